@@ -1,0 +1,91 @@
+# Rota - one non-recursive Makefile.
+#   make            build everything into build/ (warnings are errors)
+#   make SAN=1      build with ASan+UBSan into build-san/
+#   make test       unit tests (cmocka) + integration tests (pytest)
+#   make up / down  start / stop the local cluster in ./cluster
+BUILD ?= build
+ifeq ($(SAN),1)
+BUILD = build-san
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
+CC ?= cc
+PKGS = libevent msgpack jansson libcrypto munge
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
+	  -Wno-missing-field-initializers -Isrc -D_GNU_SOURCE $(SANFLAGS) \
+	  $(shell pkg-config --cflags $(PKGS))
+LDFLAGS += $(SANFLAGS)
+LIBS = $(shell pkg-config --libs $(PKGS)) -levent_pthreads -lpthread -lm
+
+OBJ = $(BUILD)/obj
+BIN = $(BUILD)/bin
+
+common_src = $(wildcard src/common/*.c)
+proto_src  = $(wildcard src/proto/*.c)
+sched_src  = $(wildcard src/sched/*.c)
+ctld_src   = $(wildcard src/ctld/*.c)
+noded_src  = $(wildcard src/noded/*.c)
+stepd_src  = $(wildcard src/stepd/*.c)
+cli_src    = $(wildcard src/cli/*.c)
+
+objs = $(patsubst src/%.c,$(OBJ)/%.o,$(1))
+LIBA = $(BUILD)/lib/librota.a
+lib_objs = $(call objs,$(common_src) $(proto_src) $(sched_src))
+
+CLI_LINKS = sbatch srun salloc squeue sinfo scancel scontrol
+PROGS = $(BIN)/rotactld $(BIN)/rotad $(BIN)/rotastepd $(BIN)/rota
+
+all: $(PROGS) $(addprefix $(BIN)/,$(CLI_LINKS)) unit-build
+
+$(OBJ)/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIBA): $(lib_objs)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BIN)/rotactld: $(call objs,$(ctld_src)) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(BIN)/rotad: $(call objs,$(noded_src)) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(BIN)/rotastepd: $(call objs,$(stepd_src)) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(BIN)/rota: $(call objs,$(cli_src)) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(addprefix $(BIN)/,$(CLI_LINKS)): $(BIN)/rota
+	ln -sf rota $@
+
+# Unit tests: tests/unit/test_X.c -> $(BUILD)/tests/test_X
+unit_src = $(wildcard tests/unit/test_*.c)
+unit_bins = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(unit_src))
+unit-build: $(unit_bins)
+$(BUILD)/tests/%: tests/unit/%.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(LIBS) -lcmocka
+
+unit: unit-build
+	@set -e; for t in $(unit_bins); do echo "== $$t"; $$t; done
+
+integration: all
+	ROTA_BUILD=$(abspath $(BUILD)) python3 -m pytest -q tests/integration
+
+test: unit integration
+
+up: all
+	$(BIN)/rota up --dir $(CURDIR)/cluster
+down:
+	$(BIN)/rota down --dir $(CURDIR)/cluster
+
+clean:
+	rm -rf build build-san
+
+format-check:
+	clang-format --dry-run --Werror $(wildcard src/*/*.c src/*/*.h tests/unit/*.c)
+
+.PHONY: all unit unit-build integration test up down clean format-check
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)

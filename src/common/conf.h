@@ -1,0 +1,125 @@
+/* conf.h - slurm.conf, parsed into an immutable object.
+ *
+ * DESIGN: every known key lives in one table in conf_keys.c (name, type,
+ * default, bounds, reloadable).  Parsing fills a struct conf; unknown keys log a
+ * warning (file:line) and are kept for `scontrol show config`; errors in known
+ * keys fail with "file:line: message".  Keys are case-insensitive as in Slurm.
+ * "Include PATH" (glob allowed, relative to the including file's directory) nests
+ * up to 8 deep.  NodeName= and PartitionName= lines take hostlist expressions;
+ * per-node Port=, NodeHostname=, NodeAddr= may be lists/ranges that are spread
+ * over the expanded names (Port=[7001-7004] for node[01-04]).
+ * NodeName=DEFAULT and PartitionName=DEFAULT set defaults for later lines.
+ */
+#ifndef ROTA_CONF_H
+#define ROTA_CONF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "common/error.h"
+
+enum conf_node_state { CONF_NODE_UNKNOWN, CONF_NODE_IDLE, CONF_NODE_DOWN, CONF_NODE_DRAIN,
+		       CONF_NODE_FUTURE };
+enum conf_part_state { CONF_PART_UP, CONF_PART_DOWN, CONF_PART_DRAIN, CONF_PART_INACTIVE };
+
+struct conf_node {
+	char *name;
+	char *hostname; /* NodeHostname, defaults to name */
+	char *addr;     /* NodeAddr, defaults to hostname */
+	uint16_t port;  /* Port, defaults to SlurmdPort */
+	uint32_t cpus;  /* CPUs; default Boards*Sockets*Cores*Threads, or 1 */
+	uint32_t boards, sockets, cores_per_socket, threads_per_core;
+	uint64_t real_memory; /* MB, default 1 */
+	uint64_t tmp_disk;    /* MB */
+	uint32_t weight;      /* default 1 */
+	char *features;       /* Features= as written, NULL if none */
+	char *gres;           /* Gres= as written, NULL if none */
+	enum conf_node_state state;
+	char *reason; /* Reason= */
+};
+
+struct conf_part {
+	char *name;
+	char *nodes;        /* Nodes= as written (hostlist expression), may be "ALL" */
+	char **node_names;  /* expanded, NULL-terminated */
+	size_t node_count;
+	int is_default;     /* Default=YES */
+	uint32_t max_time;  /* minutes, TIME_INFINITE when UNLIMITED (default) */
+	uint32_t default_time; /* minutes, TIME_INFINITE when unset */
+	uint32_t max_nodes;    /* UINT32_MAX when UNLIMITED (default) */
+	uint32_t min_nodes;    /* default 1 */
+	uint32_t priority_tier; /* default 1 */
+	uint32_t priority_job_factor; /* default 1 */
+	char *oversubscribe;   /* NO (default), YES, FORCE, EXCLUSIVE (as written) */
+	char *allow_groups;    /* NULL = ALL */
+	enum conf_part_state state;
+};
+
+/* One key=value as written (last one wins), for `scontrol show config`. */
+struct conf_kv {
+	char *key; /* canonical spelling from the table, or as written if unknown */
+	char *value;
+};
+
+struct conf {
+	char *path;
+	char *cluster_name;        /* ClusterName, default "cluster" */
+	char *slurmctld_host;      /* first SlurmctldHost, host part */
+	char *slurmctld_addr;      /* "(addr)" part of SlurmctldHost, or NULL */
+	uint16_t slurmctld_port;   /* SlurmctldPort, default 6817 */
+	uint16_t slurmd_port;      /* SlurmdPort, default 6818 */
+	char *slurm_user;          /* SlurmUser, default root */
+	char *auth_type;           /* AuthType, default auth/munge */
+	char *auth_info;           /* AuthInfo, NULL */
+	char *state_save_location; /* default /var/spool/rotactld */
+	char *slurmd_spool_dir;    /* default /var/spool/rotad */
+	char *slurmctld_log_file;  /* NULL = stderr */
+	char *slurmd_log_file;
+	char *scheduler_type;      /* default sched/backfill */
+	char *select_type;         /* default select/cons_tres */
+	char *select_type_parameters; /* default CR_Core_Memory? as written, NULL */
+	char *priority_type;       /* default priority/basic */
+	char *proctrack_type, *task_plugin;
+	uint32_t min_job_age;      /* seconds, default 300 */
+	uint32_t slurmd_timeout;   /* seconds, default 300 */
+	uint32_t slurmctld_timeout;/* seconds, default 120 */
+	uint32_t kill_wait;        /* seconds, default 30 */
+	uint32_t inactive_limit;   /* default 0 */
+	uint32_t message_timeout;  /* default 10 */
+	uint32_t return_to_service;/* 0..2, default 0 */
+	uint32_t max_job_count;    /* default 10000 */
+	uint32_t max_array_size;   /* default 1001 */
+	uint32_t first_job_id;     /* default 1 */
+	uint32_t max_job_id;       /* default 0x03ff0000 */
+	uint32_t sched_time_slice; /* SchedulerTimeSlice, default 30 */
+	uint64_t def_mem_per_cpu;  /* MB, 0 = unset */
+	uint64_t def_mem_per_node; /* MB, 0 = unset */
+	char *prolog, *epilog, *task_prolog;
+
+	struct conf_node *nodes;
+	size_t node_count;
+	struct conf_part *parts;
+	size_t part_count;
+
+	struct conf_kv *kv; /* every key=value line that is not NodeName/PartitionName */
+	size_t kv_count;
+};
+
+/* Parse path.  Warnings (unknown keys) are logged at LOG_WARNING with file:line.
+ * Returns 0 and sets *ret (caller destroys) or -1 with err "file:line: why". */
+int conf_load(const char *path, struct conf **ret, struct rota_error *err);
+
+/* Same, from a string (for tests); name is used in messages; Include paths are
+ * relative to the current directory. */
+int conf_load_string(const char *text, const char *name, struct conf **ret,
+		     struct rota_error *err);
+
+void conf_destroy(struct conf *conf); /* NULL allowed */
+
+/* Find a node/partition by name; NULL if none.  Borrowed. */
+const struct conf_node *conf_node_find(const struct conf *conf, const char *name);
+const struct conf_part *conf_part_find(const struct conf *conf, const char *name);
+
+/* The path to read: $SLURM_CONF, else $ROTA_CONF, else /etc/slurm/slurm.conf. */
+const char *conf_default_path(void);
+
+#endif

@@ -1,0 +1,91 @@
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+#include "common/common.h"
+
+static const char *log_prog = "rota";
+static int log_level = LOG_INFO;
+static int log_fd = 2;
+
+int log_init(const char *prog, int level, const char *file)
+{
+	log_prog = prog;
+	log_level = level;
+	if (file) {
+		int fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+		if (fd < 0)
+			return -1;
+		if (log_fd > 2)
+			close(log_fd);
+		log_fd = fd;
+	}
+	return 0;
+}
+
+static const char *level_name(int level)
+{
+	switch (level) {
+	case LOG_EMERG:
+	case LOG_ALERT:
+	case LOG_CRIT:
+	case LOG_ERR:
+		return "error";
+	case LOG_WARNING:
+		return "warning";
+	case LOG_NOTICE:
+	case LOG_INFO:
+		return "info";
+	default:
+		return "debug";
+	}
+}
+
+static void log_vmsg(int level, const char *fmt, va_list ap)
+{
+	char line[4096];
+	struct timeval tv;
+	struct tm tm;
+	int n;
+
+	gettimeofday(&tv, NULL);
+	localtime_r(&tv.tv_sec, &tm);
+	n = snprintf(line, sizeof(line), "[%04d-%02d-%02dT%02d:%02d:%02d.%03ld] %s: %s: ",
+		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+		     tm.tm_sec, (long)tv.tv_usec / 1000, log_prog, level_name(level));
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(line))
+		n += vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	if ((size_t)n >= sizeof(line) - 1)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	if (write(log_fd, line, n) < 0) {
+		/* nowhere left to report it */
+	}
+}
+
+void log_msg(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level > log_level)
+		return;
+	va_start(ap, fmt);
+	log_vmsg(level, fmt, ap);
+	va_end(ap);
+}
+
+void fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(LOG_CRIT, fmt, ap);
+	va_end(ap);
+	exit(1);
+}

@@ -1,0 +1,19 @@
+/* log.h - process-wide logger (one of the two allowed globals).
+ * Messages go to stderr or to a file, one line each, with time, program and level.
+ * Libraries log at debug only; callers log once. */
+#ifndef ROTA_LOG_H
+#define ROTA_LOG_H
+
+#include <syslog.h>
+
+/* prog: borrowed, kept. file: NULL for stderr. level: LOG_ERR..LOG_DEBUG. */
+int log_init(const char *prog, int level, const char *file);
+void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+#define log_err(...)   log_msg(LOG_ERR, __VA_ARGS__)
+#define log_warn(...)  log_msg(LOG_WARNING, __VA_ARGS__)
+#define log_info(...)  log_msg(LOG_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+
+#endif

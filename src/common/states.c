@@ -1,0 +1,234 @@
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include "common/states.h"
+#include "common/common.h"
+
+static const struct {
+	const char *name, *code;
+} job_states[JOB_END] = {
+	[JOB_PENDING] = {"PENDING", "PD"},     [JOB_RUNNING] = {"RUNNING", "R"},
+	[JOB_SUSPENDED] = {"SUSPENDED", "S"},  [JOB_COMPLETE] = {"COMPLETED", "CD"},
+	[JOB_CANCELLED] = {"CANCELLED", "CA"}, [JOB_FAILED] = {"FAILED", "F"},
+	[JOB_TIMEOUT] = {"TIMEOUT", "TO"},     [JOB_NODE_FAIL] = {"NODE_FAIL", "NF"},
+	[JOB_PREEMPTED] = {"PREEMPTED", "PR"}, [JOB_BOOT_FAIL] = {"BOOT_FAIL", "BF"},
+	[JOB_DEADLINE] = {"DEADLINE", "DL"},   [JOB_OOM] = {"OUT_OF_MEMORY", "OOM"},
+};
+
+const char *job_state_name(uint32_t state)
+{
+	uint32_t base = state & JOB_STATE_BASE;
+	if (state & JOB_COMPLETING)
+		return "COMPLETING";
+	if (state & JOB_CONFIGURING)
+		return "CONFIGURING";
+	if (state & JOB_REQUEUE_FLAG)
+		return "REQUEUED";
+	return base < JOB_END ? job_states[base].name : "UNKNOWN";
+}
+
+const char *job_state_code(uint32_t state)
+{
+	uint32_t base = state & JOB_STATE_BASE;
+	if (state & JOB_COMPLETING)
+		return "CG";
+	if (state & JOB_CONFIGURING)
+		return "CF";
+	if (state & JOB_REQUEUE_FLAG)
+		return "RQ";
+	return base < JOB_END ? job_states[base].code : "?";
+}
+
+int job_state_parse(const char *s)
+{
+	for (int i = 0; i < JOB_END; i++)
+		if (!strcasecmp(s, job_states[i].name) || !strcasecmp(s, job_states[i].code))
+			return i;
+	if (!strcasecmp(s, "COMPLETING") || !strcasecmp(s, "CG"))
+		return JOB_COMPLETING;
+	if (!strcasecmp(s, "CONFIGURING") || !strcasecmp(s, "CF"))
+		return JOB_CONFIGURING;
+	if (!strcasecmp(s, "REQUEUED") || !strcasecmp(s, "RQ"))
+		return JOB_REQUEUE_FLAG;
+	if (!strcasecmp(s, "OOM"))
+		return JOB_OOM;
+	return -1;
+}
+
+int job_state_is_finished(uint32_t state)
+{
+	return (state & JOB_STATE_BASE) >= JOB_COMPLETE && !(state & JOB_COMPLETING);
+}
+
+static const char *const reasons[WAIT_REASON_END] = {
+	[WAIT_NO_REASON] = "None",
+	[WAIT_PRIORITY] = "Priority",
+	[WAIT_DEPENDENCY] = "Dependency",
+	[WAIT_RESOURCES] = "Resources",
+	[WAIT_PART_NODE_LIMIT] = "PartitionNodeLimit",
+	[WAIT_PART_TIME_LIMIT] = "PartitionTimeLimit",
+	[WAIT_PART_DOWN] = "PartitionDown",
+	[WAIT_PART_INACTIVE] = "PartitionInactive",
+	[WAIT_HELD] = "JobHeldAdmin",
+	[WAIT_HELD_USER] = "JobHeldUser",
+	[WAIT_TIME] = "BeginTime",
+	[WAIT_NODE_NOT_AVAIL] = "ReqNodeNotAvail",
+	[WAIT_DEP_INVALID] = "DependencyNeverSatisfied",
+	[FAIL_EXIT_CODE] = "NonZeroExitCode",
+	[FAIL_TIMEOUT] = "TimeLimit",
+	[FAIL_LAUNCH] = "JobLaunchFailure",
+	[FAIL_DOWN_NODE] = "NodeDown",
+	[FAIL_OOM] = "OutOfMemory",
+};
+
+const char *job_reason_name(uint32_t reason)
+{
+	return reason < WAIT_REASON_END ? reasons[reason] : "None";
+}
+
+static const char *node_base_short(uint32_t base, int drain)
+{
+	if (drain)
+		return (base == NODE_ALLOCATED || base == NODE_MIXED) ? "drng" : "drain";
+	switch (base) {
+	case NODE_DOWN:
+		return "down";
+	case NODE_IDLE:
+		return "idle";
+	case NODE_ALLOCATED:
+		return "alloc";
+	case NODE_MIXED:
+		return "mix";
+	case NODE_FUTURE:
+		return "futr";
+	case NODE_ERROR:
+		return "err";
+	default:
+		return "unk";
+	}
+}
+
+const char *node_state_short(uint32_t state, char *buf, int len)
+{
+	uint32_t base = state & NODE_STATE_BASE;
+	const char *s;
+
+	if (base == NODE_DOWN)
+		s = "down";
+	else if ((state & NODE_COMPLETING) && !(state & NODE_DRAIN))
+		s = "comp";
+	else
+		s = node_base_short(base, !!(state & NODE_DRAIN));
+	snprintf(buf, len, "%s%s", s, (state & NODE_NO_RESPOND) ? "*" : "");
+	return buf;
+}
+
+const char *node_state_long(uint32_t state, char *buf, int len)
+{
+	uint32_t base = state & NODE_STATE_BASE;
+	const char *s;
+
+	if (base == NODE_DOWN)
+		s = (state & NODE_DRAIN) ? "drained" : "down";
+	else if (state & NODE_DRAIN)
+		s = (base == NODE_ALLOCATED || base == NODE_MIXED) ? "draining" : "drained";
+	else if (state & NODE_COMPLETING)
+		s = "completing";
+	else if (base == NODE_IDLE)
+		s = "idle";
+	else if (base == NODE_ALLOCATED)
+		s = "allocated";
+	else if (base == NODE_MIXED)
+		s = "mixed";
+	else if (base == NODE_FUTURE)
+		s = "future";
+	else
+		s = "unknown";
+	snprintf(buf, len, "%s%s", s, (state & NODE_NO_RESPOND) ? "*" : "");
+	return buf;
+}
+
+const char *node_state_upper(uint32_t state, char *buf, int len)
+{
+	static const char *const base_names[NODE_END] = {
+		"UNKNOWN", "DOWN", "IDLE", "ALLOCATED", "ERROR", "MIXED", "FUTURE"};
+	uint32_t base = state & NODE_STATE_BASE;
+
+	snprintf(buf, len, "%s%s%s%s", base < NODE_END ? base_names[base] : "UNKNOWN",
+		 (state & NODE_COMPLETING) ? "+COMPLETING" : "",
+		 (state & NODE_DRAIN) ? "+DRAIN" : "",
+		 (state & NODE_NO_RESPOND) ? "+NOT_RESPONDING" : "");
+	return buf;
+}
+
+const char *slurm_strerror(int rc)
+{
+	switch (rc) {
+	case SLURM_OK:
+		return "No error";
+	case SLURM_COMMUNICATIONS_CONNECTION_ERROR:
+		return "Unable to contact slurm controller (connect failure)";
+	case SLURM_PROTOCOL_AUTHENTICATION_ERROR:
+		return "Protocol authentication error";
+	case ESLURM_INVALID_PARTITION_NAME:
+		return "Invalid partition name specified";
+	case ESLURM_DEFAULT_PARTITION_NOT_SET:
+		return "No partition specified or system default partition";
+	case ESLURM_ACCESS_DENIED:
+		return "Access/permission denied";
+	case ESLURM_REQUESTED_NODES_NOT_IN_PARTITION:
+		return "Requested nodes not in this partition";
+	case ESLURM_TOO_MANY_REQUESTED_CPUS:
+		return "More processors requested than permitted";
+	case ESLURM_INVALID_NODE_COUNT:
+		return "Node count specification invalid";
+	case ESLURM_JOB_SCRIPT_MISSING:
+		return "Job script not specified";
+	case ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE:
+		return "Requested node configuration is not available";
+	case ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE:
+		return "Requested partition configuration not available now";
+	case ESLURM_NODES_BUSY:
+		return "Requested nodes are busy";
+	case ESLURM_INVALID_JOB_ID:
+		return "Invalid job id specified";
+	case ESLURM_INVALID_NODE_NAME:
+		return "Invalid node name specified";
+	case ESLURM_TRANSITION_STATE_NO_UPDATE:
+		return "Job can not be altered now, try again later";
+	case ESLURM_ALREADY_DONE:
+		return "Job/step already completing or completed";
+	case ESLURM_JOB_PENDING:
+		return "Job is pending execution";
+	case ESLURM_DISABLED:
+		return "Requested operation is presently disabled";
+	case ESLURM_JOB_HELD:
+		return "Job is in held state, pending scheduler release";
+	case ESLURM_INVALID_TIME_LIMIT:
+		return "Requested time limit is invalid (missing or exceeds some limit)";
+	case ESLURM_NOT_SUPPORTED:
+		return "Requested operation not supported on this system";
+	case ESLURM_INVALID_NODE_STATE:
+		return "Invalid node state specified";
+	case ESLURM_INVALID_DEPENDENCY:
+		return "Job dependency problem";
+	case ESLURM_BAD_DIST:
+		return "Task distribution specification invalid";
+	case ESLURM_INVALID_TASK_MEMORY:
+		return "Memory required by task is not available";
+	case ESLURM_INVALID_FEATURE:
+		return "Invalid feature specification";
+	case ESLURM_PARTITION_DOWN:
+		return "The partition is down";
+	case ESLURM_ENVIRONMENT_MISSING:
+		return "Batch job submission failed: environment variables missing";
+	case ESLURM_REACHED_MAX_JOB_COUNT:
+		return "Slurm temporarily unable to accept job, sleeping and retrying";
+	case ESLURM_PATHNAME_TOO_LONG:
+		return "Pathname of a file, directory or other parameter too long";
+	case ESLURM_INVALID_ARGUMENT:
+		return "Invalid argument";
+	default:
+		return "Unspecified error";
+	}
+}

@@ -1,0 +1,125 @@
+/* states.h - job and node states, pending reasons and Slurm error numbers, with
+ * the exact names Slurm's tools print. */
+#ifndef ROTA_STATES_H
+#define ROTA_STATES_H
+
+#include <stdint.h>
+
+enum job_state {
+	JOB_PENDING = 0,
+	JOB_RUNNING,
+	JOB_SUSPENDED,
+	JOB_COMPLETE,
+	JOB_CANCELLED,
+	JOB_FAILED,
+	JOB_TIMEOUT,
+	JOB_NODE_FAIL,
+	JOB_PREEMPTED,
+	JOB_BOOT_FAIL,
+	JOB_DEADLINE,
+	JOB_OOM,
+	JOB_END
+};
+#define JOB_STATE_BASE    0x00ffu
+#define JOB_REQUEUE_FLAG  0x0400u
+#define JOB_CONFIGURING   0x4000u
+#define JOB_COMPLETING    0x8000u
+
+/* "PENDING", "COMPLETING", "OUT_OF_MEMORY" ... (flags win over the base). */
+const char *job_state_name(uint32_t state);
+/* squeue's compact code: "PD", "CG", "OOM" ... */
+const char *job_state_code(uint32_t state);
+/* Parse a name or code (case-insensitive) for squeue -t; -1 if unknown. */
+int job_state_parse(const char *s);
+/* A finished base state (COMPLETE and later). */
+int job_state_is_finished(uint32_t state);
+
+enum job_reason {
+	WAIT_NO_REASON = 0,
+	WAIT_PRIORITY,
+	WAIT_DEPENDENCY,
+	WAIT_RESOURCES,
+	WAIT_PART_NODE_LIMIT,
+	WAIT_PART_TIME_LIMIT,
+	WAIT_PART_DOWN,
+	WAIT_PART_INACTIVE,
+	WAIT_HELD,      /* JobHeldAdmin */
+	WAIT_HELD_USER, /* JobHeldUser */
+	WAIT_TIME,      /* BeginTime */
+	WAIT_NODE_NOT_AVAIL,
+	WAIT_DEP_INVALID,
+	FAIL_EXIT_CODE,
+	FAIL_TIMEOUT,
+	FAIL_LAUNCH,
+	FAIL_DOWN_NODE,
+	FAIL_OOM,
+	WAIT_REASON_END
+};
+
+/* "Resources", "JobHeldUser", "NonZeroExitCode" ... */
+const char *job_reason_name(uint32_t reason);
+
+enum node_state {
+	NODE_UNKNOWN = 0,
+	NODE_DOWN,
+	NODE_IDLE,
+	NODE_ALLOCATED,
+	NODE_ERROR,
+	NODE_MIXED,
+	NODE_FUTURE,
+	NODE_END
+};
+#define NODE_STATE_BASE   0x000fu
+#define NODE_DRAIN        0x0200u
+#define NODE_COMPLETING   0x0400u
+#define NODE_NO_RESPOND   0x0800u
+
+/* sinfo's short name: "idle", "alloc", "mix", "down", "drain", "drng", "comp",
+ * with "*" appended when not responding. */
+const char *node_state_short(uint32_t state, char *buf, int len);
+/* sinfo %T / -l long name: "idle", "allocated", "mixed", "drained", "draining". */
+const char *node_state_long(uint32_t state, char *buf, int len);
+/* scontrol's "IDLE+DRAIN", "DOWN+NOT_RESPONDING". */
+const char *node_state_upper(uint32_t state, char *buf, int len);
+
+/* Slurm's error numbers, so the CLIs can print Slurm's words. */
+enum slurm_errno {
+	SLURM_OK = 0,
+	SLURM_ERROR = -1,
+	SLURM_COMMUNICATIONS_CONNECTION_ERROR = 1001,
+	SLURM_PROTOCOL_AUTHENTICATION_ERROR = 1007,
+	ESLURM_INVALID_PARTITION_NAME = 2000,
+	ESLURM_DEFAULT_PARTITION_NOT_SET = 2001,
+	ESLURM_ACCESS_DENIED = 2002,
+	ESLURM_REQUESTED_NODES_NOT_IN_PARTITION = 2004,
+	ESLURM_TOO_MANY_REQUESTED_CPUS = 2005,
+	ESLURM_INVALID_NODE_COUNT = 2006,
+	ESLURM_JOB_SCRIPT_MISSING = 2009,
+	ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE = 2014,
+	ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE = 2015,
+	ESLURM_NODES_BUSY = 2016,
+	ESLURM_INVALID_JOB_ID = 2017,
+	ESLURM_INVALID_NODE_NAME = 2018,
+	ESLURM_TRANSITION_STATE_NO_UPDATE = 2020,
+	ESLURM_ALREADY_DONE = 2021,
+	ESLURM_JOB_PENDING = 2028,
+	ESLURM_DISABLED = 2030,
+	ESLURM_JOB_HELD = 2034,
+	ESLURM_INVALID_TIME_LIMIT = 2051,
+	ESLURM_NOT_SUPPORTED = 2052,
+	ESLURM_INVALID_NODE_STATE = 2053,
+	ESLURM_INVALID_DEPENDENCY = 2056,
+	ESLURM_BAD_DIST = 2057,
+	ESLURM_INVALID_TASK_MEMORY = 2066,
+	ESLURM_INVALID_FEATURE = 2079,
+	ESLURM_PARTITION_DOWN = 2040,
+	ESLURM_ENVIRONMENT_MISSING = 2078,
+	ESLURM_REACHED_MAX_JOB_COUNT = 2045,
+	ESLURM_PATHNAME_TOO_LONG = 2012,
+	ESLURM_INVALID_ARGUMENT = 2071,
+};
+
+/* Slurm's message for an error number ("Invalid job id specified"). */
+const char *slurm_strerror(int rc);
+
+#endif

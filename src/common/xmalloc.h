@@ -1,0 +1,14 @@
+/* xmalloc.h - aborting allocators for daemons and CLIs (libraries return -ENOMEM). */
+#ifndef ROTA_XMALLOC_H
+#define ROTA_XMALLOC_H
+
+#include <stddef.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);      /* NULL in, NULL out */
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

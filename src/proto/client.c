@@ -1,0 +1,63 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "common/conf.h"
+#include "proto/auth.h"
+#include "proto/client.h"
+#include "proto/messages.h"
+#include "proto/net.h"
+#include "common/common.h"
+
+char *client_ctld_socket_path(const struct conf *conf)
+{
+	return xasprintf("%s/rotactld.sock", conf->state_save_location);
+}
+
+static int answer_challenge(int fd, struct auth *auth, const char *node_name,
+			    struct rota_error *err)
+{
+	struct auth_response resp = {0};
+	uint16_t type;
+	void *body = NULL;
+	int rc;
+
+	rc = net_recv(fd, &type, &body, 10000, err);
+	if (rc < 0)
+		return rc;
+	if (type != MSG_AUTH_CHALLENGE) {
+		msg_body_free(type, body);
+		return errprintf(err, "controller did not send a challenge"), -EPROTO;
+	}
+	rc = auth_respond(auth, body, node_name, &resp, err);
+	if (rc == 0)
+		rc = net_send(fd, MSG_AUTH_RESPONSE, &resp, err);
+	codec_release(&auth_response_type, &resp);
+	msg_body_free(type, body);
+	return rc < 0 ? -EACCES : 0;
+}
+
+int client_connect(const struct conf *conf, struct auth *auth, const char *node_name,
+		   int flags, struct rota_error *err)
+{
+	char *path = client_ctld_socket_path(conf);
+	const char *host;
+	int fd = -1;
+
+	if (!(flags & CLIENT_TCP_ONLY) && access(path, F_OK) == 0)
+		fd = net_connect_unix(path, err);
+	free(path);
+	if (fd >= 0)
+		return fd;
+	if (!auth)
+		return errprintf(err, "no way to authenticate to the controller"), -EACCES;
+	host = conf->slurmctld_addr ? conf->slurmctld_addr : conf->slurmctld_host;
+	fd = net_connect_tcp(host, conf->slurmctld_port, 10000, err);
+	if (fd < 0)
+		return fd;
+	if (answer_challenge(fd, auth, node_name, err) < 0) {
+		close(fd);
+		return -EACCES;
+	}
+	return fd;
+}

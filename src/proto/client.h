@@ -1,0 +1,25 @@
+/* client.h - connect to rotactld as a CLI or a daemon (blocking).
+ *
+ * On the controller host the unix socket <StateSaveLocation>/rotactld.sock is
+ * used and the controller reads our uid from the socket.  Otherwise TCP to
+ * SlurmctldHost:SlurmctldPort, answering the controller's challenge (as
+ * node_name when a daemon, "" when a user).
+ */
+#ifndef ROTA_CLIENT_H
+#define ROTA_CLIENT_H
+
+#include "common/error.h"
+
+struct conf;
+struct auth;
+
+/* Path of the controller's unix socket (caller frees). */
+char *client_ctld_socket_path(const struct conf *conf);
+
+/* Returns a connected fd or a negative errno.  auth may be NULL for unix-socket
+ * only use; node_name NULL for users.  flags: CLIENT_TCP_ONLY forces TCP. */
+enum client_flags { CLIENT_TCP_ONLY = 1 };
+int client_connect(const struct conf *conf, struct auth *auth, const char *node_name,
+		   int flags, struct rota_error *err);
+
+#endif

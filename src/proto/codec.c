@@ -1,0 +1,472 @@
+/* codec.c - msgpack and JSON encoding driven by struct rota_type descriptors. */
+#include <errno.h>
+#include <msgpack.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include "proto/codec.h"
+#include "common/common.h"
+
+#define FIELD_PTR(obj, f) ((char *)(obj) + (f)->offset)
+
+static void pack_str(msgpack_packer *pk, const char *s, size_t len)
+{
+	msgpack_pack_str(pk, len);
+	msgpack_pack_str_body(pk, s, len);
+}
+
+static void pack_obj(msgpack_packer *pk, const struct rota_type *t, const void *obj);
+
+static void pack_field(msgpack_packer *pk, const struct rota_field *f, const void *obj)
+{
+	const char *p = FIELD_PTR(obj, f);
+
+	switch (f->kind) {
+	case FK_U32:
+		msgpack_pack_uint32(pk, *(const uint32_t *)p);
+		break;
+	case FK_I32:
+		msgpack_pack_int32(pk, *(const int32_t *)p);
+		break;
+	case FK_U64:
+		msgpack_pack_uint64(pk, *(const uint64_t *)p);
+		break;
+	case FK_I64:
+		msgpack_pack_int64(pk, *(const int64_t *)p);
+		break;
+	case FK_STR: {
+		const char *s = *(char *const *)p;
+		if (s)
+			pack_str(pk, s, strlen(s));
+		else
+			msgpack_pack_nil(pk);
+		break;
+	}
+	case FK_BIN: {
+		const struct rota_bin *b = (const struct rota_bin *)p;
+		msgpack_pack_bin(pk, b->len);
+		msgpack_pack_bin_body(pk, b->data, b->len);
+		break;
+	}
+	case FK_STRV: {
+		char *const *v = *(char **const *)p;
+		size_t n = strv_len(v);
+		msgpack_pack_array(pk, n);
+		for (size_t i = 0; i < n; i++)
+			pack_str(pk, v[i], strlen(v[i]));
+		break;
+	}
+	case FK_U32V: {
+		const struct rota_u32v *v = (const struct rota_u32v *)p;
+		msgpack_pack_array(pk, v->n);
+		for (uint32_t i = 0; i < v->n; i++)
+			msgpack_pack_uint32(pk, v->v[i]);
+		break;
+	}
+	case FK_LIST: {
+		const char *items = *(char *const *)p;
+		uint32_t n = *(const uint32_t *)((const char *)obj + f->count_offset);
+		msgpack_pack_array(pk, n);
+		for (uint32_t i = 0; i < n; i++)
+			pack_obj(pk, f->sub, items + i * f->sub->size);
+		break;
+	}
+	}
+}
+
+static void pack_obj(msgpack_packer *pk, const struct rota_type *t, const void *obj)
+{
+	msgpack_pack_map(pk, t->nfields);
+	for (size_t i = 0; i < t->nfields; i++) {
+		const struct rota_field *f = &t->fields[i];
+		pack_str(pk, f->name, strlen(f->name));
+		pack_field(pk, f, obj);
+	}
+}
+
+int codec_encode(const struct rota_type *t, const void *obj, char **ret_buf,
+		 size_t *ret_len)
+{
+	msgpack_sbuffer sbuf;
+	msgpack_packer pk;
+
+	msgpack_sbuffer_init(&sbuf);
+	msgpack_packer_init(&pk, &sbuf, msgpack_sbuffer_write);
+	pack_obj(&pk, t, obj);
+	if (!sbuf.data) {
+		msgpack_sbuffer_destroy(&sbuf);
+		return -ENOMEM;
+	}
+	*ret_len = sbuf.size;
+	*ret_buf = msgpack_sbuffer_release(&sbuf);
+	return 0;
+}
+
+/* ---- decoding ---- */
+
+static int get_uint(const msgpack_object *o, uint64_t max, uint64_t *out)
+{
+	if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER && o->via.u64 <= max) {
+		*out = o->via.u64;
+		return 0;
+	}
+	return -1;
+}
+
+static int get_int(const msgpack_object *o, int64_t min, int64_t max, int64_t *out)
+{
+	if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER && o->via.u64 <= (uint64_t)max) {
+		*out = (int64_t)o->via.u64;
+		return 0;
+	}
+	if (o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER && o->via.i64 >= min) {
+		*out = o->via.i64;
+		return 0;
+	}
+	return -1;
+}
+
+static char *dup_str(const msgpack_object *o)
+{
+	if (o->type != MSGPACK_OBJECT_STR || o->via.str.size > CODEC_MAX_STR)
+		return NULL;
+	if (memchr(o->via.str.ptr, '\0', o->via.str.size))
+		return NULL; /* embedded NULs would be silently truncated later */
+	return xstrndup(o->via.str.ptr, o->via.str.size);
+}
+
+static int unpack_obj(const struct rota_type *t, const msgpack_object *o, void *obj,
+		      struct rota_error *err);
+
+static int unpack_field(const struct rota_field *f, const msgpack_object *o, void *obj,
+			struct rota_error *err)
+{
+	char *p = FIELD_PTR(obj, f);
+	uint64_t u;
+	int64_t s;
+
+	switch (f->kind) {
+	case FK_U32:
+		if (get_uint(o, UINT32_MAX, &u) < 0)
+			goto bad;
+		*(uint32_t *)p = (uint32_t)u;
+		return 0;
+	case FK_U64:
+		if (get_uint(o, UINT64_MAX, &u) < 0)
+			goto bad;
+		*(uint64_t *)p = u;
+		return 0;
+	case FK_I32:
+		if (get_int(o, INT32_MIN, INT32_MAX, &s) < 0)
+			goto bad;
+		*(int32_t *)p = (int32_t)s;
+		return 0;
+	case FK_I64:
+		if (get_int(o, INT64_MIN, INT64_MAX, &s) < 0)
+			goto bad;
+		*(int64_t *)p = s;
+		return 0;
+	case FK_STR:
+		if (o->type == MSGPACK_OBJECT_NIL)
+			return 0;
+		if (!(*(char **)p = dup_str(o)))
+			goto bad;
+		return 0;
+	case FK_BIN: {
+		struct rota_bin *b = (struct rota_bin *)p;
+		if (o->type != MSGPACK_OBJECT_BIN || o->via.bin.size > CODEC_MAX_STR)
+			goto bad;
+		b->data = xmalloc(o->via.bin.size);
+		memcpy(b->data, o->via.bin.ptr, o->via.bin.size);
+		b->len = o->via.bin.size;
+		return 0;
+	}
+	case FK_STRV: {
+		char **v;
+		if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size > CODEC_MAX_ITEMS)
+			goto bad;
+		v = xcalloc(o->via.array.size + 1, sizeof(char *));
+		*(char ***)p = v;
+		for (uint32_t i = 0; i < o->via.array.size; i++)
+			if (!(v[i] = dup_str(&o->via.array.ptr[i])))
+				goto bad;
+		return 0;
+	}
+	case FK_U32V: {
+		struct rota_u32v *v = (struct rota_u32v *)p;
+		if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size > CODEC_MAX_ITEMS)
+			goto bad;
+		v->v = xcalloc(o->via.array.size, sizeof(uint32_t));
+		v->n = o->via.array.size;
+		for (uint32_t i = 0; i < v->n; i++) {
+			if (get_uint(&o->via.array.ptr[i], UINT32_MAX, &u) < 0)
+				goto bad;
+			v->v[i] = (uint32_t)u;
+		}
+		return 0;
+	}
+	case FK_LIST: {
+		uint32_t *count = (uint32_t *)((char *)obj + f->count_offset);
+		char *items;
+		if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size > CODEC_MAX_ITEMS)
+			goto bad;
+		items = xcalloc(o->via.array.size, f->sub->size);
+		*(char **)p = items;
+		for (uint32_t i = 0; i < o->via.array.size; i++) {
+			if (unpack_obj(f->sub, &o->via.array.ptr[i], items + i * f->sub->size,
+				       err) < 0)
+				return -1;
+			*count = i + 1;
+		}
+		return 0;
+	}
+	}
+bad:
+	return errprintf(err, "field '%s': wrong type or too large", f->name);
+}
+
+static const struct rota_field *field_find(const struct rota_type *t, const char *name,
+					   size_t len)
+{
+	for (size_t i = 0; i < t->nfields; i++)
+		if (strlen(t->fields[i].name) == len && !memcmp(t->fields[i].name, name, len))
+			return &t->fields[i];
+	return NULL;
+}
+
+static int unpack_obj(const struct rota_type *t, const msgpack_object *o, void *obj,
+		      struct rota_error *err)
+{
+	if (o->type != MSGPACK_OBJECT_MAP)
+		return errprintf(err, "%s: expected a map", t->name);
+	for (uint32_t i = 0; i < o->via.map.size; i++) {
+		const msgpack_object_kv *kv = &o->via.map.ptr[i];
+		const struct rota_field *f;
+		if (kv->key.type != MSGPACK_OBJECT_STR)
+			return errprintf(err, "%s: non-string key", t->name);
+		f = field_find(t, kv->key.via.str.ptr, kv->key.via.str.size);
+		if (!f)
+			continue; /* a newer peer's field */
+		/* a repeated key must not leak the first value */
+		codec_release(&(struct rota_type){t->name, t->size, f, 1}, obj);
+		if (unpack_field(f, &kv->val, obj, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int codec_decode(const struct rota_type *t, const char *data, size_t len, void *obj,
+		 struct rota_error *err)
+{
+	msgpack_unpacked u;
+	size_t off = 0;
+	int rc = -EPROTO;
+
+	msgpack_unpacked_init(&u);
+	if (msgpack_unpack_next(&u, data, len, &off) != MSGPACK_UNPACK_SUCCESS) {
+		errprintf(err, "%s: malformed or truncated body", t->name);
+		goto out;
+	}
+	if (off != len) {
+		errprintf(err, "%s: %zu trailing bytes", t->name, len - off);
+		goto out;
+	}
+	if (unpack_obj(t, &u.data, obj, err) < 0) {
+		codec_release(t, obj);
+		memset(obj, 0, t->size);
+		goto out;
+	}
+	rc = 0;
+out:
+	msgpack_unpacked_destroy(&u);
+	return rc;
+}
+
+void codec_release(const struct rota_type *t, void *obj)
+{
+	if (!obj)
+		return;
+	for (size_t i = 0; i < t->nfields; i++) {
+		const struct rota_field *f = &t->fields[i];
+		char *p = FIELD_PTR(obj, f);
+		switch (f->kind) {
+		case FK_STR:
+			free(*(char **)p);
+			*(char **)p = NULL;
+			break;
+		case FK_BIN:
+			free(((struct rota_bin *)p)->data);
+			memset(p, 0, sizeof(struct rota_bin));
+			break;
+		case FK_STRV:
+			strv_free(*(char ***)p);
+			*(char ***)p = NULL;
+			break;
+		case FK_U32V:
+			free(((struct rota_u32v *)p)->v);
+			memset(p, 0, sizeof(struct rota_u32v));
+			break;
+		case FK_LIST: {
+			char *items = *(char **)p;
+			uint32_t *count = (uint32_t *)((char *)obj + f->count_offset);
+			for (uint32_t j = 0; items && j < *count; j++)
+				codec_release(f->sub, items + j * f->sub->size);
+			free(items);
+			*(char **)p = NULL;
+			*count = 0;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+}
+
+int codec_copy(const struct rota_type *t, void *dst, const void *src)
+{
+	char *buf;
+	size_t len;
+	int rc;
+
+	memset(dst, 0, t->size);
+	rc = codec_encode(t, src, &buf, &len);
+	if (rc < 0)
+		return rc;
+	rc = codec_decode(t, buf, len, dst, NULL);
+	free(buf);
+	return rc;
+}
+
+/* ---- JSON ---- */
+
+static json_t *json_obj(const struct rota_type *t, const void *obj);
+
+static json_t *json_field(const struct rota_field *f, const void *obj)
+{
+	const char *p = FIELD_PTR(obj, f);
+
+	switch (f->kind) {
+	case FK_U32:
+		return json_integer(*(const uint32_t *)p);
+	case FK_I32:
+		return json_integer(*(const int32_t *)p);
+	case FK_U64:
+		return json_integer((json_int_t) * (const uint64_t *)p);
+	case FK_I64:
+		return json_integer(*(const int64_t *)p);
+	case FK_STR: {
+		const char *s = *(char *const *)p;
+		return s ? json_string(s) : json_null();
+	}
+	case FK_BIN: {
+		const struct rota_bin *b = (const struct rota_bin *)p;
+		char *hex = xmalloc(b->len * 2 + 1);
+		json_t *j;
+		for (uint32_t i = 0; i < b->len; i++)
+			snprintf(hex + 2 * i, 3, "%02x", b->data[i]);
+		hex[b->len * 2] = '\0';
+		j = json_string(hex);
+		free(hex);
+		return j;
+	}
+	case FK_STRV: {
+		char *const *v = *(char **const *)p;
+		json_t *a = json_array();
+		for (size_t i = 0; v && v[i]; i++)
+			json_array_append_new(a, json_string(v[i]));
+		return a;
+	}
+	case FK_U32V: {
+		const struct rota_u32v *v = (const struct rota_u32v *)p;
+		json_t *a = json_array();
+		for (uint32_t i = 0; i < v->n; i++)
+			json_array_append_new(a, json_integer(v->v[i]));
+		return a;
+	}
+	case FK_LIST: {
+		const char *items = *(char *const *)p;
+		uint32_t n = *(const uint32_t *)((const char *)obj + f->count_offset);
+		json_t *a = json_array();
+		for (uint32_t i = 0; i < n; i++)
+			json_array_append_new(a, json_obj(f->sub, items + i * f->sub->size));
+		return a;
+	}
+	}
+	return json_null();
+}
+
+static json_t *json_obj(const struct rota_type *t, const void *obj)
+{
+	json_t *o = json_object();
+	for (size_t i = 0; i < t->nfields; i++)
+		json_object_set_new(o, t->fields[i].name, json_field(&t->fields[i], obj));
+	return o;
+}
+
+char *codec_to_json(const struct rota_type *t, const void *obj, int indent)
+{
+	json_t *o = json_obj(t, obj);
+	char *s = json_dumps(o, JSON_INDENT(indent) | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	return s;
+}
+
+/* ---- string vectors ---- */
+
+size_t strv_len(char *const *v)
+{
+	size_t n = 0;
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+void strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+char **strv_dup(char *const *v)
+{
+	size_t n = strv_len(v);
+	char **d = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		d[i] = xstrdup(v[i]);
+	return d;
+}
+
+char **strv_append(char **v, const char *s)
+{
+	size_t n = strv_len(v);
+	v = xrealloc(v, (n + 2) * sizeof(char *));
+	v[n] = xstrdup(s);
+	v[n + 1] = NULL;
+	return v;
+}
+
+const char *strv_getenv(char *const *env, const char *name)
+{
+	size_t len = strlen(name);
+	for (size_t i = 0; env && env[i]; i++)
+		if (!strncmp(env[i], name, len) && env[i][len] == '=')
+			return env[i] + len + 1;
+	return NULL;
+}
+
+char **strv_setenv(char **env, const char *name, const char *value)
+{
+	size_t len = strlen(name);
+	char *kv = xasprintf("%s=%s", name, value);
+	for (size_t i = 0; env && env[i]; i++) {
+		if (!strncmp(env[i], name, len) && env[i][len] == '=') {
+			free(env[i]);
+			env[i] = kv;
+			return env;
+		}
+	}
+	env = strv_append(env, kv);
+	free(kv);
+	return env;
+}

@@ -1,0 +1,79 @@
+/* codec.h - table-driven encoding of Rota's message structs.
+ *
+ * DESIGN: each struct carried on the wire is declared once, as an X-macro field
+ * list in messages.h.  That one declaration generates the C struct and a
+ * `struct rota_type` descriptor (field names, kinds, offsets).  The codec walks
+ * descriptors: the binary encoding is a msgpack map keyed by field name (unknown
+ * keys are skipped, missing ones stay zero, so old and new peers interoperate),
+ * and the JSON for --json/REST is produced from the same descriptor.
+ */
+#ifndef ROTA_CODEC_H
+#define ROTA_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "common/error.h"
+
+/* Per-message limits on what a peer may send. */
+#define CODEC_MAX_STR   (16u << 20) /* one string/bin */
+#define CODEC_MAX_ITEMS (1u << 20)  /* entries in one strv/u32v/list */
+
+enum field_kind { FK_U32, FK_I32, FK_U64, FK_I64, FK_STR, FK_BIN, FK_STRV, FK_U32V, FK_LIST };
+
+struct rota_bin {
+	uint8_t *data;
+	uint32_t len;
+};
+
+struct rota_u32v {
+	uint32_t *v;
+	uint32_t n;
+};
+
+struct rota_type;
+
+struct rota_field {
+	const char *name;
+	enum field_kind kind;
+	size_t offset;
+	const struct rota_type *sub; /* FK_LIST: element type */
+	size_t count_offset;         /* FK_LIST: offset of the uint32_t count */
+};
+
+struct rota_type {
+	const char *name;
+	size_t size;
+	const struct rota_field *fields;
+	size_t nfields;
+};
+
+/* Encode obj (of type t) as msgpack.  *ret_buf: caller frees (free()). */
+int codec_encode(const struct rota_type *t, const void *obj, char **ret_buf,
+		 size_t *ret_len);
+
+/* Decode data into obj, which the caller has zeroed (t->size bytes).  On failure
+ * obj is left zeroed (partial members freed) and err says which field. */
+int codec_decode(const struct rota_type *t, const char *data, size_t len, void *obj,
+		 struct rota_error *err);
+
+/* Free the members of obj (not obj itself). NULL allowed. */
+void codec_release(const struct rota_type *t, void *obj);
+
+/* Deep copy src into dst (dst need not be zeroed).  Returns 0 or -ENOMEM. */
+int codec_copy(const struct rota_type *t, void *dst, const void *src);
+
+/* JSON text of obj (caller frees), or NULL on ENOMEM.  Bins are base16. */
+char *codec_to_json(const struct rota_type *t, const void *obj, int indent);
+
+/* Helpers for string vectors (NULL-terminated char**). */
+size_t strv_len(char *const *v);
+void strv_free(char **v);
+char **strv_dup(char *const *v);
+/* Append a copy of s; returns the (possibly moved) vector.  Aborts on ENOMEM. */
+char **strv_append(char **v, const char *s);
+/* Value of NAME in an environ-style vector, or NULL. */
+const char *strv_getenv(char *const *env, const char *name);
+/* Set NAME=value in an environ-style vector (replacing); returns the vector. */
+char **strv_setenv(char **env, const char *name, const char *value);
+
+#endif

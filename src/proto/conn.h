@@ -1,0 +1,52 @@
+/* conn.h - one framed connection driven by a libevent loop (daemons only).
+ *
+ * A conn reassembles frames from its socket and hands each decoded message to
+ * its callback, in the loop thread.  Garbage, oversized or undecodable frames are
+ * logged and the connection is closed; the daemon keeps serving others.
+ * conn_close() may be called from inside the callback: the conn is freed once the
+ * callback returns.
+ */
+#ifndef ROTA_CONN_H
+#define ROTA_CONN_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct event_base;
+struct conn;
+
+/* body: the decoded message; the callback may keep it by setting *body = NULL
+ * (it then owns it and frees it with msg_body_free). */
+typedef void (*conn_msg_f)(struct conn *c, uint16_t type, void **body, void *arg);
+/* Called once when the peer goes away or on error (not after conn_close()). */
+typedef void (*conn_close_f)(struct conn *c, void *arg);
+
+/* Takes ownership of fd.  name is used in log messages (copied). */
+struct conn *conn_create(struct event_base *base, int fd, const char *name,
+			 conn_msg_f on_msg, conn_close_f on_close, void *arg);
+
+/* Queue a message.  Returns 0 or negative errno (encoding failed). */
+int conn_send(struct conn *c, uint16_t type, const void *body);
+/* Send an MSG_RC reply. */
+int conn_send_rc(struct conn *c, int rc, const char *msg);
+
+/* Close now (pending output is dropped) or after pending output is written. */
+void conn_close(struct conn *c);
+void conn_close_after_flush(struct conn *c);
+
+/* Change who gets the messages (e.g. after authentication). */
+void conn_set_handlers(struct conn *c, conn_msg_f on_msg, conn_close_f on_close, void *arg);
+
+/* Peer identity: set from SO_PEERCRED for unix sockets, or by the owner after
+ * authentication.  -1 when unknown. */
+uid_t conn_uid(const struct conn *c);
+gid_t conn_gid(const struct conn *c);
+void conn_set_identity(struct conn *c, uid_t uid, gid_t gid);
+const char *conn_name(const struct conn *c);
+/* Free-form owner data (not freed by conn). */
+void conn_set_data(struct conn *c, void *data);
+void *conn_data(const struct conn *c);
+/* Bytes waiting to be written. */
+size_t conn_pending_output(const struct conn *c);
+
+#endif

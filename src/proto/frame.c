@@ -1,0 +1,92 @@
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "proto/frame.h"
+#include "proto/messages.h"
+#include "common/common.h"
+
+int frame_pack(uint16_t type, const void *body, char **ret_buf, size_t *ret_len)
+{
+	const struct rota_type *t = msg_body_type(type);
+	char *enc, *buf;
+	size_t len;
+	uint32_t u32;
+	uint16_t u16;
+	int rc;
+
+	if (!t)
+		return -EINVAL;
+	rc = codec_encode(t, body, &enc, &len);
+	if (rc < 0)
+		return rc;
+	if (len > FRAME_MAX_BODY) {
+		free(enc);
+		return -EMSGSIZE;
+	}
+	buf = xmalloc(FRAME_HDR_LEN + len);
+	u32 = htonl(FRAME_MAGIC);
+	memcpy(buf, &u32, 4);
+	u16 = htons(PROTO_VERSION);
+	memcpy(buf + 4, &u16, 2);
+	u16 = htons(type);
+	memcpy(buf + 6, &u16, 2);
+	u32 = htonl((uint32_t)len);
+	memcpy(buf + 8, &u32, 4);
+	memcpy(buf + FRAME_HDR_LEN, enc, len);
+	free(enc);
+	*ret_buf = buf;
+	*ret_len = FRAME_HDR_LEN + len;
+	return 0;
+}
+
+int frame_parse_header(const uint8_t *hdr, uint16_t *ret_type, uint32_t *ret_len,
+		       struct rota_error *err)
+{
+	uint32_t magic, len;
+	uint16_t version, type;
+
+	memcpy(&magic, hdr, 4);
+	memcpy(&version, hdr + 4, 2);
+	memcpy(&type, hdr + 6, 2);
+	memcpy(&len, hdr + 8, 4);
+	if (ntohl(magic) != FRAME_MAGIC) {
+		errprintf(err, "bad frame magic 0x%08x", ntohl(magic));
+		return -EPROTO;
+	}
+	if (ntohs(version) != PROTO_VERSION) {
+		errprintf(err, "unsupported protocol version %u", ntohs(version));
+		return -EPROTO;
+	}
+	if (ntohl(len) > FRAME_MAX_BODY) {
+		errprintf(err, "frame of %u bytes exceeds the %u byte limit", ntohl(len),
+			  FRAME_MAX_BODY);
+		return -EMSGSIZE;
+	}
+	if (!msg_body_type(ntohs(type))) {
+		errprintf(err, "unknown message type %u", ntohs(type));
+		return -EPROTO;
+	}
+	*ret_type = ntohs(type);
+	*ret_len = ntohl(len);
+	return 0;
+}
+
+int frame_decode_body(uint16_t type, const char *data, size_t len, void **ret_body,
+		      struct rota_error *err)
+{
+	const struct rota_type *t = msg_body_type(type);
+	void *body;
+	int rc;
+
+	if (!t)
+		return errprintf(err, "unknown message type %u", type), -EPROTO;
+	body = xcalloc(1, t->size);
+	rc = codec_decode(t, data, len, body, err);
+	if (rc < 0) {
+		free(body);
+		return rc;
+	}
+	*ret_body = body;
+	return 0;
+}

@@ -1,0 +1,29 @@
+/* frame.h - the wire frame: 12-byte header then a msgpack body.
+ *   magic "ROTA" | version u16 | type u16 | body length u32   (network order)
+ * A frame whose magic or version is wrong, or whose body is over FRAME_MAX_BODY,
+ * is refused before its body is read.
+ */
+#ifndef ROTA_FRAME_H
+#define ROTA_FRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "common/error.h"
+
+#define FRAME_MAGIC    0x524f5441u /* "ROTA" */
+#define PROTO_VERSION  1
+#define FRAME_HDR_LEN  12
+#define FRAME_MAX_BODY (64u << 20)
+
+/* Encode a whole frame (header + body of msg type).  Caller frees *ret_buf. */
+int frame_pack(uint16_t type, const void *body, char **ret_buf, size_t *ret_len);
+
+/* Check a header; on success set type and body length. -EPROTO/-EMSGSIZE. */
+int frame_parse_header(const uint8_t *hdr, uint16_t *ret_type, uint32_t *ret_len,
+		       struct rota_error *err);
+
+/* Decode a body of the given type into a new struct (caller msg_body_free()s). */
+int frame_decode_body(uint16_t type, const char *data, size_t len, void **ret_body,
+		      struct rota_error *err);
+
+#endif

@@ -1,0 +1,98 @@
+/* messages.c - descriptors generated from the declarations in messages.h. */
+#include <stddef.h>
+#include <stdlib.h>
+#include "proto/messages.h"
+#include "common/common.h"
+
+#define ROTA_D_u32(S, n, a)  {#n, FK_U32, offsetof(struct S, n), NULL, 0},
+#define ROTA_D_i32(S, n, a)  {#n, FK_I32, offsetof(struct S, n), NULL, 0},
+#define ROTA_D_u64(S, n, a)  {#n, FK_U64, offsetof(struct S, n), NULL, 0},
+#define ROTA_D_i64(S, n, a)  {#n, FK_I64, offsetof(struct S, n), NULL, 0},
+#define ROTA_D_str(S, n, a)  {#n, FK_STR, offsetof(struct S, n), NULL, 0},
+#define ROTA_D_bin(S, n, a)  {#n, FK_BIN, offsetof(struct S, n), NULL, 0},
+#define ROTA_D_strv(S, n, a) {#n, FK_STRV, offsetof(struct S, n), NULL, 0},
+#define ROTA_D_u32v(S, n, a) {#n, FK_U32V, offsetof(struct S, n), NULL, 0},
+#define ROTA_D_list(S, n, a)                                                             \
+	{#n, FK_LIST, offsetof(struct S, n), &a##_type, offsetof(struct S, n##_count)},
+#define ROTA_DESC(S, k, n, a) ROTA_D_##k(S, n, a)
+#define ROTA_DEFINE(S, FIELDS)                                                           \
+	static const struct rota_field S##_fields[] = {FIELDS(ROTA_DESC, S)};            \
+	const struct rota_type S##_type = {#S, sizeof(struct S), S##_fields,             \
+					   sizeof(S##_fields) / sizeof(S##_fields[0])};
+
+ROTA_DEFINE(job_desc, JOB_DESC_FIELDS)
+ROTA_DEFINE(job_info, JOB_INFO_FIELDS)
+ROTA_DEFINE(node_info, NODE_INFO_FIELDS)
+ROTA_DEFINE(part_info, PART_INFO_FIELDS)
+ROTA_DEFINE(kv, KV_FIELDS)
+ROTA_DEFINE(rc_msg, RC_MSG_FIELDS)
+ROTA_DEFINE(empty_msg, EMPTY_MSG_FIELDS)
+ROTA_DEFINE(ping_resp, PING_RESP_FIELDS)
+ROTA_DEFINE(submit_resp, SUBMIT_RESP_FIELDS)
+ROTA_DEFINE(job_info_req, JOB_INFO_REQ_FIELDS)
+ROTA_DEFINE(job_info_resp, JOB_INFO_RESP_FIELDS)
+ROTA_DEFINE(node_info_resp, NODE_INFO_RESP_FIELDS)
+ROTA_DEFINE(part_info_resp, PART_INFO_RESP_FIELDS)
+ROTA_DEFINE(config_resp, CONFIG_RESP_FIELDS)
+ROTA_DEFINE(cancel_req, CANCEL_REQ_FIELDS)
+ROTA_DEFINE(job_update_req, JOB_UPDATE_REQ_FIELDS)
+ROTA_DEFINE(node_update_req, NODE_UPDATE_REQ_FIELDS)
+ROTA_DEFINE(alloc_resp, ALLOC_RESP_FIELDS)
+ROTA_DEFINE(step_create_req, STEP_CREATE_REQ_FIELDS)
+ROTA_DEFINE(step_create_resp, STEP_CREATE_RESP_FIELDS)
+ROTA_DEFINE(job_complete_req, JOB_COMPLETE_REQ_FIELDS)
+ROTA_DEFINE(auth_challenge, AUTH_CHALLENGE_FIELDS)
+ROTA_DEFINE(auth_response, AUTH_RESPONSE_FIELDS)
+ROTA_DEFINE(node_register, NODE_REGISTER_FIELDS)
+ROTA_DEFINE(node_ping, NODE_PING_FIELDS)
+ROTA_DEFINE(launch_req, LAUNCH_REQ_FIELDS)
+ROTA_DEFINE(signal_req, SIGNAL_REQ_FIELDS)
+ROTA_DEFINE(step_complete, STEP_COMPLETE_FIELDS)
+ROTA_DEFINE(io_hello, IO_HELLO_FIELDS)
+ROTA_DEFINE(io_data, IO_DATA_FIELDS)
+ROTA_DEFINE(task_exit, TASK_EXIT_FIELDS)
+
+struct msg_entry {
+	uint16_t type;
+	const char *name;
+	const struct rota_type *body;
+};
+
+#define ROTA_MSG_ENTRY(e, n, s) {n, #e, &s##_type},
+static const struct msg_entry msg_table[] = {ROTA_MESSAGES(ROTA_MSG_ENTRY)};
+
+static const struct msg_entry *msg_lookup(uint16_t type)
+{
+	for (size_t i = 0; i < sizeof(msg_table) / sizeof(msg_table[0]); i++)
+		if (msg_table[i].type == type)
+			return &msg_table[i];
+	return NULL;
+}
+
+const struct rota_type *msg_body_type(uint16_t type)
+{
+	const struct msg_entry *e = msg_lookup(type);
+	return e ? e->body : NULL;
+}
+
+const char *msg_name(uint16_t type)
+{
+	const struct msg_entry *e = msg_lookup(type);
+	return e ? e->name : "MSG_UNKNOWN";
+}
+
+void *msg_body_new(uint16_t type)
+{
+	const struct rota_type *t = msg_body_type(type);
+	return xcalloc(1, t ? t->size : 1);
+}
+
+void msg_body_free(uint16_t type, void *body)
+{
+	const struct rota_type *t = msg_body_type(type);
+	if (!body)
+		return;
+	if (t)
+		codec_release(t, body);
+	free(body);
+}

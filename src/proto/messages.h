@@ -1,0 +1,483 @@
+/* messages.h - every struct that crosses a socket, declared once.
+ *
+ * Each FIELDS(F, S) list below generates `struct S` (here) and `S_type`, its
+ * codec descriptor (messages.c).  Field kinds: u32 i32 u64 i64 str bin strv u32v,
+ * and list (array of another declared struct, with a `NAME_count` member).
+ * Add a field at the end of a list; never reuse a name with a new meaning.
+ *
+ * ROTA_MESSAGES lists the message types: number, name, body struct.
+ */
+#ifndef ROTA_MESSAGES_H
+#define ROTA_MESSAGES_H
+
+#include <stdint.h>
+#include "proto/codec.h"
+
+#define NO_VAL     0xfffffffeu /* "not set" for u32 fields */
+#define INFINITE32 0xffffffffu
+#define NO_VAL64   0xfffffffffffffffeull
+#define STEP_BATCH 0xfffffffbu /* step id of the batch script (N.batch) */
+
+/* ---- the declaration machinery ---- */
+#define ROTA_M_u32(n, a)  uint32_t n;
+#define ROTA_M_i32(n, a)  int32_t n;
+#define ROTA_M_u64(n, a)  uint64_t n;
+#define ROTA_M_i64(n, a)  int64_t n;
+#define ROTA_M_str(n, a)  char *n;
+#define ROTA_M_bin(n, a)  struct rota_bin n;
+#define ROTA_M_strv(n, a) char **n;
+#define ROTA_M_u32v(n, a) struct rota_u32v n;
+#define ROTA_M_list(n, a)                                                                \
+	struct a *n;                                                                     \
+	uint32_t n##_count;
+#define ROTA_MEMBER(S, k, n, a) ROTA_M_##k(n, a)
+#define ROTA_DECLARE(S, FIELDS)                                                          \
+	struct S {                                                                       \
+		FIELDS(ROTA_MEMBER, S)                                                   \
+	};                                                                               \
+	extern const struct rota_type S##_type;
+
+/* ---- records ---- */
+
+/* What a user asks for (sbatch/srun/salloc).  NO_VAL = not given. */
+#define JOB_DESC_FIELDS(F, S)                                                            \
+	F(S, str, name, _)                                                               \
+	F(S, str, partition, _)                                                          \
+	F(S, str, script, _)      /* batch script text; NULL for srun/salloc */          \
+	F(S, str, command, _)     /* script path or command shown as Command= */         \
+	F(S, str, work_dir, _)                                                           \
+	F(S, str, std_out, _)                                                            \
+	F(S, str, std_err, _)                                                            \
+	F(S, str, std_in, _)                                                             \
+	F(S, strv, env, _)        /* environment for the job, already --export-ed */     \
+	F(S, strv, argv, _)       /* script arguments */                                 \
+	F(S, str, account, _)                                                            \
+	F(S, str, comment, _)                                                            \
+	F(S, str, req_nodes, _)   /* -w */                                               \
+	F(S, str, exc_nodes, _)   /* -x */                                               \
+	F(S, str, features, _)    /* -C */                                               \
+	F(S, str, dependency, _)                                                         \
+	F(S, str, submit_host, _)                                                        \
+	F(S, u32, min_nodes, _)                                                          \
+	F(S, u32, max_nodes, _)                                                          \
+	F(S, u32, num_tasks, _)                                                          \
+	F(S, u32, ntasks_per_node, _)                                                    \
+	F(S, u32, cpus_per_task, _)                                                      \
+	F(S, u64, mem_per_node, _) /* MB, NO_VAL64 unset */                              \
+	F(S, u64, mem_per_cpu, _)  /* MB, NO_VAL64 unset */                              \
+	F(S, u32, time_limit, _)   /* minutes, NO_VAL unset, INFINITE32 unlimited */     \
+	F(S, u32, hold, _)         /* 1: submit held */                                  \
+	F(S, u32, flags, _)        /* JOB_F_* */                                         \
+	F(S, u32, nice, _)                                                               \
+	F(S, u32, umask, _)                                                              \
+	F(S, i64, begin_time, _)
+ROTA_DECLARE(job_desc, JOB_DESC_FIELDS)
+
+enum job_flags {
+	JOB_F_EXCLUSIVE = 1 << 0,
+	JOB_F_REQUEUE = 1 << 1,
+	JOB_F_NO_REQUEUE = 1 << 2,
+	JOB_F_INTERACTIVE = 1 << 3, /* srun/salloc allocation, no batch script */
+	JOB_F_OPEN_APPEND = 1 << 4,
+};
+
+/* One job as squeue / scontrol show job see it. */
+#define JOB_INFO_FIELDS(F, S)                                                            \
+	F(S, u32, job_id, _)                                                             \
+	F(S, str, name, _)                                                               \
+	F(S, u32, uid, _)                                                                \
+	F(S, u32, gid, _)                                                                \
+	F(S, str, user, _)                                                               \
+	F(S, str, group, _)                                                              \
+	F(S, str, partition, _)                                                          \
+	F(S, str, account, _)                                                            \
+	F(S, u32, state, _)        /* enum job_state | JOB_STATE_* flags */              \
+	F(S, u32, reason, _)       /* enum job_reason */                                 \
+	F(S, str, reason_detail, _) /* plain words: why it waits */                      \
+	F(S, u32, priority, _)                                                           \
+	F(S, u32, hold, _)         /* 0, 1 user, 2 admin */                              \
+	F(S, i64, submit_time, _)                                                        \
+	F(S, i64, eligible_time, _)                                                      \
+	F(S, i64, start_time, _)                                                         \
+	F(S, i64, end_time, _)                                                           \
+	F(S, u32, time_limit, _)   /* minutes or INFINITE32 */                           \
+	F(S, u32, min_nodes, _)                                                          \
+	F(S, u32, num_nodes, _)    /* allocated (or requested while pending) */          \
+	F(S, u32, num_cpus, _)                                                           \
+	F(S, u32, num_tasks, _)                                                          \
+	F(S, u32, ntasks_per_node, _)                                                    \
+	F(S, u32, cpus_per_task, _)                                                      \
+	F(S, u64, mem_per_node, _)                                                       \
+	F(S, u64, mem_per_cpu, _)                                                        \
+	F(S, str, nodes, _)        /* allocated nodes, compressed */                     \
+	F(S, u32v, cpus_per_node, _)                                                     \
+	F(S, str, req_nodes, _)                                                          \
+	F(S, str, exc_nodes, _)                                                          \
+	F(S, str, features, _)                                                           \
+	F(S, str, batch_host, _)                                                         \
+	F(S, u32, batch_flag, _)                                                         \
+	F(S, str, work_dir, _)                                                           \
+	F(S, str, command, _)                                                            \
+	F(S, str, std_out, _)                                                            \
+	F(S, str, std_err, _)                                                            \
+	F(S, str, std_in, _)                                                             \
+	F(S, u32, exit_code, _)    /* wait status of the batch script/srun */            \
+	F(S, u32, derived_exit_code, _)                                                  \
+	F(S, u32, restart_cnt, _)                                                        \
+	F(S, u32, flags, _)                                                              \
+	F(S, str, submit_host, _)                                                        \
+	F(S, str, comment, _)                                                            \
+	F(S, str, dependency, _)                                                         \
+	F(S, u32, nice, _)
+ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
+
+#define NODE_INFO_FIELDS(F, S)                                                           \
+	F(S, str, name, _)                                                               \
+	F(S, str, hostname, _)                                                           \
+	F(S, str, addr, _)                                                               \
+	F(S, u32, port, _)                                                               \
+	F(S, u32, state, _)        /* enum node_state | NODE_STATE_* flags */            \
+	F(S, u32, cpus, _)                                                               \
+	F(S, u32, alloc_cpus, _)                                                         \
+	F(S, u32, boards, _)                                                             \
+	F(S, u32, sockets, _)                                                            \
+	F(S, u32, cores, _)                                                              \
+	F(S, u32, threads, _)                                                            \
+	F(S, u64, real_memory, _)                                                        \
+	F(S, u64, alloc_memory, _)                                                       \
+	F(S, u64, free_memory, _)                                                        \
+	F(S, u64, tmp_disk, _)                                                           \
+	F(S, u32, weight, _)                                                             \
+	F(S, str, features, _)                                                           \
+	F(S, str, gres, _)                                                               \
+	F(S, str, partitions, _)                                                         \
+	F(S, str, reason, _)                                                             \
+	F(S, i64, reason_time, _)                                                        \
+	F(S, u32, reason_uid, _)                                                         \
+	F(S, i64, boot_time, _)                                                          \
+	F(S, i64, slurmd_start_time, _)                                                  \
+	F(S, i64, last_busy, _)                                                          \
+	F(S, u32, cpu_load, _)     /* load average * 100 */                              \
+	F(S, str, os, _)                                                                 \
+	F(S, str, arch, _)                                                               \
+	F(S, str, version, _)
+ROTA_DECLARE(node_info, NODE_INFO_FIELDS)
+
+#define PART_INFO_FIELDS(F, S)                                                           \
+	F(S, str, name, _)                                                               \
+	F(S, str, nodes, _)                                                              \
+	F(S, u32, is_default, _)                                                         \
+	F(S, u32, state, _)        /* enum conf_part_state */                            \
+	F(S, u32, max_time, _)                                                           \
+	F(S, u32, default_time, _)                                                       \
+	F(S, u32, max_nodes, _)                                                          \
+	F(S, u32, min_nodes, _)                                                          \
+	F(S, u32, total_nodes, _)                                                        \
+	F(S, u32, total_cpus, _)                                                         \
+	F(S, u32, priority_tier, _)                                                      \
+	F(S, u32, priority_job_factor, _)                                                \
+	F(S, str, oversubscribe, _)                                                      \
+	F(S, str, allow_groups, _)
+ROTA_DECLARE(part_info, PART_INFO_FIELDS)
+
+#define KV_FIELDS(F, S)                                                                  \
+	F(S, str, key, _)                                                                \
+	F(S, str, value, _)
+ROTA_DECLARE(kv, KV_FIELDS)
+
+/* ---- message bodies ---- */
+
+#define RC_MSG_FIELDS(F, S)                                                              \
+	F(S, i32, rc, _)           /* 0 or a Slurm error number (ESLURM_*) */            \
+	F(S, str, msg, _)
+ROTA_DECLARE(rc_msg, RC_MSG_FIELDS)
+
+#define EMPTY_MSG_FIELDS(F, S) F(S, u32, flags, _)
+ROTA_DECLARE(empty_msg, EMPTY_MSG_FIELDS)
+
+#define PING_RESP_FIELDS(F, S)                                                           \
+	F(S, str, host, _)                                                               \
+	F(S, i64, start_time, _)                                                         \
+	F(S, str, version, _)
+ROTA_DECLARE(ping_resp, PING_RESP_FIELDS)
+
+#define SUBMIT_RESP_FIELDS(F, S)                                                         \
+	F(S, u32, job_id, _)                                                             \
+	F(S, str, msg, _)
+ROTA_DECLARE(submit_resp, SUBMIT_RESP_FIELDS)
+
+#define JOB_INFO_REQ_FIELDS(F, S)                                                        \
+	F(S, u32v, job_ids, _)     /* empty: all */                                      \
+	F(S, u32, flags, _)
+ROTA_DECLARE(job_info_req, JOB_INFO_REQ_FIELDS)
+
+#define JOB_INFO_RESP_FIELDS(F, S)                                                       \
+	F(S, i64, now, _)                                                                \
+	F(S, list, jobs, job_info)
+ROTA_DECLARE(job_info_resp, JOB_INFO_RESP_FIELDS)
+
+#define NODE_INFO_RESP_FIELDS(F, S)                                                      \
+	F(S, i64, now, _)                                                                \
+	F(S, list, nodes, node_info)
+ROTA_DECLARE(node_info_resp, NODE_INFO_RESP_FIELDS)
+
+#define PART_INFO_RESP_FIELDS(F, S)                                                      \
+	F(S, i64, now, _)                                                                \
+	F(S, list, parts, part_info)
+ROTA_DECLARE(part_info_resp, PART_INFO_RESP_FIELDS)
+
+#define CONFIG_RESP_FIELDS(F, S) F(S, list, items, kv)
+ROTA_DECLARE(config_resp, CONFIG_RESP_FIELDS)
+
+/* scancel: signal 0 means "cancel" (SIGTERM to steps, then SIGKILL). */
+#define CANCEL_REQ_FIELDS(F, S)                                                          \
+	F(S, u32, job_id, _)                                                             \
+	F(S, u32, step_id, _)      /* NO_VAL: whole job */                               \
+	F(S, u32, signal, _)                                                             \
+	F(S, u32, flags, _)        /* CANCEL_F_* */
+ROTA_DECLARE(cancel_req, CANCEL_REQ_FIELDS)
+enum cancel_flags { CANCEL_F_BATCH = 1, CANCEL_F_FULL = 2 };
+
+/* scontrol hold/release/update/requeue on one job. kv: "Key=Value" for UPDATE. */
+#define JOB_UPDATE_REQ_FIELDS(F, S)                                                      \
+	F(S, u32, job_id, _)                                                             \
+	F(S, u32, op, _)                                                                 \
+	F(S, strv, kv, _)
+ROTA_DECLARE(job_update_req, JOB_UPDATE_REQ_FIELDS)
+enum job_update_op { JOB_OP_HOLD = 1, JOB_OP_UHOLD, JOB_OP_RELEASE, JOB_OP_UPDATE,
+		     JOB_OP_REQUEUE };
+
+#define NODE_UPDATE_REQ_FIELDS(F, S)                                                     \
+	F(S, str, nodes, _)                                                              \
+	F(S, str, state, _)                                                              \
+	F(S, str, reason, _)
+ROTA_DECLARE(node_update_req, NODE_UPDATE_REQ_FIELDS)
+
+/* srun/salloc allocation granted (after ALLOC_REQ; ALLOC_PENDING comes first when
+ * the job must wait). */
+#define ALLOC_RESP_FIELDS(F, S)                                                          \
+	F(S, u32, job_id, _)                                                             \
+	F(S, str, nodes, _)                                                              \
+	F(S, u32v, cpus_per_node, _)                                                     \
+	F(S, u32, num_tasks, _)                                                          \
+	F(S, str, partition, _)                                                          \
+	F(S, str, msg, _)
+ROTA_DECLARE(alloc_resp, ALLOC_RESP_FIELDS)
+
+/* srun asks for a step inside job_id (or, after an ALLOC_REQ, for step 0). */
+#define STEP_CREATE_REQ_FIELDS(F, S)                                                     \
+	F(S, u32, job_id, _)                                                             \
+	F(S, u32, min_nodes, _)                                                          \
+	F(S, u32, num_tasks, _)                                                          \
+	F(S, u32, ntasks_per_node, _)                                                    \
+	F(S, u32, cpus_per_task, _)                                                      \
+	F(S, str, nodelist, _)                                                           \
+	F(S, str, name, _)                                                               \
+	F(S, strv, argv, _)                                                              \
+	F(S, strv, env, _)                                                               \
+	F(S, str, cwd, _)                                                                \
+	F(S, str, io_host, _)                                                            \
+	F(S, u32, io_port, _)                                                            \
+	F(S, bin, io_key, _)                                                             \
+	F(S, u32, flags, _)        /* STEP_F_* */                                        \
+	F(S, str, std_out, _)                                                            \
+	F(S, str, std_err, _)                                                            \
+	F(S, str, std_in, _)
+ROTA_DECLARE(step_create_req, STEP_CREATE_REQ_FIELDS)
+enum step_flags {
+	STEP_F_LABEL = 1 << 0,
+	STEP_F_UNBUFFERED = 1 << 1,
+	STEP_F_KILL_ON_BAD_EXIT = 1 << 2,
+	STEP_F_OVERLAP = 1 << 3,
+	STEP_F_EXACT = 1 << 4,
+};
+
+#define STEP_CREATE_RESP_FIELDS(F, S)                                                    \
+	F(S, u32, job_id, _)                                                             \
+	F(S, u32, step_id, _)                                                            \
+	F(S, str, nodes, _)                                                              \
+	F(S, u32v, tasks_per_node, _)
+ROTA_DECLARE(step_create_resp, STEP_CREATE_RESP_FIELDS)
+
+/* srun/salloc hands its allocation back; status = wait status to record. */
+#define JOB_COMPLETE_REQ_FIELDS(F, S)                                                    \
+	F(S, u32, job_id, _)                                                             \
+	F(S, u32, status, _)
+ROTA_DECLARE(job_complete_req, JOB_COMPLETE_REQ_FIELDS)
+
+/* ---- daemons ---- */
+
+/* On every TCP connection the controller speaks first with a challenge. */
+#define AUTH_CHALLENGE_FIELDS(F, S)                                                      \
+	F(S, bin, nonce, _)                                                              \
+	F(S, str, method, _)       /* "auth/slurm" (HMAC) or "auth/munge" */
+ROTA_DECLARE(auth_challenge, AUTH_CHALLENGE_FIELDS)
+
+/* mac = HMAC-SHA256(key, nonce || node_name); cred = munge credential whose
+ * payload is nonce || node_name. */
+#define AUTH_RESPONSE_FIELDS(F, S)                                                       \
+	F(S, str, node_name, _)                                                          \
+	F(S, bin, mac, _)                                                                \
+	F(S, str, cred, _)
+ROTA_DECLARE(auth_response, AUTH_RESPONSE_FIELDS)
+
+#define NODE_REGISTER_FIELDS(F, S)                                                       \
+	F(S, str, name, _)                                                               \
+	F(S, str, hostname, _)                                                           \
+	F(S, u32, cpus, _)                                                               \
+	F(S, u32, boards, _)                                                             \
+	F(S, u32, sockets, _)                                                            \
+	F(S, u32, cores, _)                                                              \
+	F(S, u32, threads, _)                                                            \
+	F(S, u64, real_memory, _)                                                        \
+	F(S, u64, tmp_disk, _)                                                           \
+	F(S, i64, boot_time, _)                                                          \
+	F(S, i64, start_time, _)                                                         \
+	F(S, u32v, job_ids, _)     /* jobs with live steps here, pairs below */          \
+	F(S, u32v, step_ids, _)                                                          \
+	F(S, str, os, _)                                                                 \
+	F(S, str, arch, _)                                                               \
+	F(S, str, version, _)
+ROTA_DECLARE(node_register, NODE_REGISTER_FIELDS)
+
+#define NODE_PING_FIELDS(F, S)                                                           \
+	F(S, str, name, _)                                                               \
+	F(S, u64, free_memory, _)                                                        \
+	F(S, u32, cpu_load, _)
+ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
+
+/* Controller -> node: start the batch script (step_id STEP_BATCH) or one step's
+ * tasks on this node. */
+#define LAUNCH_REQ_FIELDS(F, S)                                                          \
+	F(S, u32, job_id, _)                                                             \
+	F(S, u32, step_id, _)                                                            \
+	F(S, u32, uid, _)                                                                \
+	F(S, u32, gid, _)                                                                \
+	F(S, str, user, _)                                                               \
+	F(S, str, job_name, _)                                                           \
+	F(S, str, partition, _)                                                          \
+	F(S, str, account, _)                                                            \
+	F(S, str, cluster_name, _)                                                       \
+	F(S, str, node_name, _)    /* the node this launch is for */                     \
+	F(S, str, work_dir, _)                                                           \
+	F(S, str, script, _)                                                             \
+	F(S, strv, argv, _)                                                              \
+	F(S, strv, env, _)                                                               \
+	F(S, str, std_out, _)                                                            \
+	F(S, str, std_err, _)                                                            \
+	F(S, str, std_in, _)                                                             \
+	F(S, str, job_nodes, _)                                                          \
+	F(S, u32v, job_cpus_per_node, _)                                                 \
+	F(S, u32, job_num_tasks, _)   /* NO_VAL when not given */                        \
+	F(S, u32, job_ntasks_per_node, _)                                                \
+	F(S, u32, cpus_per_task, _)   /* NO_VAL when not given */                        \
+	F(S, u64, mem_per_node, _)                                                       \
+	F(S, u64, mem_per_cpu, _)                                                        \
+	F(S, u32, time_limit, _)                                                         \
+	F(S, str, step_nodes, _)                                                         \
+	F(S, u32v, step_tasks_per_node, _)                                               \
+	F(S, u32, node_index, _)      /* this node's index in step_nodes */              \
+	F(S, u32, step_num_tasks, _)                                                     \
+	F(S, str, io_host, _)                                                            \
+	F(S, u32, io_port, _)                                                            \
+	F(S, bin, io_key, _)                                                             \
+	F(S, u32, flags, _)           /* STEP_F_* */                                     \
+	F(S, str, submit_dir, _)                                                         \
+	F(S, str, submit_host, _)                                                        \
+	F(S, u32, umask, _)                                                              \
+	F(S, i64, start_time, _)                                                         \
+	F(S, str, ctld_host, _)
+ROTA_DECLARE(launch_req, LAUNCH_REQ_FIELDS)
+
+/* Controller -> node: signal the job's steps here (step_id NO_VAL: all). With
+ * flags SIGNAL_F_TERMINATE the node kills everything and reports each step. */
+#define SIGNAL_REQ_FIELDS(F, S)                                                          \
+	F(S, u32, job_id, _)                                                             \
+	F(S, u32, step_id, _)                                                            \
+	F(S, u32, signal, _)                                                             \
+	F(S, u32, flags, _)
+ROTA_DECLARE(signal_req, SIGNAL_REQ_FIELDS)
+enum signal_flags { SIGNAL_F_TERMINATE = 1, SIGNAL_F_BATCH_ONLY = 2 };
+
+/* Node -> controller (and stepd -> rotad): a step ended on this node.
+ * status: highest wait status among its tasks (the batch script's for batch). */
+#define STEP_COMPLETE_FIELDS(F, S)                                                       \
+	F(S, u32, job_id, _)                                                             \
+	F(S, u32, step_id, _)                                                            \
+	F(S, str, node_name, _)                                                          \
+	F(S, u32, status, _)                                                             \
+	F(S, u32, flags, _)           /* STEP_DONE_* */                                  \
+	F(S, str, msg, _)
+ROTA_DECLARE(step_complete, STEP_COMPLETE_FIELDS)
+enum step_done_flags { STEP_DONE_LAUNCH_FAILED = 1, STEP_DONE_OOM = 2 };
+
+/* ---- stepd <-> srun I/O ---- */
+#define IO_HELLO_FIELDS(F, S)                                                            \
+	F(S, u32, job_id, _)                                                             \
+	F(S, u32, step_id, _)                                                            \
+	F(S, u32, node_index, _)                                                         \
+	F(S, str, node_name, _)                                                          \
+	F(S, bin, key, _)
+ROTA_DECLARE(io_hello, IO_HELLO_FIELDS)
+
+#define IO_DATA_FIELDS(F, S)                                                             \
+	F(S, u32, task, _)            /* global task id */                               \
+	F(S, u32, stream, _)          /* 0 stdin, 1 stdout, 2 stderr */                  \
+	F(S, bin, data, _)            /* empty = EOF */
+ROTA_DECLARE(io_data, IO_DATA_FIELDS)
+
+#define TASK_EXIT_FIELDS(F, S)                                                           \
+	F(S, u32v, tasks, _)                                                             \
+	F(S, u32, status, _)          /* wait status */                                  \
+	F(S, str, node_name, _)
+ROTA_DECLARE(task_exit, TASK_EXIT_FIELDS)
+
+/* ---- the message table: M(ENUM, number, body struct) ---- */
+#define ROTA_MESSAGES(M)                                                                 \
+	M(MSG_RC, 1, rc_msg)                                                             \
+	M(MSG_PING_REQ, 2, empty_msg)                                                    \
+	M(MSG_PING_RESP, 3, ping_resp)                                                   \
+	M(MSG_SUBMIT_REQ, 4, job_desc)                                                   \
+	M(MSG_SUBMIT_RESP, 5, submit_resp)                                               \
+	M(MSG_JOB_INFO_REQ, 6, job_info_req)                                             \
+	M(MSG_JOB_INFO_RESP, 7, job_info_resp)                                           \
+	M(MSG_NODE_INFO_REQ, 8, empty_msg)                                               \
+	M(MSG_NODE_INFO_RESP, 9, node_info_resp)                                         \
+	M(MSG_PART_INFO_REQ, 10, empty_msg)                                              \
+	M(MSG_PART_INFO_RESP, 11, part_info_resp)                                        \
+	M(MSG_CONFIG_REQ, 12, empty_msg)                                                 \
+	M(MSG_CONFIG_RESP, 13, config_resp)                                              \
+	M(MSG_CANCEL_REQ, 14, cancel_req)                                                \
+	M(MSG_JOB_UPDATE_REQ, 15, job_update_req)                                        \
+	M(MSG_NODE_UPDATE_REQ, 16, node_update_req)                                      \
+	M(MSG_ALLOC_REQ, 17, job_desc)                                                   \
+	M(MSG_ALLOC_PENDING, 18, submit_resp)                                            \
+	M(MSG_ALLOC_RESP, 19, alloc_resp)                                                \
+	M(MSG_STEP_CREATE_REQ, 20, step_create_req)                                      \
+	M(MSG_STEP_CREATE_RESP, 21, step_create_resp)                                    \
+	M(MSG_JOB_COMPLETE_REQ, 22, job_complete_req)                                    \
+	M(MSG_AUTH_CHALLENGE, 30, auth_challenge)                                        \
+	M(MSG_AUTH_RESPONSE, 31, auth_response)                                          \
+	M(MSG_NODE_REGISTER, 32, node_register)                                          \
+	M(MSG_NODE_PING, 33, node_ping)                                                  \
+	M(MSG_LAUNCH_REQ, 34, launch_req)                                                \
+	M(MSG_SIGNAL_REQ, 35, signal_req)                                                \
+	M(MSG_STEP_COMPLETE, 36, step_complete)                                          \
+	M(MSG_IO_HELLO, 40, io_hello)                                                    \
+	M(MSG_IO_DATA, 41, io_data)                                                      \
+	M(MSG_TASK_EXIT, 42, task_exit)
+
+#define ROTA_MSG_ENUM(e, n, s) e = n,
+enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) MSG_TYPE_MAX };
+
+/* Body type of a message type, or NULL if unknown. */
+const struct rota_type *msg_body_type(uint16_t type);
+/* "MSG_SUBMIT_REQ", or "MSG_UNKNOWN". */
+const char *msg_name(uint16_t type);
+
+/* Allocate and zero a body of the given type (aborts on ENOMEM). */
+void *msg_body_new(uint16_t type);
+/* Release and free a body (NULL allowed). */
+void msg_body_free(uint16_t type, void *body);
+
+#endif
