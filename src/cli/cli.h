@@ -1,0 +1,46 @@
+/* cli.h - the one multi-call CLI binary: rota, sbatch, srun, salloc, squeue, sinfo,
+ * scancel, scontrol.  main.c dispatches on argv[0]'s basename (or `rota CMD`). */
+#ifndef ROTA_CLI_H
+#define ROTA_CLI_H
+
+#include <stdint.h>
+
+struct conf;
+
+int cmd_sbatch(int argc, char **argv);
+int cmd_srun(int argc, char **argv);
+int cmd_salloc(int argc, char **argv);
+int cmd_squeue(int argc, char **argv);
+int cmd_sinfo(int argc, char **argv);
+int cmd_scancel(int argc, char **argv);
+int cmd_scontrol(int argc, char **argv);
+int cmd_rota(int argc, char **argv); /* rota up|down|... */
+
+/* ---- helpers shared by the commands (cli_common.c) ---- */
+
+/* Program name for messages ("sbatch").  Set by main. */
+extern const char *cli_prog;
+
+/* Load slurm.conf from conf_default_path(); on failure print
+ * "PROG: error: ..." and exit(1).  Cached: later calls return the same object. */
+struct conf *cli_conf(void);
+
+/* Connect to the controller; on failure print Slurm's
+ * "PROG: error: Unable to contact slurm controller (connect failure)" and exit 1. */
+int cli_connect(void);
+
+/* One request/response round trip on a new connection.  Returns 0 and sets
+ * *ret_type/*ret_body, or prints the connection error and exits 1. */
+void cli_rpc(uint16_t type, const void *body, uint16_t *ret_type, void **ret_body);
+
+/* If (type, body) is MSG_RC return its rc (and msg via *ret_msg, borrowed),
+ * else 0. */
+int cli_rc(uint16_t type, const void *body, const char **ret_msg);
+
+/* "PROG: error: <fmt>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Parse a non-negative integer fully; -1 on error. */
+long cli_parse_long(const char *s);
+
+#endif

@@ -1,0 +1,96 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "cli/cli.h"
+#include "common/conf.h"
+#include "common/states.h"
+#include "proto/auth.h"
+#include "proto/client.h"
+#include "proto/messages.h"
+#include "proto/net.h"
+#include "common/common.h"
+
+#define CLI_RPC_TIMEOUT_MS 60000
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: error: ", cli_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+struct conf *cli_conf(void)
+{
+	static struct conf *conf;
+	struct rota_error err = {""};
+
+	if (conf)
+		return conf;
+	if (conf_load(conf_default_path(), &conf, &err) < 0) {
+		cli_error("%s", err.text);
+		exit(1);
+	}
+	return conf;
+}
+
+int cli_connect(void)
+{
+	struct conf *conf = cli_conf();
+	struct rota_error err = {""};
+	struct auth *auth = NULL;
+	int fd;
+
+	auth_create(conf, 0, &auth, NULL);
+	fd = client_connect(conf, auth, NULL, 0, &err);
+	auth_destroy(auth);
+	if (fd < 0) {
+		log_debug("%s", err.text);
+		cli_error("%s", slurm_strerror(SLURM_COMMUNICATIONS_CONNECTION_ERROR));
+		exit(1);
+	}
+	return fd;
+}
+
+void cli_rpc(uint16_t type, const void *body, uint16_t *ret_type, void **ret_body)
+{
+	struct rota_error err = {""};
+	int fd = cli_connect();
+
+	if (net_rpc(fd, type, body, ret_type, ret_body, CLI_RPC_TIMEOUT_MS, &err) < 0) {
+		cli_error("%s (%s)", slurm_strerror(SLURM_COMMUNICATIONS_CONNECTION_ERROR),
+			  err.text);
+		exit(1);
+	}
+	close(fd);
+}
+
+int cli_rc(uint16_t type, const void *body, const char **ret_msg)
+{
+	const struct rc_msg *rc = body;
+
+	if (type != MSG_RC)
+		return 0;
+	if (ret_msg)
+		*ret_msg = rc->msg ? rc->msg : slurm_strerror(rc->rc);
+	return rc->rc;
+}
+
+long cli_parse_long(const char *s)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < 0)
+		return -1;
+	return v;
+}
