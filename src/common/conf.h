@@ -17,9 +17,19 @@
 #include <stdint.h>
 #include "common/error.h"
 
-enum conf_node_state { CONF_NODE_UNKNOWN, CONF_NODE_IDLE, CONF_NODE_DOWN, CONF_NODE_DRAIN,
-		       CONF_NODE_FUTURE };
-enum conf_part_state { CONF_PART_UP, CONF_PART_DOWN, CONF_PART_DRAIN, CONF_PART_INACTIVE };
+enum conf_node_state {
+	CONF_NODE_UNKNOWN,
+	CONF_NODE_IDLE,
+	CONF_NODE_DOWN,
+	CONF_NODE_DRAIN,
+	CONF_NODE_FUTURE
+};
+enum conf_part_state {
+	CONF_PART_UP,
+	CONF_PART_DOWN,
+	CONF_PART_DRAIN,
+	CONF_PART_INACTIVE
+};
 
 struct conf_node {
 	char *name;
@@ -27,6 +37,7 @@ struct conf_node {
 	char *addr;     /* NodeAddr, defaults to hostname */
 	uint16_t port;  /* Port, defaults to SlurmdPort */
 	uint32_t cpus;  /* CPUs; default Boards*Sockets*Cores*Threads, or 1 */
+	/* sockets counts the sockets of all boards */
 	uint32_t boards, sockets, cores_per_socket, threads_per_core;
 	uint64_t real_memory; /* MB, default 1 */
 	uint64_t tmp_disk;    /* MB */
@@ -39,18 +50,18 @@ struct conf_node {
 
 struct conf_part {
 	char *name;
-	char *nodes;        /* Nodes= as written (hostlist expression), may be "ALL" */
-	char **node_names;  /* expanded, NULL-terminated */
+	char *nodes;       /* Nodes= as written (hostlist expression), may be "ALL" */
+	char **node_names; /* expanded, NULL-terminated */
 	size_t node_count;
-	int is_default;     /* Default=YES */
-	uint32_t max_time;  /* minutes, TIME_INFINITE when UNLIMITED (default) */
-	uint32_t default_time; /* minutes, TIME_INFINITE when unset */
-	uint32_t max_nodes;    /* UINT32_MAX when UNLIMITED (default) */
-	uint32_t min_nodes;    /* default 1 */
+	int is_default;         /* Default=YES */
+	uint32_t max_time;      /* minutes, TIME_INFINITE when UNLIMITED (default) */
+	uint32_t default_time;  /* minutes, TIME_INFINITE when unset */
+	uint32_t max_nodes;     /* UINT32_MAX when UNLIMITED (default) */
+	uint32_t min_nodes;     /* default 1 */
 	uint32_t priority_tier; /* default 1 */
 	uint32_t priority_job_factor; /* default 1 */
-	char *oversubscribe;   /* NO (default), YES, FORCE, EXCLUSIVE (as written) */
-	char *allow_groups;    /* NULL = ALL */
+	char *oversubscribe; /* NO (default), YES, FORCE, EXCLUSIVE (as written) */
+	char *allow_groups;  /* NULL = ALL */
 	enum conf_part_state state;
 };
 
@@ -74,25 +85,25 @@ struct conf {
 	char *slurmd_spool_dir;    /* default /var/spool/rotad */
 	char *slurmctld_log_file;  /* NULL = stderr */
 	char *slurmd_log_file;
-	char *scheduler_type;      /* default sched/backfill */
-	char *select_type;         /* default select/cons_tres */
+	char *scheduler_type;         /* default sched/backfill */
+	char *select_type;            /* default select/cons_tres */
 	char *select_type_parameters; /* default CR_Core_Memory? as written, NULL */
-	char *priority_type;       /* default priority/basic */
+	char *priority_type;          /* default priority/basic */
 	char *proctrack_type, *task_plugin;
-	uint32_t min_job_age;      /* seconds, default 300 */
-	uint32_t slurmd_timeout;   /* seconds, default 300 */
-	uint32_t slurmctld_timeout;/* seconds, default 120 */
-	uint32_t kill_wait;        /* seconds, default 30 */
-	uint32_t inactive_limit;   /* default 0 */
-	uint32_t message_timeout;  /* default 10 */
-	uint32_t return_to_service;/* 0..2, default 0 */
-	uint32_t max_job_count;    /* default 10000 */
-	uint32_t max_array_size;   /* default 1001 */
-	uint32_t first_job_id;     /* default 1 */
-	uint32_t max_job_id;       /* default 0x03ff0000 */
-	uint32_t sched_time_slice; /* SchedulerTimeSlice, default 30 */
-	uint64_t def_mem_per_cpu;  /* MB, 0 = unset */
-	uint64_t def_mem_per_node; /* MB, 0 = unset */
+	uint32_t min_job_age;       /* seconds, default 300 */
+	uint32_t slurmd_timeout;    /* seconds, default 300 */
+	uint32_t slurmctld_timeout; /* seconds, default 120 */
+	uint32_t kill_wait;         /* seconds, default 30 */
+	uint32_t inactive_limit;    /* default 0 */
+	uint32_t message_timeout;   /* default 10 */
+	uint32_t return_to_service; /* 0..2, default 0 */
+	uint32_t max_job_count;     /* default 10000 */
+	uint32_t max_array_size;    /* default 1001 */
+	uint32_t first_job_id;      /* default 1 */
+	uint32_t max_job_id;        /* default 0x03ff0000 */
+	uint32_t sched_time_slice;  /* SchedulerTimeSlice, default 30 */
+	uint64_t def_mem_per_cpu;   /* MB, 0 = unset */
+	uint64_t def_mem_per_node;  /* MB, 0 = unset */
 	char *prolog, *epilog, *task_prolog;
 
 	struct conf_node *nodes;
@@ -111,7 +122,7 @@ int conf_load(const char *path, struct conf **ret, struct rota_error *err);
 /* Same, from a string (for tests); name is used in messages; Include paths are
  * relative to the current directory. */
 int conf_load_string(const char *text, const char *name, struct conf **ret,
-		     struct rota_error *err);
+                     struct rota_error *err);
 
 void conf_destroy(struct conf *conf); /* NULL allowed */
 
@@ -121,5 +132,23 @@ const struct conf_part *conf_part_find(const struct conf *conf, const char *name
 
 /* The path to read: $SLURM_CONF, else $ROTA_CONF, else /etc/slurm/slurm.conf. */
 const char *conf_default_path(void);
+
+/* The default partition (the last one written with Default=YES), or NULL.
+ * Borrowed.  conf_load leaves is_default set on that one partition only. */
+const struct conf_part *conf_part_default(const struct conf *conf);
+
+/* The effective global configuration for `scontrol show config` and
+ * `rotactld -T`: every key Rota uses, in table order, with its value or default
+ * as Slurm prints it ("MinJobAge = 300 sec" gives key MinJobAge, value
+ * "300 sec"), then every accepted-but-unused and unknown key as written.
+ * Sets *ret (caller frees with conf_kv_free) and *ret_count.
+ * Returns 0 or -ENOMEM. */
+int conf_dump_kv(const struct conf *conf, struct conf_kv **ret, size_t *ret_count);
+void conf_kv_free(struct conf_kv *kv, size_t count); /* NULL allowed */
+
+/* For reconfigure: 0 if every global key that needs a restart is the same in
+ * old and new, else -1 with err naming the first key that differs. */
+int conf_reload_check(const struct conf *old, const struct conf *new_conf,
+                      struct rota_error *err);
 
 #endif

@@ -16,7 +16,7 @@
  * On success *ret_names (caller frees with hostlist_free) and *ret_count are set.
  * Returns 0, -EINVAL (malformed; err says why) or -E2BIG or -ENOMEM. */
 int hostlist_expand(const char *expr, char ***ret_names, size_t *ret_count,
-		    struct rota_error *err);
+                    struct rota_error *err);
 
 /* Compress names[0..n) into one expression, e.g. node01,node02,node03,node07 ->
  * "node[01-03,07]".  Caller frees the result.  Returns NULL only on ENOMEM.

@@ -202,6 +202,10 @@ const char *slurm_strerror(int rc)
 		return "Job is pending execution";
 	case ESLURM_DISABLED:
 		return "Requested operation is presently disabled";
+	case ESLURM_JOB_NOT_PENDING:
+		return "Job is no longer pending execution";
+	case ESLURM_JOB_NOT_RUNNING:
+		return "Job is not running";
 	case ESLURM_JOB_HELD:
 		return "Job is in held state, pending scheduler release";
 	case ESLURM_INVALID_TIME_LIMIT:

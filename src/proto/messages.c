@@ -4,22 +4,6 @@
 #include "proto/messages.h"
 #include "common/common.h"
 
-#define ROTA_D_u32(S, n, a)  {#n, FK_U32, offsetof(struct S, n), NULL, 0},
-#define ROTA_D_i32(S, n, a)  {#n, FK_I32, offsetof(struct S, n), NULL, 0},
-#define ROTA_D_u64(S, n, a)  {#n, FK_U64, offsetof(struct S, n), NULL, 0},
-#define ROTA_D_i64(S, n, a)  {#n, FK_I64, offsetof(struct S, n), NULL, 0},
-#define ROTA_D_str(S, n, a)  {#n, FK_STR, offsetof(struct S, n), NULL, 0},
-#define ROTA_D_bin(S, n, a)  {#n, FK_BIN, offsetof(struct S, n), NULL, 0},
-#define ROTA_D_strv(S, n, a) {#n, FK_STRV, offsetof(struct S, n), NULL, 0},
-#define ROTA_D_u32v(S, n, a) {#n, FK_U32V, offsetof(struct S, n), NULL, 0},
-#define ROTA_D_list(S, n, a)                                                             \
-	{#n, FK_LIST, offsetof(struct S, n), &a##_type, offsetof(struct S, n##_count)},
-#define ROTA_DESC(S, k, n, a) ROTA_D_##k(S, n, a)
-#define ROTA_DEFINE(S, FIELDS)                                                           \
-	static const struct rota_field S##_fields[] = {FIELDS(ROTA_DESC, S)};            \
-	const struct rota_type S##_type = {#S, sizeof(struct S), S##_fields,             \
-					   sizeof(S##_fields) / sizeof(S##_fields[0])};
-
 ROTA_DEFINE(job_desc, JOB_DESC_FIELDS)
 ROTA_DEFINE(job_info, JOB_INFO_FIELDS)
 ROTA_DEFINE(node_info, NODE_INFO_FIELDS)

@@ -12,30 +12,12 @@
 
 #include <stdint.h>
 #include "proto/codec.h"
+#include "proto/declare.h"
 
 #define NO_VAL     0xfffffffeu /* "not set" for u32 fields */
 #define INFINITE32 0xffffffffu
 #define NO_VAL64   0xfffffffffffffffeull
 #define STEP_BATCH 0xfffffffbu /* step id of the batch script (N.batch) */
-
-/* ---- the declaration machinery ---- */
-#define ROTA_M_u32(n, a)  uint32_t n;
-#define ROTA_M_i32(n, a)  int32_t n;
-#define ROTA_M_u64(n, a)  uint64_t n;
-#define ROTA_M_i64(n, a)  int64_t n;
-#define ROTA_M_str(n, a)  char *n;
-#define ROTA_M_bin(n, a)  struct rota_bin n;
-#define ROTA_M_strv(n, a) char **n;
-#define ROTA_M_u32v(n, a) struct rota_u32v n;
-#define ROTA_M_list(n, a)                                                                \
-	struct a *n;                                                                     \
-	uint32_t n##_count;
-#define ROTA_MEMBER(S, k, n, a) ROTA_M_##k(n, a)
-#define ROTA_DECLARE(S, FIELDS)                                                          \
-	struct S {                                                                       \
-		FIELDS(ROTA_MEMBER, S)                                                   \
-	};                                                                               \
-	extern const struct rota_type S##_type;
 
 /* ---- records ---- */
 

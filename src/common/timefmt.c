@@ -1,0 +1,188 @@
+/* timefmt.c - Slurm's time limit, duration, timestamp and memory formats. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include "common/timefmt.h"
+#include "common/common.h"
+
+#define FIELD_DIGITS_MAX 10 /* keeps days*86400 far from uint64_t overflow */
+
+/* Split "a:b:c" (s..end) into at most 3 unsigned fields. Returns count or -1. */
+static int fields_parse(const char *s, const char *end, uint64_t f[3])
+{
+	int n = 0;
+
+	for (;;) {
+		size_t digits = 0;
+		uint64_t v = 0;
+
+		while (s < end && isdigit((unsigned char)*s)) {
+			if (++digits > FIELD_DIGITS_MAX)
+				return -1;
+			v = v * 10 + (uint64_t)(*s++ - '0');
+		}
+		if (!digits || n == 3)
+			return -1;
+		f[n++] = v;
+		if (s == end)
+			return n;
+		if (*s++ != ':')
+			return -1;
+	}
+}
+
+int timefmt_parse_limit(const char *s, uint32_t *ret_minutes)
+{
+	const char *dash, *end;
+	uint64_t f[3], days = 0, secs;
+	int n;
+
+	if (!s)
+		return -EINVAL;
+	if (!strcasecmp(s, "UNLIMITED") || !strcasecmp(s, "INFINITE") ||
+	    !strcmp(s, "-1")) {
+		*ret_minutes = TIME_INFINITE;
+		return 0;
+	}
+	end = s + strlen(s);
+	dash = strchr(s, '-');
+	if (dash) {
+		if ((n = fields_parse(s, dash, f)) != 1)
+			return -EINVAL;
+		days = f[0];
+		s = dash + 1;
+	}
+	if ((n = fields_parse(s, end, f)) < 0)
+		return -EINVAL;
+	if (dash) {
+		/* days-hours[:minutes[:seconds]] */
+		if (f[0] > 23 || (n > 1 && f[1] > 59) || (n > 2 && f[2] > 59))
+			return -EINVAL;
+		secs = days * 86400 + f[0] * 3600 + (n > 1 ? f[1] * 60 : 0) +
+		       (n > 2 ? f[2] : 0);
+	} else if (n == 1) {
+		secs = f[0] * 60;
+	} else if (n == 2) {
+		if (f[1] > 59)
+			return -EINVAL;
+		secs = f[0] * 60 + f[1];
+	} else {
+		if (f[1] > 59 || f[2] > 59)
+			return -EINVAL;
+		secs = f[0] * 3600 + f[1] * 60 + f[2];
+	}
+	secs = (secs + 59) / 60; /* Slurm rounds seconds up to a whole minute */
+	if (secs >= TIME_INFINITE)
+		return -EINVAL;
+	*ret_minutes = (uint32_t)secs;
+	return 0;
+}
+
+char *timefmt_elapsed(long secs, char *buf, size_t len)
+{
+	long d, h, m, s;
+
+	if (!len)
+		return buf;
+	if (secs < 0)
+		secs = 0;
+	d = secs / 86400;
+	h = secs / 3600 % 24;
+	m = secs / 60 % 60;
+	s = secs % 60;
+	if (d)
+		snprintf(buf, len, "%ld-%02ld:%02ld:%02ld", d, h, m, s);
+	else if (h)
+		snprintf(buf, len, "%ld:%02ld:%02ld", h, m, s);
+	else
+		snprintf(buf, len, "%ld:%02ld", m, s);
+	return buf;
+}
+
+char *timefmt_limit(uint32_t minutes, char *buf, size_t len)
+{
+	if (!len)
+		return buf;
+	if (minutes == TIME_INFINITE) {
+		snprintf(buf, len, "UNLIMITED");
+		return buf;
+	}
+	return timefmt_elapsed((long)minutes * 60, buf, len);
+}
+
+char *timefmt_iso(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (!len)
+		return buf;
+	if (t == 0) {
+		snprintf(buf, len, "Unknown");
+	} else if (t == (time_t)-1 || t == (time_t)UINT32_MAX) {
+		snprintf(buf, len, "None");
+	} else if (!localtime_r(&t, &tm) ||
+	           !strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm)) {
+		snprintf(buf, len, "Unknown");
+	}
+	return buf;
+}
+
+int timefmt_parse_mem(const char *s, uint64_t *ret_mb)
+{
+	uint64_t v = 0, mb;
+	size_t digits = 0;
+
+	if (!s)
+		return -EINVAL;
+	for (; isdigit((unsigned char)*s); s++, digits++) {
+		unsigned d = (unsigned)(*s - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	if (!digits || (s[0] && s[1]))
+		return -EINVAL;
+	switch (toupper((unsigned char)s[0])) {
+	case '\0':
+	case 'M':
+		mb = v;
+		break;
+	case 'K':
+		mb = v / 1024 + (v % 1024 != 0);
+		break;
+	case 'G':
+		if (v > UINT64_MAX / 1024)
+			return -EINVAL;
+		mb = v * 1024;
+		break;
+	case 'T':
+		if (v > UINT64_MAX / (1024 * 1024))
+			return -EINVAL;
+		mb = v * 1024 * 1024;
+		break;
+	default:
+		return -EINVAL;
+	}
+	*ret_mb = mb;
+	return 0;
+}
+
+char *timefmt_mem_unit(uint64_t mb, char *buf, size_t len)
+{
+	unsigned long long v = mb;
+
+	if (!len)
+		return buf;
+	if (v && v % (1024 * 1024) == 0)
+		snprintf(buf, len, "%lluT", v / (1024 * 1024));
+	else if (v && v % 1024 == 0)
+		snprintf(buf, len, "%lluG", v / 1024);
+	else
+		snprintf(buf, len, "%lluM", v);
+	return buf;
+}

@@ -1,0 +1,32 @@
+/* config_info.c - `scontrol show config`: the effective configuration. */
+#include <stdlib.h>
+#include <string.h>
+#include "common/conf.h"
+#include "ctld/client.h"
+#include "ctld/ctld.h"
+#include "common/common.h"
+
+void config_info(struct ctld *ctld, struct client *c)
+{
+	struct conf_kv *kv = NULL;
+	size_t n = 0;
+	struct config_resp r = {0};
+
+	if (conf_dump_kv(ctld->conf, &kv, &n) < 0) {
+		client_send_rc(c, -1, "cannot dump the configuration");
+		return;
+	}
+	r.items = xcalloc(n + 2, sizeof(struct kv));
+	for (size_t i = 0; i < n; i++) {
+		r.items[i].key = kv[i].key;
+		r.items[i].value = kv[i].value;
+	}
+	r.items[n].key = "SLURM_CONF";
+	r.items[n].value = ctld->conf->path;
+	r.items[n + 1].key = "SLURM_VERSION";
+	r.items[n + 1].value = "22.05.8";
+	r.items_count = n + 2;
+	client_send(c, MSG_CONFIG_RESP, &r);
+	free(r.items);
+	conf_kv_free(kv, n);
+}

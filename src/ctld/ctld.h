@@ -1,0 +1,51 @@
+/* ctld.h - rotactld's context: one struct that points to each module's state.
+ *
+ * DESIGN: one event-loop thread owns all of this.  Modules are created in the
+ * order listed and destroyed in reverse.  Job state changes only through
+ * job_event_apply() (job_event.c); every applied event is also journaled, and
+ * replaying the journal at start-up applies the same events.
+ */
+#ifndef ROTA_CTLD_H
+#define ROTA_CTLD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+struct conf;
+struct auth;
+struct event_base;
+struct event;
+struct conn;
+struct journal;
+struct node_mgr;
+struct job_mgr;
+struct listener;
+
+struct ctld {
+	const struct conf *conf; /* borrowed from main */
+	struct event_base *base;
+	struct auth *auth;
+	uid_t slurm_uid;
+	time_t start_time;
+	char *hostname;
+	struct node_mgr *nodes;
+	struct job_mgr *jobs;
+	struct journal *journal;
+	struct listener *listener;
+	struct event *sched_ev; /* deferred scheduling pass */
+	struct event *tick_ev;  /* 1 s: time limits, node timeouts, purge */
+	int replaying;          /* applying the journal: no side effects */
+};
+
+/* Ask for a scheduling pass soon (coalesced: at most one per loop turn). */
+void ctld_sched_kick(struct ctld *ctld);
+
+struct client;
+/* Answer MSG_CONFIG_REQ (config_info.c). */
+void config_info(struct ctld *ctld, struct client *c);
+
+/* Is uid an operator (root or SlurmUser)? */
+int ctld_is_admin(const struct ctld *ctld, uid_t uid);
+
+#endif

@@ -1,0 +1,153 @@
+/* job_event.c - apply one job event to the controller's state. */
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/hostlist.h"
+#include "common/states.h"
+#include "common/uid.h"
+#include "ctld/ctld.h"
+#include "ctld/job_event.h"
+#include "ctld/job_mgr.h"
+#include "ctld/journal.h"
+#include "ctld/node_mgr.h"
+#include "common/common.h"
+
+ROTA_DEFINE(job_event, JOB_EVENT_FIELDS)
+
+static int apply_submit(struct ctld *ctld, const struct job_event *ev)
+{
+	struct job *job;
+	char name[64];
+
+	if (ev->desc_count != 1 || job_find(ctld->jobs, ev->job_id))
+		return -EINVAL;
+	job = job_mgr_insert(ctld->jobs, ev->job_id);
+	codec_copy(&job_desc_type, &job->desc, &ev->desc[0]);
+	job->uid = ev->uid;
+	job->gid = ev->gid;
+	uid_to_name(ev->uid, name, sizeof(name));
+	job->user = xstrdup(name);
+	gid_to_name(ev->gid, name, sizeof(name));
+	job->group = xstrdup(name);
+	job->part = node_mgr_part_find(ctld->nodes, job->desc.partition);
+	job->state = JOB_PENDING;
+	job->priority = ev->priority;
+	job->hold = ev->hold;
+	job->submit_time = job->eligible_time = ev->time;
+	job->time_limit = ev->time_limit;
+	job->min_nodes = job->desc.min_nodes == NO_VAL ? 1 : job->desc.min_nodes;
+	if (ev->job_id >= job_mgr_next_id(ctld->jobs))
+		job_mgr_set_next_id(ctld->jobs, ev->job_id + 1);
+	return 0;
+}
+
+static int apply_start(struct ctld *ctld, const struct job_event *ev, struct job *job)
+{
+	char **names = NULL;
+	size_t count = 0;
+
+	if (!job_is_pending(job) || !ev->nodes ||
+	    hostlist_expand(ev->nodes, &names, &count, NULL) < 0)
+		return -EINVAL;
+	if (count != ev->cpus_per_node.n || count != ev->tasks_per_node.n ||
+	    count != ev->mem_per_node.n) {
+		hostlist_free(names);
+		return -EINVAL;
+	}
+	job->nnodes = count;
+	job->node_idx = xcalloc(count, sizeof(uint32_t));
+	job->cpus = xcalloc(count, sizeof(uint32_t));
+	job->tasks = xcalloc(count, sizeof(uint32_t));
+	job->mem = xcalloc(count, sizeof(uint64_t));
+	for (size_t i = 0; i < count; i++) {
+		int idx = node_mgr_find(ctld->nodes, names[i]);
+		struct node *n = node_mgr_get(ctld->nodes, idx < 0 ? 0 : idx);
+		job->node_idx[i] = idx < 0 ? 0 : idx;
+		job->cpus[i] = ev->cpus_per_node.v[i];
+		job->tasks[i] = ev->tasks_per_node.v[i];
+		job->mem[i] = ev->mem_per_node.v[i];
+		if (idx >= 0)
+			node_alloc(n, job->cpus[i], job->mem[i], ev->time);
+	}
+	hostlist_free(names);
+	job->nodes_str = xstrdup(ev->nodes);
+	job->state = JOB_RUNNING;
+	job->reason = WAIT_NO_REASON;
+	free(job->reason_detail);
+	job->reason_detail = NULL;
+	job->start_time = ev->time;
+	return 0;
+}
+
+static int apply_end(struct ctld *ctld, const struct job_event *ev, struct job *job)
+{
+	if (job_is_finished(job))
+		return -EINVAL;
+	if (job_is_running(job))
+		for (uint32_t i = 0; i < job->nnodes; i++)
+			node_release(node_mgr_get(ctld->nodes, job->node_idx[i]), job->cpus[i],
+				     job->mem[i], ev->time);
+	else
+		job->start_time = ev->time; /* Slurm shows StartTime=EndTime when never run */
+	job->state = ev->state;
+	job->reason = ev->reason;
+	job->exit_code = ev->exit_code;
+	job->end_time = ev->time;
+	free(job->reason_detail);
+	job->reason_detail = NULL;
+	step_free_all(job);
+	return 0;
+}
+
+int job_event_apply(struct ctld *ctld, const struct job_event *ev)
+{
+	struct job *job;
+
+	switch (ev->type) {
+	case EV_META:
+		if (ev->next_job_id > job_mgr_next_id(ctld->jobs))
+			job_mgr_set_next_id(ctld->jobs, ev->next_job_id);
+		return 0;
+	case EV_SUBMIT:
+		return apply_submit(ctld, ev);
+	case EV_NODE_STATE:
+		return node_mgr_apply_state(ctld, ev->node_name, ev->state, ev->text, ev->uid,
+					    ev->time);
+	default:
+		break;
+	}
+	job = job_find(ctld->jobs, ev->job_id);
+	if (!job)
+		return -ENOENT;
+	switch (ev->type) {
+	case EV_START:
+		return apply_start(ctld, ev, job);
+	case EV_END:
+		return apply_end(ctld, ev, job);
+	case EV_HOLD:
+		if (!job_is_pending(job))
+			return -EINVAL;
+		job->hold = ev->hold;
+		job->priority = ev->priority;
+		return 0;
+	case EV_UPDATE:
+		if (ev->time_limit != NO_VAL)
+			job->time_limit = ev->time_limit;
+		if (ev->priority != NO_VAL)
+			job->priority = ev->priority;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int job_event_commit(struct ctld *ctld, const struct job_event *ev)
+{
+	int rc = job_event_apply(ctld, ev);
+	if (rc == 0)
+		journal_append(ctld->journal, ev);
+	return rc;
+}

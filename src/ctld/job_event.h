@@ -1,0 +1,56 @@
+/* job_event.h - the only way job state changes, and what the journal stores.
+ *
+ * job_event_apply() is pure state transition on the job table (and the node
+ * allocation counters); it never sends anything.  Side effects (launching,
+ * signalling, replying) are done by the caller after a successful apply and
+ * are idempotent, so replaying the journal at start-up needs none of them.
+ */
+#ifndef ROTA_JOB_EVENT_H
+#define ROTA_JOB_EVENT_H
+
+#include "proto/declare.h"
+#include "proto/messages.h"
+
+enum job_event_type {
+	EV_META = 1,   /* next_job_id */
+	EV_SUBMIT,     /* job_id uid gid time desc priority hold */
+	EV_START,      /* job_id time nodes cpus_per_node tasks_per_node mem_per_node */
+	EV_END,        /* job_id time state reason exit_code */
+	EV_HOLD,       /* job_id hold (0 release, 1 user, 2 admin) priority */
+	EV_UPDATE,     /* job_id time_limit priority (NO_VAL = unchanged) */
+	EV_NODE_STATE, /* node_name state (NODE_DRAIN / NODE_DOWN flags) text uid time */
+};
+
+#define JOB_EVENT_FIELDS(F, S)                                                           \
+	F(S, u32, type, _)                                                               \
+	F(S, u32, job_id, _)                                                             \
+	F(S, i64, time, _)                                                               \
+	F(S, u32, uid, _)                                                                \
+	F(S, u32, gid, _)                                                                \
+	F(S, list, desc, job_desc)                                                       \
+	F(S, str, nodes, _)                                                              \
+	F(S, u32v, cpus_per_node, _)                                                     \
+	F(S, u32v, tasks_per_node, _)                                                    \
+	F(S, u32v, mem_per_node, _)                                                      \
+	F(S, u32, state, _)                                                              \
+	F(S, u32, reason, _)                                                             \
+	F(S, u32, exit_code, _)                                                          \
+	F(S, u32, hold, _)                                                               \
+	F(S, u32, priority, _)                                                           \
+	F(S, u32, time_limit, _)                                                         \
+	F(S, u32, next_job_id, _)                                                        \
+	F(S, str, node_name, _)                                                          \
+	F(S, str, text, _)
+ROTA_DECLARE(job_event, JOB_EVENT_FIELDS)
+
+struct ctld;
+
+/* Apply ev to the controller's state.  Returns 0 or -ENOENT/-EINVAL (an event
+ * that does not fit the state, e.g. END of an unknown job: skipped on replay). */
+int job_event_apply(struct ctld *ctld, const struct job_event *ev);
+
+/* Apply and journal in one step (the normal path).  Returns job_event_apply's rc;
+ * nothing is journaled when it fails. */
+int job_event_commit(struct ctld *ctld, const struct job_event *ev);
+
+#endif

@@ -1,0 +1,333 @@
+/* job_mgr.c - the job table and the requests that create or read jobs. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "common/conf.h"
+#include "common/hostlist.h"
+#include "common/states.h"
+#include "common/timefmt.h"
+#include "ctld/client.h"
+#include "ctld/ctld.h"
+#include "ctld/job_event.h"
+#include "ctld/job_mgr.h"
+#include "ctld/journal.h"
+#include "ctld/node_mgr.h"
+#include "sched/select.h"
+#include "common/common.h"
+
+#define SCRIPT_MAX (4u << 20)
+#define ENV_MAX    (1u << 16) /* entries */
+#define ARGV_MAX   (1u << 14)
+
+struct job_mgr {
+	struct job **hash;
+	size_t hsize;
+	size_t count;
+	struct job *head, *tail;
+	uint32_t next_id;
+};
+
+int job_mgr_create(struct ctld *ctld, struct job_mgr **ret)
+{
+	struct job_mgr *jm = xcalloc(1, sizeof(*jm));
+	jm->hsize = 1 << 16;
+	jm->hash = xcalloc(jm->hsize, sizeof(struct job *));
+	jm->next_id = ctld->conf->first_job_id ? ctld->conf->first_job_id : 1;
+	*ret = jm;
+	return 0;
+}
+
+static void job_free(struct job *job)
+{
+	codec_release(&job_desc_type, &job->desc);
+	free(job->user);
+	free(job->group);
+	free(job->reason_detail);
+	free(job->node_idx);
+	free(job->cpus);
+	free(job->tasks);
+	free(job->mem);
+	free(job->nodes_str);
+	step_free_all(job);
+	free(job);
+}
+
+void job_mgr_destroy(struct job_mgr *jm)
+{
+	if (!jm)
+		return;
+	for (struct job *j = jm->head, *n; j; j = n) {
+		n = j->next;
+		job_free(j);
+	}
+	free(jm->hash);
+	free(jm);
+}
+
+struct job *job_find(struct job_mgr *jm, uint32_t job_id)
+{
+	for (struct job *j = jm->hash[job_id & (jm->hsize - 1)]; j; j = j->hnext)
+		if (j->job_id == job_id)
+			return j;
+	return NULL;
+}
+
+struct job *job_first(struct job_mgr *jm)
+{
+	return jm->head;
+}
+
+size_t job_count(const struct job_mgr *jm)
+{
+	return jm->count;
+}
+
+uint32_t job_mgr_next_id(struct job_mgr *jm)
+{
+	return jm->next_id;
+}
+
+void job_mgr_set_next_id(struct job_mgr *jm, uint32_t id)
+{
+	jm->next_id = id;
+}
+
+struct job *job_mgr_insert(struct job_mgr *jm, uint32_t job_id)
+{
+	struct job *j = xcalloc(1, sizeof(*j));
+	size_t h = job_id & (jm->hsize - 1);
+
+	j->job_id = job_id;
+	j->hnext = jm->hash[h];
+	jm->hash[h] = j;
+	j->prev = jm->tail;
+	if (jm->tail)
+		jm->tail->next = j;
+	else
+		jm->head = j;
+	jm->tail = j;
+	jm->count++;
+	return j;
+}
+
+void job_mgr_remove(struct job_mgr *jm, struct job *job)
+{
+	struct job **pp = &jm->hash[job->job_id & (jm->hsize - 1)];
+
+	while (*pp && *pp != job)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = job->hnext;
+	if (job->prev)
+		job->prev->next = job->next;
+	else
+		jm->head = job->next;
+	if (job->next)
+		job->next->prev = job->prev;
+	else
+		jm->tail = job->prev;
+	jm->count--;
+	if (job->alloc_client)
+		client_unref(job->alloc_client);
+	job_free(job);
+}
+
+int job_is_pending(const struct job *job)
+{
+	return (job->state & JOB_STATE_BASE) == JOB_PENDING;
+}
+
+int job_is_running(const struct job *job)
+{
+	return (job->state & JOB_STATE_BASE) == JOB_RUNNING;
+}
+
+int job_is_finished(const struct job *job)
+{
+	return (job->state & JOB_STATE_BASE) >= JOB_COMPLETE;
+}
+
+/* ---- submission ---- */
+
+struct submit_reply {
+	struct ctld *ctld;
+	struct client *client;
+	uint32_t job_id;
+	int alloc;
+};
+
+static void submit_durable(void *arg, int rc)
+{
+	struct submit_reply *r = arg;
+	struct job *job = job_find(r->ctld->jobs, r->job_id);
+
+	if (!r->alloc) {
+		struct submit_resp resp = {.job_id = r->job_id};
+		client_send(r->client, MSG_SUBMIT_RESP, &resp);
+	} else if (job && job_is_pending(job)) {
+		struct submit_resp resp = {.job_id = r->job_id};
+		client_send(r->client, MSG_ALLOC_PENDING, &resp);
+	}
+	ctld_sched_kick(r->ctld);
+	client_unref(r->client);
+	free(r);
+}
+
+/* Could the request ever run in the partition (every node idle and up)? */
+static int job_desc_fits(struct ctld *ctld, const struct part *p, const struct job_desc *d)
+{
+	struct sched_node *nodes = xcalloc(p->nnodes + 1, sizeof(*nodes));
+	uint32_t *u32 = xcalloc(3 * (p->nnodes + 1), sizeof(uint32_t));
+	uint64_t *mem = xcalloc(p->nnodes + 1, sizeof(uint64_t));
+	struct sched_alloc out = {.node_idx = u32,
+				  .cpus = u32 + p->nnodes + 1,
+				  .tasks = u32 + 2 * (p->nnodes + 1),
+				  .mem = mem};
+	struct sched_req req = {
+		.min_nodes = d->min_nodes == NO_VAL ? 1 : d->min_nodes,
+		.max_nodes = d->max_nodes == NO_VAL ? SCHED_UNSET : d->max_nodes,
+		.num_tasks = d->num_tasks == NO_VAL ? SCHED_UNSET : d->num_tasks,
+		.ntasks_per_node = d->ntasks_per_node == NO_VAL ? SCHED_UNSET
+								 : d->ntasks_per_node,
+		.cpus_per_task = d->cpus_per_task == NO_VAL ? 1 : d->cpus_per_task,
+		.mem_per_node = d->mem_per_node == NO_VAL64 ? 0 : d->mem_per_node,
+		.mem_per_cpu = d->mem_per_cpu == NO_VAL64 ? 0 : d->mem_per_cpu,
+		.exclusive = !!(d->flags & JOB_F_EXCLUSIVE),
+	};
+	int rc;
+
+	for (size_t i = 0; i < p->nnodes; i++) {
+		struct node *n = node_mgr_get(ctld->nodes, p->node_idx[i]);
+		nodes[i].cpus = n->cpus;
+		nodes[i].mem = n->mem;
+		nodes[i].usable = 1;
+	}
+	rc = sched_select(nodes, p->nnodes, &req, &out);
+	free(nodes);
+	free(u32);
+	free(mem);
+	return rc == -EINVAL ? -1 : 0;
+}
+
+/* Fill defaults and check what can be checked now; returns 0 or ESLURM_*. */
+static int job_desc_validate(struct ctld *ctld, struct job_desc *d, int alloc,
+			     struct part **ret_part)
+{
+	struct part *p;
+	char **names = NULL;
+	size_t count = 0;
+
+	if (!alloc && (!d->script || !d->script[0]))
+		return ESLURM_JOB_SCRIPT_MISSING;
+	if ((d->script && strlen(d->script) > SCRIPT_MAX) || strv_len(d->env) > ENV_MAX ||
+	    strv_len(d->argv) > ARGV_MAX)
+		return ESLURM_PATHNAME_TOO_LONG;
+	if (job_count(ctld->jobs) >= ctld->conf->max_job_count)
+		return ESLURM_REACHED_MAX_JOB_COUNT;
+	p = d->partition ? node_mgr_part_find(ctld->nodes, d->partition)
+			 : node_mgr_part_default(ctld->nodes);
+	if (!p)
+		return d->partition ? ESLURM_INVALID_PARTITION_NAME
+				    : ESLURM_DEFAULT_PARTITION_NOT_SET;
+	if (p->cfg->state == CONF_PART_INACTIVE)
+		return ESLURM_PARTITION_DOWN;
+	if (!d->partition)
+		d->partition = xstrdup(p->cfg->name);
+	if (d->min_nodes == 0 || (d->max_nodes != NO_VAL && d->max_nodes < d->min_nodes &&
+				  d->min_nodes != NO_VAL))
+		return ESLURM_INVALID_NODE_COUNT;
+	if (d->min_nodes != NO_VAL && d->min_nodes > p->nnodes)
+		return ESLURM_INVALID_NODE_COUNT;
+	if (d->num_tasks == 0 || d->cpus_per_task == 0 || d->ntasks_per_node == 0)
+		return ESLURM_BAD_DIST;
+	if (d->req_nodes) {
+		if (hostlist_expand(d->req_nodes, &names, &count, NULL) < 0)
+			return ESLURM_INVALID_NODE_NAME;
+		for (size_t i = 0; i < count; i++) {
+			int idx = node_mgr_find(ctld->nodes, names[i]);
+			int bad = idx < 0 ? ESLURM_INVALID_NODE_NAME
+					  : !part_has_node(p, idx)
+						    ? ESLURM_REQUESTED_NODES_NOT_IN_PARTITION
+						    : 0;
+			if (bad) {
+				hostlist_free(names);
+				return bad;
+			}
+		}
+		hostlist_free(names);
+	}
+	if (job_desc_fits(ctld, p, d) < 0)
+		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	*ret_part = p;
+	return 0;
+}
+
+static uint32_t job_time_limit(const struct part *p, const struct job_desc *d)
+{
+	if (d->time_limit == 0 || d->time_limit == INFINITE32)
+		return INFINITE32;
+	if (d->time_limit != NO_VAL)
+		return d->time_limit;
+	return p->cfg->default_time != TIME_INFINITE ? p->cfg->default_time : p->cfg->max_time;
+}
+
+static uint32_t job_new_id(struct job_mgr *jm, const struct conf *conf)
+{
+	uint32_t first = conf->first_job_id ? conf->first_job_id : 1;
+	uint32_t max = conf->max_job_id ? conf->max_job_id : 0x03ff0000;
+
+	for (;;) {
+		uint32_t id = jm->next_id;
+		jm->next_id = id >= max ? first : id + 1;
+		if (!job_find(jm, id))
+			return id;
+	}
+}
+
+void job_mgr_submit(struct ctld *ctld, struct client *c, struct job_desc *d, int alloc)
+{
+	struct part *p = NULL;
+	struct job_event ev = {0};
+	struct submit_reply *r;
+	int rc;
+
+	if (alloc)
+		d->flags |= JOB_F_INTERACTIVE;
+	rc = job_desc_validate(ctld, d, alloc, &p);
+	if (rc) {
+		client_send_rc(c, rc, NULL);
+		return;
+	}
+	ev.type = EV_SUBMIT;
+	ev.job_id = job_new_id(ctld->jobs, ctld->conf);
+	ev.time = time(NULL);
+	ev.uid = c->uid;
+	ev.gid = c->gid;
+	ev.desc = d;
+	ev.desc_count = 1;
+	ev.hold = d->hold ? 1 : 0;
+	ev.priority = ev.hold ? 0 : 0xffff0000u - ev.job_id;
+	ev.time_limit = job_time_limit(p, d);
+	ev.next_job_id = job_mgr_next_id(ctld->jobs);
+	if (job_event_commit(ctld, &ev) < 0) {
+		client_send_rc(c, SLURM_ERROR, "internal error recording the job");
+		return;
+	}
+	if (alloc) {
+		struct job *job = job_find(ctld->jobs, ev.job_id);
+		job->alloc_client = c;
+		client_ref(c);
+		c->alloc_job_id = ev.job_id;
+	}
+	log_info("JobId=%u submitted by uid %u (%s)", ev.job_id, (unsigned)c->uid,
+		 alloc ? "allocation" : "batch");
+	r = xcalloc(1, sizeof(*r));
+	r->ctld = ctld;
+	r->client = c;
+	r->job_id = ev.job_id;
+	r->alloc = alloc;
+	client_ref(c);
+	journal_when_durable(ctld->journal, submit_durable, r);
+}

@@ -1,0 +1,106 @@
+/* job_mgr.h - the controller's job table. */
+#ifndef ROTA_JOB_MGR_H
+#define ROTA_JOB_MGR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include "proto/messages.h"
+
+struct ctld;
+struct client;
+struct part;
+
+struct step {
+	uint32_t step_id;
+	uint32_t nnodes;
+	uint32_t *node_idx;
+	uint32_t pending_nodes; /* nodes yet to report completion */
+	uint32_t status;        /* highest wait status so far */
+	struct step *next;
+};
+
+struct job {
+	uint32_t job_id;
+	uid_t uid;
+	gid_t gid;
+	char *user;
+	char *group;
+	struct job_desc desc; /* owned; what was asked */
+	struct part *part;
+	uint32_t state;       /* enum job_state | flags */
+	uint32_t reason;
+	char *reason_detail;
+	uint32_t priority;
+	uint32_t hold; /* 0, 1 user, 2 admin */
+	time_t submit_time, eligible_time, start_time, end_time;
+	uint32_t time_limit;  /* minutes or INFINITE32 */
+	uint32_t min_nodes;   /* requested */
+	/* allocation (while running) */
+	uint32_t nnodes;
+	uint32_t *node_idx;
+	uint32_t *cpus;
+	uint32_t *tasks;
+	uint64_t *mem;
+	char *nodes_str;
+	uint32_t exit_code;
+	uint32_t next_step_id;
+	struct step *steps;
+	struct client *alloc_client; /* srun/salloc waiting for/holding it */
+	int batch_done;
+	struct job *hnext;           /* hash chain */
+	struct job *prev, *next;     /* submission order */
+};
+
+struct job_mgr;
+
+int job_mgr_create(struct ctld *ctld, struct job_mgr **ret);
+void job_mgr_destroy(struct job_mgr *jm);
+
+struct job *job_find(struct job_mgr *jm, uint32_t job_id);
+struct job *job_first(struct job_mgr *jm); /* iterate with job->next */
+size_t job_count(const struct job_mgr *jm);
+uint32_t job_mgr_next_id(struct job_mgr *jm);
+void job_mgr_set_next_id(struct job_mgr *jm, uint32_t id);
+
+/* Insert a new record (from EV_SUBMIT) / remove one (purge). */
+struct job *job_mgr_insert(struct job_mgr *jm, uint32_t job_id);
+void job_mgr_remove(struct job_mgr *jm, struct job *job);
+
+int job_is_pending(const struct job *job);
+int job_is_running(const struct job *job);
+int job_is_finished(const struct job *job);
+
+/* Request handlers. */
+void job_mgr_submit(struct ctld *ctld, struct client *c, struct job_desc *desc, int alloc);
+void job_mgr_info(struct ctld *ctld, struct client *c, const struct job_info_req *req);
+void job_mgr_cancel(struct ctld *ctld, struct client *c, const struct cancel_req *req);
+void job_mgr_update(struct ctld *ctld, struct client *c, const struct job_update_req *req);
+void job_mgr_complete_req(struct ctld *ctld, struct client *c,
+			  const struct job_complete_req *req);
+void job_mgr_client_gone(struct ctld *ctld, struct client *c);
+
+/* A job ends now (state: JOB_COMPLETE, JOB_FAILED...): journal it, kill what is
+ * left on its nodes, free its resources, wake the scheduler. */
+void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason,
+	     uint32_t exit_code);
+
+/* Per-second duties: time limits, purge after MinJobAge. */
+void job_mgr_tick(struct ctld *ctld, time_t now);
+
+/* Steps (step_mgr.c). */
+void step_create(struct ctld *ctld, struct client *c, struct step_create_req *req);
+void step_complete(struct ctld *ctld, const struct step_complete *msg);
+void step_free_all(struct job *job);
+
+/* Launch (launch.c): send the batch script to the first node. */
+void launch_batch(struct ctld *ctld, struct job *job);
+/* Send SIGNAL_REQ to every node of the job. */
+void job_signal_nodes(struct ctld *ctld, struct job *job, uint32_t step_id, uint32_t sig,
+		      uint32_t flags);
+
+/* Scheduling (sched_pass.c). */
+void sched_pass(struct ctld *ctld, time_t now);
+
+#endif

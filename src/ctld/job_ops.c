@@ -1,0 +1,341 @@
+/* job_ops.c - requests that act on existing jobs, job ends, periodic duties. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include "common/conf.h"
+#include "common/states.h"
+#include "common/timefmt.h"
+#include "ctld/client.h"
+#include "ctld/ctld.h"
+#include "ctld/job_event.h"
+#include "ctld/job_mgr.h"
+#include "ctld/node_mgr.h"
+#include "common/common.h"
+
+/* Display form of an output path: relative to WorkDir, %j %x %u %% expanded. */
+static char *display_path(const struct job *job, const char *pattern)
+{
+	const char *pat = pattern ? pattern : "slurm-%j.out";
+	size_t cap = strlen(pat) + 256, len = 0;
+	char *out = xmalloc(cap + 1);
+
+	if (pat[0] != '/' && job->desc.work_dir)
+		len = snprintf(out, cap, "%s/", job->desc.work_dir);
+	for (const char *p = pat; *p && len < cap - 64; p++) {
+		if (*p != '%' || !p[1]) {
+			out[len++] = *p;
+			continue;
+		}
+		p++;
+		if (*p == 'j' || *p == 'A')
+			len += snprintf(out + len, cap - len, "%u", job->job_id);
+		else if (*p == 'x')
+			len += snprintf(out + len, cap - len, "%s", job->desc.name ? job->desc.name : "");
+		else if (*p == 'u')
+			len += snprintf(out + len, cap - len, "%s", job->user);
+		else if (*p == '%')
+			out[len++] = '%';
+		else {
+			out[len++] = '%';
+			out[len++] = *p;
+		}
+	}
+	out[len] = '\0';
+	return out;
+}
+
+static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_info *o)
+{
+	const struct job_desc *d = &job->desc;
+	uint32_t cpt = d->cpus_per_task == NO_VAL ? 1 : d->cpus_per_task;
+
+	o->job_id = job->job_id;
+	o->name = xstrdup(d->name);
+	o->uid = job->uid;
+	o->gid = job->gid;
+	o->user = xstrdup(job->user);
+	o->group = xstrdup(job->group);
+	o->partition = xstrdup(d->partition);
+	o->account = xstrdup(d->account);
+	o->state = job->state;
+	o->reason = job->reason;
+	o->reason_detail = xstrdup(job->reason_detail);
+	o->priority = job->priority;
+	o->hold = job->hold;
+	o->submit_time = job->submit_time;
+	o->eligible_time = job->eligible_time;
+	o->start_time = job->start_time;
+	o->end_time = job->end_time;
+	if (job_is_running(job) && job->time_limit != INFINITE32)
+		o->end_time = job->start_time + (time_t)job->time_limit * 60;
+	o->time_limit = job->time_limit;
+	o->min_nodes = job->min_nodes;
+	o->num_nodes = job->nnodes ? job->nnodes : job->min_nodes;
+	o->num_tasks = d->num_tasks;
+	o->ntasks_per_node = d->ntasks_per_node;
+	o->cpus_per_task = d->cpus_per_task;
+	o->mem_per_node = d->mem_per_node;
+	o->mem_per_cpu = d->mem_per_cpu;
+	if (job->nnodes) {
+		o->cpus_per_node.v = xcalloc(job->nnodes, sizeof(uint32_t));
+		o->cpus_per_node.n = job->nnodes;
+		for (uint32_t i = 0; i < job->nnodes; i++) {
+			o->cpus_per_node.v[i] = job->cpus[i];
+			o->num_cpus += job->cpus[i];
+		}
+		o->nodes = xstrdup(job->nodes_str);
+		o->batch_host = xstrdup(
+			node_mgr_get(ctld->nodes, job->node_idx[0])->cfg->name);
+	} else {
+		uint32_t tasks = d->num_tasks != NO_VAL ? d->num_tasks
+			       : d->ntasks_per_node != NO_VAL ? d->ntasks_per_node * job->min_nodes
+							      : job->min_nodes;
+		o->num_cpus = tasks * cpt;
+	}
+	o->req_nodes = xstrdup(d->req_nodes);
+	o->exc_nodes = xstrdup(d->exc_nodes);
+	o->features = xstrdup(d->features);
+	o->batch_flag = !(d->flags & JOB_F_INTERACTIVE);
+	o->work_dir = xstrdup(d->work_dir);
+	o->command = xstrdup(d->command);
+	if (o->batch_flag) {
+		o->std_out = display_path(job, d->std_out);
+		o->std_err = display_path(job, d->std_err ? d->std_err : d->std_out);
+		o->std_in = xstrdup(d->std_in ? d->std_in : "/dev/null");
+	}
+	o->exit_code = job->exit_code;
+	o->flags = d->flags;
+	o->submit_host = xstrdup(d->submit_host);
+	o->comment = xstrdup(d->comment);
+	o->dependency = xstrdup(d->dependency);
+	o->nice = d->nice;
+}
+
+void job_mgr_info(struct ctld *ctld, struct client *c, const struct job_info_req *req)
+{
+	struct job_info_resp r = {.now = time(NULL)};
+	size_t n = 0, cap = req->job_ids.n ? req->job_ids.n : job_count(ctld->jobs);
+
+	r.jobs = xcalloc(cap ? cap : 1, sizeof(struct job_info));
+	if (req->job_ids.n) {
+		for (uint32_t i = 0; i < req->job_ids.n; i++) {
+			struct job *job = job_find(ctld->jobs, req->job_ids.v[i]);
+			if (job)
+				job_fill_info(ctld, job, &r.jobs[n++]);
+		}
+		if (!n) {
+			free(r.jobs);
+			client_send_rc(c, ESLURM_INVALID_JOB_ID, NULL);
+			return;
+		}
+	} else {
+		for (struct job *job = job_first(ctld->jobs); job; job = job->next)
+			job_fill_info(ctld, job, &r.jobs[n++]);
+	}
+	r.jobs_count = n;
+	client_send(c, MSG_JOB_INFO_RESP, &r);
+	codec_release(&job_info_resp_type, &r);
+}
+
+void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason,
+	     uint32_t exit_code)
+{
+	int was_running = job_is_running(job);
+	struct job_event ev = {.type = EV_END,
+			       .job_id = job->job_id,
+			       .time = time(NULL),
+			       .state = state,
+			       .reason = reason,
+			       .exit_code = exit_code};
+
+	if (was_running)
+		job_signal_nodes(ctld, job, NO_VAL, SIGKILL, SIGNAL_F_TERMINATE);
+	if (job_event_commit(ctld, &ev) < 0)
+		return;
+	log_info("JobId=%u ended: %s", job->job_id, job_state_name(state));
+	ctld_sched_kick(ctld);
+}
+
+static int may_touch(struct ctld *ctld, struct client *c, const struct job *job)
+{
+	return c->uid == job->uid || ctld_is_admin(ctld, c->uid);
+}
+
+void job_mgr_cancel(struct ctld *ctld, struct client *c, const struct cancel_req *req)
+{
+	struct job *job = job_find(ctld->jobs, req->job_id);
+
+	if (!job) {
+		client_send_rc(c, ESLURM_INVALID_JOB_ID, NULL);
+		return;
+	}
+	if (!may_touch(ctld, c, job)) {
+		client_send_rc(c, ESLURM_ACCESS_DENIED, NULL);
+		return;
+	}
+	if (job_is_finished(job)) {
+		client_send_rc(c, ESLURM_ALREADY_DONE, NULL);
+		return;
+	}
+	if (req->signal && req->signal != SIGKILL) {
+		if (!job_is_running(job)) {
+			client_send_rc(c, ESLURM_JOB_PENDING, NULL);
+			return;
+		}
+		job_signal_nodes(ctld, job, req->step_id, req->signal,
+				 (req->flags & CANCEL_F_BATCH) ? SIGNAL_F_BATCH_ONLY : 0);
+		client_send_rc(c, 0, NULL);
+		return;
+	}
+	if (req->step_id != NO_VAL) {
+		job_signal_nodes(ctld, job, req->step_id, SIGKILL, SIGNAL_F_TERMINATE);
+		client_send_rc(c, 0, NULL);
+		return;
+	}
+	job_end(ctld, job, JOB_CANCELLED, WAIT_NO_REASON, 0);
+	client_send_rc(c, 0, NULL);
+}
+
+static int update_hold(struct ctld *ctld, struct client *c, struct job *job, uint32_t op)
+{
+	struct job_event ev = {.type = EV_HOLD, .job_id = job->job_id, .time = time(NULL)};
+	int admin = ctld_is_admin(ctld, c->uid);
+
+	if (!job_is_pending(job))
+		return ESLURM_JOB_NOT_PENDING;
+	if (op == JOB_OP_RELEASE) {
+		if (job->hold == 2 && !admin)
+			return ESLURM_ACCESS_DENIED;
+		ev.hold = 0;
+		ev.priority = 0xffff0000u - job->job_id;
+	} else {
+		ev.hold = (op == JOB_OP_UHOLD || !admin) ? 1 : 2;
+		ev.priority = 0;
+	}
+	return job_event_commit(ctld, &ev) < 0 ? SLURM_ERROR : 0;
+}
+
+static int update_kv(struct ctld *ctld, struct client *c, struct job *job, char **kv)
+{
+	struct job_event ev = {.type = EV_UPDATE,
+			       .job_id = job->job_id,
+			       .time = time(NULL),
+			       .time_limit = NO_VAL,
+			       .priority = NO_VAL};
+	int admin = ctld_is_admin(ctld, c->uid);
+
+	for (size_t i = 0; kv && kv[i]; i++) {
+		const char *eq = strchr(kv[i], '=');
+		size_t kl = eq ? (size_t)(eq - kv[i]) : strlen(kv[i]);
+		const char *v = eq ? eq + 1 : "";
+		if (kl == 9 && !strncasecmp(kv[i], "TimeLimit", kl)) {
+			if (timefmt_parse_limit(v, &ev.time_limit) < 0)
+				return ESLURM_INVALID_TIME_LIMIT;
+			if (!admin && (job->time_limit == INFINITE32 ||
+				       ev.time_limit > job->time_limit))
+				return ESLURM_ACCESS_DENIED;
+		} else if (kl == 8 && !strncasecmp(kv[i], "Priority", kl)) {
+			long p = strtol(v, NULL, 10);
+			if (!admin)
+				return ESLURM_ACCESS_DENIED;
+			if (p < 0 || p > (long)UINT32_MAX - 2)
+				return ESLURM_INVALID_ARGUMENT;
+			ev.priority = (uint32_t)p;
+		} else {
+			return ESLURM_NOT_SUPPORTED;
+		}
+	}
+	return job_event_commit(ctld, &ev) < 0 ? SLURM_ERROR : 0;
+}
+
+void job_mgr_update(struct ctld *ctld, struct client *c, const struct job_update_req *req)
+{
+	struct job *job = job_find(ctld->jobs, req->job_id);
+	int rc;
+
+	if (!job) {
+		client_send_rc(c, ESLURM_INVALID_JOB_ID, NULL);
+		return;
+	}
+	if (!may_touch(ctld, c, job)) {
+		client_send_rc(c, ESLURM_ACCESS_DENIED, NULL);
+		return;
+	}
+	switch (req->op) {
+	case JOB_OP_HOLD:
+	case JOB_OP_UHOLD:
+	case JOB_OP_RELEASE:
+		rc = update_hold(ctld, c, job, req->op);
+		break;
+	case JOB_OP_UPDATE:
+		rc = job_is_finished(job) ? ESLURM_ALREADY_DONE : update_kv(ctld, c, job, req->kv);
+		break;
+	default:
+		rc = ESLURM_NOT_SUPPORTED;
+	}
+	client_send_rc(c, rc, NULL);
+	if (!rc)
+		ctld_sched_kick(ctld);
+}
+
+void job_mgr_complete_req(struct ctld *ctld, struct client *c,
+			  const struct job_complete_req *req)
+{
+	struct job *job = job_find(ctld->jobs, req->job_id);
+
+	if (!job) {
+		client_send_rc(c, ESLURM_INVALID_JOB_ID, NULL);
+		return;
+	}
+	if (!may_touch(ctld, c, job)) {
+		client_send_rc(c, ESLURM_ACCESS_DENIED, NULL);
+		return;
+	}
+	if (!job_is_finished(job))
+		job_end(ctld, job, req->status ? JOB_FAILED : JOB_COMPLETE,
+			req->status ? FAIL_EXIT_CODE : WAIT_NO_REASON, req->status);
+	if (job->alloc_client == c) {
+		job->alloc_client = NULL;
+		c->alloc_job_id = 0;
+		client_unref(c);
+	}
+	client_send_rc(c, 0, NULL);
+}
+
+void job_mgr_client_gone(struct ctld *ctld, struct client *c)
+{
+	struct job *job;
+
+	if (!c->alloc_job_id)
+		return;
+	job = job_find(ctld->jobs, c->alloc_job_id);
+	c->alloc_job_id = 0;
+	if (!job || job->alloc_client != c)
+		return;
+	job->alloc_client = NULL;
+	client_unref(c);
+	if (!job_is_finished(job)) {
+		log_info("JobId=%u: its srun/salloc went away, ending the job", job->job_id);
+		job_end(ctld, job, JOB_CANCELLED, WAIT_NO_REASON, 0);
+	}
+}
+
+void job_mgr_tick(struct ctld *ctld, time_t now)
+{
+	time_t min_age = ctld->conf->min_job_age;
+
+	for (struct job *j = job_first(ctld->jobs), *nx; j; j = nx) {
+		nx = j->next;
+		if (job_is_running(j) && j->time_limit != INFINITE32 &&
+		    now >= j->start_time + (time_t)j->time_limit * 60) {
+			log_info("JobId=%u reached its time limit", j->job_id);
+			job_end(ctld, j, JOB_TIMEOUT, FAIL_TIMEOUT, 0);
+		} else if (job_is_finished(j) && now >= j->end_time + min_age) {
+			job_mgr_remove(ctld->jobs, j);
+		}
+	}
+}

@@ -1,0 +1,122 @@
+/* launch.c - build the launch and signal requests sent to nodes. */
+#include <stdlib.h>
+#include <string.h>
+#include "common/conf.h"
+#include "common/hostlist.h"
+#include "common/states.h"
+#include "ctld/ctld.h"
+#include "ctld/job_event.h"
+#include "ctld/job_mgr.h"
+#include "ctld/node_mgr.h"
+#include "common/common.h"
+
+/* Fill the job-wide part of a launch request (pointers borrowed from job). */
+static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_req *l)
+{
+	const struct job_desc *d = &job->desc;
+
+	l->job_id = job->job_id;
+	l->uid = job->uid;
+	l->gid = job->gid;
+	l->user = job->user;
+	l->job_name = d->name;
+	l->partition = d->partition;
+	l->account = d->account;
+	l->cluster_name = ctld->conf->cluster_name;
+	l->work_dir = d->work_dir;
+	l->job_nodes = job->nodes_str;
+	l->job_cpus_per_node = (struct rota_u32v){job->cpus, job->nnodes};
+	if (d->num_tasks != NO_VAL)
+		l->job_num_tasks = d->num_tasks;
+	else if (d->ntasks_per_node != NO_VAL)
+		l->job_num_tasks = d->ntasks_per_node * job->nnodes;
+	else
+		l->job_num_tasks = NO_VAL;
+	l->job_ntasks_per_node = d->ntasks_per_node;
+	l->cpus_per_task = d->cpus_per_task;
+	l->mem_per_node = d->mem_per_node;
+	l->mem_per_cpu = d->mem_per_cpu;
+	l->time_limit = job->time_limit;
+	l->submit_dir = d->work_dir;
+	l->submit_host = d->submit_host;
+	l->umask = d->umask;
+	l->start_time = job->start_time;
+	l->ctld_host = ctld->hostname;
+	l->flags = d->flags;
+}
+
+void launch_batch(struct ctld *ctld, struct job *job)
+{
+	struct launch_req l = {0};
+	struct node *n = node_mgr_get(ctld->nodes, job->node_idx[0]);
+	const struct job_desc *d = &job->desc;
+
+	launch_fill_job(ctld, job, &l);
+	l.step_id = STEP_BATCH;
+	l.node_name = (char *)n->cfg->name;
+	l.script = d->script;
+	l.argv = d->argv;
+	l.env = d->env;
+	l.std_out = d->std_out;
+	l.std_err = d->std_err;
+	l.std_in = d->std_in;
+	l.step_nodes = job->nodes_str;
+	l.step_tasks_per_node = (struct rota_u32v){job->tasks, job->nnodes};
+	l.step_num_tasks = l.job_num_tasks;
+	if (node_send(n, MSG_LAUNCH_REQ, &l) < 0) {
+		log_err("JobId=%u: cannot reach node %s to launch", job->job_id, n->cfg->name);
+		job_end(ctld, job, JOB_NODE_FAIL, FAIL_DOWN_NODE, 0);
+	}
+}
+
+/* Launch one step: one request per node of the step. */
+int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
+		const struct step_create_req *req, const uint32_t *tasks, const char *nodes)
+{
+	struct launch_req l = {0};
+	int rc = 0;
+
+	launch_fill_job(ctld, job, &l);
+	l.step_id = st->step_id;
+	l.argv = req->argv;
+	l.env = req->env;
+	if (req->cwd)
+		l.work_dir = req->cwd;
+	l.std_out = req->std_out;
+	l.std_err = req->std_err;
+	l.std_in = req->std_in;
+	l.step_nodes = (char *)nodes;
+	l.step_tasks_per_node = (struct rota_u32v){(uint32_t *)tasks, st->nnodes};
+	l.step_num_tasks = 0;
+	for (uint32_t i = 0; i < st->nnodes; i++)
+		l.step_num_tasks += tasks[i];
+	l.io_host = req->io_host;
+	l.io_port = req->io_port;
+	l.io_key = req->io_key;
+	l.flags = req->flags;
+	if (req->cpus_per_task != NO_VAL)
+		l.cpus_per_task = req->cpus_per_task;
+	for (uint32_t i = 0; i < st->nnodes; i++) {
+		struct node *n = node_mgr_get(ctld->nodes, st->node_idx[i]);
+		l.node_name = (char *)n->cfg->name;
+		l.node_index = i;
+		if (node_send(n, MSG_LAUNCH_REQ, &l) < 0)
+			rc = -1;
+	}
+	return rc;
+}
+
+void job_signal_nodes(struct ctld *ctld, struct job *job, uint32_t step_id, uint32_t sig,
+		      uint32_t flags)
+{
+	struct signal_req r = {.job_id = job->job_id, .step_id = step_id, .signal = sig,
+			       .flags = flags};
+
+	for (uint32_t i = 0; i < job->nnodes; i++) {
+		if ((flags & SIGNAL_F_BATCH_ONLY) && i > 0)
+			break;
+		if (flags & SIGNAL_F_BATCH_ONLY)
+			r.step_id = STEP_BATCH;
+		node_send(node_mgr_get(ctld->nodes, job->node_idx[i]), MSG_SIGNAL_REQ, &r);
+	}
+}

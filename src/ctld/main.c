@@ -1,0 +1,280 @@
+/* main.c - rotactld: options, start-up (journal replay + compaction), the loop. */
+#include <errno.h>
+#include <event2/event.h>
+#include <getopt.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "common/conf.h"
+#include "common/states.h"
+#include "common/uid.h"
+#include "ctld/ctld.h"
+#include "ctld/job_event.h"
+#include "ctld/job_mgr.h"
+#include "ctld/journal.h"
+#include "ctld/listener.h"
+#include "ctld/node_mgr.h"
+#include "proto/auth.h"
+#include "common/common.h"
+
+#define COMPACT_BYTES (64u << 20)
+
+int ctld_is_admin(const struct ctld *ctld, uid_t uid)
+{
+	return uid == 0 || uid == ctld->slurm_uid || uid == getuid();
+}
+
+static void sched_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ctld *ctld = arg;
+	sched_pass(ctld, time(NULL));
+}
+
+void ctld_sched_kick(struct ctld *ctld)
+{
+	if (!ctld->replaying && ctld->sched_ev)
+		event_active(ctld->sched_ev, 0, 0);
+}
+
+static int replay_one(const struct job_event *ev, void *arg)
+{
+	int rc = job_event_apply(arg, ev);
+	if (rc < 0)
+		log_debug("journal: skipped event %u for JobId=%u (%d)", ev->type, ev->job_id, rc);
+	return 0;
+}
+
+/* ---- compaction: the live state as a minimal list of events ---- */
+
+struct compact {
+	struct ctld *ctld;
+	struct job *cur;
+	int phase; /* 0 meta, 1 jobs (submit/start/end per job), 2 nodes */
+	int sub;
+	size_t node;
+};
+
+static int gen_job(struct compact *cp, struct job *j, struct job_event *ev)
+{
+	ev->job_id = j->job_id;
+	switch (cp->sub) {
+	case 0:
+		ev->type = EV_SUBMIT;
+		ev->time = j->submit_time;
+		ev->uid = j->uid;
+		ev->gid = j->gid;
+		ev->desc = xcalloc(1, sizeof(struct job_desc));
+		codec_copy(&job_desc_type, ev->desc, &j->desc);
+		ev->desc_count = 1;
+		ev->priority = j->priority;
+		ev->hold = j->hold;
+		ev->time_limit = j->time_limit;
+		return 1;
+	case 1:
+		if (!j->nnodes)
+			return 0;
+		ev->type = EV_START;
+		ev->time = j->start_time;
+		ev->nodes = xstrdup(j->nodes_str);
+		ev->cpus_per_node.v = xcalloc(j->nnodes, sizeof(uint32_t));
+		ev->tasks_per_node.v = xcalloc(j->nnodes, sizeof(uint32_t));
+		ev->mem_per_node.v = xcalloc(j->nnodes, sizeof(uint32_t));
+		ev->cpus_per_node.n = ev->tasks_per_node.n = ev->mem_per_node.n = j->nnodes;
+		for (uint32_t i = 0; i < j->nnodes; i++) {
+			ev->cpus_per_node.v[i] = j->cpus[i];
+			ev->tasks_per_node.v[i] = j->tasks[i];
+			ev->mem_per_node.v[i] = (uint32_t)j->mem[i];
+		}
+		return 1;
+	default:
+		if (!job_is_finished(j))
+			return 0;
+		ev->type = EV_END;
+		ev->time = j->end_time;
+		ev->state = j->state;
+		ev->reason = j->reason;
+		ev->exit_code = j->exit_code;
+		return 1;
+	}
+}
+
+static int compact_gen(void *arg, size_t i, struct job_event *ev)
+{
+	struct compact *cp = arg;
+
+	if (cp->phase == 0) {
+		cp->phase = 1;
+		cp->cur = job_first(cp->ctld->jobs);
+		ev->type = EV_META;
+		ev->next_job_id = job_mgr_next_id(cp->ctld->jobs);
+		return 1;
+	}
+	while (cp->phase == 1 && cp->cur) {
+		int got = gen_job(cp, cp->cur, ev);
+		if (++cp->sub > 2) {
+			cp->sub = 0;
+			cp->cur = cp->cur->next;
+		}
+		if (got)
+			return 1;
+	}
+	cp->phase = 2;
+	while (cp->node < node_mgr_count(cp->ctld->nodes)) {
+		struct node *n = node_mgr_get(cp->ctld->nodes, cp->node++);
+		if (!(n->flags & NODE_DRAIN) && !n->admin_down)
+			continue;
+		ev->type = EV_NODE_STATE;
+		ev->node_name = xstrdup(n->cfg->name);
+		ev->state = (n->flags & NODE_DRAIN) | (n->admin_down ? NODE_DOWN : 0);
+		ev->text = xstrdup(n->reason);
+		ev->uid = n->reason_uid;
+		ev->time = n->reason_time;
+		return 1;
+	}
+	return 0;
+}
+
+static int ctld_restore(struct ctld *ctld, struct rota_error *err)
+{
+	struct compact cp = {.ctld = ctld};
+
+	ctld->replaying = 1;
+	if (journal_replay(ctld->journal, replay_one, ctld, err) < 0)
+		return -1;
+	ctld->replaying = 0;
+	/* purge what aged out while we were down, then compact */
+	job_mgr_tick(ctld, time(NULL));
+	if (journal_rewrite(ctld->journal, compact_gen, &cp, err) < 0)
+		return -1;
+	log_info("restored %zu jobs; next job id %u", job_count(ctld->jobs),
+		 job_mgr_next_id(ctld->jobs));
+	return 0;
+}
+
+static void tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ctld *ctld = arg;
+	time_t now = time(NULL);
+	struct rota_error err = {""};
+
+	node_mgr_tick(ctld, now);
+	job_mgr_tick(ctld, now);
+	if (journal_size(ctld->journal) > COMPACT_BYTES) {
+		struct compact cp = {.ctld = ctld};
+		if (journal_rewrite(ctld->journal, compact_gen, &cp, &err) < 0)
+			log_err("journal compaction failed: %s", err.text);
+	}
+	/* a periodic pass also re-evaluates time-based reasons */
+	ctld_sched_kick(ctld);
+}
+
+static void stop_cb(evutil_socket_t fd, short what, void *arg)
+{
+	log_info("caught signal %d, shutting down", (int)fd);
+	event_base_loopbreak(arg);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "Usage: rotactld [-f slurm.conf] [-L logfile] [-v] [-D] [-T]\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *conf_path = NULL, *logfile = NULL;
+	struct conf *conf = NULL;
+	struct rota_error err = {""};
+	struct ctld ctld = {0};
+	struct event *sigterm, *sigint;
+	struct timeval one_sec = {1, 0};
+	int level = LOG_INFO, opt, dump = 0;
+	char host[256];
+
+	while ((opt = getopt(argc, argv, "f:L:vDTh")) != -1) {
+		switch (opt) {
+		case 'f':
+			conf_path = optarg;
+			break;
+		case 'L':
+			logfile = optarg;
+			break;
+		case 'v':
+			level = LOG_DEBUG;
+			break;
+		case 'D':
+			break;
+		case 'T':
+			dump = 1;
+			break;
+		default:
+			usage();
+			return 1;
+		}
+	}
+	log_init("rotactld", level, NULL);
+	if (!conf_path)
+		conf_path = conf_default_path();
+	if (conf_load(conf_path, &conf, &err) < 0)
+		fatal("%s", err.text);
+	if (dump) {
+		struct conf_kv *kv;
+		size_t n;
+		conf_dump_kv(conf, &kv, &n);
+		for (size_t i = 0; i < n; i++)
+			printf("%-23s = %s\n", kv[i].key, kv[i].value);
+		conf_kv_free(kv, n);
+		conf_destroy(conf);
+		return 0;
+	}
+	if (!logfile)
+		logfile = conf->slurmctld_log_file;
+	if (logfile && log_init("rotactld", level, logfile) < 0)
+		fatal("cannot open log file %s", logfile);
+	signal(SIGPIPE, SIG_IGN);
+	ctld.conf = conf;
+	ctld.start_time = time(NULL);
+	gethostname(host, sizeof(host));
+	host[sizeof(host) - 1] = '\0';
+	ctld.hostname = xstrdup(conf->slurmctld_host ? conf->slurmctld_host : host);
+	if (name_to_uid(conf->slurm_user ? conf->slurm_user : "root", &ctld.slurm_uid) < 0)
+		ctld.slurm_uid = 0;
+	ctld.base = event_base_new();
+	if (auth_create(conf, AUTH_NEED_KEY, &ctld.auth, &err) < 0)
+		fatal("%s", err.text);
+	node_mgr_create(&ctld, &ctld.nodes);
+	job_mgr_create(&ctld, &ctld.jobs);
+	if (journal_open(ctld.base, conf->state_save_location, &ctld.journal, &err) < 0 ||
+	    ctld_restore(&ctld, &err) < 0)
+		fatal("state: %s", err.text);
+	if (listener_create(&ctld, &ctld.listener, &err) < 0)
+		fatal("%s", err.text);
+	ctld.sched_ev = event_new(ctld.base, -1, 0, sched_cb, &ctld);
+	ctld.tick_ev = event_new(ctld.base, -1, EV_PERSIST, tick_cb, &ctld);
+	event_add(ctld.tick_ev, &one_sec);
+	sigterm = evsignal_new(ctld.base, SIGTERM, stop_cb, ctld.base);
+	sigint = evsignal_new(ctld.base, SIGINT, stop_cb, ctld.base);
+	event_add(sigterm, NULL);
+	event_add(sigint, NULL);
+	log_info("rotactld started on port %u, cluster %s", conf->slurmctld_port,
+		 conf->cluster_name);
+	ctld_sched_kick(&ctld);
+	event_base_dispatch(ctld.base);
+
+	journal_flush(ctld.journal);
+	listener_destroy(ctld.listener);
+	event_free(sigterm);
+	event_free(sigint);
+	event_free(ctld.sched_ev);
+	event_free(ctld.tick_ev);
+	journal_destroy(ctld.journal);
+	job_mgr_destroy(ctld.jobs);
+	node_mgr_destroy(ctld.nodes);
+	auth_destroy(ctld.auth);
+	event_base_free(ctld.base);
+	free(ctld.hostname);
+	conf_destroy(conf);
+	return 0;
+}

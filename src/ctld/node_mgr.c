@@ -1,0 +1,450 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include "common/conf.h"
+#include "common/hostlist.h"
+#include "common/states.h"
+#include "ctld/client.h"
+#include "ctld/ctld.h"
+#include "ctld/job_event.h"
+#include "ctld/job_mgr.h"
+#include "ctld/node_mgr.h"
+#include "common/common.h"
+
+struct node_mgr {
+	struct node *nodes;
+	size_t count;
+	struct part *parts;
+	size_t nparts;
+};
+
+int node_mgr_create(struct ctld *ctld, struct node_mgr **ret)
+{
+	const struct conf *conf = ctld->conf;
+	struct node_mgr *nm = xcalloc(1, sizeof(*nm));
+
+	nm->count = conf->node_count;
+	nm->nodes = xcalloc(nm->count ? nm->count : 1, sizeof(struct node));
+	for (size_t i = 0; i < nm->count; i++) {
+		struct node *n = &nm->nodes[i];
+		const struct conf_node *cn = &conf->nodes[i];
+		n->cfg = cn;
+		n->cpus = cn->cpus;
+		n->mem = cn->real_memory;
+		n->boards = cn->boards;
+		n->sockets = cn->sockets;
+		n->cores = cn->cores_per_socket;
+		n->threads = cn->threads_per_core;
+		n->flags = NODE_NO_RESPOND;
+		if (cn->state == CONF_NODE_DOWN || cn->state == CONF_NODE_DRAIN) {
+			n->down = n->admin_down = cn->state == CONF_NODE_DOWN;
+			if (cn->state == CONF_NODE_DRAIN)
+				n->flags |= NODE_DRAIN;
+			n->reason = xstrdup(cn->reason ? cn->reason : "set in slurm.conf");
+			n->reason_time = time(NULL);
+		}
+	}
+	nm->nparts = conf->part_count;
+	nm->parts = xcalloc(nm->nparts ? nm->nparts : 1, sizeof(struct part));
+	for (size_t i = 0; i < nm->nparts; i++) {
+		struct part *p = &nm->parts[i];
+		p->cfg = &conf->parts[i];
+		p->node_idx = xcalloc(p->cfg->node_count + 1, sizeof(uint32_t));
+		for (size_t k = 0; k < p->cfg->node_count; k++) {
+			int idx = node_mgr_find(nm, p->cfg->node_names[k]);
+			if (idx < 0)
+				continue;
+			p->node_idx[p->nnodes++] = idx;
+			p->total_cpus += nm->nodes[idx].cpus;
+		}
+	}
+	*ret = nm;
+	return 0;
+}
+
+void node_mgr_destroy(struct node_mgr *nm)
+{
+	if (!nm)
+		return;
+	for (size_t i = 0; i < nm->count; i++) {
+		free(nm->nodes[i].reason);
+		free(nm->nodes[i].os);
+		free(nm->nodes[i].arch);
+		free(nm->nodes[i].version);
+	}
+	for (size_t i = 0; i < nm->nparts; i++)
+		free(nm->parts[i].node_idx);
+	free(nm->parts);
+	free(nm->nodes);
+	free(nm);
+}
+
+size_t node_mgr_count(const struct node_mgr *nm)
+{
+	return nm->count;
+}
+
+struct node *node_mgr_get(struct node_mgr *nm, size_t idx)
+{
+	return idx < nm->count ? &nm->nodes[idx] : NULL;
+}
+
+int node_mgr_find(const struct node_mgr *nm, const char *name)
+{
+	for (size_t i = 0; i < nm->count; i++)
+		if (!strcmp(nm->nodes[i].cfg->name, name))
+			return (int)i;
+	return -1;
+}
+
+size_t node_mgr_part_count(const struct node_mgr *nm)
+{
+	return nm->nparts;
+}
+
+struct part *node_mgr_part(struct node_mgr *nm, size_t i)
+{
+	return i < nm->nparts ? &nm->parts[i] : NULL;
+}
+
+struct part *node_mgr_part_find(struct node_mgr *nm, const char *name)
+{
+	for (size_t i = 0; i < nm->nparts; i++)
+		if (!strcmp(nm->parts[i].cfg->name, name))
+			return &nm->parts[i];
+	return NULL;
+}
+
+struct part *node_mgr_part_default(struct node_mgr *nm)
+{
+	for (size_t i = 0; i < nm->nparts; i++)
+		if (nm->parts[i].cfg->is_default)
+			return &nm->parts[i];
+	return NULL;
+}
+
+int part_has_node(const struct part *p, uint32_t node_idx)
+{
+	for (size_t i = 0; i < p->nnodes; i++)
+		if (p->node_idx[i] == node_idx)
+			return 1;
+	return 0;
+}
+
+uint32_t node_state(const struct node *n)
+{
+	uint32_t base;
+
+	if (n->down)
+		base = NODE_DOWN;
+	else if (!n->registered)
+		base = NODE_UNKNOWN;
+	else if (n->alloc_cpus == 0 && n->run_jobs == 0)
+		base = NODE_IDLE;
+	else if (n->alloc_cpus >= n->cpus)
+		base = NODE_ALLOCATED;
+	else
+		base = NODE_MIXED;
+	return base | n->flags;
+}
+
+int node_usable(const struct node *n)
+{
+	return !n->down && n->registered && !(n->flags & (NODE_DRAIN | NODE_NO_RESPOND));
+}
+
+void node_alloc(struct node *n, uint32_t cpus, uint64_t mem, time_t now)
+{
+	n->alloc_cpus += cpus;
+	n->alloc_mem += mem;
+	n->run_jobs++;
+	n->last_busy = now;
+}
+
+void node_release(struct node *n, uint32_t cpus, uint64_t mem, time_t now)
+{
+	n->alloc_cpus = n->alloc_cpus > cpus ? n->alloc_cpus - cpus : 0;
+	n->alloc_mem = n->alloc_mem > mem ? n->alloc_mem - mem : 0;
+	if (n->run_jobs)
+		n->run_jobs--;
+	n->last_busy = now;
+}
+
+int node_send(struct node *n, uint16_t type, const void *body)
+{
+	if (!n->link)
+		return -EPIPE;
+	return client_send(n->link, type, body);
+}
+
+static void set_reason(struct node *n, const char *reason, uid_t uid, time_t when)
+{
+	free(n->reason);
+	n->reason = xstrdup(reason);
+	n->reason_uid = uid;
+	n->reason_time = when;
+}
+
+void node_mgr_register(struct ctld *ctld, struct client *c, struct node_register *reg)
+{
+	struct node *n = node_mgr_get(ctld->nodes, c->node_idx);
+	time_t now = time(NULL);
+
+	if (!n || !reg->name || strcmp(reg->name, n->cfg->name)) {
+		client_send_rc(c, ESLURM_INVALID_NODE_NAME, "node name does not match");
+		return;
+	}
+	if (n->link && n->link != c) {
+		/* a restarted rotad: the old connection is stale */
+		n->link->role = ROLE_NONE;
+		client_unref(n->link);
+	}
+	n->link = c;
+	client_ref(c);
+	/* slurm.conf is authoritative; a node with less than configured is
+	 * drained as Slurm does (virtual nodes report the configured values) */
+	if (reg->cpus && reg->cpus < n->cfg->cpus && !(n->flags & NODE_DRAIN)) {
+		n->flags |= NODE_DRAIN;
+		set_reason(n, "Low socket*core*thread count", 0, now);
+	}
+	n->registered = 1;
+	n->flags &= ~NODE_NO_RESPOND;
+	if (n->down && !n->admin_down) {
+		n->down = 0;
+		free(n->reason);
+		n->reason = NULL;
+	}
+	n->boot_time = reg->boot_time;
+	n->slurmd_start_time = reg->start_time;
+	n->last_seen = now;
+	free(n->os);
+	n->os = reg->os;
+	reg->os = NULL;
+	free(n->arch);
+	n->arch = reg->arch;
+	reg->arch = NULL;
+	free(n->version);
+	n->version = reg->version;
+	reg->version = NULL;
+	log_info("node %s registered", n->cfg->name);
+	client_send_rc(c, 0, NULL);
+	ctld_sched_kick(ctld);
+}
+
+void node_mgr_ping(struct ctld *ctld, struct client *c, const struct node_ping *p)
+{
+	struct node *n = node_mgr_get(ctld->nodes, c->node_idx);
+	if (!n)
+		return;
+	n->last_seen = time(NULL);
+	n->free_mem = p->free_memory;
+	n->cpu_load = p->cpu_load;
+}
+
+void node_mgr_link_lost(struct ctld *ctld, struct client *c)
+{
+	struct node *n = node_mgr_get(ctld->nodes, c->node_idx);
+
+	if (!n || n->link != c)
+		return;
+	log_warn("node %s: connection lost", n->cfg->name);
+	n->link = NULL;
+	n->flags |= NODE_NO_RESPOND;
+	client_unref(c);
+}
+
+void node_mgr_tick(struct ctld *ctld, time_t now)
+{
+	struct node_mgr *nm = ctld->nodes;
+
+	for (size_t i = 0; i < nm->count; i++) {
+		struct node *n = &nm->nodes[i];
+		if (n->down || !n->registered || !(n->flags & NODE_NO_RESPOND))
+			continue;
+		if (now - n->last_seen < (time_t)ctld->conf->slurmd_timeout)
+			continue;
+		log_err("node %s not responding, setting DOWN", n->cfg->name);
+		n->down = 1;
+		set_reason(n, "Not responding", 0, now);
+		/* jobs running there end NODE_FAIL */
+		for (struct job *j = job_first(ctld->jobs), *nx; j; j = nx) {
+			nx = j->next;
+			if (!job_is_running(j))
+				continue;
+			for (uint32_t k = 0; k < j->nnodes; k++)
+				if (j->node_idx[k] == i) {
+					job_end(ctld, j, JOB_NODE_FAIL, FAIL_DOWN_NODE,
+						0);
+					break;
+				}
+		}
+	}
+}
+
+static char *node_partitions(struct node_mgr *nm, uint32_t idx)
+{
+	char *s = NULL;
+	for (size_t i = 0; i < nm->nparts; i++) {
+		if (!part_has_node(&nm->parts[i], idx))
+			continue;
+		char *t = xasprintf("%s%s%s", s ? s : "", s ? "," : "", nm->parts[i].cfg->name);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+void node_mgr_info(struct ctld *ctld, struct client *c)
+{
+	struct node_mgr *nm = ctld->nodes;
+	struct node_info_resp r = {.now = time(NULL)};
+
+	r.nodes = xcalloc(nm->count ? nm->count : 1, sizeof(struct node_info));
+	r.nodes_count = nm->count;
+	for (size_t i = 0; i < nm->count; i++) {
+		struct node *n = &nm->nodes[i];
+		struct node_info *o = &r.nodes[i];
+		o->name = xstrdup(n->cfg->name);
+		o->hostname = xstrdup(n->cfg->hostname);
+		o->addr = xstrdup(n->cfg->addr);
+		o->port = n->cfg->port;
+		o->state = node_state(n);
+		o->cpus = n->cpus;
+		o->alloc_cpus = n->alloc_cpus;
+		o->boards = n->boards;
+		o->sockets = n->sockets;
+		o->cores = n->cores;
+		o->threads = n->threads;
+		o->real_memory = n->mem;
+		o->alloc_memory = n->alloc_mem;
+		o->free_memory = n->free_mem;
+		o->tmp_disk = n->cfg->tmp_disk;
+		o->weight = n->cfg->weight;
+		o->features = xstrdup(n->cfg->features);
+		o->gres = xstrdup(n->cfg->gres);
+		o->partitions = node_partitions(nm, i);
+		o->reason = xstrdup(n->reason);
+		o->reason_time = n->reason_time;
+		o->reason_uid = n->reason_uid;
+		o->boot_time = n->boot_time;
+		o->slurmd_start_time = n->slurmd_start_time;
+		o->last_busy = n->last_busy;
+		o->cpu_load = n->cpu_load;
+		o->os = xstrdup(n->os);
+		o->arch = xstrdup(n->arch);
+		o->version = xstrdup(n->version);
+	}
+	client_send(c, MSG_NODE_INFO_RESP, &r);
+	codec_release(&node_info_resp_type, &r);
+}
+
+void node_mgr_part_info(struct ctld *ctld, struct client *c)
+{
+	struct node_mgr *nm = ctld->nodes;
+	struct part_info_resp r = {.now = time(NULL)};
+
+	r.parts = xcalloc(nm->nparts ? nm->nparts : 1, sizeof(struct part_info));
+	r.parts_count = nm->nparts;
+	for (size_t i = 0; i < nm->nparts; i++) {
+		const struct conf_part *cp = nm->parts[i].cfg;
+		struct part_info *o = &r.parts[i];
+		char **names = xcalloc(nm->parts[i].nnodes + 1, sizeof(char *));
+		for (size_t k = 0; k < nm->parts[i].nnodes; k++)
+			names[k] = nm->nodes[nm->parts[i].node_idx[k]].cfg->name;
+		o->name = xstrdup(cp->name);
+		o->nodes = hostlist_compress(names, nm->parts[i].nnodes);
+		free(names);
+		o->is_default = cp->is_default;
+		o->state = cp->state;
+		o->max_time = cp->max_time;
+		o->default_time = cp->default_time;
+		o->max_nodes = cp->max_nodes;
+		o->min_nodes = cp->min_nodes;
+		o->total_nodes = nm->parts[i].nnodes;
+		o->total_cpus = nm->parts[i].total_cpus;
+		o->priority_tier = cp->priority_tier;
+		o->priority_job_factor = cp->priority_job_factor;
+		o->oversubscribe = xstrdup(cp->oversubscribe ? cp->oversubscribe : "NO");
+		o->allow_groups = xstrdup(cp->allow_groups ? cp->allow_groups : "ALL");
+	}
+	client_send(c, MSG_PART_INFO_RESP, &r);
+	codec_release(&part_info_resp_type, &r);
+}
+
+int node_mgr_apply_state(struct ctld *ctld, const char *name, uint32_t flags,
+			 const char *reason, uid_t uid, time_t when)
+{
+	int idx = node_mgr_find(ctld->nodes, name);
+	struct node *n = node_mgr_get(ctld->nodes, idx < 0 ? 0 : idx);
+
+	if (idx < 0)
+		return -ENOENT;
+	n->flags = (n->flags & ~NODE_DRAIN) | (flags & NODE_DRAIN);
+	n->down = n->admin_down = !!(flags & NODE_DOWN);
+	if (flags & (NODE_DRAIN | NODE_DOWN))
+		set_reason(n, reason ? reason : "", uid, when);
+	else {
+		free(n->reason);
+		n->reason = NULL;
+	}
+	return 0;
+}
+
+/* scontrol update NodeName=LIST State=DRAIN|DOWN|RESUME|IDLE|UNDRAIN Reason=... */
+void node_mgr_update(struct ctld *ctld, struct client *c, const struct node_update_req *r)
+{
+	struct rota_error err = {""};
+	char **names = NULL;
+	size_t count = 0;
+	uint32_t flags;
+	const char *st = r->state;
+
+	if (!r->nodes || hostlist_expand(r->nodes, &names, &count, &err) < 0) {
+		client_send_rc(c, ESLURM_INVALID_NODE_NAME, NULL);
+		return;
+	}
+	for (size_t i = 0; i < count; i++)
+		if (node_mgr_find(ctld->nodes, names[i]) < 0) {
+			client_send_rc(c, ESLURM_INVALID_NODE_NAME, NULL);
+			goto out;
+		}
+	if (!st) {
+		client_send_rc(c, 0, NULL);
+		goto out;
+	}
+	if (!strcasecmp(st, "DRAIN"))
+		flags = NODE_DRAIN;
+	else if (!strcasecmp(st, "DOWN"))
+		flags = NODE_DOWN;
+	else if (!strcasecmp(st, "RESUME") || !strcasecmp(st, "IDLE") ||
+		 !strcasecmp(st, "UNDRAIN"))
+		flags = 0;
+	else {
+		client_send_rc(c, ESLURM_INVALID_NODE_STATE, NULL);
+		goto out;
+	}
+	if (flags && (!r->reason || !r->reason[0])) {
+		client_send_rc(c, ESLURM_INVALID_NODE_STATE,
+			       "You must specify a reason when DOWNING or DRAINING a node. "
+			       "Request denied");
+		goto out;
+	}
+	for (size_t i = 0; i < count; i++) {
+		struct job_event ev = {.type = EV_NODE_STATE,
+				       .time = time(NULL),
+				       .node_name = names[i],
+				       .state = flags,
+				       .uid = c->uid,
+				       .text = r->reason};
+		struct node *n = node_mgr_get(ctld->nodes, node_mgr_find(ctld->nodes, names[i]));
+		if (!strcasecmp(st, "UNDRAIN") && n->down)
+			ev.state = NODE_DOWN;
+		job_event_commit(ctld, &ev);
+	}
+	client_send_rc(c, 0, NULL);
+	ctld_sched_kick(ctld);
+out:
+	hostlist_free(names);
+}

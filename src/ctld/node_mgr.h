@@ -1,0 +1,83 @@
+/* node_mgr.h - the controller's view of nodes and partitions. */
+#ifndef ROTA_NODE_MGR_H
+#define ROTA_NODE_MGR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include "proto/messages.h"
+
+struct ctld;
+struct client;
+struct conf_part;
+
+struct node {
+	const struct conf_node *cfg; /* borrowed from conf */
+	uint32_t cpus;
+	uint64_t mem;
+	uint32_t sockets, cores, threads, boards;
+	uint32_t alloc_cpus;
+	uint64_t alloc_mem;
+	uint32_t run_jobs;   /* jobs with an allocation here */
+	uint32_t flags;      /* NODE_DRAIN | NODE_NO_RESPOND */
+	int down;            /* NODE_DOWN (admin or timeout) */
+	int admin_down;      /* set by scontrol/config: needs RESUME */
+	int registered;      /* has registered since start */
+	char *reason;
+	time_t reason_time;
+	uid_t reason_uid;
+	time_t boot_time, slurmd_start_time, last_seen, last_busy;
+	uint64_t free_mem;
+	uint32_t cpu_load;
+	char *os, *arch, *version;
+	struct client *link; /* the node's rotad connection, or NULL */
+};
+
+struct part {
+	const struct conf_part *cfg;
+	uint32_t *node_idx; /* indexes into node_mgr's array */
+	size_t nnodes;
+	uint32_t total_cpus;
+};
+
+struct node_mgr;
+
+int node_mgr_create(struct ctld *ctld, struct node_mgr **ret);
+void node_mgr_destroy(struct node_mgr *nm);
+
+size_t node_mgr_count(const struct node_mgr *nm);
+struct node *node_mgr_get(struct node_mgr *nm, size_t idx);
+int node_mgr_find(const struct node_mgr *nm, const char *name); /* idx or -1 */
+
+size_t node_mgr_part_count(const struct node_mgr *nm);
+struct part *node_mgr_part(struct node_mgr *nm, size_t i);
+struct part *node_mgr_part_find(struct node_mgr *nm, const char *name);
+struct part *node_mgr_part_default(struct node_mgr *nm);
+int part_has_node(const struct part *p, uint32_t node_idx);
+
+/* Base state as Slurm shows it (NODE_IDLE ...) with flags. */
+uint32_t node_state(const struct node *n);
+/* Can new work start here? */
+int node_usable(const struct node *n);
+
+/* Allocation bookkeeping (called from job_event_apply). */
+void node_alloc(struct node *n, uint32_t cpus, uint64_t mem, time_t now);
+void node_release(struct node *n, uint32_t cpus, uint64_t mem, time_t now);
+
+/* Messages. */
+void node_mgr_register(struct ctld *ctld, struct client *c, struct node_register *reg);
+void node_mgr_ping(struct ctld *ctld, struct client *c, const struct node_ping *p);
+void node_mgr_link_lost(struct ctld *ctld, struct client *c);
+void node_mgr_info(struct ctld *ctld, struct client *c);
+void node_mgr_part_info(struct ctld *ctld, struct client *c);
+void node_mgr_update(struct ctld *ctld, struct client *c, const struct node_update_req *r);
+/* Apply a journaled node state change. */
+int node_mgr_apply_state(struct ctld *ctld, const char *name, uint32_t flags,
+			 const char *reason, uid_t uid, time_t when);
+/* Per-second duties: mark silent nodes DOWN. */
+void node_mgr_tick(struct ctld *ctld, time_t now);
+/* Send a message to the node's rotad; -EPIPE when it is not connected. */
+int node_send(struct node *n, uint16_t type, const void *body);
+
+#endif

@@ -1,0 +1,13 @@
+/* rpc.h - the controller's one dispatch table: message type, handler, and who
+ * may send it. */
+#ifndef ROTA_RPC_H
+#define ROTA_RPC_H
+
+#include <stdint.h>
+
+struct client;
+
+/* body: the decoded message; a handler may take it (set *body = NULL). */
+void rpc_dispatch(struct client *c, uint16_t type, void **body);
+
+#endif

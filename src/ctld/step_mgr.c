@@ -1,0 +1,162 @@
+/* step_mgr.c - job steps: srun inside an allocation. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/conf.h"
+#include "common/hostlist.h"
+#include "common/states.h"
+#include "ctld/client.h"
+#include "ctld/ctld.h"
+#include "ctld/job_mgr.h"
+#include "ctld/node_mgr.h"
+#include "common/common.h"
+
+int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
+		const struct step_create_req *req, const uint32_t *tasks, const char *nodes);
+
+void step_free_all(struct job *job)
+{
+	for (struct step *s = job->steps, *n; s; s = n) {
+		n = s->next;
+		free(s->node_idx);
+		free(s);
+	}
+	job->steps = NULL;
+}
+
+/* Pick the step's nodes (indexes into job->node_idx order).  Returns count or an
+ * ESLURM_* as a negative number. */
+static int step_pick_nodes(struct ctld *ctld, struct job *job,
+			   const struct step_create_req *req, uint32_t *pos)
+{
+	uint32_t want, n = 0;
+
+	if (req->nodelist && req->nodelist[0]) {
+		char **names = NULL;
+		size_t count = 0;
+		if (hostlist_expand(req->nodelist, &names, &count, NULL) < 0)
+			return -ESLURM_INVALID_NODE_NAME;
+		for (size_t i = 0; i < count; i++) {
+			int idx = node_mgr_find(ctld->nodes, names[i]);
+			uint32_t k;
+			for (k = 0; k < job->nnodes; k++)
+				if ((int)job->node_idx[k] == idx)
+					break;
+			if (k == job->nnodes) {
+				hostlist_free(names);
+				return -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+			}
+			pos[n++] = k;
+		}
+		hostlist_free(names);
+		return (int)n;
+	}
+	if (req->min_nodes != NO_VAL && req->min_nodes)
+		want = req->min_nodes;
+	else if (req->num_tasks != NO_VAL && req->num_tasks < job->nnodes)
+		want = req->num_tasks;
+	else
+		want = job->nnodes;
+	if (want > job->nnodes)
+		return -ESLURM_INVALID_NODE_COUNT;
+	for (n = 0; n < want; n++)
+		pos[n] = n;
+	return (int)n;
+}
+
+void step_create(struct ctld *ctld, struct client *c, struct step_create_req *req)
+{
+	struct job *job = job_find(ctld->jobs, req->job_id);
+	struct step_create_resp resp = {0};
+	uint32_t *pos, *tasks, total;
+	char **names;
+	struct step *st;
+	int n;
+
+	if (!job) {
+		client_send_rc(c, ESLURM_INVALID_JOB_ID, NULL);
+		return;
+	}
+	if (c->uid != job->uid && !ctld_is_admin(ctld, c->uid)) {
+		client_send_rc(c, ESLURM_ACCESS_DENIED, NULL);
+		return;
+	}
+	if (!job_is_running(job)) {
+		client_send_rc(c, job_is_pending(job) ? ESLURM_JOB_PENDING : ESLURM_ALREADY_DONE,
+			       NULL);
+		return;
+	}
+	pos = xcalloc(job->nnodes, sizeof(uint32_t));
+	n = step_pick_nodes(ctld, job, req, pos);
+	if (n <= 0) {
+		client_send_rc(c, n < 0 ? -n : ESLURM_INVALID_NODE_COUNT, NULL);
+		free(pos);
+		return;
+	}
+	if (req->num_tasks != NO_VAL && req->num_tasks)
+		total = req->num_tasks;
+	else if (req->ntasks_per_node != NO_VAL && req->ntasks_per_node)
+		total = req->ntasks_per_node * n;
+	else
+		total = n;
+	if (total < (uint32_t)n) {
+		client_send_rc(c, ESLURM_BAD_DIST, NULL);
+		free(pos);
+		return;
+	}
+	tasks = xcalloc(n, sizeof(uint32_t));
+	names = xcalloc(n + 1, sizeof(char *));
+	st = xcalloc(1, sizeof(*st));
+	st->step_id = job->next_step_id++;
+	st->nnodes = n;
+	st->pending_nodes = n;
+	st->node_idx = xcalloc(n, sizeof(uint32_t));
+	for (int i = 0; i < n; i++) {
+		st->node_idx[i] = job->node_idx[pos[i]];
+		tasks[i] = total / n + ((uint32_t)i < total % n);
+		names[i] = node_mgr_get(ctld->nodes, st->node_idx[i])->cfg->name;
+	}
+	st->next = job->steps;
+	job->steps = st;
+	resp.job_id = job->job_id;
+	resp.step_id = st->step_id;
+	resp.nodes = hostlist_compress(names, n);
+	resp.tasks_per_node = (struct rota_u32v){tasks, n};
+	log_info("JobId=%u StepId=%u created on %s", job->job_id, st->step_id, resp.nodes);
+	client_send(c, MSG_STEP_CREATE_RESP, &resp);
+	launch_step(ctld, job, st, req, tasks, resp.nodes);
+	free(resp.nodes);
+	free(names);
+	free(tasks);
+	free(pos);
+}
+
+void step_complete(struct ctld *ctld, const struct step_complete *msg)
+{
+	struct job *job = job_find(ctld->jobs, msg->job_id);
+	struct step **pp;
+
+	if (!job || !job_is_running(job))
+		return;
+	if (msg->step_id == STEP_BATCH) {
+		if (msg->flags & STEP_DONE_LAUNCH_FAILED)
+			job_end(ctld, job, JOB_FAILED, FAIL_LAUNCH, msg->status);
+		else
+			job_end(ctld, job, msg->status ? JOB_FAILED : JOB_COMPLETE,
+				msg->status ? FAIL_EXIT_CODE : WAIT_NO_REASON, msg->status);
+		return;
+	}
+	for (pp = &job->steps; *pp; pp = &(*pp)->next) {
+		struct step *st = *pp;
+		if (st->step_id != msg->step_id)
+			continue;
+		if (msg->status > st->status)
+			st->status = msg->status;
+		if (st->pending_nodes && --st->pending_nodes == 0) {
+			*pp = st->next;
+			free(st->node_idx);
+			free(st);
+		}
+		return;
+	}
+}

@@ -1,0 +1,46 @@
+/* declare.h - the X-macro machinery that turns one field list into a C struct
+ * (ROTA_DECLARE, in a header) and its codec descriptor (ROTA_DEFINE, in one .c).
+ * A field list is  #define NAME_FIELDS(F, S)  F(S, kind, name, sub) ...
+ * with kind one of u32 i32 u64 i64 str bin strv u32v list (sub = element struct). */
+#ifndef ROTA_DECLARE_H
+#define ROTA_DECLARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "proto/codec.h"
+
+#define ROTA_M_u32(n, a)  uint32_t n;
+#define ROTA_M_i32(n, a)  int32_t n;
+#define ROTA_M_u64(n, a)  uint64_t n;
+#define ROTA_M_i64(n, a)  int64_t n;
+#define ROTA_M_str(n, a)  char *n;
+#define ROTA_M_bin(n, a)  struct rota_bin n;
+#define ROTA_M_strv(n, a) char **n;
+#define ROTA_M_u32v(n, a) struct rota_u32v n;
+#define ROTA_M_list(n, a)                                                                \
+	struct a *n;                                                                     \
+	uint32_t n##_count;
+#define ROTA_MEMBER(S, k, n, a) ROTA_M_##k(n, a)
+#define ROTA_DECLARE(S, FIELDS)                                                          \
+	struct S {                                                                       \
+		FIELDS(ROTA_MEMBER, S)                                                   \
+	};                                                                               \
+	extern const struct rota_type S##_type;
+
+#define ROTA_D_u32(S, n, a)  {#n, FK_U32, offsetof(struct S, n), NULL, 0},
+#define ROTA_D_i32(S, n, a)  {#n, FK_I32, offsetof(struct S, n), NULL, 0},
+#define ROTA_D_u64(S, n, a)  {#n, FK_U64, offsetof(struct S, n), NULL, 0},
+#define ROTA_D_i64(S, n, a)  {#n, FK_I64, offsetof(struct S, n), NULL, 0},
+#define ROTA_D_str(S, n, a)  {#n, FK_STR, offsetof(struct S, n), NULL, 0},
+#define ROTA_D_bin(S, n, a)  {#n, FK_BIN, offsetof(struct S, n), NULL, 0},
+#define ROTA_D_strv(S, n, a) {#n, FK_STRV, offsetof(struct S, n), NULL, 0},
+#define ROTA_D_u32v(S, n, a) {#n, FK_U32V, offsetof(struct S, n), NULL, 0},
+#define ROTA_D_list(S, n, a)                                                             \
+	{#n, FK_LIST, offsetof(struct S, n), &a##_type, offsetof(struct S, n##_count)},
+#define ROTA_DESC(S, k, n, a) ROTA_D_##k(S, n, a)
+#define ROTA_DEFINE(S, FIELDS)                                                           \
+	static const struct rota_field S##_fields[] = {FIELDS(ROTA_DESC, S)};            \
+	const struct rota_type S##_type = {#S, sizeof(struct S), S##_fields,             \
+					   sizeof(S##_fields) / sizeof(S##_fields[0])};
+
+#endif

@@ -1,0 +1,139 @@
+#include <errno.h>
+#include <string.h>
+#include "sched/select.h"
+#include "common/common.h"
+
+/* How many tasks of req fit on a node with the given free CPUs and memory. */
+static uint32_t tasks_fit(const struct sched_req *req, uint32_t free_cpus, uint64_t free_mem)
+{
+	uint32_t t = free_cpus / req->cpus_per_task;
+
+	if (req->mem_per_cpu) {
+		uint64_t per_task = req->mem_per_cpu * req->cpus_per_task;
+		uint64_t by_mem = free_mem / per_task;
+		if (by_mem < t)
+			t = (uint32_t)by_mem;
+	}
+	if (req->mem_per_node && free_mem < req->mem_per_node)
+		t = 0;
+	if (req->ntasks_per_node != SCHED_UNSET && t > req->ntasks_per_node)
+		t = req->ntasks_per_node;
+	return t;
+}
+
+static void node_free(const struct sched_node *nd, const struct sched_req *req, int idle,
+		      uint32_t *cpus, uint64_t *mem)
+{
+	if (idle) {
+		*cpus = nd->cpus;
+		*mem = nd->mem;
+	} else if (req->exclusive && (nd->alloc_cpus || nd->alloc_mem)) {
+		*cpus = 0;
+		*mem = 0;
+	} else {
+		*cpus = nd->cpus > nd->alloc_cpus ? nd->cpus - nd->alloc_cpus : 0;
+		*mem = nd->mem > nd->alloc_mem ? nd->mem - nd->alloc_mem : 0;
+	}
+}
+
+static uint32_t wanted_tasks(const struct sched_req *req, uint32_t nnodes)
+{
+	if (req->num_tasks != SCHED_UNSET)
+		return req->num_tasks;
+	if (req->ntasks_per_node != SCHED_UNSET)
+		return req->ntasks_per_node * nnodes;
+	return nnodes;
+}
+
+/* One pass: idle != 0 pretends every usable node is empty (the "could it ever
+ * run" check). */
+static int select_pass(const struct sched_node *nodes, size_t n, const struct sched_req *req,
+		       int idle, struct sched_alloc *out)
+{
+	uint32_t max_nodes = req->max_nodes == SCHED_UNSET ? (uint32_t)n : req->max_nodes;
+	uint32_t fit[n ? n : 1];
+	uint32_t cap = 0, k = 0, need, left;
+
+	if (req->ntasks_per_node == SCHED_UNSET && req->num_tasks == SCHED_UNSET)
+		max_nodes = req->min_nodes > max_nodes ? max_nodes : req->min_nodes;
+	/* required nodes first, then the rest in index order */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n && k < max_nodes; i++) {
+			uint32_t fc, t;
+			uint64_t fm;
+			if (!nodes[i].usable || (pass == 0) != !!nodes[i].required)
+				continue;
+			node_free(&nodes[i], req, idle, &fc, &fm);
+			t = tasks_fit(req, fc, fm);
+			if (req->ntasks_per_node != SCHED_UNSET && t < req->ntasks_per_node)
+				t = 0;
+			if (!t) {
+				if (nodes[i].required)
+					return -EAGAIN;
+				continue;
+			}
+			out->node_idx[k] = (uint32_t)i;
+			fit[k++] = t;
+			cap += t;
+			if (k >= req->min_nodes && cap >= wanted_tasks(req, k) &&
+			    req->num_tasks != SCHED_UNSET)
+				goto placed;
+			if (k >= req->min_nodes && req->num_tasks == SCHED_UNSET)
+				goto placed;
+		}
+	}
+	return -EAGAIN;
+placed:
+	need = wanted_tasks(req, k);
+	if (need < k)
+		return -EINVAL; /* fewer tasks than nodes */
+	/* one task per node first, then fill block-wise */
+	left = need;
+	for (uint32_t j = 0; j < k; j++) {
+		out->tasks[j] = 1;
+		left--;
+	}
+	for (uint32_t j = 0; j < k && left; j++) {
+		uint32_t more = fit[j] - 1 < left ? fit[j] - 1 : left;
+		out->tasks[j] += more;
+		left -= more;
+	}
+	out->nnodes = k;
+	out->ntasks = need;
+	for (uint32_t j = 0; j < k; j++) {
+		const struct sched_node *nd = &nodes[out->node_idx[j]];
+		out->cpus[j] = req->exclusive ? nd->cpus : out->tasks[j] * req->cpus_per_task;
+		if (req->mem_per_node)
+			out->mem[j] = req->mem_per_node;
+		else
+			out->mem[j] = req->mem_per_cpu * out->cpus[j];
+	}
+	/* sort by node index (required nodes may have come first) */
+	for (uint32_t a = 1; a < k; a++)
+		for (uint32_t b = a; b > 0 && out->node_idx[b - 1] > out->node_idx[b]; b--) {
+			uint32_t ti = out->node_idx[b];
+			uint32_t tc = out->cpus[b], tt = out->tasks[b];
+			uint64_t tm = out->mem[b];
+			out->node_idx[b] = out->node_idx[b - 1];
+			out->cpus[b] = out->cpus[b - 1];
+			out->tasks[b] = out->tasks[b - 1];
+			out->mem[b] = out->mem[b - 1];
+			out->node_idx[b - 1] = ti;
+			out->cpus[b - 1] = tc;
+			out->tasks[b - 1] = tt;
+			out->mem[b - 1] = tm;
+		}
+	return 0;
+}
+
+int sched_select(const struct sched_node *nodes, size_t n, const struct sched_req *req,
+		 struct sched_alloc *out)
+{
+	if (!req->min_nodes || !req->cpus_per_task || req->min_nodes > n)
+		return -EINVAL;
+	if (select_pass(nodes, n, req, 0, out) == 0)
+		return 0;
+	if (select_pass(nodes, n, req, 1, out) == 0)
+		return -EAGAIN;
+	return -EINVAL;
+}
