@@ -1,0 +1,177 @@
+/* test_codec.c - the message codec: round trips, and refusal of malformed input. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "proto/frame.h"
+#include "proto/messages.h"
+#include "common/common.h"
+
+static void test_roundtrip_job_desc(void **state)
+{
+	char *env[] = {"A=1", "B=two", NULL};
+	struct job_desc d = {.name = "demo", .script = "#!/bin/sh\necho hi\n",
+			     .env = env, .min_nodes = 2, .mem_per_node = NO_VAL64,
+			     .time_limit = INFINITE32};
+	struct job_desc out = {0};
+	char *buf;
+	size_t len;
+
+	assert_int_equal(codec_encode(&job_desc_type, &d, &buf, &len), 0);
+	assert_int_equal(codec_decode(&job_desc_type, buf, len, &out, NULL), 0);
+	assert_string_equal(out.name, "demo");
+	assert_string_equal(out.script, d.script);
+	assert_null(out.partition);
+	assert_int_equal(strv_len(out.env), 2);
+	assert_string_equal(out.env[1], "B=two");
+	assert_int_equal(out.min_nodes, 2);
+	assert_true(out.mem_per_node == NO_VAL64);
+	assert_int_equal(out.time_limit, INFINITE32);
+	codec_release(&job_desc_type, &out);
+	free(buf);
+}
+
+static void test_roundtrip_nested_list(void **state)
+{
+	struct job_info jobs[2] = {{.job_id = 7, .name = "a"}, {.job_id = 8, .user = "u"}};
+	uint32_t cpus[] = {4, 2};
+	struct job_info_resp r = {.now = 123, .jobs = jobs, .jobs_count = 2};
+	struct job_info_resp out = {0};
+	char *buf;
+	size_t len;
+
+	jobs[1].cpus_per_node = (struct rota_u32v){cpus, 2};
+	assert_int_equal(codec_encode(&job_info_resp_type, &r, &buf, &len), 0);
+	assert_int_equal(codec_decode(&job_info_resp_type, buf, len, &out, NULL), 0);
+	assert_int_equal(out.jobs_count, 2);
+	assert_int_equal(out.jobs[0].job_id, 7);
+	assert_string_equal(out.jobs[0].name, "a");
+	assert_string_equal(out.jobs[1].user, "u");
+	assert_int_equal(out.jobs[1].cpus_per_node.n, 2);
+	assert_int_equal(out.jobs[1].cpus_per_node.v[0], 4);
+	codec_release(&job_info_resp_type, &out);
+	free(buf);
+}
+
+static void test_truncated_body_refused(void **state)
+{
+	struct job_desc d = {.name = "demo", .script = "x"};
+	struct job_desc out = {0};
+	struct rota_error err = {""};
+	char *buf;
+	size_t len;
+
+	codec_encode(&job_desc_type, &d, &buf, &len);
+	for (size_t cut = 0; cut < len; cut++)
+		assert_int_not_equal(codec_decode(&job_desc_type, buf, cut, &out, &err), 0);
+	assert_null(out.name);
+	free(buf);
+}
+
+static void test_garbage_refused(void **state)
+{
+	struct job_desc out = {0};
+	struct rota_error err = {""};
+	/* an array instead of a map; a map with a wrong-typed field; trailing bytes */
+	const char arr[] = "\x92\x01\x02";
+	const char wrong[] = "\x81\xa9min_nodes\xa3"
+			     "abc";
+	const char trailing[] = "\x80\x00";
+
+	assert_int_equal(codec_decode(&job_desc_type, arr, 3, &out, &err), -EPROTO);
+	assert_int_equal(codec_decode(&job_desc_type, wrong, sizeof(wrong) - 1, &out, &err),
+			 -EPROTO);
+	assert_non_null(strstr(err.text, "min_nodes"));
+	assert_int_equal(codec_decode(&job_desc_type, trailing, 2, &out, &err), -EPROTO);
+	/* a negative value for an unsigned field */
+	const char neg[] = "\x81\xa9min_nodes\xff";
+	assert_int_equal(codec_decode(&job_desc_type, neg, sizeof(neg) - 1, &out, &err),
+			 -EPROTO);
+	/* a string with an embedded NUL */
+	const char nul[] = "\x81\xa4name\xa3"
+			   "a\0b";
+	assert_int_equal(codec_decode(&job_desc_type, nul, sizeof(nul) - 1, &out, &err),
+			 -EPROTO);
+	/* random bytes never crash */
+	srand(1);
+	for (int i = 0; i < 2000; i++) {
+		char junk[64];
+		size_t n = (size_t)(rand() % 64);
+		for (size_t k = 0; k < n; k++)
+			junk[k] = (char)rand();
+		if (codec_decode(&job_desc_type, junk, n, &out, NULL) == 0)
+			codec_release(&job_desc_type, &out);
+		memset(&out, 0, sizeof(out));
+	}
+}
+
+static void test_unknown_fields_skipped(void **state)
+{
+	struct job_desc out = {0};
+	const char m[] = "\x82\xa5newer\x05\xa4name\xa1x";
+
+	assert_int_equal(codec_decode(&job_desc_type, m, sizeof(m) - 1, &out, NULL), 0);
+	assert_string_equal(out.name, "x");
+	codec_release(&job_desc_type, &out);
+}
+
+static void test_frame_header(void **state)
+{
+	struct rc_msg rc = {.rc = 2017, .msg = "x"};
+	struct rota_error err = {""};
+	uint16_t type;
+	uint32_t len;
+	char *buf;
+	size_t flen;
+	uint8_t hdr[FRAME_HDR_LEN];
+	uint32_t big;
+
+	assert_int_equal(frame_pack(MSG_RC, &rc, &buf, &flen), 0);
+	assert_int_equal(frame_parse_header((uint8_t *)buf, &type, &len, &err), 0);
+	assert_int_equal(type, MSG_RC);
+	assert_int_equal(len, flen - FRAME_HDR_LEN);
+	/* oversized */
+	memcpy(hdr, buf, FRAME_HDR_LEN);
+	big = htonl(FRAME_MAX_BODY + 1);
+	memcpy(hdr + 8, &big, 4);
+	assert_int_equal(frame_parse_header(hdr, &type, &len, &err), -EMSGSIZE);
+	/* bad magic */
+	memcpy(hdr, "GET ", 4);
+	assert_int_equal(frame_parse_header(hdr, &type, &len, &err), -EPROTO);
+	/* unknown type */
+	memcpy(hdr, buf, FRAME_HDR_LEN);
+	hdr[6] = 0x7f;
+	assert_int_equal(frame_parse_header(hdr, &type, &len, &err), -EPROTO);
+	/* wrong version */
+	memcpy(hdr, buf, FRAME_HDR_LEN);
+	hdr[5] = 9;
+	assert_int_equal(frame_parse_header(hdr, &type, &len, &err), -EPROTO);
+	free(buf);
+}
+
+static void test_json(void **state)
+{
+	struct submit_resp r = {.job_id = 42, .msg = NULL};
+	char *s = codec_to_json(&submit_resp_type, &r, 0);
+	assert_string_equal(s, "{\"job_id\": 42, \"msg\": null}");
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip_job_desc),
+		cmocka_unit_test(test_roundtrip_nested_list),
+		cmocka_unit_test(test_truncated_body_refused),
+		cmocka_unit_test(test_garbage_refused),
+		cmocka_unit_test(test_unknown_fields_skipped),
+		cmocka_unit_test(test_frame_header),
+		cmocka_unit_test(test_json),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

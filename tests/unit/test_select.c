@@ -1,0 +1,119 @@
+/* test_select.c - resource selection (src/sched/select.c). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include "sched/select.h"
+
+#define N 4
+static struct sched_node nodes[N];
+static uint32_t idx[N], cpus[N], tasks[N];
+static uint64_t mem[N];
+static struct sched_alloc out = {.node_idx = idx, .cpus = cpus, .tasks = tasks, .mem = mem};
+
+static int setup(void **state)
+{
+	for (int i = 0; i < N; i++)
+		nodes[i] = (struct sched_node){.cpus = 16, .mem = 64000, .usable = 1};
+	return 0;
+}
+
+static struct sched_req req(uint32_t nn, uint32_t nt, uint32_t tpn, uint32_t cpt)
+{
+	return (struct sched_req){.min_nodes = nn, .max_nodes = SCHED_UNSET, .num_tasks = nt,
+				  .ntasks_per_node = tpn, .cpus_per_task = cpt};
+}
+
+static void test_tutorial_demo(void **state)
+{
+	struct sched_req r = req(2, SCHED_UNSET, 2, 1);
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 2);
+	assert_int_equal(out.ntasks, 4);
+	assert_int_equal(idx[0], 0);
+	assert_int_equal(idx[1], 1);
+	assert_int_equal(tasks[0], 2);
+	assert_int_equal(cpus[1], 2);
+}
+
+static void test_tasks_span_nodes(void **state)
+{
+	struct sched_req r = req(1, 20, SCHED_UNSET, 1);
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 2);
+	assert_int_equal(tasks[0] + tasks[1], 20);
+	assert_int_equal(cpus[0], 16);
+}
+
+static void test_cpus_per_task(void **state)
+{
+	struct sched_req r = req(1, 1, SCHED_UNSET, 8);
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 1);
+	assert_int_equal(cpus[0], 8);
+}
+
+static void test_busy_vs_never(void **state)
+{
+	struct sched_req r = req(4, SCHED_UNSET, SCHED_UNSET, 1);
+	nodes[0].alloc_cpus = 16;
+	assert_int_equal(sched_select(nodes, N, &r, &out), -EAGAIN);
+	r = req(5, SCHED_UNSET, SCHED_UNSET, 1);
+	assert_int_equal(sched_select(nodes, N, &r, &out), -EINVAL);
+	r = req(1, 1, SCHED_UNSET, 17); /* more CPUs than any node */
+	assert_int_equal(sched_select(nodes, N, &r, &out), -EINVAL);
+	r = req(1, SCHED_UNSET, SCHED_UNSET, 1);
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 1); /* skips the busy node */
+}
+
+static void test_memory(void **state)
+{
+	struct sched_req r = req(1, SCHED_UNSET, SCHED_UNSET, 1);
+	r.mem_per_node = 70000;
+	assert_int_equal(sched_select(nodes, N, &r, &out), -EINVAL);
+	r.mem_per_node = 40000;
+	nodes[0].alloc_mem = 30000;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 1);
+	assert_int_equal(mem[0], 40000);
+	r.mem_per_node = 0;
+	r.mem_per_cpu = 5000;
+	r.num_tasks = 4;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(mem[0], 20000);
+}
+
+static void test_exclusive_and_required(void **state)
+{
+	struct sched_req r = req(1, SCHED_UNSET, SCHED_UNSET, 1);
+	nodes[0].alloc_cpus = 1;
+	r.exclusive = 1;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 1);
+	assert_int_equal(cpus[0], 16);
+	r.exclusive = 0;
+	nodes[3].required = 1;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 3);
+	nodes[2].usable = 0;
+	nodes[3].usable = 0;
+	nodes[1].alloc_cpus = 16;
+	nodes[0].alloc_cpus = 16;
+	assert_int_equal(sched_select(nodes, N, &r, &out), -EAGAIN);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_tutorial_demo, setup),
+		cmocka_unit_test_setup(test_tasks_span_nodes, setup),
+		cmocka_unit_test_setup(test_cpus_per_task, setup),
+		cmocka_unit_test_setup(test_busy_vs_never, setup),
+		cmocka_unit_test_setup(test_memory, setup),
+		cmocka_unit_test_setup(test_exclusive_and_required, setup),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
