@@ -30,7 +30,7 @@ struct conf *cli_conf(void);
 int cli_connect(void);
 
 /* One request/response round trip on a new connection.  Returns 0 and sets
- * *ret_type/*ret_body, or prints the connection error and exits 1. */
+ * *ret_type and *ret_body, or prints the connection error and exits 1. */
 void cli_rpc(uint16_t type, const void *body, uint16_t *ret_type, void **ret_body);
 
 /* If (type, body) is MSG_RC return its rc (and msg via *ret_msg, borrowed),

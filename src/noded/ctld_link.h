@@ -1,0 +1,44 @@
+/* ctld_link.h - rotad's one persistent connection to rotactld.
+ *
+ * Connects over TCP (answering the controller's challenge as the node), sends
+ * MSG_NODE_REGISTER, waits for MSG_RC 0, then pings every 10 s.  When the
+ * connection drops or cannot be made it retries every second (every 10 s after
+ * the controller refused the registration).  Step completions handed to it
+ * while it is not registered are queued and sent right after the next
+ * successful registration.  The connect itself is blocking (bounded by the
+ * connect and challenge timeouts); everything else runs in the event loop.
+ */
+#ifndef ROTA_NODED_CTLD_LINK_H
+#define ROTA_NODED_CTLD_LINK_H
+
+#include "proto/messages.h"
+
+struct event_base;
+struct conf;
+struct auth;
+struct ctld_link;
+
+/* What the link asks of its owner (all called in the loop thread). */
+struct ctld_link_ops {
+	/* A MSG_LAUNCH_REQ from the controller; req is borrowed. */
+	void (*launch)(void *arg, const struct launch_req *req);
+	/* A MSG_SIGNAL_REQ from the controller; req is borrowed. */
+	void (*signal)(void *arg, const struct signal_req *req);
+	/* Fill the live job/step id pairs for a registration (caller of the
+	 * callback frees jobs->v and steps->v). */
+	void (*live_steps)(void *arg, struct rota_u32v *jobs, struct rota_u32v *steps);
+};
+
+/* conf, auth and ops are borrowed and must outlive the link.  reg: the
+ * registration to send (copied; job_ids/step_ids are filled on each send).
+ * Starts connecting at once. */
+struct ctld_link *ctld_link_create(struct event_base *base, const struct conf *conf,
+                                   struct auth *auth, const struct node_register *reg,
+                                   const struct ctld_link_ops *ops, void *arg);
+/* Closes the connection and drops queued completions.  NULL allowed. */
+void ctld_link_destroy(struct ctld_link *l);
+
+/* Send (or queue, while not registered) a step completion; sc is copied. */
+void ctld_link_send_complete(struct ctld_link *l, const struct step_complete *sc);
+
+#endif

@@ -1,0 +1,284 @@
+/* rotad - the node daemon: `rotad -f slurm.conf -N node01 [-L log] [-v]` or
+ * `rotad -C`.  Runs in the foreground; see noded.h for the design. */
+#include <errno.h>
+#include <event2/event.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include "common/conf.h"
+#include "common/spool.h"
+#include "proto/auth.h"
+#include "proto/messages.h"
+#include "noded/ctld_link.h"
+#include "noded/hwinfo.h"
+#include "noded/noded.h"
+#include "noded/stepd_mgr.h"
+#include "common/common.h"
+
+#define NODED_VERSION "22.05.11"
+
+static void usage(FILE *out, int rc)
+{
+	fprintf(out, "usage: rotad -f slurm.conf -N nodename [-L logfile] [-v]\n"
+	             "       rotad -C   print this machine's hardware and exit\n");
+	exit(rc);
+}
+
+/* An absolute version of path (which may not exist yet).  Caller frees. */
+static char *abs_path(const char *path)
+{
+	char cwd[PATH_MAX];
+
+	if (!path || path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return xstrdup(path);
+	return xasprintf("%s/%s", cwd, path);
+}
+
+static void parse_args(struct noded *nd, int argc, char **argv)
+{
+	const char *conf = NULL, *log = NULL;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "CDf:hL:N:v")) != -1) {
+		switch (opt) {
+		case 'C': {
+			struct hwinfo hw;
+			hwinfo_detect(&hw);
+			hwinfo_print(&hw, stdout);
+			exit(0);
+		}
+		case 'D': /* slurmd's "foreground": we always are */
+			break;
+		case 'f':
+			conf = optarg;
+			break;
+		case 'h':
+			usage(stdout, 0);
+			break;
+		case 'L':
+			log = optarg;
+			break;
+		case 'N':
+			nd->node_name = xstrdup(optarg);
+			break;
+		case 'v':
+			nd->verbose++;
+			break;
+		default:
+			usage(stderr, 1);
+		}
+	}
+	if (optind != argc)
+		usage(stderr, 1);
+	nd->conf_path = abs_path(conf ? conf : conf_default_path());
+	nd->log_file = abs_path(log);
+}
+
+/* rotastepd lives beside our own binary. */
+static char *stepd_path(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		fatal("cannot find my own binary: %s", strerror(errno));
+	self[n] = '\0';
+	return xasprintf("%s/rotastepd", dirname(self));
+}
+
+/* What we tell the controller: for a virtual node the configuration wins. */
+static void build_register(const struct noded *nd, const struct conf_node *cn,
+                           struct node_register *reg, struct utsname *u)
+{
+	static char host[256], os[3 * sizeof(u->release) + 3];
+
+	gethostname(host, sizeof(host) - 1);
+	uname(u);
+	snprintf(os, sizeof(os), "%s %s %s", u->sysname, u->release, u->version);
+	reg->os = os;
+	reg->name = nd->node_name;
+	reg->hostname = host;
+	reg->cpus = cn->cpus;
+	reg->boards = cn->boards;
+	reg->sockets = cn->sockets;
+	reg->cores = cn->cores_per_socket;
+	reg->threads = cn->threads_per_core;
+	reg->real_memory = cn->real_memory;
+	reg->tmp_disk = cn->tmp_disk;
+	reg->boot_time = hwinfo_boot_time();
+	reg->start_time = nd->start_time;
+	reg->arch = u->machine;
+	reg->version = NODED_VERSION;
+}
+
+static void on_launch(void *arg, const struct launch_req *req)
+{
+	struct noded *nd = arg;
+
+	if (req->node_name && strcmp(req->node_name, nd->node_name)) {
+		log_err("JobId=%u StepId=%u launch for node %s refused: this is %s",
+		        req->job_id, req->step_id, req->node_name, nd->node_name);
+		return;
+	}
+	stepd_mgr_launch(nd->stepds, req);
+}
+
+static void on_signal(void *arg, const struct signal_req *req)
+{
+	struct noded *nd = arg;
+	stepd_mgr_signal(nd->stepds, req);
+}
+
+static void on_live_steps(void *arg, struct rota_u32v *jobs, struct rota_u32v *steps)
+{
+	struct noded *nd = arg;
+	stepd_mgr_live(nd->stepds, jobs, steps);
+}
+
+static void on_step_done(void *arg, const struct step_complete *sc)
+{
+	struct noded *nd = arg;
+	ctld_link_send_complete(nd->link, sc);
+}
+
+static const struct ctld_link_ops link_ops = {
+    .launch = on_launch,
+    .signal = on_signal,
+    .live_steps = on_live_steps,
+};
+
+static void on_stop(evutil_socket_t sig, short what, void *arg)
+{
+	struct noded *nd = arg;
+
+	log_info("signal %d: exiting, running steps keep running", (int)sig);
+	event_base_loopexit(nd->base, NULL);
+}
+
+static void on_hup(evutil_socket_t sig, short what, void *arg)
+{
+	log_info("SIGHUP ignored (restart rotad to re-read slurm.conf)");
+}
+
+static void noded_setup(struct noded *nd)
+{
+	struct rota_error err = {""};
+	char host[256] = "";
+	int rc;
+
+	if (conf_load(nd->conf_path, &nd->conf, &err) < 0)
+		fatal("%s", err.text);
+	gethostname(host, sizeof(host) - 1);
+	if (!nd->log_file && nd->conf->slurmd_log_file) {
+		/* SlurmdLogFile, with %n and %h as in Slurm */
+		char *log =
+		    spool_dir_expand(nd->conf->slurmd_log_file, nd->node_name, host);
+		nd->log_file = abs_path(log);
+		free(log);
+		if (log_init("rotad", nd->verbose ? LOG_DEBUG : LOG_INFO, nd->log_file) <
+		    0)
+			fatal("cannot open log %s: %s", nd->log_file, strerror(errno));
+	}
+	if (!conf_node_find(nd->conf, nd->node_name))
+		fatal("node %s is not in %s", nd->node_name, nd->conf_path);
+	if (auth_create(nd->conf, AUTH_NEED_KEY, &nd->auth, &err) < 0)
+		fatal("authentication: %s", err.text);
+	nd->spool = spool_dir_expand(nd->conf->slurmd_spool_dir, nd->node_name, host);
+	if (!nd->spool)
+		fatal("out of memory");
+	if ((rc = spool_mkdir(nd->spool)) < 0)
+		fatal("cannot create spool %s: %s", nd->spool, strerror(-rc));
+	/* stepd sockets are named relative to the spool: paths may be too long */
+	if (chdir(nd->spool) < 0)
+		fatal("chdir %s: %s", nd->spool, strerror(errno));
+	nd->stepd_path = stepd_path();
+	if (access(nd->stepd_path, X_OK) < 0)
+		log_err("cannot run %s: %s", nd->stepd_path, strerror(errno));
+	nd->base = event_base_new();
+	if (!nd->base)
+		fatal("event_base_new failed");
+	signal(SIGPIPE, SIG_IGN);
+	nd->sigterm_ev = evsignal_new(nd->base, SIGTERM, on_stop, nd);
+	nd->sigint_ev = evsignal_new(nd->base, SIGINT, on_stop, nd);
+	nd->sighup_ev = evsignal_new(nd->base, SIGHUP, on_hup, nd);
+	evsignal_add(nd->sigterm_ev, NULL);
+	evsignal_add(nd->sigint_ev, NULL);
+	evsignal_add(nd->sighup_ev, NULL);
+}
+
+static void noded_start(struct noded *nd)
+{
+	const struct conf_node *cn = conf_node_find(nd->conf, nd->node_name);
+	struct stepd_mgr_opts o = {
+	    .node_name = nd->node_name,
+	    .spool = nd->spool,
+	    .stepd_path = nd->stepd_path,
+	    .conf_path = nd->conf_path,
+	    .log_file = nd->log_file,
+	    .verbose = nd->verbose > 1,
+	    .done = on_step_done,
+	    .arg = nd,
+	};
+	struct node_register reg = {0};
+	struct utsname u;
+
+	nd->stepds = stepd_mgr_create(nd->base, &o);
+	build_register(nd, cn, &reg, &u);
+	nd->link = ctld_link_create(nd->base, nd->conf, nd->auth, &reg, &link_ops, nd);
+	stepd_mgr_scan(nd->stepds);
+}
+
+static void noded_destroy(struct noded *nd)
+{
+	ctld_link_destroy(nd->link);
+	stepd_mgr_destroy(nd->stepds);
+	if (nd->sigterm_ev)
+		event_free(nd->sigterm_ev);
+	if (nd->sigint_ev)
+		event_free(nd->sigint_ev);
+	if (nd->sighup_ev)
+		event_free(nd->sighup_ev);
+	if (nd->base)
+		event_base_free(nd->base);
+	auth_destroy(nd->auth);
+	conf_destroy(nd->conf);
+	free(nd->conf_path);
+	free(nd->log_file);
+	free(nd->node_name);
+	free(nd->spool);
+	free(nd->stepd_path);
+}
+
+int main(int argc, char **argv)
+{
+	struct noded nd = {0};
+	char host[256] = "", *dot;
+
+	parse_args(&nd, argc, argv);
+	if (!nd.node_name) {
+		gethostname(host, sizeof(host) - 1);
+		if ((dot = strchr(host, '.')))
+			*dot = '\0';
+		nd.node_name = xstrdup(host);
+	}
+	if (log_init("rotad", nd.verbose ? LOG_DEBUG : LOG_INFO, nd.log_file) < 0) {
+		fprintf(stderr, "rotad: cannot open log %s: %s\n", nd.log_file,
+		        strerror(errno));
+		return 1;
+	}
+	nd.start_time = time(NULL);
+	noded_setup(&nd);
+	noded_start(&nd);
+	log_info("rotad %s started for node %s (spool %s)", NODED_VERSION, nd.node_name,
+	         nd.spool);
+	event_base_dispatch(nd.base);
+	noded_destroy(&nd);
+	log_info("rotad stopped");
+	return 0;
+}

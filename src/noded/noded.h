@@ -1,0 +1,41 @@
+/* noded.h - rotad's context: one per process, owned by main.c.
+ *
+ * DESIGN: rotad is one libevent loop with no threads.  Its two modules are
+ * created in this order and destroyed in reverse:
+ *   stepd_mgr  - the rotastepd processes of this node (fork+exec, signals,
+ *                completions, re-attaching after a restart);
+ *   ctld_link  - the one connection to rotactld (register, ping, launch and
+ *                signal requests in, completions out).
+ * main.c wires them together: launch/signal requests from the link go to the
+ * manager, completions from the manager go to the link.
+ */
+#ifndef ROTA_NODED_H
+#define ROTA_NODED_H
+
+#include <time.h>
+
+struct event_base;
+struct event;
+struct conf;
+struct auth;
+struct ctld_link;
+struct stepd_mgr;
+
+struct noded {
+	struct event_base *base;
+	struct conf *conf;
+	struct auth *auth;
+	char *conf_path; /* absolute */
+	char *log_file;  /* absolute, NULL = stderr */
+	char *node_name;
+	char *spool;      /* this node's SlurmdSpoolDir; also our cwd */
+	char *stepd_path; /* rotastepd beside our binary */
+	int verbose;
+	time_t start_time;
+
+	struct stepd_mgr *stepds;
+	struct ctld_link *link;
+	struct event *sigterm_ev, *sigint_ev, *sighup_ev;
+};
+
+#endif

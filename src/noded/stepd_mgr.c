@@ -1,0 +1,351 @@
+#include <dirent.h>
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "common/spool.h"
+#include "proto/conn.h"
+#include "proto/frame.h"
+#include "proto/messages.h"
+#include "proto/net.h"
+#include "noded/stepd_mgr.h"
+#include "common/common.h"
+
+#define DONE_FILE_MAX (1u << 20)
+
+struct stepd_rec {
+	struct stepd_mgr *m;
+	uint32_t job_id, step_id;
+	pid_t pid;         /* 0: adopted from an earlier rotad (not our child) */
+	struct conn *conn; /* NULL once closed */
+	int exited;        /* our child has been reaped */
+	int wstatus;       /* its wait status */
+	int reported;      /* it sent MSG_STEP_COMPLETE */
+	struct stepd_rec *next;
+};
+
+struct stepd_mgr {
+	struct event_base *base;
+	struct stepd_mgr_opts o;
+	struct event *sigchld_ev;
+	struct stepd_rec *head;
+};
+
+static void rec_unlink(struct stepd_mgr *m, struct stepd_rec *r)
+{
+	for (struct stepd_rec **pp = &m->head; *pp; pp = &(*pp)->next) {
+		if (*pp == r) {
+			*pp = r->next;
+			break;
+		}
+	}
+	free(r);
+}
+
+static void report(struct stepd_mgr *m, uint32_t job, uint32_t step, uint32_t status,
+                   uint32_t flags, const char *msg)
+{
+	struct step_complete sc = {.job_id = job,
+	                           .step_id = step,
+	                           .node_name = (char *)m->o.node_name,
+	                           .status = status,
+	                           .flags = flags,
+	                           .msg = (char *)msg};
+	m->o.done(m->o.arg, &sc);
+}
+
+/* Forward a completion a stepd left in the spool; returns 1 if there was one. */
+static int collect_done_file(struct stepd_mgr *m, const char *name)
+{
+	struct rota_error err = {""};
+	struct step_complete *sc = NULL;
+	uint16_t type = 0;
+	int fd = open(name, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (net_recv(fd, &type, (void **)&sc, 1000, &err) < 0 ||
+	    type != MSG_STEP_COMPLETE)
+		log_err("unreadable completion file %s/%s: %s", m->o.spool, name,
+		        err.text);
+	else
+		m->o.done(m->o.arg, sc);
+	close(fd);
+	if (sc)
+		msg_body_free(type, sc);
+	unlink(name);
+	return 1;
+}
+
+/* Both ends are known (conn closed, child reaped or adopted): report what the
+ * stepd could not, and forget it. */
+static void rec_maybe_finish(struct stepd_rec *r)
+{
+	struct stepd_mgr *m = r->m;
+	char *done;
+
+	if (r->conn || (r->pid && !r->exited))
+		return;
+	if (!r->reported) {
+		char *name = spool_stepd_name(m->o.node_name, r->job_id, r->step_id);
+		if (!name)
+			fatal("out of memory");
+		done = xasprintf("%s.done", name);
+		free(name);
+		if (!collect_done_file(m, done)) {
+			int setup = r->exited && WIFEXITED(r->wstatus) &&
+			            WEXITSTATUS(r->wstatus) == SPOOL_STEPD_EXIT_SETUP;
+			log_err("JobId=%u StepId=%u rotastepd ended without a report",
+			        r->job_id, r->step_id);
+			report(m, r->job_id, r->step_id, 1 << 8,
+			       setup ? STEP_DONE_LAUNCH_FAILED : 0,
+			       "rotastepd ended without a report");
+		}
+		free(done);
+	}
+	rec_unlink(m, r);
+}
+
+static void rec_on_msg(struct conn *c, uint16_t type, void **body, void *arg)
+{
+	struct stepd_rec *r = arg;
+	struct step_complete *sc = *body;
+
+	if (type != MSG_STEP_COMPLETE) {
+		log_debug("ignoring %s from rotastepd", msg_name(type));
+		return;
+	}
+	if (r->reported)
+		return;
+	r->reported = 1;
+	log_info("JobId=%u StepId=%u ended, status %u%s", sc->job_id, sc->step_id,
+	         sc->status,
+	         sc->flags & STEP_DONE_LAUNCH_FAILED ? " (launch failed)" : "");
+	r->m->o.done(r->m->o.arg, sc);
+}
+
+static void rec_on_close(struct conn *c, void *arg)
+{
+	struct stepd_rec *r = arg;
+
+	r->conn = NULL;
+	rec_maybe_finish(r);
+}
+
+static struct stepd_rec *rec_add(struct stepd_mgr *m, uint32_t job, uint32_t step,
+                                 pid_t pid, int fd)
+{
+	struct stepd_rec *r = xcalloc(1, sizeof(*r));
+	char name[64];
+
+	snprintf(name, sizeof(name), "rotastepd %u.%u", job, step);
+	r->m = m;
+	r->job_id = job;
+	r->step_id = step;
+	r->pid = pid;
+	r->conn = conn_create(m->base, fd, name, rec_on_msg, rec_on_close, r);
+	r->next = m->head;
+	m->head = r;
+	return r;
+}
+
+static struct stepd_rec *rec_find(struct stepd_mgr *m, uint32_t job, uint32_t step)
+{
+	for (struct stepd_rec *r = m->head; r; r = r->next)
+		if (r->job_id == job && r->step_id == step)
+			return r;
+	return NULL;
+}
+
+/* The child: fd 3 = our socketpair end, then exec rotastepd.  Never returns. */
+static void stepd_child(const struct stepd_mgr *m, int fd)
+{
+	char *argv[6];
+	int argc = 0, null;
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	if (fd == 3)
+		fcntl(3, F_SETFD, 0);
+	else if (dup2(fd, 3) < 0)
+		_exit(SPOOL_STEPD_EXIT_SETUP);
+	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (null >= 0 && null != 0)
+		dup2(null, 0);
+	setenv("SLURM_CONF", m->o.conf_path, 1);
+	argv[argc++] = "rotastepd";
+	if (m->o.log_file) {
+		argv[argc++] = "-L";
+		argv[argc++] = (char *)m->o.log_file;
+	}
+	if (m->o.verbose)
+		argv[argc++] = "-v";
+	argv[argc] = NULL;
+	execv(m->o.stepd_path, argv);
+	dprintf(2, "rotad: cannot run %s: %s\n", m->o.stepd_path, strerror(errno));
+	_exit(SPOOL_STEPD_EXIT_SETUP);
+}
+
+void stepd_mgr_launch(struct stepd_mgr *m, const struct launch_req *req)
+{
+	struct stepd_rec *r;
+	int sv[2];
+	pid_t pid;
+
+	if (rec_find(m, req->job_id, req->step_id)) {
+		log_err("JobId=%u StepId=%u already running here, launch ignored",
+		        req->job_id, req->step_id);
+		return;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		log_err("JobId=%u StepId=%u launch failed: socketpair: %s", req->job_id,
+		        req->step_id, strerror(errno));
+		report(m, req->job_id, req->step_id, 1 << 8, STEP_DONE_LAUNCH_FAILED,
+		       "rotad cannot create a socket");
+		return;
+	}
+	pid = fork();
+	if (pid == 0)
+		stepd_child(m, sv[1]);
+	close(sv[1]);
+	if (pid < 0) {
+		log_err("JobId=%u StepId=%u launch failed: fork: %s", req->job_id,
+		        req->step_id, strerror(errno));
+		close(sv[0]);
+		report(m, req->job_id, req->step_id, 1 << 8, STEP_DONE_LAUNCH_FAILED,
+		       "rotad cannot fork");
+		return;
+	}
+	r = rec_add(m, req->job_id, req->step_id, pid, sv[0]);
+	conn_send(r->conn, MSG_LAUNCH_REQ, req);
+	log_info("JobId=%u StepId=%u rotastepd started, pid %d", req->job_id,
+	         req->step_id, (int)pid);
+}
+
+void stepd_mgr_signal(struct stepd_mgr *m, const struct signal_req *req)
+{
+	int n = 0;
+
+	for (struct stepd_rec *r = m->head; r; r = r->next) {
+		if (r->job_id != req->job_id || !r->conn || r->reported)
+			continue;
+		if (req->step_id != NO_VAL && req->step_id != r->step_id)
+			continue;
+		if ((req->flags & SIGNAL_F_BATCH_ONLY) && r->step_id != STEP_BATCH)
+			continue;
+		conn_send(r->conn, MSG_SIGNAL_REQ, req);
+		n++;
+	}
+	log_debug("JobId=%u signal %u flags %u sent to %d stepd(s)", req->job_id,
+	          req->signal, req->flags, n);
+}
+
+void stepd_mgr_live(struct stepd_mgr *m, struct rota_u32v *jobs, struct rota_u32v *steps)
+{
+	size_t n = 0;
+
+	for (struct stepd_rec *r = m->head; r; r = r->next)
+		n += !r->reported;
+	jobs->v = xcalloc(n ? n : 1, sizeof(uint32_t));
+	steps->v = xcalloc(n ? n : 1, sizeof(uint32_t));
+	jobs->n = steps->n = 0;
+	for (struct stepd_rec *r = m->head; r; r = r->next) {
+		if (r->reported)
+			continue;
+		jobs->v[jobs->n++] = r->job_id;
+		steps->v[steps->n++] = r->step_id;
+	}
+}
+
+static void on_sigchld(evutil_socket_t sig, short what, void *arg)
+{
+	struct stepd_mgr *m = arg;
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (struct stepd_rec *r = m->head; r; r = r->next) {
+			if (r->pid != pid)
+				continue;
+			r->exited = 1;
+			r->wstatus = status;
+			rec_maybe_finish(r);
+			break;
+		}
+	}
+}
+
+/* Connect to a stepd an earlier rotad started; a dead socket is removed. */
+static void adopt(struct stepd_mgr *m, const char *name, uint32_t job, uint32_t step)
+{
+	struct rota_error err = {""};
+	int fd;
+
+	if (rec_find(m, job, step))
+		return;
+	fd = net_connect_unix(name, &err);
+	if (fd < 0) {
+		log_debug("stale stepd socket %s: %s", name, err.text);
+		unlink(name);
+		return;
+	}
+	rec_add(m, job, step, 0, fd);
+	log_info("JobId=%u StepId=%u re-attached to a running rotastepd", job, step);
+}
+
+void stepd_mgr_scan(struct stepd_mgr *m)
+{
+	DIR *d = opendir(".");
+	struct dirent *e;
+
+	if (!d) {
+		log_err("cannot read spool %s: %s", m->o.spool, strerror(errno));
+		return;
+	}
+	while ((e = readdir(d))) {
+		uint32_t job, step;
+		int kind = spool_stepd_parse(e->d_name, m->o.node_name, &job, &step);
+		if (kind == 1)
+			adopt(m, e->d_name, job, step);
+		else if (kind == 2 && !rec_find(m, job, step))
+			collect_done_file(m, e->d_name);
+	}
+	closedir(d);
+}
+
+struct stepd_mgr *stepd_mgr_create(struct event_base *base,
+                                   const struct stepd_mgr_opts *o)
+{
+	struct stepd_mgr *m = xcalloc(1, sizeof(*m));
+
+	m->base = base;
+	m->o = *o;
+	m->sigchld_ev = evsignal_new(base, SIGCHLD, on_sigchld, m);
+	if (!m->sigchld_ev || evsignal_add(m->sigchld_ev, NULL) < 0)
+		fatal("cannot watch SIGCHLD");
+	return m;
+}
+
+void stepd_mgr_destroy(struct stepd_mgr *m)
+{
+	if (!m)
+		return;
+	while (m->head) {
+		struct stepd_rec *r = m->head;
+		m->head = r->next;
+		if (r->conn)
+			conn_close(r->conn);
+		free(r);
+	}
+	event_free(m->sigchld_ev);
+	free(m);
+}

@@ -1,0 +1,56 @@
+/* stepd_mgr.h - the rotastepd processes of this node.
+ *
+ * One rotastepd per launch (batch script or a step's tasks here), forked and
+ * exec'd from the rotastepd binary beside rotad's own, with the launch request
+ * on fd 3 (a socketpair whose other end stays here as a conn).  Stepds are
+ * independent sessions: rotad exiting or restarting does not touch them; a new
+ * rotad re-attaches through their spool sockets (stepd_mgr_scan) and forwards
+ * completions they left in the spool meanwhile.
+ *
+ * A stepd reports MSG_STEP_COMPLETE once; it is passed to the done callback.
+ * A stepd that goes away without reporting is reported as failed (status =
+ * wait status of exit 1; STEP_DONE_LAUNCH_FAILED when it failed during setup).
+ */
+#ifndef ROTA_NODED_STEPD_MGR_H
+#define ROTA_NODED_STEPD_MGR_H
+
+#include "proto/messages.h"
+
+struct event_base;
+struct stepd_mgr;
+
+/* sc is borrowed for the call. */
+typedef void (*stepd_done_f)(void *arg, const struct step_complete *sc);
+
+struct stepd_mgr_opts {
+	const char *node_name;
+	const char *spool;      /* this node's spool dir (rotad's cwd) */
+	const char *stepd_path; /* rotastepd binary */
+	const char *conf_path;  /* absolute, passed as SLURM_CONF */
+	const char *log_file;   /* NULL: stepds log to rotad's stderr */
+	int verbose;
+	stepd_done_f done;
+	void *arg;
+};
+
+/* Strings in opts are borrowed and must outlive the manager. */
+struct stepd_mgr *stepd_mgr_create(struct event_base *base,
+                                   const struct stepd_mgr_opts *o);
+/* Lets go of the stepds without signalling them.  NULL allowed. */
+void stepd_mgr_destroy(struct stepd_mgr *m);
+
+/* Re-attach to stepds left by an earlier rotad and collect their completions
+ * from the spool (reported through the done callback). */
+void stepd_mgr_scan(struct stepd_mgr *m);
+
+/* Start a stepd for req (borrowed).  A failure is reported through the done
+ * callback as STEP_DONE_LAUNCH_FAILED. */
+void stepd_mgr_launch(struct stepd_mgr *m, const struct launch_req *req);
+
+/* Forward a signal to the matching stepds (step_id NO_VAL: all of the job). */
+void stepd_mgr_signal(struct stepd_mgr *m, const struct signal_req *req);
+
+/* The (job, step) pairs of live stepds; caller frees jobs->v and steps->v. */
+void stepd_mgr_live(struct stepd_mgr *m, struct rota_u32v *jobs, struct rota_u32v *steps);
+
+#endif

@@ -1,0 +1,178 @@
+/* ctl.c - rotastepd's link to rotad.
+ *
+ * The launching rotad holds the other end of fd 3.  rotad may restart while the
+ * step runs: the stepd then keeps going and listens on its spool socket
+ * (common/spool.h), where the next rotad re-attaches; only root or our own uid
+ * may connect.  The completion goes to whichever rotad holds the link, or into
+ * a .done file in the spool when none does, for the next rotad to forward.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include "common/conf.h"
+#include "common/spool.h"
+#include "proto/frame.h"
+#include "proto/messages.h"
+#include "proto/net.h"
+#include "stepd/msglink.h"
+#include "stepd/stepd.h"
+#include "common/common.h"
+
+void ctl_listen(struct stepd *st)
+{
+	struct rota_error err = {""};
+	char *name =
+	    spool_stepd_name(st->req->node_name, st->req->job_id, st->req->step_id);
+	int fd;
+
+	if (!name)
+		fatal("out of memory");
+	/* bind a name relative to the spool: its full path may not fit sun_path */
+	if (chdir(st->spool) < 0) {
+		log_err("JobId=%u StepId=%u chdir %s: %s", st->req->job_id,
+		        st->req->step_id, st->spool, strerror(errno));
+		free(name);
+		return;
+	}
+	fd = net_listen_unix(name, 0600, &err);
+	if (fd < 0) {
+		log_err("JobId=%u StepId=%u no re-attach socket: %s", st->req->job_id,
+		        st->req->step_id, err.text);
+		free(name);
+		return;
+	}
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	st->listen_fd = fd;
+	st->sock_path = xasprintf("%s/%s", st->spool, name);
+	free(name);
+}
+
+void ctl_on_listen(struct stepd *st)
+{
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	int fd = accept4(st->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 ||
+	    (cred.uid != 0 && cred.uid != geteuid())) {
+		log_err("JobId=%u StepId=%u refused a connection from uid %d",
+		        st->req->job_id, st->req->step_id, (int)cred.uid);
+		close(fd);
+		return;
+	}
+	log_info("JobId=%u StepId=%u rotad re-attached", st->req->job_id,
+	         st->req->step_id);
+	msglink_destroy(st->ctl);
+	st->ctl = msglink_create(fd, "rotad");
+}
+
+/* SIGNAL_F_TERMINATE is Slurm's kill sequence whatever the signal number:
+ * SIGCONT and SIGTERM now, SIGKILL after KillWait (a requested signal other
+ * than SIGTERM/SIGKILL is delivered first). */
+void ctl_signal(struct stepd *st, uint32_t sig, uint32_t flags)
+{
+	if (!(flags & SIGNAL_F_TERMINATE)) {
+		if (sig) {
+			log_info("JobId=%u StepId=%u signal %u", st->req->job_id,
+			         st->req->step_id, sig);
+			task_signal_all(st, (int)sig);
+		}
+		return;
+	}
+	if (st->terminating)
+		return;
+	log_info("JobId=%u StepId=%u terminating (KillWait %u s)", st->req->job_id,
+	         st->req->step_id, st->conf->kill_wait);
+	st->terminating = 1;
+	if (sig && sig != SIGTERM && sig != SIGKILL)
+		task_signal_all(st, (int)sig);
+	task_signal_all(st, SIGCONT);
+	task_signal_all(st, SIGTERM);
+	st->kill_at = time(NULL) + (time_t)st->conf->kill_wait;
+}
+
+static void on_ctl_msg(struct msglink *l, uint16_t type, void *body, void *arg)
+{
+	struct stepd *st = arg;
+	const struct signal_req *sr = body;
+
+	if (type != MSG_SIGNAL_REQ) {
+		log_debug("ignoring %s from rotad", msg_name(type));
+		return;
+	}
+	if (sr->job_id != st->req->job_id ||
+	    (sr->step_id != NO_VAL && sr->step_id != st->req->step_id))
+		return;
+	ctl_signal(st, sr->signal, sr->flags);
+}
+
+void ctl_on_link(struct stepd *st, short revents)
+{
+	if (msglink_handle(st->ctl, revents, on_ctl_msg, st) == 0)
+		return;
+	log_info("JobId=%u StepId=%u rotad went away, the step keeps running",
+	         st->req->job_id, st->req->step_id);
+	msglink_destroy(st->ctl);
+	st->ctl = NULL;
+}
+
+/* Leave the completion in the spool for the next rotad (write, then rename). */
+static int write_done_file(struct stepd *st, const struct step_complete *sc)
+{
+	char *tmp, *path, *buf = NULL;
+	size_t len;
+	int fd, rc = -1;
+
+	if (!st->spool || frame_pack(MSG_STEP_COMPLETE, sc, &buf, &len) < 0)
+		return -1;
+	path = xasprintf("%s/%s_%u.%u.done", st->spool, sc->node_name, sc->job_id,
+	                 sc->step_id);
+	tmp = xasprintf("%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0 && net_write_all(fd, buf, len) == 0 && fsync(fd) == 0)
+		rc = rename(tmp, path);
+	if (fd >= 0)
+		close(fd);
+	if (rc < 0) {
+		log_err("JobId=%u StepId=%u cannot write %s: %s", sc->job_id, sc->step_id,
+		        path, strerror(errno));
+		unlink(tmp);
+	}
+	free(buf);
+	free(tmp);
+	free(path);
+	return rc;
+}
+
+void ctl_report(struct stepd *st, uint32_t status, uint32_t flags, const char *msg)
+{
+	struct step_complete sc = {
+	    .job_id = st->req->job_id,
+	    .step_id = st->req->step_id,
+	    .node_name = st->req->node_name,
+	    .status = status,
+	    .flags = flags,
+	    .msg = (char *)msg,
+	};
+	int sent = 0;
+
+	if (st->ctl && msglink_send(st->ctl, MSG_STEP_COMPLETE, &sc) == 0 &&
+	    msglink_flush(st->ctl, 5000) == 0)
+		sent = 1;
+	if (!sent && write_done_file(st, &sc) == 0)
+		log_info("JobId=%u StepId=%u no rotad: completion left in the spool",
+		         sc.job_id, sc.step_id);
+	if (st->sock_path)
+		unlink(st->sock_path);
+	if (st->listen_fd >= 0)
+		close(st->listen_fd);
+	st->listen_fd = -1;
+}

@@ -1,0 +1,249 @@
+/* io.c - a step's standard streams <-> srun.
+ *
+ * Task output is read from pipes and sent as MSG_IO_DATA {global task, stream,
+ * bytes} as it comes (srun labels lines); an empty MSG_IO_DATA is that stream's
+ * EOF, sent exactly once per task and stream (at once for streams that go to
+ * files).  MSG_TASK_EXIT follows a task's EOFs, so srun has all of a task's
+ * output before it hears how it ended.  stdin (stream 0 from srun) goes to the
+ * task it names, if that task has a stdin pipe (global task 0).  When srun is
+ * slow, pipes are not polled (the tasks block on write); when a task is slow
+ * to read stdin, the srun link is not read.  If srun goes away the step keeps
+ * running and its output is discarded.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "proto/messages.h"
+#include "proto/net.h"
+#include "stepd/msglink.h"
+#include "stepd/stepd.h"
+#include "common/common.h"
+
+#define IO_OUT_HIGH  (4u << 20) /* stop reading task output above this backlog */
+#define IO_IN_HIGH   (1u << 20) /* stop reading srun above this much pending stdin */
+#define IO_READ_SIZE 65536
+
+void io_connect(struct stepd *st)
+{
+	const struct launch_req *req = st->req;
+	struct rota_error err = {""};
+	struct io_hello hello = {
+	    .job_id = req->job_id,
+	    .step_id = req->step_id,
+	    .node_index = req->node_index,
+	    .node_name = req->node_name,
+	    .key = req->io_key,
+	};
+	int fd;
+
+	if (st->batch || !req->io_host || !req->io_port)
+		return;
+	fd = net_connect_tcp(req->io_host, (uint16_t)req->io_port, 10000, &err);
+	if (fd < 0) {
+		log_err("JobId=%u StepId=%u cannot reach srun, output is discarded: %s",
+		        req->job_id, req->step_id, err.text);
+		return;
+	}
+	st->io = msglink_create(fd, "srun");
+	msglink_send(st->io, MSG_IO_HELLO, &hello);
+}
+
+static void send_data(struct stepd *st, uint32_t gtid, uint32_t stream, const void *p,
+                      size_t n)
+{
+	struct io_data d = {.task = gtid, .stream = stream};
+
+	if (!st->io)
+		return;
+	d.data.data = (uint8_t *)p;
+	d.data.len = (uint32_t)n;
+	msglink_send(st->io, MSG_IO_DATA, &d);
+}
+
+void io_launched(struct stepd *st)
+{
+	for (uint32_t i = 0; i < st->ntasks && st->io; i++) {
+		if (st->tasks[i].out_fd < 0)
+			send_data(st, st->tasks[i].gtid, 1, "", 0);
+		if (st->tasks[i].err_fd < 0)
+			send_data(st, st->tasks[i].gtid, 2, "", 0);
+	}
+}
+
+int io_want_output(const struct stepd *st)
+{
+	return !st->io || msglink_pending(st->io) < IO_OUT_HIGH;
+}
+
+short io_link_events(struct stepd *st)
+{
+	size_t pending = 0;
+
+	if (!st->io)
+		return 0;
+	for (uint32_t i = 0; i < st->ntasks; i++)
+		pending += st->tasks[i].in_len;
+	msglink_pause(st->io, pending > IO_IN_HIGH);
+	return msglink_events(st->io);
+}
+
+static void stdin_close(struct stepd_task *t)
+{
+	if (t->in_fd >= 0)
+		close(t->in_fd);
+	t->in_fd = -1;
+	free(t->in_buf);
+	t->in_buf = NULL;
+	t->in_len = 0;
+}
+
+static void on_stdin_data(struct stepd *st, const struct io_data *d)
+{
+	for (uint32_t i = 0; i < st->ntasks; i++) {
+		struct stepd_task *t = &st->tasks[i];
+
+		if (t->gtid != d->task || t->in_fd < 0)
+			continue;
+		if (!d->data.len) {
+			t->in_eof = 1;
+			if (!t->in_len)
+				stdin_close(t);
+			return;
+		}
+		t->in_buf = xrealloc(t->in_buf, t->in_len + d->data.len);
+		memcpy(t->in_buf + t->in_len, d->data.data, d->data.len);
+		t->in_len += d->data.len;
+	}
+}
+
+static void on_io_msg(struct msglink *l, uint16_t type, void *body, void *arg)
+{
+	struct stepd *st = arg;
+	const struct io_data *d = body;
+
+	if (type == MSG_IO_DATA && d->stream == 0)
+		on_stdin_data(st, d);
+	else
+		log_debug("ignoring %s from srun", msg_name(type));
+}
+
+void io_on_link(struct stepd *st, short revents)
+{
+	if (msglink_handle(st->io, revents, on_io_msg, st) == 0)
+		return;
+	log_info("JobId=%u StepId=%u srun closed the I/O connection", st->req->job_id,
+	         st->req->step_id);
+	msglink_destroy(st->io);
+	st->io = NULL;
+	for (uint32_t i = 0; i < st->ntasks; i++)
+		stdin_close(&st->tasks[i]);
+}
+
+void io_on_stdin(struct stepd *st, struct stepd_task *t, short revents)
+{
+	ssize_t n;
+
+	if (t->in_fd < 0)
+		return;
+	if (revents & (POLLERR | POLLHUP)) { /* the task closed its stdin */
+		stdin_close(t);
+		return;
+	}
+	n = write(t->in_fd, t->in_buf, t->in_len);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n < 0) {
+		stdin_close(t);
+		return;
+	}
+	memmove(t->in_buf, t->in_buf + n, t->in_len - (size_t)n);
+	t->in_len -= (size_t)n;
+	if (!t->in_len && t->in_eof)
+		stdin_close(t);
+}
+
+static void pipe_eof(struct stepd *st, struct stepd_task *t, int stream)
+{
+	int *fd = stream == 1 ? &t->out_fd : &t->err_fd;
+
+	close(*fd);
+	*fd = -1;
+	send_data(st, t->gtid, (uint32_t)stream, "", 0);
+}
+
+void io_on_pipe(struct stepd *st, struct stepd_task *t, int stream)
+{
+	int fd = stream == 1 ? t->out_fd : t->err_fd;
+	char buf[IO_READ_SIZE];
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf));
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		pipe_eof(st, t, stream);
+		return;
+	}
+	send_data(st, t->gtid, (uint32_t)stream, buf, (size_t)n);
+}
+
+/* Take what is buffered in a pipe, then close it (a process that escaped the
+ * task's group may still hold its write end). */
+static void pipe_finish(struct stepd *st, struct stepd_task *t, int stream)
+{
+	int *fd = stream == 1 ? &t->out_fd : &t->err_fd;
+	char buf[IO_READ_SIZE];
+	ssize_t n;
+
+	if (*fd < 0)
+		return;
+	while ((n = read(*fd, buf, sizeof(buf))) > 0)
+		send_data(st, t->gtid, (uint32_t)stream, buf, (size_t)n);
+	pipe_eof(st, t, stream);
+}
+
+void io_report_exits(struct stepd *st)
+{
+	for (uint32_t i = 0; i < st->ntasks; i++) {
+		struct stepd_task *t = &st->tasks[i];
+		struct task_exit te = {.status = (uint32_t)t->status,
+		                       .node_name = st->req->node_name};
+
+		if (!t->exited || t->reported || t->out_fd >= 0 || t->err_fd >= 0)
+			continue;
+		t->reported = 1;
+		if (!st->io)
+			continue;
+		te.tasks.v = &t->gtid;
+		te.tasks.n = 1;
+		msglink_send(st->io, MSG_TASK_EXIT, &te);
+	}
+}
+
+int io_drained(const struct stepd *st)
+{
+	for (uint32_t i = 0; i < st->ntasks; i++)
+		if (st->tasks[i].out_fd >= 0 || st->tasks[i].err_fd >= 0)
+			return 0;
+	return 1;
+}
+
+void io_finish(struct stepd *st)
+{
+	for (uint32_t i = 0; i < st->ntasks; i++) {
+		struct stepd_task *t = &st->tasks[i];
+		pipe_finish(st, t, 1);
+		pipe_finish(st, t, 2);
+		stdin_close(t);
+	}
+	io_report_exits(st);
+	if (st->io && msglink_flush(st->io, 10000) < 0)
+		log_err("JobId=%u StepId=%u could not hand all output to srun",
+		        st->req->job_id, st->req->step_id);
+	msglink_destroy(st->io);
+	st->io = NULL;
+}

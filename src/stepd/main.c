@@ -1,0 +1,466 @@
+/* rotastepd - supervise one job step (or a batch script) on this node.
+ * Started by rotad only: `rotastepd [-L logfile] [-v]` with MSG_LAUNCH_REQ on
+ * fd 3.  See stepd.h for the design. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "common/conf.h"
+#include "common/spool.h"
+#include "proto/messages.h"
+#include "proto/net.h"
+#include "stepd/msglink.h"
+#include "stepd/stepd.h"
+#include "common/common.h"
+
+#define STEPD_LAUNCH_FD 3
+#define STEPD_DRAIN_S   2 /* how long to wait for pipes after the last exit */
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: rotastepd [-L logfile] [-v]   (started by rotad)\n");
+	exit(STEPD_EXIT_SETUP);
+}
+
+static int setup_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/* Who the tasks run as; fails unless we are root or already that user. */
+static int resolve_user(struct stepd *st, struct rota_error *err)
+{
+	const struct launch_req *req = st->req;
+	const char *um = strv_getenv(req->env, "SLURM_UMASK");
+
+	st->uid = req->uid;
+	st->gid = req->gid;
+	st->as_root = geteuid() == 0;
+	if (!st->as_root && st->uid != geteuid())
+		return errprintf(err,
+		                 "rotastepd runs as uid %u, cannot start jobs of uid %u",
+		                 (unsigned)geteuid(), (unsigned)st->uid);
+	if (req->user && *req->user) {
+		st->user = xstrdup(req->user);
+	} else {
+		struct passwd pw, *res = NULL;
+		char buf[4096];
+		if (getpwuid_r(st->uid, &pw, buf, sizeof(buf), &res) || !res)
+			return errprintf(err, "unknown uid %u", (unsigned)st->uid);
+		st->user = xstrdup(pw.pw_name);
+	}
+	st->umask = 022;
+	if (req->umask && req->umask != NO_VAL)
+		st->umask = (mode_t)(req->umask & 0777);
+	else if (um)
+		st->umask = (mode_t)(strtoul(um, NULL, 8) & 0777);
+	return 0;
+}
+
+/* Batch: write the script into <spool>/job%05u/slurm_script, owned by the user.
+ * The directory is handed to the user only once the script is in place, and
+ * the script is created O_EXCL|O_NOFOLLOW, so nothing the user plants there is
+ * followed by root. */
+static int write_script(struct stepd *st, struct rota_error *err)
+{
+	const char *s = st->req->script;
+	int fd, rc;
+
+	if (!s)
+		return errprintf(err, "batch script missing");
+	st->job_dir = xasprintf("%s/job%05u", st->spool, st->req->job_id);
+	st->script = xasprintf("%s/slurm_script", st->job_dir);
+	if (mkdir(st->job_dir, 0700) < 0 && errno != EEXIST)
+		return errprintf(err, "mkdir %s: %s", st->job_dir, strerror(errno));
+	unlink(st->script);
+	fd = open(st->script, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700);
+	if (fd < 0)
+		return errprintf(err, "create %s: %s", st->script, strerror(errno));
+	rc = net_write_all(fd, s, strlen(s));
+	if (rc == 0 && st->as_root && fchown(fd, st->uid, st->gid) < 0)
+		rc = -errno;
+	close(fd);
+	if (rc < 0)
+		return errprintf(err, "write %s: %s", st->script, strerror(-rc));
+	if (st->as_root && chown(st->job_dir, st->uid, st->gid) < 0)
+		return errprintf(err, "chown %s: %s", st->job_dir, strerror(errno));
+	return 0;
+}
+
+/* Give the tasks the virtual node's name as their hostname (root only). */
+static void set_hostname(const struct stepd *st)
+{
+	char host[256] = "";
+	const char *name = st->req->node_name;
+
+	gethostname(host, sizeof(host) - 1);
+	if (!st->as_root || !name || !strcmp(host, name))
+		return;
+	if (unshare(CLONE_NEWUTS) < 0 || sethostname(name, strlen(name)) < 0)
+		log_debug("JobId=%u StepId=%u cannot set hostname %s: %s",
+		          st->req->job_id, st->req->step_id, name, strerror(errno));
+}
+
+/* Decide which tasks run here: batch = one; step = step_tasks_per_node. */
+static int layout_tasks(struct stepd *st, struct rota_error *err)
+{
+	const struct launch_req *req = st->req;
+	uint32_t n = 1;
+
+	if (!st->batch) {
+		if (req->node_index >= req->step_tasks_per_node.n)
+			return errprintf(err, "node index %u outside the step",
+			                 req->node_index);
+		if (!req->argv || !req->argv[0])
+			return errprintf(err, "no command to run");
+		for (uint32_t i = 0; i < req->node_index; i++)
+			st->gtid_base += req->step_tasks_per_node.v[i];
+		n = req->step_tasks_per_node.v[req->node_index];
+		st->node_id = req->node_index;
+	}
+	if (n > STEPD_MAX_TASKS)
+		return errprintf(err, "%u tasks on one node (limit %u)", n,
+		                 STEPD_MAX_TASKS);
+	st->ntasks = n;
+	st->tasks = xcalloc(n ? n : 1, sizeof(*st->tasks));
+	for (uint32_t i = 0; i < n; i++) {
+		st->tasks[i].gtid = st->gtid_base + i;
+		st->tasks[i].ltid = i;
+		st->tasks[i].in_fd = st->tasks[i].out_fd = st->tasks[i].err_fd = -1;
+	}
+	return 0;
+}
+
+static int stepd_setup(struct stepd *st, struct rota_error *err)
+{
+	char host[256] = "";
+	int rc;
+
+	if (resolve_user(st, err) < 0 || layout_tasks(st, err) < 0)
+		return -1;
+	gethostname(host, sizeof(host) - 1);
+	st->spool =
+	    spool_dir_expand(st->conf->slurmd_spool_dir, st->req->node_name, host);
+	if (!st->spool)
+		fatal("out of memory");
+	if ((rc = spool_mkdir(st->spool)) < 0)
+		return errprintf(err, "mkdir %s: %s", st->spool, strerror(-rc));
+	ctl_listen(st);
+	if (st->batch && write_script(st, err) < 0)
+		return -1;
+	set_hostname(st);
+	st->env = env_build(st);
+	io_connect(st);
+	if (task_launch_all(st, err) < 0)
+		return -1;
+	io_launched(st);
+	log_info("JobId=%u StepId=%u launched %u task(s) as %s", st->req->job_id,
+	         st->req->step_id, st->ntasks, st->user);
+	return 0;
+}
+
+enum pref_kind { PR_SIG, PR_CTL, PR_LISTEN, PR_IO, PR_OUT, PR_ERR, PR_IN };
+struct pref {
+	enum pref_kind kind;
+	struct stepd_task *task;
+};
+
+struct pollset {
+	struct pollfd *pfd;
+	struct pref *ref;
+	int n, cap;
+};
+
+static void pollset_add(struct pollset *ps, int fd, short events, enum pref_kind kind,
+                        struct stepd_task *t)
+{
+	if (fd < 0 || !events)
+		return;
+	if (ps->n == ps->cap) {
+		ps->cap = ps->cap ? ps->cap * 2 : 64;
+		ps->pfd = xrealloc(ps->pfd, ps->cap * sizeof(*ps->pfd));
+		ps->ref = xrealloc(ps->ref, ps->cap * sizeof(*ps->ref));
+	}
+	ps->pfd[ps->n] = (struct pollfd){.fd = fd, .events = events};
+	ps->ref[ps->n] = (struct pref){.kind = kind, .task = t};
+	ps->n++;
+}
+
+static void pollset_fill(struct stepd *st, struct pollset *ps)
+{
+	int output = io_want_output(st);
+
+	ps->n = 0;
+	pollset_add(ps, st->sigfd, POLLIN, PR_SIG, NULL);
+	if (st->ctl)
+		pollset_add(ps, msglink_fd(st->ctl), msglink_events(st->ctl), PR_CTL,
+		            NULL);
+	pollset_add(ps, st->listen_fd, POLLIN, PR_LISTEN, NULL);
+	if (st->io)
+		pollset_add(ps, msglink_fd(st->io), io_link_events(st), PR_IO, NULL);
+	for (uint32_t i = 0; i < st->ntasks; i++) {
+		struct stepd_task *t = &st->tasks[i];
+		if (output) {
+			pollset_add(ps, t->out_fd, POLLIN, PR_OUT, t);
+			pollset_add(ps, t->err_fd, POLLIN, PR_ERR, t);
+		}
+		if (t->in_len)
+			pollset_add(ps, t->in_fd, POLLOUT, PR_IN, t);
+	}
+}
+
+static void on_signal(struct stepd *st)
+{
+	struct signalfd_siginfo si;
+
+	while (read(st->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD)
+			task_reap(st);
+		else if (si.ssi_signo != SIGHUP)
+			ctl_signal(st, SIGTERM, SIGNAL_F_TERMINATE);
+	}
+}
+
+static void pollset_dispatch(struct stepd *st, struct pollset *ps)
+{
+	for (int i = 0; i < ps->n; i++) {
+		short rev = ps->pfd[i].revents;
+		struct stepd_task *t = ps->ref[i].task;
+
+		if (!rev)
+			continue;
+		switch (ps->ref[i].kind) {
+		case PR_SIG:
+			on_signal(st);
+			break;
+		case PR_CTL:
+			if (st->ctl)
+				ctl_on_link(st, rev);
+			break;
+		case PR_LISTEN:
+			ctl_on_listen(st);
+			break;
+		case PR_IO:
+			if (st->io)
+				io_on_link(st, rev);
+			break;
+		case PR_OUT:
+			io_on_pipe(st, t, 1);
+			break;
+		case PR_ERR:
+			io_on_pipe(st, t, 2);
+			break;
+		case PR_IN:
+			io_on_stdin(st, t, rev);
+			break;
+		}
+	}
+}
+
+static int all_exited(const struct stepd *st)
+{
+	for (uint32_t i = 0; i < st->ntasks; i++)
+		if (!st->tasks[i].exited)
+			return 0;
+	return 1;
+}
+
+/* poll() timeout until the next deadline (ms), -1 for none. */
+static int next_timeout(const struct stepd *st, time_t now)
+{
+	time_t next = 0;
+
+	if (st->kill_at)
+		next = st->kill_at;
+	if (st->drain_by && (!next || st->drain_by < next))
+		next = st->drain_by;
+	if (!next)
+		return -1;
+	return next <= now ? 0 : (int)(next - now) * 1000;
+}
+
+static void stepd_loop(struct stepd *st)
+{
+	struct pollset ps = {0};
+
+	for (;;) {
+		time_t now = time(NULL);
+
+		if (st->kill_at && now >= st->kill_at) {
+			task_signal_all(st, SIGKILL);
+			st->kill_at = 0;
+		}
+		if (all_exited(st)) {
+			if (!st->drain_by) {
+				task_kill_leftovers(st);
+				st->drain_by = now + STEPD_DRAIN_S;
+			}
+			io_report_exits(st);
+			if (io_drained(st) || now >= st->drain_by)
+				break;
+		}
+		pollset_fill(st, &ps);
+		if (poll(ps.pfd, (nfds_t)ps.n, next_timeout(st, now)) < 0 &&
+		    errno != EINTR)
+			fatal("poll: %s", strerror(errno));
+		pollset_dispatch(st, &ps);
+	}
+	free(ps.pfd);
+	free(ps.ref);
+}
+
+/* The step's status: the highest wait status of its tasks, as Slurm does. */
+static uint32_t step_status(const struct stepd *st)
+{
+	uint32_t status = 0;
+
+	for (uint32_t i = 0; i < st->ntasks; i++)
+		if ((uint32_t)st->tasks[i].status > status)
+			status = (uint32_t)st->tasks[i].status;
+	return status;
+}
+
+static void stepd_cleanup(struct stepd *st)
+{
+	if (st->script)
+		unlink(st->script);
+	if (st->job_dir)
+		rmdir(st->job_dir);
+	for (uint32_t i = 0; i < st->ntasks; i++)
+		free(st->tasks[i].in_buf);
+	free(st->tasks);
+	strv_free(st->env);
+	msglink_destroy(st->ctl);
+	msglink_destroy(st->io);
+	free(st->sock_path);
+	free(st->job_dir);
+	free(st->script);
+	free(st->spool);
+	free(st->user);
+	msg_body_free(MSG_LAUNCH_REQ, st->req);
+	conf_destroy(st->conf);
+}
+
+/* Read the launch request from fd 3 and the config.  Exits on failure: with no
+ * request there is nobody to report to. */
+static void stepd_load(struct stepd *st)
+{
+	struct rota_error err = {""};
+	uint16_t type;
+	void *body = NULL;
+	static char conf_path[4096];
+
+	fcntl(STEPD_LAUNCH_FD, F_SETFD, FD_CLOEXEC);
+	if (net_recv(STEPD_LAUNCH_FD, &type, &body, 30000, &err) < 0) {
+		log_err("no launch request on fd %d: %s", STEPD_LAUNCH_FD, err.text);
+		exit(STEPD_EXIT_SETUP);
+	}
+	if (type != MSG_LAUNCH_REQ) {
+		log_err("expected MSG_LAUNCH_REQ, got %s", msg_name(type));
+		exit(STEPD_EXIT_SETUP);
+	}
+	st->req = body;
+	st->batch = st->req->step_id == STEP_BATCH;
+	st->ctl = msglink_create(STEPD_LAUNCH_FD, "rotad");
+	if (!st->req->node_name)
+		st->req->node_name = xstrdup("localhost");
+	if (!realpath(conf_default_path(), conf_path))
+		snprintf(conf_path, sizeof(conf_path), "%s", conf_default_path());
+	st->conf_path = conf_path;
+	if (conf_load(conf_path, &st->conf, &err) < 0) {
+		log_err("JobId=%u StepId=%u launch failed: %s", st->req->job_id,
+		        st->req->step_id, err.text);
+		ctl_report(st, 1 << 8, STEP_DONE_LAUNCH_FAILED, err.text);
+		exit(STEPD_EXIT_SETUP);
+	}
+}
+
+/* The launch failed: tell srun (when there is one) on task stderr, and mark
+ * every task as exited with status 1, so srun sees the whole step end. */
+static void fail_tasks(struct stepd *st, const char *why)
+{
+	char *line = xasprintf("slurmstepd: error: %s\n", why);
+
+	if (st->io && st->ntasks) {
+		struct io_data d = {.task = st->tasks[0].gtid, .stream = 2};
+		d.data.data = (uint8_t *)line;
+		d.data.len = (uint32_t)strlen(line);
+		msglink_send(st->io, MSG_IO_DATA, &d);
+	}
+	free(line);
+	for (uint32_t i = 0; i < st->ntasks; i++) {
+		st->tasks[i].exited = 1;
+		st->tasks[i].status = 1 << 8;
+	}
+}
+
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct stepd st = {.listen_fd = -1, .sigfd = -1};
+	struct rota_error err = {""};
+	const char *logfile = NULL;
+	int opt, level = LOG_INFO;
+
+	while ((opt = getopt(argc, argv, "L:v")) != -1) {
+		if (opt == 'L')
+			logfile = optarg;
+		else if (opt == 'v')
+			level = LOG_DEBUG;
+		else
+			usage();
+	}
+	setsid(); /* survive rotad restarts and its process group's signals */
+	if (log_init("rotastepd", level, logfile) < 0)
+		log_init("rotastepd", level, NULL);
+	umask(022);
+	raise_nofile();
+	if ((st.sigfd = setup_signals()) < 0)
+		fatal("signalfd: %s", strerror(errno));
+	stepd_load(&st);
+	if (stepd_setup(&st, &err) < 0) {
+		log_err("JobId=%u StepId=%u launch failed: %s", st.req->job_id,
+		        st.req->step_id, err.text);
+		fail_tasks(&st, err.text);
+		io_finish(&st);
+		ctl_report(&st, 1 << 8, STEP_DONE_LAUNCH_FAILED, err.text);
+	} else {
+		stepd_loop(&st);
+		io_finish(&st);
+		ctl_report(&st, step_status(&st), 0, NULL);
+		log_info("JobId=%u StepId=%u done, status %u", st.req->job_id,
+		         st.req->step_id, step_status(&st));
+	}
+	stepd_cleanup(&st);
+	return 0;
+}

@@ -1,0 +1,137 @@
+/* stepd.h - rotastepd's context, shared by its modules (stepd/ only).
+ *
+ * DESIGN: rotad forks one rotastepd per launch (the batch script, or one step's
+ * tasks on this node) and hands it the MSG_LAUNCH_REQ on fd 3.  The stepd
+ * setsid()s so that it outlives rotad restarts, forks the tasks as the user and
+ * then runs one poll() loop (no threads: it forks user code) over:
+ *   - a signalfd (SIGCHLD, and SIGTERM/SIGINT = terminate the step),
+ *   - the rotad link (fd 3, or a re-attached connection on the spool socket),
+ *   - the srun I/O link (steps) and the tasks' stdout/stderr/stdin pipes.
+ * When every task has exited and its pipes are drained it reports
+ * MSG_STEP_COMPLETE to rotad (or leaves a .done file in the spool when no rotad
+ * is there, see common/spool.h) and exits.
+ */
+#ifndef ROTA_STEPD_H
+#define ROTA_STEPD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include "common/error.h"
+#include "common/spool.h"
+
+struct conf;
+struct launch_req;
+struct msglink;
+
+/* Local tasks per node we accept (each costs up to four descriptors). */
+#define STEPD_MAX_TASKS 4096
+
+/* Exit status of rotastepd when it could not even report a launch failure;
+ * rotad then reports STEP_DONE_LAUNCH_FAILED itself. */
+#define STEPD_EXIT_SETUP SPOOL_STEPD_EXIT_SETUP
+
+struct stepd_task {
+	uint32_t gtid; /* global task id (SLURM_PROCID) */
+	uint32_t ltid; /* local task id (SLURM_LOCALID) */
+	pid_t pid;     /* 0 once reaped */
+	pid_t pgid;    /* its process group (the first pid) */
+	int status;    /* wait status, valid when exited */
+	int exited;
+	int reported; /* MSG_TASK_EXIT sent (or nowhere to send it) */
+	int out_fd;   /* our end of the task's stdout pipe, -1 if none/closed */
+	int err_fd;   /* same for stderr */
+	int in_fd;    /* our end of the stdin pipe (task 0 only), -1 if none */
+	char *in_buf; /* stdin bytes from srun not yet written */
+	size_t in_len;
+	int in_eof; /* srun sent EOF: close in_fd once in_buf is written */
+};
+
+struct stepd {
+	struct conf *conf;
+	struct launch_req *req;
+	const char *conf_path; /* absolute SLURM_CONF */
+	int batch;             /* step_id == STEP_BATCH */
+	int verbose;
+
+	char *user; /* borrowed from req or looked up */
+	uid_t uid;
+	gid_t gid;
+	int as_root; /* we switch users in the children */
+	mode_t umask;
+
+	char *spool;        /* SlurmdSpoolDir for this node */
+	char *sock_path;    /* <spool>/<node>_<job>.<step>, NULL if no socket */
+	char *job_dir;      /* <spool>/job%05u (batch only) */
+	char *script;       /* <job_dir>/slurm_script (batch only) */
+	uint32_t node_id;   /* SLURM_NODEID: step node index, 0 for batch */
+	uint32_t gtid_base; /* global id of local task 0 */
+
+	struct stepd_task *tasks;
+	uint32_t ntasks;
+	char **env; /* environment shared by all tasks (caller of env_build frees) */
+
+	int sigfd;
+	int listen_fd;       /* spool socket for re-attaching rotads, -1 if none */
+	struct msglink *ctl; /* rotad, NULL while detached */
+	struct msglink *io;  /* srun, NULL if none or lost */
+
+	time_t kill_at;  /* SIGKILL the tasks at this time (0: not terminating) */
+	time_t drain_by; /* after the last task exits, stop waiting for pipes */
+	int terminating;
+};
+
+/* ---- env.c ---- */
+/* Environment shared by all tasks: launch env + job (+ step) SLURM_* variables.
+ * Caller frees with strv_free. */
+char **env_build(const struct stepd *st);
+/* Add one task's variables (SLURM_PROCID, SLURM_TASK_PID...) in the child. */
+char **env_add_task(char **env, const struct stepd *st, const struct stepd_task *t);
+
+/* ---- task.c ---- */
+/* Create the tasks' output files as the user (steps with srun -o), pipes, and
+ * fork+exec every task.  Returns 0 or -1 with err (nothing left running). */
+int task_launch_all(struct stepd *st, struct rota_error *err);
+/* Send sig to the process group of every task not yet reaped. */
+void task_signal_all(struct stepd *st, int sig);
+/* SIGKILL what is left in the groups of tasks that have all exited (processes
+ * they left behind, as Slurm's proctrack does at step end). */
+void task_kill_leftovers(struct stepd *st);
+/* Reap exited children; returns how many tasks exited. */
+int task_reap(struct stepd *st);
+
+/* ---- io.c ---- */
+/* Connect to srun and say hello (steps with an io_host); on failure st->io stays
+ * NULL and the tasks' output is discarded. */
+void io_connect(struct stepd *st);
+/* After the launch: EOF for the streams that go to files, so srun sees exactly
+ * one EOF per task and stream. */
+void io_launched(struct stepd *st);
+/* Poll events for the srun link (adjusts stdin back-pressure). */
+short io_link_events(struct stepd *st);
+/* Whether the tasks' output pipes should be polled (srun keeps up). */
+int io_want_output(const struct stepd *st);
+void io_on_link(struct stepd *st, short revents);
+/* stream: 1 stdout, 2 stderr. */
+void io_on_pipe(struct stepd *st, struct stepd_task *t, int stream);
+void io_on_stdin(struct stepd *st, struct stepd_task *t, short revents);
+/* Send MSG_TASK_EXIT for exited tasks whose output is drained. */
+void io_report_exits(struct stepd *st);
+/* Whether every task's output pipes have reached EOF. */
+int io_drained(const struct stepd *st);
+/* Close every remaining pipe (sending EOFs), report the exits, flush and close
+ * the srun link. */
+void io_finish(struct stepd *st);
+
+/* ---- ctl.c ---- */
+/* Listen on the spool socket so that a restarted rotad can re-attach. */
+void ctl_listen(struct stepd *st);
+void ctl_on_listen(struct stepd *st);
+void ctl_on_link(struct stepd *st, short revents);
+/* Apply a MSG_SIGNAL_REQ's signal and flags. */
+void ctl_signal(struct stepd *st, uint32_t sig, uint32_t flags);
+/* Report completion to rotad (or into the spool when no rotad holds the link)
+ * and remove the socket. */
+void ctl_report(struct stepd *st, uint32_t status, uint32_t flags, const char *msg);
+
+#endif

@@ -1,0 +1,430 @@
+/* task.c - fork and exec the tasks as the user.
+ *
+ * Privileges are dropped in each child before it touches anything the user
+ * names (output files, work dir, the command).  Output files are created (and
+ * truncated, unless --open-mode=append) once by a helper child running as the
+ * user, then every task opens them O_APPEND, so tasks sharing one file never
+ * clobber each other.  A child that fails before exec writes why on a
+ * close-on-exec pipe, so the launch fails with that text; a failed exec itself
+ * is the task's exit status (errno, as Slurm does), reported normally.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "common/jobfmt.h"
+#include "proto/messages.h"
+#include "stepd/stepd.h"
+#include "common/common.h"
+
+extern char **environ;
+
+/* Where one task's standard streams go: a file path, or NULL for a pipe
+ * (steps) / /dev/null (stdin). err == out when both name the same file. */
+struct task_io {
+	char *in, *out, *err;
+};
+
+static void child_fail(int errfd, const char *fmt, ...) __attribute__((noreturn))
+__attribute__((format(printf, 2, 3)));
+
+static void child_fail(int errfd, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0 &&
+	    write(errfd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf))) {
+		/* the parent reads it; nothing else to do on failure */
+	}
+	_exit(1);
+}
+
+/* In a child: become the user.  Exits through child_fail on error. */
+static void child_become_user(const struct stepd *st, int errfd)
+{
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	if (st->as_root) {
+		if (initgroups(st->user, st->gid) < 0)
+			child_fail(errfd, "initgroups(%s): %s", st->user,
+			           strerror(errno));
+		if (setgid(st->gid) < 0)
+			child_fail(errfd, "setgid(%u): %s", (unsigned)st->gid,
+			           strerror(errno));
+		if (setuid(st->uid) < 0)
+			child_fail(errfd, "setuid(%u): %s", (unsigned)st->uid,
+			           strerror(errno));
+	}
+	umask(st->umask);
+}
+
+static int append_mode(const struct stepd *st)
+{
+	const char *m = strv_getenv(st->req->env, "SLURM_OPEN_MODE");
+
+	if (st->batch)
+		return (st->req->flags & JOB_F_OPEN_APPEND) != 0;
+	return m && (m[0] == 'a' || m[0] == 'A');
+}
+
+/* Absolute path of pattern expanded for task t (relative to work_dir). */
+static char *task_path(const struct stepd *st, const char *pattern, uint32_t gtid)
+{
+	const struct launch_req *req = st->req;
+	const char *aj = strv_getenv(req->env, "SLURM_ARRAY_JOB_ID");
+	const char *at = strv_getenv(req->env, "SLURM_ARRAY_TASK_ID");
+	struct jobfmt_ids ids = {
+	    .job_id = req->job_id,
+	    .step_id = req->step_id,
+	    .array_job_id = aj ? (uint32_t)strtoul(aj, NULL, 10) : 0,
+	    .array_task_id = at ? (uint32_t)strtoul(at, NULL, 10) : NO_VAL,
+	    .node_index = st->node_id,
+	    .task_id = gtid,
+	    .job_name = req->job_name,
+	    .user = st->user,
+	    .node_name = req->node_name,
+	};
+	char *name = NULL, *path;
+
+	if (jobfmt_filename(pattern, &ids, &name) < 0)
+		return NULL;
+	if (name[0] == '/')
+		return name;
+	path = xasprintf("%s/%s", req->work_dir ? req->work_dir : "/tmp", name);
+	free(name);
+	return path;
+}
+
+static void task_io_release(struct task_io *tio)
+{
+	if (tio->err != tio->out)
+		free(tio->err);
+	free(tio->out);
+	free(tio->in);
+}
+
+static int task_io_resolve(const struct stepd *st, uint32_t gtid, struct task_io *ret,
+                           struct rota_error *err)
+{
+	const struct launch_req *req = st->req;
+	const char *aj = strv_getenv(req->env, "SLURM_ARRAY_TASK_ID");
+	const char *out = req->std_out, *errp = req->std_err;
+	struct task_io tio = {NULL};
+
+	if (st->batch && !out)
+		out = aj ? "slurm-%A_%a.out" : "slurm-%j.out";
+	if (out && !(tio.out = task_path(st, out, gtid)))
+		goto bad;
+	if (errp && !(tio.err = task_path(st, errp, gtid)))
+		goto bad;
+	if (!tio.err || (tio.out && !strcmp(tio.err, tio.out))) {
+		free(tio.err);
+		tio.err = tio.out;
+	}
+	if (req->std_in && strcmp(req->std_in, "none") &&
+	    !(tio.in = task_path(st, req->std_in, gtid)))
+		goto bad;
+	*ret = tio;
+	return 0;
+bad:
+	task_io_release(&tio);
+	return errprintf(err, "bad output file pattern");
+}
+
+/* Open a file as the (already switched) user onto fd target. */
+static void child_open(int target, const char *path, int flags, int errfd)
+{
+	int fd = open(path, flags | O_CLOEXEC, 0666);
+
+	if (fd < 0)
+		child_fail(errfd, "Could not open %s file %s: %s",
+		           target == 0   ? "stdin"
+		           : target == 1 ? "stdout"
+		                         : "stderr",
+		           path, strerror(errno));
+	if (dup2(fd, target) < 0)
+		child_fail(errfd, "dup2: %s", strerror(errno));
+	close(fd);
+}
+
+/* In a child: set up fds 0-2.  pipes[]: the child ends (-1 when unused). */
+static void child_stdio(const struct task_io *tio, const int pipes[3], int errfd)
+{
+	if (pipes[0] >= 0)
+		dup2(pipes[0], 0);
+	else
+		child_open(0, tio->in ? tio->in : "/dev/null", O_RDONLY, errfd);
+	if (tio->out)
+		child_open(1, tio->out, O_WRONLY | O_CREAT | O_APPEND, errfd);
+	else if (pipes[1] >= 0)
+		dup2(pipes[1], 1);
+	else
+		child_open(1, "/dev/null", O_WRONLY, errfd);
+	if (tio->err == tio->out && tio->out)
+		dup2(1, 2);
+	else if (tio->err)
+		child_open(2, tio->err, O_WRONLY | O_CREAT | O_APPEND, errfd);
+	else if (pipes[2] >= 0)
+		dup2(pipes[2], 2);
+	else
+		dup2(1, 2);
+}
+
+static void child_chdir(const char *dir)
+{
+	if (!dir || chdir(dir) == 0)
+		return;
+	dprintf(2,
+	        "slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp instead\n",
+	        dir, strerror(errno));
+	if (chdir("/tmp") < 0) {
+		/* nowhere better to go */
+	}
+}
+
+/* The task child: never returns. */
+static void task_child(struct stepd *st, struct stepd_task *t, const struct task_io *tio,
+                       const int pipes[3], int errfd)
+{
+	char **env, **argv;
+
+	setpgid(0, 0);
+	child_become_user(st, errfd);
+	child_stdio(tio, pipes, errfd);
+	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+	child_chdir(st->req->work_dir);
+	env = env_add_task(strv_dup(st->env), st, t);
+	if (st->batch) {
+		argv = strv_append(NULL, st->script);
+		for (size_t i = 0; st->req->argv && st->req->argv[i]; i++)
+			argv = strv_append(argv, st->req->argv[i]);
+	} else {
+		argv = st->req->argv;
+	}
+	environ = env; /* execvp searches the task's PATH, not ours */
+	execvp(argv[0], argv);
+	dprintf(2, "slurmstepd: error: execve(): %s: %s\n", argv[0], strerror(errno));
+	_exit(errno ? errno : 1);
+}
+
+/* Wait for a child's exec (EOF) or its failure text.  Returns 0 or -1 (err). */
+static int wait_exec(int errfd, struct rota_error *err)
+{
+	char buf[512];
+	ssize_t n;
+
+	do
+		n = read(errfd, buf, sizeof(buf) - 1);
+	while (n < 0 && errno == EINTR);
+	close(errfd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return errprintf(err, "%s", buf);
+}
+
+/* Create/truncate every output file once, as the user. */
+static int prepare_files(struct stepd *st, struct task_io *tios, struct rota_error *err)
+{
+	int ep[2], status;
+	pid_t pid;
+
+	if (pipe2(ep, O_CLOEXEC) < 0)
+		return errprintf(err, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		close(ep[0]);
+		close(ep[1]);
+		return errprintf(err, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		/* Truncating a file twice before any task runs is harmless; on
+		 * other nodes of a step, tasks may already be writing to it. */
+		int trunc = append_mode(st) || st->node_id ? 0 : O_TRUNC;
+		close(ep[0]);
+		child_become_user(st, ep[1]);
+		for (uint32_t i = 0; i < st->ntasks; i++) {
+			const char *paths[2] = {tios[i].out, tios[i].err};
+			for (int k = 0; k < 2; k++) {
+				int fd;
+				if (!paths[k])
+					continue;
+				fd = open(paths[k],
+				          O_WRONLY | O_CREAT | trunc | O_CLOEXEC, 0666);
+				if (fd < 0)
+					child_fail(ep[1], "Could not open %s file %s: %s",
+					           k ? "stderr" : "stdout", paths[k],
+					           strerror(errno));
+				close(fd);
+			}
+		}
+		_exit(0);
+	}
+	close(ep[1]);
+	status = wait_exec(ep[0], err);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+/* Pipes for one task: child ends in child[] (-1 when the stream is a file or
+ * /dev/null), our ends in t->in_fd/out_fd/err_fd (non-blocking). */
+static int make_pipes(const struct stepd *st, struct stepd_task *t,
+                      const struct task_io *tio, int child[3], struct rota_error *err)
+{
+	int want[3] = {
+	    !tio->in && t->gtid == 0 && st->io != NULL,
+	    !tio->out && st->io != NULL,
+	    !tio->err && st->io != NULL,
+	};
+	int *ours[3] = {&t->in_fd, &t->out_fd, &t->err_fd};
+
+	for (int k = 0; k < 3; k++) {
+		int p[2];
+
+		child[k] = -1;
+		*ours[k] = -1;
+		if (st->batch || !want[k])
+			continue;
+		if (pipe2(p, O_CLOEXEC) < 0)
+			return errprintf(err, "pipe: %s", strerror(errno));
+		child[k] = k == 0 ? p[0] : p[1];
+		*ours[k] = k == 0 ? p[1] : p[0];
+		fcntl(*ours[k], F_SETFL, O_NONBLOCK);
+	}
+	return 0;
+}
+
+static void close_child_ends(int child[3])
+{
+	for (int k = 0; k < 3; k++)
+		if (child[k] >= 0)
+			close(child[k]);
+}
+
+static int launch_one(struct stepd *st, struct stepd_task *t, const struct task_io *tio,
+                      struct rota_error *err)
+{
+	int child[3] = {-1, -1, -1}, ep[2];
+	pid_t pid;
+
+	if (make_pipes(st, t, tio, child, err) < 0) {
+		close_child_ends(child);
+		return -1;
+	}
+	if (pipe2(ep, O_CLOEXEC) < 0) {
+		close_child_ends(child);
+		return errprintf(err, "pipe: %s", strerror(errno));
+	}
+	pid = fork();
+	if (pid < 0) {
+		close_child_ends(child);
+		close(ep[0]);
+		close(ep[1]);
+		return errprintf(err, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		close(ep[0]);
+		task_child(st, t, tio, child, ep[1]);
+	}
+	setpgid(pid, pid); /* also done by the child: no window for kill(-pgid) */
+	t->pid = t->pgid = pid;
+	close_child_ends(child);
+	close(ep[1]);
+	return wait_exec(ep[0], err);
+}
+
+static void reap_all_blocking(struct stepd *st)
+{
+	for (uint32_t i = 0; i < st->ntasks; i++) {
+		struct stepd_task *t = &st->tasks[i];
+		while (t->pid > 0 && waitpid(t->pid, &t->status, 0) < 0 && errno == EINTR)
+			;
+		if (t->pid > 0) {
+			t->pid = 0;
+			t->exited = 1;
+		}
+	}
+}
+
+int task_launch_all(struct stepd *st, struct rota_error *err)
+{
+	struct task_io *tios = xcalloc(st->ntasks, sizeof(*tios));
+	int rc = 0, files = 0;
+
+	for (uint32_t i = 0; i < st->ntasks && rc == 0; i++) {
+		rc = task_io_resolve(st, st->tasks[i].gtid, &tios[i], err);
+		files |= tios[i].out || tios[i].err;
+	}
+	if (rc == 0 && files)
+		rc = prepare_files(st, tios, err);
+	for (uint32_t i = 0; i < st->ntasks && rc == 0; i++) {
+		rc = launch_one(st, &st->tasks[i], &tios[i], err);
+		if (rc == 0)
+			log_debug("JobId=%u StepId=%u task %u started, pid %d",
+			          st->req->job_id, st->req->step_id, st->tasks[i].gtid,
+			          (int)st->tasks[i].pid);
+	}
+	if (rc < 0) {
+		task_signal_all(st, SIGKILL);
+		reap_all_blocking(st);
+	}
+	for (uint32_t i = 0; i < st->ntasks; i++)
+		task_io_release(&tios[i]);
+	free(tios);
+	return rc;
+}
+
+void task_signal_all(struct stepd *st, int sig)
+{
+	for (uint32_t i = 0; i < st->ntasks; i++)
+		if (st->tasks[i].pid > 0 && kill(-st->tasks[i].pgid, sig) < 0 &&
+		    errno == ESRCH)
+			kill(st->tasks[i].pid, sig); /* not yet in its own group */
+}
+
+void task_kill_leftovers(struct stepd *st)
+{
+	for (uint32_t i = 0; i < st->ntasks; i++)
+		if (st->tasks[i].pgid > 0)
+			kill(-st->tasks[i].pgid, SIGKILL);
+}
+
+int task_reap(struct stepd *st)
+{
+	int status, n = 0;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (uint32_t i = 0; i < st->ntasks; i++) {
+			struct stepd_task *t = &st->tasks[i];
+			if (t->pid != pid)
+				continue;
+			t->pid = 0;
+			t->exited = 1;
+			t->status = status;
+			n++;
+			log_debug("JobId=%u StepId=%u task %u exited, status %d",
+			          st->req->job_id, st->req->step_id, t->gtid, status);
+		}
+	}
+	return n;
+}
