@@ -1,0 +1,73 @@
+/* call.c - a controller round trip that returns errors (see call.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "cli/call.h"
+#include "cli/cli.h"
+#include "common/states.h"
+#include "proto/auth.h"
+#include "proto/client.h"
+#include "proto/messages.h"
+#include "proto/net.h"
+#include "common/common.h"
+
+#define CALL_TIMEOUT_MS 60000
+
+static int fail(int rc, const char *text, char **ret_msg)
+{
+	*ret_msg = xstrdup(text);
+	return rc;
+}
+
+int call_ctld(uint16_t type, const void *body, uint16_t want, void **ret_body,
+              char **ret_msg)
+{
+	struct conf *conf = cli_conf();
+	struct rota_error err = {""};
+	struct auth *auth = NULL;
+	uint16_t rtype = 0;
+	void *rbody = NULL;
+	int fd, rc;
+
+	*ret_body = NULL;
+	*ret_msg = NULL;
+	auth_create(conf, 0, &auth, NULL);
+	fd = client_connect(conf, auth, NULL, 0, &err);
+	auth_destroy(auth);
+	if (fd < 0) {
+		log_debug("connect: %s", err.text);
+		return fail(SLURM_COMMUNICATIONS_CONNECTION_ERROR,
+		            slurm_strerror(SLURM_COMMUNICATIONS_CONNECTION_ERROR),
+		            ret_msg);
+	}
+	rc = net_rpc(fd, type, body, &rtype, &rbody, CALL_TIMEOUT_MS, &err);
+	close(fd);
+	if (rc == -ETIMEDOUT)
+		return fail(SLURM_COMMUNICATIONS_CONNECTION_ERROR,
+		            "Socket timed out on send/recv operation", ret_msg);
+	if (rc < 0) {
+		log_debug("rpc: %s", err.text);
+		return fail(SLURM_COMMUNICATIONS_CONNECTION_ERROR,
+		            slurm_strerror(SLURM_COMMUNICATIONS_CONNECTION_ERROR),
+		            ret_msg);
+	}
+	if (rtype == MSG_RC) {
+		const struct rc_msg *m = rbody;
+
+		rc = m->rc;
+		if (rc)
+			*ret_msg =
+			    xstrdup(m->msg && *m->msg ? m->msg : slurm_strerror(rc));
+		else if (want != MSG_RC)
+			rc = fail(SLURM_ERROR, "Unexpected message received", ret_msg);
+		msg_body_free(rtype, rbody);
+		return rc;
+	}
+	if (rtype != want) {
+		msg_body_free(rtype, rbody);
+		return fail(SLURM_ERROR, "Unexpected message received", ret_msg);
+	}
+	*ret_body = rbody;
+	return 0;
+}

@@ -1,0 +1,525 @@
+/* scancel.c - cancel or signal jobs and steps, as Slurm's scancel.
+ *
+ * Ids are "N", "N.S", "N.batch" and "N_T" (an array task; there are no arrays
+ * yet, so such an id never names a job and is skipped like any unknown id).
+ * Filters (-n -u -t -p -A -w -q -R --me) select among the non-finished jobs
+ * of one MSG_JOB_INFO_REQ; with ids they narrow those ids.  Each target gets one
+ * MSG_CANCEL_REQ.  As COMPAT.md requires, an unknown or finished job is not an
+ * error (silent, exit 0); other refusals print Slurm's "Kill job error" line and
+ * make the exit status 1.
+ */
+#include <ctype.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include "cli/call.h"
+#include "cli/cli.h"
+#include "cli/fmt.h"
+#include "common/hostlist.h"
+#include "common/states.h"
+#include "common/uid.h"
+#include "proto/messages.h"
+#include "common/common.h"
+
+#define SCANCEL_MAX_IDS 65536
+
+struct target {
+	uint32_t job_id;
+	uint32_t array_task; /* NO_VAL: none */
+	uint32_t step_id;    /* NO_VAL: the whole job */
+	char *text;          /* as written, for messages */
+};
+
+struct scancel_opts {
+	int batch, full, interactive, quiet, verbose, have_filter;
+	uint32_t signal; /* 0: cancel */
+	char *name, *partition, *account, *qos, *reservation;
+	char **nodes;
+	int state; /* -1: any */
+	int have_uid;
+	uid_t uid;
+	struct target *targets;
+	size_t ntargets;
+};
+
+static const struct {
+	const char *name;
+	int num;
+} signals[] = {
+    {"HUP", SIGHUP},       {"INT", SIGINT},   {"QUIT", SIGQUIT},     {"ILL", SIGILL},
+    {"TRAP", SIGTRAP},     {"ABRT", SIGABRT}, {"IOT", SIGIOT},       {"BUS", SIGBUS},
+    {"FPE", SIGFPE},       {"KILL", SIGKILL}, {"USR1", SIGUSR1},     {"SEGV", SIGSEGV},
+    {"USR2", SIGUSR2},     {"PIPE", SIGPIPE}, {"ALRM", SIGALRM},     {"TERM", SIGTERM},
+    {"STKFLT", SIGSTKFLT}, {"CHLD", SIGCHLD}, {"CONT", SIGCONT},     {"STOP", SIGSTOP},
+    {"TSTP", SIGTSTP},     {"TTIN", SIGTTIN}, {"TTOU", SIGTTOU},     {"URG", SIGURG},
+    {"XCPU", SIGXCPU},     {"XFSZ", SIGXFSZ}, {"VTALRM", SIGVTALRM}, {"PROF", SIGPROF},
+    {"WINCH", SIGWINCH},   {"IO", SIGIO},     {"POLL", SIGPOLL},     {"PWR", SIGPWR},
+    {"SYS", SIGSYS},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "Usage: scancel [-A account] [--batch] [--full] [--interactive] "
+	    "[--name=job_name]\n"
+	    "               [--partition=partition] [--qos=qos] "
+	    "[--reservation=reservation]\n"
+	    "               [--signal=name | integer] [--state=job_state] "
+	    "[--user=user_name]\n"
+	    "               [--me] [--nodelist=hosts] [--quiet] [--verbose] [--version]\n"
+	    "               [job_id[_array_id][.step_id]]\n");
+}
+
+static void __attribute__((noreturn)) help(void)
+{
+	usage(stdout);
+	printf("\n"
+	       "  -A, --account=account    only jobs charged to this account\n"
+	       "  -b, --batch              signal the batch shell only\n"
+	       "  -f, --full               signal the batch shell and all steps\n"
+	       "  -i, --interactive        ask before each job\n"
+	       "  -n, --name=job_name      only jobs with this name\n"
+	       "  -p, --partition=part     only jobs in this partition\n"
+	       "  -Q, --quiet              say nothing about finished jobs\n"
+	       "  -s, --signal=signal      send this signal instead of cancelling\n"
+	       "  -t, --state=state        only PENDING, RUNNING or SUSPENDED jobs\n"
+	       "  -u, --user=user          only this user's jobs\n"
+	       "  -w, --nodelist=hosts     only jobs on these nodes\n"
+	       "  -v, --verbose            say what is done\n"
+	       "  -V, --version            print the version\n");
+	exit(0);
+}
+
+/* "USR1", "SIGUSR1", "usr1" or "10".  Returns the number or -1. */
+static int parse_signal(const char *s)
+{
+	long v;
+
+	if (isdigit((unsigned char)*s)) {
+		v = cli_parse_long(s);
+		return (v > 0 && v < NSIG) ? (int)v : -1;
+	}
+	if (!strncasecmp(s, "SIG", 3))
+		s += 3;
+	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+		if (!strcasecmp(s, signals[i].name))
+			return signals[i].num;
+	return -1;
+}
+
+/* "N", "N_T", "N.S", "N_T.S", "N.batch".  Returns 0 or -1. */
+static int parse_target(const char *s, struct target *t)
+{
+	char *end;
+	unsigned long v;
+
+	t->array_task = NO_VAL;
+	t->step_id = NO_VAL;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	v = strtoul(s, &end, 10);
+	if (!v || v >= NO_VAL)
+		return -1;
+	t->job_id = (uint32_t)v;
+	if (*end == '_') {
+		s = end + 1;
+		if (!isdigit((unsigned char)*s))
+			return -1;
+		v = strtoul(s, &end, 10);
+		if (v >= NO_VAL)
+			return -1;
+		t->array_task = (uint32_t)v;
+	}
+	if (*end == '.') {
+		s = end + 1;
+		if (!strcmp(s, "batch")) {
+			t->step_id = STEP_BATCH;
+			end = (char *)s + 5;
+		} else {
+			if (!isdigit((unsigned char)*s))
+				return -1;
+			v = strtoul(s, &end, 10);
+			if (v >= STEP_BATCH)
+				return -1;
+			t->step_id = (uint32_t)v;
+		}
+	}
+	return *end ? -1 : 0;
+}
+
+static void add_target(struct scancel_opts *o, const char *arg)
+{
+	struct target t = {0};
+
+	if (parse_target(arg, &t) < 0) {
+		cli_error("Invalid job id %s", arg);
+		exit(1);
+	}
+	if (o->ntargets == SCANCEL_MAX_IDS) {
+		cli_error("more than %d job ids", SCANCEL_MAX_IDS);
+		exit(1);
+	}
+	t.text = xstrdup(arg);
+	o->targets = xrealloc(o->targets, (o->ntargets + 1) * sizeof(*o->targets));
+	o->targets[o->ntargets++] = t;
+}
+
+static void set_user(struct scancel_opts *o, const char *user)
+{
+	if (name_to_uid(user, &o->uid) < 0) {
+		cli_error("Invalid user name: %s", user);
+		exit(1);
+	}
+	o->have_uid = 1;
+	o->have_filter = 1;
+}
+
+static void set_state(struct scancel_opts *o, const char *s)
+{
+	int st = job_state_parse(s);
+
+	if (st != JOB_PENDING && st != JOB_RUNNING && st != JOB_SUSPENDED) {
+		cli_error("Invalid job state specified: %s", s);
+		fprintf(stderr, "Valid job states are PENDING, RUNNING, and SUSPENDED\n");
+		exit(1);
+	}
+	o->state = st;
+	o->have_filter = 1;
+}
+
+static char *set_str(char *old, const char *arg, int *have_filter)
+{
+	free(old);
+	*have_filter = 1;
+	return xstrdup(arg);
+}
+
+enum { OPT_CTLD = 1000, OPT_ME, OPT_SIBLING, OPT_USAGE, OPT_HELP, OPT_WCKEY };
+
+static void parse_env(struct scancel_opts *o)
+{
+	const char *v;
+
+	if ((v = getenv("SCANCEL_ACCOUNT")) && *v)
+		o->account = set_str(o->account, v, &o->have_filter);
+	if ((v = getenv("SCANCEL_NAME")) && *v)
+		o->name = set_str(o->name, v, &o->have_filter);
+	if ((v = getenv("SCANCEL_PARTITION")) && *v)
+		o->partition = set_str(o->partition, v, &o->have_filter);
+	if ((v = getenv("SCANCEL_QOS")) && *v)
+		o->qos = set_str(o->qos, v, &o->have_filter);
+	if ((v = getenv("SCANCEL_STATE")) && *v)
+		set_state(o, v);
+	if ((v = getenv("SCANCEL_USER")) && *v)
+		set_user(o, v);
+	if (getenv("SCANCEL_BATCH"))
+		o->batch = 1;
+	if (getenv("SCANCEL_FULL"))
+		o->full = 1;
+	if (getenv("SCANCEL_INTERACTIVE"))
+		o->interactive = 1;
+	if (getenv("SCANCEL_VERBOSE"))
+		o->verbose = 1;
+}
+
+static void parse_args(struct scancel_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"account", required_argument, 0, 'A'},
+	    {"batch", no_argument, 0, 'b'},
+	    {"clusters", required_argument, 0, 'M'},
+	    {"ctld", no_argument, 0, OPT_CTLD},
+	    {"full", no_argument, 0, 'f'},
+	    {"help", no_argument, 0, OPT_HELP},
+	    {"hurry", no_argument, 0, 'H'},
+	    {"interactive", no_argument, 0, 'i'},
+	    {"jobname", required_argument, 0, 'n'},
+	    {"me", no_argument, 0, OPT_ME},
+	    {"name", required_argument, 0, 'n'},
+	    {"nodelist", required_argument, 0, 'w'},
+	    {"partition", required_argument, 0, 'p'},
+	    {"qos", required_argument, 0, 'q'},
+	    {"quiet", no_argument, 0, 'Q'},
+	    {"reservation", required_argument, 0, 'R'},
+	    {"sibling", required_argument, 0, OPT_SIBLING},
+	    {"signal", required_argument, 0, 's'},
+	    {"state", required_argument, 0, 't'},
+	    {"usage", no_argument, 0, OPT_USAGE},
+	    {"user", required_argument, 0, 'u'},
+	    {"verbose", no_argument, 0, 'v'},
+	    {"version", no_argument, 0, 'V'},
+	    {"wckey", required_argument, 0, OPT_WCKEY},
+	    {0, 0, 0, 0},
+	};
+	int c, sig;
+
+	while ((c = getopt_long(argc, argv, "A:bfHiM:n:p:q:QR:s:t:u:vVw:", longopts,
+	                        NULL)) != -1) {
+		switch (c) {
+		case 'A':
+			o->account = set_str(o->account, optarg, &o->have_filter);
+			break;
+		case 'b':
+			o->batch = 1;
+			break;
+		case 'f':
+			o->full = 1;
+			break;
+		case 'i':
+			o->interactive = 1;
+			break;
+		case 'n':
+			o->name = set_str(o->name, optarg, &o->have_filter);
+			break;
+		case 'p':
+			o->partition = set_str(o->partition, optarg, &o->have_filter);
+			break;
+		case 'q':
+			o->qos = set_str(o->qos, optarg, &o->have_filter);
+			break;
+		case 'Q':
+			o->quiet = 1;
+			break;
+		case 'R':
+		case OPT_WCKEY:
+			o->reservation = set_str(o->reservation, optarg, &o->have_filter);
+			break;
+		case 's':
+			if ((sig = parse_signal(optarg)) < 0) {
+				cli_error("Invalid job signal: %s", optarg);
+				exit(1);
+			}
+			o->signal = (uint32_t)sig;
+			break;
+		case 't':
+			set_state(o, optarg);
+			break;
+		case 'u':
+			set_user(o, optarg);
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'V':
+			fmt_print_version();
+		case 'w': {
+			struct rota_error err = {""};
+			size_t n;
+
+			hostlist_free(o->nodes);
+			o->nodes = NULL;
+			if (hostlist_expand(optarg, &o->nodes, &n, &err) < 0) {
+				cli_error("Invalid node name specified: %s", optarg);
+				exit(1);
+			}
+			o->have_filter = 1;
+			break;
+		}
+		case OPT_ME: {
+			char uid[32];
+
+			snprintf(uid, sizeof(uid), "%u", (unsigned)getuid());
+			set_user(o, uid);
+			break;
+		}
+		case OPT_USAGE:
+			usage(stdout);
+			exit(0);
+		case OPT_HELP:
+			help();
+		case 'H':
+		case 'M':
+		case OPT_CTLD:
+		case OPT_SIBLING:
+			break;
+		default:
+			fmt_bad_option();
+		}
+	}
+	for (; optind < argc; optind++)
+		add_target(o, argv[optind]);
+	if (o->quiet && o->verbose) {
+		cli_error("--quiet and --verbose cannot be used together");
+		exit(1);
+	}
+}
+
+static int on_nodes(const struct job_info *j, char **nodes)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int hit = 0;
+
+	if (!j->nodes || !*j->nodes || hostlist_expand(j->nodes, &names, &n, NULL) < 0)
+		return 0;
+	for (size_t i = 0; i < n && !hit; i++)
+		hit = fmt_strv_has(nodes, names[i], 0);
+	hostlist_free(names);
+	return hit;
+}
+
+static int job_matches(const struct scancel_opts *o, const struct job_info *j)
+{
+	uint32_t base = j->state & JOB_STATE_BASE;
+
+	if (job_state_is_finished(j->state) || (j->state & JOB_COMPLETING))
+		return 0;
+	if (o->state >= 0 && base != (uint32_t)o->state)
+		return 0;
+	if (o->name && strcmp(o->name, j->name ? j->name : ""))
+		return 0;
+	if (o->have_uid && j->uid != o->uid)
+		return 0;
+	if (o->partition) {
+		char **want = fmt_split(o->partition, ","),
+		     **have = fmt_split(j->partition, ",");
+		int hit = 0;
+
+		for (size_t i = 0; have[i] && !hit; i++)
+			hit = fmt_strv_has(want, have[i], 0);
+		fmt_strv_free(want);
+		fmt_strv_free(have);
+		if (!hit)
+			return 0;
+	}
+	if (o->account && strcasecmp(o->account, j->account ? j->account : ""))
+		return 0;
+	if (o->qos && strcasecmp(o->qos, "normal"))
+		return 0;
+	if (o->reservation)
+		return 0; /* no job has a reservation or a wckey */
+	if (o->nodes && !on_nodes(j, o->nodes))
+		return 0;
+	return 1;
+}
+
+static struct job_info_resp *load_jobs(void)
+{
+	struct job_info_req req = {0};
+	char *msg = NULL;
+	void *body = NULL;
+
+	if (call_ctld(MSG_JOB_INFO_REQ, &req, MSG_JOB_INFO_RESP, &body, &msg)) {
+		cli_error("slurm_load_jobs error: %s", msg);
+		exit(1);
+	}
+	return body;
+}
+
+static const struct job_info *find_job(const struct job_info_resp *jobs, uint32_t id)
+{
+	for (uint32_t i = 0; jobs && i < jobs->jobs_count; i++)
+		if (jobs->jobs[i].job_id == id)
+			return &jobs->jobs[i];
+	return NULL;
+}
+
+static int confirm(const struct target *t, const struct job_info *j)
+{
+	char line[64];
+
+	printf("Cancel job_id=%s name=%s partition=%s [y/n]? ", t->text,
+	       j && j->name ? j->name : "", j && j->partition ? j->partition : "");
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return 0;
+	return line[0] == 'y' || line[0] == 'Y';
+}
+
+/* Send one request.  Returns 0, or 1 after printing a real error. */
+static int cancel_one(const struct scancel_opts *o, const struct target *t)
+{
+	struct cancel_req req = {.job_id = t->job_id,
+	                         .step_id = t->step_id,
+	                         .signal = o->signal,
+	                         .flags = (o->full    ? CANCEL_F_FULL
+	                                   : o->batch ? CANCEL_F_BATCH
+	                                              : 0)};
+	int is_step = t->step_id != NO_VAL;
+	char *msg = NULL;
+	void *body = NULL;
+	int rc;
+
+	if (o->verbose) {
+		if (o->signal)
+			fprintf(stderr, "%s: Signal %u to %s %s\n", cli_prog, o->signal,
+			        is_step ? "step" : "job", t->text);
+		else
+			fprintf(stderr, "%s: Terminating %s %s\n", cli_prog,
+			        is_step ? "step" : "job", t->text);
+	}
+	if (t->array_task != NO_VAL) {
+		/* no job arrays yet: this task cannot exist */
+		if (o->verbose)
+			cli_error("Kill job error on job id %s: %s", t->text,
+			          slurm_strerror(ESLURM_INVALID_JOB_ID));
+		return 0;
+	}
+	rc = call_ctld(MSG_CANCEL_REQ, &req, MSG_RC, &body, &msg);
+	if (rc == ESLURM_INVALID_JOB_ID || rc == ESLURM_ALREADY_DONE) {
+		if (o->verbose)
+			cli_error("Kill job error on job %sid %s: %s",
+			          is_step ? "step " : "", t->text, msg);
+		rc = 0;
+	} else if (rc) {
+		cli_error("Kill job error on job %sid %s: %s", is_step ? "step " : "",
+		          t->text, msg);
+		rc = 1;
+	}
+	free(msg);
+	return rc;
+}
+
+int cmd_scancel(int argc, char **argv)
+{
+	struct scancel_opts o = {.state = -1};
+	struct job_info_resp *jobs = NULL;
+	int rc = 0;
+
+	parse_env(&o);
+	parse_args(&o, argc, argv);
+	if (!o.ntargets && !o.have_filter) {
+		cli_error("No job identification provided");
+		exit(1);
+	}
+	if (o.have_filter || o.interactive)
+		jobs = load_jobs();
+	if (o.have_filter && !o.ntargets) {
+		for (uint32_t i = 0; i < jobs->jobs_count; i++) {
+			char id[16];
+
+			if (!job_matches(&o, &jobs->jobs[i]))
+				continue;
+			snprintf(id, sizeof(id), "%u", jobs->jobs[i].job_id);
+			add_target(&o, id);
+		}
+	}
+	for (size_t i = 0; i < o.ntargets; i++) {
+		const struct target *t = &o.targets[i];
+		const struct job_info *j = jobs ? find_job(jobs, t->job_id) : NULL;
+
+		if (o.have_filter && (!j || !job_matches(&o, j)))
+			continue;
+		if (o.interactive && !confirm(t, j))
+			continue;
+		if (cancel_one(&o, t))
+			rc = 1;
+	}
+	if (jobs)
+		msg_body_free(MSG_JOB_INFO_RESP, jobs);
+	for (size_t i = 0; i < o.ntargets; i++)
+		free(o.targets[i].text);
+	free(o.targets);
+	free(o.name);
+	free(o.partition);
+	free(o.account);
+	free(o.qos);
+	free(o.reservation);
+	hostlist_free(o.nodes);
+	return rc;
+}

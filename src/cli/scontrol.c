@@ -1,0 +1,679 @@
+/* scontrol.c - Slurm's scontrol: command dispatch, job operations (hold, uhold,
+ * release, requeue, update), node updates, ping, and the interactive mode used
+ * when no command is given.  `show` lives in scontrol_show.c.
+ *
+ * Commands and entities may be abbreviated as in Slurm ("sho jo 12").  The exit
+ * status is 1 when any part of the command failed.
+ */
+#include <ctype.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli/call.h"
+#include "cli/cli.h"
+#include "cli/fmt.h"
+#include "cli/scontrol.h"
+#include "common/states.h"
+#include "proto/messages.h"
+#include "common/common.h"
+
+#define SCONTROL_LINE_MAX  65536 /* one interactive command line */
+#define SCONTROL_WORDS_MAX 4096  /* words in one interactive command */
+#define SCONTROL_IDS_MAX   65536 /* job ids in one command */
+
+struct id_list {
+	uint32_t *v;
+	char **text; /* as written, for messages */
+	size_t n;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "Usage: scontrol [<OPTION>] [<COMMAND>]\n"
+	        "  Options: -d (details), -h (help), -o (one line per record),\n"
+	        "           -Q (quiet), -v (verbose), -V (version)\n"
+	        "  Commands: ping, show <ENTITY> [<ID>], hold|uhold|release <job_list>,\n"
+	        "            requeue [Incomplete] <job_list>, requeuehold <job_list>,\n"
+	        "            update JobId=<id> <Key>=<Value>...,\n"
+	        "            update NodeName=<nodes> State=<state> [Reason=<text>],\n"
+	        "            reconfigure, errnumstr <num>, version, help, quit\n"
+	        "  Entities: job, node, partition, config, hostnames, hostlist,\n"
+	        "            hostlistsorted, step, reservation\n");
+}
+
+static void id_list_add(struct id_list *l, uint32_t id, const char *text)
+{
+	if (l->n == SCONTROL_IDS_MAX) {
+		cli_error("more than %d job ids", SCONTROL_IDS_MAX);
+		exit(1);
+	}
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->text = xrealloc(l->text, (l->n + 1) * sizeof(*l->text));
+	l->v[l->n] = id;
+	l->text[l->n++] = xstrdup(text);
+}
+
+static void id_list_release(struct id_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->text[i]);
+	free(l->text);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static struct job_info_resp *load_jobs(uint16_t *ret_type)
+{
+	struct job_info_req req = {0};
+	char *msg = NULL;
+	void *body = NULL;
+
+	if (call_ctld(MSG_JOB_INFO_REQ, &req, MSG_JOB_INFO_RESP, &body, &msg)) {
+		fprintf(stderr, "slurm_load_jobs error: %s\n", msg);
+		free(msg);
+		return NULL;
+	}
+	*ret_type = MSG_JOB_INFO_RESP;
+	return body;
+}
+
+/* Job ids from words like "12", "12,13", "jobname=foo".  Bad ids are reported
+ * and make *bad 1. */
+static void collect_ids(int argc, char **argv, struct id_list *ids, int *bad)
+{
+	for (int i = 0; i < argc; i++) {
+		char **words = fmt_split(argv[i], ",");
+
+		for (size_t k = 0; words[k]; k++) {
+			const char *w = words[k];
+			uint32_t id;
+
+			if (!strncasecmp(w, "jobname=", 8) ||
+			    !strncasecmp(w, "name=", 5)) {
+				const char *name = strchr(w, '=') + 1;
+				struct job_info_resp *jobs;
+				uint16_t type;
+
+				if (!(jobs = load_jobs(&type))) {
+					*bad = 1;
+					continue;
+				}
+				for (uint32_t j = 0; j < jobs->jobs_count; j++) {
+					char text[16];
+
+					if (!jobs->jobs[j].name ||
+					    strcmp(jobs->jobs[j].name, name) ||
+					    job_state_is_finished(jobs->jobs[j].state))
+						continue;
+					snprintf(text, sizeof(text), "%u",
+					         jobs->jobs[j].job_id);
+					id_list_add(ids, jobs->jobs[j].job_id, text);
+				}
+				msg_body_free(type, jobs);
+			} else if (fmt_parse_job_id(w, &id) < 0) {
+				fprintf(stderr, "%s for job %s\n",
+				        slurm_strerror(ESLURM_INVALID_JOB_ID), w);
+				*bad = 1;
+			} else {
+				id_list_add(ids, id, w);
+			}
+		}
+		fmt_strv_free(words);
+	}
+}
+
+/* One MSG_JOB_UPDATE_REQ.  Returns the controller's rc, with *ret_msg (caller
+ * frees) set when it is an error. */
+static int job_update(uint32_t id, uint32_t op, char **kv, char **ret_msg)
+{
+	struct job_update_req req = {.job_id = id, .op = op, .kv = kv};
+	void *body = NULL;
+
+	return call_ctld(MSG_JOB_UPDATE_REQ, &req, MSG_RC, &body, ret_msg);
+}
+
+static int cmd_job_op(const struct scontrol_opts *o, const char *what, uint32_t op,
+                      int argc, char **argv)
+{
+	struct id_list ids = {0};
+	int rc = 0, incomplete = 0, hold_after = 0;
+
+	if (op == JOB_OP_REQUEUE) {
+		if (!strcasecmp(what, "requeuehold"))
+			hold_after = 1;
+		while (argc && (!strcasecmp(argv[0], "incomplete") ||
+		                !strncasecmp(argv[0], "state=", 6))) {
+			incomplete |= !strcasecmp(argv[0], "incomplete");
+			argc--;
+			argv++;
+		}
+	}
+	if (!argc) {
+		fprintf(stderr, "too few arguments for keyword:%s\n", what);
+		return 1;
+	}
+	collect_ids(argc, argv, &ids, &rc);
+	if (incomplete && ids.n) {
+		uint16_t type;
+		struct job_info_resp *jobs = load_jobs(&type);
+
+		for (size_t i = 0; jobs && i < ids.n; i++)
+			for (uint32_t j = 0; j < jobs->jobs_count; j++)
+				if (jobs->jobs[j].job_id == ids.v[i] &&
+				    job_state_is_finished(jobs->jobs[j].state))
+					ids.v[i] = 0;
+		if (jobs)
+			msg_body_free(type, jobs);
+	}
+	for (size_t i = 0; i < ids.n; i++) {
+		char *msg = NULL;
+
+		if (!ids.v[i])
+			continue;
+		if (!job_update(ids.v[i], op, NULL, &msg) && hold_after)
+			job_update(ids.v[i], JOB_OP_HOLD, NULL, &msg);
+		if (msg) {
+			if (!o->quiet)
+				fprintf(stderr, "%s for job %s\n", msg, ids.text[i]);
+			free(msg);
+			rc = 1;
+		}
+	}
+	id_list_release(&ids);
+	return rc;
+}
+
+static int cmd_hold(const struct scontrol_opts *o, int argc, char **argv)
+{
+	return cmd_job_op(o, "hold", JOB_OP_HOLD, argc, argv);
+}
+
+static int cmd_uhold(const struct scontrol_opts *o, int argc, char **argv)
+{
+	return cmd_job_op(o, "uhold", JOB_OP_UHOLD, argc, argv);
+}
+
+static int cmd_release(const struct scontrol_opts *o, int argc, char **argv)
+{
+	return cmd_job_op(o, "release", JOB_OP_RELEASE, argc, argv);
+}
+
+static int cmd_requeue(const struct scontrol_opts *o, int argc, char **argv)
+{
+	return cmd_job_op(o, "requeue", JOB_OP_REQUEUE, argc, argv);
+}
+
+static int cmd_requeuehold(const struct scontrol_opts *o, int argc, char **argv)
+{
+	return cmd_job_op(o, "requeuehold", JOB_OP_REQUEUE, argc, argv);
+}
+
+/* ---- update ---- */
+
+static int invalid_input(const char *arg)
+{
+	fprintf(stderr, "Invalid input: %s\nRequest aborted\n", arg);
+	return 1;
+}
+
+static int update_job(const struct scontrol_opts *o, int argc, char **argv)
+{
+	struct id_list ids = {0};
+	char **kv = xcalloc((size_t)argc + 1, sizeof(*kv));
+	size_t nkv = 0;
+	int rc = 0;
+
+	for (int i = 0; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+
+		if (!eq) {
+			rc = invalid_input(argv[i]);
+			goto out;
+		}
+		if ((size_t)(eq - argv[i]) == 5 && !strncasecmp(argv[i], "jobid", 5)) {
+			char *words[] = {(char *)eq + 1};
+
+			collect_ids(1, words, &ids, &rc);
+			if (rc)
+				goto out;
+		} else {
+			kv[nkv++] = argv[i];
+		}
+	}
+	if (!nkv) {
+		fprintf(stderr, "No changes specified\n");
+		rc = 1;
+		goto out;
+	}
+	for (size_t i = 0; i < ids.n; i++) {
+		char *msg = NULL;
+
+		if (job_update(ids.v[i], JOB_OP_UPDATE, kv, &msg)) {
+			if (!o->quiet)
+				fprintf(stderr, "slurm_update error: %s\n", msg);
+			free(msg);
+			rc = 1;
+		}
+	}
+out:
+	free(kv);
+	id_list_release(&ids);
+	return rc;
+}
+
+/* Canonical node state for `update NodeName= State=`, or NULL. */
+static const char *node_state_word(const char *s)
+{
+	static const struct {
+		const char *name;
+		size_t min;
+	} states[] = {
+	    {"DOWN", 3},
+	    {"DRAIN", 3},
+	    {"FAILING", 5},
+	    {"FAIL", 3},
+	    {"RESUME", 3},
+	    {"UNDRAIN", 3},
+	    {"IDLE", 3},
+	    {"FUTURE", 3},
+	    {"NORESP", 3},
+	    {"POWER_DOWN", 7},
+	    {"POWER_UP", 7},
+	    {"CANCEL_REBOOT", 6},
+	    {"POWER_DOWN_ASAP", 12},
+	    {"POWER_DOWN_FORCE", 12},
+	};
+
+	if (!strcasecmp(s, "NO_RESP"))
+		return "NORESP";
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		if (scontrol_abbrev(s, states[i].name, states[i].min))
+			return states[i].name;
+	return NULL;
+}
+
+static int update_node(const struct scontrol_opts *o, int argc, char **argv)
+{
+	struct node_update_req req = {0};
+	char *msg = NULL;
+	void *body = NULL;
+	int rc;
+
+	for (int i = 0; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+		size_t klen;
+
+		if (!eq)
+			return invalid_input(argv[i]);
+		klen = (size_t)(eq - argv[i]);
+		if ((klen == 8 && !strncasecmp(argv[i], "nodename", 8)) ||
+		    (klen == 4 && !strncasecmp(argv[i], "node", 4))) {
+			req.nodes = (char *)eq + 1;
+		} else if (klen == 5 && !strncasecmp(argv[i], "state", 5)) {
+			const char *st = node_state_word(eq + 1);
+
+			if (!st) {
+				fprintf(stderr, "Invalid input: %s\nRequest aborted\n",
+				        argv[i]);
+				fprintf(
+				    stderr,
+				    "Valid states are: NoResp DRAIN FAIL FAILING FUTURE "
+				    "RESUME UNDRAIN DOWN IDLE POWER_DOWN POWER_UP "
+				    "CANCEL_REBOOT\n");
+				return 1;
+			}
+			req.state = (char *)st;
+		} else if (klen == 6 && !strncasecmp(argv[i], "reason", 6)) {
+			req.reason = (char *)eq + 1;
+		} else {
+			fprintf(stderr, "Update of this parameter is not supported: %s\n",
+			        argv[i]);
+			fprintf(stderr, "Request aborted\n");
+			return 1;
+		}
+	}
+	if (!req.nodes || !*req.nodes)
+		return invalid_input("NodeName");
+	if (req.state &&
+	    (!strcmp(req.state, "DOWN") || !strcmp(req.state, "DRAIN") ||
+	     !strcmp(req.state, "FAIL") || !strcmp(req.state, "FAILING")) &&
+	    (!req.reason || !*req.reason)) {
+		fprintf(stderr,
+		        "You must specify a reason when DOWNING or DRAINING a node. "
+		        "Request denied\n");
+		return 1;
+	}
+	if (!req.state && !req.reason) {
+		fprintf(stderr, "No changes specified\n");
+		return 1;
+	}
+	if ((rc = call_ctld(MSG_NODE_UPDATE_REQ, &req, MSG_RC, &body, &msg)) != 0 &&
+	    !o->quiet)
+		fprintf(stderr, "slurm_update error: %s\n", msg);
+	free(msg);
+	return rc ? 1 : 0;
+}
+
+static int cmd_update(const struct scontrol_opts *o, int argc, char **argv)
+{
+	if (!argc) {
+		fprintf(stderr, "too few arguments for keyword:update\n");
+		return 1;
+	}
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strncasecmp(a, "jobid=", 6))
+			return update_job(o, argc, argv);
+		if (!strncasecmp(a, "nodename=", 9) || !strncasecmp(a, "node=", 5))
+			return update_node(o, argc, argv);
+		if (!strncasecmp(a, "partitionname=", 14) ||
+		    !strncasecmp(a, "reservationname=", 16) ||
+		    !strncasecmp(a, "stepid=", 7) ||
+		    !strncasecmp(a, "frontendname=", 13)) {
+			fprintf(stderr, "slurm_update error: %s\n",
+			        slurm_strerror(ESLURM_NOT_SUPPORTED));
+			return 1;
+		}
+	}
+	fprintf(stderr, "No valid entity in update command\n");
+	fprintf(stderr, "Input line must include \"NodeName\", \"PartitionName\", "
+	                "\"Reservation\", \"JobId\" or \"StepId\"\n");
+	return 1;
+}
+
+/* ---- small commands ---- */
+
+static int cmd_ping(const struct scontrol_opts *o, int argc, char **argv)
+{
+	return scontrol_ping(stdout);
+}
+
+static int cmd_show(const struct scontrol_opts *o, int argc, char **argv)
+{
+	return scontrol_show(o, argc, argv);
+}
+
+static int cmd_version(const struct scontrol_opts *o, int argc, char **argv)
+{
+	printf("slurm %s\n", ROTA_SLURM_VERSION);
+	return 0;
+}
+
+static int cmd_help(const struct scontrol_opts *o, int argc, char **argv)
+{
+	usage(stdout);
+	return 0;
+}
+
+static int cmd_errnumstr(const struct scontrol_opts *o, int argc, char **argv)
+{
+	char *end;
+	long n;
+
+	if (argc != 1) {
+		fprintf(stderr, "invalid number of arguments for keyword:errnumstr\n");
+		return 1;
+	}
+	n = strtol(argv[0], &end, 10);
+	if (*end || end == argv[0]) {
+		fprintf(stderr, "invalid errno: %s\n", argv[0]);
+		return 1;
+	}
+	printf("%s\n", slurm_strerror((int)n));
+	return 0;
+}
+
+static int cmd_reconfigure(const struct scontrol_opts *o, int argc, char **argv)
+{
+	fprintf(stderr, "slurm_reconfigure error: %s\n",
+	        slurm_strerror(ESLURM_NOT_SUPPORTED));
+	return 1;
+}
+
+static int cmd_wait_job(const struct scontrol_opts *o, int argc, char **argv)
+{
+	uint32_t id;
+
+	if (argc != 1 || fmt_parse_job_id(argv[0], &id) < 0) {
+		fprintf(stderr, "invalid job id for keyword:wait_job\n");
+		return 1;
+	}
+	for (;;) {
+		struct job_info_req req = {.job_ids = {&id, 1}};
+		const struct job_info *j = NULL;
+		struct job_info_resp *resp;
+		void *body = NULL;
+		char *msg = NULL;
+		int done;
+
+		if (call_ctld(MSG_JOB_INFO_REQ, &req, MSG_JOB_INFO_RESP, &body, &msg)) {
+			fprintf(stderr, "slurm_load_jobs error: %s\n", msg);
+			free(msg);
+			return 1;
+		}
+		resp = body;
+		for (uint32_t i = 0; i < resp->jobs_count; i++)
+			if (resp->jobs[i].job_id == id)
+				j = &resp->jobs[i];
+		done = !j || (j->state & JOB_STATE_BASE) != JOB_PENDING;
+		msg_body_free(MSG_JOB_INFO_RESP, body);
+		if (done)
+			return j ? 0 : 1;
+		sleep(1);
+	}
+}
+
+static int cmd_unsupported(const struct scontrol_opts *o, int argc, char **argv)
+{
+	cli_error("%s", slurm_strerror(ESLURM_NOT_SUPPORTED));
+	return 1;
+}
+
+typedef int (*cmd_f)(const struct scontrol_opts *o, int argc, char **argv);
+
+static const struct {
+	const char *name;
+	size_t min; /* shortest accepted abbreviation */
+	cmd_f fn;
+} commands[] = {
+    {"ping", 2, cmd_ping},
+    {"show", 3, cmd_show},
+    {"hold", 2, cmd_hold},
+    {"uhold", 2, cmd_uhold},
+    {"release", 3, cmd_release},
+    {"requeuehold", 8, cmd_requeuehold},
+    {"requeue", 3, cmd_requeue},
+    {"update", 1, cmd_update},
+    {"reconfigure", 3, cmd_reconfigure},
+    {"version", 4, cmd_version},
+    {"help", 2, cmd_help},
+    {"errnumstr", 2, cmd_errnumstr},
+    {"wait_job", 2, cmd_wait_job},
+    {"suspend", 2, cmd_unsupported},
+    {"resume", 3, cmd_unsupported},
+    {"top", 3, cmd_unsupported},
+    {"notify", 1, cmd_unsupported},
+    {"listpids", 5, cmd_unsupported},
+    {"pidinfo", 3, cmd_unsupported},
+    {"create", 2, cmd_unsupported},
+    {"delete", 3, cmd_unsupported},
+    {"reboot", 3, cmd_unsupported},
+    {"cancel_reboot", 3, cmd_unsupported},
+    {"shutdown", 8, cmd_unsupported},
+    {"takeover", 8, cmd_unsupported},
+    {"abort", 5, cmd_unsupported},
+    {"setdebug", 2, cmd_unsupported},
+    {"setdebugflags", 9, cmd_unsupported},
+    {"schedloglevel", 3, cmd_unsupported},
+    {"token", 3, cmd_unsupported},
+    {"write", 2, cmd_unsupported},
+    {"completing", 2, cmd_unsupported},
+};
+
+static int run_command(struct scontrol_opts *o, int argc, char **argv)
+{
+	const char *tag = argv[0];
+
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (scontrol_abbrev(tag, commands[i].name, commands[i].min))
+			return commands[i].fn(o, argc - 1, argv + 1);
+	fprintf(stderr, "invalid keyword: %s\n", tag);
+	return 1;
+}
+
+/* ---- interactive mode ---- */
+
+/* Split a line into words; quotes group and are removed.  Returns the count
+ * (words point into line, which is modified), or -1 when too many. */
+static int split_words(char *line, char **words, int max)
+{
+	char *r = line, *w = line;
+	int n = 0;
+
+	for (;;) {
+		char quote = 0;
+
+		while (isspace((unsigned char)*r))
+			r++;
+		if (!*r)
+			break;
+		if (n == max)
+			return -1;
+		words[n++] = w;
+		while (*r && (quote || !isspace((unsigned char)*r))) {
+			if (!quote && (*r == '"' || *r == '\'')) {
+				quote = *r++;
+			} else if (quote && *r == quote) {
+				quote = 0;
+				r++;
+			} else {
+				*w++ = *r++;
+			}
+		}
+		if (*r)
+			r++;
+		*w++ = '\0';
+	}
+	return n;
+}
+
+static int interactive(struct scontrol_opts *o)
+{
+	char *line = xmalloc(SCONTROL_LINE_MAX), *last = NULL;
+	char **words = xcalloc(SCONTROL_WORDS_MAX, sizeof(*words));
+	int prompt = isatty(STDIN_FILENO), rc = 0;
+
+	for (;;) {
+		int n;
+
+		if (prompt) {
+			printf("%s: ", cli_prog);
+			fflush(stdout);
+		}
+		if (!fgets(line, SCONTROL_LINE_MAX, stdin))
+			break;
+		line[strcspn(line, "\n")] = '\0';
+		if (!strcmp(line, "!!")) {
+			if (!last)
+				continue;
+			snprintf(line, SCONTROL_LINE_MAX, "%s", last);
+		} else {
+			free(last);
+			last = xstrdup(line);
+		}
+		if ((n = split_words(line, words, SCONTROL_WORDS_MAX)) < 0) {
+			fprintf(stderr, "too many words in command\n");
+			rc = 1;
+			continue;
+		}
+		if (!n)
+			continue;
+		if (scontrol_abbrev(words[0], "quit", 4) ||
+		    scontrol_abbrev(words[0], "exit", 4))
+			break;
+		if (scontrol_abbrev(words[0], "oneliner", 1))
+			o->oneliner = 1;
+		else if (scontrol_abbrev(words[0], "details", 1))
+			o->details = 1;
+		else if (scontrol_abbrev(words[0], "quiet", 4))
+			o->quiet = 1;
+		else if (scontrol_abbrev(words[0], "verbose", 4))
+			o->verbose = 1;
+		else if (scontrol_abbrev(words[0], "all", 2) ||
+		         scontrol_abbrev(words[0], "hide", 2))
+			;
+		else
+			rc = run_command(o, n, words);
+		fflush(stdout);
+	}
+	free(last);
+	free(words);
+	free(line);
+	return rc;
+}
+
+enum { OPT_IGNORE = 1000, OPT_USAGE };
+
+int cmd_scontrol(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"all", no_argument, 0, 'a'},
+	    {"clusters", required_argument, 0, 'M'},
+	    {"details", no_argument, 0, 'd'},
+	    {"federation", no_argument, 0, OPT_IGNORE},
+	    {"future", no_argument, 0, 'F'},
+	    {"help", no_argument, 0, 'h'},
+	    {"hide", no_argument, 0, OPT_IGNORE},
+	    {"local", no_argument, 0, OPT_IGNORE},
+	    {"oneliner", no_argument, 0, 'o'},
+	    {"quiet", no_argument, 0, 'Q'},
+	    {"sibling", no_argument, 0, OPT_IGNORE},
+	    {"uid", required_argument, 0, 'u'},
+	    {"usage", no_argument, 0, OPT_USAGE},
+	    {"verbose", no_argument, 0, 'v'},
+	    {"version", no_argument, 0, 'V'},
+	    {0, 0, 0, 0},
+	};
+	struct scontrol_opts o = {0};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "adFhM:oQu:vV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			o.details++;
+			break;
+		case 'h':
+		case OPT_USAGE:
+			usage(stdout);
+			return 0;
+		case 'o':
+			o.oneliner = 1;
+			break;
+		case 'Q':
+			o.quiet = 1;
+			break;
+		case 'v':
+			o.verbose++;
+			break;
+		case 'V':
+			fmt_print_version();
+		case 'a':
+		case 'F':
+		case 'M':
+		case 'u':
+		case OPT_IGNORE:
+			break;
+		default:
+			fmt_bad_option();
+		}
+	}
+	if (optind < argc)
+		return run_command(&o, argc - optind, argv + optind);
+	return interactive(&o);
+}

@@ -1,0 +1,31 @@
+/* scontrol.h - what scontrol.c (commands, updates) and scontrol_show.c (the
+ * K=V records of `show`) share.  CLI-internal. */
+#ifndef ROTA_CLI_SCONTROL_H
+#define ROTA_CLI_SCONTROL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct scontrol_opts {
+	int details;  /* -d count */
+	int oneliner; /* -o */
+	int quiet;    /* -Q */
+	int verbose;  /* -v count */
+};
+
+/* `scontrol show ENTITY [ID]`: argv[0] is the entity (or "entity=ID").
+ * Returns the exit status (0 or 1); errors are printed. */
+int scontrol_show(const struct scontrol_opts *o, int argc, char **argv);
+
+/* Ping the controller; print "Slurmctld(primary) at HOST is UP|DOWN".
+ * Returns 0 when up, 1 when down. */
+int scontrol_ping(FILE *f);
+
+/* Duration as scontrol prints RunTime/TimeLimit: "00:00:05", "1-02:03:04". */
+char *scontrol_duration(long secs, char *buf, size_t len);
+
+/* Case-insensitive: s is a prefix of word of at least min bytes. */
+int scontrol_abbrev(const char *s, const char *word, size_t min);
+
+#endif

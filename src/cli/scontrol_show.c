@@ -1,0 +1,834 @@
+/* scontrol_show.c - `scontrol show job|node|partition|config|hostnames|hostlist`.
+ *
+ * Records are printed as Slurm 22.05 prints them: "Key=Value" pairs, a new
+ * line indented three spaces for each group (one space between groups with -o),
+ * and a blank line after each record (none with -o).  Values Rota does not
+ * track print Slurm's placeholder for "unset" ((null), N/A, *, 0).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli/call.h"
+#include "cli/cli.h"
+#include "cli/fmt.h"
+#include "cli/scontrol.h"
+#include "common/conf.h"
+#include "common/hostlist.h"
+#include "common/jobfmt.h"
+#include "common/states.h"
+#include "common/timefmt.h"
+#include "common/uid.h"
+#include "proto/auth.h"
+#include "proto/client.h"
+#include "proto/messages.h"
+#include "proto/net.h"
+#include "common/common.h"
+
+#define HOSTLIST_FILE_MAX (16u << 20) /* bytes read from a `show hostlist /file` */
+
+int scontrol_abbrev(const char *s, const char *word, size_t min)
+{
+	size_t n = strlen(s);
+
+	return n >= min && n <= strlen(word) && !strncasecmp(s, word, n);
+}
+
+char *scontrol_duration(long secs, char *buf, size_t len)
+{
+	if (secs < 0)
+		secs = 0;
+	if (secs >= 86400)
+		snprintf(buf, len, "%ld-%02ld:%02ld:%02ld", secs / 86400,
+		         secs / 3600 % 24, secs / 60 % 60, secs % 60);
+	else
+		snprintf(buf, len, "%02ld:%02ld:%02ld", secs / 3600, secs / 60 % 60,
+		         secs % 60);
+	return buf;
+}
+
+static const char *nul(const char *s)
+{
+	return s && *s ? s : "(null)";
+}
+
+static const char *limit_str(uint32_t minutes, const char *unset, char *buf, size_t len)
+{
+	if (minutes == INFINITE32)
+		return "UNLIMITED";
+	if (minutes == NO_VAL)
+		return unset;
+	return scontrol_duration((long)minutes * 60, buf, len);
+}
+
+/* Times: 0 (and nonsense) is "Unknown". */
+static const char *time_str(int64_t t, char *buf, size_t len)
+{
+	if (t <= 0 || t > 32503680000LL) /* past year 3000: "never" */
+		return "Unknown";
+	return timefmt_iso((time_t)t, buf, len);
+}
+
+static void end_record(FILE *f, const struct scontrol_opts *o)
+{
+	fputs(o->oneliner ? "\n" : "\n\n", f);
+}
+
+/* ---- show job ---- */
+
+static const char *user_name(uint32_t uid, const char *given, char *buf, size_t len)
+{
+	if (given && *given)
+		return given;
+	if (uid_to_name(uid, buf, len) < 0)
+		snprintf(buf, len, "%u", uid);
+	return buf;
+}
+
+static const char *group_name(uint32_t gid, const char *given, char *buf, size_t len)
+{
+	if (given && *given)
+		return given;
+	if (gid_to_name(gid, buf, len) < 0)
+		snprintf(buf, len, "%u", gid);
+	return buf;
+}
+
+/* StdOut/StdErr/StdIn with the filename pattern expanded and made absolute
+ * against the work directory.  Caller frees. */
+static char *job_path(const struct job_info *j, const char *pattern, const char *user)
+{
+	struct jobfmt_ids ids = {
+	    .job_id = j->job_id,
+	    .step_id = STEP_BATCH,
+	    .array_task_id = NO_VAL,
+	    .job_name = j->name,
+	    .user = user,
+	    .node_name = j->batch_host,
+	};
+	char *path = NULL, *abs;
+
+	if (jobfmt_filename(pattern, &ids, &path) < 0)
+		path = xstrdup(pattern);
+	if (path[0] == '/' || !j->work_dir || !*j->work_dir)
+		return path;
+	abs = xasprintf("%s/%s", j->work_dir, path);
+	free(path);
+	return abs;
+}
+
+static long job_run_time(const struct job_info *j, time_t now)
+{
+	uint32_t base = j->state & JOB_STATE_BASE;
+
+	if (j->start_time <= 0 || (base == JOB_PENDING && !(j->state & JOB_COMPLETING)))
+		return 0;
+	if (base == JOB_RUNNING || base == JOB_SUSPENDED || j->end_time <= 0)
+		return (long)(now - (time_t)j->start_time);
+	return (long)((time_t)j->end_time - (time_t)j->start_time);
+}
+
+static void job_tres(const struct job_info *j, char *buf, size_t len)
+{
+	uint32_t nodes = j->num_nodes ? j->num_nodes : j->min_nodes;
+	char mem[48] = "", unit[32];
+	uint64_t mb = 0;
+
+	if (j->mem_per_node && j->mem_per_node != NO_VAL64)
+		mb = j->mem_per_node * (nodes ? nodes : 1);
+	else if (j->mem_per_cpu && j->mem_per_cpu != NO_VAL64)
+		mb = j->mem_per_cpu * (j->num_cpus ? j->num_cpus : 1);
+	if (mb)
+		snprintf(mem, sizeof(mem), "mem=%s,",
+		         timefmt_mem_unit(mb, unit, sizeof(unit)));
+	snprintf(buf, len, "cpu=%u,%snode=%u,billing=%u", j->num_cpus, mem, nodes,
+	         j->num_cpus);
+}
+
+static void print_job_paths(FILE *f, const struct job_info *j, const char *le,
+                            const char *user)
+{
+	char dflt[32], *out, *err, *in;
+
+	snprintf(dflt, sizeof(dflt), "slurm-%u.out", j->job_id);
+	out = job_path(j, j->std_out && *j->std_out ? j->std_out : dflt, user);
+	err = j->std_err && *j->std_err ? job_path(j, j->std_err, user) : xstrdup(out);
+	in = job_path(j, j->std_in && *j->std_in ? j->std_in : "/dev/null", user);
+	fprintf(f, "StdErr=%s%sStdIn=%s%sStdOut=%s%s", err, le, in, le, out, le);
+	free(out);
+	free(err);
+	free(in);
+}
+
+static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_info *j,
+                      time_t now)
+{
+	const char *le = o->oneliner ? " " : "\n   ";
+	uint32_t base = j->state & JOB_STATE_BASE;
+	int pending = base == JOB_PENDING && !(j->state & JOB_COMPLETING);
+	char user[128], group[128], b1[64], b2[64], b3[64], tres[160];
+	uint32_t cpt =
+	    (j->cpus_per_task && j->cpus_per_task != NO_VAL) ? j->cpus_per_task : 1;
+	const char *u = user_name(j->uid, j->user, user, sizeof(user));
+
+	fprintf(f, "JobId=%u JobName=%s%s", j->job_id, nul(j->name), le);
+	fprintf(f, "UserId=%s(%u) GroupId=%s(%u) MCS_label=N/A%s", u, j->uid,
+	        group_name(j->gid, j->group, group, sizeof(group)), j->gid, le);
+	fprintf(f, "Priority=%u Nice=%d Account=%s QOS=normal%s", j->priority,
+	        (int32_t)j->nice, nul(j->account), le);
+	fprintf(f, "JobState=%s Reason=%s Dependency=%s%s", job_state_name(j->state),
+	        job_reason_name(j->reason), nul(j->dependency), le);
+	fprintf(f, "Requeue=%d Restarts=%u BatchFlag=%u Reboot=0 ExitCode=%s%s",
+	        (j->flags & JOB_F_NO_REQUEUE) ? 0 : 1, j->restart_cnt, j->batch_flag,
+	        fmt_exit_code(j->exit_code, b1, sizeof(b1)), le);
+	if (o->details)
+		fprintf(f, "DerivedExitCode=%s%s",
+		        fmt_exit_code(j->derived_exit_code, b1, sizeof(b1)), le);
+	fprintf(f, "RunTime=%s TimeLimit=%s TimeMin=N/A%s",
+	        scontrol_duration(job_run_time(j, now), b1, sizeof(b1)),
+	        limit_str(j->time_limit, "Partition_Limit", b2, sizeof(b2)), le);
+	fprintf(f, "SubmitTime=%s EligibleTime=%s%s",
+	        time_str(j->submit_time, b1, sizeof(b1)),
+	        time_str(j->eligible_time, b2, sizeof(b2)), le);
+	fprintf(f, "AccrueTime=%s%s", time_str(j->eligible_time, b1, sizeof(b1)), le);
+	fprintf(f, "StartTime=%s EndTime=%s Deadline=N/A%s",
+	        time_str(j->start_time, b1, sizeof(b1)),
+	        time_str(pending ? 0 : j->end_time, b2, sizeof(b2)), le);
+	fprintf(
+	    f, "SuspendTime=None SecsPreSuspend=0 LastSchedEval=%s Scheduler=Main%s",
+	    time_str(j->start_time > 0 ? j->start_time : j->submit_time, b3, sizeof(b3)),
+	    le);
+	fprintf(f, "Partition=%s AllocNode:Sid=%s:0%s", nul(j->partition),
+	        nul(j->submit_host), le);
+	fprintf(f, "ReqNodeList=%s ExcNodeList=%s%s", nul(j->req_nodes),
+	        nul(j->exc_nodes), le);
+	fprintf(f, "NodeList=%s%s", nul(j->nodes), le);
+	if (j->batch_host && *j->batch_host && !pending)
+		fprintf(f, "BatchHost=%s%s", j->batch_host, le);
+	fprintf(f, "NumNodes=%u NumCPUs=%u NumTasks=%u CPUs/Task=%u ReqB:S:C:T=0:0:*:*%s",
+	        pending || !j->num_nodes ? j->min_nodes : j->num_nodes, j->num_cpus,
+	        (j->num_tasks && j->num_tasks != NO_VAL) ? j->num_tasks : 1, cpt, le);
+	job_tres(j, tres, sizeof(tres));
+	fprintf(f, "TRES=%s%s", tres, le);
+	fprintf(f, "Socks/Node=* NtasksPerN:B:S:C=%u:0:*:* CoreSpec=*%s",
+	        j->ntasks_per_node == NO_VAL ? 0 : j->ntasks_per_node, le);
+	if (j->mem_per_cpu && j->mem_per_cpu != NO_VAL64)
+		fprintf(f, "MinCPUsNode=%u MinMemoryCPU=%s MinTmpDiskNode=0%s", cpt,
+		        timefmt_mem_unit(j->mem_per_cpu, b1, sizeof(b1)), le);
+	else if (j->mem_per_node && j->mem_per_node != NO_VAL64)
+		fprintf(f, "MinCPUsNode=%u MinMemoryNode=%s MinTmpDiskNode=0%s", cpt,
+		        timefmt_mem_unit(j->mem_per_node, b1, sizeof(b1)), le);
+	else
+		fprintf(f, "MinCPUsNode=%u MinMemoryNode=0 MinTmpDiskNode=0%s", cpt, le);
+	fprintf(f, "Features=%s DelayBoot=00:00:00%s", nul(j->features), le);
+	fprintf(f, "OverSubscribe=%s Contiguous=0 Licenses=(null) Network=(null)%s",
+	        (j->flags & JOB_F_EXCLUSIVE) ? "NO" : "OK", le);
+	fprintf(f, "Command=%s%s", nul(j->command), le);
+	fprintf(f, "WorkDir=%s%s", nul(j->work_dir), le);
+	if (j->comment && *j->comment)
+		fprintf(f, "Comment=%s %s", j->comment, le);
+	if (j->batch_flag)
+		print_job_paths(f, j, le, u);
+	fputs("Power=", f);
+	end_record(f, o);
+}
+
+static int load(uint16_t req_type, const void *req, uint16_t resp_type, const char *what,
+                uint16_t *ret_type, void **ret_body)
+{
+	char *msg = NULL;
+	void *body = NULL;
+
+	if (call_ctld(req_type, req, resp_type, &body, &msg)) {
+		fprintf(stderr, "%s error: %s\n", what, msg);
+		free(msg);
+		return -1;
+	}
+	*ret_type = resp_type;
+	*ret_body = body;
+	return 0;
+}
+
+static int show_jobs(const struct scontrol_opts *o, const char *id_str)
+{
+	struct job_info_req req = {0};
+	struct job_info_resp *resp;
+	uint16_t type;
+	void *body;
+	uint32_t id = 0;
+	time_t now;
+	size_t shown = 0;
+
+	if (id_str) {
+		if (fmt_parse_job_id(id_str, &id) < 0) {
+			fprintf(stderr, "slurm_load_jobs error: %s\n",
+			        slurm_strerror(ESLURM_INVALID_JOB_ID));
+			return 1;
+		}
+		req.job_ids.v = &id;
+		req.job_ids.n = 1;
+	}
+	if (load(MSG_JOB_INFO_REQ, &req, MSG_JOB_INFO_RESP, "slurm_load_jobs", &type,
+	         &body))
+		return 1;
+	resp = body;
+	now = resp->now > 0 ? (time_t)resp->now : time(NULL);
+	for (uint32_t i = 0; i < resp->jobs_count; i++) {
+		if (id_str && resp->jobs[i].job_id != id)
+			continue;
+		print_job(stdout, o, &resp->jobs[i], now);
+		shown++;
+	}
+	msg_body_free(type, body);
+	if (!shown && id_str) {
+		fprintf(stderr, "slurm_load_jobs error: %s\n",
+		        slurm_strerror(ESLURM_INVALID_JOB_ID));
+		return 1;
+	}
+	if (!shown)
+		printf("No jobs in the system\n");
+	return 0;
+}
+
+/* ---- show node ---- */
+
+static void print_node(FILE *f, const struct scontrol_opts *o, const struct node_info *n)
+{
+	const char *le = o->oneliner ? " " : "\n   ";
+	struct conf *conf = cli_conf();
+	char b1[64], b2[64], st[96];
+
+	fprintf(f, "NodeName=%s ", n->name);
+	if (n->arch && *n->arch)
+		fprintf(f, "Arch=%s ", n->arch);
+	fprintf(f, "CoresPerSocket=%u %s", n->cores, le);
+	fprintf(f, "CPUAlloc=%u CPUEfctv=%u CPUTot=%u ", n->alloc_cpus, n->cpus, n->cpus);
+	if (n->cpu_load == NO_VAL)
+		fprintf(f, "CPULoad=N/A%s", le);
+	else
+		fprintf(f, "CPULoad=%.2f%s", n->cpu_load / 100.0, le);
+	fprintf(f, "AvailableFeatures=%s%s", nul(n->features), le);
+	fprintf(f, "ActiveFeatures=%s%s", nul(n->features), le);
+	fprintf(f, "Gres=%s%s", nul(n->gres), le);
+	fprintf(f, "NodeAddr=%s NodeHostName=%s ",
+	        n->addr && *n->addr ? n->addr : n->name,
+	        n->hostname && *n->hostname ? n->hostname : n->name);
+	if (n->port && n->port != conf->slurmd_port)
+		fprintf(f, "Port=%u ", n->port);
+	fprintf(f, "Version=%s%s",
+	        n->version && *n->version ? n->version : ROTA_SLURM_VERSION, le);
+	if (n->os && *n->os)
+		fprintf(f, "OS=%s %s", n->os, le);
+	fprintf(f, "RealMemory=%llu AllocMem=%llu ", (unsigned long long)n->real_memory,
+	        (unsigned long long)n->alloc_memory);
+	if (n->free_memory == NO_VAL64)
+		fputs("FreeMem=N/A ", f);
+	else
+		fprintf(f, "FreeMem=%llu ", (unsigned long long)n->free_memory);
+	fprintf(f, "Sockets=%u Boards=%u%s", n->sockets, n->boards ? n->boards : 1, le);
+	fprintf(
+	    f,
+	    "State=%s ThreadsPerCore=%u TmpDisk=%llu Weight=%u Owner=N/A MCS_label=N/A%s",
+	    node_state_upper(n->state, st, sizeof(st)), n->threads,
+	    (unsigned long long)n->tmp_disk, n->weight, le);
+	if (n->partitions && *n->partitions)
+		fprintf(f, "Partitions=%s %s", n->partitions, le);
+	fprintf(f, "BootTime=%s ",
+	        n->boot_time > 0 ? timefmt_iso((time_t)n->boot_time, b1, sizeof(b1))
+	                         : "None");
+	fprintf(f, "SlurmdStartTime=%s%s",
+	        n->slurmd_start_time > 0
+	            ? timefmt_iso((time_t)n->slurmd_start_time, b1, sizeof(b1))
+	            : "None",
+	        le);
+	fprintf(f, "LastBusyTime=%s%s", time_str(n->last_busy, b1, sizeof(b1)), le);
+	fprintf(f, "CfgTRES=cpu=%u,mem=%s,billing=%u%s", n->cpus,
+	        timefmt_mem_unit(n->real_memory, b1, sizeof(b1)), n->cpus, le);
+	if (n->alloc_cpus && n->alloc_memory)
+		fprintf(f, "AllocTRES=cpu=%u,mem=%s%s", n->alloc_cpus,
+		        timefmt_mem_unit(n->alloc_memory, b1, sizeof(b1)), le);
+	else if (n->alloc_cpus)
+		fprintf(f, "AllocTRES=cpu=%u%s", n->alloc_cpus, le);
+	else
+		fprintf(f, "AllocTRES=%s", le);
+	fprintf(f, "CapWatts=n/a%s", le);
+	fprintf(f, "CurrentWatts=0 AveWatts=0%s", le);
+	fputs("ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s", f);
+	if (n->reason && *n->reason) {
+		char who[128];
+
+		if (n->reason_uid == NO_VAL ||
+		    uid_to_name(n->reason_uid, who, sizeof(who)) < 0)
+			snprintf(who, sizeof(who),
+			         n->reason_uid == NO_VAL ? "Unknown" : "%u",
+			         n->reason_uid);
+		fprintf(f, "%sReason=%s [%s@%s]", le, n->reason, who,
+		        time_str(n->reason_time, b2, sizeof(b2)));
+	}
+	end_record(f, o);
+}
+
+static int show_nodes(const struct scontrol_opts *o, const char *names_expr)
+{
+	struct empty_msg req = {0};
+	struct node_info_resp *resp;
+	char **names = NULL;
+	size_t nnames = 0;
+	uint16_t type;
+	void *body;
+	int rc = 0;
+
+	if (names_expr && hostlist_expand(names_expr, &names, &nnames, NULL) < 0) {
+		fprintf(stderr, "Node %s not found\n", names_expr);
+		return 1;
+	}
+	if (load(MSG_NODE_INFO_REQ, &req, MSG_NODE_INFO_RESP, "slurm_load_node", &type,
+	         &body)) {
+		hostlist_free(names);
+		return 1;
+	}
+	resp = body;
+	if (!names_expr) {
+		for (uint32_t i = 0; i < resp->nodes_count; i++)
+			print_node(stdout, o, &resp->nodes[i]);
+		if (!resp->nodes_count)
+			printf("No nodes in the system\n");
+	}
+	for (size_t k = 0; k < nnames; k++) {
+		uint32_t i;
+
+		for (i = 0;
+		     i < resp->nodes_count && strcmp(resp->nodes[i].name, names[k]); i++)
+			;
+		if (i < resp->nodes_count) {
+			print_node(stdout, o, &resp->nodes[i]);
+		} else {
+			fprintf(stderr, "Node %s not found\n", names[k]);
+			rc = 1;
+		}
+	}
+	hostlist_free(names);
+	msg_body_free(type, body);
+	return rc;
+}
+
+/* ---- show partition ---- */
+
+static const char *part_state(uint32_t st)
+{
+	switch (st) {
+	case CONF_PART_UP:
+		return "UP";
+	case CONF_PART_DOWN:
+		return "DOWN";
+	case CONF_PART_DRAIN:
+		return "DRAIN";
+	case CONF_PART_INACTIVE:
+		return "INACTIVE";
+	}
+	return "UNKNOWN";
+}
+
+static const char *oversubscribe(const char *os, char *buf, size_t len)
+{
+	size_t i;
+
+	if (!os || !*os)
+		return "NO";
+	for (i = 0; os[i] && i + 1 < len; i++)
+		buf[i] = (char)toupper((unsigned char)os[i]);
+	buf[i] = '\0';
+	if ((!strcmp(buf, "YES") || !strcmp(buf, "FORCE")) && i + 3 < len)
+		memcpy(buf + i, ":4", 3);
+	return buf;
+}
+
+/* Total memory (MB) of the partition's nodes, from the node list. */
+static uint64_t part_memory(const struct part_info *p, const struct node_info_resp *nodes)
+{
+	char **names = NULL;
+	size_t n = 0;
+	uint64_t mb = 0;
+
+	if (!nodes || !p->nodes || hostlist_expand(p->nodes, &names, &n, NULL) < 0)
+		return 0;
+	for (size_t k = 0; k < n; k++)
+		for (uint32_t i = 0; i < nodes->nodes_count; i++)
+			if (!strcmp(nodes->nodes[i].name, names[k]))
+				mb += nodes->nodes[i].real_memory;
+	hostlist_free(names);
+	return mb;
+}
+
+static void print_part(FILE *f, const struct scontrol_opts *o, const struct part_info *p,
+                       const struct node_info_resp *nodes)
+{
+	const char *le = o->oneliner ? " " : "\n   ";
+	char b1[64], b2[64], os[64];
+	uint64_t mem = part_memory(p, nodes);
+
+	fprintf(f, "PartitionName=%s%s", p->name, le);
+	fprintf(f, "AllowGroups=%s AllowAccounts=ALL AllowQos=ALL%s",
+	        p->allow_groups && *p->allow_groups ? p->allow_groups : "ALL", le);
+	fprintf(f, "AllocNodes=ALL Default=%s QoS=N/A%s", p->is_default ? "YES" : "NO",
+	        le);
+	fprintf(
+	    f,
+	    "DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO%s",
+	    p->default_time == INFINITE32
+	        ? "NONE"
+	        : limit_str(p->default_time, "NONE", b1, sizeof(b1)),
+	    le);
+	if (p->max_nodes == INFINITE32 || p->max_nodes == NO_VAL)
+		snprintf(b2, sizeof(b2), "UNLIMITED");
+	else
+		snprintf(b2, sizeof(b2), "%u", p->max_nodes);
+	fprintf(f, "MaxNodes=%s MaxTime=%s MinNodes=%u LLN=NO MaxCPUsPerNode=UNLIMITED%s",
+	        b2, limit_str(p->max_time, "UNLIMITED", b1, sizeof(b1)), p->min_nodes,
+	        le);
+	fprintf(f, "Nodes=%s%s", nul(p->nodes), le);
+	fprintf(f,
+	        "PriorityJobFactor=%u PriorityTier=%u RootOnly=NO ReqResv=NO "
+	        "OverSubscribe=%s%s",
+	        p->priority_job_factor, p->priority_tier,
+	        oversubscribe(p->oversubscribe, os, sizeof(os)), le);
+	fprintf(f, "OverTimeLimit=NONE PreemptMode=OFF%s", le);
+	fprintf(f, "State=%s TotalCPUs=%u TotalNodes=%u SelectTypeParameters=NONE%s",
+	        part_state(p->state), p->total_cpus, p->total_nodes, le);
+	fprintf(f, "JobDefaults=(null)%s", le);
+	fprintf(f, "DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED%s", le);
+	if (mem)
+		fprintf(f, "TRES=cpu=%u,mem=%s,node=%u,billing=%u", p->total_cpus,
+		        timefmt_mem_unit(mem, b1, sizeof(b1)), p->total_nodes,
+		        p->total_cpus);
+	else
+		fprintf(f, "TRES=cpu=%u,node=%u,billing=%u", p->total_cpus,
+		        p->total_nodes, p->total_cpus);
+	end_record(f, o);
+}
+
+static int show_parts(const struct scontrol_opts *o, const char *name)
+{
+	struct empty_msg req = {0};
+	struct part_info_resp *resp;
+	uint16_t type, ntype = 0;
+	void *body, *nbody = NULL;
+	char *nmsg = NULL;
+	int shown = 0;
+
+	if (load(MSG_PART_INFO_REQ, &req, MSG_PART_INFO_RESP, "slurm_load_partitions",
+	         &type, &body))
+		return 1;
+	resp = body;
+	/* node sizes only feed the TRES line: do without them on failure */
+	if (resp->parts_count &&
+	    !call_ctld(MSG_NODE_INFO_REQ, &req, MSG_NODE_INFO_RESP, &nbody, &nmsg))
+		ntype = MSG_NODE_INFO_RESP;
+	free(nmsg);
+	for (uint32_t i = 0; i < resp->parts_count; i++) {
+		if (name && strcmp(resp->parts[i].name, name))
+			continue;
+		print_part(stdout, o, &resp->parts[i],
+		           ntype == MSG_NODE_INFO_RESP ? (struct node_info_resp *)nbody
+		                                       : NULL);
+		shown++;
+	}
+	msg_body_free(type, body);
+	if (nbody)
+		msg_body_free(ntype, nbody);
+	if (!shown && name) {
+		fprintf(stderr, "Partition %s not found\n", name);
+		return 1;
+	}
+	if (!shown)
+		printf("No partitions in the system\n");
+	return 0;
+}
+
+/* ---- show config ---- */
+
+/* Keys Slurm prints in seconds; a bare number from the controller gets " sec". */
+static const char *const sec_keys[] = {
+    "BatchStartTimeout",
+    "CompleteWait",
+    "EioTimeout",
+    "GetEnvTimeout",
+    "HealthCheckInterval",
+    "InactiveLimit",
+    "KillWait",
+    "MessageTimeout",
+    "MinJobAge",
+    "ResumeTimeout",
+    "SchedulerTimeSlice",
+    "SlurmctldTimeout",
+    "SlurmdTimeout",
+    "SuspendTimeout",
+    "TCPTimeout",
+    "UnkillableStepTimeout",
+    "WaitTime",
+    NULL,
+};
+
+static int all_digits(const char *s)
+{
+	if (!s || !*s)
+		return 0;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+static int cmp_kv(const void *a, const void *b)
+{
+	const struct kv *x = a, *y = b;
+
+	return strcasecmp(x->key ? x->key : "", y->key ? y->key : "");
+}
+
+static int show_config(const struct scontrol_opts *o)
+{
+	struct empty_msg req = {0};
+	struct config_resp *resp;
+	uint16_t type;
+	void *body;
+	char now[64];
+
+	if (load(MSG_CONFIG_REQ, &req, MSG_CONFIG_RESP, "slurm_load_ctl_conf", &type,
+	         &body))
+		return 1;
+	resp = body;
+	qsort(resp->items, resp->items_count, sizeof(*resp->items), cmp_kv);
+	printf("Configuration data as of %s\n",
+	       timefmt_iso(time(NULL), now, sizeof(now)));
+	for (uint32_t i = 0; i < resp->items_count; i++) {
+		const struct kv *kv = &resp->items[i];
+		const char *sfx = "";
+
+		if (!kv->key)
+			continue;
+		for (size_t k = 0; sec_keys[k]; k++)
+			if (!strcasecmp(kv->key, sec_keys[k]) && all_digits(kv->value))
+				sfx = " sec";
+		printf("%-23s = %s%s\n", kv->key, kv->value ? kv->value : "(null)", sfx);
+	}
+	msg_body_free(type, body);
+	putchar('\n');
+	scontrol_ping(stdout);
+	return 0;
+}
+
+/* ---- ping ---- */
+
+int scontrol_ping(FILE *f)
+{
+	struct conf *conf = cli_conf();
+	struct rota_error err = {""};
+	struct auth *auth = NULL;
+	struct empty_msg req = {0};
+	uint16_t type = 0;
+	void *body = NULL;
+	int fd, up = 0;
+	const char *host = conf->slurmctld_host ? conf->slurmctld_host : "localhost";
+
+	auth_create(conf, 0, &auth, NULL);
+	fd = client_connect(conf, auth, NULL, 0, &err);
+	auth_destroy(auth);
+	if (fd >= 0) {
+		int ms = (int)(conf->message_timeout ? conf->message_timeout : 10) * 1000;
+
+		up = net_rpc(fd, MSG_PING_REQ, &req, &type, &body, ms, &err) == 0 &&
+		     type == MSG_PING_RESP;
+		msg_body_free(type, body);
+		close(fd);
+	}
+	if (!up)
+		log_debug("ping: %s", err.text);
+	fprintf(f, "Slurmctld(primary) at %s is %s\n", host, up ? "UP" : "DOWN");
+	return up ? 0 : 1;
+}
+
+/* ---- hostnames / hostlist ---- */
+
+/* Read a `show hostlist /path` file: names separated by spaces, commas or
+ * newlines.  Caller frees. */
+static char *read_host_file(const char *path)
+{
+	FILE *fp = fopen(path, "re");
+	char *buf;
+	size_t n;
+
+	if (!fp) {
+		cli_error("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	buf = xmalloc(HOSTLIST_FILE_MAX + 1);
+	n = fread(buf, 1, HOSTLIST_FILE_MAX + 1, fp);
+	fclose(fp);
+	if (n > HOSTLIST_FILE_MAX) {
+		cli_error("%s: larger than %u bytes", path, HOSTLIST_FILE_MAX);
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (isspace((unsigned char)buf[i]))
+			buf[i] = ',';
+	return buf;
+}
+
+/* Expand every word of argv (hostlist expressions or /files) into one list. */
+static char **expand_words(int argc, char **argv, size_t *ret_n)
+{
+	char **all = NULL;
+	size_t n = 0;
+
+	for (int i = 0; i < argc; i++) {
+		char *text =
+		    argv[i][0] == '/' ? read_host_file(argv[i]) : xstrdup(argv[i]);
+		struct rota_error err = {""};
+		char **names = NULL;
+		size_t cnt = 0;
+
+		if (!text)
+			goto fail;
+		/* strip trailing separators a file leaves */
+		for (size_t len = strlen(text); len && text[len - 1] == ','; len--)
+			text[len - 1] = '\0';
+		if (*text && hostlist_expand(text, &names, &cnt, &err) < 0) {
+			cli_error("Invalid hostlist: %s", argv[i]);
+			free(text);
+			goto fail;
+		}
+		free(text);
+		if (n + cnt > HOSTLIST_MAX) {
+			cli_error("host list has more than %d names", HOSTLIST_MAX);
+			hostlist_free(names);
+			goto fail;
+		}
+		all = xrealloc(all, (n + cnt + 1) * sizeof(*all));
+		for (size_t k = 0; k < cnt; k++)
+			all[n++] = xstrdup(names[k]);
+		all[n] = NULL;
+		hostlist_free(names);
+	}
+	*ret_n = n;
+	return all ? all : xcalloc(1, sizeof(*all));
+fail:
+	for (size_t k = 0; k < n; k++)
+		free(all[k]);
+	free(all);
+	return NULL;
+}
+
+static void free_names(char **v, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		free(v[k]);
+	free(v);
+}
+
+static int show_hostnames(int argc, char **argv)
+{
+	char *env = getenv("SLURM_JOB_NODELIST");
+	char **names;
+	size_t n;
+
+	if (!argc) {
+		if (!env || !*env) {
+			cli_error(
+			    "No hostlist specified and SLURM_JOB_NODELIST is not set");
+			return 1;
+		}
+		argc = 1;
+		argv = &env;
+	}
+	if (!(names = expand_words(argc, argv, &n)))
+		return 1;
+	for (size_t k = 0; k < n; k++)
+		printf("%s\n", names[k]);
+	free_names(names, n);
+	return 0;
+}
+
+static int cmp_natural(const void *a, const void *b)
+{
+	return fmt_natural_cmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int show_hostlist(int argc, char **argv, int sorted)
+{
+	char **names, *s;
+	size_t n;
+
+	if (!argc) {
+		cli_error("No hostlist specified");
+		return 1;
+	}
+	if (!(names = expand_words(argc, argv, &n)))
+		return 1;
+	if (sorted)
+		qsort(names, n, sizeof(*names), cmp_natural);
+	if (!(s = hostlist_compress(names, n)))
+		fatal("out of memory");
+	printf("%s\n", s);
+	free(s);
+	free_names(names, n);
+	return 0;
+}
+
+/* ---- dispatch ---- */
+
+int scontrol_show(const struct scontrol_opts *o, int argc, char **argv)
+{
+	char *entity, *eq, *id = NULL;
+	int rc;
+
+	if (argc < 1) {
+		fprintf(stderr, "too few arguments for keyword:show\n");
+		return 1;
+	}
+	entity = xstrdup(argv[0]);
+	if ((eq = strchr(entity, '='))) {
+		*eq = '\0';
+		id = eq + 1;
+	} else if (argc > 1) {
+		id = argv[1];
+	}
+	if (!strcasecmp(entity, "jobid") || scontrol_abbrev(entity, "jobs", 1)) {
+		rc = show_jobs(o, id);
+	} else if (scontrol_abbrev(entity, "nodes", 1) ||
+	           !strcasecmp(entity, "nodename")) {
+		rc = show_nodes(o, id);
+	} else if (scontrol_abbrev(entity, "partitions", 1) ||
+	           !strcasecmp(entity, "partitionname")) {
+		rc = show_parts(o, id);
+	} else if (scontrol_abbrev(entity, "config", 1)) {
+		rc = show_config(o);
+	} else if (scontrol_abbrev(entity, "hostnames", 5)) {
+		rc = show_hostnames(argc - 1, argv + 1);
+	} else if (!strcasecmp(entity, "hostlistsorted")) {
+		rc = show_hostlist(argc - 1, argv + 1, 1);
+	} else if (scontrol_abbrev(entity, "hostlist", 5)) {
+		rc = show_hostlist(argc - 1, argv + 1, 0);
+	} else if (scontrol_abbrev(entity, "steps", 2)) {
+		printf("No job steps in the system\n");
+		rc = 0;
+	} else if (scontrol_abbrev(entity, "reservations", 3) ||
+	           !strcasecmp(entity, "reservationname")) {
+		printf("No reservations in the system\n");
+		rc = 0;
+	} else if (scontrol_abbrev(entity, "licenses", 2)) {
+		printf("No licenses configured in Slurm.\n");
+		rc = 0;
+	} else {
+		fprintf(stderr, "invalid entity:%s for keyword:show\n", entity);
+		rc = 1;
+	}
+	free(entity);
+	return rc;
+}
