@@ -1,0 +1,255 @@
+/* jobctl.c - sbatch/srun/salloc <-> rotactld (see jobctl.h). */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+#include "cli/cli.h"
+#include "cli/jobctl.h"
+#include "common/states.h"
+#include "proto/auth.h"
+#include "proto/client.h"
+#include "proto/messages.h"
+#include "proto/net.h"
+#include "common/common.h"
+
+#define JOBCTL_RPC_TIMEOUT_MS      60000
+#define JOBCTL_COMPLETE_TIMEOUT_MS 10000
+#define JOBCTL_SIGNAL_TIMEOUT_MS   5000
+#define PENDING_QUIET_MS           1000 /* a grant within this is "immediate" */
+
+const char *jobctl_strerror(int rc)
+{
+	if (rc == -ETIMEDOUT)
+		return "Socket timed out on send/recv operation";
+	if (rc == -ECONNRESET || rc == -EPIPE)
+		return "Zero Bytes were transmitted or received";
+	if (rc == -EPROTO)
+		return "Protocol message error";
+	return slurm_strerror(SLURM_COMMUNICATIONS_CONNECTION_ERROR);
+}
+
+int jobctl_try_connect(void)
+{
+	struct conf *conf = cli_conf();
+	struct rota_error err = {""};
+	struct auth *auth = NULL;
+	int fd;
+
+	auth_create(conf, 0, &auth, NULL);
+	fd = client_connect(conf, auth, NULL, 0, &err);
+	auth_destroy(auth);
+	if (fd < 0) {
+		log_debug("%s", err.text);
+		return -1;
+	}
+	return fd;
+}
+
+int jobctl_connect(const char *prefix)
+{
+	int fd = jobctl_try_connect();
+
+	if (fd < 0) {
+		cli_error("%s%s", prefix,
+		          slurm_strerror(SLURM_COMMUNICATIONS_CONNECTION_ERROR));
+		exit(1);
+	}
+	return fd;
+}
+
+void jobctl_rpc(const char *prefix, uint16_t type, const void *body, uint16_t *ret_type,
+                void **ret_body)
+{
+	struct rota_error err = {""};
+	int fd = jobctl_connect(prefix);
+	int rc = net_rpc(fd, type, body, ret_type, ret_body, JOBCTL_RPC_TIMEOUT_MS, &err);
+
+	close(fd);
+	if (rc < 0) {
+		log_debug("%s", err.text);
+		cli_error("%s%s", prefix, jobctl_strerror(rc));
+		exit(1);
+	}
+}
+
+int jobctl_signalfd(const int *sigs, size_t n, sigset_t *ret_old)
+{
+	sigset_t set;
+	int fd;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < n; i++)
+		sigaddset(&set, sigs[i]);
+	sigprocmask(SIG_BLOCK, &set, ret_old);
+	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (fd < 0)
+		fatal("signalfd: %s", strerror(errno));
+	return fd;
+}
+
+int jobctl_signal_read(int sig_fd)
+{
+	struct signalfd_siginfo si;
+
+	if (sig_fd < 0 || read(sig_fd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+		return 0;
+	return (int)si.ssi_signo;
+}
+
+/* ---- allocation ---- */
+
+static void alloc_failed(enum jobctl_style style, const char *why)
+{
+	cli_error("%s%s",
+	          style == JOBCTL_SALLOC ? "Job submit/allocate failed: "
+	                                 : "Unable to allocate resources: ",
+	          why);
+	exit(1);
+}
+
+static void revoked(uint32_t job_id)
+{
+	if (job_id)
+		fprintf(stderr, "%s: Job allocation %u has been revoked.\n", cli_prog,
+		        job_id);
+	exit(1);
+}
+
+/* Wait until fd is readable (0) or timeout_ms passed (-ETIMEDOUT; -1: no
+ * limit); a signal on sig_fd revokes the request. */
+static int wait_readable(int fd, int sig_fd, uint32_t job_id, int timeout_ms)
+{
+	struct pollfd p[2] = {{.fd = fd, .events = POLLIN},
+	                      {.fd = sig_fd, .events = POLLIN}};
+
+	for (;;) {
+		int n = poll(p, sig_fd >= 0 ? 2 : 1, timeout_ms);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			fatal("poll: %s", strerror(errno));
+		if (n == 0)
+			return -ETIMEDOUT;
+		if (sig_fd >= 0 && (p[1].revents & POLLIN) && jobctl_signal_read(sig_fd))
+			revoked(job_id);
+		if (p[0].revents)
+			return 0;
+	}
+}
+
+static void say_pending(enum jobctl_style style, uint32_t job_id)
+{
+	if (style == JOBCTL_SALLOC)
+		fprintf(stderr, "salloc: Pending job allocation %u\n", job_id);
+	fprintf(stderr, "%s: job %u queued and waiting for resources\n", cli_prog,
+	        job_id);
+}
+
+void jobctl_allocate(const struct job_desc *desc, enum jobctl_style style, int quiet,
+                     int sig_fd, struct jobctl_alloc *ret)
+{
+	const char *prefix = style == JOBCTL_SALLOC ? "Job submit/allocate failed: "
+	                                            : "Unable to allocate resources: ";
+	struct rota_error err = {""};
+	uint32_t job_id = 0;
+	int fd = jobctl_connect(prefix), rc, said = quiet;
+
+	if ((rc = net_send(fd, MSG_ALLOC_REQ, desc, &err)) < 0)
+		alloc_failed(style, jobctl_strerror(rc));
+	for (;;) {
+		uint16_t type = 0;
+		void *body = NULL;
+		const char *msg = NULL;
+
+		/* The controller reports every request as pending before its first
+		 * scheduling pass; like Slurm, say so only when the wait is real. */
+		if (wait_readable(fd, sig_fd, job_id,
+		                  job_id && !said ? PENDING_QUIET_MS : -1) < 0) {
+			say_pending(style, job_id);
+			said = 1;
+			continue;
+		}
+		if ((rc = net_recv(fd, &type, &body, JOBCTL_RPC_TIMEOUT_MS, &err)) < 0) {
+			log_debug("%s", err.text);
+			alloc_failed(style, jobctl_strerror(rc));
+		}
+		if (type == MSG_RC) {
+			rc = cli_rc(type, body, &msg);
+			alloc_failed(style, rc ? msg : "unexpected reply");
+		} else if (type == MSG_ALLOC_PENDING) {
+			job_id = ((struct submit_resp *)body)->job_id;
+		} else if (type == MSG_ALLOC_RESP) {
+			ret->fd = fd;
+			ret->resp = body;
+			if (job_id && said && !quiet)
+				fprintf(stderr,
+				        "%s: job %u has been allocated resources\n",
+				        cli_prog, ret->resp->job_id);
+			if (style == JOBCTL_SALLOC && !quiet)
+				fprintf(stderr, "salloc: Granted job allocation %u\n",
+				        ret->resp->job_id);
+			return;
+		} else {
+			log_debug("ignoring %s while waiting for an allocation",
+			          msg_name(type));
+		}
+		msg_body_free(type, body);
+	}
+}
+
+int jobctl_complete(struct jobctl_alloc *a, uint32_t status)
+{
+	struct job_complete_req req = {.job_id = a->resp->job_id, .status = status};
+	struct rota_error err = {""};
+	uint16_t type = 0;
+	void *body = NULL;
+	int rc;
+
+	if (a->fd < 0)
+		return -1;
+	rc = net_rpc(a->fd, MSG_JOB_COMPLETE_REQ, &req, &type, &body,
+	             JOBCTL_COMPLETE_TIMEOUT_MS, &err);
+	close(a->fd);
+	a->fd = -1;
+	if (rc < 0) {
+		log_debug("JobId=%u complete: %s", req.job_id, err.text);
+		return -1;
+	}
+	rc = cli_rc(type, body, NULL);
+	msg_body_free(type, body);
+	return rc;
+}
+
+void jobctl_alloc_release(struct jobctl_alloc *a)
+{
+	if (a->fd >= 0)
+		close(a->fd);
+	a->fd = -1;
+	msg_body_free(MSG_ALLOC_RESP, a->resp);
+	a->resp = NULL;
+}
+
+int jobctl_signal_step(uint32_t job_id, uint32_t step_id, uint32_t signal)
+{
+	struct cancel_req req = {.job_id = job_id, .step_id = step_id, .signal = signal};
+	struct rota_error err = {""};
+	uint16_t type = 0;
+	void *body = NULL;
+	int fd = jobctl_try_connect(), rc;
+
+	if (fd < 0)
+		return -1;
+	rc = net_rpc(fd, MSG_CANCEL_REQ, &req, &type, &body, JOBCTL_SIGNAL_TIMEOUT_MS,
+	             &err);
+	close(fd);
+	if (rc < 0)
+		return -1;
+	rc = cli_rc(type, body, NULL);
+	msg_body_free(type, body);
+	return rc;
+}

@@ -1,0 +1,954 @@
+/* jobopt.c - the options of sbatch, srun and salloc (see jobopt.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli/cli.h"
+#include "cli/jobopt.h"
+#include "cli/fmt.h"
+#include "common/jobscript.h"
+#include "common/timefmt.h"
+#include "common/common.h"
+
+#define S   JOBOPT_SBATCH
+#define R   JOBOPT_SRUN
+#define A   JOBOPT_SALLOC
+#define SRA (S | R | A)
+
+/* Option ids: the short letter when there is one, else one of these. */
+enum {
+	O_WRAP = JOBOPT_ID_WRAP,
+	O_COMMENT,
+	O_EXCLUSIVE,
+	O_EXPORT,
+	O_MEM,
+	O_MEM_PER_CPU,
+	O_NICE,
+	O_NTASKS_PER_NODE,
+	O_OPEN_MODE,
+	O_PARSABLE,
+	O_REQUEUE,
+	O_NO_REQUEUE,
+	O_USAGE,
+	O_OVERLAP,
+	O_EXACT,
+	O_MULTI_PROG,
+	O_MPI,
+	O_CPU_BIND,
+	O_JOBID,
+	O_QUIT_ON_INTR,
+	O_NO_SHELL,
+	O_TIME_MIN,
+	O_SIGNAL,
+	O_IGNORE, /* accepted and ignored */
+};
+
+struct opt_def {
+	const char *name;
+	int has_arg; /* no_argument, required_argument, optional_argument */
+	int id;
+	unsigned cmds;
+};
+
+static const struct opt_def opt_table[] = {
+    {"account", required_argument, 'A', SRA},
+    {"array", required_argument, 'a', S},
+    {"begin", required_argument, 'b', SRA},
+    {"chdir", required_argument, 'D', SRA},
+    {"comment", required_argument, O_COMMENT, SRA},
+    {"constraint", required_argument, 'C', SRA},
+    {"cpus-per-task", required_argument, 'c', SRA},
+    {"dependency", required_argument, 'd', SRA},
+    {"error", required_argument, 'e', S | R},
+    {"exclude", required_argument, 'x', SRA},
+    {"exclusive", optional_argument, O_EXCLUSIVE, SRA},
+    {"export", required_argument, O_EXPORT, S | R},
+    {"help", no_argument, 'h', SRA},
+    {"hold", no_argument, 'H', SRA},
+    {"input", required_argument, 'i', S | R},
+    {"job-name", required_argument, 'J', SRA},
+    {"mem", required_argument, O_MEM, SRA},
+    {"mem-per-cpu", required_argument, O_MEM_PER_CPU, SRA},
+    {"nice", optional_argument, O_NICE, SRA},
+    {"nodelist", required_argument, 'w', SRA},
+    {"nodes", required_argument, 'N', SRA},
+    {"ntasks", required_argument, 'n', SRA},
+    {"ntasks-per-node", required_argument, O_NTASKS_PER_NODE, SRA},
+    {"open-mode", required_argument, O_OPEN_MODE, S | R},
+    {"output", required_argument, 'o', S | R},
+    {"partition", required_argument, 'p', SRA},
+    {"quiet", no_argument, 'Q', SRA},
+    {"signal", required_argument, O_SIGNAL, SRA},
+    {"time", required_argument, 't', SRA},
+    {"time-min", required_argument, O_TIME_MIN, SRA},
+    {"usage", no_argument, O_USAGE, SRA},
+    {"verbose", no_argument, 'v', SRA},
+    {"version", no_argument, 'V', SRA},
+    /* sbatch */
+    {"no-requeue", no_argument, O_NO_REQUEUE, S},
+    {"parsable", no_argument, O_PARSABLE, S},
+    {"requeue", no_argument, O_REQUEUE, S},
+    {"wait", no_argument, 'W', S},
+    {"wrap", required_argument, O_WRAP, S},
+    /* srun */
+    {"cpu-bind", required_argument, O_CPU_BIND, R},
+    {"disable-status", no_argument, 'X', R},
+    {"exact", no_argument, O_EXACT, R},
+    {"jobid", required_argument, O_JOBID, R},
+    {"kill-on-bad-exit", optional_argument, 'K', R},
+    {"label", no_argument, 'l', R},
+    {"mpi", required_argument, O_MPI, R},
+    {"multi-prog", no_argument, O_MULTI_PROG, R},
+    {"overlap", no_argument, O_OVERLAP, R},
+    {"quit-on-interrupt", no_argument, O_QUIT_ON_INTR, R},
+    {"unbuffered", no_argument, 'u', R},
+    {"wait", required_argument, 'W', R},
+    /* salloc */
+    {"kill-command", optional_argument, 'K', A},
+    {"no-shell", no_argument, O_NO_SHELL, A},
+    /* accepted, no effect here (yet) */
+    {"acctg-freq", required_argument, O_IGNORE, SRA},
+    {"batch", required_argument, O_IGNORE, S},
+    {"bell", no_argument, O_IGNORE, A},
+    {"clusters", required_argument, 'M', SRA},
+    {"contiguous", no_argument, O_IGNORE, SRA},
+    {"core-spec", required_argument, 'S', SRA},
+    {"cores-per-socket", required_argument, O_IGNORE, SRA},
+    {"cpu-freq", required_argument, O_IGNORE, SRA},
+    {"cpus-per-gpu", required_argument, O_IGNORE, SRA},
+    {"delay-boot", required_argument, O_IGNORE, SRA},
+    {"distribution", required_argument, 'm', SRA},
+    {"extra-node-info", required_argument, 'B', SRA},
+    {"get-user-env", optional_argument, O_IGNORE, S | A},
+    {"gpu-bind", required_argument, O_IGNORE, SRA},
+    {"gpus", required_argument, 'G', SRA},
+    {"gpus-per-node", required_argument, O_IGNORE, SRA},
+    {"gpus-per-socket", required_argument, O_IGNORE, SRA},
+    {"gpus-per-task", required_argument, O_IGNORE, SRA},
+    {"gres", required_argument, O_IGNORE, SRA},
+    {"gres-flags", required_argument, O_IGNORE, SRA},
+    {"hint", required_argument, O_IGNORE, SRA},
+    {"ignore-pbs", no_argument, O_IGNORE, S},
+    {"immediate", optional_argument, 'I', R | A},
+    {"kill-on-invalid-dep", required_argument, O_IGNORE, S},
+    {"licenses", required_argument, 'L', SRA},
+    {"mail-type", required_argument, O_IGNORE, SRA},
+    {"mail-user", required_argument, O_IGNORE, SRA},
+    {"mem-bind", required_argument, O_IGNORE, SRA},
+    {"mem-per-gpu", required_argument, O_IGNORE, SRA},
+    {"mincpus", required_argument, O_IGNORE, SRA},
+    {"network", required_argument, O_IGNORE, SRA},
+    {"no-bell", no_argument, O_IGNORE, A},
+    {"no-kill", optional_argument, 'k', SRA},
+    {"ntasks-per-core", required_argument, O_IGNORE, SRA},
+    {"ntasks-per-gpu", required_argument, O_IGNORE, SRA},
+    {"ntasks-per-socket", required_argument, O_IGNORE, SRA},
+    {"overcommit", no_argument, 'O', SRA},
+    {"oversubscribe", no_argument, 's', SRA},
+    {"prefer", required_argument, O_IGNORE, SRA},
+    {"preserve-env", no_argument, 'E', R},
+    {"priority", required_argument, O_IGNORE, SRA},
+    {"profile", required_argument, O_IGNORE, SRA},
+    {"propagate", optional_argument, O_IGNORE, S | R},
+    {"pty", no_argument, O_IGNORE, R},
+    {"qos", required_argument, 'q', SRA},
+    {"reservation", required_argument, O_IGNORE, SRA},
+    {"sockets-per-node", required_argument, O_IGNORE, SRA},
+    {"spread-job", no_argument, O_IGNORE, SRA},
+    {"switches", required_argument, O_IGNORE, SRA},
+    {"thread-spec", required_argument, O_IGNORE, SRA},
+    {"threads", required_argument, 'T', R},
+    {"threads-per-core", required_argument, O_IGNORE, SRA},
+    {"tmp", required_argument, O_IGNORE, SRA},
+    {"use-min-nodes", no_argument, O_IGNORE, SRA},
+    {"wait-all-nodes", required_argument, O_IGNORE, S | A},
+    {"wckey", required_argument, O_IGNORE, SRA},
+};
+#define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
+
+/* Short letters whose long form is accepted but ignored. */
+static const char ignored_letters[] = "MSmBGIkLOsEqT";
+
+/* Input environment variables, applied in this order (later ones win). */
+static const struct {
+	unsigned cmds;
+	const char *name;
+	int id;
+} env_table[] = {
+    {S, "SBATCH_ACCOUNT", 'A'},
+    {S, "SBATCH_ARRAY_INX", 'a'},
+    {S, "SBATCH_CONSTRAINT", 'C'},
+    {S, "SBATCH_ERROR", 'e'},
+    {S, "SBATCH_EXCLUSIVE", O_EXCLUSIVE},
+    {S, "SBATCH_EXPORT", O_EXPORT},
+    {S, "SBATCH_INPUT", 'i'},
+    {S, "SBATCH_JOB_NAME", 'J'},
+    {S, "SBATCH_MEM_PER_CPU", O_MEM_PER_CPU},
+    {S, "SBATCH_MEM_PER_NODE", O_MEM},
+    {S, "SBATCH_NO_REQUEUE", O_NO_REQUEUE},
+    {S, "SBATCH_OPEN_MODE", O_OPEN_MODE},
+    {S, "SBATCH_OUTPUT", 'o'},
+    {S, "SBATCH_PARTITION", 'p'},
+    {S, "SBATCH_REQUEUE", O_REQUEUE},
+    {S, "SBATCH_SIGNAL", O_SIGNAL},
+    {S, "SBATCH_TIMELIMIT", 't'},
+    {S, "SBATCH_WAIT", 'W'},
+    {R, "SLURM_ACCOUNT", 'A'},
+    {R, "SLURM_CONSTRAINT", 'C'},
+    {R, "SLURM_CPU_BIND", O_CPU_BIND},
+    {R, "SRUN_CPUS_PER_TASK", 'c'},
+    {R, "SLURM_DEPENDENCY", 'd'},
+    {R, "SLURM_EXACT", O_EXACT},
+    {R, "SLURM_EXCLUSIVE", O_EXCLUSIVE},
+    {R, "SLURM_EXPORT_ENV", O_EXPORT},
+    {R, "SRUN_EXPORT_ENV", O_EXPORT},
+    {R, "SLURM_JOBID", O_JOBID},
+    {R, "SLURM_JOB_ID", O_JOBID},
+    {R, "SLURM_JOB_NAME", 'J'}, /* not inside an allocation, see apply_env */
+    {R, "SLURM_NNODES", 'N'},
+    {R, "SLURM_JOB_NUM_NODES", 'N'},
+    {R, "SLURM_KILL_BAD_EXIT", 'K'},
+    {R, "SLURM_LABELIO", 'l'},
+    {R, "SLURM_MEM_PER_CPU", O_MEM_PER_CPU},
+    {R, "SLURM_MEM_PER_NODE", O_MEM},
+    {R, "SLURM_MPI_TYPE", O_MPI},
+    {R, "SLURM_NPROCS", 'n'},
+    {R, "SLURM_NTASKS", 'n'},
+    {R, "SLURM_NTASKS_PER_NODE", O_NTASKS_PER_NODE},
+    {R, "SLURM_OPEN_MODE", O_OPEN_MODE},
+    {R, "SLURM_OVERLAP", O_OVERLAP},
+    {R, "SLURM_PARTITION", 'p'},
+    {R, "SLURM_WORKING_DIR", 'D'},
+    {R, "SLURM_REMOTE_CWD", 'D'},
+    {R, "SLURM_STDERRMODE", 'e'},
+    {R, "SLURM_STDINMODE", 'i'},
+    {R, "SLURM_STDOUTMODE", 'o'},
+    {R, "SLURM_TIMELIMIT", 't'},
+    {R, "SLURM_UNBUFFEREDIO", 'u'},
+    {R, "SLURM_WAIT", 'W'},
+    {A, "SALLOC_ACCOUNT", 'A'},
+    {A, "SALLOC_CONSTRAINT", 'C'},
+    {A, "SALLOC_EXCLUSIVE", O_EXCLUSIVE},
+    {A, "SALLOC_KILL_CMD", 'K'},
+    {A, "SALLOC_MEM_PER_CPU", O_MEM_PER_CPU},
+    {A, "SALLOC_MEM_PER_NODE", O_MEM},
+    {A, "SALLOC_PARTITION", 'p'},
+    {A, "SALLOC_TIMELIMIT", 't'},
+};
+
+/* ---- errors ---- */
+
+static void die(int status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
+
+static void die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: error: ", cli_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
+static const struct opt_def *opt_find(enum jobopt_cmd cmd, int id)
+{
+	for (size_t i = 0; i < OPT_COUNT; i++)
+		if (opt_table[i].id == id && (opt_table[i].cmds & cmd))
+			return &opt_table[i];
+	return NULL;
+}
+
+/* ---- value parsers ---- */
+
+/* A positive count for -n/-c/--ntasks-per-node. */
+static uint32_t parse_count(const char *arg, const char *name)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = arg ? strtol(arg, &end, 10) : 0;
+	if (!arg || !*arg || errno || *end || v <= 0 || v > INT32_MAX)
+		die(JOBOPT_EXIT_ERROR, "Invalid numeric value \"%s\" for --%s.",
+		    arg ? arg : "", name);
+	return (uint32_t)v;
+}
+
+static int parse_u32(const char *s, const char **ret_end, uint32_t *ret)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || v > INT32_MAX)
+		return -1;
+	*ret = (uint32_t)v;
+	*ret_end = end;
+	return 0;
+}
+
+/* -N "min" or "min-max". */
+static void parse_nodes(struct jobopt *o, const char *arg)
+{
+	uint32_t min = 0, max = NO_VAL;
+	const char *p = arg;
+
+	if (parse_u32(p, &p, &min) < 0 ||
+	    (*p && (*p != '-' || parse_u32(p + 1, &p, &max) < 0)) || *p)
+		die(JOBOPT_EXIT_FATAL, "\"%s\" is not a valid node count", arg);
+	if (min == 0)
+		die(JOBOPT_EXIT_ERROR, "invalid number of nodes (-N %s)", arg);
+	if (max != NO_VAL && max < min)
+		die(JOBOPT_EXIT_FATAL,
+		    "Maximum node count %u is less than minimum node count %u", max, min);
+	o->desc.min_nodes = min;
+	o->desc.max_nodes = max;
+	o->nodes_src = o->cur_src;
+}
+
+static uint64_t parse_mem(const char *arg, const char *name)
+{
+	uint64_t mb;
+
+	if (!arg || timefmt_parse_mem(arg, &mb) < 0 || mb >= NO_VAL64)
+		die(JOBOPT_EXIT_FATAL, "Invalid --%s specification", name);
+	return mb;
+}
+
+static uint32_t parse_time(const char *arg, const char *name)
+{
+	uint32_t min;
+
+	if (!arg || timefmt_parse_limit(arg, &min) < 0)
+		die(JOBOPT_EXIT_FATAL, "Invalid --%s specification", name);
+	return min;
+}
+
+/* A signal by number or name ("USR2", "SIGUSR2"); -1 if unknown. */
+static int parse_signal(const char *s)
+{
+	static const struct {
+		const char *name;
+		int sig;
+	} sigs[] = {{"HUP", SIGHUP},    {"INT", SIGINT},       {"QUIT", SIGQUIT},
+	            {"ABRT", SIGABRT},  {"KILL", SIGKILL},     {"USR1", SIGUSR1},
+	            {"SEGV", SIGSEGV},  {"USR2", SIGUSR2},     {"PIPE", SIGPIPE},
+	            {"ALRM", SIGALRM},  {"TERM", SIGTERM},     {"CONT", SIGCONT},
+	            {"STOP", SIGSTOP},  {"TSTP", SIGTSTP},     {"TTIN", SIGTTIN},
+	            {"TTOU", SIGTTOU},  {"URG", SIGURG},       {"XCPU", SIGXCPU},
+	            {"XFSZ", SIGXFSZ},  {"VTALRM", SIGVTALRM}, {"PROF", SIGPROF},
+	            {"WINCH", SIGWINCH}};
+	char *end;
+	long v;
+
+	if (*s >= '0' && *s <= '9') {
+		v = strtol(s, &end, 10);
+		return *end || v < 1 || v >= NSIG ? -1 : (int)v;
+	}
+	if (!strncasecmp(s, "SIG", 3))
+		s += 3;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (!strcasecmp(s, sigs[i].name))
+			return sigs[i].sig;
+	return -1;
+}
+
+/* --signal=[{R|B}:]<sig>[@time] (validated; there is no field for it yet). */
+static void check_signal_spec(const char *arg)
+{
+	char buf[64];
+	const char *p = arg, *at;
+	size_t n;
+
+	if (!strncasecmp(p, "RB:", 3) || !strncasecmp(p, "BR:", 3))
+		p += 3;
+	else if ((*p == 'R' || *p == 'B' || *p == 'r' || *p == 'b') && p[1] == ':')
+		p += 2;
+	at = strchr(p, '@');
+	n = at ? (size_t)(at - p) : strlen(p);
+	if (n == 0 || n >= sizeof(buf))
+		goto bad;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	if (parse_signal(buf) < 0 || (at && cli_parse_long(at + 1) < 0))
+		goto bad;
+	return;
+bad:
+	die(JOBOPT_EXIT_FATAL, "Invalid --signal specification");
+}
+
+/* srun -i/-o/-e: "all", "none", a task number, or a file pattern (-1 returned). */
+static long io_mode(const char *arg)
+{
+	long v;
+
+	if (!strcasecmp(arg, "all"))
+		return JOBOPT_IO_ALL;
+	if (!strcasecmp(arg, "none"))
+		return JOBOPT_IO_NONE;
+	v = cli_parse_long(arg);
+	return v >= 0 && v < INT32_MAX ? v : -3;
+}
+
+static void set_str(char **dst, const char *arg)
+{
+	free(*dst);
+	*dst = xstrdup(arg);
+}
+
+/* srun's -i/-o/-e: a task filter handled by srun, or a file for the node. */
+static void set_stdio(struct jobopt *o, int id, const char *arg)
+{
+	long mode = o->cmd == JOBOPT_SRUN ? io_mode(arg) : -3;
+	long *task = id == 'i' ? &o->in_task : id == 'o' ? &o->out_task : &o->err_task;
+	char **file = id == 'i'   ? &o->desc.std_in
+	              : id == 'o' ? &o->desc.std_out
+	                          : &o->desc.std_err;
+
+	if (mode == -3) {
+		set_str(file, arg);
+		*task = JOBOPT_IO_ALL;
+	} else {
+		set_str(file, NULL);
+		*task = mode;
+	}
+}
+
+static void set_nice(struct jobopt *o, const char *arg)
+{
+	char *end;
+	long v = 100;
+
+	if (arg) {
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (!*arg || *end || errno)
+			die(JOBOPT_EXIT_ERROR, "Invalid --nice value: %s", arg);
+	}
+	if (v > JOBOPT_NICE_MAX || v < -JOBOPT_NICE_MAX)
+		die(JOBOPT_EXIT_ERROR, "Invalid --nice value, out of range (+/- %ld)",
+		    JOBOPT_NICE_MAX);
+	o->desc.nice = (uint32_t)(int32_t)v;
+}
+
+static void set_flag(struct jobopt *o, uint32_t set, uint32_t clear)
+{
+	o->desc.flags = (o->desc.flags & ~clear) | set;
+}
+
+static void set_mpi(const char *arg)
+{
+	static const char *const known[] = {"none", "pmi2", "pmix", "cray_shasta",
+	                                    "openmpi"};
+
+	if (!strcasecmp(arg, "list")) {
+		printf("MPI plugin types are...\n\tnone\n");
+		exit(0);
+	}
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strncasecmp(arg, known[i], strlen(known[i])))
+			return;
+	die(JOBOPT_EXIT_ERROR, "Invalid MPI type '%s', --mpi=list for acceptable types",
+	    arg);
+}
+
+static uint32_t parse_job_id(const char *arg)
+{
+	uint32_t id;
+
+	if (!arg || fmt_parse_job_id(arg, &id) < 0)
+		die(JOBOPT_EXIT_FATAL, "Invalid job id %s", arg ? arg : "");
+	return id;
+}
+
+/* ---- applying one option ---- */
+
+static void apply_common(struct jobopt *o, int id, const char *arg)
+{
+	struct job_desc *d = &o->desc;
+	time_t t;
+
+	switch (id) {
+	case 'A':
+		set_str(&d->account, arg);
+		break;
+	case 'a':
+		die(JOBOPT_EXIT_ERROR, "--array is not supported yet");
+	case 'b':
+		if (!arg || jobscript_parse_begin(arg, time(NULL), &t) < 0)
+			die(JOBOPT_EXIT_FATAL, "Invalid --begin specification");
+		d->begin_time = (int64_t)t;
+		break;
+	case 'D':
+		set_str(&d->work_dir, arg);
+		break;
+	case O_COMMENT:
+		set_str(&d->comment, arg);
+		break;
+	case 'C':
+		set_str(&d->features, arg);
+		break;
+	case 'c':
+		d->cpus_per_task = parse_count(arg, "cpus-per-task");
+		break;
+	case 'd':
+		set_str(&d->dependency, arg);
+		break;
+	case 'e':
+	case 'i':
+	case 'o':
+		set_stdio(o, id, arg);
+		break;
+	case 'x':
+		set_str(&d->exc_nodes, arg);
+		break;
+	case O_EXCLUSIVE:
+		if (arg && *arg && strcasecmp(arg, "user") && strcasecmp(arg, "mcs") &&
+		    strcasecmp(arg, "exclusive"))
+			die(JOBOPT_EXIT_FATAL, "Invalid --exclusive specification");
+		if (!arg || !*arg || !strcasecmp(arg, "exclusive"))
+			set_flag(o, JOB_F_EXCLUSIVE, 0);
+		o->step_flags |= STEP_F_EXACT;
+		break;
+	case O_EXPORT:
+		if (!arg || !*arg)
+			die(JOBOPT_EXIT_FATAL, "Invalid --export specification");
+		set_str(&o->export_spec, arg);
+		break;
+	case 'H':
+		d->hold = 1;
+		break;
+	case 'J':
+		set_str(&d->name, arg);
+		break;
+	case O_MEM:
+		d->mem_per_node = parse_mem(arg, "mem");
+		o->mem_src = o->cur_src;
+		if (o->mem_cpu_src == JOBOPT_SRC_ENV && o->cur_src > JOBOPT_SRC_ENV) {
+			d->mem_per_cpu = NO_VAL64; /* an allocation's, overridden */
+			o->mem_cpu_src = JOBOPT_SRC_NONE;
+		}
+		break;
+	case O_MEM_PER_CPU:
+		d->mem_per_cpu = parse_mem(arg, "mem-per-cpu");
+		o->mem_cpu_src = o->cur_src;
+		if (o->mem_src == JOBOPT_SRC_ENV && o->cur_src > JOBOPT_SRC_ENV) {
+			d->mem_per_node = NO_VAL64;
+			o->mem_src = JOBOPT_SRC_NONE;
+		}
+		break;
+	case O_NICE:
+		set_nice(o, arg);
+		break;
+	case 'w':
+		set_str(&d->req_nodes, arg);
+		break;
+	case 'N':
+		parse_nodes(o, arg);
+		break;
+	case 'n':
+		d->num_tasks = parse_count(arg, "ntasks");
+		o->tasks_src = o->cur_src;
+		break;
+	case O_NTASKS_PER_NODE:
+		d->ntasks_per_node = parse_count(arg, "ntasks-per-node");
+		break;
+	case O_OPEN_MODE:
+		if (arg && (*arg == 'a' || *arg == 'A'))
+			set_flag(o, JOB_F_OPEN_APPEND, 0);
+		else if (arg && (*arg == 't' || *arg == 'T'))
+			set_flag(o, 0, JOB_F_OPEN_APPEND);
+		else
+			die(JOBOPT_EXIT_FATAL, "Invalid --open-mode specification");
+		break;
+	case 'p':
+		set_str(&d->partition, arg);
+		break;
+	case 'Q':
+		o->quiet = 1;
+		break;
+	case O_SIGNAL:
+		check_signal_spec(arg ? arg : "");
+		break;
+	case 't':
+		d->time_limit = parse_time(arg, "time");
+		break;
+	case O_TIME_MIN:
+		parse_time(arg, "time-min");
+		break;
+	case 'v':
+		o->verbose++;
+		break;
+	default:
+		break; /* accepted, ignored */
+	}
+}
+
+static void apply_one(struct jobopt *o, int id, const char *arg)
+{
+	long v;
+
+	switch (id) {
+	case O_REQUEUE:
+		set_flag(o, JOB_F_REQUEUE, JOB_F_NO_REQUEUE);
+		return;
+	case O_NO_REQUEUE:
+		set_flag(o, JOB_F_NO_REQUEUE, JOB_F_REQUEUE);
+		return;
+	case O_PARSABLE:
+		o->parsable = 1;
+		return;
+	case O_WRAP:
+		set_str(&o->wrap, arg);
+		return;
+	case 'W':
+		if (o->cmd == JOBOPT_SBATCH) {
+			o->wait = 1;
+		} else if ((v = cli_parse_long(arg)) < 0 || v > INT32_MAX) {
+			die(JOBOPT_EXIT_FATAL, "Invalid --wait specification");
+		} else {
+			o->wait_secs = (uint32_t)v;
+		}
+		return;
+	case O_CPU_BIND:
+		return; /* accepted: tasks are not bound */
+	case 'X':
+		o->disable_status = 1;
+		return;
+	case O_EXACT:
+		o->step_flags |= STEP_F_EXACT;
+		return;
+	case O_JOBID:
+		o->jobid = parse_job_id(arg);
+		return;
+	case 'K':
+		if (o->cmd == JOBOPT_SALLOC) {
+			o->kill_signal = arg && *arg ? parse_signal(arg) : SIGTERM;
+			if (o->kill_signal < 0)
+				die(JOBOPT_EXIT_FATAL, "Invalid signal name %s", arg);
+		} else if (arg && *arg && !strcmp(arg, "0")) {
+			o->step_flags &= ~(uint32_t)STEP_F_KILL_ON_BAD_EXIT;
+		} else {
+			o->step_flags |= STEP_F_KILL_ON_BAD_EXIT;
+		}
+		return;
+	case 'l':
+		o->step_flags |= STEP_F_LABEL;
+		return;
+	case O_MPI:
+		set_mpi(arg ? arg : "");
+		return;
+	case O_MULTI_PROG:
+		die(JOBOPT_EXIT_ERROR, "--multi-prog is not supported yet");
+	case O_OVERLAP:
+		o->step_flags |= STEP_F_OVERLAP;
+		return;
+	case O_QUIT_ON_INTR:
+		o->quit_on_interrupt = 1;
+		return;
+	case 'u':
+		o->step_flags |= STEP_F_UNBUFFERED;
+		return;
+	case O_NO_SHELL:
+		die(JOBOPT_EXIT_ERROR, "--no-shell is not supported yet");
+	default:
+		apply_common(o, id, arg);
+	}
+}
+
+/* ---- init / release ---- */
+
+void jobopt_init(struct jobopt *o, enum jobopt_cmd cmd)
+{
+	struct job_desc *d = &o->desc;
+
+	memset(o, 0, sizeof(*o));
+	o->cmd = cmd;
+	d->min_nodes = d->max_nodes = NO_VAL;
+	d->num_tasks = d->ntasks_per_node = d->cpus_per_task = NO_VAL;
+	d->mem_per_node = d->mem_per_cpu = NO_VAL64;
+	d->time_limit = NO_VAL;
+	d->nice = 0; /* the neutral adjustment; see jobopt.h */
+	d->umask = NO_VAL;
+	o->jobid = NO_VAL;
+	o->wait_secs = NO_VAL;
+	o->in_task = o->out_task = o->err_task = JOBOPT_IO_ALL;
+}
+
+void jobopt_release(struct jobopt *o)
+{
+	codec_release(&job_desc_type, &o->desc);
+	free(o->export_spec);
+	free(o->wrap);
+	memset(o, 0, sizeof(*o));
+}
+
+/* ---- collecting ---- */
+
+static void print_usage(enum jobopt_cmd cmd)
+{
+	static const char *const usage[] = {
+	    [S] = "Usage: sbatch [-N nnodes] [-n ntasks] [-c ncpus] [-t time] [-p "
+	          "partition]\n"
+	          "              [-J jobname] [-o out] [-e err] [-i in] [-D dir] [-A "
+	          "account]\n"
+	          "              [--mem=MB] [--mem-per-cpu=MB] [-w hosts] [-x hosts]\n"
+	          "              [-C list] [-d dependency] "
+	          "[--export=ALL|NONE|VAR[=val],...]\n"
+	          "              [-H] [--exclusive] [--requeue] [--nice[=value]] "
+	          "[--begin=time]\n"
+	          "              [--open-mode=append|truncate] [--parsable] [-W] [-v]\n"
+	          "              [--wrap=command | executable [args...]]\n",
+	    [R] = "Usage: srun [-N nnodes] [-n ntasks] [-c ncpus] [-t time] [-p "
+	          "partition]\n"
+	          "            [-J jobname] [-o out] [-e err] [-i in] [-D dir] [-A "
+	          "account]\n"
+	          "            [--mem=MB] [--mem-per-cpu=MB] [-w hosts] [-x hosts]\n"
+	          "            [--ntasks-per-node=n] [--jobid=id] [-l] [-u] [-K] "
+	          "[--overlap]\n"
+	          "            [--exact] [--export=...] [--mpi=none] [-v] executable "
+	          "[args...]\n",
+	    [A] = "Usage: salloc [-N nnodes] [-n ntasks] [-c ncpus] [-t time] [-p "
+	          "partition]\n"
+	          "              [-J jobname] [-D dir] [-A account] [--mem=MB]\n"
+	          "              [--mem-per-cpu=MB] [-w hosts] [-x hosts] [-H] "
+	          "[--exclusive]\n"
+	          "              [-K[signal]] [-v] [executable [args...]]\n",
+	};
+	fputs(usage[cmd], stdout);
+}
+
+static void print_help(enum jobopt_cmd cmd)
+{
+	print_usage(cmd);
+	printf(
+	    "\nOptions are those of Slurm's %s(1); see its manual page. Options\n"
+	    "accepted for compatibility but without effect here include --gres, --gpus,\n"
+	    "--qos, --mail-type, --mail-user, --cpu-bind, --reservation and --hint.\n",
+	    cli_prog);
+}
+
+/* getopt tables for cmd: longopts (caller frees) and the short option string. */
+static struct option *build_getopt(enum jobopt_cmd cmd, char *shortopts, size_t len)
+{
+	struct option *lo = xcalloc(OPT_COUNT + 1, sizeof(*lo));
+	size_t n = 0, k = 0;
+
+	shortopts[k++] = '+';
+	for (size_t i = 0; i < OPT_COUNT; i++) {
+		const struct opt_def *d = &opt_table[i];
+
+		if (!(d->cmds & cmd))
+			continue;
+		lo[n++] = (struct option){d->name, d->has_arg, NULL, d->id};
+		if (d->id < 128 && k + 4 < len) {
+			shortopts[k++] = (char)d->id;
+			if (d->has_arg != no_argument)
+				shortopts[k++] = ':';
+			if (d->has_arg == optional_argument)
+				shortopts[k++] = ':';
+		}
+	}
+	shortopts[k] = '\0';
+	return lo;
+}
+
+static void list_push(struct jobopt_list *l, int id, const char *arg)
+{
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->v[l->n].id = id;
+	l->v[l->n].arg = xstrdup(arg);
+	l->n++;
+}
+
+void jobopt_collect(enum jobopt_cmd cmd, int argc, char **argv, struct jobopt_list *ret,
+                    int *ret_optind)
+{
+	char shortopts[256];
+	struct option *lo = build_getopt(cmd, shortopts, sizeof(shortopts));
+	char **av = xcalloc((size_t)argc + 1, sizeof(*av));
+	int c;
+
+	memcpy(av, argv, (size_t)argc * sizeof(*av));
+	av[0] = (char *)cli_prog; /* getopt's messages name the command, as Slurm's */
+	memset(ret, 0, sizeof(*ret));
+	optind = 0; /* full re-initialisation (GNU) */
+	opterr = 1;
+	while ((c = getopt_long(argc, av, shortopts, lo, NULL)) != -1) {
+		switch (c) {
+		case '?':
+		case ':':
+			fprintf(stderr, "Try \"%s --help\" for more information\n",
+			        cli_prog);
+			exit(JOBOPT_EXIT_FATAL);
+		case 'h':
+			print_help(cmd);
+			exit(0);
+		case O_USAGE:
+			print_usage(cmd);
+			exit(0);
+		case 'V':
+			fmt_print_version();
+		default:
+			if (c < 128 && strchr(ignored_letters, c))
+				c = O_IGNORE;
+			list_push(ret, c, optarg);
+		}
+	}
+	*ret_optind = optind;
+	free(av);
+	free(lo);
+}
+
+void jobopt_list_release(struct jobopt_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].arg);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+const char *jobopt_list_last(const struct jobopt_list *l, int id, int *ret_found)
+{
+	const char *v = NULL;
+	int found = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->v[i].id == id) {
+			v = l->v[i].arg;
+			found = 1;
+		}
+	}
+	if (ret_found)
+		*ret_found = found;
+	return v;
+}
+
+/* ---- applying ---- */
+
+void jobopt_apply_list(struct jobopt *o, const struct jobopt_list *l, enum jobopt_src src)
+{
+	o->cur_src = src;
+	for (size_t i = 0; i < l->n; i++)
+		apply_one(o, l->v[i].id, l->v[i].arg);
+}
+
+void jobopt_apply_env(struct jobopt *o, char *const *env)
+{
+	int in_alloc = o->cmd == JOBOPT_SRUN && (strv_getenv(env, "SLURM_JOB_ID") ||
+	                                         strv_getenv(env, "SLURM_JOBID"));
+
+	o->cur_src = JOBOPT_SRC_ENV;
+	for (size_t i = 0; i < sizeof(env_table) / sizeof(env_table[0]); i++) {
+		const struct opt_def *d;
+		const char *v;
+
+		if (!(env_table[i].cmds & o->cmd) ||
+		    !(v = strv_getenv(env, env_table[i].name)))
+			continue;
+		/* inside an allocation the job's name is not each step's */
+		if (in_alloc && env_table[i].id == 'J')
+			continue;
+		d = opt_find(o->cmd, env_table[i].id);
+		if (d && d->has_arg == no_argument) {
+			/* a flag: set unless explicitly "0"/"no" */
+			if (!strcmp(v, "0") || !strcasecmp(v, "no"))
+				continue;
+			v = NULL;
+		} else if (d && d->has_arg == optional_argument && !*v) {
+			v = NULL;
+		}
+		apply_one(o, env_table[i].id, v);
+	}
+}
+
+/* ---- finishing ---- */
+
+const char *jobopt_basename(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+	return b ? b + 1 : path;
+}
+
+static char *current_dir(void)
+{
+	char *cwd = getcwd(NULL, 0);
+
+	if (!cwd)
+		die(JOBOPT_EXIT_ERROR, "getcwd failed: %s", strerror(errno));
+	return cwd;
+}
+
+void jobopt_finish(struct jobopt *o)
+{
+	struct job_desc *d = &o->desc;
+	char host[256] = "";
+	mode_t mask;
+
+	if (d->mem_per_node != NO_VAL64 && d->mem_per_cpu != NO_VAL64) {
+		fprintf(stderr,
+		        "%s: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are "
+		        "mutually exclusive.\n",
+		        cli_prog);
+		exit(JOBOPT_EXIT_FATAL);
+	}
+	if (!d->work_dir) {
+		d->work_dir = current_dir();
+	} else if (d->work_dir[0] != '/') {
+		char *cwd = current_dir();
+		char *abs = xasprintf("%s/%s", cwd, d->work_dir);
+		free(cwd);
+		free(d->work_dir);
+		d->work_dir = abs;
+	}
+	gethostname(host, sizeof(host) - 1);
+	if (!d->submit_host)
+		d->submit_host = xstrdup(host);
+	mask = umask(0);
+	umask(mask);
+	d->umask = (uint32_t)mask;
+
+	/* Tasks can't outnumber nodes: with -n smaller than a node count that came
+	 * from the environment (an allocation's SLURM_NNODES) use fewer nodes. */
+	if (d->num_tasks != NO_VAL && d->min_nodes != NO_VAL &&
+	    d->num_tasks < d->min_nodes) {
+		if (o->nodes_src == JOBOPT_SRC_ARGV && o->tasks_src == JOBOPT_SRC_ARGV)
+			fprintf(
+			    stderr,
+			    "%s: warning: can't run %u processes on %u nodes, setting "
+			    "nnodes to %u\n",
+			    cli_prog, d->num_tasks, d->min_nodes, d->num_tasks);
+		d->min_nodes = d->num_tasks;
+		if (d->max_nodes != NO_VAL && d->max_nodes > d->min_nodes)
+			d->max_nodes = d->min_nodes;
+	}
+	if (d->max_nodes != NO_VAL && d->max_nodes < d->min_nodes)
+		d->max_nodes = d->min_nodes;
+}
+
+char **jobopt_export_env(const struct jobopt *o, char *const *env)
+{
+	struct rota_error err = {""};
+	char **out = NULL;
+	int rc = jobscript_export_env(o->export_spec, env, &out, &err);
+
+	if (rc == -EINVAL)
+		die(JOBOPT_EXIT_FATAL, "Invalid --export specification: %s", err.text);
+	if (rc < 0)
+		die(JOBOPT_EXIT_ERROR, "%s", rc == -E2BIG ? err.text : strerror(-rc));
+	return out;
+}

@@ -1,0 +1,127 @@
+/* jobopt.h - the options sbatch, srun and salloc share, parsed into a job_desc.
+ *
+ * DESIGN: every option lives in one table in jobopt.c (long name, short letter,
+ * argument kind, which commands take it) and every input environment variable
+ * (SBATCH_PARTITION, SLURM_NTASKS, SALLOC_TIMELIMIT...) in a second one that
+ * names the option it stands for.  Parsing is two steps so that sources can be
+ * layered in Slurm's order (script directives < environment < command line):
+ * jobopt_collect() runs getopt over one argument vector and only records
+ * (option, value) pairs; jobopt_apply*() then applies sources in order, later
+ * ones overriding.  Invalid values are reported as Slurm words them, even when
+ * a later source would override them (as Slurm does).
+ *
+ * CLI code: on an error these functions print "PROG: error: ..." (Slurm's words)
+ * and exit 1; --help, --usage and --version print and exit 0.
+ */
+#ifndef ROTA_CLI_JOBOPT_H
+#define ROTA_CLI_JOBOPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "proto/messages.h"
+
+enum jobopt_cmd { JOBOPT_SBATCH = 1, JOBOPT_SRUN = 2, JOBOPT_SALLOC = 4 };
+
+/* Exit statuses of parse errors.  Slurm 22.05 exits 255 where its code calls
+ * exit(-1) (unknown options, malformed --time/--mem/-N...) and 1 elsewhere;
+ * Rota exits 1 for both (callers test 0 < status < 128).  The two names keep
+ * the distinction should it ever be wanted. */
+#define JOBOPT_EXIT_FATAL 1
+#define JOBOPT_EXIT_ERROR 1
+
+/* job_desc.nice carries the --nice adjustment as a two's complement int32
+ * ((uint32_t)-5 for --nice=-5), and 0 (no adjustment) when not given: unlike the
+ * other numbers there is no NO_VAL, since NO_VAL would read as -2.  The range is
+ * +/- JOBOPT_NICE_MAX, as in Slurm. */
+#define JOBOPT_NICE_MAX 2147483645L
+
+/* srun -i/-o/-e given as "all", "none" or a task number (not a file). */
+#define JOBOPT_IO_ALL  (-1L)
+#define JOBOPT_IO_NONE (-2L)
+
+/* Where a value came from; a later source overrides an earlier one. */
+enum jobopt_src {
+	JOBOPT_SRC_NONE = 0,
+	JOBOPT_SRC_SCRIPT,
+	JOBOPT_SRC_ENV,
+	JOBOPT_SRC_ARGV
+};
+
+struct jobopt {
+	enum jobopt_cmd cmd;
+	struct job_desc desc; /* what the controller gets; members owned */
+
+	char *export_spec; /* --export as given; NULL: default (ALL) */
+	char *wrap;        /* sbatch --wrap */
+	int verbose;       /* -v count */
+	int quiet;         /* -Q */
+	int parsable;      /* sbatch --parsable */
+	int wait;          /* sbatch -W */
+
+	/* srun */
+	uint32_t jobid;                   /* --jobid or SLURM_JOB_ID; NO_VAL: none */
+	uint32_t step_flags;              /* STEP_F_* */
+	long in_task, out_task, err_task; /* JOBOPT_IO_ALL (default), _NONE or a task */
+	int disable_status;               /* -X */
+	int quit_on_interrupt;            /* --quit-on-interrupt */
+	uint32_t wait_secs;               /* -W N, accepted; NO_VAL unset */
+
+	/* salloc */
+	int kill_signal; /* -K[signal]: sent to the command when the job is revoked */
+
+	enum jobopt_src nodes_src, tasks_src; /* where -N and -n came from */
+	enum jobopt_src cur_src;              /* the source being applied */
+	enum jobopt_src mem_src, mem_cpu_src; /* where --mem, --mem-per-cpu came from */
+};
+
+/* One recorded option: id (see jobopt.c) and its value (owned, may be NULL). */
+struct jobopt_item {
+	int id;
+	char *arg;
+};
+
+struct jobopt_list {
+	struct jobopt_item *v;
+	size_t n;
+};
+
+/* Set every field to "not given" (NO_VAL / NO_VAL64 / NULL). */
+void jobopt_init(struct jobopt *o, enum jobopt_cmd cmd);
+void jobopt_release(struct jobopt *o);
+
+/* Run getopt over argv (argv[0] is replaced by the program name in messages),
+ * stopping at the first non-option.  Records options into *ret (caller releases
+ * with jobopt_list_release) and the index of the first non-option argument into
+ * *ret_optind.  Prints and exits on unknown options; --help/--usage/--version
+ * print and exit 0. */
+void jobopt_collect(enum jobopt_cmd cmd, int argc, char **argv, struct jobopt_list *ret,
+                    int *ret_optind);
+void jobopt_list_release(struct jobopt_list *l);
+
+/* The last value of option id in l (--wrap...), or NULL.  Borrowed. */
+const char *jobopt_list_last(const struct jobopt_list *l, int id, int *ret_found);
+
+/* Apply recorded options (src: where they came from). */
+void jobopt_apply_list(struct jobopt *o, const struct jobopt_list *l,
+                       enum jobopt_src src);
+
+/* Apply the command's input environment variables (SBATCH_*, SLURM_*, SALLOC_*)
+ * found in env (borrowed). */
+void jobopt_apply_env(struct jobopt *o, char *const *env);
+
+/* Check the combination and fill defaults every command needs: work_dir
+ * (absolute; -D relative to the current directory), submit_host, umask.
+ * Prints and exits on errors. */
+void jobopt_finish(struct jobopt *o);
+
+/* The environment to send for o->export_spec, built from env (borrowed); caller
+ * frees with strv_free.  Prints and exits on errors. */
+char **jobopt_export_env(const struct jobopt *o, char *const *env);
+
+/* Option ids used by callers. */
+enum { JOBOPT_ID_WRAP = 1000 };
+
+/* Basename of a path (borrowed: points into path). */
+const char *jobopt_basename(const char *path);
+
+#endif

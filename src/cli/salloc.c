@@ -1,0 +1,282 @@
+/* salloc.c - get an allocation, run a command (default: the user's shell) with
+ * the allocation's SLURM_* environment, and give the allocation back when the
+ * command ends.
+ *
+ * The allocation lives on the connection that asked for it (doc/flows.md): if
+ * the controller ends the job (scancel, time limit) that connection closes,
+ * salloc says the allocation was revoked and signals the command.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "cli/cli.h"
+#include "cli/jobctl.h"
+#include "cli/jobopt.h"
+#include "common/conf.h"
+#include "common/hostlist.h"
+#include "common/jobfmt.h"
+#include "proto/messages.h"
+#include "proto/net.h"
+#include "common/common.h"
+
+extern char **environ;
+
+static const int salloc_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD};
+
+struct salloc {
+	struct jobopt o;
+	char **cmd;
+	char *shell[2];
+	struct jobctl_alloc alloc;
+	int sig_fd;
+	sigset_t old_mask;
+	int interactive; /* we own the terminal: the command gets its foreground */
+	pid_t child;
+	int revoked;
+};
+
+static char **setf(char **env, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static char **setf(char **env, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	char *v = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&v, fmt, ap) < 0)
+		fatal("out of memory");
+	va_end(ap);
+	env = strv_setenv(env, name, v);
+	free(v);
+	return env;
+}
+
+static char **set_counts(char **env, const char *name, const uint32_t *v, size_t n)
+{
+	char *s = jobfmt_counts(v, n);
+
+	if (!s)
+		fatal("out of memory");
+	env = strv_setenv(env, name, s);
+	free(s);
+	return env;
+}
+
+/* SLURM_TASKS_PER_NODE as the batch environment computes it: -n tasks, or
+ * --ntasks-per-node on each node, or one per cpus-per-task, in block layout. */
+static char **set_tasks(char **env, const struct job_desc *d, const uint32_t *cpus,
+                        size_t n)
+{
+	uint32_t cpt = d->cpus_per_task != NO_VAL ? d->cpus_per_task : 1;
+	uint32_t *cap = xcalloc(n, sizeof(*cap)), *out = xcalloc(n, sizeof(*out));
+	uint64_t ntasks = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		cap[i] = cpus[i] / cpt;
+		ntasks += cap[i];
+	}
+	if (d->num_tasks != NO_VAL)
+		ntasks = d->num_tasks;
+	else if (d->ntasks_per_node != NO_VAL)
+		ntasks = (uint64_t)d->ntasks_per_node * n;
+	if (ntasks < n)
+		ntasks = n;
+	if (ntasks > UINT32_MAX)
+		ntasks = UINT32_MAX;
+	jobfmt_spread_tasks((uint32_t)ntasks, cap, n, out);
+	env = set_counts(env, "SLURM_TASKS_PER_NODE", out, n);
+	free(cap);
+	free(out);
+	return env;
+}
+
+static char **alloc_env(const struct salloc *s)
+{
+	const struct job_desc *d = &s->o.desc;
+	const struct alloc_resp *r = s->alloc.resp;
+	char **env = strv_dup(environ), **names = NULL;
+	uint32_t *cpus;
+	size_t n = 0;
+
+	if (hostlist_expand(r->nodes, &names, &n, NULL) < 0)
+		n = 0;
+	hostlist_free(names);
+	cpus = xcalloc(n + 1, sizeof(*cpus));
+	for (size_t i = 0; i < n; i++)
+		cpus[i] = i < r->cpus_per_node.n    ? r->cpus_per_node.v[i]
+		          : r->cpus_per_node.n == 1 ? r->cpus_per_node.v[0]
+		                                    : 1;
+	env = setf(env, "SLURM_JOB_ID", "%u", r->job_id);
+	env = setf(env, "SLURM_JOBID", "%u", r->job_id);
+	env = strv_setenv(env, "SLURM_JOB_NAME", d->name);
+	env = strv_setenv(env, "SLURM_JOB_NODELIST", r->nodes);
+	env = strv_setenv(env, "SLURM_NODELIST", r->nodes);
+	env = setf(env, "SLURM_JOB_NUM_NODES", "%zu", n);
+	env = setf(env, "SLURM_NNODES", "%zu", n);
+	env = set_counts(env, "SLURM_JOB_CPUS_PER_NODE", cpus, n);
+	if (n)
+		env = set_tasks(env, d, cpus, n);
+	if (d->num_tasks != NO_VAL) {
+		env = setf(env, "SLURM_NTASKS", "%u", d->num_tasks);
+		env = setf(env, "SLURM_NPROCS", "%u", d->num_tasks);
+	}
+	if (d->ntasks_per_node != NO_VAL)
+		env = setf(env, "SLURM_NTASKS_PER_NODE", "%u", d->ntasks_per_node);
+	if (d->cpus_per_task != NO_VAL)
+		env = setf(env, "SLURM_CPUS_PER_TASK", "%u", d->cpus_per_task);
+	if (d->mem_per_node != NO_VAL64)
+		env = setf(env, "SLURM_MEM_PER_NODE", "%llu",
+		           (unsigned long long)d->mem_per_node);
+	if (d->mem_per_cpu != NO_VAL64)
+		env = setf(env, "SLURM_MEM_PER_CPU", "%llu",
+		           (unsigned long long)d->mem_per_cpu);
+	if (r->partition)
+		env = strv_setenv(env, "SLURM_JOB_PARTITION", r->partition);
+	if (d->account)
+		env = strv_setenv(env, "SLURM_JOB_ACCOUNT", d->account);
+	env = strv_setenv(env, "SLURM_CLUSTER_NAME", cli_conf()->cluster_name);
+	env = strv_setenv(env, "SLURM_SUBMIT_DIR", d->work_dir);
+	env = strv_setenv(env, "SLURM_SUBMIT_HOST", d->submit_host);
+	free(cpus);
+	return env;
+}
+
+static void run_child(struct salloc *s, char **env)
+{
+	s->child = fork();
+	if (s->child < 0)
+		fatal("fork: %s", strerror(errno));
+	if (s->child > 0) {
+		if (s->interactive) {
+			setpgid(s->child, s->child);
+			tcsetpgrp(0, s->child);
+		}
+		return;
+	}
+	if (s->interactive) {
+		setpgid(0, 0);
+		tcsetpgrp(0, getpid());
+	}
+	signal(SIGTTOU, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
+	if (chdir(s->o.desc.work_dir) < 0) {
+		cli_error("chdir(%s): %s", s->o.desc.work_dir, strerror(errno));
+		_exit(1);
+	}
+	execvpe(s->cmd[0], s->cmd, env);
+	cli_error("Unable to exec command \"%s\": %s", s->cmd[0], strerror(errno));
+	_exit(errno == ENOENT ? 127 : 126);
+}
+
+static void signal_child(const struct salloc *s, int sig)
+{
+	if (s->child > 0)
+		kill(s->interactive ? -s->child : s->child, sig);
+}
+
+/* The controller spoke (or hung up) on the allocation's connection. */
+static void on_alloc_conn(struct salloc *s)
+{
+	struct rota_error err = {""};
+	uint16_t type = 0;
+	void *body = NULL;
+	int rc = net_recv(s->alloc.fd, &type, &body, 5000, &err);
+	int gone = rc < 0 || (type == MSG_RC && cli_rc(type, body, NULL) != 0);
+
+	msg_body_free(type, body);
+	if (!gone)
+		return;
+	fprintf(stderr, "salloc: Job allocation %u has been revoked.\n",
+	        s->alloc.resp->job_id);
+	close(s->alloc.fd);
+	s->alloc.fd = -1;
+	s->revoked = 1;
+	signal_child(s, s->o.kill_signal ? s->o.kill_signal : SIGHUP);
+}
+
+/* Wait for the command; returns its wait status. */
+static int wait_child(struct salloc *s)
+{
+	for (;;) {
+		struct pollfd p[2] = {{.fd = s->sig_fd, .events = POLLIN},
+		                      {.fd = s->alloc.fd, .events = POLLIN}};
+		int status, sig;
+		pid_t pid;
+
+		while ((pid = waitpid(s->child, &status, WNOHANG)) < 0 && errno == EINTR)
+			;
+		if (pid == s->child)
+			return status;
+		if (pid < 0)
+			fatal("waitpid: %s", strerror(errno));
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			fatal("poll: %s", strerror(errno));
+		while ((sig = jobctl_signal_read(s->sig_fd)) > 0)
+			if (sig == SIGTERM || sig == SIGHUP)
+				signal_child(s, sig);
+		if (p[1].revents && s->alloc.fd >= 0)
+			on_alloc_conn(s);
+	}
+}
+
+static void parse(struct salloc *s, int argc, char **argv)
+{
+	struct jobopt_list cmdline;
+	const char *shell = getenv("SHELL");
+	int idx;
+
+	jobopt_init(&s->o, JOBOPT_SALLOC);
+	jobopt_collect(JOBOPT_SALLOC, argc, argv, &cmdline, &idx);
+	if (idx < argc) {
+		s->cmd = argv + idx;
+	} else {
+		s->shell[0] = (char *)(shell && *shell ? shell : "/bin/sh");
+		s->cmd = s->shell;
+	}
+	jobopt_apply_env(&s->o, environ);
+	jobopt_apply_list(&s->o, &cmdline, JOBOPT_SRC_ARGV);
+	jobopt_list_release(&cmdline);
+	jobopt_finish(&s->o);
+	if (!s->o.desc.name)
+		s->o.desc.name = xstrdup(jobopt_basename(s->cmd[0]));
+	s->o.desc.flags |= JOB_F_INTERACTIVE;
+}
+
+int cmd_salloc(int argc, char **argv)
+{
+	struct salloc s = {.alloc = {.fd = -1}};
+	char **env;
+	int status, code;
+
+	parse(&s, argc, argv);
+	s.sig_fd = jobctl_signalfd(salloc_signals,
+	                           sizeof(salloc_signals) / sizeof(salloc_signals[0]),
+	                           &s.old_mask);
+	jobctl_allocate(&s.o.desc, JOBCTL_SALLOC, s.o.quiet, s.sig_fd, &s.alloc);
+	s.interactive = isatty(0) && tcgetpgrp(0) == getpgrp();
+	if (s.interactive)
+		signal(SIGTTOU, SIG_IGN); /* so we can take the terminal back */
+	env = alloc_env(&s);
+	run_child(&s, env);
+	status = wait_child(&s);
+	if (s.interactive)
+		tcsetpgrp(0, getpgrp());
+	if (!s.revoked) {
+		if (!s.o.quiet)
+			fprintf(stderr, "salloc: Relinquishing job allocation %u\n",
+			        s.alloc.resp->job_id);
+		jobctl_complete(&s.alloc, (uint32_t)status);
+	}
+	code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	strv_free(env);
+	jobctl_alloc_release(&s.alloc);
+	jobopt_release(&s.o);
+	return code;
+}

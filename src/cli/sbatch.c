@@ -1,0 +1,288 @@
+/* sbatch.c - submit a batch script.
+ *
+ * Options come from three places, later ones overriding earlier ones as in
+ * Slurm: the script's #SBATCH lines, SBATCH_* environment variables, and the
+ * command line.  On success the only output is "Submitted batch job N" (or "N"
+ * with --parsable) on stdout: workflow tools read stdout and stderr together and
+ * take the last word as the job id.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli/cli.h"
+#include "cli/jobctl.h"
+#include "cli/jobopt.h"
+#include "common/jobscript.h"
+#include "common/states.h"
+#include "proto/messages.h"
+#include "proto/net.h"
+#include "common/common.h"
+
+#define SUBMIT_FAILED "Batch job submission failed: "
+
+extern char **environ;
+
+static void fail(int status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
+
+static void fail(int status, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	cli_error("%s", buf);
+	exit(status);
+}
+
+/* The script from path (NULL: stdin), at most JOBSCRIPT_MAX bytes. */
+static char *read_script(const char *path)
+{
+	size_t cap = 65536, len = 0;
+	char *buf = xmalloc(cap + 1);
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+
+	if (fd < 0)
+		fail(1, "Unable to open file %s", path);
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			if (cap > JOBSCRIPT_MAX)
+				fail(1,
+				     SUBMIT_FAILED
+				     "the batch script is larger than %u bytes",
+				     JOBSCRIPT_MAX);
+			cap *= 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			fail(1, "Unable to read %s: %s",
+			     path ? path : "the batch script from stdin",
+			     strerror(errno));
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (path)
+		close(fd);
+	if (len > JOBSCRIPT_MAX)
+		fail(1, SUBMIT_FAILED "the batch script is larger than %u bytes",
+		     JOBSCRIPT_MAX);
+	if (memchr(buf, '\0', len))
+		fail(1, "The batch script contains a NUL character");
+	buf[len] = '\0';
+	return buf;
+}
+
+static void check_script(const char *script)
+{
+	if (!*script)
+		fail(1, "Batch script is empty!");
+	if (jobscript_has_crlf(script)) {
+		cli_error("Batch script contains DOS line breaks (\\r\\n)");
+		fail(1, "instead of expected UNIX line breaks (\\n).");
+	}
+	if (!jobscript_has_interpreter(script)) {
+		cli_error("This does not look like a batch script.  The first");
+		cli_error(
+		    "line must start with #! followed by the path to an interpreter.");
+		fail(1, "For instance: #!/bin/sh");
+	}
+}
+
+/* Options from the script's #SBATCH lines, applied first. */
+static void apply_directives(struct jobopt *o, const char *script, const char *name)
+{
+	struct rota_error err = {""};
+	struct jobopt_list list;
+	char **words = NULL, **av;
+	size_t n;
+	int idx;
+
+	if (jobscript_directives(script, "#SBATCH", &words, &err) < 0) {
+		fprintf(stderr, "sbatch: fatal: %s: %s\n", name, err.text);
+		exit(JOBOPT_EXIT_FATAL);
+	}
+	n = strv_len(words);
+	av = xcalloc(n + 2, sizeof(*av));
+	av[0] = (char *)"sbatch";
+	memcpy(av + 1, words, n * sizeof(*av));
+	jobopt_collect(JOBOPT_SBATCH, (int)n + 1, av, &list, &idx);
+	if (idx < (int)n + 1)
+		fail(JOBOPT_EXIT_FATAL, "Invalid directive found in batch script: %s",
+		     av[idx]);
+	jobopt_apply_list(o, &list, JOBOPT_SRC_SCRIPT);
+	jobopt_list_release(&list);
+	free(av);
+	strv_free(words);
+}
+
+static char *absolute_path(const char *path)
+{
+	char *abs = realpath(path, NULL), *cwd;
+
+	if (abs || path[0] == '/')
+		return abs ? abs : xstrdup(path);
+	cwd = getcwd(NULL, 0);
+	abs = xasprintf("%s/%s", cwd ? cwd : ".", path);
+	free(cwd);
+	return abs;
+}
+
+/* The job's environment: --export applied to ours, plus what sbatch adds. */
+static char **job_env(const struct jobopt *o)
+{
+	char **env = jobopt_export_env(o, environ);
+	char *cwd = getcwd(NULL, 0);
+
+	if (cwd)
+		env = strv_setenv(env, "SLURM_SUBMIT_DIR", cwd);
+	env = strv_setenv(env, "SLURM_SUBMIT_HOST", o->desc.submit_host);
+	if (o->export_spec)
+		env = strv_setenv(env, "SLURM_EXPORT_ENV", o->export_spec);
+	free(cwd);
+	if (strv_len(env) > JOBSCRIPT_ENV_MAX)
+		fail(1, SUBMIT_FAILED "more than %d environment variables",
+		     JOBSCRIPT_ENV_MAX);
+	return env;
+}
+
+/* The job's state, or -1 when the controller no longer knows it. */
+static int poll_job(uint32_t job_id, uint32_t *ret_state, uint32_t *ret_exit)
+{
+	struct job_info_req req = {.job_ids = {.v = &job_id, .n = 1}};
+	struct rota_error err = {""};
+	uint16_t type = 0;
+	void *body = NULL;
+	int fd = jobctl_try_connect(), rc;
+
+	if (fd < 0)
+		return 0; /* the controller may be restarting: try again later */
+	rc = net_rpc(fd, MSG_JOB_INFO_REQ, &req, &type, &body, 30000, &err);
+	close(fd);
+	if (rc < 0)
+		return 0;
+	rc = -1;
+	if (type == MSG_JOB_INFO_RESP) {
+		const struct job_info_resp *r = body;
+		for (uint32_t i = 0; i < r->jobs_count; i++) {
+			if (r->jobs[i].job_id != job_id)
+				continue;
+			*ret_state = r->jobs[i].state;
+			*ret_exit = r->jobs[i].exit_code;
+			rc = 1;
+		}
+	} else if (type == MSG_RC && cli_rc(type, body, NULL) != ESLURM_INVALID_JOB_ID) {
+		rc = 0;
+	}
+	msg_body_free(type, body);
+	return rc;
+}
+
+/* sbatch --wait: until the job ends; its exit code becomes ours. */
+static int wait_job(uint32_t job_id)
+{
+	for (int polls = 0;; polls++) {
+		uint32_t state = 0, status = 0;
+		int rc;
+
+		sleep(polls < 30 ? 1 : 2);
+		rc = poll_job(job_id, &state, &status);
+		if (rc < 0) {
+			cli_error("Job %u no longer exists", job_id);
+			return 1;
+		}
+		if (rc > 0 && job_state_is_finished(state & JOB_STATE_BASE))
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+	}
+}
+
+static uint32_t submit(const struct job_desc *d)
+{
+	uint16_t type = 0;
+	void *body = NULL;
+	const char *msg = NULL;
+	uint32_t job_id;
+
+	jobctl_rpc(SUBMIT_FAILED, MSG_SUBMIT_REQ, d, &type, &body);
+	if (type == MSG_RC) {
+		int rc = cli_rc(type, body, &msg);
+		fail(1, SUBMIT_FAILED "%s", rc ? msg : "unexpected reply");
+	}
+	if (type != MSG_SUBMIT_RESP)
+		fail(1, SUBMIT_FAILED "unexpected reply %s", msg_name(type));
+	job_id = ((struct submit_resp *)body)->job_id;
+	msg = ((struct submit_resp *)body)->msg;
+	if (msg && *msg)
+		fprintf(stderr, "sbatch: %s\n", msg);
+	msg_body_free(type, body);
+	return job_id;
+}
+
+int cmd_sbatch(int argc, char **argv)
+{
+	struct jobopt o;
+	struct jobopt_list cmdline;
+	const char *wrap, *path = NULL;
+	char *script;
+	uint32_t job_id;
+	int idx, has_wrap, rc = 0;
+
+	jobopt_init(&o, JOBOPT_SBATCH);
+	jobopt_collect(JOBOPT_SBATCH, argc, argv, &cmdline, &idx);
+	wrap = jobopt_list_last(&cmdline, JOBOPT_ID_WRAP, &has_wrap);
+	if (has_wrap) {
+		if (idx < argc)
+			fail(1, "Script arguments not permitted with --wrap option");
+		script = jobscript_wrap(wrap ? wrap : "");
+		if (!script)
+			fatal("out of memory");
+	} else {
+		path = idx < argc ? argv[idx++] : NULL;
+		script = read_script(path);
+		check_script(script);
+		apply_directives(&o, script, path ? path : "(stdin)");
+	}
+	if (argc - idx > JOBSCRIPT_ARGV_MAX)
+		fail(1, SUBMIT_FAILED "more than %d script arguments",
+		     JOBSCRIPT_ARGV_MAX);
+	jobopt_apply_env(&o, environ);
+	jobopt_apply_list(&o, &cmdline, JOBOPT_SRC_ARGV);
+	jobopt_list_release(&cmdline);
+	jobopt_finish(&o);
+
+	o.desc.script = script;
+	if (!o.desc.name)
+		o.desc.name = xstrdup(has_wrap ? "wrap"
+		                      : path   ? jobopt_basename(path)
+		                               : "sbatch");
+	if (path)
+		o.desc.command = absolute_path(path);
+	for (int i = idx; i < argc; i++)
+		o.desc.argv = strv_append(o.desc.argv, argv[i]);
+	o.desc.env = job_env(&o);
+
+	job_id = submit(&o.desc);
+	if (o.parsable)
+		printf("%u\n", job_id);
+	else
+		printf("Submitted batch job %u\n", job_id);
+	fflush(stdout);
+	if (o.wait)
+		rc = wait_job(job_id);
+	jobopt_release(&o);
+	return rc;
+}

@@ -1,0 +1,390 @@
+/* srun.c - run a parallel command as a job step.
+ *
+ * Inside an allocation (SLURM_JOB_ID, or --jobid) srun asks the controller for a
+ * step of that job.  Otherwise it first asks for an allocation of its own
+ * (MSG_ALLOC_REQ) on a connection it keeps until the end: the job lives as long
+ * as that connection, and srun hands it back with MSG_JOB_COMPLETE_REQ.
+ * Before creating the step srun listens on a TCP port; each node's stepd
+ * connects there for the tasks' I/O (srun_io.c).  See doc/flows.md.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+#include "cli/cli.h"
+#include "cli/jobctl.h"
+#include "cli/jobopt.h"
+#include "cli/srun_io.h"
+#include "common/conf.h"
+#include "common/hostlist.h"
+#include "common/states.h"
+#include "proto/messages.h"
+#include "proto/net.h"
+#include "common/common.h"
+
+#define IO_KEY_LEN             32
+#define STEP_CREATE_TIMEOUT_MS 60000
+
+extern char **environ;
+
+static const int forwarded_signals[] = {SIGINT,  SIGTERM, SIGHUP, SIGQUIT,
+                                        SIGUSR1, SIGUSR2, SIGALRM};
+
+struct srun {
+	struct jobopt o;
+	char **cmd; /* the command and its arguments; borrowed */
+	uint32_t job_id;
+	int alloc_mode; /* we hold our own allocation */
+	struct jobctl_alloc alloc;
+	int ctl_fd; /* the connection the step was created on */
+	int sig_fd;
+	int listen_fd;
+	uint16_t io_port;
+	uint8_t key[IO_KEY_LEN];
+	struct step_create_resp *step;
+	char **step_nodes;
+	size_t step_nnodes;
+};
+
+static void random_key(uint8_t *key, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = getrandom(key + got, len - got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			fatal("getrandom: %s", strerror(errno));
+		got += (size_t)n;
+	}
+}
+
+/* "2(x3),1" -> "2(x3),1(x1)": Slurm's -v line always gives the repeat count. */
+static char *counts_with_reps(const uint32_t *v, size_t n)
+{
+	char *out = xstrdup(""), *tmp;
+
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && v[j] == v[i])
+			j++;
+		tmp = xasprintf("%s%s%u(x%zu)", out, i ? "," : "", v[i], j - i);
+		free(out);
+		out = tmp;
+		i = j;
+	}
+	return out;
+}
+
+static char *env_counts_with_reps(const char *s)
+{
+	char *out = xstrdup(""), *tmp;
+
+	for (const char *p = s; p && *p;) {
+		const char *c = strchr(p, ',');
+		int len = c ? (int)(c - p) : (int)strlen(p);
+		tmp = xasprintf("%s%s%.*s%s", out, *out ? "," : "", len, p,
+		                memchr(p, '(', (size_t)len) ? "" : "(x1)");
+		free(out);
+		out = tmp;
+		p = c ? c + 1 : p + len;
+	}
+	return out;
+}
+
+static void print_job_info(const struct srun *s)
+{
+	const char *nodes, *cpus;
+	char *counts = NULL;
+	size_t nn = 0;
+	char **names = NULL;
+
+	if (s->alloc_mode) {
+		const struct alloc_resp *r = s->alloc.resp;
+		nodes = r->nodes;
+		counts = counts_with_reps(r->cpus_per_node.v, r->cpus_per_node.n);
+	} else {
+		nodes = getenv("SLURM_JOB_NODELIST");
+		cpus = getenv("SLURM_JOB_CPUS_PER_NODE");
+		if (!nodes || !cpus)
+			return;
+		counts = env_counts_with_reps(cpus);
+	}
+	if (nodes && hostlist_expand(nodes, &names, &nn, NULL) == 0)
+		hostlist_free(names);
+	fprintf(stderr, "srun: jobid %u: nodes(%zu):`%s', cpu counts: %s\n", s->job_id,
+	        nn, nodes ? nodes : "", counts);
+	free(counts);
+}
+
+static void step_failed(struct srun *s, const char *why)
+{
+	cli_error("Unable to create step for job %u: %s", s->job_id, why);
+	if (s->alloc_mode)
+		jobctl_complete(&s->alloc, 1 << 8);
+	exit(1);
+}
+
+/* Where the stepds can reach us: $ROTA_SRUN_HOST, else our node's NodeAddr when
+ * we run on a node of the cluster (virtual nodes have hostnames nobody can
+ * resolve), else our hostname. */
+static const char *io_host(char *host, size_t len)
+{
+	const char *h = getenv("ROTA_SRUN_HOST");
+	const char *node = getenv("SLURMD_NODENAME");
+	const struct conf_node *n;
+
+	if (h && *h)
+		return h;
+	if (gethostname(host, len - 1) < 0)
+		host[0] = '\0';
+	host[len - 1] = '\0';
+	n = conf_node_find(cli_conf(), node && *node ? node : host);
+	if (n && n->addr && *n->addr)
+		return n->addr;
+	return host;
+}
+
+static void fill_step_req(struct srun *s, struct step_create_req *req, char *host)
+{
+	const struct job_desc *d = &s->o.desc;
+
+	req->job_id = s->job_id;
+	req->min_nodes = d->min_nodes;
+	req->num_tasks = d->num_tasks;
+	if (s->alloc_mode) {
+		char **names = NULL;
+		size_t n = 0;
+		const struct alloc_resp *r = s->alloc.resp;
+
+		if (hostlist_expand(r->nodes, &names, &n, NULL) == 0)
+			req->min_nodes = (uint32_t)n; /* step 0 spans the allocation */
+		hostlist_free(names);
+		if (req->num_tasks == NO_VAL && r->num_tasks && r->num_tasks != NO_VAL)
+			req->num_tasks = r->num_tasks;
+	} else {
+		req->nodelist = d->req_nodes;
+	}
+	req->ntasks_per_node = d->ntasks_per_node;
+	req->cpus_per_task = d->cpus_per_task;
+	req->name = d->name;
+	req->argv = s->cmd;
+	req->env = jobopt_export_env(&s->o, environ);
+	req->cwd = d->work_dir;
+	req->io_host = (char *)io_host(host, 256);
+	req->io_port = s->io_port;
+	req->io_key = (struct rota_bin){s->key, IO_KEY_LEN};
+	req->flags = s->o.step_flags;
+	req->std_out = d->std_out;
+	req->std_err = d->std_err;
+	req->std_in = d->std_in;
+}
+
+/* Send the step request on fd and wait for the answer; 0, or an ESLURM_*. */
+static int step_request(struct srun *s, int fd, const struct step_create_req *req,
+                        const char **ret_msg, void **ret_body, uint16_t *ret_type)
+{
+	struct rota_error err = {""};
+	int rc = net_rpc(fd, MSG_STEP_CREATE_REQ, req, ret_type, ret_body,
+	                 STEP_CREATE_TIMEOUT_MS, &err);
+
+	if (rc < 0) {
+		log_debug("%s", err.text);
+		*ret_msg = jobctl_strerror(rc);
+		return SLURM_ERROR;
+	}
+	if (*ret_type == MSG_STEP_CREATE_RESP)
+		return 0;
+	rc = cli_rc(*ret_type, *ret_body, ret_msg);
+	if (!rc) {
+		*ret_msg = "unexpected reply";
+		rc = SLURM_ERROR;
+	}
+	return rc;
+}
+
+static void create_step(struct srun *s)
+{
+	struct step_create_req req = {0};
+	char host[256] = "";
+	int busy_said = 0;
+
+	fill_step_req(s, &req, host);
+	for (;;) {
+		const char *msg = NULL;
+		void *body = NULL;
+		uint16_t type = 0;
+		int fd = s->alloc_mode ? s->alloc.fd : jobctl_connect("");
+		int rc = step_request(s, fd, &req, &msg, &body, &type);
+
+		if (!rc) {
+			s->step = body;
+			s->ctl_fd = fd;
+			if (busy_said)
+				fprintf(stderr, "srun: Step created for StepId=%u.%u\n",
+				        s->job_id, s->step->step_id);
+			break;
+		}
+		if (!s->alloc_mode &&
+		    (rc == ESLURM_INVALID_JOB_ID || rc == ESLURM_ALREADY_DONE)) {
+			cli_error("Unable to confirm allocation for job %u: %s",
+			          s->job_id, msg);
+			fprintf(
+			    stderr,
+			    "srun: Check SLURM_JOB_ID environment variable. Expired or "
+			    "invalid job %u\n",
+			    s->job_id);
+			exit(1);
+		}
+		if (rc != ESLURM_NODES_BUSY) {
+			char *why = xstrdup(msg);
+			msg_body_free(type, body);
+			step_failed(s, why);
+		}
+		msg_body_free(type, body);
+		if (!s->alloc_mode)
+			close(fd);
+		if (!busy_said++)
+			fprintf(
+			    stderr,
+			    "srun: Job %u step creation temporarily disabled, retrying "
+			    "(Requested nodes are busy)\n",
+			    s->job_id);
+		sleep(1);
+		if (jobctl_signal_read(s->sig_fd)) {
+			if (s->alloc_mode)
+				jobctl_complete(&s->alloc, 1 << 8);
+			exit(1);
+		}
+	}
+	strv_free(req.env);
+}
+
+static void check_step(struct srun *s)
+{
+	const struct step_create_resp *r = s->step;
+	uint32_t ntasks = 0;
+
+	if (hostlist_expand(r->nodes, &s->step_nodes, &s->step_nnodes, NULL) < 0 ||
+	    s->step_nnodes != r->tasks_per_node.n || !s->step_nnodes)
+		step_failed(s, "the controller sent an invalid step layout");
+	for (size_t i = 0; i < s->step_nnodes; i++)
+		ntasks += r->tasks_per_node.v[i];
+	if (s->o.in_task >= 0 && (uint32_t)s->o.in_task >= ntasks)
+		cli_error("--input task %ld is beyond the step's %u tasks", s->o.in_task,
+		          ntasks);
+	if (s->o.verbose) {
+		uint32_t first = 0;
+		for (size_t i = 0; i < s->step_nnodes; i++) {
+			uint32_t n = r->tasks_per_node.v[i];
+			char range[64];
+			if (n == 1)
+				snprintf(range, sizeof(range), "%u", first);
+			else
+				snprintf(range, sizeof(range), "%u-%u", first,
+				         first + n - 1);
+			fprintf(stderr,
+			        "srun: launching StepId=%u.%u on host %s, %u tasks: %s\n",
+			        s->job_id, r->step_id, s->step_nodes[i], n, range);
+			first += n;
+		}
+	}
+}
+
+static int run_step(struct srun *s, uint32_t *ret_status)
+{
+	const struct step_create_resp *r = s->step;
+	struct srun_step st = {
+	    .job_id = s->job_id,
+	    .step_id = r->step_id,
+	    .nnodes = s->step_nnodes,
+	    .nodes = s->step_nodes,
+	    .tasks = r->tasks_per_node.v,
+	    .key = s->key,
+	    .key_len = IO_KEY_LEN,
+	};
+	struct srun_io_opts io = {
+	    .listen_fd = s->listen_fd,
+	    .ctl_fd = s->ctl_fd,
+	    .ctl_is_alloc = s->alloc_mode,
+	    .sig_fd = s->sig_fd,
+	    .label = !!(s->o.step_flags & STEP_F_LABEL),
+	    .kill_on_bad_exit = !!(s->o.step_flags & STEP_F_KILL_ON_BAD_EXIT),
+	    .disable_status = s->o.disable_status,
+	    .quit_on_interrupt = s->o.quit_on_interrupt,
+	    .in_task = s->o.desc.std_in ? JOBOPT_IO_NONE : s->o.in_task,
+	    .out_task = s->o.out_task,
+	    .err_task = s->o.err_task,
+	    .verbose = s->o.verbose,
+	    .kill_wait = cli_conf()->kill_wait,
+	};
+
+	return srun_io_run(&st, &io, ret_status);
+}
+
+static void parse(struct srun *s, int argc, char **argv)
+{
+	struct jobopt_list cmdline;
+	int idx;
+
+	jobopt_init(&s->o, JOBOPT_SRUN);
+	jobopt_collect(JOBOPT_SRUN, argc, argv, &cmdline, &idx);
+	if (idx >= argc) {
+		fprintf(stderr, "srun: fatal: No command given to execute.\n");
+		exit(1);
+	}
+	s->cmd = argv + idx;
+	jobopt_apply_env(&s->o, environ);
+	jobopt_apply_list(&s->o, &cmdline, JOBOPT_SRC_ARGV);
+	jobopt_list_release(&cmdline);
+	jobopt_finish(&s->o);
+	if (!s->o.desc.name)
+		s->o.desc.name = xstrdup(jobopt_basename(s->cmd[0]));
+}
+
+int cmd_srun(int argc, char **argv)
+{
+	struct srun s = {.ctl_fd = -1, .alloc = {.fd = -1}};
+	struct rota_error err = {""};
+	sigset_t old;
+	uint32_t status = 0;
+	int code;
+
+	parse(&s, argc, argv);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGTTIN, SIG_IGN); /* reading stdin in the background gives EIO (= EOF) */
+	s.sig_fd = jobctl_signalfd(
+	    forwarded_signals, sizeof(forwarded_signals) / sizeof(forwarded_signals[0]),
+	    &old);
+	s.alloc_mode = s.o.jobid == NO_VAL;
+	if (s.alloc_mode) {
+		s.o.desc.flags |= JOB_F_INTERACTIVE;
+		jobctl_allocate(&s.o.desc, JOBCTL_SRUN, s.o.quiet, s.sig_fd, &s.alloc);
+		s.job_id = s.alloc.resp->job_id;
+	} else {
+		s.job_id = s.o.jobid;
+	}
+	if (s.o.verbose)
+		print_job_info(&s);
+	random_key(s.key, sizeof(s.key));
+	s.listen_fd = net_listen_tcp(NULL, 0, &s.io_port, &err);
+	if (s.listen_fd < 0)
+		step_failed(&s, err.text);
+	create_step(&s);
+	check_step(&s);
+	code = run_step(&s, &status);
+	if (s.alloc_mode)
+		jobctl_complete(&s.alloc, status);
+	else if (s.ctl_fd >= 0)
+		close(s.ctl_fd);
+	close(s.listen_fd);
+	hostlist_free(s.step_nodes);
+	msg_body_free(MSG_STEP_CREATE_RESP, s.step);
+	jobctl_alloc_release(&s.alloc);
+	jobopt_release(&s.o);
+	return code;
+}

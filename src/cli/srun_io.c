@@ -1,0 +1,732 @@
+/* srun_io.c - the poll loop that runs while a step runs (see srun_io.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli/cli.h"
+#include "cli/jobctl.h"
+#include "cli/jobopt.h"
+#include "cli/srun_io.h"
+#include "common/linebuf.h"
+#include "proto/frame.h"
+#include "proto/messages.h"
+#include "proto/net.h"
+#include "common/common.h"
+
+#define HELLO_TIMEOUT_MS 10000
+#define HELLO_MAX_BODY   4096 /* before a connection proves itself */
+#define STDIN_CHUNK      65536
+#define STDIN_HIGH       (1u << 20) /* stop reading stdin above this backlog */
+#define PENDING_MAX      256        /* connections not yet past their hello */
+
+struct task {
+	uint32_t status; /* wait status, valid when exited */
+	int exited;
+	int lost; /* its node went away without telling */
+	struct linebuf lb[2];
+};
+
+struct node {
+	uint32_t first, count; /* global ids first..first+count-1 */
+	int conn;              /* index in io->conns, -1 when none */
+	int seen, closed;
+};
+
+struct conn {
+	int fd;
+	int node; /* -1 until MSG_IO_HELLO */
+	long deadline;
+	char *in;
+	size_t in_len, in_cap;
+	char *out;
+	size_t out_len, out_off;
+};
+
+struct io {
+	const struct srun_step *st;
+	const struct srun_io_opts *o;
+	struct task *tasks;
+	uint32_t ntasks;
+	struct node *nodes;
+	struct conn *conns;
+	size_t nconns;
+	size_t nodes_closed;
+	int label_width;
+	long stdin_task; /* -1: nobody */
+	int stdin_open;  /* still reading our stdin */
+	int stdin_eof;   /* EOF reached (to be sent once the target is there) */
+	int stdin_sent_eof;
+	int out_dead[3]; /* our stdout/stderr went away */
+	int aborting;    /* the step is being killed: signalled tasks are expected */
+	long abort_deadline;
+	long last_intr, intr_sent;
+	int force_exit;
+};
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+char *srun_io_ranges(const uint32_t *ids, size_t n, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && off < len;) {
+		size_t j = i;
+		int w;
+
+		while (j + 1 < n && ids[j + 1] == ids[j] + 1)
+			j++;
+		if (j == i)
+			w = snprintf(buf + off, len - off, "%s%u", off ? "," : "",
+			             ids[i]);
+		else
+			w = snprintf(buf + off, len - off, "%s%u-%u", off ? "," : "",
+			             ids[i], ids[j]);
+		if (w < 0)
+			break;
+		off += (size_t)w;
+		i = j + 1;
+	}
+	return buf;
+}
+
+/* ---- our own stdout / stderr ---- */
+
+static void out_write(struct io *io, int fd, const char *p, size_t n)
+{
+	while (n > 0 && !io->out_dead[fd]) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN) {
+			struct pollfd pf = {.fd = fd, .events = POLLOUT};
+			poll(&pf, 1, 1000);
+			continue;
+		}
+		if (w < 0) {
+			io->out_dead[fd] = 1; /* EPIPE and the like: drop the rest */
+			return;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+struct emit_ctx {
+	struct io *io;
+	int fd;
+	uint32_t task;
+};
+
+static void emit_labelled(const char *line, size_t len, void *arg)
+{
+	struct emit_ctx *c = arg;
+	char small[1024], *buf = small;
+	int pre;
+
+	if (len + 32 > sizeof(small))
+		buf = xmalloc(len + 32);
+	pre = snprintf(buf, 32, "%*u: ", c->io->label_width, c->task);
+	memcpy(buf + pre, line, len);
+	out_write(c->io, c->fd, buf, (size_t)pre + len);
+	if (buf != small)
+		free(buf);
+}
+
+static int wanted(long filter, uint32_t task)
+{
+	return filter == JOBOPT_IO_ALL || (filter >= 0 && (uint32_t)filter == task);
+}
+
+static void task_output(struct io *io, uint32_t task, uint32_t stream, const uint8_t *p,
+                        size_t n)
+{
+	long filter = stream == 1 ? io->o->out_task : io->o->err_task;
+	struct emit_ctx c = {io, (int)stream, task};
+	struct linebuf *lb = &io->tasks[task].lb[stream - 1];
+
+	if (!wanted(filter, task))
+		return;
+	if (!n) {
+		linebuf_flush(lb, emit_labelled, &c);
+		return;
+	}
+	if (io->o->label)
+		linebuf_feed(lb, (const char *)p, n, emit_labelled, &c);
+	else
+		out_write(io, (int)stream, (const char *)p, n);
+}
+
+/* ---- connections ---- */
+
+static void conn_queue(struct conn *c, uint16_t type, const void *body)
+{
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (frame_pack(type, body, &buf, &len) < 0)
+		fatal("out of memory");
+	if (c->out_off && c->out_off == c->out_len)
+		c->out_off = c->out_len = 0;
+	c->out = xrealloc(c->out, c->out_len + len);
+	memcpy(c->out + c->out_len, buf, len);
+	c->out_len += len;
+	free(buf);
+}
+
+static struct conn *node_conn(struct io *io, long task)
+{
+	for (size_t i = 0; i < io->st->nnodes; i++) {
+		struct node *nd = &io->nodes[i];
+		if (task >= nd->first && task < (long)(nd->first + nd->count))
+			return nd->conn >= 0 ? &io->conns[nd->conn] : NULL;
+	}
+	return NULL;
+}
+
+static void send_stdin(struct io *io, const void *p, size_t n)
+{
+	struct conn *c = node_conn(io, io->stdin_task);
+	struct io_data d = {.task = (uint32_t)io->stdin_task, .stream = 0};
+
+	if (!c)
+		return;
+	d.data.data = (uint8_t *)p;
+	d.data.len = (uint32_t)n;
+	conn_queue(c, MSG_IO_DATA, &d);
+	if (!n)
+		io->stdin_sent_eof = 1;
+}
+
+static void print_exit(struct io *io, const struct node *nd, const uint32_t *ids,
+                       size_t n, uint32_t status)
+{
+	const char *name = io->st->nodes[nd - io->nodes];
+	char range[256];
+	int sig;
+
+	srun_io_ranges(ids, n, range, sizeof(range));
+	if (WIFEXITED(status)) {
+		if (WEXITSTATUS(status))
+			fprintf(stderr,
+			        "srun: error: %s: task%s %s: Exited with exit code %d\n",
+			        name, n > 1 ? "s" : "", range, WEXITSTATUS(status));
+		return;
+	}
+	sig = WTERMSIG(status);
+	if (io->aborting && !io->o->verbose)
+		return; /* we asked for it */
+	fprintf(stderr, "srun: %s%s: task%s %s: %s%s\n",
+	        io->aborting ? "" : "error: ", name, n > 1 ? "s" : "", range,
+	        strsignal(sig), WCOREDUMP(status) ? " (core dumped)" : "");
+}
+
+static void abort_step(struct io *io, uint32_t signal, long grace_ms)
+{
+	jobctl_signal_step(io->st->job_id, io->st->step_id, signal);
+	if (!io->aborting || now_ms() + grace_ms < io->abort_deadline)
+		io->abort_deadline = now_ms() + grace_ms;
+	io->aborting = 1;
+}
+
+static long kill_grace(const struct io *io)
+{
+	return ((long)io->o->kill_wait + 2) * 1000L;
+}
+
+static void on_task_exit(struct io *io, struct node *nd, const struct task_exit *te)
+{
+	uint32_t *ids = xcalloc(te->tasks.n + 1, sizeof(*ids));
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < te->tasks.n; i++) {
+		uint32_t t = te->tasks.v[i];
+		if (t < nd->first || t >= nd->first + nd->count || io->tasks[t].exited)
+			continue;
+		io->tasks[t].exited = 1;
+		io->tasks[t].status = te->status;
+		ids[n++] = t;
+	}
+	if (n)
+		print_exit(io, nd, ids, n, te->status);
+	free(ids);
+	if (n && te->status && io->o->kill_on_bad_exit && !io->aborting) {
+		fprintf(stderr, "srun: error: Terminating StepId=%u.%u\n", io->st->job_id,
+		        io->st->step_id);
+		abort_step(io, 0, kill_grace(io));
+	}
+}
+
+static int on_hello(struct io *io, struct conn *c, const struct io_hello *h)
+{
+	const struct srun_step *st = io->st;
+	struct node *nd;
+
+	if (h->job_id != st->job_id || h->step_id != st->step_id ||
+	    h->node_index >= st->nnodes || h->key.len != st->key_len || !st->key_len ||
+	    memcmp(h->key.data, st->key, st->key_len))
+		return -1;
+	nd = &io->nodes[h->node_index];
+	if (nd->seen)
+		return -1;
+	nd->seen = 1;
+	nd->conn = (int)(c - io->conns);
+	c->node = (int)h->node_index;
+	if (io->o->verbose)
+		fprintf(stderr, "srun: Node %s, %u tasks started\n",
+		        st->nodes[h->node_index], nd->count);
+	if (io->stdin_task >= nd->first &&
+	    io->stdin_task < (long)(nd->first + nd->count) && io->stdin_eof &&
+	    !io->stdin_sent_eof)
+		send_stdin(io, "", 0);
+	return 0;
+}
+
+/* One message from a connection; -1 drops the connection. */
+static int on_message(struct io *io, struct conn *c, uint16_t type, void *body)
+{
+	struct node *nd = c->node >= 0 ? &io->nodes[c->node] : NULL;
+	const struct io_data *d = body;
+
+	if (!nd)
+		return type == MSG_IO_HELLO ? on_hello(io, c, body) : -1;
+	if (type == MSG_IO_DATA) {
+		if (d->task >= nd->first && d->task < nd->first + nd->count &&
+		    (d->stream == 1 || d->stream == 2))
+			task_output(io, d->task, d->stream, d->data.data, d->data.len);
+	} else if (type == MSG_TASK_EXIT) {
+		on_task_exit(io, nd, body);
+	} else {
+		log_debug("ignoring %s from a stepd", msg_name(type));
+	}
+	return 0;
+}
+
+/* Parse whole frames out of c->in.  Returns -1 to drop the connection. */
+static int conn_parse(struct io *io, struct conn *c)
+{
+	size_t off = 0;
+	int rc = 0;
+
+	while (c->in_len - off >= FRAME_HDR_LEN) {
+		struct rota_error err = {""};
+		uint16_t type;
+		uint32_t blen;
+		void *body = NULL;
+
+		if (frame_parse_header((const uint8_t *)c->in + off, &type, &blen, &err) <
+		        0 ||
+		    (c->node < 0 && blen > HELLO_MAX_BODY)) {
+			rc = -1;
+			break;
+		}
+		if (c->in_len - off < FRAME_HDR_LEN + (size_t)blen)
+			break;
+		if (frame_decode_body(type, c->in + off + FRAME_HDR_LEN, blen, &body,
+		                      &err) < 0) {
+			log_debug("bad frame from a stepd: %s", err.text);
+			rc = -1;
+			break;
+		}
+		rc = on_message(io, c, type, body);
+		msg_body_free(type, body);
+		off += FRAME_HDR_LEN + blen;
+		if (rc < 0)
+			break;
+	}
+	memmove(c->in, c->in + off, c->in_len - off);
+	c->in_len -= off;
+	return rc;
+}
+
+static void conn_close(struct io *io, struct conn *c)
+{
+	struct node *nd = c->node >= 0 ? &io->nodes[c->node] : NULL;
+	uint32_t *lost;
+	size_t nlost = 0;
+	char range[256];
+
+	close(c->fd);
+	c->fd = -1;
+	free(c->in);
+	free(c->out);
+	c->in = c->out = NULL;
+	c->in_len = c->in_cap = c->out_len = c->out_off = 0;
+	if (!nd)
+		return;
+	lost = xcalloc(nd->count + 1, sizeof(*lost));
+	nd->closed = 1;
+	nd->conn = -1;
+	io->nodes_closed++;
+	for (uint32_t t = nd->first; t < nd->first + nd->count; t++) {
+		task_output(io, t, 1, NULL, 0);
+		task_output(io, t, 2, NULL, 0);
+		if (!io->tasks[t].exited) {
+			io->tasks[t].exited = io->tasks[t].lost = 1;
+			io->tasks[t].status = SIGKILL;
+			lost[nlost++] = t;
+		}
+	}
+	if (nlost && !io->aborting)
+		fprintf(
+		    stderr,
+		    "srun: error: %s: task%s %s: the node's I/O connection closed before "
+		    "the task's exit was reported\n",
+		    io->st->nodes[c->node], nlost > 1 ? "s" : "",
+		    srun_io_ranges(lost, nlost, range, sizeof(range)));
+	free(lost);
+	if (io->stdin_task >= nd->first && io->stdin_task < (long)(nd->first + nd->count))
+		io->stdin_open = 0;
+}
+
+static void conn_read(struct io *io, struct conn *c)
+{
+	ssize_t n;
+
+	if (c->in_cap - c->in_len < 65536) {
+		c->in_cap = c->in_len + 65536 * 2;
+		c->in = xrealloc(c->in, c->in_cap);
+	}
+	n = read(c->fd, c->in + c->in_len, c->in_cap - c->in_len);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		conn_parse(io, c);
+		conn_close(io, c);
+		return;
+	}
+	c->in_len += (size_t)n;
+	if (conn_parse(io, c) < 0)
+		conn_close(io, c);
+}
+
+static void conn_write(struct io *io, struct conn *c)
+{
+	ssize_t n =
+	    send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n < 0) {
+		conn_close(io, c);
+		return;
+	}
+	c->out_off += (size_t)n;
+	if (c->out_off == c->out_len)
+		c->out_off = c->out_len = 0;
+}
+
+static void accept_conn(struct io *io)
+{
+	size_t pending = 0, slot;
+	int fd = accept4(io->o->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+	if (fd < 0)
+		return;
+	for (size_t i = 0; i < io->nconns; i++)
+		pending += io->conns[i].fd >= 0 && io->conns[i].node < 0;
+	if (pending >= PENDING_MAX) {
+		close(fd);
+		return;
+	}
+	for (slot = 0; slot < io->nconns && io->conns[slot].fd >= 0; slot++)
+		;
+	if (slot == io->nconns) {
+		io->conns = xrealloc(io->conns, (io->nconns + 1) * sizeof(*io->conns));
+		io->nconns++;
+	}
+	memset(&io->conns[slot], 0, sizeof(io->conns[slot]));
+	io->conns[slot].fd = fd;
+	io->conns[slot].node = -1;
+	io->conns[slot].deadline = now_ms() + HELLO_TIMEOUT_MS;
+}
+
+/* ---- stdin ---- */
+
+static void read_stdin(struct io *io)
+{
+	char buf[STDIN_CHUNK];
+	ssize_t n = read(0, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n > 0) {
+		send_stdin(io, buf, (size_t)n);
+		return;
+	}
+	io->stdin_open = 0; /* EOF, or an error (EIO in the background): EOF */
+	io->stdin_eof = 1;
+	send_stdin(io, "", 0);
+}
+
+static int stdin_wanted(struct io *io)
+{
+	struct conn *c;
+
+	if (!io->stdin_open)
+		return 0;
+	c = node_conn(io, io->stdin_task);
+	return c && c->out_len - c->out_off < STDIN_HIGH;
+}
+
+/* ---- signals ---- */
+
+static void print_status(struct io *io)
+{
+	static const char *const what[] = {"running", "exited", "exited abnormally",
+	                                   "unknown"};
+	uint32_t *ids = xcalloc(io->ntasks + 1, sizeof(*ids));
+	char range[256];
+
+	for (int w = 0; w < 4; w++) {
+		size_t n = 0;
+
+		for (uint32_t t = 0; t < io->ntasks; t++) {
+			const struct task *tk = &io->tasks[t];
+			int s = tk->lost ? 3 : !tk->exited ? 0 : tk->status ? 2 : 1;
+			if (s == w)
+				ids[n++] = t;
+		}
+		if (n)
+			fprintf(stderr, "srun: StepId=%u.%u task%s %s: %s\n",
+			        io->st->job_id, io->st->step_id, n > 1 ? "s" : "",
+			        srun_io_ranges(ids, n, range, sizeof(range)), what[w]);
+	}
+	free(ids);
+}
+
+static void on_sigint(struct io *io)
+{
+	long now = now_ms();
+
+	if (io->o->quit_on_interrupt) {
+		fprintf(stderr, "srun: forcing job termination\n");
+		abort_step(io, 0, 2000);
+	} else if (io->intr_sent && now - io->intr_sent < 1000) {
+		fprintf(stderr, "srun: forcing job termination\n");
+		abort_step(io, 0, 0);
+		io->force_exit = 1;
+	} else if (io->o->disable_status ||
+	           (io->last_intr && now - io->last_intr < 1000)) {
+		fprintf(stderr, "srun: sending Ctrl-C to StepId=%u.%u\n", io->st->job_id,
+		        io->st->step_id);
+		jobctl_signal_step(io->st->job_id, io->st->step_id, SIGINT);
+		io->intr_sent = now;
+		io->aborting = 1;
+		io->abort_deadline = now + kill_grace(io) + 30000;
+	} else {
+		fprintf(stderr, "srun: interrupt (one more within 1 sec to abort)\n");
+		print_status(io);
+		io->last_intr = now;
+	}
+}
+
+static void on_signal(struct io *io)
+{
+	int sig;
+
+	while ((sig = jobctl_signal_read(io->o->sig_fd)) > 0) {
+		if (sig == SIGINT)
+			on_sigint(io);
+		else
+			jobctl_signal_step(io->st->job_id, io->st->step_id,
+			                   (uint32_t)sig);
+	}
+}
+
+/* ---- the controller ---- */
+
+static int on_ctl(struct io *io)
+{
+	struct rota_error err = {""};
+	uint16_t type = 0;
+	void *body = NULL;
+	const char *msg = NULL;
+	int rc = net_recv(io->o->ctl_fd, &type, &body, 5000, &err);
+
+	if (rc < 0) {
+		if (io->o->ctl_is_alloc) {
+			fprintf(stderr,
+			        "srun: Job step aborted: Waiting up to %u seconds for "
+			        "job step "
+			        "to finish.\n",
+			        io->o->kill_wait + 2);
+			io->aborting = 1;
+			io->abort_deadline = now_ms() + kill_grace(io);
+		}
+		return -1; /* stop watching */
+	}
+	if (type == MSG_RC && (rc = cli_rc(type, body, &msg)) != 0) {
+		cli_error("%s", msg);
+		io->aborting = 1;
+		io->abort_deadline = now_ms() + kill_grace(io);
+	}
+	msg_body_free(type, body);
+	return 0;
+}
+
+/* ---- the loop ---- */
+
+static int io_done(struct io *io)
+{
+	if (io->force_exit)
+		return 1;
+	if (io->nodes_closed == io->st->nnodes)
+		return 1;
+	return io->aborting && now_ms() >= io->abort_deadline;
+}
+
+/* Exit code (and wait status) from what the tasks did. */
+static int exit_code(const struct io *io, uint32_t *ret_status)
+{
+	int best = -1;
+	uint32_t status = 1 << 8;
+
+	for (uint32_t t = 0; t < io->ntasks; t++) {
+		const struct task *tk = &io->tasks[t];
+		int code;
+
+		if (!tk->exited)
+			continue;
+		code = WIFEXITED(tk->status) ? WEXITSTATUS(tk->status)
+		                             : 128 + WTERMSIG(tk->status);
+		if (code > best) {
+			best = code;
+			status = tk->status;
+		}
+	}
+	*ret_status = status;
+	return best < 0 ? 1 : best;
+}
+
+static void io_init(struct io *io, const struct srun_step *st,
+                    const struct srun_io_opts *o)
+{
+	uint32_t first = 0;
+
+	memset(io, 0, sizeof(*io));
+	io->st = st;
+	io->o = o;
+	io->nodes = xcalloc(st->nnodes + 1, sizeof(*io->nodes));
+	for (size_t i = 0; i < st->nnodes; i++) {
+		io->nodes[i].first = first;
+		io->nodes[i].count = st->tasks[i];
+		io->nodes[i].conn = -1;
+		first += st->tasks[i];
+	}
+	io->ntasks = first;
+	io->tasks = xcalloc(first + 1, sizeof(*io->tasks));
+	io->label_width = 1;
+	for (uint32_t n = first ? first - 1 : 0; n >= 10; n /= 10)
+		io->label_width++;
+	io->stdin_task = o->in_task == JOBOPT_IO_ALL ? 0 : o->in_task;
+	if (io->stdin_task >= (long)io->ntasks)
+		io->stdin_task = -1;
+	io->stdin_open = o->in_task != JOBOPT_IO_NONE && io->stdin_task >= 0;
+	io->stdin_eof = o->in_task == JOBOPT_IO_NONE;
+	if (io->stdin_eof)
+		io->stdin_task = 0;
+}
+
+static void io_release(struct io *io)
+{
+	for (size_t i = 0; i < io->nconns; i++)
+		if (io->conns[i].fd >= 0)
+			conn_close(io, &io->conns[i]);
+	for (uint32_t t = 0; t < io->ntasks; t++) {
+		linebuf_release(&io->tasks[t].lb[0]);
+		linebuf_release(&io->tasks[t].lb[1]);
+	}
+	free(io->conns);
+	free(io->tasks);
+	free(io->nodes);
+}
+
+/* Drop connections that did not say hello in time. */
+static long expire_hellos(struct io *io)
+{
+	long now = now_ms(), next = now + 1000;
+
+	for (size_t i = 0; i < io->nconns; i++) {
+		struct conn *c = &io->conns[i];
+		if (c->fd < 0 || c->node >= 0)
+			continue;
+		if (c->deadline <= now)
+			conn_close(io, c);
+		else if (c->deadline < next)
+			next = c->deadline;
+	}
+	return next - now;
+}
+
+int srun_io_run(const struct srun_step *st, const struct srun_io_opts *o,
+                uint32_t *ret_status)
+{
+	struct io io;
+	struct pollfd *pf = NULL;
+	int ctl_fd = o->ctl_fd, code;
+
+	io_init(&io, st, o);
+	while (!io_done(&io)) {
+		size_t n = 0, cap = io.nconns + 4;
+		long timeout = expire_hellos(&io);
+		int rc;
+
+		pf = xrealloc(pf, cap * sizeof(*pf));
+		pf[n++] = (struct pollfd){.fd = o->listen_fd, .events = POLLIN};
+		pf[n++] = (struct pollfd){.fd = o->sig_fd, .events = POLLIN};
+		pf[n++] = (struct pollfd){.fd = ctl_fd, .events = POLLIN};
+		pf[n++] =
+		    (struct pollfd){.fd = stdin_wanted(&io) ? 0 : -1, .events = POLLIN};
+		for (size_t i = 0; i < io.nconns; i++) {
+			struct conn *c = &io.conns[i];
+			short ev = POLLIN | (c->out_len > c->out_off ? POLLOUT : 0);
+			pf[n++] =
+			    (struct pollfd){.fd = c->fd, .events = c->fd >= 0 ? ev : 0};
+		}
+		if (io.aborting && io.abort_deadline - now_ms() < timeout)
+			timeout = io.abort_deadline - now_ms();
+		rc = poll(pf, n, timeout < 0 ? 0 : (int)timeout);
+		if (rc < 0 && errno != EINTR)
+			fatal("poll: %s", strerror(errno));
+		if (rc <= 0)
+			continue;
+		if (pf[1].revents)
+			on_signal(&io);
+		if (pf[2].revents && on_ctl(&io) < 0)
+			ctl_fd = -1;
+		if (pf[3].revents)
+			read_stdin(&io);
+		for (size_t i = 0; i < io.nconns && 4 + i < n; i++) {
+			struct conn *c = &io.conns[i];
+			short re = pf[4 + i].revents;
+
+			if (c->fd < 0 || c->fd != pf[4 + i].fd)
+				continue;
+			if (re & POLLOUT)
+				conn_write(&io, c);
+			if (c->fd >= 0 && (re & (POLLIN | POLLHUP | POLLERR)))
+				conn_read(&io, c);
+		}
+		if (pf[0].revents & POLLIN)
+			accept_conn(&io);
+	}
+	free(pf);
+	code = exit_code(&io, ret_status);
+	io_release(&io);
+	return code;
+}

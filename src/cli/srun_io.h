@@ -1,0 +1,51 @@
+/* srun_io.h - srun's side of a running step: the stepds' I/O connections, task
+ * output and exits, stdin forwarding, and the signals srun gets meanwhile.
+ *
+ * Each node's rotastepd connects to srun's listening socket, proves it knows
+ * the step's random key (MSG_IO_HELLO), then streams MSG_IO_DATA (stdout,
+ * stderr; empty = EOF) and MSG_TASK_EXIT, and closes (see doc/flows.md).  Bytes
+ * are written to srun's stdout/stderr as they come, or line by line with a
+ * "T: " label (--label).  srun's stdin goes to one task (task 0 by default).
+ *
+ * Single-threaded: one poll() loop owns everything.
+ */
+#ifndef ROTA_CLI_SRUN_IO_H
+#define ROTA_CLI_SRUN_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct srun_step {
+	uint32_t job_id, step_id;
+	size_t nnodes;
+	char *const *nodes;    /* step node names in step order; borrowed */
+	const uint32_t *tasks; /* tasks on each node (block layout); borrowed */
+	const uint8_t *key;    /* the io_key sent in MSG_STEP_CREATE_REQ; borrowed */
+	size_t key_len;
+};
+
+struct srun_io_opts {
+	int listen_fd;    /* accepting the stepds' connections */
+	int ctl_fd;       /* controller connection to watch, -1: none */
+	int ctl_is_alloc; /* ctl_fd holds our allocation: its end means revoked */
+	int sig_fd;       /* signalfd for SIGINT, SIGTERM, ... (jobctl_signalfd) */
+	int label;        /* --label */
+	int kill_on_bad_exit;
+	int disable_status;               /* -X: a single Ctrl-C signals the tasks */
+	int quit_on_interrupt;            /* a single Ctrl-C ends the step */
+	long in_task, out_task, err_task; /* JOBOPT_IO_ALL, JOBOPT_IO_NONE or a task */
+	int verbose;
+	uint32_t kill_wait; /* seconds to wait for the tasks once the step is aborted */
+};
+
+/* Run until every node's connection has come and gone (or the step was aborted
+ * and kill_wait has passed).  Returns srun's exit status (the highest task exit
+ * code, 128+signal for a signalled task); *ret_status gets the matching wait
+ * status, for MSG_JOB_COMPLETE_REQ. */
+int srun_io_run(const struct srun_step *st, const struct srun_io_opts *o,
+                uint32_t *ret_status);
+
+/* "0-3,5,7-8" for sorted ids[0..n).  Writes into buf (always terminated). */
+char *srun_io_ranges(const uint32_t *ids, size_t n, char *buf, size_t len);
+
+#endif
