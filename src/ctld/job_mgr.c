@@ -167,8 +167,12 @@ static void submit_durable(void *arg, int rc)
 		struct submit_resp resp = {.job_id = r->job_id};
 		client_send(r->client, MSG_SUBMIT_RESP, &resp);
 	} else if (job && job_is_pending(job)) {
-		struct submit_resp resp = {.job_id = r->job_id};
-		client_send(r->client, MSG_ALLOC_PENDING, &resp);
+		/* try at once, so that "queued and waiting" is only said when true */
+		sched_pass(r->ctld, time(NULL));
+		if (job_is_pending(job)) {
+			struct submit_resp resp = {.job_id = r->job_id};
+			client_send(r->client, MSG_ALLOC_PENDING, &resp);
+		}
 	}
 	ctld_sched_kick(r->ctld);
 	client_unref(r->client);

@@ -18,6 +18,7 @@ struct step {
 	uint32_t *node_idx;
 	uint32_t pending_nodes; /* nodes yet to report completion */
 	uint32_t status;        /* highest wait status so far */
+	struct client *client;  /* the srun that asked for it (ref), or NULL */
 	struct step *next;
 };
 

@@ -156,6 +156,15 @@ void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason
 		job_signal_nodes(ctld, job, NO_VAL, SIGKILL, SIGNAL_F_TERMINATE);
 	if (job_event_commit(ctld, &ev) < 0)
 		return;
+	if (job->alloc_client) {
+		/* srun/salloc still holds it: tell it the allocation is gone */
+		char *text = xasprintf("Job allocation %u has been revoked.", job->job_id);
+		client_send_rc(job->alloc_client, ESLURM_ALREADY_DONE, text);
+		free(text);
+		job->alloc_client->alloc_job_id = 0;
+		client_unref(job->alloc_client);
+		job->alloc_client = NULL;
+	}
 	log_info("JobId=%u ended: %s", job->job_id, job_state_name(state));
 	ctld_sched_kick(ctld);
 }
@@ -295,14 +304,14 @@ void job_mgr_complete_req(struct ctld *ctld, struct client *c,
 		client_send_rc(c, ESLURM_ACCESS_DENIED, NULL);
 		return;
 	}
-	if (!job_is_finished(job))
-		job_end(ctld, job, req->status ? JOB_FAILED : JOB_COMPLETE,
-			req->status ? FAIL_EXIT_CODE : WAIT_NO_REASON, req->status);
 	if (job->alloc_client == c) {
 		job->alloc_client = NULL;
 		c->alloc_job_id = 0;
 		client_unref(c);
 	}
+	if (!job_is_finished(job))
+		job_end(ctld, job, req->status ? JOB_FAILED : JOB_COMPLETE,
+			req->status ? FAIL_EXIT_CODE : WAIT_NO_REASON, req->status);
 	client_send_rc(c, 0, NULL);
 }
 

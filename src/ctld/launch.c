@@ -37,7 +37,9 @@ static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_re
 	l->mem_per_node = d->mem_per_node;
 	l->mem_per_cpu = d->mem_per_cpu;
 	l->time_limit = job->time_limit;
-	l->submit_dir = d->work_dir;
+	l->submit_dir = (char *)strv_getenv(d->env, "SLURM_SUBMIT_DIR");
+	if (!l->submit_dir)
+		l->submit_dir = d->work_dir;
 	l->submit_host = d->submit_host;
 	l->umask = d->umask;
 	l->start_time = job->start_time;

@@ -14,12 +14,19 @@
 int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 		const struct step_create_req *req, const uint32_t *tasks, const char *nodes);
 
+static void step_free(struct step *st)
+{
+	if (st->client)
+		client_unref(st->client);
+	free(st->node_idx);
+	free(st);
+}
+
 void step_free_all(struct job *job)
 {
 	for (struct step *s = job->steps, *n; s; s = n) {
 		n = s->next;
-		free(s->node_idx);
-		free(s);
+		step_free(s);
 	}
 	job->steps = NULL;
 }
@@ -118,13 +125,16 @@ void step_create(struct ctld *ctld, struct client *c, struct step_create_req *re
 	}
 	st->next = job->steps;
 	job->steps = st;
+	st->client = c;
+	client_ref(c);
 	resp.job_id = job->job_id;
 	resp.step_id = st->step_id;
 	resp.nodes = hostlist_compress(names, n);
 	resp.tasks_per_node = (struct rota_u32v){tasks, n};
 	log_info("JobId=%u StepId=%u created on %s", job->job_id, st->step_id, resp.nodes);
 	client_send(c, MSG_STEP_CREATE_RESP, &resp);
-	launch_step(ctld, job, st, req, tasks, resp.nodes);
+	if (launch_step(ctld, job, st, req, tasks, resp.nodes) < 0)
+		client_send_rc(c, ESLURM_NODES_BUSY, "step launch failed: a node is not reachable");
 	free(resp.nodes);
 	free(names);
 	free(tasks);
@@ -152,10 +162,16 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 			continue;
 		if (msg->status > st->status)
 			st->status = msg->status;
+		if ((msg->flags & STEP_DONE_LAUNCH_FAILED) && st->client) {
+			char *text = xasprintf("task launch failed on node %s: %s",
+					       msg->node_name ? msg->node_name : "?",
+					       msg->msg ? msg->msg : "unknown error");
+			client_send_rc(st->client, ESLURM_NODES_BUSY, text);
+			free(text);
+		}
 		if (st->pending_nodes && --st->pending_nodes == 0) {
 			*pp = st->next;
-			free(st->node_idx);
-			free(st);
+			step_free(st);
 		}
 		return;
 	}

@@ -131,6 +131,9 @@ int sched_select(const struct sched_node *nodes, size_t n, const struct sched_re
 {
 	if (!req->min_nodes || !req->cpus_per_task || req->min_nodes > n)
 		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (nodes[i].required && !nodes[i].usable)
+			return -EAGAIN; /* a named node is down or drained: it may return */
 	if (select_pass(nodes, n, req, 0, out) == 0)
 		return 0;
 	if (select_pass(nodes, n, req, 1, out) == 0)

@@ -98,8 +98,10 @@ static void test_exclusive_and_required(void **state)
 	nodes[3].required = 1;
 	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
 	assert_int_equal(idx[0], 3);
+	nodes[3].usable = 0; /* a required node that is drained: wait */
+	assert_int_equal(sched_select(nodes, N, &r, &out), -EAGAIN);
+	nodes[3].required = 0;
 	nodes[2].usable = 0;
-	nodes[3].usable = 0;
 	nodes[1].alloc_cpus = 16;
 	nodes[0].alloc_cpus = 16;
 	assert_int_equal(sched_select(nodes, N, &r, &out), -EAGAIN);
