@@ -75,7 +75,9 @@ static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_i
 	o->time_limit = job->time_limit;
 	o->min_nodes = job->min_nodes;
 	o->num_nodes = job->nnodes ? job->nnodes : job->min_nodes;
-	o->num_tasks = d->num_tasks;
+	o->num_tasks = d->num_tasks != NO_VAL		 ? d->num_tasks
+		       : d->ntasks_per_node != NO_VAL ? d->ntasks_per_node * o->num_nodes
+						      : o->num_nodes;
 	o->ntasks_per_node = d->ntasks_per_node;
 	o->cpus_per_task = d->cpus_per_task;
 	o->mem_per_node = d->mem_per_node;
