@@ -1,0 +1,41 @@
+#!/bin/bash
+# install-deps.sh - the Debian/Ubuntu packages Rota needs to build and test.
+# Used by scripts/quickstart.sh and .ci/run.  Runs apt-get (through sudo when
+# not root) only when something is missing; ROTA_DEPS_FORCE=1 always runs it.
+set -euo pipefail
+
+PACKAGES=(
+	build-essential pkg-config
+	libevent-dev libmsgpack-dev libjansson-dev libssl-dev
+	munge libmunge-dev libhwloc-dev
+	libcmocka-dev python3-pytest clang-format
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing+=("$p")
+	fi
+done
+if [ ${#missing[@]} -eq 0 ] && [ "${ROTA_DEPS_FORCE:-0}" != 1 ]; then
+	echo "install-deps: all ${#PACKAGES[@]} packages are installed"
+	exit 0
+fi
+
+if ! command -v apt-get >/dev/null; then
+	echo "install-deps: apt-get not found; install these by hand: ${PACKAGES[*]}" >&2
+	exit 1
+fi
+SUDO=()
+if [ "$(id -u)" != 0 ]; then
+	if ! command -v sudo >/dev/null; then
+		echo "install-deps: not root and no sudo; as root run:" >&2
+		echo "  apt-get install -y ${missing[*]}" >&2
+		exit 1
+	fi
+	SUDO=(sudo)
+fi
+echo "install-deps: installing ${missing[*]:-${PACKAGES[*]}}"
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+	"${PACKAGES[@]}"

@@ -1,0 +1,85 @@
+"""sbatch option sources and values: #SBATCH directives vs SBATCH_* vs the command
+line, --wait, --export order, Slurm's error words for bad values."""
+
+import re
+
+from conftest import write_script
+
+
+def test_precedence_script_env_argv(cluster):
+    write_script(cluster.work / "prec.sh",
+                 "#!/bin/sh\n#SBATCH -J from-script --comment='x y'\n"
+                 "#SBATCH -t 5\necho hi\n#SBATCH -J ignored-after-command\n")
+    jobid = cluster.sbatch("-H", "prec.sh")
+    assert cluster.job_field(jobid, "JobName") == "from-script"
+    assert cluster.job_field(jobid, "TimeLimit") == "00:05:00"
+    jobid = cluster.sbatch("-H", "prec.sh", env={"SBATCH_JOB_NAME": "from-env"})
+    assert cluster.job_field(jobid, "JobName") == "from-env"
+    jobid = cluster.sbatch("-H", "-J", "from-argv", "prec.sh",
+                           env={"SBATCH_JOB_NAME": "from-env"})
+    assert cluster.job_field(jobid, "JobName") == "from-argv"
+
+
+def test_wait_returns_exit_code(cluster):
+    p = cluster.run("sbatch --wait --wrap 'exit 7'")
+    assert p.returncode == 7
+    assert re.fullmatch(r"Submitted batch job \d+\n", p.stdout)
+    p = cluster.run("sbatch -W --parsable --wrap true")
+    assert p.returncode == 0 and re.fullmatch(r"\d+\n", p.stdout)
+
+
+def test_export_order(cluster):
+    jobid = cluster.sbatch("--export=FOO=first,ALL", "--wrap", 'echo "FOO=$FOO"',
+                           env={"FOO": "caller"})
+    assert cluster.wait_job(jobid) == "COMPLETED"
+    assert (cluster.work / f"slurm-{jobid}.out").read_text() == "FOO=caller\n"
+
+
+def test_nice(cluster):
+    jobid = cluster.sbatch("-H", "--nice=-5", "--wrap", "true")
+    assert cluster.job_field(jobid, "Nice") == "-5"
+    jobid = cluster.sbatch("-H", "--nice", "--wrap", "true")
+    assert cluster.job_field(jobid, "Nice") == "100"
+    jobid = cluster.sbatch("-H", "--wrap", "true")
+    assert cluster.job_field(jobid, "Nice") == "0"
+
+
+def test_error_words(cluster):
+    write_script(cluster.work / "ok.sh", "#!/bin/sh\ntrue\n")
+    cases = {
+        "-t foo": "sbatch: error: Invalid --time specification\n",
+        "--mem foo": "sbatch: error: Invalid --mem specification\n",
+        "-n 0": 'sbatch: error: Invalid numeric value "0" for --ntasks.\n',
+        "-c -1": 'sbatch: error: Invalid numeric value "-1" for --cpus-per-task.\n',
+        "-N abc": 'sbatch: error: "abc" is not a valid node count\n',
+        "-N 3-2": "sbatch: error: Maximum node count 2 is less than minimum node count 3\n",
+        "--open-mode=x": "sbatch: error: Invalid --open-mode specification\n",
+        "--mem=1G --mem-per-cpu=1G": "sbatch: fatal: --mem, --mem-per-cpu, and "
+                                     "--mem-per-gpu are mutually exclusive.\n",
+        "--bogus": "sbatch: unrecognized option '--bogus'\n"
+                   "Try \"sbatch --help\" for more information\n",
+    }
+    for args, err in cases.items():
+        p = cluster.run(f"sbatch {args} ok.sh")
+        assert (p.returncode, p.stdout, p.stderr) == (1, "", err), args
+    p = cluster.run("sbatch --wrap true extra")
+    assert p.stderr == "sbatch: error: Script arguments not permitted with --wrap option\n"
+    p = cluster.run("sbatch missing.sh")
+    assert p.stderr == "sbatch: error: Unable to open file missing.sh\n"
+    p = cluster.run("sbatch", input="")
+    assert p.stderr == "sbatch: error: Batch script is empty!\n"
+
+
+def test_bad_directives(cluster):
+    write_script(cluster.work / "bad1.sh", "#!/bin/sh\n#SBATCH -J a extra\ntrue\n")
+    p = cluster.run("sbatch bad1.sh")
+    assert p.returncode == 1
+    assert p.stderr == "sbatch: error: Invalid directive found in batch script: extra\n"
+    write_script(cluster.work / "bad2.sh", "#!/bin/sh\n#SBATCH -J \"open\ntrue\n")
+    p = cluster.run("sbatch bad2.sh")
+    assert p.returncode == 1
+    assert p.stderr == "sbatch: fatal: bad2.sh: line 2: Unmatched `\"` in [ -J \"open]\n"
+    write_script(cluster.work / "dos.sh", "#!/bin/sh\r\ntrue\r\n")
+    p = cluster.run("sbatch dos.sh")
+    assert p.returncode == 1 and "DOS line breaks" in p.stderr
+

@@ -1,0 +1,97 @@
+"""scontrol: ping, show config/job/node/partition/hostnames, update, errors."""
+
+import re
+import socket
+
+
+def test_ping(cluster):
+    p = cluster.run("scontrol ping")
+    assert p.returncode == 0, p.stderr
+    assert re.fullmatch(r"Slurmctld\(primary\) at \S+ is UP\n", p.stdout), p.stdout
+    assert socket.gethostname() in p.stdout
+
+
+def test_show_config(cluster):
+    p = cluster.run("scontrol show config")
+    assert p.returncode == 0, p.stderr
+    assert re.search(r"^SchedulerTimeSlice\s+= 30 sec$", p.stdout, re.M)
+    assert re.search(r"^ClusterName\s+= rota$", p.stdout, re.M)
+    assert re.search(r"^MinJobAge\s+= 300 sec$", p.stdout, re.M)
+    assert re.search(r"^SlurmctldPort\s+= " + cluster.conf_value("SlurmctldPort") + "$",
+                     p.stdout, re.M)
+
+
+def test_show_node(cluster):
+    p = cluster.run("scontrol show node node01")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("NodeName=node01 ")
+    assert "CPUTot=8" in p.stdout
+    assert "RealMemory=65536" in p.stdout
+    assert "State=IDLE" in p.stdout
+    assert "Partitions=debug" in p.stdout
+    p = cluster.run("scontrol show nodes")
+    assert len(re.findall(r"^NodeName=", p.stdout, re.M)) == 4
+
+
+def test_show_partition(cluster):
+    p = cluster.run("scontrol show partition debug")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("PartitionName=debug\n")
+    assert "Nodes=node[01-04]" in p.stdout
+    assert "Default=YES" in p.stdout
+    assert "MaxTime=01:00:00" in p.stdout
+    assert "TotalNodes=4" in p.stdout
+
+
+def test_show_hostnames_and_hostlist(cluster):
+    p = cluster.run("scontrol show hostnames 'node[01-03],other'")
+    assert p.stdout == "node01\nnode02\nnode03\nother\n"
+    p = cluster.run("scontrol show hostlist node01,node02,node03,node07")
+    assert p.stdout == "node[01-03,07]\n"
+
+
+def test_show_job_fields(cluster):
+    jobid = cluster.sbatch("--wrap", "exit 3", "-J", "three")
+    assert cluster.wait_job(jobid) == "FAILED"
+    p = cluster.run(["scontrol", "show", "job", str(jobid)])
+    assert p.returncode == 0, p.stderr
+    assert f"JobId={jobid} JobName=three" in p.stdout
+    assert "JobState=FAILED" in p.stdout
+    assert "ExitCode=3:0" in p.stdout
+    assert "NodeList=node01" in p.stdout
+    one = cluster.run(["scontrol", "show", "job", str(jobid), "-o"])
+    assert len(one.stdout.strip().splitlines()) == 1
+
+
+def test_show_unknown_job(cluster):
+    p = cluster.run("scontrol show job 999999")
+    assert p.returncode == 1
+    assert p.stderr == "slurm_load_jobs error: Invalid job id specified\n"
+
+
+def test_hold_release(cluster):
+    jobid = cluster.sbatch("--hold", "--wrap", "true")
+    assert cluster.job_field(jobid, "Reason") == "JobHeldUser"
+    assert cluster.job_field(jobid, "Priority") == "0"
+    assert cluster.run(f"scontrol release {jobid}").returncode == 0
+    assert cluster.wait_job(jobid) == "COMPLETED"
+
+
+def test_update_job_time_limit(cluster):
+    jobid = cluster.sbatch("--hold", "-t", "10", "--wrap", "true")
+    assert cluster.job_field(jobid, "TimeLimit") == "00:10:00"
+    p = cluster.run(f"scontrol update JobId={jobid} TimeLimit=5")
+    assert p.returncode == 0, p.stderr
+    assert cluster.job_field(jobid, "TimeLimit") == "00:05:00"
+
+
+def test_unknown_command(cluster):
+    p = cluster.run("scontrol frobnicate")
+    assert p.returncode != 0
+    assert p.stderr.strip()
+
+
+def test_version(cluster):
+    p = cluster.run("scontrol --version")
+    assert p.returncode == 0
+    assert re.fullmatch(r"slurm \d+\.\d+\.\d+.*\n", p.stdout)
