@@ -51,6 +51,7 @@ struct rota_opts {
 	uint64_t mem;
 	const char *partition;
 	uint32_t timeout;
+	const char *munge_socket; /* AuthType=auth/munge through this munged */
 };
 
 /* One daemon of the cluster: "rotactld" or "rotad-node01". */
@@ -75,7 +76,7 @@ static void usage(FILE *f)
 	fprintf(
 	    f,
 	    "Usage: rota up --dir DIR [--nodes N] [--cpus C] [--mem MB] "
-	    "[--partition NAME] [--timeout SECS]\n"
+	    "[--partition NAME] [--timeout SECS] [--munge-socket PATH]\n"
 	    "       rota down --dir DIR\n"
 	    "       rota status --dir DIR\n"
 	    "       rota env --dir DIR\n"
@@ -464,12 +465,15 @@ static int conf_write(const struct cluster *c, const struct rota_opts *o,
 	        "SlurmctldHost=%s(127.0.0.1)\n"
 	        "SlurmctldPort=%u\n"
 	        "SlurmdPort=%u\n"
-	        "AuthType=auth/slurm\n"
 	        "StateSaveLocation=%s/state\n"
 	        "SlurmdSpoolDir=%s/spool/%%n\n"
 	        "SlurmctldLogFile=%s/log/rotactld.log\n"
 	        "SlurmdLogFile=%s/log/rotad-%%n.log\n",
 	        host, ports[0], ports[1], c->dir, c->dir, c->dir, c->dir);
+	if (o->munge_socket)
+		fprintf(f, "AuthType=auth/munge\nAuthInfo=socket=%s\n", o->munge_socket);
+	else
+		fprintf(f, "AuthType=auth/slurm\n");
 	fprintf(f, "SchedulerType=sched/backfill\n"
 	           "SelectType=select/cons_tres\n"
 	           "SelectTypeParameters=CR_Core_Memory\n"
@@ -1232,6 +1236,7 @@ static int parse_opts(int argc, char **argv, struct rota_opts *o, int *explicit_
 	    {"mem", required_argument, NULL, 'm'},
 	    {"partition", required_argument, NULL, 'p'},
 	    {"timeout", required_argument, NULL, 't'},
+	    {"munge-socket", required_argument, NULL, 'M'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -1239,7 +1244,7 @@ static int parse_opts(int argc, char **argv, struct rota_opts *o, int *explicit_
 	int ch;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "d:N:c:m:p:t:h", lopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "d:N:c:m:p:t:M:h", lopts, NULL)) != -1) {
 		*explicit_opts |= ch != 'd' && ch != 't';
 		if ((ch == 'N' &&
 		     parse_u32("--nodes", optarg, 1, ROTA_MAX_NODES, &o->nodes)) ||
@@ -1253,6 +1258,8 @@ static int parse_opts(int argc, char **argv, struct rota_opts *o, int *explicit_
 			o->mem = mem;
 		else if (ch == 'p')
 			o->partition = optarg;
+		else if (ch == 'M')
+			o->munge_socket = optarg;
 		else if (ch == 'h')
 			return 1;
 		else if (ch == '?')
