@@ -9,7 +9,9 @@ BUILD = build-san
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 endif
 CC ?= cc
-PKGS = libevent msgpack jansson libcrypto munge
+# Debian's interpreter: it is the one with python3-pytest
+PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
+PKGS = libevent msgpack jansson libcrypto munge zlib
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
 	  -Wno-missing-field-initializers -Isrc -D_GNU_SOURCE $(SANFLAGS) \
@@ -72,7 +74,7 @@ unit: unit-build
 	@set -e; for t in $(unit_bins); do echo "== $$t"; $$t; done
 
 integration: all
-	ROTA_BUILD=$(abspath $(BUILD)) python3 -m pytest -q tests/integration
+	ROTA_BUILD=$(abspath $(BUILD)) $(PYTHON) -m pytest -q tests/integration
 
 test: unit integration
 

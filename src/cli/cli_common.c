@@ -63,8 +63,9 @@ void cli_rpc(uint16_t type, const void *body, uint16_t *ret_type, void **ret_bod
 	int fd = cli_connect();
 
 	if (net_rpc(fd, type, body, ret_type, ret_body, CLI_RPC_TIMEOUT_MS, &err) < 0) {
-		cli_error("%s (%s)", slurm_strerror(SLURM_COMMUNICATIONS_CONNECTION_ERROR),
-			  err.text);
+		cli_error("%s (%s)",
+		          slurm_strerror(SLURM_COMMUNICATIONS_CONNECTION_ERROR),
+		          err.text);
 		exit(1);
 	}
 	close(fd);

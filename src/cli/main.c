@@ -11,9 +11,9 @@ static const struct {
 	const char *name;
 	int (*fn)(int, char **);
 } commands[] = {
-	{"sbatch", cmd_sbatch},   {"srun", cmd_srun},         {"salloc", cmd_salloc},
-	{"squeue", cmd_squeue},   {"sinfo", cmd_sinfo},       {"scancel", cmd_scancel},
-	{"scontrol", cmd_scontrol},
+    {"sbatch", cmd_sbatch},     {"srun", cmd_srun},   {"salloc", cmd_salloc},
+    {"squeue", cmd_squeue},     {"sinfo", cmd_sinfo}, {"scancel", cmd_scancel},
+    {"scontrol", cmd_scontrol},
 };
 
 static int dispatch(const char *name, int argc, char **argv)

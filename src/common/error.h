@@ -15,6 +15,6 @@ struct rota_error {
 
 /* Fill err (may be NULL) and return -1. */
 int errprintf(struct rota_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 #endif

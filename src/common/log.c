@@ -54,9 +54,10 @@ static void log_vmsg(int level, const char *fmt, va_list ap)
 
 	gettimeofday(&tv, NULL);
 	localtime_r(&tv.tv_sec, &tm);
-	n = snprintf(line, sizeof(line), "[%04d-%02d-%02dT%02d:%02d:%02d.%03ld] %s: %s: ",
-		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-		     tm.tm_sec, (long)tv.tv_usec / 1000, log_prog, level_name(level));
+	n = snprintf(line, sizeof(line),
+	             "[%04d-%02d-%02dT%02d:%02d:%02d.%03ld] %s: %s: ", tm.tm_year + 1900,
+	             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+	             (long)tv.tv_usec / 1000, log_prog, level_name(level));
 	if (n < 0)
 		return;
 	if ((size_t)n < sizeof(line))

@@ -7,12 +7,12 @@
 static const struct {
 	const char *name, *code;
 } job_states[JOB_END] = {
-	[JOB_PENDING] = {"PENDING", "PD"},     [JOB_RUNNING] = {"RUNNING", "R"},
-	[JOB_SUSPENDED] = {"SUSPENDED", "S"},  [JOB_COMPLETE] = {"COMPLETED", "CD"},
-	[JOB_CANCELLED] = {"CANCELLED", "CA"}, [JOB_FAILED] = {"FAILED", "F"},
-	[JOB_TIMEOUT] = {"TIMEOUT", "TO"},     [JOB_NODE_FAIL] = {"NODE_FAIL", "NF"},
-	[JOB_PREEMPTED] = {"PREEMPTED", "PR"}, [JOB_BOOT_FAIL] = {"BOOT_FAIL", "BF"},
-	[JOB_DEADLINE] = {"DEADLINE", "DL"},   [JOB_OOM] = {"OUT_OF_MEMORY", "OOM"},
+    [JOB_PENDING] = {"PENDING", "PD"},     [JOB_RUNNING] = {"RUNNING", "R"},
+    [JOB_SUSPENDED] = {"SUSPENDED", "S"},  [JOB_COMPLETE] = {"COMPLETED", "CD"},
+    [JOB_CANCELLED] = {"CANCELLED", "CA"}, [JOB_FAILED] = {"FAILED", "F"},
+    [JOB_TIMEOUT] = {"TIMEOUT", "TO"},     [JOB_NODE_FAIL] = {"NODE_FAIL", "NF"},
+    [JOB_PREEMPTED] = {"PREEMPTED", "PR"}, [JOB_BOOT_FAIL] = {"BOOT_FAIL", "BF"},
+    [JOB_DEADLINE] = {"DEADLINE", "DL"},   [JOB_OOM] = {"OUT_OF_MEMORY", "OOM"},
 };
 
 const char *job_state_name(uint32_t state)
@@ -42,7 +42,8 @@ const char *job_state_code(uint32_t state)
 int job_state_parse(const char *s)
 {
 	for (int i = 0; i < JOB_END; i++)
-		if (!strcasecmp(s, job_states[i].name) || !strcasecmp(s, job_states[i].code))
+		if (!strcasecmp(s, job_states[i].name) ||
+		    !strcasecmp(s, job_states[i].code))
 			return i;
 	if (!strcasecmp(s, "COMPLETING") || !strcasecmp(s, "CG"))
 		return JOB_COMPLETING;
@@ -61,24 +62,24 @@ int job_state_is_finished(uint32_t state)
 }
 
 static const char *const reasons[WAIT_REASON_END] = {
-	[WAIT_NO_REASON] = "None",
-	[WAIT_PRIORITY] = "Priority",
-	[WAIT_DEPENDENCY] = "Dependency",
-	[WAIT_RESOURCES] = "Resources",
-	[WAIT_PART_NODE_LIMIT] = "PartitionNodeLimit",
-	[WAIT_PART_TIME_LIMIT] = "PartitionTimeLimit",
-	[WAIT_PART_DOWN] = "PartitionDown",
-	[WAIT_PART_INACTIVE] = "PartitionInactive",
-	[WAIT_HELD] = "JobHeldAdmin",
-	[WAIT_HELD_USER] = "JobHeldUser",
-	[WAIT_TIME] = "BeginTime",
-	[WAIT_NODE_NOT_AVAIL] = "ReqNodeNotAvail",
-	[WAIT_DEP_INVALID] = "DependencyNeverSatisfied",
-	[FAIL_EXIT_CODE] = "NonZeroExitCode",
-	[FAIL_TIMEOUT] = "TimeLimit",
-	[FAIL_LAUNCH] = "JobLaunchFailure",
-	[FAIL_DOWN_NODE] = "NodeDown",
-	[FAIL_OOM] = "OutOfMemory",
+    [WAIT_NO_REASON] = "None",
+    [WAIT_PRIORITY] = "Priority",
+    [WAIT_DEPENDENCY] = "Dependency",
+    [WAIT_RESOURCES] = "Resources",
+    [WAIT_PART_NODE_LIMIT] = "PartitionNodeLimit",
+    [WAIT_PART_TIME_LIMIT] = "PartitionTimeLimit",
+    [WAIT_PART_DOWN] = "PartitionDown",
+    [WAIT_PART_INACTIVE] = "PartitionInactive",
+    [WAIT_HELD] = "JobHeldAdmin",
+    [WAIT_HELD_USER] = "JobHeldUser",
+    [WAIT_TIME] = "BeginTime",
+    [WAIT_NODE_NOT_AVAIL] = "ReqNodeNotAvail",
+    [WAIT_DEP_INVALID] = "DependencyNeverSatisfied",
+    [FAIL_EXIT_CODE] = "NonZeroExitCode",
+    [FAIL_TIMEOUT] = "TimeLimit",
+    [FAIL_LAUNCH] = "JobLaunchFailure",
+    [FAIL_DOWN_NODE] = "NodeDown",
+    [FAIL_OOM] = "OutOfMemory",
 };
 
 const char *job_reason_name(uint32_t reason)
@@ -131,7 +132,8 @@ const char *node_state_long(uint32_t state, char *buf, int len)
 	if (base == NODE_DOWN)
 		s = (state & NODE_DRAIN) ? "drained" : "down";
 	else if (state & NODE_DRAIN)
-		s = (base == NODE_ALLOCATED || base == NODE_MIXED) ? "draining" : "drained";
+		s = (base == NODE_ALLOCATED || base == NODE_MIXED) ? "draining"
+		                                                   : "drained";
 	else if (state & NODE_COMPLETING)
 		s = "completing";
 	else if (base == NODE_IDLE)
@@ -151,13 +153,13 @@ const char *node_state_long(uint32_t state, char *buf, int len)
 const char *node_state_upper(uint32_t state, char *buf, int len)
 {
 	static const char *const base_names[NODE_END] = {
-		"UNKNOWN", "DOWN", "IDLE", "ALLOCATED", "ERROR", "MIXED", "FUTURE"};
+	    "UNKNOWN", "DOWN", "IDLE", "ALLOCATED", "ERROR", "MIXED", "FUTURE"};
 	uint32_t base = state & NODE_STATE_BASE;
 
 	snprintf(buf, len, "%s%s%s%s", base < NODE_END ? base_names[base] : "UNKNOWN",
-		 (state & NODE_COMPLETING) ? "+COMPLETING" : "",
-		 (state & NODE_DRAIN) ? "+DRAIN" : "",
-		 (state & NODE_NO_RESPOND) ? "+NOT_RESPONDING" : "");
+	         (state & NODE_COMPLETING) ? "+COMPLETING" : "",
+	         (state & NODE_DRAIN) ? "+DRAIN" : "",
+	         (state & NODE_NO_RESPOND) ? "+NOT_RESPONDING" : "");
 	return buf;
 }
 

@@ -20,10 +20,10 @@ enum job_state {
 	JOB_OOM,
 	JOB_END
 };
-#define JOB_STATE_BASE    0x00ffu
-#define JOB_REQUEUE_FLAG  0x0400u
-#define JOB_CONFIGURING   0x4000u
-#define JOB_COMPLETING    0x8000u
+#define JOB_STATE_BASE   0x00ffu
+#define JOB_REQUEUE_FLAG 0x0400u
+#define JOB_CONFIGURING  0x4000u
+#define JOB_COMPLETING   0x8000u
 
 /* "PENDING", "COMPLETING", "OUT_OF_MEMORY" ... (flags win over the base). */
 const char *job_state_name(uint32_t state);
@@ -69,10 +69,10 @@ enum node_state {
 	NODE_FUTURE,
 	NODE_END
 };
-#define NODE_STATE_BASE   0x000fu
-#define NODE_DRAIN        0x0200u
-#define NODE_COMPLETING   0x0400u
-#define NODE_NO_RESPOND   0x0800u
+#define NODE_STATE_BASE 0x000fu
+#define NODE_DRAIN      0x0200u
+#define NODE_COMPLETING 0x0400u
+#define NODE_NO_RESPOND 0x0800u
 
 /* sinfo's short name: "idle", "alloc", "mix", "down", "drain", "drng", "comp",
  * with "*" appended when not responding. */

@@ -88,10 +88,11 @@ static int apply_end(struct ctld *ctld, const struct job_event *ev, struct job *
 		return -EINVAL;
 	if (job_is_running(job))
 		for (uint32_t i = 0; i < job->nnodes; i++)
-			node_release(node_mgr_get(ctld->nodes, job->node_idx[i]), job->cpus[i],
-				     job->mem[i], ev->time);
+			node_release(node_mgr_get(ctld->nodes, job->node_idx[i]),
+			             job->cpus[i], job->mem[i], ev->time);
 	else
-		job->start_time = ev->time; /* Slurm shows StartTime=EndTime when never run */
+		job->start_time =
+		    ev->time; /* Slurm shows StartTime=EndTime when never run */
 	job->state = ev->state;
 	job->reason = ev->reason;
 	job->exit_code = ev->exit_code;
@@ -114,8 +115,8 @@ int job_event_apply(struct ctld *ctld, const struct job_event *ev)
 	case EV_SUBMIT:
 		return apply_submit(ctld, ev);
 	case EV_NODE_STATE:
-		return node_mgr_apply_state(ctld, ev->node_name, ev->state, ev->text, ev->uid,
-					    ev->time);
+		return node_mgr_apply_state(ctld, ev->node_name, ev->state, ev->text,
+		                            ev->uid, ev->time);
 	default:
 		break;
 	}

@@ -180,25 +180,26 @@ static void submit_durable(void *arg, int rc)
 }
 
 /* Could the request ever run in the partition (every node idle and up)? */
-static int job_desc_fits(struct ctld *ctld, const struct part *p, const struct job_desc *d)
+static int job_desc_fits(struct ctld *ctld, const struct part *p,
+                         const struct job_desc *d)
 {
 	struct sched_node *nodes = xcalloc(p->nnodes + 1, sizeof(*nodes));
 	uint32_t *u32 = xcalloc(3 * (p->nnodes + 1), sizeof(uint32_t));
 	uint64_t *mem = xcalloc(p->nnodes + 1, sizeof(uint64_t));
 	struct sched_alloc out = {.node_idx = u32,
-				  .cpus = u32 + p->nnodes + 1,
-				  .tasks = u32 + 2 * (p->nnodes + 1),
-				  .mem = mem};
+	                          .cpus = u32 + p->nnodes + 1,
+	                          .tasks = u32 + 2 * (p->nnodes + 1),
+	                          .mem = mem};
 	struct sched_req req = {
-		.min_nodes = d->min_nodes == NO_VAL ? 1 : d->min_nodes,
-		.max_nodes = d->max_nodes == NO_VAL ? SCHED_UNSET : d->max_nodes,
-		.num_tasks = d->num_tasks == NO_VAL ? SCHED_UNSET : d->num_tasks,
-		.ntasks_per_node = d->ntasks_per_node == NO_VAL ? SCHED_UNSET
-								 : d->ntasks_per_node,
-		.cpus_per_task = d->cpus_per_task == NO_VAL ? 1 : d->cpus_per_task,
-		.mem_per_node = d->mem_per_node == NO_VAL64 ? 0 : d->mem_per_node,
-		.mem_per_cpu = d->mem_per_cpu == NO_VAL64 ? 0 : d->mem_per_cpu,
-		.exclusive = !!(d->flags & JOB_F_EXCLUSIVE),
+	    .min_nodes = d->min_nodes == NO_VAL ? 1 : d->min_nodes,
+	    .max_nodes = d->max_nodes == NO_VAL ? SCHED_UNSET : d->max_nodes,
+	    .num_tasks = d->num_tasks == NO_VAL ? SCHED_UNSET : d->num_tasks,
+	    .ntasks_per_node =
+	        d->ntasks_per_node == NO_VAL ? SCHED_UNSET : d->ntasks_per_node,
+	    .cpus_per_task = d->cpus_per_task == NO_VAL ? 1 : d->cpus_per_task,
+	    .mem_per_node = d->mem_per_node == NO_VAL64 ? 0 : d->mem_per_node,
+	    .mem_per_cpu = d->mem_per_cpu == NO_VAL64 ? 0 : d->mem_per_cpu,
+	    .exclusive = !!(d->flags & JOB_F_EXCLUSIVE),
 	};
 	int rc;
 
@@ -217,7 +218,7 @@ static int job_desc_fits(struct ctld *ctld, const struct part *p, const struct j
 
 /* Fill defaults and check what can be checked now; returns 0 or ESLURM_*. */
 static int job_desc_validate(struct ctld *ctld, struct job_desc *d, int alloc,
-			     struct part **ret_part)
+                             struct part **ret_part)
 {
 	struct part *p;
 	char **names = NULL;
@@ -231,16 +232,16 @@ static int job_desc_validate(struct ctld *ctld, struct job_desc *d, int alloc,
 	if (job_count(ctld->jobs) >= ctld->conf->max_job_count)
 		return ESLURM_REACHED_MAX_JOB_COUNT;
 	p = d->partition ? node_mgr_part_find(ctld->nodes, d->partition)
-			 : node_mgr_part_default(ctld->nodes);
+	                 : node_mgr_part_default(ctld->nodes);
 	if (!p)
 		return d->partition ? ESLURM_INVALID_PARTITION_NAME
-				    : ESLURM_DEFAULT_PARTITION_NOT_SET;
+		                    : ESLURM_DEFAULT_PARTITION_NOT_SET;
 	if (p->cfg->state == CONF_PART_INACTIVE)
 		return ESLURM_PARTITION_DOWN;
 	if (!d->partition)
 		d->partition = xstrdup(p->cfg->name);
 	if (d->min_nodes == 0 || (d->max_nodes != NO_VAL && d->max_nodes < d->min_nodes &&
-				  d->min_nodes != NO_VAL))
+	                          d->min_nodes != NO_VAL))
 		return ESLURM_INVALID_NODE_COUNT;
 	if (d->min_nodes != NO_VAL && d->min_nodes > p->nnodes)
 		return ESLURM_INVALID_NODE_COUNT;
@@ -252,9 +253,9 @@ static int job_desc_validate(struct ctld *ctld, struct job_desc *d, int alloc,
 		for (size_t i = 0; i < count; i++) {
 			int idx = node_mgr_find(ctld->nodes, names[i]);
 			int bad = idx < 0 ? ESLURM_INVALID_NODE_NAME
-					  : !part_has_node(p, idx)
-						    ? ESLURM_REQUESTED_NODES_NOT_IN_PARTITION
-						    : 0;
+			          : !part_has_node(p, idx)
+			              ? ESLURM_REQUESTED_NODES_NOT_IN_PARTITION
+			              : 0;
 			if (bad) {
 				hostlist_free(names);
 				return bad;
@@ -274,7 +275,8 @@ static uint32_t job_time_limit(const struct part *p, const struct job_desc *d)
 		return INFINITE32;
 	if (d->time_limit != NO_VAL)
 		return d->time_limit;
-	return p->cfg->default_time != TIME_INFINITE ? p->cfg->default_time : p->cfg->max_time;
+	return p->cfg->default_time != TIME_INFINITE ? p->cfg->default_time
+	                                             : p->cfg->max_time;
 }
 
 static uint32_t job_new_id(struct job_mgr *jm, const struct conf *conf)
@@ -326,7 +328,7 @@ void job_mgr_submit(struct ctld *ctld, struct client *c, struct job_desc *d, int
 		c->alloc_job_id = ev.job_id;
 	}
 	log_info("JobId=%u submitted by uid %u (%s)", ev.job_id, (unsigned)c->uid,
-		 alloc ? "allocation" : "batch");
+	         alloc ? "allocation" : "batch");
 	r = xcalloc(1, sizeof(*r));
 	r->ctld = ctld;
 	r->client = c;

@@ -30,14 +30,14 @@ struct job {
 	char *group;
 	struct job_desc desc; /* owned; what was asked */
 	struct part *part;
-	uint32_t state;       /* enum job_state | flags */
+	uint32_t state; /* enum job_state | flags */
 	uint32_t reason;
 	char *reason_detail;
 	uint32_t priority;
 	uint32_t hold; /* 0, 1 user, 2 admin */
 	time_t submit_time, eligible_time, start_time, end_time;
-	uint32_t time_limit;  /* minutes or INFINITE32 */
-	uint32_t min_nodes;   /* requested */
+	uint32_t time_limit; /* minutes or INFINITE32 */
+	uint32_t min_nodes;  /* requested */
 	/* allocation (while running) */
 	uint32_t nnodes;
 	uint32_t *node_idx;
@@ -50,8 +50,8 @@ struct job {
 	struct step *steps;
 	struct client *alloc_client; /* srun/salloc waiting for/holding it */
 	int batch_done;
-	struct job *hnext;           /* hash chain */
-	struct job *prev, *next;     /* submission order */
+	struct job *hnext;       /* hash chain */
+	struct job *prev, *next; /* submission order */
 };
 
 struct job_mgr;
@@ -74,18 +74,20 @@ int job_is_running(const struct job *job);
 int job_is_finished(const struct job *job);
 
 /* Request handlers. */
-void job_mgr_submit(struct ctld *ctld, struct client *c, struct job_desc *desc, int alloc);
+void job_mgr_submit(struct ctld *ctld, struct client *c, struct job_desc *desc,
+                    int alloc);
 void job_mgr_info(struct ctld *ctld, struct client *c, const struct job_info_req *req);
 void job_mgr_cancel(struct ctld *ctld, struct client *c, const struct cancel_req *req);
-void job_mgr_update(struct ctld *ctld, struct client *c, const struct job_update_req *req);
+void job_mgr_update(struct ctld *ctld, struct client *c,
+                    const struct job_update_req *req);
 void job_mgr_complete_req(struct ctld *ctld, struct client *c,
-			  const struct job_complete_req *req);
+                          const struct job_complete_req *req);
 void job_mgr_client_gone(struct ctld *ctld, struct client *c);
 
 /* A job ends now (state: JOB_COMPLETE, JOB_FAILED...): journal it, kill what is
  * left on its nodes, free its resources, wake the scheduler. */
 void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason,
-	     uint32_t exit_code);
+             uint32_t exit_code);
 
 /* Per-second duties: time limits, purge after MinJobAge. */
 void job_mgr_tick(struct ctld *ctld, time_t now);
@@ -99,7 +101,7 @@ void step_free_all(struct job *job);
 void launch_batch(struct ctld *ctld, struct job *job);
 /* Send SIGNAL_REQ to every node of the job. */
 void job_signal_nodes(struct ctld *ctld, struct job *job, uint32_t step_id, uint32_t sig,
-		      uint32_t flags);
+                      uint32_t flags);
 
 /* Scheduling (sched_pass.c). */
 void sched_pass(struct ctld *ctld, time_t now);

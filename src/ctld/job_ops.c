@@ -34,7 +34,8 @@ static char *display_path(const struct job *job, const char *pattern)
 		if (*p == 'j' || *p == 'A')
 			len += snprintf(out + len, cap - len, "%u", job->job_id);
 		else if (*p == 'x')
-			len += snprintf(out + len, cap - len, "%s", job->desc.name ? job->desc.name : "");
+			len += snprintf(out + len, cap - len, "%s",
+			                job->desc.name ? job->desc.name : "");
 		else if (*p == 'u')
 			len += snprintf(out + len, cap - len, "%s", job->user);
 		else if (*p == '%')
@@ -75,9 +76,9 @@ static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_i
 	o->time_limit = job->time_limit;
 	o->min_nodes = job->min_nodes;
 	o->num_nodes = job->nnodes ? job->nnodes : job->min_nodes;
-	o->num_tasks = d->num_tasks != NO_VAL		 ? d->num_tasks
-		       : d->ntasks_per_node != NO_VAL ? d->ntasks_per_node * o->num_nodes
-						      : o->num_nodes;
+	o->num_tasks = d->num_tasks != NO_VAL         ? d->num_tasks
+	               : d->ntasks_per_node != NO_VAL ? d->ntasks_per_node * o->num_nodes
+	                                              : o->num_nodes;
 	o->ntasks_per_node = d->ntasks_per_node;
 	o->cpus_per_task = d->cpus_per_task;
 	o->mem_per_node = d->mem_per_node;
@@ -90,12 +91,13 @@ static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_i
 			o->num_cpus += job->cpus[i];
 		}
 		o->nodes = xstrdup(job->nodes_str);
-		o->batch_host = xstrdup(
-			node_mgr_get(ctld->nodes, job->node_idx[0])->cfg->name);
+		o->batch_host =
+		    xstrdup(node_mgr_get(ctld->nodes, job->node_idx[0])->cfg->name);
 	} else {
 		uint32_t tasks = d->num_tasks != NO_VAL ? d->num_tasks
-			       : d->ntasks_per_node != NO_VAL ? d->ntasks_per_node * job->min_nodes
-							      : job->min_nodes;
+		                 : d->ntasks_per_node != NO_VAL
+		                     ? d->ntasks_per_node * job->min_nodes
+		                     : job->min_nodes;
 		o->num_cpus = tasks * cpt;
 	}
 	o->req_nodes = xstrdup(d->req_nodes);
@@ -144,15 +146,15 @@ void job_mgr_info(struct ctld *ctld, struct client *c, const struct job_info_req
 }
 
 void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason,
-	     uint32_t exit_code)
+             uint32_t exit_code)
 {
 	int was_running = job_is_running(job);
 	struct job_event ev = {.type = EV_END,
-			       .job_id = job->job_id,
-			       .time = time(NULL),
-			       .state = state,
-			       .reason = reason,
-			       .exit_code = exit_code};
+	                       .job_id = job->job_id,
+	                       .time = time(NULL),
+	                       .state = state,
+	                       .reason = reason,
+	                       .exit_code = exit_code};
 
 	if (was_running)
 		job_signal_nodes(ctld, job, NO_VAL, SIGKILL, SIGNAL_F_TERMINATE);
@@ -160,7 +162,8 @@ void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason
 		return;
 	if (job->alloc_client) {
 		/* srun/salloc still holds it: tell it the allocation is gone */
-		char *text = xasprintf("Job allocation %u has been revoked.", job->job_id);
+		char *text =
+		    xasprintf("Job allocation %u has been revoked.", job->job_id);
 		client_send_rc(job->alloc_client, ESLURM_ALREADY_DONE, text);
 		free(text);
 		job->alloc_client->alloc_job_id = 0;
@@ -198,7 +201,7 @@ void job_mgr_cancel(struct ctld *ctld, struct client *c, const struct cancel_req
 			return;
 		}
 		job_signal_nodes(ctld, job, req->step_id, req->signal,
-				 (req->flags & CANCEL_F_BATCH) ? SIGNAL_F_BATCH_ONLY : 0);
+		                 (req->flags & CANCEL_F_BATCH) ? SIGNAL_F_BATCH_ONLY : 0);
 		client_send_rc(c, 0, NULL);
 		return;
 	}
@@ -213,7 +216,8 @@ void job_mgr_cancel(struct ctld *ctld, struct client *c, const struct cancel_req
 
 static int update_hold(struct ctld *ctld, struct client *c, struct job *job, uint32_t op)
 {
-	struct job_event ev = {.type = EV_HOLD, .job_id = job->job_id, .time = time(NULL)};
+	struct job_event ev = {
+	    .type = EV_HOLD, .job_id = job->job_id, .time = time(NULL)};
 	int admin = ctld_is_admin(ctld, c->uid);
 
 	if (!job_is_pending(job))
@@ -233,10 +237,10 @@ static int update_hold(struct ctld *ctld, struct client *c, struct job *job, uin
 static int update_kv(struct ctld *ctld, struct client *c, struct job *job, char **kv)
 {
 	struct job_event ev = {.type = EV_UPDATE,
-			       .job_id = job->job_id,
-			       .time = time(NULL),
-			       .time_limit = NO_VAL,
-			       .priority = NO_VAL};
+	                       .job_id = job->job_id,
+	                       .time = time(NULL),
+	                       .time_limit = NO_VAL,
+	                       .priority = NO_VAL};
 	int admin = ctld_is_admin(ctld, c->uid);
 
 	for (size_t i = 0; kv && kv[i]; i++) {
@@ -247,7 +251,7 @@ static int update_kv(struct ctld *ctld, struct client *c, struct job *job, char 
 			if (timefmt_parse_limit(v, &ev.time_limit) < 0)
 				return ESLURM_INVALID_TIME_LIMIT;
 			if (!admin && (job->time_limit == INFINITE32 ||
-				       ev.time_limit > job->time_limit))
+			               ev.time_limit > job->time_limit))
 				return ESLURM_ACCESS_DENIED;
 		} else if (kl == 8 && !strncasecmp(kv[i], "Priority", kl)) {
 			long p = strtol(v, NULL, 10);
@@ -283,7 +287,8 @@ void job_mgr_update(struct ctld *ctld, struct client *c, const struct job_update
 		rc = update_hold(ctld, c, job, req->op);
 		break;
 	case JOB_OP_UPDATE:
-		rc = job_is_finished(job) ? ESLURM_ALREADY_DONE : update_kv(ctld, c, job, req->kv);
+		rc = job_is_finished(job) ? ESLURM_ALREADY_DONE
+		                          : update_kv(ctld, c, job, req->kv);
 		break;
 	default:
 		rc = ESLURM_NOT_SUPPORTED;
@@ -294,7 +299,7 @@ void job_mgr_update(struct ctld *ctld, struct client *c, const struct job_update
 }
 
 void job_mgr_complete_req(struct ctld *ctld, struct client *c,
-			  const struct job_complete_req *req)
+                          const struct job_complete_req *req)
 {
 	struct job *job = job_find(ctld->jobs, req->job_id);
 
@@ -313,7 +318,7 @@ void job_mgr_complete_req(struct ctld *ctld, struct client *c,
 	}
 	if (!job_is_finished(job))
 		job_end(ctld, job, req->status ? JOB_FAILED : JOB_COMPLETE,
-			req->status ? FAIL_EXIT_CODE : WAIT_NO_REASON, req->status);
+		        req->status ? FAIL_EXIT_CODE : WAIT_NO_REASON, req->status);
 	client_send_rc(c, 0, NULL);
 }
 
@@ -330,7 +335,8 @@ void job_mgr_client_gone(struct ctld *ctld, struct client *c)
 	job->alloc_client = NULL;
 	client_unref(c);
 	if (!job_is_finished(job)) {
-		log_info("JobId=%u: its srun/salloc went away, ending the job", job->job_id);
+		log_info("JobId=%u: its srun/salloc went away, ending the job",
+		         job->job_id);
 		job_end(ctld, job, JOB_CANCELLED, WAIT_NO_REASON, 0);
 	}
 }

@@ -57,7 +57,7 @@ static void flush_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 int journal_open(struct event_base *base, const char *dir, struct journal **ret,
-		 struct rota_error *err)
+                 struct rota_error *err)
 {
 	struct journal *j;
 	struct stat st;
@@ -97,7 +97,7 @@ void journal_destroy(struct journal *j)
 }
 
 static int replay_record(const char *body, uint32_t len, journal_replay_f cb, void *arg,
-			 struct rota_error *err)
+                         struct rota_error *err)
 {
 	struct job_event ev = {0};
 	int rc;
@@ -110,7 +110,7 @@ static int replay_record(const char *body, uint32_t len, journal_replay_f cb, vo
 }
 
 int journal_replay(struct journal *j, journal_replay_f cb, void *arg,
-		   struct rota_error *err)
+                   struct rota_error *err)
 {
 	off_t off = 0;
 	char hdr[REC_HDR];
@@ -144,8 +144,8 @@ int journal_replay(struct journal *j, journal_replay_f cb, void *arg,
 	goto out;
 torn:
 	log_warn("journal %s: torn or corrupt record at offset %lld after %d records; "
-		 "discarding the rest",
-		 j->path, (long long)off, n);
+	         "discarding the rest",
+	         j->path, (long long)off, n);
 	if (ftruncate(j->fd, off) < 0)
 		rc = errprintf(err, "truncate %s: %s", j->path, strerror(errno));
 	j->size = off;
@@ -206,13 +206,15 @@ int journal_flush(struct journal *j)
 				continue;
 			if (n < 0) {
 				/* losing acknowledged state is worse than stopping */
-				fatal("journal %s: write failed: %s", j->path, strerror(errno));
+				fatal("journal %s: write failed: %s", j->path,
+				      strerror(errno));
 			}
 			p += n;
 			left -= n;
 		}
 		if (fdatasync(j->fd) < 0)
-			fatal("journal %s: fdatasync failed: %s", j->path, strerror(errno));
+			fatal("journal %s: fdatasync failed: %s", j->path,
+			      strerror(errno));
 		j->size += j->len;
 		j->len = 0;
 	}
@@ -224,7 +226,8 @@ int journal_flush(struct journal *j)
 	return rc;
 }
 
-int journal_rewrite(struct journal *j, journal_gen_f gen, void *arg, struct rota_error *err)
+int journal_rewrite(struct journal *j, journal_gen_f gen, void *arg,
+                    struct rota_error *err)
 {
 	char *tmp = xasprintf("%s.new", j->path);
 	int fd, rc = -1;

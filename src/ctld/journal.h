@@ -22,12 +22,12 @@ typedef int (*journal_replay_f)(const struct job_event *ev, void *arg);
 
 /* Open (creating) DIR/journal. */
 int journal_open(struct event_base *base, const char *dir, struct journal **ret,
-		 struct rota_error *err);
+                 struct rota_error *err);
 void journal_destroy(struct journal *j); /* flushes first; NULL allowed */
 
 /* Call cb for each stored event, in order.  Stops at the first negative rc. */
 int journal_replay(struct journal *j, journal_replay_f cb, void *arg,
-		   struct rota_error *err);
+                   struct rota_error *err);
 
 /* Append an event (copied).  The flush happens later in this loop turn. */
 void journal_append(struct journal *j, const struct job_event *ev);
@@ -41,7 +41,8 @@ int journal_flush(struct journal *j);
 /* Replace the journal with the events produced by gen (called repeatedly with an
  * index until it returns 0). */
 typedef int (*journal_gen_f)(void *arg, size_t i, struct job_event *ev);
-int journal_rewrite(struct journal *j, journal_gen_f gen, void *arg, struct rota_error *err);
+int journal_rewrite(struct journal *j, journal_gen_f gen, void *arg,
+                    struct rota_error *err);
 
 /* Bytes in the file (for compaction decisions). */
 size_t journal_size(const struct journal *j);

@@ -66,14 +66,16 @@ void launch_batch(struct ctld *ctld, struct job *job)
 	l.step_tasks_per_node = (struct rota_u32v){job->tasks, job->nnodes};
 	l.step_num_tasks = l.job_num_tasks;
 	if (node_send(n, MSG_LAUNCH_REQ, &l) < 0) {
-		log_err("JobId=%u: cannot reach node %s to launch", job->job_id, n->cfg->name);
+		log_err("JobId=%u: cannot reach node %s to launch", job->job_id,
+		        n->cfg->name);
 		job_end(ctld, job, JOB_NODE_FAIL, FAIL_DOWN_NODE, 0);
 	}
 }
 
 /* Launch one step: one request per node of the step. */
 int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
-		const struct step_create_req *req, const uint32_t *tasks, const char *nodes)
+                const struct step_create_req *req, const uint32_t *tasks,
+                const char *nodes)
 {
 	struct launch_req l = {0};
 	int rc = 0;
@@ -109,16 +111,17 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 }
 
 void job_signal_nodes(struct ctld *ctld, struct job *job, uint32_t step_id, uint32_t sig,
-		      uint32_t flags)
+                      uint32_t flags)
 {
-	struct signal_req r = {.job_id = job->job_id, .step_id = step_id, .signal = sig,
-			       .flags = flags};
+	struct signal_req r = {
+	    .job_id = job->job_id, .step_id = step_id, .signal = sig, .flags = flags};
 
 	for (uint32_t i = 0; i < job->nnodes; i++) {
 		if ((flags & SIGNAL_F_BATCH_ONLY) && i > 0)
 			break;
 		if (flags & SIGNAL_F_BATCH_ONLY)
 			r.step_id = STEP_BATCH;
-		node_send(node_mgr_get(ctld->nodes, job->node_idx[i]), MSG_SIGNAL_REQ, &r);
+		node_send(node_mgr_get(ctld->nodes, job->node_idx[i]), MSG_SIGNAL_REQ,
+		          &r);
 	}
 }

@@ -57,7 +57,8 @@ static void auth_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 	if (type != MSG_AUTH_RESPONSE ||
 	    auth_verify(c->ctld->auth, &c->challenge, resp, &uid, &gid, &err) < 0) {
 		log_err("authentication failed from %s: %s", conn_name(conn),
-			type == MSG_AUTH_RESPONSE ? err.text : "no response to challenge");
+		        type == MSG_AUTH_RESPONSE ? err.text
+		                                  : "no response to challenge");
 		c->conn = NULL;
 		client_unref(c);
 		conn_close(conn);
@@ -71,7 +72,8 @@ static void auth_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 		c->role = ROLE_NODE;
 		c->node_idx = node_mgr_find(c->ctld->nodes, resp->node_name);
 		if (c->node_idx < 0) {
-			log_err("node %s is not in slurm.conf; refusing it", resp->node_name);
+			log_err("node %s is not in slurm.conf; refusing it",
+			        resp->node_name);
 			client_send_rc(c, ESLURM_INVALID_NODE_NAME, NULL);
 			c->conn = NULL;
 			client_unref(c);
@@ -83,7 +85,7 @@ static void auth_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 }
 
 static void accept_cb(struct evconnlistener *el, evutil_socket_t fd, struct sockaddr *sa,
-		      int salen, void *arg)
+                      int salen, void *arg)
 {
 	struct listener *l = arg;
 	char name[64] = "local";
@@ -96,8 +98,8 @@ static void accept_cb(struct evconnlistener *el, evutil_socket_t fd, struct sock
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if (sa->sa_family == AF_INET)
 			snprintf(name, sizeof(name), "%s:%u",
-				 inet_ntoa(((struct sockaddr_in *)sa)->sin_addr),
-				 ntohs(((struct sockaddr_in *)sa)->sin_port));
+			         inet_ntoa(((struct sockaddr_in *)sa)->sin_addr),
+			         ntohs(((struct sockaddr_in *)sa)->sin_port));
 		else
 			snprintf(name, sizeof(name), "tcp peer");
 	}
@@ -126,7 +128,8 @@ static struct evconnlistener *wrap(struct listener *l, int fd)
 	struct evconnlistener *el;
 
 	evutil_make_socket_nonblocking(fd);
-	el = evconnlistener_new(l->ctld->base, accept_cb, l, LEV_OPT_CLOSE_ON_FREE, -1, fd);
+	el = evconnlistener_new(l->ctld->base, accept_cb, l, LEV_OPT_CLOSE_ON_FREE, -1,
+	                        fd);
 	if (!el)
 		fatal("evconnlistener_new failed");
 	evconnlistener_set_error_cb(el, accept_error_cb);

@@ -43,7 +43,8 @@ static int replay_one(const struct job_event *ev, void *arg)
 {
 	int rc = job_event_apply(arg, ev);
 	if (rc < 0)
-		log_debug("journal: skipped event %u for JobId=%u (%d)", ev->type, ev->job_id, rc);
+		log_debug("journal: skipped event %u for JobId=%u (%d)", ev->type,
+		          ev->job_id, rc);
 	return 0;
 }
 
@@ -82,7 +83,8 @@ static int gen_job(struct compact *cp, struct job *j, struct job_event *ev)
 		ev->cpus_per_node.v = xcalloc(j->nnodes, sizeof(uint32_t));
 		ev->tasks_per_node.v = xcalloc(j->nnodes, sizeof(uint32_t));
 		ev->mem_per_node.v = xcalloc(j->nnodes, sizeof(uint32_t));
-		ev->cpus_per_node.n = ev->tasks_per_node.n = ev->mem_per_node.n = j->nnodes;
+		ev->cpus_per_node.n = ev->tasks_per_node.n = ev->mem_per_node.n =
+		    j->nnodes;
 		for (uint32_t i = 0; i < j->nnodes; i++) {
 			ev->cpus_per_node.v[i] = j->cpus[i];
 			ev->tasks_per_node.v[i] = j->tasks[i];
@@ -150,7 +152,7 @@ static int ctld_restore(struct ctld *ctld, struct rota_error *err)
 	if (journal_rewrite(ctld->journal, compact_gen, &cp, err) < 0)
 		return -1;
 	log_info("restored %zu jobs; next job id %u", job_count(ctld->jobs),
-		 job_mgr_next_id(ctld->jobs));
+	         job_mgr_next_id(ctld->jobs));
 	return 0;
 }
 
@@ -239,7 +241,8 @@ int main(int argc, char **argv)
 	gethostname(host, sizeof(host));
 	host[sizeof(host) - 1] = '\0';
 	ctld.hostname = xstrdup(conf->slurmctld_host ? conf->slurmctld_host : host);
-	if (name_to_uid(conf->slurm_user ? conf->slurm_user : "root", &ctld.slurm_uid) < 0)
+	if (name_to_uid(conf->slurm_user ? conf->slurm_user : "root", &ctld.slurm_uid) <
+	    0)
 		ctld.slurm_uid = 0;
 	ctld.base = event_base_new();
 	if (auth_create(conf, AUTH_NEED_KEY, &ctld.auth, &err) < 0)
@@ -259,7 +262,7 @@ int main(int argc, char **argv)
 	event_add(sigterm, NULL);
 	event_add(sigint, NULL);
 	log_info("rotactld started on port %u, cluster %s", conf->slurmctld_port,
-		 conf->cluster_name);
+	         conf->cluster_name);
 	ctld_sched_kick(&ctld);
 	event_base_dispatch(ctld.base);
 

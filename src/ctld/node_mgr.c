@@ -42,7 +42,8 @@ int node_mgr_create(struct ctld *ctld, struct node_mgr **ret)
 			n->down = n->admin_down = cn->state == CONF_NODE_DOWN;
 			if (cn->state == CONF_NODE_DRAIN)
 				n->flags |= NODE_DRAIN;
-			n->reason = xstrdup(cn->reason ? cn->reason : "set in slurm.conf");
+			n->reason =
+			    xstrdup(cn->reason ? cn->reason : "set in slurm.conf");
 			n->reason_time = time(NULL);
 		}
 	}
@@ -276,7 +277,7 @@ void node_mgr_tick(struct ctld *ctld, time_t now)
 			for (uint32_t k = 0; k < j->nnodes; k++)
 				if (j->node_idx[k] == i) {
 					job_end(ctld, j, JOB_NODE_FAIL, FAIL_DOWN_NODE,
-						0);
+					        0);
 					break;
 				}
 		}
@@ -289,7 +290,8 @@ static char *node_partitions(struct node_mgr *nm, uint32_t idx)
 	for (size_t i = 0; i < nm->nparts; i++) {
 		if (!part_has_node(&nm->parts[i], idx))
 			continue;
-		char *t = xasprintf("%s%s%s", s ? s : "", s ? "," : "", nm->parts[i].cfg->name);
+		char *t =
+		    xasprintf("%s%s%s", s ? s : "", s ? "," : "", nm->parts[i].cfg->name);
 		free(s);
 		s = t;
 	}
@@ -374,7 +376,7 @@ void node_mgr_part_info(struct ctld *ctld, struct client *c)
 }
 
 int node_mgr_apply_state(struct ctld *ctld, const char *name, uint32_t flags,
-			 const char *reason, uid_t uid, time_t when)
+                         const char *reason, uid_t uid, time_t when)
 {
 	int idx = node_mgr_find(ctld->nodes, name);
 	struct node *n = node_mgr_get(ctld->nodes, idx < 0 ? 0 : idx);
@@ -419,26 +421,28 @@ void node_mgr_update(struct ctld *ctld, struct client *c, const struct node_upda
 	else if (!strcasecmp(st, "DOWN"))
 		flags = NODE_DOWN;
 	else if (!strcasecmp(st, "RESUME") || !strcasecmp(st, "IDLE") ||
-		 !strcasecmp(st, "UNDRAIN"))
+	         !strcasecmp(st, "UNDRAIN"))
 		flags = 0;
 	else {
 		client_send_rc(c, ESLURM_INVALID_NODE_STATE, NULL);
 		goto out;
 	}
 	if (flags && (!r->reason || !r->reason[0])) {
-		client_send_rc(c, ESLURM_INVALID_NODE_STATE,
-			       "You must specify a reason when DOWNING or DRAINING a node. "
-			       "Request denied");
+		client_send_rc(
+		    c, ESLURM_INVALID_NODE_STATE,
+		    "You must specify a reason when DOWNING or DRAINING a node. "
+		    "Request denied");
 		goto out;
 	}
 	for (size_t i = 0; i < count; i++) {
 		struct job_event ev = {.type = EV_NODE_STATE,
-				       .time = time(NULL),
-				       .node_name = names[i],
-				       .state = flags,
-				       .uid = c->uid,
-				       .text = r->reason};
-		struct node *n = node_mgr_get(ctld->nodes, node_mgr_find(ctld->nodes, names[i]));
+		                       .time = time(NULL),
+		                       .node_name = names[i],
+		                       .state = flags,
+		                       .uid = c->uid,
+		                       .text = r->reason};
+		struct node *n =
+		    node_mgr_get(ctld->nodes, node_mgr_find(ctld->nodes, names[i]));
 		if (!strcasecmp(st, "UNDRAIN") && n->down)
 			ev.state = NODE_DOWN;
 		job_event_commit(ctld, &ev);

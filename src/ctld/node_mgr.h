@@ -19,11 +19,11 @@ struct node {
 	uint32_t sockets, cores, threads, boards;
 	uint32_t alloc_cpus;
 	uint64_t alloc_mem;
-	uint32_t run_jobs;   /* jobs with an allocation here */
-	uint32_t flags;      /* NODE_DRAIN | NODE_NO_RESPOND */
-	int down;            /* NODE_DOWN (admin or timeout) */
-	int admin_down;      /* set by scontrol/config: needs RESUME */
-	int registered;      /* has registered since start */
+	uint32_t run_jobs; /* jobs with an allocation here */
+	uint32_t flags;    /* NODE_DRAIN | NODE_NO_RESPOND */
+	int down;          /* NODE_DOWN (admin or timeout) */
+	int admin_down;    /* set by scontrol/config: needs RESUME */
+	int registered;    /* has registered since start */
 	char *reason;
 	time_t reason_time;
 	uid_t reason_uid;
@@ -71,10 +71,11 @@ void node_mgr_ping(struct ctld *ctld, struct client *c, const struct node_ping *
 void node_mgr_link_lost(struct ctld *ctld, struct client *c);
 void node_mgr_info(struct ctld *ctld, struct client *c);
 void node_mgr_part_info(struct ctld *ctld, struct client *c);
-void node_mgr_update(struct ctld *ctld, struct client *c, const struct node_update_req *r);
+void node_mgr_update(struct ctld *ctld, struct client *c,
+                     const struct node_update_req *r);
 /* Apply a journaled node state change. */
 int node_mgr_apply_state(struct ctld *ctld, const char *name, uint32_t flags,
-			 const char *reason, uid_t uid, time_t when);
+                         const char *reason, uid_t uid, time_t when);
 /* Per-second duties: mark silent nodes DOWN. */
 void node_mgr_tick(struct ctld *ctld, time_t now);
 /* Send a message to the node's rotad; -EPIPE when it is not connected. */

@@ -17,9 +17,8 @@ typedef void (*rpc_f)(struct ctld *ctld, struct client *c, void **body);
 
 static void rpc_ping(struct ctld *ctld, struct client *c, void **body)
 {
-	struct ping_resp r = {.host = ctld->hostname,
-			      .start_time = ctld->start_time,
-			      .version = "22.05.8"};
+	struct ping_resp r = {
+	    .host = ctld->hostname, .start_time = ctld->start_time, .version = "22.05.8"};
 	client_send(c, MSG_PING_RESP, &r);
 }
 
@@ -98,21 +97,21 @@ static const struct rpc_entry {
 	enum rpc_perm perm;
 	rpc_f fn;
 } rpc_table[] = {
-	{MSG_PING_REQ, P_USER, rpc_ping},
-	{MSG_SUBMIT_REQ, P_USER, rpc_submit},
-	{MSG_ALLOC_REQ, P_USER, rpc_alloc},
-	{MSG_JOB_INFO_REQ, P_USER, rpc_job_info},
-	{MSG_NODE_INFO_REQ, P_USER, rpc_node_info},
-	{MSG_PART_INFO_REQ, P_USER, rpc_part_info},
-	{MSG_CONFIG_REQ, P_USER, rpc_config},
-	{MSG_CANCEL_REQ, P_USER, rpc_cancel},
-	{MSG_JOB_UPDATE_REQ, P_USER, rpc_job_update},
-	{MSG_NODE_UPDATE_REQ, P_ADMIN, rpc_node_update},
-	{MSG_STEP_CREATE_REQ, P_USER, rpc_step_create},
-	{MSG_JOB_COMPLETE_REQ, P_USER, rpc_job_complete},
-	{MSG_NODE_REGISTER, P_NODE, rpc_node_register},
-	{MSG_NODE_PING, P_NODE, rpc_node_ping},
-	{MSG_STEP_COMPLETE, P_NODE, rpc_step_complete},
+    {MSG_PING_REQ, P_USER, rpc_ping},
+    {MSG_SUBMIT_REQ, P_USER, rpc_submit},
+    {MSG_ALLOC_REQ, P_USER, rpc_alloc},
+    {MSG_JOB_INFO_REQ, P_USER, rpc_job_info},
+    {MSG_NODE_INFO_REQ, P_USER, rpc_node_info},
+    {MSG_PART_INFO_REQ, P_USER, rpc_part_info},
+    {MSG_CONFIG_REQ, P_USER, rpc_config},
+    {MSG_CANCEL_REQ, P_USER, rpc_cancel},
+    {MSG_JOB_UPDATE_REQ, P_USER, rpc_job_update},
+    {MSG_NODE_UPDATE_REQ, P_ADMIN, rpc_node_update},
+    {MSG_STEP_CREATE_REQ, P_USER, rpc_step_create},
+    {MSG_JOB_COMPLETE_REQ, P_USER, rpc_job_complete},
+    {MSG_NODE_REGISTER, P_NODE, rpc_node_register},
+    {MSG_NODE_PING, P_NODE, rpc_node_ping},
+    {MSG_STEP_COMPLETE, P_NODE, rpc_step_complete},
 };
 
 void rpc_dispatch(struct client *c, uint16_t type, void **body)
@@ -129,7 +128,8 @@ void rpc_dispatch(struct client *c, uint16_t type, void **body)
 	}
 	if ((e->perm == P_NODE && c->role != ROLE_NODE) ||
 	    (e->perm == P_ADMIN && !ctld_is_admin(c->ctld, c->uid))) {
-		log_err("%s from uid %d refused: access denied", msg_name(type), (int)c->uid);
+		log_err("%s from uid %d refused: access denied", msg_name(type),
+		        (int)c->uid);
 		client_send_rc(c, ESLURM_ACCESS_DENIED, NULL);
 		return;
 	}

@@ -105,7 +105,8 @@ static void req_from_job(const struct job *job, struct sched_req *r)
 	r->min_nodes = job->min_nodes;
 	r->max_nodes = d->max_nodes == NO_VAL ? SCHED_UNSET : d->max_nodes;
 	r->num_tasks = d->num_tasks == NO_VAL ? SCHED_UNSET : d->num_tasks;
-	r->ntasks_per_node = d->ntasks_per_node == NO_VAL ? SCHED_UNSET : d->ntasks_per_node;
+	r->ntasks_per_node =
+	    d->ntasks_per_node == NO_VAL ? SCHED_UNSET : d->ntasks_per_node;
 	r->cpus_per_task = d->cpus_per_task == NO_VAL ? 1 : d->cpus_per_task;
 	r->mem_per_node = d->mem_per_node == NO_VAL64 ? 0 : d->mem_per_node;
 	r->mem_per_cpu = d->mem_per_cpu == NO_VAL64 ? 0 : d->mem_per_cpu;
@@ -134,10 +135,10 @@ static void job_start(struct pass *ps, struct job *job, time_t now)
 		log_info("JobId=%u started on %s", job->job_id, ev.nodes);
 		if (job->alloc_client) {
 			struct alloc_resp r = {.job_id = job->job_id,
-					       .nodes = ev.nodes,
-					       .cpus_per_node = ev.cpus_per_node,
-					       .num_tasks = a->ntasks,
-					       .partition = job->desc.partition};
+			                       .nodes = ev.nodes,
+			                       .cpus_per_node = ev.cpus_per_node,
+			                       .num_tasks = a->ntasks,
+			                       .partition = job->desc.partition};
 			client_send(job->alloc_client, MSG_ALLOC_RESP, &r);
 		} else {
 			launch_batch(ctld, job);
@@ -151,8 +152,8 @@ static void job_start(struct pass *ps, struct job *job, time_t now)
 static char *wait_detail(struct pass *ps, struct job *job, const struct sched_req *r)
 {
 	uint32_t per_node = r->ntasks_per_node != SCHED_UNSET
-				    ? r->ntasks_per_node * r->cpus_per_task
-				    : r->cpus_per_task;
+	                        ? r->ntasks_per_node * r->cpus_per_task
+	                        : r->cpus_per_task;
 	size_t fit = 0, exist = 0;
 
 	for (size_t i = 0; i < ps->nnodes; i++) {
@@ -160,14 +161,16 @@ static char *wait_detail(struct pass *ps, struct job *job, const struct sched_re
 			continue;
 		if (ps->nodes[i].cpus >= per_node)
 			exist++;
-		if (ps->nodes[i].usable && ps->nodes[i].cpus - ps->nodes[i].alloc_cpus >= per_node)
+		if (ps->nodes[i].usable &&
+		    ps->nodes[i].cpus - ps->nodes[i].alloc_cpus >= per_node)
 			fit++;
 	}
-	return xasprintf("needs %u node%s with %u free CPU%s; %zu such node%s free now, %zu "
-			 "exist in partition %s",
-			 r->min_nodes, r->min_nodes == 1 ? "" : "s", per_node,
-			 per_node == 1 ? "" : "s", fit, fit == 1 ? " is" : "s are", exist,
-			 job->part->cfg->name);
+	return xasprintf(
+	    "needs %u node%s with %u free CPU%s; %zu such node%s free now, %zu "
+	    "exist in partition %s",
+	    r->min_nodes, r->min_nodes == 1 ? "" : "s", per_node,
+	    per_node == 1 ? "" : "s", fit, fit == 1 ? " is" : "s are", exist,
+	    job->part->cfg->name);
 }
 
 static void consider(struct pass *ps, struct job *job, time_t now)
@@ -192,7 +195,7 @@ static void consider(struct pass *ps, struct job *job, time_t now)
 	}
 	ps->blocked[pi] = 1;
 	set_reason(job, job->desc.req_nodes ? WAIT_NODE_NOT_AVAIL : WAIT_RESOURCES,
-		   wait_detail(ps, job, &r));
+	           wait_detail(ps, job, &r));
 }
 
 void sched_pass(struct ctld *ctld, time_t now)

@@ -12,7 +12,8 @@
 #include "common/common.h"
 
 int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
-		const struct step_create_req *req, const uint32_t *tasks, const char *nodes);
+                const struct step_create_req *req, const uint32_t *tasks,
+                const char *nodes);
 
 static void step_free(struct step *st)
 {
@@ -34,7 +35,7 @@ void step_free_all(struct job *job)
 /* Pick the step's nodes (indexes into job->node_idx order).  Returns count or an
  * ESLURM_* as a negative number. */
 static int step_pick_nodes(struct ctld *ctld, struct job *job,
-			   const struct step_create_req *req, uint32_t *pos)
+                           const struct step_create_req *req, uint32_t *pos)
 {
 	uint32_t want, n = 0;
 
@@ -89,8 +90,9 @@ void step_create(struct ctld *ctld, struct client *c, struct step_create_req *re
 		return;
 	}
 	if (!job_is_running(job)) {
-		client_send_rc(c, job_is_pending(job) ? ESLURM_JOB_PENDING : ESLURM_ALREADY_DONE,
-			       NULL);
+		client_send_rc(
+		    c, job_is_pending(job) ? ESLURM_JOB_PENDING : ESLURM_ALREADY_DONE,
+		    NULL);
 		return;
 	}
 	pos = xcalloc(job->nnodes, sizeof(uint32_t));
@@ -131,10 +133,12 @@ void step_create(struct ctld *ctld, struct client *c, struct step_create_req *re
 	resp.step_id = st->step_id;
 	resp.nodes = hostlist_compress(names, n);
 	resp.tasks_per_node = (struct rota_u32v){tasks, n};
-	log_info("JobId=%u StepId=%u created on %s", job->job_id, st->step_id, resp.nodes);
+	log_info("JobId=%u StepId=%u created on %s", job->job_id, st->step_id,
+	         resp.nodes);
 	client_send(c, MSG_STEP_CREATE_RESP, &resp);
 	if (launch_step(ctld, job, st, req, tasks, resp.nodes) < 0)
-		client_send_rc(c, ESLURM_NODES_BUSY, "step launch failed: a node is not reachable");
+		client_send_rc(c, ESLURM_NODES_BUSY,
+		               "step launch failed: a node is not reachable");
 	free(resp.nodes);
 	free(names);
 	free(tasks);
@@ -153,7 +157,8 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 			job_end(ctld, job, JOB_FAILED, FAIL_LAUNCH, msg->status);
 		else
 			job_end(ctld, job, msg->status ? JOB_FAILED : JOB_COMPLETE,
-				msg->status ? FAIL_EXIT_CODE : WAIT_NO_REASON, msg->status);
+			        msg->status ? FAIL_EXIT_CODE : WAIT_NO_REASON,
+			        msg->status);
 		return;
 	}
 	for (pp = &job->steps; *pp; pp = &(*pp)->next) {
@@ -164,8 +169,8 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 			st->status = msg->status;
 		if ((msg->flags & STEP_DONE_LAUNCH_FAILED) && st->client) {
 			char *text = xasprintf("task launch failed on node %s: %s",
-					       msg->node_name ? msg->node_name : "?",
-					       msg->msg ? msg->msg : "unknown error");
+			                       msg->node_name ? msg->node_name : "?",
+			                       msg->msg ? msg->msg : "unknown error");
 			client_send_rc(st->client, ESLURM_NODES_BUSY, text);
 			free(text);
 		}

@@ -74,7 +74,7 @@ static int key_load(struct auth *auth, const char *path, struct rota_error *err)
 }
 
 int auth_create(const struct conf *conf, int flags, struct auth **ret,
-		struct rota_error *err)
+                struct rota_error *err)
 {
 	struct auth *auth = xcalloc(1, sizeof(*auth));
 	char *path;
@@ -150,8 +150,9 @@ static munge_ctx_t munge_ctx(struct auth *auth)
 	return ctx;
 }
 
-int auth_respond(struct auth *auth, const struct auth_challenge *ch, const char *node_name,
-		 struct auth_response *resp, struct rota_error *err)
+int auth_respond(struct auth *auth, const struct auth_challenge *ch,
+                 const char *node_name, struct auth_response *resp,
+                 struct rota_error *err)
 {
 	size_t len;
 	void *payload;
@@ -180,8 +181,8 @@ int auth_respond(struct auth *auth, const struct auth_challenge *ch, const char 
 }
 
 int auth_verify(struct auth *auth, const struct auth_challenge *ch,
-		const struct auth_response *resp, uid_t *ret_uid, gid_t *ret_gid,
-		struct rota_error *err)
+                const struct auth_response *resp, uid_t *ret_uid, gid_t *ret_gid,
+                struct rota_error *err)
 {
 	size_t len;
 	void *payload = payload_make(ch, resp->node_name ? resp->node_name : "", &len);

@@ -28,7 +28,7 @@ enum auth_flags { AUTH_NEED_KEY = 1 };
 
 /* Create from conf (borrowed).  Caller destroys. */
 int auth_create(const struct conf *conf, int flags, struct auth **ret,
-		struct rota_error *err);
+                struct rota_error *err);
 void auth_destroy(struct auth *auth);
 enum auth_method auth_method(const struct auth *auth);
 
@@ -36,13 +36,14 @@ enum auth_method auth_method(const struct auth *auth);
 void auth_challenge_make(struct auth *auth, struct auth_challenge *ch);
 
 /* Answer ch as node_name ("" for a user CLI). */
-int auth_respond(struct auth *auth, const struct auth_challenge *ch, const char *node_name,
-		 struct auth_response *resp, struct rota_error *err);
+int auth_respond(struct auth *auth, const struct auth_challenge *ch,
+                 const char *node_name, struct auth_response *resp,
+                 struct rota_error *err);
 
 /* Check resp against ch; on success *ret_uid and *ret_gid are the sender's. */
 int auth_verify(struct auth *auth, const struct auth_challenge *ch,
-		const struct auth_response *resp, uid_t *ret_uid, gid_t *ret_gid,
-		struct rota_error *err);
+                const struct auth_response *resp, uid_t *ret_uid, gid_t *ret_gid,
+                struct rota_error *err);
 
 /* Write a new random key file (mode 0600).  For `rota up`. */
 int auth_key_generate(const char *path, struct rota_error *err);

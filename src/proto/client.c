@@ -15,7 +15,7 @@ char *client_ctld_socket_path(const struct conf *conf)
 }
 
 static int answer_challenge(int fd, struct auth *auth, const char *node_name,
-			    struct rota_error *err)
+                            struct rota_error *err)
 {
 	struct auth_response resp = {0};
 	uint16_t type;
@@ -38,7 +38,7 @@ static int answer_challenge(int fd, struct auth *auth, const char *node_name,
 }
 
 int client_connect(const struct conf *conf, struct auth *auth, const char *node_name,
-		   int flags, struct rota_error *err)
+                   int flags, struct rota_error *err)
 {
 	char *path = client_ctld_socket_path(conf);
 	const char *host;
@@ -50,7 +50,8 @@ int client_connect(const struct conf *conf, struct auth *auth, const char *node_
 	if (fd >= 0)
 		return fd;
 	if (!auth)
-		return errprintf(err, "no way to authenticate to the controller"), -EACCES;
+		return errprintf(err, "no way to authenticate to the controller"),
+		       -EACCES;
 	host = conf->slurmctld_addr ? conf->slurmctld_addr : conf->slurmctld_host;
 	fd = net_connect_tcp(host, conf->slurmctld_port, 10000, err);
 	if (fd < 0)

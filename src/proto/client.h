@@ -20,6 +20,6 @@ char *client_ctld_socket_path(const struct conf *conf);
  * only use; node_name NULL for users.  flags: CLIENT_TCP_ONLY forces TCP. */
 enum client_flags { CLIENT_TCP_ONLY = 1 };
 int client_connect(const struct conf *conf, struct auth *auth, const char *node_name,
-		   int flags, struct rota_error *err);
+                   int flags, struct rota_error *err);
 
 #endif

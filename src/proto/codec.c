@@ -85,7 +85,7 @@ static void pack_obj(msgpack_packer *pk, const struct rota_type *t, const void *
 }
 
 int codec_encode(const struct rota_type *t, const void *obj, char **ret_buf,
-		 size_t *ret_len)
+                 size_t *ret_len)
 {
 	msgpack_sbuffer sbuf;
 	msgpack_packer pk;
@@ -136,10 +136,10 @@ static char *dup_str(const msgpack_object *o)
 }
 
 static int unpack_obj(const struct rota_type *t, const msgpack_object *o, void *obj,
-		      struct rota_error *err);
+                      struct rota_error *err);
 
 static int unpack_field(const struct rota_field *f, const msgpack_object *o, void *obj,
-			struct rota_error *err)
+                        struct rota_error *err)
 {
 	char *p = FIELD_PTR(obj, f);
 	uint64_t u;
@@ -183,7 +183,8 @@ static int unpack_field(const struct rota_field *f, const msgpack_object *o, voi
 	}
 	case FK_STRV: {
 		char **v;
-		if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size > CODEC_MAX_ITEMS)
+		if (o->type != MSGPACK_OBJECT_ARRAY ||
+		    o->via.array.size > CODEC_MAX_ITEMS)
 			goto bad;
 		v = xcalloc(o->via.array.size + 1, sizeof(char *));
 		*(char ***)p = v;
@@ -194,7 +195,8 @@ static int unpack_field(const struct rota_field *f, const msgpack_object *o, voi
 	}
 	case FK_U32V: {
 		struct rota_u32v *v = (struct rota_u32v *)p;
-		if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size > CODEC_MAX_ITEMS)
+		if (o->type != MSGPACK_OBJECT_ARRAY ||
+		    o->via.array.size > CODEC_MAX_ITEMS)
 			goto bad;
 		v->v = xcalloc(o->via.array.size, sizeof(uint32_t));
 		v->n = o->via.array.size;
@@ -208,13 +210,14 @@ static int unpack_field(const struct rota_field *f, const msgpack_object *o, voi
 	case FK_LIST: {
 		uint32_t *count = (uint32_t *)((char *)obj + f->count_offset);
 		char *items;
-		if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size > CODEC_MAX_ITEMS)
+		if (o->type != MSGPACK_OBJECT_ARRAY ||
+		    o->via.array.size > CODEC_MAX_ITEMS)
 			goto bad;
 		items = xcalloc(o->via.array.size, f->sub->size);
 		*(char **)p = items;
 		for (uint32_t i = 0; i < o->via.array.size; i++) {
-			if (unpack_obj(f->sub, &o->via.array.ptr[i], items + i * f->sub->size,
-				       err) < 0)
+			if (unpack_obj(f->sub, &o->via.array.ptr[i],
+			               items + i * f->sub->size, err) < 0)
 				return -1;
 			*count = i + 1;
 		}
@@ -226,16 +229,17 @@ bad:
 }
 
 static const struct rota_field *field_find(const struct rota_type *t, const char *name,
-					   size_t len)
+                                           size_t len)
 {
 	for (size_t i = 0; i < t->nfields; i++)
-		if (strlen(t->fields[i].name) == len && !memcmp(t->fields[i].name, name, len))
+		if (strlen(t->fields[i].name) == len &&
+		    !memcmp(t->fields[i].name, name, len))
 			return &t->fields[i];
 	return NULL;
 }
 
 static int unpack_obj(const struct rota_type *t, const msgpack_object *o, void *obj,
-		      struct rota_error *err)
+                      struct rota_error *err)
 {
 	if (o->type != MSGPACK_OBJECT_MAP)
 		return errprintf(err, "%s: expected a map", t->name);
@@ -256,7 +260,7 @@ static int unpack_obj(const struct rota_type *t, const msgpack_object *o, void *
 }
 
 int codec_decode(const struct rota_type *t, const char *data, size_t len, void *obj,
-		 struct rota_error *err)
+                 struct rota_error *err)
 {
 	msgpack_unpacked u;
 	size_t off = 0;
@@ -388,7 +392,8 @@ static json_t *json_field(const struct rota_field *f, const void *obj)
 		uint32_t n = *(const uint32_t *)((const char *)obj + f->count_offset);
 		json_t *a = json_array();
 		for (uint32_t i = 0; i < n; i++)
-			json_array_append_new(a, json_obj(f->sub, items + i * f->sub->size));
+			json_array_append_new(a,
+			                      json_obj(f->sub, items + i * f->sub->size));
 		return a;
 	}
 	}

@@ -18,7 +18,17 @@
 #define CODEC_MAX_STR   (16u << 20) /* one string/bin */
 #define CODEC_MAX_ITEMS (1u << 20)  /* entries in one strv/u32v/list */
 
-enum field_kind { FK_U32, FK_I32, FK_U64, FK_I64, FK_STR, FK_BIN, FK_STRV, FK_U32V, FK_LIST };
+enum field_kind {
+	FK_U32,
+	FK_I32,
+	FK_U64,
+	FK_I64,
+	FK_STR,
+	FK_BIN,
+	FK_STRV,
+	FK_U32V,
+	FK_LIST
+};
 
 struct rota_bin {
 	uint8_t *data;
@@ -49,12 +59,12 @@ struct rota_type {
 
 /* Encode obj (of type t) as msgpack.  *ret_buf: caller frees (free()). */
 int codec_encode(const struct rota_type *t, const void *obj, char **ret_buf,
-		 size_t *ret_len);
+                 size_t *ret_len);
 
 /* Decode data into obj, which the caller has zeroed (t->size bytes).  On failure
  * obj is left zeroed (partial members freed) and err says which field. */
 int codec_decode(const struct rota_type *t, const char *data, size_t len, void *obj,
-		 struct rota_error *err);
+                 struct rota_error *err);
 
 /* Free the members of obj (not obj itself). NULL allowed. */
 void codec_release(const struct rota_type *t, void *obj);

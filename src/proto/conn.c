@@ -124,7 +124,7 @@ static void conn_event_cb(struct bufferevent *bev, short what, void *arg)
 }
 
 struct conn *conn_create(struct event_base *base, int fd, const char *name,
-			 conn_msg_f on_msg, conn_close_f on_close, void *arg)
+                         conn_msg_f on_msg, conn_close_f on_close, void *arg)
 {
 	struct conn *c = xcalloc(1, sizeof(*c));
 	struct ucred cred;
@@ -192,7 +192,8 @@ void conn_close_after_flush(struct conn *c)
 		conn_close(c);
 }
 
-void conn_set_handlers(struct conn *c, conn_msg_f on_msg, conn_close_f on_close, void *arg)
+void conn_set_handlers(struct conn *c, conn_msg_f on_msg, conn_close_f on_close,
+                       void *arg)
 {
 	c->on_msg = on_msg;
 	c->on_close = on_close;

@@ -23,7 +23,7 @@ typedef void (*conn_close_f)(struct conn *c, void *arg);
 
 /* Takes ownership of fd.  name is used in log messages (copied). */
 struct conn *conn_create(struct event_base *base, int fd, const char *name,
-			 conn_msg_f on_msg, conn_close_f on_close, void *arg);
+                         conn_msg_f on_msg, conn_close_f on_close, void *arg);
 
 /* Queue a message.  Returns 0 or negative errno (encoding failed). */
 int conn_send(struct conn *c, uint16_t type, const void *body);
@@ -35,7 +35,8 @@ void conn_close(struct conn *c);
 void conn_close_after_flush(struct conn *c);
 
 /* Change who gets the messages (e.g. after authentication). */
-void conn_set_handlers(struct conn *c, conn_msg_f on_msg, conn_close_f on_close, void *arg);
+void conn_set_handlers(struct conn *c, conn_msg_f on_msg, conn_close_f on_close,
+                       void *arg);
 
 /* Peer identity: set from SO_PEERCRED for unix sockets, or by the owner after
  * authentication.  -1 when unknown. */

@@ -41,6 +41,6 @@
 #define ROTA_DEFINE(S, FIELDS)                                                           \
 	static const struct rota_field S##_fields[] = {FIELDS(ROTA_DESC, S)};            \
 	const struct rota_type S##_type = {#S, sizeof(struct S), S##_fields,             \
-					   sizeof(S##_fields) / sizeof(S##_fields[0])};
+	                                   sizeof(S##_fields) / sizeof(S##_fields[0])};
 
 #endif

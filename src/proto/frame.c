@@ -41,7 +41,7 @@ int frame_pack(uint16_t type, const void *body, char **ret_buf, size_t *ret_len)
 }
 
 int frame_parse_header(const uint8_t *hdr, uint16_t *ret_type, uint32_t *ret_len,
-		       struct rota_error *err)
+                       struct rota_error *err)
 {
 	uint32_t magic, len;
 	uint16_t version, type;
@@ -60,7 +60,7 @@ int frame_parse_header(const uint8_t *hdr, uint16_t *ret_type, uint32_t *ret_len
 	}
 	if (ntohl(len) > FRAME_MAX_BODY) {
 		errprintf(err, "frame of %u bytes exceeds the %u byte limit", ntohl(len),
-			  FRAME_MAX_BODY);
+		          FRAME_MAX_BODY);
 		return -EMSGSIZE;
 	}
 	if (!msg_body_type(ntohs(type))) {
@@ -73,7 +73,7 @@ int frame_parse_header(const uint8_t *hdr, uint16_t *ret_type, uint32_t *ret_len
 }
 
 int frame_decode_body(uint16_t type, const char *data, size_t len, void **ret_body,
-		      struct rota_error *err)
+                      struct rota_error *err)
 {
 	const struct rota_type *t = msg_body_type(type);
 	void *body;

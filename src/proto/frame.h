@@ -20,10 +20,10 @@ int frame_pack(uint16_t type, const void *body, char **ret_buf, size_t *ret_len)
 
 /* Check a header; on success set type and body length. -EPROTO/-EMSGSIZE. */
 int frame_parse_header(const uint8_t *hdr, uint16_t *ret_type, uint32_t *ret_len,
-		       struct rota_error *err);
+                       struct rota_error *err);
 
 /* Decode a body of the given type into a new struct (caller msg_body_free()s). */
 int frame_decode_body(uint16_t type, const char *data, size_t len, void **ret_body,
-		      struct rota_error *err);
+                      struct rota_error *err);
 
 #endif

@@ -25,19 +25,19 @@
 #define JOB_DESC_FIELDS(F, S)                                                            \
 	F(S, str, name, _)                                                               \
 	F(S, str, partition, _)                                                          \
-	F(S, str, script, _)      /* batch script text; NULL for srun/salloc */          \
-	F(S, str, command, _)     /* script path or command shown as Command= */         \
+	F(S, str, script, _)  /* batch script text; NULL for srun/salloc */              \
+	F(S, str, command, _) /* script path or command shown as Command= */             \
 	F(S, str, work_dir, _)                                                           \
 	F(S, str, std_out, _)                                                            \
 	F(S, str, std_err, _)                                                            \
 	F(S, str, std_in, _)                                                             \
-	F(S, strv, env, _)        /* environment for the job, already --export-ed */     \
-	F(S, strv, argv, _)       /* script arguments */                                 \
+	F(S, strv, env, _)  /* environment for the job, already --export-ed */           \
+	F(S, strv, argv, _) /* script arguments */                                       \
 	F(S, str, account, _)                                                            \
 	F(S, str, comment, _)                                                            \
-	F(S, str, req_nodes, _)   /* -w */                                               \
-	F(S, str, exc_nodes, _)   /* -x */                                               \
-	F(S, str, features, _)    /* -C */                                               \
+	F(S, str, req_nodes, _) /* -w */                                                 \
+	F(S, str, exc_nodes, _) /* -x */                                                 \
+	F(S, str, features, _)  /* -C */                                                 \
 	F(S, str, dependency, _)                                                         \
 	F(S, str, submit_host, _)                                                        \
 	F(S, u32, min_nodes, _)                                                          \
@@ -73,25 +73,25 @@ enum job_flags {
 	F(S, str, group, _)                                                              \
 	F(S, str, partition, _)                                                          \
 	F(S, str, account, _)                                                            \
-	F(S, u32, state, _)        /* enum job_state | JOB_STATE_* flags */              \
-	F(S, u32, reason, _)       /* enum job_reason */                                 \
+	F(S, u32, state, _)         /* enum job_state | JOB_STATE_* flags */             \
+	F(S, u32, reason, _)        /* enum job_reason */                                \
 	F(S, str, reason_detail, _) /* plain words: why it waits */                      \
 	F(S, u32, priority, _)                                                           \
-	F(S, u32, hold, _)         /* 0, 1 user, 2 admin */                              \
+	F(S, u32, hold, _) /* 0, 1 user, 2 admin */                                      \
 	F(S, i64, submit_time, _)                                                        \
 	F(S, i64, eligible_time, _)                                                      \
 	F(S, i64, start_time, _)                                                         \
 	F(S, i64, end_time, _)                                                           \
-	F(S, u32, time_limit, _)   /* minutes or INFINITE32 */                           \
+	F(S, u32, time_limit, _) /* minutes or INFINITE32 */                             \
 	F(S, u32, min_nodes, _)                                                          \
-	F(S, u32, num_nodes, _)    /* allocated (or requested while pending) */          \
+	F(S, u32, num_nodes, _) /* allocated (or requested while pending) */             \
 	F(S, u32, num_cpus, _)                                                           \
 	F(S, u32, num_tasks, _)                                                          \
 	F(S, u32, ntasks_per_node, _)                                                    \
 	F(S, u32, cpus_per_task, _)                                                      \
 	F(S, u64, mem_per_node, _)                                                       \
 	F(S, u64, mem_per_cpu, _)                                                        \
-	F(S, str, nodes, _)        /* allocated nodes, compressed */                     \
+	F(S, str, nodes, _) /* allocated nodes, compressed */                            \
 	F(S, u32v, cpus_per_node, _)                                                     \
 	F(S, str, req_nodes, _)                                                          \
 	F(S, str, exc_nodes, _)                                                          \
@@ -103,7 +103,7 @@ enum job_flags {
 	F(S, str, std_out, _)                                                            \
 	F(S, str, std_err, _)                                                            \
 	F(S, str, std_in, _)                                                             \
-	F(S, u32, exit_code, _)    /* wait status of the batch script/srun */            \
+	F(S, u32, exit_code, _) /* wait status of the batch script/srun */               \
 	F(S, u32, derived_exit_code, _)                                                  \
 	F(S, u32, restart_cnt, _)                                                        \
 	F(S, u32, flags, _)                                                              \
@@ -118,7 +118,7 @@ ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 	F(S, str, hostname, _)                                                           \
 	F(S, str, addr, _)                                                               \
 	F(S, u32, port, _)                                                               \
-	F(S, u32, state, _)        /* enum node_state | NODE_STATE_* flags */            \
+	F(S, u32, state, _) /* enum node_state | NODE_STATE_* flags */                   \
 	F(S, u32, cpus, _)                                                               \
 	F(S, u32, alloc_cpus, _)                                                         \
 	F(S, u32, boards, _)                                                             \
@@ -139,7 +139,7 @@ ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 	F(S, i64, boot_time, _)                                                          \
 	F(S, i64, slurmd_start_time, _)                                                  \
 	F(S, i64, last_busy, _)                                                          \
-	F(S, u32, cpu_load, _)     /* load average * 100 */                              \
+	F(S, u32, cpu_load, _) /* load average * 100 */                                  \
 	F(S, str, os, _)                                                                 \
 	F(S, str, arch, _)                                                               \
 	F(S, str, version, _)
@@ -149,7 +149,7 @@ ROTA_DECLARE(node_info, NODE_INFO_FIELDS)
 	F(S, str, name, _)                                                               \
 	F(S, str, nodes, _)                                                              \
 	F(S, u32, is_default, _)                                                         \
-	F(S, u32, state, _)        /* enum conf_part_state */                            \
+	F(S, u32, state, _) /* enum conf_part_state */                                   \
 	F(S, u32, max_time, _)                                                           \
 	F(S, u32, default_time, _)                                                       \
 	F(S, u32, max_nodes, _)                                                          \
@@ -170,7 +170,7 @@ ROTA_DECLARE(kv, KV_FIELDS)
 /* ---- message bodies ---- */
 
 #define RC_MSG_FIELDS(F, S)                                                              \
-	F(S, i32, rc, _)           /* 0 or a Slurm error number (ESLURM_*) */            \
+	F(S, i32, rc, _) /* 0 or a Slurm error number (ESLURM_*) */                      \
 	F(S, str, msg, _)
 ROTA_DECLARE(rc_msg, RC_MSG_FIELDS)
 
@@ -189,7 +189,7 @@ ROTA_DECLARE(ping_resp, PING_RESP_FIELDS)
 ROTA_DECLARE(submit_resp, SUBMIT_RESP_FIELDS)
 
 #define JOB_INFO_REQ_FIELDS(F, S)                                                        \
-	F(S, u32v, job_ids, _)     /* empty: all */                                      \
+	F(S, u32v, job_ids, _) /* empty: all */                                          \
 	F(S, u32, flags, _)
 ROTA_DECLARE(job_info_req, JOB_INFO_REQ_FIELDS)
 
@@ -214,9 +214,9 @@ ROTA_DECLARE(config_resp, CONFIG_RESP_FIELDS)
 /* scancel: signal 0 means "cancel" (SIGTERM to steps, then SIGKILL). */
 #define CANCEL_REQ_FIELDS(F, S)                                                          \
 	F(S, u32, job_id, _)                                                             \
-	F(S, u32, step_id, _)      /* NO_VAL: whole job */                               \
+	F(S, u32, step_id, _) /* NO_VAL: whole job */                                    \
 	F(S, u32, signal, _)                                                             \
-	F(S, u32, flags, _)        /* CANCEL_F_* */
+	F(S, u32, flags, _) /* CANCEL_F_* */
 ROTA_DECLARE(cancel_req, CANCEL_REQ_FIELDS)
 enum cancel_flags { CANCEL_F_BATCH = 1, CANCEL_F_FULL = 2 };
 
@@ -226,8 +226,13 @@ enum cancel_flags { CANCEL_F_BATCH = 1, CANCEL_F_FULL = 2 };
 	F(S, u32, op, _)                                                                 \
 	F(S, strv, kv, _)
 ROTA_DECLARE(job_update_req, JOB_UPDATE_REQ_FIELDS)
-enum job_update_op { JOB_OP_HOLD = 1, JOB_OP_UHOLD, JOB_OP_RELEASE, JOB_OP_UPDATE,
-		     JOB_OP_REQUEUE };
+enum job_update_op {
+	JOB_OP_HOLD = 1,
+	JOB_OP_UHOLD,
+	JOB_OP_RELEASE,
+	JOB_OP_UPDATE,
+	JOB_OP_REQUEUE
+};
 
 #define NODE_UPDATE_REQ_FIELDS(F, S)                                                     \
 	F(S, str, nodes, _)                                                              \
@@ -261,7 +266,7 @@ ROTA_DECLARE(alloc_resp, ALLOC_RESP_FIELDS)
 	F(S, str, io_host, _)                                                            \
 	F(S, u32, io_port, _)                                                            \
 	F(S, bin, io_key, _)                                                             \
-	F(S, u32, flags, _)        /* STEP_F_* */                                        \
+	F(S, u32, flags, _) /* STEP_F_* */                                               \
 	F(S, str, std_out, _)                                                            \
 	F(S, str, std_err, _)                                                            \
 	F(S, str, std_in, _)
@@ -292,7 +297,7 @@ ROTA_DECLARE(job_complete_req, JOB_COMPLETE_REQ_FIELDS)
 /* On every TCP connection the controller speaks first with a challenge. */
 #define AUTH_CHALLENGE_FIELDS(F, S)                                                      \
 	F(S, bin, nonce, _)                                                              \
-	F(S, str, method, _)       /* "auth/slurm" (HMAC) or "auth/munge" */
+	F(S, str, method, _) /* "auth/slurm" (HMAC) or "auth/munge" */
 ROTA_DECLARE(auth_challenge, AUTH_CHALLENGE_FIELDS)
 
 /* mac = HMAC-SHA256(key, nonce || node_name); cred = munge credential whose
@@ -315,7 +320,7 @@ ROTA_DECLARE(auth_response, AUTH_RESPONSE_FIELDS)
 	F(S, u64, tmp_disk, _)                                                           \
 	F(S, i64, boot_time, _)                                                          \
 	F(S, i64, start_time, _)                                                         \
-	F(S, u32v, job_ids, _)     /* jobs with live steps here, pairs below */          \
+	F(S, u32v, job_ids, _) /* jobs with live steps here, pairs below */              \
 	F(S, u32v, step_ids, _)                                                          \
 	F(S, str, os, _)                                                                 \
 	F(S, str, arch, _)                                                               \
@@ -340,7 +345,7 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, str, partition, _)                                                          \
 	F(S, str, account, _)                                                            \
 	F(S, str, cluster_name, _)                                                       \
-	F(S, str, node_name, _)    /* the node this launch is for */                     \
+	F(S, str, node_name, _) /* the node this launch is for */                        \
 	F(S, str, work_dir, _)                                                           \
 	F(S, str, script, _)                                                             \
 	F(S, strv, argv, _)                                                              \
@@ -350,20 +355,20 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, str, std_in, _)                                                             \
 	F(S, str, job_nodes, _)                                                          \
 	F(S, u32v, job_cpus_per_node, _)                                                 \
-	F(S, u32, job_num_tasks, _)   /* NO_VAL when not given */                        \
+	F(S, u32, job_num_tasks, _) /* NO_VAL when not given */                          \
 	F(S, u32, job_ntasks_per_node, _)                                                \
-	F(S, u32, cpus_per_task, _)   /* NO_VAL when not given */                        \
+	F(S, u32, cpus_per_task, _) /* NO_VAL when not given */                          \
 	F(S, u64, mem_per_node, _)                                                       \
 	F(S, u64, mem_per_cpu, _)                                                        \
 	F(S, u32, time_limit, _)                                                         \
 	F(S, str, step_nodes, _)                                                         \
 	F(S, u32v, step_tasks_per_node, _)                                               \
-	F(S, u32, node_index, _)      /* this node's index in step_nodes */              \
+	F(S, u32, node_index, _) /* this node's index in step_nodes */                   \
 	F(S, u32, step_num_tasks, _)                                                     \
 	F(S, str, io_host, _)                                                            \
 	F(S, u32, io_port, _)                                                            \
 	F(S, bin, io_key, _)                                                             \
-	F(S, u32, flags, _)           /* STEP_F_* */                                     \
+	F(S, u32, flags, _) /* STEP_F_* */                                               \
 	F(S, str, submit_dir, _)                                                         \
 	F(S, str, submit_host, _)                                                        \
 	F(S, u32, umask, _)                                                              \
@@ -388,7 +393,7 @@ enum signal_flags { SIGNAL_F_TERMINATE = 1, SIGNAL_F_BATCH_ONLY = 2 };
 	F(S, u32, step_id, _)                                                            \
 	F(S, str, node_name, _)                                                          \
 	F(S, u32, status, _)                                                             \
-	F(S, u32, flags, _)           /* STEP_DONE_* */                                  \
+	F(S, u32, flags, _) /* STEP_DONE_* */                                            \
 	F(S, str, msg, _)
 ROTA_DECLARE(step_complete, STEP_COMPLETE_FIELDS)
 enum step_done_flags { STEP_DONE_LAUNCH_FAILED = 1, STEP_DONE_OOM = 2 };
@@ -403,14 +408,14 @@ enum step_done_flags { STEP_DONE_LAUNCH_FAILED = 1, STEP_DONE_OOM = 2 };
 ROTA_DECLARE(io_hello, IO_HELLO_FIELDS)
 
 #define IO_DATA_FIELDS(F, S)                                                             \
-	F(S, u32, task, _)            /* global task id */                               \
-	F(S, u32, stream, _)          /* 0 stdin, 1 stdout, 2 stderr */                  \
-	F(S, bin, data, _)            /* empty = EOF */
+	F(S, u32, task, _)   /* global task id */                                        \
+	F(S, u32, stream, _) /* 0 stdin, 1 stdout, 2 stderr */                           \
+	F(S, bin, data, _)   /* empty = EOF */
 ROTA_DECLARE(io_data, IO_DATA_FIELDS)
 
 #define TASK_EXIT_FIELDS(F, S)                                                           \
 	F(S, u32v, tasks, _)                                                             \
-	F(S, u32, status, _)          /* wait status */                                  \
+	F(S, u32, status, _) /* wait status */                                           \
 	F(S, str, node_name, _)
 ROTA_DECLARE(task_exit, TASK_EXIT_FIELDS)
 

@@ -56,7 +56,7 @@ static int connect_one(const struct addrinfo *ai, int timeout_ms)
 	socklen_t el = sizeof(e);
 
 	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
-		    ai->ai_protocol);
+	            ai->ai_protocol);
 	if (fd < 0)
 		return -errno;
 	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
@@ -81,7 +81,7 @@ fail:
 }
 
 int net_connect_tcp(const char *host, uint16_t port, int timeout_ms,
-		    struct rota_error *err)
+                    struct rota_error *err)
 {
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res, *ai;
 	char portstr[16];
@@ -101,7 +101,7 @@ int net_connect_tcp(const char *host, uint16_t port, int timeout_ms,
 }
 
 int net_listen_tcp(const char *addr, uint16_t port, uint16_t *ret_port,
-		   struct rota_error *err)
+                   struct rota_error *err)
 {
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE};
 	struct addrinfo *res;
@@ -113,7 +113,8 @@ int net_listen_tcp(const char *addr, uint16_t port, uint16_t *ret_port,
 	snprintf(portstr, sizeof(portstr), "%u", port);
 	rc = getaddrinfo(addr, portstr, &hints, &res);
 	if (rc)
-		return errprintf(err, "%s: %s", addr ? addr : "*", gai_strerror(rc)), -EINVAL;
+		return errprintf(err, "%s: %s", addr ? addr : "*", gai_strerror(rc)),
+		       -EINVAL;
 	fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		rc = -errno;
@@ -129,8 +130,8 @@ int net_listen_tcp(const char *addr, uint16_t port, uint16_t *ret_port,
 	if (ret_port) {
 		getsockname(fd, (struct sockaddr *)&ss, &sl);
 		*ret_port = ntohs(ss.ss_family == AF_INET6
-					  ? ((struct sockaddr_in6 *)&ss)->sin6_port
-					  : ((struct sockaddr_in *)&ss)->sin_port);
+		                      ? ((struct sockaddr_in6 *)&ss)->sin6_port
+		                      : ((struct sockaddr_in *)&ss)->sin_port);
 	}
 	rc = fd;
 out:
@@ -228,7 +229,7 @@ int net_send(int fd, uint16_t type, const void *body, struct rota_error *err)
 }
 
 int net_recv(int fd, uint16_t *ret_type, void **ret_body, int timeout_ms,
-	     struct rota_error *err)
+             struct rota_error *err)
 {
 	uint8_t hdr[FRAME_HDR_LEN];
 	uint16_t type;
@@ -265,7 +266,7 @@ int net_recv(int fd, uint16_t *ret_type, void **ret_body, int timeout_ms,
 }
 
 int net_rpc(int fd, uint16_t type, const void *body, uint16_t *ret_type, void **ret_body,
-	    int timeout_ms, struct rota_error *err)
+            int timeout_ms, struct rota_error *err)
 {
 	int rc = net_send(fd, type, body, err);
 	if (rc < 0)

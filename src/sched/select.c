@@ -4,7 +4,8 @@
 #include "common/common.h"
 
 /* How many tasks of req fit on a node with the given free CPUs and memory. */
-static uint32_t tasks_fit(const struct sched_req *req, uint32_t free_cpus, uint64_t free_mem)
+static uint32_t tasks_fit(const struct sched_req *req, uint32_t free_cpus,
+                          uint64_t free_mem)
 {
 	uint32_t t = free_cpus / req->cpus_per_task;
 
@@ -22,7 +23,7 @@ static uint32_t tasks_fit(const struct sched_req *req, uint32_t free_cpus, uint6
 }
 
 static void node_free(const struct sched_node *nd, const struct sched_req *req, int idle,
-		      uint32_t *cpus, uint64_t *mem)
+                      uint32_t *cpus, uint64_t *mem)
 {
 	if (idle) {
 		*cpus = nd->cpus;
@@ -47,8 +48,8 @@ static uint32_t wanted_tasks(const struct sched_req *req, uint32_t nnodes)
 
 /* One pass: idle != 0 pretends every usable node is empty (the "could it ever
  * run" check). */
-static int select_pass(const struct sched_node *nodes, size_t n, const struct sched_req *req,
-		       int idle, struct sched_alloc *out)
+static int select_pass(const struct sched_node *nodes, size_t n,
+                       const struct sched_req *req, int idle, struct sched_alloc *out)
 {
 	uint32_t max_nodes = req->max_nodes == SCHED_UNSET ? (uint32_t)n : req->max_nodes;
 	uint32_t fit[n ? n : 1];
@@ -65,7 +66,8 @@ static int select_pass(const struct sched_node *nodes, size_t n, const struct sc
 				continue;
 			node_free(&nodes[i], req, idle, &fc, &fm);
 			t = tasks_fit(req, fc, fm);
-			if (req->ntasks_per_node != SCHED_UNSET && t < req->ntasks_per_node)
+			if (req->ntasks_per_node != SCHED_UNSET &&
+			    t < req->ntasks_per_node)
 				t = 0;
 			if (!t) {
 				if (nodes[i].required)
@@ -102,7 +104,8 @@ placed:
 	out->ntasks = need;
 	for (uint32_t j = 0; j < k; j++) {
 		const struct sched_node *nd = &nodes[out->node_idx[j]];
-		out->cpus[j] = req->exclusive ? nd->cpus : out->tasks[j] * req->cpus_per_task;
+		out->cpus[j] =
+		    req->exclusive ? nd->cpus : out->tasks[j] * req->cpus_per_task;
 		if (req->mem_per_node)
 			out->mem[j] = req->mem_per_node;
 		else
@@ -110,7 +113,8 @@ placed:
 	}
 	/* sort by node index (required nodes may have come first) */
 	for (uint32_t a = 1; a < k; a++)
-		for (uint32_t b = a; b > 0 && out->node_idx[b - 1] > out->node_idx[b]; b--) {
+		for (uint32_t b = a; b > 0 && out->node_idx[b - 1] > out->node_idx[b];
+		     b--) {
 			uint32_t ti = out->node_idx[b];
 			uint32_t tc = out->cpus[b], tt = out->tasks[b];
 			uint64_t tm = out->mem[b];
@@ -127,13 +131,14 @@ placed:
 }
 
 int sched_select(const struct sched_node *nodes, size_t n, const struct sched_req *req,
-		 struct sched_alloc *out)
+                 struct sched_alloc *out)
 {
 	if (!req->min_nodes || !req->cpus_per_task || req->min_nodes > n)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++)
 		if (nodes[i].required && !nodes[i].usable)
-			return -EAGAIN; /* a named node is down or drained: it may return */
+			return -EAGAIN; /* a named node is down or drained: it may return
+			                 */
 	if (select_pass(nodes, n, req, 0, out) == 0)
 		return 0;
 	if (select_pass(nodes, n, req, 1, out) == 0)

@@ -16,8 +16,8 @@ struct sched_node {
 	uint32_t alloc_cpus; /* already allocated */
 	uint64_t mem;        /* MB */
 	uint64_t alloc_mem;
-	int usable;          /* up, not drained, in the partition, not excluded */
-	int required;        /* named in --nodelist */
+	int usable;   /* up, not drained, in the partition, not excluded */
+	int required; /* named in --nodelist */
 };
 
 #define SCHED_UNSET 0xfffffffeu
@@ -47,6 +47,6 @@ struct sched_alloc {
  * Returns 0 (placed), -EAGAIN (not now: resources busy) or -EINVAL (never, even
  * on idle nodes). */
 int sched_select(const struct sched_node *nodes, size_t n, const struct sched_req *req,
-		 struct sched_alloc *out);
+                 struct sched_alloc *out);
 
 #endif

@@ -1,6 +1,7 @@
 """The examples of the Slurm tutorial (shared/seeds/003_...) run on Rota as
 written: srun across nodes, the multi-node batch demo, the CPU job, salloc, a job
 array, requests larger than the cluster, pending reasons and scancel."""
+import pytest
 
 import re
 import socket
@@ -124,6 +125,7 @@ def test_salloc_then_srun(cluster):
     assert sorted(p.stdout.split()) == sorted([host_of("node01"), host_of("node02")])
 
 
+@pytest.mark.xfail(strict=True, reason="job arrays come with the scheduler issue (#4)")
 def test_array_demo(cluster):
     (cluster.work / "logs").mkdir()
     write_script(cluster.work / "array-demo.sh", ARRAY_DEMO)

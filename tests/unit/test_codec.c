@@ -15,9 +15,12 @@
 static void test_roundtrip_job_desc(void **state)
 {
 	char *env[] = {"A=1", "B=two", NULL};
-	struct job_desc d = {.name = "demo", .script = "#!/bin/sh\necho hi\n",
-			     .env = env, .min_nodes = 2, .mem_per_node = NO_VAL64,
-			     .time_limit = INFINITE32};
+	struct job_desc d = {.name = "demo",
+	                     .script = "#!/bin/sh\necho hi\n",
+	                     .env = env,
+	                     .min_nodes = 2,
+	                     .mem_per_node = NO_VAL64,
+	                     .time_limit = INFINITE32};
 	struct job_desc out = {0};
 	char *buf;
 	size_t len;
@@ -38,7 +41,8 @@ static void test_roundtrip_job_desc(void **state)
 
 static void test_roundtrip_nested_list(void **state)
 {
-	struct job_info jobs[2] = {{.job_id = 7, .name = "a"}, {.job_id = 8, .user = "u"}};
+	struct job_info jobs[2] = {{.job_id = 7, .name = "a"},
+	                           {.job_id = 8, .user = "u"}};
 	uint32_t cpus[] = {4, 2};
 	struct job_info_resp r = {.now = 123, .jobs = jobs, .jobs_count = 2};
 	struct job_info_resp out = {0};
@@ -68,7 +72,8 @@ static void test_truncated_body_refused(void **state)
 
 	codec_encode(&job_desc_type, &d, &buf, &len);
 	for (size_t cut = 0; cut < len; cut++)
-		assert_int_not_equal(codec_decode(&job_desc_type, buf, cut, &out, &err), 0);
+		assert_int_not_equal(codec_decode(&job_desc_type, buf, cut, &out, &err),
+		                     0);
 	assert_null(out.name);
 	free(buf);
 }
@@ -80,23 +85,23 @@ static void test_garbage_refused(void **state)
 	/* an array instead of a map; a map with a wrong-typed field; trailing bytes */
 	const char arr[] = "\x92\x01\x02";
 	const char wrong[] = "\x81\xa9min_nodes\xa3"
-			     "abc";
+	                     "abc";
 	const char trailing[] = "\x80\x00";
 
 	assert_int_equal(codec_decode(&job_desc_type, arr, 3, &out, &err), -EPROTO);
-	assert_int_equal(codec_decode(&job_desc_type, wrong, sizeof(wrong) - 1, &out, &err),
-			 -EPROTO);
+	assert_int_equal(
+	    codec_decode(&job_desc_type, wrong, sizeof(wrong) - 1, &out, &err), -EPROTO);
 	assert_non_null(strstr(err.text, "min_nodes"));
 	assert_int_equal(codec_decode(&job_desc_type, trailing, 2, &out, &err), -EPROTO);
 	/* a negative value for an unsigned field */
 	const char neg[] = "\x81\xa9min_nodes\xff";
 	assert_int_equal(codec_decode(&job_desc_type, neg, sizeof(neg) - 1, &out, &err),
-			 -EPROTO);
+	                 -EPROTO);
 	/* a string with an embedded NUL */
 	const char nul[] = "\x81\xa4name\xa3"
-			   "a\0b";
+	                   "a\0b";
 	assert_int_equal(codec_decode(&job_desc_type, nul, sizeof(nul) - 1, &out, &err),
-			 -EPROTO);
+	                 -EPROTO);
 	/* random bytes never crash */
 	srand(1);
 	for (int i = 0; i < 2000; i++) {
@@ -165,13 +170,13 @@ static void test_json(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_roundtrip_job_desc),
-		cmocka_unit_test(test_roundtrip_nested_list),
-		cmocka_unit_test(test_truncated_body_refused),
-		cmocka_unit_test(test_garbage_refused),
-		cmocka_unit_test(test_unknown_fields_skipped),
-		cmocka_unit_test(test_frame_header),
-		cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_roundtrip_job_desc),
+	    cmocka_unit_test(test_roundtrip_nested_list),
+	    cmocka_unit_test(test_truncated_body_refused),
+	    cmocka_unit_test(test_garbage_refused),
+	    cmocka_unit_test(test_unknown_fields_skipped),
+	    cmocka_unit_test(test_frame_header),
+	    cmocka_unit_test(test_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,7 +11,8 @@
 static struct sched_node nodes[N];
 static uint32_t idx[N], cpus[N], tasks[N];
 static uint64_t mem[N];
-static struct sched_alloc out = {.node_idx = idx, .cpus = cpus, .tasks = tasks, .mem = mem};
+static struct sched_alloc out = {
+    .node_idx = idx, .cpus = cpus, .tasks = tasks, .mem = mem};
 
 static int setup(void **state)
 {
@@ -22,8 +23,11 @@ static int setup(void **state)
 
 static struct sched_req req(uint32_t nn, uint32_t nt, uint32_t tpn, uint32_t cpt)
 {
-	return (struct sched_req){.min_nodes = nn, .max_nodes = SCHED_UNSET, .num_tasks = nt,
-				  .ntasks_per_node = tpn, .cpus_per_task = cpt};
+	return (struct sched_req){.min_nodes = nn,
+	                          .max_nodes = SCHED_UNSET,
+	                          .num_tasks = nt,
+	                          .ntasks_per_node = tpn,
+	                          .cpus_per_task = cpt};
 }
 
 static void test_tutorial_demo(void **state)
@@ -110,12 +114,12 @@ static void test_exclusive_and_required(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_tutorial_demo, setup),
-		cmocka_unit_test_setup(test_tasks_span_nodes, setup),
-		cmocka_unit_test_setup(test_cpus_per_task, setup),
-		cmocka_unit_test_setup(test_busy_vs_never, setup),
-		cmocka_unit_test_setup(test_memory, setup),
-		cmocka_unit_test_setup(test_exclusive_and_required, setup),
+	    cmocka_unit_test_setup(test_tutorial_demo, setup),
+	    cmocka_unit_test_setup(test_tasks_span_nodes, setup),
+	    cmocka_unit_test_setup(test_cpus_per_task, setup),
+	    cmocka_unit_test_setup(test_busy_vs_never, setup),
+	    cmocka_unit_test_setup(test_memory, setup),
+	    cmocka_unit_test_setup(test_exclusive_and_required, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
