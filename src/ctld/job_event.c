@@ -62,6 +62,7 @@ static int apply_start(struct ctld *ctld, const struct job_event *ev, struct job
 	job->cpus = xcalloc(count, sizeof(uint32_t));
 	job->tasks = xcalloc(count, sizeof(uint32_t));
 	job->mem = xcalloc(count, sizeof(uint64_t));
+	job->cores = xcalloc(count, sizeof(uint32_t *));
 	for (size_t i = 0; i < count; i++) {
 		int idx = node_mgr_find(ctld->nodes, names[i]);
 		struct node *n = node_mgr_get(ctld->nodes, idx < 0 ? 0 : idx);
@@ -69,8 +70,11 @@ static int apply_start(struct ctld *ctld, const struct job_event *ev, struct job
 		job->cpus[i] = ev->cpus_per_node.v[i];
 		job->tasks[i] = ev->tasks_per_node.v[i];
 		job->mem[i] = ev->mem_per_node.v[i];
-		if (idx >= 0)
+		job->cores[i] = xcalloc(job->cpus[i] + 1, sizeof(uint32_t));
+		if (idx >= 0) {
 			node_alloc(n, job->cpus[i], job->mem[i], ev->time);
+			node_cores_take(n, job->cpus[i], job->cores[i]);
+		}
 	}
 	hostlist_free(names);
 	job->nodes_str = xstrdup(ev->nodes);
@@ -87,9 +91,11 @@ static int apply_end(struct ctld *ctld, const struct job_event *ev, struct job *
 	if (job_is_finished(job))
 		return -EINVAL;
 	if (job_is_running(job))
-		for (uint32_t i = 0; i < job->nnodes; i++)
-			node_release(node_mgr_get(ctld->nodes, job->node_idx[i]),
-			             job->cpus[i], job->mem[i], ev->time);
+		for (uint32_t i = 0; i < job->nnodes; i++) {
+			struct node *n = node_mgr_get(ctld->nodes, job->node_idx[i]);
+			node_release(n, job->cpus[i], job->mem[i], ev->time);
+			node_cores_give(n, job->cpus[i], job->cores[i]);
+		}
 	else
 		job->start_time =
 		    ev->time; /* Slurm shows StartTime=EndTime when never run */

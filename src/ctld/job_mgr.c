@@ -48,6 +48,9 @@ static void job_free(struct job *job)
 	free(job->node_idx);
 	free(job->cpus);
 	free(job->tasks);
+	for (uint32_t i = 0; job->cores && i < job->nnodes; i++)
+		free(job->cores[i]);
+	free(job->cores);
 	free(job->mem);
 	free(job->nodes_str);
 	step_free_all(job);

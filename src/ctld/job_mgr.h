@@ -44,6 +44,7 @@ struct job {
 	uint32_t *cpus;
 	uint32_t *tasks;
 	uint64_t *mem;
+	uint32_t **cores; /* [nnodes][cpus[i]] core ids on each node */
 	char *nodes_str;
 	uint32_t exit_code;
 	uint32_t next_step_id;

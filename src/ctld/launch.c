@@ -65,6 +65,7 @@ void launch_batch(struct ctld *ctld, struct job *job)
 	l.step_nodes = job->nodes_str;
 	l.step_tasks_per_node = (struct rota_u32v){job->tasks, job->nnodes};
 	l.step_num_tasks = l.job_num_tasks;
+	l.cores = (struct rota_u32v){job->cores[0], job->cpus[0]};
 	if (node_send(n, MSG_LAUNCH_REQ, &l) < 0) {
 		log_err("JobId=%u: cannot reach node %s to launch", job->job_id,
 		        n->cfg->name);
@@ -104,6 +105,9 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 		struct node *n = node_mgr_get(ctld->nodes, st->node_idx[i]);
 		l.node_name = (char *)n->cfg->name;
 		l.node_index = i;
+		for (uint32_t k = 0; k < job->nnodes; k++)
+			if (job->node_idx[k] == st->node_idx[i])
+				l.cores = (struct rota_u32v){job->cores[k], job->cpus[k]};
 		if (node_send(n, MSG_LAUNCH_REQ, &l) < 0)
 			rc = -1;
 	}

@@ -38,6 +38,7 @@ int node_mgr_create(struct ctld *ctld, struct node_mgr **ret)
 		n->cores = cn->cores_per_socket;
 		n->threads = cn->threads_per_core;
 		n->flags = NODE_NO_RESPOND;
+		n->core_used = xcalloc(n->cpus ? n->cpus : 1, 1);
 		if (cn->state == CONF_NODE_DOWN || cn->state == CONF_NODE_DRAIN) {
 			n->down = n->admin_down = cn->state == CONF_NODE_DOWN;
 			if (cn->state == CONF_NODE_DRAIN)
@@ -71,6 +72,7 @@ void node_mgr_destroy(struct node_mgr *nm)
 		return;
 	for (size_t i = 0; i < nm->count; i++) {
 		free(nm->nodes[i].reason);
+		free(nm->nodes[i].core_used);
 		free(nm->nodes[i].os);
 		free(nm->nodes[i].arch);
 		free(nm->nodes[i].version);
@@ -171,6 +173,27 @@ void node_release(struct node *n, uint32_t cpus, uint64_t mem, time_t now)
 	if (n->run_jobs)
 		n->run_jobs--;
 	n->last_busy = now;
+}
+
+void node_cores_take(struct node *n, uint32_t count, uint32_t *ids)
+{
+	uint32_t k = 0;
+
+	for (uint32_t c = 0; c < n->cpus && k < count; c++)
+		if (!n->core_used[c]) {
+			n->core_used[c] = 1;
+			ids[k++] = c;
+		}
+	/* oversubscribed (more than free): share from the start */
+	for (uint32_t c = 0; k < count; c = (c + 1) % (n->cpus ? n->cpus : 1))
+		ids[k++] = c;
+}
+
+void node_cores_give(struct node *n, uint32_t count, const uint32_t *ids)
+{
+	for (uint32_t i = 0; i < count; i++)
+		if (ids[i] < n->cpus)
+			n->core_used[ids[i]] = 0;
 }
 
 int node_send(struct node *n, uint16_t type, const void *body)

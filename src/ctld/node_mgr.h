@@ -19,11 +19,12 @@ struct node {
 	uint32_t sockets, cores, threads, boards;
 	uint32_t alloc_cpus;
 	uint64_t alloc_mem;
-	uint32_t run_jobs; /* jobs with an allocation here */
-	uint32_t flags;    /* NODE_DRAIN | NODE_NO_RESPOND */
-	int down;          /* NODE_DOWN (admin or timeout) */
-	int admin_down;    /* set by scontrol/config: needs RESUME */
-	int registered;    /* has registered since start */
+	uint32_t run_jobs;  /* jobs with an allocation here */
+	uint8_t *core_used; /* [cpus]: which abstract cores are allocated */
+	uint32_t flags;     /* NODE_DRAIN | NODE_NO_RESPOND */
+	int down;           /* NODE_DOWN (admin or timeout) */
+	int admin_down;     /* set by scontrol/config: needs RESUME */
+	int registered;     /* has registered since start */
 	char *reason;
 	time_t reason_time;
 	uid_t reason_uid;
@@ -64,6 +65,9 @@ int node_usable(const struct node *n);
 /* Allocation bookkeeping (called from job_event_apply). */
 void node_alloc(struct node *n, uint32_t cpus, uint64_t mem, time_t now);
 void node_release(struct node *n, uint32_t cpus, uint64_t mem, time_t now);
+/* Pick count free cores (lowest first) into ids; used when a job starts. */
+void node_cores_take(struct node *n, uint32_t count, uint32_t *ids);
+void node_cores_give(struct node *n, uint32_t count, const uint32_t *ids);
 
 /* Messages. */
 void node_mgr_register(struct ctld *ctld, struct client *c, struct node_register *reg);

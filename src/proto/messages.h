@@ -373,7 +373,8 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, str, submit_host, _)                                                        \
 	F(S, u32, umask, _)                                                              \
 	F(S, i64, start_time, _)                                                         \
-	F(S, str, ctld_host, _)
+	F(S, str, ctld_host, _)                                                          \
+	F(S, u32v, cores, _) /* this node's cores for the job: 0..CPUs-1 */
 ROTA_DECLARE(launch_req, LAUNCH_REQ_FIELDS)
 
 /* Controller -> node: signal the job's steps here (step_id NO_VAL: all). With
