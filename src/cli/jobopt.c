@@ -367,25 +367,33 @@ static int parse_signal(const char *s)
 	return -1;
 }
 
-/* --signal=[{R|B}:]<sig>[@time] (validated; there is no field for it yet). */
-static void check_signal_spec(const char *arg)
+/* --signal=[{R|B}:]<sig>[@time]: Slurm's default time is 60 s. */
+static void check_signal_spec(const char *arg, struct job_desc *d)
 {
 	char buf[64];
 	const char *p = arg, *at;
 	size_t n;
 
-	if (!strncasecmp(p, "RB:", 3) || !strncasecmp(p, "BR:", 3))
+	d->warn_flags = 0;
+	if (!strncasecmp(p, "RB:", 3) || !strncasecmp(p, "BR:", 3)) {
+		d->warn_flags = WARN_F_BATCH_ONLY | WARN_F_REQUEUE;
 		p += 3;
-	else if ((*p == 'R' || *p == 'B' || *p == 'r' || *p == 'b') && p[1] == ':')
+	} else if ((*p == 'R' || *p == 'B' || *p == 'r' || *p == 'b') && p[1] == ':') {
+		d->warn_flags =
+		    (*p == 'B' || *p == 'b') ? WARN_F_BATCH_ONLY : WARN_F_REQUEUE;
 		p += 2;
+	}
 	at = strchr(p, '@');
 	n = at ? (size_t)(at - p) : strlen(p);
 	if (n == 0 || n >= sizeof(buf))
 		goto bad;
 	memcpy(buf, p, n);
 	buf[n] = '\0';
-	if (parse_signal(buf) < 0 || (at && cli_parse_long(at + 1) < 0))
+	if (parse_signal(buf) < 0 ||
+	    (at && (cli_parse_long(at + 1) < 0 || cli_parse_long(at + 1) > 0xffff)))
 		goto bad;
+	d->warn_signal = (uint32_t)parse_signal(buf);
+	d->warn_time = at ? (uint32_t)cli_parse_long(at + 1) : 60;
 	return;
 bad:
 	die(JOBOPT_EXIT_FATAL, "Invalid --signal specification");
@@ -582,7 +590,7 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		o->quiet = 1;
 		break;
 	case O_SIGNAL:
-		check_signal_spec(arg ? arg : "");
+		check_signal_spec(arg ? arg : "", d);
 		break;
 	case 't':
 		d->time_limit = parse_time(arg, "time");

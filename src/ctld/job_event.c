@@ -37,7 +37,10 @@ static int apply_submit(struct ctld *ctld, const struct job_event *ev)
 	job->priority = ev->priority;
 	job->hold = ev->hold;
 	job->submit_time = job->eligible_time = ev->time;
+	if (job->desc.begin_time > ev->time)
+		job->eligible_time = job->desc.begin_time;
 	job->time_limit = ev->time_limit;
+	job->restart_cnt = ev->restart_cnt;
 	job->min_nodes = job->desc.min_nodes == NO_VAL ? 1 : job->desc.min_nodes;
 	if (ev->job_id >= job_mgr_next_id(ctld->jobs))
 		job_mgr_set_next_id(ctld->jobs, ev->job_id + 1);
@@ -83,6 +86,7 @@ static int apply_start(struct ctld *ctld, const struct job_event *ev, struct job
 	free(job->reason_detail);
 	job->reason_detail = NULL;
 	job->start_time = ev->time;
+	job->warn_sent = 0;
 	return 0;
 }
 
@@ -106,6 +110,41 @@ static int apply_end(struct ctld *ctld, const struct job_event *ev, struct job *
 	free(job->reason_detail);
 	job->reason_detail = NULL;
 	step_free_all(job);
+	return 0;
+}
+
+static int apply_requeue(struct ctld *ctld, const struct job_event *ev, struct job *job)
+{
+	if (job_is_pending(job) || (job->desc.flags & JOB_F_INTERACTIVE))
+		return -EINVAL;
+	if (job_is_running(job))
+		for (uint32_t i = 0; i < job->nnodes; i++) {
+			struct node *n = node_mgr_get(ctld->nodes, job->node_idx[i]);
+			node_release(n, job->cpus[i], job->mem[i], ev->time);
+			node_cores_give(n, job->cpus[i], job->cores[i]);
+		}
+	for (uint32_t i = 0; job->cores && i < job->nnodes; i++)
+		free(job->cores[i]);
+	free(job->cores);
+	free(job->node_idx);
+	free(job->cpus);
+	free(job->tasks);
+	free(job->mem);
+	free(job->nodes_str);
+	job->cores = NULL;
+	job->node_idx = job->cpus = job->tasks = NULL;
+	job->mem = NULL;
+	job->nodes_str = NULL;
+	job->nnodes = 0;
+	step_free_all(job);
+	job->state = JOB_PENDING;
+	job->reason = WAIT_TIME;
+	job->exit_code = 0;
+	job->start_time = job->end_time = 0;
+	job->eligible_time = ev->time;
+	job->restart_cnt++;
+	job->warn_sent = 0;
+	job->next_step_id = 0;
 	return 0;
 }
 
@@ -134,6 +173,8 @@ int job_event_apply(struct ctld *ctld, const struct job_event *ev)
 		return apply_start(ctld, ev, job);
 	case EV_END:
 		return apply_end(ctld, ev, job);
+	case EV_REQUEUE:
+		return apply_requeue(ctld, ev, job);
 	case EV_HOLD:
 		if (!job_is_pending(job))
 			return -EINVAL;

@@ -19,6 +19,7 @@ enum job_event_type {
 	EV_HOLD,       /* job_id hold (0 release, 1 user, 2 admin) priority */
 	EV_UPDATE,     /* job_id time_limit priority (NO_VAL = unchanged) */
 	EV_NODE_STATE, /* node_name state (NODE_DRAIN / NODE_DOWN flags) text uid time */
+	EV_REQUEUE,    /* job_id time: back to PENDING, eligible again at `time` */
 };
 
 #define JOB_EVENT_FIELDS(F, S)                                                           \
@@ -40,7 +41,8 @@ enum job_event_type {
 	F(S, u32, time_limit, _)                                                         \
 	F(S, u32, next_job_id, _)                                                        \
 	F(S, str, node_name, _)                                                          \
-	F(S, str, text, _)
+	F(S, str, text, _)                                                               \
+	F(S, u32, restart_cnt, _)
 ROTA_DECLARE(job_event, JOB_EVENT_FIELDS)
 
 struct ctld;

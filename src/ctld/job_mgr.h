@@ -51,6 +51,8 @@ struct job {
 	struct step *steps;
 	struct client *alloc_client; /* srun/salloc waiting for/holding it */
 	int batch_done;
+	int warn_sent; /* --signal delivered for this run */
+	uint32_t restart_cnt;
 	struct job *hnext;       /* hash chain */
 	struct job *prev, *next; /* submission order */
 };

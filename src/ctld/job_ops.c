@@ -112,6 +112,7 @@ static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_i
 		o->std_in = xstrdup(d->std_in ? d->std_in : "/dev/null");
 	}
 	o->exit_code = job->exit_code;
+	o->restart_cnt = job->restart_cnt;
 	o->flags = d->flags;
 	o->submit_host = xstrdup(d->submit_host);
 	o->comment = xstrdup(d->comment);
@@ -200,8 +201,13 @@ void job_mgr_cancel(struct ctld *ctld, struct client *c, const struct cancel_req
 			client_send_rc(c, ESLURM_JOB_PENDING, NULL);
 			return;
 		}
+		/* Slurm: a signal goes to the steps, not the batch shell, unless
+		 * --batch (only the shell) or --full (everything) */
 		job_signal_nodes(ctld, job, req->step_id, req->signal,
-		                 (req->flags & CANCEL_F_BATCH) ? SIGNAL_F_BATCH_ONLY : 0);
+		                 (req->flags & CANCEL_F_BATCH)  ? SIGNAL_F_BATCH_ONLY
+		                 : (req->flags & CANCEL_F_FULL) ? 0
+		                 : req->step_id == NO_VAL       ? SIGNAL_F_NO_BATCH
+		                                                : 0);
 		client_send_rc(c, 0, NULL);
 		return;
 	}
@@ -267,6 +273,26 @@ static int update_kv(struct ctld *ctld, struct client *c, struct job *job, char 
 	return job_event_commit(ctld, &ev) < 0 ? SLURM_ERROR : 0;
 }
 
+/* scontrol requeue: a batch job goes back to the queue; what runs is killed.
+ * It becomes eligible again after KillWait, so its old processes are gone. */
+static int job_requeue(struct ctld *ctld, struct job *job)
+{
+	struct job_event ev = {.type = EV_REQUEUE,
+	                       .job_id = job->job_id,
+	                       .time = time(NULL) + ctld->conf->kill_wait + 2};
+
+	if (job->desc.flags & (JOB_F_INTERACTIVE | JOB_F_NO_REQUEUE))
+		return ESLURM_DISABLED;
+	if (job_is_pending(job))
+		return ESLURM_JOB_PENDING;
+	if (job_is_running(job))
+		job_signal_nodes(ctld, job, NO_VAL, SIGKILL, SIGNAL_F_TERMINATE);
+	if (job_event_commit(ctld, &ev) < 0)
+		return ESLURM_TRANSITION_STATE_NO_UPDATE;
+	log_info("JobId=%u requeued", job->job_id);
+	return 0;
+}
+
 void job_mgr_update(struct ctld *ctld, struct client *c, const struct job_update_req *req)
 {
 	struct job *job = job_find(ctld->jobs, req->job_id);
@@ -285,6 +311,9 @@ void job_mgr_update(struct ctld *ctld, struct client *c, const struct job_update
 	case JOB_OP_UHOLD:
 	case JOB_OP_RELEASE:
 		rc = update_hold(ctld, c, job, req->op);
+		break;
+	case JOB_OP_REQUEUE:
+		rc = job_requeue(ctld, job);
 		break;
 	case JOB_OP_UPDATE:
 		rc = job_is_finished(job) ? ESLURM_ALREADY_DONE
@@ -347,6 +376,18 @@ void job_mgr_tick(struct ctld *ctld, time_t now)
 
 	for (struct job *j = job_first(ctld->jobs), *nx; j; j = nx) {
 		nx = j->next;
+		if (job_is_running(j) && j->desc.warn_signal && !j->warn_sent &&
+		    j->time_limit != INFINITE32 &&
+		    now + (time_t)j->desc.warn_time >=
+		        j->start_time + (time_t)j->time_limit * 60) {
+			j->warn_sent = 1;
+			log_info("JobId=%u: sending signal %u before its time limit",
+			         j->job_id, j->desc.warn_signal);
+			job_signal_nodes(ctld, j, NO_VAL, j->desc.warn_signal,
+			                 (j->desc.warn_flags & WARN_F_BATCH_ONLY)
+			                     ? SIGNAL_F_BATCH_ONLY
+			                     : SIGNAL_F_NO_BATCH);
+		}
 		if (job_is_running(j) && j->time_limit != INFINITE32 &&
 		    now >= j->start_time + (time_t)j->time_limit * 60) {
 			log_info("JobId=%u reached its time limit", j->job_id);

@@ -73,6 +73,7 @@ static int gen_job(struct compact *cp, struct job *j, struct job_event *ev)
 		ev->priority = j->priority;
 		ev->hold = j->hold;
 		ev->time_limit = j->time_limit;
+		ev->restart_cnt = j->restart_cnt;
 		return 1;
 	case 1:
 		if (!j->nnodes)

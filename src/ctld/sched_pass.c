@@ -49,12 +49,16 @@ static size_t part_index(struct ctld *ctld, const struct part *p)
 }
 
 /* Limits that keep a job waiting whatever the nodes do. */
-static int job_blocked_by_limits(struct ctld *ctld, struct job *job)
+static int job_blocked_by_limits(struct ctld *ctld, struct job *job, time_t now)
 {
 	const struct conf_part *cp = job->part->cfg;
 
 	if (job->hold) {
 		set_reason(job, job->hold == 1 ? WAIT_HELD_USER : WAIT_HELD, NULL);
+		return 1;
+	}
+	if (job->eligible_time > now) {
+		set_reason(job, WAIT_TIME, NULL);
 		return 1;
 	}
 	if (cp->state != CONF_PART_UP) {
@@ -180,7 +184,7 @@ static void consider(struct pass *ps, struct job *job, time_t now)
 	struct sched_req r;
 	int rc;
 
-	if (job_blocked_by_limits(ctld, job))
+	if (job_blocked_by_limits(ctld, job, now))
 		return;
 	if (ps->blocked[pi]) {
 		set_reason(job, WAIT_PRIORITY, NULL);

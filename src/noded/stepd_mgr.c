@@ -242,6 +242,8 @@ void stepd_mgr_signal(struct stepd_mgr *m, const struct signal_req *req)
 			continue;
 		if ((req->flags & SIGNAL_F_BATCH_ONLY) && r->step_id != STEP_BATCH)
 			continue;
+		if ((req->flags & SIGNAL_F_NO_BATCH) && r->step_id == STEP_BATCH)
+			continue;
 		conn_send(r->conn, MSG_SIGNAL_REQ, req);
 		n++;
 	}

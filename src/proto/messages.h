@@ -52,7 +52,10 @@
 	F(S, u32, flags, _)        /* JOB_F_* */                                         \
 	F(S, u32, nice, _)                                                               \
 	F(S, u32, umask, _)                                                              \
-	F(S, i64, begin_time, _)
+	F(S, i64, begin_time, _)                                                         \
+	F(S, u32, warn_signal, _) /* --signal: 0 none */                                 \
+	F(S, u32, warn_time, _)   /* seconds before the end */                           \
+	F(S, u32, warn_flags, _)  /* WARN_F_* */
 ROTA_DECLARE(job_desc, JOB_DESC_FIELDS)
 
 enum job_flags {
@@ -385,7 +388,12 @@ ROTA_DECLARE(launch_req, LAUNCH_REQ_FIELDS)
 	F(S, u32, signal, _)                                                             \
 	F(S, u32, flags, _)
 ROTA_DECLARE(signal_req, SIGNAL_REQ_FIELDS)
-enum signal_flags { SIGNAL_F_TERMINATE = 1, SIGNAL_F_BATCH_ONLY = 2 };
+enum signal_flags {
+	SIGNAL_F_TERMINATE = 1,
+	SIGNAL_F_BATCH_ONLY = 2,
+	SIGNAL_F_NO_BATCH = 4
+};
+enum warn_flags { WARN_F_BATCH_ONLY = 1, WARN_F_REQUEUE = 2 };
 
 /* Node -> controller (and stepd -> rotad): a step ended on this node.
  * status: highest wait status among its tasks (the batch script's for batch). */
