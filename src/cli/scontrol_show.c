@@ -783,6 +783,95 @@ static int show_hostlist(int argc, char **argv, int sorted)
 
 /* ---- dispatch ---- */
 
+/* "N", "N.S" or "N.batch" -> job and step (NO_VAL: all steps). -1 if malformed. */
+static int parse_step_id(const char *id, uint32_t *job, uint32_t *step)
+{
+	char *end;
+	unsigned long j = strtoul(id, &end, 10);
+
+	if (end == id || j == 0 || j > UINT32_MAX)
+		return -1;
+	*job = (uint32_t)j;
+	*step = NO_VAL;
+	if (!*end)
+		return 0;
+	if (*end != '.')
+		return -1;
+	if (!strcmp(end + 1, "batch")) {
+		*step = STEP_BATCH;
+		return 0;
+	}
+	j = strtoul(end + 1, &end, 10);
+	if (*end || j >= NO_VAL)
+		return -1;
+	*step = (uint32_t)j;
+	return 0;
+}
+
+static void print_step(const struct scontrol_opts *o, const struct step_info *s)
+{
+	const char *sep = o->oneliner ? " " : "\n   ";
+	char start[64], limit[64], id[64];
+
+	if (s->step_id == STEP_BATCH)
+		snprintf(id, sizeof(id), "%u.batch", s->job_id);
+	else
+		snprintf(id, sizeof(id), "%u.%u", s->job_id, s->step_id);
+	timefmt_iso((time_t)s->start_time, start, sizeof(start));
+	if (s->time_limit == INFINITE32)
+		snprintf(limit, sizeof(limit), "UNLIMITED");
+	else
+		scontrol_duration((long)s->time_limit * 60, limit, sizeof(limit));
+	printf("StepId=%s UserId=%u StartTime=%s TimeLimit=%s", id, s->uid, start, limit);
+	printf("%sState=%s Partition=%s NodeList=%s", sep, job_state_name(s->state),
+	       s->partition ? s->partition : "(null)", s->nodes ? s->nodes : "(null)");
+	printf("%sNodes=%u CPUs=%u Tasks=%u Name=%s Network=(null)", sep, s->num_nodes,
+	       s->num_cpus, s->num_tasks, s->name ? s->name : "(null)");
+	printf("%sTRES=cpu=%u,node=%u", sep, s->num_cpus, s->num_nodes);
+	printf("%sResvPorts=(null)", sep);
+	printf("%sCPUFreqReq=Default Dist=Block", sep);
+	printf("%sSrunHost:Pid=%s:0\n\n", sep, s->srun_host ? s->srun_host : "(null)");
+}
+
+/* scontrol show step [N[.S]] */
+static int show_steps(const struct scontrol_opts *o, const char *id)
+{
+	struct job_info_req req = {0};
+	struct step_info_resp *resp;
+	uint32_t job = 0, step = NO_VAL;
+	void *body = NULL;
+	char *msg = NULL;
+	int shown = 0;
+
+	if (id && parse_step_id(id, &job, &step) < 0) {
+		fprintf(stderr, "Invalid job step id: %s\n", id);
+		return 1;
+	}
+	if (id) {
+		req.job_ids.v = &job;
+		req.job_ids.n = 1;
+	}
+	if (call_ctld(MSG_STEP_INFO_REQ, &req, MSG_STEP_INFO_RESP, &body, &msg)) {
+		fprintf(stderr, "slurm_get_job_steps error: %s\n", msg);
+		return 1;
+	}
+	resp = body;
+	for (uint32_t i = 0; i < resp->steps_count; i++) {
+		if (step != NO_VAL && resp->steps[i].step_id != step)
+			continue;
+		print_step(o, &resp->steps[i]);
+		shown++;
+	}
+	if (!shown) {
+		if (id)
+			printf("Job step %s not found\n", id);
+		else
+			printf("No job steps in the system\n");
+	}
+	msg_body_free(MSG_STEP_INFO_RESP, body);
+	return 0;
+}
+
 int scontrol_show(const struct scontrol_opts *o, int argc, char **argv)
 {
 	char *entity, *eq, *id = NULL;
@@ -816,8 +905,7 @@ int scontrol_show(const struct scontrol_opts *o, int argc, char **argv)
 	} else if (scontrol_abbrev(entity, "hostlist", 5)) {
 		rc = show_hostlist(argc - 1, argv + 1, 0);
 	} else if (scontrol_abbrev(entity, "steps", 2)) {
-		printf("No job steps in the system\n");
-		rc = 0;
+		rc = show_steps(o, id);
 	} else if (scontrol_abbrev(entity, "reservations", 3) ||
 	           !strcasecmp(entity, "reservationname")) {
 		printf("No reservations in the system\n");

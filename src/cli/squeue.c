@@ -973,6 +973,80 @@ static int single_job_missing(const struct squeue_opts *o,
 	return 1;
 }
 
+static const char *step_value(const struct fmt_col *col, const void *rec, void *vctx,
+                              char *buf, size_t len)
+{
+	const struct step_info *s = rec;
+	const struct squeue_ctx *ctx = vctx;
+
+	switch (col->field->id) {
+	case 'i':
+		if (s->step_id == STEP_BATCH)
+			snprintf(buf, len, "%u.batch", s->job_id);
+		else
+			snprintf(buf, len, "%u.%u", s->job_id, s->step_id);
+		return buf;
+	case 'j':
+		return str_or_null(s->name);
+	case 'P':
+		return str_or_null(s->partition);
+	case 'u':
+		return str_or_null(s->user);
+	case 'U':
+		snprintf(buf, len, "%u", s->uid);
+		return buf;
+	case 'M':
+		return timefmt_elapsed(
+		    ctx->now > s->start_time ? (long)(ctx->now - s->start_time) : 0, buf,
+		    len);
+	case 'N':
+		return str_or_null(s->nodes);
+	case 'l':
+		return timefmt_limit(s->time_limit, buf, len);
+	case 'A':
+		snprintf(buf, len, "%u", s->num_tasks);
+		return buf;
+	case 'S':
+		return timefmt_iso((time_t)s->start_time, buf, len);
+	default:
+		return "";
+	}
+}
+
+/* squeue -s: one line per running step (N.batch for batch scripts). */
+static int print_steps(struct squeue_opts *o, const struct fmt_layout *layout)
+{
+	struct squeue_ctx ctx = {.now = time(NULL)};
+	struct job_info_req req = {0};
+	struct step_info_resp *resp;
+	void *body = NULL;
+	char *msg = NULL;
+
+	if (o->njob_ids) {
+		req.job_ids.v = o->job_ids;
+		req.job_ids.n = (uint32_t)o->njob_ids;
+	}
+	if (call_ctld(MSG_STEP_INFO_REQ, &req, MSG_STEP_INFO_RESP, &body, &msg)) {
+		fprintf(stderr, "slurm_get_job_steps error: %s\n", msg);
+		return 1;
+	}
+	resp = body;
+	if (resp->now > 0)
+		ctx.now = (time_t)resp->now;
+	if (!o->noheader)
+		fmt_print_header(stdout, layout);
+	for (uint32_t i = 0; i < resp->steps_count; i++) {
+		const struct step_info *s = &resp->steps[i];
+		int keep = !o->nuids;
+		for (size_t k = 0; k < o->nuids; k++)
+			keep |= o->uids[k] == s->uid;
+		if (keep)
+			fmt_print_row(stdout, layout, step_value, s, &ctx);
+	}
+	msg_body_free(MSG_STEP_INFO_RESP, body);
+	return 0;
+}
+
 static int print_once(struct squeue_opts *o, const struct fmt_layout *layout)
 {
 	struct squeue_ctx ctx = {.now = time(NULL)};
@@ -1048,7 +1122,7 @@ int cmd_squeue(int argc, char **argv)
 		    fmt_layout_create(fmt, syntax, job_fields,
 		                      sizeof(job_fields) / sizeof(job_fields[0]), "job");
 	for (;;) {
-		rc = print_once(&o, layout);
+		rc = o.steps ? print_steps(&o, layout) : print_once(&o, layout);
 		if (!o.iterate || rc)
 			break;
 		fflush(stdout);

@@ -19,6 +19,10 @@ struct step {
 	uint32_t pending_nodes; /* nodes yet to report completion */
 	uint32_t status;        /* highest wait status so far */
 	struct client *client;  /* the srun that asked for it (ref), or NULL */
+	char *name;
+	char *nodes;
+	uint32_t num_tasks, num_cpus;
+	time_t start_time;
 	struct step *next;
 };
 
@@ -99,6 +103,7 @@ void job_mgr_tick(struct ctld *ctld, time_t now);
 void step_create(struct ctld *ctld, struct client *c, struct step_create_req *req);
 void step_complete(struct ctld *ctld, const struct step_complete *msg);
 void step_free_all(struct job *job);
+void step_info(struct ctld *ctld, struct client *c, const struct job_info_req *req);
 
 /* Launch (launch.c): send the batch script to the first node. */
 void launch_batch(struct ctld *ctld, struct job *job);

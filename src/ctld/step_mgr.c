@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/states.h"
@@ -19,6 +20,8 @@ static void step_free(struct step *st)
 {
 	if (st->client)
 		client_unref(st->client);
+	free(st->name);
+	free(st->nodes);
 	free(st->node_idx);
 	free(st);
 }
@@ -129,9 +132,18 @@ void step_create(struct ctld *ctld, struct client *c, struct step_create_req *re
 	job->steps = st;
 	st->client = c;
 	client_ref(c);
+	st->name = xstrdup(req->name                   ? req->name
+	                   : req->argv && req->argv[0] ? req->argv[0]
+	                                               : "(null)");
+	st->num_tasks = total;
+	st->num_cpus =
+	    total *
+	    (req->cpus_per_task != NO_VAL && req->cpus_per_task ? req->cpus_per_task : 1);
+	st->start_time = time(NULL);
 	resp.job_id = job->job_id;
 	resp.step_id = st->step_id;
 	resp.nodes = hostlist_compress(names, n);
+	st->nodes = xstrdup(resp.nodes);
 	resp.tasks_per_node = (struct rota_u32v){tasks, n};
 	log_info("JobId=%u StepId=%u created on %s", job->job_id, st->step_id,
 	         resp.nodes);
@@ -182,4 +194,72 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 		}
 		return;
 	}
+}
+
+static void step_fill(struct ctld *ctld, const struct job *job, const struct step *st,
+                      struct step_info *o)
+{
+	o->job_id = job->job_id;
+	o->uid = job->uid;
+	o->user = xstrdup(job->user);
+	o->partition = xstrdup(job->desc.partition);
+	o->time_limit = job->time_limit;
+	o->state = JOB_RUNNING;
+	if (!st) { /* the batch step */
+		o->step_id = STEP_BATCH;
+		o->name = xstrdup("batch");
+		o->nodes =
+		    xstrdup(node_mgr_get(ctld->nodes, job->node_idx[0])->cfg->name);
+		o->num_nodes = 1;
+		o->num_tasks = 1;
+		o->num_cpus = job->cpus[0];
+		o->start_time = job->start_time;
+		return;
+	}
+	o->step_id = st->step_id;
+	o->name = xstrdup(st->name);
+	o->nodes = xstrdup(st->nodes);
+	o->num_nodes = st->nnodes;
+	o->num_tasks = st->num_tasks;
+	o->num_cpus = st->num_cpus;
+	o->start_time = st->start_time;
+}
+
+static int wanted(const struct job_info_req *req, uint32_t job_id)
+{
+	if (!req->job_ids.n)
+		return 1;
+	for (uint32_t i = 0; i < req->job_ids.n; i++)
+		if (req->job_ids.v[i] == job_id)
+			return 1;
+	return 0;
+}
+
+void step_info(struct ctld *ctld, struct client *c, const struct job_info_req *req)
+{
+	struct step_info_resp r = {.now = time(NULL)};
+	size_t n = 0, cap = 16;
+
+	r.steps = xcalloc(cap, sizeof(struct step_info));
+	for (struct job *job = job_first(ctld->jobs); job; job = job->next) {
+		if (!job_is_running(job) || !wanted(req, job->job_id))
+			continue;
+		for (struct step *st = job->steps;; st = st->next) {
+			int batch = st == NULL;
+			if (batch && (job->desc.flags & JOB_F_INTERACTIVE))
+				break;
+			if (n == cap) {
+				cap *= 2;
+				r.steps =
+				    xrealloc(r.steps, cap * sizeof(struct step_info));
+			}
+			memset(&r.steps[n], 0, sizeof(struct step_info));
+			step_fill(ctld, job, st, &r.steps[n++]);
+			if (batch)
+				break;
+		}
+	}
+	r.steps_count = n;
+	client_send(c, MSG_STEP_INFO_RESP, &r);
+	codec_release(&step_info_resp_type, &r);
 }

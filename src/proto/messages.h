@@ -289,6 +289,29 @@ enum step_flags {
 	F(S, u32v, tasks_per_node, _)
 ROTA_DECLARE(step_create_resp, STEP_CREATE_RESP_FIELDS)
 
+/* One job step as squeue -s / scontrol show step see it. */
+#define STEP_INFO_FIELDS(F, S)                                                           \
+	F(S, u32, job_id, _)                                                             \
+	F(S, u32, step_id, _) /* STEP_BATCH for N.batch */                               \
+	F(S, str, name, _)                                                               \
+	F(S, u32, uid, _)                                                                \
+	F(S, str, user, _)                                                               \
+	F(S, str, partition, _)                                                          \
+	F(S, str, nodes, _)                                                              \
+	F(S, u32, num_nodes, _)                                                          \
+	F(S, u32, num_tasks, _)                                                          \
+	F(S, u32, num_cpus, _)                                                           \
+	F(S, i64, start_time, _)                                                         \
+	F(S, u32, time_limit, _)                                                         \
+	F(S, u32, state, _)                                                              \
+	F(S, str, srun_host, _)
+ROTA_DECLARE(step_info, STEP_INFO_FIELDS)
+
+#define STEP_INFO_RESP_FIELDS(F, S)                                                      \
+	F(S, i64, now, _)                                                                \
+	F(S, list, steps, step_info)
+ROTA_DECLARE(step_info_resp, STEP_INFO_RESP_FIELDS)
+
 /* srun/salloc hands its allocation back; status = wait status to record. */
 #define JOB_COMPLETE_REQ_FIELDS(F, S)                                                    \
 	F(S, u32, job_id, _)                                                             \
@@ -452,6 +475,8 @@ ROTA_DECLARE(task_exit, TASK_EXIT_FIELDS)
 	M(MSG_STEP_CREATE_REQ, 20, step_create_req)                                      \
 	M(MSG_STEP_CREATE_RESP, 21, step_create_resp)                                    \
 	M(MSG_JOB_COMPLETE_REQ, 22, job_complete_req)                                    \
+	M(MSG_STEP_INFO_REQ, 23, job_info_req)                                           \
+	M(MSG_STEP_INFO_RESP, 24, step_info_resp)                                        \
 	M(MSG_AUTH_CHALLENGE, 30, auth_challenge)                                        \
 	M(MSG_AUTH_RESPONSE, 31, auth_response)                                          \
 	M(MSG_NODE_REGISTER, 32, node_register)                                          \

@@ -1,0 +1,35 @@
+"""Job steps are visible: squeue -s and scontrol show step, with Slurm's ids
+(N.batch for the script, N.0, N.1 for each srun)."""
+
+import time
+
+
+def test_steps_listed_while_running(cluster):
+    jobid = cluster.sbatch("-N", "2", "-o", "/dev/null", "--wrap",
+                           "srun -N1 true; srun -N2 sleep 20")
+    cluster.wait_running(jobid)
+
+    def steps():
+        p = cluster.run(["squeue", "-s", "-h", "-j", str(jobid), "-o", "%i %j %N %A"])
+        lines = sorted(p.stdout.splitlines())
+        return lines if len(lines) == 2 else None
+
+    lines = cluster.wait_for(steps, timeout=20, what="two steps")
+    assert lines == [f"{jobid}.1 sleep node[01-02] 2", f"{jobid}.batch batch node01 1"]
+    p = cluster.run(["scontrol", "show", "step", f"{jobid}.1"])
+    assert p.stdout.startswith(f"StepId={jobid}.1 ")
+    assert "State=RUNNING" in p.stdout and "NodeList=node[01-02]" in p.stdout
+    assert "Tasks=2" in p.stdout
+    header = cluster.run(["squeue", "-s"]).stdout.splitlines()[0]
+    assert header.split() == ["STEPID", "NAME", "PARTITION", "USER", "TIME", "NODELIST"]
+    cluster.run(["scancel", str(jobid)])
+    cluster.wait_job(jobid)
+    p = cluster.run(["squeue", "-s", "-h", "-j", str(jobid)])
+    assert p.stdout.strip() == ""
+
+
+def test_show_step_unknown(cluster):
+    p = cluster.run(["scontrol", "show", "step", "999999.0"])
+    assert "not found" in p.stdout
+    p = cluster.run(["scontrol", "show", "step", "abc"])
+    assert p.returncode == 1
