@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "common/hostlist.h"
 #include "common/states.h"
 #include "common/uid.h"
@@ -66,6 +67,7 @@ static int apply_start(struct ctld *ctld, const struct job_event *ev, struct job
 	job->tasks = xcalloc(count, sizeof(uint32_t));
 	job->mem = xcalloc(count, sizeof(uint64_t));
 	job->cores = xcalloc(count, sizeof(uint32_t *));
+	job->held = xcalloc(count, 1);
 	for (size_t i = 0; i < count; i++) {
 		int idx = node_mgr_find(ctld->nodes, names[i]);
 		struct node *n = node_mgr_get(ctld->nodes, idx < 0 ? 0 : idx);
@@ -77,6 +79,7 @@ static int apply_start(struct ctld *ctld, const struct job_event *ev, struct job
 		if (idx >= 0) {
 			node_alloc(n, job->cpus[i], job->mem[i], ev->time);
 			node_cores_take(n, job->cpus[i], job->cores[i]);
+			job->held[i] = 1;
 		}
 	}
 	hostlist_free(names);
@@ -94,16 +97,18 @@ static int apply_end(struct ctld *ctld, const struct job_event *ev, struct job *
 {
 	if (job_is_finished(job))
 		return -EINVAL;
-	if (job_is_running(job))
-		for (uint32_t i = 0; i < job->nnodes; i++) {
-			struct node *n = node_mgr_get(ctld->nodes, job->node_idx[i]);
-			node_release(n, job->cpus[i], job->mem[i], ev->time);
-			node_cores_give(n, job->cpus[i], job->cores[i]);
-		}
-	else
+	int was_running = job_is_running(job);
+
+	if (!was_running)
 		job->start_time =
 		    ev->time; /* Slurm shows StartTime=EndTime when never run */
 	job->state = ev->state;
+	/* the nodes confirm that nothing of the job is left (STEP_DONE_JOB_GONE);
+	 * until then it is COMPLETING and keeps its resources */
+	if (was_running && !ctld->replaying)
+		job->state |= JOB_COMPLETING;
+	else if (was_running)
+		job_release_all(ctld, job);
 	job->reason = ev->reason;
 	job->exit_code = ev->exit_code;
 	job->end_time = ev->time;
@@ -113,16 +118,34 @@ static int apply_end(struct ctld *ctld, const struct job_event *ev, struct job *
 	return 0;
 }
 
+void job_release_node(struct ctld *ctld, struct job *job, uint32_t k)
+{
+	struct node *n;
+
+	if (!job->held || k >= job->nnodes || !job->held[k])
+		return;
+	n = node_mgr_get(ctld->nodes, job->node_idx[k]);
+	node_release(n, job->cpus[k], job->mem[k], time(NULL));
+	node_cores_give(n, job->cpus[k], job->cores[k]);
+	job->held[k] = 0;
+	for (uint32_t i = 0; i < job->nnodes; i++)
+		if (job->held[i])
+			return;
+	job->state &= ~JOB_COMPLETING;
+}
+
+void job_release_all(struct ctld *ctld, struct job *job)
+{
+	for (uint32_t i = 0; i < job->nnodes; i++)
+		job_release_node(ctld, job, i);
+	job->state &= ~JOB_COMPLETING;
+}
+
 static int apply_requeue(struct ctld *ctld, const struct job_event *ev, struct job *job)
 {
 	if (job_is_pending(job) || (job->desc.flags & JOB_F_INTERACTIVE))
 		return -EINVAL;
-	if (job_is_running(job))
-		for (uint32_t i = 0; i < job->nnodes; i++) {
-			struct node *n = node_mgr_get(ctld->nodes, job->node_idx[i]);
-			node_release(n, job->cpus[i], job->mem[i], ev->time);
-			node_cores_give(n, job->cpus[i], job->cores[i]);
-		}
+	job_release_all(ctld, job);
 	for (uint32_t i = 0; job->cores && i < job->nnodes; i++)
 		free(job->cores[i]);
 	free(job->cores);
@@ -134,6 +157,8 @@ static int apply_requeue(struct ctld *ctld, const struct job_event *ev, struct j
 	job->cores = NULL;
 	job->node_idx = job->cpus = job->tasks = NULL;
 	job->mem = NULL;
+	free(job->held);
+	job->held = NULL;
 	job->nodes_str = NULL;
 	job->nnodes = 0;
 	step_free_all(job);

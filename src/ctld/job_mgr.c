@@ -51,6 +51,7 @@ static void job_free(struct job *job)
 	for (uint32_t i = 0; job->cores && i < job->nnodes; i++)
 		free(job->cores[i]);
 	free(job->cores);
+	free(job->held);
 	free(job->mem);
 	free(job->nodes_str);
 	step_free_all(job);

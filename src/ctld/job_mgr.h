@@ -49,6 +49,7 @@ struct job {
 	uint32_t *tasks;
 	uint64_t *mem;
 	uint32_t **cores; /* [nnodes][cpus[i]] core ids on each node */
+	uint8_t *held;    /* [nnodes] resources still held (COMPLETING) */
 	char *nodes_str;
 	uint32_t exit_code;
 	uint32_t next_step_id;
@@ -95,6 +96,10 @@ void job_mgr_client_gone(struct ctld *ctld, struct client *c);
  * left on its nodes, free its resources, wake the scheduler. */
 void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason,
              uint32_t exit_code);
+
+/* Give back node k's resources (once); clears COMPLETING when none are held. */
+void job_release_node(struct ctld *ctld, struct job *job, uint32_t k);
+void job_release_all(struct ctld *ctld, struct job *job);
 
 /* Per-second duties: time limits, purge after MinJobAge. */
 void job_mgr_tick(struct ctld *ctld, time_t now);

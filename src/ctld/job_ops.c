@@ -161,6 +161,10 @@ void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason
 		job_signal_nodes(ctld, job, NO_VAL, SIGKILL, SIGNAL_F_TERMINATE);
 	if (job_event_commit(ctld, &ev) < 0)
 		return;
+	/* a node we cannot reach will not confirm: do not wait for it */
+	for (uint32_t k = 0; was_running && k < job->nnodes; k++)
+		if (!node_mgr_get(ctld->nodes, job->node_idx[k])->link)
+			job_release_node(ctld, job, k);
 	if (job->alloc_client) {
 		/* srun/salloc still holds it: tell it the allocation is gone */
 		char *text =
@@ -392,7 +396,14 @@ void job_mgr_tick(struct ctld *ctld, time_t now)
 		    now >= j->start_time + (time_t)j->time_limit * 60) {
 			log_info("JobId=%u reached its time limit", j->job_id);
 			job_end(ctld, j, JOB_TIMEOUT, FAIL_TIMEOUT, 0);
-		} else if (job_is_finished(j) && now >= j->end_time + min_age) {
+		} else if ((j->state & JOB_COMPLETING) &&
+		           now >= j->end_time + (time_t)ctld->conf->kill_wait + 30) {
+			log_warn("JobId=%u: nodes never confirmed the end; releasing",
+			         j->job_id);
+			job_release_all(ctld, j);
+			ctld_sched_kick(ctld);
+		} else if (job_is_finished(j) && !(j->state & JOB_COMPLETING) &&
+		           now >= j->end_time + min_age) {
 			job_mgr_remove(ctld->jobs, j);
 		}
 	}

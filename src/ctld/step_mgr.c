@@ -162,6 +162,16 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 	struct job *job = job_find(ctld->jobs, msg->job_id);
 	struct step **pp;
 
+	if (job && msg->step_id == NO_VAL && (msg->flags & STEP_DONE_JOB_GONE)) {
+		int idx =
+		    msg->node_name ? node_mgr_find(ctld->nodes, msg->node_name) : -1;
+		for (uint32_t k = 0; idx >= 0 && k < job->nnodes; k++)
+			if ((int)job->node_idx[k] == idx)
+				job_release_node(ctld, job, k);
+		if (!(job->state & JOB_COMPLETING))
+			ctld_sched_kick(ctld);
+		return;
+	}
 	if (!job || !job_is_running(job))
 		return;
 	if (msg->step_id == STEP_BATCH) {

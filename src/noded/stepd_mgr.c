@@ -31,15 +31,44 @@ struct stepd_rec {
 	struct stepd_rec *next;
 };
 
+/* A job the controller asked us to terminate: report when none of it is left. */
+struct term_job {
+	uint32_t job_id;
+	struct term_job *next;
+};
+
 struct stepd_mgr {
 	struct event_base *base;
 	struct stepd_mgr_opts o;
 	struct event *sigchld_ev;
 	struct stepd_rec *head;
+	struct term_job *terminating;
 };
+
+static void report(struct stepd_mgr *m, uint32_t job, uint32_t step, uint32_t status,
+                   uint32_t flags, const char *msg);
+
+/* If job is being terminated and has no stepd left here, say so once. */
+static void term_check(struct stepd_mgr *m, uint32_t job_id)
+{
+	for (struct stepd_rec *r = m->head; r; r = r->next)
+		if (r->job_id == job_id)
+			return;
+	for (struct term_job **pp = &m->terminating; *pp; pp = &(*pp)->next) {
+		struct term_job *t = *pp;
+		if (t->job_id != job_id)
+			continue;
+		*pp = t->next;
+		free(t);
+		report(m, job_id, NO_VAL, 0, STEP_DONE_JOB_GONE, NULL);
+		return;
+	}
+}
 
 static void rec_unlink(struct stepd_mgr *m, struct stepd_rec *r)
 {
+	uint32_t job_id = r->job_id;
+
 	for (struct stepd_rec **pp = &m->head; *pp; pp = &(*pp)->next) {
 		if (*pp == r) {
 			*pp = r->next;
@@ -47,6 +76,7 @@ static void rec_unlink(struct stepd_mgr *m, struct stepd_rec *r)
 		}
 	}
 	free(r);
+	term_check(m, job_id);
 }
 
 static void report(struct stepd_mgr *m, uint32_t job, uint32_t step, uint32_t status,
@@ -235,6 +265,18 @@ void stepd_mgr_signal(struct stepd_mgr *m, const struct signal_req *req)
 {
 	int n = 0;
 
+	if ((req->flags & SIGNAL_F_TERMINATE) && req->step_id == NO_VAL) {
+		struct term_job *t;
+		for (t = m->terminating; t && t->job_id != req->job_id; t = t->next)
+			;
+		if (!t) {
+			t = xcalloc(1, sizeof(*t));
+			t->job_id = req->job_id;
+			t->next = m->terminating;
+			m->terminating = t;
+		}
+	}
+
 	for (struct stepd_rec *r = m->head; r; r = r->next) {
 		if (r->job_id != req->job_id || !r->conn || r->reported)
 			continue;
@@ -249,6 +291,7 @@ void stepd_mgr_signal(struct stepd_mgr *m, const struct signal_req *req)
 	}
 	log_debug("JobId=%u signal %u flags %u sent to %d stepd(s)", req->job_id,
 	          req->signal, req->flags, n);
+	term_check(m, req->job_id);
 }
 
 void stepd_mgr_live(struct stepd_mgr *m, struct rota_u32v *jobs, struct rota_u32v *steps)
@@ -347,6 +390,11 @@ void stepd_mgr_destroy(struct stepd_mgr *m)
 		if (r->conn)
 			conn_close(r->conn);
 		free(r);
+	}
+	while (m->terminating) {
+		struct term_job *t = m->terminating;
+		m->terminating = t->next;
+		free(t);
 	}
 	event_free(m->sigchld_ev);
 	free(m);

@@ -428,7 +428,13 @@ enum warn_flags { WARN_F_BATCH_ONLY = 1, WARN_F_REQUEUE = 2 };
 	F(S, u32, flags, _) /* STEP_DONE_* */                                            \
 	F(S, str, msg, _)
 ROTA_DECLARE(step_complete, STEP_COMPLETE_FIELDS)
-enum step_done_flags { STEP_DONE_LAUNCH_FAILED = 1, STEP_DONE_OOM = 2 };
+/* STEP_DONE_JOB_GONE (step_id NO_VAL): after a terminate request, nothing of the
+ * job is left on this node. */
+enum step_done_flags {
+	STEP_DONE_LAUNCH_FAILED = 1,
+	STEP_DONE_OOM = 2,
+	STEP_DONE_JOB_GONE = 4
+};
 
 /* ---- stepd <-> srun I/O ---- */
 #define IO_HELLO_FIELDS(F, S)                                                            \

@@ -84,3 +84,21 @@ def test_time_limit_ends_job_timeout(cluster):
                            'trap "echo term; exit 1" TERM; sleep 100 & wait')
     assert cluster.wait_job(jobid, timeout=75) == "TIMEOUT"
     assert "term" in out(cluster, "to.out")
+
+
+def test_cancel_goes_through_completing(cluster):
+    """A job whose processes ignore SIGTERM stays COMPLETING (CG) and keeps its
+    node until KillWait's SIGKILL; then it is CANCELLED and the node is free."""
+    jobid = cluster.sbatch("-w", "node03", "--exclusive", "-o", "/dev/null", "--wrap",
+                           'trap "" TERM; sleep 100 & wait; sleep 100')
+    cluster.wait_running(jobid)
+    time.sleep(0.5)
+    assert cluster.run(["scancel", str(jobid)]).returncode == 0
+    p = cluster.run(["squeue", "-h", "-j", str(jobid), "-t", "all", "-o", "%t"])
+    assert p.stdout.strip() == "CG"
+    # the node is still taken: a job that needs all of it must wait
+    waiter = cluster.sbatch("-w", "node03", "--exclusive", "--wrap", "true")
+    time.sleep(1)
+    assert cluster.job_state(waiter) == "PENDING"
+    assert cluster.wait_job(jobid, timeout=30) == "CANCELLED"
+    assert cluster.wait_job(waiter, timeout=30) == "COMPLETED"
