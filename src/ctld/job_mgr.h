@@ -101,6 +101,9 @@ void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason
 void job_release_node(struct ctld *ctld, struct job *job, uint32_t k);
 void job_release_all(struct ctld *ctld, struct job *job);
 
+/* scontrol requeue; returns 0 or an ESLURM_* number. */
+int job_requeue(struct ctld *ctld, struct job *job);
+
 /* Per-second duties: time limits, purge after MinJobAge. */
 void job_mgr_tick(struct ctld *ctld, time_t now);
 

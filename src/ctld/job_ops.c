@@ -279,7 +279,7 @@ static int update_kv(struct ctld *ctld, struct client *c, struct job *job, char 
 
 /* scontrol requeue: a batch job goes back to the queue; what runs is killed.
  * It becomes eligible again after KillWait, so its old processes are gone. */
-static int job_requeue(struct ctld *ctld, struct job *job)
+int job_requeue(struct ctld *ctld, struct job *job)
 {
 	struct job_event ev = {.type = EV_REQUEUE,
 	                       .job_id = job->job_id,

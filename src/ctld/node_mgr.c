@@ -279,6 +279,24 @@ void node_mgr_link_lost(struct ctld *ctld, struct client *c)
 	client_unref(c);
 }
 
+void node_mgr_drain(struct ctld *ctld, const char *name, const char *reason)
+{
+	struct job_event ev = {.type = EV_NODE_STATE,
+	                       .time = time(NULL),
+	                       .node_name = (char *)name,
+	                       .state = NODE_DRAIN,
+	                       .uid = 0,
+	                       .text = (char *)reason};
+	int idx = name ? node_mgr_find(ctld->nodes, name) : -1;
+
+	if (idx < 0)
+		return;
+	if (node_mgr_get(ctld->nodes, idx)->down)
+		ev.state |= NODE_DOWN;
+	log_err("node %s drained: %s", name, reason);
+	job_event_commit(ctld, &ev);
+}
+
 void node_mgr_tick(struct ctld *ctld, time_t now)
 {
 	struct node_mgr *nm = ctld->nodes;

@@ -80,6 +80,8 @@ void node_mgr_update(struct ctld *ctld, struct client *c,
 /* Apply a journaled node state change. */
 int node_mgr_apply_state(struct ctld *ctld, const char *name, uint32_t flags,
                          const char *reason, uid_t uid, time_t when);
+/* Drain a node because of a failure (prolog, epilog) and journal it. */
+void node_mgr_drain(struct ctld *ctld, const char *name, const char *reason);
 /* Per-second duties: mark silent nodes DOWN. */
 void node_mgr_tick(struct ctld *ctld, time_t now);
 /* Send a message to the node's rotad; -EPIPE when it is not connected. */

@@ -5,6 +5,7 @@
 #include <time.h>
 #include "common/conf.h"
 #include "common/hostlist.h"
+#include "common/jobfmt.h"
 #include "common/states.h"
 #include "ctld/client.h"
 #include "ctld/ctld.h"
@@ -79,7 +80,7 @@ void step_create(struct ctld *ctld, struct client *c, struct step_create_req *re
 {
 	struct job *job = job_find(ctld->jobs, req->job_id);
 	struct step_create_resp resp = {0};
-	uint32_t *pos, *tasks, total;
+	uint32_t *pos, *tasks, *cap, total, cpt;
 	char **names;
 	struct step *st;
 	int n;
@@ -117,17 +118,23 @@ void step_create(struct ctld *ctld, struct client *c, struct step_create_req *re
 		return;
 	}
 	tasks = xcalloc(n, sizeof(uint32_t));
+	cap = xcalloc(n, sizeof(uint32_t));
 	names = xcalloc(n + 1, sizeof(char *));
 	st = xcalloc(1, sizeof(*st));
 	st->step_id = job->next_step_id++;
 	st->nnodes = n;
 	st->pending_nodes = n;
 	st->node_idx = xcalloc(n, sizeof(uint32_t));
+	/* Slurm's default (block) layout: as many tasks as a node's CPUs hold,
+	 * counted round by round, so -n7 over 4,1,1,1 CPUs is 4,1,1,1 */
+	cpt = req->cpus_per_task != NO_VAL && req->cpus_per_task ? req->cpus_per_task : 1;
 	for (int i = 0; i < n; i++) {
 		st->node_idx[i] = job->node_idx[pos[i]];
-		tasks[i] = total / n + ((uint32_t)i < total % n);
+		cap[i] = job->cpus[pos[i]] / cpt;
 		names[i] = node_mgr_get(ctld->nodes, st->node_idx[i])->cfg->name;
 	}
+	jobfmt_spread_tasks(total, cap, (size_t)n, tasks);
+	free(cap);
 	st->next = job->steps;
 	job->steps = st;
 	st->client = c;
@@ -162,6 +169,17 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 	struct job *job = job_find(ctld->jobs, msg->job_id);
 	struct step **pp;
 
+	if (msg->flags & STEP_DONE_PROLOG_FAILED)
+		node_mgr_drain(ctld, msg->node_name, "Prolog error");
+	if (msg->flags & STEP_DONE_EPILOG_FAILED)
+		node_mgr_drain(ctld, msg->node_name, "Epilog error");
+	if (job && msg->step_id == STEP_BATCH && (msg->flags & STEP_DONE_PROLOG_FAILED) &&
+	    job_is_running(job) && job_requeue(ctld, job) == 0) {
+		log_info("JobId=%u requeued: prolog failed on %s", job->job_id,
+		         msg->node_name ? msg->node_name : "?");
+		ctld_sched_kick(ctld);
+		return;
+	}
 	if (job && msg->step_id == NO_VAL && (msg->flags & STEP_DONE_JOB_GONE)) {
 		int idx =
 		    msg->node_name ? node_mgr_find(ctld->nodes, msg->node_name) : -1;

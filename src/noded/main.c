@@ -220,6 +220,8 @@ static void noded_start(struct noded *nd)
 	    .spool = nd->spool,
 	    .stepd_path = nd->stepd_path,
 	    .conf_path = nd->conf_path,
+	    .epilog = nd->conf->epilog,
+	    .cluster = nd->conf->cluster_name,
 	    .log_file = nd->log_file,
 	    .verbose = nd->verbose > 1,
 	    .done = on_step_done,

@@ -16,6 +16,7 @@
 #include "proto/messages.h"
 #include "proto/net.h"
 #include "noded/stepd_mgr.h"
+#include "common/script.h"
 #include "common/common.h"
 
 #define DONE_FILE_MAX (1u << 20)
@@ -31,10 +32,19 @@ struct stepd_rec {
 	struct stepd_rec *next;
 };
 
-/* A job the controller asked us to terminate: report when none of it is left. */
+/* A job the controller asked us to terminate: report when none of it is left
+ * (after the Epilog, when one is configured). */
 struct term_job {
 	uint32_t job_id;
+	pid_t epilog_pid; /* running Epilog, 0 if none */
 	struct term_job *next;
+};
+
+/* A job that has run here: the first launch runs the Prolog, the end the Epilog. */
+struct job_here {
+	uint32_t job_id, uid, gid;
+	char *user, *nodes, *partition;
+	struct job_here *next;
 };
 
 struct stepd_mgr {
@@ -43,7 +53,51 @@ struct stepd_mgr {
 	struct event *sigchld_ev;
 	struct stepd_rec *head;
 	struct term_job *terminating;
+	struct job_here *here;
 };
+
+static struct job_here *here_find(struct stepd_mgr *m, uint32_t job_id)
+{
+	struct job_here *h;
+	for (h = m->here; h && h->job_id != job_id; h = h->next)
+		;
+	return h;
+}
+
+static void here_forget(struct stepd_mgr *m, uint32_t job_id)
+{
+	for (struct job_here **pp = &m->here; *pp; pp = &(*pp)->next) {
+		struct job_here *h = *pp;
+		if (h->job_id != job_id)
+			continue;
+		*pp = h->next;
+		free(h->user);
+		free(h->nodes);
+		free(h->partition);
+		free(h);
+		return;
+	}
+}
+
+/* Start the Epilog for a job that ran here; returns its pid or 0. */
+static pid_t epilog_start(struct stepd_mgr *m, uint32_t job_id)
+{
+	struct job_here *h = here_find(m, job_id);
+	char **env;
+	pid_t pid;
+
+	if (!h || !m->o.epilog || geteuid() != 0)
+		return 0;
+	env = script_env("epilog_slurmd", job_id, h->uid, h->gid, h->user, h->nodes,
+	                 h->partition, m->o.node_name, m->o.cluster, m->o.conf_path);
+	pid = script_spawn(m->o.epilog, env, -1);
+	strv_free(env);
+	if (pid < 0) {
+		log_err("JobId=%u epilog %s: %s", job_id, m->o.epilog, strerror(-pid));
+		return 0;
+	}
+	return pid;
+}
 
 static void report(struct stepd_mgr *m, uint32_t job, uint32_t step, uint32_t status,
                    uint32_t flags, const char *msg);
@@ -56,13 +110,37 @@ static void term_check(struct stepd_mgr *m, uint32_t job_id)
 			return;
 	for (struct term_job **pp = &m->terminating; *pp; pp = &(*pp)->next) {
 		struct term_job *t = *pp;
-		if (t->job_id != job_id)
+		if (t->job_id != job_id || t->epilog_pid)
 			continue;
+		if ((t->epilog_pid = epilog_start(m, job_id)) > 0)
+			return; /* reported when the epilog ends */
 		*pp = t->next;
 		free(t);
+		here_forget(m, job_id);
 		report(m, job_id, NO_VAL, 0, STEP_DONE_JOB_GONE, NULL);
 		return;
 	}
+}
+
+/* An epilog ended: the job is gone from this node (drained if it failed). */
+static int epilog_reaped(struct stepd_mgr *m, pid_t pid, int status)
+{
+	for (struct term_job **pp = &m->terminating; *pp; pp = &(*pp)->next) {
+		struct term_job *t = *pp;
+		uint32_t job_id = t->job_id;
+		if (t->epilog_pid != pid)
+			continue;
+		*pp = t->next;
+		free(t);
+		here_forget(m, job_id);
+		if (status)
+			log_err("JobId=%u epilog failed, status %d", job_id, status);
+		report(m, job_id, NO_VAL, (uint32_t)status,
+		       STEP_DONE_JOB_GONE | (status ? STEP_DONE_EPILOG_FAILED : 0),
+		       status ? "Epilog error" : NULL);
+		return 1;
+	}
+	return 0;
 }
 
 static void rec_unlink(struct stepd_mgr *m, struct stepd_rec *r)
@@ -256,7 +334,22 @@ void stepd_mgr_launch(struct stepd_mgr *m, const struct launch_req *req)
 		return;
 	}
 	r = rec_add(m, req->job_id, req->step_id, pid, sv[0]);
-	conn_send(r->conn, MSG_LAUNCH_REQ, req);
+	if (!here_find(m, req->job_id)) {
+		struct job_here *h = xcalloc(1, sizeof(*h));
+		struct launch_req first = *req;
+		h->job_id = req->job_id;
+		h->uid = req->uid;
+		h->gid = req->gid;
+		h->user = xstrdup(req->user);
+		h->nodes = xstrdup(req->job_nodes);
+		h->partition = xstrdup(req->partition);
+		h->next = m->here;
+		m->here = h;
+		first.node_flags |= LAUNCH_NF_PROLOG;
+		conn_send(r->conn, MSG_LAUNCH_REQ, &first);
+	} else {
+		conn_send(r->conn, MSG_LAUNCH_REQ, req);
+	}
 	log_info("JobId=%u StepId=%u rotastepd started, pid %d", req->job_id,
 	         req->step_id, (int)pid);
 }
@@ -318,6 +411,8 @@ static void on_sigchld(evutil_socket_t sig, short what, void *arg)
 	pid_t pid;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (epilog_reaped(m, pid, status))
+			continue;
 		for (struct stepd_rec *r = m->head; r; r = r->next) {
 			if (r->pid != pid)
 				continue;
@@ -396,6 +491,8 @@ void stepd_mgr_destroy(struct stepd_mgr *m)
 		m->terminating = t->next;
 		free(t);
 	}
+	while (m->here)
+		here_forget(m, m->here->job_id);
 	event_free(m->sigchld_ev);
 	free(m);
 }

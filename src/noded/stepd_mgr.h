@@ -27,6 +27,8 @@ struct stepd_mgr_opts {
 	const char *spool;      /* this node's spool dir (rotad's cwd) */
 	const char *stepd_path; /* rotastepd binary */
 	const char *conf_path;  /* absolute, passed as SLURM_CONF */
+	const char *epilog;     /* slurm.conf Epilog, or NULL */
+	const char *cluster;    /* ClusterName */
 	const char *log_file;   /* NULL: stepds log to rotad's stderr */
 	int verbose;
 	stepd_done_f done;

@@ -400,7 +400,8 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, u32, umask, _)                                                              \
 	F(S, i64, start_time, _)                                                         \
 	F(S, str, ctld_host, _)                                                          \
-	F(S, u32v, cores, _) /* this node's cores for the job: 0..CPUs-1 */
+	F(S, u32v, cores, _)     /* this node's cores for the job: 0..CPUs-1 */          \
+	F(S, u32, node_flags, _) /* LAUNCH_NF_*: set by rotad for its stepd */
 ROTA_DECLARE(launch_req, LAUNCH_REQ_FIELDS)
 
 /* Controller -> node: signal the job's steps here (step_id NO_VAL: all). With
@@ -433,8 +434,11 @@ ROTA_DECLARE(step_complete, STEP_COMPLETE_FIELDS)
 enum step_done_flags {
 	STEP_DONE_LAUNCH_FAILED = 1,
 	STEP_DONE_OOM = 2,
-	STEP_DONE_JOB_GONE = 4
+	STEP_DONE_JOB_GONE = 4,
+	STEP_DONE_PROLOG_FAILED = 8,
+	STEP_DONE_EPILOG_FAILED = 16,
 };
+enum launch_node_flags { LAUNCH_NF_PROLOG = 1 /* the job's first step on this node */ };
 
 /* ---- stepd <-> srun I/O ---- */
 #define IO_HELLO_FIELDS(F, S)                                                            \

@@ -18,11 +18,15 @@
 #include <time.h>
 #include <unistd.h>
 #include "common/conf.h"
+#include "common/hostlist.h"
 #include "common/spool.h"
 #include "proto/messages.h"
 #include "proto/net.h"
+#include "stepd/cgroup.h"
 #include "stepd/msglink.h"
 #include "stepd/stepd.h"
+#include "common/script.h"
+#include "proto/codec.h"
 #include "common/common.h"
 
 #define STEPD_LAUNCH_FD 3
@@ -70,11 +74,13 @@ static int resolve_user(struct stepd *st, struct rota_error *err)
 			return errprintf(err, "unknown uid %u", (unsigned)st->uid);
 		st->user = xstrdup(pw.pw_name);
 	}
+	/* SLURM_UMASK first, as Slurm's stepd reads it: srun sets it from its own
+	 * umask outside a job and passes the job's on inside one */
 	st->umask = 022;
-	if (req->umask && req->umask != NO_VAL)
-		st->umask = (mode_t)(req->umask & 0777);
-	else if (um)
+	if (um && *um && strspn(um, "01234567") == strlen(um))
 		st->umask = (mode_t)(strtoul(um, NULL, 8) & 0777);
+	else if (req->umask && req->umask != NO_VAL)
+		st->umask = (mode_t)(req->umask & 0777);
 	return 0;
 }
 
@@ -152,6 +158,85 @@ static int layout_tasks(struct stepd *st, struct rota_error *err)
 	return 0;
 }
 
+/* CPUs of the job on this node: its cores, or (older controllers) its entry
+ * in job_cpus_per_node. */
+static uint32_t node_cpus(const struct stepd *st)
+{
+	const struct launch_req *req = st->req;
+	char **names = NULL;
+	size_t n = 0;
+	uint32_t cpus = 0;
+
+	if (req->cores.n)
+		return req->cores.n;
+	if (!req->job_nodes || hostlist_expand(req->job_nodes, &names, &n, NULL) < 0)
+		return 0;
+	for (size_t i = 0; i < n && i < req->job_cpus_per_node.n; i++)
+		if (!strcmp(names[i], req->node_name))
+			cpus = req->job_cpus_per_node.v[i];
+	hostlist_free(names);
+	return cpus;
+}
+
+/* --mem (per node) or --mem-per-cpu times our CPUs, in bytes; 0: no limit. */
+static uint64_t mem_limit(const struct stepd *st)
+{
+	const struct launch_req *req = st->req;
+	uint64_t mb = 0;
+
+	if (req->mem_per_node && req->mem_per_node != NO_VAL64)
+		mb = req->mem_per_node;
+	else if (req->mem_per_cpu && req->mem_per_cpu != NO_VAL64)
+		mb = req->mem_per_cpu * node_cpus(st);
+	return mb > (UINT64_MAX >> 20) ? 0 : mb << 20;
+}
+
+/* Put the step in its cgroups (memory limit, cores); see stepd/cgroup.h. */
+static void contain(struct stepd *st)
+{
+	struct cgroup_opts o = {
+	    .node_name = st->req->node_name,
+	    .instance = st->spool,
+	    .job_id = st->req->job_id,
+	    .step_id = st->req->step_id,
+	    .mem_bytes = mem_limit(st),
+	    .cores = st->req->cores.v,
+	    .ncores = st->req->cores.n,
+	};
+
+	st->cg = cgroup_create(&o);
+}
+
+#define PROLOG_TIMEOUT_S 300
+
+static int prolog_failed;
+
+/* slurm.conf Prolog: as root, once per job and node, before the first step's
+ * tasks.  A failure stops the launch (the controller drains the node). */
+static int run_prolog(struct stepd *st, struct rota_error *err)
+{
+	const struct launch_req *r = st->req;
+	char **env;
+	pid_t pid;
+	int status;
+
+	if (!(r->node_flags & LAUNCH_NF_PROLOG) || !st->conf->prolog || geteuid() != 0)
+		return 0;
+	env =
+	    script_env("prolog_slurmd", r->job_id, r->uid, r->gid, r->user, r->job_nodes,
+	               r->partition, r->node_name, r->cluster_name, st->conf->path);
+	pid = script_spawn(st->conf->prolog, env, -1);
+	strv_free(env);
+	status = pid < 0 ? (int)pid : script_wait(pid, PROLOG_TIMEOUT_S);
+	if (status == 0)
+		return 0;
+	prolog_failed = 1;
+	if (status < 0)
+		return errprintf(err, "prolog %s failed: %s", st->conf->prolog,
+		                 strerror(-status));
+	return errprintf(err, "prolog %s failed: status %d", st->conf->prolog, status);
+}
+
 static int stepd_setup(struct stepd *st, struct rota_error *err)
 {
 	char host[256] = "";
@@ -170,6 +255,9 @@ static int stepd_setup(struct stepd *st, struct rota_error *err)
 	if (st->batch && write_script(st, err) < 0)
 		return -1;
 	set_hostname(st);
+	contain(st);
+	if (run_prolog(st, err) < 0)
+		return -1;
 	st->env = env_build(st);
 	io_connect(st);
 	if (task_launch_all(st, err) < 0)
@@ -396,23 +484,70 @@ static void stepd_load(struct stepd *st)
 	}
 }
 
-/* The launch failed: tell srun (when there is one) on task stderr, and mark
- * every task as exited with status 1, so srun sees the whole step end. */
-static void fail_tasks(struct stepd *st, const char *why)
+/* A "slurmstepd: error: ..." line for the user, on the first task's stderr
+ * stream to srun. */
+static void send_user_error(struct stepd *st, const char *line)
 {
-	char *line = xasprintf("slurmstepd: error: %s\n", why);
-
 	if (st->io && st->ntasks) {
 		struct io_data d = {.task = st->tasks[0].gtid, .stream = 2};
 		d.data.data = (uint8_t *)line;
 		d.data.len = (uint32_t)strlen(line);
 		msglink_send(st->io, MSG_IO_DATA, &d);
 	}
+}
+
+/* The launch failed: tell srun (when there is one) on task stderr, and mark
+ * every task as exited with status 1, so srun sees the whole step end. */
+static void fail_tasks(struct stepd *st, const char *why)
+{
+	char *line = xasprintf("slurmstepd: error: %s\n", why);
+
+	send_user_error(st, line);
 	free(line);
 	for (uint32_t i = 0; i < st->ntasks; i++) {
 		st->tasks[i].exited = 1;
 		st->tasks[i].status = 1 << 8;
 	}
+}
+
+/* After the tasks: did the kernel OOM-kill any?  Tell the user as Slurm does
+ * (in the output file, or through srun) and return STEP_DONE_OOM, else 0.
+ * Also log the step's peak memory, then leave the cgroups. */
+static uint32_t uncontain(struct stepd *st)
+{
+	char step[16], *line;
+	uint64_t kills, rss = cgroup_max_rss(st->cg);
+	int sigkilled = 0;
+
+	for (uint32_t i = 0; i < st->ntasks; i++)
+		if (WIFSIGNALED(st->tasks[i].status) &&
+		    WTERMSIG(st->tasks[i].status) == SIGKILL)
+			sigkilled = 1;
+	kills = cgroup_oom_kills(st->cg, sigkilled);
+	if (rss)
+		log_info("JobId=%u StepId=%u max RSS %lluK", st->req->job_id,
+		         st->req->step_id, (unsigned long long)(rss >> 10));
+	if (!kills) {
+		cgroup_destroy(st->cg);
+		st->cg = NULL;
+		return 0;
+	}
+	if (st->batch)
+		snprintf(step, sizeof(step), "batch");
+	else
+		snprintf(step, sizeof(step), "%u", st->req->step_id);
+	line = xasprintf("slurmstepd: error: Detected %llu oom_kill event%s in "
+	                 "StepId=%u.%s. Some of the step tasks have been OOM Killed.\n",
+	                 (unsigned long long)kills, kills > 1 ? "s" : "", st->req->job_id,
+	                 step);
+	log_info("JobId=%u StepId=%u %llu oom_kill event(s)", st->req->job_id,
+	         st->req->step_id, (unsigned long long)kills);
+	if (task_write_err_file(st, line) == 0)
+		send_user_error(st, line);
+	free(line);
+	cgroup_destroy(st->cg);
+	st->cg = NULL;
+	return STEP_DONE_OOM;
 }
 
 static void raise_nofile(void)
@@ -453,11 +588,19 @@ int main(int argc, char **argv)
 		        st.req->step_id, err.text);
 		fail_tasks(&st, err.text);
 		io_finish(&st);
-		ctl_report(&st, 1 << 8, STEP_DONE_LAUNCH_FAILED, err.text);
+		cgroup_destroy(st.cg);
+		st.cg = NULL;
+		ctl_report(&st, 1 << 8,
+		           STEP_DONE_LAUNCH_FAILED |
+		               (prolog_failed ? STEP_DONE_PROLOG_FAILED : 0),
+		           err.text);
 	} else {
+		uint32_t flags;
+
 		stepd_loop(&st);
+		flags = uncontain(&st);
 		io_finish(&st);
-		ctl_report(&st, step_status(&st), 0, NULL);
+		ctl_report(&st, step_status(&st), flags, NULL);
 		log_info("JobId=%u StepId=%u done, status %u", st.req->job_id,
 		         st.req->step_id, step_status(&st));
 	}

@@ -1,0 +1,56 @@
+"""slurm.conf Prolog and Epilog: run as root once per job on each node where it
+runs; a failing prolog drains the node and requeues the job."""
+
+import os
+import time
+
+import pytest
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="prolog/epilog run as root")
+
+SCRIPT = """#!/bin/sh
+echo "$SLURM_SCRIPT_CONTEXT $SLURM_JOB_ID $SLURMD_NODENAME $SLURM_JOB_USER" >> {log}
+{extra}
+exit 0
+"""
+
+
+def configure(cluster, tmp_path, prolog_extra=""):
+    log = tmp_path / "scripts.log"
+    for name, extra in (("prolog", prolog_extra), ("epilog", "")):
+        p = tmp_path / f"{name}.sh"
+        p.write_text(SCRIPT.format(log=log, extra=extra))
+        p.chmod(0o755)
+    cluster.down()
+    with open(cluster.conf_path, "a") as f:
+        f.write(f"Prolog={tmp_path}/prolog.sh\nEpilog={tmp_path}/epilog.sh\n")
+    cluster.up()
+    return log
+
+
+def lines(log):
+    return sorted(log.read_text().splitlines()) if log.exists() else []
+
+
+def test_prolog_and_epilog_run_once_per_node(fresh_cluster, tmp_path):
+    c = fresh_cluster
+    log = configure(c, tmp_path)
+    jobid = c.sbatch("-N", "2", "-o", "/dev/null", "--wrap", "srun true; srun true")
+    assert c.wait_job(jobid) == "COMPLETED"
+    user = c.user
+    want = sorted([f"prolog_slurmd {jobid} node01 {user}",
+                   f"prolog_slurmd {jobid} node02 {user}",
+                   f"epilog_slurmd {jobid} node01 {user}",
+                   f"epilog_slurmd {jobid} node02 {user}"])
+    c.wait_for(lambda: lines(log) == want, timeout=15, what=f"{want} in {lines(log)}")
+
+
+def test_failing_prolog_drains_and_requeues(fresh_cluster, tmp_path):
+    c = fresh_cluster
+    configure(c, tmp_path, prolog_extra='[ "$SLURMD_NODENAME" = node01 ] && exit 1')
+    jobid = c.sbatch("-o", "out-%j.txt", "--wrap", "hostname")
+    assert c.wait_job(jobid, timeout=60) == "COMPLETED"
+    assert c.job_field(jobid, "Restarts") == "1"
+    assert c.job_field(jobid, "BatchHost") != "node01"
+    p = c.run(["sinfo", "-h", "-N", "-n", "node01", "-o", "%t %E"])
+    assert p.stdout.strip().split(None, 1) == ["drain", "Prolog error"], p.stdout
