@@ -168,6 +168,7 @@ static int apply_requeue(struct ctld *ctld, const struct job_event *ev, struct j
 	job->start_time = job->end_time = 0;
 	job->eligible_time = ev->time;
 	job->restart_cnt++;
+	job->derived_exit = 0;
 	job->warn_sent = 0;
 	job->next_step_id = 0;
 	return 0;

@@ -58,6 +58,7 @@ struct job {
 	int batch_done;
 	int warn_sent; /* --signal delivered for this run */
 	uint32_t restart_cnt;
+	uint32_t derived_exit;   /* highest wait status of the job's steps */
 	struct job *hnext;       /* hash chain */
 	struct job *prev, *next; /* submission order */
 };

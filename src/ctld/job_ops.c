@@ -113,6 +113,7 @@ static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_i
 	}
 	o->exit_code = job->exit_code;
 	o->restart_cnt = job->restart_cnt;
+	o->derived_exit_code = job->derived_exit;
 	o->flags = d->flags;
 	o->submit_host = xstrdup(d->submit_host);
 	o->comment = xstrdup(d->comment);

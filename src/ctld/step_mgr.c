@@ -209,6 +209,8 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 			continue;
 		if (msg->status > st->status)
 			st->status = msg->status;
+		if (msg->status > job->derived_exit)
+			job->derived_exit = msg->status;
 		if ((msg->flags & STEP_DONE_LAUNCH_FAILED) && st->client) {
 			char *text = xasprintf("task launch failed on node %s: %s",
 			                       msg->node_name ? msg->node_name : "?",

@@ -33,3 +33,11 @@ def test_show_step_unknown(cluster):
     assert "not found" in p.stdout
     p = cluster.run(["scontrol", "show", "step", "abc"])
     assert p.returncode == 1
+
+
+def test_derived_exit_code_is_the_worst_step(cluster):
+    jobid = cluster.sbatch("-o", "/dev/null", "--wrap", "srun sh -c 'exit 3'; srun true; true")
+    assert cluster.wait_job(jobid) == "COMPLETED"
+    p = cluster.run(["scontrol", "show", "job", "-d", str(jobid)])
+    assert " ExitCode=0:0" in p.stdout
+    assert "DerivedExitCode=3:0" in p.stdout
