@@ -70,6 +70,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(LIBS) -lcmocka
 
+# test_cgroup compiles rotastepd's cgroup.c in (its helpers are static)
+$(BUILD)/tests/test_cgroup: src/stepd/cgroup.c src/stepd/cgroup.h
+
 unit: unit-build
 	@set -e; for t in $(unit_bins); do echo "== $$t"; $$t; done
 

@@ -48,6 +48,7 @@ enum {
 	O_NO_SHELL,
 	O_TIME_MIN,
 	O_SIGNAL,
+	O_GET_USER_ENV,
 	O_IGNORE, /* accepted and ignored */
 };
 
@@ -100,6 +101,9 @@ static const struct opt_def opt_table[] = {
     {"wrap", required_argument, O_WRAP, S},
     /* srun */
     {"cpu-bind", required_argument, O_CPU_BIND, R},
+    /* Slurm keeps the old spelling for srun: older OpenMPI releases start
+     * their daemons with srun --cpu_bind=none */
+    {"cpu_bind", required_argument, O_CPU_BIND, R},
     {"disable-status", no_argument, 'X', R},
     {"exact", no_argument, O_EXACT, R},
     {"jobid", required_argument, O_JOBID, R},
@@ -127,7 +131,8 @@ static const struct opt_def opt_table[] = {
     {"delay-boot", required_argument, O_IGNORE, SRA},
     {"distribution", required_argument, 'm', SRA},
     {"extra-node-info", required_argument, 'B', SRA},
-    {"get-user-env", optional_argument, O_IGNORE, S | A},
+    {"get-user-env", optional_argument, O_GET_USER_ENV, S},
+    {"get-user-env", optional_argument, O_IGNORE, A}, /* only with --uid */
     {"gpu-bind", required_argument, O_IGNORE, SRA},
     {"gpus", required_argument, 'G', SRA},
     {"gpus-per-node", required_argument, O_IGNORE, SRA},
@@ -189,6 +194,7 @@ static const struct {
     {S, "SBATCH_ERROR", 'e'},
     {S, "SBATCH_EXCLUSIVE", O_EXCLUSIVE},
     {S, "SBATCH_EXPORT", O_EXPORT},
+    {S, "SBATCH_GET_USER_ENV", O_GET_USER_ENV},
     {S, "SBATCH_INPUT", 'i'},
     {S, "SBATCH_JOB_NAME", 'J'},
     {S, "SBATCH_MEM_PER_CPU", O_MEM_PER_CPU},
@@ -474,6 +480,22 @@ static void set_mpi(const char *arg)
 	    arg);
 }
 
+/* --get-user-env[=timeout][mode]: seconds, then S (su) or L (su -).  Checked
+ * only: the node reads the login environment as slurmd does (see
+ * stepd/userenv.c), with its own deadline, as `su -`. */
+static void check_get_user_env(const char *arg)
+{
+	const char *p = arg;
+
+	if (!arg)
+		return;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (p - arg > 9 ||
+	    (*p && ((*p != 'S' && *p != 's' && *p != 'L' && *p != 'l') || p[1])))
+		die(JOBOPT_EXIT_FATAL, "Invalid --get-user-env specification");
+}
+
 static uint32_t parse_job_id(const char *arg)
 {
 	uint32_t id;
@@ -622,6 +644,10 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 		return;
 	case O_WRAP:
 		set_str(&o->wrap, arg);
+		return;
+	case O_GET_USER_ENV:
+		check_get_user_env(arg);
+		o->get_user_env = 1;
 		return;
 	case 'W':
 		if (o->cmd == JOBOPT_SBATCH) {
@@ -901,6 +927,21 @@ static char *current_dir(void)
 	return cwd;
 }
 
+/* An octal umask ("0022"); -1 if s is not one. */
+static int env_umask(const char *s, mode_t *ret)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s || strspn(s, "01234567") != strlen(s))
+		return -1;
+	v = strtoul(s, &end, 8);
+	if (*end || v > 0777)
+		return -1;
+	*ret = (mode_t)v;
+	return 0;
+}
+
 void jobopt_finish(struct jobopt *o)
 {
 	struct job_desc *d = &o->desc;
@@ -926,9 +967,12 @@ void jobopt_finish(struct jobopt *o)
 	gethostname(host, sizeof(host) - 1);
 	if (!d->submit_host)
 		d->submit_host = xstrdup(host);
+	/* SLURM_UMASK, when set (inside a job), is the umask, as in Slurm */
 	mask = umask(0);
 	umask(mask);
 	d->umask = (uint32_t)mask;
+	if (env_umask(getenv("SLURM_UMASK"), &mask) == 0)
+		d->umask = (uint32_t)mask;
 
 	/* Tasks can't outnumber nodes: with -n smaller than a node count that came
 	 * from the environment (an allocation's SLURM_NNODES) use fewer nodes. */
@@ -958,5 +1002,12 @@ char **jobopt_export_env(const struct jobopt *o, char *const *env)
 		die(JOBOPT_EXIT_FATAL, "Invalid --export specification: %s", err.text);
 	if (rc < 0)
 		die(JOBOPT_EXIT_ERROR, "%s", rc == -E2BIG ? err.text : strerror(-rc));
+	/* the stepd sets the tasks' umask from SLURM_UMASK; like any SLURM_*
+	 * variable it goes whatever --export says */
+	if (!strv_getenv(out, "SLURM_UMASK") && o->desc.umask != NO_VAL) {
+		char mask[8];
+		snprintf(mask, sizeof(mask), "%04o", o->desc.umask & 0777);
+		out = strv_setenv(out, "SLURM_UMASK", mask);
+	}
 	return out;
 }

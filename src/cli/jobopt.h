@@ -57,6 +57,7 @@ struct jobopt {
 	int quiet;         /* -Q */
 	int parsable;      /* sbatch --parsable */
 	int wait;          /* sbatch -W */
+	int get_user_env;  /* sbatch --get-user-env given */
 
 	/* srun */
 	uint32_t jobid;                   /* --jobid or SLURM_JOB_ID; NO_VAL: none */
@@ -114,8 +115,9 @@ void jobopt_apply_env(struct jobopt *o, char *const *env);
  * Prints and exits on errors. */
 void jobopt_finish(struct jobopt *o);
 
-/* The environment to send for o->export_spec, built from env (borrowed); caller
- * frees with strv_free.  Prints and exits on errors. */
+/* The environment to send for o->export_spec, built from env (borrowed), with
+ * SLURM_UMASK added (from o->desc.umask) unless env has one; caller frees with
+ * strv_free.  Prints and exits on errors. */
 char **jobopt_export_env(const struct jobopt *o, char *const *env);
 
 /* Option ids used by callers. */

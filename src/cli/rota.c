@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "cli/sim.h"
 #include "common/conf.h"
 #include "common/states.h"
 #include "proto/auth.h"
@@ -1296,6 +1297,8 @@ int cmd_rota(int argc, char **argv)
 		usage(sub ? stdout : stderr);
 		return sub ? 0 : 2;
 	}
+	if (!strcmp(sub, "sim"))
+		return cmd_sim(argc - 1, argv + 1);
 	if (strcmp(sub, "up") && strcmp(sub, "down") && strcmp(sub, "status") &&
 	    strcmp(sub, "env")) {
 		fprintf(stderr, "rota: error: unknown command '%s' (see rota --help)\n",

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -153,6 +154,10 @@ static char **job_env(const struct jobopt *o)
 	env = strv_setenv(env, "SLURM_SUBMIT_HOST", o->desc.submit_host);
 	if (o->export_spec)
 		env = strv_setenv(env, "SLURM_EXPORT_ENV", o->export_spec);
+	/* the node loads the login environment under the submitted one; with
+	 * --export=NONE, 22.05 ignores --get-user-env */
+	if (o->get_user_env && !(o->export_spec && !strcasecmp(o->export_spec, "NONE")))
+		env = strv_setenv(env, "SLURM_GET_USER_ENV", "1");
 	free(cwd);
 	if (strv_len(env) > JOBSCRIPT_ENV_MAX)
 		fail(1, SUBMIT_FAILED "more than %d environment variables",

@@ -234,9 +234,41 @@ static char **env_step(char **env, const struct stepd *st)
 	return env;
 }
 
+/* The base of a batch job's environment: with SLURM_GET_USER_ENV=1 (sbatch
+ * --get-user-env), the user's login environment on this node overridden by the
+ * submitted one, as slurmd does; without it, or when the login environment
+ * cannot be read, the submitted environment alone (Slurm's default, unless
+ * SchedulerParameters=requeue_setup_env_fail). */
+static char **env_base(const struct stepd *st)
+{
+	struct rota_error err = {""};
+	const char *want = strv_getenv(st->req->env, "SLURM_GET_USER_ENV");
+	char **env = NULL;
+
+	if (st->batch && want && !strcmp(want, "1") && userenv_load(st, &env, &err) < 0) {
+		log_err("JobId=%u cannot read the login environment of %s (%s): "
+		        "running with the submitted environment only",
+		        st->req->job_id, st->user, err.text);
+		env = NULL;
+	}
+	if (!env)
+		return strv_dup(st->req->env);
+	for (size_t i = 0; st->req->env && st->req->env[i]; i++) {
+		const char *e = st->req->env[i], *eq = strchr(e, '=');
+		char *name;
+
+		if (!eq)
+			continue;
+		name = xstrndup(e, (size_t)(eq - e));
+		env = strv_setenv(env, name, eq + 1);
+		free(name);
+	}
+	return env;
+}
+
 char **env_build(const struct stepd *st)
 {
-	char **env = strv_dup(st->req->env);
+	char **env = env_base(st);
 
 	if (!env)
 		env = xcalloc(1, sizeof(char *));

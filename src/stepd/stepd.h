@@ -20,6 +20,7 @@
 #include "common/error.h"
 #include "common/spool.h"
 
+struct cgroup;
 struct conf;
 struct launch_req;
 struct msglink;
@@ -75,6 +76,7 @@ struct stepd {
 	int listen_fd;       /* spool socket for re-attaching rotads, -1 if none */
 	struct msglink *ctl; /* rotad, NULL while detached */
 	struct msglink *io;  /* srun, NULL if none or lost */
+	struct cgroup *cg;   /* the step's containment (stepd/cgroup.h) */
 
 	time_t kill_at;  /* SIGKILL the tasks at this time (0: not terminating) */
 	time_t drain_by; /* after the last task exits, stop waiting for pipes */
@@ -88,6 +90,12 @@ char **env_build(const struct stepd *st);
 /* Add one task's variables (SLURM_PROCID, SLURM_TASK_PID...) in the child. */
 char **env_add_task(char **env, const struct stepd *st, const struct stepd_task *t);
 
+/* ---- userenv.c ---- */
+/* The user's login environment on this node (sbatch --get-user-env), read with
+ * `su - USER` when we are root.  Returns 0 and *ret_env (caller frees with
+ * strv_free), or -1 with err.  Blocks for up to two minutes. */
+int userenv_load(const struct stepd *st, char ***ret_env, struct rota_error *err);
+
 /* ---- task.c ---- */
 /* Create the tasks' output files as the user (steps with srun -o), pipes, and
  * fork+exec every task.  Returns 0 or -1 with err (nothing left running). */
@@ -99,6 +107,10 @@ void task_signal_all(struct stepd *st, int sig);
 void task_kill_leftovers(struct stepd *st);
 /* Reap exited children; returns how many tasks exited. */
 int task_reap(struct stepd *st);
+/* Append text to the first task's stderr when it is a file (the batch script's
+ * output file, srun -e), as the user.  Returns 1 if written, 0 if that stderr
+ * is not a file, -1 on failure. */
+int task_write_err_file(struct stepd *st, const char *text);
 
 /* ---- io.c ---- */
 /* Connect to srun and say hello (steps with an io_host); on failure st->io stays

@@ -21,6 +21,8 @@
 #include <unistd.h>
 #include "common/jobfmt.h"
 #include "proto/messages.h"
+#include "proto/net.h"
+#include "stepd/cgroup.h"
 #include "stepd/stepd.h"
 #include "common/common.h"
 
@@ -205,8 +207,12 @@ static void task_child(struct stepd *st, struct stepd_task *t, const struct task
                        const int pipes[3], int errfd)
 {
 	char **env, **argv;
+	const char *what = "";
+	int rc;
 
 	setpgid(0, 0);
+	if ((rc = cgroup_enter(st->cg, &what)) < 0) /* while still root */
+		child_fail(errfd, "cannot join %s: %s", what, strerror(-rc));
 	child_become_user(st, errfd);
 	child_stdio(tio, pipes, errfd);
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
@@ -399,6 +405,8 @@ void task_signal_all(struct stepd *st, int sig)
 		if (st->tasks[i].pid > 0 && kill(-st->tasks[i].pgid, sig) < 0 &&
 		    errno == ESRCH)
 			kill(st->tasks[i].pid, sig); /* not yet in its own group */
+	/* and the processes that left those groups */
+	cgroup_signal(st->cg, sig);
 }
 
 void task_kill_leftovers(struct stepd *st)
@@ -406,6 +414,11 @@ void task_kill_leftovers(struct stepd *st)
 	for (uint32_t i = 0; i < st->ntasks; i++)
 		if (st->tasks[i].pgid > 0)
 			kill(-st->tasks[i].pgid, SIGKILL);
+	/* daemonised processes too; when the batch script ends, the whole job */
+	if (st->batch)
+		cgroup_kill_job(st->cg);
+	else
+		cgroup_signal(st->cg, SIGKILL);
 }
 
 int task_reap(struct stepd *st)
@@ -427,4 +440,36 @@ int task_reap(struct stepd *st)
 		}
 	}
 	return n;
+}
+
+int task_write_err_file(struct stepd *st, const char *text)
+{
+	struct task_io tio = {NULL};
+	int ep[2], rc;
+	pid_t pid;
+
+	if (!st->ntasks || task_io_resolve(st, st->tasks[0].gtid, &tio, NULL) < 0)
+		return -1;
+	if (!tio.err) {
+		task_io_release(&tio);
+		return 0;
+	}
+	if (pipe2(ep, O_CLOEXEC) < 0) {
+		task_io_release(&tio);
+		return -1;
+	}
+	if ((pid = fork()) == 0) {
+		close(ep[0]);
+		child_become_user(st, ep[1]);
+		child_open(2, tio.err, O_WRONLY | O_APPEND, ep[1]);
+		_exit(net_write_all(2, text, strlen(text)) < 0);
+	}
+	close(ep[1]);
+	rc = pid < 0 ? -1 : wait_exec(ep[0], NULL);
+	if (pid < 0)
+		close(ep[0]);
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	task_io_release(&tio);
+	return rc < 0 ? -1 : 1;
 }

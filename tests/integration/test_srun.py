@@ -94,7 +94,8 @@ def test_invalid_job_id(cluster):
 
 
 def test_steps_inside_batch_job(cluster):
-    jobid = cluster.sbatch("-N", "2", "-n", "4", "-o", "steps.out", "--wrap",
+    # (-n 4 alone would be laid out 3,1: cons_tres packs the first node)
+    jobid = cluster.sbatch("-N", "2", "--ntasks-per-node=2", "-o", "steps.out", "--wrap",
                            "srun -l hostname | sort; srun -n 1 echo single")
     assert cluster.wait_job(jobid) == "COMPLETED"
     out = (cluster.work / "steps.out").read_text().splitlines()

@@ -51,6 +51,20 @@ static void test_tasks_span_nodes(void **state)
 	assert_int_equal(cpus[0], 16);
 }
 
+static void test_nodes_given_pack_first_node(void **state)
+{
+	/* as select/cons_tres: one CPU kept for each node, the rest on the
+	 * first (salloc -N2 -n4 gives 3,1; --spread-job would spread) */
+	struct sched_req r = req(2, 4, SCHED_UNSET, 1);
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(tasks[0], 3);
+	assert_int_equal(tasks[1], 1);
+	r = req(4, 7, SCHED_UNSET, 1);
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(tasks[0], 4);
+	assert_int_equal(tasks[3], 1);
+}
+
 static void test_cpus_per_task(void **state)
 {
 	struct sched_req r = req(1, 1, SCHED_UNSET, 8);
@@ -117,6 +131,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_tutorial_demo, setup),
 	    cmocka_unit_test_setup(test_tasks_span_nodes, setup),
 	    cmocka_unit_test_setup(test_cpus_per_task, setup),
+	    cmocka_unit_test_setup(test_nodes_given_pack_first_node, setup),
 	    cmocka_unit_test_setup(test_busy_vs_never, setup),
 	    cmocka_unit_test_setup(test_memory, setup),
 	    cmocka_unit_test_setup(test_exclusive_and_required, setup),

@@ -1,0 +1,429 @@
+/* sim.c - `rota sim TRACE.swf`: replay a Standard Workload Format trace (plain
+ * or gzip) through src/sched in virtual time and print what the users would
+ * have seen: utilization, wait, bounded slowdown, makespan.
+ *
+ * DESIGN: this file only does the I/O.  Lines are read with zlib's gzgets
+ * (which reads plain files as they are) and parsed by sched/swf.c; jobs are
+ * cleaned as the literature does unless --no-filter; sched/replay.c runs the
+ * events; the figures and the optional simulated SWF are written here.
+ * Unfiltered, a job without a requested time (synthetic traces such as
+ * Lublin's have none) is planned as if it had asked for its runtime.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include "cli/sim.h"
+#include "sched/replay.h"
+#include "sched/swf.h"
+#include "common/common.h"
+
+#define SIM_MAX_JOBS 50000000 /* a trace larger than this is refused */
+
+struct sim_opts {
+	const char *trace;
+	const char *out;
+	int64_t procs; /* 0: the header's MaxProcs */
+	enum policy_kind policy;
+	const char *policy_name; /* as given: "easy-pred" is easy + user-mean2 */
+	enum predict_kind estimates;
+	enum predict_correction correction;
+	int estimates_set;
+	int json;
+	int no_filter;
+};
+
+struct sim_trace {
+	struct swf_job *jobs;
+	size_t n, cap;
+	int64_t max_procs; /* header MaxProcs, else MaxNodes, else 0 */
+	int64_t max_nodes;
+	size_t dropped[SWF_DROP_COUNT];
+};
+
+static void sim_usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "Usage: rota sim TRACE.swf[.gz] [--procs P] [--policy POLICY]\n"
+	    "                [--estimates requested|exact|user-mean2]\n"
+	    "                [--correction double|requested] [--json]\n"
+	    "                [--out FILE] [--no-filter]\n"
+	    "Replay a Standard Workload Format trace through Rota's scheduler in\n"
+	    "virtual time.\n"
+	    "  -p, --procs P        machine size (default: the trace's MaxProcs)\n"
+	    "  -P, --policy POLICY  fcfs, easy (default), conservative, easy-sjbf\n"
+	    "                       (EASY, shortest backfill candidate first);\n"
+	    "                       easy-pred and easy++ are easy and easy-sjbf\n"
+	    "                       with --estimates user-mean2\n"
+	    "  -e, --estimates E    what the scheduler plans with: requested (the\n"
+	    "                       user's requested time, default), exact (the real\n"
+	    "                       runtime), user-mean2 (mean of the user's last two\n"
+	    "                       runtimes)\n"
+	    "  -c, --correction C   when a job outlives its estimate: double it\n"
+	    "                       (default) or use the requested time\n"
+	    "  -j, --json           print one JSON object\n"
+	    "  -o, --out FILE       write the simulated schedule as SWF (field 3 = "
+	    "wait)\n"
+	    "  -n, --no-filter      replay the trace as it is (no cleaning)\n");
+}
+
+/* Policies that also choose the estimates: EASY planning with predictions. */
+static const struct {
+	const char *name;
+	enum policy_kind policy;
+} predicting[] = {
+    {"easy-pred", POLICY_EASY},
+    {"easy++", POLICY_EASY_SJBF},
+};
+
+static int parse_policy(const char *s, struct sim_opts *o)
+{
+	for (size_t i = 0; i < sizeof(predicting) / sizeof(predicting[0]); i++) {
+		if (strcmp(s, predicting[i].name))
+			continue;
+		if (o->estimates_set && o->estimates != PREDICT_USER_MEAN2)
+			return -EINVAL;
+		o->policy = predicting[i].policy;
+		o->estimates = PREDICT_USER_MEAN2;
+		o->estimates_set = 1;
+		return 0;
+	}
+	return policy_kind_parse(s, &o->policy);
+}
+
+/* 0 to run, 1 for --help (exit 0), -1 on a usage error (message printed). */
+static int sim_parse_args(int argc, char **argv, struct sim_opts *o)
+{
+	static const struct option lopts[] = {
+	    {"procs", required_argument, NULL, 'p'},
+	    {"policy", required_argument, NULL, 'P'},
+	    {"estimates", required_argument, NULL, 'e'},
+	    {"correction", required_argument, NULL, 'c'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"out", required_argument, NULL, 'o'},
+	    {"no-filter", no_argument, NULL, 'n'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *policy = NULL;
+	char *end;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:P:e:c:jo:nh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			errno = 0;
+			o->procs = strtoll(optarg, &end, 10);
+			if (errno || *end || o->procs < 1 || o->procs > UINT32_MAX) {
+				fprintf(stderr, "rota sim: error: invalid --procs '%s'\n",
+				        optarg);
+				return -1;
+			}
+			break;
+		case 'P':
+			policy = optarg;
+			break;
+		case 'e':
+			if (predict_kind_parse(optarg, &o->estimates) < 0) {
+				fprintf(stderr,
+				        "rota sim: error: invalid --estimates '%s'\n",
+				        optarg);
+				return -1;
+			}
+			o->estimates_set = 1;
+			break;
+		case 'c':
+			if (predict_correction_parse(optarg, &o->correction) < 0) {
+				fprintf(stderr,
+				        "rota sim: error: invalid --correction '%s'\n",
+				        optarg);
+				return -1;
+			}
+			break;
+		case 'j':
+			o->json = 1;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'n':
+			o->no_filter = 1;
+			break;
+		case 'h':
+			return 1;
+		default:
+			return -1;
+		}
+	}
+	if (policy)
+		o->policy_name = policy;
+	if (policy && parse_policy(policy, o) < 0) {
+		fprintf(
+		    stderr,
+		    "rota sim: error: invalid --policy '%s' (with these --estimates)\n",
+		    policy);
+		return -1;
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "rota sim: error: expected exactly one trace file\n");
+		return -1;
+	}
+	o->trace = argv[optind];
+	return 0;
+}
+
+static int trace_add(struct sim_trace *t, const struct swf_job *job)
+{
+	if (t->n == t->cap) {
+		if (t->cap >= SIM_MAX_JOBS)
+			return -E2BIG;
+		t->cap = t->cap ? t->cap * 2 : 4096;
+		t->jobs = xrealloc(t->jobs, t->cap * sizeof(*t->jobs));
+	}
+	t->jobs[t->n++] = *job;
+	return 0;
+}
+
+/* Read every job line and the MaxProcs/MaxNodes headers.  0 or -1 (printed). */
+static int trace_read(const char *path, struct sim_trace *t)
+{
+	char line[SWF_MAX_LINE];
+	struct rota_error err = {{0}};
+	gzFile f = gzopen(path, "rbe");
+	long lineno = 0;
+	int rc = -1;
+
+	if (!f) {
+		fprintf(stderr, "rota sim: error: %s: %s\n", path,
+		        strerror(errno ? errno : EIO));
+		return -1;
+	}
+	while (gzgets(f, line, sizeof(line))) {
+		struct swf_job job;
+		size_t len = strlen(line);
+		int r;
+
+		lineno++;
+		if (len == sizeof(line) - 1 && line[len - 1] != '\n') {
+			fprintf(stderr, "rota sim: error: %s:%ld: line too long\n", path,
+			        lineno);
+			goto out;
+		}
+		if (swf_header_int(line, "MaxProcs", &t->max_procs) ||
+		    swf_header_int(line, "MaxNodes", &t->max_nodes))
+			continue;
+		r = swf_parse_line(line, &job, &err);
+		if (r < 0) {
+			fprintf(stderr, "rota sim: error: %s:%ld: %s\n", path, lineno,
+			        err.text);
+			goto out;
+		}
+		if (r > 0 && trace_add(t, &job) < 0) {
+			fprintf(stderr, "rota sim: error: %s: more than %d jobs\n", path,
+			        SIM_MAX_JOBS);
+			goto out;
+		}
+	}
+	if (!gzeof(f)) {
+		int zerr;
+		fprintf(stderr, "rota sim: error: %s: %s\n", path, gzerror(f, &zerr));
+		goto out;
+	}
+	rc = 0;
+out:
+	gzclose(f);
+	return rc;
+}
+
+/* Clean (unless --no-filter) and keep the runnable jobs at the front. */
+static void trace_clean(struct sim_trace *t, int64_t procs, int no_filter)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		enum swf_drop why = no_filter ? SWF_KEEP : swf_clean(&t->jobs[i], procs);
+
+		t->dropped[why]++;
+		if (why == SWF_KEEP)
+			t->jobs[k++] = t->jobs[i];
+	}
+	t->n = k;
+}
+
+static struct replay_job *trace_to_replay(const struct sim_trace *t)
+{
+	struct replay_job *rj = xcalloc(t->n ? t->n : 1, sizeof(*rj));
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct swf_job *j = &t->jobs[i];
+		int64_t procs = swf_procs(j);
+
+		rj[i] = (struct replay_job){
+		    .id = j->id,
+		    .submit = j->submit,
+		    .run = j->run,
+		    .req = j->req_time > 0 ? j->req_time : j->run, /* unfiltered only */
+		    .user = j->user,
+		    .procs = procs > 0 && procs <= UINT32_MAX ? (uint32_t)procs : 0,
+		};
+	}
+	return rj;
+}
+
+static int write_out(const char *path, const struct sim_opts *o, struct sim_trace *t,
+                     const struct replay_job *rj)
+{
+	char line[SWF_MAX_LINE];
+	FILE *f = fopen(path, "we");
+
+	if (!f) {
+		fprintf(stderr, "rota sim: error: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "; Computer: rota sim (policy %s, estimates %s)\n",
+	        policy_kind_name(o->policy), predict_kind_name(o->estimates));
+	fprintf(f, "; MaxProcs: %" PRId64 "\n; MaxJobs: %zu\n", o->procs, t->n);
+	fprintf(f, "; Note: field 3 is the simulated wait time\n");
+	for (size_t i = 0; i < t->n; i++) {
+		t->jobs[i].wait = rj[i].start - rj[i].submit;
+		swf_format_line(&t->jobs[i], line, sizeof(line));
+		fprintf(f, "%s\n", line);
+	}
+	if (fclose(f)) {
+		fprintf(stderr, "rota sim: error: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static size_t dropped_total(const struct sim_trace *t)
+{
+	size_t dropped = 0;
+
+	for (int i = 1; i < SWF_DROP_COUNT; i++)
+		dropped += t->dropped[i];
+	return dropped;
+}
+
+/* One JSON object: the keys the issue names first, then the extras. */
+static void print_json(const struct sim_opts *o, const struct sim_trace *t,
+                       const struct replay_stats *st)
+{
+	json_t *j = json_object();
+	char *text;
+
+	json_object_set_new(j, "jobs", json_integer((json_int_t)st->jobs));
+	json_object_set_new(j, "utilization", json_real(st->utilization));
+	json_object_set_new(j, "avg_wait", json_real(st->avg_wait));
+	json_object_set_new(j, "avg_bsld", json_real(st->avg_bsld));
+	json_object_set_new(j, "makespan", json_integer(st->makespan));
+	json_object_set_new(j, "avg_response", json_real(st->avg_response));
+	json_object_set_new(j, "max_wait", json_real(st->max_wait));
+	json_object_set_new(j, "dropped", json_integer((json_int_t)dropped_total(t)));
+	json_object_set_new(j, "procs", json_integer(o->procs));
+	json_object_set_new(j, "policy", json_string(o->policy_name));
+	json_object_set_new(j, "estimates", json_string(predict_kind_name(o->estimates)));
+	json_object_set_new(j, "correction",
+	                    json_string(predict_correction_name(o->correction)));
+	json_object_set_new(j, "corrections", json_integer((json_int_t)st->corrections));
+	json_object_set_new(j, "passes", json_integer((json_int_t)st->passes));
+	text = json_dumps(j, JSON_COMPACT);
+	if (text)
+		printf("%s\n", text);
+	free(text);
+	json_decref(j);
+}
+
+static void print_plain(const struct sim_opts *o, const struct sim_trace *t,
+                        const struct replay_stats *st)
+{
+	printf("trace:            %s\n", o->trace);
+	printf("policy:           %s (%s; estimates: %s, correction: %s)\n",
+	       o->policy_name, policy_kind_name(o->policy),
+	       predict_kind_name(o->estimates), predict_correction_name(o->correction));
+	printf("processors:       %" PRId64 "\n", o->procs);
+	printf("jobs:             %zu (%zu dropped by cleaning", st->jobs,
+	       dropped_total(t));
+	for (int i = 1; i < SWF_DROP_COUNT; i++) {
+		if (t->dropped[i])
+			printf("; %s: %zu", swf_drop_name((enum swf_drop)i),
+			       t->dropped[i]);
+	}
+	printf(")\n");
+	printf("utilization:      %.4f\n", st->utilization);
+	printf("average wait:     %.1f s\n", st->avg_wait);
+	printf("average response: %.1f s (wait + run)\n", st->avg_response);
+	printf("average bsld:     %.4f (bounded slowdown, %d s)\n", st->avg_bsld,
+	       REPLAY_BSLD_BOUND);
+	printf("makespan:         %" PRId64 " s\n", st->makespan);
+}
+
+static int sim_run(struct sim_opts *o, struct sim_trace *t)
+{
+	struct rota_error err = {{0}};
+	struct replay_opts ro;
+	struct replay_stats st;
+	struct replay_job *rj;
+	int rc = 1;
+
+	if (trace_read(o->trace, t) < 0)
+		return 1;
+	if (!o->procs)
+		o->procs = t->max_procs > 0 ? t->max_procs : t->max_nodes;
+	if (o->procs < 1 || o->procs > UINT32_MAX) {
+		fprintf(stderr,
+		        "rota sim: error: %s has no MaxProcs header; give --procs\n",
+		        o->trace);
+		return 2;
+	}
+	trace_clean(t, o->procs, o->no_filter);
+	rj = trace_to_replay(t);
+	ro = (struct replay_opts){.procs = o->procs,
+	                          .policy = o->policy,
+	                          .estimates = o->estimates,
+	                          .correction = o->correction};
+	if (replay_run(&ro, rj, t->n, &st, &err) < 0) {
+		fprintf(stderr, "rota sim: error: %s%s\n", err.text,
+		        o->no_filter ? " (try without --no-filter)" : "");
+		goto out;
+	}
+	if (o->out && write_out(o->out, o, t, rj) < 0)
+		goto out;
+	if (o->json)
+		print_json(o, t, &st);
+	else
+		print_plain(o, t, &st);
+	rc = 0;
+out:
+	free(rj);
+	return rc;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+	struct sim_opts o = {
+	    .policy = POLICY_EASY, .policy_name = "easy", .estimates = PREDICT_REQUESTED};
+	struct sim_trace t = {0};
+	int rc = sim_parse_args(argc, argv, &o);
+
+	if (rc > 0) {
+		sim_usage(stdout);
+		return 0;
+	}
+	if (rc < 0) {
+		if (argc <= 1)
+			sim_usage(stderr);
+		else
+			fprintf(stderr, "Try 'rota sim --help' for more information.\n");
+		return 2;
+	}
+	rc = sim_run(&o, &t);
+	free(t.jobs);
+	return rc;
+}

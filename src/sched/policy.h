@@ -1,0 +1,92 @@
+/* policy.h - which pending jobs start now: FCFS, EASY and conservative backfill.
+ *
+ * One scheduling pass over a queue in priority order (the caller sorts it: by
+ * submit time then job id for FCFS order, or by priority).  Every job needs
+ * `procs` processors of one pool for an estimated `est` time units.  The pass
+ * reads the plan of the running jobs (plan.h), decides which queued jobs start
+ * now, adds them to that plan, and reports the planned start of the jobs that
+ * got a reservation (squeue --start, StartTime=).
+ *
+ *   POLICY_FCFS          start jobs in order while they fit; the first job that
+ *                        does not fit blocks all behind it.
+ *   POLICY_EASY          FCFS, then only the first blocked job (the head) gets a
+ *                        reservation: it starts at the shadow time, the earliest
+ *                        time enough processors are free for it; the processors
+ *                        free then beyond its needs are the extra ones.  A later
+ *                        job starts now if it fits now and either ends by the
+ *                        shadow time or needs no more than the extra processors
+ *                        (Lifka 1995; Mu'alem and Feitelson 2001).
+ *   POLICY_CONSERVATIVE  every job, in order, gets a reservation at the earliest
+ *                        time that delays no job before it; those whose
+ *                        reservation is now start now.
+ *   POLICY_EASY_SJBF     EASY, but the backfill candidates are tried shortest
+ *                        estimate first (Tsafrir, Etsion and Feitelson's EASY++
+ *                        when the estimates are predictions).
+ *
+ * The pass is pure: no I/O, no clock (now is an argument).  The estimates come
+ * from the caller (predict.h): requested time, a prediction, or the truth.
+ *
+ * The running plan must describe processors held by running jobs only, each from
+ * its start to its estimated end (>= now), so that its free count never
+ * decreases after now.  The controller can later keep this API and plug
+ * node-level placement in by making the pool per node type or by vetoing a start
+ * that sched_select() cannot place.
+ */
+#ifndef ROTA_SCHED_POLICY_H
+#define ROTA_SCHED_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct plan;
+
+enum policy_kind {
+	POLICY_FCFS,
+	POLICY_EASY,
+	POLICY_CONSERVATIVE,
+	POLICY_EASY_SJBF,
+};
+
+#define POLICY_NO_START INT64_MIN
+
+/* One pending job, in the caller's array. */
+struct policy_job {
+	uint64_t ref;   /* caller's: a job id or index, not read */
+	uint32_t procs; /* 1..plan_total(running) */
+	int64_t est;    /* estimated runtime, >= 1 */
+	/* out, set by every pass: */
+	int64_t start; /* now if started, else the reserved start or POLICY_NO_START */
+	int started;   /* 1 when the pass started it */
+};
+
+struct policy;
+
+/* A policy of this kind for a pool of `total` processors.  NULL on -ENOMEM.
+ * Caller frees with policy_destroy(). */
+struct policy *policy_create(enum policy_kind kind, int64_t total);
+void policy_destroy(struct policy *pol); /* NULL is fine */
+
+/* "fcfs", "easy", "conservative", "easy-sjbf" <-> enum.  parse: 0 or -EINVAL. */
+int policy_kind_parse(const char *name, enum policy_kind *ret_kind);
+const char *policy_kind_name(enum policy_kind kind);
+
+struct policy_pass {
+	int64_t now;
+	/* queue[0..unchanged) were all in the queue, in this order, at the previous
+	 * pass of this policy with this running plan, that pass started no job, and
+	 * since then no processor was released and no estimate changed: the pass
+	 * may skip what cannot have changed for them.  0 is always safe. */
+	size_t unchanged;
+};
+
+/* Schedule queue[0..n) at pass->now.  Jobs that start get started = 1 and
+ * start = now, and are added to `running` over [now, now + est) (borrowed,
+ * modified).  The out fields of queue[0..unchanged) are those of the previous
+ * pass, except that the head's reservation is refreshed.  The caller removes
+ * started jobs from its queue before the next pass.  Returns the number started,
+ * -EINVAL (a job larger than the pool, est < 1, unchanged > n; nothing changed
+ * then) or -ENOMEM (some jobs may already be started and added to `running`). */
+int policy_schedule(struct policy *pol, struct plan *running,
+                    const struct policy_pass *pass, struct policy_job *queue, size_t n);
+
+#endif

@@ -1,0 +1,735 @@
+/* cgroup.c - cgroups (v2, or v1 controllers beside v2) and CPU binding for one
+ * step.  See cgroup.h for the design. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "proto/messages.h"
+#include "stepd/cgroup.h"
+#include "common/common.h"
+
+#define CG_MAX_HIER  4
+#define CG_BUSY_MS   2000 /* how long to wait for a cgroup to empty */
+#define CG_POLL_MS   10
+#define CG_MOUNTINFO "/proc/self/mountinfo"
+#define CG_CPULIST   (CPU_SETSIZE * 6)
+
+enum cg_role { CG_MEM = 1, CG_CPUSET = 2, CG_TRACK = 4 };
+
+/* v1 controllers we use, each on its own mount (or sharing one). */
+enum cg_v1 { V1_MEMORY, V1_CPUSET, V1_FREEZER, V1_PIDS, V1_COUNT };
+static const char *const v1_names[V1_COUNT] = {"memory", "cpuset", "freezer", "pids"};
+
+struct cg_mounts {
+	char *v2;           /* the cgroup2 mount, NULL if none */
+	char *v1[V1_COUNT]; /* mount of each v1 controller, NULL if none */
+};
+
+struct cg_hier {
+	char *mount;
+	int v2;
+	int freezer; /* v1 freezer: freeze before killing */
+	unsigned roles;
+	char *node;  /* <mount>/rota/<node>_<instance> */
+	char *job;   /* <node>/job_<id> */
+	char *step;  /* <job>/step_<id> */
+	char *procs; /* <step>/cgroup.procs, written by cgroup_enter */
+};
+
+struct cgroup {
+	char ids[64]; /* "JobId=1 StepId=1.batch" for the log */
+	struct cg_hier h[CG_MAX_HIER];
+	int n;
+	int bind; /* cpus is set: bind the tasks */
+	cpu_set_t cpus;
+	uint64_t oom_base, failcnt_base;
+};
+
+/* ---- small file helpers (cgroup files are short and need no locking) ---- */
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* No allocation: cgroup_enter uses it between fork and exec. */
+static int cg_write_path(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+static int cg_write(const char *dir, const char *file, const char *s)
+{
+	char path[PATH_MAX];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >= sizeof(path))
+		return -ENAMETOOLONG;
+	return cg_write_path(path, s);
+}
+
+/* Read a small file into buf, NUL-terminated and without trailing newlines.
+ * Returns 0 or -errno. */
+static int cg_read(const char *dir, const char *file, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >= sizeof(path))
+		return -ENAMETOOLONG;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	while (n > 0 && buf[n - 1] == '\n')
+		n--;
+	buf[n] = '\0';
+	return 0;
+}
+
+static int cg_read_u64(const char *dir, const char *file, uint64_t *ret)
+{
+	char buf[64], *end;
+	unsigned long long v;
+
+	if (cg_read(dir, file, buf, sizeof(buf)) < 0)
+		return -1;
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	if (errno || end == buf)
+		return -1;
+	*ret = v;
+	return 0;
+}
+
+/* The value of "key N" in a flat keyed file (memory.events, memory.oom_control). */
+static int keyed_value(const char *text, const char *key, uint64_t *ret)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, klen) && p[klen] == ' ') {
+			*ret = strtoull(p + klen + 1, NULL, 10);
+			return 0;
+		}
+	return -1;
+}
+
+static int cg_read_key(const char *dir, const char *file, const char *key, uint64_t *ret)
+{
+	char buf[1024];
+
+	if (cg_read(dir, file, buf, sizeof(buf)) < 0)
+		return -1;
+	return keyed_value(buf, key, ret);
+}
+
+/* Whether word is one of the words of list (separated by sep). */
+static int has_word(const char *list, const char *word, char sep)
+{
+	size_t wl = strlen(word);
+
+	for (const char *p = list; p && *p;) {
+		const char *e = strchr(p, sep);
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len == wl && !strncmp(p, word, wl))
+			return 1;
+		p = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+/* ---- finding the hierarchies ---- */
+
+/* mountinfo escapes blanks in paths as \040 and such: undo it in place. */
+static void unescape_octal(char *s)
+{
+	char *w = s;
+
+	for (char *r = s; *r; w++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' &&
+		    r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
+			*w = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 4;
+		} else {
+			*w = *r++;
+		}
+	}
+	*w = '\0';
+}
+
+/* Split one mountinfo line (modified in place): the mount point (5th field)
+ * and, after the "-" separator, the fs type and super options.  Returns 0, or
+ * -1 for a line that does not look like mountinfo. */
+static int mountinfo_split(char *line, char **ret_mnt, char **ret_type, char **ret_opts)
+{
+	char *p = line, *f = NULL, *mnt = NULL, *type, *opts;
+
+	line[strcspn(line, "\n")] = '\0';
+	for (int i = 0; i < 6; i++) {
+		f = strsep(&p, " ");
+		if (!f || !p)
+			return -1;
+		if (i == 4)
+			mnt = f;
+	}
+	while ((f = strsep(&p, " ")) && strcmp(f, "-"))
+		;
+	if (!f || !(type = strsep(&p, " ")) || !strsep(&p, " ") || !p)
+		return -1;
+	opts = strsep(&p, " ");
+	unescape_octal(mnt);
+	*ret_mnt = mnt;
+	*ret_type = type;
+	*ret_opts = opts;
+	return 0;
+}
+
+/* Remember a cgroup mount from one mountinfo line (the first of each kind). */
+static void mounts_add_line(struct cg_mounts *m, char *line)
+{
+	char *mnt, *type, *opts;
+
+	if (mountinfo_split(line, &mnt, &type, &opts) < 0)
+		return;
+	if (!strcmp(type, "cgroup2")) {
+		if (!m->v2)
+			m->v2 = xstrdup(mnt);
+		return;
+	}
+	if (strcmp(type, "cgroup"))
+		return;
+	for (int k = 0; k < V1_COUNT; k++)
+		if (!m->v1[k] && has_word(opts, v1_names[k], ','))
+			m->v1[k] = xstrdup(mnt);
+}
+
+static void mounts_release(struct cg_mounts *m)
+{
+	free(m->v2);
+	for (int k = 0; k < V1_COUNT; k++)
+		free(m->v1[k]);
+}
+
+static void mounts_read(struct cg_mounts *m)
+{
+	FILE *f = fopen(CG_MOUNTINFO, "re");
+	char *line = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) > 0)
+		mounts_add_line(m, line);
+	free(line);
+	fclose(f);
+}
+
+static struct cg_hier *hier_add(struct cgroup *cg, const char *mount, int v2,
+                                unsigned roles)
+{
+	struct cg_hier *h;
+
+	for (int i = 0; i < cg->n; i++)
+		if (!strcmp(cg->h[i].mount, mount)) {
+			cg->h[i].roles |= roles;
+			return &cg->h[i];
+		}
+	if (cg->n == CG_MAX_HIER)
+		return NULL;
+	h = &cg->h[cg->n++];
+	*h = (struct cg_hier){.mount = xstrdup(mount), .v2 = v2, .roles = roles};
+	return h;
+}
+
+static struct cg_hier *hier_with(const struct cgroup *cg, unsigned role)
+{
+	for (int i = 0; i < cg->n; i++)
+		if (cg->h[i].roles & role)
+			return (struct cg_hier *)&cg->h[i];
+	return NULL;
+}
+
+/* Which mount does what: v2 for what its controllers cover, v1 for the rest.
+ * Killing goes through v2 when there is one (cgroup.kill works without any
+ * controller), else the v1 freezer, pids, or whatever hierarchy we have. */
+static void hier_plan(struct cgroup *cg, const struct cg_mounts *m, int want_cpuset)
+{
+	unsigned v2roles = 0;
+	struct cg_hier *h;
+
+	if (m->v2) {
+		char ctl[512] = "";
+		cg_read(m->v2, "cgroup.controllers", ctl, sizeof(ctl));
+		v2roles = CG_TRACK;
+		if (has_word(ctl, "memory", ' '))
+			v2roles |= CG_MEM;
+		if (want_cpuset && has_word(ctl, "cpuset", ' '))
+			v2roles |= CG_CPUSET;
+		hier_add(cg, m->v2, 1, v2roles);
+	}
+	if (!(v2roles & CG_MEM) && m->v1[V1_MEMORY])
+		hier_add(cg, m->v1[V1_MEMORY], 0, CG_MEM);
+	if (want_cpuset && !(v2roles & CG_CPUSET) && m->v1[V1_CPUSET])
+		hier_add(cg, m->v1[V1_CPUSET], 0, CG_CPUSET);
+	if (hier_with(cg, CG_TRACK))
+		return;
+	if (m->v1[V1_FREEZER] && (h = hier_add(cg, m->v1[V1_FREEZER], 0, CG_TRACK)))
+		h->freezer = 1;
+	else if (m->v1[V1_PIDS])
+		hier_add(cg, m->v1[V1_PIDS], 0, CG_TRACK);
+	else if (cg->n)
+		cg->h[0].roles |= CG_TRACK;
+}
+
+/* ---- CPUs ---- */
+
+/* Real CPUs for abstract core ids: core c runs on the (c mod n)-th of the n
+ * CPUs we may use.  Where ids collide (more virtual cores than real ones), the
+ * lowest unused CPUs make up the difference, so k cores get min(k, n) CPUs and
+ * nproc in a -c 2 job says 2.  Returns how many CPUs are in *ret. */
+static int cpus_map(const uint32_t *cores, uint32_t ncores, const cpu_set_t *avail,
+                    cpu_set_t *ret)
+{
+	int list[CPU_SETSIZE], n = 0, got = 0, want;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, avail))
+			list[n++] = c;
+	if (!n || !ncores)
+		return 0;
+	for (uint32_t i = 0; i < ncores; i++) {
+		int cpu = list[cores[i] % (uint32_t)n];
+		if (!CPU_ISSET(cpu, &set)) {
+			CPU_SET(cpu, &set);
+			got++;
+		}
+	}
+	want = ncores < (uint32_t)n ? (int)ncores : n;
+	for (int i = 0; i < n && got < want; i++)
+		if (!CPU_ISSET(list[i], &set)) {
+			CPU_SET(list[i], &set);
+			got++;
+		}
+	*ret = set;
+	return got;
+}
+
+/* "0-3,6" for cpuset.cpus. */
+static void cpus_format(const cpu_set_t *set, char *buf, size_t size)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int c = 0; c < CPU_SETSIZE && off < size; c++) {
+		int e = c;
+		if (!CPU_ISSET(c, set))
+			continue;
+		while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, set))
+			e++;
+		off += (size_t)snprintf(buf + off, size - off, "%s%d", off ? "," : "", c);
+		if (e > c && off < size)
+			off += (size_t)snprintf(buf + off, size - off, "-%d", e);
+		c = e;
+	}
+}
+
+/* ---- creating the directories ---- */
+
+static void cpuset_inherit(const char *parent, const char *dir, const char *file)
+{
+	char cur[CG_CPULIST];
+
+	if (cg_read(dir, file, cur, sizeof(cur)) == 0 && cur[0])
+		return;
+	if (cg_read(parent, file, cur, sizeof(cur)) == 0)
+		cg_write(dir, file, cur);
+}
+
+/* One level of the tree.  inner: it gets children (v2: hand the controllers
+ * down). */
+static int level_make(const struct cg_hier *h, const char *parent, const char *dir,
+                      int inner)
+{
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	if (!h->v2 && (h->roles & CG_CPUSET)) {
+		cpuset_inherit(parent, dir, "cpuset.cpus");
+		cpuset_inherit(parent, dir, "cpuset.mems");
+	}
+	if (h->v2 && inner) {
+		if (h->roles & CG_MEM)
+			cg_write(dir, "cgroup.subtree_control", "+memory");
+		if (h->roles & CG_CPUSET)
+			cg_write(dir, "cgroup.subtree_control", "+cpuset");
+	}
+	return 0;
+}
+
+static void limits_apply(const struct cgroup *cg, const struct cg_hier *h,
+                         const char *dir, uint64_t mem, const char *cpus)
+{
+	char v[32];
+	int rc = 0;
+
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)mem);
+	if ((h->roles & CG_MEM) && mem && h->v2) {
+		rc = cg_write(dir, "memory.max", v);
+		cg_write(dir, "memory.swap.max", "0"); /* absent without swap */
+	} else if ((h->roles & CG_MEM) && mem) {
+		/* memsw >= limit at all times: raise memsw, set, then lower it */
+		cg_write(dir, "memory.memsw.limit_in_bytes", "-1");
+		rc = cg_write(dir, "memory.limit_in_bytes", v);
+		cg_write(dir, "memory.memsw.limit_in_bytes", v);
+	}
+	if (rc < 0)
+		log_err("%s cannot set the memory limit in %s: %s", cg->ids, dir,
+		        strerror(-rc));
+	if ((h->roles & CG_CPUSET) && cpus[0] &&
+	    (rc = cg_write(dir, "cpuset.cpus", cpus)) < 0)
+		log_err("%s cannot set cpuset.cpus %s in %s: %s", cg->ids, cpus, dir,
+		        strerror(-rc));
+}
+
+/* Create rota/<node>/job_<id>/step_<id> under h->mount.  Another stepd of the
+ * job may remove the job's directory as we create ours: try again then. */
+static int hier_create(struct cgroup *cg, struct cg_hier *h, uint64_t mem,
+                       const char *cpus)
+{
+	char *rota = xasprintf("%s/rota", h->mount);
+	int rc = 0;
+
+	level_make(h, h->mount, h->mount, 1); /* v2: controllers for rota/ */
+	for (int attempt = 0; attempt < 3; attempt++) {
+		if ((rc = level_make(h, h->mount, rota, 1)) < 0 ||
+		    (rc = level_make(h, rota, h->node, 1)) < 0 ||
+		    (rc = level_make(h, h->node, h->job, 1)) < 0)
+			continue;
+		limits_apply(cg, h, h->job, mem, cpus);
+		if ((rc = level_make(h, h->job, h->step, 0)) == 0)
+			break;
+	}
+	free(rota);
+	if (rc < 0)
+		return rc;
+	limits_apply(cg, h, h->step, mem, h->v2 ? "" : cpus);
+	return 0;
+}
+
+static void hier_release(struct cg_hier *h)
+{
+	free(h->mount);
+	free(h->node);
+	free(h->job);
+	free(h->step);
+	free(h->procs);
+}
+
+/* "node01_1a2b3c4d": the node's name (made safe for a path) and a hash of the
+ * instance. */
+static char *node_dir_name(const char *node, const char *instance)
+{
+	uint32_t hash = 2166136261u; /* FNV-1a */
+	char *s;
+
+	for (const char *p = instance ? instance : ""; *p; p++)
+		hash = (hash ^ (uint8_t)*p) * 16777619u;
+	s = xasprintf("%s_%08x", node && *node ? node : "node", hash);
+	for (char *p = s; *p; p++)
+		if (*p == '/' || *p == '.')
+			*p = '_';
+	return s;
+}
+
+static void hier_setup_all(struct cgroup *cg, const struct cgroup_opts *o,
+                           const char *cpus)
+{
+	char *nodedir = node_dir_name(o->node_name, o->instance);
+	char step[16];
+
+	if (o->step_id == STEP_BATCH)
+		snprintf(step, sizeof(step), "batch");
+	else
+		snprintf(step, sizeof(step), "%u", o->step_id);
+	for (int i = 0; i < cg->n;) {
+		struct cg_hier *h = &cg->h[i];
+		int rc;
+
+		h->node = xasprintf("%s/rota/%s", h->mount, nodedir);
+		h->job = xasprintf("%s/job_%u", h->node, o->job_id);
+		h->step = xasprintf("%s/step_%s", h->job, step);
+		h->procs = xasprintf("%s/cgroup.procs", h->step);
+		if ((rc = hier_create(cg, h, o->mem_bytes, cpus)) == 0) {
+			log_debug("%s cgroup %s", cg->ids, h->step);
+			i++;
+			continue;
+		}
+		log_debug("%s cannot use the cgroup hierarchy %s: %s", cg->ids, h->mount,
+		          strerror(-rc));
+		hier_release(h);
+		memmove(h, h + 1, (size_t)(cg->n - i - 1) * sizeof(*h));
+		cg->n--;
+	}
+	free(nodedir);
+}
+
+struct cgroup *cgroup_create(const struct cgroup_opts *o)
+{
+	struct cgroup *cg = xcalloc(1, sizeof(*cg));
+	struct cg_mounts m = {NULL};
+	char cpus[CG_CPULIST] = "";
+	cpu_set_t avail;
+
+	if (o->step_id == STEP_BATCH)
+		snprintf(cg->ids, sizeof(cg->ids), "JobId=%u StepId=%u.batch", o->job_id,
+		         o->job_id);
+	else
+		snprintf(cg->ids, sizeof(cg->ids), "JobId=%u StepId=%u.%u", o->job_id,
+		         o->job_id, o->step_id);
+	if (o->ncores && sched_getaffinity(0, sizeof(avail), &avail) == 0 &&
+	    cpus_map(o->cores, o->ncores, &avail, &cg->cpus) > 0) {
+		cg->bind = 1;
+		cpus_format(&cg->cpus, cpus, sizeof(cpus));
+	}
+	if (geteuid() != 0) {
+		log_debug("%s not root: no cgroups, the tasks run unconfined", cg->ids);
+		return cg;
+	}
+	mounts_read(&m);
+	hier_plan(cg, &m, cg->bind);
+	mounts_release(&m);
+	hier_setup_all(cg, o, cpus);
+	if (cg->n && !hier_with(cg, CG_TRACK)) /* the tracker was unusable */
+		cg->h[0].roles |= CG_TRACK;
+	if (!cg->n)
+		log_debug("%s no usable cgroup hierarchy: the tasks run unconfined",
+		          cg->ids);
+	cg->oom_base = cgroup_oom_kills(cg, 0);
+	if (hier_with(cg, CG_MEM))
+		cg_read_u64(hier_with(cg, CG_MEM)->step, "memory.failcnt",
+		            &cg->failcnt_base);
+	return cg;
+}
+
+int cgroup_enter(const struct cgroup *cg, const char **ret_path)
+{
+	char pid[24];
+	int rc;
+
+	if (!cg)
+		return 0;
+	snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	for (int i = 0; i < cg->n; i++)
+		if ((rc = cg_write_path(cg->h[i].procs, pid)) < 0) {
+			*ret_path = cg->h[i].procs;
+			return rc;
+		}
+	/* a cpuset already binds us; this covers hosts without one.  A failure
+	 * is not worth failing the task for. */
+	if (cg->bind)
+		sched_setaffinity(0, sizeof(cg->cpus), &cg->cpus);
+	return 0;
+}
+
+/* ---- signals ---- */
+
+/* Send sig to every process listed in dir/cgroup.procs; returns how many. */
+static int procs_signal(const char *dir, int sig)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int pid, n = 0;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/cgroup.procs", dir) >= sizeof(path))
+		return 0;
+	if (!(f = fopen(path, "re")))
+		return 0;
+	while (fscanf(f, "%d", &pid) == 1)
+		if (pid > 0 && kill(pid, sig) == 0)
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* procs_signal on dir and, with tree, on its subdirectories (v1 steps). */
+static int tree_signal(const char *dir, int sig, int tree)
+{
+	int n = procs_signal(dir, sig);
+	struct dirent *e;
+	DIR *d;
+
+	if (!tree || !(d = opendir(dir)))
+		return n;
+	while ((e = readdir(d))) {
+		char *sub;
+		if (e->d_type != DT_DIR || e->d_name[0] == '.')
+			continue;
+		sub = xasprintf("%s/%s", dir, e->d_name);
+		n += procs_signal(sub, sig);
+		free(sub);
+	}
+	closedir(d);
+	return n;
+}
+
+static void freezer_set(const char *dir, const char *state)
+{
+	char cur[32];
+
+	if (cg_write(dir, "freezer.state", state) < 0)
+		return;
+	for (int i = 0; i < CG_BUSY_MS / CG_POLL_MS; i++) {
+		if (cg_read(dir, "freezer.state", cur, sizeof(cur)) < 0 ||
+		    !strcmp(cur, state))
+			return;
+		sleep_ms(CG_POLL_MS);
+	}
+}
+
+/* SIGKILL everything in dir (and below, with tree): at once with cgroup.kill;
+ * else frozen so that nothing forks away, then thawed to die; else kill until
+ * nothing is left to kill. */
+static void hier_kill(const struct cg_hier *h, const char *dir, int tree)
+{
+	if (h->v2 && cg_write(dir, "cgroup.kill", "1") == 0)
+		return;
+	if (h->freezer) {
+		freezer_set(dir, "FROZEN");
+		tree_signal(dir, SIGKILL, tree);
+		freezer_set(dir, "THAWED");
+		return;
+	}
+	for (int i = 0; i < CG_BUSY_MS / CG_POLL_MS; i++) {
+		if (!tree_signal(dir, SIGKILL, tree))
+			return;
+		sleep_ms(CG_POLL_MS);
+	}
+}
+
+void cgroup_signal(const struct cgroup *cg, int sig)
+{
+	const struct cg_hier *h = cg ? hier_with(cg, CG_TRACK) : NULL;
+
+	if (!h)
+		return;
+	if (sig == SIGKILL)
+		hier_kill(h, h->step, 0);
+	else
+		procs_signal(h->step, sig);
+}
+
+void cgroup_kill_job(const struct cgroup *cg)
+{
+	const struct cg_hier *h = cg ? hier_with(cg, CG_TRACK) : NULL;
+
+	if (h)
+		hier_kill(h, h->job, 1);
+}
+
+/* ---- accounting ---- */
+
+uint64_t cgroup_oom_kills(const struct cgroup *cg, int task_sigkilled)
+{
+	const struct cg_hier *h = cg ? hier_with(cg, CG_MEM) : NULL;
+	uint64_t v = 0;
+
+	if (!h)
+		return 0;
+	if (cg_read_key(h->step, h->v2 ? "memory.events" : "memory.oom_control",
+	                "oom_kill", &v) == 0)
+		return v > cg->oom_base ? v - cg->oom_base : 0;
+	if (!h->v2 && task_sigkilled && cg_read_u64(h->step, "memory.failcnt", &v) == 0 &&
+	    v > cg->failcnt_base)
+		return 1;
+	return 0;
+}
+
+uint64_t cgroup_max_rss(const struct cgroup *cg)
+{
+	const struct cg_hier *h = cg ? hier_with(cg, CG_MEM) : NULL;
+	uint64_t v = 0;
+
+	if (!h ||
+	    cg_read_u64(h->step, h->v2 ? "memory.peak" : "memory.max_usage_in_bytes",
+	                &v) < 0)
+		return 0;
+	return v;
+}
+
+/* ---- teardown ---- */
+
+/* rmdir, waiting while processes are still leaving.  Returns 0 or -errno. */
+static int rmdir_wait(const char *dir)
+{
+	for (int i = 0; i < CG_BUSY_MS / CG_POLL_MS; i++) {
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			return -errno;
+		sleep_ms(CG_POLL_MS);
+	}
+	return -EBUSY;
+}
+
+/* Whether dir still has child cgroups (other steps of the job). */
+static int has_subdirs(const char *dir)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d)))
+		found = e->d_type == DT_DIR && e->d_name[0] != '.';
+	closedir(d);
+	return found;
+}
+
+void cgroup_destroy(struct cgroup *cg)
+{
+	const struct cg_hier *t;
+	int rc;
+
+	if (!cg)
+		return;
+	if ((t = hier_with(cg, CG_TRACK)))
+		hier_kill(t, t->step, 0);
+	for (int i = 0; i < cg->n; i++) {
+		struct cg_hier *h = &cg->h[i];
+
+		if ((rc = rmdir_wait(h->step)) < 0)
+			log_err("%s cannot remove %s: %s", cg->ids, h->step,
+			        strerror(-rc));
+		/* the last step of the job to leave removes the job's directory,
+		 * the last job the node's (whoever creates them retries) */
+		else if (!has_subdirs(h->job) && rmdir_wait(h->job) == 0 &&
+		         !has_subdirs(h->node))
+			rmdir(h->node);
+		hier_release(h);
+	}
+	free(cg);
+}

@@ -1,0 +1,69 @@
+/* cgroup.h - containment of one step's tasks: cgroups and CPU affinity.
+ *
+ * DESIGN: every step gets a cgroup of its own under one per job, as Slurm lays
+ * them out: <root>/rota/<node>_<instance>/job_<id>/step_<id|batch>.  <instance>
+ * is a short hash of the node's spool directory, so that two clusters of
+ * virtual nodes on one host (tests, a developer's cluster) never share a job's
+ * cgroup.  The hierarchies are found at run time in /proc/self/mountinfo:
+ *   - pure cgroup v2 (Debian 12): one hierarchy does everything (memory.max,
+ *     cpuset.cpus, memory.events, cgroup.kill);
+ *   - hybrid (v1 controllers beside a controller-less v2 mount): v1 memory for
+ *     the limit and the OOM count, v1 cpuset for the cores, and the v2 mount
+ *     (cgroup.kill), else the v1 freezer, else v1 pids, to kill everything.
+ * Only the tasks join the step's cgroups (rotastepd stays outside, so killing
+ * the cgroup never kills the supervisor).  The memory limit is set on the job
+ * and on the step, with no swap beyond it, so exceeding it ends in the kernel's
+ * OOM killer.  Without a usable hierarchy (not root, read-only, none mounted)
+ * everything here degrades to no-ops, logged at debug, and the tasks run
+ * unconfined; CPU affinity is still applied.  No threads; not for libraries.
+ */
+#ifndef ROTA_STEPD_CGROUP_H
+#define ROTA_STEPD_CGROUP_H
+
+#include <stdint.h>
+
+struct cgroup;
+
+struct cgroup_opts {
+	const char *node_name; /* borrowed: the virtual node */
+	const char *instance;  /* borrowed: what tells clusters apart (spool dir) */
+	uint32_t job_id;
+	uint32_t step_id;      /* STEP_BATCH for the batch script */
+	uint64_t mem_bytes;    /* memory limit, 0 for none */
+	const uint32_t *cores; /* borrowed: abstract core ids (0..CPUs-1 of the node) */
+	uint32_t ncores;       /* 0: the tasks are not confined to cores */
+};
+
+/* Create (or join) the job's and the step's cgroups in every usable hierarchy
+ * and apply the limits.  Never fails: what cannot be set up is logged and left
+ * out.  Caller frees with cgroup_destroy. */
+struct cgroup *cgroup_create(const struct cgroup_opts *o);
+
+/* In a forked task child, before it drops privileges: join the step's cgroups
+ * and bind to the step's CPUs.  No allocation, no logging.  Returns 0, or
+ * -errno with *ret_path (borrowed from cg) naming what failed.  cg may be NULL. */
+int cgroup_enter(const struct cgroup *cg, const char **ret_path);
+
+/* Send sig to every process in the step's cgroup (those that left the task's
+ * process group too).  SIGKILL kills the whole cgroup at once (cgroup.kill, or
+ * freeze/kill/thaw).  No-op without cgroups; cg may be NULL. */
+void cgroup_signal(const struct cgroup *cg, int sig);
+
+/* SIGKILL every process of the job on this node, all steps (the batch script
+ * ended).  cg may be NULL. */
+void cgroup_kill_job(const struct cgroup *cg);
+
+/* OOM kills in the step since cgroup_create.  Where the kernel keeps no such
+ * count (v1 before 4.13), a hit limit (memory.failcnt) with task_sigkilled
+ * set counts as one.  0 without a memory cgroup. */
+uint64_t cgroup_oom_kills(const struct cgroup *cg, int task_sigkilled);
+
+/* Peak memory use of the step in bytes (memory.max_usage_in_bytes, or
+ * memory.peak), 0 when unknown. */
+uint64_t cgroup_max_rss(const struct cgroup *cg);
+
+/* Kill what is left in the step, remove its directory (and the job's when no
+ * other step is left), retrying briefly while it is busy, and free.  NULL ok. */
+void cgroup_destroy(struct cgroup *cg);
+
+#endif
