@@ -24,6 +24,8 @@
 #include "proto/net.h"
 #include "stepd/cgroup.h"
 #include "stepd/stepd.h"
+#include "common/conf.h"
+#include "stepd/taskprolog.h"
 #include "common/common.h"
 
 extern char **environ;
@@ -218,6 +220,8 @@ static void task_child(struct stepd *st, struct stepd_task *t, const struct task
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 	child_chdir(st->req->work_dir);
 	env = env_add_task(strv_dup(st->env), st, t);
+	if (st->conf->task_prolog) /* as the user, in the task's environment */
+		env = task_prolog_apply(st->conf->task_prolog, env, 1);
 	if (st->batch) {
 		argv = strv_append(NULL, st->script);
 		for (size_t i = 0; st->req->argv && st->req->argv[i]; i++)

@@ -54,3 +54,20 @@ def test_failing_prolog_drains_and_requeues(fresh_cluster, tmp_path):
     assert c.job_field(jobid, "BatchHost") != "node01"
     p = c.run(["sinfo", "-h", "-N", "-n", "node01", "-o", "%t %E"])
     assert p.stdout.strip().split(None, 1) == ["drain", "Prolog error"], p.stdout
+
+
+def test_task_prolog_sets_environment(fresh_cluster, tmp_path):
+    c = fresh_cluster
+    tp = tmp_path / "taskprolog.sh"
+    tp.write_text("#!/bin/sh\necho export FROM_TASK_PROLOG=yes-$SLURM_PROCID\n"
+                  "echo unset DROP_ME\necho print hello from the task prolog\n")
+    tp.chmod(0o755)
+    c.down()
+    with open(c.conf_path, "a") as f:
+        f.write(f"TaskProlog={tp}\n")
+    c.up()
+    p = c.run("DROP_ME=1 srun -n2 -l sh -c 'echo v=$FROM_TASK_PROLOG d=${DROP_ME:-gone}' | sort")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == [
+        "0: hello from the task prolog", "0: v=yes-0 d=gone",
+        "1: hello from the task prolog", "1: v=yes-1 d=gone"], p.stdout
