@@ -58,6 +58,8 @@ def test_requeue_runs_again(cluster):
     jobid = cluster.sbatch("-o", "rq-%j.out", "--open-mode=append", "--wrap",
                            "echo run; sleep 30")
     cluster.wait_running(jobid)
+    cluster.wait_for(lambda: out(cluster, f"rq-{jobid}.out").count("run") == 1,
+                     timeout=20, what="the first run")
     assert cluster.run(["scontrol", "requeue", str(jobid)]).returncode == 0
     p = cluster.run(["squeue", "-h", "-j", str(jobid), "-o", "%t %R"])
     assert p.stdout.split() == ["PD", "(BeginTime)"]
