@@ -37,7 +37,7 @@ lib_objs = $(call objs,$(common_src) $(proto_src) $(sched_src))
 CLI_LINKS = sbatch srun salloc squeue sinfo scancel scontrol
 PROGS = $(BIN)/rotactld $(BIN)/rotad $(BIN)/rotastepd $(BIN)/rota
 
-all: $(PROGS) $(addprefix $(BIN)/,$(CLI_LINKS)) unit-build
+all: $(PROGS) $(addprefix $(BIN)/,$(CLI_LINKS)) unit-build bench-build
 
 $(OBJ)/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -73,6 +73,14 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBA)
 # test_cgroup compiles rotastepd's cgroup.c in (its helpers are static)
 $(BUILD)/tests/test_cgroup: src/stepd/cgroup.c src/stepd/cgroup.h
 
+# Benchmarks written in C: bench/X.c -> $(BUILD)/bench/X
+bench_src = $(wildcard bench/*.c)
+bench_bins = $(patsubst bench/%.c,$(BUILD)/bench/%,$(bench_src))
+bench-build: $(bench_bins)
+$(BUILD)/bench/%: bench/%.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(LIBS)
+
 unit: unit-build
 	@set -e; for t in $(unit_bins); do echo "== $$t"; $$t; done
 
@@ -90,7 +98,7 @@ clean:
 	rm -rf build build-san
 
 format-check:
-	clang-format --dry-run --Werror $(wildcard src/*/*.c src/*/*.h tests/unit/*.c)
+	clang-format --dry-run --Werror $(wildcard src/*/*.c src/*/*.h tests/unit/*.c bench/*.c)
 
-.PHONY: all unit unit-build integration test up down clean format-check
+.PHONY: all bench-build unit unit-build integration test up down clean format-check
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "cli/call.h"
 #include "cli/cli.h"
@@ -18,6 +19,33 @@ static int fail(int rc, const char *text, char **ret_msg)
 {
 	*ret_msg = xstrdup(text);
 	return rc;
+}
+
+/* A job list in several frames: append the rest to first. */
+static int collect_more(int fd, struct job_info_resp *first, struct rota_error *err)
+{
+	while (first->more) {
+		struct job_info_resp *next = NULL;
+		uint16_t type = 0;
+		if (net_recv(fd, &type, (void **)&next, CALL_TIMEOUT_MS, err) < 0)
+			return -1;
+		if (type != MSG_JOB_INFO_RESP) {
+			msg_body_free(type, next);
+			return -1;
+		}
+		first->jobs =
+		    xrealloc(first->jobs, (first->jobs_count + next->jobs_count) *
+		                              sizeof(struct job_info));
+		memcpy(first->jobs + first->jobs_count, next->jobs,
+		       next->jobs_count * sizeof(struct job_info));
+		first->jobs_count += next->jobs_count;
+		first->more = next->more;
+		free(next->jobs); /* the elements now belong to first */
+		next->jobs = NULL;
+		next->jobs_count = 0;
+		msg_body_free(type, next);
+	}
+	return 0;
 }
 
 int call_ctld(uint16_t type, const void *body, uint16_t want, void **ret_body,
@@ -42,6 +70,10 @@ int call_ctld(uint16_t type, const void *body, uint16_t want, void **ret_body,
 		            ret_msg);
 	}
 	rc = net_rpc(fd, type, body, &rtype, &rbody, CALL_TIMEOUT_MS, &err);
+	if (rc == 0 && rtype == MSG_JOB_INFO_RESP && collect_more(fd, rbody, &err) < 0) {
+		msg_body_free(rtype, rbody);
+		rc = -ECONNRESET;
+	}
 	close(fd);
 	if (rc == -ETIMEDOUT)
 		return fail(SLURM_COMMUNICATIONS_CONNECTION_ERROR,

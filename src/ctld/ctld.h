@@ -34,8 +34,11 @@ struct ctld {
 	struct journal *journal;
 	struct listener *listener;
 	struct event *sched_ev; /* deferred scheduling pass */
+	int sched_pending;      /* sched_ev is armed */
+	double sched_last;      /* monotonic seconds at the end of the last pass */
 	struct event *tick_ev;  /* 1 s: time limits, node timeouts, purge */
 	int replaying;          /* applying the journal: no side effects */
+	size_t compacted_size;  /* journal bytes right after the last compaction */
 };
 
 /* Ask for a scheduling pass soon (coalesced: at most one per loop turn). */

@@ -121,6 +121,8 @@ static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_i
 	o->nice = d->nice;
 }
 
+#define JOB_INFO_CHUNK 4096
+
 void job_mgr_info(struct ctld *ctld, struct client *c, const struct job_info_req *req)
 {
 	struct job_info_resp r = {.now = time(NULL)};
@@ -139,10 +141,23 @@ void job_mgr_info(struct ctld *ctld, struct client *c, const struct job_info_req
 			return;
 		}
 	} else {
-		for (struct job *job = job_first(ctld->jobs); job; job = job->next)
+		/* a frame holds at most JOB_INFO_CHUNK jobs; "more" says another follows
+		 */
+		for (struct job *job = job_first(ctld->jobs); job; job = job->next) {
 			job_fill_info(ctld, job, &r.jobs[n++]);
+			if (n == JOB_INFO_CHUNK && job->next) {
+				r.jobs_count = n;
+				r.more = 1;
+				client_send(c, MSG_JOB_INFO_RESP, &r);
+				for (size_t i = 0; i < n; i++)
+					codec_release(&job_info_type, &r.jobs[i]);
+				memset(r.jobs, 0, n * sizeof(struct job_info));
+				n = 0;
+			}
+		}
 	}
 	r.jobs_count = n;
+	r.more = 0;
 	client_send(c, MSG_JOB_INFO_RESP, &r);
 	codec_release(&job_info_resp_type, &r);
 }

@@ -27,16 +27,40 @@ int ctld_is_admin(const struct ctld *ctld, uid_t uid)
 	return uid == 0 || uid == ctld->slurm_uid || uid == getuid();
 }
 
+/* Passes are at least this far apart (Slurm's sched_min_interval, 2 ms): under a
+ * flood of submissions and completions one pass serves many events. */
+#define SCHED_MIN_INTERVAL_S 0.002
+
+static double mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static void sched_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ctld *ctld = arg;
+
+	ctld->sched_pending = 0;
 	sched_pass(ctld, time(NULL));
+	ctld->sched_last = mono_now();
 }
 
 void ctld_sched_kick(struct ctld *ctld)
 {
-	if (!ctld->replaying && ctld->sched_ev)
+	double wait;
+
+	if (ctld->replaying || !ctld->sched_ev || ctld->sched_pending)
+		return;
+	ctld->sched_pending = 1;
+	wait = ctld->sched_last + SCHED_MIN_INTERVAL_S - mono_now();
+	if (wait <= 0) {
 		event_active(ctld->sched_ev, 0, 0);
+	} else {
+		struct timeval tv = {0, (long)(wait * 1e6) + 1};
+		event_add(ctld->sched_ev, &tv);
+	}
 }
 
 static int replay_one(const struct job_event *ev, void *arg)
@@ -152,6 +176,7 @@ static int ctld_restore(struct ctld *ctld, struct rota_error *err)
 	job_mgr_tick(ctld, time(NULL));
 	if (journal_rewrite(ctld->journal, compact_gen, &cp, err) < 0)
 		return -1;
+	ctld->compacted_size = journal_size(ctld->journal);
 	log_info("restored %zu jobs; next job id %u", job_count(ctld->jobs),
 	         job_mgr_next_id(ctld->jobs));
 	return 0;
@@ -165,10 +190,13 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 
 	node_mgr_tick(ctld, now);
 	job_mgr_tick(ctld, now);
-	if (journal_size(ctld->journal) > COMPACT_BYTES) {
+	/* compact when the log has grown well past the live state it last held */
+	if (journal_size(ctld->journal) > COMPACT_BYTES &&
+	    journal_size(ctld->journal) > 2 * ctld->compacted_size) {
 		struct compact cp = {.ctld = ctld};
 		if (journal_rewrite(ctld->journal, compact_gen, &cp, &err) < 0)
 			log_err("journal compaction failed: %s", err.text);
+		ctld->compacted_size = journal_size(ctld->journal);
 	}
 	/* a periodic pass also re-evaluates time-based reasons */
 	ctld_sched_kick(ctld);

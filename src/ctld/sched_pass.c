@@ -209,9 +209,14 @@ void sched_pass(struct ctld *ctld, time_t now)
 	struct job **pending = xcalloc(cap ? cap : 1, sizeof(*pending));
 	uint32_t *u32;
 
-	for (struct job *j = job_first(ctld->jobs); j; j = j->next)
-		if (job_is_pending(j) && j->part)
+	for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
+		if (!job_is_pending(j) || !j->part)
+			continue;
+		if (j->hold) /* held: nothing to decide, keep it out of the sort */
+			set_reason(j, j->hold == 1 ? WAIT_HELD_USER : WAIT_HELD, NULL);
+		else
 			pending[n++] = j;
+	}
 	if (!n)
 		goto out;
 	qsort(pending, n, sizeof(*pending), cmp_prio);

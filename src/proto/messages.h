@@ -196,9 +196,11 @@ ROTA_DECLARE(submit_resp, SUBMIT_RESP_FIELDS)
 	F(S, u32, flags, _)
 ROTA_DECLARE(job_info_req, JOB_INFO_REQ_FIELDS)
 
+/* Long lists come in several frames: each but the last has more = 1. */
 #define JOB_INFO_RESP_FIELDS(F, S)                                                       \
 	F(S, i64, now, _)                                                                \
-	F(S, list, jobs, job_info)
+	F(S, list, jobs, job_info)                                                       \
+	F(S, u32, more, _)
 ROTA_DECLARE(job_info_resp, JOB_INFO_RESP_FIELDS)
 
 #define NODE_INFO_RESP_FIELDS(F, S)                                                      \
