@@ -105,9 +105,12 @@ static int apply_end(struct ctld *ctld, const struct job_event *ev, struct job *
 	job->state = ev->state;
 	/* the nodes confirm that nothing of the job is left (STEP_DONE_JOB_GONE);
 	 * until then it is COMPLETING and keeps its resources */
-	if (was_running && !ctld->replaying)
+	if (was_running && !ctld->replaying) {
 		job->state |= JOB_COMPLETING;
-	else if (was_running)
+		for (uint32_t k = 0; k < job->nnodes; k++)
+			if (job->held[k])
+				node_mgr_get(ctld->nodes, job->node_idx[k])->completing++;
+	} else if (was_running)
 		job_release_all(ctld, job);
 	job->reason = ev->reason;
 	job->exit_code = ev->exit_code;
@@ -125,6 +128,8 @@ void job_release_node(struct ctld *ctld, struct job *job, uint32_t k)
 	if (!job->held || k >= job->nnodes || !job->held[k])
 		return;
 	n = node_mgr_get(ctld->nodes, job->node_idx[k]);
+	if ((job->state & JOB_COMPLETING) && n->completing)
+		n->completing--;
 	node_release(n, job->cpus[k], job->mem[k], time(NULL));
 	node_cores_give(n, job->cpus[k], job->cores[k]);
 	job->held[k] = 0;

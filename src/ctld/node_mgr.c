@@ -150,7 +150,7 @@ uint32_t node_state(const struct node *n)
 		base = NODE_ALLOCATED;
 	else
 		base = NODE_MIXED;
-	return base | n->flags;
+	return base | n->flags | (n->completing ? NODE_COMPLETING : 0);
 }
 
 int node_usable(const struct node *n)

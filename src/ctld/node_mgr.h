@@ -19,12 +19,13 @@ struct node {
 	uint32_t sockets, cores, threads, boards;
 	uint32_t alloc_cpus;
 	uint64_t alloc_mem;
-	uint32_t run_jobs;  /* jobs with an allocation here */
-	uint8_t *core_used; /* [cpus]: which abstract cores are allocated */
-	uint32_t flags;     /* NODE_DRAIN | NODE_NO_RESPOND */
-	int down;           /* NODE_DOWN (admin or timeout) */
-	int admin_down;     /* set by scontrol/config: needs RESUME */
-	int registered;     /* has registered since start */
+	uint32_t run_jobs;   /* jobs with an allocation here */
+	uint32_t completing; /* ended jobs not yet confirmed gone here */
+	uint8_t *core_used;  /* [cpus]: which abstract cores are allocated */
+	uint32_t flags;      /* NODE_DRAIN | NODE_NO_RESPOND */
+	int down;            /* NODE_DOWN (admin or timeout) */
+	int admin_down;      /* set by scontrol/config: needs RESUME */
+	int registered;      /* has registered since start */
 	char *reason;
 	time_t reason_time;
 	uid_t reason_uid;

@@ -98,6 +98,8 @@ def test_cancel_goes_through_completing(cluster):
     assert cluster.run(["scancel", str(jobid)]).returncode == 0
     p = cluster.run(["squeue", "-h", "-j", str(jobid), "-t", "all", "-o", "%t"])
     assert p.stdout.strip() == "CG"
+    p = cluster.run(["sinfo", "-h", "-N", "-n", "node03", "-o", "%t"])
+    assert p.stdout.strip() == "comp"
     # the node is still taken: a job that needs all of it must wait
     waiter = cluster.sbatch("-w", "node03", "--exclusive", "--wrap", "true")
     time.sleep(1)
