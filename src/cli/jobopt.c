@@ -687,7 +687,8 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 		set_mpi(arg ? arg : "");
 		return;
 	case O_MULTI_PROG:
-		die(JOBOPT_EXIT_ERROR, "--multi-prog is not supported yet");
+		o->step_flags |= STEP_F_MULTI_PROG;
+		return;
 	case O_OVERLAP:
 		o->step_flags |= STEP_F_OVERLAP;
 		return;

@@ -23,6 +23,7 @@
 #include "common/states.h"
 #include "proto/messages.h"
 #include "proto/net.h"
+#include "common/multiprog.h"
 #include "common/common.h"
 
 #define IO_KEY_LEN             32
@@ -326,6 +327,30 @@ static int run_step(struct srun *s, uint32_t *ret_status)
 	return srun_io_run(&st, &io, ret_status);
 }
 
+/* --multi-prog FILE: the file is read here and its text travels as argv[0]. */
+static char **multi_prog_load(const char *path)
+{
+	static char *argv[2];
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f) {
+		fprintf(stderr, "srun: error: Unable to open configuration file %s\n",
+		        path);
+		exit(1);
+	}
+	argv[0] = xmalloc(MULTIPROG_MAX_BYTES + 1);
+	n = fread(argv[0], 1, MULTIPROG_MAX_BYTES + 1, f);
+	fclose(f);
+	if (n > MULTIPROG_MAX_BYTES) {
+		fprintf(stderr, "srun: error: configuration file %s is too large\n",
+		        path);
+		exit(1);
+	}
+	argv[0][n] = '\0';
+	return argv;
+}
+
 static void parse(struct srun *s, int argc, char **argv)
 {
 	struct jobopt_list cmdline;
@@ -340,6 +365,8 @@ static void parse(struct srun *s, int argc, char **argv)
 	s->cmd = argv + idx;
 	jobopt_apply_env(&s->o, environ);
 	jobopt_apply_list(&s->o, &cmdline, JOBOPT_SRC_ARGV);
+	if (s->o.step_flags & STEP_F_MULTI_PROG)
+		s->cmd = multi_prog_load(s->cmd[0]);
 	jobopt_list_release(&cmdline);
 	jobopt_finish(&s->o);
 	if (!s->o.desc.name)

@@ -282,6 +282,7 @@ enum step_flags {
 	STEP_F_KILL_ON_BAD_EXIT = 1 << 2,
 	STEP_F_OVERLAP = 1 << 3,
 	STEP_F_EXACT = 1 << 4,
+	STEP_F_MULTI_PROG = 1 << 5, /* argv[0] is the --multi-prog file's text */
 };
 
 #define STEP_CREATE_RESP_FIELDS(F, S)                                                    \

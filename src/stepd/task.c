@@ -25,6 +25,7 @@
 #include "stepd/cgroup.h"
 #include "stepd/stepd.h"
 #include "common/conf.h"
+#include "common/multiprog.h"
 #include "stepd/taskprolog.h"
 #include "common/common.h"
 
@@ -226,6 +227,12 @@ static void task_child(struct stepd *st, struct stepd_task *t, const struct task
 		argv = strv_append(NULL, st->script);
 		for (size_t i = 0; st->req->argv && st->req->argv[i]; i++)
 			argv = strv_append(argv, st->req->argv[i]);
+	} else if (st->req->flags & STEP_F_MULTI_PROG) {
+		struct rota_error merr = {""};
+		if (multiprog_argv(st->req->argv[0], t->gtid, &argv, &merr) < 0) {
+			dprintf(2, "slurmstepd: error: %s\n", merr.text);
+			_exit(1);
+		}
 	} else {
 		argv = st->req->argv;
 	}

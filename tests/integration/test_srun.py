@@ -157,3 +157,16 @@ def test_salloc_shell_from_stdin(cluster):
                     env={"SHELL": "/bin/sh"})
     assert p.returncode == 2
     assert p.stdout == "in-shell 1\n"
+
+
+def test_multi_prog(cluster):
+    (cluster.work / "mp.conf").write_text(
+        "# tasks program args\n0-1 echo first %t %o\n2 sh -c 'echo two $SLURM_PROCID'\n"
+        "* echo rest %t\n")
+    p = cluster.run("srun -n4 -l --multi-prog mp.conf | sort")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["0: first 0 0", "1: first 1 1", "2: two 2",
+                                     "3: rest 3"]
+    p = cluster.run(["srun", "-n1", "--multi-prog", "missing.conf"])
+    assert p.returncode == 1
+    assert "Unable to open configuration file" in p.stderr
