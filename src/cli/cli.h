@@ -29,6 +29,10 @@ struct conf *cli_conf(void);
  * "PROG: error: Unable to contact slurm controller (connect failure)" and exit 1. */
 int cli_connect(void);
 
+/* Connect without printing or exiting (the reason goes to the debug log);
+ * returns an fd or -1. */
+int cli_try_connect(void);
+
 /* One request/response round trip on a new connection.  Returns 0 and sets
  * *ret_type and *ret_body, or prints the connection error and exits 1. */
 void cli_rpc(uint16_t type, const void *body, uint16_t *ret_type, void **ret_body);

@@ -39,7 +39,7 @@ struct conf *cli_conf(void)
 	return conf;
 }
 
-int cli_connect(void)
+int cli_try_connect(void)
 {
 	struct conf *conf = cli_conf();
 	struct rota_error err = {""};
@@ -51,6 +51,16 @@ int cli_connect(void)
 	auth_destroy(auth);
 	if (fd < 0) {
 		log_debug("%s", err.text);
+		return -1;
+	}
+	return fd;
+}
+
+int cli_connect(void)
+{
+	int fd = cli_try_connect();
+
+	if (fd < 0) {
 		cli_error("%s", slurm_strerror(SLURM_COMMUNICATIONS_CONNECTION_ERROR));
 		exit(1);
 	}

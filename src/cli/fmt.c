@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/fmt.h"
 #include "common/fmtspec.h"
+#include "common/hostlist.h"
 #include "proto/messages.h"
 #include "common/common.h"
 
@@ -251,4 +252,42 @@ char *fmt_exit_code(uint32_t status, char *buf, size_t len)
 
 	snprintf(buf, len, "%d:%d", code, sig);
 	return buf;
+}
+
+unsigned fmt_parse_iterate(const char *arg)
+{
+	long v = cli_parse_long(arg);
+
+	if (v <= 0) {
+		cli_error("--iterate must be a positive integer");
+		exit(1);
+	}
+	return (unsigned)(v > 86400 ? 86400 : v);
+}
+
+void fmt_parse_nodes(char ***nodes, const char *arg)
+{
+	struct rota_error err = {""};
+	size_t n;
+
+	hostlist_free(*nodes);
+	*nodes = NULL;
+	if (hostlist_expand(arg, nodes, &n, &err) < 0) {
+		cli_error("Invalid node name specified: %s", arg);
+		exit(1);
+	}
+}
+
+int fmt_hosts_overlap(const char *hosts, char **nodes)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int hit = 0;
+
+	if (!hosts || !*hosts || hostlist_expand(hosts, &names, &n, NULL) < 0)
+		return 0;
+	for (size_t i = 0; i < n && !hit; i++)
+		hit = fmt_strv_has(nodes, names[i], 0);
+	hostlist_free(names);
+	return hit;
 }

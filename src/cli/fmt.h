@@ -86,6 +86,17 @@ void fmt_bad_option(void) __attribute__((noreturn));
 /* "slurm 22.05.8" and exit 0. */
 void fmt_print_version(void) __attribute__((noreturn));
 
+/* -i/--iterate SECONDS: a positive integer, capped at 86400; otherwise print
+ * "PROG: error: --iterate must be a positive integer" and exit 1. */
+unsigned fmt_parse_iterate(const char *arg);
+
+/* -w/-n NODELIST: replace *nodes (hostlist_free()d) with arg's expansion; a bad
+ * list prints "PROG: error: Invalid node name specified: ARG" and exits 1. */
+void fmt_parse_nodes(char ***nodes, const char *arg);
+
+/* 1 if the hostlist expression hosts (NULL or "" allowed) names one of nodes. */
+int fmt_hosts_overlap(const char *hosts, char **nodes);
+
 /* Parse a job id "N" (1..UINT32_MAX-2).  Returns 0 or -1. */
 int fmt_parse_job_id(const char *s, uint32_t *ret);
 

@@ -10,8 +10,6 @@
 #include "cli/cli.h"
 #include "cli/jobctl.h"
 #include "common/states.h"
-#include "proto/auth.h"
-#include "proto/client.h"
 #include "proto/messages.h"
 #include "proto/net.h"
 #include "common/common.h"
@@ -32,26 +30,9 @@ const char *jobctl_strerror(int rc)
 	return slurm_strerror(SLURM_COMMUNICATIONS_CONNECTION_ERROR);
 }
 
-int jobctl_try_connect(void)
-{
-	struct conf *conf = cli_conf();
-	struct rota_error err = {""};
-	struct auth *auth = NULL;
-	int fd;
-
-	auth_create(conf, 0, &auth, NULL);
-	fd = client_connect(conf, auth, NULL, 0, &err);
-	auth_destroy(auth);
-	if (fd < 0) {
-		log_debug("%s", err.text);
-		return -1;
-	}
-	return fd;
-}
-
 int jobctl_connect(const char *prefix)
 {
-	int fd = jobctl_try_connect();
+	int fd = cli_try_connect();
 
 	if (fd < 0) {
 		cli_error("%s%s", prefix,
@@ -240,7 +221,7 @@ int jobctl_signal_step(uint32_t job_id, uint32_t step_id, uint32_t signal)
 	struct rota_error err = {""};
 	uint16_t type = 0;
 	void *body = NULL;
-	int fd = jobctl_try_connect(), rc;
+	int fd = cli_try_connect(), rc;
 
 	if (fd < 0)
 		return -1;

@@ -18,9 +18,6 @@
  * contact slurm controller (connect failure)" and exit 1. */
 int jobctl_connect(const char *prefix);
 
-/* Connect without printing or exiting; returns an fd or -1. */
-int jobctl_try_connect(void);
-
 /* One request and its reply on a new connection.  On a transport failure print
  * "PROG: error: <prefix><why>" and exit 1.  *ret_body: msg_body_free(). */
 void jobctl_rpc(const char *prefix, uint16_t type, const void *body, uint16_t *ret_type,

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,66 +40,13 @@ struct salloc {
 	int revoked;
 };
 
-static char **setf(char **env, const char *name, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static char **setf(char **env, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	char *v = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&v, fmt, ap) < 0)
-		fatal("out of memory");
-	va_end(ap);
-	env = strv_setenv(env, name, v);
-	free(v);
-	return env;
-}
-
-static char **set_counts(char **env, const char *name, const uint32_t *v, size_t n)
-{
-	char *s = jobfmt_counts(v, n);
-
-	if (!s)
-		fatal("out of memory");
-	env = strv_setenv(env, name, s);
-	free(s);
-	return env;
-}
-
-/* SLURM_TASKS_PER_NODE as the batch environment computes it: -n tasks, or
- * --ntasks-per-node on each node, or one per cpus-per-task, in block layout. */
-static char **set_tasks(char **env, const struct job_desc *d, const uint32_t *cpus,
-                        size_t n)
-{
-	uint32_t cpt = d->cpus_per_task != NO_VAL ? d->cpus_per_task : 1;
-	uint32_t *cap = xcalloc(n, sizeof(*cap)), *out = xcalloc(n, sizeof(*out));
-	uint64_t ntasks = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		cap[i] = cpus[i] / cpt;
-		ntasks += cap[i];
-	}
-	if (d->num_tasks != NO_VAL)
-		ntasks = d->num_tasks;
-	else if (d->ntasks_per_node != NO_VAL)
-		ntasks = (uint64_t)d->ntasks_per_node * n;
-	if (ntasks < n)
-		ntasks = n;
-	if (ntasks > UINT32_MAX)
-		ntasks = UINT32_MAX;
-	jobfmt_spread_tasks((uint32_t)ntasks, cap, n, out);
-	env = set_counts(env, "SLURM_TASKS_PER_NODE", out, n);
-	free(cap);
-	free(out);
-	return env;
-}
-
 static char **alloc_env(const struct salloc *s)
 {
 	const struct job_desc *d = &s->o.desc;
 	const struct alloc_resp *r = s->alloc.resp;
+	const struct jobfmt_tasks t = {.num_tasks = d->num_tasks,
+	                               .ntasks_per_node = d->ntasks_per_node,
+	                               .cpus_per_task = d->cpus_per_task};
 	char **env = strv_dup(environ), **names = NULL;
 	uint32_t *cpus;
 	size_t n = 0;
@@ -109,34 +55,33 @@ static char **alloc_env(const struct salloc *s)
 		n = 0;
 	hostlist_free(names);
 	cpus = xcalloc(n + 1, sizeof(*cpus));
-	for (size_t i = 0; i < n; i++)
-		cpus[i] = i < r->cpus_per_node.n    ? r->cpus_per_node.v[i]
-		          : r->cpus_per_node.n == 1 ? r->cpus_per_node.v[0]
-		                                    : 1;
-	env = setf(env, "SLURM_JOB_ID", "%u", r->job_id);
-	env = setf(env, "SLURM_JOBID", "%u", r->job_id);
+	jobfmt_node_cpus(r->cpus_per_node.v, r->cpus_per_node.n, cpus, n);
+	env = strv_setenvf(env, "SLURM_JOB_ID", "%u", r->job_id);
+	env = strv_setenvf(env, "SLURM_JOBID", "%u", r->job_id);
 	env = strv_setenv(env, "SLURM_JOB_NAME", d->name);
 	env = strv_setenv(env, "SLURM_JOB_NODELIST", r->nodes);
 	env = strv_setenv(env, "SLURM_NODELIST", r->nodes);
-	env = setf(env, "SLURM_JOB_NUM_NODES", "%zu", n);
-	env = setf(env, "SLURM_NNODES", "%zu", n);
-	env = set_counts(env, "SLURM_JOB_CPUS_PER_NODE", cpus, n);
+	env = strv_setenvf(env, "SLURM_JOB_NUM_NODES", "%zu", n);
+	env = strv_setenvf(env, "SLURM_NNODES", "%zu", n);
+	env = strv_setenv_take(env, "SLURM_JOB_CPUS_PER_NODE", jobfmt_counts(cpus, n));
 	if (n)
-		env = set_tasks(env, d, cpus, n);
+		env = strv_setenv_take(env, "SLURM_TASKS_PER_NODE",
+		                       jobfmt_tasks_per_node(&t, cpus, n));
 	if (d->num_tasks != NO_VAL) {
-		env = setf(env, "SLURM_NTASKS", "%u", d->num_tasks);
-		env = setf(env, "SLURM_NPROCS", "%u", d->num_tasks);
+		env = strv_setenvf(env, "SLURM_NTASKS", "%u", d->num_tasks);
+		env = strv_setenvf(env, "SLURM_NPROCS", "%u", d->num_tasks);
 	}
 	if (d->ntasks_per_node != NO_VAL)
-		env = setf(env, "SLURM_NTASKS_PER_NODE", "%u", d->ntasks_per_node);
+		env =
+		    strv_setenvf(env, "SLURM_NTASKS_PER_NODE", "%u", d->ntasks_per_node);
 	if (d->cpus_per_task != NO_VAL)
-		env = setf(env, "SLURM_CPUS_PER_TASK", "%u", d->cpus_per_task);
+		env = strv_setenvf(env, "SLURM_CPUS_PER_TASK", "%u", d->cpus_per_task);
 	if (d->mem_per_node != NO_VAL64)
-		env = setf(env, "SLURM_MEM_PER_NODE", "%llu",
-		           (unsigned long long)d->mem_per_node);
+		env = strv_setenvf(env, "SLURM_MEM_PER_NODE", "%llu",
+		                   (unsigned long long)d->mem_per_node);
 	if (d->mem_per_cpu != NO_VAL64)
-		env = setf(env, "SLURM_MEM_PER_CPU", "%llu",
-		           (unsigned long long)d->mem_per_cpu);
+		env = strv_setenvf(env, "SLURM_MEM_PER_CPU", "%llu",
+		                   (unsigned long long)d->mem_per_cpu);
 	if (r->partition)
 		env = strv_setenv(env, "SLURM_JOB_PARTITION", r->partition);
 	if (d->account)

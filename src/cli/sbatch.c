@@ -172,7 +172,7 @@ static int poll_job(uint32_t job_id, uint32_t *ret_state, uint32_t *ret_exit)
 	struct rota_error err = {""};
 	uint16_t type = 0;
 	void *body = NULL;
-	int fd = jobctl_try_connect(), rc;
+	int fd = cli_try_connect(), rc;
 
 	if (fd < 0)
 		return 0; /* the controller may be restarting: try again later */

@@ -307,19 +307,10 @@ static void parse_args(struct scancel_opts *o, int argc, char **argv)
 			break;
 		case 'V':
 			fmt_print_version();
-		case 'w': {
-			struct rota_error err = {""};
-			size_t n;
-
-			hostlist_free(o->nodes);
-			o->nodes = NULL;
-			if (hostlist_expand(optarg, &o->nodes, &n, &err) < 0) {
-				cli_error("Invalid node name specified: %s", optarg);
-				exit(1);
-			}
+		case 'w':
+			fmt_parse_nodes(&o->nodes, optarg);
 			o->have_filter = 1;
 			break;
-		}
 		case OPT_ME: {
 			char uid[32];
 
@@ -347,20 +338,6 @@ static void parse_args(struct scancel_opts *o, int argc, char **argv)
 		cli_error("--quiet and --verbose cannot be used together");
 		exit(1);
 	}
-}
-
-static int on_nodes(const struct job_info *j, char **nodes)
-{
-	char **names = NULL;
-	size_t n = 0;
-	int hit = 0;
-
-	if (!j->nodes || !*j->nodes || hostlist_expand(j->nodes, &names, &n, NULL) < 0)
-		return 0;
-	for (size_t i = 0; i < n && !hit; i++)
-		hit = fmt_strv_has(nodes, names[i], 0);
-	hostlist_free(names);
-	return hit;
 }
 
 static int job_matches(const struct scancel_opts *o, const struct job_info *j)
@@ -393,7 +370,7 @@ static int job_matches(const struct scancel_opts *o, const struct job_info *j)
 		return 0;
 	if (o->reservation)
 		return 0; /* no job has a reservation or a wckey */
-	if (o->nodes && !on_nodes(j, o->nodes))
+	if (o->nodes && !fmt_hosts_overlap(j->nodes, o->nodes))
 		return 0;
 	return 1;
 }

@@ -1023,31 +1023,15 @@ static void parse_args(struct sinfo_opts *o, int argc, char **argv)
 		case 'h':
 			o->noheader = 1;
 			break;
-		case 'i': {
-			long v = cli_parse_long(optarg);
-
-			if (v <= 0) {
-				cli_error("--iterate must be a positive integer");
-				exit(1);
-			}
-			o->iterate = (unsigned)(v > 86400 ? 86400 : v);
+		case 'i':
+			o->iterate = fmt_parse_iterate(optarg);
 			break;
-		}
 		case 'l':
 			o->long_list = 1;
 			break;
-		case 'n': {
-			struct rota_error err = {""};
-			size_t n;
-
-			hostlist_free(o->node_names);
-			o->node_names = NULL;
-			if (hostlist_expand(optarg, &o->node_names, &n, &err) < 0) {
-				cli_error("Invalid node name specified: %s", optarg);
-				exit(1);
-			}
+		case 'n':
+			fmt_parse_nodes(&o->node_names, optarg);
 			break;
-		}
 		case 'N':
 			o->node_mode = 1;
 			break;

@@ -508,20 +508,6 @@ static int list_has_any(char **want, const char *csv)
 	return hit;
 }
 
-static int job_on_nodes(const struct job_info *j, char **nodes)
-{
-	char **names = NULL;
-	size_t n = 0;
-	int hit = 0;
-
-	if (!j->nodes || !*j->nodes || hostlist_expand(j->nodes, &names, &n, NULL) < 0)
-		return 0;
-	for (size_t i = 0; i < n && !hit; i++)
-		hit = fmt_strv_has(nodes, names[i], 0);
-	hostlist_free(names);
-	return hit;
-}
-
 static int job_selected(const struct squeue_opts *o, const struct job_info *j)
 {
 	if (o->none_match)
@@ -560,7 +546,7 @@ static int job_selected(const struct squeue_opts *o, const struct job_info *j)
 		return 0;
 	if (o->qos && !fmt_strv_has(o->qos, "normal", 1))
 		return 0;
-	if (o->nodes && !job_on_nodes(j, o->nodes))
+	if (o->nodes && !fmt_hosts_overlap(j->nodes, o->nodes))
 		return 0;
 	return 1;
 }
@@ -732,19 +718,6 @@ static void parse_states(struct squeue_opts *o, const char *arg)
 	fmt_strv_free(states);
 }
 
-static void parse_nodes(struct squeue_opts *o, const char *arg)
-{
-	struct rota_error err = {""};
-	size_t n;
-
-	hostlist_free(o->nodes);
-	o->nodes = NULL;
-	if (hostlist_expand(arg, &o->nodes, &n, &err) < 0) {
-		cli_error("Invalid node name specified: %s", arg);
-		exit(1);
-	}
-}
-
 static char **replace_list(char **old, const char *arg)
 {
 	fmt_strv_free(old);
@@ -815,16 +788,9 @@ static void parse_args(struct squeue_opts *o, int argc, char **argv)
 		case 'h':
 			o->noheader = 1;
 			break;
-		case 'i': {
-			long v = cli_parse_long(optarg);
-
-			if (v <= 0) {
-				cli_error("--iterate must be a positive integer");
-				exit(1);
-			}
-			o->iterate = (unsigned)(v > 86400 ? 86400 : v);
+		case 'i':
+			o->iterate = fmt_parse_iterate(optarg);
 			break;
-		}
 		case 'j':
 			o->job_flag = 1;
 			if (optarg)
@@ -870,7 +836,7 @@ static void parse_args(struct squeue_opts *o, int argc, char **argv)
 		case 'V':
 			fmt_print_version();
 		case 'w':
-			parse_nodes(o, optarg);
+			fmt_parse_nodes(&o->nodes, optarg);
 			break;
 		case OPT_JSON:
 			o->json = 1;

@@ -7,6 +7,7 @@
 
 #define JOBFMT_STEP_BATCH 0xfffffffbu /* same value as STEP_BATCH in messages.h */
 #define JOBFMT_WIDTH_MAX  10
+#define JOBFMT_NO_VAL     0xfffffffeu /* same value as NO_VAL in messages.h */
 
 /* A small growable string that reports ENOMEM instead of aborting. */
 struct sbuf {
@@ -102,6 +103,47 @@ int jobfmt_spread_tasks(uint32_t ntasks, const uint32_t *cap, size_t n, uint32_t
 			over = 1;
 	}
 	return 0;
+}
+
+void jobfmt_node_cpus(const uint32_t *v, size_t vn, uint32_t *out, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = i < vn ? v[i] : vn == 1 ? v[0] : 1;
+}
+
+static int jobfmt_given(uint32_t v)
+{
+	return v && v != JOBFMT_NO_VAL;
+}
+
+char *jobfmt_tasks_per_node(const struct jobfmt_tasks *t, const uint32_t *cpus, size_t n)
+{
+	uint32_t cpt = jobfmt_given(t->cpus_per_task) ? t->cpus_per_task : 1;
+	uint32_t *cap = n ? calloc(n, sizeof(*cap)) : NULL;
+	uint32_t *out = n ? calloc(n, sizeof(*out)) : NULL;
+	uint64_t ntasks = 0;
+	char *s = NULL;
+
+	if (!cap || !out)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		cap[i] = cpus[i] / cpt;
+		ntasks += cap[i];
+	}
+	if (jobfmt_given(t->num_tasks))
+		ntasks = t->num_tasks;
+	else if (jobfmt_given(t->ntasks_per_node))
+		ntasks = (uint64_t)t->ntasks_per_node * n;
+	if (ntasks < n)
+		ntasks = n;
+	if (ntasks > UINT32_MAX)
+		ntasks = UINT32_MAX;
+	jobfmt_spread_tasks((uint32_t)ntasks, cap, n, out);
+	s = jobfmt_counts(out, n);
+out:
+	free(cap);
+	free(out);
+	return s;
 }
 
 /* Append the expansion of one conversion letter. */

@@ -21,6 +21,23 @@ char *jobfmt_counts(const uint32_t *v, size_t n);
  * Returns 0, or -EINVAL when n is 0. */
 int jobfmt_spread_tasks(uint32_t ntasks, const uint32_t *cap, size_t n, uint32_t *out);
 
+/* Fill out[0..n) with each node's cpus from a per-node vector v[0..vn): v[i]
+ * where given, v[0] for every node when vn is 1, else 1. */
+void jobfmt_node_cpus(const uint32_t *v, size_t vn, uint32_t *out, size_t n);
+
+/* A job's task request; each field 0 or NO_VAL (0xfffffffe) when not given. */
+struct jobfmt_tasks {
+	uint32_t num_tasks;       /* -n */
+	uint32_t ntasks_per_node; /* --ntasks-per-node */
+	uint32_t cpus_per_task;   /* -c */
+};
+
+/* SLURM_TASKS_PER_NODE as Slurm computes it for a job: -n tasks (or
+ * ntasks-per-node * nodes, or one task per cpus-per-task of each node's cpus,
+ * at least one a node) in block layout over cpus[0..n), compressed as
+ * jobfmt_counts() does.  Caller frees; NULL on ENOMEM or when n is 0. */
+char *jobfmt_tasks_per_node(const struct jobfmt_tasks *t, const uint32_t *cpus, size_t n);
+
 /* What a filename pattern may refer to.  Strings borrowed; NULL prints "". */
 struct jobfmt_ids {
 	uint32_t job_id;

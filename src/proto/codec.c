@@ -1,5 +1,7 @@
 /* codec.c - msgpack and JSON encoding driven by struct rota_type descriptors. */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <msgpack.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -473,5 +475,30 @@ char **strv_setenv(char **env, const char *name, const char *value)
 	}
 	env = strv_append(env, kv);
 	free(kv);
+	return env;
+}
+
+char **strv_setenv_take(char **env, const char *name, char *value)
+{
+	if (!value)
+		fatal("out of memory");
+	env = strv_setenv(env, name, value);
+	free(value);
+	return env;
+}
+
+char **strv_setenvf(char **env, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	char *v = NULL;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&v, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		fatal("out of memory");
+	env = strv_setenv(env, name, v);
+	free(v);
 	return env;
 }

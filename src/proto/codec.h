@@ -85,5 +85,11 @@ char **strv_append(char **v, const char *s);
 const char *strv_getenv(char *const *env, const char *name);
 /* Set NAME=value in an environ-style vector (replacing); returns the vector. */
 char **strv_setenv(char **env, const char *name, const char *value);
+/* strv_setenv() taking ownership of value (freed here); a NULL value is an
+ * allocation that failed: fatal("out of memory"). */
+char **strv_setenv_take(char **env, const char *name, char *value);
+/* strv_setenv() with a printf-formatted value. */
+char **strv_setenvf(char **env, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -1,7 +1,6 @@
 /* env.c - the SLURM_* environment of batch scripts and step tasks, as Slurm
  * 22.05 sets it (see /work/shared/COMPAT.md): programs such as mpirun, torch
  * and snakemake read these names and formats. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,25 +11,6 @@
 #include "proto/messages.h"
 #include "stepd/stepd.h"
 #include "common/common.h"
-
-static char **setf(char **env, const char *name, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static char **setf(char **env, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	char *val = NULL;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&val, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		fatal("out of memory");
-	env = strv_setenv(env, name, val);
-	free(val);
-	return env;
-}
 
 static char **set_opt(char **env, const char *name, const char *val)
 {
@@ -53,61 +33,22 @@ static void unset_prefix(char **env, const char *prefix)
 		env[j] = NULL;
 }
 
-static char **set_counts(char **env, const char *name, const uint32_t *v, size_t n)
-{
-	char *s = jobfmt_counts(v, n);
-	if (!s)
-		fatal("out of memory");
-	env = strv_setenv(env, name, s);
-	free(s);
-	return env;
-}
-
 /* The job's cpus on each of its n nodes (the vector may hold one value for all). */
 static uint32_t *job_cpus(const struct launch_req *req, size_t n)
 {
 	uint32_t *cpus = xcalloc(n ? n : 1, sizeof(*cpus));
-	const struct rota_u32v *v = &req->job_cpus_per_node;
 
-	for (size_t i = 0; i < n; i++)
-		cpus[i] = i < v->n ? v->v[i] : v->n == 1 ? v->v[0] : 1;
+	jobfmt_node_cpus(req->job_cpus_per_node.v, req->job_cpus_per_node.n, cpus, n);
 	return cpus;
-}
-
-/* SLURM_TASKS_PER_NODE of a batch job, computed as Slurm does: -n tasks (or
- * ntasks-per-node * nodes, or one task per allocated cpu-per-task) in block
- * layout over the nodes' cpus. */
-static char **set_batch_tasks(char **env, const struct launch_req *req,
-                              const uint32_t *cpus, size_t n)
-{
-	uint32_t cpt =
-	    req->cpus_per_task && req->cpus_per_task != NO_VAL ? req->cpus_per_task : 1;
-	uint32_t *cap = xcalloc(n, sizeof(*cap)), *out = xcalloc(n, sizeof(*out));
-	uint64_t ntasks = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		cap[i] = cpus[i] / cpt;
-		ntasks += cap[i];
-	}
-	if (req->job_num_tasks && req->job_num_tasks != NO_VAL)
-		ntasks = req->job_num_tasks;
-	else if (req->job_ntasks_per_node && req->job_ntasks_per_node != NO_VAL)
-		ntasks = (uint64_t)req->job_ntasks_per_node * n;
-	if (ntasks < n)
-		ntasks = n;
-	if (ntasks > UINT32_MAX)
-		ntasks = UINT32_MAX;
-	jobfmt_spread_tasks((uint32_t)ntasks, cap, n, out);
-	env = set_counts(env, "SLURM_TASKS_PER_NODE", out, n);
-	free(cap);
-	free(out);
-	return env;
 }
 
 /* Variables that describe the job's allocation (batch and steps alike). */
 static char **env_job_alloc(char **env, const struct stepd *st)
 {
 	const struct launch_req *req = st->req;
+	const struct jobfmt_tasks t = {.num_tasks = req->job_num_tasks,
+	                               .ntasks_per_node = req->job_ntasks_per_node,
+	                               .cpus_per_task = req->cpus_per_task};
 	char **names = NULL;
 	size_t n = 0, me = 0;
 	uint32_t *cpus;
@@ -122,12 +63,14 @@ static char **env_job_alloc(char **env, const struct stepd *st)
 	env = set_opt(env, "SLURM_JOB_NODELIST", req->job_nodes);
 	env = set_opt(env, "SLURM_NODELIST", req->job_nodes);
 	if (n) {
-		env = setf(env, "SLURM_JOB_NUM_NODES", "%zu", n);
-		env = setf(env, "SLURM_NNODES", "%zu", n);
-		env = set_counts(env, "SLURM_JOB_CPUS_PER_NODE", cpus, n);
-		env = setf(env, "SLURM_CPUS_ON_NODE", "%u", cpus[me]);
+		env = strv_setenvf(env, "SLURM_JOB_NUM_NODES", "%zu", n);
+		env = strv_setenvf(env, "SLURM_NNODES", "%zu", n);
+		env = strv_setenv_take(env, "SLURM_JOB_CPUS_PER_NODE",
+		                       jobfmt_counts(cpus, n));
+		env = strv_setenvf(env, "SLURM_CPUS_ON_NODE", "%u", cpus[me]);
 		if (st->batch)
-			env = set_batch_tasks(env, req, cpus, n);
+			env = strv_setenv_take(env, "SLURM_TASKS_PER_NODE",
+			                       jobfmt_tasks_per_node(&t, cpus, n));
 	}
 	free(cpus);
 	return env;
@@ -139,15 +82,15 @@ static char **env_job_ids(char **env, const struct stepd *st)
 	const char *cluster =
 	    req->cluster_name ? req->cluster_name : st->conf->cluster_name;
 
-	env = setf(env, "SLURM_JOB_ID", "%u", req->job_id);
-	env = setf(env, "SLURM_JOBID", "%u", req->job_id);
+	env = strv_setenvf(env, "SLURM_JOB_ID", "%u", req->job_id);
+	env = strv_setenvf(env, "SLURM_JOBID", "%u", req->job_id);
 	env = set_opt(env, "SLURM_JOB_NAME", req->job_name);
 	env = set_opt(env, "SLURM_JOB_PARTITION", req->partition);
 	env = set_opt(env, "SLURM_JOB_ACCOUNT", req->account);
 	env = set_opt(env, "SLURM_CLUSTER_NAME", cluster);
 	env = set_opt(env, "SLURM_JOB_USER", st->user);
-	env = setf(env, "SLURM_JOB_UID", "%u", (unsigned)st->uid);
-	env = setf(env, "SLURM_JOB_GID", "%u", (unsigned)st->gid);
+	env = strv_setenvf(env, "SLURM_JOB_UID", "%u", (unsigned)st->uid);
+	env = strv_setenvf(env, "SLURM_JOB_GID", "%u", (unsigned)st->gid);
 	env = set_opt(env, "SLURM_SUBMIT_DIR",
 	              req->submit_dir ? req->submit_dir : req->work_dir);
 	env = set_opt(env, "SLURM_SUBMIT_HOST", req->submit_host);
@@ -156,15 +99,16 @@ static char **env_job_ids(char **env, const struct stepd *st)
 	env = strv_setenv(env, "SLURM_TOPOLOGY_ADDR_PATTERN", "node");
 	env = set_opt(env, "SLURM_CONF", st->conf_path);
 	if (req->mem_per_node && req->mem_per_node != NO_VAL64)
-		env = setf(env, "SLURM_MEM_PER_NODE", "%llu",
-		           (unsigned long long)req->mem_per_node);
+		env = strv_setenvf(env, "SLURM_MEM_PER_NODE", "%llu",
+		                   (unsigned long long)req->mem_per_node);
 	if (req->mem_per_cpu && req->mem_per_cpu != NO_VAL64)
-		env = setf(env, "SLURM_MEM_PER_CPU", "%llu",
-		           (unsigned long long)req->mem_per_cpu);
+		env = strv_setenvf(env, "SLURM_MEM_PER_CPU", "%llu",
+		                   (unsigned long long)req->mem_per_cpu);
 	if (req->cpus_per_task && req->cpus_per_task != NO_VAL)
-		env = setf(env, "SLURM_CPUS_PER_TASK", "%u", req->cpus_per_task);
+		env = strv_setenvf(env, "SLURM_CPUS_PER_TASK", "%u", req->cpus_per_task);
 	if (req->job_ntasks_per_node && req->job_ntasks_per_node != NO_VAL)
-		env = setf(env, "SLURM_NTASKS_PER_NODE", "%u", req->job_ntasks_per_node);
+		env = strv_setenvf(env, "SLURM_NTASKS_PER_NODE", "%u",
+		                   req->job_ntasks_per_node);
 	return env;
 }
 
@@ -176,8 +120,8 @@ static char **env_batch(char **env, const struct stepd *st)
 	unset_prefix(env, "SLURM_STEP_");
 	unset_prefix(env, "SLURM_STEPID=");
 	if (req->job_num_tasks && req->job_num_tasks != NO_VAL) {
-		env = setf(env, "SLURM_NTASKS", "%u", req->job_num_tasks);
-		env = setf(env, "SLURM_NPROCS", "%u", req->job_num_tasks);
+		env = strv_setenvf(env, "SLURM_NTASKS", "%u", req->job_num_tasks);
+		env = strv_setenvf(env, "SLURM_NPROCS", "%u", req->job_num_tasks);
 	}
 	env = strv_setenv(env, "SLURM_NODEID", "0");
 	env = strv_setenv(env, "SLURM_PROCID", "0");
@@ -206,18 +150,20 @@ static char **env_step(char **env, const struct stepd *st)
 	uint32_t ntasks = step_total_tasks(req);
 	char *gtids = xstrdup("");
 
-	env = setf(env, "SLURM_STEP_ID", "%u", req->step_id);
-	env = setf(env, "SLURM_STEPID", "%u", req->step_id);
+	env = strv_setenvf(env, "SLURM_STEP_ID", "%u", req->step_id);
+	env = strv_setenvf(env, "SLURM_STEPID", "%u", req->step_id);
 	env = set_opt(env, "SLURM_STEP_NODELIST", req->step_nodes);
 	env = set_opt(env, "SLURM_NODELIST", req->step_nodes);
-	env = setf(env, "SLURM_STEP_NUM_NODES", "%u", tpn->n);
-	env = setf(env, "SLURM_NNODES", "%u", tpn->n);
-	env = setf(env, "SLURM_STEP_NUM_TASKS", "%u", ntasks);
-	env = setf(env, "SLURM_NTASKS", "%u", ntasks);
-	env = setf(env, "SLURM_NPROCS", "%u", ntasks);
-	env = set_counts(env, "SLURM_STEP_TASKS_PER_NODE", tpn->v, tpn->n);
-	env = set_counts(env, "SLURM_TASKS_PER_NODE", tpn->v, tpn->n);
-	env = setf(env, "SLURM_NODEID", "%u", st->node_id);
+	env = strv_setenvf(env, "SLURM_STEP_NUM_NODES", "%u", tpn->n);
+	env = strv_setenvf(env, "SLURM_NNODES", "%u", tpn->n);
+	env = strv_setenvf(env, "SLURM_STEP_NUM_TASKS", "%u", ntasks);
+	env = strv_setenvf(env, "SLURM_NTASKS", "%u", ntasks);
+	env = strv_setenvf(env, "SLURM_NPROCS", "%u", ntasks);
+	env = strv_setenv_take(env, "SLURM_STEP_TASKS_PER_NODE",
+	                       jobfmt_counts(tpn->v, tpn->n));
+	env =
+	    strv_setenv_take(env, "SLURM_TASKS_PER_NODE", jobfmt_counts(tpn->v, tpn->n));
+	env = strv_setenvf(env, "SLURM_NODEID", "%u", st->node_id);
 	for (uint32_t i = 0; i < st->ntasks; i++) {
 		char *s = xasprintf("%s%s%u", gtids, i ? "," : "", st->gtid_base + i);
 		free(gtids);
@@ -228,8 +174,8 @@ static char **env_step(char **env, const struct stepd *st)
 	if (req->io_host && req->io_port) {
 		env = strv_setenv(env, "SLURM_SRUN_COMM_HOST", req->io_host);
 		env = strv_setenv(env, "SLURM_LAUNCH_NODE_IPADDR", req->io_host);
-		env = setf(env, "SLURM_SRUN_COMM_PORT", "%u", req->io_port);
-		env = setf(env, "SLURM_STEP_LAUNCHER_PORT", "%u", req->io_port);
+		env = strv_setenvf(env, "SLURM_SRUN_COMM_PORT", "%u", req->io_port);
+		env = strv_setenvf(env, "SLURM_STEP_LAUNCHER_PORT", "%u", req->io_port);
 	}
 	return env;
 }
@@ -283,10 +229,10 @@ char **env_build(const struct stepd *st)
 
 char **env_add_task(char **env, const struct stepd *st, const struct stepd_task *t)
 {
-	env = setf(env, "SLURM_TASK_PID", "%d", (int)getpid());
+	env = strv_setenvf(env, "SLURM_TASK_PID", "%d", (int)getpid());
 	if (st->batch)
 		return env;
-	env = setf(env, "SLURM_PROCID", "%u", t->gtid);
-	env = setf(env, "SLURM_LOCALID", "%u", t->ltid);
+	env = strv_setenvf(env, "SLURM_PROCID", "%u", t->gtid);
+	env = strv_setenvf(env, "SLURM_LOCALID", "%u", t->ltid);
 	return env;
 }
