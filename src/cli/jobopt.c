@@ -517,7 +517,8 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		set_str(&d->account, arg);
 		break;
 	case 'a':
-		die(JOBOPT_EXIT_ERROR, "--array is not supported yet");
+		set_str(&d->array_inx, arg);
+		break;
 	case 'b':
 		if (!arg || jobscript_parse_begin(arg, time(NULL), &t) < 0)
 			die(JOBOPT_EXIT_FATAL, "Invalid --begin specification");

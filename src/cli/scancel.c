@@ -19,6 +19,7 @@
 #include "cli/call.h"
 #include "cli/cli.h"
 #include "cli/fmt.h"
+#include "common/arrayspec.h"
 #include "common/hostlist.h"
 #include "common/states.h"
 #include "common/uid.h"
@@ -31,6 +32,7 @@ struct target {
 	uint32_t job_id;
 	uint32_t array_task; /* NO_VAL: none */
 	uint32_t step_id;    /* NO_VAL: the whole job */
+	char *array_spec;    /* N_[spec]: these tasks (borrowed from text) */
 	char *text;          /* as written, for messages */
 };
 
@@ -126,6 +128,14 @@ static int parse_target(const char *s, struct target *t)
 	if (!v || v >= NO_VAL)
 		return -1;
 	t->job_id = (uint32_t)v;
+	if (*end == '_' && end[1] == '[') {
+		/* N_[5-7] or N_[3-9%2] as squeue prints it: the listed tasks */
+		char *close = strchr(end, ']');
+		if (!close || close[1])
+			return -1;
+		t->array_spec = end + 2;
+		return 0;
+	}
 	if (*end == '_') {
 		s = end + 1;
 		if (!isdigit((unsigned char)*s))
@@ -152,6 +162,34 @@ static int parse_target(const char *s, struct target *t)
 	return *end ? -1 : 0;
 }
 
+/* N_[spec]: one target per listed task. */
+static void add_array_targets(struct scancel_opts *o, const struct target *t,
+                              const char *arg)
+{
+	char *spec = xstrdup(t->array_spec);
+	struct arrayspec a;
+
+	spec[strlen(spec) - 1] = '\0'; /* the closing bracket */
+	if (arrayspec_parse(spec, ARRAYSPEC_LIMIT, &a, NULL) < 0) {
+		cli_error("Invalid job id %s", arg);
+		exit(1);
+	}
+	free(spec);
+	if (o->ntargets + a.count > SCANCEL_MAX_IDS) {
+		cli_error("more than %d job ids", SCANCEL_MAX_IDS);
+		exit(1);
+	}
+	o->targets = xrealloc(o->targets, (o->ntargets + a.count) * sizeof(*o->targets));
+	for (int64_t k = arrayspec_first(&a); k >= 0; k = arrayspec_next(&a, k)) {
+		struct target one = *t;
+		one.array_spec = NULL;
+		one.array_task = (uint32_t)k;
+		one.text = xasprintf("%u_%u", t->job_id, (uint32_t)k);
+		o->targets[o->ntargets++] = one;
+	}
+	arrayspec_release(&a);
+}
+
 static void add_target(struct scancel_opts *o, const char *arg)
 {
 	struct target t = {0};
@@ -163,6 +201,10 @@ static void add_target(struct scancel_opts *o, const char *arg)
 	if (o->ntargets == SCANCEL_MAX_IDS) {
 		cli_error("more than %d job ids", SCANCEL_MAX_IDS);
 		exit(1);
+	}
+	if (t.array_spec) {
+		add_array_targets(o, &t, arg);
+		return;
 	}
 	t.text = xstrdup(arg);
 	o->targets = xrealloc(o->targets, (o->ntargets + 1) * sizeof(*o->targets));
@@ -431,11 +473,8 @@ static int cancel_one(const struct scancel_opts *o, const struct target *t)
 			        is_step ? "step" : "job", t->text);
 	}
 	if (t->array_task != NO_VAL) {
-		/* no job arrays yet: this task cannot exist */
-		if (o->verbose)
-			cli_error("Kill job error on job id %s: %s", t->text,
-			          slurm_strerror(ESLURM_INVALID_JOB_ID));
-		return 0;
+		req.flags |= CANCEL_F_ARRAY_TASK;
+		req.array_task_id = t->array_task;
 	}
 	rc = call_ctld(MSG_CANCEL_REQ, &req, MSG_RC, &body, &msg);
 	if (rc == ESLURM_INVALID_JOB_ID || rc == ESLURM_ALREADY_DONE) {

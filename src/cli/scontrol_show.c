@@ -105,7 +105,8 @@ static char *job_path(const struct job_info *j, const char *pattern, const char 
 	struct jobfmt_ids ids = {
 	    .job_id = j->job_id,
 	    .step_id = STEP_BATCH,
-	    .array_task_id = NO_VAL,
+	    .array_job_id = j->array_job_id,
+	    .array_task_id = j->array_job_id ? j->array_task_id : NO_VAL,
 	    .job_name = j->name,
 	    .user = user,
 	    .node_name = j->batch_host,
@@ -175,7 +176,16 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	    (j->cpus_per_task && j->cpus_per_task != NO_VAL) ? j->cpus_per_task : 1;
 	const char *u = user_name(j->uid, j->user, user, sizeof(user));
 
-	fprintf(f, "JobId=%u JobName=%s%s", j->job_id, nul(j->name), le);
+	fprintf(f, "JobId=%u ", j->job_id);
+	if (j->array_job_id && j->array_task_str)
+		fprintf(f, "ArrayJobId=%u ArrayTaskId=%s ", j->array_job_id,
+		        j->array_task_str);
+	else if (j->array_job_id)
+		fprintf(f, "ArrayJobId=%u ArrayTaskId=%u ", j->array_job_id,
+		        j->array_task_id);
+	if (j->array_max_tasks)
+		fprintf(f, "ArrayTaskThrottle=%u ", j->array_max_tasks);
+	fprintf(f, "JobName=%s%s", nul(j->name), le);
 	fprintf(f, "UserId=%s(%u) GroupId=%s(%u) MCS_label=N/A%s", u, j->uid,
 	        group_name(j->gid, j->group, group, sizeof(group)), j->gid, le);
 	fprintf(f, "Priority=%u Nice=%d Account=%s QOS=normal%s", j->priority,
@@ -278,7 +288,8 @@ static int show_jobs(const struct scontrol_opts *o, const char *id_str)
 	resp = body;
 	now = resp->now > 0 ? (time_t)resp->now : time(NULL);
 	for (uint32_t i = 0; i < resp->jobs_count; i++) {
-		if (id_str && resp->jobs[i].job_id != id)
+		if (id_str && resp->jobs[i].job_id != id &&
+		    resp->jobs[i].array_job_id != id)
 			continue;
 		print_job(stdout, o, &resp->jobs[i], now);
 		shown++;

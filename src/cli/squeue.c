@@ -15,6 +15,7 @@
 #include "cli/call.h"
 #include "cli/cli.h"
 #include "cli/fmt.h"
+#include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/fmtspec.h"
 #include "common/hostlist.h"
@@ -151,6 +152,7 @@ struct sort_key {
 
 struct squeue_opts {
 	int noheader, long_list, start, steps, json, verbose, all_states;
+	int array_expand; /* -r: one line per pending array task */
 	unsigned iterate;
 	const char *format, *long_format, *sort;
 	int job_flag;
@@ -321,9 +323,18 @@ static const char *job_value(const struct fmt_col *col, const void *rec, void *v
 	case 'a':
 		return str_or_null(j->account);
 	case 'A':
-	case 'F':
-	case 'i':
 		snprintf(buf, len, "%u", j->job_id);
+		return buf;
+	case 'F':
+		snprintf(buf, len, "%u", j->array_job_id ? j->array_job_id : j->job_id);
+		return buf;
+	case 'i':
+		if (j->array_job_id && j->array_task_str)
+			snprintf(buf, len, "%u_[%s]", j->array_job_id, j->array_task_str);
+		else if (j->array_job_id && j->array_task_id != NO_VAL)
+			snprintf(buf, len, "%u_%u", j->array_job_id, j->array_task_id);
+		else
+			snprintf(buf, len, "%u", j->job_id);
 		return buf;
 	case 'b':
 	case 'v':
@@ -366,6 +377,13 @@ static const char *job_value(const struct fmt_col *col, const void *rec, void *v
 	case 'k':
 		return str_or_null(j->comment);
 	case 'K':
+		if (j->array_job_id && j->array_task_str)
+			return j->array_task_str;
+		if (j->array_job_id && j->array_task_id != NO_VAL) {
+			snprintf(buf, len, "%u", j->array_task_id);
+			return buf;
+		}
+		return "N/A";
 	case 'X':
 		return "N/A";
 	case 'l':
@@ -515,7 +533,9 @@ static int job_selected(const struct squeue_opts *o, const struct job_info *j)
 	if (o->njob_ids) {
 		size_t i;
 
-		for (i = 0; i < o->njob_ids && o->job_ids[i] != j->job_id; i++)
+		for (i = 0; i < o->njob_ids && o->job_ids[i] != j->job_id &&
+		            o->job_ids[i] != j->array_job_id;
+		     i++)
 			;
 		if (i == o->njob_ids)
 			return 0;
@@ -860,9 +880,11 @@ static void parse_args(struct squeue_opts *o, int argc, char **argv)
 		case OPT_HELP:
 			help();
 		case 'a':
+		case 'r':
+			o->array_expand = 1;
+			break;
 		case 'M':
 		case 'P':
-		case 'r':
 		case OPT_IGNORE:
 			break;
 		default:
@@ -934,9 +956,29 @@ static int single_job_missing(const struct squeue_opts *o,
 	if (o->njob_ids != 1)
 		return 0;
 	for (uint32_t i = 0; i < resp->jobs_count; i++)
-		if (resp->jobs[i].job_id == o->job_ids[0])
+		if (resp->jobs[i].job_id == o->job_ids[0] ||
+		    resp->jobs[i].array_job_id == o->job_ids[0])
 			return 0;
 	return 1;
+}
+
+/* -r: the pending remainder as one line per task. */
+static void print_array_tasks(const struct fmt_layout *layout, const struct job_info *j,
+                              void *ctx)
+{
+	struct arrayspec a;
+	struct job_info t = *j;
+
+	if (arrayspec_parse(j->array_task_str, ARRAYSPEC_LIMIT, &a, NULL) < 0) {
+		fmt_print_row(stdout, layout, job_value, j, ctx);
+		return;
+	}
+	t.array_task_str = NULL;
+	for (int64_t k = arrayspec_first(&a); k >= 0; k = arrayspec_next(&a, k)) {
+		t.array_task_id = (uint32_t)k;
+		fmt_print_row(stdout, layout, job_value, &t, ctx);
+	}
+	arrayspec_release(&a);
 }
 
 static const char *step_value(const struct fmt_col *col, const void *rec, void *vctx,
@@ -1055,8 +1097,12 @@ static int print_once(struct squeue_opts *o, const struct fmt_layout *layout)
 			sel[n++] = &resp->jobs[i];
 	if (n)
 		qsort_r(sel, n, sizeof(*sel), cmp_jobs, &(struct sort_ctx){o, ctx.now});
-	for (size_t i = 0; i < n; i++)
-		fmt_print_row(stdout, layout, job_value, sel[i], &ctx);
+	for (size_t i = 0; i < n; i++) {
+		if (o->array_expand && sel[i]->array_task_str)
+			print_array_tasks(layout, sel[i], &ctx);
+		else
+			fmt_print_row(stdout, layout, job_value, sel[i], &ctx);
+	}
 	free(sel);
 	msg_body_free(type, resp);
 	return 0;

@@ -72,6 +72,7 @@ static const char *const reasons[WAIT_REASON_END] = {
     [WAIT_PART_INACTIVE] = "PartitionInactive",
     [WAIT_HELD] = "JobHeldAdmin",
     [WAIT_HELD_USER] = "JobHeldUser",
+    [WAIT_ARRAY_TASK_LIMIT] = "JobArrayTaskLimit",
     [WAIT_TIME] = "BeginTime",
     [WAIT_NODE_NOT_AVAIL] = "ReqNodeNotAvail",
     [WAIT_DEP_INVALID] = "DependencyNeverSatisfied",
@@ -192,6 +193,8 @@ const char *slurm_strerror(int rc)
 		return "Requested partition configuration not available now";
 	case ESLURM_NODES_BUSY:
 		return "Requested nodes are busy";
+	case ESLURM_INVALID_ARRAY:
+		return "Invalid job array specification";
 	case ESLURM_INVALID_JOB_ID:
 		return "Invalid job id specified";
 	case ESLURM_INVALID_NODE_NAME:

@@ -53,6 +53,7 @@ enum job_reason {
 	FAIL_LAUNCH,
 	FAIL_DOWN_NODE,
 	FAIL_OOM,
+	WAIT_ARRAY_TASK_LIMIT, /* JobArrayTaskLimit */
 	WAIT_REASON_END
 };
 
@@ -119,6 +120,7 @@ enum slurm_errno {
 	ESLURM_REACHED_MAX_JOB_COUNT = 2045,
 	ESLURM_PATHNAME_TOO_LONG = 2012,
 	ESLURM_INVALID_ARGUMENT = 2071,
+	ESLURM_INVALID_ARRAY = 2116,
 };
 
 /* Slurm's message for an error number ("Invalid job id specified"). */

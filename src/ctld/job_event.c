@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "common/arrayspec.h"
 #include "common/hostlist.h"
 #include "common/states.h"
 #include "common/uid.h"
@@ -18,14 +19,47 @@
 
 ROTA_DEFINE(job_event, JOB_EVENT_FIELDS)
 
+/* The array part of a submission: a fresh one is all remainder; one written
+ * by compaction says what it had become. */
+static int submit_array(const struct job_event *ev, struct job *job)
+{
+	struct arrayspec a;
+
+	job->array_task_id = NO_VAL;
+	if (!ev->desc[0].array_inx)
+		return 0;
+	if (!ev->array_job_id) {
+		if (arrayspec_parse(ev->desc[0].array_inx, ARRAYSPEC_LIMIT, &a, NULL) < 0)
+			return -EINVAL;
+		job->array_job_id = ev->job_id;
+	} else {
+		job->array_job_id = ev->array_job_id;
+		job->array_task_id = ev->array_task_id;
+		if (!ev->array_pending || !*ev->array_pending)
+			return 0;
+		if (arrayspec_parse(ev->array_pending, ARRAYSPEC_LIMIT, &a, NULL) < 0)
+			return -EINVAL;
+		a.throttle = ev->throttle;
+	}
+	job->array_rem = xmalloc(sizeof(a));
+	*job->array_rem = a;
+	return 0;
+}
+
 static int apply_submit(struct ctld *ctld, const struct job_event *ev)
 {
 	struct job *job;
+	struct job probe = {0};
 	char name[64];
 
 	if (ev->desc_count != 1 || job_find(ctld->jobs, ev->job_id))
 		return -EINVAL;
+	if (submit_array(ev, &probe) < 0)
+		return -EINVAL;
 	job = job_mgr_insert(ctld->jobs, ev->job_id);
+	job->array_job_id = probe.array_job_id;
+	job->array_task_id = probe.array_task_id;
+	job->array_rem = probe.array_rem;
 	codec_copy(&job_desc_type, &job->desc, &ev->desc[0]);
 	job->uid = ev->uid;
 	job->gid = ev->gid;
@@ -146,6 +180,47 @@ void job_release_all(struct ctld *ctld, struct job *job)
 	job->state &= ~JOB_COMPLETING;
 }
 
+static int apply_split(struct ctld *ctld, const struct job_event *ev, struct job *meta)
+{
+	struct arrayspec *rem = meta->array_rem;
+	struct job *t;
+
+	if (!rem || !job_is_pending(meta) || !arrayspec_test(rem, ev->array_task_id))
+		return -EINVAL;
+	if (!ev->new_job_id) {
+		/* the last pending task: the record itself becomes it */
+		if (rem->count != 1)
+			return -EINVAL;
+		arrayspec_release(rem);
+		free(rem);
+		meta->array_rem = NULL;
+		meta->array_task_id = ev->array_task_id;
+		return 0;
+	}
+	if (job_find(ctld->jobs, ev->new_job_id))
+		return -EINVAL;
+	arrayspec_clear(rem, ev->array_task_id);
+	t = job_mgr_insert(ctld->jobs, ev->new_job_id);
+	codec_copy(&job_desc_type, &t->desc, &meta->desc);
+	t->uid = meta->uid;
+	t->gid = meta->gid;
+	t->user = xstrdup(meta->user);
+	t->group = xstrdup(meta->group);
+	t->part = meta->part;
+	t->state = JOB_PENDING;
+	t->priority = meta->priority;
+	t->hold = meta->hold;
+	t->submit_time = meta->submit_time;
+	t->eligible_time = meta->eligible_time;
+	t->time_limit = meta->time_limit;
+	t->min_nodes = meta->min_nodes;
+	t->array_job_id = meta->array_job_id;
+	t->array_task_id = ev->array_task_id;
+	if (ev->new_job_id >= job_mgr_next_id(ctld->jobs))
+		job_mgr_set_next_id(ctld->jobs, ev->new_job_id + 1);
+	return 0;
+}
+
 static int apply_requeue(struct ctld *ctld, const struct job_event *ev, struct job *job)
 {
 	if (job_is_pending(job) || (job->desc.flags & JOB_F_INTERACTIVE))
@@ -206,6 +281,13 @@ int job_event_apply(struct ctld *ctld, const struct job_event *ev)
 		return apply_end(ctld, ev, job);
 	case EV_REQUEUE:
 		return apply_requeue(ctld, ev, job);
+	case EV_ARRAY_SPLIT:
+		return apply_split(ctld, ev, job);
+	case EV_ARRAY_THROTTLE:
+		if (!job->array_rem)
+			return -EINVAL;
+		job->array_rem->throttle = ev->throttle;
+		return 0;
 	case EV_HOLD:
 		if (!job_is_pending(job))
 			return -EINVAL;

@@ -20,6 +20,11 @@ enum job_event_type {
 	EV_UPDATE,     /* job_id time_limit priority (NO_VAL = unchanged) */
 	EV_NODE_STATE, /* node_name state (NODE_DRAIN / NODE_DOWN flags) text uid time */
 	EV_REQUEUE,    /* job_id time: back to PENDING, eligible again at `time` */
+	/* job_id (an array's pending remainder) array_task_id new_job_id: the task
+	 * becomes its own record new_job_id (0: the remainder's last task, the
+	 * record itself becomes the task) */
+	EV_ARRAY_SPLIT,
+	EV_ARRAY_THROTTLE, /* job_id throttle (0 none) */
 };
 
 #define JOB_EVENT_FIELDS(F, S)                                                           \
@@ -42,7 +47,12 @@ enum job_event_type {
 	F(S, u32, next_job_id, _)                                                        \
 	F(S, str, node_name, _)                                                          \
 	F(S, str, text, _)                                                               \
-	F(S, u32, restart_cnt, _)
+	F(S, u32, restart_cnt, _)                                                        \
+	F(S, u32, array_job_id, _)  /* SUBMIT from compaction: 0 = fresh submit */       \
+	F(S, u32, array_task_id, _) /* SUBMIT (compaction), ARRAY_SPLIT */               \
+	F(S, u32, new_job_id, _)    /* ARRAY_SPLIT */                                    \
+	F(S, u32, throttle, _)      /* SUBMIT (compaction), ARRAY_THROTTLE */            \
+	F(S, str, array_pending, _) /* SUBMIT (compaction): the remainder */
 ROTA_DECLARE(job_event, JOB_EVENT_FIELDS)
 
 struct ctld;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/states.h"
@@ -54,6 +55,8 @@ static void job_free(struct job *job)
 	free(job->held);
 	free(job->mem);
 	free(job->nodes_str);
+	arrayspec_release(job->array_rem);
+	free(job->array_rem);
 	step_free_all(job);
 	free(job);
 }
@@ -242,6 +245,13 @@ static int job_desc_validate(struct ctld *ctld, struct job_desc *d, int alloc,
 		                    : ESLURM_DEFAULT_PARTITION_NOT_SET;
 	if (p->cfg->state == CONF_PART_INACTIVE)
 		return ESLURM_PARTITION_DOWN;
+	if (d->array_inx) {
+		struct arrayspec a;
+		if (alloc || arrayspec_parse(d->array_inx, ctld->conf->max_array_size, &a,
+		                             NULL) < 0)
+			return ESLURM_INVALID_ARRAY;
+		arrayspec_release(&a);
+	}
 	if (!d->partition)
 		d->partition = xstrdup(p->cfg->name);
 	if (d->min_nodes == 0 || (d->max_nodes != NO_VAL && d->max_nodes < d->min_nodes &&
@@ -340,4 +350,40 @@ void job_mgr_submit(struct ctld *ctld, struct client *c, struct job_desc *d, int
 	r->alloc = alloc;
 	client_ref(c);
 	journal_when_durable(ctld->journal, submit_durable, r);
+}
+
+/* ---- arrays ---- */
+
+struct job *job_array_task_find(struct job_mgr *jm, uint32_t array_job_id, uint32_t task)
+{
+	for (struct job *j = jm->head; j; j = j->next)
+		if (j->array_job_id == array_job_id && j->array_task_id == task)
+			return j;
+	return NULL;
+}
+
+uint32_t job_array_running(struct job_mgr *jm, uint32_t array_job_id)
+{
+	uint32_t n = 0;
+
+	for (struct job *j = jm->head; j; j = j->next)
+		if (j->array_job_id == array_job_id && job_is_running(j))
+			n++;
+	return n;
+}
+
+struct job *job_array_split(struct ctld *ctld, struct job *meta, uint32_t task)
+{
+	struct job_event ev = {.type = EV_ARRAY_SPLIT,
+	                       .job_id = meta->job_id,
+	                       .time = time(NULL),
+	                       .array_task_id = task};
+
+	if (!meta->array_rem)
+		return NULL;
+	if (meta->array_rem->count > 1)
+		ev.new_job_id = job_new_id(ctld->jobs, ctld->conf);
+	if (job_event_commit(ctld, &ev) < 0)
+		return NULL;
+	return ev.new_job_id ? job_find(ctld->jobs, ev.new_job_id) : meta;
 }

@@ -58,9 +58,12 @@ struct job {
 	int batch_done;
 	int warn_sent; /* --signal delivered for this run */
 	uint32_t restart_cnt;
-	uint32_t derived_exit;   /* highest wait status of the job's steps */
-	struct job *hnext;       /* hash chain */
-	struct job *prev, *next; /* submission order */
+	uint32_t derived_exit;       /* highest wait status of the job's steps */
+	uint32_t array_job_id;       /* 0: not an array */
+	uint32_t array_task_id;      /* NO_VAL: not an array, or the pending remainder */
+	struct arrayspec *array_rem; /* owned: an array's tasks not started yet */
+	struct job *hnext;           /* hash chain */
+	struct job *prev, *next;     /* submission order */
 };
 
 struct job_mgr;
@@ -77,6 +80,15 @@ void job_mgr_set_next_id(struct job_mgr *jm, uint32_t id);
 /* Insert a new record (from EV_SUBMIT) / remove one (purge). */
 struct job *job_mgr_insert(struct job_mgr *jm, uint32_t job_id);
 void job_mgr_remove(struct job_mgr *jm, struct job *job);
+
+/* The record of task `task` of array `array_job_id`, or NULL. */
+struct job *job_array_task_find(struct job_mgr *jm, uint32_t array_job_id, uint32_t task);
+/* Journal EV_ARRAY_SPLIT: task `task` of the pending remainder `meta` becomes its
+ * own pending record (meta itself when it is the last task).  Returns that
+ * record (borrowed), or NULL. */
+struct job *job_array_split(struct ctld *ctld, struct job *meta, uint32_t task);
+/* Running tasks of the array. */
+uint32_t job_array_running(struct job_mgr *jm, uint32_t array_job_id);
 
 int job_is_pending(const struct job *job);
 int job_is_running(const struct job *job);

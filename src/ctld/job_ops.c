@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/states.h"
 #include "common/timefmt.h"
@@ -19,7 +20,9 @@
 /* Display form of an output path: relative to WorkDir, %j %x %u %% expanded. */
 static char *display_path(const struct job *job, const char *pattern)
 {
-	const char *pat = pattern ? pattern : "slurm-%j.out";
+	const char *pat = pattern             ? pattern
+	                  : job->array_job_id ? "slurm-%A_%a.out"
+	                                      : "slurm-%j.out";
 	size_t cap = strlen(pat) + 256, len = 0;
 	char *out = xmalloc(cap + 1);
 
@@ -31,8 +34,12 @@ static char *display_path(const struct job *job, const char *pattern)
 			continue;
 		}
 		p++;
-		if (*p == 'j' || *p == 'A')
+		if (*p == 'j' || (*p == 'A' && !job->array_job_id))
 			len += snprintf(out + len, cap - len, "%u", job->job_id);
+		else if (*p == 'A')
+			len += snprintf(out + len, cap - len, "%u", job->array_job_id);
+		else if (*p == 'a')
+			len += snprintf(out + len, cap - len, "%u", job->array_task_id);
 		else if (*p == 'x')
 			len += snprintf(out + len, cap - len, "%s",
 			                job->desc.name ? job->desc.name : "");
@@ -119,6 +126,12 @@ static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_i
 	o->comment = xstrdup(d->comment);
 	o->dependency = xstrdup(d->dependency);
 	o->nice = d->nice;
+	o->array_job_id = job->array_job_id;
+	o->array_task_id = job->array_task_id;
+	if (job->array_rem) {
+		o->array_task_str = arrayspec_format(job->array_rem, 1);
+		o->array_max_tasks = job->array_rem->throttle;
+	}
 }
 
 #define JOB_INFO_CHUNK 4096
@@ -126,14 +139,20 @@ static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_i
 void job_mgr_info(struct ctld *ctld, struct client *c, const struct job_info_req *req)
 {
 	struct job_info_resp r = {.now = time(NULL)};
-	size_t n = 0, cap = req->job_ids.n ? req->job_ids.n : job_count(ctld->jobs);
+	size_t n = 0, cap = job_count(ctld->jobs) + req->job_ids.n;
 
 	r.jobs = xcalloc(cap ? cap : 1, sizeof(struct job_info));
 	if (req->job_ids.n) {
 		for (uint32_t i = 0; i < req->job_ids.n; i++) {
-			struct job *job = job_find(ctld->jobs, req->job_ids.v[i]);
+			uint32_t id = req->job_ids.v[i];
+			struct job *job = job_find(ctld->jobs, id);
 			if (job)
 				job_fill_info(ctld, job, &r.jobs[n++]);
+			/* an array's id stands for all its tasks */
+			for (struct job *t = job_first(ctld->jobs); t && n < cap;
+			     t = t->next)
+				if (t->array_job_id == id && t->job_id != id)
+					job_fill_info(ctld, t, &r.jobs[n++]);
 		}
 		if (!n) {
 			free(r.jobs);
@@ -200,27 +219,17 @@ static int may_touch(struct ctld *ctld, struct client *c, const struct job *job)
 	return c->uid == job->uid || ctld_is_admin(ctld, c->uid);
 }
 
-void job_mgr_cancel(struct ctld *ctld, struct client *c, const struct cancel_req *req)
+/* Cancel or signal one record; returns 0 or an ESLURM_* number. */
+static int cancel_one(struct ctld *ctld, struct client *c, struct job *job,
+                      const struct cancel_req *req)
 {
-	struct job *job = job_find(ctld->jobs, req->job_id);
-
-	if (!job) {
-		client_send_rc(c, ESLURM_INVALID_JOB_ID, NULL);
-		return;
-	}
-	if (!may_touch(ctld, c, job)) {
-		client_send_rc(c, ESLURM_ACCESS_DENIED, NULL);
-		return;
-	}
-	if (job_is_finished(job)) {
-		client_send_rc(c, ESLURM_ALREADY_DONE, NULL);
-		return;
-	}
+	if (!may_touch(ctld, c, job))
+		return ESLURM_ACCESS_DENIED;
+	if (job_is_finished(job))
+		return ESLURM_ALREADY_DONE;
 	if (req->signal && req->signal != SIGKILL) {
-		if (!job_is_running(job)) {
-			client_send_rc(c, ESLURM_JOB_PENDING, NULL);
-			return;
-		}
+		if (!job_is_running(job))
+			return ESLURM_JOB_PENDING;
 		/* Slurm: a signal goes to the steps, not the batch shell, unless
 		 * --batch (only the shell) or --full (everything) */
 		job_signal_nodes(ctld, job, req->step_id, req->signal,
@@ -228,16 +237,61 @@ void job_mgr_cancel(struct ctld *ctld, struct client *c, const struct cancel_req
 		                 : (req->flags & CANCEL_F_FULL) ? 0
 		                 : req->step_id == NO_VAL       ? SIGNAL_F_NO_BATCH
 		                                                : 0);
-		client_send_rc(c, 0, NULL);
-		return;
+		return 0;
 	}
 	if (req->step_id != NO_VAL) {
 		job_signal_nodes(ctld, job, req->step_id, SIGKILL, SIGNAL_F_TERMINATE);
-		client_send_rc(c, 0, NULL);
-		return;
+		return 0;
 	}
 	job_end(ctld, job, JOB_CANCELLED, WAIT_NO_REASON, 0);
-	client_send_rc(c, 0, NULL);
+	return 0;
+}
+
+/* N_T: the task's record; a task still in the remainder is split off first
+ * (so that it shows as cancelled), unless only signalled. */
+static int cancel_array_task(struct ctld *ctld, struct client *c,
+                             const struct cancel_req *req)
+{
+	struct job *job =
+	    job_array_task_find(ctld->jobs, req->job_id, req->array_task_id);
+	struct job *meta;
+
+	if (job)
+		return cancel_one(ctld, c, job, req);
+	meta = job_find(ctld->jobs, req->job_id);
+	if (!meta || !meta->array_rem ||
+	    !arrayspec_test(meta->array_rem, req->array_task_id))
+		return ESLURM_INVALID_JOB_ID;
+	if (!may_touch(ctld, c, meta))
+		return ESLURM_ACCESS_DENIED;
+	if (job_is_finished(meta))
+		return ESLURM_ALREADY_DONE;
+	if (req->signal && req->signal != SIGKILL)
+		return ESLURM_JOB_PENDING;
+	job = job_array_split(ctld, meta, req->array_task_id);
+	return job ? cancel_one(ctld, c, job, req) : SLURM_ERROR;
+}
+
+void job_mgr_cancel(struct ctld *ctld, struct client *c, const struct cancel_req *req)
+{
+	int rc = ESLURM_INVALID_JOB_ID, any = 0;
+
+	if (req->flags & CANCEL_F_ARRAY_TASK) {
+		client_send_rc(c, cancel_array_task(ctld, c, req), NULL);
+		return;
+	}
+	/* the record with this id and, for an array, every task of it */
+	for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
+		int one;
+		if (j->job_id != req->job_id && j->array_job_id != req->job_id)
+			continue;
+		one = cancel_one(ctld, c, j, req);
+		if (!one)
+			any = 1;
+		else if (rc == ESLURM_INVALID_JOB_ID)
+			rc = one;
+	}
+	client_send_rc(c, any ? 0 : rc, NULL);
 }
 
 static int update_hold(struct ctld *ctld, struct client *c, struct job *job, uint32_t op)
@@ -268,6 +322,7 @@ static int update_kv(struct ctld *ctld, struct client *c, struct job *job, char 
 	                       .time_limit = NO_VAL,
 	                       .priority = NO_VAL};
 	int admin = ctld_is_admin(ctld, c->uid);
+	uint32_t throttle = NO_VAL;
 
 	for (size_t i = 0; kv && kv[i]; i++) {
 		const char *eq = strchr(kv[i], '=');
@@ -286,9 +341,25 @@ static int update_kv(struct ctld *ctld, struct client *c, struct job *job, char 
 			if (p < 0 || p > (long)UINT32_MAX - 2)
 				return ESLURM_INVALID_ARGUMENT;
 			ev.priority = (uint32_t)p;
+		} else if (kl == 17 && !strncasecmp(kv[i], "ArrayTaskThrottle", kl)) {
+			char *end;
+			unsigned long t = strtoul(v, &end, 10);
+			if (!*v || *end || t >= NO_VAL)
+				return ESLURM_INVALID_ARGUMENT;
+			if (!job->array_rem)
+				return ESLURM_JOB_NOT_PENDING;
+			throttle = (uint32_t)t;
 		} else {
 			return ESLURM_NOT_SUPPORTED;
 		}
+	}
+	if (throttle != NO_VAL) {
+		struct job_event tev = {.type = EV_ARRAY_THROTTLE,
+		                        .job_id = job->job_id,
+		                        .time = ev.time,
+		                        .throttle = throttle};
+		if (job_event_commit(ctld, &tev) < 0)
+			return SLURM_ERROR;
 	}
 	return job_event_commit(ctld, &ev) < 0 ? SLURM_ERROR : 0;
 }

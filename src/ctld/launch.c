@@ -1,6 +1,7 @@
 /* launch.c - build the launch and signal requests sent to nodes. */
 #include <stdlib.h>
 #include <string.h>
+#include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/states.h"
@@ -45,6 +46,19 @@ static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_re
 	l->start_time = job->start_time;
 	l->ctld_host = ctld->hostname;
 	l->flags = d->flags;
+	if (job->array_job_id && d->array_inx) {
+		/* SLURM_ARRAY_TASK_COUNT/MIN/MAX/STEP describe the whole array */
+		struct arrayspec a;
+		l->array_job_id = job->array_job_id;
+		l->array_task_id = job->array_task_id;
+		if (arrayspec_parse(d->array_inx, ARRAYSPEC_LIMIT, &a, NULL) == 0) {
+			l->array_task_count = a.count;
+			l->array_task_min = (uint32_t)arrayspec_first(&a);
+			l->array_task_max = (uint32_t)arrayspec_last(&a);
+			l->array_task_step = arrayspec_step(&a);
+			arrayspec_release(&a);
+		}
+	}
 }
 
 void launch_batch(struct ctld *ctld, struct job *job)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/states.h"
 #include "common/uid.h"
@@ -98,6 +99,12 @@ static int gen_job(struct compact *cp, struct job *j, struct job_event *ev)
 		ev->hold = j->hold;
 		ev->time_limit = j->time_limit;
 		ev->restart_cnt = j->restart_cnt;
+		ev->array_job_id = j->array_job_id;
+		ev->array_task_id = j->array_task_id;
+		if (j->array_rem) {
+			ev->array_pending = arrayspec_format(j->array_rem, 0);
+			ev->throttle = j->array_rem->throttle;
+		}
 		return 1;
 	case 1:
 		if (!j->nnodes)

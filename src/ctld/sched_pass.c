@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/states.h"
@@ -177,6 +178,43 @@ static char *wait_detail(struct pass *ps, struct job *job, const struct sched_re
 	    job->part->cfg->name);
 }
 
+/* An array's pending remainder: start tasks while they fit and the throttle
+ * allows, each split off as its own record first. */
+static void consider_array(struct pass *ps, struct job *meta, time_t now)
+{
+	struct ctld *ctld = ps->ctld;
+	uint32_t running = job_array_running(ctld->jobs, meta->array_job_id);
+	struct sched_req r;
+
+	while (meta->array_rem) {
+		uint32_t throttle = meta->array_rem->throttle;
+		int64_t t = arrayspec_first(meta->array_rem);
+		struct job *task;
+
+		if (throttle && running >= throttle) {
+			set_reason(meta, WAIT_ARRAY_TASK_LIMIT, NULL);
+			return;
+		}
+		mark_nodes(ps, meta);
+		req_from_job(meta, &r);
+		if (t < 0 || sched_select(ps->nodes, ps->nnodes, &r, &ps->out) != 0) {
+			ps->blocked[part_index(ctld, meta->part)] = 1;
+			set_reason(meta,
+			           meta->desc.req_nodes ? WAIT_NODE_NOT_AVAIL
+			                                : WAIT_RESOURCES,
+			           wait_detail(ps, meta, &r));
+			return;
+		}
+		task = job_array_split(ctld, meta, (uint32_t)t);
+		if (!task)
+			return;
+		job_start(ps, task, now);
+		running++;
+		if (task == meta)
+			return;
+	}
+}
+
 static void consider(struct pass *ps, struct job *job, time_t now)
 {
 	struct ctld *ctld = ps->ctld;
@@ -188,6 +226,10 @@ static void consider(struct pass *ps, struct job *job, time_t now)
 		return;
 	if (ps->blocked[pi]) {
 		set_reason(job, WAIT_PRIORITY, NULL);
+		return;
+	}
+	if (job->array_rem) {
+		consider_array(ps, job, now);
 		return;
 	}
 	mark_nodes(ps, job);

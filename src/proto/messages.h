@@ -55,7 +55,8 @@
 	F(S, i64, begin_time, _)                                                         \
 	F(S, u32, warn_signal, _) /* --signal: 0 none */                                 \
 	F(S, u32, warn_time, _)   /* seconds before the end */                           \
-	F(S, u32, warn_flags, _)  /* WARN_F_* */
+	F(S, u32, warn_flags, _)  /* WARN_F_* */                                         \
+	F(S, str, array_inx, _)   /* --array spec as given; NULL: not an array */
 ROTA_DECLARE(job_desc, JOB_DESC_FIELDS)
 
 enum job_flags {
@@ -113,7 +114,11 @@ enum job_flags {
 	F(S, str, submit_host, _)                                                        \
 	F(S, str, comment, _)                                                            \
 	F(S, str, dependency, _)                                                         \
-	F(S, u32, nice, _)
+	F(S, u32, nice, _)                                                               \
+	F(S, u32, array_job_id, _)    /* 0: not an array */                              \
+	F(S, u32, array_task_id, _)   /* NO_VAL: not a single task */                    \
+	F(S, str, array_task_str, _)  /* pending remainder "5-99%10", else NULL */       \
+	F(S, u32, array_max_tasks, _) /* throttle; 0 none */
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 
 #define NODE_INFO_FIELDS(F, S)                                                           \
@@ -221,9 +226,10 @@ ROTA_DECLARE(config_resp, CONFIG_RESP_FIELDS)
 	F(S, u32, job_id, _)                                                             \
 	F(S, u32, step_id, _) /* NO_VAL: whole job */                                    \
 	F(S, u32, signal, _)                                                             \
-	F(S, u32, flags, _) /* CANCEL_F_* */
+	F(S, u32, flags, _)         /* CANCEL_F_* */                                     \
+	F(S, u32, array_task_id, _) /* with CANCEL_F_ARRAY_TASK: task of job_id */
 ROTA_DECLARE(cancel_req, CANCEL_REQ_FIELDS)
-enum cancel_flags { CANCEL_F_BATCH = 1, CANCEL_F_FULL = 2 };
+enum cancel_flags { CANCEL_F_BATCH = 1, CANCEL_F_FULL = 2, CANCEL_F_ARRAY_TASK = 4 };
 
 /* scontrol hold/release/update/requeue on one job. kv: "Key=Value" for UPDATE. */
 #define JOB_UPDATE_REQ_FIELDS(F, S)                                                      \
@@ -403,8 +409,14 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, u32, umask, _)                                                              \
 	F(S, i64, start_time, _)                                                         \
 	F(S, str, ctld_host, _)                                                          \
-	F(S, u32v, cores, _)     /* this node's cores for the job: 0..CPUs-1 */          \
-	F(S, u32, node_flags, _) /* LAUNCH_NF_*: set by rotad for its stepd */
+	F(S, u32v, cores, _)       /* this node's cores for the job: 0..CPUs-1 */        \
+	F(S, u32, node_flags, _)   /* LAUNCH_NF_*: set by rotad for its stepd */         \
+	F(S, u32, array_job_id, _) /* 0: not an array task */                            \
+	F(S, u32, array_task_id, _)                                                      \
+	F(S, u32, array_task_count, _)                                                   \
+	F(S, u32, array_task_min, _)                                                     \
+	F(S, u32, array_task_max, _)                                                     \
+	F(S, u32, array_task_step, _)
 ROTA_DECLARE(launch_req, LAUNCH_REQ_FIELDS)
 
 /* Controller -> node: signal the job's steps here (step_id NO_VAL: all). With

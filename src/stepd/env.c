@@ -83,6 +83,18 @@ static char **env_job_ids(char **env, const struct stepd *st)
 	    req->cluster_name ? req->cluster_name : st->conf->cluster_name;
 
 	env = strv_setenvf(env, "SLURM_JOB_ID", "%u", req->job_id);
+	if (req->array_job_id) {
+		env = strv_setenvf(env, "SLURM_ARRAY_JOB_ID", "%u", req->array_job_id);
+		env = strv_setenvf(env, "SLURM_ARRAY_TASK_ID", "%u", req->array_task_id);
+		env = strv_setenvf(env, "SLURM_ARRAY_TASK_COUNT", "%u",
+		                   req->array_task_count);
+		env =
+		    strv_setenvf(env, "SLURM_ARRAY_TASK_MIN", "%u", req->array_task_min);
+		env =
+		    strv_setenvf(env, "SLURM_ARRAY_TASK_MAX", "%u", req->array_task_max);
+		env = strv_setenvf(env, "SLURM_ARRAY_TASK_STEP", "%u",
+		                   req->array_task_step);
+	}
 	env = strv_setenvf(env, "SLURM_JOBID", "%u", req->job_id);
 	env = set_opt(env, "SLURM_JOB_NAME", req->job_name);
 	env = set_opt(env, "SLURM_JOB_PARTITION", req->partition);

@@ -10,6 +10,7 @@
  * to read stdin, the srun link is not read.  If srun goes away the step keeps
  * running and its output is discarded.
  */
+#include <sys/socket.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -232,6 +233,29 @@ int io_drained(const struct stepd *st)
 	return 1;
 }
 
+/* Half-close the srun link and read what srun still sends (its stdin EOF, say)
+ * until it closes too, at most 2 s: closing with unread input would reset the
+ * connection and could destroy output srun has not read yet. */
+static void io_linger(struct msglink *l)
+{
+	int fd = msglink_fd(l);
+	char buf[4096];
+
+	if (shutdown(fd, SHUT_WR) < 0)
+		return;
+	for (int i = 0; i < 100; i++) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		ssize_t n;
+		if (poll(&p, 1, 20) < 0 && errno != EINTR)
+			return;
+		if (!(p.revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+			return;
+	}
+}
+
 void io_finish(struct stepd *st)
 {
 	for (uint32_t i = 0; i < st->ntasks; i++) {
@@ -244,6 +268,8 @@ void io_finish(struct stepd *st)
 	if (st->io && msglink_flush(st->io, 10000) < 0)
 		log_err("JobId=%u StepId=%u could not hand all output to srun",
 		        st->req->job_id, st->req->step_id);
+	if (st->io)
+		io_linger(st->io);
 	msglink_destroy(st->io);
 	st->io = NULL;
 }

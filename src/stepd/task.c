@@ -99,8 +99,12 @@ static char *task_path(const struct stepd *st, const char *pattern, uint32_t gti
 	struct jobfmt_ids ids = {
 	    .job_id = req->job_id,
 	    .step_id = req->step_id,
-	    .array_job_id = aj ? (uint32_t)strtoul(aj, NULL, 10) : 0,
-	    .array_task_id = at ? (uint32_t)strtoul(at, NULL, 10) : NO_VAL,
+	    .array_job_id = req->array_job_id ? req->array_job_id
+	                    : aj              ? (uint32_t)strtoul(aj, NULL, 10)
+	                                      : 0,
+	    .array_task_id = req->array_job_id ? req->array_task_id
+	                     : at              ? (uint32_t)strtoul(at, NULL, 10)
+	                                       : NO_VAL,
 	    .node_index = st->node_id,
 	    .task_id = gtid,
 	    .job_name = req->job_name,
@@ -135,7 +139,7 @@ static int task_io_resolve(const struct stepd *st, uint32_t gtid, struct task_io
 	struct task_io tio = {NULL};
 
 	if (st->batch && !out)
-		out = aj ? "slurm-%A_%a.out" : "slurm-%j.out";
+		out = (aj || req->array_job_id) ? "slurm-%A_%a.out" : "slurm-%j.out";
 	if (out && !(tio.out = task_path(st, out, gtid)))
 		goto bad;
 	if (errp && !(tio.err = task_path(st, errp, gtid)))

@@ -125,7 +125,6 @@ def test_salloc_then_srun(cluster):
     assert sorted(p.stdout.split()) == sorted([host_of("node01"), host_of("node02")])
 
 
-@pytest.mark.xfail(strict=True, reason="job arrays come with the scheduler issue (#4)")
 def test_array_demo(cluster):
     (cluster.work / "logs").mkdir()
     write_script(cluster.work / "array-demo.sh", ARRAY_DEMO)

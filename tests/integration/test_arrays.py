@@ -1,0 +1,131 @@
+"""Job arrays: --array specs, throttles, squeue forms, scancel of tasks and of
+whole arrays, the SLURM_ARRAY_* environment, restarts, very large arrays."""
+import re
+import time
+
+from conftest import write_script
+
+SLEEPER = "#!/bin/bash\nsleep 300\n"
+
+
+def squeue(cluster, *args):
+    p = cluster.run(["squeue", "-h", *args])
+    assert p.returncode == 0, p.stderr
+    return p.stdout.split("\n")[:-1]
+
+
+def test_invalid_spec_rejected(cluster):
+    write_script(cluster.work / "s.sh", SLEEPER)
+    for spec in ("0-1001", "5-2", "x"):
+        p = cluster.run(["sbatch", f"--array={spec}", "s.sh"], cwd=cluster.work)
+        assert p.returncode == 1
+        assert p.stderr == ("sbatch: error: Batch job submission failed: "
+                            "Invalid job array specification\n")
+
+
+def test_throttle_formats_and_cancel(cluster):
+    write_script(cluster.work / "s.sh", SLEEPER)
+    jobid = cluster.sbatch("--array=0-9%3", "s.sh", cwd=cluster.work)
+
+    def three_running():
+        return len(squeue(cluster, "-t", "R", "-o", "%i")) == 3
+    cluster.wait_for(three_running, timeout=20, what="3 tasks running")
+    seen_max = 0
+    for _ in range(10):
+        seen_max = max(seen_max, len(squeue(cluster, "-t", "R", "-o", "%i")))
+        time.sleep(0.1)
+    assert seen_max == 3
+    running = sorted(squeue(cluster, "-t", "R", "-o", "%i"))
+    assert running == [f"{jobid}_{i}" for i in range(3)]
+    assert squeue(cluster, "-t", "PD", "-o", "%i %r") == [
+        f"{jobid}_[3-9%3] JobArrayTaskLimit"]
+    assert squeue(cluster, "-t", "PD", "-o", "%F %K") == [f"{jobid} 3-9%3"]
+    rows = sorted(squeue(cluster, "-t", "R", "-o", "%F %K"))
+    assert rows == [f"{jobid} {i}" for i in range(3)]
+    assert squeue(cluster, "-r", "-t", "PD", "-o", "%i") == [
+        f"{jobid}_{i}" for i in range(3, 10)]
+    show = cluster.run(["scontrol", "show", "job", str(jobid)]).stdout
+    assert f"ArrayJobId={jobid} ArrayTaskId=3-9%3" in show
+    assert f"ArrayJobId={jobid} ArrayTaskId=1 " in show
+
+    # a pending task leaves the remainder; a running one ends
+    assert cluster.run(["scancel", f"{jobid}_5"]).returncode == 0
+    assert squeue(cluster, "-t", "PD", "-o", "%i") == [f"{jobid}_[3-4,6-9%3]"]
+    assert cluster.run(["scancel", f"{jobid}_1"]).returncode == 0
+
+    def replaced():
+        r = sorted(squeue(cluster, "-t", "R", "-o", "%K"))
+        return r == ["0", "2", "3"]
+    cluster.wait_for(replaced, timeout=20, what="task 3 to replace task 1")
+
+    # throttle update
+    assert cluster.run(["scontrol", "update", f"JobId={jobid}",
+                        "ArrayTaskThrottle=5"]).returncode == 0
+    cluster.wait_for(lambda: len(squeue(cluster, "-t", "R", "-o", "%i")) == 5,
+                     timeout=20, what="5 tasks running")
+
+    # the whole array
+    assert cluster.run(["scancel", str(jobid)]).returncode == 0
+    cluster.wait_for(lambda: not squeue(cluster, "-o", "%i"), timeout=30,
+                     what="the array to be gone")
+    states = squeue(cluster, "-t", "all", "-o", "%i %T")
+    assert f"{jobid}_5 CANCELLED" in states
+    assert all(s.endswith("CANCELLED") for s in states if s.startswith(f"{jobid}_"))
+
+
+def test_environment_and_output(cluster):
+    script = ("#!/bin/bash\n"
+              "echo $SLURM_ARRAY_JOB_ID $SLURM_ARRAY_TASK_ID $SLURM_ARRAY_TASK_COUNT "
+              "$SLURM_ARRAY_TASK_MIN $SLURM_ARRAY_TASK_MAX $SLURM_ARRAY_TASK_STEP\n")
+    write_script(cluster.work / "e.sh", script)
+    jobid = cluster.sbatch("--array=1-7:2", "e.sh", cwd=cluster.work)
+    cluster.wait_for(lambda: not squeue(cluster, "-r", "-o", "%i"), timeout=30,
+                     what="tasks to finish")
+    for t in (1, 3, 5, 7):
+        out = (cluster.work / f"slurm-{jobid}_{t}.out").read_text()
+        assert out == f"{jobid} {t} 4 1 7 2\n"
+    jobid = cluster.sbatch("--array=2,4", "-o", "o-%A-%a.txt", "e.sh",
+                           cwd=cluster.work)
+    cluster.wait_for(lambda: not squeue(cluster, "-r", "-o", "%i"), timeout=30,
+                     what="tasks to finish")
+    assert (cluster.work / f"o-{jobid}-4.txt").read_text() == f"{jobid} 4 2 2 4 2\n"
+
+
+def test_restart_keeps_remainder(fresh_cluster):
+    c = fresh_cluster
+    write_script(c.work / "s.sh", SLEEPER)
+    jobid = c.sbatch("--array=0-20%2", "s.sh", cwd=c.work)
+    c.wait_for(lambda: len(squeue(c, "-t", "R", "-o", "%i")) == 2, timeout=20,
+               what="2 tasks running")
+    c.run(["scancel", f"{jobid}_7"])
+    before = sorted(squeue(c, "-o", "%i %A %T"))
+    assert f"{jobid}_[2-6,8-20%2] {jobid} PENDING" in before
+    c.kill_daemon("rotactld")
+    c.up()
+    after = sorted(squeue(c, "-o", "%i %A %T"))
+    assert after == before
+    assert squeue(c, "-t", "all", "-o", "%i %T", "-j", str(jobid)).count(
+        f"{jobid}_7 CANCELLED") == 1
+    # and it goes on: cancelling a running task lets the next one start
+    running = squeue(c, "-t", "R", "-o", "%K")
+    c.run(["scancel", f"{jobid}_{running[0]}"])
+    c.wait_for(lambda: "2" in squeue(c, "-t", "R", "-o", "%K"), timeout=20,
+               what="task 2 to start")
+    c.run(["scancel", str(jobid)])
+
+
+def test_large_array_is_one_record(fresh_cluster):
+    c = fresh_cluster
+    with open(c.conf_path, "a") as f:
+        f.write("MaxArraySize=200001\n")
+    c.kill_daemon("rotactld")  # MaxArraySize is read at start-up
+    c.up()
+    write_script(c.work / "s.sh", SLEEPER)
+    t0 = time.monotonic()
+    jobid = c.sbatch("--array=0-99999", "--hold", "s.sh", cwd=c.work)
+    assert time.monotonic() - t0 < 5
+    lines = squeue(c, "-o", "%i %T")
+    assert lines == [f"{jobid}_[0-99999] PENDING"]
+    p = c.run(["sbatch", "--array=200001", "s.sh"], cwd=c.work)
+    assert p.returncode == 1
+    c.run(["scancel", str(jobid)])
