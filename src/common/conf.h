@@ -86,6 +86,7 @@ struct conf {
 	char *slurmctld_log_file;  /* NULL = stderr */
 	char *slurmd_log_file;
 	char *scheduler_type;         /* default sched/backfill */
+	char *scheduler_params;       /* SchedulerParameters, NULL; kill_invalid_depend */
 	char *select_type;            /* default select/cons_tres */
 	char *select_type_parameters; /* default CR_Core_Memory? as written, NULL */
 	char *priority_type;          /* default priority/basic */

@@ -11,6 +11,7 @@
 #include "common/timefmt.h"
 #include "ctld/client.h"
 #include "ctld/ctld.h"
+#include "ctld/depend.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/journal.h"
@@ -251,6 +252,14 @@ static int job_desc_validate(struct ctld *ctld, struct job_desc *d, int alloc,
 		                             NULL) < 0)
 			return ESLURM_INVALID_ARRAY;
 		arrayspec_release(&a);
+	}
+	if (d->dependency) {
+		struct rota_error err = {{0}};
+		int rc = depend_validate(ctld, d->dependency, &err);
+		if (rc) {
+			log_info("submit rejected: %s", err.text);
+			return rc;
+		}
 	}
 	if (!d->partition)
 		d->partition = xstrdup(p->cfg->name);

@@ -12,6 +12,7 @@
 #include "common/timefmt.h"
 #include "ctld/client.h"
 #include "ctld/ctld.h"
+#include "ctld/depend.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
@@ -124,7 +125,9 @@ static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_i
 	o->flags = d->flags;
 	o->submit_host = xstrdup(d->submit_host);
 	o->comment = xstrdup(d->comment);
-	o->dependency = xstrdup(d->dependency);
+	/* what is still outstanding, as Slurm shows it; nothing once it ran */
+	if (job_is_pending(job))
+		o->dependency = depend_show(ctld, job, time(NULL));
 	o->nice = d->nice;
 	o->array_job_id = job->array_job_id;
 	o->array_task_id = job->array_task_id;
@@ -464,9 +467,11 @@ void job_mgr_client_gone(struct ctld *ctld, struct client *c)
 void job_mgr_tick(struct ctld *ctld, time_t now)
 {
 	time_t min_age = ctld->conf->min_job_age;
+	int dep_waits = 0;
 
 	for (struct job *j = job_first(ctld->jobs), *nx; j; j = nx) {
 		nx = j->next;
+		dep_waits |= job_is_pending(j) && j->reason == WAIT_DEPENDENCY;
 		if (job_is_running(j) && j->desc.warn_signal && !j->warn_sent &&
 		    j->time_limit != INFINITE32 &&
 		    now + (time_t)j->desc.warn_time >=
@@ -494,4 +499,7 @@ void job_mgr_tick(struct ctld *ctld, time_t now)
 			job_mgr_remove(ctld->jobs, j);
 		}
 	}
+	/* "+minutes" delays and purged jobs change nothing else: look again */
+	if (dep_waits)
+		ctld_sched_kick(ctld);
 }

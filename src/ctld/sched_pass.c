@@ -12,6 +12,7 @@
 #include "common/timefmt.h"
 #include "ctld/client.h"
 #include "ctld/ctld.h"
+#include "ctld/depend.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
@@ -60,6 +61,23 @@ static int job_blocked_by_limits(struct ctld *ctld, struct job *job, time_t now)
 	}
 	if (job->eligible_time > now) {
 		set_reason(job, WAIT_TIME, NULL);
+		return 1;
+	}
+	switch (depend_test(ctld, job, NO_VAL, now)) {
+	case DEPEND_OK:
+		break;
+	case DEPEND_WAIT:
+		set_reason(job, WAIT_DEPENDENCY, NULL);
+		return 1;
+	case DEPEND_NEVER:
+		if (depend_kill_invalid(ctld)) {
+			log_info("JobId=%u: dependency can never be satisfied, "
+			         "cancelling it (kill_invalid_depend)",
+			         job->job_id);
+			job_end(ctld, job, JOB_CANCELLED, WAIT_DEP_INVALID, 0);
+		} else {
+			set_reason(job, WAIT_DEP_INVALID, NULL);
+		}
 		return 1;
 	}
 	if (cp->state != CONF_PART_UP) {
@@ -193,6 +211,11 @@ static void consider_array(struct pass *ps, struct job *meta, time_t now)
 
 		if (throttle && running >= throttle) {
 			set_reason(meta, WAIT_ARRAY_TASK_LIMIT, NULL);
+			return;
+		}
+		/* aftercorr: each task waits for its own counterpart */
+		if (t >= 0 && depend_test(ctld, meta, (uint32_t)t, now) != DEPEND_OK) {
+			set_reason(meta, WAIT_DEPENDENCY, NULL);
 			return;
 		}
 		mark_nodes(ps, meta);
