@@ -1,5 +1,5 @@
 /* cli.h - the one multi-call CLI binary: rota, sbatch, srun, salloc, squeue, sinfo,
- * scancel, scontrol.  main.c dispatches on argv[0]'s basename (or `rota CMD`). */
+ * scancel, scontrol, sprio.  main.c dispatches on argv[0]'s basename (or `rota CMD`). */
 #ifndef ROTA_CLI_H
 #define ROTA_CLI_H
 
@@ -14,6 +14,7 @@ int cmd_squeue(int argc, char **argv);
 int cmd_sinfo(int argc, char **argv);
 int cmd_scancel(int argc, char **argv);
 int cmd_scontrol(int argc, char **argv);
+int cmd_sprio(int argc, char **argv);
 int cmd_rota(int argc, char **argv); /* rota up|down|... */
 
 /* ---- helpers shared by the commands (cli_common.c) ---- */

@@ -203,6 +203,11 @@ static int cmd_release(const struct scontrol_opts *o, int argc, char **argv)
 	return cmd_job_op(o, "release", JOB_OP_RELEASE, argc, argv);
 }
 
+static int cmd_top(const struct scontrol_opts *o, int argc, char **argv)
+{
+	return cmd_job_op(o, "top", JOB_OP_TOP, argc, argv);
+}
+
 static int cmd_requeue(const struct scontrol_opts *o, int argc, char **argv)
 {
 	return cmd_job_op(o, "requeue", JOB_OP_REQUEUE, argc, argv);
@@ -497,7 +502,7 @@ static const struct {
     {"wait_job", 2, cmd_wait_job},
     {"suspend", 2, cmd_unsupported},
     {"resume", 3, cmd_unsupported},
-    {"top", 3, cmd_unsupported},
+    {"top", 3, cmd_top},
     {"notify", 1, cmd_unsupported},
     {"listpids", 5, cmd_unsupported},
     {"pidinfo", 3, cmd_unsupported},

@@ -90,6 +90,13 @@ struct conf {
 	char *select_type;            /* default select/cons_tres */
 	char *select_type_parameters; /* default CR_Core_Memory? as written, NULL */
 	char *priority_type;          /* default priority/basic */
+	uint32_t prio_weight_age;     /* PriorityWeight*: default 0 */
+	uint32_t prio_weight_fairshare; /* (a hook: accounting comes later) */
+	uint32_t prio_weight_job_size;
+	uint32_t prio_weight_partition;
+	uint32_t prio_weight_qos;
+	uint32_t prio_max_age; /* PriorityMaxAge, minutes, default 7-0 */
+	int prio_favor_small;  /* PriorityFavorSmall=YES */
 	char *proctrack_type, *task_plugin;
 	uint32_t min_job_age;       /* seconds, default 300 */
 	uint32_t slurmd_timeout;    /* seconds, default 300 */

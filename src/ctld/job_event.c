@@ -293,12 +293,15 @@ int job_event_apply(struct ctld *ctld, const struct job_event *ev)
 			return -EINVAL;
 		job->hold = ev->hold;
 		job->priority = ev->priority;
+		job->prio_set = 0;
 		return 0;
 	case EV_UPDATE:
 		if (ev->time_limit != NO_VAL)
 			job->time_limit = ev->time_limit;
-		if (ev->priority != NO_VAL)
+		if (ev->priority != NO_VAL) {
 			job->priority = ev->priority;
+			job->prio_set = 1;
+		}
 		return 0;
 	default:
 		return -EINVAL;

@@ -325,6 +325,8 @@ void job_mgr_submit(struct ctld *ctld, struct client *c, struct job_desc *d, int
 	if (alloc)
 		d->flags |= JOB_F_INTERACTIVE;
 	rc = job_desc_validate(ctld, d, alloc, &p);
+	if (!rc && (int32_t)d->nice < 0 && !ctld_is_admin(ctld, c->uid))
+		rc = ESLURM_ACCESS_DENIED; /* only operators may raise a priority */
 	if (rc) {
 		client_send_rc(c, rc, NULL);
 		return;

@@ -38,6 +38,7 @@ struct job {
 	uint32_t reason;
 	char *reason_detail;
 	uint32_t priority;
+	int prio_set;  /* an admin set the priority: the scheduler keeps it */
 	uint32_t hold; /* 0, 1 user, 2 admin */
 	time_t submit_time, eligible_time, start_time, end_time;
 	uint32_t time_limit; /* minutes or INFINITE32 */
@@ -131,6 +132,15 @@ void launch_batch(struct ctld *ctld, struct job *job);
 /* Send SIGNAL_REQ to every node of the job. */
 void job_signal_nodes(struct ctld *ctld, struct job *job, uint32_t step_id, uint32_t sig,
                       uint32_t flags);
+
+/* Priority (prio_info.c).  The parameters from slurm.conf and the cluster;
+ * a job's factors at time now (see sched/priority.h); answer sprio. */
+struct priority_params;
+struct priority_factors;
+void job_priority_params(struct ctld *ctld, struct priority_params *ret);
+void job_priority_factors(const struct priority_params *pp, const struct job *job,
+                          time_t now, struct priority_factors *ret);
+void prio_info(struct ctld *ctld, struct client *c, const struct job_info_req *req);
 
 /* Scheduling (sched_pass.c). */
 void sched_pass(struct ctld *ctld, time_t now);

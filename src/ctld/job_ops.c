@@ -367,6 +367,35 @@ static int update_kv(struct ctld *ctld, struct client *c, struct job *job, char 
 	return job_event_commit(ctld, &ev) < 0 ? SLURM_ERROR : 0;
 }
 
+/* scontrol top: put the job above every other pending job of its user.  Only
+ * operators, or the owner where SchedulerParameters has enable_user_top. */
+static int update_top(struct ctld *ctld, struct client *c, struct job *job)
+{
+	struct job_event ev = {.type = EV_UPDATE,
+	                       .job_id = job->job_id,
+	                       .time = time(NULL),
+	                       .time_limit = NO_VAL};
+	const char *sp = ctld->conf->scheduler_params;
+	uint32_t top = 0;
+
+	if (!ctld_is_admin(ctld, c->uid) && !(sp && strstr(sp, "enable_user_top")))
+		return ESLURM_ACCESS_DENIED;
+	if (!job_is_pending(job))
+		return ESLURM_JOB_NOT_PENDING;
+	if (job->hold)
+		return ESLURM_JOB_HELD;
+	for (struct job *j = job_first(ctld->jobs); j; j = j->next)
+		if (j != job && j->uid == job->uid && job_is_pending(j) && !j->hold &&
+		    j->priority > top)
+			top = j->priority;
+	if (job->priority > top)
+		return 0; /* already first */
+	if (top >= 0xfffffffdu)
+		return ESLURM_INVALID_ARGUMENT;
+	ev.priority = top + 1;
+	return job_event_commit(ctld, &ev) < 0 ? SLURM_ERROR : 0;
+}
+
 /* scontrol requeue: a batch job goes back to the queue; what runs is killed.
  * It becomes eligible again after KillWait, so its old processes are gone. */
 int job_requeue(struct ctld *ctld, struct job *job)
@@ -408,6 +437,9 @@ void job_mgr_update(struct ctld *ctld, struct client *c, const struct job_update
 		break;
 	case JOB_OP_REQUEUE:
 		rc = job_requeue(ctld, job);
+		break;
+	case JOB_OP_TOP:
+		rc = update_top(ctld, c, job);
 		break;
 	case JOB_OP_UPDATE:
 		rc = job_is_finished(job) ? ESLURM_ALREADY_DONE

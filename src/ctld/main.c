@@ -123,6 +123,14 @@ static int gen_job(struct compact *cp, struct job *j, struct job_event *ev)
 			ev->mem_per_node.v[i] = (uint32_t)j->mem[i];
 		}
 		return 1;
+	case 3: /* an admin-set priority sticks across compaction */
+		if (!j->prio_set || !job_is_pending(j))
+			return 0;
+		ev->type = EV_UPDATE;
+		ev->time = j->submit_time;
+		ev->time_limit = NO_VAL;
+		ev->priority = j->priority;
+		return 1;
 	default:
 		if (!job_is_finished(j))
 			return 0;
@@ -148,7 +156,7 @@ static int compact_gen(void *arg, size_t i, struct job_event *ev)
 	}
 	while (cp->phase == 1 && cp->cur) {
 		int got = gen_job(cp, cp->cur, ev);
-		if (++cp->sub > 2) {
+		if (++cp->sub > 3) {
 			cp->sub = 0;
 			cp->cur = cp->cur->next;
 		}

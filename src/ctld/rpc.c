@@ -72,6 +72,11 @@ static void rpc_step_info(struct ctld *ctld, struct client *c, void **body)
 	step_info(ctld, c, *body);
 }
 
+static void rpc_prio_info(struct ctld *ctld, struct client *c, void **body)
+{
+	prio_info(ctld, c, *body);
+}
+
 static void rpc_job_complete(struct ctld *ctld, struct client *c, void **body)
 {
 	job_mgr_complete_req(ctld, c, *body);
@@ -115,6 +120,7 @@ static const struct rpc_entry {
     {MSG_STEP_CREATE_REQ, P_USER, rpc_step_create},
     {MSG_JOB_COMPLETE_REQ, P_USER, rpc_job_complete},
     {MSG_STEP_INFO_REQ, P_USER, rpc_step_info},
+    {MSG_PRIO_INFO_REQ, P_USER, rpc_prio_info},
     {MSG_NODE_REGISTER, P_NODE, rpc_node_register},
     {MSG_NODE_PING, P_NODE, rpc_node_ping},
     {MSG_STEP_COMPLETE, P_NODE, rpc_step_complete},

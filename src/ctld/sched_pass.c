@@ -16,6 +16,7 @@
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
+#include "sched/priority.h"
 #include "sched/select.h"
 #include "common/common.h"
 
@@ -267,6 +268,26 @@ static void consider(struct pass *ps, struct job *job, time_t now)
 	           wait_detail(ps, job, &r));
 }
 
+/* priority/multifactor: each pending job's priority follows its factors, except
+ * where an admin set it.  Derived state, so not journaled: every pass and every
+ * restart computes it again. */
+static void recompute_priorities(struct ctld *ctld, struct job **pending, size_t n,
+                                 time_t now)
+{
+	struct priority_params pp;
+	struct priority_factors f;
+
+	job_priority_params(ctld, &pp);
+	if (pp.type != PRIORITY_MULTIFACTOR)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (pending[i]->prio_set || !pending[i]->priority)
+			continue;
+		job_priority_factors(&pp, pending[i], now, &f);
+		pending[i]->priority = f.priority;
+	}
+}
+
 void sched_pass(struct ctld *ctld, time_t now)
 {
 	struct pass ps = {.ctld = ctld};
@@ -284,6 +305,7 @@ void sched_pass(struct ctld *ctld, time_t now)
 	}
 	if (!n)
 		goto out;
+	recompute_priorities(ctld, pending, n, now);
 	qsort(pending, n, sizeof(*pending), cmp_prio);
 	ps.nnodes = node_mgr_count(ctld->nodes);
 	ps.nodes = xcalloc(ps.nnodes + 1, sizeof(*ps.nodes));

@@ -208,6 +208,42 @@ ROTA_DECLARE(job_info_req, JOB_INFO_REQ_FIELDS)
 	F(S, u32, more, _)
 ROTA_DECLARE(job_info_resp, JOB_INFO_RESP_FIELDS)
 
+/* sprio: one pending job's priority and its factors.  The weighted values are
+ * weight x factor, rounded; the n_* values are the factors in [0, 1] times
+ * PRIO_NORM_SCALE. */
+#define PRIO_NORM_SCALE 1000000000u
+#define PRIO_INFO_FIELDS(F, S)                                                           \
+	F(S, u32, job_id, _)                                                             \
+	F(S, str, partition, _)                                                          \
+	F(S, str, user, _)                                                               \
+	F(S, u32, priority, _)                                                           \
+	F(S, u32, site, _)                                                               \
+	F(S, u32, age, _)                                                                \
+	F(S, u32, fairshare, _)                                                          \
+	F(S, u32, jobsize, _)                                                            \
+	F(S, u32, partition_factor, _)                                                   \
+	F(S, u32, qos, _)                                                                \
+	F(S, u32, nice, _) /* signed, as u32 two's complement */                         \
+	F(S, u32, n_age, _)                                                              \
+	F(S, u32, n_fairshare, _)                                                        \
+	F(S, u32, n_jobsize, _)                                                          \
+	F(S, u32, n_partition, _)                                                        \
+	F(S, u32, n_qos, _)
+ROTA_DECLARE(prio_info, PRIO_INFO_FIELDS)
+
+/* Answer to MSG_PRIO_INFO_REQ (a job_info_req); multifactor = 0 under
+ * priority/basic, where only priority is meaningful.  One frame: an entry is
+ * about 100 bytes, so MaxJobCount pending jobs stay far below FRAME_MAX_BODY. */
+#define PRIO_INFO_RESP_FIELDS(F, S)                                                      \
+	F(S, u32, multifactor, _)                                                        \
+	F(S, u32, weight_age, _)                                                         \
+	F(S, u32, weight_fairshare, _)                                                   \
+	F(S, u32, weight_jobsize, _)                                                     \
+	F(S, u32, weight_partition, _)                                                   \
+	F(S, u32, weight_qos, _)                                                         \
+	F(S, list, jobs, prio_info)
+ROTA_DECLARE(prio_info_resp, PRIO_INFO_RESP_FIELDS)
+
 #define NODE_INFO_RESP_FIELDS(F, S)                                                      \
 	F(S, i64, now, _)                                                                \
 	F(S, list, nodes, node_info)
@@ -242,7 +278,8 @@ enum job_update_op {
 	JOB_OP_UHOLD,
 	JOB_OP_RELEASE,
 	JOB_OP_UPDATE,
-	JOB_OP_REQUEUE
+	JOB_OP_REQUEUE,
+	JOB_OP_TOP /* scontrol top */
 };
 
 #define NODE_UPDATE_REQ_FIELDS(F, S)                                                     \
@@ -502,6 +539,8 @@ ROTA_DECLARE(task_exit, TASK_EXIT_FIELDS)
 	M(MSG_JOB_COMPLETE_REQ, 22, job_complete_req)                                    \
 	M(MSG_STEP_INFO_REQ, 23, job_info_req)                                           \
 	M(MSG_STEP_INFO_RESP, 24, step_info_resp)                                        \
+	M(MSG_PRIO_INFO_REQ, 25, job_info_req)                                           \
+	M(MSG_PRIO_INFO_RESP, 26, prio_info_resp)                                        \
 	M(MSG_AUTH_CHALLENGE, 30, auth_challenge)                                        \
 	M(MSG_AUTH_RESPONSE, 31, auth_response)                                          \
 	M(MSG_NODE_REGISTER, 32, node_register)                                          \

@@ -1,0 +1,127 @@
+/* prio_info.c - the controller's side of job priority: the parameters from
+ * slurm.conf and the cluster, each pending job's factors, and sprio's RPC. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "common/conf.h"
+#include "ctld/client.h"
+#include "ctld/ctld.h"
+#include "ctld/job_mgr.h"
+#include "ctld/node_mgr.h"
+#include "proto/codec.h"
+#include "sched/priority.h"
+#include "common/common.h"
+
+void job_priority_params(struct ctld *ctld, struct priority_params *ret)
+{
+	const struct conf *cf = ctld->conf;
+	struct priority_params pp = {0};
+	int type = priority_type_parse(cf->priority_type);
+
+	pp.type = type < 0 ? PRIORITY_BASIC : (enum priority_type)type;
+	pp.weight_age = cf->prio_weight_age;
+	pp.weight_fairshare = cf->prio_weight_fairshare;
+	pp.weight_job_size = cf->prio_weight_job_size;
+	pp.weight_partition = cf->prio_weight_partition;
+	pp.weight_qos = cf->prio_weight_qos;
+	pp.max_age = cf->prio_max_age == INFINITE32 ? 0 : cf->prio_max_age * 60;
+	pp.favor_small = cf->prio_favor_small;
+	pp.cluster_nodes = (uint32_t)node_mgr_count(ctld->nodes);
+	for (size_t i = 0; i < pp.cluster_nodes; i++)
+		pp.cluster_cpus += node_mgr_get(ctld->nodes, i)->cpus;
+	for (size_t i = 0; i < node_mgr_part_count(ctld->nodes); i++) {
+		const struct conf_part *cp = node_mgr_part(ctld->nodes, i)->cfg;
+		if (cp->priority_job_factor > pp.max_part_job_factor)
+			pp.max_part_job_factor = cp->priority_job_factor;
+	}
+	*ret = pp;
+}
+
+void job_priority_factors(const struct priority_params *pp, const struct job *job,
+                          time_t now, struct priority_factors *ret)
+{
+	const struct job_desc *d = &job->desc;
+	uint32_t cpt =
+	    d->cpus_per_task == NO_VAL || !d->cpus_per_task ? 1 : d->cpus_per_task;
+	uint32_t tpn = d->ntasks_per_node == NO_VAL ? 1 : d->ntasks_per_node;
+	struct priority_job pj = {
+	    .job_id = job->job_id,
+	    .eligible_time = job->eligible_time,
+	    .nodes = job->min_nodes ? job->min_nodes : 1,
+	    .part_job_factor = job->part ? job->part->cfg->priority_job_factor : 0,
+	    .nice = d->nice == NO_VAL ? 0 : d->nice,
+	};
+
+	if (d->num_tasks != NO_VAL && d->num_tasks)
+		pj.cpus = d->num_tasks * cpt;
+	else
+		pj.cpus = pj.nodes * tpn * cpt;
+	priority_compute(pp, &pj, now, ret);
+}
+
+static uint32_t norm(double f)
+{
+	return (uint32_t)(f * PRIO_NORM_SCALE + 0.5);
+}
+
+static void fill(const struct priority_params *pp, const struct job *job, time_t now,
+                 struct prio_info *o)
+{
+	struct priority_factors f;
+
+	job_priority_factors(pp, job, now, &f);
+	o->job_id = job->job_id;
+	o->partition = xstrdup(job->desc.partition ? job->desc.partition
+	                       : job->part         ? job->part->cfg->name
+	                                           : "");
+	o->user = xstrdup(job->user ? job->user : "");
+	o->priority = job->priority;
+	o->site = 0;
+	o->age = (uint32_t)(f.w_age + 0.5);
+	o->fairshare = (uint32_t)(f.w_fairshare + 0.5);
+	o->jobsize = (uint32_t)(f.w_job_size + 0.5);
+	o->partition_factor = (uint32_t)(f.w_partition + 0.5);
+	o->qos = (uint32_t)(f.w_qos + 0.5);
+	o->nice = (uint32_t)f.nice;
+	o->n_age = norm(f.age);
+	o->n_fairshare = norm(f.fairshare);
+	o->n_jobsize = norm(f.job_size);
+	o->n_partition = norm(f.partition);
+	o->n_qos = norm(f.qos);
+}
+
+static int wanted(const struct job *job, const struct job_info_req *req)
+{
+	if (!job_is_pending(job) || job->hold || !job->part)
+		return 0;
+	if (!req->job_ids.n)
+		return 1;
+	for (uint32_t i = 0; i < req->job_ids.n; i++)
+		if (req->job_ids.v[i] == job->job_id ||
+		    (job->array_job_id && req->job_ids.v[i] == job->array_job_id))
+			return 1;
+	return 0;
+}
+
+void prio_info(struct ctld *ctld, struct client *c, const struct job_info_req *req)
+{
+	struct priority_params pp;
+	struct prio_info_resp r = {0};
+	time_t now = time(NULL);
+	size_t n = 0;
+
+	job_priority_params(ctld, &pp);
+	r.multifactor = pp.type == PRIORITY_MULTIFACTOR;
+	r.weight_age = pp.weight_age;
+	r.weight_fairshare = pp.weight_fairshare;
+	r.weight_jobsize = pp.weight_job_size;
+	r.weight_partition = pp.weight_partition;
+	r.weight_qos = pp.weight_qos;
+	r.jobs = xcalloc(job_count(ctld->jobs) + 1, sizeof(struct prio_info));
+	for (struct job *job = job_first(ctld->jobs); job; job = job->next)
+		if (wanted(job, req))
+			fill(&pp, job, now, &r.jobs[n++]);
+	r.jobs_count = n;
+	client_send(c, MSG_PRIO_INFO_RESP, &r);
+	codec_release(&prio_info_resp_type, &r);
+}

@@ -1,0 +1,99 @@
+/* priority.c - priority/basic and priority/multifactor, pure. */
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+#include "sched/priority.h"
+
+int priority_type_parse(const char *name)
+{
+	if (!name || !strcasecmp(name, "priority/basic"))
+		return PRIORITY_BASIC;
+	if (!strcasecmp(name, "priority/multifactor"))
+		return PRIORITY_MULTIFACTOR;
+	return -EINVAL;
+}
+
+double priority_fairshare(uint32_t job_id)
+{
+	(void)job_id;
+	return 0.0;
+}
+
+static double clamp01(double x)
+{
+	return x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x;
+}
+
+static double age_factor(const struct priority_params *pp, time_t eligible, time_t now)
+{
+	double age;
+
+	if (now <= eligible)
+		return 0.0;
+	if (!pp->max_age)
+		return 1.0;
+	age = (double)(now - eligible);
+	if (age > pp->max_age)
+		age = pp->max_age;
+	return age / pp->max_age;
+}
+
+/* Requested size relative to the cluster: CPUs where the cluster's CPU count is
+ * known, else nodes. */
+static double size_factor(const struct priority_params *pp, const struct priority_job *j)
+{
+	double f = 0.0;
+
+	if (pp->cluster_cpus)
+		f = (double)j->cpus / pp->cluster_cpus;
+	else if (pp->cluster_nodes)
+		f = (double)j->nodes / pp->cluster_nodes;
+	f = clamp01(f);
+	return pp->favor_small ? 1.0 - f : f;
+}
+
+void priority_compute(const struct priority_params *pp, const struct priority_job *job,
+                      time_t now, struct priority_factors *ret)
+{
+	struct priority_factors f;
+	double sum;
+
+	memset(&f, 0, sizeof(f));
+	f.nice = (int32_t)job->nice;
+	if (pp->type != PRIORITY_MULTIFACTOR) {
+		f.priority = 0xffff0000u - job->job_id;
+		*ret = f;
+		return;
+	}
+	f.age = age_factor(pp, job->eligible_time, now);
+	f.fairshare = clamp01(priority_fairshare(job->job_id));
+	f.job_size = size_factor(pp, job);
+	f.partition =
+	    pp->max_part_job_factor
+	        ? clamp01((double)job->part_job_factor / pp->max_part_job_factor)
+	        : 0.0;
+	f.qos = 0.0;
+	f.w_age = pp->weight_age * f.age;
+	f.w_fairshare = pp->weight_fairshare * f.fairshare;
+	f.w_job_size = pp->weight_job_size * f.job_size;
+	f.w_partition = pp->weight_partition * f.partition;
+	f.w_qos = pp->weight_qos * f.qos;
+	sum = f.w_age + f.w_fairshare + f.w_job_size + f.w_partition + f.w_qos -
+	      (double)f.nice;
+	if (sum < 1.0)
+		f.priority = 1;
+	else if (sum > (double)0xfffffffdu)
+		f.priority = 0xfffffffdu;
+	else
+		f.priority = (uint32_t)sum;
+	*ret = f;
+}
+
+uint32_t priority_of(const struct priority_params *pp, const struct priority_job *job,
+                     time_t now)
+{
+	struct priority_factors f;
+
+	priority_compute(pp, job, now, &f);
+	return f.priority;
+}

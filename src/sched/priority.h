@@ -1,0 +1,65 @@
+/* priority.h - a pending job's priority: priority/basic (FIFO) and
+ * priority/multifactor with Slurm's weights.
+ *
+ * Pure: no I/O and no clock; the time comes in as an argument.  Each factor is
+ * in [0, 1]; the priority is the sum of weight x factor, less the job's nice,
+ * clamped to at least 1.
+ */
+#ifndef ROTA_SCHED_PRIORITY_H
+#define ROTA_SCHED_PRIORITY_H
+
+#include <stdint.h>
+#include <time.h>
+
+enum priority_type {
+	PRIORITY_BASIC = 0,  /* 0xffff0000 - job id: first come, first served */
+	PRIORITY_MULTIFACTOR /* weighted factors */
+};
+
+/* The weights and limits, from slurm.conf. */
+struct priority_params {
+	enum priority_type type;
+	uint32_t weight_age, weight_fairshare, weight_job_size;
+	uint32_t weight_partition, weight_qos;
+	uint32_t max_age;       /* PriorityMaxAge in seconds; 0 makes the age factor 1 */
+	int favor_small;        /* PriorityFavorSmall=YES */
+	uint32_t cluster_cpus;  /* CPUs in the whole cluster */
+	uint32_t cluster_nodes; /* nodes in the whole cluster */
+	uint32_t max_part_job_factor; /* largest PriorityJobFactor of any partition */
+};
+
+/* What the computation needs to know about one job. */
+struct priority_job {
+	uint32_t job_id;
+	time_t eligible_time;     /* when it became eligible (submit or begin time) */
+	uint32_t cpus;            /* CPUs requested */
+	uint32_t nodes;           /* nodes requested */
+	uint32_t part_job_factor; /* its partition's PriorityJobFactor */
+	uint32_t nice;            /* --nice, a signed value as u32 two's complement */
+};
+
+/* Each factor in [0, 1] and each weighted value (weight x factor). */
+struct priority_factors {
+	double age, fairshare, job_size, partition, qos;           /* normalized */
+	double w_age, w_fairshare, w_job_size, w_partition, w_qos; /* weighted */
+	int64_t nice;      /* the signed nice value */
+	uint32_t priority; /* the result */
+};
+
+/* "priority/basic" or "priority/multifactor" (NULL: basic).  Returns the type
+ * or -EINVAL for a name Rota does not know. */
+int priority_type_parse(const char *name);
+
+/* The fairshare factor: a hook for accounting; 0 until it exists. */
+double priority_fairshare(uint32_t job_id);
+
+/* Compute job's priority at time now.  ret gets every factor; for
+ * priority/basic only ret->priority is set (the other members are 0). */
+void priority_compute(const struct priority_params *pp, const struct priority_job *job,
+                      time_t now, struct priority_factors *ret);
+
+/* Shorthand: only the priority. */
+uint32_t priority_of(const struct priority_params *pp, const struct priority_job *job,
+                     time_t now);
+
+#endif
