@@ -499,11 +499,9 @@ void job_mgr_client_gone(struct ctld *ctld, struct client *c)
 void job_mgr_tick(struct ctld *ctld, time_t now)
 {
 	time_t min_age = ctld->conf->min_job_age;
-	int dep_waits = 0;
 
 	for (struct job *j = job_first(ctld->jobs), *nx; j; j = nx) {
 		nx = j->next;
-		dep_waits |= job_is_pending(j) && j->reason == WAIT_DEPENDENCY;
 		if (job_is_running(j) && j->desc.warn_signal && !j->warn_sent &&
 		    j->time_limit != INFINITE32 &&
 		    now + (time_t)j->desc.warn_time >=
@@ -525,13 +523,9 @@ void job_mgr_tick(struct ctld *ctld, time_t now)
 			log_warn("JobId=%u: nodes never confirmed the end; releasing",
 			         j->job_id);
 			job_release_all(ctld, j);
-			ctld_sched_kick(ctld);
 		} else if (job_is_finished(j) && !(j->state & JOB_COMPLETING) &&
 		           now >= j->end_time + min_age) {
 			job_mgr_remove(ctld->jobs, j);
 		}
 	}
-	/* "+minutes" delays and purged jobs change nothing else: look again */
-	if (dep_waits)
-		ctld_sched_kick(ctld);
 }

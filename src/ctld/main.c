@@ -213,7 +213,8 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 			log_err("journal compaction failed: %s", err.text);
 		ctld->compacted_size = journal_size(ctld->journal);
 	}
-	/* a periodic pass also re-evaluates time-based reasons */
+	/* a pass every second also re-evaluates time-based reasons (BeginTime,
+	 * dependency +minutes, purged dependencies) and frees forced releases */
 	ctld_sched_kick(ctld);
 }
 
