@@ -192,6 +192,8 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	        (int32_t)j->nice, nul(j->account), le);
 	fprintf(f, "JobState=%s Reason=%s Dependency=%s%s", job_state_name(j->state),
 	        job_reason_name(j->reason), nul(j->dependency), le);
+	if (pending && j->reason_detail && *j->reason_detail)
+		fprintf(f, "Why=%s%s", j->reason_detail, le); /* Rota: plain words */
 	fprintf(f, "Requeue=%d Restarts=%u BatchFlag=%u Reboot=0 ExitCode=%s%s",
 	        (j->flags & JOB_F_NO_REQUEUE) ? 0 : 1, j->restart_cnt, j->batch_flag,
 	        fmt_exit_code(j->exit_code, b1, sizeof(b1)), le);
@@ -216,7 +218,11 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	        nul(j->submit_host), le);
 	fprintf(f, "ReqNodeList=%s ExcNodeList=%s%s", nul(j->req_nodes),
 	        nul(j->exc_nodes), le);
-	fprintf(f, "NodeList=%s%s", nul(j->nodes), le);
+	if (pending && j->sched_nodes && *j->sched_nodes)
+		fprintf(f, "NodeList=%s SchedNodeList=%s%s", nul(j->nodes),
+		        j->sched_nodes, le);
+	else
+		fprintf(f, "NodeList=%s%s", nul(j->nodes), le);
 	if (j->batch_host && *j->batch_host && !pending)
 		fprintf(f, "BatchHost=%s%s", j->batch_host, le);
 	fprintf(f, "NumNodes=%u NumCPUs=%u NumTasks=%u CPUs/Task=%u ReqB:S:C:T=0:0:*:*%s",

@@ -341,7 +341,7 @@ static const char *job_value(const struct fmt_col *col, const void *rec, void *v
 	case 'w':
 	case 'W':
 	case 'Y':
-		return "(null)";
+		return j->sched_nodes && *j->sched_nodes ? j->sched_nodes : "(null)";
 	case 'B':
 		return j->batch_host && *j->batch_host ? j->batch_host : "n/a";
 	case 'c':

@@ -21,6 +21,7 @@ struct journal;
 struct node_mgr;
 struct job_mgr;
 struct listener;
+struct predict;
 
 struct ctld {
 	const struct conf *conf; /* borrowed from main */
@@ -33,12 +34,14 @@ struct ctld {
 	struct job_mgr *jobs;
 	struct journal *journal;
 	struct listener *listener;
-	struct event *sched_ev; /* deferred scheduling pass */
-	int sched_pending;      /* sched_ev is armed */
-	double sched_last;      /* monotonic seconds at the end of the last pass */
-	struct event *tick_ev;  /* 1 s: time limits, node timeouts, purge */
-	int replaying;          /* applying the journal: no side effects */
-	size_t compacted_size;  /* journal bytes right after the last compaction */
+	struct event *sched_ev;  /* deferred scheduling pass */
+	int sched_pending;       /* sched_ev is armed */
+	double sched_last;       /* monotonic seconds at the end of the last pass */
+	struct event *tick_ev;   /* 1 s: time limits, node timeouts, purge */
+	int replaying;           /* applying the journal: no side effects */
+	size_t compacted_size;   /* journal bytes right after the last compaction */
+	struct predict *predict; /* users' runtimes, for bf_estimate=predict */
+	time_t bf_last;          /* the last backfill pass */
 };
 
 /* Ask for a scheduling pass soon (coalesced: at most one per loop turn). */

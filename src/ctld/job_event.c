@@ -15,6 +15,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/journal.h"
 #include "ctld/node_mgr.h"
+#include "sched/predict.h"
 #include "common/common.h"
 
 ROTA_DEFINE(job_event, JOB_EVENT_FIELDS)
@@ -122,6 +123,7 @@ static int apply_start(struct ctld *ctld, const struct job_event *ev, struct job
 	job->reason = WAIT_NO_REASON;
 	free(job->reason_detail);
 	job->reason_detail = NULL;
+	job_clear_plan(job);
 	job->start_time = ev->time;
 	job->warn_sent = 0;
 	return 0;
@@ -136,6 +138,9 @@ static int apply_end(struct ctld *ctld, const struct job_event *ev, struct job *
 	if (!was_running)
 		job->start_time =
 		    ev->time; /* Slurm shows StartTime=EndTime when never run */
+	if (was_running && ctld->predict)
+		predict_record(ctld->predict, job->uid, ev->time - job->start_time);
+	job_clear_plan(job);
 	job->state = ev->state;
 	/* the nodes confirm that nothing of the job is left (STEP_DONE_JOB_GONE);
 	 * until then it is COMPLETING and keeps its resources */

@@ -41,12 +41,20 @@ int job_mgr_create(struct ctld *ctld, struct job_mgr **ret)
 	return 0;
 }
 
+void job_clear_plan(struct job *job)
+{
+	job->est_start = 0;
+	free(job->sched_nodes);
+	job->sched_nodes = NULL;
+}
+
 static void job_free(struct job *job)
 {
 	codec_release(&job_desc_type, &job->desc);
 	free(job->user);
 	free(job->group);
 	free(job->reason_detail);
+	free(job->sched_nodes);
 	free(job->node_idx);
 	free(job->cpus);
 	free(job->tasks);

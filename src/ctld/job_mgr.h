@@ -63,8 +63,11 @@ struct job {
 	uint32_t array_job_id;       /* 0: not an array */
 	uint32_t array_task_id;      /* NO_VAL: not an array, or the pending remainder */
 	struct arrayspec *array_rem; /* owned: an array's tasks not started yet */
-	struct job *hnext;           /* hash chain */
-	struct job *prev, *next;     /* submission order */
+	/* backfill's plan while pending (derived, not journaled) */
+	time_t est_start;        /* expected start, 0 unknown */
+	char *sched_nodes;       /* owned: nodes planned for it, NULL unknown */
+	struct job *hnext;       /* hash chain */
+	struct job *prev, *next; /* submission order */
 };
 
 struct job_mgr;
@@ -92,6 +95,8 @@ struct job *job_array_split(struct ctld *ctld, struct job *meta, uint32_t task);
 uint32_t job_array_running(struct job_mgr *jm, uint32_t array_job_id);
 
 int job_is_pending(const struct job *job);
+/* Forget backfill's plan for the job (est_start, sched_nodes). */
+void job_clear_plan(struct job *job);
 int job_is_running(const struct job *job);
 int job_is_finished(const struct job *job);
 

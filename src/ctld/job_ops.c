@@ -57,6 +57,28 @@ static char *display_path(const struct job *job, const char *pattern)
 	return out;
 }
 
+/* Plain words for a pending job: what it waits for and, when backfill has
+ * planned it, when and where it is expected to start.  Caller frees. */
+static char *pending_detail(const struct job *job)
+{
+	char when[64];
+	const char *why = job->reason_detail;
+	char *own = NULL, *out;
+
+	if (!job_is_pending(job))
+		return xstrdup(job->reason_detail);
+	if (!why && job->reason == WAIT_PRIORITY && job->part)
+		why = own = xasprintf("waits for higher-priority jobs in partition %s",
+		                      job->part->cfg->name);
+	if (!job->est_start)
+		return own ? own : xstrdup(why);
+	timefmt_iso(job->est_start, when, sizeof(when));
+	out = xasprintf("%s%sexpected to start at %s on %s", why ? why : "",
+	                why ? "; " : "", when, job->sched_nodes ? job->sched_nodes : "?");
+	free(own);
+	return out;
+}
+
 static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_info *o)
 {
 	const struct job_desc *d = &job->desc;
@@ -72,13 +94,15 @@ static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_i
 	o->account = xstrdup(d->account);
 	o->state = job->state;
 	o->reason = job->reason;
-	o->reason_detail = xstrdup(job->reason_detail);
+	o->reason_detail = pending_detail(job);
 	o->priority = job->priority;
 	o->hold = job->hold;
 	o->submit_time = job->submit_time;
 	o->eligible_time = job->eligible_time;
-	o->start_time = job->start_time;
+	o->start_time = job_is_pending(job) ? job->est_start : job->start_time;
 	o->end_time = job->end_time;
+	if (job_is_pending(job))
+		o->sched_nodes = xstrdup(job->sched_nodes);
 	if (job_is_running(job) && job->time_limit != INFINITE32)
 		o->end_time = job->start_time + (time_t)job->time_limit * 60;
 	o->time_limit = job->time_limit;

@@ -19,6 +19,7 @@
 #include "ctld/listener.h"
 #include "ctld/node_mgr.h"
 #include "proto/auth.h"
+#include "sched/predict.h"
 #include "common/common.h"
 
 #define COMPACT_BYTES (64u << 20)
@@ -294,6 +295,9 @@ int main(int argc, char **argv)
 		fatal("%s", err.text);
 	node_mgr_create(&ctld, &ctld.nodes);
 	job_mgr_create(&ctld, &ctld.jobs);
+	ctld.predict = predict_create(PREDICT_USER_MEAN2);
+	if (!ctld.predict)
+		fatal("out of memory");
 	if (journal_open(ctld.base, conf->state_save_location, &ctld.journal, &err) < 0 ||
 	    ctld_restore(&ctld, &err) < 0)
 		fatal("state: %s", err.text);
@@ -318,6 +322,7 @@ int main(int argc, char **argv)
 	event_free(ctld.sched_ev);
 	event_free(ctld.tick_ev);
 	journal_destroy(ctld.journal);
+	predict_destroy(ctld.predict);
 	job_mgr_destroy(ctld.jobs);
 	node_mgr_destroy(ctld.nodes);
 	auth_destroy(ctld.auth);

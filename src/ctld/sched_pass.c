@@ -16,17 +16,10 @@
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
+#include "ctld/sched_pass.h"
 #include "sched/priority.h"
 #include "sched/select.h"
 #include "common/common.h"
-
-struct pass {
-	struct ctld *ctld;
-	struct sched_node *nodes;
-	size_t nnodes;
-	struct sched_alloc out;
-	uint8_t *blocked; /* per partition: a higher-priority job waits */
-};
 
 static int cmp_prio(const void *a, const void *b)
 {
@@ -36,14 +29,14 @@ static int cmp_prio(const void *a, const void *b)
 	return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
 }
 
-static void set_reason(struct job *job, uint32_t reason, char *detail)
+void sched_pass_set_reason(struct job *job, uint32_t reason, char *detail)
 {
 	job->reason = reason;
 	free(job->reason_detail);
 	job->reason_detail = detail;
 }
 
-static size_t part_index(struct ctld *ctld, const struct part *p)
+size_t sched_pass_part_index(struct ctld *ctld, const struct part *p)
 {
 	for (size_t i = 0; i < node_mgr_part_count(ctld->nodes); i++)
 		if (node_mgr_part(ctld->nodes, i) == p)
@@ -57,18 +50,19 @@ static int job_blocked_by_limits(struct ctld *ctld, struct job *job, time_t now)
 	const struct conf_part *cp = job->part->cfg;
 
 	if (job->hold) {
-		set_reason(job, job->hold == 1 ? WAIT_HELD_USER : WAIT_HELD, NULL);
+		sched_pass_set_reason(job, job->hold == 1 ? WAIT_HELD_USER : WAIT_HELD,
+		                      NULL);
 		return 1;
 	}
 	if (job->eligible_time > now) {
-		set_reason(job, WAIT_TIME, NULL);
+		sched_pass_set_reason(job, WAIT_TIME, NULL);
 		return 1;
 	}
 	switch (depend_test(ctld, job, NO_VAL, now)) {
 	case DEPEND_OK:
 		break;
 	case DEPEND_WAIT:
-		set_reason(job, WAIT_DEPENDENCY, NULL);
+		sched_pass_set_reason(job, WAIT_DEPENDENCY, NULL);
 		return 1;
 	case DEPEND_NEVER:
 		if (depend_kill_invalid(ctld)) {
@@ -77,27 +71,27 @@ static int job_blocked_by_limits(struct ctld *ctld, struct job *job, time_t now)
 			         job->job_id);
 			job_end(ctld, job, JOB_CANCELLED, WAIT_DEP_INVALID, 0);
 		} else {
-			set_reason(job, WAIT_DEP_INVALID, NULL);
+			sched_pass_set_reason(job, WAIT_DEP_INVALID, NULL);
 		}
 		return 1;
 	}
 	if (cp->state != CONF_PART_UP) {
-		set_reason(job, WAIT_PART_DOWN, NULL);
+		sched_pass_set_reason(job, WAIT_PART_DOWN, NULL);
 		return 1;
 	}
 	if (cp->max_time != TIME_INFINITE &&
 	    (job->time_limit == INFINITE32 || job->time_limit > cp->max_time)) {
-		set_reason(job, WAIT_PART_TIME_LIMIT, NULL);
+		sched_pass_set_reason(job, WAIT_PART_TIME_LIMIT, NULL);
 		return 1;
 	}
 	if (cp->max_nodes != UINT32_MAX && job->min_nodes > cp->max_nodes) {
-		set_reason(job, WAIT_PART_NODE_LIMIT, NULL);
+		sched_pass_set_reason(job, WAIT_PART_NODE_LIMIT, NULL);
 		return 1;
 	}
 	return 0;
 }
 
-static void mark_nodes(struct pass *ps, struct job *job)
+void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job)
 {
 	struct ctld *ctld = ps->ctld;
 	char **req = NULL, **exc = NULL;
@@ -122,7 +116,7 @@ static void mark_nodes(struct pass *ps, struct job *job)
 	hostlist_free(exc);
 }
 
-static void req_from_job(const struct job *job, struct sched_req *r)
+void sched_pass_req(const struct job *job, struct sched_req *r)
 {
 	const struct job_desc *d = &job->desc;
 
@@ -137,7 +131,7 @@ static void req_from_job(const struct job *job, struct sched_req *r)
 	r->exclusive = !!(d->flags & JOB_F_EXCLUSIVE);
 }
 
-static void job_start(struct pass *ps, struct job *job, time_t now)
+void sched_pass_start(struct sched_pass *ps, struct job *job, time_t now)
 {
 	struct ctld *ctld = ps->ctld;
 	struct sched_alloc *a = &ps->out;
@@ -173,7 +167,8 @@ static void job_start(struct pass *ps, struct job *job, time_t now)
 	free(mem32);
 }
 
-static char *wait_detail(struct pass *ps, struct job *job, const struct sched_req *r)
+char *sched_pass_wait_detail(struct sched_pass *ps, struct job *job,
+                             const struct sched_req *r)
 {
 	uint32_t per_node = r->ntasks_per_node != SCHED_UNSET
 	                        ? r->ntasks_per_node * r->cpus_per_task
@@ -199,7 +194,7 @@ static char *wait_detail(struct pass *ps, struct job *job, const struct sched_re
 
 /* An array's pending remainder: start tasks while they fit and the throttle
  * allows, each split off as its own record first. */
-static void consider_array(struct pass *ps, struct job *meta, time_t now)
+static void consider_array(struct sched_pass *ps, struct job *meta, time_t now)
 {
 	struct ctld *ctld = ps->ctld;
 	uint32_t running = job_array_running(ctld->jobs, meta->array_job_id);
@@ -211,61 +206,62 @@ static void consider_array(struct pass *ps, struct job *meta, time_t now)
 		struct job *task;
 
 		if (throttle && running >= throttle) {
-			set_reason(meta, WAIT_ARRAY_TASK_LIMIT, NULL);
+			sched_pass_set_reason(meta, WAIT_ARRAY_TASK_LIMIT, NULL);
 			return;
 		}
 		/* aftercorr: each task waits for its own counterpart */
 		if (t >= 0 && depend_test(ctld, meta, (uint32_t)t, now) != DEPEND_OK) {
-			set_reason(meta, WAIT_DEPENDENCY, NULL);
+			sched_pass_set_reason(meta, WAIT_DEPENDENCY, NULL);
 			return;
 		}
-		mark_nodes(ps, meta);
-		req_from_job(meta, &r);
+		sched_pass_mark_nodes(ps, meta);
+		sched_pass_req(meta, &r);
 		if (t < 0 || sched_select(ps->nodes, ps->nnodes, &r, &ps->out) != 0) {
-			ps->blocked[part_index(ctld, meta->part)] = 1;
-			set_reason(meta,
-			           meta->desc.req_nodes ? WAIT_NODE_NOT_AVAIL
-			                                : WAIT_RESOURCES,
-			           wait_detail(ps, meta, &r));
+			ps->blocked[sched_pass_part_index(ctld, meta->part)] = 1;
+			sched_pass_set_reason(meta,
+			                      meta->desc.req_nodes ? WAIT_NODE_NOT_AVAIL
+			                                           : WAIT_RESOURCES,
+			                      sched_pass_wait_detail(ps, meta, &r));
 			return;
 		}
 		task = job_array_split(ctld, meta, (uint32_t)t);
 		if (!task)
 			return;
-		job_start(ps, task, now);
+		sched_pass_start(ps, task, now);
 		running++;
 		if (task == meta)
 			return;
 	}
 }
 
-static void consider(struct pass *ps, struct job *job, time_t now)
+static void consider(struct sched_pass *ps, struct job *job, time_t now)
 {
 	struct ctld *ctld = ps->ctld;
-	size_t pi = part_index(ctld, job->part);
+	size_t pi = sched_pass_part_index(ctld, job->part);
 	struct sched_req r;
 	int rc;
 
 	if (job_blocked_by_limits(ctld, job, now))
 		return;
 	if (ps->blocked[pi]) {
-		set_reason(job, WAIT_PRIORITY, NULL);
+		sched_pass_set_reason(job, WAIT_PRIORITY, NULL);
 		return;
 	}
 	if (job->array_rem) {
 		consider_array(ps, job, now);
 		return;
 	}
-	mark_nodes(ps, job);
-	req_from_job(job, &r);
+	sched_pass_mark_nodes(ps, job);
+	sched_pass_req(job, &r);
 	rc = sched_select(ps->nodes, ps->nnodes, &r, &ps->out);
 	if (rc == 0) {
-		job_start(ps, job, now);
+		sched_pass_start(ps, job, now);
 		return;
 	}
 	ps->blocked[pi] = 1;
-	set_reason(job, job->desc.req_nodes ? WAIT_NODE_NOT_AVAIL : WAIT_RESOURCES,
-	           wait_detail(ps, job, &r));
+	sched_pass_set_reason(job,
+	                      job->desc.req_nodes ? WAIT_NODE_NOT_AVAIL : WAIT_RESOURCES,
+	                      sched_pass_wait_detail(ps, job, &r));
 }
 
 /* priority/multifactor: each pending job's priority follows its factors, except
@@ -290,7 +286,7 @@ static void recompute_priorities(struct ctld *ctld, struct job **pending, size_t
 
 void sched_pass(struct ctld *ctld, time_t now)
 {
-	struct pass ps = {.ctld = ctld};
+	struct sched_pass ps = {.ctld = ctld};
 	size_t n = 0, cap = job_count(ctld->jobs);
 	struct job **pending = xcalloc(cap ? cap : 1, sizeof(*pending));
 	uint32_t *u32;
@@ -299,7 +295,8 @@ void sched_pass(struct ctld *ctld, time_t now)
 		if (!job_is_pending(j) || !j->part)
 			continue;
 		if (j->hold) /* held: nothing to decide, keep it out of the sort */
-			set_reason(j, j->hold == 1 ? WAIT_HELD_USER : WAIT_HELD, NULL);
+			sched_pass_set_reason(
+			    j, j->hold == 1 ? WAIT_HELD_USER : WAIT_HELD, NULL);
 		else
 			pending[n++] = j;
 	}
@@ -324,6 +321,7 @@ void sched_pass(struct ctld *ctld, time_t now)
 	ps.blocked = xcalloc(node_mgr_part_count(ctld->nodes) + 1, 1);
 	for (size_t i = 0; i < n; i++)
 		consider(&ps, pending[i], now);
+	backfill_pass(&ps, pending, n, now);
 	free(u32);
 	free(ps.out.mem);
 	free(ps.blocked);

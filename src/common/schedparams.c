@@ -1,0 +1,79 @@
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "common/schedparams.h"
+#include "common/common.h"
+
+struct num_key {
+	const char *name;
+	size_t off;
+	uint32_t min, max;
+};
+
+static const struct num_key num_keys[] = {
+    {"bf_interval", offsetof(struct sched_params, bf_interval), 1, 10800},
+    {"bf_max_job_test", offsetof(struct sched_params, bf_max_job_test), 1, 1000000},
+    {"bf_resolution", offsetof(struct sched_params, bf_resolution), 1, 3600},
+    {"bf_window", offsetof(struct sched_params, bf_window), 1, 43200},
+};
+
+static void set_num(struct sched_params *sp, const struct num_key *k, const char *v,
+                    size_t len)
+{
+	char buf[24], *end;
+	unsigned long n;
+
+	if (!len || len >= sizeof(buf))
+		return;
+	memcpy(buf, v, len);
+	buf[len] = 0;
+	n = strtoul(buf, &end, 10);
+	if (*end || buf[0] == '-')
+		return;
+	if (n < k->min)
+		n = k->min;
+	if (n > k->max)
+		n = k->max;
+	*(uint32_t *)((char *)sp + k->off) = (uint32_t)n;
+}
+
+static int word_is(const char *p, size_t len, const char *w)
+{
+	return strlen(w) == len && !strncasecmp(p, w, len);
+}
+
+static void parse_one(struct sched_params *sp, const char *p, size_t len)
+{
+	const char *eq = memchr(p, '=', len);
+	size_t klen = eq ? (size_t)(eq - p) : len;
+	const char *v = eq ? eq + 1 : NULL;
+	size_t vlen = eq ? len - klen - 1 : 0;
+
+	for (size_t i = 0; i < sizeof(num_keys) / sizeof(num_keys[0]); i++)
+		if (v && word_is(p, klen, num_keys[i].name))
+			set_num(sp, &num_keys[i], v, vlen);
+	if (word_is(p, klen, "bf_continue"))
+		sp->bf_continue = 1;
+	else if (word_is(p, klen, "kill_invalid_depend"))
+		sp->kill_invalid_depend = 1;
+	else if (word_is(p, klen, "enable_user_top"))
+		sp->enable_user_top = 1;
+	else if (word_is(p, klen, "bf_estimate") && v)
+		sp->bf_predict = word_is(v, vlen, "predict");
+}
+
+void sched_params_parse(const char *text, struct sched_params *sp)
+{
+	*sp = (struct sched_params){
+	    .bf_interval = 30,
+	    .bf_max_job_test = 500,
+	    .bf_resolution = 60,
+	    .bf_window = 1440,
+	};
+	while (text && *text) {
+		size_t len = strcspn(text, ",");
+		parse_one(sp, text, len);
+		text += len + (text[len] ? 1 : 0);
+	}
+}

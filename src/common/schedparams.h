@@ -1,0 +1,40 @@
+/* schedparams.h - SchedulerParameters=, parsed once into a struct.
+ *
+ * The keys Rota acts on, with Slurm's defaults; every other key is accepted
+ * and ignored (Slurm has dozens; a slurm.conf written for Slurm must load).
+ *
+ *   bf_interval=S         seconds between backfill passes (30)
+ *   bf_max_job_test=N     pending jobs a backfill pass tests (500)
+ *   bf_resolution=S       time resolution of the backfill plan (60)
+ *   bf_window=M           minutes ahead the plan looks (1440)
+ *   bf_continue           accepted: a Rota pass is never interrupted
+ *   kill_invalid_depend   cancel jobs whose dependency can never be satisfied
+ *   enable_user_top       owners may `scontrol top` their jobs
+ *   bf_estimate=requested|predict
+ *                         Rota's own: what backfill plans with, the requested
+ *                         time (Slurm) or the mean of the user's last two
+ *                         runtimes, capped by the time limit and corrected
+ *                         when a job outlives it (src/sched/predict.h)
+ */
+#ifndef ROTA_COMMON_SCHEDPARAMS_H
+#define ROTA_COMMON_SCHEDPARAMS_H
+
+#include <stdint.h>
+
+struct sched_params {
+	uint32_t bf_interval;     /* seconds */
+	uint32_t bf_max_job_test; /* jobs */
+	uint32_t bf_resolution;   /* seconds */
+	uint32_t bf_window;       /* minutes */
+	int bf_continue;
+	int bf_predict; /* bf_estimate=predict */
+	int kill_invalid_depend;
+	int enable_user_top;
+};
+
+/* Fill *sp from a SchedulerParameters value (NULL = all defaults).  Values out
+ * of range are clamped to Slurm's limits; a malformed number keeps the default.
+ * Never fails. */
+void sched_params_parse(const char *text, struct sched_params *sp);
+
+#endif

@@ -1,0 +1,231 @@
+/* backfill.c - the controller's backfill pass (SchedulerType=sched/backfill).
+ *
+ * After the main pass, every bf_interval seconds: build a plan of the nodes
+ * over time (src/sched/backfill.h) from the running jobs and their expected
+ * ends, then walk up to bf_max_job_test pending jobs in priority order.  Each
+ * gets the earliest start within bf_window at which it delays no job tested
+ * before it: if that is now it starts (a backfilled job), otherwise the
+ * resources are reserved for it then, and its expected start and nodes are
+ * what squeue --start, StartTime= and SchedNodeList= show.
+ *
+ * Expected ends are start + time limit, or with SchedulerParameters
+ * bf_estimate=predict the user's recent runtimes (src/sched/predict.h), capped
+ * by the limit: better plans, while jobs are still killed only at their limit.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "common/arrayspec.h"
+#include "common/conf.h"
+#include "common/hostlist.h"
+#include "common/schedparams.h"
+#include "common/states.h"
+#include "ctld/ctld.h"
+#include "ctld/depend.h"
+#include "ctld/job_mgr.h"
+#include "ctld/node_mgr.h"
+#include "ctld/sched_pass.h"
+#include "proto/messages.h"
+#include "sched/backfill.h"
+#include "sched/predict.h"
+#include "common/common.h"
+
+struct bf_ctx {
+	struct sched_pass *ps;
+	struct sched_params sp;
+	struct bf_plan *bp;
+	int *group; /* per partition */
+	int64_t now, horizon;
+	uint32_t tested;
+};
+
+/* What the plan assumes a job of this limit runs for. */
+static int64_t job_duration(struct bf_ctx *bc, const struct job *job)
+{
+	int64_t lim;
+
+	if (job->time_limit == INFINITE32 || job->time_limit == NO_VAL)
+		return BF_FOREVER;
+	lim = job->time_limit ? (int64_t)job->time_limit * 60 : 60;
+	if (bc->sp.bf_predict && bc->ps->ctld->predict)
+		return predict_estimate(bc->ps->ctld->predict, job->uid, lim, 0);
+	return lim;
+}
+
+/* When a job that holds resources is expected to give them back. */
+static int64_t job_expected_end(struct bf_ctx *bc, const struct job *job)
+{
+	int64_t dur, lim, end;
+
+	if (!job_is_running(job))
+		return bc->now + 1; /* COMPLETING: about to be released */
+	dur = job_duration(bc, job);
+	if (dur == BF_FOREVER)
+		return BF_FOREVER;
+	lim = (int64_t)job->time_limit * 60;
+	/* outlived its prediction: correct it, as rota sim does */
+	while ((int64_t)job->start_time + dur <= bc->now && dur < lim)
+		dur = predict_correct(bc->ps->ctld->predict, dur, lim);
+	end = (int64_t)job->start_time + dur;
+	return end > bc->now ? end : bc->now + 1; /* past its limit: being killed */
+}
+
+static int plan_build(struct bf_ctx *bc)
+{
+	struct ctld *ctld = bc->ps->ctld;
+	size_t nparts = node_mgr_part_count(ctld->nodes);
+
+	bc->bp =
+	    bf_plan_create(bc->ps->nodes, bc->ps->nnodes, bc->now, bc->sp.bf_resolution);
+	bc->group = xcalloc(nparts + 1, sizeof(*bc->group));
+	if (!bc->bp)
+		return -ENOMEM;
+	for (size_t i = 0; i < nparts; i++) {
+		const struct part *p = node_mgr_part(ctld->nodes, i);
+		bc->group[i] = bf_plan_add_group(bc->bp, p->node_idx, p->nnodes);
+		if (bc->group[i] < 0)
+			return bc->group[i];
+	}
+	for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
+		int64_t end;
+		if (!j->nnodes || !j->held)
+			continue;
+		end = job_expected_end(bc, j);
+		for (uint32_t k = 0; k < j->nnodes; k++) {
+			if (!j->held[k])
+				continue;
+			if (bf_plan_hold(bc->bp, j->node_idx[k], bc->now, end, j->cpus[k],
+			                 j->mem[k]) < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int64_t end_of(int64_t start, int64_t dur)
+{
+	return dur == BF_FOREVER || start > BF_FOREVER - dur ? BF_FOREVER : start + dur;
+}
+
+/* Remember the plan for a job that must wait: start t on ps->out's nodes. */
+static void job_plan_set(struct bf_ctx *bc, struct job *job, int64_t t)
+{
+	struct sched_alloc *a = &bc->ps->out;
+	char **names = xcalloc(a->nnodes + 1, sizeof(char *));
+
+	for (uint32_t i = 0; i < a->nnodes; i++)
+		names[i] = node_mgr_get(bc->ps->ctld->nodes, a->node_idx[i])->cfg->name;
+	job_clear_plan(job);
+	job->est_start = (time_t)t;
+	job->sched_nodes = hostlist_compress(names, a->nnodes);
+	free(names);
+}
+
+/* Plan one job (or the next task of an array).  Returns 1 when it started. */
+static int plan_job(struct bf_ctx *bc, struct job *job, struct job *meta)
+{
+	struct sched_pass *ps = bc->ps;
+	size_t pi = sched_pass_part_index(ps->ctld, meta->part);
+	int64_t dur = job_duration(bc, meta), t;
+	struct sched_req r;
+	int rc;
+
+	sched_pass_mark_nodes(ps, meta);
+	sched_pass_req(meta, &r);
+	rc = bf_plan_earliest(bc->bp, ps->nodes, bc->group[pi], &r, dur, bc->horizon,
+	                      &ps->out, &t);
+	if (rc < 0) {
+		job_clear_plan(meta);
+		return 0;
+	}
+	if (bf_plan_hold_alloc(bc->bp, &ps->out, t, end_of(t, dur)) < 0) {
+		job_clear_plan(meta);
+		return 0;
+	}
+	if (t > bc->now) {
+		job_plan_set(bc, meta, t);
+		return 0;
+	}
+	if (!job) { /* an array: split its next task off to start it */
+		int64_t task = arrayspec_first(meta->array_rem);
+		job = task < 0 ? NULL : job_array_split(ps->ctld, meta, (uint32_t)task);
+		if (!job)
+			return 0;
+	}
+	log_info("backfill: starting JobId=%u", job->job_id);
+	sched_pass_start(ps, job, (time_t)bc->now);
+	return 1;
+}
+
+static void plan_array(struct bf_ctx *bc, struct job *meta)
+{
+	struct ctld *ctld = bc->ps->ctld;
+	uint32_t running = job_array_running(ctld->jobs, meta->array_job_id);
+
+	while (job_is_pending(meta) && meta->array_rem &&
+	       bc->tested < bc->sp.bf_max_job_test) {
+		uint32_t throttle = meta->array_rem->throttle;
+		int64_t t = arrayspec_first(meta->array_rem);
+
+		if (throttle && running >= throttle)
+			return;
+		if (t >= 0 &&
+		    depend_test(ctld, meta, (uint32_t)t, (time_t)bc->now) != DEPEND_OK)
+			return;
+		bc->tested++;
+		if (!plan_job(bc, NULL, meta))
+			return;
+		running++;
+	}
+}
+
+/* Jobs the main pass left waiting only for resources or for higher-priority
+ * jobs; held, dependent, begin-time and limit-bound jobs are not planned. */
+static int plannable(const struct job *job)
+{
+	return job_is_pending(job) && job->part &&
+	       (job->reason == WAIT_RESOURCES || job->reason == WAIT_PRIORITY ||
+	        job->reason == WAIT_NODE_NOT_AVAIL);
+}
+
+void backfill_pass(struct sched_pass *ps, struct job **pending, size_t n, time_t now)
+{
+	struct ctld *ctld = ps->ctld;
+	const char *type = ctld->conf->scheduler_type;
+	struct bf_ctx bc = {.ps = ps, .now = now};
+
+	if (type && strcasecmp(type, "sched/backfill"))
+		return;
+	sched_params_parse(ctld->conf->scheduler_params, &bc.sp);
+	if (ctld->bf_last && now >= ctld->bf_last &&
+	    now - ctld->bf_last < (time_t)bc.sp.bf_interval)
+		return;
+	ctld->bf_last = now;
+	bc.horizon = (int64_t)now + (int64_t)bc.sp.bf_window * 60;
+	if (plan_build(&bc) < 0) {
+		log_err("backfill: out of memory building the plan");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct job *job = pending[i];
+		if (!plannable(job)) {
+			if (job_is_pending(job))
+				job_clear_plan(job);
+			continue;
+		}
+		if (bc.tested >= bc.sp.bf_max_job_test)
+			continue; /* keeps the plan of its last test */
+		if (job->array_rem) {
+			plan_array(&bc, job);
+			continue;
+		}
+		bc.tested++;
+		plan_job(&bc, job, job);
+	}
+	log_debug("backfill: tested %u jobs, %llu node-level probes", bc.tested,
+	          (unsigned long long)bf_plan_probes(bc.bp));
+out:
+	bf_plan_destroy(bc.bp);
+	free(bc.group);
+}

@@ -1,0 +1,53 @@
+/* sched_pass.h - what the scheduling pass shares with its backfill pass.
+ *
+ * sched_pass() (job_mgr.h) runs the main pass: pending jobs in priority order,
+ * each started where it fits now, the first that does not fit blocks its
+ * partition.  With SchedulerType=sched/backfill, backfill_pass() then plans the
+ * jobs still pending over time (backfill.c).  Both work on one snapshot of the
+ * nodes, kept current as jobs start.
+ */
+#ifndef ROTA_CTLD_SCHED_PASS_H
+#define ROTA_CTLD_SCHED_PASS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include "sched/select.h"
+
+struct ctld;
+struct job;
+struct part;
+
+struct sched_pass {
+	struct ctld *ctld;
+	struct sched_node *nodes; /* [nnodes] capacity, allocation, this job's mask */
+	size_t nnodes;
+	struct sched_alloc out; /* arrays of nnodes entries */
+	uint8_t *blocked;       /* per partition: a higher-priority job waits */
+};
+
+/* Set a pending job's reason; takes ownership of detail (may be NULL). */
+void sched_pass_set_reason(struct job *job, uint32_t reason, char *detail);
+
+size_t sched_pass_part_index(struct ctld *ctld, const struct part *p);
+
+/* Mark in ps->nodes which nodes this job may use (and must use). */
+void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job);
+
+/* The selection request of a job. */
+void sched_pass_req(const struct job *job, struct sched_req *r);
+
+/* Start job on ps->out (journaled), counting its resources in ps->nodes. */
+void sched_pass_start(struct sched_pass *ps, struct job *job, time_t now);
+
+/* Plain words: what the job needs and how many nodes could give it.  Caller
+ * frees. */
+char *sched_pass_wait_detail(struct sched_pass *ps, struct job *job,
+                             const struct sched_req *r);
+
+/* The backfill pass (backfill.c): after the main pass, when SchedulerType is
+ * sched/backfill and bf_interval has passed since the last one (or force).
+ * pending[0..n) in priority order; jobs the main pass started are skipped. */
+void backfill_pass(struct sched_pass *ps, struct job **pending, size_t n, time_t now);
+
+#endif

@@ -1,0 +1,327 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sched/backfill.h"
+#include "sched/plan.h"
+#include "common/common.h"
+
+/* A node-level test is not cheap on a large cluster: give up on a job after
+ * this many candidate times that the aggregate profile could not rule out. */
+#define BF_MAX_PROBES 256
+
+struct bf_hold {
+	int64_t start, end;
+	uint32_t cpus;
+	uint64_t mem;
+};
+
+struct bf_node {
+	struct bf_hold *h;
+	uint32_t n, cap;
+};
+
+struct bf_group {
+	struct plan *cpu;
+	uint8_t *member; /* [n] */
+	int64_t total;
+};
+
+struct bf_plan {
+	int64_t now, res;
+	size_t n;
+	struct sched_node *cap;     /* [n] capacity */
+	struct sched_node *scratch; /* [n] a probe's view */
+	struct bf_node *nodes;      /* [n] */
+	struct bf_group *groups;
+	size_t ngroups;
+	int64_t *ends; /* distinct hold ends after now, ascending */
+	size_t nends, ends_cap;
+	uint64_t probes;
+};
+
+struct bf_plan *bf_plan_create(const struct sched_node *nodes, size_t n, int64_t now,
+                               int64_t resolution)
+{
+	struct bf_plan *bp = calloc(1, sizeof(*bp));
+
+	if (!bp)
+		return NULL;
+	bp->now = now;
+	bp->res = resolution < 1 ? 1 : resolution;
+	bp->n = n;
+	bp->cap = calloc(n + 1, sizeof(*bp->cap));
+	bp->scratch = calloc(n + 1, sizeof(*bp->scratch));
+	bp->nodes = calloc(n + 1, sizeof(*bp->nodes));
+	if (!bp->cap || !bp->scratch || !bp->nodes) {
+		bf_plan_destroy(bp);
+		return NULL;
+	}
+	if (n)
+		memcpy(bp->cap, nodes, n * sizeof(*nodes));
+	return bp;
+}
+
+void bf_plan_destroy(struct bf_plan *bp)
+{
+	if (!bp)
+		return;
+	for (size_t i = 0; bp->nodes && i < bp->n; i++)
+		free(bp->nodes[i].h);
+	for (size_t g = 0; g < bp->ngroups; g++) {
+		plan_destroy(bp->groups[g].cpu);
+		free(bp->groups[g].member);
+	}
+	free(bp->groups);
+	free(bp->ends);
+	free(bp->nodes);
+	free(bp->scratch);
+	free(bp->cap);
+	free(bp);
+}
+
+uint64_t bf_plan_probes(const struct bf_plan *bp)
+{
+	return bp->probes;
+}
+
+int bf_plan_add_group(struct bf_plan *bp, const uint32_t *members, size_t count)
+{
+	struct bf_group *gs = realloc(bp->groups, (bp->ngroups + 1) * sizeof(*gs));
+	struct bf_group *g;
+
+	if (!gs)
+		return -ENOMEM;
+	bp->groups = gs;
+	g = &gs[bp->ngroups];
+	memset(g, 0, sizeof(*g));
+	g->member = calloc(bp->n + 1, 1);
+	if (!g->member)
+		return -ENOMEM;
+	for (size_t i = 0; i < count; i++) {
+		if (members[i] >= bp->n || g->member[members[i]])
+			continue;
+		g->member[members[i]] = 1;
+		g->total += bp->cap[members[i]].cpus;
+	}
+	g->cpu = plan_create(g->total);
+	if (!g->cpu) {
+		free(g->member);
+		return -ENOMEM;
+	}
+	/* holds made before the group existed */
+	for (size_t i = 0; i < bp->n; i++) {
+		if (!g->member[i])
+			continue;
+		for (uint32_t k = 0; k < bp->nodes[i].n; k++) {
+			const struct bf_hold *h = &bp->nodes[i].h[k];
+			if (plan_add(g->cpu, h->start, h->end, h->cpus) < 0) {
+				plan_destroy(g->cpu);
+				free(g->member);
+				return -ENOMEM;
+			}
+		}
+	}
+	return (int)bp->ngroups++;
+}
+
+/* Ends are rounded up to the resolution so that nearby ends share a candidate
+ * start time. */
+static int64_t round_end(const struct bf_plan *bp, int64_t end)
+{
+	int64_t d;
+
+	if (end == BF_FOREVER || end <= bp->now)
+		return end;
+	d = end - bp->now;
+	if (d > (BF_FOREVER - bp->now) / 2)
+		return BF_FOREVER;
+	return bp->now + (d + bp->res - 1) / bp->res * bp->res;
+}
+
+/* Index of the first end > t (nends when none). */
+static size_t ends_after(const struct bf_plan *bp, int64_t t)
+{
+	size_t lo = 0, hi = bp->nends;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (bp->ends[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int ends_insert(struct bf_plan *bp, int64_t end)
+{
+	size_t i;
+
+	if (end == BF_FOREVER || end <= bp->now)
+		return 0;
+	i = ends_after(bp, end - 1);
+	if (i < bp->nends && bp->ends[i] == end)
+		return 0;
+	if (bp->nends == bp->ends_cap) {
+		size_t cap = bp->ends_cap ? 2 * bp->ends_cap : 64;
+		int64_t *e = realloc(bp->ends, cap * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		bp->ends = e;
+		bp->ends_cap = cap;
+	}
+	memmove(bp->ends + i + 1, bp->ends + i, (bp->nends - i) * sizeof(*bp->ends));
+	bp->ends[i] = end;
+	bp->nends++;
+	return 0;
+}
+
+int bf_plan_hold(struct bf_plan *bp, uint32_t node, int64_t start, int64_t end,
+                 uint32_t cpus, uint64_t mem)
+{
+	struct bf_node *nd;
+
+	if (node >= bp->n)
+		return -EINVAL;
+	if (start < bp->now)
+		start = bp->now;
+	end = round_end(bp, end);
+	if (end <= start || (!cpus && !mem))
+		return 0;
+	nd = &bp->nodes[node];
+	if (nd->n == nd->cap) {
+		uint32_t cap = nd->cap ? 2 * nd->cap : 4;
+		struct bf_hold *h = realloc(nd->h, cap * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		nd->h = h;
+		nd->cap = cap;
+	}
+	nd->h[nd->n++] = (struct bf_hold){start, end, cpus, mem};
+	for (size_t g = 0; g < bp->ngroups; g++)
+		if (bp->groups[g].member[node] &&
+		    plan_add(bp->groups[g].cpu, start, end, cpus) < 0)
+			return -ENOMEM;
+	return ends_insert(bp, end);
+}
+
+int bf_plan_hold_alloc(struct bf_plan *bp, const struct sched_alloc *a, int64_t start,
+                       int64_t end)
+{
+	for (uint32_t i = 0; i < a->nnodes; i++) {
+		int rc =
+		    bf_plan_hold(bp, a->node_idx[i], start, end, a->cpus[i], a->mem[i]);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Peak CPUs and memory in use on a node during [a, b).  Usage only rises at a
+ * hold's start, so the peak is at a or at some start inside the window. */
+static void node_peak(const struct bf_node *nd, int64_t a, int64_t b, uint32_t *ret_cpus,
+                      uint64_t *ret_mem)
+{
+	uint32_t pc = 0;
+	uint64_t pm = 0;
+
+	for (uint32_t k = 0; k < nd->n; k++) {
+		const struct bf_hold *h = &nd->h[k];
+		int64_t p;
+		uint32_t c = 0;
+		uint64_t m = 0;
+
+		if (h->start >= b || h->end <= a)
+			continue;
+		p = h->start > a ? h->start : a;
+		for (uint32_t j = 0; j < nd->n; j++) {
+			if (nd->h[j].start <= p && p < nd->h[j].end) {
+				c += nd->h[j].cpus;
+				m += nd->h[j].mem;
+			}
+		}
+		if (c > pc)
+			pc = c;
+		if (m > pm)
+			pm = m;
+	}
+	*ret_cpus = pc;
+	*ret_mem = pm;
+}
+
+static int probe(struct bf_plan *bp, const struct sched_node *mask,
+                 const struct sched_req *req, int64_t t, int64_t dur,
+                 struct sched_alloc *out)
+{
+	int64_t end = dur == BF_FOREVER || t > BF_FOREVER - dur ? BF_FOREVER : t + dur;
+
+	bp->probes++;
+	for (size_t i = 0; i < bp->n; i++) {
+		struct sched_node *s = &bp->scratch[i];
+		uint32_t c = 0;
+		uint64_t m = 0;
+
+		*s = mask[i];
+		s->cpus = bp->cap[i].cpus;
+		s->mem = bp->cap[i].mem;
+		if (s->usable)
+			node_peak(&bp->nodes[i], t, end, &c, &m);
+		s->alloc_cpus = c;
+		s->alloc_mem = m;
+	}
+	return sched_select(bp->scratch, bp->n, req, out);
+}
+
+/* Fewest CPUs the job can run on: what the aggregate profile must offer. */
+static int64_t cpus_needed(const struct sched_req *req)
+{
+	int64_t tasks;
+
+	if (req->num_tasks != SCHED_UNSET)
+		tasks = req->num_tasks;
+	else if (req->ntasks_per_node != SCHED_UNSET)
+		tasks = (int64_t)req->ntasks_per_node * req->min_nodes;
+	else
+		tasks = req->min_nodes;
+	return tasks * req->cpus_per_task;
+}
+
+int bf_plan_earliest(struct bf_plan *bp, const struct sched_node *mask, int group,
+                     const struct sched_req *req, int64_t dur, int64_t horizon,
+                     struct sched_alloc *out, int64_t *ret_start)
+{
+	const struct bf_group *g =
+	    group >= 0 && (size_t)group < bp->ngroups ? &bp->groups[group] : NULL;
+	int64_t need = cpus_needed(req), t = bp->now;
+
+	if (dur < 1)
+		return -EINVAL;
+	if (g && need > g->total)
+		return -EINVAL;
+	for (int tries = 0; tries < BF_MAX_PROBES; tries++) {
+		size_t k;
+		int rc;
+
+		if (g) {
+			int64_t s;
+			int64_t d = dur == BF_FOREVER ? BF_FOREVER - t : dur;
+			if (plan_earliest(g->cpu, t, need, d, &s) < 0)
+				return -EAGAIN; /* held forever */
+			t = s;
+		}
+		if (t > horizon)
+			return -EAGAIN;
+		rc = probe(bp, mask, req, t, dur, out);
+		if (rc == 0) {
+			*ret_start = t;
+			return 0;
+		}
+		if (rc == -EINVAL)
+			return -EINVAL;
+		k = ends_after(bp, t);
+		if (k == bp->nends)
+			return -EAGAIN;
+		t = bp->ends[k];
+	}
+	return -EAGAIN;
+}

@@ -1,0 +1,120 @@
+"""Backfill in the controller (SchedulerType=sched/backfill): lower-priority
+jobs start early only where they delay no planned higher-priority job; pending
+jobs get an expected start (squeue --start, StartTime=, SchedNodeList=) and a
+plain-words Why=; sched/builtin keeps strict priority order; bf_estimate=predict
+plans with the users' recent runtimes."""
+import datetime
+import time
+
+from conftest import write_script
+
+GATED = "#!/bin/bash\nwhile [ ! -e gate ]; do sleep 0.1; done\n"
+
+
+def cluster_with(make_cluster, params, scheduler="sched/backfill"):
+    c = make_cluster()
+    c.down()
+    text = open(c.conf_path).read()
+    text = text.replace("SchedulerType=sched/backfill\n", f"SchedulerType={scheduler}\n")
+    text += f"SchedulerParameters={params}\n"
+    with open(c.conf_path, "w") as f:
+        f.write(text)
+    c.up()
+    return c
+
+
+def iso(s):
+    return datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S").timestamp()
+
+
+def blocker(c, nodes=3, limit="10"):
+    """An exclusive job on the first `nodes` nodes until ./gate exists."""
+    write_script(c.work / "g.sh", GATED)
+    jid = c.sbatch(f"-N{nodes}", "--exclusive", "-t", limit, "-o", "/dev/null",
+                   "g.sh", cwd=c.work)
+    c.wait_running(jid)
+    return jid
+
+
+def submit(c, *args):
+    return c.sbatch("--exclusive", "-o", "/dev/null", *args, cwd=c.work)
+
+
+def test_short_job_backfills_without_delaying_the_top_job(make_cluster):
+    c = cluster_with(make_cluster, "bf_interval=1,bf_resolution=1")
+    b = blocker(c)  # node[01-03] for up to 10 minutes
+    t0 = time.time()
+    top = submit(c, "-N4", "-t", "10", "--wrap", "sleep 1")
+    long = submit(c, "-N1", "-t", "20", "--wrap", "sleep 300")
+    short = submit(c, "-N1", "-t", "5", "--wrap", "sleep 300")
+    # the short job ends before the top job's planned start: it goes now
+    c.wait_running(short, timeout=20)
+    assert c.job_field(short, "NodeList") == "node04"
+    # the long one would hold node04 past that start: it waits
+    assert c.job_state(long) == "PENDING"
+    assert c.job_state(top) == "PENDING"
+    assert c.job_field(top, "Reason") == "Resources"
+    assert c.job_field(long, "Reason") == "Priority"
+
+    # the top job is planned for the blocker's limit, on all four nodes
+    start = c.wait_for(lambda: c.job_field(top, "StartTime") not in (None, "Unknown")
+                       and c.job_field(top, "StartTime"), what="a planned start")
+    assert t0 + 8 * 60 <= iso(start) <= t0 + 11 * 60, start
+    assert c.job_field(top, "SchedNodeList") == "node[01-04]"
+    show = c.run(["scontrol", "show", "job", str(top)]).stdout
+    assert "Why=" in show and f"expected to start at {start} on node[01-04]" in show
+    # the long job is planned after the top job (10 minutes later)
+    lstart = c.wait_for(lambda: c.job_field(long, "StartTime") not in (None, "Unknown")
+                        and c.job_field(long, "StartTime"), what="long's start")
+    assert iso(lstart) >= iso(start) + 10 * 60 - 1, (start, lstart)
+
+    # squeue --start lists pending jobs with their expected start
+    out = c.run(["squeue", "--start", "-h", "-o", "%i %S %Y"]).stdout.split("\n")
+    assert f"{top} {start} node[01-04]" in out
+    # running jobs are not in squeue --start
+    assert not any(line.startswith(f"{short} ") for line in out)
+
+    # when the blocker ends, the top job starts at once (ahead of the long one)
+    c.run(["scancel", str(short)])
+    (c.work / "gate").write_text("")
+    c.wait_job(b)
+    c.wait_running(top, timeout=20)
+    assert c.job_state(long) == "PENDING"
+
+
+def test_builtin_keeps_strict_priority_order(make_cluster):
+    c = cluster_with(make_cluster, "bf_interval=1", scheduler="sched/builtin")
+    blocker(c)
+    top = submit(c, "-N4", "-t", "10", "--wrap", "sleep 1")
+    short = submit(c, "-N1", "-t", "5", "--wrap", "sleep 300")
+    time.sleep(3)  # several passes
+    assert c.job_state(short) == "PENDING"
+    assert c.job_field(short, "Reason") == "Priority"
+    assert c.job_field(top, "StartTime") == "Unknown"
+
+
+def test_backfill_never_delays_a_reservation_with_unlimited_jobs(make_cluster):
+    """A job without a time limit can never end before a reservation."""
+    c = cluster_with(make_cluster, "bf_interval=1")
+    blocker(c)
+    top = submit(c, "-N4", "-t", "10", "--wrap", "sleep 1")
+    forever = submit(c, "-N1", "-t", "UNLIMITED", "--wrap", "sleep 300")
+    later = submit(c, "-N1", "-t", "5", "--wrap", "sleep 300")
+    c.wait_running(later, timeout=20)
+    assert c.job_state(forever) == "PENDING"
+    assert c.job_state(top) == "PENDING"
+
+
+def test_predicted_runtimes_plan_earlier_starts(make_cluster):
+    """bf_estimate=predict: the blocker's user ran two ~1 s jobs, so its
+    10-minute job is expected to end soon, not in 10 minutes."""
+    c = cluster_with(make_cluster, "bf_interval=1,bf_resolution=1,bf_estimate=predict")
+    for _ in range(2):
+        j = c.sbatch("-o", "/dev/null", "-t", "10", "--wrap", "sleep 1")
+        c.wait_job(j)
+    blocker(c)
+    t0 = time.time()
+    top = submit(c, "-N4", "-t", "10", "--wrap", "sleep 1")
+    start = c.wait_for(lambda: c.job_field(top, "StartTime") not in (None, "Unknown")
+                       and c.job_field(top, "StartTime"), what="a planned start")
+    assert iso(start) < t0 + 5 * 60, start
