@@ -118,7 +118,7 @@ enum job_flags {
 	F(S, u32, array_job_id, _)    /* 0: not an array */                              \
 	F(S, u32, array_task_id, _)   /* NO_VAL: not a single task */                    \
 	F(S, str, array_task_str, _)  /* pending remainder "5-99%10", else NULL */       \
-	F(S, u32, array_max_tasks, _) /* throttle; 0 none */                          \
+	F(S, u32, array_max_tasks, _) /* throttle; 0 none */                             \
 	F(S, str, sched_nodes, _)     /* pending: nodes backfill planned for it */
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 
