@@ -256,7 +256,8 @@ static int cmd_job_op(const struct scontrol_opts *o, const char *what, uint32_t 
 
 		for (size_t i = 0; jobs && i < ids.n; i++)
 			for (uint32_t j = 0; j < jobs->jobs_count; j++)
-				if (jobs->jobs[j].job_id == ids.v[i] &&
+				if (ids.task[i] == NO_VAL &&
+				    jobs->jobs[j].job_id == ids.v[i] &&
 				    job_state_is_finished(jobs->jobs[j].state))
 					ids.v[i] = 0;
 		if (jobs)
