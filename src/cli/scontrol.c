@@ -17,6 +17,8 @@
 #include "cli/cli.h"
 #include "cli/fmt.h"
 #include "cli/scontrol.h"
+#include "common/arrayspec.h"
+#include "common/jobscript.h"
 #include "common/states.h"
 #include "proto/messages.h"
 #include "common/common.h"
@@ -27,7 +29,8 @@
 
 struct id_list {
 	uint32_t *v;
-	char **text; /* as written, for messages */
+	uint32_t *task; /* array task of v[i], NO_VAL: the whole job or array */
+	char **text;    /* as written, for messages */
 	size_t n;
 };
 
@@ -46,16 +49,102 @@ static void usage(FILE *f)
 	        "            hostlistsorted, step, reservation\n");
 }
 
-static void id_list_add(struct id_list *l, uint32_t id, const char *text)
+static void id_list_add_task(struct id_list *l, uint32_t id, uint32_t task,
+                             const char *text)
 {
 	if (l->n == SCONTROL_IDS_MAX) {
 		cli_error("more than %d job ids", SCONTROL_IDS_MAX);
 		exit(1);
 	}
 	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->task = xrealloc(l->task, (l->n + 1) * sizeof(*l->task));
 	l->text = xrealloc(l->text, (l->n + 1) * sizeof(*l->text));
 	l->v[l->n] = id;
+	l->task[l->n] = task;
 	l->text[l->n++] = xstrdup(text);
+}
+
+static void id_list_add(struct id_list *l, uint32_t id, const char *text)
+{
+	id_list_add_task(l, id, NO_VAL, text);
+}
+
+/* "N", "N_T" or "N_[spec]" (as squeue prints an array: 5-7, 1,3, 2-9:2%4):
+ * added to l.  Returns 0 or -1 (nothing added). */
+static int id_list_add_word(struct id_list *l, const char *w)
+{
+	char *end, *spec;
+	unsigned long id, task;
+	struct arrayspec a;
+	size_t len;
+
+	if (!isdigit((unsigned char)*w))
+		return -1;
+	id = strtoul(w, &end, 10);
+	if (!id || id >= NO_VAL)
+		return -1;
+	if (!*end) {
+		id_list_add(l, (uint32_t)id, w);
+		return 0;
+	}
+	if (*end++ != '_')
+		return -1;
+	if (isdigit((unsigned char)*end)) {
+		task = strtoul(end, &end, 10);
+		if (*end || task >= NO_VAL)
+			return -1;
+		id_list_add_task(l, (uint32_t)id, (uint32_t)task, w);
+		return 0;
+	}
+	len = strlen(end);
+	if (*end != '[' || len < 3 || end[len - 1] != ']')
+		return -1;
+	spec = xstrdup(end + 1);
+	spec[len - 2] = '\0';
+	if (arrayspec_parse(spec, ARRAYSPEC_LIMIT, &a, NULL) < 0) {
+		free(spec);
+		return -1;
+	}
+	free(spec);
+	for (int64_t k = arrayspec_first(&a); k >= 0; k = arrayspec_next(&a, k)) {
+		char text[32];
+
+		snprintf(text, sizeof(text), "%lu_%u", id, (uint32_t)k);
+		id_list_add_task(l, (uint32_t)id, (uint32_t)k, text);
+	}
+	arrayspec_release(&a);
+	return 0;
+}
+
+/* Split a job list at the commas outside brackets ("12,13_[1,3]").  Caller
+ * frees with fmt_strv_free. */
+static char **split_ids(const char *s)
+{
+	char **v = xcalloc(1, sizeof(*v));
+	size_t n = 0;
+	int depth = 0;
+
+	for (const char *p = s, *start = s;; p++) {
+		if (*p == '[')
+			depth++;
+		else if (*p == ']' && depth)
+			depth--;
+		if (*p && (*p != ',' || depth))
+			continue;
+		if (p > start) {
+			if (n == SCONTROL_IDS_MAX) {
+				cli_error("more than %d job ids", SCONTROL_IDS_MAX);
+				exit(1);
+			}
+			v = xrealloc(v, (n + 2) * sizeof(*v));
+			v[n++] = xstrndup(start, (size_t)(p - start));
+			v[n] = NULL;
+		}
+		if (!*p)
+			break;
+		start = p + 1;
+	}
+	return v;
 }
 
 static void id_list_release(struct id_list *l)
@@ -63,6 +152,7 @@ static void id_list_release(struct id_list *l)
 	for (size_t i = 0; i < l->n; i++)
 		free(l->text[i]);
 	free(l->text);
+	free(l->task);
 	free(l->v);
 	memset(l, 0, sizeof(*l));
 }
@@ -82,16 +172,15 @@ static struct job_info_resp *load_jobs(uint16_t *ret_type)
 	return body;
 }
 
-/* Job ids from words like "12", "12,13", "jobname=foo".  Bad ids are reported
- * and make *bad 1. */
+/* Job ids from words like "12", "12,13", "12_3", "12_[3-5]", "jobname=foo".
+ * Bad ids are reported and make *bad 1. */
 static void collect_ids(int argc, char **argv, struct id_list *ids, int *bad)
 {
 	for (int i = 0; i < argc; i++) {
-		char **words = fmt_split(argv[i], ",");
+		char **words = split_ids(argv[i]);
 
 		for (size_t k = 0; words[k]; k++) {
 			const char *w = words[k];
-			uint32_t id;
 
 			if (!strncasecmp(w, "jobname=", 8) ||
 			    !strncasecmp(w, "name=", 5)) {
@@ -115,25 +204,28 @@ static void collect_ids(int argc, char **argv, struct id_list *ids, int *bad)
 					id_list_add(ids, jobs->jobs[j].job_id, text);
 				}
 				msg_body_free(type, jobs);
-			} else if (fmt_parse_job_id(w, &id) < 0) {
+			} else if (id_list_add_word(ids, w) < 0) {
 				fprintf(stderr, "%s for job %s\n",
 				        slurm_strerror(ESLURM_INVALID_JOB_ID), w);
 				*bad = 1;
-			} else {
-				id_list_add(ids, id, w);
 			}
 		}
 		fmt_strv_free(words);
 	}
 }
 
-/* One MSG_JOB_UPDATE_REQ.  Returns the controller's rc, with *ret_msg (caller
- * frees) set when it is an error. */
-static int job_update(uint32_t id, uint32_t op, char **kv, char **ret_msg)
+/* One MSG_JOB_UPDATE_REQ for entry i of ids.  Returns the controller's rc,
+ * with *ret_msg (caller frees) set when it is an error. */
+static int job_update(const struct id_list *ids, size_t i, uint32_t op, char **kv,
+                      char **ret_msg)
 {
-	struct job_update_req req = {.job_id = id, .op = op, .kv = kv};
+	struct job_update_req req = {.job_id = ids->v[i], .op = op, .kv = kv};
 	void *body = NULL;
 
+	if (ids->task[i] != NO_VAL) {
+		req.flags = JOB_UPDATE_F_ARRAY_TASK;
+		req.array_task_id = ids->task[i];
+	}
 	return call_ctld(MSG_JOB_UPDATE_REQ, &req, MSG_RC, &body, ret_msg);
 }
 
@@ -164,7 +256,8 @@ static int cmd_job_op(const struct scontrol_opts *o, const char *what, uint32_t 
 
 		for (size_t i = 0; jobs && i < ids.n; i++)
 			for (uint32_t j = 0; j < jobs->jobs_count; j++)
-				if (jobs->jobs[j].job_id == ids.v[i] &&
+				if (ids.task[i] == NO_VAL &&
+				    jobs->jobs[j].job_id == ids.v[i] &&
 				    job_state_is_finished(jobs->jobs[j].state))
 					ids.v[i] = 0;
 		if (jobs)
@@ -175,8 +268,8 @@ static int cmd_job_op(const struct scontrol_opts *o, const char *what, uint32_t 
 
 		if (!ids.v[i])
 			continue;
-		if (!job_update(ids.v[i], op, NULL, &msg) && hold_after)
-			job_update(ids.v[i], JOB_OP_HOLD, NULL, &msg);
+		if (!job_update(&ids, i, op, NULL, &msg) && hold_after)
+			job_update(&ids, i, JOB_OP_HOLD, NULL, &msg);
 		if (msg) {
 			if (!o->quiet)
 				fprintf(stderr, "%s for job %s\n", msg, ids.text[i]);
@@ -226,6 +319,19 @@ static int invalid_input(const char *arg)
 	return 1;
 }
 
+/* StartTime= / BeginTime= must parse as --begin does (checked here, as Slurm's
+ * scontrol does, and again by the controller). */
+static int begin_ok(const char *arg, const char *eq)
+{
+	size_t kl = (size_t)(eq - arg);
+	time_t t;
+
+	if (!((kl == 9 && !strncasecmp(arg, "StartTime", 9)) ||
+	      (kl == 9 && !strncasecmp(arg, "BeginTime", 9))))
+		return 1;
+	return jobscript_parse_begin(eq + 1, time(NULL), &t) == 0;
+}
+
 static int update_job(const struct scontrol_opts *o, int argc, char **argv)
 {
 	struct id_list ids = {0};
@@ -246,6 +352,9 @@ static int update_job(const struct scontrol_opts *o, int argc, char **argv)
 			collect_ids(1, words, &ids, &rc);
 			if (rc)
 				goto out;
+		} else if (!begin_ok(argv[i], eq)) {
+			rc = invalid_input(argv[i]);
+			goto out;
 		} else {
 			kv[nkv++] = argv[i];
 		}
@@ -258,7 +367,7 @@ static int update_job(const struct scontrol_opts *o, int argc, char **argv)
 	for (size_t i = 0; i < ids.n; i++) {
 		char *msg = NULL;
 
-		if (job_update(ids.v[i], JOB_OP_UPDATE, kv, &msg)) {
+		if (job_update(&ids, i, JOB_OP_UPDATE, kv, &msg)) {
 			if (!o->quiet)
 				fprintf(stderr, "slurm_update error: %s\n", msg);
 			free(msg);

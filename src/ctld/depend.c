@@ -225,7 +225,8 @@ out:
 	return out;
 }
 
-int depend_validate(struct ctld *ctld, const char *spec, struct rota_error *err)
+int depend_validate(struct ctld *ctld, const char *spec, uint32_t self,
+                    struct rota_error *err)
 {
 	struct depspec *d = NULL;
 	int rc = 0;
@@ -239,9 +240,12 @@ int depend_validate(struct ctld *ctld, const char *spec, struct rota_error *err)
 		int pending;
 		if (it->type == DEPSPEC_SINGLETON)
 			continue;
-		if (it->task_id == DEPSPEC_ALL_TASKS
-		        ? !job_find(ctld->jobs, it->job_id)
-		        : !task_find(ctld, it->job_id, it->task_id, &pending)) {
+		if (self && it->job_id == self) {
+			errprintf(err, "job %u cannot depend on itself", self);
+			rc = ESLURM_INVALID_DEPENDENCY;
+		} else if (it->task_id == DEPSPEC_ALL_TASKS
+		               ? !job_find(ctld->jobs, it->job_id)
+		               : !task_find(ctld, it->job_id, it->task_id, &pending)) {
 			errprintf(err, "dependency on job %u, which is not in the system",
 			          it->job_id);
 			rc = ESLURM_INVALID_DEPENDENCY;

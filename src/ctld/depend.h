@@ -22,9 +22,11 @@ enum depend_result {
 	DEPEND_NEVER, /* can never be satisfied */
 };
 
-/* At submit: spec (borrowed, NULL/"" = none) parses and names only jobs in the
- * table.  Returns 0 or ESLURM_INVALID_DEPENDENCY (err says why). */
-int depend_validate(struct ctld *ctld, const char *spec, struct rota_error *err);
+/* At submit or update: spec (borrowed, NULL/"" = none) parses and names only
+ * jobs in the table, and not self (the job updated, or its array; 0 at
+ * submit).  Returns 0 or ESLURM_INVALID_DEPENDENCY (err says why). */
+int depend_validate(struct ctld *ctld, const char *spec, uint32_t self,
+                    struct rota_error *err);
 
 /* Test job's dependency now; for an array's pending remainder, task is the
  * task about to start (aftercorr looks at it), else NO_VAL.  A job without a

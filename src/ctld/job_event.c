@@ -259,6 +259,36 @@ static int apply_requeue(struct ctld *ctld, const struct job_event *ev, struct j
 	return 0;
 }
 
+/* EV_UPDATE with a request: it replaces the job's, all but the script, the
+ * environment and the arguments, which no update changes and the event does
+ * not carry.  A new begin time makes the job eligible then (now at the
+ * earliest). */
+static void apply_update_desc(struct ctld *ctld, const struct job_event *ev,
+                              struct job *job)
+{
+	struct job_desc nd = {0}, drop = {0};
+	int64_t old_begin = job->desc.begin_time;
+
+	codec_copy(&job_desc_type, &nd, &ev->desc[0]);
+	drop.script = nd.script;
+	drop.env = nd.env;
+	drop.argv = nd.argv;
+	nd.script = job->desc.script;
+	nd.env = job->desc.env;
+	nd.argv = job->desc.argv;
+	job->desc.script = NULL;
+	job->desc.env = job->desc.argv = NULL;
+	codec_release(&job_desc_type, &drop);
+	codec_release(&job_desc_type, &job->desc);
+	job->desc = nd;
+	job->part = node_mgr_part_find(ctld->nodes, job->desc.partition);
+	job->min_nodes = job->desc.min_nodes == NO_VAL ? 1 : job->desc.min_nodes;
+	if (job_is_pending(job) && job->desc.begin_time != old_begin)
+		job->eligible_time = job->desc.begin_time > ev->time
+		                         ? (time_t)job->desc.begin_time
+		                         : (time_t)ev->time;
+}
+
 int job_event_apply(struct ctld *ctld, const struct job_event *ev)
 {
 	struct job *job;
@@ -299,8 +329,16 @@ int job_event_apply(struct ctld *ctld, const struct job_event *ev)
 		job->hold = ev->hold;
 		job->priority = ev->priority;
 		job->prio_set = 0;
+		/* shown at once, not only after the next scheduling pass */
+		job->reason = ev->hold == 1 ? WAIT_HELD_USER
+		              : ev->hold    ? WAIT_HELD
+		                            : WAIT_NO_REASON;
 		return 0;
 	case EV_UPDATE:
+		if (ev->desc_count > 1 || (ev->desc_count && job_is_finished(job)))
+			return -EINVAL;
+		if (ev->desc_count)
+			apply_update_desc(ctld, ev, job);
 		if (ev->time_limit != NO_VAL)
 			job->time_limit = ev->time_limit;
 		if (ev->priority != NO_VAL) {

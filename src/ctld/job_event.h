@@ -12,12 +12,14 @@
 #include "proto/messages.h"
 
 enum job_event_type {
-	EV_META = 1,   /* next_job_id */
-	EV_SUBMIT,     /* job_id uid gid time desc priority hold */
-	EV_START,      /* job_id time nodes cpus_per_node tasks_per_node mem_per_node */
-	EV_END,        /* job_id time state reason exit_code */
-	EV_HOLD,       /* job_id hold (0 release, 1 user, 2 admin) priority */
-	EV_UPDATE,     /* job_id time_limit priority (NO_VAL = unchanged) */
+	EV_META = 1, /* next_job_id */
+	EV_SUBMIT,   /* job_id uid gid time desc priority hold */
+	EV_START,    /* job_id time nodes cpus_per_node tasks_per_node mem_per_node */
+	EV_END,      /* job_id time state reason exit_code */
+	EV_HOLD,     /* job_id hold (0 release, 1 user, 2 admin) priority */
+	/* job_id time_limit priority (NO_VAL = unchanged); desc (when present):
+	 * the job's new request, without script, env and argv (kept) */
+	EV_UPDATE,
 	EV_NODE_STATE, /* node_name state (NODE_DRAIN / NODE_DOWN flags) text uid time */
 	EV_REQUEUE,    /* job_id time: back to PENDING, eligible again at `time` */
 	/* job_id (an array's pending remainder) array_task_id new_job_id: the task

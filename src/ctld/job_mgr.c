@@ -232,21 +232,13 @@ static int job_desc_fits(struct ctld *ctld, const struct part *p,
 	return rc == -EINVAL ? -1 : 0;
 }
 
-/* Fill defaults and check what can be checked now; returns 0 or ESLURM_*. */
-static int job_desc_validate(struct ctld *ctld, struct job_desc *d, int alloc,
+int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
                              struct part **ret_part)
 {
 	struct part *p;
 	char **names = NULL;
 	size_t count = 0;
 
-	if (!alloc && (!d->script || !d->script[0]))
-		return ESLURM_JOB_SCRIPT_MISSING;
-	if ((d->script && strlen(d->script) > SCRIPT_MAX) || strv_len(d->env) > ENV_MAX ||
-	    strv_len(d->argv) > ARGV_MAX)
-		return ESLURM_PATHNAME_TOO_LONG;
-	if (job_count(ctld->jobs) >= ctld->conf->max_job_count)
-		return ESLURM_REACHED_MAX_JOB_COUNT;
 	p = d->partition ? node_mgr_part_find(ctld->nodes, d->partition)
 	                 : node_mgr_part_default(ctld->nodes);
 	if (!p)
@@ -254,21 +246,6 @@ static int job_desc_validate(struct ctld *ctld, struct job_desc *d, int alloc,
 		                    : ESLURM_DEFAULT_PARTITION_NOT_SET;
 	if (p->cfg->state == CONF_PART_INACTIVE)
 		return ESLURM_PARTITION_DOWN;
-	if (d->array_inx) {
-		struct arrayspec a;
-		if (alloc || arrayspec_parse(d->array_inx, ctld->conf->max_array_size, &a,
-		                             NULL) < 0)
-			return ESLURM_INVALID_ARRAY;
-		arrayspec_release(&a);
-	}
-	if (d->dependency) {
-		struct rota_error err = {{0}};
-		int rc = depend_validate(ctld, d->dependency, &err);
-		if (rc) {
-			log_info("submit rejected: %s", err.text);
-			return rc;
-		}
-	}
 	if (!d->partition)
 		d->partition = xstrdup(p->cfg->name);
 	if (d->min_nodes == 0 || (d->max_nodes != NO_VAL && d->max_nodes < d->min_nodes &&
@@ -298,6 +275,35 @@ static int job_desc_validate(struct ctld *ctld, struct job_desc *d, int alloc,
 		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	*ret_part = p;
 	return 0;
+}
+
+/* Fill defaults and check what can be checked now; returns 0 or ESLURM_*. */
+static int job_desc_validate(struct ctld *ctld, struct job_desc *d, int alloc,
+                             struct part **ret_part)
+{
+	if (!alloc && (!d->script || !d->script[0]))
+		return ESLURM_JOB_SCRIPT_MISSING;
+	if ((d->script && strlen(d->script) > SCRIPT_MAX) || strv_len(d->env) > ENV_MAX ||
+	    strv_len(d->argv) > ARGV_MAX)
+		return ESLURM_PATHNAME_TOO_LONG;
+	if (job_count(ctld->jobs) >= ctld->conf->max_job_count)
+		return ESLURM_REACHED_MAX_JOB_COUNT;
+	if (d->array_inx) {
+		struct arrayspec a;
+		if (alloc || arrayspec_parse(d->array_inx, ctld->conf->max_array_size, &a,
+		                             NULL) < 0)
+			return ESLURM_INVALID_ARRAY;
+		arrayspec_release(&a);
+	}
+	if (d->dependency) {
+		struct rota_error err = {{0}};
+		int rc = depend_validate(ctld, d->dependency, 0, &err);
+		if (rc) {
+			log_info("submit rejected: %s", err.text);
+			return rc;
+		}
+	}
+	return job_desc_check_resources(ctld, d, ret_part);
 }
 
 static uint32_t job_time_limit(const struct part *p, const struct job_desc *d)

@@ -120,6 +120,16 @@ void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason
 void job_release_node(struct ctld *ctld, struct job *job, uint32_t k);
 void job_release_all(struct ctld *ctld, struct job *job);
 
+/* The checks of a request against the cluster, at submit and when scontrol
+ * update changes it: partition (the default one filled in), node and task
+ * counts, requested nodes, could it ever run.  Returns 0 and sets *ret_part
+ * (borrowed), or an ESLURM_* number. */
+int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
+                             struct part **ret_part);
+
+/* The client is the job's owner or an operator. */
+int job_may_touch(struct ctld *ctld, const struct client *c, const struct job *job);
+
 /* scontrol requeue; returns 0 or an ESLURM_* number. */
 int job_requeue(struct ctld *ctld, struct job *job);
 

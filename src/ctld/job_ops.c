@@ -241,7 +241,7 @@ void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason
 	ctld_sched_kick(ctld);
 }
 
-static int may_touch(struct ctld *ctld, struct client *c, const struct job *job)
+int job_may_touch(struct ctld *ctld, const struct client *c, const struct job *job)
 {
 	return c->uid == job->uid || ctld_is_admin(ctld, c->uid);
 }
@@ -250,7 +250,7 @@ static int may_touch(struct ctld *ctld, struct client *c, const struct job *job)
 static int cancel_one(struct ctld *ctld, struct client *c, struct job *job,
                       const struct cancel_req *req)
 {
-	if (!may_touch(ctld, c, job))
+	if (!job_may_touch(ctld, c, job))
 		return ESLURM_ACCESS_DENIED;
 	if (job_is_finished(job))
 		return ESLURM_ALREADY_DONE;
@@ -289,7 +289,7 @@ static int cancel_array_task(struct ctld *ctld, struct client *c,
 	if (!meta || !meta->array_rem ||
 	    !arrayspec_test(meta->array_rem, req->array_task_id))
 		return ESLURM_INVALID_JOB_ID;
-	if (!may_touch(ctld, c, meta))
+	if (!job_may_touch(ctld, c, meta))
 		return ESLURM_ACCESS_DENIED;
 	if (job_is_finished(meta))
 		return ESLURM_ALREADY_DONE;
@@ -321,105 +321,6 @@ void job_mgr_cancel(struct ctld *ctld, struct client *c, const struct cancel_req
 	client_send_rc(c, any ? 0 : rc, NULL);
 }
 
-static int update_hold(struct ctld *ctld, struct client *c, struct job *job, uint32_t op)
-{
-	struct job_event ev = {
-	    .type = EV_HOLD, .job_id = job->job_id, .time = time(NULL)};
-	int admin = ctld_is_admin(ctld, c->uid);
-
-	if (!job_is_pending(job))
-		return ESLURM_JOB_NOT_PENDING;
-	if (op == JOB_OP_RELEASE) {
-		if (job->hold == 2 && !admin)
-			return ESLURM_ACCESS_DENIED;
-		ev.hold = 0;
-		ev.priority = 0xffff0000u - job->job_id;
-	} else {
-		ev.hold = (op == JOB_OP_UHOLD || !admin) ? 1 : 2;
-		ev.priority = 0;
-	}
-	return job_event_commit(ctld, &ev) < 0 ? SLURM_ERROR : 0;
-}
-
-static int update_kv(struct ctld *ctld, struct client *c, struct job *job, char **kv)
-{
-	struct job_event ev = {.type = EV_UPDATE,
-	                       .job_id = job->job_id,
-	                       .time = time(NULL),
-	                       .time_limit = NO_VAL,
-	                       .priority = NO_VAL};
-	int admin = ctld_is_admin(ctld, c->uid);
-	uint32_t throttle = NO_VAL;
-
-	for (size_t i = 0; kv && kv[i]; i++) {
-		const char *eq = strchr(kv[i], '=');
-		size_t kl = eq ? (size_t)(eq - kv[i]) : strlen(kv[i]);
-		const char *v = eq ? eq + 1 : "";
-		if (kl == 9 && !strncasecmp(kv[i], "TimeLimit", kl)) {
-			if (timefmt_parse_limit(v, &ev.time_limit) < 0)
-				return ESLURM_INVALID_TIME_LIMIT;
-			if (!admin && (job->time_limit == INFINITE32 ||
-			               ev.time_limit > job->time_limit))
-				return ESLURM_ACCESS_DENIED;
-		} else if (kl == 8 && !strncasecmp(kv[i], "Priority", kl)) {
-			long p = strtol(v, NULL, 10);
-			if (!admin)
-				return ESLURM_ACCESS_DENIED;
-			if (p < 0 || p > (long)UINT32_MAX - 2)
-				return ESLURM_INVALID_ARGUMENT;
-			ev.priority = (uint32_t)p;
-		} else if (kl == 17 && !strncasecmp(kv[i], "ArrayTaskThrottle", kl)) {
-			char *end;
-			unsigned long t = strtoul(v, &end, 10);
-			if (!*v || *end || t >= NO_VAL)
-				return ESLURM_INVALID_ARGUMENT;
-			if (!job->array_rem)
-				return ESLURM_JOB_NOT_PENDING;
-			throttle = (uint32_t)t;
-		} else {
-			return ESLURM_NOT_SUPPORTED;
-		}
-	}
-	if (throttle != NO_VAL) {
-		struct job_event tev = {.type = EV_ARRAY_THROTTLE,
-		                        .job_id = job->job_id,
-		                        .time = ev.time,
-		                        .throttle = throttle};
-		if (job_event_commit(ctld, &tev) < 0)
-			return SLURM_ERROR;
-	}
-	return job_event_commit(ctld, &ev) < 0 ? SLURM_ERROR : 0;
-}
-
-/* scontrol top: put the job above every other pending job of its user.  Only
- * operators, or the owner where SchedulerParameters has enable_user_top. */
-static int update_top(struct ctld *ctld, struct client *c, struct job *job)
-{
-	struct job_event ev = {.type = EV_UPDATE,
-	                       .job_id = job->job_id,
-	                       .time = time(NULL),
-	                       .time_limit = NO_VAL};
-	const char *sp = ctld->conf->scheduler_params;
-	uint32_t top = 0;
-
-	if (!ctld_is_admin(ctld, c->uid) && !(sp && strstr(sp, "enable_user_top")))
-		return ESLURM_ACCESS_DENIED;
-	if (!job_is_pending(job))
-		return ESLURM_JOB_NOT_PENDING;
-	if (job->hold)
-		return ESLURM_JOB_HELD;
-	for (struct job *j = job_first(ctld->jobs); j; j = j->next)
-		if (j != job && j->uid == job->uid && job_is_pending(j) && !j->hold &&
-		    j->priority > top)
-			top = j->priority;
-	if (job->priority > top)
-		return 0; /* already first */
-	if (top >= 0xfffffffdu)
-		return ESLURM_INVALID_ARGUMENT;
-	ev.priority = top + 1;
-	return job_event_commit(ctld, &ev) < 0 ? SLURM_ERROR : 0;
-}
-
 /* scontrol requeue: a batch job goes back to the queue; what runs is killed.
  * It becomes eligible again after KillWait, so its old processes are gone. */
 int job_requeue(struct ctld *ctld, struct job *job)
@@ -440,43 +341,6 @@ int job_requeue(struct ctld *ctld, struct job *job)
 	return 0;
 }
 
-void job_mgr_update(struct ctld *ctld, struct client *c, const struct job_update_req *req)
-{
-	struct job *job = job_find(ctld->jobs, req->job_id);
-	int rc;
-
-	if (!job) {
-		client_send_rc(c, ESLURM_INVALID_JOB_ID, NULL);
-		return;
-	}
-	if (!may_touch(ctld, c, job)) {
-		client_send_rc(c, ESLURM_ACCESS_DENIED, NULL);
-		return;
-	}
-	switch (req->op) {
-	case JOB_OP_HOLD:
-	case JOB_OP_UHOLD:
-	case JOB_OP_RELEASE:
-		rc = update_hold(ctld, c, job, req->op);
-		break;
-	case JOB_OP_REQUEUE:
-		rc = job_requeue(ctld, job);
-		break;
-	case JOB_OP_TOP:
-		rc = update_top(ctld, c, job);
-		break;
-	case JOB_OP_UPDATE:
-		rc = job_is_finished(job) ? ESLURM_ALREADY_DONE
-		                          : update_kv(ctld, c, job, req->kv);
-		break;
-	default:
-		rc = ESLURM_NOT_SUPPORTED;
-	}
-	client_send_rc(c, rc, NULL);
-	if (!rc)
-		ctld_sched_kick(ctld);
-}
-
 void job_mgr_complete_req(struct ctld *ctld, struct client *c,
                           const struct job_complete_req *req)
 {
@@ -486,7 +350,7 @@ void job_mgr_complete_req(struct ctld *ctld, struct client *c,
 		client_send_rc(c, ESLURM_INVALID_JOB_ID, NULL);
 		return;
 	}
-	if (!may_touch(ctld, c, job)) {
+	if (!job_may_touch(ctld, c, job)) {
 		client_send_rc(c, ESLURM_ACCESS_DENIED, NULL);
 		return;
 	}

@@ -234,6 +234,20 @@ static void consider_array(struct sched_pass *ps, struct job *meta, time_t now)
 	}
 }
 
+/* A task split off before it started (scontrol hold/update of N_T, requeue)
+ * still counts against its array's throttle, which lives with the remainder. */
+static int task_throttled(struct ctld *ctld, const struct job *job)
+{
+	const struct job *meta;
+
+	if (!job->array_job_id || job->array_rem)
+		return 0;
+	meta = job_find(ctld->jobs, job->array_job_id);
+	return meta && meta->array_rem && meta->array_rem->throttle &&
+	       job_array_running(ctld->jobs, job->array_job_id) >=
+	           meta->array_rem->throttle;
+}
+
 static void consider(struct sched_pass *ps, struct job *job, time_t now)
 {
 	struct ctld *ctld = ps->ctld;
@@ -249,6 +263,10 @@ static void consider(struct sched_pass *ps, struct job *job, time_t now)
 	}
 	if (job->array_rem) {
 		consider_array(ps, job, now);
+		return;
+	}
+	if (task_throttled(ctld, job)) {
+		sched_pass_set_reason(job, WAIT_ARRAY_TASK_LIMIT, NULL);
 		return;
 	}
 	sched_pass_mark_nodes(ps, job);

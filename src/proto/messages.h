@@ -268,12 +268,17 @@ ROTA_DECLARE(config_resp, CONFIG_RESP_FIELDS)
 ROTA_DECLARE(cancel_req, CANCEL_REQ_FIELDS)
 enum cancel_flags { CANCEL_F_BATCH = 1, CANCEL_F_FULL = 2, CANCEL_F_ARRAY_TASK = 4 };
 
-/* scontrol hold/release/update/requeue on one job. kv: "Key=Value" for UPDATE. */
+/* scontrol hold/release/update/requeue on one job. kv: "Key=Value" for UPDATE.
+ * job_id of an array stands for all its tasks; with JOB_UPDATE_F_ARRAY_TASK
+ * only task array_task_id of it. */
 #define JOB_UPDATE_REQ_FIELDS(F, S)                                                      \
 	F(S, u32, job_id, _)                                                             \
 	F(S, u32, op, _)                                                                 \
-	F(S, strv, kv, _)
+	F(S, strv, kv, _)                                                                \
+	F(S, u32, flags, _)         /* JOB_UPDATE_F_* */                                 \
+	F(S, u32, array_task_id, _) /* with JOB_UPDATE_F_ARRAY_TASK: task of job_id */
 ROTA_DECLARE(job_update_req, JOB_UPDATE_REQ_FIELDS)
+enum job_update_flags { JOB_UPDATE_F_ARRAY_TASK = 1 };
 enum job_update_op {
 	JOB_OP_HOLD = 1,
 	JOB_OP_UHOLD,

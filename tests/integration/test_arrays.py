@@ -129,3 +129,21 @@ def test_large_array_is_one_record(fresh_cluster):
     p = c.run(["sbatch", "--array=200001", "s.sh"], cwd=c.work)
     assert p.returncode == 1
     c.run(["scancel", str(jobid)])
+
+
+def test_split_task_keeps_throttle(cluster):
+    """A task split off by `scontrol hold N_T` still counts against %N once
+    released: at most 2 run."""
+    write_script(cluster.work / "s.sh", SLEEPER)
+    jobid = cluster.sbatch("--array=0-5%2", "-o", "/dev/null", "s.sh", cwd=cluster.work)
+    cluster.wait_for(lambda: len(squeue(cluster, "-t", "R", "-o", "%i")) == 2,
+                     timeout=20, what="2 tasks running")
+    for t in (3, 4):
+        assert cluster.run(["scontrol", "hold", f"{jobid}_{t}"]).returncode == 0
+    assert cluster.run(["scontrol", "release", f"{jobid}_[3-4]"]).returncode == 0
+    # a later job starting shows that a scheduling pass has run since
+    other = cluster.sbatch("-o", "/dev/null", "--wrap", "true")
+    assert cluster.wait_job(other) == "COMPLETED"
+    assert sorted(squeue(cluster, "-t", "R", "-o", "%i")) == [f"{jobid}_0", f"{jobid}_1"]
+    rows = dict(r.split() for r in squeue(cluster, "-r", "-t", "PD", "-o", "%i %r"))
+    assert rows[f"{jobid}_3"] == rows[f"{jobid}_4"] == "JobArrayTaskLimit"
