@@ -113,6 +113,7 @@ static const struct opt_def opt_table[] = {
     {"multi-prog", no_argument, O_MULTI_PROG, R},
     {"overlap", no_argument, O_OVERLAP, R},
     {"quit-on-interrupt", no_argument, O_QUIT_ON_INTR, R},
+    {"relative", required_argument, 'r', R},
     {"unbuffered", no_argument, 'u', R},
     {"wait", required_argument, 'W', R},
     /* salloc */
@@ -180,7 +181,7 @@ static const struct opt_def opt_table[] = {
 #define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
 
 /* Short letters whose long form is accepted but ignored. */
-static const char ignored_letters[] = "MSmBGIkLOsEqT";
+static const char ignored_letters[] = "MSmBGIkLsEqT";
 
 /* Input environment variables, applied in this order (later ones win). */
 static const struct {
@@ -696,6 +697,19 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 	case O_QUIT_ON_INTR:
 		o->quit_on_interrupt = 1;
 		return;
+	case 'r':
+		errno = 0;
+		v = arg && *arg ? cli_parse_long(arg) : -1;
+		if (v < 0 || v > INT32_MAX)
+			die(JOBOPT_EXIT_ERROR,
+			    "Invalid numeric value \"%s\" for --relative.",
+			    arg ? arg : "");
+		o->relative = (uint32_t)v;
+		return;
+	case 'O':
+		if (o->cmd == JOBOPT_SRUN)
+			o->step_flags |= STEP_F_OVERCOMMIT;
+		return;
 	case 'u':
 		o->step_flags |= STEP_F_UNBUFFERED;
 		return;
@@ -722,6 +736,7 @@ void jobopt_init(struct jobopt *o, enum jobopt_cmd cmd)
 	d->umask = NO_VAL;
 	o->jobid = NO_VAL;
 	o->wait_secs = NO_VAL;
+	o->relative = NO_VAL;
 	o->in_task = o->out_task = o->err_task = JOBOPT_IO_ALL;
 }
 

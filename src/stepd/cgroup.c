@@ -417,7 +417,7 @@ static void limits_apply(const struct cgroup *cg, const struct cg_hier *h,
 /* Create rota/<node>/job_<id>/step_<id> under h->mount.  Another stepd of the
  * job may remove the job's directory as we create ours: try again then. */
 static int hier_create(struct cgroup *cg, struct cg_hier *h, uint64_t mem,
-                       const char *cpus)
+                       uint64_t step_mem, const char *cpus, const char *step_cpus)
 {
 	char *rota = xasprintf("%s/rota", h->mount);
 	int rc = 0;
@@ -435,7 +435,11 @@ static int hier_create(struct cgroup *cg, struct cg_hier *h, uint64_t mem,
 	free(rota);
 	if (rc < 0)
 		return rc;
-	limits_apply(cg, h, h->step, mem, h->v2 ? "" : cpus);
+	/* v2: the step inherits the job's cpuset unless it has its own */
+	limits_apply(cg, h, h->step, step_mem ? step_mem : mem,
+	             step_cpus[0] ? step_cpus
+	             : h->v2      ? ""
+	                          : cpus);
 	return 0;
 }
 
@@ -465,7 +469,7 @@ static char *node_dir_name(const char *node, const char *instance)
 }
 
 static void hier_setup_all(struct cgroup *cg, const struct cgroup_opts *o,
-                           const char *cpus)
+                           const char *cpus, const char *step_cpus)
 {
 	char *nodedir = node_dir_name(o->node_name, o->instance);
 	char step[16];
@@ -482,7 +486,8 @@ static void hier_setup_all(struct cgroup *cg, const struct cgroup_opts *o,
 		h->job = xasprintf("%s/job_%u", h->node, o->job_id);
 		h->step = xasprintf("%s/step_%s", h->job, step);
 		h->procs = xasprintf("%s/cgroup.procs", h->step);
-		if ((rc = hier_create(cg, h, o->mem_bytes, cpus)) == 0) {
+		if ((rc = hier_create(cg, h, o->mem_bytes, o->step_mem_bytes, cpus,
+		                      step_cpus)) == 0) {
 			log_debug("%s cgroup %s", cg->ids, h->step);
 			i++;
 			continue;
@@ -500,8 +505,8 @@ struct cgroup *cgroup_create(const struct cgroup_opts *o)
 {
 	struct cgroup *cg = xcalloc(1, sizeof(*cg));
 	struct cg_mounts m = {NULL};
-	char cpus[CG_CPULIST] = "";
-	cpu_set_t avail;
+	char cpus[CG_CPULIST] = "", step_cpus[CG_CPULIST] = "";
+	cpu_set_t avail, job_set;
 
 	if (o->step_id == STEP_BATCH)
 		snprintf(cg->ids, sizeof(cg->ids), "JobId=%u StepId=%u.batch", o->job_id,
@@ -510,9 +515,16 @@ struct cgroup *cgroup_create(const struct cgroup_opts *o)
 		snprintf(cg->ids, sizeof(cg->ids), "JobId=%u StepId=%u.%u", o->job_id,
 		         o->job_id, o->step_id);
 	if (o->ncores && sched_getaffinity(0, sizeof(avail), &avail) == 0 &&
-	    cpus_map(o->cores, o->ncores, &avail, &cg->cpus) > 0) {
+	    cpus_map(o->cores, o->ncores, &avail, &job_set) > 0) {
 		cg->bind = 1;
-		cpus_format(&cg->cpus, cpus, sizeof(cpus));
+		cg->cpus = job_set;
+		cpus_format(&job_set, cpus, sizeof(cpus));
+		/* the step's cores among the job's CPUs, so they stay a subset */
+		if (o->nstep_cores &&
+		    cpus_map(o->step_cores, o->nstep_cores, &job_set, &cg->cpus) > 0)
+			cpus_format(&cg->cpus, step_cpus, sizeof(step_cpus));
+		else
+			cg->cpus = job_set;
 	}
 	if (geteuid() != 0) {
 		log_debug("%s not root: no cgroups, the tasks run unconfined", cg->ids);
@@ -521,7 +533,7 @@ struct cgroup *cgroup_create(const struct cgroup_opts *o)
 	mounts_read(&m);
 	hier_plan(cg, &m, cg->bind);
 	mounts_release(&m);
-	hier_setup_all(cg, o, cpus);
+	hier_setup_all(cg, o, cpus, step_cpus);
 	if (cg->n && !hier_with(cg, CG_TRACK)) /* the tracker was unusable */
 		cg->h[0].roles |= CG_TRACK;
 	if (!cg->n)

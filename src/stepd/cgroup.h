@@ -32,6 +32,10 @@ struct cgroup_opts {
 	uint64_t mem_bytes;    /* memory limit, 0 for none */
 	const uint32_t *cores; /* borrowed: abstract core ids (0..CPUs-1 of the node) */
 	uint32_t ncores;       /* 0: the tasks are not confined to cores */
+	/* the step's share of those (borrowed); none: all of them */
+	const uint32_t *step_cores;
+	uint32_t nstep_cores;
+	uint64_t step_mem_bytes; /* the step's own memory limit, 0: mem_bytes */
 };
 
 /* Create (or join) the job's and the step's cgroups in every usable hierarchy

@@ -202,6 +202,11 @@ static void contain(struct stepd *st)
 	    .mem_bytes = mem_limit(st),
 	    .cores = st->req->cores.v,
 	    .ncores = st->req->cores.n,
+	    .step_cores = st->req->step_cores.v,
+	    .nstep_cores = st->req->step_cores.n,
+	    .step_mem_bytes = st->req->step_mem && st->req->step_mem < (UINT64_MAX >> 20)
+	                          ? st->req->step_mem << 20
+	                          : 0,
 	};
 
 	st->cg = cgroup_create(&o);
