@@ -139,3 +139,23 @@ wait
     finally:
         (tmp_path / "go").touch()
     assert cluster.wait_job(jobid, timeout=60) == "COMPLETED"
+
+
+def test_step_memory(cluster, tmp_path):
+    jobid = _script(cluster, tmp_path, f"""
+srun --exact -n1 --mem=600 {HOLD} A &
+while [ ! -e A ]; do sleep 0.1; done
+srun --exact -n1 --mem=600 touch B 2> b.err &
+srun --exact -n1 --mem=2000 true; echo "rc=$?"
+while ! grep -q disabled b.err 2>/dev/null; do sleep 0.1; done
+test -e B || echo "B waits"
+touch go
+wait
+""", "-N1", "-n2", "--mem=1000")
+    assert cluster.wait_job(jobid, timeout=60) == "COMPLETED"
+    assert (tmp_path / "out").read_text() == "rc=1\nB waits\n"
+    assert (tmp_path / "err").read_text() == (
+        f"srun: error: Unable to create step for job {jobid}: Memory required by task "
+        "is not available\n")
+    assert (tmp_path / "B").exists()
+    assert f"srun: Step created for StepId={jobid}.1\n" in (tmp_path / "b.err").read_text()
