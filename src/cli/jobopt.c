@@ -630,6 +630,27 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 	}
 }
 
+/* --cpu-bind=[quiet|verbose,]TYPE: none, or a kind of unit each task gets
+ * (cores, threads, sockets, ldoms, boards, rank); masks and maps are taken
+ * as the default. */
+static void set_cpu_bind(struct jobopt *o, const char *arg)
+{
+	static const char *const units[] = {"cores",  "threads", "sockets", "ldoms",
+	                                    "boards", "rank",    "core",    "thread",
+	                                    "socket", "ldom",    "board"};
+	char *copy = xstrdup(arg), *save = NULL;
+
+	o->step_flags &= ~(uint32_t)(STEP_F_CPU_BIND | STEP_F_CPU_BIND_NONE);
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!strcasecmp(t, "none") || !strcasecmp(t, "no"))
+			o->step_flags |= STEP_F_CPU_BIND_NONE;
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (!strcasecmp(t, units[i]))
+				o->step_flags |= STEP_F_CPU_BIND;
+	}
+	free(copy);
+}
+
 static void apply_one(struct jobopt *o, int id, const char *arg)
 {
 	long v;
@@ -661,7 +682,8 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 		}
 		return;
 	case O_CPU_BIND:
-		return; /* accepted: tasks are not bound */
+		set_cpu_bind(o, arg ? arg : "");
+		return;
 	case 'X':
 		o->disable_status = 1;
 		return;

@@ -328,8 +328,10 @@ enum step_flags {
 	STEP_F_KILL_ON_BAD_EXIT = 1 << 2,
 	STEP_F_OVERLAP = 1 << 3,
 	STEP_F_EXACT = 1 << 4,
-	STEP_F_MULTI_PROG = 1 << 5, /* argv[0] is the --multi-prog file's text */
-	STEP_F_OVERCOMMIT = 1 << 6, /* -O: more tasks than CPUs */
+	STEP_F_MULTI_PROG = 1 << 5,    /* argv[0] is the --multi-prog file's text */
+	STEP_F_OVERCOMMIT = 1 << 6,    /* -O: more tasks than CPUs */
+	STEP_F_CPU_BIND = 1 << 7,      /* --cpu-bind=cores...: each task its own CPUs */
+	STEP_F_CPU_BIND_NONE = 1 << 8, /* --cpu-bind=none */
 };
 
 #define STEP_CREATE_RESP_FIELDS(F, S)                                                    \

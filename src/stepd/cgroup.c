@@ -51,6 +51,8 @@ struct cgroup {
 	int n;
 	int bind; /* cpus is set: bind the tasks */
 	cpu_set_t cpus;
+	cpu_set_t *task_cpus; /* [ntask_cpus] each local task's share, or NULL */
+	uint32_t ntask_cpus;
 	uint64_t oom_base, failcnt_base;
 };
 
@@ -501,6 +503,29 @@ static void hier_setup_all(struct cgroup *cg, const struct cgroup_opts *o,
 	free(nodedir);
 }
 
+/* --cpu-bind: local task i gets the i-th equal share of the step's cores
+ * (cycling when there are more tasks than cores), as real CPUs of the step. */
+static void task_cpus_plan(struct cgroup *cg, const struct cgroup_opts *o)
+{
+	const uint32_t *sc = o->nstep_cores ? o->step_cores : o->cores;
+	uint32_t nsc = o->nstep_cores ? o->nstep_cores : o->ncores;
+	uint32_t per, *slice;
+
+	if (!cg->bind || !o->bind_tasks || !nsc)
+		return;
+	per = nsc / o->bind_tasks ? nsc / o->bind_tasks : 1;
+	slice = xcalloc(per, sizeof(uint32_t));
+	cg->task_cpus = xcalloc(o->bind_tasks, sizeof(cpu_set_t));
+	cg->ntask_cpus = o->bind_tasks;
+	for (uint32_t i = 0; i < o->bind_tasks; i++) {
+		for (uint32_t j = 0; j < per; j++)
+			slice[j] = sc[((uint64_t)i * per + j) % nsc];
+		if (cpus_map(slice, per, &cg->cpus, &cg->task_cpus[i]) <= 0)
+			cg->task_cpus[i] = cg->cpus;
+	}
+	free(slice);
+}
+
 struct cgroup *cgroup_create(const struct cgroup_opts *o)
 {
 	struct cgroup *cg = xcalloc(1, sizeof(*cg));
@@ -525,6 +550,7 @@ struct cgroup *cgroup_create(const struct cgroup_opts *o)
 			cpus_format(&cg->cpus, step_cpus, sizeof(step_cpus));
 		else
 			cg->cpus = job_set;
+		task_cpus_plan(cg, o);
 	}
 	if (geteuid() != 0) {
 		log_debug("%s not root: no cgroups, the tasks run unconfined", cg->ids);
@@ -546,7 +572,7 @@ struct cgroup *cgroup_create(const struct cgroup_opts *o)
 	return cg;
 }
 
-int cgroup_enter(const struct cgroup *cg, const char **ret_path)
+int cgroup_enter(const struct cgroup *cg, uint32_t ltid, const char **ret_path)
 {
 	char pid[24];
 	int rc;
@@ -562,7 +588,9 @@ int cgroup_enter(const struct cgroup *cg, const char **ret_path)
 	/* a cpuset already binds us; this covers hosts without one.  A failure
 	 * is not worth failing the task for. */
 	if (cg->bind)
-		sched_setaffinity(0, sizeof(cg->cpus), &cg->cpus);
+		sched_setaffinity(0, sizeof(cg->cpus),
+		                  ltid < cg->ntask_cpus ? &cg->task_cpus[ltid]
+		                                        : &cg->cpus);
 	return 0;
 }
 
@@ -743,5 +771,6 @@ void cgroup_destroy(struct cgroup *cg)
 			rmdir(h->node);
 		hier_release(h);
 	}
+	free(cg->task_cpus);
 	free(cg);
 }

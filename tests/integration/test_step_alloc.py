@@ -2,7 +2,12 @@
 of its nodes, or with --exact (or -c) only ntasks x cpus-per-task; a step that
 does not fit beside the running ones waits ("step creation temporarily
 disabled") and one that never can fails; --overlap shares everything; -r and -w
-pick the step's nodes; the step's CPUs are its cpuset (nproc)."""
+pick the step's nodes; the step's CPUs are its cpuset (nproc); --cpu-bind=cores
+binds each task to its own share."""
+
+import os
+
+import pytest
 
 
 def _script(cluster, tmp_path, text, *args):
@@ -159,3 +164,31 @@ wait
         "is not available\n")
     assert (tmp_path / "B").exists()
     assert f"srun: Step created for StepId={jobid}.1\n" in (tmp_path / "b.err").read_text()
+
+
+def _allowed(out):
+    """task -> set of CPUs, from labelled Cpus_allowed_list lines."""
+    cpus = {}
+    for line in out.splitlines():
+        task, _, rest = line.partition(": ")
+        ids = set()
+        for part in rest.split(":", 1)[1].strip().split(","):
+            lo, _, hi = part.partition("-")
+            ids.update(range(int(lo), int(hi or lo) + 1))
+        cpus[int(task)] = ids
+    return cpus
+
+
+def test_cpu_bind_cores_gives_each_task_its_own(cluster):
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs two CPUs")
+    cmd = ["srun", "-N1", "-n2", "-l", "--cpu-bind=cores", "grep", "Cpus_allowed_list",
+           "/proc/self/status"]
+    p = cluster.run(cmd, check=True)
+    cpus = _allowed(p.stdout)
+    assert sorted(cpus) == [0, 1]
+    assert cpus[0] and cpus[1] and not cpus[0] & cpus[1], p.stdout
+    # without binding both tasks share the step's CPUs
+    p = cluster.run(cmd[:4] + ["--cpu-bind=none"] + cmd[5:], check=True)
+    cpus = _allowed(p.stdout)
+    assert cpus[0] == cpus[1] and len(cpus[0]) == 2, p.stdout
