@@ -793,8 +793,8 @@ static void print_usage(enum jobopt_cmd cmd)
 	          "            [--mem=MB] [--mem-per-cpu=MB] [-w hosts] [-x hosts]\n"
 	          "            [--ntasks-per-node=n] [--jobid=id] [-l] [-u] [-K] "
 	          "[--overlap]\n"
-	          "            [--exact] [--export=...] [--mpi=none] [-v] executable "
-	          "[args...]\n",
+	          "            [--exact] [-r n] [-O] [--cpu-bind=type] [--export=...]\n"
+	          "            [--mpi=none] [-v] executable [args...]\n",
 	    [A] = "Usage: salloc [-N nnodes] [-n ntasks] [-c ncpus] [-t time] [-p "
 	          "partition]\n"
 	          "              [-J jobname] [-D dir] [-A account] [--mem=MB]\n"
