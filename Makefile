@@ -72,6 +72,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBA)
 
 # test_cgroup compiles rotastepd's cgroup.c in (its helpers are static)
 $(BUILD)/tests/test_cgroup: src/stepd/cgroup.c src/stepd/cgroup.h
+# test_step_alloc compiles the controller's step_alloc.c in
+$(BUILD)/tests/test_step_alloc: src/ctld/step_alloc.c src/ctld/step_alloc.h src/ctld/job_mgr.h
 
 # Benchmarks written in C: bench/X.c -> $(BUILD)/bench/X
 bench_src = $(wildcard bench/*.c)

@@ -113,6 +113,7 @@ static const struct opt_def opt_table[] = {
     {"multi-prog", no_argument, O_MULTI_PROG, R},
     {"overlap", no_argument, O_OVERLAP, R},
     {"quit-on-interrupt", no_argument, O_QUIT_ON_INTR, R},
+    {"relative", required_argument, 'r', R},
     {"unbuffered", no_argument, 'u', R},
     {"wait", required_argument, 'W', R},
     /* salloc */
@@ -180,7 +181,7 @@ static const struct opt_def opt_table[] = {
 #define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
 
 /* Short letters whose long form is accepted but ignored. */
-static const char ignored_letters[] = "MSmBGIkLOsEqT";
+static const char ignored_letters[] = "MSmBGIkLsEqT";
 
 /* Input environment variables, applied in this order (later ones win). */
 static const struct {
@@ -629,6 +630,27 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 	}
 }
 
+/* --cpu-bind=[quiet|verbose,]TYPE: none, or a kind of unit each task gets
+ * (cores, threads, sockets, ldoms, boards, rank); masks and maps are taken
+ * as the default. */
+static void set_cpu_bind(struct jobopt *o, const char *arg)
+{
+	static const char *const units[] = {"cores",  "threads", "sockets", "ldoms",
+	                                    "boards", "rank",    "core",    "thread",
+	                                    "socket", "ldom",    "board"};
+	char *copy = xstrdup(arg), *save = NULL;
+
+	o->step_flags &= ~(uint32_t)(STEP_F_CPU_BIND | STEP_F_CPU_BIND_NONE);
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!strcasecmp(t, "none") || !strcasecmp(t, "no"))
+			o->step_flags |= STEP_F_CPU_BIND_NONE;
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (!strcasecmp(t, units[i]))
+				o->step_flags |= STEP_F_CPU_BIND;
+	}
+	free(copy);
+}
+
 static void apply_one(struct jobopt *o, int id, const char *arg)
 {
 	long v;
@@ -660,7 +682,8 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 		}
 		return;
 	case O_CPU_BIND:
-		return; /* accepted: tasks are not bound */
+		set_cpu_bind(o, arg ? arg : "");
+		return;
 	case 'X':
 		o->disable_status = 1;
 		return;
@@ -696,6 +719,19 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 	case O_QUIT_ON_INTR:
 		o->quit_on_interrupt = 1;
 		return;
+	case 'r':
+		errno = 0;
+		v = arg && *arg ? cli_parse_long(arg) : -1;
+		if (v < 0 || v > INT32_MAX)
+			die(JOBOPT_EXIT_ERROR,
+			    "Invalid numeric value \"%s\" for --relative.",
+			    arg ? arg : "");
+		o->relative = (uint32_t)v;
+		return;
+	case 'O':
+		if (o->cmd == JOBOPT_SRUN)
+			o->step_flags |= STEP_F_OVERCOMMIT;
+		return;
 	case 'u':
 		o->step_flags |= STEP_F_UNBUFFERED;
 		return;
@@ -722,6 +758,7 @@ void jobopt_init(struct jobopt *o, enum jobopt_cmd cmd)
 	d->umask = NO_VAL;
 	o->jobid = NO_VAL;
 	o->wait_secs = NO_VAL;
+	o->relative = NO_VAL;
 	o->in_task = o->out_task = o->err_task = JOBOPT_IO_ALL;
 }
 
@@ -756,8 +793,8 @@ static void print_usage(enum jobopt_cmd cmd)
 	          "            [--mem=MB] [--mem-per-cpu=MB] [-w hosts] [-x hosts]\n"
 	          "            [--ntasks-per-node=n] [--jobid=id] [-l] [-u] [-K] "
 	          "[--overlap]\n"
-	          "            [--exact] [--export=...] [--mpi=none] [-v] executable "
-	          "[args...]\n",
+	          "            [--exact] [-r n] [-O] [--cpu-bind=type] [--export=...]\n"
+	          "            [--mpi=none] [-v] executable [args...]\n",
 	    [A] = "Usage: salloc [-N nnodes] [-n ntasks] [-c ncpus] [-t time] [-p "
 	          "partition]\n"
 	          "              [-J jobname] [-D dir] [-A account] [--mem=MB]\n"

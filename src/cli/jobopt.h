@@ -66,6 +66,7 @@ struct jobopt {
 	int disable_status;               /* -X */
 	int quit_on_interrupt;            /* --quit-on-interrupt */
 	uint32_t wait_secs;               /* -W N, accepted; NO_VAL unset */
+	uint32_t relative;                /* -r N; NO_VAL unset */
 
 	/* salloc */
 	int kill_signal; /* -K[signal]: sent to the command when the job is revoked */

@@ -183,6 +183,15 @@ static void fill_step_req(struct srun *s, struct step_create_req *req, char *hos
 	req->std_out = d->std_out;
 	req->std_err = d->std_err;
 	req->std_in = d->std_in;
+	req->relative = s->o.relative;
+	/* what the command line asks; the allocation's SLURM_MEM_* only say what
+	 * the job holds */
+	if (s->alloc_mode)
+		return; /* step 0 holds the whole allocation */
+	if (s->o.mem_src == JOBOPT_SRC_ARGV && d->mem_per_node != NO_VAL64)
+		req->mem_per_node = d->mem_per_node;
+	if (s->o.mem_cpu_src == JOBOPT_SRC_ARGV && d->mem_per_cpu != NO_VAL64)
+		req->mem_per_cpu = d->mem_per_cpu;
 }
 
 /* Send the step request on fd and wait for the answer; 0, or an ESLURM_*. */
@@ -388,6 +397,16 @@ int cmd_srun(int argc, char **argv)
 	    forwarded_signals, sizeof(forwarded_signals) / sizeof(forwarded_signals[0]),
 	    &old);
 	s.alloc_mode = s.o.jobid == NO_VAL;
+	if (s.o.relative != NO_VAL && s.alloc_mode) {
+		fprintf(stderr, "srun: fatal: --relative option invalid for job "
+		                "allocation request\n");
+		exit(1);
+	}
+	if (s.o.relative != NO_VAL && (s.o.desc.req_nodes || s.o.desc.exc_nodes)) {
+		fprintf(stderr, "srun: fatal: -r/--relative may not be combined with "
+		                "-w/--nodelist or -x/--exclude\n");
+		exit(1);
+	}
 	if (s.alloc_mode) {
 		s.o.desc.flags |= JOB_F_INTERACTIVE;
 		jobctl_allocate(&s.o.desc, JOBCTL_SRUN, s.o.quiet, s.sig_fd, &s.alloc);

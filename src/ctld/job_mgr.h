@@ -23,6 +23,12 @@ struct step {
 	char *nodes;
 	uint32_t num_tasks, num_cpus;
 	time_t start_time;
+	/* what it holds of the allocation, per step node: positions in the job's
+	 * cores on that node, and memory (MB) */
+	uint32_t *nslots;
+	uint32_t **slots;
+	uint64_t *mem;
+	int overlap; /* --overlap: holds nothing, shares everything */
 	struct step *next;
 };
 

@@ -93,6 +93,7 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
                 const char *nodes)
 {
 	struct launch_req l = {0};
+	uint32_t *cores, maxcpus = 1;
 	int rc = 0;
 
 	launch_fill_job(ctld, job, &l);
@@ -115,16 +116,30 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 	l.flags = req->flags;
 	if (req->cpus_per_task != NO_VAL)
 		l.cpus_per_task = req->cpus_per_task;
+	for (uint32_t k = 0; k < job->nnodes; k++)
+		if (job->cpus[k] > maxcpus)
+			maxcpus = job->cpus[k];
+	cores = xcalloc(maxcpus, sizeof(uint32_t));
 	for (uint32_t i = 0; i < st->nnodes; i++) {
 		struct node *n = node_mgr_get(ctld->nodes, st->node_idx[i]);
 		l.node_name = (char *)n->cfg->name;
 		l.node_index = i;
-		for (uint32_t k = 0; k < job->nnodes; k++)
-			if (job->node_idx[k] == st->node_idx[i])
-				l.cores = (struct rota_u32v){job->cores[k], job->cpus[k]};
+		l.step_cores = (struct rota_u32v){NULL, 0};
+		l.step_mem = st->mem ? st->mem[i] : 0;
+		for (uint32_t k = 0; k < job->nnodes; k++) {
+			if (job->node_idx[k] != st->node_idx[i])
+				continue;
+			l.cores = (struct rota_u32v){job->cores[k], job->cpus[k]};
+			if (st->nslots && st->nslots[i] < job->cpus[k]) {
+				for (uint32_t c = 0; c < st->nslots[i]; c++)
+					cores[c] = job->cores[k][st->slots[i][c]];
+				l.step_cores = (struct rota_u32v){cores, st->nslots[i]};
+			}
+		}
 		if (node_send(n, MSG_LAUNCH_REQ, &l) < 0)
 			rc = -1;
 	}
+	free(cores);
 	return rc;
 }
 

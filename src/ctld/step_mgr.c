@@ -11,6 +11,7 @@
 #include "ctld/ctld.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
+#include "ctld/step_alloc.h"
 #include "common/common.h"
 
 int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
@@ -24,6 +25,11 @@ static void step_free(struct step *st)
 	free(st->name);
 	free(st->nodes);
 	free(st->node_idx);
+	for (uint32_t i = 0; st->slots && i < st->nnodes; i++)
+		free(st->slots[i]);
+	free(st->slots);
+	free(st->nslots);
+	free(st->mem);
 	free(st);
 }
 
@@ -36,19 +42,19 @@ void step_free_all(struct job *job)
 	job->steps = NULL;
 }
 
-/* Pick the step's nodes (indexes into job->node_idx order).  Returns count or an
- * ESLURM_* as a negative number. */
-static int step_pick_nodes(struct ctld *ctld, struct job *job,
+/* The job node positions the step may use, in order: those -w names, or from
+ * the -r'th on.  Returns how many, or an ESLURM_* as a negative number. */
+static int step_candidates(struct ctld *ctld, struct job *job,
                            const struct step_create_req *req, uint32_t *pos)
 {
-	uint32_t want, n = 0;
+	uint32_t n = 0;
 
 	if (req->nodelist && req->nodelist[0]) {
 		char **names = NULL;
 		size_t count = 0;
 		if (hostlist_expand(req->nodelist, &names, &count, NULL) < 0)
 			return -ESLURM_INVALID_NODE_NAME;
-		for (size_t i = 0; i < count; i++) {
+		for (size_t i = 0; i < count && n < job->nnodes; i++) {
 			int idx = node_mgr_find(ctld->nodes, names[i]);
 			uint32_t k;
 			for (k = 0; k < job->nnodes; k++)
@@ -63,105 +69,104 @@ static int step_pick_nodes(struct ctld *ctld, struct job *job,
 		hostlist_free(names);
 		return (int)n;
 	}
-	if (req->min_nodes != NO_VAL && req->min_nodes)
-		want = req->min_nodes;
-	else if (req->num_tasks != NO_VAL && req->num_tasks < job->nnodes)
-		want = req->num_tasks;
-	else
-		want = job->nnodes;
-	if (want > job->nnodes)
-		return -ESLURM_INVALID_NODE_COUNT;
-	for (n = 0; n < want; n++)
-		pos[n] = n;
+	if (req->relative != NO_VAL && req->relative >= job->nnodes)
+		return -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	for (uint32_t k = req->relative == NO_VAL ? 0 : req->relative; k < job->nnodes;
+	     k++)
+		pos[n++] = k;
 	return (int)n;
+}
+
+static int step_check(struct ctld *ctld, struct client *c, struct job *job)
+{
+	int rc = 0;
+
+	if (!job)
+		rc = ESLURM_INVALID_JOB_ID;
+	else if (c->uid != job->uid && !ctld_is_admin(ctld, c->uid))
+		rc = ESLURM_ACCESS_DENIED;
+	else if (!job_is_running(job))
+		rc = job_is_pending(job) ? ESLURM_JOB_PENDING : ESLURM_ALREADY_DONE;
+	if (rc)
+		client_send_rc(c, rc, NULL);
+	return rc;
+}
+
+/* A new step record holding what the layout gives it (taken from l). */
+static struct step *step_new(struct ctld *ctld, struct job *job,
+                             const struct step_create_req *req, struct step_layout *l)
+{
+	struct step *st = xcalloc(1, sizeof(*st));
+	char **names = xcalloc(l->n + 1, sizeof(char *));
+
+	st->step_id = job->next_step_id++;
+	st->nnodes = l->n;
+	st->pending_nodes = l->n;
+	st->node_idx = xcalloc(l->n, sizeof(uint32_t));
+	for (uint32_t i = 0; i < l->n; i++) {
+		st->node_idx[i] = job->node_idx[l->pos[i]];
+		names[i] = node_mgr_get(ctld->nodes, st->node_idx[i])->cfg->name;
+	}
+	st->nodes = hostlist_compress(names, l->n);
+	free(names);
+	st->nslots = l->nslots;
+	st->slots = l->slots;
+	st->mem = l->mem;
+	l->nslots = NULL;
+	l->slots = NULL;
+	l->mem = NULL;
+	st->overlap = !!(req->flags & STEP_F_OVERLAP);
+	st->name = xstrdup(req->name                   ? req->name
+	                   : req->argv && req->argv[0] ? req->argv[0]
+	                                               : "(null)");
+	st->num_tasks = l->num_tasks;
+	st->num_cpus = l->num_cpus;
+	st->start_time = time(NULL);
+	st->next = job->steps;
+	job->steps = st;
+	return st;
 }
 
 void step_create(struct ctld *ctld, struct client *c, struct step_create_req *req)
 {
 	struct job *job = job_find(ctld->jobs, req->job_id);
 	struct step_create_resp resp = {0};
-	uint32_t *pos, *tasks, *cap, total, cpt;
-	char **names;
+	struct step_layout l;
 	struct step *st;
-	int n;
+	uint32_t *cand;
+	int n, rc;
 
-	if (!job) {
-		client_send_rc(c, ESLURM_INVALID_JOB_ID, NULL);
+	if (step_check(ctld, c, job))
 		return;
-	}
-	if (c->uid != job->uid && !ctld_is_admin(ctld, c->uid)) {
-		client_send_rc(c, ESLURM_ACCESS_DENIED, NULL);
-		return;
-	}
-	if (!job_is_running(job)) {
-		client_send_rc(
-		    c, job_is_pending(job) ? ESLURM_JOB_PENDING : ESLURM_ALREADY_DONE,
-		    NULL);
-		return;
-	}
-	pos = xcalloc(job->nnodes, sizeof(uint32_t));
-	n = step_pick_nodes(ctld, job, req, pos);
+	cand = xcalloc(job->nnodes, sizeof(uint32_t));
+	n = step_candidates(ctld, job, req, cand);
 	if (n <= 0) {
 		client_send_rc(c, n < 0 ? -n : ESLURM_INVALID_NODE_COUNT, NULL);
-		free(pos);
+		free(cand);
 		return;
 	}
-	if (req->num_tasks != NO_VAL && req->num_tasks)
-		total = req->num_tasks;
-	else if (req->ntasks_per_node != NO_VAL && req->ntasks_per_node)
-		total = req->ntasks_per_node * n;
-	else
-		total = n;
-	if (total < (uint32_t)n) {
-		client_send_rc(c, ESLURM_BAD_DIST, NULL);
-		free(pos);
+	rc = step_alloc(job, req, cand, (uint32_t)n, req->nodelist && req->nodelist[0],
+	                &l);
+	free(cand);
+	if (rc) {
+		log_debug("JobId=%u step request: %s", job->job_id, slurm_strerror(rc));
+		client_send_rc(c, rc, NULL);
 		return;
 	}
-	tasks = xcalloc(n, sizeof(uint32_t));
-	cap = xcalloc(n, sizeof(uint32_t));
-	names = xcalloc(n + 1, sizeof(char *));
-	st = xcalloc(1, sizeof(*st));
-	st->step_id = job->next_step_id++;
-	st->nnodes = n;
-	st->pending_nodes = n;
-	st->node_idx = xcalloc(n, sizeof(uint32_t));
-	/* Slurm's default (block) layout: as many tasks as a node's CPUs hold,
-	 * counted round by round, so -n7 over 4,1,1,1 CPUs is 4,1,1,1 */
-	cpt = req->cpus_per_task != NO_VAL && req->cpus_per_task ? req->cpus_per_task : 1;
-	for (int i = 0; i < n; i++) {
-		st->node_idx[i] = job->node_idx[pos[i]];
-		cap[i] = job->cpus[pos[i]] / cpt;
-		names[i] = node_mgr_get(ctld->nodes, st->node_idx[i])->cfg->name;
-	}
-	jobfmt_spread_tasks(total, cap, (size_t)n, tasks);
-	free(cap);
-	st->next = job->steps;
-	job->steps = st;
+	st = step_new(ctld, job, req, &l);
 	st->client = c;
 	client_ref(c);
-	st->name = xstrdup(req->name                   ? req->name
-	                   : req->argv && req->argv[0] ? req->argv[0]
-	                                               : "(null)");
-	st->num_tasks = total;
-	st->num_cpus =
-	    total *
-	    (req->cpus_per_task != NO_VAL && req->cpus_per_task ? req->cpus_per_task : 1);
-	st->start_time = time(NULL);
 	resp.job_id = job->job_id;
 	resp.step_id = st->step_id;
-	resp.nodes = hostlist_compress(names, n);
-	st->nodes = xstrdup(resp.nodes);
-	resp.tasks_per_node = (struct rota_u32v){tasks, n};
-	log_info("JobId=%u StepId=%u created on %s", job->job_id, st->step_id,
-	         resp.nodes);
+	resp.nodes = st->nodes;
+	resp.tasks_per_node = (struct rota_u32v){l.tasks, l.n};
+	log_info("JobId=%u StepId=%u created on %s (%u CPUs)", job->job_id, st->step_id,
+	         st->nodes, st->num_cpus);
 	client_send(c, MSG_STEP_CREATE_RESP, &resp);
-	if (launch_step(ctld, job, st, req, tasks, resp.nodes) < 0)
+	if (launch_step(ctld, job, st, req, l.tasks, st->nodes) < 0)
 		client_send_rc(c, ESLURM_NODES_BUSY,
 		               "step launch failed: a node is not reachable");
-	free(resp.nodes);
-	free(names);
-	free(tasks);
-	free(pos);
+	step_layout_release(&l);
 }
 
 void step_complete(struct ctld *ctld, const struct step_complete *msg)

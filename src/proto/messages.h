@@ -323,7 +323,10 @@ ROTA_DECLARE(alloc_resp, ALLOC_RESP_FIELDS)
 	F(S, u32, flags, _) /* STEP_F_* */                                               \
 	F(S, str, std_out, _)                                                            \
 	F(S, str, std_err, _)                                                            \
-	F(S, str, std_in, _)
+	F(S, str, std_in, _)                                                             \
+	F(S, u32, relative, _)     /* -r: the step starts at this node of the job */     \
+	F(S, u64, mem_per_node, _) /* MB the step holds per node; 0: none */             \
+	F(S, u64, mem_per_cpu, _)  /* MB per CPU of the step; 0: none */
 ROTA_DECLARE(step_create_req, STEP_CREATE_REQ_FIELDS)
 enum step_flags {
 	STEP_F_LABEL = 1 << 0,
@@ -331,7 +334,10 @@ enum step_flags {
 	STEP_F_KILL_ON_BAD_EXIT = 1 << 2,
 	STEP_F_OVERLAP = 1 << 3,
 	STEP_F_EXACT = 1 << 4,
-	STEP_F_MULTI_PROG = 1 << 5, /* argv[0] is the --multi-prog file's text */
+	STEP_F_MULTI_PROG = 1 << 5,    /* argv[0] is the --multi-prog file's text */
+	STEP_F_OVERCOMMIT = 1 << 6,    /* -O: more tasks than CPUs */
+	STEP_F_CPU_BIND = 1 << 7,      /* --cpu-bind=cores...: each task its own CPUs */
+	STEP_F_CPU_BIND_NONE = 1 << 8, /* --cpu-bind=none */
 };
 
 #define STEP_CREATE_RESP_FIELDS(F, S)                                                    \
@@ -459,7 +465,9 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, u32, array_task_count, _)                                                   \
 	F(S, u32, array_task_min, _)                                                     \
 	F(S, u32, array_task_max, _)                                                     \
-	F(S, u32, array_task_step, _)
+	F(S, u32, array_task_step, _)                                                    \
+	F(S, u32v, step_cores, _) /* this node's cores for the step; none: the job's */  \
+	F(S, u64, step_mem, _)    /* MB for the step on this node; 0: the job's limit */
 ROTA_DECLARE(launch_req, LAUNCH_REQ_FIELDS)
 
 /* Controller -> node: signal the job's steps here (step_id NO_VAL: all). With

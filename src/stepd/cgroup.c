@@ -51,6 +51,8 @@ struct cgroup {
 	int n;
 	int bind; /* cpus is set: bind the tasks */
 	cpu_set_t cpus;
+	cpu_set_t *task_cpus; /* [ntask_cpus] each local task's share, or NULL */
+	uint32_t ntask_cpus;
 	uint64_t oom_base, failcnt_base;
 };
 
@@ -417,7 +419,7 @@ static void limits_apply(const struct cgroup *cg, const struct cg_hier *h,
 /* Create rota/<node>/job_<id>/step_<id> under h->mount.  Another stepd of the
  * job may remove the job's directory as we create ours: try again then. */
 static int hier_create(struct cgroup *cg, struct cg_hier *h, uint64_t mem,
-                       const char *cpus)
+                       uint64_t step_mem, const char *cpus, const char *step_cpus)
 {
 	char *rota = xasprintf("%s/rota", h->mount);
 	int rc = 0;
@@ -435,7 +437,11 @@ static int hier_create(struct cgroup *cg, struct cg_hier *h, uint64_t mem,
 	free(rota);
 	if (rc < 0)
 		return rc;
-	limits_apply(cg, h, h->step, mem, h->v2 ? "" : cpus);
+	/* v2: the step inherits the job's cpuset unless it has its own */
+	limits_apply(cg, h, h->step, step_mem ? step_mem : mem,
+	             step_cpus[0] ? step_cpus
+	             : h->v2      ? ""
+	                          : cpus);
 	return 0;
 }
 
@@ -465,7 +471,7 @@ static char *node_dir_name(const char *node, const char *instance)
 }
 
 static void hier_setup_all(struct cgroup *cg, const struct cgroup_opts *o,
-                           const char *cpus)
+                           const char *cpus, const char *step_cpus)
 {
 	char *nodedir = node_dir_name(o->node_name, o->instance);
 	char step[16];
@@ -482,7 +488,8 @@ static void hier_setup_all(struct cgroup *cg, const struct cgroup_opts *o,
 		h->job = xasprintf("%s/job_%u", h->node, o->job_id);
 		h->step = xasprintf("%s/step_%s", h->job, step);
 		h->procs = xasprintf("%s/cgroup.procs", h->step);
-		if ((rc = hier_create(cg, h, o->mem_bytes, cpus)) == 0) {
+		if ((rc = hier_create(cg, h, o->mem_bytes, o->step_mem_bytes, cpus,
+		                      step_cpus)) == 0) {
 			log_debug("%s cgroup %s", cg->ids, h->step);
 			i++;
 			continue;
@@ -496,12 +503,35 @@ static void hier_setup_all(struct cgroup *cg, const struct cgroup_opts *o,
 	free(nodedir);
 }
 
+/* --cpu-bind: local task i gets the i-th equal share of the step's cores
+ * (cycling when there are more tasks than cores), as real CPUs of the step. */
+static void task_cpus_plan(struct cgroup *cg, const struct cgroup_opts *o)
+{
+	const uint32_t *sc = o->nstep_cores ? o->step_cores : o->cores;
+	uint32_t nsc = o->nstep_cores ? o->nstep_cores : o->ncores;
+	uint32_t per, *slice;
+
+	if (!cg->bind || !o->bind_tasks || !nsc)
+		return;
+	per = nsc / o->bind_tasks ? nsc / o->bind_tasks : 1;
+	slice = xcalloc(per, sizeof(uint32_t));
+	cg->task_cpus = xcalloc(o->bind_tasks, sizeof(cpu_set_t));
+	cg->ntask_cpus = o->bind_tasks;
+	for (uint32_t i = 0; i < o->bind_tasks; i++) {
+		for (uint32_t j = 0; j < per; j++)
+			slice[j] = sc[((uint64_t)i * per + j) % nsc];
+		if (cpus_map(slice, per, &cg->cpus, &cg->task_cpus[i]) <= 0)
+			cg->task_cpus[i] = cg->cpus;
+	}
+	free(slice);
+}
+
 struct cgroup *cgroup_create(const struct cgroup_opts *o)
 {
 	struct cgroup *cg = xcalloc(1, sizeof(*cg));
 	struct cg_mounts m = {NULL};
-	char cpus[CG_CPULIST] = "";
-	cpu_set_t avail;
+	char cpus[CG_CPULIST] = "", step_cpus[CG_CPULIST] = "";
+	cpu_set_t avail, job_set;
 
 	if (o->step_id == STEP_BATCH)
 		snprintf(cg->ids, sizeof(cg->ids), "JobId=%u StepId=%u.batch", o->job_id,
@@ -510,9 +540,17 @@ struct cgroup *cgroup_create(const struct cgroup_opts *o)
 		snprintf(cg->ids, sizeof(cg->ids), "JobId=%u StepId=%u.%u", o->job_id,
 		         o->job_id, o->step_id);
 	if (o->ncores && sched_getaffinity(0, sizeof(avail), &avail) == 0 &&
-	    cpus_map(o->cores, o->ncores, &avail, &cg->cpus) > 0) {
+	    cpus_map(o->cores, o->ncores, &avail, &job_set) > 0) {
 		cg->bind = 1;
-		cpus_format(&cg->cpus, cpus, sizeof(cpus));
+		cg->cpus = job_set;
+		cpus_format(&job_set, cpus, sizeof(cpus));
+		/* the step's cores among the job's CPUs, so they stay a subset */
+		if (o->nstep_cores &&
+		    cpus_map(o->step_cores, o->nstep_cores, &job_set, &cg->cpus) > 0)
+			cpus_format(&cg->cpus, step_cpus, sizeof(step_cpus));
+		else
+			cg->cpus = job_set;
+		task_cpus_plan(cg, o);
 	}
 	if (geteuid() != 0) {
 		log_debug("%s not root: no cgroups, the tasks run unconfined", cg->ids);
@@ -521,7 +559,7 @@ struct cgroup *cgroup_create(const struct cgroup_opts *o)
 	mounts_read(&m);
 	hier_plan(cg, &m, cg->bind);
 	mounts_release(&m);
-	hier_setup_all(cg, o, cpus);
+	hier_setup_all(cg, o, cpus, step_cpus);
 	if (cg->n && !hier_with(cg, CG_TRACK)) /* the tracker was unusable */
 		cg->h[0].roles |= CG_TRACK;
 	if (!cg->n)
@@ -534,7 +572,7 @@ struct cgroup *cgroup_create(const struct cgroup_opts *o)
 	return cg;
 }
 
-int cgroup_enter(const struct cgroup *cg, const char **ret_path)
+int cgroup_enter(const struct cgroup *cg, uint32_t ltid, const char **ret_path)
 {
 	char pid[24];
 	int rc;
@@ -550,7 +588,9 @@ int cgroup_enter(const struct cgroup *cg, const char **ret_path)
 	/* a cpuset already binds us; this covers hosts without one.  A failure
 	 * is not worth failing the task for. */
 	if (cg->bind)
-		sched_setaffinity(0, sizeof(cg->cpus), &cg->cpus);
+		sched_setaffinity(0, sizeof(cg->cpus),
+		                  ltid < cg->ntask_cpus ? &cg->task_cpus[ltid]
+		                                        : &cg->cpus);
 	return 0;
 }
 
@@ -731,5 +771,6 @@ void cgroup_destroy(struct cgroup *cg)
 			rmdir(h->node);
 		hier_release(h);
 	}
+	free(cg->task_cpus);
 	free(cg);
 }

@@ -32,6 +32,11 @@ struct cgroup_opts {
 	uint64_t mem_bytes;    /* memory limit, 0 for none */
 	const uint32_t *cores; /* borrowed: abstract core ids (0..CPUs-1 of the node) */
 	uint32_t ncores;       /* 0: the tasks are not confined to cores */
+	/* the step's share of those (borrowed); none: all of them */
+	const uint32_t *step_cores;
+	uint32_t nstep_cores;
+	uint64_t step_mem_bytes; /* the step's own memory limit, 0: mem_bytes */
+	uint32_t bind_tasks;     /* tasks here, each bound to its share; 0: none */
 };
 
 /* Create (or join) the job's and the step's cgroups in every usable hierarchy
@@ -40,9 +45,10 @@ struct cgroup_opts {
 struct cgroup *cgroup_create(const struct cgroup_opts *o);
 
 /* In a forked task child, before it drops privileges: join the step's cgroups
- * and bind to the step's CPUs.  No allocation, no logging.  Returns 0, or
- * -errno with *ret_path (borrowed from cg) naming what failed.  cg may be NULL. */
-int cgroup_enter(const struct cgroup *cg, const char **ret_path);
+ * and bind to the step's CPUs (with bind_tasks, local task ltid's share of
+ * them).  No allocation, no logging.  Returns 0, or -errno with *ret_path
+ * (borrowed from cg) naming what failed.  cg may be NULL. */
+int cgroup_enter(const struct cgroup *cg, uint32_t ltid, const char **ret_path);
 
 /* Send sig to every process in the step's cgroup (those that left the task's
  * process group too).  SIGKILL kills the whole cgroup at once (cgroup.kill, or

@@ -191,6 +191,18 @@ static uint64_t mem_limit(const struct stepd *st)
 	return mb > (UINT64_MAX >> 20) ? 0 : mb << 20;
 }
 
+/* --cpu-bind=cores (threads, sockets...), or TaskPlugin=task/affinity unless
+ * --cpu-bind=none: each task of a step gets its own share of the CPUs. */
+static int binds_tasks(const struct stepd *st)
+{
+	uint32_t f = st->req->flags;
+	const char *tp = st->conf->task_plugin;
+
+	if (st->batch || (f & STEP_F_CPU_BIND_NONE))
+		return 0;
+	return (f & STEP_F_CPU_BIND) || (tp && strstr(tp, "affinity"));
+}
+
 /* Put the step in its cgroups (memory limit, cores); see stepd/cgroup.h. */
 static void contain(struct stepd *st)
 {
@@ -202,6 +214,12 @@ static void contain(struct stepd *st)
 	    .mem_bytes = mem_limit(st),
 	    .cores = st->req->cores.v,
 	    .ncores = st->req->cores.n,
+	    .step_cores = st->req->step_cores.v,
+	    .nstep_cores = st->req->step_cores.n,
+	    .bind_tasks = binds_tasks(st) ? st->ntasks : 0,
+	    .step_mem_bytes = st->req->step_mem && st->req->step_mem < (UINT64_MAX >> 20)
+	                          ? st->req->step_mem << 20
+	                          : 0,
 	};
 
 	st->cg = cgroup_create(&o);

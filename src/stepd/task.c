@@ -218,7 +218,7 @@ static void task_child(struct stepd *st, struct stepd_task *t, const struct task
 	int rc;
 
 	setpgid(0, 0);
-	if ((rc = cgroup_enter(st->cg, &what)) < 0) /* while still root */
+	if ((rc = cgroup_enter(st->cg, t->ltid, &what)) < 0) /* while still root */
 		child_fail(errfd, "cannot join %s: %s", what, strerror(-rc));
 	child_become_user(st, errfd);
 	child_stdio(tio, pipes, errfd);

@@ -147,7 +147,7 @@ def test_salloc_environment(cluster):
 
 
 def test_salloc_exit_code_and_srun(cluster):
-    p = cluster.run("salloc -N 1 bash -c 'srun -n 2 -l echo x | sort; exit 5'")
+    p = cluster.run("salloc -N 1 -n 2 bash -c 'srun -n 2 -l echo x | sort; exit 5'")
     assert p.returncode == 5
     assert p.stdout == "0: x\n1: x\n"
 

@@ -1,0 +1,35 @@
+/* step_alloc.h - which of its job's CPUs and memory a new step gets.
+ *
+ * As Slurm since 21.08: a step holds CPUs of the allocation, all of each of its
+ * nodes by default, only ntasks x cpus-per-task with --exact (which -c implies).
+ * Steps that hold CPUs do not share them: a step that does not fit beside the
+ * running ones waits (ESLURM_NODES_BUSY: srun asks again), one that could never
+ * fit in the allocation fails.  An --overlap step holds nothing and may use
+ * anything.  The batch step holds nothing either.  Pure: no I/O, no globals.
+ */
+#ifndef ROTA_CTLD_STEP_ALLOC_H
+#define ROTA_CTLD_STEP_ALLOC_H
+
+#include <stdint.h>
+#include "ctld/job_mgr.h"
+
+struct step_layout {
+	uint32_t n;       /* nodes of the step */
+	uint32_t *pos;    /* [n] their positions in the job's node list */
+	uint32_t *tasks;  /* [n] tasks on each */
+	uint32_t *nslots; /* [n] CPUs the step gets on each */
+	uint32_t **slots; /* [n][nslots] positions in job->cores[pos] */
+	uint64_t *mem;    /* [n] MB held on each (0: none) */
+	uint32_t num_tasks, num_cpus;
+};
+
+/* Lay out req over the job.  cand[0..ncand-1]: the job node positions it may
+ * use, in order; fixed: it must use all of them (-w).  Returns 0 with *out
+ * filled (release with step_layout_release), ESLURM_NODES_BUSY when it would
+ * fit once other steps end, or another ESLURM_* when it never can. */
+int step_alloc(const struct job *job, const struct step_create_req *req,
+               const uint32_t *cand, uint32_t ncand, int fixed, struct step_layout *out);
+
+void step_layout_release(struct step_layout *l);
+
+#endif
