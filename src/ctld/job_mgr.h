@@ -11,6 +11,7 @@
 struct ctld;
 struct client;
 struct part;
+struct constraint;
 
 struct step {
 	uint32_t step_id;
@@ -50,6 +51,7 @@ struct job {
 	uint32_t *tasks;
 	uint64_t *mem;
 	uint32_t **cores; /* [nnodes][cpus[i]] core ids on each node */
+	uint32_t share;   /* jobs per core it may share with (part_job_share) */
 	uint8_t *held;    /* [nnodes] resources still held (COMPLETING) */
 	char *nodes_str;
 	uint32_t exit_code;
@@ -63,8 +65,9 @@ struct job {
 	uint32_t array_job_id;       /* 0: not an array */
 	uint32_t array_task_id;      /* NO_VAL: not an array, or the pending remainder */
 	struct arrayspec *array_rem; /* owned: an array's tasks not started yet */
-	struct job *hnext;           /* hash chain */
-	struct job *prev, *next;     /* submission order */
+	struct constraint *constraint; /* owned: desc.features parsed, lazily */
+	struct job *hnext;             /* hash chain */
+	struct job *prev, *next;       /* submission order */
 };
 
 struct job_mgr;
