@@ -49,6 +49,7 @@ enum {
 	O_TIME_MIN,
 	O_SIGNAL,
 	O_GET_USER_ENV,
+	O_MINCPUS,
 	O_IGNORE, /* accepted and ignored */
 };
 
@@ -150,7 +151,7 @@ static const struct opt_def opt_table[] = {
     {"mail-user", required_argument, O_IGNORE, SRA},
     {"mem-bind", required_argument, O_IGNORE, SRA},
     {"mem-per-gpu", required_argument, O_IGNORE, SRA},
-    {"mincpus", required_argument, O_IGNORE, SRA},
+    {"mincpus", required_argument, O_MINCPUS, SRA},
     {"network", required_argument, O_IGNORE, SRA},
     {"no-bell", no_argument, O_IGNORE, A},
     {"no-kill", optional_argument, 'k', SRA},
@@ -181,7 +182,7 @@ static const struct opt_def opt_table[] = {
 #define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
 
 /* Short letters whose long form is accepted but ignored. */
-static const char ignored_letters[] = "MSmBGIkLsEqT";
+static const char ignored_letters[] = "MSmBGIkLEqT";
 
 /* Input environment variables, applied in this order (later ones win). */
 static const struct {
@@ -537,6 +538,12 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 	case 'c':
 		d->cpus_per_task = parse_count(arg, "cpus-per-task");
 		break;
+	case O_MINCPUS:
+		d->pn_min_cpus = parse_count(arg, "mincpus");
+		break;
+	case 's': /* the later of --oversubscribe and --exclusive wins */
+		set_flag(o, JOB_F_OVERSUBSCRIBE, JOB_F_EXCLUSIVE);
+		break;
 	case 'd':
 		set_str(&d->dependency, arg);
 		break;
@@ -553,7 +560,7 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		    strcasecmp(arg, "exclusive"))
 			die(JOBOPT_EXIT_FATAL, "Invalid --exclusive specification");
 		if (!arg || !*arg || !strcasecmp(arg, "exclusive"))
-			set_flag(o, JOB_F_EXCLUSIVE, 0);
+			set_flag(o, JOB_F_EXCLUSIVE, JOB_F_OVERSUBSCRIBE);
 		o->step_flags |= STEP_F_EXACT;
 		break;
 	case O_EXPORT:
@@ -756,6 +763,7 @@ void jobopt_init(struct jobopt *o, enum jobopt_cmd cmd)
 	d->time_limit = NO_VAL;
 	d->nice = 0; /* the neutral adjustment; see jobopt.h */
 	d->umask = NO_VAL;
+	d->pn_min_cpus = NO_VAL;
 	o->jobid = NO_VAL;
 	o->wait_secs = NO_VAL;
 	o->relative = NO_VAL;

@@ -174,6 +174,10 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	char user[128], group[128], b1[64], b2[64], b3[64], tres[160];
 	uint32_t cpt =
 	    (j->cpus_per_task && j->cpus_per_task != NO_VAL) ? j->cpus_per_task : 1;
+	uint32_t mincpus =
+	    j->pn_min_cpus && j->pn_min_cpus != NO_VAL && j->pn_min_cpus > cpt
+	        ? j->pn_min_cpus
+	        : cpt;
 	const char *u = user_name(j->uid, j->user, user, sizeof(user));
 
 	fprintf(f, "JobId=%u ", j->job_id);
@@ -233,16 +237,20 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	fprintf(f, "Socks/Node=* NtasksPerN:B:S:C=%u:0:*:* CoreSpec=*%s",
 	        j->ntasks_per_node == NO_VAL ? 0 : j->ntasks_per_node, le);
 	if (j->mem_per_cpu && j->mem_per_cpu != NO_VAL64)
-		fprintf(f, "MinCPUsNode=%u MinMemoryCPU=%s MinTmpDiskNode=0%s", cpt,
+		fprintf(f, "MinCPUsNode=%u MinMemoryCPU=%s MinTmpDiskNode=0%s", mincpus,
 		        timefmt_mem_unit(j->mem_per_cpu, b1, sizeof(b1)), le);
 	else if (j->mem_per_node && j->mem_per_node != NO_VAL64)
-		fprintf(f, "MinCPUsNode=%u MinMemoryNode=%s MinTmpDiskNode=0%s", cpt,
+		fprintf(f, "MinCPUsNode=%u MinMemoryNode=%s MinTmpDiskNode=0%s", mincpus,
 		        timefmt_mem_unit(j->mem_per_node, b1, sizeof(b1)), le);
 	else
-		fprintf(f, "MinCPUsNode=%u MinMemoryNode=0 MinTmpDiskNode=0%s", cpt, le);
+		fprintf(f, "MinCPUsNode=%u MinMemoryNode=0 MinTmpDiskNode=0%s", mincpus,
+		        le);
 	fprintf(f, "Features=%s DelayBoot=00:00:00%s", nul(j->features), le);
 	fprintf(f, "OverSubscribe=%s Contiguous=0 Licenses=(null) Network=(null)%s",
-	        (j->flags & JOB_F_EXCLUSIVE) ? "NO" : "OK", le);
+	        (j->flags & JOB_F_EXCLUSIVE)       ? "NO"
+	        : (j->flags & JOB_F_OVERSUBSCRIBE) ? "YES"
+	                                           : "OK",
+	        le);
 	fprintf(f, "Command=%s%s", nul(j->command), le);
 	fprintf(f, "WorkDir=%s%s", nul(j->work_dir), le);
 	if (j->comment && *j->comment)

@@ -122,19 +122,51 @@ static void job_plan_set(struct bf_ctx *bc, struct job *job, int64_t t)
 	free(names);
 }
 
+/* The earliest start over the alternatives of a matching-OR constraint;
+ * ps->out holds where. */
+static int earliest(struct bf_ctx *bc, struct job *job, const struct sched_req *r,
+                    int64_t dur, int group, int64_t *ret_start)
+{
+	struct sched_pass *ps = bc->ps;
+	size_t alts = sched_pass_alternatives(job), best = 0, last = 0;
+	int64_t t = 0, best_t = 0;
+	int rc = -EAGAIN;
+
+	for (size_t alt = 0; alt < alts; alt++) {
+		sched_pass_mark_nodes(ps, job, alt);
+		last = alt;
+		if (bf_plan_earliest(bc->bp, ps->nodes, group, r, dur, bc->horizon,
+		                     &ps->out, &t) < 0)
+			continue;
+		if (rc == 0 && t >= best_t)
+			continue;
+		rc = 0;
+		best = alt;
+		best_t = t;
+		if (t == bc->now)
+			break;
+	}
+	if (rc == 0 && best != last) {
+		sched_pass_mark_nodes(ps, job, best);
+		rc = bf_plan_earliest(bc->bp, ps->nodes, group, r, dur, bc->horizon,
+		                      &ps->out, &best_t);
+	}
+	if (rc == 0)
+		*ret_start = best_t;
+	return rc;
+}
+
 /* Plan one job (or the next task of an array).  Returns 1 when it started. */
 static int plan_job(struct bf_ctx *bc, struct job *job, struct job *meta)
 {
 	struct sched_pass *ps = bc->ps;
 	size_t pi = sched_pass_part_index(ps->ctld, meta->part);
-	int64_t dur = job_duration(bc, meta), t;
+	int64_t dur = job_duration(bc, meta), t = 0;
 	struct sched_req r;
 	int rc;
 
-	sched_pass_mark_nodes(ps, meta);
 	sched_pass_req(meta, &r);
-	rc = bf_plan_earliest(bc->bp, ps->nodes, bc->group[pi], &r, dur, bc->horizon,
-	                      &ps->out, &t);
+	rc = earliest(bc, meta, &r, dur, bc->group[pi], &t);
 	if (rc < 0) {
 		job_clear_plan(meta);
 		return 0;

@@ -103,6 +103,7 @@ static int apply_start(struct ctld *ctld, const struct job_event *ev, struct job
 	job->mem = xcalloc(count, sizeof(uint64_t));
 	job->cores = xcalloc(count, sizeof(uint32_t *));
 	job->held = xcalloc(count, 1);
+	job->share = job->part ? part_job_share(job->part, job->desc.flags) : 1;
 	for (size_t i = 0; i < count; i++) {
 		int idx = node_mgr_find(ctld->nodes, names[i]);
 		struct node *n = node_mgr_get(ctld->nodes, idx < 0 ? 0 : idx);
@@ -112,8 +113,8 @@ static int apply_start(struct ctld *ctld, const struct job_event *ev, struct job
 		job->mem[i] = ev->mem_per_node.v[i];
 		job->cores[i] = xcalloc(job->cpus[i] + 1, sizeof(uint32_t));
 		if (idx >= 0) {
-			node_alloc(n, job->cpus[i], job->mem[i], ev->time);
-			node_cores_take(n, job->cpus[i], job->cores[i]);
+			node_alloc(n, job->cpus[i], job->mem[i], job->share, ev->time);
+			node_cores_take(n, job->cpus[i], job->share, job->cores[i]);
 			job->held[i] = 1;
 		}
 	}
@@ -169,7 +170,7 @@ void job_release_node(struct ctld *ctld, struct job *job, uint32_t k)
 	n = node_mgr_get(ctld->nodes, job->node_idx[k]);
 	if ((job->state & JOB_COMPLETING) && n->completing)
 		n->completing--;
-	node_release(n, job->cpus[k], job->mem[k], time(NULL));
+	node_release(n, job->cpus[k], job->mem[k], job->share, time(NULL));
 	node_cores_give(n, job->cpus[k], job->cores[k]);
 	job->held[k] = 0;
 	for (uint32_t i = 0; i < job->nnodes; i++)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include "common/arrayspec.h"
+#include "common/constraint.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/states.h"
@@ -66,6 +67,7 @@ static void job_free(struct job *job)
 	free(job->nodes_str);
 	arrayspec_release(job->array_rem);
 	free(job->array_rem);
+	constraint_destroy(job->constraint);
 	step_free_all(job);
 	free(job);
 }
@@ -195,9 +197,11 @@ static void submit_durable(void *arg, int rc)
 	free(r);
 }
 
-/* Could the request ever run in the partition (every node idle and up)? */
+/* Could the request ever run in the partition (every node idle and up, with
+ * the features of some alternative of the constraint cons, which may be
+ * NULL)? */
 static int job_desc_fits(struct ctld *ctld, const struct part *p,
-                         const struct job_desc *d)
+                         const struct job_desc *d, const struct constraint *cons)
 {
 	struct sched_node *nodes = xcalloc(p->nnodes + 1, sizeof(*nodes));
 	uint32_t *u32 = xcalloc(3 * (p->nnodes + 1), sizeof(uint32_t));
@@ -216,26 +220,70 @@ static int job_desc_fits(struct ctld *ctld, const struct part *p,
 	    .mem_per_node = d->mem_per_node == NO_VAL64 ? 0 : d->mem_per_node,
 	    .mem_per_cpu = d->mem_per_cpu == NO_VAL64 ? 0 : d->mem_per_cpu,
 	    .exclusive = !!(d->flags & JOB_F_EXCLUSIVE),
+	    .min_cpus = d->pn_min_cpus == NO_VAL ? 0 : d->pn_min_cpus,
 	};
-	int rc;
+	size_t alts = cons ? constraint_alternatives(cons) : 1;
+	int rc = -EINVAL;
 
-	for (size_t i = 0; i < p->nnodes; i++) {
-		struct node *n = node_mgr_get(ctld->nodes, p->node_idx[i]);
-		nodes[i].cpus = n->cpus;
-		nodes[i].mem = n->mem;
-		nodes[i].usable = 1;
+	for (size_t alt = 0; alt < alts && rc == -EINVAL; alt++) {
+		for (size_t i = 0; i < p->nnodes; i++) {
+			struct node *n = node_mgr_get(ctld->nodes, p->node_idx[i]);
+			nodes[i].cpus = n->cpus;
+			nodes[i].mem = n->mem;
+			nodes[i].usable =
+			    !cons || constraint_match(cons, alt, n->cfg->features);
+		}
+		rc = sched_select(nodes, p->nnodes, &req, &out);
 	}
-	rc = sched_select(nodes, p->nnodes, &req, &out);
 	free(nodes);
 	free(u32);
 	free(mem);
 	return rc == -EINVAL ? -1 : 0;
 }
 
+/* Parse -C into *ret (NULL when none): a malformed expression, or a feature
+ * that no node of the partition has, is ESLURM_INVALID_FEATURE. */
+static int job_desc_constraint(struct ctld *ctld, const struct part *p,
+                               const struct job_desc *d, struct constraint **ret)
+{
+	struct rota_error err = {{0}};
+	struct constraint *c = NULL;
+	const char *const *names;
+	size_t nnames;
+
+	*ret = NULL;
+	if (!d->features)
+		return 0;
+	if (constraint_parse(d->features, &c, &err) < 0) {
+		log_info("submit rejected: constraint \"%s\": %s", d->features, err.text);
+		return ESLURM_INVALID_FEATURE;
+	}
+	nnames = constraint_names(c, &names);
+	for (size_t k = 0; k < nnames; k++) {
+		size_t i;
+		for (i = 0; i < p->nnodes; i++)
+			if (feature_list_has(
+			        node_mgr_get(ctld->nodes, p->node_idx[i])->cfg->features,
+			        names[k]))
+				break;
+		if (i == p->nnodes) {
+			log_info("submit rejected: no node of partition %s has feature "
+			         "%s",
+			         p->cfg->name, names[k]);
+			constraint_destroy(c);
+			return ESLURM_INVALID_FEATURE;
+		}
+	}
+	*ret = c;
+	return 0;
+}
+
 int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
                              struct part **ret_part)
 {
+	struct constraint *cons = NULL;
 	struct part *p;
+	int rc;
 	char **names = NULL;
 	size_t count = 0;
 
@@ -271,8 +319,15 @@ int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
 		}
 		hostlist_free(names);
 	}
-	if (job_desc_fits(ctld, p, d) < 0)
-		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	rc = job_desc_constraint(ctld, p, d, &cons);
+	if (rc)
+		return rc;
+	rc = job_desc_fits(ctld, p, d, cons) < 0
+	         ? ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE
+	         : 0;
+	constraint_destroy(cons);
+	if (rc)
+		return rc;
 	*ret_part = p;
 	return 0;
 }

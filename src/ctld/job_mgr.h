@@ -11,6 +11,7 @@
 struct ctld;
 struct client;
 struct part;
+struct constraint;
 
 struct step {
 	uint32_t step_id;
@@ -56,6 +57,7 @@ struct job {
 	uint32_t *tasks;
 	uint64_t *mem;
 	uint32_t **cores; /* [nnodes][cpus[i]] core ids on each node */
+	uint32_t share;   /* jobs per core it may share with (part_job_share) */
 	uint8_t *held;    /* [nnodes] resources still held (COMPLETING) */
 	char *nodes_str;
 	uint32_t exit_code;
@@ -70,10 +72,11 @@ struct job {
 	uint32_t array_task_id;      /* NO_VAL: not an array, or the pending remainder */
 	struct arrayspec *array_rem; /* owned: an array's tasks not started yet */
 	/* backfill's plan while pending (derived, not journaled) */
-	time_t est_start;        /* expected start, 0 unknown */
-	char *sched_nodes;       /* owned: nodes planned for it, NULL unknown */
-	struct job *hnext;       /* hash chain */
-	struct job *prev, *next; /* submission order */
+	time_t est_start;              /* expected start, 0 unknown */
+	char *sched_nodes;             /* owned: nodes planned for it, NULL unknown */
+	struct constraint *constraint; /* owned: desc.features parsed, lazily */
+	struct job *hnext;             /* hash chain */
+	struct job *prev, *next;       /* submission order */
 };
 
 struct job_mgr;

@@ -135,6 +135,7 @@ static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_i
 	o->req_nodes = xstrdup(d->req_nodes);
 	o->exc_nodes = xstrdup(d->exc_nodes);
 	o->features = xstrdup(d->features);
+	o->pn_min_cpus = d->pn_min_cpus;
 	o->batch_flag = !(d->flags & JOB_F_INTERACTIVE);
 	o->work_dir = xstrdup(d->work_dir);
 	o->command = xstrdup(d->command);

@@ -158,42 +158,90 @@ int node_usable(const struct node *n)
 	return !n->down && n->registered && !(n->flags & (NODE_DRAIN | NODE_NO_RESPOND));
 }
 
-void node_alloc(struct node *n, uint32_t cpus, uint64_t mem, time_t now)
+enum part_oversub part_oversub(const struct part *p, uint32_t *ret_jobs)
+{
+	const char *os = p->cfg->oversubscribe ? p->cfg->oversubscribe : "NO";
+	enum part_oversub mode = PART_OVERSUB_NO;
+	const char *colon = strchr(os, ':');
+	uint32_t jobs = 1;
+
+	if (!strncasecmp(os, "EXCLUSIVE", 9))
+		mode = PART_OVERSUB_EXCLUSIVE;
+	else if (!strncasecmp(os, "YES", 3))
+		mode = PART_OVERSUB_YES;
+	else if (!strncasecmp(os, "FORCE", 5))
+		mode = PART_OVERSUB_FORCE;
+	if (mode == PART_OVERSUB_YES || mode == PART_OVERSUB_FORCE) {
+		unsigned long v = colon ? strtoul(colon + 1, NULL, 10) : 4;
+		jobs = v < 1 ? 4 : v >= CORE_EXCL ? CORE_EXCL - 1 : (uint32_t)v;
+	}
+	*ret_jobs = jobs;
+	return mode;
+}
+
+uint32_t part_job_share(const struct part *p, uint32_t job_flags)
+{
+	uint32_t jobs;
+	enum part_oversub mode = part_oversub(p, &jobs);
+
+	if (job_flags & JOB_F_EXCLUSIVE)
+		return 1;
+	if (mode == PART_OVERSUB_FORCE ||
+	    (mode == PART_OVERSUB_YES && (job_flags & JOB_F_OVERSUBSCRIBE)))
+		return jobs;
+	return 1;
+}
+
+void node_alloc(struct node *n, uint32_t cpus, uint64_t mem, uint32_t share, time_t now)
 {
 	n->alloc_cpus += cpus;
+	if (share > 1)
+		n->shared_cpus += cpus;
 	n->alloc_mem += mem;
 	n->run_jobs++;
 	n->last_busy = now;
 }
 
-void node_release(struct node *n, uint32_t cpus, uint64_t mem, time_t now)
+void node_release(struct node *n, uint32_t cpus, uint64_t mem, uint32_t share, time_t now)
 {
 	n->alloc_cpus = n->alloc_cpus > cpus ? n->alloc_cpus - cpus : 0;
+	if (share > 1)
+		n->shared_cpus = n->shared_cpus > cpus ? n->shared_cpus - cpus : 0;
 	n->alloc_mem = n->alloc_mem > mem ? n->alloc_mem - mem : 0;
 	if (n->run_jobs)
 		n->run_jobs--;
 	n->last_busy = now;
 }
 
-void node_cores_take(struct node *n, uint32_t count, uint32_t *ids)
+void node_cores_take(struct node *n, uint32_t count, uint32_t share, uint32_t *ids)
 {
 	uint32_t k = 0;
 
-	for (uint32_t c = 0; c < n->cpus && k < count; c++)
-		if (!n->core_used[c]) {
-			n->core_used[c] = 1;
+	/* a sharing job joins the cores of other sharing jobs first */
+	for (uint32_t c = 0; share > 1 && c < n->cpus && k < count; c++)
+		if (n->core_used[c] && n->core_used[c] < share) {
+			n->core_used[c]++;
 			ids[k++] = c;
 		}
-	/* oversubscribed (more than free): share from the start */
+	for (uint32_t c = 0; c < n->cpus && k < count; c++)
+		if (!n->core_used[c]) {
+			n->core_used[c] = share > 1 ? 1 : CORE_EXCL;
+			ids[k++] = c;
+		}
+	/* more than there is (a restart with a smaller node): share from the
+	 * start, without counting */
 	for (uint32_t c = 0; k < count; c = (c + 1) % (n->cpus ? n->cpus : 1))
 		ids[k++] = c;
 }
 
 void node_cores_give(struct node *n, uint32_t count, const uint32_t *ids)
 {
-	for (uint32_t i = 0; i < count; i++)
-		if (ids[i] < n->cpus)
-			n->core_used[ids[i]] = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		uint8_t *u = ids[i] < n->cpus ? &n->core_used[ids[i]] : NULL;
+		if (!u || !*u)
+			continue;
+		*u = *u == CORE_EXCL ? 0 : *u - 1;
+	}
 }
 
 int node_send(struct node *n, uint16_t type, const void *body)
@@ -355,7 +403,7 @@ void node_mgr_info(struct ctld *ctld, struct client *c)
 		o->port = n->cfg->port;
 		o->state = node_state(n);
 		o->cpus = n->cpus;
-		o->alloc_cpus = n->alloc_cpus;
+		o->alloc_cpus = n->alloc_cpus < n->cpus ? n->alloc_cpus : n->cpus;
 		o->boards = n->boards;
 		o->sockets = n->sockets;
 		o->cores = n->cores;

@@ -17,11 +17,13 @@ struct node {
 	uint32_t cpus;
 	uint64_t mem;
 	uint32_t sockets, cores, threads, boards;
-	uint32_t alloc_cpus;
+	uint32_t alloc_cpus;  /* may exceed cpus where jobs oversubscribe */
+	uint32_t shared_cpus; /* part of alloc_cpus held by jobs sharing cores */
 	uint64_t alloc_mem;
 	uint32_t run_jobs;   /* jobs with an allocation here */
 	uint32_t completing; /* ended jobs not yet confirmed gone here */
-	uint8_t *core_used;  /* [cpus]: which abstract cores are allocated */
+	uint8_t *core_used;  /* [cpus]: 0 free, CORE_EXCL held by one job, else how
+	                      * many sharing jobs use the core */
 	uint32_t flags;      /* NODE_DRAIN | NODE_NO_RESPOND */
 	int down;            /* NODE_DOWN (admin or timeout) */
 	int admin_down;      /* set by scontrol/config: needs RESUME */
@@ -41,6 +43,16 @@ struct part {
 	uint32_t *node_idx; /* indexes into node_mgr's array */
 	size_t nnodes;
 	uint32_t total_cpus;
+};
+
+#define CORE_EXCL 0xff
+
+/* A partition's OverSubscribe= setting. */
+enum part_oversub {
+	PART_OVERSUB_NO,
+	PART_OVERSUB_EXCLUSIVE,
+	PART_OVERSUB_YES,
+	PART_OVERSUB_FORCE,
 };
 
 struct node_mgr;
@@ -63,11 +75,22 @@ uint32_t node_state(const struct node *n);
 /* Can new work start here? */
 int node_usable(const struct node *n);
 
-/* Allocation bookkeeping (called from job_event_apply). */
-void node_alloc(struct node *n, uint32_t cpus, uint64_t mem, time_t now);
-void node_release(struct node *n, uint32_t cpus, uint64_t mem, time_t now);
-/* Pick count free cores (lowest first) into ids; used when a job starts. */
-void node_cores_take(struct node *n, uint32_t count, uint32_t *ids);
+/* The partition's OverSubscribe mode; *ret_jobs gets how many jobs may share
+ * a core (YES[:N] and FORCE[:N], default 4), else 1. */
+enum part_oversub part_oversub(const struct part *p, uint32_t *ret_jobs);
+/* How many jobs may share a core with a job of these JOB_F_* flags in p: 1 when
+ * it may not share (NO, EXCLUSIVE, YES without --oversubscribe, --exclusive). */
+uint32_t part_job_share(const struct part *p, uint32_t job_flags);
+
+/* Allocation bookkeeping (called from job_event_apply); share as
+ * part_job_share() gave for the job. */
+void node_alloc(struct node *n, uint32_t cpus, uint64_t mem, uint32_t share, time_t now);
+void node_release(struct node *n, uint32_t cpus, uint64_t mem, uint32_t share,
+                  time_t now);
+/* Pick count cores into ids when a job starts: free ones lowest first; a
+ * sharing job (share > 1) first joins cores other sharing jobs use fewer than
+ * share times. */
+void node_cores_take(struct node *n, uint32_t count, uint32_t share, uint32_t *ids);
 void node_cores_give(struct node *n, uint32_t count, const uint32_t *ids);
 
 /* Messages. */

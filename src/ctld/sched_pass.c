@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/arrayspec.h"
+#include "common/constraint.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/states.h"
@@ -21,9 +22,14 @@
 #include "sched/select.h"
 #include "common/common.h"
 
+/* PriorityTier of the partition first, then priority, then job id. */
 static int cmp_prio(const void *a, const void *b)
 {
 	const struct job *x = *(struct job *const *)a, *y = *(struct job *const *)b;
+	uint32_t tx = x->part->cfg->priority_tier, ty = y->part->cfg->priority_tier;
+
+	if (tx != ty)
+		return tx > ty ? -1 : 1;
 	if (x->priority != y->priority)
 		return x->priority > y->priority ? -1 : 1;
 	return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
@@ -84,16 +90,39 @@ static int job_blocked_by_limits(struct ctld *ctld, struct job *job, time_t now)
 		sched_pass_set_reason(job, WAIT_PART_TIME_LIMIT, NULL);
 		return 1;
 	}
-	if (cp->max_nodes != UINT32_MAX && job->min_nodes > cp->max_nodes) {
+	if ((cp->max_nodes != UINT32_MAX && job->min_nodes > cp->max_nodes) ||
+	    job->min_nodes < cp->min_nodes) {
 		sched_pass_set_reason(job, WAIT_PART_NODE_LIMIT, NULL);
 		return 1;
 	}
 	return 0;
 }
 
-void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job)
+/* The job's parsed --constraint (cached on the job), or NULL: none, or one
+ * that does not parse (submit checked it, so only from an older journal; no
+ * node suits it). */
+static const struct constraint *job_constraint(struct job *job)
+{
+	if (job->desc.features && !job->constraint)
+		constraint_parse(job->desc.features, &job->constraint, NULL);
+	return job->constraint;
+}
+
+/* How many matching-OR alternatives the job's constraint has (1 when none):
+ * sched_pass_mark_nodes() takes one of them. */
+size_t sched_pass_alternatives(struct job *job)
+{
+	const struct constraint *c = job_constraint(job);
+	return c ? constraint_alternatives(c) : 1;
+}
+
+/* Set usable/required for the job: up, in its partition, not excluded, and
+ * with the features its constraint asks, taking alternative `alt` of a
+ * matching OR ([a|b]). */
+void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 {
 	struct ctld *ctld = ps->ctld;
+	const struct constraint *cons = job_constraint(job);
 	char **req = NULL, **exc = NULL;
 	size_t nreq = 0, nexc = 0;
 
@@ -103,7 +132,10 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job)
 		hostlist_expand(job->desc.exc_nodes, &exc, &nexc, NULL);
 	for (size_t i = 0; i < ps->nnodes; i++) {
 		struct node *n = node_mgr_get(ctld->nodes, i);
-		ps->nodes[i].usable = node_usable(n) && part_has_node(job->part, i);
+		ps->nodes[i].usable =
+		    node_usable(n) && part_has_node(job->part, i) &&
+		    (!job->desc.features ||
+		     (cons && constraint_match(cons, alt, n->cfg->features)));
 		ps->nodes[i].required = 0;
 		for (size_t k = 0; k < nreq; k++)
 			if (!strcmp(req[k], n->cfg->name))
@@ -119,6 +151,7 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job)
 void sched_pass_req(const struct job *job, struct sched_req *r)
 {
 	const struct job_desc *d = &job->desc;
+	uint32_t jobs;
 
 	r->min_nodes = job->min_nodes;
 	r->max_nodes = d->max_nodes == NO_VAL ? SCHED_UNSET : d->max_nodes;
@@ -128,7 +161,29 @@ void sched_pass_req(const struct job *job, struct sched_req *r)
 	r->cpus_per_task = d->cpus_per_task == NO_VAL ? 1 : d->cpus_per_task;
 	r->mem_per_node = d->mem_per_node == NO_VAL64 ? 0 : d->mem_per_node;
 	r->mem_per_cpu = d->mem_per_cpu == NO_VAL64 ? 0 : d->mem_per_cpu;
-	r->exclusive = !!(d->flags & JOB_F_EXCLUSIVE);
+	r->exclusive = !!(d->flags & JOB_F_EXCLUSIVE) ||
+	               part_oversub(job->part, &jobs) == PART_OVERSUB_EXCLUSIVE;
+	r->share = r->exclusive ? 1 : part_job_share(job->part, d->flags);
+	r->min_cpus = d->pn_min_cpus == NO_VAL ? 0 : d->pn_min_cpus;
+}
+
+/* mark_nodes + sched_select over each matching-OR alternative in turn: 0 when
+ * the job fits now (ps->out holds where), else sched_select's error. */
+static int select_job(struct sched_pass *ps, struct job *job, const struct sched_req *r)
+{
+	size_t alts = sched_pass_alternatives(job);
+	int rc = -EINVAL;
+
+	for (size_t alt = 0; alt < alts; alt++) {
+		int k;
+		sched_pass_mark_nodes(ps, job, alt);
+		k = sched_select(ps->nodes, ps->nnodes, r, &ps->out);
+		if (k == 0)
+			return 0;
+		if (k == -EAGAIN)
+			rc = k;
+	}
+	return rc;
 }
 
 void sched_pass_start(struct sched_pass *ps, struct job *job, time_t now)
@@ -138,11 +193,14 @@ void sched_pass_start(struct sched_pass *ps, struct job *job, time_t now)
 	char **names = xcalloc(a->nnodes + 1, sizeof(char *));
 	uint32_t *mem32 = xcalloc(a->nnodes, sizeof(uint32_t));
 	struct job_event ev = {.type = EV_START, .job_id = job->job_id, .time = now};
+	uint32_t share = part_job_share(job->part, job->desc.flags);
 
 	for (uint32_t i = 0; i < a->nnodes; i++) {
 		names[i] = node_mgr_get(ctld->nodes, a->node_idx[i])->cfg->name;
 		mem32[i] = (uint32_t)a->mem[i];
 		ps->nodes[a->node_idx[i]].alloc_cpus += a->cpus[i];
+		if (share > 1)
+			ps->nodes[a->node_idx[i]].shared_cpus += a->cpus[i];
 		ps->nodes[a->node_idx[i]].alloc_mem += a->mem[i];
 	}
 	ev.nodes = hostlist_compress(names, a->nnodes);
@@ -180,7 +238,7 @@ char *sched_pass_wait_detail(struct sched_pass *ps, struct job *job,
 			continue;
 		if (ps->nodes[i].cpus >= per_node)
 			exist++;
-		if (ps->nodes[i].usable &&
+		if (ps->nodes[i].usable && ps->nodes[i].cpus > ps->nodes[i].alloc_cpus &&
 		    ps->nodes[i].cpus - ps->nodes[i].alloc_cpus >= per_node)
 			fit++;
 	}
@@ -214,9 +272,8 @@ static void consider_array(struct sched_pass *ps, struct job *meta, time_t now)
 			sched_pass_set_reason(meta, WAIT_DEPENDENCY, NULL);
 			return;
 		}
-		sched_pass_mark_nodes(ps, meta);
 		sched_pass_req(meta, &r);
-		if (t < 0 || sched_select(ps->nodes, ps->nnodes, &r, &ps->out) != 0) {
+		if (t < 0 || select_job(ps, meta, &r) != 0) {
 			ps->blocked[sched_pass_part_index(ctld, meta->part)] = 1;
 			sched_pass_set_reason(meta,
 			                      meta->desc.req_nodes ? WAIT_NODE_NOT_AVAIL
@@ -269,9 +326,8 @@ static void consider(struct sched_pass *ps, struct job *job, time_t now)
 		sched_pass_set_reason(job, WAIT_ARRAY_TASK_LIMIT, NULL);
 		return;
 	}
-	sched_pass_mark_nodes(ps, job);
 	sched_pass_req(job, &r);
-	rc = sched_select(ps->nodes, ps->nnodes, &r, &ps->out);
+	rc = select_job(ps, job, &r);
 	if (rc == 0) {
 		sched_pass_start(ps, job, now);
 		return;
@@ -330,6 +386,8 @@ void sched_pass(struct ctld *ctld, time_t now)
 		ps.nodes[i].alloc_cpus = nd->alloc_cpus;
 		ps.nodes[i].mem = nd->mem;
 		ps.nodes[i].alloc_mem = nd->alloc_mem;
+		ps.nodes[i].weight = nd->cfg->weight;
+		ps.nodes[i].shared_cpus = nd->shared_cpus;
 	}
 	u32 = xcalloc(3 * (ps.nnodes + 1), sizeof(uint32_t));
 	ps.out.node_idx = u32;

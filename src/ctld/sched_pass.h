@@ -31,8 +31,13 @@ void sched_pass_set_reason(struct job *job, uint32_t reason, char *detail);
 
 size_t sched_pass_part_index(struct ctld *ctld, const struct part *p);
 
-/* Mark in ps->nodes which nodes this job may use (and must use). */
-void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job);
+/* How many matching-OR alternatives ([a|b]) the job's --constraint has; 1
+ * when none. */
+size_t sched_pass_alternatives(struct job *job);
+
+/* Mark in ps->nodes which nodes this job may use (and must use), taking
+ * alternative alt (< sched_pass_alternatives()) of its constraint. */
+void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt);
 
 /* The selection request of a job. */
 void sched_pass_req(const struct job *job, struct sched_req *r);

@@ -56,7 +56,8 @@
 	F(S, u32, warn_signal, _) /* --signal: 0 none */                                 \
 	F(S, u32, warn_time, _)   /* seconds before the end */                           \
 	F(S, u32, warn_flags, _)  /* WARN_F_* */                                         \
-	F(S, str, array_inx, _)   /* --array spec as given; NULL: not an array */
+	F(S, str, array_inx, _)   /* --array spec as given; NULL: not an array */        \
+	F(S, u32, pn_min_cpus, _) /* --mincpus; NO_VAL unset */
 ROTA_DECLARE(job_desc, JOB_DESC_FIELDS)
 
 enum job_flags {
@@ -65,6 +66,7 @@ enum job_flags {
 	JOB_F_NO_REQUEUE = 1 << 2,
 	JOB_F_INTERACTIVE = 1 << 3, /* srun/salloc allocation, no batch script */
 	JOB_F_OPEN_APPEND = 1 << 4,
+	JOB_F_OVERSUBSCRIBE = 1 << 5, /* -s: may share cores (OverSubscribe=YES) */
 };
 
 /* One job as squeue / scontrol show job see it. */
@@ -119,7 +121,8 @@ enum job_flags {
 	F(S, u32, array_task_id, _)   /* NO_VAL: not a single task */                    \
 	F(S, str, array_task_str, _)  /* pending remainder "5-99%10", else NULL */       \
 	F(S, u32, array_max_tasks, _) /* throttle; 0 none */                             \
-	F(S, str, sched_nodes, _)     /* pending: nodes backfill planned for it */
+	F(S, str, sched_nodes, _)     /* pending: nodes backfill planned for it */       \
+	F(S, u32, pn_min_cpus, _)     /* --mincpus; NO_VAL unset */
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 
 #define NODE_INFO_FIELDS(F, S)                                                           \

@@ -9,6 +9,10 @@ static uint32_t tasks_fit(const struct sched_req *req, uint32_t free_cpus,
 {
 	uint32_t t = free_cpus / req->cpus_per_task;
 
+	if (free_cpus < req->min_cpus ||
+	    (req->mem_per_cpu && free_mem < req->mem_per_cpu * req->min_cpus))
+		return 0;
+
 	if (req->mem_per_cpu) {
 		uint64_t per_task = req->mem_per_cpu * req->cpus_per_task;
 		uint64_t by_mem = free_mem / per_task;
@@ -31,6 +35,15 @@ static void node_free(const struct sched_node *nd, const struct sched_req *req, 
 	} else if (req->exclusive && (nd->alloc_cpus || nd->alloc_mem)) {
 		*cpus = 0;
 		*mem = 0;
+	} else if (req->share > 1) {
+		uint32_t shared =
+		    nd->shared_cpus < nd->alloc_cpus ? nd->shared_cpus : nd->alloc_cpus;
+		uint32_t excl = nd->alloc_cpus - shared;
+		uint32_t base = nd->cpus > excl ? nd->cpus - excl : 0;
+		uint64_t pool = (uint64_t)base * req->share;
+		pool = pool > shared ? pool - shared : 0;
+		*cpus = pool < base ? (uint32_t)pool : base;
+		*mem = nd->mem > nd->alloc_mem ? nd->mem - nd->alloc_mem : 0;
 	} else {
 		*cpus = nd->cpus > nd->alloc_cpus ? nd->cpus - nd->alloc_cpus : 0;
 		*mem = nd->mem > nd->alloc_mem ? nd->mem - nd->alloc_mem : 0;
@@ -46,6 +59,17 @@ static uint32_t wanted_tasks(const struct sched_req *req, uint32_t nnodes)
 	return nnodes;
 }
 
+/* order[] = node indexes by weight, then index (a stable insertion sort). */
+static void weight_order(const struct sched_node *nodes, size_t n, size_t *order)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i;
+		for (; j > 0 && nodes[order[j - 1]].weight > nodes[i].weight; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+}
+
 /* One pass: idle != 0 pretends every usable node is empty (the "could it ever
  * run" check). */
 static int select_pass(const struct sched_node *nodes, size_t n,
@@ -53,13 +77,16 @@ static int select_pass(const struct sched_node *nodes, size_t n,
 {
 	uint32_t max_nodes = req->max_nodes == SCHED_UNSET ? (uint32_t)n : req->max_nodes;
 	uint32_t fit[n ? n : 1];
+	size_t order[n ? n : 1];
 	uint32_t cap = 0, k = 0, need, left;
 
 	if (req->ntasks_per_node == SCHED_UNSET && req->num_tasks == SCHED_UNSET)
 		max_nodes = req->min_nodes > max_nodes ? max_nodes : req->min_nodes;
-	/* required nodes first, then the rest in index order */
+	weight_order(nodes, n, order);
+	/* required nodes first, then the rest by weight */
 	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < n && k < max_nodes; i++) {
+		for (size_t o = 0; o < n && k < max_nodes; o++) {
+			size_t i = order[o];
 			uint32_t fc, t;
 			uint64_t fm;
 			if (!nodes[i].usable || (pass == 0) != !!nodes[i].required)
@@ -106,6 +133,8 @@ placed:
 		const struct sched_node *nd = &nodes[out->node_idx[j]];
 		out->cpus[j] =
 		    req->exclusive ? nd->cpus : out->tasks[j] * req->cpus_per_task;
+		if (out->cpus[j] < req->min_cpus)
+			out->cpus[j] = req->min_cpus;
 		if (req->mem_per_node)
 			out->mem[j] = req->mem_per_node;
 		else

@@ -3,7 +3,10 @@
  * A pure function over a snapshot of node capacity (no I/O, no clock), so the
  * controller and `rota sim` run the same code.  Semantics follow select/cons_tres
  * with CR_Core_Memory: CPUs and memory are consumable, several jobs share a node,
- * an exclusive job needs an idle node.
+ * an exclusive job needs an idle node.  Nodes are taken lowest weight first,
+ * then in index order.  A job that may oversubscribe (share > 1) sees the CPUs
+ * not held by non-sharing jobs, share times over, but never more than the node
+ * has on one node; memory is never oversubscribed.
  */
 #ifndef ROTA_SCHED_SELECT_H
 #define ROTA_SCHED_SELECT_H
@@ -16,8 +19,10 @@ struct sched_node {
 	uint32_t alloc_cpus; /* already allocated */
 	uint64_t mem;        /* MB */
 	uint64_t alloc_mem;
-	int usable;   /* up, not drained, in the partition, not excluded */
-	int required; /* named in --nodelist */
+	int usable;           /* up, not drained, in the partition, not excluded */
+	int required;         /* named in --nodelist */
+	uint32_t weight;      /* Weight=: lower is allocated first, ties by index */
+	uint32_t shared_cpus; /* part of alloc_cpus held by jobs that share cores */
 };
 
 #define SCHED_UNSET 0xfffffffeu
@@ -31,6 +36,9 @@ struct sched_req {
 	uint64_t mem_per_node;    /* MB, 0 = not tracked */
 	uint64_t mem_per_cpu;     /* MB, 0 = not tracked */
 	int exclusive;
+	uint32_t min_cpus; /* --mincpus: CPUs per node at least; 0 none */
+	uint32_t share;    /* OverSubscribe: >1 may share cores with other sharing
+	                    * jobs, up to share jobs per core; 0 or 1: no sharing */
 };
 
 /* Result for one node; caller provides arrays of n entries. */

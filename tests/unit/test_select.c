@@ -125,6 +125,99 @@ static void test_exclusive_and_required(void **state)
 	assert_int_equal(sched_select(nodes, N, &r, &out), -EAGAIN);
 }
 
+static void test_weight(void **state)
+{
+	struct sched_req r = req(2, SCHED_UNSET, SCHED_UNSET, 1);
+	nodes[0].weight = 10;
+	nodes[1].weight = 5;
+	nodes[2].weight = 1;
+	nodes[3].weight = 5;
+	/* lowest weight first, ties in node order; the result is in index order */
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 2);
+	assert_int_equal(idx[0], 1);
+	assert_int_equal(idx[1], 2);
+	r.min_nodes = 3;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 1);
+	assert_int_equal(idx[1], 2);
+	assert_int_equal(idx[2], 3);
+	/* a full light node is skipped for the next weight */
+	nodes[2].alloc_cpus = 16;
+	r.min_nodes = 1;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 1);
+	/* tasks fill the lightest node first */
+	nodes[2].alloc_cpus = 0;
+	r = req(1, 20, SCHED_UNSET, 1);
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 2);
+	assert_int_equal(idx[0], 1);
+	assert_int_equal(idx[1], 2);
+	assert_int_equal(tasks[1], 16); /* node 2 (weight 1) came first */
+	assert_int_equal(tasks[0], 4);
+}
+
+static void test_min_cpus(void **state)
+{
+	struct sched_req r = req(1, SCHED_UNSET, SCHED_UNSET, 1);
+	r.min_cpus = 8;
+	nodes[0].alloc_cpus = 10; /* 6 free: too few */
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 1);
+	assert_int_equal(cpus[0], 8); /* at least min_cpus, though one task */
+	assert_int_equal(tasks[0], 1);
+	r.mem_per_cpu = 1000;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(mem[0], 8000);
+	for (int i = 1; i < N; i++)
+		nodes[i].alloc_cpus = 9;
+	assert_int_equal(sched_select(nodes, N, &r, &out), -EAGAIN);
+	r.min_cpus = 17; /* more than any node has */
+	assert_int_equal(sched_select(nodes, N, &r, &out), -EINVAL);
+}
+
+static void test_oversubscribe(void **state)
+{
+	struct sched_req r = req(1, 16, SCHED_UNSET, 1);
+	/* every node full of sharing jobs (one layer) */
+	for (int i = 0; i < N; i++)
+		nodes[i].alloc_cpus = nodes[i].shared_cpus = 16;
+	assert_int_equal(sched_select(nodes, N, &r, &out), -EAGAIN);
+	r.share = 2;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 0);
+	assert_int_equal(cpus[0], 16);
+	/* two layers on node 0: it is full at share 2, not at share 4 */
+	nodes[0].alloc_cpus = nodes[0].shared_cpus = 32;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 1);
+	r.share = 4;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 0);
+	/* one job never gets more CPUs on a node than it has */
+	r.num_tasks = 17;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 2);
+	/* CPUs held by a non-sharing job are not shared */
+	setup(state);
+	nodes[0].alloc_cpus = 12; /* 12 exclusive */
+	r = req(1, 8, SCHED_UNSET, 1);
+	r.share = 4;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 2); /* only 4 CPUs of node 0 to share */
+	assert_int_equal(idx[0], 0);
+	assert_int_equal(cpus[0], 4);
+	r.num_tasks = 4;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 0);
+	/* an exclusive job still needs an idle node */
+	r.exclusive = 1;
+	r.share = 0;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +228,9 @@ int main(void)
 	    cmocka_unit_test_setup(test_busy_vs_never, setup),
 	    cmocka_unit_test_setup(test_memory, setup),
 	    cmocka_unit_test_setup(test_exclusive_and_required, setup),
+	    cmocka_unit_test_setup(test_weight, setup),
+	    cmocka_unit_test_setup(test_min_cpus, setup),
+	    cmocka_unit_test_setup(test_oversubscribe, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,297 @@
+"""Node selection: Features and --constraint, node Weight, partition
+OverSubscribe and -s, PriorityTier, MinNodes, --mincpus.
+
+One cluster for the module: 4 nodes x 8 CPUs, each with its own line so that
+it has its own features and weight, and extra partitions over the same nodes.
+"""
+import os
+import re
+import shutil
+
+import pytest
+
+from conftest import _mkdtemp, _start, _stop, write_script
+
+# node: (features, weight)
+NODES = {
+    "node01": ("gpu,rack1", 10),
+    "node02": ("gpu,rack2", 10),
+    "node03": ("rack1", 1),
+    "node04": ("rack2,bigmem", 5),
+}
+PARTS = """
+PartitionName=high Nodes=node[01-04] MaxTime=01:00:00 State=UP PriorityTier=2
+PartitionName=force Nodes=node[01-04] MaxTime=01:00:00 State=UP OverSubscribe=FORCE:2
+PartitionName=yes Nodes=node[01-04] MaxTime=01:00:00 State=UP OverSubscribe=YES:2
+PartitionName=excl Nodes=node[01-04] MaxTime=01:00:00 State=UP OverSubscribe=EXCLUSIVE
+PartitionName=big Nodes=node[01-04] MaxTime=01:00:00 State=UP MinNodes=2
+"""
+REJECTED = "sbatch: error: Batch job submission failed: Invalid feature specification\n"
+# runs until the file named by its first argument exists
+GATED = "#!/bin/bash\nwhile [ ! -e \"$1\" ]; do sleep 0.1; done\n"
+
+
+def rewrite_conf(path):
+    """One NodeName line per node with its Features and Weight; more
+    partitions."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    out = []
+    for line in lines:
+        m = re.match(r"NodeName=node\[01-04\] (.*)Port=\[(\d+)-(\d+)\](.*)$", line)
+        if not m:
+            out.append(line)
+            continue
+        port = int(m.group(2))
+        for i, (name, (feat, weight)) in enumerate(sorted(NODES.items())):
+            out.append(f"NodeName={name} {m.group(1)}Port={port + i}{m.group(4)} "
+                       f"Features={feat} Weight={weight}")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n" + PARTS)
+
+
+@pytest.fixture(scope="module")
+def sel_cluster():
+    d = _mkdtemp()
+    os.chmod(d, 0o755)
+    c = _start(os.path.join(d, "cluster"))
+    try:
+        c.down()
+        rewrite_conf(c.conf_path)
+        c.up()
+        yield c
+    finally:
+        try:
+            _stop(c)
+        finally:
+            if not os.environ.get("ROTA_KEEP"):
+                shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture
+def c(sel_cluster, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    os.chmod(tmp_path, 0o755)
+    os.chmod(work, 0o777)
+    sel_cluster.work = work
+    write_script(work / "g.sh", GATED)
+    yield sel_cluster
+    sel_cluster.cancel_all()
+    sel_cluster.wait_nodes_idle()
+
+
+def gated(c, *args, gate="gate"):
+    """Submit g.sh (runs until ./GATE exists) with args; return the job id."""
+    return c.sbatch("-o", "/dev/null", *args, "g.sh", gate, cwd=c.work)
+
+
+def running_on(c, *args, gate="gate"):
+    jid = gated(c, *args, gate=gate)
+    assert c.wait_running(jid) == "RUNNING"
+    return jid, c.job_field(jid, "NodeList")
+
+
+def wait_reason(c, jid, reason):
+    c.wait_for(lambda: c.job_field(jid, "Reason") == reason, what=f"Reason={reason}")
+    assert c.job_state(jid) == "PENDING"
+
+
+def open_gate(c, gate="gate"):
+    (c.work / gate).touch()
+
+
+# ---- Features and --constraint ----
+
+def test_constraint_selects_nodes(c):
+    _, nodes = running_on(c, "-C", "gpu", "-N2")
+    assert nodes == "node[01-02]"
+    _, nodes = running_on(c, "-C", "rack2&bigmem")
+    assert nodes == "node04"
+    _, nodes = running_on(c, "--constraint=rack1,gpu")  # ',' is AND
+    assert nodes == "node01"
+
+
+def test_constraint_or_and_parentheses(c):
+    jid, nodes = running_on(c, "-C", "bigmem|gpu", "-N3", "--exclusive")
+    assert nodes == "node[01-02,04]"
+    assert c.job_field(jid, "Features") == "bigmem|gpu"
+    # (rack1&(bigmem|gpu))|rack2 matches node01, node02, node04, all busy; the
+    # idle node03 has rack1 alone
+    jid = gated(c, "-C", "rack1&(bigmem|gpu)|rack2")
+    wait_reason(c, jid, "Resources")
+    assert c.job_field(jid, "Features") == "rack1&(bigmem|gpu)|rack2"
+    c.run(["scancel", str(jid)], check=True)  # it would block the partition
+    _, nodes = running_on(c, "-C", "rack1&(bigmem|rack1)")
+    assert nodes == "node03"
+
+
+def test_matching_or_keeps_one_alternative(c):
+    # idle: rack1 (node01, node03) is the first alternative
+    _, nodes = running_on(c, "-C", "[rack1|rack2]", "-N2")
+    assert nodes == "node[01,03]"
+    c.cancel_all()
+    c.wait_nodes_idle()
+    # node03 busy: rack1 has one free node, so both come from rack2, never
+    # node01 with a rack2 node
+    running_on(c, "-w", "node03", "--exclusive")
+    _, nodes = running_on(c, "-C", "[rack1|rack2]", "-N2")
+    assert nodes == "node[02,04]"
+    # plain OR mixes them
+    c.cancel_all()
+    c.wait_nodes_idle()
+    running_on(c, "-w", "node03", "--exclusive")
+    running_on(c, "-w", "node02", "--exclusive")
+    _, nodes = running_on(c, "-C", "rack1|rack2", "-N2")
+    assert nodes == "node[01,04]"
+
+
+def test_constraint_busy_pends_with_resources(c):
+    blocker, _ = running_on(c, "-N2", "-w", "node[01-02]", "--exclusive", gate="g1")
+    jid = gated(c, "-C", "gpu")
+    wait_reason(c, jid, "Resources")
+    assert c.job_field(jid, "Features") == "gpu"
+    open_gate(c, "g1")
+    c.wait_job(blocker)
+    assert c.wait_running(jid) == "RUNNING"
+    assert c.job_field(jid, "NodeList") in ("node01", "node02")
+
+
+@pytest.mark.parametrize("spec", [
+    "nosuch", "gpu&nosuch", "gpu|nosuch", "gpu&", "(gpu", "gpu)", "[gpu&rack1]",
+    "gpu*2", "gpu rack1", "x" * 2000,
+])
+def test_constraint_invalid_refused(c, spec):
+    p = c.run(["sbatch", "-C", spec, "--wrap", "true"])
+    assert p.returncode == 1
+    assert p.stderr == REJECTED
+    p = c.run(["squeue", "-h", "-o", "%i"])
+    assert p.stdout.strip() == ""
+
+
+def test_constraint_not_in_partition_never_fits(c):
+    # all features exist, but no node has both: not a feature error
+    p = c.run(["sbatch", "-C", "bigmem&gpu", "--wrap", "true"])
+    assert p.returncode == 1
+    assert p.stderr == ("sbatch: error: Batch job submission failed: Requested "
+                        "node configuration is not available\n")
+
+
+def test_srun_constraint(c):
+    p = c.run(["srun", "-C", "bigmem", "printenv", "SLURMD_NODENAME"], timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "node04"
+    p = c.run(["srun", "-C", "nosuch", "true"])
+    assert p.returncode != 0
+    assert "Invalid feature specification" in p.stderr
+
+
+# ---- Weight ----
+
+def test_weight_orders_nodes(c):
+    _, nodes = running_on(c, "-n1")
+    assert nodes == "node03"  # weight 1
+    c.cancel_all()
+    c.wait_nodes_idle()
+    _, nodes = running_on(c, "-N2")
+    assert nodes == "node[03-04]"  # weights 1 and 5
+    c.cancel_all()
+    c.wait_nodes_idle()
+    _, nodes = running_on(c, "-N3")
+    assert nodes == "node[01,03-04]"  # then node01 before node02 (equal weights)
+    # tasks fill the lightest node first
+    c.cancel_all()
+    c.wait_nodes_idle()
+    jid, nodes = running_on(c, "-n12")
+    assert nodes == "node[03-04]"
+    _, nodes = running_on(c, "-n4")
+    assert nodes == "node04"
+
+
+# ---- OverSubscribe ----
+
+def test_oversubscribe_force(c):
+    a, _ = running_on(c, "-p", "force", "-n8", "-w", "node01")
+    running_on(c, "-p", "force", "-n8", "-w", "node01")
+    assert c.job_field(a, "NumCPUs") == "8"
+    p = c.run(["sinfo", "-h", "-N", "-n", "node01", "-o", "%C"])
+    assert p.stdout.split()[0] == "8/0/0/8"
+    # --exclusive in a FORCE partition still wants an idle node
+    jid, nodes = running_on(c, "-p", "force", "-N1", "--exclusive")
+    assert nodes != "node01"
+    assert c.job_field(jid, "NumCPUs") == "8"
+    # (-w on busy nodes: the reason is ReqNodeNotAvail)
+    plain = gated(c, "-n1", "-w", "node01")  # debug (NO) does not share
+    wait_reason(c, plain, "ReqNodeNotAvail")
+    third = gated(c, "-p", "force", "-n8", "-w", "node01")
+    wait_reason(c, third, "ReqNodeNotAvail")  # FORCE:2: two jobs per core at most
+
+
+def test_oversubscribe_yes_needs_request(c):
+    running_on(c, "-p", "yes", "-n8", "-w", "node02", "-s")
+    jid = gated(c, "-p", "yes", "-n8", "-w", "node02")
+    wait_reason(c, jid, "ReqNodeNotAvail")  # did not ask to share
+    c.run(["scancel", str(jid)], check=True)  # it would block the partition
+    jid, _ = running_on(c, "-p", "yes", "-n8", "-w", "node02", "--oversubscribe")
+    assert c.job_field(jid, "OverSubscribe") == "YES"
+    # the later of -s and --exclusive wins
+    jid = gated(c, "-p", "yes", "-n1", "-w", "node02", "-s", "--exclusive")
+    wait_reason(c, jid, "ReqNodeNotAvail")
+    assert c.job_field(jid, "OverSubscribe") == "NO"
+
+
+def test_oversubscribe_exclusive_partition(c):
+    jid, nodes = running_on(c, "-p", "excl", "-n1")
+    assert c.job_field(jid, "NumCPUs") == "8"
+    jid2, nodes2 = running_on(c, "-p", "excl", "-n1")
+    assert nodes2 != nodes
+
+
+def test_partition_shows_oversubscribe(c):
+    for part, want in [("force", "FORCE:2"), ("yes", "YES:2"),
+                       ("excl", "EXCLUSIVE"), ("debug", "NO")]:
+        p = c.run(["scontrol", "show", "partition", part])
+        assert f"OverSubscribe={want}" in p.stdout, p.stdout
+        p = c.run(["sinfo", "-h", "-p", part, "-o", "%h"])
+        assert p.stdout.strip() == want
+
+
+# ---- PriorityTier ----
+
+def test_priority_tier_first(c):
+    blocker, _ = running_on(c, "-N4", "--exclusive", gate="g1")
+    low = gated(c, "-N4", "--exclusive", gate="g2")  # debug, tier 1, older
+    high = gated(c, "-p", "high", "-N4", "--exclusive", gate="g2")
+    wait_reason(c, high, "Resources")
+    c.wait_for(lambda: c.job_field(low, "Reason") in ("Resources", "Priority"),
+               what="low pending")
+    open_gate(c, "g1")
+    c.wait_job(blocker)
+    assert c.wait_running(high) == "RUNNING"
+    assert c.job_state(low) == "PENDING"
+
+
+# ---- MinNodes ----
+
+def test_min_nodes_pends(c):
+    jid = gated(c, "-p", "big", "-N1")
+    wait_reason(c, jid, "PartitionNodeLimit")
+    jid2, nodes = running_on(c, "-p", "big", "-N2")
+    assert c.job_state(jid) == "PENDING"
+
+
+# ---- --mincpus ----
+
+def test_mincpus(c):
+    running_on(c, "-n4", "-w", "node03")  # node03 (lightest) keeps 4 free CPUs
+    jid, nodes = running_on(c, "--mincpus=6", "-n1")
+    assert nodes == "node04"
+    assert c.job_field(jid, "NumCPUs") == "6"
+    assert c.job_field(jid, "MinCPUsNode") == "6"
+    _, nodes = running_on(c, "-n1")
+    assert nodes == "node03"
+    p = c.run(["sbatch", "--mincpus=9", "--wrap", "true"])
+    assert p.returncode == 1
+    assert "Requested node configuration is not available" in p.stderr
+    p = c.run(["sbatch", "--mincpus=x", "--wrap", "true"])
+    assert p.returncode != 0
