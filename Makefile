@@ -82,6 +82,11 @@ bench-build: $(bench_bins)
 $(BUILD)/bench/%: bench/%.c $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(LIBS)
+# sched_scale drives the controller's own modules (all but its main.c)
+ctld_mod_objs = $(call objs,$(filter-out src/ctld/main.c,$(ctld_src)))
+$(BUILD)/bench/sched_scale: bench/sched_scale.c $(ctld_mod_objs) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(ctld_mod_objs) $(LIBA) $(LDFLAGS) $(LIBS)
 
 unit: unit-build
 	@set -e; for t in $(unit_bins); do echo "== $$t"; $$t; done

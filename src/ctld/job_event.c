@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include "common/arrayspec.h"
+#include "common/constraint.h"
 #include "common/hostlist.h"
 #include "common/states.h"
 #include "common/uid.h"
@@ -282,6 +283,9 @@ static void apply_update_desc(struct ctld *ctld, const struct job_event *ev,
 	codec_release(&job_desc_type, &drop);
 	codec_release(&job_desc_type, &job->desc);
 	job->desc = nd;
+	constraint_destroy(job->constraint); /* parsed again from the new -C */
+	job->constraint = NULL;
+	job_clear_plan(job);
 	job->part = node_mgr_part_find(ctld->nodes, job->desc.partition);
 	job->min_nodes = job->desc.min_nodes == NO_VAL ? 1 : job->desc.min_nodes;
 	if (job_is_pending(job) && job->desc.begin_time != old_begin)

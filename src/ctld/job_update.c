@@ -174,6 +174,7 @@ static int update_pending_key(struct update *u, const char *key, size_t kl, cons
 		set_str(&nd->exc_nodes, v);
 	} else if (key_is(key, kl, "Features")) {
 		set_str(&nd->features, v);
+		u->check_resources = 1;
 	} else if (key_is(key, kl, "MinMemoryNode") || key_is(key, kl, "MinMemoryCPU")) {
 		uint64_t mb;
 		if (timefmt_parse_mem(v, &mb) < 0)

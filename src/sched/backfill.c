@@ -21,9 +21,12 @@ struct bf_node {
 };
 
 struct bf_group {
-	struct plan *cpu;
-	uint8_t *member; /* [n] */
-	int64_t total;
+	struct plan *cpu;  /* CPUs in use */
+	struct plan *busy; /* nodes with anything in use */
+	uint8_t *member;   /* [n] */
+	int64_t total;     /* CPUs */
+	int64_t nodes;
+	uint32_t max_cpus; /* of one node */
 };
 
 struct bf_plan {
@@ -69,6 +72,7 @@ void bf_plan_destroy(struct bf_plan *bp)
 		free(bp->nodes[i].h);
 	for (size_t g = 0; g < bp->ngroups; g++) {
 		plan_destroy(bp->groups[g].cpu);
+		plan_destroy(bp->groups[g].busy);
 		free(bp->groups[g].member);
 	}
 	free(bp->groups);
@@ -82,6 +86,65 @@ void bf_plan_destroy(struct bf_plan *bp)
 uint64_t bf_plan_probes(const struct bf_plan *bp)
 {
 	return bp->probes;
+}
+
+static void group_free(struct bf_group *g)
+{
+	plan_destroy(g->cpu);
+	plan_destroy(g->busy);
+	free(g->member);
+}
+
+/* The parts of [start, end) where node nd holds nothing yet: where adding a
+ * hold makes the node busy.  Each such piece is added to busy. */
+static int node_idle_pieces(const struct bf_node *nd, int64_t start, int64_t end,
+                            struct plan *busy)
+{
+	int64_t at = start;
+
+	while (at < end) {
+		int64_t next = end, cover = at;
+		int covered = 0;
+		/* the hold covering `at` that reaches furthest, else the next start */
+		for (uint32_t k = 0; k < nd->n; k++) {
+			const struct bf_hold *h = &nd->h[k];
+			if (h->start <= at && h->end > at) {
+				covered = 1;
+				if (h->end > cover)
+					cover = h->end;
+			} else if (h->start > at && h->start < next) {
+				next = h->start;
+			}
+		}
+		if (covered) {
+			at = cover;
+			continue;
+		}
+		if (plan_add(busy, at, next, 1) < 0)
+			return -ENOMEM;
+		at = next;
+	}
+	return 0;
+}
+
+static int group_add_holds(struct bf_plan *bp, struct bf_group *g)
+{
+	for (size_t i = 0; i < bp->n; i++) {
+		struct bf_node tmp = {0};
+		const struct bf_node *nd = &bp->nodes[i];
+		if (!g->member[i])
+			continue;
+		/* replay the node's holds one by one to build its busy profile */
+		tmp.h = nd->h;
+		for (uint32_t k = 0; k < nd->n; k++) {
+			const struct bf_hold *h = &nd->h[k];
+			if (plan_add(g->cpu, h->start, h->end, h->cpus) < 0 ||
+			    node_idle_pieces(&tmp, h->start, h->end, g->busy) < 0)
+				return -ENOMEM;
+			tmp.n = k + 1;
+		}
+	}
+	return 0;
 }
 
 int bf_plan_add_group(struct bf_plan *bp, const uint32_t *members, size_t count)
@@ -98,28 +161,21 @@ int bf_plan_add_group(struct bf_plan *bp, const uint32_t *members, size_t count)
 	if (!g->member)
 		return -ENOMEM;
 	for (size_t i = 0; i < count; i++) {
+		uint32_t c;
 		if (members[i] >= bp->n || g->member[members[i]])
 			continue;
 		g->member[members[i]] = 1;
-		g->total += bp->cap[members[i]].cpus;
+		c = bp->cap[members[i]].cpus;
+		g->total += c;
+		g->nodes++;
+		if (c > g->max_cpus)
+			g->max_cpus = c;
 	}
 	g->cpu = plan_create(g->total);
-	if (!g->cpu) {
-		free(g->member);
+	g->busy = plan_create(g->nodes);
+	if (!g->cpu || !g->busy || group_add_holds(bp, g) < 0) {
+		group_free(g);
 		return -ENOMEM;
-	}
-	/* holds made before the group existed */
-	for (size_t i = 0; i < bp->n; i++) {
-		if (!g->member[i])
-			continue;
-		for (uint32_t k = 0; k < bp->nodes[i].n; k++) {
-			const struct bf_hold *h = &bp->nodes[i].h[k];
-			if (plan_add(g->cpu, h->start, h->end, h->cpus) < 0) {
-				plan_destroy(g->cpu);
-				free(g->member);
-				return -ENOMEM;
-			}
-		}
 	}
 	return (int)bp->ngroups++;
 }
@@ -189,6 +245,11 @@ int bf_plan_hold(struct bf_plan *bp, uint32_t node, int64_t start, int64_t end,
 	if (end <= start || (!cpus && !mem))
 		return 0;
 	nd = &bp->nodes[node];
+	for (size_t g = 0; g < bp->ngroups; g++)
+		if (bp->groups[g].member[node] &&
+		    (plan_add(bp->groups[g].cpu, start, end, cpus) < 0 ||
+		     node_idle_pieces(nd, start, end, bp->groups[g].busy) < 0))
+			return -ENOMEM;
 	if (nd->n == nd->cap) {
 		uint32_t cap = nd->cap ? 2 * nd->cap : 4;
 		struct bf_hold *h = realloc(nd->h, cap * sizeof(*h));
@@ -198,10 +259,6 @@ int bf_plan_hold(struct bf_plan *bp, uint32_t node, int64_t start, int64_t end,
 		nd->cap = cap;
 	}
 	nd->h[nd->n++] = (struct bf_hold){start, end, cpus, mem};
-	for (size_t g = 0; g < bp->ngroups; g++)
-		if (bp->groups[g].member[node] &&
-		    plan_add(bp->groups[g].cpu, start, end, cpus) < 0)
-			return -ENOMEM;
 	return ends_insert(bp, end);
 }
 
@@ -268,6 +325,7 @@ static int probe(struct bf_plan *bp, const struct sched_node *mask,
 			node_peak(&bp->nodes[i], t, end, &c, &m);
 		s->alloc_cpus = c;
 		s->alloc_mem = m;
+		s->shared_cpus = 0; /* the plan does not model shared cores */
 	}
 	return sched_select(bp->scratch, bp->n, req, out);
 }
@@ -286,32 +344,73 @@ static int64_t cpus_needed(const struct sched_req *req)
 	return tasks * req->cpus_per_task;
 }
 
-int bf_plan_earliest(struct bf_plan *bp, const struct sched_node *mask, int group,
-                     const struct sched_req *req, int64_t dur, int64_t horizon,
-                     struct sched_alloc *out, int64_t *ret_start)
+/* Does the job need nodes with nothing else on them (of this group)? */
+static int needs_idle_nodes(const struct bf_group *g, const struct sched_req *req)
 {
-	const struct bf_group *g =
-	    group >= 0 && (size_t)group < bp->ngroups ? &bp->groups[group] : NULL;
-	int64_t need = cpus_needed(req), t = bp->now;
+	uint64_t per_node = 0;
 
-	if (dur < 1)
+	if (req->exclusive)
+		return 1;
+	if (req->ntasks_per_node != SCHED_UNSET)
+		per_node = (uint64_t)req->ntasks_per_node * req->cpus_per_task;
+	if (req->min_cpus > per_node)
+		per_node = req->min_cpus;
+	return per_node && per_node >= g->max_cpus;
+}
+
+/* Earliest t >= from when the group's aggregate profiles allow the job, or
+ * -EAGAIN / -EINVAL. */
+static int group_earliest(const struct bf_group *g, const struct sched_req *req,
+                          int64_t from, int64_t dur, int64_t *ret)
+{
+	int64_t need = cpus_needed(req), t = from, d, s;
+
+	if (need > g->total || req->min_nodes > g->nodes)
 		return -EINVAL;
-	if (g && need > g->total)
+	for (int i = 0; i < 64; i++) {
+		d = dur == BF_FOREVER ? BF_FOREVER - t : dur;
+		if (plan_earliest(g->cpu, t, need, d, &s) < 0)
+			return -EAGAIN; /* held forever */
+		t = s;
+		if (!needs_idle_nodes(g, req)) {
+			*ret = t;
+			return 0;
+		}
+		d = dur == BF_FOREVER ? BF_FOREVER - t : dur;
+		if (plan_earliest(g->busy, t, req->min_nodes, d, &s) < 0)
+			return -EAGAIN;
+		if (s == t) {
+			*ret = t;
+			return 0;
+		}
+		t = s;
+	}
+	*ret = t;
+	return 0;
+}
+
+int bf_plan_earliest_q(struct bf_plan *bp, const struct bf_query *q,
+                       struct sched_alloc *out, int64_t *ret_start)
+{
+	const struct bf_group *g = q->group >= 0 && (size_t)q->group < bp->ngroups
+	                               ? &bp->groups[q->group]
+	                               : NULL;
+	int64_t t = q->from > bp->now ? q->from : bp->now;
+
+	if (q->dur < 1)
 		return -EINVAL;
 	for (int tries = 0; tries < BF_MAX_PROBES; tries++) {
 		size_t k;
 		int rc;
 
 		if (g) {
-			int64_t s;
-			int64_t d = dur == BF_FOREVER ? BF_FOREVER - t : dur;
-			if (plan_earliest(g->cpu, t, need, d, &s) < 0)
-				return -EAGAIN; /* held forever */
-			t = s;
+			rc = group_earliest(g, q->req, t, q->dur, &t);
+			if (rc < 0)
+				return rc;
 		}
-		if (t > horizon)
+		if (t > q->horizon)
 			return -EAGAIN;
-		rc = probe(bp, mask, req, t, dur, out);
+		rc = probe(bp, q->mask, q->req, t, q->dur, out);
 		if (rc == 0) {
 			*ret_start = t;
 			return 0;
@@ -324,4 +423,18 @@ int bf_plan_earliest(struct bf_plan *bp, const struct sched_node *mask, int grou
 		t = bp->ends[k];
 	}
 	return -EAGAIN;
+}
+
+int bf_plan_earliest(struct bf_plan *bp, const struct sched_node *mask, int group,
+                     const struct sched_req *req, int64_t dur, int64_t horizon,
+                     struct sched_alloc *out, int64_t *ret_start)
+{
+	struct bf_query q = {.mask = mask,
+	                     .group = group,
+	                     .req = req,
+	                     .dur = dur,
+	                     .from = bp->now,
+	                     .horizon = horizon};
+
+	return bf_plan_earliest_q(bp, &q, out, ret_start);
 }

@@ -13,12 +13,13 @@
  * placement.
  *
  * DESIGN: per node a short array of (start, end, cpus, mem) holds; per
- * partition-like node group an aggregate CPU profile (plan.h) that proves
- * quickly that no start before some time is possible, so the node-level test
- * runs at a few candidate times only.  Candidate times are `now` and the ends
- * of holds; ends are rounded up to `resolution` (bf_resolution) so that nearby
- * ends share one candidate.  Memory peaks and CPU peaks within a window are
- * taken separately (conservative).
+ * partition-like node group two aggregate profiles (plan.h), CPUs in use and
+ * nodes with anything in use, that prove quickly that no start before some
+ * time is possible (the second for jobs that need whole nodes), so the
+ * node-level test runs at a few candidate times only.  Candidate times are `now` and the
+ * ends of holds; ends are rounded up to `resolution` (bf_resolution) so that nearby ends
+ * share one candidate.  Memory peaks and CPU peaks within a window are taken separately
+ * (conservative).
  *
  * Pure: no I/O, no clock; times are seconds, now is an argument.
  */
@@ -64,6 +65,20 @@ int bf_plan_hold_alloc(struct bf_plan *bp, const struct sched_alloc *a, int64_t 
 int bf_plan_earliest(struct bf_plan *bp, const struct sched_node *mask, int group,
                      const struct sched_req *req, int64_t dur, int64_t horizon,
                      struct sched_alloc *out, int64_t *ret_start);
+
+/* The same, as a query, starting the search at `from` (>= now; a caller that
+ * knows no earlier start can work, e.g. for a job shaped like one already
+ * planned in this pass, saves the tests before it). */
+struct bf_query {
+	const struct sched_node *mask;
+	int group;
+	const struct sched_req *req;
+	int64_t dur;
+	int64_t from;
+	int64_t horizon;
+};
+int bf_plan_earliest_q(struct bf_plan *bp, const struct bf_query *q,
+                       struct sched_alloc *out, int64_t *ret_start);
 
 /* Node-level tests made so far (for benchmarks and tests). */
 uint64_t bf_plan_probes(const struct bf_plan *bp);

@@ -219,11 +219,12 @@ def test_names_nodes_memory(cluster):
     assert squeue(cluster, "-j", str(j), "-o", "%j|%k") == ["renamed|some words"]
     refused(update(cluster, j, "ReqNodeList=nodeX"), "Invalid node name specified")
     refused(update(cluster, j, "ExcNodeList=nodeX"), "Invalid node name specified")
+    # no node has the feature: refused as at submit
+    refused(update(cluster, j, "Features=fast"), "Invalid feature specification")
     ok(update(cluster, j, "ReqNodeList=node03", "ExcNodeList=node01",
-              "Features=fast", "MinMemoryNode=1000"))
+              "MinMemoryNode=1000"))
     assert cluster.job_field(j, "ReqNodeList") == "node03"
     assert cluster.job_field(j, "ExcNodeList") == "node01"
-    assert cluster.job_field(j, "Features") == "fast"
     assert cluster.job_field(j, "MinMemoryNode") == "1000M"
     refused(update(cluster, j, "MinMemoryNode=999999"),
             "Requested node configuration is not available")

@@ -112,6 +112,20 @@ def test_constraint_selects_nodes(c):
     assert nodes == "node01"
 
 
+def test_constraint_update_moves_the_job(c):
+    """scontrol update Features= of a pending job: the new constraint decides
+    (not the one parsed at submit)."""
+    jid = gated(c, "-H", "-C", "gpu")
+    r = c.run(["scontrol", "update", f"JobId={jid}", "Features=bigmem"])
+    assert r.returncode == 0, r.stderr
+    r = c.run(["scontrol", "update", f"JobId={jid}", "Features=nosuch"])
+    assert "Invalid feature specification" in r.stderr
+    c.run(["scontrol", "release", str(jid)], check=True)
+    assert c.wait_running(jid) == "RUNNING"
+    assert c.job_field(jid, "NodeList") == "node04"
+    assert c.job_field(jid, "Features") == "bigmem"
+
+
 def test_constraint_or_and_parentheses(c):
     jid, nodes = running_on(c, "-C", "bigmem|gpu", "-N3", "--exclusive")
     assert nodes == "node[01-02,04]"
