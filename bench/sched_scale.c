@@ -294,15 +294,6 @@ int main(int argc, char **argv)
 	t_main = now_s() - t0;
 	printf("main pass (sched/builtin): %.3f s for %zu pending records\n", t_main,
 	       records);
-	if (getenv("BENCH_DEBUG")) {
-		size_t hist[64] = {0};
-		for (struct job *j = job_first(ctld.jobs); j; j = j->next)
-			if (job_is_pending(j))
-				hist[j->reason < 64 ? j->reason : 63]++;
-		for (int i = 0; i < 64; i++)
-			if (hist[i])
-				printf("  reason %d: %zu\n", i, hist[i]);
-	}
 	t0 = now_s();
 	sched_pass(&ctld, now);
 	printf("main pass again:           %.3f s\n", now_s() - t0);

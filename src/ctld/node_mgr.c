@@ -18,7 +18,34 @@ struct node_mgr {
 	size_t count;
 	struct part *parts;
 	size_t nparts;
+	int32_t *by_name; /* [hsize] open addressing: node index or -1 */
+	size_t hsize;     /* a power of two > 2 * count */
 };
+
+static size_t name_hash(const char *s)
+{
+	size_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static void name_index_build(struct node_mgr *nm)
+{
+	nm->hsize = 16;
+	while (nm->hsize <= 2 * nm->count)
+		nm->hsize *= 2;
+	nm->by_name = xcalloc(nm->hsize, sizeof(*nm->by_name));
+	for (size_t i = 0; i < nm->hsize; i++)
+		nm->by_name[i] = -1;
+	for (size_t i = 0; i < nm->count; i++) {
+		size_t h = name_hash(nm->nodes[i].cfg->name) & (nm->hsize - 1);
+		while (nm->by_name[h] >= 0)
+			h = (h + 1) & (nm->hsize - 1);
+		nm->by_name[h] = (int32_t)i;
+	}
+}
 
 int node_mgr_create(struct ctld *ctld, struct node_mgr **ret)
 {
@@ -48,16 +75,19 @@ int node_mgr_create(struct ctld *ctld, struct node_mgr **ret)
 			n->reason_time = time(NULL);
 		}
 	}
+	name_index_build(nm);
 	nm->nparts = conf->part_count;
 	nm->parts = xcalloc(nm->nparts ? nm->nparts : 1, sizeof(struct part));
 	for (size_t i = 0; i < nm->nparts; i++) {
 		struct part *p = &nm->parts[i];
 		p->cfg = &conf->parts[i];
 		p->node_idx = xcalloc(p->cfg->node_count + 1, sizeof(uint32_t));
+		p->member = xcalloc(nm->count + 1, 1);
 		for (size_t k = 0; k < p->cfg->node_count; k++) {
 			int idx = node_mgr_find(nm, p->cfg->node_names[k]);
-			if (idx < 0)
+			if (idx < 0 || p->member[idx])
 				continue;
+			p->member[idx] = 1;
 			p->node_idx[p->nnodes++] = idx;
 			p->total_cpus += nm->nodes[idx].cpus;
 		}
@@ -77,8 +107,11 @@ void node_mgr_destroy(struct node_mgr *nm)
 		free(nm->nodes[i].arch);
 		free(nm->nodes[i].version);
 	}
-	for (size_t i = 0; i < nm->nparts; i++)
+	for (size_t i = 0; i < nm->nparts; i++) {
 		free(nm->parts[i].node_idx);
+		free(nm->parts[i].member);
+	}
+	free(nm->by_name);
 	free(nm->parts);
 	free(nm->nodes);
 	free(nm);
@@ -96,9 +129,11 @@ struct node *node_mgr_get(struct node_mgr *nm, size_t idx)
 
 int node_mgr_find(const struct node_mgr *nm, const char *name)
 {
-	for (size_t i = 0; i < nm->count; i++)
-		if (!strcmp(nm->nodes[i].cfg->name, name))
-			return (int)i;
+	size_t h = name_hash(name) & (nm->hsize - 1);
+
+	for (; nm->by_name[h] >= 0; h = (h + 1) & (nm->hsize - 1))
+		if (!strcmp(nm->nodes[nm->by_name[h]].cfg->name, name))
+			return nm->by_name[h];
 	return -1;
 }
 
@@ -130,10 +165,7 @@ struct part *node_mgr_part_default(struct node_mgr *nm)
 
 int part_has_node(const struct part *p, uint32_t node_idx)
 {
-	for (size_t i = 0; i < p->nnodes; i++)
-		if (p->node_idx[i] == node_idx)
-			return 1;
-	return 0;
+	return p->member[node_idx];
 }
 
 uint32_t node_state(const struct node *n)

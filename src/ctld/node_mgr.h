@@ -41,6 +41,7 @@ struct node {
 struct part {
 	const struct conf_part *cfg;
 	uint32_t *node_idx; /* indexes into node_mgr's array */
+	uint8_t *member;    /* [node count]: 1 for the partition's nodes */
 	size_t nnodes;
 	uint32_t total_cpus;
 };

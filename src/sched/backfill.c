@@ -9,6 +9,12 @@
  * this many candidate times that the aggregate profile could not rule out. */
 #define BF_MAX_PROBES 256
 
+/* A change of a node's usage at time t. */
+struct bf_event {
+	int64_t t;
+	int64_t dc, dm;
+};
+
 struct bf_hold {
 	int64_t start, end;
 	uint32_t cpus;
@@ -18,6 +24,9 @@ struct bf_hold {
 struct bf_node {
 	struct bf_hold *h;
 	uint32_t n, cap;
+	struct bf_event *ev; /* the holds as usage changes in time order */
+	uint32_t nev;
+	int ev_stale; /* a hold was added since ev was built */
 };
 
 struct bf_group {
@@ -68,8 +77,10 @@ void bf_plan_destroy(struct bf_plan *bp)
 {
 	if (!bp)
 		return;
-	for (size_t i = 0; bp->nodes && i < bp->n; i++)
+	for (size_t i = 0; bp->nodes && i < bp->n; i++) {
 		free(bp->nodes[i].h);
+		free(bp->nodes[i].ev);
+	}
 	for (size_t g = 0; g < bp->ngroups; g++) {
 		plan_destroy(bp->groups[g].cpu);
 		plan_destroy(bp->groups[g].busy);
@@ -259,6 +270,7 @@ int bf_plan_hold(struct bf_plan *bp, uint32_t node, int64_t start, int64_t end,
 		nd->cap = cap;
 	}
 	nd->h[nd->n++] = (struct bf_hold){start, end, cpus, mem};
+	nd->ev_stale = 1;
 	return ends_insert(bp, end);
 }
 
@@ -389,16 +401,132 @@ static int group_earliest(const struct bf_group *g, const struct sched_req *req,
 	return 0;
 }
 
+static int cmp_event(const void *a, const void *b)
+{
+	const struct bf_event *x = a, *y = b;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* Rebuild a node's usage changes in time order (after holds were added). */
+static int node_events(struct bf_node *nd)
+{
+	struct bf_event *e = realloc(nd->ev, (2 * (size_t)nd->n + 1) * sizeof(*e));
+	uint32_t ne = 0;
+
+	if (!e)
+		return -ENOMEM;
+	nd->ev = e;
+	for (uint32_t j = 0; j < nd->n; j++) {
+		const struct bf_hold *h = &nd->h[j];
+		e[ne++] = (struct bf_event){h->start, h->cpus, (int64_t)h->mem};
+		if (h->end != BF_FOREVER)
+			e[ne++] = (struct bf_event){h->end, -(int64_t)h->cpus,
+			                            -(int64_t)h->mem};
+	}
+	qsort(e, ne, sizeof(*e), cmp_event);
+	nd->nev = ne;
+	nd->ev_stale = 0;
+	return 0;
+}
+
+/* Earliest t >= from at which node i has c CPUs and m MB free during all of
+ * [t, t + dur); BF_FOREVER when never.  One sweep over the node's usage
+ * changes, kept sorted between holds: O(k) for k holds. */
+static int64_t node_fit(struct bf_plan *bp, size_t i, uint64_t c, uint64_t m,
+                        int64_t from, int64_t dur)
+{
+	struct bf_node *nd = &bp->nodes[i];
+	uint64_t cap_c = bp->cap[i].cpus, cap_m = bp->cap[i].mem;
+	int64_t uc = 0, um = 0, cand = from;
+	uint32_t k = 0;
+
+	if (c > cap_c || m > cap_m)
+		return BF_FOREVER;
+	if (nd->ev_stale && node_events(nd) < 0)
+		return BF_FOREVER;
+	for (; k < nd->nev && nd->ev[k].t <= from; k++) {
+		uc += nd->ev[k].dc;
+		um += nd->ev[k].dm;
+	}
+	for (;;) {
+		int64_t next = k < nd->nev ? nd->ev[k].t : BF_FOREVER;
+		int fits = (uint64_t)uc + c <= cap_c && (uint64_t)um + m <= cap_m;
+
+		if (!fits)
+			cand = next;
+		else if (next == BF_FOREVER || (dur != BF_FOREVER && next - cand >= dur))
+			return cand;
+		if (next == BF_FOREVER)
+			return BF_FOREVER;
+		for (; k < nd->nev && nd->ev[k].t == next; k++) {
+			uc += nd->ev[k].dc;
+			um += nd->ev[k].dm;
+		}
+	}
+}
+
+/* A job whose tasks may all go on one node: the earliest time one usable node
+ * can take them all (BF_FOREVER: none can).  Exact for jobs that need one
+ * node; an upper bound for jobs that may spread. */
+static int64_t one_node_earliest(struct bf_plan *bp, const struct bf_query *q,
+                                 int64_t from)
+{
+	const struct sched_req *r = q->req;
+	uint64_t tasks, c, m;
+	int64_t best = BF_FOREVER;
+
+	if (r->min_nodes != 1)
+		return BF_FOREVER;
+	tasks = r->num_tasks != SCHED_UNSET         ? r->num_tasks
+	        : r->ntasks_per_node != SCHED_UNSET ? r->ntasks_per_node
+	                                            : 1;
+	if (r->ntasks_per_node != SCHED_UNSET && tasks > r->ntasks_per_node)
+		return BF_FOREVER;
+	c = tasks * r->cpus_per_task;
+	if (r->min_cpus > c)
+		c = r->min_cpus;
+	m = r->mem_per_node ? r->mem_per_node : r->mem_per_cpu * c;
+	for (size_t i = 0; i < bp->n; i++) {
+		int64_t t;
+		if (q->mask[i].required)
+			return BF_FOREVER; /* -w: leave it to the general search */
+		if (!q->mask[i].usable)
+			continue;
+		t = r->exclusive
+		        ? node_fit(bp, i, bp->cap[i].cpus, bp->cap[i].mem, from, q->dur)
+		        : node_fit(bp, i, c, m, from, q->dur);
+		if (t < best)
+			best = t;
+		if (best == from)
+			break;
+	}
+	return best;
+}
+
+/* Does the job go on one node whatever happens (so that one_node_earliest()
+ * is exact)? */
+static int one_node_only(const struct sched_req *r)
+{
+	return r->min_nodes == 1 &&
+	       (r->max_nodes == 1 || r->num_tasks == 1 ||
+	        (r->num_tasks == SCHED_UNSET && r->max_nodes == SCHED_UNSET));
+}
+
 int bf_plan_earliest_q(struct bf_plan *bp, const struct bf_query *q,
                        struct sched_alloc *out, int64_t *ret_start)
 {
 	const struct bf_group *g = q->group >= 0 && (size_t)q->group < bp->ngroups
 	                               ? &bp->groups[q->group]
 	                               : NULL;
-	int64_t t = q->from > bp->now ? q->from : bp->now;
+	int64_t t = q->from > bp->now ? q->from : bp->now, one;
 
 	if (q->dur < 1)
 		return -EINVAL;
+	/* where one node can take the whole job, its earliest start bounds the
+	 * search (and is the answer when the job cannot spread) */
+	one = one_node_earliest(bp, q, t);
+	if (one_node_only(q->req) && one != BF_FOREVER)
+		t = one;
 	for (int tries = 0; tries < BF_MAX_PROBES; tries++) {
 		size_t k;
 		int rc;
@@ -408,6 +536,8 @@ int bf_plan_earliest_q(struct bf_plan *bp, const struct bf_query *q,
 			if (rc < 0)
 				return rc;
 		}
+		if (t > one)
+			t = one;
 		if (t > q->horizon)
 			return -EAGAIN;
 		rc = probe(bp, q->mask, q->req, t, q->dur, out);
@@ -415,8 +545,8 @@ int bf_plan_earliest_q(struct bf_plan *bp, const struct bf_query *q,
 			*ret_start = t;
 			return 0;
 		}
-		if (rc == -EINVAL)
-			return -EINVAL;
+		if (rc == -EINVAL || t == one)
+			return rc == -EINVAL ? -EINVAL : -EAGAIN;
 		k = ends_after(bp, t);
 		if (k == bp->nends)
 			return -EAGAIN;
