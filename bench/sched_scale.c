@@ -6,7 +6,7 @@
  * whole-node and wide jobs, 100 arrays of 100 tasks, random priorities, time
  * limits from 30 minutes to 2 days).  Then it times one main scheduling pass
  * (sched/builtin) and one backfill pass (sched/backfill with bf_max_job_test
- * 500, Slurm's default, then larger), and prints the heap the pending jobs
+ * 100, 500 (Slurm's default) and 2,000), and prints the heap the pending jobs
  * take.
  *
  *   build/bench/sched_scale [--nodes N] [--jobs N] [--test N,...]
@@ -222,7 +222,7 @@ static size_t count_planned(struct ctld *ctld, size_t *ret_pending)
 int main(int argc, char **argv)
 {
 	size_t nnodes = 10000, njobs = 100000;
-	const char *tests = "500,5000";
+	const char *tests = "100,500,2000";
 	char dir[] = "/tmp/rota-sched-scale-XXXXXX";
 	struct rota_error err = {""};
 	struct ctld ctld = {0};
