@@ -9,7 +9,7 @@
  * 100, 500 (Slurm's default) and 2,000), and prints the heap the pending jobs
  * take.
  *
- *   build/bench/sched_scale [--nodes N] [--jobs N] [--test N,...]
+ *   build/bench/sched_scale [-n nodes] [-j pending jobs] [-t bf_max_job_test,...]
  */
 #include <errno.h>
 #include <event2/event.h>
