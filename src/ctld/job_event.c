@@ -249,7 +249,8 @@ static int apply_requeue(struct ctld *ctld, const struct job_event *ev, struct j
 	job->nodes_str = NULL;
 	job->nnodes = 0;
 	step_free_all(job);
-	job->state = JOB_PENDING;
+	/* REQUEUED until the old run is gone (eligible again), then PENDING */
+	job->state = JOB_PENDING | JOB_REQUEUE_FLAG;
 	job->reason = WAIT_TIME;
 	job->exit_code = 0;
 	job->start_time = job->end_time = 0;

@@ -64,6 +64,7 @@ static int job_blocked_by_limits(struct ctld *ctld, struct job *job, time_t now)
 		sched_pass_set_reason(job, WAIT_TIME, NULL);
 		return 1;
 	}
+	job->state &= ~JOB_REQUEUE_FLAG; /* a requeued job's old run is over */
 	switch (depend_test(ctld, job, NO_VAL, now)) {
 	case DEPEND_OK:
 		break;

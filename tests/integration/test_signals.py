@@ -61,8 +61,10 @@ def test_requeue_runs_again(cluster):
     cluster.wait_for(lambda: out(cluster, f"rq-{jobid}.out").count("run") == 1,
                      timeout=20, what="the first run")
     assert cluster.run(["scontrol", "requeue", str(jobid)]).returncode == 0
-    p = cluster.run(["squeue", "-h", "-j", str(jobid), "-o", "%t %R"])
-    assert p.stdout.split() == ["PD", "(BeginTime)"]
+    # REQUEUED while its old run is being ended, then PENDING again
+    p = cluster.run(["squeue", "-h", "-j", str(jobid), "-o", "%t %T %R"])
+    assert p.stdout.split() == ["RQ", "REQUEUED", "(BeginTime)"]
+    assert cluster.job_field(jobid, "JobState") == "REQUEUED"
     assert cluster.job_field(jobid, "Restarts") == "1"
     cluster.wait_for(lambda: out(cluster, f"rq-{jobid}.out").count("run") == 2,
                      timeout=40, what="the second run")
