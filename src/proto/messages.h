@@ -453,7 +453,8 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, u32, array_task_count, _)                                                   \
 	F(S, u32, array_task_min, _)                                                     \
 	F(S, u32, array_task_max, _)                                                     \
-	F(S, u32, array_task_step, _)
+	F(S, u32, array_task_step, _)                                                    \
+	F(S, u32, restart_cnt, _) /* times requeued: SLURM_RESTART_COUNT */
 ROTA_DECLARE(launch_req, LAUNCH_REQ_FIELDS)
 
 /* Controller -> node: signal the job's steps here (step_id NO_VAL: all). With
@@ -467,7 +468,11 @@ ROTA_DECLARE(signal_req, SIGNAL_REQ_FIELDS)
 enum signal_flags {
 	SIGNAL_F_TERMINATE = 1,
 	SIGNAL_F_BATCH_ONLY = 2,
-	SIGNAL_F_NO_BATCH = 4
+	SIGNAL_F_NO_BATCH = 4,
+	/* with SIGNAL_F_TERMINATE: why, so that the stepd tells the user as
+	 * Slurm does ("*** JOB 7 ON node01 CANCELLED AT ... ***") */
+	SIGNAL_F_CANCELLED = 8,
+	SIGNAL_F_TIME_LIMIT = 16,
 };
 enum warn_flags { WARN_F_BATCH_ONLY = 1, WARN_F_REQUEUE = 2 };
 

@@ -405,8 +405,10 @@ static void stepd_loop(struct stepd *st)
 				st->drain_by = now + STEPD_DRAIN_S;
 			}
 			io_report_exits(st);
-			if (io_drained(st) || now >= st->drain_by)
+			if (io_drained(st) || now >= st->drain_by) {
+				ctl_drain(st);
 				break;
+			}
 		}
 		pollset_fill(st, &ps);
 		if (poll(ps.pfd, (nfds_t)ps.n, next_timeout(st, now)) < 0 &&
@@ -542,12 +544,17 @@ static uint32_t uncontain(struct stepd *st)
 	                 step);
 	log_info("JobId=%u StepId=%u %llu oom_kill event(s)", st->req->job_id,
 	         st->req->step_id, (unsigned long long)kills);
-	if (task_write_err_file(st, line) == 0)
-		send_user_error(st, line);
+	stepd_tell_user(st, line);
 	free(line);
 	cgroup_destroy(st->cg);
 	st->cg = NULL;
 	return STEP_DONE_OOM;
+}
+
+void stepd_tell_user(struct stepd *st, const char *line)
+{
+	if (task_write_err_file(st, line) == 0)
+		send_user_error(st, line);
 }
 
 static void raise_nofile(void)

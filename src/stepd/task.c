@@ -424,6 +424,13 @@ void task_signal_all(struct stepd *st, int sig)
 	cgroup_signal(st->cg, sig);
 }
 
+void task_signal_leaders(struct stepd *st, int sig)
+{
+	for (uint32_t i = 0; i < st->ntasks; i++)
+		if (st->tasks[i].pid > 0)
+			kill(st->tasks[i].pid, sig);
+}
+
 void task_kill_leftovers(struct stepd *st)
 {
 	for (uint32_t i = 0; i < st->ntasks; i++)
