@@ -67,6 +67,7 @@ struct io {
 	int out_dead[3];  /* our stdout/stderr went away */
 	int aborting;     /* the step is being killed: signalled tasks are expected */
 	int said_aborted; /* "Job step aborted" printed */
+	int said_oom;     /* "Out Of Memory" printed (once, as Slurm) */
 	long abort_deadline;
 	long last_intr, intr_sent;
 	int force_exit;
@@ -222,6 +223,13 @@ static void print_exit(struct io *io, const struct node *nd, const uint32_t *ids
 	int sig;
 
 	srun_io_ranges(ids, n, range, sizeof(range));
+	if ((status & 0xff) == TASK_STATUS_OOM) {
+		if (!io->said_oom)
+			fprintf(stderr, "srun: error: %s: task%s %s: Out Of Memory\n",
+			        name, n > 1 ? "s" : "", range);
+		io->said_oom = 1;
+		return;
+	}
 	if (WIFEXITED(status)) {
 		if (WEXITSTATUS(status))
 			fprintf(stderr,

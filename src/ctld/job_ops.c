@@ -499,7 +499,10 @@ void job_mgr_complete_req(struct ctld *ctld, struct client *c,
 			client_unref(c);
 			st->client = NULL;
 		}
-	if (!job_is_finished(job))
+	/* an srun whose task the memory limit killed: OUT_OF_MEMORY, as Slurm */
+	if (!job_is_finished(job) && (req->status & 0xff) == TASK_STATUS_OOM)
+		job_end(ctld, job, JOB_OOM, FAIL_OOM, req->status);
+	else if (!job_is_finished(job))
 		job_end(ctld, job, req->status ? JOB_FAILED : JOB_COMPLETE,
 		        req->status ? FAIL_EXIT_CODE : WAIT_NO_REASON, req->status);
 	client_send_rc(c, 0, NULL);

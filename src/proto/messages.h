@@ -512,6 +512,9 @@ ROTA_DECLARE(io_hello, IO_HELLO_FIELDS)
 	F(S, bin, data, _)   /* empty = EOF */
 ROTA_DECLARE(io_data, IO_DATA_FIELDS)
 
+/* A step task's wait status when the step's memory limit killed it: Slurm's
+ * SIG_OOM (srun says "Out Of Memory"; ExitCode 0:125). */
+#define TASK_STATUS_OOM 253u
 #define TASK_EXIT_FIELDS(F, S)                                                           \
 	F(S, u32v, tasks, _)                                                             \
 	F(S, u32, status, _) /* wait status */                                           \

@@ -522,8 +522,9 @@ static uint32_t uncontain(struct stepd *st)
 	int sigkilled = 0;
 
 	for (uint32_t i = 0; i < st->ntasks; i++)
-		if (WIFSIGNALED(st->tasks[i].status) &&
-		    WTERMSIG(st->tasks[i].status) == SIGKILL)
+		if ((uint32_t)st->tasks[i].status == TASK_STATUS_OOM ||
+		    (WIFSIGNALED(st->tasks[i].status) &&
+		     WTERMSIG(st->tasks[i].status) == SIGKILL))
 			sigkilled = 1;
 	kills = cgroup_oom_kills(st->cg, sigkilled);
 	if (rss)

@@ -108,6 +108,9 @@ void task_signal_leaders(struct stepd *st, int sig);
 /* SIGKILL what is left in the groups of tasks that have all exited (processes
  * they left behind, as Slurm's proctrack does at step end). */
 void task_kill_leftovers(struct stepd *st);
+/* Whether a step task that exited with a failure was ended by the step's
+ * memory limit (an oom_kill in the step's cgroup).  Never for the batch step. */
+int task_oom_killed(const struct stepd *st, const struct stepd_task *t);
 /* Reap exited children; returns how many tasks exited. */
 int task_reap(struct stepd *st);
 /* Append text to the first task's stderr when it is a file (the batch script's

@@ -443,6 +443,17 @@ void task_kill_leftovers(struct stepd *st)
 		cgroup_signal(st->cg, SIGKILL);
 }
 
+int task_oom_killed(const struct stepd *st, const struct stepd_task *t)
+{
+	int sigkilled = WIFSIGNALED(t->status) && WTERMSIG(t->status) == SIGKILL;
+
+	/* the batch script's status stays the shell's; the job ends
+	 * OUT_OF_MEMORY through STEP_DONE_OOM */
+	if (st->batch || !t->exited || !t->status)
+		return 0;
+	return cgroup_oom_kills(st->cg, sigkilled) > 0;
+}
+
 int task_reap(struct stepd *st)
 {
 	int status, n = 0;
