@@ -9,6 +9,7 @@
 #include "common/states.h"
 #include "ctld/client.h"
 #include "ctld/ctld.h"
+#include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
 #include "common/common.h"
@@ -224,6 +225,19 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 		}
 		return;
 	}
+}
+
+void job_mgr_prolog_complete(struct ctld *ctld, const struct step_complete *msg)
+{
+	struct job *job = job_find(ctld->jobs, msg->job_id);
+	struct job_event ev = {.type = EV_CONFIGURED, .job_id = msg->job_id};
+
+	if (!job || !job_is_running(job) || !(job->state & JOB_CONFIGURING))
+		return;
+	ev.time = time(NULL);
+	if (job_event_commit(ctld, &ev) == 0)
+		log_info("JobId=%u: prolog done on %s, RUNNING", job->job_id,
+		         msg->node_name ? msg->node_name : "?");
 }
 
 static void step_fill(struct ctld *ctld, const struct job *job, const struct step *st,

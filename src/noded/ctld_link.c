@@ -19,6 +19,7 @@
 enum link_state { LINK_DOWN, LINK_REGISTERING, LINK_UP };
 
 struct pending {
+	uint16_t type; /* MSG_STEP_COMPLETE or MSG_PROLOG_COMPLETE */
 	struct step_complete sc;
 	struct pending *next;
 };
@@ -59,7 +60,7 @@ static void link_flush_queue(struct ctld_link *l)
 {
 	while (l->head) {
 		struct pending *p = l->head;
-		conn_send(l->conn, MSG_STEP_COMPLETE, &p->sc);
+		conn_send(l->conn, p->type, &p->sc);
 		l->head = p->next;
 		codec_release(&step_complete_type, &p->sc);
 		free(p);
@@ -211,10 +212,15 @@ void ctld_link_destroy(struct ctld_link *l)
 
 void ctld_link_send_complete(struct ctld_link *l, const struct step_complete *sc)
 {
+	ctld_link_send(l, MSG_STEP_COMPLETE, sc);
+}
+
+void ctld_link_send(struct ctld_link *l, uint16_t type, const struct step_complete *sc)
+{
 	struct pending *p;
 
 	if (l->state == LINK_UP) {
-		conn_send(l->conn, MSG_STEP_COMPLETE, sc);
+		conn_send(l->conn, type, sc);
 		return;
 	}
 	if (l->queued >= LINK_QUEUE_MAX) {
@@ -223,6 +229,7 @@ void ctld_link_send_complete(struct ctld_link *l, const struct step_complete *sc
 		return;
 	}
 	p = xcalloc(1, sizeof(*p));
+	p->type = type;
 	if (codec_copy(&step_complete_type, &p->sc, sc) < 0)
 		fatal("out of memory");
 	*l->tail = p;

@@ -40,5 +40,8 @@ void ctld_link_destroy(struct ctld_link *l);
 
 /* Send (or queue, while not registered) a step completion; sc is copied. */
 void ctld_link_send_complete(struct ctld_link *l, const struct step_complete *sc);
+/* Same for any message with a step_complete body (MSG_STEP_COMPLETE,
+ * MSG_PROLOG_COMPLETE); queued ones go out in order. */
+void ctld_link_send(struct ctld_link *l, uint16_t type, const struct step_complete *sc);
 
 #endif

@@ -226,6 +226,10 @@ static void rec_on_msg(struct conn *c, uint16_t type, void **body, void *arg)
 	struct stepd_rec *r = arg;
 	struct step_complete *sc = *body;
 
+	if (type == MSG_PROLOG_COMPLETE) {
+		r->m->o.prolog_done(r->m->o.arg, sc);
+		return;
+	}
 	if (type != MSG_STEP_COMPLETE) {
 		log_debug("ignoring %s from rotastepd", msg_name(type));
 		return;

@@ -496,6 +496,9 @@ enum step_done_flags {
 	STEP_DONE_EPILOG_FAILED = 16,
 };
 enum launch_node_flags { LAUNCH_NF_PROLOG = 1 /* the job's first step on this node */ };
+/* MSG_PROLOG_COMPLETE (stepd -> rotad -> controller, a step_complete body with
+ * job_id, step_id, node_name): the launch that carried LAUNCH_NF_PROLOG got past
+ * the Prolog, the node is ready for the job (it leaves CONFIGURING). */
 
 /* ---- stepd <-> srun I/O ---- */
 #define IO_HELLO_FIELDS(F, S)                                                            \
@@ -556,6 +559,7 @@ ROTA_DECLARE(task_exit, TASK_EXIT_FIELDS)
 	M(MSG_LAUNCH_REQ, 34, launch_req)                                                \
 	M(MSG_SIGNAL_REQ, 35, signal_req)                                                \
 	M(MSG_STEP_COMPLETE, 36, step_complete)                                          \
+	M(MSG_PROLOG_COMPLETE, 37, step_complete)                                        \
 	M(MSG_IO_HELLO, 40, io_hello)                                                    \
 	M(MSG_IO_DATA, 41, io_data)                                                      \
 	M(MSG_TASK_EXIT, 42, task_exit)

@@ -237,6 +237,18 @@ static int run_prolog(struct stepd *st, struct rota_error *err)
 	return errprintf(err, "prolog %s failed: status %d", st->conf->prolog, status);
 }
 
+/* The job's first launch here got past the Prolog (or there is none): tell
+ * the controller, which ends the job's CONFIGURING. */
+static void prolog_report(struct stepd *st)
+{
+	struct step_complete sc = {.job_id = st->req->job_id,
+	                           .step_id = st->req->step_id,
+	                           .node_name = st->req->node_name};
+
+	if ((st->req->node_flags & LAUNCH_NF_PROLOG) && st->ctl)
+		msglink_send(st->ctl, MSG_PROLOG_COMPLETE, &sc);
+}
+
 static int stepd_setup(struct stepd *st, struct rota_error *err)
 {
 	char host[256] = "";
@@ -258,6 +270,7 @@ static int stepd_setup(struct stepd *st, struct rota_error *err)
 	contain(st);
 	if (run_prolog(st, err) < 0)
 		return -1;
+	prolog_report(st);
 	st->env = env_build(st);
 	io_connect(st);
 	if (task_launch_all(st, err) < 0)
