@@ -17,6 +17,7 @@ struct step {
 	uint32_t nnodes;
 	uint32_t *node_idx;
 	uint32_t pending_nodes; /* nodes yet to report completion */
+	uint8_t *node_done;     /* [nnodes]: that node reported (duplicates ignored) */
 	uint32_t status;        /* highest wait status so far */
 	struct client *client;  /* the srun that asked for it (ref), or NULL */
 	char *name;

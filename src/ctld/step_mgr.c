@@ -25,6 +25,7 @@ static void step_free(struct step *st)
 	free(st->name);
 	free(st->nodes);
 	free(st->node_idx);
+	free(st->node_done);
 	free(st);
 }
 
@@ -126,6 +127,7 @@ void step_create(struct ctld *ctld, struct client *c, struct step_create_req *re
 	st->nnodes = n;
 	st->pending_nodes = n;
 	st->node_idx = xcalloc(n, sizeof(uint32_t));
+	st->node_done = xcalloc(n, 1);
 	/* Slurm's default (block) layout: as many tasks as a node's CPUs hold,
 	 * counted round by round, so -n7 over 4,1,1,1 CPUs is 4,1,1,1 */
 	cpt = req->cpus_per_task != NO_VAL && req->cpus_per_task ? req->cpus_per_task : 1;
@@ -163,6 +165,22 @@ void step_create(struct ctld *ctld, struct client *c, struct step_create_req *re
 	free(names);
 	free(tasks);
 	free(pos);
+}
+
+/* Mark the step's node as reported; 1 if it already was. */
+static int step_node_seen(struct ctld *ctld, struct step *st, const char *node_name)
+{
+	int idx = node_name ? node_mgr_find(ctld->nodes, node_name) : -1;
+
+	for (uint32_t i = 0; idx >= 0 && i < st->nnodes; i++) {
+		if ((int)st->node_idx[i] != idx)
+			continue;
+		if (st->node_done[i])
+			return 1;
+		st->node_done[i] = 1;
+		return 0;
+	}
+	return 0;
 }
 
 void step_complete(struct ctld *ctld, const struct step_complete *msg)
@@ -208,6 +226,8 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 		struct step *st = *pp;
 		if (st->step_id != msg->step_id)
 			continue;
+		if (step_node_seen(ctld, st, msg->node_name))
+			return; /* a node re-sent it (after a reconnect) */
 		if (msg->status > st->status)
 			st->status = msg->status;
 		if (msg->status > job->derived_exit)
