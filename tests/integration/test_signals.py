@@ -82,6 +82,24 @@ def test_cancel_notices_in_batch_output(cluster):
     assert "DUE TO TIME LIMIT" not in text
 
 
+def test_step_cancel_notice_and_job_goes_on(cluster):
+    """scancel J.0: only the step is cancelled (its STEP line, srun aborted);
+    the script carries on."""
+    jobid = cluster.sbatch("-w", "node01", "-o", "sc.out", "--wrap",
+                           "srun sleep 60; echo after $?")
+    cluster.wait_running(jobid)
+    cluster.wait_for(lambda: cluster.run(["squeue", "-h", "-s", "-j", str(jobid)])
+                     .stdout.count(f"{jobid}.0"), timeout=20, what="step 0")
+    assert cluster.run(["scancel", f"{jobid}.0"]).returncode == 0
+    assert cluster.wait_job(jobid, timeout=30) == "COMPLETED"
+    text = out(cluster, "sc.out")
+    assert re.search(rf"^slurmstepd: error: \*\*\* STEP {jobid}\.0 ON node01 "
+                     rf"CANCELLED AT {STAMP} \*\*\*$", text, re.M), text
+    assert "srun: Job step aborted: Waiting up to" in text, text
+    assert f"*** JOB {jobid}" not in text, text
+    assert re.search(r"^after [1-9]\d*$", text, re.M), text
+
+
 def test_time_limit_notice_in_batch_output(cluster):
     jobid = cluster.sbatch("-t", "1", "-w", "node03", "-o", "tl.out", "--wrap",
                            "sleep 100")
@@ -118,7 +136,7 @@ def test_srun_cancelled_says_step_aborted(cluster):
     assert re.search(rf"^slurmstepd: error: \*\*\* STEP {jobid}\.0 ON node04 "
                      rf"CANCELLED AT {STAMP} \*\*\*$", err, re.M), err
     assert "revoked" not in err, err
-    assert cluster.job_state(int(jobid)) == "CANCELLED"
+    assert cluster.wait_job(int(jobid), timeout=30) == "CANCELLED"
 
 
 def test_scancel_signal_goes_to_steps_not_shell(cluster):
