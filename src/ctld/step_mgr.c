@@ -167,6 +167,19 @@ void step_create(struct ctld *ctld, struct client *c, struct step_create_req *re
 	free(pos);
 }
 
+/* A report about an earlier run of the job (requeued since), re-sent by a node
+ * after a reconnect. */
+static int step_report_stale(const struct job *job, const struct step_complete *msg)
+{
+	if (!msg->start_time || msg->start_time == (int64_t)job->start_time)
+		return 0;
+	log_debug("JobId=%u StepId=%u: ignoring a report from %s about the run "
+	          "started at %lld",
+	          job->job_id, msg->step_id, msg->node_name ? msg->node_name : "?",
+	          (long long)msg->start_time);
+	return 1;
+}
+
 /* Mark the step's node as reported; 1 if it already was. */
 static int step_node_seen(struct ctld *ctld, struct step *st, const char *node_name)
 {
@@ -188,6 +201,8 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 	struct job *job = job_find(ctld->jobs, msg->job_id);
 	struct step **pp;
 
+	if (job && step_report_stale(job, msg))
+		return;
 	if (msg->flags & STEP_DONE_PROLOG_FAILED)
 		node_mgr_drain(ctld, msg->node_name, "Prolog error");
 	if (msg->flags & STEP_DONE_EPILOG_FAILED)
@@ -252,7 +267,8 @@ void job_mgr_prolog_complete(struct ctld *ctld, const struct step_complete *msg)
 	struct job *job = job_find(ctld->jobs, msg->job_id);
 	struct job_event ev = {.type = EV_CONFIGURED, .job_id = msg->job_id};
 
-	if (!job || !job_is_running(job) || !(job->state & JOB_CONFIGURING))
+	if (!job || !job_is_running(job) || !(job->state & JOB_CONFIGURING) ||
+	    step_report_stale(job, msg))
 		return;
 	ev.time = time(NULL);
 	if (job_event_commit(ctld, &ev) == 0)

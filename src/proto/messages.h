@@ -484,10 +484,13 @@ enum warn_flags { WARN_F_BATCH_ONLY = 1, WARN_F_REQUEUE = 2 };
 	F(S, str, node_name, _)                                                          \
 	F(S, u32, status, _)                                                             \
 	F(S, u32, flags, _) /* STEP_DONE_* */                                            \
-	F(S, str, msg, _)
+	F(S, str, msg, _)                                                                \
+	F(S, i64, start_time, _) /* launch_req.start_time; 0 unknown (see below) */
 ROTA_DECLARE(step_complete, STEP_COMPLETE_FIELDS)
 /* STEP_DONE_JOB_GONE (step_id NO_VAL): after a terminate request, nothing of the
- * job is left on this node. */
+ * job is left on this node.  start_time names the run the report is about: the
+ * controller ignores one whose start_time is not the job's (an earlier run of
+ * a requeued job, re-sent after a reconnect). */
 enum step_done_flags {
 	STEP_DONE_LAUNCH_FAILED = 1,
 	STEP_DONE_OOM = 2,

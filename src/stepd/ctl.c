@@ -202,6 +202,7 @@ void ctl_report(struct stepd *st, uint32_t status, uint32_t flags, const char *m
 	    .status = status,
 	    .flags = flags,
 	    .msg = (char *)msg,
+	    .start_time = st->req->start_time,
 	};
 	int sent = 0;
 

@@ -243,7 +243,8 @@ static void prolog_report(struct stepd *st)
 {
 	struct step_complete sc = {.job_id = st->req->job_id,
 	                           .step_id = st->req->step_id,
-	                           .node_name = st->req->node_name};
+	                           .node_name = st->req->node_name,
+	                           .start_time = st->req->start_time};
 
 	if ((st->req->node_flags & LAUNCH_NF_PROLOG) && st->ctl)
 		msglink_send(st->ctl, MSG_PROLOG_COMPLETE, &sc);

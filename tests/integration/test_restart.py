@@ -141,3 +141,31 @@ def test_completion_while_controller_stopped_is_delivered(fresh_cluster):
         os.kill(pid, signal.SIGCONT)
     assert c.wait_job(jobid, timeout=30) == "FAILED"
     assert c.job_field(jobid, "ExitCode") == "4:0"
+
+
+def test_completion_unread_by_a_dead_controller_is_resent(fresh_cluster):
+    """rotad sent the completion, but the controller (frozen, then killed)
+    never read it: rotad sends it again after registering with the new
+    controller.  A job that had already ended, re-reported too, stays as it
+    was."""
+    c = fresh_cluster
+    done = c.sbatch("-w", "node03", "-o", "/dev/null", "--wrap", "exit 2")
+    assert c.wait_job(done) == "FAILED"
+    flag = os.path.join(c.dir, "go-unread")
+    jobid = c.sbatch("-w", "node03", "-o", "/dev/null", "--wrap",
+                     f"for i in $(seq 600); do [ -e {flag} ] && exit 5; sleep 0.1; done")
+    c.wait_running(jobid)
+    pid = c.pid("rotactld")
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        open(flag, "w").close()
+        c.wait_for(lambda: _ended_on_node(c, "node03", jobid), timeout=20,
+                   what="the script's end on node03")
+    finally:
+        c.kill_daemon("rotactld", signal.SIGKILL)
+    c.up()
+    assert c.wait_job(jobid, timeout=30) == "FAILED"
+    assert c.job_field(jobid, "ExitCode") == "5:0"
+    assert c.job_state(done) == "FAILED"
+    assert c.job_field(done, "ExitCode") == "2:0"
+    assert c.wait_job(c.sbatch("-w", "node03", "--wrap", "true")) == "COMPLETED"
