@@ -110,6 +110,16 @@ def test_time_limit_notice_in_batch_output(cluster):
                      re.M), text
 
 
+def test_srun_time_limit_notice(cluster):
+    p = cluster.run(["srun", "-t", "1", "-w", "node01", "sleep", "100"], timeout=100)
+    assert p.returncode != 0
+    m = re.search(rf"^slurmstepd: error: \*\*\* STEP (\d+)\.0 ON node01 "
+                  rf"CANCELLED AT {STAMP} DUE TO TIME LIMIT \*\*\*$", p.stderr, re.M)
+    assert m, p.stderr
+    assert "srun: Job step aborted: Waiting up to" in p.stderr, p.stderr
+    assert cluster.wait_job(int(m.group(1)), timeout=30) == "TIMEOUT"
+
+
 def test_srun_cancelled_says_step_aborted(cluster):
     env = dict(cluster.env)
     p = subprocess.Popen(["srun", "-J", "abortme", "-w", "node04", "sleep", "60"],
