@@ -15,6 +15,7 @@
 #include "cli/jobopt.h"
 #include "cli/srun_io.h"
 #include "common/linebuf.h"
+#include "common/states.h"
 #include "proto/frame.h"
 #include "proto/messages.h"
 #include "proto/net.h"
@@ -63,8 +64,10 @@ struct io {
 	int stdin_open;  /* still reading our stdin */
 	int stdin_eof;   /* EOF reached (to be sent once the target is there) */
 	int stdin_sent_eof;
-	int out_dead[3]; /* our stdout/stderr went away */
-	int aborting;    /* the step is being killed: signalled tasks are expected */
+	int out_dead[3];  /* our stdout/stderr went away */
+	int aborting;     /* the step is being killed: signalled tasks are expected */
+	int said_aborted; /* "Job step aborted" printed */
+	int said_oom;     /* "Out Of Memory" printed (once, as Slurm) */
 	long abort_deadline;
 	long last_intr, intr_sent;
 	int force_exit;
@@ -220,6 +223,13 @@ static void print_exit(struct io *io, const struct node *nd, const uint32_t *ids
 	int sig;
 
 	srun_io_ranges(ids, n, range, sizeof(range));
+	if ((status & 0xff) == TASK_STATUS_OOM) {
+		if (!io->said_oom)
+			fprintf(stderr, "srun: error: %s: task%s %s: Out Of Memory\n",
+			        name, n > 1 ? "s" : "", range);
+		io->said_oom = 1;
+		return;
+	}
 	if (WIFEXITED(status)) {
 		if (WEXITSTATUS(status))
 			fprintf(stderr,
@@ -550,6 +560,20 @@ static void on_signal(struct io *io)
 
 /* ---- the controller ---- */
 
+/* The controller ended the step: wait KillWait + 2 s for its tasks. */
+static void step_aborted(struct io *io)
+{
+	if (!io->said_aborted)
+		fprintf(stderr,
+		        "srun: Job step aborted: Waiting up to %u seconds for job "
+		        "step to finish.\n",
+		        io->o->kill_wait + 2);
+	io->said_aborted = 1;
+	if (!io->aborting || now_ms() + kill_grace(io) < io->abort_deadline)
+		io->abort_deadline = now_ms() + kill_grace(io);
+	io->aborting = 1;
+}
+
 static int on_ctl(struct io *io)
 {
 	struct rota_error err = {""};
@@ -559,18 +583,15 @@ static int on_ctl(struct io *io)
 	int rc = net_recv(io->o->ctl_fd, &type, &body, 5000, &err);
 
 	if (rc < 0) {
-		if (io->o->ctl_is_alloc) {
-			fprintf(stderr,
-			        "srun: Job step aborted: Waiting up to %u seconds for "
-			        "job step "
-			        "to finish.\n",
-			        io->o->kill_wait + 2);
-			io->aborting = 1;
-			io->abort_deadline = now_ms() + kill_grace(io);
-		}
+		if (io->o->ctl_is_alloc)
+			step_aborted(io);
 		return -1; /* stop watching */
 	}
-	if (type == MSG_RC && (rc = cli_rc(type, body, &msg)) != 0) {
+	/* ESLURM_ALREADY_DONE: the job or this step was cancelled or timed out;
+	 * the stepds say which ("*** STEP ... CANCELLED AT ...") */
+	if (type == MSG_RC && (rc = cli_rc(type, body, &msg)) == ESLURM_ALREADY_DONE) {
+		step_aborted(io);
+	} else if (rc) {
 		cli_error("%s", msg);
 		io->aborting = 1;
 		io->abort_deadline = now_ms() + kill_grace(io);

@@ -121,7 +121,7 @@ static int apply_start(struct ctld *ctld, const struct job_event *ev, struct job
 	}
 	hostlist_free(names);
 	job->nodes_str = xstrdup(ev->nodes);
-	job->state = JOB_RUNNING;
+	job->state = JOB_RUNNING | (ev->state & JOB_CONFIGURING);
 	job->reason = WAIT_NO_REASON;
 	free(job->reason_detail);
 	job->reason_detail = NULL;
@@ -324,6 +324,11 @@ int job_event_apply(struct ctld *ctld, const struct job_event *ev)
 		return apply_requeue(ctld, ev, job);
 	case EV_ARRAY_SPLIT:
 		return apply_split(ctld, ev, job);
+	case EV_CONFIGURED:
+		if (!job_is_running(job) || !(job->state & JOB_CONFIGURING))
+			return -EINVAL;
+		job->state &= ~JOB_CONFIGURING;
+		return 0;
 	case EV_ARRAY_THROTTLE:
 		if (!job->array_rem)
 			return -EINVAL;

@@ -14,7 +14,8 @@
 enum job_event_type {
 	EV_META = 1, /* next_job_id */
 	EV_SUBMIT,   /* job_id uid gid time desc priority hold */
-	EV_START,    /* job_id time nodes cpus_per_node tasks_per_node mem_per_node */
+	EV_START,    /* job_id time nodes cpus_per_node tasks_per_node mem_per_node
+	              * state (JOB_CONFIGURING: a Prolog must run first) */
 	EV_END,      /* job_id time state reason exit_code */
 	EV_HOLD,     /* job_id hold (0 release, 1 user, 2 admin) priority */
 	/* job_id time_limit priority (NO_VAL = unchanged); desc (when present):
@@ -27,6 +28,7 @@ enum job_event_type {
 	 * record itself becomes the task) */
 	EV_ARRAY_SPLIT,
 	EV_ARRAY_THROTTLE, /* job_id throttle (0 none) */
+	EV_CONFIGURED, /* job_id: its nodes are ready (Prolog done), not CONFIGURING */
 };
 
 #define JOB_EVENT_FIELDS(F, S)                                                           \

@@ -18,6 +18,7 @@ struct step {
 	uint32_t nnodes;
 	uint32_t *node_idx;
 	uint32_t pending_nodes; /* nodes yet to report completion */
+	uint8_t *node_done;     /* [nnodes]: that node reported (duplicates ignored) */
 	uint32_t status;        /* highest wait status so far */
 	struct client *client;  /* the srun that asked for it (ref), or NULL */
 	char *name;
@@ -148,6 +149,9 @@ void job_mgr_tick(struct ctld *ctld, time_t now);
 /* Steps (step_mgr.c). */
 void step_create(struct ctld *ctld, struct client *c, struct step_create_req *req);
 void step_complete(struct ctld *ctld, const struct step_complete *msg);
+/* A node ran the job's Prolog (MSG_PROLOG_COMPLETE): a CONFIGURING job is now
+ * RUNNING.  A duplicate or late report is ignored. */
+void job_mgr_prolog_complete(struct ctld *ctld, const struct step_complete *msg);
 void step_free_all(struct job *job);
 void step_info(struct ctld *ctld, struct client *c, const struct job_info_req *req);
 

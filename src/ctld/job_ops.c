@@ -209,6 +209,22 @@ void job_mgr_info(struct ctld *ctld, struct client *c, const struct job_info_req
 	codec_release(&job_info_resp_type, &r);
 }
 
+/* The job is ending: its sruns' steps are aborted, and an srun/salloc that
+ * still holds the allocation learns that it is gone. */
+static void tell_clients_end(struct job *job)
+{
+	char *text;
+
+	for (struct step *st = job->steps; st; st = st->next)
+		if (st->client && st->client != job->alloc_client)
+			client_send_rc(st->client, ESLURM_ALREADY_DONE, NULL);
+	if (!job->alloc_client)
+		return;
+	text = xasprintf("Job allocation %u has been revoked.", job->job_id);
+	client_send_rc(job->alloc_client, ESLURM_ALREADY_DONE, text);
+	free(text);
+}
+
 void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason,
              uint32_t exit_code)
 {
@@ -220,8 +236,15 @@ void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason
 	                       .reason = reason,
 	                       .exit_code = exit_code};
 
-	if (was_running)
-		job_signal_nodes(ctld, job, NO_VAL, SIGKILL, SIGNAL_F_TERMINATE);
+	/* before the nodes act: each srun of the job says its step is aborted */
+	tell_clients_end(job);
+	if (was_running) {
+		/* the nodes tell the user why ("*** JOB N ON ... CANCELLED AT") */
+		uint32_t why = state == JOB_CANCELLED ? SIGNAL_F_CANCELLED
+		               : state == JOB_TIMEOUT ? SIGNAL_F_TIME_LIMIT
+		                                      : 0;
+		job_signal_nodes(ctld, job, NO_VAL, SIGKILL, SIGNAL_F_TERMINATE | why);
+	}
 	if (job_event_commit(ctld, &ev) < 0)
 		return;
 	/* a node we cannot reach will not confirm: do not wait for it */
@@ -229,11 +252,6 @@ void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason
 		if (!node_mgr_get(ctld->nodes, job->node_idx[k])->link)
 			job_release_node(ctld, job, k);
 	if (job->alloc_client) {
-		/* srun/salloc still holds it: tell it the allocation is gone */
-		char *text =
-		    xasprintf("Job allocation %u has been revoked.", job->job_id);
-		client_send_rc(job->alloc_client, ESLURM_ALREADY_DONE, text);
-		free(text);
 		job->alloc_client->alloc_job_id = 0;
 		client_unref(job->alloc_client);
 		job->alloc_client = NULL;
@@ -268,7 +286,11 @@ static int cancel_one(struct ctld *ctld, struct client *c, struct job *job,
 		return 0;
 	}
 	if (req->step_id != NO_VAL) {
-		job_signal_nodes(ctld, job, req->step_id, SIGKILL, SIGNAL_F_TERMINATE);
+		job_signal_nodes(ctld, job, req->step_id, SIGKILL,
+		                 SIGNAL_F_TERMINATE | SIGNAL_F_CANCELLED);
+		for (struct step *st = job->steps; st; st = st->next)
+			if (st->step_id == req->step_id && st->client)
+				client_send_rc(st->client, ESLURM_ALREADY_DONE, NULL);
 		return 0;
 	}
 	job_end(ctld, job, JOB_CANCELLED, WAIT_NO_REASON, 0);
@@ -360,7 +382,16 @@ void job_mgr_complete_req(struct ctld *ctld, struct client *c,
 		c->alloc_job_id = 0;
 		client_unref(c);
 	}
-	if (!job_is_finished(job))
+	/* its own steps are over: no "aborted" notice for them */
+	for (struct step *st = job->steps; st; st = st->next)
+		if (st->client == c) {
+			client_unref(c);
+			st->client = NULL;
+		}
+	/* an srun whose task the memory limit killed: OUT_OF_MEMORY, as Slurm */
+	if (!job_is_finished(job) && (req->status & 0xff) == TASK_STATUS_OOM)
+		job_end(ctld, job, JOB_OOM, FAIL_OOM, req->status);
+	else if (!job_is_finished(job))
 		job_end(ctld, job, req->status ? JOB_FAILED : JOB_COMPLETE,
 		        req->status ? FAIL_EXIT_CODE : WAIT_NO_REASON, req->status);
 	client_send_rc(c, 0, NULL);

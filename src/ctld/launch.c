@@ -46,6 +46,7 @@ static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_re
 	l->start_time = job->start_time;
 	l->ctld_host = ctld->hostname;
 	l->flags = d->flags;
+	l->restart_cnt = job->restart_cnt;
 	if (job->array_job_id && d->array_inx) {
 		/* SLURM_ARRAY_TASK_COUNT/MIN/MAX/STEP describe the whole array */
 		struct arrayspec a;

@@ -112,6 +112,7 @@ static int gen_job(struct compact *cp, struct job *j, struct job_event *ev)
 			return 0;
 		ev->type = EV_START;
 		ev->time = j->start_time;
+		ev->state = j->state & JOB_CONFIGURING;
 		ev->nodes = xstrdup(j->nodes_str);
 		ev->cpus_per_node.v = xcalloc(j->nnodes, sizeof(uint32_t));
 		ev->tasks_per_node.v = xcalloc(j->nnodes, sizeof(uint32_t));

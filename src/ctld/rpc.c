@@ -102,6 +102,11 @@ static void rpc_step_complete(struct ctld *ctld, struct client *c, void **body)
 	step_complete(ctld, *body);
 }
 
+static void rpc_prolog_complete(struct ctld *ctld, struct client *c, void **body)
+{
+	job_mgr_prolog_complete(ctld, *body);
+}
+
 static const struct rpc_entry {
 	uint16_t type;
 	enum rpc_perm perm;
@@ -124,6 +129,7 @@ static const struct rpc_entry {
     {MSG_NODE_REGISTER, P_NODE, rpc_node_register},
     {MSG_NODE_PING, P_NODE, rpc_node_ping},
     {MSG_STEP_COMPLETE, P_NODE, rpc_step_complete},
+    {MSG_PROLOG_COMPLETE, P_NODE, rpc_prolog_complete},
 };
 
 void rpc_dispatch(struct client *c, uint16_t type, void **body)

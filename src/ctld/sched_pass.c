@@ -208,6 +208,9 @@ void sched_pass_start(struct sched_pass *ps, struct job *job, time_t now)
 	ev.cpus_per_node = (struct rota_u32v){a->cpus, a->nnodes};
 	ev.tasks_per_node = (struct rota_u32v){a->tasks, a->nnodes};
 	ev.mem_per_node = (struct rota_u32v){mem32, a->nnodes};
+	/* a batch job is CONFIGURING until its node has run the Prolog */
+	if (ctld->conf->prolog && !(job->desc.flags & JOB_F_INTERACTIVE))
+		ev.state = JOB_CONFIGURING;
 	if (job_event_commit(ctld, &ev) == 0) {
 		log_info("JobId=%u started on %s", job->job_id, ev.nodes);
 		if (job->alloc_client) {

@@ -9,6 +9,7 @@
 #include "common/states.h"
 #include "ctld/client.h"
 #include "ctld/ctld.h"
+#include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
 #include "ctld/step_alloc.h"
@@ -30,6 +31,7 @@ static void step_free(struct step *st)
 	free(st->slots);
 	free(st->nslots);
 	free(st->mem);
+	free(st->node_done);
 	free(st);
 }
 
@@ -103,6 +105,7 @@ static struct step *step_new(struct ctld *ctld, struct job *job,
 	st->nnodes = l->n;
 	st->pending_nodes = l->n;
 	st->node_idx = xcalloc(l->n, sizeof(uint32_t));
+	st->node_done = xcalloc(l->n, 1);
 	for (uint32_t i = 0; i < l->n; i++) {
 		st->node_idx[i] = job->node_idx[l->pos[i]];
 		names[i] = node_mgr_get(ctld->nodes, st->node_idx[i])->cfg->name;
@@ -169,11 +172,42 @@ void step_create(struct ctld *ctld, struct client *c, struct step_create_req *re
 	step_layout_release(&l);
 }
 
+/* A report about an earlier run of the job (requeued since), re-sent by a node
+ * after a reconnect. */
+static int step_report_stale(const struct job *job, const struct step_complete *msg)
+{
+	if (!msg->start_time || msg->start_time == (int64_t)job->start_time)
+		return 0;
+	log_debug("JobId=%u StepId=%u: ignoring a report from %s about the run "
+	          "started at %lld",
+	          job->job_id, msg->step_id, msg->node_name ? msg->node_name : "?",
+	          (long long)msg->start_time);
+	return 1;
+}
+
+/* Mark the step's node as reported; 1 if it already was. */
+static int step_node_seen(struct ctld *ctld, struct step *st, const char *node_name)
+{
+	int idx = node_name ? node_mgr_find(ctld->nodes, node_name) : -1;
+
+	for (uint32_t i = 0; idx >= 0 && i < st->nnodes; i++) {
+		if ((int)st->node_idx[i] != idx)
+			continue;
+		if (st->node_done[i])
+			return 1;
+		st->node_done[i] = 1;
+		return 0;
+	}
+	return 0;
+}
+
 void step_complete(struct ctld *ctld, const struct step_complete *msg)
 {
 	struct job *job = job_find(ctld->jobs, msg->job_id);
 	struct step **pp;
 
+	if (job && step_report_stale(job, msg))
+		return;
 	if (msg->flags & STEP_DONE_PROLOG_FAILED)
 		node_mgr_drain(ctld, msg->node_name, "Prolog error");
 	if (msg->flags & STEP_DONE_EPILOG_FAILED)
@@ -212,6 +246,8 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 		struct step *st = *pp;
 		if (st->step_id != msg->step_id)
 			continue;
+		if (step_node_seen(ctld, st, msg->node_name))
+			return; /* a node re-sent it (after a reconnect) */
 		if (msg->status > st->status)
 			st->status = msg->status;
 		if (msg->status > job->derived_exit)
@@ -229,6 +265,20 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 		}
 		return;
 	}
+}
+
+void job_mgr_prolog_complete(struct ctld *ctld, const struct step_complete *msg)
+{
+	struct job *job = job_find(ctld->jobs, msg->job_id);
+	struct job_event ev = {.type = EV_CONFIGURED, .job_id = msg->job_id};
+
+	if (!job || !job_is_running(job) || !(job->state & JOB_CONFIGURING) ||
+	    step_report_stale(job, msg))
+		return;
+	ev.time = time(NULL);
+	if (job_event_commit(ctld, &ev) == 0)
+		log_info("JobId=%u: prolog done on %s, RUNNING", job->job_id,
+		         msg->node_name ? msg->node_name : "?");
 }
 
 static void step_fill(struct ctld *ctld, const struct job *job, const struct step *st,

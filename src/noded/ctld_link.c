@@ -2,6 +2,7 @@
 #include <event2/event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "common/conf.h"
 #include "proto/client.h"
@@ -15,10 +16,16 @@
 #define LINK_REFUSED_RETRY_S 10
 #define LINK_PING_S          10
 #define LINK_QUEUE_MAX       100000 /* completions kept while the controller is away */
+/* Completions sent this recently are sent again after a reconnect: the
+ * controller may have died before reading them (it ignores duplicates). */
+#define LINK_RESEND_S   10
+#define LINK_RECENT_MAX 10000
 
 enum link_state { LINK_DOWN, LINK_REGISTERING, LINK_UP };
 
 struct pending {
+	uint16_t type; /* MSG_STEP_COMPLETE or MSG_PROLOG_COMPLETE */
+	time_t sent;   /* on the recent list: when it was sent */
 	struct step_complete sc;
 	struct pending *next;
 };
@@ -37,9 +44,61 @@ struct ctld_link {
 	struct event *ping_ev;
 	char last_error[ROTA_ERROR_TEXT]; /* log a repeated failure once */
 
-	struct pending *head, **tail;
+	struct pending *head, **tail; /* to send after the next registration */
 	size_t queued;
+	struct pending *recent, **recent_tail; /* sent in the last LINK_RESEND_S */
+	size_t nrecent;
 };
+
+static void pending_free(struct pending *p)
+{
+	codec_release(&step_complete_type, &p->sc);
+	free(p);
+}
+
+/* Forget what was sent long enough ago (or beyond the cap). */
+static void recent_prune(struct ctld_link *l, time_t now)
+{
+	while (l->recent &&
+	       (l->recent->sent + LINK_RESEND_S < now || l->nrecent > LINK_RECENT_MAX)) {
+		struct pending *p = l->recent;
+		l->recent = p->next;
+		pending_free(p);
+		l->nrecent--;
+	}
+	if (!l->recent)
+		l->recent_tail = &l->recent;
+}
+
+/* Keep p (sent just now) on the recent list; takes ownership. */
+static void recent_add(struct ctld_link *l, struct pending *p)
+{
+	time_t now = time(NULL);
+
+	p->sent = now;
+	p->next = NULL;
+	*l->recent_tail = p;
+	l->recent_tail = &p->next;
+	l->nrecent++;
+	recent_prune(l, now);
+}
+
+/* The link dropped: what was sent recently goes first in the queue. */
+static void recent_requeue(struct ctld_link *l)
+{
+	recent_prune(l, time(NULL));
+	if (!l->recent)
+		return;
+	*l->recent_tail = l->head;
+	if (!l->head)
+		l->tail = l->recent_tail;
+	l->head = l->recent;
+	l->queued += l->nrecent;
+	log_info("will re-send %zu recent completion(s) after reconnecting", l->nrecent);
+	l->recent = NULL;
+	l->recent_tail = &l->recent;
+	l->nrecent = 0;
+}
 
 static void link_schedule(struct ctld_link *l, int secs)
 {
@@ -59,11 +118,10 @@ static void link_flush_queue(struct ctld_link *l)
 {
 	while (l->head) {
 		struct pending *p = l->head;
-		conn_send(l->conn, MSG_STEP_COMPLETE, &p->sc);
+		conn_send(l->conn, p->type, &p->sc);
 		l->head = p->next;
-		codec_release(&step_complete_type, &p->sc);
-		free(p);
 		l->queued--;
+		recent_add(l, p);
 	}
 	l->tail = &l->head;
 }
@@ -116,6 +174,7 @@ static void link_on_close(struct conn *c, void *arg)
 	log_err("lost the controller connection, retrying every %d s", LINK_RETRY_S);
 	l->conn = NULL;
 	l->state = LINK_DOWN;
+	recent_requeue(l);
 	snprintf(l->last_error, sizeof(l->last_error), "connection lost");
 	link_schedule(l, LINK_RETRY_S);
 }
@@ -177,6 +236,7 @@ struct ctld_link *ctld_link_create(struct event_base *base, const struct conf *c
 	l->ops = ops;
 	l->arg = arg;
 	l->tail = &l->head;
+	l->recent_tail = &l->recent;
 	if (codec_copy(&node_register_type, &l->reg, reg) < 0)
 		fatal("out of memory");
 	free(l->reg.job_ids.v); /* filled afresh on each registration */
@@ -202,8 +262,12 @@ void ctld_link_destroy(struct ctld_link *l)
 	while (l->head) {
 		struct pending *p = l->head;
 		l->head = p->next;
-		codec_release(&step_complete_type, &p->sc);
-		free(p);
+		pending_free(p);
+	}
+	while (l->recent) {
+		struct pending *p = l->recent;
+		l->recent = p->next;
+		pending_free(p);
 	}
 	codec_release(&node_register_type, &l->reg);
 	free(l);
@@ -211,20 +275,27 @@ void ctld_link_destroy(struct ctld_link *l)
 
 void ctld_link_send_complete(struct ctld_link *l, const struct step_complete *sc)
 {
+	ctld_link_send(l, MSG_STEP_COMPLETE, sc);
+}
+
+void ctld_link_send(struct ctld_link *l, uint16_t type, const struct step_complete *sc)
+{
 	struct pending *p;
 
-	if (l->state == LINK_UP) {
-		conn_send(l->conn, MSG_STEP_COMPLETE, sc);
-		return;
-	}
-	if (l->queued >= LINK_QUEUE_MAX) {
+	if (l->state != LINK_UP && l->queued >= LINK_QUEUE_MAX) {
 		log_err("JobId=%u StepId=%u completion dropped: %zu already queued",
 		        sc->job_id, sc->step_id, l->queued);
 		return;
 	}
 	p = xcalloc(1, sizeof(*p));
+	p->type = type;
 	if (codec_copy(&step_complete_type, &p->sc, sc) < 0)
 		fatal("out of memory");
+	if (l->state == LINK_UP) {
+		conn_send(l->conn, type, sc);
+		recent_add(l, p);
+		return;
+	}
 	*l->tail = p;
 	l->tail = &p->next;
 	l->queued++;

@@ -5,8 +5,11 @@
  * connection drops or cannot be made it retries every second (every 10 s after
  * the controller refused the registration).  Step completions handed to it
  * while it is not registered are queued and sent right after the next
- * successful registration.  The connect itself is blocking (bounded by the
- * connect and challenge timeouts); everything else runs in the event loop.
+ * successful registration; those sent in the 10 s before a drop are sent
+ * again (the controller may have died before reading them; it ignores
+ * duplicates, and stale ones by their start_time).  The connect itself is blocking
+ * (bounded by the connect and challenge timeouts); everything else runs in the event
+ * loop.
  */
 #ifndef ROTA_NODED_CTLD_LINK_H
 #define ROTA_NODED_CTLD_LINK_H
@@ -40,5 +43,8 @@ void ctld_link_destroy(struct ctld_link *l);
 
 /* Send (or queue, while not registered) a step completion; sc is copied. */
 void ctld_link_send_complete(struct ctld_link *l, const struct step_complete *sc);
+/* Same for any message with a step_complete body (MSG_STEP_COMPLETE,
+ * MSG_PROLOG_COMPLETE); queued ones go out in order. */
+void ctld_link_send(struct ctld_link *l, uint16_t type, const struct step_complete *sc);
 
 #endif

@@ -147,6 +147,12 @@ static void on_step_done(void *arg, const struct step_complete *sc)
 	ctld_link_send_complete(nd->link, sc);
 }
 
+static void on_prolog_done(void *arg, const struct step_complete *sc)
+{
+	struct noded *nd = arg;
+	ctld_link_send(nd->link, MSG_PROLOG_COMPLETE, sc);
+}
+
 static const struct ctld_link_ops link_ops = {
     .launch = on_launch,
     .signal = on_signal,
@@ -225,6 +231,7 @@ static void noded_start(struct noded *nd)
 	    .log_file = nd->log_file,
 	    .verbose = nd->verbose > 1,
 	    .done = on_step_done,
+	    .prolog_done = on_prolog_done,
 	    .arg = nd,
 	};
 	struct node_register reg = {0};

@@ -24,11 +24,12 @@
 struct stepd_rec {
 	struct stepd_mgr *m;
 	uint32_t job_id, step_id;
-	pid_t pid;         /* 0: adopted from an earlier rotad (not our child) */
-	struct conn *conn; /* NULL once closed */
-	int exited;        /* our child has been reaped */
-	int wstatus;       /* its wait status */
-	int reported;      /* it sent MSG_STEP_COMPLETE */
+	pid_t pid;          /* 0: adopted from an earlier rotad (not our child) */
+	int64_t start_time; /* the launch's start_time, 0 if adopted */
+	struct conn *conn;  /* NULL once closed */
+	int exited;         /* our child has been reaped */
+	int wstatus;        /* its wait status */
+	int reported;       /* it sent MSG_STEP_COMPLETE */
 	struct stepd_rec *next;
 };
 
@@ -43,6 +44,7 @@ struct term_job {
 /* A job that has run here: the first launch runs the Prolog, the end the Epilog. */
 struct job_here {
 	uint32_t job_id, uid, gid;
+	int64_t start_time; /* the run's launch_req.start_time */
 	char *user, *nodes, *partition;
 	struct job_here *next;
 };
@@ -64,10 +66,12 @@ static struct job_here *here_find(struct stepd_mgr *m, uint32_t job_id)
 	return h;
 }
 
-static void here_forget(struct stepd_mgr *m, uint32_t job_id)
+/* Returns the forgotten run's start_time (0: none known). */
+static int64_t here_forget(struct stepd_mgr *m, uint32_t job_id)
 {
 	for (struct job_here **pp = &m->here; *pp; pp = &(*pp)->next) {
 		struct job_here *h = *pp;
+		int64_t start = h->start_time;
 		if (h->job_id != job_id)
 			continue;
 		*pp = h->next;
@@ -75,8 +79,9 @@ static void here_forget(struct stepd_mgr *m, uint32_t job_id)
 		free(h->nodes);
 		free(h->partition);
 		free(h);
-		return;
+		return start;
 	}
+	return 0;
 }
 
 /* Start the Epilog for a job that ran here; returns its pid or 0. */
@@ -99,8 +104,8 @@ static pid_t epilog_start(struct stepd_mgr *m, uint32_t job_id)
 	return pid;
 }
 
-static void report(struct stepd_mgr *m, uint32_t job, uint32_t step, uint32_t status,
-                   uint32_t flags, const char *msg);
+static void report(struct stepd_mgr *m, uint32_t job, uint32_t step, int64_t start,
+                   uint32_t status, uint32_t flags, const char *msg);
 
 /* If job is being terminated and has no stepd left here, say so once. */
 static void term_check(struct stepd_mgr *m, uint32_t job_id)
@@ -116,8 +121,8 @@ static void term_check(struct stepd_mgr *m, uint32_t job_id)
 			return; /* reported when the epilog ends */
 		*pp = t->next;
 		free(t);
-		here_forget(m, job_id);
-		report(m, job_id, NO_VAL, 0, STEP_DONE_JOB_GONE, NULL);
+		report(m, job_id, NO_VAL, here_forget(m, job_id), 0, STEP_DONE_JOB_GONE,
+		       NULL);
 		return;
 	}
 }
@@ -132,10 +137,9 @@ static int epilog_reaped(struct stepd_mgr *m, pid_t pid, int status)
 			continue;
 		*pp = t->next;
 		free(t);
-		here_forget(m, job_id);
 		if (status)
 			log_err("JobId=%u epilog failed, status %d", job_id, status);
-		report(m, job_id, NO_VAL, (uint32_t)status,
+		report(m, job_id, NO_VAL, here_forget(m, job_id), (uint32_t)status,
 		       STEP_DONE_JOB_GONE | (status ? STEP_DONE_EPILOG_FAILED : 0),
 		       status ? "Epilog error" : NULL);
 		return 1;
@@ -157,10 +161,11 @@ static void rec_unlink(struct stepd_mgr *m, struct stepd_rec *r)
 	term_check(m, job_id);
 }
 
-static void report(struct stepd_mgr *m, uint32_t job, uint32_t step, uint32_t status,
-                   uint32_t flags, const char *msg)
+static void report(struct stepd_mgr *m, uint32_t job, uint32_t step, int64_t start,
+                   uint32_t status, uint32_t flags, const char *msg)
 {
-	struct step_complete sc = {.job_id = job,
+	struct step_complete sc = {.start_time = start,
+	                           .job_id = job,
 	                           .step_id = step,
 	                           .node_name = (char *)m->o.node_name,
 	                           .status = status,
@@ -212,7 +217,7 @@ static void rec_maybe_finish(struct stepd_rec *r)
 			            WEXITSTATUS(r->wstatus) == SPOOL_STEPD_EXIT_SETUP;
 			log_err("JobId=%u StepId=%u rotastepd ended without a report",
 			        r->job_id, r->step_id);
-			report(m, r->job_id, r->step_id, 1 << 8,
+			report(m, r->job_id, r->step_id, r->start_time, 1 << 8,
 			       setup ? STEP_DONE_LAUNCH_FAILED : 0,
 			       "rotastepd ended without a report");
 		}
@@ -226,6 +231,10 @@ static void rec_on_msg(struct conn *c, uint16_t type, void **body, void *arg)
 	struct stepd_rec *r = arg;
 	struct step_complete *sc = *body;
 
+	if (type == MSG_PROLOG_COMPLETE) {
+		r->m->o.prolog_done(r->m->o.arg, sc);
+		return;
+	}
 	if (type != MSG_STEP_COMPLETE) {
 		log_debug("ignoring %s from rotastepd", msg_name(type));
 		return;
@@ -317,8 +326,8 @@ void stepd_mgr_launch(struct stepd_mgr *m, const struct launch_req *req)
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		log_err("JobId=%u StepId=%u launch failed: socketpair: %s", req->job_id,
 		        req->step_id, strerror(errno));
-		report(m, req->job_id, req->step_id, 1 << 8, STEP_DONE_LAUNCH_FAILED,
-		       "rotad cannot create a socket");
+		report(m, req->job_id, req->step_id, req->start_time, 1 << 8,
+		       STEP_DONE_LAUNCH_FAILED, "rotad cannot create a socket");
 		return;
 	}
 	pid = fork();
@@ -329,15 +338,17 @@ void stepd_mgr_launch(struct stepd_mgr *m, const struct launch_req *req)
 		log_err("JobId=%u StepId=%u launch failed: fork: %s", req->job_id,
 		        req->step_id, strerror(errno));
 		close(sv[0]);
-		report(m, req->job_id, req->step_id, 1 << 8, STEP_DONE_LAUNCH_FAILED,
-		       "rotad cannot fork");
+		report(m, req->job_id, req->step_id, req->start_time, 1 << 8,
+		       STEP_DONE_LAUNCH_FAILED, "rotad cannot fork");
 		return;
 	}
 	r = rec_add(m, req->job_id, req->step_id, pid, sv[0]);
+	r->start_time = req->start_time;
 	if (!here_find(m, req->job_id)) {
 		struct job_here *h = xcalloc(1, sizeof(*h));
 		struct launch_req first = *req;
 		h->job_id = req->job_id;
+		h->start_time = req->start_time;
 		h->uid = req->uid;
 		h->gid = req->gid;
 		h->user = xstrdup(req->user);

@@ -32,6 +32,7 @@ struct stepd_mgr_opts {
 	const char *log_file;   /* NULL: stepds log to rotad's stderr */
 	int verbose;
 	stepd_done_f done;
+	stepd_done_f prolog_done; /* MSG_PROLOG_COMPLETE from a stepd */
 	void *arg;
 };
 

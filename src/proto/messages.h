@@ -470,7 +470,8 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, u32, array_task_max, _)                                                     \
 	F(S, u32, array_task_step, _)                                                    \
 	F(S, u32v, step_cores, _) /* this node's cores for the step; none: the job's */  \
-	F(S, u64, step_mem, _)    /* MB for the step on this node; 0: the job's limit */
+	F(S, u64, step_mem, _)    /* MB for the step on this node; 0: the job's limit */ \
+	F(S, u32, restart_cnt, _) /* times requeued: SLURM_RESTART_COUNT */
 ROTA_DECLARE(launch_req, LAUNCH_REQ_FIELDS)
 
 /* Controller -> node: signal the job's steps here (step_id NO_VAL: all). With
@@ -484,7 +485,11 @@ ROTA_DECLARE(signal_req, SIGNAL_REQ_FIELDS)
 enum signal_flags {
 	SIGNAL_F_TERMINATE = 1,
 	SIGNAL_F_BATCH_ONLY = 2,
-	SIGNAL_F_NO_BATCH = 4
+	SIGNAL_F_NO_BATCH = 4,
+	/* with SIGNAL_F_TERMINATE: why, so that the stepd tells the user as
+	 * Slurm does ("*** JOB 7 ON node01 CANCELLED AT ... ***") */
+	SIGNAL_F_CANCELLED = 8,
+	SIGNAL_F_TIME_LIMIT = 16,
 };
 enum warn_flags { WARN_F_BATCH_ONLY = 1, WARN_F_REQUEUE = 2 };
 
@@ -496,10 +501,13 @@ enum warn_flags { WARN_F_BATCH_ONLY = 1, WARN_F_REQUEUE = 2 };
 	F(S, str, node_name, _)                                                          \
 	F(S, u32, status, _)                                                             \
 	F(S, u32, flags, _) /* STEP_DONE_* */                                            \
-	F(S, str, msg, _)
+	F(S, str, msg, _)                                                                \
+	F(S, i64, start_time, _) /* launch_req.start_time; 0 unknown (see below) */
 ROTA_DECLARE(step_complete, STEP_COMPLETE_FIELDS)
 /* STEP_DONE_JOB_GONE (step_id NO_VAL): after a terminate request, nothing of the
- * job is left on this node. */
+ * job is left on this node.  start_time names the run the report is about: the
+ * controller ignores one whose start_time is not the job's (an earlier run of
+ * a requeued job, re-sent after a reconnect). */
 enum step_done_flags {
 	STEP_DONE_LAUNCH_FAILED = 1,
 	STEP_DONE_OOM = 2,
@@ -508,6 +516,9 @@ enum step_done_flags {
 	STEP_DONE_EPILOG_FAILED = 16,
 };
 enum launch_node_flags { LAUNCH_NF_PROLOG = 1 /* the job's first step on this node */ };
+/* MSG_PROLOG_COMPLETE (stepd -> rotad -> controller, a step_complete body with
+ * job_id, step_id, node_name): the launch that carried LAUNCH_NF_PROLOG got past
+ * the Prolog, the node is ready for the job (it leaves CONFIGURING). */
 
 /* ---- stepd <-> srun I/O ---- */
 #define IO_HELLO_FIELDS(F, S)                                                            \
@@ -524,6 +535,9 @@ ROTA_DECLARE(io_hello, IO_HELLO_FIELDS)
 	F(S, bin, data, _)   /* empty = EOF */
 ROTA_DECLARE(io_data, IO_DATA_FIELDS)
 
+/* A step task's wait status when the step's memory limit killed it: Slurm's
+ * SIG_OOM (srun says "Out Of Memory"; ExitCode 0:125). */
+#define TASK_STATUS_OOM 253u
 #define TASK_EXIT_FIELDS(F, S)                                                           \
 	F(S, u32v, tasks, _)                                                             \
 	F(S, u32, status, _) /* wait status */                                           \
@@ -565,6 +579,7 @@ ROTA_DECLARE(task_exit, TASK_EXIT_FIELDS)
 	M(MSG_LAUNCH_REQ, 34, launch_req)                                                \
 	M(MSG_SIGNAL_REQ, 35, signal_req)                                                \
 	M(MSG_STEP_COMPLETE, 36, step_complete)                                          \
+	M(MSG_PROLOG_COMPLETE, 37, step_complete)                                        \
 	M(MSG_IO_HELLO, 40, io_hello)                                                    \
 	M(MSG_IO_DATA, 41, io_data)                                                      \
 	M(MSG_TASK_EXIT, 42, task_exit)

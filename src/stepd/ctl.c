@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,17 +75,44 @@ void ctl_on_listen(struct stepd *st)
 	st->ctl = msglink_create(fd, "rotad");
 }
 
+/* Slurm's notice of a cancelled job or step, where the user sees it: the batch
+ * script's error file, or the step's stderr (srun). */
+static void announce_cancel(struct stepd *st, uint32_t flags)
+{
+	char when[32] = "", what[48], *line;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (localtime_r(&now, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	if (st->batch)
+		snprintf(what, sizeof(what), "JOB %u", st->req->job_id);
+	else
+		snprintf(what, sizeof(what), "STEP %u.%u", st->req->job_id,
+		         st->req->step_id);
+	line = xasprintf("slurmstepd: error: *** %s ON %s CANCELLED AT %s%s ***\n", what,
+	                 st->req->node_name, when,
+	                 (flags & SIGNAL_F_TIME_LIMIT) ? " DUE TO TIME LIMIT" : "");
+	stepd_tell_user(st, line);
+	free(line);
+}
+
 /* SIGNAL_F_TERMINATE is Slurm's kill sequence whatever the signal number:
  * SIGCONT and SIGTERM now, SIGKILL after KillWait (a requested signal other
- * than SIGTERM/SIGKILL is delivered first). */
+ * than SIGTERM/SIGKILL is delivered first).  SIGNAL_F_BATCH_ONLY (scancel -b,
+ * --signal=B:) reaches the batch shell alone, not its children. */
 void ctl_signal(struct stepd *st, uint32_t sig, uint32_t flags)
 {
 	if (!(flags & SIGNAL_F_TERMINATE)) {
-		if (sig) {
-			log_info("JobId=%u StepId=%u signal %u", st->req->job_id,
-			         st->req->step_id, sig);
+		if (!sig)
+			return;
+		log_info("JobId=%u StepId=%u signal %u%s", st->req->job_id,
+		         st->req->step_id, sig,
+		         (flags & SIGNAL_F_BATCH_ONLY) ? " to the batch shell" : "");
+		if ((flags & SIGNAL_F_BATCH_ONLY) && st->batch)
+			task_signal_leaders(st, (int)sig);
+		else
 			task_signal_all(st, (int)sig);
-		}
 		return;
 	}
 	if (st->terminating)
@@ -92,6 +120,8 @@ void ctl_signal(struct stepd *st, uint32_t sig, uint32_t flags)
 	log_info("JobId=%u StepId=%u terminating (KillWait %u s)", st->req->job_id,
 	         st->req->step_id, st->conf->kill_wait);
 	st->terminating = 1;
+	if (flags & (SIGNAL_F_CANCELLED | SIGNAL_F_TIME_LIMIT))
+		announce_cancel(st, flags);
 	if (sig && sig != SIGTERM && sig != SIGKILL)
 		task_signal_all(st, (int)sig);
 	task_signal_all(st, SIGCONT);
@@ -122,6 +152,17 @@ void ctl_on_link(struct stepd *st, short revents)
 	         st->req->job_id, st->req->step_id);
 	msglink_destroy(st->ctl);
 	st->ctl = NULL;
+}
+
+void ctl_drain(struct stepd *st)
+{
+	struct pollfd p;
+
+	if (!st->ctl)
+		return;
+	p = (struct pollfd){.fd = msglink_fd(st->ctl), .events = POLLIN};
+	if (poll(&p, 1, 0) > 0 && p.revents)
+		ctl_on_link(st, p.revents);
 }
 
 /* Leave the completion in the spool for the next rotad (write, then rename). */
@@ -161,6 +202,7 @@ void ctl_report(struct stepd *st, uint32_t status, uint32_t flags, const char *m
 	    .status = status,
 	    .flags = flags,
 	    .msg = (char *)msg,
+	    .start_time = st->req->start_time,
 	};
 	int sent = 0;
 

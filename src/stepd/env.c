@@ -96,6 +96,9 @@ static char **env_job_ids(char **env, const struct stepd *st)
 		                   req->array_task_step);
 	}
 	env = strv_setenvf(env, "SLURM_JOBID", "%u", req->job_id);
+	/* only in a job that was requeued, as Slurm does */
+	if (req->restart_cnt)
+		env = strv_setenvf(env, "SLURM_RESTART_COUNT", "%u", req->restart_cnt);
 	env = set_opt(env, "SLURM_JOB_NAME", req->job_name);
 	env = set_opt(env, "SLURM_JOB_PARTITION", req->partition);
 	env = set_opt(env, "SLURM_JOB_ACCOUNT", req->account);

@@ -217,6 +217,10 @@ void io_report_exits(struct stepd *st)
 		if (!t->exited || t->reported || t->out_fd >= 0 || t->err_fd >= 0)
 			continue;
 		t->reported = 1;
+		if (task_oom_killed(st, t)) {
+			t->status = (int)TASK_STATUS_OOM;
+			te.status = TASK_STATUS_OOM;
+		}
 		if (!st->io)
 			continue;
 		te.tasks.v = &t->gtid;

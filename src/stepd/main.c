@@ -255,6 +255,19 @@ static int run_prolog(struct stepd *st, struct rota_error *err)
 	return errprintf(err, "prolog %s failed: status %d", st->conf->prolog, status);
 }
 
+/* The job's first launch here got past the Prolog (or there is none): tell
+ * the controller, which ends the job's CONFIGURING. */
+static void prolog_report(struct stepd *st)
+{
+	struct step_complete sc = {.job_id = st->req->job_id,
+	                           .step_id = st->req->step_id,
+	                           .node_name = st->req->node_name,
+	                           .start_time = st->req->start_time};
+
+	if ((st->req->node_flags & LAUNCH_NF_PROLOG) && st->ctl)
+		msglink_send(st->ctl, MSG_PROLOG_COMPLETE, &sc);
+}
+
 static int stepd_setup(struct stepd *st, struct rota_error *err)
 {
 	char host[256] = "";
@@ -276,6 +289,7 @@ static int stepd_setup(struct stepd *st, struct rota_error *err)
 	contain(st);
 	if (run_prolog(st, err) < 0)
 		return -1;
+	prolog_report(st);
 	st->env = env_build(st);
 	io_connect(st);
 	if (task_launch_all(st, err) < 0)
@@ -423,8 +437,10 @@ static void stepd_loop(struct stepd *st)
 				st->drain_by = now + STEPD_DRAIN_S;
 			}
 			io_report_exits(st);
-			if (io_drained(st) || now >= st->drain_by)
+			if (io_drained(st) || now >= st->drain_by) {
+				ctl_drain(st);
 				break;
+			}
 		}
 		pollset_fill(st, &ps);
 		if (poll(ps.pfd, (nfds_t)ps.n, next_timeout(st, now)) < 0 &&
@@ -538,8 +554,9 @@ static uint32_t uncontain(struct stepd *st)
 	int sigkilled = 0;
 
 	for (uint32_t i = 0; i < st->ntasks; i++)
-		if (WIFSIGNALED(st->tasks[i].status) &&
-		    WTERMSIG(st->tasks[i].status) == SIGKILL)
+		if ((uint32_t)st->tasks[i].status == TASK_STATUS_OOM ||
+		    (WIFSIGNALED(st->tasks[i].status) &&
+		     WTERMSIG(st->tasks[i].status) == SIGKILL))
 			sigkilled = 1;
 	kills = cgroup_oom_kills(st->cg, sigkilled);
 	if (rss)
@@ -560,12 +577,17 @@ static uint32_t uncontain(struct stepd *st)
 	                 step);
 	log_info("JobId=%u StepId=%u %llu oom_kill event(s)", st->req->job_id,
 	         st->req->step_id, (unsigned long long)kills);
-	if (task_write_err_file(st, line) == 0)
-		send_user_error(st, line);
+	stepd_tell_user(st, line);
 	free(line);
 	cgroup_destroy(st->cg);
 	st->cg = NULL;
 	return STEP_DONE_OOM;
+}
+
+void stepd_tell_user(struct stepd *st, const char *line)
+{
+	if (task_write_err_file(st, line) == 0)
+		send_user_error(st, line);
 }
 
 static void raise_nofile(void)

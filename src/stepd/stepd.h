@@ -102,9 +102,15 @@ int userenv_load(const struct stepd *st, char ***ret_env, struct rota_error *err
 int task_launch_all(struct stepd *st, struct rota_error *err);
 /* Send sig to the process group of every task not yet reaped. */
 void task_signal_all(struct stepd *st, int sig);
+/* Send sig to the tasks' own processes only (the batch shell, not what it
+ * started). */
+void task_signal_leaders(struct stepd *st, int sig);
 /* SIGKILL what is left in the groups of tasks that have all exited (processes
  * they left behind, as Slurm's proctrack does at step end). */
 void task_kill_leftovers(struct stepd *st);
+/* Whether a step task that exited with a failure was ended by the step's
+ * memory limit (an oom_kill in the step's cgroup).  Never for the batch step. */
+int task_oom_killed(const struct stepd *st, const struct stepd_task *t);
 /* Reap exited children; returns how many tasks exited. */
 int task_reap(struct stepd *st);
 /* Append text to the first task's stderr when it is a file (the batch script's
@@ -135,11 +141,19 @@ int io_drained(const struct stepd *st);
  * the srun link. */
 void io_finish(struct stepd *st);
 
+/* ---- main.c ---- */
+/* A "slurmstepd: error: ..." line (with its newline) for the user: appended to
+ * the first task's stderr file, else sent on its stderr stream to srun. */
+void stepd_tell_user(struct stepd *st, const char *line);
+
 /* ---- ctl.c ---- */
 /* Listen on the spool socket so that a restarted rotad can re-attach. */
 void ctl_listen(struct stepd *st);
 void ctl_on_listen(struct stepd *st);
 void ctl_on_link(struct stepd *st, short revents);
+/* Handle what rotad has already sent (a terminate request that raced the
+ * tasks' exit still gets its notice), without waiting. */
+void ctl_drain(struct stepd *st);
 /* Apply a MSG_SIGNAL_REQ's signal and flags. */
 void ctl_signal(struct stepd *st, uint32_t sig, uint32_t flags);
 /* Report completion to rotad (or into the spool when no rotad holds the link)

@@ -424,6 +424,13 @@ void task_signal_all(struct stepd *st, int sig)
 	cgroup_signal(st->cg, sig);
 }
 
+void task_signal_leaders(struct stepd *st, int sig)
+{
+	for (uint32_t i = 0; i < st->ntasks; i++)
+		if (st->tasks[i].pid > 0)
+			kill(st->tasks[i].pid, sig);
+}
+
 void task_kill_leftovers(struct stepd *st)
 {
 	for (uint32_t i = 0; i < st->ntasks; i++)
@@ -434,6 +441,17 @@ void task_kill_leftovers(struct stepd *st)
 		cgroup_kill_job(st->cg);
 	else
 		cgroup_signal(st->cg, SIGKILL);
+}
+
+int task_oom_killed(const struct stepd *st, const struct stepd_task *t)
+{
+	int sigkilled = WIFSIGNALED(t->status) && WTERMSIG(t->status) == SIGKILL;
+
+	/* the batch script's status stays the shell's; the job ends
+	 * OUT_OF_MEMORY through STEP_DONE_OOM */
+	if (st->batch || !t->exited || !t->status)
+		return 0;
+	return cgroup_oom_kills(st->cg, sigkilled) > 0;
 }
 
 int task_reap(struct stepd *st)

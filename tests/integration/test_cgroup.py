@@ -127,10 +127,29 @@ def test_mem_per_cpu_counts_the_cpus(cluster):
 
 @needs_cgroups
 def test_srun_step_oom_reported(cluster):
-    p = cluster.run(["srun", "--mem=50M", "sh", "-c", ALLOC.format(mb=200)], timeout=60)
-    assert p.returncode != 0
+    """srun alone: the OOM-killed task is "Out Of Memory" (Slurm's SIG_OOM: exit
+    253, ExitCode 0:125) and the job ends OUT_OF_MEMORY."""
+    p = cluster.run(["srun", "-w", "node02", "--mem=50M", "sh", "-c",
+                     ALLOC.format(mb=200)], timeout=60)
+    assert p.returncode == 253, p.stderr
     m = re.search(r"StepId=(\d+)\.0\. ", p.stderr)
     assert m and oom_line(m.group(1), "0") in p.stderr, p.stderr
+    assert "srun: error: node02: task 0: Out Of Memory\n" in p.stderr, p.stderr
+    assert "task 0: Killed" not in p.stderr, p.stderr
+    jobid = int(m.group(1))
+    assert cluster.wait_job(jobid, timeout=30) == "OUT_OF_MEMORY"
+    assert short_state(cluster, jobid) == "OOM"
+    assert cluster.job_field(jobid, "ExitCode") == "0:125"
+
+
+@needs_cgroups
+def test_srun_step_oom_inside_a_batch_job(cluster):
+    jobid = cluster.sbatch("--mem=100M", "-o", "soom.out", "--wrap",
+                           "srun --mem=50M " + ALLOC.format(mb=200) + "; echo rc=$?")
+    cluster.wait_job(jobid, timeout=60)
+    text = (cluster.work / "soom.out").read_text()
+    assert re.search(r"srun: error: node\d+: task 0: Out Of Memory", text), text
+    assert "rc=253" in text, text
 
 
 @needs_two_cpus

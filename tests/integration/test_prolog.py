@@ -71,3 +71,38 @@ def test_task_prolog_sets_environment(fresh_cluster, tmp_path):
     assert p.stdout.splitlines() == [
         "0: hello from the task prolog", "0: v=yes-0 d=gone",
         "1: hello from the task prolog", "1: v=yes-1 d=gone"], p.stdout
+
+
+def test_job_configuring_while_prolog_runs(fresh_cluster, tmp_path):
+    """A batch job is CONFIGURING (CF) from its start until its node has run
+    the Prolog, then RUNNING; the transition survives a controller restart."""
+    c = fresh_cluster
+    flag = tmp_path / "go"
+    configure(c, tmp_path, prolog_extra=(
+        f"for i in $(seq 600); do [ -e {flag} ] && break; sleep 0.1; done"))
+    jobid = c.sbatch("-o", "/dev/null", "--wrap", "sleep 60")
+    c.wait_for(lambda: c.job_state(jobid) == "CONFIGURING", timeout=20,
+               what="CONFIGURING")
+    p = c.run(["squeue", "-h", "-j", str(jobid), "-o", "%t"])
+    assert p.stdout.strip() == "CF"
+    p = c.run(["squeue", "-h", "-t", "CF", "-o", "%i"])
+    assert p.stdout.split() == [str(jobid)]
+    time.sleep(1)  # still waiting for the prolog
+    assert c.job_state(jobid) == "CONFIGURING"
+    flag.touch()
+    c.wait_running(jobid)
+    p = c.run(["squeue", "-h", "-j", str(jobid), "-o", "%t"])
+    assert p.stdout.strip() == "R"
+    # journaled: a restarted controller still has it RUNNING, not CONFIGURING
+    c.kill_daemon("rotactld")
+    c.up()
+    assert c.job_state(jobid) == "RUNNING"
+    c.run(["scancel", str(jobid)])
+
+
+def test_srun_job_not_configuring(fresh_cluster, tmp_path):
+    c = fresh_cluster
+    configure(c, tmp_path)
+    p = c.run(["srun", "sh", "-c", "squeue -h -j $SLURM_JOB_ID -o %t"], timeout=30)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "R"

@@ -89,3 +89,83 @@ def test_down_stops_running_jobs(fresh_cluster):
         assert not name.endswith(".pid")
     # and down again is fine
     assert c.down().returncode == 0
+
+
+def _ended_on_node(c, node, jobid, step="4294967291"):
+    path = os.path.join(c.dir, "log", f"rotad-{node}.log")
+    try:
+        with open(path) as f:
+            return f"JobId={jobid} StepId={step} ended" in f.read()
+    except OSError:
+        return False
+
+
+def test_completion_while_controller_down_is_delivered(fresh_cluster):
+    """A batch script that ends while the controller is dead: rotad keeps the
+    completion and sends it once it has registered with the restarted
+    controller; the job ends FAILED with the script's exit code."""
+    c = fresh_cluster
+    flag = os.path.join(c.dir, "go-crash")
+    jobid = c.sbatch("-w", "node01", "-o", "/dev/null", "--wrap",
+                     f"for i in $(seq 600); do [ -e {flag} ] && exit 3; sleep 0.1; done")
+    c.wait_running(jobid)
+    c.kill_daemon("rotactld", signal.SIGKILL)
+    open(flag, "w").close()
+    c.wait_for(lambda: _ended_on_node(c, "node01", jobid), timeout=20,
+               what="the script's end on node01")
+    c.up()
+    assert c.wait_job(jobid, timeout=30) == "FAILED"
+    assert c.job_field(jobid, "ExitCode") == "3:0"
+    # the node is free again and takes the next job
+    assert c.wait_job(c.sbatch("-w", "node01", "--wrap", "true")) == "COMPLETED"
+
+
+def test_completion_while_controller_stopped_is_delivered(fresh_cluster):
+    """Same with a controller that is frozen (SIGSTOP), steps included: the
+    srun step's and the script's completions both arrive after SIGCONT."""
+    c = fresh_cluster
+    flag = os.path.join(c.dir, "go-stop")
+    script = (f"srun -N1 sh -c 'for i in $(seq 600); do [ -e {flag} ] && exit 0; "
+              "sleep 0.1; done'; exit 4")
+    jobid = c.sbatch("-w", "node02", "-o", "/dev/null", "--wrap", script)
+    c.wait_running(jobid)
+    c.wait_for(lambda: c.run(["squeue", "-h", "-s", "-j", str(jobid)])
+               .stdout.count(f"{jobid}.0"), timeout=20, what="step 0")
+    pid = c.pid("rotactld")
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        open(flag, "w").close()
+        c.wait_for(lambda: _ended_on_node(c, "node02", jobid), timeout=20,
+                   what="the script's end on node02")
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert c.wait_job(jobid, timeout=30) == "FAILED"
+    assert c.job_field(jobid, "ExitCode") == "4:0"
+
+
+def test_completion_unread_by_a_dead_controller_is_resent(fresh_cluster):
+    """rotad sent the completion, but the controller (frozen, then killed)
+    never read it: rotad sends it again after registering with the new
+    controller.  A job that had already ended, re-reported too, stays as it
+    was."""
+    c = fresh_cluster
+    done = c.sbatch("-w", "node03", "-o", "/dev/null", "--wrap", "exit 2")
+    assert c.wait_job(done) == "FAILED"
+    flag = os.path.join(c.dir, "go-unread")
+    jobid = c.sbatch("-w", "node03", "-o", "/dev/null", "--wrap",
+                     f"for i in $(seq 600); do [ -e {flag} ] && exit 5; sleep 0.1; done")
+    c.wait_running(jobid)
+    pid = c.pid("rotactld")
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        open(flag, "w").close()
+        c.wait_for(lambda: _ended_on_node(c, "node03", jobid), timeout=20,
+                   what="the script's end on node03")
+    finally:
+        c.kill_daemon("rotactld", signal.SIGKILL)
+    c.up()
+    assert c.wait_job(jobid, timeout=30) == "FAILED"
+    assert c.job_field(jobid, "ExitCode") == "5:0"
+    assert c.job_state(done) == "FAILED"
+    assert c.job_field(done, "ExitCode") == "2:0"
+    assert c.wait_job(c.sbatch("-w", "node03", "--wrap", "true")) == "COMPLETED"

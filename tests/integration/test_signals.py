@@ -1,7 +1,11 @@
 """Time and signals: --begin, --signal, scancel --signal/--batch/--full, requeue,
-time limits."""
+time limits, and Slurm's "*** JOB N ON node CANCELLED AT ... ***" notices."""
 
+import re
+import subprocess
 import time
+
+STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d"
 
 
 def out(cluster, name):
@@ -27,6 +31,122 @@ def test_signal_before_time_limit_to_batch_shell(cluster):
     assert cluster.wait_job(jobid, timeout=40) == "COMPLETED"
     assert "got USR1" in out(cluster, "sig.out")
     assert "no signal" not in out(cluster, "sig.out")
+
+
+def test_signal_b_reaches_the_shell_not_its_children(cluster):
+    """--signal=B:SIG: the batch shell alone; a child of the shell that traps
+    the signal too must not see it."""
+    script = ('sh -c \'trap "echo child got USR1" USR1; '
+              'for i in $(seq 600); do sleep 0.1; done\' &\n'
+              'trap "echo shell got USR1; sleep 1; kill $!; exit 0" USR1\n'
+              'for i in $(seq 600); do sleep 0.1; done\necho no signal')
+    jobid = cluster.sbatch("-t", "1", "--signal=B:USR1@58", "-o", "sigb.out",
+                           "--wrap", script)
+    assert cluster.wait_job(jobid, timeout=40) == "COMPLETED"
+    text = out(cluster, "sigb.out")
+    assert "shell got USR1" in text, text
+    assert "child got USR1" not in text, text
+    assert "no signal" not in text, text
+
+
+def test_signal_without_b_reaches_steps_not_the_shell(cluster):
+    script = ('trap "echo shell got USR1" USR1\n'
+              'srun sh -c \'trap "echo step got USR1; exit 0" USR1; '
+              'for i in $(seq 600); do sleep 0.1; done\'\n'
+              'echo shell done')
+    jobid = cluster.sbatch("-t", "1", "--signal=USR1@58", "-o", "sigs.out",
+                           "--wrap", script)
+    assert cluster.wait_job(jobid, timeout=40) == "COMPLETED"
+    text = out(cluster, "sigs.out")
+    assert "step got USR1" in text, text
+    assert "shell got USR1" not in text, text
+    assert "shell done" in text, text
+
+
+def test_cancel_notices_in_batch_output(cluster):
+    """scancel: the batch stepd writes Slurm's JOB line to the output file, the
+    step's stepd the STEP line (through srun), and srun says it is aborted."""
+    jobid = cluster.sbatch("-w", "node02", "-o", "cn.out", "--wrap", "srun sleep 60")
+    cluster.wait_running(jobid)
+    cluster.wait_for(lambda: cluster.run(["squeue", "-h", "-s", "-j", str(jobid)])
+                     .stdout.count(f"{jobid}.0"), timeout=20, what="step 0")
+    assert cluster.run(["scancel", str(jobid)]).returncode == 0
+    assert cluster.wait_job(jobid, timeout=30) == "CANCELLED"
+    cluster.wait_for(lambda: "*** STEP" in out(cluster, "cn.out"), timeout=10,
+                     what="the step notice")
+    text = out(cluster, "cn.out")
+    assert re.search(rf"^slurmstepd: error: \*\*\* JOB {jobid} ON node02 "
+                     rf"CANCELLED AT {STAMP} \*\*\*$", text, re.M), text
+    assert re.search(rf"^slurmstepd: error: \*\*\* STEP {jobid}\.0 ON node02 "
+                     rf"CANCELLED AT {STAMP} \*\*\*$", text, re.M), text
+    assert "DUE TO TIME LIMIT" not in text
+
+
+def test_step_cancel_notice_and_job_goes_on(cluster):
+    """scancel J.0: only the step is cancelled (its STEP line, srun aborted);
+    the script carries on."""
+    jobid = cluster.sbatch("-w", "node01", "-o", "sc.out", "--wrap",
+                           "srun sleep 60; echo after $?")
+    cluster.wait_running(jobid)
+    cluster.wait_for(lambda: cluster.run(["squeue", "-h", "-s", "-j", str(jobid)])
+                     .stdout.count(f"{jobid}.0"), timeout=20, what="step 0")
+    assert cluster.run(["scancel", f"{jobid}.0"]).returncode == 0
+    assert cluster.wait_job(jobid, timeout=30) == "COMPLETED"
+    text = out(cluster, "sc.out")
+    assert re.search(rf"^slurmstepd: error: \*\*\* STEP {jobid}\.0 ON node01 "
+                     rf"CANCELLED AT {STAMP} \*\*\*$", text, re.M), text
+    assert "srun: Job step aborted: Waiting up to" in text, text
+    assert f"*** JOB {jobid}" not in text, text
+    assert re.search(r"^after [1-9]\d*$", text, re.M), text
+
+
+def test_time_limit_notice_in_batch_output(cluster):
+    jobid = cluster.sbatch("-t", "1", "-w", "node03", "-o", "tl.out", "--wrap",
+                           "sleep 100")
+    assert cluster.wait_job(jobid, timeout=75) == "TIMEOUT"
+    text = out(cluster, "tl.out")
+    assert re.search(rf"^slurmstepd: error: \*\*\* JOB {jobid} ON node03 "
+                     rf"CANCELLED AT {STAMP} DUE TO TIME LIMIT \*\*\*$", text,
+                     re.M), text
+
+
+def test_srun_time_limit_notice(cluster):
+    p = cluster.run(["srun", "-t", "1", "-w", "node01", "sleep", "100"], timeout=100)
+    assert p.returncode != 0
+    m = re.search(rf"^slurmstepd: error: \*\*\* STEP (\d+)\.0 ON node01 "
+                  rf"CANCELLED AT {STAMP} DUE TO TIME LIMIT \*\*\*$", p.stderr, re.M)
+    assert m, p.stderr
+    assert "srun: Job step aborted: Waiting up to" in p.stderr, p.stderr
+    assert cluster.wait_job(int(m.group(1)), timeout=30) == "TIMEOUT"
+
+
+def test_srun_cancelled_says_step_aborted(cluster):
+    env = dict(cluster.env)
+    p = subprocess.Popen(["srun", "-J", "abortme", "-w", "node04", "sleep", "60"],
+                         cwd=str(cluster.work), env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True,
+                         stdin=subprocess.DEVNULL)
+    try:
+        def running_id():
+            q = cluster.run(["squeue", "-h", "-n", "abortme", "-t", "R", "-o", "%i"])
+            return q.stdout.strip()
+        cluster.wait_for(running_id, timeout=20, what="srun's job")
+        jobid = running_id()
+        cluster.wait_for(lambda: cluster.run(["squeue", "-h", "-s", "-j", jobid])
+                         .stdout.count(f"{jobid}.0"), timeout=20, what="step 0")
+        assert cluster.run(["scancel", jobid]).returncode == 0
+        _, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode != 0
+    kill_wait = int(cluster.conf_value("KillWait") or 30)
+    assert (f"srun: Job step aborted: Waiting up to {kill_wait + 2} seconds for "
+            "job step to finish.\n") in err, err
+    assert re.search(rf"^slurmstepd: error: \*\*\* STEP {jobid}\.0 ON node04 "
+                     rf"CANCELLED AT {STAMP} \*\*\*$", err, re.M), err
+    assert "revoked" not in err, err
+    assert cluster.wait_job(int(jobid), timeout=30) == "CANCELLED"
 
 
 def test_scancel_signal_goes_to_steps_not_shell(cluster):
@@ -55,8 +175,10 @@ def test_scancel_batch_signals_the_shell(cluster):
 
 
 def test_requeue_runs_again(cluster):
+    """A requeued job runs again, with Restarts=1 and SLURM_RESTART_COUNT=1
+    (which the first run does not have)."""
     jobid = cluster.sbatch("-o", "rq-%j.out", "--open-mode=append", "--wrap",
-                           "echo run; sleep 30")
+                           "echo run ${SLURM_RESTART_COUNT-unset}; sleep 30")
     cluster.wait_running(jobid)
     cluster.wait_for(lambda: out(cluster, f"rq-{jobid}.out").count("run") == 1,
                      timeout=20, what="the first run")
@@ -68,6 +190,7 @@ def test_requeue_runs_again(cluster):
     assert cluster.job_field(jobid, "Restarts") == "1"
     cluster.wait_for(lambda: out(cluster, f"rq-{jobid}.out").count("run") == 2,
                      timeout=40, what="the second run")
+    assert out(cluster, f"rq-{jobid}.out") == "run unset\nrun 1\n"
     cluster.run(["scancel", str(jobid)])
 
 
