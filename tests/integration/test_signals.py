@@ -100,26 +100,6 @@ def test_step_cancel_notice_and_job_goes_on(cluster):
     assert re.search(r"^after [1-9]\d*$", text, re.M), text
 
 
-def test_time_limit_notice_in_batch_output(cluster):
-    jobid = cluster.sbatch("-t", "1", "-w", "node03", "-o", "tl.out", "--wrap",
-                           "sleep 100")
-    assert cluster.wait_job(jobid, timeout=75) == "TIMEOUT"
-    text = out(cluster, "tl.out")
-    assert re.search(rf"^slurmstepd: error: \*\*\* JOB {jobid} ON node03 "
-                     rf"CANCELLED AT {STAMP} DUE TO TIME LIMIT \*\*\*$", text,
-                     re.M), text
-
-
-def test_srun_time_limit_notice(cluster):
-    p = cluster.run(["srun", "-t", "1", "-w", "node01", "sleep", "100"], timeout=100)
-    assert p.returncode != 0
-    m = re.search(rf"^slurmstepd: error: \*\*\* STEP (\d+)\.0 ON node01 "
-                  rf"CANCELLED AT {STAMP} DUE TO TIME LIMIT \*\*\*$", p.stderr, re.M)
-    assert m, p.stderr
-    assert "srun: Job step aborted: Waiting up to" in p.stderr, p.stderr
-    assert cluster.wait_job(int(m.group(1)), timeout=30) == "TIMEOUT"
-
-
 def test_srun_cancelled_says_step_aborted(cluster):
     env = dict(cluster.env)
     p = subprocess.Popen(["srun", "-J", "abortme", "-w", "node04", "sleep", "60"],
@@ -207,10 +187,28 @@ def test_requeue_refused_for_pending_and_no_requeue(cluster):
 
 
 def test_time_limit_ends_job_timeout(cluster):
+    """One minute (the shortest limit) for three things at once: a batch job
+    gets SIGTERM and ends TIMEOUT with Slurm's notice in its output; an srun
+    job's step notice reaches srun, which says the step is aborted."""
     jobid = cluster.sbatch("-t", "1", "-o", "to.out", "--wrap",
                            'trap "echo term; exit 1" TERM; sleep 100 & wait')
+    quiet = cluster.sbatch("-t", "1", "-w", "node03", "-o", "tl.out", "--wrap",
+                           "sleep 100")
+    p = cluster.run(["srun", "-t", "1", "-w", "node01", "sleep", "100"], timeout=100)
+    assert p.returncode != 0
+    m = re.search(rf"^slurmstepd: error: \*\*\* STEP (\d+)\.0 ON node01 "
+                  rf"CANCELLED AT {STAMP} DUE TO TIME LIMIT \*\*\*$", p.stderr, re.M)
+    assert m, p.stderr
+    assert "srun: Job step aborted: Waiting up to" in p.stderr, p.stderr
+    assert cluster.wait_job(int(m.group(1)), timeout=30) == "TIMEOUT"
+
     assert cluster.wait_job(jobid, timeout=75) == "TIMEOUT"
     assert "term" in out(cluster, "to.out")
+    assert cluster.wait_job(quiet, timeout=75) == "TIMEOUT"
+    text = out(cluster, "tl.out")
+    assert re.search(rf"^slurmstepd: error: \*\*\* JOB {quiet} ON node03 "
+                     rf"CANCELLED AT {STAMP} DUE TO TIME LIMIT \*\*\*$", text,
+                     re.M), text
 
 
 def test_cancel_goes_through_completing(cluster):
