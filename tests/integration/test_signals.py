@@ -66,7 +66,11 @@ def test_signal_without_b_reaches_steps_not_the_shell(cluster):
 def test_cancel_notices_in_batch_output(cluster):
     """scancel: the batch stepd writes Slurm's JOB line to the output file, the
     step's stepd the STEP line (through srun), and srun says it is aborted."""
-    jobid = cluster.sbatch("-w", "node02", "-o", "cn.out", "--wrap", "srun sleep 60")
+    # the step ignores SIGTERM: srun forwards the SIGTERM it gets from the batch
+    # shell's end, and must not end the step before the controller's cancel
+    # reaches its stepd (then the notice, then SIGKILL after KillWait)
+    jobid = cluster.sbatch("-w", "node02", "-o", "cn.out", "--wrap",
+                           "srun bash -c 'trap \"\" TERM; sleep 60 & wait; sleep 60'")
     cluster.wait_running(jobid)
     cluster.wait_for(lambda: cluster.run(["squeue", "-h", "-s", "-j", str(jobid)])
                      .stdout.count(f"{jobid}.0"), timeout=20, what="step 0")
