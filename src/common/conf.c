@@ -1140,3 +1140,10 @@ int conf_reload_check(const struct conf *old, const struct conf *new_conf,
 	}
 	return 0;
 }
+
+int conf_mem_consumable(const struct conf *conf)
+{
+	const char *p = conf->select_type_parameters;
+
+	return !p || !*p || strcasestr(p, "memory") != NULL;
+}

@@ -141,6 +141,10 @@ const struct conf_part *conf_part_find(const struct conf *conf, const char *name
 /* The path to read: $SLURM_CONF, else $ROTA_CONF, else /etc/slurm/slurm.conf. */
 const char *conf_default_path(void);
 
+/* Is memory a consumable resource (SelectTypeParameters CR_*_Memory, the
+ * default), or only a per-node limit (CR_CPU, CR_Core, CR_Socket)? */
+int conf_mem_consumable(const struct conf *conf);
+
 /* The default partition (the last one written with Default=YES), or NULL.
  * Borrowed.  conf_load leaves is_default set on that one partition only. */
 const struct conf_part *conf_part_default(const struct conf *conf);

@@ -96,7 +96,7 @@ static int plan_build(struct bf_ctx *bc)
 			if (!j->held[k])
 				continue;
 			if (bf_plan_hold(bc->bp, j->node_idx[k], bc->now, end, j->cpus[k],
-			                 j->mem[k]) < 0)
+			                 bc->ps->mem_consumable ? j->mem[k] : 0) < 0)
 				return -ENOMEM;
 		}
 	}
@@ -106,6 +106,21 @@ static int plan_build(struct bf_ctx *bc)
 static int64_t end_of(int64_t start, int64_t dur)
 {
 	return dur == BF_FOREVER || start > BF_FOREVER - dur ? BF_FOREVER : start + dur;
+}
+
+/* Hold ps->out's resources over [start, end) in the plan (memory only where
+ * SelectTypeParameters makes it consumable). */
+static int hold_alloc(struct bf_ctx *bc, int64_t start, int64_t end)
+{
+	const struct sched_alloc *a = &bc->ps->out;
+
+	for (uint32_t i = 0; i < a->nnodes; i++) {
+		int rc = bf_plan_hold(bc->bp, a->node_idx[i], start, end, a->cpus[i],
+		                      bc->ps->mem_consumable ? a->mem[i] : 0);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }
 
 /* Remember the plan for a job that must wait: start t on ps->out's nodes. */
@@ -171,7 +186,7 @@ static int plan_job(struct bf_ctx *bc, struct job *job, struct job *meta)
 		job_clear_plan(meta);
 		return 0;
 	}
-	if (bf_plan_hold_alloc(bc->bp, &ps->out, t, end_of(t, dur)) < 0) {
+	if (hold_alloc(bc, t, end_of(t, dur)) < 0) {
 		job_clear_plan(meta);
 		return 0;
 	}

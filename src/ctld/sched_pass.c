@@ -202,7 +202,8 @@ void sched_pass_start(struct sched_pass *ps, struct job *job, time_t now)
 		ps->nodes[a->node_idx[i]].alloc_cpus += a->cpus[i];
 		if (share > 1)
 			ps->nodes[a->node_idx[i]].shared_cpus += a->cpus[i];
-		ps->nodes[a->node_idx[i]].alloc_mem += a->mem[i];
+		if (ps->mem_consumable)
+			ps->nodes[a->node_idx[i]].alloc_mem += a->mem[i];
 	}
 	ev.nodes = hostlist_compress(names, a->nnodes);
 	ev.cpus_per_node = (struct rota_u32v){a->cpus, a->nnodes};
@@ -383,13 +384,14 @@ void sched_pass(struct ctld *ctld, time_t now)
 	recompute_priorities(ctld, pending, n, now);
 	qsort(pending, n, sizeof(*pending), cmp_prio);
 	ps.nnodes = node_mgr_count(ctld->nodes);
+	ps.mem_consumable = conf_mem_consumable(ctld->conf);
 	ps.nodes = xcalloc(ps.nnodes + 1, sizeof(*ps.nodes));
 	for (size_t i = 0; i < ps.nnodes; i++) {
 		struct node *nd = node_mgr_get(ctld->nodes, i);
 		ps.nodes[i].cpus = nd->cpus;
 		ps.nodes[i].alloc_cpus = nd->alloc_cpus;
 		ps.nodes[i].mem = nd->mem;
-		ps.nodes[i].alloc_mem = nd->alloc_mem;
+		ps.nodes[i].alloc_mem = ps.mem_consumable ? nd->alloc_mem : 0;
 		ps.nodes[i].weight = nd->cfg->weight;
 		ps.nodes[i].shared_cpus = nd->shared_cpus;
 	}

@@ -24,6 +24,7 @@ struct sched_pass {
 	size_t nnodes;
 	struct sched_alloc out; /* arrays of nnodes entries */
 	uint8_t *blocked;       /* per partition: a higher-priority job waits */
+	int mem_consumable;     /* SelectTypeParameters counts memory */
 };
 
 /* Set a pending job's reason; takes ownership of detail (may be NULL). */

@@ -1,0 +1,44 @@
+"""SelectTypeParameters: with CR_Core_Memory (Rota's default, as written by
+`rota up`) memory is consumable and jobs wait for it; with CR_Core (or CR_CPU)
+only CPUs are, and memory is a per-node limit."""
+
+
+def with_params(make_cluster, params):
+    c = make_cluster()
+    c.down()
+    text = open(c.conf_path).read()
+    text = text.replace("SelectTypeParameters=CR_Core_Memory\n",
+                        f"SelectTypeParameters={params}\n")
+    with open(c.conf_path, "w") as f:
+        f.write(text)
+    c.up()
+    return c
+
+
+def two_big_jobs(c):
+    """Two 40 GB jobs on node01 (64 GB)."""
+    args = ("-w", "node01", "-n1", "--mem=40000", "-o", "/dev/null", "--wrap",
+            "sleep 60")
+    return c.sbatch(*args, cwd=c.work), c.sbatch(*args, cwd=c.work)
+
+
+def test_memory_consumable_by_default(make_cluster):
+    c = make_cluster()
+    assert "SelectTypeParameters=CR_Core_Memory" in open(c.conf_path).read()
+    a, b = two_big_jobs(c)
+    c.wait_running(a)
+    c.wait_for(lambda: c.job_field(b, "Reason") in ("Resources", "ReqNodeNotAvail"),
+               what="the second job waiting for memory")
+    assert c.job_state(b) == "PENDING"
+
+
+def test_cr_core_memory_not_consumable(make_cluster):
+    c = with_params(make_cluster, "CR_Core")
+    a, b = two_big_jobs(c)
+    c.wait_running(a)
+    c.wait_running(b)
+    assert c.job_state(a) == "RUNNING" and c.job_state(b) == "RUNNING"
+    # more than a node has is still never possible
+    p = c.run(["sbatch", "--mem=70000", "--wrap", "true"], cwd=c.work)
+    assert p.returncode == 1
+    assert "Requested node configuration is not available" in p.stderr
