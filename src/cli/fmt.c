@@ -10,6 +10,7 @@
 #include "cli/fmt.h"
 #include "common/fmtspec.h"
 #include "common/hostlist.h"
+#include "common/states.h"
 #include "proto/messages.h"
 #include "common/common.h"
 
@@ -290,4 +291,14 @@ int fmt_hosts_overlap(const char *hosts, char **nodes)
 		hit = fmt_strv_has(nodes, names[i], 0);
 	hostlist_free(names);
 	return hit;
+}
+
+const char *fmt_job_reason(const struct job_info *j, const char *sep, char *buf,
+                           size_t len)
+{
+	if (j->reason != WAIT_NODE_NOT_AVAIL || !j->unavail_nodes || !*j->unavail_nodes)
+		return job_reason_name(j->reason);
+	snprintf(buf, len, "%s%sUnavailableNodes:%s", job_reason_name(j->reason), sep,
+	         j->unavail_nodes);
+	return buf;
 }

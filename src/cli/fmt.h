@@ -103,4 +103,11 @@ int fmt_parse_job_id(const char *s, uint32_t *ret);
 /* Exit status as scontrol/sacct print it: "r:s" from a wait status. */
 char *fmt_exit_code(uint32_t status, char *buf, size_t len);
 
+struct job_info;
+/* A job's reason as Slurm words it: the reason's name, with the down or
+ * drained -w nodes of a ReqNodeNotAvail ("ReqNodeNotAvail, UnavailableNodes:
+ * node03"); sep goes between the two (", " in squeue, ",_" in scontrol). */
+const char *fmt_job_reason(const struct job_info *j, const char *sep, char *buf,
+                           size_t len);
+
 #endif

@@ -171,7 +171,7 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	const char *le = o->oneliner ? " " : "\n   ";
 	uint32_t base = j->state & JOB_STATE_BASE;
 	int pending = base == JOB_PENDING && !(j->state & JOB_COMPLETING);
-	char user[128], group[128], b1[64], b2[64], b3[64], tres[160];
+	char user[128], group[128], b1[64], b2[64], b3[64], tres[160], reason[512];
 	uint32_t cpt =
 	    (j->cpus_per_task && j->cpus_per_task != NO_VAL) ? j->cpus_per_task : 1;
 	uint32_t mincpus =
@@ -195,7 +195,7 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	fprintf(f, "Priority=%u Nice=%d Account=%s QOS=normal%s", j->priority,
 	        (int32_t)j->nice, nul(j->account), le);
 	fprintf(f, "JobState=%s Reason=%s Dependency=%s%s", job_state_name(j->state),
-	        job_reason_name(j->reason), nul(j->dependency), le);
+	        fmt_job_reason(j, ",_", reason, sizeof(reason)), nul(j->dependency), le);
 	if (pending && j->reason_detail && *j->reason_detail)
 		fprintf(f, "Why=%s%s", j->reason_detail, le); /* Rota: plain words */
 	fprintf(f, "Requeue=%d Restarts=%u BatchFlag=%u Reboot=0 ExitCode=%s%s",

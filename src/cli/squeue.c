@@ -276,7 +276,9 @@ static const char *job_reason_list(const struct job_info *j, char *buf, size_t l
 
 	if (!(j->state & JOB_COMPLETING) &&
 	    (base == JOB_PENDING || base == JOB_TIMEOUT || base == JOB_FAILED)) {
-		snprintf(buf, len, "(%s)", job_reason_name(j->reason));
+		char reason[512];
+		snprintf(buf, len, "(%s)",
+		         fmt_job_reason(j, ", ", reason, sizeof(reason)));
 		return buf;
 	}
 	return j->nodes ? j->nodes : "";
@@ -421,7 +423,7 @@ static const char *job_value(const struct fmt_col *col, const void *rec, void *v
 		snprintf(buf, len, "%u", j->priority);
 		return buf;
 	case 'r':
-		return job_reason_name(j->reason);
+		return fmt_job_reason(j, ", ", buf, len);
 	case 'R':
 		return job_reason_list(j, buf, len);
 	case 'S':

@@ -56,6 +56,7 @@ static void job_free(struct job *job)
 	free(job->group);
 	free(job->reason_detail);
 	free(job->sched_nodes);
+	free(job->unavail_nodes);
 	free(job->node_idx);
 	free(job->cpus);
 	free(job->tasks);

@@ -73,8 +73,11 @@ struct job {
 	uint32_t array_task_id;      /* NO_VAL: not an array, or the pending remainder */
 	struct arrayspec *array_rem; /* owned: an array's tasks not started yet */
 	/* backfill's plan while pending (derived, not journaled) */
-	time_t est_start;              /* expected start, 0 unknown */
-	char *sched_nodes;             /* owned: nodes planned for it, NULL unknown */
+	time_t est_start;  /* expected start, 0 unknown */
+	char *sched_nodes; /* owned: nodes planned for it, NULL unknown */
+	/* ReqNodeNotAvail: the -w nodes that are down, drained or not
+	 * responding (owned, derived) */
+	char *unavail_nodes;
 	struct constraint *constraint; /* owned: desc.features parsed, lazily */
 	struct job *hnext;             /* hash chain */
 	struct job *prev, *next;       /* submission order */

@@ -101,8 +101,10 @@ static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_i
 	o->eligible_time = job->eligible_time;
 	o->start_time = job_is_pending(job) ? job->est_start : job->start_time;
 	o->end_time = job->end_time;
-	if (job_is_pending(job))
+	if (job_is_pending(job)) {
 		o->sched_nodes = xstrdup(job->sched_nodes);
+		o->unavail_nodes = xstrdup(job->unavail_nodes);
+	}
 	if (job_is_running(job) && job->time_limit != INFINITE32)
 		o->end_time = job->start_time + (time_t)job->time_limit * 60;
 	o->time_limit = job->time_limit;

@@ -37,6 +37,8 @@ static int cmp_prio(const void *a, const void *b)
 
 void sched_pass_set_reason(struct job *job, uint32_t reason, char *detail)
 {
+	free(job->unavail_nodes);
+	job->unavail_nodes = NULL;
 	job->reason = reason;
 	free(job->reason_detail);
 	job->reason_detail = detail;
@@ -255,6 +257,35 @@ char *sched_pass_wait_detail(struct sched_pass *ps, struct job *job,
 	    job->part->cfg->name);
 }
 
+/* A job that does not fit now: Resources, or with -w ReqNodeNotAvail naming
+ * the requested nodes that are down, drained or not responding. */
+static void set_wait_reason(struct sched_pass *ps, struct job *job,
+                            const struct sched_req *r)
+{
+	char **req = NULL, **bad;
+	size_t nreq = 0, nbad = 0;
+
+	if (!job->desc.req_nodes) {
+		sched_pass_set_reason(job, WAIT_RESOURCES,
+		                      sched_pass_wait_detail(ps, job, r));
+		return;
+	}
+	sched_pass_set_reason(job, WAIT_NODE_NOT_AVAIL,
+	                      sched_pass_wait_detail(ps, job, r));
+	if (hostlist_expand(job->desc.req_nodes, &req, &nreq, NULL) < 0)
+		return;
+	bad = xcalloc(nreq + 1, sizeof(char *));
+	for (size_t k = 0; k < nreq; k++) {
+		int idx = node_mgr_find(ps->ctld->nodes, req[k]);
+		if (idx >= 0 && !node_usable(node_mgr_get(ps->ctld->nodes, (size_t)idx)))
+			bad[nbad++] = req[k];
+	}
+	if (nbad)
+		job->unavail_nodes = hostlist_compress(bad, nbad);
+	free(bad);
+	hostlist_free(req);
+}
+
 /* An array's pending remainder: start tasks while they fit and the throttle
  * allows, each split off as its own record first. */
 static void consider_array(struct sched_pass *ps, struct job *meta, time_t now)
@@ -280,10 +311,7 @@ static void consider_array(struct sched_pass *ps, struct job *meta, time_t now)
 		sched_pass_req(meta, &r);
 		if (t < 0 || select_job(ps, meta, &r) != 0) {
 			ps->blocked[sched_pass_part_index(ctld, meta->part)] = 1;
-			sched_pass_set_reason(meta,
-			                      meta->desc.req_nodes ? WAIT_NODE_NOT_AVAIL
-			                                           : WAIT_RESOURCES,
-			                      sched_pass_wait_detail(ps, meta, &r));
+			set_wait_reason(ps, meta, &r);
 			return;
 		}
 		task = job_array_split(ctld, meta, (uint32_t)t);
@@ -338,9 +366,7 @@ static void consider(struct sched_pass *ps, struct job *job, time_t now)
 		return;
 	}
 	ps->blocked[pi] = 1;
-	sched_pass_set_reason(job,
-	                      job->desc.req_nodes ? WAIT_NODE_NOT_AVAIL : WAIT_RESOURCES,
-	                      sched_pass_wait_detail(ps, job, &r));
+	set_wait_reason(ps, job, &r);
 }
 
 /* priority/multifactor: each pending job's priority follows its factors, except

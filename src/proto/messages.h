@@ -122,7 +122,8 @@ enum job_flags {
 	F(S, str, array_task_str, _)  /* pending remainder "5-99%10", else NULL */       \
 	F(S, u32, array_max_tasks, _) /* throttle; 0 none */                             \
 	F(S, str, sched_nodes, _)     /* pending: nodes backfill planned for it */       \
-	F(S, u32, pn_min_cpus, _)     /* --mincpus; NO_VAL unset */
+	F(S, u32, pn_min_cpus, _)     /* --mincpus; NO_VAL unset */                      \
+	F(S, str, unavail_nodes, _)   /* ReqNodeNotAvail: which -w nodes are down */
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 
 #define NODE_INFO_FIELDS(F, S)                                                           \

@@ -42,3 +42,19 @@ def test_cr_core_memory_not_consumable(make_cluster):
     p = c.run(["sbatch", "--mem=70000", "--wrap", "true"], cwd=c.work)
     assert p.returncode == 1
     assert "Requested node configuration is not available" in p.stderr
+
+
+def test_reqnodenotavail_names_unavailable_nodes(make_cluster):
+    """-w on a drained node: Slurm's ReqNodeNotAvail with UnavailableNodes."""
+    c = make_cluster()
+    c.run(["scontrol", "update", "NodeName=node03", "State=DRAIN", "Reason=fix"],
+          check=True)
+    jid = c.sbatch("-w", "node[02-03]", "-o", "/dev/null", "--wrap", "true",
+                   cwd=c.work)
+    c.wait_for(lambda: c.job_field(jid, "Reason") ==
+               "ReqNodeNotAvail,_UnavailableNodes:node03", what="the reason")
+    p = c.run(["squeue", "-h", "-j", str(jid), "-o", "%R|%r"])
+    assert p.stdout.strip() == ("(ReqNodeNotAvail, UnavailableNodes:node03)|"
+                                "ReqNodeNotAvail, UnavailableNodes:node03")
+    c.run(["scontrol", "update", "NodeName=node03", "State=RESUME"], check=True)
+    assert c.wait_job(jid) == "COMPLETED"
