@@ -681,6 +681,15 @@ void cgroup_signal(const struct cgroup *cg, int sig)
 		procs_signal(h->step, sig);
 }
 
+int cgroup_busy(const struct cgroup *cg, int whole_job)
+{
+	const struct cg_hier *h = cg ? hier_with(cg, CG_TRACK) : NULL;
+
+	if (!h)
+		return 0;
+	return tree_signal(whole_job ? h->job : h->step, 0, whole_job) > 0;
+}
+
 void cgroup_kill_job(const struct cgroup *cg)
 {
 	const struct cg_hier *h = cg ? hier_with(cg, CG_TRACK) : NULL;

@@ -59,6 +59,10 @@ void cgroup_signal(const struct cgroup *cg, int sig);
  * ended).  cg may be NULL. */
 void cgroup_kill_job(const struct cgroup *cg);
 
+/* Is any process left in the step's cgroup (with whole_job, in any step of
+ * the job)?  0 without cgroups; cg may be NULL. */
+int cgroup_busy(const struct cgroup *cg, int whole_job);
+
 /* OOM kills in the step since cgroup_create.  Where the kernel keeps no such
  * count (v1 before 4.13), a hit limit (memory.failcnt) with task_sigkilled
  * set counts as one.  0 without a memory cgroup. */

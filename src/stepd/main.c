@@ -420,31 +420,50 @@ static int next_timeout(const struct stepd *st, time_t now)
 	return next <= now ? 0 : (int)(next - now) * 1000;
 }
 
+/* While the step is being terminated its tasks may end before KillWait is
+ * over; what they leave (a batch script's srun, a step's children) gets the
+ * rest of KillWait too, as in Slurm, before it is killed: an srun can then
+ * print its step's notice and forward SIGTERM to its tasks. */
+static int leftovers_in_grace(const struct stepd *st, time_t now)
+{
+	return st->terminating && st->kill_at && now < st->kill_at &&
+	       cgroup_busy(st->cg, st->batch);
+}
+
+#define STEPD_GRACE_POLL_MS 100
+
 static void stepd_loop(struct stepd *st)
 {
 	struct pollset ps = {0};
 
 	for (;;) {
 		time_t now = time(NULL);
+		int timeout, grace = 0;
 
 		if (st->kill_at && now >= st->kill_at) {
 			task_signal_all(st, SIGKILL);
 			st->kill_at = 0;
 		}
 		if (all_exited(st)) {
-			if (!st->drain_by) {
-				task_kill_leftovers(st);
-				st->drain_by = now + STEPD_DRAIN_S;
-			}
-			io_report_exits(st);
-			if (io_drained(st) || now >= st->drain_by) {
-				ctl_drain(st);
-				break;
+			if (!st->drain_by && leftovers_in_grace(st, now)) {
+				grace = 1;
+			} else {
+				if (!st->drain_by) {
+					task_kill_leftovers(st);
+					st->drain_by = now + STEPD_DRAIN_S;
+				}
+				io_report_exits(st);
+				if (io_drained(st) || now >= st->drain_by) {
+					ctl_drain(st);
+					break;
+				}
 			}
 		}
 		pollset_fill(st, &ps);
-		if (poll(ps.pfd, (nfds_t)ps.n, next_timeout(st, now)) < 0 &&
-		    errno != EINTR)
+		timeout = next_timeout(st, now);
+		if (grace && (timeout < 0 || timeout > STEPD_GRACE_POLL_MS))
+			timeout = STEPD_GRACE_POLL_MS;
+		if (poll(ps.pfd, (nfds_t)ps.n, timeout) < 0 && errno != EINTR)
 			fatal("poll: %s", strerror(errno));
 		pollset_dispatch(st, &ps);
 	}
