@@ -175,6 +175,40 @@ static void test_unusable_nodes_ignored(void **state)
 	bf_plan_destroy(bp);
 }
 
+/* One-node jobs are found by a sweep of each node's usage changes: a hole
+ * too short is skipped, the earliest long enough window on any node wins. */
+static void test_one_node_sweep(void **state)
+{
+	struct bf_plan *bp = bf_plan_create(nodes, N, NOW, 1);
+	struct sched_req four = {.min_nodes = 1,
+	                         .max_nodes = 1,
+	                         .num_tasks = 4,
+	                         .ntasks_per_node = SCHED_UNSET,
+	                         .cpus_per_task = 1};
+	int64_t t;
+
+	assert_int_equal(bf_plan_add_group(bp, all, N), 0);
+	/* node0: 4 CPUs busy until NOW+200, all 8 over [NOW+100, NOW+200) */
+	assert_int_equal(bf_plan_hold(bp, 0, NOW, NOW + 200, 4, 0), 0);
+	assert_int_equal(bf_plan_hold(bp, 0, NOW + 100, NOW + 200, 4, 0), 0);
+	/* node1: full until NOW+300 */
+	assert_int_equal(bf_plan_hold(bp, 1, NOW, NOW + 300, 8, 0), 0);
+	assert_int_equal(bf_plan_earliest(bp, nodes, 0, &four, 50, NOW + 10000, &out, &t),
+	                 0);
+	assert_int_equal(t, NOW);
+	assert_int_equal(idx[0], 0);
+	assert_int_equal(
+	    bf_plan_earliest(bp, nodes, 0, &four, 150, NOW + 10000, &out, &t), 0);
+	assert_int_equal(t, NOW + 200);
+	assert_int_equal(idx[0], 0);
+	/* exclusive: the whole node idle, node0 from NOW+200 */
+	four.exclusive = 1;
+	assert_int_equal(bf_plan_earliest(bp, nodes, 0, &four, 10, NOW + 10000, &out, &t),
+	                 0);
+	assert_int_equal(t, NOW + 200);
+	bf_plan_destroy(bp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +219,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_resolution_rounds_ends_up, setup),
 	    cmocka_unit_test_setup(test_memory_blocks, setup),
 	    cmocka_unit_test_setup(test_unusable_nodes_ignored, setup),
+	    cmocka_unit_test_setup(test_one_node_sweep, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
