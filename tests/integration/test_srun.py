@@ -345,8 +345,11 @@ def test_kill_on_bad_exit_from_slurm_conf(cluster):
     conf = pathlib.Path(cluster.conf_path).with_name("kobe.conf")
     conf.write_text(open(cluster.conf_path).read() + "\nKillOnBadExit=1\n")
     env = {"SLURM_CONF": str(conf)}
-    p = cluster.run("srun -n2 " + KILL_BAD.format(sleep=300), env=env)
-    assert re.search(r"srun: Terminating StepId=\d+\.0\n", p.stderr), p.stderr
-    assert "survived" not in p.stdout
-    p = cluster.run("srun -n2 -K0 " + KILL_BAD.format(sleep=1), env=env)
-    assert p.returncode == 3 and p.stdout == "survived\n", p.stderr
+    try:
+        on = cluster.run("srun -n2 " + KILL_BAD.format(sleep=300), env=env)
+        off = cluster.run("srun -n2 -K0 " + KILL_BAD.format(sleep=1), env=env)
+    finally:
+        conf.unlink()
+    assert re.search(r"srun: Terminating StepId=\d+\.0\n", on.stderr), on.stderr
+    assert "survived" not in on.stdout
+    assert off.returncode == 3 and off.stdout == "survived\n", off.stderr
