@@ -205,7 +205,8 @@ static void task_output(struct io *io, uint32_t task, uint32_t stream, const uin
                         size_t n)
 {
 	long filter = stream == 1 ? io->o->out_task : io->o->err_task;
-	struct emit_ctx c = {io, (int)stream, task, 0};
+	/* a labelled last line without its newline is given one, as Slurm does */
+	struct emit_ctx c = {io, (int)stream, task, !n};
 	struct linebuf *lb = &io->tasks[task].lb[stream - 1];
 
 	if (!wanted(filter, task))
