@@ -215,9 +215,10 @@ void jobctl_alloc_release(struct jobctl_alloc *a)
 	a->resp = NULL;
 }
 
-int jobctl_signal_step(uint32_t job_id, uint32_t step_id, uint32_t signal)
+int jobctl_signal_step(uint32_t job_id, uint32_t step_id, uint32_t signal, uint32_t flags)
 {
-	struct cancel_req req = {.job_id = job_id, .step_id = step_id, .signal = signal};
+	struct cancel_req req = {
+	    .job_id = job_id, .step_id = step_id, .signal = signal, .flags = flags};
 	struct rota_error err = {""};
 	uint16_t type = 0;
 	void *body = NULL;

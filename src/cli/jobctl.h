@@ -52,9 +52,11 @@ int jobctl_complete(struct jobctl_alloc *a, uint32_t status);
 /* Close (if still open) and free. */
 void jobctl_alloc_release(struct jobctl_alloc *a);
 
-/* MSG_CANCEL_REQ {job, step, signal} on a new connection (signal 0: cancel, i.e.
- * SIGTERM then SIGKILL).  Best effort: returns the controller's rc, or -1. */
-int jobctl_signal_step(uint32_t job_id, uint32_t step_id, uint32_t signal);
+/* MSG_CANCEL_REQ {job, step, signal, flags (CANCEL_F_*)} on a new connection
+ * (signal 0: cancel, i.e. SIGTERM then SIGKILL).  Best effort: returns the
+ * controller's rc, or -1. */
+int jobctl_signal_step(uint32_t job_id, uint32_t step_id, uint32_t signal,
+                       uint32_t flags);
 
 /* Slurm's words for a transport failure (a negative errno from net_*). */
 const char *jobctl_strerror(int rc);

@@ -165,7 +165,8 @@ static const struct opt_def opt_table[] = {
     {"priority", required_argument, O_IGNORE, SRA},
     {"profile", required_argument, O_IGNORE, SRA},
     {"propagate", optional_argument, O_IGNORE, S | R},
-    {"pty", no_argument, O_IGNORE, R},
+    /* no terminal yet; its output at least comes unbuffered, as with a pty */
+    {"pty", no_argument, 'u', R},
     {"qos", required_argument, 'q', SRA},
     {"reservation", required_argument, O_IGNORE, SRA},
     {"sockets-per-node", required_argument, O_IGNORE, SRA},
@@ -707,8 +708,10 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 				die(JOBOPT_EXIT_FATAL, "Invalid signal name %s", arg);
 		} else if (arg && *arg && !strcmp(arg, "0")) {
 			o->step_flags &= ~(uint32_t)STEP_F_KILL_ON_BAD_EXIT;
+			o->kill_bad_exit = 0;
 		} else {
 			o->step_flags |= STEP_F_KILL_ON_BAD_EXIT;
+			o->kill_bad_exit = 1;
 		}
 		return;
 	case 'l':
@@ -767,7 +770,9 @@ void jobopt_init(struct jobopt *o, enum jobopt_cmd cmd)
 	o->jobid = NO_VAL;
 	o->wait_secs = NO_VAL;
 	o->relative = NO_VAL;
-	o->in_task = o->out_task = o->err_task = JOBOPT_IO_ALL;
+	o->out_task = o->err_task = JOBOPT_IO_ALL;
+	o->in_task = 0; /* srun's stdin goes to task 0 unless -i says otherwise */
+	o->kill_bad_exit = -1;
 }
 
 void jobopt_release(struct jobopt *o)

@@ -62,10 +62,12 @@ struct jobopt {
 	/* srun */
 	uint32_t jobid;                   /* --jobid or SLURM_JOB_ID; NO_VAL: none */
 	uint32_t step_flags;              /* STEP_F_* */
-	long in_task, out_task, err_task; /* JOBOPT_IO_ALL (default), _NONE or a task */
+	long in_task, out_task, err_task; /* JOBOPT_IO_ALL, _NONE or a task; default:
+	                                     ALL for -o/-e, task 0 for -i */
 	int disable_status;               /* -X */
 	int quit_on_interrupt;            /* --quit-on-interrupt */
-	uint32_t wait_secs;               /* -W N, accepted; NO_VAL unset */
+	uint32_t wait_secs;               /* -W N; NO_VAL unset (0: wait forever) */
+	int kill_bad_exit;                /* -K: 1, -K0: 0, not given: -1 */
 	uint32_t relative;                /* -r N; NO_VAL unset */
 
 	/* salloc */

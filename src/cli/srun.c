@@ -48,6 +48,7 @@ struct srun {
 	struct step_create_resp *step;
 	char **step_nodes;
 	size_t step_nnodes;
+	char *in_spec; /* std_in "N" for srun -i N; owned */
 };
 
 static void random_key(uint8_t *key, size_t len)
@@ -183,6 +184,11 @@ static void fill_step_req(struct srun *s, struct step_create_req *req, char *hos
 	req->std_out = d->std_out;
 	req->std_err = d->std_err;
 	req->std_in = d->std_in;
+	if (!d->std_in && s->o.in_task == JOBOPT_IO_ALL)
+		req->flags |= STEP_F_STDIN_ALL;
+	else if (!d->std_in && s->o.in_task > 0) /* NULL: task 0 */
+		req->std_in = s->in_spec =
+		    xasprintf("%ld", s->o.in_task); /* Slurm's way: "N" */
 	req->relative = s->o.relative;
 	/* what the command line asks; the allocation's SLURM_MEM_* only say what
 	 * the job holds */
@@ -323,7 +329,10 @@ static int run_step(struct srun *s, uint32_t *ret_status)
 	    .ctl_is_alloc = s->alloc_mode,
 	    .sig_fd = s->sig_fd,
 	    .label = !!(s->o.step_flags & STEP_F_LABEL),
-	    .kill_on_bad_exit = !!(s->o.step_flags & STEP_F_KILL_ON_BAD_EXIT),
+	    .kill_on_bad_exit = s->o.kill_bad_exit >= 0 ? s->o.kill_bad_exit
+	                                                : !!cli_conf()->kill_on_bad_exit,
+	    .unbuffered = !!(s->o.step_flags & STEP_F_UNBUFFERED),
+	    .max_wait = s->o.wait_secs == NO_VAL ? 0 : s->o.wait_secs,
 	    .disable_status = s->o.disable_status,
 	    .quit_on_interrupt = s->o.quit_on_interrupt,
 	    .in_task = s->o.desc.std_in ? JOBOPT_IO_NONE : s->o.in_task,
@@ -430,6 +439,7 @@ int cmd_srun(int argc, char **argv)
 	close(s.listen_fd);
 	hostlist_free(s.step_nodes);
 	msg_body_free(MSG_STEP_CREATE_RESP, s.step);
+	free(s.in_spec);
 	jobctl_alloc_release(&s.alloc);
 	jobopt_release(&s.o);
 	return code;

@@ -1,6 +1,7 @@
 /* srun_io.c - the poll loop that runs while a step runs (see srun_io.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,6 +39,7 @@ struct node {
 	uint32_t first, count; /* global ids first..first+count-1 */
 	int conn;              /* index in io->conns, -1 when none */
 	int seen, closed;
+	int stdin_eof_sent;
 };
 
 struct conn {
@@ -60,15 +62,17 @@ struct io {
 	size_t nconns;
 	size_t nodes_closed;
 	int label_width;
-	long stdin_task; /* -1: nobody */
-	int stdin_open;  /* still reading our stdin */
-	int stdin_eof;   /* EOF reached (to be sent once the target is there) */
-	int stdin_sent_eof;
+	long stdin_task;  /* JOBOPT_IO_ALL: every task; JOBOPT_IO_NONE: nobody */
+	int stdin_open;   /* still reading our stdin */
+	int stdin_eof;    /* EOF reached (to be sent once the targets are there) */
 	int out_dead[3];  /* our stdout/stderr went away */
 	int aborting;     /* the step is being killed: signalled tasks are expected */
 	int said_aborted; /* "Job step aborted" printed */
 	int said_oom;     /* "Out Of Memory" printed (once, as Slurm) */
+	int self_kill;    /* we ended the step (-K, -W): its killed tasks are errors */
 	long abort_deadline;
+	long wait_deadline; /* -W: when to end the step; 0: no task exited yet */
+	int wait_fired;
 	long last_intr, intr_sent;
 	int force_exit;
 };
@@ -133,21 +137,63 @@ struct emit_ctx {
 	struct io *io;
 	int fd;
 	uint32_t task;
+	int add_nl; /* end a labelled piece without its newline with one */
 };
 
-static void emit_labelled(const char *line, size_t len, void *arg)
+/* One line (or piece of one) of a task's output, labelled with --label. */
+static void emit_line(const char *line, size_t len, void *arg)
 {
 	struct emit_ctx *c = arg;
 	char small[1024], *buf = small;
 	int pre;
 
+	if (!c->io->o->label) {
+		out_write(c->io, c->fd, line, len);
+		return;
+	}
 	if (len + 32 > sizeof(small))
 		buf = xmalloc(len + 32);
 	pre = snprintf(buf, 32, "%*u: ", c->io->label_width, c->task);
 	memcpy(buf + pre, line, len);
+	if (c->add_nl && (!len || line[len - 1] != '\n'))
+		buf[pre + len++] = '\n';
 	out_write(c->io, c->fd, buf, (size_t)pre + len);
 	if (buf != small)
 		free(buf);
+}
+
+/* --unbuffered --label: each line of the chunk labelled, a piece without its
+ * newline given one (as Slurm does), so every label starts a line. */
+static void emit_chunk_labelled(struct emit_ctx *c, const char *p, size_t n)
+{
+	c->add_nl = 1;
+	while (n) {
+		const char *nl = memchr(p, '\n', n);
+		size_t len = nl ? (size_t)(nl - p) + 1 : n;
+
+		emit_line(p, len, c);
+		p += len;
+		n -= len;
+	}
+}
+
+/* Line-buffered without labels: the whole lines of the chunk in one write,
+ * the unfinished last one kept for later. */
+static void emit_plain_lines(struct emit_ctx *c, struct linebuf *lb, const char *p,
+                             size_t n)
+{
+	const char *nl = memrchr(p, '\n', n);
+
+	if (nl) {
+		size_t head = (size_t)(nl - p) + 1;
+
+		linebuf_flush(lb, emit_line, c);
+		out_write(c->io, c->fd, p, head);
+		p += head;
+		n -= head;
+	}
+	if (n)
+		linebuf_feed(lb, p, n, emit_line, c);
 }
 
 static int wanted(long filter, uint32_t task)
@@ -159,19 +205,22 @@ static void task_output(struct io *io, uint32_t task, uint32_t stream, const uin
                         size_t n)
 {
 	long filter = stream == 1 ? io->o->out_task : io->o->err_task;
-	struct emit_ctx c = {io, (int)stream, task};
+	/* a labelled last line without its newline is given one, as Slurm does */
+	struct emit_ctx c = {io, (int)stream, task, !n};
 	struct linebuf *lb = &io->tasks[task].lb[stream - 1];
 
 	if (!wanted(filter, task))
 		return;
-	if (!n) {
-		linebuf_flush(lb, emit_labelled, &c);
-		return;
-	}
-	if (io->o->label)
-		linebuf_feed(lb, (const char *)p, n, emit_labelled, &c);
-	else
+	if (!n)
+		linebuf_flush(lb, emit_line, &c);
+	else if (io->o->unbuffered && io->o->label)
+		emit_chunk_labelled(&c, (const char *)p, n);
+	else if (io->o->unbuffered)
 		out_write(io, (int)stream, (const char *)p, n);
+	else if (io->o->label)
+		linebuf_feed(lb, (const char *)p, n, emit_line, &c);
+	else
+		emit_plain_lines(&c, lb, (const char *)p, n);
 }
 
 /* ---- connections ---- */
@@ -191,28 +240,36 @@ static void conn_queue(struct conn *c, uint16_t type, const void *body)
 	free(buf);
 }
 
-static struct conn *node_conn(struct io *io, long task)
+static int node_takes_stdin(const struct io *io, const struct node *nd)
 {
-	for (size_t i = 0; i < io->st->nnodes; i++) {
-		struct node *nd = &io->nodes[i];
-		if (task >= nd->first && task < (long)(nd->first + nd->count))
-			return nd->conn >= 0 ? &io->conns[nd->conn] : NULL;
-	}
-	return NULL;
+	if (io->stdin_task == JOBOPT_IO_ALL)
+		return 1;
+	return io->stdin_task >= nd->first &&
+	       io->stdin_task < (long)(nd->first + nd->count);
+}
+
+/* n == 0: EOF, sent once per node. */
+static void node_send_stdin(struct io *io, struct node *nd, const void *p, size_t n)
+{
+	struct io_data d = {.task = io->stdin_task == JOBOPT_IO_ALL
+	                                ? IO_TASK_ALL
+	                                : (uint32_t)io->stdin_task,
+	                    .stream = 0};
+
+	if (nd->conn < 0 || nd->stdin_eof_sent)
+		return;
+	d.data.data = (uint8_t *)p;
+	d.data.len = (uint32_t)n;
+	conn_queue(&io->conns[nd->conn], MSG_IO_DATA, &d);
+	if (!n)
+		nd->stdin_eof_sent = 1;
 }
 
 static void send_stdin(struct io *io, const void *p, size_t n)
 {
-	struct conn *c = node_conn(io, io->stdin_task);
-	struct io_data d = {.task = (uint32_t)io->stdin_task, .stream = 0};
-
-	if (!c)
-		return;
-	d.data.data = (uint8_t *)p;
-	d.data.len = (uint32_t)n;
-	conn_queue(c, MSG_IO_DATA, &d);
-	if (!n)
-		io->stdin_sent_eof = 1;
+	for (size_t i = 0; i < io->st->nnodes; i++)
+		if (node_takes_stdin(io, &io->nodes[i]))
+			node_send_stdin(io, &io->nodes[i], p, n);
 }
 
 static void print_exit(struct io *io, const struct node *nd, const uint32_t *ids,
@@ -238,16 +295,16 @@ static void print_exit(struct io *io, const struct node *nd, const uint32_t *ids
 		return;
 	}
 	sig = WTERMSIG(status);
-	if (io->aborting && !io->o->verbose)
-		return; /* we asked for it */
+	if (io->aborting && !io->self_kill && !io->o->verbose)
+		return; /* the step was cancelled: expected */
 	fprintf(stderr, "srun: %s%s: task%s %s: %s%s\n",
-	        io->aborting ? "" : "error: ", name, n > 1 ? "s" : "", range,
-	        strsignal(sig), WCOREDUMP(status) ? " (core dumped)" : "");
+	        io->aborting && !io->self_kill ? "" : "error: ", name, n > 1 ? "s" : "",
+	        range, strsignal(sig), WCOREDUMP(status) ? " (core dumped)" : "");
 }
 
-static void abort_step(struct io *io, uint32_t signal, long grace_ms)
+static void abort_step(struct io *io, uint32_t signal, uint32_t flags, long grace_ms)
 {
-	jobctl_signal_step(io->st->job_id, io->st->step_id, signal);
+	jobctl_signal_step(io->st->job_id, io->st->step_id, signal, flags);
 	if (!io->aborting || now_ms() + grace_ms < io->abort_deadline)
 		io->abort_deadline = now_ms() + grace_ms;
 	io->aborting = 1;
@@ -256,6 +313,16 @@ static void abort_step(struct io *io, uint32_t signal, long grace_ms)
 static long kill_grace(const struct io *io)
 {
 	return ((long)io->o->kill_wait + 2) * 1000L;
+}
+
+/* srun itself ends the step (-K, -W); the tasks it kills are reported as
+ * errors, as Slurm does. */
+static void terminate_step(struct io *io, uint32_t flags)
+{
+	fprintf(stderr, "srun: Terminating StepId=%u.%u\n", io->st->job_id,
+	        io->st->step_id);
+	io->self_kill = 1;
+	abort_step(io, 0, flags, kill_grace(io));
 }
 
 static void on_task_exit(struct io *io, struct node *nd, const struct task_exit *te)
@@ -274,11 +341,15 @@ static void on_task_exit(struct io *io, struct node *nd, const struct task_exit 
 	if (n)
 		print_exit(io, nd, ids, n, te->status);
 	free(ids);
-	if (n && te->status && io->o->kill_on_bad_exit && !io->aborting) {
-		fprintf(stderr, "srun: error: Terminating StepId=%u.%u\n", io->st->job_id,
-		        io->st->step_id);
-		abort_step(io, 0, kill_grace(io));
+	if (n && io->o->max_wait && !io->wait_deadline) {
+		io->wait_deadline = now_ms() + (long)io->o->max_wait * 1000L;
+		if (io->o->verbose)
+			fprintf(stderr,
+			        "srun: First task exited. Terminating job in %us\n",
+			        io->o->max_wait);
 	}
+	if (n && te->status && io->o->kill_on_bad_exit && !io->aborting)
+		terminate_step(io, CANCEL_F_TASK_FAILURE);
 }
 
 static int on_hello(struct io *io, struct conn *c, const struct io_hello *h)
@@ -299,10 +370,8 @@ static int on_hello(struct io *io, struct conn *c, const struct io_hello *h)
 	if (io->o->verbose)
 		fprintf(stderr, "srun: Node %s, %u tasks started\n",
 		        st->nodes[h->node_index], nd->count);
-	if (io->stdin_task >= nd->first &&
-	    io->stdin_task < (long)(nd->first + nd->count) && io->stdin_eof &&
-	    !io->stdin_sent_eof)
-		send_stdin(io, "", 0);
+	if (io->stdin_eof && node_takes_stdin(io, nd))
+		node_send_stdin(io, nd, "", 0);
 	return 0;
 }
 
@@ -399,8 +468,6 @@ static void conn_close(struct io *io, struct conn *c)
 		    io->st->nodes[c->node], nlost > 1 ? "s" : "",
 		    srun_io_ranges(lost, nlost, range, sizeof(range)));
 	free(lost);
-	if (io->stdin_task >= nd->first && io->stdin_task < (long)(nd->first + nd->count))
-		io->stdin_open = 0;
 }
 
 static void conn_read(struct io *io, struct conn *c)
@@ -483,14 +550,28 @@ static void read_stdin(struct io *io)
 	send_stdin(io, "", 0);
 }
 
+/* Read our stdin once every node it goes to is connected (so that none misses
+ * a byte) and none has a backlog; not once they have all gone. */
 static int stdin_wanted(struct io *io)
 {
-	struct conn *c;
+	size_t open = 0;
 
 	if (!io->stdin_open)
 		return 0;
-	c = node_conn(io, io->stdin_task);
-	return c && c->out_len - c->out_off < STDIN_HIGH;
+	for (size_t i = 0; i < io->st->nnodes; i++) {
+		const struct node *nd = &io->nodes[i];
+		const struct conn *c;
+
+		if (!node_takes_stdin(io, nd) || nd->closed)
+			continue;
+		if (nd->conn < 0)
+			return 0;
+		c = &io->conns[nd->conn];
+		if (c->out_len - c->out_off >= STDIN_HIGH)
+			return 0;
+		open++;
+	}
+	return open > 0;
 }
 
 /* ---- signals ---- */
@@ -525,16 +606,16 @@ static void on_sigint(struct io *io)
 
 	if (io->o->quit_on_interrupt) {
 		fprintf(stderr, "srun: forcing job termination\n");
-		abort_step(io, 0, 2000);
+		abort_step(io, 0, 0, 2000);
 	} else if (io->intr_sent && now - io->intr_sent < 1000) {
 		fprintf(stderr, "srun: forcing job termination\n");
-		abort_step(io, 0, 0);
+		abort_step(io, 0, 0, 0);
 		io->force_exit = 1;
 	} else if (io->o->disable_status ||
 	           (io->last_intr && now - io->last_intr < 1000)) {
 		fprintf(stderr, "srun: sending Ctrl-C to StepId=%u.%u\n", io->st->job_id,
 		        io->st->step_id);
-		jobctl_signal_step(io->st->job_id, io->st->step_id, SIGINT);
+		jobctl_signal_step(io->st->job_id, io->st->step_id, SIGINT, 0);
 		io->intr_sent = now;
 		io->aborting = 1;
 		io->abort_deadline = now + kill_grace(io) + 30000;
@@ -553,8 +634,8 @@ static void on_signal(struct io *io)
 		if (sig == SIGINT)
 			on_sigint(io);
 		else
-			jobctl_signal_step(io->st->job_id, io->st->step_id,
-			                   (uint32_t)sig);
+			jobctl_signal_step(io->st->job_id, io->st->step_id, (uint32_t)sig,
+			                   0);
 	}
 }
 
@@ -601,6 +682,32 @@ static int on_ctl(struct io *io)
 }
 
 /* ---- the loop ---- */
+
+/* -W: once max_wait seconds have passed since the first task exited, end the
+ * step if some task still runs.  Returns the ms until that check is due (or
+ * LONG_MAX when there is none). */
+static long check_max_wait(struct io *io)
+{
+	long left;
+
+	if (!io->wait_deadline || io->wait_fired)
+		return LONG_MAX;
+	left = io->wait_deadline - now_ms();
+	if (left > 0)
+		return left;
+	io->wait_fired = 1;
+	if (io->aborting)
+		return LONG_MAX;
+	for (uint32_t t = 0; t < io->ntasks; t++) {
+		if (io->tasks[t].exited)
+			continue;
+		fprintf(stderr, "srun: First task exited %us ago\n", io->o->max_wait);
+		print_status(io);
+		terminate_step(io, 0);
+		break;
+	}
+	return LONG_MAX;
+}
 
 static int io_done(struct io *io)
 {
@@ -654,10 +761,10 @@ static void io_init(struct io *io, const struct srun_step *st,
 	io->label_width = 1;
 	for (uint32_t n = first ? first - 1 : 0; n >= 10; n /= 10)
 		io->label_width++;
-	io->stdin_task = o->in_task == JOBOPT_IO_ALL ? 0 : o->in_task;
+	io->stdin_task = o->in_task;
 	if (io->stdin_task >= (long)io->ntasks)
-		io->stdin_task = -1;
-	io->stdin_open = o->in_task != JOBOPT_IO_NONE && io->stdin_task >= 0;
+		io->stdin_task = JOBOPT_IO_NONE; /* nobody */
+	io->stdin_open = io->stdin_task != JOBOPT_IO_NONE;
 	io->stdin_eof = o->in_task == JOBOPT_IO_NONE;
 	if (io->stdin_eof)
 		io->stdin_task = 0;
@@ -704,7 +811,7 @@ int srun_io_run(const struct srun_step *st, const struct srun_io_opts *o,
 	io_init(&io, st, o);
 	while (!io_done(&io)) {
 		size_t n = 0, cap = io.nconns + 4;
-		long timeout = expire_hellos(&io);
+		long timeout = expire_hellos(&io), wait_left = check_max_wait(&io);
 		int rc;
 
 		pf = xrealloc(pf, cap * sizeof(*pf));
@@ -721,6 +828,8 @@ int srun_io_run(const struct srun_step *st, const struct srun_io_opts *o,
 		}
 		if (io.aborting && io.abort_deadline - now_ms() < timeout)
 			timeout = io.abort_deadline - now_ms();
+		if (wait_left < timeout)
+			timeout = wait_left;
 		rc = poll(pf, n, timeout < 0 ? 0 : (int)timeout);
 		if (rc < 0 && errno != EINTR)
 			fatal("poll: %s", strerror(errno));

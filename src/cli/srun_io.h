@@ -4,8 +4,9 @@
  * Each node's rotastepd connects to srun's listening socket, proves it knows
  * the step's random key (MSG_IO_HELLO), then streams MSG_IO_DATA (stdout,
  * stderr; empty = EOF) and MSG_TASK_EXIT, and closes (see doc/flows.md).  Bytes
- * are written to srun's stdout/stderr as they come, or line by line with a
- * "T: " label (--label).  srun's stdin goes to one task (task 0 by default).
+ * are written to srun's stdout/stderr line by line (with a "T: " label for
+ * --label), or as they come with --unbuffered.  srun's stdin goes to one task
+ * (task 0 by default, -i N) or to every task (-i all).
  *
  * Single-threaded: one poll() loop owns everything.
  */
@@ -25,14 +26,16 @@ struct srun_step {
 };
 
 struct srun_io_opts {
-	int listen_fd;    /* accepting the stepds' connections */
-	int ctl_fd;       /* controller connection to watch, -1: none */
-	int ctl_is_alloc; /* ctl_fd holds our allocation: its end means revoked */
-	int sig_fd;       /* signalfd for SIGINT, SIGTERM, ... (jobctl_signalfd) */
-	int label;        /* --label */
-	int kill_on_bad_exit;
-	int disable_status;               /* -X: a single Ctrl-C signals the tasks */
-	int quit_on_interrupt;            /* a single Ctrl-C ends the step */
+	int listen_fd;         /* accepting the stepds' connections */
+	int ctl_fd;            /* controller connection to watch, -1: none */
+	int ctl_is_alloc;      /* ctl_fd holds our allocation: its end means revoked */
+	int sig_fd;            /* signalfd for SIGINT, SIGTERM, ... (jobctl_signalfd) */
+	int label;             /* --label */
+	int kill_on_bad_exit;  /* -K: end the step once a task fails */
+	int unbuffered;        /* -u: write output as it comes, not line by line */
+	uint32_t max_wait;     /* -W: end the step this long after a task exits */
+	int disable_status;    /* -X: a single Ctrl-C signals the tasks */
+	int quit_on_interrupt; /* a single Ctrl-C ends the step */
 	long in_task, out_task, err_task; /* JOBOPT_IO_ALL, JOBOPT_IO_NONE or a task */
 	int verbose;
 	uint32_t kill_wait; /* seconds to wait for the tasks once the step is aborted */

@@ -289,7 +289,10 @@ static int cancel_one(struct ctld *ctld, struct client *c, struct job *job,
 	}
 	if (req->step_id != NO_VAL) {
 		job_signal_nodes(ctld, job, req->step_id, SIGKILL,
-		                 SIGNAL_F_TERMINATE | SIGNAL_F_CANCELLED);
+		                 SIGNAL_F_TERMINATE |
+		                     ((req->flags & CANCEL_F_TASK_FAILURE)
+		                          ? SIGNAL_F_TASK_FAILURE
+		                          : SIGNAL_F_CANCELLED));
 		for (struct step *st = job->steps; st; st = st->next)
 			if (st->step_id == req->step_id && st->client)
 				client_send_rc(st->client, ESLURM_ALREADY_DONE, NULL);

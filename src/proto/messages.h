@@ -270,7 +270,12 @@ ROTA_DECLARE(config_resp, CONFIG_RESP_FIELDS)
 	F(S, u32, flags, _)         /* CANCEL_F_* */                                     \
 	F(S, u32, array_task_id, _) /* with CANCEL_F_ARRAY_TASK: task of job_id */
 ROTA_DECLARE(cancel_req, CANCEL_REQ_FIELDS)
-enum cancel_flags { CANCEL_F_BATCH = 1, CANCEL_F_FULL = 2, CANCEL_F_ARRAY_TASK = 4 };
+enum cancel_flags {
+	CANCEL_F_BATCH = 1,
+	CANCEL_F_FULL = 2,
+	CANCEL_F_ARRAY_TASK = 4,
+	CANCEL_F_TASK_FAILURE = 8, /* srun -K ends a step: a task failed */
+};
 
 /* scontrol hold/release/update/requeue on one job. kv: "Key=Value" for UPDATE.
  * job_id of an array stands for all its tasks; with JOB_UPDATE_F_ARRAY_TASK
@@ -327,7 +332,7 @@ ROTA_DECLARE(alloc_resp, ALLOC_RESP_FIELDS)
 	F(S, u32, flags, _) /* STEP_F_* */                                               \
 	F(S, str, std_out, _)                                                            \
 	F(S, str, std_err, _)                                                            \
-	F(S, str, std_in, _)                                                             \
+	F(S, str, std_in, _)       /* a file, or "N" (srun -i N): task N reads srun */   \
 	F(S, u32, relative, _)     /* -r: the step starts at this node of the job */     \
 	F(S, u64, mem_per_node, _) /* MB the step holds per node; 0: none */             \
 	F(S, u64, mem_per_cpu, _)  /* MB per CPU of the step; 0: none */
@@ -342,6 +347,7 @@ enum step_flags {
 	STEP_F_OVERCOMMIT = 1 << 6,    /* -O: more tasks than CPUs */
 	STEP_F_CPU_BIND = 1 << 7,      /* --cpu-bind=cores...: each task its own CPUs */
 	STEP_F_CPU_BIND_NONE = 1 << 8, /* --cpu-bind=none */
+	STEP_F_STDIN_ALL = 1 << 9,     /* -i all: srun's stdin goes to every task */
 };
 
 #define STEP_CREATE_RESP_FIELDS(F, S)                                                    \
@@ -440,7 +446,7 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, strv, env, _)                                                               \
 	F(S, str, std_out, _)                                                            \
 	F(S, str, std_err, _)                                                            \
-	F(S, str, std_in, _)                                                             \
+	F(S, str, std_in, _) /* a file, or "N" (srun -i N): task N reads srun */         \
 	F(S, str, job_nodes, _)                                                          \
 	F(S, u32v, job_cpus_per_node, _)                                                 \
 	F(S, u32, job_num_tasks, _) /* NO_VAL when not given */                          \
@@ -491,6 +497,7 @@ enum signal_flags {
 	 * Slurm does ("*** JOB 7 ON node01 CANCELLED AT ... ***") */
 	SIGNAL_F_CANCELLED = 8,
 	SIGNAL_F_TIME_LIMIT = 16,
+	SIGNAL_F_TASK_FAILURE = 32, /* srun -K: "... DUE TO TASK FAILURE ***" */
 };
 enum warn_flags { WARN_F_BATCH_ONLY = 1, WARN_F_REQUEUE = 2 };
 
@@ -535,6 +542,8 @@ ROTA_DECLARE(io_hello, IO_HELLO_FIELDS)
 	F(S, u32, stream, _) /* 0 stdin, 1 stdout, 2 stderr */                           \
 	F(S, bin, data, _)   /* empty = EOF */
 ROTA_DECLARE(io_data, IO_DATA_FIELDS)
+/* io_data.task of stdin for every task of the node (srun -i all). */
+#define IO_TASK_ALL 0xffffffffu
 
 /* A step task's wait status when the step's memory limit killed it: Slurm's
  * SIG_OOM (srun says "Out Of Memory"; ExitCode 0:125). */

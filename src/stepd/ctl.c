@@ -92,7 +92,9 @@ static void announce_cancel(struct stepd *st, uint32_t flags)
 		         st->req->step_id);
 	line = xasprintf("slurmstepd: error: *** %s ON %s CANCELLED AT %s%s ***\n", what,
 	                 st->req->node_name, when,
-	                 (flags & SIGNAL_F_TIME_LIMIT) ? " DUE TO TIME LIMIT" : "");
+	                 (flags & SIGNAL_F_TIME_LIMIT)     ? " DUE TO TIME LIMIT"
+	                 : (flags & SIGNAL_F_TASK_FAILURE) ? " DUE TO TASK FAILURE"
+	                                                   : "");
 	stepd_tell_user(st, line);
 	free(line);
 }
@@ -120,7 +122,7 @@ void ctl_signal(struct stepd *st, uint32_t sig, uint32_t flags)
 	log_info("JobId=%u StepId=%u terminating (KillWait %u s)", st->req->job_id,
 	         st->req->step_id, st->conf->kill_wait);
 	st->terminating = 1;
-	if (flags & (SIGNAL_F_CANCELLED | SIGNAL_F_TIME_LIMIT))
+	if (flags & (SIGNAL_F_CANCELLED | SIGNAL_F_TIME_LIMIT | SIGNAL_F_TASK_FAILURE))
 		announce_cancel(st, flags);
 	if (sig && sig != SIGTERM && sig != SIGKILL)
 		task_signal_all(st, (int)sig);

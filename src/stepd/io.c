@@ -5,7 +5,8 @@
  * EOF, sent exactly once per task and stream (at once for streams that go to
  * files).  MSG_TASK_EXIT follows a task's EOFs, so srun has all of a task's
  * output before it hears how it ended.  stdin (stream 0 from srun) goes to the
- * task it names, if that task has a stdin pipe (global task 0).  When srun is
+ * task it names (IO_TASK_ALL: every task here), if that task has a stdin pipe
+ * (task 0, srun -i N's task, or all with STEP_F_STDIN_ALL).  When srun is
  * slow, pipes are not polled (the tasks block on write); when a task is slow
  * to read stdin, the srun link is not read.  If srun goes away the step keeps
  * running and its output is discarded.
@@ -105,13 +106,13 @@ static void on_stdin_data(struct stepd *st, const struct io_data *d)
 	for (uint32_t i = 0; i < st->ntasks; i++) {
 		struct stepd_task *t = &st->tasks[i];
 
-		if (t->gtid != d->task || t->in_fd < 0)
+		if ((d->task != IO_TASK_ALL && t->gtid != d->task) || t->in_fd < 0)
 			continue;
 		if (!d->data.len) {
 			t->in_eof = 1;
 			if (!t->in_len)
 				stdin_close(t);
-			return;
+			continue;
 		}
 		t->in_buf = xrealloc(t->in_buf, t->in_len + d->data.len);
 		memcpy(t->in_buf + t->in_len, d->data.data, d->data.len);

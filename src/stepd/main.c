@@ -444,6 +444,9 @@ static void stepd_loop(struct stepd *st)
 			task_signal_all(st, SIGKILL);
 			st->kill_at = 0;
 		}
+		/* each task's exit as soon as its output is in (srun -K, -W
+		 * act on the first) */
+		io_report_exits(st);
 		if (all_exited(st)) {
 			if (!st->drain_by && leftovers_in_grace(st, now)) {
 				grace = 1;
@@ -452,7 +455,6 @@ static void stepd_loop(struct stepd *st)
 					task_kill_leftovers(st);
 					st->drain_by = now + STEPD_DRAIN_S;
 				}
-				io_report_exits(st);
 				if (io_drained(st) || now >= st->drain_by) {
 					ctl_drain(st);
 					break;

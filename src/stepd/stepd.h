@@ -42,7 +42,7 @@ struct stepd_task {
 	int reported; /* MSG_TASK_EXIT sent (or nowhere to send it) */
 	int out_fd;   /* our end of the task's stdout pipe, -1 if none/closed */
 	int err_fd;   /* same for stderr */
-	int in_fd;    /* our end of the stdin pipe (task 0 only), -1 if none */
+	int in_fd;    /* our end of the stdin pipe (task 0, or srun -i), -1 if none */
 	char *in_buf; /* stdin bytes from srun not yet written */
 	size_t in_len;
 	int in_eof; /* srun sent EOF: close in_fd once in_buf is written */

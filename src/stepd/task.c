@@ -130,6 +130,31 @@ static void task_io_release(struct task_io *tio)
 	free(tio->in);
 }
 
+/* srun -i N sends std_in "N": task N reads srun's stdin, the others /dev/null
+ * (as Slurm's stepd does).  Returns N, or -1 when std_in is a file. */
+static long stdin_task_filter(const struct stepd *st)
+{
+	const char *s = st->req->std_in;
+	char *end;
+	long v;
+
+	if (st->batch || !s || !*s || strspn(s, "0123456789") != strlen(s))
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return errno || *end ? -1 : v;
+}
+
+/* Whether task gtid's stdin is a pipe from srun (unless it reads a file). */
+static int stdin_from_srun(const struct stepd *st, uint32_t gtid)
+{
+	long one = stdin_task_filter(st);
+
+	if (st->req->flags & STEP_F_STDIN_ALL)
+		return 1;
+	return one >= 0 ? (uint32_t)one == gtid : gtid == 0;
+}
+
 static int task_io_resolve(const struct stepd *st, uint32_t gtid, struct task_io *ret,
                            struct rota_error *err)
 {
@@ -148,9 +173,13 @@ static int task_io_resolve(const struct stepd *st, uint32_t gtid, struct task_io
 		free(tio.err);
 		tio.err = tio.out;
 	}
-	if (req->std_in && strcmp(req->std_in, "none") &&
-	    !(tio.in = task_path(st, req->std_in, gtid)))
+	if (stdin_task_filter(st) >= 0) {
+		if (!stdin_from_srun(st, gtid))
+			tio.in = xstrdup("/dev/null");
+	} else if (req->std_in && strcmp(req->std_in, "none") &&
+	           !(tio.in = task_path(st, req->std_in, gtid))) {
 		goto bad;
+	}
 	*ret = tio;
 	return 0;
 bad:
@@ -312,7 +341,7 @@ static int make_pipes(const struct stepd *st, struct stepd_task *t,
                       const struct task_io *tio, int child[3], struct rota_error *err)
 {
 	int want[3] = {
-	    !tio->in && t->gtid == 0 && st->io != NULL,
+	    !tio->in && stdin_from_srun(st, t->gtid) && st->io != NULL,
 	    !tio->out && st->io != NULL,
 	    !tio->err && st->io != NULL,
 	};

@@ -2,7 +2,9 @@
 an allocation, and the allocation's environment."""
 
 import os
+import pathlib
 import re
+import select
 import signal
 import subprocess
 import time
@@ -20,7 +22,8 @@ def test_label_and_width(cluster):
 def test_label_partial_lines(cluster):
     p = cluster.run("srun -l bash -c 'printf a; sleep 0.2; printf \"b\\nc\"'")
     assert p.returncode == 0, p.stderr
-    assert p.stdout == "0: ab\n0: c"
+    # Slurm ends a labelled piece without its newline with one
+    assert p.stdout == "0: ab\n0: c\n"
 
 
 def test_exit_code_is_highest(cluster):
@@ -45,6 +48,27 @@ def test_stdin_goes_to_task_zero(cluster):
 def test_stdin_none(cluster):
     p = cluster.run("srun -i none cat", input="ignored\n")
     assert p.returncode == 0 and p.stdout == ""
+
+
+def test_stdin_all_tasks(cluster):
+    """-i all: every task reads srun's stdin, on every node."""
+    p = cluster.run("srun -n3 -i all cat", input="x\n")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "x\nx\nx\n"
+    p = cluster.run("srun -N2 -n4 --input=all -l cat", input="a\nb\n")
+    assert p.returncode == 0, p.stderr
+    assert sorted(p.stdout.splitlines()) == sorted(
+        f"{t}: {w}" for t in range(4) for w in "ab")
+
+
+def test_stdin_one_task(cluster):
+    """-i N: task N alone reads srun's stdin; the others read /dev/null."""
+    p = cluster.run("srun -n3 -i 2 -l cat", input="x\n")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "2: x\n"
+    p = cluster.run("srun -N2 -n4 -i 3 -l cat", input="y\n")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "3: y\n"
 
 
 def test_stdout_task_filter(cluster):
@@ -170,3 +194,163 @@ def test_multi_prog(cluster):
     p = cluster.run(["srun", "-n1", "--multi-prog", "missing.conf"])
     assert p.returncode == 1
     assert "Unable to open configuration file" in p.stderr
+
+
+def test_wait_ends_step_after_first_exit(cluster):
+    """-W N: N seconds after the first task exited srun ends the step, saying
+    which tasks still ran; the killed task makes the exit code non-zero."""
+    p = cluster.run("srun -n2 -W 2 bash -c "
+                    "'if [ $SLURM_PROCID = 0 ]; then exit 0; fi; sleep 300'")
+    assert p.returncode == 128 + signal.SIGTERM, p.stderr
+    assert "srun: First task exited 2s ago\n" in p.stderr
+    assert re.search(r"srun: StepId=\d+\.0 task 0: exited\n", p.stderr), p.stderr
+    assert re.search(r"srun: StepId=\d+\.0 task 1: running\n", p.stderr), p.stderr
+    assert re.search(r"srun: Terminating StepId=\d+\.0\n", p.stderr), p.stderr
+    assert re.search(r"srun: error: node\d+: task 1: Terminated", p.stderr), p.stderr
+
+
+def test_no_wait_by_default(cluster):
+    """Without -W srun waits for every task."""
+    p = cluster.run("srun -n2 bash -c "
+                    "'if [ $SLURM_PROCID = 0 ]; then exit 0; fi; sleep 3; echo done'")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "done\n"
+    assert "First task exited" not in p.stderr
+
+
+def _read_for(stream, seconds):
+    """What stream gives within `seconds` (less at EOF)."""
+    fd, out = stream.fileno(), b""
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        if not select.select([fd], [], [], left)[0]:
+            break
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            break
+        out += chunk
+    return out
+
+
+def _read_until(stream, want, seconds):
+    fd, out = stream.fileno(), b""
+    end = time.monotonic() + seconds
+    while want not in out and (left := end - time.monotonic()) > 0:
+        if not select.select([fd], [], [], left)[0]:
+            break
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            break
+        out += chunk
+    return out
+
+
+def _partial_line_run(cluster, tag, *opts):
+    """srun OPTS with a task that prints "partial" (no newline), then waits for
+    the test's go file before it ends the line.  Returns (proc, go file) once
+    the task has printed."""
+    printed, go = cluster.work / f"{tag}.printed", cluster.work / f"{tag}.go"
+    for f in (printed, go):
+        f.unlink(missing_ok=True)
+    script = (f"printf partial; touch {printed}; "
+              f"while [ ! -e {go} ]; do sleep 0.1; done; echo ' end'")
+    proc = subprocess.Popen(["srun", *opts, "bash", "-c", script], env=cluster.env,
+                            cwd=str(cluster.work), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    cluster.wait_for(printed.exists, timeout=30, what="the task to print")
+    return proc, go
+
+
+def _finish(proc, go):
+    go.touch()
+    out, err = proc.communicate(timeout=30)
+    return out, err
+
+
+def test_output_line_buffered_by_default(cluster):
+    proc, go = _partial_line_run(cluster, "lb")
+    try:
+        early = _read_for(proc.stdout, 1.5)
+        assert proc.poll() is None
+        rest, err = _finish(proc, go)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert early == b"", early  # an unfinished line waits for its newline
+    assert proc.returncode == 0, err
+    assert rest == b"partial end\n"
+
+
+def test_unbuffered_output(cluster):
+    """-u: bytes reach srun's stdout as they are read, without their newline."""
+    proc, go = _partial_line_run(cluster, "ub", "-u")
+    try:
+        early = _read_until(proc.stdout, b"partial", 20)
+        running = proc.poll() is None
+        rest, err = _finish(proc, go)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert early == b"partial" and running, (early, running)
+    assert proc.returncode == 0, err
+    assert early + rest == b"partial end\n"
+
+
+def test_unbuffered_with_label(cluster):
+    """-u -l: each piece is labelled; one without its newline is given one, as
+    Slurm does, so every label starts a line."""
+    proc, go = _partial_line_run(cluster, "ul", "-u", "-l")
+    try:
+        early = _read_until(proc.stdout, b"partial\n", 20)
+        running = proc.poll() is None
+        rest, err = _finish(proc, go)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert early == b"0: partial\n" and running, (early, running)
+    assert proc.returncode == 0, err
+    assert early + rest == b"0: partial\n0:  end\n"
+
+
+KILL_BAD = ("bash -c 'if [ $SLURM_PROCID = 1 ]; then exit 3; fi; "
+            "sleep {sleep}; echo survived'")
+
+
+def test_kill_on_bad_exit(cluster):
+    """-K: a failed task ends the step; the others are terminated (reported as
+    errors) and their signal outranks the exit code, as in Slurm."""
+    p = cluster.run("srun -n2 -K " + KILL_BAD.format(sleep=300))
+    assert re.search(r"srun: error: node\d+: task 1: Exited with exit code 3\n",
+                     p.stderr), p.stderr
+    assert re.search(r"srun: Terminating StepId=\d+\.0\n", p.stderr), p.stderr
+    assert re.search(r"\*\*\* STEP \d+\.0 ON node\d+ CANCELLED AT \S+ DUE TO TASK "
+                     r"FAILURE \*\*\*", p.stderr), p.stderr
+    assert re.search(r"srun: error: node\d+: task 0: Terminated", p.stderr), p.stderr
+    assert p.returncode == 128 + signal.SIGTERM
+    assert "survived" not in p.stdout
+
+
+def test_kill_on_bad_exit_off(cluster):
+    """-K0 (and the default): the other tasks run to their end."""
+    for opt in ("-K0", "--kill-on-bad-exit=0", None):
+        cmd = "srun -n2 " + (opt + " " if opt else "") + KILL_BAD.format(sleep=1)
+        p = cluster.run(cmd)
+        assert p.returncode == 3, (opt, p.stderr)
+        assert p.stdout == "survived\n", (opt, p.stderr)
+        assert "Terminating" not in p.stderr, (opt, p.stderr)
+
+
+def test_kill_on_bad_exit_from_slurm_conf(cluster):
+    """KillOnBadExit=1 in slurm.conf makes -K srun's default; -K0 overrides."""
+    # next to slurm.conf: the auth key is found beside it
+    conf = pathlib.Path(cluster.conf_path).with_name("kobe.conf")
+    conf.write_text(open(cluster.conf_path).read() + "\nKillOnBadExit=1\n")
+    env = {"SLURM_CONF": str(conf)}
+    try:
+        on = cluster.run("srun -n2 " + KILL_BAD.format(sleep=300), env=env)
+        off = cluster.run("srun -n2 -K0 " + KILL_BAD.format(sleep=1), env=env)
+    finally:
+        conf.unlink()
+    assert re.search(r"srun: Terminating StepId=\d+\.0\n", on.stderr), on.stderr
+    assert "survived" not in on.stdout
+    assert off.returncode == 3 and off.stdout == "survived\n", off.stderr
