@@ -142,6 +142,12 @@ int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
 
 /* The client is the job's owner or an operator. */
 int job_may_touch(struct ctld *ctld, const struct client *c, const struct job *job);
+/* Task `task` of array `array_id` for client c: its own record in *ret_job
+ * (*ret_meta NULL), or while it waits in the pending remainder, *ret_job NULL
+ * and the remainder in *ret_meta.  Returns 0, ESLURM_INVALID_JOB_ID, or
+ * ESLURM_ACCESS_DENIED (the remainder is not c's to touch). */
+int job_array_task_lookup(struct ctld *ctld, const struct client *c, uint32_t array_id,
+                          uint32_t task, struct job **ret_job, struct job **ret_meta);
 
 /* scontrol requeue; returns 0 or an ESLURM_* number. */
 int job_requeue(struct ctld *ctld, struct job *job);

@@ -262,6 +262,27 @@ void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason
 	ctld_sched_kick(ctld);
 }
 
+int job_array_task_lookup(struct ctld *ctld, const struct client *c, uint32_t array_id,
+                          uint32_t task, struct job **ret_job, struct job **ret_meta)
+{
+	struct job *job = job_array_task_find(ctld->jobs, array_id, task);
+	struct job *meta;
+
+	if (job) {
+		*ret_job = job;
+		*ret_meta = NULL;
+		return 0;
+	}
+	meta = job_find(ctld->jobs, array_id);
+	if (!meta || !meta->array_rem || !arrayspec_test(meta->array_rem, task))
+		return ESLURM_INVALID_JOB_ID;
+	if (!job_may_touch(ctld, c, meta))
+		return ESLURM_ACCESS_DENIED;
+	*ret_job = NULL;
+	*ret_meta = meta;
+	return 0;
+}
+
 int job_may_touch(struct ctld *ctld, const struct client *c, const struct job *job)
 {
 	return c->uid == job->uid || ctld_is_admin(ctld, c->uid);
@@ -307,18 +328,14 @@ static int cancel_one(struct ctld *ctld, struct client *c, struct job *job,
 static int cancel_array_task(struct ctld *ctld, struct client *c,
                              const struct cancel_req *req)
 {
-	struct job *job =
-	    job_array_task_find(ctld->jobs, req->job_id, req->array_task_id);
-	struct job *meta;
+	struct job *job, *meta;
+	int rc =
+	    job_array_task_lookup(ctld, c, req->job_id, req->array_task_id, &job, &meta);
 
+	if (rc)
+		return rc;
 	if (job)
 		return cancel_one(ctld, c, job, req);
-	meta = job_find(ctld->jobs, req->job_id);
-	if (!meta || !meta->array_rem ||
-	    !arrayspec_test(meta->array_rem, req->array_task_id))
-		return ESLURM_INVALID_JOB_ID;
-	if (!job_may_touch(ctld, c, meta))
-		return ESLURM_ACCESS_DENIED;
 	if (job_is_finished(meta))
 		return ESLURM_ALREADY_DONE;
 	if (req->signal && req->signal != SIGKILL)

@@ -344,18 +344,14 @@ static int update_one(struct ctld *ctld, struct client *c, struct job *job,
 static int update_array_task(struct ctld *ctld, struct client *c,
                              const struct job_update_req *req)
 {
-	struct job *job =
-	    job_array_task_find(ctld->jobs, req->job_id, req->array_task_id);
-	struct job *meta;
+	struct job *job, *meta;
+	int rc =
+	    job_array_task_lookup(ctld, c, req->job_id, req->array_task_id, &job, &meta);
 
+	if (rc)
+		return rc;
 	if (job)
 		return update_one(ctld, c, job, req);
-	meta = job_find(ctld->jobs, req->job_id);
-	if (!meta || !meta->array_rem ||
-	    !arrayspec_test(meta->array_rem, req->array_task_id))
-		return ESLURM_INVALID_JOB_ID;
-	if (!job_may_touch(ctld, c, meta))
-		return ESLURM_ACCESS_DENIED;
 	if (req->op == JOB_OP_REQUEUE)
 		return ESLURM_JOB_PENDING;
 	job = job_array_split(ctld, meta, req->array_task_id);
