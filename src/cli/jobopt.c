@@ -325,7 +325,7 @@ static void parse_nodes(struct jobopt *o, const char *arg)
 		die(JOBOPT_EXIT_FATAL,
 		    "Maximum node count %u is less than minimum node count %u", max, min);
 	o->desc.min_nodes = min;
-	o->desc.max_nodes = max;
+	o->desc.max_nodes = max == NO_VAL ? min : max; /* -N 2 is -N 2-2 */
 	o->nodes_src = o->cur_src;
 }
 

@@ -469,11 +469,12 @@ static int64_t node_fit(struct bf_plan *bp, size_t i, uint64_t c, uint64_t m,
  * can take them all (BF_FOREVER: none can).  Exact for jobs that need one
  * node; an upper bound for jobs that may spread. */
 static int64_t one_node_earliest(struct bf_plan *bp, const struct bf_query *q,
-                                 int64_t from)
+                                 int64_t from, size_t *ret_node)
 {
 	const struct sched_req *r = q->req;
 	uint64_t tasks, c, m;
 	int64_t best = BF_FOREVER;
+	size_t best_i = 0;
 
 	if (r->min_nodes != 1)
 		return BF_FOREVER;
@@ -495,12 +496,39 @@ static int64_t one_node_earliest(struct bf_plan *bp, const struct bf_query *q,
 		t = r->exclusive
 		        ? node_fit(bp, i, bp->cap[i].cpus, bp->cap[i].mem, from, q->dur)
 		        : node_fit(bp, i, c, m, from, q->dur);
-		if (t < best)
+		/* earliest, then the lightest node (Weight=), then the first */
+		if (t < best || (t == best && t != BF_FOREVER &&
+		                 q->mask[i].weight < q->mask[best_i].weight)) {
 			best = t;
-		if (best == from)
-			break;
+			best_i = i;
+		}
 	}
+	*ret_node = best_i;
 	return best;
+}
+
+/* Place a one-node job on node i at t, as sched_select() would there. */
+static int probe_one(struct bf_plan *bp, const struct bf_query *q, size_t i, int64_t t,
+                     struct sched_alloc *out)
+{
+	int64_t end =
+	    q->dur == BF_FOREVER || t > BF_FOREVER - q->dur ? BF_FOREVER : t + q->dur;
+	struct sched_node s = q->mask[i];
+	uint32_t c = 0;
+	uint64_t m = 0;
+
+	bp->probes++;
+	s.cpus = bp->cap[i].cpus;
+	s.mem = bp->cap[i].mem;
+	s.required = 0;
+	s.shared_cpus = 0;
+	node_peak(&bp->nodes[i], t, end, &c, &m);
+	s.alloc_cpus = c;
+	s.alloc_mem = m;
+	if (sched_select(&s, 1, q->req, out) < 0)
+		return -EAGAIN;
+	out->node_idx[0] = (uint32_t)i;
+	return 0;
 }
 
 /* Does the job go on one node whatever happens (so that one_node_earliest()
@@ -519,14 +547,22 @@ int bf_plan_earliest_q(struct bf_plan *bp, const struct bf_query *q,
 	                               ? &bp->groups[q->group]
 	                               : NULL;
 	int64_t t = q->from > bp->now ? q->from : bp->now, one;
+	size_t node = 0;
 
 	if (q->dur < 1)
 		return -EINVAL;
 	/* where one node can take the whole job, its earliest start bounds the
-	 * search (and is the answer when the job cannot spread) */
-	one = one_node_earliest(bp, q, t);
-	if (one_node_only(q->req) && one != BF_FOREVER)
+	 * search (and is the answer, on that node, when the job cannot spread) */
+	one = one_node_earliest(bp, q, t, &node);
+	if (one_node_only(q->req) && one != BF_FOREVER) {
+		if (one > q->horizon)
+			return -EAGAIN;
+		if (probe_one(bp, q, node, one, out) == 0) {
+			*ret_start = one;
+			return 0;
+		}
 		t = one;
+	}
 	for (int tries = 0; tries < BF_MAX_PROBES; tries++) {
 		size_t k;
 		int rc;

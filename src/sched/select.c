@@ -101,6 +101,11 @@ static int select_pass(const struct sched_node *nodes, size_t n,
 					return -EAGAIN;
 				continue;
 			}
+			/* the last node the job may get must hold all that is
+			 * left: -N1 -n8 skips nodes with fewer free CPUs */
+			if (req->num_tasks != SCHED_UNSET && k + 1 == max_nodes &&
+			    !nodes[i].required && cap + t < req->num_tasks)
+				continue;
 			out->node_idx[k] = (uint32_t)i;
 			fit[k++] = t;
 			cap += t;

@@ -58,3 +58,14 @@ def test_reqnodenotavail_names_unavailable_nodes(make_cluster):
                                 "ReqNodeNotAvail, UnavailableNodes:node03")
     c.run(["scontrol", "update", "NodeName=node03", "State=RESUME"], check=True)
     assert c.wait_job(jid) == "COMPLETED"
+
+
+def test_one_node_job_skips_a_node_too_full(make_cluster):
+    """-N1 -n6 when node01 has only 4 free CPUs: it starts on node02 now."""
+    c = make_cluster()
+    a = c.sbatch("-w", "node01", "-n4", "-o", "/dev/null", "--wrap", "sleep 60",
+                 cwd=c.work)
+    c.wait_running(a)
+    b = c.sbatch("-N1", "-n6", "-o", "/dev/null", "--wrap", "sleep 60", cwd=c.work)
+    assert c.wait_running(b) == "RUNNING"
+    assert c.job_field(b, "NodeList") == "node02"

@@ -218,10 +218,26 @@ static void test_oversubscribe(void **state)
 	assert_int_equal(idx[0], 1);
 }
 
+/* -N1 -n8: a node with only 4 free CPUs is passed over for one that holds
+ * all eight, now (and not only on idle nodes). */
+static void test_one_node_skips_too_small(void **state)
+{
+	struct sched_req r = req(1, 8, SCHED_UNSET, 1);
+
+	r.max_nodes = 1;
+	nodes[0].alloc_cpus = 12;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 1);
+	assert_int_equal(idx[0], 1);
+	assert_int_equal(tasks[0], 8);
+	nodes[0].alloc_cpus = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup(test_tutorial_demo, setup),
+	    cmocka_unit_test_setup(test_one_node_skips_too_small, setup),
 	    cmocka_unit_test_setup(test_tasks_span_nodes, setup),
 	    cmocka_unit_test_setup(test_cpus_per_task, setup),
 	    cmocka_unit_test_setup(test_nodes_given_pack_first_node, setup),
