@@ -207,3 +207,9 @@ void plan_trim(struct plan *p, int64_t now)
 	}
 	p->t[0] = PLAN_TIME_MIN;
 }
+
+void plan_step(const struct plan *p, size_t i, int64_t *ret_start, int64_t *ret_used)
+{
+	*ret_start = p->t[i];
+	*ret_used = p->used[i];
+}

@@ -62,6 +62,10 @@ int64_t plan_min_free(const struct plan *p, int64_t start, int64_t end);
 int plan_earliest(const struct plan *p, int64_t from, int64_t procs, int64_t dur,
                   int64_t *ret_start);
 
+/* Step i (< plan_steps()): when it starts (PLAN_TIME_MIN for the first) and
+ * the processors in use during it. */
+void plan_step(const struct plan *p, size_t i, int64_t *ret_start, int64_t *ret_used);
+
 /* Drop the steps that end at or before now (the step holding now is kept and
  * starts at PLAN_TIME_MIN afterwards).  Keeps the plan small in a long replay. */
 void plan_trim(struct plan *p, int64_t now);

@@ -22,6 +22,12 @@
  *   POLICY_EASY_SJBF     EASY, but the backfill candidates are tried shortest
  *                        estimate first (Tsafrir, Etsion and Feitelson's EASY++
  *                        when the estimates are predictions).
+ *   POLICY_CONTROLLER    what rotactld runs (sched/backfill, backfill.h): every
+ *                        job in order gets the earliest start that delays no
+ *                        job before it, placed on nodes (one per processor)
+ *                        rather than on a pool, so a job needs the same
+ *                        processors for all of its run.  Conservative on
+ *                        nodes; slower (a pass is O(queue x processors)).
  *
  * The pass is pure: no I/O, no clock (now is an argument).  The estimates come
  * from the caller (predict.h): requested time, a prediction, or the truth.
@@ -45,6 +51,7 @@ enum policy_kind {
 	POLICY_EASY,
 	POLICY_CONSERVATIVE,
 	POLICY_EASY_SJBF,
+	POLICY_CONTROLLER,
 };
 
 #define POLICY_NO_START INT64_MIN

@@ -36,6 +36,10 @@ EXPECTED = {
     "fcfs": {"waits": [0, 0, 199, 248, 247], "makespan": 400},
     "easy": {"waits": [0, 0, 199, 248, 0], "makespan": 350},
     "conservative": {"waits": [0, 0, 199, 98, 247], "makespan": 400},
+    # rotactld's planner (src/sched/backfill.c) on 10 one-processor nodes: job
+    # 4 gets job 1's four nodes and the two idle ones at 100; job 5 would need
+    # two of those before 100 and runs after job 3
+    "controller": {"waits": [0, 0, 199, 98, 247], "makespan": 400},
 }
 RUNS = [100, 200, 50, 100, 150]
 
@@ -191,3 +195,17 @@ def test_kth_predictions_beat_user_estimates():
     assert pred["avg_bsld"] < easy["avg_bsld"]
     # deterministic: the same replay twice gives the same figures
     assert sim_json(KTH, "--policy", "easy-pred") == pred
+
+
+@needs_kth
+def test_kth_controller_planner_matches_conservative():
+    """The controller's node-level backfill, replayed: like conservative
+    backfill on a pool, except that a job keeps its processors for all of its
+    run (a pool lets it hop between free ones), so it may start a little
+    later, never earlier on average."""
+    pool = sim_json(KTH, "--procs", "100", "--policy", "conservative")
+    nodes = sim_json(KTH, "--procs", "100", "--policy", "controller")
+    assert nodes["policy"] == "controller" and nodes["jobs"] == pool["jobs"]
+    assert round(nodes["avg_bsld"], 2) == 102.06
+    assert pool["avg_bsld"] <= nodes["avg_bsld"] <= pool["avg_bsld"] * 1.01
+    assert pool["avg_wait"] <= nodes["avg_wait"] <= pool["avg_wait"] * 1.01
