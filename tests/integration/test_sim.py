@@ -199,13 +199,17 @@ def test_kth_predictions_beat_user_estimates():
 
 @needs_kth
 def test_kth_controller_planner_matches_conservative():
-    """The controller's node-level backfill, replayed: like conservative
-    backfill on a pool, except that a job keeps its processors for all of its
-    run (a pool lets it hop between free ones), so it may start a little
-    later, never earlier on average."""
+    """The controller's node-level backfill, replayed: conservative backfill,
+    except that a job keeps the same processors for all of its run (on a pool
+    it may use any that are free at each moment), so its schedule differs a
+    little from the pool's, here by 0.1%."""
     pool = sim_json(KTH, "--procs", "100", "--policy", "conservative")
     nodes = sim_json(KTH, "--procs", "100", "--policy", "controller")
     assert nodes["policy"] == "controller" and nodes["jobs"] == pool["jobs"]
     assert round(nodes["avg_bsld"], 2) == 102.06
-    assert pool["avg_bsld"] <= nodes["avg_bsld"] <= pool["avg_bsld"] * 1.01
-    assert pool["avg_wait"] <= nodes["avg_wait"] <= pool["avg_wait"] * 1.01
+    assert nodes["avg_bsld"] == pytest.approx(pool["avg_bsld"], rel=0.01)
+    assert nodes["avg_wait"] == pytest.approx(pool["avg_wait"], rel=0.01)
+    # planning with predictions helps the controller as it helps EASY
+    pred = sim_json(KTH, "--procs", "100", "--policy", "controller",
+                    "--estimates", "user-mean2")
+    assert round(pred["avg_bsld"], 2) == 79.18
