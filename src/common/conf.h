@@ -89,6 +89,7 @@ struct conf {
 	char *scheduler_params;       /* SchedulerParameters, NULL; kill_invalid_depend */
 	char *select_type;            /* default select/cons_tres */
 	char *select_type_parameters; /* default CR_Core_Memory? as written, NULL */
+	char *enforce_part_limits;    /* EnforcePartLimits: NO (default), ALL, ANY, YES */
 	char *priority_type;          /* default priority/basic */
 	uint32_t prio_weight_age;     /* PriorityWeight*: default 0 */
 	uint32_t prio_weight_fairshare; /* (a hook: accounting comes later) */

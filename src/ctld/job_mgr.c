@@ -372,6 +372,27 @@ static uint32_t job_time_limit(const struct part *p, const struct job_desc *d)
 	                                             : p->cfg->max_time;
 }
 
+/* EnforcePartLimits=ALL|ANY|YES: a job over its partition's MaxTime,
+ * MaxNodes or under its MinNodes is refused at submit (with NO, Slurm's
+ * default, it waits with PartitionTimeLimit / PartitionNodeLimit). */
+static int job_part_limits(struct ctld *ctld, const struct part *p,
+                           const struct job_desc *d)
+{
+	const char *e = ctld->conf->enforce_part_limits;
+	const struct conf_part *cp = p->cfg;
+	uint32_t tl = job_time_limit(p, d);
+	uint32_t nodes = d->min_nodes == NO_VAL ? 1 : d->min_nodes;
+
+	if (!e || !strcasecmp(e, "NO"))
+		return 0;
+	if (cp->max_time != TIME_INFINITE && (tl == INFINITE32 || tl > cp->max_time))
+		return ESLURM_INVALID_TIME_LIMIT;
+	if ((cp->max_nodes != UINT32_MAX && nodes > cp->max_nodes) ||
+	    nodes < cp->min_nodes)
+		return ESLURM_INVALID_NODE_COUNT;
+	return 0;
+}
+
 static uint32_t job_new_id(struct job_mgr *jm, const struct conf *conf)
 {
 	uint32_t first = conf->first_job_id ? conf->first_job_id : 1;
@@ -395,6 +416,8 @@ void job_mgr_submit(struct ctld *ctld, struct client *c, struct job_desc *d, int
 	if (alloc)
 		d->flags |= JOB_F_INTERACTIVE;
 	rc = job_desc_validate(ctld, d, alloc, &p);
+	if (!rc)
+		rc = job_part_limits(ctld, p, d);
 	if (!rc && (int32_t)d->nice < 0 && !ctld_is_admin(ctld, c->uid))
 		rc = ESLURM_ACCESS_DENIED; /* only operators may raise a priority */
 	if (rc) {
