@@ -14,6 +14,7 @@
 #include "common/conf.h"
 #include "common/depspec.h"
 #include "common/log.h"
+#include "common/schedparams.h"
 #include "common/states.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
@@ -22,17 +23,10 @@
 
 int depend_kill_invalid(const struct ctld *ctld)
 {
-	const char *p = ctld->conf->scheduler_params;
-	const char *key = "kill_invalid_depend";
-	size_t kl = strlen(key);
+	struct sched_params sp;
 
-	while (p && *p) {
-		size_t len = strcspn(p, ",");
-		if (len == kl && !strncasecmp(p, key, kl))
-			return 1;
-		p += len + (p[len] ? 1 : 0);
-	}
-	return 0;
+	sched_params_parse(ctld->conf->scheduler_params, &sp);
+	return sp.kill_invalid_depend;
 }
 
 /* The task record of array `id`; *pending set when the task has not been split

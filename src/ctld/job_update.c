@@ -17,6 +17,7 @@
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/jobscript.h"
+#include "common/schedparams.h"
 #include "common/states.h"
 #include "common/timefmt.h"
 #include "ctld/client.h"
@@ -296,10 +297,11 @@ static int update_top(struct ctld *ctld, struct client *c, struct job *job)
 	                       .job_id = job->job_id,
 	                       .time = time(NULL),
 	                       .time_limit = NO_VAL};
-	const char *sp = ctld->conf->scheduler_params;
+	struct sched_params sp;
 	uint32_t top = 0;
 
-	if (!ctld_is_admin(ctld, c->uid) && !(sp && strstr(sp, "enable_user_top")))
+	sched_params_parse(ctld->conf->scheduler_params, &sp);
+	if (!ctld_is_admin(ctld, c->uid) && !sp.enable_user_top)
 		return ESLURM_ACCESS_DENIED;
 	if (!job_is_pending(job))
 		return ESLURM_JOB_NOT_PENDING;

@@ -301,17 +301,29 @@ def _mkdtemp():
     return tempfile.mkdtemp(prefix="rota-", dir=os.environ.get("ROTA_TEST_TMP", "/tmp"))
 
 
-@pytest.fixture(scope="module")
-def module_cluster():
+def module_cluster_with(rewrite_conf=None):
+    """A cluster for a module's fixture to yield from; rewrite_conf(path), when
+    given, edits its slurm.conf before the daemons start for good."""
     d = _mkdtemp()
     os.chmod(d, 0o755)
     c = _start(os.path.join(d, "cluster"))
-    yield c
     try:
-        _stop(c)
+        if rewrite_conf:
+            c.down()
+            rewrite_conf(c.conf_path)
+            c.up()
+        yield c
     finally:
-        if not os.environ.get("ROTA_KEEP"):
-            shutil.rmtree(d, ignore_errors=True)
+        try:
+            _stop(c)
+        finally:
+            if not os.environ.get("ROTA_KEEP"):
+                shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def module_cluster():
+    yield from module_cluster_with()
 
 
 @pytest.fixture
@@ -325,6 +337,28 @@ def cluster(module_cluster, tmp_path):
     yield module_cluster
     module_cluster.cancel_all()
     module_cluster.wait_nodes_idle()
+
+
+@pytest.fixture(scope="module")
+def users():
+    """Two real Unix users, a and b, in a group of their own (needs root)."""
+    from unixusers import make_users, remove_users
+    made, group = make_users("a", "b")
+    yield made
+    remove_users(made, group)
+
+
+@pytest.fixture
+def ucluster(cluster):
+    """The module cluster with a work directory the test users can reach."""
+    from unixusers import user_work
+    old = cluster.work
+    d = user_work()
+    cluster.work = pathlib.Path(d)
+    yield cluster
+    cluster.cancel_all()
+    cluster.work = old
+    shutil.rmtree(d, ignore_errors=True)
 
 
 @pytest.fixture

@@ -1,6 +1,5 @@
 """Job arrays: --array specs, throttles, squeue forms, scancel of tasks and of
 whole arrays, the SLURM_ARRAY_* environment, restarts, very large arrays."""
-import re
 import time
 
 from conftest import write_script

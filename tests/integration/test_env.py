@@ -21,8 +21,7 @@ import socket
 import pytest
 
 from conftest import write_script
-from unixusers import (as_user, make_users, needs_root, remove_users, sbatch_as,
-                       user_work)
+from unixusers import as_user, make_users, needs_root, remove_users, sbatch_as
 
 
 def read_env(path):
@@ -299,17 +298,6 @@ def login_user():
     os.chown(profile, u.uid, u.gid)
     yield u
     remove_users(made, group)
-
-
-@pytest.fixture
-def ucluster(cluster):
-    old = cluster.work
-    d = user_work()
-    cluster.work = pathlib.Path(d)
-    yield cluster
-    cluster.cancel_all()
-    cluster.work = old
-    shutil.rmtree(d, ignore_errors=True)
 
 
 LOGIN_SHOW = ('echo "MARK=${ROTA_LOGIN_MARK-unset} BOTH=${ROTA_BOTH-unset} '

@@ -13,34 +13,12 @@ import shutil
 import subprocess
 import time
 
-import pytest
-
 from conftest import write_script
-from unixusers import (as_user, make_users, needs_root, remove_users, sbatch_as,
-                       user_work)
+from unixusers import as_user, needs_root, sbatch_as, user_work
 
 pytestmark = needs_root
 
 ZERO_CAPS = "0000000000000000"
-
-
-@pytest.fixture(scope="module")
-def users():
-    made, group = make_users("a", "b")
-    yield made
-    remove_users(made, group)
-
-
-@pytest.fixture
-def ucluster(cluster):
-    """The module cluster with a work directory the test users can reach."""
-    old = cluster.work
-    d = user_work()
-    cluster.work = pathlib.Path(d)
-    yield cluster
-    cluster.cancel_all()
-    cluster.work = old
-    shutil.rmtree(d, ignore_errors=True)
 
 
 def id_of(user):

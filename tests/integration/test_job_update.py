@@ -2,13 +2,8 @@
 "123_[3-4]"), Dependency=, StartTime=, Partition=, NumNodes=, NumTasks=,
 Name=, Comment=, node lists, Features=, MinMemoryNode=, and Nice= by an
 unprivileged user; what survives a controller restart."""
-import pathlib
-import shutil
-
-import pytest
-
 from conftest import write_script
-from unixusers import as_user, make_users, needs_root, remove_users, user_work
+from unixusers import as_user, needs_root
 
 SLEEPER = "#!/bin/bash\nsleep 300\n"
 
@@ -247,24 +242,6 @@ def test_names_nodes_memory(cluster):
 
 
 # ---- who may ----
-
-@pytest.fixture(scope="module")
-def users():
-    made, group = make_users("a", "b")
-    yield made
-    remove_users(made, group)
-
-
-@pytest.fixture
-def ucluster(cluster):
-    old = cluster.work
-    d = user_work()
-    cluster.work = pathlib.Path(d)
-    yield cluster
-    cluster.cancel_all()
-    cluster.work = old
-    shutil.rmtree(d, ignore_errors=True)
-
 
 @needs_root
 def test_unprivileged_nice_and_owner(ucluster, users):

@@ -1,7 +1,6 @@
 """Many jobs: a job list larger than one frame (4096 jobs) arrives whole, and the
 controller keeps answering while thousands of held jobs wait."""
 
-import os
 import subprocess
 
 from conftest import ROTA

@@ -6,11 +6,10 @@ it has its own features and weight, and extra partitions over the same nodes.
 """
 import os
 import re
-import shutil
 
 import pytest
 
-from conftest import _mkdtemp, _start, _stop, write_script
+from conftest import module_cluster_with, write_script
 
 # node: (features, weight)
 NODES = {
@@ -52,20 +51,7 @@ def rewrite_conf(path):
 
 @pytest.fixture(scope="module")
 def sel_cluster():
-    d = _mkdtemp()
-    os.chmod(d, 0o755)
-    c = _start(os.path.join(d, "cluster"))
-    try:
-        c.down()
-        rewrite_conf(c.conf_path)
-        c.up()
-        yield c
-    finally:
-        try:
-            _stop(c)
-        finally:
-            if not os.environ.get("ROTA_KEEP"):
-                shutil.rmtree(d, ignore_errors=True)
+    yield from module_cluster_with(rewrite_conf)
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ slowdown 92.5765, average wait + run 15,696.8 s)."""
 
 import gzip
 import json
-import pathlib
 import subprocess
 
 import pytest

@@ -267,48 +267,46 @@ def _finish(proc, go):
     return out, err
 
 
-def test_output_line_buffered_by_default(cluster):
-    proc, go = _partial_line_run(cluster, "lb")
+def _partial_line(cluster, tag, read, *opts):
+    """_partial_line_run, read(srun's stdout) while the task waits, then let
+    it end: (what was read, srun still running then, the rest, stderr, exit
+    code)."""
+    proc, go = _partial_line_run(cluster, tag, *opts)
     try:
-        early = _read_for(proc.stdout, 1.5)
-        assert proc.poll() is None
-        rest, err = _finish(proc, go)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert early == b"", early  # an unfinished line waits for its newline
-    assert proc.returncode == 0, err
-    assert rest == b"partial end\n"
-
-
-def test_unbuffered_output(cluster):
-    """-u: bytes reach srun's stdout as they are read, without their newline."""
-    proc, go = _partial_line_run(cluster, "ub", "-u")
-    try:
-        early = _read_until(proc.stdout, b"partial", 20)
+        early = read(proc.stdout)
         running = proc.poll() is None
         rest, err = _finish(proc, go)
     finally:
         if proc.poll() is None:
             proc.kill()
+    return early, running, rest, err, proc.returncode
+
+
+def test_output_line_buffered_by_default(cluster):
+    early, running, rest, err, rc = _partial_line(
+        cluster, "lb", lambda out: _read_for(out, 1.5))
+    assert running
+    assert early == b"", early  # an unfinished line waits for its newline
+    assert rc == 0, err
+    assert rest == b"partial end\n"
+
+
+def test_unbuffered_output(cluster):
+    """-u: bytes reach srun's stdout as they are read, without their newline."""
+    early, running, rest, err, rc = _partial_line(
+        cluster, "ub", lambda out: _read_until(out, b"partial", 20), "-u")
     assert early == b"partial" and running, (early, running)
-    assert proc.returncode == 0, err
+    assert rc == 0, err
     assert early + rest == b"partial end\n"
 
 
 def test_unbuffered_with_label(cluster):
     """-u -l: each piece is labelled; one without its newline is given one, as
     Slurm does, so every label starts a line."""
-    proc, go = _partial_line_run(cluster, "ul", "-u", "-l")
-    try:
-        early = _read_until(proc.stdout, b"partial\n", 20)
-        running = proc.poll() is None
-        rest, err = _finish(proc, go)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    early, running, rest, err, rc = _partial_line(
+        cluster, "ul", lambda out: _read_until(out, b"partial\n", 20), "-u", "-l")
     assert early == b"0: partial\n" and running, (early, running)
-    assert proc.returncode == 0, err
+    assert rc == 0, err
     assert early + rest == b"0: partial\n0:  end\n"
 
 

@@ -1,8 +1,6 @@
 """Job steps are visible: squeue -s and scontrol show step, with Slurm's ids
 (N.batch for the script, N.0, N.1 for each srun)."""
 
-import time
-
 
 def test_steps_listed_while_running(cluster):
     jobid = cluster.sbatch("-N", "2", "-o", "/dev/null", "--wrap",

@@ -1,7 +1,6 @@
 """The examples of the Slurm tutorial (shared/seeds/003_...) run on Rota as
 written: srun across nodes, the multi-node batch demo, the CPU job, salloc, a job
 array, requests larger than the cluster, pending reasons and scancel."""
-import pytest
 
 import re
 import socket
