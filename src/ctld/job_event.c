@@ -341,9 +341,10 @@ int job_event_apply(struct ctld *ctld, const struct job_event *ev)
 		job->priority = ev->priority;
 		job->prio_set = 0;
 		/* shown at once, not only after the next scheduling pass */
-		job->reason = ev->hold == 1 ? WAIT_HELD_USER
-		              : ev->hold    ? WAIT_HELD
-		                            : WAIT_NO_REASON;
+		job->reason = ev->hold == 1                   ? WAIT_HELD_USER
+		              : ev->hold                      ? WAIT_HELD
+		              : job->eligible_time > ev->time ? WAIT_TIME
+		                                              : WAIT_NO_REASON;
 		return 0;
 	case EV_UPDATE:
 		if (ev->desc_count > 1 || (ev->desc_count && job_is_finished(job)))

@@ -65,8 +65,10 @@ void priority_compute(const struct priority_params *pp, const struct priority_jo
 		*ret = f;
 		return;
 	}
-	f.age = age_factor(pp, job->eligible_time, now);
-	f.fairshare = clamp01(priority_fairshare(job->job_id));
+	/* a factor whose weight is zero is not computed (sprio -n shows 0) */
+	f.age = pp->weight_age ? age_factor(pp, job->eligible_time, now) : 0.0;
+	f.fairshare =
+	    pp->weight_fairshare ? clamp01(priority_fairshare(job->job_id)) : 0.0;
 	f.job_size = size_factor(pp, job);
 	f.partition =
 	    pp->max_part_job_factor
