@@ -48,6 +48,19 @@ static int submit_array(const struct job_event *ev, struct job *job)
 	return 0;
 }
 
+/* The reason a pending job shows before the next scheduling pass looks at it,
+ * so that what a command just did is visible at once. */
+static uint32_t first_reason(const struct job *job, time_t now)
+{
+	if (job->hold)
+		return job->hold == 1 ? WAIT_HELD_USER : WAIT_HELD;
+	if (job->eligible_time > now)
+		return WAIT_TIME;
+	if (job->desc.dependency && job->desc.dependency[0])
+		return WAIT_DEPENDENCY;
+	return WAIT_NO_REASON;
+}
+
 static int apply_submit(struct ctld *ctld, const struct job_event *ev)
 {
 	struct job *job;
@@ -79,6 +92,7 @@ static int apply_submit(struct ctld *ctld, const struct job_event *ev)
 	job->time_limit = ev->time_limit;
 	job->restart_cnt = ev->restart_cnt;
 	job->min_nodes = job->desc.min_nodes == NO_VAL ? 1 : job->desc.min_nodes;
+	job->reason = first_reason(job, ev->time);
 	if (ev->job_id >= job_mgr_next_id(ctld->jobs))
 		job_mgr_set_next_id(ctld->jobs, ev->job_id + 1);
 	return 0;
