@@ -42,3 +42,9 @@ int client_send_rc(struct client *c, int rc, const char *msg)
 		return -EPIPE;
 	return conn_send_rc(c->conn, rc, msg);
 }
+
+void client_write_now(struct client *c)
+{
+	if (c->conn)
+		conn_write_now(c->conn);
+}

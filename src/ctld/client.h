@@ -32,5 +32,7 @@ void client_unref(struct client *c);
 /* Send if still connected; returns 0 or -EPIPE. */
 int client_send(struct client *c, uint16_t type, const void *body);
 int client_send_rc(struct client *c, int rc, const char *msg);
+/* Put what is queued for c on the wire now (see conn_write_now). */
+void client_write_now(struct client *c);
 
 #endif

@@ -343,6 +343,10 @@ int job_event_apply(struct ctld *ctld, const struct job_event *ev)
 			return -EINVAL;
 		job->state &= ~JOB_CONFIGURING;
 		return 0;
+	case EV_STEP_START:
+		return step_apply_start(ctld, job, ev);
+	case EV_STEP_END:
+		return step_apply_end(job, ev);
 	case EV_ARRAY_THROTTLE:
 		if (!job->array_rem)
 			return -EINVAL;

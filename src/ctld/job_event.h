@@ -29,7 +29,14 @@ enum job_event_type {
 	EV_ARRAY_SPLIT,
 	EV_ARRAY_THROTTLE, /* job_id throttle (0 none) */
 	EV_CONFIGURED, /* job_id: its nodes are ready (Prolog done), not CONFIGURING */
+	/* job_id time step_id nodes (in the step's order) cpus_per_node (cores
+	 * held on each) slots (those cores, concatenated) mem_per_node text (name)
+	 * num_tasks num_cpus flags (STEP_EV_OVERLAP) */
+	EV_STEP_START,
+	EV_STEP_END, /* job_id step_id */
 };
+
+#define STEP_EV_OVERLAP 1u
 
 #define JOB_EVENT_FIELDS(F, S)                                                           \
 	F(S, u32, type, _)                                                               \
@@ -56,7 +63,12 @@ enum job_event_type {
 	F(S, u32, array_task_id, _) /* SUBMIT (compaction), ARRAY_SPLIT */               \
 	F(S, u32, new_job_id, _)    /* ARRAY_SPLIT */                                    \
 	F(S, u32, throttle, _)      /* SUBMIT (compaction), ARRAY_THROTTLE */            \
-	F(S, str, array_pending, _) /* SUBMIT (compaction): the remainder */
+	F(S, str, array_pending, _) /* SUBMIT (compaction): the remainder */             \
+	F(S, u32, step_id, _)       /* STEP_START, STEP_END */                           \
+	F(S, u32v, slots, _)        /* STEP_START */                                     \
+	F(S, u32, num_tasks, _)     /* STEP_START */                                     \
+	F(S, u32, num_cpus, _)      /* STEP_START */                                     \
+	F(S, u32, flags, _)         /* STEP_START */
 ROTA_DECLARE(job_event, JOB_EVENT_FIELDS)
 
 struct ctld;

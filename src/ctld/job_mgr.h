@@ -162,6 +162,19 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg);
  * RUNNING.  A duplicate or late report is ignored. */
 void job_mgr_prolog_complete(struct ctld *ctld, const struct step_complete *msg);
 void step_free_all(struct job *job);
+
+/* A node (re)registered listing the steps it still has (or has yet to report):
+ * the steps the controller thinks run there and that it lacks are over there. */
+void step_mgr_reconcile(struct ctld *ctld, uint32_t node_idx,
+                        const struct node_register *reg);
+
+/* The journal's side of steps (EV_STEP_START / EV_STEP_END): rebuild a step
+ * record, drop one, and describe a live step as the event that rebuilds it
+ * (compaction).  Apply functions return 0, -EINVAL or -ENOENT. */
+struct job_event;
+int step_apply_start(struct ctld *ctld, struct job *job, const struct job_event *ev);
+int step_apply_end(struct job *job, const struct job_event *ev);
+void step_event_fill(const struct job *job, const struct step *st, struct job_event *ev);
 void step_info(struct ctld *ctld, struct client *c, const struct job_info_req *req);
 
 /* Launch (launch.c): send the batch script to the first node. */

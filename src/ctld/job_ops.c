@@ -218,12 +218,15 @@ static void tell_clients_end(struct job *job)
 	char *text;
 
 	for (struct step *st = job->steps; st; st = st->next)
-		if (st->client && st->client != job->alloc_client)
+		if (st->client && st->client != job->alloc_client) {
 			client_send_rc(st->client, ESLURM_ALREADY_DONE, NULL);
+			client_write_now(st->client); /* before the nodes' notices */
+		}
 	if (!job->alloc_client)
 		return;
 	text = xasprintf("Job allocation %u has been revoked.", job->job_id);
 	client_send_rc(job->alloc_client, ESLURM_ALREADY_DONE, text);
+	client_write_now(job->alloc_client);
 	free(text);
 }
 
@@ -309,14 +312,17 @@ static int cancel_one(struct ctld *ctld, struct client *c, struct job *job,
 		return 0;
 	}
 	if (req->step_id != NO_VAL) {
+		/* the srun first, so that it says "aborted" before the notices */
+		for (struct step *st = job->steps; st; st = st->next)
+			if (st->step_id == req->step_id && st->client) {
+				client_send_rc(st->client, ESLURM_ALREADY_DONE, NULL);
+				client_write_now(st->client);
+			}
 		job_signal_nodes(ctld, job, req->step_id, SIGKILL,
 		                 SIGNAL_F_TERMINATE |
 		                     ((req->flags & CANCEL_F_TASK_FAILURE)
 		                          ? SIGNAL_F_TASK_FAILURE
 		                          : SIGNAL_F_CANCELLED));
-		for (struct step *st = job->steps; st; st = st->next)
-			if (st->step_id == req->step_id && st->client)
-				client_send_rc(st->client, ESLURM_ALREADY_DONE, NULL);
 		return 0;
 	}
 	job_end(ctld, job, JOB_CANCELLED, WAIT_NO_REASON, 0);

@@ -81,6 +81,7 @@ struct compact {
 	struct job *cur;
 	int phase; /* 0 meta, 1 jobs (submit/start/end per job), 2 nodes */
 	int sub;
+	struct step *step; /* sub 4: the running job's next step */
 	size_t node;
 };
 
@@ -125,6 +126,12 @@ static int gen_job(struct compact *cp, struct job *j, struct job_event *ev)
 			ev->mem_per_node.v[i] = (uint32_t)j->mem[i];
 		}
 		return 1;
+	case 4: /* the running job's steps, one event each */
+		if (!cp->step)
+			return 0;
+		step_event_fill(j, cp->step, ev);
+		cp->step = cp->step->next;
+		return 1;
 	case 3: /* an admin-set priority sticks across compaction */
 		if (!j->prio_set || !job_is_pending(j))
 			return 0;
@@ -158,9 +165,13 @@ static int compact_gen(void *arg, size_t i, struct job_event *ev)
 	}
 	while (cp->phase == 1 && cp->cur) {
 		int got = gen_job(cp, cp->cur, ev);
-		if (++cp->sub > 3) {
+		if (got && cp->sub == 4)
+			return 1; /* more steps may follow */
+		if (++cp->sub > 4) {
 			cp->sub = 0;
 			cp->cur = cp->cur->next;
+		} else if (cp->sub == 4) {
+			cp->step = job_is_running(cp->cur) ? cp->cur->steps : NULL;
 		}
 		if (got)
 			return 1;

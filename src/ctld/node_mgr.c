@@ -334,6 +334,7 @@ void node_mgr_register(struct ctld *ctld, struct client *c, struct node_register
 	reg->version = NULL;
 	log_info("node %s registered", n->cfg->name);
 	client_send_rc(c, 0, NULL);
+	step_mgr_reconcile(ctld, c->node_idx, reg);
 	ctld_sched_kick(ctld);
 }
 

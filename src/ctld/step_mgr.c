@@ -94,18 +94,17 @@ static int step_check(struct ctld *ctld, struct client *c, struct job *job)
 	return rc;
 }
 
-/* A new step record holding what the layout gives it (taken from l). */
+/* A step record holding what the layout gives it (taken from l), not yet one
+ * of the job's: step_create journals it as EV_STEP_START first. */
 static struct step *step_new(struct ctld *ctld, struct job *job,
                              const struct step_create_req *req, struct step_layout *l)
 {
 	struct step *st = xcalloc(1, sizeof(*st));
 	char **names = xcalloc(l->n + 1, sizeof(char *));
 
-	st->step_id = job->next_step_id++;
+	st->step_id = job->next_step_id;
 	st->nnodes = l->n;
-	st->pending_nodes = l->n;
 	st->node_idx = xcalloc(l->n, sizeof(uint32_t));
-	st->node_done = xcalloc(l->n, 1);
 	for (uint32_t i = 0; i < l->n; i++) {
 		st->node_idx[i] = job->node_idx[l->pos[i]];
 		names[i] = node_mgr_get(ctld->nodes, st->node_idx[i])->cfg->name;
@@ -125,15 +124,141 @@ static struct step *step_new(struct ctld *ctld, struct job *job,
 	st->num_tasks = l->num_tasks;
 	st->num_cpus = l->num_cpus;
 	st->start_time = time(NULL);
+	return st;
+}
+
+static struct step *step_find(const struct job *job, uint32_t step_id)
+{
+	for (struct step *st = job->steps; st; st = st->next)
+		if (st->step_id == step_id)
+			return st;
+	return NULL;
+}
+
+void step_event_fill(const struct job *job, const struct step *st, struct job_event *ev)
+{
+	uint32_t total = 0, off = 0;
+
+	ev->type = EV_STEP_START;
+	ev->job_id = job->job_id;
+	ev->time = st->start_time;
+	ev->step_id = st->step_id;
+	ev->nodes = xstrdup(st->nodes);
+	ev->text = xstrdup(st->name);
+	ev->num_tasks = st->num_tasks;
+	ev->num_cpus = st->num_cpus;
+	ev->flags = st->overlap ? STEP_EV_OVERLAP : 0;
+	ev->cpus_per_node.v = xcalloc(st->nnodes, sizeof(uint32_t));
+	ev->mem_per_node.v = xcalloc(st->nnodes, sizeof(uint32_t));
+	ev->cpus_per_node.n = ev->mem_per_node.n = st->nnodes;
+	for (uint32_t i = 0; i < st->nnodes; i++) {
+		ev->cpus_per_node.v[i] = st->nslots[i];
+		ev->mem_per_node.v[i] = (uint32_t)st->mem[i];
+		total += st->nslots[i];
+	}
+	ev->slots.v = xcalloc(total + 1, sizeof(uint32_t));
+	ev->slots.n = total;
+	for (uint32_t i = 0; i < st->nnodes; i++)
+		for (uint32_t c = 0; c < st->nslots[i]; c++)
+			ev->slots.v[off++] = st->slots[i][c];
+}
+
+/* The job position of node name, or -1 when the job has no such node. */
+static int job_node_pos(struct ctld *ctld, const struct job *job, const char *name)
+{
+	int idx = node_mgr_find(ctld->nodes, name);
+
+	for (uint32_t k = 0; idx >= 0 && k < job->nnodes; k++)
+		if ((int)job->node_idx[k] == idx)
+			return (int)k;
+	return -1;
+}
+
+/* Take node i of the step from the event: its node and the cores it holds
+ * there (from ev->slots at *off).  0, or -EINVAL when they are not the job's. */
+static int step_node_from_event(struct ctld *ctld, const struct job *job, struct step *st,
+                                uint32_t i, const char *name, const struct job_event *ev,
+                                uint32_t *off)
+{
+	int k = job_node_pos(ctld, job, name);
+	uint32_t n = ev->cpus_per_node.v[i];
+
+	if (k < 0 || n > job->cpus[k] || ev->slots.n - *off < n)
+		return -EINVAL;
+	st->node_idx[i] = job->node_idx[k];
+	st->nslots[i] = n;
+	st->slots[i] = xcalloc(n + 1, sizeof(uint32_t));
+	for (uint32_t c = 0; c < n; c++) {
+		uint32_t slot = ev->slots.v[(*off)++];
+		if (slot >= job->cpus[k])
+			return -EINVAL;
+		st->slots[i][c] = slot;
+	}
+	st->mem[i] = ev->mem_per_node.v[i];
+	return 0;
+}
+
+int step_apply_start(struct ctld *ctld, struct job *job, const struct job_event *ev)
+{
+	char **names = NULL;
+	size_t count = 0;
+	uint32_t off = 0;
+	struct step *st;
+	int rc = 0;
+
+	if (!job_is_running(job) || !ev->nodes || step_find(job, ev->step_id) ||
+	    hostlist_expand(ev->nodes, &names, &count, NULL) < 0)
+		return -EINVAL;
+	if (!count || count != ev->cpus_per_node.n || count != ev->mem_per_node.n) {
+		hostlist_free(names);
+		return -EINVAL;
+	}
+	st = xcalloc(1, sizeof(*st));
+	st->step_id = ev->step_id;
+	st->nnodes = st->pending_nodes = (uint32_t)count;
+	st->node_idx = xcalloc(count, sizeof(uint32_t));
+	st->node_done = xcalloc(count, 1);
+	st->nslots = xcalloc(count, sizeof(uint32_t));
+	st->slots = xcalloc(count, sizeof(uint32_t *));
+	st->mem = xcalloc(count, sizeof(uint64_t));
+	for (uint32_t i = 0; i < count && !rc; i++)
+		rc = step_node_from_event(ctld, job, st, i, names[i], ev, &off);
+	hostlist_free(names);
+	if (rc) {
+		step_free(st);
+		return rc;
+	}
+	st->nodes = xstrdup(ev->nodes);
+	st->name = xstrdup(ev->text ? ev->text : "(null)");
+	st->overlap = !!(ev->flags & STEP_EV_OVERLAP);
+	st->num_tasks = ev->num_tasks;
+	st->num_cpus = ev->num_cpus;
+	st->start_time = ev->time;
 	st->next = job->steps;
 	job->steps = st;
-	return st;
+	if (ev->step_id >= job->next_step_id)
+		job->next_step_id = ev->step_id + 1;
+	return 0;
+}
+
+int step_apply_end(struct job *job, const struct job_event *ev)
+{
+	for (struct step **pp = &job->steps; *pp; pp = &(*pp)->next) {
+		struct step *st = *pp;
+		if (st->step_id != ev->step_id)
+			continue;
+		*pp = st->next;
+		step_free(st);
+		return 0;
+	}
+	return -ENOENT;
 }
 
 void step_create(struct ctld *ctld, struct client *c, struct step_create_req *req)
 {
 	struct job *job = job_find(ctld->jobs, req->job_id);
 	struct step_create_resp resp = {0};
+	struct job_event ev = {0};
 	struct step_layout l;
 	struct step *st;
 	uint32_t *cand;
@@ -157,6 +282,17 @@ void step_create(struct ctld *ctld, struct client *c, struct step_create_req *re
 		return;
 	}
 	st = step_new(ctld, job, req, &l);
+	step_event_fill(job, st, &ev);
+	step_free(st);
+	rc = job_event_commit(ctld, &ev);
+	codec_release(&job_event_type, &ev);
+	st = rc ? NULL : step_find(job, job->next_step_id - 1);
+	if (!st) {
+		log_err("JobId=%u: step record refused (%d)", job->job_id, rc);
+		client_send_rc(c, SLURM_ERROR, "step record refused");
+		step_layout_release(&l);
+		return;
+	}
 	st->client = c;
 	client_ref(c);
 	resp.job_id = job->job_id;
@@ -260,11 +396,50 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 			free(text);
 		}
 		if (st->pending_nodes && --st->pending_nodes == 0) {
-			*pp = st->next;
-			step_free(st);
+			struct job_event ev = {.type = EV_STEP_END,
+			                       .job_id = job->job_id,
+			                       .step_id = st->step_id,
+			                       .time = time(NULL)};
+			job_event_commit(ctld, &ev);
 		}
 		return;
 	}
+}
+
+static int step_listed(const struct node_register *reg, uint32_t job_id, uint32_t step_id)
+{
+	for (uint32_t i = 0; i < reg->job_ids.n && i < reg->step_ids.n; i++)
+		if (reg->job_ids.v[i] == job_id && reg->step_ids.v[i] == step_id)
+			return 1;
+	return 0;
+}
+
+void step_mgr_reconcile(struct ctld *ctld, uint32_t node_idx,
+                        const struct node_register *reg)
+{
+	struct step_complete *gone = NULL;
+	size_t n = 0;
+
+	for (struct job *job = job_first(ctld->jobs); job; job = job->next) {
+		if (!job_is_running(job))
+			continue;
+		for (struct step *st = job->steps; st; st = st->next)
+			for (uint32_t i = 0; i < st->nnodes; i++)
+				if (st->node_idx[i] == node_idx && !st->node_done[i] &&
+				    !step_listed(reg, job->job_id, st->step_id)) {
+					gone = xrealloc(gone, (n + 1) * sizeof(*gone));
+					gone[n++] = (struct step_complete){
+					    .job_id = job->job_id,
+					    .step_id = st->step_id,
+					    .node_name = reg->name};
+				}
+	}
+	for (size_t i = 0; i < n; i++) {
+		log_info("JobId=%u StepId=%u: nothing of it is left on %s",
+		         gone[i].job_id, gone[i].step_id, reg->name);
+		step_complete(ctld, &gone[i]);
+	}
+	free(gone);
 }
 
 void job_mgr_prolog_complete(struct ctld *ctld, const struct step_complete *msg)

@@ -179,11 +179,29 @@ static void link_on_close(struct conn *c, void *arg)
 	link_schedule(l, LINK_RETRY_S);
 }
 
+/* Completions still to be sent count as live: the controller must not take
+ * those steps for gone before it reads them. */
+static void queued_steps(struct ctld_link *l, struct rota_u32v *jobs,
+                         struct rota_u32v *steps)
+{
+	size_t n = jobs->n;
+
+	for (struct pending *p = l->head; p; p = p->next)
+		n++;
+	jobs->v = xrealloc(jobs->v, (n + 1) * sizeof(uint32_t));
+	steps->v = xrealloc(steps->v, (n + 1) * sizeof(uint32_t));
+	for (struct pending *p = l->head; p; p = p->next) {
+		jobs->v[jobs->n++] = p->sc.job_id;
+		steps->v[steps->n++] = p->sc.step_id;
+	}
+}
+
 static void link_register(struct ctld_link *l)
 {
 	struct rota_u32v jobs = {0}, steps = {0};
 
 	l->ops->live_steps(l->arg, &jobs, &steps);
+	queued_steps(l, &jobs, &steps);
 	l->reg.job_ids = jobs;
 	l->reg.step_ids = steps;
 	conn_send(l->conn, MSG_NODE_REGISTER, &l->reg);

@@ -173,6 +173,18 @@ int conn_send_rc(struct conn *c, int rc, const char *msg)
 	return conn_send(c, MSG_RC, &m);
 }
 
+void conn_write_now(struct conn *c)
+{
+	struct evbuffer *out;
+
+	if (c->dead)
+		return;
+	out = bufferevent_get_output(c->bev);
+	while (evbuffer_get_length(out) > 0 &&
+	       evbuffer_write(out, bufferevent_getfd(c->bev)) > 0)
+		;
+}
+
 void conn_close(struct conn *c)
 {
 	if (c->dead)

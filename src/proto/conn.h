@@ -30,6 +30,11 @@ int conn_send(struct conn *c, uint16_t type, const void *body);
 /* Send an MSG_RC reply. */
 int conn_send_rc(struct conn *c, int rc, const char *msg);
 
+/* Write what is queued to the socket now rather than at the loop's next turn,
+ * so that it reaches the peer before anything sent later on other connections
+ * (what is left, if the socket is full, goes as usual). */
+void conn_write_now(struct conn *c);
+
 /* Close now (pending output is dropped) or after pending output is written. */
 void conn_close(struct conn *c);
 void conn_close_after_flush(struct conn *c);

@@ -169,3 +169,58 @@ def test_completion_unread_by_a_dead_controller_is_resent(fresh_cluster):
     assert c.job_state(done) == "FAILED"
     assert c.job_field(done, "ExitCode") == "2:0"
     assert c.wait_job(c.sbatch("-w", "node03", "--wrap", "true")) == "COMPLETED"
+
+
+def test_steps_survive_a_controller_crash(fresh_cluster, tmp_path):
+    """Steps are journaled: after a crash of the controller a running step
+    still holds its CPUs (a new step waits for them) and step ids go on from
+    where they were instead of starting again at 0."""
+    c = fresh_cluster
+    hold = "sh -c 'touch A; while [ ! -e go ]; do sleep 0.1; done'"
+    script = tmp_path / "job.sh"
+    script.write_text(f"""#!/bin/sh
+srun --exact -n1 -c8 {hold} &
+while [ ! -e next ]; do sleep 0.1; done
+srun --exact -n1 -c8 sh -c 'echo $SLURM_STEP_ID > B' 2> b.err &
+wait
+""")
+    jobid = c.sbatch("-D", str(tmp_path), "-o", str(tmp_path / "out"), "-w", "node01",
+                     "-N1", "-n8", str(script))
+    c.wait_for(lambda: (tmp_path / "A").exists(), timeout=30, what="step 0 running")
+    for _ in range(2):  # the second start replays what the first compacted
+        c.kill_daemon("rotactld", signal.SIGKILL)
+        c.up()
+        steps = c.run(["squeue", "-h", "-s", "-j", str(jobid), "-o", "%i"])
+        assert f"{jobid}.0" in steps.stdout.split(), steps.stdout
+    (tmp_path / "next").touch()
+    c.wait_for(lambda: (tmp_path / "b.err").exists() and "temporarily disabled"
+               in (tmp_path / "b.err").read_text(), timeout=30,
+               what="the new step waiting for step 0's CPUs")
+    assert not (tmp_path / "B").exists()
+    (tmp_path / "go").touch()
+    assert c.wait_job(jobid, timeout=30) == "COMPLETED"
+    assert (tmp_path / "B").read_text() == "1\n"
+
+
+def test_step_lost_with_its_node_daemons_frees_its_cpus(fresh_cluster, tmp_path):
+    """A node whose rotad and step daemon died (as in a reboot) registers again
+    without the step: the controller takes the step as over there, so its CPUs
+    go back to the job and the next step runs."""
+    c = fresh_cluster
+    script = tmp_path / "job.sh"
+    script.write_text("""#!/bin/sh
+srun --exact -n1 -c8 sh -c 'echo $PPID $$ > pids; while [ ! -e go ]; do sleep 0.1; done'
+srun --exact -n1 -c8 sh -c 'echo $SLURM_STEP_ID > B'
+""")
+    jobid = c.sbatch("-D", str(tmp_path), "-o", str(tmp_path / "out"), "-w", "node01",
+                     "-N1", "-n8", str(script))
+    c.wait_for(lambda: (tmp_path / "pids").exists()
+               and len((tmp_path / "pids").read_text().split()) == 2,
+               timeout=30, what="step 0 running")
+    stepd, task = map(int, (tmp_path / "pids").read_text().split())
+    c.kill_daemon("rotad-node01", signal.SIGKILL)
+    os.kill(stepd, signal.SIGKILL)
+    os.kill(task, signal.SIGKILL)
+    c.up()
+    assert c.wait_job(jobid, timeout=30) == "COMPLETED"
+    assert (tmp_path / "B").read_text() == "1\n"
