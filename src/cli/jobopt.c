@@ -16,6 +16,7 @@
 #include "cli/fmt.h"
 #include "common/jobscript.h"
 #include "common/timefmt.h"
+#include "common/cpubind.h"
 #include "common/common.h"
 
 #define S   JOBOPT_SBATCH
@@ -638,25 +639,22 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 	}
 }
 
-/* --cpu-bind=[quiet|verbose,]TYPE: none, or a kind of unit each task gets
- * (cores, threads, sockets, ldoms, boards, rank); masks and maps are taken
- * as the default. */
+/* --cpu-bind=[quiet|verbose,]TYPE (common/cpubind.h): checked here, carried
+ * as given to the nodes, which bind each task. */
 static void set_cpu_bind(struct jobopt *o, const char *arg)
 {
-	static const char *const units[] = {"cores",  "threads", "sockets", "ldoms",
-	                                    "boards", "rank",    "core",    "thread",
-	                                    "socket", "ldom",    "board"};
-	char *copy = xstrdup(arg), *save = NULL;
+	struct rota_error err = {""};
+	struct cpubind b;
 
+	if (cpubind_parse(arg, &b, &err) < 0)
+		die(JOBOPT_EXIT_FATAL, "%s", err.text);
 	o->step_flags &= ~(uint32_t)(STEP_F_CPU_BIND | STEP_F_CPU_BIND_NONE);
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (!strcasecmp(t, "none") || !strcasecmp(t, "no"))
-			o->step_flags |= STEP_F_CPU_BIND_NONE;
-		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (!strcasecmp(t, units[i]))
-				o->step_flags |= STEP_F_CPU_BIND;
-	}
-	free(copy);
+	if (b.type == CPUBIND_NONE)
+		o->step_flags |= STEP_F_CPU_BIND_NONE;
+	else if (b.type != CPUBIND_DEFAULT)
+		o->step_flags |= STEP_F_CPU_BIND;
+	cpubind_release(&b);
+	set_str(&o->cpu_bind, arg);
 }
 
 static void apply_one(struct jobopt *o, int id, const char *arg)
@@ -780,6 +778,7 @@ void jobopt_release(struct jobopt *o)
 	codec_release(&job_desc_type, &o->desc);
 	free(o->export_spec);
 	free(o->wrap);
+	free(o->cpu_bind);
 	memset(o, 0, sizeof(*o));
 }
 

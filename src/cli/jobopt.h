@@ -62,6 +62,7 @@ struct jobopt {
 	/* srun */
 	uint32_t jobid;                   /* --jobid or SLURM_JOB_ID; NO_VAL: none */
 	uint32_t step_flags;              /* STEP_F_* */
+	char *cpu_bind;                   /* --cpu-bind as given (checked) */
 	long in_task, out_task, err_task; /* JOBOPT_IO_ALL, _NONE or a task; default:
 	                                     ALL for -o/-e, task 0 for -i */
 	int disable_status;               /* -X */

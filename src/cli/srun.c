@@ -181,6 +181,7 @@ static void fill_step_req(struct srun *s, struct step_create_req *req, char *hos
 	req->io_port = s->io_port;
 	req->io_key = (struct rota_bin){s->key, IO_KEY_LEN};
 	req->flags = s->o.step_flags;
+	req->cpu_bind = s->o.cpu_bind;
 	req->std_out = d->std_out;
 	req->std_err = d->std_err;
 	req->std_in = d->std_in;

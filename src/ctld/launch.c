@@ -115,6 +115,7 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 	l.io_port = req->io_port;
 	l.io_key = req->io_key;
 	l.flags = req->flags;
+	l.cpu_bind = req->cpu_bind;
 	if (req->cpus_per_task != NO_VAL)
 		l.cpus_per_task = req->cpus_per_task;
 	for (uint32_t k = 0; k < job->nnodes; k++)

@@ -335,7 +335,8 @@ ROTA_DECLARE(alloc_resp, ALLOC_RESP_FIELDS)
 	F(S, str, std_in, _)       /* a file, or "N" (srun -i N): task N reads srun */   \
 	F(S, u32, relative, _)     /* -r: the step starts at this node of the job */     \
 	F(S, u64, mem_per_node, _) /* MB the step holds per node; 0: none */             \
-	F(S, u64, mem_per_cpu, _)  /* MB per CPU of the step; 0: none */
+	F(S, u64, mem_per_cpu, _)  /* MB per CPU of the step; 0: none */                 \
+	F(S, str, cpu_bind, _)     /* --cpu-bind as given (common/cpubind.h) */
 ROTA_DECLARE(step_create_req, STEP_CREATE_REQ_FIELDS)
 enum step_flags {
 	STEP_F_LABEL = 1 << 0,
@@ -478,7 +479,8 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, u32, array_task_step, _)                                                    \
 	F(S, u32v, step_cores, _) /* this node's cores for the step; none: the job's */  \
 	F(S, u64, step_mem, _)    /* MB for the step on this node; 0: the job's limit */ \
-	F(S, u32, restart_cnt, _) /* times requeued: SLURM_RESTART_COUNT */
+	F(S, u32, restart_cnt, _) /* times requeued: SLURM_RESTART_COUNT */              \
+	F(S, str, cpu_bind, _)    /* the step's --cpu-bind (common/cpubind.h) */
 ROTA_DECLARE(launch_req, LAUNCH_REQ_FIELDS)
 
 /* Controller -> node: signal the job's steps here (step_id NO_VAL: all). With

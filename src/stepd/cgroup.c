@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "proto/messages.h"
 #include "stepd/cgroup.h"
+#include "common/cpubind.h"
 #include "common/common.h"
 
 #define CG_MAX_HIER  4
@@ -503,12 +504,29 @@ static void hier_setup_all(struct cgroup *cg, const struct cgroup_opts *o,
 	free(nodedir);
 }
 
+/* --cpu-bind=map_cpu/mask_cpu: task i's entry as real CPUs (the node's ids
+ * taken modulo the CPUs we may use), within the step's.  0 if none remain. */
+static int task_cpus_listed(const struct cgroup *cg, const struct cpubind *b, uint32_t i,
+                            const cpu_set_t *avail, cpu_set_t *ret)
+{
+	const uint32_t e = i % b->n;
+	cpu_set_t want;
+
+	if (cpus_map(b->ids[e], b->cnt[e], avail, &want) <= 0)
+		return 0;
+	CPU_AND(ret, &want, &cg->cpus);
+	return CPU_COUNT(ret);
+}
+
 /* --cpu-bind: local task i gets the i-th equal share of the step's cores
- * (cycling when there are more tasks than cores), as real CPUs of the step. */
-static void task_cpus_plan(struct cgroup *cg, const struct cgroup_opts *o)
+ * (cycling when there are more tasks than cores), as real CPUs of the step;
+ * or with a map or mask its own entry. */
+static void task_cpus_plan(struct cgroup *cg, const struct cgroup_opts *o,
+                           const cpu_set_t *avail)
 {
 	const uint32_t *sc = o->nstep_cores ? o->step_cores : o->cores;
 	uint32_t nsc = o->nstep_cores ? o->nstep_cores : o->ncores;
+	const struct cpubind *b = o->cpubind;
 	uint32_t per, *slice;
 
 	if (!cg->bind || !o->bind_tasks || !nsc)
@@ -518,6 +536,11 @@ static void task_cpus_plan(struct cgroup *cg, const struct cgroup_opts *o)
 	cg->task_cpus = xcalloc(o->bind_tasks, sizeof(cpu_set_t));
 	cg->ntask_cpus = o->bind_tasks;
 	for (uint32_t i = 0; i < o->bind_tasks; i++) {
+		if (b && b->n && (b->type == CPUBIND_MAP || b->type == CPUBIND_MASK)) {
+			if (!task_cpus_listed(cg, b, i, avail, &cg->task_cpus[i]))
+				cg->task_cpus[i] = cg->cpus;
+			continue;
+		}
 		for (uint32_t j = 0; j < per; j++)
 			slice[j] = sc[((uint64_t)i * per + j) % nsc];
 		if (cpus_map(slice, per, &cg->cpus, &cg->task_cpus[i]) <= 0)
@@ -550,7 +573,7 @@ struct cgroup *cgroup_create(const struct cgroup_opts *o)
 			cpus_format(&cg->cpus, step_cpus, sizeof(step_cpus));
 		else
 			cg->cpus = job_set;
-		task_cpus_plan(cg, o);
+		task_cpus_plan(cg, o, &avail);
 	}
 	if (geteuid() != 0) {
 		log_debug("%s not root: no cgroups, the tasks run unconfined", cg->ids);

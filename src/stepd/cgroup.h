@@ -24,6 +24,8 @@
 
 struct cgroup;
 
+struct cpubind;
+
 struct cgroup_opts {
 	const char *node_name; /* borrowed: the virtual node */
 	const char *instance;  /* borrowed: what tells clusters apart (spool dir) */
@@ -37,6 +39,9 @@ struct cgroup_opts {
 	uint32_t nstep_cores;
 	uint64_t step_mem_bytes; /* the step's own memory limit, 0: mem_bytes */
 	uint32_t bind_tasks;     /* tasks here, each bound to its share; 0: none */
+	/* --cpu-bind=map_cpu/mask_cpu (borrowed, may be NULL): local task i gets
+	 * entry i mod n, the node's CPU ids, kept to the step's CPUs */
+	const struct cpubind *cpubind;
 };
 
 /* Create (or join) the job's and the step's cgroups in every usable hierarchy

@@ -198,12 +198,24 @@ static int binds_tasks(const struct stepd *st)
 	uint32_t f = st->req->flags;
 	const char *tp = st->conf->task_plugin;
 
-	if (st->batch || (f & STEP_F_CPU_BIND_NONE))
+	if (st->batch || (f & STEP_F_CPU_BIND_NONE) || st->cpubind.type == CPUBIND_NONE)
 		return 0;
-	return (f & STEP_F_CPU_BIND) || (tp && strstr(tp, "affinity"));
+	return (f & STEP_F_CPU_BIND) || st->cpubind.type != CPUBIND_DEFAULT ||
+	       (tp && strstr(tp, "affinity"));
 }
 
 /* Put the step in its cgroups (memory limit, cores); see stepd/cgroup.h. */
+static void read_cpu_bind(struct stepd *st)
+{
+	struct rota_error err = {""};
+
+	/* srun checked it; what a node cannot read binds as the default */
+	if (!st->batch && st->req->cpu_bind &&
+	    cpubind_parse(st->req->cpu_bind, &st->cpubind, &err) < 0)
+		log_err("JobId=%u StepId=%u %s", st->req->job_id, st->req->step_id,
+		        err.text);
+}
+
 static void contain(struct stepd *st)
 {
 	struct cgroup_opts o = {
@@ -217,6 +229,7 @@ static void contain(struct stepd *st)
 	    .step_cores = st->req->step_cores.v,
 	    .nstep_cores = st->req->step_cores.n,
 	    .bind_tasks = binds_tasks(st) ? st->ntasks : 0,
+	    .cpubind = &st->cpubind,
 	    .step_mem_bytes = st->req->step_mem && st->req->step_mem < (UINT64_MAX >> 20)
 	                          ? st->req->step_mem << 20
 	                          : 0,
@@ -286,6 +299,7 @@ static int stepd_setup(struct stepd *st, struct rota_error *err)
 	if (st->batch && write_script(st, err) < 0)
 		return -1;
 	set_hostname(st);
+	read_cpu_bind(st);
 	contain(st);
 	if (run_prolog(st, err) < 0)
 		return -1;

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
+#include "common/cpubind.h"
 #include "common/error.h"
 #include "common/spool.h"
 
@@ -73,10 +74,11 @@ struct stepd {
 	char **env; /* environment shared by all tasks (caller of env_build frees) */
 
 	int sigfd;
-	int listen_fd;       /* spool socket for re-attaching rotads, -1 if none */
-	struct msglink *ctl; /* rotad, NULL while detached */
-	struct msglink *io;  /* srun, NULL if none or lost */
-	struct cgroup *cg;   /* the step's containment (stepd/cgroup.h) */
+	int listen_fd;          /* spool socket for re-attaching rotads, -1 if none */
+	struct msglink *ctl;    /* rotad, NULL while detached */
+	struct msglink *io;     /* srun, NULL if none or lost */
+	struct cgroup *cg;      /* the step's containment (stepd/cgroup.h) */
+	struct cpubind cpubind; /* the step's --cpu-bind (common/cpubind.h) */
 
 	time_t kill_at;  /* SIGKILL the tasks at this time (0: not terminating) */
 	time_t drain_by; /* after the last task exits, stop waiting for pipes */

@@ -9,6 +9,7 @@
  * is the task's exit status (errno, as Slurm does), reported normally.
  */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
@@ -238,6 +239,33 @@ static void child_chdir(const char *dir)
 	}
 }
 
+/* --cpu-bind=verbose: say on the task's stderr which CPUs it is bound to, in
+ * Slurm's words. */
+static void child_say_binding(const struct stepd *st, const struct stepd_task *t)
+{
+	char hex[CPU_SETSIZE / 4 + 1];
+	int top = 0, n = 0;
+	cpu_set_t set;
+
+	if (!st->cpubind.verbose || st->batch ||
+	    sched_getaffinity(0, sizeof(set), &set) < 0)
+		return;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			top = c;
+	for (int d = top / 4; d >= 0; d--) {
+		int v = 0;
+		for (int b = 0; b < 4; b++)
+			if (CPU_ISSET(d * 4 + b, &set))
+				v |= 1 << b;
+		hex[n++] = "0123456789abcdef"[v];
+	}
+	hex[n] = '\0';
+	dprintf(2, "cpu-bind=%s - %s, task %2u %2u [%d]: mask 0x%s set\n",
+	        cpubind_word(&st->cpubind), st->req->node_name, t->gtid, t->ltid,
+	        (int)getpid(), hex);
+}
+
 /* The task child: never returns. */
 static void task_child(struct stepd *st, struct stepd_task *t, const struct task_io *tio,
                        const int pipes[3], int errfd)
@@ -251,6 +279,7 @@ static void task_child(struct stepd *st, struct stepd_task *t, const struct task
 		child_fail(errfd, "cannot join %s: %s", what, strerror(-rc));
 	child_become_user(st, errfd);
 	child_stdio(tio, pipes, errfd);
+	child_say_binding(st, t);
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 	child_chdir(st->req->work_dir);
 	env = env_add_task(strv_dup(st->env), st, t);

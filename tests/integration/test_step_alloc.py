@@ -6,6 +6,7 @@ pick the step's nodes; the step's CPUs are its cpuset (nproc); --cpu-bind=cores
 binds each task to its own share."""
 
 import os
+import re
 
 import pytest
 
@@ -192,3 +193,33 @@ def test_cpu_bind_cores_gives_each_task_its_own(cluster):
     p = cluster.run(cmd[:4] + ["--cpu-bind=none"] + cmd[5:], check=True)
     cpus = _allowed(p.stdout)
     assert cpus[0] == cpus[1] and len(cpus[0]) == 2, p.stdout
+
+
+def test_cpu_bind_map_and_mask(cluster):
+    """map_cpu gives task i the i-th listed CPU, mask_cpu the i-th mask (the
+    node's CPU ids); verbose says so on each task's stderr in Slurm's words."""
+    host = sorted(os.sched_getaffinity(0))
+    if len(host) < 2:
+        pytest.skip("needs two CPUs")
+    base = ["srun", "-N1", "-n2", "-l", "--exclusive", "-w", "node02"]
+    show = ["grep", "Cpus_allowed_list", "/proc/self/status"]
+    p = cluster.run(base + ["--cpu-bind=verbose,map_cpu:1,0"] + show, check=True)
+    assert _allowed(p.stdout) == {0: {host[1]}, 1: {host[0]}}, p.stdout
+    err = sorted(p.stderr.splitlines())
+    assert len(err) == 2, p.stderr
+    for task, line in enumerate(err):
+        assert re.fullmatch(
+            rf"{task}: cpu-bind=MAP  - node02, task  {task}  {task} \[\d+\]: "
+            rf"mask 0x{1 << host[1 - task]:x} set", line), p.stderr
+    p = cluster.run(base + ["--cpu-bind=mask_cpu:0x3,0x1"] + show, check=True)
+    assert _allowed(p.stdout) == {0: {host[0], host[1]}, 1: {host[0]}}, p.stdout
+    assert p.stderr == ""
+
+
+def test_cpu_bind_invalid_is_refused(cluster):
+    before = cluster.run(["squeue", "-h", "-o", "%i"]).stdout
+    for arg in ("bogus", "map_cpu:", "mask_cpu:0xZ"):
+        p = cluster.run(["srun", f"--cpu-bind={arg}", "true"])
+        assert (p.returncode, p.stderr) == (
+            1, f"srun: error: Invalid --cpu-bind argument: {arg}\n")
+    assert cluster.run(["squeue", "-h", "-o", "%i"]).stdout == before
