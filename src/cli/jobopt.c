@@ -44,6 +44,7 @@ enum {
 	O_MULTI_PROG,
 	O_MPI,
 	O_CPU_BIND,
+	O_PTY,
 	O_JOBID,
 	O_QUIT_ON_INTR,
 	O_NO_SHELL,
@@ -166,8 +167,7 @@ static const struct opt_def opt_table[] = {
     {"priority", required_argument, O_IGNORE, SRA},
     {"profile", required_argument, O_IGNORE, SRA},
     {"propagate", optional_argument, O_IGNORE, S | R},
-    /* no terminal yet; its output at least comes unbuffered, as with a pty */
-    {"pty", no_argument, 'u', R},
+    {"pty", no_argument, O_PTY, R},
     {"qos", required_argument, 'q', SRA},
     {"reservation", required_argument, O_IGNORE, SRA},
     {"sockets-per-node", required_argument, O_IGNORE, SRA},
@@ -742,6 +742,9 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 		return;
 	case 'u':
 		o->step_flags |= STEP_F_UNBUFFERED;
+		return;
+	case O_PTY: /* implies -u */
+		o->step_flags |= STEP_F_PTY | STEP_F_UNBUFFERED;
 		return;
 	case O_NO_SHELL:
 		die(JOBOPT_EXIT_ERROR, "--no-shell is not supported yet");

@@ -18,6 +18,7 @@
 #include "cli/jobctl.h"
 #include "cli/jobopt.h"
 #include "cli/srun_io.h"
+#include "cli/srun_pty.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/states.h"
@@ -176,6 +177,8 @@ static void fill_step_req(struct srun *s, struct step_create_req *req, char *hos
 	req->name = d->name;
 	req->argv = s->cmd;
 	req->env = jobopt_export_env(&s->o, environ);
+	if (s->o.step_flags & STEP_F_PTY)
+		req->env = srun_pty_env(req->env);
 	req->cwd = d->work_dir;
 	req->io_host = (char *)io_host(host, 256);
 	req->io_port = s->io_port;
@@ -343,7 +346,13 @@ static int run_step(struct srun *s, uint32_t *ret_status)
 	    .kill_wait = cli_conf()->kill_wait,
 	};
 
-	return srun_io_run(&st, &io, ret_status);
+	int rc;
+
+	if (s->o.step_flags & STEP_F_PTY)
+		srun_pty_begin();
+	rc = srun_io_run(&st, &io, ret_status);
+	srun_pty_end();
+	return rc;
 }
 
 /* --multi-prog FILE: the file is read here and its text travels as argv[0]. */

@@ -349,6 +349,7 @@ enum step_flags {
 	STEP_F_CPU_BIND = 1 << 7,      /* --cpu-bind=cores...: each task its own CPUs */
 	STEP_F_CPU_BIND_NONE = 1 << 8, /* --cpu-bind=none */
 	STEP_F_STDIN_ALL = 1 << 9,     /* -i all: srun's stdin goes to every task */
+	STEP_F_PTY = 1 << 10,          /* --pty: task 0 runs on a pseudo-terminal */
 };
 
 #define STEP_CREATE_RESP_FIELDS(F, S)                                                    \

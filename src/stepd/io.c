@@ -64,6 +64,8 @@ static void send_data(struct stepd *st, uint32_t gtid, uint32_t stream, const vo
 	msglink_send(st->io, MSG_IO_DATA, &d);
 }
 
+static void pipe_finish(struct stepd *st, struct stepd_task *t, int stream);
+
 void io_launched(struct stepd *st)
 {
 	for (uint32_t i = 0; i < st->ntasks && st->io; i++) {
@@ -109,6 +111,10 @@ static void on_stdin_data(struct stepd *st, const struct io_data *d)
 		if ((d->task != IO_TASK_ALL && t->gtid != d->task) || t->in_fd < 0)
 			continue;
 		if (!d->data.len) {
+			if (t->pty && !t->in_eof) { /* EOF on a terminal is ^D */
+				t->in_buf = xrealloc(t->in_buf, t->in_len + 1);
+				t->in_buf[t->in_len++] = 4;
+			}
 			t->in_eof = 1;
 			if (!t->in_len)
 				stdin_close(t);
@@ -186,6 +192,12 @@ void io_on_pipe(struct stepd *st, struct stepd_task *t, int stream)
 	n = read(fd, buf, sizeof(buf));
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
+	if (n <= 0 && t->pty && !t->exited) {
+		/* no slave open for now (EIO): closing the master would hang the
+		 * terminal up under the task; wait for its end */
+		t->pty_idle = 1;
+		return;
+	}
 	if (n <= 0) {
 		pipe_eof(st, t, stream);
 		return;
@@ -215,6 +227,8 @@ void io_report_exits(struct stepd *st)
 		struct task_exit te = {.status = (uint32_t)t->status,
 		                       .node_name = st->req->node_name};
 
+		if (t->exited && t->pty_idle && t->out_fd >= 0)
+			pipe_finish(st, t, 1);
 		if (!t->exited || t->reported || t->out_fd >= 0 || t->err_fd >= 0)
 			continue;
 		t->reported = 1;

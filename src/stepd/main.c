@@ -355,7 +355,7 @@ static void pollset_fill(struct stepd *st, struct pollset *ps)
 		pollset_add(ps, msglink_fd(st->io), io_link_events(st), PR_IO, NULL);
 	for (uint32_t i = 0; i < st->ntasks; i++) {
 		struct stepd_task *t = &st->tasks[i];
-		if (output) {
+		if (output && !t->pty_idle) {
 			pollset_add(ps, t->out_fd, POLLIN, PR_OUT, t);
 			pollset_add(ps, t->err_fd, POLLIN, PR_ERR, t);
 		}

@@ -46,7 +46,9 @@ struct stepd_task {
 	int in_fd;    /* our end of the stdin pipe (task 0, or srun -i), -1 if none */
 	char *in_buf; /* stdin bytes from srun not yet written */
 	size_t in_len;
-	int in_eof; /* srun sent EOF: close in_fd once in_buf is written */
+	int in_eof;   /* srun sent EOF: close in_fd once in_buf is written */
+	int pty;      /* --pty: in_fd and out_fd are the master of its terminal */
+	int pty_idle; /* its slave side is closed for now: out_fd not polled */
 };
 
 struct stepd {

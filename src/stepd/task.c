@@ -9,14 +9,15 @@
  * is the task's exit status (errno, as Slurm does), reported normally.
  */
 #include <errno.h>
-#include <sched.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -274,11 +275,16 @@ static void task_child(struct stepd *st, struct stepd_task *t, const struct task
 	const char *what = "";
 	int rc;
 
-	setpgid(0, 0);
+	if (t->pty)
+		setsid(); /* its own session, with the terminal as controlling tty */
+	else
+		setpgid(0, 0);
 	if ((rc = cgroup_enter(st->cg, t->ltid, &what)) < 0) /* while still root */
 		child_fail(errfd, "cannot join %s: %s", what, strerror(-rc));
 	child_become_user(st, errfd);
 	child_stdio(tio, pipes, errfd);
+	if (t->pty)
+		ioctl(0, TIOCSCTTY, 0);
 	child_say_binding(st, t);
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 	child_chdir(st->req->work_dir);
@@ -364,6 +370,52 @@ static int prepare_files(struct stepd *st, struct task_io *tios, struct rota_err
 	return status;
 }
 
+/* The terminal size srun sent (SLURM_PTY_WIN_ROW/COL), if any. */
+static void pty_size(const struct stepd *st, int fd)
+{
+	struct winsize ws = {0};
+
+	for (size_t i = 0; st->req->env && st->req->env[i]; i++) {
+		const char *e = st->req->env[i];
+		if (!strncmp(e, "SLURM_PTY_WIN_ROW=", 18))
+			ws.ws_row = (unsigned short)strtoul(e + 18, NULL, 10);
+		else if (!strncmp(e, "SLURM_PTY_WIN_COL=", 18))
+			ws.ws_col = (unsigned short)strtoul(e + 18, NULL, 10);
+	}
+	if (ws.ws_row && ws.ws_col)
+		ioctl(fd, TIOCSWINSZ, &ws);
+}
+
+/* --pty: task 0 gets a terminal.  The child's stdin and stdout (stderr
+ * follows stdout) are its slave side; ours are the master, twice: in_fd to
+ * write what srun sends, out_fd to read what the task prints. */
+static int make_pty(const struct stepd *st, struct stepd_task *t, int child[3],
+                    struct rota_error *err)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC), s = -1;
+	const char *name;
+
+	if (m < 0 || grantpt(m) < 0 || unlockpt(m) < 0 || !(name = ptsname(m)) ||
+	    (s = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
+		errprintf(err, "cannot open a pseudo-terminal: %s", strerror(errno));
+		if (m >= 0)
+			close(m);
+		return -1;
+	}
+	pty_size(st, m);
+	if (fchown(s, st->uid, (gid_t)-1) < 0)
+		log_debug("fchown %s: %s", name, strerror(errno));
+	child[0] = s;
+	child[1] = fcntl(s, F_DUPFD_CLOEXEC, 0);
+	child[2] = -1;
+	t->in_fd = m;
+	t->out_fd = fcntl(m, F_DUPFD_CLOEXEC, 0);
+	t->err_fd = -1;
+	t->pty = 1;
+	fcntl(m, F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
 /* Pipes for one task: child ends in child[] (-1 when the stream is a file or
  * /dev/null), our ends in t->in_fd/out_fd/err_fd (non-blocking). */
 static int make_pipes(const struct stepd *st, struct stepd_task *t,
@@ -376,6 +428,9 @@ static int make_pipes(const struct stepd *st, struct stepd_task *t,
 	};
 	int *ours[3] = {&t->in_fd, &t->out_fd, &t->err_fd};
 
+	if (!st->batch && (st->req->flags & STEP_F_PTY) && t->gtid == 0 && st->io &&
+	    !tio->in && !tio->out && !tio->err)
+		return make_pty(st, t, child, err);
 	for (int k = 0; k < 3; k++) {
 		int p[2];
 
@@ -424,7 +479,8 @@ static int launch_one(struct stepd *st, struct stepd_task *t, const struct task_
 		close(ep[0]);
 		task_child(st, t, tio, child, ep[1]);
 	}
-	setpgid(pid, pid); /* also done by the child: no window for kill(-pgid) */
+	if (!t->pty) /* a session leader (setsid in the child) cannot be moved */
+		setpgid(pid, pid); /* also done by the child: no window for kill(-pgid) */
 	t->pid = t->pgid = pid;
 	close_child_ends(child);
 	close(ep[1]);
