@@ -27,6 +27,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/journal.h"
 #include "ctld/node_mgr.h"
+#include "ctld/sched_pass.h"
 #include "sched/predict.h"
 #include "common/common.h"
 
@@ -39,6 +40,10 @@ int ctld_is_admin(const struct ctld *ctld, uid_t uid)
 }
 
 void ctld_sched_kick(struct ctld *ctld)
+{
+}
+
+void ctld_backfill_kick(struct ctld *ctld)
 {
 }
 
@@ -56,6 +61,27 @@ static double now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Drive a backfill pass as rotactld's loop does, in slices of the default
+ * bf_yield_interval, or all at once (slice 0); returns slices, and the
+ * longest one in *longest. */
+static unsigned backfill_drive(struct ctld *ctld, time_t now, double slice, int rebuild,
+                               double *longest)
+{
+	unsigned n = 0;
+
+	*longest = 0;
+	for (int done = 0; !done; n++) {
+		double t0 = now_s(), t;
+		if (rebuild) /* as if something changed before each slice */
+			ctld->res_gen++;
+		done = backfill_continue(ctld, now, slice > 0 ? slice : 1e9);
+		t = now_s() - t0;
+		if (t > *longest)
+			*longest = t;
+	}
+	return n;
 }
 
 static size_t heap_used(void)
@@ -204,6 +230,21 @@ static size_t fill_pending(struct ctld *ctld, uint32_t *id, size_t njobs, time_t
 	return queued;
 }
 
+/* A digest of every pending job's planned start and nodes. */
+static uint64_t plan_digest(struct ctld *ctld)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
+		if (!job_is_pending(j))
+			continue;
+		h = (h ^ j->job_id ^ ((uint64_t)j->est_start << 20)) * 1099511628211ull;
+		for (const char *c = j->sched_nodes; c && *c; c++)
+			h = (h ^ (uint8_t)*c) * 1099511628211ull;
+	}
+	return h;
+}
+
 static size_t count_planned(struct ctld *ctld, size_t *ret_pending)
 {
 	size_t planned = 0, pending = 0;
@@ -301,18 +342,36 @@ int main(int argc, char **argv)
 	conf->scheduler_type = xstrdup("sched/backfill");
 	for (const char *p = tests; p && *p;) {
 		unsigned long n = strtoul(p, NULL, 10);
-		double t;
+		double t, longest;
+		unsigned slices;
+		uint64_t digest;
 		free(conf->scheduler_params);
 		conf->scheduler_params = xasprintf("bf_max_job_test=%lu", n);
 		ctld.bf_last = 0;
 		t0 = now_s();
 		sched_pass(&ctld, now);
+		backfill_drive(&ctld, now, 0, 0, &longest);
 		t = now_s() - t0;
 		planned = count_planned(&ctld, &pending);
+		digest = plan_digest(&ctld);
 		printf(
 		    "main + backfill pass, bf_max_job_test=%lu: %.3f s (backfill %.3f s; "
 		    "%zu jobs with a planned start)\n",
 		    n, t, t - t_main, planned);
+		/* the same pass in slices, as the controller runs it */
+		ctld.bf_last = 0;
+		sched_pass(&ctld, now);
+		slices = backfill_drive(&ctld, now, 0.05, 0, &longest);
+		printf("  in slices of bf_yield_interval=50000: %u slices, the longest "
+		       "%.3f s (the controller answers requests between them); same "
+		       "plan: %s\n",
+		       slices, longest, plan_digest(&ctld) == digest ? "yes" : "NO");
+		ctld.bf_last = 0;
+		sched_pass(&ctld, now);
+		slices = backfill_drive(&ctld, now, 0.05, 1, &longest);
+		printf("  rebuilding the plan before each slice: %u slices, the longest "
+		       "%.3f s; same plan: %s\n",
+		       slices, longest, plan_digest(&ctld) == digest ? "yes" : "NO");
 		p = strchr(p, ',');
 		p = p ? p + 1 : NULL;
 	}

@@ -16,6 +16,7 @@ static const struct num_key num_keys[] = {
     {"bf_max_job_test", offsetof(struct sched_params, bf_max_job_test), 1, 1000000},
     {"bf_resolution", offsetof(struct sched_params, bf_resolution), 1, 3600},
     {"bf_window", offsetof(struct sched_params, bf_window), 1, 43200},
+    {"bf_yield_interval", offsetof(struct sched_params, bf_yield_interval), 1, 10000000},
 };
 
 static void set_num(struct sched_params *sp, const struct num_key *k, const char *v,
@@ -70,6 +71,7 @@ void sched_params_parse(const char *text, struct sched_params *sp)
 	    .bf_max_job_test = 500,
 	    .bf_resolution = 60,
 	    .bf_window = 1440,
+	    .bf_yield_interval = 50000,
 	};
 	while (text && *text) {
 		size_t len = strcspn(text, ",");

@@ -7,7 +7,10 @@
  *   bf_max_job_test=N     pending jobs a backfill pass tests (500)
  *   bf_resolution=S       time resolution of the backfill plan (60)
  *   bf_window=M           minutes ahead the plan looks (1440)
- *   bf_continue           accepted: a Rota pass is never interrupted
+ *   bf_continue           accepted: a pass that yields always goes on
+ *   bf_yield_interval=US  microseconds a backfill pass runs before it lets the
+ *                         controller answer requests (Rota: 50000; Slurm's
+ *                         default is 2 s, with a sleep Rota has no need of)
  *   kill_invalid_depend   cancel jobs whose dependency can never be satisfied
  *   enable_user_top       owners may `scontrol top` their jobs
  *   bf_estimate=requested|predict
@@ -22,10 +25,11 @@
 #include <stdint.h>
 
 struct sched_params {
-	uint32_t bf_interval;     /* seconds */
-	uint32_t bf_max_job_test; /* jobs */
-	uint32_t bf_resolution;   /* seconds */
-	uint32_t bf_window;       /* minutes */
+	uint32_t bf_interval;       /* seconds */
+	uint32_t bf_max_job_test;   /* jobs */
+	uint32_t bf_resolution;     /* seconds */
+	uint32_t bf_window;         /* minutes */
+	uint32_t bf_yield_interval; /* microseconds */
 	int bf_continue;
 	int bf_predict; /* bf_estimate=predict */
 	int kill_invalid_depend;

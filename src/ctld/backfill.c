@@ -8,6 +8,13 @@
  * resources are reserved for it then, and its expected start and nodes are
  * what squeue --start, StartTime= and SchedNodeList= show.
  *
+ * A pass does not hold the event loop: after bf_yield_interval it lets the
+ * controller answer requests and goes on at the next turn (a backfill "run",
+ * ctld->bf_run).  If anything that frees or takes resources happened in
+ * between (ctld->res_gen), the plan is rebuilt from the nodes as they are now
+ * plus the reservations the run has made so far; the jobs not yet tested are
+ * taken as they are then (gone, started or held ones are skipped).
+ *
  * Expected ends are start + time limit, or with SchedulerParameters
  * bf_estimate=predict the user's recent runtimes (src/sched/predict.h), capped
  * by the limit: better plans, while jobs are still killed only at their limit.
@@ -16,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
@@ -31,6 +39,14 @@
 #include "sched/predict.h"
 #include "common/common.h"
 
+/* One reservation's hold on one node, kept to rebuild the plan. */
+struct bf_hold {
+	uint32_t node;
+	int64_t start, end;
+	uint32_t cpus;
+	uint64_t mem;
+};
+
 struct bf_ctx {
 	struct sched_pass *ps;
 	struct sched_params sp;
@@ -38,6 +54,18 @@ struct bf_ctx {
 	int *group; /* per partition */
 	int64_t now, horizon;
 	uint32_t tested;
+	struct bf_hold *holds; /* the run's reservations so far */
+	size_t nholds, cap;
+};
+
+/* A backfill pass in progress (ctld->bf_run). */
+struct bf_run {
+	struct sched_pass ps; /* its own snapshot of the nodes */
+	struct bf_ctx bc;
+	uint32_t *ids; /* pending jobs in priority order, by id */
+	size_t n, next;
+	uint64_t gen; /* ctld->res_gen the plan reflects */
+	unsigned slices;
 };
 
 /* What the plan assumes a job of this limit runs for. */
@@ -113,12 +141,21 @@ static int64_t end_of(int64_t start, int64_t dur)
 static int hold_alloc(struct bf_ctx *bc, int64_t start, int64_t end)
 {
 	const struct sched_alloc *a = &bc->ps->out;
+	int record = start > bc->now; /* a reservation, not a job started now */
 
 	for (uint32_t i = 0; i < a->nnodes; i++) {
-		int rc = bf_plan_hold(bc->bp, a->node_idx[i], start, end, a->cpus[i],
-		                      bc->ps->mem_consumable ? a->mem[i] : 0);
+		struct bf_hold h = {a->node_idx[i], start, end, a->cpus[i],
+		                    bc->ps->mem_consumable ? a->mem[i] : 0};
+		int rc = bf_plan_hold(bc->bp, h.node, h.start, h.end, h.cpus, h.mem);
 		if (rc < 0)
 			return rc;
+		if (!record)
+			continue;
+		if (bc->nholds == bc->cap) {
+			bc->cap = bc->cap ? 2 * bc->cap : 64;
+			bc->holds = xrealloc(bc->holds, bc->cap * sizeof(*bc->holds));
+		}
+		bc->holds[bc->nholds++] = h;
 	}
 	return 0;
 }
@@ -236,43 +273,138 @@ static int plannable(const struct job *job)
 	        job->reason == WAIT_NODE_NOT_AVAIL);
 }
 
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void plan_free(struct bf_ctx *bc)
+{
+	bf_plan_destroy(bc->bp);
+	free(bc->group);
+	bc->bp = NULL;
+	bc->group = NULL;
+}
+
+/* The plan from the nodes and jobs as they are at now, plus the run's
+ * reservations so far. */
+static int plan_rebuild(struct bf_run *r, time_t now)
+{
+	struct bf_ctx *bc = &r->bc;
+
+	plan_free(bc);
+	sched_pass_release(&r->ps);
+	sched_pass_init(&r->ps, r->ps.ctld);
+	bc->now = now;
+	bc->horizon = (int64_t)now + (int64_t)bc->sp.bf_window * 60;
+	if (plan_build(bc) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < bc->nholds; i++) {
+		const struct bf_hold *h = &bc->holds[i];
+		if (bf_plan_hold(bc->bp, h->node, h->start, h->end, h->cpus, h->mem) < 0)
+			return -ENOMEM;
+	}
+	r->gen = r->ps.ctld->res_gen;
+	return 0;
+}
+
+static void run_free(struct bf_run *r)
+{
+	plan_free(&r->bc);
+	sched_pass_release(&r->ps);
+	free(r->bc.holds);
+	free(r->ids);
+	free(r);
+}
+
+/* Test the run's next job. */
+static void run_one(struct bf_run *r)
+{
+	struct job *job = job_find(r->ps.ctld->jobs, r->ids[r->next++]);
+
+	if (!job)
+		return;
+	if (!plannable(job)) {
+		if (job_is_pending(job))
+			job_clear_plan(job);
+		return;
+	}
+	if (r->bc.tested >= r->bc.sp.bf_max_job_test)
+		return; /* keeps the plan of its last test */
+	if (job->array_rem) {
+		plan_array(&r->bc, job);
+		return;
+	}
+	r->bc.tested++;
+	plan_job(&r->bc, job, job);
+}
+
 void backfill_pass(struct sched_pass *ps, struct job **pending, size_t n, time_t now)
 {
 	struct ctld *ctld = ps->ctld;
 	const char *type = ctld->conf->scheduler_type;
-	struct bf_ctx bc = {.ps = ps, .now = now};
+	struct sched_params sp;
+	struct bf_run *r;
 
 	if (type && strcasecmp(type, "sched/backfill"))
 		return;
-	sched_params_parse(ctld->conf->scheduler_params, &bc.sp);
+	if (ctld->bf_run) /* one at a time; it takes later changes in */
+		return;
+	sched_params_parse(ctld->conf->scheduler_params, &sp);
 	if (ctld->bf_last && now >= ctld->bf_last &&
-	    now - ctld->bf_last < (time_t)bc.sp.bf_interval)
+	    now - ctld->bf_last < (time_t)sp.bf_interval)
 		return;
 	ctld->bf_last = now;
-	bc.horizon = (int64_t)now + (int64_t)bc.sp.bf_window * 60;
-	if (plan_build(&bc) < 0) {
+	r = xcalloc(1, sizeof(*r));
+	r->ps.ctld = ctld;
+	r->bc.ps = &r->ps;
+	r->bc.sp = sp;
+	r->ids = xcalloc(n + 1, sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++)
+		if (job_is_pending(pending[i]))
+			r->ids[r->n++] = pending[i]->job_id;
+	if (plan_rebuild(r, now) < 0) {
 		log_err("backfill: out of memory building the plan");
-		goto out;
+		run_free(r);
+		return;
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct job *job = pending[i];
-		if (!plannable(job)) {
-			if (job_is_pending(job))
-				job_clear_plan(job);
-			continue;
-		}
-		if (bc.tested >= bc.sp.bf_max_job_test)
-			continue; /* keeps the plan of its last test */
-		if (job->array_rem) {
-			plan_array(&bc, job);
-			continue;
-		}
-		bc.tested++;
-		plan_job(&bc, job, job);
+	ctld->bf_run = r;
+	ctld_backfill_kick(ctld);
+}
+
+int backfill_continue(struct ctld *ctld, time_t now, double budget_s)
+{
+	struct bf_run *r = ctld->bf_run;
+	double until;
+
+	if (!r)
+		return 1;
+	until = mono_s() + (budget_s > 0 ? budget_s : r->bc.sp.bf_yield_interval / 1e6);
+	r->slices++;
+	if (r->gen != ctld->res_gen && plan_rebuild(r, now) < 0) {
+		log_err("backfill: out of memory building the plan");
+		r->next = r->n;
 	}
-	log_debug("backfill: tested %u jobs, %llu node-level probes", bc.tested,
-	          (unsigned long long)bf_plan_probes(bc.bp));
-out:
-	bf_plan_destroy(bc.bp);
-	free(bc.group);
+	/* at least one job per slice, so that a busy controller still gets on */
+	do
+		run_one(r);
+	while (r->next < r->n && mono_s() < until);
+	r->gen = ctld->res_gen; /* its own starts are in the plan already */
+	if (r->next < r->n)
+		return 0;
+	log_debug("backfill: tested %u jobs in %u slice(s), %llu node-level probes",
+	          r->bc.tested, r->slices, (unsigned long long)bf_plan_probes(r->bc.bp));
+	run_free(r);
+	ctld->bf_run = NULL;
+	return 1;
+}
+
+void backfill_abandon(struct ctld *ctld)
+{
+	if (ctld->bf_run)
+		run_free(ctld->bf_run);
+	ctld->bf_run = NULL;
 }

@@ -22,6 +22,7 @@ struct node_mgr;
 struct job_mgr;
 struct listener;
 struct predict;
+struct bf_run;
 
 struct ctld {
 	const struct conf *conf; /* borrowed from main */
@@ -42,10 +43,17 @@ struct ctld {
 	size_t compacted_size;   /* journal bytes right after the last compaction */
 	struct predict *predict; /* users' runtimes, for bf_estimate=predict */
 	time_t bf_last;          /* the last backfill pass */
+	struct bf_run *bf_run;   /* the backfill pass in progress (backfill.c) */
+	struct event *bf_ev;     /* its next slice */
+	uint64_t res_gen;        /* bumped when resources may have changed */
 };
 
 /* Ask for a scheduling pass soon (coalesced: at most one per loop turn). */
 void ctld_sched_kick(struct ctld *ctld);
+
+/* Run the next slice of the backfill pass in progress at the loop's next
+ * turn, after what is waiting (requests) has been served. */
+void ctld_backfill_kick(struct ctld *ctld);
 
 struct client;
 /* Answer MSG_CONFIG_REQ (config_info.c). */

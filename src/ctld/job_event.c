@@ -136,6 +136,7 @@ static int apply_start(struct ctld *ctld, const struct job_event *ev, struct job
 	hostlist_free(names);
 	job->nodes_str = xstrdup(ev->nodes);
 	job->state = JOB_RUNNING | (ev->state & JOB_CONFIGURING);
+	ctld->res_gen++;
 	job->reason = WAIT_NO_REASON;
 	free(job->reason_detail);
 	job->reason_detail = NULL;

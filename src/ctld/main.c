@@ -13,6 +13,7 @@
 #include "common/states.h"
 #include "common/uid.h"
 #include "ctld/ctld.h"
+#include "ctld/sched_pass.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/journal.h"
@@ -49,10 +50,27 @@ static void sched_cb(evutil_socket_t fd, short what, void *arg)
 	ctld->sched_last = mono_now();
 }
 
+static void backfill_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ctld *ctld = arg;
+
+	if (!backfill_continue(ctld, time(NULL), 0))
+		ctld_backfill_kick(ctld);
+}
+
+void ctld_backfill_kick(struct ctld *ctld)
+{
+	struct timeval now = {0, 0};
+
+	if (ctld->bf_ev && ctld->bf_run)
+		event_add(ctld->bf_ev, &now); /* after the I/O ready by then */
+}
+
 void ctld_sched_kick(struct ctld *ctld)
 {
 	double wait;
 
+	ctld->res_gen++; /* whatever calls for a pass may have moved resources */
 	if (ctld->replaying || !ctld->sched_ev || ctld->sched_pending)
 		return;
 	ctld->sched_pending = 1;
@@ -316,6 +334,7 @@ int main(int argc, char **argv)
 	if (listener_create(&ctld, &ctld.listener, &err) < 0)
 		fatal("%s", err.text);
 	ctld.sched_ev = event_new(ctld.base, -1, 0, sched_cb, &ctld);
+	ctld.bf_ev = evtimer_new(ctld.base, backfill_cb, &ctld);
 	ctld.tick_ev = event_new(ctld.base, -1, EV_PERSIST, tick_cb, &ctld);
 	event_add(ctld.tick_ev, &one_sec);
 	sigterm = evsignal_new(ctld.base, SIGTERM, stop_cb, ctld.base);
@@ -332,6 +351,8 @@ int main(int argc, char **argv)
 	event_free(sigterm);
 	event_free(sigint);
 	event_free(ctld.sched_ev);
+	backfill_abandon(&ctld);
+	event_free(ctld.bf_ev);
 	event_free(ctld.tick_ev);
 	journal_destroy(ctld.journal);
 	predict_destroy(ctld.predict);

@@ -389,12 +389,48 @@ static void recompute_priorities(struct ctld *ctld, struct job **pending, size_t
 	}
 }
 
+void sched_pass_init(struct sched_pass *ps, struct ctld *ctld)
+{
+	uint32_t *u32;
+
+	ps->ctld = ctld;
+	ps->nnodes = node_mgr_count(ctld->nodes);
+	ps->mem_consumable = conf_mem_consumable(ctld->conf);
+	ps->nodes = xcalloc(ps->nnodes + 1, sizeof(*ps->nodes));
+	for (size_t i = 0; i < ps->nnodes; i++) {
+		struct node *nd = node_mgr_get(ctld->nodes, i);
+		ps->nodes[i].cpus = nd->cpus;
+		ps->nodes[i].alloc_cpus = nd->alloc_cpus;
+		ps->nodes[i].mem = nd->mem;
+		ps->nodes[i].alloc_mem = ps->mem_consumable ? nd->alloc_mem : 0;
+		ps->nodes[i].weight = nd->cfg->weight;
+		ps->nodes[i].shared_cpus = nd->shared_cpus;
+	}
+	u32 = xcalloc(3 * (ps->nnodes + 1), sizeof(uint32_t));
+	ps->out.node_idx = u32;
+	ps->out.cpus = u32 + ps->nnodes + 1;
+	ps->out.tasks = u32 + 2 * (ps->nnodes + 1);
+	ps->out.mem = xcalloc(ps->nnodes + 1, sizeof(uint64_t));
+	ps->blocked = xcalloc(node_mgr_part_count(ctld->nodes) + 1, 1);
+}
+
+void sched_pass_release(struct sched_pass *ps)
+{
+	free(ps->out.node_idx);
+	free(ps->out.mem);
+	free(ps->blocked);
+	free(ps->nodes);
+	ps->out.node_idx = NULL;
+	ps->out.mem = NULL;
+	ps->blocked = NULL;
+	ps->nodes = NULL;
+}
+
 void sched_pass(struct ctld *ctld, time_t now)
 {
 	struct sched_pass ps = {.ctld = ctld};
 	size_t n = 0, cap = job_count(ctld->jobs);
 	struct job **pending = xcalloc(cap ? cap : 1, sizeof(*pending));
-	uint32_t *u32;
 
 	for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
 		if (!job_is_pending(j) || !j->part)
@@ -409,31 +445,11 @@ void sched_pass(struct ctld *ctld, time_t now)
 		goto out;
 	recompute_priorities(ctld, pending, n, now);
 	qsort(pending, n, sizeof(*pending), cmp_prio);
-	ps.nnodes = node_mgr_count(ctld->nodes);
-	ps.mem_consumable = conf_mem_consumable(ctld->conf);
-	ps.nodes = xcalloc(ps.nnodes + 1, sizeof(*ps.nodes));
-	for (size_t i = 0; i < ps.nnodes; i++) {
-		struct node *nd = node_mgr_get(ctld->nodes, i);
-		ps.nodes[i].cpus = nd->cpus;
-		ps.nodes[i].alloc_cpus = nd->alloc_cpus;
-		ps.nodes[i].mem = nd->mem;
-		ps.nodes[i].alloc_mem = ps.mem_consumable ? nd->alloc_mem : 0;
-		ps.nodes[i].weight = nd->cfg->weight;
-		ps.nodes[i].shared_cpus = nd->shared_cpus;
-	}
-	u32 = xcalloc(3 * (ps.nnodes + 1), sizeof(uint32_t));
-	ps.out.node_idx = u32;
-	ps.out.cpus = u32 + ps.nnodes + 1;
-	ps.out.tasks = u32 + 2 * (ps.nnodes + 1);
-	ps.out.mem = xcalloc(ps.nnodes + 1, sizeof(uint64_t));
-	ps.blocked = xcalloc(node_mgr_part_count(ctld->nodes) + 1, 1);
+	sched_pass_init(&ps, ctld);
 	for (size_t i = 0; i < n; i++)
 		consider(&ps, pending[i], now);
 	backfill_pass(&ps, pending, n, now);
-	free(u32);
-	free(ps.out.mem);
-	free(ps.blocked);
-	free(ps.nodes);
+	sched_pass_release(&ps);
 out:
 	free(pending);
 }

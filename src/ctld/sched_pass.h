@@ -27,6 +27,11 @@ struct sched_pass {
 	int mem_consumable;     /* SelectTypeParameters counts memory */
 };
 
+/* A snapshot of the nodes as they are now, with room for one allocation;
+ * release with sched_pass_release. */
+void sched_pass_init(struct sched_pass *ps, struct ctld *ctld);
+void sched_pass_release(struct sched_pass *ps);
+
 /* Set a pending job's reason; takes ownership of detail (may be NULL). */
 void sched_pass_set_reason(struct job *job, uint32_t reason, char *detail);
 
@@ -52,8 +57,18 @@ char *sched_pass_wait_detail(struct sched_pass *ps, struct job *job,
                              const struct sched_req *r);
 
 /* The backfill pass (backfill.c): after the main pass, when SchedulerType is
- * sched/backfill and bf_interval has passed since the last one (or force).
- * pending[0..n) in priority order; jobs the main pass started are skipped. */
+ * sched/backfill, bf_interval has passed since the last one and none is in
+ * progress, start one over pending[0..n) (priority order; jobs the main pass
+ * started are skipped).  It runs in slices: ctld_backfill_kick() has the loop
+ * call backfill_continue() until that returns 1. */
 void backfill_pass(struct sched_pass *ps, struct job **pending, size_t n, time_t now);
+
+/* Go on with the pass in progress for budget_s seconds (0: bf_yield_interval)
+ * and at least one job; now is the time a rebuilt plan starts from.  Returns
+ * 1 when the pass is over (or there is none). */
+int backfill_continue(struct ctld *ctld, time_t now, double budget_s);
+
+/* Drop the pass in progress (shutdown). */
+void backfill_abandon(struct ctld *ctld);
 
 #endif

@@ -6,6 +6,8 @@ plans with the users' recent runtimes."""
 import datetime
 import time
 
+import pytest
+
 from conftest import write_script
 
 GATED = "#!/bin/bash\nwhile [ ! -e gate ]; do sleep 0.1; done\n"
@@ -40,8 +42,11 @@ def submit(c, *args):
     return c.sbatch("--exclusive", "-o", "/dev/null", *args, cwd=c.work)
 
 
-def test_short_job_backfills_without_delaying_the_top_job(make_cluster):
-    c = cluster_with(make_cluster, "bf_interval=1,bf_resolution=1")
+# bf_yield_interval=1: the pass yields after every job, its plan carried over
+@pytest.mark.parametrize("params", ["bf_interval=1,bf_resolution=1",
+                                    "bf_interval=1,bf_resolution=1,bf_yield_interval=1"])
+def test_short_job_backfills_without_delaying_the_top_job(make_cluster, params):
+    c = cluster_with(make_cluster, params)
     b = blocker(c)  # node[01-03] for up to 10 minutes
     t0 = time.time()
     top = submit(c, "-N4", "-t", "10", "--wrap", "sleep 1")
