@@ -32,8 +32,9 @@
 
 extern char **environ;
 
-static const int forwarded_signals[] = {SIGINT,  SIGTERM, SIGHUP, SIGQUIT,
-                                        SIGUSR1, SIGUSR2, SIGALRM};
+/* SIGWINCH is not forwarded: with --pty it sends the new window size */
+static const int forwarded_signals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
+                                        SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH};
 
 struct srun {
 	struct jobopt o;
@@ -336,6 +337,7 @@ static int run_step(struct srun *s, uint32_t *ret_status)
 	    .kill_on_bad_exit = s->o.kill_bad_exit >= 0 ? s->o.kill_bad_exit
 	                                                : !!cli_conf()->kill_on_bad_exit,
 	    .unbuffered = !!(s->o.step_flags & STEP_F_UNBUFFERED),
+	    .pty = !!(s->o.step_flags & STEP_F_PTY),
 	    .max_wait = s->o.wait_secs == NO_VAL ? 0 : s->o.wait_secs,
 	    .disable_status = s->o.disable_status,
 	    .quit_on_interrupt = s->o.quit_on_interrupt,

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -626,6 +627,22 @@ static void on_sigint(struct io *io)
 	}
 }
 
+/* --pty: our terminal's new size to task 0's node. */
+static void send_winsize(struct io *io)
+{
+	struct winsize ws;
+	struct io_winsize w;
+
+	if (!io->o->pty || ioctl(0, TIOCGWINSZ, &ws) < 0 || !ws.ws_row)
+		return;
+	w = (struct io_winsize){.rows = ws.ws_row, .cols = ws.ws_col};
+	for (size_t i = 0; i < io->st->nnodes; i++) {
+		const struct node *nd = &io->nodes[i];
+		if (nd->first == 0 && nd->count && nd->conn >= 0)
+			conn_queue(&io->conns[nd->conn], MSG_IO_WINSIZE, &w);
+	}
+}
+
 static void on_signal(struct io *io)
 {
 	int sig;
@@ -633,6 +650,8 @@ static void on_signal(struct io *io)
 	while ((sig = jobctl_signal_read(io->o->sig_fd)) > 0) {
 		if (sig == SIGINT)
 			on_sigint(io);
+		else if (sig == SIGWINCH)
+			send_winsize(io);
 		else
 			jobctl_signal_step(io->st->job_id, io->st->step_id, (uint32_t)sig,
 			                   0);

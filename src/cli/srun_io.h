@@ -33,6 +33,7 @@ struct srun_io_opts {
 	int label;             /* --label */
 	int kill_on_bad_exit;  /* -K: end the step once a task fails */
 	int unbuffered;        /* -u: write output as it comes, not line by line */
+	int pty;               /* --pty: srun's window size follows to task 0 */
 	uint32_t max_wait;     /* -W: end the step this long after a task exits */
 	int disable_status;    /* -X: a single Ctrl-C signals the tasks */
 	int quit_on_interrupt; /* a single Ctrl-C ends the step */

@@ -39,6 +39,7 @@ ROTA_DEFINE(step_complete, STEP_COMPLETE_FIELDS)
 ROTA_DEFINE(io_hello, IO_HELLO_FIELDS)
 ROTA_DEFINE(io_data, IO_DATA_FIELDS)
 ROTA_DEFINE(task_exit, TASK_EXIT_FIELDS)
+ROTA_DEFINE(io_winsize, IO_WINSIZE_FIELDS)
 
 struct msg_entry {
 	uint16_t type;

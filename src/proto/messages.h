@@ -545,6 +545,12 @@ ROTA_DECLARE(io_hello, IO_HELLO_FIELDS)
 	F(S, u32, stream, _) /* 0 stdin, 1 stdout, 2 stderr */                           \
 	F(S, bin, data, _)   /* empty = EOF */
 ROTA_DECLARE(io_data, IO_DATA_FIELDS)
+/* srun --pty -> the stepd of task 0: srun's terminal has a new size. */
+#define IO_WINSIZE_FIELDS(F, S)                                                          \
+	F(S, u32, rows, _)                                                               \
+	F(S, u32, cols, _)
+ROTA_DECLARE(io_winsize, IO_WINSIZE_FIELDS)
+
 /* io_data.task of stdin for every task of the node (srun -i all). */
 #define IO_TASK_ALL 0xffffffffu
 
@@ -595,7 +601,8 @@ ROTA_DECLARE(task_exit, TASK_EXIT_FIELDS)
 	M(MSG_PROLOG_COMPLETE, 37, step_complete)                                        \
 	M(MSG_IO_HELLO, 40, io_hello)                                                    \
 	M(MSG_IO_DATA, 41, io_data)                                                      \
-	M(MSG_TASK_EXIT, 42, task_exit)
+	M(MSG_TASK_EXIT, 42, task_exit)                                                  \
+	M(MSG_IO_WINSIZE, 43, io_winsize)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) MSG_TYPE_MAX };

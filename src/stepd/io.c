@@ -11,6 +11,7 @@
  * to read stdin, the srun link is not read.  If srun goes away the step keeps
  * running and its output is discarded.
  */
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <errno.h>
 #include <poll.h>
@@ -126,6 +127,18 @@ static void on_stdin_data(struct stepd *st, const struct io_data *d)
 	}
 }
 
+/* srun --pty's terminal was resized: so is task 0's (its foreground process
+ * group gets SIGWINCH). */
+static void on_winsize(struct stepd *st, const struct io_winsize *w)
+{
+	struct winsize ws = {.ws_row = (unsigned short)w->rows,
+	                     .ws_col = (unsigned short)w->cols};
+
+	for (uint32_t i = 0; i < st->ntasks; i++)
+		if (st->tasks[i].pty && st->tasks[i].out_fd >= 0)
+			ioctl(st->tasks[i].out_fd, TIOCSWINSZ, &ws);
+}
+
 static void on_io_msg(struct msglink *l, uint16_t type, void *body, void *arg)
 {
 	struct stepd *st = arg;
@@ -133,6 +146,8 @@ static void on_io_msg(struct msglink *l, uint16_t type, void *body, void *arg)
 
 	if (type == MSG_IO_DATA && d->stream == 0)
 		on_stdin_data(st, d);
+	else if (type == MSG_IO_WINSIZE)
+		on_winsize(st, body);
 	else
 		log_debug("ignoring %s from srun", msg_name(type));
 }

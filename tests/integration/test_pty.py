@@ -1,7 +1,7 @@
 """srun --pty: task 0 runs on a pseudo-terminal that is its controlling
 terminal, sized like srun's; srun puts its own terminal in raw mode, so an
 interactive shell (srun --pty bash) works as with Slurm: a prompt, ^C
-reaching the foreground command, exit codes."""
+reaching the foreground command, window resizes, exit codes."""
 
 import fcntl
 import os
@@ -68,6 +68,11 @@ def test_pty_interactive_shell(cluster):
         _read_until(fd, "42x")
         os.write(fd, b"stty size\n")
         _read_until(fd, "30 100")
+        # a resize of srun's terminal follows to the task's
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+        time.sleep(0.5)
+        os.write(fd, b"stty size\n")
+        _read_until(fd, "40 120")
         # ^C goes to the remote terminal: it interrupts sleep, not the shell
         os.write(fd, b"sleep 100\n")
         time.sleep(1)
