@@ -5,32 +5,23 @@
 #include <termios.h>
 #include <unistd.h>
 #include "cli/srun_pty.h"
-#include "common/xmalloc.h"
+#include "proto/codec.h"
 #include "common/common.h"
 
 static struct termios saved;
 static int raw;
 
-static char **env_add(char **env, char *entry)
-{
-	size_t n = 0;
-
-	while (env && env[n])
-		n++;
-	env = xrealloc(env, (n + 2) * sizeof(char *));
-	env[n] = entry;
-	env[n + 1] = NULL;
-	return env;
-}
-
 char **srun_pty_env(char **env)
 {
+	char row[16], col[16];
 	struct winsize ws;
 
 	if (!isatty(0) || ioctl(0, TIOCGWINSZ, &ws) < 0 || !ws.ws_row || !ws.ws_col)
 		return env;
-	env = env_add(env, xasprintf("SLURM_PTY_WIN_ROW=%u", (unsigned)ws.ws_row));
-	return env_add(env, xasprintf("SLURM_PTY_WIN_COL=%u", (unsigned)ws.ws_col));
+	snprintf(row, sizeof(row), "%u", (unsigned)ws.ws_row);
+	snprintf(col, sizeof(col), "%u", (unsigned)ws.ws_col);
+	env = strv_setenv(env, "SLURM_PTY_WIN_ROW", row);
+	return strv_setenv(env, "SLURM_PTY_WIN_COL", col);
 }
 
 void srun_pty_end(void)

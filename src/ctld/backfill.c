@@ -41,6 +41,7 @@
 
 /* One reservation's hold on one node, kept to rebuild the plan. */
 struct bf_hold {
+	uint32_t job_id; /* dropped at a rebuild once the job is not pending */
 	uint32_t node;
 	int64_t start, end;
 	uint32_t cpus;
@@ -138,17 +139,22 @@ static int64_t end_of(int64_t start, int64_t dur)
 
 /* Hold ps->out's resources over [start, end) in the plan (memory only where
  * SelectTypeParameters makes it consumable). */
-static int hold_alloc(struct bf_ctx *bc, int64_t start, int64_t end)
+static int hold_alloc(struct bf_ctx *bc, const struct job *job, int64_t start,
+                      int64_t end)
 {
 	const struct sched_alloc *a = &bc->ps->out;
 	int record = start > bc->now; /* a reservation, not a job started now */
+	size_t first = bc->nholds;
 
 	for (uint32_t i = 0; i < a->nnodes; i++) {
-		struct bf_hold h = {a->node_idx[i], start, end, a->cpus[i],
-		                    bc->ps->mem_consumable ? a->mem[i] : 0};
+		struct bf_hold h = {job->job_id, a->node_idx[i],
+		                    start,       end,
+		                    a->cpus[i],  bc->ps->mem_consumable ? a->mem[i] : 0};
 		int rc = bf_plan_hold(bc->bp, h.node, h.start, h.end, h.cpus, h.mem);
-		if (rc < 0)
+		if (rc < 0) {
+			bc->nholds = first; /* no half reservation to rebuild */
 			return rc;
+		}
 		if (!record)
 			continue;
 		if (bc->nholds == bc->cap) {
@@ -223,7 +229,7 @@ static int plan_job(struct bf_ctx *bc, struct job *job, struct job *meta)
 		job_clear_plan(meta);
 		return 0;
 	}
-	if (hold_alloc(bc, t, end_of(t, dur)) < 0) {
+	if (hold_alloc(bc, meta, t, end_of(t, dur)) < 0) {
 		job_clear_plan(meta);
 		return 0;
 	}
@@ -294,6 +300,7 @@ static void plan_free(struct bf_ctx *bc)
 static int plan_rebuild(struct bf_run *r, time_t now)
 {
 	struct bf_ctx *bc = &r->bc;
+	size_t keep;
 
 	plan_free(bc);
 	sched_pass_release(&r->ps);
@@ -302,11 +309,19 @@ static int plan_rebuild(struct bf_run *r, time_t now)
 	bc->horizon = (int64_t)now + (int64_t)bc->sp.bf_window * 60;
 	if (plan_build(bc) < 0)
 		return -ENOMEM;
+	/* the reservations made so far, of jobs still waiting (one started since
+	 * holds its real allocation now; a cancelled or held one nothing) */
+	keep = 0;
 	for (size_t i = 0; i < bc->nholds; i++) {
-		const struct bf_hold *h = &bc->holds[i];
-		if (bf_plan_hold(bc->bp, h->node, h->start, h->end, h->cpus, h->mem) < 0)
+		const struct bf_hold h = bc->holds[i];
+		const struct job *job = job_find(r->ps.ctld->jobs, h.job_id);
+		if (!job || !job_is_pending(job) || job->hold)
+			continue;
+		bc->holds[keep++] = h;
+		if (bf_plan_hold(bc->bp, h.node, h.start, h.end, h.cpus, h.mem) < 0)
 			return -ENOMEM;
 	}
+	bc->nholds = keep;
 	r->gen = r->ps.ctld->res_gen;
 	return 0;
 }
@@ -395,8 +410,11 @@ int backfill_continue(struct ctld *ctld, time_t now, double budget_s)
 	r->gen = ctld->res_gen; /* its own starts are in the plan already */
 	if (r->next < r->n)
 		return 0;
-	log_debug("backfill: tested %u jobs in %u slice(s), %llu node-level probes",
-	          r->bc.tested, r->slices, (unsigned long long)bf_plan_probes(r->bc.bp));
+	if (r->bc.bp)
+		log_debug("backfill: tested %u jobs in %u slice(s), %llu node-level "
+		          "probes",
+		          r->bc.tested, r->slices,
+		          (unsigned long long)bf_plan_probes(r->bc.bp));
 	run_free(r);
 	ctld->bf_run = NULL;
 	return 1;

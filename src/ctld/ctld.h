@@ -45,7 +45,8 @@ struct ctld {
 	time_t bf_last;          /* the last backfill pass */
 	struct bf_run *bf_run;   /* the backfill pass in progress (backfill.c) */
 	struct event *bf_ev;     /* its next slice */
-	uint64_t res_gen;        /* bumped when resources may have changed */
+	uint64_t res_gen;        /* bumped when a job takes or frees resources or
+	                          * a node changes state */
 };
 
 /* Ask for a scheduling pass soon (coalesced: at most one per loop turn). */

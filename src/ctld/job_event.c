@@ -189,6 +189,7 @@ void job_release_node(struct ctld *ctld, struct job *job, uint32_t k)
 	node_release(n, job->cpus[k], job->mem[k], job->share, time(NULL));
 	node_cores_give(n, job->cpus[k], job->cores[k]);
 	job->held[k] = 0;
+	ctld->res_gen++;
 	for (uint32_t i = 0; i < job->nnodes; i++)
 		if (job->held[i])
 			return;
@@ -360,10 +361,7 @@ int job_event_apply(struct ctld *ctld, const struct job_event *ev)
 		job->priority = ev->priority;
 		job->prio_set = 0;
 		/* shown at once, not only after the next scheduling pass */
-		job->reason = ev->hold == 1                   ? WAIT_HELD_USER
-		              : ev->hold                      ? WAIT_HELD
-		              : job->eligible_time > ev->time ? WAIT_TIME
-		                                              : WAIT_NO_REASON;
+		job->reason = first_reason(job, ev->time);
 		return 0;
 	case EV_UPDATE:
 		if (ev->desc_count > 1 || (ev->desc_count && job_is_finished(job)))

@@ -70,7 +70,6 @@ void ctld_sched_kick(struct ctld *ctld)
 {
 	double wait;
 
-	ctld->res_gen++; /* whatever calls for a pass may have moved resources */
 	if (ctld->replaying || !ctld->sched_ev || ctld->sched_pending)
 		return;
 	ctld->sched_pending = 1;

@@ -315,6 +315,7 @@ void node_mgr_register(struct ctld *ctld, struct client *c, struct node_register
 	}
 	n->registered = 1;
 	n->flags &= ~NODE_NO_RESPOND;
+	ctld->res_gen++;
 	if (n->down && !n->admin_down) {
 		n->down = 0;
 		free(n->reason);
@@ -357,6 +358,7 @@ void node_mgr_link_lost(struct ctld *ctld, struct client *c)
 	log_warn("node %s: connection lost", n->cfg->name);
 	n->link = NULL;
 	n->flags |= NODE_NO_RESPOND;
+	ctld->res_gen++;
 	client_unref(c);
 }
 
@@ -390,6 +392,7 @@ void node_mgr_tick(struct ctld *ctld, time_t now)
 			continue;
 		log_err("node %s not responding, setting DOWN", n->cfg->name);
 		n->down = 1;
+		ctld->res_gen++;
 		set_reason(n, "Not responding", 0, now);
 		/* jobs running there end NODE_FAIL */
 		for (struct job *j = job_first(ctld->jobs), *nx; j; j = nx) {
@@ -503,6 +506,7 @@ int node_mgr_apply_state(struct ctld *ctld, const char *name, uint32_t flags,
 	int idx = node_mgr_find(ctld->nodes, name);
 	struct node *n = node_mgr_get(ctld->nodes, idx < 0 ? 0 : idx);
 
+	ctld->res_gen++;
 	if (idx < 0)
 		return -ENOENT;
 	n->flags = (n->flags & ~NODE_DRAIN) | (flags & NODE_DRAIN);

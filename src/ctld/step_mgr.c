@@ -1,5 +1,6 @@
 /* step_mgr.c - job steps: srun inside an allocation. */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -431,7 +432,8 @@ void step_mgr_reconcile(struct ctld *ctld, uint32_t node_idx,
 					gone[n++] = (struct step_complete){
 					    .job_id = job->job_id,
 					    .step_id = st->step_id,
-					    .node_name = reg->name};
+					    .node_name = reg->name,
+					    .status = SIGKILL}; /* as a lost stepd */
 				}
 	}
 	for (size_t i = 0; i < n; i++) {

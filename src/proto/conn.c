@@ -177,12 +177,16 @@ void conn_write_now(struct conn *c)
 {
 	struct evbuffer *out;
 
-	if (c->dead)
+	if (c->dead || c->closing) /* closing: its write callback closes it */
 		return;
 	out = bufferevent_get_output(c->bev);
+	/* a socket bufferevent keeps the start of its output frozen but for its
+	 * own writes: thaw it for ours */
+	evbuffer_unfreeze(out, 1);
 	while (evbuffer_get_length(out) > 0 &&
 	       evbuffer_write(out, bufferevent_getfd(c->bev)) > 0)
 		;
+	evbuffer_freeze(out, 1);
 }
 
 void conn_close(struct conn *c)

@@ -510,10 +510,18 @@ static int task_cpus_listed(const struct cgroup *cg, const struct cpubind *b, ui
                             const cpu_set_t *avail, cpu_set_t *ret)
 {
 	const uint32_t e = i % b->n;
+	int list[CPU_SETSIZE], n = 0;
 	cpu_set_t want;
 
-	if (cpus_map(b->ids[e], b->cnt[e], avail, &want) <= 0)
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, avail))
+			list[n++] = c;
+	if (!n)
 		return 0;
+	/* exactly the listed ones: unlike a share, a list is not padded */
+	CPU_ZERO(&want);
+	for (uint32_t k = 0; k < b->cnt[e]; k++)
+		CPU_SET(list[b->ids[e][k] % (uint32_t)n], &want);
 	CPU_AND(ret, &want, &cg->cpus);
 	return CPU_COUNT(ret);
 }

@@ -283,8 +283,8 @@ static void task_child(struct stepd *st, struct stepd_task *t, const struct task
 		child_fail(errfd, "cannot join %s: %s", what, strerror(-rc));
 	child_become_user(st, errfd);
 	child_stdio(tio, pipes, errfd);
-	if (t->pty)
-		ioctl(0, TIOCSCTTY, 0);
+	if (t->pty && ioctl(0, TIOCSCTTY, 0) < 0)
+		child_fail(errfd, "cannot take the terminal: %s", strerror(errno));
 	child_say_binding(st, t);
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 	child_chdir(st->req->work_dir);
@@ -408,8 +408,16 @@ static int make_pty(const struct stepd *st, struct stepd_task *t, int child[3],
 	child[0] = s;
 	child[1] = fcntl(s, F_DUPFD_CLOEXEC, 0);
 	child[2] = -1;
-	t->in_fd = m;
 	t->out_fd = fcntl(m, F_DUPFD_CLOEXEC, 0);
+	if (child[1] < 0 || t->out_fd < 0) {
+		errprintf(err, "cannot open a pseudo-terminal: %s", strerror(errno));
+		if (t->out_fd >= 0)
+			close(t->out_fd);
+		t->out_fd = -1;
+		close(m);
+		return -1; /* the caller closes child[] */
+	}
+	t->in_fd = m;
 	t->err_fd = -1;
 	t->pty = 1;
 	fcntl(m, F_SETFL, O_NONBLOCK);
