@@ -646,8 +646,26 @@ static void set_cpu_bind(struct jobopt *o, const char *arg)
 	struct rota_error err = {""};
 	struct cpubind b;
 
-	if (cpubind_parse(arg, &b, &err) < 0)
+	int rc = cpubind_parse(arg, &b, &err);
+
+	if (rc < 0)
 		die(JOBOPT_EXIT_FATAL, "%s", err.text);
+	if (rc == 1) {
+		printf(
+		    "CPU bind options:\n"
+		    "    --cpu-bind=         Bind tasks to CPUs\n"
+		    "        q[uiet]         quietly bind before task runs (default)\n"
+		    "        v[erbose]       verbosely report binding before task runs\n"
+		    "        no[ne]          don't bind tasks to CPUs\n"
+		    "        rank            bind by task rank\n"
+		    "        map_cpu:<list>  specify a CPU ID binding for each task\n"
+		    "        mask_cpu:<list> specify a CPU ID binding mask for each "
+		    "task\n"
+		    "        sockets, cores, threads, ldoms, boards\n"
+		    "                        bind each task to its own share of them\n"
+		    "        help            show this help message\n");
+		exit(0);
+	}
 	o->step_flags &= ~(uint32_t)(STEP_F_CPU_BIND | STEP_F_CPU_BIND_NONE);
 	if (b.type == CPUBIND_NONE)
 		o->step_flags |= STEP_F_CPU_BIND_NONE;

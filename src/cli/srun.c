@@ -388,13 +388,14 @@ static void parse(struct srun *s, int argc, char **argv)
 
 	jobopt_init(&s->o, JOBOPT_SRUN);
 	jobopt_collect(JOBOPT_SRUN, argc, argv, &cmdline, &idx);
+	/* options first: some answer without a command (--cpu-bind=help) */
+	jobopt_apply_env(&s->o, environ);
+	jobopt_apply_list(&s->o, &cmdline, JOBOPT_SRC_ARGV);
 	if (idx >= argc) {
 		fprintf(stderr, "srun: fatal: No command given to execute.\n");
 		exit(1);
 	}
 	s->cmd = argv + idx;
-	jobopt_apply_env(&s->o, environ);
-	jobopt_apply_list(&s->o, &cmdline, JOBOPT_SRC_ARGV);
 	if (s->o.step_flags & STEP_F_MULTI_PROG)
 		s->cmd = multi_prog_load(s->cmd[0]);
 	jobopt_list_release(&cmdline);

@@ -150,10 +150,20 @@ int cpubind_parse(const char *arg, struct cpubind *out, struct rota_error *err)
 			b.type = mask ? CPUBIND_MASK : CPUBIND_MAP;
 			rc = list_parse(p + (mask ? 9 : 8), mask, &b);
 			len = strlen(p);
-		} else if (len == 5 && !strncasecmp(p, "quiet", 5)) {
+		} else if (!strncasecmp(p, "map_ldom:", 9) ||
+		           !strncasecmp(p, "mask_ldom:", 10)) {
+			b.type = CPUBIND_SHARE; /* a share of the step's CPUs */
+			rc = p[strcspn(p, ":") + 1] ? 0 : -EINVAL;
+			len = strlen(p);
+		} else if ((len == 1 && (*p == 'q' || *p == 'Q')) ||
+		           (len == 5 && !strncasecmp(p, "quiet", 5))) {
 			b.verbose = 0;
-		} else if (len == 7 && !strncasecmp(p, "verbose", 7)) {
+		} else if ((len == 1 && (*p == 'v' || *p == 'V')) ||
+		           (len == 7 && !strncasecmp(p, "verbose", 7))) {
 			b.verbose = 1;
+		} else if (len == 4 && !strncasecmp(p, "help", 4)) {
+			cpubind_release(&b);
+			return 1;
 		} else if ((len == 4 && !strncasecmp(p, "none", 4)) ||
 		           (len == 2 && !strncasecmp(p, "no", 2))) {
 			b.type = CPUBIND_NONE;

@@ -5,8 +5,8 @@
  * local task, cycled when there are more tasks than entries:
  *   map_cpu:ID[,ID...]      one CPU each (decimal, or hex with 0x)
  *   mask_cpu:MASK[,MASK...] a hex mask each (0x optional)
- * An entry may be repeated with *N (map_cpu:0*4,1*4).  map_ldom and
- * mask_ldom are taken as the default share.  IDs are the node's CPU numbers.
+ * An entry may be repeated with *N (map_cpu:0*4,1*4).  map_ldom:, mask_ldom:
+ * and rank_ldom are taken as the default share.  IDs are the node's CPU numbers.
  *
  * Limits: CPUBIND_MAX_ENTRIES entries, CPU ids below CPUBIND_MAX_CPU.
  */
@@ -35,8 +35,9 @@ struct cpubind {
 	uint32_t **ids; /* [n][cnt[i]] its CPU ids, ascending */
 };
 
-/* Parse arg into *out (release with cpubind_release).  Returns 0, or -EINVAL
- * with err saying what is wrong (nothing to release then). */
+/* Parse arg into *out (release with cpubind_release).  Returns 0; 1 when it
+ * asks for help (nothing to release); or -EINVAL with err saying what is
+ * wrong (nothing to release then).  q and v abbreviate quiet and verbose. */
 int cpubind_parse(const char *arg, struct cpubind *out, struct rota_error *err);
 
 void cpubind_release(struct cpubind *b);

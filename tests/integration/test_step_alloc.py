@@ -216,6 +216,15 @@ def test_cpu_bind_map_and_mask(cluster):
     assert p.stderr == ""
 
 
+def test_cpu_bind_quiet_abbreviation(cluster):
+    # snakemake's srun -n1 --cpu-bind=q; and Slurm's other spellings
+    for arg in ("q", "quiet", "v", "verbose,cores", "rank", "none", "map_ldom:0"):
+        p = cluster.run(["srun", "-n1", f"--cpu-bind={arg}", "echo", "ok"])
+        assert (p.returncode, p.stdout) == (0, "ok\n"), (arg, p.stderr)
+    p = cluster.run(["srun", "--cpu-bind=help"])
+    assert p.returncode == 0 and "map_cpu:<list>" in p.stdout
+
+
 def test_cpu_bind_invalid_is_refused(cluster):
     before = cluster.run(["squeue", "-h", "-o", "%i"]).stdout
     for arg in ("bogus", "map_cpu:", "mask_cpu:0xZ"):

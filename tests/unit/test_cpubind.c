@@ -27,6 +27,16 @@ static void test_words(void **state)
 	assert_int_equal(cpubind_parse("quiet,Threads", &b, &err), 0);
 	assert_int_equal(b.type, CPUBIND_SHARE);
 	assert_false(b.verbose);
+	/* snakemake runs srun --cpu-bind=q */
+	assert_int_equal(cpubind_parse("q", &b, &err), 0);
+	assert_int_equal(b.type, CPUBIND_DEFAULT);
+	assert_false(b.verbose);
+	assert_int_equal(cpubind_parse("v,rank", &b, &err), 0);
+	assert_true(b.verbose);
+	assert_int_equal(b.type, CPUBIND_SHARE);
+	assert_int_equal(cpubind_parse("verbose,map_ldom:0,1", &b, &err), 0);
+	assert_int_equal(b.type, CPUBIND_SHARE);
+	assert_int_equal(cpubind_parse("help", &b, &err), 1);
 }
 
 static void test_map(void **state)
