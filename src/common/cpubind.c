@@ -8,16 +8,15 @@
 #include "common/common.h"
 
 static const char *const share_units[] = {
-    "cores",  "threads", "sockets", "ldoms", "boards",   "rank",      "core",
-    "thread", "socket",  "ldom",    "board", "map_ldom", "mask_ldom", "rank_ldom",
+    "cores", "threads", "sockets", "ldoms", "boards", "rank",
+    "core",  "thread",  "socket",  "ldom",  "board",  "rank_ldom",
 };
 
-static int is_share_unit(const char *t)
+/* Is the token p[0..len) a unit each task gets a share of? */
+static int is_share_unit(const char *p, size_t len)
 {
-	size_t len = strcspn(t, ":");
-
 	for (size_t i = 0; i < sizeof(share_units) / sizeof(share_units[0]); i++)
-		if (strlen(share_units[i]) == len && !strncasecmp(t, share_units[i], len))
+		if (strlen(share_units[i]) == len && !strncasecmp(p, share_units[i], len))
 			return 1;
 	return 0;
 }
@@ -167,7 +166,7 @@ int cpubind_parse(const char *arg, struct cpubind *out, struct rota_error *err)
 		} else if ((len == 4 && !strncasecmp(p, "none", 4)) ||
 		           (len == 2 && !strncasecmp(p, "no", 2))) {
 			b.type = CPUBIND_NONE;
-		} else if (is_share_unit(p) && strcspn(p, ":") >= len) {
+		} else if (is_share_unit(p, len)) {
 			b.type = CPUBIND_SHARE;
 		} else {
 			rc = -EINVAL;

@@ -186,3 +186,11 @@ char *timefmt_mem_unit(uint64_t mb, char *buf, size_t len)
 		snprintf(buf, len, "%lluM", v);
 	return buf;
 }
+
+double time_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}

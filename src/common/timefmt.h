@@ -14,6 +14,9 @@
 
 #define TIME_INFINITE UINT32_MAX /* minutes value meaning no limit */
 
+/* Seconds on the monotonic clock (for intervals, never for dates). */
+double time_mono(void);
+
 /* Parse a time limit into minutes (TIME_INFINITE for unlimited).
  * Returns 0 or -EINVAL. *ret_minutes set only on success. */
 int timefmt_parse_limit(const char *s, uint32_t *ret_minutes);

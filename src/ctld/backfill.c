@@ -29,6 +29,7 @@
 #include "common/hostlist.h"
 #include "common/schedparams.h"
 #include "common/states.h"
+#include "common/timefmt.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
 #include "ctld/job_mgr.h"
@@ -279,14 +280,6 @@ static int plannable(const struct job *job)
 	        job->reason == WAIT_NODE_NOT_AVAIL);
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void plan_free(struct bf_ctx *bc)
 {
 	bf_plan_destroy(bc->bp);
@@ -397,7 +390,8 @@ int backfill_continue(struct ctld *ctld, time_t now, double budget_s)
 
 	if (!r)
 		return 1;
-	until = mono_s() + (budget_s > 0 ? budget_s : r->bc.sp.bf_yield_interval / 1e6);
+	until =
+	    time_mono() + (budget_s > 0 ? budget_s : r->bc.sp.bf_yield_interval / 1e6);
 	r->slices++;
 	if (r->gen != ctld->res_gen && plan_rebuild(r, now) < 0) {
 		log_err("backfill: out of memory building the plan");
@@ -406,7 +400,7 @@ int backfill_continue(struct ctld *ctld, time_t now, double budget_s)
 	/* at least one job per slice, so that a busy controller still gets on */
 	do
 		run_one(r);
-	while (r->next < r->n && mono_s() < until);
+	while (r->next < r->n && time_mono() < until);
 	r->gen = ctld->res_gen; /* its own starts are in the plan already */
 	if (r->next < r->n)
 		return 0;

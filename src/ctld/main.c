@@ -21,6 +21,7 @@
 #include "ctld/node_mgr.h"
 #include "proto/auth.h"
 #include "sched/predict.h"
+#include "common/timefmt.h"
 #include "common/common.h"
 
 #define COMPACT_BYTES (64u << 20)
@@ -34,20 +35,13 @@ int ctld_is_admin(const struct ctld *ctld, uid_t uid)
  * flood of submissions and completions one pass serves many events. */
 #define SCHED_MIN_INTERVAL_S 0.002
 
-static double mono_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void sched_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ctld *ctld = arg;
 
 	ctld->sched_pending = 0;
 	sched_pass(ctld, time(NULL));
-	ctld->sched_last = mono_now();
+	ctld->sched_last = time_mono();
 }
 
 static void backfill_cb(evutil_socket_t fd, short what, void *arg)
@@ -73,7 +67,7 @@ void ctld_sched_kick(struct ctld *ctld)
 	if (ctld->replaying || !ctld->sched_ev || ctld->sched_pending)
 		return;
 	ctld->sched_pending = 1;
-	wait = ctld->sched_last + SCHED_MIN_INTERVAL_S - mono_now();
+	wait = ctld->sched_last + SCHED_MIN_INTERVAL_S - time_mono();
 	if (wait <= 0) {
 		event_active(ctld->sched_ev, 0, 0);
 	} else {

@@ -312,16 +312,24 @@ static void hier_plan(struct cgroup *cg, const struct cg_mounts *m, int want_cpu
  * CPUs we may use.  Where ids collide (more virtual cores than real ones), the
  * lowest unused CPUs make up the difference, so k cores get min(k, n) CPUs and
  * nproc in a -c 2 job says 2.  Returns how many CPUs are in *ret. */
-static int cpus_map(const uint32_t *cores, uint32_t ncores, const cpu_set_t *avail,
-                    cpu_set_t *ret)
+/* The CPUs in avail, ascending, into list; returns how many. */
+static int cpus_list(const cpu_set_t *avail, int list[CPU_SETSIZE])
 {
-	int list[CPU_SETSIZE], n = 0, got = 0, want;
-	cpu_set_t set;
+	int n = 0;
 
-	CPU_ZERO(&set);
 	for (int c = 0; c < CPU_SETSIZE; c++)
 		if (CPU_ISSET(c, avail))
 			list[n++] = c;
+	return n;
+}
+
+static int cpus_map(const uint32_t *cores, uint32_t ncores, const cpu_set_t *avail,
+                    cpu_set_t *ret)
+{
+	int list[CPU_SETSIZE], n = cpus_list(avail, list), got = 0, want;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
 	if (!n || !ncores)
 		return 0;
 	for (uint32_t i = 0; i < ncores; i++) {
@@ -510,12 +518,9 @@ static int task_cpus_listed(const struct cgroup *cg, const struct cpubind *b, ui
                             const cpu_set_t *avail, cpu_set_t *ret)
 {
 	const uint32_t e = i % b->n;
-	int list[CPU_SETSIZE], n = 0;
+	int list[CPU_SETSIZE], n = cpus_list(avail, list);
 	cpu_set_t want;
 
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, avail))
-			list[n++] = c;
 	if (!n)
 		return 0;
 	/* exactly the listed ones: unlike a share, a list is not padded */

@@ -373,14 +373,13 @@ static int prepare_files(struct stepd *st, struct task_io *tios, struct rota_err
 /* The terminal size srun sent (SLURM_PTY_WIN_ROW/COL), if any. */
 static void pty_size(const struct stepd *st, int fd)
 {
+	const char *row = strv_getenv(st->req->env, "SLURM_PTY_WIN_ROW");
+	const char *col = strv_getenv(st->req->env, "SLURM_PTY_WIN_COL");
 	struct winsize ws = {0};
 
-	for (size_t i = 0; st->req->env && st->req->env[i]; i++) {
-		const char *e = st->req->env[i];
-		if (!strncmp(e, "SLURM_PTY_WIN_ROW=", 18))
-			ws.ws_row = (unsigned short)strtoul(e + 18, NULL, 10);
-		else if (!strncmp(e, "SLURM_PTY_WIN_COL=", 18))
-			ws.ws_col = (unsigned short)strtoul(e + 18, NULL, 10);
+	if (row && col) {
+		ws.ws_row = (unsigned short)strtoul(row, NULL, 10);
+		ws.ws_col = (unsigned short)strtoul(col, NULL, 10);
 	}
 	if (ws.ws_row && ws.ws_col)
 		ioctl(fd, TIOCSWINSZ, &ws);
