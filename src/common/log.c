@@ -45,9 +45,43 @@ static const char *level_name(int level)
 	}
 }
 
+/* Copy msg to out (at most room bytes) with every control character written as
+ * an escape ("\n", "\t", "\x1b"), so that nothing a user put into a string can
+ * start a line of its own or move the terminal's cursor; trailing newlines are
+ * dropped.  Returns the bytes written (no NUL). */
+static size_t log_escape(char *out, size_t room, const char *msg)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t len = strlen(msg), n = 0;
+
+	while (len && msg[len - 1] == '\n')
+		len--;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)msg[i];
+
+		if (ch >= 0x20 && ch != 0x7f) {
+			if (n + 1 > room)
+				break;
+			out[n++] = (char)ch;
+			continue;
+		}
+		if (n + 4 > room)
+			break;
+		out[n++] = '\\';
+		if (ch == '\n' || ch == '\t' || ch == '\r') {
+			out[n++] = ch == '\n' ? 'n' : ch == '\t' ? 't' : 'r';
+			continue;
+		}
+		out[n++] = 'x';
+		out[n++] = hex[ch >> 4];
+		out[n++] = hex[ch & 15];
+	}
+	return n;
+}
+
 static void log_vmsg(int level, const char *fmt, va_list ap)
 {
-	char line[4096];
+	char line[4096], msg[4096];
 	struct timeval tv;
 	struct tm tm;
 	int n;
@@ -58,12 +92,11 @@ static void log_vmsg(int level, const char *fmt, va_list ap)
 	             "[%04d-%02d-%02dT%02d:%02d:%02d.%03ld] %s: %s: ", tm.tm_year + 1900,
 	             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
 	             (long)tv.tv_usec / 1000, log_prog, level_name(level));
-	if (n < 0)
+	if (n < 0 || (size_t)n >= sizeof(line) - 1)
 		return;
-	if ((size_t)n < sizeof(line))
-		n += vsnprintf(line + n, sizeof(line) - n, fmt, ap);
-	if ((size_t)n >= sizeof(line) - 1)
-		n = sizeof(line) - 2;
+	if (vsnprintf(msg, sizeof(msg), fmt, ap) < 0)
+		msg[0] = '\0';
+	n += log_escape(line + n, sizeof(line) - 1 - n, msg);
 	line[n++] = '\n';
 	if (write(log_fd, line, n) < 0) {
 		/* nowhere left to report it */

@@ -1,5 +1,7 @@
 /* log.h - process-wide logger (one of the two allowed globals).
  * Messages go to stderr or to a file, one line each, with time, program and level.
+ * Control characters in a message (a newline in a job name, an escape sequence)
+ * are written as \n, \t, \r or \xNN: no string can forge a line of its own.
  * Libraries log at debug only; callers log once. */
 #ifndef ROTA_LOG_H
 #define ROTA_LOG_H
