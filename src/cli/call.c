@@ -65,6 +65,7 @@ int call_ctld(uint16_t type, const void *body, uint16_t want, void **ret_body,
 	auth_destroy(auth);
 	if (fd < 0) {
 		log_debug("connect: %s", err.text);
+		cli_connect_why(fd, &err);
 		return fail(SLURM_COMMUNICATIONS_CONNECTION_ERROR,
 		            slurm_strerror(SLURM_COMMUNICATIONS_CONNECTION_ERROR),
 		            ret_msg);

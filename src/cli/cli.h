@@ -30,9 +30,16 @@ struct conf *cli_conf(void);
  * "PROG: error: Unable to contact slurm controller (connect failure)" and exit 1. */
 int cli_connect(void);
 
-/* Connect without printing or exiting (the reason goes to the debug log);
- * returns an fd or -1. */
+/* Connect without printing or exiting (the reason goes to the debug log, but
+ * for "Permission denied", which is said once: "PROG: error: connect PATH:
+ * Permission denied"); returns an fd or -1. */
 int cli_try_connect(void);
+
+/* Say once why connecting failed when the reason is the user's own (the
+ * controller's socket is out of reach: rc -EACCES/-EPERM); rc and err are what
+ * client_connect returned. */
+struct rota_error;
+void cli_connect_why(int rc, const struct rota_error *err);
 
 /* One request/response round trip on a new connection.  Returns 0 and sets
  * *ret_type and *ret_body, or prints the connection error and exits 1. */

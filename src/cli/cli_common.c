@@ -39,6 +39,16 @@ struct conf *cli_conf(void)
 	return conf;
 }
 
+void cli_connect_why(int rc, const struct rota_error *err)
+{
+	static int said;
+
+	if ((rc == -EACCES || rc == -EPERM) && err->text[0] && !said) {
+		said = 1;
+		cli_error("%s", err->text);
+	}
+}
+
 int cli_try_connect(void)
 {
 	struct conf *conf = cli_conf();
@@ -51,6 +61,7 @@ int cli_try_connect(void)
 	auth_destroy(auth);
 	if (fd < 0) {
 		log_debug("%s", err.text);
+		cli_connect_why(fd, &err);
 		return -1;
 	}
 	return fd;

@@ -1011,6 +1011,10 @@ static int cmd_up(const struct rota_opts *o, int explicit_opts)
 	struct cluster *c;
 	int rc = 1;
 
+	/* Users other than the one running `rota up` reach the controller through
+	 * DIR/state/rotactld.sock and read DIR/slurm.conf: a umask of 077 must not
+	 * lock them out (the daemons started here inherit 022 as well). */
+	umask(022);
 	if (mkdir_p(o->dir, 0755) < 0) {
 		fprintf(stderr, "rota: error: mkdir %s: %s\n", o->dir, strerror(errno));
 		return 1;

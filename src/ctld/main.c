@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "common/arrayspec.h"
 #include "common/conf.h"
@@ -253,6 +254,25 @@ static void usage(void)
 	fprintf(stderr, "Usage: rotactld [-f slurm.conf] [-L logfile] [-v] [-D] [-T]\n");
 }
 
+/* StateSaveLocation holds rotactld.sock, which every user must reach: made here
+ * it is 0755 whatever the umask (the journal in it is 0600); an existing one is
+ * left as the administrator made it, with a warning if others cannot enter. */
+static void state_dir_prepare(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0755) == 0) {
+		if (chmod(dir, 0755) < 0)
+			log_warn("chmod %s: %s", dir, strerror(errno));
+		return;
+	}
+	if (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    !(st.st_mode & S_IXOTH))
+		log_warn("StateSaveLocation %s has mode %04o: users other than its owner "
+		         "cannot reach rotactld.sock",
+		         dir, (unsigned)(st.st_mode & 07777));
+}
+
 int main(int argc, char **argv)
 {
 	const char *conf_path = NULL, *logfile = NULL;
@@ -321,6 +341,7 @@ int main(int argc, char **argv)
 	ctld.predict = predict_create(PREDICT_USER_MEAN2);
 	if (!ctld.predict)
 		fatal("out of memory");
+	state_dir_prepare(conf->state_save_location);
 	if (journal_open(ctld.base, conf->state_save_location, &ctld.journal, &err) < 0 ||
 	    ctld_restore(&ctld, &err) < 0)
 		fatal("state: %s", err.text);

@@ -41,23 +41,41 @@ int client_connect(const struct conf *conf, struct auth *auth, const char *node_
                    int flags, struct rota_error *err)
 {
 	char *path = client_ctld_socket_path(conf);
+	struct rota_error unix_err = {""};
 	const char *host;
-	int fd = -1;
+	int fd = -1, unix_rc = 0;
 
-	if (!(flags & CLIENT_TCP_ONLY) && access(path, F_OK) == 0)
-		fd = net_connect_unix(path, err);
+	if (!(flags & CLIENT_TCP_ONLY)) {
+		if (access(path, F_OK) == 0) {
+			fd = unix_rc = net_connect_unix(path, &unix_err);
+		} else if (errno != ENOENT) {
+			unix_rc = -errno;
+			errprintf(&unix_err, "connect %s: %s", path, strerror(-unix_rc));
+		}
+	}
 	free(path);
 	if (fd >= 0)
 		return fd;
-	if (!auth)
+	/* The socket is there but out of reach (a 0700 StateSaveLocation, a 0600
+	 * socket): that is the reason to give if TCP does not work either. */
+	if (unix_rc != -EACCES && unix_rc != -EPERM)
+		unix_rc = 0;
+	if (!auth) {
+		if (unix_rc)
+			return errprintf(err, "%s", unix_err.text), unix_rc;
 		return errprintf(err, "no way to authenticate to the controller"),
-		       -EACCES;
+		       -ENOKEY;
+	}
 	host = conf->slurmctld_addr ? conf->slurmctld_addr : conf->slurmctld_host;
 	fd = net_connect_tcp(host, conf->slurmctld_port, 10000, err);
+	if (fd < 0 && unix_rc)
+		return errprintf(err, "%s", unix_err.text), unix_rc;
 	if (fd < 0)
 		return fd;
 	if (answer_challenge(fd, auth, node_name, err) < 0) {
 		close(fd);
+		if (unix_rc)
+			return errprintf(err, "%s", unix_err.text), unix_rc;
 		return -EACCES;
 	}
 	return fd;

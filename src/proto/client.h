@@ -17,7 +17,11 @@ struct auth;
 char *client_ctld_socket_path(const struct conf *conf);
 
 /* Returns a connected fd or a negative errno.  auth may be NULL for unix-socket
- * only use; node_name NULL for users.  flags: CLIENT_TCP_ONLY forces TCP. */
+ * only use; node_name NULL for users.  flags: CLIENT_TCP_ONLY forces TCP.
+ * When the unix socket is there but this user may not reach it and TCP does
+ * not do either, returns -EACCES (or -EPERM) with err naming the socket;
+ * -EACCES also when the controller refused our answer to its challenge, and
+ * -ENOKEY when there is no socket to use and no key to answer with. */
 enum client_flags { CLIENT_TCP_ONLY = 1 };
 int client_connect(const struct conf *conf, struct auth *auth, const char *node_name,
                    int flags, struct rota_error *err);
