@@ -14,6 +14,8 @@
 #include "cli/cli.h"
 #include "cli/jobopt.h"
 #include "cli/fmt.h"
+#include "common/gres.h"
+#include "common/hostlist.h"
 #include "common/jobscript.h"
 #include "common/timefmt.h"
 #include "common/cpubind.h"
@@ -52,6 +54,7 @@ enum {
 	O_SIGNAL,
 	O_GET_USER_ENV,
 	O_MINCPUS,
+	O_GRES,
 	O_IGNORE, /* accepted and ignored */
 };
 
@@ -142,7 +145,7 @@ static const struct opt_def opt_table[] = {
     {"gpus-per-node", required_argument, O_IGNORE, SRA},
     {"gpus-per-socket", required_argument, O_IGNORE, SRA},
     {"gpus-per-task", required_argument, O_IGNORE, SRA},
-    {"gres", required_argument, O_IGNORE, SRA},
+    {"gres", required_argument, O_GRES, SRA},
     {"gres-flags", required_argument, O_IGNORE, SRA},
     {"hint", required_argument, O_IGNORE, SRA},
     {"ignore-pbs", no_argument, O_IGNORE, S},
@@ -428,6 +431,20 @@ static void set_str(char **dst, const char *arg)
 	*dst = xstrdup(arg);
 }
 
+/* -w/-x: a host list that parses and stays within HOSTLIST_MAX names (the
+ * controller checks the names themselves). */
+static void set_nodes(char **dst, const char *arg)
+{
+	struct rota_error err = {""};
+	char **names = NULL;
+	size_t n = 0;
+
+	if (hostlist_expand(arg, &names, &n, &err) < 0)
+		die(JOBOPT_EXIT_FATAL, "Invalid node name specified: %s", err.text);
+	hostlist_free(names);
+	set_str(dst, arg);
+}
+
 /* srun's -i/-o/-e: a task filter handled by srun, or a file for the node. */
 static void set_stdio(struct jobopt *o, int id, const char *arg)
 {
@@ -555,7 +572,7 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		set_stdio(o, id, arg);
 		break;
 	case 'x':
-		set_str(&d->exc_nodes, arg);
+		set_nodes(&d->exc_nodes, arg);
 		break;
 	case O_EXCLUSIVE:
 		if (arg && *arg && strcasecmp(arg, "user") && strcasecmp(arg, "mcs") &&
@@ -596,7 +613,19 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		set_nice(o, arg);
 		break;
 	case 'w':
-		set_str(&d->req_nodes, arg);
+		set_nodes(&d->req_nodes, arg);
+		break;
+	case O_GRES:
+		free(d->gres);
+		d->gres = NULL;
+		if (strcasecmp(arg, "none")) {
+			struct gres_item items[GRES_MAX_ITEMS];
+			size_t n;
+
+			if (gres_parse(arg, items, &n, NULL) < 0)
+				die(JOBOPT_EXIT_FATAL, "Invalid --gres specification");
+			d->gres = xstrdup(arg);
+		}
 		break;
 	case 'N':
 		parse_nodes(o, arg);
@@ -843,8 +872,9 @@ static void print_help(enum jobopt_cmd cmd)
 	print_usage(cmd);
 	printf(
 	    "\nOptions are those of Slurm's %s(1); see its manual page. Options\n"
-	    "accepted for compatibility but without effect here include --gres, --gpus,\n"
-	    "--qos, --mail-type, --mail-user, --cpu-bind, --reservation and --hint.\n",
+	    "accepted for compatibility but without effect here include --gpus, --qos,\n"
+	    "--mail-type, --mail-user, --cpu-bind, --reservation and --hint; --gres\n"
+	    "is checked against the nodes' Gres= but not counted yet.\n",
 	    cli_prog);
 }
 

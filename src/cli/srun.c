@@ -396,12 +396,14 @@ static void parse(struct srun *s, int argc, char **argv)
 		exit(1);
 	}
 	s->cmd = argv + idx;
-	if (s->o.step_flags & STEP_F_MULTI_PROG)
-		s->cmd = multi_prog_load(s->cmd[0]);
 	jobopt_list_release(&cmdline);
 	jobopt_finish(&s->o);
+	/* named after the program, or the --multi-prog file (as Slurm), never
+	 * after the file's text */
 	if (!s->o.desc.name)
 		s->o.desc.name = xstrdup(jobopt_basename(s->cmd[0]));
+	if (s->o.step_flags & STEP_F_MULTI_PROG)
+		s->cmd = multi_prog_load(s->cmd[0]);
 }
 
 int cmd_srun(int argc, char **argv)

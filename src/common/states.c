@@ -237,6 +237,8 @@ const char *slurm_strerror(int rc)
 		return "Pathname of a file, directory or other parameter too long";
 	case ESLURM_INVALID_ARGUMENT:
 		return "Invalid argument";
+	case ESLURM_INVALID_GRES:
+		return "Invalid generic resource (gres) specification";
 	default:
 		return "Unspecified error";
 	}

@@ -7,6 +7,7 @@
 #include "common/arrayspec.h"
 #include "common/constraint.h"
 #include "common/conf.h"
+#include "common/gres.h"
 #include "common/hostlist.h"
 #include "common/states.h"
 #include "common/timefmt.h"
@@ -279,14 +280,94 @@ static int job_desc_constraint(struct ctld *ctld, const struct part *p,
 	return 0;
 }
 
+/* Check a -w (p given) or -x (p NULL) host list: every name is a configured node,
+ * for -w one of p's.  A list naming nodes more than once is rewritten with each
+ * name once, so what is kept and expanded at every scheduling pass is never
+ * longer than the node table; hostlist_expand bounds the work done here
+ * (HOSTLIST_MAX names, refused before any is made). */
+static int job_desc_nodes(struct ctld *ctld, const struct part *p, char **list)
+{
+	size_t count = 0, n = 0, nn = node_mgr_count(ctld->nodes);
+	char **names = NULL, **uniq;
+	unsigned char *seen;
+	int rc = 0;
+
+	if (!*list)
+		return 0;
+	if (hostlist_expand(*list, &names, &count, NULL) < 0)
+		return ESLURM_INVALID_NODE_NAME;
+	seen = xcalloc(nn + 1, 1);
+	uniq = xcalloc(count + 1, sizeof(*uniq));
+	for (size_t i = 0; i < count && !rc; i++) {
+		int idx = node_mgr_find(ctld->nodes, names[i]);
+
+		if (idx < 0)
+			rc = ESLURM_INVALID_NODE_NAME;
+		else if (p && !part_has_node(p, idx))
+			rc = ESLURM_REQUESTED_NODES_NOT_IN_PARTITION;
+		else if (!seen[idx]) {
+			seen[idx] = 1;
+			uniq[n++] = names[i];
+		}
+	}
+	if (!rc && n < count) {
+		char *once = hostlist_compress(uniq, n);
+
+		if (once) {
+			free(*list);
+			*list = once;
+		}
+	}
+	free(uniq);
+	free(seen);
+	hostlist_free(names);
+	return rc;
+}
+
+/* --gres: each GRES named must be configured on a node of p (Gres= in
+ * slurm.conf), else ESLURM_INVALID_GRES as Slurm says; one no node has as many
+ * of as asked cannot run there. */
+static int job_desc_gres(const struct ctld *ctld, const struct part *p,
+                         const struct job_desc *d)
+{
+	struct gres_item items[GRES_MAX_ITEMS];
+	struct rota_error err = {{0}};
+	size_t n = 0;
+
+	if (!d->gres)
+		return 0;
+	if (gres_parse(d->gres, items, &n, &err) < 0) {
+		log_info("submit rejected: %s", err.text);
+		return ESLURM_INVALID_GRES;
+	}
+	for (size_t k = 0; k < n; k++) {
+		int known = 0, enough = 0;
+
+		for (size_t i = 0; i < p->nnodes && !enough; i++) {
+			const char *g =
+			    node_mgr_get(ctld->nodes, p->node_idx[i])->cfg->gres;
+
+			known |= gres_node_count(g, items[k].name, "") > 0;
+			enough = gres_node_count(g, items[k].name, items[k].type) >=
+			         items[k].count;
+		}
+		if (!known) {
+			log_info("submit rejected: no node of partition %s has gres %s",
+			         p->cfg->name, items[k].name);
+			return ESLURM_INVALID_GRES;
+		}
+		if (!enough)
+			return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	}
+	return 0;
+}
+
 int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
                              struct part **ret_part)
 {
 	struct constraint *cons = NULL;
 	struct part *p;
 	int rc;
-	char **names = NULL;
-	size_t count = 0;
 
 	p = d->partition ? node_mgr_part_find(ctld->nodes, d->partition)
 	                 : node_mgr_part_default(ctld->nodes);
@@ -304,22 +385,13 @@ int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
 		return ESLURM_INVALID_NODE_COUNT;
 	if (d->num_tasks == 0 || d->cpus_per_task == 0 || d->ntasks_per_node == 0)
 		return ESLURM_BAD_DIST;
-	if (d->req_nodes) {
-		if (hostlist_expand(d->req_nodes, &names, &count, NULL) < 0)
-			return ESLURM_INVALID_NODE_NAME;
-		for (size_t i = 0; i < count; i++) {
-			int idx = node_mgr_find(ctld->nodes, names[i]);
-			int bad = idx < 0 ? ESLURM_INVALID_NODE_NAME
-			          : !part_has_node(p, idx)
-			              ? ESLURM_REQUESTED_NODES_NOT_IN_PARTITION
-			              : 0;
-			if (bad) {
-				hostlist_free(names);
-				return bad;
-			}
-		}
-		hostlist_free(names);
-	}
+	rc = job_desc_nodes(ctld, p, &d->req_nodes);
+	if (!rc)
+		rc = job_desc_nodes(ctld, NULL, &d->exc_nodes);
+	if (!rc)
+		rc = job_desc_gres(ctld, p, d);
+	if (rc)
+		return rc;
 	rc = job_desc_constraint(ctld, p, d, &cons);
 	if (rc)
 		return rc;
@@ -330,6 +402,35 @@ int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
 	if (rc)
 		return rc;
 	*ret_part = p;
+	return 0;
+}
+
+int job_desc_check_strings(const struct job_desc *d, const char **ret_field,
+                           size_t *ret_pos)
+{
+	const struct {
+		const char *field, *value;
+	} strs[] = {
+	    {"job name", d->name},           {"comment", d->comment},
+	    {"account", d->account},         {"partition", d->partition},
+	    {"constraint", d->features},     {"dependency", d->dependency},
+	    {"node list", d->req_nodes},     {"excluded node list", d->exc_nodes},
+	    {"array", d->array_inx},         {"working directory", d->work_dir},
+	    {"stdout path", d->std_out},     {"stderr path", d->std_err},
+	    {"stdin path", d->std_in},       {"gres", d->gres},
+	    {"submit host", d->submit_host},
+	};
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		const unsigned char *v = (const unsigned char *)strs[i].value;
+
+		for (size_t k = 0; v && v[k]; k++)
+			if (v[k] < 0x20 || v[k] == 0x7f) {
+				*ret_field = strs[i].field;
+				*ret_pos = k;
+				return ESLURM_INVALID_ARGUMENT;
+			}
+	}
 	return 0;
 }
 
@@ -411,10 +512,20 @@ void job_mgr_submit(struct ctld *ctld, struct client *c, struct job_desc *d, int
 	struct part *p = NULL;
 	struct job_event ev = {0};
 	struct submit_reply *r;
+	const char *field;
+	size_t pos;
 	int rc;
 
 	if (alloc)
 		d->flags |= JOB_F_INTERACTIVE;
+	rc = job_desc_check_strings(d, &field, &pos);
+	if (rc) {
+		char *msg = xasprintf("Invalid %s: control character at position %zu",
+		                      field, pos + 1);
+		client_send_rc(c, rc, msg);
+		free(msg);
+		return;
+	}
 	rc = job_desc_validate(ctld, d, alloc, &p);
 	if (!rc)
 		rc = job_part_limits(ctld, p, d);

@@ -133,6 +133,16 @@ void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason
 void job_release_node(struct ctld *ctld, struct job *job, uint32_t k);
 void job_release_all(struct ctld *ctld, struct job *job);
 
+/* Refuse control characters (below 0x20, and DEL) in the short strings of a
+ * request: name, comment, account, partition, features, dependency, node lists,
+ * array spec, working directory and standard stream paths (the script, its
+ * arguments and environment may hold any byte).  Slurm takes any byte, but a
+ * newline in a job name breaks every line-oriented consumer (squeue, logs,
+ * accounting dumps).  Returns 0 or ESLURM_INVALID_ARGUMENT with *ret_field
+ * (static) and *ret_pos (0-based byte) set. */
+int job_desc_check_strings(const struct job_desc *d, const char **ret_field,
+                           size_t *ret_pos);
+
 /* The checks of a request against the cluster, at submit and when scontrol
  * update changes it: partition (the default one filled in), node and task
  * counts, requested nodes, could it ever run.  Returns 0 and sets *ret_part

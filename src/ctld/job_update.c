@@ -235,8 +235,12 @@ static int update_commit(struct update *u)
 {
 	struct job_desc evd;
 	struct part *p;
+	const char *field;
+	size_t pos;
 	int rc;
 
+	if (job_desc_check_strings(&u->nd, &field, &pos))
+		return ESLURM_INVALID_ARGUMENT;
 	if (u->check_resources &&
 	    (rc = job_desc_check_resources(u->ctld, &u->nd, &p)) != 0)
 		return rc;

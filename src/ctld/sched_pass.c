@@ -7,6 +7,7 @@
 #include <string.h>
 #include "common/arrayspec.h"
 #include "common/constraint.h"
+#include "common/gres.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/states.h"
@@ -138,14 +139,20 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 		ps->nodes[i].usable =
 		    node_usable(n) && part_has_node(job->part, i) &&
 		    (!job->desc.features ||
-		     (cons && constraint_match(cons, alt, n->cfg->features)));
+		     (cons && constraint_match(cons, alt, n->cfg->features))) &&
+		    (!job->desc.gres || gres_node_has(job->desc.gres, n->cfg->gres));
 		ps->nodes[i].required = 0;
-		for (size_t k = 0; k < nreq; k++)
-			if (!strcmp(req[k], n->cfg->name))
-				ps->nodes[i].required = 1;
-		for (size_t k = 0; k < nexc; k++)
-			if (!strcmp(exc[k], n->cfg->name))
-				ps->nodes[i].usable = 0;
+	}
+	/* by name lookup: linear in the lists and the nodes, not their product */
+	for (size_t k = 0; k < nreq; k++) {
+		int idx = node_mgr_find(ctld->nodes, req[k]);
+		if (idx >= 0 && (size_t)idx < ps->nnodes)
+			ps->nodes[idx].required = 1;
+	}
+	for (size_t k = 0; k < nexc; k++) {
+		int idx = node_mgr_find(ctld->nodes, exc[k]);
+		if (idx >= 0 && (size_t)idx < ps->nnodes)
+			ps->nodes[idx].usable = 0;
 	}
 	hostlist_free(req);
 	hostlist_free(exc);

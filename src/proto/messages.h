@@ -57,7 +57,8 @@
 	F(S, u32, warn_time, _)   /* seconds before the end */                           \
 	F(S, u32, warn_flags, _)  /* WARN_F_* */                                         \
 	F(S, str, array_inx, _)   /* --array spec as given; NULL: not an array */        \
-	F(S, u32, pn_min_cpus, _) /* --mincpus; NO_VAL unset */
+	F(S, u32, pn_min_cpus, _) /* --mincpus; NO_VAL unset */                          \
+	F(S, str, gres, _)        /* --gres as given (common/gres.h); NULL: none */
 ROTA_DECLARE(job_desc, JOB_DESC_FIELDS)
 
 enum job_flags {
