@@ -5,12 +5,14 @@ scontrol hold/release, TimeLimit, requeue and srun --jobid on user a's jobs, and
 test_job_update.py a's Nice and b's Dependency.  Here the rest of what a job
 owner may do, tried by somebody else, with real Unix users: every other
 scontrol update key, top, uhold, array tasks, steps, job filters of scancel,
-an srun step in a pending allocation; and that what the job writes is the
-job user's, with the mode its umask gives (Slurm creates output files with the
-job's umask and guarantees no more: a 077 umask keeps them from others).
+an srun step in a pending allocation, its batch script in the spool; and that
+what the job writes is the job user's, with the mode its umask gives (Slurm
+creates output files with the job's umask and guarantees no more: a 077 umask
+keeps them from others).
 Each refusal is checked to have changed nothing.
 """
 
+import glob
 import os
 import stat
 import time
@@ -82,6 +84,12 @@ def test_array_tasks_and_steps_of_another_user(ucluster, users):
         assert p.returncode == 1, cmd
         assert "Unable to create step for job" in p.stderr and DENIED in p.stderr, \
             (cmd, p.stderr)
+    # nor is its batch script, kept in the node's spool while it runs
+    scripts = glob.glob(os.path.join(c.dir, "spool", "*", f"job{running:05d}",
+                                     "slurm_script"))
+    assert len(scripts) == 1, scripts
+    p = as_user(c, b, f"cat {scripts[0]}")
+    assert p.returncode == 1 and "Permission denied" in p.stderr, p.stderr
     time.sleep(0.3)
     assert c.job_state(running) == "RUNNING"
     p = c.run(["squeue", "-h", "-s", "-j", str(running), "-o", "%i"])
