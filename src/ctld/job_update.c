@@ -173,6 +173,7 @@ static int update_pending_key(struct update *u, const char *key, size_t kl, cons
 		if (rc)
 			return rc;
 		set_str(&nd->exc_nodes, v);
+		u->check_resources = 1; /* there each node is kept once */
 	} else if (key_is(key, kl, "Features")) {
 		set_str(&nd->features, v);
 		u->check_resources = 1;

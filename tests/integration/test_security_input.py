@@ -143,6 +143,10 @@ def test_hostlists_checked_at_submit(cluster):
         assert (p.returncode, p.stderr) == (
             1, "slurm_update error: Invalid node name specified\n"), kv
     assert cluster.job_field(held, "ExcNodeList") == "(null)"
+    p = cluster.run(["scontrol", "update", f"JobId={held}",
+                     "ExcNodeList=" + ",".join(["node02", "node01"] * 500)])
+    assert (p.returncode, p.stderr) == (0, "")
+    assert cluster.job_field(held, "ExcNodeList") == "node[02,01]"
 
 
 def test_gres_not_configured_is_refused(cluster):
