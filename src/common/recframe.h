@@ -1,0 +1,56 @@
+/* recframe.h - framing of an append-only record file that survives damage.
+ *
+ * A record is [u32 magic][u32 length][u32 crc][body], big-endian, where crc is
+ * CRC-32 (zlib's) over magic, length and body.  A reader that meets a bad
+ * record scans forward for the next magic whose record checks, so one flipped
+ * byte costs one record, not every record after it.
+ *
+ * The format before this one ("v0": [u32 length][u32 crc of body][body], no
+ * magic) is still read; it cannot resynchronise, so damage there costs the
+ * rest of the file.  A v0 file never starts with the magic (its first word is
+ * a length, at most RECFRAME_MAX).
+ *
+ * Pure functions over a buffer (no I/O), so that they can be unit-tested.
+ */
+#ifndef ROTA_RECFRAME_H
+#define ROTA_RECFRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RECFRAME_MAGIC 0xd57a0ec1u
+#define RECFRAME_HDR   12
+#define RECFRAME_MAX   (64u << 20) /* largest body */
+
+/* Fill hdr for body[0..len). */
+void recframe_header(uint8_t hdr[RECFRAME_HDR], const void *body, uint32_t len);
+
+/* A region that held no valid record: bytes [off, off + bytes), in which
+ * `records` record headers were seen (0 when none could be told apart). */
+struct recframe_damage {
+	size_t off, bytes;
+	unsigned records;
+};
+
+/* Called for each valid record (body borrowed: valid during the call); a
+ * negative return stops the walk and is returned by recframe_walk. */
+typedef int (*recframe_rec_f)(void *arg, const uint8_t *body, uint32_t len);
+typedef void (*recframe_bad_f)(void *arg, const struct recframe_damage *d);
+
+struct recframe_result {
+	size_t records; /* valid records passed to rec */
+	size_t damaged; /* damaged regions passed to bad */
+	size_t end;     /* offset after the last valid record */
+	size_t torn;    /* bytes after `end` that are a torn tail (silent) */
+	int v0;         /* the buffer is in the old format */
+};
+
+/* Walk buf[0..size).  A tail that is an incomplete record (a crash during an
+ * append: fewer bytes than a header, a header whose body runs past the end,
+ * or only zero bytes) is a torn tail: counted in ret->torn, not reported as
+ * damage.  Anything else that does not check is reported through bad.
+ * Returns 0 or the first negative return of rec. */
+int recframe_walk(const uint8_t *buf, size_t size, recframe_rec_f rec, recframe_bad_f bad,
+                  void *arg, struct recframe_result *ret);
+
+#endif
