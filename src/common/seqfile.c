@@ -55,6 +55,22 @@ static int slot_write(int fd, uint32_t gen, uint64_t value)
 	return 0;
 }
 
+static int sync_parent(const char *path)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	int fd, rc = 0;
+
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	fd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) < 0)
+		rc = -errno;
+	if (fd >= 0)
+		close(fd);
+	free(dir);
+	return rc;
+}
+
 int seqfile_open(const char *path, struct seqfile **ret, uint64_t *ret_value,
                  struct rota_error *err)
 {
@@ -79,8 +95,9 @@ int seqfile_open(const char *path, struct seqfile **ret, uint64_t *ret_value,
 	}
 	if (!any) {
 		/* new (or both slots unreadable): both slots, so that the file has
-		 * its blocks before the disk may fill */
-		if ((rc = slot_write(fd, 0, 0)) < 0 || (rc = slot_write(fd, 1, 0)) < 0) {
+		 * its blocks before the disk may fill; then its directory entry */
+		if ((rc = slot_write(fd, 0, 0)) < 0 || (rc = slot_write(fd, 1, 0)) < 0 ||
+		    (rc = sync_parent(path)) < 0) {
 			close(fd);
 			return errprintf(err, "write %s: %s", path, strerror(-rc));
 		}
