@@ -72,6 +72,18 @@ static unsigned count_magic(const uint8_t *buf, size_t from, size_t to)
 	return n;
 }
 
+/* The old format: its first record checks (a new file whose first magic is
+ * damaged is not taken for one, and so is resynchronised, not dropped). */
+static int is_v0(const uint8_t *buf, size_t size)
+{
+	uint32_t len;
+
+	if (size < 8 || get32(buf) == RECFRAME_MAGIC)
+		return 0;
+	len = get32(buf);
+	return len <= size - 8 && (uint32_t)crc32(0L, buf + 8, len) == get32(buf + 4);
+}
+
 static int walk_v0(const uint8_t *buf, size_t size, recframe_rec_f rec,
                    recframe_bad_f bad, void *arg, struct recframe_result *r)
 {
@@ -118,7 +130,7 @@ int recframe_walk(const uint8_t *buf, size_t size, recframe_rec_f rec, recframe_
 	size_t off = 0;
 	int rc = 0;
 
-	if (size >= 4 && get32(buf) != RECFRAME_MAGIC && get32(buf) <= RECFRAME_MAX) {
+	if (is_v0(buf, size)) {
 		r.v0 = 1;
 		rc = walk_v0(buf, size, rec, bad, arg, &r);
 		*ret = r;

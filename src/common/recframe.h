@@ -7,8 +7,8 @@
  *
  * The format before this one ("v0": [u32 length][u32 crc of body][body], no
  * magic) is still read; it cannot resynchronise, so damage there costs the
- * rest of the file.  A v0 file never starts with the magic (its first word is
- * a length, at most RECFRAME_MAX).
+ * rest of the file.  A file is taken for v0 when it does not start with the
+ * magic and its first record checks as a v0 record.
  *
  * Pure functions over a buffer (no I/O), so that they can be unit-tested.
  */

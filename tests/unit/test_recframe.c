@@ -192,6 +192,23 @@ static void test_v0(void **state)
 	assert_int_equal(w.bad[0].bytes, n - second);
 }
 
+/* A zeroed first byte leaves a word that could be a v0 length: still read as
+ * the new format, the first record lost, the rest kept. */
+static void test_first_byte_zeroed(void **state)
+{
+	uint8_t buf[1024];
+	size_t off[NREC], n = build(buf, off);
+	struct walk w = {0};
+	struct recframe_result r;
+
+	buf[0] = 0;
+	assert_int_equal(recframe_walk(buf, n, on_rec, on_bad, &w, &r), 0);
+	assert_false(r.v0);
+	assert_int_equal(r.records, NREC - 1);
+	assert_int_equal(r.damaged, 1);
+	assert_int_equal(w.bad[0].off, 0);
+}
+
 static void test_seqfile(void **state)
 {
 	char path[] = "/tmp/test_seqfile.XXXXXX";
@@ -231,6 +248,7 @@ int main(void)
 	    cmocka_unit_test(test_torn_tail_is_silent),
 	    cmocka_unit_test(test_damaged_tail_is_reported),
 	    cmocka_unit_test(test_v0),
+	    cmocka_unit_test(test_first_byte_zeroed),
 	    cmocka_unit_test(test_seqfile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
