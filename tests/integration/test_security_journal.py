@@ -408,3 +408,37 @@ def test_start_on_full_disk(tmpfs_cluster):
     stop_ctld(c)
     start_ctld(c)
     assert set(queued(c)) == {*ids, *fits, new}
+
+
+def test_damaged_journal_on_full_disk(tmpfs_cluster):
+    """Damage found when there is no room to rewrite the journal: the damaged
+    file is still kept (a link needs no room for data), the controller starts
+    and refuses submissions, and rewrites the journal once space returns."""
+    c = tmpfs_cluster
+    ids = [c.sbatch("--hold", "-J", f"jrnl{i}", "--wrap", "true") for i in range(5)]
+    stop_ctld(c)
+    path = journal_path(c)
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    off, body, length, name = submit_records(bytes(data))[2]
+    data[body + 5] ^= 0x10
+    with open(path, "wb") as f:
+        f.write(data)
+    fill(c)
+    before = len(ctld_log(c))
+    start_ctld(c)
+    log = ctld_log(c)[before:]
+    assert f"damaged region at offset {off} " in log, log
+    assert queued(c) == {j: f"jrnl{i}" for i, j in enumerate(ids) if i != name}
+    assert len(kept_aside(c)) == 1
+    sbatch_fails(c, "--hold")
+    assert not os.path.exists(path + ".new")
+    unfill(c)
+    new = wait_accepting(c)
+    assert new > max(ids)
+    stop_ctld(c)
+    before = len(ctld_log(c))
+    start_ctld(c)
+    assert "damaged" not in ctld_log(c)[before:]
+    assert len(kept_aside(c)) == 1
+    assert set(queued(c)) == {*ids, new} - {ids[name]}
