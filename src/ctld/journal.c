@@ -101,6 +101,8 @@ void journal_destroy(struct journal *j)
 	free(j);
 }
 
+static int write_all(int fd, const char *p, size_t len);
+
 /* ---- replay ---- */
 
 struct replay {
@@ -164,17 +166,41 @@ static void replay_bad(void *arg, const struct recframe_damage *d)
 		        j->path, d->off, d->bytes, j->keep);
 }
 
+/* Copy j->path to j->keep (a file system without hard links). */
+static int copy_damaged(struct journal *j)
+{
+	char buf[65536];
+	off_t off = 0;
+	ssize_t n;
+	int fd = open(j->keep, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((n = pread(j->fd, buf, sizeof(buf), off)) > 0) {
+		if ((rc = write_all(fd, buf, (size_t)n)) < 0)
+			break;
+		off += n;
+	}
+	if (rc == 0 && (n < 0 || fsync(fd) < 0))
+		rc = -errno;
+	close(fd);
+	if (rc < 0)
+		unlink(j->keep);
+	return rc;
+}
+
 /* Keep the damaged file under j->keep (a hard link: the rewrite that follows
- * replaces j->path, the damaged inode stays). */
+ * replaces j->path, the damaged inode stays; a copy where links are not
+ * supported). */
 static int keep_damaged(struct journal *j, struct rota_error *err)
 {
 	int rc;
 
 	if (!j->keep)
 		return 0;
-	if (link(j->path, j->keep) < 0 && errno != EEXIST)
+	if (link(j->path, j->keep) < 0 && errno != EEXIST && (rc = copy_damaged(j)) < 0)
 		return errprintf(err, "keep %s as %s: %s", j->path, j->keep,
-		                 strerror(errno));
+		                 strerror(-rc));
 	if ((rc = sync_dir(j->dir)) < 0)
 		return errprintf(err, "sync %s: %s", j->dir, strerror(-rc));
 	log_info("journal %s: damaged journal kept as %s", j->path, j->keep);
