@@ -112,7 +112,7 @@ struct replay {
 	size_t undecodable;
 };
 
-static int replay_rec(void *arg, const uint8_t *body, uint32_t len)
+static int replay_rec(void *arg, const uint8_t *body, size_t len)
 {
 	struct replay *r = arg;
 	struct job_event ev = {0};
@@ -259,29 +259,21 @@ int journal_damaged(const struct journal *j)
 
 /* ---- append and flush ---- */
 
-static void buf_add(struct journal *j, const void *data, size_t len)
-{
-	if (j->len + len > j->cap) {
-		j->cap = (j->len + len) * 2;
-		j->buf = xrealloc(j->buf, j->cap);
-	}
-	memcpy(j->buf + j->len, data, len);
-	j->len += len;
-}
-
 void journal_append(struct journal *j, const struct job_event *ev)
 {
 	char *enc;
-	size_t len;
-	uint8_t hdr[RECFRAME_HDR];
+	size_t len, size;
 
 	if (j->err)
 		return; /* the rewrite that ends the failure writes the state */
 	if (codec_encode(&job_event_type, ev, &enc, &len) < 0 || len > RECFRAME_MAX)
 		fatal("journal: cannot encode event");
-	recframe_header(hdr, enc, (uint32_t)len);
-	buf_add(j, hdr, sizeof(hdr));
-	buf_add(j, enc, len);
+	size = recframe_size(enc, len);
+	if (j->len + size > j->cap) {
+		j->cap = (j->len + size) * 2;
+		j->buf = xrealloc(j->buf, j->cap);
+	}
+	j->len += recframe_encode((uint8_t *)j->buf + j->len, enc, len);
 	free(enc);
 	event_active(j->flush_ev, 0, 0);
 }
@@ -371,8 +363,8 @@ static ssize_t rewrite_events(int fd, journal_gen_f gen, void *arg)
 	ssize_t rc = 0;
 
 	for (;;) {
-		char *enc;
-		size_t len;
+		char *enc, *rec;
+		size_t len, n;
 		memset(&ev, 0, sizeof(ev));
 		if (!gen(arg, i++, &ev))
 			break;
@@ -380,28 +372,26 @@ static ssize_t rewrite_events(int fd, journal_gen_f gen, void *arg)
 		    len > RECFRAME_MAX)
 			fatal("journal: cannot encode event");
 		codec_release(&job_event_type, &ev);
-		if (used + RECFRAME_HDR + len > REWRITE_CHUNK) {
+		n = recframe_size(enc, len);
+		if (used + n > REWRITE_CHUNK) {
 			if ((rc = write_all(fd, out, used)) < 0) {
 				free(enc);
 				goto out;
 			}
 			used = 0;
 		}
-		recframe_header((uint8_t *)out + used, enc, (uint32_t)len);
-		used += RECFRAME_HDR;
-		if (used + len > REWRITE_CHUNK) { /* a record larger than the chunk */
-			rc = write_all(fd, out, used);
-			if (rc == 0)
-				rc = write_all(fd, enc, len);
-			used = 0;
+		if (n > REWRITE_CHUNK) { /* a record larger than the chunk */
+			rec = xmalloc(n);
+			recframe_encode((uint8_t *)rec, enc, len);
+			rc = write_all(fd, rec, n);
+			free(rec);
 		} else {
-			memcpy(out + used, enc, len);
-			used += len;
+			used += recframe_encode((uint8_t *)out + used, enc, len);
 		}
 		free(enc);
 		if (rc < 0)
 			goto out;
-		size += RECFRAME_HDR + len;
+		size += n;
 	}
 	if ((rc = write_all(fd, out, used)) < 0)
 		goto out;

@@ -2,9 +2,10 @@
 journal loses only the damaged record, and a full disk refuses work instead of
 stopping the controller.
 
-The journal is read here in both formats: today's ([magic][len][crc][body],
-crc over all three) and the old one ([len][crc of body][body]), so that these
-tests say what was lost, not only that the controller failed to start.
+The journal is read here in both formats, today's ([magic][len][crc][body],
+len and crc 7 bits a byte, body escaped) and the old one ([len][crc of
+body][body]), so that these tests say what was lost, not only that the
+controller failed to start.
 """
 
 import glob
@@ -28,18 +29,29 @@ SUBMIT_ERR = ("sbatch: error: Batch job submission failed: "
 
 # ---- the journal's records ----
 
+def get35(b):
+    v = 0
+    for x in b:
+        assert x < 0x80, "not a record header"
+        v = v << 7 | x
+    return v
+
+
 def records(data):
-    """[(offset, header bytes, body offset, body length)] of a clean journal."""
+    """[(offset, header bytes, body offset, body length)] of a clean journal
+    (today's format: magic, then length and crc 7 bits a byte, escaped body; the
+    old one: length, crc, body)."""
     out = []
     off = 0
     v0 = len(data) >= 4 and struct.unpack(">I", data[:4])[0] != MAGIC
-    hdr = 8 if v0 else 12
+    hdr = 8 if v0 else 14
     while off + hdr <= len(data):
         if v0:
             length, = struct.unpack(">I", data[off:off + 4])
         else:
-            magic, length = struct.unpack(">II", data[off:off + 8])
+            magic, = struct.unpack(">I", data[off:off + 4])
             assert magic == MAGIC, f"no record at {off}"
+            length = get35(data[off + 4:off + 9])
         out.append((off, hdr, off + hdr, length))
         off += hdr + length
     assert off == len(data), "journal does not end on a record"
@@ -62,7 +74,9 @@ def to_v0(data):
     out = b""
     for off, hdr, body, length in records(data):
         b = data[body:body + length]
-        out += struct.pack(">II", length, zlib.crc32(b)) + b
+        if hdr == 14:
+            b = b.replace(b"\xd5\x00", b"\xd5")
+        out += struct.pack(">II", len(b), zlib.crc32(b)) + b
     return out
 
 
