@@ -199,6 +199,8 @@ const char *slurm_strerror(int rc)
 		return "Invalid job id specified";
 	case ESLURM_INVALID_NODE_NAME:
 		return "Invalid node name specified";
+	case ESLURM_WRITING_TO_FILE:
+		return "I/O error writing script/environment to file";
 	case ESLURM_TRANSITION_STATE_NO_UPDATE:
 		return "Job can not be altered now, try again later";
 	case ESLURM_ALREADY_DONE:

@@ -9,6 +9,7 @@
 #include "common/conf.h"
 #include "common/gres.h"
 #include "common/hostlist.h"
+#include "common/seqfile.h"
 #include "common/states.h"
 #include "common/timefmt.h"
 #include "ctld/client.h"
@@ -24,6 +25,7 @@
 #define SCRIPT_MAX (4u << 20)
 #define ENV_MAX    (1u << 16) /* entries */
 #define ARGV_MAX   (1u << 14)
+#define ID_BLOCK   1000u /* job ids reserved per write of the high-water mark */
 
 struct job_mgr {
 	struct job **hash;
@@ -31,6 +33,9 @@ struct job_mgr {
 	size_t count;
 	struct job *head, *tail;
 	uint32_t next_id;
+	char *hwm_path;      /* StateSaveLocation/job_id_hwm */
+	struct seqfile *hwm; /* NULL until opened (retried when it fails) */
+	uint32_t reserved;   /* ids below this are covered by the stored mark */
 };
 
 int job_mgr_create(struct ctld *ctld, struct job_mgr **ret)
@@ -78,6 +83,8 @@ void job_mgr_destroy(struct job_mgr *jm)
 {
 	if (!jm)
 		return;
+	seqfile_destroy(jm->hwm);
+	free(jm->hwm_path);
 	for (struct job *j = jm->head, *n; j; j = n) {
 		n = j->next;
 		job_free(j);
@@ -112,6 +119,57 @@ uint32_t job_mgr_next_id(struct job_mgr *jm)
 void job_mgr_set_next_id(struct job_mgr *jm, uint32_t id)
 {
 	jm->next_id = id;
+}
+
+/* Open the high-water-mark file; *ret_value: what it holds. */
+static int hwm_open(struct job_mgr *jm, uint64_t *ret_value)
+{
+	struct rota_error err = {""};
+
+	if (seqfile_open(jm->hwm_path, &jm->hwm, ret_value, &err) < 0) {
+		log_err("job id high-water mark: %s", err.text);
+		return -1;
+	}
+	return 0;
+}
+
+void job_mgr_id_restore(struct ctld *ctld, int damaged)
+{
+	struct job_mgr *jm = ctld->jobs;
+	uint64_t stored = 0;
+
+	free(jm->hwm_path);
+	jm->hwm_path = xasprintf("%s/job_id_hwm", ctld->conf->state_save_location);
+	if (hwm_open(jm, &stored) < 0)
+		stored = 0;
+	if (stored > UINT32_MAX)
+		stored = UINT32_MAX;
+	if (damaged && stored > jm->next_id) {
+		log_warn("journal damaged: next job id raised from %u to %u, above every "
+		         "id that may have been handed out",
+		         jm->next_id, (uint32_t)stored);
+		jm->next_id = (uint32_t)stored;
+	}
+	jm->reserved = stored > jm->next_id ? (uint32_t)stored : jm->next_id;
+}
+
+/* Make sure id is below the stored high-water mark (a write and fdatasync
+ * every ID_BLOCK ids).  Returns 0 or -errno. */
+static int hwm_cover(struct job_mgr *jm, uint32_t id)
+{
+	uint64_t stored, want = (uint64_t)id + ID_BLOCK;
+	int rc;
+
+	if (id < jm->reserved || !jm->hwm_path)
+		return 0;
+	if (!jm->hwm && hwm_open(jm, &stored) < 0)
+		return -EIO;
+	if ((rc = seqfile_store(jm->hwm, want)) < 0) {
+		log_err("job id high-water mark %s: %s", jm->hwm_path, strerror(-rc));
+		return rc;
+	}
+	jm->reserved = want > UINT32_MAX ? UINT32_MAX : (uint32_t)want;
+	return 0;
 }
 
 struct job *job_mgr_insert(struct job_mgr *jm, uint32_t job_id)
@@ -178,12 +236,32 @@ struct submit_reply {
 	int alloc;
 };
 
+/* The journal could not record the submission: it is refused, and the job
+ * goes (never acknowledged, so no one knows its id). */
+static void submit_failed(struct submit_reply *r, int rc)
+{
+	struct job *job = job_find(r->ctld->jobs, r->job_id);
+
+	log_err("JobId=%u refused: its record cannot be written (%s)", r->job_id,
+	        strerror(-rc));
+	if (job && job_is_pending(job)) {
+		if (r->alloc && r->client->alloc_job_id == r->job_id)
+			r->client->alloc_job_id = 0;
+		job_mgr_remove(r->ctld->jobs, job);
+	} else if (job && !job_is_finished(job)) {
+		job_end(r->ctld, job, JOB_CANCELLED, 0, 0);
+	}
+	client_send_rc(r->client, ESLURM_WRITING_TO_FILE, NULL);
+}
+
 static void submit_durable(void *arg, int rc)
 {
 	struct submit_reply *r = arg;
 	struct job *job = job_find(r->ctld->jobs, r->job_id);
 
-	if (!r->alloc) {
+	if (rc < 0) {
+		submit_failed(r, rc);
+	} else if (!r->alloc) {
 		struct submit_resp resp = {.job_id = r->job_id};
 		client_send(r->client, MSG_SUBMIT_RESP, &resp);
 	} else if (job && job_is_pending(job)) {
@@ -494,6 +572,7 @@ static int job_part_limits(struct ctld *ctld, const struct part *p,
 	return 0;
 }
 
+/* A new job id, or 0 when its high-water mark cannot be stored. */
 static uint32_t job_new_id(struct job_mgr *jm, const struct conf *conf)
 {
 	uint32_t first = conf->first_job_id ? conf->first_job_id : 1;
@@ -501,6 +580,8 @@ static uint32_t job_new_id(struct job_mgr *jm, const struct conf *conf)
 
 	for (;;) {
 		uint32_t id = jm->next_id;
+		if (hwm_cover(jm, id) < 0)
+			return 0;
 		jm->next_id = id >= max ? first : id + 1;
 		if (!job_find(jm, id))
 			return id;
@@ -531,12 +612,16 @@ void job_mgr_submit(struct ctld *ctld, struct client *c, struct job_desc *d, int
 		rc = job_part_limits(ctld, p, d);
 	if (!rc && (int32_t)d->nice < 0 && !ctld_is_admin(ctld, c->uid))
 		rc = ESLURM_ACCESS_DENIED; /* only operators may raise a priority */
+	/* what cannot be recorded is not accepted (a full disk) */
+	if (!rc && journal_error(ctld->journal))
+		rc = ESLURM_WRITING_TO_FILE;
+	if (!rc && !(ev.job_id = job_new_id(ctld->jobs, ctld->conf)))
+		rc = ESLURM_WRITING_TO_FILE;
 	if (rc) {
 		client_send_rc(c, rc, NULL);
 		return;
 	}
 	ev.type = EV_SUBMIT;
-	ev.job_id = job_new_id(ctld->jobs, ctld->conf);
 	ev.time = time(NULL);
 	ev.uid = c->uid;
 	ev.gid = c->gid;
@@ -596,8 +681,9 @@ struct job *job_array_split(struct ctld *ctld, struct job *meta, uint32_t task)
 
 	if (!meta->array_rem)
 		return NULL;
-	if (meta->array_rem->count > 1)
-		ev.new_job_id = job_new_id(ctld->jobs, ctld->conf);
+	if (meta->array_rem->count > 1 &&
+	    !(ev.new_job_id = job_new_id(ctld->jobs, ctld->conf)))
+		return NULL;
 	if (job_event_commit(ctld, &ev) < 0)
 		return NULL;
 	return ev.new_job_id ? job_find(ctld->jobs, ev.new_job_id) : meta;

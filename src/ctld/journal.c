@@ -1,18 +1,19 @@
-#include <arpa/inet.h>
 #include <errno.h>
 #include <event2/event.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+#include "common/recframe.h"
 #include "ctld/job_event.h"
 #include "ctld/journal.h"
 #include "common/common.h"
 
-#define REC_HDR 8
-#define REC_MAX (64u << 20)
+#define REWRITE_CHUNK (1u << 20)
 
 struct waiter {
 	journal_done_f cb;
@@ -20,7 +21,7 @@ struct waiter {
 };
 
 struct journal {
-	char *path;
+	char *dir, *path;
 	int fd;
 	size_t size;
 	char *buf; /* appended, not yet written */
@@ -28,32 +29,29 @@ struct journal {
 	struct waiter *waiters;
 	size_t nwait, capwait;
 	struct event *flush_ev;
+	int err;          /* 0 or -errno: failed, appends dropped until a rewrite */
+	int need_rewrite; /* old format or damaged: no append before a rewrite */
+	int damaged;      /* replay found damage */
+	char *keep;       /* where the damaged file must still be kept (NULL: done) */
 };
-
-static uint32_t crc_table[256];
-
-static void crc_init(void)
-{
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-		crc_table[i] = c;
-	}
-}
-
-static uint32_t crc32_buf(const void *data, size_t len)
-{
-	const uint8_t *p = data;
-	uint32_t c = 0xffffffffu;
-	for (size_t i = 0; i < len; i++)
-		c = crc_table[(c ^ p[i]) & 0xff] ^ (c >> 8);
-	return c ^ 0xffffffffu;
-}
 
 static void flush_cb(evutil_socket_t fd, short what, void *arg)
 {
 	journal_flush(arg);
+}
+
+/* Make a rename, link or creation in the directory durable. */
+static int sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
 }
 
 int journal_open(struct event_base *base, const char *dir, struct journal **ret,
@@ -61,21 +59,26 @@ int journal_open(struct event_base *base, const char *dir, struct journal **ret,
 {
 	struct journal *j;
 	struct stat st;
-	int fd;
+	int fd, created;
 
-	crc_init();
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return errprintf(err, "mkdir %s: %s", dir, strerror(errno));
 	j = xcalloc(1, sizeof(*j));
+	j->dir = xstrdup(dir);
 	j->path = xasprintf("%s/journal", dir);
+	created = access(j->path, F_OK) < 0;
 	fd = open(j->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (fd < 0) {
+	if (fd < 0 || fstat(fd, &st) < 0) {
 		errprintf(err, "open %s: %s", j->path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		free(j->path);
+		free(j->dir);
 		free(j);
 		return -1;
 	}
-	fstat(fd, &st);
+	if (created)
+		sync_dir(dir);
 	j->fd = fd;
 	j->size = st.st_size;
 	j->flush_ev = event_new(base, -1, 0, flush_cb, j);
@@ -92,91 +95,185 @@ void journal_destroy(struct journal *j)
 	close(j->fd);
 	free(j->buf);
 	free(j->waiters);
+	free(j->keep);
 	free(j->path);
+	free(j->dir);
 	free(j);
 }
 
-static int replay_record(const char *body, uint32_t len, journal_replay_f cb, void *arg,
-                         struct rota_error *err)
+static int write_all(int fd, const char *p, size_t len);
+
+/* ---- replay ---- */
+
+struct replay {
+	struct journal *j;
+	journal_replay_f cb;
+	void *arg;
+	size_t undecodable;
+};
+
+static int replay_rec(void *arg, const uint8_t *body, size_t len)
 {
+	struct replay *r = arg;
 	struct job_event ev = {0};
+	struct rota_error err = {""};
 	int rc;
 
-	if (codec_decode(&job_event_type, body, len, &ev, err) < 0)
-		return -EPROTO;
-	rc = cb(&ev, arg);
+	if (codec_decode(&job_event_type, (const char *)body, len, &ev, &err) < 0) {
+		/* checks, yet does not decode: a record of another version */
+		log_err("journal %s: skipping a record that does not decode: %s",
+		        r->j->path, err.text);
+		r->undecodable++;
+		return 0;
+	}
+	rc = r->cb(&ev, r->arg);
 	codec_release(&job_event_type, &ev);
+	return rc < 0 && rc != -ENOENT && rc != -EINVAL ? rc : 0;
+}
+
+/* Choose journal.damaged.<time>[.<n>], a name not taken yet. */
+static char *damaged_name(const struct journal *j)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char stamp[32];
+
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
+	for (int n = 0;; n++) {
+		char *p = n ? xasprintf("%s.damaged.%s.%d", j->path, stamp, n)
+		            : xasprintf("%s.damaged.%s", j->path, stamp);
+		if (access(p, F_OK) < 0)
+			return p;
+		free(p);
+	}
+}
+
+static void replay_bad(void *arg, const struct recframe_damage *d)
+{
+	struct replay *r = arg;
+	struct journal *j = r->j;
+
+	if (!j->keep)
+		j->keep = damaged_name(j);
+	if (d->records)
+		log_err("journal %s: damaged region at offset %zu (%zu bytes, about %u "
+		        "record(s)) skipped; the damaged journal is kept as %s",
+		        j->path, d->off, d->bytes, d->records, j->keep);
+	else
+		log_err("journal %s: damaged region at offset %zu (%zu bytes, records "
+		        "unknown) skipped; the damaged journal is kept as %s",
+		        j->path, d->off, d->bytes, j->keep);
+}
+
+/* Copy j->path to j->keep (a file system without hard links). */
+static int copy_damaged(struct journal *j)
+{
+	char buf[65536];
+	off_t off = 0;
+	ssize_t n;
+	int fd = open(j->keep, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((n = pread(j->fd, buf, sizeof(buf), off)) > 0) {
+		if ((rc = write_all(fd, buf, (size_t)n)) < 0)
+			break;
+		off += n;
+	}
+	if (rc == 0 && (n < 0 || fsync(fd) < 0))
+		rc = -errno;
+	close(fd);
+	if (rc < 0)
+		unlink(j->keep);
 	return rc;
+}
+
+/* Keep the damaged file under j->keep (a hard link: the rewrite that follows
+ * replaces j->path, the damaged inode stays; a copy where links are not
+ * supported). */
+static int keep_damaged(struct journal *j, struct rota_error *err)
+{
+	int rc;
+
+	if (!j->keep)
+		return 0;
+	if (link(j->path, j->keep) < 0 && errno != EEXIST && (rc = copy_damaged(j)) < 0)
+		return errprintf(err, "keep %s as %s: %s", j->path, j->keep,
+		                 strerror(-rc));
+	if ((rc = sync_dir(j->dir)) < 0)
+		return errprintf(err, "sync %s: %s", j->dir, strerror(-rc));
+	log_info("journal %s: damaged journal kept as %s", j->path, j->keep);
+	free(j->keep);
+	j->keep = NULL;
+	return 0;
 }
 
 int journal_replay(struct journal *j, journal_replay_f cb, void *arg,
                    struct rota_error *err)
 {
-	off_t off = 0;
-	char hdr[REC_HDR];
-	char *body = NULL;
-	int rc = 0, n = 0;
+	struct replay r = {.j = j, .cb = cb, .arg = arg};
+	struct recframe_result res = {0};
+	void *map = NULL;
+	int rc = 0;
 
-	for (;;) {
-		uint32_t len, crc;
-		ssize_t r = pread(j->fd, hdr, REC_HDR, off);
-		if (r == 0)
-			break;
-		if (r != REC_HDR)
-			goto torn;
-		memcpy(&len, hdr, 4);
-		memcpy(&crc, hdr + 4, 4);
-		len = ntohl(len);
-		crc = ntohl(crc);
-		if (len > REC_MAX)
-			goto torn;
-		body = xrealloc(body, len ? len : 1);
-		if (pread(j->fd, body, len, off + REC_HDR) != (ssize_t)len ||
-		    crc32_buf(body, len) != crc)
-			goto torn;
-		rc = replay_record(body, len, cb, arg, err);
-		if (rc < 0 && rc != -ENOENT && rc != -EINVAL)
-			goto out;
-		rc = 0;
-		off += REC_HDR + len;
-		n++;
+	if (j->size) {
+		map = mmap(NULL, j->size, PROT_READ, MAP_PRIVATE, j->fd, 0);
+		if (map == MAP_FAILED)
+			return errprintf(err, "read %s: %s", j->path, strerror(errno));
+		rc = recframe_walk(map, j->size, replay_rec, replay_bad, &r, &res);
+		munmap(map, j->size);
+		if (rc < 0)
+			return errprintf(err, "replay %s: %s", j->path, strerror(-rc));
 	}
-	goto out;
-torn:
-	log_warn("journal %s: torn or corrupt record at offset %lld after %d records; "
-	         "discarding the rest",
-	         j->path, (long long)off, n);
-	if (ftruncate(j->fd, off) < 0)
-		rc = errprintf(err, "truncate %s: %s", j->path, strerror(errno));
-	j->size = off;
-out:
-	free(body);
-	log_info("journal: replayed %d records", n);
-	return rc;
+	if (res.damaged || r.undecodable) {
+		j->damaged = 1;
+		j->need_rewrite = 1;
+		if (!j->keep)
+			j->keep = damaged_name(j);
+		if (keep_damaged(j, err) < 0)
+			log_err("journal: %s (retried before the next rewrite)",
+			        err->text);
+	} else if (res.torn) {
+		/* a crash during an append: never acknowledged, cut off silently */
+		log_debug("journal %s: torn tail of %zu bytes at offset %zu cut off",
+		          j->path, res.torn, res.end);
+		if (ftruncate(j->fd, (off_t)res.end) < 0)
+			return errprintf(err, "truncate %s: %s", j->path,
+			                 strerror(errno));
+		fdatasync(j->fd);
+		j->size = res.end;
+	}
+	if (res.v0) {
+		log_info("journal %s: old format, rewritten in the new one", j->path);
+		j->need_rewrite = 1;
+	}
+	log_info("journal: replayed %zu records", res.records);
+	return 0;
 }
 
-static void buf_add(struct journal *j, const void *data, size_t len)
+int journal_damaged(const struct journal *j)
 {
-	if (j->len + len > j->cap) {
-		j->cap = (j->len + len) * 2;
-		j->buf = xrealloc(j->buf, j->cap);
-	}
-	memcpy(j->buf + j->len, data, len);
-	j->len += len;
+	return j->damaged;
 }
+
+/* ---- append and flush ---- */
 
 void journal_append(struct journal *j, const struct job_event *ev)
 {
 	char *enc;
-	size_t len;
-	uint32_t hdr[2];
+	size_t len, size;
 
-	if (codec_encode(&job_event_type, ev, &enc, &len) < 0)
+	if (j->err)
+		return; /* the rewrite that ends the failure writes the state */
+	if (codec_encode(&job_event_type, ev, &enc, &len) < 0 || len > RECFRAME_MAX)
 		fatal("journal: cannot encode event");
-	hdr[0] = htonl((uint32_t)len);
-	hdr[1] = htonl(crc32_buf(enc, len));
-	buf_add(j, hdr, sizeof(hdr));
-	buf_add(j, enc, len);
+	size = recframe_size(enc, len);
+	if (j->len + size > j->cap) {
+		j->cap = (j->len + size) * 2;
+		j->buf = xrealloc(j->buf, j->cap);
+	}
+	j->len += recframe_encode((uint8_t *)j->buf + j->len, enc, len);
 	free(enc);
 	event_active(j->flush_ev, 0, 0);
 }
@@ -191,38 +288,120 @@ void journal_when_durable(struct journal *j, journal_done_f cb, void *arg)
 	event_active(j->flush_ev, 0, 0);
 }
 
+/* A write or sync failed with rc: cut off what may be half written and stop
+ * appending until a rewrite. */
+static void journal_fail(struct journal *j, const char *what, int rc)
+{
+	if (ftruncate(j->fd, (off_t)j->size) < 0)
+		log_err("journal %s: truncate: %s", j->path, strerror(errno));
+	j->len = 0;
+	if (!j->err)
+		log_err("journal %s: %s failed: %s; submissions and updates are refused "
+		        "until it can be written again",
+		        j->path, what, strerror(-rc));
+	j->err = rc;
+}
+
 int journal_flush(struct journal *j)
 {
 	size_t nwait = j->nwait;
 	struct waiter *w = j->waiters;
-	int rc = 0;
 
-	if (j->len) {
+	if (j->len && !j->err) {
 		const char *p = j->buf;
 		size_t left = j->len;
-		while (left) {
+		while (left && !j->err) {
 			ssize_t n = write(j->fd, p, left);
 			if (n < 0 && errno == EINTR)
 				continue;
-			if (n < 0) {
-				/* losing acknowledged state is worse than stopping */
-				fatal("journal %s: write failed: %s", j->path,
-				      strerror(errno));
-			}
-			p += n;
-			left -= n;
+			if (n <= 0)
+				journal_fail(j, "write", n < 0 ? -errno : -ENOSPC);
+			else
+				p += n, left -= n;
 		}
-		if (fdatasync(j->fd) < 0)
-			fatal("journal %s: fdatasync failed: %s", j->path,
-			      strerror(errno));
-		j->size += j->len;
+		if (!j->err && fdatasync(j->fd) < 0)
+			journal_fail(j, "fdatasync", -errno);
+		if (!j->err)
+			j->size += j->len;
 		j->len = 0;
 	}
 	j->waiters = NULL;
 	j->nwait = j->capwait = 0;
 	for (size_t i = 0; i < nwait; i++)
-		w[i].cb(w[i].arg, rc);
+		w[i].cb(w[i].arg, j->err);
 	free(w);
+	return j->err;
+}
+
+int journal_error(const struct journal *j)
+{
+	return j->err;
+}
+
+/* ---- rewrite ---- */
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -ENOSPC;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Write gen's events to fd; returns the bytes written or -errno. */
+static ssize_t rewrite_events(int fd, journal_gen_f gen, void *arg)
+{
+	char *out = xmalloc(REWRITE_CHUNK);
+	size_t used = 0, size = 0, i = 0;
+	struct job_event ev;
+	ssize_t rc = 0;
+
+	for (;;) {
+		char *enc, *rec;
+		size_t len, n;
+		memset(&ev, 0, sizeof(ev));
+		if (!gen(arg, i++, &ev))
+			break;
+		if (codec_encode(&job_event_type, &ev, &enc, &len) < 0 ||
+		    len > RECFRAME_MAX)
+			fatal("journal: cannot encode event");
+		codec_release(&job_event_type, &ev);
+		n = recframe_size(enc, len);
+		if (used + n > REWRITE_CHUNK) {
+			if ((rc = write_all(fd, out, used)) < 0) {
+				free(enc);
+				goto out;
+			}
+			used = 0;
+		}
+		if (n > REWRITE_CHUNK) { /* a record larger than the chunk */
+			rec = xmalloc(n);
+			recframe_encode((uint8_t *)rec, enc, len);
+			rc = write_all(fd, rec, n);
+			free(rec);
+		} else {
+			used += recframe_encode((uint8_t *)out + used, enc, len);
+		}
+		free(enc);
+		if (rc < 0)
+			goto out;
+		size += n;
+	}
+	if ((rc = write_all(fd, out, used)) < 0)
+		goto out;
+	if (fsync(fd) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	rc = (ssize_t)size;
+out:
+	free(out);
 	return rc;
 }
 
@@ -230,50 +409,52 @@ int journal_rewrite(struct journal *j, journal_gen_f gen, void *arg,
                     struct rota_error *err)
 {
 	char *tmp = xasprintf("%s.new", j->path);
-	int fd, rc = -1;
-	size_t i = 0, size = 0;
-	struct job_event ev;
+	int fd = -1, nfd, rc = -1, was_failed;
+	ssize_t size;
 
 	journal_flush(j);
+	was_failed = j->err || j->need_rewrite;
+	if (keep_damaged(j, err) < 0)
+		goto fail;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		errprintf(err, "open %s: %s", tmp, strerror(errno));
-		goto out;
+		goto fail;
 	}
-	for (;;) {
-		char *enc;
-		size_t len;
-		uint32_t hdr[2];
-		memset(&ev, 0, sizeof(ev));
-		if (!gen(arg, i++, &ev))
-			break;
-		codec_encode(&job_event_type, &ev, &enc, &len);
-		codec_release(&job_event_type, &ev);
-		hdr[0] = htonl((uint32_t)len);
-		hdr[1] = htonl(crc32_buf(enc, len));
-		if (write(fd, hdr, sizeof(hdr)) != sizeof(hdr) ||
-		    write(fd, enc, len) != (ssize_t)len) {
-			free(enc);
-			errprintf(err, "write %s: %s", tmp, strerror(errno));
-			close(fd);
-			goto out;
-		}
-		size += sizeof(hdr) + len;
-		free(enc);
+	size = rewrite_events(fd, gen, arg);
+	if (size < 0) {
+		errprintf(err, "write %s: %s", tmp, strerror((int)-size));
+		goto fail;
 	}
-	if (fsync(fd) < 0 || rename(tmp, j->path) < 0) {
-		errprintf(err, "replace %s: %s", j->path, strerror(errno));
-		close(fd);
-		goto out;
+	if (rename(tmp, j->path) < 0) {
+		errprintf(err, "rename %s: %s", tmp, strerror(errno));
+		goto fail;
 	}
-	close(j->fd);
-	j->fd = open(j->path, O_RDWR | O_APPEND | O_CLOEXEC);
-	if (j->fd < 0)
+	if (sync_dir(j->dir) < 0)
+		log_err("journal: sync %s: %s", j->dir, strerror(errno));
+	nfd = open(j->path, O_RDWR | O_APPEND | O_CLOEXEC);
+	if (nfd < 0)
 		fatal("reopen %s: %s", j->path, strerror(errno));
-	close(fd);
-	j->size = size;
+	close(j->fd);
+	j->fd = nfd;
+	j->size = (size_t)size;
+	if (j->err)
+		log_info("journal %s: written again (%zd bytes of state); submissions "
+		         "and updates are accepted",
+		         j->path, size);
+	j->err = 0;
+	j->need_rewrite = 0;
 	rc = 0;
+	goto out;
+fail:
+	if (fd >= 0)
+		unlink(tmp); /* nothing half written is left behind */
+	/* a journal that must be rewritten before it is appended to stays failed */
+	if (was_failed && !j->err)
+		j->err = -EIO;
 out:
+	if (fd >= 0)
+		close(fd);
 	free(tmp);
 	return rc;
 }

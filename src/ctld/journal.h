@@ -3,9 +3,20 @@
  * DESIGN: records are appended to an in-memory buffer; one flush per loop turn
  * writes them all and fdatasync()s once (group commit).  Callers that must not
  * answer before their record is durable register a callback that runs after the
- * flush.  A record is [u32 length][u32 crc32][msgpack job_event]; a torn or
- * corrupt tail is cut off at start-up with a warning.  journal_rewrite() replaces
- * the file atomically (temp + rename) with a compacted set of events.
+ * flush, with the flush's result.  Records are framed by common/recframe.h
+ * (magic, length, CRC): at start-up a damaged record costs only itself, the
+ * damaged file is kept aside as journal.damaged.<time> (a hard link: no data
+ * copied) with one log line per damaged region, and a tail torn by a crash is
+ * cut off silently.  journal_rewrite() replaces the file (journal.new, fsync,
+ * rename, fsync of the directory) with a compacted set of events.
+ *
+ * FAILURE: when a write or sync fails (ENOSPC, EDQUOT, EIO) the journal is
+ * "failed": what was not written is cut off again, the waiters get the error,
+ * and later appends are dropped (the caller's memory holds them) until a
+ * journal_rewrite() of the whole state succeeds.  Callers refuse what must be
+ * durable (submissions, updates) while journal_error() is set.  A journal that
+ * needs a rewrite before it may be appended to (old format, damage found) and
+ * cannot get one is failed too.
  */
 #ifndef ROTA_JOURNAL_H
 #define ROTA_JOURNAL_H
@@ -25,21 +36,32 @@ int journal_open(struct event_base *base, const char *dir, struct journal **ret,
                  struct rota_error *err);
 void journal_destroy(struct journal *j); /* flushes first; NULL allowed */
 
-/* Call cb for each stored event, in order.  Stops at the first negative rc. */
+/* Call cb for each stored event, in order, skipping damaged records (logged).
+ * Returns 0, or a negative error when the file cannot be read. */
 int journal_replay(struct journal *j, journal_replay_f cb, void *arg,
                    struct rota_error *err);
 
-/* Append an event (copied).  The flush happens later in this loop turn. */
+/* Did journal_replay find damage (records lost)? */
+int journal_damaged(const struct journal *j);
+
+/* Append an event (copied).  The flush happens later in this loop turn.
+ * Dropped while the journal is failed. */
 void journal_append(struct journal *j, const struct job_event *ev);
 
-/* Run cb(arg, rc) once everything appended so far is on disk. */
+/* Run cb(arg, rc) once everything appended so far is on disk (rc 0), or could
+ * not be written (rc < 0: the journal is failed). */
 void journal_when_durable(struct journal *j, journal_done_f cb, void *arg);
 
-/* Write and sync now. */
+/* Write and sync now.  Returns 0 or the journal's error. */
 int journal_flush(struct journal *j);
 
+/* 0, or the -errno that failed the journal (nothing appended is durable until
+ * a journal_rewrite succeeds). */
+int journal_error(const struct journal *j);
+
 /* Replace the journal with the events produced by gen (called repeatedly with an
- * index until it returns 0). */
+ * index until it returns 0).  On success a failed journal works again; on
+ * failure nothing is left behind (no journal.new). */
 typedef int (*journal_gen_f)(void *arg, size_t i, struct job_event *ev);
 int journal_rewrite(struct journal *j, journal_gen_f gen, void *arg,
                     struct rota_error *err);

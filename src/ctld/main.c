@@ -41,6 +41,8 @@ static void sched_cb(evutil_socket_t fd, short what, void *arg)
 	struct ctld *ctld = arg;
 
 	ctld->sched_pending = 0;
+	if (journal_error(ctld->journal))
+		return; /* a start that cannot be recorded waits (tick_cb kicks) */
 	sched_pass(ctld, time(NULL));
 	ctld->sched_last = time_mono();
 }
@@ -49,6 +51,8 @@ static void backfill_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ctld *ctld = arg;
 
+	if (journal_error(ctld->journal))
+		return;
 	if (!backfill_continue(ctld, time(NULL), 0))
 		ctld_backfill_kick(ctld);
 }
@@ -65,7 +69,8 @@ void ctld_sched_kick(struct ctld *ctld)
 {
 	double wait;
 
-	if (ctld->replaying || !ctld->sched_ev || ctld->sched_pending)
+	if (ctld->replaying || !ctld->sched_ev || ctld->sched_pending ||
+	    journal_error(ctld->journal))
 		return;
 	ctld->sched_pending = 1;
 	wait = ctld->sched_last + SCHED_MIN_INTERVAL_S - time_mono();
@@ -212,14 +217,43 @@ static int ctld_restore(struct ctld *ctld, struct rota_error *err)
 	if (journal_replay(ctld->journal, replay_one, ctld, err) < 0)
 		return -1;
 	ctld->replaying = 0;
-	/* purge what aged out while we were down, then compact */
+	/* ids already handed out stay handed out, whatever the journal lost */
+	job_mgr_id_restore(ctld, journal_damaged(ctld->journal));
+	/* purge what aged out while we were down, then compact; on a full disk
+	 * start anyway (a journal that must be rewritten first stays failed:
+	 * tick_cb retries) */
 	job_mgr_tick(ctld, time(NULL));
 	if (journal_rewrite(ctld->journal, compact_gen, &cp, err) < 0)
-		return -1;
+		log_err("journal compaction skipped: %s", err->text);
 	ctld->compacted_size = journal_size(ctld->journal);
 	log_info("restored %zu jobs; next job id %u", job_count(ctld->jobs),
 	         job_mgr_next_id(ctld->jobs));
 	return 0;
+}
+
+/* The journal failed (full disk, I/O error): try to write the whole state
+ * again, after 1, 2, 4 s... (at most JOURNAL_RETRY_MAX s) between tries. */
+#define JOURNAL_RETRY_MAX 4
+
+static void journal_retry(struct ctld *ctld, time_t now)
+{
+	struct compact cp = {.ctld = ctld};
+	struct rota_error err = {""};
+
+	if (now < ctld->journal_retry_at)
+		return;
+	if (journal_rewrite(ctld->journal, compact_gen, &cp, &err) < 0) {
+		ctld->journal_retry_wait =
+		    ctld->journal_retry_wait ? ctld->journal_retry_wait * 2 : 1;
+		if (ctld->journal_retry_wait > JOURNAL_RETRY_MAX)
+			ctld->journal_retry_wait = JOURNAL_RETRY_MAX;
+		ctld->journal_retry_at = now + ctld->journal_retry_wait;
+		log_debug("journal still not writable: %s", err.text);
+		return;
+	}
+	ctld->journal_retry_wait = 0;
+	ctld->journal_retry_at = 0;
+	ctld->compacted_size = journal_size(ctld->journal);
 }
 
 static void tick_cb(evutil_socket_t fd, short what, void *arg)
@@ -230,9 +264,12 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 
 	node_mgr_tick(ctld, now);
 	job_mgr_tick(ctld, now);
-	/* compact when the log has grown well past the live state it last held */
-	if (journal_size(ctld->journal) > COMPACT_BYTES &&
-	    journal_size(ctld->journal) > 2 * ctld->compacted_size) {
+	if (journal_error(ctld->journal)) {
+		journal_retry(ctld, now);
+	} else if (journal_size(ctld->journal) > COMPACT_BYTES &&
+	           journal_size(ctld->journal) > 2 * ctld->compacted_size) {
+		/* compact when the log has grown well past the live state it
+		 * last held */
 		struct compact cp = {.ctld = ctld};
 		if (journal_rewrite(ctld->journal, compact_gen, &cp, &err) < 0)
 			log_err("journal compaction failed: %s", err.text);
@@ -360,7 +397,13 @@ int main(int argc, char **argv)
 	ctld_sched_kick(&ctld);
 	event_base_dispatch(ctld.base);
 
-	journal_flush(ctld.journal);
+	if (journal_flush(ctld.journal) < 0) {
+		/* a last chance for what only memory holds */
+		ctld.journal_retry_at = 0;
+		journal_retry(&ctld, time(NULL));
+		if (journal_error(ctld.journal))
+			log_err("journal: state since the write failure is lost");
+	}
 	listener_destroy(ctld.listener);
 	event_free(sigterm);
 	event_free(sigint);

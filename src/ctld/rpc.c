@@ -6,6 +6,7 @@
 #include "ctld/client.h"
 #include "ctld/ctld.h"
 #include "ctld/job_mgr.h"
+#include "ctld/journal.h"
 #include "ctld/node_mgr.h"
 #include "ctld/rpc.h"
 #include "proto/conn.h"
@@ -132,6 +133,21 @@ static const struct rpc_entry {
     {MSG_PROLOG_COMPLETE, P_NODE, rpc_prolog_complete},
 };
 
+/* Requests whose answer promises a change that the journal must hold: refused
+ * while it cannot be written (a full disk).  Submissions are refused by
+ * job_mgr_submit; queries, steps of running jobs and the nodes' reports go on. */
+static int rpc_needs_journal(uint16_t type)
+{
+	switch (type) {
+	case MSG_CANCEL_REQ:
+	case MSG_JOB_UPDATE_REQ:
+	case MSG_NODE_UPDATE_REQ:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 void rpc_dispatch(struct client *c, uint16_t type, void **body)
 {
 	const struct rpc_entry *e = NULL;
@@ -149,6 +165,10 @@ void rpc_dispatch(struct client *c, uint16_t type, void **body)
 		log_err("%s from uid %d refused: access denied", msg_name(type),
 		        (int)c->uid);
 		client_send_rc(c, ESLURM_ACCESS_DENIED, NULL);
+		return;
+	}
+	if (rpc_needs_journal(type) && journal_error(c->ctld->journal)) {
+		client_send_rc(c, ESLURM_TRANSITION_STATE_NO_UPDATE, NULL);
 		return;
 	}
 	client_ref(c);
