@@ -6,6 +6,33 @@
 #include "proto/messages.h"
 #include "common/common.h"
 
+uint32_t frame_max_body(uint16_t type)
+{
+	switch (type) {
+	/* replies, which only clients and daemons receive */
+	case MSG_JOB_INFO_RESP:
+	case MSG_NODE_INFO_RESP:
+	case MSG_PART_INFO_RESP:
+	case MSG_CONFIG_RESP:
+	case MSG_STEP_INFO_RESP:
+	case MSG_PRIO_INFO_RESP:
+		return FRAME_MAX_BODY;
+	case MSG_LAUNCH_REQ:
+		return 16u << 20;
+	case MSG_SUBMIT_REQ:
+	case MSG_ALLOC_REQ:
+	case MSG_STEP_CREATE_REQ:
+		return 8u << 20;
+	case MSG_NODE_REGISTER:
+	case MSG_IO_DATA:
+	case MSG_ALLOC_RESP:
+	case MSG_STEP_CREATE_RESP:
+		return 4u << 20;
+	default:
+		return 1u << 20;
+	}
+}
+
 int frame_pack(uint16_t type, const void *body, char **ret_buf, size_t *ret_len)
 {
 	const struct rota_type *t = msg_body_type(type);
