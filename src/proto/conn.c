@@ -19,6 +19,8 @@
 
 /* Frames up to this size never wait for the budget (one read's worth). */
 #define CONN_BUDGET_FREE (16u << 10)
+/* A peer holding budget must keep sending: no byte for this long closes it. */
+#define CONN_STALL_SEC 30
 /* After a frame this large, hand freed memory back to the system. */
 #define CONN_TRIM_AFTER (1u << 20)
 
@@ -93,6 +95,15 @@ size_t conn_budget_used(const struct conn_budget *b)
 	return b->used;
 }
 
+/* c now holds n bytes of budget (0: none): a stalled peer must not keep them. */
+static void budget_hold(struct conn *c, size_t n)
+{
+	struct timeval tv = {CONN_STALL_SEC, 0};
+
+	c->reserved = n;
+	bufferevent_set_timeouts(c->bev, n ? &tv : NULL, NULL);
+}
+
 static int budget_fits(const struct conn_budget *b, size_t n)
 {
 	return b->used == 0 || b->used + n <= b->max;
@@ -127,11 +138,11 @@ static void budget_release(struct conn *c)
 	if (!b || !c->reserved)
 		return;
 	b->used -= c->reserved;
-	c->reserved = 0;
+	budget_hold(c, 0);
 	while ((w = b->wait_head) && budget_fits(b, w->want)) {
 		budget_unwait(w);
 		b->used += w->want;
-		w->reserved = w->want;
+		budget_hold(w, w->want);
 		bufferevent_enable(w->bev, EV_READ);
 		/* what it already holds may complete the frame */
 		bufferevent_trigger(w->bev, EV_READ,
@@ -149,7 +160,7 @@ static int budget_reserve(struct conn *c, size_t n)
 		return 1;
 	if (!b->wait_head && budget_fits(b, n)) {
 		b->used += n;
-		c->reserved = n;
+		budget_hold(c, n);
 		return 1;
 	}
 	if (!c->waiting) {
@@ -297,6 +308,11 @@ static void conn_write_cb(struct bufferevent *bev, void *arg)
 static void conn_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct conn *c = arg;
+	if (what & BEV_EVENT_TIMEOUT) {
+		log_refusal("%s sent nothing of a %zu-byte frame for %d s", c->name,
+		            c->reserved, CONN_STALL_SEC);
+		what |= BEV_EVENT_ERROR;
+	}
 	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) {
 		if (c->closing) {
 			c->dead = 1;

@@ -168,6 +168,7 @@ def test_silent_tcp_flood_does_not_starve_local_clients(low_fd_cluster):
         assert len(socks) >= 3000, f"only {len(socks)} connections opened"
         for _ in range(5):
             worst = max(worst, squeue_seconds(cluster))
+        print(f"worst squeue {worst:.3f}s during a flood of {len(socks)}")
         assert worst < 1.0, f"squeue took {worst:.2f}s during a flood of {len(socks)}"
         # refusals and timeouts are summed up, not logged one line each
         grown = log_size(cluster) - log_before
@@ -304,8 +305,10 @@ def test_many_large_frames_use_bounded_memory(make_cluster):
     for r in replies:
         assert isinstance(r, tuple) and r[0] == MSG_RC, r
     grown = proc_status(pid, "VmHWM") - hwm_before
-    # 40 x 7.5 MiB = 300 MiB if all were held at once; the budget is 64 MiB
-    assert grown < 160 * 1024, f"peak RSS grew {grown // 1024} MiB"
+    print(f"peak RSS grew {grown // 1024} MiB for 40 x 7.5 MiB")
+    # 40 x 7.5 MiB = 300 MiB if all were held at once (200 MiB measured before
+    # the budget), 66 MiB measured with the 64 MiB budget
+    assert grown < 120 * 1024, f"peak RSS grew {grown // 1024} MiB"
 
     def returned():
         return proc_status(pid, "VmRSS") - rss_before < 48 * 1024
@@ -329,6 +332,7 @@ def test_msgpack_bomb_refused(cluster):
         s.close()
         alive(cluster)
     grown = proc_status(pid, "VmPeak") - peak_before
+    print(f"VmPeak grew {grown} KiB for the bombs")
     assert grown < 256 * 1024, f"VmPeak grew {grown // 1024} MiB for a 23-byte body"
     text = log_text(cluster, log_before)
     assert "a map declares 2147483648 entries but only 18 bytes follow" in text, text
