@@ -338,9 +338,10 @@ static int mp_header(const uint8_t *p, size_t avail, size_t *ret_hdr,
  * entry takes at least one byte), so that decoding never allocates for data
  * that is not there -- msgpack-c sizes an array or map from its header. */
 static int codec_check(const struct rota_type *t, const uint8_t *p, size_t len,
-                       struct rota_error *err)
+                       uint64_t max_values, struct rota_error *err)
 {
 	uint64_t pending = 1; /* objects still to read */
+	uint64_t values = 0;
 	size_t off = 0;
 
 	while (pending > 0) {
@@ -357,6 +358,10 @@ static int codec_check(const struct rota_type *t, const uint8_t *p, size_t len,
 			goto truncated;
 		off += hdr + payload;
 		pending--;
+		if (++values > max_values)
+			return errprintf(err, "%s: more than %llu values", t->name,
+			                 (unsigned long long)max_values),
+			       -EMSGSIZE;
 		if (children > len - off || pending + children > len - off) {
 			uint8_t b = p[off - hdr - payload];
 			int is_map = (b & 0xf0) == 0x80 || b >= 0xde;
@@ -379,11 +384,17 @@ truncated:
 int codec_decode(const struct rota_type *t, const char *data, size_t len, void *obj,
                  struct rota_error *err)
 {
+	return codec_decode_max(t, data, len, UINT64_MAX, obj, err);
+}
+
+int codec_decode_max(const struct rota_type *t, const char *data, size_t len,
+                     uint64_t max_values, void *obj, struct rota_error *err)
+{
 	msgpack_unpacked u;
 	size_t off = 0;
 	int rc;
 
-	if ((rc = codec_check(t, (const uint8_t *)data, len, err)) < 0)
+	if ((rc = codec_check(t, (const uint8_t *)data, len, max_values, err)) < 0)
 		return rc;
 	rc = -EPROTO;
 	msgpack_unpacked_init(&u);

@@ -15,6 +15,11 @@
  *   MSG_STEP_CREATE_RESP                                4 MiB
  *   every other request                                 1 MiB
  * A peer that has not authenticated yet may send FRAME_MAX_UNAUTH at most.
+ * Decoding costs about 24 bytes per msgpack value however small the value, so
+ * requests also have a count of values, frame_max_values(): 2^18 for a
+ * submission (its environment is at most 65536 strings) or a query by job id,
+ * 2^21 for a launch, 2^20 for a node's registration, 2^16 or 2^12 for the
+ * rest; replies only their size.
  */
 #ifndef ROTA_FRAME_H
 #define ROTA_FRAME_H
@@ -31,6 +36,8 @@
 
 /* The largest body a receiver accepts for this message type (see above). */
 uint32_t frame_max_body(uint16_t type);
+/* The most msgpack values a body of this type may hold (see above). */
+uint32_t frame_max_values(uint16_t type);
 
 /* Encode a whole frame (header + body of msg type).  Caller frees *ret_buf. */
 int frame_pack(uint16_t type, const void *body, char **ret_buf, size_t *ret_len);

@@ -318,6 +318,30 @@ def test_many_large_frames_use_bounded_memory(make_cluster):
     alive(cluster)
 
 
+def test_many_tiny_values_refused_before_decoding(make_cluster):
+    """A 7 MiB submission (under its 8 MiB limit) made of 7 million one-byte
+    values would cost 24 bytes each to decode (168 MiB): refused before it is
+    decoded, and the controller keeps serving."""
+    cluster = make_cluster("--nodes", "1", "--cpus", "2", "--mem", "2048")
+    pid = cluster.pid("rotactld")
+    alive(cluster)
+    hwm_before = proc_status(pid, "VmHWM")
+    n = 7 << 20
+    body = b"\x81" + mp_str("padding") + b"\xdd" + struct.pack("!I", n) + b"\xc0" * n
+    s = unix_connect(cluster)
+    s.sendall(frame(MSG_SUBMIT_REQ, body))
+    try:
+        answer = read_frame(s, timeout=30)  # None: closed
+    except (ConnectionResetError, socket.timeout) as e:
+        answer = e
+    s.close()
+    alive(cluster)
+    grown = proc_status(pid, "VmHWM") - hwm_before
+    print(f"peak RSS grew {grown // 1024} MiB for 7 Mi values")
+    assert grown < 64 * 1024, f"peak RSS grew {grown // 1024} MiB"
+    assert answer is None, f"not refused: {answer!r}"
+
+
 def test_msgpack_bomb_refused(cluster):
     """Map headers claiming 2^31 and 2^27 entries in a few bytes: refused
     before anything is allocated for them, and the controller keeps serving."""
