@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "common/conf.h"
@@ -27,7 +28,8 @@
 #include "common/timefmt.h"
 
 /* A peer on TCP must authenticate within AUTH_DEADLINE seconds; at most
- * UNAUTH_MAX peers may be unauthenticated at once (more are closed at once). */
+ * UNAUTH_MAX peers may be unauthenticated at once (more are closed at once),
+ * and no more than a quarter of the descriptors we may open. */
 #define AUTH_DEADLINE 5.0
 #define UNAUTH_MAX    256
 /* Connections accepted per socket per loop turn: a flood on one socket cannot
@@ -52,6 +54,7 @@ struct listener {
 	char *unix_path;
 	int reserve_fd;  /* spare descriptor, given up to shed a connection at EMFILE */
 	unsigned unauth; /* TCP peers that have not authenticated yet */
+	unsigned unauth_max; /* how many may be */
 	struct conn_budget *budget;
 	struct ratelimit emfile_log, cap_log, deadline_log;
 	unsigned long cap_refused, deadline_closed;
@@ -154,7 +157,7 @@ static void log_counts(struct listener *l)
 	}
 	if (l->cap_refused && ratelimit_pass(&l->cap_log, now, NULL)) {
 		log_err("refused %lu connections: %u unauthenticated connections already",
-		        l->cap_refused, UNAUTH_MAX);
+		        l->cap_refused, l->unauth_max);
 		l->cap_refused = 0;
 	}
 }
@@ -168,7 +171,7 @@ static void accept_one(struct lsock *s, int fd, const struct sockaddr *sa)
 
 	if (s->is_tcp) {
 		int one = 1;
-		if (l->unauth >= UNAUTH_MAX) {
+		if (l->unauth >= l->unauth_max) {
 			close(fd);
 			l->cap_refused++;
 			return;
@@ -210,9 +213,15 @@ static void accept_starved(struct lsock *s, int err)
 	unsigned long held;
 	int fd;
 
-	if (ratelimit_pass(&l->emfile_log, time_mono(), &held))
-		log_err("accept: %s (%lu times more, not logged); pausing %u ms",
-		        strerror(err), held, ACCEPT_PAUSE_MS);
+	if (ratelimit_pass(&l->emfile_log, time_mono(), &held)) {
+		if (held)
+			log_err("accept: %s (%lu times since the last report); pausing "
+			        "%u ms",
+			        strerror(err), held + 1, ACCEPT_PAUSE_MS);
+		else
+			log_err("accept: %s; pausing %u ms", strerror(err),
+			        ACCEPT_PAUSE_MS);
+	}
 	if (l->reserve_fd >= 0) {
 		close(l->reserve_fd);
 		fd = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC);
@@ -310,11 +319,16 @@ static int listen_tcp(struct ctld *ctld, struct rota_error *err)
 int listener_create(struct ctld *ctld, struct listener **ret, struct rota_error *err)
 {
 	struct listener *l = xcalloc(1, sizeof(*l));
+	struct rlimit rl;
 	int fd;
 
 	l->ctld = ctld;
 	l->unix_s.fd = l->tcp_s.fd = -1;
 	l->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	l->unauth_max = UNAUTH_MAX;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur / 4 < UNAUTH_MAX)
+		l->unauth_max = rl.rlim_cur / 4 > 8 ? (unsigned)(rl.rlim_cur / 4) : 8;
 	l->budget = conn_budget_create(INPUT_BUDGET);
 	l->emfile_log = (struct ratelimit)RATELIMIT_INIT(10, 1);
 	l->cap_log = (struct ratelimit)RATELIMIT_INIT(10, 1);

@@ -196,6 +196,63 @@ def test_silent_tcp_flood_does_not_starve_local_clients(low_fd_cluster):
     assert cluster.wait_job(jobid) == "COMPLETED"
 
 
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_out_of_descriptors_backs_off(make_cluster):
+    """A controller out of descriptors (its limit is lowered to 256 here, and
+    local connections hold them all) backs off: it does not spin on accept, logs
+    the condition once per interval rather than per attempt, and serves again
+    once descriptors are free."""
+    cluster = make_cluster("--nodes", "1", "--cpus", "2", "--mem", "2048")
+    pid = cluster.pid("rotactld")
+    alive(cluster)
+    resource.prlimit(pid, resource.RLIMIT_NOFILE, (256, 256))
+    log_before = log_size(cluster)
+    held = []
+    stop = threading.Event()
+
+    def hold():
+        # keep connections coming so that some always wait to be accepted
+        while not stop.is_set():
+            try:
+                held.append(unix_connect(cluster))
+            except OSError:
+                time.sleep(0.01)
+            if len(held) > 2000:
+                time.sleep(0.05)
+
+    t = threading.Thread(target=hold)
+    t.start()
+    try:
+        cluster.wait_for(lambda: fd_count(pid) >= 250, timeout=20,
+                         what=f"the controller to run out of descriptors "
+                              f"({fd_count(pid)})")
+        time.sleep(0.5)
+        cpu0, t0 = cpu_seconds(pid), time.monotonic()
+        time.sleep(3)
+        cpu = cpu_seconds(pid) - cpu0
+        wall = time.monotonic() - t0
+    finally:
+        stop.set()
+        t.join(30)
+        for s in held:
+            s.close()
+    grown = log_size(cluster) - log_before
+    text = log_text(cluster, log_before)
+    print(f"out of descriptors: {cpu:.2f}s CPU in {wall:.2f}s, log +{grown} bytes")
+    assert cpu < wall / 2, f"controller used {cpu:.2f}s of CPU in {wall:.2f}s"
+    assert grown < 4096, f"log grew {grown} bytes:\n{text[-2000:]}"
+    assert "Too many open files" in text, text[-2000:]
+    # descriptors free again: it answers
+    cluster.wait_for(lambda: cluster.run(["squeue", "-h"], timeout=30).returncode == 0,
+                     timeout=20, what="squeue to answer again")
+    alive(cluster)
+
+
 def test_controller_listens_on_its_configured_address(cluster):
     """SlurmctldHost=host(127.0.0.1): the TCP socket is bound to 127.0.0.1, not
     to every address."""
