@@ -148,7 +148,7 @@ static void test_budget_makes_frames_wait(void **state)
 	struct event_base *base = event_base_new();
 	struct conn_budget *b = conn_budget_create(1u << 20);
 	struct seen seen[2] = {{0}};
-	uint32_t len = 700u << 10;
+	uint32_t len = 700u << 10, bin_len;
 	char *frame = calloc(1, FRAME_HDR_LEN + len);
 	int sv[2][2];
 	struct conn *c[2];
@@ -159,7 +159,8 @@ static void test_budget_makes_frames_wait(void **state)
 	       "\x81\xa4"
 	       "data\xc6",
 	       7);
-	*(uint32_t *)(frame + FRAME_HDR_LEN + 7) = htonl(len - 11);
+	bin_len = htonl(len - 11);
+	memcpy(frame + FRAME_HDR_LEN + 7, &bin_len, 4);
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]), 0);
 		fcntl(sv[i][1], F_SETFL, O_NONBLOCK);
