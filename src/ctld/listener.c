@@ -32,6 +32,9 @@
  * and no more than a quarter of the descriptors we may open. */
 #define AUTH_DEADLINE 5.0
 #define UNAUTH_MAX    256
+/* ... and one source address may hold at most a quarter of those, so that a
+ * flood from one host leaves room for the nodes' own reconnections. */
+#define UNAUTH_PER_ADDR_DIV 4
 /* Connections accepted per socket per loop turn: a flood on one socket cannot
  * hold the loop (the unix socket's events also run first, see listener_create). */
 #define ACCEPT_BATCH 32
@@ -52,19 +55,60 @@ struct listener {
 	struct ctld *ctld;
 	struct lsock unix_s, tcp_s;
 	char *unix_path;
-	int reserve_fd;  /* spare descriptor, given up to shed a connection at EMFILE */
-	unsigned unauth; /* TCP peers that have not authenticated yet */
-	unsigned unauth_max; /* how many may be */
+	int reserve_fd; /* spare descriptor, given up to shed a connection at EMFILE */
+	/* TCP peers that have not authenticated yet, and their addresses */
+	struct unauth {
+		struct conn *conn;
+		struct sockaddr_storage addr;
+	} * unauth_v;
+	unsigned unauth, unauth_max, unauth_per_addr;
 	struct conn_budget *budget;
 	struct ratelimit emfile_log, cap_log, deadline_log;
 	unsigned long cap_refused, deadline_closed;
 };
 
+static int same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return 0;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->ss_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		               &((const struct sockaddr_in6 *)b)->sin6_addr,
+		               sizeof(struct in6_addr));
+	return 1;
+}
+
+/* May one more peer from addr wait to authenticate? */
+static int unauth_admit(const struct listener *l, const struct sockaddr_storage *addr)
+{
+	unsigned same = 0;
+
+	if (l->unauth >= l->unauth_max)
+		return 0;
+	for (unsigned i = 0; i < l->unauth; i++)
+		if (same_addr(&l->unauth_v[i].addr, addr) && ++same >= l->unauth_per_addr)
+			return 0;
+	return 1;
+}
+
+static void unauth_forget(struct listener *l, struct conn *conn)
+{
+	for (unsigned i = 0; i < l->unauth; i++) {
+		if (l->unauth_v[i].conn == conn) {
+			l->unauth_v[i] = l->unauth_v[--l->unauth];
+			return;
+		}
+	}
+}
+
 static void unauth_done(struct listener *l, struct conn *conn)
 {
 	conn_set_deadline(conn, 0, NULL, NULL);
 	conn_set_max_body(conn, 0);
-	l->unauth--;
+	unauth_forget(l, conn);
 }
 
 static void client_closed(struct conn *conn, void *arg)
@@ -140,7 +184,7 @@ static void unauth_timeout(struct conn *conn, void *arg)
 	struct client *c = arg;
 	struct listener *l = c->ctld->listener;
 
-	l->unauth--;
+	unauth_forget(l, conn);
 	l->deadline_closed++;
 	client_closed(conn, c);
 	conn_close(conn);
@@ -156,13 +200,14 @@ static void log_counts(struct listener *l)
 		l->deadline_closed = 0;
 	}
 	if (l->cap_refused && ratelimit_pass(&l->cap_log, now, NULL)) {
-		log_err("refused %lu connections: %u unauthenticated connections already",
-		        l->cap_refused, l->unauth_max);
+		log_err("refused %lu connections: too many unauthenticated connections "
+		        "(%u at most, %u from one address)",
+		        l->cap_refused, l->unauth_max, l->unauth_per_addr);
 		l->cap_refused = 0;
 	}
 }
 
-static void accept_one(struct lsock *s, int fd, const struct sockaddr *sa)
+static void accept_one(struct lsock *s, int fd, const struct sockaddr_storage *ss)
 {
 	struct listener *l = s->l;
 	char name[64] = "local";
@@ -171,7 +216,8 @@ static void accept_one(struct lsock *s, int fd, const struct sockaddr *sa)
 
 	if (s->is_tcp) {
 		int one = 1;
-		if (l->unauth >= l->unauth_max) {
+		const struct sockaddr *sa = (const struct sockaddr *)ss;
+		if (!unauth_admit(l, ss)) {
 			close(fd);
 			l->cap_refused++;
 			return;
@@ -195,7 +241,8 @@ static void accept_one(struct lsock *s, int fd, const struct sockaddr *sa)
 		conn_set_handlers(conn, client_msg, client_closed, c);
 		return;
 	}
-	l->unauth++;
+	l->unauth_v[l->unauth].conn = conn;
+	l->unauth_v[l->unauth++].addr = *ss;
 	conn_set_max_body(conn, FRAME_MAX_UNAUTH);
 	conn_set_deadline(conn, AUTH_DEADLINE, unauth_timeout, c);
 	auth_challenge_make(l->ctld->auth, &c->challenge);
@@ -252,7 +299,7 @@ static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 				log_err("accept: %s", strerror(errno));
 			break;
 		}
-		accept_one(s, fd, (struct sockaddr *)&ss);
+		accept_one(s, fd, &ss);
 	}
 	log_counts(s->l);
 }
@@ -329,6 +376,10 @@ int listener_create(struct ctld *ctld, struct listener **ret, struct rota_error 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    rl.rlim_cur / 4 < UNAUTH_MAX)
 		l->unauth_max = rl.rlim_cur / 4 > 8 ? (unsigned)(rl.rlim_cur / 4) : 8;
+	l->unauth_per_addr = l->unauth_max / UNAUTH_PER_ADDR_DIV;
+	if (l->unauth_per_addr < 2)
+		l->unauth_per_addr = 2;
+	l->unauth_v = xcalloc(l->unauth_max, sizeof(*l->unauth_v));
 	l->budget = conn_budget_create(INPUT_BUDGET);
 	l->emfile_log = (struct ratelimit)RATELIMIT_INIT(10, 1);
 	l->cap_log = (struct ratelimit)RATELIMIT_INIT(10, 1);
@@ -365,6 +416,7 @@ void listener_destroy(struct listener *l)
 	if (l->reserve_fd >= 0)
 		close(l->reserve_fd);
 	conn_budget_unref(l->budget);
+	free(l->unauth_v);
 	if (l->unix_path)
 		unlink(l->unix_path);
 	free(l->unix_path);

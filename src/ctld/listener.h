@@ -4,9 +4,9 @@
  *
  * Peers that have not authenticated cannot starve others: each has
  * AUTH_DEADLINE seconds and FRAME_MAX_UNAUTH bytes to answer the challenge, at
- * most UNAUTH_MAX of them at once; accepting is batched per loop turn and
- * pauses when descriptors run out; input buffered by all connections together
- * is bounded (conn_budget). */
+ * most UNAUTH_MAX of them at once (a quarter of them from one address); accepting is
+ * batched per loop turn and pauses when descriptors run out; input buffered by all
+ * connections together is bounded (conn_budget). */
 #ifndef ROTA_LISTENER_H
 #define ROTA_LISTENER_H
 

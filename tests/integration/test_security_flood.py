@@ -185,6 +185,19 @@ def test_silent_tcp_flood_does_not_starve_local_clients(low_fd_cluster):
             worst = max(worst, squeue_seconds(cluster))
         print(f"worst squeue {worst:.3f}s during a flood of {len(socks)}")
         assert worst < 1.0, f"squeue took {worst:.2f}s during a flood of {len(socks)}"
+        # another host (a node reconnecting) still gets its challenge: one
+        # source address cannot take every unauthenticated slot
+        other = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        other.bind(("127.0.0.2", 0))
+        other.settimeout(5)
+        other.connect(("127.0.0.1", port))
+        try:
+            got = read_frame(other, timeout=5)
+        except (ConnectionResetError, socket.timeout) as e:
+            got = e
+        other.close()
+        assert isinstance(got, tuple) and got[0] == 30, \
+            f"no challenge for another host during the flood: {got!r}"
         # refusals and timeouts are summed up, not logged one line each
         grown = log_size(cluster) - log_before
         assert grown < 16384, f"log grew {grown} bytes:\n{log_text(cluster, log_before)[-2000:]}"
