@@ -2,6 +2,7 @@
 #include <event2/event.h>
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -335,9 +336,30 @@ static void lsock_release(struct lsock *s)
 		close(s->fd);
 }
 
+/* Does name resolve (first) to a loopback address?  Debian maps the host's own
+ * name to 127.0.1.1 in /etc/hosts while other hosts find it in the DNS. */
+static int resolves_to_loopback(const char *name)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res;
+	int lo = 0;
+
+	if (getaddrinfo(name, NULL, &hints, &res))
+		return 0;
+	if (res->ai_family == AF_INET)
+		lo = (ntohl(((struct sockaddr_in *)res->ai_addr)->sin_addr.s_addr) >>
+		      24) == 127;
+	else if (res->ai_family == AF_INET6)
+		lo = IN6_IS_ADDR_LOOPBACK(
+		    &((struct sockaddr_in6 *)res->ai_addr)->sin6_addr);
+	freeaddrinfo(res);
+	return lo;
+}
+
 /* Where the controller listens: SlurmctldAddr (the "(addr)" of SlurmctldHost),
- * else what SlurmctldHost resolves to, when it is an address of this host;
- * every address (0.0.0.0) only when neither is, as Slurm does by default. */
+ * else what SlurmctldHost resolves to, when it is an address of this host.
+ * Every address (0.0.0.0, what Slurm does unless CommunicationParameters has
+ * NoInAddrAny) only when neither is, or when the host name alone resolves to a
+ * loopback address here (other hosts would find another one). */
 static int listen_tcp(struct ctld *ctld, struct rota_error *err)
 {
 	const struct conf *conf = ctld->conf;
@@ -346,6 +368,12 @@ static int listen_tcp(struct ctld *ctld, struct rota_error *err)
 	struct rota_error e2 = {""};
 	int fd;
 
+	if (addr && !conf->slurmctld_addr && resolves_to_loopback(addr)) {
+		log_info("SlurmctldHost %s resolves to a loopback address here: "
+		         "listening on all addresses (set its address to bind one)",
+		         addr);
+		addr = NULL;
+	}
 	if (addr) {
 		fd = net_listen_tcp(addr, conf->slurmctld_port, NULL, &e2);
 		if (fd >= 0 || (fd != -EADDRNOTAVAIL && fd != -EINVAL)) {
