@@ -105,10 +105,14 @@ static void unauth_forget(struct listener *l, struct conn *conn)
 	}
 }
 
+/* After its first message a TCP peer, like a local one from the start, may
+ * send what the RPC table serves and nothing else: the bodies of replies (up to
+ * 64 MiB) are never read here. */
 static void unauth_done(struct listener *l, struct conn *conn)
 {
 	conn_set_deadline(conn, 0, NULL, NULL);
 	conn_set_max_body(conn, 0);
+	conn_set_accept(conn, rpc_serves);
 	unauth_forget(l, conn);
 }
 
@@ -239,6 +243,7 @@ static void accept_one(struct lsock *s, int fd, const struct sockaddr_storage *s
 		c->role = ROLE_USER;
 		c->uid = conn_uid(conn);
 		c->gid = conn_gid(conn);
+		conn_set_accept(conn, rpc_serves);
 		conn_set_handlers(conn, client_msg, client_closed, c);
 		return;
 	}

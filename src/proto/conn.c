@@ -41,9 +41,10 @@ struct conn {
 	gid_t gid;
 	int in_callback;
 	int dead;
-	int closing;       /* close once output drains */
-	uint32_t max_body; /* 0: frame_max_body() of each type */
-	uint32_t discard;  /* bytes of a refused frame still to skip */
+	int closing;          /* close once output drains */
+	uint32_t max_body;    /* 0: frame_max_body() of each type */
+	conn_accept_f accept; /* NULL: every type */
+	uint32_t discard;     /* bytes of a refused frame still to skip */
 	struct conn_budget *budget;
 	size_t reserved; /* budget bytes held for the frame being read */
 	size_t want;     /* waiting: what the next frame needs */
@@ -216,18 +217,16 @@ static int conn_skip(struct conn *c, struct evbuffer *in)
 	return c->discard == 0;
 }
 
-/* A frame over the limit: an authenticated peer is told (in Slurm's words) and
- * its body skipped as it comes, without buffering it; anyone else is cut off. */
-static int conn_refuse(struct conn *c, struct evbuffer *in, uint16_t type, uint32_t len,
-                       uint32_t max)
+/* A frame over the limit or of a type not served here: an authenticated peer
+ * is told (rc, in Slurm's words) and the body skipped as it comes, without
+ * buffering it; anyone else is cut off. */
+static int conn_refuse(struct conn *c, struct evbuffer *in, uint32_t len, int rc)
 {
-	log_refusal("refused %s of %u bytes from %s: limit %u", msg_name(type), len,
-	            c->name, max);
 	if (c->uid == (uid_t)-1)
 		return -1;
 	evbuffer_drain(in, FRAME_HDR_LEN);
 	c->discard = len;
-	conn_send_rc(c, ESLURM_PATHNAME_TOO_LONG, NULL);
+	conn_send_rc(c, rc, NULL);
 	return conn_skip(c, in);
 }
 
@@ -250,9 +249,17 @@ static int conn_read_one(struct conn *c, struct evbuffer *in)
 		log_refusal("refused frame from %s: %s", c->name, err.text);
 		return -1;
 	}
+	if (c->accept && !c->accept(type)) {
+		log_refusal("refused %s from %s: not served here", msg_name(type),
+		            c->name);
+		return conn_refuse(c, in, len, ESLURM_NOT_SUPPORTED);
+	}
 	max = c->max_body ? c->max_body : frame_max_body(type);
-	if (len > max)
-		return conn_refuse(c, in, type, len, max);
+	if (len > max) {
+		log_refusal("refused %s of %u bytes from %s: limit %u", msg_name(type),
+		            len, c->name, max);
+		return conn_refuse(c, in, len, ESLURM_PATHNAME_TOO_LONG);
+	}
 	if (evbuffer_get_length(in) < FRAME_HDR_LEN + (size_t)len) {
 		if (!budget_reserve(c, FRAME_HDR_LEN + (size_t)len))
 			return 0;
@@ -458,6 +465,11 @@ void conn_set_budget(struct conn *c, struct conn_budget *b)
 void conn_set_max_body(struct conn *c, uint32_t max)
 {
 	c->max_body = max;
+}
+
+void conn_set_accept(struct conn *c, conn_accept_f accept)
+{
+	c->accept = accept;
 }
 
 static void conn_deadline_cb(evutil_socket_t fd, short what, void *arg)

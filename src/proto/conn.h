@@ -62,6 +62,13 @@ size_t conn_pending_output(const struct conn *c);
  * skipped as it arrives, never buffered; anyone else is disconnected. */
 void conn_set_max_body(struct conn *c, uint32_t max);
 
+/* Which message types this peer may send (NULL: any): a frame of another type
+ * is refused from its header, before its body is read -- an MSG_RC of
+ * ESLURM_NOT_SUPPORTED to a peer with an identity, its body skipped; anyone
+ * else is disconnected. */
+typedef int (*conn_accept_f)(uint16_t type);
+void conn_set_accept(struct conn *c, conn_accept_f accept);
+
 /* Call cb (which should close c) unless the deadline is cleared within secs:
  * conn_set_deadline(c, 0, NULL, NULL) clears it.  An absolute deadline, not an
  * idle timeout: bytes trickling in do not extend it. */

@@ -355,6 +355,29 @@ def test_oversized_submit_refused_without_buffering(cluster):
     assert from_cli.returncode == 0
 
 
+def test_reply_types_are_not_read_by_the_controller(cluster):
+    """A reply type (MSG_JOB_INFO_RESP may be 64 MiB, for squeue) sent to the
+    controller is refused from its header with ESLURM_NOT_SUPPORTED, its
+    body skipped unread, and the connection keeps serving."""
+    pid = cluster.pid("rotactld")
+    rss_before = proc_status(pid, "VmRSS")
+    s = unix_connect(cluster)
+    s.sendall(header(7, 60 << 20))  # MSG_JOB_INFO_RESP
+    reply = read_frame(s, timeout=5)
+    assert reply is not None and reply[0] == MSG_RC, reply
+    assert b"\xa2rc\xcd\x08\x04" in reply[1], reply  # {"rc": 2052}
+    chunk = b"\xc0" * (1 << 20)
+    for _ in range(60):
+        s.sendall(chunk)
+    s.sendall(frame(MSG_PING_REQ, b"\x80"))
+    reply = read_frame(s, timeout=10)
+    assert reply is not None and reply[0] == 3, reply  # MSG_PING_RESP
+    s.close()
+    if not _sanitized():
+        assert proc_status(pid, "VmRSS") - rss_before < 32 * 1024
+    alive(cluster)
+
+
 @needs_plain_malloc
 def test_many_large_frames_use_bounded_memory(make_cluster):
     """Forty clients each send a 7.5 MiB frame (allowed for a submission) at
