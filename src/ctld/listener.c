@@ -1,12 +1,14 @@
 #include <errno.h>
-#include <event2/listener.h>
 #include <event2/event.h>
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "common/conf.h"
@@ -21,13 +23,98 @@
 #include "proto/client.h"
 #include "proto/conn.h"
 #include "proto/net.h"
+#include "proto/frame.h"
 #include "common/common.h"
+#include "common/ratelimit.h"
+#include "common/timefmt.h"
+
+/* A peer on TCP must authenticate within AUTH_DEADLINE seconds; at most
+ * UNAUTH_MAX peers may be unauthenticated at once (more are closed at once),
+ * and no more than a quarter of the descriptors we may open. */
+#define AUTH_DEADLINE 5.0
+#define UNAUTH_MAX    256
+/* ... and one source address may hold at most a quarter of those, so that a
+ * flood from one host leaves room for the nodes' own reconnections. */
+#define UNAUTH_PER_ADDR_DIV 4
+/* Connections accepted per socket per loop turn: a flood on one socket cannot
+ * hold the loop (the unix socket's events also run first, see listener_create). */
+#define ACCEPT_BATCH 32
+/* Out of descriptors: stop accepting on that socket this long. */
+#define ACCEPT_PAUSE_MS 200
+/* Buffered input of all connections together (conn_budget). */
+#define INPUT_BUDGET (64u << 20)
+
+struct lsock {
+	struct listener *l;
+	int fd;
+	int is_tcp;
+	struct event *ev;    /* readable: connections to accept */
+	struct event *pause; /* re-enables ev after ACCEPT_PAUSE_MS */
+};
 
 struct listener {
 	struct ctld *ctld;
-	struct evconnlistener *unix_l, *tcp_l;
+	struct lsock unix_s, tcp_s;
 	char *unix_path;
+	int reserve_fd; /* spare descriptor, given up to shed a connection at EMFILE */
+	/* TCP peers that have not authenticated yet, and their addresses */
+	struct unauth {
+		struct conn *conn;
+		struct sockaddr_storage addr;
+	} * unauth_v;
+	unsigned unauth, unauth_max, unauth_per_addr;
+	struct conn_budget *budget;
+	struct ratelimit emfile_log, cap_log, deadline_log;
+	unsigned long cap_refused, deadline_closed;
 };
+
+static int same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return 0;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->ss_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		               &((const struct sockaddr_in6 *)b)->sin6_addr,
+		               sizeof(struct in6_addr));
+	return 1;
+}
+
+/* May one more peer from addr wait to authenticate? */
+static int unauth_admit(const struct listener *l, const struct sockaddr_storage *addr)
+{
+	unsigned same = 0;
+
+	if (l->unauth >= l->unauth_max)
+		return 0;
+	for (unsigned i = 0; i < l->unauth; i++)
+		if (same_addr(&l->unauth_v[i].addr, addr) && ++same >= l->unauth_per_addr)
+			return 0;
+	return 1;
+}
+
+static void unauth_forget(struct listener *l, struct conn *conn)
+{
+	for (unsigned i = 0; i < l->unauth; i++) {
+		if (l->unauth_v[i].conn == conn) {
+			l->unauth_v[i] = l->unauth_v[--l->unauth];
+			return;
+		}
+	}
+}
+
+/* After its first message a TCP peer, like a local one from the start, may
+ * send what the RPC table serves and nothing else: the bodies of replies (up to
+ * 64 MiB) are never read here. */
+static void unauth_done(struct listener *l, struct conn *conn)
+{
+	conn_set_deadline(conn, 0, NULL, NULL);
+	conn_set_max_body(conn, 0);
+	conn_set_accept(conn, rpc_serves);
+	unauth_forget(l, conn);
+}
 
 static void client_closed(struct conn *conn, void *arg)
 {
@@ -54,6 +141,8 @@ static void auth_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 	uid_t uid;
 	gid_t gid;
 
+	unauth_done(c->ctld->listener, conn);
+	conn_set_handlers(conn, auth_msg, client_closed, c);
 	if (type != MSG_AUTH_RESPONSE ||
 	    auth_verify(c->ctld->auth, &c->challenge, resp, &uid, &gid, &err) < 0) {
 		log_err("authentication failed from %s: %s", conn_name(conn),
@@ -84,73 +173,260 @@ static void auth_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 	conn_set_handlers(conn, client_msg, client_closed, c);
 }
 
-static void accept_cb(struct evconnlistener *el, evutil_socket_t fd, struct sockaddr *sa,
-                      int salen, void *arg)
+/* An unauthenticated peer went away before its first message. */
+static void unauth_closed(struct conn *conn, void *arg)
 {
-	struct listener *l = arg;
+	struct client *c = arg;
+
+	unauth_done(c->ctld->listener, conn);
+	client_closed(conn, arg);
+}
+
+/* No answer to the challenge in time: close it quietly (counted, and logged
+ * once per interval by listener_tick). */
+static void unauth_timeout(struct conn *conn, void *arg)
+{
+	struct client *c = arg;
+	struct listener *l = c->ctld->listener;
+
+	unauth_forget(l, conn);
+	l->deadline_closed++;
+	client_closed(conn, c);
+	conn_close(conn);
+}
+
+static void log_counts(struct listener *l)
+{
+	double now = time_mono();
+
+	if (l->deadline_closed && ratelimit_pass(&l->deadline_log, now, NULL)) {
+		log_err("closed %lu connections that did not authenticate within %.0f s",
+		        l->deadline_closed, AUTH_DEADLINE);
+		l->deadline_closed = 0;
+	}
+	if (l->cap_refused && ratelimit_pass(&l->cap_log, now, NULL)) {
+		log_err("refused %lu connections: too many unauthenticated connections "
+		        "(%u at most, %u from one address)",
+		        l->cap_refused, l->unauth_max, l->unauth_per_addr);
+		l->cap_refused = 0;
+	}
+}
+
+static void accept_one(struct lsock *s, int fd, const struct sockaddr_storage *ss)
+{
+	struct listener *l = s->l;
 	char name[64] = "local";
 	struct conn *conn;
 	struct client *c;
-	int is_tcp = sa && sa->sa_family != AF_UNIX;
 
-	if (is_tcp) {
+	if (s->is_tcp) {
 		int one = 1;
+		const struct sockaddr *sa = (const struct sockaddr *)ss;
+		if (!unauth_admit(l, ss)) {
+			close(fd);
+			l->cap_refused++;
+			return;
+		}
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if (sa->sa_family == AF_INET)
 			snprintf(name, sizeof(name), "%s:%u",
-			         inet_ntoa(((struct sockaddr_in *)sa)->sin_addr),
-			         ntohs(((struct sockaddr_in *)sa)->sin_port));
+			         inet_ntoa(((const struct sockaddr_in *)sa)->sin_addr),
+			         ntohs(((const struct sockaddr_in *)sa)->sin_port));
 		else
 			snprintf(name, sizeof(name), "tcp peer");
 	}
 	conn = conn_create(l->ctld->base, fd, name, NULL, NULL, NULL);
+	conn_set_budget(conn, l->budget);
 	c = client_create(l->ctld, conn);
 	conn_set_data(conn, c);
-	if (!is_tcp) {
+	if (!s->is_tcp) {
 		c->role = ROLE_USER;
 		c->uid = conn_uid(conn);
 		c->gid = conn_gid(conn);
+		conn_set_accept(conn, rpc_serves);
 		conn_set_handlers(conn, client_msg, client_closed, c);
 		return;
 	}
+	l->unauth_v[l->unauth].conn = conn;
+	l->unauth_v[l->unauth++].addr = *ss;
+	conn_set_max_body(conn, FRAME_MAX_UNAUTH);
+	conn_set_deadline(conn, AUTH_DEADLINE, unauth_timeout, c);
 	auth_challenge_make(l->ctld->auth, &c->challenge);
-	conn_set_handlers(conn, auth_msg, client_closed, c);
+	conn_set_handlers(conn, auth_msg, unauth_closed, c);
 	conn_send(conn, MSG_AUTH_CHALLENGE, &c->challenge);
 }
 
-static void accept_error_cb(struct evconnlistener *el, void *arg)
+/* Out of descriptors: shed the connection at the head of the queue with the
+ * spare descriptor (so the peer is told at once rather than left hanging and
+ * the socket stops being readable), and rest a while. */
+static void accept_starved(struct lsock *s, int err)
 {
-	log_err("accept: %s", strerror(errno));
+	struct listener *l = s->l;
+	struct timeval tv = {0, ACCEPT_PAUSE_MS * 1000};
+	unsigned long held;
+	int fd;
+
+	if (ratelimit_pass(&l->emfile_log, time_mono(), &held)) {
+		if (held)
+			log_err("accept: %s (%lu times since the last report); pausing "
+			        "%u ms",
+			        strerror(err), held + 1, ACCEPT_PAUSE_MS);
+		else
+			log_err("accept: %s; pausing %u ms", strerror(err),
+			        ACCEPT_PAUSE_MS);
+	}
+	if (l->reserve_fd >= 0) {
+		close(l->reserve_fd);
+		fd = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+		l->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	}
+	event_del(s->ev);
+	evtimer_add(s->pause, &tv);
 }
 
-static struct evconnlistener *wrap(struct listener *l, int fd)
+static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 {
-	struct evconnlistener *el;
+	struct lsock *s = arg;
 
+	for (int i = 0; i < ACCEPT_BATCH; i++) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		int fd = accept4(s->fd, (struct sockaddr *)&ss, &sl,
+		                 SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM)
+				accept_starved(s, errno);
+			else if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			         errno != EINTR && errno != ECONNABORTED)
+				log_err("accept: %s", strerror(errno));
+			break;
+		}
+		accept_one(s, fd, &ss);
+	}
+	log_counts(s->l);
+}
+
+static void accept_resume(evutil_socket_t fd, short what, void *arg)
+{
+	struct lsock *s = arg;
+	event_add(s->ev, NULL);
+}
+
+static void lsock_init(struct listener *l, struct lsock *s, int fd, int is_tcp,
+                       int priority)
+{
+	s->l = l;
+	s->fd = fd;
+	s->is_tcp = is_tcp;
 	evutil_make_socket_nonblocking(fd);
-	el = evconnlistener_new(l->ctld->base, accept_cb, l, LEV_OPT_CLOSE_ON_FREE, -1,
-	                        fd);
-	if (!el)
-		fatal("evconnlistener_new failed");
-	evconnlistener_set_error_cb(el, accept_error_cb);
-	return el;
+	s->ev = event_new(l->ctld->base, fd, EV_READ | EV_PERSIST, accept_cb, s);
+	s->pause = evtimer_new(l->ctld->base, accept_resume, s);
+	if (!s->ev || !s->pause)
+		fatal("out of memory");
+	event_priority_set(s->ev, priority);
+	event_add(s->ev, NULL);
+}
+
+static void lsock_release(struct lsock *s)
+{
+	if (s->ev)
+		event_free(s->ev);
+	if (s->pause)
+		event_free(s->pause);
+	if (s->fd >= 0)
+		close(s->fd);
+}
+
+/* Does name resolve (first) to a loopback address?  Debian maps the host's own
+ * name to 127.0.1.1 in /etc/hosts while other hosts find it in the DNS. */
+static int resolves_to_loopback(const char *name)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res;
+	int lo = 0;
+
+	if (getaddrinfo(name, NULL, &hints, &res))
+		return 0;
+	if (res->ai_family == AF_INET)
+		lo = (ntohl(((struct sockaddr_in *)res->ai_addr)->sin_addr.s_addr) >>
+		      24) == 127;
+	else if (res->ai_family == AF_INET6)
+		lo = IN6_IS_ADDR_LOOPBACK(
+		    &((struct sockaddr_in6 *)res->ai_addr)->sin6_addr);
+	freeaddrinfo(res);
+	return lo;
+}
+
+/* Where the controller listens: SlurmctldAddr (the "(addr)" of SlurmctldHost),
+ * else what SlurmctldHost resolves to, when it is an address of this host.
+ * Every address (0.0.0.0, what Slurm does unless CommunicationParameters has
+ * NoInAddrAny) only when neither is, or when the host name alone resolves to a
+ * loopback address here (other hosts would find another one). */
+static int listen_tcp(struct ctld *ctld, struct rota_error *err)
+{
+	const struct conf *conf = ctld->conf;
+	const char *addr =
+	    conf->slurmctld_addr ? conf->slurmctld_addr : conf->slurmctld_host;
+	struct rota_error e2 = {""};
+	int fd;
+
+	if (addr && !conf->slurmctld_addr && resolves_to_loopback(addr)) {
+		log_info("SlurmctldHost %s resolves to a loopback address here: "
+		         "listening on all addresses (set its address to bind one)",
+		         addr);
+		addr = NULL;
+	}
+	if (addr) {
+		fd = net_listen_tcp(addr, conf->slurmctld_port, NULL, &e2);
+		if (fd >= 0 || (fd != -EADDRNOTAVAIL && fd != -EINVAL)) {
+			if (fd < 0)
+				errprintf(err, "%s", e2.text);
+			else
+				log_info("listening on %s port %u", addr,
+				         conf->slurmctld_port);
+			return fd;
+		}
+		log_info("%s is not an address of this host: listening on all "
+		         "addresses",
+		         addr);
+	}
+	return net_listen_tcp(NULL, conf->slurmctld_port, NULL, err);
 }
 
 int listener_create(struct ctld *ctld, struct listener **ret, struct rota_error *err)
 {
 	struct listener *l = xcalloc(1, sizeof(*l));
+	struct rlimit rl;
 	int fd;
 
 	l->ctld = ctld;
+	l->unix_s.fd = l->tcp_s.fd = -1;
+	l->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	l->unauth_max = UNAUTH_MAX;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur / 4 < UNAUTH_MAX)
+		l->unauth_max = rl.rlim_cur / 4 > 8 ? (unsigned)(rl.rlim_cur / 4) : 8;
+	l->unauth_per_addr = l->unauth_max / UNAUTH_PER_ADDR_DIV;
+	if (l->unauth_per_addr < 2)
+		l->unauth_per_addr = 2;
+	l->unauth_v = xcalloc(l->unauth_max, sizeof(*l->unauth_v));
+	l->budget = conn_budget_create(INPUT_BUDGET);
+	l->emfile_log = (struct ratelimit)RATELIMIT_INIT(10, 1);
+	l->cap_log = (struct ratelimit)RATELIMIT_INIT(10, 1);
+	l->deadline_log = (struct ratelimit)RATELIMIT_INIT(10, 1);
 	l->unix_path = client_ctld_socket_path(ctld->conf);
 	fd = net_listen_unix(l->unix_path, 0666, err);
 	if (fd < 0)
 		goto fail;
-	l->unix_l = wrap(l, fd);
-	fd = net_listen_tcp(NULL, ctld->conf->slurmctld_port, NULL, err);
+	/* local clients' connections are accepted first (priority 0) */
+	lsock_init(l, &l->unix_s, fd, 0, 0);
+	fd = listen_tcp(ctld, err);
 	if (fd < 0)
 		goto fail;
-	l->tcp_l = wrap(l, fd);
+	lsock_init(l, &l->tcp_s, fd, 1, 1);
 	*ret = l;
 	return 0;
 fail:
@@ -158,14 +434,22 @@ fail:
 	return -1;
 }
 
+void listener_tick(struct listener *l)
+{
+	if (l)
+		log_counts(l);
+}
+
 void listener_destroy(struct listener *l)
 {
 	if (!l)
 		return;
-	if (l->unix_l)
-		evconnlistener_free(l->unix_l);
-	if (l->tcp_l)
-		evconnlistener_free(l->tcp_l);
+	lsock_release(&l->unix_s);
+	lsock_release(&l->tcp_s);
+	if (l->reserve_fd >= 0)
+		close(l->reserve_fd);
+	conn_budget_unref(l->budget);
+	free(l->unauth_v);
 	if (l->unix_path)
 		unlink(l->unix_path);
 	free(l->unix_path);

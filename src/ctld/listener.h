@@ -1,6 +1,12 @@
 /* listener.h - accept connections (unix socket for local CLIs, TCP for nodes
  * and remote clients), authenticate them, and dispatch their requests through
- * the RPC table (rpc.c). */
+ * the RPC table (rpc.c).
+ *
+ * Peers that have not authenticated cannot starve others: each has
+ * AUTH_DEADLINE seconds and FRAME_MAX_UNAUTH bytes to answer the challenge, at
+ * most UNAUTH_MAX of them at once (a quarter of them from one address); accepting is
+ * batched per loop turn and pauses when descriptors run out; input buffered by all
+ * connections together is bounded (conn_budget). */
 #ifndef ROTA_LISTENER_H
 #define ROTA_LISTENER_H
 
@@ -11,5 +17,7 @@ struct listener;
 
 int listener_create(struct ctld *ctld, struct listener **ret, struct rota_error *err);
 void listener_destroy(struct listener *l);
+/* Once a second: log what was refused or timed out since (rate-limited). */
+void listener_tick(struct listener *l);
 
 #endif

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <event2/event.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/arrayspec.h"
+#include "common/fdlimit.h"
 #include "common/conf.h"
 #include "common/states.h"
 #include "common/uid.h"
@@ -278,6 +280,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 	/* a pass every second also re-evaluates time-based reasons (BeginTime,
 	 * dependency +minutes, purged dependencies) and frees forced releases */
 	ctld_sched_kick(ctld);
+	listener_tick(ctld->listener);
 }
 
 static void stop_cb(evutil_socket_t fd, short what, void *arg)
@@ -319,6 +322,7 @@ int main(int argc, char **argv)
 	struct event *sigterm, *sigint;
 	struct timeval one_sec = {1, 0};
 	int level = LOG_INFO, opt, dump = 0;
+	long nofile;
 	char host[256];
 
 	while ((opt = getopt(argc, argv, "f:L:vDTh")) != -1) {
@@ -362,6 +366,14 @@ int main(int argc, char **argv)
 	if (logfile && log_init("rotactld", level, logfile) < 0)
 		fatal("cannot open log file %s", logfile);
 	signal(SIGPIPE, SIG_IGN);
+	/* many peers need many descriptors; big requests' memory goes back to the
+	 * system when freed (allocations above 256 KiB are their own mappings,
+	 * whatever glibc's dynamic threshold would have grown to) */
+	nofile = fdlimit_raise();
+	if (nofile < 0)
+		log_err("cannot raise the open files limit: %s", strerror((int)-nofile));
+	mallopt(M_MMAP_THRESHOLD, 256 << 10);
+	mallopt(M_TRIM_THRESHOLD, 1 << 20);
 	ctld.conf = conf;
 	ctld.start_time = time(NULL);
 	gethostname(host, sizeof(host));
@@ -371,6 +383,10 @@ int main(int argc, char **argv)
 	    0)
 		ctld.slurm_uid = 0;
 	ctld.base = event_base_new();
+	/* two priorities: 0 for local clients' connections (listener.c), 1 for
+	 * everything else */
+	if (!ctld.base || event_base_priority_init(ctld.base, 2) < 0)
+		fatal("cannot create the event loop");
 	if (auth_create(conf, AUTH_NEED_KEY, &ctld.auth, &err) < 0)
 		fatal("%s", err.text);
 	node_mgr_create(&ctld, &ctld.nodes);
@@ -392,8 +408,8 @@ int main(int argc, char **argv)
 	sigint = evsignal_new(ctld.base, SIGINT, stop_cb, ctld.base);
 	event_add(sigterm, NULL);
 	event_add(sigint, NULL);
-	log_info("rotactld started on port %u, cluster %s", conf->slurmctld_port,
-	         conf->cluster_name);
+	log_info("rotactld started on port %u, cluster %s, %ld open files allowed",
+	         conf->slurmctld_port, conf->cluster_name, nofile);
 	ctld_sched_kick(&ctld);
 	event_base_dispatch(ctld.base);
 

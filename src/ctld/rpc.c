@@ -148,6 +148,14 @@ static int rpc_needs_journal(uint16_t type)
 	}
 }
 
+int rpc_serves(uint16_t type)
+{
+	for (size_t i = 0; i < sizeof(rpc_table) / sizeof(rpc_table[0]); i++)
+		if (rpc_table[i].type == type)
+			return 1;
+	return 0;
+}
+
 void rpc_dispatch(struct client *c, uint16_t type, void **body)
 {
 	const struct rpc_entry *e = NULL;

@@ -9,5 +9,7 @@ struct client;
 
 /* body: the decoded message; a handler may take it (set *body = NULL). */
 void rpc_dispatch(struct client *c, uint16_t type, void **body);
+/* 1 if the table serves this message type (whoever may send it). */
+int rpc_serves(uint16_t type);
 
 #endif

@@ -12,6 +12,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "common/conf.h"
+#include "common/fdlimit.h"
 #include "common/spool.h"
 #include "proto/auth.h"
 #include "proto/messages.h"
@@ -282,6 +283,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	nd.start_time = time(NULL);
+	if (fdlimit_raise() < 0)
+		log_err("cannot raise the open files limit: %s", strerror(errno));
 	noded_setup(&nd);
 	noded_start(&nd);
 	log_info("rotad %s started for node %s (spool %s)", NODED_VERSION, nd.node_name,

@@ -261,13 +261,142 @@ static int unpack_obj(const struct rota_type *t, const msgpack_object *o, void *
 	return 0;
 }
 
+static uint64_t be_uint(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* Size of the msgpack header at p (1 + length bytes), the payload bytes that
+ * follow it (str/bin/ext/numbers), and the objects it contains (array/map).
+ * Returns -1 for the never-used byte 0xc1. */
+static int mp_header(const uint8_t *p, size_t avail, size_t *ret_hdr,
+                     uint64_t *ret_payload, uint64_t *ret_children)
+{
+	static const uint8_t fixed[] = {
+	    /* 0xc0..0xdf: fixed bytes after the type byte */
+	    [0x00] = 0, [0x02] = 0, [0x03] = 0,             /* nil, false, true */
+	    [0x0a] = 4, [0x0b] = 8,                         /* float32/64 */
+	    [0x0c] = 1, [0x0d] = 2, [0x0e] = 4, [0x0f] = 8, /* uint */
+	    [0x10] = 1, [0x11] = 2, [0x12] = 4, [0x13] = 8, /* int */
+	    [0x14] = 2, [0x15] = 3, [0x16] = 5, [0x17] = 9, [0x18] = 17, /* fixext */
+	};
+	uint8_t b = p[0];
+	int n;
+
+	*ret_hdr = 1;
+	*ret_payload = 0;
+	*ret_children = 0;
+	if (b <= 0x7f || b >= 0xe0)
+		return 0;
+	if (b <= 0x8f)
+		return *ret_children = 2u * (b & 0x0f), 0;
+	if (b <= 0x9f)
+		return *ret_children = b & 0x0f, 0;
+	if (b <= 0xbf)
+		return *ret_payload = b & 0x1f, 0;
+	switch (b) {
+	case 0xc1:
+		return -1;
+	case 0xc4:
+	case 0xc5:
+	case 0xc6: /* bin 8/16/32 */
+	case 0xd9:
+	case 0xda:
+	case 0xdb: /* str 8/16/32 */
+		n = (b == 0xc4 || b == 0xd9) ? 1 : (b == 0xc5 || b == 0xda) ? 2 : 4;
+		break;
+	case 0xc7:
+	case 0xc8:
+	case 0xc9: /* ext 8/16/32: length, then a type byte */
+		n = b == 0xc7 ? 1 : b == 0xc8 ? 2 : 4;
+		break;
+	case 0xdc:
+	case 0xdd:
+	case 0xde:
+	case 0xdf: /* array/map 16/32 */
+		n = (b == 0xdc || b == 0xde) ? 2 : 4;
+		break;
+	default:
+		*ret_payload = fixed[b - 0xc0];
+		return 0;
+	}
+	if (avail < 1u + n)
+		return *ret_hdr = 1 + n, 0; /* the caller finds it truncated */
+	*ret_hdr = 1 + n;
+	if (b >= 0xdc)
+		*ret_children = be_uint(p + 1, n) * (b >= 0xde ? 2 : 1);
+	else
+		*ret_payload = be_uint(p + 1, n) + (b >= 0xc7 && b <= 0xc9);
+	return 0;
+}
+
+/* Walk one msgpack object without building it: every declared length (str,
+ * bin, ext) must fit in the bytes left, and every array/map count too (each
+ * entry takes at least one byte), so that decoding never allocates for data
+ * that is not there -- msgpack-c sizes an array or map from its header. */
+static int codec_check(const struct rota_type *t, const uint8_t *p, size_t len,
+                       uint64_t max_values, struct rota_error *err)
+{
+	uint64_t pending = 1; /* objects still to read */
+	uint64_t values = 0;
+	size_t off = 0;
+
+	while (pending > 0) {
+		size_t hdr;
+		uint64_t payload, children;
+
+		if (off >= len)
+			goto truncated;
+		if (mp_header(p + off, len - off, &hdr, &payload, &children) < 0)
+			return errprintf(err, "%s: invalid byte 0x%02x at offset %zu",
+			                 t->name, p[off], off),
+			       -EPROTO;
+		if (hdr > len - off || payload > len - off - hdr)
+			goto truncated;
+		off += hdr + payload;
+		pending--;
+		if (++values > max_values)
+			return errprintf(err, "%s: more than %llu values", t->name,
+			                 (unsigned long long)max_values),
+			       -EMSGSIZE;
+		if (children > len - off || pending + children > len - off) {
+			uint8_t b = p[off - hdr - payload];
+			int is_map = (b & 0xf0) == 0x80 || b >= 0xde;
+			return errprintf(
+			           err,
+			           "%s: %s declares %llu entries but only %zu bytes "
+			           "follow",
+			           t->name, is_map ? "a map" : "an array",
+			           (unsigned long long)(is_map ? children / 2 : children),
+			           len - off),
+			       -EPROTO;
+		}
+		pending += children;
+	}
+	return 0;
+truncated:
+	return errprintf(err, "%s: malformed or truncated body", t->name), -EPROTO;
+}
+
 int codec_decode(const struct rota_type *t, const char *data, size_t len, void *obj,
                  struct rota_error *err)
 {
+	return codec_decode_max(t, data, len, UINT64_MAX, obj, err);
+}
+
+int codec_decode_max(const struct rota_type *t, const char *data, size_t len,
+                     uint64_t max_values, void *obj, struct rota_error *err)
+{
 	msgpack_unpacked u;
 	size_t off = 0;
-	int rc = -EPROTO;
+	int rc;
 
+	if ((rc = codec_check(t, (const uint8_t *)data, len, max_values, err)) < 0)
+		return rc;
+	rc = -EPROTO;
 	msgpack_unpacked_init(&u);
 	if (msgpack_unpack_next(&u, data, len, &off) != MSGPACK_UNPACK_SUCCESS) {
 		errprintf(err, "%s: malformed or truncated body", t->name);

@@ -62,9 +62,17 @@ int codec_encode(const struct rota_type *t, const void *obj, char **ret_buf,
                  size_t *ret_len);
 
 /* Decode data into obj, which the caller has zeroed (t->size bytes).  On failure
- * obj is left zeroed (partial members freed) and err says which field. */
+ * obj is left zeroed (partial members freed) and err says which field.  Every
+ * declared length and count is checked against the bytes present before
+ * anything is allocated. */
 int codec_decode(const struct rota_type *t, const char *data, size_t len, void *obj,
                  struct rota_error *err);
+
+/* codec_decode() of at most max_values msgpack values (every scalar, string,
+ * array and map counts one), refused with -EMSGSIZE before anything is
+ * allocated: decoding costs about 24 bytes a value whatever the input size. */
+int codec_decode_max(const struct rota_type *t, const char *data, size_t len,
+                     uint64_t max_values, void *obj, struct rota_error *err);
 
 /* Free the members of obj (not obj itself). NULL allowed. */
 void codec_release(const struct rota_type *t, void *obj);

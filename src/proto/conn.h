@@ -55,4 +55,38 @@ void *conn_data(const struct conn *c);
 /* Bytes waiting to be written. */
 size_t conn_pending_output(const struct conn *c);
 
+/* The largest frame body accepted from this peer: 0 (the default) means each
+ * type's frame_max_body(); a listener sets FRAME_MAX_UNAUTH until its peer has
+ * authenticated.  A frame over the limit from a peer with an identity
+ * (conn_uid() set) is answered with an MSG_RC of ESLURM_PATHNAME_TOO_LONG and
+ * skipped as it arrives, never buffered; anyone else is disconnected. */
+void conn_set_max_body(struct conn *c, uint32_t max);
+
+/* Which message types this peer may send (NULL: any): a frame of another type
+ * is refused from its header, before its body is read -- an MSG_RC of
+ * ESLURM_NOT_SUPPORTED to a peer with an identity, its body skipped; anyone
+ * else is disconnected. */
+typedef int (*conn_accept_f)(uint16_t type);
+void conn_set_accept(struct conn *c, conn_accept_f accept);
+
+/* Call cb (which should close c) unless the deadline is cleared within secs:
+ * conn_set_deadline(c, 0, NULL, NULL) clears it.  An absolute deadline, not an
+ * idle timeout: bytes trickling in do not extend it. */
+typedef void (*conn_timeout_f)(struct conn *c, void *arg);
+void conn_set_deadline(struct conn *c, double secs, conn_timeout_f cb, void *arg);
+
+/* A budget for input shared by connections: the bytes of the frames they are
+ * reassembling.  A connection whose next frame does not fit stops reading (the
+ * rest waits in its peer's socket) until other frames are consumed; waiters are
+ * let in oldest first.  A frame larger than the whole budget is let in alone.
+ * Small frames (one read, 16 KiB) never wait. */
+struct conn_budget;
+struct conn_budget *conn_budget_create(size_t max);
+/* Drop the creator's reference; the budget goes with its last connection. */
+void conn_budget_unref(struct conn_budget *b);
+/* Bytes reserved now. */
+size_t conn_budget_used(const struct conn_budget *b);
+/* Charge c's input to b (b gains a reference, held until c is freed). */
+void conn_set_budget(struct conn *c, struct conn_budget *b);
+
 #endif

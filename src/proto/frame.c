@@ -6,6 +6,72 @@
 #include "proto/messages.h"
 #include "common/common.h"
 
+uint32_t frame_max_body(uint16_t type)
+{
+	switch (type) {
+	/* replies, which only clients and daemons receive */
+	case MSG_JOB_INFO_RESP:
+	case MSG_NODE_INFO_RESP:
+	case MSG_PART_INFO_RESP:
+	case MSG_CONFIG_RESP:
+	case MSG_STEP_INFO_RESP:
+	case MSG_PRIO_INFO_RESP:
+		return FRAME_MAX_BODY;
+	case MSG_LAUNCH_REQ:
+		return 16u << 20;
+	case MSG_SUBMIT_REQ:
+	case MSG_ALLOC_REQ:
+	case MSG_STEP_CREATE_REQ:
+		return 8u << 20;
+	case MSG_NODE_REGISTER:
+	case MSG_IO_DATA:
+	case MSG_ALLOC_RESP:
+	case MSG_STEP_CREATE_RESP:
+		return 4u << 20;
+	default:
+		return 1u << 20;
+	}
+}
+
+uint32_t frame_max_values(uint16_t type)
+{
+	switch (type) {
+	case MSG_RC:
+	case MSG_PING_REQ:
+	case MSG_NODE_INFO_REQ:
+	case MSG_PART_INFO_REQ:
+	case MSG_CONFIG_REQ:
+	case MSG_CANCEL_REQ:
+	case MSG_NODE_UPDATE_REQ:
+	case MSG_JOB_COMPLETE_REQ:
+	case MSG_AUTH_RESPONSE:
+	case MSG_NODE_PING:
+	case MSG_SIGNAL_REQ:
+	case MSG_IO_HELLO:
+	case MSG_IO_DATA:
+	case MSG_TASK_EXIT:
+	case MSG_IO_WINSIZE:
+		return 1u << 12;
+	case MSG_JOB_UPDATE_REQ:
+		return 1u << 16;
+	case MSG_SUBMIT_REQ:
+	case MSG_ALLOC_REQ:
+	case MSG_STEP_CREATE_REQ:
+	case MSG_JOB_INFO_REQ: /* squeue -j with a long list */
+	case MSG_STEP_INFO_REQ:
+	case MSG_PRIO_INFO_REQ:
+	case MSG_STEP_COMPLETE:
+	case MSG_PROLOG_COMPLETE:
+		return 1u << 18;
+	case MSG_NODE_REGISTER:
+		return 1u << 20;
+	case MSG_LAUNCH_REQ:
+		return 1u << 21;
+	default: /* replies, and types added later: bounded by their size */
+		return UINT32_MAX;
+	}
+}
+
 int frame_pack(uint16_t type, const void *body, char **ret_buf, size_t *ret_len)
 {
 	const struct rota_type *t = msg_body_type(type);
@@ -82,7 +148,7 @@ int frame_decode_body(uint16_t type, const char *data, size_t len, void **ret_bo
 	if (!t)
 		return errprintf(err, "unknown message type %u", type), -EPROTO;
 	body = xcalloc(1, t->size);
-	rc = codec_decode(t, data, len, body, err);
+	rc = codec_decode_max(t, data, len, frame_max_values(type), body, err);
 	if (rc < 0) {
 		free(body);
 		return rc;

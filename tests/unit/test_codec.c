@@ -115,6 +115,95 @@ static void test_garbage_refused(void **state)
 	}
 }
 
+/* Declared lengths are checked against the bytes present before anything is
+ * allocated: msgpack-c would size a 2^31-entry map (96 GiB) from a 23-byte body. */
+static void test_declared_lengths_checked(void **state)
+{
+	struct job_desc out = {0};
+	struct rota_error err = {""};
+	char body[23] = "\xdf\x80\x00\x00\x00"; /* map32 of 2^31 entries, then zeros */
+	/* a job_desc whose env claims 2^20 strings in 4 bytes */
+	const char env[] = "\x81\xa3"
+	                   "env\xdd\x00\x10\x00\x00\xa1x\xa1y";
+	/* a name claiming a 4 GiB string */
+	const char str[] = "\x81\xa4name\xdb\xff\xff\xff\xf0xyz";
+	/* a bin claiming more than follows, and an ext likewise */
+	const char bin[] = "\x81\xa4name\xc5\x10\x00xyz";
+	const char ext[] = "\x81\xa4name\xc9\x00\x00\x10\x00\x01xyz";
+	/* nested: an array inside an array, both within their bytes, then a lie */
+	const char nest[] = "\x81\xa3"
+	                    "env\x92\x91\xa1x\xdc\xff\xff";
+
+	assert_int_equal(codec_decode(&job_desc_type, body, sizeof(body), &out, &err),
+	                 -EPROTO);
+	assert_non_null(
+	    strstr(err.text, "a map declares 2147483648 entries but only 18"));
+	assert_int_equal(codec_decode(&job_desc_type, env, sizeof(env) - 1, &out, &err),
+	                 -EPROTO);
+	assert_non_null(strstr(err.text, "an array declares 1048576 entries"));
+	assert_null(out.env);
+	assert_int_equal(codec_decode(&job_desc_type, str, sizeof(str) - 1, &out, &err),
+	                 -EPROTO);
+	assert_int_equal(codec_decode(&job_desc_type, bin, sizeof(bin) - 1, &out, &err),
+	                 -EPROTO);
+	assert_int_equal(codec_decode(&job_desc_type, ext, sizeof(ext) - 1, &out, &err),
+	                 -EPROTO);
+	assert_int_equal(codec_decode(&job_desc_type, nest, sizeof(nest) - 1, &out, &err),
+	                 -EPROTO);
+	assert_non_null(strstr(err.text, "declares 65535 entries but only 0 bytes"));
+	assert_null(out.name);
+	assert_null(out.env);
+}
+
+/* A cap on values refuses a body of many tiny values before msgpack-c builds
+ * them (24 bytes each); the same body decodes without the cap. */
+static void test_value_cap(void **state)
+{
+	struct job_info_resp r = {0}, out = {0};
+	struct job_info job = {.job_id = 1};
+	uint32_t *v = xcalloc(5000, sizeof(uint32_t));
+	struct rota_error err = {""};
+	char *buf;
+	size_t len;
+
+	job.cpus_per_node = (struct rota_u32v){v, 5000};
+	r.jobs = &job;
+	r.jobs_count = 1;
+	assert_int_equal(codec_encode(&job_info_resp_type, &r, &buf, &len), 0);
+	assert_int_equal(
+	    codec_decode_max(&job_info_resp_type, buf, len, 4096, &out, &err), -EMSGSIZE);
+	assert_non_null(strstr(err.text, "more than 4096 values"));
+	assert_null(out.jobs);
+	assert_int_equal(
+	    codec_decode_max(&job_info_resp_type, buf, len, 8192, &out, &err), 0);
+	assert_int_equal(out.jobs[0].cpus_per_node.n, 5000);
+	codec_release(&job_info_resp_type, &out);
+	/* a submission is capped by type when it comes in a frame */
+	assert_true(frame_max_values(MSG_SUBMIT_REQ) < frame_max_body(MSG_SUBMIT_REQ));
+	free(buf);
+	free(v);
+}
+
+/* Counts that do fit still decode: 100,000 one-byte entries in a u32 list. */
+static void test_many_small_entries_decode(void **state)
+{
+	struct job_info_resp r = {0}, out = {0};
+	struct job_info job = {.job_id = 1};
+	uint32_t *v = xcalloc(100000, sizeof(uint32_t));
+	char *buf;
+	size_t len;
+
+	job.cpus_per_node = (struct rota_u32v){v, 100000};
+	r.jobs = &job;
+	r.jobs_count = 1;
+	assert_int_equal(codec_encode(&job_info_resp_type, &r, &buf, &len), 0);
+	assert_int_equal(codec_decode(&job_info_resp_type, buf, len, &out, NULL), 0);
+	assert_int_equal(out.jobs[0].cpus_per_node.n, 100000);
+	codec_release(&job_info_resp_type, &out);
+	free(buf);
+	free(v);
+}
+
 static void test_unknown_fields_skipped(void **state)
 {
 	struct job_desc out = {0};
@@ -174,6 +263,9 @@ int main(void)
 	    cmocka_unit_test(test_roundtrip_nested_list),
 	    cmocka_unit_test(test_truncated_body_refused),
 	    cmocka_unit_test(test_garbage_refused),
+	    cmocka_unit_test(test_declared_lengths_checked),
+	    cmocka_unit_test(test_many_small_entries_decode),
+	    cmocka_unit_test(test_value_cap),
 	    cmocka_unit_test(test_unknown_fields_skipped),
 	    cmocka_unit_test(test_frame_header),
 	    cmocka_unit_test(test_json),
