@@ -392,6 +392,18 @@ int job_requeue(struct ctld *ctld, struct job *job)
 	return 0;
 }
 
+void job_node_failed(struct ctld *ctld, struct job *job, const char *node_name)
+{
+	if (!(job->desc.flags & (JOB_F_INTERACTIVE | JOB_F_NO_REQUEUE)) &&
+	    job_requeue(ctld, job) == 0) {
+		log_info("Requeuing JobId=%u due to failure of node %s", job->job_id,
+		         node_name ? node_name : "?");
+		ctld_sched_kick(ctld);
+		return;
+	}
+	job_end(ctld, job, JOB_NODE_FAIL, FAIL_DOWN_NODE, 0);
+}
+
 void job_mgr_complete_req(struct ctld *ctld, struct client *c,
                           const struct job_complete_req *req)
 {

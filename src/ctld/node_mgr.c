@@ -470,13 +470,7 @@ void node_mgr_tick(struct ctld *ctld, time_t now)
 			nx = j->next;
 			if (!job_is_running(j) || !job_on_node(j, (uint32_t)i, 0))
 				continue;
-			if (!(j->desc.flags & (JOB_F_INTERACTIVE | JOB_F_NO_REQUEUE)) &&
-			    job_requeue(ctld, j) == 0) {
-				log_info("Requeuing JobId=%u due to failure of node %s",
-				         j->job_id, n->cfg->name);
-				continue;
-			}
-			job_end(ctld, j, JOB_NODE_FAIL, FAIL_DOWN_NODE, 0);
+			job_node_failed(ctld, j, n->cfg->name);
 		}
 	}
 }

@@ -376,6 +376,8 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 	if (msg->step_id == STEP_BATCH) {
 		if (msg->flags & STEP_DONE_LAUNCH_FAILED)
 			job_end(ctld, job, JOB_FAILED, FAIL_LAUNCH, msg->status);
+		else if (msg->flags & STEP_DONE_STEPD_LOST)
+			job_node_failed(ctld, job, msg->node_name);
 		else if (msg->flags & STEP_DONE_OOM)
 			job_end(ctld, job, JOB_OOM, FAIL_OOM, msg->status);
 		else

@@ -245,7 +245,7 @@ static void rec_maybe_finish(struct stepd_rec *r)
 			/* nothing of the step may outlive its stepd */
 			cgroup_reap(m->o.node_name, m->o.spool, r->job_id, r->step_id);
 			report(m, r->job_id, r->step_id, r->start_time, 1 << 8,
-			       setup ? STEP_DONE_LAUNCH_FAILED : 0,
+			       setup ? STEP_DONE_LAUNCH_FAILED : STEP_DONE_STEPD_LOST,
 			       "rotastepd ended without a report");
 		}
 		free(done);

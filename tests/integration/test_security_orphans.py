@@ -2,9 +2,10 @@
 job, and a node that fails has its batch jobs requeued as Slurm does.
 
 - kill -9 of a batch job's rotastepd: rotad kills everything left in the
-  job's cgroup before it reports the job gone, removes the cgroup
-  directories, and the job ends FAILED (the batch script's supervisor died:
-  as a launch that failed, not a node failure, since the node is fine);
+  step's and then the job's cgroups before it reports them gone, removes the
+  cgroup directories, and the job is lost as with a node failure, as Slurm
+  does for a batch job missing from its node: requeued, or with --no-requeue
+  NODE_FAIL;
 - kill -9 of rotad while a job runs, the node marked DOWN (NODE_FAIL), rotad
   restarted: it re-attaches to the job's rotastepd, registers, is told the
   job is no longer its and kills it; the node stays out of scheduling
@@ -109,13 +110,13 @@ def job_dirs(dirs):
 @needs_cgroups
 def test_killed_stepd_leaves_no_process_nor_cgroup(fresh_cluster):
     c = fresh_cluster
-    jobid, stepd, dirs = start_hog(c, "-w", "node01", "-n1")
+    jobid, stepd, dirs = start_hog(c, "-w", "node01", "-n1", "--no-requeue")
     with open(f"/proc/{stepd}/cmdline", "rb") as f:
         assert b"rotastepd" in f.read()
     # the node is busy with the old job until nothing of it is left: a job
     # that wants all of node01 must not start beside the survivors
     os.kill(stepd, signal.SIGKILL)
-    assert c.wait_job(jobid, timeout=30) == "FAILED"
+    assert c.wait_job(jobid, timeout=30) == "NODE_FAIL"
     other = c.sbatch("-w", "node01", "-n8", "--wrap", "sleep 1")
     assert c.wait_running(other, timeout=30) in ("RUNNING", "COMPLETED")
     left = job_processes(c, jobid, "sleep 300")
@@ -245,3 +246,18 @@ def test_job_requeue_0_ends_node_fail_unless_requeue(make_cluster):
     runs = (c.work / "runs.txt").read_text().splitlines()
     assert len(runs) == 2 and runs[1].endswith(" 1") and node not in runs[1], runs
     c.up()
+
+
+def test_killed_batch_stepd_requeues_job(fresh_cluster):
+    c = fresh_cluster
+    (c.work / "rerun.sh").write_text(RERUN.replace(
+        "then exec sleep", "then echo $PPID > stepd.pid; exec sleep"))
+    jobid = c.sbatch("-o", "/dev/null", str(c.work / "rerun.sh"))
+    c.wait_for(lambda: (c.work / "stepd.pid").exists()
+               and (c.work / "stepd.pid").read_text().strip(), 30, "stepd.pid")
+    os.kill(int((c.work / "stepd.pid").read_text()), signal.SIGKILL)
+    wait_requeued(c, jobid)
+    assert c.wait_job(jobid, timeout=60) == "COMPLETED"
+    runs = (c.work / "runs.txt").read_text().splitlines()
+    assert len(runs) == 2 and runs[1].endswith(" 1"), runs
+    assert not job_processes(c, jobid, "sleep 3000")
