@@ -337,10 +337,18 @@ static void orphans_find(struct ctld *ctld, struct node *n, uint32_t node_idx,
 		log_err("Registered JobId=%u on node %s, but it's not running there: "
 		        "killing it",
 		        id, n->cfg->name);
-		n->orphans = xrealloc(n->orphans, (n->norphans + 1) * sizeof(uint32_t));
-		n->orphans[n->norphans++] = id;
+		node_mgr_orphan_add(n, id);
 		node_send(n, MSG_SIGNAL_REQ, &kill);
 	}
+}
+
+void node_mgr_orphan_add(struct node *n, uint32_t job_id)
+{
+	for (uint32_t k = 0; k < n->norphans; k++)
+		if (n->orphans[k] == job_id)
+			return;
+	n->orphans = xrealloc(n->orphans, (n->norphans + 1) * sizeof(uint32_t));
+	n->orphans[n->norphans++] = job_id;
 }
 
 int node_mgr_orphan_gone(struct ctld *ctld, const char *name, uint32_t job_id)

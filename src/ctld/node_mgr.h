@@ -36,9 +36,10 @@ struct node {
 	uint32_t cpu_load;
 	char *os, *arch, *version;
 	struct client *link; /* the node's rotad connection, or NULL */
-	/* jobs the node reported at registration that are no longer its: it
-	 * was told to kill them and is kept out of scheduling (shown
-	 * COMPLETING) until it confirms each is gone (STEP_DONE_JOB_GONE) */
+	/* jobs the node was told to kill and must confirm gone
+	 * (STEP_DONE_JOB_GONE) before it is scheduled again (it shows
+	 * COMPLETING): those it reported at registration that are no longer
+	 * its, and those requeued while running there */
 	uint32_t *orphans; /* [norphans], owned */
 	uint32_t norphans;
 };
@@ -103,6 +104,9 @@ void node_cores_give(struct node *n, uint32_t count, const uint32_t *ids);
 void node_mgr_register(struct ctld *ctld, struct client *c, struct node_register *reg);
 void node_mgr_ping(struct ctld *ctld, struct client *c, const struct node_ping *p);
 void node_mgr_link_lost(struct ctld *ctld, struct client *c);
+/* The node must confirm that job_id is gone (it was told to kill it) before
+ * it is scheduled again. */
+void node_mgr_orphan_add(struct node *n, uint32_t job_id);
 /* The node (name, borrowed) confirmed that nothing of job_id is left there:
  * if it was one of its orphans, forget it.  Returns 1 if it was. */
 int node_mgr_orphan_gone(struct ctld *ctld, const char *name, uint32_t job_id);
