@@ -23,7 +23,6 @@ import signal
 import subprocess
 import time
 
-import pytest
 
 from test_cgroup import cgroup_dirs, job_processes, needs_cgroups
 
@@ -255,9 +254,14 @@ def test_killed_batch_stepd_requeues_job(fresh_cluster):
     jobid = c.sbatch("-o", "/dev/null", str(c.work / "rerun.sh"))
     c.wait_for(lambda: (c.work / "stepd.pid").exists()
                and (c.work / "stepd.pid").read_text().strip(), 30, "stepd.pid")
+    node = job_node(c, jobid)
     os.kill(int((c.work / "stepd.pid").read_text()), signal.SIGKILL)
+    # a job that wants the whole node runs only once the old run is gone
+    other = c.sbatch("-w", node, "-n8", "-o", "/dev/null", "--wrap", "sleep 1")
     wait_requeued(c, jobid)
+    assert c.wait_running(other, timeout=30) in ("RUNNING", "COMPLETED")
+    assert not job_processes(c, jobid, "sleep 3000")
     assert c.wait_job(jobid, timeout=60) == "COMPLETED"
     runs = (c.work / "runs.txt").read_text().splitlines()
     assert len(runs) == 2 and runs[1].endswith(" 1"), runs
-    assert not job_processes(c, jobid, "sleep 3000")
+    assert c.wait_job(other, timeout=30) == "COMPLETED"
