@@ -23,7 +23,6 @@ import signal
 import subprocess
 import time
 
-
 from test_cgroup import cgroup_dirs, job_processes, needs_cgroups
 
 SLURMD_TIMEOUT = 3
