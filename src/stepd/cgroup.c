@@ -850,8 +850,16 @@ static void step_dir_name(uint32_t step_id, char *buf, size_t size)
 		snprintf(buf, size, "step_%u", step_id);
 }
 
+/* rmdir, waiting while processes are still leaving (with wait).  0 or -errno. */
+static int rmdir_maybe_wait(const char *dir, int wait)
+{
+	if (wait)
+		return rmdir_wait(dir);
+	return rmdir(dir) == 0 || errno == ENOENT ? 0 : -errno;
+}
+
 /* rmdir every child cgroup of dir, then dir itself.  0 or -errno. */
-static int tree_rmdir(const char *dir)
+static int tree_rmdir(const char *dir, int wait)
 {
 	struct dirent *e;
 	DIR *d = opendir(dir);
@@ -864,12 +872,12 @@ static int tree_rmdir(const char *dir)
 		if (e->d_type != DT_DIR || e->d_name[0] == '.')
 			continue;
 		sub = xasprintf("%s/%s", dir, e->d_name);
-		if ((one = rmdir_wait(sub)) < 0)
+		if ((one = rmdir_maybe_wait(sub, wait && !rc)) < 0)
 			rc = one;
 		free(sub);
 	}
 	closedir(d);
-	if ((one = rmdir_wait(dir)) < 0)
+	if ((one = rmdir_maybe_wait(dir, wait && !rc)) < 0)
 		rc = one;
 	return rc;
 }
@@ -890,7 +898,8 @@ int cgroup_reap(const char *node_name, const char *instance, uint32_t job_id,
 	mounts_read(&m);
 	n = mounts_all(&m, mnt);
 	/* kill first in every hierarchy, then wait and remove: a process
-	 * is in all of them */
+	 * is in all of them.  Once something would not go, the rest is not
+	 * waited for (the caller tries again later): rotad must not block. */
 	for (int pass = 0; pass < 2; pass++) {
 		for (int i = 0; i < n; i++) {
 			int v2 = m.v2 && mnt[i] == m.v2;
@@ -914,10 +923,10 @@ int cgroup_reap(const char *node_name, const char *instance, uint32_t job_id,
 					killed = tree_signal(dir, 0, step_id == NO_VAL);
 				hier_kill(&h, dir, step_id == NO_VAL);
 			} else {
-				rc =
-				    step_id == NO_VAL ? tree_rmdir(dir) : rmdir_wait(dir);
+				rc = step_id == NO_VAL ? tree_rmdir(dir, !left)
+				                       : rmdir_maybe_wait(dir, !left);
 				if (rc == 0 && step_id != NO_VAL && !has_subdirs(job))
-					rmdir_wait(job);
+					rmdir_maybe_wait(job, !left);
 				if (rc < 0) {
 					log_err("JobId=%u cannot remove %s: %s", job_id,
 					        dir, strerror(-rc));
