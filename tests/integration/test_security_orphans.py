@@ -23,6 +23,8 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 from test_cgroup import cgroup_dirs, job_processes, needs_cgroups
 
 SLURMD_TIMEOUT = 3
@@ -124,14 +126,19 @@ def test_killed_stepd_leaves_no_process_nor_cgroup(fresh_cluster):
 
 
 @needs_cgroups
-def test_restarted_node_kills_jobs_no_longer_its(make_cluster):
+@pytest.mark.parametrize("stepd_too", [False, True], ids=["stepd-alive", "stepd-dead"])
+def test_restarted_node_kills_jobs_no_longer_its(make_cluster, stepd_too):
+    """stepd-dead: the node lost its rotastepd too (nothing to re-attach to):
+    rotad still finds the job by its cgroup."""
     c = quick_fail_cluster(make_cluster)
     jobid, stepd, dirs = start_hog(c, "-w", "node01", "-n2", "--no-requeue")
     c.kill_daemon("rotad-node01", signal.SIGKILL)
+    if stepd_too:
+        os.kill(stepd, signal.SIGKILL)
     assert c.wait_job(jobid, timeout=30) == "NODE_FAIL"
     assert node_states(c)["node01"].startswith("down")
     # the situation to clean up: the job is over, its processes are not
-    assert alive(stepd) and len(job_processes(c, jobid, "sleep 300")) == 2
+    assert alive(stepd) != stepd_too and len(job_processes(c, jobid, "sleep 300")) == 2
     c.up()
     # from the moment the node is idle again, nothing of the old job is left
     deadline = time.monotonic() + 30
