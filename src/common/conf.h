@@ -104,6 +104,7 @@ struct conf {
 	uint32_t slurmctld_timeout; /* seconds, default 120 */
 	uint32_t kill_wait;         /* seconds, default 30 */
 	uint32_t kill_on_bad_exit;  /* KillOnBadExit: srun's default for -K */
+	uint32_t job_requeue;       /* JobRequeue: batch jobs requeued by default */
 	uint32_t inactive_limit;    /* default 0 */
 	uint32_t message_timeout;   /* default 10 */
 	uint32_t return_to_service; /* 0..2, default 0 */

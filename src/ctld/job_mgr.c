@@ -607,6 +607,10 @@ void job_mgr_submit(struct ctld *ctld, struct client *c, struct job_desc *d, int
 		free(msg);
 		return;
 	}
+	/* JobRequeue=0: not requeued unless --requeue (fixed at submit, as
+	 * Slurm: scontrol show job says Requeue=0) */
+	if (!ctld->conf->job_requeue && !(d->flags & JOB_F_REQUEUE))
+		d->flags |= JOB_F_NO_REQUEUE;
 	rc = job_desc_validate(ctld, d, alloc, &p);
 	if (!rc)
 		rc = job_part_limits(ctld, p, d);

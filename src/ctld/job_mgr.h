@@ -167,6 +167,11 @@ int job_array_task_lookup(struct ctld *ctld, const struct client *c, uint32_t ar
 /* scontrol requeue; returns 0 or an ESLURM_* number. */
 int job_requeue(struct ctld *ctld, struct job *job);
 
+/* The job's run is lost with node node_name (borrowed): it failed, or its
+ * batch step's stepd died.  A batch job is requeued as Slurm does (JobRequeue=1
+ * or --requeue, and not --no-requeue); any other job ends NODE_FAIL. */
+void job_node_failed(struct ctld *ctld, struct job *job, const char *node_name);
+
 /* Per-second duties: time limits, purge after MinJobAge. */
 void job_mgr_tick(struct ctld *ctld, time_t now);
 

@@ -384,12 +384,32 @@ int job_requeue(struct ctld *ctld, struct job *job)
 		return ESLURM_DISABLED;
 	if (job_is_pending(job))
 		return ESLURM_JOB_PENDING;
-	if (job_is_running(job))
+	if (job_is_running(job)) {
 		job_signal_nodes(ctld, job, NO_VAL, SIGKILL, SIGNAL_F_TERMINATE);
+		/* the requeue frees the resources at once: the nodes that hold
+		 * the old run are not scheduled until they confirm it gone */
+		for (uint32_t k = 0; k < job->nnodes; k++) {
+			struct node *n = node_mgr_get(ctld->nodes, job->node_idx[k]);
+			if (n->link)
+				node_mgr_orphan_add(n, job->job_id);
+		}
+	}
 	if (job_event_commit(ctld, &ev) < 0)
 		return ESLURM_TRANSITION_STATE_NO_UPDATE;
 	log_info("JobId=%u requeued", job->job_id);
 	return 0;
+}
+
+void job_node_failed(struct ctld *ctld, struct job *job, const char *node_name)
+{
+	if (!(job->desc.flags & (JOB_F_INTERACTIVE | JOB_F_NO_REQUEUE)) &&
+	    job_requeue(ctld, job) == 0) {
+		log_info("Requeuing JobId=%u due to failure of node %s", job->job_id,
+		         node_name ? node_name : "?");
+		ctld_sched_kick(ctld);
+		return;
+	}
+	job_end(ctld, job, JOB_NODE_FAIL, FAIL_DOWN_NODE, 0);
 }
 
 void job_mgr_complete_req(struct ctld *ctld, struct client *c,

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -106,6 +107,7 @@ void node_mgr_destroy(struct node_mgr *nm)
 		free(nm->nodes[i].os);
 		free(nm->nodes[i].arch);
 		free(nm->nodes[i].version);
+		free(nm->nodes[i].orphans);
 	}
 	for (size_t i = 0; i < nm->nparts; i++) {
 		free(nm->parts[i].node_idx);
@@ -182,12 +184,13 @@ uint32_t node_state(const struct node *n)
 		base = NODE_ALLOCATED;
 	else
 		base = NODE_MIXED;
-	return base | n->flags | (n->completing ? NODE_COMPLETING : 0);
+	return base | n->flags | (n->completing || n->norphans ? NODE_COMPLETING : 0);
 }
 
 int node_usable(const struct node *n)
 {
-	return !n->down && n->registered && !(n->flags & (NODE_DRAIN | NODE_NO_RESPOND));
+	return !n->down && n->registered && !n->norphans &&
+	       !(n->flags & (NODE_DRAIN | NODE_NO_RESPOND));
 }
 
 enum part_oversub part_oversub(const struct part *p, uint32_t *ret_jobs)
@@ -291,6 +294,80 @@ static void set_reason(struct node *n, const char *reason, uid_t uid, time_t whe
 	n->reason_time = when;
 }
 
+static int job_on_node(const struct job *job, uint32_t node_idx, int held_only)
+{
+	for (uint32_t k = 0; k < job->nnodes; k++)
+		if (job->node_idx[k] == node_idx &&
+		    (!held_only || (job->held && job->held[k])))
+			return 1;
+	return 0;
+}
+
+/* The jobs a registering node reported (its live steps, its jobs' cgroups)
+ * that do not run there: it is told to kill them.  Those that ended and still
+ * hold the node (COMPLETING) are confirmed as usual; the others keep the node
+ * out of scheduling until it confirms (Slurm: "Registered job N on node X,
+ * but it's not running there"). */
+static void orphans_find(struct ctld *ctld, struct node *n, uint32_t node_idx,
+                         const struct node_register *reg)
+{
+	free(n->orphans);
+	n->orphans = NULL;
+	n->norphans = 0;
+	for (uint32_t i = 0; i < reg->job_ids.n; i++) {
+		uint32_t id = reg->job_ids.v[i];
+		struct job *job = job_find(ctld->jobs, id);
+		struct signal_req kill = {.job_id = id,
+		                          .step_id = NO_VAL,
+		                          .signal = SIGKILL,
+		                          .flags = SIGNAL_F_TERMINATE};
+		uint32_t k;
+
+		if (job && job_is_running(job) && job_on_node(job, node_idx, 0))
+			continue;
+		for (k = 0; k < n->norphans && n->orphans[k] != id; k++)
+			;
+		if (k < n->norphans)
+			continue;
+		if (job && (job->state & JOB_COMPLETING) &&
+		    job_on_node(job, node_idx, 1)) {
+			node_send(n, MSG_SIGNAL_REQ, &kill); /* lost while it was away */
+			continue;
+		}
+		log_err("Registered JobId=%u on node %s, but it's not running there: "
+		        "killing it",
+		        id, n->cfg->name);
+		node_mgr_orphan_add(n, id);
+		node_send(n, MSG_SIGNAL_REQ, &kill);
+	}
+}
+
+void node_mgr_orphan_add(struct node *n, uint32_t job_id)
+{
+	for (uint32_t k = 0; k < n->norphans; k++)
+		if (n->orphans[k] == job_id)
+			return;
+	n->orphans = xrealloc(n->orphans, (n->norphans + 1) * sizeof(uint32_t));
+	n->orphans[n->norphans++] = job_id;
+}
+
+int node_mgr_orphan_gone(struct ctld *ctld, const char *name, uint32_t job_id)
+{
+	int idx = name ? node_mgr_find(ctld->nodes, name) : -1;
+	struct node *n = idx < 0 ? NULL : node_mgr_get(ctld->nodes, idx);
+
+	for (uint32_t k = 0; n && k < n->norphans; k++) {
+		if (n->orphans[k] != job_id)
+			continue;
+		n->orphans[k] = n->orphans[--n->norphans];
+		log_info("node %s: JobId=%u is gone%s", name, job_id,
+		         n->norphans ? "" : ", the node is free again");
+		ctld->res_gen++;
+		return 1;
+	}
+	return 0;
+}
+
 void node_mgr_register(struct ctld *ctld, struct client *c, struct node_register *reg)
 {
 	struct node *n = node_mgr_get(ctld->nodes, c->node_idx);
@@ -336,6 +413,7 @@ void node_mgr_register(struct ctld *ctld, struct client *c, struct node_register
 	log_info("node %s registered", n->cfg->name);
 	client_send_rc(c, 0, NULL);
 	step_mgr_reconcile(ctld, c->node_idx, reg);
+	orphans_find(ctld, n, c->node_idx, reg);
 	ctld_sched_kick(ctld);
 }
 
@@ -394,17 +472,13 @@ void node_mgr_tick(struct ctld *ctld, time_t now)
 		n->down = 1;
 		ctld->res_gen++;
 		set_reason(n, "Not responding", 0, now);
-		/* jobs running there end NODE_FAIL */
+		/* batch jobs running there are requeued (JobRequeue=1 or
+		 * --requeue, not --no-requeue), the others end NODE_FAIL */
 		for (struct job *j = job_first(ctld->jobs), *nx; j; j = nx) {
 			nx = j->next;
-			if (!job_is_running(j))
+			if (!job_is_running(j) || !job_on_node(j, (uint32_t)i, 0))
 				continue;
-			for (uint32_t k = 0; k < j->nnodes; k++)
-				if (j->node_idx[k] == i) {
-					job_end(ctld, j, JOB_NODE_FAIL, FAIL_DOWN_NODE,
-					        0);
-					break;
-				}
+			job_node_failed(ctld, j, n->cfg->name);
 		}
 	}
 }

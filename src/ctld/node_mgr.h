@@ -36,6 +36,12 @@ struct node {
 	uint32_t cpu_load;
 	char *os, *arch, *version;
 	struct client *link; /* the node's rotad connection, or NULL */
+	/* jobs the node was told to kill and must confirm gone
+	 * (STEP_DONE_JOB_GONE) before it is scheduled again (it shows
+	 * COMPLETING): those it reported at registration that are no longer
+	 * its, and those requeued while running there */
+	uint32_t *orphans; /* [norphans], owned */
+	uint32_t norphans;
 };
 
 struct part {
@@ -98,6 +104,12 @@ void node_cores_give(struct node *n, uint32_t count, const uint32_t *ids);
 void node_mgr_register(struct ctld *ctld, struct client *c, struct node_register *reg);
 void node_mgr_ping(struct ctld *ctld, struct client *c, const struct node_ping *p);
 void node_mgr_link_lost(struct ctld *ctld, struct client *c);
+/* The node must confirm that job_id is gone (it was told to kill it) before
+ * it is scheduled again. */
+void node_mgr_orphan_add(struct node *n, uint32_t job_id);
+/* The node (name, borrowed) confirmed that nothing of job_id is left there:
+ * if it was one of its orphans, forget it.  Returns 1 if it was. */
+int node_mgr_orphan_gone(struct ctld *ctld, const char *name, uint32_t job_id);
 void node_mgr_info(struct ctld *ctld, struct client *c);
 void node_mgr_part_info(struct ctld *ctld, struct client *c);
 void node_mgr_update(struct ctld *ctld, struct client *c,
@@ -107,7 +119,8 @@ int node_mgr_apply_state(struct ctld *ctld, const char *name, uint32_t flags,
                          const char *reason, uid_t uid, time_t when);
 /* Drain a node because of a failure (prolog, epilog) and journal it. */
 void node_mgr_drain(struct ctld *ctld, const char *name, const char *reason);
-/* Per-second duties: mark silent nodes DOWN. */
+/* Per-second duties: mark silent nodes DOWN; their batch jobs are requeued
+ * (JobRequeue / --requeue), the others end NODE_FAIL. */
 void node_mgr_tick(struct ctld *ctld, time_t now);
 /* Send a message to the node's rotad; -EPIPE when it is not connected. */
 int node_send(struct node *n, uint16_t type, const void *body);

@@ -343,6 +343,11 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 	struct job *job = job_find(ctld->jobs, msg->job_id);
 	struct step **pp;
 
+	/* a node confirms it killed a job that was no longer its: whatever run
+	 * of the job that was, the node may be scheduled again */
+	if (msg->step_id == NO_VAL && (msg->flags & STEP_DONE_JOB_GONE) &&
+	    node_mgr_orphan_gone(ctld, msg->node_name, msg->job_id))
+		ctld_sched_kick(ctld);
 	if (job && step_report_stale(job, msg))
 		return;
 	if (msg->flags & STEP_DONE_PROLOG_FAILED)
@@ -371,6 +376,8 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 	if (msg->step_id == STEP_BATCH) {
 		if (msg->flags & STEP_DONE_LAUNCH_FAILED)
 			job_end(ctld, job, JOB_FAILED, FAIL_LAUNCH, msg->status);
+		else if (msg->flags & STEP_DONE_STEPD_LOST)
+			job_node_failed(ctld, job, msg->node_name);
 		else if (msg->flags & STEP_DONE_OOM)
 			job_end(ctld, job, JOB_OOM, FAIL_OOM, msg->status);
 		else

@@ -16,10 +16,12 @@
 #include "proto/messages.h"
 #include "proto/net.h"
 #include "noded/stepd_mgr.h"
+#include "stepd/cgroup.h"
 #include "common/script.h"
 #include "common/common.h"
 
 #define DONE_FILE_MAX (1u << 20)
+#define REAP_RETRY_S  1 /* a job's cgroup that would not empty: try again */
 
 struct stepd_rec {
 	struct stepd_mgr *m;
@@ -53,6 +55,7 @@ struct stepd_mgr {
 	struct event_base *base;
 	struct stepd_mgr_opts o;
 	struct event *sigchld_ev;
+	struct event *reap_ev; /* REAP_RETRY_S timer: term_check again */
 	struct stepd_rec *head;
 	struct term_job *terminating;
 	struct job_here *here;
@@ -107,7 +110,10 @@ static pid_t epilog_start(struct stepd_mgr *m, uint32_t job_id)
 static void report(struct stepd_mgr *m, uint32_t job, uint32_t step, int64_t start,
                    uint32_t status, uint32_t flags, const char *msg);
 
-/* If job is being terminated and has no stepd left here, say so once. */
+/* If job is being terminated and has no stepd left here, kill whatever is
+ * left in its cgroups (processes that left their step, a step whose stepd
+ * died) and say so once.  Until the cgroups are empty, the job is not
+ * reported gone: the controller keeps its resources meanwhile. */
 static void term_check(struct stepd_mgr *m, uint32_t job_id)
 {
 	for (struct stepd_rec *r = m->head; r; r = r->next)
@@ -115,8 +121,13 @@ static void term_check(struct stepd_mgr *m, uint32_t job_id)
 			return;
 	for (struct term_job **pp = &m->terminating; *pp; pp = &(*pp)->next) {
 		struct term_job *t = *pp;
+		struct timeval tv = {.tv_sec = REAP_RETRY_S};
 		if (t->job_id != job_id || t->epilog_pid)
 			continue;
+		if (cgroup_reap(m->o.node_name, m->o.spool, job_id, NO_VAL)) {
+			evtimer_add(m->reap_ev, &tv);
+			return;
+		}
 		if ((t->epilog_pid = epilog_start(m, job_id)) > 0)
 			return; /* reported when the epilog ends */
 		*pp = t->next;
@@ -125,6 +136,20 @@ static void term_check(struct stepd_mgr *m, uint32_t job_id)
 		       NULL);
 		return;
 	}
+}
+
+/* Jobs whose cgroups would not empty: try them again. */
+static void on_reap_retry(evutil_socket_t fd, short what, void *arg)
+{
+	struct stepd_mgr *m = arg;
+	uint32_t ids[64];
+	size_t n = 0;
+
+	for (struct term_job *t = m->terminating; t && n < 64; t = t->next)
+		if (!t->epilog_pid)
+			ids[n++] = t->job_id;
+	for (size_t i = 0; i < n; i++)
+		term_check(m, ids[i]);
 }
 
 /* An epilog ended: the job is gone from this node (drained if it failed). */
@@ -217,8 +242,10 @@ static void rec_maybe_finish(struct stepd_rec *r)
 			            WEXITSTATUS(r->wstatus) == SPOOL_STEPD_EXIT_SETUP;
 			log_err("JobId=%u StepId=%u rotastepd ended without a report",
 			        r->job_id, r->step_id);
+			/* nothing of the step may outlive its stepd */
+			cgroup_reap(m->o.node_name, m->o.spool, r->job_id, r->step_id);
 			report(m, r->job_id, r->step_id, r->start_time, 1 << 8,
-			       setup ? STEP_DONE_LAUNCH_FAILED : 0,
+			       setup ? STEP_DONE_LAUNCH_FAILED : STEP_DONE_STEPD_LOST,
 			       "rotastepd ended without a report");
 		}
 		free(done);
@@ -400,10 +427,12 @@ void stepd_mgr_signal(struct stepd_mgr *m, const struct signal_req *req)
 
 void stepd_mgr_live(struct stepd_mgr *m, struct rota_u32v *jobs, struct rota_u32v *steps)
 {
-	size_t n = 0;
+	uint32_t *cg_jobs = NULL;
+	size_t n = 0, ncg = cgroup_node_jobs(m->o.node_name, m->o.spool, &cg_jobs);
 
 	for (struct stepd_rec *r = m->head; r; r = r->next)
 		n += !r->reported;
+	n += ncg;
 	jobs->v = xcalloc(n ? n : 1, sizeof(uint32_t));
 	steps->v = xcalloc(n ? n : 1, sizeof(uint32_t));
 	jobs->n = steps->n = 0;
@@ -413,6 +442,13 @@ void stepd_mgr_live(struct stepd_mgr *m, struct rota_u32v *jobs, struct rota_u32
 		jobs->v[jobs->n++] = r->job_id;
 		steps->v[steps->n++] = r->step_id;
 	}
+	/* processes of a job may be left without a stepd (it died with an
+	 * earlier rotad): its cgroups tell, as step NO_VAL */
+	for (size_t i = 0; i < ncg; i++) {
+		jobs->v[jobs->n++] = cg_jobs[i];
+		steps->v[steps->n++] = NO_VAL;
+	}
+	free(cg_jobs);
 }
 
 static void on_sigchld(evutil_socket_t sig, short what, void *arg)
@@ -483,6 +519,8 @@ struct stepd_mgr *stepd_mgr_create(struct event_base *base,
 	m->sigchld_ev = evsignal_new(base, SIGCHLD, on_sigchld, m);
 	if (!m->sigchld_ev || evsignal_add(m->sigchld_ev, NULL) < 0)
 		fatal("cannot watch SIGCHLD");
+	if (!(m->reap_ev = evtimer_new(base, on_reap_retry, m)))
+		fatal("cannot create a timer");
 	return m;
 }
 
@@ -505,5 +543,6 @@ void stepd_mgr_destroy(struct stepd_mgr *m)
 	while (m->here)
 		here_forget(m, m->here->job_id);
 	event_free(m->sigchld_ev);
+	event_free(m->reap_ev);
 	free(m);
 }

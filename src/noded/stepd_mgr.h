@@ -9,7 +9,14 @@
  *
  * A stepd reports MSG_STEP_COMPLETE once; it is passed to the done callback.
  * A stepd that goes away without reporting is reported as failed (status =
- * wait status of exit 1; STEP_DONE_LAUNCH_FAILED when it failed during setup).
+ * wait status of exit 1; STEP_DONE_LAUNCH_FAILED when it failed during setup),
+ * after everything left in its step's cgroup is killed.
+ *
+ * rotad owns its jobs' cgroups (stepd/cgroup.h, cgroup_reap): a job the
+ * controller terminates is reported gone (STEP_DONE_JOB_GONE) only when its
+ * stepds are gone and nothing is left in its cgroups, which are removed; the
+ * Epilog runs after that.  The live list sent at registration names the jobs
+ * with a cgroup here too, so that the controller can have orphans killed.
  */
 #ifndef ROTA_NODED_STEPD_MGR_H
 #define ROTA_NODED_STEPD_MGR_H
@@ -53,7 +60,8 @@ void stepd_mgr_launch(struct stepd_mgr *m, const struct launch_req *req);
 /* Forward a signal to the matching stepds (step_id NO_VAL: all of the job). */
 void stepd_mgr_signal(struct stepd_mgr *m, const struct signal_req *req);
 
-/* The (job, step) pairs of live stepds; caller frees jobs->v and steps->v. */
+/* The (job, step) pairs of live stepds, and (job, NO_VAL) for each job with a
+ * cgroup here; caller frees jobs->v and steps->v. */
 void stepd_mgr_live(struct stepd_mgr *m, struct rota_u32v *jobs, struct rota_u32v *steps);
 
 #endif

@@ -526,6 +526,9 @@ enum step_done_flags {
 	STEP_DONE_JOB_GONE = 4,
 	STEP_DONE_PROLOG_FAILED = 8,
 	STEP_DONE_EPILOG_FAILED = 16,
+	/* the stepd died without a report (killed, crashed): the node lost the
+	 * step, and for the batch step the job, as when a node fails */
+	STEP_DONE_STEPD_LOST = 32,
 };
 enum launch_node_flags { LAUNCH_NF_PROLOG = 1 /* the job's first step on this node */ };
 /* MSG_PROLOG_COMPLETE (stepd -> rotad -> controller, a step_complete body with

@@ -819,3 +819,179 @@ void cgroup_destroy(struct cgroup *cg)
 	free(cg->task_cpus);
 	free(cg);
 }
+
+/* ---- rotad's side ---- */
+
+/* Every distinct cgroup mount: the v2 one first, then each v1 controller's.
+ * Returns how many (at most 1 + V1_COUNT); the strings are borrowed from m. */
+static int mounts_all(const struct cg_mounts *m, const char **ret)
+{
+	int n = 0;
+
+	if (m->v2)
+		ret[n++] = m->v2;
+	for (int k = 0; k < V1_COUNT; k++) {
+		int seen = 0;
+		if (!m->v1[k])
+			continue;
+		for (int i = 0; i < n; i++)
+			seen |= !strcmp(ret[i], m->v1[k]);
+		if (!seen)
+			ret[n++] = m->v1[k];
+	}
+	return n;
+}
+
+static void step_dir_name(uint32_t step_id, char *buf, size_t size)
+{
+	if (step_id == STEP_BATCH)
+		snprintf(buf, size, "step_batch");
+	else
+		snprintf(buf, size, "step_%u", step_id);
+}
+
+/* rmdir, waiting while processes are still leaving (with wait).  0 or -errno. */
+static int rmdir_maybe_wait(const char *dir, int wait)
+{
+	if (wait)
+		return rmdir_wait(dir);
+	return rmdir(dir) == 0 || errno == ENOENT ? 0 : -errno;
+}
+
+/* rmdir every child cgroup of dir, then dir itself.  0 or -errno. */
+static int tree_rmdir(const char *dir, int wait)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int rc = 0, one;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((e = readdir(d))) {
+		char *sub;
+		if (e->d_type != DT_DIR || e->d_name[0] == '.')
+			continue;
+		sub = xasprintf("%s/%s", dir, e->d_name);
+		if ((one = rmdir_maybe_wait(sub, wait && !rc)) < 0)
+			rc = one;
+		free(sub);
+	}
+	closedir(d);
+	if ((one = rmdir_maybe_wait(dir, wait && !rc)) < 0)
+		rc = one;
+	return rc;
+}
+
+int cgroup_reap(const char *node_name, const char *instance, uint32_t job_id,
+                uint32_t step_id)
+{
+	struct cg_mounts m = {NULL};
+	const char *mnt[1 + V1_COUNT];
+	char *nodedir = node_dir_name(node_name, instance), step[32];
+	int n, left = 0, killed = 0;
+
+	if (geteuid() != 0) {
+		free(nodedir);
+		return 0;
+	}
+	step_dir_name(step_id, step, sizeof(step));
+	mounts_read(&m);
+	n = mounts_all(&m, mnt);
+	/* kill first in every hierarchy, then wait and remove: a process
+	 * is in all of them.  Once something would not go, the rest is not
+	 * waited for (the caller tries again later): rotad must not block. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < n; i++) {
+			int v2 = m.v2 && mnt[i] == m.v2;
+			int freezer =
+			    !v2 && m.v1[V1_FREEZER] && !strcmp(mnt[i], m.v1[V1_FREEZER]);
+			struct cg_hier h = {.v2 = v2, .freezer = freezer};
+			char *job =
+			    xasprintf("%s/rota/%s/job_%u", mnt[i], nodedir, job_id);
+			char *dir = step_id == NO_VAL ? xstrdup(job)
+			                              : xasprintf("%s/%s", job, step);
+			int rc;
+			struct stat sb;
+
+			if (stat(dir, &sb) < 0) {
+				free(job);
+				free(dir);
+				continue;
+			}
+			if (pass == 0) {
+				if (!killed) /* the same processes in each */
+					killed = tree_signal(dir, 0, step_id == NO_VAL);
+				hier_kill(&h, dir, step_id == NO_VAL);
+			} else {
+				rc = step_id == NO_VAL ? tree_rmdir(dir, !left)
+				                       : rmdir_maybe_wait(dir, !left);
+				if (rc == 0 && step_id != NO_VAL && !has_subdirs(job))
+					rmdir_maybe_wait(job, !left);
+				if (rc < 0) {
+					log_err("JobId=%u cannot remove %s: %s", job_id,
+					        dir, strerror(-rc));
+					left = 1;
+				}
+			}
+			free(job);
+			free(dir);
+		}
+	}
+	if (killed)
+		log_info("JobId=%u: killed %d process(es) left in its cgroup%s", job_id,
+		         killed, step_id == NO_VAL ? "s" : "");
+	/* the node's directory goes with its last job (EBUSY otherwise) */
+	for (int i = 0; i < n && !left; i++) {
+		char *node = xasprintf("%s/rota/%s", mnt[i], nodedir);
+		if (!has_subdirs(node))
+			rmdir(node);
+		free(node);
+	}
+	mounts_release(&m);
+	free(nodedir);
+	return left;
+}
+
+size_t cgroup_node_jobs(const char *node_name, const char *instance, uint32_t **ret)
+{
+	struct cg_mounts m = {NULL};
+	const char *mnt[1 + V1_COUNT];
+	char *nodedir = node_dir_name(node_name, instance);
+	uint32_t *ids = xcalloc(1, sizeof(uint32_t));
+	size_t count = 0;
+	int n;
+
+	mounts_read(&m);
+	n = mounts_all(&m, mnt);
+	for (int i = 0; i < n; i++) {
+		char *node = xasprintf("%s/rota/%s", mnt[i], nodedir);
+		DIR *d = opendir(node);
+		struct dirent *e;
+
+		free(node);
+		while (d && (e = readdir(d))) {
+			unsigned long id;
+			char *end;
+			size_t k;
+
+			if (e->d_type != DT_DIR || strncmp(e->d_name, "job_", 4))
+				continue;
+			errno = 0;
+			id = strtoul(e->d_name + 4, &end, 10);
+			if (errno || *end || end == e->d_name + 4 || id > UINT32_MAX)
+				continue;
+			for (k = 0; k < count && ids[k] != id; k++)
+				;
+			if (k < count)
+				continue;
+			ids = xrealloc(ids, (count + 1) * sizeof(uint32_t));
+			ids[count++] = (uint32_t)id;
+		}
+		if (d)
+			closedir(d);
+	}
+	mounts_release(&m);
+	free(nodedir);
+	*ret = ids;
+	return count;
+}

@@ -81,4 +81,22 @@ uint64_t cgroup_max_rss(const struct cgroup *cg);
  * other step is left), retrying briefly while it is busy, and free.  NULL ok. */
 void cgroup_destroy(struct cgroup *cg);
 
+/* ---- rotad's side: the node owns its jobs' cgroups ----
+ * These find the directories from the names alone (node_name and instance as
+ * in cgroup_opts), in every cgroup hierarchy mounted, so that rotad can clean
+ * up after a rotastepd that died or that an earlier rotad left behind. */
+
+/* SIGKILL every process in the cgroups of job_id on this node (step_id
+ * NO_VAL: all its steps; else that step only: STEP_BATCH for the batch
+ * script), wait briefly for them to go, and remove the directories (the
+ * job's when no step is left).  Returns 0 when nothing is left, 1 when
+ * something still is (call again later).  No-op (0) without cgroups. */
+int cgroup_reap(const char *node_name, const char *instance, uint32_t job_id,
+                uint32_t step_id);
+
+/* The ids of the jobs that have a cgroup directory of this node in any
+ * hierarchy (each once).  Returns how many; *ret (caller frees) is set even
+ * when there are none. */
+size_t cgroup_node_jobs(const char *node_name, const char *instance, uint32_t **ret);
+
 #endif
