@@ -130,9 +130,21 @@ static void on_launch(void *arg, const struct launch_req *req)
 	int rc;
 
 	rc = cred_check(nd->auth, req, nd->node_name, now, 0, &err);
-	if (rc == 0 && (rc = cred_cache_add(nd->creds, req, now)) < 0)
-		snprintf(err.text, sizeof(err.text), "%s",
-		         rc == -EEXIST ? "replayed" : "cache full");
+	if (rc == 0) {
+		rc = cred_cache_add(nd->creds, req, now);
+		if (rc == -EEXIST)
+			errprintf(&err, "replayed");
+		else if (rc == -ENOSPC)
+			errprintf(&err, "not kept: %u credentials unexpired",
+			          CRED_CACHE_MAX);
+		else if (rc == -EIO) {
+			/* kept in memory all the same */
+			if (!nd->cred_state_failed)
+				log_err("cannot write cred_state in %s", nd->spool);
+			nd->cred_state_failed = 1;
+			rc = 0;
+		}
+	}
 	if (rc < 0) {
 		log_err("JobId=%u StepId=%u launch refused: credential %s", req->job_id,
 		        req->step_id, err.text);
@@ -257,9 +269,13 @@ static void noded_start(struct noded *nd)
 	    .arg = nd,
 	};
 	struct node_register reg = {0};
+	struct rota_error err = {""};
 	struct utsname u;
 
 	nd->creds = cred_cache_create();
+	/* in the spool (our cwd): a restarted rotad still refuses replays */
+	if (cred_cache_persist(nd->creds, "cred_state", time(NULL), &err) < 0)
+		log_err("launch credentials kept in memory only: %s", err.text);
 	nd->stepds = stepd_mgr_create(nd->base, &o);
 	build_register(nd, cn, &reg, &u);
 	nd->link = ctld_link_create(nd->base, nd->conf, nd->auth, &reg, &link_ops, nd);

@@ -12,8 +12,9 @@
  *
  * rotad checks a launch before it forks (cred_check with its node name, then
  * cred_cache_add: a credential seen before is refused until it expires, so a
- * launch replayed to the same node is refused too); rotastepd checks it again
- * before it starts the tasks.
+ * launch replayed to the same node is refused too, also after rotad restarted:
+ * the cache is kept in the spool, cred_cache_persist); rotastepd checks it
+ * again before it starts the tasks.
  */
 #ifndef ROTA_CRED_H
 #define ROTA_CRED_H
@@ -45,9 +46,19 @@ int cred_check(struct auth *auth, const struct launch_req *req, const char *node
 struct cred_cache *cred_cache_create(void);
 void cred_cache_destroy(struct cred_cache *cc); /* NULL allowed */
 
+/* Keep the cache in the file path too (Slurm's SlurmdSpoolDir/cred_state), so
+ * that a restarted rotad still refuses what it accepted before: loads what the
+ * file holds that has not expired at now, rewrites it, then appends each
+ * credential added (no fsync: a rotad restart, not a power cut, is what it is
+ * for).  Returns 0, or a negative errno with err (the cache then stays in
+ * memory only). */
+int cred_cache_persist(struct cred_cache *cc, const char *path, time_t now,
+                       struct rota_error *err);
+
 /* Remember req's credential (checked) until its cred_expire.  Returns 0, -EEXIST
  * when it was seen before (a replay), -ENOSPC when CRED_CACHE_MAX unexpired
- * credentials are kept already.  Forgets those expired at now. */
+ * credentials are kept already, -EIO when it is kept but could not be written
+ * to the file.  Forgets those expired at now. */
 int cred_cache_add(struct cred_cache *cc, const struct launch_req *req, time_t now);
 
 /* Unexpired credentials kept (for tests). */

@@ -229,6 +229,7 @@ class Proxy:
         self.launches = []
         self.lock = threading.Lock()
         self.down = None
+        self.connections = 0
         self.socks = []
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -242,6 +243,7 @@ class Proxy:
             self.socks += [node, up]
             with self.lock:
                 self.down = node
+                self.connections += 1
             threading.Thread(target=self._up, args=(node, up), daemon=True).start()
             threading.Thread(target=self._down, args=(up, node), daemon=True).start()
 
@@ -293,8 +295,8 @@ class Proxy:
 
 
 def proxied_rotad(c, node, proxy):
-    """Replace node's rotad by one whose link goes through proxy."""
-    c.kill_daemon(f"rotad-{node}", signal.SIGTERM)
+    """A rotad for node whose link goes through proxy (the one `rota up`
+    started must be gone)."""
     with open(c.conf_path) as f:
         text = f.read()
     conf = os.path.join(c.dir, f"proxy-{node}.conf")  # beside slurm.key
@@ -308,14 +310,15 @@ def proxied_rotad(c, node, proxy):
                             env=env, start_new_session=True)
 
 
-CRED_EXPIRE = 10
+CRED_EXPIRE = 15
 
 
 def test_replayed_or_tampered_launch_refused(make_cluster):
     """A genuine launch credential, captured on node01's link, is refused when
-    injected into node02's authenticated link, into node01's again (replay),
-    with one byte of its command or uid changed, and after it expired; nothing
-    runs again and the node keeps working."""
+    injected into node02's authenticated link, into node01's again (replay,
+    also after node01's rotad restarted), with one byte of its command or uid
+    changed, and after it expired; nothing runs again and the nodes keep
+    working."""
     c = make_cluster("--nodes", "2", *SMALL)
     c.down()
     with open(c.conf_path, "a") as f:
@@ -326,6 +329,7 @@ def test_replayed_or_tampered_launch_refused(make_cluster):
     procs = []
     try:
         for n, p in proxies.items():
+            c.kill_daemon(f"rotad-{n}", signal.SIGTERM)
             procs.append(proxied_rotad(c, n, p))
         c.wait_for(lambda: all(p.down for p in proxies.values()), 15,
                    "rotads connecting through the proxies")
@@ -350,6 +354,18 @@ def test_replayed_or_tampered_launch_refused(make_cluster):
         # another node
         refused("node02", genuine, "for node node01")
         # the same node again, within the credential's lifetime
+        refused("node01", genuine, "replayed")
+        # ... also after rotad restarted (its cred_state in the spool)
+        links = proxies["node01"].connections
+        regs = log_text(c, "node01").count("registered with the controller as node01")
+        procs[0].send_signal(signal.SIGTERM)
+        procs[0].wait(timeout=10)
+        procs[0] = proxied_rotad(c, "node01", proxies["node01"])
+        c.wait_for(lambda: proxies["node01"].connections > links, 15,
+                   "the restarted rotad connecting")
+        c.wait_for(lambda: log_text(c, "node01").count(
+            "registered with the controller as node01") > regs, 15,
+            "the restarted rotad registering")
         refused("node01", genuine, "replayed")
         # tampered: the command, then the uid
         refused("node01", genuine.replace(b"echo ran", b"echo RAN"), "bad signature")

@@ -199,6 +199,53 @@ static void test_replay_cache(void **state)
 	msg_body_free(MSG_LAUNCH_REQ, b);
 }
 
+static void test_replay_cache_persists(void **state)
+{
+	struct fixture *f = *state;
+	struct launch_req *a = signed_launch(f->auth);
+	struct rota_error err = {""};
+	char *path = xasprintf("%s/cred_state", f->dir);
+	char *bad = xasprintf("%s/no/such/dir/cred_state", f->dir);
+	struct cred_cache *cc = cred_cache_create();
+	FILE *fp;
+
+	assert_int_equal(cred_cache_persist(cc, path, NOW, &err), 0);
+	assert_int_equal(cred_cache_add(cc, a, NOW), 0);
+	cred_cache_destroy(cc);
+	/* a restarted rotad still knows it... */
+	cc = cred_cache_create();
+	assert_int_equal(cred_cache_persist(cc, path, NOW + 1, &err), 0);
+	assert_int_equal(cred_cache_count(cc), 1);
+	assert_int_equal(cred_cache_add(cc, a, NOW + 1), -EEXIST);
+	cred_cache_destroy(cc);
+	/* ...a torn record at the end is left out... */
+	fp = fopen(path, "a");
+	assert_non_null(fp);
+	fputs("torn", fp);
+	fclose(fp);
+	cc = cred_cache_create();
+	assert_int_equal(cred_cache_persist(cc, path, NOW + 2, &err), 0);
+	assert_int_equal(cred_cache_count(cc), 1);
+	cred_cache_destroy(cc);
+	/* ...and it is forgotten once expired */
+	cc = cred_cache_create();
+	assert_int_equal(cred_cache_persist(cc, path, NOW + 61, &err), 0);
+	assert_int_equal(cred_cache_count(cc), 0);
+	assert_int_equal(cred_cache_add(cc, a, NOW + 61), 0);
+	cred_cache_destroy(cc);
+	/* no file: memory only, and said so */
+	cc = cred_cache_create();
+	assert_true(cred_cache_persist(cc, bad, NOW, &err) < 0);
+	assert_non_null(strstr(err.text, "cannot write"));
+	assert_int_equal(cred_cache_add(cc, a, NOW), 0);
+	assert_int_equal(cred_cache_add(cc, a, NOW), -EEXIST);
+	cred_cache_destroy(cc);
+	unlink(path);
+	free(path);
+	free(bad);
+	msg_body_free(MSG_LAUNCH_REQ, a);
+}
+
 static void test_controller_proof(void **state)
 {
 	struct fixture *f = *state;
@@ -256,6 +303,7 @@ int main(void)
 	    cmocka_unit_test(test_missing_or_other_key),
 	    cmocka_unit_test(test_wrong_node_and_expired),
 	    cmocka_unit_test(test_replay_cache),
+	    cmocka_unit_test(test_replay_cache_persists),
 	    cmocka_unit_test(test_controller_proof),
 	    cmocka_unit_test(test_bad_cred_expire),
 	};
