@@ -5,6 +5,7 @@ tampered with.  Real daemons; the test plays the attacker with raw frames."""
 
 import os
 import re
+import shutil
 import signal
 import socket
 import struct
@@ -14,7 +15,8 @@ import time
 
 import pytest
 
-from conftest import BIN
+from conftest import BIN, IS_ROOT
+from test_munge import MUNGE, MUNGED, munge_socket  # noqa: F401 (a fixture)
 
 MAGIC = b"ROTA"
 MSG_RC, MSG_AUTH_CHALLENGE, MSG_AUTH_RESPONSE = 1, 30, 31
@@ -23,6 +25,7 @@ STEP_BATCH = 0xFFFFFFFB
 NO_VAL = 0xFFFFFFFE
 NO_VAL64 = 0xFFFFFFFFFFFFFFFE
 SMALL = ("--cpus", "2", "--mem", "2048")
+SETPRIV = shutil.which("setpriv")
 
 
 # ---- just enough msgpack and framing to speak to rotad ----
@@ -82,8 +85,11 @@ def read_frame(s):
 
 
 def bin_field(frame_bytes, name):
-    """The value of a msgpack bin field (bin8/bin16) called name in a frame."""
+    """The value of a msgpack bin field (bin8/bin16) called name in a frame
+    (b"" when there is none)."""
     key = bytes([0xA0 | len(name)]) + name.encode()
+    if key not in frame_bytes:
+        return b""
     i = frame_bytes.index(key) + len(key)
     if frame_bytes[i] == 0xC4:
         return frame_bytes[i + 2:i + 2 + frame_bytes[i + 1]]
@@ -211,6 +217,60 @@ def test_impostor_controller_runs_nothing(make_cluster, mode):
     c.up()
     jid = c.sbatch("-w", "node01", "-o", "/dev/null", "--wrap", "true")
     assert c.wait_job(jid) == "COMPLETED"
+
+
+@pytest.mark.skipif(not (os.path.exists(MUNGED) and IS_ROOT and SETPRIV),
+                    reason="needs munged, setpriv and root")
+def test_impostor_with_user_munge_credential_refused(make_cluster, munge_socket):
+    """With auth/munge any local user can make a credential whose payload is the
+    exact proof rotad expects; one made by a uid that is not root (nor
+    SlurmUser) must not pass for the controller."""
+    c = make_cluster("--nodes", "1", *SMALL, "--munge-socket", munge_socket)
+    c.wait_nodes_idle()
+    port = int(c.conf_value("SlurmctldPort"))
+    marker = f"/tmp/rota-pwned-{os.getpid()}-munge"
+    log_start = len(log_text(c, "node01"))
+    c.kill_daemon("rotactld", signal.SIGKILL)
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", port))
+    srv.listen(8)
+    srv.settimeout(10)
+    try:
+        s, _ = srv.accept()
+        with s:
+            s.settimeout(5)
+            nonce = os.urandom(32)
+            s.sendall(frame(MSG_AUTH_CHALLENGE,
+                            mp({"nonce": nonce, "method": "auth/munge"})))
+            got = read_frame(s)
+            assert got and got[0] == MSG_AUTH_RESPONSE
+            payload = (b"rota controller proof v1\n" + bin_field(got[1], "nonce") +
+                       nonce + b"node01")
+            cred = subprocess.run(
+                [SETPRIV, "--reuid=65534", "--regid=65534", "--clear-groups",
+                 MUNGE, "-S", munge_socket], input=payload, capture_output=True,
+                check=True, timeout=10).stdout.decode().strip()
+            try:
+                s.sendall(frame(MSG_AUTH_PROOF, mp({"mac": b"", "cred": cred})))
+                s.sendall(frame(MSG_RC, mp({"rc": 0, "msg": None})))
+                s.sendall(frame(MSG_LAUNCH_REQ, launch_body(
+                    990003, 0, 0, "root", "node01", marker)))
+                while read_frame(s):
+                    pass
+            except (socket.timeout, ConnectionError):
+                pass
+        time.sleep(2)
+        ran = os.path.exists(marker)
+    finally:
+        srv.close()
+        if os.path.exists(marker):
+            os.unlink(marker)
+    log = log_text(c, "node01")[log_start:]
+    assert not ran, log
+    assert "rotastepd started" not in log, log
+    assert ("failed to prove it is the controller: signed by uid 65534, not root "
+            "or SlurmUser") in log, log
 
 
 # ---- (b) genuine credentials replayed or tampered with ----
