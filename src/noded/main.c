@@ -120,8 +120,10 @@ static void build_register(const struct noded *nd, const struct conf_node *cn,
 }
 
 /* Check a launch's credential before anything is forked for it (proto/cred.h).
- * Only a launch the controller did sign, for this node, may be reported back
- * as failed: anything else may be an attacker's and is only logged. */
+ * Only a launch the controller did sign, for this node, that came too late may
+ * be reported back as failed, and not while that step runs here (an old one
+ * replayed must not end the run it started): anything else may be an
+ * attacker's and is only logged. */
 static void on_launch(void *arg, const struct launch_req *req)
 {
 	struct noded *nd = arg;
@@ -148,7 +150,8 @@ static void on_launch(void *arg, const struct launch_req *req)
 	if (rc < 0) {
 		log_err("JobId=%u StepId=%u launch refused: credential %s", req->job_id,
 		        req->step_id, err.text);
-		if (rc == -EKEYEXPIRED) {
+		if (rc == -EKEYEXPIRED &&
+		    !stepd_mgr_has(nd->stepds, req->job_id, req->step_id)) {
 			struct step_complete sc = {.job_id = req->job_id,
 			                           .step_id = req->step_id,
 			                           .node_name = nd->node_name,

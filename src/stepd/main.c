@@ -522,7 +522,10 @@ static void stepd_cleanup(struct stepd *st)
 }
 
 /* Check the launch's job credential again (proto/cred.h): rotad has, but we
- * run as root and fork whatever the request says.  Exits on failure. */
+ * run as root and fork whatever the request says.  rotad checked the expiry a
+ * moment ago: a credential that expires between its check and ours (a loaded
+ * node, a slow exec) is not refused.  Exits on failure. */
+#define STEPD_CRED_SLACK_S 30
 static void stepd_check_cred(struct stepd *st)
 {
 	struct rota_error err = {""};
@@ -531,8 +534,8 @@ static void stepd_check_cred(struct stepd *st)
 
 	rc = auth_create(st->conf, AUTH_NEED_KEY, &auth, &err);
 	if (rc == 0)
-		rc = cred_check(auth, st->req, NULL, time(NULL), AUTH_CHECK_REPLAY_OK,
-		                &err);
+		rc = cred_check(auth, st->req, NULL, time(NULL) - STEPD_CRED_SLACK_S,
+		                AUTH_CHECK_REPLAY_OK, &err);
 	auth_destroy(auth);
 	if (rc == 0)
 		return;

@@ -278,7 +278,10 @@ def test_impostor_with_user_munge_credential_refused(make_cluster, munge_socket)
 class Proxy:
     """Forwards one rotad's link to the controller and back, keeping a copy of
     every MSG_LAUNCH_REQ frame the controller sends; inject() puts a frame into
-    the controller -> rotad stream of the live link (between two frames)."""
+    the controller -> rotad stream of the live link (between two frames).
+    With hold set, launches are kept back instead of forwarded; before_rc, when
+    set, is sent on the next connection just before the controller's MSG_RC
+    (the answer to the registration); drop() cuts the live link."""
 
     def __init__(self, ctld_port):
         self.ctld_port = ctld_port
@@ -290,6 +293,8 @@ class Proxy:
         self.lock = threading.Lock()
         self.down = None
         self.connections = 0
+        self.hold = False
+        self.before_rc = None
         self.socks = []
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -331,7 +336,12 @@ class Proxy:
                     break
                 if got[0] == MSG_LAUNCH_REQ:
                     self.launches.append(got[1])
+                    if self.hold:
+                        continue
                 with self.lock:
+                    if got[0] == MSG_RC and self.before_rc:
+                        node.sendall(self.before_rc)
+                        self.before_rc = None
                     node.sendall(got[1])
         except OSError:
             pass
@@ -344,6 +354,13 @@ class Proxy:
     def inject(self, data):
         with self.lock:
             self.down.sendall(data)
+
+    def drop(self):
+        for s in self.socks:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def close(self):
         self.lsock.close()
@@ -458,3 +475,39 @@ def test_replayed_or_tampered_launch_refused(make_cluster):
                 p.kill()
         for p in proxies.values():
             p.close()
+
+
+def test_launch_before_registration_ignored(make_cluster):
+    """A genuine, unused, unexpired launch for this node that arrives after
+    authentication but before the controller has answered the registration is
+    ignored: rotad takes orders only on a link whose registration was
+    accepted."""
+    c = make_cluster("--nodes", "1", *SMALL)
+    proxy = Proxy(int(c.conf_value("SlurmctldPort")))
+    c.kill_daemon("rotad-node01", signal.SIGTERM)
+    proc = proxied_rotad(c, "node01", proxy)
+    try:
+        c.wait_for(lambda: proxy.down, 15, "rotad connecting through the proxy")
+        c.wait_nodes_idle()
+        proxy.hold = True  # launches are kept back from now on
+        mark = os.path.join(c.dir, "ran.txt")
+        c.sbatch("-w", "node01", "-o", "/dev/null", "--wrap", f"echo ran >> {mark}")
+        c.wait_for(lambda: proxy.launches, 15, "the launch")
+        since = len(log_text(c, "node01"))
+        regs = log_text(c, "node01").count("registered with the controller")
+        proxy.before_rc = proxy.launches[0]
+        proxy.drop()
+        c.wait_for(lambda: log_text(c, "node01").count(
+            "registered with the controller") > regs, 15, "rotad registering again")
+        wait_log(c, "node01", "ignoring MSG_LAUNCH_REQ from the controller before "
+                              "registration", since)
+        time.sleep(1)
+        assert not os.path.exists(mark)
+        assert "rotastepd started" not in log_text(c, "node01")[since:]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        proxy.close()
