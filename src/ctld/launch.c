@@ -1,6 +1,9 @@
-/* launch.c - build the launch and signal requests sent to nodes. */
+/* launch.c - build the launch and signal requests sent to nodes; each launch
+ * carries a job credential signed for its node (proto/cred.h). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
@@ -9,6 +12,7 @@
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
+#include "proto/cred.h"
 #include "common/common.h"
 
 /* Fill the job-wide part of a launch request (pointers borrowed from job). */
@@ -62,6 +66,26 @@ static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_re
 	}
 }
 
+/* Sign l for its node (proto/cred.h) and send it.  Returns node_send()'s result,
+ * or -EIO when it cannot be signed (logged). */
+static int launch_send(struct ctld *ctld, struct node *n, struct launch_req *l)
+{
+	struct rota_error err = {""};
+	int rc;
+
+	if (cred_sign(ctld->auth, l, time(NULL), &err) < 0) {
+		log_err("JobId=%u StepId=%u cannot sign the launch for %s: %s", l->job_id,
+		        l->step_id, n->cfg->name, err.text);
+		free(l->cred_sig.data);
+		l->cred_sig = (struct rota_bin){0};
+		return -EIO;
+	}
+	rc = node_send(n, MSG_LAUNCH_REQ, l);
+	free(l->cred_sig.data);
+	l->cred_sig = (struct rota_bin){0};
+	return rc;
+}
+
 void launch_batch(struct ctld *ctld, struct job *job)
 {
 	struct launch_req l = {0};
@@ -81,7 +105,7 @@ void launch_batch(struct ctld *ctld, struct job *job)
 	l.step_tasks_per_node = (struct rota_u32v){job->tasks, job->nnodes};
 	l.step_num_tasks = l.job_num_tasks;
 	l.cores = (struct rota_u32v){job->cores[0], job->cpus[0]};
-	if (node_send(n, MSG_LAUNCH_REQ, &l) < 0) {
+	if (launch_send(ctld, n, &l) < 0) {
 		log_err("JobId=%u: cannot reach node %s to launch", job->job_id,
 		        n->cfg->name);
 		job_end(ctld, job, JOB_NODE_FAIL, FAIL_DOWN_NODE, 0);
@@ -138,7 +162,7 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 				l.step_cores = (struct rota_u32v){cores, st->nslots[i]};
 			}
 		}
-		if (node_send(n, MSG_LAUNCH_REQ, &l) < 0)
+		if (launch_send(ctld, n, &l) < 0)
 			rc = -1;
 	}
 	free(cores);

@@ -138,6 +138,7 @@ static void auth_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 	struct client *c = arg;
 	struct rota_error err = {""};
 	struct auth_response *resp = *body;
+	struct auth_proof proof = {0};
 	uid_t uid;
 	gid_t gid;
 
@@ -153,6 +154,17 @@ static void auth_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 		conn_close(conn);
 		return;
 	}
+	/* prove ourselves in turn: the peer reads nothing else before this */
+	if (auth_proof_make(c->ctld->auth, &c->challenge, resp, &proof, &err) < 0) {
+		log_err("cannot prove ourselves to %s: %s", conn_name(conn), err.text);
+		codec_release(&auth_proof_type, &proof);
+		c->conn = NULL;
+		client_unref(c);
+		conn_close(conn);
+		return;
+	}
+	conn_send(conn, MSG_AUTH_PROOF, &proof);
+	codec_release(&auth_proof_type, &proof);
 	c->uid = uid;
 	c->gid = gid;
 	conn_set_identity(conn, uid, gid);

@@ -151,6 +151,12 @@ static void link_on_msg(struct conn *c, uint16_t type, void **body, void *arg)
 {
 	struct ctld_link *l = arg;
 
+	if (type != MSG_RC && l->state != LINK_UP) {
+		/* orders count only once the controller has taken our registration */
+		log_err("ignoring %s from the controller before registration",
+		        msg_name(type));
+		return;
+	}
 	switch (type) {
 	case MSG_RC:
 		link_on_rc(l, *body);

@@ -1,7 +1,10 @@
 /* ctld_link.h - rotad's one persistent connection to rotactld.
  *
- * Connects over TCP (answering the controller's challenge as the node), sends
- * MSG_NODE_REGISTER, waits for MSG_RC 0, then pings every 10 s.  When the
+ * Connects over TCP (answering the controller's challenge as the node and
+ * checking the controller's proof, proto/client.h), sends MSG_NODE_REGISTER,
+ * waits for MSG_RC 0, then pings every 10 s.  Launch and signal requests are
+ * passed on only after that MSG_RC 0 (each launch's credential is checked by
+ * the owner, see proto/cred.h).  When the
  * connection drops or cannot be made it retries every second (every 10 s after
  * the controller refused the registration).  Step completions handed to it
  * while it is not registered are queued and sent right after the next

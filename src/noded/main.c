@@ -10,11 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 #include "common/conf.h"
 #include "common/fdlimit.h"
 #include "common/spool.h"
 #include "proto/auth.h"
+#include "proto/cred.h"
 #include "proto/messages.h"
 #include "noded/ctld_link.h"
 #include "noded/hwinfo.h"
@@ -118,13 +120,48 @@ static void build_register(const struct noded *nd, const struct conf_node *cn,
 	reg->version = NODED_VERSION;
 }
 
+/* Check a launch's credential before anything is forked for it (proto/cred.h).
+ * Only a launch the controller did sign, for this node, that came too late may
+ * be reported back as failed, and not while that step runs here (an old one
+ * replayed must not end the run it started): anything else may be an
+ * attacker's and is only logged. */
 static void on_launch(void *arg, const struct launch_req *req)
 {
 	struct noded *nd = arg;
+	struct rota_error err = {""};
+	time_t now = time(NULL);
+	int rc;
 
-	if (req->node_name && strcmp(req->node_name, nd->node_name)) {
-		log_err("JobId=%u StepId=%u launch for node %s refused: this is %s",
-		        req->job_id, req->step_id, req->node_name, nd->node_name);
+	rc = cred_check(nd->auth, req, nd->node_name, now, 0, &err);
+	if (rc == 0) {
+		rc = cred_cache_add(nd->creds, req, now);
+		if (rc == -EEXIST)
+			errprintf(&err, "replayed");
+		else if (rc == -ENOSPC)
+			errprintf(&err, "not kept: %u credentials unexpired",
+			          CRED_CACHE_MAX);
+		else if (rc == -EIO) {
+			/* kept in memory all the same */
+			if (!nd->cred_state_failed)
+				log_err("cannot write cred_state in %s", nd->spool);
+			nd->cred_state_failed = 1;
+			rc = 0;
+		}
+	}
+	if (rc < 0) {
+		log_err("JobId=%u StepId=%u launch refused: credential %s", req->job_id,
+		        req->step_id, err.text);
+		if (rc == -EKEYEXPIRED &&
+		    !stepd_mgr_has(nd->stepds, req->job_id, req->step_id)) {
+			struct step_complete sc = {.job_id = req->job_id,
+			                           .step_id = req->step_id,
+			                           .node_name = nd->node_name,
+			                           .status = 1 << 8,
+			                           .flags = STEP_DONE_LAUNCH_FAILED,
+			                           .msg = "Job credential expired",
+			                           .start_time = req->start_time};
+			ctld_link_send_complete(nd->link, &sc);
+		}
 		return;
 	}
 	stepd_mgr_launch(nd->stepds, req);
@@ -236,8 +273,13 @@ static void noded_start(struct noded *nd)
 	    .arg = nd,
 	};
 	struct node_register reg = {0};
+	struct rota_error err = {""};
 	struct utsname u;
 
+	nd->creds = cred_cache_create();
+	/* in the spool (our cwd): a restarted rotad still refuses replays */
+	if (cred_cache_persist(nd->creds, "cred_state", time(NULL), &err) < 0)
+		log_err("launch credentials kept in memory only: %s", err.text);
 	nd->stepds = stepd_mgr_create(nd->base, &o);
 	build_register(nd, cn, &reg, &u);
 	nd->link = ctld_link_create(nd->base, nd->conf, nd->auth, &reg, &link_ops, nd);
@@ -248,6 +290,7 @@ static void noded_destroy(struct noded *nd)
 {
 	ctld_link_destroy(nd->link);
 	stepd_mgr_destroy(nd->stepds);
+	cred_cache_destroy(nd->creds);
 	if (nd->sigterm_ev)
 		event_free(nd->sigterm_ev);
 	if (nd->sigint_ev)

@@ -6,6 +6,8 @@
  *                completions, re-attaching after a restart);
  *   ctld_link  - the one connection to rotactld (register, ping, launch and
  *                signal requests in, completions out).
+ * Each launch's job credential is checked (and remembered, against replays)
+ * in main.c before the manager forks anything for it (proto/cred.h).
  * main.c wires them together: launch/signal requests from the link go to the
  * manager, completions from the manager go to the link.
  */
@@ -20,6 +22,7 @@ struct conf;
 struct auth;
 struct ctld_link;
 struct stepd_mgr;
+struct cred_cache;
 
 struct noded {
 	struct event_base *base;
@@ -34,6 +37,8 @@ struct noded {
 	time_t start_time;
 
 	struct stepd_mgr *stepds;
+	struct cred_cache *creds; /* launch credentials accepted, until they expire */
+	int cred_state_failed;    /* writing them to the spool failed (logged once) */
 	struct ctld_link *link;
 	struct event *sigterm_ev, *sigint_ev, *sighup_ev;
 };

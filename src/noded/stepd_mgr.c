@@ -308,6 +308,11 @@ static struct stepd_rec *rec_find(struct stepd_mgr *m, uint32_t job, uint32_t st
 	return NULL;
 }
 
+int stepd_mgr_has(struct stepd_mgr *m, uint32_t job_id, uint32_t step_id)
+{
+	return rec_find(m, job_id, step_id) != NULL;
+}
+
 /* The child: fd 3 = our socketpair end, then exec rotastepd.  Never returns. */
 static void stepd_child(const struct stepd_mgr *m, int fd)
 {

@@ -57,6 +57,9 @@ void stepd_mgr_scan(struct stepd_mgr *m);
  * callback as STEP_DONE_LAUNCH_FAILED. */
 void stepd_mgr_launch(struct stepd_mgr *m, const struct launch_req *req);
 
+/* Is a stepd of this job step known here (running, or not yet reaped)? */
+int stepd_mgr_has(struct stepd_mgr *m, uint32_t job_id, uint32_t step_id);
+
 /* Forward a signal to the matching stepds (step_id NO_VAL: all of the job). */
 void stepd_mgr_signal(struct stepd_mgr *m, const struct signal_req *req);
 

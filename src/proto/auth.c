@@ -11,17 +11,30 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/conf.h"
+#include "common/uid.h"
 #include "proto/auth.h"
 #include "common/common.h"
 
 #define NONCE_LEN 32
 #define KEY_MAX   4096
+#define MAC_LEN   32
+
+/* Labels that keep the three uses of the key apart: a node's answer to a
+ * challenge (the key itself, nonce || name), the controller's proof and a job
+ * credential (keys derived from these labels; MUNGE payloads start with them),
+ * so that no signature made for one can pass for another. */
+#define PROOF_LABEL "rota controller proof v1\n"
+#define CRED_LABEL  "rota job credential v1\n"
 
 struct auth {
 	enum auth_method method;
 	uint8_t *key;
 	size_t keylen;
+	uint8_t proof_key[MAC_LEN]; /* HMAC(key, PROOF_LABEL) */
+	uint8_t cred_key[MAC_LEN];  /* HMAC(key, CRED_LABEL) */
 	char *munge_socket;
+	uid_t slurm_uid; /* SlurmUser: may sign as the controller (MUNGE) */
+	int cred_lifetime;
 };
 
 /* AuthInfo is a comma-separated list of name=value; return value of name. */
@@ -70,6 +83,31 @@ static int key_load(struct auth *auth, const char *path, struct rota_error *err)
 	memcpy(auth->key, buf, n);
 	auth->keylen = n;
 	OPENSSL_cleanse(buf, sizeof(buf));
+	if (auth_hmac(auth, PROOF_LABEL, strlen(PROOF_LABEL), auth->proof_key) < 0 ||
+	    auth_hmac(auth, CRED_LABEL, strlen(CRED_LABEL), auth->cred_key) < 0)
+		return errprintf(err, "cannot derive keys from %s", path);
+	return 0;
+}
+
+/* AuthInfo cred_expire=N (seconds), as Slurm's. */
+static int cred_lifetime_parse(const struct conf *conf, int *ret, struct rota_error *err)
+{
+	char *v = auth_info_get(conf->auth_info, "cred_expire"), *end;
+	long n;
+
+	*ret = AUTH_CRED_EXPIRE_DEFAULT;
+	if (!v)
+		return 0;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || end == v || *end || n < 1 || n > 86400) {
+		errprintf(err, "AuthInfo: invalid cred_expire=%s (1 to 86400 seconds)",
+		          v);
+		free(v);
+		return -EINVAL;
+	}
+	free(v);
+	*ret = (int)n;
 	return 0;
 }
 
@@ -79,6 +117,13 @@ int auth_create(const struct conf *conf, int flags, struct auth **ret,
 	struct auth *auth = xcalloc(1, sizeof(*auth));
 	char *path;
 
+	if (cred_lifetime_parse(conf, &auth->cred_lifetime, err) < 0) {
+		auth_destroy(auth);
+		return -EINVAL;
+	}
+	if (name_to_uid(conf->slurm_user ? conf->slurm_user : "root", &auth->slurm_uid) <
+	    0)
+		auth->slurm_uid = 0;
 	if (conf->auth_type && !strcasecmp(conf->auth_type, "auth/munge")) {
 		auth->method = AUTH_MUNGE;
 		auth->munge_socket = auth_info_get(conf->auth_info, "socket");
@@ -102,6 +147,8 @@ void auth_destroy(struct auth *auth)
 		return;
 	if (auth->key)
 		OPENSSL_cleanse(auth->key, auth->keylen);
+	OPENSSL_cleanse(auth->proof_key, sizeof(auth->proof_key));
+	OPENSSL_cleanse(auth->cred_key, sizeof(auth->cred_key));
 	free(auth->key);
 	free(auth->munge_socket);
 	free(auth);
@@ -112,12 +159,22 @@ enum auth_method auth_method(const struct auth *auth)
 	return auth->method;
 }
 
+int auth_cred_lifetime(const struct auth *auth)
+{
+	return auth->cred_lifetime;
+}
+
+static void nonce_make(struct rota_bin *b)
+{
+	b->data = xmalloc(NONCE_LEN);
+	b->len = NONCE_LEN;
+	if (RAND_bytes(b->data, NONCE_LEN) != 1)
+		fatal("RAND_bytes failed");
+}
+
 void auth_challenge_make(struct auth *auth, struct auth_challenge *ch)
 {
-	ch->nonce.data = xmalloc(NONCE_LEN);
-	ch->nonce.len = NONCE_LEN;
-	if (RAND_bytes(ch->nonce.data, NONCE_LEN) != 1)
-		fatal("RAND_bytes failed");
+	nonce_make(&ch->nonce);
 	ch->method = xstrdup(auth->method == AUTH_MUNGE ? "auth/munge" : "auth/slurm");
 }
 
@@ -164,6 +221,7 @@ int auth_respond(struct auth *auth, const struct auth_challenge *ch,
 		return errprintf(err, "bad challenge");
 	payload = payload_make(ch, node_name, &len);
 	resp->node_name = xstrdup(node_name);
+	nonce_make(&resp->nonce);
 	if (auth->method == AUTH_MUNGE) {
 		munge_ctx_t ctx = munge_ctx(auth);
 		munge_err_t e = munge_encode(&resp->cred, ctx, payload, (int)len);
@@ -244,5 +302,202 @@ int auth_key_generate(const char *path, struct rota_error *err)
 		rc = errprintf(err, "write %s: %s", path, strerror(errno));
 	close(fd);
 	OPENSSL_cleanse(key, sizeof(key));
+	return rc;
+}
+
+/* ---- the controller's signatures: proofs and job credentials ---- */
+
+static int hmac_with(const uint8_t key[MAC_LEN], const void *data, size_t len,
+                     uint8_t out[MAC_LEN])
+{
+	unsigned int olen = MAC_LEN;
+
+	if (!HMAC(EVP_sha256(), key, MAC_LEN, data, len, out, &olen))
+		return -EIO;
+	return 0;
+}
+
+/* label || data, for MUNGE payloads.  Caller frees. */
+static void *labelled(const char *label, const void *data, size_t len, size_t *ret_len)
+{
+	size_t ll = strlen(label);
+	char *p = xmalloc(ll + len);
+
+	memcpy(p, label, ll);
+	memcpy(p + ll, data, len);
+	*ret_len = ll + len;
+	return p;
+}
+
+/* Sign data as the controller: an HMAC with the key derived for label (into
+ * *mac), or a MUNGE credential with payload label || data (into *cred). */
+static int ctld_sign(struct auth *auth, const uint8_t key[MAC_LEN], const char *label,
+                     const void *data, size_t len, struct rota_bin *mac, char **cred,
+                     struct rota_error *err)
+{
+	if (auth->method == AUTH_MUNGE) {
+		size_t plen;
+		void *payload = labelled(label, data, len, &plen);
+		munge_ctx_t ctx = munge_ctx(auth);
+		munge_err_t e = munge_encode(cred, ctx, payload, (int)plen);
+		int rc = 0;
+
+		if (e != EMUNGE_SUCCESS)
+			rc = errprintf(err, "munge_encode: %s", munge_ctx_strerror(ctx));
+		munge_ctx_destroy(ctx);
+		free(payload);
+		return rc;
+	}
+	if (!auth->key)
+		return errprintf(err, "no authentication key");
+	mac->data = xmalloc(MAC_LEN);
+	mac->len = MAC_LEN;
+	if (hmac_with(key, data, len, mac->data) < 0)
+		return errprintf(err, "HMAC failed");
+	return 0;
+}
+
+/* Check a signature made by ctld_sign().  A MUNGE credential must come from
+ * root, SlurmUser or our own uid (a cluster started by a user). */
+static int ctld_check(struct auth *auth, const uint8_t key[MAC_LEN], const char *label,
+                      const void *data, size_t len, const uint8_t *mac, size_t maclen,
+                      const char *cred, int flags, struct rota_error *err)
+{
+	if (auth->method == AUTH_MUNGE) {
+		size_t plen;
+		void *payload, *got = NULL;
+		int glen = 0, rc = -1;
+		uid_t uid = (uid_t)-1;
+		gid_t gid;
+		munge_ctx_t ctx;
+		munge_err_t e;
+
+		if (!cred || !cred[0])
+			return errprintf(err, "no munge credential");
+		payload = labelled(label, data, len, &plen);
+		ctx = munge_ctx(auth);
+		e = munge_decode(cred, ctx, &got, &glen, &uid, &gid);
+		if (e == EMUNGE_CRED_REPLAYED && (flags & AUTH_CHECK_REPLAY_OK))
+			e = EMUNGE_SUCCESS;
+		if (e == EMUNGE_CRED_REPLAYED)
+			errprintf(err, "replayed (munge)");
+		else if (e == EMUNGE_CRED_EXPIRED)
+			errprintf(err, "expired (munge)");
+		else if (e != EMUNGE_SUCCESS)
+			errprintf(err, "munge_decode: %s", munge_ctx_strerror(ctx));
+		else if (uid != 0 && uid != auth->slurm_uid && uid != getuid())
+			errprintf(err, "signed by uid %u, not root or SlurmUser",
+			          (unsigned)uid);
+		else if ((size_t)glen != plen || memcmp(got, payload, plen))
+			errprintf(err, "bad signature (munge payload does not match)");
+		else
+			rc = 0;
+		free(got);
+		free(payload);
+		munge_ctx_destroy(ctx);
+		return rc;
+	} else {
+		uint8_t want[MAC_LEN];
+		int rc = 0;
+
+		if (!auth->key)
+			return errprintf(err, "no authentication key");
+		if (hmac_with(key, data, len, want) < 0)
+			rc = errprintf(err, "HMAC failed");
+		else if (maclen != MAC_LEN || CRYPTO_memcmp(want, mac, MAC_LEN))
+			rc = errprintf(err, "bad signature");
+		OPENSSL_cleanse(want, sizeof(want));
+		return rc;
+	}
+}
+
+/* What the proof covers: both nonces and the name the peer gave. */
+static void *proof_payload(const struct auth_challenge *ch,
+                           const struct auth_response *resp, size_t *ret_len)
+{
+	const char *name = resp->node_name ? resp->node_name : "";
+	size_t nl = strlen(name), len = resp->nonce.len + ch->nonce.len + nl;
+	char *p = xmalloc(len ? len : 1);
+
+	memcpy(p, resp->nonce.data, resp->nonce.len);
+	memcpy(p + resp->nonce.len, ch->nonce.data, ch->nonce.len);
+	memcpy(p + resp->nonce.len + ch->nonce.len, name, nl);
+	*ret_len = len;
+	return p;
+}
+
+int auth_proof_make(struct auth *auth, const struct auth_challenge *ch,
+                    const struct auth_response *resp, struct auth_proof *proof,
+                    struct rota_error *err)
+{
+	size_t len;
+	void *payload;
+	int rc;
+
+	if (resp->nonce.len != NONCE_LEN)
+		return errprintf(err, "no nonce for the controller to sign");
+	payload = proof_payload(ch, resp, &len);
+	rc = ctld_sign(auth, auth->proof_key, PROOF_LABEL, payload, len, &proof->mac,
+	               &proof->cred, err);
+	free(payload);
+	return rc;
+}
+
+int auth_proof_check(struct auth *auth, const struct auth_challenge *ch,
+                     const struct auth_response *resp, const struct auth_proof *proof,
+                     struct rota_error *err)
+{
+	size_t len;
+	void *payload;
+	int rc;
+
+	if (resp->nonce.len != NONCE_LEN || ch->nonce.len != NONCE_LEN)
+		return errprintf(err, "bad challenge");
+	payload = proof_payload(ch, resp, &len);
+	rc = ctld_check(auth, auth->proof_key, PROOF_LABEL, payload, len, proof->mac.data,
+	                proof->mac.len, proof->cred, 0, err);
+	free(payload);
+	return rc;
+}
+
+int auth_cred_sign(struct auth *auth, const void *data, size_t len,
+                   struct rota_bin *ret_sig, struct rota_error *err)
+{
+	uint8_t digest[MAC_LEN];
+	struct rota_bin mac = {0};
+	char *cred = NULL;
+
+	if (auth->method != AUTH_MUNGE)
+		return ctld_sign(auth, auth->cred_key, CRED_LABEL, data, len, ret_sig,
+		                 NULL, err);
+	/* MUNGE carries the digest, not the whole launch */
+	if (!EVP_Digest(data, len, digest, NULL, EVP_sha256(), NULL))
+		return errprintf(err, "SHA-256 failed");
+	if (ctld_sign(auth, NULL, CRED_LABEL, digest, sizeof(digest), &mac, &cred, err) <
+	    0)
+		return -1;
+	ret_sig->data = (uint8_t *)cred;
+	ret_sig->len = (uint32_t)strlen(cred);
+	return 0;
+}
+
+int auth_cred_check(struct auth *auth, const void *data, size_t len,
+                    const struct rota_bin *sig, int flags, struct rota_error *err)
+{
+	uint8_t digest[MAC_LEN];
+	char *cred;
+	int rc;
+
+	if (auth->method != AUTH_MUNGE)
+		return ctld_check(auth, auth->cred_key, CRED_LABEL, data, len, sig->data,
+		                  sig->len, NULL, flags, err);
+	if (!sig->len || sig->len > CODEC_MAX_STR || memchr(sig->data, '\0', sig->len))
+		return errprintf(err, "no munge credential");
+	if (!EVP_Digest(data, len, digest, NULL, EVP_sha256(), NULL))
+		return errprintf(err, "SHA-256 failed");
+	cred = xstrndup((const char *)sig->data, sig->len);
+	rc = ctld_check(auth, NULL, CRED_LABEL, digest, sizeof(digest), NULL, 0, cred,
+	                flags, err);
+	free(cred);
 	return rc;
 }

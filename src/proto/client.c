@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,26 +15,49 @@ char *client_ctld_socket_path(const struct conf *conf)
 	return xasprintf("%s/rotactld.sock", conf->state_save_location);
 }
 
+/* Answer the controller's challenge, then check its proof: nothing else is read
+ * from fd before the proof checks. */
 static int answer_challenge(int fd, struct auth *auth, const char *node_name,
-                            struct rota_error *err)
+                            const char *peer, struct rota_error *err)
 {
 	struct auth_response resp = {0};
-	uint16_t type;
-	void *body = NULL;
+	struct auth_challenge *ch = NULL;
+	struct rota_error why = {""};
+	uint16_t type = 0, ptype = 0;
+	void *proof = NULL;
 	int rc;
 
-	rc = net_recv(fd, &type, &body, 10000, err);
+	rc = net_recv(fd, &type, (void **)&ch, 10000, err);
 	if (rc < 0)
 		return rc;
 	if (type != MSG_AUTH_CHALLENGE) {
-		msg_body_free(type, body);
-		return errprintf(err, "controller did not send a challenge"), -EPROTO;
+		rc = errprintf(err, "%s did not send a challenge", peer);
+		goto out;
 	}
-	rc = auth_respond(auth, body, node_name, &resp, err);
+	rc = auth_respond(auth, ch, node_name, &resp, err);
 	if (rc == 0)
 		rc = net_send(fd, MSG_AUTH_RESPONSE, &resp, err);
+	if (rc < 0)
+		goto out;
+	rc = net_recv(fd, &ptype, &proof, 10000, &why);
+	if (rc < 0) {
+		errprintf(err, "no proof of identity from %s: %s", peer, why.text);
+		goto out;
+	}
+	if (ptype != MSG_AUTH_PROOF) {
+		rc = errprintf(err,
+		               "%s failed to prove it is the controller: sent %s, "
+		               "not a proof",
+		               peer, msg_name(ptype));
+		goto out;
+	}
+	if (auth_proof_check(auth, ch, &resp, proof, &why) < 0)
+		rc = errprintf(err, "%s failed to prove it is the controller: %s", peer,
+		               why.text);
+out:
 	codec_release(&auth_response_type, &resp);
-	msg_body_free(type, body);
+	msg_body_free(type, ch);
+	msg_body_free(ptype, proof);
 	return rc < 0 ? -EACCES : 0;
 }
 
@@ -43,6 +67,7 @@ int client_connect(const struct conf *conf, struct auth *auth, const char *node_
 	char *path = client_ctld_socket_path(conf);
 	struct rota_error unix_err = {""};
 	const char *host;
+	char peer[300];
 	int fd = -1, unix_rc = 0;
 
 	if (!(flags & CLIENT_TCP_ONLY)) {
@@ -72,7 +97,8 @@ int client_connect(const struct conf *conf, struct auth *auth, const char *node_
 		return errprintf(err, "%s", unix_err.text), unix_rc;
 	if (fd < 0)
 		return fd;
-	if (answer_challenge(fd, auth, node_name, err) < 0) {
+	snprintf(peer, sizeof(peer), "%s:%u", host, conf->slurmctld_port);
+	if (answer_challenge(fd, auth, node_name, peer, err) < 0) {
 		close(fd);
 		if (unix_rc)
 			return errprintf(err, "%s", unix_err.text), unix_rc;

@@ -3,7 +3,11 @@
  * On the controller host the unix socket <StateSaveLocation>/rotactld.sock is
  * used and the controller reads our uid from the socket.  Otherwise TCP to
  * SlurmctldHost:SlurmctldPort, answering the controller's challenge (as
- * node_name when a daemon, "" when a user).
+ * node_name when a daemon, "" when a user) and then checking the controller's
+ * proof that it is the controller (proto/auth.h): whatever listens on that
+ * address while rotactld is down gets nothing but our challenge answer, and
+ * the connection fails with -EACCES and err saying "... failed to prove it is
+ * the controller: ...".
  */
 #ifndef ROTA_CLIENT_H
 #define ROTA_CLIENT_H

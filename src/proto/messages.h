@@ -398,12 +398,21 @@ ROTA_DECLARE(job_complete_req, JOB_COMPLETE_REQ_FIELDS)
 ROTA_DECLARE(auth_challenge, AUTH_CHALLENGE_FIELDS)
 
 /* mac = HMAC-SHA256(key, nonce || node_name); cred = munge credential whose
- * payload is nonce || node_name. */
+ * payload is nonce || node_name.  nonce: the connecting side's own challenge,
+ * which the controller answers with MSG_AUTH_PROOF (see proto/auth.h). */
 #define AUTH_RESPONSE_FIELDS(F, S)                                                       \
 	F(S, str, node_name, _)                                                          \
 	F(S, bin, mac, _)                                                                \
-	F(S, str, cred, _)
+	F(S, str, cred, _)                                                               \
+	F(S, bin, nonce, _)
 ROTA_DECLARE(auth_response, AUTH_RESPONSE_FIELDS)
+
+/* Controller -> connecting side, after a good MSG_AUTH_RESPONSE: the controller
+ * proves it holds the key (mac) or is root/SlurmUser to MUNGE (cred). */
+#define AUTH_PROOF_FIELDS(F, S)                                                          \
+	F(S, bin, mac, _)                                                                \
+	F(S, str, cred, _)
+ROTA_DECLARE(auth_proof, AUTH_PROOF_FIELDS)
 
 #define NODE_REGISTER_FIELDS(F, S)                                                       \
 	F(S, str, name, _)                                                               \
@@ -482,7 +491,10 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, u32v, step_cores, _) /* this node's cores for the step; none: the job's */  \
 	F(S, u64, step_mem, _)    /* MB for the step on this node; 0: the job's limit */ \
 	F(S, u32, restart_cnt, _) /* times requeued: SLURM_RESTART_COUNT */              \
-	F(S, str, cpu_bind, _)    /* the step's --cpu-bind (common/cpubind.h) */
+	F(S, str, cpu_bind, _)    /* the step's --cpu-bind (common/cpubind.h) */         \
+	F(S, u64, cred_id, _)     /* the job credential (proto/cred.h): random id, */    \
+	F(S, i64, cred_expire, _) /* ... when it expires (controller's clock), */        \
+	F(S, bin, cred_sig, _)    /* ... and the controller's signature */
 ROTA_DECLARE(launch_req, LAUNCH_REQ_FIELDS)
 
 /* Controller -> node: signal the job's steps here (step_id NO_VAL: all). With
@@ -597,6 +609,7 @@ ROTA_DECLARE(task_exit, TASK_EXIT_FIELDS)
 	M(MSG_PRIO_INFO_RESP, 26, prio_info_resp)                                        \
 	M(MSG_AUTH_CHALLENGE, 30, auth_challenge)                                        \
 	M(MSG_AUTH_RESPONSE, 31, auth_response)                                          \
+	M(MSG_AUTH_PROOF, 38, auth_proof)                                                \
 	M(MSG_NODE_REGISTER, 32, node_register)                                          \
 	M(MSG_NODE_PING, 33, node_ping)                                                  \
 	M(MSG_LAUNCH_REQ, 34, launch_req)                                                \

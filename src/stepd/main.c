@@ -20,6 +20,8 @@
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/spool.h"
+#include "proto/auth.h"
+#include "proto/cred.h"
 #include "proto/messages.h"
 #include "proto/net.h"
 #include "stepd/cgroup.h"
@@ -519,6 +521,30 @@ static void stepd_cleanup(struct stepd *st)
 	conf_destroy(st->conf);
 }
 
+/* Check the launch's job credential again (proto/cred.h): rotad has, but we
+ * run as root and fork whatever the request says.  rotad checked the expiry a
+ * moment ago: a credential that expires between its check and ours (a loaded
+ * node, a slow exec) is not refused.  Exits on failure. */
+#define STEPD_CRED_SLACK_S 30
+static void stepd_check_cred(struct stepd *st)
+{
+	struct rota_error err = {""};
+	struct auth *auth = NULL;
+	int rc;
+
+	rc = auth_create(st->conf, AUTH_NEED_KEY, &auth, &err);
+	if (rc == 0)
+		rc = cred_check(auth, st->req, NULL, time(NULL) - STEPD_CRED_SLACK_S,
+		                AUTH_CHECK_REPLAY_OK, &err);
+	auth_destroy(auth);
+	if (rc == 0)
+		return;
+	log_err("JobId=%u StepId=%u launch refused: credential %s", st->req->job_id,
+	        st->req->step_id, err.text);
+	ctl_report(st, 1 << 8, STEP_DONE_LAUNCH_FAILED, "Invalid job credential");
+	exit(STEPD_EXIT_SETUP);
+}
+
 /* Read the launch request from fd 3 and the config.  Exits on failure: with no
  * request there is nobody to report to. */
 static void stepd_load(struct stepd *st)
@@ -551,6 +577,7 @@ static void stepd_load(struct stepd *st)
 		ctl_report(st, 1 << 8, STEP_DONE_LAUNCH_FAILED, err.text);
 		exit(STEPD_EXIT_SETUP);
 	}
+	stepd_check_cred(st);
 }
 
 /* A "slurmstepd: error: ..." line for the user, on the first task's stderr

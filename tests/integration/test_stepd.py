@@ -12,6 +12,7 @@ import time
 import pytest
 
 from conftest import BIN
+from rotacred import sign_launch
 
 STEPD = BIN / "rotastepd"
 IS_ROOT = os.geteuid() == 0
@@ -143,7 +144,12 @@ class Node:
             "ClusterName=tc\nSlurmctldHost=localhost\n"
             f"SlurmdSpoolDir={tmp}/spool/%n\nStateSaveLocation={tmp}/state\n"
             "KillWait=1\nNodeName=node[01-02] CPUs=2 RealMemory=100\n"
-            "PartitionName=p Nodes=node[01-02] Default=YES\n")
+            "PartitionName=p Nodes=node[01-02] Default=YES\n"
+            "AuthType=auth/slurm\n")
+        # rotastepd checks the controller's signature on each launch
+        self.key = os.urandom(64)
+        (tmp / "slurm.key").write_bytes(self.key)
+        os.chmod(tmp / "slurm.key", 0o600)
         self.procs = []
 
     def request(self, **kw):
@@ -160,8 +166,11 @@ class Node:
         req.update(kw)
         return req
 
-    def launch(self, req):
-        """Start rotastepd with req on fd 3; returns (process, our socket)."""
+    def launch(self, req, sign=True):
+        """Start rotastepd with req (signed as the controller would, unless
+        sign is False) on fd 3; returns (process, our socket)."""
+        if sign:
+            req = sign_launch(req, self.key)
         ours, theirs = socket.socketpair()
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
                "SLURM_CONF": str(self.conf)}
@@ -236,6 +245,31 @@ def test_batch_sees_virtual_hostname(node):
     proc, s = node.launch(node.request(script="#!/bin/sh\nhostname\n"))
     node.complete(s, proc)
     assert (node.work / "slurm-42.out").read_text() == "node01\n"
+
+
+def test_launch_without_valid_credential_refused(node):
+    """rotastepd runs as root and forks what the launch says: it checks the
+    controller's signature itself.  A launch that is unsigned, changed after
+    signing, or expired runs nothing and is reported as a failed launch."""
+    marker = node.work / "ran"
+    req = node.request(script=f"#!/bin/sh\ntouch {marker}\n")
+    signed = sign_launch(req, node.key)
+    cases = {"unsigned": (req, "missing"),
+             "tampered": (dict(signed, script=f"#!/bin/sh\ntouch {marker}.x\n"),
+                          "bad signature"),
+             "other key": (sign_launch(req, os.urandom(64)), "bad signature"),
+             "expired": (sign_launch(req, node.key, now=time.time() - 600),
+                         "expired")}
+    for what, (r, why) in cases.items():
+        proc, s = node.launch(r, sign=False)
+        done = node.complete(s, proc)
+        assert done["flags"] & STEP_DONE_LAUNCH_FAILED, what
+        assert done["msg"] == "Invalid job credential", what
+        assert f"launch refused: credential {why}" in node.log(), (what, node.log())
+    assert not list(node.work.iterdir()), "a refused launch ran something"
+    proc, s = node.launch(req)  # the same, signed
+    assert node.complete(s, proc)["status"] == 0
+    assert marker.exists()
 
 
 def test_batch_output_patterns(node):
