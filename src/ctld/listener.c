@@ -64,7 +64,7 @@ struct listener {
 	} * unauth_v;
 	unsigned unauth, unauth_max, unauth_per_addr;
 	struct conn_budget *budget;
-	struct ratelimit emfile_log, cap_log, deadline_log;
+	struct ratelimit emfile_log, cap_log, deadline_log, auth_log;
 	unsigned long cap_refused, deadline_closed;
 };
 
@@ -133,6 +133,22 @@ static void client_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 }
 
 /* First message on TCP: the answer to our challenge. */
+/* Anyone can fail authentication as fast as they can connect: at most a few
+ * lines per interval, then a count of those held back. */
+static void auth_failed_log(struct listener *l, struct conn *conn, const char *why)
+{
+	unsigned long held = 0;
+
+	if (!ratelimit_pass(&l->auth_log, time_mono(), &held))
+		return;
+	if (held)
+		log_err("authentication failed from %s: %s (and %lu more failures "
+		        "not logged)",
+		        conn_name(conn), why, held);
+	else
+		log_err("authentication failed from %s: %s", conn_name(conn), why);
+}
+
 static void auth_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 {
 	struct client *c = arg;
@@ -146,9 +162,9 @@ static void auth_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 	conn_set_handlers(conn, auth_msg, client_closed, c);
 	if (type != MSG_AUTH_RESPONSE ||
 	    auth_verify(c->ctld->auth, &c->challenge, resp, &uid, &gid, &err) < 0) {
-		log_err("authentication failed from %s: %s", conn_name(conn),
-		        type == MSG_AUTH_RESPONSE ? err.text
-		                                  : "no response to challenge");
+		auth_failed_log(c->ctld->listener, conn,
+		                type == MSG_AUTH_RESPONSE ? err.text
+		                                          : "no response to challenge");
 		c->conn = NULL;
 		client_unref(c);
 		conn_close(conn);
@@ -429,6 +445,7 @@ int listener_create(struct ctld *ctld, struct listener **ret, struct rota_error 
 	l->emfile_log = (struct ratelimit)RATELIMIT_INIT(10, 1);
 	l->cap_log = (struct ratelimit)RATELIMIT_INIT(10, 1);
 	l->deadline_log = (struct ratelimit)RATELIMIT_INIT(10, 1);
+	l->auth_log = (struct ratelimit)RATELIMIT_INIT(10, 5);
 	l->unix_path = client_ctld_socket_path(ctld->conf);
 	fd = net_listen_unix(l->unix_path, 0666, err);
 	if (fd < 0)
