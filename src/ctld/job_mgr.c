@@ -79,6 +79,7 @@ void job_mgr_destroy(struct job_mgr *jm)
 		return;
 	for (struct job *j = jm->head, *n; j; j = n) {
 		n = j->next;
+		client_unref(j->alloc_client);
 		job_free(j);
 	}
 	free(jm->hash);

@@ -27,7 +27,31 @@ struct listener {
 	struct ctld *ctld;
 	struct evconnlistener *unix_l, *tcp_l;
 	char *unix_path;
+	struct client *clients; /* open connections, each holding one ref */
 };
+
+static void client_track(struct listener *l, struct client *c)
+{
+	c->lnext = l->clients;
+	c->lprev = NULL;
+	if (l->clients)
+		l->clients->lprev = c;
+	l->clients = c;
+}
+
+/* Its connection is gone: off the list, and the connection's ref dropped. */
+static void client_untrack(struct listener *l, struct client *c)
+{
+	c->conn = NULL;
+	if (c->lprev)
+		c->lprev->lnext = c->lnext;
+	else if (l->clients == c)
+		l->clients = c->lnext;
+	if (c->lnext)
+		c->lnext->lprev = c->lprev;
+	c->lnext = c->lprev = NULL;
+	client_unref(c);
+}
 
 static void client_closed(struct conn *conn, void *arg)
 {
@@ -37,7 +61,7 @@ static void client_closed(struct conn *conn, void *arg)
 	if (c->role == ROLE_NODE)
 		node_mgr_link_lost(c->ctld, c);
 	job_mgr_client_gone(c->ctld, c);
-	client_unref(c);
+	client_untrack(c->ctld->listener, c);
 }
 
 static void client_msg(struct conn *conn, uint16_t type, void **body, void *arg)
@@ -59,8 +83,7 @@ static void auth_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 		log_err("authentication failed from %s: %s", conn_name(conn),
 		        type == MSG_AUTH_RESPONSE ? err.text
 		                                  : "no response to challenge");
-		c->conn = NULL;
-		client_unref(c);
+		client_untrack(c->ctld->listener, c);
 		conn_close(conn);
 		return;
 	}
@@ -75,8 +98,7 @@ static void auth_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 			log_err("node %s is not in slurm.conf; refusing it",
 			        resp->node_name);
 			client_send_rc(c, ESLURM_INVALID_NODE_NAME, NULL);
-			c->conn = NULL;
-			client_unref(c);
+			client_untrack(c->ctld->listener, c);
 			conn_close_after_flush(conn);
 			return;
 		}
@@ -105,6 +127,7 @@ static void accept_cb(struct evconnlistener *el, evutil_socket_t fd, struct sock
 	}
 	conn = conn_create(l->ctld->base, fd, name, NULL, NULL, NULL);
 	c = client_create(l->ctld, conn);
+	client_track(l, c);
 	conn_set_data(conn, c);
 	if (!is_tcp) {
 		c->role = ROLE_USER;
@@ -162,6 +185,17 @@ void listener_destroy(struct listener *l)
 {
 	if (!l)
 		return;
+	/* at exit: close what is still open, without the side effects of a
+	 * peer going away (an srun's job is not cancelled, a node is not marked
+	 * not responding); the other modules drop their refs as they are
+	 * destroyed */
+	while (l->clients) {
+		struct client *c = l->clients;
+		struct conn *conn = c->conn;
+		client_untrack(l, c);
+		if (conn)
+			conn_close(conn);
+	}
 	if (l->unix_l)
 		evconnlistener_free(l->unix_l);
 	if (l->tcp_l)

@@ -101,6 +101,7 @@ void node_mgr_destroy(struct node_mgr *nm)
 	if (!nm)
 		return;
 	for (size_t i = 0; i < nm->count; i++) {
+		client_unref(nm->nodes[i].link);
 		free(nm->nodes[i].reason);
 		free(nm->nodes[i].core_used);
 		free(nm->nodes[i].os);
