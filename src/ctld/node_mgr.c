@@ -150,6 +150,8 @@ struct part *node_mgr_part(struct node_mgr *nm, size_t i)
 
 struct part *node_mgr_part_find(struct node_mgr *nm, const char *name)
 {
+	if (!name) /* a journal record without one (damaged or hand-made) */
+		return NULL;
 	for (size_t i = 0; i < nm->nparts; i++)
 		if (!strcmp(nm->parts[i].cfg->name, name))
 			return &nm->parts[i];

@@ -3,7 +3,7 @@
 CI runs the suite with leak detection on for the daemons and fails on any report
 in their sanitizer logs; this test makes the same check on its own cluster, with
 what a shutdown finds open: node links, a waiting srun holding an allocation, a
-running batch job and its stepd.  Skipped on a build without ASan.
+running batch job and its stepd; and a stepd that ends with its step (--cpu-bind).  Skipped on a build without ASan.
 """
 
 import os
@@ -42,6 +42,9 @@ def test_daemons_exit_without_leaks(make_cluster, tmp_path, monkeypatch):
                        f"log_path={logs}/asan:log_exe_name=1")
     monkeypatch.setenv("UBSAN_OPTIONS", f"print_stacktrace=1:log_path={logs}/ubsan")
     c = make_cluster()
+    # a step that ends by itself: its stepd exits with what it parsed
+    p = c.run("srun -n1 --cpu-bind=map_cpu:0 true")
+    assert p.returncode == 0, p.stderr
     jobid = c.sbatch("--wrap", "sleep 60")
     c.wait_running(jobid)
     env = dict(c.env, ASAN_OPTIONS="detect_leaks=0")
