@@ -130,8 +130,11 @@ struct node *node_mgr_get(struct node_mgr *nm, size_t idx)
 
 int node_mgr_find(const struct node_mgr *nm, const char *name)
 {
-	size_t h = name_hash(name) & (nm->hsize - 1);
+	size_t h;
 
+	if (!name) /* e.g. a journal record without one */
+		return -1;
+	h = name_hash(name) & (nm->hsize - 1);
 	for (; nm->by_name[h] >= 0; h = (h + 1) & (nm->hsize - 1))
 		if (!strcmp(nm->nodes[nm->by_name[h]].cfg->name, name))
 			return nm->by_name[h];
