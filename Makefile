@@ -89,6 +89,10 @@ ctld_mod_objs = $(call objs,$(filter-out src/ctld/main.c,$(ctld_src)))
 $(BUILD)/bench/sched_scale: bench/sched_scale.c $(ctld_mod_objs) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(ctld_mod_objs) $(LIBA) $(LDFLAGS) $(LIBS)
+# test_job_event applies events to the controller's own modules too
+$(BUILD)/tests/test_job_event: tests/unit/test_job_event.c $(ctld_mod_objs) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(ctld_mod_objs) $(LIBA) $(LDFLAGS) $(LIBS) -lcmocka
 
 unit: unit-build
 	@set -e; for t in $(unit_bins); do echo "== $$t"; $$t; done
