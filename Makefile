@@ -3,6 +3,8 @@
 #   make SAN=1      build with ASan+UBSan into build-san/
 #   make test       unit tests (cmocka) + integration tests (pytest)
 #   make up / down  start / stop the local cluster in ./cluster
+#   make fuzz       build the libFuzzer harnesses (clang) into build-fuzz/ and run
+#                   each for FUZZ_TIME seconds (tests/fuzz/run.sh)
 BUILD ?= build
 ifeq ($(SAN),1)
 BUILD = build-san
@@ -88,6 +90,10 @@ ctld_mod_objs = $(call objs,$(filter-out src/ctld/main.c,$(ctld_src)))
 $(BUILD)/bench/sched_scale: bench/sched_scale.c $(ctld_mod_objs) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(ctld_mod_objs) $(LIBA) $(LDFLAGS) $(LIBS)
+# test_job_event applies events to the controller's own modules too
+$(BUILD)/tests/test_job_event: tests/unit/test_job_event.c $(ctld_mod_objs) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(ctld_mod_objs) $(LIBA) $(LDFLAGS) $(LIBS) -lcmocka
 
 unit: unit-build
 	@set -e; for t in $(unit_bins); do echo "== $$t"; $$t; done
@@ -102,11 +108,46 @@ up: all
 down:
 	$(BIN)/rota down --dir $(CURDIR)/cluster
 
+# Fuzzing: tests/fuzz/fuzz_X.c -> build-fuzz/fuzz_X, built with clang, libFuzzer,
+# ASan and UBSan over its own copy of the library (the parsers, the codec and the
+# controller's modules but its main.c).  FUZZ_TARGETS picks some; FUZZ_TIME is
+# the seconds each runs.
+FUZZ_BUILD = build-fuzz
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 60
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	   -fno-omit-frame-pointer
+FUZZ_CFLAGS = -O1 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
+	      -Wno-missing-field-initializers -Isrc -D_GNU_SOURCE $(FUZZ_SAN) \
+	      $(shell pkg-config --cflags $(PKGS))
+fuzz_src = $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_TARGETS ?= $(patsubst tests/fuzz/fuzz_%.c,%,$(fuzz_src))
+FUZZ_LIBA = $(FUZZ_BUILD)/lib/librota.a
+fuzz_lib_src = $(common_src) $(proto_src) $(sched_src) $(filter-out src/ctld/main.c,$(ctld_src))
+fuzz_lib_objs = $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(fuzz_lib_src))
+
+$(FUZZ_BUILD)/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+$(FUZZ_LIBA): $(fuzz_lib_objs)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBA)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBA) $(LIBS)
+
+fuzz-build: $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_TARGETS))
+fuzz: fuzz-build
+	FUZZ_TIME=$(FUZZ_TIME) tests/fuzz/run.sh $(abspath $(FUZZ_BUILD)) $(FUZZ_TARGETS)
+
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 format-check:
-	clang-format --dry-run --Werror $(wildcard src/*/*.c src/*/*.h tests/unit/*.c bench/*.c)
+	clang-format --dry-run --Werror $(wildcard src/*/*.c src/*/*.h tests/unit/*.c bench/*.c \
+		tests/fuzz/*.c tests/fuzz/*.h)
 
-.PHONY: all bench-build unit unit-build integration test up down clean format-check
+.PHONY: all bench-build unit unit-build integration test up down clean format-check \
+	fuzz fuzz-build
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
+-include $(shell find $(FUZZ_BUILD)/obj -name '*.d' 2>/dev/null)

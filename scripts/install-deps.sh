@@ -9,6 +9,7 @@ PACKAGES=(
 	libevent-dev libmsgpack-dev libjansson-dev libssl-dev
 	munge libmunge-dev libhwloc-dev zlib1g-dev
 	libcmocka-dev python3-pytest clang-format
+	clang libclang-rt-dev
 	openmpi-bin libopenmpi-dev
 )
 

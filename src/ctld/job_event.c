@@ -148,7 +148,11 @@ static int apply_start(struct ctld *ctld, const struct job_event *ev, struct job
 
 static int apply_end(struct ctld *ctld, const struct job_event *ev, struct job *job)
 {
-	if (job_is_finished(job))
+	uint32_t to = ev->state & JOB_STATE_BASE;
+
+	/* a record that "ends" a job as pending or running is damaged: applied,
+	 * it would keep the resources of a job that could start again */
+	if (job_is_finished(job) || to < JOB_COMPLETE || to >= JOB_END)
 		return -EINVAL;
 	int was_running = job_is_running(job);
 

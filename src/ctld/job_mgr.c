@@ -87,6 +87,7 @@ void job_mgr_destroy(struct job_mgr *jm)
 	free(jm->hwm_path);
 	for (struct job *j = jm->head, *n; j; j = n) {
 		n = j->next;
+		client_unref(j->alloc_client);
 		job_free(j);
 	}
 	free(jm->hash);

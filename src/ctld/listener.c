@@ -66,6 +66,7 @@ struct listener {
 	struct conn_budget *budget;
 	struct ratelimit emfile_log, cap_log, deadline_log, auth_log;
 	unsigned long cap_refused, deadline_closed;
+	struct client *clients; /* open connections, each holding one ref */
 };
 
 static int same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
@@ -116,6 +117,29 @@ static void unauth_done(struct listener *l, struct conn *conn)
 	unauth_forget(l, conn);
 }
 
+static void client_track(struct listener *l, struct client *c)
+{
+	c->lnext = l->clients;
+	c->lprev = NULL;
+	if (l->clients)
+		l->clients->lprev = c;
+	l->clients = c;
+}
+
+/* Its connection is gone: off the list, and the connection's ref dropped. */
+static void client_untrack(struct listener *l, struct client *c)
+{
+	c->conn = NULL;
+	if (c->lprev)
+		c->lprev->lnext = c->lnext;
+	else if (l->clients == c)
+		l->clients = c->lnext;
+	if (c->lnext)
+		c->lnext->lprev = c->lprev;
+	c->lnext = c->lprev = NULL;
+	client_unref(c);
+}
+
 static void client_closed(struct conn *conn, void *arg)
 {
 	struct client *c = arg;
@@ -124,7 +148,7 @@ static void client_closed(struct conn *conn, void *arg)
 	if (c->role == ROLE_NODE)
 		node_mgr_link_lost(c->ctld, c);
 	job_mgr_client_gone(c->ctld, c);
-	client_unref(c);
+	client_untrack(c->ctld->listener, c);
 }
 
 static void client_msg(struct conn *conn, uint16_t type, void **body, void *arg)
@@ -132,7 +156,6 @@ static void client_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 	rpc_dispatch(arg, type, body);
 }
 
-/* First message on TCP: the answer to our challenge. */
 /* Anyone can fail authentication as fast as they can connect: at most a few
  * lines per interval, then a count of those held back. */
 static void auth_failed_log(struct listener *l, struct conn *conn, const char *why)
@@ -149,6 +172,7 @@ static void auth_failed_log(struct listener *l, struct conn *conn, const char *w
 		log_err("authentication failed from %s: %s", conn_name(conn), why);
 }
 
+/* First message on TCP: the answer to our challenge. */
 static void auth_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 {
 	struct client *c = arg;
@@ -165,8 +189,7 @@ static void auth_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 		auth_failed_log(c->ctld->listener, conn,
 		                type == MSG_AUTH_RESPONSE ? err.text
 		                                          : "no response to challenge");
-		c->conn = NULL;
-		client_unref(c);
+		client_untrack(c->ctld->listener, c);
 		conn_close(conn);
 		return;
 	}
@@ -174,8 +197,7 @@ static void auth_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 	if (auth_proof_make(c->ctld->auth, &c->challenge, resp, &proof, &err) < 0) {
 		log_err("cannot prove ourselves to %s: %s", conn_name(conn), err.text);
 		codec_release(&auth_proof_type, &proof);
-		c->conn = NULL;
-		client_unref(c);
+		client_untrack(c->ctld->listener, c);
 		conn_close(conn);
 		return;
 	}
@@ -192,8 +214,7 @@ static void auth_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 			log_err("node %s is not in slurm.conf; refusing it",
 			        resp->node_name);
 			client_send_rc(c, ESLURM_INVALID_NODE_NAME, NULL);
-			c->conn = NULL;
-			client_unref(c);
+			client_untrack(c->ctld->listener, c);
 			conn_close_after_flush(conn);
 			return;
 		}
@@ -266,6 +287,7 @@ static void accept_one(struct lsock *s, int fd, const struct sockaddr_storage *s
 	conn = conn_create(l->ctld->base, fd, name, NULL, NULL, NULL);
 	conn_set_budget(conn, l->budget);
 	c = client_create(l->ctld, conn);
+	client_track(l, c);
 	conn_set_data(conn, c);
 	if (!s->is_tcp) {
 		c->role = ROLE_USER;
@@ -473,6 +495,17 @@ void listener_destroy(struct listener *l)
 {
 	if (!l)
 		return;
+	/* at exit: close what is still open, without the side effects of a
+	 * peer going away (an srun's job is not cancelled, a node is not marked
+	 * not responding); the other modules drop their refs as they are
+	 * destroyed */
+	while (l->clients) {
+		struct client *c = l->clients;
+		struct conn *conn = c->conn;
+		client_untrack(l, c);
+		if (conn)
+			conn_close(conn);
+	}
 	lsock_release(&l->unix_s);
 	lsock_release(&l->tcp_s);
 	if (l->reserve_fd >= 0)

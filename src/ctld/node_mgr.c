@@ -102,6 +102,7 @@ void node_mgr_destroy(struct node_mgr *nm)
 	if (!nm)
 		return;
 	for (size_t i = 0; i < nm->count; i++) {
+		client_unref(nm->nodes[i].link);
 		free(nm->nodes[i].reason);
 		free(nm->nodes[i].core_used);
 		free(nm->nodes[i].os);
@@ -131,8 +132,11 @@ struct node *node_mgr_get(struct node_mgr *nm, size_t idx)
 
 int node_mgr_find(const struct node_mgr *nm, const char *name)
 {
-	size_t h = name_hash(name) & (nm->hsize - 1);
+	size_t h;
 
+	if (!name) /* e.g. a journal record without one */
+		return -1;
+	h = name_hash(name) & (nm->hsize - 1);
 	for (; nm->by_name[h] >= 0; h = (h + 1) & (nm->hsize - 1))
 		if (!strcmp(nm->nodes[nm->by_name[h]].cfg->name, name))
 			return nm->by_name[h];
@@ -151,6 +155,8 @@ struct part *node_mgr_part(struct node_mgr *nm, size_t i)
 
 struct part *node_mgr_part_find(struct node_mgr *nm, const char *name)
 {
+	if (!name) /* a journal record without one (damaged or hand-made) */
+		return NULL;
 	for (size_t i = 0; i < nm->nparts; i++)
 		if (!strcmp(nm->parts[i].cfg->name, name))
 			return &nm->parts[i];

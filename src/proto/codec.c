@@ -218,10 +218,11 @@ static int unpack_field(const struct rota_field *f, const msgpack_object *o, voi
 		items = xcalloc(o->via.array.size, f->sub->size);
 		*(char **)p = items;
 		for (uint32_t i = 0; i < o->via.array.size; i++) {
+			/* counted first: a half-decoded item is released too */
+			*count = i + 1;
 			if (unpack_obj(f->sub, &o->via.array.ptr[i],
 			               items + i * f->sub->size, err) < 0)
 				return -1;
-			*count = i + 1;
 		}
 		return 0;
 	}

@@ -517,6 +517,7 @@ static void stepd_cleanup(struct stepd *st)
 	free(st->script);
 	free(st->spool);
 	free(st->user);
+	cpubind_release(&st->cpubind);
 	msg_body_free(MSG_LAUNCH_REQ, st->req);
 	conf_destroy(st->conf);
 }
