@@ -42,7 +42,7 @@ for t in "$@"; do
 	echo "== fuzz $t (${time}s)"
 	# absolute paths: some harnesses change directory
 	"$bin" -max_total_time="$time" -timeout=10 -rss_limit_mb=2560 \
-		-malloc_limit_mb=2560 -max_len="$(max_len "$t")" \
+		-malloc_limit_mb=64 -max_len="$(max_len "$t")" \
 		-print_final_stats=1 -artifact_prefix="$art" \
 		"$work" "$seeds" >"$build/fuzz_$t.log" 2>&1
 	rc=$?
