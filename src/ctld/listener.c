@@ -43,6 +43,8 @@
 #define ACCEPT_PAUSE_MS 200
 /* Buffered input of all connections together (conn_budget). */
 #define INPUT_BUDGET (64u << 20)
+/* Replies waiting for one peer beyond which its requests are not read. */
+#define OUTPUT_MAX (4u << 20)
 
 struct lsock {
 	struct listener *l;
@@ -265,6 +267,7 @@ static void accept_one(struct lsock *s, int fd, const struct sockaddr_storage *s
 	}
 	conn = conn_create(l->ctld->base, fd, name, NULL, NULL, NULL);
 	conn_set_budget(conn, l->budget);
+	conn_set_out_max(conn, OUTPUT_MAX);
 	c = client_create(l->ctld, conn);
 	conn_set_data(conn, c);
 	if (!s->is_tcp) {

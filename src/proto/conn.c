@@ -53,6 +53,8 @@ struct conn {
 	struct event *deadline_ev;
 	conn_timeout_f on_timeout;
 	void *timeout_arg;
+	size_t out_max; /* 0: no limit; else stop reading while more waits to go */
+	int out_paused; /* reading stopped until the peer reads its replies */
 };
 
 /* Refusals can be provoked by anyone who can connect: log a few. */
@@ -144,6 +146,8 @@ static void budget_release(struct conn *c)
 		budget_unwait(w);
 		b->used += w->want;
 		budget_hold(w, w->want);
+		if (w->out_paused)
+			continue; /* its write callback resumes it */
 		bufferevent_enable(w->bev, EV_READ);
 		/* what it already holds may complete the frame */
 		bufferevent_trigger(w->bev, EV_READ,
@@ -290,8 +294,15 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
 	int rc;
 
 	c->in_callback++;
-	while (!c->dead && !c->closing && (rc = conn_read_one(c, in)) > 0)
-		;
+	while (!c->dead && !c->closing && !c->out_paused &&
+	       (rc = conn_read_one(c, in)) > 0) {
+		/* a peer that does not read its replies gets no more of them */
+		if (c->out_max &&
+		    evbuffer_get_length(bufferevent_get_output(bev)) > c->out_max) {
+			c->out_paused = 1;
+			bufferevent_disable(bev, EV_READ);
+		}
+	}
 	c->in_callback--;
 	if (c->dead) {
 		if (!c->in_callback)
@@ -309,6 +320,17 @@ static void conn_write_cb(struct bufferevent *bev, void *arg)
 		c->dead = 1;
 		if (!c->in_callback)
 			conn_free(c);
+		return;
+	}
+	/* the replies are read (the callback runs when the output is empty):
+	 * serve what the peer sent meanwhile */
+	if (c->out_paused && !c->closing && !c->dead) {
+		c->out_paused = 0;
+		if (c->waiting)
+			return; /* budget_release() resumes it */
+		bufferevent_enable(bev, EV_READ);
+		bufferevent_trigger(
+		    bev, EV_READ, BEV_TRIG_IGNORE_WATERMARKS | BEV_TRIG_DEFER_CALLBACKS);
 	}
 }
 
@@ -460,6 +482,11 @@ void conn_set_budget(struct conn *c, struct conn_budget *b)
 	assert(!c->budget && b);
 	b->refs++;
 	c->budget = b;
+}
+
+void conn_set_out_max(struct conn *c, size_t max)
+{
+	c->out_max = max;
 }
 
 void conn_set_max_body(struct conn *c, uint32_t max)

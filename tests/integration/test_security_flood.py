@@ -475,3 +475,32 @@ def test_msgpack_bomb_refused(cluster):
     assert grown < 256 * 1024, f"VmPeak grew {grown // 1024} MiB for a 23-byte body"
     text = log_text(cluster, log_before)
     assert "a map declares 2147483648 entries but only 18 bytes follow" in text, text
+
+
+@needs_plain_malloc
+def test_unread_replies_use_bounded_memory(make_cluster):
+    """A local client pipelines thousands of requests and never reads the
+    replies: the controller stops reading from it while its replies wait,
+    instead of holding every reply in memory."""
+    cluster = make_cluster("--nodes", "1", "--cpus", "2", "--mem", "2048")
+    pid = cluster.pid("rotactld")
+    alive(cluster)
+    hwm_before = proc_status(pid, "VmHWM")
+    MSG_CONFIG_REQ = 12
+    s = unix_connect(cluster)
+    s.setblocking(False)
+    req = frame(MSG_CONFIG_REQ, b"\x80") * 1000
+    sent = 0
+    deadline = time.monotonic() + 10
+    while sent < 200000 and time.monotonic() < deadline:
+        try:
+            sent += s.send(req) // len(frame(MSG_CONFIG_REQ, b"\x80"))
+        except BlockingIOError:
+            time.sleep(0.05)
+    time.sleep(2)
+    grown = proc_status(pid, "VmHWM") - hwm_before
+    print(f"sent {sent} requests; peak RSS grew {grown // 1024} MiB")
+    alive(cluster)
+    s.close()
+    assert grown < 64 * 1024, f"peak RSS grew {grown // 1024} MiB for {sent} requests"
+    alive(cluster)
