@@ -23,6 +23,7 @@ struct client {
 	struct auth_challenge challenge; /* TCP only, until authenticated */
 	int node_idx;                    /* ROLE_NODE: which node; -1 otherwise */
 	uint32_t alloc_job_id;           /* srun/salloc holding an allocation */
+	int conn_counted;                /* listener: counted against its uid */
 };
 
 struct client *client_create(struct ctld *ctld, struct conn *conn);

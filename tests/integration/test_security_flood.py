@@ -9,12 +9,14 @@ import re
 import resource
 import socket
 import struct
+import subprocess
 import threading
 import time
 
 import pytest
 
 from conftest import BIN
+from unixusers import as_user, needs_root
 
 MAGIC = b"ROTA"
 MSG_RC, MSG_PING_REQ, MSG_SUBMIT_REQ, MSG_AUTH_RESPONSE = 1, 2, 4, 31
@@ -504,3 +506,51 @@ def test_unread_replies_use_bounded_memory(make_cluster):
     s.close()
     assert grown < 64 * 1024, f"peak RSS grew {grown // 1024} MiB for {sent} requests"
     alive(cluster)
+
+
+HOG = """
+import resource, socket, sys, time
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+socks = []
+for _ in range(int(sys.argv[2])):
+    try:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    except OSError:
+        break
+    try:
+        s.connect(sys.argv[1])
+    except OSError:
+        s.close()
+        continue
+    socks.append(s)
+print(len(socks), flush=True)
+time.sleep(600)
+"""
+
+
+@needs_root
+def test_local_user_cannot_take_every_descriptor(make_cluster, users):
+    """A local user opens more connections to the unix socket than the
+    controller has descriptors and keeps them: it holds at most its share, and
+    root and other users are still answered."""
+    c = make_cluster("--nodes", "1", "--cpus", "2", "--mem", "2048")
+    # a limit the test can exceed from one process (lowered while it runs)
+    resource.prlimit(c.pid("rotactld"), resource.RLIMIT_NOFILE, (1024, 1024))
+    alive(c)
+    sock = os.path.join(c.dir, "state", "rotactld.sock")
+    hog = subprocess.Popen(["runuser", "-u", users["a"].name, "--", "/usr/bin/python3",
+                            "-c", HOG, sock, "1500"], stdout=subprocess.PIPE, text=True,
+                           cwd="/")
+    try:
+        held = hog.stdout.readline().strip()
+        assert held, f"the hog failed: {hog.wait()}"
+        print("user a holds", held, "connections")
+        assert squeue_seconds(c) < 5
+        p = as_user(c, users["b"], "squeue -h")
+        assert p.returncode == 0, p.stderr
+        alive(c)
+    finally:
+        hog.kill()
+        hog.wait()
+    alive(c)
