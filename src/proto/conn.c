@@ -313,6 +313,21 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
 		conn_fail(c);
 }
 
+/* The replies a paused peer had waiting are written: serve what it sent
+ * meanwhile. */
+static void out_resume(struct conn *c)
+{
+	if (!c->out_paused || c->closing || c->dead ||
+	    evbuffer_get_length(bufferevent_get_output(c->bev)))
+		return;
+	c->out_paused = 0;
+	if (c->waiting)
+		return; /* budget_release() resumes it */
+	bufferevent_enable(c->bev, EV_READ);
+	bufferevent_trigger(c->bev, EV_READ,
+	                    BEV_TRIG_IGNORE_WATERMARKS | BEV_TRIG_DEFER_CALLBACKS);
+}
+
 static void conn_write_cb(struct bufferevent *bev, void *arg)
 {
 	struct conn *c = arg;
@@ -322,16 +337,8 @@ static void conn_write_cb(struct bufferevent *bev, void *arg)
 			conn_free(c);
 		return;
 	}
-	/* the replies are read (the callback runs when the output is empty):
-	 * serve what the peer sent meanwhile */
-	if (c->out_paused && !c->closing && !c->dead) {
-		c->out_paused = 0;
-		if (c->waiting)
-			return; /* budget_release() resumes it */
-		bufferevent_enable(bev, EV_READ);
-		bufferevent_trigger(
-		    bev, EV_READ, BEV_TRIG_IGNORE_WATERMARKS | BEV_TRIG_DEFER_CALLBACKS);
-	}
+	/* the callback runs when the output is empty */
+	out_resume(c);
 }
 
 static void conn_event_cb(struct bufferevent *bev, short what, void *arg)
@@ -417,6 +424,8 @@ void conn_write_now(struct conn *c)
 	       evbuffer_write(out, bufferevent_getfd(c->bev)) > 0)
 		;
 	evbuffer_freeze(out, 1);
+	/* emptied here, the write callback will not run for it */
+	out_resume(c);
 }
 
 void conn_close(struct conn *c)
