@@ -4,7 +4,8 @@
 #include "common/gres.h"
 #include "common/common.h"
 
-/* A count with an optional k/m/g suffix; 0 when malformed or out of range. */
+/* A count with an optional k/m/g suffix; 0 when malformed or out of range
+ * (over 64 bits included). */
 static uint64_t parse_count(const char *s, size_t len)
 {
 	uint64_t v = 0, mult = 1;
@@ -30,6 +31,8 @@ static uint64_t parse_count(const char *s, size_t len)
 			return 0;
 		v = v * 10 + (uint64_t)(s[i] - '0');
 	}
+	if (v > UINT64_MAX / mult)
+		return 0; /* would wrap */
 	return v * mult;
 }
 

@@ -24,6 +24,7 @@ struct client {
 	int node_idx;                    /* ROLE_NODE: which node; -1 otherwise */
 	uint32_t alloc_job_id;           /* srun/salloc holding an allocation */
 	struct client *lnext, *lprev;    /* listener.c: its open connections */
+	int conn_counted;                /* listener: counted against its uid */
 };
 
 struct client *client_create(struct ctld *ctld, struct conn *conn);

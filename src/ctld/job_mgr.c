@@ -134,7 +134,7 @@ static int hwm_open(struct job_mgr *jm, uint64_t *ret_value)
 	return 0;
 }
 
-void job_mgr_id_restore(struct ctld *ctld, int damaged)
+void job_mgr_id_restore(struct ctld *ctld, const char *lost)
 {
 	struct job_mgr *jm = ctld->jobs;
 	uint64_t stored = 0;
@@ -145,10 +145,10 @@ void job_mgr_id_restore(struct ctld *ctld, int damaged)
 		stored = 0;
 	if (stored > UINT32_MAX)
 		stored = UINT32_MAX;
-	if (damaged && stored > jm->next_id) {
-		log_warn("journal damaged: next job id raised from %u to %u, above every "
-		         "id that may have been handed out",
-		         jm->next_id, (uint32_t)stored);
+	if (lost && stored > jm->next_id) {
+		log_warn("%s: next job id raised from %u to %u, above every id that may "
+		         "have been handed out",
+		         lost, jm->next_id, (uint32_t)stored);
 		jm->next_id = (uint32_t)stored;
 	}
 	jm->reserved = stored > jm->next_id ? (uint32_t)stored : jm->next_id;

@@ -95,9 +95,10 @@ uint32_t job_mgr_next_id(struct job_mgr *jm);
 void job_mgr_set_next_id(struct job_mgr *jm, uint32_t id);
 /* After replay: open StateSaveLocation/job_id_hwm, the job id high-water mark
  * kept apart from the journal (ids are reserved in blocks, one fdatasync a
- * block); when the journal lost records (damaged), the next id is raised to
+ * block); when the journal may have lost records (lost: why, "journal
+ * damaged" or "journal tail torn"; NULL: it did not), the next id is raised to
  * it, so that no id already acknowledged is handed out again. */
-void job_mgr_id_restore(struct ctld *ctld, int damaged);
+void job_mgr_id_restore(struct ctld *ctld, const char *lost);
 
 /* Insert a new record (from EV_SUBMIT) / remove one (purge). */
 struct job *job_mgr_insert(struct job_mgr *jm, uint32_t job_id);

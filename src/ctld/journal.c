@@ -32,6 +32,7 @@ struct journal {
 	int err;          /* 0 or -errno: failed, appends dropped until a rewrite */
 	int need_rewrite; /* old format or damaged: no append before a rewrite */
 	int damaged;      /* replay found damage */
+	int torn;         /* replay cut off a torn tail */
 	char *keep;       /* where the damaged file must still be kept (NULL: done) */
 };
 
@@ -243,6 +244,7 @@ int journal_replay(struct journal *j, journal_replay_f cb, void *arg,
 			                 strerror(errno));
 		fdatasync(j->fd);
 		j->size = res.end;
+		j->torn = 1;
 	}
 	if (res.v0) {
 		log_info("journal %s: old format, rewritten in the new one", j->path);
@@ -255,6 +257,11 @@ int journal_replay(struct journal *j, journal_replay_f cb, void *arg,
 int journal_damaged(const struct journal *j)
 {
 	return j->damaged;
+}
+
+int journal_torn(const struct journal *j)
+{
+	return j->torn;
 }
 
 /* ---- append and flush ---- */

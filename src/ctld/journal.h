@@ -43,6 +43,10 @@ int journal_replay(struct journal *j, journal_replay_f cb, void *arg,
 
 /* Did journal_replay find damage (records lost)? */
 int journal_damaged(const struct journal *j);
+/* Did it cut off a torn tail?  Usually half an append a crash interrupted, never
+ * acknowledged; but a flipped bit in the last record's length looks the same,
+ * and that record may have been: ids are raised past it all the same. */
+int journal_torn(const struct journal *j);
 
 /* Append an event (copied).  The flush happens later in this loop turn.
  * Dropped while the journal is failed. */

@@ -43,6 +43,11 @@
 #define ACCEPT_PAUSE_MS 200
 /* Buffered input of all connections together (conn_budget). */
 #define INPUT_BUDGET (64u << 20)
+/* One user (not root, SlurmUser or our own uid) may hold at most this share of
+ * the descriptors we may open in connections (local and TCP together). */
+#define USER_CONN_DIV 4
+/* Replies waiting for one peer beyond which its requests are not read. */
+#define OUTPUT_MAX (4u << 20)
 
 struct lsock {
 	struct listener *l;
@@ -64,10 +69,71 @@ struct listener {
 	} * unauth_v;
 	unsigned unauth, unauth_max, unauth_per_addr;
 	struct conn_budget *budget;
-	struct ratelimit emfile_log, cap_log, deadline_log, auth_log;
+	struct ratelimit emfile_log, cap_log, deadline_log, auth_log, user_log;
 	unsigned long cap_refused, deadline_closed;
 	struct client *clients; /* open connections, each holding one ref */
+	/* connections each unprivileged user holds (user_conn_take) */
+	struct user_conns {
+		uid_t uid;
+		unsigned n;
+	} * users_v;
+	unsigned nusers;
 };
+
+/* The connections one unprivileged user may hold: a share of the descriptor
+ * limit as it is now (an administrator may change it while we run). */
+static unsigned user_conn_max(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur / USER_CONN_DIV > UINT32_MAX)
+		return UINT32_MAX;
+	return rl.rlim_cur / USER_CONN_DIV > 16 ? (unsigned)(rl.rlim_cur / USER_CONN_DIV)
+	                                        : 16;
+}
+
+/* May uid open one more connection?  Counts it if so (user_conn_drop gives it
+ * back); root, SlurmUser and our own uid are not counted. */
+static int user_conn_take(struct listener *l, struct client *c)
+{
+	unsigned long held;
+	unsigned i;
+
+	if (ctld_is_admin(l->ctld, c->uid) || c->uid == getuid())
+		return 1;
+	for (i = 0; i < l->nusers && l->users_v[i].uid != c->uid; i++)
+		;
+	if (i < l->nusers && l->users_v[i].n >= 16 &&
+	    l->users_v[i].n >= user_conn_max()) {
+		if (ratelimit_pass(&l->user_log, time_mono(), &held))
+			log_err("refused a connection of uid %u: it holds %u already "
+			        "(%lu more refused since the last report)",
+			        (unsigned)c->uid, l->users_v[i].n, held);
+		return 0;
+	}
+	if (i == l->nusers) {
+		l->users_v = xrealloc(l->users_v, (l->nusers + 1) * sizeof(*l->users_v));
+		l->users_v[l->nusers++] = (struct user_conns){c->uid, 0};
+	}
+	l->users_v[i].n++;
+	c->conn_counted = 1;
+	return 1;
+}
+
+static void user_conn_drop(struct listener *l, struct client *c)
+{
+	if (!c->conn_counted)
+		return;
+	c->conn_counted = 0;
+	for (unsigned i = 0; i < l->nusers; i++) {
+		if (l->users_v[i].uid == c->uid) {
+			if (--l->users_v[i].n == 0)
+				l->users_v[i] = l->users_v[--l->nusers];
+			return;
+		}
+	}
+}
 
 static int same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
 {
@@ -144,6 +210,7 @@ static void client_closed(struct conn *conn, void *arg)
 {
 	struct client *c = arg;
 
+	user_conn_drop(c->ctld->listener, c);
 	c->conn = NULL;
 	if (c->role == ROLE_NODE)
 		node_mgr_link_lost(c->ctld, c);
@@ -218,6 +285,10 @@ static void auth_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 			conn_close_after_flush(conn);
 			return;
 		}
+	} else if (!user_conn_take(c->ctld->listener, c)) {
+		client_untrack(c->ctld->listener, c);
+		conn_close(conn);
+		return;
 	}
 	conn_set_handlers(conn, client_msg, client_closed, c);
 }
@@ -286,6 +357,7 @@ static void accept_one(struct lsock *s, int fd, const struct sockaddr_storage *s
 	}
 	conn = conn_create(l->ctld->base, fd, name, NULL, NULL, NULL);
 	conn_set_budget(conn, l->budget);
+	conn_set_out_max(conn, OUTPUT_MAX);
 	c = client_create(l->ctld, conn);
 	client_track(l, c);
 	conn_set_data(conn, c);
@@ -293,6 +365,11 @@ static void accept_one(struct lsock *s, int fd, const struct sockaddr_storage *s
 		c->role = ROLE_USER;
 		c->uid = conn_uid(conn);
 		c->gid = conn_gid(conn);
+		if (!user_conn_take(l, c)) {
+			client_untrack(l, c);
+			conn_close(conn);
+			return;
+		}
 		conn_set_accept(conn, rpc_serves);
 		conn_set_handlers(conn, client_msg, client_closed, c);
 		return;
@@ -468,6 +545,7 @@ int listener_create(struct ctld *ctld, struct listener **ret, struct rota_error 
 	l->cap_log = (struct ratelimit)RATELIMIT_INIT(10, 1);
 	l->deadline_log = (struct ratelimit)RATELIMIT_INIT(10, 1);
 	l->auth_log = (struct ratelimit)RATELIMIT_INIT(10, 5);
+	l->user_log = (struct ratelimit)RATELIMIT_INIT(10, 1);
 	l->unix_path = client_ctld_socket_path(ctld->conf);
 	fd = net_listen_unix(l->unix_path, 0666, err);
 	if (fd < 0)
@@ -512,6 +590,7 @@ void listener_destroy(struct listener *l)
 		close(l->reserve_fd);
 	conn_budget_unref(l->budget);
 	free(l->unauth_v);
+	free(l->users_v);
 	if (l->unix_path)
 		unlink(l->unix_path);
 	free(l->unix_path);

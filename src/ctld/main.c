@@ -220,7 +220,9 @@ static int ctld_restore(struct ctld *ctld, struct rota_error *err)
 		return -1;
 	ctld->replaying = 0;
 	/* ids already handed out stay handed out, whatever the journal lost */
-	job_mgr_id_restore(ctld, journal_damaged(ctld->journal));
+	job_mgr_id_restore(ctld, journal_damaged(ctld->journal) ? "journal damaged"
+	                         : journal_torn(ctld->journal)  ? "journal tail torn"
+	                                                        : NULL);
 	/* purge what aged out while we were down, then compact; on a full disk
 	 * start anyway (a journal that must be rewritten first stays failed:
 	 * tick_cb retries) */

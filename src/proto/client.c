@@ -6,6 +6,7 @@
 #include "common/conf.h"
 #include "proto/auth.h"
 #include "proto/client.h"
+#include "proto/frame.h"
 #include "proto/messages.h"
 #include "proto/net.h"
 #include "common/common.h"
@@ -27,7 +28,9 @@ static int answer_challenge(int fd, struct auth *auth, const char *node_name,
 	void *proof = NULL;
 	int rc;
 
-	rc = net_recv(fd, &type, (void **)&ch, 10000, err);
+	/* the peer has not proved anything yet: no more than an unauthenticated
+	 * peer may send the controller */
+	rc = net_recv_max(fd, FRAME_MAX_UNAUTH, &type, (void **)&ch, 10000, err);
 	if (rc < 0)
 		return rc;
 	if (type != MSG_AUTH_CHALLENGE) {
@@ -39,7 +42,7 @@ static int answer_challenge(int fd, struct auth *auth, const char *node_name,
 		rc = net_send(fd, MSG_AUTH_RESPONSE, &resp, err);
 	if (rc < 0)
 		goto out;
-	rc = net_recv(fd, &ptype, &proof, 10000, &why);
+	rc = net_recv_max(fd, FRAME_MAX_UNAUTH, &ptype, &proof, 10000, &why);
 	if (rc < 0) {
 		errprintf(err, "no proof of identity from %s: %s", peer, why.text);
 		goto out;

@@ -53,6 +53,8 @@ struct conn {
 	struct event *deadline_ev;
 	conn_timeout_f on_timeout;
 	void *timeout_arg;
+	size_t out_max; /* 0: no limit; else stop reading while more waits to go */
+	int out_paused; /* reading stopped until the peer reads its replies */
 };
 
 /* Refusals can be provoked by anyone who can connect: log a few. */
@@ -144,6 +146,8 @@ static void budget_release(struct conn *c)
 		budget_unwait(w);
 		b->used += w->want;
 		budget_hold(w, w->want);
+		if (w->out_paused)
+			continue; /* its write callback resumes it */
 		bufferevent_enable(w->bev, EV_READ);
 		/* what it already holds may complete the frame */
 		bufferevent_trigger(w->bev, EV_READ,
@@ -290,8 +294,15 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
 	int rc;
 
 	c->in_callback++;
-	while (!c->dead && !c->closing && (rc = conn_read_one(c, in)) > 0)
-		;
+	while (!c->dead && !c->closing && !c->out_paused &&
+	       (rc = conn_read_one(c, in)) > 0) {
+		/* a peer that does not read its replies gets no more of them */
+		if (c->out_max &&
+		    evbuffer_get_length(bufferevent_get_output(bev)) > c->out_max) {
+			c->out_paused = 1;
+			bufferevent_disable(bev, EV_READ);
+		}
+	}
 	c->in_callback--;
 	if (c->dead) {
 		if (!c->in_callback)
@@ -302,6 +313,21 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
 		conn_fail(c);
 }
 
+/* The replies a paused peer had waiting are written: serve what it sent
+ * meanwhile. */
+static void out_resume(struct conn *c)
+{
+	if (!c->out_paused || c->closing || c->dead ||
+	    evbuffer_get_length(bufferevent_get_output(c->bev)))
+		return;
+	c->out_paused = 0;
+	if (c->waiting)
+		return; /* budget_release() resumes it */
+	bufferevent_enable(c->bev, EV_READ);
+	bufferevent_trigger(c->bev, EV_READ,
+	                    BEV_TRIG_IGNORE_WATERMARKS | BEV_TRIG_DEFER_CALLBACKS);
+}
+
 static void conn_write_cb(struct bufferevent *bev, void *arg)
 {
 	struct conn *c = arg;
@@ -309,7 +335,10 @@ static void conn_write_cb(struct bufferevent *bev, void *arg)
 		c->dead = 1;
 		if (!c->in_callback)
 			conn_free(c);
+		return;
 	}
+	/* the callback runs when the output is empty */
+	out_resume(c);
 }
 
 static void conn_event_cb(struct bufferevent *bev, short what, void *arg)
@@ -395,6 +424,8 @@ void conn_write_now(struct conn *c)
 	       evbuffer_write(out, bufferevent_getfd(c->bev)) > 0)
 		;
 	evbuffer_freeze(out, 1);
+	/* emptied here, the write callback will not run for it */
+	out_resume(c);
 }
 
 void conn_close(struct conn *c)
@@ -460,6 +491,11 @@ void conn_set_budget(struct conn *c, struct conn_budget *b)
 	assert(!c->budget && b);
 	b->refs++;
 	c->budget = b;
+}
+
+void conn_set_out_max(struct conn *c, size_t max)
+{
+	c->out_max = max;
 }
 
 void conn_set_max_body(struct conn *c, uint32_t max)

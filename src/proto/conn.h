@@ -62,6 +62,13 @@ size_t conn_pending_output(const struct conn *c);
  * skipped as it arrives, never buffered; anyone else is disconnected. */
 void conn_set_max_body(struct conn *c, uint32_t max);
 
+/* Stop reading from the peer while more than max bytes (0: no limit, the
+ * default) wait to be written to it, until they are: a client that sends
+ * requests and does not read the replies cannot make us hold them all.  Only
+ * for the serving side: two peers that both did this could wait on each
+ * other. */
+void conn_set_out_max(struct conn *c, size_t max);
+
 /* Which message types this peer may send (NULL: any): a frame of another type
  * is refused from its header, before its body is read -- an MSG_RC of
  * ESLURM_NOT_SUPPORTED to a peer with an identity, its body skipped; anyone

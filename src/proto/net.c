@@ -231,6 +231,12 @@ int net_send(int fd, uint16_t type, const void *body, struct rota_error *err)
 int net_recv(int fd, uint16_t *ret_type, void **ret_body, int timeout_ms,
              struct rota_error *err)
 {
+	return net_recv_max(fd, FRAME_MAX_BODY, ret_type, ret_body, timeout_ms, err);
+}
+
+int net_recv_max(int fd, uint32_t max_body, uint16_t *ret_type, void **ret_body,
+                 int timeout_ms, struct rota_error *err)
+{
 	uint8_t hdr[FRAME_HDR_LEN];
 	uint16_t type;
 	uint32_t len;
@@ -250,6 +256,11 @@ int net_recv(int fd, uint16_t *ret_type, void **ret_body, int timeout_ms,
 	rc = frame_parse_header(hdr, &type, &len, err);
 	if (rc < 0)
 		return rc;
+	if (len > max_body) {
+		errprintf(err, "%s of %u bytes exceeds the %u byte limit", msg_name(type),
+		          len, max_body);
+		return -EMSGSIZE;
+	}
 	body = xmalloc(len ? len : 1);
 	rc = net_read_all(fd, body, len, timeout_ms);
 	if (rc < 0) {

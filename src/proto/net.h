@@ -25,6 +25,10 @@ int net_send(int fd, uint16_t type, const void *body, struct rota_error *err);
  * Returns 0, -ETIMEDOUT, -ECONNRESET (peer closed), -EPROTO (garbage). */
 int net_recv(int fd, uint16_t *ret_type, void **ret_body, int timeout_ms,
              struct rota_error *err);
+/* The same, refusing (-EMSGSIZE, before reading it) a body over max_body bytes:
+ * for a peer not yet authenticated. */
+int net_recv_max(int fd, uint32_t max_body, uint16_t *ret_type, void **ret_body,
+                 int timeout_ms, struct rota_error *err);
 
 /* Send a request and wait for one reply. */
 int net_rpc(int fd, uint16_t type, const void *body, uint16_t *ret_type, void **ret_body,

@@ -511,3 +511,49 @@ def test_launch_before_registration_ignored(make_cluster):
         except subprocess.TimeoutExpired:
             proc.kill()
         proxy.close()
+
+
+def vm_hwm(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    raise AssertionError(f"no VmHWM for {pid}")
+
+
+def test_impostor_cannot_make_rotad_buffer_a_large_frame(make_cluster):
+    """rotactld is down; a local process on its port answers rotad's connection
+    with a 48 MiB "challenge".  rotad reads no more than an unauthenticated
+    peer may send (FRAME_MAX_UNAUTH) before the controller has proved itself:
+    it hangs up after the header, and its memory does not grow by the frame."""
+    c = make_cluster("--nodes", "1", *SMALL)
+    c.wait_nodes_idle()
+    port = int(c.conf_value("SlurmctldPort"))
+    rotad = c.pid("rotad-node01")
+    c.kill_daemon("rotactld", signal.SIGKILL)
+    before = vm_hwm(rotad)
+    size = 48 << 20
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", port))
+    srv.listen(8)
+    srv.settimeout(10)
+    try:
+        s, _ = srv.accept()
+        with s:
+            s.settimeout(10)
+            s.sendall(MAGIC + struct.pack("!HHI", 1, MSG_AUTH_CHALLENGE, size))
+            chunk = b"\x00" * (1 << 20)
+            try:
+                for _ in range(size // len(chunk)):
+                    s.sendall(chunk)
+            except (ConnectionError, socket.timeout):
+                pass
+            time.sleep(1)
+    finally:
+        srv.close()
+    grown = vm_hwm(rotad) - before
+    assert grown < 16 * 1024, f"rotad's peak memory grew {grown // 1024} MiB"
+    c.up()
+    jid = c.sbatch("-w", "node01", "-o", "/dev/null", "--wrap", "true")
+    assert c.wait_job(jid) == "COMPLETED"

@@ -9,12 +9,14 @@ import re
 import resource
 import socket
 import struct
+import subprocess
 import threading
 import time
 
 import pytest
 
 from conftest import BIN
+from unixusers import as_user, needs_root
 
 MAGIC = b"ROTA"
 MSG_RC, MSG_PING_REQ, MSG_SUBMIT_REQ, MSG_AUTH_RESPONSE = 1, 2, 4, 31
@@ -475,3 +477,80 @@ def test_msgpack_bomb_refused(cluster):
     assert grown < 256 * 1024, f"VmPeak grew {grown // 1024} MiB for a 23-byte body"
     text = log_text(cluster, log_before)
     assert "a map declares 2147483648 entries but only 18 bytes follow" in text, text
+
+
+@needs_plain_malloc
+def test_unread_replies_use_bounded_memory(make_cluster):
+    """A local client pipelines thousands of requests and never reads the
+    replies: the controller stops reading from it while its replies wait,
+    instead of holding every reply in memory."""
+    cluster = make_cluster("--nodes", "1", "--cpus", "2", "--mem", "2048")
+    pid = cluster.pid("rotactld")
+    alive(cluster)
+    hwm_before = proc_status(pid, "VmHWM")
+    MSG_CONFIG_REQ = 12
+    s = unix_connect(cluster)
+    s.setblocking(False)
+    req = frame(MSG_CONFIG_REQ, b"\x80") * 1000
+    sent = 0
+    deadline = time.monotonic() + 10
+    while sent < 200000 and time.monotonic() < deadline:
+        try:
+            sent += s.send(req) // len(frame(MSG_CONFIG_REQ, b"\x80"))
+        except BlockingIOError:
+            time.sleep(0.05)
+    time.sleep(2)
+    grown = proc_status(pid, "VmHWM") - hwm_before
+    print(f"sent {sent} requests; peak RSS grew {grown // 1024} MiB")
+    alive(cluster)
+    s.close()
+    assert grown < 64 * 1024, f"peak RSS grew {grown // 1024} MiB for {sent} requests"
+    alive(cluster)
+
+
+HOG = """
+import resource, socket, sys, time
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+socks = []
+for _ in range(int(sys.argv[2])):
+    try:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    except OSError:
+        break
+    try:
+        s.connect(sys.argv[1])
+    except OSError:
+        s.close()
+        continue
+    socks.append(s)
+print(len(socks), flush=True)
+time.sleep(600)
+"""
+
+
+@needs_root
+def test_local_user_cannot_take_every_descriptor(make_cluster, users):
+    """A local user opens more connections to the unix socket than the
+    controller has descriptors and keeps them: it holds at most its share, and
+    root and other users are still answered."""
+    c = make_cluster("--nodes", "1", "--cpus", "2", "--mem", "2048")
+    # a limit the test can exceed from one process (lowered while it runs)
+    resource.prlimit(c.pid("rotactld"), resource.RLIMIT_NOFILE, (1024, 1024))
+    alive(c)
+    sock = os.path.join(c.dir, "state", "rotactld.sock")
+    hog = subprocess.Popen(["runuser", "-u", users["a"].name, "--", "/usr/bin/python3",
+                            "-c", HOG, sock, "1500"], stdout=subprocess.PIPE, text=True,
+                           cwd="/")
+    try:
+        held = hog.stdout.readline().strip()
+        assert held, f"the hog failed: {hog.wait()}"
+        print("user a holds", held, "connections")
+        assert squeue_seconds(c) < 5
+        p = as_user(c, users["b"], "squeue -h")
+        assert p.returncode == 0, p.stderr
+        alive(c)
+    finally:
+        hog.kill()
+        hog.wait()
+    alive(c)

@@ -213,6 +213,27 @@ def test_flip_in_last_record_never_reissues_its_id(fresh_cluster):
     assert_ids_above(c, ids)
 
 
+def test_flip_in_last_length_never_reissues_its_id(fresh_cluster):
+    """A flipped bit in the length of the last record makes it look longer than
+    the file: it reads as a torn tail, and is cut off like one, yet it was
+    acknowledged: its id must not be handed out again."""
+    c = fresh_cluster
+    ids = submit_held(c)
+
+    def flip(data):
+        off, body, length, name = submit_records(data)[-1]
+        assert name == N - 1 and body + length == len(data)
+        b = bytearray(data)
+        # a bit that is clear: the length grows (by 128 bytes or more)
+        bit = next(m for m in (1, 2, 4, 8, 16, 32, 64) if not b[off + 7] & m)
+        b[off + 7] |= bit
+        return bytes(b)
+
+    corrupt_and_restart(c, flip)
+    assert queued(c) == {j: f"jrnl{i}" for i, j in enumerate(ids[:-1])}
+    assert_ids_above(c, ids)
+
+
 def test_many_flips_lose_only_their_records(fresh_cluster):
     c = fresh_cluster
     ids = submit_held(c)

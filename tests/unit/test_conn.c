@@ -215,6 +215,51 @@ static void test_deadline(void **state)
 	event_base_free(base);
 }
 
+static void reply_msg(struct conn *c, uint16_t type, void **body, void *arg)
+{
+	struct seen *s = arg;
+	s->msgs++;
+	conn_send_rc(c, 0, NULL);
+}
+
+/* Three pings at once from a peer whose replies may not wait (out_max 1): one
+ * is served, then reading stops until its reply is written, by the loop or by
+ * conn_write_now (which runs no write callback), then the next. */
+static void test_unread_replies_pause_reading(void **state)
+{
+	struct event_base *base = event_base_new();
+	struct seen s = {0};
+	uint8_t pings[3][FRAME_HDR_LEN + 1];
+	char buf[4096];
+	int sv[2];
+	struct conn *c;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	fcntl(sv[1], F_SETFL, O_NONBLOCK);
+	c = conn_create(base, sv[0], "test", reply_msg, on_close, &s);
+	conn_set_out_max(c, 1);
+	for (int i = 0; i < 3; i++) {
+		put_header(pings[i], MSG_PING_REQ, 1);
+		pings[i][FRAME_HDR_LEN] = 0x80; /* {} */
+	}
+	push(base, sv[1], pings, sizeof(pings));
+	/* the first reply is queued: the rest waits, however often the loop
+	 * turns before it is written */
+	event_base_loop(base, EVLOOP_NONBLOCK | EVLOOP_ONCE);
+	assert_int_equal(s.msgs, 1);
+	/* written by conn_write_now: the second is served */
+	conn_write_now(c);
+	spin(base, 5);
+	assert_true(s.msgs >= 2);
+	/* written by the loop: the third */
+	spin(base, 20);
+	assert_int_equal(s.msgs, 3);
+	assert_true(read(sv[1], buf, sizeof(buf)) > 0);
+	conn_close(c);
+	close(sv[1]);
+	event_base_free(base);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +267,7 @@ int main(void)
 	    cmocka_unit_test(test_oversized_answered_and_skipped),
 	    cmocka_unit_test(test_budget_makes_frames_wait),
 	    cmocka_unit_test(test_deadline),
+	    cmocka_unit_test(test_unread_replies_pause_reading),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

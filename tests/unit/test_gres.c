@@ -33,6 +33,18 @@ static void test_parse(void **state)
 	assert_int_equal(it[0].count, 1);
 }
 
+/* A count whose suffix would overflow 64 bits is refused, not wrapped. */
+static void test_count_overflow(void **state)
+{
+	struct gres_item it[GRES_MAX_ITEMS];
+	size_t n = 0;
+
+	assert_int_equal(gres_parse("gpu:17179869185g", it, &n, NULL), -EINVAL);
+	assert_int_equal(gres_parse("gpu:999999999999g", it, &n, NULL), -EINVAL);
+	assert_int_equal(gres_parse("gpu:17179869183g", it, &n, NULL), 0);
+	assert_true(it[0].count == 17179869183ull << 30);
+}
+
 static void test_invalid(void **state)
 {
 	static const char *const bad[] = {
@@ -85,6 +97,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse),
 	    cmocka_unit_test(test_invalid),
+	    cmocka_unit_test(test_count_overflow),
 	    cmocka_unit_test(test_node),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
