@@ -291,7 +291,7 @@ static void conn_read_cb(struct bufferevent *bev, void *arg)
 {
 	struct conn *c = arg;
 	struct evbuffer *in = bufferevent_get_input(bev);
-	int rc;
+	int rc = 0;
 
 	c->in_callback++;
 	while (!c->dead && !c->closing && !c->out_paused &&
