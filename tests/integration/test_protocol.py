@@ -4,51 +4,14 @@ controller must stay up and keep serving others."""
 
 import os
 import socket
-import struct
 import time
 
 import pytest
 
-MAGIC = b"ROTA"
+from wire import closed_by_peer, frame, read_frame, unix_connect, unpack
+
 MSG_RC, MSG_PING_REQ, MSG_PING_RESP = 1, 2, 3
 MSG_NODE_REGISTER = 32
-
-
-def frame(msg_type, body=b"\x80", version=1, length=None):
-    n = len(body) if length is None else length
-    return MAGIC + struct.pack("!HHI", version, msg_type, n) + body
-
-
-def read_frame(s, timeout=5):
-    s.settimeout(timeout)
-    hdr = b""
-    while len(hdr) < 12:
-        chunk = s.recv(12 - len(hdr))
-        if not chunk:
-            return None
-        hdr += chunk
-    assert hdr[:4] == MAGIC
-    _, msg_type, n = struct.unpack("!HHI", hdr[4:])
-    body = b""
-    while len(body) < n:
-        chunk = s.recv(n - len(body))
-        if not chunk:
-            return None
-        body += chunk
-    return msg_type, body
-
-
-def closed_by_peer(s, timeout=10):
-    """True if the peer closes (EOF or reset) within timeout."""
-    s.settimeout(timeout)
-    try:
-        while True:
-            if not s.recv(65536):
-                return True
-    except (ConnectionResetError, BrokenPipeError):
-        return True
-    except socket.timeout:
-        return False
 
 
 @pytest.fixture
@@ -68,12 +31,6 @@ def alive(cluster):
     assert p.returncode == 0 and p.stdout.rstrip().endswith("is UP"), p.stdout + p.stderr
     pid = cluster.pid("rotactld")
     assert os.path.exists(f"/proc/{pid}")
-
-
-def unix_connect(cluster):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(os.path.join(cluster.dir, "state", "rotactld.sock"))
-    return s
 
 
 def test_tcp_speaks_first_with_challenge(ctld):
@@ -148,55 +105,6 @@ def test_unknown_type(cluster):
     msg = read_frame(s)
     assert msg is None or msg[0] == MSG_RC
     s.close()
-
-
-def unpack(data):
-    """A minimal msgpack decoder (maps, arrays, strings, bins, ints, nil)."""
-    def one(i):
-        b = data[i]
-        if b <= 0x7f:
-            return b, i + 1
-        if b >= 0xe0:
-            return b - 0x100, i + 1
-        if 0x80 <= b <= 0x8f or b in (0xde, 0xdf):
-            n, i = ((b & 0x0f, i + 1) if b <= 0x8f else
-                    (int.from_bytes(data[i + 1:i + (3 if b == 0xde else 5)], "big"),
-                     i + (3 if b == 0xde else 5)))
-            out = {}
-            for _ in range(n):
-                k, i = one(i)
-                v, i = one(i)
-                out[k] = v
-            return out, i
-        if 0x90 <= b <= 0x9f or b in (0xdc, 0xdd):
-            n, i = ((b & 0x0f, i + 1) if b <= 0x9f else
-                    (int.from_bytes(data[i + 1:i + (3 if b == 0xdc else 5)], "big"),
-                     i + (3 if b == 0xdc else 5)))
-            out = []
-            for _ in range(n):
-                v, i = one(i)
-                out.append(v)
-            return out, i
-        if 0xa0 <= b <= 0xbf:
-            n = b & 0x1f
-            return data[i + 1:i + 1 + n].decode(), i + 1 + n
-        sizes = {0xd9: 1, 0xda: 2, 0xdb: 4, 0xc4: 1, 0xc5: 2, 0xc6: 4}
-        if b in sizes:
-            w = sizes[b]
-            n = int.from_bytes(data[i + 1:i + 1 + w], "big")
-            raw = data[i + 1 + w:i + 1 + w + n]
-            return (raw.decode() if b >= 0xd9 else raw), i + 1 + w + n
-        ints = {0xcc: (1, False), 0xcd: (2, False), 0xce: (4, False), 0xcf: (8, False),
-                0xd0: (1, True), 0xd1: (2, True), 0xd2: (4, True), 0xd3: (8, True)}
-        if b in ints:
-            w, signed = ints[b]
-            return int.from_bytes(data[i + 1:i + 1 + w], "big", signed=signed), i + 1 + w
-        if b == 0xc0:
-            return None, i + 1
-        if b in (0xc2, 0xc3):
-            return b == 0xc3, i + 1
-        raise ValueError(f"msgpack byte {b:#x} not handled")
-    return one(0)[0]
 
 
 def refused(msg):

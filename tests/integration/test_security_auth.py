@@ -17,8 +17,9 @@ import pytest
 
 from conftest import BIN, IS_ROOT
 from test_munge import MUNGE, MUNGED, munge_socket  # noqa: F401 (a fixture)
+from wire import frame, header, mp
+from wire import read_frame as _read_frame
 
-MAGIC = b"ROTA"
 MSG_RC, MSG_AUTH_CHALLENGE, MSG_AUTH_RESPONSE = 1, 30, 31
 MSG_NODE_REGISTER, MSG_LAUNCH_REQ, MSG_AUTH_PROOF = 32, 34, 38
 STEP_BATCH = 0xFFFFFFFB
@@ -28,60 +29,9 @@ SMALL = ("--cpus", "2", "--mem", "2048")
 SETPRIV = shutil.which("setpriv")
 
 
-# ---- just enough msgpack and framing to speak to rotad ----
-
-def mp(obj):
-    """msgpack encoding of None, int, str, bytes, list and dict."""
-    if obj is None:
-        return b"\xc0"
-    if isinstance(obj, bool):
-        return b"\xc3" if obj else b"\xc2"
-    if isinstance(obj, int):
-        if 0 <= obj < 0x80:
-            return bytes([obj])
-        if 0 <= obj <= 0xFFFFFFFF:
-            return b"\xce" + struct.pack("!I", obj)
-        if obj >= 0:
-            return b"\xcf" + struct.pack("!Q", obj)
-        return b"\xd3" + struct.pack("!q", obj)
-    if isinstance(obj, str):
-        b = obj.encode()
-        return (bytes([0xA0 | len(b)]) if len(b) < 32 else
-                b"\xda" + struct.pack("!H", len(b))) + b
-    if isinstance(obj, bytes):
-        return b"\xc5" + struct.pack("!H", len(obj)) + obj
-    if isinstance(obj, list):
-        return b"\xdc" + struct.pack("!H", len(obj)) + b"".join(mp(x) for x in obj)
-    if isinstance(obj, dict):
-        return (b"\xde" + struct.pack("!H", len(obj)) +
-                b"".join(mp(k) + mp(v) for k, v in obj.items()))
-    raise TypeError(obj)
-
-
-def frame(msg_type, body):
-    return MAGIC + struct.pack("!HHI", 1, msg_type, len(body)) + body
-
-
-def recv_exact(s, n):
-    data = b""
-    while len(data) < n:
-        chunk = s.recv(n - len(data))
-        if not chunk:
-            return None
-        data += chunk
-    return data
-
-
 def read_frame(s):
-    """(type, whole frame bytes), or None at EOF."""
-    hdr = recv_exact(s, 12)
-    if hdr is None:
-        return None
-    _, msg_type, n = struct.unpack("!HHI", hdr[4:])
-    body = recv_exact(s, n)
-    if body is None:
-        return None
-    return msg_type, hdr + body
+    """(type, whole frame bytes), or None at EOF; s keeps its own timeout."""
+    return _read_frame(s, timeout=None, raw=True)
 
 
 def bin_field(frame_bytes, name):
@@ -542,7 +492,7 @@ def test_impostor_cannot_make_rotad_buffer_a_large_frame(make_cluster):
         s, _ = srv.accept()
         with s:
             s.settimeout(10)
-            s.sendall(MAGIC + struct.pack("!HHI", 1, MSG_AUTH_CHALLENGE, size))
+            s.sendall(header(MSG_AUTH_CHALLENGE, size))
             chunk = b"\x00" * (1 << 20)
             try:
                 for _ in range(size // len(chunk)):

@@ -17,62 +17,11 @@ import pytest
 
 from conftest import BIN
 from unixusers import as_user, needs_root
+from wire import closed_by_peer, frame, header, mp_str, read_frame, unix_connect
 
-MAGIC = b"ROTA"
 MSG_RC, MSG_PING_REQ, MSG_SUBMIT_REQ, MSG_AUTH_RESPONSE = 1, 2, 4, 31
 ESLURM_PATHNAME_TOO_LONG = 2012
 AUTH_DEADLINE = 5  # listener.c
-
-
-def header(msg_type, length):
-    return MAGIC + struct.pack("!HHI", 1, msg_type, length)
-
-
-def frame(msg_type, body):
-    return header(msg_type, len(body)) + body
-
-
-def mp_str(s):
-    b = s.encode()
-    assert len(b) < 256
-    return (bytes([0xa0 | len(b)]) if len(b) < 32 else b"\xd9" + bytes([len(b)])) + b
-
-
-def read_frame(s, timeout=5):
-    s.settimeout(timeout)
-    buf = b""
-    while len(buf) < 12:
-        chunk = s.recv(12 - len(buf))
-        if not chunk:
-            return None
-        buf += chunk
-    assert buf[:4] == MAGIC
-    _, msg_type, n = struct.unpack("!HHI", buf[4:])
-    body = b""
-    while len(body) < n:
-        chunk = s.recv(n - len(body))
-        if not chunk:
-            return None
-        body += chunk
-    return msg_type, body
-
-
-def closed_by_peer(s, timeout=10):
-    s.settimeout(timeout)
-    try:
-        while True:
-            if not s.recv(65536):
-                return True
-    except (ConnectionResetError, BrokenPipeError):
-        return True
-    except socket.timeout:
-        return False
-
-
-def unix_connect(cluster):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(os.path.join(cluster.dir, "state", "rotactld.sock"))
-    return s
 
 
 def proc_status(pid, key):

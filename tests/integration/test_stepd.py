@@ -13,6 +13,7 @@ import pytest
 
 from conftest import BIN
 from rotacred import sign_launch
+from wire import frame, read_frame, unpack
 
 STEPD = BIN / "rotastepd"
 IS_ROOT = os.geteuid() == 0
@@ -37,7 +38,7 @@ I64_FIELDS = {"start_time"}
 U32V_FIELDS = {"job_cpus_per_node", "step_tasks_per_node", "tasks"}
 
 
-# ---- a minimal msgpack codec (fixed-width forms only) ----
+# ---- a msgpack encoder with the fixed-width forms only ----
 def pack(value, key=None):
     if isinstance(value, dict):
         out = b"\xdf" + struct.pack("!I", len(value))
@@ -58,78 +59,10 @@ def pack(value, key=None):
     raise TypeError(value)
 
 
-def unpack(data):
-    def one(i):
-        b = data[i]
-        if b <= 0x7F:
-            return b, i + 1
-        if b >= 0xE0:
-            return b - 0x100, i + 1
-        if 0x80 <= b <= 0x8F or b in (0xDE, 0xDF):
-            if b <= 0x8F:
-                n, i = b & 0x0F, i + 1
-            else:
-                w = 2 if b == 0xDE else 4
-                n, i = int.from_bytes(data[i + 1:i + 1 + w], "big"), i + 1 + w
-            out = {}
-            for _ in range(n):
-                k, i = one(i)
-                out[k], i = one(i)
-            return out, i
-        if 0x90 <= b <= 0x9F or b in (0xDC, 0xDD):
-            if b <= 0x9F:
-                n, i = b & 0x0F, i + 1
-            else:
-                w = 2 if b == 0xDC else 4
-                n, i = int.from_bytes(data[i + 1:i + 1 + w], "big"), i + 1 + w
-            out = []
-            for _ in range(n):
-                v, i = one(i)
-                out.append(v)
-            return out, i
-        if 0xA0 <= b <= 0xBF:
-            n = b & 0x1F
-            return data[i + 1:i + 1 + n].decode(), i + 1 + n
-        sizes = {0xD9: 1, 0xDA: 2, 0xDB: 4, 0xC4: 1, 0xC5: 2, 0xC6: 4}
-        if b in sizes:
-            w = sizes[b]
-            n = int.from_bytes(data[i + 1:i + 1 + w], "big")
-            raw = data[i + 1 + w:i + 1 + w + n]
-            return (raw.decode() if b >= 0xD9 else raw), i + 1 + w + n
-        ints = {0xCC: (1, False), 0xCD: (2, False), 0xCE: (4, False), 0xCF: (8, False),
-                0xD0: (1, True), 0xD1: (2, True), 0xD2: (4, True), 0xD3: (8, True)}
-        if b in ints:
-            w, signed = ints[b]
-            return int.from_bytes(data[i + 1:i + 1 + w], "big", signed=signed), i + 1 + w
-        if b == 0xC0:
-            return None, i + 1
-        raise ValueError(f"msgpack byte {b:#x} not handled")
-    return one(0)[0]
-
-
-def frame(msg_type, body):
-    raw = pack(body)
-    return b"ROTA" + struct.pack("!HHI", 1, msg_type, len(raw)) + raw
-
-
-def recv_exact(s, n):
-    buf = b""
-    while len(buf) < n:
-        chunk = s.recv(n - len(buf))
-        if not chunk:
-            return None
-        buf += chunk
-    return buf
-
-
 def read_msg(s, timeout=20):
-    s.settimeout(timeout)
-    hdr = recv_exact(s, 12)
-    if hdr is None:
-        return None
-    assert hdr[:4] == b"ROTA"
-    _, msg_type, n = struct.unpack("!HHI", hdr[4:])
-    return msg_type, unpack(recv_exact(s, n))
+    """(type, decoded body), or None at EOF; a frame cut short raises."""
+    msg = read_frame(s, timeout, strict=True)
+    return msg and (msg[0], unpack(msg[1]))
 
 
 # ---- the fixture: a node spool and a config ----
@@ -180,7 +113,7 @@ class Node:
             stderr=open(self.dir / "stepd.log", "ab"))
         theirs.close()
         self.procs.append(p)
-        ours.sendall(frame(MSG_LAUNCH_REQ, req))
+        ours.sendall(frame(MSG_LAUNCH_REQ, pack(req)))
         return p, ours
 
     def complete(self, sock, proc, timeout=20):
@@ -323,8 +256,8 @@ class Srun:
         kind, hello = read_msg(conn)
         assert kind == MSG_IO_HELLO
         if stdin is not None:
-            conn.sendall(frame(MSG_IO_DATA, {"task": 0, "stream": 0, "data": stdin}))
-            conn.sendall(frame(MSG_IO_DATA, {"task": 0, "stream": 0, "data": b""}))
+            conn.sendall(frame(MSG_IO_DATA, pack({"task": 0, "stream": 0, "data": stdin})))
+            conn.sendall(frame(MSG_IO_DATA, pack({"task": 0, "stream": 0, "data": b""})))
         data, eofs, exits = {}, [], {}
         while True:
             msg = read_msg(conn)
@@ -400,16 +333,16 @@ def test_terminate_sends_term_then_kill(node):
     script = "#!/bin/bash\ntrap 'echo trapped; exit 7' TERM\nsleep 30 & wait\n"
     proc, s = node.launch(node.request(script=script))
     time.sleep(0.5)
-    s.sendall(frame(MSG_SIGNAL_REQ, {"job_id": 42, "step_id": NO_VAL, "signal": 9,
-                                     "flags": SIGNAL_F_TERMINATE}))
+    s.sendall(frame(MSG_SIGNAL_REQ, pack({"job_id": 42, "step_id": NO_VAL, "signal": 9,
+                                          "flags": SIGNAL_F_TERMINATE})))
     assert node.complete(s, proc)["status"] == 7 << 8
     assert "trapped" in (node.work / "slurm-42.out").read_text()
     # a script that ignores SIGTERM is killed KillWait (1 s) later
     proc, s = node.launch(node.request(script="#!/bin/bash\ntrap '' TERM\nsleep 30\n"))
     time.sleep(0.5)
     t0 = time.monotonic()
-    s.sendall(frame(MSG_SIGNAL_REQ, {"job_id": 42, "step_id": STEP_BATCH, "signal": 0,
-                                     "flags": SIGNAL_F_TERMINATE}))
+    s.sendall(frame(MSG_SIGNAL_REQ, pack({"job_id": 42, "step_id": STEP_BATCH, "signal": 0,
+                                          "flags": SIGNAL_F_TERMINATE})))
     assert node.complete(s, proc)["status"] == 9
     assert 0.8 < time.monotonic() - t0 < 5
 
@@ -418,10 +351,10 @@ def test_plain_signal_reaches_the_script(node):
     script = "#!/bin/bash\ntrap 'echo usr1; exit 0' USR1\nsleep 30 & wait\n"
     proc, s = node.launch(node.request(script=script))
     time.sleep(0.5)
-    s.sendall(frame(MSG_SIGNAL_REQ, {"job_id": 99, "step_id": NO_VAL, "signal": 10,
-                                     "flags": 0}))  # another job: ignored
-    s.sendall(frame(MSG_SIGNAL_REQ, {"job_id": 42, "step_id": NO_VAL, "signal": 10,
-                                     "flags": 0}))
+    s.sendall(frame(MSG_SIGNAL_REQ, pack({"job_id": 99, "step_id": NO_VAL, "signal": 10,
+                                          "flags": 0})))  # another job: ignored
+    s.sendall(frame(MSG_SIGNAL_REQ, pack({"job_id": 42, "step_id": NO_VAL, "signal": 10,
+                                          "flags": 0})))
     assert node.complete(s, proc)["status"] == 0
     assert (node.work / "slurm-42.out").read_text() == "usr1\n"
 
