@@ -14,12 +14,14 @@ CC ?= cc
 # Debian's interpreter: it is the one with python3-pytest
 PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 PKGS = libevent msgpack jansson libcrypto munge zlib
+# CFLAGS and LDFLAGS are the user's (make CFLAGS=-O0 keeps everything below);
+# what the build needs is added in ALL_CFLAGS / ALL_LDFLAGS, as git does.
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
-	  -Wno-missing-field-initializers -Isrc -D_GNU_SOURCE $(SANFLAGS) \
-	  $(shell pkg-config --cflags $(PKGS))
-LDFLAGS += $(SANFLAGS)
-LIBS = $(shell pkg-config --libs $(PKGS)) -levent_pthreads -lpthread -lm
+ALL_CFLAGS = $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wshadow \
+	     -Wno-unused-parameter -Wno-missing-field-initializers -Isrc -D_GNU_SOURCE \
+	     $(SANFLAGS) $(shell pkg-config --cflags $(PKGS))
+ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
+LIBS = $(shell pkg-config --libs $(PKGS)) -lm
 
 OBJ = $(BUILD)/obj
 BIN = $(BUILD)/bin
@@ -39,11 +41,22 @@ lib_objs = $(call objs,$(common_src) $(proto_src) $(sched_src))
 CLI_LINKS = sbatch srun salloc squeue sinfo scancel scontrol sprio
 PROGS = $(BIN)/rotactld $(BIN)/rotad $(BIN)/rotastepd $(BIN)/rota
 
-all: $(PROGS) $(addprefix $(BIN)/,$(CLI_LINKS)) unit-build bench-build
+all: $(PROGS) $(addprefix $(BIN)/,$(CLI_LINKS)) unit-build bench-build \
+     $(BUILD)/compile_commands.json
+
+# For clangd and other tools (they look in build/): how each source is compiled.
+all_src = $(common_src) $(proto_src) $(sched_src) $(ctld_src) $(noded_src) \
+	  $(stepd_src) $(cli_src) $(wildcard tests/unit/*.c bench/*.c)
+$(BUILD)/compile_commands.json: Makefile $(all_src)
+	@mkdir -p $(dir $@)
+	@{ echo '['; sep=' '; for f in $(all_src); do \
+		printf '%s{"directory": "%s", "file": "%s", "command": "%s -c %s"}\n' \
+		    "$$sep" "$(CURDIR)" "$$f" "$(CC) $(ALL_CFLAGS)" "$$f"; sep=','; \
+	done; echo ']'; } > $@.tmp && mv $@.tmp $@
 
 $(OBJ)/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIBA): $(lib_objs)
 	@mkdir -p $(dir $@)
@@ -51,17 +64,17 @@ $(LIBA): $(lib_objs)
 
 $(BIN)/rotactld: $(call objs,$(ctld_src)) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 # rotad owns its jobs' cgroups (cleans up after a stepd): rotastepd's cgroup.c
 $(BIN)/rotad: $(call objs,$(noded_src)) $(OBJ)/stepd/cgroup.o $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 $(BIN)/rotastepd: $(call objs,$(stepd_src)) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 $(BIN)/rota: $(call objs,$(cli_src)) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 $(addprefix $(BIN)/,$(CLI_LINKS)): $(BIN)/rota
 	ln -sf rota $@
 
@@ -71,7 +84,7 @@ unit_bins = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(unit_src))
 unit-build: $(unit_bins)
 $(BUILD)/tests/%: tests/unit/%.c $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(LIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIBA) $(ALL_LDFLAGS) $(LIBS) -lcmocka
 
 # test_cgroup compiles rotastepd's cgroup.c in (its helpers are static)
 $(BUILD)/tests/test_cgroup: src/stepd/cgroup.c src/stepd/cgroup.h
@@ -84,16 +97,16 @@ bench_bins = $(patsubst bench/%.c,$(BUILD)/bench/%,$(bench_src))
 bench-build: $(bench_bins)
 $(BUILD)/bench/%: bench/%.c $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(LIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIBA) $(ALL_LDFLAGS) $(LIBS)
 # sched_scale drives the controller's own modules (all but its main.c)
 ctld_mod_objs = $(call objs,$(filter-out src/ctld/main.c,$(ctld_src)))
 $(BUILD)/bench/sched_scale: bench/sched_scale.c $(ctld_mod_objs) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(ctld_mod_objs) $(LIBA) $(LDFLAGS) $(LIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(ctld_mod_objs) $(LIBA) $(ALL_LDFLAGS) $(LIBS)
 # test_job_event applies events to the controller's own modules too
 $(BUILD)/tests/test_job_event: tests/unit/test_job_event.c $(ctld_mod_objs) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(ctld_mod_objs) $(LIBA) $(LDFLAGS) $(LIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(ctld_mod_objs) $(LIBA) $(ALL_LDFLAGS) $(LIBS) -lcmocka
 
 unit: unit-build
 	@set -e; for t in $(unit_bins); do echo "== $$t"; $$t; done
@@ -149,5 +162,5 @@ format-check:
 
 .PHONY: all bench-build unit unit-build integration test up down clean format-check \
 	fuzz fuzz-build
--include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 -include $(shell find $(FUZZ_BUILD)/obj -name '*.d' 2>/dev/null)

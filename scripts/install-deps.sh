@@ -7,7 +7,7 @@ set -euo pipefail
 PACKAGES=(
 	build-essential pkg-config
 	libevent-dev libmsgpack-dev libjansson-dev libssl-dev
-	munge libmunge-dev libhwloc-dev zlib1g-dev
+	munge libmunge-dev zlib1g-dev
 	libcmocka-dev python3-pytest clang-format
 	clang libclang-rt-dev
 	openmpi-bin libopenmpi-dev
