@@ -90,6 +90,16 @@ def wait_log(c, node, pattern, since=0, timeout=15):
 
 # ---- (a) an impostor on the controller's port ----
 
+def impostor_listen(port, timeout):
+    """Listen on the (dead) controller's port, as an impostor would."""
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", port))
+    srv.listen(8)
+    srv.settimeout(timeout)
+    return srv
+
+
 def impostor_orders(s, mode, response, markers):
     """After rotad's answer: a proof (per mode), a registration ack, launches."""
     if mode == "forged_proof":
@@ -122,11 +132,7 @@ def test_impostor_controller_runs_nothing(make_cluster, mode):
     log_start = len(log_text(c, "node01"))
     c.kill_daemon("rotactld", signal.SIGKILL)
 
-    srv = socket.socket()
-    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    srv.bind(("127.0.0.1", port))
-    srv.listen(8)
-    srv.settimeout(1)
+    srv = impostor_listen(port, timeout=1)
     connections = 0
     deadline = time.monotonic() + 6
     try:
@@ -181,11 +187,7 @@ def test_impostor_with_user_munge_credential_refused(make_cluster, munge_socket)
     marker = f"/tmp/rota-pwned-{os.getpid()}-munge"
     log_start = len(log_text(c, "node01"))
     c.kill_daemon("rotactld", signal.SIGKILL)
-    srv = socket.socket()
-    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    srv.bind(("127.0.0.1", port))
-    srv.listen(8)
-    srv.settimeout(10)
+    srv = impostor_listen(port, timeout=10)
     try:
         s, _ = srv.accept()
         with s:
@@ -483,11 +485,7 @@ def test_impostor_cannot_make_rotad_buffer_a_large_frame(make_cluster):
     c.kill_daemon("rotactld", signal.SIGKILL)
     before = vm_hwm(rotad)
     size = 48 << 20
-    srv = socket.socket()
-    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    srv.bind(("127.0.0.1", port))
-    srv.listen(8)
-    srv.settimeout(10)
+    srv = impostor_listen(port, timeout=10)
     try:
         s, _ = srv.accept()
         with s:
