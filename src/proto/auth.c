@@ -2,15 +2,14 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <munge.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/conf.h"
+#include "common/entropy.h"
+#include "common/sha256.h"
 #include "common/uid.h"
 #include "proto/auth.h"
 #include "common/common.h"
@@ -30,10 +29,15 @@ struct auth {
 	enum auth_method method;
 	uint8_t *key;
 	size_t keylen;
+	/* Derived on first use: a command that only talks over the local socket
+	 * never needs them. */
+	bool derived;
 	uint8_t proof_key[MAC_LEN]; /* HMAC(key, PROOF_LABEL) */
 	uint8_t cred_key[MAC_LEN];  /* HMAC(key, CRED_LABEL) */
 	char *munge_socket;
-	uid_t slurm_uid; /* SlurmUser: may sign as the controller (MUNGE) */
+	char *slurm_user; /* SlurmUser: may sign as the controller (MUNGE) */
+	bool slurm_uid_known;
+	uid_t slurm_uid; /* resolved on first use, not by every command */
 	int cred_lifetime;
 };
 
@@ -82,11 +86,30 @@ static int key_load(struct auth *auth, const char *path, struct rota_error *err)
 	auth->key = xmalloc(n);
 	memcpy(auth->key, buf, n);
 	auth->keylen = n;
-	OPENSSL_cleanse(buf, sizeof(buf));
+	explicit_bzero(buf, sizeof(buf));
+	return 0;
+}
+
+/* The proof and credential keys, derived from the shared key on first use. */
+static int keys_derive(struct auth *auth)
+{
+	if (auth->derived)
+		return 0;
 	if (auth_hmac(auth, PROOF_LABEL, strlen(PROOF_LABEL), auth->proof_key) < 0 ||
 	    auth_hmac(auth, CRED_LABEL, strlen(CRED_LABEL), auth->cred_key) < 0)
-		return errprintf(err, "cannot derive keys from %s", path);
+		return -EIO;
+	auth->derived = true;
 	return 0;
+}
+
+static uid_t slurm_uid(struct auth *auth)
+{
+	if (!auth->slurm_uid_known) {
+		if (name_to_uid(auth->slurm_user, &auth->slurm_uid) < 0)
+			auth->slurm_uid = 0;
+		auth->slurm_uid_known = true;
+	}
+	return auth->slurm_uid;
 }
 
 /* AuthInfo cred_expire=N (seconds), as Slurm's. */
@@ -121,9 +144,7 @@ int auth_create(const struct conf *conf, int flags, struct auth **ret,
 		auth_destroy(auth);
 		return -EINVAL;
 	}
-	if (name_to_uid(conf->slurm_user ? conf->slurm_user : "root", &auth->slurm_uid) <
-	    0)
-		auth->slurm_uid = 0;
+	auth->slurm_user = xstrdup(conf->slurm_user ? conf->slurm_user : "root");
 	if (conf->auth_type && !strcasecmp(conf->auth_type, "auth/munge")) {
 		auth->method = AUTH_MUNGE;
 		auth->munge_socket = auth_info_get(conf->auth_info, "socket");
@@ -146,11 +167,12 @@ void auth_destroy(struct auth *auth)
 	if (!auth)
 		return;
 	if (auth->key)
-		OPENSSL_cleanse(auth->key, auth->keylen);
-	OPENSSL_cleanse(auth->proof_key, sizeof(auth->proof_key));
-	OPENSSL_cleanse(auth->cred_key, sizeof(auth->cred_key));
+		explicit_bzero(auth->key, auth->keylen);
+	explicit_bzero(auth->proof_key, sizeof(auth->proof_key));
+	explicit_bzero(auth->cred_key, sizeof(auth->cred_key));
 	free(auth->key);
 	free(auth->munge_socket);
+	free(auth->slurm_user);
 	free(auth);
 }
 
@@ -168,8 +190,8 @@ static void nonce_make(struct rota_bin *b)
 {
 	b->data = xmalloc(NONCE_LEN);
 	b->len = NONCE_LEN;
-	if (RAND_bytes(b->data, NONCE_LEN) != 1)
-		fatal("RAND_bytes failed");
+	if (entropy_fill(b->data, NONCE_LEN) < 0)
+		fatal("getrandom failed");
 }
 
 void auth_challenge_make(struct auth *auth, struct auth_challenge *ch)
@@ -180,12 +202,9 @@ void auth_challenge_make(struct auth *auth, struct auth_challenge *ch)
 
 int auth_hmac(const struct auth *auth, const void *data, size_t len, uint8_t out[32])
 {
-	unsigned int olen = 32;
-
 	if (!auth->key)
 		return -EACCES;
-	if (!HMAC(EVP_sha256(), auth->key, (int)auth->keylen, data, len, out, &olen))
-		return -EIO;
+	hmac_sha256(auth->key, auth->keylen, data, len, out);
 	return 0;
 }
 
@@ -275,7 +294,7 @@ int auth_verify(struct auth *auth, const struct auth_challenge *ch,
 		uint8_t mac[32];
 		if (auth_hmac(auth, payload, len, mac) < 0)
 			errprintf(err, "no authentication key");
-		else if (resp->mac.len != 32 || CRYPTO_memcmp(mac, resp->mac.data, 32))
+		else if (resp->mac.len != 32 || !ct_equal(mac, resp->mac.data, 32))
 			errprintf(err, "bad signature");
 		else {
 			*ret_uid = 0;
@@ -293,15 +312,15 @@ int auth_key_generate(const char *path, struct rota_error *err)
 	uint8_t key[64];
 	int fd, rc = 0;
 
-	if (RAND_bytes(key, sizeof(key)) != 1)
-		return errprintf(err, "RAND_bytes failed");
+	if (entropy_fill(key, sizeof(key)) < 0)
+		return errprintf(err, "getrandom failed");
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return errprintf(err, "create %s: %s", path, strerror(errno));
 	if (write(fd, key, sizeof(key)) != (ssize_t)sizeof(key))
 		rc = errprintf(err, "write %s: %s", path, strerror(errno));
 	close(fd);
-	OPENSSL_cleanse(key, sizeof(key));
+	explicit_bzero(key, sizeof(key));
 	return rc;
 }
 
@@ -310,10 +329,7 @@ int auth_key_generate(const char *path, struct rota_error *err)
 static int hmac_with(const uint8_t key[MAC_LEN], const void *data, size_t len,
                      uint8_t out[MAC_LEN])
 {
-	unsigned int olen = MAC_LEN;
-
-	if (!HMAC(EVP_sha256(), key, MAC_LEN, data, len, out, &olen))
-		return -EIO;
+	hmac_sha256(key, MAC_LEN, data, len, out);
 	return 0;
 }
 
@@ -350,6 +366,8 @@ static int ctld_sign(struct auth *auth, const uint8_t key[MAC_LEN], const char *
 	}
 	if (!auth->key)
 		return errprintf(err, "no authentication key");
+	if (keys_derive(auth) < 0)
+		return errprintf(err, "cannot derive keys");
 	mac->data = xmalloc(MAC_LEN);
 	mac->len = MAC_LEN;
 	if (hmac_with(key, data, len, mac->data) < 0)
@@ -385,7 +403,7 @@ static int ctld_check(struct auth *auth, const uint8_t key[MAC_LEN], const char 
 			errprintf(err, "expired (munge)");
 		else if (e != EMUNGE_SUCCESS)
 			errprintf(err, "munge_decode: %s", munge_ctx_strerror(ctx));
-		else if (uid != 0 && uid != auth->slurm_uid && uid != getuid())
+		else if (uid != 0 && uid != slurm_uid(auth) && uid != getuid())
 			errprintf(err, "signed by uid %u, not root or SlurmUser",
 			          (unsigned)uid);
 		else if ((size_t)glen != plen || memcmp(got, payload, plen))
@@ -402,11 +420,13 @@ static int ctld_check(struct auth *auth, const uint8_t key[MAC_LEN], const char 
 
 		if (!auth->key)
 			return errprintf(err, "no authentication key");
+		if (keys_derive(auth) < 0)
+			return errprintf(err, "cannot derive keys");
 		if (hmac_with(key, data, len, want) < 0)
 			rc = errprintf(err, "HMAC failed");
-		else if (maclen != MAC_LEN || CRYPTO_memcmp(want, mac, MAC_LEN))
+		else if (maclen != MAC_LEN || !ct_equal(want, mac, MAC_LEN))
 			rc = errprintf(err, "bad signature");
-		OPENSSL_cleanse(want, sizeof(want));
+		explicit_bzero(want, sizeof(want));
 		return rc;
 	}
 }
@@ -471,8 +491,7 @@ int auth_cred_sign(struct auth *auth, const void *data, size_t len,
 		return ctld_sign(auth, auth->cred_key, CRED_LABEL, data, len, ret_sig,
 		                 NULL, err);
 	/* MUNGE carries the digest, not the whole launch */
-	if (!EVP_Digest(data, len, digest, NULL, EVP_sha256(), NULL))
-		return errprintf(err, "SHA-256 failed");
+	sha256(data, len, digest);
 	if (ctld_sign(auth, NULL, CRED_LABEL, digest, sizeof(digest), &mac, &cred, err) <
 	    0)
 		return -1;
@@ -493,8 +512,7 @@ int auth_cred_check(struct auth *auth, const void *data, size_t len,
 		                  sig->len, NULL, flags, err);
 	if (!sig->len || sig->len > CODEC_MAX_STR || memchr(sig->data, '\0', sig->len))
 		return errprintf(err, "no munge credential");
-	if (!EVP_Digest(data, len, digest, NULL, EVP_sha256(), NULL))
-		return errprintf(err, "SHA-256 failed");
+	sha256(data, len, digest);
 	cred = xstrndup((const char *)sig->data, sig->len);
 	rc = ctld_check(auth, NULL, CRED_LABEL, digest, sizeof(digest), NULL, 0, cred,
 	                flags, err);

@@ -1,16 +1,17 @@
 /* cred.c - job credentials: sign, check, and the replay cache (see cred.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
-#include <openssl/rand.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "common/entropy.h"
+#include "common/sha256.h"
 #include "proto/auth.h"
 #include "proto/cred.h"
 #include "common/common.h"
 
-#define DIGEST_LEN 32
+#define DIGEST_LEN SHA256_LEN
 #define NBUCKETS   4096
 #define RECORD_LEN (DIGEST_LEN + 8) /* cred_state: digest, expiry (host order) */
 
@@ -31,8 +32,8 @@ int cred_sign(struct auth *auth, struct launch_req *req, time_t now,
 	size_t len;
 	int rc;
 
-	if (RAND_bytes((unsigned char *)&req->cred_id, sizeof(req->cred_id)) != 1)
-		return errprintf(err, "RAND_bytes failed"), -EIO;
+	if (entropy_fill(&req->cred_id, sizeof(req->cred_id)) < 0)
+		return errprintf(err, "getrandom failed"), -EIO;
 	req->cred_expire = (int64_t)now + auth_cred_lifetime(auth);
 	req->cred_sig = (struct rota_bin){0};
 	if ((rc = cred_bytes(req, &buf, &len)) < 0)
@@ -247,9 +248,7 @@ int cred_cache_add(struct cred_cache *cc, const struct launch_req *req, time_t n
 
 	cache_prune(cc, now);
 	/* the whole signature: a MUNGE credential is longer than a digest */
-	if (!EVP_Digest(req->cred_sig.data, req->cred_sig.len, digest, NULL, EVP_sha256(),
-	                NULL))
-		return -EIO;
+	sha256(req->cred_sig.data, req->cred_sig.len, digest);
 	if (cache_has(cc, digest))
 		return -EEXIST;
 	if ((rc = cache_insert(cc, digest, req->cred_expire)) < 0)
