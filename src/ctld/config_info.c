@@ -2,18 +2,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/conf.h"
-#include "ctld/client.h"
+#include "ctld/caller.h"
+#include "ctld/chan.h"
+#include "proto/messages.h"
 #include "ctld/ctld.h"
 #include "common/common.h"
 
-void config_info(struct ctld *ctld, struct client *c)
+void config_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 {
 	struct conf_kv *kv = NULL;
 	size_t n = 0;
 	struct config_resp r = {0};
 
 	if (conf_dump_kv(ctld->conf, &kv, &n) < 0) {
-		client_send_rc(c, -1, "cannot dump the configuration");
+		chan_send_rc(ch, -1, "cannot dump the configuration");
 		return;
 	}
 	r.items = xcalloc(n + 2, sizeof(struct kv));
@@ -26,7 +28,7 @@ void config_info(struct ctld *ctld, struct client *c)
 	r.items[n + 1].key = "SLURM_VERSION";
 	r.items[n + 1].value = "22.05.8";
 	r.items_count = n + 2;
-	client_send(c, MSG_CONFIG_RESP, &r);
+	chan_send(ch, MSG_CONFIG_RESP, &r);
 	free(r.items);
 	conf_kv_free(kv, n);
 }

@@ -58,9 +58,10 @@ void ctld_sched_kick(struct ctld *ctld);
  * turn, after what is waiting (requests) has been served. */
 void ctld_backfill_kick(struct ctld *ctld);
 
-struct client;
+struct caller;
+struct chan;
 /* Answer MSG_CONFIG_REQ (config_info.c). */
-void config_info(struct ctld *ctld, struct client *c);
+void config_info(struct ctld *ctld, struct caller *who, struct chan *ch);
 
 /* Is uid an operator (root or SlurmUser)? */
 int ctld_is_admin(const struct ctld *ctld, uid_t uid);

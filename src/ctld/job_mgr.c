@@ -12,7 +12,9 @@
 #include "common/seqfile.h"
 #include "common/states.h"
 #include "common/timefmt.h"
-#include "ctld/client.h"
+#include "ctld/caller.h"
+#include "ctld/chan.h"
+#include "proto/messages.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
 #include "ctld/job_event.h"
@@ -87,7 +89,7 @@ void job_mgr_destroy(struct job_mgr *jm)
 	free(jm->hwm_path);
 	for (struct job *j = jm->head, *n; j; j = n) {
 		n = j->next;
-		client_unref(j->alloc_client);
+		chan_unref(j->alloc_client);
 		job_free(j);
 	}
 	free(jm->hash);
@@ -209,7 +211,7 @@ void job_mgr_remove(struct job_mgr *jm, struct job *job)
 		jm->tail = job->prev;
 	jm->count--;
 	if (job->alloc_client)
-		client_unref(job->alloc_client);
+		chan_unref(job->alloc_client);
 	job_free(job);
 }
 
@@ -232,7 +234,7 @@ int job_is_finished(const struct job *job)
 
 struct submit_reply {
 	struct ctld *ctld;
-	struct client *client;
+	struct chan *client;
 	uint32_t job_id;
 	int alloc;
 };
@@ -252,7 +254,7 @@ static void submit_failed(struct submit_reply *r, int rc)
 	} else if (job && !job_is_finished(job)) {
 		job_end(r->ctld, job, JOB_CANCELLED, 0, 0);
 	}
-	client_send_rc(r->client, ESLURM_WRITING_TO_FILE, NULL);
+	chan_send_rc(r->client, ESLURM_WRITING_TO_FILE, NULL);
 }
 
 static void submit_durable(void *arg, int rc)
@@ -264,17 +266,17 @@ static void submit_durable(void *arg, int rc)
 		submit_failed(r, rc);
 	} else if (!r->alloc) {
 		struct submit_resp resp = {.job_id = r->job_id};
-		client_send(r->client, MSG_SUBMIT_RESP, &resp);
+		chan_send(r->client, MSG_SUBMIT_RESP, &resp);
 	} else if (job && job_is_pending(job)) {
 		/* try at once, so that "queued and waiting" is only said when true */
 		sched_pass(r->ctld, time(NULL));
 		if (job_is_pending(job)) {
 			struct submit_resp resp = {.job_id = r->job_id};
-			client_send(r->client, MSG_ALLOC_PENDING, &resp);
+			chan_send(r->client, MSG_ALLOC_PENDING, &resp);
 		}
 	}
 	ctld_sched_kick(r->ctld);
-	client_unref(r->client);
+	chan_unref(r->client);
 	free(r);
 }
 
@@ -589,7 +591,8 @@ static uint32_t job_new_id(struct job_mgr *jm, const struct conf *conf)
 	}
 }
 
-void job_mgr_submit(struct ctld *ctld, struct client *c, struct job_desc *d, int alloc)
+void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *d, int alloc,
+                    struct chan *ch)
 {
 	struct part *p = NULL;
 	struct job_event ev = {0};
@@ -604,7 +607,7 @@ void job_mgr_submit(struct ctld *ctld, struct client *c, struct job_desc *d, int
 	if (rc) {
 		char *msg = xasprintf("Invalid %s: control character at position %zu",
 		                      field, pos + 1);
-		client_send_rc(c, rc, msg);
+		chan_send_rc(ch, rc, msg);
 		free(msg);
 		return;
 	}
@@ -615,7 +618,7 @@ void job_mgr_submit(struct ctld *ctld, struct client *c, struct job_desc *d, int
 	rc = job_desc_validate(ctld, d, alloc, &p);
 	if (!rc)
 		rc = job_part_limits(ctld, p, d);
-	if (!rc && (int32_t)d->nice < 0 && !ctld_is_admin(ctld, c->uid))
+	if (!rc && (int32_t)d->nice < 0 && !caller_is_admin(who))
 		rc = ESLURM_ACCESS_DENIED; /* only operators may raise a priority */
 	/* what cannot be recorded is not accepted (a full disk) */
 	if (!rc && journal_error(ctld->journal))
@@ -623,13 +626,13 @@ void job_mgr_submit(struct ctld *ctld, struct client *c, struct job_desc *d, int
 	if (!rc && !(ev.job_id = job_new_id(ctld->jobs, ctld->conf)))
 		rc = ESLURM_WRITING_TO_FILE;
 	if (rc) {
-		client_send_rc(c, rc, NULL);
+		chan_send_rc(ch, rc, NULL);
 		return;
 	}
 	ev.type = EV_SUBMIT;
 	ev.time = time(NULL);
-	ev.uid = c->uid;
-	ev.gid = c->gid;
+	ev.uid = who->uid;
+	ev.gid = who->gid;
 	ev.desc = d;
 	ev.desc_count = 1;
 	ev.hold = d->hold ? 1 : 0;
@@ -637,23 +640,23 @@ void job_mgr_submit(struct ctld *ctld, struct client *c, struct job_desc *d, int
 	ev.time_limit = job_time_limit(p, d);
 	ev.next_job_id = job_mgr_next_id(ctld->jobs);
 	if (job_event_commit(ctld, &ev) < 0) {
-		client_send_rc(c, SLURM_ERROR, "internal error recording the job");
+		chan_send_rc(ch, SLURM_ERROR, "internal error recording the job");
 		return;
 	}
 	if (alloc) {
 		struct job *job = job_find(ctld->jobs, ev.job_id);
-		job->alloc_client = c;
-		client_ref(c);
-		c->alloc_job_id = ev.job_id;
+		job->alloc_client = ch;
+		chan_ref(ch);
+		ch->alloc_job_id = ev.job_id;
 	}
-	log_info("JobId=%u submitted by uid %u (%s)", ev.job_id, (unsigned)c->uid,
+	log_info("JobId=%u submitted by uid %u (%s)", ev.job_id, (unsigned)who->uid,
 	         alloc ? "allocation" : "batch");
 	r = xcalloc(1, sizeof(*r));
 	r->ctld = ctld;
-	r->client = c;
+	r->client = ch;
 	r->job_id = ev.job_id;
 	r->alloc = alloc;
-	client_ref(c);
+	chan_ref(ch);
 	journal_when_durable(ctld->journal, submit_durable, r);
 }
 

@@ -9,7 +9,8 @@
 #include "proto/messages.h"
 
 struct ctld;
-struct client;
+struct caller;
+struct chan;
 struct part;
 struct constraint;
 
@@ -20,7 +21,7 @@ struct step {
 	uint32_t pending_nodes; /* nodes yet to report completion */
 	uint8_t *node_done;     /* [nnodes]: that node reported (duplicates ignored) */
 	uint32_t status;        /* highest wait status so far */
-	struct client *client;  /* the srun that asked for it (ref), or NULL */
+	struct chan *client; /* where the srun that asked for it waits (ref), or NULL */
 	char *name;
 	char *nodes;
 	uint32_t num_tasks, num_cpus;
@@ -64,7 +65,7 @@ struct job {
 	uint32_t exit_code;
 	uint32_t next_step_id;
 	struct step *steps;
-	struct client *alloc_client; /* srun/salloc waiting for/holding it */
+	struct chan *alloc_client; /* srun/salloc waiting for/holding it (ref) */
 	int batch_done;
 	int warn_sent; /* --signal delivered for this run */
 	uint32_t restart_cnt;
@@ -119,16 +120,19 @@ void job_clear_plan(struct job *job);
 int job_is_running(const struct job *job);
 int job_is_finished(const struct job *job);
 
-/* Request handlers. */
-void job_mgr_submit(struct ctld *ctld, struct client *c, struct job_desc *desc,
-                    int alloc);
-void job_mgr_info(struct ctld *ctld, struct client *c, const struct job_info_req *req);
-void job_mgr_cancel(struct ctld *ctld, struct client *c, const struct cancel_req *req);
-void job_mgr_update(struct ctld *ctld, struct client *c,
-                    const struct job_update_req *req);
-void job_mgr_complete_req(struct ctld *ctld, struct client *c,
-                          const struct job_complete_req *req);
-void job_mgr_client_gone(struct ctld *ctld, struct client *c);
+/* Operations (ops.h): who asks, the request, where the answer goes. */
+void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *desc,
+                    int alloc, struct chan *ch);
+void job_mgr_info(struct ctld *ctld, struct caller *who, const struct job_info_req *req,
+                  struct chan *ch);
+void job_mgr_cancel(struct ctld *ctld, struct caller *who, const struct cancel_req *req,
+                    struct chan *ch);
+void job_mgr_update(struct ctld *ctld, struct caller *who,
+                    const struct job_update_req *req, struct chan *ch);
+void job_mgr_complete_req(struct ctld *ctld, struct caller *who,
+                          const struct job_complete_req *req, struct chan *ch);
+/* Nobody listens on ch any more: an allocation held there is given up. */
+void job_mgr_chan_gone(struct ctld *ctld, struct chan *ch);
 
 /* A job ends now (state: JOB_COMPLETE, JOB_FAILED...): journal it, kill what is
  * left on its nodes, free its resources, wake the scheduler. */
@@ -156,13 +160,13 @@ int job_desc_check_strings(const struct job_desc *d, const char **ret_field,
 int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
                              struct part **ret_part);
 
-/* The client is the job's owner or an operator. */
-int job_may_touch(struct ctld *ctld, const struct client *c, const struct job *job);
-/* Task `task` of array `array_id` for client c: its own record in *ret_job
+/* who is the job's owner or an admin. */
+int job_may_touch(const struct caller *who, const struct job *job);
+/* Task `task` of array `array_id` for who: its own record in *ret_job
  * (*ret_meta NULL), or while it waits in the pending remainder, *ret_job NULL
  * and the remainder in *ret_meta.  Returns 0, ESLURM_INVALID_JOB_ID, or
- * ESLURM_ACCESS_DENIED (the remainder is not c's to touch). */
-int job_array_task_lookup(struct ctld *ctld, const struct client *c, uint32_t array_id,
+ * ESLURM_ACCESS_DENIED (the remainder is not who's to touch). */
+int job_array_task_lookup(struct ctld *ctld, const struct caller *who, uint32_t array_id,
                           uint32_t task, struct job **ret_job, struct job **ret_meta);
 
 /* scontrol requeue; returns 0 or an ESLURM_* number. */
@@ -177,7 +181,8 @@ void job_node_failed(struct ctld *ctld, struct job *job, const char *node_name);
 void job_mgr_tick(struct ctld *ctld, time_t now);
 
 /* Steps (step_mgr.c). */
-void step_create(struct ctld *ctld, struct client *c, struct step_create_req *req);
+void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *req,
+                 struct chan *ch);
 void step_complete(struct ctld *ctld, const struct step_complete *msg);
 /* A node ran the job's Prolog (MSG_PROLOG_COMPLETE): a CONFIGURING job is now
  * RUNNING.  A duplicate or late report is ignored. */
@@ -196,7 +201,8 @@ struct job_event;
 int step_apply_start(struct ctld *ctld, struct job *job, const struct job_event *ev);
 int step_apply_end(struct job *job, const struct job_event *ev);
 void step_event_fill(const struct job *job, const struct step *st, struct job_event *ev);
-void step_info(struct ctld *ctld, struct client *c, const struct job_info_req *req);
+void step_info(struct ctld *ctld, struct caller *who, const struct job_info_req *req,
+               struct chan *ch);
 
 /* Launch (launch.c): send the batch script to the first node. */
 void launch_batch(struct ctld *ctld, struct job *job);
@@ -211,7 +217,8 @@ struct priority_factors;
 void job_priority_params(struct ctld *ctld, struct priority_params *ret);
 void job_priority_factors(const struct priority_params *pp, const struct job *job,
                           time_t now, struct priority_factors *ret);
-void prio_info(struct ctld *ctld, struct client *c, const struct job_info_req *req);
+void prio_info(struct ctld *ctld, struct caller *who, const struct job_info_req *req,
+               struct chan *ch);
 
 /* Scheduling (sched_pass.c). */
 void sched_pass(struct ctld *ctld, time_t now);

@@ -10,7 +10,9 @@
 #include "common/conf.h"
 #include "common/states.h"
 #include "common/timefmt.h"
-#include "ctld/client.h"
+#include "ctld/caller.h"
+#include "ctld/chan.h"
+#include "proto/messages.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
 #include "ctld/job_event.h"
@@ -166,7 +168,8 @@ static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_i
 
 #define JOB_INFO_CHUNK 4096
 
-void job_mgr_info(struct ctld *ctld, struct client *c, const struct job_info_req *req)
+void job_mgr_info(struct ctld *ctld, struct caller *who, const struct job_info_req *req,
+                  struct chan *ch)
 {
 	struct job_info_resp r = {.now = time(NULL)};
 	size_t n = 0, cap = job_count(ctld->jobs) + req->job_ids.n;
@@ -186,7 +189,7 @@ void job_mgr_info(struct ctld *ctld, struct client *c, const struct job_info_req
 		}
 		if (!n) {
 			free(r.jobs);
-			client_send_rc(c, ESLURM_INVALID_JOB_ID, NULL);
+			chan_send_rc(ch, ESLURM_INVALID_JOB_ID, NULL);
 			return;
 		}
 	} else {
@@ -197,7 +200,7 @@ void job_mgr_info(struct ctld *ctld, struct client *c, const struct job_info_req
 			if (n == JOB_INFO_CHUNK && job->next) {
 				r.jobs_count = n;
 				r.more = 1;
-				client_send(c, MSG_JOB_INFO_RESP, &r);
+				chan_send(ch, MSG_JOB_INFO_RESP, &r);
 				for (size_t i = 0; i < n; i++)
 					codec_release(&job_info_type, &r.jobs[i]);
 				memset(r.jobs, 0, n * sizeof(struct job_info));
@@ -207,7 +210,7 @@ void job_mgr_info(struct ctld *ctld, struct client *c, const struct job_info_req
 	}
 	r.jobs_count = n;
 	r.more = 0;
-	client_send(c, MSG_JOB_INFO_RESP, &r);
+	chan_send(ch, MSG_JOB_INFO_RESP, &r);
 	codec_release(&job_info_resp_type, &r);
 }
 
@@ -219,14 +222,14 @@ static void tell_clients_end(struct job *job)
 
 	for (struct step *st = job->steps; st; st = st->next)
 		if (st->client && st->client != job->alloc_client) {
-			client_send_rc(st->client, ESLURM_ALREADY_DONE, NULL);
-			client_write_now(st->client); /* before the nodes' notices */
+			chan_send_rc(st->client, ESLURM_ALREADY_DONE, NULL);
+			chan_write_now(st->client); /* before the nodes' notices */
 		}
 	if (!job->alloc_client)
 		return;
 	text = xasprintf("Job allocation %u has been revoked.", job->job_id);
-	client_send_rc(job->alloc_client, ESLURM_ALREADY_DONE, text);
-	client_write_now(job->alloc_client);
+	chan_send_rc(job->alloc_client, ESLURM_ALREADY_DONE, text);
+	chan_write_now(job->alloc_client);
 	free(text);
 }
 
@@ -258,14 +261,14 @@ void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason
 			job_release_node(ctld, job, k);
 	if (job->alloc_client) {
 		job->alloc_client->alloc_job_id = 0;
-		client_unref(job->alloc_client);
+		chan_unref(job->alloc_client);
 		job->alloc_client = NULL;
 	}
 	log_info("JobId=%u ended: %s", job->job_id, job_state_name(state));
 	ctld_sched_kick(ctld);
 }
 
-int job_array_task_lookup(struct ctld *ctld, const struct client *c, uint32_t array_id,
+int job_array_task_lookup(struct ctld *ctld, const struct caller *who, uint32_t array_id,
                           uint32_t task, struct job **ret_job, struct job **ret_meta)
 {
 	struct job *job = job_array_task_find(ctld->jobs, array_id, task);
@@ -279,23 +282,23 @@ int job_array_task_lookup(struct ctld *ctld, const struct client *c, uint32_t ar
 	meta = job_find(ctld->jobs, array_id);
 	if (!meta || !meta->array_rem || !arrayspec_test(meta->array_rem, task))
 		return ESLURM_INVALID_JOB_ID;
-	if (!job_may_touch(ctld, c, meta))
+	if (!job_may_touch(who, meta))
 		return ESLURM_ACCESS_DENIED;
 	*ret_job = NULL;
 	*ret_meta = meta;
 	return 0;
 }
 
-int job_may_touch(struct ctld *ctld, const struct client *c, const struct job *job)
+int job_may_touch(const struct caller *who, const struct job *job)
 {
-	return c->uid == job->uid || ctld_is_admin(ctld, c->uid);
+	return who->uid == job->uid || caller_is_admin(who);
 }
 
 /* Cancel or signal one record; returns 0 or an ESLURM_* number. */
-static int cancel_one(struct ctld *ctld, struct client *c, struct job *job,
+static int cancel_one(struct ctld *ctld, struct caller *who, struct job *job,
                       const struct cancel_req *req)
 {
-	if (!job_may_touch(ctld, c, job))
+	if (!job_may_touch(who, job))
 		return ESLURM_ACCESS_DENIED;
 	if (job_is_finished(job))
 		return ESLURM_ALREADY_DONE;
@@ -315,8 +318,8 @@ static int cancel_one(struct ctld *ctld, struct client *c, struct job *job,
 		/* the srun first, so that it says "aborted" before the notices */
 		for (struct step *st = job->steps; st; st = st->next)
 			if (st->step_id == req->step_id && st->client) {
-				client_send_rc(st->client, ESLURM_ALREADY_DONE, NULL);
-				client_write_now(st->client);
+				chan_send_rc(st->client, ESLURM_ALREADY_DONE, NULL);
+				chan_write_now(st->client);
 			}
 		job_signal_nodes(ctld, job, req->step_id, SIGKILL,
 		                 SIGNAL_F_TERMINATE |
@@ -331,31 +334,32 @@ static int cancel_one(struct ctld *ctld, struct client *c, struct job *job,
 
 /* N_T: the task's record; a task still in the remainder is split off first
  * (so that it shows as cancelled), unless only signalled. */
-static int cancel_array_task(struct ctld *ctld, struct client *c,
+static int cancel_array_task(struct ctld *ctld, struct caller *who,
                              const struct cancel_req *req)
 {
 	struct job *job, *meta;
-	int rc =
-	    job_array_task_lookup(ctld, c, req->job_id, req->array_task_id, &job, &meta);
+	int rc = job_array_task_lookup(ctld, who, req->job_id, req->array_task_id, &job,
+	                               &meta);
 
 	if (rc)
 		return rc;
 	if (job)
-		return cancel_one(ctld, c, job, req);
+		return cancel_one(ctld, who, job, req);
 	if (job_is_finished(meta))
 		return ESLURM_ALREADY_DONE;
 	if (req->signal && req->signal != SIGKILL)
 		return ESLURM_JOB_PENDING;
 	job = job_array_split(ctld, meta, req->array_task_id);
-	return job ? cancel_one(ctld, c, job, req) : SLURM_ERROR;
+	return job ? cancel_one(ctld, who, job, req) : SLURM_ERROR;
 }
 
-void job_mgr_cancel(struct ctld *ctld, struct client *c, const struct cancel_req *req)
+void job_mgr_cancel(struct ctld *ctld, struct caller *who, const struct cancel_req *req,
+                    struct chan *ch)
 {
 	int rc = ESLURM_INVALID_JOB_ID, any = 0;
 
 	if (req->flags & CANCEL_F_ARRAY_TASK) {
-		client_send_rc(c, cancel_array_task(ctld, c, req), NULL);
+		chan_send_rc(ch, cancel_array_task(ctld, who, req), NULL);
 		return;
 	}
 	/* the record with this id and, for an array, every task of it */
@@ -363,13 +367,13 @@ void job_mgr_cancel(struct ctld *ctld, struct client *c, const struct cancel_req
 		int one;
 		if (j->job_id != req->job_id && j->array_job_id != req->job_id)
 			continue;
-		one = cancel_one(ctld, c, j, req);
+		one = cancel_one(ctld, who, j, req);
 		if (!one)
 			any = 1;
 		else if (rc == ESLURM_INVALID_JOB_ID)
 			rc = one;
 	}
-	client_send_rc(c, any ? 0 : rc, NULL);
+	chan_send_rc(ch, any ? 0 : rc, NULL);
 }
 
 /* scontrol requeue: a batch job goes back to the queue; what runs is killed.
@@ -412,28 +416,28 @@ void job_node_failed(struct ctld *ctld, struct job *job, const char *node_name)
 	job_end(ctld, job, JOB_NODE_FAIL, FAIL_DOWN_NODE, 0);
 }
 
-void job_mgr_complete_req(struct ctld *ctld, struct client *c,
-                          const struct job_complete_req *req)
+void job_mgr_complete_req(struct ctld *ctld, struct caller *who,
+                          const struct job_complete_req *req, struct chan *ch)
 {
 	struct job *job = job_find(ctld->jobs, req->job_id);
 
 	if (!job) {
-		client_send_rc(c, ESLURM_INVALID_JOB_ID, NULL);
+		chan_send_rc(ch, ESLURM_INVALID_JOB_ID, NULL);
 		return;
 	}
-	if (!job_may_touch(ctld, c, job)) {
-		client_send_rc(c, ESLURM_ACCESS_DENIED, NULL);
+	if (!job_may_touch(who, job)) {
+		chan_send_rc(ch, ESLURM_ACCESS_DENIED, NULL);
 		return;
 	}
-	if (job->alloc_client == c) {
+	if (job->alloc_client == ch) {
 		job->alloc_client = NULL;
-		c->alloc_job_id = 0;
-		client_unref(c);
+		ch->alloc_job_id = 0;
+		chan_unref(ch);
 	}
 	/* its own steps are over: no "aborted" notice for them */
 	for (struct step *st = job->steps; st; st = st->next)
-		if (st->client == c) {
-			client_unref(c);
+		if (st->client == ch) {
+			chan_unref(ch);
 			st->client = NULL;
 		}
 	/* an srun whose task the memory limit killed: OUT_OF_MEMORY, as Slurm */
@@ -442,21 +446,21 @@ void job_mgr_complete_req(struct ctld *ctld, struct client *c,
 	else if (!job_is_finished(job))
 		job_end(ctld, job, req->status ? JOB_FAILED : JOB_COMPLETE,
 		        req->status ? FAIL_EXIT_CODE : WAIT_NO_REASON, req->status);
-	client_send_rc(c, 0, NULL);
+	chan_send_rc(ch, 0, NULL);
 }
 
-void job_mgr_client_gone(struct ctld *ctld, struct client *c)
+void job_mgr_chan_gone(struct ctld *ctld, struct chan *ch)
 {
 	struct job *job;
 
-	if (!c->alloc_job_id)
+	if (!ch->alloc_job_id)
 		return;
-	job = job_find(ctld->jobs, c->alloc_job_id);
-	c->alloc_job_id = 0;
-	if (!job || job->alloc_client != c)
+	job = job_find(ctld->jobs, ch->alloc_job_id);
+	ch->alloc_job_id = 0;
+	if (!job || job->alloc_client != ch)
 		return;
 	job->alloc_client = NULL;
-	client_unref(c);
+	chan_unref(ch);
 	if (!job_is_finished(job)) {
 		log_info("JobId=%u: its srun/salloc went away, ending the job",
 		         job->job_id);

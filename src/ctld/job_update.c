@@ -20,7 +20,9 @@
 #include "common/schedparams.h"
 #include "common/states.h"
 #include "common/timefmt.h"
-#include "ctld/client.h"
+#include "ctld/caller.h"
+#include "ctld/chan.h"
+#include "proto/messages.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
 #include "ctld/job_event.h"
@@ -30,11 +32,12 @@
 
 #define NICE_MAX 2147483645L /* as Slurm: |nice| at most this */
 
-static int update_hold(struct ctld *ctld, struct client *c, struct job *job, uint32_t op)
+static int update_hold(struct ctld *ctld, struct caller *who, struct job *job,
+                       uint32_t op)
 {
 	struct job_event ev = {
 	    .type = EV_HOLD, .job_id = job->job_id, .time = time(NULL)};
-	int admin = ctld_is_admin(ctld, c->uid);
+	int admin = caller_is_admin(who);
 
 	if (!job_is_pending(job))
 		return ESLURM_JOB_NOT_PENDING;
@@ -267,11 +270,11 @@ static int update_commit(struct update *u)
 	return rc;
 }
 
-static int update_kv(struct ctld *ctld, struct client *c, struct job *job, char **kv)
+static int update_kv(struct ctld *ctld, struct caller *who, struct job *job, char **kv)
 {
 	struct update u = {.ctld = ctld,
 	                   .job = job,
-	                   .admin = ctld_is_admin(ctld, c->uid),
+	                   .admin = caller_is_admin(who),
 	                   .ev = {.type = EV_UPDATE,
 	                          .job_id = job->job_id,
 	                          .time = time(NULL),
@@ -296,7 +299,7 @@ static int update_kv(struct ctld *ctld, struct client *c, struct job *job, char 
 
 /* scontrol top: put the job above every other pending job of its user.  Only
  * operators, or the owner where SchedulerParameters has enable_user_top. */
-static int update_top(struct ctld *ctld, struct client *c, struct job *job)
+static int update_top(struct ctld *ctld, struct caller *who, struct job *job)
 {
 	struct job_event ev = {.type = EV_UPDATE,
 	                       .job_id = job->job_id,
@@ -306,7 +309,7 @@ static int update_top(struct ctld *ctld, struct client *c, struct job *job)
 	uint32_t top = 0;
 
 	sched_params_parse(ctld->conf->scheduler_params, &sp);
-	if (!ctld_is_admin(ctld, c->uid) && !sp.enable_user_top)
+	if (!caller_is_admin(who) && !sp.enable_user_top)
 		return ESLURM_ACCESS_DENIED;
 	if (!job_is_pending(job))
 		return ESLURM_JOB_NOT_PENDING;
@@ -325,22 +328,22 @@ static int update_top(struct ctld *ctld, struct client *c, struct job *job)
 }
 
 /* The operation on one record; returns 0 or an ESLURM_* number. */
-static int update_one(struct ctld *ctld, struct client *c, struct job *job,
+static int update_one(struct ctld *ctld, struct caller *who, struct job *job,
                       const struct job_update_req *req)
 {
-	if (!job_may_touch(ctld, c, job))
+	if (!job_may_touch(who, job))
 		return ESLURM_ACCESS_DENIED;
 	switch (req->op) {
 	case JOB_OP_HOLD:
 	case JOB_OP_UHOLD:
 	case JOB_OP_RELEASE:
-		return update_hold(ctld, c, job, req->op);
+		return update_hold(ctld, who, job, req->op);
 	case JOB_OP_REQUEUE:
 		return job_requeue(ctld, job);
 	case JOB_OP_TOP:
-		return update_top(ctld, c, job);
+		return update_top(ctld, who, job);
 	case JOB_OP_UPDATE:
-		return update_kv(ctld, c, job, req->kv);
+		return update_kv(ctld, who, job, req->kv);
 	default:
 		return ESLURM_NOT_SUPPORTED;
 	}
@@ -348,29 +351,30 @@ static int update_one(struct ctld *ctld, struct client *c, struct job *job,
 
 /* N_T: the task's record, split off the remainder first when it has not
  * started (requeue has nothing to do there). */
-static int update_array_task(struct ctld *ctld, struct client *c,
+static int update_array_task(struct ctld *ctld, struct caller *who,
                              const struct job_update_req *req)
 {
 	struct job *job, *meta;
-	int rc =
-	    job_array_task_lookup(ctld, c, req->job_id, req->array_task_id, &job, &meta);
+	int rc = job_array_task_lookup(ctld, who, req->job_id, req->array_task_id, &job,
+	                               &meta);
 
 	if (rc)
 		return rc;
 	if (job)
-		return update_one(ctld, c, job, req);
+		return update_one(ctld, who, job, req);
 	if (req->op == JOB_OP_REQUEUE)
 		return ESLURM_JOB_PENDING;
 	job = job_array_split(ctld, meta, req->array_task_id);
-	return job ? update_one(ctld, c, job, req) : SLURM_ERROR;
+	return job ? update_one(ctld, who, job, req) : SLURM_ERROR;
 }
 
-void job_mgr_update(struct ctld *ctld, struct client *c, const struct job_update_req *req)
+void job_mgr_update(struct ctld *ctld, struct caller *who,
+                    const struct job_update_req *req, struct chan *ch)
 {
 	int rc = ESLURM_INVALID_JOB_ID, any = 0;
 
 	if (req->flags & JOB_UPDATE_F_ARRAY_TASK) {
-		rc = update_array_task(ctld, c, req);
+		rc = update_array_task(ctld, who, req);
 		any = !rc;
 	} else {
 		/* the record with this id and, for an array, every task of it:
@@ -379,14 +383,14 @@ void job_mgr_update(struct ctld *ctld, struct client *c, const struct job_update
 			int one;
 			if (j->job_id != req->job_id && j->array_job_id != req->job_id)
 				continue;
-			one = update_one(ctld, c, j, req);
+			one = update_one(ctld, who, j, req);
 			if (!one)
 				any = 1;
 			else if (rc == ESLURM_INVALID_JOB_ID)
 				rc = one;
 		}
 	}
-	client_send_rc(c, any ? 0 : rc, NULL);
+	chan_send_rc(ch, any ? 0 : rc, NULL);
 	if (any)
 		ctld_sched_kick(ctld);
 }

@@ -18,7 +18,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/listener.h"
 #include "ctld/node_mgr.h"
-#include "ctld/rpc.h"
+#include "ctld/ops.h"
 #include "proto/auth.h"
 #include "proto/client.h"
 #include "proto/conn.h"
@@ -100,21 +100,21 @@ static int user_conn_take(struct listener *l, struct client *c)
 	unsigned long held;
 	unsigned i;
 
-	if (ctld_is_admin(l->ctld, c->uid) || c->uid == getuid())
+	if (caller_is_admin(&c->who) || c->who.uid == getuid())
 		return 1;
-	for (i = 0; i < l->nusers && l->users_v[i].uid != c->uid; i++)
+	for (i = 0; i < l->nusers && l->users_v[i].uid != c->who.uid; i++)
 		;
 	if (i < l->nusers && l->users_v[i].n >= 16 &&
 	    l->users_v[i].n >= user_conn_max()) {
 		if (ratelimit_pass(&l->user_log, time_mono(), &held))
 			log_err("refused a connection of uid %u: it holds %u already "
 			        "(%lu more refused since the last report)",
-			        (unsigned)c->uid, l->users_v[i].n, held);
+			        (unsigned)c->who.uid, l->users_v[i].n, held);
 		return 0;
 	}
 	if (i == l->nusers) {
 		l->users_v = xrealloc(l->users_v, (l->nusers + 1) * sizeof(*l->users_v));
-		l->users_v[l->nusers++] = (struct user_conns){c->uid, 0};
+		l->users_v[l->nusers++] = (struct user_conns){c->who.uid, 0};
 	}
 	l->users_v[i].n++;
 	c->conn_counted = 1;
@@ -127,7 +127,7 @@ static void user_conn_drop(struct listener *l, struct client *c)
 		return;
 	c->conn_counted = 0;
 	for (unsigned i = 0; i < l->nusers; i++) {
-		if (l->users_v[i].uid == c->uid) {
+		if (l->users_v[i].uid == c->who.uid) {
 			if (--l->users_v[i].n == 0)
 				l->users_v[i] = l->users_v[--l->nusers];
 			return;
@@ -179,7 +179,7 @@ static void unauth_done(struct listener *l, struct conn *conn)
 {
 	conn_set_deadline(conn, 0, NULL, NULL);
 	conn_set_max_body(conn, 0);
-	conn_set_accept(conn, rpc_serves);
+	conn_set_accept(conn, ops_serves);
 	unauth_forget(l, conn);
 }
 
@@ -212,15 +212,17 @@ static void client_closed(struct conn *conn, void *arg)
 
 	user_conn_drop(c->ctld->listener, c);
 	c->conn = NULL;
-	if (c->role == ROLE_NODE)
-		node_mgr_link_lost(c->ctld, c);
-	job_mgr_client_gone(c->ctld, c);
+	if (c->authed && c->who.role == CALLER_NODE)
+		node_mgr_link_lost(c->ctld, &c->who, &c->chan);
+	job_mgr_chan_gone(c->ctld, &c->chan);
 	client_untrack(c->ctld->listener, c);
 }
 
 static void client_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 {
-	rpc_dispatch(arg, type, body);
+	struct client *c = arg;
+
+	ops_call(c->ctld, &c->who, type, body, &c->chan);
 }
 
 /* Anyone can fail authentication as fast as they can connect: at most a few
@@ -270,14 +272,14 @@ static void auth_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 	}
 	conn_send(conn, MSG_AUTH_PROOF, &proof);
 	codec_release(&auth_proof_type, &proof);
-	c->uid = uid;
-	c->gid = gid;
 	conn_set_identity(conn, uid, gid);
-	c->role = ROLE_USER;
-	if (resp->node_name && resp->node_name[0] && ctld_is_admin(c->ctld, uid)) {
-		c->role = ROLE_NODE;
-		c->node_idx = node_mgr_find(c->ctld->nodes, resp->node_name);
-		if (c->node_idx < 0) {
+	caller_init_user(&c->who, c->ctld, uid, gid);
+	c->authed = true;
+	if (resp->node_name && resp->node_name[0] && caller_is_admin(&c->who)) {
+		int idx = node_mgr_find(c->ctld->nodes, resp->node_name);
+
+		caller_init_node(&c->who, idx, uid, gid);
+		if (idx < 0) {
 			log_err("node %s is not in slurm.conf; refusing it",
 			        resp->node_name);
 			client_send_rc(c, ESLURM_INVALID_NODE_NAME, NULL);
@@ -362,15 +364,14 @@ static void accept_one(struct lsock *s, int fd, const struct sockaddr_storage *s
 	client_track(l, c);
 	conn_set_data(conn, c);
 	if (!s->is_tcp) {
-		c->role = ROLE_USER;
-		c->uid = conn_uid(conn);
-		c->gid = conn_gid(conn);
+		caller_init_user(&c->who, l->ctld, conn_uid(conn), conn_gid(conn));
+		c->authed = true;
 		if (!user_conn_take(l, c)) {
 			client_untrack(l, c);
 			conn_close(conn);
 			return;
 		}
-		conn_set_accept(conn, rpc_serves);
+		conn_set_accept(conn, ops_serves);
 		conn_set_handlers(conn, client_msg, client_closed, c);
 		return;
 	}

@@ -7,7 +7,9 @@
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/states.h"
-#include "ctld/client.h"
+#include "ctld/caller.h"
+#include "ctld/chan.h"
+#include "proto/messages.h"
 #include "ctld/ctld.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
@@ -102,7 +104,7 @@ void node_mgr_destroy(struct node_mgr *nm)
 	if (!nm)
 		return;
 	for (size_t i = 0; i < nm->count; i++) {
-		client_unref(nm->nodes[i].link);
+		chan_unref(nm->nodes[i].link);
 		free(nm->nodes[i].reason);
 		free(nm->nodes[i].core_used);
 		free(nm->nodes[i].os);
@@ -289,7 +291,7 @@ int node_send(struct node *n, uint16_t type, const void *body)
 {
 	if (!n->link)
 		return -EPIPE;
-	return client_send(n->link, type, body);
+	return chan_send(n->link, type, body);
 }
 
 static void set_reason(struct node *n, const char *reason, uid_t uid, time_t when)
@@ -374,22 +376,23 @@ int node_mgr_orphan_gone(struct ctld *ctld, const char *name, uint32_t job_id)
 	return 0;
 }
 
-void node_mgr_register(struct ctld *ctld, struct client *c, struct node_register *reg)
+void node_mgr_register(struct ctld *ctld, struct caller *who, struct node_register *reg,
+                       struct chan *ch)
 {
-	struct node *n = node_mgr_get(ctld->nodes, c->node_idx);
+	struct node *n = node_mgr_get(ctld->nodes, who->node_idx);
 	time_t now = time(NULL);
 
 	if (!n || !reg->name || strcmp(reg->name, n->cfg->name)) {
-		client_send_rc(c, ESLURM_INVALID_NODE_NAME, "node name does not match");
+		chan_send_rc(ch, ESLURM_INVALID_NODE_NAME, "node name does not match");
 		return;
 	}
-	if (n->link && n->link != c) {
+	if (n->link && n->link != ch) {
 		/* a restarted rotad: the old connection is stale */
-		n->link->role = ROLE_NONE;
-		client_unref(n->link);
+		n->link->superseded = 1;
+		chan_unref(n->link);
 	}
-	n->link = c;
-	client_ref(c);
+	n->link = ch;
+	chan_ref(ch);
 	/* slurm.conf is authoritative; a node with less than configured is
 	 * drained as Slurm does (virtual nodes report the configured values) */
 	if (reg->cpus && reg->cpus < n->cfg->cpus && !(n->flags & NODE_DRAIN)) {
@@ -417,15 +420,16 @@ void node_mgr_register(struct ctld *ctld, struct client *c, struct node_register
 	n->version = reg->version;
 	reg->version = NULL;
 	log_info("node %s registered", n->cfg->name);
-	client_send_rc(c, 0, NULL);
-	step_mgr_reconcile(ctld, c->node_idx, reg);
-	orphans_find(ctld, n, c->node_idx, reg);
+	chan_send_rc(ch, 0, NULL);
+	step_mgr_reconcile(ctld, who->node_idx, reg);
+	orphans_find(ctld, n, who->node_idx, reg);
 	ctld_sched_kick(ctld);
 }
 
-void node_mgr_ping(struct ctld *ctld, struct client *c, const struct node_ping *p)
+void node_mgr_ping(struct ctld *ctld, struct caller *who, const struct node_ping *p,
+                   struct chan *ch)
 {
-	struct node *n = node_mgr_get(ctld->nodes, c->node_idx);
+	struct node *n = node_mgr_get(ctld->nodes, who->node_idx);
 	if (!n)
 		return;
 	n->last_seen = time(NULL);
@@ -433,17 +437,17 @@ void node_mgr_ping(struct ctld *ctld, struct client *c, const struct node_ping *
 	n->cpu_load = p->cpu_load;
 }
 
-void node_mgr_link_lost(struct ctld *ctld, struct client *c)
+void node_mgr_link_lost(struct ctld *ctld, const struct caller *who, struct chan *ch)
 {
-	struct node *n = node_mgr_get(ctld->nodes, c->node_idx);
+	struct node *n = node_mgr_get(ctld->nodes, who->node_idx);
 
-	if (!n || n->link != c)
+	if (!n || n->link != ch)
 		return;
 	log_warn("node %s: connection lost", n->cfg->name);
 	n->link = NULL;
 	n->flags |= NODE_NO_RESPOND;
 	ctld->res_gen++;
-	client_unref(c);
+	chan_unref(ch);
 }
 
 void node_mgr_drain(struct ctld *ctld, const char *name, const char *reason)
@@ -503,7 +507,7 @@ static char *node_partitions(struct node_mgr *nm, uint32_t idx)
 	return s;
 }
 
-void node_mgr_info(struct ctld *ctld, struct client *c)
+void node_mgr_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 {
 	struct node_mgr *nm = ctld->nodes;
 	struct node_info_resp r = {.now = time(NULL)};
@@ -543,11 +547,11 @@ void node_mgr_info(struct ctld *ctld, struct client *c)
 		o->arch = xstrdup(n->arch);
 		o->version = xstrdup(n->version);
 	}
-	client_send(c, MSG_NODE_INFO_RESP, &r);
+	chan_send(ch, MSG_NODE_INFO_RESP, &r);
 	codec_release(&node_info_resp_type, &r);
 }
 
-void node_mgr_part_info(struct ctld *ctld, struct client *c)
+void node_mgr_part_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 {
 	struct node_mgr *nm = ctld->nodes;
 	struct part_info_resp r = {.now = time(NULL)};
@@ -576,7 +580,7 @@ void node_mgr_part_info(struct ctld *ctld, struct client *c)
 		o->oversubscribe = xstrdup(cp->oversubscribe ? cp->oversubscribe : "NO");
 		o->allow_groups = xstrdup(cp->allow_groups ? cp->allow_groups : "ALL");
 	}
-	client_send(c, MSG_PART_INFO_RESP, &r);
+	chan_send(ch, MSG_PART_INFO_RESP, &r);
 	codec_release(&part_info_resp_type, &r);
 }
 
@@ -601,7 +605,8 @@ int node_mgr_apply_state(struct ctld *ctld, const char *name, uint32_t flags,
 }
 
 /* scontrol update NodeName=LIST State=DRAIN|DOWN|RESUME|IDLE|UNDRAIN Reason=... */
-void node_mgr_update(struct ctld *ctld, struct client *c, const struct node_update_req *r)
+void node_mgr_update(struct ctld *ctld, struct caller *who,
+                     const struct node_update_req *r, struct chan *ch)
 {
 	struct rota_error err = {""};
 	char **names = NULL;
@@ -610,16 +615,16 @@ void node_mgr_update(struct ctld *ctld, struct client *c, const struct node_upda
 	const char *st = r->state;
 
 	if (!r->nodes || hostlist_expand(r->nodes, &names, &count, &err) < 0) {
-		client_send_rc(c, ESLURM_INVALID_NODE_NAME, NULL);
+		chan_send_rc(ch, ESLURM_INVALID_NODE_NAME, NULL);
 		return;
 	}
 	for (size_t i = 0; i < count; i++)
 		if (node_mgr_find(ctld->nodes, names[i]) < 0) {
-			client_send_rc(c, ESLURM_INVALID_NODE_NAME, NULL);
+			chan_send_rc(ch, ESLURM_INVALID_NODE_NAME, NULL);
 			goto out;
 		}
 	if (!st) {
-		client_send_rc(c, 0, NULL);
+		chan_send_rc(ch, 0, NULL);
 		goto out;
 	}
 	if (!strcasecmp(st, "DRAIN"))
@@ -630,14 +635,13 @@ void node_mgr_update(struct ctld *ctld, struct client *c, const struct node_upda
 	         !strcasecmp(st, "UNDRAIN"))
 		flags = 0;
 	else {
-		client_send_rc(c, ESLURM_INVALID_NODE_STATE, NULL);
+		chan_send_rc(ch, ESLURM_INVALID_NODE_STATE, NULL);
 		goto out;
 	}
 	if (flags && (!r->reason || !r->reason[0])) {
-		client_send_rc(
-		    c, ESLURM_INVALID_NODE_STATE,
-		    "You must specify a reason when DOWNING or DRAINING a node. "
-		    "Request denied");
+		chan_send_rc(ch, ESLURM_INVALID_NODE_STATE,
+		             "You must specify a reason when DOWNING or DRAINING a node. "
+		             "Request denied");
 		goto out;
 	}
 	for (size_t i = 0; i < count; i++) {
@@ -645,7 +649,7 @@ void node_mgr_update(struct ctld *ctld, struct client *c, const struct node_upda
 		                       .time = time(NULL),
 		                       .node_name = names[i],
 		                       .state = flags,
-		                       .uid = c->uid,
+		                       .uid = who->uid,
 		                       .text = r->reason};
 		struct node *n =
 		    node_mgr_get(ctld->nodes, node_mgr_find(ctld->nodes, names[i]));
@@ -653,7 +657,7 @@ void node_mgr_update(struct ctld *ctld, struct client *c, const struct node_upda
 			ev.state = NODE_DOWN;
 		job_event_commit(ctld, &ev);
 	}
-	client_send_rc(c, 0, NULL);
+	chan_send_rc(ch, 0, NULL);
 	ctld_sched_kick(ctld);
 out:
 	hostlist_free(names);

@@ -9,7 +9,8 @@
 #include "proto/messages.h"
 
 struct ctld;
-struct client;
+struct caller;
+struct chan;
 struct conf_part;
 
 struct node {
@@ -35,7 +36,7 @@ struct node {
 	uint64_t free_mem;
 	uint32_t cpu_load;
 	char *os, *arch, *version;
-	struct client *link; /* the node's rotad connection, or NULL */
+	struct chan *link; /* where the node's rotad takes orders (ref), or NULL */
 	/* jobs the node was told to kill and must confirm gone
 	 * (STEP_DONE_JOB_GONE) before it is scheduled again (it shows
 	 * COMPLETING): those it reported at registration that are no longer
@@ -101,19 +102,22 @@ void node_cores_take(struct node *n, uint32_t count, uint32_t share, uint32_t *i
 void node_cores_give(struct node *n, uint32_t count, const uint32_t *ids);
 
 /* Messages. */
-void node_mgr_register(struct ctld *ctld, struct client *c, struct node_register *reg);
-void node_mgr_ping(struct ctld *ctld, struct client *c, const struct node_ping *p);
-void node_mgr_link_lost(struct ctld *ctld, struct client *c);
+void node_mgr_register(struct ctld *ctld, struct caller *who, struct node_register *reg,
+                       struct chan *ch);
+void node_mgr_ping(struct ctld *ctld, struct caller *who, const struct node_ping *p,
+                   struct chan *ch);
+/* The node daemon that spoke as who on ch is gone. */
+void node_mgr_link_lost(struct ctld *ctld, const struct caller *who, struct chan *ch);
 /* The node must confirm that job_id is gone (it was told to kill it) before
  * it is scheduled again. */
 void node_mgr_orphan_add(struct node *n, uint32_t job_id);
 /* The node (name, borrowed) confirmed that nothing of job_id is left there:
  * if it was one of its orphans, forget it.  Returns 1 if it was. */
 int node_mgr_orphan_gone(struct ctld *ctld, const char *name, uint32_t job_id);
-void node_mgr_info(struct ctld *ctld, struct client *c);
-void node_mgr_part_info(struct ctld *ctld, struct client *c);
-void node_mgr_update(struct ctld *ctld, struct client *c,
-                     const struct node_update_req *r);
+void node_mgr_info(struct ctld *ctld, struct caller *who, struct chan *ch);
+void node_mgr_part_info(struct ctld *ctld, struct caller *who, struct chan *ch);
+void node_mgr_update(struct ctld *ctld, struct caller *who,
+                     const struct node_update_req *r, struct chan *ch);
 /* Apply a journaled node state change. */
 int node_mgr_apply_state(struct ctld *ctld, const char *name, uint32_t flags,
                          const char *reason, uid_t uid, time_t when);

@@ -4,7 +4,9 @@
 #include <string.h>
 #include <time.h>
 #include "common/conf.h"
-#include "ctld/client.h"
+#include "ctld/caller.h"
+#include "ctld/chan.h"
+#include "proto/messages.h"
 #include "ctld/ctld.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
@@ -103,7 +105,8 @@ static int wanted(const struct job *job, const struct job_info_req *req)
 	return 0;
 }
 
-void prio_info(struct ctld *ctld, struct client *c, const struct job_info_req *req)
+void prio_info(struct ctld *ctld, struct caller *who, const struct job_info_req *req,
+               struct chan *ch)
 {
 	struct priority_params pp;
 	struct prio_info_resp r = {0};
@@ -122,6 +125,6 @@ void prio_info(struct ctld *ctld, struct client *c, const struct job_info_req *r
 		if (wanted(job, req))
 			fill(&pp, job, now, &r.jobs[n++]);
 	r.jobs_count = n;
-	client_send(c, MSG_PRIO_INFO_RESP, &r);
+	chan_send(ch, MSG_PRIO_INFO_RESP, &r);
 	codec_release(&prio_info_resp_type, &r);
 }

@@ -12,7 +12,9 @@
 #include "common/hostlist.h"
 #include "common/states.h"
 #include "common/timefmt.h"
-#include "ctld/client.h"
+#include "ctld/caller.h"
+#include "ctld/chan.h"
+#include "proto/messages.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
 #include "ctld/job_event.h"
@@ -229,7 +231,7 @@ void sched_pass_start(struct sched_pass *ps, struct job *job, time_t now)
 			                       .cpus_per_node = ev.cpus_per_node,
 			                       .num_tasks = a->ntasks,
 			                       .partition = job->desc.partition};
-			client_send(job->alloc_client, MSG_ALLOC_RESP, &r);
+			chan_send(job->alloc_client, MSG_ALLOC_RESP, &r);
 		} else {
 			launch_batch(ctld, job);
 		}

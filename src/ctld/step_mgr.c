@@ -8,7 +8,9 @@
 #include "common/hostlist.h"
 #include "common/jobfmt.h"
 #include "common/states.h"
-#include "ctld/client.h"
+#include "ctld/caller.h"
+#include "ctld/chan.h"
+#include "proto/messages.h"
 #include "ctld/ctld.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
@@ -23,7 +25,7 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 static void step_free(struct step *st)
 {
 	if (st->client)
-		client_unref(st->client);
+		chan_unref(st->client);
 	free(st->name);
 	free(st->nodes);
 	free(st->node_idx);
@@ -80,18 +82,19 @@ static int step_candidates(struct ctld *ctld, struct job *job,
 	return (int)n;
 }
 
-static int step_check(struct ctld *ctld, struct client *c, struct job *job)
+static int step_check(struct ctld *ctld, struct caller *who, struct job *job,
+                      struct chan *ch)
 {
 	int rc = 0;
 
 	if (!job)
 		rc = ESLURM_INVALID_JOB_ID;
-	else if (c->uid != job->uid && !ctld_is_admin(ctld, c->uid))
+	else if (!job_may_touch(who, job))
 		rc = ESLURM_ACCESS_DENIED;
 	else if (!job_is_running(job))
 		rc = job_is_pending(job) ? ESLURM_JOB_PENDING : ESLURM_ALREADY_DONE;
 	if (rc)
-		client_send_rc(c, rc, NULL);
+		chan_send_rc(ch, rc, NULL);
 	return rc;
 }
 
@@ -255,7 +258,8 @@ int step_apply_end(struct job *job, const struct job_event *ev)
 	return -ENOENT;
 }
 
-void step_create(struct ctld *ctld, struct client *c, struct step_create_req *req)
+void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *req,
+                 struct chan *ch)
 {
 	struct job *job = job_find(ctld->jobs, req->job_id);
 	struct step_create_resp resp = {0};
@@ -265,12 +269,12 @@ void step_create(struct ctld *ctld, struct client *c, struct step_create_req *re
 	uint32_t *cand;
 	int n, rc;
 
-	if (step_check(ctld, c, job))
+	if (step_check(ctld, who, job, ch))
 		return;
 	cand = xcalloc(job->nnodes, sizeof(uint32_t));
 	n = step_candidates(ctld, job, req, cand);
 	if (n <= 0) {
-		client_send_rc(c, n < 0 ? -n : ESLURM_INVALID_NODE_COUNT, NULL);
+		chan_send_rc(ch, n < 0 ? -n : ESLURM_INVALID_NODE_COUNT, NULL);
 		free(cand);
 		return;
 	}
@@ -279,7 +283,7 @@ void step_create(struct ctld *ctld, struct client *c, struct step_create_req *re
 	free(cand);
 	if (rc) {
 		log_debug("JobId=%u step request: %s", job->job_id, slurm_strerror(rc));
-		client_send_rc(c, rc, NULL);
+		chan_send_rc(ch, rc, NULL);
 		return;
 	}
 	st = step_new(ctld, job, req, &l);
@@ -290,22 +294,22 @@ void step_create(struct ctld *ctld, struct client *c, struct step_create_req *re
 	st = rc ? NULL : step_find(job, job->next_step_id - 1);
 	if (!st) {
 		log_err("JobId=%u: step record refused (%d)", job->job_id, rc);
-		client_send_rc(c, SLURM_ERROR, "step record refused");
+		chan_send_rc(ch, SLURM_ERROR, "step record refused");
 		step_layout_release(&l);
 		return;
 	}
-	st->client = c;
-	client_ref(c);
+	st->client = ch;
+	chan_ref(ch);
 	resp.job_id = job->job_id;
 	resp.step_id = st->step_id;
 	resp.nodes = st->nodes;
 	resp.tasks_per_node = (struct rota_u32v){l.tasks, l.n};
 	log_info("JobId=%u StepId=%u created on %s (%u CPUs)", job->job_id, st->step_id,
 	         st->nodes, st->num_cpus);
-	client_send(c, MSG_STEP_CREATE_RESP, &resp);
+	chan_send(ch, MSG_STEP_CREATE_RESP, &resp);
 	if (launch_step(ctld, job, st, req, l.tasks, st->nodes) < 0)
-		client_send_rc(c, ESLURM_NODES_BUSY,
-		               "step launch failed: a node is not reachable");
+		chan_send_rc(ch, ESLURM_NODES_BUSY,
+		             "step launch failed: a node is not reachable");
 	step_layout_release(&l);
 }
 
@@ -400,7 +404,7 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 			char *text = xasprintf("task launch failed on node %s: %s",
 			                       msg->node_name ? msg->node_name : "?",
 			                       msg->msg ? msg->msg : "unknown error");
-			client_send_rc(st->client, ESLURM_NODES_BUSY, text);
+			chan_send_rc(st->client, ESLURM_NODES_BUSY, text);
 			free(text);
 		}
 		if (st->pending_nodes && --st->pending_nodes == 0) {
@@ -504,7 +508,8 @@ static int wanted(const struct job_info_req *req, uint32_t job_id)
 	return 0;
 }
 
-void step_info(struct ctld *ctld, struct client *c, const struct job_info_req *req)
+void step_info(struct ctld *ctld, struct caller *who, const struct job_info_req *req,
+               struct chan *ch)
 {
 	struct step_info_resp r = {.now = time(NULL)};
 	size_t n = 0, cap = 16;
@@ -529,6 +534,6 @@ void step_info(struct ctld *ctld, struct client *c, const struct job_info_req *r
 		}
 	}
 	r.steps_count = n;
-	client_send(c, MSG_STEP_INFO_RESP, &r);
+	chan_send(ch, MSG_STEP_INFO_RESP, &r);
 	codec_release(&step_info_resp_type, &r);
 }
