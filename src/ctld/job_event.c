@@ -78,17 +78,24 @@ static int apply_submit(struct ctld *ctld, const struct job_event *ev)
 	codec_copy(&job_desc_type, &job->desc, &ev->desc[0]);
 	job->uid = ev->uid;
 	job->gid = ev->gid;
-	uid_to_name(ev->uid, name, sizeof(name));
-	job->user = xstrdup(name);
-	gid_to_name(ev->gid, name, sizeof(name));
-	job->group = xstrdup(name);
+	/* names resolved when the job was submitted; a journal written before
+	 * events carried them has them looked up */
+	if (!ev->user)
+		uid_to_name(ev->uid, name, sizeof(name));
+	job->user = xstrdup(ev->user ? ev->user : name);
+	if (!ev->group)
+		gid_to_name(ev->gid, name, sizeof(name));
+	job->group = xstrdup(ev->group ? ev->group : name);
 	job->part = node_mgr_part_find(ctld->nodes, job->desc.partition);
-	job->state = JOB_PENDING;
+	job->state = JOB_PENDING | (ev->state & JOB_REQUEUE_FLAG);
 	job->priority = ev->priority;
+	job->prio_set = !!(ev->flags & SUBMIT_EV_PRIO_SET);
 	job->hold = ev->hold;
 	job->submit_time = job->eligible_time = ev->time;
 	if (job->desc.begin_time > ev->time)
 		job->eligible_time = job->desc.begin_time;
+	if (ev->eligible_time > job->eligible_time)
+		job->eligible_time = ev->eligible_time;
 	job->time_limit = ev->time_limit;
 	job->restart_cnt = ev->restart_cnt;
 	job->min_nodes = job->desc.min_nodes == NO_VAL ? 1 : job->desc.min_nodes;
@@ -102,6 +109,7 @@ static int apply_start(struct ctld *ctld, const struct job_event *ev, struct job
 {
 	char **names = NULL;
 	size_t count = 0;
+	uint64_t total = 0;
 
 	if (!job_is_pending(job) || !ev->nodes ||
 	    hostlist_expand(ev->nodes, &names, &count, NULL) < 0)
@@ -119,7 +127,12 @@ static int apply_start(struct ctld *ctld, const struct job_event *ev, struct job
 	job->cores = xcalloc(count, sizeof(uint32_t *));
 	job->held = xcalloc(count, 1);
 	job->share = job->part ? part_job_share(job->part, job->desc.flags) : 1;
-	for (size_t i = 0; i < count; i++) {
+	/* a snapshot says which cores the job holds; a live start picks them */
+	for (size_t i = 0; i < count; i++)
+		total += ev->cpus_per_node.v[i];
+	if (ev->slots.n != total)
+		total = 0;
+	for (size_t i = 0, at = 0; i < count; i++) {
 		int idx = node_mgr_find(ctld->nodes, names[i]);
 		struct node *n = node_mgr_get(ctld->nodes, idx < 0 ? 0 : idx);
 		job->node_idx[i] = idx < 0 ? 0 : idx;
@@ -129,9 +142,15 @@ static int apply_start(struct ctld *ctld, const struct job_event *ev, struct job
 		job->cores[i] = xcalloc(job->cpus[i] + 1, sizeof(uint32_t));
 		if (idx >= 0) {
 			node_alloc(n, job->cpus[i], job->mem[i], job->share, ev->time);
-			node_cores_take(n, job->cpus[i], job->share, job->cores[i]);
+			if (total)
+				node_cores_claim(n, job->cpus[i], job->share,
+				                 ev->slots.v + at, job->cores[i]);
+			else
+				node_cores_take(n, job->cpus[i], job->share,
+				                job->cores[i]);
 			job->held[i] = 1;
 		}
+		at += job->cpus[i];
 	}
 	hostlist_free(names);
 	job->nodes_str = xstrdup(ev->nodes);
@@ -143,6 +162,8 @@ static int apply_start(struct ctld *ctld, const struct job_event *ev, struct job
 	job_clear_plan(job);
 	job->start_time = ev->time;
 	job->warn_sent = 0;
+	job->next_step_id = ev->next_step_id;
+	job->derived_exit = ev->derived_exit;
 	return 0;
 }
 
@@ -164,14 +185,17 @@ static int apply_end(struct ctld *ctld, const struct job_event *ev, struct job *
 	job_clear_plan(job);
 	job->state = ev->state;
 	/* the nodes confirm that nothing of the job is left (STEP_DONE_JOB_GONE);
-	 * until then it is COMPLETING and keeps its resources */
-	if (was_running && !ctld->replaying) {
+	 * until then it is COMPLETING and keeps its resources.  Their
+	 * confirmations are not journaled: after a replay, the jobs still
+	 * COMPLETING are released (ctld_state_restore). */
+	if (was_running) {
 		job->state |= JOB_COMPLETING;
 		for (uint32_t k = 0; k < job->nnodes; k++)
 			if (job->held[k])
 				node_mgr_get(ctld->nodes, job->node_idx[k])->completing++;
-	} else if (was_running)
-		job_release_all(ctld, job);
+	}
+	if (ev->derived_exit > job->derived_exit)
+		job->derived_exit = ev->derived_exit;
 	job->reason = ev->reason;
 	job->exit_code = ev->exit_code;
 	job->end_time = ev->time;
@@ -181,7 +205,7 @@ static int apply_end(struct ctld *ctld, const struct job_event *ev, struct job *
 	return 0;
 }
 
-void job_release_node(struct ctld *ctld, struct job *job, uint32_t k)
+void job_release_node(struct ctld *ctld, struct job *job, uint32_t k, time_t now)
 {
 	struct node *n;
 
@@ -190,7 +214,7 @@ void job_release_node(struct ctld *ctld, struct job *job, uint32_t k)
 	n = node_mgr_get(ctld->nodes, job->node_idx[k]);
 	if ((job->state & JOB_COMPLETING) && n->completing)
 		n->completing--;
-	node_release(n, job->cpus[k], job->mem[k], job->share, time(NULL));
+	node_release(n, job->cpus[k], job->mem[k], job->share, now);
 	node_cores_give(n, job->cpus[k], job->cores[k]);
 	job->held[k] = 0;
 	ctld->res_gen++;
@@ -200,10 +224,10 @@ void job_release_node(struct ctld *ctld, struct job *job, uint32_t k)
 	job->state &= ~JOB_COMPLETING;
 }
 
-void job_release_all(struct ctld *ctld, struct job *job)
+void job_release_all(struct ctld *ctld, struct job *job, time_t now)
 {
 	for (uint32_t i = 0; i < job->nnodes; i++)
-		job_release_node(ctld, job, i);
+		job_release_node(ctld, job, i, now);
 	job->state &= ~JOB_COMPLETING;
 }
 
@@ -252,7 +276,7 @@ static int apply_requeue(struct ctld *ctld, const struct job_event *ev, struct j
 {
 	if (job_is_pending(job) || (job->desc.flags & JOB_F_INTERACTIVE))
 		return -EINVAL;
-	job_release_all(ctld, job);
+	job_release_all(ctld, job, ev->time);
 	for (uint32_t i = 0; job->cores && i < job->nnodes; i++)
 		free(job->cores[i]);
 	free(job->cores);
@@ -268,6 +292,7 @@ static int apply_requeue(struct ctld *ctld, const struct job_event *ev, struct j
 	job->held = NULL;
 	job->nodes_str = NULL;
 	job->nnodes = 0;
+	job->share = 0; /* set again when it starts */
 	step_free_all(job);
 	/* REQUEUED until the old run is gone (eligible again), then PENDING */
 	job->state = JOB_PENDING | JOB_REQUEUE_FLAG;

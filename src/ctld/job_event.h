@@ -12,8 +12,8 @@
 #include "proto/messages.h"
 
 enum job_event_type {
-	EV_META = 1, /* next_job_id */
-	EV_SUBMIT,   /* job_id uid gid time desc priority hold */
+	EV_META = 1, /* next_job_id; seq_base in a snapshot */
+	EV_SUBMIT,   /* job_id uid gid user group time desc priority hold */
 	EV_START,    /* job_id time nodes cpus_per_node tasks_per_node mem_per_node
 	              * state (JOB_CONFIGURING: a Prolog must run first) */
 	EV_END,      /* job_id time state reason exit_code */
@@ -33,10 +33,11 @@ enum job_event_type {
 	 * held on each) slots (those cores, concatenated) mem_per_node text (name)
 	 * num_tasks num_cpus flags (STEP_EV_OVERLAP) */
 	EV_STEP_START,
-	EV_STEP_END, /* job_id step_id */
+	EV_STEP_END, /* job_id step_id exit_code (the step's highest wait status) */
 };
 
-#define STEP_EV_OVERLAP 1u
+#define STEP_EV_OVERLAP    1u
+#define SUBMIT_EV_PRIO_SET 1u /* SUBMIT (compaction): an admin set its priority */
 
 #define JOB_EVENT_FIELDS(F, S)                                                           \
 	F(S, u32, type, _)                                                               \
@@ -68,7 +69,15 @@ enum job_event_type {
 	F(S, u32v, slots, _)        /* STEP_START */                                     \
 	F(S, u32, num_tasks, _)     /* STEP_START */                                     \
 	F(S, u32, num_cpus, _)      /* STEP_START */                                     \
-	F(S, u32, flags, _)         /* STEP_START */
+	F(S, u32, flags, _)         /* STEP_START */                                     \
+	F(S, u64, seq, _)           /* set by the journal: 1, 2, ...; 0 in a snapshot */ \
+	F(S, u64, seq_base, _)      /* META of a snapshot: the last seq it covers */     \
+	F(S, str, user, _)  /* SUBMIT: the owner's name, as resolved at submit */        \
+	F(S, str, group, _) /* SUBMIT: its group's name */                               \
+	/* what a snapshot (compaction) carries that no single live event does */        \
+	F(S, i64, eligible_time, _) /* SUBMIT: a requeued job's (state: the flag) */     \
+	F(S, u32, next_step_id, _)  /* START: the next step's id */                      \
+	F(S, u32, derived_exit, _)  /* START, END: the steps' highest status */
 ROTA_DECLARE(job_event, JOB_EVENT_FIELDS)
 
 struct ctld;

@@ -12,6 +12,7 @@
 #include "common/seqfile.h"
 #include "common/states.h"
 #include "common/timefmt.h"
+#include "common/uid.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "proto/messages.h"
@@ -598,6 +599,7 @@ void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *d, i
 	struct job_event ev = {0};
 	struct submit_reply *r;
 	const char *field;
+	char user[64], group[64];
 	size_t pos;
 	int rc;
 
@@ -633,6 +635,11 @@ void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *d, i
 	ev.time = time(NULL);
 	ev.uid = who->uid;
 	ev.gid = who->gid;
+	/* the names as they are now, in the event: a replay looks nothing up */
+	uid_to_name(who->uid, user, sizeof(user));
+	gid_to_name(who->gid, group, sizeof(group));
+	ev.user = user;
+	ev.group = group;
 	ev.desc = d;
 	ev.desc_count = 1;
 	ev.hold = d->hold ? 1 : 0;

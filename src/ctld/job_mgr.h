@@ -140,8 +140,8 @@ void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason
              uint32_t exit_code);
 
 /* Give back node k's resources (once); clears COMPLETING when none are held. */
-void job_release_node(struct ctld *ctld, struct job *job, uint32_t k);
-void job_release_all(struct ctld *ctld, struct job *job);
+void job_release_node(struct ctld *ctld, struct job *job, uint32_t k, time_t now);
+void job_release_all(struct ctld *ctld, struct job *job, time_t now);
 
 /* Refuse control characters (below 0x20, and DEL) in the short strings of a
  * request: name, comment, account, partition, features, dependency, node lists,

@@ -258,7 +258,7 @@ void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason
 	/* a node we cannot reach will not confirm: do not wait for it */
 	for (uint32_t k = 0; was_running && k < job->nnodes; k++)
 		if (!node_mgr_get(ctld->nodes, job->node_idx[k])->link)
-			job_release_node(ctld, job, k);
+			job_release_node(ctld, job, k, ev.time);
 	if (job->alloc_client) {
 		job->alloc_client->alloc_job_id = 0;
 		chan_unref(job->alloc_client);
@@ -494,7 +494,7 @@ void job_mgr_tick(struct ctld *ctld, time_t now)
 		           now >= j->end_time + (time_t)ctld->conf->kill_wait + 30) {
 			log_warn("JobId=%u: nodes never confirmed the end; releasing",
 			         j->job_id);
-			job_release_all(ctld, j);
+			job_release_all(ctld, j, now);
 		} else if (job_is_finished(j) && !(j->state & JOB_COMPLETING) &&
 		           now >= j->end_time + min_age) {
 			job_mgr_remove(ctld->jobs, j);

@@ -29,11 +29,14 @@ struct journal {
 	struct waiter *waiters;
 	size_t nwait, capwait;
 	struct event *flush_ev;
-	int err;          /* 0 or -errno: failed, appends dropped until a rewrite */
-	int need_rewrite; /* old format or damaged: no append before a rewrite */
-	int damaged;      /* replay found damage */
-	int torn;         /* replay cut off a torn tail */
-	char *keep;       /* where the damaged file must still be kept (NULL: done) */
+	int err;              /* 0 or -errno: failed, appends dropped until a rewrite */
+	int need_rewrite;     /* old format or damaged: no append before a rewrite */
+	int damaged;          /* replay found damage */
+	int torn;             /* replay cut off a torn tail */
+	char *keep;           /* where the damaged file must still be kept (NULL: done) */
+	uint64_t next_seq;    /* the next event's sequence number */
+	uint64_t base_seq;    /* the snapshot at the file's head covers events to here */
+	uint64_t written_seq; /* the last event written and synced */
 };
 
 static void flush_cb(evutil_socket_t fd, short what, void *arg)
@@ -66,6 +69,7 @@ int journal_open(struct event_base *base, const char *dir, struct journal **ret,
 		return errprintf(err, "mkdir %s: %s", dir, strerror(errno));
 	j = xcalloc(1, sizeof(*j));
 	j->dir = xstrdup(dir);
+	j->next_seq = 1;
 	j->path = xasprintf("%s/journal", dir);
 	created = access(j->path, F_OK) < 0;
 	fd = open(j->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
@@ -111,7 +115,21 @@ struct replay {
 	journal_replay_f cb;
 	void *arg;
 	size_t undecodable;
+	int following; /* journal_follow: only events after `after` */
+	uint64_t after;
 };
+
+/* What a record tells of the sequence: a snapshot's META says what it covers;
+ * every later event carries its own number. */
+static void seq_note(struct journal *j, const struct job_event *ev)
+{
+	if (ev->type == EV_META && ev->seq_base > j->base_seq)
+		j->base_seq = ev->seq_base;
+	if (ev->seq_base + 1 > j->next_seq)
+		j->next_seq = ev->seq_base + 1;
+	if (ev->seq + 1 > j->next_seq)
+		j->next_seq = ev->seq + 1;
+}
 
 static int replay_rec(void *arg, const uint8_t *body, size_t len)
 {
@@ -127,7 +145,9 @@ static int replay_rec(void *arg, const uint8_t *body, size_t len)
 		r->undecodable++;
 		return 0;
 	}
-	rc = r->cb(&ev, r->arg);
+	if (!r->following)
+		seq_note(r->j, &ev);
+	rc = r->following && ev.seq <= r->after ? 0 : r->cb(&ev, r->arg);
 	codec_release(&job_event_type, &ev);
 	return rc < 0 && rc != -ENOENT && rc != -EINVAL ? rc : 0;
 }
@@ -210,23 +230,33 @@ static int keep_damaged(struct journal *j, struct rota_error *err)
 	return 0;
 }
 
+/* Every record of the file through replay_rec (damage to bad, if given). */
+static int walk_file(struct journal *j, struct replay *r, recframe_bad_f bad,
+                     struct recframe_result *res, struct rota_error *err)
+{
+	void *map;
+	int rc;
+
+	if (!j->size)
+		return 0;
+	map = mmap(NULL, j->size, PROT_READ, MAP_PRIVATE, j->fd, 0);
+	if (map == MAP_FAILED)
+		return errprintf(err, "read %s: %s", j->path, strerror(errno));
+	rc = recframe_walk(map, j->size, replay_rec, bad, r, res);
+	munmap(map, j->size);
+	if (rc < 0)
+		return errprintf(err, "read %s: %s", j->path, strerror(-rc));
+	return 0;
+}
+
 int journal_replay(struct journal *j, journal_replay_f cb, void *arg,
                    struct rota_error *err)
 {
 	struct replay r = {.j = j, .cb = cb, .arg = arg};
 	struct recframe_result res = {0};
-	void *map = NULL;
-	int rc = 0;
 
-	if (j->size) {
-		map = mmap(NULL, j->size, PROT_READ, MAP_PRIVATE, j->fd, 0);
-		if (map == MAP_FAILED)
-			return errprintf(err, "read %s: %s", j->path, strerror(errno));
-		rc = recframe_walk(map, j->size, replay_rec, replay_bad, &r, &res);
-		munmap(map, j->size);
-		if (rc < 0)
-			return errprintf(err, "replay %s: %s", j->path, strerror(-rc));
-	}
+	if (walk_file(j, &r, replay_bad, &res, err) < 0)
+		return -1;
 	if (res.damaged || r.undecodable) {
 		j->damaged = 1;
 		j->need_rewrite = 1;
@@ -250,8 +280,34 @@ int journal_replay(struct journal *j, journal_replay_f cb, void *arg,
 		log_info("journal %s: old format, rewritten in the new one", j->path);
 		j->need_rewrite = 1;
 	}
-	log_info("journal: replayed %zu records", res.records);
+	j->written_seq = j->next_seq - 1;
+	log_info("journal: replayed %zu records (to event %llu)", res.records,
+	         (unsigned long long)j->written_seq);
 	return 0;
+}
+
+int journal_follow(struct journal *j, uint64_t after, journal_replay_f cb, void *arg,
+                   struct rota_error *err)
+{
+	struct replay r = {.j = j, .cb = cb, .arg = arg, .following = 1, .after = after};
+	struct recframe_result res = {0};
+
+	if (after < j->base_seq) {
+		errprintf(err, "events to %llu are only in the snapshot (it covers %llu)",
+		          (unsigned long long)after, (unsigned long long)j->base_seq);
+		return -ESTALE;
+	}
+	return walk_file(j, &r, NULL, &res, err) < 0 ? -EIO : 0;
+}
+
+uint64_t journal_last_seq(const struct journal *j)
+{
+	return j->written_seq;
+}
+
+uint64_t journal_base_seq(const struct journal *j)
+{
+	return j->base_seq;
 }
 
 int journal_damaged(const struct journal *j)
@@ -266,14 +322,18 @@ int journal_torn(const struct journal *j)
 
 /* ---- append and flush ---- */
 
-void journal_append(struct journal *j, const struct job_event *ev)
+uint64_t journal_append(struct journal *j, const struct job_event *ev)
 {
+	struct job_event numbered = *ev; /* shallow: only encoded */
 	char *enc;
 	size_t len, size;
 
 	if (j->err)
-		return; /* the rewrite that ends the failure writes the state */
-	if (codec_encode(&job_event_type, ev, &enc, &len) < 0 || len > RECFRAME_MAX)
+		return 0; /* the rewrite that ends the failure writes the state */
+	numbered.seq = j->next_seq;
+	numbered.seq_base = 0;
+	if (codec_encode(&job_event_type, &numbered, &enc, &len) < 0 ||
+	    len > RECFRAME_MAX)
 		fatal("journal: cannot encode event");
 	size = recframe_size(enc, len);
 	if (j->len + size > j->cap) {
@@ -283,6 +343,7 @@ void journal_append(struct journal *j, const struct job_event *ev)
 	j->len += recframe_encode((uint8_t *)j->buf + j->len, enc, len);
 	free(enc);
 	event_active(j->flush_ev, 0, 0);
+	return j->next_seq++;
 }
 
 void journal_when_durable(struct journal *j, journal_done_f cb, void *arg)
@@ -328,8 +389,10 @@ int journal_flush(struct journal *j)
 		}
 		if (!j->err && fdatasync(j->fd) < 0)
 			journal_fail(j, "fdatasync", -errno);
-		if (!j->err)
+		if (!j->err) {
 			j->size += j->len;
+			j->written_seq = j->next_seq - 1;
+		}
 		j->len = 0;
 	}
 	j->waiters = NULL;
@@ -362,7 +425,7 @@ static int write_all(int fd, const char *p, size_t len)
 }
 
 /* Write gen's events to fd; returns the bytes written or -errno. */
-static ssize_t rewrite_events(int fd, journal_gen_f gen, void *arg)
+static ssize_t rewrite_events(int fd, journal_gen_f gen, void *arg, uint64_t base)
 {
 	char *out = xmalloc(REWRITE_CHUNK);
 	size_t used = 0, size = 0, i = 0;
@@ -375,6 +438,9 @@ static ssize_t rewrite_events(int fd, journal_gen_f gen, void *arg)
 		memset(&ev, 0, sizeof(ev));
 		if (!gen(arg, i++, &ev))
 			break;
+		/* a snapshot: its events have no number of their own */
+		ev.seq = 0;
+		ev.seq_base = ev.type == EV_META ? base : 0;
 		if (codec_encode(&job_event_type, &ev, &enc, &len) < 0 ||
 		    len > RECFRAME_MAX)
 			fatal("journal: cannot encode event");
@@ -428,7 +494,7 @@ int journal_rewrite(struct journal *j, journal_gen_f gen, void *arg,
 		errprintf(err, "open %s: %s", tmp, strerror(errno));
 		goto fail;
 	}
-	size = rewrite_events(fd, gen, arg);
+	size = rewrite_events(fd, gen, arg, j->next_seq - 1);
 	if (size < 0) {
 		errprintf(err, "write %s: %s", tmp, strerror((int)-size));
 		goto fail;
@@ -451,6 +517,7 @@ int journal_rewrite(struct journal *j, journal_gen_f gen, void *arg,
 		         j->path, size);
 	j->err = 0;
 	j->need_rewrite = 0;
+	j->base_seq = j->written_seq = j->next_seq - 1;
 	rc = 0;
 	goto out;
 fail:

@@ -22,6 +22,7 @@
 #define ROTA_JOURNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "common/error.h"
 
 struct event_base;
@@ -48,9 +49,27 @@ int journal_damaged(const struct journal *j);
  * and that record may have been: ids are raised past it all the same. */
 int journal_torn(const struct journal *j);
 
-/* Append an event (copied).  The flush happens later in this loop turn.
- * Dropped while the journal is failed. */
-void journal_append(struct journal *j, const struct job_event *ev);
+/* Append an event (copied), numbered with the next sequence number, which is
+ * returned.  The flush happens later in this loop turn.  Dropped (returns 0)
+ * while the journal is failed: the rewrite that ends the failure holds it. */
+uint64_t journal_append(struct journal *j, const struct job_event *ev);
+
+/* Readers that follow the journal (a standby, the accounting daemon) ask for
+ * what came after the last event they hold.  Every appended event has a
+ * sequence number, one more than the one before; a compaction replaces the
+ * events up to journal_base_seq() with a snapshot of the state they made
+ * (numbered 0, its META saying what it covers), and numbering goes on after.
+ *
+ * journal_follow calls cb for each durable event numbered above `after`, in
+ * order.  Returns 0; -ESTALE when events after `after` were compacted away
+ * (the reader must start again from the snapshot: journal_replay); or another
+ * negative error. */
+int journal_follow(struct journal *j, uint64_t after, journal_replay_f cb, void *arg,
+                   struct rota_error *err);
+/* The last event on disk (written and synced). */
+uint64_t journal_last_seq(const struct journal *j);
+/* The last event the snapshot at the head of the file stands for. */
+uint64_t journal_base_seq(const struct journal *j);
 
 /* Run cb(arg, rc) once everything appended so far is on disk (rc 0), or could
  * not be written (rc < 0: the journal is failed). */

@@ -277,6 +277,28 @@ void node_cores_take(struct node *n, uint32_t count, uint32_t share, uint32_t *i
 		ids[k++] = c;
 }
 
+void node_cores_claim(struct node *n, uint32_t count, uint32_t share,
+                      const uint32_t *want, uint32_t *ids)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t c = want[i];
+		if (c >= n->cpus)
+			continue;
+		if (!n->core_used[c])
+			n->core_used[c] = share > 1 ? 1 : CORE_EXCL;
+		else if (share > 1 && n->core_used[c] != CORE_EXCL &&
+		         n->core_used[c] < share)
+			n->core_used[c]++;
+		else
+			continue;
+		ids[k++] = c;
+	}
+	if (k < count)
+		node_cores_take(n, count - k, share, ids + k);
+}
+
 void node_cores_give(struct node *n, uint32_t count, const uint32_t *ids)
 {
 	for (uint32_t i = 0; i < count; i++) {
@@ -292,6 +314,15 @@ int node_send(struct node *n, uint16_t type, const void *body)
 	if (!n->link)
 		return -EPIPE;
 	return chan_send(n->link, type, body);
+}
+
+/* No reason any more: nor who gave it, nor when. */
+static void clear_reason(struct node *n)
+{
+	free(n->reason);
+	n->reason = NULL;
+	n->reason_uid = 0;
+	n->reason_time = 0;
 }
 
 static void set_reason(struct node *n, const char *reason, uid_t uid, time_t when)
@@ -404,8 +435,7 @@ void node_mgr_register(struct ctld *ctld, struct caller *who, struct node_regist
 	ctld->res_gen++;
 	if (n->down && !n->admin_down) {
 		n->down = 0;
-		free(n->reason);
-		n->reason = NULL;
+		clear_reason(n);
 	}
 	n->boot_time = reg->boot_time;
 	n->slurmd_start_time = reg->start_time;
@@ -597,10 +627,8 @@ int node_mgr_apply_state(struct ctld *ctld, const char *name, uint32_t flags,
 	n->down = n->admin_down = !!(flags & NODE_DOWN);
 	if (flags & (NODE_DRAIN | NODE_DOWN))
 		set_reason(n, reason ? reason : "", uid, when);
-	else {
-		free(n->reason);
-		n->reason = NULL;
-	}
+	else
+		clear_reason(n);
 	return 0;
 }
 

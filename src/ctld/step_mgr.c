@@ -251,6 +251,9 @@ int step_apply_end(struct job *job, const struct job_event *ev)
 		struct step *st = *pp;
 		if (st->step_id != ev->step_id)
 			continue;
+		/* scontrol's DerivedExitCode: the highest of the steps' */
+		if (ev->exit_code > job->derived_exit)
+			job->derived_exit = ev->exit_code;
 		*pp = st->next;
 		step_free(st);
 		return 0;
@@ -370,7 +373,7 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 		    msg->node_name ? node_mgr_find(ctld->nodes, msg->node_name) : -1;
 		for (uint32_t k = 0; idx >= 0 && k < job->nnodes; k++)
 			if ((int)job->node_idx[k] == idx)
-				job_release_node(ctld, job, k);
+				job_release_node(ctld, job, k, time(NULL));
 		if (!(job->state & JOB_COMPLETING))
 			ctld_sched_kick(ctld);
 		return;
@@ -398,8 +401,6 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 			return; /* a node re-sent it (after a reconnect) */
 		if (msg->status > st->status)
 			st->status = msg->status;
-		if (msg->status > job->derived_exit)
-			job->derived_exit = msg->status;
 		if ((msg->flags & STEP_DONE_LAUNCH_FAILED) && st->client) {
 			char *text = xasprintf("task launch failed on node %s: %s",
 			                       msg->node_name ? msg->node_name : "?",
@@ -411,6 +412,7 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 			struct job_event ev = {.type = EV_STEP_END,
 			                       .job_id = job->job_id,
 			                       .step_id = st->step_id,
+			                       .exit_code = st->status,
 			                       .time = time(NULL)};
 			job_event_commit(ctld, &ev);
 		}

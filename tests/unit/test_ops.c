@@ -1,108 +1,19 @@
 /* test_ops - the controller's operations called with no socket: a caller
  * (who asks) and a chan that records the answers (src/ctld/ops.c, caller.c,
  * chan.c).  Real modules, a real journal in a temporary directory; only the
- * scheduler is left out (ctld_sched_kick does nothing), so jobs stay pending.
+ * scheduler is left out, so jobs stay pending (ctld_fixture.h).
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include <errno.h>
-#include <event2/event.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
-#include "ctld/caller.h"
-#include "ctld/chan.h"
-#include "ctld/ctld.h"
-#include "ctld/job_mgr.h"
-#include "ctld/journal.h"
-#include "ctld/node_mgr.h"
-#include "ctld/ops.h"
-#include "common/conf.h"
-#include "common/log.h"
-#include "common/states.h"
-#include "proto/messages.h"
-#include "common/common.h"
+#include "ctld_fixture.h"
 
 #define ADMIN_UID 0
 #define ALICE     1001
 #define BOB       1002
-
-/* What rotactld's main.c provides to the modules. */
-int ctld_is_admin(const struct ctld *ctld, uid_t uid)
-{
-	return uid == 0 || uid == ctld->slurm_uid;
-}
-
-void ctld_sched_kick(struct ctld *ctld)
-{
-}
-
-void ctld_backfill_kick(struct ctld *ctld)
-{
-}
-
-/* ---- a chan that keeps what it is sent ---- */
-
-#define SEEN_MAX 16
-
-struct rec_chan {
-	struct chan chan;
-	int n;
-	uint16_t type[SEEN_MAX];
-	int rc[SEEN_MAX];          /* MSG_RC */
-	uint32_t job_id[SEEN_MAX]; /* MSG_SUBMIT_RESP, MSG_ALLOC_PENDING */
-	int released;
-};
-
-static int rec_send(struct chan *ch, uint16_t type, const void *body)
-{
-	struct rec_chan *r = (struct rec_chan *)ch;
-
-	if (r->n == SEEN_MAX)
-		return -ENOSPC;
-	r->type[r->n] = type;
-	if (type == MSG_RC)
-		r->rc[r->n] = ((const struct rc_msg *)body)->rc;
-	if (type == MSG_SUBMIT_RESP || type == MSG_ALLOC_PENDING)
-		r->job_id[r->n] = ((const struct submit_resp *)body)->job_id;
-	r->n++;
-	return 0;
-}
-
-static void rec_release(struct chan *ch)
-{
-	((struct rec_chan *)ch)->released = 1;
-}
-
-static const struct chan_ops rec_ops = {.send = rec_send, .release = rec_release};
-
-static void rec_init(struct rec_chan *r)
-{
-	memset(r, 0, sizeof(*r));
-	chan_init(&r->chan, &rec_ops);
-}
-
-/* The answer the operation gave (the last message), after the journal's
- * flush has run for answers that wait for it. */
-static void settle(struct ctld *ctld)
-{
-	event_base_loop(ctld->base, EVLOOP_NONBLOCK);
-	journal_flush(ctld->journal);
-	event_base_loop(ctld->base, EVLOOP_NONBLOCK);
-}
-
-static int last_rc(const struct rec_chan *r)
-{
-	assert_true(r->n > 0);
-	assert_int_equal(r->type[r->n - 1], MSG_RC);
-	return r->rc[r->n - 1];
-}
-
-/* ---- the controller ---- */
 
 struct fixture {
 	struct ctld ctld;
@@ -112,28 +23,14 @@ struct fixture {
 static int setup(void **state)
 {
 	struct fixture *f = xcalloc(1, sizeof(*f));
-	struct ctld *ctld = &f->ctld;
-	struct conf *conf;
-	struct rota_error err = {""};
-	char *text;
 
 	log_init("test_ops", LOG_CRIT, NULL);
 	snprintf(f->dir, sizeof(f->dir), "/tmp/test_ops.XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
-	text = xasprintf("ClusterName=t\nStateSaveLocation=%s\n"
-	                 "NodeName=node[01-02] CPUs=4\n"
-	                 "PartitionName=debug Nodes=ALL Default=YES\n",
-	                 f->dir);
-	assert_int_equal(conf_load_string(text, "t.conf", &conf, &err), 0);
-	free(text);
-	ctld->conf = conf;
-	ctld->slurm_uid = 0;
-	ctld->base = event_base_new();
-	ctld->start_time = time(NULL);
-	ctld->hostname = xstrdup("test");
-	assert_int_equal(node_mgr_create(ctld, &ctld->nodes), 0);
-	assert_int_equal(job_mgr_create(ctld, &ctld->jobs), 0);
-	assert_int_equal(journal_open(ctld->base, f->dir, &ctld->journal, &err), 0);
+	assert_int_equal(fixture_open(&f->ctld, f->dir,
+	                              "ClusterName=t\nNodeName=node[01-02] CPUs=4\n"
+	                              "PartitionName=debug Nodes=ALL Default=YES\n"),
+	                 0);
 	*state = f;
 	return 0;
 }
@@ -141,34 +38,13 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	struct ctld *ctld = &f->ctld;
 	char *cmd = xasprintf("rm -rf '%s'", f->dir);
 
-	journal_destroy(ctld->journal);
-	job_mgr_destroy(ctld->jobs);
-	node_mgr_destroy(ctld->nodes);
-	event_base_free(ctld->base);
-	conf_destroy((struct conf *)ctld->conf);
-	free(ctld->hostname);
+	fixture_close(&f->ctld);
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
 	free(f);
 	return 0;
-}
-
-/* A batch job's description as sbatch sends it with no options. */
-static struct job_desc *desc_new(void)
-{
-	struct job_desc *d = xcalloc(1, sizeof(*d));
-
-	d->script = xstrdup("#!/bin/sh\ntrue\n");
-	d->min_nodes = d->max_nodes = NO_VAL;
-	d->num_tasks = d->ntasks_per_node = d->cpus_per_task = NO_VAL;
-	d->mem_per_node = d->mem_per_cpu = NO_VAL64;
-	d->time_limit = NO_VAL;
-	d->umask = NO_VAL;
-	d->pn_min_cpus = NO_VAL;
-	return d;
 }
 
 /* Submit a batch job as who; returns its id (0: refused, *rc says why). */
@@ -196,37 +72,19 @@ static uint32_t submit(struct ctld *ctld, struct caller *who, int32_t nice, int 
 static int cancel(struct ctld *ctld, struct caller *who, uint32_t id)
 {
 	struct cancel_req *req = xcalloc(1, sizeof(*req));
-	struct rec_chan r;
-	void *body = req;
-	int rc;
 
 	req->job_id = id;
 	req->step_id = NO_VAL;
-	rec_init(&r);
-	ops_call(ctld, who, MSG_CANCEL_REQ, &body, &r.chan);
-	settle(ctld);
-	msg_body_free(MSG_CANCEL_REQ, body);
-	rc = last_rc(&r);
-	chan_unref(&r.chan);
-	return rc;
+	return op_rc(ctld, who, MSG_CANCEL_REQ, req);
 }
 
 static int update(struct ctld *ctld, struct caller *who, uint32_t id, uint32_t op)
 {
 	struct job_update_req *req = xcalloc(1, sizeof(*req));
-	struct rec_chan r;
-	void *body = req;
-	int rc;
 
 	req->job_id = id;
 	req->op = op;
-	rec_init(&r);
-	ops_call(ctld, who, MSG_JOB_UPDATE_REQ, &body, &r.chan);
-	settle(ctld);
-	msg_body_free(MSG_JOB_UPDATE_REQ, body);
-	rc = last_rc(&r);
-	chan_unref(&r.chan);
-	return rc;
+	return op_rc(ctld, who, MSG_JOB_UPDATE_REQ, req);
 }
 
 static void test_submit_is_answered_when_durable(void **state)
@@ -319,20 +177,11 @@ static int node_update(struct ctld *ctld, struct caller *who, const char *state,
                        const char *reason)
 {
 	struct node_update_req *req = xcalloc(1, sizeof(*req));
-	struct rec_chan r;
-	void *body = req;
-	int rc;
 
 	req->nodes = xstrdup("node01");
 	req->state = xstrdup(state);
 	req->reason = reason ? xstrdup(reason) : NULL;
-	rec_init(&r);
-	ops_call(ctld, who, MSG_NODE_UPDATE_REQ, &body, &r.chan);
-	settle(ctld);
-	msg_body_free(MSG_NODE_UPDATE_REQ, body);
-	rc = last_rc(&r);
-	chan_unref(&r.chan);
-	return rc;
+	return op_rc(ctld, who, MSG_NODE_UPDATE_REQ, req);
 }
 
 static void test_admin_only_and_node_only(void **state)
@@ -355,7 +204,7 @@ static void test_admin_only_and_node_only(void **state)
 	/* a node's report from a user, even root, is refused */
 	rec_init(&r);
 	ops_call(ctld, &root, MSG_NODE_PING, &body, &r.chan);
-	assert_int_equal(last_rc(&r), ESLURM_ACCESS_DENIED);
+	assert_int_equal(rec_last_rc(&r), ESLURM_ACCESS_DENIED);
 	assert_int_equal(node_mgr_get(ctld->nodes, 0)->free_mem, 0);
 	/* and taken from the node */
 	ping->free_memory = 1234;
@@ -407,7 +256,7 @@ static void test_unknown_operation(void **state)
 	assert_true(ops_serves(MSG_SUBMIT_REQ));
 	rec_init(&r);
 	ops_call(&f->ctld, &root, MSG_SUBMIT_RESP, &body, &r.chan);
-	assert_int_equal(last_rc(&r), ESLURM_NOT_SUPPORTED);
+	assert_int_equal(rec_last_rc(&r), ESLURM_NOT_SUPPORTED);
 	chan_unref(&r.chan);
 }
 

@@ -1,0 +1,228 @@
+/* state.c - the controller's state and its journal: rebuilt at start-up by
+ * replaying it, written again whole (compaction) when it has grown or after a
+ * write failure. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "common/arrayspec.h"
+#include "common/conf.h"
+#include "common/states.h"
+#include "ctld/ctld.h"
+#include "ctld/job_event.h"
+#include "ctld/job_mgr.h"
+#include "ctld/journal.h"
+#include "ctld/node_mgr.h"
+#include "ctld/state.h"
+#include "common/common.h"
+
+#define COMPACT_BYTES (64u << 20)
+
+static int replay_one(const struct job_event *ev, void *arg)
+{
+	int rc = job_event_apply(arg, ev);
+	if (rc < 0)
+		log_debug("journal: skipped event %u for JobId=%u (%d)", ev->type,
+		          ev->job_id, rc);
+	return 0;
+}
+
+/* ---- compaction: the live state as a minimal list of events ---- */
+
+struct compact {
+	struct ctld *ctld;
+	struct job *cur;
+	int phase; /* 0 meta, 1 jobs (submit/start/end per job), 2 nodes */
+	int sub;
+	struct step *step; /* sub 4: the running job's next step */
+	size_t node;
+};
+
+static int gen_job(struct compact *cp, struct job *j, struct job_event *ev)
+{
+	ev->job_id = j->job_id;
+	switch (cp->sub) {
+	case 0:
+		ev->type = EV_SUBMIT;
+		ev->time = j->submit_time;
+		ev->uid = j->uid;
+		ev->gid = j->gid;
+		ev->user = xstrdup(j->user);
+		ev->group = xstrdup(j->group);
+		ev->desc = xcalloc(1, sizeof(struct job_desc));
+		codec_copy(&job_desc_type, ev->desc, &j->desc);
+		ev->desc_count = 1;
+		ev->priority = j->priority;
+		ev->hold = j->hold;
+		ev->time_limit = j->time_limit;
+		ev->restart_cnt = j->restart_cnt;
+		ev->state = j->state & JOB_REQUEUE_FLAG;
+		ev->flags = j->prio_set ? SUBMIT_EV_PRIO_SET : 0;
+		if (j->eligible_time > j->submit_time)
+			ev->eligible_time = j->eligible_time;
+		ev->array_job_id = j->array_job_id;
+		ev->array_task_id = j->array_task_id;
+		if (j->array_rem) {
+			ev->array_pending = arrayspec_format(j->array_rem, 0);
+			ev->throttle = j->array_rem->throttle;
+		}
+		return 1;
+	case 1:
+		if (!j->nnodes)
+			return 0;
+		ev->type = EV_START;
+		ev->time = j->start_time;
+		ev->state = j->state & JOB_CONFIGURING;
+		ev->next_step_id = j->next_step_id;
+		ev->derived_exit = j->derived_exit;
+		ev->nodes = xstrdup(j->nodes_str);
+		ev->cpus_per_node.v = xcalloc(j->nnodes, sizeof(uint32_t));
+		ev->tasks_per_node.v = xcalloc(j->nnodes, sizeof(uint32_t));
+		ev->mem_per_node.v = xcalloc(j->nnodes, sizeof(uint32_t));
+		ev->cpus_per_node.n = ev->tasks_per_node.n = ev->mem_per_node.n =
+		    j->nnodes;
+		/* the cores it holds, so that it holds the same ones */
+		for (uint32_t i = 0; i < j->nnodes; i++)
+			ev->slots.n += j->cpus[i];
+		ev->slots.v = xcalloc(ev->slots.n + 1, sizeof(uint32_t));
+		for (uint32_t i = 0, at = 0; i < j->nnodes; at += j->cpus[i], i++)
+			memcpy(ev->slots.v + at, j->cores[i],
+			       j->cpus[i] * sizeof(uint32_t));
+		for (uint32_t i = 0; i < j->nnodes; i++) {
+			ev->cpus_per_node.v[i] = j->cpus[i];
+			ev->tasks_per_node.v[i] = j->tasks[i];
+			ev->mem_per_node.v[i] = (uint32_t)j->mem[i];
+		}
+		return 1;
+	case 4: /* the running job's steps, one event each */
+		if (!cp->step)
+			return 0;
+		step_event_fill(j, cp->step, ev);
+		cp->step = cp->step->next;
+		return 1;
+	case 3: /* nothing: the priority an admin set is in the SUBMIT */
+		return 0;
+	default:
+		if (!job_is_finished(j))
+			return 0;
+		ev->type = EV_END;
+		ev->time = j->end_time;
+		ev->derived_exit = j->derived_exit;
+		ev->state = j->state;
+		ev->reason = j->reason;
+		ev->exit_code = j->exit_code;
+		return 1;
+	}
+}
+
+static int compact_gen(void *arg, size_t i, struct job_event *ev)
+{
+	struct compact *cp = arg;
+
+	if (cp->phase == 0) {
+		cp->phase = 1;
+		cp->cur = job_first(cp->ctld->jobs);
+		ev->type = EV_META;
+		ev->next_job_id = job_mgr_next_id(cp->ctld->jobs);
+		return 1;
+	}
+	while (cp->phase == 1 && cp->cur) {
+		int got = gen_job(cp, cp->cur, ev);
+		if (got && cp->sub == 4)
+			return 1; /* more steps may follow */
+		if (++cp->sub > 4) {
+			cp->sub = 0;
+			cp->cur = cp->cur->next;
+		} else if (cp->sub == 4) {
+			cp->step = job_is_running(cp->cur) ? cp->cur->steps : NULL;
+		}
+		if (got)
+			return 1;
+	}
+	cp->phase = 2;
+	while (cp->node < node_mgr_count(cp->ctld->nodes)) {
+		struct node *n = node_mgr_get(cp->ctld->nodes, cp->node++);
+		if (!(n->flags & NODE_DRAIN) && !n->admin_down)
+			continue;
+		ev->type = EV_NODE_STATE;
+		ev->node_name = xstrdup(n->cfg->name);
+		ev->state = (n->flags & NODE_DRAIN) | (n->admin_down ? NODE_DOWN : 0);
+		ev->text = xstrdup(n->reason);
+		ev->uid = n->reason_uid;
+		ev->time = n->reason_time;
+		return 1;
+	}
+	return 0;
+}
+
+int ctld_state_restore(struct ctld *ctld, struct rota_error *err)
+{
+	struct compact cp = {.ctld = ctld};
+
+	ctld->replaying = 1;
+	if (journal_replay(ctld->journal, replay_one, ctld, err) < 0)
+		return -1;
+	ctld->replaying = 0;
+	/* the nodes' confirmations that ended jobs are gone are not journaled:
+	 * a job still COMPLETING gives its resources back now (a node that
+	 * still runs something of it reports it when it registers) */
+	for (struct job *j = job_first(ctld->jobs); j; j = j->next)
+		if (j->state & JOB_COMPLETING)
+			job_release_all(ctld, j, j->end_time);
+	/* ids already handed out stay handed out, whatever the journal lost */
+	job_mgr_id_restore(ctld, journal_damaged(ctld->journal) ? "journal damaged"
+	                         : journal_torn(ctld->journal)  ? "journal tail torn"
+	                                                        : NULL);
+	/* purge what aged out while we were down, then compact; on a full disk
+	 * start anyway (a journal that must be rewritten first stays failed:
+	 * tick_cb retries) */
+	job_mgr_tick(ctld, time(NULL));
+	if (journal_rewrite(ctld->journal, compact_gen, &cp, err) < 0)
+		log_err("journal compaction skipped: %s", err->text);
+	ctld->compacted_size = journal_size(ctld->journal);
+	log_info("restored %zu jobs; next job id %u", job_count(ctld->jobs),
+	         job_mgr_next_id(ctld->jobs));
+	return 0;
+}
+
+/* The journal failed (full disk, I/O error): try to write the whole state
+ * again, after 1, 2, 4 s... (at most JOURNAL_RETRY_MAX s) between tries. */
+#define JOURNAL_RETRY_MAX 4
+
+void ctld_state_retry(struct ctld *ctld, time_t now, int now_or_never)
+{
+	struct compact cp = {.ctld = ctld};
+	struct rota_error err = {""};
+
+	if (!now_or_never && now < ctld->journal_retry_at)
+		return;
+	if (journal_rewrite(ctld->journal, compact_gen, &cp, &err) < 0) {
+		ctld->journal_retry_wait =
+		    ctld->journal_retry_wait ? ctld->journal_retry_wait * 2 : 1;
+		if (ctld->journal_retry_wait > JOURNAL_RETRY_MAX)
+			ctld->journal_retry_wait = JOURNAL_RETRY_MAX;
+		ctld->journal_retry_at = now + ctld->journal_retry_wait;
+		log_debug("journal still not writable: %s", err.text);
+		return;
+	}
+	ctld->journal_retry_wait = 0;
+	ctld->journal_retry_at = 0;
+	ctld->compacted_size = journal_size(ctld->journal);
+}
+
+void ctld_state_tick(struct ctld *ctld, time_t now)
+{
+	struct rota_error err = {""};
+
+	if (journal_error(ctld->journal)) {
+		ctld_state_retry(ctld, now, 0);
+	} else if (journal_size(ctld->journal) > COMPACT_BYTES &&
+	           journal_size(ctld->journal) > 2 * ctld->compacted_size) {
+		/* compact when the log has grown well past the live state it
+		 * last held */
+		struct compact cp = {.ctld = ctld};
+		if (journal_rewrite(ctld->journal, compact_gen, &cp, &err) < 0)
+			log_err("journal compaction failed: %s", err.text);
+		ctld->compacted_size = journal_size(ctld->journal);
+	}
+}

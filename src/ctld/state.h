@@ -1,0 +1,25 @@
+/* state.h - the controller's state and its journal (journal.h): restore at
+ * start-up, compaction, and writing everything again after a failure. */
+#ifndef ROTA_CTLD_STATE_H
+#define ROTA_CTLD_STATE_H
+
+#include <time.h>
+#include "common/error.h"
+
+struct ctld;
+
+/* Rebuild the state from the journal: every event applied as it was live
+ * (job_event_apply), then what the journal does not hold is settled (the
+ * nodes' confirmations of ended jobs, ids already handed out), jobs past
+ * MinJobAge purged, and the journal compacted.  Returns 0 or -1 (err). */
+int ctld_state_restore(struct ctld *ctld, struct rota_error *err);
+
+/* Once a second: retry a failed journal (after 1, 2, 4 s...), or compact it
+ * when it has grown well past the state it held. */
+void ctld_state_tick(struct ctld *ctld, time_t now);
+
+/* Write the whole state to a failed journal again; at once when now_or_never
+ * (shutdown), else when its back-off allows. */
+void ctld_state_retry(struct ctld *ctld, time_t now, int now_or_never);
+
+#endif
