@@ -18,6 +18,9 @@
  *                         time (Slurm) or the mean of the user's last two
  *                         runtimes, capped by the time limit and corrected
  *                         when a job outlives it (src/sched/predict.h)
+ *   journal_compact_mb=N  Rota's own: the journal is compacted once it is
+ *                         larger than N MB and twice what it held after the
+ *                         last compaction (64; 1 to 65536)
  */
 #ifndef ROTA_COMMON_SCHEDPARAMS_H
 #define ROTA_COMMON_SCHEDPARAMS_H
@@ -30,6 +33,7 @@ struct sched_params {
 	uint32_t bf_resolution;     /* seconds */
 	uint32_t bf_window;         /* minutes */
 	uint32_t bf_yield_interval; /* microseconds */
+	uint32_t journal_compact_mb;
 	int bf_continue;
 	int bf_predict; /* bf_estimate=predict */
 	int kill_invalid_depend;

@@ -40,7 +40,6 @@ struct ctld {
 	double sched_last;       /* monotonic seconds at the end of the last pass */
 	struct event *tick_ev;   /* 1 s: time limits, node timeouts, purge */
 	int replaying;           /* applying the journal: no side effects */
-	size_t compacted_size;   /* journal bytes right after the last compaction */
 	time_t journal_retry_at; /* journal failed: next rewrite try (main.c) */
 	int journal_retry_wait;  /* seconds between tries, doubling */
 	struct predict *predict; /* users' runtimes, for bf_estimate=predict */

@@ -6,11 +6,13 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "common/recframe.h"
 #include "ctld/job_event.h"
 #include "ctld/journal.h"
+#include "ctld/syncer.h"
 #include "common/common.h"
 
 #define REWRITE_CHUNK (1u << 20)
@@ -18,6 +20,7 @@
 struct waiter {
 	journal_done_f cb;
 	void *arg;
+	uint64_t seq; /* called once this event is durable */
 };
 
 struct journal {
@@ -29,20 +32,40 @@ struct journal {
 	struct waiter *waiters;
 	size_t nwait, capwait;
 	struct event *flush_ev;
-	int err;              /* 0 or -errno: failed, appends dropped until a rewrite */
-	int need_rewrite;     /* old format or damaged: no append before a rewrite */
-	int damaged;          /* replay found damage */
-	int torn;             /* replay cut off a torn tail */
-	char *keep;           /* where the damaged file must still be kept (NULL: done) */
+	struct syncer *syncer; /* writes and syncs batches off the loop */
+	int err;               /* 0 or -errno: failed, appends dropped until a rewrite */
+	int need_rewrite;      /* old format or damaged: no append before a rewrite */
+	int damaged;           /* replay found damage */
+	int torn;              /* replay cut off a torn tail */
+	char *keep;       /* where the damaged file must still be kept (NULL: done) */
+	size_t compacted; /* bytes right after the last rewrite */
+	/* a compaction in a child process (journal_compact_start) */
+	pid_t compact_pid; /* the child, until it is done */
+	enum {
+		COMPACT_NONE,
+		COMPACT_CHILD, /* the child writes the snapshot; tail gathers */
+		COMPACT_READY, /* it is done: the tail goes once the writer is free */
+		COMPACT_TAIL,  /* the writer thread adds the tail to journal.new */
+	} compact_state;
+	int compact_new;     /* journal.new, open for the tail */
+	size_t compact_size; /* its size when renamed (set by the writer thread) */
+	uint64_t compact_base;
+	int compact_fd; /* its status pipe */
+	struct event *compact_ev;
+	char *tail; /* records appended since it started */
+	size_t tail_len, tail_cap;
+	struct timespec compact_t0;
+	double fork_ms;       /* the loop's time in fork() */
 	uint64_t next_seq;    /* the next event's sequence number */
 	uint64_t base_seq;    /* the snapshot at the file's head covers events to here */
 	uint64_t written_seq; /* the last event written and synced */
 };
 
-static void flush_cb(evutil_socket_t fd, short what, void *arg)
-{
-	journal_flush(arg);
-}
+static void flush_cb(evutil_socket_t fd, short what, void *arg);
+static void sync_done(void *arg, void *tag, uint64_t upto, size_t len, int rc);
+static void compact_tail_start(struct journal *j);
+static void compact_switch(struct journal *j, uint64_t upto, int rc);
+static int compact_tail_after(void *tag);
 
 /* Make a rename, link or creation in the directory durable. */
 static int sync_dir(const char *dir)
@@ -70,6 +93,7 @@ int journal_open(struct event_base *base, const char *dir, struct journal **ret,
 	j = xcalloc(1, sizeof(*j));
 	j->dir = xstrdup(dir);
 	j->next_seq = 1;
+	j->compact_fd = j->compact_new = -1;
 	j->path = xasprintf("%s/journal", dir);
 	created = access(j->path, F_OK) < 0;
 	fd = open(j->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
@@ -87,6 +111,8 @@ int journal_open(struct event_base *base, const char *dir, struct journal **ret,
 	j->fd = fd;
 	j->size = st.st_size;
 	j->flush_ev = event_new(base, -1, 0, flush_cb, j);
+	if (syncer_create(base, sync_done, j, &j->syncer) < 0)
+		fatal("journal: cannot start its writer thread");
 	*ret = j;
 	return 0;
 }
@@ -95,7 +121,9 @@ void journal_destroy(struct journal *j)
 {
 	if (!j)
 		return;
+	journal_compact_abort(j);
 	journal_flush(j);
+	syncer_destroy(j->syncer);
 	event_free(j->flush_ev);
 	close(j->fd);
 	free(j->buf);
@@ -342,6 +370,15 @@ uint64_t journal_append(struct journal *j, const struct job_event *ev)
 	}
 	j->len += recframe_encode((uint8_t *)j->buf + j->len, enc, len);
 	free(enc);
+	if (j->compact_state == COMPACT_CHILD || j->compact_state == COMPACT_READY) {
+		/* the snapshot being written does not have it: keep it for after */
+		if (j->tail_len + size > j->tail_cap) {
+			j->tail_cap = (j->tail_len + size) * 2;
+			j->tail = xrealloc(j->tail, j->tail_cap);
+		}
+		memcpy(j->tail + j->tail_len, j->buf + j->len - size, size);
+		j->tail_len += size;
+	}
 	event_active(j->flush_ev, 0, 0);
 	return j->next_seq++;
 }
@@ -352,54 +389,99 @@ void journal_when_durable(struct journal *j, journal_done_f cb, void *arg)
 		j->capwait = j->capwait ? j->capwait * 2 : 64;
 		j->waiters = xrealloc(j->waiters, j->capwait * sizeof(*j->waiters));
 	}
-	j->waiters[j->nwait++] = (struct waiter){cb, arg};
+	j->waiters[j->nwait++] = (struct waiter){cb, arg, j->next_seq - 1};
 	event_active(j->flush_ev, 0, 0);
 }
 
 /* A write or sync failed with rc: cut off what may be half written and stop
- * appending until a rewrite. */
-static void journal_fail(struct journal *j, const char *what, int rc)
+ * appending until a rewrite.  The writer thread is idle. */
+static void journal_fail(struct journal *j, int rc)
 {
 	if (ftruncate(j->fd, (off_t)j->size) < 0)
 		log_err("journal %s: truncate: %s", j->path, strerror(errno));
 	j->len = 0;
 	if (!j->err)
-		log_err("journal %s: %s failed: %s; submissions and updates are refused "
-		        "until it can be written again",
-		        j->path, what, strerror(-rc));
+		log_err("journal %s: write failed: %s; submissions and updates are "
+		        "refused until it can be written again",
+		        j->path, strerror(-rc));
 	j->err = rc;
+}
+
+/* Answer the waiters whose events are durable (up to upto), or all of them
+ * with the journal's error.  A callback may append and wait again. */
+static void run_waiters(struct journal *j, uint64_t upto)
+{
+	size_t k = 0;
+	struct waiter *ready;
+
+	while (k < j->nwait && (j->err || j->waiters[k].seq <= upto))
+		k++;
+	if (!k)
+		return;
+	ready = xmalloc(k * sizeof(*ready));
+	memcpy(ready, j->waiters, k * sizeof(*ready));
+	memmove(j->waiters, j->waiters + k, (j->nwait - k) * sizeof(*ready));
+	j->nwait -= k;
+	for (size_t i = 0; i < k; i++)
+		ready[i].cb(ready[i].arg, j->err);
+	free(ready);
+}
+
+/* Give what was appended to the writer thread, if it is free (group commit:
+ * while it writes, the next batch gathers). */
+static void hand_off(struct journal *j)
+{
+	/* nothing to the old file once a compaction's file is about to take over */
+	if (syncer_busy(j->syncer) || !j->len || j->err ||
+	    j->compact_state >= COMPACT_READY)
+		return;
+	syncer_submit(j->syncer, j->fd, j->buf, j->len, j->next_seq - 1, NULL, NULL);
+	j->buf = NULL;
+	j->len = j->cap = 0;
+}
+
+/* On the loop: the writer thread finished a batch. */
+static void sync_done(void *arg, void *tag, uint64_t upto, size_t len, int rc)
+{
+	struct journal *j = arg;
+
+	if (tag) { /* the batch that adds a compaction's tail to journal.new */
+		compact_switch(j, upto, rc);
+		return;
+	}
+	if (rc < 0) {
+		journal_fail(j, rc);
+	} else {
+		j->size += len;
+		j->written_seq = upto;
+	}
+	run_waiters(j, j->written_seq);
+	if (j->compact_state == COMPACT_READY)
+		compact_tail_start(j);
+	hand_off(j);
+}
+
+static void flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct journal *j = arg;
+
+	hand_off(j);
+	/* waiters for what is durable already (nothing new was appended) */
+	if (!syncer_busy(j->syncer))
+		run_waiters(j, j->written_seq);
 }
 
 int journal_flush(struct journal *j)
 {
-	size_t nwait = j->nwait;
-	struct waiter *w = j->waiters;
-
-	if (j->len && !j->err) {
-		const char *p = j->buf;
-		size_t left = j->len;
-		while (left && !j->err) {
-			ssize_t n = write(j->fd, p, left);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				journal_fail(j, "write", n < 0 ? -errno : -ENOSPC);
-			else
-				p += n, left -= n;
-		}
-		if (!j->err && fdatasync(j->fd) < 0)
-			journal_fail(j, "fdatasync", -errno);
-		if (!j->err) {
-			j->size += j->len;
-			j->written_seq = j->next_seq - 1;
-		}
-		j->len = 0;
+	for (;;) {
+		if (j->compact_state == COMPACT_READY)
+			compact_tail_start(j);
+		hand_off(j);
+		if (!syncer_busy(j->syncer))
+			break;
+		syncer_wait(j->syncer);
 	}
-	j->waiters = NULL;
-	j->nwait = j->capwait = 0;
-	for (size_t i = 0; i < nwait; i++)
-		w[i].cb(w[i].arg, j->err);
-	free(w);
+	run_waiters(j, j->written_seq);
 	return j->err;
 }
 
@@ -485,6 +567,7 @@ int journal_rewrite(struct journal *j, journal_gen_f gen, void *arg,
 	int fd = -1, nfd, rc = -1, was_failed;
 	ssize_t size;
 
+	journal_compact_abort(j);
 	journal_flush(j);
 	was_failed = j->err || j->need_rewrite;
 	if (keep_damaged(j, err) < 0)
@@ -518,6 +601,7 @@ int journal_rewrite(struct journal *j, journal_gen_f gen, void *arg,
 	j->err = 0;
 	j->need_rewrite = 0;
 	j->base_seq = j->written_seq = j->next_seq - 1;
+	j->compacted = j->size;
 	rc = 0;
 	goto out;
 fail:
@@ -536,4 +620,222 @@ out:
 size_t journal_size(const struct journal *j)
 {
 	return j->size;
+}
+
+size_t journal_compacted_size(const struct journal *j)
+{
+	return j->compacted;
+}
+
+/* ---- compaction in a child process ----
+ *
+ * As Redis rewrites its append-only file: fork() gives the child a frozen copy
+ * of the state, which it writes as a snapshot to journal.new while the parent
+ * goes on appending to the journal (every event then is kept in `tail` too).
+ * When the child is done the parent adds the tail, syncs, and renames. */
+
+static double elapsed_ms(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1e3 + (t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static void compact_reset(struct journal *j)
+{
+	char *tmp = xasprintf("%s.new", j->path);
+
+	if (j->compact_pid) {
+		kill(j->compact_pid, SIGKILL);
+		while (waitpid(j->compact_pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (j->compact_state != COMPACT_NONE)
+		unlink(tmp); /* a finished compaction renamed it away */
+	free(tmp);
+	if (j->compact_ev)
+		event_free(j->compact_ev);
+	j->compact_ev = NULL;
+	if (j->compact_fd >= 0)
+		close(j->compact_fd);
+	if (j->compact_new >= 0)
+		close(j->compact_new);
+	j->compact_fd = j->compact_new = -1;
+	j->compact_pid = 0;
+	j->compact_state = COMPACT_NONE;
+	free(j->tail);
+	j->tail = NULL;
+	j->tail_len = j->tail_cap = 0;
+}
+
+void journal_compact_abort(struct journal *j)
+{
+	/* a tail in flight is let finish: the journal switches, or fails */
+	while (j->compact_state == COMPACT_TAIL)
+		syncer_wait(j->syncer);
+	if (j->compact_state != COMPACT_NONE)
+		compact_reset(j);
+	hand_off(j);
+}
+
+/* The child is done: once the writer thread is free, it adds what was
+ * appended since the fork (the tail) to journal.new.  What waits to be
+ * written to the old file is all in the tail (or, from before the fork, in
+ * the snapshot): it is dropped here, and its waiters answered when the tail
+ * is synced. */
+static void compact_tail_start(struct journal *j)
+{
+	char *tmp;
+
+	if (j->compact_state != COMPACT_READY || syncer_busy(j->syncer))
+		return;
+	tmp = xasprintf("%s.new", j->path);
+	j->compact_new = open(tmp, O_WRONLY | O_APPEND | O_CLOEXEC);
+	free(tmp);
+	if (j->compact_new < 0) {
+		log_err("journal compaction: open %s.new: %s", j->path, strerror(errno));
+		compact_reset(j);
+		return;
+	}
+	j->compact_state = COMPACT_TAIL;
+	syncer_submit(j->syncer, j->compact_new, j->tail, j->tail_len, j->next_seq - 1, j,
+	              compact_tail_after);
+	j->tail = NULL; /* the writer thread's now */
+	j->tail_len = j->tail_cap = 0;
+	j->len = 0;
+}
+
+/* On the writer thread, after the tail is synced: journal.new becomes the
+ * journal (rename, then the directory synced).  It reads only what the loop
+ * does not change while the tail is in flight. */
+static int compact_tail_after(void *tag)
+{
+	struct journal *j = tag;
+	char *tmp = xasprintf("%s.new", j->path);
+	struct stat st;
+	int rc = 0;
+
+	if (fstat(j->compact_new, &st) < 0 || rename(tmp, j->path) < 0)
+		rc = -errno;
+	else if (sync_dir(j->dir) < 0)
+		log_err("journal: sync %s: %s", j->dir, strerror(errno));
+	j->compact_size = (size_t)st.st_size;
+	free(tmp);
+	return rc;
+}
+
+/* The tail is synced and journal.new renamed (rc 0): switch to it. */
+static void compact_switch(struct journal *j, uint64_t upto, int rc)
+{
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (rc < 0) {
+		/* what was dropped for the tail is in neither file */
+		log_err("journal compaction: finishing: %s", strerror(-rc));
+		compact_reset(j);
+		journal_fail(j, rc);
+		run_waiters(j, j->written_seq);
+		return;
+	}
+	syncer_close(j->syncer, j->fd);
+	j->fd = j->compact_new;
+	j->compact_new = -1;
+	j->size = j->compacted = j->compact_size;
+	j->written_seq = upto;
+	j->base_seq = j->compact_base;
+	log_info("journal compacted: %zu bytes (snapshot to event %llu, then %llu "
+	         "more), %.0f ms; the loop spent %.1f ms forking, %.1f ms switching",
+	         j->size, (unsigned long long)j->compact_base,
+	         (unsigned long long)(upto - j->compact_base), elapsed_ms(&j->compact_t0),
+	         j->fork_ms, elapsed_ms(&t0));
+	j->compact_state = COMPACT_NONE;
+	compact_reset(j);
+	run_waiters(j, j->written_seq);
+	hand_off(j);
+}
+
+static void compact_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct journal *j = arg;
+	char st = 1;
+	ssize_t n = read(fd, &st, 1);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	while (waitpid(j->compact_pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	j->compact_pid = 0;
+	event_free(j->compact_ev);
+	j->compact_ev = NULL;
+	if (n != 1 || st != 0 || j->err) {
+		log_err("journal compaction %s; the journal goes on as it was",
+		        j->err ? "dropped: the journal failed meanwhile"
+		               : "failed in its process");
+		compact_reset(j);
+		return;
+	}
+	j->compact_state = COMPACT_READY;
+	compact_tail_start(j);
+}
+
+int journal_compact_start(struct journal *j, journal_gen_f gen, void *arg,
+                          struct rota_error *err)
+{
+	char *tmp;
+	int p[2], out;
+	pid_t pid;
+
+	if (j->compact_state != COMPACT_NONE || j->err || j->need_rewrite)
+		return errprintf(err, "not now"), -EBUSY;
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return errprintf(err, "pipe: %s", strerror(errno)), -errno;
+	tmp = xasprintf("%s.new", j->path);
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	free(tmp);
+	if (out < 0) {
+		close(p[0]);
+		close(p[1]);
+		return errprintf(err, "open journal.new: %s", strerror(errno)), -errno;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &j->compact_t0);
+	/* the events to here are what the child's copy of the state holds */
+	j->compact_base = j->next_seq - 1;
+	pid = fork();
+	if (pid < 0) {
+		close(out);
+		close(p[0]);
+		close(p[1]);
+		return errprintf(err, "fork: %s", strerror(errno)), -errno;
+	}
+	if (pid == 0) {
+		char st;
+		/* the child: only the snapshot and its status; nothing else it
+		 * inherited (sockets, the journal) stays open */
+		if (dup2(out, 3) < 0 || dup2(p[1], 4) < 0)
+			_exit(1);
+		close_range(5, ~0U, 0);
+		st = rewrite_events(3, gen, arg, j->compact_base) < 0 ? 1 : 0;
+		(void)!write(4, &st, 1);
+		_exit(st);
+	}
+	j->fork_ms = elapsed_ms(&j->compact_t0);
+	log_info("journal compaction started: %zu bytes, snapshot to event %llu (fork "
+	         "%.1f ms)",
+	         j->size, (unsigned long long)j->compact_base, j->fork_ms);
+	close(out);
+	close(p[1]);
+	j->compact_pid = pid;
+	j->compact_state = COMPACT_CHILD;
+	j->compact_fd = p[0];
+	j->compact_ev = event_new(event_get_base(j->flush_ev), p[0], EV_READ | EV_PERSIST,
+	                          compact_cb, j);
+	event_add(j->compact_ev, NULL);
+	return 0;
+}
+
+int journal_compacting(const struct journal *j)
+{
+	return j->compact_state != COMPACT_NONE;
 }

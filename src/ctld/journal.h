@@ -89,7 +89,20 @@ typedef int (*journal_gen_f)(void *arg, size_t i, struct job_event *ev);
 int journal_rewrite(struct journal *j, journal_gen_f gen, void *arg,
                     struct rota_error *err);
 
-/* Bytes in the file (for compaction decisions). */
+/* Bytes in the file, and right after the last rewrite or compaction (for
+ * compaction decisions). */
 size_t journal_size(const struct journal *j);
+size_t journal_compacted_size(const struct journal *j);
+
+/* Compact without stopping the loop: a child process writes the snapshot gen
+ * produces from its copy of the state (fork) to journal.new while the loop
+ * goes on; events appended meanwhile are added when it is done, then the
+ * file replaces the journal.  Returns 0, -EBUSY (one is running, or the
+ * journal is failed: journal_rewrite is for that), or another error. */
+int journal_compact_start(struct journal *j, journal_gen_f gen, void *arg,
+                          struct rota_error *err);
+int journal_compacting(const struct journal *j);
+/* Stop a compaction in progress (its file is removed). */
+void journal_compact_abort(struct journal *j);
 
 #endif

@@ -97,6 +97,16 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 	listener_tick(ctld->listener);
 }
 
+/* SIGUSR1: compact the journal now, in a child process (as Redis's
+ * BGREWRITEAOF); an admin's or a benchmark's way to choose the moment. */
+static void compact_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct rota_error err = {""};
+
+	if (ctld_state_compact_start(arg, &err) < 0)
+		log_info("SIGUSR1: no compaction now: %s", err.text);
+}
+
 static void stop_cb(evutil_socket_t fd, short what, void *arg)
 {
 	log_info("caught signal %d, shutting down", (int)fd);
@@ -133,7 +143,7 @@ int main(int argc, char **argv)
 	struct conf *conf = NULL;
 	struct rota_error err = {""};
 	struct ctld ctld = {0};
-	struct event *sigterm, *sigint;
+	struct event *sigterm, *sigint, *sigusr1;
 	struct timeval one_sec = {1, 0};
 	int level = LOG_INFO, opt, dump = 0;
 	long nofile;
@@ -220,8 +230,10 @@ int main(int argc, char **argv)
 	event_add(ctld.tick_ev, &one_sec);
 	sigterm = evsignal_new(ctld.base, SIGTERM, stop_cb, ctld.base);
 	sigint = evsignal_new(ctld.base, SIGINT, stop_cb, ctld.base);
+	sigusr1 = evsignal_new(ctld.base, SIGUSR1, compact_cb, &ctld);
 	event_add(sigterm, NULL);
 	event_add(sigint, NULL);
+	event_add(sigusr1, NULL);
 	log_info("rotactld started on port %u, cluster %s, %ld open files allowed",
 	         conf->slurmctld_port, conf->cluster_name, nofile);
 	ctld_sched_kick(&ctld);
@@ -236,6 +248,7 @@ int main(int argc, char **argv)
 	listener_destroy(ctld.listener);
 	event_free(sigterm);
 	event_free(sigint);
+	event_free(sigusr1);
 	event_free(ctld.sched_ev);
 	backfill_abandon(&ctld);
 	event_free(ctld.bf_ev);

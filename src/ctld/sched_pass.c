@@ -38,13 +38,23 @@ static int cmp_prio(const void *a, const void *b)
 	return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
 }
 
+/* Stores only what changes: every pass visits every pending job, and a
+ * store to a job that is already so still dirties its memory page (which
+ * after a fork for compaction costs a copy of the page, journal.h). */
 void sched_pass_set_reason(struct job *job, uint32_t reason, char *detail)
 {
-	free(job->unavail_nodes);
-	job->unavail_nodes = NULL;
-	job->reason = reason;
-	free(job->reason_detail);
-	job->reason_detail = detail;
+	if (job->unavail_nodes) {
+		free(job->unavail_nodes);
+		job->unavail_nodes = NULL;
+	}
+	if (job->reason != reason)
+		job->reason = reason;
+	if (detail && job->reason_detail && !strcmp(detail, job->reason_detail)) {
+		free(detail);
+	} else if (detail || job->reason_detail) {
+		free(job->reason_detail);
+		job->reason_detail = detail;
+	}
 }
 
 size_t sched_pass_part_index(struct ctld *ctld, const struct part *p)
@@ -394,7 +404,8 @@ static void recompute_priorities(struct ctld *ctld, struct job **pending, size_t
 		if (pending[i]->prio_set || !pending[i]->priority)
 			continue;
 		job_priority_factors(&pp, pending[i], now, &f);
-		pending[i]->priority = f.priority;
+		if (pending[i]->priority != f.priority)
+			pending[i]->priority = f.priority;
 	}
 }
 

@@ -7,6 +7,7 @@
 #include <time.h>
 #include "common/arrayspec.h"
 #include "common/conf.h"
+#include "common/schedparams.h"
 #include "common/states.h"
 #include "ctld/ctld.h"
 #include "ctld/job_event.h"
@@ -15,8 +16,6 @@
 #include "ctld/node_mgr.h"
 #include "ctld/state.h"
 #include "common/common.h"
-
-#define COMPACT_BYTES (64u << 20)
 
 static int replay_one(const struct job_event *ev, void *arg)
 {
@@ -179,7 +178,6 @@ int ctld_state_restore(struct ctld *ctld, struct rota_error *err)
 	job_mgr_tick(ctld, time(NULL));
 	if (journal_rewrite(ctld->journal, compact_gen, &cp, err) < 0)
 		log_err("journal compaction skipped: %s", err->text);
-	ctld->compacted_size = journal_size(ctld->journal);
 	log_info("restored %zu jobs; next job id %u", job_count(ctld->jobs),
 	         job_mgr_next_id(ctld->jobs));
 	return 0;
@@ -207,7 +205,23 @@ void ctld_state_retry(struct ctld *ctld, time_t now, int now_or_never)
 	}
 	ctld->journal_retry_wait = 0;
 	ctld->journal_retry_at = 0;
-	ctld->compacted_size = journal_size(ctld->journal);
+}
+
+int ctld_state_compact_start(struct ctld *ctld, struct rota_error *err)
+{
+	/* the child process gets its own copy of cp, with the state */
+	struct compact cp = {.ctld = ctld};
+
+	return journal_compact_start(ctld->journal, compact_gen, &cp, err);
+}
+
+/* SchedulerParameters=journal_compact_mb (common/schedparams.h). */
+static size_t ctld_compact_bytes(const struct ctld *ctld)
+{
+	struct sched_params sp;
+
+	sched_params_parse(ctld->conf->scheduler_params, &sp);
+	return (size_t)sp.journal_compact_mb << 20;
 }
 
 void ctld_state_tick(struct ctld *ctld, time_t now)
@@ -216,13 +230,13 @@ void ctld_state_tick(struct ctld *ctld, time_t now)
 
 	if (journal_error(ctld->journal)) {
 		ctld_state_retry(ctld, now, 0);
-	} else if (journal_size(ctld->journal) > COMPACT_BYTES &&
-	           journal_size(ctld->journal) > 2 * ctld->compacted_size) {
+	} else if (!journal_compacting(ctld->journal) &&
+	           journal_size(ctld->journal) > ctld_compact_bytes(ctld) &&
+	           journal_size(ctld->journal) >
+	               2 * journal_compacted_size(ctld->journal)) {
 		/* compact when the log has grown well past the live state it
-		 * last held */
-		struct compact cp = {.ctld = ctld};
-		if (journal_rewrite(ctld->journal, compact_gen, &cp, &err) < 0)
-			log_err("journal compaction failed: %s", err.text);
-		ctld->compacted_size = journal_size(ctld->journal);
+		 * last held: in a child process, the loop goes on */
+		if (ctld_state_compact_start(ctld, &err) < 0)
+			log_err("journal compaction not started: %s", err.text);
 	}
 }

@@ -18,6 +18,10 @@ int ctld_state_restore(struct ctld *ctld, struct rota_error *err);
  * when it has grown well past the state it held. */
 void ctld_state_tick(struct ctld *ctld, time_t now);
 
+/* Compact the journal in a child process (journal_compact_start): 0, -EBUSY
+ * when one runs already or the journal is failed, or another error. */
+int ctld_state_compact_start(struct ctld *ctld, struct rota_error *err);
+
 /* Write the whole state to a failed journal again; at once when now_or_never
  * (shutdown), else when its back-off allows. */
 void ctld_state_retry(struct ctld *ctld, time_t now, int now_or_never);

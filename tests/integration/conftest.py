@@ -80,7 +80,16 @@ def _proc_state(pid):
     stat = _proc_read(pid, "stat")
     if not stat:
         return ""
-    return stat[stat.rfind(b")") + 2:][:1].decode()
+    state = stat[stat.rfind(b")") + 2:][:1].decode()
+    if state == "Z":
+        # a process's first thread is a zombie as soon as it exits; the
+        # others (rotactld's journal writer) may still hold its files
+        try:
+            if len(os.listdir(f"/proc/{pid}/task")) > 1:
+                return "z"
+        except OSError:
+            pass
+    return state
 
 
 def cluster_processes(cluster_dir):

@@ -535,11 +535,54 @@ static void test_follow_after_compaction(void **state)
 	rm_rf(dir);
 }
 
+/* A compaction in its own process while the controller goes on: what was
+ * appended meanwhile is in the result, and followers see the numbering go on. */
+static void test_compaction_while_serving(void **state)
+{
+	struct ctld live, again;
+	struct rota_error err = {""};
+	struct world w;
+	char dir[] = "/tmp/test_replay.XXXXXX", *a, *b;
+	uint64_t before;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(fixture_open(&live, dir, conf_text), 0);
+	assert_int_equal(ctld_state_restore(&live, &err), 0);
+	world_init(&w, &live);
+	world_run(&w, STEPS / 4);
+	before = journal_last_seq(live.journal);
+	assert_int_equal(ctld_state_compact_start(&live, &err), 0);
+	assert_true(journal_compacting(live.journal));
+	assert_int_equal(ctld_state_compact_start(&live, &err), -EBUSY);
+	/* the loop goes on: requests are answered, their events journaled */
+	world_run(&w, STEPS / 8);
+	assert_true(journal_last_seq(live.journal) > before);
+	while (journal_compacting(live.journal))
+		event_base_loop(live.base, EVLOOP_ONCE);
+	settle(&live);
+	assert_int_equal(journal_base_seq(live.journal), before);
+	for (struct job *j = job_first(live.jobs); j; j = j->next)
+		if (j->state & JOB_COMPLETING)
+			job_release_all(&live, j, j->end_time);
+	a = dump(&live);
+
+	assert_int_equal(fixture_open(&again, dir, conf_text), 0);
+	assert_int_equal(ctld_state_restore(&again, &err), 0);
+	b = dump(&again);
+	assert_same("state replayed after a compaction while serving", a, b);
+	fixture_close(&again);
+	fixture_close(&live);
+	free(a);
+	free(b);
+	rm_rf(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_replay_rebuilds_live_state),
 	    cmocka_unit_test(test_follow_after_compaction),
+	    cmocka_unit_test(test_compaction_while_serving),
 	};
 
 	log_init("test_replay", LOG_CRIT, NULL);
