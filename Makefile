@@ -17,7 +17,7 @@ PKGS = libevent msgpack jansson munge zlib
 # CFLAGS and LDFLAGS are the user's (make CFLAGS=-O0 keeps everything below);
 # what the build needs is added in ALL_CFLAGS / ALL_LDFLAGS, as git does.
 CFLAGS ?= -O2 -g
-ALL_CFLAGS = $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wshadow \
+ALL_CFLAGS = $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wvla -Wformat=2 \
 	     -Wno-unused-parameter -Wno-missing-field-initializers -Isrc -D_GNU_SOURCE \
 	     $(SANFLAGS) $(shell pkg-config --cflags $(PKGS))
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)

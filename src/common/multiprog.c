@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/multiprog.h"
-#include "proto/codec.h"
+#include "common/strv.h"
 #include "common/common.h"
 
 /* Split one line into words (quotes group, # outside quotes ends the line). */

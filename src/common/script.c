@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "common/script.h"
-#include "proto/codec.h"
+#include "common/strv.h"
 #include "common/common.h"
 
 pid_t script_spawn(const char *path, char *const *env, int out_fd)

@@ -204,8 +204,13 @@ void step_event_fill(const struct job *job, const struct step *st, struct job_ev
 void step_info(struct ctld *ctld, struct caller *who, const struct job_info_req *req,
                struct chan *ch);
 
-/* Launch (launch.c): send the batch script to the first node. */
+/* Launch (launch.c): send the batch script to the first node; send a step's
+ * tasks (tasks[i] on the i-th of nodes) to its nodes (0, or -1 when a node is
+ * not reachable). */
 void launch_batch(struct ctld *ctld, struct job *job);
+int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
+                const struct step_create_req *req, const uint32_t *tasks,
+                const char *nodes);
 /* Send SIGNAL_REQ to every node of the job. */
 void job_signal_nodes(struct ctld *ctld, struct job *job, uint32_t step_id, uint32_t sig,
                       uint32_t flags);

@@ -18,10 +18,6 @@
 #include "ctld/step_alloc.h"
 #include "common/common.h"
 
-int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
-                const struct step_create_req *req, const uint32_t *tasks,
-                const char *nodes);
-
 static void step_free(struct step *st)
 {
 	if (st->client)

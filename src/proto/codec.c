@@ -231,19 +231,33 @@ bad:
 	return errprintf(err, "field '%s': wrong type or too large", f->name);
 }
 
-static const struct rota_field *field_find(const struct rota_type *t, const char *name,
-                                           size_t len)
+static int field_is(const struct rota_field *f, const char *name, size_t len)
 {
+	return strlen(f->name) == len && !memcmp(f->name, name, len);
+}
+
+/* The field named name[0..len).  Encoders write the fields in their declared
+ * order, so the one after the last found (*next) is tried first: decoding a
+ * message from a peer of the same version looks at one field per key; keys
+ * in another order, or unknown, cost a scan. */
+static const struct rota_field *field_find(const struct rota_type *t, const char *name,
+                                           size_t len, size_t *next)
+{
+	if (*next < t->nfields && field_is(&t->fields[*next], name, len))
+		return &t->fields[(*next)++];
 	for (size_t i = 0; i < t->nfields; i++)
-		if (strlen(t->fields[i].name) == len &&
-		    !memcmp(t->fields[i].name, name, len))
+		if (field_is(&t->fields[i], name, len)) {
+			*next = i + 1;
 			return &t->fields[i];
+		}
 	return NULL;
 }
 
 static int unpack_obj(const struct rota_type *t, const msgpack_object *o, void *obj,
                       struct rota_error *err)
 {
+	size_t next = 0;
+
 	if (o->type != MSGPACK_OBJECT_MAP)
 		return errprintf(err, "%s: expected a map", t->name);
 	for (uint32_t i = 0; i < o->via.map.size; i++) {
@@ -251,7 +265,7 @@ static int unpack_obj(const struct rota_type *t, const msgpack_object *o, void *
 		const struct rota_field *f;
 		if (kv->key.type != MSGPACK_OBJECT_STR)
 			return errprintf(err, "%s: non-string key", t->name);
-		f = field_find(t, kv->key.via.str.ptr, kv->key.via.str.size);
+		f = field_find(t, kv->key.via.str.ptr, kv->key.via.str.size, &next);
 		if (!f)
 			continue; /* a newer peer's field */
 		/* a repeated key must not leak the first value */
@@ -546,89 +560,4 @@ char *codec_to_json(const struct rota_type *t, const void *obj, int indent)
 	char *s = json_dumps(o, JSON_INDENT(indent) | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	return s;
-}
-
-/* ---- string vectors ---- */
-
-size_t strv_len(char *const *v)
-{
-	size_t n = 0;
-	while (v && v[n])
-		n++;
-	return n;
-}
-
-void strv_free(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
-char **strv_dup(char *const *v)
-{
-	size_t n = strv_len(v);
-	char **d = xcalloc(n + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		d[i] = xstrdup(v[i]);
-	return d;
-}
-
-char **strv_append(char **v, const char *s)
-{
-	size_t n = strv_len(v);
-	v = xrealloc(v, (n + 2) * sizeof(char *));
-	v[n] = xstrdup(s);
-	v[n + 1] = NULL;
-	return v;
-}
-
-const char *strv_getenv(char *const *env, const char *name)
-{
-	size_t len = strlen(name);
-	for (size_t i = 0; env && env[i]; i++)
-		if (!strncmp(env[i], name, len) && env[i][len] == '=')
-			return env[i] + len + 1;
-	return NULL;
-}
-
-char **strv_setenv(char **env, const char *name, const char *value)
-{
-	size_t len = strlen(name);
-	char *kv = xasprintf("%s=%s", name, value);
-	for (size_t i = 0; env && env[i]; i++) {
-		if (!strncmp(env[i], name, len) && env[i][len] == '=') {
-			free(env[i]);
-			env[i] = kv;
-			return env;
-		}
-	}
-	env = strv_append(env, kv);
-	free(kv);
-	return env;
-}
-
-char **strv_setenv_take(char **env, const char *name, char *value)
-{
-	if (!value)
-		fatal("out of memory");
-	env = strv_setenv(env, name, value);
-	free(value);
-	return env;
-}
-
-char **strv_setenvf(char **env, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	char *v = NULL;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&v, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		fatal("out of memory");
-	env = strv_setenv(env, name, v);
-	free(v);
-	return env;
 }

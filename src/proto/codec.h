@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "common/error.h"
+#include "common/strv.h"
 
 /* Per-message limits on what a peer may send. */
 #define CODEC_MAX_STR   (16u << 20) /* one string/bin */
@@ -82,22 +83,5 @@ int codec_copy(const struct rota_type *t, void *dst, const void *src);
 
 /* JSON text of obj (caller frees), or NULL on ENOMEM.  Bins are base16. */
 char *codec_to_json(const struct rota_type *t, const void *obj, int indent);
-
-/* Helpers for string vectors (NULL-terminated char**). */
-size_t strv_len(char *const *v);
-void strv_free(char **v);
-char **strv_dup(char *const *v);
-/* Append a copy of s; returns the (possibly moved) vector.  Aborts on ENOMEM. */
-char **strv_append(char **v, const char *s);
-/* Value of NAME in an environ-style vector, or NULL. */
-const char *strv_getenv(char *const *env, const char *name);
-/* Set NAME=value in an environ-style vector (replacing); returns the vector. */
-char **strv_setenv(char **env, const char *name, const char *value);
-/* strv_setenv() taking ownership of value (freed here); a NULL value is an
- * allocation that failed: fatal("out of memory"). */
-char **strv_setenv_take(char **env, const char *name, char *value);
-/* strv_setenv() with a printf-formatted value. */
-char **strv_setenvf(char **env, const char *name, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "sched/select.h"
 #include "common/common.h"
@@ -72,12 +73,11 @@ static void weight_order(const struct sched_node *nodes, size_t n, size_t *order
 
 /* One pass: idle != 0 pretends every usable node is empty (the "could it ever
  * run" check). */
-static int select_pass(const struct sched_node *nodes, size_t n,
-                       const struct sched_req *req, int idle, struct sched_alloc *out)
+static int select_pass_in(const struct sched_node *nodes, size_t n,
+                          const struct sched_req *req, int idle, struct sched_alloc *out,
+                          uint32_t *fit, size_t *order)
 {
 	uint32_t max_nodes = req->max_nodes == SCHED_UNSET ? (uint32_t)n : req->max_nodes;
-	uint32_t fit[n ? n : 1];
-	size_t order[n ? n : 1];
 	uint32_t cap = 0, k = 0, need, left;
 
 	if (req->ntasks_per_node == SCHED_UNSET && req->num_tasks == SCHED_UNSET)
@@ -162,6 +162,19 @@ placed:
 			out->mem[b - 1] = tm;
 		}
 	return 0;
+}
+
+/* select_pass_in with its scratch arrays (n entries each). */
+static int select_pass(const struct sched_node *nodes, size_t n,
+                       const struct sched_req *req, int idle, struct sched_alloc *out)
+{
+	uint32_t *fit = xcalloc(n ? n : 1, sizeof(*fit));
+	size_t *order = xcalloc(n ? n : 1, sizeof(*order));
+	int rc = select_pass_in(nodes, n, req, idle, out, fit, order);
+
+	free(fit);
+	free(order);
+	return rc;
 }
 
 int sched_select(const struct sched_node *nodes, size_t n, const struct sched_req *req,

@@ -1,0 +1,90 @@
+/* strv.c - NULL-terminated string vectors (argv, environ). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/strv.h"
+#include "common/common.h"
+
+size_t strv_len(char *const *v)
+{
+	size_t n = 0;
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+void strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+char **strv_dup(char *const *v)
+{
+	size_t n = strv_len(v);
+	char **d = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		d[i] = xstrdup(v[i]);
+	return d;
+}
+
+char **strv_append(char **v, const char *s)
+{
+	size_t n = strv_len(v);
+	v = xrealloc(v, (n + 2) * sizeof(char *));
+	v[n] = xstrdup(s);
+	v[n + 1] = NULL;
+	return v;
+}
+
+const char *strv_getenv(char *const *env, const char *name)
+{
+	size_t len = strlen(name);
+	for (size_t i = 0; env && env[i]; i++)
+		if (!strncmp(env[i], name, len) && env[i][len] == '=')
+			return env[i] + len + 1;
+	return NULL;
+}
+
+char **strv_setenv(char **env, const char *name, const char *value)
+{
+	size_t len = strlen(name);
+	char *kv = xasprintf("%s=%s", name, value);
+	for (size_t i = 0; env && env[i]; i++) {
+		if (!strncmp(env[i], name, len) && env[i][len] == '=') {
+			free(env[i]);
+			env[i] = kv;
+			return env;
+		}
+	}
+	env = strv_append(env, kv);
+	free(kv);
+	return env;
+}
+
+char **strv_setenv_take(char **env, const char *name, char *value)
+{
+	if (!value)
+		fatal("out of memory");
+	env = strv_setenv(env, name, value);
+	free(value);
+	return env;
+}
+
+char **strv_setenvf(char **env, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	char *v = NULL;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&v, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		fatal("out of memory");
+	env = strv_setenv(env, name, v);
+	free(v);
+	return env;
+}

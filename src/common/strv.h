@@ -1,0 +1,23 @@
+/* strv.h - NULL-terminated string vectors (char **: argv, environ). */
+#ifndef ROTA_COMMON_STRV_H
+#define ROTA_COMMON_STRV_H
+
+#include <stddef.h>
+
+size_t strv_len(char *const *v);
+void strv_free(char **v);
+char **strv_dup(char *const *v);
+/* Append a copy of s; returns the (possibly moved) vector.  Aborts on ENOMEM. */
+char **strv_append(char **v, const char *s);
+/* Value of NAME in an environ-style vector, or NULL. */
+const char *strv_getenv(char *const *env, const char *name);
+/* Set NAME=value in an environ-style vector (replacing); returns the vector. */
+char **strv_setenv(char **env, const char *name, const char *value);
+/* strv_setenv() taking ownership of value (freed here); a NULL value is an
+ * allocation that failed: fatal("out of memory"). */
+char **strv_setenv_take(char **env, const char *name, char *value);
+/* strv_setenv() with a printf-formatted value. */
+char **strv_setenvf(char **env, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif
