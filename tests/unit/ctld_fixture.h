@@ -20,6 +20,7 @@
 #include "ctld/journal.h"
 #include "ctld/node_mgr.h"
 #include "ctld/ops.h"
+#include "ctld/sched_pass.h"
 #include "proto/auth.h"
 #include "common/conf.h"
 #include "common/log.h"
@@ -129,6 +130,7 @@ static inline int fixture_open(struct ctld *ctld, const char *dir, const char *c
 
 static inline void fixture_close(struct ctld *ctld)
 {
+	backfill_abandon(ctld); /* a backfill pass sched_pass left for later */
 	journal_destroy(ctld->journal);
 	auth_destroy(ctld->auth);
 	job_mgr_destroy(ctld->jobs);
