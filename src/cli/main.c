@@ -23,7 +23,7 @@ static const struct {
 } commands[] = {
     {"sbatch", cmd_sbatch},     {"srun", cmd_srun},   {"salloc", cmd_salloc},
     {"squeue", cmd_squeue},     {"sinfo", cmd_sinfo}, {"scancel", cmd_scancel},
-    {"scontrol", cmd_scontrol}, {"sprio", cmd_sprio},
+    {"scontrol", cmd_scontrol}, {"sprio", cmd_sprio}, {"sdiag", cmd_sdiag},
 };
 
 static int dispatch(const char *name, int argc, char **argv)

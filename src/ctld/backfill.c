@@ -35,6 +35,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
 #include "ctld/sched_pass.h"
+#include "ctld/stats.h"
 #include "proto/messages.h"
 #include "sched/backfill.h"
 #include "sched/predict.h"
@@ -58,6 +59,7 @@ struct bf_ctx {
 	uint32_t tested;
 	struct bf_hold *holds; /* the run's reservations so far */
 	size_t nholds, cap;
+	uint32_t started; /* jobs it started (sdiag) */
 };
 
 /* A backfill pass in progress (ctld->bf_run). */
@@ -68,6 +70,7 @@ struct bf_run {
 	size_t n, next;
 	uint64_t gen; /* ctld->res_gen the plan reflects */
 	unsigned slices;
+	uint64_t busy_us; /* time in its slices (sdiag) */
 };
 
 /* What the plan assumes a job of this limit runs for. */
@@ -246,6 +249,7 @@ static int plan_job(struct bf_ctx *bc, struct job *job, struct job *meta)
 	}
 	log_info("backfill: starting JobId=%u", job->job_id);
 	sched_pass_start(ps, job, (time_t)bc->now);
+	bc->started++;
 	return 1;
 }
 
@@ -386,10 +390,12 @@ void backfill_pass(struct sched_pass *ps, struct job **pending, size_t n, time_t
 int backfill_continue(struct ctld *ctld, time_t now, double budget_s)
 {
 	struct bf_run *r = ctld->bf_run;
+	struct timespec t0;
 	double until;
 
 	if (!r)
 		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	until =
 	    time_mono() + (budget_s > 0 ? budget_s : r->bc.sp.bf_yield_interval / 1e6);
 	r->slices++;
@@ -402,8 +408,12 @@ int backfill_continue(struct ctld *ctld, time_t now, double budget_s)
 		run_one(r);
 	while (r->next < r->n && time_mono() < until);
 	r->gen = ctld->res_gen; /* its own starts are in the plan already */
+	r->busy_us += stats_usec_since(&t0);
 	if (r->next < r->n)
 		return 0;
+	if (ctld->stats)
+		stats_backfill(ctld->stats, now, r->busy_us, r->bc.tested, (uint32_t)r->n,
+		               r->bc.started);
 	if (r->bc.bp)
 		log_debug("backfill: tested %u jobs in %u slice(s), %llu node-level "
 		          "probes",

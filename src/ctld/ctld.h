@@ -23,6 +23,7 @@ struct job_mgr;
 struct listener;
 struct predict;
 struct bf_run;
+struct ctld_stats;
 
 struct ctld {
 	const struct conf *conf; /* borrowed from main */
@@ -35,19 +36,20 @@ struct ctld {
 	struct job_mgr *jobs;
 	struct journal *journal;
 	struct listener *listener;
-	struct event *sched_ev;  /* deferred scheduling pass */
-	int sched_pending;       /* sched_ev is armed */
-	double sched_last;       /* monotonic seconds at the end of the last pass */
-	struct event *tick_ev;   /* 1 s: time limits, node timeouts, purge */
-	int replaying;           /* applying the journal: no side effects */
-	time_t journal_retry_at; /* journal failed: next rewrite try (main.c) */
-	int journal_retry_wait;  /* seconds between tries, doubling */
-	struct predict *predict; /* users' runtimes, for bf_estimate=predict */
-	time_t bf_last;          /* the last backfill pass */
-	struct bf_run *bf_run;   /* the backfill pass in progress (backfill.c) */
-	struct event *bf_ev;     /* its next slice */
-	uint64_t res_gen;        /* bumped when a job takes or frees resources or
-	                          * a node changes state */
+	struct event *sched_ev;   /* deferred scheduling pass */
+	int sched_pending;        /* sched_ev is armed */
+	double sched_last;        /* monotonic seconds at the end of the last pass */
+	struct event *tick_ev;    /* 1 s: time limits, node timeouts, purge */
+	int replaying;            /* applying the journal: no side effects */
+	time_t journal_retry_at;  /* journal failed: next rewrite try (main.c) */
+	int journal_retry_wait;   /* seconds between tries, doubling */
+	struct predict *predict;  /* users' runtimes, for bf_estimate=predict */
+	struct ctld_stats *stats; /* sdiag's figures (stats.h) */
+	time_t bf_last;           /* the last backfill pass */
+	struct bf_run *bf_run;    /* the backfill pass in progress (backfill.c) */
+	struct event *bf_ev;      /* its next slice */
+	uint64_t res_gen;         /* bumped when a job takes or frees resources or
+	                           * a node changes state */
 };
 
 /* Ask for a scheduling pass soon (coalesced: at most one per loop turn). */

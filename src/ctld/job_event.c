@@ -16,6 +16,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/journal.h"
 #include "ctld/node_mgr.h"
+#include "ctld/stats.h"
 #include "sched/predict.h"
 #include "common/common.h"
 
@@ -412,7 +413,10 @@ int job_event_apply(struct ctld *ctld, const struct job_event *ev)
 int job_event_commit(struct ctld *ctld, const struct job_event *ev)
 {
 	int rc = job_event_apply(ctld, ev);
-	if (rc == 0)
+	if (rc == 0) {
 		journal_append(ctld->journal, ev);
+		if (ctld->stats)
+			stats_job_event(ctld->stats, ev);
+	}
 	return rc;
 }

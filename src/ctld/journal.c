@@ -59,6 +59,9 @@ struct journal {
 	uint64_t next_seq;    /* the next event's sequence number */
 	uint64_t base_seq;    /* the snapshot at the file's head covers events to here */
 	uint64_t written_seq; /* the last event written and synced */
+	void (*on_sync)(void *arg, uint64_t usec);
+	void *on_sync_arg;
+	unsigned compactions;
 };
 
 static void flush_cb(evutil_socket_t fd, short what, void *arg);
@@ -454,6 +457,8 @@ static void sync_done(void *arg, void *tag, uint64_t upto, size_t len, int rc)
 	} else {
 		j->size += len;
 		j->written_seq = upto;
+		if (j->on_sync)
+			j->on_sync(j->on_sync_arg, syncer_last_usec(j->syncer));
 	}
 	run_waiters(j, j->written_seq);
 	if (j->compact_state == COMPACT_READY)
@@ -602,6 +607,7 @@ int journal_rewrite(struct journal *j, journal_gen_f gen, void *arg,
 	j->need_rewrite = 0;
 	j->base_seq = j->written_seq = j->next_seq - 1;
 	j->compacted = j->size;
+	j->compactions++;
 	rc = 0;
 	goto out;
 fail:
@@ -625,6 +631,17 @@ size_t journal_size(const struct journal *j)
 size_t journal_compacted_size(const struct journal *j)
 {
 	return j->compacted;
+}
+
+void journal_on_sync(struct journal *j, void (*fn)(void *arg, uint64_t usec), void *arg)
+{
+	j->on_sync = fn;
+	j->on_sync_arg = arg;
+}
+
+unsigned journal_compactions(const struct journal *j)
+{
+	return j->compactions;
 }
 
 /* ---- compaction in a child process ----
@@ -745,6 +762,7 @@ static void compact_switch(struct journal *j, uint64_t upto, int rc)
 	j->size = j->compacted = j->compact_size;
 	j->written_seq = upto;
 	j->base_seq = j->compact_base;
+	j->compactions++;
 	log_info("journal compacted: %zu bytes (snapshot to event %llu, then %llu "
 	         "more), %.0f ms; the loop spent %.1f ms forking, %.1f ms switching",
 	         j->size, (unsigned long long)j->compact_base,

@@ -89,6 +89,12 @@ typedef int (*journal_gen_f)(void *arg, size_t i, struct job_event *ev);
 int journal_rewrite(struct journal *j, journal_gen_f gen, void *arg,
                     struct rota_error *err);
 
+/* Call fn(arg, usec) on the loop after each batch the writer thread wrote
+ * and synced (its time; sdiag's journal figures). */
+void journal_on_sync(struct journal *j, void (*fn)(void *arg, uint64_t usec), void *arg);
+/* Compactions done (in a child process or whole) since it was opened. */
+unsigned journal_compactions(const struct journal *j);
+
 /* Bytes in the file, and right after the last rewrite or compaction (for
  * compaction decisions). */
 size_t journal_size(const struct journal *j);

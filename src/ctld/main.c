@@ -18,6 +18,7 @@
 #include "ctld/ctld.h"
 #include "ctld/sched_pass.h"
 #include "ctld/state.h"
+#include "ctld/stats.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/journal.h"
@@ -95,6 +96,13 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 	 * dependency +minutes, purged dependencies) and frees forced releases */
 	ctld_sched_kick(ctld);
 	listener_tick(ctld->listener);
+}
+
+static void sync_stats(void *arg, uint64_t usec)
+{
+	struct ctld *ctld = arg;
+
+	stats_sync(ctld->stats, usec);
 }
 
 /* SIGUSR1: compact the journal now, in a child process (as Redis's
@@ -222,6 +230,8 @@ int main(int argc, char **argv)
 	if (journal_open(ctld.base, conf->state_save_location, &ctld.journal, &err) < 0 ||
 	    ctld_state_restore(&ctld, &err) < 0)
 		fatal("state: %s", err.text);
+	ctld.stats = stats_create(time(NULL));
+	journal_on_sync(ctld.journal, sync_stats, &ctld);
 	if (listener_create(&ctld, &ctld.listener, &err) < 0)
 		fatal("%s", err.text);
 	ctld.sched_ev = event_new(ctld.base, -1, 0, sched_cb, &ctld);
@@ -255,6 +265,7 @@ int main(int argc, char **argv)
 	event_free(ctld.tick_ev);
 	journal_destroy(ctld.journal);
 	predict_destroy(ctld.predict);
+	stats_destroy(ctld.stats);
 	job_mgr_destroy(ctld.jobs);
 	node_mgr_destroy(ctld.nodes);
 	auth_destroy(ctld.auth);

@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "common/conf.h"
 #include "common/states.h"
@@ -10,6 +11,7 @@
 #include "ctld/journal.h"
 #include "ctld/node_mgr.h"
 #include "ctld/ops.h"
+#include "ctld/stats.h"
 #include "common/common.h"
 
 enum op_perm { P_USER, P_ADMIN, P_NODE };
@@ -121,6 +123,26 @@ static void op_prolog_complete(struct ctld *ctld, struct caller *who, void **bod
 	job_mgr_prolog_complete(ctld, *body);
 }
 
+/* sdiag: the statistics, or (-r, admins) clear them. */
+static void op_stats(struct ctld *ctld, struct caller *who, void **body, struct chan *ch)
+{
+	const struct stats_req *req = *body;
+	struct stats_resp r = {0};
+
+	if (req->flags & STATS_F_RESET) {
+		if (!caller_is_operator(who)) {
+			chan_send_rc(ch, ESLURM_ACCESS_DENIED, NULL);
+			return;
+		}
+		stats_reset(ctld->stats, time(NULL));
+		chan_send_rc(ch, 0, NULL);
+		return;
+	}
+	stats_fill(ctld, &r);
+	chan_send(ch, MSG_STATS_RESP, &r);
+	codec_release(&stats_resp_type, &r);
+}
+
 static const struct op_entry {
 	uint16_t type;
 	enum op_perm perm;
@@ -140,6 +162,7 @@ static const struct op_entry {
     {MSG_JOB_COMPLETE_REQ, P_USER, op_job_complete},
     {MSG_STEP_INFO_REQ, P_USER, op_step_info},
     {MSG_PRIO_INFO_REQ, P_USER, op_prio_info},
+    {MSG_STATS_REQ, P_USER, op_stats},
     {MSG_NODE_REGISTER, P_NODE, op_node_register},
     {MSG_NODE_PING, P_NODE, op_node_ping},
     {MSG_STEP_COMPLETE, P_NODE, op_step_complete},
@@ -173,6 +196,8 @@ void ops_call(struct ctld *ctld, struct caller *who, uint16_t type, void **body,
               struct chan *ch)
 {
 	const struct op_entry *e = NULL;
+	struct timespec t0;
+	uint32_t rpc_id = 0;
 	char name[64];
 
 	for (size_t i = 0; i < sizeof(op_table) / sizeof(op_table[0]); i++)
@@ -195,7 +220,13 @@ void ops_call(struct ctld *ctld, struct caller *who, uint16_t type, void **body,
 		chan_send_rc(ch, ESLURM_TRANSITION_STATE_NO_UPDATE, NULL);
 		return;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (type == MSG_STEP_COMPLETE && *body &&
+	    ((const struct step_complete *)*body)->step_id == STEP_BATCH)
+		rpc_id = 5018; /* Slurm's REQUEST_COMPLETE_BATCH_SCRIPT */
 	chan_ref(ch);
 	e->fn(ctld, who, body, ch);
 	chan_unref(ch);
+	if (ctld->stats)
+		stats_rpc(ctld->stats, type, rpc_id, who->uid, stats_usec_since(&t0));
 }

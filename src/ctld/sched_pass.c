@@ -21,6 +21,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
 #include "ctld/sched_pass.h"
+#include "ctld/stats.h"
 #include "sched/priority.h"
 #include "sched/select.h"
 #include "common/common.h"
@@ -451,6 +452,9 @@ void sched_pass(struct ctld *ctld, time_t now)
 	struct sched_pass ps = {.ctld = ctld};
 	size_t n = 0, cap = job_count(ctld->jobs);
 	struct job **pending = xcalloc(cap ? cap : 1, sizeof(*pending));
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 
 	for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
 		if (!job_is_pending(j) || !j->part)
@@ -472,4 +476,6 @@ void sched_pass(struct ctld *ctld, time_t now)
 	sched_pass_release(&ps);
 out:
 	free(pending);
+	if (ctld->stats)
+		stats_sched(ctld->stats, stats_usec_since(&t0), (uint32_t)n, (uint32_t)n);
 }

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 #include "ctld/syncer.h"
 #include "common/common.h"
@@ -23,6 +24,7 @@ struct syncer {
 	int nclosing;
 	int finished; /* the thread is done with it: rc is its result */
 	int rc;
+	uint64_t usec; /* the batch's write and sync */
 	int stop;
 	/* the loop side */
 	int busy; /* submitted, done not yet called */
@@ -67,10 +69,15 @@ static void *syncer_main(void *arg)
 		}
 		s->have_work = 0;
 		pthread_mutex_unlock(&s->lock);
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		int rc = write_sync(s->fd, s->buf, s->len);
 		if (rc == 0 && s->after)
 			rc = s->after(s->tag);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
 		pthread_mutex_lock(&s->lock);
+		s->usec = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000u +
+		          (uint64_t)((t1.tv_nsec - t0.tv_nsec) / 1000);
 		s->rc = rc;
 		s->finished = 1;
 		pthread_cond_broadcast(&s->cond);
@@ -160,6 +167,11 @@ void syncer_destroy(struct syncer *s)
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->cond);
 	free(s);
+}
+
+uint64_t syncer_last_usec(const struct syncer *s)
+{
+	return s->usec;
 }
 
 int syncer_busy(const struct syncer *s)

@@ -25,6 +25,10 @@ int syncer_create(struct event_base *base, syncer_done_f done, void *arg,
 /* Waits for the batch in flight (its done runs), then stops the thread. */
 void syncer_destroy(struct syncer *s);
 
+/* How long the last batch took to write and sync, in microseconds (valid
+ * in done). */
+uint64_t syncer_last_usec(const struct syncer *s);
+
 /* Is a batch in flight? */
 int syncer_busy(const struct syncer *s);
 

@@ -16,6 +16,7 @@ uint32_t frame_max_body(uint16_t type)
 	case MSG_CONFIG_RESP:
 	case MSG_STEP_INFO_RESP:
 	case MSG_PRIO_INFO_RESP:
+	case MSG_STATS_RESP: /* a row per user */
 		return FRAME_MAX_BODY;
 	case MSG_LAUNCH_REQ:
 		return 16u << 20;
@@ -51,6 +52,7 @@ uint32_t frame_max_values(uint16_t type)
 	case MSG_IO_DATA:
 	case MSG_TASK_EXIT:
 	case MSG_IO_WINSIZE:
+	case MSG_STATS_REQ:
 		return 1u << 12;
 	case MSG_JOB_UPDATE_REQ:
 		return 1u << 16;

@@ -579,6 +579,63 @@ ROTA_DECLARE(io_winsize, IO_WINSIZE_FIELDS)
 	F(S, str, node_name, _)
 ROTA_DECLARE(task_exit, TASK_EXIT_FIELDS)
 
+/* sdiag: the controller's statistics (MSG_STATS_REQ: flags STATS_F_RESET,
+ * admins only, clears them; the answer is then MSG_RC). */
+enum stats_flags { STATS_F_RESET = 1 };
+#define STATS_REQ_FIELDS(F, S) F(S, u32, flags, _)
+ROTA_DECLARE(stats_req, STATS_REQ_FIELDS)
+
+/* One row of sdiag's RPC tables: by message type (Slurm's name and number)
+ * or by user. */
+#define RPC_STAT_FIELDS(F, S)                                                            \
+	F(S, str, name, _)                                                               \
+	F(S, u32, id, _)                                                                 \
+	F(S, u32, count, _)                                                              \
+	F(S, u64, total_us, _)
+ROTA_DECLARE(rpc_stat, RPC_STAT_FIELDS)
+
+#define STATS_RESP_FIELDS(F, S)                                                          \
+	F(S, i64, now, _)                                                                \
+	F(S, i64, since, _)                                                              \
+	F(S, u32, threads, _)                                                            \
+	F(S, u32, agent_queue, _)                                                        \
+	F(S, u32, jobs_submitted, _)                                                     \
+	F(S, u32, jobs_started, _)                                                       \
+	F(S, u32, jobs_completed, _)                                                     \
+	F(S, u32, jobs_canceled, _)                                                      \
+	F(S, u32, jobs_failed, _)                                                        \
+	F(S, u32, jobs_pending, _)                                                       \
+	F(S, u32, jobs_running, _)                                                       \
+	F(S, u32, sched_last_us, _)                                                      \
+	F(S, u32, sched_max_us, _)                                                       \
+	F(S, u32, sched_cycles, _)                                                       \
+	F(S, u64, sched_sum_us, _)                                                       \
+	F(S, u64, sched_depth_sum, _)                                                    \
+	F(S, u32, sched_last_queue, _)                                                   \
+	F(S, u32, bf_backfilled, _)       /* since the controller started */             \
+	F(S, u32, bf_backfilled_stats, _) /* since the statistics were reset */          \
+	F(S, u32, bf_cycles, _)                                                          \
+	F(S, i64, bf_last_when, _)                                                       \
+	F(S, u32, bf_last_us, _)                                                         \
+	F(S, u32, bf_max_us, _)                                                          \
+	F(S, u64, bf_sum_us, _)                                                          \
+	F(S, u32, bf_last_depth, _)                                                      \
+	F(S, u32, bf_last_depth_try, _)                                                  \
+	F(S, u64, bf_depth_sum, _)                                                       \
+	F(S, u64, bf_depth_try_sum, _)                                                   \
+	F(S, u32, bf_last_queue, _)                                                      \
+	F(S, u64, bf_queue_sum, _)                                                       \
+	F(S, u32, journal_syncs, _)                                                      \
+	F(S, u32, journal_sync_last_us, _)                                               \
+	F(S, u32, journal_sync_max_us, _)                                                \
+	F(S, u64, journal_sync_sum_us, _)                                                \
+	F(S, u64, journal_seq, _)                                                        \
+	F(S, u64, journal_bytes, _)                                                      \
+	F(S, u32, journal_compactions, _)                                                \
+	F(S, list, rpc_types, rpc_stat)                                                  \
+	F(S, list, rpc_users, rpc_stat)
+ROTA_DECLARE(stats_resp, STATS_RESP_FIELDS)
+
 /* ---- the message table: M(ENUM, number, body struct) ---- */
 #define ROTA_MESSAGES(M)                                                                 \
 	M(MSG_RC, 1, rc_msg)                                                             \
@@ -607,6 +664,8 @@ ROTA_DECLARE(task_exit, TASK_EXIT_FIELDS)
 	M(MSG_STEP_INFO_RESP, 24, step_info_resp)                                        \
 	M(MSG_PRIO_INFO_REQ, 25, job_info_req)                                           \
 	M(MSG_PRIO_INFO_RESP, 26, prio_info_resp)                                        \
+	M(MSG_STATS_REQ, 27, stats_req)                                                  \
+	M(MSG_STATS_RESP, 28, stats_resp)                                                \
 	M(MSG_AUTH_CHALLENGE, 30, auth_challenge)                                        \
 	M(MSG_AUTH_RESPONSE, 31, auth_response)                                          \
 	M(MSG_AUTH_PROOF, 38, auth_proof)                                                \
