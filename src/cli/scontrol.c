@@ -550,6 +550,32 @@ static int cmd_reconfigure(const struct scontrol_opts *o, int argc, char **argv)
 	return 1;
 }
 
+/* scontrol shutdown [slurmctld|controller]: everything, or the controller
+ * only (admins). */
+static int cmd_shutdown(const struct scontrol_opts *o, int argc, char **argv)
+{
+	struct shutdown_req req = {0};
+	void *none = NULL;
+	char *msg = NULL;
+	int rc;
+
+	if (argc > 1 || (argc == 1 && strcasecmp(argv[0], "slurmctld") &&
+	                 strcasecmp(argv[0], "controller"))) {
+		fprintf(stderr, "invalid shutdown specification: %s\n",
+		        argc ? argv[0] : "");
+		return 1;
+	}
+	if (argc == 1)
+		req.flags |= SHUTDOWN_F_CTLD_ONLY;
+	rc = call_ctld(MSG_SHUTDOWN_REQ, &req, MSG_RC, &none, &msg);
+	if (rc) {
+		fprintf(stderr, "slurm_shutdown error: %s\n", msg);
+		free(msg);
+		return 1;
+	}
+	return 0;
+}
+
 static int cmd_wait_job(const struct scontrol_opts *o, int argc, char **argv)
 {
 	uint32_t id;
@@ -619,7 +645,7 @@ static const struct {
     {"delete", 3, cmd_unsupported},
     {"reboot", 3, cmd_unsupported},
     {"cancel_reboot", 3, cmd_unsupported},
-    {"shutdown", 8, cmd_unsupported},
+    {"shutdown", 8, cmd_shutdown},
     {"takeover", 8, cmd_unsupported},
     {"abort", 5, cmd_unsupported},
     {"setdebug", 2, cmd_unsupported},

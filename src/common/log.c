@@ -11,20 +11,36 @@
 static const char *log_prog = "rota";
 static int log_level = LOG_INFO;
 static int log_fd = 2;
+static char *log_path; /* the file, for log_reopen */
+
+static int log_open(const char *file)
+{
+	int fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+
+	if (fd < 0)
+		return -1;
+	if (log_fd > 2)
+		close(log_fd);
+	log_fd = fd;
+	return 0;
+}
 
 int log_init(const char *prog, int level, const char *file)
 {
 	log_prog = prog;
 	log_level = level;
-	if (file) {
-		int fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
-		if (fd < 0)
-			return -1;
-		if (log_fd > 2)
-			close(log_fd);
-		log_fd = fd;
-	}
+	if (!file)
+		return 0;
+	if (log_open(file) < 0)
+		return -1;
+	free(log_path);
+	log_path = xstrdup(file);
 	return 0;
+}
+
+int log_reopen(void)
+{
+	return log_path ? log_open(log_path) : 0;
 }
 
 static const char *level_name(int level)

@@ -10,6 +10,8 @@
 
 /* prog: borrowed, kept. file: NULL for stderr. level: LOG_ERR..LOG_DEBUG. */
 int log_init(const char *prog, int level, const char *file);
+/* Open the log file again (after logrotate moved it); 0 or -1. */
+int log_reopen(void);
 void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 

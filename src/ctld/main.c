@@ -115,6 +115,15 @@ static void compact_cb(evutil_socket_t fd, short what, void *arg)
 		log_info("SIGUSR1: no compaction now: %s", err.text);
 }
 
+/* SIGUSR2: reopen the log file (logrotate). */
+static void reopen_cb(evutil_socket_t fd, short what, void *arg)
+{
+	if (log_reopen() < 0)
+		log_err("SIGUSR2: cannot reopen the log file");
+	else
+		log_info("SIGUSR2: log file reopened");
+}
+
 static void stop_cb(evutil_socket_t fd, short what, void *arg)
 {
 	log_info("caught signal %d, shutting down", (int)fd);
@@ -151,7 +160,7 @@ int main(int argc, char **argv)
 	struct conf *conf = NULL;
 	struct rota_error err = {""};
 	struct ctld ctld = {0};
-	struct event *sigterm, *sigint, *sigusr1;
+	struct event *sigterm, *sigint, *sigusr1, *sigusr2;
 	struct timeval one_sec = {1, 0};
 	int level = LOG_INFO, opt, dump = 0;
 	long nofile;
@@ -244,6 +253,8 @@ int main(int argc, char **argv)
 	event_add(sigterm, NULL);
 	event_add(sigint, NULL);
 	event_add(sigusr1, NULL);
+	sigusr2 = evsignal_new(ctld.base, SIGUSR2, reopen_cb, NULL);
+	event_add(sigusr2, NULL);
 	log_info("rotactld started on port %u, cluster %s, %ld open files allowed",
 	         conf->slurmctld_port, conf->cluster_name, nofile);
 	ctld_sched_kick(&ctld);
@@ -259,6 +270,7 @@ int main(int argc, char **argv)
 	event_free(sigterm);
 	event_free(sigint);
 	event_free(sigusr1);
+	event_free(sigusr2);
 	event_free(ctld.sched_ev);
 	backfill_abandon(&ctld);
 	event_free(ctld.bf_ev);

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <event2/event.h>
 #include <unistd.h>
 #include "common/conf.h"
 #include "common/states.h"
@@ -143,6 +144,31 @@ static void op_stats(struct ctld *ctld, struct caller *who, void **body, struct 
 	codec_release(&stats_resp_type, &r);
 }
 
+/* scontrol shutdown: the node daemons are told first (unless only the
+ * controller stops), the answer goes out, then the loop ends (main.c saves
+ * what it must on the way out). */
+static void op_shutdown(struct ctld *ctld, struct caller *who, void **body,
+                        struct chan *ch)
+{
+	const struct shutdown_req *req = *body;
+	char name[64];
+
+	log_info("shutdown requested by %s%s", caller_name(who, name, sizeof(name)),
+	         req->flags & SHUTDOWN_F_CTLD_ONLY ? " (controller only)" : "");
+	if (!(req->flags & SHUTDOWN_F_CTLD_ONLY))
+		for (size_t i = 0; i < node_mgr_count(ctld->nodes); i++) {
+			struct node *n = node_mgr_get(ctld->nodes, i);
+			if (n->link) {
+				node_send(n, MSG_NODE_SHUTDOWN, &(struct empty_msg){0});
+				chan_write_now(n->link);
+			}
+		}
+	chan_send_rc(ch, 0, NULL);
+	chan_write_now(ch);
+	/* soon, not now: what is queued for the nodes and the asker goes out */
+	event_base_loopexit(ctld->base, &(struct timeval){0, 100000});
+}
+
 static const struct op_entry {
 	uint16_t type;
 	enum op_perm perm;
@@ -163,6 +189,7 @@ static const struct op_entry {
     {MSG_STEP_INFO_REQ, P_USER, op_step_info},
     {MSG_PRIO_INFO_REQ, P_USER, op_prio_info},
     {MSG_STATS_REQ, P_USER, op_stats},
+    {MSG_SHUTDOWN_REQ, P_ADMIN, op_shutdown},
     {MSG_NODE_REGISTER, P_NODE, op_node_register},
     {MSG_NODE_PING, P_NODE, op_node_ping},
     {MSG_STEP_COMPLETE, P_NODE, op_step_complete},

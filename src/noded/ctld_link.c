@@ -167,6 +167,10 @@ static void link_on_msg(struct conn *c, uint16_t type, void **body, void *arg)
 	case MSG_SIGNAL_REQ:
 		l->ops->signal(l->arg, *body);
 		break;
+	case MSG_NODE_SHUTDOWN:
+		if (l->ops->shutdown)
+			l->ops->shutdown(l->arg);
+		break;
 	default:
 		log_debug("ignoring %s from the controller", msg_name(type));
 		break;

@@ -33,6 +33,8 @@ struct ctld_link_ops {
 	/* Fill the live job/step id pairs for a registration (caller of the
 	 * callback frees jobs->v and steps->v). */
 	void (*live_steps)(void *arg, struct rota_u32v *jobs, struct rota_u32v *steps);
+	/* scontrol shutdown: the controller asks us to exit (optional). */
+	void (*shutdown)(void *arg);
 };
 
 /* conf, auth and ops are borrowed and must outlive the link.  reg: the

@@ -191,10 +191,13 @@ static void on_prolog_done(void *arg, const struct step_complete *sc)
 	ctld_link_send(nd->link, MSG_PROLOG_COMPLETE, sc);
 }
 
+static void on_shutdown(void *arg);
+
 static const struct ctld_link_ops link_ops = {
     .launch = on_launch,
     .signal = on_signal,
     .live_steps = on_live_steps,
+    .shutdown = on_shutdown,
 };
 
 static void on_stop(evutil_socket_t sig, short what, void *arg)
@@ -203,6 +206,22 @@ static void on_stop(evutil_socket_t sig, short what, void *arg)
 
 	log_info("signal %d: exiting, running steps keep running", (int)sig);
 	event_base_loopexit(nd->base, NULL);
+}
+
+static void on_shutdown(void *arg)
+{
+	struct noded *nd = arg;
+
+	log_info("shutdown requested by the controller: exiting, running steps keep "
+	         "running");
+	event_base_loopexit(nd->base, NULL);
+}
+
+/* SIGUSR2: reopen the log file (logrotate). */
+static void on_usr2(evutil_socket_t sig, short what, void *arg)
+{
+	if (log_reopen() < 0)
+		log_err("SIGUSR2: cannot reopen the log file");
 }
 
 static void on_hup(evutil_socket_t sig, short what, void *arg)
@@ -251,6 +270,8 @@ static void noded_setup(struct noded *nd)
 	nd->sigterm_ev = evsignal_new(nd->base, SIGTERM, on_stop, nd);
 	nd->sigint_ev = evsignal_new(nd->base, SIGINT, on_stop, nd);
 	nd->sighup_ev = evsignal_new(nd->base, SIGHUP, on_hup, nd);
+	nd->sigusr2_ev = evsignal_new(nd->base, SIGUSR2, on_usr2, nd);
+	evsignal_add(nd->sigusr2_ev, NULL);
 	evsignal_add(nd->sigterm_ev, NULL);
 	evsignal_add(nd->sigint_ev, NULL);
 	evsignal_add(nd->sighup_ev, NULL);
@@ -297,6 +318,8 @@ static void noded_destroy(struct noded *nd)
 		event_free(nd->sigint_ev);
 	if (nd->sighup_ev)
 		event_free(nd->sighup_ev);
+	if (nd->sigusr2_ev)
+		event_free(nd->sigusr2_ev);
 	if (nd->base)
 		event_base_free(nd->base);
 	auth_destroy(nd->auth);

@@ -40,7 +40,7 @@ struct noded {
 	struct cred_cache *creds; /* launch credentials accepted, until they expire */
 	int cred_state_failed;    /* writing them to the spool failed (logged once) */
 	struct ctld_link *link;
-	struct event *sigterm_ev, *sigint_ev, *sighup_ev;
+	struct event *sigterm_ev, *sigint_ev, *sighup_ev, *sigusr2_ev;
 };
 
 #endif

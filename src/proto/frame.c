@@ -53,6 +53,8 @@ uint32_t frame_max_values(uint16_t type)
 	case MSG_TASK_EXIT:
 	case MSG_IO_WINSIZE:
 	case MSG_STATS_REQ:
+	case MSG_SHUTDOWN_REQ:
+	case MSG_NODE_SHUTDOWN:
 		return 1u << 12;
 	case MSG_JOB_UPDATE_REQ:
 		return 1u << 16;

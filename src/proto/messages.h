@@ -636,6 +636,14 @@ ROTA_DECLARE(rpc_stat, RPC_STAT_FIELDS)
 	F(S, list, rpc_users, rpc_stat)
 ROTA_DECLARE(stats_resp, STATS_RESP_FIELDS)
 
+/* scontrol shutdown: the controller stops, and with it (unless
+ * SHUTDOWN_F_CTLD_ONLY: `shutdown slurmctld`) the node daemons; admins only.
+ * The controller tells each node daemon with MSG_NODE_SHUTDOWN.  Running jobs
+ * keep running (their step daemons are separate processes). */
+enum shutdown_flags { SHUTDOWN_F_CTLD_ONLY = 1 };
+#define SHUTDOWN_REQ_FIELDS(F, S) F(S, u32, flags, _)
+ROTA_DECLARE(shutdown_req, SHUTDOWN_REQ_FIELDS)
+
 /* ---- the message table: M(ENUM, number, body struct) ---- */
 #define ROTA_MESSAGES(M)                                                                 \
 	M(MSG_RC, 1, rc_msg)                                                             \
@@ -666,6 +674,8 @@ ROTA_DECLARE(stats_resp, STATS_RESP_FIELDS)
 	M(MSG_PRIO_INFO_RESP, 26, prio_info_resp)                                        \
 	M(MSG_STATS_REQ, 27, stats_req)                                                  \
 	M(MSG_STATS_RESP, 28, stats_resp)                                                \
+	M(MSG_SHUTDOWN_REQ, 29, shutdown_req)                                            \
+	M(MSG_NODE_SHUTDOWN, 39, empty_msg)                                              \
 	M(MSG_AUTH_CHALLENGE, 30, auth_challenge)                                        \
 	M(MSG_AUTH_RESPONSE, 31, auth_response)                                          \
 	M(MSG_AUTH_PROOF, 38, auth_proof)                                                \
