@@ -53,14 +53,16 @@ struct rota_opts {
 	const char *partition;
 	uint32_t timeout;
 	const char *munge_socket; /* AuthType=auth/munge through this munged */
+	int standby;              /* --standby: a backup controller as well */
 };
 
 /* One daemon of the cluster: "rotactld" or "rotad-node01". */
 struct daemon {
 	char *name;
-	char *node;  /* NULL for the controller */
-	pid_t pid;   /* 0 when not running */
-	int started; /* started by this `up` */
+	char *node;        /* NULL for the controller */
+	size_t ctld_index; /* a controller: its SlurmctldHost line (0 primary) */
+	pid_t pid;         /* 0 when not running */
+	int started;       /* started by this `up` */
 };
 
 struct cluster {
@@ -77,7 +79,7 @@ static void usage(FILE *f)
 	fprintf(
 	    f,
 	    "Usage: rota up --dir DIR [--nodes N] [--cpus C] [--mem MB] "
-	    "[--partition NAME] [--timeout SECS] [--munge-socket PATH]\n"
+	    "[--partition NAME] [--timeout SECS] [--munge-socket PATH] [--standby]\n"
 	    "       rota down --dir DIR\n"
 	    "       rota status --dir DIR\n"
 	    "       rota env --dir DIR\n"
@@ -373,6 +375,15 @@ static int cluster_load(struct cluster *c)
 		return -1;
 	}
 	cluster_add_daemon(c, "rotactld", NULL);
+	/* the backups: one per SlurmctldHost line after the first, each with a
+	 * state directory of its own (on one host they would share one) */
+	for (size_t i = 1; i < conf_ctld_count(c->conf); i++) {
+		char *name = xasprintf("rotactld-backup%zu", i);
+
+		cluster_add_daemon(c, name, NULL);
+		c->daemons[c->daemon_count - 1].ctld_index = i;
+		free(name);
+	}
 	for (size_t i = 0; i < c->conf->node_count; i++) {
 		char *name = xasprintf("rotad-%s", c->conf->nodes[i].name);
 
@@ -471,6 +482,10 @@ static int conf_write(const struct cluster *c, const struct rota_opts *o,
 	        "SlurmctldLogFile=%s/log/rotactld.log\n"
 	        "SlurmdLogFile=%s/log/rotad-%%n.log\n",
 	        host, ports[0], ports[1], c->dir, c->dir, c->dir, c->dir);
+	/* a backup controller beside the primary: another loopback address */
+	if (o->standby)
+		fprintf(f, "SlurmctldHost=%s-backup(127.0.0.2)\nSlurmctldTimeout=10\n",
+		        host);
 	if (o->munge_socket)
 		fprintf(f, "AuthType=auth/munge\nAuthInfo=socket=%s\n", o->munge_socket);
 	else
@@ -583,10 +598,23 @@ static void child_exec(const struct cluster *c, const struct daemon *d, char **a
 static int daemon_start(struct cluster *c, struct daemon *d)
 {
 	char *prog = xasprintf("%s/%s", c->bin_dir, d->node ? "rotad" : "rotactld");
-	char *argv[] = {prog, "-f", c->conf_path, d->node ? "-N" : NULL, d->node, NULL};
+	char idx[24], *state = xasprintf("%s/state-backup%zu", c->dir, d->ctld_index);
+	char *log = xasprintf("%s/log/%s.log", c->dir, d->name);
+	char *argv[] = {prog,    "-f", c->conf_path, d->node ? "-N" : NULL,
+	                d->node, NULL, NULL,         NULL,
+	                NULL,    NULL, NULL};
 	pid_t pid;
 	int rc = 0;
 
+	if (d->ctld_index) {
+		snprintf(idx, sizeof(idx), "%zu", d->ctld_index);
+		argv[3] = "-i";
+		argv[4] = idx;
+		argv[5] = "-s";
+		argv[6] = state;
+		argv[7] = "-L"; /* SlurmctldLogFile is the primary's */
+		argv[8] = log;
+	}
 	if (access(prog, X_OK) < 0) {
 		fprintf(stderr, "rota: error: %s: %s (run make first)\n", prog,
 		        strerror(errno));
@@ -606,6 +634,8 @@ static int daemon_start(struct cluster *c, struct daemon *d)
 	rc = pidfile_write(c, d->name, pid);
 out:
 	free(prog);
+	free(state);
+	free(log);
 	return rc;
 }
 
@@ -1242,10 +1272,11 @@ static int parse_opts(int argc, char **argv, struct rota_opts *o, int *explicit_
 	    {"partition", required_argument, NULL, 'p'},
 	    {"timeout", required_argument, NULL, 't'},
 	    {"munge-socket", required_argument, NULL, 'M'},
+	    {"standby", no_argument, NULL, 'S'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	uint32_t mem;
+	uint32_t mem = 0;
 	int ch;
 
 	optind = 1;
@@ -1265,6 +1296,8 @@ static int parse_opts(int argc, char **argv, struct rota_opts *o, int *explicit_
 			o->partition = optarg;
 		else if (ch == 'M')
 			o->munge_socket = optarg;
+		else if (ch == 'S')
+			o->standby = 1;
 		else if (ch == 'h')
 			return 1;
 		else if (ch == '?')

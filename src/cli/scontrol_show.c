@@ -649,32 +649,62 @@ static int show_config(const struct scontrol_opts *o)
 
 /* ---- ping ---- */
 
+/* Ping on fd; the answer's host names the controller that answered. */
+static int ping_fd(const struct conf *conf, int fd, char *host, size_t hlen)
+{
+	struct rota_error err = {""};
+	struct empty_msg req = {0};
+	struct ping_resp *resp = NULL;
+	uint16_t type = 0;
+	int ms = (int)(conf->message_timeout ? conf->message_timeout : 10) * 1000, up;
+
+	up = net_rpc(fd, MSG_PING_REQ, &req, &type, (void **)&resp, ms, &err) == 0 &&
+	     type == MSG_PING_RESP;
+	if (up)
+		snprintf(host, hlen, "%s", resp->host ? resp->host : "");
+	else
+		log_debug("ping: %s", err.text);
+	msg_body_free(type, resp);
+	close(fd);
+	return up;
+}
+
+/* Each controller, primary then backups: UP when it answers.  The one that
+ * serves answers on the local socket too (a user without the key reaches it
+ * there); the others are asked over TCP. */
 int scontrol_ping(FILE *f)
 {
 	struct conf *conf = cli_conf();
 	struct rota_error err = {""};
 	struct auth *auth = NULL;
-	struct empty_msg req = {0};
-	uint16_t type = 0;
-	void *body = NULL;
-	int fd, up = 0;
-	const char *host = conf->slurmctld_host ? conf->slurmctld_host : "localhost";
+	size_t n = conf_ctld_count(conf);
+	char serving[256] = "";
+	int any = 0, fd;
 
 	auth_create(conf, 0, &auth, NULL);
 	fd = client_connect(conf, auth, NULL, 0, &err);
-	auth_destroy(auth);
-	if (fd >= 0) {
-		int ms = (int)(conf->message_timeout ? conf->message_timeout : 10) * 1000;
+	if (fd >= 0)
+		any = ping_fd(conf, fd, serving, sizeof(serving));
+	for (size_t i = 0; i < n; i++) {
+		const char *host = conf_ctld_host(conf, i);
+		char who[256], role[32];
+		int up = any && host && !strcmp(serving, host);
 
-		up = net_rpc(fd, MSG_PING_REQ, &req, &type, &body, ms, &err) == 0 &&
-		     type == MSG_PING_RESP;
-		msg_body_free(type, body);
-		close(fd);
+		if (!up && n > 1 &&
+		    (fd = client_connect_to(conf, auth, NULL, i, &err)) >= 0)
+			up = ping_fd(conf, fd, who, sizeof(who));
+		if (i == 0)
+			snprintf(role, sizeof(role), "primary");
+		else if (n == 2)
+			snprintf(role, sizeof(role), "backup");
+		else
+			snprintf(role, sizeof(role), "backup%zu", i);
+		fprintf(f, "Slurmctld(%s) at %s is %s\n", role, host ? host : "localhost",
+		        up ? "UP" : "DOWN");
+		any |= up;
 	}
-	if (!up)
-		log_debug("ping: %s", err.text);
-	fprintf(f, "Slurmctld(primary) at %s is %s\n", host, up ? "UP" : "DOWN");
-	return up ? 0 : 1;
+	auth_destroy(auth);
+	return any ? 0 : 1;
 }
 
 /* ---- hostnames / hostlist ---- */

@@ -302,7 +302,8 @@ static int kv_set(struct parser *p, const char *key, const char *value)
 	return 0;
 }
 
-/* SlurmctldHost=name or name(addr); the first one names the controller. */
+/* SlurmctldHost=name or name(addr); the first one names the controller, the
+ * next ones its backups. */
 static int ctld_host_set(struct parser *p, const char *value, const char *where)
 {
 	size_t hlen = strcspn(value, "()"), len = strlen(value);
@@ -317,14 +318,22 @@ static int ctld_host_set(struct parser *p, const char *value, const char *where)
 		                 "%s: SlurmctldHost=%.64s: expected NAME or "
 		                 "NAME(ADDRESS)",
 		                 where, value);
-	if (p->conf->slurmctld_host)
-		return 0; /* backup controllers are not used */
+	if (p->conf->slurmctld_host && p->conf->backup_count == CONF_BACKUPS_MAX)
+		return errprintf(p->err,
+		                 "%s: SlurmctldHost: at most %d backup controllers",
+		                 where, CONF_BACKUPS_MAX);
 	h = strndup(value, hlen);
 	a = hlen < len ? strndup(addr, alen) : NULL;
 	if (!h || (hlen < len && !a)) {
 		free(h);
 		free(a);
 		return oom(p);
+	}
+	if (p->conf->slurmctld_host) {
+		/* the next lines name the backups, in order */
+		p->conf->backup_host[p->conf->backup_count] = h;
+		p->conf->backup_addr[p->conf->backup_count++] = a;
+		return 0;
 	}
 	p->conf->slurmctld_host = h;
 	p->conf->slurmctld_addr = a;
@@ -1000,6 +1009,10 @@ void conf_destroy(struct conf *conf)
 	free(conf->path);
 	free(conf->slurmctld_host);
 	free(conf->slurmctld_addr);
+	for (size_t i = 0; i < conf->backup_count; i++) {
+		free(conf->backup_host[i]);
+		free(conf->backup_addr[i]);
+	}
 	for (size_t i = 0; i < conf->node_count; i++)
 		node_release(&conf->nodes[i]);
 	free(conf->nodes);
@@ -1146,4 +1159,20 @@ int conf_mem_consumable(const struct conf *conf)
 	const char *p = conf->select_type_parameters;
 
 	return !p || !*p || strcasestr(p, "memory") != NULL;
+}
+
+size_t conf_ctld_count(const struct conf *conf)
+{
+	return 1 + conf->backup_count;
+}
+
+const char *conf_ctld_host(const struct conf *conf, size_t i)
+{
+	return i == 0 ? conf->slurmctld_host : conf->backup_host[i - 1];
+}
+
+const char *conf_ctld_addr(const struct conf *conf, size_t i)
+{
+	const char *a = i == 0 ? conf->slurmctld_addr : conf->backup_addr[i - 1];
+	return a ? a : conf_ctld_host(conf, i);
 }

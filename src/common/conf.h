@@ -71,11 +71,18 @@ struct conf_kv {
 	char *value;
 };
 
+#define CONF_BACKUPS_MAX 3 /* SlurmctldHost lines after the first */
+
 struct conf {
 	char *path;
-	char *cluster_name;        /* ClusterName, default "cluster" */
-	char *slurmctld_host;      /* first SlurmctldHost, host part */
-	char *slurmctld_addr;      /* "(addr)" part of SlurmctldHost, or NULL */
+	char *cluster_name;   /* ClusterName, default "cluster" */
+	char *slurmctld_host; /* first SlurmctldHost, host part */
+	char *slurmctld_addr; /* "(addr)" part of SlurmctldHost, or NULL */
+	/* the SlurmctldHost lines after the first: standby controllers, in the
+	 * order they take over */
+	char *backup_host[CONF_BACKUPS_MAX];
+	char *backup_addr[CONF_BACKUPS_MAX]; /* or NULL */
+	size_t backup_count;
 	uint16_t slurmctld_port;   /* SlurmctldPort, default 6817 */
 	uint16_t slurmd_port;      /* SlurmdPort, default 6818 */
 	char *slurm_user;          /* SlurmUser, default root */
@@ -143,6 +150,12 @@ const struct conf_part *conf_part_find(const struct conf *conf, const char *name
 
 /* The path to read: $SLURM_CONF, else $ROTA_CONF, else /etc/slurm/slurm.conf. */
 const char *conf_default_path(void);
+
+/* The controllers: 0 the primary (the first SlurmctldHost), then the backups.
+ * conf_ctld_addr is where controller i listens: its "(addr)", else its name. */
+size_t conf_ctld_count(const struct conf *conf);
+const char *conf_ctld_host(const struct conf *conf, size_t i);
+const char *conf_ctld_addr(const struct conf *conf, size_t i);
 
 /* Is memory a consumable resource (SelectTypeParameters CR_*_Memory, the
  * default), or only a per-node limit (CR_CPU, CR_Core, CR_Socket)? */

@@ -179,6 +179,8 @@ const char *slurm_strerror(int rc)
 		return "No partition specified or system default partition";
 	case ESLURM_ACCESS_DENIED:
 		return "Access/permission denied";
+	case ESLURM_IN_STANDBY_MODE:
+		return "Slurm backup controller in standby mode";
 	case ESLURM_REQUESTED_NODES_NOT_IN_PARTITION:
 		return "Requested nodes not in this partition";
 	case ESLURM_TOO_MANY_REQUESTED_CPUS:

@@ -71,3 +71,12 @@ char *xasprintf(const char *fmt, ...)
 		oom();
 	return p;
 }
+
+void *xmemdup(const void *p, size_t n)
+{
+	void *d = xmalloc(n ? n : 1);
+
+	if (n)
+		memcpy(d, p, n);
+	return d;
+}

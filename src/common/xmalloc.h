@@ -9,6 +9,8 @@ void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s); /* NULL in, NULL out */
 char *xstrndup(const char *s, size_t n);
+/* A copy of p[0..n) (n may be 0). */
+void *xmemdup(const void *p, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

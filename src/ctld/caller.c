@@ -26,6 +26,12 @@ void caller_init_node(struct caller *who, int node_idx, uid_t uid, gid_t gid)
 	who->via = (uid_t)-1;
 }
 
+void caller_init_peer(struct caller *who, uid_t uid, gid_t gid)
+{
+	caller_init_node(who, -1, uid, gid);
+	who->role = CALLER_PEER;
+}
+
 int caller_init_relayed(struct caller *who, const struct ctld *ctld,
                         const struct caller *daemon, uid_t uid, gid_t gid)
 {
@@ -61,6 +67,8 @@ const char *caller_name(const struct caller *who, char *buf, size_t len)
 {
 	if (who->role == CALLER_NODE)
 		snprintf(buf, len, "node #%d", who->node_idx);
+	else if (who->role == CALLER_PEER)
+		snprintf(buf, len, "controller (uid %u)", (unsigned)who->uid);
 	else if (who->via != (uid_t)-1)
 		snprintf(buf, len, "uid %u via uid %u", (unsigned)who->uid,
 		         (unsigned)who->via);

@@ -20,6 +20,7 @@ enum caller_role {
 	CALLER_OPERATOR, /* Slurm's AdminLevel=Operator: may see what is private */
 	CALLER_ADMIN,    /* root or SlurmUser: may do anything */
 	CALLER_NODE,     /* a node daemon, proven with the cluster's key */
+	CALLER_PEER,     /* another controller of the cluster (a backup) */
 };
 
 #define CALLER_MAX_GIDS 64 /* supplementary groups looked at; more are ignored */
@@ -43,6 +44,10 @@ void caller_init_user(struct caller *who, const struct ctld *ctld, uid_t uid, gi
 /* The node daemon of node node_idx, authenticated as uid/gid (root or
  * SlurmUser). */
 void caller_init_node(struct caller *who, int node_idx, uid_t uid, gid_t gid);
+
+/* Another controller (it answered the challenge as "@slurmctld" with the
+ * cluster's key, as root or SlurmUser). */
+void caller_init_peer(struct caller *who, uid_t uid, gid_t gid);
 
 /* daemon acts for user uid/gid: allowed only to an admin (root, SlurmUser).
  * Returns 0 and fills *who, or -EPERM. */

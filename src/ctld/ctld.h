@@ -24,6 +24,7 @@ struct listener;
 struct predict;
 struct bf_run;
 struct ctld_stats;
+struct repl;
 
 struct ctld {
 	const struct conf *conf; /* borrowed from main */
@@ -45,6 +46,13 @@ struct ctld {
 	int journal_retry_wait;   /* seconds between tries, doubling */
 	struct predict *predict;  /* users' runtimes, for bf_estimate=predict */
 	struct ctld_stats *stats; /* sdiag's figures (stats.h) */
+	size_t ctld_index;        /* which SlurmctldHost line this controller is */
+	int standby;              /* a backup following the primary (repl.h) */
+	size_t leader_index;      /* standby: the controller it follows */
+	uint32_t term;            /* takeovers in the history (EV_META) */
+	struct repl *repl;        /* replication, either side (repl.c) */
+	char *clients_path;       /* the clients' unix socket (a backup serves it
+	                           * once it takes over) */
 	time_t bf_last;           /* the last backfill pass */
 	struct bf_run *bf_run;    /* the backfill pass in progress (backfill.c) */
 	struct event *bf_ev;      /* its next slice */
@@ -63,6 +71,10 @@ struct caller;
 struct chan;
 /* Answer MSG_CONFIG_REQ (config_info.c). */
 void config_info(struct ctld *ctld, struct caller *who, struct chan *ch);
+
+/* The name a controller gives when it connects to another (a backup to the
+ * primary): no node can have it. */
+#define CTLD_PEER_NAME "@slurmctld"
 
 /* Is uid an operator (root or SlurmUser)? */
 int ctld_is_admin(const struct ctld *ctld, uid_t uid);

@@ -349,6 +349,8 @@ int job_event_apply(struct ctld *ctld, const struct job_event *ev)
 	case EV_META:
 		if (ev->next_job_id > job_mgr_next_id(ctld->jobs))
 			job_mgr_set_next_id(ctld->jobs, ev->next_job_id);
+		if (ev->term > ctld->term)
+			ctld->term = ev->term;
 		return 0;
 	case EV_SUBMIT:
 		return apply_submit(ctld, ev);

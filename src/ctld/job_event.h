@@ -77,7 +77,8 @@ enum job_event_type {
 	/* what a snapshot (compaction) carries that no single live event does */        \
 	F(S, i64, eligible_time, _) /* SUBMIT: a requeued job's (state: the flag) */     \
 	F(S, u32, next_step_id, _)  /* START: the next step's id */                      \
-	F(S, u32, derived_exit, _)  /* START, END: the steps' highest status */
+	F(S, u32, derived_exit, _)  /* START, END: the steps' highest status */          \
+	F(S, u32, term, _)          /* META: takeovers so far (repl.h) */
 ROTA_DECLARE(job_event, JOB_EVENT_FIELDS)
 
 struct ctld;

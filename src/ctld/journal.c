@@ -61,6 +61,11 @@ struct journal {
 	uint64_t written_seq; /* the last event written and synced */
 	void (*on_sync)(void *arg, uint64_t usec);
 	void *on_sync_arg;
+	void (*on_durable)(void *arg, const char *recs, size_t len, uint64_t upto);
+	void *on_durable_arg;
+	char *sent_copy; /* the batch in flight, for on_durable */
+	char *tail_copy; /* a compaction's tail in flight, for on_durable */
+	size_t tail_copy_len;
 	unsigned compactions;
 };
 
@@ -331,6 +336,11 @@ int journal_follow(struct journal *j, uint64_t after, journal_replay_f cb, void 
 	return walk_file(j, &r, NULL, &res, err) < 0 ? -EIO : 0;
 }
 
+uint64_t journal_next_seq(const struct journal *j)
+{
+	return j->next_seq;
+}
+
 uint64_t journal_last_seq(const struct journal *j)
 {
 	return j->written_seq;
@@ -355,12 +365,20 @@ int journal_torn(const struct journal *j)
 
 uint64_t journal_append(struct journal *j, const struct job_event *ev)
 {
+	return journal_append_at(j, ev, j->next_seq);
+}
+
+uint64_t journal_append_at(struct journal *j, const struct job_event *ev, uint64_t seq)
+{
 	struct job_event numbered = *ev; /* shallow: only encoded */
 	char *enc;
 	size_t len, size;
 
 	if (j->err)
 		return 0; /* the rewrite that ends the failure writes the state */
+	if (seq < j->next_seq)
+		seq = j->next_seq; /* numbers only go up */
+	j->next_seq = seq;
 	numbered.seq = j->next_seq;
 	numbered.seq_base = 0;
 	if (codec_encode(&job_event_type, &numbered, &enc, &len) < 0 ||
@@ -438,6 +456,8 @@ static void hand_off(struct journal *j)
 	if (syncer_busy(j->syncer) || !j->len || j->err ||
 	    j->compact_state >= COMPACT_READY)
 		return;
+	if (j->on_durable) /* the followers get the batch once it is durable */
+		j->sent_copy = xmemdup(j->buf, j->len);
 	syncer_submit(j->syncer, j->fd, j->buf, j->len, j->next_seq - 1, NULL, NULL);
 	j->buf = NULL;
 	j->len = j->cap = 0;
@@ -459,7 +479,11 @@ static void sync_done(void *arg, void *tag, uint64_t upto, size_t len, int rc)
 		j->written_seq = upto;
 		if (j->on_sync)
 			j->on_sync(j->on_sync_arg, syncer_last_usec(j->syncer));
+		if (j->on_durable && j->sent_copy)
+			j->on_durable(j->on_durable_arg, j->sent_copy, len, upto);
 	}
+	free(j->sent_copy);
+	j->sent_copy = NULL;
 	run_waiters(j, j->written_seq);
 	if (j->compact_state == COMPACT_READY)
 		compact_tail_start(j);
@@ -633,6 +657,21 @@ size_t journal_compacted_size(const struct journal *j)
 	return j->compacted;
 }
 
+void journal_on_durable(struct journal *j,
+                        void (*fn)(void *arg, const char *recs, size_t len,
+                                   uint64_t upto),
+                        void *arg)
+{
+	j->on_durable = fn;
+	j->on_durable_arg = arg;
+}
+
+void journal_set_next_seq(struct journal *j, uint64_t next)
+{
+	j->next_seq = next;
+	j->written_seq = next - 1;
+}
+
 void journal_on_sync(struct journal *j, void (*fn)(void *arg, uint64_t usec), void *arg)
 {
 	j->on_sync = fn;
@@ -716,6 +755,10 @@ static void compact_tail_start(struct journal *j)
 		return;
 	}
 	j->compact_state = COMPACT_TAIL;
+	if (j->on_durable) {
+		j->tail_copy = xmemdup(j->tail, j->tail_len);
+		j->tail_copy_len = j->tail_len;
+	}
 	syncer_submit(j->syncer, j->compact_new, j->tail, j->tail_len, j->next_seq - 1, j,
 	              compact_tail_after);
 	j->tail = NULL; /* the writer thread's now */
@@ -763,6 +806,11 @@ static void compact_switch(struct journal *j, uint64_t upto, int rc)
 	j->written_seq = upto;
 	j->base_seq = j->compact_base;
 	j->compactions++;
+	/* what waited behind the compaction: followers skip what they have */
+	if (j->on_durable && j->tail_copy)
+		j->on_durable(j->on_durable_arg, j->tail_copy, j->tail_copy_len, upto);
+	free(j->tail_copy);
+	j->tail_copy = NULL;
 	log_info("journal compacted: %zu bytes (snapshot to event %llu, then %llu "
 	         "more), %.0f ms; the loop spent %.1f ms forking, %.1f ms switching",
 	         j->size, (unsigned long long)j->compact_base,

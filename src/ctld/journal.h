@@ -54,6 +54,11 @@ int journal_torn(const struct journal *j);
  * while the journal is failed: the rewrite that ends the failure holds it. */
 uint64_t journal_append(struct journal *j, const struct job_event *ev);
 
+/* journal_append with the given sequence number (a backup copying the
+ * primary's events keeps their numbers); a number below the next one is
+ * raised to it. */
+uint64_t journal_append_at(struct journal *j, const struct job_event *ev, uint64_t seq);
+
 /* Readers that follow the journal (a standby, the accounting daemon) ask for
  * what came after the last event they hold.  Every appended event has a
  * sequence number, one more than the one before; a compaction replaces the
@@ -66,6 +71,8 @@ uint64_t journal_append(struct journal *j, const struct job_event *ev);
  * negative error. */
 int journal_follow(struct journal *j, uint64_t after, journal_replay_f cb, void *arg,
                    struct rota_error *err);
+/* The number the next appended event gets. */
+uint64_t journal_next_seq(const struct journal *j);
 /* The last event on disk (written and synced). */
 uint64_t journal_last_seq(const struct journal *j);
 /* The last event the snapshot at the head of the file stands for. */
@@ -92,6 +99,17 @@ int journal_rewrite(struct journal *j, journal_gen_f gen, void *arg,
 /* Call fn(arg, usec) on the loop after each batch the writer thread wrote
  * and synced (its time; sdiag's journal figures). */
 void journal_on_sync(struct journal *j, void (*fn)(void *arg, uint64_t usec), void *arg);
+/* Call fn(arg, recs, len, upto) on the loop with the records of each batch
+ * once it is durable (the journal's framing; events up to upto): what a
+ * backup controller is sent.  A compaction's tail comes again whole. */
+void journal_on_durable(struct journal *j,
+                        void (*fn)(void *arg, const char *recs, size_t len,
+                                   uint64_t upto),
+                        void *arg);
+/* Number the next event `next` (a backup starting from a snapshot that
+ * stands for the events before it). */
+void journal_set_next_seq(struct journal *j, uint64_t next);
+
 /* Compactions done (in a child process or whole) since it was opened. */
 unsigned journal_compactions(const struct journal *j);
 

@@ -19,6 +19,7 @@
 #include "ctld/listener.h"
 #include "ctld/node_mgr.h"
 #include "ctld/ops.h"
+#include "ctld/repl.h"
 #include "proto/auth.h"
 #include "proto/client.h"
 #include "proto/conn.h"
@@ -214,6 +215,8 @@ static void client_closed(struct conn *conn, void *arg)
 	c->conn = NULL;
 	if (c->authed && c->who.role == CALLER_NODE)
 		node_mgr_link_lost(c->ctld, &c->who, &c->chan);
+	if (c->authed && c->who.role == CALLER_PEER)
+		repl_chan_gone(c->ctld, &c->chan);
 	job_mgr_chan_gone(c->ctld, &c->chan);
 	client_untrack(c->ctld->listener, c);
 }
@@ -275,7 +278,10 @@ static void auth_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 	conn_set_identity(conn, uid, gid);
 	caller_init_user(&c->who, c->ctld, uid, gid);
 	c->authed = true;
-	if (resp->node_name && resp->node_name[0] && caller_is_admin(&c->who)) {
+	if (resp->node_name && !strcmp(resp->node_name, CTLD_PEER_NAME) &&
+	    caller_is_admin(&c->who)) {
+		caller_init_peer(&c->who, uid, gid);
+	} else if (resp->node_name && resp->node_name[0] && caller_is_admin(&c->who)) {
 		int idx = node_mgr_find(c->ctld->nodes, resp->node_name);
 
 		caller_init_node(&c->who, idx, uid, gid);
@@ -496,12 +502,15 @@ static int resolves_to_loopback(const char *name)
 static int listen_tcp(struct ctld *ctld, struct rota_error *err)
 {
 	const struct conf *conf = ctld->conf;
-	const char *addr =
-	    conf->slurmctld_addr ? conf->slurmctld_addr : conf->slurmctld_host;
+	/* this controller's own line of SlurmctldHost (a backup's is not the
+	 * first) */
+	const char *addr = conf_ctld_addr(conf, ctld->ctld_index);
+	int named = ctld->ctld_index ? conf->backup_addr[ctld->ctld_index - 1] != NULL
+	                             : conf->slurmctld_addr != NULL;
 	struct rota_error e2 = {""};
 	int fd;
 
-	if (addr && !conf->slurmctld_addr && resolves_to_loopback(addr)) {
+	if (addr && !named && resolves_to_loopback(addr)) {
 		log_info("SlurmctldHost %s resolves to a loopback address here: "
 		         "listening on all addresses (set its address to bind one)",
 		         addr);
@@ -547,7 +556,11 @@ int listener_create(struct ctld *ctld, struct listener **ret, struct rota_error 
 	l->deadline_log = (struct ratelimit)RATELIMIT_INIT(10, 1);
 	l->auth_log = (struct ratelimit)RATELIMIT_INIT(10, 5);
 	l->user_log = (struct ratelimit)RATELIMIT_INIT(10, 1);
-	l->unix_path = client_ctld_socket_path(ctld->conf);
+	/* a controller standing by keeps off the clients' socket (the one that
+	 * serves has it) until it takes over (listener_serve_clients) */
+	l->unix_path = ctld->standby ? xasprintf("%s/rotactld.standby.sock",
+	                                         ctld->conf->state_save_location)
+	                             : client_ctld_socket_path(ctld->conf);
 	fd = net_listen_unix(l->unix_path, 0666, err);
 	if (fd < 0)
 		goto fail;
@@ -568,6 +581,28 @@ void listener_tick(struct listener *l)
 {
 	if (l)
 		log_counts(l);
+}
+
+int listener_serve_clients(struct listener *l, struct rota_error *err)
+{
+	const char *path = l->ctld->clients_path;
+	int fd;
+
+	if (!path || (l->unix_path && !strcmp(path, l->unix_path)))
+		return 0;
+	/* the socket the primary left behind is dead: ours now */
+	unlink(path);
+	fd = net_listen_unix(path, 0666, err);
+	if (fd < 0)
+		return -1;
+	lsock_release(&l->unix_s);
+	if (l->unix_path)
+		unlink(l->unix_path);
+	free(l->unix_path);
+	l->unix_path = xstrdup(path);
+	lsock_init(l, &l->unix_s, fd, 0, 0);
+	log_info("serving the clients' socket %s", path);
+	return 0;
 }
 
 void listener_destroy(struct listener *l)

@@ -20,4 +20,8 @@ void listener_destroy(struct listener *l);
 /* Once a second: log what was refused or timed out since (rate-limited). */
 void listener_tick(struct listener *l);
 
+/* A backup that takes over: listen on the clients' socket (ctld->clients_path)
+ * instead of its own.  0, or -1 (err). */
+int listener_serve_clients(struct listener *l, struct rota_error *err);
+
 #endif

@@ -17,7 +17,9 @@
 #include "common/uid.h"
 #include "ctld/ctld.h"
 #include "ctld/sched_pass.h"
+#include "ctld/repl.h"
 #include "ctld/state.h"
+#include "proto/client.h"
 #include "ctld/stats.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
@@ -71,7 +73,7 @@ void ctld_sched_kick(struct ctld *ctld)
 {
 	double wait;
 
-	if (ctld->replaying || !ctld->sched_ev || ctld->sched_pending ||
+	if (ctld->replaying || ctld->standby || !ctld->sched_ev || ctld->sched_pending ||
 	    journal_error(ctld->journal))
 		return;
 	ctld->sched_pending = 1;
@@ -89,9 +91,16 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 	struct ctld *ctld = arg;
 	time_t now = time(NULL);
 
+	if (ctld->standby) {
+		/* nodes and jobs are the primary's to watch until we take over */
+		repl_standby_tick(ctld, now);
+		listener_tick(ctld->listener);
+		return;
+	}
 	node_mgr_tick(ctld, now);
 	job_mgr_tick(ctld, now);
 	ctld_state_tick(ctld, now);
+	repl_tick(ctld, now);
 	/* a pass every second also re-evaluates time-based reasons (BeginTime,
 	 * dependency +minutes, purged dependencies) and frees forced releases */
 	ctld_sched_kick(ctld);
@@ -132,7 +141,8 @@ static void stop_cb(evutil_socket_t fd, short what, void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "Usage: rotactld [-f slurm.conf] [-L logfile] [-v] [-D] [-T]\n");
+	fprintf(stderr, "Usage: rotactld [-f slurm.conf] [-L logfile] [-v] [-D] [-T] "
+	                "[-i controller-index -s state-dir]\n");
 }
 
 /* StateSaveLocation holds rotactld.sock, which every user must reach: made here
@@ -160,14 +170,22 @@ int main(int argc, char **argv)
 	struct conf *conf = NULL;
 	struct rota_error err = {""};
 	struct ctld ctld = {0};
+	const char *state_dir = NULL;
 	struct event *sigterm, *sigint, *sigusr1, *sigusr2;
 	struct timeval one_sec = {1, 0};
 	int level = LOG_INFO, opt, dump = 0;
 	long nofile;
 	char host[256];
 
-	while ((opt = getopt(argc, argv, "f:L:vDTh")) != -1) {
+	while ((opt = getopt(argc, argv, "f:L:vDTi:s:h")) != -1) {
 		switch (opt) {
+		case 'i': /* which SlurmctldHost line we are: 0 the primary */
+			ctld.ctld_index = strtoul(optarg, NULL, 10);
+			break;
+		case 's': /* a state directory of our own (a backup on the primary's
+		           * host: rota up --standby) */
+			state_dir = optarg;
+			break;
 		case 'f':
 			conf_path = optarg;
 			break;
@@ -192,6 +210,16 @@ int main(int argc, char **argv)
 		conf_path = conf_default_path();
 	if (conf_load(conf_path, &conf, &err) < 0)
 		fatal("%s", err.text);
+	if (ctld.ctld_index >= conf_ctld_count(conf))
+		fatal("-i %zu: slurm.conf has %zu SlurmctldHost line(s)", ctld.ctld_index,
+		      conf_ctld_count(conf));
+	/* the socket clients look for; a backup with its own state directory
+	 * serves it once it takes over */
+	ctld.clients_path = client_ctld_socket_path(conf);
+	if (state_dir) {
+		free(conf->state_save_location);
+		conf->state_save_location = xstrdup(state_dir);
+	}
 	if (dump) {
 		struct conf_kv *kv;
 		size_t n;
@@ -219,7 +247,10 @@ int main(int argc, char **argv)
 	ctld.start_time = time(NULL);
 	gethostname(host, sizeof(host));
 	host[sizeof(host) - 1] = '\0';
-	ctld.hostname = xstrdup(conf->slurmctld_host ? conf->slurmctld_host : host);
+	ctld.hostname = xstrdup(conf_ctld_host(conf, ctld.ctld_index)
+	                            ? conf_ctld_host(conf, ctld.ctld_index)
+	                            : host);
+	ctld.standby = ctld.ctld_index > 0;
 	if (name_to_uid(conf->slurm_user ? conf->slurm_user : "root", &ctld.slurm_uid) <
 	    0)
 		ctld.slurm_uid = 0;
@@ -239,6 +270,17 @@ int main(int argc, char **argv)
 	if (journal_open(ctld.base, conf->state_save_location, &ctld.journal, &err) < 0 ||
 	    ctld_state_restore(&ctld, &err) < 0)
 		fatal("state: %s", err.text);
+	/* another controller may be serving (a backup that took over while we
+	 * were down): then we stand by and follow it */
+	if (conf_ctld_count(conf) > 1) {
+		int leader = repl_find_leader(&ctld);
+		if (leader >= 0 && !ctld.standby)
+			log_warn("the controller at %s serves: standing by",
+			         conf_ctld_addr(conf, (size_t)leader));
+		if (leader >= 0)
+			ctld.standby = 1;
+		ctld.leader_index = leader >= 0 ? (size_t)leader : 0;
+	}
 	ctld.stats = stats_create(time(NULL));
 	journal_on_sync(ctld.journal, sync_stats, &ctld);
 	if (listener_create(&ctld, &ctld.listener, &err) < 0)
@@ -255,8 +297,11 @@ int main(int argc, char **argv)
 	event_add(sigusr1, NULL);
 	sigusr2 = evsignal_new(ctld.base, SIGUSR2, reopen_cb, NULL);
 	event_add(sigusr2, NULL);
-	log_info("rotactld started on port %u, cluster %s, %ld open files allowed",
-	         conf->slurmctld_port, conf->cluster_name, nofile);
+	log_info("rotactld started on port %u, cluster %s, %ld open files allowed%s",
+	         conf->slurmctld_port, conf->cluster_name, nofile,
+	         ctld.standby ? ", as a backup" : "");
+	if (ctld.standby)
+		repl_standby_start(&ctld);
 	ctld_sched_kick(&ctld);
 	event_base_dispatch(ctld.base);
 
@@ -266,6 +311,7 @@ int main(int argc, char **argv)
 		if (journal_error(ctld.journal))
 			log_err("journal: state since the write failure is lost");
 	}
+	repl_destroy(&ctld);
 	listener_destroy(ctld.listener);
 	event_free(sigterm);
 	event_free(sigint);
@@ -283,6 +329,7 @@ int main(int argc, char **argv)
 	auth_destroy(ctld.auth);
 	event_base_free(ctld.base);
 	free(ctld.hostname);
+	free(ctld.clients_path);
 	conf_destroy(conf);
 	return 0;
 }

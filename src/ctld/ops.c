@@ -12,17 +12,21 @@
 #include "ctld/journal.h"
 #include "ctld/node_mgr.h"
 #include "ctld/ops.h"
+#include "ctld/repl.h"
 #include "ctld/stats.h"
 #include "common/common.h"
 
-enum op_perm { P_USER, P_ADMIN, P_NODE };
+enum op_perm { P_USER, P_ADMIN, P_NODE, P_PEER };
 
 typedef void (*op_f)(struct ctld *ctld, struct caller *who, void **body, struct chan *ch);
 
 static void op_ping(struct ctld *ctld, struct caller *who, void **body, struct chan *ch)
 {
-	struct ping_resp r = {
-	    .host = ctld->hostname, .start_time = ctld->start_time, .version = "22.05.8"};
+	struct ping_resp r = {.host = ctld->hostname,
+	                      .start_time = ctld->start_time,
+	                      .version = "22.05.8",
+	                      .standby = (uint32_t)ctld->standby,
+	                      .term = ctld->term};
 	chan_send(ch, MSG_PING_RESP, &r);
 }
 
@@ -169,6 +173,11 @@ static void op_shutdown(struct ctld *ctld, struct caller *who, void **body,
 	event_base_loopexit(ctld->base, &(struct timeval){0, 100000});
 }
 
+static void op_follow(struct ctld *ctld, struct caller *who, void **body, struct chan *ch)
+{
+	repl_follow(ctld, who, *body, ch);
+}
+
 static const struct op_entry {
 	uint16_t type;
 	enum op_perm perm;
@@ -190,6 +199,7 @@ static const struct op_entry {
     {MSG_PRIO_INFO_REQ, P_USER, op_prio_info},
     {MSG_STATS_REQ, P_USER, op_stats},
     {MSG_SHUTDOWN_REQ, P_ADMIN, op_shutdown},
+    {MSG_FOLLOW_REQ, P_PEER, op_follow},
     {MSG_NODE_REGISTER, P_NODE, op_node_register},
     {MSG_NODE_PING, P_NODE, op_node_ping},
     {MSG_STEP_COMPLETE, P_NODE, op_step_complete},
@@ -237,10 +247,16 @@ void ops_call(struct ctld *ctld, struct caller *who, uint16_t type, void **body,
 		return;
 	}
 	if ((e->perm == P_NODE && (who->role != CALLER_NODE || ch->superseded)) ||
+	    (e->perm == P_PEER && who->role != CALLER_PEER) ||
 	    (e->perm == P_ADMIN && !caller_is_admin(who))) {
 		log_err("%s from %s refused: access denied", msg_name(type),
 		        caller_name(who, name, sizeof(name)));
 		chan_send_rc(ch, ESLURM_ACCESS_DENIED, NULL);
+		return;
+	}
+	/* a backup that has not taken over answers pings only */
+	if (ctld->standby && type != MSG_PING_REQ && type != MSG_STATS_REQ) {
+		chan_send_rc(ch, ESLURM_IN_STANDBY_MODE, NULL);
 		return;
 	}
 	if (op_needs_journal(type) && journal_error(ctld->journal)) {

@@ -14,6 +14,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/journal.h"
 #include "ctld/node_mgr.h"
+#include "ctld/sched_pass.h"
 #include "ctld/state.h"
 #include "common/common.h"
 
@@ -123,6 +124,7 @@ static int compact_gen(void *arg, size_t i, struct job_event *ev)
 		cp->cur = job_first(cp->ctld->jobs);
 		ev->type = EV_META;
 		ev->next_job_id = job_mgr_next_id(cp->ctld->jobs);
+		ev->term = cp->ctld->term;
 		return 1;
 	}
 	while (cp->phase == 1 && cp->cur) {
@@ -239,4 +241,36 @@ void ctld_state_tick(struct ctld *ctld, time_t now)
 		if (ctld_state_compact_start(ctld, &err) < 0)
 			log_err("journal compaction not started: %s", err.text);
 	}
+}
+
+void ctld_state_snapshot(struct ctld *ctld, void (*emit)(void *arg, struct job_event *ev),
+                         void *arg)
+{
+	struct compact cp = {.ctld = ctld};
+	struct job_event ev;
+
+	for (size_t i = 0;; i++) {
+		memset(&ev, 0, sizeof(ev));
+		if (!compact_gen(&cp, i, &ev))
+			break;
+		emit(arg, &ev);
+		codec_release(&job_event_type, &ev);
+	}
+}
+
+void ctld_state_clear(struct ctld *ctld)
+{
+	backfill_abandon(ctld);
+	job_mgr_destroy(ctld->jobs);
+	node_mgr_destroy(ctld->nodes);
+	node_mgr_create(ctld, &ctld->nodes);
+	job_mgr_create(ctld, &ctld->jobs);
+	ctld->res_gen++;
+}
+
+int ctld_state_rewrite(struct ctld *ctld, struct rota_error *err)
+{
+	struct compact cp = {.ctld = ctld};
+
+	return journal_rewrite(ctld->journal, compact_gen, &cp, err);
 }

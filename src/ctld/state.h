@@ -26,4 +26,14 @@ int ctld_state_compact_start(struct ctld *ctld, struct rota_error *err);
  * (shutdown), else when its back-off allows. */
 void ctld_state_retry(struct ctld *ctld, time_t now, int now_or_never);
 
+/* The state as the events that rebuild it (a compaction's snapshot), each
+ * to emit (released after). */
+struct job_event;
+void ctld_state_snapshot(struct ctld *ctld, void (*emit)(void *arg, struct job_event *ev),
+                         void *arg);
+/* Forget every job and node state (a backup about to load a snapshot). */
+void ctld_state_clear(struct ctld *ctld);
+/* Write the whole state to the journal now (journal_rewrite).  0 or -1. */
+int ctld_state_rewrite(struct ctld *ctld, struct rota_error *err);
+
 #endif

@@ -8,6 +8,7 @@
 #include "proto/client.h"
 #include "proto/conn.h"
 #include "proto/messages.h"
+#include "common/states.h"
 #include "noded/ctld_link.h"
 #include "noded/hwinfo.h"
 #include "common/common.h"
@@ -138,7 +139,9 @@ static void link_on_rc(struct ctld_link *l, const struct rc_msg *rc)
 		conn_close(l->conn);
 		l->conn = NULL;
 		l->state = LINK_DOWN;
-		link_schedule(l, LINK_REFUSED_RETRY_S);
+		/* a backup controller that has not taken over (yet): soon */
+		link_schedule(l, rc->rc == ESLURM_IN_STANDBY_MODE ? LINK_RETRY_S
+		                                                  : LINK_REFUSED_RETRY_S);
 		return;
 	}
 	log_info("registered with the controller as %s", l->reg.name);

@@ -69,8 +69,6 @@ int client_connect(const struct conf *conf, struct auth *auth, const char *node_
 {
 	char *path = client_ctld_socket_path(conf);
 	struct rota_error unix_err = {""};
-	const char *host;
-	char peer[300];
 	int fd = -1, unix_rc = 0;
 
 	if (!(flags & CLIENT_TCP_ONLY)) {
@@ -94,17 +92,35 @@ int client_connect(const struct conf *conf, struct auth *auth, const char *node_
 		return errprintf(err, "no way to authenticate to the controller"),
 		       -ENOKEY;
 	}
-	host = conf->slurmctld_addr ? conf->slurmctld_addr : conf->slurmctld_host;
-	fd = net_connect_tcp(host, conf->slurmctld_port, 10000, err);
+	/* the controllers in order: the primary, then its backups (the one
+	 * that has taken over answers; one in standby refuses what it is
+	 * asked, and the caller tries again) */
+	for (size_t i = 0; i < conf_ctld_count(conf); i++) {
+		fd = client_connect_to(conf, auth, node_name, i, err);
+		if (fd >= 0 || fd == -EACCES)
+			break;
+	}
 	if (fd < 0 && unix_rc)
 		return errprintf(err, "%s", unix_err.text), unix_rc;
+	return fd;
+}
+
+int client_connect_to(const struct conf *conf, struct auth *auth, const char *node_name,
+                      size_t idx, struct rota_error *err)
+{
+	const char *host = conf_ctld_addr(conf, idx);
+	char peer[300];
+	int fd;
+
+	if (!auth)
+		return errprintf(err, "no way to authenticate to the controller"),
+		       -ENOKEY;
+	fd = net_connect_tcp(host, conf->slurmctld_port, 10000, err);
 	if (fd < 0)
 		return fd;
 	snprintf(peer, sizeof(peer), "%s:%u", host, conf->slurmctld_port);
 	if (answer_challenge(fd, auth, node_name, peer, err) < 0) {
 		close(fd);
-		if (unix_rc)
-			return errprintf(err, "%s", unix_err.text), unix_rc;
 		return -EACCES;
 	}
 	return fd;

@@ -12,6 +12,7 @@
 #ifndef ROTA_CLIENT_H
 #define ROTA_CLIENT_H
 
+#include <stddef.h>
 #include "common/error.h"
 
 struct conf;
@@ -29,5 +30,10 @@ char *client_ctld_socket_path(const struct conf *conf);
 enum client_flags { CLIENT_TCP_ONLY = 1 };
 int client_connect(const struct conf *conf, struct auth *auth, const char *node_name,
                    int flags, struct rota_error *err);
+
+/* TCP to controller idx only (0 the primary, then the backups: conf.h),
+ * authenticated as above. */
+int client_connect_to(const struct conf *conf, struct auth *auth, const char *node_name,
+                      size_t idx, struct rota_error *err);
 
 #endif

@@ -17,6 +17,7 @@ uint32_t frame_max_body(uint16_t type)
 	case MSG_STEP_INFO_RESP:
 	case MSG_PRIO_INFO_RESP:
 	case MSG_STATS_RESP: /* a row per user */
+	case MSG_REPL_DATA:
 		return FRAME_MAX_BODY;
 	case MSG_LAUNCH_REQ:
 		return 16u << 20;
@@ -55,6 +56,8 @@ uint32_t frame_max_values(uint16_t type)
 	case MSG_STATS_REQ:
 	case MSG_SHUTDOWN_REQ:
 	case MSG_NODE_SHUTDOWN:
+	case MSG_FOLLOW_REQ:
+	case MSG_REPL_DATA:
 		return 1u << 12;
 	case MSG_JOB_UPDATE_REQ:
 		return 1u << 16;

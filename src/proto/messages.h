@@ -194,7 +194,9 @@ ROTA_DECLARE(empty_msg, EMPTY_MSG_FIELDS)
 #define PING_RESP_FIELDS(F, S)                                                           \
 	F(S, str, host, _)                                                               \
 	F(S, i64, start_time, _)                                                         \
-	F(S, str, version, _)
+	F(S, str, version, _)                                                            \
+	F(S, u32, standby, _) /* a backup that has not taken over */                     \
+	F(S, u32, term, _)    /* how many takeovers its history has seen */
 ROTA_DECLARE(ping_resp, PING_RESP_FIELDS)
 
 #define SUBMIT_RESP_FIELDS(F, S)                                                         \
@@ -644,6 +646,28 @@ enum shutdown_flags { SHUTDOWN_F_CTLD_ONLY = 1 };
 #define SHUTDOWN_REQ_FIELDS(F, S) F(S, u32, flags, _)
 ROTA_DECLARE(shutdown_req, SHUTDOWN_REQ_FIELDS)
 
+/* A backup controller follows the primary's journal (ctld/repl.h): it asks
+ * for what came after the last event it holds; the primary answers with
+ * MSG_REPL_DATA frames, a snapshot first when those events are compacted
+ * away, then every event once it is durable, for as long as it is connected. */
+#define FOLLOW_REQ_FIELDS(F, S)                                                          \
+	F(S, u64, after, _)                                                              \
+	F(S, u32, term, _) /* of the history it holds: another one is a snapshot */
+ROTA_DECLARE(follow_req, FOLLOW_REQ_FIELDS)
+
+enum repl_flags {
+	REPL_F_SNAPSHOT = 1, /* data is (part of) a snapshot: start from it */
+	REPL_F_SNAPSHOT_END =
+	    2, /* the snapshot is complete; it stands for events to seq */
+	REPL_F_SNAPSHOT_BEGIN = 4 /* the first part: forget the state held so far */
+};
+/* data: journal records (common/recframe.h framing, job_event bodies). */
+#define REPL_DATA_FIELDS(F, S)                                                           \
+	F(S, u32, flags, _)                                                              \
+	F(S, u64, seq, _)                                                                \
+	F(S, bin, data, _)
+ROTA_DECLARE(repl_data, REPL_DATA_FIELDS)
+
 /* ---- the message table: M(ENUM, number, body struct) ---- */
 #define ROTA_MESSAGES(M)                                                                 \
 	M(MSG_RC, 1, rc_msg)                                                             \
@@ -688,7 +712,9 @@ ROTA_DECLARE(shutdown_req, SHUTDOWN_REQ_FIELDS)
 	M(MSG_IO_HELLO, 40, io_hello)                                                    \
 	M(MSG_IO_DATA, 41, io_data)                                                      \
 	M(MSG_TASK_EXIT, 42, task_exit)                                                  \
-	M(MSG_IO_WINSIZE, 43, io_winsize)
+	M(MSG_IO_WINSIZE, 43, io_winsize)                                                \
+	M(MSG_FOLLOW_REQ, 44, follow_req)                                                \
+	M(MSG_REPL_DATA, 45, repl_data)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) MSG_TYPE_MAX };

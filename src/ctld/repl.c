@@ -1,0 +1,425 @@
+#include <errno.h>
+#include <event2/event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "common/conf.h"
+#include "common/recframe.h"
+#include "common/states.h"
+#include "ctld/chan.h"
+#include "ctld/ctld.h"
+#include "ctld/job_event.h"
+#include "ctld/job_mgr.h"
+#include "ctld/journal.h"
+#include "ctld/listener.h"
+#include "ctld/node_mgr.h"
+#include "ctld/repl.h"
+#include "ctld/state.h"
+#include "proto/client.h"
+#include "proto/conn.h"
+#include "proto/messages.h"
+#include "proto/net.h"
+#include "common/common.h"
+
+#define SNAPSHOT_CHUNK      (1u << 20) /* bytes of records per MSG_REPL_DATA */
+#define RETRY_S             1
+#define JOB_ID_TAKEOVER_GAP 1000u /* ids skipped at a takeover */
+
+/* ---- the primary: followers ---- */
+
+static void on_durable(void *arg, const char *recs, size_t len, uint64_t upto);
+
+struct follower {
+	struct chan *ch;
+	uint64_t sent; /* events up to here are on their way */
+	struct follower *next;
+};
+
+struct repl {
+	struct follower *followers;
+	/* backup side */
+	struct conn *conn;
+	struct event *retry_ev;
+	time_t last_contact;
+	int in_snapshot;
+	int told_down; /* "cannot reach the primary" logged */
+};
+
+static struct repl *repl_of(struct ctld *ctld)
+{
+	if (!ctld->repl)
+		ctld->repl = xcalloc(1, sizeof(struct repl));
+	return ctld->repl;
+}
+
+static void follower_drop(struct repl *r, struct follower **pp)
+{
+	struct follower *f = *pp;
+
+	*pp = f->next;
+	chan_unref(f->ch);
+	free(f);
+}
+
+static void send_data(struct chan *ch, uint32_t flags, uint64_t seq, const char *data,
+                      size_t len)
+{
+	struct repl_data d = {.flags = flags, .seq = seq};
+
+	d.data.data = (uint8_t *)data;
+	d.data.len = (uint32_t)len;
+	chan_send(ch, MSG_REPL_DATA, &d);
+}
+
+/* Records collected for one MSG_REPL_DATA. */
+struct batch {
+	struct chan *ch;
+	char *buf;
+	size_t len, cap;
+	uint32_t flags; /* of the frames still to send */
+	int first;
+};
+
+static void batch_add(struct batch *b, const struct job_event *ev)
+{
+	char *enc;
+	size_t len, size;
+
+	if (codec_encode(&job_event_type, ev, &enc, &len) < 0 || len > RECFRAME_MAX)
+		fatal("replication: cannot encode an event");
+	size = recframe_size(enc, len);
+	if (b->len + size > b->cap) {
+		b->cap = (b->len + size) * 2;
+		b->buf = xrealloc(b->buf, b->cap);
+	}
+	b->len += recframe_encode((uint8_t *)b->buf + b->len, enc, len);
+	free(enc);
+}
+
+static void snapshot_emit(void *arg, struct job_event *ev)
+{
+	struct batch *b = arg;
+
+	batch_add(b, ev);
+	if (b->len >= SNAPSHOT_CHUNK) {
+		send_data(b->ch, b->flags | (b->first ? REPL_F_SNAPSHOT_BEGIN : 0), 0,
+		          b->buf, b->len);
+		b->first = 0;
+		b->len = 0;
+	}
+}
+
+static int journal_emit(const struct job_event *ev, void *arg)
+{
+	batch_add(arg, ev);
+	return 0;
+}
+
+void repl_follow(struct ctld *ctld, struct caller *who, const struct follow_req *req,
+                 struct chan *ch)
+{
+	struct repl *r = repl_of(ctld);
+	struct rota_error err = {""};
+	struct batch b = {.ch = ch, .first = 1};
+	uint64_t last = journal_last_seq(ctld->journal);
+	struct follower *f;
+	int rc = -ESTALE;
+
+	/* the same history (no takeover between us) and events we still have */
+	if (req->term == ctld->term && req->after <= last)
+		rc = journal_follow(ctld->journal, req->after, journal_emit, &b, &err);
+	if (rc == 0) {
+		/* the durable events it lacks; the rest follow as they are synced */
+		send_data(ch, 0, last, b.buf, b.len);
+		log_info("a backup controller follows from event %llu (%llu to send)",
+		         (unsigned long long)req->after,
+		         (unsigned long long)(last - req->after));
+	} else {
+		/* compacted away, or a history that is not ours: the whole state,
+		 * which holds every event appended so far */
+		last = journal_next_seq(ctld->journal) - 1;
+		b.len = 0;
+		b.flags = REPL_F_SNAPSHOT;
+		ctld_state_snapshot(ctld, snapshot_emit, &b);
+		send_data(ch,
+		          REPL_F_SNAPSHOT | REPL_F_SNAPSHOT_END |
+		              (b.first ? REPL_F_SNAPSHOT_BEGIN : 0),
+		          last, b.buf, b.len);
+		log_info(
+		    "a backup controller asked for events after %llu: sent the state "
+		    "as of event %llu",
+		    (unsigned long long)req->after, (unsigned long long)last);
+	}
+	free(b.buf);
+	f = xcalloc(1, sizeof(*f));
+	f->ch = ch;
+	f->sent = last;
+	chan_ref(ch);
+	f->next = r->followers;
+	r->followers = f;
+	journal_on_durable(ctld->journal, on_durable, ctld);
+}
+
+void repl_chan_gone(struct ctld *ctld, struct chan *ch)
+{
+	struct repl *r = ctld->repl;
+
+	for (struct follower **pp = r ? &r->followers : NULL; pp && *pp;) {
+		if ((*pp)->ch == ch) {
+			log_info("the backup controller went away");
+			follower_drop(r, pp);
+		} else {
+			pp = &(*pp)->next;
+		}
+	}
+	if (r && !r->followers) /* no copies of the batches for nobody */
+		journal_on_durable(ctld->journal, NULL, NULL);
+}
+
+/* journal_on_durable: every follower gets the batch (it skips what it has). */
+static void on_durable(void *arg, const char *recs, size_t len, uint64_t upto)
+{
+	struct ctld *ctld = arg;
+	struct repl *r = ctld->repl;
+
+	for (struct follower **pp = r ? &r->followers : NULL; pp && *pp;) {
+		struct follower *f = *pp;
+		if (upto > f->sent) {
+			/* on the wire before the writers are answered (run_waiters
+			 * comes after): an acknowledged event reaches a live
+			 * backup even if we are killed right after */
+			send_data(f->ch, 0, upto, recs, len);
+			chan_write_now(f->ch);
+			f->sent = upto;
+		}
+		pp = &f->next;
+	}
+}
+
+void repl_tick(struct ctld *ctld, time_t now)
+{
+	struct repl *r = ctld->repl;
+
+	for (struct follower *f = r ? r->followers : NULL; f; f = f->next)
+		send_data(f->ch, 0, f->sent, NULL, 0);
+}
+
+/* ---- the backup ---- */
+
+struct apply {
+	struct ctld *ctld;
+	int snapshot;
+	size_t applied;
+};
+
+static int apply_rec(void *arg, const uint8_t *body, size_t len)
+{
+	struct apply *a = arg;
+	struct rota_error err = {""};
+	struct job_event ev = {0};
+
+	if (codec_decode(&job_event_type, (const char *)body, len, &ev, &err) < 0) {
+		log_err("replication: an event that does not decode: %s", err.text);
+		return 0;
+	}
+	if (a->snapshot) {
+		job_event_apply(a->ctld, &ev);
+	} else if (ev.seq >= journal_next_seq(a->ctld->journal)) {
+		/* as the primary applied it; kept under the same number */
+		job_event_apply(a->ctld, &ev);
+		journal_append_at(a->ctld->journal, &ev, ev.seq);
+		a->applied++;
+	}
+	codec_release(&job_event_type, &ev);
+	return 0;
+}
+
+static void follow_msg(struct conn *c, uint16_t type, void **body, void *arg)
+{
+	struct ctld *ctld = arg;
+	struct repl *r = ctld->repl;
+	struct rota_error err = {""};
+	const struct repl_data *d = *body;
+	struct apply a = {.ctld = ctld};
+	struct recframe_result res = {0};
+
+	r->last_contact = time(NULL);
+	if (type == MSG_RC) {
+		log_err("the primary refused to be followed: %s",
+		        slurm_strerror(((struct rc_msg *)*body)->rc));
+		return;
+	}
+	if (type != MSG_REPL_DATA)
+		return;
+	if (d->flags & REPL_F_SNAPSHOT_BEGIN) {
+		log_info("loading the primary's state");
+		ctld_state_clear(ctld);
+	}
+	a.snapshot = !!(d->flags & REPL_F_SNAPSHOT);
+	if (d->data.len)
+		recframe_walk(d->data.data, d->data.len, apply_rec, NULL, &a, &res);
+	if (d->flags & REPL_F_SNAPSHOT_END) {
+		/* our journal: that state, numbered as the primary's */
+		journal_set_next_seq(ctld->journal, d->seq + 1);
+		if (ctld_state_rewrite(ctld, &err) < 0)
+			log_err("replication: writing the state: %s", err.text);
+		log_info("following the primary from event %llu (%zu jobs)",
+		         (unsigned long long)d->seq, job_count(ctld->jobs));
+	}
+}
+
+static void follow_schedule(struct ctld *ctld, int secs);
+
+static void follow_closed(struct conn *c, void *arg)
+{
+	struct ctld *ctld = arg;
+
+	log_warn("lost the primary controller");
+	ctld->repl->conn = NULL;
+	follow_schedule(ctld, RETRY_S);
+}
+
+static void follow_connect(evutil_socket_t fd_unused, short what, void *arg)
+{
+	struct ctld *ctld = arg;
+	struct repl *r = ctld->repl;
+	struct rota_error err = {""};
+	struct follow_req req;
+	int fd;
+
+	if (!ctld->standby || r->conn)
+		return;
+	fd = client_connect_to(ctld->conf, ctld->auth, CTLD_PEER_NAME, ctld->leader_index,
+	                       &err);
+	if (fd < 0) {
+		if (!r->told_down)
+			log_warn("cannot reach the primary controller: %s", err.text);
+		r->told_down = 1;
+		follow_schedule(ctld, RETRY_S);
+		return;
+	}
+	r->told_down = 0;
+	r->last_contact = time(NULL);
+	r->conn = conn_create(ctld->base, fd, "primary controller", follow_msg,
+	                      follow_closed, ctld);
+	req.after = journal_next_seq(ctld->journal) - 1;
+	req.term = ctld->term;
+	conn_send(r->conn, MSG_FOLLOW_REQ, &req);
+}
+
+static void follow_schedule(struct ctld *ctld, int secs)
+{
+	struct repl *r = ctld->repl;
+	struct timeval tv = {secs, 0};
+
+	if (!r->retry_ev)
+		r->retry_ev = evtimer_new(ctld->base, follow_connect, ctld);
+	evtimer_add(r->retry_ev, &tv);
+}
+
+int repl_find_leader(struct ctld *ctld)
+{
+	for (size_t i = 0; i < conf_ctld_count(ctld->conf); i++) {
+		struct rota_error err = {""};
+		struct empty_msg req = {0};
+		struct ping_resp *resp = NULL;
+		uint16_t type = 0;
+		int fd, serving;
+
+		if (i == ctld->ctld_index)
+			continue;
+		fd = client_connect_to(ctld->conf, ctld->auth, CTLD_PEER_NAME, i, &err);
+		if (fd < 0)
+			continue;
+		serving = net_rpc(fd, MSG_PING_REQ, &req, &type, (void **)&resp, 5000,
+		                  &err) == 0 &&
+		          type == MSG_PING_RESP && !resp->standby;
+		msg_body_free(type, resp);
+		close(fd);
+		if (serving)
+			return (int)i;
+	}
+	return -1;
+}
+
+void repl_standby_start(struct ctld *ctld)
+{
+	struct repl *r = repl_of(ctld);
+
+	r->last_contact = time(NULL);
+	log_info("standing by: following the controller at %s",
+	         conf_ctld_addr(ctld->conf, ctld->leader_index));
+	follow_schedule(ctld, 0);
+}
+
+/* The primary is gone: serve. */
+static void takeover(struct ctld *ctld, time_t now)
+{
+	struct repl *r = ctld->repl;
+	struct rota_error err = {""};
+	uint32_t next = job_mgr_next_id(ctld->jobs);
+
+	log_warn("taking over: the primary controller has not answered for %ld s",
+	         (long)(now - r->last_contact));
+	if (r->conn) {
+		conn_close(r->conn);
+		r->conn = NULL;
+	}
+	if (r->retry_ev) {
+		event_free(r->retry_ev);
+		r->retry_ev = NULL;
+	}
+	ctld->standby = 0;
+	/* ids the primary handed out but we never heard of stay handed out */
+	job_mgr_set_next_id(ctld->jobs, next + JOB_ID_TAKEOVER_GAP);
+	job_mgr_id_restore(ctld, NULL);
+	/* the nodes come to us now; they have SlurmdTimeout to do so */
+	for (size_t i = 0; i < node_mgr_count(ctld->nodes); i++) {
+		struct node *n = node_mgr_get(ctld->nodes, i);
+		n->last_seen = now;
+		n->flags |= NODE_NO_RESPOND;
+	}
+	ctld->res_gen++;
+	/* a new term: a controller that comes back with the old history learns
+	 * it is behind, and starts again from our state */
+	ctld->term++;
+	job_event_commit(ctld,
+	                 &(struct job_event){.type = EV_META,
+	                                     .time = now,
+	                                     .next_job_id = job_mgr_next_id(ctld->jobs),
+	                                     .term = ctld->term});
+	if (listener_serve_clients(ctld->listener, &err) < 0)
+		log_err("takeover: %s", err.text);
+	log_info("now the controller (term %u, next job id %u)", ctld->term,
+	         job_mgr_next_id(ctld->jobs));
+	ctld_sched_kick(ctld);
+}
+
+void repl_standby_tick(struct ctld *ctld, time_t now)
+{
+	struct repl *r = ctld->repl;
+	time_t timeout =
+	    ctld->conf->slurmctld_timeout ? ctld->conf->slurmctld_timeout : 120;
+
+	if (!r || !ctld->standby)
+		return;
+	/* connected but silent (a hung primary) counts as gone too */
+	if (now - r->last_contact >= timeout)
+		takeover(ctld, now);
+}
+
+void repl_destroy(struct ctld *ctld)
+{
+	struct repl *r = ctld->repl;
+
+	if (!r)
+		return;
+	while (r->followers)
+		follower_drop(r, &r->followers);
+	if (r->conn)
+		conn_close(r->conn);
+	if (r->retry_ev)
+		event_free(r->retry_ev);
+	free(r);
+	ctld->repl = NULL;
+}

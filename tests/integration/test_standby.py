@@ -1,0 +1,133 @@
+"""A hot standby (rota up --standby): a backup controller on another loopback
+address follows the primary's journal and takes over SlurmctldTimeout after
+the primary stops answering.  Tested as it happens: a submission storm while
+the primary is killed (-9), running jobs that keep running and complete,
+ids that never repeat, `scontrol ping`, and a primary that comes back and
+stands by instead of serving beside the backup."""
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+
+from conftest import DEFAULT_UP_ARGS, SUBMITTED_RE, _proc_state
+
+TIMEOUT = 3  # SlurmctldTimeout for these tests
+
+
+def standby_cluster(make_cluster):
+    c = make_cluster(*DEFAULT_UP_ARGS, "--standby")
+    c.down()
+    with open(c.conf_path) as f:
+        text = f.read()
+    text = re.sub(r"(?m)^SlurmctldTimeout=.*$", f"SlurmctldTimeout={TIMEOUT}", text)
+    with open(c.conf_path, "w") as f:
+        f.write(text)
+    c.up()
+    return c
+
+
+def ping(c):
+    return c.run(["scontrol", "ping"]).stdout.splitlines()
+
+
+def backup_log(c):
+    with open(os.path.join(c.dir, "log", "rotactld-backup1.log")) as f:
+        return f.read()
+
+
+def kill_primary(c):
+    pid = c.pid("rotactld")
+    os.kill(pid, signal.SIGKILL)
+    while _proc_state(pid) not in ("", "Z", "X"):
+        time.sleep(0.02)
+
+
+def test_ping_shows_both(make_cluster):
+    c = standby_cluster(make_cluster)
+    lines = ping(c)
+    assert len(lines) == 2
+    assert re.match(r"^Slurmctld\(primary\) at \S+ is UP$", lines[0]), lines
+    assert re.match(r"^Slurmctld\(backup\) at \S+-backup is UP$", lines[1]), lines
+    # the backup answers nothing but pings while it stands by
+    assert "standing by: following the controller at 127.0.0.1" in backup_log(c)
+
+
+def storm(c, acked, stop, n):
+    """n submitters, each in a loop until stop; acked: ids acknowledged."""
+    def one():
+        while not stop.is_set():
+            p = subprocess.run(["sbatch", "-o", "/dev/null", "--wrap", "true"],
+                               capture_output=True, text=True, env=c.env,
+                               cwd=str(c.work), timeout=60)
+            m = SUBMITTED_RE.match(p.stdout.strip())
+            if m:
+                acked.append(int(m.group(1)))
+    ts = [threading.Thread(target=one) for _ in range(n)]
+    for t in ts:
+        t.start()
+    return ts
+
+
+def test_kill_primary_during_a_submission_storm(make_cluster):
+    c = standby_cluster(make_cluster)
+    long_job = c.sbatch("-o", "/dev/null", "--wrap", "sleep 8")
+    c.wait_running(long_job)
+    acked, stop = [], threading.Event()
+    ts = storm(c, acked, stop, 8)
+    time.sleep(1.5)
+    kill_primary(c)
+    killed_at = time.monotonic()
+    before = list(acked)
+    # the backup takes over after SlurmctldTimeout; the submitters go on
+    c.wait_for(lambda: "taking over" in backup_log(c), timeout=TIMEOUT + 10,
+               what="the backup to take over")
+    time.sleep(2)
+    stop.set()
+    for t in ts:
+        t.join()
+    print(f"acknowledged: {len(before)} before the kill, {len(acked)} in all")
+    assert len(before) >= 8, "too few acknowledged before the primary died"
+    assert time.monotonic() - killed_at < TIMEOUT + 10
+    lines = ping(c)
+    assert lines[0].endswith("is DOWN") and lines[1].endswith("is UP"), lines
+    # every acknowledged job is known to the backup, and no id was given twice
+    out = c.run(["squeue", "-h", "-o", "%i", "-t", "all"]).stdout.split()
+    known = {int(x) for x in out}
+    for jid in acked:
+        if jid not in known:  # ended and purged? MinJobAge is 300 s: no
+            assert c.job_state(jid) is not None, f"job {jid} was lost"
+    assert len(acked) == len(set(acked)), "an id was handed out twice"
+    after = [j for j in acked if j not in before]
+    if after:
+        assert min(after) > max(before)
+    # the running job kept running, and its end is recorded by the backup
+    c.wait_job(long_job, timeout=30)
+    assert c.job_state(long_job) == "COMPLETED"
+    # the new controller runs new work
+    jid = c.sbatch("-o", "/dev/null", "--wrap", "true")
+    c.wait_job(jid)
+    assert c.job_state(jid) == "COMPLETED"
+
+
+def test_primary_comes_back_and_stands_by(make_cluster):
+    c = standby_cluster(make_cluster)
+    first = c.sbatch("-o", "/dev/null", "--wrap", "true")
+    c.wait_job(first)
+    kill_primary(c)
+    c.wait_for(lambda: "taking over" in backup_log(c), timeout=TIMEOUT + 10,
+               what="the backup to take over")
+    second = c.sbatch("-o", "/dev/null", "--wrap", "true")
+    c.wait_job(second)
+    c.up()  # starts the primary again
+    log = os.path.join(c.dir, "log", "rotactld.log")
+    c.wait_for(lambda: "standing by" in open(log).read(), timeout=10,
+               what="the old primary to stand by")
+    lines = ping(c)
+    assert lines[0].endswith("is UP") and lines[1].endswith("is UP"), lines
+    # the backup still serves: new work goes on there, ids above the others
+    third = c.sbatch("-o", "/dev/null", "--wrap", "true")
+    c.wait_job(third)
+    assert third > second > first
+    assert c.job_state(first) == "COMPLETED"
