@@ -18,9 +18,13 @@
 #include "cli/fmt.h"
 #include "cli/scontrol.h"
 #include "common/arrayspec.h"
+#include "common/conf.h"
 #include "common/jobscript.h"
 #include "common/states.h"
+#include "proto/auth.h"
+#include "proto/client.h"
 #include "proto/messages.h"
+#include "proto/net.h"
 #include "common/common.h"
 
 #define SCONTROL_LINE_MAX  65536 /* one interactive command line */
@@ -550,6 +554,53 @@ static int cmd_reconfigure(const struct scontrol_opts *o, int argc, char **argv)
 	return 1;
 }
 
+/* scontrol takeover [INDEX]: controller INDEX (default 1, the first backup)
+ * takes over from the one that serves (admins). */
+static int cmd_takeover(const struct scontrol_opts *o, int argc, char **argv)
+{
+	struct conf *conf = cli_conf();
+	struct rota_error err = {""};
+	struct auth *auth = NULL;
+	struct empty_msg req = {0};
+	struct rc_msg *rc = NULL;
+	uint16_t type = 0;
+	unsigned long idx = 1;
+	char *end;
+	int fd, ok;
+
+	if (argc == 1)
+		idx = strtoul(argv[0], &end, 10);
+	if (argc > 1 || (argc == 1 && (!isdigit((unsigned char)argv[0][0]) || *end))) {
+		fprintf(stderr, "invalid takeover specification\n");
+		return 1;
+	}
+	if (idx >= conf_ctld_count(conf)) {
+		fprintf(stderr, "slurm_takeover error: %s\n",
+		        "No backup controller configured with that index");
+		return 1;
+	}
+	auth_create(conf, 0, &auth, NULL);
+	fd = client_connect_to(conf, auth, NULL, idx, &err);
+	auth_destroy(auth);
+	if (fd < 0) {
+		fprintf(stderr, "slurm_takeover error: %s\n",
+		        slurm_strerror(SLURM_COMMUNICATIONS_CONNECTION_ERROR));
+		return 1;
+	}
+	ok = net_rpc(fd, MSG_TAKEOVER_REQ, &req, &type, (void **)&rc, 60000, &err) == 0 &&
+	     type == MSG_RC;
+	close(fd);
+	if (!ok || rc->rc) {
+		fprintf(stderr, "slurm_takeover error: %s\n",
+		        ok ? slurm_strerror(rc->rc)
+		           : slurm_strerror(SLURM_COMMUNICATIONS_CONNECTION_ERROR));
+		msg_body_free(type, rc);
+		return 1;
+	}
+	msg_body_free(type, rc);
+	return 0;
+}
+
 /* scontrol shutdown [slurmctld|controller]: everything, or the controller
  * only (admins). */
 static int cmd_shutdown(const struct scontrol_opts *o, int argc, char **argv)
@@ -646,7 +697,7 @@ static const struct {
     {"reboot", 3, cmd_unsupported},
     {"cancel_reboot", 3, cmd_unsupported},
     {"shutdown", 8, cmd_shutdown},
-    {"takeover", 8, cmd_unsupported},
+    {"takeover", 8, cmd_takeover},
     {"abort", 5, cmd_unsupported},
     {"setdebug", 2, cmd_unsupported},
     {"setdebugflags", 9, cmd_unsupported},

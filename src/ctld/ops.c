@@ -173,6 +173,12 @@ static void op_shutdown(struct ctld *ctld, struct caller *who, void **body,
 	event_base_loopexit(ctld->base, &(struct timeval){0, 100000});
 }
 
+static void op_takeover(struct ctld *ctld, struct caller *who, void **body,
+                        struct chan *ch)
+{
+	repl_takeover_request(ctld, ch);
+}
+
 static void op_follow(struct ctld *ctld, struct caller *who, void **body, struct chan *ch)
 {
 	repl_follow(ctld, who, *body, ch);
@@ -200,6 +206,7 @@ static const struct op_entry {
     {MSG_STATS_REQ, P_USER, op_stats},
     {MSG_SHUTDOWN_REQ, P_ADMIN, op_shutdown},
     {MSG_FOLLOW_REQ, P_PEER, op_follow},
+    {MSG_TAKEOVER_REQ, P_ADMIN, op_takeover},
     {MSG_NODE_REGISTER, P_NODE, op_node_register},
     {MSG_NODE_PING, P_NODE, op_node_ping},
     {MSG_STEP_COMPLETE, P_NODE, op_step_complete},
@@ -248,14 +255,16 @@ void ops_call(struct ctld *ctld, struct caller *who, uint16_t type, void **body,
 	}
 	if ((e->perm == P_NODE && (who->role != CALLER_NODE || ch->superseded)) ||
 	    (e->perm == P_PEER && who->role != CALLER_PEER) ||
-	    (e->perm == P_ADMIN && !caller_is_admin(who))) {
+	    (e->perm == P_ADMIN && !caller_is_admin(who) &&
+	     !(type == MSG_SHUTDOWN_REQ && who->role == CALLER_PEER))) {
 		log_err("%s from %s refused: access denied", msg_name(type),
 		        caller_name(who, name, sizeof(name)));
 		chan_send_rc(ch, ESLURM_ACCESS_DENIED, NULL);
 		return;
 	}
 	/* a backup that has not taken over answers pings only */
-	if (ctld->standby && type != MSG_PING_REQ && type != MSG_STATS_REQ) {
+	if (ctld->standby && type != MSG_PING_REQ && type != MSG_STATS_REQ &&
+	    type != MSG_TAKEOVER_REQ) {
 		chan_send_rc(ch, ESLURM_IN_STANDBY_MODE, NULL);
 		return;
 	}

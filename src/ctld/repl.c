@@ -42,7 +42,8 @@ struct repl {
 	struct event *retry_ev;
 	time_t last_contact;
 	int in_snapshot;
-	int told_down; /* "cannot reach the primary" logged */
+	int told_down;            /* "cannot reach the primary" logged */
+	struct chan *takeover_ch; /* scontrol takeover waits here */
 };
 
 static struct repl *repl_of(struct ctld *ctld)
@@ -245,8 +246,10 @@ static void follow_msg(struct conn *c, uint16_t type, void **body, void *arg)
 
 	r->last_contact = time(NULL);
 	if (type == MSG_RC) {
-		log_err("the primary refused to be followed: %s",
-		        slurm_strerror(((struct rc_msg *)*body)->rc));
+		/* 0: the answer to a takeover's shutdown request */
+		if (((struct rc_msg *)*body)->rc)
+			log_err("the primary refused to be followed: %s",
+			        slurm_strerror(((struct rc_msg *)*body)->rc));
 		return;
 	}
 	if (type != MSG_REPL_DATA)
@@ -270,12 +273,19 @@ static void follow_msg(struct conn *c, uint16_t type, void **body, void *arg)
 
 static void follow_schedule(struct ctld *ctld, int secs);
 
+static void takeover(struct ctld *ctld, time_t now);
+
 static void follow_closed(struct conn *c, void *arg)
 {
 	struct ctld *ctld = arg;
 
-	log_warn("lost the primary controller");
 	ctld->repl->conn = NULL;
+	if (ctld->repl->takeover_ch) {
+		/* it stopped as asked, after sending what it had */
+		takeover(ctld, time(NULL));
+		return;
+	}
+	log_warn("lost the primary controller");
 	follow_schedule(ctld, RETRY_S);
 }
 
@@ -359,8 +369,11 @@ static void takeover(struct ctld *ctld, time_t now)
 	struct rota_error err = {""};
 	uint32_t next = job_mgr_next_id(ctld->jobs);
 
-	log_warn("taking over: the primary controller has not answered for %ld s",
-	         (long)(now - r->last_contact));
+	if (r->takeover_ch)
+		log_info("taking over, as asked");
+	else
+		log_warn("taking over: the primary controller has not answered for %ld s",
+		         (long)(now - r->last_contact));
 	if (r->conn) {
 		conn_close(r->conn);
 		r->conn = NULL;
@@ -373,6 +386,7 @@ static void takeover(struct ctld *ctld, time_t now)
 	/* ids the primary handed out but we never heard of stay handed out */
 	job_mgr_set_next_id(ctld->jobs, next + JOB_ID_TAKEOVER_GAP);
 	job_mgr_id_restore(ctld, NULL);
+	ctld_state_settle(ctld);
 	/* the nodes come to us now; they have SlurmdTimeout to do so */
 	for (size_t i = 0; i < node_mgr_count(ctld->nodes); i++) {
 		struct node *n = node_mgr_get(ctld->nodes, i);
@@ -392,6 +406,11 @@ static void takeover(struct ctld *ctld, time_t now)
 		log_err("takeover: %s", err.text);
 	log_info("now the controller (term %u, next job id %u)", ctld->term,
 	         job_mgr_next_id(ctld->jobs));
+	if (r->takeover_ch) {
+		chan_send_rc(r->takeover_ch, 0, NULL);
+		chan_unref(r->takeover_ch);
+		r->takeover_ch = NULL;
+	}
 	ctld_sched_kick(ctld);
 }
 
@@ -408,6 +427,31 @@ void repl_standby_tick(struct ctld *ctld, time_t now)
 		takeover(ctld, now);
 }
 
+void repl_takeover_request(struct ctld *ctld, struct chan *ch)
+{
+	struct repl *r = repl_of(ctld);
+	struct shutdown_req req = {.flags = SHUTDOWN_F_CTLD_ONLY};
+
+	if (!ctld->standby) {
+		chan_send_rc(ch, 0, NULL); /* serving already */
+		return;
+	}
+	if (r->takeover_ch) {
+		chan_send_rc(ch, ESLURM_TRANSITION_STATE_NO_UPDATE,
+		             "a takeover is under way");
+		return;
+	}
+	r->takeover_ch = ch;
+	chan_ref(ch);
+	if (!r->conn) {
+		/* the one we follow is not there: take over now */
+		takeover(ctld, time(NULL));
+		return;
+	}
+	log_info("takeover asked: telling the controller we follow to stop");
+	conn_send(r->conn, MSG_SHUTDOWN_REQ, &req);
+}
+
 void repl_destroy(struct ctld *ctld)
 {
 	struct repl *r = ctld->repl;
@@ -420,6 +464,7 @@ void repl_destroy(struct ctld *ctld)
 		conn_close(r->conn);
 	if (r->retry_ev)
 		event_free(r->retry_ev);
+	chan_unref(r->takeover_ch);
 	free(r);
 	ctld->repl = NULL;
 }

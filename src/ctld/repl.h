@@ -44,6 +44,11 @@ void repl_standby_start(struct ctld *ctld);
 /* Backup: once a second: take over when the primary has been silent too
  * long. */
 void repl_standby_tick(struct ctld *ctld, time_t now);
+/* scontrol takeover, to this controller: when it stands by, it has the one
+ * it follows stop, takes over when that one's link closes (its last events
+ * in), and then answers on ch; when it serves already, it answers at once. */
+void repl_takeover_request(struct ctld *ctld, struct chan *ch);
+
 /* Stop following and release what the backup side holds (shutdown). */
 void repl_destroy(struct ctld *ctld);
 

@@ -164,12 +164,7 @@ int ctld_state_restore(struct ctld *ctld, struct rota_error *err)
 	if (journal_replay(ctld->journal, replay_one, ctld, err) < 0)
 		return -1;
 	ctld->replaying = 0;
-	/* the nodes' confirmations that ended jobs are gone are not journaled:
-	 * a job still COMPLETING gives its resources back now (a node that
-	 * still runs something of it reports it when it registers) */
-	for (struct job *j = job_first(ctld->jobs); j; j = j->next)
-		if (j->state & JOB_COMPLETING)
-			job_release_all(ctld, j, j->end_time);
+	ctld_state_settle(ctld);
 	/* ids already handed out stay handed out, whatever the journal lost */
 	job_mgr_id_restore(ctld, journal_damaged(ctld->journal) ? "journal damaged"
 	                         : journal_torn(ctld->journal)  ? "journal tail torn"
@@ -256,6 +251,16 @@ void ctld_state_snapshot(struct ctld *ctld, void (*emit)(void *arg, struct job_e
 		emit(arg, &ev);
 		codec_release(&job_event_type, &ev);
 	}
+}
+
+void ctld_state_settle(struct ctld *ctld)
+{
+	/* the nodes' confirmations that ended jobs are gone are not journaled:
+	 * a job still COMPLETING gives its resources back now (a node that
+	 * still runs something of it reports it when it registers) */
+	for (struct job *j = job_first(ctld->jobs); j; j = j->next)
+		if (j->state & JOB_COMPLETING)
+			job_release_all(ctld, j, j->end_time);
 }
 
 void ctld_state_clear(struct ctld *ctld)

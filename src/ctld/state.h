@@ -31,6 +31,10 @@ void ctld_state_retry(struct ctld *ctld, time_t now, int now_or_never);
 struct job_event;
 void ctld_state_snapshot(struct ctld *ctld, void (*emit)(void *arg, struct job_event *ev),
                          void *arg);
+/* What the journal does not hold, settled as it starts serving (after a
+ * replay, or a backup taking over): ended jobs the nodes have not confirmed
+ * gone give their resources back. */
+void ctld_state_settle(struct ctld *ctld);
 /* Forget every job and node state (a backup about to load a snapshot). */
 void ctld_state_clear(struct ctld *ctld);
 /* Write the whole state to the journal now (journal_rewrite).  0 or -1. */

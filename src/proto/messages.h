@@ -668,6 +668,10 @@ enum repl_flags {
 	F(S, bin, data, _)
 ROTA_DECLARE(repl_data, REPL_DATA_FIELDS)
 
+/* scontrol takeover: to a controller that stands by (admins); it has the one
+ * that serves stop (MSG_SHUTDOWN_REQ, controller only), takes over once that
+ * one's last events are in, then answers. */
+
 /* ---- the message table: M(ENUM, number, body struct) ---- */
 #define ROTA_MESSAGES(M)                                                                 \
 	M(MSG_RC, 1, rc_msg)                                                             \
@@ -714,7 +718,8 @@ ROTA_DECLARE(repl_data, REPL_DATA_FIELDS)
 	M(MSG_TASK_EXIT, 42, task_exit)                                                  \
 	M(MSG_IO_WINSIZE, 43, io_winsize)                                                \
 	M(MSG_FOLLOW_REQ, 44, follow_req)                                                \
-	M(MSG_REPL_DATA, 45, repl_data)
+	M(MSG_REPL_DATA, 45, repl_data)                                                  \
+	M(MSG_TAKEOVER_REQ, 46, empty_msg)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) MSG_TYPE_MAX };

@@ -131,3 +131,47 @@ def test_primary_comes_back_and_stands_by(make_cluster):
     c.wait_job(third)
     assert third > second > first
     assert c.job_state(first) == "COMPLETED"
+
+
+def test_takeover_and_back(make_cluster):
+    c = standby_cluster(make_cluster)
+    running = c.sbatch("-o", "/dev/null", "--wrap", "sleep 6")
+    c.wait_running(running)
+    before = c.sbatch("-o", "/dev/null", "--wrap", "true")
+    c.wait_job(before)
+    primary = c.pid("rotactld")
+    p = c.run(["scontrol", "takeover"])
+    assert p.returncode == 0, p.stderr
+    # the backup serves at once (no SlurmctldTimeout to wait), the primary
+    # has stopped, and nothing was lost on the way
+    assert "taking over, as asked" in backup_log(c)
+    c.wait_for(lambda: _proc_state(primary) in ("", "Z", "X"), what="the primary to stop")
+    lines = ping(c)
+    assert lines[0].endswith("is DOWN") and lines[1].endswith("is UP"), lines
+    assert c.job_state(before) == "COMPLETED"
+    assert c.job_state(running) == "RUNNING"
+    during = c.sbatch("-o", "/dev/null", "--wrap", "true")
+    c.wait_job(during)
+    # and back: the primary starts again and stands by, then takes over
+    c.up()
+    log = os.path.join(c.dir, "log", "rotactld.log")
+    c.wait_for(lambda: "following the primary from event" in open(log).read(),
+               what="the old primary to follow the backup")
+    p = c.run(["scontrol", "takeover", "0"])
+    assert p.returncode == 0, p.stderr
+    c.wait_for(lambda: ping(c)[0].endswith("is UP") and ping(c)[1].endswith("is DOWN"),
+               what="the primary serving again")
+    after = c.sbatch("-o", "/dev/null", "--wrap", "true")
+    c.wait_job(after)
+    assert after > during > before
+    for jid in (before, during):
+        assert c.job_state(jid) == "COMPLETED"
+    c.wait_job(running, timeout=30)
+    assert c.job_state(running) == "COMPLETED"
+
+
+def test_takeover_is_for_admins_and_needs_a_backup(make_cluster):
+    c = make_cluster()
+    p = c.run(["scontrol", "takeover"])
+    assert p.returncode == 1
+    assert "slurm_takeover error: No backup controller configured" in p.stderr
