@@ -61,6 +61,8 @@ static void parse_one(struct sched_params *sp, const char *p, size_t len)
 		sp->kill_invalid_depend = 1;
 	else if (word_is(p, klen, "enable_user_top"))
 		sp->enable_user_top = 1;
+	else if (word_is(p, klen, "replicate_sync"))
+		sp->replicate_sync = 1;
 	else if (word_is(p, klen, "bf_estimate") && v)
 		sp->bf_predict = word_is(v, vlen, "predict");
 }

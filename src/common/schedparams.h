@@ -18,6 +18,9 @@
  *                         time (Slurm) or the mean of the user's last two
  *                         runtimes, capped by the time limit and corrected
  *                         when a job outlives it (src/sched/predict.h)
+ *   replicate_sync        Rota's own: with a backup controller following,
+ *                         a submission or update is answered only once the
+ *                         backup's journal holds it too (src/ctld/repl.h)
  *   journal_compact_mb=N  Rota's own: the journal is compacted once it is
  *                         larger than N MB and twice what it held after the
  *                         last compaction (64; 1 to 65536)
@@ -38,6 +41,7 @@ struct sched_params {
 	int bf_predict; /* bf_estimate=predict */
 	int kill_invalid_depend;
 	int enable_user_top;
+	int replicate_sync;
 };
 
 /* Fill *sp from a SchedulerParameters value (NULL = all defaults).  Values out

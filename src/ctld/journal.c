@@ -67,6 +67,8 @@ struct journal {
 	char *tail_copy; /* a compaction's tail in flight, for on_durable */
 	size_t tail_copy_len;
 	unsigned compactions;
+	uint64_t (*gate)(void *arg); /* waiters also wait until gate() reaches them */
+	void *gate_arg;
 };
 
 static void flush_cb(evutil_socket_t fd, short what, void *arg);
@@ -130,6 +132,7 @@ void journal_destroy(struct journal *j)
 	if (!j)
 		return;
 	journal_compact_abort(j);
+	j->gate = NULL; /* nobody waits on anybody else any more */
 	journal_flush(j);
 	syncer_destroy(j->syncer);
 	event_free(j->flush_ev);
@@ -435,6 +438,11 @@ static void run_waiters(struct journal *j, uint64_t upto)
 	size_t k = 0;
 	struct waiter *ready;
 
+	if (j->gate) {
+		uint64_t g = j->gate(j->gate_arg);
+		if (g < upto)
+			upto = g;
+	}
 	while (k < j->nwait && (j->err || j->waiters[k].seq <= upto))
 		k++;
 	if (!k)
@@ -670,6 +678,13 @@ void journal_set_next_seq(struct journal *j, uint64_t next)
 {
 	j->next_seq = next;
 	j->written_seq = next - 1;
+}
+
+void journal_set_gate(struct journal *j, uint64_t (*gate)(void *arg), void *arg)
+{
+	j->gate = gate;
+	j->gate_arg = arg;
+	run_waiters(j, j->written_seq);
 }
 
 void journal_on_sync(struct journal *j, void (*fn)(void *arg, uint64_t usec), void *arg)

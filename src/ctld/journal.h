@@ -110,6 +110,11 @@ void journal_on_durable(struct journal *j,
  * stands for the events before it). */
 void journal_set_next_seq(struct journal *j, uint64_t next);
 
+/* Waiters (journal_when_durable) are also held until gate(arg) reaches
+ * their event: a backup has it too (replicate_sync).  Called again with the
+ * same gate when what it returns has grown; NULL removes it. */
+void journal_set_gate(struct journal *j, uint64_t (*gate)(void *arg), void *arg);
+
 /* Compactions done (in a child process or whole) since it was opened. */
 unsigned journal_compactions(const struct journal *j);
 

@@ -179,6 +179,12 @@ static void op_takeover(struct ctld *ctld, struct caller *who, void **body,
 	repl_takeover_request(ctld, ch);
 }
 
+static void op_follow_ack(struct ctld *ctld, struct caller *who, void **body,
+                          struct chan *ch)
+{
+	repl_ack(ctld, ch, ((const struct follow_ack *)*body)->seq);
+}
+
 static void op_follow(struct ctld *ctld, struct caller *who, void **body, struct chan *ch)
 {
 	repl_follow(ctld, who, *body, ch);
@@ -206,6 +212,7 @@ static const struct op_entry {
     {MSG_STATS_REQ, P_USER, op_stats},
     {MSG_SHUTDOWN_REQ, P_ADMIN, op_shutdown},
     {MSG_FOLLOW_REQ, P_PEER, op_follow},
+    {MSG_FOLLOW_ACK, P_PEER, op_follow_ack},
     {MSG_TAKEOVER_REQ, P_ADMIN, op_takeover},
     {MSG_NODE_REGISTER, P_NODE, op_node_register},
     {MSG_NODE_PING, P_NODE, op_node_ping},

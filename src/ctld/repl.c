@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include "common/conf.h"
 #include "common/recframe.h"
+#include "common/schedparams.h"
 #include "common/states.h"
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
@@ -29,9 +30,11 @@
 
 static void on_durable(void *arg, const char *recs, size_t len, uint64_t upto);
 
+
 struct follower {
 	struct chan *ch;
-	uint64_t sent; /* events up to here are on their way */
+	uint64_t sent;  /* events up to here are on their way */
+	uint64_t acked; /* events up to here are in its journal */
 	struct follower *next;
 };
 
@@ -51,6 +54,37 @@ static struct repl *repl_of(struct ctld *ctld)
 	if (!ctld->repl)
 		ctld->repl = xcalloc(1, sizeof(struct repl));
 	return ctld->repl;
+}
+
+/* SchedulerParameters=replicate_sync: answers wait for the backups too. */
+static int sync_wanted(const struct ctld *ctld)
+{
+	struct sched_params sp;
+
+	sched_params_parse(ctld->conf->scheduler_params, &sp);
+	return sp.replicate_sync;
+}
+
+/* journal_set_gate: the events every follower holds (no follower: all). */
+static uint64_t repl_gate(void *arg)
+{
+	struct ctld *ctld = arg;
+	uint64_t min = UINT64_MAX;
+
+	for (struct follower *f = ctld->repl ? ctld->repl->followers : NULL; f; f = f->next)
+		if (f->acked < min)
+			min = f->acked;
+	return min;
+}
+
+static void gate_update(struct ctld *ctld)
+{
+	struct repl *r = ctld->repl;
+
+	if (r && r->followers && sync_wanted(ctld))
+		journal_set_gate(ctld->journal, repl_gate, ctld);
+	else
+		journal_set_gate(ctld->journal, NULL, NULL);
 }
 
 static void follower_drop(struct repl *r, struct follower **pp)
@@ -155,10 +189,20 @@ void repl_follow(struct ctld *ctld, struct caller *who, const struct follow_req 
 	f = xcalloc(1, sizeof(*f));
 	f->ch = ch;
 	f->sent = last;
+	f->acked = rc == 0 ? req->after : 0;
 	chan_ref(ch);
 	f->next = r->followers;
 	r->followers = f;
 	journal_on_durable(ctld->journal, on_durable, ctld);
+	gate_update(ctld);
+}
+
+void repl_ack(struct ctld *ctld, struct chan *ch, uint64_t seq)
+{
+	for (struct follower *f = ctld->repl ? ctld->repl->followers : NULL; f; f = f->next)
+		if (f->ch == ch && seq > f->acked)
+			f->acked = seq;
+	gate_update(ctld);
 }
 
 void repl_chan_gone(struct ctld *ctld, struct chan *ch)
@@ -175,6 +219,7 @@ void repl_chan_gone(struct ctld *ctld, struct chan *ch)
 	}
 	if (r && !r->followers) /* no copies of the batches for nobody */
 		journal_on_durable(ctld->journal, NULL, NULL);
+	gate_update(ctld); /* nobody to wait for: answer what waits */
 }
 
 /* journal_on_durable: every follower gets the batch (it skips what it has). */
@@ -235,6 +280,20 @@ static int apply_rec(void *arg, const uint8_t *body, size_t len)
 	return 0;
 }
 
+static void send_ack(struct ctld *ctld, uint64_t seq)
+{
+	struct follow_ack a = {.seq = seq};
+
+	if (ctld->repl && ctld->repl->conn)
+		conn_send(ctld->repl->conn, MSG_FOLLOW_ACK, &a);
+}
+
+/* Our journal holds the events to upto: tell the primary (replicate_sync). */
+static void ack_durable(void *arg, const char *recs, size_t len, uint64_t upto)
+{
+	send_ack(arg, upto);
+}
+
 static void follow_msg(struct conn *c, uint16_t type, void **body, void *arg)
 {
 	struct ctld *ctld = arg;
@@ -266,6 +325,8 @@ static void follow_msg(struct conn *c, uint16_t type, void **body, void *arg)
 		journal_set_next_seq(ctld->journal, d->seq + 1);
 		if (ctld_state_rewrite(ctld, &err) < 0)
 			log_err("replication: writing the state: %s", err.text);
+		else
+			send_ack(ctld, d->seq);
 		log_info("following the primary from event %llu (%zu jobs)",
 		         (unsigned long long)d->seq, job_count(ctld->jobs));
 	}
@@ -359,6 +420,7 @@ void repl_standby_start(struct ctld *ctld)
 	r->last_contact = time(NULL);
 	log_info("standing by: following the controller at %s",
 	         conf_ctld_addr(ctld->conf, ctld->leader_index));
+	journal_on_durable(ctld->journal, ack_durable, ctld);
 	follow_schedule(ctld, 0);
 }
 
@@ -383,6 +445,7 @@ static void takeover(struct ctld *ctld, time_t now)
 		r->retry_ev = NULL;
 	}
 	ctld->standby = 0;
+	journal_on_durable(ctld->journal, NULL, NULL); /* no acks to anybody */
 	/* ids the primary handed out but we never heard of stay handed out */
 	job_mgr_set_next_id(ctld->jobs, next + JOB_ID_TAKEOVER_GAP);
 	job_mgr_id_restore(ctld, NULL);

@@ -29,6 +29,8 @@ struct follow_req;
 /* Primary: the operation a backup calls (ops.c). */
 void repl_follow(struct ctld *ctld, struct caller *who, const struct follow_req *req,
                  struct chan *ch);
+/* Primary: the backup on ch holds the events up to seq (MSG_FOLLOW_ACK). */
+void repl_ack(struct ctld *ctld, struct chan *ch, uint64_t seq);
 /* Primary: nobody listens on ch any more. */
 void repl_chan_gone(struct ctld *ctld, struct chan *ch);
 /* Primary: the heartbeat, once a second. */

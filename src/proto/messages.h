@@ -655,6 +655,11 @@ ROTA_DECLARE(shutdown_req, SHUTDOWN_REQ_FIELDS)
 	F(S, u32, term, _) /* of the history it holds: another one is a snapshot */
 ROTA_DECLARE(follow_req, FOLLOW_REQ_FIELDS)
 
+/* Backup -> primary: its own journal holds the events up to seq (what
+ * SchedulerParameters=replicate_sync waits for before answering). */
+#define FOLLOW_ACK_FIELDS(F, S) F(S, u64, seq, _)
+ROTA_DECLARE(follow_ack, FOLLOW_ACK_FIELDS)
+
 enum repl_flags {
 	REPL_F_SNAPSHOT = 1, /* data is (part of) a snapshot: start from it */
 	REPL_F_SNAPSHOT_END =
@@ -719,7 +724,8 @@ ROTA_DECLARE(repl_data, REPL_DATA_FIELDS)
 	M(MSG_IO_WINSIZE, 43, io_winsize)                                                \
 	M(MSG_FOLLOW_REQ, 44, follow_req)                                                \
 	M(MSG_REPL_DATA, 45, repl_data)                                                  \
-	M(MSG_TAKEOVER_REQ, 46, empty_msg)
+	M(MSG_TAKEOVER_REQ, 46, empty_msg)                                               \
+	M(MSG_FOLLOW_ACK, 47, follow_ack)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) MSG_TYPE_MAX };

@@ -175,3 +175,67 @@ def test_takeover_is_for_admins_and_needs_a_backup(make_cluster):
     p = c.run(["scontrol", "takeover"])
     assert p.returncode == 1
     assert "slurm_takeover error: No backup controller configured" in p.stderr
+
+
+def primary_log(c):
+    with open(os.path.join(c.dir, "log", "rotactld.log")) as f:
+        return f.read()
+
+
+def test_backup_restarts_and_catches_up(make_cluster):
+    c = standby_cluster(make_cluster)
+    first = [c.sbatch("-o", "/dev/null", "--wrap", "true") for _ in range(5)]
+    c.wait_for(lambda: "follows from event" in primary_log(c), what="the backup")
+    c.kill_daemon("rotactld-backup1")
+    seen = primary_log(c).count("follows from event")
+    # while it is down, the primary goes on
+    second = [c.sbatch("-o", "/dev/null", "--wrap", "true") for _ in range(5)]
+    for j in first + second:
+        c.wait_job(j)
+    c.up()  # the backup again: it asks for what it missed, not everything
+    c.wait_for(lambda: primary_log(c).count("follows from event") > seen,
+               what="the backup to follow again")
+    m = re.findall(r"a backup controller follows from event (\d+) \((\d+) to send\)",
+                   primary_log(c))
+    assert int(m[-1][0]) > 0 and int(m[-1][1]) > 0, m
+    third = c.sbatch("-o", "/dev/null", "--wrap", "true")
+    c.wait_job(third)
+    time.sleep(0.5)
+    kill_primary(c)
+    c.wait_for(lambda: "taking over" in backup_log(c), timeout=TIMEOUT + 10,
+               what="the backup to take over")
+    for j in first + second + [third]:
+        assert c.job_state(j) == "COMPLETED", j
+
+
+def test_replicate_sync_waits_for_the_backup(make_cluster):
+    c = standby_cluster(make_cluster)
+    c.down()
+    with open(c.conf_path, "a") as f:
+        f.write("SchedulerParameters=replicate_sync\n")
+    c.up()
+    c.wait_for(lambda: "follows from event" in primary_log(c), what="the backup")
+    jid = c.sbatch("-o", "/dev/null", "--wrap", "true")  # answered: backup has it
+    backup = c.pid("rotactld-backup1")
+    os.kill(backup, signal.SIGSTOP)
+    try:
+        p = subprocess.Popen(["sbatch", "-o", "/dev/null", "--wrap", "true"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env=c.env, cwd=str(c.work))
+        time.sleep(2)
+        # the backup cannot take it: no answer yet
+        assert p.poll() is None, p.communicate()
+    finally:
+        os.kill(backup, signal.SIGCONT)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 0, err
+    second = int(SUBMITTED_RE.match(out.strip()).group(1))
+    assert second > jid
+    # the primary's disk is lost with it: the backup still has every job
+    kill_primary(c)
+    import shutil
+    shutil.rmtree(os.path.join(c.dir, "state"), ignore_errors=True)
+    c.wait_for(lambda: "taking over" in backup_log(c), timeout=TIMEOUT + 10,
+               what="the backup to take over")
+    for j in (jid, second):
+        assert c.job_state(j) is not None, f"job {j} lost"
