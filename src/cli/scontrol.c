@@ -547,11 +547,20 @@ static int cmd_errnumstr(const struct scontrol_opts *o, int argc, char **argv)
 	return 0;
 }
 
+/* scontrol reconfigure: the controller reads slurm.conf again (admins). */
 static int cmd_reconfigure(const struct scontrol_opts *o, int argc, char **argv)
 {
-	fprintf(stderr, "slurm_reconfigure error: %s\n",
-	        slurm_strerror(ESLURM_NOT_SUPPORTED));
-	return 1;
+	struct empty_msg req = {0};
+	void *none = NULL;
+	char *msg = NULL;
+	int rc = call_ctld(MSG_RECONFIG_REQ, &req, MSG_RC, &none, &msg);
+
+	if (rc) {
+		fprintf(stderr, "slurm_reconfigure error: %s\n", msg);
+		free(msg);
+		return 1;
+	}
+	return 0;
 }
 
 /* scontrol takeover [INDEX]: controller INDEX (default 1, the first backup)

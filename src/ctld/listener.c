@@ -583,6 +583,29 @@ void listener_tick(struct listener *l)
 		log_counts(l);
 }
 
+void listener_remap_nodes(struct listener *l, const int *map, size_t n_old)
+{
+	for (struct client *c = l->clients, *next; c; c = next) {
+		int idx = c->who.node_idx;
+		next = c->lnext;
+		if (!c->authed || c->who.role != CALLER_NODE || idx < 0)
+			continue;
+		if ((size_t)idx < n_old && map[idx] >= 0) {
+			c->who.node_idx = map[idx];
+			continue;
+		}
+		/* its node is no more */
+		struct conn *conn = c->conn;
+		c->who.node_idx = -1;
+		c->chan.superseded = 1;
+		user_conn_drop(l, c);
+		c->conn = NULL;
+		client_untrack(l, c);
+		if (conn)
+			conn_close(conn);
+	}
+}
+
 int listener_serve_clients(struct listener *l, struct rota_error *err)
 {
 	const char *path = l->ctld->clients_path;

@@ -20,6 +20,11 @@ void listener_destroy(struct listener *l);
 /* Once a second: log what was refused or timed out since (rate-limited). */
 void listener_tick(struct listener *l);
 
+/* Reconfigure renumbered the nodes: map[old index] is the new one, or -1 for
+ * a node gone (its daemon's connection is closed; it is refused if it comes
+ * back). */
+void listener_remap_nodes(struct listener *l, const int *map, size_t n_old);
+
 /* A backup that takes over: listen on the clients' socket (ctld->clients_path)
  * instead of its own.  0, or -1 (err). */
 int listener_serve_clients(struct listener *l, struct rota_error *err);

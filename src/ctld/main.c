@@ -17,6 +17,7 @@
 #include "common/uid.h"
 #include "ctld/ctld.h"
 #include "ctld/sched_pass.h"
+#include "ctld/reconfig.h"
 #include "ctld/repl.h"
 #include "ctld/state.h"
 #include "proto/client.h"
@@ -124,6 +125,15 @@ static void compact_cb(evutil_socket_t fd, short what, void *arg)
 		log_info("SIGUSR1: no compaction now: %s", err.text);
 }
 
+/* SIGHUP: read slurm.conf again, as scontrol reconfigure. */
+static void hup_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct rota_error err = {""};
+
+	if (ctld_reconfigure(arg, &err) < 0)
+		log_err("SIGHUP: slurm.conf not applied: %s", err.text);
+}
+
 /* SIGUSR2: reopen the log file (logrotate). */
 static void reopen_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -171,7 +181,7 @@ int main(int argc, char **argv)
 	struct rota_error err = {""};
 	struct ctld ctld = {0};
 	const char *state_dir = NULL;
-	struct event *sigterm, *sigint, *sigusr1, *sigusr2;
+	struct event *sigterm, *sigint, *sigusr1, *sigusr2, *sighup;
 	struct timeval one_sec = {1, 0};
 	int level = LOG_INFO, opt, dump = 0;
 	long nofile;
@@ -219,6 +229,7 @@ int main(int argc, char **argv)
 	if (state_dir) {
 		free(conf->state_save_location);
 		conf->state_save_location = xstrdup(state_dir);
+		ctld.state_dir = state_dir;
 	}
 	if (dump) {
 		struct conf_kv *kv;
@@ -297,6 +308,8 @@ int main(int argc, char **argv)
 	event_add(sigusr1, NULL);
 	sigusr2 = evsignal_new(ctld.base, SIGUSR2, reopen_cb, NULL);
 	event_add(sigusr2, NULL);
+	sighup = evsignal_new(ctld.base, SIGHUP, hup_cb, &ctld);
+	event_add(sighup, NULL);
 	log_info("rotactld started on port %u, cluster %s, %ld open files allowed%s",
 	         conf->slurmctld_port, conf->cluster_name, nofile,
 	         ctld.standby ? ", as a backup" : "");
@@ -317,6 +330,7 @@ int main(int argc, char **argv)
 	event_free(sigint);
 	event_free(sigusr1);
 	event_free(sigusr2);
+	event_free(sighup);
 	event_free(ctld.sched_ev);
 	backfill_abandon(&ctld);
 	event_free(ctld.bf_ev);
@@ -330,6 +344,7 @@ int main(int argc, char **argv)
 	event_base_free(ctld.base);
 	free(ctld.hostname);
 	free(ctld.clients_path);
-	conf_destroy(conf);
+	ctld_reconfig_release(&ctld);
+	conf_destroy((struct conf *)ctld.conf); /* the last one read */
 	return 0;
 }

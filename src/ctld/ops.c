@@ -12,6 +12,7 @@
 #include "ctld/journal.h"
 #include "ctld/node_mgr.h"
 #include "ctld/ops.h"
+#include "ctld/reconfig.h"
 #include "ctld/repl.h"
 #include "ctld/stats.h"
 #include "common/common.h"
@@ -179,6 +180,22 @@ static void op_takeover(struct ctld *ctld, struct caller *who, void **body,
 	repl_takeover_request(ctld, ch);
 }
 
+/* scontrol reconfigure: slurm.conf again (reconfig.h). */
+static void op_reconfig(struct ctld *ctld, struct caller *who, void **body,
+                        struct chan *ch)
+{
+	struct rota_error err = {""};
+	char name[64];
+
+	if (ctld_reconfigure(ctld, &err) < 0) {
+		log_err("reconfigure asked by %s refused: %s",
+		        caller_name(who, name, sizeof(name)), err.text);
+		chan_send_rc(ch, SLURM_ERROR, err.text);
+		return;
+	}
+	chan_send_rc(ch, 0, NULL);
+}
+
 static void op_follow_ack(struct ctld *ctld, struct caller *who, void **body,
                           struct chan *ch)
 {
@@ -213,6 +230,7 @@ static const struct op_entry {
     {MSG_SHUTDOWN_REQ, P_ADMIN, op_shutdown},
     {MSG_FOLLOW_REQ, P_PEER, op_follow},
     {MSG_FOLLOW_ACK, P_PEER, op_follow_ack},
+    {MSG_RECONFIG_REQ, P_ADMIN, op_reconfig},
     {MSG_TAKEOVER_REQ, P_ADMIN, op_takeover},
     {MSG_NODE_REGISTER, P_NODE, op_node_register},
     {MSG_NODE_PING, P_NODE, op_node_ping},

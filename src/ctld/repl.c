@@ -30,7 +30,6 @@
 
 static void on_durable(void *arg, const char *recs, size_t len, uint64_t upto);
 
-
 struct follower {
 	struct chan *ch;
 	uint64_t sent;  /* events up to here are on their way */
@@ -71,7 +70,8 @@ static uint64_t repl_gate(void *arg)
 	struct ctld *ctld = arg;
 	uint64_t min = UINT64_MAX;
 
-	for (struct follower *f = ctld->repl ? ctld->repl->followers : NULL; f; f = f->next)
+	for (struct follower *f = ctld->repl ? ctld->repl->followers : NULL; f;
+	     f = f->next)
 		if (f->acked < min)
 			min = f->acked;
 	return min;
@@ -199,7 +199,8 @@ void repl_follow(struct ctld *ctld, struct caller *who, const struct follow_req 
 
 void repl_ack(struct ctld *ctld, struct chan *ch, uint64_t seq)
 {
-	for (struct follower *f = ctld->repl ? ctld->repl->followers : NULL; f; f = f->next)
+	for (struct follower *f = ctld->repl ? ctld->repl->followers : NULL; f;
+	     f = f->next)
 		if (f->ch == ch && seq > f->acked)
 			f->acked = seq;
 	gate_update(ctld);

@@ -60,6 +60,7 @@ uint32_t frame_max_values(uint16_t type)
 	case MSG_REPL_DATA:
 	case MSG_TAKEOVER_REQ:
 	case MSG_FOLLOW_ACK:
+	case MSG_RECONFIG_REQ:
 		return 1u << 12;
 	case MSG_JOB_UPDATE_REQ:
 		return 1u << 16;

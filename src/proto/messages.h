@@ -725,7 +725,8 @@ ROTA_DECLARE(repl_data, REPL_DATA_FIELDS)
 	M(MSG_FOLLOW_REQ, 44, follow_req)                                                \
 	M(MSG_REPL_DATA, 45, repl_data)                                                  \
 	M(MSG_TAKEOVER_REQ, 46, empty_msg)                                               \
-	M(MSG_FOLLOW_ACK, 47, follow_ack)
+	M(MSG_FOLLOW_ACK, 47, follow_ack)                                                \
+	M(MSG_RECONFIG_REQ, 48, empty_msg)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) MSG_TYPE_MAX };

@@ -1,0 +1,165 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/conf.h"
+#include "common/states.h"
+#include "ctld/chan.h"
+#include "ctld/ctld.h"
+#include "ctld/job_mgr.h"
+#include "ctld/listener.h"
+#include "ctld/node_mgr.h"
+#include "ctld/reconfig.h"
+#include "ctld/sched_pass.h"
+#include "common/common.h"
+
+struct old_conf {
+	struct conf *conf;
+	struct old_conf *next;
+};
+
+static int node_busy(const struct node *n)
+{
+	return n->alloc_cpus || n->run_jobs || n->completing || n->norphans;
+}
+
+/* What would be lost: a node in use that goes or changes its CPUs, a
+ * partition with jobs that goes.  map: old node index -> new, or -1. */
+static int check(struct ctld *ctld, struct node_mgr *nm, const int *map,
+                 struct rota_error *err)
+{
+	for (size_t i = 0; i < node_mgr_count(ctld->nodes); i++) {
+		struct node *o = node_mgr_get(ctld->nodes, i);
+		if (!node_busy(o))
+			continue;
+		if (map[i] < 0)
+			return errprintf(err, "node %s is in use: it cannot be removed",
+			                 o->cfg->name);
+		if (node_mgr_get(nm, (size_t)map[i])->cpus != o->cpus)
+			return errprintf(err, "node %s is in use: its CPUs cannot change",
+			                 o->cfg->name);
+	}
+	for (struct job *j = job_first(ctld->jobs); j; j = j->next)
+		if (!job_is_finished(j) && j->part &&
+		    !node_mgr_part_find(nm, j->part->cfg->name))
+			return errprintf(err,
+			                 "partition %s has jobs (JobId=%u): it cannot "
+			                 "be removed",
+			                 j->part->cfg->name, j->job_id);
+	return 0;
+}
+
+/* The new node takes over what the old one is now: allocations, state,
+ * reason, its daemon's link.  The old one is left holding nothing. */
+static void node_adopt(struct node *n, struct node *o)
+{
+	n->alloc_cpus = o->alloc_cpus;
+	n->shared_cpus = o->shared_cpus;
+	n->alloc_mem = o->alloc_mem;
+	n->run_jobs = o->run_jobs;
+	n->completing = o->completing;
+	if (n->cpus == o->cpus) {
+		uint8_t *t = n->core_used;
+		n->core_used = o->core_used;
+		o->core_used = t;
+	}
+	n->flags = o->flags;
+	n->down = o->down;
+	n->admin_down = o->admin_down;
+	n->registered = o->registered;
+	free(n->reason);
+	n->reason = o->reason;
+	o->reason = NULL;
+	n->reason_time = o->reason_time;
+	n->reason_uid = o->reason_uid;
+	n->boot_time = o->boot_time;
+	n->slurmd_start_time = o->slurmd_start_time;
+	n->last_seen = o->last_seen;
+	n->last_busy = o->last_busy;
+	n->free_mem = o->free_mem;
+	n->cpu_load = o->cpu_load;
+	n->os = o->os, o->os = NULL;
+	n->arch = o->arch, o->arch = NULL;
+	n->version = o->version, o->version = NULL;
+	n->link = o->link, o->link = NULL;
+	n->orphans = o->orphans, o->orphans = NULL;
+	n->norphans = o->norphans, o->norphans = 0;
+}
+
+static void jobs_remap(struct ctld *ctld, struct node_mgr *nm, const int *map)
+{
+	for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
+		for (uint32_t k = 0; j->node_idx && k < j->nnodes; k++)
+			if (map[j->node_idx[k]] >= 0)
+				j->node_idx[k] = (uint32_t)map[j->node_idx[k]];
+		for (struct step *st = j->steps; st; st = st->next)
+			for (uint32_t i = 0; i < st->nnodes; i++)
+				if (map[st->node_idx[i]] >= 0)
+					st->node_idx[i] = (uint32_t)map[st->node_idx[i]];
+		j->part = j->part ? node_mgr_part_find(nm, j->part->cfg->name) : NULL;
+		job_clear_plan(j);
+	}
+}
+
+int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
+{
+	const struct conf *old = ctld->conf;
+	struct conf *nc = NULL;
+	struct node_mgr *nm = NULL;
+	struct old_conf *keep;
+	size_t n_old = node_mgr_count(ctld->nodes);
+	int *map;
+
+	if (conf_load(old->path, &nc, err) < 0)
+		return -1;
+	if (ctld->state_dir) { /* rotactld -s: still ours */
+		free(nc->state_save_location);
+		nc->state_save_location = xstrdup(ctld->state_dir);
+	}
+	if (conf_reload_check(old, nc, err) < 0) {
+		conf_destroy(nc);
+		return -1;
+	}
+	ctld->conf = nc; /* node_mgr_create reads it */
+	node_mgr_create(ctld, &nm);
+	ctld->conf = old;
+	map = xcalloc(n_old + 1, sizeof(*map));
+	for (size_t i = 0; i < n_old; i++)
+		map[i] = node_mgr_find(nm, node_mgr_get(ctld->nodes, i)->cfg->name);
+	if (check(ctld, nm, map, err) < 0) {
+		node_mgr_destroy(nm);
+		conf_destroy(nc);
+		free(map);
+		return -1;
+	}
+	/* a backfill run holds pointers to the nodes it planned with */
+	backfill_abandon(ctld);
+	for (size_t i = 0; i < n_old; i++)
+		if (map[i] >= 0)
+			node_adopt(node_mgr_get(nm, (size_t)map[i]),
+			           node_mgr_get(ctld->nodes, i));
+	jobs_remap(ctld, nm, map);
+	listener_remap_nodes(ctld->listener, map, n_old);
+	node_mgr_destroy(ctld->nodes);
+	ctld->nodes = nm;
+	keep = xcalloc(1, sizeof(*keep));
+	keep->conf = (struct conf *)old;
+	keep->next = ctld->old_confs;
+	ctld->old_confs = keep;
+	ctld->conf = nc;
+	ctld->res_gen++;
+	log_info("reconfigured from %s: %zu nodes, %zu partitions", nc->path,
+	         node_mgr_count(nm), node_mgr_part_count(nm));
+	free(map);
+	ctld_sched_kick(ctld);
+	return 0;
+}
+
+void ctld_reconfig_release(struct ctld *ctld)
+{
+	while (ctld->old_confs) {
+		struct old_conf *o = ctld->old_confs;
+		ctld->old_confs = o->next;
+		conf_destroy(o->conf);
+		free(o);
+	}
+}

@@ -1,0 +1,25 @@
+/* reconfig.h - scontrol reconfigure and SIGHUP: slurm.conf read again and
+ * applied without losing or restarting a job.
+ *
+ * Nodes and partitions may be added, removed or changed; limits and
+ * scheduler parameters apply from the next pass.  Refused, with the running
+ * configuration kept: a file that does not load (the error says file:line), a
+ * key that only takes effect after a restart (SlurmctldPort...), removing a
+ * node that holds a job or a partition with jobs, changing the CPUs of a node
+ * in use.  The configurations replaced stay allocated until exit (nothing
+ * may still point into them). */
+#ifndef ROTA_CTLD_RECONFIG_H
+#define ROTA_CTLD_RECONFIG_H
+
+#include "common/error.h"
+
+struct ctld;
+struct conf;
+
+/* 0, or -1 with err saying why nothing changed. */
+int ctld_reconfigure(struct ctld *ctld, struct rota_error *err);
+
+/* The configurations reconfigure replaced (main frees them at exit). */
+void ctld_reconfig_release(struct ctld *ctld);
+
+#endif
