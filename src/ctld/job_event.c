@@ -341,9 +341,12 @@ static void apply_update_desc(struct ctld *ctld, const struct job_event *ev,
 		                         : (time_t)ev->time;
 }
 
+static int apply_to_job(struct ctld *ctld, const struct job_event *ev, struct job *job);
+
 int job_event_apply(struct ctld *ctld, const struct job_event *ev)
 {
-	struct job *job;
+	struct job *job, *split;
+	int rc;
 
 	switch (ev->type) {
 	case EV_META:
@@ -353,7 +356,10 @@ int job_event_apply(struct ctld *ctld, const struct job_event *ev)
 			ctld->term = ev->term;
 		return 0;
 	case EV_SUBMIT:
-		return apply_submit(ctld, ev);
+		rc = apply_submit(ctld, ev);
+		if (rc == 0)
+			job_mgr_classify(ctld->jobs, job_find(ctld->jobs, ev->job_id));
+		return rc;
 	case EV_NODE_STATE:
 		return node_mgr_apply_state(ctld, ev->node_name, ev->state, ev->text,
 		                            ev->uid, ev->time);
@@ -363,6 +369,17 @@ int job_event_apply(struct ctld *ctld, const struct job_event *ev)
 	job = job_find(ctld->jobs, ev->job_id);
 	if (!job)
 		return -ENOENT;
+	rc = apply_to_job(ctld, ev, job);
+	/* its state, hold or partition may have changed: the lists follow */
+	job_mgr_classify(ctld->jobs, job);
+	if (rc == 0 && ev->type == EV_ARRAY_SPLIT && ev->new_job_id &&
+	    (split = job_find(ctld->jobs, ev->new_job_id)))
+		job_mgr_classify(ctld->jobs, split);
+	return rc;
+}
+
+static int apply_to_job(struct ctld *ctld, const struct job_event *ev, struct job *job)
+{
 	switch (ev->type) {
 	case EV_START:
 		return apply_start(ctld, ev, job);
@@ -392,8 +409,14 @@ int job_event_apply(struct ctld *ctld, const struct job_event *ev)
 		job->hold = ev->hold;
 		job->priority = ev->priority;
 		job->prio_set = 0;
-		/* shown at once, not only after the next scheduling pass */
+		/* shown at once, not only after the next scheduling pass (which
+		 * does not look at held jobs: job_mgr_classify) */
 		job->reason = first_reason(job, ev->time);
+		free(job->reason_detail);
+		job->reason_detail = NULL;
+		free(job->unavail_nodes);
+		job->unavail_nodes = NULL;
+		job_clear_plan(job);
 		return 0;
 	case EV_UPDATE:
 		if (ev->desc_count > 1 || (ev->desc_count && job_is_finished(job)))

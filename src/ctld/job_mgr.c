@@ -35,6 +35,8 @@ struct job_mgr {
 	size_t hsize;
 	size_t count;
 	struct job *head, *tail;
+	struct job *ahead, *atail; /* job_first_active */
+	struct job *whead, *wtail; /* job_first_waiting */
 	uint32_t next_id;
 	char *hwm_path;      /* StateSaveLocation/job_id_hwm */
 	struct seqfile *hwm; /* NULL until opened (retried when it fails) */
@@ -108,6 +110,76 @@ struct job *job_find(struct job_mgr *jm, uint32_t job_id)
 struct job *job_first(struct job_mgr *jm)
 {
 	return jm->head;
+}
+
+struct job *job_first_active(struct job_mgr *jm)
+{
+	return jm->ahead;
+}
+
+struct job *job_first_waiting(struct job_mgr *jm)
+{
+	return jm->whead;
+}
+
+static void active_set(struct job_mgr *jm, struct job *j, int on)
+{
+	if (on == j->in_active)
+		return;
+	if (on) {
+		j->aprev = jm->atail;
+		j->anext = NULL;
+		if (jm->atail)
+			jm->atail->anext = j;
+		else
+			jm->ahead = j;
+		jm->atail = j;
+	} else {
+		if (j->aprev)
+			j->aprev->anext = j->anext;
+		else
+			jm->ahead = j->anext;
+		if (j->anext)
+			j->anext->aprev = j->aprev;
+		else
+			jm->atail = j->aprev;
+		j->anext = j->aprev = NULL;
+	}
+	j->in_active = (uint8_t)on;
+}
+
+static void wait_set(struct job_mgr *jm, struct job *j, int on)
+{
+	if (on == j->in_wait)
+		return;
+	if (on) {
+		j->wprev = jm->wtail;
+		j->wnext = NULL;
+		if (jm->wtail)
+			jm->wtail->wnext = j;
+		else
+			jm->whead = j;
+		jm->wtail = j;
+	} else {
+		if (j->wprev)
+			j->wprev->wnext = j->wnext;
+		else
+			jm->whead = j->wnext;
+		if (j->wnext)
+			j->wnext->wprev = j->wprev;
+		else
+			jm->wtail = j->wprev;
+		j->wnext = j->wprev = NULL;
+	}
+	j->in_wait = (uint8_t)on;
+}
+
+void job_mgr_classify(struct job_mgr *jm, struct job *job)
+{
+	int pending = job_is_pending(job);
+
+	active_set(jm, job, !pending);
+	wait_set(jm, job, pending && !job->hold && job->part);
 }
 
 size_t job_count(const struct job_mgr *jm)
@@ -210,6 +282,8 @@ void job_mgr_remove(struct job_mgr *jm, struct job *job)
 		job->next->prev = job->prev;
 	else
 		jm->tail = job->prev;
+	active_set(jm, job, 0);
+	wait_set(jm, job, 0);
 	jm->count--;
 	if (job->alloc_client)
 		chan_unref(job->alloc_client);

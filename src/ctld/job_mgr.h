@@ -81,6 +81,12 @@ struct job {
 	char *unavail_nodes;
 	struct constraint *constraint; /* owned: desc.features parsed, lazily */
 	struct job *hnext;             /* hash chain */
+	/* the lists the per-second work walks instead of every job
+	 * (job_mgr_classify): started or ended jobs; pending jobs the
+	 * scheduler must consider (in a partition, not held) */
+	struct job *anext, *aprev;
+	struct job *wnext, *wprev;
+	uint8_t in_active, in_wait;
 	struct job *prev, *next;       /* submission order */
 };
 
@@ -91,6 +97,13 @@ void job_mgr_destroy(struct job_mgr *jm);
 
 struct job *job_find(struct job_mgr *jm, uint32_t job_id);
 struct job *job_first(struct job_mgr *jm); /* iterate with job->next */
+/* Jobs that have started (running, completing or ended): iterate with
+ * ->anext.  Pending jobs in a partition and not held: iterate with ->wnext. */
+struct job *job_first_active(struct job_mgr *jm);
+struct job *job_first_waiting(struct job_mgr *jm);
+/* Put job on the lists its state says (after each change of state, hold or
+ * partition: job_event_apply). */
+void job_mgr_classify(struct job_mgr *jm, struct job *job);
 size_t job_count(const struct job_mgr *jm);
 uint32_t job_mgr_next_id(struct job_mgr *jm);
 void job_mgr_set_next_id(struct job_mgr *jm, uint32_t id);

@@ -472,8 +472,9 @@ void job_mgr_tick(struct ctld *ctld, time_t now)
 {
 	time_t min_age = ctld->conf->min_job_age;
 
-	for (struct job *j = job_first(ctld->jobs), *nx; j; j = nx) {
-		nx = j->next;
+	/* only what has started: a queue of held jobs costs nothing here */
+	for (struct job *j = job_first_active(ctld->jobs), *nx; j; j = nx) {
+		nx = j->anext;
 		if (job_is_running(j) && j->desc.warn_signal && !j->warn_sent &&
 		    j->time_limit != INFINITE32 &&
 		    now + (time_t)j->desc.warn_time >=

@@ -96,6 +96,7 @@ static void jobs_remap(struct ctld *ctld, struct node_mgr *nm, const int *map)
 				if (map[st->node_idx[i]] >= 0)
 					st->node_idx[i] = (uint32_t)map[st->node_idx[i]];
 		j->part = j->part ? node_mgr_part_find(nm, j->part->cfg->name) : NULL;
+		job_mgr_classify(ctld->jobs, j);
 		job_clear_plan(j);
 	}
 }

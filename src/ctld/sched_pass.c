@@ -456,15 +456,10 @@ void sched_pass(struct ctld *ctld, time_t now)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 
-	for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
-		if (!job_is_pending(j) || !j->part)
-			continue;
-		if (j->hold) /* held: nothing to decide, keep it out of the sort */
-			sched_pass_set_reason(
-			    j, j->hold == 1 ? WAIT_HELD_USER : WAIT_HELD, NULL);
-		else
-			pending[n++] = j;
-	}
+	/* the pending jobs in a partition and not held (held ones show their
+	 * reason from the hold itself: job_event.c) */
+	for (struct job *j = job_first_waiting(ctld->jobs); j; j = j->wnext)
+		pending[n++] = j;
 	if (!n)
 		goto out;
 	recompute_priorities(ctld, pending, n, now);
