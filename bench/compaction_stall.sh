@@ -101,12 +101,14 @@ echo "controller RSS at $N jobs: $(awk '/VmRSS/ { print $2 " kB" }' /proc/$pid/s
 pinger=$!
 sleep 3
 mark=$(wc -l <"$LOG")
+asked=$(date +%s.%N) # the window opens here: the fork is the loop's too
 kill -USR1 "$pid"
 compacted_after "$mark" || echo "no compaction finished"
 sleep 2
 kill -INT $pinger 2>/dev/null
 wait $pinger 2>/dev/null
 read -r ws we < <(windows "$mark" | tail -n 1)
+ws=$asked
 grep -h "journal compaction started\|journal compacted" "$LOG" | tail -n 2
 awk -v ws="$ws" -v we="$we" '
 	$1 < ws { if ($2 > bmax) bmax = $2; bn++ }
