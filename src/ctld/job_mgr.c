@@ -216,6 +216,9 @@ void job_mgr_id_restore(struct ctld *ctld, const char *lost)
 
 	free(jm->hwm_path);
 	jm->hwm_path = xasprintf("%s/job_id_hwm", ctld->conf->state_save_location);
+	/* again (a backup taking over): the file is read afresh */
+	seqfile_destroy(jm->hwm);
+	jm->hwm = NULL;
 	if (hwm_open(jm, &stored) < 0)
 		stored = 0;
 	if (stored > UINT32_MAX)
