@@ -87,7 +87,7 @@ struct job {
 	struct job *anext, *aprev;
 	struct job *wnext, *wprev;
 	uint8_t in_active, in_wait;
-	struct job *prev, *next;       /* submission order */
+	struct job *prev, *next; /* submission order */
 };
 
 struct job_mgr;
