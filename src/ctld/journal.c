@@ -145,8 +145,6 @@ void journal_destroy(struct journal *j)
 	free(j);
 }
 
-static int write_all(int fd, const char *p, size_t len);
-
 /* ---- replay ---- */
 
 struct replay {
@@ -237,7 +235,7 @@ static int copy_damaged(struct journal *j)
 	if (fd < 0)
 		return -errno;
 	while ((n = pread(j->fd, buf, sizeof(buf), off)) > 0) {
-		if ((rc = write_all(fd, buf, (size_t)n)) < 0)
+		if ((rc = fd_write_all(fd, buf, (size_t)n)) < 0)
 			break;
 		off += n;
 	}
@@ -529,20 +527,6 @@ int journal_error(const struct journal *j)
 
 /* ---- rewrite ---- */
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -ENOSPC;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /* Write gen's events to fd; returns the bytes written or -errno. */
 static ssize_t rewrite_events(int fd, journal_gen_f gen, void *arg, uint64_t base)
 {
@@ -566,7 +550,7 @@ static ssize_t rewrite_events(int fd, journal_gen_f gen, void *arg, uint64_t bas
 		codec_release(&job_event_type, &ev);
 		n = recframe_size(enc, len);
 		if (used + n > REWRITE_CHUNK) {
-			if ((rc = write_all(fd, out, used)) < 0) {
+			if ((rc = fd_write_all(fd, out, used)) < 0) {
 				free(enc);
 				goto out;
 			}
@@ -575,7 +559,7 @@ static ssize_t rewrite_events(int fd, journal_gen_f gen, void *arg, uint64_t bas
 		if (n > REWRITE_CHUNK) { /* a record larger than the chunk */
 			rec = xmalloc(n);
 			recframe_encode((uint8_t *)rec, enc, len);
-			rc = write_all(fd, rec, n);
+			rc = fd_write_all(fd, rec, n);
 			free(rec);
 		} else {
 			used += recframe_encode((uint8_t *)out + used, enc, len);
@@ -585,7 +569,7 @@ static ssize_t rewrite_events(int fd, journal_gen_f gen, void *arg, uint64_t bas
 			goto out;
 		size += n;
 	}
-	if ((rc = write_all(fd, out, used)) < 0)
+	if ((rc = fd_write_all(fd, out, used)) < 0)
 		goto out;
 	if (fsync(fd) < 0) {
 		rc = -errno;

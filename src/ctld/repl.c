@@ -87,7 +87,7 @@ static void gate_update(struct ctld *ctld)
 		journal_set_gate(ctld->journal, NULL, NULL);
 }
 
-static void follower_drop(struct repl *r, struct follower **pp)
+static void follower_drop(struct follower **pp)
 {
 	struct follower *f = *pp;
 
@@ -213,7 +213,7 @@ void repl_chan_gone(struct ctld *ctld, struct chan *ch)
 	for (struct follower **pp = r ? &r->followers : NULL; pp && *pp;) {
 		if ((*pp)->ch == ch) {
 			log_info("the backup controller went away");
-			follower_drop(r, pp);
+			follower_drop(pp);
 		} else {
 			pp = &(*pp)->next;
 		}
@@ -523,7 +523,7 @@ void repl_destroy(struct ctld *ctld)
 	if (!r)
 		return;
 	while (r->followers)
-		follower_drop(r, &r->followers);
+		follower_drop(&r->followers);
 	if (r->conn)
 		conn_close(r->conn);
 	if (r->retry_ev)

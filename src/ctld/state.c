@@ -158,8 +158,6 @@ static int compact_gen(void *arg, size_t i, struct job_event *ev)
 
 int ctld_state_restore(struct ctld *ctld, struct rota_error *err)
 {
-	struct compact cp = {.ctld = ctld};
-
 	ctld->replaying = 1;
 	if (journal_replay(ctld->journal, replay_one, ctld, err) < 0)
 		return -1;
@@ -173,7 +171,7 @@ int ctld_state_restore(struct ctld *ctld, struct rota_error *err)
 	 * start anyway (a journal that must be rewritten first stays failed:
 	 * tick_cb retries) */
 	job_mgr_tick(ctld, time(NULL));
-	if (journal_rewrite(ctld->journal, compact_gen, &cp, err) < 0)
+	if (ctld_state_rewrite(ctld, err) < 0)
 		log_err("journal compaction skipped: %s", err->text);
 	log_info("restored %zu jobs; next job id %u", job_count(ctld->jobs),
 	         job_mgr_next_id(ctld->jobs));
@@ -186,12 +184,11 @@ int ctld_state_restore(struct ctld *ctld, struct rota_error *err)
 
 void ctld_state_retry(struct ctld *ctld, time_t now, int now_or_never)
 {
-	struct compact cp = {.ctld = ctld};
 	struct rota_error err = {""};
 
 	if (!now_or_never && now < ctld->journal_retry_at)
 		return;
-	if (journal_rewrite(ctld->journal, compact_gen, &cp, &err) < 0) {
+	if (ctld_state_rewrite(ctld, &err) < 0) {
 		ctld->journal_retry_wait =
 		    ctld->journal_retry_wait ? ctld->journal_retry_wait * 2 : 1;
 		if (ctld->journal_retry_wait > JOURNAL_RETRY_MAX)

@@ -34,8 +34,10 @@ struct syncer {
 	void *arg;
 };
 
-static int write_sync(int fd, const char *p, size_t len)
+int fd_write_all(int fd, const void *buf, size_t len)
 {
+	const char *p = buf;
+
 	while (len) {
 		ssize_t n = write(fd, p, len);
 		if (n < 0 && errno == EINTR)
@@ -45,7 +47,16 @@ static int write_sync(int fd, const char *p, size_t len)
 		p += n;
 		len -= (size_t)n;
 	}
-	return fdatasync(fd) < 0 ? -errno : 0;
+	return 0;
+}
+
+static int write_sync(int fd, const char *p, size_t len)
+{
+	int rc = fd_write_all(fd, p, len);
+
+	if (rc == 0 && fdatasync(fd) < 0)
+		rc = -errno;
+	return rc;
 }
 
 static void *syncer_main(void *arg)

@@ -40,6 +40,10 @@ int syncer_busy(const struct syncer *s);
 void syncer_submit(struct syncer *s, int fd, char *buf, size_t len, uint64_t upto,
                    void *tag, int (*after)(void *tag));
 
+/* Write all of buf[0..len) to fd (retrying EINTR): 0, or -errno (-ENOSPC
+ * when a write wrote nothing). */
+int fd_write_all(int fd, const void *buf, size_t len);
+
 /* Close fd on the writer thread: the last close of a file replaced by a
  * rename frees its blocks and its cache, which can take milliseconds. */
 void syncer_close(struct syncer *s, int fd);
