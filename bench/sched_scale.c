@@ -103,16 +103,15 @@ static char **make_env(void)
 static void submit(struct ctld *ctld, uint32_t id, struct job_desc *d, uint32_t limit,
                    time_t t)
 {
-	struct job_event ev = {.type = EV_SUBMIT,
-	                       .job_id = id,
-	                       .time = t,
-	                       .uid = 1000 + rnd(200),
-	                       .gid = 1000,
-	                       .desc = d,
-	                       .desc_count = 1,
-	                       .priority = 0xffff0000u - id,
-	                       .time_limit = limit,
-	                       .next_job_id = id + 1};
+	union job_event ev = {.submit = {.type = EV_SUBMIT,
+	                                 .job_id = id,
+	                                 .time = t,
+	                                 .uid = 1000 + rnd(200),
+	                                 .gid = 1000,
+	                                 .desc = d,
+	                                 .desc_count = 1,
+	                                 .priority = 0xffff0000u - id,
+	                                 .time_limit = limit}};
 	if (job_event_apply(ctld, &ev) < 0)
 		fatal("submit of job %u failed", id);
 }
@@ -152,7 +151,8 @@ static uint32_t fill_running(struct ctld *ctld, size_t nnodes, time_t now, char 
 		for (int k = 0; k < per_node; k++) {
 			uint32_t cpus[10], tasks[10], mem[10];
 			char first[32], last[32], *nodes;
-			struct job_event ev = {.type = EV_START, .job_id = id};
+			union job_event u = {.start = {.type = EV_START, .job_id = id}};
+			struct ev_start *ev = &u.start;
 			time_t start = now - 60 - rnd(23 * 3600);
 
 			for (size_t j = 0; j < span; j++) {
@@ -165,12 +165,12 @@ static uint32_t fill_running(struct ctld *ctld, size_t nnodes, time_t now, char 
 			snprintf(last, sizeof(last), "%05zu", i + span);
 			nodes = span == 1 ? xasprintf("n%s", first)
 			                  : xasprintf("n[%s-%s]", first, last);
-			ev.time = start;
-			ev.nodes = nodes;
-			ev.cpus_per_node = (struct rota_u32v){cpus, span};
-			ev.tasks_per_node = (struct rota_u32v){tasks, span};
-			ev.mem_per_node = (struct rota_u32v){mem, span};
-			if (job_event_apply(ctld, &ev) < 0)
+			ev->time = start;
+			ev->nodes = nodes;
+			ev->cpus_per_node = (struct rota_u32v){cpus, span};
+			ev->tasks_per_node = (struct rota_u32v){tasks, span};
+			ev->mem_per_node = (struct rota_u32v){mem, span};
+			if (job_event_apply(ctld, &u) < 0)
 				fatal("start of job %u on %s failed", id, nodes);
 			free(nodes);
 			id++;

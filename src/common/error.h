@@ -1,8 +1,17 @@
-/* error.h - optional human-readable error detail that travels with a -errno.
+/* error.h - Rota's one error convention, and the optional human-readable
+ * detail that travels with an error.
  *
- * Functions that can fail return a negative value and, when given a non-NULL
- * struct rota_error, fill in its text.  errprintf() returns -1 so that
- * "report and return" is one statement:  return errprintf(err, "bad %s", x);
+ * A function that can fail returns 0 (or a count, an id) on success and a
+ * negative number on failure:
+ *   -errno        what the system said, or the errno that fits (-EINVAL);
+ *   -ESLURM_*     a failure Slurm has a number for, that a client shows
+ *                 (common/states.h: -ESLURM_JOB_NOT_PENDING);
+ *   -1            (SLURM_ERROR) failed, the text says why.
+ * Only the wire carries Slurm's positive numbers: the controller's replies
+ * (chan_send_rc) turn the negative error into one, and nothing inside returns
+ * a positive error.  When given a non-NULL struct rota_error, a function
+ * fills in its text.  errprintf() returns -1 so that "report and return" is
+ * one statement:  return errprintf(err, "bad %s", x);
  */
 #ifndef ROTA_ERROR_H
 #define ROTA_ERROR_H

@@ -1,5 +1,6 @@
 #include <stddef.h>
 #include "ctld/chan.h"
+#include "common/states.h"
 #include "proto/messages.h"
 
 void chan_init(struct chan *ch, const struct chan_ops *ops)
@@ -27,9 +28,12 @@ int chan_send(struct chan *ch, uint16_t type, const void *body)
 	return ch->ops->send(ch, type, body);
 }
 
-int chan_send_rc(struct chan *ch, int rc, const char *msg)
+int chan_send_rc(struct chan *ch, int err, const char *msg)
 {
-	struct rc_msg m = {.rc = rc, .msg = (char *)msg};
+	/* the one place a controller error becomes Slurm's positive number;
+	 * SLURM_ERROR travels as itself */
+	struct rc_msg m = {.rc = err == SLURM_ERROR ? SLURM_ERROR : -err,
+	                   .msg = (char *)msg};
 	return chan_send(ch, MSG_RC, &m);
 }
 

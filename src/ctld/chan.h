@@ -37,8 +37,10 @@ void chan_ref(struct chan *ch);
 void chan_unref(struct chan *ch); /* NULL allowed */
 
 int chan_send(struct chan *ch, uint16_t type, const void *body);
-/* MSG_RC with rc (0 or an ESLURM_ / errno code) and an optional text. */
-int chan_send_rc(struct chan *ch, int rc, const char *msg);
+/* MSG_RC for err (0, or a negative error as common/error.h says: -ESLURM_*,
+ * -errno, SLURM_ERROR) and an optional text.  The wire carries Slurm's
+ * positive number. */
+int chan_send_rc(struct chan *ch, int err, const char *msg);
 void chan_write_now(struct chan *ch);
 
 #endif

@@ -30,7 +30,7 @@ struct client *client_create(struct ctld *ctld, struct conn *conn);
 void client_ref(struct client *c);
 void client_unref(struct client *c);
 
-/* Send if still connected; returns 0 or -EPIPE. */
-int client_send_rc(struct client *c, int rc, const char *msg);
+/* chan_send_rc if still connected; returns 0 or -EPIPE. */
+int client_send_rc(struct client *c, int err, const char *msg);
 
 #endif

@@ -51,6 +51,10 @@ struct ctld {
 	int standby;                /* a backup following the primary (repl.h) */
 	size_t leader_index;        /* standby: the controller it follows */
 	uint32_t term;              /* takeovers in the history (EV_META) */
+	uint64_t lineage;           /* which history (EV_META): terms compare
+	                             * only within one */
+	int step_down;              /* a newer term serves: start again, to stand
+	                             * by (repl_step_down) */
 	struct repl *repl;          /* replication, either side (repl.c) */
 	struct old_conf *old_confs; /* replaced by reconfigure (reconfig.c) */
 	const char *state_dir;      /* rotactld -s: StateSaveLocation overridden */

@@ -228,7 +228,7 @@ int depend_validate(struct ctld *ctld, const char *spec, uint32_t self,
 	if (!spec || !spec[0])
 		return 0;
 	if (depspec_parse(spec, &d, err) < 0)
-		return ESLURM_INVALID_DEPENDENCY;
+		return -ESLURM_INVALID_DEPENDENCY;
 	for (size_t i = 0; i < d->n && !rc; i++) {
 		const struct depspec_item *it = &d->items[i];
 		int pending;
@@ -236,13 +236,13 @@ int depend_validate(struct ctld *ctld, const char *spec, uint32_t self,
 			continue;
 		if (self && it->job_id == self) {
 			errprintf(err, "job %u cannot depend on itself", self);
-			rc = ESLURM_INVALID_DEPENDENCY;
+			rc = -ESLURM_INVALID_DEPENDENCY;
 		} else if (it->task_id == DEPSPEC_ALL_TASKS
 		               ? !job_find(ctld->jobs, it->job_id)
 		               : !task_find(ctld, it->job_id, it->task_id, &pending)) {
 			errprintf(err, "dependency on job %u, which is not in the system",
 			          it->job_id);
-			rc = ESLURM_INVALID_DEPENDENCY;
+			rc = -ESLURM_INVALID_DEPENDENCY;
 		}
 	}
 	depspec_destroy(d);

@@ -24,7 +24,7 @@ enum depend_result {
 
 /* At submit or update: spec (borrowed, NULL/"" = none) parses and names only
  * jobs in the table, and not self (the job updated, or its array; 0 at
- * submit).  Returns 0 or ESLURM_INVALID_DEPENDENCY (err says why). */
+ * submit).  Returns 0 or -ESLURM_INVALID_DEPENDENCY (err says why). */
 int depend_validate(struct ctld *ctld, const char *spec, uint32_t self,
                     struct rota_error *err);
 

@@ -20,11 +20,74 @@
 #include "sched/predict.h"
 #include "common/common.h"
 
-ROTA_DEFINE(job_event, JOB_EVENT_FIELDS)
+ROTA_DEFINE(ev_head, EV_HEAD_FIELDS)
+ROTA_DEFINE(ev_meta, EV_META_FIELDS)
+ROTA_DEFINE(ev_submit, EV_SUBMIT_FIELDS)
+ROTA_DEFINE(ev_start, EV_START_FIELDS)
+ROTA_DEFINE(ev_end, EV_END_FIELDS)
+ROTA_DEFINE(ev_hold, EV_HOLD_FIELDS)
+ROTA_DEFINE(ev_update, EV_UPDATE_FIELDS)
+ROTA_DEFINE(ev_node_state, EV_NODE_STATE_FIELDS)
+ROTA_DEFINE(ev_requeue, EV_REQUEUE_FIELDS)
+ROTA_DEFINE(ev_array_split, EV_ARRAY_SPLIT_FIELDS)
+ROTA_DEFINE(ev_array_throttle, EV_ARRAY_THROTTLE_FIELDS)
+ROTA_DEFINE(ev_configured, EV_CONFIGURED_FIELDS)
+ROTA_DEFINE(ev_step_start, EV_STEP_START_FIELDS)
+ROTA_DEFINE(ev_step_end, EV_STEP_END_FIELDS)
+
+#define TYPE_ENTRY(name, num, m) [num] = &ev_##m##_type,
+static const struct rota_type *const ev_types[EV_TYPE_END] = {
+    ROTA_JOB_EVENTS(TYPE_ENTRY)};
+#define NAME_ENTRY(name, num, m) [num] = #name + 3,
+static const char *const ev_names[EV_TYPE_END] = {ROTA_JOB_EVENTS(NAME_ENTRY)};
+
+const struct rota_type *job_event_type_of(uint32_t type)
+{
+	return type < EV_TYPE_END ? ev_types[type] : NULL;
+}
+
+const char *job_event_name(uint32_t type)
+{
+	return type < EV_TYPE_END && ev_names[type] ? ev_names[type] : "?";
+}
+
+int job_event_encode(const union job_event *ev, char **ret_buf, size_t *ret_len)
+{
+	const struct rota_type *t = job_event_type_of(ev->head.type);
+
+	if (!t)
+		return -EINVAL;
+	return codec_encode(t, ev, ret_buf, ret_len);
+}
+
+int job_event_decode(const char *data, size_t len, union job_event *ev,
+                     struct rota_error *err)
+{
+	memset(ev, 0, sizeof(*ev));
+	return codec_decode_tagged("type", job_event_type_of, data, len, ev, err);
+}
+
+void job_event_release(union job_event *ev)
+{
+	const struct rota_type *t = job_event_type_of(ev->head.type);
+
+	if (t)
+		codec_release(t, ev);
+	memset(ev, 0, sizeof(*ev));
+}
+
+#define COMMIT_DEF(name, num, m)                                                         \
+	int ev_##m##_commit(struct ctld *ctld, const struct ev_##m *ev)                  \
+	{                                                                                \
+		union job_event u = {.m = *ev};                                          \
+		u.head.type = name;                                                      \
+		return job_event_commit(ctld, &u);                                       \
+	}
+ROTA_JOB_EVENTS(COMMIT_DEF)
 
 /* The array part of a submission: a fresh one is all remainder; one written
  * by compaction says what it had become. */
-static int submit_array(const struct job_event *ev, struct job *job)
+static int submit_array(const struct ev_submit *ev, struct job *job)
 {
 	struct arrayspec a;
 
@@ -62,7 +125,7 @@ static uint32_t first_reason(const struct job *job, time_t now)
 	return WAIT_NO_REASON;
 }
 
-static int apply_submit(struct ctld *ctld, const struct job_event *ev)
+static int apply_submit(struct ctld *ctld, const struct ev_submit *ev)
 {
 	struct job *job;
 	struct job probe = {0};
@@ -106,7 +169,7 @@ static int apply_submit(struct ctld *ctld, const struct job_event *ev)
 	return 0;
 }
 
-static int apply_start(struct ctld *ctld, const struct job_event *ev, struct job *job)
+static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job *job)
 {
 	char **names = NULL;
 	size_t count = 0;
@@ -168,7 +231,7 @@ static int apply_start(struct ctld *ctld, const struct job_event *ev, struct job
 	return 0;
 }
 
-static int apply_end(struct ctld *ctld, const struct job_event *ev, struct job *job)
+static int apply_end(struct ctld *ctld, const struct ev_end *ev, struct job *job)
 {
 	uint32_t to = ev->state & JOB_STATE_BASE;
 
@@ -232,7 +295,8 @@ void job_release_all(struct ctld *ctld, struct job *job, time_t now)
 	job->state &= ~JOB_COMPLETING;
 }
 
-static int apply_split(struct ctld *ctld, const struct job_event *ev, struct job *meta)
+static int apply_split(struct ctld *ctld, const struct ev_array_split *ev,
+                       struct job *meta)
 {
 	struct arrayspec *rem = meta->array_rem;
 	struct job *t;
@@ -273,7 +337,7 @@ static int apply_split(struct ctld *ctld, const struct job_event *ev, struct job
 	return 0;
 }
 
-static int apply_requeue(struct ctld *ctld, const struct job_event *ev, struct job *job)
+static int apply_requeue(struct ctld *ctld, const struct ev_requeue *ev, struct job *job)
 {
 	if (job_is_pending(job) || (job->desc.flags & JOB_F_INTERACTIVE))
 		return -EINVAL;
@@ -312,7 +376,7 @@ static int apply_requeue(struct ctld *ctld, const struct job_event *ev, struct j
  * environment and the arguments, which no update changes and the event does
  * not carry.  A new begin time makes the job eligible then (now at the
  * earliest). */
-static void apply_update_desc(struct ctld *ctld, const struct job_event *ev,
+static void apply_update_desc(struct ctld *ctld, const struct ev_update *ev,
                               struct job *job)
 {
 	struct job_desc nd = {0}, drop = {0};
@@ -341,101 +405,142 @@ static void apply_update_desc(struct ctld *ctld, const struct job_event *ev,
 		                         : (time_t)ev->time;
 }
 
-static int apply_to_job(struct ctld *ctld, const struct job_event *ev, struct job *job);
-
-int job_event_apply(struct ctld *ctld, const struct job_event *ev)
+static int apply_hold(const struct ev_hold *ev, struct job *job)
 {
-	struct job *job, *split;
-	int rc;
-
-	switch (ev->type) {
-	case EV_META:
-		if (ev->next_job_id > job_mgr_next_id(ctld->jobs))
-			job_mgr_set_next_id(ctld->jobs, ev->next_job_id);
-		if (ev->term > ctld->term)
-			ctld->term = ev->term;
-		return 0;
-	case EV_SUBMIT:
-		rc = apply_submit(ctld, ev);
-		if (rc == 0)
-			job_mgr_classify(ctld->jobs, job_find(ctld->jobs, ev->job_id));
-		return rc;
-	case EV_NODE_STATE:
-		return node_mgr_apply_state(ctld, ev->node_name, ev->state, ev->text,
-		                            ev->uid, ev->time);
-	default:
-		break;
-	}
-	job = job_find(ctld->jobs, ev->job_id);
-	if (!job)
-		return -ENOENT;
-	rc = apply_to_job(ctld, ev, job);
-	/* its state, hold or partition may have changed: the lists follow */
-	job_mgr_classify(ctld->jobs, job);
-	if (rc == 0 && ev->type == EV_ARRAY_SPLIT && ev->new_job_id &&
-	    (split = job_find(ctld->jobs, ev->new_job_id)))
-		job_mgr_classify(ctld->jobs, split);
-	return rc;
+	if (!job_is_pending(job))
+		return -EINVAL;
+	job->hold = ev->hold;
+	job->priority = ev->priority;
+	job->prio_set = 0;
+	/* shown at once, not only after the next scheduling pass (which does
+	 * not look at held jobs: job_mgr_classify) */
+	job->reason = first_reason(job, ev->time);
+	free(job->reason_detail);
+	job->reason_detail = NULL;
+	free(job->unavail_nodes);
+	job->unavail_nodes = NULL;
+	job_clear_plan(job);
+	return 0;
 }
 
-static int apply_to_job(struct ctld *ctld, const struct job_event *ev, struct job *job)
+static int apply_update(struct ctld *ctld, const struct ev_update *ev, struct job *job)
 {
-	switch (ev->type) {
+	if (ev->desc_count > 1 || (ev->desc_count && job_is_finished(job)))
+		return -EINVAL;
+	if (ev->desc_count)
+		apply_update_desc(ctld, ev, job);
+	if (ev->time_limit != NO_VAL)
+		job->time_limit = ev->time_limit;
+	if (ev->priority != NO_VAL) {
+		job->priority = ev->priority;
+		job->prio_set = 1;
+	}
+	return 0;
+}
+
+static int apply_to_job(struct ctld *ctld, const union job_event *ev, struct job *job)
+{
+	switch (ev->head.type) {
 	case EV_START:
-		return apply_start(ctld, ev, job);
+		return apply_start(ctld, &ev->start, job);
 	case EV_END:
-		return apply_end(ctld, ev, job);
+		return apply_end(ctld, &ev->end, job);
 	case EV_REQUEUE:
-		return apply_requeue(ctld, ev, job);
+		return apply_requeue(ctld, &ev->requeue, job);
 	case EV_ARRAY_SPLIT:
-		return apply_split(ctld, ev, job);
+		return apply_split(ctld, &ev->array_split, job);
 	case EV_CONFIGURED:
 		if (!job_is_running(job) || !(job->state & JOB_CONFIGURING))
 			return -EINVAL;
 		job->state &= ~JOB_CONFIGURING;
 		return 0;
 	case EV_STEP_START:
-		return step_apply_start(ctld, job, ev);
+		return step_apply_start(ctld, job, &ev->step_start);
 	case EV_STEP_END:
-		return step_apply_end(job, ev);
+		return step_apply_end(job, &ev->step_end);
 	case EV_ARRAY_THROTTLE:
 		if (!job->array_rem)
 			return -EINVAL;
-		job->array_rem->throttle = ev->throttle;
+		job->array_rem->throttle = ev->array_throttle.throttle;
 		return 0;
 	case EV_HOLD:
-		if (!job_is_pending(job))
-			return -EINVAL;
-		job->hold = ev->hold;
-		job->priority = ev->priority;
-		job->prio_set = 0;
-		/* shown at once, not only after the next scheduling pass (which
-		 * does not look at held jobs: job_mgr_classify) */
-		job->reason = first_reason(job, ev->time);
-		free(job->reason_detail);
-		job->reason_detail = NULL;
-		free(job->unavail_nodes);
-		job->unavail_nodes = NULL;
-		job_clear_plan(job);
-		return 0;
+		return apply_hold(&ev->hold, job);
 	case EV_UPDATE:
-		if (ev->desc_count > 1 || (ev->desc_count && job_is_finished(job)))
-			return -EINVAL;
-		if (ev->desc_count)
-			apply_update_desc(ctld, ev, job);
-		if (ev->time_limit != NO_VAL)
-			job->time_limit = ev->time_limit;
-		if (ev->priority != NO_VAL) {
-			job->priority = ev->priority;
-			job->prio_set = 1;
-		}
-		return 0;
+		return apply_update(ctld, &ev->update, job);
 	default:
 		return -EINVAL;
 	}
 }
 
-int job_event_commit(struct ctld *ctld, const struct job_event *ev)
+/* The job an event of a job concerns (all but META, SUBMIT, NODE_STATE). */
+static uint32_t event_job_id(const union job_event *ev)
+{
+	switch (ev->head.type) {
+	case EV_START:
+		return ev->start.job_id;
+	case EV_END:
+		return ev->end.job_id;
+	case EV_HOLD:
+		return ev->hold.job_id;
+	case EV_UPDATE:
+		return ev->update.job_id;
+	case EV_REQUEUE:
+		return ev->requeue.job_id;
+	case EV_ARRAY_SPLIT:
+		return ev->array_split.job_id;
+	case EV_ARRAY_THROTTLE:
+		return ev->array_throttle.job_id;
+	case EV_CONFIGURED:
+		return ev->configured.job_id;
+	case EV_STEP_START:
+		return ev->step_start.job_id;
+	case EV_STEP_END:
+		return ev->step_end.job_id;
+	default:
+		return 0;
+	}
+}
+
+int job_event_apply(struct ctld *ctld, const union job_event *ev)
+{
+	struct job *job, *split;
+	int rc;
+
+	switch (ev->head.type) {
+	case EV_META:
+		if (ev->meta.next_job_id > job_mgr_next_id(ctld->jobs))
+			job_mgr_set_next_id(ctld->jobs, ev->meta.next_job_id);
+		if (ev->meta.term > ctld->term)
+			ctld->term = ev->meta.term;
+		if (ev->meta.lineage)
+			ctld->lineage = ev->meta.lineage;
+		return 0;
+	case EV_SUBMIT:
+		rc = apply_submit(ctld, &ev->submit);
+		if (rc == 0)
+			job_mgr_classify(ctld->jobs,
+			                 job_find(ctld->jobs, ev->submit.job_id));
+		return rc;
+	case EV_NODE_STATE:
+		return node_mgr_apply_state(ctld, ev->node_state.node_name,
+		                            ev->node_state.state, ev->node_state.text,
+		                            ev->node_state.uid, ev->node_state.time);
+	default:
+		break;
+	}
+	job = job_find(ctld->jobs, event_job_id(ev));
+	if (!job)
+		return -ENOENT;
+	rc = apply_to_job(ctld, ev, job);
+	/* its state, hold or partition may have changed: the lists follow */
+	job_mgr_classify(ctld->jobs, job);
+	if (rc == 0 && ev->head.type == EV_ARRAY_SPLIT && ev->array_split.new_job_id &&
+	    (split = job_find(ctld->jobs, ev->array_split.new_job_id)))
+		job_mgr_classify(ctld->jobs, split);
+	return rc;
+}
+
+int job_event_commit(struct ctld *ctld, const union job_event *ev)
 {
 	int rc = job_event_apply(ctld, ev);
 	if (rc == 0) {

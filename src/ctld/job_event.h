@@ -1,9 +1,20 @@
 /* job_event.h - the only way job state changes, and what the journal stores.
  *
- * job_event_apply() is pure state transition on the job table (and the node
- * allocation counters); it never sends anything.  Side effects (launching,
- * signalling, replying) are done by the caller after a successful apply and
- * are idempotent, so replaying the journal at start-up needs none of them.
+ * Each event type is declared once, below, as its own field list: that list
+ * generates `struct ev_NAME` and its codec descriptor, as messages.h does for
+ * what crosses a socket.  ROTA_JOB_EVENTS lists the types: name, number,
+ * member of `union job_event`.  Every event begins with the same two fields
+ * (EV_HEAD: its type and the journal's sequence number), so any event can be
+ * read through `head`.  An event carries everything its application needs:
+ * times, and the names of users and groups as they were resolved when it was
+ * made.  Field names are the journal's keys: never reuse one with a new
+ * meaning (a journal written by an older build must replay).
+ *
+ * job_event_apply() is the one pure state transition on the job table (and
+ * the node allocation counters): it reads no clock and looks nothing up, never
+ * sends anything, and does the same live and in replay.  Side effects
+ * (launching, signalling, replying) are done by the caller after a successful
+ * apply and are idempotent, so replaying the journal at start-up needs none.
  */
 #ifndef ROTA_JOB_EVENT_H
 #define ROTA_JOB_EVENT_H
@@ -11,84 +22,227 @@
 #include "proto/declare.h"
 #include "proto/messages.h"
 
-enum job_event_type {
-	EV_META = 1, /* next_job_id; seq_base in a snapshot */
-	EV_SUBMIT,   /* job_id uid gid user group time desc priority hold */
-	EV_START,    /* job_id time nodes cpus_per_node tasks_per_node mem_per_node
-	              * state (JOB_CONFIGURING: a Prolog must run first) */
-	EV_END,      /* job_id time state reason exit_code */
-	EV_HOLD,     /* job_id hold (0 release, 1 user, 2 admin) priority */
-	/* job_id time_limit priority (NO_VAL = unchanged); desc (when present):
-	 * the job's new request, without script, env and argv (kept) */
-	EV_UPDATE,
-	EV_NODE_STATE, /* node_name state (NODE_DRAIN / NODE_DOWN flags) text uid time */
-	EV_REQUEUE,    /* job_id time: back to PENDING, eligible again at `time` */
-	/* job_id (an array's pending remainder) array_task_id new_job_id: the task
-	 * becomes its own record new_job_id (0: the remainder's last task, the
-	 * record itself becomes the task) */
-	EV_ARRAY_SPLIT,
-	EV_ARRAY_THROTTLE, /* job_id throttle (0 none) */
-	EV_CONFIGURED, /* job_id: its nodes are ready (Prolog done), not CONFIGURING */
-	/* job_id time step_id nodes (in the step's order) cpus_per_node (cores
-	 * held on each) slots (those cores, concatenated) mem_per_node text (name)
-	 * num_tasks num_cpus flags (STEP_EV_OVERLAP) */
-	EV_STEP_START,
-	EV_STEP_END, /* job_id step_id exit_code (the step's highest wait status) */
-};
-
-#define STEP_EV_OVERLAP    1u
-#define SUBMIT_EV_PRIO_SET 1u /* SUBMIT (compaction): an admin set its priority */
-
-#define JOB_EVENT_FIELDS(F, S)                                                           \
+/* type: enum job_event_type; seq: set by the journal (1, 2, ...; 0 in a
+ * snapshot) */
+#define EV_HEAD_FIELDS(F, S)                                                             \
 	F(S, u32, type, _)                                                               \
+	F(S, u64, seq, _)
+ROTA_DECLARE(ev_head, EV_HEAD_FIELDS)
+
+/* The first record of a snapshot, a new history's first record, and a
+ * takeover's mark (repl.h).  lineage: which history this is (random, made
+ * with the first journal; 0 in a journal older than it): terms compare only
+ * within one. */
+#define EV_META_FIELDS(F, S)                                                             \
+	EV_HEAD_FIELDS(F, S)                                                             \
+	F(S, u32, next_job_id, _)                                                        \
+	F(S, u64, seq_base, _) /* a snapshot's: the last seq it covers */                \
+	F(S, u32, term, _)     /* takeovers so far */                                    \
+	F(S, i64, time, _)                                                               \
+	F(S, u64, lineage, _)
+ROTA_DECLARE(ev_meta, EV_META_FIELDS)
+
+/* A job accepted; from a snapshot also what it had become since (a requeued
+ * job's eligible time and restarts, an admin-set priority, an array's
+ * remainder). */
+#define EV_SUBMIT_FIELDS(F, S)                                                           \
+	EV_HEAD_FIELDS(F, S)                                                             \
 	F(S, u32, job_id, _)                                                             \
 	F(S, i64, time, _)                                                               \
 	F(S, u32, uid, _)                                                                \
 	F(S, u32, gid, _)                                                                \
-	F(S, list, desc, job_desc)                                                       \
+	F(S, str, user, _)         /* the owner's name, as resolved at submit */         \
+	F(S, str, group, _)        /* its group's name */                                \
+	F(S, list, desc, job_desc) /* exactly one */                                     \
+	F(S, u32, priority, _)                                                           \
+	F(S, u32, hold, _) /* 0 none, 1 user, 2 admin */                                 \
+	F(S, u32, time_limit, _)                                                         \
+	F(S, u32, restart_cnt, _)                                                        \
+	F(S, u32, state, _)         /* JOB_REQUEUE_FLAG or 0 */                          \
+	F(S, u32, flags, _)         /* SUBMIT_EV_* */                                    \
+	F(S, i64, eligible_time, _) /* 0: from time and the request */                   \
+	F(S, u32, array_job_id, _)  /* 0: a fresh submit */                              \
+	F(S, u32, array_task_id, _)                                                      \
+	F(S, u32, throttle, _)                                                           \
+	F(S, str, array_pending, _) /* the remainder's tasks */
+ROTA_DECLARE(ev_submit, EV_SUBMIT_FIELDS)
+#define SUBMIT_EV_PRIO_SET 1u /* an admin set its priority */
+
+/* A job given its nodes.  state: JOB_CONFIGURING when a Prolog must run
+ * first; slots (a snapshot's): the cores it holds, concatenated. */
+#define EV_START_FIELDS(F, S)                                                            \
+	EV_HEAD_FIELDS(F, S)                                                             \
+	F(S, u32, job_id, _)                                                             \
+	F(S, i64, time, _)                                                               \
 	F(S, str, nodes, _)                                                              \
 	F(S, u32v, cpus_per_node, _)                                                     \
 	F(S, u32v, tasks_per_node, _)                                                    \
 	F(S, u32v, mem_per_node, _)                                                      \
 	F(S, u32, state, _)                                                              \
+	F(S, u32v, slots, _)                                                             \
+	F(S, u32, next_step_id, _)                                                       \
+	F(S, u32, derived_exit, _)
+ROTA_DECLARE(ev_start, EV_START_FIELDS)
+
+#define EV_END_FIELDS(F, S)                                                              \
+	EV_HEAD_FIELDS(F, S)                                                             \
+	F(S, u32, job_id, _)                                                             \
+	F(S, i64, time, _)                                                               \
+	F(S, u32, state, _) /* the final state */                                        \
 	F(S, u32, reason, _)                                                             \
 	F(S, u32, exit_code, _)                                                          \
-	F(S, u32, hold, _)                                                               \
-	F(S, u32, priority, _)                                                           \
+	F(S, u32, derived_exit, _) /* the steps' highest status */
+ROTA_DECLARE(ev_end, EV_END_FIELDS)
+
+#define EV_HOLD_FIELDS(F, S)                                                             \
+	EV_HEAD_FIELDS(F, S)                                                             \
+	F(S, u32, job_id, _)                                                             \
+	F(S, i64, time, _)                                                               \
+	F(S, u32, hold, _) /* 0 release, 1 user, 2 admin */                              \
+	F(S, u32, priority, _)
+ROTA_DECLARE(ev_hold, EV_HOLD_FIELDS)
+
+/* time_limit, priority: NO_VAL = unchanged; desc (none or one): the job's new
+ * request, without script, env and argv (kept). */
+#define EV_UPDATE_FIELDS(F, S)                                                           \
+	EV_HEAD_FIELDS(F, S)                                                             \
+	F(S, u32, job_id, _)                                                             \
+	F(S, i64, time, _)                                                               \
+	F(S, list, desc, job_desc)                                                       \
 	F(S, u32, time_limit, _)                                                         \
-	F(S, u32, next_job_id, _)                                                        \
+	F(S, u32, priority, _)
+ROTA_DECLARE(ev_update, EV_UPDATE_FIELDS)
+
+/* A node drained, resumed, set down: state has the NODE_DRAIN / NODE_DOWN
+ * flags it keeps; text is the reason, uid and time who gave it and when. */
+#define EV_NODE_STATE_FIELDS(F, S)                                                       \
+	EV_HEAD_FIELDS(F, S)                                                             \
 	F(S, str, node_name, _)                                                          \
+	F(S, u32, state, _)                                                              \
 	F(S, str, text, _)                                                               \
-	F(S, u32, restart_cnt, _)                                                        \
-	F(S, u32, array_job_id, _)  /* SUBMIT from compaction: 0 = fresh submit */       \
-	F(S, u32, array_task_id, _) /* SUBMIT (compaction), ARRAY_SPLIT */               \
-	F(S, u32, new_job_id, _)    /* ARRAY_SPLIT */                                    \
-	F(S, u32, throttle, _)      /* SUBMIT (compaction), ARRAY_THROTTLE */            \
-	F(S, str, array_pending, _) /* SUBMIT (compaction): the remainder */             \
-	F(S, u32, step_id, _)       /* STEP_START, STEP_END */                           \
-	F(S, u32v, slots, _)        /* STEP_START */                                     \
-	F(S, u32, num_tasks, _)     /* STEP_START */                                     \
-	F(S, u32, num_cpus, _)      /* STEP_START */                                     \
-	F(S, u32, flags, _)         /* STEP_START */                                     \
-	F(S, u64, seq, _)           /* set by the journal: 1, 2, ...; 0 in a snapshot */ \
-	F(S, u64, seq_base, _)      /* META of a snapshot: the last seq it covers */     \
-	F(S, str, user, _)  /* SUBMIT: the owner's name, as resolved at submit */        \
-	F(S, str, group, _) /* SUBMIT: its group's name */                               \
-	/* what a snapshot (compaction) carries that no single live event does */        \
-	F(S, i64, eligible_time, _) /* SUBMIT: a requeued job's (state: the flag) */     \
-	F(S, u32, next_step_id, _)  /* START: the next step's id */                      \
-	F(S, u32, derived_exit, _)  /* START, END: the steps' highest status */          \
-	F(S, u32, term, _)          /* META: takeovers so far (repl.h) */
-ROTA_DECLARE(job_event, JOB_EVENT_FIELDS)
+	F(S, u32, uid, _)                                                                \
+	F(S, i64, time, _)
+ROTA_DECLARE(ev_node_state, EV_NODE_STATE_FIELDS)
+
+/* Back to PENDING, eligible again at `time`. */
+#define EV_REQUEUE_FIELDS(F, S)                                                          \
+	EV_HEAD_FIELDS(F, S)                                                             \
+	F(S, u32, job_id, _)                                                             \
+	F(S, i64, time, _)
+ROTA_DECLARE(ev_requeue, EV_REQUEUE_FIELDS)
+
+/* Task array_task_id of an array's pending remainder (job_id) becomes its own
+ * record new_job_id (0: it was the last task, the record itself becomes it). */
+#define EV_ARRAY_SPLIT_FIELDS(F, S)                                                      \
+	EV_HEAD_FIELDS(F, S)                                                             \
+	F(S, u32, job_id, _)                                                             \
+	F(S, i64, time, _)                                                               \
+	F(S, u32, array_task_id, _)                                                      \
+	F(S, u32, new_job_id, _)
+ROTA_DECLARE(ev_array_split, EV_ARRAY_SPLIT_FIELDS)
+
+#define EV_ARRAY_THROTTLE_FIELDS(F, S)                                                   \
+	EV_HEAD_FIELDS(F, S)                                                             \
+	F(S, u32, job_id, _)                                                             \
+	F(S, i64, time, _)                                                               \
+	F(S, u32, throttle, _) /* 0 none */
+ROTA_DECLARE(ev_array_throttle, EV_ARRAY_THROTTLE_FIELDS)
+
+/* The job's nodes are ready (its Prolog is done): no longer CONFIGURING. */
+#define EV_CONFIGURED_FIELDS(F, S)                                                       \
+	EV_HEAD_FIELDS(F, S)                                                             \
+	F(S, u32, job_id, _)                                                             \
+	F(S, i64, time, _)
+ROTA_DECLARE(ev_configured, EV_CONFIGURED_FIELDS)
+
+/* A step: its nodes (in the step's order), the cores it holds on each
+ * (cpus_per_node of them there; slots: those cores, concatenated), memory,
+ * name (text), tasks, cpus and flags (STEP_EV_OVERLAP). */
+#define EV_STEP_START_FIELDS(F, S)                                                       \
+	EV_HEAD_FIELDS(F, S)                                                             \
+	F(S, u32, job_id, _)                                                             \
+	F(S, i64, time, _)                                                               \
+	F(S, u32, step_id, _)                                                            \
+	F(S, str, nodes, _)                                                              \
+	F(S, u32v, cpus_per_node, _)                                                     \
+	F(S, u32v, slots, _)                                                             \
+	F(S, u32v, mem_per_node, _)                                                      \
+	F(S, str, text, _)                                                               \
+	F(S, u32, num_tasks, _)                                                          \
+	F(S, u32, num_cpus, _)                                                           \
+	F(S, u32, flags, _)
+ROTA_DECLARE(ev_step_start, EV_STEP_START_FIELDS)
+#define STEP_EV_OVERLAP 1u
+
+#define EV_STEP_END_FIELDS(F, S)                                                         \
+	EV_HEAD_FIELDS(F, S)                                                             \
+	F(S, u32, job_id, _)                                                             \
+	F(S, u32, step_id, _)                                                            \
+	F(S, i64, time, _)                                                               \
+	F(S, u32, exit_code, _) /* the step's highest wait status */
+ROTA_DECLARE(ev_step_end, EV_STEP_END_FIELDS)
+
+/* name, number (in the journal: never reuse one), member of union job_event */
+#define ROTA_JOB_EVENTS(E)                                                               \
+	E(EV_META, 1, meta)                                                              \
+	E(EV_SUBMIT, 2, submit)                                                          \
+	E(EV_START, 3, start)                                                            \
+	E(EV_END, 4, end)                                                                \
+	E(EV_HOLD, 5, hold)                                                              \
+	E(EV_UPDATE, 6, update)                                                          \
+	E(EV_NODE_STATE, 7, node_state)                                                  \
+	E(EV_REQUEUE, 8, requeue)                                                        \
+	E(EV_ARRAY_SPLIT, 9, array_split)                                                \
+	E(EV_ARRAY_THROTTLE, 10, array_throttle)                                         \
+	E(EV_CONFIGURED, 11, configured)                                                 \
+	E(EV_STEP_START, 12, step_start)                                                 \
+	E(EV_STEP_END, 13, step_end)
+
+#define ROTA_EV_ENUM(name, num, m) name = num,
+enum job_event_type { ROTA_JOB_EVENTS(ROTA_EV_ENUM) EV_TYPE_END };
+#undef ROTA_EV_ENUM
+
+#define ROTA_EV_MEMBER(name, num, m) struct ev_##m m;
+union job_event {
+	struct ev_head head;
+	ROTA_JOB_EVENTS(ROTA_EV_MEMBER)
+};
+#undef ROTA_EV_MEMBER
 
 struct ctld;
+struct rota_error;
+
+/* The descriptor of events of type `type`, or NULL for an unknown type. */
+const struct rota_type *job_event_type_of(uint32_t type);
+
+/* "SUBMIT", "START", ... ("?" for an unknown type). */
+const char *job_event_name(uint32_t type);
+
+/* Encode ev (its head.type says which); *ret_buf: the caller frees.  -EINVAL
+ * for an unknown type. */
+int job_event_encode(const union job_event *ev, char **ret_buf, size_t *ret_len);
+
+/* Decode one journal record into ev (need not be zeroed).  -EPROTO (err
+ * says why) for a record that does not decode or has an unknown type. */
+int job_event_decode(const char *data, size_t len, union job_event *ev,
+                     struct rota_error *err);
+
+/* Free the members of ev (of its type) and zero it. */
+void job_event_release(union job_event *ev);
 
 /* Apply ev to the controller's state.  Returns 0 or -ENOENT/-EINVAL (an event
  * that does not fit the state, e.g. END of an unknown job: skipped on replay). */
-int job_event_apply(struct ctld *ctld, const struct job_event *ev);
+int job_event_apply(struct ctld *ctld, const union job_event *ev);
 
-/* Apply and journal in one step (the normal path).  Returns job_event_apply's rc;
- * nothing is journaled when it fails. */
-int job_event_commit(struct ctld *ctld, const struct job_event *ev);
+/* Apply and journal in one step.  Returns job_event_apply's rc; nothing is
+ * journaled when it fails. */
+int job_event_commit(struct ctld *ctld, const union job_event *ev);
+
+/* The typed way in: ev_submit_commit(ctld, &submit) etc. set the type and
+ * commit (the event is not changed). */
+#define ROTA_EV_COMMIT(name, num, m)                                                     \
+	int ev_##m##_commit(struct ctld *ctld, const struct ev_##m *ev);
+ROTA_JOB_EVENTS(ROTA_EV_COMMIT)
+#undef ROTA_EV_COMMIT
 
 #endif

@@ -332,7 +332,7 @@ static void submit_failed(struct submit_reply *r, int rc)
 	} else if (job && !job_is_finished(job)) {
 		job_end(r->ctld, job, JOB_CANCELLED, 0, 0);
 	}
-	chan_send_rc(r->client, ESLURM_WRITING_TO_FILE, NULL);
+	chan_send_rc(r->client, -ESLURM_WRITING_TO_FILE, NULL);
 }
 
 static void submit_durable(void *arg, int rc)
@@ -417,7 +417,7 @@ static int job_desc_constraint(struct ctld *ctld, const struct part *p,
 		return 0;
 	if (constraint_parse(d->features, &c, &err) < 0) {
 		log_info("submit rejected: constraint \"%s\": %s", d->features, err.text);
-		return ESLURM_INVALID_FEATURE;
+		return -ESLURM_INVALID_FEATURE;
 	}
 	nnames = constraint_names(c, &names);
 	for (size_t k = 0; k < nnames; k++) {
@@ -432,7 +432,7 @@ static int job_desc_constraint(struct ctld *ctld, const struct part *p,
 			         "%s",
 			         p->cfg->name, names[k]);
 			constraint_destroy(c);
-			return ESLURM_INVALID_FEATURE;
+			return -ESLURM_INVALID_FEATURE;
 		}
 	}
 	*ret = c;
@@ -454,16 +454,16 @@ static int job_desc_nodes(struct ctld *ctld, const struct part *p, char **list)
 	if (!*list)
 		return 0;
 	if (hostlist_expand(*list, &names, &count, NULL) < 0)
-		return ESLURM_INVALID_NODE_NAME;
+		return -ESLURM_INVALID_NODE_NAME;
 	seen = xcalloc(nn + 1, 1);
 	uniq = xcalloc(count + 1, sizeof(*uniq));
 	for (size_t i = 0; i < count && !rc; i++) {
 		int idx = node_mgr_find(ctld->nodes, names[i]);
 
 		if (idx < 0)
-			rc = ESLURM_INVALID_NODE_NAME;
+			rc = -ESLURM_INVALID_NODE_NAME;
 		else if (p && !part_has_node(p, idx))
-			rc = ESLURM_REQUESTED_NODES_NOT_IN_PARTITION;
+			rc = -ESLURM_REQUESTED_NODES_NOT_IN_PARTITION;
 		else if (!seen[idx]) {
 			seen[idx] = 1;
 			uniq[n++] = names[i];
@@ -497,7 +497,7 @@ static int job_desc_gres(const struct ctld *ctld, const struct part *p,
 		return 0;
 	if (gres_parse(d->gres, items, &n, &err) < 0) {
 		log_info("submit rejected: %s", err.text);
-		return ESLURM_INVALID_GRES;
+		return -ESLURM_INVALID_GRES;
 	}
 	for (size_t k = 0; k < n; k++) {
 		int known = 0, enough = 0;
@@ -513,10 +513,10 @@ static int job_desc_gres(const struct ctld *ctld, const struct part *p,
 		if (!known) {
 			log_info("submit rejected: no node of partition %s has gres %s",
 			         p->cfg->name, items[k].name);
-			return ESLURM_INVALID_GRES;
+			return -ESLURM_INVALID_GRES;
 		}
 		if (!enough)
-			return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+			return -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	}
 	return 0;
 }
@@ -531,19 +531,19 @@ int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
 	p = d->partition ? node_mgr_part_find(ctld->nodes, d->partition)
 	                 : node_mgr_part_default(ctld->nodes);
 	if (!p)
-		return d->partition ? ESLURM_INVALID_PARTITION_NAME
-		                    : ESLURM_DEFAULT_PARTITION_NOT_SET;
+		return d->partition ? -ESLURM_INVALID_PARTITION_NAME
+		                    : -ESLURM_DEFAULT_PARTITION_NOT_SET;
 	if (p->cfg->state == CONF_PART_INACTIVE)
-		return ESLURM_PARTITION_DOWN;
+		return -ESLURM_PARTITION_DOWN;
 	if (!d->partition)
 		d->partition = xstrdup(p->cfg->name);
 	if (d->min_nodes == 0 || (d->max_nodes != NO_VAL && d->max_nodes < d->min_nodes &&
 	                          d->min_nodes != NO_VAL))
-		return ESLURM_INVALID_NODE_COUNT;
+		return -ESLURM_INVALID_NODE_COUNT;
 	if (d->min_nodes != NO_VAL && d->min_nodes > p->nnodes)
-		return ESLURM_INVALID_NODE_COUNT;
+		return -ESLURM_INVALID_NODE_COUNT;
 	if (d->num_tasks == 0 || d->cpus_per_task == 0 || d->ntasks_per_node == 0)
-		return ESLURM_BAD_DIST;
+		return -ESLURM_BAD_DIST;
 	rc = job_desc_nodes(ctld, p, &d->req_nodes);
 	if (!rc)
 		rc = job_desc_nodes(ctld, NULL, &d->exc_nodes);
@@ -555,7 +555,7 @@ int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
 	if (rc)
 		return rc;
 	rc = job_desc_fits(ctld, p, d, cons) < 0
-	         ? ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE
+	         ? -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE
 	         : 0;
 	constraint_destroy(cons);
 	if (rc)
@@ -587,28 +587,28 @@ int job_desc_check_strings(const struct job_desc *d, const char **ret_field,
 			if (v[k] < 0x20 || v[k] == 0x7f) {
 				*ret_field = strs[i].field;
 				*ret_pos = k;
-				return ESLURM_INVALID_ARGUMENT;
+				return -ESLURM_INVALID_ARGUMENT;
 			}
 	}
 	return 0;
 }
 
-/* Fill defaults and check what can be checked now; returns 0 or ESLURM_*. */
+/* Fill defaults and check what can be checked now; returns 0 or -ESLURM_*. */
 static int job_desc_validate(struct ctld *ctld, struct job_desc *d, int alloc,
                              struct part **ret_part)
 {
 	if (!alloc && (!d->script || !d->script[0]))
-		return ESLURM_JOB_SCRIPT_MISSING;
+		return -ESLURM_JOB_SCRIPT_MISSING;
 	if ((d->script && strlen(d->script) > SCRIPT_MAX) || strv_len(d->env) > ENV_MAX ||
 	    strv_len(d->argv) > ARGV_MAX)
-		return ESLURM_PATHNAME_TOO_LONG;
+		return -ESLURM_PATHNAME_TOO_LONG;
 	if (job_count(ctld->jobs) >= ctld->conf->max_job_count)
-		return ESLURM_REACHED_MAX_JOB_COUNT;
+		return -ESLURM_REACHED_MAX_JOB_COUNT;
 	if (d->array_inx) {
 		struct arrayspec a;
 		if (alloc || arrayspec_parse(d->array_inx, ctld->conf->max_array_size, &a,
 		                             NULL) < 0)
-			return ESLURM_INVALID_ARRAY;
+			return -ESLURM_INVALID_ARRAY;
 		arrayspec_release(&a);
 	}
 	if (d->dependency) {
@@ -646,10 +646,10 @@ static int job_part_limits(struct ctld *ctld, const struct part *p,
 	if (!e || !strcasecmp(e, "NO"))
 		return 0;
 	if (cp->max_time != TIME_INFINITE && (tl == INFINITE32 || tl > cp->max_time))
-		return ESLURM_INVALID_TIME_LIMIT;
+		return -ESLURM_INVALID_TIME_LIMIT;
 	if ((cp->max_nodes != UINT32_MAX && nodes > cp->max_nodes) ||
 	    nodes < cp->min_nodes)
-		return ESLURM_INVALID_NODE_COUNT;
+		return -ESLURM_INVALID_NODE_COUNT;
 	return 0;
 }
 
@@ -673,7 +673,7 @@ void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *d, i
                     struct chan *ch)
 {
 	struct part *p = NULL;
-	struct job_event ev = {0};
+	struct ev_submit ev = {0};
 	struct submit_reply *r;
 	const char *field;
 	char user[64], group[64];
@@ -698,17 +698,16 @@ void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *d, i
 	if (!rc)
 		rc = job_part_limits(ctld, p, d);
 	if (!rc && (int32_t)d->nice < 0 && !caller_is_admin(who))
-		rc = ESLURM_ACCESS_DENIED; /* only operators may raise a priority */
+		rc = -ESLURM_ACCESS_DENIED; /* only operators may raise a priority */
 	/* what cannot be recorded is not accepted (a full disk) */
 	if (!rc && journal_error(ctld->journal))
-		rc = ESLURM_WRITING_TO_FILE;
+		rc = -ESLURM_WRITING_TO_FILE;
 	if (!rc && !(ev.job_id = job_new_id(ctld->jobs, ctld->conf)))
-		rc = ESLURM_WRITING_TO_FILE;
+		rc = -ESLURM_WRITING_TO_FILE;
 	if (rc) {
 		chan_send_rc(ch, rc, NULL);
 		return;
 	}
-	ev.type = EV_SUBMIT;
 	ev.time = time(NULL);
 	ev.uid = who->uid;
 	ev.gid = who->gid;
@@ -722,8 +721,7 @@ void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *d, i
 	ev.hold = d->hold ? 1 : 0;
 	ev.priority = ev.hold ? 0 : 0xffff0000u - ev.job_id;
 	ev.time_limit = job_time_limit(p, d);
-	ev.next_job_id = job_mgr_next_id(ctld->jobs);
-	if (job_event_commit(ctld, &ev) < 0) {
+	if (ev_submit_commit(ctld, &ev) < 0) {
 		chan_send_rc(ch, SLURM_ERROR, "internal error recording the job");
 		return;
 	}
@@ -766,17 +764,15 @@ uint32_t job_array_running(struct job_mgr *jm, uint32_t array_job_id)
 
 struct job *job_array_split(struct ctld *ctld, struct job *meta, uint32_t task)
 {
-	struct job_event ev = {.type = EV_ARRAY_SPLIT,
-	                       .job_id = meta->job_id,
-	                       .time = time(NULL),
-	                       .array_task_id = task};
+	struct ev_array_split ev = {
+	    .job_id = meta->job_id, .time = time(NULL), .array_task_id = task};
 
 	if (!meta->array_rem)
 		return NULL;
 	if (meta->array_rem->count > 1 &&
 	    !(ev.new_job_id = job_new_id(ctld->jobs, ctld->conf)))
 		return NULL;
-	if (job_event_commit(ctld, &ev) < 0)
+	if (ev_array_split_commit(ctld, &ev) < 0)
 		return NULL;
 	return ev.new_job_id ? job_find(ctld->jobs, ev.new_job_id) : meta;
 }

@@ -161,7 +161,7 @@ void job_release_all(struct ctld *ctld, struct job *job, time_t now);
  * array spec, working directory and standard stream paths (the script, its
  * arguments and environment may hold any byte).  Slurm takes any byte, but a
  * newline in a job name breaks every line-oriented consumer (squeue, logs,
- * accounting dumps).  Returns 0 or ESLURM_INVALID_ARGUMENT with *ret_field
+ * accounting dumps).  Returns 0 or -ESLURM_INVALID_ARGUMENT with *ret_field
  * (static) and *ret_pos (0-based byte) set. */
 int job_desc_check_strings(const struct job_desc *d, const char **ret_field,
                            size_t *ret_pos);
@@ -169,7 +169,7 @@ int job_desc_check_strings(const struct job_desc *d, const char **ret_field,
 /* The checks of a request against the cluster, at submit and when scontrol
  * update changes it: partition (the default one filled in), node and task
  * counts, requested nodes, could it ever run.  Returns 0 and sets *ret_part
- * (borrowed), or an ESLURM_* number. */
+ * (borrowed), or -ESLURM_*. */
 int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
                              struct part **ret_part);
 
@@ -177,12 +177,12 @@ int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
 int job_may_touch(const struct caller *who, const struct job *job);
 /* Task `task` of array `array_id` for who: its own record in *ret_job
  * (*ret_meta NULL), or while it waits in the pending remainder, *ret_job NULL
- * and the remainder in *ret_meta.  Returns 0, ESLURM_INVALID_JOB_ID, or
- * ESLURM_ACCESS_DENIED (the remainder is not who's to touch). */
+ * and the remainder in *ret_meta.  Returns 0, -ESLURM_INVALID_JOB_ID, or
+ * -ESLURM_ACCESS_DENIED (the remainder is not who's to touch). */
 int job_array_task_lookup(struct ctld *ctld, const struct caller *who, uint32_t array_id,
                           uint32_t task, struct job **ret_job, struct job **ret_meta);
 
-/* scontrol requeue; returns 0 or an ESLURM_* number. */
+/* scontrol requeue; returns 0 or -ESLURM_*. */
 int job_requeue(struct ctld *ctld, struct job *job);
 
 /* The job's run is lost with node node_name (borrowed): it failed, or its
@@ -210,10 +210,12 @@ void step_mgr_reconcile(struct ctld *ctld, uint32_t node_idx,
 /* The journal's side of steps (EV_STEP_START / EV_STEP_END): rebuild a step
  * record, drop one, and describe a live step as the event that rebuilds it
  * (compaction).  Apply functions return 0, -EINVAL or -ENOENT. */
-struct job_event;
-int step_apply_start(struct ctld *ctld, struct job *job, const struct job_event *ev);
-int step_apply_end(struct job *job, const struct job_event *ev);
-void step_event_fill(const struct job *job, const struct step *st, struct job_event *ev);
+struct ev_step_start;
+struct ev_step_end;
+int step_apply_start(struct ctld *ctld, struct job *job, const struct ev_step_start *ev);
+int step_apply_end(struct job *job, const struct ev_step_end *ev);
+void step_event_fill(const struct job *job, const struct step *st,
+                     struct ev_step_start *ev);
 void step_info(struct ctld *ctld, struct caller *who, const struct job_info_req *req,
                struct chan *ch);
 

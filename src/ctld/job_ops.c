@@ -189,7 +189,7 @@ void job_mgr_info(struct ctld *ctld, struct caller *who, const struct job_info_r
 		}
 		if (!n) {
 			free(r.jobs);
-			chan_send_rc(ch, ESLURM_INVALID_JOB_ID, NULL);
+			chan_send_rc(ch, -ESLURM_INVALID_JOB_ID, NULL);
 			return;
 		}
 	} else {
@@ -222,13 +222,13 @@ static void tell_clients_end(struct job *job)
 
 	for (struct step *st = job->steps; st; st = st->next)
 		if (st->client && st->client != job->alloc_client) {
-			chan_send_rc(st->client, ESLURM_ALREADY_DONE, NULL);
+			chan_send_rc(st->client, -ESLURM_ALREADY_DONE, NULL);
 			chan_write_now(st->client); /* before the nodes' notices */
 		}
 	if (!job->alloc_client)
 		return;
 	text = xasprintf("Job allocation %u has been revoked.", job->job_id);
-	chan_send_rc(job->alloc_client, ESLURM_ALREADY_DONE, text);
+	chan_send_rc(job->alloc_client, -ESLURM_ALREADY_DONE, text);
 	chan_write_now(job->alloc_client);
 	free(text);
 }
@@ -237,12 +237,11 @@ void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason
              uint32_t exit_code)
 {
 	int was_running = job_is_running(job);
-	struct job_event ev = {.type = EV_END,
-	                       .job_id = job->job_id,
-	                       .time = time(NULL),
-	                       .state = state,
-	                       .reason = reason,
-	                       .exit_code = exit_code};
+	struct ev_end ev = {.job_id = job->job_id,
+	                    .time = time(NULL),
+	                    .state = state,
+	                    .reason = reason,
+	                    .exit_code = exit_code};
 
 	/* before the nodes act: each srun of the job says its step is aborted */
 	tell_clients_end(job);
@@ -253,7 +252,7 @@ void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason
 		                                      : 0;
 		job_signal_nodes(ctld, job, NO_VAL, SIGKILL, SIGNAL_F_TERMINATE | why);
 	}
-	if (job_event_commit(ctld, &ev) < 0)
+	if (ev_end_commit(ctld, &ev) < 0)
 		return;
 	/* a node we cannot reach will not confirm: do not wait for it */
 	for (uint32_t k = 0; was_running && k < job->nnodes; k++)
@@ -281,9 +280,9 @@ int job_array_task_lookup(struct ctld *ctld, const struct caller *who, uint32_t 
 	}
 	meta = job_find(ctld->jobs, array_id);
 	if (!meta || !meta->array_rem || !arrayspec_test(meta->array_rem, task))
-		return ESLURM_INVALID_JOB_ID;
+		return -ESLURM_INVALID_JOB_ID;
 	if (!job_may_touch(who, meta))
-		return ESLURM_ACCESS_DENIED;
+		return -ESLURM_ACCESS_DENIED;
 	*ret_job = NULL;
 	*ret_meta = meta;
 	return 0;
@@ -294,17 +293,17 @@ int job_may_touch(const struct caller *who, const struct job *job)
 	return who->uid == job->uid || caller_is_admin(who);
 }
 
-/* Cancel or signal one record; returns 0 or an ESLURM_* number. */
+/* Cancel or signal one record; returns 0 or -ESLURM_*. */
 static int cancel_one(struct ctld *ctld, struct caller *who, struct job *job,
                       const struct cancel_req *req)
 {
 	if (!job_may_touch(who, job))
-		return ESLURM_ACCESS_DENIED;
+		return -ESLURM_ACCESS_DENIED;
 	if (job_is_finished(job))
-		return ESLURM_ALREADY_DONE;
+		return -ESLURM_ALREADY_DONE;
 	if (req->signal && req->signal != SIGKILL) {
 		if (!job_is_running(job))
-			return ESLURM_JOB_PENDING;
+			return -ESLURM_JOB_PENDING;
 		/* Slurm: a signal goes to the steps, not the batch shell, unless
 		 * --batch (only the shell) or --full (everything) */
 		job_signal_nodes(ctld, job, req->step_id, req->signal,
@@ -318,7 +317,7 @@ static int cancel_one(struct ctld *ctld, struct caller *who, struct job *job,
 		/* the srun first, so that it says "aborted" before the notices */
 		for (struct step *st = job->steps; st; st = st->next)
 			if (st->step_id == req->step_id && st->client) {
-				chan_send_rc(st->client, ESLURM_ALREADY_DONE, NULL);
+				chan_send_rc(st->client, -ESLURM_ALREADY_DONE, NULL);
 				chan_write_now(st->client);
 			}
 		job_signal_nodes(ctld, job, req->step_id, SIGKILL,
@@ -346,9 +345,9 @@ static int cancel_array_task(struct ctld *ctld, struct caller *who,
 	if (job)
 		return cancel_one(ctld, who, job, req);
 	if (job_is_finished(meta))
-		return ESLURM_ALREADY_DONE;
+		return -ESLURM_ALREADY_DONE;
 	if (req->signal && req->signal != SIGKILL)
-		return ESLURM_JOB_PENDING;
+		return -ESLURM_JOB_PENDING;
 	job = job_array_split(ctld, meta, req->array_task_id);
 	return job ? cancel_one(ctld, who, job, req) : SLURM_ERROR;
 }
@@ -356,7 +355,7 @@ static int cancel_array_task(struct ctld *ctld, struct caller *who,
 void job_mgr_cancel(struct ctld *ctld, struct caller *who, const struct cancel_req *req,
                     struct chan *ch)
 {
-	int rc = ESLURM_INVALID_JOB_ID, any = 0;
+	int rc = -ESLURM_INVALID_JOB_ID, any = 0;
 
 	if (req->flags & CANCEL_F_ARRAY_TASK) {
 		chan_send_rc(ch, cancel_array_task(ctld, who, req), NULL);
@@ -370,7 +369,7 @@ void job_mgr_cancel(struct ctld *ctld, struct caller *who, const struct cancel_r
 		one = cancel_one(ctld, who, j, req);
 		if (!one)
 			any = 1;
-		else if (rc == ESLURM_INVALID_JOB_ID)
+		else if (rc == -ESLURM_INVALID_JOB_ID)
 			rc = one;
 	}
 	chan_send_rc(ch, any ? 0 : rc, NULL);
@@ -380,14 +379,13 @@ void job_mgr_cancel(struct ctld *ctld, struct caller *who, const struct cancel_r
  * It becomes eligible again after KillWait, so its old processes are gone. */
 int job_requeue(struct ctld *ctld, struct job *job)
 {
-	struct job_event ev = {.type = EV_REQUEUE,
-	                       .job_id = job->job_id,
-	                       .time = time(NULL) + ctld->conf->kill_wait + 2};
+	struct ev_requeue ev = {.job_id = job->job_id,
+	                        .time = time(NULL) + ctld->conf->kill_wait + 2};
 
 	if (job->desc.flags & (JOB_F_INTERACTIVE | JOB_F_NO_REQUEUE))
-		return ESLURM_DISABLED;
+		return -ESLURM_DISABLED;
 	if (job_is_pending(job))
-		return ESLURM_JOB_PENDING;
+		return -ESLURM_JOB_PENDING;
 	if (job_is_running(job)) {
 		job_signal_nodes(ctld, job, NO_VAL, SIGKILL, SIGNAL_F_TERMINATE);
 		/* the requeue frees the resources at once: the nodes that hold
@@ -398,8 +396,8 @@ int job_requeue(struct ctld *ctld, struct job *job)
 				node_mgr_orphan_add(n, job->job_id);
 		}
 	}
-	if (job_event_commit(ctld, &ev) < 0)
-		return ESLURM_TRANSITION_STATE_NO_UPDATE;
+	if (ev_requeue_commit(ctld, &ev) < 0)
+		return -ESLURM_TRANSITION_STATE_NO_UPDATE;
 	log_info("JobId=%u requeued", job->job_id);
 	return 0;
 }
@@ -422,11 +420,11 @@ void job_mgr_complete_req(struct ctld *ctld, struct caller *who,
 	struct job *job = job_find(ctld->jobs, req->job_id);
 
 	if (!job) {
-		chan_send_rc(ch, ESLURM_INVALID_JOB_ID, NULL);
+		chan_send_rc(ch, -ESLURM_INVALID_JOB_ID, NULL);
 		return;
 	}
 	if (!job_may_touch(who, job)) {
-		chan_send_rc(ch, ESLURM_ACCESS_DENIED, NULL);
+		chan_send_rc(ch, -ESLURM_ACCESS_DENIED, NULL);
 		return;
 	}
 	if (job->alloc_client == ch) {

@@ -35,22 +35,21 @@
 static int update_hold(struct ctld *ctld, struct caller *who, struct job *job,
                        uint32_t op)
 {
-	struct job_event ev = {
-	    .type = EV_HOLD, .job_id = job->job_id, .time = time(NULL)};
+	struct ev_hold ev = {.job_id = job->job_id, .time = time(NULL)};
 	int admin = caller_is_admin(who);
 
 	if (!job_is_pending(job))
-		return ESLURM_JOB_NOT_PENDING;
+		return -ESLURM_JOB_NOT_PENDING;
 	if (op == JOB_OP_RELEASE) {
 		if (job->hold == 2 && !admin)
-			return ESLURM_ACCESS_DENIED;
+			return -ESLURM_ACCESS_DENIED;
 		ev.hold = 0;
 		ev.priority = 0xffff0000u - job->job_id;
 	} else {
 		ev.hold = (op == JOB_OP_UHOLD || !admin) ? 1 : 2;
 		ev.priority = 0;
 	}
-	return job_event_commit(ctld, &ev) < 0 ? SLURM_ERROR : 0;
+	return ev_hold_commit(ctld, &ev) < 0 ? SLURM_ERROR : 0;
 }
 
 /* One scontrol update of one record, being built. */
@@ -58,7 +57,7 @@ struct update {
 	struct ctld *ctld;
 	struct job *job;
 	int admin;
-	struct job_event ev;
+	struct ev_update ev;
 	struct job_desc nd; /* the new request (owned) */
 	uint32_t throttle;  /* NO_VAL: unchanged */
 	int desc_changed;
@@ -117,10 +116,10 @@ static int check_node_names(struct ctld *ctld, const char *list)
 	if (!list)
 		return 0;
 	if (hostlist_expand(list, &names, &count, NULL) < 0)
-		return ESLURM_INVALID_NODE_NAME;
+		return -ESLURM_INVALID_NODE_NAME;
 	for (size_t i = 0; i < count && !rc; i++)
 		if (node_mgr_find(ctld->nodes, names[i]) < 0)
-			rc = ESLURM_INVALID_NODE_NAME;
+			rc = -ESLURM_INVALID_NODE_NAME;
 	hostlist_free(names);
 	return rc;
 }
@@ -138,9 +137,9 @@ static int update_pending_key(struct update *u, const char *key, size_t kl, cons
 	while (i < sizeof(keys) / sizeof(keys[0]) && !key_is(key, kl, keys[i]))
 		i++;
 	if (i == sizeof(keys) / sizeof(keys[0]))
-		return ESLURM_NOT_SUPPORTED;
+		return -ESLURM_NOT_SUPPORTED;
 	if (!job_is_pending(u->job))
-		return ESLURM_JOB_NOT_PENDING;
+		return -ESLURM_JOB_NOT_PENDING;
 	u->desc_changed = 1;
 	if (key_is(key, kl, "Dependency")) {
 		struct rota_error err = {{0}};
@@ -153,20 +152,20 @@ static int update_pending_key(struct update *u, const char *key, size_t kl, cons
 	} else if (key_is(key, kl, "StartTime") || key_is(key, kl, "BeginTime")) {
 		time_t t;
 		if (jobscript_parse_begin(v, u->ev.time, &t) < 0)
-			return ESLURM_INVALID_ARGUMENT;
+			return -ESLURM_INVALID_ARGUMENT;
 		nd->begin_time = (int64_t)t;
 	} else if (key_is(key, kl, "Partition")) {
 		if (!*v)
-			return ESLURM_INVALID_PARTITION_NAME;
+			return -ESLURM_INVALID_PARTITION_NAME;
 		set_str(&nd->partition, v);
 		u->check_resources = 1;
 	} else if (key_is(key, kl, "NumNodes") || key_is(key, kl, "MinNodes")) {
 		if (parse_node_range(v, &nd->min_nodes, &nd->max_nodes) < 0)
-			return ESLURM_INVALID_NODE_COUNT;
+			return -ESLURM_INVALID_NODE_COUNT;
 		u->check_resources = 1;
 	} else if (key_is(key, kl, "NumTasks")) {
 		if (parse_u32(v, &nd->num_tasks) < 0 || !nd->num_tasks)
-			return ESLURM_BAD_DIST;
+			return -ESLURM_BAD_DIST;
 		u->check_resources = 1;
 	} else if (key_is(key, kl, "ReqNodeList") || key_is(key, kl, "NodeList")) {
 		set_str(&nd->req_nodes, v);
@@ -183,7 +182,7 @@ static int update_pending_key(struct update *u, const char *key, size_t kl, cons
 	} else if (key_is(key, kl, "MinMemoryNode") || key_is(key, kl, "MinMemoryCPU")) {
 		uint64_t mb;
 		if (timefmt_parse_mem(v, &mb) < 0)
-			return ESLURM_INVALID_TASK_MEMORY;
+			return -ESLURM_INVALID_TASK_MEMORY;
 		nd->mem_per_node = key_is(key, kl, "MinMemoryNode") ? mb : NO_VAL64;
 		nd->mem_per_cpu = key_is(key, kl, "MinMemoryCPU") ? mb : NO_VAL64;
 		u->check_resources = 1;
@@ -197,24 +196,25 @@ static int update_key(struct update *u, const char *key, size_t kl, const char *
 
 	if (key_is(key, kl, "TimeLimit")) {
 		if (timefmt_parse_limit(v, &u->ev.time_limit) < 0)
-			return ESLURM_INVALID_TIME_LIMIT;
+			return -ESLURM_INVALID_TIME_LIMIT;
 		if (!u->admin &&
 		    (job->time_limit == INFINITE32 || u->ev.time_limit > job->time_limit))
-			return ESLURM_ACCESS_DENIED;
+			return -ESLURM_ACCESS_DENIED;
 	} else if (key_is(key, kl, "Priority")) {
 		long p = strtol(v, NULL, 10);
 		if (!u->admin)
-			return ESLURM_ACCESS_DENIED;
+			return -ESLURM_ACCESS_DENIED;
 		if (p < 0 || p > (long)UINT32_MAX - 2)
-			return ESLURM_INVALID_ARGUMENT;
+			return -ESLURM_INVALID_ARGUMENT;
 		u->ev.priority = (uint32_t)p;
 	} else if (key_is(key, kl, "Nice")) {
 		char *end;
 		long n = strtol(v, &end, 10);
 		if (!*v || *end || n < -NICE_MAX || n > NICE_MAX)
-			return ESLURM_INVALID_ARGUMENT;
+			return -ESLURM_INVALID_ARGUMENT;
 		if (n < 0 && !u->admin)
-			return ESLURM_ACCESS_DENIED; /* only operators raise a priority */
+			return -ESLURM_ACCESS_DENIED; /* only operators raise a priority
+			                               */
 		u->nd.nice = (uint32_t)(int32_t)n;
 		u->desc_changed = 1;
 	} else if (key_is(key, kl, "Name") || key_is(key, kl, "JobName")) {
@@ -225,9 +225,9 @@ static int update_key(struct update *u, const char *key, size_t kl, const char *
 		u->desc_changed = 1;
 	} else if (key_is(key, kl, "ArrayTaskThrottle")) {
 		if (parse_u32(v, &u->throttle) < 0)
-			return ESLURM_INVALID_ARGUMENT;
+			return -ESLURM_INVALID_ARGUMENT;
 		if (!job->array_rem)
-			return ESLURM_JOB_NOT_PENDING;
+			return -ESLURM_JOB_NOT_PENDING;
 	} else {
 		return update_pending_key(u, key, kl, v);
 	}
@@ -244,16 +244,15 @@ static int update_commit(struct update *u)
 	int rc;
 
 	if (job_desc_check_strings(&u->nd, &field, &pos))
-		return ESLURM_INVALID_ARGUMENT;
+		return -ESLURM_INVALID_ARGUMENT;
 	if (u->check_resources &&
 	    (rc = job_desc_check_resources(u->ctld, &u->nd, &p)) != 0)
 		return rc;
 	if (u->throttle != NO_VAL) {
-		struct job_event tev = {.type = EV_ARRAY_THROTTLE,
-		                        .job_id = u->job->job_id,
-		                        .time = u->ev.time,
-		                        .throttle = u->throttle};
-		if (job_event_commit(u->ctld, &tev) < 0)
+		struct ev_array_throttle tev = {.job_id = u->job->job_id,
+		                                .time = u->ev.time,
+		                                .throttle = u->throttle};
+		if (ev_array_throttle_commit(u->ctld, &tev) < 0)
 			return SLURM_ERROR;
 	}
 	if (u->desc_changed) {
@@ -264,7 +263,7 @@ static int update_commit(struct update *u)
 		u->ev.desc = &evd;
 		u->ev.desc_count = 1;
 	}
-	rc = job_event_commit(u->ctld, &u->ev) < 0 ? SLURM_ERROR : 0;
+	rc = ev_update_commit(u->ctld, &u->ev) < 0 ? SLURM_ERROR : 0;
 	u->ev.desc = NULL;
 	u->ev.desc_count = 0;
 	return rc;
@@ -275,8 +274,7 @@ static int update_kv(struct ctld *ctld, struct caller *who, struct job *job, cha
 	struct update u = {.ctld = ctld,
 	                   .job = job,
 	                   .admin = caller_is_admin(who),
-	                   .ev = {.type = EV_UPDATE,
-	                          .job_id = job->job_id,
+	                   .ev = {.job_id = job->job_id,
 	                          .time = time(NULL),
 	                          .time_limit = NO_VAL,
 	                          .priority = NO_VAL},
@@ -284,7 +282,7 @@ static int update_kv(struct ctld *ctld, struct caller *who, struct job *job, cha
 	int rc = 0;
 
 	if (job_is_finished(job))
-		return ESLURM_ALREADY_DONE;
+		return -ESLURM_ALREADY_DONE;
 	codec_copy(&job_desc_type, &u.nd, &job->desc);
 	for (size_t i = 0; kv && kv[i] && !rc; i++) {
 		const char *eq = strchr(kv[i], '=');
@@ -301,20 +299,18 @@ static int update_kv(struct ctld *ctld, struct caller *who, struct job *job, cha
  * operators, or the owner where SchedulerParameters has enable_user_top. */
 static int update_top(struct ctld *ctld, struct caller *who, struct job *job)
 {
-	struct job_event ev = {.type = EV_UPDATE,
-	                       .job_id = job->job_id,
-	                       .time = time(NULL),
-	                       .time_limit = NO_VAL};
+	struct ev_update ev = {
+	    .job_id = job->job_id, .time = time(NULL), .time_limit = NO_VAL};
 	struct sched_params sp;
 	uint32_t top = 0;
 
 	sched_params_parse(ctld->conf->scheduler_params, &sp);
 	if (!caller_is_admin(who) && !sp.enable_user_top)
-		return ESLURM_ACCESS_DENIED;
+		return -ESLURM_ACCESS_DENIED;
 	if (!job_is_pending(job))
-		return ESLURM_JOB_NOT_PENDING;
+		return -ESLURM_JOB_NOT_PENDING;
 	if (job->hold)
-		return ESLURM_JOB_HELD;
+		return -ESLURM_JOB_HELD;
 	for (struct job *j = job_first(ctld->jobs); j; j = j->next)
 		if (j != job && j->uid == job->uid && job_is_pending(j) && !j->hold &&
 		    j->priority > top)
@@ -322,17 +318,17 @@ static int update_top(struct ctld *ctld, struct caller *who, struct job *job)
 	if (job->priority > top)
 		return 0; /* already first */
 	if (top >= 0xfffffffdu)
-		return ESLURM_INVALID_ARGUMENT;
+		return -ESLURM_INVALID_ARGUMENT;
 	ev.priority = top + 1;
-	return job_event_commit(ctld, &ev) < 0 ? SLURM_ERROR : 0;
+	return ev_update_commit(ctld, &ev) < 0 ? SLURM_ERROR : 0;
 }
 
-/* The operation on one record; returns 0 or an ESLURM_* number. */
+/* The operation on one record; returns 0 or -ESLURM_*. */
 static int update_one(struct ctld *ctld, struct caller *who, struct job *job,
                       const struct job_update_req *req)
 {
 	if (!job_may_touch(who, job))
-		return ESLURM_ACCESS_DENIED;
+		return -ESLURM_ACCESS_DENIED;
 	switch (req->op) {
 	case JOB_OP_HOLD:
 	case JOB_OP_UHOLD:
@@ -345,7 +341,7 @@ static int update_one(struct ctld *ctld, struct caller *who, struct job *job,
 	case JOB_OP_UPDATE:
 		return update_kv(ctld, who, job, req->kv);
 	default:
-		return ESLURM_NOT_SUPPORTED;
+		return -ESLURM_NOT_SUPPORTED;
 	}
 }
 
@@ -363,7 +359,7 @@ static int update_array_task(struct ctld *ctld, struct caller *who,
 	if (job)
 		return update_one(ctld, who, job, req);
 	if (req->op == JOB_OP_REQUEUE)
-		return ESLURM_JOB_PENDING;
+		return -ESLURM_JOB_PENDING;
 	job = job_array_split(ctld, meta, req->array_task_id);
 	return job ? update_one(ctld, who, job, req) : SLURM_ERROR;
 }
@@ -371,7 +367,7 @@ static int update_array_task(struct ctld *ctld, struct caller *who,
 void job_mgr_update(struct ctld *ctld, struct caller *who,
                     const struct job_update_req *req, struct chan *ch)
 {
-	int rc = ESLURM_INVALID_JOB_ID, any = 0;
+	int rc = -ESLURM_INVALID_JOB_ID, any = 0;
 
 	if (req->flags & JOB_UPDATE_F_ARRAY_TASK) {
 		rc = update_array_task(ctld, who, req);
@@ -386,7 +382,7 @@ void job_mgr_update(struct ctld *ctld, struct caller *who,
 			one = update_one(ctld, who, j, req);
 			if (!one)
 				any = 1;
-			else if (rc == ESLURM_INVALID_JOB_ID)
+			else if (rc == -ESLURM_INVALID_JOB_ID)
 				rc = one;
 		}
 	}

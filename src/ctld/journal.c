@@ -158,24 +158,26 @@ struct replay {
 
 /* What a record tells of the sequence: a snapshot's META says what it covers;
  * every later event carries its own number. */
-static void seq_note(struct journal *j, const struct job_event *ev)
+static void seq_note(struct journal *j, const union job_event *ev)
 {
-	if (ev->type == EV_META && ev->seq_base > j->base_seq)
-		j->base_seq = ev->seq_base;
-	if (ev->seq_base + 1 > j->next_seq)
-		j->next_seq = ev->seq_base + 1;
-	if (ev->seq + 1 > j->next_seq)
-		j->next_seq = ev->seq + 1;
+	if (ev->head.type == EV_META) {
+		if (ev->meta.seq_base > j->base_seq)
+			j->base_seq = ev->meta.seq_base;
+		if (ev->meta.seq_base + 1 > j->next_seq)
+			j->next_seq = ev->meta.seq_base + 1;
+	}
+	if (ev->head.seq + 1 > j->next_seq)
+		j->next_seq = ev->head.seq + 1;
 }
 
 static int replay_rec(void *arg, const uint8_t *body, size_t len)
 {
 	struct replay *r = arg;
-	struct job_event ev = {0};
+	union job_event ev;
 	struct rota_error err = {""};
 	int rc;
 
-	if (codec_decode(&job_event_type, (const char *)body, len, &ev, &err) < 0) {
+	if (job_event_decode((const char *)body, len, &ev, &err) < 0) {
 		/* checks, yet does not decode: a record of another version */
 		log_err("journal %s: skipping a record that does not decode: %s",
 		        r->j->path, err.text);
@@ -184,8 +186,8 @@ static int replay_rec(void *arg, const uint8_t *body, size_t len)
 	}
 	if (!r->following)
 		seq_note(r->j, &ev);
-	rc = r->following && ev.seq <= r->after ? 0 : r->cb(&ev, r->arg);
-	codec_release(&job_event_type, &ev);
+	rc = r->following && ev.head.seq <= r->after ? 0 : r->cb(&ev, r->arg);
+	job_event_release(&ev);
 	return rc < 0 && rc != -ENOENT && rc != -EINVAL ? rc : 0;
 }
 
@@ -364,14 +366,14 @@ int journal_torn(const struct journal *j)
 
 /* ---- append and flush ---- */
 
-uint64_t journal_append(struct journal *j, const struct job_event *ev)
+uint64_t journal_append(struct journal *j, const union job_event *ev)
 {
 	return journal_append_at(j, ev, j->next_seq);
 }
 
-uint64_t journal_append_at(struct journal *j, const struct job_event *ev, uint64_t seq)
+uint64_t journal_append_at(struct journal *j, const union job_event *ev, uint64_t seq)
 {
-	struct job_event numbered = *ev; /* shallow: only encoded */
+	union job_event numbered = *ev; /* shallow: only encoded */
 	char *enc;
 	size_t len, size;
 
@@ -380,10 +382,10 @@ uint64_t journal_append_at(struct journal *j, const struct job_event *ev, uint64
 	if (seq < j->next_seq)
 		seq = j->next_seq; /* numbers only go up */
 	j->next_seq = seq;
-	numbered.seq = j->next_seq;
-	numbered.seq_base = 0;
-	if (codec_encode(&job_event_type, &numbered, &enc, &len) < 0 ||
-	    len > RECFRAME_MAX)
+	numbered.head.seq = j->next_seq;
+	if (numbered.head.type == EV_META)
+		numbered.meta.seq_base = 0;
+	if (job_event_encode(&numbered, &enc, &len) < 0 || len > RECFRAME_MAX)
 		fatal("journal: cannot encode event");
 	size = recframe_size(enc, len);
 	if (j->len + size > j->cap) {
@@ -532,7 +534,7 @@ static ssize_t rewrite_events(int fd, journal_gen_f gen, void *arg, uint64_t bas
 {
 	char *out = xmalloc(REWRITE_CHUNK);
 	size_t used = 0, size = 0, i = 0;
-	struct job_event ev;
+	union job_event ev;
 	ssize_t rc = 0;
 
 	for (;;) {
@@ -542,12 +544,12 @@ static ssize_t rewrite_events(int fd, journal_gen_f gen, void *arg, uint64_t bas
 		if (!gen(arg, i++, &ev))
 			break;
 		/* a snapshot: its events have no number of their own */
-		ev.seq = 0;
-		ev.seq_base = ev.type == EV_META ? base : 0;
-		if (codec_encode(&job_event_type, &ev, &enc, &len) < 0 ||
-		    len > RECFRAME_MAX)
+		ev.head.seq = 0;
+		if (ev.head.type == EV_META)
+			ev.meta.seq_base = base;
+		if (job_event_encode(&ev, &enc, &len) < 0 || len > RECFRAME_MAX)
 			fatal("journal: cannot encode event");
-		codec_release(&job_event_type, &ev);
+		job_event_release(&ev);
 		n = recframe_size(enc, len);
 		if (used + n > REWRITE_CHUNK) {
 			if ((rc = fd_write_all(fd, out, used)) < 0) {

@@ -27,10 +27,10 @@
 
 struct event_base;
 struct journal;
-struct job_event;
+union job_event;
 
 typedef void (*journal_done_f)(void *arg, int rc);
-typedef int (*journal_replay_f)(const struct job_event *ev, void *arg);
+typedef int (*journal_replay_f)(const union job_event *ev, void *arg);
 
 /* Open (creating) DIR/journal. */
 int journal_open(struct event_base *base, const char *dir, struct journal **ret,
@@ -52,12 +52,12 @@ int journal_torn(const struct journal *j);
 /* Append an event (copied), numbered with the next sequence number, which is
  * returned.  The flush happens later in this loop turn.  Dropped (returns 0)
  * while the journal is failed: the rewrite that ends the failure holds it. */
-uint64_t journal_append(struct journal *j, const struct job_event *ev);
+uint64_t journal_append(struct journal *j, const union job_event *ev);
 
 /* journal_append with the given sequence number (a backup copying the
  * primary's events keeps their numbers); a number below the next one is
  * raised to it. */
-uint64_t journal_append_at(struct journal *j, const struct job_event *ev, uint64_t seq);
+uint64_t journal_append_at(struct journal *j, const union job_event *ev, uint64_t seq);
 
 /* Readers that follow the journal (a standby, the accounting daemon) ask for
  * what came after the last event they hold.  Every appended event has a
@@ -92,7 +92,7 @@ int journal_error(const struct journal *j);
 /* Replace the journal with the events produced by gen (called repeatedly with an
  * index until it returns 0).  On success a failed journal works again; on
  * failure nothing is left behind (no journal.new). */
-typedef int (*journal_gen_f)(void *arg, size_t i, struct job_event *ev);
+typedef int (*journal_gen_f)(void *arg, size_t i, union job_event *ev);
 int journal_rewrite(struct journal *j, journal_gen_f gen, void *arg,
                     struct rota_error *err);
 

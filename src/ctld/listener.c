@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -62,6 +63,8 @@ struct listener {
 	struct ctld *ctld;
 	struct lsock unix_s, tcp_s;
 	char *unix_path;
+	dev_t unix_dev; /* the socket file we bound there: removed at exit only */
+	ino_t unix_ino; /* while it is still ours (unix_path_drop) */
 	int reserve_fd; /* spare descriptor, given up to shed a connection at EMFILE */
 	/* TCP peers that have not authenticated yet, and their addresses */
 	struct unauth {
@@ -288,7 +291,7 @@ static void auth_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 		if (idx < 0) {
 			log_err("node %s is not in slurm.conf; refusing it",
 			        resp->node_name);
-			client_send_rc(c, ESLURM_INVALID_NODE_NAME, NULL);
+			client_send_rc(c, -ESLURM_INVALID_NODE_NAME, NULL);
 			client_untrack(c->ctld->listener, c);
 			conn_close_after_flush(conn);
 			return;
@@ -533,6 +536,28 @@ static int listen_tcp(struct ctld *ctld, struct rota_error *err)
 	return net_listen_tcp(NULL, conf->slurmctld_port, NULL, err);
 }
 
+/* Note which file our socket is, once bound at l->unix_path. */
+static void unix_path_own(struct listener *l)
+{
+	struct stat st;
+
+	if (stat(l->unix_path, &st) == 0) {
+		l->unix_dev = st.st_dev;
+		l->unix_ino = st.st_ino;
+	}
+}
+
+/* Remove our socket file, unless another controller has bound its own there
+ * since (a backup that took over while this one was stopped). */
+static void unix_path_drop(struct listener *l)
+{
+	struct stat st;
+
+	if (l->unix_path && stat(l->unix_path, &st) == 0 && st.st_dev == l->unix_dev &&
+	    st.st_ino == l->unix_ino)
+		unlink(l->unix_path);
+}
+
 int listener_create(struct ctld *ctld, struct listener **ret, struct rota_error *err)
 {
 	struct listener *l = xcalloc(1, sizeof(*l));
@@ -564,6 +589,7 @@ int listener_create(struct ctld *ctld, struct listener **ret, struct rota_error 
 	fd = net_listen_unix(l->unix_path, 0666, err);
 	if (fd < 0)
 		goto fail;
+	unix_path_own(l);
 	/* local clients' connections are accepted first (priority 0) */
 	lsock_init(l, &l->unix_s, fd, 0, 0);
 	fd = listen_tcp(ctld, err);
@@ -619,10 +645,10 @@ int listener_serve_clients(struct listener *l, struct rota_error *err)
 	if (fd < 0)
 		return -1;
 	lsock_release(&l->unix_s);
-	if (l->unix_path)
-		unlink(l->unix_path);
+	unix_path_drop(l);
 	free(l->unix_path);
 	l->unix_path = xstrdup(path);
+	unix_path_own(l);
 	lsock_init(l, &l->unix_s, fd, 0, 0);
 	log_info("serving the clients' socket %s", path);
 	return 0;
@@ -650,8 +676,7 @@ void listener_destroy(struct listener *l)
 	conn_budget_unref(l->budget);
 	free(l->unauth_v);
 	free(l->users_v);
-	if (l->unix_path)
-		unlink(l->unix_path);
+	unix_path_drop(l);
 	free(l->unix_path);
 	free(l);
 }

@@ -315,6 +315,8 @@ int main(int argc, char **argv)
 	         ctld.standby ? ", as a backup" : "");
 	if (ctld.standby)
 		repl_standby_start(&ctld);
+	else
+		repl_serve_start(&ctld);
 	ctld_sched_kick(&ctld);
 	event_base_dispatch(ctld.base);
 
@@ -346,5 +348,11 @@ int main(int argc, char **argv)
 	free(ctld.clients_path);
 	ctld_reconfig_release(&ctld);
 	conf_destroy((struct conf *)ctld.conf); /* the last one read */
+	if (ctld.step_down) {
+		/* every descriptor is close-on-exec: the new image starts clean,
+		 * finds the controller that serves, and follows it */
+		execv("/proc/self/exe", argv);
+		fatal("cannot start again to stand by: %s", strerror(errno));
+	}
 	return 0;
 }

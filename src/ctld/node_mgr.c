@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -14,6 +15,7 @@
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
+#include "ctld/repl.h"
 #include "common/common.h"
 
 struct node_mgr {
@@ -414,7 +416,16 @@ void node_mgr_register(struct ctld *ctld, struct caller *who, struct node_regist
 	time_t now = time(NULL);
 
 	if (!n || !reg->name || strcmp(reg->name, n->cfg->name)) {
-		chan_send_rc(ch, ESLURM_INVALID_NODE_NAME, "node name does not match");
+		chan_send_rc(ch, -ESLURM_INVALID_NODE_NAME, "node name does not match");
+		return;
+	}
+	if (reg->lineage == ctld->lineage && reg->term > ctld->term) {
+		/* fenced: the node has obeyed a newer controller */
+		char why[128];
+		snprintf(why, sizeof(why), "node %s has obeyed term %u, ours is %u",
+		         n->cfg->name, reg->term, ctld->term);
+		chan_send_rc(ch, -ESLURM_IN_STANDBY_MODE, NULL);
+		repl_step_down(ctld, why);
 		return;
 	}
 	if (n->link && n->link != ch) {
@@ -450,7 +461,8 @@ void node_mgr_register(struct ctld *ctld, struct caller *who, struct node_regist
 	n->version = reg->version;
 	reg->version = NULL;
 	log_info("node %s registered", n->cfg->name);
-	chan_send_rc(ch, 0, NULL);
+	chan_send(ch, MSG_NODE_ACK,
+	          &(struct node_ack){.term = ctld->term, .lineage = ctld->lineage});
 	step_mgr_reconcile(ctld, who->node_idx, reg);
 	orphans_find(ctld, n, who->node_idx, reg);
 	ctld_sched_kick(ctld);
@@ -465,6 +477,9 @@ void node_mgr_ping(struct ctld *ctld, struct caller *who, const struct node_ping
 	n->last_seen = time(NULL);
 	n->free_mem = p->free_memory;
 	n->cpu_load = p->cpu_load;
+	/* heard: the node leaves a controller that stops answering */
+	chan_send(ch, MSG_NODE_ACK,
+	          &(struct node_ack){.term = ctld->term, .lineage = ctld->lineage});
 }
 
 void node_mgr_link_lost(struct ctld *ctld, const struct caller *who, struct chan *ch)
@@ -482,12 +497,11 @@ void node_mgr_link_lost(struct ctld *ctld, const struct caller *who, struct chan
 
 void node_mgr_drain(struct ctld *ctld, const char *name, const char *reason)
 {
-	struct job_event ev = {.type = EV_NODE_STATE,
-	                       .time = time(NULL),
-	                       .node_name = (char *)name,
-	                       .state = NODE_DRAIN,
-	                       .uid = 0,
-	                       .text = (char *)reason};
+	struct ev_node_state ev = {.time = time(NULL),
+	                           .node_name = (char *)name,
+	                           .state = NODE_DRAIN,
+	                           .uid = 0,
+	                           .text = (char *)reason};
 	int idx = name ? node_mgr_find(ctld->nodes, name) : -1;
 
 	if (idx < 0)
@@ -495,7 +509,7 @@ void node_mgr_drain(struct ctld *ctld, const char *name, const char *reason)
 	if (node_mgr_get(ctld->nodes, idx)->down)
 		ev.state |= NODE_DOWN;
 	log_err("node %s drained: %s", name, reason);
-	job_event_commit(ctld, &ev);
+	ev_node_state_commit(ctld, &ev);
 }
 
 void node_mgr_tick(struct ctld *ctld, time_t now)
@@ -643,12 +657,12 @@ void node_mgr_update(struct ctld *ctld, struct caller *who,
 	const char *st = r->state;
 
 	if (!r->nodes || hostlist_expand(r->nodes, &names, &count, &err) < 0) {
-		chan_send_rc(ch, ESLURM_INVALID_NODE_NAME, NULL);
+		chan_send_rc(ch, -ESLURM_INVALID_NODE_NAME, NULL);
 		return;
 	}
 	for (size_t i = 0; i < count; i++)
 		if (node_mgr_find(ctld->nodes, names[i]) < 0) {
-			chan_send_rc(ch, ESLURM_INVALID_NODE_NAME, NULL);
+			chan_send_rc(ch, -ESLURM_INVALID_NODE_NAME, NULL);
 			goto out;
 		}
 	if (!st) {
@@ -663,27 +677,26 @@ void node_mgr_update(struct ctld *ctld, struct caller *who,
 	         !strcasecmp(st, "UNDRAIN"))
 		flags = 0;
 	else {
-		chan_send_rc(ch, ESLURM_INVALID_NODE_STATE, NULL);
+		chan_send_rc(ch, -ESLURM_INVALID_NODE_STATE, NULL);
 		goto out;
 	}
 	if (flags && (!r->reason || !r->reason[0])) {
-		chan_send_rc(ch, ESLURM_INVALID_NODE_STATE,
+		chan_send_rc(ch, -ESLURM_INVALID_NODE_STATE,
 		             "You must specify a reason when DOWNING or DRAINING a node. "
 		             "Request denied");
 		goto out;
 	}
 	for (size_t i = 0; i < count; i++) {
-		struct job_event ev = {.type = EV_NODE_STATE,
-		                       .time = time(NULL),
-		                       .node_name = names[i],
-		                       .state = flags,
-		                       .uid = who->uid,
-		                       .text = r->reason};
+		struct ev_node_state ev = {.time = time(NULL),
+		                           .node_name = names[i],
+		                           .state = flags,
+		                           .uid = who->uid,
+		                           .text = r->reason};
 		struct node *n =
 		    node_mgr_get(ctld->nodes, node_mgr_find(ctld->nodes, names[i]));
 		if (!strcasecmp(st, "UNDRAIN") && n->down)
 			ev.state = NODE_DOWN;
-		job_event_commit(ctld, &ev);
+		ev_node_state_commit(ctld, &ev);
 	}
 	chan_send_rc(ch, 0, NULL);
 	ctld_sched_kick(ctld);

@@ -137,7 +137,7 @@ static void op_stats(struct ctld *ctld, struct caller *who, void **body, struct 
 
 	if (req->flags & STATS_F_RESET) {
 		if (!caller_is_operator(who)) {
-			chan_send_rc(ch, ESLURM_ACCESS_DENIED, NULL);
+			chan_send_rc(ch, -ESLURM_ACCESS_DENIED, NULL);
 			return;
 		}
 		stats_reset(ctld->stats, time(NULL));
@@ -275,7 +275,7 @@ void ops_call(struct ctld *ctld, struct caller *who, uint16_t type, void **body,
 	if (!e) {
 		log_err("unexpected %s from %s", msg_name(type),
 		        caller_name(who, name, sizeof(name)));
-		chan_send_rc(ch, ESLURM_NOT_SUPPORTED, NULL);
+		chan_send_rc(ch, -ESLURM_NOT_SUPPORTED, NULL);
 		return;
 	}
 	if ((e->perm == P_NODE && (who->role != CALLER_NODE || ch->superseded)) ||
@@ -284,17 +284,17 @@ void ops_call(struct ctld *ctld, struct caller *who, uint16_t type, void **body,
 	     !(type == MSG_SHUTDOWN_REQ && who->role == CALLER_PEER))) {
 		log_err("%s from %s refused: access denied", msg_name(type),
 		        caller_name(who, name, sizeof(name)));
-		chan_send_rc(ch, ESLURM_ACCESS_DENIED, NULL);
+		chan_send_rc(ch, -ESLURM_ACCESS_DENIED, NULL);
 		return;
 	}
 	/* a backup that has not taken over answers pings only */
 	if (ctld->standby && type != MSG_PING_REQ && type != MSG_STATS_REQ &&
 	    type != MSG_TAKEOVER_REQ) {
-		chan_send_rc(ch, ESLURM_IN_STANDBY_MODE, NULL);
+		chan_send_rc(ch, -ESLURM_IN_STANDBY_MODE, NULL);
 		return;
 	}
 	if (op_needs_journal(type) && journal_error(ctld->journal)) {
-		chan_send_rc(ch, ESLURM_TRANSITION_STATE_NO_UPDATE, NULL);
+		chan_send_rc(ch, -ESLURM_TRANSITION_STATE_NO_UPDATE, NULL);
 		return;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -25,6 +25,7 @@
 #define SNAPSHOT_CHUNK      (1u << 20) /* bytes of records per MSG_REPL_DATA */
 #define RETRY_S             1
 #define JOB_ID_TAKEOVER_GAP 1000u /* ids skipped at a takeover */
+#define STEP_DOWN_CHECK_S   10    /* between two looks for a newer controller */
 
 /* ---- the primary: followers ---- */
 
@@ -46,7 +47,18 @@ struct repl {
 	int in_snapshot;
 	int told_down;            /* "cannot reach the primary" logged */
 	struct chan *takeover_ch; /* scontrol takeover waits here */
+	time_t leader_checked;    /* repl_step_down's last look */
+	time_t last_tick;         /* serving: when the loop last ran (boot clock) */
 };
+
+/* Seconds since boot, a stop (SIGSTOP, a suspended machine) included. */
+static time_t boot_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec;
+}
 
 static struct repl *repl_of(struct ctld *ctld)
 {
@@ -115,12 +127,12 @@ struct batch {
 	int first;
 };
 
-static void batch_add(struct batch *b, const struct job_event *ev)
+static void batch_add(struct batch *b, const union job_event *ev)
 {
 	char *enc;
 	size_t len, size;
 
-	if (codec_encode(&job_event_type, ev, &enc, &len) < 0 || len > RECFRAME_MAX)
+	if (job_event_encode(ev, &enc, &len) < 0 || len > RECFRAME_MAX)
 		fatal("replication: cannot encode an event");
 	size = recframe_size(enc, len);
 	if (b->len + size > b->cap) {
@@ -131,7 +143,7 @@ static void batch_add(struct batch *b, const struct job_event *ev)
 	free(enc);
 }
 
-static void snapshot_emit(void *arg, struct job_event *ev)
+static void snapshot_emit(void *arg, union job_event *ev)
 {
 	struct batch *b = arg;
 
@@ -144,7 +156,7 @@ static void snapshot_emit(void *arg, struct job_event *ev)
 	}
 }
 
-static int journal_emit(const struct job_event *ev, void *arg)
+static int journal_emit(const union job_event *ev, void *arg)
 {
 	batch_add(arg, ev);
 	return 0;
@@ -243,11 +255,27 @@ static void on_durable(void *arg, const char *recs, size_t len, uint64_t upto)
 	}
 }
 
+void repl_serve_start(struct ctld *ctld)
+{
+	repl_of(ctld)->last_tick = boot_seconds();
+}
+
 void repl_tick(struct ctld *ctld, time_t now)
 {
-	struct repl *r = ctld->repl;
+	struct repl *r = repl_of(ctld);
+	time_t t = boot_seconds();
+	time_t gap = t - (r->last_tick ? r->last_tick : t);
 
-	for (struct follower *f = r ? r->followers : NULL; f; f = f->next)
+	r->last_tick = t;
+	/* stopped (SIGSTOP, a hung disk, a paused VM) for longer than a backup
+	 * waits: one may have taken over */
+	if (gap > (time_t)ctld->conf->slurmctld_timeout) {
+		char why[128];
+		snprintf(why, sizeof(why), "this controller was stopped for %ld s",
+		         (long)gap);
+		repl_step_down(ctld, why);
+	}
+	for (struct follower *f = r->followers; f; f = f->next)
 		send_data(f->ch, 0, f->sent, NULL, 0);
 }
 
@@ -263,21 +291,21 @@ static int apply_rec(void *arg, const uint8_t *body, size_t len)
 {
 	struct apply *a = arg;
 	struct rota_error err = {""};
-	struct job_event ev = {0};
+	union job_event ev;
 
-	if (codec_decode(&job_event_type, (const char *)body, len, &ev, &err) < 0) {
+	if (job_event_decode((const char *)body, len, &ev, &err) < 0) {
 		log_err("replication: an event that does not decode: %s", err.text);
 		return 0;
 	}
 	if (a->snapshot) {
 		job_event_apply(a->ctld, &ev);
-	} else if (ev.seq >= journal_next_seq(a->ctld->journal)) {
+	} else if (ev.head.seq >= journal_next_seq(a->ctld->journal)) {
 		/* as the primary applied it; kept under the same number */
 		job_event_apply(a->ctld, &ev);
-		journal_append_at(a->ctld->journal, &ev, ev.seq);
+		journal_append_at(a->ctld->journal, &ev, ev.head.seq);
 		a->applied++;
 	}
-	codec_release(&job_event_type, &ev);
+	job_event_release(&ev);
 	return 0;
 }
 
@@ -432,6 +460,7 @@ static void takeover(struct ctld *ctld, time_t now)
 	struct rota_error err = {""};
 	uint32_t next = job_mgr_next_id(ctld->jobs);
 
+	repl_serve_start(ctld);
 	if (r->takeover_ch)
 		log_info("taking over, as asked");
 	else
@@ -461,11 +490,10 @@ static void takeover(struct ctld *ctld, time_t now)
 	/* a new term: a controller that comes back with the old history learns
 	 * it is behind, and starts again from our state */
 	ctld->term++;
-	job_event_commit(ctld,
-	                 &(struct job_event){.type = EV_META,
-	                                     .time = now,
-	                                     .next_job_id = job_mgr_next_id(ctld->jobs),
-	                                     .term = ctld->term});
+	ev_meta_commit(ctld, &(struct ev_meta){.time = now,
+	                                       .next_job_id = job_mgr_next_id(ctld->jobs),
+	                                       .term = ctld->term,
+	                                       .lineage = ctld->lineage});
 	if (listener_serve_clients(ctld->listener, &err) < 0)
 		log_err("takeover: %s", err.text);
 	log_info("now the controller (term %u, next job id %u)", ctld->term,
@@ -501,7 +529,7 @@ void repl_takeover_request(struct ctld *ctld, struct chan *ch)
 		return;
 	}
 	if (r->takeover_ch) {
-		chan_send_rc(ch, ESLURM_TRANSITION_STATE_NO_UPDATE,
+		chan_send_rc(ch, -ESLURM_TRANSITION_STATE_NO_UPDATE,
 		             "a takeover is under way");
 		return;
 	}
@@ -514,6 +542,27 @@ void repl_takeover_request(struct ctld *ctld, struct chan *ch)
 	}
 	log_info("takeover asked: telling the controller we follow to stop");
 	conn_send(r->conn, MSG_SHUTDOWN_REQ, &req);
+}
+
+void repl_step_down(struct ctld *ctld, const char *why)
+{
+	struct repl *r = repl_of(ctld);
+	time_t now = time(NULL);
+	int leader;
+
+	if (ctld->standby || ctld->step_down || conf_ctld_count(ctld->conf) < 2 ||
+	    now - r->leader_checked < STEP_DOWN_CHECK_S)
+		return;
+	r->leader_checked = now;
+	leader = repl_find_leader(ctld); /* blocks: rare, and on evidence only */
+	if (leader < 0) {
+		log_err("%s, yet no other controller serves: going on", why);
+		return;
+	}
+	log_warn("%s: the controller at %s serves; stepping down to stand by", why,
+	         conf_ctld_addr(ctld->conf, (size_t)leader));
+	ctld->step_down = 1;
+	event_base_loopbreak(ctld->base);
 }
 
 void repl_destroy(struct ctld *ctld)

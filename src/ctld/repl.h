@@ -33,7 +33,11 @@ void repl_follow(struct ctld *ctld, struct caller *who, const struct follow_req 
 void repl_ack(struct ctld *ctld, struct chan *ch, uint64_t seq);
 /* Primary: nobody listens on ch any more. */
 void repl_chan_gone(struct ctld *ctld, struct chan *ch);
-/* Primary: the heartbeat, once a second. */
+/* Primary: it starts serving (at start-up, or taking over). */
+void repl_serve_start(struct ctld *ctld);
+/* Primary: the heartbeat, once a second; and a loop that did not run for
+ * longer than SlurmctldTimeout (a stopped process) looks for a newer
+ * controller (repl_step_down). */
 void repl_tick(struct ctld *ctld, time_t now);
 
 /* The controller (other than this one) that serves now, or -1: asked at
@@ -50,6 +54,12 @@ void repl_standby_tick(struct ctld *ctld, time_t now);
  * it follows stop, takes over when that one's link closes (its last events
  * in), and then answers on ch; when it serves already, it answers at once. */
 void repl_takeover_request(struct ctld *ctld, struct chan *ch);
+
+/* A serving controller learned that one of a newer term serves (a node has
+ * obeyed it): it must not act as a second primary.  Stops the loop; main()
+ * starts this controller again, and at start-up it finds the one that serves
+ * and stands by. */
+void repl_step_down(struct ctld *ctld, const char *why);
 
 /* Stop following and release what the backup side holds (shutdown). */
 void repl_destroy(struct ctld *ctld);

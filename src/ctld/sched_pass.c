@@ -215,7 +215,7 @@ void sched_pass_start(struct sched_pass *ps, struct job *job, time_t now)
 	struct sched_alloc *a = &ps->out;
 	char **names = xcalloc(a->nnodes + 1, sizeof(char *));
 	uint32_t *mem32 = xcalloc(a->nnodes, sizeof(uint32_t));
-	struct job_event ev = {.type = EV_START, .job_id = job->job_id, .time = now};
+	struct ev_start ev = {.job_id = job->job_id, .time = now};
 	uint32_t share = part_job_share(job->part, job->desc.flags);
 
 	for (uint32_t i = 0; i < a->nnodes; i++) {
@@ -234,7 +234,7 @@ void sched_pass_start(struct sched_pass *ps, struct job *job, time_t now)
 	/* a batch job is CONFIGURING until its node has run the Prolog */
 	if (ctld->conf->prolog && !(job->desc.flags & JOB_F_INTERACTIVE))
 		ev.state = JOB_CONFIGURING;
-	if (job_event_commit(ctld, &ev) == 0) {
+	if (ev_start_commit(ctld, &ev) == 0) {
 		log_info("JobId=%u started on %s", job->job_id, ev.nodes);
 		if (job->alloc_client) {
 			struct alloc_resp r = {.job_id = job->job_id,

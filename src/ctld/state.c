@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "common/arrayspec.h"
+#include "common/entropy.h"
 #include "common/conf.h"
 #include "common/schedparams.h"
 #include "common/states.h"
@@ -18,12 +20,13 @@
 #include "ctld/state.h"
 #include "common/common.h"
 
-static int replay_one(const struct job_event *ev, void *arg)
+static int replay_one(const union job_event *ev, void *arg)
 {
 	int rc = job_event_apply(arg, ev);
 	if (rc < 0)
-		log_debug("journal: skipped event %u for JobId=%u (%d)", ev->type,
-		          ev->job_id, rc);
+		log_debug("journal: skipped %s event %llu (%d)",
+		          job_event_name(ev->head.type), (unsigned long long)ev->head.seq,
+		          rc);
 	return 0;
 }
 
@@ -38,66 +41,86 @@ struct compact {
 	size_t node;
 };
 
-static int gen_job(struct compact *cp, struct job *j, struct job_event *ev)
+static void gen_submit(const struct job *j, struct ev_submit *ev)
 {
+	ev->type = EV_SUBMIT;
 	ev->job_id = j->job_id;
+	ev->time = j->submit_time;
+	ev->uid = j->uid;
+	ev->gid = j->gid;
+	ev->user = xstrdup(j->user);
+	ev->group = xstrdup(j->group);
+	ev->desc = xcalloc(1, sizeof(struct job_desc));
+	codec_copy(&job_desc_type, ev->desc, &j->desc);
+	ev->desc_count = 1;
+	ev->priority = j->priority;
+	ev->hold = j->hold;
+	ev->time_limit = j->time_limit;
+	ev->restart_cnt = j->restart_cnt;
+	ev->state = j->state & JOB_REQUEUE_FLAG;
+	ev->flags = j->prio_set ? SUBMIT_EV_PRIO_SET : 0;
+	if (j->eligible_time > j->submit_time)
+		ev->eligible_time = j->eligible_time;
+	ev->array_job_id = j->array_job_id;
+	ev->array_task_id = j->array_task_id;
+	if (j->array_rem) {
+		ev->array_pending = arrayspec_format(j->array_rem, 0);
+		ev->throttle = j->array_rem->throttle;
+	}
+}
+
+static void gen_start(const struct job *j, struct ev_start *ev)
+{
+	ev->type = EV_START;
+	ev->job_id = j->job_id;
+	ev->time = j->start_time;
+	ev->state = j->state & JOB_CONFIGURING;
+	ev->next_step_id = j->next_step_id;
+	ev->derived_exit = j->derived_exit;
+	ev->nodes = xstrdup(j->nodes_str);
+	ev->cpus_per_node.v = xcalloc(j->nnodes, sizeof(uint32_t));
+	ev->tasks_per_node.v = xcalloc(j->nnodes, sizeof(uint32_t));
+	ev->mem_per_node.v = xcalloc(j->nnodes, sizeof(uint32_t));
+	ev->cpus_per_node.n = ev->tasks_per_node.n = ev->mem_per_node.n = j->nnodes;
+	/* the cores it holds, so that it holds the same ones */
+	for (uint32_t i = 0; i < j->nnodes; i++)
+		ev->slots.n += j->cpus[i];
+	ev->slots.v = xcalloc(ev->slots.n + 1, sizeof(uint32_t));
+	for (uint32_t i = 0, at = 0; i < j->nnodes; at += j->cpus[i], i++)
+		memcpy(ev->slots.v + at, j->cores[i], j->cpus[i] * sizeof(uint32_t));
+	for (uint32_t i = 0; i < j->nnodes; i++) {
+		ev->cpus_per_node.v[i] = j->cpus[i];
+		ev->tasks_per_node.v[i] = j->tasks[i];
+		ev->mem_per_node.v[i] = (uint32_t)j->mem[i];
+	}
+}
+
+static void gen_end(const struct job *j, struct ev_end *ev)
+{
+	ev->type = EV_END;
+	ev->job_id = j->job_id;
+	ev->time = j->end_time;
+	ev->derived_exit = j->derived_exit;
+	ev->state = j->state;
+	ev->reason = j->reason;
+	ev->exit_code = j->exit_code;
+}
+
+static int gen_job(struct compact *cp, struct job *j, union job_event *ev)
+{
 	switch (cp->sub) {
 	case 0:
-		ev->type = EV_SUBMIT;
-		ev->time = j->submit_time;
-		ev->uid = j->uid;
-		ev->gid = j->gid;
-		ev->user = xstrdup(j->user);
-		ev->group = xstrdup(j->group);
-		ev->desc = xcalloc(1, sizeof(struct job_desc));
-		codec_copy(&job_desc_type, ev->desc, &j->desc);
-		ev->desc_count = 1;
-		ev->priority = j->priority;
-		ev->hold = j->hold;
-		ev->time_limit = j->time_limit;
-		ev->restart_cnt = j->restart_cnt;
-		ev->state = j->state & JOB_REQUEUE_FLAG;
-		ev->flags = j->prio_set ? SUBMIT_EV_PRIO_SET : 0;
-		if (j->eligible_time > j->submit_time)
-			ev->eligible_time = j->eligible_time;
-		ev->array_job_id = j->array_job_id;
-		ev->array_task_id = j->array_task_id;
-		if (j->array_rem) {
-			ev->array_pending = arrayspec_format(j->array_rem, 0);
-			ev->throttle = j->array_rem->throttle;
-		}
+		gen_submit(j, &ev->submit);
 		return 1;
 	case 1:
 		if (!j->nnodes)
 			return 0;
-		ev->type = EV_START;
-		ev->time = j->start_time;
-		ev->state = j->state & JOB_CONFIGURING;
-		ev->next_step_id = j->next_step_id;
-		ev->derived_exit = j->derived_exit;
-		ev->nodes = xstrdup(j->nodes_str);
-		ev->cpus_per_node.v = xcalloc(j->nnodes, sizeof(uint32_t));
-		ev->tasks_per_node.v = xcalloc(j->nnodes, sizeof(uint32_t));
-		ev->mem_per_node.v = xcalloc(j->nnodes, sizeof(uint32_t));
-		ev->cpus_per_node.n = ev->tasks_per_node.n = ev->mem_per_node.n =
-		    j->nnodes;
-		/* the cores it holds, so that it holds the same ones */
-		for (uint32_t i = 0; i < j->nnodes; i++)
-			ev->slots.n += j->cpus[i];
-		ev->slots.v = xcalloc(ev->slots.n + 1, sizeof(uint32_t));
-		for (uint32_t i = 0, at = 0; i < j->nnodes; at += j->cpus[i], i++)
-			memcpy(ev->slots.v + at, j->cores[i],
-			       j->cpus[i] * sizeof(uint32_t));
-		for (uint32_t i = 0; i < j->nnodes; i++) {
-			ev->cpus_per_node.v[i] = j->cpus[i];
-			ev->tasks_per_node.v[i] = j->tasks[i];
-			ev->mem_per_node.v[i] = (uint32_t)j->mem[i];
-		}
+		gen_start(j, &ev->start);
 		return 1;
 	case 4: /* the running job's steps, one event each */
 		if (!cp->step)
 			return 0;
-		step_event_fill(j, cp->step, ev);
+		step_event_fill(j, cp->step, &ev->step_start);
 		cp->step = cp->step->next;
 		return 1;
 	case 3: /* nothing: the priority an admin set is in the SUBMIT */
@@ -105,26 +128,22 @@ static int gen_job(struct compact *cp, struct job *j, struct job_event *ev)
 	default:
 		if (!job_is_finished(j))
 			return 0;
-		ev->type = EV_END;
-		ev->time = j->end_time;
-		ev->derived_exit = j->derived_exit;
-		ev->state = j->state;
-		ev->reason = j->reason;
-		ev->exit_code = j->exit_code;
+		gen_end(j, &ev->end);
 		return 1;
 	}
 }
 
-static int compact_gen(void *arg, size_t i, struct job_event *ev)
+static int compact_gen(void *arg, size_t i, union job_event *ev)
 {
 	struct compact *cp = arg;
 
 	if (cp->phase == 0) {
 		cp->phase = 1;
 		cp->cur = job_first(cp->ctld->jobs);
-		ev->type = EV_META;
-		ev->next_job_id = job_mgr_next_id(cp->ctld->jobs);
-		ev->term = cp->ctld->term;
+		ev->meta.type = EV_META;
+		ev->meta.next_job_id = job_mgr_next_id(cp->ctld->jobs);
+		ev->meta.term = cp->ctld->term;
+		ev->meta.lineage = cp->ctld->lineage;
 		return 1;
 	}
 	while (cp->phase == 1 && cp->cur) {
@@ -143,14 +162,15 @@ static int compact_gen(void *arg, size_t i, struct job_event *ev)
 	cp->phase = 2;
 	while (cp->node < node_mgr_count(cp->ctld->nodes)) {
 		struct node *n = node_mgr_get(cp->ctld->nodes, cp->node++);
+		struct ev_node_state *ns = &ev->node_state;
 		if (!(n->flags & NODE_DRAIN) && !n->admin_down)
 			continue;
-		ev->type = EV_NODE_STATE;
-		ev->node_name = xstrdup(n->cfg->name);
-		ev->state = (n->flags & NODE_DRAIN) | (n->admin_down ? NODE_DOWN : 0);
-		ev->text = xstrdup(n->reason);
-		ev->uid = n->reason_uid;
-		ev->time = n->reason_time;
+		ns->type = EV_NODE_STATE;
+		ns->node_name = xstrdup(n->cfg->name);
+		ns->state = (n->flags & NODE_DRAIN) | (n->admin_down ? NODE_DOWN : 0);
+		ns->text = xstrdup(n->reason);
+		ns->uid = n->reason_uid;
+		ns->time = n->reason_time;
 		return 1;
 	}
 	return 0;
@@ -158,11 +178,21 @@ static int compact_gen(void *arg, size_t i, struct job_event *ev)
 
 int ctld_state_restore(struct ctld *ctld, struct rota_error *err)
 {
+	int new_lineage = 0;
+
 	ctld->replaying = 1;
 	if (journal_replay(ctld->journal, replay_one, ctld, err) < 0)
 		return -1;
 	ctld->replaying = 0;
 	ctld_state_settle(ctld);
+	/* a new history (or one older than lineages) gets its own: nodes
+	 * compare controllers' terms only within one */
+	if (!ctld->lineage && !ctld->standby) {
+		if (entropy_fill(&ctld->lineage, sizeof(ctld->lineage)) < 0 ||
+		    !ctld->lineage)
+			ctld->lineage = (uint64_t)time(NULL) << 20 | (uint64_t)getpid();
+		new_lineage = 1;
+	}
 	/* ids already handed out stay handed out, whatever the journal lost */
 	job_mgr_id_restore(ctld, journal_damaged(ctld->journal) ? "journal damaged"
 	                         : journal_torn(ctld->journal)  ? "journal tail torn"
@@ -173,6 +203,13 @@ int ctld_state_restore(struct ctld *ctld, struct rota_error *err)
 	job_mgr_tick(ctld, time(NULL));
 	if (ctld_state_rewrite(ctld, err) < 0)
 		log_err("journal compaction skipped: %s", err->text);
+	/* and an event that says so, for a backup that follows from a number */
+	if (new_lineage)
+		ev_meta_commit(
+		    ctld, &(struct ev_meta){.time = time(NULL),
+		                            .next_job_id = job_mgr_next_id(ctld->jobs),
+		                            .term = ctld->term,
+		                            .lineage = ctld->lineage});
 	log_info("restored %zu jobs; next job id %u", job_count(ctld->jobs),
 	         job_mgr_next_id(ctld->jobs));
 	return 0;
@@ -235,18 +272,18 @@ void ctld_state_tick(struct ctld *ctld, time_t now)
 	}
 }
 
-void ctld_state_snapshot(struct ctld *ctld, void (*emit)(void *arg, struct job_event *ev),
+void ctld_state_snapshot(struct ctld *ctld, void (*emit)(void *arg, union job_event *ev),
                          void *arg)
 {
 	struct compact cp = {.ctld = ctld};
-	struct job_event ev;
+	union job_event ev;
 
 	for (size_t i = 0;; i++) {
 		memset(&ev, 0, sizeof(ev));
 		if (!compact_gen(&cp, i, &ev))
 			break;
 		emit(arg, &ev);
-		codec_release(&job_event_type, &ev);
+		job_event_release(&ev);
 	}
 }
 

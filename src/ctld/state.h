@@ -28,8 +28,8 @@ void ctld_state_retry(struct ctld *ctld, time_t now, int now_or_never);
 
 /* The state as the events that rebuild it (a compaction's snapshot), each
  * to emit (released after). */
-struct job_event;
-void ctld_state_snapshot(struct ctld *ctld, void (*emit)(void *arg, struct job_event *ev),
+union job_event;
+void ctld_state_snapshot(struct ctld *ctld, void (*emit)(void *arg, union job_event *ev),
                          void *arg);
 /* What the journal does not hold, settled as it starts serving (after a
  * replay, or a backup taking over): ended jobs the nodes have not confirmed

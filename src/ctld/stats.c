@@ -186,9 +186,9 @@ void stats_sync(struct ctld_stats *st, uint64_t usec)
 	st->sync_sum += usec;
 }
 
-void stats_job_event(struct ctld_stats *st, const struct job_event *ev)
+void stats_job_event(struct ctld_stats *st, const union job_event *ev)
 {
-	switch (ev->type) {
+	switch (ev->head.type) {
 	case EV_SUBMIT:
 		st->submitted++;
 		break;
@@ -196,7 +196,7 @@ void stats_job_event(struct ctld_stats *st, const struct job_event *ev)
 		st->started++;
 		break;
 	case EV_END:
-		switch (ev->state & JOB_STATE_BASE) {
+		switch (ev->end.state & JOB_STATE_BASE) {
 		case JOB_COMPLETE:
 			st->completed++;
 			break;

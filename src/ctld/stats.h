@@ -14,7 +14,7 @@
 struct ctld;
 struct ctld_stats;
 struct stats_resp;
-struct job_event;
+union job_event;
 
 struct ctld_stats *stats_create(time_t now);
 void stats_destroy(struct ctld_stats *st);
@@ -35,7 +35,7 @@ void stats_backfill(struct ctld_stats *st, time_t when, uint64_t usec, uint32_t 
 /* A journal batch took usec to write and sync. */
 void stats_sync(struct ctld_stats *st, uint64_t usec);
 /* A live (not replayed) job event (counts submissions, starts, ends). */
-void stats_job_event(struct ctld_stats *st, const struct job_event *ev);
+void stats_job_event(struct ctld_stats *st, const union job_event *ev);
 
 /* Fill r (zeroed) with the figures as of now. */
 void stats_fill(struct ctld *ctld, struct stats_resp *r);

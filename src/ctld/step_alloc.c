@@ -71,9 +71,9 @@ static int ever_fits(const struct job *job, const struct want *w, const uint32_t
 		room += cap[i];
 	free(cap);
 	if (!room || (!w->overcommit && room < ntasks))
-		return ESLURM_TOO_MANY_REQUESTED_CPUS;
+		return -ESLURM_TOO_MANY_REQUESTED_CPUS;
 	if (!unlimited && mem_need(w, w->exact ? w->cpt : 1) > mem_max)
-		return ESLURM_INVALID_TASK_MEMORY;
+		return -ESLURM_INVALID_TASK_MEMORY;
 	return 0;
 }
 
@@ -122,7 +122,7 @@ int step_alloc(const struct job *job, const struct step_create_req *req,
 
 	memset(out, 0, sizeof(*out));
 	if (!ncand)
-		return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+		return -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	if (fixed)
 		nodes = ncand;
 	else if (given(req->min_nodes) && req->min_nodes > ncand && given(req->relative))
@@ -134,7 +134,7 @@ int step_alloc(const struct job *job, const struct step_create_req *req,
 	else
 		nodes = ncand;
 	if (nodes > ncand)
-		return ESLURM_INVALID_NODE_COUNT;
+		return -ESLURM_INVALID_NODE_COUNT;
 	if (given(req->num_tasks))
 		total = req->num_tasks;
 	else if (given(req->ntasks_per_node))
@@ -142,7 +142,7 @@ int step_alloc(const struct job *job, const struct step_create_req *req,
 	else
 		total = nodes;
 	if (total < nodes)
-		return ESLURM_BAD_DIST;
+		return -ESLURM_BAD_DIST;
 	if ((rc = ever_fits(job, &w, cand, ncand, nodes, total)))
 		return rc;
 
@@ -175,7 +175,7 @@ int step_alloc(const struct job *job, const struct step_create_req *req,
 		cap[np] = nfree / w.cpt;
 		room += cap[np++];
 	}
-	rc = np < nodes || (!w.overcommit && room < total) ? ESLURM_NODES_BUSY : 0;
+	rc = np < nodes || (!w.overcommit && room < total) ? -ESLURM_NODES_BUSY : 0;
 	if (!rc)
 		jobfmt_spread_tasks(total, cap, nodes, out->tasks);
 	for (uint32_t i = 0; !rc && i < nodes; i++) {
@@ -186,7 +186,7 @@ int step_alloc(const struct job *job, const struct step_create_req *req,
 		take_slots(job, &w, out, i, used);
 		out->mem[i] = w.overlap ? 0 : mem_need(&w, out->nslots[i]);
 		if (job->mem[k] && out->mem[i] + mem_used > job->mem[k] && !w.overlap)
-			rc = ESLURM_NODES_BUSY;
+			rc = -ESLURM_NODES_BUSY;
 		out->num_cpus += out->nslots[i];
 	}
 	out->num_tasks = total;

@@ -25,8 +25,8 @@ struct step_layout {
 
 /* Lay out req over the job.  cand[0..ncand-1]: the job node positions it may
  * use, in order; fixed: it must use all of them (-w).  Returns 0 with *out
- * filled (release with step_layout_release), ESLURM_NODES_BUSY when it would
- * fit once other steps end, or another ESLURM_* when it never can. */
+ * filled (release with step_layout_release), -ESLURM_NODES_BUSY when it would
+ * fit once other steps end, or another -ESLURM_* when it never can. */
 int step_alloc(const struct job *job, const struct step_create_req *req,
                const uint32_t *cand, uint32_t ncand, int fixed, struct step_layout *out);
 

@@ -44,7 +44,7 @@ void step_free_all(struct job *job)
 }
 
 /* The job node positions the step may use, in order: those -w names, or from
- * the -r'th on.  Returns how many, or an ESLURM_* as a negative number. */
+ * the -r'th on.  Returns how many, or -ESLURM_*. */
 static int step_candidates(struct ctld *ctld, struct job *job,
                            const struct step_create_req *req, uint32_t *pos)
 {
@@ -84,11 +84,11 @@ static int step_check(struct ctld *ctld, struct caller *who, struct job *job,
 	int rc = 0;
 
 	if (!job)
-		rc = ESLURM_INVALID_JOB_ID;
+		rc = -ESLURM_INVALID_JOB_ID;
 	else if (!job_may_touch(who, job))
-		rc = ESLURM_ACCESS_DENIED;
+		rc = -ESLURM_ACCESS_DENIED;
 	else if (!job_is_running(job))
-		rc = job_is_pending(job) ? ESLURM_JOB_PENDING : ESLURM_ALREADY_DONE;
+		rc = job_is_pending(job) ? -ESLURM_JOB_PENDING : -ESLURM_ALREADY_DONE;
 	if (rc)
 		chan_send_rc(ch, rc, NULL);
 	return rc;
@@ -135,7 +135,8 @@ static struct step *step_find(const struct job *job, uint32_t step_id)
 	return NULL;
 }
 
-void step_event_fill(const struct job *job, const struct step *st, struct job_event *ev)
+void step_event_fill(const struct job *job, const struct step *st,
+                     struct ev_step_start *ev)
 {
 	uint32_t total = 0, off = 0;
 
@@ -177,8 +178,8 @@ static int job_node_pos(struct ctld *ctld, const struct job *job, const char *na
 /* Take node i of the step from the event: its node and the cores it holds
  * there (from ev->slots at *off).  0, or -EINVAL when they are not the job's. */
 static int step_node_from_event(struct ctld *ctld, const struct job *job, struct step *st,
-                                uint32_t i, const char *name, const struct job_event *ev,
-                                uint32_t *off)
+                                uint32_t i, const char *name,
+                                const struct ev_step_start *ev, uint32_t *off)
 {
 	int k = job_node_pos(ctld, job, name);
 	uint32_t n = ev->cpus_per_node.v[i];
@@ -198,7 +199,7 @@ static int step_node_from_event(struct ctld *ctld, const struct job *job, struct
 	return 0;
 }
 
-int step_apply_start(struct ctld *ctld, struct job *job, const struct job_event *ev)
+int step_apply_start(struct ctld *ctld, struct job *job, const struct ev_step_start *ev)
 {
 	char **names = NULL;
 	size_t count = 0;
@@ -241,7 +242,7 @@ int step_apply_start(struct ctld *ctld, struct job *job, const struct job_event 
 	return 0;
 }
 
-int step_apply_end(struct job *job, const struct job_event *ev)
+int step_apply_end(struct job *job, const struct ev_step_end *ev)
 {
 	for (struct step **pp = &job->steps; *pp; pp = &(*pp)->next) {
 		struct step *st = *pp;
@@ -262,7 +263,7 @@ void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *
 {
 	struct job *job = job_find(ctld->jobs, req->job_id);
 	struct step_create_resp resp = {0};
-	struct job_event ev = {0};
+	struct ev_step_start ev = {0};
 	struct step_layout l;
 	struct step *st;
 	uint32_t *cand;
@@ -273,7 +274,7 @@ void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *
 	cand = xcalloc(job->nnodes, sizeof(uint32_t));
 	n = step_candidates(ctld, job, req, cand);
 	if (n <= 0) {
-		chan_send_rc(ch, n < 0 ? -n : ESLURM_INVALID_NODE_COUNT, NULL);
+		chan_send_rc(ch, n < 0 ? n : -ESLURM_INVALID_NODE_COUNT, NULL);
 		free(cand);
 		return;
 	}
@@ -281,15 +282,15 @@ void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *
 	                &l);
 	free(cand);
 	if (rc) {
-		log_debug("JobId=%u step request: %s", job->job_id, slurm_strerror(rc));
+		log_debug("JobId=%u step request: %s", job->job_id, slurm_strerror(-rc));
 		chan_send_rc(ch, rc, NULL);
 		return;
 	}
 	st = step_new(ctld, job, req, &l);
 	step_event_fill(job, st, &ev);
 	step_free(st);
-	rc = job_event_commit(ctld, &ev);
-	codec_release(&job_event_type, &ev);
+	rc = ev_step_start_commit(ctld, &ev);
+	codec_release(&ev_step_start_type, &ev);
 	st = rc ? NULL : step_find(job, job->next_step_id - 1);
 	if (!st) {
 		log_err("JobId=%u: step record refused (%d)", job->job_id, rc);
@@ -307,7 +308,7 @@ void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *
 	         st->nodes, st->num_cpus);
 	chan_send(ch, MSG_STEP_CREATE_RESP, &resp);
 	if (launch_step(ctld, job, st, req, l.tasks, st->nodes) < 0)
-		chan_send_rc(ch, ESLURM_NODES_BUSY,
+		chan_send_rc(ch, -ESLURM_NODES_BUSY,
 		             "step launch failed: a node is not reachable");
 	step_layout_release(&l);
 }
@@ -401,16 +402,15 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 			char *text = xasprintf("task launch failed on node %s: %s",
 			                       msg->node_name ? msg->node_name : "?",
 			                       msg->msg ? msg->msg : "unknown error");
-			chan_send_rc(st->client, ESLURM_NODES_BUSY, text);
+			chan_send_rc(st->client, -ESLURM_NODES_BUSY, text);
 			free(text);
 		}
 		if (st->pending_nodes && --st->pending_nodes == 0) {
-			struct job_event ev = {.type = EV_STEP_END,
-			                       .job_id = job->job_id,
-			                       .step_id = st->step_id,
-			                       .exit_code = st->status,
-			                       .time = time(NULL)};
-			job_event_commit(ctld, &ev);
+			struct ev_step_end ev = {.job_id = job->job_id,
+			                         .step_id = st->step_id,
+			                         .exit_code = st->status,
+			                         .time = time(NULL)};
+			ev_step_end_commit(ctld, &ev);
 		}
 		return;
 	}
@@ -456,13 +456,13 @@ void step_mgr_reconcile(struct ctld *ctld, uint32_t node_idx,
 void job_mgr_prolog_complete(struct ctld *ctld, const struct step_complete *msg)
 {
 	struct job *job = job_find(ctld->jobs, msg->job_id);
-	struct job_event ev = {.type = EV_CONFIGURED, .job_id = msg->job_id};
+	struct ev_configured ev = {.job_id = msg->job_id};
 
 	if (!job || !job_is_running(job) || !(job->state & JOB_CONFIGURING) ||
 	    step_report_stale(job, msg))
 		return;
 	ev.time = time(NULL);
-	if (job_event_commit(ctld, &ev) == 0)
+	if (ev_configured_commit(ctld, &ev) == 0)
 		log_info("JobId=%u: prolog done on %s, RUNNING", job->job_id,
 		         msg->node_name ? msg->node_name : "?");
 }

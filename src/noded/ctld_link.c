@@ -1,4 +1,7 @@
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <event2/event.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +18,8 @@
 
 #define LINK_RETRY_S         1
 #define LINK_REFUSED_RETRY_S 10
-#define LINK_PING_S          10
+#define LINK_PING_S          10 /* at most; shorter with a short SlurmctldTimeout */
+#define LINK_TERM_FILE       "ctld_term" /* in the spool: our cwd */
 #define LINK_QUEUE_MAX       100000 /* completions kept while the controller is away */
 /* Completions sent this recently are sent again after a reconnect: the
  * controller may have died before reading them (it ignores duplicates). */
@@ -41,6 +45,15 @@ struct ctld_link {
 
 	enum link_state state;
 	struct conn *conn;
+	size_t idx;        /* the controller conn goes to (SlurmctldHost order) */
+	size_t next_idx;   /* where the next connection attempt starts */
+	time_t last_heard; /* monotonic: the controller's last message */
+	int ping_s;        /* between pings, and so between its answers */
+	/* fencing: the newest term obeyed, of which history; a controller of
+	 * an older term of it is a primary that came back after a takeover,
+	 * and is not obeyed */
+	uint32_t term;
+	uint64_t lineage;
 	struct event *retry_ev;
 	struct event *ping_ev;
 	char last_error[ROTA_ERROR_TEXT]; /* log a repeated failure once */
@@ -127,24 +140,110 @@ static void link_flush_queue(struct ctld_link *l)
 	l->tail = &l->head;
 }
 
+static time_t time_mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+/* Silence that makes us leave a controller: SlurmctldTimeout, the time a
+ * backup waits before it takes over. */
+static time_t link_silence_s(const struct ctld_link *l)
+{
+	time_t t = l->conf->slurmctld_timeout;
+
+	return t > 2 * l->ping_s ? t : 2 * l->ping_s;
+}
+
+/* Drop the connection and try again after secs, from controller `from`. */
+static void link_drop(struct ctld_link *l, size_t from, int secs)
+{
+	if (l->conn)
+		conn_close(l->conn);
+	l->conn = NULL;
+	if (l->state == LINK_UP)
+		recent_requeue(l);
+	l->state = LINK_DOWN;
+	l->next_idx = from;
+	link_schedule(l, secs);
+}
+
 static void link_on_rc(struct ctld_link *l, const struct rc_msg *rc)
 {
-	if (l->state != LINK_REGISTERING)
+	char what[ROTA_ERROR_TEXT];
+
+	if (l->state != LINK_REGISTERING || !rc->rc)
 		return;
-	if (rc->rc) {
-		char what[ROTA_ERROR_TEXT];
-		snprintf(what, sizeof(what), "registration of %s refused: %s",
-		         l->reg.name, rc->msg ? rc->msg : "error");
+	snprintf(what, sizeof(what), "registration of %s refused: %s", l->reg.name,
+	         rc->msg ? rc->msg : slurm_strerror(rc->rc));
+	link_fail_once(l, what);
+	/* a controller that stands by: the one that serves is another */
+	if (rc->rc == ESLURM_IN_STANDBY_MODE)
+		link_drop(l, l->idx + 1, LINK_RETRY_S);
+	else
+		link_drop(l, l->idx, LINK_REFUSED_RETRY_S);
+}
+
+/* LINK_TERM_FILE: "<lineage> <term>\n", replaced whole (rename) and synced. */
+static void term_load(struct ctld_link *l)
+{
+	FILE *f = fopen(LINK_TERM_FILE, "re");
+	uint64_t lineage;
+	uint32_t term;
+
+	if (!f)
+		return;
+	if (fscanf(f, "%" SCNu64 " %" SCNu32, &lineage, &term) == 2) {
+		l->lineage = lineage;
+		l->term = term;
+	}
+	fclose(f);
+}
+
+static void term_store(struct ctld_link *l, uint64_t lineage, uint32_t term)
+{
+	char buf[64];
+	int n = snprintf(buf, sizeof(buf), "%" PRIu64 " %" PRIu32 "\n", lineage, term);
+	int fd =
+	    open(LINK_TERM_FILE ".new", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int bad = fd < 0 || write(fd, buf, (size_t)n) != n || fsync(fd) < 0;
+
+	l->lineage = lineage;
+	l->term = term;
+	if (fd >= 0 && close(fd) < 0)
+		bad = 1;
+	if (bad || rename(LINK_TERM_FILE ".new", LINK_TERM_FILE) < 0)
+		log_err("controller term %u kept in memory only: %s", term,
+		        strerror(errno));
+}
+
+/* The controller took our registration, or heard our ping. */
+static void link_on_ack(struct ctld_link *l, const struct node_ack *a)
+{
+	char what[ROTA_ERROR_TEXT];
+
+	if (a->lineage == l->lineage && a->term < l->term) {
+		snprintf(what, sizeof(what),
+		         "the controller at %s is of term %u, older than term %u we "
+		         "obey: not obeying it",
+		         conf_ctld_addr(l->conf, l->idx), a->term, l->term);
 		link_fail_once(l, what);
-		conn_close(l->conn);
-		l->conn = NULL;
-		l->state = LINK_DOWN;
-		/* a backup controller that has not taken over (yet): soon */
-		link_schedule(l, rc->rc == ESLURM_IN_STANDBY_MODE ? LINK_RETRY_S
-		                                                  : LINK_REFUSED_RETRY_S);
+		link_drop(l, l->idx + 1, LINK_RETRY_S);
 		return;
 	}
-	log_info("registered with the controller as %s", l->reg.name);
+	if (a->lineage != l->lineage || a->term > l->term) {
+		if (a->lineage != l->lineage && l->lineage)
+			log_info("the controller at %s has another history than the "
+			         "one obeyed before (started afresh): following it",
+			         conf_ctld_addr(l->conf, l->idx));
+		term_store(l, a->lineage, a->term);
+	}
+	if (l->state != LINK_REGISTERING)
+		return;
+	log_info("registered with the controller at %s as %s (term %u)",
+	         conf_ctld_addr(l->conf, l->idx), l->reg.name, a->term);
 	l->last_error[0] = '\0';
 	l->state = LINK_UP;
 	link_flush_queue(l);
@@ -154,7 +253,8 @@ static void link_on_msg(struct conn *c, uint16_t type, void **body, void *arg)
 {
 	struct ctld_link *l = arg;
 
-	if (type != MSG_RC && l->state != LINK_UP) {
+	l->last_heard = time_mono_s();
+	if (type != MSG_RC && type != MSG_NODE_ACK && l->state != LINK_UP) {
 		/* orders count only once the controller has taken our registration */
 		log_err("ignoring %s from the controller before registration",
 		        msg_name(type));
@@ -163,6 +263,9 @@ static void link_on_msg(struct conn *c, uint16_t type, void **body, void *arg)
 	switch (type) {
 	case MSG_RC:
 		link_on_rc(l, *body);
+		break;
+	case MSG_NODE_ACK:
+		link_on_ack(l, *body);
 		break;
 	case MSG_LAUNCH_REQ:
 		l->ops->launch(l->arg, *body);
@@ -187,6 +290,7 @@ static void link_on_close(struct conn *c, void *arg)
 	log_err("lost the controller connection, retrying every %d s", LINK_RETRY_S);
 	l->conn = NULL;
 	l->state = LINK_DOWN;
+	l->next_idx = l->idx; /* it again first, then the others */
 	recent_requeue(l);
 	snprintf(l->last_error, sizeof(l->last_error), "connection lost");
 	link_schedule(l, LINK_RETRY_S);
@@ -217,6 +321,8 @@ static void link_register(struct ctld_link *l)
 	queued_steps(l, &jobs, &steps);
 	l->reg.job_ids = jobs;
 	l->reg.step_ids = steps;
+	l->reg.term = l->term;
+	l->reg.lineage = l->lineage;
 	conn_send(l->conn, MSG_NODE_REGISTER, &l->reg);
 	l->reg.job_ids = (struct rota_u32v){0};
 	l->reg.step_ids = (struct rota_u32v){0};
@@ -233,13 +339,15 @@ static void link_connect(evutil_socket_t fd_unused, short what, void *arg)
 
 	if (l->state != LINK_DOWN)
 		return;
-	fd = client_connect(l->conf, l->auth, l->reg.name, CLIENT_TCP_ONLY, &err);
+	fd = client_connect_from(l->conf, l->auth, l->reg.name, l->next_idx, &l->idx,
+	                         &err);
 	if (fd < 0) {
 		link_fail_once(l, err.text[0] ? err.text : strerror(-fd));
 		link_schedule(l, LINK_RETRY_S);
 		return;
 	}
 	l->conn = conn_create(l->base, fd, "rotactld", link_on_msg, link_on_close, l);
+	l->last_heard = time_mono_s();
 	link_register(l);
 }
 
@@ -250,6 +358,20 @@ static void link_ping(evutil_socket_t fd_unused, short what, void *arg)
 	                      .free_memory = hwinfo_free_memory(),
 	                      .cpu_load = hwinfo_cpu_load()};
 
+	/* a controller that stops answering (stopped, hung, cut off) is left
+	 * for the others when there are others: a backup takes over after
+	 * SlurmctldTimeout, and so do we */
+	if (l->state != LINK_DOWN && conf_ctld_count(l->conf) > 1 &&
+	    time_mono_s() - l->last_heard > link_silence_s(l)) {
+		char msg[ROTA_ERROR_TEXT];
+		snprintf(msg, sizeof(msg),
+		         "the controller at %s has not answered for %ld s: trying the "
+		         "others",
+		         conf_ctld_addr(l->conf, l->idx), (long)link_silence_s(l));
+		link_fail_once(l, msg);
+		link_drop(l, l->idx + 1, 0);
+		return;
+	}
 	if (l->state == LINK_UP)
 		conn_send(l->conn, MSG_NODE_PING, &p);
 }
@@ -259,7 +381,7 @@ struct ctld_link *ctld_link_create(struct event_base *base, const struct conf *c
                                    const struct ctld_link_ops *ops, void *arg)
 {
 	struct ctld_link *l = xcalloc(1, sizeof(*l));
-	struct timeval tv = {.tv_sec = LINK_PING_S};
+	struct timeval tv;
 
 	l->base = base;
 	l->conf = conf;
@@ -268,6 +390,15 @@ struct ctld_link *ctld_link_create(struct event_base *base, const struct conf *c
 	l->arg = arg;
 	l->tail = &l->head;
 	l->recent_tail = &l->recent;
+	l->ping_s = conf->slurmctld_timeout / 3;
+	if (l->ping_s < 1)
+		l->ping_s = 1;
+	if (l->ping_s > LINK_PING_S)
+		l->ping_s = LINK_PING_S;
+	tv = (struct timeval){.tv_sec = l->ping_s};
+	/* the term survives a restart: a restarted rotad still refuses a
+	 * controller it had left behind */
+	term_load(l);
 	if (codec_copy(&node_register_type, &l->reg, reg) < 0)
 		fatal("out of memory");
 	free(l->reg.job_ids.v); /* filled afresh on each registration */

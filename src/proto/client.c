@@ -44,8 +44,12 @@ static int answer_challenge(int fd, struct auth *auth, const char *node_name,
 		goto out;
 	rc = net_recv_max(fd, FRAME_MAX_UNAUTH, &ptype, &proof, 10000, &why);
 	if (rc < 0) {
+		/* not a refusal: a controller that does not answer (stopped,
+		 * hung) is passed over for the next */
 		errprintf(err, "no proof of identity from %s: %s", peer, why.text);
-		goto out;
+		codec_release(&auth_response_type, &resp);
+		msg_body_free(type, ch);
+		return rc;
 	}
 	if (ptype != MSG_AUTH_PROOF) {
 		rc = errprintf(err,
@@ -95,11 +99,7 @@ int client_connect(const struct conf *conf, struct auth *auth, const char *node_
 	/* the controllers in order: the primary, then its backups (the one
 	 * that has taken over answers; one in standby refuses what it is
 	 * asked, and the caller tries again) */
-	for (size_t i = 0; i < conf_ctld_count(conf); i++) {
-		fd = client_connect_to(conf, auth, node_name, i, err);
-		if (fd >= 0 || fd == -EACCES)
-			break;
-	}
+	fd = client_connect_from(conf, auth, node_name, 0, NULL, err);
 	if (fd < 0 && unix_rc)
 		return errprintf(err, "%s", unix_err.text), unix_rc;
 	return fd;
@@ -110,7 +110,7 @@ int client_connect_to(const struct conf *conf, struct auth *auth, const char *no
 {
 	const char *host = conf_ctld_addr(conf, idx);
 	char peer[300];
-	int fd;
+	int fd, rc;
 
 	if (!auth)
 		return errprintf(err, "no way to authenticate to the controller"),
@@ -119,9 +119,26 @@ int client_connect_to(const struct conf *conf, struct auth *auth, const char *no
 	if (fd < 0)
 		return fd;
 	snprintf(peer, sizeof(peer), "%s:%u", host, conf->slurmctld_port);
-	if (answer_challenge(fd, auth, node_name, peer, err) < 0) {
+	if ((rc = answer_challenge(fd, auth, node_name, peer, err)) < 0) {
 		close(fd);
-		return -EACCES;
+		return rc;
+	}
+	return fd;
+}
+
+int client_connect_from(const struct conf *conf, struct auth *auth, const char *node_name,
+                        size_t first, size_t *ret_idx, struct rota_error *err)
+{
+	size_t n = conf_ctld_count(conf);
+	int fd = -ENOTCONN;
+
+	for (size_t k = 0; k < n; k++) {
+		size_t i = (first + k) % n;
+		fd = client_connect_to(conf, auth, node_name, i, err);
+		if (fd >= 0 && ret_idx)
+			*ret_idx = i;
+		if (fd >= 0 || fd == -EACCES)
+			break;
 	}
 	return fd;
 }

@@ -32,8 +32,15 @@ int client_connect(const struct conf *conf, struct auth *auth, const char *node_
                    int flags, struct rota_error *err);
 
 /* TCP to controller idx only (0 the primary, then the backups: conf.h),
- * authenticated as above. */
+ * authenticated as above.  -EACCES when it refused us or failed to prove it
+ * is the controller; another -errno when it did not answer. */
 int client_connect_to(const struct conf *conf, struct auth *auth, const char *node_name,
                       size_t idx, struct rota_error *err);
+
+/* TCP to the controllers in order, starting at first and wrapping around:
+ * the first that answers (its index in *ret_idx, which may be NULL).  Stops
+ * at a refusal (-EACCES). */
+int client_connect_from(const struct conf *conf, struct auth *auth, const char *node_name,
+                        size_t first, size_t *ret_idx, struct rota_error *err);
 
 #endif

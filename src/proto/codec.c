@@ -402,25 +402,57 @@ int codec_decode(const struct rota_type *t, const char *data, size_t len, void *
 	return codec_decode_max(t, data, len, UINT64_MAX, obj, err);
 }
 
-int codec_decode_max(const struct rota_type *t, const char *data, size_t len,
-                     uint64_t max_values, void *obj, struct rota_error *err)
+/* The type a tagged map says it is: the u32 value of its key `key`. */
+static const struct rota_type *tag_pick(const msgpack_object *o, const char *key,
+                                        const struct rota_type *(*pick)(uint32_t),
+                                        struct rota_error *err)
 {
+	const struct rota_type *t = NULL;
+	uint64_t v;
+
+	if (o->type != MSGPACK_OBJECT_MAP)
+		return errprintf(err, "expected a map"), NULL;
+	for (uint32_t i = 0; i < o->via.map.size; i++) {
+		const msgpack_object_kv *kv = &o->via.map.ptr[i];
+		if (kv->key.type != MSGPACK_OBJECT_STR ||
+		    kv->key.via.str.size != strlen(key) ||
+		    memcmp(kv->key.via.str.ptr, key, kv->key.via.str.size))
+			continue;
+		if (get_uint(&kv->val, UINT32_MAX, &v) < 0)
+			return errprintf(err, "field '%s': wrong type or too large", key),
+			       NULL;
+		if (!(t = pick((uint32_t)v)))
+			errprintf(err, "unknown %s %llu", key, (unsigned long long)v);
+		return t;
+	}
+	return errprintf(err, "no field '%s'", key), NULL;
+}
+
+/* codec_decode_max(), of type t or (t NULL) of the type a tag says. */
+static int decode(const struct rota_type *t, const char *key,
+                  const struct rota_type *(*pick)(uint32_t), const char *data, size_t len,
+                  uint64_t max_values, void *obj, struct rota_error *err)
+{
+	static const struct rota_type tagged = {"tagged record", 0, NULL, 0};
 	msgpack_unpacked u;
 	size_t off = 0;
 	int rc;
 
-	if ((rc = codec_check(t, (const uint8_t *)data, len, max_values, err)) < 0)
+	if ((rc = codec_check(t ? t : &tagged, (const uint8_t *)data, len, max_values,
+	                      err)) < 0)
 		return rc;
 	rc = -EPROTO;
 	msgpack_unpacked_init(&u);
 	if (msgpack_unpack_next(&u, data, len, &off) != MSGPACK_UNPACK_SUCCESS) {
-		errprintf(err, "%s: malformed or truncated body", t->name);
+		errprintf(err, "%s: malformed or truncated body", t ? t->name : key);
 		goto out;
 	}
 	if (off != len) {
-		errprintf(err, "%s: %zu trailing bytes", t->name, len - off);
+		errprintf(err, "%s: %zu trailing bytes", t ? t->name : key, len - off);
 		goto out;
 	}
+	if (!t && !(t = tag_pick(&u.data, key, pick, err)))
+		goto out;
 	if (unpack_obj(t, &u.data, obj, err) < 0) {
 		codec_release(t, obj);
 		memset(obj, 0, t->size);
@@ -430,6 +462,18 @@ int codec_decode_max(const struct rota_type *t, const char *data, size_t len,
 out:
 	msgpack_unpacked_destroy(&u);
 	return rc;
+}
+
+int codec_decode_max(const struct rota_type *t, const char *data, size_t len,
+                     uint64_t max_values, void *obj, struct rota_error *err)
+{
+	return decode(t, NULL, NULL, data, len, max_values, obj, err);
+}
+
+int codec_decode_tagged(const char *key, const struct rota_type *(*pick)(uint32_t),
+                        const char *data, size_t len, void *obj, struct rota_error *err)
+{
+	return decode(NULL, key, pick, data, len, UINT64_MAX, obj, err);
 }
 
 void codec_release(const struct rota_type *t, void *obj)

@@ -75,6 +75,12 @@ int codec_decode(const struct rota_type *t, const char *data, size_t len, void *
 int codec_decode_max(const struct rota_type *t, const char *data, size_t len,
                      uint64_t max_values, void *obj, struct rota_error *err);
 
+/* codec_decode() of a map whose u32 field `key` says what it is: it is decoded
+ * as pick(value), which returns NULL for a value it does not know (-EPROTO).
+ * The caller zeroes obj (as large as any type pick returns). */
+int codec_decode_tagged(const char *key, const struct rota_type *(*pick)(uint32_t),
+                        const char *data, size_t len, void *obj, struct rota_error *err);
+
 /* Free the members of obj (not obj itself). NULL allowed. */
 void codec_release(const struct rota_type *t, void *obj);
 

@@ -432,8 +432,18 @@ ROTA_DECLARE(auth_proof, AUTH_PROOF_FIELDS)
 	F(S, u32v, step_ids, _)                                                          \
 	F(S, str, os, _)                                                                 \
 	F(S, str, arch, _)                                                               \
-	F(S, str, version, _)
+	F(S, str, version, _)                                                            \
+	F(S, u32, term, _)    /* the newest controller term this node has obeyed */      \
+	F(S, u64, lineage, _) /* of that controller's history */
 ROTA_DECLARE(node_register, NODE_REGISTER_FIELDS)
+
+/* Controller -> node: its registration is taken (or its ping heard), from a
+ * controller of this term in this history (repl.h): a node obeys no
+ * controller of an older term of a history than one it has obeyed. */
+#define NODE_ACK_FIELDS(F, S)                                                            \
+	F(S, u32, term, _)                                                               \
+	F(S, u64, lineage, _)
+ROTA_DECLARE(node_ack, NODE_ACK_FIELDS)
 
 #define NODE_PING_FIELDS(F, S)                                                           \
 	F(S, str, name, _)                                                               \
@@ -726,7 +736,8 @@ ROTA_DECLARE(repl_data, REPL_DATA_FIELDS)
 	M(MSG_REPL_DATA, 45, repl_data)                                                  \
 	M(MSG_TAKEOVER_REQ, 46, empty_msg)                                               \
 	M(MSG_FOLLOW_ACK, 47, follow_ack)                                                \
-	M(MSG_RECONFIG_REQ, 48, empty_msg)
+	M(MSG_RECONFIG_REQ, 48, empty_msg)                                               \
+	M(MSG_NODE_ACK, 49, node_ack)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) MSG_TYPE_MAX };

@@ -79,7 +79,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static int apply_one(const struct job_event *ev, void *arg)
+static int apply_one(const union job_event *ev, void *arg)
 {
 	job_event_apply(arg, ev);
 	return 0; /* replay_one() in main.c: a misfit event is skipped */
@@ -108,11 +108,11 @@ static void replay_records(struct ctld *ctld, const uint8_t *data, size_t size)
 	while (off < size && msgpack_unpack_next(&u, (const char *)data, size, &off) ==
 	                         MSGPACK_UNPACK_SUCCESS) {
 		struct rota_error err = {""};
-		struct job_event ev = {0};
-		if (codec_decode(&job_event_type, (const char *)data + start, off - start,
-		                 &ev, &err) == 0) {
+		union job_event ev;
+		if (job_event_decode((const char *)data + start, off - start, &ev,
+		                     &err) == 0) {
 			job_event_apply(ctld, &ev);
-			codec_release(&job_event_type, &ev);
+			job_event_release(&ev);
 		}
 		start = off;
 	}

@@ -21,6 +21,7 @@ from wire import frame, header, mp
 from wire import read_frame as _read_frame
 
 MSG_RC, MSG_AUTH_CHALLENGE, MSG_AUTH_RESPONSE = 1, 30, 31
+MSG_NODE_ACK = 49  # the controller took a registration (or heard a ping)
 MSG_NODE_REGISTER, MSG_LAUNCH_REQ, MSG_AUTH_PROOF = 32, 34, 38
 STEP_BATCH = 0xFFFFFFFB
 NO_VAL = 0xFFFFFFFE
@@ -108,7 +109,7 @@ def impostor_orders(s, mode, response, markers):
         # the node's own answer, handed back as our proof
         s.sendall(frame(MSG_AUTH_PROOF,
                         mp({"mac": bin_field(response, "mac"), "cred": None})))
-    s.sendall(frame(MSG_RC, mp({"rc": 0, "msg": None})))
+    s.sendall(frame(MSG_NODE_ACK, mp({"term": 99, "lineage": 0})))
     s.sendall(frame(MSG_LAUNCH_REQ,
                     launch_body(990001, 0, 0, "root", "node01", markers[0])))
     s.sendall(frame(MSG_LAUNCH_REQ, launch_body(990002, 65534, 65534, "nobody",
@@ -205,7 +206,7 @@ def test_impostor_with_user_munge_credential_refused(make_cluster, munge_socket)
                 check=True, timeout=10).stdout.decode().strip()
             try:
                 s.sendall(frame(MSG_AUTH_PROOF, mp({"mac": b"", "cred": cred})))
-                s.sendall(frame(MSG_RC, mp({"rc": 0, "msg": None})))
+                s.sendall(frame(MSG_NODE_ACK, mp({"term": 99, "lineage": 0})))
                 s.sendall(frame(MSG_LAUNCH_REQ, launch_body(
                     990003, 0, 0, "root", "node01", marker)))
                 while read_frame(s):
@@ -232,8 +233,9 @@ class Proxy:
     every MSG_LAUNCH_REQ frame the controller sends; inject() puts a frame into
     the controller -> rotad stream of the live link (between two frames).
     With hold set, launches are kept back instead of forwarded; before_rc, when
-    set, is sent on the next connection just before the controller's MSG_RC
-    (the answer to the registration); drop() cuts the live link."""
+    set, is sent on the next connection just before the controller's
+    MSG_NODE_ACK (the answer to the registration); drop() cuts the live
+    link."""
 
     def __init__(self, ctld_port):
         self.ctld_port = ctld_port
@@ -291,7 +293,7 @@ class Proxy:
                     if self.hold:
                         continue
                 with self.lock:
-                    if got[0] == MSG_RC and self.before_rc:
+                    if got[0] == MSG_NODE_ACK and self.before_rc:
                         node.sendall(self.before_rc)
                         self.before_rc = None
                     node.sendall(got[1])
@@ -386,14 +388,14 @@ def test_replayed_or_tampered_launch_refused(make_cluster):
         refused("node01", genuine, "replayed")
         # ... also after rotad restarted (its cred_state in the spool)
         links = proxies["node01"].connections
-        regs = log_text(c, "node01").count("registered with the controller as node01")
+        regs = log_text(c, "node01").count("as node01 (term")
         procs[0].send_signal(signal.SIGTERM)
         procs[0].wait(timeout=10)
         procs[0] = proxied_rotad(c, "node01", proxies["node01"])
         c.wait_for(lambda: proxies["node01"].connections > links, 15,
                    "the restarted rotad connecting")
         c.wait_for(lambda: log_text(c, "node01").count(
-            "registered with the controller as node01") > regs, 15,
+            "as node01 (term") > regs, 15,
             "the restarted rotad registering")
         refused("node01", genuine, "replayed")
         # tampered: the command, then the uid

@@ -239,3 +239,53 @@ def test_replicate_sync_waits_for_the_backup(make_cluster):
                what="the backup to take over")
     for j in (jid, second):
         assert c.job_state(j) is not None, f"job {j} lost"
+
+
+def rotad_logs(c):
+    text = ""
+    for name in os.listdir(os.path.join(c.dir, "log")):
+        if name.startswith("rotad"):
+            with open(os.path.join(c.dir, "log", name)) as f:
+                text += f.read()
+    return text
+
+
+def test_stopped_primary_is_left_and_steps_down(make_cluster):
+    """A primary that stops answering without dying (SIGSTOP: a hung disk, a
+    paused VM): the backup takes over, the node daemons leave the silent
+    primary for it, and when the primary runs again it finds it was stopped
+    longer than SlurmctldTimeout, sees the backup serve with a newer term, and
+    stands by instead of serving beside it."""
+    c = standby_cluster(make_cluster)
+    first = c.sbatch("-o", "/dev/null", "--wrap", "true")
+    c.wait_job(first)
+    primary = c.pid("rotactld")
+    os.kill(primary, signal.SIGSTOP)
+    try:
+        c.wait_for(lambda: "taking over" in backup_log(c), timeout=TIMEOUT + 10,
+                   what="the backup to take over")
+        c.wait_for(lambda: "has not answered for" in rotad_logs(c),
+                   timeout=TIMEOUT + 10, what="the nodes to leave the silent primary")
+        # the nodes register with the backup (term 1): new work runs there
+        second = c.sbatch("-o", "/dev/null", "--wrap", "true")
+        c.wait_job(second, timeout=60)
+        assert c.job_state(second) == "COMPLETED"
+        assert re.search(r"registered with the controller at \S+ as \S+ \(term 1\)",
+                         rotad_logs(c)), rotad_logs(c)
+    finally:
+        os.kill(primary, signal.SIGCONT)
+    try:
+        c.wait_for(lambda: "stepping down to stand by" in primary_log(c), timeout=20,
+                   what="the old primary to step down")
+    except AssertionError:
+        print(primary_log(c)[-3000:])
+        raise
+    c.wait_for(lambda: "following the primary from event" in primary_log(c),
+               timeout=20, what="the old primary to follow the backup")
+    assert _proc_state(primary) not in ("", "Z", "X")  # the same process, again
+    lines = ping(c)
+    assert lines[0].endswith("is UP") and lines[1].endswith("is UP"), lines
+    third = c.sbatch("-o", "/dev/null", "--wrap", "true")
+    c.wait_job(third)
+    assert third > second > first
+    assert c.job_state(first) == "COMPLETED"

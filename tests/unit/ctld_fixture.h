@@ -52,6 +52,7 @@ struct rec_chan {
 	uint16_t type[REC_MAX];
 	int rc[REC_MAX];          /* MSG_RC */
 	uint32_t job_id[REC_MAX]; /* MSG_SUBMIT_RESP, MSG_ALLOC_PENDING */
+	uint32_t term[REC_MAX];   /* MSG_NODE_ACK */
 	int released;
 };
 
@@ -67,6 +68,8 @@ static int rec_send(struct chan *ch, uint16_t type, const void *body)
 		r->rc[r->n] = ((const struct rc_msg *)body)->rc;
 	if (type == MSG_SUBMIT_RESP || type == MSG_ALLOC_PENDING)
 		r->job_id[r->n] = ((const struct submit_resp *)body)->job_id;
+	if (type == MSG_NODE_ACK)
+		r->term[r->n] = ((const struct node_ack *)body)->term;
 	r->n++;
 	return 0;
 }

@@ -210,9 +210,49 @@ static void test_admin_only_and_node_only(void **state)
 	ping->free_memory = 1234;
 	r.n = 0;
 	ops_call(ctld, &node, MSG_NODE_PING, &body, &r.chan);
-	assert_int_equal(r.n, 0);
+	/* heard, with the controller's term (the node leaves a silent one) */
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.type[0], MSG_NODE_ACK);
 	assert_int_equal(node_mgr_get(ctld->nodes, 0)->free_mem, 1234);
 	msg_body_free(MSG_NODE_PING, body);
+	chan_unref(&r.chan);
+}
+
+/* Fencing: a node that has obeyed a controller of a newer term is not taken
+ * by one of an older term (a primary that came back after a takeover); one
+ * of the same or an older term is, and is told this controller's term. */
+static int node_register(struct ctld *ctld, struct caller *node, uint32_t term,
+                         struct rec_chan *r)
+{
+	struct node_register *reg = xcalloc(1, sizeof(*reg));
+	void *body = reg;
+
+	reg->name = xstrdup(node_mgr_get(ctld->nodes, 0)->cfg->name);
+	reg->cpus = 1;
+	reg->term = term;
+	rec_init(r);
+	ops_call(ctld, node, MSG_NODE_REGISTER, &body, &r->chan);
+	msg_body_free(MSG_NODE_REGISTER, body);
+	return r->n ? r->type[r->n - 1] : 0;
+}
+
+static void test_node_of_a_newer_term_is_fenced(void **state)
+{
+	struct fixture *f = *state;
+	struct ctld *ctld = &f->ctld;
+	struct caller node;
+	struct rec_chan r;
+
+	caller_init_node(&node, 0, ADMIN_UID, 0);
+	ctld->term = 2;
+	assert_int_equal(node_register(ctld, &node, 3, &r), MSG_RC);
+	assert_int_equal(rec_last_rc(&r), ESLURM_IN_STANDBY_MODE);
+	assert_null(node_mgr_get(ctld->nodes, 0)->link);
+	chan_unref(&r.chan);
+	assert_int_equal(node_register(ctld, &node, 1, &r), MSG_NODE_ACK);
+	assert_int_equal(r.term[r.n - 1], 2);
+	assert_ptr_equal(node_mgr_get(ctld->nodes, 0)->link, &r.chan);
+	node_mgr_link_lost(ctld, &node, &r.chan);
 	chan_unref(&r.chan);
 }
 
@@ -267,6 +307,8 @@ int main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_cancel_only_own_jobs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hold_release_and_nice, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_node_of_a_newer_term_is_fenced, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_admin_only_and_node_only, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_relayed_caller, setup, teardown),

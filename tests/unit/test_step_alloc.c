@@ -109,7 +109,7 @@ static void test_exact_steps_divide_a_node(void **state)
 	assert_int_equal(f.job.steps->slots[0][0], 0);
 	assert_int_equal(take(&f, &r, 1, 0), 0);
 	assert_int_equal(f.job.steps->slots[0][0], 4); /* the free ones */
-	assert_int_equal(take(&f, &r, 1, 0), ESLURM_NODES_BUSY);
+	assert_int_equal(take(&f, &r, 1, 0), -ESLURM_NODES_BUSY);
 	/* over both nodes the third goes to the second node */
 	assert_int_equal(take(&f, &r, 2, 0), 0);
 	assert_int_equal(f.job.steps->node_idx[0], 11);
@@ -136,11 +136,11 @@ static void test_whole_nodes_by_default(void **state)
 	fixture_init(&f, 0);
 	assert_int_equal(take(&f, &r, 1, 0), 0);
 	assert_int_equal(f.job.steps->num_cpus, CPUS);
-	assert_int_equal(take(&f, &small, 1, 0), ESLURM_NODES_BUSY);
+	assert_int_equal(take(&f, &small, 1, 0), -ESLURM_NODES_BUSY);
 	/* -w names a busy node: it waits rather than going elsewhere */
-	assert_int_equal(take(&f, &r, 1, 1), ESLURM_NODES_BUSY);
+	assert_int_equal(take(&f, &r, 1, 1), -ESLURM_NODES_BUSY);
 	assert_int_equal(take(&f, &r, 2, 0), 0);
-	assert_int_equal(take(&f, &r, 2, 0), ESLURM_NODES_BUSY);
+	assert_int_equal(take(&f, &r, 2, 0), -ESLURM_NODES_BUSY);
 	steps_free(&f);
 }
 
@@ -171,13 +171,13 @@ static void test_never_fits(void **state)
 	struct step_create_req nodes = req_new(NO_VAL, NO_VAL, 0);
 
 	fixture_init(&f, 0);
-	assert_int_equal(take(&f, &big, 2, 0), ESLURM_TOO_MANY_REQUESTED_CPUS);
-	assert_int_equal(take(&f, &many, 2, 0), ESLURM_TOO_MANY_REQUESTED_CPUS);
+	assert_int_equal(take(&f, &big, 2, 0), -ESLURM_TOO_MANY_REQUESTED_CPUS);
+	assert_int_equal(take(&f, &many, 2, 0), -ESLURM_TOO_MANY_REQUESTED_CPUS);
 	many.flags |= STEP_F_OVERCOMMIT;
 	assert_int_equal(take(&f, &many, 2, 0), 0);
 	steps_free(&f);
 	nodes.min_nodes = 3;
-	assert_int_equal(take(&f, &nodes, 2, 0), ESLURM_INVALID_NODE_COUNT);
+	assert_int_equal(take(&f, &nodes, 2, 0), -ESLURM_INVALID_NODE_COUNT);
 	nodes.relative = 1; /* -r wins over -N */
 	assert_int_equal(take(&f, &nodes, 1, 0), 0);
 	steps_free(&f);
@@ -192,9 +192,9 @@ static void test_memory(void **state)
 	r.mem_per_node = 600;
 	assert_int_equal(take(&f, &r, 1, 0), 0);
 	assert_int_equal(f.job.steps->mem[0], 600);
-	assert_int_equal(take(&f, &r, 1, 0), ESLURM_NODES_BUSY);
+	assert_int_equal(take(&f, &r, 1, 0), -ESLURM_NODES_BUSY);
 	r.mem_per_node = 2000;
-	assert_int_equal(take(&f, &r, 1, 0), ESLURM_INVALID_TASK_MEMORY);
+	assert_int_equal(take(&f, &r, 1, 0), -ESLURM_INVALID_TASK_MEMORY);
 	r.mem_per_node = 0;
 	r.mem_per_cpu = 100;
 	r.cpus_per_task = 3;
