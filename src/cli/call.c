@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "cli/call.h"
 #include "cli/cli.h"
+#include "common/conf.h"
 #include "common/states.h"
 #include "proto/auth.h"
 #include "proto/client.h"
@@ -48,6 +49,50 @@ static int collect_more(int fd, struct job_info_resp *first, struct rota_error *
 	return 0;
 }
 
+/* Send the request on fd and read the answer (closes fd). */
+static int call_on(int fd, uint16_t type, const void *body, uint16_t *rtype, void **rbody,
+                   int timeout_ms, struct rota_error *err)
+{
+	int rc = net_rpc(fd, type, body, rtype, rbody, timeout_ms, err);
+
+	if (rc == 0 && *rtype == MSG_JOB_INFO_RESP && collect_more(fd, *rbody, err) < 0) {
+		msg_body_free(*rtype, *rbody);
+		*rbody = NULL;
+		rc = -ECONNRESET;
+	}
+	close(fd);
+	return rc;
+}
+
+static int in_standby(uint16_t rtype, const void *rbody)
+{
+	return rtype == MSG_RC &&
+	       ((const struct rc_msg *)rbody)->rc == ESLURM_IN_STANDBY_MODE;
+}
+
+void call_if_standby(uint16_t type, const void *body, uint16_t *rtype, void **rbody,
+                     int timeout_ms)
+{
+	struct conf *conf = cli_conf();
+	struct auth *auth = NULL;
+
+	if (!in_standby(*rtype, *rbody))
+		return;
+	auth_create(conf, 0, &auth, NULL);
+	for (size_t i = 0; in_standby(*rtype, *rbody) && i < conf_ctld_count(conf); i++) {
+		struct rota_error err = {""};
+		uint16_t t2 = 0;
+		void *b2 = NULL;
+		int fd = client_connect_to(conf, auth, NULL, i, &err);
+		if (fd < 0 || call_on(fd, type, body, &t2, &b2, timeout_ms, &err) < 0)
+			continue;
+		msg_body_free(*rtype, *rbody);
+		*rtype = t2;
+		*rbody = b2;
+	}
+	auth_destroy(auth);
+}
+
 int call_ctld(uint16_t type, const void *body, uint16_t want, void **ret_body,
               char **ret_msg)
 {
@@ -62,20 +107,18 @@ int call_ctld(uint16_t type, const void *body, uint16_t want, void **ret_body,
 	*ret_msg = NULL;
 	auth_create(conf, 0, &auth, NULL);
 	fd = client_connect(conf, auth, NULL, 0, &err);
-	auth_destroy(auth);
 	if (fd < 0) {
+		auth_destroy(auth);
 		log_debug("connect: %s", err.text);
 		cli_connect_why(fd, &err);
 		return fail(SLURM_COMMUNICATIONS_CONNECTION_ERROR,
 		            slurm_strerror(SLURM_COMMUNICATIONS_CONNECTION_ERROR),
 		            ret_msg);
 	}
-	rc = net_rpc(fd, type, body, &rtype, &rbody, CALL_TIMEOUT_MS, &err);
-	if (rc == 0 && rtype == MSG_JOB_INFO_RESP && collect_more(fd, rbody, &err) < 0) {
-		msg_body_free(rtype, rbody);
-		rc = -ECONNRESET;
-	}
-	close(fd);
+	auth_destroy(auth);
+	rc = call_on(fd, type, body, &rtype, &rbody, CALL_TIMEOUT_MS, &err);
+	if (rc == 0)
+		call_if_standby(type, body, &rtype, &rbody, CALL_TIMEOUT_MS);
 	if (rc == -ETIMEDOUT)
 		return fail(SLURM_COMMUNICATIONS_CONNECTION_ERROR,
 		            "Socket timed out on send/recv operation", ret_msg);

@@ -16,4 +16,11 @@
 int call_ctld(uint16_t type, const void *body, uint16_t want, void **ret_body,
               char **ret_msg);
 
+/* After an answer from a controller that stands by (ESLURM_IN_STANDBY_MODE:
+ * it did nothing), ask the controllers in order (TCP) and put the first other
+ * answer in *rtype / *rbody: a primary that came back stands by while the
+ * backup serves.  Nothing when the answer is another. */
+void call_if_standby(uint16_t type, const void *body, uint16_t *rtype, void **rbody,
+                     int timeout_ms);
+
 #endif

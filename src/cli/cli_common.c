@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include "cli/call.h"
 #include "cli/cli.h"
 #include "common/conf.h"
 #include "common/states.h"
@@ -90,6 +91,7 @@ void cli_rpc(uint16_t type, const void *body, uint16_t *ret_type, void **ret_bod
 		exit(1);
 	}
 	close(fd);
+	call_if_standby(type, body, ret_type, ret_body, CLI_RPC_TIMEOUT_MS);
 }
 
 int cli_rc(uint16_t type, const void *body, const char **ret_msg)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
+#include "cli/call.h"
 #include "cli/cli.h"
 #include "cli/jobctl.h"
 #include "common/states.h"
@@ -55,6 +56,7 @@ void jobctl_rpc(const char *prefix, uint16_t type, const void *body, uint16_t *r
 		cli_error("%s%s", prefix, jobctl_strerror(rc));
 		exit(1);
 	}
+	call_if_standby(type, body, ret_type, ret_body, JOBCTL_RPC_TIMEOUT_MS);
 }
 
 int jobctl_signalfd(const int *sigs, size_t n, sigset_t *ret_old)

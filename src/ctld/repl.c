@@ -546,12 +546,14 @@ void repl_takeover_request(struct ctld *ctld, struct chan *ch)
 
 void repl_step_down(struct ctld *ctld, const char *why)
 {
-	struct repl *r = repl_of(ctld);
 	time_t now = time(NULL);
+	struct repl *r;
 	int leader;
 
-	if (ctld->standby || ctld->step_down || conf_ctld_count(ctld->conf) < 2 ||
-	    now - r->leader_checked < STEP_DOWN_CHECK_S)
+	if (ctld->standby || ctld->step_down || conf_ctld_count(ctld->conf) < 2)
+		return;
+	r = repl_of(ctld);
+	if (now - r->leader_checked < STEP_DOWN_CHECK_S)
 		return;
 	r->leader_checked = now;
 	leader = repl_find_leader(ctld); /* blocks: rare, and on evidence only */

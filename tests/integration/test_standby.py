@@ -131,6 +131,17 @@ def test_primary_comes_back_and_stands_by(make_cluster):
     c.wait_job(third)
     assert third > second > first
     assert c.job_state(first) == "COMPLETED"
+    # over TCP too (a login node has no socket of the controller's): the
+    # primary answers that it stands by, and the commands ask the backup
+    sock = os.path.join(c.dir, "state", "rotactld.sock")
+    os.rename(sock, sock + ".away")
+    try:
+        fourth = c.sbatch("-o", "/dev/null", "--wrap", "true")
+        c.wait_job(fourth)
+        assert fourth > third
+        assert c.job_state(fourth) == "COMPLETED"
+    finally:
+        os.rename(sock + ".away", sock)
 
 
 def test_takeover_and_back(make_cluster):
