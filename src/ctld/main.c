@@ -181,6 +181,7 @@ int main(int argc, char **argv)
 	struct rota_error err = {""};
 	struct ctld ctld = {0};
 	const char *state_dir = NULL;
+	char *own_state_dir = NULL;
 	struct event *sigterm, *sigint, *sigusr1, *sigusr2, *sighup;
 	struct timeval one_sec = {1, 0};
 	int level = LOG_INFO, opt, dump = 0;
@@ -226,6 +227,13 @@ int main(int argc, char **argv)
 	/* the socket clients look for; a backup with its own state directory
 	 * serves it once it takes over */
 	ctld.clients_path = client_ctld_socket_path(conf);
+	/* a backup keeps its own journal: in StateSaveLocation/backupN unless
+	 * told (-s), so that a StateSaveLocation shared with the primary works
+	 * too, each controller writing its own files */
+	if (!state_dir && ctld.ctld_index > 0)
+		state_dir = own_state_dir = xasprintf("%s/backup%zu",
+		                                      conf->state_save_location,
+		                                      ctld.ctld_index);
 	if (state_dir) {
 		free(conf->state_save_location);
 		conf->state_save_location = xstrdup(state_dir);
@@ -239,6 +247,8 @@ int main(int argc, char **argv)
 			printf("%-23s = %s\n", kv[i].key, kv[i].value);
 		conf_kv_free(kv, n);
 		conf_destroy(conf);
+		free(ctld.clients_path);
+		free(own_state_dir);
 		return 0;
 	}
 	if (!logfile)
@@ -346,6 +356,7 @@ int main(int argc, char **argv)
 	event_base_free(ctld.base);
 	free(ctld.hostname);
 	free(ctld.clients_path);
+	free(own_state_dir);
 	ctld_reconfig_release(&ctld);
 	conf_destroy((struct conf *)ctld.conf); /* the last one read */
 	if (ctld.step_down) {

@@ -300,3 +300,36 @@ def test_stopped_primary_is_left_and_steps_down(make_cluster):
     c.wait_job(third)
     assert third > second > first
     assert c.job_state(first) == "COMPLETED"
+
+
+def test_backup_in_a_shared_state_save_location(make_cluster):
+    """A backup started without a state directory of its own (-s), as on a
+    StateSaveLocation shared with the primary, keeps its journal in
+    StateSaveLocation/backup1: the primary's files are its own, and a
+    takeover has every job."""
+    from conftest import BIN, _clean_env
+    c = standby_cluster(make_cluster)
+    c.kill_daemon("rotactld-backup1")
+    log = os.path.join(c.dir, "log", "rotactld-shared.log")
+    backup = subprocess.Popen([str(BIN / "rotactld"), "-f", c.conf_path, "-i", "1",
+                               "-L", log], env=_clean_env(),
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        c.wait_for(lambda: os.path.exists(log) and
+                   "following the primary from event" in open(log).read(),
+                   what="the backup to follow")
+        jobs = [c.sbatch("-o", "/dev/null", "--wrap", "true") for _ in range(3)]
+        for j in jobs:
+            c.wait_job(j)
+        state = os.path.join(c.dir, "state")
+        assert os.path.exists(os.path.join(state, "backup1", "journal"))
+        time.sleep(0.5)
+        kill_primary(c)
+        c.wait_for(lambda: "taking over" in open(log).read(), timeout=TIMEOUT + 10,
+                   what="the backup to take over")
+        for j in jobs:
+            assert c.job_state(j) == "COMPLETED", j
+    finally:
+        backup.terminate()
+        backup.wait(timeout=15)
