@@ -70,6 +70,21 @@ static int in_standby(uint16_t rtype, const void *rbody)
 	       ((const struct rc_msg *)rbody)->rc == ESLURM_IN_STANDBY_MODE;
 }
 
+int call_connect_next(size_t *next)
+{
+	struct conf *conf = cli_conf();
+	struct auth *auth = NULL;
+	int fd = -1;
+
+	auth_create(conf, 0, &auth, NULL);
+	while (fd < 0 && *next < conf_ctld_count(conf)) {
+		struct rota_error err = {""};
+		fd = client_connect_to(conf, auth, NULL, (*next)++, &err);
+	}
+	auth_destroy(auth);
+	return fd;
+}
+
 void call_if_standby(uint16_t type, const void *body, uint16_t *rtype, void **rbody,
                      int timeout_ms)
 {

@@ -23,4 +23,10 @@ int call_ctld(uint16_t type, const void *body, uint16_t want, void **ret_body,
 void call_if_standby(uint16_t type, const void *body, uint16_t *rtype, void **rbody,
                      int timeout_ms);
 
+/* A connection to controller *next or the first after it that answers (TCP),
+ * *next moved past it; -1 when none is left.  For a command that keeps its
+ * connection (salloc, srun) and was told ESLURM_IN_STANDBY_MODE: it asks
+ * again there. */
+int call_connect_next(size_t *next);
+
 #endif

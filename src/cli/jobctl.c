@@ -140,6 +140,7 @@ void jobctl_allocate(const struct job_desc *desc, enum jobctl_style style, int q
 	                                            : "Unable to allocate resources: ";
 	struct rota_error err = {""};
 	uint32_t job_id = 0;
+	size_t next = 0; /* the controller to ask when this one stands by */
 	int fd = jobctl_connect(prefix), rc, said = quiet;
 
 	if ((rc = net_send(fd, MSG_ALLOC_REQ, desc, &err)) < 0)
@@ -160,6 +161,20 @@ void jobctl_allocate(const struct job_desc *desc, enum jobctl_style style, int q
 		if ((rc = net_recv(fd, &type, &body, JOBCTL_RPC_TIMEOUT_MS, &err)) < 0) {
 			log_debug("%s", err.text);
 			alloc_failed(style, jobctl_strerror(rc));
+		}
+		if (type == MSG_RC && !job_id &&
+		    cli_rc(type, body, NULL) == ESLURM_IN_STANDBY_MODE) {
+			/* it did nothing: ask the one that serves */
+			int nfd = call_connect_next(&next);
+			msg_body_free(type, body);
+			if (nfd < 0)
+				alloc_failed(style,
+				             slurm_strerror(ESLURM_IN_STANDBY_MODE));
+			close(fd);
+			fd = nfd;
+			if ((rc = net_send(fd, MSG_ALLOC_REQ, desc, &err)) < 0)
+				alloc_failed(style, jobctl_strerror(rc));
+			continue;
 		}
 		if (type == MSG_RC) {
 			rc = cli_rc(type, body, &msg);

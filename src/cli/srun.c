@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
+#include "cli/call.h"
 #include "cli/cli.h"
 #include "cli/jobctl.h"
 #include "cli/jobopt.h"
@@ -239,8 +240,21 @@ static void create_step(struct srun *s)
 		const char *msg = NULL;
 		void *body = NULL;
 		uint16_t type = 0;
+		size_t next = 0;
 		int fd = s->alloc_mode ? s->alloc.fd : jobctl_connect("");
 		int rc = step_request(s, fd, &req, &msg, &body, &type);
+
+		/* a controller that stands by did nothing: ask the one that serves */
+		while (rc == ESLURM_IN_STANDBY_MODE && !s->alloc_mode) {
+			int nfd = call_connect_next(&next);
+			if (nfd < 0)
+				break;
+			msg_body_free(type, body);
+			body = NULL;
+			close(fd);
+			fd = nfd;
+			rc = step_request(s, fd, &req, &msg, &body, &type);
+		}
 
 		if (!rc) {
 			s->step = body;

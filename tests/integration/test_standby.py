@@ -140,6 +140,11 @@ def test_primary_comes_back_and_stands_by(make_cluster):
         c.wait_job(fourth)
         assert fourth > third
         assert c.job_state(fourth) == "COMPLETED"
+        # and the commands that keep their connection (an allocation, a step)
+        for cmd in (["srun", "-N1", "echo", "srun-ok"],
+                    ["salloc", "-N1", "srun", "echo", "srun-ok"]):
+            p = c.run(cmd, timeout=60)
+            assert p.returncode == 0 and "srun-ok" in p.stdout, (cmd, p.stderr)
     finally:
         os.rename(sock + ".away", sock)
 
