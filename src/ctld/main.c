@@ -231,9 +231,8 @@ int main(int argc, char **argv)
 	 * told (-s), so that a StateSaveLocation shared with the primary works
 	 * too, each controller writing its own files */
 	if (!state_dir && ctld.ctld_index > 0)
-		state_dir = own_state_dir = xasprintf("%s/backup%zu",
-		                                      conf->state_save_location,
-		                                      ctld.ctld_index);
+		state_dir = own_state_dir =
+		    xasprintf("%s/backup%zu", conf->state_save_location, ctld.ctld_index);
 	if (state_dir) {
 		free(conf->state_save_location);
 		conf->state_save_location = xstrdup(state_dir);
