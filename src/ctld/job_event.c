@@ -125,7 +125,8 @@ static uint32_t first_reason(const struct job *job, time_t now)
 	return WAIT_NO_REASON;
 }
 
-static int apply_submit(struct ctld *ctld, const struct ev_submit *ev)
+static int apply_submit(struct ctld *ctld, const struct ev_submit *ev,
+                        struct job_desc *take)
 {
 	struct job *job;
 	struct job probe = {0};
@@ -139,7 +140,12 @@ static int apply_submit(struct ctld *ctld, const struct ev_submit *ev)
 	job->array_job_id = probe.array_job_id;
 	job->array_task_id = probe.array_task_id;
 	job->array_rem = probe.array_rem;
-	codec_copy(&job_desc_type, &job->desc, &ev->desc[0]);
+	if (take) { /* the event's own, about to be released: moved */
+		job->desc = *take;
+		memset(take, 0, sizeof(*take));
+	} else {
+		codec_copy(&job_desc_type, &job->desc, &ev->desc[0]);
+	}
 	job->uid = ev->uid;
 	job->gid = ev->gid;
 	/* names resolved when the job was submitted; a journal written before
@@ -501,7 +507,7 @@ static uint32_t event_job_id(const union job_event *ev)
 	}
 }
 
-int job_event_apply(struct ctld *ctld, const union job_event *ev)
+static int apply(struct ctld *ctld, const union job_event *ev, struct job_desc *take)
 {
 	struct job *job, *split;
 	int rc;
@@ -516,7 +522,7 @@ int job_event_apply(struct ctld *ctld, const union job_event *ev)
 			ctld->lineage = ev->meta.lineage;
 		return 0;
 	case EV_SUBMIT:
-		rc = apply_submit(ctld, &ev->submit);
+		rc = apply_submit(ctld, &ev->submit, take);
 		if (rc == 0)
 			job_mgr_classify(ctld->jobs,
 			                 job_find(ctld->jobs, ev->submit.job_id));
@@ -538,6 +544,19 @@ int job_event_apply(struct ctld *ctld, const union job_event *ev)
 	    (split = job_find(ctld->jobs, ev->array_split.new_job_id)))
 		job_mgr_classify(ctld->jobs, split);
 	return rc;
+}
+
+int job_event_apply(struct ctld *ctld, const union job_event *ev)
+{
+	return apply(ctld, ev, NULL);
+}
+
+int job_event_apply_owned(struct ctld *ctld, union job_event *ev)
+{
+	return apply(ctld, ev,
+	             ev->head.type == EV_SUBMIT && ev->submit.desc_count == 1
+	                 ? &ev->submit.desc[0]
+	                 : NULL);
 }
 
 int job_event_commit(struct ctld *ctld, const union job_event *ev)

@@ -234,6 +234,10 @@ void job_event_release(union job_event *ev);
  * that does not fit the state, e.g. END of an unknown job: skipped on replay). */
 int job_event_apply(struct ctld *ctld, const union job_event *ev);
 
+/* job_event_apply, taking what it keeps from ev instead of copying it (an
+ * event decoded for this, released after: the journal's replay). */
+int job_event_apply_owned(struct ctld *ctld, union job_event *ev);
+
 /* Apply and journal in one step.  Returns job_event_apply's rc; nothing is
  * journaled when it fails. */
 int job_event_commit(struct ctld *ctld, const union job_event *ev);

@@ -154,6 +154,7 @@ struct replay {
 	size_t undecodable;
 	int following; /* journal_follow: only events after `after` */
 	uint64_t after;
+	size_t snapshot_bytes; /* of the snapshot at the head (events numbered 0) */
 };
 
 /* What a record tells of the sequence: a snapshot's META says what it covers;
@@ -186,6 +187,8 @@ static int replay_rec(void *arg, const uint8_t *body, size_t len)
 	}
 	if (!r->following)
 		seq_note(r->j, &ev);
+	if (!r->following && ev.head.seq == 0)
+		r->snapshot_bytes += RECFRAME_HDR + len; /* about: escapes not counted */
 	rc = r->following && ev.head.seq <= r->after ? 0 : r->cb(&ev, r->arg);
 	job_event_release(&ev);
 	return rc < 0 && rc != -ENOENT && rc != -EINVAL ? rc : 0;
@@ -320,6 +323,9 @@ int journal_replay(struct journal *j, journal_replay_f cb, void *arg,
 		j->need_rewrite = 1;
 	}
 	j->written_seq = j->next_seq - 1;
+	/* what the last compaction wrote: the next is due when the file has
+	 * grown well past it (ctld_state_tick) */
+	j->compacted = r.snapshot_bytes;
 	log_info("journal: replayed %zu records (to event %llu)", res.records,
 	         (unsigned long long)j->written_seq);
 	return 0;
@@ -644,6 +650,11 @@ out:
 size_t journal_size(const struct journal *j)
 {
 	return j->size;
+}
+
+int journal_needs_rewrite(const struct journal *j)
+{
+	return j->need_rewrite || j->err;
 }
 
 size_t journal_compacted_size(const struct journal *j)

@@ -30,7 +30,8 @@ struct journal;
 union job_event;
 
 typedef void (*journal_done_f)(void *arg, int rc);
-typedef int (*journal_replay_f)(const union job_event *ev, void *arg);
+/* The event is the callback's to take members from (it is released after). */
+typedef int (*journal_replay_f)(union job_event *ev, void *arg);
 
 /* Open (creating) DIR/journal. */
 int journal_open(struct event_base *base, const char *dir, struct journal **ret,
@@ -84,6 +85,10 @@ void journal_when_durable(struct journal *j, journal_done_f cb, void *arg);
 
 /* Write and sync now.  Returns 0 or the journal's error. */
 int journal_flush(struct journal *j);
+
+/* Must the journal be written again whole before anything is appended (it
+ * was damaged, of the old format, or failed)? */
+int journal_needs_rewrite(const struct journal *j);
 
 /* 0, or the -errno that failed the journal (nothing appended is durable until
  * a journal_rewrite succeeds). */

@@ -156,7 +156,7 @@ static void snapshot_emit(void *arg, union job_event *ev)
 	}
 }
 
-static int journal_emit(const union job_event *ev, void *arg)
+static int journal_emit(union job_event *ev, void *arg)
 {
 	batch_add(arg, ev);
 	return 0;

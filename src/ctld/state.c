@@ -20,9 +20,9 @@
 #include "ctld/state.h"
 #include "common/common.h"
 
-static int replay_one(const union job_event *ev, void *arg)
+static int replay_one(union job_event *ev, void *arg)
 {
-	int rc = job_event_apply(arg, ev);
+	int rc = job_event_apply_owned(arg, ev);
 	if (rc < 0)
 		log_debug("journal: skipped %s event %llu (%d)",
 		          job_event_name(ev->head.type), (unsigned long long)ev->head.seq,
@@ -197,11 +197,14 @@ int ctld_state_restore(struct ctld *ctld, struct rota_error *err)
 	job_mgr_id_restore(ctld, journal_damaged(ctld->journal) ? "journal damaged"
 	                         : journal_torn(ctld->journal)  ? "journal tail torn"
 	                                                        : NULL);
-	/* purge what aged out while we were down, then compact; on a full disk
-	 * start anyway (a journal that must be rewritten first stays failed:
-	 * tick_cb retries) */
+	/* purge what aged out while we were down.  A journal that was damaged
+	 * (or is of the old format) is written again whole now; any other is
+	 * served at once, and compacted in a child process once it has grown
+	 * (ctld_state_tick): the first request waits for the replay alone.  On
+	 * a full disk start anyway (a journal that must be rewritten first
+	 * stays failed: tick_cb retries) */
 	job_mgr_tick(ctld, time(NULL));
-	if (ctld_state_rewrite(ctld, err) < 0)
+	if (journal_needs_rewrite(ctld->journal) && ctld_state_rewrite(ctld, err) < 0)
 		log_err("journal compaction skipped: %s", err->text);
 	/* and an event that says so, for a backup that follows from a number */
 	if (new_lineage)

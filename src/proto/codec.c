@@ -81,7 +81,7 @@ static void pack_obj(msgpack_packer *pk, const struct rota_type *t, const void *
 	msgpack_pack_map(pk, t->nfields);
 	for (size_t i = 0; i < t->nfields; i++) {
 		const struct rota_field *f = &t->fields[i];
-		pack_str(pk, f->name, strlen(f->name));
+		pack_str(pk, f->name, f->name_len);
 		pack_field(pk, f, obj);
 	}
 }
@@ -233,7 +233,7 @@ bad:
 
 static int field_is(const struct rota_field *f, const char *name, size_t len)
 {
-	return strlen(f->name) == len && !memcmp(f->name, name, len);
+	return f->name_len == len && !memcmp(f->name, name, len);
 }
 
 /* The field named name[0..len).  Encoders write the fields in their declared
@@ -516,19 +516,81 @@ void codec_release(const struct rota_type *t, void *obj)
 	}
 }
 
+static void copy_obj(const struct rota_type *t, void *dst, const void *src);
+
+/* What an encode and a decode would give, without them: every string and
+ * array allocated afresh (an absent strv, bin or list comes back empty, as
+ * from the wire). */
+static void copy_field(const struct rota_field *f, void *dst, const void *src)
+{
+	char *d = FIELD_PTR(dst, f);
+	const char *s = FIELD_PTR(src, f);
+
+	switch (f->kind) {
+	case FK_U32:
+	case FK_I32:
+		memcpy(d, s, sizeof(uint32_t));
+		break;
+	case FK_U64:
+	case FK_I64:
+		memcpy(d, s, sizeof(uint64_t));
+		break;
+	case FK_STR: {
+		const char *v = *(char *const *)s;
+		*(char **)d = v ? xstrdup(v) : NULL;
+		break;
+	}
+	case FK_BIN: {
+		const struct rota_bin *b = (const struct rota_bin *)s;
+		struct rota_bin *o = (struct rota_bin *)d;
+		o->data = xmalloc(b->len);
+		if (b->len)
+			memcpy(o->data, b->data, b->len);
+		o->len = b->len;
+		break;
+	}
+	case FK_STRV: {
+		char *const *v = *(char **const *)s;
+		size_t n = strv_len(v);
+		char **o = xcalloc(n + 1, sizeof(char *));
+		for (size_t i = 0; i < n; i++)
+			o[i] = xstrdup(v[i]);
+		*(char ***)d = o;
+		break;
+	}
+	case FK_U32V: {
+		const struct rota_u32v *v = (const struct rota_u32v *)s;
+		struct rota_u32v *o = (struct rota_u32v *)d;
+		o->v = xcalloc(v->n, sizeof(uint32_t));
+		if (v->n)
+			memcpy(o->v, v->v, v->n * sizeof(uint32_t));
+		o->n = v->n;
+		break;
+	}
+	case FK_LIST: {
+		const char *items = *(char *const *)s;
+		uint32_t n = *(const uint32_t *)((const char *)src + f->count_offset);
+		char *o = xcalloc(n, f->sub->size);
+		for (uint32_t i = 0; i < n; i++)
+			copy_obj(f->sub, o + i * f->sub->size, items + i * f->sub->size);
+		*(char **)d = o;
+		*(uint32_t *)((char *)dst + f->count_offset) = n;
+		break;
+	}
+	}
+}
+
+static void copy_obj(const struct rota_type *t, void *dst, const void *src)
+{
+	for (size_t i = 0; i < t->nfields; i++)
+		copy_field(&t->fields[i], dst, src);
+}
+
 int codec_copy(const struct rota_type *t, void *dst, const void *src)
 {
-	char *buf;
-	size_t len;
-	int rc;
-
 	memset(dst, 0, t->size);
-	rc = codec_encode(t, src, &buf, &len);
-	if (rc < 0)
-		return rc;
-	rc = codec_decode(t, buf, len, dst, NULL);
-	free(buf);
-	return rc;
+	copy_obj(t, dst, src);
+	return 0;
 }
 
 /* ---- JSON ---- */

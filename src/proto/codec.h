@@ -49,6 +49,7 @@ struct rota_field {
 	size_t offset;
 	const struct rota_type *sub; /* FK_LIST: element type */
 	size_t count_offset;         /* FK_LIST: offset of the uint32_t count */
+	size_t name_len;             /* strlen(name) */
 };
 
 struct rota_type {

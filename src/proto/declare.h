@@ -27,16 +27,23 @@
 	};                                                                               \
 	extern const struct rota_type S##_type;
 
-#define ROTA_D_u32(S, n, a)  {#n, FK_U32, offsetof(struct S, n), NULL, 0},
-#define ROTA_D_i32(S, n, a)  {#n, FK_I32, offsetof(struct S, n), NULL, 0},
-#define ROTA_D_u64(S, n, a)  {#n, FK_U64, offsetof(struct S, n), NULL, 0},
-#define ROTA_D_i64(S, n, a)  {#n, FK_I64, offsetof(struct S, n), NULL, 0},
-#define ROTA_D_str(S, n, a)  {#n, FK_STR, offsetof(struct S, n), NULL, 0},
-#define ROTA_D_bin(S, n, a)  {#n, FK_BIN, offsetof(struct S, n), NULL, 0},
-#define ROTA_D_strv(S, n, a) {#n, FK_STRV, offsetof(struct S, n), NULL, 0},
-#define ROTA_D_u32v(S, n, a) {#n, FK_U32V, offsetof(struct S, n), NULL, 0},
+#define ROTA_D_u32(S, n, a) {#n, FK_U32, offsetof(struct S, n), NULL, 0, sizeof(#n) - 1},
+#define ROTA_D_i32(S, n, a) {#n, FK_I32, offsetof(struct S, n), NULL, 0, sizeof(#n) - 1},
+#define ROTA_D_u64(S, n, a) {#n, FK_U64, offsetof(struct S, n), NULL, 0, sizeof(#n) - 1},
+#define ROTA_D_i64(S, n, a) {#n, FK_I64, offsetof(struct S, n), NULL, 0, sizeof(#n) - 1},
+#define ROTA_D_str(S, n, a) {#n, FK_STR, offsetof(struct S, n), NULL, 0, sizeof(#n) - 1},
+#define ROTA_D_bin(S, n, a) {#n, FK_BIN, offsetof(struct S, n), NULL, 0, sizeof(#n) - 1},
+#define ROTA_D_strv(S, n, a)                                                             \
+	{#n, FK_STRV, offsetof(struct S, n), NULL, 0, sizeof(#n) - 1},
+#define ROTA_D_u32v(S, n, a)                                                             \
+	{#n, FK_U32V, offsetof(struct S, n), NULL, 0, sizeof(#n) - 1},
 #define ROTA_D_list(S, n, a)                                                             \
-	{#n, FK_LIST, offsetof(struct S, n), &a##_type, offsetof(struct S, n##_count)},
+	{#n,                                                                             \
+	 FK_LIST,                                                                        \
+	 offsetof(struct S, n),                                                          \
+	 &a##_type,                                                                      \
+	 offsetof(struct S, n##_count),                                                  \
+	 sizeof(#n) - 1},
 #define ROTA_DESC(S, k, n, a) ROTA_D_##k(S, n, a)
 #define ROTA_DEFINE(S, FIELDS)                                                           \
 	static const struct rota_field S##_fields[] = {FIELDS(ROTA_DESC, S)};            \

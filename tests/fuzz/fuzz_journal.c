@@ -79,7 +79,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static int apply_one(const union job_event *ev, void *arg)
+static int apply_one(union job_event *ev, void *arg)
 {
 	job_event_apply(arg, ev);
 	return 0; /* replay_one() in main.c: a misfit event is skipped */

@@ -322,13 +322,15 @@ def test_backup_in_a_shared_state_save_location(make_cluster):
                               stderr=subprocess.DEVNULL)
     try:
         c.wait_for(lambda: os.path.exists(log) and
-                   "following the primary from event" in open(log).read(),
-                   what="the backup to follow")
+                   "standing by: following" in open(log).read(),
+                   what="the backup to stand by")
         jobs = [c.sbatch("-o", "/dev/null", "--wrap", "true") for _ in range(3)]
         for j in jobs:
             c.wait_job(j)
         state = os.path.join(c.dir, "state")
-        assert os.path.exists(os.path.join(state, "backup1", "journal"))
+        c.wait_for(lambda: os.path.exists(os.path.join(state, "backup1", "journal"))
+                   and os.path.getsize(os.path.join(state, "backup1", "journal")) > 0,
+                   what="the backup's own journal")
         time.sleep(0.5)
         kill_primary(c)
         c.wait_for(lambda: "taking over" in open(log).read(), timeout=TIMEOUT + 10,
