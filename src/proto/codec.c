@@ -76,11 +76,39 @@ static void pack_field(msgpack_packer *pk, const struct rota_field *f, const voi
 	}
 }
 
+/* A number that is 0 or a string that is absent is left out: the decoder
+ * reads a missing key as exactly that (arrays are always sent). */
+static int field_is_zero(const struct rota_field *f, const void *obj)
+{
+	const char *p = FIELD_PTR(obj, f);
+
+	switch (f->kind) {
+	case FK_U32:
+		return !*(const uint32_t *)p;
+	case FK_I32:
+		return !*(const int32_t *)p;
+	case FK_U64:
+		return !*(const uint64_t *)p;
+	case FK_I64:
+		return !*(const int64_t *)p;
+	case FK_STR:
+		return !*(char *const *)p;
+	default:
+		return 0;
+	}
+}
+
 static void pack_obj(msgpack_packer *pk, const struct rota_type *t, const void *obj)
 {
-	msgpack_pack_map(pk, t->nfields);
+	uint32_t n = 0;
+
+	for (size_t i = 0; i < t->nfields; i++)
+		n += !field_is_zero(&t->fields[i], obj);
+	msgpack_pack_map(pk, n);
 	for (size_t i = 0; i < t->nfields; i++) {
 		const struct rota_field *f = &t->fields[i];
+		if (field_is_zero(f, obj))
+			continue;
 		pack_str(pk, f->name, f->name_len);
 		pack_field(pk, f, obj);
 	}

@@ -4,7 +4,8 @@
  * list in messages.h.  That one declaration generates the C struct and a
  * `struct rota_type` descriptor (field names, kinds, offsets).  The codec walks
  * descriptors: the binary encoding is a msgpack map keyed by field name (unknown
- * keys are skipped, missing ones stay zero, so old and new peers interoperate),
+ * keys are skipped, missing ones stay zero, so old and new peers interoperate;
+ * a number that is 0 or a string that is absent is not sent),
  * and the JSON for --json/REST is produced from the same descriptor.
  */
 #ifndef ROTA_CODEC_H

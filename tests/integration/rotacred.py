@@ -2,9 +2,10 @@
 that play rotad and hand rotastepd a launch of their own (test_stepd.py).
 
 The signature is HMAC-SHA256 with Kc = HMAC-SHA256(slurm.key, CRED_LABEL) over
-the canonical msgpack encoding of the launch_req (every declared field, in
-declaration order, smallest forms, as msgpack-c writes them) with cred_sig
-empty and node_flags zero.  The field list is read from src/proto/messages.h,
+the canonical msgpack encoding of the launch_req (every declared field in
+declaration order, but numbers that are 0 and absent strings, which the codec
+leaves out; smallest forms, as msgpack-c writes them) with cred_sig empty and
+node_flags zero.  The field list is read from src/proto/messages.h,
 the one declaration."""
 
 import hashlib
@@ -77,7 +78,10 @@ def _array(items):
 
 
 def canonical(req):
-    fields = launch_fields()
+    def left_out(kind, v):
+        return (kind in ("u32", "u64", "i32", "i64") and not v) or \
+            (kind == "str" and v is None)
+    fields = [(k, n) for k, n in launch_fields() if not left_out(k, req.get(n))]
     out = [_len(len(fields), 0x80, 16, [(b"\xde", "!H", 1 << 16),
                                          (b"\xdf", "!I", 1 << 32)])]
     for kind, name in fields:

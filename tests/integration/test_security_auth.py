@@ -398,11 +398,13 @@ def test_replayed_or_tampered_launch_refused(make_cluster):
             "as node01 (term") > regs, 15,
             "the restarted rotad registering")
         refused("node01", genuine, "replayed")
-        # tampered: the command, then the uid
+        # tampered: the command, then the step id (uid 0 is not sent at all: a
+        # number that is 0 is left out)
         refused("node01", genuine.replace(b"echo ran", b"echo RAN"), "bad signature")
-        i = genuine.index(b"\xa3uid") + 4
-        assert genuine[i] < 0x7F  # a positive fixint: uid 0 (root) or small
-        refused("node01", genuine[:i] + bytes([genuine[i] + 1]) + genuine[i + 1:],
+        i = genuine.index(b"\xa7step_id") + 8
+        assert genuine[i] == 0xCE  # uint 32: the batch step's id
+        i += 4
+        refused("node01", genuine[:i] + bytes([genuine[i] ^ 1]) + genuine[i + 1:],
                 "bad signature")
         assert time.time() < captured + CRED_EXPIRE, "too slow to test the replay"
         # after it expired (the replay cache has forgotten it by then)

@@ -59,10 +59,17 @@ def pack(value, key=None):
     raise TypeError(value)
 
 
+class Body(dict):
+    """A decoded body: a number that is 0 (or a string that is absent) is not
+    sent, so a missing key reads as 0 (compare strings with .get())."""
+    def __missing__(self, key):
+        return 0
+
+
 def read_msg(s, timeout=20):
     """(type, decoded body), or None at EOF; a frame cut short raises."""
     msg = read_frame(s, timeout, strict=True)
-    return msg and (msg[0], unpack(msg[1]))
+    return msg and (msg[0], Body(unpack(msg[1])))
 
 
 # ---- the fixture: a node spool and a config ----
@@ -384,6 +391,6 @@ def test_completion_left_in_spool_when_no_rotad(node):
     raw = done.read_bytes()
     assert raw[:4] == b"ROTA"
     _, kind, n = struct.unpack("!HHI", raw[4:12])
-    body = unpack(raw[12:12 + n])
+    body = Body(unpack(raw[12:12 + n]))
     assert kind == MSG_STEP_COMPLETE and body["status"] == 5 << 8
     assert body["node_name"] == "node01"
