@@ -430,12 +430,15 @@ int codec_decode(const struct rota_type *t, const char *data, size_t len, void *
 	return codec_decode_max(t, data, len, UINT64_MAX, obj, err);
 }
 
-/* The type a tagged map says it is: the u32 value of its key `key`. */
+/* The type a tagged map says it is: the u32 value of its key `key`, which
+ * must be there once (a second one would change the record's type after it
+ * was decoded as the first said). */
 static const struct rota_type *tag_pick(const msgpack_object *o, const char *key,
                                         const struct rota_type *(*pick)(uint32_t),
                                         struct rota_error *err)
 {
-	const struct rota_type *t = NULL;
+	const msgpack_object *val = NULL;
+	const struct rota_type *t;
 	uint64_t v;
 
 	if (o->type != MSGPACK_OBJECT_MAP)
@@ -446,14 +449,17 @@ static const struct rota_type *tag_pick(const msgpack_object *o, const char *key
 		    kv->key.via.str.size != strlen(key) ||
 		    memcmp(kv->key.via.str.ptr, key, kv->key.via.str.size))
 			continue;
-		if (get_uint(&kv->val, UINT32_MAX, &v) < 0)
-			return errprintf(err, "field '%s': wrong type or too large", key),
-			       NULL;
-		if (!(t = pick((uint32_t)v)))
-			errprintf(err, "unknown %s %llu", key, (unsigned long long)v);
-		return t;
+		if (val)
+			return errprintf(err, "field '%s' given twice", key), NULL;
+		val = &kv->val;
 	}
-	return errprintf(err, "no field '%s'", key), NULL;
+	if (!val)
+		return errprintf(err, "no field '%s'", key), NULL;
+	if (get_uint(val, UINT32_MAX, &v) < 0)
+		return errprintf(err, "field '%s': wrong type or too large", key), NULL;
+	if (!(t = pick((uint32_t)v)))
+		errprintf(err, "unknown %s %llu", key, (unsigned long long)v);
+	return t;
 }
 
 /* codec_decode_max(), of type t or (t NULL) of the type a tag says. */

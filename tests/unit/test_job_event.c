@@ -175,6 +175,19 @@ static void test_unknown_type_refused(void **state)
 	pack_key(&pk, "job_id");
 	msgpack_pack_uint32(&pk, 1);
 	assert_int_equal(job_event_decode(sb.data, sb.size, &ev, &err), -EPROTO);
+	/* two types: decoded as one, it would be released as the other (found by
+	 * tests/fuzz/fuzz_journal) */
+	msgpack_sbuffer_clear(&sb);
+	msgpack_pack_map(&pk, 3);
+	pack_key(&pk, "type");
+	msgpack_pack_uint32(&pk, EV_START);
+	pack_key(&pk, "cpus_per_node");
+	msgpack_pack_array(&pk, 1);
+	msgpack_pack_uint32(&pk, 4);
+	pack_key(&pk, "type");
+	msgpack_pack_uint32(&pk, EV_SUBMIT);
+	assert_int_equal(job_event_decode(sb.data, sb.size, &ev, &err), -EPROTO);
+	assert_non_null(strstr(err.text, "twice"));
 	msgpack_sbuffer_destroy(&sb);
 }
 
