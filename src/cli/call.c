@@ -88,24 +88,19 @@ int call_connect_next(size_t *next)
 void call_if_standby(uint16_t type, const void *body, uint16_t *rtype, void **rbody,
                      int timeout_ms)
 {
-	struct conf *conf = cli_conf();
-	struct auth *auth = NULL;
+	size_t next = 0;
+	int fd;
 
-	if (!in_standby(*rtype, *rbody))
-		return;
-	auth_create(conf, 0, &auth, NULL);
-	for (size_t i = 0; in_standby(*rtype, *rbody) && i < conf_ctld_count(conf); i++) {
+	while (in_standby(*rtype, *rbody) && (fd = call_connect_next(&next)) >= 0) {
 		struct rota_error err = {""};
 		uint16_t t2 = 0;
 		void *b2 = NULL;
-		int fd = client_connect_to(conf, auth, NULL, i, &err);
-		if (fd < 0 || call_on(fd, type, body, &t2, &b2, timeout_ms, &err) < 0)
+		if (call_on(fd, type, body, &t2, &b2, timeout_ms, &err) < 0)
 			continue;
 		msg_body_free(*rtype, *rbody);
 		*rtype = t2;
 		*rbody = b2;
 	}
-	auth_destroy(auth);
 }
 
 int call_ctld(uint16_t type, const void *body, uint16_t want, void **ret_body,

@@ -21,6 +21,7 @@
 #include "common/common.h"
 
 ROTA_DEFINE(ev_head, EV_HEAD_FIELDS)
+ROTA_DEFINE(ev_job_head, EV_JOB_HEAD_FIELDS)
 ROTA_DEFINE(ev_meta, EV_META_FIELDS)
 ROTA_DEFINE(ev_submit, EV_SUBMIT_FIELDS)
 ROTA_DEFINE(ev_start, EV_START_FIELDS)
@@ -478,35 +479,6 @@ static int apply_to_job(struct ctld *ctld, const union job_event *ev, struct job
 	}
 }
 
-/* The job an event of a job concerns (all but META, SUBMIT, NODE_STATE). */
-static uint32_t event_job_id(const union job_event *ev)
-{
-	switch (ev->head.type) {
-	case EV_START:
-		return ev->start.job_id;
-	case EV_END:
-		return ev->end.job_id;
-	case EV_HOLD:
-		return ev->hold.job_id;
-	case EV_UPDATE:
-		return ev->update.job_id;
-	case EV_REQUEUE:
-		return ev->requeue.job_id;
-	case EV_ARRAY_SPLIT:
-		return ev->array_split.job_id;
-	case EV_ARRAY_THROTTLE:
-		return ev->array_throttle.job_id;
-	case EV_CONFIGURED:
-		return ev->configured.job_id;
-	case EV_STEP_START:
-		return ev->step_start.job_id;
-	case EV_STEP_END:
-		return ev->step_end.job_id;
-	default:
-		return 0;
-	}
-}
-
 static int apply(struct ctld *ctld, const union job_event *ev, struct job_desc *take)
 {
 	struct job *job, *split;
@@ -534,7 +506,9 @@ static int apply(struct ctld *ctld, const union job_event *ev, struct job_desc *
 	default:
 		break;
 	}
-	job = job_find(ctld->jobs, event_job_id(ev));
+	if (!job_event_type_of(ev->head.type))
+		return -ENOENT;
+	job = job_find(ctld->jobs, ev->job.job_id);
 	if (!job)
 		return -ENOENT;
 	rc = apply_to_job(ctld, ev, job);

@@ -29,6 +29,12 @@
 	F(S, u64, seq, _)
 ROTA_DECLARE(ev_head, EV_HEAD_FIELDS)
 
+/* Every event of one job begins so: the head, then the job's id. */
+#define EV_JOB_HEAD_FIELDS(F, S)                                                         \
+	EV_HEAD_FIELDS(F, S)                                                             \
+	F(S, u32, job_id, _)
+ROTA_DECLARE(ev_job_head, EV_JOB_HEAD_FIELDS)
+
 /* The first record of a snapshot, a new history's first record, and a
  * takeover's mark (repl.h).  lineage: which history this is (random, made
  * with the first journal; 0 in a journal older than it): terms compare only
@@ -46,8 +52,7 @@ ROTA_DECLARE(ev_meta, EV_META_FIELDS)
  * job's eligible time and restarts, an admin-set priority, an array's
  * remainder). */
 #define EV_SUBMIT_FIELDS(F, S)                                                           \
-	EV_HEAD_FIELDS(F, S)                                                             \
-	F(S, u32, job_id, _)                                                             \
+	EV_JOB_HEAD_FIELDS(F, S)                                                         \
 	F(S, i64, time, _)                                                               \
 	F(S, u32, uid, _)                                                                \
 	F(S, u32, gid, _)                                                                \
@@ -71,8 +76,7 @@ ROTA_DECLARE(ev_submit, EV_SUBMIT_FIELDS)
 /* A job given its nodes.  state: JOB_CONFIGURING when a Prolog must run
  * first; slots (a snapshot's): the cores it holds, concatenated. */
 #define EV_START_FIELDS(F, S)                                                            \
-	EV_HEAD_FIELDS(F, S)                                                             \
-	F(S, u32, job_id, _)                                                             \
+	EV_JOB_HEAD_FIELDS(F, S)                                                         \
 	F(S, i64, time, _)                                                               \
 	F(S, str, nodes, _)                                                              \
 	F(S, u32v, cpus_per_node, _)                                                     \
@@ -85,8 +89,7 @@ ROTA_DECLARE(ev_submit, EV_SUBMIT_FIELDS)
 ROTA_DECLARE(ev_start, EV_START_FIELDS)
 
 #define EV_END_FIELDS(F, S)                                                              \
-	EV_HEAD_FIELDS(F, S)                                                             \
-	F(S, u32, job_id, _)                                                             \
+	EV_JOB_HEAD_FIELDS(F, S)                                                         \
 	F(S, i64, time, _)                                                               \
 	F(S, u32, state, _) /* the final state */                                        \
 	F(S, u32, reason, _)                                                             \
@@ -95,8 +98,7 @@ ROTA_DECLARE(ev_start, EV_START_FIELDS)
 ROTA_DECLARE(ev_end, EV_END_FIELDS)
 
 #define EV_HOLD_FIELDS(F, S)                                                             \
-	EV_HEAD_FIELDS(F, S)                                                             \
-	F(S, u32, job_id, _)                                                             \
+	EV_JOB_HEAD_FIELDS(F, S)                                                         \
 	F(S, i64, time, _)                                                               \
 	F(S, u32, hold, _) /* 0 release, 1 user, 2 admin */                              \
 	F(S, u32, priority, _)
@@ -105,8 +107,7 @@ ROTA_DECLARE(ev_hold, EV_HOLD_FIELDS)
 /* time_limit, priority: NO_VAL = unchanged; desc (none or one): the job's new
  * request, without script, env and argv (kept). */
 #define EV_UPDATE_FIELDS(F, S)                                                           \
-	EV_HEAD_FIELDS(F, S)                                                             \
-	F(S, u32, job_id, _)                                                             \
+	EV_JOB_HEAD_FIELDS(F, S)                                                         \
 	F(S, i64, time, _)                                                               \
 	F(S, list, desc, job_desc)                                                       \
 	F(S, u32, time_limit, _)                                                         \
@@ -126,32 +127,28 @@ ROTA_DECLARE(ev_node_state, EV_NODE_STATE_FIELDS)
 
 /* Back to PENDING, eligible again at `time`. */
 #define EV_REQUEUE_FIELDS(F, S)                                                          \
-	EV_HEAD_FIELDS(F, S)                                                             \
-	F(S, u32, job_id, _)                                                             \
+	EV_JOB_HEAD_FIELDS(F, S)                                                         \
 	F(S, i64, time, _)
 ROTA_DECLARE(ev_requeue, EV_REQUEUE_FIELDS)
 
 /* Task array_task_id of an array's pending remainder (job_id) becomes its own
  * record new_job_id (0: it was the last task, the record itself becomes it). */
 #define EV_ARRAY_SPLIT_FIELDS(F, S)                                                      \
-	EV_HEAD_FIELDS(F, S)                                                             \
-	F(S, u32, job_id, _)                                                             \
+	EV_JOB_HEAD_FIELDS(F, S)                                                         \
 	F(S, i64, time, _)                                                               \
 	F(S, u32, array_task_id, _)                                                      \
 	F(S, u32, new_job_id, _)
 ROTA_DECLARE(ev_array_split, EV_ARRAY_SPLIT_FIELDS)
 
 #define EV_ARRAY_THROTTLE_FIELDS(F, S)                                                   \
-	EV_HEAD_FIELDS(F, S)                                                             \
-	F(S, u32, job_id, _)                                                             \
+	EV_JOB_HEAD_FIELDS(F, S)                                                         \
 	F(S, i64, time, _)                                                               \
 	F(S, u32, throttle, _) /* 0 none */
 ROTA_DECLARE(ev_array_throttle, EV_ARRAY_THROTTLE_FIELDS)
 
 /* The job's nodes are ready (its Prolog is done): no longer CONFIGURING. */
 #define EV_CONFIGURED_FIELDS(F, S)                                                       \
-	EV_HEAD_FIELDS(F, S)                                                             \
-	F(S, u32, job_id, _)                                                             \
+	EV_JOB_HEAD_FIELDS(F, S)                                                         \
 	F(S, i64, time, _)
 ROTA_DECLARE(ev_configured, EV_CONFIGURED_FIELDS)
 
@@ -159,8 +156,7 @@ ROTA_DECLARE(ev_configured, EV_CONFIGURED_FIELDS)
  * (cpus_per_node of them there; slots: those cores, concatenated), memory,
  * name (text), tasks, cpus and flags (STEP_EV_OVERLAP). */
 #define EV_STEP_START_FIELDS(F, S)                                                       \
-	EV_HEAD_FIELDS(F, S)                                                             \
-	F(S, u32, job_id, _)                                                             \
+	EV_JOB_HEAD_FIELDS(F, S)                                                         \
 	F(S, i64, time, _)                                                               \
 	F(S, u32, step_id, _)                                                            \
 	F(S, str, nodes, _)                                                              \
@@ -175,8 +171,7 @@ ROTA_DECLARE(ev_step_start, EV_STEP_START_FIELDS)
 #define STEP_EV_OVERLAP 1u
 
 #define EV_STEP_END_FIELDS(F, S)                                                         \
-	EV_HEAD_FIELDS(F, S)                                                             \
-	F(S, u32, job_id, _)                                                             \
+	EV_JOB_HEAD_FIELDS(F, S)                                                         \
 	F(S, u32, step_id, _)                                                            \
 	F(S, i64, time, _)                                                               \
 	F(S, u32, exit_code, _) /* the step's highest wait status */
@@ -205,6 +200,7 @@ enum job_event_type { ROTA_JOB_EVENTS(ROTA_EV_ENUM) EV_TYPE_END };
 #define ROTA_EV_MEMBER(name, num, m) struct ev_##m m;
 union job_event {
 	struct ev_head head;
+	struct ev_job_head job; /* all but META and NODE_STATE */
 	ROTA_JOB_EVENTS(ROTA_EV_MEMBER)
 };
 #undef ROTA_EV_MEMBER

@@ -377,11 +377,29 @@ uint64_t journal_append(struct journal *j, const union job_event *ev)
 	return journal_append_at(j, ev, j->next_seq);
 }
 
+size_t journal_frame_append(const union job_event *ev, char **buf, size_t *len,
+                            size_t *cap)
+{
+	char *enc;
+	size_t n, size;
+
+	if (job_event_encode(ev, &enc, &n) < 0 || n > RECFRAME_MAX)
+		fatal("journal: cannot encode event");
+	size = recframe_size(enc, n);
+	if (*len + size > *cap) {
+		*cap = (*len + size) * 2;
+		*buf = xrealloc(*buf, *cap);
+	}
+	size = recframe_encode((uint8_t *)*buf + *len, enc, n);
+	*len += size;
+	free(enc);
+	return size;
+}
+
 uint64_t journal_append_at(struct journal *j, const union job_event *ev, uint64_t seq)
 {
 	union job_event numbered = *ev; /* shallow: only encoded */
-	char *enc;
-	size_t len, size;
+	size_t size;
 
 	if (j->err)
 		return 0; /* the rewrite that ends the failure writes the state */
@@ -391,15 +409,7 @@ uint64_t journal_append_at(struct journal *j, const union job_event *ev, uint64_
 	numbered.head.seq = j->next_seq;
 	if (numbered.head.type == EV_META)
 		numbered.meta.seq_base = 0;
-	if (job_event_encode(&numbered, &enc, &len) < 0 || len > RECFRAME_MAX)
-		fatal("journal: cannot encode event");
-	size = recframe_size(enc, len);
-	if (j->len + size > j->cap) {
-		j->cap = (j->len + size) * 2;
-		j->buf = xrealloc(j->buf, j->cap);
-	}
-	j->len += recframe_encode((uint8_t *)j->buf + j->len, enc, len);
-	free(enc);
+	size = journal_frame_append(&numbered, &j->buf, &j->len, &j->cap);
 	if (j->compact_state == COMPACT_CHILD || j->compact_state == COMPACT_READY) {
 		/* the snapshot being written does not have it: keep it for after */
 		if (j->tail_len + size > j->tail_cap) {

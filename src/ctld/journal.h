@@ -60,6 +60,11 @@ uint64_t journal_append(struct journal *j, const union job_event *ev);
  * raised to it. */
 uint64_t journal_append_at(struct journal *j, const union job_event *ev, uint64_t seq);
 
+/* Append ev to *buf (*len used of *cap, grown as needed) framed as the
+ * journal stores it: what a backup is sent.  Returns the frame's size. */
+size_t journal_frame_append(const union job_event *ev, char **buf, size_t *len,
+                            size_t *cap);
+
 /* Readers that follow the journal (a standby, the accounting daemon) ask for
  * what came after the last event they hold.  Every appended event has a
  * sequence number, one more than the one before; a compaction replaces the

@@ -129,18 +129,7 @@ struct batch {
 
 static void batch_add(struct batch *b, const union job_event *ev)
 {
-	char *enc;
-	size_t len, size;
-
-	if (job_event_encode(ev, &enc, &len) < 0 || len > RECFRAME_MAX)
-		fatal("replication: cannot encode an event");
-	size = recframe_size(enc, len);
-	if (b->len + size > b->cap) {
-		b->cap = (b->len + size) * 2;
-		b->buf = xrealloc(b->buf, b->cap);
-	}
-	b->len += recframe_encode((uint8_t *)b->buf + b->len, enc, len);
-	free(enc);
+	journal_frame_append(ev, &b->buf, &b->len, &b->cap);
 }
 
 static void snapshot_emit(void *arg, union job_event *ev)
@@ -490,10 +479,7 @@ static void takeover(struct ctld *ctld, time_t now)
 	/* a new term: a controller that comes back with the old history learns
 	 * it is behind, and starts again from our state */
 	ctld->term++;
-	ev_meta_commit(ctld, &(struct ev_meta){.time = now,
-	                                       .next_job_id = job_mgr_next_id(ctld->jobs),
-	                                       .term = ctld->term,
-	                                       .lineage = ctld->lineage});
+	ctld_state_mark(ctld, now);
 	if (listener_serve_clients(ctld->listener, &err) < 0)
 		log_err("takeover: %s", err.text);
 	log_info("now the controller (term %u, next job id %u)", ctld->term,

@@ -208,11 +208,7 @@ int ctld_state_restore(struct ctld *ctld, struct rota_error *err)
 		log_err("journal compaction skipped: %s", err->text);
 	/* and an event that says so, for a backup that follows from a number */
 	if (new_lineage)
-		ev_meta_commit(
-		    ctld, &(struct ev_meta){.time = time(NULL),
-		                            .next_job_id = job_mgr_next_id(ctld->jobs),
-		                            .term = ctld->term,
-		                            .lineage = ctld->lineage});
+		ctld_state_mark(ctld, time(NULL));
 	log_info("restored %zu jobs; next job id %u", job_count(ctld->jobs),
 	         job_mgr_next_id(ctld->jobs));
 	return 0;
@@ -288,6 +284,14 @@ void ctld_state_snapshot(struct ctld *ctld, void (*emit)(void *arg, union job_ev
 		emit(arg, &ev);
 		job_event_release(&ev);
 	}
+}
+
+void ctld_state_mark(struct ctld *ctld, time_t now)
+{
+	ev_meta_commit(ctld, &(struct ev_meta){.time = now,
+	                                       .next_job_id = job_mgr_next_id(ctld->jobs),
+	                                       .term = ctld->term,
+	                                       .lineage = ctld->lineage});
 }
 
 void ctld_state_settle(struct ctld *ctld)

@@ -35,6 +35,10 @@ void ctld_state_snapshot(struct ctld *ctld, void (*emit)(void *arg, union job_ev
  * replay, or a backup taking over): ended jobs the nodes have not confirmed
  * gone give their resources back. */
 void ctld_state_settle(struct ctld *ctld);
+
+/* Journal a META with the next job id, the term and the lineage as they are
+ * now (a new history, a takeover). */
+void ctld_state_mark(struct ctld *ctld, time_t now);
 /* Forget every job and node state (a backup about to load a snapshot). */
 void ctld_state_clear(struct ctld *ctld);
 /* Write the whole state to the journal now (journal_rewrite).  0 or -1. */

@@ -26,7 +26,7 @@ static int answer_challenge(int fd, struct auth *auth, const char *node_name,
 	struct rota_error why = {""};
 	uint16_t type = 0, ptype = 0;
 	void *proof = NULL;
-	int rc;
+	int rc, silent = 0;
 
 	/* the peer has not proved anything yet: no more than an unauthenticated
 	 * peer may send the controller */
@@ -47,9 +47,8 @@ static int answer_challenge(int fd, struct auth *auth, const char *node_name,
 		/* not a refusal: a controller that does not answer (stopped,
 		 * hung) is passed over for the next */
 		errprintf(err, "no proof of identity from %s: %s", peer, why.text);
-		codec_release(&auth_response_type, &resp);
-		msg_body_free(type, ch);
-		return rc;
+		silent = 1;
+		goto out;
 	}
 	if (ptype != MSG_AUTH_PROOF) {
 		rc = errprintf(err,
@@ -65,7 +64,7 @@ out:
 	codec_release(&auth_response_type, &resp);
 	msg_body_free(type, ch);
 	msg_body_free(ptype, proof);
-	return rc < 0 ? -EACCES : 0;
+	return rc >= 0 ? 0 : silent ? rc : -EACCES;
 }
 
 int client_connect(const struct conf *conf, struct auth *auth, const char *node_name,
