@@ -6,7 +6,7 @@ set -euo pipefail
 
 PACKAGES=(
 	build-essential pkg-config
-	libevent-dev libmsgpack-dev libjansson-dev
+	libevent-dev libjansson-dev
 	munge libmunge-dev zlib1g-dev
 	libcmocka-dev python3-pytest clang-format
 	clang libclang-rt-dev

@@ -105,7 +105,7 @@ void fmt_print_row(FILE *f, const struct fmt_layout *layout, fmt_value_f value,
 {
 	char buf[1024];
 
-	fputs(layout->prefix, f);
+	fputs_unlocked(layout->prefix, f);
 	for (size_t i = 0; i < layout->ncols; i++) {
 		const struct fmt_col *col = &layout->cols[i];
 
@@ -117,9 +117,9 @@ void fmt_print_row(FILE *f, const struct fmt_layout *layout, fmt_value_f value,
 			fmtspec_put(f, s, col->width,
 			            col->flags | (col->field->flags & FMTSPEC_NOCUT));
 		}
-		fputs(col->suffix, f);
+		fputs_unlocked(col->suffix, f);
 	}
-	fputc('\n', f);
+	fputc_unlocked('\n', f);
 }
 
 int fmt_natural_cmp(const char *a, const char *b)

@@ -315,6 +315,21 @@ static const char *u32_or(uint32_t v, uint32_t dflt, char *buf, size_t len)
 	return buf;
 }
 
+/* v in decimal into buf (at least 11 bytes), without a printf per job. */
+static const char *u32_str(uint32_t v, char *buf)
+{
+	char tmp[10];
+	size_t n = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	for (size_t i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = '\0';
+	return buf;
+}
+
 static const char *job_value(const struct fmt_col *col, const void *rec, void *vctx,
                              char *buf, size_t len)
 {
@@ -325,8 +340,7 @@ static const char *job_value(const struct fmt_col *col, const void *rec, void *v
 	case 'a':
 		return str_or_null(j->account);
 	case 'A':
-		snprintf(buf, len, "%u", j->job_id);
-		return buf;
+		return u32_str(j->job_id, buf);
 	case 'F':
 		snprintf(buf, len, "%u", j->array_job_id ? j->array_job_id : j->job_id);
 		return buf;
@@ -336,7 +350,7 @@ static const char *job_value(const struct fmt_col *col, const void *rec, void *v
 		else if (j->array_job_id && j->array_task_id != NO_VAL)
 			snprintf(buf, len, "%u_%u", j->array_job_id, j->array_task_id);
 		else
-			snprintf(buf, len, "%u", j->job_id);
+			u32_str(j->job_id, buf);
 		return buf;
 	case 'b':
 	case 'v':
@@ -355,8 +369,7 @@ static const char *job_value(const struct fmt_col *col, const void *rec, void *v
 	case 'O':
 		return "0";
 	case 'D':
-		snprintf(buf, len, "%u", j->num_nodes ? j->num_nodes : j->min_nodes);
-		return buf;
+		return u32_str(j->num_nodes ? j->num_nodes : j->min_nodes, buf);
 	case 'e':
 		return job_is_pending(j) ? "N/A" : fmt_time(j->end_time, buf, len);
 	case 'E':
@@ -603,6 +616,8 @@ static int cmp_key(const struct job_info *a, const struct job_info *b, char key,
 	case 'P':
 		return cmp_str(a->partition, b->partition);
 	case 't':
+		if (a->state == b->state)
+			return 0;
 		return strcmp(job_state_code(a->state), job_state_code(b->state));
 	case 'T':
 		return strcmp(job_state_name(a->state), job_state_name(b->state));
@@ -930,11 +945,147 @@ static const char *pick_format(const struct squeue_opts *o, enum fmt_syntax *syn
 	return o->long_list ? SQUEUE_LONG_FMT : SQUEUE_DEFAULT_FMT;
 }
 
+/* The job_info fields column or sort key id reads (job_value, cmp_key). */
+static uint64_t field_needs(int id)
+{
+	switch (id) {
+	case 'a':
+		return JI(account);
+	case 'b':
+	case 'v':
+	case 'w':
+	case 'W':
+	case 'Y':
+		return JI(sched_nodes);
+	case 'B':
+		return JI(batch_host);
+	case 'c':
+	case F_CPUS_PER_TASK:
+		return JI(cpus_per_task);
+	case 'C':
+		return JI(num_cpus);
+	case 'D':
+	case F_MAX_NODES:
+		return JI(num_nodes) | JI(min_nodes);
+	case 'e':
+		return JI(end_time);
+	case 'E':
+		return JI(dependency);
+	case 'f':
+		return JI(features);
+	case 'g':
+		return JI(group) | JI(gid);
+	case 'G':
+		return JI(gid);
+	case 'h':
+	case F_REQUEUE:
+		return JI(flags);
+	case 'j':
+		return JI(name);
+	case 'k':
+		return JI(comment);
+	case 'l':
+		return JI(time_limit);
+	case 'L':
+		return JI(time_limit) | JI(start_time) | JI(end_time);
+	case 'm':
+		return JI(mem_per_cpu) | JI(mem_per_node);
+	case 'M':
+		return JI(start_time) | JI(end_time);
+	case 'n':
+		return JI(req_nodes);
+	case 'N':
+		return JI(nodes);
+	case 'o':
+		return JI(command);
+	case 'p':
+	case 'Q':
+		return JI(priority);
+	case 'P':
+		return JI(partition);
+	case 'r':
+	case 'R':
+		return JI(reason) | JI(unavail_nodes) | JI(nodes);
+	case 'S':
+		return JI(start_time);
+	case 'u':
+		return JI(user) | JI(uid);
+	case 'U':
+		return JI(uid);
+	case 'V':
+		return JI(submit_time);
+	case 'x':
+		return JI(exc_nodes);
+	case 'y':
+		return JI(nice);
+	case 'Z':
+		return JI(work_dir);
+	case F_NUM_TASKS:
+		return JI(num_tasks);
+	case F_EXIT_CODE:
+		return JI(exit_code);
+	case F_DERIVED_EC:
+		return JI(derived_exit_code);
+	case F_STDOUT:
+		return JI(std_out);
+	case F_STDERR:
+		return JI(std_err);
+	case F_STDIN:
+		return JI(std_in);
+	case F_BATCH_FLAG:
+		return JI(batch_flag);
+	case F_RESTART_CNT:
+		return JI(restart_cnt);
+	case F_PENDING_TIME:
+		return JI(start_time) | JI(submit_time);
+	case F_TRES_ALLOC:
+		return JI(mem_per_node) | JI(mem_per_cpu) | JI(num_nodes) | JI(num_cpus);
+	case F_ELIGIBLE_TIME:
+	case F_ACCRUE_TIME:
+		return JI(eligible_time);
+	case F_NTPERNODE:
+		return JI(ntasks_per_node);
+	case F_SUBMIT_HOST:
+		return JI(submit_host);
+	}
+	return 0;
+}
+
+/* What the controller must send for this listing: the columns, the sort keys
+ * and the filters (--json prints every field). */
+static uint64_t fields_wanted(const struct squeue_opts *o,
+                              const struct fmt_layout *layout)
+{
+	uint64_t m = JI(job_id) | JI(array_job_id) | JI(array_task_id) |
+	             JI(array_task_str) | JI(state);
+
+	if (o->json)
+		return 0;
+	for (size_t i = 0; i < layout->ncols; i++)
+		if (layout->cols[i].field)
+			m |= field_needs(layout->cols[i].field->id);
+	for (size_t i = 0; i < o->nsort; i++)
+		m |= field_needs(o->sort_keys[i].key);
+	if (o->nuids)
+		m |= JI(uid);
+	if (o->names)
+		m |= JI(name);
+	if (o->parts)
+		m |= JI(partition);
+	if (o->accounts)
+		m |= JI(account);
+	if (o->nodes)
+		m |= JI(nodes);
+	return m;
+}
+
 /* Ask for the jobs.  A single -j id is asked for by id; an unknown one is
  * Slurm's "slurm_load_jobs error" (exit 1). */
-static struct job_info_resp *load_jobs(const struct squeue_opts *o, uint16_t *ret_type)
+static struct job_info_resp *load_jobs(const struct squeue_opts *o,
+                                       const struct fmt_layout *layout,
+                                       uint16_t *ret_type)
 {
-	struct job_info_req req = {0};
+	struct job_info_req req = {.fields = fields_wanted(o, layout)};
 	char *msg = NULL;
 	void *body = NULL;
 	uint32_t id;
@@ -1057,6 +1208,8 @@ static int print_steps(struct squeue_opts *o, const struct fmt_layout *layout)
 	return 0;
 }
 
+static struct job_info_resp *kept_until_exit;
+
 static int print_once(struct squeue_opts *o, const struct fmt_layout *layout)
 {
 	struct squeue_ctx ctx = {.now = time(NULL)};
@@ -1065,7 +1218,7 @@ static int print_once(struct squeue_opts *o, const struct fmt_layout *layout)
 	uint16_t type;
 	size_t n = 0;
 
-	resp = load_jobs(o, &type);
+	resp = load_jobs(o, layout, &type);
 	if (single_job_missing(o, resp)) {
 		fprintf(stderr, "slurm_load_jobs error: %s\n",
 		        slurm_strerror(ESLURM_INVALID_JOB_ID));
@@ -1106,7 +1259,14 @@ static int print_once(struct squeue_opts *o, const struct fmt_layout *layout)
 			fmt_print_row(stdout, layout, job_value, sel[i], &ctx);
 	}
 	free(sel);
-	msg_body_free(type, resp);
+	if (o->iterate) {
+		msg_body_free(type, resp);
+	} else {
+		/* the process exits next: freeing every decoded job of a long
+		 * listing would cost more than printing it (kept reachable, so a
+		 * leak checker does not count it) */
+		kept_until_exit = resp;
+	}
 	return 0;
 }
 

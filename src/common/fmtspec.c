@@ -214,6 +214,22 @@ out:
 	return rc;
 }
 
+/* n spaces. */
+static int put_pad(FILE *f, size_t n)
+{
+	static const char spaces[] = "                                                "
+	                             "                ";
+
+	while (n > 0) {
+		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+
+		if (fwrite_unlocked(spaces, 1, k, f) != k)
+			return -EIO;
+		n -= k;
+	}
+	return 0;
+}
+
 int fmtspec_put(FILE *f, const char *s, int width, int flags)
 {
 	size_t len, pad = 0;
@@ -227,11 +243,11 @@ int fmtspec_put(FILE *f, const char *s, int width, int flags)
 		if (len < (size_t)width)
 			pad = (size_t)width - len;
 	}
-	if ((flags & FMTSPEC_RIGHT) && fprintf(f, "%*s", (int)pad, "") < 0)
+	if ((flags & FMTSPEC_RIGHT) && put_pad(f, pad) < 0)
 		return -EIO;
-	if (len && fwrite(s, 1, len, f) != len)
+	if (len && fwrite_unlocked(s, 1, len, f) != len)
 		return -EIO;
-	if (!(flags & FMTSPEC_RIGHT) && pad && fprintf(f, "%*s", (int)pad, "") < 0)
+	if (!(flags & FMTSPEC_RIGHT) && put_pad(f, pad) < 0)
 		return -EIO;
 	return (int)(len + pad);
 }

@@ -99,14 +99,24 @@ static enum rec_kind rec_check(const uint8_t *buf, size_t size, size_t off,
 
 /* Undo the escaping of in[0..len) into out; returns the length, or -1 when
  * an escape is not followed by 0 (not written by recframe_encode). */
+/* Runs without RECFRAME_ESC are copied whole (memchr finds the next one). */
 static ssize_t unescape(const uint8_t *in, size_t len, uint8_t *out)
 {
-	size_t n = 0;
+	size_t n = 0, i = 0;
 
-	for (size_t i = 0; i < len; i++) {
-		out[n++] = in[i];
-		if (in[i] == RECFRAME_ESC && (++i >= len || in[i] != 0))
+	while (i < len) {
+		const uint8_t *e = memchr(in + i, RECFRAME_ESC, len - i);
+		size_t run = e ? (size_t)(e - (in + i)) : len - i;
+
+		memcpy(out + n, in + i, run);
+		n += run;
+		i += run;
+		if (!e)
+			break;
+		if (i + 1 >= len || in[i + 1] != 0)
 			return -1;
+		out[n++] = RECFRAME_ESC;
+		i += 2;
 	}
 	return n > RECFRAME_MAX ? -1 : (ssize_t)n;
 }
@@ -210,22 +220,34 @@ int recframe_walk(const uint8_t *buf, size_t size, recframe_rec_f rec, recframe_
 	while (off < size) {
 		size_t len = 0, next;
 		enum rec_kind k = rec_check(buf, size, off, &len);
+		const uint8_t *data = NULL;
 		ssize_t n = -1;
 
 		if (k == REC_OK) {
-			if (len > cap) {
-				uint8_t *nb = realloc(body, len);
-				if (!nb) {
-					rc = -ENOMEM;
-					break;
+			const uint8_t *in = buf + off + RECFRAME_HDR;
+
+			if (!memchr(in, RECFRAME_ESC, len)) {
+				/* most bodies hold no escape: passed as they lie */
+				if (len <= RECFRAME_MAX) {
+					n = (ssize_t)len;
+					data = in;
 				}
-				body = nb;
-				cap = len;
+			} else {
+				if (len > cap) {
+					uint8_t *nb = realloc(body, len);
+					if (!nb) {
+						rc = -ENOMEM;
+						break;
+					}
+					body = nb;
+					cap = len;
+				}
+				n = unescape(in, len, body);
+				data = body;
 			}
-			n = unescape(buf + off + RECFRAME_HDR, len, body);
 		}
 		if (n >= 0) {
-			rc = rec(arg, body, (size_t)n);
+			rc = rec(arg, data, (size_t)n);
 			if (rc < 0)
 				break;
 			r.records++;

@@ -1,76 +1,70 @@
-/* codec.c - msgpack and JSON encoding driven by struct rota_type descriptors. */
+/* codec.c - msgpack (proto/mp.h) and JSON encoding driven by struct rota_type
+ * descriptors. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <msgpack.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include "proto/codec.h"
+#include "proto/mp.h"
 #include "common/common.h"
 
 #define FIELD_PTR(obj, f) ((char *)(obj) + (f)->offset)
 
-static void pack_str(msgpack_packer *pk, const char *s, size_t len)
-{
-	msgpack_pack_str(pk, len);
-	msgpack_pack_str_body(pk, s, len);
-}
+static void pack_obj(struct mp_buf *b, const struct rota_type *t, const void *obj);
 
-static void pack_obj(msgpack_packer *pk, const struct rota_type *t, const void *obj);
-
-static void pack_field(msgpack_packer *pk, const struct rota_field *f, const void *obj)
+static void pack_field(struct mp_buf *b, const struct rota_field *f, const void *obj)
 {
 	const char *p = FIELD_PTR(obj, f);
 
 	switch (f->kind) {
 	case FK_U32:
-		msgpack_pack_uint32(pk, *(const uint32_t *)p);
+		mp_put_uint(b, *(const uint32_t *)p);
 		break;
 	case FK_I32:
-		msgpack_pack_int32(pk, *(const int32_t *)p);
+		mp_put_int(b, *(const int32_t *)p);
 		break;
 	case FK_U64:
-		msgpack_pack_uint64(pk, *(const uint64_t *)p);
+		mp_put_uint(b, *(const uint64_t *)p);
 		break;
 	case FK_I64:
-		msgpack_pack_int64(pk, *(const int64_t *)p);
+		mp_put_int(b, *(const int64_t *)p);
 		break;
 	case FK_STR: {
 		const char *s = *(char *const *)p;
 		if (s)
-			pack_str(pk, s, strlen(s));
+			mp_put_str(b, s, strlen(s));
 		else
-			msgpack_pack_nil(pk);
+			mp_put_nil(b);
 		break;
 	}
 	case FK_BIN: {
-		const struct rota_bin *b = (const struct rota_bin *)p;
-		msgpack_pack_bin(pk, b->len);
-		msgpack_pack_bin_body(pk, b->data, b->len);
+		const struct rota_bin *v = (const struct rota_bin *)p;
+		mp_put_bin(b, v->data, v->len);
 		break;
 	}
 	case FK_STRV: {
 		char *const *v = *(char **const *)p;
 		size_t n = strv_len(v);
-		msgpack_pack_array(pk, n);
+		mp_put_array(b, (uint32_t)n);
 		for (size_t i = 0; i < n; i++)
-			pack_str(pk, v[i], strlen(v[i]));
+			mp_put_str(b, v[i], strlen(v[i]));
 		break;
 	}
 	case FK_U32V: {
 		const struct rota_u32v *v = (const struct rota_u32v *)p;
-		msgpack_pack_array(pk, v->n);
+		mp_put_array(b, v->n);
 		for (uint32_t i = 0; i < v->n; i++)
-			msgpack_pack_uint32(pk, v->v[i]);
+			mp_put_uint(b, v->v[i]);
 		break;
 	}
 	case FK_LIST: {
 		const char *items = *(char *const *)p;
 		uint32_t n = *(const uint32_t *)((const char *)obj + f->count_offset);
-		msgpack_pack_array(pk, n);
+		mp_put_array(b, n);
 		for (uint32_t i = 0; i < n; i++)
-			pack_obj(pk, f->sub, items + i * f->sub->size);
+			pack_obj(b, f->sub, items + i * f->sub->size);
 		break;
 	}
 	}
@@ -84,13 +78,11 @@ static int field_is_zero(const struct rota_field *f, const void *obj)
 
 	switch (f->kind) {
 	case FK_U32:
-		return !*(const uint32_t *)p;
 	case FK_I32:
-		return !*(const int32_t *)p;
+		return !*(const uint32_t *)p;
 	case FK_U64:
-		return !*(const uint64_t *)p;
 	case FK_I64:
-		return !*(const int64_t *)p;
+		return !*(const uint64_t *)p;
 	case FK_STR:
 		return !*(char *const *)p;
 	default:
@@ -98,140 +90,149 @@ static int field_is_zero(const struct rota_field *f, const void *obj)
 	}
 }
 
-static void pack_obj(msgpack_packer *pk, const struct rota_type *t, const void *obj)
+static void pack_obj(struct mp_buf *b, const struct rota_type *t, const void *obj)
 {
 	uint32_t n = 0;
 
 	for (size_t i = 0; i < t->nfields; i++)
 		n += !field_is_zero(&t->fields[i], obj);
-	msgpack_pack_map(pk, n);
+	mp_put_map(b, n);
 	for (size_t i = 0; i < t->nfields; i++) {
 		const struct rota_field *f = &t->fields[i];
 		if (field_is_zero(f, obj))
 			continue;
-		pack_str(pk, f->name, f->name_len);
-		pack_field(pk, f, obj);
+		mp_put_str(b, f->name, f->name_len);
+		pack_field(b, f, obj);
 	}
+}
+
+void codec_encode_into(const struct rota_type *t, const void *obj, struct mp_buf *b)
+{
+	pack_obj(b, t, obj);
 }
 
 int codec_encode(const struct rota_type *t, const void *obj, char **ret_buf,
                  size_t *ret_len)
 {
-	msgpack_sbuffer sbuf;
-	msgpack_packer pk;
+	struct mp_buf b = {0};
 
-	msgpack_sbuffer_init(&sbuf);
-	msgpack_packer_init(&pk, &sbuf, msgpack_sbuffer_write);
-	pack_obj(&pk, t, obj);
-	if (!sbuf.data) {
-		msgpack_sbuffer_destroy(&sbuf);
-		return -ENOMEM;
-	}
-	*ret_len = sbuf.size;
-	*ret_buf = msgpack_sbuffer_release(&sbuf);
+	pack_obj(&b, t, obj);
+	*ret_buf = mp_release(&b, ret_len);
 	return 0;
 }
 
 /* ---- decoding ---- */
 
-static int get_uint(const msgpack_object *o, uint64_t max, uint64_t *out)
+static int get_uint(const struct mp_item *it, uint64_t max, uint64_t *out)
 {
-	if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER && o->via.u64 <= max) {
-		*out = o->via.u64;
+	if (it->kind == MP_UINT && it->u <= max) {
+		*out = it->u;
 		return 0;
 	}
 	return -1;
 }
 
-static int get_int(const msgpack_object *o, int64_t min, int64_t max, int64_t *out)
+static int get_int(const struct mp_item *it, int64_t min, int64_t max, int64_t *out)
 {
-	if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER && o->via.u64 <= (uint64_t)max) {
-		*out = (int64_t)o->via.u64;
+	if (it->kind == MP_UINT && it->u <= (uint64_t)max) {
+		*out = (int64_t)it->u;
 		return 0;
 	}
-	if (o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER && o->via.i64 >= min) {
-		*out = o->via.i64;
+	if (it->kind == MP_INT && it->i >= min) {
+		*out = it->i;
 		return 0;
 	}
 	return -1;
 }
 
-static char *dup_str(const msgpack_object *o)
+static char *dup_str(const struct mp_item *it)
 {
-	if (o->type != MSGPACK_OBJECT_STR || o->via.str.size > CODEC_MAX_STR)
+	if (it->kind != MP_STR || it->n > CODEC_MAX_STR)
 		return NULL;
-	if (memchr(o->via.str.ptr, '\0', o->via.str.size))
+	if (memchr(it->ptr, '\0', it->n))
 		return NULL; /* embedded NULs would be silently truncated later */
-	return xstrndup(o->via.str.ptr, o->via.str.size);
+	return xstrndup(it->ptr, it->n);
 }
 
-static int unpack_obj(const struct rota_type *t, const msgpack_object *o, void *obj,
+/* The next value, which must be an array of at most CODEC_MAX_ITEMS. */
+static int read_array(struct mp_reader *r, struct mp_item *it)
+{
+	if (mp_read(r, it) < 0 || it->kind != MP_ARRAY || it->n > CODEC_MAX_ITEMS)
+		return -1;
+	return 0;
+}
+
+static int unpack_obj(const struct rota_type *t, struct mp_reader *r, void *obj,
                       struct rota_error *err);
 
-static int unpack_field(const struct rota_field *f, const msgpack_object *o, void *obj,
+static int unpack_field(const struct rota_field *f, struct mp_reader *r, void *obj,
                         struct rota_error *err)
 {
 	char *p = FIELD_PTR(obj, f);
+	struct mp_item it;
 	uint64_t u;
 	int64_t s;
 
 	switch (f->kind) {
 	case FK_U32:
-		if (get_uint(o, UINT32_MAX, &u) < 0)
+		if (mp_read(r, &it) < 0 || get_uint(&it, UINT32_MAX, &u) < 0)
 			goto bad;
 		*(uint32_t *)p = (uint32_t)u;
 		return 0;
 	case FK_U64:
-		if (get_uint(o, UINT64_MAX, &u) < 0)
+		if (mp_read(r, &it) < 0 || get_uint(&it, UINT64_MAX, &u) < 0)
 			goto bad;
 		*(uint64_t *)p = u;
 		return 0;
 	case FK_I32:
-		if (get_int(o, INT32_MIN, INT32_MAX, &s) < 0)
+		if (mp_read(r, &it) < 0 || get_int(&it, INT32_MIN, INT32_MAX, &s) < 0)
 			goto bad;
 		*(int32_t *)p = (int32_t)s;
 		return 0;
 	case FK_I64:
-		if (get_int(o, INT64_MIN, INT64_MAX, &s) < 0)
+		if (mp_read(r, &it) < 0 || get_int(&it, INT64_MIN, INT64_MAX, &s) < 0)
 			goto bad;
 		*(int64_t *)p = s;
 		return 0;
 	case FK_STR:
-		if (o->type == MSGPACK_OBJECT_NIL)
+		if (mp_read(r, &it) < 0)
+			goto bad;
+		if (it.kind == MP_NIL)
 			return 0;
-		if (!(*(char **)p = dup_str(o)))
+		if (!(*(char **)p = dup_str(&it)))
 			goto bad;
 		return 0;
 	case FK_BIN: {
 		struct rota_bin *b = (struct rota_bin *)p;
-		if (o->type != MSGPACK_OBJECT_BIN || o->via.bin.size > CODEC_MAX_STR)
+		if (mp_read(r, &it) < 0 || it.kind != MP_BIN || it.n > CODEC_MAX_STR)
 			goto bad;
-		b->data = xmalloc(o->via.bin.size);
-		memcpy(b->data, o->via.bin.ptr, o->via.bin.size);
-		b->len = o->via.bin.size;
+		b->data = xmalloc(it.n ? it.n : 1);
+		memcpy(b->data, it.ptr, it.n);
+		b->len = (uint32_t)it.n;
 		return 0;
 	}
 	case FK_STRV: {
 		char **v;
-		if (o->type != MSGPACK_OBJECT_ARRAY ||
-		    o->via.array.size > CODEC_MAX_ITEMS)
+		if (read_array(r, &it) < 0)
 			goto bad;
-		v = xcalloc(o->via.array.size + 1, sizeof(char *));
+		v = xcalloc(it.n + 1, sizeof(char *));
 		*(char ***)p = v;
-		for (uint32_t i = 0; i < o->via.array.size; i++)
-			if (!(v[i] = dup_str(&o->via.array.ptr[i])))
+		for (uint64_t i = 0; i < it.n; i++) {
+			struct mp_item e;
+			if (mp_read(r, &e) < 0 || !(v[i] = dup_str(&e)))
 				goto bad;
+		}
 		return 0;
 	}
 	case FK_U32V: {
 		struct rota_u32v *v = (struct rota_u32v *)p;
-		if (o->type != MSGPACK_OBJECT_ARRAY ||
-		    o->via.array.size > CODEC_MAX_ITEMS)
+		if (read_array(r, &it) < 0)
 			goto bad;
-		v->v = xcalloc(o->via.array.size, sizeof(uint32_t));
-		v->n = o->via.array.size;
+		v->v = xcalloc(it.n ? it.n : 1, sizeof(uint32_t));
+		v->n = (uint32_t)it.n;
 		for (uint32_t i = 0; i < v->n; i++) {
-			if (get_uint(&o->via.array.ptr[i], UINT32_MAX, &u) < 0)
+			struct mp_item e;
+			if (mp_read(r, &e) < 0 || get_uint(&e, UINT32_MAX, &u) < 0)
 				goto bad;
 			v->v[i] = (uint32_t)u;
 		}
@@ -240,16 +241,14 @@ static int unpack_field(const struct rota_field *f, const msgpack_object *o, voi
 	case FK_LIST: {
 		uint32_t *count = (uint32_t *)((char *)obj + f->count_offset);
 		char *items;
-		if (o->type != MSGPACK_OBJECT_ARRAY ||
-		    o->via.array.size > CODEC_MAX_ITEMS)
+		if (read_array(r, &it) < 0)
 			goto bad;
-		items = xcalloc(o->via.array.size, f->sub->size);
+		items = xcalloc(it.n ? it.n : 1, f->sub->size);
 		*(char **)p = items;
-		for (uint32_t i = 0; i < o->via.array.size; i++) {
+		for (uint32_t i = 0; i < it.n; i++) {
 			/* counted first: a half-decoded item is released too */
 			*count = i + 1;
-			if (unpack_obj(f->sub, &o->via.array.ptr[i],
-			               items + i * f->sub->size, err) < 0)
+			if (unpack_obj(f->sub, r, items + i * f->sub->size, err) < 0)
 				return -1;
 		}
 		return 0;
@@ -271,9 +270,12 @@ static int field_is(const struct rota_field *f, const char *name, size_t len)
 static const struct rota_field *field_find(const struct rota_type *t, const char *name,
                                            size_t len, size_t *next)
 {
-	if (*next < t->nfields && field_is(&t->fields[*next], name, len))
-		return &t->fields[(*next)++];
-	for (size_t i = 0; i < t->nfields; i++)
+	for (size_t i = *next; i < t->nfields; i++)
+		if (field_is(&t->fields[i], name, len)) {
+			*next = i + 1;
+			return &t->fields[i];
+		}
+	for (size_t i = 0; i < *next && i < t->nfields; i++)
 		if (field_is(&t->fields[i], name, len)) {
 			*next = i + 1;
 			return &t->fields[i];
@@ -281,24 +283,35 @@ static const struct rota_field *field_find(const struct rota_type *t, const char
 	return NULL;
 }
 
-static int unpack_obj(const struct rota_type *t, const msgpack_object *o, void *obj,
+static int unpack_obj(const struct rota_type *t, struct mp_reader *r, void *obj,
                       struct rota_error *err)
 {
+	struct mp_item m;
 	size_t next = 0;
 
-	if (o->type != MSGPACK_OBJECT_MAP)
+	if (mp_read(r, &m) < 0)
+		return errprintf(err, "%s: malformed or truncated body", t->name);
+	if (m.kind != MP_MAP)
 		return errprintf(err, "%s: expected a map", t->name);
-	for (uint32_t i = 0; i < o->via.map.size; i++) {
-		const msgpack_object_kv *kv = &o->via.map.ptr[i];
+	for (uint64_t i = 0; i < m.n; i++) {
 		const struct rota_field *f;
-		if (kv->key.type != MSGPACK_OBJECT_STR)
+		struct mp_item k;
+
+		if (mp_read(r, &k) < 0)
+			return errprintf(err, "%s: malformed or truncated body", t->name);
+		if (k.kind != MP_STR)
 			return errprintf(err, "%s: non-string key", t->name);
-		f = field_find(t, kv->key.via.str.ptr, kv->key.via.str.size, &next);
-		if (!f)
-			continue; /* a newer peer's field */
+		f = field_find(t, k.ptr, k.n, &next);
+		if (!f) {
+			/* a newer peer's field */
+			if (mp_skip(r) < 0)
+				return errprintf(err, "%s: malformed or truncated body",
+				                 t->name);
+			continue;
+		}
 		/* a repeated key must not leak the first value */
 		codec_release(&(struct rota_type){t->name, t->size, f, 1}, obj);
-		if (unpack_field(f, &kv->val, obj, err) < 0)
+		if (unpack_field(f, r, obj, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -376,10 +389,12 @@ static int mp_header(const uint8_t *p, size_t avail, size_t *ret_hdr,
 	return 0;
 }
 
-/* Walk one msgpack object without building it: every declared length (str,
+/* Walk one msgpack object without decoding it: every declared length (str,
  * bin, ext) must fit in the bytes left, and every array/map count too (each
- * entry takes at least one byte), so that decoding never allocates for data
- * that is not there -- msgpack-c sizes an array or map from its header. */
+ * entry takes at least one byte), and there are at most max_values values.
+ * Run before decoding a peer's message, so that a body of many small values
+ * (a list of empty maps, each decoded into a whole struct) is refused before
+ * anything is allocated; and after a decoding that failed, for its words. */
 static int codec_check(const struct rota_type *t, const uint8_t *p, size_t len,
                        uint64_t max_values, struct rota_error *err)
 {
@@ -432,70 +447,74 @@ int codec_decode(const struct rota_type *t, const char *data, size_t len, void *
 
 /* The type a tagged map says it is: the u32 value of its key `key`, which
  * must be there once (a second one would change the record's type after it
- * was decoded as the first said). */
-static const struct rota_type *tag_pick(const msgpack_object *o, const char *key,
+ * was decoded as the first said).  r is not moved. */
+static const struct rota_type *tag_pick(struct mp_reader r, const char *key,
                                         const struct rota_type *(*pick)(uint32_t),
                                         struct rota_error *err)
 {
-	const msgpack_object *val = NULL;
+	size_t klen = strlen(key);
+	struct mp_item m, k, val = {0};
 	const struct rota_type *t;
+	int found = 0;
 	uint64_t v;
 
-	if (o->type != MSGPACK_OBJECT_MAP)
+	if (mp_read(&r, &m) < 0 || m.kind != MP_MAP)
 		return errprintf(err, "expected a map"), NULL;
-	for (uint32_t i = 0; i < o->via.map.size; i++) {
-		const msgpack_object_kv *kv = &o->via.map.ptr[i];
-		if (kv->key.type != MSGPACK_OBJECT_STR ||
-		    kv->key.via.str.size != strlen(key) ||
-		    memcmp(kv->key.via.str.ptr, key, kv->key.via.str.size))
+	for (uint64_t i = 0; i < m.n; i++) {
+		if (mp_read(&r, &k) < 0)
+			return errprintf(err, "malformed or truncated body"), NULL;
+		if (k.kind != MP_STR || k.n != klen || memcmp(k.ptr, key, klen)) {
+			if (mp_skip(&r) < 0)
+				return errprintf(err, "malformed or truncated body"),
+				       NULL;
 			continue;
-		if (val)
+		}
+		if (found++)
 			return errprintf(err, "field '%s' given twice", key), NULL;
-		val = &kv->val;
+		if (mp_read(&r, &val) < 0)
+			return errprintf(err, "malformed or truncated body"), NULL;
 	}
-	if (!val)
+	if (!found)
 		return errprintf(err, "no field '%s'", key), NULL;
-	if (get_uint(val, UINT32_MAX, &v) < 0)
+	if (get_uint(&val, UINT32_MAX, &v) < 0)
 		return errprintf(err, "field '%s': wrong type or too large", key), NULL;
 	if (!(t = pick((uint32_t)v)))
 		errprintf(err, "unknown %s %llu", key, (unsigned long long)v);
 	return t;
 }
 
-/* codec_decode_max(), of type t or (t NULL) of the type a tag says. */
+/* codec_decode_max(), of type t or (t NULL) of the type a tag says.  A limit
+ * on the values is checked by a walk before anything is decoded. */
 static int decode(const struct rota_type *t, const char *key,
                   const struct rota_type *(*pick)(uint32_t), const char *data, size_t len,
                   uint64_t max_values, void *obj, struct rota_error *err)
 {
 	static const struct rota_type tagged = {"tagged record", 0, NULL, 0};
-	msgpack_unpacked u;
-	size_t off = 0;
+	struct mp_reader r = {(const uint8_t *)data, (const uint8_t *)data + len};
 	int rc;
 
-	if ((rc = codec_check(t ? t : &tagged, (const uint8_t *)data, len, max_values,
+	if (max_values != UINT64_MAX &&
+	    (rc = codec_check(t ? t : &tagged, (const uint8_t *)data, len, max_values,
 	                      err)) < 0)
 		return rc;
-	rc = -EPROTO;
-	msgpack_unpacked_init(&u);
-	if (msgpack_unpack_next(&u, data, len, &off) != MSGPACK_UNPACK_SUCCESS) {
-		errprintf(err, "%s: malformed or truncated body", t ? t->name : key);
-		goto out;
-	}
-	if (off != len) {
-		errprintf(err, "%s: %zu trailing bytes", t ? t->name : key, len - off);
-		goto out;
-	}
-	if (!t && !(t = tag_pick(&u.data, key, pick, err)))
-		goto out;
-	if (unpack_obj(t, &u.data, obj, err) < 0) {
+	if (!t && !(t = tag_pick(r, key, pick, err)))
+		return -EPROTO;
+	if (unpack_obj(t, &r, obj, err) < 0) {
 		codec_release(t, obj);
 		memset(obj, 0, t->size);
-		goto out;
+		/* a structural fault: the walk says where, in more words */
+		if (max_values == UINT64_MAX)
+			codec_check(t, (const uint8_t *)data, len, max_values, err);
+		return -EPROTO;
 	}
-	rc = 0;
-out:
-	msgpack_unpacked_destroy(&u);
-	return rc;
+	if (r.p != r.end) {
+		codec_release(t, obj);
+		memset(obj, 0, t->size);
+		return errprintf(err, "%s: %zu trailing bytes", t->name,
+		                 (size_t)(r.end - r.p)),
+		       -EPROTO;
+	}
+	return 0;
 }
 
 int codec_decode_max(const struct rota_type *t, const char *data, size_t len,

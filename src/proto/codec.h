@@ -63,6 +63,9 @@ struct rota_type {
 /* Encode obj (of type t) as msgpack.  *ret_buf: caller frees (free()). */
 int codec_encode(const struct rota_type *t, const void *obj, char **ret_buf,
                  size_t *ret_len);
+struct mp_buf;
+/* The same, appended to b (proto/mp.h). */
+void codec_encode_into(const struct rota_type *t, const void *obj, struct mp_buf *b);
 
 /* Decode data into obj, which the caller has zeroed (t->size bytes).  On failure
  * obj is left zeroed (partial members freed) and err says which field.  Every
@@ -73,7 +76,8 @@ int codec_decode(const struct rota_type *t, const char *data, size_t len, void *
 
 /* codec_decode() of at most max_values msgpack values (every scalar, string,
  * array and map counts one), refused with -EMSGSIZE before anything is
- * allocated: decoding costs about 24 bytes a value whatever the input size. */
+ * allocated: a one-byte value may decode into a whole struct (an empty map in
+ * a list). */
 int codec_decode_max(const struct rota_type *t, const char *data, size_t len,
                      uint64_t max_values, void *obj, struct rota_error *err);
 

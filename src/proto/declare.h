@@ -45,6 +45,10 @@
 	 offsetof(struct S, n##_count),                                                  \
 	 sizeof(#n) - 1},
 #define ROTA_DESC(S, k, n, a) ROTA_D_##k(S, n, a)
+
+/* S_idx_NAME: each field's position in its list (for masks of fields). */
+#define ROTA_IDX(S, k, n, a)  S##_idx_##n,
+#define ROTA_INDEX(S, FIELDS) enum S##_field{FIELDS(ROTA_IDX, S) S##_nfields};
 #define ROTA_DEFINE(S, FIELDS)                                                           \
 	static const struct rota_field S##_fields[] = {FIELDS(ROTA_DESC, S)};            \
 	const struct rota_type S##_type = {#S, sizeof(struct S), S##_fields,             \

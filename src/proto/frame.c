@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "proto/frame.h"
+#include "proto/mp.h"
 #include "proto/messages.h"
 #include "common/common.h"
 
@@ -85,22 +86,24 @@ uint32_t frame_max_values(uint16_t type)
 int frame_pack(uint16_t type, const void *body, char **ret_buf, size_t *ret_len)
 {
 	const struct rota_type *t = msg_body_type(type);
-	char *enc, *buf;
+	struct mp_buf b = {0};
 	size_t len;
 	uint32_t u32;
 	uint16_t u16;
-	int rc;
+	char *buf;
 
 	if (!t)
 		return -EINVAL;
-	rc = codec_encode(t, body, &enc, &len);
-	if (rc < 0)
-		return rc;
+	/* the body is encoded after room for the header, which then says its size */
+	mp_room(&b, FRAME_HDR_LEN);
+	b.len = FRAME_HDR_LEN;
+	codec_encode_into(t, body, &b);
+	buf = mp_release(&b, ret_len);
+	len = *ret_len - FRAME_HDR_LEN;
 	if (len > FRAME_MAX_BODY) {
-		free(enc);
+		free(buf);
 		return -EMSGSIZE;
 	}
-	buf = xmalloc(FRAME_HDR_LEN + len);
 	u32 = htonl(FRAME_MAGIC);
 	memcpy(buf, &u32, 4);
 	u16 = htons(PROTO_VERSION);
@@ -109,10 +112,7 @@ int frame_pack(uint16_t type, const void *body, char **ret_buf, size_t *ret_len)
 	memcpy(buf + 6, &u16, 2);
 	u32 = htonl((uint32_t)len);
 	memcpy(buf + 8, &u32, 4);
-	memcpy(buf + FRAME_HDR_LEN, enc, len);
-	free(enc);
 	*ret_buf = buf;
-	*ret_len = FRAME_HDR_LEN + len;
 	return 0;
 }
 

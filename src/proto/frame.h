@@ -15,8 +15,8 @@
  *   MSG_STEP_CREATE_RESP                                4 MiB
  *   every other request                                 1 MiB
  * A peer that has not authenticated yet may send FRAME_MAX_UNAUTH at most.
- * Decoding costs about 24 bytes per msgpack value however small the value, so
- * requests also have a count of values, frame_max_values(): 2^18 for a
+ * Decoding may allocate a whole struct for a one-byte value (an empty map in a
+ * list), so requests also have a count of values, frame_max_values(): 2^18 for a
  * submission (its environment is at most 65536 strings) or a query by job id,
  * 2^21 for a launch, 2^20 for a node's registration, 2^16 or 2^12 for the
  * rest; replies only their size.

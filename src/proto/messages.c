@@ -94,3 +94,4 @@ void msg_body_free(uint16_t type, void *body)
 		codec_release(t, body);
 	free(body);
 }
+_Static_assert(job_info_nfields <= 64, "job_info_req.fields is a 64-bit mask");

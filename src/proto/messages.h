@@ -126,6 +126,9 @@ enum job_flags {
 	F(S, u32, pn_min_cpus, _)     /* --mincpus; NO_VAL unset */                      \
 	F(S, str, unavail_nodes, _)   /* ReqNodeNotAvail: which -w nodes are down */
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
+ROTA_INDEX(job_info, JOB_INFO_FIELDS)
+/* The bit of field n in job_info_req.fields. */
+#define JI(n) (UINT64_C(1) << job_info_idx_##n)
 
 #define NODE_INFO_FIELDS(F, S)                                                           \
 	F(S, str, name, _)                                                               \
@@ -206,7 +209,8 @@ ROTA_DECLARE(submit_resp, SUBMIT_RESP_FIELDS)
 
 #define JOB_INFO_REQ_FIELDS(F, S)                                                        \
 	F(S, u32v, job_ids, _) /* empty: all */                                          \
-	F(S, u32, flags, _)
+	F(S, u32, flags, _)                                                              \
+	F(S, u64, fields, _) /* JI() bits: what the client reads; 0: every field */
 ROTA_DECLARE(job_info_req, JOB_INFO_REQ_FIELDS)
 
 /* Long lists come in several frames: each but the last has more = 1. */

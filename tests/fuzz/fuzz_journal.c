@@ -11,7 +11,6 @@
  * Either way the state is then torn down, so a leak on any path shows. */
 #include <event2/event.h>
 #include <fcntl.h>
-#include <msgpack.h>
 #include <stdio.h>
 #include <unistd.h>
 #include "ctld/ctld.h"
@@ -19,6 +18,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/journal.h"
 #include "ctld/node_mgr.h"
+#include "proto/mp.h"
 #include "common/conf.h"
 #include "common/log.h"
 #include "sched/predict.h"
@@ -101,22 +101,19 @@ static void replay_file(struct ctld *ctld, const uint8_t *data, size_t size)
 
 static void replay_records(struct ctld *ctld, const uint8_t *data, size_t size)
 {
-	msgpack_unpacked u;
-	size_t off = 0, start = 0;
+	struct mp_reader r = {data, data + size};
+	const uint8_t *start = data;
 
-	msgpack_unpacked_init(&u);
-	while (off < size && msgpack_unpack_next(&u, (const char *)data, size, &off) ==
-	                         MSGPACK_UNPACK_SUCCESS) {
+	while (r.p < r.end && mp_skip(&r) == 0) {
 		struct rota_error err = {""};
 		union job_event ev;
-		if (job_event_decode((const char *)data + start, off - start, &ev,
+		if (job_event_decode((const char *)start, (size_t)(r.p - start), &ev,
 		                     &err) == 0) {
 			job_event_apply(ctld, &ev);
 			job_event_release(&ev);
 		}
-		start = off;
+		start = r.p;
 	}
-	msgpack_unpacked_destroy(&u);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "proto/frame.h"
 #include "proto/messages.h"
+#include "proto/mp.h"
 #include "common/common.h"
 
 static void test_roundtrip_job_desc(void **state)
@@ -168,7 +169,7 @@ static void test_garbage_refused(void **state)
 }
 
 /* Declared lengths are checked against the bytes present before anything is
- * allocated: msgpack-c would size a 2^31-entry map (96 GiB) from a 23-byte body. */
+ * allocated: a 2^31-entry map (96 GiB of entries) in a 23-byte body. */
 static void test_declared_lengths_checked(void **state)
 {
 	struct job_desc out = {0};
@@ -207,8 +208,8 @@ static void test_declared_lengths_checked(void **state)
 	assert_null(out.env);
 }
 
-/* A cap on values refuses a body of many tiny values before msgpack-c builds
- * them (24 bytes each); the same body decodes without the cap. */
+/* A cap on values refuses a body of many tiny values before they are decoded
+ * (a struct each); the same body decodes without the cap. */
 static void test_value_cap(void **state)
 {
 	struct job_info_resp r = {0}, out = {0};
@@ -330,6 +331,108 @@ static void test_json(void **state)
 	free(s);
 }
 
+/* The shortest form of each value, as msgpack-c and Python's msgpack write it:
+ * the job credential is signed over these bytes. */
+static void test_canonical_bytes(void **state)
+{
+	static const struct {
+		int64_t v;
+		const char *bytes;
+		size_t len;
+	} ints[] = {
+	    {0, "\x00", 1},
+	    {127, "\x7f", 1},
+	    {128, "\xcc\x80", 2},
+	    {65535, "\xcd\xff\xff", 3},
+	    {65536, "\xce\x00\x01\x00\x00", 5},
+	    {INT64_C(1) << 32, "\xcf\x00\x00\x00\x01\x00\x00\x00\x00", 9},
+	    {-1, "\xff", 1},
+	    {-32, "\xe0", 1},
+	    {-33, "\xd0\xdf", 2},
+	    {-129, "\xd1\xff\x7f", 3},
+	    {-32769, "\xd2\xff\xff\x7f\xff", 5},
+	    {INT64_MIN, "\xd3\x80\x00\x00\x00\x00\x00\x00\x00", 9},
+	};
+	char name[300];
+	struct mp_buf b = {0};
+
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		b.len = 0;
+		mp_put_int(&b, ints[i].v);
+		assert_int_equal(b.len, ints[i].len);
+		assert_memory_equal(b.data, ints[i].bytes, ints[i].len);
+	}
+	memset(name, 'x', sizeof(name));
+	b.len = 0;
+	mp_put_str(&b, name, 31);
+	assert_int_equal((uint8_t)b.data[0], 0xbf);
+	b.len = 0;
+	mp_put_str(&b, name, 32);
+	assert_memory_equal(b.data, "\xd9\x20", 2);
+	b.len = 0;
+	mp_put_str(&b, name, 256);
+	assert_memory_equal(b.data, "\xda\x01\x00", 3);
+	b.len = 0;
+	mp_put_map(&b, 16);
+	mp_put_array(&b, 15);
+	mp_put_bin(&b, "", 0);
+	assert_int_equal(b.len, 6);
+	assert_memory_equal(b.data, "\xde\x00\x10\x9f\xc4\x00", 6);
+	free(b.data);
+}
+
+/* A signed form that holds a value >= 0 is read as unsigned (msgpack-c did);
+ * a value too large for its field, a float, or the unused byte 0xc1 is not. */
+static void test_signed_forms_read(void **state)
+{
+	struct job_info out = {0};
+	struct rota_error err = {""};
+	const char ok[] = "\x81\xa6job_id\xd1\x01\x00";
+	const char neg[] = "\x81\xa6job_id\xd0\xff";
+	const char big[] = "\x81\xa6job_id\xcf\x00\x00\x00\x01\x00\x00\x00\x00";
+	const char flt[] = "\x81\xa6job_id\xca\x00\x00\x00\x00";
+	const char c1[] = "\x81\xa6job_id\xc1";
+
+	assert_int_equal(codec_decode(&job_info_type, ok, sizeof(ok) - 1, &out, &err), 0);
+	assert_int_equal(out.job_id, 256);
+	codec_release(&job_info_type, &out);
+	memset(&out, 0, sizeof(out));
+	assert_int_equal(codec_decode(&job_info_type, neg, sizeof(neg) - 1, &out, &err),
+	                 -EPROTO);
+	assert_int_equal(codec_decode(&job_info_type, big, sizeof(big) - 1, &out, &err),
+	                 -EPROTO);
+	assert_non_null(strstr(err.text, "job_id"));
+	assert_int_equal(codec_decode(&job_info_type, flt, sizeof(flt) - 1, &out, &err),
+	                 -EPROTO);
+	assert_int_equal(codec_decode(&job_info_type, c1, sizeof(c1) - 1, &out, &err),
+	                 -EPROTO);
+	assert_int_equal(out.job_id, 0);
+}
+
+/* An unknown field's value is stepped over however deep it nests (no
+ * recursion), and the known fields around it still decode. */
+static void test_deep_unknown_field_skipped(void **state)
+{
+	size_t depth = 200000, n = 0;
+	char *buf = xmalloc(depth + 64);
+	struct job_info out = {0};
+
+	memcpy(buf + n, "\x82\xa4zzzz", 6);
+	n += 6;
+	memset(buf + n, 0x91, depth - 1); /* [[[...[0]...]]] */
+	n += depth - 1;
+	buf[n++] = 0x00;
+	memcpy(buf + n, "\xa6job_id\x07", 8);
+	n += 8;
+	assert_int_equal(codec_decode(&job_info_type, buf, n, &out, NULL), 0);
+	assert_int_equal(out.job_id, 7);
+	/* cut short inside the nesting: refused */
+	memset(&out, 0, sizeof(out));
+	assert_int_equal(codec_decode(&job_info_type, buf, 6 + depth / 2, &out, NULL),
+	                 -EPROTO);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +448,9 @@ int main(void)
 	    cmocka_unit_test(test_unknown_fields_skipped),
 	    cmocka_unit_test(test_frame_header),
 	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_canonical_bytes),
+	    cmocka_unit_test(test_signed_forms_read),
+	    cmocka_unit_test(test_deep_unknown_field_skipped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,11 +10,11 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <event2/event.h>
-#include <msgpack.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ctld/ctld.h"
 #include "ctld/job_event.h"
+#include "proto/mp.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
 #include "common/conf.h"
@@ -147,48 +147,44 @@ static void test_each_type_round_trips(void **state)
 	assert_string_equal(job_event_name(EV_END), "END");
 }
 
-static void pack_key(msgpack_packer *pk, const char *k)
+static void pack_key(struct mp_buf *pk, const char *k)
 {
-	msgpack_pack_str(pk, strlen(k));
-	msgpack_pack_str_body(pk, k, strlen(k));
+	mp_put_str(pk, k, strlen(k));
 }
 
 /* A record of an unknown type, or with none, is refused, not guessed. */
 static void test_unknown_type_refused(void **state)
 {
-	msgpack_sbuffer sb;
-	msgpack_packer pk;
+	struct mp_buf pk = {0};
 	union job_event ev;
 	struct rota_error err = {""};
 
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 2);
+	mp_put_map(&pk, 2);
 	pack_key(&pk, "type");
-	msgpack_pack_uint32(&pk, 99);
+	mp_put_uint(&pk, 99);
 	pack_key(&pk, "job_id");
-	msgpack_pack_uint32(&pk, 1);
-	assert_int_equal(job_event_decode(sb.data, sb.size, &ev, &err), -EPROTO);
+	mp_put_uint(&pk, 1);
+	assert_int_equal(job_event_decode(pk.data, pk.len, &ev, &err), -EPROTO);
 	assert_non_null(strstr(err.text, "99"));
-	msgpack_sbuffer_clear(&sb);
-	msgpack_pack_map(&pk, 1);
+	pk.len = 0;
+	mp_put_map(&pk, 1);
 	pack_key(&pk, "job_id");
-	msgpack_pack_uint32(&pk, 1);
-	assert_int_equal(job_event_decode(sb.data, sb.size, &ev, &err), -EPROTO);
+	mp_put_uint(&pk, 1);
+	assert_int_equal(job_event_decode(pk.data, pk.len, &ev, &err), -EPROTO);
 	/* two types: decoded as one, it would be released as the other (found by
 	 * tests/fuzz/fuzz_journal) */
-	msgpack_sbuffer_clear(&sb);
-	msgpack_pack_map(&pk, 3);
+	pk.len = 0;
+	mp_put_map(&pk, 3);
 	pack_key(&pk, "type");
-	msgpack_pack_uint32(&pk, EV_START);
+	mp_put_uint(&pk, EV_START);
 	pack_key(&pk, "cpus_per_node");
-	msgpack_pack_array(&pk, 1);
-	msgpack_pack_uint32(&pk, 4);
+	mp_put_array(&pk, 1);
+	mp_put_uint(&pk, 4);
 	pack_key(&pk, "type");
-	msgpack_pack_uint32(&pk, EV_SUBMIT);
-	assert_int_equal(job_event_decode(sb.data, sb.size, &ev, &err), -EPROTO);
+	mp_put_uint(&pk, EV_SUBMIT);
+	assert_int_equal(job_event_decode(pk.data, pk.len, &ev, &err), -EPROTO);
 	assert_non_null(strstr(err.text, "twice"));
-	msgpack_sbuffer_destroy(&sb);
+	free(pk.data);
 }
 
 /* A journal written before events had types of their own: one map with every
@@ -197,45 +193,40 @@ static void test_unknown_type_refused(void **state)
 static void test_old_layout_replays(void **state)
 {
 	struct ctld *ctld = *state;
-	msgpack_sbuffer sb;
-	msgpack_packer pk;
+	struct mp_buf pk = {0};
 	union job_event ev;
 	struct rota_error err = {""};
 	struct job *job;
 
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 11);
+	mp_put_map(&pk, 11);
 	pack_key(&pk, "type");
-	msgpack_pack_uint32(&pk, EV_SUBMIT);
+	mp_put_uint(&pk, EV_SUBMIT);
 	pack_key(&pk, "job_id");
-	msgpack_pack_uint32(&pk, 7);
+	mp_put_uint(&pk, 7);
 	pack_key(&pk, "time");
-	msgpack_pack_int64(&pk, 1000);
+	mp_put_int(&pk, 1000);
 	pack_key(&pk, "uid");
-	msgpack_pack_uint32(&pk, 1234);
+	mp_put_uint(&pk, 1234);
 	pack_key(&pk, "desc");
-	msgpack_pack_array(&pk, 1);
-	msgpack_pack_map(&pk, 2);
+	mp_put_array(&pk, 1);
+	mp_put_map(&pk, 2);
 	pack_key(&pk, "name");
-	msgpack_pack_str(&pk, 3);
-	msgpack_pack_str_body(&pk, "old", 3);
+	mp_put_str(&pk, "old", 3);
 	pack_key(&pk, "min_nodes");
-	msgpack_pack_uint32(&pk, NO_VAL);
+	mp_put_uint(&pk, NO_VAL);
 	pack_key(&pk, "nodes"); /* START's */
-	msgpack_pack_nil(&pk);
+	mp_put_nil(&pk);
 	pack_key(&pk, "cpus_per_node");
-	msgpack_pack_array(&pk, 0);
+	mp_put_array(&pk, 0);
 	pack_key(&pk, "priority");
-	msgpack_pack_uint32(&pk, 555);
+	mp_put_uint(&pk, 555);
 	pack_key(&pk, "next_job_id"); /* META's */
-	msgpack_pack_uint32(&pk, 8);
+	mp_put_uint(&pk, 8);
 	pack_key(&pk, "seq");
-	msgpack_pack_uint64(&pk, 12);
+	mp_put_uint(&pk, 12);
 	pack_key(&pk, "user");
-	msgpack_pack_str(&pk, 5);
-	msgpack_pack_str_body(&pk, "alice", 5);
-	assert_int_equal(job_event_decode(sb.data, sb.size, &ev, &err), 0);
+	mp_put_str(&pk, "alice", 5);
+	assert_int_equal(job_event_decode(pk.data, pk.len, &ev, &err), 0);
 	assert_int_equal(ev.head.type, EV_SUBMIT);
 	assert_int_equal(ev.head.seq, 12);
 	assert_int_equal(ev.submit.job_id, 7);
@@ -249,7 +240,7 @@ static void test_old_layout_replays(void **state)
 	assert_int_equal(job->uid, 1234);
 	assert_int_equal(job->submit_time, 1000);
 	job_event_release(&ev);
-	msgpack_sbuffer_destroy(&sb);
+	free(pk.data);
 }
 
 int main(void)

@@ -1,0 +1,273 @@
+/* job_info.c - jobs as squeue and scontrol show job see them (MSG_JOB_INFO):
+ * the fields a client asks for, filled from the job's own strings where they
+ * can be lent, sent in frames of at most JOB_INFO_CHUNK jobs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "common/arrayspec.h"
+#include "common/conf.h"
+#include "common/states.h"
+#include "common/timefmt.h"
+#include "ctld/chan.h"
+#include "ctld/ctld.h"
+#include "ctld/depend.h"
+#include "ctld/job_mgr.h"
+#include "ctld/node_mgr.h"
+#include "proto/messages.h"
+#include "common/common.h"
+
+/* Display form of an output path: relative to WorkDir, %j %x %u %% expanded. */
+static char *display_path(const struct job *job, const char *pattern)
+{
+	const char *pat = pattern             ? pattern
+	                  : job->array_job_id ? "slurm-%A_%a.out"
+	                                      : "slurm-%j.out";
+	size_t cap = strlen(pat) + 256, len = 0;
+	char *out = xmalloc(cap + 1);
+
+	if (pat[0] != '/' && job->desc.work_dir)
+		len = snprintf(out, cap, "%s/", job->desc.work_dir);
+	for (const char *p = pat; *p && len < cap - 64; p++) {
+		if (*p != '%' || !p[1]) {
+			out[len++] = *p;
+			continue;
+		}
+		p++;
+		if (*p == 'j' || (*p == 'A' && !job->array_job_id))
+			len += snprintf(out + len, cap - len, "%u", job->job_id);
+		else if (*p == 'A')
+			len += snprintf(out + len, cap - len, "%u", job->array_job_id);
+		else if (*p == 'a')
+			len += snprintf(out + len, cap - len, "%u", job->array_task_id);
+		else if (*p == 'x')
+			len += snprintf(out + len, cap - len, "%s",
+			                job->desc.name ? job->desc.name : "");
+		else if (*p == 'u')
+			len += snprintf(out + len, cap - len, "%s", job->user);
+		else if (*p == '%')
+			out[len++] = '%';
+		else {
+			out[len++] = '%';
+			out[len++] = *p;
+		}
+	}
+	out[len] = '\0';
+	return out;
+}
+
+/* Plain words for a pending job: what it waits for and, when backfill has
+ * planned it, when and where it is expected to start.  Caller frees. */
+static char *pending_detail(const struct job *job)
+{
+	char when[64];
+	const char *why = job->reason_detail;
+	char *own = NULL, *out;
+
+	if (!job_is_pending(job))
+		return xstrdup(job->reason_detail);
+	if (!why && job->reason == WAIT_PRIORITY && job->part)
+		why = own = xasprintf("waits for higher-priority jobs in partition %s",
+		                      job->part->cfg->name);
+	if (!job->est_start)
+		return own ? own : xstrdup(why);
+	timefmt_iso(job->est_start, when, sizeof(when));
+	out = xasprintf("%s%sexpected to start at %s on %s", why ? why : "",
+	                why ? "; " : "", when, job->sched_nodes ? job->sched_nodes : "?");
+	free(own);
+	return out;
+}
+
+/* The strings and arrays job_fill_info() made rather than lent. */
+#define JI_OWNED                                                                         \
+	(JI(reason_detail) | JI(std_out) | JI(std_err) | JI(dependency) |                \
+	 JI(array_task_str))
+
+/* The fields of mask (JI() bits) of job into o, which is zeroed.  Strings and
+ * arrays are the job's own, lent for as long as the answer is encoded, but
+ * for those of JI_OWNED (job_info_done() frees them). */
+static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_info *o,
+                          uint64_t mask)
+{
+	const struct job_desc *d = &job->desc;
+	uint32_t cpt = d->cpus_per_task == NO_VAL ? 1 : d->cpus_per_task;
+	int pending = job_is_pending(job);
+
+#define WANT(n) (mask & JI(n))
+	o->job_id = job->job_id;
+	o->uid = job->uid;
+	o->gid = job->gid;
+	o->state = job->state;
+	o->reason = job->reason;
+	o->priority = job->priority;
+	o->hold = job->hold;
+	o->submit_time = job->submit_time;
+	o->eligible_time = job->eligible_time;
+	o->start_time = pending ? job->est_start : job->start_time;
+	o->end_time = job->end_time;
+	if (job_is_running(job) && job->time_limit != INFINITE32)
+		o->end_time = job->start_time + (time_t)job->time_limit * 60;
+	o->time_limit = job->time_limit;
+	o->min_nodes = job->min_nodes;
+	o->num_nodes = job->nnodes ? job->nnodes : job->min_nodes;
+	o->num_tasks = d->num_tasks != NO_VAL         ? d->num_tasks
+	               : d->ntasks_per_node != NO_VAL ? d->ntasks_per_node * o->num_nodes
+	                                              : o->num_nodes;
+	o->ntasks_per_node = d->ntasks_per_node;
+	o->cpus_per_task = d->cpus_per_task;
+	o->mem_per_node = d->mem_per_node;
+	o->mem_per_cpu = d->mem_per_cpu;
+	o->pn_min_cpus = d->pn_min_cpus;
+	o->batch_flag = !(d->flags & JOB_F_INTERACTIVE);
+	o->exit_code = job->exit_code;
+	o->restart_cnt = job->restart_cnt;
+	o->derived_exit_code = job->derived_exit;
+	o->flags = d->flags;
+	o->nice = d->nice;
+	o->array_job_id = job->array_job_id;
+	o->array_task_id = job->array_task_id;
+	if (job->nnodes) {
+		for (uint32_t i = 0; i < job->nnodes; i++)
+			o->num_cpus += job->cpus[i];
+		if (WANT(cpus_per_node))
+			o->cpus_per_node = (struct rota_u32v){job->cpus, job->nnodes};
+		o->nodes = job->nodes_str;
+		if (WANT(batch_host))
+			o->batch_host =
+			    (char *)node_mgr_get(ctld->nodes, job->node_idx[0])
+			        ->cfg->name;
+	} else {
+		o->num_cpus = o->num_tasks * cpt;
+	}
+	o->name = d->name;
+	o->user = job->user;
+	o->group = job->group;
+	o->partition = d->partition;
+	o->account = d->account;
+	o->req_nodes = d->req_nodes;
+	o->exc_nodes = d->exc_nodes;
+	o->features = d->features;
+	o->work_dir = d->work_dir;
+	o->command = d->command;
+	o->submit_host = d->submit_host;
+	o->comment = d->comment;
+	if (pending) {
+		o->sched_nodes = job->sched_nodes;
+		o->unavail_nodes = job->unavail_nodes;
+	}
+	if (WANT(reason_detail))
+		o->reason_detail = pending_detail(job);
+	if (o->batch_flag) {
+		if (WANT(std_out))
+			o->std_out = display_path(job, d->std_out);
+		if (WANT(std_err))
+			o->std_err =
+			    display_path(job, d->std_err ? d->std_err : d->std_out);
+		o->std_in = d->std_in ? d->std_in : (char *)"/dev/null";
+	}
+	/* what is still outstanding, as Slurm shows it; nothing once it ran */
+	if (pending && WANT(dependency))
+		o->dependency = depend_show(ctld, job, time(NULL));
+	if (job->array_rem) {
+		if (WANT(array_task_str))
+			o->array_task_str = arrayspec_format(job->array_rem, 1);
+		o->array_max_tasks = job->array_rem->throttle;
+	}
+#undef WANT
+	/* what was not asked for is not sent (the codec leaves out 0 and NULL) */
+	for (size_t i = 0; i < job_info_type.nfields; i++) {
+		const struct rota_field *f = &job_info_type.fields[i];
+		char *p = (char *)o + f->offset;
+
+		if (mask & (UINT64_C(1) << i))
+			continue;
+		if (f->kind == FK_STR)
+			*(char **)p = NULL;
+		else if (f->kind == FK_U32 || f->kind == FK_I32)
+			*(uint32_t *)p = 0;
+		else if (f->kind == FK_U64 || f->kind == FK_I64)
+			*(uint64_t *)p = 0;
+	}
+}
+
+/* Free what job_fill_info() made; the lent fields are forgotten. */
+static void job_info_done(struct job_info *o)
+{
+	free(o->reason_detail);
+	free(o->std_out);
+	free(o->std_err);
+	free(o->dependency);
+	free(o->array_task_str);
+	memset(o, 0, sizeof(*o));
+}
+
+/* Jobs a frame holds at most: "more" says another frame follows. */
+#define JOB_INFO_CHUNK 4096
+
+struct info_batch {
+	struct job_info_resp r;
+	size_t cap;
+	uint64_t mask;
+};
+
+static void batch_add(struct ctld *ctld, struct info_batch *b, const struct job *job)
+{
+	if (b->r.jobs_count == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 16;
+		b->r.jobs = xrealloc(b->r.jobs, b->cap * sizeof(struct job_info));
+	}
+	memset(&b->r.jobs[b->r.jobs_count], 0, sizeof(struct job_info));
+	job_fill_info(ctld, job, &b->r.jobs[b->r.jobs_count++], b->mask);
+}
+
+static void batch_send(struct chan *ch, struct info_batch *b, int more)
+{
+	b->r.more = (uint32_t)more;
+	chan_send(ch, MSG_JOB_INFO_RESP, &b->r);
+	/* the client decodes this frame while the next is made */
+	if (more)
+		chan_write_now(ch);
+	for (uint32_t i = 0; i < b->r.jobs_count; i++)
+		job_info_done(&b->r.jobs[i]);
+	b->r.jobs_count = 0;
+}
+
+void job_mgr_info(struct ctld *ctld, struct caller *who, const struct job_info_req *req,
+                  struct chan *ch)
+{
+	struct info_batch b = {.r.now = time(NULL), .mask = req->fields};
+
+	/* the fields job_fill_info() must compute to be sent at all */
+	if (!b.mask)
+		b.mask = ~UINT64_C(0);
+	b.mask |= JI(job_id) | JI(array_job_id) | JI(array_task_id);
+	if (req->job_ids.n) {
+		for (uint32_t i = 0; i < req->job_ids.n; i++) {
+			uint32_t id = req->job_ids.v[i];
+			struct job *job = job_find(ctld->jobs, id);
+
+			if (job)
+				batch_add(ctld, &b, job);
+			/* an array's id stands for all its tasks (its first task's
+			 * id is the array's) */
+			if (job && job->array_job_id != id)
+				continue;
+			for (struct job *t = job_first(ctld->jobs); t; t = t->next)
+				if (t->array_job_id == id && t->job_id != id)
+					batch_add(ctld, &b, t);
+		}
+		if (!b.r.jobs_count) {
+			free(b.r.jobs);
+			chan_send_rc(ch, -ESLURM_INVALID_JOB_ID, NULL);
+			return;
+		}
+	} else {
+		for (struct job *job = job_first(ctld->jobs); job; job = job->next) {
+			batch_add(ctld, &b, job);
+			if (b.r.jobs_count == JOB_INFO_CHUNK && job->next)
+				batch_send(ch, &b, 1);
+		}
+	}
+	batch_send(ch, &b, 0);
+	free(b.r.jobs);
+}
