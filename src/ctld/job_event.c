@@ -147,6 +147,7 @@ static int apply_submit(struct ctld *ctld, const struct ev_submit *ev,
 	} else {
 		codec_copy(&job_desc_type, &job->desc, &ev->desc[0]);
 	}
+	job_desc_share(ctld->jobs, &job->desc);
 	job->uid = ev->uid;
 	job->gid = ev->gid;
 	/* names resolved when the job was submitted; a journal written before
@@ -325,6 +326,7 @@ static int apply_split(struct ctld *ctld, const struct ev_array_split *ev,
 	arrayspec_clear(rem, ev->array_task_id);
 	t = job_mgr_insert(ctld->jobs, ev->new_job_id);
 	codec_copy(&job_desc_type, &t->desc, &meta->desc);
+	job_desc_share(ctld->jobs, &t->desc);
 	t->uid = meta->uid;
 	t->gid = meta->gid;
 	t->user = xstrdup(meta->user);

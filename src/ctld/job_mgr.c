@@ -17,6 +17,7 @@
 #include "ctld/chan.h"
 #include "proto/messages.h"
 #include "ctld/ctld.h"
+#include "common/intern.h"
 #include "ctld/depend.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
@@ -38,9 +39,10 @@ struct job_mgr {
 	struct job *ahead, *atail; /* job_first_active */
 	struct job *whead, *wtail; /* job_first_waiting */
 	uint32_t next_id;
-	char *hwm_path;      /* StateSaveLocation/job_id_hwm */
-	struct seqfile *hwm; /* NULL until opened (retried when it fails) */
-	uint32_t reserved;   /* ids below this are covered by the stored mark */
+	char *hwm_path;       /* StateSaveLocation/job_id_hwm */
+	struct seqfile *hwm;  /* NULL until opened (retried when it fails) */
+	uint32_t reserved;    /* ids below this are covered by the stored mark */
+	struct intern *texts; /* the jobs' scripts and environments, once each */
 };
 
 int job_mgr_create(struct ctld *ctld, struct job_mgr **ret)
@@ -49,6 +51,7 @@ int job_mgr_create(struct ctld *ctld, struct job_mgr **ret)
 	jm->hsize = 1 << 16;
 	jm->hash = xcalloc(jm->hsize, sizeof(struct job *));
 	jm->next_id = ctld->conf->first_job_id ? ctld->conf->first_job_id : 1;
+	jm->texts = intern_create();
 	*ret = jm;
 	return 0;
 }
@@ -60,8 +63,18 @@ void job_clear_plan(struct job *job)
 	job->sched_nodes = NULL;
 }
 
-static void job_free(struct job *job)
+void job_desc_share(struct job_mgr *jm, struct job_desc *d)
 {
+	d->script = intern_str(jm->texts, d->script);
+	d->env = intern_strv(jm->texts, d->env);
+}
+
+static void job_free(struct job_mgr *jm, struct job *job)
+{
+	intern_drop_str(jm->texts, job->desc.script);
+	intern_drop_strv(jm->texts, job->desc.env);
+	job->desc.script = NULL;
+	job->desc.env = NULL;
 	codec_release(&job_desc_type, &job->desc);
 	free(job->user);
 	free(job->group);
@@ -93,8 +106,9 @@ void job_mgr_destroy(struct job_mgr *jm)
 	for (struct job *j = jm->head, *n; j; j = n) {
 		n = j->next;
 		chan_unref(j->alloc_client);
-		job_free(j);
+		job_free(jm, j);
 	}
+	intern_destroy(jm->texts);
 	free(jm->hash);
 	free(jm);
 }
@@ -290,7 +304,7 @@ void job_mgr_remove(struct job_mgr *jm, struct job *job)
 	jm->count--;
 	if (job->alloc_client)
 		chan_unref(job->alloc_client);
-	job_free(job);
+	job_free(jm, job);
 }
 
 int job_is_pending(const struct job *job)

@@ -1,0 +1,34 @@
+/* intern.h - one copy of each identical text, counted.
+ *
+ * The controller keeps every pending job's script and environment for as long
+ * as the job lives, and most of them are alike: a workflow's submissions come
+ * from one shell with one environment, and every `--wrap` of the same command
+ * is the same script.  Kept once each, a pending job costs a fraction of the
+ * memory (doc/performance.md).  A string or a NULL-terminated string vector
+ * is handed over (owned), and the kept copy of the same text comes back: the
+ * one handed over when it is new, else it is freed and the older one's count
+ * goes up.  Each intern_* is matched by an intern_drop_*; the kept copy is
+ * freed with its last drop.  Kept copies are shared: never changed in place.
+ */
+#ifndef ROTA_INTERN_H
+#define ROTA_INTERN_H
+
+#include <stddef.h>
+
+struct intern;
+
+struct intern *intern_create(void);
+/* Everything still kept is freed (counts or not). */
+void intern_destroy(struct intern *in);
+
+/* s or v (owned, NULL allowed: returned as is) in exchange for the kept copy. */
+char *intern_str(struct intern *in, char *s);
+char **intern_strv(struct intern *in, char **v);
+/* Give back a copy intern_str/intern_strv returned (NULL allowed). */
+void intern_drop_str(struct intern *in, char *s);
+void intern_drop_strv(struct intern *in, char **v);
+
+/* Distinct texts kept, and the references to them. */
+size_t intern_count(const struct intern *in, size_t *ret_refs);
+
+#endif
