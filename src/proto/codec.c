@@ -445,17 +445,16 @@ int codec_decode(const struct rota_type *t, const char *data, size_t len, void *
 	return codec_decode_max(t, data, len, UINT64_MAX, obj, err);
 }
 
-/* The type a tagged map says it is: the u32 value of its key `key`, which
- * must be there once (a second one would change the record's type after it
- * was decoded as the first said).  r is not moved. */
+/* The type a tagged map says it is: the u32 value of the first key `key`
+ * (*ret_tag).  r is not moved.  Only the keys before it are stepped over:
+ * encoders write the tag first. */
 static const struct rota_type *tag_pick(struct mp_reader r, const char *key,
                                         const struct rota_type *(*pick)(uint32_t),
-                                        struct rota_error *err)
+                                        uint32_t *ret_tag, struct rota_error *err)
 {
 	size_t klen = strlen(key);
-	struct mp_item m, k, val = {0};
+	struct mp_item m, k, val;
 	const struct rota_type *t;
-	int found = 0;
 	uint64_t v;
 
 	if (mp_read(&r, &m) < 0 || m.kind != MP_MAP)
@@ -469,18 +468,28 @@ static const struct rota_type *tag_pick(struct mp_reader r, const char *key,
 				       NULL;
 			continue;
 		}
-		if (found++)
-			return errprintf(err, "field '%s' given twice", key), NULL;
-		if (mp_read(&r, &val) < 0)
-			return errprintf(err, "malformed or truncated body"), NULL;
+		if (mp_read(&r, &val) < 0 || get_uint(&val, UINT32_MAX, &v) < 0)
+			return errprintf(err, "field '%s': wrong type or too large", key),
+			       NULL;
+		if (!(t = pick((uint32_t)v)))
+			errprintf(err, "unknown %s %llu", key, (unsigned long long)v);
+		*ret_tag = (uint32_t)v;
+		return t;
 	}
-	if (!found)
-		return errprintf(err, "no field '%s'", key), NULL;
-	if (get_uint(&val, UINT32_MAX, &v) < 0)
-		return errprintf(err, "field '%s': wrong type or too large", key), NULL;
-	if (!(t = pick((uint32_t)v)))
-		errprintf(err, "unknown %s %llu", key, (unsigned long long)v);
-	return t;
+	return errprintf(err, "no field '%s'", key), NULL;
+}
+
+/* After a tagged decode: the tag field still holds what picked the type (a
+ * second `key` of another value would have the record released as a type it
+ * was not decoded as). */
+static int tag_kept(const struct rota_type *t, const char *key, uint32_t tag,
+                    const void *obj)
+{
+	for (size_t i = 0; i < t->nfields; i++)
+		if (t->fields[i].kind == FK_U32 && !strcmp(t->fields[i].name, key))
+			return *(const uint32_t *)((const char *)obj +
+			                           t->fields[i].offset) == tag;
+	return 1;
 }
 
 /* codec_decode_max(), of type t or (t NULL) of the type a tag says.  A limit
@@ -491,13 +500,14 @@ static int decode(const struct rota_type *t, const char *key,
 {
 	static const struct rota_type tagged = {"tagged record", 0, NULL, 0};
 	struct mp_reader r = {(const uint8_t *)data, (const uint8_t *)data + len};
+	uint32_t tag = 0;
 	int rc;
 
 	if (max_values != UINT64_MAX &&
 	    (rc = codec_check(t ? t : &tagged, (const uint8_t *)data, len, max_values,
 	                      err)) < 0)
 		return rc;
-	if (!t && !(t = tag_pick(r, key, pick, err)))
+	if (!t && !(t = tag_pick(r, key, pick, &tag, err)))
 		return -EPROTO;
 	if (unpack_obj(t, &r, obj, err) < 0) {
 		codec_release(t, obj);
@@ -507,12 +517,15 @@ static int decode(const struct rota_type *t, const char *key,
 			codec_check(t, (const uint8_t *)data, len, max_values, err);
 		return -EPROTO;
 	}
-	if (r.p != r.end) {
+	if (r.p != r.end || (key && !tag_kept(t, key, tag, obj))) {
+		if (r.p != r.end)
+			errprintf(err, "%s: %zu trailing bytes", t->name,
+			          (size_t)(r.end - r.p));
+		else
+			errprintf(err, "field '%s' given twice", key);
 		codec_release(t, obj);
 		memset(obj, 0, t->size);
-		return errprintf(err, "%s: %zu trailing bytes", t->name,
-		                 (size_t)(r.end - r.p)),
-		       -EPROTO;
+		return -EPROTO;
 	}
 	return 0;
 }

@@ -83,7 +83,8 @@ int codec_decode_max(const struct rota_type *t, const char *data, size_t len,
 
 /* codec_decode() of a map whose u32 field `key` says what it is: it is decoded
  * as pick(value), which returns NULL for a value it does not know (-EPROTO).
- * The caller zeroes obj (as large as any type pick returns). */
+ * Each type pick returns has `key` as a u32 field: a second `key` of another
+ * value is refused.  The caller zeroes obj (as large as any type pick returns). */
 int codec_decode_tagged(const char *key, const struct rota_type *(*pick)(uint32_t),
                         const char *data, size_t len, void *obj, struct rota_error *err);
 
