@@ -1208,7 +1208,9 @@ static int print_steps(struct squeue_opts *o, const struct fmt_layout *layout)
 	return 0;
 }
 
-static struct job_info_resp *kept_until_exit;
+/* volatile: a store the compiler may not drop, so that a leak checker finds
+ * the listing still reachable at exit */
+static struct job_info_resp *volatile kept_until_exit;
 
 static int print_once(struct squeue_opts *o, const struct fmt_layout *layout)
 {

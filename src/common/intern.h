@@ -1,9 +1,10 @@
 /* intern.h - one copy of each identical text, counted.
  *
- * The controller keeps every pending job's script and environment for as long
- * as the job lives, and most of them are alike: a workflow's submissions come
- * from one shell with one environment, and every `--wrap` of the same command
- * is the same script.  Kept once each, a pending job costs a fraction of the
+ * The controller keeps every pending job's request for as long as the job
+ * lives, and most of its strings are alike from job to job: a workflow's
+ * submissions come from one shell with one environment, every `--wrap` of the
+ * same command is the same script, and names, partitions, directories and
+ * hosts repeat.  Kept once each, a pending job costs a fraction of the
  * memory (doc/performance.md).  A string or a NULL-terminated string vector
  * is handed over (owned), and the kept copy of the same text comes back: the
  * one handed over when it is new, else it is freed and the older one's count

@@ -158,6 +158,7 @@ static int apply_submit(struct ctld *ctld, const struct ev_submit *ev,
 	if (!ev->group)
 		gid_to_name(ev->gid, name, sizeof(name));
 	job->group = xstrdup(ev->group ? ev->group : name);
+	job_names_share(ctld->jobs, job);
 	job->part = node_mgr_part_find(ctld->nodes, job->desc.partition);
 	job->state = JOB_PENDING | (ev->state & JOB_REQUEUE_FLAG);
 	job->priority = ev->priority;
@@ -331,6 +332,7 @@ static int apply_split(struct ctld *ctld, const struct ev_array_split *ev,
 	t->gid = meta->gid;
 	t->user = xstrdup(meta->user);
 	t->group = xstrdup(meta->group);
+	job_names_share(ctld->jobs, t);
 	t->part = meta->part;
 	t->state = JOB_PENDING;
 	t->priority = meta->priority;
@@ -390,18 +392,25 @@ static void apply_update_desc(struct ctld *ctld, const struct ev_update *ev,
 {
 	struct job_desc nd = {0}, drop = {0};
 	int64_t old_begin = job->desc.begin_time;
+	char *script = job->desc.script;
+	char **env = job->desc.env, **argv = job->desc.argv;
 
+	/* the script, environment and arguments stay the job's (kept copies) */
+	job->desc.script = NULL;
+	job->desc.env = job->desc.argv = NULL;
+	job_desc_unshare(ctld->jobs, &job->desc);
+	codec_release(&job_desc_type, &job->desc);
 	codec_copy(&job_desc_type, &nd, &ev->desc[0]);
 	drop.script = nd.script;
 	drop.env = nd.env;
 	drop.argv = nd.argv;
-	nd.script = job->desc.script;
-	nd.env = job->desc.env;
-	nd.argv = job->desc.argv;
-	job->desc.script = NULL;
-	job->desc.env = job->desc.argv = NULL;
 	codec_release(&job_desc_type, &drop);
-	codec_release(&job_desc_type, &job->desc);
+	nd.script = NULL;
+	nd.env = nd.argv = NULL;
+	job_desc_share(ctld->jobs, &nd);
+	nd.script = script;
+	nd.env = env;
+	nd.argv = argv;
 	job->desc = nd;
 	constraint_destroy(job->constraint); /* parsed again from the new -C */
 	job->constraint = NULL;

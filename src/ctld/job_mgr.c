@@ -63,21 +63,50 @@ void job_clear_plan(struct job *job)
 	job->sched_nodes = NULL;
 }
 
+/* Every string and string vector of a request: most are alike from job to
+ * job (the environment, the script, the name, partition, directory, paths,
+ * submit host). */
 void job_desc_share(struct job_mgr *jm, struct job_desc *d)
 {
-	d->script = intern_str(jm->texts, d->script);
-	d->env = intern_strv(jm->texts, d->env);
+	for (size_t i = 0; i < job_desc_type.nfields; i++) {
+		const struct rota_field *f = &job_desc_type.fields[i];
+		char *p = (char *)d + f->offset;
+
+		if (f->kind == FK_STR)
+			*(char **)p = intern_str(jm->texts, *(char **)p);
+		else if (f->kind == FK_STRV)
+			*(char ***)p = intern_strv(jm->texts, *(char ***)p);
+	}
+}
+
+void job_desc_unshare(struct job_mgr *jm, struct job_desc *d)
+{
+	for (size_t i = 0; i < job_desc_type.nfields; i++) {
+		const struct rota_field *f = &job_desc_type.fields[i];
+		char *p = (char *)d + f->offset;
+
+		if (f->kind == FK_STR)
+			intern_drop_str(jm->texts, *(char **)p);
+		else if (f->kind == FK_STRV)
+			intern_drop_strv(jm->texts, *(char ***)p);
+		else
+			continue;
+		*(void **)p = NULL;
+	}
+}
+
+void job_names_share(struct job_mgr *jm, struct job *job)
+{
+	job->user = intern_str(jm->texts, job->user);
+	job->group = intern_str(jm->texts, job->group);
 }
 
 static void job_free(struct job_mgr *jm, struct job *job)
 {
-	intern_drop_str(jm->texts, job->desc.script);
-	intern_drop_strv(jm->texts, job->desc.env);
-	job->desc.script = NULL;
-	job->desc.env = NULL;
+	job_desc_unshare(jm, &job->desc);
 	codec_release(&job_desc_type, &job->desc);
-	free(job->user);
-	free(job->group);
+	intern_drop_str(jm->texts, job->user);
+	intern_drop_str(jm->texts, job->group);
 	free(job->reason_detail);
 	free(job->sched_nodes);
 	free(job->unavail_nodes);

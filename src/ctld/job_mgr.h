@@ -114,11 +114,16 @@ void job_mgr_set_next_id(struct job_mgr *jm, uint32_t id);
  * it, so that no id already acknowledged is handed out again. */
 void job_mgr_id_restore(struct ctld *ctld, const char *lost);
 
-/* The job's script and environment (d is job->desc) become the copies kept
- * once for every job that has the same (common/intern.h): shared, never
- * changed in place, given back when the job is removed.  After a new job's
- * request is set (EV_SUBMIT, an array task's split). */
+/* The strings and string vectors of a job's request (d is job->desc) become
+ * the copies kept once for every job that has the same (common/intern.h):
+ * shared, never changed in place.  After a job's request is set (EV_SUBMIT,
+ * an array task's split, an update).  job_desc_unshare() gives them back and
+ * leaves them NULL, before the request is released or replaced. */
 void job_desc_share(struct job_mgr *jm, struct job_desc *d);
+void job_desc_unshare(struct job_mgr *jm, struct job_desc *d);
+/* The same for job->user and job->group (given back when the job is
+ * removed). */
+void job_names_share(struct job_mgr *jm, struct job *job);
 
 /* Insert a new record (from EV_SUBMIT) / remove one (purge). */
 struct job *job_mgr_insert(struct job_mgr *jm, uint32_t job_id);
