@@ -190,14 +190,13 @@ static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_i
 	}
 }
 
-/* Free what job_fill_info() made; the lent fields are forgotten. */
+/* Free what job_fill_info() made (the strings of JI_OWNED); the lent fields
+ * are forgotten. */
 static void job_info_done(struct job_info *o)
 {
-	free(o->reason_detail);
-	free(o->std_out);
-	free(o->std_err);
-	free(o->dependency);
-	free(o->array_task_str);
+	for (size_t i = 0; i < job_info_type.nfields; i++)
+		if (JI_OWNED & (UINT64_C(1) << i))
+			free(*(char **)((char *)o + job_info_type.fields[i].offset));
 	memset(o, 0, sizeof(*o));
 }
 

@@ -486,7 +486,8 @@ static int tag_kept(const struct rota_type *t, const char *key, uint32_t tag,
                     const void *obj)
 {
 	for (size_t i = 0; i < t->nfields; i++)
-		if (t->fields[i].kind == FK_U32 && !strcmp(t->fields[i].name, key))
+		if (t->fields[i].kind == FK_U32 &&
+		    field_is(&t->fields[i], key, strlen(key)))
 			return *(const uint32_t *)((const char *)obj +
 			                           t->fields[i].offset) == tag;
 	return 1;
