@@ -331,12 +331,12 @@ int main(int argc, char **argv)
 	       (double)(after - before) / records, (double)(after - before) / queued);
 
 	t0 = now_s();
-	sched_pass(&ctld, now);
+	sched_pass(&ctld, now, SCHED_PASS_FULL);
 	t_main = now_s() - t0;
 	printf("main pass (sched/builtin): %.3f s for %zu pending records\n", t_main,
 	       records);
 	t0 = now_s();
-	sched_pass(&ctld, now);
+	sched_pass(&ctld, now, SCHED_PASS_FULL);
 	printf("main pass again:           %.3f s\n", now_s() - t0);
 
 	conf->scheduler_type = xstrdup("sched/backfill");
@@ -349,7 +349,7 @@ int main(int argc, char **argv)
 		conf->scheduler_params = xasprintf("bf_max_job_test=%lu", n);
 		ctld.bf_last = 0;
 		t0 = now_s();
-		sched_pass(&ctld, now);
+		sched_pass(&ctld, now, SCHED_PASS_FULL);
 		backfill_drive(&ctld, now, 0, 0, &longest);
 		t = now_s() - t0;
 		planned = count_planned(&ctld, &pending);
@@ -360,14 +360,14 @@ int main(int argc, char **argv)
 		    n, t, t - t_main, planned);
 		/* the same pass in slices, as the controller runs it */
 		ctld.bf_last = 0;
-		sched_pass(&ctld, now);
+		sched_pass(&ctld, now, SCHED_PASS_FULL);
 		slices = backfill_drive(&ctld, now, 0.05, 0, &longest);
 		printf("  in slices of bf_yield_interval=50000: %u slices, the longest "
 		       "%.3f s (the controller answers requests between them); same "
 		       "plan: %s\n",
 		       slices, longest, plan_digest(&ctld) == digest ? "yes" : "NO");
 		ctld.bf_last = 0;
-		sched_pass(&ctld, now);
+		sched_pass(&ctld, now, SCHED_PASS_FULL);
 		slices = backfill_drive(&ctld, now, 0.05, 1, &longest);
 		printf("  rebuilding the plan before each slice: %u slices, the longest "
 		       "%.3f s; same plan: %s\n",

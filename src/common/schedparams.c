@@ -17,6 +17,8 @@ static const struct num_key num_keys[] = {
     {"bf_resolution", offsetof(struct sched_params, bf_resolution), 1, 3600},
     {"bf_window", offsetof(struct sched_params, bf_window), 1, 43200},
     {"bf_yield_interval", offsetof(struct sched_params, bf_yield_interval), 1, 10000000},
+    {"default_queue_depth", offsetof(struct sched_params, default_queue_depth), 1,
+     1000000},
     {"journal_compact_mb", offsetof(struct sched_params, journal_compact_mb), 1, 65536},
 };
 
@@ -75,6 +77,7 @@ void sched_params_parse(const char *text, struct sched_params *sp)
 	    .bf_resolution = 60,
 	    .bf_window = 1440,
 	    .bf_yield_interval = 50000,
+	    .default_queue_depth = 100,
 	    .journal_compact_mb = 64,
 	};
 	while (text && *text) {

@@ -8,6 +8,9 @@
  *   bf_resolution=S       time resolution of the backfill plan (60)
  *   bf_window=M           minutes ahead the plan looks (1440)
  *   bf_continue           accepted: a pass that yields always goes on
+ *   default_queue_depth=N pending jobs a pass started by an event (submission,
+ *                         completion) considers at most (100); the pass each
+ *                         second considers them all
  *   bf_yield_interval=US  microseconds a backfill pass runs before it lets the
  *                         controller answer requests (Rota: 50000; Slurm's
  *                         default is 2 s, with a sleep Rota has no need of)
@@ -31,11 +34,12 @@
 #include <stdint.h>
 
 struct sched_params {
-	uint32_t bf_interval;       /* seconds */
-	uint32_t bf_max_job_test;   /* jobs */
-	uint32_t bf_resolution;     /* seconds */
-	uint32_t bf_window;         /* minutes */
-	uint32_t bf_yield_interval; /* microseconds */
+	uint32_t bf_interval;         /* seconds */
+	uint32_t bf_max_job_test;     /* jobs */
+	uint32_t bf_resolution;       /* seconds */
+	uint32_t bf_window;           /* minutes */
+	uint32_t bf_yield_interval;   /* microseconds */
+	uint32_t default_queue_depth; /* jobs */
 	uint32_t journal_compact_mb;
 	int bf_continue;
 	int bf_predict; /* bf_estimate=predict */

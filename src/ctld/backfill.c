@@ -354,21 +354,29 @@ static void run_one(struct bf_run *r)
 	plan_job(&r->bc, job, job);
 }
 
+int backfill_due(struct ctld *ctld, time_t now)
+{
+	const char *type = ctld->conf->scheduler_type;
+	struct sched_params sp;
+
+	if (type && strcasecmp(type, "sched/backfill"))
+		return 0;
+	if (ctld->bf_run) /* one at a time; it takes later changes in */
+		return 0;
+	sched_params_parse(ctld->conf->scheduler_params, &sp);
+	return !ctld->bf_last || now < ctld->bf_last ||
+	       now - ctld->bf_last >= (time_t)sp.bf_interval;
+}
+
 void backfill_pass(struct sched_pass *ps, struct job **pending, size_t n, time_t now)
 {
 	struct ctld *ctld = ps->ctld;
-	const char *type = ctld->conf->scheduler_type;
 	struct sched_params sp;
 	struct bf_run *r;
 
-	if (type && strcasecmp(type, "sched/backfill"))
-		return;
-	if (ctld->bf_run) /* one at a time; it takes later changes in */
+	if (!backfill_due(ctld, now))
 		return;
 	sched_params_parse(ctld->conf->scheduler_params, &sp);
-	if (ctld->bf_last && now >= ctld->bf_last &&
-	    now - ctld->bf_last < (time_t)sp.bf_interval)
-		return;
 	ctld->bf_last = now;
 	r = xcalloc(1, sizeof(*r));
 	r->ps.ctld = ctld;

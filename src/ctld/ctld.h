@@ -40,6 +40,7 @@ struct ctld {
 	struct listener *listener;
 	struct event *sched_ev;     /* deferred scheduling pass */
 	int sched_pending;          /* sched_ev is armed */
+	int sched_full;             /* ... for a pass over every pending job */
 	double sched_last;          /* monotonic seconds at the end of the last pass */
 	struct event *tick_ev;      /* 1 s: time limits, node timeouts, purge */
 	int replaying;              /* applying the journal: no side effects */

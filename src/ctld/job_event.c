@@ -173,6 +173,9 @@ static int apply_submit(struct ctld *ctld, const struct ev_submit *ev,
 	job->restart_cnt = ev->restart_cnt;
 	job->min_nodes = job->desc.min_nodes == NO_VAL ? 1 : job->desc.min_nodes;
 	job->reason = first_reason(job, ev->time);
+	/* its place among the waiting jobs, until the next full pass */
+	if (!ctld->replaying)
+		job_priority_refresh(ctld, job, ev->time);
 	if (ev->job_id >= job_mgr_next_id(ctld->jobs))
 		job_mgr_set_next_id(ctld->jobs, ev->job_id + 1);
 	return 0;

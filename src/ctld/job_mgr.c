@@ -30,6 +30,8 @@
 #define ENV_MAX    (1u << 16) /* entries */
 #define ARGV_MAX   (1u << 14)
 #define ID_BLOCK   1000u /* job ids reserved per write of the high-water mark */
+/* Jobs a newly waiting job is walked past, from the end, to its place. */
+#define WAIT_INSERT_WALK 64
 
 struct job_mgr {
 	struct job **hash;
@@ -38,6 +40,7 @@ struct job_mgr {
 	struct job *head, *tail;
 	struct job *ahead, *atail; /* job_first_active */
 	struct job *whead, *wtail; /* job_first_waiting */
+	int wunsorted;             /* ... not in job_prio_cmp order */
 	uint32_t next_id;
 	char *hwm_path;       /* StateSaveLocation/job_id_hwm */
 	struct seqfile *hwm;  /* NULL until opened (retried when it fails) */
@@ -165,6 +168,32 @@ struct job *job_first_waiting(struct job_mgr *jm)
 	return jm->whead;
 }
 
+int job_waiting_sorted(const struct job_mgr *jm)
+{
+	return !jm->wunsorted;
+}
+
+void job_waiting_touch(struct job_mgr *jm)
+{
+	jm->wunsorted = 1;
+}
+
+void job_waiting_reorder(struct job_mgr *jm, struct job **order, size_t n)
+{
+	jm->whead = jm->wtail = NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct job *j = order[i];
+		j->wprev = jm->wtail;
+		j->wnext = NULL;
+		if (jm->wtail)
+			jm->wtail->wnext = j;
+		else
+			jm->whead = j;
+		jm->wtail = j;
+	}
+	jm->wunsorted = 0;
+}
+
 static void active_set(struct job_mgr *jm, struct job *j, int on)
 {
 	if (on == j->in_active)
@@ -191,18 +220,54 @@ static void active_set(struct job_mgr *jm, struct job *j, int on)
 	j->in_active = (uint8_t)on;
 }
 
+int job_prio_cmp(const struct job *x, const struct job *y)
+{
+	uint32_t tx = x->part->cfg->priority_tier, ty = y->part->cfg->priority_tier;
+
+	if (tx != ty)
+		return tx > ty ? -1 : 1;
+	if (x->priority != y->priority)
+		return x->priority > y->priority ? -1 : 1;
+	return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
+}
+
+/* Is j out of order with its neighbours on the waiting list? */
+static int wait_misplaced(const struct job *j)
+{
+	return (j->wprev && job_prio_cmp(j->wprev, j) > 0) ||
+	       (j->wnext && job_prio_cmp(j, j->wnext) > 0);
+}
+
 static void wait_set(struct job_mgr *jm, struct job *j, int on)
 {
-	if (on == j->in_wait)
+	if (on == j->in_wait) {
+		/* its priority or partition may have changed */
+		if (on && !jm->wunsorted && wait_misplaced(j))
+			jm->wunsorted = 1;
 		return;
+	}
 	if (on) {
-		j->wprev = jm->wtail;
-		j->wnext = NULL;
-		if (jm->wtail)
-			jm->wtail->wnext = j;
+		/* in its place when that is near the end (a new job usually
+		 * goes last), else last and the list marked unsorted (a bulk
+		 * release is sorted once, by the next pass) */
+		struct job *after = jm->wtail;
+		int steps = 0;
+		while (after && job_prio_cmp(after, j) > 0 && steps++ < WAIT_INSERT_WALK)
+			after = after->wprev;
+		if (after && job_prio_cmp(after, j) > 0) {
+			jm->wunsorted = 1;
+			after = jm->wtail;
+		}
+		j->wprev = after;
+		j->wnext = after ? after->wnext : jm->whead;
+		if (j->wnext)
+			j->wnext->wprev = j;
+		else
+			jm->wtail = j;
+		if (after)
+			after->wnext = j;
 		else
 			jm->whead = j;
-		jm->wtail = j;
 	} else {
 		if (j->wprev)
 			j->wprev->wnext = j->wnext;
@@ -390,7 +455,7 @@ static void submit_durable(void *arg, int rc)
 		chan_send(r->client, MSG_SUBMIT_RESP, &resp);
 	} else if (job && job_is_pending(job)) {
 		/* try at once, so that "queued and waiting" is only said when true */
-		sched_pass(r->ctld, time(NULL));
+		sched_pass(r->ctld, time(NULL), 0);
 		if (job_is_pending(job)) {
 			struct submit_resp resp = {.job_id = r->job_id};
 			chan_send(r->client, MSG_ALLOC_PENDING, &resp);

@@ -101,6 +101,17 @@ struct job *job_first(struct job_mgr *jm); /* iterate with job->next */
  * ->anext.  Pending jobs in a partition and not held: iterate with ->wnext. */
 struct job *job_first_active(struct job_mgr *jm);
 struct job *job_first_waiting(struct job_mgr *jm);
+/* The scheduling order: higher partition PriorityTier, then higher priority,
+ * then lower job id first (<0: x before y). */
+int job_prio_cmp(const struct job *x, const struct job *y);
+/* The waiting list is kept in job_prio_cmp order where it is cheap to tell:
+ * a job added out of order, or whose priority or partition changed before a
+ * job_mgr_classify, marks it unsorted; job_waiting_touch() does so after
+ * priorities change otherwise.  The scheduler sorts it (job_waiting_reorder:
+ * order[0..n) is every waiting job, in their new order). */
+int job_waiting_sorted(const struct job_mgr *jm);
+void job_waiting_touch(struct job_mgr *jm);
+void job_waiting_reorder(struct job_mgr *jm, struct job **order, size_t n);
 /* Put job on the lists its state says (after each change of state, hold or
  * partition: job_event_apply). */
 void job_mgr_classify(struct job_mgr *jm, struct job *job);
@@ -248,10 +259,18 @@ struct priority_factors;
 void job_priority_params(struct ctld *ctld, struct priority_params *ret);
 void job_priority_factors(const struct priority_params *pp, const struct job *job,
                           time_t now, struct priority_factors *ret);
+/* A pending job's multifactor priority as of now (the scheduler's full pass
+ * refreshes them all); nothing for priority/basic, a held job or one whose
+ * priority an admin set. */
+void job_priority_refresh(struct ctld *ctld, struct job *job, time_t now);
 void prio_info(struct ctld *ctld, struct caller *who, const struct job_info_req *req,
                struct chan *ch);
 
-/* Scheduling (sched_pass.c). */
-void sched_pass(struct ctld *ctld, time_t now);
+/* Scheduling (sched_pass.c): a pass over the pending jobs in priority order.
+ * SCHED_PASS_FULL considers every one (and recomputes multifactor
+ * priorities); otherwise, as after an event, at most default_queue_depth
+ * and none once every partition has a job that waits for resources. */
+enum sched_pass_flags { SCHED_PASS_FULL = 1 };
+void sched_pass(struct ctld *ctld, time_t now, unsigned flags);
 
 #endif

@@ -45,10 +45,13 @@ static void sched_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ctld *ctld = arg;
 
+	unsigned flags = ctld->sched_full ? SCHED_PASS_FULL : 0;
+
 	ctld->sched_pending = 0;
 	if (journal_error(ctld->journal))
 		return; /* a start that cannot be recorded waits (tick_cb kicks) */
-	sched_pass(ctld, time(NULL));
+	ctld->sched_full = 0;
+	sched_pass(ctld, time(NULL), flags);
 	ctld->sched_last = time_mono();
 }
 
@@ -102,8 +105,11 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 	job_mgr_tick(ctld, now);
 	ctld_state_tick(ctld, now);
 	repl_tick(ctld, now);
-	/* a pass every second also re-evaluates time-based reasons (BeginTime,
-	 * dependency +minutes, purged dependencies) and frees forced releases */
+	/* a pass over every pending job each second also re-evaluates
+	 * time-based reasons (BeginTime, dependency +minutes, purged
+	 * dependencies), frees forced releases and reaches the jobs beyond
+	 * default_queue_depth */
+	ctld->sched_full = 1;
 	ctld_sched_kick(ctld);
 	listener_tick(ctld->listener);
 }

@@ -105,6 +105,20 @@ static int wanted(const struct job *job, const struct job_info_req *req)
 	return 0;
 }
 
+void job_priority_refresh(struct ctld *ctld, struct job *job, time_t now)
+{
+	struct priority_params pp;
+	struct priority_factors f;
+
+	if (job->prio_set || !job->priority || !job->part)
+		return;
+	job_priority_params(ctld, &pp);
+	if (pp.type != PRIORITY_MULTIFACTOR)
+		return;
+	job_priority_factors(&pp, job, now, &f);
+	job->priority = f.priority;
+}
+
 void prio_info(struct ctld *ctld, struct caller *who, const struct job_info_req *req,
                struct chan *ch)
 {

@@ -10,6 +10,7 @@
 #include "common/gres.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
+#include "common/schedparams.h"
 #include "common/states.h"
 #include "common/timefmt.h"
 #include "ctld/caller.h"
@@ -26,16 +27,21 @@
 #include "sched/select.h"
 #include "common/common.h"
 
-/* PriorityTier of the partition first, then priority, then job id. */
-static int cmp_prio(const void *a, const void *b)
-{
-	const struct job *x = *(struct job *const *)a, *y = *(struct job *const *)b;
-	uint32_t tx = x->part->cfg->priority_tier, ty = y->part->cfg->priority_tier;
+/* A waiting job's place in the scheduling order as one key (job_prio_cmp's
+ * order): sorting keys is cheaper than comparing through each job's
+ * partition. */
+struct prio_key {
+	uint64_t key; /* PriorityTier << 32 | priority: higher first */
+	uint32_t job_id;
+	struct job *job;
+};
 
-	if (tx != ty)
-		return tx > ty ? -1 : 1;
-	if (x->priority != y->priority)
-		return x->priority > y->priority ? -1 : 1;
+static int cmp_key(const void *a, const void *b)
+{
+	const struct prio_key *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
 	return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
 }
 
@@ -447,30 +453,82 @@ void sched_pass_release(struct sched_pass *ps)
 	ps->nodes = NULL;
 }
 
-void sched_pass(struct ctld *ctld, time_t now)
+/* Put the waiting list in scheduling order; pending[0..n) is all of it and is
+ * rewritten in that order. */
+static void sort_waiting(struct ctld *ctld, struct job **pending, size_t n)
+{
+	struct prio_key *keys = xcalloc(n, sizeof(*keys));
+
+	for (size_t i = 0; i < n; i++) {
+		struct job *j = pending[i];
+		keys[i] = (struct prio_key){
+		    .key = (uint64_t)j->part->cfg->priority_tier << 32 | j->priority,
+		    .job_id = j->job_id,
+		    .job = j};
+	}
+	qsort(keys, n, sizeof(*keys), cmp_key);
+	for (size_t i = 0; i < n; i++)
+		pending[i] = keys[i].job;
+	free(keys);
+	job_waiting_reorder(ctld->jobs, pending, n);
+}
+
+static int in_order(struct job **pending, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (job_prio_cmp(pending[i - 1], pending[i]) > 0)
+			return 0;
+	return 1;
+}
+
+/* Has every partition a job waiting for resources (nothing more can start
+ * in this pass but by backfill)? */
+static int all_blocked(const struct sched_pass *ps)
+{
+	size_t n = node_mgr_part_count(ps->ctld->nodes);
+
+	return n && !memchr(ps->blocked, 0, n);
+}
+
+void sched_pass(struct ctld *ctld, time_t now, unsigned flags)
 {
 	struct sched_pass ps = {.ctld = ctld};
-	size_t n = 0, cap = job_count(ctld->jobs);
-	struct job **pending = xcalloc(cap ? cap : 1, sizeof(*pending));
+	struct sched_params sp;
+	int full = (flags & SCHED_PASS_FULL) != 0;
+	/* every waiting job is needed to sort them or to start a backfill run */
+	int all = full || !job_waiting_sorted(ctld->jobs) || backfill_due(ctld, now);
+	size_t n = 0, cap = job_count(ctld->jobs), depth, considered = 0;
+	struct job **pending;
 	struct timespec t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-
+	sched_params_parse(ctld->conf->scheduler_params, &sp);
+	depth = full ? cap : sp.default_queue_depth;
+	if (!all && cap > depth)
+		cap = depth;
+	pending = xcalloc(cap ? cap : 1, sizeof(*pending));
 	/* the pending jobs in a partition and not held (held ones show their
 	 * reason from the hold itself: job_event.c) */
-	for (struct job *j = job_first_waiting(ctld->jobs); j; j = j->wnext)
+	for (struct job *j = job_first_waiting(ctld->jobs); j && n < cap; j = j->wnext)
 		pending[n++] = j;
 	if (!n)
 		goto out;
-	recompute_priorities(ctld, pending, n, now);
-	qsort(pending, n, sizeof(*pending), cmp_prio);
+	if (full)
+		recompute_priorities(ctld, pending, n, now);
+	if (all && (!job_waiting_sorted(ctld->jobs) || !in_order(pending, n)))
+		sort_waiting(ctld, pending, n);
 	sched_pass_init(&ps, ctld);
-	for (size_t i = 0; i < n; i++)
-		consider(&ps, pending[i], now);
-	backfill_pass(&ps, pending, n, now);
+	for (; considered < n && considered < depth; considered++) {
+		if (!full && all_blocked(&ps))
+			break;
+		consider(&ps, pending[considered], now);
+	}
+	if (all)
+		backfill_pass(&ps, pending, n, now);
 	sched_pass_release(&ps);
 out:
 	free(pending);
 	if (ctld->stats)
-		stats_sched(ctld->stats, stats_usec_since(&t0), (uint32_t)n, (uint32_t)n);
+		stats_sched(ctld->stats, stats_usec_since(&t0), (uint32_t)considered,
+		            (uint32_t)n);
 }

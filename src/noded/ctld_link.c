@@ -18,8 +18,7 @@
 
 #define LINK_RETRY_S         1
 #define LINK_REFUSED_RETRY_S 10
-#define LINK_PING_S          10 /* at most; shorter with a short SlurmctldTimeout */
-#define LINK_TERM_FILE       "ctld_term" /* in the spool: our cwd */
+#define LINK_PING_S          10     /* at most; shorter with a short SlurmctldTimeout */
 #define LINK_QUEUE_MAX       100000 /* completions kept while the controller is away */
 /* Completions sent this recently are sent again after a reconnect: the
  * controller may have died before reading them (it ignores duplicates). */
@@ -54,6 +53,7 @@ struct ctld_link {
 	 * and is not obeyed */
 	uint32_t term;
 	uint64_t lineage;
+	char *term_file; /* where they are kept; NULL: in memory only */
 	struct event *retry_ev;
 	struct event *ping_ev;
 	char last_error[ROTA_ERROR_TEXT]; /* log a repeated failure once */
@@ -186,10 +186,10 @@ static void link_on_rc(struct ctld_link *l, const struct rc_msg *rc)
 		link_drop(l, l->idx, LINK_REFUSED_RETRY_S);
 }
 
-/* LINK_TERM_FILE: "<lineage> <term>\n", replaced whole (rename) and synced. */
+/* term_file: "<lineage> <term>\n", replaced whole (rename) and synced. */
 static void term_load(struct ctld_link *l)
 {
-	FILE *f = fopen(LINK_TERM_FILE, "re");
+	FILE *f = l->term_file ? fopen(l->term_file, "re") : NULL;
 	uint64_t lineage;
 	uint32_t term;
 
@@ -204,19 +204,23 @@ static void term_load(struct ctld_link *l)
 
 static void term_store(struct ctld_link *l, uint64_t lineage, uint32_t term)
 {
-	char buf[64];
-	int n = snprintf(buf, sizeof(buf), "%" PRIu64 " %" PRIu32 "\n", lineage, term);
-	int fd =
-	    open(LINK_TERM_FILE ".new", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	int bad = fd < 0 || write(fd, buf, (size_t)n) != n || fsync(fd) < 0;
+	char buf[64], *tmp;
+	int n, fd, bad;
 
 	l->lineage = lineage;
 	l->term = term;
+	if (!l->term_file)
+		return;
+	n = snprintf(buf, sizeof(buf), "%" PRIu64 " %" PRIu32 "\n", lineage, term);
+	tmp = xasprintf("%s.new", l->term_file);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	bad = fd < 0 || write(fd, buf, (size_t)n) != n || fsync(fd) < 0;
 	if (fd >= 0 && close(fd) < 0)
 		bad = 1;
-	if (bad || rename(LINK_TERM_FILE ".new", LINK_TERM_FILE) < 0)
+	if (bad || rename(tmp, l->term_file) < 0)
 		log_err("controller term %u kept in memory only: %s", term,
 		        strerror(errno));
+	free(tmp);
 }
 
 /* The controller took our registration, or heard our ping. */
@@ -354,9 +358,7 @@ static void link_connect(evutil_socket_t fd_unused, short what, void *arg)
 static void link_ping(evutil_socket_t fd_unused, short what, void *arg)
 {
 	struct ctld_link *l = arg;
-	struct node_ping p = {.name = l->reg.name,
-	                      .free_memory = hwinfo_free_memory(),
-	                      .cpu_load = hwinfo_cpu_load()};
+	struct node_ping p = {.name = l->reg.name};
 
 	/* a controller that stops answering (stopped, hung, cut off) is left
 	 * for the others when there are others: a backup takes over after
@@ -372,13 +374,21 @@ static void link_ping(evutil_socket_t fd_unused, short what, void *arg)
 		link_drop(l, l->idx + 1, 0);
 		return;
 	}
-	if (l->state == LINK_UP)
-		conn_send(l->conn, MSG_NODE_PING, &p);
+	if (l->state != LINK_UP)
+		return;
+	if (l->ops->ping_fill) {
+		l->ops->ping_fill(l->arg, &p);
+	} else {
+		p.free_memory = hwinfo_free_memory();
+		p.cpu_load = hwinfo_cpu_load();
+	}
+	conn_send(l->conn, MSG_NODE_PING, &p);
 }
 
 struct ctld_link *ctld_link_create(struct event_base *base, const struct conf *conf,
                                    struct auth *auth, const struct node_register *reg,
-                                   const struct ctld_link_ops *ops, void *arg)
+                                   const char *term_file, const struct ctld_link_ops *ops,
+                                   void *arg)
 {
 	struct ctld_link *l = xcalloc(1, sizeof(*l));
 	struct timeval tv;
@@ -388,6 +398,7 @@ struct ctld_link *ctld_link_create(struct event_base *base, const struct conf *c
 	l->auth = auth;
 	l->ops = ops;
 	l->arg = arg;
+	l->term_file = term_file ? xstrdup(term_file) : NULL;
 	l->tail = &l->head;
 	l->recent_tail = &l->recent;
 	l->ping_s = conf->slurmctld_timeout / 3;
@@ -432,6 +443,7 @@ void ctld_link_destroy(struct ctld_link *l)
 		pending_free(p);
 	}
 	codec_release(&node_register_type, &l->reg);
+	free(l->term_file);
 	free(l);
 }
 

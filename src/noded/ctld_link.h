@@ -35,14 +35,19 @@ struct ctld_link_ops {
 	void (*live_steps)(void *arg, struct rota_u32v *jobs, struct rota_u32v *steps);
 	/* scontrol shutdown: the controller asks us to exit (optional). */
 	void (*shutdown)(void *arg);
+	/* Fill a ping's free_memory and cpu_load (optional: this machine's). */
+	void (*ping_fill)(void *arg, struct node_ping *p);
 };
 
 /* conf, auth and ops are borrowed and must outlive the link.  reg: the
  * registration to send (copied; job_ids/step_ids are filled on each send).
+ * term_file (copied): where the newest controller term obeyed is kept across
+ * restarts (relative to the cwd); NULL keeps it in memory only.
  * Starts connecting at once. */
 struct ctld_link *ctld_link_create(struct event_base *base, const struct conf *conf,
                                    struct auth *auth, const struct node_register *reg,
-                                   const struct ctld_link_ops *ops, void *arg);
+                                   const char *term_file, const struct ctld_link_ops *ops,
+                                   void *arg);
 /* Closes the connection and drops queued completions.  NULL allowed. */
 void ctld_link_destroy(struct ctld_link *l);
 

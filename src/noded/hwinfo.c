@@ -2,7 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysinfo.h>
+#include <sys/utsname.h>
 #include <unistd.h>
+#include "common/conf.h"
+#include "proto/messages.h"
 #include "noded/hwinfo.h"
 #include "common/common.h"
 
@@ -134,4 +137,31 @@ time_t hwinfo_boot_time(void)
 	if (f)
 		fclose(f);
 	return t;
+}
+
+void hwinfo_register_fill(const struct conf_node *cn, time_t start_time,
+                          struct node_register *reg)
+{
+	static struct utsname u;
+	static char host[256], os[3 * sizeof(u.release) + 3];
+
+	gethostname(host, sizeof(host) - 1);
+	uname(&u);
+	snprintf(os, sizeof(os), "%s %s %s", u.sysname, u.release, u.version);
+	*reg = (struct node_register){
+	    .os = os,
+	    .name = cn->name,
+	    .hostname = host,
+	    .cpus = cn->cpus,
+	    .boards = cn->boards,
+	    .sockets = cn->sockets,
+	    .cores = cn->cores_per_socket,
+	    .threads = cn->threads_per_core,
+	    .real_memory = cn->real_memory,
+	    .tmp_disk = cn->tmp_disk,
+	    .boot_time = hwinfo_boot_time(),
+	    .start_time = start_time,
+	    .arch = u.machine,
+	    .version = ROTA_NODED_VERSION,
+	};
 }

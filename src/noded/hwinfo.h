@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <time.h>
 
+/* The Slurm version rotad reports (clients compare it with their own). */
+#define ROTA_NODED_VERSION "22.05.11"
+
 struct hwinfo {
 	char host[256]; /* short host name */
 	uint32_t cpus, boards, sockets, cores,
@@ -23,5 +26,14 @@ void hwinfo_print(const struct hwinfo *hw, FILE *out);
 uint64_t hwinfo_free_memory(void); /* MB available, 0 if unknown */
 uint32_t hwinfo_cpu_load(void);    /* 1-minute load average * 100 */
 time_t hwinfo_boot_time(void);     /* 0 if unknown */
+
+struct conf_node;
+struct node_register;
+/* The registration of node cn started at start_time: for a virtual node
+ * (and so for each emulated one) its slurm.conf line wins over this
+ * machine's hardware; this machine's host name, OS and architecture.  The
+ * strings reg points to are cn's or static: valid until the next call. */
+void hwinfo_register_fill(const struct conf_node *cn, time_t start_time,
+                          struct node_register *reg);
 
 #endif

@@ -1,5 +1,6 @@
-/* rotad - the node daemon: `rotad -f slurm.conf -N node01 [-L log] [-v]` or
- * `rotad -C`.  Runs in the foreground; see noded.h for the design. */
+/* rotad - the node daemon: `rotad -f slurm.conf -N node01 [-L log] [-v]`,
+ * `rotad -f slurm.conf --emulate LIST` (noded/emulate.h) or `rotad -C`.  Runs
+ * in the foreground; see noded.h for the design. */
 #include <errno.h>
 #include <event2/event.h>
 #include <getopt.h>
@@ -9,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 #include "common/conf.h"
@@ -19,16 +19,17 @@
 #include "proto/cred.h"
 #include "proto/messages.h"
 #include "noded/ctld_link.h"
+#include "noded/emulate.h"
 #include "noded/hwinfo.h"
 #include "noded/noded.h"
 #include "noded/stepd_mgr.h"
 #include "common/common.h"
 
-#define NODED_VERSION "22.05.11"
-
 static void usage(FILE *out, int rc)
 {
 	fprintf(out, "usage: rotad -f slurm.conf -N nodename [-L logfile] [-v]\n"
+	             "       rotad -f slurm.conf --emulate NODELIST [-L logfile] [-v]\n"
+	             "                  serve those nodes of slurm.conf, jobs as timers\n"
 	             "       rotad -C   print this machine's hardware and exit\n");
 	exit(rc);
 }
@@ -45,11 +46,18 @@ static char *abs_path(const char *path)
 
 static void parse_args(struct noded *nd, int argc, char **argv)
 {
+	static const struct option longopts[] = {
+	    {"emulate", required_argument, NULL, 'E'},
+	    {NULL, 0, NULL, 0},
+	};
 	const char *conf = NULL, *log = NULL;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "CDf:hL:N:v")) != -1) {
+	while ((opt = getopt_long(argc, argv, "CDf:hL:N:v", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'E':
+			nd->emulate = xstrdup(optarg);
+			break;
 		case 'C': {
 			struct hwinfo hw;
 			hwinfo_detect(&hw);
@@ -93,31 +101,6 @@ static char *stepd_path(void)
 		fatal("cannot find my own binary: %s", strerror(errno));
 	self[n] = '\0';
 	return xasprintf("%s/rotastepd", dirname(self));
-}
-
-/* What we tell the controller: for a virtual node the configuration wins. */
-static void build_register(const struct noded *nd, const struct conf_node *cn,
-                           struct node_register *reg, struct utsname *u)
-{
-	static char host[256], os[3 * sizeof(u->release) + 3];
-
-	gethostname(host, sizeof(host) - 1);
-	uname(u);
-	snprintf(os, sizeof(os), "%s %s %s", u->sysname, u->release, u->version);
-	reg->os = os;
-	reg->name = nd->node_name;
-	reg->hostname = host;
-	reg->cpus = cn->cpus;
-	reg->boards = cn->boards;
-	reg->sockets = cn->sockets;
-	reg->cores = cn->cores_per_socket;
-	reg->threads = cn->threads_per_core;
-	reg->real_memory = cn->real_memory;
-	reg->tmp_disk = cn->tmp_disk;
-	reg->boot_time = hwinfo_boot_time();
-	reg->start_time = nd->start_time;
-	reg->arch = u->machine;
-	reg->version = NODED_VERSION;
 }
 
 /* Check a launch's credential before anything is forked for it (proto/cred.h).
@@ -229,11 +212,30 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 	log_info("SIGHUP ignored (restart rotad to re-read slurm.conf)");
 }
 
+/* This node's spool (created, and our cwd) and the rotastepd to start. */
+static void spool_setup(struct noded *nd)
+{
+	char host[256] = "";
+	int rc;
+
+	gethostname(host, sizeof(host) - 1);
+	nd->spool = spool_dir_expand(nd->conf->slurmd_spool_dir, nd->node_name, host);
+	if (!nd->spool)
+		fatal("out of memory");
+	if ((rc = spool_mkdir(nd->spool)) < 0)
+		fatal("cannot create spool %s: %s", nd->spool, strerror(-rc));
+	/* stepd sockets are named relative to the spool: paths may be too long */
+	if (chdir(nd->spool) < 0)
+		fatal("chdir %s: %s", nd->spool, strerror(errno));
+	nd->stepd_path = stepd_path();
+	if (access(nd->stepd_path, X_OK) < 0)
+		log_err("cannot run %s: %s", nd->stepd_path, strerror(errno));
+}
+
 static void noded_setup(struct noded *nd)
 {
 	struct rota_error err = {""};
 	char host[256] = "";
-	int rc;
 
 	if (conf_load(nd->conf_path, &nd->conf, &err) < 0)
 		fatal("%s", err.text);
@@ -248,21 +250,12 @@ static void noded_setup(struct noded *nd)
 		    0)
 			fatal("cannot open log %s: %s", nd->log_file, strerror(errno));
 	}
-	if (!conf_node_find(nd->conf, nd->node_name))
+	if (!nd->emulate && !conf_node_find(nd->conf, nd->node_name))
 		fatal("node %s is not in %s", nd->node_name, nd->conf_path);
 	if (auth_create(nd->conf, AUTH_NEED_KEY, &nd->auth, &err) < 0)
 		fatal("authentication: %s", err.text);
-	nd->spool = spool_dir_expand(nd->conf->slurmd_spool_dir, nd->node_name, host);
-	if (!nd->spool)
-		fatal("out of memory");
-	if ((rc = spool_mkdir(nd->spool)) < 0)
-		fatal("cannot create spool %s: %s", nd->spool, strerror(-rc));
-	/* stepd sockets are named relative to the spool: paths may be too long */
-	if (chdir(nd->spool) < 0)
-		fatal("chdir %s: %s", nd->spool, strerror(errno));
-	nd->stepd_path = stepd_path();
-	if (access(nd->stepd_path, X_OK) < 0)
-		log_err("cannot run %s: %s", nd->stepd_path, strerror(errno));
+	if (!nd->emulate)
+		spool_setup(nd);
 	nd->base = event_base_new();
 	if (!nd->base)
 		fatal("event_base_new failed");
@@ -293,22 +286,30 @@ static void noded_start(struct noded *nd)
 	    .prolog_done = on_prolog_done,
 	    .arg = nd,
 	};
-	struct node_register reg = {0};
+	struct node_register reg;
 	struct rota_error err = {""};
-	struct utsname u;
 
+	if (nd->emulate) {
+		if (emulator_create(nd->base, nd->conf, nd->auth, nd->emulate, &nd->emu,
+		                    &err) < 0)
+			fatal("%s", err.text);
+		return;
+	}
 	nd->creds = cred_cache_create();
 	/* in the spool (our cwd): a restarted rotad still refuses replays */
 	if (cred_cache_persist(nd->creds, "cred_state", time(NULL), &err) < 0)
 		log_err("launch credentials kept in memory only: %s", err.text);
 	nd->stepds = stepd_mgr_create(nd->base, &o);
-	build_register(nd, cn, &reg, &u);
-	nd->link = ctld_link_create(nd->base, nd->conf, nd->auth, &reg, &link_ops, nd);
+	hwinfo_register_fill(cn, nd->start_time, &reg);
+	/* in the spool (our cwd) */
+	nd->link = ctld_link_create(nd->base, nd->conf, nd->auth, &reg, "ctld_term",
+	                            &link_ops, nd);
 	stepd_mgr_scan(nd->stepds);
 }
 
 static void noded_destroy(struct noded *nd)
 {
+	emulator_destroy(nd->emu);
 	ctld_link_destroy(nd->link);
 	stepd_mgr_destroy(nd->stepds);
 	cred_cache_destroy(nd->creds);
@@ -327,6 +328,7 @@ static void noded_destroy(struct noded *nd)
 	free(nd->conf_path);
 	free(nd->log_file);
 	free(nd->node_name);
+	free(nd->emulate);
 	free(nd->spool);
 	free(nd->stepd_path);
 }
@@ -353,8 +355,9 @@ int main(int argc, char **argv)
 		log_err("cannot raise the open files limit: %s", strerror(errno));
 	noded_setup(&nd);
 	noded_start(&nd);
-	log_info("rotad %s started for node %s (spool %s)", NODED_VERSION, nd.node_name,
-	         nd.spool);
+	if (!nd.emulate)
+		log_info("rotad %s started for node %s (spool %s)", ROTA_NODED_VERSION,
+		         nd.node_name, nd.spool);
 	event_base_dispatch(nd.base);
 	noded_destroy(&nd);
 	log_info("rotad stopped");

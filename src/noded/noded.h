@@ -23,6 +23,7 @@ struct auth;
 struct ctld_link;
 struct stepd_mgr;
 struct cred_cache;
+struct emulator;
 
 struct noded {
 	struct event_base *base;
@@ -31,6 +32,7 @@ struct noded {
 	char *conf_path; /* absolute */
 	char *log_file;  /* absolute, NULL = stderr */
 	char *node_name;
+	char *emulate;    /* --emulate: the nodes served, no stepds (noded/emulate.h) */
 	char *spool;      /* this node's SlurmdSpoolDir; also our cwd */
 	char *stepd_path; /* rotastepd beside our binary */
 	int verbose;
@@ -40,6 +42,7 @@ struct noded {
 	struct cred_cache *creds; /* launch credentials accepted, until they expire */
 	int cred_state_failed;    /* writing them to the spool failed (logged once) */
 	struct ctld_link *link;
+	struct emulator *emu;
 	struct event *sigterm_ev, *sigint_ev, *sighup_ev, *sigusr2_ev;
 };
 

@@ -406,7 +406,7 @@ static void world_run(struct world *w, int steps)
 		if (r < 25)
 			do_submit(w);
 		else if (r < 40)
-			sched_pass(w->ctld, time(NULL));
+			sched_pass(w->ctld, time(NULL), SCHED_PASS_FULL);
 		else if (r < 52)
 			do_batch_end(w);
 		else if (r < 60)

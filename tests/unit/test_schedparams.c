@@ -16,6 +16,7 @@ static void test_defaults(void **state)
 	assert_int_equal(sp.bf_resolution, 60);
 	assert_int_equal(sp.bf_window, 1440);
 	assert_int_equal(sp.bf_yield_interval, 50000);
+	assert_int_equal(sp.default_queue_depth, 100);
 	assert_false(sp.bf_predict);
 	assert_false(sp.kill_invalid_depend);
 }
@@ -27,13 +28,14 @@ static void test_values(void **state)
 	sched_params_parse("bf_interval=1,bf_window=60,bf_resolution=5,bf_continue,"
 	                   "bf_max_job_test=1000,kill_invalid_depend,enable_user_top,"
 	                   "bf_yield_interval=2000000,"
-	                   "bf_estimate=predict,default_queue_depth=100",
+	                   "bf_estimate=predict,default_queue_depth=250",
 	                   &sp);
 	assert_int_equal(sp.bf_interval, 1);
 	assert_int_equal(sp.bf_yield_interval, 2000000);
 	assert_int_equal(sp.bf_window, 60);
 	assert_int_equal(sp.bf_resolution, 5);
 	assert_int_equal(sp.bf_max_job_test, 1000);
+	assert_int_equal(sp.default_queue_depth, 250);
 	assert_true(sp.bf_continue);
 	assert_true(sp.kill_invalid_depend);
 	assert_true(sp.enable_user_top);
