@@ -1,6 +1,8 @@
 /* conf_keys.c - every slurm.conf key Rota knows, and how its value is read. */
 #include <ctype.h>
+#include <assert.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -611,15 +613,34 @@ int conf_key_defaults(enum conf_scope scope, void *base, struct rota_error *err)
 	return 0;
 }
 
-void conf_key_release(enum conf_scope scope, void *base)
+/* The rows of each scope that own a string field, found once: release and
+ * copy run for each of a cluster's nodes (thousands), the table has hundreds
+ * of rows. */
+#define SCOPE_STRINGS_MAX 64
+static struct {
+	size_t n;
+	const struct conf_key *keys[SCOPE_STRINGS_MAX];
+} scope_strings[CONF_SCOPE_PART + 1];
+static pthread_once_t scope_strings_once = PTHREAD_ONCE_INIT;
+
+static void scope_strings_find(void)
 {
 	for (size_t i = 0; i < conf_keys_count; i++) {
 		const struct conf_key *k = &conf_keys[i];
+		if (!owns_string(k))
+			continue;
+		assert(scope_strings[k->scope].n < SCOPE_STRINGS_MAX);
+		scope_strings[k->scope].keys[scope_strings[k->scope].n++] = k;
+	}
+}
 
-		if (k->scope == scope && owns_string(k)) {
-			free(*FIELD(base, k, char *));
-			*FIELD(base, k, char *) = NULL;
-		}
+void conf_key_release(enum conf_scope scope, void *base)
+{
+	pthread_once(&scope_strings_once, scope_strings_find);
+	for (size_t i = 0; i < scope_strings[scope].n; i++) {
+		const struct conf_key *k = scope_strings[scope].keys[i];
+		free(*FIELD(base, k, char *));
+		*FIELD(base, k, char *) = NULL;
 	}
 }
 
@@ -627,13 +648,9 @@ int conf_key_copy_strings(enum conf_scope scope, void *dst)
 {
 	int rc = 0;
 
-	for (size_t i = 0; i < conf_keys_count; i++) {
-		const struct conf_key *k = &conf_keys[i];
-		char **field;
-
-		if (k->scope != scope || !owns_string(k))
-			continue;
-		field = FIELD(dst, k, char *);
+	pthread_once(&scope_strings_once, scope_strings_find);
+	for (size_t i = 0; i < scope_strings[scope].n; i++) {
+		char **field = FIELD(dst, scope_strings[scope].keys[i], char *);
 		if (rc == 0 && *field && !(*field = strdup(*field)))
 			rc = -ENOMEM;
 		else if (rc)
