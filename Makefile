@@ -65,8 +65,10 @@ $(LIBA): $(lib_objs)
 $(BIN)/rotactld: $(call objs,$(ctld_src)) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
-# rotad owns its jobs' cgroups (cleans up after a stepd): rotastepd's cgroup.c
-$(BIN)/rotad: $(call objs,$(noded_src)) $(OBJ)/stepd/cgroup.o $(LIBA)
+# rotad forks its step daemons without an exec (stepd/stepd_main.h) and owns
+# their cgroups: it links the step daemon but rotastepd's own main
+stepd_objs = $(call objs,$(filter-out src/stepd/rotastepd.c,$(stepd_src)))
+$(BIN)/rotad: $(call objs,$(noded_src)) $(stepd_objs) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 $(BIN)/rotastepd: $(call objs,$(stepd_src)) $(LIBA)

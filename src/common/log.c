@@ -38,6 +38,13 @@ int log_init(const char *prog, int level, const char *file)
 	return 0;
 }
 
+void log_forget_file(void)
+{
+	log_fd = 2;
+	free(log_path);
+	log_path = NULL;
+}
+
 int log_reopen(void)
 {
 	return log_path ? log_open(log_path) : 0;

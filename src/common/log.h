@@ -10,6 +10,10 @@
 
 /* prog: borrowed, kept. file: NULL for stderr. level: LOG_ERR..LOG_DEBUG. */
 int log_init(const char *prog, int level, const char *file);
+/* In a forked child that closes its parent's descriptors: log to stderr and
+ * forget the file without closing its descriptor (the child's number for it
+ * may be another file by then). */
+void log_forget_file(void);
 /* Open the log file again (after logrotate moved it); 0 or -1. */
 int log_reopen(void);
 void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -4,7 +4,8 @@
 #include <errno.h>
 #include <event2/event.h>
 #include <getopt.h>
-#include <libgen.h>
+#include <grp.h>
+#include <pwd.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,6 +43,21 @@ static char *abs_path(const char *path)
 	if (!path || path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
 		return xstrdup(path);
 	return xasprintf("%s/%s", cwd, path);
+}
+
+/* Our argv strings, when they lie one after the other (they do as the kernel
+ * lays them out): the room a step daemon's title may use. */
+static void argv_area(int argc, char **argv, char **ret, size_t *ret_len)
+{
+	char *end = argv[0];
+
+	for (int i = 0; i < argc; i++) {
+		if (argv[i] != end)
+			return;
+		end = argv[i] + strlen(argv[i]) + 1;
+	}
+	*ret = argv[0];
+	*ret_len = (size_t)(end - argv[0]);
 }
 
 static void parse_args(struct noded *nd, int argc, char **argv)
@@ -89,18 +105,6 @@ static void parse_args(struct noded *nd, int argc, char **argv)
 		usage(stderr, 1);
 	nd->conf_path = abs_path(conf ? conf : conf_default_path());
 	nd->log_file = abs_path(log);
-}
-
-/* rotastepd lives beside our own binary. */
-static char *stepd_path(void)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n <= 0)
-		fatal("cannot find my own binary: %s", strerror(errno));
-	self[n] = '\0';
-	return xasprintf("%s/rotastepd", dirname(self));
 }
 
 /* Check a launch's credential before anything is forked for it (proto/cred.h).
@@ -212,7 +216,7 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 	log_info("SIGHUP ignored (restart rotad to re-read slurm.conf)");
 }
 
-/* This node's spool (created, and our cwd) and the rotastepd to start. */
+/* This node's spool (created, and our cwd). */
 static void spool_setup(struct noded *nd)
 {
 	char host[256] = "";
@@ -227,9 +231,6 @@ static void spool_setup(struct noded *nd)
 	/* stepd sockets are named relative to the spool: paths may be too long */
 	if (chdir(nd->spool) < 0)
 		fatal("chdir %s: %s", nd->spool, strerror(errno));
-	nd->stepd_path = stepd_path();
-	if (access(nd->stepd_path, X_OK) < 0)
-		log_err("cannot run %s: %s", nd->stepd_path, strerror(errno));
 }
 
 static void noded_setup(struct noded *nd)
@@ -270,13 +271,30 @@ static void noded_setup(struct noded *nd)
 	evsignal_add(nd->sighup_ev, NULL);
 }
 
+/* Have the C library load its NSS modules for users and groups now: the step
+ * daemons are forks of this process, and each would otherwise load them for
+ * its initgroups() (0.4 ms of CPU a job). */
+static void nss_preload(void)
+{
+	gid_t groups[8];
+	int n = 8;
+	struct passwd *pw = getpwuid(0);
+
+	getgrgid(0);
+	if (pw)
+		getgrouplist(pw->pw_name, pw->pw_gid, groups, &n);
+	endpwent();
+	endgrent();
+}
+
 static void noded_start(struct noded *nd)
 {
 	const struct conf_node *cn = conf_node_find(nd->conf, nd->node_name);
 	struct stepd_mgr_opts o = {
 	    .node_name = nd->node_name,
 	    .spool = nd->spool,
-	    .stepd_path = nd->stepd_path,
+	    .title = nd->title,
+	    .title_len = nd->title_len,
 	    .conf_path = nd->conf_path,
 	    .epilog = nd->conf->epilog,
 	    .cluster = nd->conf->cluster_name,
@@ -295,6 +313,7 @@ static void noded_start(struct noded *nd)
 			fatal("%s", err.text);
 		return;
 	}
+	nss_preload();
 	nd->creds = cred_cache_create();
 	/* in the spool (our cwd): a restarted rotad still refuses replays */
 	if (cred_cache_persist(nd->creds, "cred_state", time(NULL), &err) < 0)
@@ -330,7 +349,6 @@ static void noded_destroy(struct noded *nd)
 	free(nd->node_name);
 	free(nd->emulate);
 	free(nd->spool);
-	free(nd->stepd_path);
 }
 
 int main(int argc, char **argv)
@@ -339,6 +357,7 @@ int main(int argc, char **argv)
 	char host[256] = "", *dot;
 
 	parse_args(&nd, argc, argv);
+	argv_area(argc, argv, &nd.title, &nd.title_len);
 	if (!nd.node_name) {
 		gethostname(host, sizeof(host) - 1);
 		if ((dot = strchr(host, '.')))

@@ -34,7 +34,8 @@ struct noded {
 	char *node_name;
 	char *emulate;    /* --emulate: the nodes served, no stepds (noded/emulate.h) */
 	char *spool;      /* this node's SlurmdSpoolDir; also our cwd */
-	char *stepd_path; /* rotastepd beside our binary */
+	char *title;      /* our argv area, for the step daemons' titles */
+	size_t title_len; /* (stepd_mgr.h) */
 	int verbose;
 	time_t start_time;
 

@@ -4,8 +4,10 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -16,6 +18,7 @@
 #include "proto/messages.h"
 #include "proto/net.h"
 #include "noded/stepd_mgr.h"
+#include "stepd/stepd_main.h"
 #include "stepd/cgroup.h"
 #include "common/script.h"
 #include "common/common.h"
@@ -313,24 +316,66 @@ int stepd_mgr_has(struct stepd_mgr *m, uint32_t job_id, uint32_t step_id)
 	return rec_find(m, job_id, step_id) != NULL;
 }
 
-/* The child: fd 3 = our socketpair end, then exec rotastepd.  Never returns. */
-static void stepd_child(const struct stepd_mgr *m, int fd)
+/* What an exec would have done for the child: signals that rotad (libevent)
+ * handles go back to their default action (one left to a handler would write
+ * to a descriptor number the step daemon may have reused); ignored ones stay
+ * ignored but SIGPIPE. */
+static void child_signals_reset(void)
+{
+	sigset_t none;
+
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction sa;
+		if (sigaction(sig, NULL, &sa) < 0)
+			continue;
+		if ((sa.sa_flags & SA_SIGINFO) ||
+		    (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN))
+			signal(sig, SIG_DFL);
+	}
+	signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* ps shows the child as the step daemon of job.step: its argv area (rotad's,
+ * copied by the fork) is written over. */
+static void child_title(const struct stepd_mgr *m, uint32_t job, uint32_t step)
+{
+	char step_name[16];
+
+	if (!m->o.title || m->o.title_len < 2)
+		return;
+	if (step == STEP_BATCH)
+		snprintf(step_name, sizeof(step_name), "batch");
+	else
+		snprintf(step_name, sizeof(step_name), "%u", step);
+	memset(m->o.title, 0, m->o.title_len);
+	snprintf(m->o.title, m->o.title_len - 1, "rotastepd: [%u.%s]", job, step_name);
+	prctl(PR_SET_NAME, "rotastepd", 0, 0, 0);
+}
+
+/* The child: fd 3 = our socketpair end, 0 = /dev/null, nothing else of ours
+ * open, then the step daemon (stepd/stepd_main.h).  Never returns. */
+static void stepd_child(const struct stepd_mgr *m, int fd, uint32_t job, uint32_t step)
 {
 	char *argv[6];
 	int argc = 0, null;
-	sigset_t none;
 
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_DFL);
+	child_signals_reset();
+	log_forget_file(); /* rotad's log: the step daemon opens its own */
+	__fpurge(stdout);  /* rotad's, not ours to write */
 	if (fd == 3)
 		fcntl(3, F_SETFD, 0);
 	else if (dup2(fd, 3) < 0)
 		_exit(SPOOL_STEPD_EXIT_SETUP);
 	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (null >= 0 && null != 0)
-		dup2(null, 0);
+	if (null < 0 || (null != 0 && dup2(null, 0) < 0))
+		_exit(SPOOL_STEPD_EXIT_SETUP);
+	/* rotad's connections, log, signal pipe: none is the step's */
+	if (close_range(4, ~0U, 0) < 0)
+		_exit(SPOOL_STEPD_EXIT_SETUP);
 	setenv("SLURM_CONF", m->o.conf_path, 1);
+	child_title(m, job, step);
 	argv[argc++] = "rotastepd";
 	if (m->o.log_file) {
 		argv[argc++] = "-L";
@@ -339,9 +384,8 @@ static void stepd_child(const struct stepd_mgr *m, int fd)
 	if (m->o.verbose)
 		argv[argc++] = "-v";
 	argv[argc] = NULL;
-	execv(m->o.stepd_path, argv);
-	dprintf(2, "rotad: cannot run %s: %s\n", m->o.stepd_path, strerror(errno));
-	_exit(SPOOL_STEPD_EXIT_SETUP);
+	fflush(NULL);
+	_exit(stepd_main(argc, argv));
 }
 
 void stepd_mgr_launch(struct stepd_mgr *m, const struct launch_req *req)
@@ -364,7 +408,7 @@ void stepd_mgr_launch(struct stepd_mgr *m, const struct launch_req *req)
 	}
 	pid = fork();
 	if (pid == 0)
-		stepd_child(m, sv[1]);
+		stepd_child(m, sv[1], req->job_id, req->step_id);
 	close(sv[1]);
 	if (pid < 0) {
 		log_err("JobId=%u StepId=%u launch failed: fork: %s", req->job_id,
@@ -547,6 +591,7 @@ void stepd_mgr_destroy(struct stepd_mgr *m)
 	}
 	while (m->here)
 		here_forget(m, m->here->job_id);
+	cgroup_node_release(m->o.node_name, m->o.spool);
 	event_free(m->sigchld_ev);
 	event_free(m->reap_ev);
 	free(m);

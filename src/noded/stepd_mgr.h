@@ -1,8 +1,10 @@
-/* stepd_mgr.h - the rotastepd processes of this node.
+/* stepd_mgr.h - the step daemons (rotastepd) of this node.
  *
- * One rotastepd per launch (batch script or a step's tasks here), forked and
- * exec'd from the rotastepd binary beside rotad's own, with the launch request
- * on fd 3 (a socketpair whose other end stays here as a conn).  Stepds are
+ * One per launch (batch script or a step's tasks here): a child of rotad that
+ * runs the step daemon without an exec (stepd/stepd_main.h: an exec of
+ * rotastepd, its loader and its libraries cost about 1 ms of CPU a job), with
+ * the launch request on fd 3 (a socketpair whose other end stays here as a
+ * conn).  Stepds are
  * independent sessions: rotad exiting or restarting does not touch them; a new
  * rotad re-attaches through their spool sockets (stepd_mgr_scan) and forwards
  * completions they left in the spool meanwhile.
@@ -31,12 +33,15 @@ typedef void (*stepd_done_f)(void *arg, const struct step_complete *sc);
 
 struct stepd_mgr_opts {
 	const char *node_name;
-	const char *spool;      /* this node's spool dir (rotad's cwd) */
-	const char *stepd_path; /* rotastepd binary */
-	const char *conf_path;  /* absolute, passed as SLURM_CONF */
-	const char *epilog;     /* slurm.conf Epilog, or NULL */
-	const char *cluster;    /* ClusterName */
-	const char *log_file;   /* NULL: stepds log to rotad's stderr */
+	const char *spool; /* this node's spool dir (rotad's cwd) */
+	/* rotad's argv area (contiguous), which a step daemon's title replaces
+	 * (ps shows "rotastepd: [12.batch]"); NULL: left as it is */
+	char *title;
+	size_t title_len;
+	const char *conf_path; /* absolute, passed as SLURM_CONF */
+	const char *epilog;    /* slurm.conf Epilog, or NULL */
+	const char *cluster;   /* ClusterName */
+	const char *log_file;  /* NULL: stepds log to rotad's stderr */
 	int verbose;
 	stepd_done_f done;
 	stepd_done_f prolog_done; /* MSG_PROLOG_COMPLETE from a stepd */

@@ -78,7 +78,8 @@ uint64_t cgroup_oom_kills(const struct cgroup *cg, int task_sigkilled);
 uint64_t cgroup_max_rss(const struct cgroup *cg);
 
 /* Kill what is left in the step, remove its directory (and the job's when no
- * other step is left), retrying briefly while it is busy, and free.  NULL ok. */
+ * other step is left; the node's stays, see cgroup_node_release), retrying
+ * briefly while it is busy, and free.  NULL ok. */
 void cgroup_destroy(struct cgroup *cg);
 
 /* ---- rotad's side: the node owns its jobs' cgroups ----
@@ -93,6 +94,10 @@ void cgroup_destroy(struct cgroup *cg);
  * something still is (call again later).  No-op (0) without cgroups. */
 int cgroup_reap(const char *node_name, const char *instance, uint32_t job_id,
                 uint32_t step_id);
+
+/* Remove this node's own directory in every hierarchy where no job has one
+ * left (rotad exiting; the jobs' steps remove only their job's). */
+void cgroup_node_release(const char *node_name, const char *instance);
 
 /* The ids of the jobs that have a cgroup directory of this node in any
  * hierarchy (each once).  Returns how many; *ret (caller frees) is set even

@@ -1,6 +1,7 @@
-/* rotastepd - supervise one job step (or a batch script) on this node.
- * Started by rotad only: `rotastepd [-L logfile] [-v]` with MSG_LAUNCH_REQ on
- * fd 3.  See stepd.h for the design. */
+/* The step daemon: supervise one job step (or a batch script) on this node.
+ * stepd_main() runs in a child rotad forks for each launch (noded/stepd_mgr.c),
+ * or as `rotastepd [-L logfile] [-v]` (stepd/rotastepd.c), with MSG_LAUNCH_REQ
+ * on fd 3.  See stepd.h for the design. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -27,6 +28,7 @@
 #include "stepd/cgroup.h"
 #include "stepd/msglink.h"
 #include "stepd/stepd.h"
+#include "stepd/stepd_main.h"
 #include "common/script.h"
 #include "proto/codec.h"
 #include "common/common.h"
@@ -663,13 +665,14 @@ static void raise_nofile(void)
 	}
 }
 
-int main(int argc, char **argv)
+int stepd_main(int argc, char **argv)
 {
 	struct stepd st = {.listen_fd = -1, .sigfd = -1};
 	struct rota_error err = {""};
 	const char *logfile = NULL;
 	int opt, level = LOG_INFO;
 
+	optind = 0; /* in a child of rotad, its own parsing is done */
 	while ((opt = getopt(argc, argv, "L:v")) != -1) {
 		if (opt == 'L')
 			logfile = optarg;

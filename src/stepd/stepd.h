@@ -1,7 +1,9 @@
 /* stepd.h - rotastepd's context, shared by its modules (stepd/ only).
  *
- * DESIGN: rotad forks one rotastepd per launch (the batch script, or one step's
- * tasks on this node) and hands it the MSG_LAUNCH_REQ on fd 3.  The stepd
+ * DESIGN: rotad forks one step daemon per launch (the batch script, or one
+ * step's tasks on this node) and hands it the MSG_LAUNCH_REQ on fd 3: a child
+ * of rotad that runs stepd_main() (no exec: noded/stepd_mgr.c), or the
+ * rotastepd binary, which does the same on its own.  The stepd
  * setsid()s so that it outlives rotad restarts, forks the tasks as the user and
  * then runs one poll() loop (no threads: it forks user code) over:
  *   - a signalfd (SIGCHLD, and SIGTERM/SIGINT = terminate the step),
