@@ -15,6 +15,7 @@
 #include "cli/call.h"
 #include "cli/cli.h"
 #include "cli/fmt.h"
+#include "cli/ranksort.h"
 #include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/fmtspec.h"
@@ -593,86 +594,93 @@ struct sort_ctx {
 	time_t now;
 };
 
-static int cmp_u64(uint64_t a, uint64_t b)
+/* Sort key k of a job (ranksort.h): its string, or NULL and its number. */
+static const char *sort_value(const void *row, size_t k, char *buf, size_t len,
+                              uint64_t *num, void *arg)
 {
-	return a < b ? -1 : a > b;
-}
+	const struct job_info *j = row;
+	const struct sort_ctx *sc = arg;
 
-static int cmp_str(const char *a, const char *b)
-{
-	return strcmp(a ? a : "", b ? b : "");
-}
-
-static int cmp_key(const struct job_info *a, const struct job_info *b, char key,
-                   time_t now)
-{
-	char ba[64], bb[64];
-
-	switch (key) {
-	case 'i':
-	case 'A':
-	case 'F':
-		return cmp_u64(a->job_id, b->job_id);
+	switch (sc->o->sort_keys[k].key) {
 	case 'P':
-		return cmp_str(a->partition, b->partition);
+		return j->partition;
 	case 't':
-		if (a->state == b->state)
-			return 0;
-		return strcmp(job_state_code(a->state), job_state_code(b->state));
+		return job_state_code(j->state);
 	case 'T':
-		return strcmp(job_state_name(a->state), job_state_name(b->state));
+		return job_state_name(j->state);
+	case 'u':
+		return job_user(j, buf, len);
+	case 'j':
+		return j->name;
+	case 'N':
+		return j->nodes;
+	case 'r':
+		return job_reason_name(j->reason);
+	case 'a':
+		return j->account;
 	case 'p':
 	case 'Q':
-		return cmp_u64(a->priority, b->priority);
-	case 'u':
-		return strcmp(job_user(a, ba, sizeof(ba)), job_user(b, bb, sizeof(bb)));
+		*num = j->priority;
+		break;
 	case 'U':
-		return cmp_u64(a->uid, b->uid);
-	case 'j':
-		return cmp_str(a->name, b->name);
+		*num = j->uid;
+		break;
 	case 'S':
-		return cmp_u64((uint64_t)a->start_time, (uint64_t)b->start_time);
+		*num = (uint64_t)j->start_time;
+		break;
 	case 'V':
-		return cmp_u64((uint64_t)a->submit_time, (uint64_t)b->submit_time);
+		*num = (uint64_t)j->submit_time;
+		break;
 	case 'e':
-		return cmp_u64((uint64_t)a->end_time, (uint64_t)b->end_time);
+		*num = (uint64_t)j->end_time;
+		break;
 	case 'M':
-		return cmp_u64((uint64_t)job_time_used(a, now),
-		               (uint64_t)job_time_used(b, now));
+		*num = (uint64_t)job_time_used(j, sc->now);
+		break;
 	case 'l':
-		return cmp_u64(a->time_limit, b->time_limit);
+		*num = j->time_limit;
+		break;
 	case 'D':
-		return cmp_u64(a->num_nodes, b->num_nodes);
+		*num = j->num_nodes;
+		break;
 	case 'C':
-		return cmp_u64(a->num_cpus, b->num_cpus);
-	case 'N':
-		return fmt_natural_cmp(a->nodes ? a->nodes : "",
-		                       b->nodes ? b->nodes : "");
-	case 'r':
-		return strcmp(job_reason_name(a->reason), job_reason_name(b->reason));
-	case 'a':
-		return cmp_str(a->account, b->account);
-	case 'y':
-		return (int32_t)a->nice < (int32_t)b->nice
-		           ? -1
-		           : (int32_t)a->nice > (int32_t)b->nice;
+		*num = j->num_cpus;
+		break;
+	case 'y': /* signed */
+		*num = (uint64_t)((int64_t)(int32_t)j->nice + INT32_MAX + 1);
+		break;
+	default: /* i, A, F */
+		*num = j->job_id;
+		break;
 	}
-	return 0;
+	return NULL;
 }
 
-static int cmp_jobs(const void *pa, const void *pb, void *vctx)
+static int is_string_key(char key)
 {
-	const struct job_info *a = *(const struct job_info *const *)pa;
-	const struct job_info *b = *(const struct job_info *const *)pb;
-	const struct sort_ctx *sc = vctx;
+	return strchr("PtTujNra", key) != NULL;
+}
 
-	for (size_t i = 0; i < sc->o->nsort; i++) {
-		int c = cmp_key(a, b, sc->o->sort_keys[i].key, sc->now);
+static uint64_t sort_tiebreak(const void *row)
+{
+	return ((const struct job_info *)row)->job_id;
+}
 
-		if (c)
-			return sc->o->sort_keys[i].desc ? -c : c;
-	}
-	return cmp_u64(a->job_id, b->job_id);
+/* sel[0..n) in the order of o's sort keys, then by job id. */
+static void sort_jobs(const struct squeue_opts *o, const struct job_info **sel, size_t n,
+                      time_t now)
+{
+	struct rank_key keys[SQUEUE_MAX_SORT];
+
+	for (size_t i = 0; i < o->nsort; i++)
+		keys[i] = (struct rank_key){
+		    .str_cmp = !is_string_key(o->sort_keys[i].key) ? NULL
+		               : o->sort_keys[i].key == 'N'        ? fmt_natural_cmp
+		                                                   : strcmp,
+		    .desc = o->sort_keys[i].desc};
+	if (rank_sort((const void **)sel, n, keys, o->nsort, sort_value, sort_tiebreak,
+	              &(struct sort_ctx){o, now}) < 0)
+		fatal("out of memory");
 }
 
 static void parse_sort(struct squeue_opts *o, const char *spec)
@@ -1252,8 +1260,7 @@ static int print_once(struct squeue_opts *o, const struct fmt_layout *layout)
 	for (uint32_t i = 0; i < resp->jobs_count; i++)
 		if (job_selected(o, &resp->jobs[i]))
 			sel[n++] = &resp->jobs[i];
-	if (n)
-		qsort_r(sel, n, sizeof(*sel), cmp_jobs, &(struct sort_ctx){o, ctx.now});
+	sort_jobs(o, sel, n, ctx.now);
 	for (size_t i = 0; i < n; i++) {
 		if (o->array_expand && sel[i]->array_task_str)
 			print_array_tasks(layout, sel[i], &ctx);
