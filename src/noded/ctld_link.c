@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <event2/event.h>
 #include <stdlib.h>
@@ -16,7 +17,15 @@
 #include "noded/hwinfo.h"
 #include "common/common.h"
 
-#define LINK_RETRY_S         1
+#define LINK_RETRY_S 1
+/* After the connection drops or a connect fails, the next try comes after
+ * LINK_RETRY_FIRST_MS, doubled each time up to LINK_RETRY_MAX_MS (a restarted
+ * controller serves again within a few hundred ms, and `rota up` waits for its
+ * nodes), plus up to half again at random so that thousands of nodes do not
+ * all come back in the same instant.  A refused connect costs the controller
+ * nothing. */
+#define LINK_RETRY_FIRST_MS  50
+#define LINK_RETRY_MAX_MS    250
 #define LINK_REFUSED_RETRY_S 10
 #define LINK_PING_S          10     /* at most; shorter with a short SlurmctldTimeout */
 #define LINK_QUEUE_MAX       100000 /* completions kept while the controller is away */
@@ -56,6 +65,8 @@ struct ctld_link {
 	char *term_file; /* where they are kept; NULL: in memory only */
 	struct event *retry_ev;
 	struct event *ping_ev;
+	int retry_ms;                     /* the next quick retry (LINK_RETRY_FIRST_MS) */
+	unsigned int jitter;              /* rand_r() state of its random part */
 	char last_error[ROTA_ERROR_TEXT]; /* log a repeated failure once */
 
 	struct pending *head, **tail; /* to send after the next registration */
@@ -118,6 +129,17 @@ static void link_schedule(struct ctld_link *l, int secs)
 {
 	struct timeval tv = {.tv_sec = secs};
 	evtimer_add(l->retry_ev, &tv);
+}
+
+/* Try again soon, later each time (LINK_RETRY_FIRST_MS). */
+static void link_schedule_retry(struct ctld_link *l)
+{
+	long ms = l->retry_ms + rand_r(&l->jitter) % (l->retry_ms / 2 + 1);
+	struct timeval tv = {.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000};
+
+	evtimer_add(l->retry_ev, &tv);
+	l->retry_ms =
+	    l->retry_ms * 2 < LINK_RETRY_MAX_MS ? l->retry_ms * 2 : LINK_RETRY_MAX_MS;
 }
 
 static void link_fail_once(struct ctld_link *l, const char *what)
@@ -249,6 +271,7 @@ static void link_on_ack(struct ctld_link *l, const struct node_ack *a)
 	log_info("registered with the controller at %s as %s (term %u)",
 	         conf_ctld_addr(l->conf, l->idx), l->reg.name, a->term);
 	l->last_error[0] = '\0';
+	l->retry_ms = LINK_RETRY_FIRST_MS;
 	l->state = LINK_UP;
 	link_flush_queue(l);
 }
@@ -291,13 +314,15 @@ static void link_on_close(struct conn *c, void *arg)
 {
 	struct ctld_link *l = arg;
 
-	log_err("lost the controller connection, retrying every %d s", LINK_RETRY_S);
+	log_err("lost the controller connection, retrying every %d ms or less",
+	        LINK_RETRY_MAX_MS);
 	l->conn = NULL;
 	l->state = LINK_DOWN;
 	l->next_idx = l->idx; /* it again first, then the others */
 	recent_requeue(l);
 	snprintf(l->last_error, sizeof(l->last_error), "connection lost");
-	link_schedule(l, LINK_RETRY_S);
+	l->retry_ms = LINK_RETRY_FIRST_MS;
+	link_schedule_retry(l);
 }
 
 /* Completions still to be sent count as live: the controller must not take
@@ -347,7 +372,7 @@ static void link_connect(evutil_socket_t fd_unused, short what, void *arg)
 	                         &err);
 	if (fd < 0) {
 		link_fail_once(l, err.text[0] ? err.text : strerror(-fd));
-		link_schedule(l, LINK_RETRY_S);
+		link_schedule_retry(l);
 		return;
 	}
 	l->conn = conn_create(l->base, fd, "rotactld", link_on_msg, link_on_close, l);
@@ -401,6 +426,9 @@ struct ctld_link *ctld_link_create(struct event_base *base, const struct conf *c
 	l->term_file = term_file ? xstrdup(term_file) : NULL;
 	l->tail = &l->head;
 	l->recent_tail = &l->recent;
+	l->retry_ms = LINK_RETRY_FIRST_MS;
+	l->jitter = (unsigned int)getpid() ^ (unsigned int)(uintptr_t)l ^
+	            (unsigned int)time(NULL);
 	l->ping_s = conf->slurmctld_timeout / 3;
 	if (l->ping_s < 1)
 		l->ping_s = 1;

@@ -5,14 +5,13 @@
  * waits for MSG_RC 0, then pings every 10 s.  Launch and signal requests are
  * passed on only after that MSG_RC 0 (each launch's credential is checked by
  * the owner, see proto/cred.h).  When the
- * connection drops or cannot be made it retries every second (every 10 s after
- * the controller refused the registration).  Step completions handed to it
- * while it is not registered are queued and sent right after the next
- * successful registration; those sent in the 10 s before a drop are sent
- * again (the controller may have died before reading them; it ignores
- * duplicates, and stale ones by their start_time).  The connect itself is blocking
- * (bounded by the connect and challenge timeouts); everything else runs in the event
- * loop.
+ * connection drops or cannot be made it retries after 50 ms, then doubling up
+ * to every 250 ms (every 10 s after the controller refused the registration).  Step
+ * completions handed to it while it is not registered are queued and sent right after the
+ * next successful registration; those sent in the 10 s before a drop are sent again (the
+ * controller may have died before reading them; it ignores duplicates, and stale ones by
+ * their start_time).  The connect itself is blocking (bounded by the connect and
+ * challenge timeouts); everything else runs in the event loop.
  */
 #ifndef ROTA_NODED_CTLD_LINK_H
 #define ROTA_NODED_CTLD_LINK_H
