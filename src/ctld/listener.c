@@ -558,7 +558,15 @@ static void unix_path_drop(struct listener *l)
 		unlink(l->unix_path);
 }
 
-int listener_create(struct ctld *ctld, struct listener **ret, struct rota_error *err)
+int listener_bind_tcp(struct ctld *ctld, struct rota_error *err)
+{
+	int fd = listen_tcp(ctld, err);
+
+	return fd < 0 ? -1 : fd;
+}
+
+int listener_create(struct ctld *ctld, int tcp_fd, struct listener **ret,
+                    struct rota_error *err)
 {
 	struct listener *l = xcalloc(1, sizeof(*l));
 	struct rlimit rl;
@@ -592,13 +600,11 @@ int listener_create(struct ctld *ctld, struct listener **ret, struct rota_error 
 	unix_path_own(l);
 	/* local clients' connections are accepted first (priority 0) */
 	lsock_init(l, &l->unix_s, fd, 0, 0);
-	fd = listen_tcp(ctld, err);
-	if (fd < 0)
-		goto fail;
-	lsock_init(l, &l->tcp_s, fd, 1, 1);
+	lsock_init(l, &l->tcp_s, tcp_fd, 1, 1);
 	*ret = l;
 	return 0;
 fail:
+	close(tcp_fd);
 	listener_destroy(l);
 	return -1;
 }

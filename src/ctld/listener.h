@@ -15,7 +15,14 @@
 struct ctld;
 struct listener;
 
-int listener_create(struct ctld *ctld, struct listener **ret, struct rota_error *err);
+/* The TCP socket bound and listening before the state is restored, so that
+ * the nodes' connections made meanwhile wait in its backlog and are served as
+ * soon as the loop runs (a node tries again every 250 ms at most).  Returns the
+ * descriptor, or -1 with err filled. */
+int listener_bind_tcp(struct ctld *ctld, struct rota_error *err);
+/* tcp_fd from listener_bind_tcp (taken over, closed on failure too). */
+int listener_create(struct ctld *ctld, int tcp_fd, struct listener **ret,
+                    struct rota_error *err);
 void listener_destroy(struct listener *l);
 /* Once a second: log what was refused or timed out since (rate-limited). */
 void listener_tick(struct listener *l);

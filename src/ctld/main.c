@@ -190,7 +190,7 @@ int main(int argc, char **argv)
 	char *own_state_dir = NULL;
 	struct event *sigterm, *sigint, *sigusr1, *sigusr2, *sighup;
 	struct timeval one_sec = {1, 0};
-	int level = LOG_INFO, opt, dump = 0;
+	int level = LOG_INFO, opt, dump = 0, tcp_fd;
 	long nofile;
 	char host[256];
 
@@ -293,6 +293,8 @@ int main(int argc, char **argv)
 	if (!ctld.predict)
 		fatal("out of memory");
 	state_dir_prepare(conf->state_save_location);
+	if ((tcp_fd = listener_bind_tcp(&ctld, &err)) < 0)
+		fatal("%s", err.text);
 	if (journal_open(ctld.base, conf->state_save_location, &ctld.journal, &err) < 0 ||
 	    ctld_state_restore(&ctld, &err) < 0)
 		fatal("state: %s", err.text);
@@ -309,7 +311,7 @@ int main(int argc, char **argv)
 	}
 	ctld.stats = stats_create(time(NULL));
 	journal_on_sync(ctld.journal, sync_stats, &ctld);
-	if (listener_create(&ctld, &ctld.listener, &err) < 0)
+	if (listener_create(&ctld, tcp_fd, &ctld.listener, &err) < 0)
 		fatal("%s", err.text);
 	ctld.sched_ev = event_new(ctld.base, -1, 0, sched_cb, &ctld);
 	ctld.bf_ev = evtimer_new(ctld.base, backfill_cb, &ctld);
