@@ -7,6 +7,7 @@ hold a bounded amount of memory."""
 import os
 import re
 import resource
+import signal
 import socket
 import struct
 import subprocess
@@ -488,9 +489,10 @@ def test_local_user_cannot_take_every_descriptor(make_cluster, users):
     resource.prlimit(c.pid("rotactld"), resource.RLIMIT_NOFILE, (1024, 1024))
     alive(c)
     sock = os.path.join(c.dir, "state", "rotactld.sock")
+    # a session of its own: runuser's python child is killed with it
     hog = subprocess.Popen(["runuser", "-u", users["a"].name, "--", "/usr/bin/python3",
                             "-c", HOG, sock, "1500"], stdout=subprocess.PIPE, text=True,
-                           cwd="/")
+                           cwd="/", start_new_session=True)
     try:
         held = hog.stdout.readline().strip()
         assert held, f"the hog failed: {hog.wait()}"
@@ -500,6 +502,6 @@ def test_local_user_cannot_take_every_descriptor(make_cluster, users):
         assert p.returncode == 0, p.stderr
         alive(c)
     finally:
-        hog.kill()
+        os.killpg(hog.pid, signal.SIGKILL)
         hog.wait()
     alive(c)
