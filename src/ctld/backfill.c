@@ -354,34 +354,31 @@ static void run_one(struct bf_run *r)
 	plan_job(&r->bc, job, job);
 }
 
-int backfill_due(struct ctld *ctld, time_t now)
+int backfill_due(struct ctld *ctld, const struct sched_params *sp, time_t now)
 {
 	const char *type = ctld->conf->scheduler_type;
-	struct sched_params sp;
 
 	if (type && strcasecmp(type, "sched/backfill"))
 		return 0;
 	if (ctld->bf_run) /* one at a time; it takes later changes in */
 		return 0;
-	sched_params_parse(ctld->conf->scheduler_params, &sp);
 	return !ctld->bf_last || now < ctld->bf_last ||
-	       now - ctld->bf_last >= (time_t)sp.bf_interval;
+	       now - ctld->bf_last >= (time_t)sp->bf_interval;
 }
 
-void backfill_pass(struct sched_pass *ps, struct job **pending, size_t n, time_t now)
+void backfill_pass(struct sched_pass *ps, const struct sched_params *sp,
+                   struct job **pending, size_t n, time_t now)
 {
 	struct ctld *ctld = ps->ctld;
-	struct sched_params sp;
 	struct bf_run *r;
 
-	if (!backfill_due(ctld, now))
+	if (!backfill_due(ctld, sp, now))
 		return;
-	sched_params_parse(ctld->conf->scheduler_params, &sp);
 	ctld->bf_last = now;
 	r = xcalloc(1, sizeof(*r));
 	r->ps.ctld = ctld;
 	r->bc.ps = &r->ps;
-	r->bc.sp = sp;
+	r->bc.sp = *sp;
 	r->ids = xcalloc(n + 1, sizeof(uint32_t));
 	for (size_t i = 0; i < n; i++)
 		if (job_is_pending(pending[i]))

@@ -173,11 +173,6 @@ int job_waiting_sorted(const struct job_mgr *jm)
 	return !jm->wunsorted;
 }
 
-void job_waiting_touch(struct job_mgr *jm)
-{
-	jm->wunsorted = 1;
-}
-
 void job_waiting_reorder(struct job_mgr *jm, struct job **order, size_t n)
 {
 	jm->whead = jm->wtail = NULL;

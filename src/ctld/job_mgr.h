@@ -106,11 +106,10 @@ struct job *job_first_waiting(struct job_mgr *jm);
 int job_prio_cmp(const struct job *x, const struct job *y);
 /* The waiting list is kept in job_prio_cmp order where it is cheap to tell:
  * a job added out of order, or whose priority or partition changed before a
- * job_mgr_classify, marks it unsorted; job_waiting_touch() does so after
- * priorities change otherwise.  The scheduler sorts it (job_waiting_reorder:
+ * job_mgr_classify, marks it unsorted (other changes of priority are found by
+ * the scheduler's full pass).  The scheduler sorts it (job_waiting_reorder:
  * order[0..n) is every waiting job, in their new order). */
 int job_waiting_sorted(const struct job_mgr *jm);
-void job_waiting_touch(struct job_mgr *jm);
 void job_waiting_reorder(struct job_mgr *jm, struct job **order, size_t n);
 /* Put job on the lists its state says (after each change of state, hold or
  * partition: job_event_apply). */

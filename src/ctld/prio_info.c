@@ -110,11 +110,11 @@ void job_priority_refresh(struct ctld *ctld, struct job *job, time_t now)
 	struct priority_params pp;
 	struct priority_factors f;
 
-	if (job->prio_set || !job->priority || !job->part)
+	/* the type first: the parameters walk every node */
+	if (job->prio_set || !job->priority || !job->part ||
+	    priority_type_parse(ctld->conf->priority_type) != PRIORITY_MULTIFACTOR)
 		return;
 	job_priority_params(ctld, &pp);
-	if (pp.type != PRIORITY_MULTIFACTOR)
-		return;
 	job_priority_factors(&pp, job, now, &f);
 	job->priority = f.priority;
 }

@@ -495,14 +495,15 @@ void sched_pass(struct ctld *ctld, time_t now, unsigned flags)
 	struct sched_pass ps = {.ctld = ctld};
 	struct sched_params sp;
 	int full = (flags & SCHED_PASS_FULL) != 0;
-	/* every waiting job is needed to sort them or to start a backfill run */
-	int all = full || !job_waiting_sorted(ctld->jobs) || backfill_due(ctld, now);
+	int all;
 	size_t n = 0, cap = job_count(ctld->jobs), depth, considered = 0;
 	struct job **pending;
 	struct timespec t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	sched_params_parse(ctld->conf->scheduler_params, &sp);
+	/* every waiting job is needed to sort them or to start a backfill run */
+	all = full || !job_waiting_sorted(ctld->jobs) || backfill_due(ctld, &sp, now);
 	depth = full ? cap : sp.default_queue_depth;
 	if (!all && cap > depth)
 		cap = depth;
@@ -524,7 +525,7 @@ void sched_pass(struct ctld *ctld, time_t now, unsigned flags)
 		consider(&ps, pending[considered], now);
 	}
 	if (all)
-		backfill_pass(&ps, pending, n, now);
+		backfill_pass(&ps, &sp, pending, n, now);
 	sched_pass_release(&ps);
 out:
 	free(pending);

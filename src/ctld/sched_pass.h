@@ -61,9 +61,11 @@ char *sched_pass_wait_detail(struct sched_pass *ps, struct job *job,
  * progress, start one over pending[0..n) (priority order; jobs the main pass
  * started are skipped).  It runs in slices: ctld_backfill_kick() has the loop
  * call backfill_continue() until that returns 1. */
-void backfill_pass(struct sched_pass *ps, struct job **pending, size_t n, time_t now);
-/* Would backfill_pass start a run now? */
-int backfill_due(struct ctld *ctld, time_t now);
+struct sched_params;
+void backfill_pass(struct sched_pass *ps, const struct sched_params *sp,
+                   struct job **pending, size_t n, time_t now);
+/* Would backfill_pass start a run now?  sp: SchedulerParameters, parsed. */
+int backfill_due(struct ctld *ctld, const struct sched_params *sp, time_t now);
 
 /* Go on with the pass in progress for budget_s seconds (0: bf_yield_interval)
  * and at least one job; now is the time a rebuilt plan starts from.  Returns
