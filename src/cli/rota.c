@@ -37,13 +37,14 @@
 #include "proto/net.h"
 #include "common/common.h"
 
-#define ROTA_MAX_NODES    512
-#define ROTA_UP_TIMEOUT_S 30
-#define ROTA_DOWN_WAIT_MS 10000
-#define ROTA_POLL_MS      50
-#define ROTA_PORT_LOW     10000
-#define ROTA_LOG_TAIL     20
-#define ROTA_MAX_PROCS    65536
+#define ROTA_MAX_NODES     512
+#define ROTA_UP_TIMEOUT_S  30
+#define ROTA_DOWN_WAIT_MS  10000
+#define ROTA_POLL_MS       50
+#define ROTA_POLL_FIRST_MS 5
+#define ROTA_PORT_LOW      10000
+#define ROTA_LOG_TAIL      20
+#define ROTA_MAX_PROCS     65536
 
 struct rota_opts {
 	const char *dir;
@@ -796,6 +797,7 @@ static int cluster_wait_ready(struct cluster *c, int ctld_only, long long deadli
 {
 	char why[ROTA_ERROR_TEXT + 64] = "not started";
 	const char *dead;
+	int wait_ms = ROTA_POLL_FIRST_MS;
 
 	for (;;) {
 		if ((dead = cluster_dead_daemon(c)) != NULL) {
@@ -806,7 +808,10 @@ static int cluster_wait_ready(struct cluster *c, int ctld_only, long long deadli
 			return 0;
 		if (now_ms() >= deadline)
 			break;
-		sleep_ms(ROTA_POLL_MS);
+		/* soon at first: a restarted controller answers in tens of ms */
+		sleep_ms(wait_ms);
+		if ((wait_ms *= 2) > ROTA_POLL_MS)
+			wait_ms = ROTA_POLL_MS;
 	}
 	fprintf(stderr, "rota: error: cluster in %s not up after %u s: %s\n", c->dir,
 	        timeout_s, why);
@@ -1012,6 +1017,18 @@ static int up_refuse(const struct cluster *c)
 	return 1;
 }
 
+/* The node daemons that were running while the controller was not: they
+ * retry their connection with a backoff (up to 250 ms); SIGHUP has them try
+ * now, so that the cluster is whole again as soon as the controller answers. */
+static void nodes_reconnect(const struct cluster *c)
+{
+	for (size_t i = 0; i < c->daemon_count; i++) {
+		const struct daemon *d = &c->daemons[i];
+		if (d->node && d->pid > 0 && !d->started)
+			kill(d->pid, SIGHUP);
+	}
+}
+
 /* Start the daemons that are not running (all of them on a clean start): the
  * controller first, and the node daemons once it answers, so that they register
  * at their first attempt.  Then wait until every node is up. */
@@ -1029,9 +1046,11 @@ static int up_start(struct cluster *c, uint32_t timeout_s)
 			fprintf(stderr, "rota: restarting %s\n", c->daemons[i].name);
 		if (daemon_start(c, &c->daemons[i]) < 0)
 			return -1;
-		if (!c->daemons[i].node &&
-		    cluster_wait_ready(c, 1, deadline, timeout_s) < 0)
-			return -1;
+		if (!c->daemons[i].node) {
+			if (cluster_wait_ready(c, 1, deadline, timeout_s) < 0)
+				return -1;
+			nodes_reconnect(c);
+		}
 	}
 	return cluster_wait_ready(c, 0, deadline, timeout_s);
 }

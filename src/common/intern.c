@@ -2,9 +2,10 @@
  *
  * A chained hash table keyed by content (FNV-1a over the bytes, and for a
  * vector over each string and its terminating NUL, so that {"ab"} and
- * {"a", "b"} differ), grown to keep chains short.  A drop hashes the text
- * again to find its entry: no per-copy header, so a kept copy is an ordinary
- * string or vector that the rest of the code reads as before.
+ * {"a", "b"} differ), grown to keep chains short.  A second table finds an
+ * entry from its kept copy's address, so that handing over or dropping a kept
+ * copy costs no hashing of its text: no per-copy header, so a kept copy is an
+ * ordinary string or vector that the rest of the code reads as before.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,13 +18,16 @@ struct entry {
 	uint64_t hash;
 	size_t refs;
 	int is_vec;
-	void *text; /* char * or char ** */
-	struct entry *next;
+	void *text;          /* char * or char ** */
+	struct entry *next;  /* same content hash bucket */
+	struct entry *pnext; /* same address bucket */
+	struct intern_tag tag;
 };
 
 struct intern {
-	struct entry **buckets;
-	size_t nbuckets; /* a power of two */
+	struct entry **buckets;  /* by content */
+	struct entry **pbuckets; /* by the kept copy's address */
+	size_t nbuckets;         /* of each; a power of two */
 	size_t count, refs;
 };
 
@@ -35,6 +39,21 @@ static uint64_t fnv(uint64_t h, const char *s, size_t n)
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ (uint8_t)s[i]) * FNV_PRIME;
 	return h;
+}
+
+static size_t ptr_bucket(const struct intern *in, const void *text)
+{
+	uint64_t h = (uint64_t)(uintptr_t)text * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 32) & (in->nbuckets - 1);
+}
+
+static struct entry *find_kept(const struct intern *in, const void *text, int is_vec)
+{
+	for (struct entry *e = in->pbuckets[ptr_bucket(in, text)]; e; e = e->pnext)
+		if (e->text == text && e->is_vec == is_vec)
+			return e;
+	return NULL;
 }
 
 static uint64_t hash_text(const void *text, int is_vec)
@@ -74,6 +93,7 @@ struct intern *intern_create(void)
 
 	in->nbuckets = 64;
 	in->buckets = xcalloc(in->nbuckets, sizeof(*in->buckets));
+	in->pbuckets = xcalloc(in->nbuckets, sizeof(*in->pbuckets));
 	return in;
 }
 
@@ -88,6 +108,7 @@ void intern_destroy(struct intern *in)
 			free(e);
 		}
 	free(in->buckets);
+	free(in->pbuckets);
 	free(in);
 }
 
@@ -96,6 +117,8 @@ static void grow(struct intern *in)
 	size_t n = in->nbuckets * 2;
 	struct entry **b = xcalloc(n, sizeof(*b));
 
+	free(in->pbuckets);
+	in->pbuckets = xcalloc(n, sizeof(*in->pbuckets));
 	for (size_t i = 0; i < in->nbuckets; i++)
 		for (struct entry *e = in->buckets[i], *next; e; e = next) {
 			next = e->next;
@@ -105,25 +128,48 @@ static void grow(struct intern *in)
 	free(in->buckets);
 	in->buckets = b;
 	in->nbuckets = n;
+	for (size_t i = 0; i < n; i++)
+		for (struct entry *e = b[i]; e; e = e->next) {
+			size_t k = ptr_bucket(in, e->text);
+			e->pnext = in->pbuckets[k];
+			in->pbuckets[k] = e;
+		}
+}
+
+/* The entry of text, a kept copy or not (NULL: no such text is kept). */
+static struct entry *find(const struct intern *in, const void *text, int is_vec,
+                          uint64_t *ret_hash)
+{
+	struct entry *e = find_kept(in, text, is_vec);
+	uint64_t h;
+
+	if (e)
+		return e;
+	h = hash_text(text, is_vec);
+	if (ret_hash)
+		*ret_hash = h;
+	for (e = in->buckets[h & (in->nbuckets - 1)]; e; e = e->next)
+		if (e->hash == h && e->is_vec == is_vec &&
+		    same_text(e->text, text, is_vec))
+			return e;
+	return NULL;
 }
 
 static void *keep(struct intern *in, void *text, int is_vec)
 {
-	uint64_t h;
+	uint64_t h = 0;
 	struct entry *e;
+	size_t k;
 
 	if (!text)
 		return NULL;
-	h = hash_text(text, is_vec);
-	for (e = in->buckets[h & (in->nbuckets - 1)]; e; e = e->next)
-		if (e->hash == h && e->is_vec == is_vec &&
-		    same_text(e->text, text, is_vec)) {
-			if (e->text != text)
-				text_free(text, is_vec);
-			e->refs++;
-			in->refs++;
-			return e->text;
-		}
+	if ((e = find(in, text, is_vec, &h))) {
+		if (e->text != text)
+			text_free(text, is_vec);
+		e->refs++;
+		in->refs++;
+		return e->text;
+	}
 	if (in->count >= in->nbuckets)
 		grow(in);
 	e = xcalloc(1, sizeof(*e));
@@ -133,35 +179,45 @@ static void *keep(struct intern *in, void *text, int is_vec)
 	e->text = text;
 	e->next = in->buckets[h & (in->nbuckets - 1)];
 	in->buckets[h & (in->nbuckets - 1)] = e;
+	k = ptr_bucket(in, text);
+	e->pnext = in->pbuckets[k];
+	in->pbuckets[k] = e;
 	in->count++;
 	in->refs++;
 	return text;
 }
 
+static void unlink_entry(struct intern *in, struct entry *e)
+{
+	struct entry **p;
+
+	for (p = &in->buckets[e->hash & (in->nbuckets - 1)]; *p != e; p = &(*p)->next)
+		;
+	*p = e->next;
+	for (p = &in->pbuckets[ptr_bucket(in, e->text)]; *p != e; p = &(*p)->pnext)
+		;
+	*p = e->pnext;
+}
+
 static void drop(struct intern *in, void *text, int is_vec)
 {
-	uint64_t h;
-	struct entry **p;
+	struct entry *e;
 
 	if (!text)
 		return;
-	h = hash_text(text, is_vec);
-	for (p = &in->buckets[h & (in->nbuckets - 1)]; *p; p = &(*p)->next) {
-		struct entry *e = *p;
-
-		if (e->text != text)
-			continue;
-		in->refs--;
-		if (--e->refs == 0) {
-			*p = e->next;
-			text_free(e->text, e->is_vec);
-			free(e);
-			in->count--;
-		}
+	if (!(e = find_kept(in, text, is_vec))) {
+		/* not one of ours: a caller's bug, but the text is still its to
+		 * free */
+		text_free(text, is_vec);
 		return;
 	}
-	/* not one of ours: a caller's bug, but the text is still its to free */
-	text_free(text, is_vec);
+	in->refs--;
+	if (--e->refs == 0) {
+		unlink_entry(in, e);
+		text_free(e->text, e->is_vec);
+		free(e);
+		in->count--;
+	}
 }
 
 char *intern_str(struct intern *in, char *s)
@@ -189,4 +245,18 @@ size_t intern_count(const struct intern *in, size_t *ret_refs)
 	if (ret_refs)
 		*ret_refs = in->refs;
 	return in->count;
+}
+
+struct intern_tag *intern_tag_str(struct intern *in, const char *s)
+{
+	struct entry *e = s ? find(in, s, 0, NULL) : NULL;
+
+	return e ? &e->tag : NULL;
+}
+
+struct intern_tag *intern_tag_strv(struct intern *in, char *const *v)
+{
+	struct entry *e = v ? find(in, v, 1, NULL) : NULL;
+
+	return e ? &e->tag : NULL;
 }

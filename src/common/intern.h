@@ -15,6 +15,7 @@
 #define ROTA_INTERN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct intern;
 
@@ -28,6 +29,19 @@ char **intern_strv(struct intern *in, char **v);
 /* Give back a copy intern_str/intern_strv returned (NULL allowed). */
 void intern_drop_str(struct intern *in, char *s);
 void intern_drop_strv(struct intern *in, char **v);
+
+/* What a user of the kept copies notes with each (the journal: under which
+ * number the text is in its file already); zero when the copy is new. */
+struct intern_tag {
+	uint64_t id;
+	uint32_t gen;
+};
+
+/* The tag of the kept copy of the same text as s or v (a kept copy itself
+ * or not: then compared by content), or NULL when no such text is kept.
+ * Valid until that copy's last drop. */
+struct intern_tag *intern_tag_str(struct intern *in, const char *s);
+struct intern_tag *intern_tag_strv(struct intern *in, char *const *v);
 
 /* Distinct texts kept, and the references to them. */
 size_t intern_count(const struct intern *in, size_t *ret_refs);

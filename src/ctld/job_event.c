@@ -35,6 +35,7 @@ ROTA_DEFINE(ev_array_throttle, EV_ARRAY_THROTTLE_FIELDS)
 ROTA_DEFINE(ev_configured, EV_CONFIGURED_FIELDS)
 ROTA_DEFINE(ev_step_start, EV_STEP_START_FIELDS)
 ROTA_DEFINE(ev_step_end, EV_STEP_END_FIELDS)
+ROTA_DEFINE(ev_text, EV_TEXT_FIELDS)
 
 #define TYPE_ENTRY(name, num, m) [num] = &ev_##m##_type,
 static const struct rota_type *const ev_types[EV_TYPE_END] = {
@@ -133,7 +134,9 @@ static int apply_submit(struct ctld *ctld, const struct ev_submit *ev,
 	struct job probe = {0};
 	char name[64];
 
-	if (ev->desc_count != 1 || job_find(ctld->jobs, ev->job_id))
+	/* texts by reference are the journal's to resolve (ctld/jtext.h) */
+	if (ev->desc_count != 1 || ev->env_text || ev->script_text ||
+	    job_find(ctld->jobs, ev->job_id))
 		return -EINVAL;
 	if (submit_array(ev, &probe) < 0)
 		return -EINVAL;
@@ -513,6 +516,8 @@ static int apply(struct ctld *ctld, const union job_event *ev, struct job_desc *
 			job_mgr_classify(ctld->jobs,
 			                 job_find(ctld->jobs, ev->submit.job_id));
 		return rc;
+	case EV_TEXT: /* the journal's, not a change of state */
+		return -EINVAL;
 	case EV_NODE_STATE:
 		return node_mgr_apply_state(ctld, ev->node_state.node_name,
 		                            ev->node_state.state, ev->node_state.text,

@@ -69,7 +69,9 @@ ROTA_DECLARE(ev_meta, EV_META_FIELDS)
 	F(S, u32, array_job_id, _)  /* 0: a fresh submit */                              \
 	F(S, u32, array_task_id, _)                                                      \
 	F(S, u32, throttle, _)                                                           \
-	F(S, str, array_pending, _) /* the remainder's tasks */
+	F(S, str, array_pending, _) /* the remainder's tasks */                          \
+	F(S, u64, env_text, _)      /* journal: desc's env is that TEXT (0: inline) */   \
+	F(S, u64, script_text, _)   /* journal: desc's script is that TEXT */
 ROTA_DECLARE(ev_submit, EV_SUBMIT_FIELDS)
 #define SUBMIT_EV_PRIO_SET 1u /* an admin set its priority */
 
@@ -177,6 +179,17 @@ ROTA_DECLARE(ev_step_start, EV_STEP_START_FIELDS)
 	F(S, u32, exit_code, _) /* the step's highest wait status */
 ROTA_DECLARE(ev_step_end, EV_STEP_END_FIELDS)
 
+/* A text the journal's later records refer to by id (ctld/jtext.h): a job's
+ * environment (vec) or script (text), written once instead of with every
+ * SUBMIT that has it.  Not a change of state: only the journal reads it. */
+#define EV_TEXT_FIELDS(F, S)                                                             \
+	EV_HEAD_FIELDS(F, S)                                                             \
+	F(S, u64, id, _)                                                                 \
+	F(S, u32, is_vec, _)                                                             \
+	F(S, str, text, _)                                                               \
+	F(S, strv, vec, _)
+ROTA_DECLARE(ev_text, EV_TEXT_FIELDS)
+
 /* name, number (in the journal: never reuse one), member of union job_event */
 #define ROTA_JOB_EVENTS(E)                                                               \
 	E(EV_META, 1, meta)                                                              \
@@ -191,7 +204,8 @@ ROTA_DECLARE(ev_step_end, EV_STEP_END_FIELDS)
 	E(EV_ARRAY_THROTTLE, 10, array_throttle)                                         \
 	E(EV_CONFIGURED, 11, configured)                                                 \
 	E(EV_STEP_START, 12, step_start)                                                 \
-	E(EV_STEP_END, 13, step_end)
+	E(EV_STEP_END, 13, step_end)                                                     \
+	E(EV_TEXT, 14, text)
 
 #define ROTA_EV_ENUM(name, num, m) name = num,
 enum job_event_type { ROTA_JOB_EVENTS(ROTA_EV_ENUM) EV_TYPE_END };

@@ -104,6 +104,11 @@ void job_names_share(struct job_mgr *jm, struct job *job)
 	job->group = intern_str(jm->texts, job->group);
 }
 
+struct intern *job_mgr_texts(struct job_mgr *jm)
+{
+	return jm->texts;
+}
+
 static void job_free(struct job_mgr *jm, struct job *job)
 {
 	job_desc_unshare(jm, &job->desc);

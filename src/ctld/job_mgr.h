@@ -134,6 +134,8 @@ void job_desc_unshare(struct job_mgr *jm, struct job_desc *d);
 /* The same for job->user and job->group (given back when the job is
  * removed). */
 void job_names_share(struct job_mgr *jm, struct job *job);
+/* The kept copies themselves (the journal writes each text once). */
+struct intern *job_mgr_texts(struct job_mgr *jm);
 
 /* Insert a new record (from EV_SUBMIT) / remove one (purge). */
 struct job *job_mgr_insert(struct job_mgr *jm, uint32_t job_id);

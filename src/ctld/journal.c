@@ -12,6 +12,7 @@
 #include "common/recframe.h"
 #include "ctld/job_event.h"
 #include "ctld/journal.h"
+#include "ctld/jtext.h"
 #include "ctld/syncer.h"
 #include "common/common.h"
 
@@ -63,9 +64,21 @@ struct journal {
 	void *on_sync_arg;
 	void (*on_durable)(void *arg, const char *recs, size_t len, uint64_t upto);
 	void *on_durable_arg;
+	/* while on_durable is set, what it is given: every appended event
+	 * framed with its texts inline (the file has them by reference) */
+	char *sbuf; /* of the events in buf */
+	size_t slen, scap;
+	char *stail; /* of the events in tail */
+	size_t stail_len, stail_cap;
 	char *sent_copy; /* the batch in flight, for on_durable */
+	size_t sent_len;
 	char *tail_copy; /* a compaction's tail in flight, for on_durable */
 	size_t tail_copy_len;
+	/* texts written once (jtext.h): the controller's kept copies, and
+	 * which of them this file has */
+	struct intern *texts;
+	struct jtext_out out;
+	uint32_t text_gen; /* the last generation handed out */
 	unsigned compactions;
 	uint64_t (*gate)(void *arg); /* waiters also wait until gate() reaches them */
 	void *gate_arg;
@@ -103,6 +116,7 @@ int journal_open(struct event_base *base, const char *dir, struct journal **ret,
 	j = xcalloc(1, sizeof(*j));
 	j->dir = xstrdup(dir);
 	j->next_seq = 1;
+	j->out.next_id = 1;
 	j->compact_fd = j->compact_new = -1;
 	j->path = xasprintf("%s/journal", dir);
 	created = access(j->path, F_OK) < 0;
@@ -138,6 +152,8 @@ void journal_destroy(struct journal *j)
 	event_free(j->flush_ev);
 	close(j->fd);
 	free(j->buf);
+	free(j->sbuf);
+	free(j->stail);
 	free(j->waiters);
 	free(j->keep);
 	free(j->path);
@@ -154,7 +170,8 @@ struct replay {
 	size_t undecodable;
 	int following; /* journal_follow: only events after `after` */
 	uint64_t after;
-	size_t snapshot_bytes; /* of the snapshot at the head (events numbered 0) */
+	size_t snapshot_bytes;  /* of the snapshot at the head (events numbered 0) */
+	struct jtext_in *texts; /* the file's TEXT records read so far */
 };
 
 /* What a record tells of the sequence: a snapshot's META says what it covers;
@@ -185,11 +202,26 @@ static int replay_rec(void *arg, const uint8_t *body, size_t len)
 		r->undecodable++;
 		return 0;
 	}
-	if (!r->following)
-		seq_note(r->j, &ev);
 	if (!r->following && ev.head.seq == 0)
 		r->snapshot_bytes += RECFRAME_HDR + len; /* about: escapes not counted */
+	rc = jtext_in_event(r->texts, &ev);
+	if (rc != 0) {
+		if (rc < 0) {
+			/* its TEXT was in a damaged record: the job is lost
+			 * with it, as it would be with its own */
+			log_err("journal %s: event %llu (%s of job %u) refers to a "
+			        "text the journal does not have: skipped",
+			        r->j->path, (unsigned long long)ev.head.seq,
+			        job_event_name(ev.head.type), ev.job.job_id);
+			r->undecodable++;
+		}
+		job_event_release(&ev);
+		return 0;
+	}
+	if (!r->following)
+		seq_note(r->j, &ev);
 	rc = r->following && ev.head.seq <= r->after ? 0 : r->cb(&ev, r->arg);
+	jtext_in_unlend(r->texts, &ev);
 	job_event_release(&ev);
 	return rc < 0 && rc != -ENOENT && rc != -EINVAL ? rc : 0;
 }
@@ -284,7 +316,13 @@ static int walk_file(struct journal *j, struct replay *r, recframe_bad_f bad,
 	map = mmap(NULL, j->size, PROT_READ, MAP_PRIVATE, j->fd, 0);
 	if (map == MAP_FAILED)
 		return errprintf(err, "read %s: %s", j->path, strerror(errno));
+	r->texts = jtext_in_create(j->texts);
 	rc = recframe_walk(map, j->size, replay_rec, bad, r, res);
+	/* ids of this file's texts only grow */
+	if (jtext_in_max_id(r->texts) >= j->out.next_id)
+		j->out.next_id = jtext_in_max_id(r->texts) + 1;
+	jtext_in_destroy(r->texts);
+	r->texts = NULL;
 	munmap(map, j->size);
 	if (rc < 0)
 		return errprintf(err, "read %s: %s", j->path, strerror(-rc));
@@ -396,10 +434,35 @@ size_t journal_frame_append(const union job_event *ev, char **buf, size_t *len,
 	return size;
 }
 
+static void buf_add(char **buf, size_t *len, size_t *cap, const char *data, size_t n)
+{
+	if (*len + n > *cap) {
+		*cap = (*len + n) * 2;
+		*buf = xrealloc(*buf, *cap);
+	}
+	memcpy(*buf + *len, data, n);
+	*len += n;
+}
+
+/* What was noted of the texts in the file may no longer hold (a new file,
+ * appends cut off): each is written again where it is next needed. */
+static void texts_forget(struct journal *j)
+{
+	if (j->texts)
+		j->out.gen = ++j->text_gen;
+}
+
+void journal_set_texts(struct journal *j, struct intern *texts)
+{
+	j->texts = j->out.in = texts;
+	texts_forget(j);
+}
+
 uint64_t journal_append_at(struct journal *j, const union job_event *ev, uint64_t seq)
 {
 	union job_event numbered = *ev; /* shallow: only encoded */
 	size_t size;
+	int compacting;
 
 	if (j->err)
 		return 0; /* the rewrite that ends the failure writes the state */
@@ -409,15 +472,24 @@ uint64_t journal_append_at(struct journal *j, const union job_event *ev, uint64_
 	numbered.head.seq = j->next_seq;
 	if (numbered.head.type == EV_META)
 		numbered.meta.seq_base = 0;
-	size = journal_frame_append(&numbered, &j->buf, &j->len, &j->cap);
-	if (j->compact_state == COMPACT_CHILD || j->compact_state == COMPACT_READY) {
-		/* the snapshot being written does not have it: keep it for after */
-		if (j->tail_len + size > j->tail_cap) {
-			j->tail_cap = (j->tail_len + size) * 2;
-			j->tail = xrealloc(j->tail, j->tail_cap);
-		}
-		memcpy(j->tail + j->tail_len, j->buf + j->len - size, size);
-		j->tail_len += size;
+	size = jtext_frame_append(&j->out, &numbered, &j->buf, &j->len, &j->cap);
+	compacting =
+	    j->compact_state == COMPACT_CHILD || j->compact_state == COMPACT_READY;
+	/* the snapshot being written does not have it: keep it for after */
+	if (compacting)
+		buf_add(&j->tail, &j->tail_len, &j->tail_cap, j->buf + j->len - size,
+		        size);
+	if (j->on_durable) {
+		/* the followers' copy, with its texts inline */
+		if (numbered.head.type == EV_SUBMIT)
+			size =
+			    journal_frame_append(&numbered, &j->sbuf, &j->slen, &j->scap);
+		else
+			buf_add(&j->sbuf, &j->slen, &j->scap, j->buf + j->len - size,
+			        size);
+		if (compacting)
+			buf_add(&j->stail, &j->stail_len, &j->stail_cap,
+			        j->sbuf + j->slen - size, size);
 	}
 	event_active(j->flush_ev, 0, 0);
 	return j->next_seq++;
@@ -439,7 +511,8 @@ static void journal_fail(struct journal *j, int rc)
 {
 	if (ftruncate(j->fd, (off_t)j->size) < 0)
 		log_err("journal %s: truncate: %s", j->path, strerror(errno));
-	j->len = 0;
+	j->len = j->slen = 0;
+	texts_forget(j);
 	if (!j->err)
 		log_err("journal %s: write failed: %s; submissions and updates are "
 		        "refused until it can be written again",
@@ -480,8 +553,12 @@ static void hand_off(struct journal *j)
 	if (syncer_busy(j->syncer) || !j->len || j->err ||
 	    j->compact_state >= COMPACT_READY)
 		return;
-	if (j->on_durable) /* the followers get the batch once it is durable */
-		j->sent_copy = xmemdup(j->buf, j->len);
+	if (j->on_durable) { /* the followers get the batch once it is durable */
+		j->sent_copy = j->sbuf;
+		j->sent_len = j->slen;
+		j->sbuf = NULL;
+		j->slen = j->scap = 0;
+	}
 	syncer_submit(j->syncer, j->fd, j->buf, j->len, j->next_seq - 1, NULL, NULL);
 	j->buf = NULL;
 	j->len = j->cap = 0;
@@ -504,7 +581,7 @@ static void sync_done(void *arg, void *tag, uint64_t upto, size_t len, int rc)
 		if (j->on_sync)
 			j->on_sync(j->on_sync_arg, syncer_last_usec(j->syncer));
 		if (j->on_durable && j->sent_copy)
-			j->on_durable(j->on_durable_arg, j->sent_copy, len, upto);
+			j->on_durable(j->on_durable_arg, j->sent_copy, j->sent_len, upto);
 	}
 	free(j->sent_copy);
 	j->sent_copy = NULL;
@@ -545,17 +622,17 @@ int journal_error(const struct journal *j)
 
 /* ---- rewrite ---- */
 
-/* Write gen's events to fd; returns the bytes written or -errno. */
-static ssize_t rewrite_events(int fd, journal_gen_f gen, void *arg, uint64_t base)
+/* Write gen's events to fd (texts once, as w notes them); returns the bytes
+ * written or -errno. */
+static ssize_t rewrite_events(int fd, journal_gen_f gen, void *arg, uint64_t base,
+                              struct jtext_out *w)
 {
-	char *out = xmalloc(REWRITE_CHUNK);
-	size_t used = 0, size = 0, i = 0;
+	char *out = NULL;
+	size_t used = 0, cap = 0, size = 0, i = 0;
 	union job_event ev;
 	ssize_t rc = 0;
 
 	for (;;) {
-		char *enc, *rec;
-		size_t len, n;
 		memset(&ev, 0, sizeof(ev));
 		if (!gen(arg, i++, &ev))
 			break;
@@ -563,29 +640,13 @@ static ssize_t rewrite_events(int fd, journal_gen_f gen, void *arg, uint64_t bas
 		ev.head.seq = 0;
 		if (ev.head.type == EV_META)
 			ev.meta.seq_base = base;
-		if (job_event_encode(&ev, &enc, &len) < 0 || len > RECFRAME_MAX)
-			fatal("journal: cannot encode event");
+		size += jtext_frame_append(w, &ev, &out, &used, &cap);
 		job_event_release(&ev);
-		n = recframe_size(enc, len);
-		if (used + n > REWRITE_CHUNK) {
-			if ((rc = fd_write_all(fd, out, used)) < 0) {
-				free(enc);
+		if (used >= REWRITE_CHUNK) {
+			if ((rc = fd_write_all(fd, out, used)) < 0)
 				goto out;
-			}
 			used = 0;
 		}
-		if (n > REWRITE_CHUNK) { /* a record larger than the chunk */
-			rec = xmalloc(n);
-			recframe_encode((uint8_t *)rec, enc, len);
-			rc = fd_write_all(fd, rec, n);
-			free(rec);
-		} else {
-			used += recframe_encode((uint8_t *)out + used, enc, len);
-		}
-		free(enc);
-		if (rc < 0)
-			goto out;
-		size += n;
 	}
 	if ((rc = fd_write_all(fd, out, used)) < 0)
 		goto out;
@@ -599,12 +660,19 @@ out:
 	return rc;
 }
 
+/* A snapshot's texts: a file of its own, ids of their own. */
+static struct jtext_out snapshot_texts(struct journal *j)
+{
+	return (struct jtext_out){j->texts, ++j->text_gen, 1, JTEXT_SNAPSHOT};
+}
+
 int journal_rewrite(struct journal *j, journal_gen_f gen, void *arg,
                     struct rota_error *err)
 {
 	char *tmp = xasprintf("%s.new", j->path);
 	int fd = -1, nfd, rc = -1, was_failed;
 	ssize_t size;
+	struct jtext_out snap;
 
 	journal_compact_abort(j);
 	journal_flush(j);
@@ -616,7 +684,8 @@ int journal_rewrite(struct journal *j, journal_gen_f gen, void *arg,
 		errprintf(err, "open %s: %s", tmp, strerror(errno));
 		goto fail;
 	}
-	size = rewrite_events(fd, gen, arg, j->next_seq - 1);
+	snap = snapshot_texts(j);
+	size = rewrite_events(fd, gen, arg, j->next_seq - 1, &snap);
 	if (size < 0) {
 		errprintf(err, "write %s: %s", tmp, strerror((int)-size));
 		goto fail;
@@ -642,9 +711,12 @@ int journal_rewrite(struct journal *j, journal_gen_f gen, void *arg,
 	j->base_seq = j->written_seq = j->next_seq - 1;
 	j->compacted = j->size;
 	j->compactions++;
+	if (j->texts)
+		j->out.gen = snap.gen; /* what the snapshot noted is in the file */
 	rc = 0;
 	goto out;
 fail:
+	texts_forget(j); /* a failed snapshot's notes are of no file */
 	if (fd >= 0)
 		unlink(tmp); /* nothing half written is left behind */
 	/* a journal that must be rewritten before it is appended to stays failed */
@@ -677,6 +749,17 @@ void journal_on_durable(struct journal *j,
                                    uint64_t upto),
                         void *arg)
 {
+	/* from now on the followers' copy is kept as events are appended:
+	 * first everything appended before is made durable (the caller sent
+	 * what is durable, or sends it next) */
+	if (fn && !j->on_durable)
+		journal_flush(j);
+	if (!fn) {
+		free(j->sbuf);
+		free(j->stail);
+		j->sbuf = j->stail = NULL;
+		j->slen = j->scap = j->stail_len = j->stail_cap = 0;
+	}
 	j->on_durable = fn;
 	j->on_durable_arg = arg;
 }
@@ -745,6 +828,9 @@ static void compact_reset(struct journal *j)
 	free(j->tail);
 	j->tail = NULL;
 	j->tail_len = j->tail_cap = 0;
+	free(j->stail);
+	j->stail = NULL;
+	j->stail_len = j->stail_cap = 0;
 }
 
 void journal_compact_abort(struct journal *j)
@@ -778,14 +864,16 @@ static void compact_tail_start(struct journal *j)
 	}
 	j->compact_state = COMPACT_TAIL;
 	if (j->on_durable) {
-		j->tail_copy = xmemdup(j->tail, j->tail_len);
-		j->tail_copy_len = j->tail_len;
+		j->tail_copy = j->stail;
+		j->tail_copy_len = j->stail_len;
+		j->stail = NULL;
+		j->stail_len = j->stail_cap = 0;
 	}
 	syncer_submit(j->syncer, j->compact_new, j->tail, j->tail_len, j->next_seq - 1, j,
 	              compact_tail_after);
 	j->tail = NULL; /* the writer thread's now */
 	j->tail_len = j->tail_cap = 0;
-	j->len = 0;
+	j->len = j->slen = 0;
 }
 
 /* On the writer thread, after the tail is synced: journal.new becomes the
@@ -898,17 +986,22 @@ int journal_compact_start(struct journal *j, journal_gen_f gen, void *arg,
 		return errprintf(err, "fork: %s", strerror(errno)), -errno;
 	}
 	if (pid == 0) {
+		struct jtext_out snap;
 		char st;
 		/* the child: only the snapshot and its status; nothing else it
 		 * inherited (sockets, the journal) stays open */
 		if (dup2(out, 3) < 0 || dup2(p[1], 4) < 0)
 			_exit(1);
 		close_range(5, ~0U, 0);
-		st = rewrite_events(3, gen, arg, j->compact_base) < 0 ? 1 : 0;
+		snap = snapshot_texts(j);
+		st = rewrite_events(3, gen, arg, j->compact_base, &snap) < 0 ? 1 : 0;
 		(void)!write(4, &st, 1);
 		_exit(st);
 	}
 	j->fork_ms = elapsed_ms(&j->compact_t0);
+	/* the new file has the texts of the snapshot; what is appended from
+	 * now on is also its tail, which must say its own */
+	texts_forget(j);
 	log_info("journal compaction started: %zu bytes, snapshot to event %llu (fork "
 	         "%.1f ms)",
 	         j->size, (unsigned long long)j->compact_base, j->fork_ms);

@@ -38,6 +38,12 @@ int journal_open(struct event_base *base, const char *dir, struct journal **ret,
                  struct rota_error *err);
 void journal_destroy(struct journal *j); /* flushes first; NULL allowed */
 
+/* The controller's kept copies of texts (common/intern.h), which jobs'
+ * environments and scripts are: each is written to the file once, and
+ * events read back are lent them (ctld/jtext.h).  Before the replay. */
+struct intern;
+void journal_set_texts(struct journal *j, struct intern *texts);
+
 /* Call cb for each stored event, in order, skipping damaged records (logged).
  * Returns 0, or a negative error when the file cannot be read. */
 int journal_replay(struct journal *j, journal_replay_f cb, void *arg,
@@ -110,8 +116,9 @@ int journal_rewrite(struct journal *j, journal_gen_f gen, void *arg,
  * and synced (its time; sdiag's journal figures). */
 void journal_on_sync(struct journal *j, void (*fn)(void *arg, uint64_t usec), void *arg);
 /* Call fn(arg, recs, len, upto) on the loop with the records of each batch
- * once it is durable (the journal's framing; events up to upto): what a
- * backup controller is sent.  A compaction's tail comes again whole. */
+ * once it is durable (the journal's framing, texts inline; events up to
+ * upto): what a backup controller is sent.  A compaction's tail comes again
+ * whole.  Setting it first makes everything appended so far durable. */
 void journal_on_durable(struct journal *j,
                         void (*fn)(void *arg, const char *recs, size_t len,
                                    uint64_t upto),

@@ -157,9 +157,15 @@ void repl_follow(struct ctld *ctld, struct caller *who, const struct follow_req 
 	struct repl *r = repl_of(ctld);
 	struct rota_error err = {""};
 	struct batch b = {.ch = ch, .first = 1};
-	uint64_t last = journal_last_seq(ctld->journal);
+	uint64_t last;
 	struct follower *f;
 	int rc = -ESTALE;
+
+	/* everything appended so far durable: what the backup is sent now is
+	 * all of it, and what is appended from now on reaches it as batches
+	 * (journal_on_durable) */
+	journal_flush(ctld->journal);
+	last = journal_last_seq(ctld->journal);
 
 	/* the same history (no takeover between us) and events we still have */
 	if (req->term == ctld->term && req->after <= last)

@@ -181,6 +181,7 @@ int ctld_state_restore(struct ctld *ctld, struct rota_error *err)
 	int new_lineage = 0;
 
 	ctld->replaying = 1;
+	journal_set_texts(ctld->journal, job_mgr_texts(ctld->jobs));
 	if (journal_replay(ctld->journal, replay_one, ctld, err) < 0)
 		return -1;
 	ctld->replaying = 0;

@@ -452,6 +452,15 @@ struct ctld_link *ctld_link_create(struct event_base *base, const struct conf *c
 	return l;
 }
 
+void ctld_link_retry_now(struct ctld_link *l)
+{
+	if (!l || l->state != LINK_DOWN)
+		return;
+	evtimer_del(l->retry_ev);
+	l->retry_ms = LINK_RETRY_FIRST_MS;
+	event_active(l->retry_ev, EV_TIMEOUT, 0);
+}
+
 void ctld_link_destroy(struct ctld_link *l)
 {
 	if (!l)

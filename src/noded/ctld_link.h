@@ -47,6 +47,9 @@ struct ctld_link *ctld_link_create(struct event_base *base, const struct conf *c
                                    struct auth *auth, const struct node_register *reg,
                                    const char *term_file, const struct ctld_link_ops *ops,
                                    void *arg);
+/* Not connected: try now, not after the backoff (SIGHUP: `rota up` has just
+ * started the controller again).  NULL allowed. */
+void ctld_link_retry_now(struct ctld_link *l);
 /* Closes the connection and drops queued completions.  NULL allowed. */
 void ctld_link_destroy(struct ctld_link *l);
 

@@ -367,6 +367,12 @@ int emulator_create(struct event_base *base, const struct conf *conf, struct aut
 	return 0;
 }
 
+void emulator_retry_now(struct emulator *e)
+{
+	for (size_t i = 0; e && i < e->n; i++)
+		ctld_link_retry_now(e->nodes[i].link);
+}
+
 void emulator_destroy(struct emulator *e)
 {
 	if (!e)

@@ -35,6 +35,8 @@ struct emulator;
  * emulator.  Returns 0 and sets *ret, or -1 with err filled. */
 int emulator_create(struct event_base *base, const struct conf *conf, struct auth *auth,
                     const char *nodes, struct emulator **ret, struct rota_error *err);
+/* Every node not connected tries now (ctld_link_retry_now). */
+void emulator_retry_now(struct emulator *e);
 /* Closes every connection; running emulated steps are dropped.  NULL allowed. */
 void emulator_destroy(struct emulator *e);
 

@@ -211,9 +211,17 @@ static void on_usr2(evutil_socket_t sig, short what, void *arg)
 		log_err("SIGUSR2: cannot reopen the log file");
 }
 
+/* SIGHUP: slurm.conf is not read again (restart rotad for that); a lost
+ * controller connection is tried again now (`rota up` restarted it). */
 static void on_hup(evutil_socket_t sig, short what, void *arg)
 {
-	log_info("SIGHUP ignored (restart rotad to re-read slurm.conf)");
+	struct noded *nd = arg;
+
+	log_info("SIGHUP: reconnecting to the controller if not connected "
+	         "(restart rotad to re-read slurm.conf)");
+	ctld_link_retry_now(nd->link);
+	if (nd->emu)
+		emulator_retry_now(nd->emu);
 }
 
 /* This node's spool (created, and our cwd). */

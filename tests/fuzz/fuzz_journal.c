@@ -94,6 +94,8 @@ static void replay_file(struct ctld *ctld, const uint8_t *data, size_t size)
 		abort();
 	if (journal_open(ctld->base, workdir, &ctld->journal, &err) < 0)
 		abort();
+	/* as ctld_state_restore: events are lent the kept texts */
+	journal_set_texts(ctld->journal, job_mgr_texts(ctld->jobs));
 	journal_replay(ctld->journal, apply_one, ctld, &err);
 	journal_destroy(ctld->journal);
 	ctld->journal = NULL;

@@ -35,6 +35,29 @@ def test_controller_crash_keeps_jobs(fresh_cluster):
     assert c.wait_job(ids[0]) == "COMPLETED"
 
 
+def test_restart_gives_each_job_its_environment_and_script(fresh_cluster, tmp_path):
+    """The journal writes an environment or a script once and the jobs that
+    share it refer to it (ctld/jtext.h): after a crash every job still runs
+    with its own.  The node daemons, which outlived the controller, are told
+    by `rota up` to reconnect at once."""
+    c = fresh_cluster
+    jobs = []
+    for i in range(4):
+        out = tmp_path / f"env{i}.out"
+        env = {"KEEP_ENV": f"value{i % 2}"}
+        jobs.append((c.sbatch("--hold", "-o", str(out), "--wrap",
+                              f"echo $KEEP_ENV script{i % 3}", env=env), out, i))
+    c.kill_daemon("rotactld", signal.SIGKILL)
+    c.up()
+    log = os.path.join(c.dir, "log", "rotad-node01.log")
+    with open(log) as f:
+        assert "SIGHUP: reconnecting to the controller" in f.read()
+    for jobid, out, i in jobs:
+        c.run(f"scontrol release {jobid}")
+        assert c.wait_job(jobid) == "COMPLETED"
+        assert out.read_text() == f"value{i % 2} script{i % 3}\n"
+
+
 def test_full_restart_keeps_jobs_and_ids(fresh_cluster):
     c = fresh_cluster
     done = c.sbatch("--wrap", "true")

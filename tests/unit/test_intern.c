@@ -99,12 +99,48 @@ static void test_many(void **state)
 	intern_destroy(in);
 }
 
+/* A tag is found from the kept copy or from any text equal to it, starts at
+ * zero, stays while the copy is kept, and a copy made after the last drop
+ * starts at zero again. */
+static void test_tags(void **state)
+{
+	struct intern *in = intern_create();
+	char **env = intern_strv(in, vec("A=1", "B=2"));
+	char **same = vec("A=1", "B=2"), **other = vec("A=1", NULL);
+	struct intern_tag *t = intern_tag_strv(in, env);
+
+	assert_non_null(t);
+	assert_int_equal(t->id, 0);
+	assert_int_equal(t->gen, 0);
+	t->id = 7;
+	t->gen = 3;
+	assert_ptr_equal(intern_tag_strv(in, same), t);
+	assert_null(intern_tag_strv(in, other));
+	assert_null(intern_tag_str(in, "A=1")); /* a string is not a vector */
+	assert_null(intern_tag_strv(in, NULL));
+	/* handed over again (the kept copy itself, then an equal one) */
+	assert_ptr_equal(intern_strv(in, env), env);
+	assert_ptr_equal(intern_strv(in, same), env);
+	assert_int_equal(intern_tag_strv(in, env)->id, 7);
+	intern_drop_strv(in, env);
+	intern_drop_strv(in, env);
+	intern_drop_strv(in, env);
+	assert_null(intern_tag_strv(in, other));
+	env = intern_strv(in, vec("A=1", "B=2"));
+	assert_int_equal(intern_tag_strv(in, env)->id, 0);
+	intern_drop_strv(in, env);
+	assert_int_equal(intern_count(in, NULL), 0);
+	strv_free(other);
+	intern_destroy(in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_same_text_kept_once),
 	    cmocka_unit_test(test_vectors),
 	    cmocka_unit_test(test_many),
+	    cmocka_unit_test(test_tags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,8 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "common/arrayspec.h"
+#include "common/recframe.h"
+#include "common/strv.h"
 #include "ctld/job_event.h"
 #include "ctld/state.h"
 #include "ctld_fixture.h"
@@ -242,6 +244,18 @@ static struct caller *someone(struct world *w, const struct job *j)
 	return r < 8 ? &w->admin : &w->users[rnd(NUSERS)];
 }
 
+/* One of a few environments (k), as sbatch sends them. */
+static char **env_new(uint32_t k)
+{
+	char **env = xcalloc(4, sizeof(char *));
+
+	env[0] = xasprintf("HOME=/home/u%u", k);
+	env[1] = xstrdup("PATH=/usr/bin:/bin");
+	if (k == 2)
+		env[2] = xstrdup("SLURM_TEST=1");
+	return env;
+}
+
 static void do_submit(struct world *w)
 {
 	struct job_desc *d = desc_new();
@@ -258,6 +272,13 @@ static void do_submit(struct world *w)
 	if (rnd(4) == 0)
 		d->min_nodes = 1 + rnd(2);
 	d->name = xstrdup(rnd(2) ? "a" : "train");
+	/* environments and scripts repeat, as a workflow's do: the journal
+	 * writes each once (ctld/jtext.h) */
+	d->env = env_new(rnd(3));
+	if (rnd(2)) {
+		free(d->script);
+		d->script = xasprintf("#!/bin/sh\nsleep %u\n", rnd(3));
+	}
 	(void)op_rc(w->ctld, who, MSG_SUBMIT_REQ, d);
 }
 
@@ -582,12 +603,151 @@ static void test_compaction_while_serving(void **state)
 	rm_rf(dir);
 }
 
+/* ---- texts written once ---- */
+
+struct rec_count {
+	const uint8_t *map;
+	size_t texts, submits, refs;
+	size_t text_off[8]; /* where each TEXT record begins */
+};
+
+static int count_rec(void *arg, const uint8_t *body, size_t len)
+{
+	struct rec_count *c = arg;
+	struct rota_error err = {""};
+	union job_event ev;
+
+	assert_int_equal(job_event_decode((const char *)body, len, &ev, &err), 0);
+	if (ev.head.type == EV_TEXT) {
+		if (c->texts < 8)
+			c->text_off[c->texts] = (size_t)(body - c->map) - RECFRAME_HDR;
+		c->texts++;
+	} else if (ev.head.type == EV_SUBMIT) {
+		c->submits++;
+		if (ev.submit.env_text && ev.submit.script_text)
+			c->refs++;
+	}
+	job_event_release(&ev);
+	return 0;
+}
+
+static struct rec_count count_file(const char *dir)
+{
+	char *path = xasprintf("%s/journal", dir);
+	struct rec_count c = {0};
+	struct recframe_result res = {0};
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = xmalloc(1 << 20);
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, 1 << 20, f);
+	fclose(f);
+	c.map = buf;
+	assert_int_equal(recframe_walk(buf, n, count_rec, NULL, &c, &res), 0);
+	free(buf);
+	free(path);
+	return c;
+}
+
+static int has_env(const struct job *j, uint32_t k)
+{
+	char **want = env_new(k);
+	int same = strv_len(j->desc.env) == strv_len(want);
+
+	for (size_t i = 0; same && want[i]; i++)
+		same = !strcmp(j->desc.env[i], want[i]);
+	strv_free(want);
+	return same;
+}
+
+/* Eleven submissions from two environments with one script: the journal
+ * holds each text once and the SUBMITs refer to them; a restart gives every
+ * job its own back; a rewrite holds them once again and goes on referring to
+ * them; a damaged TEXT costs the jobs that use it, and only them. */
+static void test_texts_written_once(void **state)
+{
+	struct ctld ctld;
+	struct rota_error err = {""};
+	struct caller alice;
+	char dir[] = "/tmp/test_replay.XXXXXX", *path;
+	struct rec_count c;
+	size_t with_env1 = 0;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(fixture_open(&ctld, dir, conf_text), 0);
+	assert_int_equal(ctld_state_restore(&ctld, &err), 0);
+	caller_init_user(&alice, &ctld, 1001, 1001);
+	for (int i = 0; i < 11; i++) {
+		struct job_desc *d = desc_new();
+		d->hold = 1;
+		d->env = env_new(i == 5 ? 1 : 0);
+		assert_int_equal(op_rc(&ctld, &alice, MSG_SUBMIT_REQ, d), -1);
+	}
+	fixture_close(&ctld);
+	c = count_file(dir);
+	assert_int_equal(c.submits, 11);
+	assert_int_equal(c.refs, 11);
+	assert_int_equal(c.texts, 3); /* two environments, one script */
+
+	assert_int_equal(fixture_open(&ctld, dir, conf_text), 0);
+	assert_int_equal(ctld_state_restore(&ctld, &err), 0);
+	assert_int_equal(job_count(ctld.jobs), 11);
+	for (struct job *j = job_first(ctld.jobs); j; j = j->next) {
+		assert_string_equal(j->desc.script, "#!/bin/sh\ntrue\n");
+		assert_true(has_env(j, j->job_id == 6 ? 1 : 0));
+	}
+	/* written again whole: the texts once more, and still referred to */
+	assert_int_equal(ctld_state_rewrite(&ctld, &err), 0);
+	caller_init_user(&alice, &ctld, 1001, 1001);
+	{
+		struct job_desc *d = desc_new();
+		d->hold = 1;
+		d->env = env_new(0);
+		assert_int_equal(op_rc(&ctld, &alice, MSG_SUBMIT_REQ, d), -1);
+	}
+	fixture_close(&ctld);
+	c = count_file(dir);
+	assert_int_equal(c.submits, 12);
+	assert_int_equal(c.refs, 12);
+	assert_int_equal(c.texts, 3);
+
+	/* damage each TEXT in turn: find the one of the second environment */
+	path = xasprintf("%s/journal", dir);
+	for (size_t t = 0; t < c.texts && !with_env1; t++) {
+		char cmd[256];
+		snprintf(cmd, sizeof(cmd), "cp %s/journal %s/keep", dir, dir);
+		assert_int_equal(system(cmd), 0);
+		f = fopen(path, "r+b");
+		assert_non_null(f);
+		fseek(f, (long)(c.text_off[t] + RECFRAME_HDR + 4), SEEK_SET);
+		fputc(0xc1, f); /* a byte msgpack never uses, in the body */
+		fclose(f);
+		assert_int_equal(fixture_open(&ctld, dir, conf_text), 0);
+		assert_int_equal(ctld_state_restore(&ctld, &err), 0);
+		if (job_count(ctld.jobs) == 11 && !job_find(ctld.jobs, 6)) {
+			with_env1 = 1; /* the others all kept theirs */
+			for (struct job *j = job_first(ctld.jobs); j; j = j->next)
+				assert_true(has_env(j, 0));
+		}
+		fixture_close(&ctld);
+		snprintf(cmd, sizeof(cmd), "rm -f %s/journal*; mv %s/keep %s/journal",
+		         dir, dir, dir);
+		assert_int_equal(system(cmd), 0);
+	}
+	assert_true(with_env1);
+	free(path);
+	rm_rf(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_replay_rebuilds_live_state),
 	    cmocka_unit_test(test_follow_after_compaction),
 	    cmocka_unit_test(test_compaction_while_serving),
+	    cmocka_unit_test(test_texts_written_once),
 	};
 
 	log_init("test_replay", LOG_CRIT, NULL);
