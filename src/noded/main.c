@@ -21,6 +21,7 @@
 #include "proto/messages.h"
 #include "noded/ctld_link.h"
 #include "noded/emulate.h"
+#include "stepd/cgroup.h"
 #include "noded/hwinfo.h"
 #include "noded/noded.h"
 #include "noded/stepd_mgr.h"
@@ -322,6 +323,7 @@ static void noded_start(struct noded *nd)
 		return;
 	}
 	nss_preload();
+	cgroup_preload();
 	nd->creds = cred_cache_create();
 	/* in the spool (our cwd): a restarted rotad still refuses replays */
 	if (cred_cache_persist(nd->creds, "cred_state", time(NULL), &err) < 0)

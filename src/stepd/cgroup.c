@@ -235,7 +235,7 @@ static void mounts_release(struct cg_mounts *m)
 		free(m->v1[k]);
 }
 
-static void mounts_read(struct cg_mounts *m)
+static void mounts_load(struct cg_mounts *m)
 {
 	FILE *f = fopen(CG_MOUNTINFO, "re");
 	char *line = NULL;
@@ -247,6 +247,50 @@ static void mounts_read(struct cg_mounts *m)
 		mounts_add_line(m, line);
 	free(line);
 	fclose(f);
+}
+
+/* mountinfo is read once a process (cgroup_preload: rotad, before the step
+ * daemons it forks); m gets copies. */
+static struct cg_mounts mounts_cache;
+static int mounts_cached;
+
+static void mounts_read(struct cg_mounts *m)
+{
+	if (!mounts_cached) {
+		mounts_load(&mounts_cache);
+		mounts_cached = 1;
+	}
+	m->v2 = mounts_cache.v2 ? xstrdup(mounts_cache.v2) : NULL;
+	for (int k = 0; k < V1_COUNT; k++)
+		m->v1[k] = mounts_cache.v1[k] ? xstrdup(mounts_cache.v1[k]) : NULL;
+}
+
+/* Does the top v1 cpuset balance the load over all CPUs (the default)?  Then
+ * a cpuset below it may stop asking for that (cpuset.sched_load_balance 0)
+ * without any effect on scheduling, and should: the kernel rebuilds its
+ * scheduling domains, walking every task, each time a balancing cpuset's CPUs
+ * are set and when one is removed (twice per level per job). */
+static int cpuset_root_balance = -1;
+
+static int cpuset_top_balances(const char *mount)
+{
+	char v[8] = "";
+
+	if (cpuset_root_balance < 0)
+		cpuset_root_balance =
+		    cg_read(mount, "cpuset.sched_load_balance", v, sizeof(v)) == 0 &&
+		    v[0] == '1';
+	return cpuset_root_balance;
+}
+
+void cgroup_preload(void)
+{
+	struct cg_mounts m = {NULL};
+
+	mounts_read(&m);
+	if (m.v1[V1_CPUSET])
+		cpuset_top_balances(m.v1[V1_CPUSET]);
+	mounts_release(&m);
 }
 
 static struct cg_hier *hier_add(struct cgroup *cg, const char *mount, int v2,
@@ -385,8 +429,13 @@ static void cpuset_inherit(const char *parent, const char *dir, const char *file
 static int level_make(const struct cg_hier *h, const char *parent, const char *dir,
                       int inner)
 {
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+	int made = mkdir(dir, 0755) == 0;
+
+	if (!made && errno != EEXIST)
 		return -errno;
+	/* new, its CPUs still empty: no rebuild for the flag either */
+	if (made && !h->v2 && (h->roles & CG_CPUSET) && cpuset_top_balances(h->mount))
+		cg_write(dir, "cpuset.sched_load_balance", "0");
 	if (!h->v2 && (h->roles & CG_CPUSET)) {
 		cpuset_inherit(parent, dir, "cpuset.cpus");
 		cpuset_inherit(parent, dir, "cpuset.mems");

@@ -4,7 +4,8 @@
  * them out: <root>/rota/<node>_<instance>/job_<id>/step_<id|batch>.  <instance>
  * is a short hash of the node's spool directory, so that two clusters of
  * virtual nodes on one host (tests, a developer's cluster) never share a job's
- * cgroup.  The hierarchies are found at run time in /proc/self/mountinfo:
+ * cgroup.  The hierarchies are found at run time in /proc/self/mountinfo (once
+ * a process: cgroup_preload):
  *   - pure cgroup v2 (Debian 12): one hierarchy does everything (memory.max,
  *     cpuset.cpus, memory.events, cgroup.kill);
  *   - hybrid (v1 controllers beside a controller-less v2 mount): v1 memory for
@@ -43,6 +44,10 @@ struct cgroup_opts {
 	 * entry i mod n, the node's CPU ids, kept to the step's CPUs */
 	const struct cpubind *cpubind;
 };
+
+/* Read what is the same for every step (the cgroup mounts) now, once for
+ * this process and the step daemons it forks afterwards. */
+void cgroup_preload(void);
 
 /* Create (or join) the job's and the step's cgroups in every usable hierarchy
  * and apply the limits.  Never fails: what cannot be set up is logged and left

@@ -83,6 +83,15 @@ static void child_become_user(const struct stepd *st, int errfd)
 	umask(st->umask);
 }
 
+static int append_mode(const struct stepd *st);
+
+/* O_TRUNC when the step's output files start empty: unless --open-mode=append,
+ * and only on its first node (tasks elsewhere may be writing already). */
+static int output_trunc(const struct stepd *st)
+{
+	return append_mode(st) || st->node_id ? 0 : O_TRUNC;
+}
+
 static int append_mode(const struct stepd *st)
 {
 	const char *m = strv_getenv(st->req->env, "SLURM_OPEN_MODE");
@@ -205,15 +214,18 @@ static void child_open(int target, const char *path, int flags, int errfd)
 	close(fd);
 }
 
-/* In a child: set up fds 0-2.  pipes[]: the child ends (-1 when unused). */
-static void child_stdio(const struct task_io *tio, const int pipes[3], int errfd)
+/* In a child: set up fds 0-2.  pipes[]: the child ends (-1 when unused).
+ * trunc: O_TRUNC for the output files (the only task: prepare_files did not
+ * run), else 0. */
+static void child_stdio(const struct task_io *tio, const int pipes[3], int trunc,
+                        int errfd)
 {
 	if (pipes[0] >= 0)
 		dup2(pipes[0], 0);
 	else
 		child_open(0, tio->in ? tio->in : "/dev/null", O_RDONLY, errfd);
 	if (tio->out)
-		child_open(1, tio->out, O_WRONLY | O_CREAT | O_APPEND, errfd);
+		child_open(1, tio->out, O_WRONLY | O_CREAT | O_APPEND | trunc, errfd);
 	else if (pipes[1] >= 0)
 		dup2(pipes[1], 1);
 	else
@@ -221,7 +233,7 @@ static void child_stdio(const struct task_io *tio, const int pipes[3], int errfd
 	if (tio->err == tio->out && tio->out)
 		dup2(1, 2);
 	else if (tio->err)
-		child_open(2, tio->err, O_WRONLY | O_CREAT | O_APPEND, errfd);
+		child_open(2, tio->err, O_WRONLY | O_CREAT | O_APPEND | trunc, errfd);
 	else if (pipes[2] >= 0)
 		dup2(pipes[2], 2);
 	else
@@ -282,7 +294,7 @@ static void task_child(struct stepd *st, struct stepd_task *t, const struct task
 	if ((rc = cgroup_enter(st->cg, t->ltid, &what)) < 0) /* while still root */
 		child_fail(errfd, "cannot join %s: %s", what, strerror(-rc));
 	child_become_user(st, errfd);
-	child_stdio(tio, pipes, errfd);
+	child_stdio(tio, pipes, st->ntasks == 1 ? output_trunc(st) : 0, errfd);
 	if (t->pty && ioctl(0, TIOCSCTTY, 0) < 0)
 		child_fail(errfd, "cannot take the terminal: %s", strerror(errno));
 	child_say_binding(st, t);
@@ -343,7 +355,7 @@ static int prepare_files(struct stepd *st, struct task_io *tios, struct rota_err
 	if (pid == 0) {
 		/* Truncating a file twice before any task runs is harmless; on
 		 * other nodes of a step, tasks may already be writing to it. */
-		int trunc = append_mode(st) || st->node_id ? 0 : O_TRUNC;
+		int trunc = output_trunc(st);
 		close(ep[0]);
 		child_become_user(st, ep[1]);
 		for (uint32_t i = 0; i < st->ntasks; i++) {
@@ -516,7 +528,9 @@ int task_launch_all(struct stepd *st, struct rota_error *err)
 		rc = task_io_resolve(st, st->tasks[i].gtid, &tios[i], err);
 		files |= tios[i].out || tios[i].err;
 	}
-	if (rc == 0 && files)
+	/* the only task opens (and truncates) its files itself: no process
+	 * of its own for that, once a job */
+	if (rc == 0 && files && st->ntasks > 1)
 		rc = prepare_files(st, tios, err);
 	for (uint32_t i = 0; i < st->ntasks && rc == 0; i++) {
 		rc = launch_one(st, &st->tasks[i], &tios[i], err);

@@ -242,3 +242,30 @@ def test_cgroups_created_and_removed(cluster):
     while any(os.path.exists(os.path.dirname(d)) for d in dirs):
         assert time.monotonic() < deadline, f"cgroups left: {dirs}"
         time.sleep(0.1)
+
+
+@needs_cgroups
+def test_job_cpusets_do_not_rebuild_sched_domains(cluster):
+    """A v1 cpuset that balances the load makes the kernel rebuild its
+    scheduling domains, walking every task, when its CPUs are set and when it
+    is removed.  Under a top cpuset that balances over all CPUs a job's and a
+    step's cpusets stop asking for it (no effect on scheduling), and still get
+    the job's CPUs."""
+    top = cgroup_mounts().get("cpuset")
+    if not top:
+        pytest.skip("no v1 cpuset hierarchy")
+    with open(os.path.join(top, "cpuset.sched_load_balance")) as f:
+        if f.read().strip() != "1":
+            pytest.skip("the top cpuset does not balance")
+    jobid = cluster.sbatch("-c", "1", "--wrap", "cat /proc/self/cgroup > cgb.txt; sleep 3")
+    assert cluster.wait_running(jobid) == "RUNNING"
+    cgfile = cluster.work / "cgb.txt"
+    cluster.wait_for(lambda: cgfile.exists() and cgfile.read_text(), 10, "cgb.txt")
+    step = [d for d in cgroup_dirs(cgfile.read_text()) if d.startswith(top + "/")]
+    assert len(step) == 1, cgfile.read_text()
+    for d in (step[0], os.path.dirname(step[0])):
+        with open(os.path.join(d, "cpuset.sched_load_balance")) as f:
+            assert f.read().strip() == "0", d
+        with open(os.path.join(d, "cpuset.cpus")) as f:
+            assert f.read().strip(), d
+    cluster.run(f"scancel {jobid}")

@@ -35,6 +35,27 @@ def test_export_order(cluster):
     assert (cluster.work / f"slurm-{jobid}.out").read_text() == "FOO=caller\n"
 
 
+def test_open_mode_truncates_or_appends(cluster):
+    """The batch script's output file starts empty unless --open-mode=append
+    (the only task opens it itself; steps of several tasks have it prepared
+    once), and -e to another file likewise."""
+    out, err = cluster.work / "om.out", cluster.work / "om.err"
+    for f in (out, err):
+        f.write_text("old\n")
+    jobid = cluster.sbatch("-o", str(out), "-e", str(err), "--wrap",
+                           "echo new; echo bad >&2")
+    assert cluster.wait_job(jobid) == "COMPLETED"
+    assert out.read_text() == "new\n" and err.read_text() == "bad\n"
+    jobid = cluster.sbatch("-o", str(out), "--open-mode=append", "--wrap", "echo more")
+    assert cluster.wait_job(jobid) == "COMPLETED"
+    assert out.read_text() == "new\nmore\n"
+    two = cluster.work / "om2.out"
+    two.write_text("old old old old old\n")
+    p = cluster.run(["srun", "-n", "2", "-o", str(two), "echo", "x"])
+    assert p.returncode == 0, p.stderr
+    assert two.read_text() == "x\nx\n"
+
+
 def test_nice(cluster):
     jobid = cluster.sbatch("-H", "--nice=-5", "--wrap", "true")
     assert cluster.job_field(jobid, "Nice") == "-5"
