@@ -120,7 +120,7 @@ static int plan_build(struct bf_ctx *bc)
 		if (bc->group[i] < 0)
 			return bc->group[i];
 	}
-	for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
+	for (struct job *j = job_first_active(ctld->jobs); j; j = j->anext) {
 		int64_t end;
 		if (!j->nnodes || !j->held)
 			continue;

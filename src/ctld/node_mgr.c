@@ -528,8 +528,8 @@ void node_mgr_tick(struct ctld *ctld, time_t now)
 		set_reason(n, "Not responding", 0, now);
 		/* batch jobs running there are requeued (JobRequeue=1 or
 		 * --requeue, not --no-requeue), the others end NODE_FAIL */
-		for (struct job *j = job_first(ctld->jobs), *nx; j; j = nx) {
-			nx = j->next;
+		for (struct job *j = job_first_active(ctld->jobs), *nx; j; j = nx) {
+			nx = j->anext;
 			if (!job_is_running(j) || !job_on_node(j, (uint32_t)i, 0))
 				continue;
 			job_node_failed(ctld, j, n->cfg->name);

@@ -300,9 +300,11 @@ void ctld_state_settle(struct ctld *ctld)
 	/* the nodes' confirmations that ended jobs are gone are not journaled:
 	 * a job still COMPLETING gives its resources back now (a node that
 	 * still runs something of it reports it when it registers) */
-	for (struct job *j = job_first(ctld->jobs); j; j = j->next)
+	for (struct job *j = job_first_active(ctld->jobs), *nx; j; j = nx) {
+		nx = j->anext;
 		if (j->state & JOB_COMPLETING)
 			job_release_all(ctld, j, j->end_time);
+	}
 }
 
 void ctld_state_clear(struct ctld *ctld)

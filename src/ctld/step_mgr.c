@@ -430,7 +430,9 @@ void step_mgr_reconcile(struct ctld *ctld, uint32_t node_idx,
 	struct step_complete *gone = NULL;
 	size_t n = 0;
 
-	for (struct job *job = job_first(ctld->jobs); job; job = job->next) {
+	/* the started jobs only: a node registering (each of 10,000 after a
+	 * restart) must not walk every pending job */
+	for (struct job *job = job_first_active(ctld->jobs); job; job = job->anext) {
 		if (!job_is_running(job))
 			continue;
 		for (struct step *st = job->steps; st; st = st->next)
@@ -513,7 +515,7 @@ void step_info(struct ctld *ctld, struct caller *who, const struct job_info_req 
 	size_t n = 0, cap = 16;
 
 	r.steps = xcalloc(cap, sizeof(struct step_info));
-	for (struct job *job = job_first(ctld->jobs); job; job = job->next) {
+	for (struct job *job = job_first_active(ctld->jobs); job; job = job->anext) {
 		if (!job_is_running(job) || !wanted(req, job->job_id))
 			continue;
 		for (struct step *st = job->steps;; st = st->next) {

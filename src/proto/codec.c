@@ -309,8 +309,10 @@ static int unpack_obj(const struct rota_type *t, struct mp_reader *r, void *obj,
 				                 t->name);
 			continue;
 		}
-		/* a repeated key must not leak the first value */
-		codec_release(&(struct rota_type){t->name, t->size, f, 1}, obj);
+		/* a repeated key must not leak the first value (a number is
+		 * just written again) */
+		if (f->kind >= FK_STR && *(void **)FIELD_PTR(obj, f))
+			codec_release(&(struct rota_type){t->name, t->size, f, 1}, obj);
 		if (unpack_field(f, r, obj, err) < 0)
 			return -1;
 	}
