@@ -78,16 +78,38 @@ static char *pending_detail(const struct job *job)
 	return out;
 }
 
-/* The strings and arrays job_fill_info() made rather than lent. */
-#define JI_OWNED                                                                         \
-	(JI(reason_detail) | JI(std_out) | JI(std_err) | JI(dependency) |                \
-	 JI(array_task_str))
+/* The fields a request did not ask for, which job_fill_info() sets anyway
+ * and must clear again (the codec leaves out 0 and NULL): found once for the
+ * request's mask, not per job. */
+struct info_clear {
+	uint16_t off[64];
+	uint8_t wide[64]; /* 8 bytes (a pointer, a 64-bit number), else 4 */
+	size_t n;
+};
+
+static void info_clear_plan(uint64_t mask, struct info_clear *c)
+{
+	c->n = 0;
+	for (size_t i = 0; i < job_info_type.nfields && i < 64; i++) {
+		const struct rota_field *f = &job_info_type.fields[i];
+
+		if (mask & (UINT64_C(1) << i))
+			continue;
+		if (f->kind == FK_STR || f->kind == FK_U64 || f->kind == FK_I64)
+			c->wide[c->n] = 1;
+		else if (f->kind == FK_U32 || f->kind == FK_I32)
+			c->wide[c->n] = 0;
+		else
+			continue;
+		c->off[c->n++] = (uint16_t)f->offset;
+	}
+}
 
 /* The fields of mask (JI() bits) of job into o, which is zeroed.  Strings and
  * arrays are the job's own, lent for as long as the answer is encoded, but
- * for those of JI_OWNED (job_info_done() frees them). */
+ * for those job_info_done() frees. */
 static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_info *o,
-                          uint64_t mask)
+                          uint64_t mask, const struct info_clear *clear)
 {
 	const struct job_desc *d = &job->desc;
 	uint32_t cpt = d->cpus_per_task == NO_VAL ? 1 : d->cpus_per_task;
@@ -175,29 +197,24 @@ static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_i
 	}
 #undef WANT
 	/* what was not asked for is not sent (the codec leaves out 0 and NULL) */
-	for (size_t i = 0; i < job_info_type.nfields; i++) {
-		const struct rota_field *f = &job_info_type.fields[i];
-		char *p = (char *)o + f->offset;
-
-		if (mask & (UINT64_C(1) << i))
-			continue;
-		if (f->kind == FK_STR)
-			*(char **)p = NULL;
-		else if (f->kind == FK_U32 || f->kind == FK_I32)
-			*(uint32_t *)p = 0;
-		else if (f->kind == FK_U64 || f->kind == FK_I64)
+	for (size_t i = 0; i < clear->n; i++) {
+		char *p = (char *)o + clear->off[i];
+		if (clear->wide[i])
 			*(uint64_t *)p = 0;
+		else
+			*(uint32_t *)p = 0;
 	}
 }
 
-/* Free what job_fill_info() made (the strings of JI_OWNED); the lent fields
- * are forgotten. */
+/* Free what job_fill_info() made rather than lent (these strings); the lent
+ * fields are forgotten (batch_add zeroes the slot before it is used again). */
 static void job_info_done(struct job_info *o)
 {
-	for (size_t i = 0; i < job_info_type.nfields; i++)
-		if (JI_OWNED & (UINT64_C(1) << i))
-			free(*(char **)((char *)o + job_info_type.fields[i].offset));
-	memset(o, 0, sizeof(*o));
+	free(o->reason_detail);
+	free(o->std_out);
+	free(o->std_err);
+	free(o->dependency);
+	free(o->array_task_str);
 }
 
 /* Jobs a frame holds at most: "more" says another frame follows. */
@@ -207,6 +224,7 @@ struct info_batch {
 	struct job_info_resp r;
 	size_t cap;
 	uint64_t mask;
+	struct info_clear clear;
 };
 
 static void batch_add(struct ctld *ctld, struct info_batch *b, const struct job *job)
@@ -216,7 +234,7 @@ static void batch_add(struct ctld *ctld, struct info_batch *b, const struct job 
 		b->r.jobs = xrealloc(b->r.jobs, b->cap * sizeof(struct job_info));
 	}
 	memset(&b->r.jobs[b->r.jobs_count], 0, sizeof(struct job_info));
-	job_fill_info(ctld, job, &b->r.jobs[b->r.jobs_count++], b->mask);
+	job_fill_info(ctld, job, &b->r.jobs[b->r.jobs_count++], b->mask, &b->clear);
 }
 
 static void batch_send(struct chan *ch, struct info_batch *b, int more)
@@ -240,6 +258,7 @@ void job_mgr_info(struct ctld *ctld, struct caller *who, const struct job_info_r
 	if (!b.mask)
 		b.mask = ~UINT64_C(0);
 	b.mask |= JI(job_id) | JI(array_job_id) | JI(array_task_id);
+	info_clear_plan(b.mask, &b.clear);
 	if (req->job_ids.n) {
 		for (uint32_t i = 0; i < req->job_ids.n; i++) {
 			uint32_t id = req->job_ids.v[i];

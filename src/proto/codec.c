@@ -90,19 +90,40 @@ static int field_is_zero(const struct rota_field *f, const void *obj)
 	}
 }
 
+/* One pass over the fields: the map's head is written after them, in its
+ * shortest form (a fixmap in the byte kept for it, else the body is moved up
+ * to make room), so the bytes are what counting first would give. */
 static void pack_obj(struct mp_buf *b, const struct rota_type *t, const void *obj)
 {
+	size_t at = b->len;
 	uint32_t n = 0;
 
-	for (size_t i = 0; i < t->nfields; i++)
-		n += !field_is_zero(&t->fields[i], obj);
-	mp_put_map(b, n);
+	*mp_room(b, 1) = 0;
+	b->len++;
 	for (size_t i = 0; i < t->nfields; i++) {
 		const struct rota_field *f = &t->fields[i];
 		if (field_is_zero(f, obj))
 			continue;
+		n++;
 		mp_put_str(b, f->name, f->name_len);
 		pack_field(b, f, obj);
+	}
+	if (n <= 15) {
+		b->data[at] = (char)(0x80 | n);
+		return;
+	}
+	/* map 16 (3 bytes) or map 32 (5): the head grows by 2 or 4 */
+	{
+		uint8_t head[5];
+		size_t len = 0, body = b->len - at - 1;
+
+		head[len++] = n <= UINT16_MAX ? 0xde : 0xdf;
+		for (int k = n <= UINT16_MAX ? 1 : 3; k >= 0; k--)
+			head[len++] = (uint8_t)(n >> (8 * k));
+		mp_room(b, len - 1);
+		memmove(b->data + at + len, b->data + at + 1, body);
+		memcpy(b->data + at, head, len);
+		b->len = at + len + body;
 	}
 }
 

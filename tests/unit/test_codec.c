@@ -333,6 +333,61 @@ static void test_json(void **state)
 
 /* The shortest form of each value, as msgpack-c and Python's msgpack write it:
  * the job credential is signed over these bytes. */
+/* A map of more than 15 fields gets its shortest head (map 16) though it is
+ * written after the fields: the same bytes as counting first, item by item
+ * in a list, and read back whole. */
+static void test_map16_head(void **state)
+{
+	struct job_desc d[2];
+	struct job_info_resp r = {0}, out = {0};
+	char *buf, *one;
+	size_t len, len1;
+	uint32_t *u = &d[0].min_nodes;
+
+	memset(d, 0, sizeof(d));
+	/* every number field set: more than 15 entries */
+	for (size_t i = 0; i < job_desc_type.nfields; i++)
+		if (job_desc_type.fields[i].kind == FK_U32)
+			*(uint32_t *)((char *)&d[0] + job_desc_type.fields[i].offset) =
+			    (uint32_t)(1000 + i);
+	d[0].name = xstrdup("a-name");
+	d[0].mem_per_cpu = 70000;
+	memset(&d[1], 0, sizeof(d[1]));
+	assert_int_equal(codec_encode(&job_desc_type, &d[0], &one, &len1), 0);
+	assert_int_equal((uint8_t)one[0], 0xde);
+	assert_int_equal((uint8_t)one[1], 0);
+	assert_true((uint8_t)one[2] > 15);
+	assert_int_equal(codec_decode(&job_desc_type, one, len1, &d[1], NULL), 0);
+	assert_int_equal(d[1].min_nodes, *u);
+	assert_int_equal(d[1].mem_per_cpu, 70000);
+	assert_string_equal(d[1].name, "a-name");
+	codec_release(&job_desc_type, &d[1]);
+	/* two such items in a list of a map */
+	r.jobs = xcalloc(2, sizeof(struct job_info));
+	r.jobs_count = 2;
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; i < job_info_type.nfields; i++)
+			if (job_info_type.fields[i].kind == FK_U32)
+				*(uint32_t *)((char *)&r.jobs[k] +
+				              job_info_type.fields[i].offset) =
+				    (uint32_t)(7 * i + k + 1);
+		r.jobs[k].name = xstrdup(k ? "second" : "first");
+	}
+	assert_int_equal(codec_encode(&job_info_resp_type, &r, &buf, &len), 0);
+	assert_int_equal(codec_decode(&job_info_resp_type, buf, len, &out, NULL), 0);
+	assert_int_equal(out.jobs_count, 2);
+	for (int k = 0; k < 2; k++) {
+		assert_string_equal(out.jobs[k].name, k ? "second" : "first");
+		assert_int_equal(out.jobs[k].job_id, r.jobs[k].job_id);
+		assert_int_equal(out.jobs[k].priority, r.jobs[k].priority);
+	}
+	free(buf);
+	free(one);
+	free(d[0].name);
+	codec_release(&job_info_resp_type, &r);
+	codec_release(&job_info_resp_type, &out);
+}
+
 static void test_canonical_bytes(void **state)
 {
 	static const struct {
@@ -449,6 +504,7 @@ int main(void)
 	    cmocka_unit_test(test_frame_header),
 	    cmocka_unit_test(test_json),
 	    cmocka_unit_test(test_canonical_bytes),
+	    cmocka_unit_test(test_map16_head),
 	    cmocka_unit_test(test_signed_forms_read),
 	    cmocka_unit_test(test_deep_unknown_field_skipped),
 	};
