@@ -35,10 +35,12 @@ struct step {
 	struct step *next;
 };
 
+/* 4-byte fields go in pairs: a hole costs every job in the table. */
 struct job {
 	uint32_t job_id;
 	uid_t uid;
 	gid_t gid;
+	uint32_t hold; /* 0, 1 user, 2 admin */
 	char *user;
 	char *group;
 	struct job_desc desc; /* owned; what was asked */
@@ -47,31 +49,30 @@ struct job {
 	uint32_t reason;
 	char *reason_detail;
 	uint32_t priority;
-	int prio_set;  /* an admin set the priority: the scheduler keeps it */
-	uint32_t hold; /* 0, 1 user, 2 admin */
+	int prio_set; /* an admin set the priority: the scheduler keeps it */
 	time_t submit_time, eligible_time, start_time, end_time;
 	uint32_t time_limit; /* minutes or INFINITE32 */
 	uint32_t min_nodes;  /* requested */
 	/* allocation (while running) */
 	uint32_t nnodes;
+	uint32_t share; /* jobs per core it may share with (part_job_share) */
 	uint32_t *node_idx;
 	uint32_t *cpus;
 	uint32_t *tasks;
 	uint64_t *mem;
 	uint32_t **cores; /* [nnodes][cpus[i]] core ids on each node */
-	uint32_t share;   /* jobs per core it may share with (part_job_share) */
 	uint8_t *held;    /* [nnodes] resources still held (COMPLETING) */
 	char *nodes_str;
 	uint32_t exit_code;
 	uint32_t next_step_id;
 	struct step *steps;
 	struct chan *alloc_client; /* srun/salloc waiting for/holding it (ref) */
-	int batch_done;
-	int warn_sent; /* --signal delivered for this run */
+	int warn_sent;             /* --signal delivered for this run */
 	uint32_t restart_cnt;
 	uint32_t derived_exit;       /* highest wait status of the job's steps */
 	uint32_t array_job_id;       /* 0: not an array */
 	uint32_t array_task_id;      /* NO_VAL: not an array, or the pending remainder */
+	uint8_t in_active, in_wait;  /* on the lists below */
 	struct arrayspec *array_rem; /* owned: an array's tasks not started yet */
 	/* backfill's plan while pending (derived, not journaled) */
 	time_t est_start;  /* expected start, 0 unknown */
@@ -86,7 +87,6 @@ struct job {
 	 * scheduler must consider (in a partition, not held) */
 	struct job *anext, *aprev;
 	struct job *wnext, *wprev;
-	uint8_t in_active, in_wait;
 	struct job *prev, *next; /* submission order */
 };
 

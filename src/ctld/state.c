@@ -314,6 +314,8 @@ void ctld_state_clear(struct ctld *ctld)
 	node_mgr_destroy(ctld->nodes);
 	node_mgr_create(ctld, &ctld->nodes);
 	job_mgr_create(ctld, &ctld->jobs);
+	/* the texts the journal notes went with the old table */
+	journal_set_texts(ctld->journal, job_mgr_texts(ctld->jobs));
 	ctld->res_gen++;
 }
 

@@ -741,6 +741,48 @@ static void test_texts_written_once(void **state)
 	rm_rf(dir);
 }
 
+/* A backup that is sent a snapshot clears its state (a new job table, with
+ * new kept texts): what the journal writes next refers to those, in a rewrite
+ * and in appends (under ASan, the old table's would be read after free). */
+static void test_texts_after_state_clear(void **state)
+{
+	struct ctld ctld;
+	struct rota_error err = {""};
+	struct caller alice;
+	char dir[] = "/tmp/test_replay.XXXXXX";
+	struct rec_count c;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(fixture_open(&ctld, dir, conf_text), 0);
+	assert_int_equal(ctld_state_restore(&ctld, &err), 0);
+	caller_init_user(&alice, &ctld, 1001, 1001);
+	for (int i = 0; i < 2; i++) {
+		struct job_desc *d = desc_new();
+		d->hold = 1;
+		d->env = env_new(0);
+		assert_int_equal(op_rc(&ctld, &alice, MSG_SUBMIT_REQ, d), -1);
+	}
+	ctld_state_clear(&ctld);
+	caller_init_user(&alice, &ctld, 1001, 1001);
+	{
+		struct job_desc *d = desc_new();
+		d->hold = 1;
+		d->env = env_new(0);
+		assert_int_equal(op_rc(&ctld, &alice, MSG_SUBMIT_REQ, d), -1);
+	}
+	assert_int_equal(ctld_state_rewrite(&ctld, &err), 0);
+	fixture_close(&ctld);
+	c = count_file(dir);
+	assert_int_equal(c.submits, 1); /* the state after the clear */
+	assert_int_equal(c.texts, 2);
+	assert_int_equal(fixture_open(&ctld, dir, conf_text), 0);
+	assert_int_equal(ctld_state_restore(&ctld, &err), 0);
+	assert_int_equal(job_count(ctld.jobs), 1);
+	assert_true(has_env(job_first(ctld.jobs), 0));
+	fixture_close(&ctld);
+	rm_rf(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -748,6 +790,7 @@ int main(void)
 	    cmocka_unit_test(test_follow_after_compaction),
 	    cmocka_unit_test(test_compaction_while_serving),
 	    cmocka_unit_test(test_texts_written_once),
+	    cmocka_unit_test(test_texts_after_state_clear),
 	};
 
 	log_init("test_replay", LOG_CRIT, NULL);
