@@ -161,10 +161,10 @@ void repl_follow(struct ctld *ctld, struct caller *who, const struct follow_req 
 	struct follower *f;
 	int rc = -ESTALE;
 
-	/* everything appended so far durable: what the backup is sent now is
-	 * all of it, and what is appended from now on reaches it as batches
-	 * (journal_on_durable) */
-	journal_flush(ctld->journal);
+	/* the batches go to the followers from now on; setting that makes
+	 * everything appended so far durable, so what the backup is sent now
+	 * is all of it */
+	journal_on_durable(ctld->journal, on_durable, ctld);
 	last = journal_last_seq(ctld->journal);
 
 	/* the same history (no takeover between us) and events we still have */
@@ -200,7 +200,6 @@ void repl_follow(struct ctld *ctld, struct caller *who, const struct follow_req 
 	chan_ref(ch);
 	f->next = r->followers;
 	r->followers = f;
-	journal_on_durable(ctld->journal, on_durable, ctld);
 	gate_update(ctld);
 }
 

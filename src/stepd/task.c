@@ -83,15 +83,6 @@ static void child_become_user(const struct stepd *st, int errfd)
 	umask(st->umask);
 }
 
-static int append_mode(const struct stepd *st);
-
-/* O_TRUNC when the step's output files start empty: unless --open-mode=append,
- * and only on its first node (tasks elsewhere may be writing already). */
-static int output_trunc(const struct stepd *st)
-{
-	return append_mode(st) || st->node_id ? 0 : O_TRUNC;
-}
-
 static int append_mode(const struct stepd *st)
 {
 	const char *m = strv_getenv(st->req->env, "SLURM_OPEN_MODE");
@@ -99,6 +90,13 @@ static int append_mode(const struct stepd *st)
 	if (st->batch)
 		return (st->req->flags & JOB_F_OPEN_APPEND) != 0;
 	return m && (m[0] == 'a' || m[0] == 'A');
+}
+
+/* O_TRUNC when the step's output files start empty: unless --open-mode=append,
+ * and only on its first node (tasks elsewhere may be writing already). */
+static int output_trunc(const struct stepd *st)
+{
+	return append_mode(st) || st->node_id ? 0 : O_TRUNC;
 }
 
 /* Absolute path of pattern expanded for task t (relative to work_dir). */

@@ -650,6 +650,16 @@ static struct rec_count count_file(const char *dir)
 	return c;
 }
 
+/* Submit a held job with environment k, as who. */
+static void submit_held(struct ctld *ctld, struct caller *who, uint32_t k)
+{
+	struct job_desc *d = desc_new();
+
+	d->hold = 1;
+	d->env = env_new(k);
+	assert_int_equal(op_rc(ctld, who, MSG_SUBMIT_REQ, d), -1);
+}
+
 static int has_env(const struct job *j, uint32_t k)
 {
 	char **want = env_new(k);
@@ -679,12 +689,8 @@ static void test_texts_written_once(void **state)
 	assert_int_equal(fixture_open(&ctld, dir, conf_text), 0);
 	assert_int_equal(ctld_state_restore(&ctld, &err), 0);
 	caller_init_user(&alice, &ctld, 1001, 1001);
-	for (int i = 0; i < 11; i++) {
-		struct job_desc *d = desc_new();
-		d->hold = 1;
-		d->env = env_new(i == 5 ? 1 : 0);
-		assert_int_equal(op_rc(&ctld, &alice, MSG_SUBMIT_REQ, d), -1);
-	}
+	for (int i = 0; i < 11; i++)
+		submit_held(&ctld, &alice, i == 5 ? 1 : 0);
 	fixture_close(&ctld);
 	c = count_file(dir);
 	assert_int_equal(c.submits, 11);
@@ -701,12 +707,7 @@ static void test_texts_written_once(void **state)
 	/* written again whole: the texts once more, and still referred to */
 	assert_int_equal(ctld_state_rewrite(&ctld, &err), 0);
 	caller_init_user(&alice, &ctld, 1001, 1001);
-	{
-		struct job_desc *d = desc_new();
-		d->hold = 1;
-		d->env = env_new(0);
-		assert_int_equal(op_rc(&ctld, &alice, MSG_SUBMIT_REQ, d), -1);
-	}
+	submit_held(&ctld, &alice, 0);
 	fixture_close(&ctld);
 	c = count_file(dir);
 	assert_int_equal(c.submits, 12);
@@ -756,20 +757,11 @@ static void test_texts_after_state_clear(void **state)
 	assert_int_equal(fixture_open(&ctld, dir, conf_text), 0);
 	assert_int_equal(ctld_state_restore(&ctld, &err), 0);
 	caller_init_user(&alice, &ctld, 1001, 1001);
-	for (int i = 0; i < 2; i++) {
-		struct job_desc *d = desc_new();
-		d->hold = 1;
-		d->env = env_new(0);
-		assert_int_equal(op_rc(&ctld, &alice, MSG_SUBMIT_REQ, d), -1);
-	}
+	for (int i = 0; i < 2; i++)
+		submit_held(&ctld, &alice, 0);
 	ctld_state_clear(&ctld);
 	caller_init_user(&alice, &ctld, 1001, 1001);
-	{
-		struct job_desc *d = desc_new();
-		d->hold = 1;
-		d->env = env_new(0);
-		assert_int_equal(op_rc(&ctld, &alice, MSG_SUBMIT_REQ, d), -1);
-	}
+	submit_held(&ctld, &alice, 0);
 	assert_int_equal(ctld_state_rewrite(&ctld, &err), 0);
 	fixture_close(&ctld);
 	c = count_file(dir);
