@@ -355,9 +355,14 @@ def test_terminate_sends_term_then_kill(node):
 
 
 def test_plain_signal_reaches_the_script(node):
-    script = "#!/bin/bash\ntrap 'echo usr1; exit 0' USR1\nsleep 30 & wait\n"
+    # The signal goes to every process of the step: it is sent once the background child
+    # is sleep, not a copy of the shell that still has the trap and would echo too.
+    script = ("#!/bin/bash\ntrap 'echo usr1; exit 0' USR1\nsleep 30 & p=$!\n"
+              "until [ \"$(cat /proc/$p/comm)\" = sleep ]; do :; done\ntouch ready\nwait\n")
     proc, s = node.launch(node.request(script=script))
-    time.sleep(0.5)
+    deadline = time.monotonic() + 10
+    while not (node.work / "ready").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
     s.sendall(frame(MSG_SIGNAL_REQ, pack({"job_id": 99, "step_id": NO_VAL, "signal": 10,
                                           "flags": 0})))  # another job: ignored
     s.sendall(frame(MSG_SIGNAL_REQ, pack({"job_id": 42, "step_id": NO_VAL, "signal": 10,
