@@ -90,8 +90,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBA)
 
 # test_cgroup compiles rotastepd's cgroup.c in (its helpers are static)
 $(BUILD)/tests/test_cgroup: src/stepd/cgroup.c src/stepd/cgroup.h
-# test_ranksort compiles squeue's ranksort.c in
-$(BUILD)/tests/test_ranksort: src/cli/ranksort.c src/cli/ranksort.h
+# test_ranksort compiles ranksort.c in
+$(BUILD)/tests/test_ranksort: src/common/ranksort.c src/common/ranksort.h
 # test_step_alloc compiles the controller's step_alloc.c in
 $(BUILD)/tests/test_step_alloc: src/ctld/step_alloc.c src/ctld/step_alloc.h src/ctld/job_mgr.h
 

@@ -49,13 +49,41 @@ static int collect_more(int fd, struct job_info_resp *first, struct rota_error *
 	return 0;
 }
 
+/* A listing's text in several frames: append the rest to first. */
+static int collect_text(int fd, struct job_list_resp *first, struct rota_error *err)
+{
+	while (first->more) {
+		struct job_list_resp *next = NULL;
+		uint16_t type = 0;
+		if (net_recv(fd, &type, (void **)&next, CALL_TIMEOUT_MS, err) < 0)
+			return -1;
+		if (type != MSG_JOB_LIST_RESP ||
+		    next->text.len > UINT32_MAX - first->text.len) {
+			msg_body_free(type, next);
+			return -1;
+		}
+		if (next->text.len) {
+			first->text.data = xrealloc(
+			    first->text.data, (size_t)first->text.len + next->text.len);
+			memcpy(first->text.data + first->text.len, next->text.data,
+			       next->text.len);
+			first->text.len += next->text.len;
+		}
+		first->more = next->more;
+		msg_body_free(type, next);
+	}
+	return 0;
+}
+
 /* Send the request on fd and read the answer (closes fd). */
 static int call_on(int fd, uint16_t type, const void *body, uint16_t *rtype, void **rbody,
                    int timeout_ms, struct rota_error *err)
 {
 	int rc = net_rpc(fd, type, body, rtype, rbody, timeout_ms, err);
 
-	if (rc == 0 && *rtype == MSG_JOB_INFO_RESP && collect_more(fd, *rbody, err) < 0) {
+	if (rc == 0 &&
+	    ((*rtype == MSG_JOB_INFO_RESP && collect_more(fd, *rbody, err) < 0) ||
+	     (*rtype == MSG_JOB_LIST_RESP && collect_text(fd, *rbody, err) < 0))) {
 		msg_body_free(*rtype, *rbody);
 		*rbody = NULL;
 		rc = -ECONNRESET;

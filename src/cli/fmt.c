@@ -14,148 +14,55 @@
 #include "proto/messages.h"
 #include "common/common.h"
 
-static const struct fmt_field *find_field(const struct fmtspec_item *it,
-                                          const struct fmt_field *table, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (it->name ? (table[i].name && !strcasecmp(it->name, table[i].name))
-		             : (table[i].letter && table[i].letter == it->letter))
-			return &table[i];
-	}
-	return NULL;
-}
-
 struct fmt_layout *fmt_layout_create(const char *fmt, enum fmt_syntax syntax,
                                      const struct fmt_field *table, size_t n,
                                      const char *what)
 {
 	struct rota_error err = {""};
-	struct fmt_layout *layout;
-	struct fmtspec *spec = NULL;
-	int rc;
+	struct fmt_layout *layout = NULL;
+	int rc = fmt_layout_bind(fmt, syntax, table, n, &layout, &err);
 
-	if (syntax == FMT_LONG)
-		rc = fmtspec_parse_long(fmt, 20, &spec, &err);
-	else
-		rc = fmtspec_parse(fmt, &spec, &err);
 	if (rc == -ENOMEM)
 		fatal("out of memory");
 	if (rc < 0) {
 		cli_error("Invalid %s format \"%s\": %s", what, fmt ? fmt : "", err.text);
 		exit(1);
 	}
-	layout = xcalloc(1, sizeof(*layout));
-	layout->spec = spec;
-	layout->prefix = spec->prefix;
-	layout->cols = xcalloc(spec->count ? spec->count : 1, sizeof(*layout->cols));
-	layout->ncols = spec->count;
-	for (size_t i = 0; i < spec->count; i++) {
-		const struct fmtspec_item *it = &spec->items[i];
-		struct fmt_col *col = &layout->cols[i];
+	for (size_t i = 0; i < layout->ncols; i++) {
+		const struct fmtspec_item *it = &layout->spec->items[i];
 
-		col->field = find_field(it, table, n);
-		col->width = it->width;
-		col->flags = it->flags;
-		col->suffix = it->suffix;
-		if (!col->field) {
-			if (it->name)
-				cli_error("Invalid %s format specification: %s", what,
-				          it->name);
-			else
-				cli_error("Invalid %s format specification: %c", what,
-				          it->letter);
-		}
+		if (layout->cols[i].field)
+			continue;
+		if (it->name)
+			cli_error("Invalid %s format specification: %s", what, it->name);
+		else
+			cli_error("Invalid %s format specification: %c", what,
+			          it->letter);
 	}
 	return layout;
 }
 
-void fmt_layout_destroy(struct fmt_layout *layout)
+static void print_buf(FILE *f, struct fmtbuf *b)
 {
-	if (!layout)
-		return;
-	fmtspec_destroy(layout->spec);
-	free(layout->cols);
-	free(layout);
-}
-
-int fmt_layout_has(const struct fmt_layout *layout, int id)
-{
-	for (size_t i = 0; i < layout->ncols; i++)
-		if (layout->cols[i].field && layout->cols[i].field->id == id)
-			return 1;
-	return 0;
+	fwrite_unlocked(b->data, 1, b->len, f);
+	fmtbuf_release(b);
 }
 
 void fmt_print_header(FILE *f, const struct fmt_layout *layout)
 {
-	fputs(layout->prefix, f);
-	for (size_t i = 0; i < layout->ncols; i++) {
-		const struct fmt_col *col = &layout->cols[i];
+	struct fmtbuf b = {0};
 
-		if (col->field)
-			fmtspec_put(f, col->field->header, col->width,
-			            col->flags | (col->field->flags & FMTSPEC_NOCUT));
-		fputs(col->suffix, f);
-	}
-	fputc('\n', f);
+	fmt_header_append(&b, layout);
+	print_buf(f, &b);
 }
 
 void fmt_print_row(FILE *f, const struct fmt_layout *layout, fmt_value_f value,
                    const void *rec, void *ctx)
 {
-	char buf[1024];
+	struct fmtbuf b = {0};
 
-	fputs_unlocked(layout->prefix, f);
-	for (size_t i = 0; i < layout->ncols; i++) {
-		const struct fmt_col *col = &layout->cols[i];
-
-		if (col->field) {
-			const char *s;
-
-			buf[0] = '\0';
-			s = value(col, rec, ctx, buf, sizeof(buf));
-			fmtspec_put(f, s, col->width,
-			            col->flags | (col->field->flags & FMTSPEC_NOCUT));
-		}
-		fputs_unlocked(col->suffix, f);
-	}
-	fputc_unlocked('\n', f);
-}
-
-int fmt_natural_cmp(const char *a, const char *b)
-{
-	while (*a && *b) {
-		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
-			const char *da = a, *db = b;
-			size_t la, lb, sa, sb;
-			int c;
-
-			while (*da == '0')
-				da++;
-			while (*db == '0')
-				db++;
-			for (sa = 0; isdigit((unsigned char)da[sa]); sa++)
-				;
-			for (sb = 0; isdigit((unsigned char)db[sb]); sb++)
-				;
-			if (sa != sb)
-				return sa < sb ? -1 : 1;
-			if ((c = strncmp(da, db, sa)))
-				return c;
-			la = (size_t)(da - a) + sa;
-			lb = (size_t)(db - b) + sb;
-			if (la != lb)
-				return la < lb ? -1 : 1;
-			a += la;
-			b += lb;
-			continue;
-		}
-		if (*a != *b)
-			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-		a++;
-		b++;
-	}
-	return *a ? 1 : *b ? -1 : 0;
+	fmt_row_append(&b, layout, value, rec, ctx);
+	print_buf(f, &b);
 }
 
 char **fmt_split(const char *s, const char *seps)
@@ -203,16 +110,6 @@ size_t fmt_strv_len(char *const *v)
 	return n;
 }
 
-int fmt_strv_has(char *const *v, const char *s, int nocase)
-{
-	if (!s)
-		return 0;
-	for (size_t i = 0; v && v[i]; i++)
-		if (nocase ? !strcasecmp(v[i], s) : !strcmp(v[i], s))
-			return 1;
-	return 0;
-}
-
 void fmt_print_date(FILE *f, time_t now)
 {
 	struct tm tm;
@@ -245,16 +142,6 @@ int fmt_parse_job_id(const char *s, uint32_t *ret)
 	return 0;
 }
 
-char *fmt_exit_code(uint32_t status, char *buf, size_t len)
-{
-	int st = (int)status;
-	int code = WIFEXITED(st) ? WEXITSTATUS(st) : 0;
-	int sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
-
-	snprintf(buf, len, "%d:%d", code, sig);
-	return buf;
-}
-
 unsigned fmt_parse_iterate(const char *arg)
 {
 	long v = cli_parse_long(arg);
@@ -277,28 +164,4 @@ void fmt_parse_nodes(char ***nodes, const char *arg)
 		cli_error("Invalid node name specified: %s", arg);
 		exit(1);
 	}
-}
-
-int fmt_hosts_overlap(const char *hosts, char **nodes)
-{
-	char **names = NULL;
-	size_t n = 0;
-	int hit = 0;
-
-	if (!hosts || !*hosts || hostlist_expand(hosts, &names, &n, NULL) < 0)
-		return 0;
-	for (size_t i = 0; i < n && !hit; i++)
-		hit = fmt_strv_has(nodes, names[i], 0);
-	hostlist_free(names);
-	return hit;
-}
-
-const char *fmt_job_reason(const struct job_info *j, const char *sep, char *buf,
-                           size_t len)
-{
-	if (j->reason != WAIT_NODE_NOT_AVAIL || !j->unavail_nodes || !*j->unavail_nodes)
-		return job_reason_name(j->reason);
-	snprintf(buf, len, "%s%sUnavailableNodes:%s", job_reason_name(j->reason), sep,
-	         j->unavail_nodes);
-	return buf;
 }

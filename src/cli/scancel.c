@@ -19,6 +19,7 @@
 #include "cli/call.h"
 #include "cli/cli.h"
 #include "cli/fmt.h"
+#include "common/strv.h"
 #include "common/arrayspec.h"
 #include "common/hostlist.h"
 #include "common/states.h"
@@ -400,7 +401,7 @@ static int job_matches(const struct scancel_opts *o, const struct job_info *j)
 		int hit = 0;
 
 		for (size_t i = 0; have[i] && !hit; i++)
-			hit = fmt_strv_has(want, have[i], 0);
+			hit = strv_has(want, have[i], 0);
 		fmt_strv_free(want);
 		fmt_strv_free(have);
 		if (!hit)
@@ -412,7 +413,7 @@ static int job_matches(const struct scancel_opts *o, const struct job_info *j)
 		return 0;
 	if (o->reservation)
 		return 0; /* no job has a reservation or a wckey */
-	if (o->nodes && !fmt_hosts_overlap(j->nodes, o->nodes))
+	if (o->nodes && !hostlist_overlaps(j->nodes, o->nodes))
 		return 0;
 	return 1;
 }

@@ -16,6 +16,8 @@
 #include "cli/call.h"
 #include "cli/cli.h"
 #include "cli/fmt.h"
+#include "proto/joblist.h"
+#include "common/ranksort.h"
 #include "cli/scontrol.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
@@ -195,15 +197,15 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	fprintf(f, "Priority=%u Nice=%d Account=%s QOS=normal%s", j->priority,
 	        (int32_t)j->nice, nul(j->account), le);
 	fprintf(f, "JobState=%s Reason=%s Dependency=%s%s", job_state_name(j->state),
-	        fmt_job_reason(j, ",_", reason, sizeof(reason)), nul(j->dependency), le);
+	        joblist_reason(j, ",_", reason, sizeof(reason)), nul(j->dependency), le);
 	if (pending && j->reason_detail && *j->reason_detail)
 		fprintf(f, "Why=%s%s", j->reason_detail, le); /* Rota: plain words */
 	fprintf(f, "Requeue=%d Restarts=%u BatchFlag=%u Reboot=0 ExitCode=%s%s",
 	        (j->flags & JOB_F_NO_REQUEUE) ? 0 : 1, j->restart_cnt, j->batch_flag,
-	        fmt_exit_code(j->exit_code, b1, sizeof(b1)), le);
+	        joblist_exit_code(j->exit_code, b1, sizeof(b1)), le);
 	if (o->details)
 		fprintf(f, "DerivedExitCode=%s%s",
-		        fmt_exit_code(j->derived_exit_code, b1, sizeof(b1)), le);
+		        joblist_exit_code(j->derived_exit_code, b1, sizeof(b1)), le);
 	fprintf(f, "RunTime=%s TimeLimit=%s TimeMin=N/A%s",
 	        scontrol_duration(job_run_time(j, now), b1, sizeof(b1)),
 	        limit_str(j->time_limit, "Partition_Limit", b2, sizeof(b2)), le);
@@ -812,7 +814,7 @@ static int show_hostnames(int argc, char **argv)
 
 static int cmp_natural(const void *a, const void *b)
 {
-	return fmt_natural_cmp(*(char *const *)a, *(char *const *)b);
+	return rank_natural_cmp(*(char *const *)a, *(char *const *)b);
 }
 
 static int show_hostlist(int argc, char **argv, int sorted)

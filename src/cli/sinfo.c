@@ -22,6 +22,8 @@
 #include "cli/call.h"
 #include "cli/cli.h"
 #include "cli/fmt.h"
+#include "common/strv.h"
+#include "common/ranksort.h"
 #include "common/conf.h"
 #include "common/fmtspec.h"
 #include "common/hostlist.h"
@@ -248,7 +250,7 @@ static int node_down_or_drained(const struct node_info *n)
 
 static int node_selected(const struct sinfo_opts *o, const struct node_info *n)
 {
-	if (o->node_names && !fmt_strv_has(o->node_names, n->name, 0))
+	if (o->node_names && !strv_has(o->node_names, n->name, 0))
 		return 0;
 	if (o->dead && !(n->state & NODE_NO_RESPOND))
 		return 0;
@@ -381,7 +383,7 @@ static int cmp_node_natural(const void *a, const void *b)
 	const struct node_info *x = *(const struct node_info *const *)a;
 	const struct node_info *y = *(const struct node_info *const *)b;
 
-	return fmt_natural_cmp(x->name ? x->name : "", y->name ? y->name : "");
+	return rank_natural_cmp(x->name ? x->name : "", y->name ? y->name : "");
 }
 
 static const struct node_info *find_node(const struct sinfo_data *d, const char *name)
@@ -416,7 +418,7 @@ static void place_node(struct sinfo_data *d, const struct sinfo_opts *o,
 
 static int part_selected(const struct sinfo_opts *o, const struct part_info *p)
 {
-	return !o->parts || fmt_strv_has(o->parts, p->name, 0);
+	return !o->parts || strv_has(o->parts, p->name, 0);
 }
 
 static void build_records(struct sinfo_data *d, const struct sinfo_opts *o,
@@ -509,8 +511,8 @@ static int cmp_recs_part(const void *pa, const void *pb)
 static int cmp_recs_node(const void *pa, const void *pb)
 {
 	const struct srec *a = pa, *b = pb;
-	int c =
-	    fmt_natural_cmp(a->n ? a->nodes[0]->name : "", b->n ? b->nodes[0]->name : "");
+	int c = rank_natural_cmp(a->n ? a->nodes[0]->name : "",
+	                         b->n ? b->nodes[0]->name : "");
 
 	if (c)
 		return c;

@@ -8,6 +8,7 @@
 #include "cli/call.h"
 #include "cli/cli.h"
 #include "cli/fmt.h"
+#include "common/strv.h"
 #include "common/uid.h"
 #include "proto/messages.h"
 #include "common/common.h"
@@ -165,7 +166,7 @@ static int run(const struct sprio_opts *o)
 	qsort(r->jobs, r->jobs_count, sizeof(*r->jobs), cmp_id);
 	for (uint32_t i = 0; i < r->jobs_count; i++) {
 		if (o->users &&
-		    !fmt_strv_has(o->users, r->jobs[i].user ? r->jobs[i].user : "", 0))
+		    !strv_has(o->users, r->jobs[i].user ? r->jobs[i].user : "", 0))
 			continue;
 		print_job(&r->jobs[i], o->flags);
 	}

@@ -9,8 +9,9 @@
  *   -O "JobID,State:.10" comma-separated Name[:[.][size][suffix]]; a name without
  *                        ':' gets the caller's default width, left-justified.
  *
- * fmtspec_put() prints one value the way Slurm does: padded to the width and cut
- * to it (the leftmost `width` bytes are kept, whichever side is padded).
+ * fmt_cell_append() (fmtrow.h) prints one value the way Slurm does: padded to the
+ * width and cut to it (the leftmost `width` bytes are kept, whichever side is
+ * padded).
  * Pure: no logging, no globals.
  */
 #ifndef ROTA_FMTSPEC_H
@@ -53,9 +54,5 @@ int fmtspec_parse_long(const char *fmt, int default_width, struct fmtspec **ret,
                        struct rota_error *err);
 
 void fmtspec_destroy(struct fmtspec *spec); /* NULL allowed */
-
-/* Print s (NULL prints "(null)") padded to width and, unless FMTSPEC_NOCUT, cut to
- * it; width 0 prints s as it is.  Returns the number of bytes written or -EIO. */
-int fmtspec_put(FILE *f, const char *s, int width, int flags);
 
 #endif

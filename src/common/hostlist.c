@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/hostlist.h"
+#include "common/strv.h"
 #include "common/common.h"
 
 #define HOSTLIST_EXPR_MAX   (1024 * 1024) /* longest expression we parse */
@@ -532,4 +533,18 @@ char *hostlist_compress(char *const *names, size_t n)
 		return NULL;
 	}
 	return sb.buf;
+}
+
+int hostlist_overlaps(const char *hosts, char **nodes)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int hit = 0;
+
+	if (!hosts || !*hosts || hostlist_expand(hosts, &names, &n, NULL) < 0)
+		return 0;
+	for (size_t i = 0; i < n && !hit; i++)
+		hit = strv_has(nodes, names[i], 0);
+	hostlist_free(names);
+	return hit;
 }

@@ -26,4 +26,8 @@ char *hostlist_compress(char *const *names, size_t n);
 /* Free an array from hostlist_expand (NULL allowed). */
 void hostlist_free(char **names);
 
+/* 1 if the hostlist expression hosts (NULL or "" allowed) names one of nodes
+ * (a NULL-terminated vector). */
+int hostlist_overlaps(const char *hosts, char **nodes);
+
 #endif

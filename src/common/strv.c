@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "common/strv.h"
 #include "common/common.h"
 
@@ -87,4 +88,14 @@ char **strv_setenvf(char **env, const char *name, const char *fmt, ...)
 	env = strv_setenv(env, name, v);
 	free(v);
 	return env;
+}
+
+int strv_has(char *const *v, const char *s, int nocase)
+{
+	if (!s)
+		return 0;
+	for (size_t i = 0; v && v[i]; i++)
+		if (nocase ? !strcasecmp(v[i], s) : !strcmp(v[i], s))
+			return 1;
+	return 0;
 }

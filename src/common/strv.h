@@ -10,6 +10,8 @@ char **strv_dup(char *const *v);
 /* Append a copy of s; returns the (possibly moved) vector.  Aborts on ENOMEM. */
 char **strv_append(char **v, const char *s);
 /* Value of NAME in an environ-style vector, or NULL. */
+/* 1 if v (NULL allowed) holds s (strcmp, or strcasecmp when nocase); 0 for NULL s. */
+int strv_has(char *const *v, const char *s, int nocase);
 const char *strv_getenv(char *const *env, const char *name);
 /* Set NAME=value in an environ-style vector (replacing); returns the vector. */
 char **strv_setenv(char **env, const char *name, const char *value);

@@ -82,9 +82,28 @@ int timefmt_parse_limit(const char *s, uint32_t *ret_minutes)
 	return 0;
 }
 
+/* v's decimal digits at p (two at least when pad2); returns the end. */
+static char *put_num(char *p, long v, int pad2)
+{
+	char tmp[24];
+	size_t n = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	if (pad2 && n < 2)
+		tmp[n++] = '0';
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* Printed by hand: squeue prints this for every job it lists. */
 char *timefmt_elapsed(long secs, char *buf, size_t len)
 {
+	char tmp[48], *p = tmp;
 	long d, h, m, s;
+	size_t n;
 
 	if (!len)
 		return buf;
@@ -94,12 +113,20 @@ char *timefmt_elapsed(long secs, char *buf, size_t len)
 	h = secs / 3600 % 24;
 	m = secs / 60 % 60;
 	s = secs % 60;
-	if (d)
-		snprintf(buf, len, "%ld-%02ld:%02ld:%02ld", d, h, m, s);
-	else if (h)
-		snprintf(buf, len, "%ld:%02ld:%02ld", h, m, s);
-	else
-		snprintf(buf, len, "%ld:%02ld", m, s);
+	if (d) {
+		p = put_num(p, d, 0);
+		*p++ = '-';
+	}
+	if (d || h) {
+		p = put_num(p, h, d != 0);
+		*p++ = ':';
+	}
+	p = put_num(p, m, d || h);
+	*p++ = ':';
+	p = put_num(p, s, 1);
+	n = (size_t)(p - tmp) < len ? (size_t)(p - tmp) : len - 1;
+	memcpy(buf, tmp, n);
+	buf[n] = '\0';
 	return buf;
 }
 

@@ -78,7 +78,7 @@ static char *pending_detail(const struct job *job)
 	return out;
 }
 
-/* The fields a request did not ask for, which job_fill_info() sets anyway
+/* The fields a request did not ask for, which job_info_fill() sets anyway
  * and must clear again (the codec leaves out 0 and NULL): found once for the
  * request's mask, not per job. */
 struct info_clear {
@@ -105,11 +105,8 @@ static void info_clear_plan(uint64_t mask, struct info_clear *c)
 	}
 }
 
-/* The fields of mask (JI() bits) of job into o, which is zeroed.  Strings and
- * arrays are the job's own, lent for as long as the answer is encoded, but
- * for those job_info_done() frees. */
-static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_info *o,
-                          uint64_t mask, const struct info_clear *clear)
+void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
+                   uint64_t mask)
 {
 	const struct job_desc *d = &job->desc;
 	uint32_t cpt = d->cpus_per_task == NO_VAL ? 1 : d->cpus_per_task;
@@ -196,7 +193,11 @@ static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_i
 		o->array_max_tasks = job->array_rem->throttle;
 	}
 #undef WANT
-	/* what was not asked for is not sent (the codec leaves out 0 and NULL) */
+}
+
+/* What was not asked for is not sent (the codec leaves out 0 and NULL). */
+static void info_clear_apply(struct job_info *o, const struct info_clear *clear)
+{
 	for (size_t i = 0; i < clear->n; i++) {
 		char *p = (char *)o + clear->off[i];
 		if (clear->wide[i])
@@ -206,9 +207,7 @@ static void job_fill_info(struct ctld *ctld, const struct job *job, struct job_i
 	}
 }
 
-/* Free what job_fill_info() made rather than lent (these strings); the lent
- * fields are forgotten (batch_add zeroes the slot before it is used again). */
-static void job_info_done(struct job_info *o)
+void job_info_release(struct job_info *o)
 {
 	free(o->reason_detail);
 	free(o->std_out);
@@ -234,7 +233,8 @@ static void batch_add(struct ctld *ctld, struct info_batch *b, const struct job 
 		b->r.jobs = xrealloc(b->r.jobs, b->cap * sizeof(struct job_info));
 	}
 	memset(&b->r.jobs[b->r.jobs_count], 0, sizeof(struct job_info));
-	job_fill_info(ctld, job, &b->r.jobs[b->r.jobs_count++], b->mask, &b->clear);
+	job_info_fill(ctld, job, &b->r.jobs[b->r.jobs_count], b->mask);
+	info_clear_apply(&b->r.jobs[b->r.jobs_count++], &b->clear);
 }
 
 static void batch_send(struct chan *ch, struct info_batch *b, int more)
@@ -245,7 +245,7 @@ static void batch_send(struct chan *ch, struct info_batch *b, int more)
 	if (more)
 		chan_write_now(ch);
 	for (uint32_t i = 0; i < b->r.jobs_count; i++)
-		job_info_done(&b->r.jobs[i]);
+		job_info_release(&b->r.jobs[i]);
 	b->r.jobs_count = 0;
 }
 
@@ -254,7 +254,7 @@ void job_mgr_info(struct ctld *ctld, struct caller *who, const struct job_info_r
 {
 	struct info_batch b = {.r.now = time(NULL), .mask = req->fields};
 
-	/* the fields job_fill_info() must compute to be sent at all */
+	/* the fields job_info_fill() must compute to be sent at all */
 	if (!b.mask)
 		b.mask = ~UINT64_C(0);
 	b.mask |= JI(job_id) | JI(array_job_id) | JI(array_task_id);

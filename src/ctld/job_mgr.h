@@ -161,6 +161,16 @@ void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *desc
                     int alloc, struct chan *ch);
 void job_mgr_info(struct ctld *ctld, struct caller *who, const struct job_info_req *req,
                   struct chan *ch);
+/* squeue's listing, printed here (job_list.c). */
+void job_mgr_list(struct ctld *ctld, struct caller *who, const struct job_list_req *req,
+                  struct chan *ch);
+
+/* The fields of mask (JI() bits) of job into o, which the caller zeroed; a few
+ * others are set anyway.  Strings and arrays are the job's own, lent while o
+ * is used, but for those job_info_release() frees (job_info.c). */
+void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
+                   uint64_t mask);
+void job_info_release(struct job_info *o);
 void job_mgr_cancel(struct ctld *ctld, struct caller *who, const struct cancel_req *req,
                     struct chan *ch);
 void job_mgr_update(struct ctld *ctld, struct caller *who,

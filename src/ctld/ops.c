@@ -47,6 +47,12 @@ static void op_job_info(struct ctld *ctld, struct caller *who, void **body,
 	job_mgr_info(ctld, who, *body, ch);
 }
 
+static void op_job_list(struct ctld *ctld, struct caller *who, void **body,
+                        struct chan *ch)
+{
+	job_mgr_list(ctld, who, *body, ch);
+}
+
 static void op_node_info(struct ctld *ctld, struct caller *who, void **body,
                          struct chan *ch)
 {
@@ -216,6 +222,7 @@ static const struct op_entry {
     {MSG_SUBMIT_REQ, P_USER, op_submit},
     {MSG_ALLOC_REQ, P_USER, op_alloc},
     {MSG_JOB_INFO_REQ, P_USER, op_job_info},
+    {MSG_JOB_LIST_REQ, P_USER, op_job_list},
     {MSG_NODE_INFO_REQ, P_USER, op_node_info},
     {MSG_PART_INFO_REQ, P_USER, op_part_info},
     {MSG_CONFIG_REQ, P_USER, op_config},

@@ -141,6 +141,8 @@ static struct rpc_count *user_slot(struct ctld_stats *st, uid_t uid)
 void stats_rpc(struct ctld_stats *st, uint16_t type, uint32_t rpc_id, uid_t uid,
                uint64_t usec)
 {
+	if (type == MSG_JOB_LIST_REQ) /* squeue's listing: Slurm's REQUEST_JOB_INFO */
+		type = MSG_JOB_INFO_REQ;
 	if (rpc_id == RPC_COMPLETE_BATCH_ID)
 		add(&st->types[RPC_COMPLETE_BATCH_SLOT], usec);
 	else if (type < MSG_TYPE_MAX)

@@ -12,6 +12,7 @@ uint32_t frame_max_body(uint16_t type)
 	switch (type) {
 	/* replies, which only clients and daemons receive */
 	case MSG_JOB_INFO_RESP:
+	case MSG_JOB_LIST_RESP:
 	case MSG_NODE_INFO_RESP:
 	case MSG_PART_INFO_RESP:
 	case MSG_CONFIG_RESP:
@@ -69,6 +70,7 @@ uint32_t frame_max_values(uint16_t type)
 	case MSG_ALLOC_REQ:
 	case MSG_STEP_CREATE_REQ:
 	case MSG_JOB_INFO_REQ: /* squeue -j with a long list */
+	case MSG_JOB_LIST_REQ:
 	case MSG_STEP_INFO_REQ:
 	case MSG_PRIO_INFO_REQ:
 	case MSG_STEP_COMPLETE:

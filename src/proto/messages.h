@@ -220,6 +220,33 @@ ROTA_DECLARE(job_info_req, JOB_INFO_REQ_FIELDS)
 	F(S, u32, more, _)
 ROTA_DECLARE(job_info_resp, JOB_INFO_RESP_FIELDS)
 
+/* squeue's listing, printed by the controller (proto/joblist.h): which jobs,
+ * in which order, in which columns.  The answer is the lines, without the
+ * header, in frames of text; each but the last has more = 1. */
+#define JOB_LIST_F_LONG        (1u << 0) /* format is -O fields, not -o */
+#define JOB_LIST_F_ALL_STATES  (1u << 1) /* -t all: finished jobs too */
+#define JOB_LIST_F_ARRAY_TASKS (1u << 2) /* -r: a line per pending array task */
+#define JOB_LIST_F_NONE        (1u << 3) /* -R/-L: no job matches */
+#define JOB_LIST_REQ_FIELDS(F, S)                                                        \
+	F(S, str, format, _)      /* -o format or -O fields */                           \
+	F(S, str, sort, _)        /* -S keys: "P,t,-p" */                                \
+	F(S, u32, flags, _)       /* JOB_LIST_F_* */                                     \
+	F(S, u32v, job_ids, _)    /* -j: these jobs (or arrays); one unknown id fails */ \
+	F(S, u32v, states, _)     /* -t: job_state_parse() values */                     \
+	F(S, u32v, uids, _)       /* -u */                                               \
+	F(S, strv, names, _)      /* -n */                                               \
+	F(S, strv, partitions, _) /* -p */                                               \
+	F(S, strv, accounts, _)   /* -A, any case */                                     \
+	F(S, strv, qos, _)        /* -q, any case */                                     \
+	F(S, strv, nodes, _)      /* -w, expanded host names */
+ROTA_DECLARE(job_list_req, JOB_LIST_REQ_FIELDS)
+
+#define JOB_LIST_RESP_FIELDS(F, S)                                                       \
+	F(S, i64, now, _)                                                                \
+	F(S, bin, text, _)                                                               \
+	F(S, u32, more, _)
+ROTA_DECLARE(job_list_resp, JOB_LIST_RESP_FIELDS)
+
 /* sprio: one pending job's priority and its factors.  The weighted values are
  * weight x factor, rounded; the n_* values are the factors in [0, 1] times
  * PRIO_NORM_SCALE. */
@@ -741,7 +768,9 @@ ROTA_DECLARE(repl_data, REPL_DATA_FIELDS)
 	M(MSG_TAKEOVER_REQ, 46, empty_msg)                                               \
 	M(MSG_FOLLOW_ACK, 47, follow_ack)                                                \
 	M(MSG_RECONFIG_REQ, 48, empty_msg)                                               \
-	M(MSG_NODE_ACK, 49, node_ack)
+	M(MSG_NODE_ACK, 49, node_ack)                                                    \
+	M(MSG_JOB_LIST_REQ, 50, job_list_req)                                            \
+	M(MSG_JOB_LIST_RESP, 51, job_list_resp)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) MSG_TYPE_MAX };

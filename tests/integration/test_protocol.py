@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from wire import closed_by_peer, frame, read_frame, unix_connect, unpack
+from wire import closed_by_peer, frame, mp, read_frame, unix_connect, unpack
 
 MSG_RC, MSG_PING_REQ, MSG_PING_RESP = 1, 2, 3
 MSG_NODE_REGISTER = 32
@@ -162,3 +162,52 @@ def test_stalled_peers_do_not_block(cluster, ctld):
     assert cluster.wait_job(jobid) == "COMPLETED"
     for s in stalled:
         s.close()
+
+
+MSG_JOB_LIST_REQ, MSG_JOB_LIST_RESP = 50, 51
+
+
+def job_list(cluster, **req):
+    """One MSG_JOB_LIST_REQ on the unix socket: (rc or None, the text)."""
+    s = unix_connect(cluster)
+    s.sendall(frame(MSG_JOB_LIST_REQ, mp(req)))
+    text = b""
+    while True:
+        msg = read_frame(s)
+        assert msg is not None
+        body = unpack(msg[1])
+        if msg[0] == MSG_RC:
+            s.close()
+            return body.get("rc", 0), text
+        assert msg[0] == MSG_JOB_LIST_RESP
+        text += body.get("text", b"")
+        if not body.get("more"):
+            s.close()
+            return None, text
+
+
+def test_job_list_requests_are_bounded(cluster):
+    """The controller prints squeue's listing: what it is asked to print, and
+    how many filters it tests each job against, have limits; bad requests get an
+    error and change nothing."""
+    job = cluster.sbatch("--hold", "-J", "listed", "--wrap", "true")
+    rc, text = job_list(cluster, format="%i %j", job_ids=[job])
+    assert rc is None and text == f"{job} listed\n".encode()
+    # a line wider than 8 KB of padding: squeue prints those itself
+    rc, _ = job_list(cluster, format="%.4000i%.4000i%.4000i")
+    assert rc not in (None, 0)
+    rc, _ = job_list(cluster, format="%i", sort="P,x")
+    assert rc not in (None, 0)
+    rc, _ = job_list(cluster, format="%i", states=[0] * 65)
+    assert rc not in (None, 0)
+    rc, _ = job_list(cluster, format="%i", job_ids=[999999])
+    assert rc == 2017  # ESLURM_INVALID_JOB_ID
+    # a long -w list is looked up, not walked, for every job
+    rc, text = job_list(cluster, format="%i", nodes=[f"n{i}" for i in range(20000)],
+                        states=[0, 1])
+    assert rc is None and text == b""
+    # an absent format is the default one
+    rc, text = job_list(cluster, job_ids=[job])
+    assert rc is None and text.decode().split()[0] == str(job)
+    assert cluster.run(f"scancel {job}").returncode == 0
+    alive(cluster)

@@ -107,3 +107,41 @@ def test_time_format_and_toil_format(cluster):
     assert [r[0] for r in rows] == [str(jobid)]
     assert rows[0][1] == "R"
     assert re.fullmatch(r"\d+:\d\d", rows[0][2])
+
+
+def test_long_listing_in_order_across_frames(cluster):
+    """The controller prints a listing and sends it in frames of 32 KB: 900
+    lines of about 90 bytes come in several, none lost or out of order."""
+    arr = cluster.sbatch("--hold", "--array=0-899", "-J", "many", "--wrap", "true")
+    other = cluster.sbatch("--hold", "-J", "one", "--wrap", "true")
+    p = cluster.run(f"squeue -r -u {cluster.user}")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == SQUEUE_HEADER
+    assert len(p.stdout) > 2 * 32768
+    # equal partition, state and priority: the job id orders them (tasks by id)
+    ids = [line.split()[0] for line in lines[1:]]
+    assert ids == [f"{arr}_{t}" for t in range(900)] + [str(other)]
+    assert all(line.endswith(" (JobHeldUser)") for line in lines[1:])
+    # -S: name descending, then the id
+    p = cluster.run(f"squeue -h -S -j -o '%j %i' -j {arr},{other}")
+    assert p.stdout.splitlines() == [f"one {other}", f"many {arr}_[0-899]"]
+    p = cluster.run("squeue -h -S x")
+    assert p.returncode == 1
+    assert p.stderr == "squeue: error: Invalid sort specification: x\n"
+    assert cluster.run(f"scancel {arr} {other}").returncode == 0
+
+
+def test_format_too_wide_for_the_controller_is_printed_here(cluster):
+    """A line over 8 KB of padding is not printed by the controller: squeue
+    prints it from the job records, with the same filters and order."""
+    a = cluster.sbatch("--hold", "-J", "wide1", "--wrap", "true")
+    b = cluster.sbatch("--hold", "-J", "wide2", "--wrap", "true")
+    p = cluster.run(f"squeue -h -S -i -n wide1,wide2 -o '%.4000i|%t|%.4000j|%j'")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == [f"{b:>4000}|PD|{'wide2':>4000}|wide2",
+                                     f"{a:>4000}|PD|{'wide1':>4000}|wide1"]
+    p = cluster.run("squeue -h -j 999999 -o '%.4000i%.4000i%.4000i'")
+    assert p.returncode == 1
+    assert p.stderr == "slurm_load_jobs error: Invalid job id specified\n"
+    assert cluster.run(f"scancel {a} {b}").returncode == 0

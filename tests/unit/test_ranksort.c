@@ -1,4 +1,4 @@
-/* ranksort: the order is the one comparing the fields gives (src/cli/ranksort.h). */
+/* ranksort: the order is the one comparing the fields gives (src/common/ranksort.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "cli/ranksort.c"
+#include "common/ranksort.c"
 
 struct rec {
 	const char *part; /* may be NULL */
@@ -72,7 +72,9 @@ static int ref_cmp(const void *pa, const void *pb)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-static void test_same_order_as_comparing_fields(void **state)
+/* wide: priorities of 64 bits, so that the keys cannot be packed into one
+ * number and rows are compared key by key */
+static void check_same_order(int wide)
 {
 	static const char *parts[] = {"debug", "batch", NULL, "gpu", "batch"};
 	enum { N = 5000 };
@@ -84,7 +86,9 @@ static void test_same_order_as_comparing_fields(void **state)
 	srand(7);
 	for (uint32_t i = 0; i < N; i++) {
 		recs[i].part = parts[rand() % 5];
-		recs[i].prio = (uint64_t)(rand() % 4) << 40;
+		recs[i].prio = (uint64_t)(rand() % 4) << (wide ? 62 : 40);
+		if (wide)
+			recs[i].prio |= (uint64_t)(rand() % 3);
 		/* node7 and node07 compare equal: they share a rank */
 		snprintf(recs[i].name, sizeof(recs[i].name),
 		         rand() % 2 ? "node%d" : "node%02d", rand() % 12);
@@ -98,6 +102,42 @@ static void test_same_order_as_comparing_fields(void **state)
 	free(recs);
 	free(got);
 	free(want);
+}
+
+static void test_same_order_as_comparing_fields(void **state)
+{
+	check_same_order(0);
+}
+
+static void test_same_order_when_keys_do_not_pack(void **state)
+{
+	check_same_order(1);
+}
+
+/* Rows given one at a time, from a slot that is reused: the keys are read when
+ * the row is added. */
+static void test_ranker_reads_rows_when_added(void **state)
+{
+	static const char *parts[] = {"b", "a", "b", "c", "a"};
+	struct rank_key keys[] = {{strcmp, 1}, {NULL, 0}};
+	struct ranker *r = ranker_create(keys, 2);
+	struct rec slot;
+	uint32_t *order = NULL;
+	static const uint32_t want[] = {3, 2, 0, 4, 1};
+
+	assert_non_null(r);
+	for (uint32_t i = 0; i < 5; i++) {
+		slot = (struct rec){.part = parts[i], .prio = i % 2};
+		assert_int_equal(ranker_add(r, &slot, value, 100 - i, NULL), 0);
+	}
+	assert_int_equal(ranker_count(r), 5);
+	assert_int_equal(ranker_order(r, &order), 0);
+	/* c; then b: prio 0 (row 2 before row 0, tiebreak 98 < 100); a: prio 0, 1 */
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(order[i], want[i]);
+	free(order);
+	ranker_destroy(r);
+	assert_null(ranker_create(keys, RANK_MAX_KEYS + 1));
 }
 
 static void test_empty_and_one(void **state)
@@ -115,6 +155,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_same_order_as_comparing_fields),
+	    cmocka_unit_test(test_same_order_when_keys_do_not_pack),
+	    cmocka_unit_test(test_ranker_reads_rows_when_added),
 	    cmocka_unit_test(test_empty_and_one),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,124 @@
+/* joblist.h - job listings as squeue prints them: the columns (-o letters, -O
+ * names), which jobs a listing shows, and in which order.
+ *
+ * The controller prints a listing (MSG_JOB_LIST_REQ: it reads each job once
+ * and sends lines, not records); squeue checks the format and sort keys with
+ * the same tables before it asks, and prints the header.  Values come from a
+ * struct job_info, so `squeue --json` and `scontrol show job` word reasons and
+ * exit codes the same way.  Pure: no I/O, no clock (now is an argument).
+ */
+#ifndef ROTA_PROTO_JOBLIST_H
+#define ROTA_PROTO_JOBLIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include "common/error.h"
+#include "common/fmtrow.h"
+#include "common/ranksort.h"
+#include "proto/messages.h"
+
+#define JOBLIST_DEFAULT_FMT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
+#define JOBLIST_LONG_FMT    "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
+#define JOBLIST_START_FMT   "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R"
+#define JOBLIST_SORT        "P,t,-p"
+#define JOBLIST_MAX_SORT    RANK_MAX_KEYS
+
+/* squeue's job columns. */
+extern const struct fmt_field joblist_fields[];
+extern const size_t joblist_nfields;
+
+/* The widest line the controller prints: a format's padding and text, the
+ * values aside.  squeue prints a wider format itself, from job records. */
+#define JOBLIST_MAX_LINE 8192
+
+/* The bytes a line of layout takes besides its values (widths, prefix, suffixes). */
+size_t joblist_line_width(const struct fmt_layout *layout);
+
+/* What a value may depend on besides the job. */
+struct joblist_ctx {
+	time_t now;
+	const char *cluster; /* ClusterName, NULL when unset */
+};
+
+/* A column's text for a struct job_info (fmt_value_f; ctx a joblist_ctx). */
+const char *joblist_value(const struct fmt_col *col, const void *job, void *ctx,
+                          char *buf, size_t len);
+
+/* A job's reason as Slurm words it: the reason's name, with the down or
+ * drained -w nodes of a ReqNodeNotAvail ("ReqNodeNotAvail, UnavailableNodes:
+ * node03"); sep goes between the two (", " in squeue, ",_" in scontrol). */
+const char *joblist_reason(const struct job_info *j, const char *sep, char *buf,
+                           size_t len);
+
+/* Exit status as scontrol/sacct print it: "r:s" from a wait status. */
+char *joblist_exit_code(uint32_t status, char *buf, size_t len);
+
+#define JOBLIST_MAX_STATES 64 /* -t states in one listing */
+
+/* A listing's filters made ready to test many jobs against: its lists are
+ * sorted, so that a long -j, -u, -n, -A or -w list costs a lookup per job. */
+struct joblist_query {
+	const struct job_list_req *req; /* borrowed */
+	uint32_t *ids, *uids;
+	char **names, **parts, **accounts, **nodes; /* NULL: not given */
+	size_t nids, nuids, nnames, nparts, naccounts, nnodes;
+	int none; /* no job can match (-R, -L, a -q without normal) */
+};
+
+/* Returns 0, or -EINVAL with err (more than JOBLIST_MAX_STATES states). */
+int joblist_query_init(struct joblist_query *q, const struct job_list_req *req,
+                       struct rota_error *err);
+void joblist_query_release(struct joblist_query *q);
+
+/* 1 unless -j is given and names neither the job nor its array. */
+int joblist_query_id(const struct joblist_query *q, uint32_t job_id,
+                     uint32_t array_job_id);
+/* 1 unless -u is given and does not name uid. */
+int joblist_query_uid(const struct joblist_query *q, uint32_t uid);
+
+/* 1 if the listing shows job j (its -j, -t, -u, -n, -p, -A, -q, -w; without
+ * -t or -j, only jobs that are not finished). */
+int joblist_selected(const struct joblist_query *q, const struct job_info *j);
+
+/* -S keys, parsed. */
+struct joblist_sort {
+	char key[JOBLIST_MAX_SORT];
+	struct rank_key rank[JOBLIST_MAX_SORT];
+	size_t n;
+};
+
+/* Parse "P,t,-p" (a key may be signed; keys past JOBLIST_MAX_SORT are
+ * dropped).  Returns 0, or -EINVAL with the bad key in err. */
+int joblist_sort_parse(const char *spec, struct joblist_sort *ret,
+                       struct rota_error *err);
+
+/* Sort key i of a struct job_info row (rank_value_f; arg a joblist_sort_arg). */
+struct joblist_sort_arg {
+	const struct joblist_sort *sort;
+	time_t now;
+};
+const char *joblist_sort_value(const void *job, size_t i, char *buf, size_t len,
+                               uint64_t *num, void *arg);
+
+/* The job_info fields (JI() bits) that the columns, the sort keys and the
+ * filters of a listing read. */
+uint64_t joblist_fields_wanted(const struct job_list_req *req,
+                               const struct fmt_layout *layout,
+                               const struct joblist_sort *sort);
+
+/* Where lines go: buf, handed to flush (which empties it) whenever a line
+ * leaves flush_at bytes or more there, so that one array of many tasks does
+ * not make one huge frame. */
+struct joblist_sink {
+	struct fmtbuf buf;
+	size_t flush_at; /* 0: never */
+	void (*flush)(struct joblist_sink *s);
+	void *arg; /* the flusher's */
+};
+
+/* Job j's line, or with JOB_LIST_F_ARRAY_TASKS a pending array's line per task. */
+void joblist_append(struct joblist_sink *s, const struct fmt_layout *layout,
+                    const struct job_info *j, uint32_t flags, struct joblist_ctx *ctx);
+
+#endif
