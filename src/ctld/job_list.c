@@ -1,10 +1,10 @@
 /* job_list.c - squeue's listing, printed by the controller (MSG_JOB_LIST_REQ).
  *
- * Each job is read once into a job_info slot that is reused: the filters and
- * the sort keys are read from it (proto/joblist.h), and the jobs kept are
- * read again, in order, for their lines.  The client gets text in frames of
- * about JOB_LIST_CHUNK bytes and prints it as it comes: no records to decode,
- * no job_info per job held at once. */
+ * Each job is read once into a job_info slot that is reused: the filters, the
+ * sort keys and the job's line are read from it (proto/joblist.h), and the
+ * lines are then sent in order.  The client gets text in frames of about
+ * JOB_LIST_CHUNK bytes and prints it as it comes: no records to decode, no
+ * job_info per job held at once. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,27 +47,34 @@ static void flush_more(struct joblist_sink *s)
 	send_text(s->arg, 1);
 }
 
-struct picked {
-	const struct job **job;
+/* The lines of the jobs kept, in the order they were read: row i is
+ * text.data[off[i]..off[i + 1]). */
+struct rows {
+	struct joblist_sink text; /* never flushed */
+	size_t *off;
 	size_t n, cap;
 };
 
-static void pick(struct picked *p, const struct job *job)
+static void row_begin(struct rows *r)
 {
-	if (p->n == p->cap) {
-		p->cap = p->cap ? 2 * p->cap : 1024;
-		p->job = xrealloc(p->job, p->cap * sizeof(*p->job));
+	if (r->n + 1 >= r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 1024;
+		r->off = xrealloc(r->off, r->cap * sizeof(*r->off));
 	}
-	p->job[p->n++] = job;
+	r->off[r->n++] = r->text.buf.len;
+	r->off[r->n] = r->text.buf.len;
 }
 
-/* The jobs q shows, in its order (*order: indexes into p).  Returns 0, or
- * -ESLURM_INVALID_JOB_ID when its one -j id is unknown, or -ENOMEM. */
-static int select_jobs(struct ctld *ctld, const struct joblist_query *q,
-                       const struct joblist_sort *sort, uint64_t mask, time_t now,
-                       struct picked *p, uint32_t **order)
+/* The lines of the jobs l shows (*order: row indexes, sorted).  Each job is
+ * read once: its line is printed as it is kept, while its fields are at hand,
+ * and the lines are put in order afterwards.  Returns 0, or
+ * -ESLURM_INVALID_JOB_ID when the one -j id is unknown, or -ENOMEM. */
+static int print_rows(struct ctld *ctld, const struct joblist_query *q,
+                      const struct joblist_sort *sort, const struct fmt_layout *layout,
+                      uint64_t mask, struct joblist_ctx *jctx, struct rows *r,
+                      uint32_t **order)
 {
-	struct joblist_sort_arg sarg = {sort, now};
+	struct joblist_sort_arg sarg = {sort, jctx->now};
 	struct ranker *rk = ranker_create(sort->rank, sort->n);
 	int id_seen = 0, rc = -ENOMEM;
 	struct job_info slot;
@@ -89,7 +96,9 @@ static int select_jobs(struct ctld *ctld, const struct joblist_query *q,
 				job_info_release(&slot);
 				goto out;
 			}
-			pick(p, job);
+			row_begin(r);
+			joblist_append(&r->text, layout, &slot, q->req->flags, jctx);
+			r->off[r->n] = r->text.buf.len;
 		}
 		job_info_release(&slot);
 	}
@@ -111,7 +120,7 @@ void job_mgr_list(struct ctld *ctld, struct caller *who, const struct job_list_r
 	struct fmt_layout *layout = NULL;
 	struct joblist_sort sort;
 	struct joblist_query q = {0};
-	struct picked p = {0};
+	struct rows rows = {0};
 	struct list_out out = {.sink = {.flush_at = JOB_LIST_CHUNK, .flush = flush_more},
 	                       .ch = ch,
 	                       .now = jctx.now};
@@ -135,26 +144,26 @@ void job_mgr_list(struct ctld *ctld, struct caller *who, const struct job_list_r
 		goto out;
 	}
 	mask = joblist_fields_wanted(req, layout, &sort);
-	/* the filters and sort keys do not read the arrays' pending tasks */
-	rc = select_jobs(ctld, &q, &sort, mask & ~JI(array_task_str), jctx.now, &p,
-	                 &order);
+	rc = print_rows(ctld, &q, &sort, layout, mask, &jctx, &rows, &order);
 	if (rc < 0) {
 		chan_send_rc(ch, rc, NULL);
 		goto out;
 	}
 	out.sink.arg = &out;
-	for (size_t i = 0; i < p.n; i++) {
-		struct job_info slot = {0};
+	for (size_t i = 0; i < rows.n; i++) {
+		size_t k = order[i];
 
-		job_info_fill(ctld, p.job[order[i]], &slot, mask);
-		joblist_append(&out.sink, layout, &slot, req->flags, &jctx);
-		job_info_release(&slot);
+		fmtbuf_put(&out.sink.buf, rows.text.buf.data + rows.off[k],
+		           rows.off[k + 1] - rows.off[k]);
+		if (out.sink.buf.len >= JOB_LIST_CHUNK)
+			flush_more(&out.sink);
 	}
 	send_text(&out, 0);
 out:
 	joblist_query_release(&q);
 	fmtbuf_release(&out.sink.buf);
+	fmtbuf_release(&rows.text.buf);
+	free(rows.off);
 	free(order);
-	free(p.job);
 	fmt_layout_destroy(layout);
 }
