@@ -383,6 +383,11 @@ static void parse_args(struct scancel_opts *o, int argc, char **argv)
 	}
 }
 
+static int node_listed(const char *name, void *nodes)
+{
+	return strv_has(nodes, name, 0);
+}
+
 static int job_matches(const struct scancel_opts *o, const struct job_info *j)
 {
 	uint32_t base = j->state & JOB_STATE_BASE;
@@ -413,7 +418,7 @@ static int job_matches(const struct scancel_opts *o, const struct job_info *j)
 		return 0;
 	if (o->reservation)
 		return 0; /* no job has a reservation or a wckey */
-	if (o->nodes && !hostlist_overlaps(j->nodes, o->nodes))
+	if (o->nodes && !hostlist_overlaps(j->nodes, node_listed, o->nodes))
 		return 0;
 	return 1;
 }

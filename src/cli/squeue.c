@@ -351,11 +351,13 @@ static const char *pick_format(const struct squeue_opts *o, enum fmt_syntax *syn
 	return o->long_list ? JOBLIST_LONG_FMT : JOBLIST_DEFAULT_FMT;
 }
 
-/* --json: every field of the jobs (of one job for a single -j id; an unknown
- * one is Slurm's "slurm_load_jobs error", exit 1). */
-static struct job_info_resp *load_jobs(const struct squeue_opts *o, uint16_t *ret_type)
+/* Every field of the jobs (of one job for a single -j id).  An unknown id is
+ * Slurm's "slurm_load_jobs error", exit 1; for a single id that no job
+ * answers, the error is printed and NULL returned. */
+static struct job_info_resp *load_jobs(const struct squeue_opts *o)
 {
 	struct job_info_req req = {0};
+	struct job_info_resp *resp;
 	char *msg = NULL;
 	void *body = NULL;
 	uint32_t id;
@@ -369,20 +371,26 @@ static struct job_info_resp *load_jobs(const struct squeue_opts *o, uint16_t *re
 		fprintf(stderr, "slurm_load_jobs error: %s\n", msg);
 		exit(1);
 	}
-	*ret_type = MSG_JOB_INFO_RESP;
-	return body;
+	resp = body;
+	if (o->njob_ids != 1)
+		return resp;
+	for (uint32_t i = 0; i < resp->jobs_count; i++)
+		if (resp->jobs[i].job_id == id || resp->jobs[i].array_job_id == id)
+			return resp;
+	fprintf(stderr, "slurm_load_jobs error: %s\n",
+	        slurm_strerror(ESLURM_INVALID_JOB_ID));
+	msg_body_free(MSG_JOB_INFO_RESP, resp);
+	return NULL;
 }
 
-static int single_job_missing(const struct squeue_opts *o,
-                              const struct job_info_resp *resp)
+/* The date line (-l, -i, -v) and the header, as the options ask. */
+static void print_head(const struct squeue_opts *o, const struct fmt_layout *layout,
+                       time_t now)
 {
-	if (o->njob_ids != 1)
-		return 0;
-	for (uint32_t i = 0; i < resp->jobs_count; i++)
-		if (resp->jobs[i].job_id == o->job_ids[0] ||
-		    resp->jobs[i].array_job_id == o->job_ids[0])
-			return 0;
-	return 1;
+	if (!o->noheader && (o->iterate || o->verbose || o->long_list))
+		fmt_print_date(stdout, now);
+	if (!o->noheader)
+		fmt_print_header(stdout, layout);
 }
 
 static const char *step_value(const struct fmt_col *col, const void *rec, void *vctx,
@@ -470,21 +478,16 @@ static void *volatile kept_until_exit;
 
 static int print_json(const struct squeue_opts *o)
 {
-	uint16_t type;
-	struct job_info_resp *resp = load_jobs(o, &type);
+	struct job_info_resp *resp = load_jobs(o);
 	char *json;
 
-	if (single_job_missing(o, resp)) {
-		fprintf(stderr, "slurm_load_jobs error: %s\n",
-		        slurm_strerror(ESLURM_INVALID_JOB_ID));
-		msg_body_free(type, resp);
+	if (!resp)
 		return 1;
-	}
 	if (!(json = codec_to_json(&job_info_resp_type, resp, 2)))
 		fatal("out of memory");
 	printf("%s\n", json);
 	free(json);
-	msg_body_free(type, resp);
+	msg_body_free(MSG_JOB_INFO_RESP, resp);
 	return 0;
 }
 
@@ -508,25 +511,15 @@ static int print_here(const struct squeue_opts *o, const struct fmt_layout *layo
 	struct joblist_sort_arg sarg = {&sort, 0};
 	struct job_info_resp *resp;
 	const struct job_info **sel;
-	uint16_t type;
 	size_t n = 0;
 
+	if (!(resp = load_jobs(o)))
+		return 1;
 	if (joblist_sort_parse(req->sort, &sort, &err) < 0 ||
 	    joblist_query_init(&q, req, &err) < 0)
 		fatal("%s", err.text);
-	resp = load_jobs(o, &type);
-	if (single_job_missing(o, resp)) {
-		fprintf(stderr, "slurm_load_jobs error: %s\n",
-		        slurm_strerror(ESLURM_INVALID_JOB_ID));
-		msg_body_free(type, resp);
-		joblist_query_release(&q);
-		return 1;
-	}
 	ctx.now = sarg.now = resp->now > 0 ? (time_t)resp->now : time(NULL);
-	if (!o->noheader && (o->iterate || o->verbose || o->long_list))
-		fmt_print_date(stdout, ctx.now);
-	if (!o->noheader)
-		fmt_print_header(stdout, layout);
+	print_head(o, layout, ctx.now);
 	sel = xcalloc(resp->jobs_count + 1, sizeof(*sel));
 	for (uint32_t i = 0; i < resp->jobs_count; i++)
 		if (joblist_selected(&q, &resp->jobs[i]))
@@ -540,7 +533,7 @@ static int print_here(const struct squeue_opts *o, const struct fmt_layout *layo
 	fmtbuf_release(&sink.buf);
 	free(sel);
 	joblist_query_release(&q);
-	msg_body_free(type, resp);
+	msg_body_free(MSG_JOB_INFO_RESP, resp);
 	return 0;
 }
 
@@ -576,10 +569,7 @@ static int print_once(const struct squeue_opts *o, const struct fmt_layout *layo
 		return 1;
 	}
 	resp = body;
-	if (!o->noheader && (o->iterate || o->verbose || o->long_list))
-		fmt_print_date(stdout, resp->now > 0 ? (time_t)resp->now : time(NULL));
-	if (!o->noheader)
-		fmt_print_header(stdout, layout);
+	print_head(o, layout, resp->now > 0 ? (time_t)resp->now : time(NULL));
 	if (resp->text.len)
 		fwrite_unlocked(resp->text.data, 1, resp->text.len, stdout);
 	if (o->iterate) {

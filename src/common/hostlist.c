@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/hostlist.h"
-#include "common/strv.h"
 #include "common/common.h"
 
 #define HOSTLIST_EXPR_MAX   (1024 * 1024) /* longest expression we parse */
@@ -535,7 +534,8 @@ char *hostlist_compress(char *const *names, size_t n)
 	return sb.buf;
 }
 
-int hostlist_overlaps(const char *hosts, char **nodes)
+int hostlist_overlaps(const char *hosts, int (*known)(const char *name, void *arg),
+                      void *arg)
 {
 	char **names = NULL;
 	size_t n = 0;
@@ -544,7 +544,7 @@ int hostlist_overlaps(const char *hosts, char **nodes)
 	if (!hosts || !*hosts || hostlist_expand(hosts, &names, &n, NULL) < 0)
 		return 0;
 	for (size_t i = 0; i < n && !hit; i++)
-		hit = strv_has(nodes, names[i], 0);
+		hit = known(names[i], arg);
 	hostlist_free(names);
 	return hit;
 }

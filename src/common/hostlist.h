@@ -26,8 +26,9 @@ char *hostlist_compress(char *const *names, size_t n);
 /* Free an array from hostlist_expand (NULL allowed). */
 void hostlist_free(char **names);
 
-/* 1 if the hostlist expression hosts (NULL or "" allowed) names one of nodes
- * (a NULL-terminated vector). */
-int hostlist_overlaps(const char *hosts, char **nodes);
+/* 1 if the hostlist expression hosts (NULL or "" allowed) names a host that
+ * known(name, arg) says is one of the caller's. */
+int hostlist_overlaps(const char *hosts, int (*known)(const char *name, void *arg),
+                      void *arg);
 
 #endif

@@ -121,9 +121,10 @@ void job_mgr_list(struct ctld *ctld, struct caller *who, const struct job_list_r
 	struct joblist_sort sort;
 	struct joblist_query q = {0};
 	struct rows rows = {0};
-	struct list_out out = {.sink = {.flush_at = JOB_LIST_CHUNK, .flush = flush_more},
-	                       .ch = ch,
-	                       .now = jctx.now};
+	struct list_out out = {
+	    .sink = {.flush_at = JOB_LIST_CHUNK, .flush = flush_more, .arg = &out},
+	    .ch = ch,
+	    .now = jctx.now};
 	uint32_t *order = NULL;
 	uint64_t mask;
 	int rc;
@@ -149,7 +150,6 @@ void job_mgr_list(struct ctld *ctld, struct caller *who, const struct job_list_r
 		chan_send_rc(ch, rc, NULL);
 		goto out;
 	}
-	out.sink.arg = &out;
 	for (size_t i = 0; i < rows.n; i++) {
 		size_t k = order[i];
 

@@ -545,19 +545,12 @@ static int has_any(char **s, size_t n, const char *csv)
 	return 0;
 }
 
-/* 1 if the hostlist expression hosts names one of the sorted s[0..n). */
-static int has_host(char **s, size_t n, const char *hosts)
+/* 1 if name is one of the listing's sorted -w nodes. */
+static int node_listed(const char *name, void *arg)
 {
-	char **names = NULL;
-	size_t count = 0;
-	int hit = 0;
+	const struct joblist_query *q = arg;
 
-	if (!hosts || !*hosts || hostlist_expand(hosts, &names, &count, NULL) < 0)
-		return 0;
-	for (size_t i = 0; i < count && !hit; i++)
-		hit = has_str(s, n, names[i], cmp_str);
-	hostlist_free(names);
-	return hit;
+	return has_str(q->nodes, q->nnodes, name, cmp_str);
 }
 
 int joblist_query_init(struct joblist_query *q, const struct job_list_req *req,
@@ -628,7 +621,7 @@ int joblist_selected(const struct joblist_query *q, const struct job_info *j)
 		return 0;
 	if (q->accounts && !has_str(q->accounts, q->naccounts, j->account, cmp_strcase))
 		return 0;
-	if (q->nodes && !has_host(q->nodes, q->nnodes, j->nodes))
+	if (q->nodes && !hostlist_overlaps(j->nodes, node_listed, (void *)q))
 		return 0;
 	return 1;
 }
