@@ -92,6 +92,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBA)
 $(BUILD)/tests/test_cgroup: src/stepd/cgroup.c src/stepd/cgroup.h
 # test_ranksort compiles ranksort.c in
 $(BUILD)/tests/test_ranksort: src/common/ranksort.c src/common/ranksort.h
+# test_owner compiles the controller's owner.c in
+$(BUILD)/tests/test_owner: src/ctld/owner.c src/ctld/owner.h
 # test_step_alloc compiles the controller's step_alloc.c in
 $(BUILD)/tests/test_step_alloc: src/ctld/step_alloc.c src/ctld/step_alloc.h src/ctld/job_mgr.h
 

@@ -238,8 +238,10 @@ static uint64_t plan_digest(struct ctld *ctld)
 	for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
 		if (!job_is_pending(j))
 			continue;
-		h = (h ^ j->job_id ^ ((uint64_t)j->est_start << 20)) * 1099511628211ull;
-		for (const char *c = j->sched_nodes; c && *c; c++)
+		const struct job_sched *s = j->sched;
+		h = (h ^ j->job_id ^ ((uint64_t)(s ? s->est_start : 0) << 20)) *
+		    1099511628211ull;
+		for (const char *c = s ? s->sched_nodes : NULL; c && *c; c++)
 			h = (h ^ (uint8_t)*c) * 1099511628211ull;
 	}
 	return h;
@@ -253,7 +255,7 @@ static size_t count_planned(struct ctld *ctld, size_t *ret_pending)
 		if (!job_is_pending(j))
 			continue;
 		pending++;
-		if (j->est_start)
+		if (j->sched && j->sched->est_start)
 			planned++;
 	}
 	*ret_pending = pending;

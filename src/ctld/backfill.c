@@ -82,7 +82,7 @@ static int64_t job_duration(struct bf_ctx *bc, const struct job *job)
 		return BF_FOREVER;
 	lim = job->time_limit ? (int64_t)job->time_limit * 60 : 60;
 	if (bc->sp.bf_predict && bc->ps->ctld->predict)
-		return predict_estimate(bc->ps->ctld->predict, job->uid, lim, 0);
+		return predict_estimate(bc->ps->ctld->predict, job->owner->uid, lim, 0);
 	return lim;
 }
 
@@ -98,9 +98,9 @@ static int64_t job_expected_end(struct bf_ctx *bc, const struct job *job)
 		return BF_FOREVER;
 	lim = (int64_t)job->time_limit * 60;
 	/* outlived its prediction: correct it, as rota sim does */
-	while ((int64_t)job->start_time + dur <= bc->now && dur < lim)
+	while ((int64_t)job->run->start_time + dur <= bc->now && dur < lim)
 		dur = predict_correct(bc->ps->ctld->predict, dur, lim);
-	end = (int64_t)job->start_time + dur;
+	end = (int64_t)job->run->start_time + dur;
 	return end > bc->now ? end : bc->now + 1; /* past its limit: being killed */
 }
 
@@ -120,16 +120,17 @@ static int plan_build(struct bf_ctx *bc)
 		if (bc->group[i] < 0)
 			return bc->group[i];
 	}
-	for (struct job *j = job_first_active(ctld->jobs); j; j = j->anext) {
+	for (struct job *j = job_first_active(ctld->jobs); j; j = j->lnext) {
 		int64_t end;
-		if (!j->nnodes || !j->held)
+		if (!j->run->nnodes || !j->run->held)
 			continue;
 		end = job_expected_end(bc, j);
-		for (uint32_t k = 0; k < j->nnodes; k++) {
-			if (!j->held[k])
+		for (uint32_t k = 0; k < j->run->nnodes; k++) {
+			if (!j->run->held[k])
 				continue;
-			if (bf_plan_hold(bc->bp, j->node_idx[k], bc->now, end, j->cpus[k],
-			                 bc->ps->mem_consumable ? j->mem[k] : 0) < 0)
+			if (bf_plan_hold(bc->bp, j->run->node_idx[k], bc->now, end,
+			                 j->run->cpus[k],
+			                 bc->ps->mem_consumable ? j->run->mem[k] : 0) < 0)
 				return -ENOMEM;
 		}
 	}
@@ -179,8 +180,8 @@ static void job_plan_set(struct bf_ctx *bc, struct job *job, int64_t t)
 	for (uint32_t i = 0; i < a->nnodes; i++)
 		names[i] = node_mgr_get(bc->ps->ctld->nodes, a->node_idx[i])->cfg->name;
 	job_clear_plan(job);
-	job->est_start = (time_t)t;
-	job->sched_nodes = hostlist_compress(names, a->nnodes);
+	job_sched_mut(job)->est_start = (time_t)t;
+	job->sched->sched_nodes = hostlist_compress(names, a->nnodes);
 	free(names);
 }
 

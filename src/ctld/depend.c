@@ -52,13 +52,14 @@ static enum depend_result record_test(const struct job *r, const struct depspec_
                                       time_t now)
 {
 	int done = job_is_finished(r) && !(r->state & JOB_COMPLETING);
-	int ok = done && (r->state & JOB_STATE_BASE) == JOB_COMPLETE && !r->exit_code;
+	int ok =
+	    done && (r->state & JOB_STATE_BASE) == JOB_COMPLETE && !r->run->exit_code;
 	time_t delay = (time_t)it->minutes * 60, at;
 
 	if (it->type == DEPSPEC_AFTER) {
 		if (job_is_pending(r))
 			return DEPEND_WAIT;
-		at = r->start_time ? r->start_time : r->end_time;
+		at = r->run->start_time ? r->run->start_time : r->run->end_time;
 		return at + delay > now ? DEPEND_WAIT : DEPEND_OK;
 	}
 	if (!done)
@@ -67,7 +68,7 @@ static enum depend_result record_test(const struct job *r, const struct depspec_
 		return DEPEND_NEVER;
 	if (it->type == DEPSPEC_AFTERNOTOK && ok)
 		return DEPEND_NEVER;
-	return r->end_time + delay > now ? DEPEND_WAIT : DEPEND_OK;
+	return r->run->end_time + delay > now ? DEPEND_WAIT : DEPEND_OK;
 }
 
 /* Every record of job/array id against it. */
@@ -96,7 +97,7 @@ static enum depend_result whole_test(struct ctld *ctld, const struct depspec_ite
 static enum depend_result singleton_test(struct ctld *ctld, const struct job *job)
 {
 	for (const struct job *r = job_first(ctld->jobs); r; r = r->next) {
-		if (r == job || r->uid != job->uid ||
+		if (r == job || r->owner->uid != job->owner->uid ||
 		    (job->array_job_id && r->array_job_id == job->array_job_id))
 			continue;
 		if (strcmp(r->desc.name ? r->desc.name : "",

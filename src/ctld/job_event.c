@@ -132,7 +132,7 @@ static int apply_submit(struct ctld *ctld, const struct ev_submit *ev,
 {
 	struct job *job;
 	struct job probe = {0};
-	char name[64];
+	char name[64], *user;
 
 	/* texts by reference are the journal's to resolve (ctld/jtext.h) */
 	if (ev->desc_count != 1 || ev->env_text || ev->script_text ||
@@ -151,17 +151,15 @@ static int apply_submit(struct ctld *ctld, const struct ev_submit *ev,
 		codec_copy(&job_desc_type, &job->desc, &ev->desc[0]);
 	}
 	job_desc_share(ctld->jobs, &job->desc);
-	job->uid = ev->uid;
-	job->gid = ev->gid;
 	/* names resolved when the job was submitted; a journal written before
 	 * events carried them has them looked up */
 	if (!ev->user)
 		uid_to_name(ev->uid, name, sizeof(name));
-	job->user = xstrdup(ev->user ? ev->user : name);
+	user = xstrdup(ev->user ? ev->user : name);
 	if (!ev->group)
 		gid_to_name(ev->gid, name, sizeof(name));
-	job->group = xstrdup(ev->group ? ev->group : name);
-	job_names_share(ctld->jobs, job);
+	job_owner_set(ctld->jobs, job, ev->uid, ev->gid, user,
+	              xstrdup(ev->group ? ev->group : name));
 	job->part = node_mgr_part_find(ctld->nodes, job->desc.partition);
 	job->state = JOB_PENDING | (ev->state & JOB_REQUEUE_FLAG);
 	job->priority = ev->priority;
@@ -174,7 +172,6 @@ static int apply_submit(struct ctld *ctld, const struct ev_submit *ev,
 		job->eligible_time = ev->eligible_time;
 	job->time_limit = ev->time_limit;
 	job->restart_cnt = ev->restart_cnt;
-	job->min_nodes = job->desc.min_nodes == NO_VAL ? 1 : job->desc.min_nodes;
 	job->reason = first_reason(job, ev->time);
 	/* its place among the waiting jobs, until the next full pass */
 	if (!ctld->replaying)
@@ -189,6 +186,7 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 	char **names = NULL;
 	size_t count = 0;
 	uint64_t total = 0;
+	struct job_run *run;
 
 	if (!job_is_pending(job) || !ev->nodes ||
 	    hostlist_expand(ev->nodes, &names, &count, NULL) < 0)
@@ -198,14 +196,15 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 		hostlist_free(names);
 		return -EINVAL;
 	}
-	job->nnodes = count;
-	job->node_idx = xcalloc(count, sizeof(uint32_t));
-	job->cpus = xcalloc(count, sizeof(uint32_t));
-	job->tasks = xcalloc(count, sizeof(uint32_t));
-	job->mem = xcalloc(count, sizeof(uint64_t));
-	job->cores = xcalloc(count, sizeof(uint32_t *));
-	job->held = xcalloc(count, 1);
-	job->share = job->part ? part_job_share(job->part, job->desc.flags) : 1;
+	run = job_run_mut(job);
+	run->nnodes = count;
+	run->node_idx = xcalloc(count, sizeof(uint32_t));
+	run->cpus = xcalloc(count, sizeof(uint32_t));
+	run->tasks = xcalloc(count, sizeof(uint32_t));
+	run->mem = xcalloc(count, sizeof(uint64_t));
+	run->cores = xcalloc(count, sizeof(uint32_t *));
+	run->held = xcalloc(count, 1);
+	run->share = job->part ? part_job_share(job->part, job->desc.flags) : 1;
 	/* a snapshot says which cores the job holds; a live start picks them */
 	for (size_t i = 0; i < count; i++)
 		total += ev->cpus_per_node.v[i];
@@ -214,35 +213,33 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 	for (size_t i = 0, at = 0; i < count; i++) {
 		int idx = node_mgr_find(ctld->nodes, names[i]);
 		struct node *n = node_mgr_get(ctld->nodes, idx < 0 ? 0 : idx);
-		job->node_idx[i] = idx < 0 ? 0 : idx;
-		job->cpus[i] = ev->cpus_per_node.v[i];
-		job->tasks[i] = ev->tasks_per_node.v[i];
-		job->mem[i] = ev->mem_per_node.v[i];
-		job->cores[i] = xcalloc(job->cpus[i] + 1, sizeof(uint32_t));
+		run->node_idx[i] = idx < 0 ? 0 : idx;
+		run->cpus[i] = ev->cpus_per_node.v[i];
+		run->tasks[i] = ev->tasks_per_node.v[i];
+		run->mem[i] = ev->mem_per_node.v[i];
+		run->cores[i] = xcalloc(run->cpus[i] + 1, sizeof(uint32_t));
 		if (idx >= 0) {
-			node_alloc(n, job->cpus[i], job->mem[i], job->share, ev->time);
+			node_alloc(n, run->cpus[i], run->mem[i], run->share, ev->time);
 			if (total)
-				node_cores_claim(n, job->cpus[i], job->share,
-				                 ev->slots.v + at, job->cores[i]);
+				node_cores_claim(n, run->cpus[i], run->share,
+				                 ev->slots.v + at, run->cores[i]);
 			else
-				node_cores_take(n, job->cpus[i], job->share,
-				                job->cores[i]);
-			job->held[i] = 1;
+				node_cores_take(n, run->cpus[i], run->share,
+				                run->cores[i]);
+			run->held[i] = 1;
 		}
-		at += job->cpus[i];
+		at += run->cpus[i];
 	}
 	hostlist_free(names);
-	job->nodes_str = xstrdup(ev->nodes);
+	run->nodes_str = xstrdup(ev->nodes);
 	job->state = JOB_RUNNING | (ev->state & JOB_CONFIGURING);
 	ctld->res_gen++;
 	job->reason = WAIT_NO_REASON;
-	free(job->reason_detail);
-	job->reason_detail = NULL;
-	job_clear_plan(job);
-	job->start_time = ev->time;
-	job->warn_sent = 0;
-	job->next_step_id = ev->next_step_id;
-	job->derived_exit = ev->derived_exit;
+	job_sched_clear(job);
+	run->start_time = ev->time;
+	run->warn_sent = 0;
+	run->next_step_id = ev->next_step_id;
+	run->derived_exit = ev->derived_exit;
 	return 0;
 }
 
@@ -255,13 +252,14 @@ static int apply_end(struct ctld *ctld, const struct ev_end *ev, struct job *job
 	if (job_is_finished(job) || to < JOB_COMPLETE || to >= JOB_END)
 		return -EINVAL;
 	int was_running = job_is_running(job);
+	struct job_run *run = job_run_mut(job); /* a job ends with its times */
 
 	if (!was_running)
-		job->start_time =
+		run->start_time =
 		    ev->time; /* Slurm shows StartTime=EndTime when never run */
 	if (was_running && ctld->predict)
-		predict_record(ctld->predict, job->uid, ev->time - job->start_time);
-	job_clear_plan(job);
+		predict_record(ctld->predict, job->owner->uid,
+		               ev->time - run->start_time);
 	job->state = ev->state;
 	/* the nodes confirm that nothing of the job is left (STEP_DONE_JOB_GONE);
 	 * until then it is COMPLETING and keeps its resources.  Their
@@ -269,17 +267,16 @@ static int apply_end(struct ctld *ctld, const struct ev_end *ev, struct job *job
 	 * COMPLETING are released (ctld_state_restore). */
 	if (was_running) {
 		job->state |= JOB_COMPLETING;
-		for (uint32_t k = 0; k < job->nnodes; k++)
-			if (job->held[k])
-				node_mgr_get(ctld->nodes, job->node_idx[k])->completing++;
+		for (uint32_t k = 0; k < run->nnodes; k++)
+			if (run->held[k])
+				node_mgr_get(ctld->nodes, run->node_idx[k])->completing++;
 	}
-	if (ev->derived_exit > job->derived_exit)
-		job->derived_exit = ev->derived_exit;
+	if (ev->derived_exit > run->derived_exit)
+		run->derived_exit = ev->derived_exit;
 	job->reason = ev->reason;
-	job->exit_code = ev->exit_code;
-	job->end_time = ev->time;
-	free(job->reason_detail);
-	job->reason_detail = NULL;
+	run->exit_code = ev->exit_code;
+	run->end_time = ev->time;
+	job_sched_clear(job);
 	step_free_all(job);
 	return 0;
 }
@@ -288,24 +285,24 @@ void job_release_node(struct ctld *ctld, struct job *job, uint32_t k, time_t now
 {
 	struct node *n;
 
-	if (!job->held || k >= job->nnodes || !job->held[k])
+	if (!job->run->held || k >= job->run->nnodes || !job->run->held[k])
 		return;
-	n = node_mgr_get(ctld->nodes, job->node_idx[k]);
+	n = node_mgr_get(ctld->nodes, job->run->node_idx[k]);
 	if ((job->state & JOB_COMPLETING) && n->completing)
 		n->completing--;
-	node_release(n, job->cpus[k], job->mem[k], job->share, now);
-	node_cores_give(n, job->cpus[k], job->cores[k]);
-	job->held[k] = 0;
+	node_release(n, job->run->cpus[k], job->run->mem[k], job->run->share, now);
+	node_cores_give(n, job->run->cpus[k], job->run->cores[k]);
+	job->run->held[k] = 0;
 	ctld->res_gen++;
-	for (uint32_t i = 0; i < job->nnodes; i++)
-		if (job->held[i])
+	for (uint32_t i = 0; i < job->run->nnodes; i++)
+		if (job->run->held[i])
 			return;
 	job->state &= ~JOB_COMPLETING;
 }
 
 void job_release_all(struct ctld *ctld, struct job *job, time_t now)
 {
-	for (uint32_t i = 0; i < job->nnodes; i++)
+	for (uint32_t i = 0; i < job->run->nnodes; i++)
 		job_release_node(ctld, job, i, now);
 	job->state &= ~JOB_COMPLETING;
 }
@@ -334,11 +331,7 @@ static int apply_split(struct ctld *ctld, const struct ev_array_split *ev,
 	t = job_mgr_insert(ctld->jobs, ev->new_job_id);
 	codec_copy(&job_desc_type, &t->desc, &meta->desc);
 	job_desc_share(ctld->jobs, &t->desc);
-	t->uid = meta->uid;
-	t->gid = meta->gid;
-	t->user = xstrdup(meta->user);
-	t->group = xstrdup(meta->group);
-	job_names_share(ctld->jobs, t);
+	job_owner_share(t, meta);
 	t->part = meta->part;
 	t->state = JOB_PENDING;
 	t->priority = meta->priority;
@@ -346,7 +339,6 @@ static int apply_split(struct ctld *ctld, const struct ev_array_split *ev,
 	t->submit_time = meta->submit_time;
 	t->eligible_time = meta->eligible_time;
 	t->time_limit = meta->time_limit;
-	t->min_nodes = meta->min_nodes;
 	t->array_job_id = meta->array_job_id;
 	t->array_task_id = ev->array_task_id;
 	if (ev->new_job_id >= job_mgr_next_id(ctld->jobs))
@@ -359,33 +351,12 @@ static int apply_requeue(struct ctld *ctld, const struct ev_requeue *ev, struct 
 	if (job_is_pending(job) || (job->desc.flags & JOB_F_INTERACTIVE))
 		return -EINVAL;
 	job_release_all(ctld, job, ev->time);
-	for (uint32_t i = 0; job->cores && i < job->nnodes; i++)
-		free(job->cores[i]);
-	free(job->cores);
-	free(job->node_idx);
-	free(job->cpus);
-	free(job->tasks);
-	free(job->mem);
-	free(job->nodes_str);
-	job->cores = NULL;
-	job->node_idx = job->cpus = job->tasks = NULL;
-	job->mem = NULL;
-	free(job->held);
-	job->held = NULL;
-	job->nodes_str = NULL;
-	job->nnodes = 0;
-	job->share = 0; /* set again when it starts */
-	step_free_all(job);
+	job_run_clear(job); /* its times, steps and exit too: made again at its start */
 	/* REQUEUED until the old run is gone (eligible again), then PENDING */
 	job->state = JOB_PENDING | JOB_REQUEUE_FLAG;
 	job->reason = WAIT_TIME;
-	job->exit_code = 0;
-	job->start_time = job->end_time = 0;
 	job->eligible_time = ev->time;
 	job->restart_cnt++;
-	job->derived_exit = 0;
-	job->warn_sent = 0;
-	job->next_step_id = 0;
 	return 0;
 }
 
@@ -418,11 +389,12 @@ static void apply_update_desc(struct ctld *ctld, const struct ev_update *ev,
 	nd.env = env;
 	nd.argv = argv;
 	job->desc = nd;
-	constraint_destroy(job->constraint); /* parsed again from the new -C */
-	job->constraint = NULL;
+	if (job->sched) { /* parsed again from the new -C */
+		constraint_destroy(job->sched->constraint);
+		job->sched->constraint = NULL;
+	}
 	job_clear_plan(job);
 	job->part = node_mgr_part_find(ctld->nodes, job->desc.partition);
-	job->min_nodes = job->desc.min_nodes == NO_VAL ? 1 : job->desc.min_nodes;
 	if (job_is_pending(job) && job->desc.begin_time != old_begin)
 		job->eligible_time = job->desc.begin_time > ev->time
 		                         ? (time_t)job->desc.begin_time
@@ -439,11 +411,7 @@ static int apply_hold(const struct ev_hold *ev, struct job *job)
 	/* shown at once, not only after the next scheduling pass (which does
 	 * not look at held jobs: job_mgr_classify) */
 	job->reason = first_reason(job, ev->time);
-	free(job->reason_detail);
-	job->reason_detail = NULL;
-	free(job->unavail_nodes);
-	job->unavail_nodes = NULL;
-	job_clear_plan(job);
+	job_sched_clear(job);
 	return 0;
 }
 

@@ -44,7 +44,7 @@ static char *display_path(const struct job *job, const char *pattern)
 			len += snprintf(out + len, cap - len, "%s",
 			                job->desc.name ? job->desc.name : "");
 		else if (*p == 'u')
-			len += snprintf(out + len, cap - len, "%s", job->user);
+			len += snprintf(out + len, cap - len, "%s", job->owner->user);
 		else if (*p == '%')
 			out[len++] = '%';
 		else {
@@ -60,20 +60,22 @@ static char *display_path(const struct job *job, const char *pattern)
  * planned it, when and where it is expected to start.  Caller frees. */
 static char *pending_detail(const struct job *job)
 {
+	static const struct job_sched none;
+	const struct job_sched *s = job->sched ? job->sched : &none;
 	char when[64];
-	const char *why = job->reason_detail;
+	const char *why = s->reason_detail;
 	char *own = NULL, *out;
 
 	if (!job_is_pending(job))
-		return xstrdup(job->reason_detail);
+		return xstrdup(s->reason_detail);
 	if (!why && job->reason == WAIT_PRIORITY && job->part)
 		why = own = xasprintf("waits for higher-priority jobs in partition %s",
 		                      job->part->cfg->name);
-	if (!job->est_start)
+	if (!s->est_start)
 		return own ? own : xstrdup(why);
-	timefmt_iso(job->est_start, when, sizeof(when));
+	timefmt_iso(s->est_start, when, sizeof(when));
 	out = xasprintf("%s%sexpected to start at %s on %s", why ? why : "",
-	                why ? "; " : "", when, job->sched_nodes ? job->sched_nodes : "?");
+	                why ? "; " : "", when, s->sched_nodes ? s->sched_nodes : "?");
 	free(own);
 	return out;
 }
@@ -114,21 +116,22 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 
 #define WANT(n) (mask & JI(n))
 	o->job_id = job->job_id;
-	o->uid = job->uid;
-	o->gid = job->gid;
+	o->uid = job->owner->uid;
+	o->gid = job->owner->gid;
 	o->state = job->state;
 	o->reason = job->reason;
 	o->priority = job->priority;
 	o->hold = job->hold;
 	o->submit_time = job->submit_time;
 	o->eligible_time = job->eligible_time;
-	o->start_time = pending ? job->est_start : job->start_time;
-	o->end_time = job->end_time;
+	o->start_time =
+	    pending ? (job->sched ? job->sched->est_start : 0) : job->run->start_time;
+	o->end_time = job->run->end_time;
 	if (job_is_running(job) && job->time_limit != INFINITE32)
-		o->end_time = job->start_time + (time_t)job->time_limit * 60;
+		o->end_time = job->run->start_time + (time_t)job->time_limit * 60;
 	o->time_limit = job->time_limit;
-	o->min_nodes = job->min_nodes;
-	o->num_nodes = job->nnodes ? job->nnodes : job->min_nodes;
+	o->min_nodes = job_min_nodes(job);
+	o->num_nodes = job->run->nnodes ? job->run->nnodes : job_min_nodes(job);
 	o->num_tasks = d->num_tasks != NO_VAL         ? d->num_tasks
 	               : d->ntasks_per_node != NO_VAL ? d->ntasks_per_node * o->num_nodes
 	                                              : o->num_nodes;
@@ -138,29 +141,30 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->mem_per_cpu = d->mem_per_cpu;
 	o->pn_min_cpus = d->pn_min_cpus;
 	o->batch_flag = !(d->flags & JOB_F_INTERACTIVE);
-	o->exit_code = job->exit_code;
+	o->exit_code = job->run->exit_code;
 	o->restart_cnt = job->restart_cnt;
-	o->derived_exit_code = job->derived_exit;
+	o->derived_exit_code = job->run->derived_exit;
 	o->flags = d->flags;
 	o->nice = d->nice;
 	o->array_job_id = job->array_job_id;
 	o->array_task_id = job->array_task_id;
-	if (job->nnodes) {
-		for (uint32_t i = 0; i < job->nnodes; i++)
-			o->num_cpus += job->cpus[i];
+	if (job->run->nnodes) {
+		for (uint32_t i = 0; i < job->run->nnodes; i++)
+			o->num_cpus += job->run->cpus[i];
 		if (WANT(cpus_per_node))
-			o->cpus_per_node = (struct rota_u32v){job->cpus, job->nnodes};
-		o->nodes = job->nodes_str;
+			o->cpus_per_node =
+			    (struct rota_u32v){job->run->cpus, job->run->nnodes};
+		o->nodes = job->run->nodes_str;
 		if (WANT(batch_host))
 			o->batch_host =
-			    (char *)node_mgr_get(ctld->nodes, job->node_idx[0])
+			    (char *)node_mgr_get(ctld->nodes, job->run->node_idx[0])
 			        ->cfg->name;
 	} else {
 		o->num_cpus = o->num_tasks * cpt;
 	}
 	o->name = d->name;
-	o->user = job->user;
-	o->group = job->group;
+	o->user = job->owner->user;
+	o->group = job->owner->group;
 	o->partition = d->partition;
 	o->account = d->account;
 	o->req_nodes = d->req_nodes;
@@ -170,9 +174,9 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->command = d->command;
 	o->submit_host = d->submit_host;
 	o->comment = d->comment;
-	if (pending) {
-		o->sched_nodes = job->sched_nodes;
-		o->unavail_nodes = job->unavail_nodes;
+	if (pending && job->sched) {
+		o->sched_nodes = job->sched->sched_nodes;
+		o->unavail_nodes = job->sched->unavail_nodes;
 	}
 	if (WANT(reason_detail))
 		o->reason_detail = pending_detail(job);

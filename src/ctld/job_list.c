@@ -86,7 +86,7 @@ static int print_rows(struct ctld *ctld, const struct joblist_query *q,
 		if (!joblist_query_id(q, job->job_id, job->array_job_id))
 			continue;
 		id_seen = 1;
-		if (!joblist_query_uid(q, job->uid))
+		if (!joblist_query_uid(q, job->owner->uid))
 			continue;
 		memset(&slot, 0, sizeof(slot));
 		job_info_fill(ctld, job, &slot, mask);

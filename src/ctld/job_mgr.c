@@ -10,6 +10,7 @@
 #include "common/gres.h"
 #include "common/hostlist.h"
 #include "common/seqfile.h"
+#include "common/slab.h"
 #include "common/states.h"
 #include "common/timefmt.h"
 #include "common/uid.h"
@@ -23,6 +24,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/journal.h"
 #include "ctld/node_mgr.h"
+#include "ctld/owner.h"
 #include "sched/select.h"
 #include "common/common.h"
 
@@ -46,6 +48,8 @@ struct job_mgr {
 	struct seqfile *hwm;  /* NULL until opened (retried when it fails) */
 	uint32_t reserved;    /* ids below this are covered by the stored mark */
 	struct intern *texts; /* the jobs' scripts and environments, once each */
+	struct slab *slab;    /* the job records */
+	struct owner_table *owners;
 };
 
 int job_mgr_create(struct ctld *ctld, struct job_mgr **ret)
@@ -55,15 +59,74 @@ int job_mgr_create(struct ctld *ctld, struct job_mgr **ret)
 	jm->hash = xcalloc(jm->hsize, sizeof(struct job *));
 	jm->next_id = ctld->conf->first_job_id ? ctld->conf->first_job_id : 1;
 	jm->texts = intern_create();
+	jm->owners = owner_table_create(jm->texts);
+	jm->slab = slab_create(sizeof(struct job));
+	if (!jm->slab)
+		fatal("job table: %s", strerror(ENOMEM));
 	*ret = jm;
 	return 0;
 }
 
+const struct job_run job_run_none;
+
+struct job_run *job_run_mut(struct job *job)
+{
+	if (job->run == &job_run_none)
+		job->run = xcalloc(1, sizeof(struct job_run));
+	return (struct job_run *)job->run;
+}
+
+struct job_sched *job_sched_mut(struct job *job)
+{
+	if (!job->sched)
+		job->sched = xcalloc(1, sizeof(struct job_sched));
+	return job->sched;
+}
+
+static void run_free(const struct job_run *run)
+{
+	if (run == &job_run_none)
+		return;
+	free(run->node_idx);
+	free(run->cpus);
+	free(run->tasks);
+	for (uint32_t i = 0; run->cores && i < run->nnodes; i++)
+		free(run->cores[i]);
+	free(run->cores);
+	free(run->held);
+	free(run->mem);
+	free(run->nodes_str);
+	free((void *)run);
+}
+
+void job_run_clear(struct job *job)
+{
+	step_free_all(job);
+	run_free(job->run);
+	job->run = &job_run_none;
+}
+
+void job_sched_clear(struct job *job)
+{
+	struct job_sched *s = job->sched;
+
+	if (!s)
+		return;
+	free(s->sched_nodes);
+	free(s->unavail_nodes);
+	free(s->reason_detail);
+	constraint_destroy(s->constraint);
+	free(s);
+	job->sched = NULL;
+}
+
 void job_clear_plan(struct job *job)
 {
-	job->est_start = 0;
-	free(job->sched_nodes);
-	job->sched_nodes = NULL;
+	if (!job->sched)
+		return;
+	job->sched->est_start = 0;
+	free(job->sched->sched_nodes);
+	job->sched->sched_nodes = NULL;
 }
 
 /* Every string and string vector of a request: most are alike from job to
@@ -98,10 +161,16 @@ void job_desc_unshare(struct job_mgr *jm, struct job_desc *d)
 	}
 }
 
-void job_names_share(struct job_mgr *jm, struct job *job)
+void job_owner_set(struct job_mgr *jm, struct job *job, uid_t uid, gid_t gid, char *user,
+                   char *group)
 {
-	job->user = intern_str(jm->texts, job->user);
-	job->group = intern_str(jm->texts, job->group);
+	owner_drop(jm->owners, job->owner);
+	job->owner = owner_get(jm->owners, uid, gid, user, group);
+}
+
+void job_owner_share(struct job *job, const struct job *from)
+{
+	job->owner = owner_ref(from->owner);
 }
 
 struct intern *job_mgr_texts(struct job_mgr *jm)
@@ -113,25 +182,12 @@ static void job_free(struct job_mgr *jm, struct job *job)
 {
 	job_desc_unshare(jm, &job->desc);
 	codec_release(&job_desc_type, &job->desc);
-	intern_drop_str(jm->texts, job->user);
-	intern_drop_str(jm->texts, job->group);
-	free(job->reason_detail);
-	free(job->sched_nodes);
-	free(job->unavail_nodes);
-	free(job->node_idx);
-	free(job->cpus);
-	free(job->tasks);
-	for (uint32_t i = 0; job->cores && i < job->nnodes; i++)
-		free(job->cores[i]);
-	free(job->cores);
-	free(job->held);
-	free(job->mem);
-	free(job->nodes_str);
+	owner_drop(jm->owners, job->owner);
 	arrayspec_release(job->array_rem);
 	free(job->array_rem);
-	constraint_destroy(job->constraint);
-	step_free_all(job);
-	free(job);
+	job_sched_clear(job);
+	job_run_clear(job);
+	slab_free(jm->slab, job);
 }
 
 void job_mgr_destroy(struct job_mgr *jm)
@@ -145,7 +201,9 @@ void job_mgr_destroy(struct job_mgr *jm)
 		chan_unref(j->alloc_client);
 		job_free(jm, j);
 	}
+	owner_table_destroy(jm->owners);
 	intern_destroy(jm->texts);
+	slab_destroy(jm->slab);
 	free(jm->hash);
 	free(jm);
 }
@@ -183,41 +241,15 @@ void job_waiting_reorder(struct job_mgr *jm, struct job **order, size_t n)
 	jm->whead = jm->wtail = NULL;
 	for (size_t i = 0; i < n; i++) {
 		struct job *j = order[i];
-		j->wprev = jm->wtail;
-		j->wnext = NULL;
+		j->lprev = jm->wtail;
+		j->lnext = NULL;
 		if (jm->wtail)
-			jm->wtail->wnext = j;
+			jm->wtail->lnext = j;
 		else
 			jm->whead = j;
 		jm->wtail = j;
 	}
 	jm->wunsorted = 0;
-}
-
-static void active_set(struct job_mgr *jm, struct job *j, int on)
-{
-	if (on == j->in_active)
-		return;
-	if (on) {
-		j->aprev = jm->atail;
-		j->anext = NULL;
-		if (jm->atail)
-			jm->atail->anext = j;
-		else
-			jm->ahead = j;
-		jm->atail = j;
-	} else {
-		if (j->aprev)
-			j->aprev->anext = j->anext;
-		else
-			jm->ahead = j->anext;
-		if (j->anext)
-			j->anext->aprev = j->aprev;
-		else
-			jm->atail = j->aprev;
-		j->anext = j->aprev = NULL;
-	}
-	j->in_active = (uint8_t)on;
 }
 
 int job_prio_cmp(const struct job *x, const struct job *y)
@@ -234,60 +266,84 @@ int job_prio_cmp(const struct job *x, const struct job *y)
 /* Is j out of order with its neighbours on the waiting list? */
 static int wait_misplaced(const struct job *j)
 {
-	return (j->wprev && job_prio_cmp(j->wprev, j) > 0) ||
-	       (j->wnext && job_prio_cmp(j, j->wnext) > 0);
+	return (j->lprev && job_prio_cmp(j->lprev, j) > 0) ||
+	       (j->lnext && job_prio_cmp(j, j->lnext) > 0);
 }
 
-static void wait_set(struct job_mgr *jm, struct job *j, int on)
+/* Link j after `after` (NULL: first) on the list head..tail. */
+static void list_link(struct job **head, struct job **tail, struct job *after,
+                      struct job *j)
 {
-	if (on == j->in_wait) {
+	j->lprev = after;
+	j->lnext = after ? after->lnext : *head;
+	if (j->lnext)
+		j->lnext->lprev = j;
+	else
+		*tail = j;
+	if (after)
+		after->lnext = j;
+	else
+		*head = j;
+}
+
+static void list_unlink(struct job **head, struct job **tail, struct job *j)
+{
+	if (j->lprev)
+		j->lprev->lnext = j->lnext;
+	else
+		*head = j->lnext;
+	if (j->lnext)
+		j->lnext->lprev = j->lprev;
+	else
+		*tail = j->lprev;
+	j->lnext = j->lprev = NULL;
+}
+
+/* Where a new waiting job goes: in its place when that is near the end (a
+ * new job usually goes last), else last and the list marked unsorted (a bulk
+ * release is sorted once, by the next pass). */
+static struct job *wait_after(struct job_mgr *jm, const struct job *j)
+{
+	struct job *after = jm->wtail;
+	int steps = 0;
+
+	while (after && job_prio_cmp(after, j) > 0 && steps++ < WAIT_INSERT_WALK)
+		after = after->lprev;
+	if (after && job_prio_cmp(after, j) > 0) {
+		jm->wunsorted = 1;
+		after = jm->wtail;
+	}
+	return after;
+}
+
+/* Move j to list `on` (enum job_list_on): a job is on one list at most. */
+static void list_set(struct job_mgr *jm, struct job *j, uint8_t on)
+{
+	if (on == j->on_list) {
 		/* its priority or partition may have changed */
-		if (on && !jm->wunsorted && wait_misplaced(j))
+		if (on == JOB_ON_WAITING && !jm->wunsorted && wait_misplaced(j))
 			jm->wunsorted = 1;
 		return;
 	}
-	if (on) {
-		/* in its place when that is near the end (a new job usually
-		 * goes last), else last and the list marked unsorted (a bulk
-		 * release is sorted once, by the next pass) */
-		struct job *after = jm->wtail;
-		int steps = 0;
-		while (after && job_prio_cmp(after, j) > 0 && steps++ < WAIT_INSERT_WALK)
-			after = after->wprev;
-		if (after && job_prio_cmp(after, j) > 0) {
-			jm->wunsorted = 1;
-			after = jm->wtail;
-		}
-		j->wprev = after;
-		j->wnext = after ? after->wnext : jm->whead;
-		if (j->wnext)
-			j->wnext->wprev = j;
-		else
-			jm->wtail = j;
-		if (after)
-			after->wnext = j;
-		else
-			jm->whead = j;
-	} else {
-		if (j->wprev)
-			j->wprev->wnext = j->wnext;
-		else
-			jm->whead = j->wnext;
-		if (j->wnext)
-			j->wnext->wprev = j->wprev;
-		else
-			jm->wtail = j->wprev;
-		j->wnext = j->wprev = NULL;
-	}
-	j->in_wait = (uint8_t)on;
+	if (j->on_list == JOB_ON_ACTIVE)
+		list_unlink(&jm->ahead, &jm->atail, j);
+	else if (j->on_list == JOB_ON_WAITING)
+		list_unlink(&jm->whead, &jm->wtail, j);
+	if (on == JOB_ON_ACTIVE)
+		list_link(&jm->ahead, &jm->atail, jm->atail, j);
+	else if (on == JOB_ON_WAITING)
+		list_link(&jm->whead, &jm->wtail, wait_after(jm, j), j);
+	j->on_list = on;
 }
 
 void job_mgr_classify(struct job_mgr *jm, struct job *job)
 {
-	int pending = job_is_pending(job);
-
-	active_set(jm, job, !pending);
-	wait_set(jm, job, pending && !job->hold && job->part);
+	if (!job_is_pending(job))
+		list_set(jm, job, JOB_ON_ACTIVE);
+	else if (!job->hold && job->part)
+		list_set(jm, job, JOB_ON_WAITING);
+	else
+		list_set(jm, job, JOB_ON_NONE);
 }
 
 size_t job_count(const struct job_mgr *jm)
@@ -361,10 +417,13 @@ static int hwm_cover(struct job_mgr *jm, uint32_t id)
 
 struct job *job_mgr_insert(struct job_mgr *jm, uint32_t job_id)
 {
-	struct job *j = xcalloc(1, sizeof(*j));
+	struct job *j = slab_alloc(jm->slab);
 	size_t h = job_id & (jm->hsize - 1);
 
+	if (!j)
+		fatal("job table: %s", strerror(ENOMEM));
 	j->job_id = job_id;
+	j->run = &job_run_none;
 	j->hnext = jm->hash[h];
 	jm->hash[h] = j;
 	j->prev = jm->tail;
@@ -393,8 +452,7 @@ void job_mgr_remove(struct job_mgr *jm, struct job *job)
 		job->next->prev = job->prev;
 	else
 		jm->tail = job->prev;
-	active_set(jm, job, 0);
-	wait_set(jm, job, 0);
+	list_set(jm, job, JOB_ON_NONE);
 	jm->count--;
 	if (job->alloc_client)
 		chan_unref(job->alloc_client);

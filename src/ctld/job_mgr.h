@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
+#include "ctld/owner.h"
 #include "proto/messages.h"
 
 struct ctld;
@@ -35,25 +36,13 @@ struct step {
 	struct step *next;
 };
 
-/* 4-byte fields go in pairs: a hole costs every job in the table. */
-struct job {
-	uint32_t job_id;
-	uid_t uid;
-	gid_t gid;
-	uint32_t hold; /* 0, 1 user, 2 admin */
-	char *user;
-	char *group;
-	struct job_desc desc; /* owned; what was asked */
-	struct part *part;
-	uint32_t state; /* enum job_state | flags */
-	uint32_t reason;
-	char *reason_detail;
-	uint32_t priority;
-	int prio_set; /* an admin set the priority: the scheduler keeps it */
-	time_t submit_time, eligible_time, start_time, end_time;
-	uint32_t time_limit; /* minutes or INFINITE32 */
-	uint32_t min_nodes;  /* requested */
-	/* allocation (while running) */
+/* What a job holds once it has started: its allocation, steps and times.
+ * Made at its start (or when it ends without starting: end_time), given back
+ * when it is purged or requeued.  A job that has none points at job_run_none,
+ * all zero, so that reading needs no test; writing goes through
+ * job_run_mut().  A pending job does not carry these bytes. */
+struct job_run {
+	time_t start_time, end_time;
 	uint32_t nnodes;
 	uint32_t share; /* jobs per core it may share with (part_job_share) */
 	uint32_t *node_idx;
@@ -63,32 +52,75 @@ struct job {
 	uint32_t **cores; /* [nnodes][cpus[i]] core ids on each node */
 	uint8_t *held;    /* [nnodes] resources still held (COMPLETING) */
 	char *nodes_str;
-	uint32_t exit_code;
-	uint32_t next_step_id;
 	struct step *steps;
-	struct chan *alloc_client; /* srun/salloc waiting for/holding it (ref) */
-	int warn_sent;             /* --signal delivered for this run */
-	uint32_t restart_cnt;
-	uint32_t derived_exit;       /* highest wait status of the job's steps */
-	uint32_t array_job_id;       /* 0: not an array */
-	uint32_t array_task_id;      /* NO_VAL: not an array, or the pending remainder */
-	uint8_t in_active, in_wait;  /* on the lists below */
-	struct arrayspec *array_rem; /* owned: an array's tasks not started yet */
-	/* backfill's plan while pending (derived, not journaled) */
-	time_t est_start;  /* expected start, 0 unknown */
+	uint32_t next_step_id;
+	uint32_t exit_code;
+	uint32_t derived_exit; /* highest wait status of the job's steps */
+	int warn_sent;         /* --signal delivered for this run */
+};
+
+extern const struct job_run job_run_none;
+
+/* What the scheduler found out about a pending job (derived, not
+ * journaled): made when first set, NULL while there is nothing to say. */
+struct job_sched {
+	time_t est_start;  /* backfill's expected start, 0 unknown */
 	char *sched_nodes; /* owned: nodes planned for it, NULL unknown */
 	/* ReqNodeNotAvail: the -w nodes that are down, drained or not
-	 * responding (owned, derived) */
+	 * responding (owned) */
 	char *unavail_nodes;
+	char *reason_detail;           /* owned: shown after the reason */
 	struct constraint *constraint; /* owned: desc.features parsed, lazily */
-	struct job *hnext;             /* hash chain */
-	/* the lists the per-second work walks instead of every job
-	 * (job_mgr_classify): started or ended jobs; pending jobs the
-	 * scheduler must consider (in a partition, not held) */
-	struct job *anext, *aprev;
-	struct job *wnext, *wprev;
+};
+
+enum job_list_on { JOB_ON_NONE, JOB_ON_ACTIVE, JOB_ON_WAITING };
+
+/* One per job in the table, pending or not: kept small (each byte costs
+ * every job of a deep queue).  4-byte fields together, pointers together:
+ * no holes. */
+struct job {
+	uint32_t job_id;
+	uint32_t state; /* enum job_state | flags */
+	uint32_t reason;
+	uint32_t priority;
+	uint32_t time_limit; /* minutes or INFINITE32 */
+	uint32_t restart_cnt;
+	uint32_t array_job_id;     /* 0: not an array */
+	uint32_t array_task_id;    /* NO_VAL: not an array, or the pending remainder */
+	uint8_t hold;              /* 0, 1 user, 2 admin */
+	uint8_t prio_set;          /* an admin set the priority: the scheduler keeps it */
+	uint8_t on_list;           /* enum job_list_on */
+	const struct owner *owner; /* counted: uid, gid, user and group names */
+	struct part *part;
+	const struct job_run *run;   /* job_run_none until it starts */
+	struct job_sched *sched;     /* owned, or NULL */
+	struct chan *alloc_client;   /* srun/salloc waiting for/holding it (ref) */
+	struct arrayspec *array_rem; /* owned: an array's tasks not started yet */
+	time_t submit_time, eligible_time;
+	struct job_desc desc; /* owned; what was asked */
+	struct job *hnext;    /* hash chain */
+	/* the list the per-second work walks instead of every job
+	 * (job_mgr_classify): started or ended jobs (job_first_active), or
+	 * pending jobs the scheduler must consider, in a partition and not held
+	 * (job_first_waiting) */
+	struct job *lnext, *lprev;
 	struct job *prev, *next; /* submission order */
 };
+
+/* The nodes it asked for at least (-N). */
+static inline uint32_t job_min_nodes(const struct job *job)
+{
+	return job->desc.min_nodes == NO_VAL ? 1 : job->desc.min_nodes;
+}
+
+/* job->run, made writable: allocated the first time. */
+struct job_run *job_run_mut(struct job *job);
+/* job->sched, made the first time. */
+struct job_sched *job_sched_mut(struct job *job);
+/* Forget all of job->sched (the job started, ended or was held). */
+void job_sched_clear(struct job *job);
+/* Give back the run (requeue): the job points at job_run_none again. */
+void job_run_clear(struct job *job);
 
 struct job_mgr;
 
@@ -98,7 +130,7 @@ void job_mgr_destroy(struct job_mgr *jm);
 struct job *job_find(struct job_mgr *jm, uint32_t job_id);
 struct job *job_first(struct job_mgr *jm); /* iterate with job->next */
 /* Jobs that have started (running, completing or ended): iterate with
- * ->anext.  Pending jobs in a partition and not held: iterate with ->wnext. */
+ * ->lnext.  Pending jobs in a partition and not held: iterate with ->lnext. */
 struct job *job_first_active(struct job_mgr *jm);
 struct job *job_first_waiting(struct job_mgr *jm);
 /* The scheduling order: higher partition PriorityTier, then higher priority,
@@ -131,9 +163,12 @@ void job_mgr_id_restore(struct ctld *ctld, const char *lost);
  * leaves them NULL, before the request is released or replaced. */
 void job_desc_share(struct job_mgr *jm, struct job_desc *d);
 void job_desc_unshare(struct job_mgr *jm, struct job_desc *d);
-/* The same for job->user and job->group (given back when the job is
- * removed). */
-void job_names_share(struct job_mgr *jm, struct job *job);
+/* Set the job's owner (user and group: owned, handed over); given back when
+ * the job is removed. */
+void job_owner_set(struct job_mgr *jm, struct job *job, uid_t uid, gid_t gid, char *user,
+                   char *group);
+/* The owner of another job (an array task's, from its array). */
+void job_owner_share(struct job *job, const struct job *from);
 /* The kept copies themselves (the journal writes each text once). */
 struct intern *job_mgr_texts(struct job_mgr *jm);
 

@@ -24,7 +24,7 @@ static void tell_clients_end(struct job *job)
 {
 	char *text;
 
-	for (struct step *st = job->steps; st; st = st->next)
+	for (struct step *st = job->run->steps; st; st = st->next)
 		if (st->client && st->client != job->alloc_client) {
 			chan_send_rc(st->client, -ESLURM_ALREADY_DONE, NULL);
 			chan_write_now(st->client); /* before the nodes' notices */
@@ -59,8 +59,8 @@ void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason
 	if (ev_end_commit(ctld, &ev) < 0)
 		return;
 	/* a node we cannot reach will not confirm: do not wait for it */
-	for (uint32_t k = 0; was_running && k < job->nnodes; k++)
-		if (!node_mgr_get(ctld->nodes, job->node_idx[k])->link)
+	for (uint32_t k = 0; was_running && k < job->run->nnodes; k++)
+		if (!node_mgr_get(ctld->nodes, job->run->node_idx[k])->link)
 			job_release_node(ctld, job, k, ev.time);
 	if (job->alloc_client) {
 		job->alloc_client->alloc_job_id = 0;
@@ -94,7 +94,7 @@ int job_array_task_lookup(struct ctld *ctld, const struct caller *who, uint32_t 
 
 int job_may_touch(const struct caller *who, const struct job *job)
 {
-	return who->uid == job->uid || caller_is_admin(who);
+	return who->uid == job->owner->uid || caller_is_admin(who);
 }
 
 /* Cancel or signal one record; returns 0 or -ESLURM_*. */
@@ -119,7 +119,7 @@ static int cancel_one(struct ctld *ctld, struct caller *who, struct job *job,
 	}
 	if (req->step_id != NO_VAL) {
 		/* the srun first, so that it says "aborted" before the notices */
-		for (struct step *st = job->steps; st; st = st->next)
+		for (struct step *st = job->run->steps; st; st = st->next)
 			if (st->step_id == req->step_id && st->client) {
 				chan_send_rc(st->client, -ESLURM_ALREADY_DONE, NULL);
 				chan_write_now(st->client);
@@ -194,8 +194,8 @@ int job_requeue(struct ctld *ctld, struct job *job)
 		job_signal_nodes(ctld, job, NO_VAL, SIGKILL, SIGNAL_F_TERMINATE);
 		/* the requeue frees the resources at once: the nodes that hold
 		 * the old run are not scheduled until they confirm it gone */
-		for (uint32_t k = 0; k < job->nnodes; k++) {
-			struct node *n = node_mgr_get(ctld->nodes, job->node_idx[k]);
+		for (uint32_t k = 0; k < job->run->nnodes; k++) {
+			struct node *n = node_mgr_get(ctld->nodes, job->run->node_idx[k]);
 			if (n->link)
 				node_mgr_orphan_add(n, job->job_id);
 		}
@@ -237,7 +237,7 @@ void job_mgr_complete_req(struct ctld *ctld, struct caller *who,
 		chan_unref(ch);
 	}
 	/* its own steps are over: no "aborted" notice for them */
-	for (struct step *st = job->steps; st; st = st->next)
+	for (struct step *st = job->run->steps; st; st = st->next)
 		if (st->client == ch) {
 			chan_unref(ch);
 			st->client = NULL;
@@ -276,12 +276,12 @@ void job_mgr_tick(struct ctld *ctld, time_t now)
 
 	/* only what has started: a queue of held jobs costs nothing here */
 	for (struct job *j = job_first_active(ctld->jobs), *nx; j; j = nx) {
-		nx = j->anext;
-		if (job_is_running(j) && j->desc.warn_signal && !j->warn_sent &&
+		nx = j->lnext;
+		if (job_is_running(j) && j->desc.warn_signal && !j->run->warn_sent &&
 		    j->time_limit != INFINITE32 &&
 		    now + (time_t)j->desc.warn_time >=
-		        j->start_time + (time_t)j->time_limit * 60) {
-			j->warn_sent = 1;
+		        j->run->start_time + (time_t)j->time_limit * 60) {
+			job_run_mut(j)->warn_sent = 1;
 			log_info("JobId=%u: sending signal %u before its time limit",
 			         j->job_id, j->desc.warn_signal);
 			job_signal_nodes(ctld, j, NO_VAL, j->desc.warn_signal,
@@ -290,16 +290,16 @@ void job_mgr_tick(struct ctld *ctld, time_t now)
 			                     : SIGNAL_F_NO_BATCH);
 		}
 		if (job_is_running(j) && j->time_limit != INFINITE32 &&
-		    now >= j->start_time + (time_t)j->time_limit * 60) {
+		    now >= j->run->start_time + (time_t)j->time_limit * 60) {
 			log_info("JobId=%u reached its time limit", j->job_id);
 			job_end(ctld, j, JOB_TIMEOUT, FAIL_TIMEOUT, 0);
 		} else if ((j->state & JOB_COMPLETING) &&
-		           now >= j->end_time + (time_t)ctld->conf->kill_wait + 30) {
+		           now >= j->run->end_time + (time_t)ctld->conf->kill_wait + 30) {
 			log_warn("JobId=%u: nodes never confirmed the end; releasing",
 			         j->job_id);
 			job_release_all(ctld, j, now);
 		} else if (job_is_finished(j) && !(j->state & JOB_COMPLETING) &&
-		           now >= j->end_time + min_age) {
+		           now >= j->run->end_time + min_age) {
 			job_mgr_remove(ctld->jobs, j);
 		}
 	}

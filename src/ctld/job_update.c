@@ -312,8 +312,8 @@ static int update_top(struct ctld *ctld, struct caller *who, struct job *job)
 	if (job->hold)
 		return -ESLURM_JOB_HELD;
 	for (struct job *j = job_first(ctld->jobs); j; j = j->next)
-		if (j != job && j->uid == job->uid && job_is_pending(j) && !j->hold &&
-		    j->priority > top)
+		if (j != job && j->owner->uid == job->owner->uid && job_is_pending(j) &&
+		    !j->hold && j->priority > top)
 			top = j->priority;
 	if (job->priority > top)
 		return 0; /* already first */

@@ -21,20 +21,20 @@ static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_re
 	const struct job_desc *d = &job->desc;
 
 	l->job_id = job->job_id;
-	l->uid = job->uid;
-	l->gid = job->gid;
-	l->user = job->user;
+	l->uid = job->owner->uid;
+	l->gid = job->owner->gid;
+	l->user = job->owner->user;
 	l->job_name = d->name;
 	l->partition = d->partition;
 	l->account = d->account;
 	l->cluster_name = ctld->conf->cluster_name;
 	l->work_dir = d->work_dir;
-	l->job_nodes = job->nodes_str;
-	l->job_cpus_per_node = (struct rota_u32v){job->cpus, job->nnodes};
+	l->job_nodes = job->run->nodes_str;
+	l->job_cpus_per_node = (struct rota_u32v){job->run->cpus, job->run->nnodes};
 	if (d->num_tasks != NO_VAL)
 		l->job_num_tasks = d->num_tasks;
 	else if (d->ntasks_per_node != NO_VAL)
-		l->job_num_tasks = d->ntasks_per_node * job->nnodes;
+		l->job_num_tasks = d->ntasks_per_node * job->run->nnodes;
 	else
 		l->job_num_tasks = NO_VAL;
 	l->job_ntasks_per_node = d->ntasks_per_node;
@@ -47,7 +47,7 @@ static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_re
 		l->submit_dir = d->work_dir;
 	l->submit_host = d->submit_host;
 	l->umask = d->umask;
-	l->start_time = job->start_time;
+	l->start_time = job->run->start_time;
 	l->ctld_host = ctld->hostname;
 	l->flags = d->flags;
 	l->restart_cnt = job->restart_cnt;
@@ -89,7 +89,7 @@ static int launch_send(struct ctld *ctld, struct node *n, struct launch_req *l)
 void launch_batch(struct ctld *ctld, struct job *job)
 {
 	struct launch_req l = {0};
-	struct node *n = node_mgr_get(ctld->nodes, job->node_idx[0]);
+	struct node *n = node_mgr_get(ctld->nodes, job->run->node_idx[0]);
 	const struct job_desc *d = &job->desc;
 
 	launch_fill_job(ctld, job, &l);
@@ -101,10 +101,10 @@ void launch_batch(struct ctld *ctld, struct job *job)
 	l.std_out = d->std_out;
 	l.std_err = d->std_err;
 	l.std_in = d->std_in;
-	l.step_nodes = job->nodes_str;
-	l.step_tasks_per_node = (struct rota_u32v){job->tasks, job->nnodes};
+	l.step_nodes = job->run->nodes_str;
+	l.step_tasks_per_node = (struct rota_u32v){job->run->tasks, job->run->nnodes};
 	l.step_num_tasks = l.job_num_tasks;
-	l.cores = (struct rota_u32v){job->cores[0], job->cpus[0]};
+	l.cores = (struct rota_u32v){job->run->cores[0], job->run->cpus[0]};
 	if (launch_send(ctld, n, &l) < 0) {
 		log_err("JobId=%u: cannot reach node %s to launch", job->job_id,
 		        n->cfg->name);
@@ -142,9 +142,9 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 	l.cpu_bind = req->cpu_bind;
 	if (req->cpus_per_task != NO_VAL)
 		l.cpus_per_task = req->cpus_per_task;
-	for (uint32_t k = 0; k < job->nnodes; k++)
-		if (job->cpus[k] > maxcpus)
-			maxcpus = job->cpus[k];
+	for (uint32_t k = 0; k < job->run->nnodes; k++)
+		if (job->run->cpus[k] > maxcpus)
+			maxcpus = job->run->cpus[k];
 	cores = xcalloc(maxcpus, sizeof(uint32_t));
 	for (uint32_t i = 0; i < st->nnodes; i++) {
 		struct node *n = node_mgr_get(ctld->nodes, st->node_idx[i]);
@@ -152,13 +152,14 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 		l.node_index = i;
 		l.step_cores = (struct rota_u32v){NULL, 0};
 		l.step_mem = st->mem ? st->mem[i] : 0;
-		for (uint32_t k = 0; k < job->nnodes; k++) {
-			if (job->node_idx[k] != st->node_idx[i])
+		for (uint32_t k = 0; k < job->run->nnodes; k++) {
+			if (job->run->node_idx[k] != st->node_idx[i])
 				continue;
-			l.cores = (struct rota_u32v){job->cores[k], job->cpus[k]};
-			if (st->nslots && st->nslots[i] < job->cpus[k]) {
+			l.cores =
+			    (struct rota_u32v){job->run->cores[k], job->run->cpus[k]};
+			if (st->nslots && st->nslots[i] < job->run->cpus[k]) {
 				for (uint32_t c = 0; c < st->nslots[i]; c++)
-					cores[c] = job->cores[k][st->slots[i][c]];
+					cores[c] = job->run->cores[k][st->slots[i][c]];
 				l.step_cores = (struct rota_u32v){cores, st->nslots[i]};
 			}
 		}
@@ -175,12 +176,12 @@ void job_signal_nodes(struct ctld *ctld, struct job *job, uint32_t step_id, uint
 	struct signal_req r = {
 	    .job_id = job->job_id, .step_id = step_id, .signal = sig, .flags = flags};
 
-	for (uint32_t i = 0; i < job->nnodes; i++) {
+	for (uint32_t i = 0; i < job->run->nnodes; i++) {
 		if ((flags & SIGNAL_F_BATCH_ONLY) && i > 0)
 			break;
 		if (flags & SIGNAL_F_BATCH_ONLY)
 			r.step_id = STEP_BATCH;
-		node_send(node_mgr_get(ctld->nodes, job->node_idx[i]), MSG_SIGNAL_REQ,
-		          &r);
+		node_send(node_mgr_get(ctld->nodes, job->run->node_idx[i]),
+		          MSG_SIGNAL_REQ, &r);
 	}
 }

@@ -337,9 +337,9 @@ static void set_reason(struct node *n, const char *reason, uid_t uid, time_t whe
 
 static int job_on_node(const struct job *job, uint32_t node_idx, int held_only)
 {
-	for (uint32_t k = 0; k < job->nnodes; k++)
-		if (job->node_idx[k] == node_idx &&
-		    (!held_only || (job->held && job->held[k])))
+	for (uint32_t k = 0; k < job->run->nnodes; k++)
+		if (job->run->node_idx[k] == node_idx &&
+		    (!held_only || (job->run->held && job->run->held[k])))
 			return 1;
 	return 0;
 }
@@ -529,7 +529,7 @@ void node_mgr_tick(struct ctld *ctld, time_t now)
 		/* batch jobs running there are requeued (JobRequeue=1 or
 		 * --requeue, not --no-requeue), the others end NODE_FAIL */
 		for (struct job *j = job_first_active(ctld->jobs), *nx; j; j = nx) {
-			nx = j->anext;
+			nx = j->lnext;
 			if (!job_is_running(j) || !job_on_node(j, (uint32_t)i, 0))
 				continue;
 			job_node_failed(ctld, j, n->cfg->name);

@@ -49,7 +49,7 @@ void job_priority_factors(const struct priority_params *pp, const struct job *jo
 	struct priority_job pj = {
 	    .job_id = job->job_id,
 	    .eligible_time = job->eligible_time,
-	    .nodes = job->min_nodes ? job->min_nodes : 1,
+	    .nodes = job_min_nodes(job) ? job_min_nodes(job) : 1,
 	    .part_job_factor = job->part ? job->part->cfg->priority_job_factor : 0,
 	    .nice = d->nice == NO_VAL ? 0 : d->nice,
 	};
@@ -76,7 +76,7 @@ static void fill(const struct priority_params *pp, const struct job *job, time_t
 	o->partition = xstrdup(job->desc.partition ? job->desc.partition
 	                       : job->part         ? job->part->cfg->name
 	                                           : "");
-	o->user = xstrdup(job->user ? job->user : "");
+	o->user = xstrdup(job->owner->user ? job->owner->user : "");
 	o->priority = job->priority;
 	o->site = 0;
 	o->age = (uint32_t)(f.w_age + 0.5);

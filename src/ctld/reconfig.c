@@ -88,10 +88,10 @@ static void node_adopt(struct node *n, struct node *o)
 static void jobs_remap(struct ctld *ctld, struct node_mgr *nm, const int *map)
 {
 	for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
-		for (uint32_t k = 0; j->node_idx && k < j->nnodes; k++)
-			if (map[j->node_idx[k]] >= 0)
-				j->node_idx[k] = (uint32_t)map[j->node_idx[k]];
-		for (struct step *st = j->steps; st; st = st->next)
+		for (uint32_t k = 0; j->run->node_idx && k < j->run->nnodes; k++)
+			if (map[j->run->node_idx[k]] >= 0)
+				j->run->node_idx[k] = (uint32_t)map[j->run->node_idx[k]];
+		for (struct step *st = j->run->steps; st; st = st->next)
 			for (uint32_t i = 0; i < st->nnodes; i++)
 				if (map[st->node_idx[i]] >= 0)
 					st->node_idx[i] = (uint32_t)map[st->node_idx[i]];

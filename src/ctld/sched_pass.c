@@ -50,17 +50,20 @@ static int cmp_key(const void *a, const void *b)
  * after a fork for compaction costs a copy of the page, journal.h). */
 void sched_pass_set_reason(struct job *job, uint32_t reason, char *detail)
 {
-	if (job->unavail_nodes) {
-		free(job->unavail_nodes);
-		job->unavail_nodes = NULL;
+	struct job_sched *s = job->sched;
+
+	if (s && s->unavail_nodes) {
+		free(s->unavail_nodes);
+		s->unavail_nodes = NULL;
 	}
 	if (job->reason != reason)
 		job->reason = reason;
-	if (detail && job->reason_detail && !strcmp(detail, job->reason_detail)) {
+	if (detail && s && s->reason_detail && !strcmp(detail, s->reason_detail)) {
 		free(detail);
-	} else if (detail || job->reason_detail) {
-		free(job->reason_detail);
-		job->reason_detail = detail;
+	} else if (detail || (s && s->reason_detail)) {
+		s = job_sched_mut(job);
+		free(s->reason_detail);
+		s->reason_detail = detail;
 	}
 }
 
@@ -113,8 +116,8 @@ static int job_blocked_by_limits(struct ctld *ctld, struct job *job, time_t now)
 		sched_pass_set_reason(job, WAIT_PART_TIME_LIMIT, NULL);
 		return 1;
 	}
-	if ((cp->max_nodes != UINT32_MAX && job->min_nodes > cp->max_nodes) ||
-	    job->min_nodes < cp->min_nodes) {
+	if ((cp->max_nodes != UINT32_MAX && job_min_nodes(job) > cp->max_nodes) ||
+	    job_min_nodes(job) < cp->min_nodes) {
 		sched_pass_set_reason(job, WAIT_PART_NODE_LIMIT, NULL);
 		return 1;
 	}
@@ -126,9 +129,12 @@ static int job_blocked_by_limits(struct ctld *ctld, struct job *job, time_t now)
  * node suits it). */
 static const struct constraint *job_constraint(struct job *job)
 {
-	if (job->desc.features && !job->constraint)
-		constraint_parse(job->desc.features, &job->constraint, NULL);
-	return job->constraint;
+	if (!job->desc.features)
+		return NULL;
+	if (!job->sched || !job->sched->constraint)
+		constraint_parse(job->desc.features, &job_sched_mut(job)->constraint,
+		                 NULL);
+	return job->sched->constraint;
 }
 
 /* How many matching-OR alternatives the job's constraint has (1 when none):
@@ -182,7 +188,7 @@ void sched_pass_req(const struct job *job, struct sched_req *r)
 	const struct job_desc *d = &job->desc;
 	uint32_t jobs;
 
-	r->min_nodes = job->min_nodes;
+	r->min_nodes = job_min_nodes(job);
 	r->max_nodes = d->max_nodes == NO_VAL ? SCHED_UNSET : d->max_nodes;
 	r->num_tasks = d->num_tasks == NO_VAL ? SCHED_UNSET : d->num_tasks;
 	r->ntasks_per_node =
@@ -307,7 +313,7 @@ static void set_wait_reason(struct sched_pass *ps, struct job *job,
 			bad[nbad++] = req[k];
 	}
 	if (nbad)
-		job->unavail_nodes = hostlist_compress(bad, nbad);
+		job_sched_mut(job)->unavail_nodes = hostlist_compress(bad, nbad);
 	free(bad);
 	hostlist_free(req);
 }
@@ -510,7 +516,7 @@ void sched_pass(struct ctld *ctld, time_t now, unsigned flags)
 	pending = xcalloc(cap ? cap : 1, sizeof(*pending));
 	/* the pending jobs in a partition and not held (held ones show their
 	 * reason from the hold itself: job_event.c) */
-	for (struct job *j = job_first_waiting(ctld->jobs); j && n < cap; j = j->wnext)
+	for (struct job *j = job_first_waiting(ctld->jobs); j && n < cap; j = j->lnext)
 		pending[n++] = j;
 	if (!n)
 		goto out;

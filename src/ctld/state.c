@@ -46,10 +46,10 @@ static void gen_submit(const struct job *j, struct ev_submit *ev)
 	ev->type = EV_SUBMIT;
 	ev->job_id = j->job_id;
 	ev->time = j->submit_time;
-	ev->uid = j->uid;
-	ev->gid = j->gid;
-	ev->user = xstrdup(j->user);
-	ev->group = xstrdup(j->group);
+	ev->uid = j->owner->uid;
+	ev->gid = j->owner->gid;
+	ev->user = xstrdup(j->owner->user);
+	ev->group = xstrdup(j->owner->group);
 	ev->desc = xcalloc(1, sizeof(struct job_desc));
 	codec_copy(&job_desc_type, ev->desc, &j->desc);
 	ev->desc_count = 1;
@@ -73,25 +73,26 @@ static void gen_start(const struct job *j, struct ev_start *ev)
 {
 	ev->type = EV_START;
 	ev->job_id = j->job_id;
-	ev->time = j->start_time;
+	ev->time = j->run->start_time;
 	ev->state = j->state & JOB_CONFIGURING;
-	ev->next_step_id = j->next_step_id;
-	ev->derived_exit = j->derived_exit;
-	ev->nodes = xstrdup(j->nodes_str);
-	ev->cpus_per_node.v = xcalloc(j->nnodes, sizeof(uint32_t));
-	ev->tasks_per_node.v = xcalloc(j->nnodes, sizeof(uint32_t));
-	ev->mem_per_node.v = xcalloc(j->nnodes, sizeof(uint32_t));
-	ev->cpus_per_node.n = ev->tasks_per_node.n = ev->mem_per_node.n = j->nnodes;
+	ev->next_step_id = j->run->next_step_id;
+	ev->derived_exit = j->run->derived_exit;
+	ev->nodes = xstrdup(j->run->nodes_str);
+	ev->cpus_per_node.v = xcalloc(j->run->nnodes, sizeof(uint32_t));
+	ev->tasks_per_node.v = xcalloc(j->run->nnodes, sizeof(uint32_t));
+	ev->mem_per_node.v = xcalloc(j->run->nnodes, sizeof(uint32_t));
+	ev->cpus_per_node.n = ev->tasks_per_node.n = ev->mem_per_node.n = j->run->nnodes;
 	/* the cores it holds, so that it holds the same ones */
-	for (uint32_t i = 0; i < j->nnodes; i++)
-		ev->slots.n += j->cpus[i];
+	for (uint32_t i = 0; i < j->run->nnodes; i++)
+		ev->slots.n += j->run->cpus[i];
 	ev->slots.v = xcalloc(ev->slots.n + 1, sizeof(uint32_t));
-	for (uint32_t i = 0, at = 0; i < j->nnodes; at += j->cpus[i], i++)
-		memcpy(ev->slots.v + at, j->cores[i], j->cpus[i] * sizeof(uint32_t));
-	for (uint32_t i = 0; i < j->nnodes; i++) {
-		ev->cpus_per_node.v[i] = j->cpus[i];
-		ev->tasks_per_node.v[i] = j->tasks[i];
-		ev->mem_per_node.v[i] = (uint32_t)j->mem[i];
+	for (uint32_t i = 0, at = 0; i < j->run->nnodes; at += j->run->cpus[i], i++)
+		memcpy(ev->slots.v + at, j->run->cores[i],
+		       j->run->cpus[i] * sizeof(uint32_t));
+	for (uint32_t i = 0; i < j->run->nnodes; i++) {
+		ev->cpus_per_node.v[i] = j->run->cpus[i];
+		ev->tasks_per_node.v[i] = j->run->tasks[i];
+		ev->mem_per_node.v[i] = (uint32_t)j->run->mem[i];
 	}
 }
 
@@ -99,11 +100,11 @@ static void gen_end(const struct job *j, struct ev_end *ev)
 {
 	ev->type = EV_END;
 	ev->job_id = j->job_id;
-	ev->time = j->end_time;
-	ev->derived_exit = j->derived_exit;
+	ev->time = j->run->end_time;
+	ev->derived_exit = j->run->derived_exit;
 	ev->state = j->state;
 	ev->reason = j->reason;
-	ev->exit_code = j->exit_code;
+	ev->exit_code = j->run->exit_code;
 }
 
 static int gen_job(struct compact *cp, struct job *j, union job_event *ev)
@@ -113,7 +114,7 @@ static int gen_job(struct compact *cp, struct job *j, union job_event *ev)
 		gen_submit(j, &ev->submit);
 		return 1;
 	case 1:
-		if (!j->nnodes)
+		if (!j->run->nnodes)
 			return 0;
 		gen_start(j, &ev->start);
 		return 1;
@@ -154,7 +155,7 @@ static int compact_gen(void *arg, size_t i, union job_event *ev)
 			cp->sub = 0;
 			cp->cur = cp->cur->next;
 		} else if (cp->sub == 4) {
-			cp->step = job_is_running(cp->cur) ? cp->cur->steps : NULL;
+			cp->step = job_is_running(cp->cur) ? cp->cur->run->steps : NULL;
 		}
 		if (got)
 			return 1;
@@ -301,9 +302,9 @@ void ctld_state_settle(struct ctld *ctld)
 	 * a job still COMPLETING gives its resources back now (a node that
 	 * still runs something of it reports it when it registers) */
 	for (struct job *j = job_first_active(ctld->jobs), *nx; j; j = nx) {
-		nx = j->anext;
+		nx = j->lnext;
 		if (j->state & JOB_COMPLETING)
-			job_release_all(ctld, j, j->end_time);
+			job_release_all(ctld, j, j->run->end_time);
 	}
 }
 

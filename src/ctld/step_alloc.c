@@ -29,15 +29,15 @@ static uint64_t mem_need(const struct want *w, uint32_t cpus)
 static void node_usage(const struct job *job, uint32_t k, uint8_t *used, uint64_t *mem)
 {
 	*mem = 0;
-	memset(used, 0, job->cpus[k]);
-	for (const struct step *s = job->steps; s; s = s->next) {
+	memset(used, 0, job->run->cpus[k]);
+	for (const struct step *s = job->run->steps; s; s = s->next) {
 		if (s->overlap || !s->nslots)
 			continue;
 		for (uint32_t i = 0; i < s->nnodes; i++) {
-			if (s->node_idx[i] != job->node_idx[k])
+			if (s->node_idx[i] != job->run->node_idx[k])
 				continue;
 			for (uint32_t c = 0; c < s->nslots[i]; c++)
-				if (s->slots[i][c] < job->cpus[k])
+				if (s->slots[i][c] < job->run->cpus[k])
 					used[s->slots[i][c]] = 1;
 			*mem += s->mem[i];
 		}
@@ -60,11 +60,11 @@ static int ever_fits(const struct job *job, const struct want *w, const uint32_t
 	int unlimited = 0;
 
 	for (uint32_t i = 0; i < ncand; i++) {
-		cap[i] = job->cpus[cand[i]] / w->cpt;
-		if (!job->mem[cand[i]])
+		cap[i] = job->run->cpus[cand[i]] / w->cpt;
+		if (!job->run->mem[cand[i]])
 			unlimited = 1;
-		else if (job->mem[cand[i]] > mem_max)
-			mem_max = job->mem[cand[i]];
+		else if (job->run->mem[cand[i]] > mem_max)
+			mem_max = job->run->mem[cand[i]];
 	}
 	qsort(cap, ncand, sizeof(uint32_t), cmp_desc);
 	for (uint32_t i = 0; i < nodes && i < ncand; i++)
@@ -83,12 +83,12 @@ static void take_slots(const struct job *job, const struct want *w, struct step_
 {
 	uint32_t k = l->pos[i], need, got = 0;
 
-	need = w->exact ? l->tasks[i] * w->cpt : job->cpus[k];
-	if (need > job->cpus[k])
-		need = job->cpus[k];
+	need = w->exact ? l->tasks[i] * w->cpt : job->run->cpus[k];
+	if (need > job->run->cpus[k])
+		need = job->run->cpus[k];
 	l->slots[i] = xcalloc(need ? need : 1, sizeof(uint32_t));
 	for (int pass = 0; pass < 2; pass++)
-		for (uint32_t c = 0; c < job->cpus[k] && got < need; c++)
+		for (uint32_t c = 0; c < job->run->cpus[k] && got < need; c++)
 			if (used[c] == pass && (!pass || w->overlap))
 				l->slots[i][got++] = c;
 	l->nslots[i] = got;
@@ -147,8 +147,8 @@ int step_alloc(const struct job *job, const struct step_create_req *req,
 		return rc;
 
 	for (uint32_t i = 0; i < ncand; i++)
-		if (job->cpus[cand[i]] > maxcpus)
-			maxcpus = job->cpus[cand[i]];
+		if (job->run->cpus[cand[i]] > maxcpus)
+			maxcpus = job->run->cpus[cand[i]];
 	used = xcalloc(maxcpus, 1);
 	cap = xcalloc(nodes, sizeof(uint32_t));
 	layout_alloc(out, nodes);
@@ -159,13 +159,14 @@ int step_alloc(const struct job *job, const struct step_create_req *req,
 		int ok;
 
 		node_usage(job, k, used, &mem_used);
-		for (uint32_t c = 0; c < job->cpus[k]; c++)
+		for (uint32_t c = 0; c < job->run->cpus[k]; c++)
 			nfree += !used[c];
 		if (w.overlap)
-			nfree = job->cpus[k];
-		ok = w.exact ? nfree >= w.cpt : nfree == job->cpus[k];
-		if (ok && !w.overlap && job->mem[k] &&
-		    mem_used + mem_need(&w, w.exact ? w.cpt : job->cpus[k]) > job->mem[k])
+			nfree = job->run->cpus[k];
+		ok = w.exact ? nfree >= w.cpt : nfree == job->run->cpus[k];
+		if (ok && !w.overlap && job->run->mem[k] &&
+		    mem_used + mem_need(&w, w.exact ? w.cpt : job->run->cpus[k]) >
+		        job->run->mem[k])
 			ok = 0;
 		if (!ok && fixed)
 			break;
@@ -185,7 +186,8 @@ int step_alloc(const struct job *job, const struct step_create_req *req,
 		node_usage(job, k, used, &mem_used);
 		take_slots(job, &w, out, i, used);
 		out->mem[i] = w.overlap ? 0 : mem_need(&w, out->nslots[i]);
-		if (job->mem[k] && out->mem[i] + mem_used > job->mem[k] && !w.overlap)
+		if (job->run->mem[k] && out->mem[i] + mem_used > job->run->mem[k] &&
+		    !w.overlap)
 			rc = -ESLURM_NODES_BUSY;
 		out->num_cpus += out->nslots[i];
 	}

@@ -36,11 +36,13 @@ static void step_free(struct step *st)
 
 void step_free_all(struct job *job)
 {
-	for (struct step *s = job->steps, *n; s; s = n) {
+	if (!job->run->steps)
+		return;
+	for (struct step *s = job->run->steps, *n; s; s = n) {
 		n = s->next;
 		step_free(s);
 	}
-	job->steps = NULL;
+	job_run_mut(job)->steps = NULL;
 }
 
 /* The job node positions the step may use, in order: those -w names, or from
@@ -55,13 +57,13 @@ static int step_candidates(struct ctld *ctld, struct job *job,
 		size_t count = 0;
 		if (hostlist_expand(req->nodelist, &names, &count, NULL) < 0)
 			return -ESLURM_INVALID_NODE_NAME;
-		for (size_t i = 0; i < count && n < job->nnodes; i++) {
+		for (size_t i = 0; i < count && n < job->run->nnodes; i++) {
 			int idx = node_mgr_find(ctld->nodes, names[i]);
 			uint32_t k;
-			for (k = 0; k < job->nnodes; k++)
-				if ((int)job->node_idx[k] == idx)
+			for (k = 0; k < job->run->nnodes; k++)
+				if ((int)job->run->node_idx[k] == idx)
 					break;
-			if (k == job->nnodes) {
+			if (k == job->run->nnodes) {
 				hostlist_free(names);
 				return -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 			}
@@ -70,10 +72,10 @@ static int step_candidates(struct ctld *ctld, struct job *job,
 		hostlist_free(names);
 		return (int)n;
 	}
-	if (req->relative != NO_VAL && req->relative >= job->nnodes)
+	if (req->relative != NO_VAL && req->relative >= job->run->nnodes)
 		return -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
-	for (uint32_t k = req->relative == NO_VAL ? 0 : req->relative; k < job->nnodes;
-	     k++)
+	for (uint32_t k = req->relative == NO_VAL ? 0 : req->relative;
+	     k < job->run->nnodes; k++)
 		pos[n++] = k;
 	return (int)n;
 }
@@ -102,11 +104,11 @@ static struct step *step_new(struct ctld *ctld, struct job *job,
 	struct step *st = xcalloc(1, sizeof(*st));
 	char **names = xcalloc(l->n + 1, sizeof(char *));
 
-	st->step_id = job->next_step_id;
+	st->step_id = job->run->next_step_id;
 	st->nnodes = l->n;
 	st->node_idx = xcalloc(l->n, sizeof(uint32_t));
 	for (uint32_t i = 0; i < l->n; i++) {
-		st->node_idx[i] = job->node_idx[l->pos[i]];
+		st->node_idx[i] = job->run->node_idx[l->pos[i]];
 		names[i] = node_mgr_get(ctld->nodes, st->node_idx[i])->cfg->name;
 	}
 	st->nodes = hostlist_compress(names, l->n);
@@ -129,7 +131,7 @@ static struct step *step_new(struct ctld *ctld, struct job *job,
 
 static struct step *step_find(const struct job *job, uint32_t step_id)
 {
-	for (struct step *st = job->steps; st; st = st->next)
+	for (struct step *st = job->run->steps; st; st = st->next)
 		if (st->step_id == step_id)
 			return st;
 	return NULL;
@@ -169,8 +171,8 @@ static int job_node_pos(struct ctld *ctld, const struct job *job, const char *na
 {
 	int idx = node_mgr_find(ctld->nodes, name);
 
-	for (uint32_t k = 0; idx >= 0 && k < job->nnodes; k++)
-		if ((int)job->node_idx[k] == idx)
+	for (uint32_t k = 0; idx >= 0 && k < job->run->nnodes; k++)
+		if ((int)job->run->node_idx[k] == idx)
 			return (int)k;
 	return -1;
 }
@@ -184,14 +186,14 @@ static int step_node_from_event(struct ctld *ctld, const struct job *job, struct
 	int k = job_node_pos(ctld, job, name);
 	uint32_t n = ev->cpus_per_node.v[i];
 
-	if (k < 0 || n > job->cpus[k] || ev->slots.n - *off < n)
+	if (k < 0 || n > job->run->cpus[k] || ev->slots.n - *off < n)
 		return -EINVAL;
-	st->node_idx[i] = job->node_idx[k];
+	st->node_idx[i] = job->run->node_idx[k];
 	st->nslots[i] = n;
 	st->slots[i] = xcalloc(n + 1, sizeof(uint32_t));
 	for (uint32_t c = 0; c < n; c++) {
 		uint32_t slot = ev->slots.v[(*off)++];
-		if (slot >= job->cpus[k])
+		if (slot >= job->run->cpus[k])
 			return -EINVAL;
 		st->slots[i][c] = slot;
 	}
@@ -205,6 +207,7 @@ int step_apply_start(struct ctld *ctld, struct job *job, const struct ev_step_st
 	size_t count = 0;
 	uint32_t off = 0;
 	struct step *st;
+	struct job_run *run;
 	int rc = 0;
 
 	if (!job_is_running(job) || !ev->nodes || step_find(job, ev->step_id) ||
@@ -235,22 +238,28 @@ int step_apply_start(struct ctld *ctld, struct job *job, const struct ev_step_st
 	st->num_tasks = ev->num_tasks;
 	st->num_cpus = ev->num_cpus;
 	st->start_time = ev->time;
-	st->next = job->steps;
-	job->steps = st;
-	if (ev->step_id >= job->next_step_id)
-		job->next_step_id = ev->step_id + 1;
+	run = job_run_mut(job);
+	st->next = run->steps;
+	run->steps = st;
+	if (ev->step_id >= run->next_step_id)
+		run->next_step_id = ev->step_id + 1;
 	return 0;
 }
 
 int step_apply_end(struct job *job, const struct ev_step_end *ev)
 {
-	for (struct step **pp = &job->steps; *pp; pp = &(*pp)->next) {
+	struct job_run *run;
+
+	if (!job->run->steps)
+		return -ENOENT;
+	run = job_run_mut(job);
+	for (struct step **pp = &run->steps; *pp; pp = &(*pp)->next) {
 		struct step *st = *pp;
 		if (st->step_id != ev->step_id)
 			continue;
 		/* scontrol's DerivedExitCode: the highest of the steps' */
-		if (ev->exit_code > job->derived_exit)
-			job->derived_exit = ev->exit_code;
+		if (ev->exit_code > run->derived_exit)
+			run->derived_exit = ev->exit_code;
 		*pp = st->next;
 		step_free(st);
 		return 0;
@@ -271,7 +280,7 @@ void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *
 
 	if (step_check(ctld, who, job, ch))
 		return;
-	cand = xcalloc(job->nnodes, sizeof(uint32_t));
+	cand = xcalloc(job->run->nnodes, sizeof(uint32_t));
 	n = step_candidates(ctld, job, req, cand);
 	if (n <= 0) {
 		chan_send_rc(ch, n < 0 ? n : -ESLURM_INVALID_NODE_COUNT, NULL);
@@ -291,7 +300,7 @@ void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *
 	step_free(st);
 	rc = ev_step_start_commit(ctld, &ev);
 	codec_release(&ev_step_start_type, &ev);
-	st = rc ? NULL : step_find(job, job->next_step_id - 1);
+	st = rc ? NULL : step_find(job, job->run->next_step_id - 1);
 	if (!st) {
 		log_err("JobId=%u: step record refused (%d)", job->job_id, rc);
 		chan_send_rc(ch, SLURM_ERROR, "step record refused");
@@ -317,7 +326,7 @@ void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *
  * after a reconnect. */
 static int step_report_stale(const struct job *job, const struct step_complete *msg)
 {
-	if (!msg->start_time || msg->start_time == (int64_t)job->start_time)
+	if (!msg->start_time || msg->start_time == (int64_t)job->run->start_time)
 		return 0;
 	log_debug("JobId=%u StepId=%u: ignoring a report from %s about the run "
 	          "started at %lld",
@@ -368,8 +377,8 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 	if (job && msg->step_id == NO_VAL && (msg->flags & STEP_DONE_JOB_GONE)) {
 		int idx =
 		    msg->node_name ? node_mgr_find(ctld->nodes, msg->node_name) : -1;
-		for (uint32_t k = 0; idx >= 0 && k < job->nnodes; k++)
-			if ((int)job->node_idx[k] == idx)
+		for (uint32_t k = 0; idx >= 0 && k < job->run->nnodes; k++)
+			if ((int)job->run->node_idx[k] == idx)
 				job_release_node(ctld, job, k, time(NULL));
 		if (!(job->state & JOB_COMPLETING))
 			ctld_sched_kick(ctld);
@@ -390,7 +399,9 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 			        msg->status);
 		return;
 	}
-	for (pp = &job->steps; *pp; pp = &(*pp)->next) {
+	if (!job->run->steps)
+		return;
+	for (pp = &job_run_mut(job)->steps; *pp; pp = &(*pp)->next) {
 		struct step *st = *pp;
 		if (st->step_id != msg->step_id)
 			continue;
@@ -432,10 +443,10 @@ void step_mgr_reconcile(struct ctld *ctld, uint32_t node_idx,
 
 	/* the started jobs only: a node registering (each of 10,000 after a
 	 * restart) must not walk every pending job */
-	for (struct job *job = job_first_active(ctld->jobs); job; job = job->anext) {
+	for (struct job *job = job_first_active(ctld->jobs); job; job = job->lnext) {
 		if (!job_is_running(job))
 			continue;
-		for (struct step *st = job->steps; st; st = st->next)
+		for (struct step *st = job->run->steps; st; st = st->next)
 			for (uint32_t i = 0; i < st->nnodes; i++)
 				if (st->node_idx[i] == node_idx && !st->node_done[i] &&
 				    !step_listed(reg, job->job_id, st->step_id)) {
@@ -473,8 +484,8 @@ static void step_fill(struct ctld *ctld, const struct job *job, const struct ste
                       struct step_info *o)
 {
 	o->job_id = job->job_id;
-	o->uid = job->uid;
-	o->user = xstrdup(job->user);
+	o->uid = job->owner->uid;
+	o->user = xstrdup(job->owner->user);
 	o->partition = xstrdup(job->desc.partition);
 	o->time_limit = job->time_limit;
 	o->state = JOB_RUNNING;
@@ -482,11 +493,11 @@ static void step_fill(struct ctld *ctld, const struct job *job, const struct ste
 		o->step_id = STEP_BATCH;
 		o->name = xstrdup("batch");
 		o->nodes =
-		    xstrdup(node_mgr_get(ctld->nodes, job->node_idx[0])->cfg->name);
+		    xstrdup(node_mgr_get(ctld->nodes, job->run->node_idx[0])->cfg->name);
 		o->num_nodes = 1;
 		o->num_tasks = 1;
-		o->num_cpus = job->cpus[0];
-		o->start_time = job->start_time;
+		o->num_cpus = job->run->cpus[0];
+		o->start_time = job->run->start_time;
 		return;
 	}
 	o->step_id = st->step_id;
@@ -515,10 +526,10 @@ void step_info(struct ctld *ctld, struct caller *who, const struct job_info_req 
 	size_t n = 0, cap = 16;
 
 	r.steps = xcalloc(cap, sizeof(struct step_info));
-	for (struct job *job = job_first_active(ctld->jobs); job; job = job->anext) {
+	for (struct job *job = job_first_active(ctld->jobs); job; job = job->lnext) {
 		if (!job_is_running(job) || !wanted(req, job->job_id))
 			continue;
-		for (struct step *st = job->steps;; st = st->next) {
+		for (struct step *st = job->run->steps;; st = st->next) {
 			int batch = st == NULL;
 			if (batch && (job->desc.flags & JOB_F_INTERACTIVE))
 				break;

@@ -236,8 +236,8 @@ static void test_old_layout_replays(void **state)
 	job = job_find(ctld->jobs, 7);
 	assert_non_null(job);
 	assert_string_equal(job->desc.name, "old");
-	assert_string_equal(job->user, "alice");
-	assert_int_equal(job->uid, 1234);
+	assert_string_equal(job->owner->user, "alice");
+	assert_int_equal(job->owner->uid, 1234);
 	assert_int_equal(job->submit_time, 1000);
 	job_event_release(&ev);
 	free(pk.data);

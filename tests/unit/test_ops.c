@@ -107,8 +107,8 @@ static void test_submit_is_answered_when_durable(void **state)
 	assert_int_equal(r.type[0], MSG_SUBMIT_RESP);
 	job = job_find(ctld->jobs, r.job_id[0]);
 	assert_non_null(job);
-	assert_int_equal(job->uid, ALICE);
-	assert_int_equal(job->gid, ALICE);
+	assert_int_equal(job->owner->uid, ALICE);
+	assert_int_equal(job->owner->gid, ALICE);
 	assert_true(job_is_pending(job));
 	msg_body_free(MSG_SUBMIT_REQ, body);
 	chan_unref(&r.chan);
@@ -277,7 +277,7 @@ static void test_relayed_caller(void **state)
 	assert_int_equal(as_alice.via, ADMIN_UID);
 	a = submit(ctld, &as_alice, 0, &rc);
 	b = submit(ctld, &bob, 0, &rc);
-	assert_int_equal(job_find(ctld->jobs, a)->uid, ALICE);
+	assert_int_equal(job_find(ctld->jobs, a)->owner->uid, ALICE);
 	assert_int_equal(cancel(ctld, &as_alice, b), ESLURM_ACCESS_DENIED);
 	assert_true(job_is_pending(job_find(ctld->jobs, b)));
 	assert_int_equal(cancel(ctld, &as_bob, b), 0);

@@ -90,32 +90,36 @@ static void dump_job(struct text *t, struct job *j)
 	size_t dlen;
 
 	assert_int_equal(codec_encode(&job_desc_type, &j->desc, &desc, &dlen), 0);
-	put(t, "job %u uid %u gid %u user %s group %s part %s", j->job_id, j->uid, j->gid,
-	    j->user, j->group, j->part ? j->part->cfg->name : "-");
+	put(t, "job %u uid %u gid %u user %s group %s part %s", j->job_id, j->owner->uid,
+	    j->owner->gid, j->owner->user, j->owner->group,
+	    j->part ? j->part->cfg->name : "-");
 	put(t, "  desc %zu bytes, crc %08x", dlen,
 	    (unsigned)crc32(0, (const Bytef *)desc, (uInt)dlen));
 	put(t, "  state %#x priority %u prio_set %d hold %u", j->state, j->priority,
 	    j->prio_set, j->hold);
 	if (!job_is_pending(j))
-		put(t, "  reason %u exit %u derived %u", j->reason, j->exit_code,
-		    j->derived_exit);
+		put(t, "  reason %u exit %u derived %u", j->reason, j->run->exit_code,
+		    j->run->derived_exit);
 	put(t, "  times submit %ld eligible %ld start %ld end %ld limit %u",
-	    (long)j->submit_time, (long)j->eligible_time, (long)j->start_time,
-	    (long)j->end_time, j->time_limit);
-	put(t, "  min_nodes %u restart %u next_step %u share %u", j->min_nodes,
-	    j->restart_cnt, j->next_step_id, j->share);
+	    (long)j->submit_time, (long)j->eligible_time, (long)j->run->start_time,
+	    (long)j->run->end_time, j->time_limit);
+	put(t, "  min_nodes %u restart %u next_step %u share %u", job_min_nodes(j),
+	    j->restart_cnt, j->run->next_step_id, j->run->share);
 	put(t, "  array %u task %u rem %s", j->array_job_id, j->array_task_id,
 	    rem ? rem : "-");
-	put(t, "  nodes %s nnodes %u", j->nodes_str ? j->nodes_str : "-", j->nnodes);
-	put_u32v(t, "  node_idx", j->node_idx, j->nnodes);
-	put_u32v(t, "  cpus", j->cpus, j->nnodes);
-	put_u32v(t, "  tasks", j->tasks, j->nnodes);
-	for (uint32_t k = 0; k < j->nnodes; k++) {
-		put(t, "  node %u mem %llu held %u", k, (unsigned long long)j->mem[k],
-		    j->held ? j->held[k] : 0);
-		put_u32v(t, "    cores", j->cores ? j->cores[k] : NULL, j->cpus[k]);
+	put(t, "  nodes %s nnodes %u", j->run->nodes_str ? j->run->nodes_str : "-",
+	    j->run->nnodes);
+	put_u32v(t, "  node_idx", j->run->node_idx, j->run->nnodes);
+	put_u32v(t, "  cpus", j->run->cpus, j->run->nnodes);
+	put_u32v(t, "  tasks", j->run->tasks, j->run->nnodes);
+	for (uint32_t k = 0; k < j->run->nnodes; k++) {
+		put(t, "  node %u mem %llu held %u", k,
+		    (unsigned long long)j->run->mem[k],
+		    j->run->held ? j->run->held[k] : 0);
+		put_u32v(t, "    cores", j->run->cores ? j->run->cores[k] : NULL,
+		         j->run->cpus[k]);
 	}
-	for (struct step *st = j->steps; st; st = st->next) {
+	for (struct step *st = j->run->steps; st; st = st->next) {
 		put(t, "  step %u name %s nodes %s tasks %u cpus %u start %ld overlap %d",
 		    st->step_id, st->name ? st->name : "-", st->nodes ? st->nodes : "-",
 		    st->num_tasks, st->num_cpus, (long)st->start_time, st->overlap);
@@ -189,7 +193,7 @@ static void node_says(struct world *w, int k, uint32_t job_id, uint32_t step_id,
 	m->node_name = xstrdup(node_mgr_get(w->ctld->nodes, k)->cfg->name);
 	m->status = status;
 	m->flags = flags;
-	m->start_time = (int64_t)job_find(w->ctld->jobs, job_id)->start_time;
+	m->start_time = (int64_t)job_find(w->ctld->jobs, job_id)->run->start_time;
 	ops_call(w->ctld, &w->nodes[k], MSG_STEP_COMPLETE, &body, &w->links[k].chan);
 	msg_body_free(MSG_STEP_COMPLETE, body);
 	settle(w->ctld);
@@ -198,8 +202,8 @@ static void node_says(struct world *w, int k, uint32_t job_id, uint32_t step_id,
 /* Every node of an ended job confirms that nothing of it is left. */
 static void confirm_gone(struct world *w, struct job *j)
 {
-	for (uint32_t k = 0; (j->state & JOB_COMPLETING) && k < j->nnodes; k++)
-		node_says(w, (int)j->node_idx[k], j->job_id, NO_VAL, 0,
+	for (uint32_t k = 0; (j->state & JOB_COMPLETING) && k < j->run->nnodes; k++)
+		node_says(w, (int)j->run->node_idx[k], j->job_id, NO_VAL, 0,
 		          STEP_DONE_JOB_GONE);
 }
 
@@ -239,7 +243,7 @@ static struct caller *someone(struct world *w, const struct job *j)
 
 	if (r < 6)
 		for (int i = 0; i < NUSERS; i++)
-			if (w->users[i].uid == j->uid)
+			if (w->users[i].uid == j->owner->uid)
 				return &w->users[i];
 	return r < 8 ? &w->admin : &w->users[rnd(NUSERS)];
 }
@@ -311,12 +315,12 @@ static void do_step_end(struct world *w)
 	struct job *j = pick(w, running_batch);
 	struct step *st;
 
-	if (!j || !(st = j->steps))
+	if (!j || !(st = j->run->steps))
 		return;
 	for (uint32_t i = 0; i < st->nnodes; i++) {
 		uint32_t id = st->step_id, job_id = j->job_id;
 		node_says(w, (int)st->node_idx[i], job_id, id, rnd(3) ? 0 : 2 << 8, 0);
-		if (!(j = job_find(w->ctld->jobs, job_id)) || !(st = j->steps) ||
+		if (!(j = job_find(w->ctld->jobs, job_id)) || !(st = j->run->steps) ||
 		    st->step_id != id)
 			break;
 	}
@@ -330,7 +334,7 @@ static void do_batch_end(struct world *w)
 	if (!j)
 		return;
 	id = j->job_id;
-	node_says(w, (int)j->node_idx[0], id, STEP_BATCH, rnd(4) ? 0 : 1 << 8, 0);
+	node_says(w, (int)j->run->node_idx[0], id, STEP_BATCH, rnd(4) ? 0 : 1 << 8, 0);
 	if (rnd(5) && (j = job_find(w->ctld->jobs, id)))
 		confirm_gone(w, j); /* else later, or never (the restore settles it) */
 }
@@ -483,7 +487,7 @@ static void test_replay_rebuilds_live_state(void **state)
 	 * state before it is compared */
 	for (struct job *j = job_first(live.jobs); j; j = j->next)
 		if (j->state & JOB_COMPLETING)
-			job_release_all(&live, j, j->end_time);
+			job_release_all(&live, j, j->run->end_time);
 	free(a);
 	a = dump(&live);
 	settle(&live);
@@ -589,7 +593,7 @@ static void test_compaction_while_serving(void **state)
 	assert_int_equal(journal_base_seq(live.journal), before);
 	for (struct job *j = job_first(live.jobs); j; j = j->next)
 		if (j->state & JOB_COMPLETING)
-			job_release_all(&live, j, j->end_time);
+			job_release_all(&live, j, j->run->end_time);
 	a = dump(&live);
 
 	assert_int_equal(fixture_open(&again, dir, conf_text), 0);

@@ -16,6 +16,7 @@
 
 struct fixture {
 	struct job job;
+	struct job_run run; /* the job's, on the stack */
 	uint32_t node_idx[NODES], cpus[NODES], core_ids[NODES][CPUS];
 	uint32_t *cores[NODES];
 	uint64_t mem[NODES];
@@ -34,11 +35,12 @@ static void fixture_init(struct fixture *f, uint64_t mem)
 			f->core_ids[k][c] = c;
 		f->cores[k] = f->core_ids[k];
 	}
-	f->job.nnodes = NODES;
-	f->job.node_idx = f->node_idx;
-	f->job.cpus = f->cpus;
-	f->job.cores = f->cores;
-	f->job.mem = f->mem;
+	f->job.run = &f->run;
+	f->run.nnodes = NODES;
+	f->run.node_idx = f->node_idx;
+	f->run.cpus = f->cpus;
+	f->run.cores = f->cores;
+	f->run.mem = f->mem;
 }
 
 static struct step_create_req req_new(uint32_t ntasks, uint32_t cpt, uint32_t flags)
@@ -68,7 +70,7 @@ static int take(struct fixture *f, const struct step_create_req *r, uint32_t nca
 	st->nnodes = l.n;
 	st->node_idx = xcalloc(l.n, sizeof(uint32_t));
 	for (uint32_t i = 0; i < l.n; i++)
-		st->node_idx[i] = f->job.node_idx[l.pos[i]];
+		st->node_idx[i] = f->run.node_idx[l.pos[i]];
 	st->nslots = l.nslots;
 	st->slots = l.slots;
 	st->mem = l.mem;
@@ -78,14 +80,14 @@ static int take(struct fixture *f, const struct step_create_req *r, uint32_t nca
 	l.slots = NULL;
 	l.mem = NULL;
 	step_layout_release(&l);
-	st->next = f->job.steps;
-	f->job.steps = st;
+	st->next = f->run.steps;
+	f->run.steps = st;
 	return 0;
 }
 
 static void steps_free(struct fixture *f)
 {
-	for (struct step *s = f->job.steps, *n; s; s = n) {
+	for (struct step *s = f->run.steps, *n; s; s = n) {
 		n = s->next;
 		for (uint32_t i = 0; i < s->nnodes; i++)
 			free(s->slots[i]);
@@ -95,7 +97,7 @@ static void steps_free(struct fixture *f)
 		free(s->node_idx);
 		free(s);
 	}
-	f->job.steps = NULL;
+	f->run.steps = NULL;
 }
 
 static void test_exact_steps_divide_a_node(void **state)
@@ -105,14 +107,14 @@ static void test_exact_steps_divide_a_node(void **state)
 
 	fixture_init(&f, 0);
 	assert_int_equal(take(&f, &r, 1, 0), 0);
-	assert_int_equal(f.job.steps->num_cpus, 4);
-	assert_int_equal(f.job.steps->slots[0][0], 0);
+	assert_int_equal(f.run.steps->num_cpus, 4);
+	assert_int_equal(f.run.steps->slots[0][0], 0);
 	assert_int_equal(take(&f, &r, 1, 0), 0);
-	assert_int_equal(f.job.steps->slots[0][0], 4); /* the free ones */
+	assert_int_equal(f.run.steps->slots[0][0], 4); /* the free ones */
 	assert_int_equal(take(&f, &r, 1, 0), -ESLURM_NODES_BUSY);
 	/* over both nodes the third goes to the second node */
 	assert_int_equal(take(&f, &r, 2, 0), 0);
-	assert_int_equal(f.job.steps->node_idx[0], 11);
+	assert_int_equal(f.run.steps->node_idx[0], 11);
 	steps_free(&f);
 }
 
@@ -123,7 +125,7 @@ static void test_cpus_per_task_implies_exact(void **state)
 
 	fixture_init(&f, 0);
 	assert_int_equal(take(&f, &r, 1, 0), 0);
-	assert_int_equal(f.job.steps->num_cpus, 4);
+	assert_int_equal(f.run.steps->num_cpus, 4);
 	steps_free(&f);
 }
 
@@ -135,7 +137,7 @@ static void test_whole_nodes_by_default(void **state)
 
 	fixture_init(&f, 0);
 	assert_int_equal(take(&f, &r, 1, 0), 0);
-	assert_int_equal(f.job.steps->num_cpus, CPUS);
+	assert_int_equal(f.run.steps->num_cpus, CPUS);
 	assert_int_equal(take(&f, &small, 1, 0), -ESLURM_NODES_BUSY);
 	/* -w names a busy node: it waits rather than going elsewhere */
 	assert_int_equal(take(&f, &r, 1, 1), -ESLURM_NODES_BUSY);
@@ -152,9 +154,9 @@ static void test_overlap_shares_everything(void **state)
 
 	fixture_init(&f, 0);
 	assert_int_equal(take(&f, &whole, 2, 0), 0);
-	assert_int_equal(f.job.steps->nnodes, 2);
+	assert_int_equal(f.run.steps->nnodes, 2);
 	assert_int_equal(take(&f, &ov, 1, 0), 0);
-	assert_int_equal(f.job.steps->num_cpus, CPUS);
+	assert_int_equal(f.run.steps->num_cpus, CPUS);
 	assert_int_equal(take(&f, &ov, 2, 0), 0);
 	steps_free(&f);
 	/* and an --overlap step holds nothing against the others */
@@ -191,7 +193,7 @@ static void test_memory(void **state)
 	fixture_init(&f, 1000);
 	r.mem_per_node = 600;
 	assert_int_equal(take(&f, &r, 1, 0), 0);
-	assert_int_equal(f.job.steps->mem[0], 600);
+	assert_int_equal(f.run.steps->mem[0], 600);
 	assert_int_equal(take(&f, &r, 1, 0), -ESLURM_NODES_BUSY);
 	r.mem_per_node = 2000;
 	assert_int_equal(take(&f, &r, 1, 0), -ESLURM_INVALID_TASK_MEMORY);
@@ -199,7 +201,7 @@ static void test_memory(void **state)
 	r.mem_per_cpu = 100;
 	r.cpus_per_task = 3;
 	assert_int_equal(take(&f, &r, 1, 0), 0);
-	assert_int_equal(f.job.steps->mem[0], 300);
+	assert_int_equal(f.run.steps->mem[0], 300);
 	steps_free(&f);
 }
 
