@@ -37,11 +37,16 @@
 #include "proto/net.h"
 #include "common/common.h"
 
-#define ROTA_MAX_NODES     512
-#define ROTA_UP_TIMEOUT_S  30
-#define ROTA_DOWN_WAIT_MS  10000
-#define ROTA_POLL_MS       50
-#define ROTA_POLL_FIRST_MS 5
+#define ROTA_MAX_NODES    512
+#define ROTA_UP_TIMEOUT_S 30
+#define ROTA_DOWN_WAIT_MS 10000
+#define ROTA_POLL_MS      50
+/* While a start is young, ask this often: a restarted controller answers in
+ * tens of ms and its nodes register a few ms after, so a backoff from the
+ * first try would add its own wait to each (a refused connection costs tens
+ * of µs, a ping a fraction of a ms). */
+#define ROTA_POLL_FAST_MS  2
+#define ROTA_POLL_FAST_FOR 500 /* ms */
 #define ROTA_PORT_LOW      10000
 #define ROTA_LOG_TAIL      20
 #define ROTA_MAX_PROCS     65536
@@ -797,7 +802,8 @@ static int cluster_wait_ready(struct cluster *c, int ctld_only, long long deadli
 {
 	char why[ROTA_ERROR_TEXT + 64] = "not started";
 	const char *dead;
-	int wait_ms = ROTA_POLL_FIRST_MS;
+	long long fast_until = now_ms() + ROTA_POLL_FAST_FOR;
+	int wait_ms = ROTA_POLL_FAST_MS;
 
 	for (;;) {
 		if ((dead = cluster_dead_daemon(c)) != NULL) {
@@ -808,9 +814,8 @@ static int cluster_wait_ready(struct cluster *c, int ctld_only, long long deadli
 			return 0;
 		if (now_ms() >= deadline)
 			break;
-		/* soon at first: a restarted controller answers in tens of ms */
 		sleep_ms(wait_ms);
-		if ((wait_ms *= 2) > ROTA_POLL_MS)
+		if (now_ms() >= fast_until && (wait_ms *= 2) > ROTA_POLL_MS)
 			wait_ms = ROTA_POLL_MS;
 	}
 	fprintf(stderr, "rota: error: cluster in %s not up after %u s: %s\n", c->dir,

@@ -76,6 +76,14 @@ static struct chunk *chunk_map(void)
 	return (struct chunk *)a;
 }
 
+/* The sanitizer's marks outlive a mapping: whatever is mapped here next
+ * must not find them. */
+static void chunk_unmap(struct chunk *c)
+{
+	UNPOISON(c, CHUNK);
+	munmap(c, CHUNK);
+}
+
 static void unlist(struct chunk **head, struct chunk *c)
 {
 	if (c->prev)
@@ -148,7 +156,7 @@ void slab_free(struct slab *s, void *obj)
 	if (c->used == 0) {
 		unlist(&s->partial, c);
 		if (s->spare) {
-			munmap(c, CHUNK);
+			chunk_unmap(c);
 			s->chunks--;
 		} else {
 			/* start it afresh: its pages but the header's are
@@ -177,7 +185,7 @@ static void unmap_all(struct chunk **head)
 	while (*head) {
 		struct chunk *c = *head;
 		unlist(head, c);
-		munmap(c, CHUNK);
+		chunk_unmap(c);
 	}
 }
 
@@ -188,6 +196,6 @@ void slab_destroy(struct slab *s)
 	unmap_all(&s->partial);
 	unmap_all(&s->full);
 	if (s->spare)
-		munmap(s->spare, CHUNK);
+		chunk_unmap(s->spare);
 	free(s);
 }
