@@ -90,6 +90,19 @@ void ctld_sched_kick(struct ctld *ctld)
 	}
 }
 
+/* Heap the requests' short-lived allocations grew and left free (a burst
+ * of submissions, many at once) goes back to the system, once a second when
+ * there is this much of it: the jobs themselves live in their slab. */
+#define HEAP_TRIM_FREE (256u << 10)
+
+static void heap_tick(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	if (mi.fordblks >= HEAP_TRIM_FREE)
+		malloc_trim(0);
+}
+
 static void tick_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ctld *ctld = arg;
@@ -112,6 +125,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 	ctld->sched_full = 1;
 	ctld_sched_kick(ctld);
 	listener_tick(ctld->listener);
+	heap_tick();
 }
 
 static void sync_stats(void *arg, uint64_t usec)
