@@ -66,6 +66,7 @@ struct ctld {
 	struct event *bf_ev;        /* its next slice */
 	uint64_t res_gen;           /* bumped when a job takes or frees resources or
 	                             * a node changes state */
+	struct job_list_bufs *list_bufs; /* squeue's, between listings (job_list.c) */
 };
 
 /* Ask for a scheduling pass soon (coalesced: at most one per loop turn). */

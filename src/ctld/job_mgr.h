@@ -199,6 +199,10 @@ void job_mgr_info(struct ctld *ctld, struct caller *who, const struct job_info_r
 /* squeue's listing, printed here (job_list.c). */
 void job_mgr_list(struct ctld *ctld, struct caller *who, const struct job_list_req *req,
                   struct chan *ch);
+/* The listing's buffers are kept for the next one while listings come, and
+ * freed after a few seconds without (each second), or now (at exit). */
+void job_list_tick(struct ctld *ctld, time_t now);
+void job_list_bufs_free(struct ctld *ctld);
 
 /* The fields of mask (JI() bits) of job into o, which the caller zeroed; a few
  * others are set anyway.  Strings and arrays are the job's own, lent while o

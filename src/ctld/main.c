@@ -125,6 +125,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 	ctld->sched_full = 1;
 	ctld_sched_kick(ctld);
 	listener_tick(ctld->listener);
+	job_list_tick(ctld, now);
 	heap_tick();
 }
 
@@ -371,6 +372,7 @@ int main(int argc, char **argv)
 	journal_destroy(ctld.journal);
 	predict_destroy(ctld.predict);
 	stats_destroy(ctld.stats);
+	job_list_bufs_free(&ctld);
 	job_mgr_destroy(ctld.jobs);
 	node_mgr_destroy(ctld.nodes);
 	auth_destroy(ctld.auth);
