@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -17,7 +18,6 @@
 
 #define CHUNK ((size_t)64 << 10) /* aligned to its size: an object finds its chunk */
 #define ALIGN 8
-#define PAGE  ((size_t)4096) /* the smallest page: madvise's unit is a multiple */
 
 /* At the start of each chunk; its objects follow. */
 struct chunk {
@@ -147,7 +147,7 @@ void slab_free(struct slab *s, void *obj)
 	c = chunk_of(obj);
 	memcpy(obj, &c->free, sizeof(void *));
 	c->free = obj;
-	POISON((char *)obj + sizeof(void *), s->size - sizeof(void *));
+	POISON(obj, s->size); /* the link too: slab_alloc unpoisons before reading it */
 	s->count--;
 	if (c->used-- == s->per) {
 		unlist(&s->full, c);
@@ -161,7 +161,9 @@ void slab_free(struct slab *s, void *obj)
 		} else {
 			/* start it afresh: its pages but the header's are
 			 * given back too (they read as zeros after) */
-			madvise((char *)c + PAGE, CHUNK - PAGE, MADV_DONTNEED);
+			size_t page = (size_t)sysconf(_SC_PAGESIZE);
+			if (page < CHUNK)
+				madvise((char *)c + page, CHUNK - page, MADV_DONTNEED);
 			POISON((char *)c + s->off, (size_t)s->per * s->size);
 			c->free = NULL;
 			c->fresh = 0;

@@ -127,6 +127,13 @@ static uint32_t first_reason(const struct job *job, time_t now)
 	return WAIT_NO_REASON;
 }
 
+/* A hold as the job keeps it (one byte): 0 none, 1 user, 2 admin; any other
+ * value an older or damaged record may hold is an admin's. */
+static uint8_t hold_kind(uint32_t hold)
+{
+	return hold <= 2 ? (uint8_t)hold : 2;
+}
+
 static int apply_submit(struct ctld *ctld, const struct ev_submit *ev,
                         struct job_desc *take)
 {
@@ -164,7 +171,7 @@ static int apply_submit(struct ctld *ctld, const struct ev_submit *ev,
 	job->state = JOB_PENDING | (ev->state & JOB_REQUEUE_FLAG);
 	job->priority = ev->priority;
 	job->prio_set = !!(ev->flags & SUBMIT_EV_PRIO_SET);
-	job->hold = ev->hold;
+	job->hold = hold_kind(ev->hold);
 	job->submit_time = job->eligible_time = ev->time;
 	if (job->desc.begin_time > ev->time)
 		job->eligible_time = job->desc.begin_time;
@@ -405,7 +412,7 @@ static int apply_hold(const struct ev_hold *ev, struct job *job)
 {
 	if (!job_is_pending(job))
 		return -EINVAL;
-	job->hold = ev->hold;
+	job->hold = hold_kind(ev->hold);
 	job->priority = ev->priority;
 	job->prio_set = 0;
 	/* shown at once, not only after the next scheduling pass (which does

@@ -65,7 +65,8 @@ struct job_list_bufs {
 	time_t used;
 };
 
-#define JOB_LIST_KEEP_S 3 /* seconds without a listing before they go */
+#define JOB_LIST_KEEP_S    3          /* seconds without a listing before they go */
+#define JOB_LIST_SHRINK_AT (4u << 20) /* bytes of lines kept whatever was used */
 
 static struct job_list_bufs *bufs_get(struct ctld *ctld, time_t now)
 {
@@ -210,5 +211,9 @@ out:
 	joblist_query_release(&q);
 	bufs->frame = out.sink.buf; /* kept, as it grew */
 	free(order);
+	/* a huge listing's room is not kept for small ones */
+	if (bufs->rows.text.buf.cap > JOB_LIST_SHRINK_AT &&
+	    bufs->rows.text.buf.cap > 4 * bufs->rows.text.buf.len)
+		job_list_bufs_free(ctld);
 	fmt_layout_destroy(layout);
 }

@@ -67,7 +67,7 @@ int job_mgr_create(struct ctld *ctld, struct job_mgr **ret)
 	return 0;
 }
 
-const struct job_run job_run_none;
+const struct job_run job_run_none = {0}; /* initialized: read-only memory */
 
 struct job_run *job_run_mut(struct job *job)
 {

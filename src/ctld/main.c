@@ -95,12 +95,18 @@ void ctld_sched_kick(struct ctld *ctld)
  * there is this much of it: the jobs themselves live in their slab. */
 #define HEAP_TRIM_FREE (256u << 10)
 
-static void heap_tick(void)
+static void heap_tick(size_t *free_after_trim)
 {
 	struct mallinfo2 mi = mallinfo2();
 
-	if (mi.fordblks >= HEAP_TRIM_FREE)
+	/* free holes between live blocks stay counted after a trim has given
+	 * their pages back: trim again only when more has been freed since */
+	if (mi.fordblks >= *free_after_trim + HEAP_TRIM_FREE) {
 		malloc_trim(0);
+		*free_after_trim = mallinfo2().fordblks;
+	} else if (mi.fordblks < *free_after_trim) {
+		*free_after_trim = mi.fordblks;
+	}
 }
 
 static void tick_cb(evutil_socket_t fd, short what, void *arg)
@@ -126,7 +132,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 	ctld_sched_kick(ctld);
 	listener_tick(ctld->listener);
 	job_list_tick(ctld, now);
-	heap_tick();
+	heap_tick(&ctld->heap_free_after_trim);
 }
 
 static void sync_stats(void *arg, uint64_t usec)
