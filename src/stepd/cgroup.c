@@ -681,8 +681,9 @@ int cgroup_enter(const struct cgroup *cg, uint32_t ltid, const char **ret_path)
 
 /* ---- signals ---- */
 
-/* Send sig to every process listed in dir/cgroup.procs; returns how many. */
-static int procs_signal(const char *dir, int sig)
+/* Send sig to every process listed in dir/cgroup.procs but those sent says
+ * were sent it already; returns how many. */
+static int procs_signal_unsent(const char *dir, int sig, cgroup_sent_fn sent, void *ctx)
 {
 	char path[PATH_MAX];
 	FILE *f;
@@ -693,10 +694,15 @@ static int procs_signal(const char *dir, int sig)
 	if (!(f = fopen(path, "re")))
 		return 0;
 	while (fscanf(f, "%d", &pid) == 1)
-		if (pid > 0 && kill(pid, sig) == 0)
+		if (pid > 0 && !(sent && sent(pid, ctx)) && kill(pid, sig) == 0)
 			n++;
 	fclose(f);
 	return n;
+}
+
+static int procs_signal(const char *dir, int sig)
+{
+	return procs_signal_unsent(dir, sig, NULL, NULL);
 }
 
 /* procs_signal on dir and, with tree, on its subdirectories (v1 steps). */
@@ -754,7 +760,7 @@ static void hier_kill(const struct cg_hier *h, const char *dir, int tree)
 	}
 }
 
-void cgroup_signal(const struct cgroup *cg, int sig)
+void cgroup_signal(const struct cgroup *cg, int sig, cgroup_sent_fn sent, void *ctx)
 {
 	const struct cg_hier *h = cg ? hier_with(cg, CG_TRACK) : NULL;
 
@@ -763,7 +769,7 @@ void cgroup_signal(const struct cgroup *cg, int sig)
 	if (sig == SIGKILL)
 		hier_kill(h, h->step, 0);
 	else
-		procs_signal(h->step, sig);
+		procs_signal_unsent(h->step, sig, sent, ctx);
 }
 
 int cgroup_busy(const struct cgroup *cg, int whole_job)

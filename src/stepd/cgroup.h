@@ -60,10 +60,14 @@ struct cgroup *cgroup_create(const struct cgroup_opts *o);
  * (borrowed from cg) naming what failed.  cg may be NULL. */
 int cgroup_enter(const struct cgroup *cg, uint32_t ltid, const char **ret_path);
 
+/* Says whether pid was already sent the signal (cgroup_signal skips it). */
+typedef int (*cgroup_sent_fn)(pid_t pid, void *ctx);
+
 /* Send sig to every process in the step's cgroup (those that left the task's
- * process group too).  SIGKILL kills the whole cgroup at once (cgroup.kill, or
- * freeze/kill/thaw).  No-op without cgroups; cg may be NULL. */
-void cgroup_signal(const struct cgroup *cg, int sig);
+ * process group too) for which sent, when given, says no: a process signalled
+ * twice runs its handler twice.  SIGKILL kills the whole cgroup at once
+ * (cgroup.kill, or freeze/kill/thaw).  No-op without cgroups; cg may be NULL. */
+void cgroup_signal(const struct cgroup *cg, int sig, cgroup_sent_fn sent, void *ctx);
 
 /* SIGKILL every process of the job on this node, all steps (the batch script
  * ended).  cg may be NULL. */

@@ -547,14 +547,29 @@ int task_launch_all(struct stepd *st, struct rota_error *err)
 	return rc;
 }
 
+/* cgroup_sent_fn: is pid in the process group of a live task (signalled
+ * through its group by task_signal_all)? */
+static int in_task_group(pid_t pid, void *ctx)
+{
+	const struct stepd *st = ctx;
+	pid_t pgid = getpgid(pid);
+
+	if (pgid <= 0)
+		return 0;
+	for (uint32_t i = 0; i < st->ntasks; i++)
+		if (st->tasks[i].pid > 0 && st->tasks[i].pgid == pgid)
+			return 1;
+	return 0;
+}
+
 void task_signal_all(struct stepd *st, int sig)
 {
 	for (uint32_t i = 0; i < st->ntasks; i++)
 		if (st->tasks[i].pid > 0 && kill(-st->tasks[i].pgid, sig) < 0 &&
 		    errno == ESRCH)
 			kill(st->tasks[i].pid, sig); /* not yet in its own group */
-	/* and the processes that left those groups */
-	cgroup_signal(st->cg, sig);
+	/* and the processes that left those groups, once each */
+	cgroup_signal(st->cg, sig, in_task_group, st);
 }
 
 void task_signal_leaders(struct stepd *st, int sig)
@@ -573,7 +588,7 @@ void task_kill_leftovers(struct stepd *st)
 	if (st->batch)
 		cgroup_kill_job(st->cg);
 	else
-		cgroup_signal(st->cg, SIGKILL);
+		cgroup_signal(st->cg, SIGKILL, NULL, NULL);
 }
 
 int task_oom_killed(const struct stepd *st, const struct stepd_task *t)

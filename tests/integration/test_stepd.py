@@ -4,6 +4,7 @@ files, I/O streaming, signals and the restart hand-over are checked without a
 controller or the CLIs."""
 
 import os
+import signal
 import socket
 import struct
 import subprocess
@@ -369,6 +370,37 @@ def test_plain_signal_reaches_the_script(node):
                                           "flags": 0})))
     assert node.complete(s, proc)["status"] == 0
     assert (node.work / "slurm-42.out").read_text() == "usr1\n"
+
+
+def test_plain_signal_reaches_each_process_once(node):
+    # A process of the task's group and one that left it (setsid) each get the signal
+    # once: through the group, or through the step's cgroup, never both.  A real-time
+    # signal, blocked and waited for, is queued once per kill, so a second shows.
+    script = """#!/usr/bin/python3
+import os, signal
+sig = signal.SIGRTMIN + 6
+signal.pthread_sigmask(signal.SIG_BLOCK, {sig})
+who = "child" if os.fork() == 0 else "parent"
+if who == "child":
+    os.setsid()
+open(who + "-ready", "w").close()
+got = 0
+while signal.sigtimedwait({sig}, 0.5 if got else 10):
+    got += 1
+open(who + "-got", "w").write(str(got))
+if who == "parent":
+    os.wait()
+"""
+    proc, s = node.launch(node.request(script=script))
+    deadline = time.monotonic() + 10
+    while not all((node.work / f"{w}-ready").exists() for w in ("parent", "child")):
+        assert time.monotonic() < deadline, node.log()
+        time.sleep(0.02)
+    s.sendall(frame(MSG_SIGNAL_REQ, pack({"job_id": 42, "step_id": NO_VAL,
+                                          "signal": signal.SIGRTMIN + 6, "flags": 0})))
+    assert node.complete(s, proc)["status"] == 0, (node.work / "slurm-42.out").read_text()
+    assert (node.work / "parent-got").read_text() == "1"
+    assert (node.work / "child-got").read_text() == "1"
 
 
 def test_stepd_outlives_rotad_and_reattaches(node):
