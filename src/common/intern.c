@@ -230,6 +230,26 @@ char **intern_strv(struct intern *in, char **v)
 	return keep(in, v, 1);
 }
 
+static void hold(struct intern *in, const void *text, int is_vec, size_t n)
+{
+	struct entry *e = text ? find_kept(in, text, is_vec) : NULL;
+
+	if (e) {
+		e->refs += n;
+		in->refs += n;
+	}
+}
+
+void intern_hold_str(struct intern *in, const char *s, size_t n)
+{
+	hold(in, s, 0, n);
+}
+
+void intern_hold_strv(struct intern *in, char *const *v, size_t n)
+{
+	hold(in, v, 1, n);
+}
+
 void intern_drop_str(struct intern *in, char *s)
 {
 	drop(in, s, 0);

@@ -26,6 +26,10 @@ void intern_destroy(struct intern *in);
 /* s or v (owned, NULL allowed: returned as is) in exchange for the kept copy. */
 char *intern_str(struct intern *in, char *s);
 char **intern_strv(struct intern *in, char **v);
+/* n more counts on a kept copy intern_str/intern_strv returned (each to be
+ * given back with a drop): what n holders of it take at once. */
+void intern_hold_str(struct intern *in, const char *s, size_t n);
+void intern_hold_strv(struct intern *in, char *const *v, size_t n);
 /* Give back a copy intern_str/intern_strv returned (NULL allowed). */
 void intern_drop_str(struct intern *in, char *s);
 void intern_drop_strv(struct intern *in, char **v);

@@ -58,6 +58,10 @@ static struct chunk *chunk_of(const void *obj)
 }
 
 /* A CHUNK-aligned mapping of CHUNK bytes: map twice that, trim both ends. */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
 static struct chunk *chunk_map(void)
 {
 	size_t len = 2 * CHUNK;
@@ -73,6 +77,10 @@ static struct chunk *chunk_map(void)
 	if (head)
 		munmap(p, head);
 	munmap((char *)a + CHUNK, len - head - CHUNK);
+	/* its pages all at once: one call instead of a fault a page (dear in
+	 * a virtual machine: the restart's loading spent half its time there);
+	 * a kernel without it (before 5.14) faults them in as they are used */
+	madvise((void *)a, CHUNK, MADV_POPULATE_WRITE);
 	return (struct chunk *)a;
 }
 
@@ -125,11 +133,13 @@ void *slab_alloc(struct slab *s)
 		obj = c->free;
 		UNPOISON(obj, s->size);
 		memcpy(&c->free, obj, sizeof(void *));
+		memset(obj, 0, s->size);
 	} else {
+		/* never handed out: zero already (a fresh mapping, or the
+		 * spare's, cleared when it became the spare) */
 		obj = (char *)c + s->off + (size_t)c->fresh++ * s->size;
 		UNPOISON(obj, s->size);
 	}
-	memset(obj, 0, s->size);
 	if (++c->used == s->per) {
 		unlist(&s->partial, c);
 		list_front(&s->full, c);
@@ -160,10 +170,16 @@ void slab_free(struct slab *s, void *obj)
 			s->chunks--;
 		} else {
 			/* start it afresh: its pages but the header's are
-			 * given back too (they read as zeros after) */
-			size_t page = (size_t)sysconf(_SC_PAGESIZE);
-			if (page < CHUNK)
-				madvise((char *)c + page, CHUNK - page, MADV_DONTNEED);
+			 * given back (they read as zeros after) */
+			size_t keep = (size_t)sysconf(_SC_PAGESIZE);
+			if (keep >= CHUNK ||
+			    madvise((char *)c + keep, CHUNK - keep, MADV_DONTNEED) < 0)
+				keep = CHUNK;
+			/* what was not given back (the header's page) is cleared
+			 * by hand: every object reads as zeros, as in a fresh
+			 * chunk */
+			UNPOISON((char *)c + s->off, keep - s->off);
+			memset((char *)c + s->off, 0, keep - s->off);
 			POISON((char *)c + s->off, (size_t)s->per * s->size);
 			c->free = NULL;
 			c->fresh = 0;

@@ -135,7 +135,7 @@ static uint8_t hold_kind(uint32_t hold)
 }
 
 static int apply_submit(struct ctld *ctld, const struct ev_submit *ev,
-                        struct job_desc *take)
+                        struct job_desc *take, const struct owner *owner)
 {
 	struct job *job;
 	struct job probe = {0};
@@ -157,16 +157,22 @@ static int apply_submit(struct ctld *ctld, const struct ev_submit *ev,
 	} else {
 		codec_copy(&job_desc_type, &job->desc, &ev->desc[0]);
 	}
-	job_desc_share(ctld->jobs, &job->desc);
-	/* names resolved when the job was submitted; a journal written before
-	 * events carried them has them looked up */
-	if (!ev->user)
-		uid_to_name(ev->uid, name, sizeof(name));
-	user = xstrdup(ev->user ? ev->user : name);
-	if (!ev->group)
-		gid_to_name(ev->gid, name, sizeof(name));
-	job_owner_set(ctld->jobs, job, ev->uid, ev->gid, user,
-	              xstrdup(ev->group ? ev->group : name));
+	/* a loader's texts (owner given) are counted by the loader */
+	if (!owner)
+		job_desc_share(ctld->jobs, &job->desc);
+	if (owner) {
+		job_owner_use(ctld->jobs, job, owner);
+	} else {
+		/* names resolved when the job was submitted; a journal written
+		 * before events carried them has them looked up */
+		if (!ev->user)
+			uid_to_name(ev->uid, name, sizeof(name));
+		user = xstrdup(ev->user ? ev->user : name);
+		if (!ev->group)
+			gid_to_name(ev->gid, name, sizeof(name));
+		job_owner_set(ctld->jobs, job, ev->uid, ev->gid, user,
+		              xstrdup(ev->group ? ev->group : name));
+	}
 	job->part = node_mgr_part_find(ctld->nodes, job->desc.partition);
 	job->state = JOB_PENDING | (ev->state & JOB_REQUEUE_FLAG);
 	job->priority = ev->priority;
@@ -486,7 +492,7 @@ static int apply(struct ctld *ctld, const union job_event *ev, struct job_desc *
 			ctld->lineage = ev->meta.lineage;
 		return 0;
 	case EV_SUBMIT:
-		rc = apply_submit(ctld, &ev->submit, take);
+		rc = apply_submit(ctld, &ev->submit, take, NULL);
 		if (rc == 0)
 			job_mgr_classify(ctld->jobs,
 			                 job_find(ctld->jobs, ev->submit.job_id));
@@ -525,6 +531,19 @@ int job_event_apply_owned(struct ctld *ctld, union job_event *ev)
 	             ev->head.type == EV_SUBMIT && ev->submit.desc_count == 1
 	                 ? &ev->submit.desc[0]
 	                 : NULL);
+}
+
+int job_event_apply_submit_as(struct ctld *ctld, struct ev_submit *ev,
+                              const struct owner *owner)
+{
+	int rc;
+
+	if (ev->desc_count != 1)
+		return -EINVAL;
+	rc = apply_submit(ctld, ev, &ev->desc[0], owner);
+	if (rc == 0)
+		job_mgr_classify(ctld->jobs, job_find(ctld->jobs, ev->job_id));
+	return rc;
 }
 
 int job_event_commit(struct ctld *ctld, const union job_event *ev)

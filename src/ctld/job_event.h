@@ -248,6 +248,15 @@ int job_event_apply(struct ctld *ctld, const union job_event *ev);
  * event decoded for this, released after: the journal's replay). */
 int job_event_apply_owned(struct ctld *ctld, union job_event *ev);
 
+/* job_event_apply_owned of a SUBMIT (its request taken) whose owner is had
+ * already, counted once more for the job (a state image, ctld/image.h): its
+ * uid, gid, user and group are not looked at.  The request's texts are kept
+ * copies (job_mgr_texts) that the caller counts for the job once it is in
+ * (intern_hold_*: many jobs at once), not job_desc_share. */
+struct owner;
+int job_event_apply_submit_as(struct ctld *ctld, struct ev_submit *ev,
+                              const struct owner *owner);
+
 /* Apply and journal in one step.  Returns job_event_apply's rc; nothing is
  * journaled when it fails. */
 int job_event_commit(struct ctld *ctld, const union job_event *ev);

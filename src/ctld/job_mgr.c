@@ -173,6 +173,25 @@ void job_owner_share(struct job *job, const struct job *from)
 	job->owner = owner_ref(from->owner);
 }
 
+void job_owner_use(struct job_mgr *jm, struct job *job, const struct owner *o)
+{
+	const struct owner *old = job->owner;
+
+	job->owner = owner_ref(o);
+	owner_drop(jm->owners, old);
+}
+
+const struct owner *job_mgr_owner_get(struct job_mgr *jm, uid_t uid, gid_t gid,
+                                      char *user, char *group)
+{
+	return owner_get(jm->owners, uid, gid, user, group);
+}
+
+void job_mgr_owner_drop(struct job_mgr *jm, const struct owner *o)
+{
+	owner_drop(jm->owners, o);
+}
+
 struct intern *job_mgr_texts(struct job_mgr *jm)
 {
 	return jm->texts;

@@ -169,6 +169,13 @@ void job_owner_set(struct job_mgr *jm, struct job *job, uid_t uid, gid_t gid, ch
                    char *group);
 /* The owner of another job (an array task's, from its array). */
 void job_owner_share(struct job *job, const struct job *from);
+/* Set the job's owner to a record of the table (counted once more). */
+void job_owner_use(struct job_mgr *jm, struct job *job, const struct owner *o);
+/* A record of the table's (owner_get: user and group handed over), counted
+ * for the caller until job_mgr_owner_drop: a loader's, shared by its jobs. */
+const struct owner *job_mgr_owner_get(struct job_mgr *jm, uid_t uid, gid_t gid,
+                                      char *user, char *group);
+void job_mgr_owner_drop(struct job_mgr *jm, const struct owner *o);
 /* The kept copies themselves (the journal writes each text once). */
 struct intern *job_mgr_texts(struct job_mgr *jm);
 

@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <event2/event.h>
 #include <fcntl.h>
+#include <isa-l/crc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +173,7 @@ struct replay {
 	uint64_t after;
 	size_t snapshot_bytes;  /* of the snapshot at the head (events numbered 0) */
 	struct jtext_in *texts; /* the file's TEXT records read so far */
+	size_t start;           /* where the walk began (journal_replay_from) */
 };
 
 /* What a record tells of the sequence: a snapshot's META says what it covers;
@@ -254,11 +256,11 @@ static void replay_bad(void *arg, const struct recframe_damage *d)
 	if (d->records)
 		log_err("journal %s: damaged region at offset %zu (%zu bytes, about %u "
 		        "record(s)) skipped; the damaged journal is kept as %s",
-		        j->path, d->off, d->bytes, d->records, j->keep);
+		        j->path, r->start + d->off, d->bytes, d->records, j->keep);
 	else
 		log_err("journal %s: damaged region at offset %zu (%zu bytes, records "
 		        "unknown) skipped; the damaged journal is kept as %s",
-		        j->path, d->off, d->bytes, j->keep);
+		        j->path, r->start + d->off, d->bytes, j->keep);
 }
 
 /* Copy j->path to j->keep (a file system without hard links). */
@@ -304,20 +306,23 @@ static int keep_damaged(struct journal *j, struct rota_error *err)
 	return 0;
 }
 
-/* Every record of the file through replay_rec (damage to bad, if given). */
+/* Every record of the file from r->start through replay_rec (damage to bad,
+ * if given); res's offsets are the file's. */
 static int walk_file(struct journal *j, struct replay *r, recframe_bad_f bad,
                      struct recframe_result *res, struct rota_error *err)
 {
 	void *map;
 	int rc;
 
-	if (!j->size)
+	if (j->size <= r->start)
 		return 0;
 	map = mmap(NULL, j->size, PROT_READ, MAP_PRIVATE, j->fd, 0);
 	if (map == MAP_FAILED)
 		return errprintf(err, "read %s: %s", j->path, strerror(errno));
 	r->texts = jtext_in_create(j->texts);
-	rc = recframe_walk(map, j->size, replay_rec, bad, r, res);
+	rc = recframe_walk((const uint8_t *)map + r->start, j->size - r->start,
+	                   replay_rec, bad, r, res);
+	res->end += r->start;
 	/* ids of this file's texts only grow */
 	if (jtext_in_max_id(r->texts) >= j->out.next_id)
 		j->out.next_id = jtext_in_max_id(r->texts) + 1;
@@ -329,15 +334,90 @@ static int walk_file(struct journal *j, struct replay *r, recframe_bad_f bad,
 	return 0;
 }
 
+static int replay_walk(struct journal *j, struct replay *r, struct rota_error *err);
+
 int journal_replay(struct journal *j, journal_replay_f cb, void *arg,
                    struct rota_error *err)
 {
 	struct replay r = {.j = j, .cb = cb, .arg = arg};
+
+	return replay_walk(j, &r, err);
+}
+
+/* CRC-32 of the file's first off bytes (read where they are: mapped). */
+static int prefix_crc(const struct journal *j, uint64_t off, uint64_t *ret)
+{
+	void *map;
+
+	if (!off) {
+		*ret = 0;
+		return 0;
+	}
+	map = mmap(NULL, (size_t)off, PROT_READ, MAP_PRIVATE | MAP_POPULATE, j->fd, 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	*ret = crc32_gzip_refl(0, map, off);
+	munmap(map, (size_t)off);
+	return 0;
+}
+
+int journal_mark_get(struct journal *j, struct journal_mark *m)
+{
+	struct stat st;
+	int rc;
+
+	if (j->err || j->need_rewrite || j->compact_state != COMPACT_NONE || j->len)
+		return -EBUSY;
+	if (fstat(j->fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_size != j->size)
+		return -EBUSY;
+	*m = (struct journal_mark){
+	    .dev = (uint64_t)st.st_dev,
+	    .ino = (uint64_t)st.st_ino,
+	    .offset = j->size,
+	    .next_seq = j->next_seq,
+	    .base_seq = j->base_seq,
+	    .text_next_id = j->out.next_id,
+	    .compacted = j->compacted,
+	};
+	if ((rc = prefix_crc(j, m->offset, &m->crc)) < 0)
+		return rc;
+	return 0;
+}
+
+int journal_mark_holds(const struct journal *j, const struct journal_mark *m)
+{
+	struct stat st;
+	uint64_t h;
+
+	return fstat(j->fd, &st) == 0 && (uint64_t)st.st_dev == m->dev &&
+	       (uint64_t)st.st_ino == m->ino && (uint64_t)st.st_size >= m->offset &&
+	       j->size >= m->offset && prefix_crc(j, m->offset, &h) == 0 && h == m->crc &&
+	       m->next_seq > m->base_seq;
+}
+
+int journal_replay_from(struct journal *j, const struct journal_mark *m,
+                        journal_replay_f cb, void *arg, struct rota_error *err)
+{
+	struct replay r = {.j = j, .cb = cb, .arg = arg, .start = (size_t)m->offset};
+
+	j->next_seq = m->next_seq;
+	j->base_seq = m->base_seq;
+	j->out.next_id = m->text_next_id;
+	if (replay_walk(j, &r, err) < 0)
+		return -1;
+	j->compacted = (size_t)m->compacted;
+	return 0;
+}
+
+static int replay_walk(struct journal *j, struct replay *r, struct rota_error *err)
+{
 	struct recframe_result res = {0};
 
-	if (walk_file(j, &r, replay_bad, &res, err) < 0)
+	if (walk_file(j, r, replay_bad, &res, err) < 0)
 		return -1;
-	if (res.damaged || r.undecodable) {
+	if (res.damaged || r->undecodable) {
 		j->damaged = 1;
 		j->need_rewrite = 1;
 		if (!j->keep)
@@ -363,7 +443,7 @@ int journal_replay(struct journal *j, journal_replay_f cb, void *arg,
 	j->written_seq = j->next_seq - 1;
 	/* what the last compaction wrote: the next is due when the file has
 	 * grown well past it (ctld_state_tick) */
-	j->compacted = r.snapshot_bytes;
+	j->compacted = r->snapshot_bytes;
 	log_info("journal: replayed %zu records (to event %llu)", res.records,
 	         (unsigned long long)j->written_seq);
 	return 0;

@@ -49,6 +49,32 @@ void journal_set_texts(struct journal *j, struct intern *texts);
 int journal_replay(struct journal *j, journal_replay_f cb, void *arg,
                    struct rota_error *err);
 
+/* Where a replay may begin other than at the file's first byte, when the
+ * state that the first `offset` bytes make is had another way (a state
+ * image written at a clean stop, ctld/image.h).  It names the file (device,
+ * inode: a rewrite or compaction makes a new one) and its bytes before
+ * offset (their CRC-32: changed by a byte, they are read again), and holds
+ * what a replay of those bytes would have told the journal. */
+struct journal_mark {
+	uint64_t dev, ino;
+	uint64_t offset; /* bytes of the file the state stands for */
+	uint64_t crc;    /* CRC-32 (zlib's) of those bytes */
+	uint64_t next_seq, base_seq;
+	uint64_t text_next_id; /* the next TEXT id of the file (jtext.h) */
+	uint64_t compacted;    /* bytes of its head snapshot */
+};
+
+/* The mark of the whole file as it is: everything appended so far written
+ * (journal_flush first), nothing failed, no compaction under way; else
+ * -EBUSY, or -errno. */
+int journal_mark_get(struct journal *j, struct journal_mark *m);
+/* Is m a mark of this file, its bytes before m->offset unchanged? */
+int journal_mark_holds(const struct journal *j, const struct journal_mark *m);
+/* journal_replay of the records after m alone (journal_mark_holds said so):
+ * the state m stands for is the caller's already. */
+int journal_replay_from(struct journal *j, const struct journal_mark *m,
+                        journal_replay_f cb, void *arg, struct rota_error *err);
+
 /* Did journal_replay find damage (records lost)? */
 int journal_damaged(const struct journal *j);
 /* Did it cut off a torn tail?  Usually half an append a crash interrupted, never

@@ -24,6 +24,7 @@
 #include "ctld/stats.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
+#include "ctld/image.h"
 #include "ctld/journal.h"
 #include "ctld/listener.h"
 #include "ctld/node_mgr.h"
@@ -365,6 +366,10 @@ int main(int argc, char **argv)
 			log_err("journal: state since the write failure is lost");
 	}
 	repl_destroy(&ctld);
+	/* a primary's next start loads this instead of replaying the journal */
+	if (!ctld.standby && !ctld.step_down && !journal_error(ctld.journal) &&
+	    image_write(&ctld, &err) < 0)
+		log_info("state image not written: %s", err.text);
 	listener_destroy(ctld.listener);
 	event_free(sigterm);
 	event_free(sigint);

@@ -12,6 +12,7 @@
 #include "common/schedparams.h"
 #include "common/states.h"
 #include "ctld/ctld.h"
+#include "ctld/image.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/journal.h"
@@ -39,6 +40,9 @@ struct compact {
 	int sub;
 	struct step *step; /* sub 4: the running job's next step */
 	size_t node;
+	/* ctld_state_walk: each job's SUBMIT is the job handed here instead */
+	void (*on_job)(void *arg, const struct job *j);
+	void *arg;
 };
 
 static void gen_submit(const struct job *j, struct ev_submit *ev)
@@ -111,6 +115,10 @@ static int gen_job(struct compact *cp, struct job *j, union job_event *ev)
 {
 	switch (cp->sub) {
 	case 0:
+		if (cp->on_job) {
+			cp->on_job(cp->arg, j);
+			return 0;
+		}
 		gen_submit(j, &ev->submit);
 		return 1;
 	case 1:
@@ -181,9 +189,18 @@ int ctld_state_restore(struct ctld *ctld, struct rota_error *err)
 {
 	int new_lineage = 0;
 
+	struct journal_mark mark;
+	int rc;
+
 	ctld->replaying = 1;
 	journal_set_texts(ctld->journal, job_mgr_texts(ctld->jobs));
-	if (journal_replay(ctld->journal, replay_one, ctld, err) < 0)
+	/* the image of a clean stop, then what the journal holds after it;
+	 * else the journal whole */
+	if (image_load(ctld, &mark) > 0)
+		rc = journal_replay_from(ctld->journal, &mark, replay_one, ctld, err);
+	else
+		rc = journal_replay(ctld->journal, replay_one, ctld, err);
+	if (rc < 0)
 		return -1;
 	ctld->replaying = 0;
 	ctld_state_settle(ctld);
@@ -276,7 +293,13 @@ void ctld_state_tick(struct ctld *ctld, time_t now)
 void ctld_state_snapshot(struct ctld *ctld, void (*emit)(void *arg, union job_event *ev),
                          void *arg)
 {
-	struct compact cp = {.ctld = ctld};
+	ctld_state_walk(ctld, NULL, emit, arg);
+}
+
+void ctld_state_walk(struct ctld *ctld, void (*on_job)(void *arg, const struct job *j),
+                     void (*emit)(void *arg, union job_event *ev), void *arg)
+{
+	struct compact cp = {.ctld = ctld, .on_job = on_job, .arg = arg};
 	union job_event ev;
 
 	for (size_t i = 0;; i++) {

@@ -102,6 +102,32 @@ static void test_many(void **state)
 /* A tag is found from the kept copy or from any text equal to it, starts at
  * zero, stays while the copy is kept, and a copy made after the last drop
  * starts at zero again. */
+/* n counts taken at once: the copy lives until n + 1 drops. */
+static void test_hold(void **state)
+{
+	struct intern *in = intern_create();
+	char *a = intern_str(in, xstrdup("x"));
+	char **v = intern_strv(in, vec("A=1", NULL));
+	size_t refs;
+
+	intern_hold_str(in, a, 3);
+	intern_hold_strv(in, v, 2);
+	intern_hold_str(in, NULL, 5);
+	assert_int_equal(intern_count(in, &refs), 2);
+	assert_int_equal(refs, 7);
+	for (int i = 0; i < 3; i++)
+		intern_drop_str(in, a);
+	intern_drop_strv(in, v);
+	intern_drop_strv(in, v);
+	assert_int_equal(intern_count(in, &refs), 2);
+	assert_string_equal(a, "x");
+	assert_string_equal(v[0], "A=1");
+	intern_drop_str(in, a);
+	intern_drop_strv(in, v);
+	assert_int_equal(intern_count(in, &refs), 0);
+	intern_destroy(in);
+}
+
 static void test_tags(void **state)
 {
 	struct intern *in = intern_create();
@@ -140,6 +166,7 @@ int main(void)
 	    cmocka_unit_test(test_same_text_kept_once),
 	    cmocka_unit_test(test_vectors),
 	    cmocka_unit_test(test_many),
+	    cmocka_unit_test(test_hold),
 	    cmocka_unit_test(test_tags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -61,6 +61,35 @@ static void test_freed_objects_are_reused_zeroed(void **state)
 	slab_destroy(s);
 }
 
+/* Objects never handed out are not cleared one by one: a chunk kept spare is
+ * cleared whole when it empties, so a second round reads zeros everywhere,
+ * the objects on its header's page included. */
+static void test_the_spare_chunk_comes_back_zeroed(void **state)
+{
+	struct slab *s = slab_create(392);
+	unsigned char *v[167], *w;
+
+	(void)state;
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 167; i++) { /* one chunk, full */
+			v[i] = slab_alloc(s);
+			for (size_t k = 0; k < 392; k++)
+				assert_int_equal(v[i][k], 0);
+			memset(v[i], 0xa5, 392);
+		}
+		assert_int_equal(slab_chunks(s), 1);
+		w = slab_alloc(s); /* a second chunk, kept spare when empty */
+		assert_int_equal(slab_chunks(s), 2);
+		memset(w, 0x5a, 392);
+		slab_free(s, w);
+		for (int i = 0; i < 167; i++)
+			slab_free(s, v[i]);
+		/* one of the two unmapped, the other kept */
+		assert_int_equal(slab_chunks(s), 1);
+	}
+	slab_destroy(s);
+}
+
 static void test_a_full_chunk_with_a_hole_is_filled_first(void **state)
 {
 	struct slab *s = slab_create(4096);
@@ -93,6 +122,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_objects_are_zeroed_distinct_and_aligned),
 	    cmocka_unit_test(test_freed_objects_are_reused_zeroed),
+	    cmocka_unit_test(test_the_spare_chunk_comes_back_zeroed),
 	    cmocka_unit_test(test_a_full_chunk_with_a_hole_is_filled_first),
 	    cmocka_unit_test(test_sizes_refused),
 	};
