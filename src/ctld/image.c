@@ -35,6 +35,7 @@
 #include "ctld/journal.h"
 #include "ctld/state.h"
 #include "ctld/syncer.h"
+#include "sched/predict.h"
 #include "common/common.h"
 
 #define IMAGE_MAGIC   "ROTAIMG1"
@@ -335,10 +336,18 @@ int image_write(struct ctld *ctld, struct rota_error *err)
 	}
 	/* a compaction under way would make another file: it stops here */
 	journal_compact_abort(ctld->journal);
-	if (journal_flush(ctld->journal) < 0 ||
-	    journal_mark_get(ctld->journal, &h.mark) < 0) {
-		errprintf(err, "the journal is not all written");
-		goto out;
+	/* a flush runs the waiters it makes durable, which may append (a
+	 * start): again until nothing is left */
+	for (int i = 0;; i++) {
+		int got = journal_flush(ctld->journal) < 0
+		              ? -EIO
+		              : journal_mark_get(ctld->journal, &h.mark);
+		if (got == 0)
+			break;
+		if (got != -EBUSY || i == 3) {
+			errprintf(err, "the journal is not all written");
+			goto out;
+		}
 	}
 	w.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (w.fd < 0) {
@@ -543,7 +552,7 @@ static void in_job(struct img_in *r, struct ctld *ctld)
 			nums[nnums] = in_u32(r);
 			*(void **)(d + f->offset) =
 			    text_of(r, nums[nnums], f->kind == FK_STRV);
-			nnums += nums[nnums] && nnums < 63;
+			nnums += nums[nnums] != 0; /* at most 64 fields (image_check) */
 		} else if (f->kind == FK_U32 || f->kind == FK_I32) {
 			uint32_t v = in_u32(r);
 			memcpy(d + f->offset, &v, 4);
@@ -576,6 +585,7 @@ static void in_event(struct img_in *r, struct ctld *ctld)
 	uint32_t n = in_u32(r);
 	union job_event ev;
 	struct rota_error err = {""};
+	int rc;
 
 	if (!in_need(r, n))
 		return;
@@ -585,8 +595,11 @@ static void in_event(struct img_in *r, struct ctld *ctld)
 	}
 	r->p += n;
 	/* an event that did not fit the state when it was written would not
-	 * be in the image: one that does not now is a bad image */
-	if (job_event_apply_owned(ctld, &ev) < 0)
+	 * be in the image: one that does not now is a bad image; but a node
+	 * taken out of slurm.conf since has its state skipped, as a replay
+	 * does */
+	rc = job_event_apply_owned(ctld, &ev);
+	if (rc < 0 && !(ev.head.type == EV_NODE_STATE && rc == -ENOENT))
 		r->bad = 1;
 	else
 		r->events++;
@@ -629,7 +642,7 @@ static const char *image_check(struct ctld *ctld, int fd, struct image_head *h,
 	    h->version != IMAGE_VERSION ||
 	    h->head_crc != crc(h, offsetof(struct image_head, head_crc)))
 		return "not an image of this format";
-	if (h->layout != image_layout())
+	if (h->layout != image_layout() || !layout_supported())
 		return "written by a build whose job requests differ";
 	if (h->body_len != (uint64_t)st.st_size - sizeof(*h))
 		return "cut short";
@@ -659,6 +672,7 @@ int image_load(struct ctld *ctld, struct journal_mark *mark)
 	size_t size = 0;
 	struct timespec t0;
 	double checked_ms;
+	enum predict_kind kind;
 	int fd;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -707,6 +721,11 @@ int image_load(struct ctld *ctld, struct journal_mark *mark)
 		log_err("state image %s is bad at byte %zu: the journal is read instead",
 		        path, (size_t)(r.p - (const uint8_t *)map));
 		ctld_state_clear(ctld);
+		/* the runtimes its ended jobs taught are taught again */
+		kind = predict_kind(ctld->predict);
+		predict_destroy(ctld->predict);
+		if (!(ctld->predict = predict_create(kind)))
+			fatal("out of memory");
 		unlink(path);
 		free(path);
 		return 0;

@@ -33,8 +33,9 @@ struct journal_mark;
 #define IMAGE_FILE "state.image"
 
 /* Write StateSaveLocation/state.image from the state now (its journal all
- * written: journal_mark_get).  0, or -1 (err says why; nothing is left but
- * an older image, which no longer applies). */
+ * written: journal_mark_get).  0, or -1 (err says why; an older image is
+ * left as it was: it still stands for the journal's head, unless the journal
+ * was compacted since). */
 int image_write(struct ctld *ctld, struct rota_error *err);
 
 /* Load the image into an empty state when it stands for the head of the

@@ -209,6 +209,15 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 		hostlist_free(names);
 		return -EINVAL;
 	}
+	/* no more CPUs on a node than it has (a damaged or crafted record) */
+	for (size_t i = 0; i < count; i++) {
+		int idx = node_mgr_find(ctld->nodes, names[i]);
+		if (idx >= 0 &&
+		    ev->cpus_per_node.v[i] > node_mgr_get(ctld->nodes, idx)->cpus) {
+			hostlist_free(names);
+			return -EINVAL;
+		}
+	}
 	run = job_run_mut(job);
 	run->nnodes = count;
 	run->node_idx = xcalloc(count, sizeof(uint32_t));
