@@ -19,6 +19,7 @@
 #include "proto/joblist.h"
 #include "common/ranksort.h"
 #include "cli/scontrol.h"
+#include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/jobfmt.h"
@@ -279,18 +280,55 @@ static int load(uint16_t req_type, const void *req, uint16_t resp_type, const ch
 	return 0;
 }
 
+/* "ID", or "ARRAYID_TASK" (*task: NO_VAL for a plain id).  0 or -1. */
+static int parse_job_task(const char *s, uint32_t *job, uint32_t *task)
+{
+	const char *us = s ? strchr(s, '_') : NULL;
+	char head[16];
+
+	*task = NO_VAL;
+	if (!us)
+		return fmt_parse_job_id(s, job);
+	if ((size_t)(us - s) >= sizeof(head) || !isdigit((unsigned char)us[1]) ||
+	    strspn(us + 1, "0123456789") != strlen(us + 1) || strlen(us + 1) > 9)
+		return -1;
+	memcpy(head, s, (size_t)(us - s));
+	head[us - s] = '\0';
+	if (fmt_parse_job_id(head, job) < 0)
+		return -1;
+	*task = (uint32_t)strtoul(us + 1, NULL, 10);
+	return *task < ARRAYSPEC_LIMIT ? 0 : -1;
+}
+
+/* Is record j the one of task `task` of its array: its own, or the pending
+ * remainder that still holds it? */
+static int holds_task(const struct job_info *j, uint32_t task)
+{
+	struct arrayspec a;
+	int in;
+
+	if (j->array_task_str) {
+		if (arrayspec_parse(j->array_task_str, ARRAYSPEC_LIMIT, &a, NULL) < 0)
+			return 0;
+		in = arrayspec_test(&a, task);
+		arrayspec_release(&a);
+		return in;
+	}
+	return j->array_task_id == task;
+}
+
 static int show_jobs(const struct scontrol_opts *o, const char *id_str)
 {
 	struct job_info_req req = {0};
 	struct job_info_resp *resp;
 	uint16_t type;
 	void *body;
-	uint32_t id = 0;
+	uint32_t id = 0, task = NO_VAL;
 	time_t now;
 	size_t shown = 0;
 
 	if (id_str) {
-		if (fmt_parse_job_id(id_str, &id) < 0) {
+		if (parse_job_task(id_str, &id, &task) < 0) {
 			fprintf(stderr, "slurm_load_jobs error: %s\n",
 			        slurm_strerror(ESLURM_INVALID_JOB_ID));
 			return 1;
@@ -306,6 +344,10 @@ static int show_jobs(const struct scontrol_opts *o, const char *id_str)
 	for (uint32_t i = 0; i < resp->jobs_count; i++) {
 		if (id_str && resp->jobs[i].job_id != id &&
 		    resp->jobs[i].array_job_id != id)
+			continue;
+		/* ARRAYID_TASK: that task's record alone */
+		if (task != NO_VAL && (resp->jobs[i].array_job_id != id ||
+		                       !holds_task(&resp->jobs[i], task)))
 			continue;
 		print_job(stdout, o, &resp->jobs[i], now);
 		shown++;

@@ -146,3 +146,33 @@ def test_split_task_keeps_throttle(cluster):
     assert sorted(squeue(cluster, "-t", "R", "-o", "%i")) == [f"{jobid}_0", f"{jobid}_1"]
     rows = dict(r.split() for r in squeue(cluster, "-r", "-t", "PD", "-o", "%i %r"))
     assert rows[f"{jobid}_3"] == rows[f"{jobid}_4"] == "JobArrayTaskLimit"
+
+
+def test_show_job_of_one_task(cluster):
+    """scontrol show job ARRAYID_TASK: the task's own record once it has one,
+    the pending remainder while that still holds the task."""
+    write_script(cluster.work / "s.sh", SLEEPER)
+    jobid = cluster.sbatch("--array=0-5%2", "s.sh", cwd=cluster.work)
+    cluster.wait_for(lambda: len(squeue(cluster, "-t", "R", "-o", "%i")) == 2,
+                     timeout=30, what="two tasks running")
+
+    def show(spec):
+        p = cluster.run(["scontrol", "show", "job", spec])
+        return p.returncode, p.stdout, p.stderr
+
+    def records(out):
+        return sum(line.startswith("JobId=") for line in out.splitlines())
+
+    rc, out, _ = show(f"{jobid}_1")
+    assert rc == 0 and records(out) == 1, out
+    assert f"ArrayJobId={jobid} ArrayTaskId=1 " in out
+    assert "JobState=RUNNING" in out
+    rc, out, _ = show(f"{jobid}_4")
+    assert rc == 0 and records(out) == 1, out
+    assert f"JobId={jobid} ArrayJobId={jobid} ArrayTaskId=2-5%2 " in out
+    assert "JobState=PENDING" in out
+    for bad in (f"{jobid}_9", f"{jobid}_", f"{jobid}_x", "_1"):
+        rc, out, err = show(bad)
+        assert rc == 1 and out == "", (bad, out)
+        assert err == "slurm_load_jobs error: Invalid job id specified\n", (bad, err)
+    cluster.run(["scancel", str(jobid)])
