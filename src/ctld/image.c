@@ -21,13 +21,13 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/intern.h"
 #include "common/states.h"
 #include "common/strv.h"
+#include "common/timefmt.h"
 #include "ctld/ctld.h"
 #include "ctld/image.h"
 #include "ctld/job_event.h"
@@ -54,15 +54,6 @@ struct image_head {
 	uint32_t body_crc;
 	uint32_t head_crc; /* of the bytes before it */
 };
-
-static double ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) * 1e3 +
-	       (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
-}
 
 static uint32_t crc(const void *p, size_t n)
 {
@@ -235,14 +226,16 @@ static uint32_t out_owner(struct img_out *w, const struct owner *o)
 	return num;
 }
 
-/* A job's SUBMIT, as state.c's gen_submit makes it. */
+/* A job's SUBMIT, as a snapshot has it (ctld_state_submit_fields). */
 static void put_job(void *arg, const struct job *j)
 {
 	struct img_out *w = arg;
 	const char *d = (const char *)&j->desc;
 	uint32_t owner = out_owner(w, j->owner);
 	uint32_t nums[64];
-	char *pending = j->array_rem ? arrayspec_format(j->array_rem, 0) : NULL;
+	struct ev_submit ev = {0};
+
+	ctld_state_submit_fields(j, &ev);
 
 	/* the texts first: a record names only what came before it */
 	for (size_t i = 0; i < job_desc_type.nfields && i < 64; i++) {
@@ -252,21 +245,21 @@ static void put_job(void *arg, const struct job *j)
 			                   f->kind == FK_STRV);
 	}
 	out_u8(w, REC_JOB);
-	out_u32(w, j->job_id);
-	out_u64(w, (uint64_t)j->submit_time);
+	out_u32(w, ev.job_id);
+	out_u64(w, (uint64_t)ev.time);
 	out_u32(w, owner);
-	out_u32(w, j->priority);
-	out_u32(w, j->hold);
-	out_u32(w, j->time_limit);
-	out_u32(w, j->restart_cnt);
-	out_u32(w, j->state & JOB_REQUEUE_FLAG);
-	out_u32(w, j->prio_set ? SUBMIT_EV_PRIO_SET : 0);
-	out_u64(w, j->eligible_time > j->submit_time ? (uint64_t)j->eligible_time : 0);
-	out_u32(w, j->array_job_id);
-	out_u32(w, j->array_task_id);
-	out_u32(w, j->array_rem ? j->array_rem->throttle : 0);
-	out_str(w, pending);
-	free(pending);
+	out_u32(w, ev.priority);
+	out_u32(w, ev.hold);
+	out_u32(w, ev.time_limit);
+	out_u32(w, ev.restart_cnt);
+	out_u32(w, ev.state);
+	out_u32(w, ev.flags);
+	out_u64(w, (uint64_t)ev.eligible_time);
+	out_u32(w, ev.array_job_id);
+	out_u32(w, ev.array_task_id);
+	out_u32(w, ev.throttle);
+	out_str(w, ev.array_pending);
+	free(ev.array_pending);
 	for (size_t i = 0; i < job_desc_type.nfields && i < 64; i++) {
 		const struct rota_field *f = &job_desc_type.fields[i];
 		if (f->kind == FK_STR || f->kind == FK_STRV)
@@ -326,9 +319,8 @@ int image_write(struct ctld *ctld, struct rota_error *err)
 	struct image_head h = {.version = IMAGE_VERSION, .layout = image_layout()};
 	char *tmp = image_path(ctld, ".new"), *path = image_path(ctld, "");
 	int rc = -1;
-	struct timespec t0;
+	double t0 = time_mono();
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memcpy(h.magic, IMAGE_MAGIC, sizeof(h.magic));
 	if (!layout_supported()) {
 		errprintf(err, "the job request has fields an image cannot hold");
@@ -377,7 +369,7 @@ int image_write(struct ctld *ctld, struct rota_error *err)
 	    "state image written: %zu jobs, %u texts, %zu other events, %llu bytes in "
 	    "%.1f ms",
 	    w.jobs, w.ntexts, w.events, (unsigned long long)(sizeof(h) + w.body_len),
-	    ms_since(&t0));
+	    (time_mono() - t0) * 1e3);
 	rc = 0;
 out:
 	if (w.fd >= 0)
@@ -670,12 +662,11 @@ int image_load(struct ctld *ctld, struct journal_mark *mark)
 	const char *why;
 	void *map = NULL;
 	size_t size = 0;
-	struct timespec t0;
+	double t0 = time_mono();
 	double checked_ms;
 	enum predict_kind kind;
 	int fd;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0) {
@@ -690,7 +681,7 @@ int image_load(struct ctld *ctld, struct journal_mark *mark)
 		free(path);
 		return 0;
 	}
-	checked_ms = ms_since(&t0);
+	checked_ms = (time_mono() - t0) * 1e3;
 	r.p = (const uint8_t *)map + sizeof(h);
 	r.end = r.p + h.body_len;
 	while (r.p < r.end && !r.bad) {
@@ -733,7 +724,7 @@ int image_load(struct ctld *ctld, struct journal_mark *mark)
 	log_info("state image: %zu jobs, %zu other events in %.1f ms (%.1f checking it "
 	         "and the "
 	         "journal); the journal goes on at byte %llu",
-	         r.jobs, r.events, ms_since(&t0), checked_ms,
+	         r.jobs, r.events, (time_mono() - t0) * 1e3, checked_ms,
 	         (unsigned long long)h.mark.offset);
 	*mark = h.mark;
 	free(path);

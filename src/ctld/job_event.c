@@ -157,12 +157,11 @@ static int apply_submit(struct ctld *ctld, const struct ev_submit *ev,
 	} else {
 		codec_copy(&job_desc_type, &job->desc, &ev->desc[0]);
 	}
-	/* a loader's texts (owner given) are counted by the loader */
-	if (!owner)
-		job_desc_share(ctld->jobs, &job->desc);
 	if (owner) {
+		/* a loader's: it counts the texts itself (intern_hold_*) */
 		job_owner_use(ctld->jobs, job, owner);
 	} else {
+		job_desc_share(ctld->jobs, &job->desc);
 		/* names resolved when the job was submitted; a journal written
 		 * before events carried them has them looked up */
 		if (!ev->user)

@@ -45,18 +45,13 @@ struct compact {
 	void *arg;
 };
 
-static void gen_submit(const struct job *j, struct ev_submit *ev)
+void ctld_state_submit_fields(const struct job *j, struct ev_submit *ev)
 {
 	ev->type = EV_SUBMIT;
 	ev->job_id = j->job_id;
 	ev->time = j->submit_time;
 	ev->uid = j->owner->uid;
 	ev->gid = j->owner->gid;
-	ev->user = xstrdup(j->owner->user);
-	ev->group = xstrdup(j->owner->group);
-	ev->desc = xcalloc(1, sizeof(struct job_desc));
-	codec_copy(&job_desc_type, ev->desc, &j->desc);
-	ev->desc_count = 1;
 	ev->priority = j->priority;
 	ev->hold = j->hold;
 	ev->time_limit = j->time_limit;
@@ -71,6 +66,16 @@ static void gen_submit(const struct job *j, struct ev_submit *ev)
 		ev->array_pending = arrayspec_format(j->array_rem, 0);
 		ev->throttle = j->array_rem->throttle;
 	}
+}
+
+static void gen_submit(const struct job *j, struct ev_submit *ev)
+{
+	ctld_state_submit_fields(j, ev);
+	ev->user = xstrdup(j->owner->user);
+	ev->group = xstrdup(j->owner->group);
+	ev->desc = xcalloc(1, sizeof(struct job_desc));
+	codec_copy(&job_desc_type, ev->desc, &j->desc);
+	ev->desc_count = 1;
 }
 
 static void gen_start(const struct job *j, struct ev_start *ev)

@@ -31,10 +31,14 @@ void ctld_state_retry(struct ctld *ctld, time_t now, int now_or_never);
 union job_event;
 void ctld_state_snapshot(struct ctld *ctld, void (*emit)(void *arg, union job_event *ev),
                          void *arg);
+/* The fields of job's SUBMIT in a snapshot but its owner's names and its
+ * request (array_pending allocated: the caller frees it). */
+struct ev_submit;
+struct job;
+void ctld_state_submit_fields(const struct job *j, struct ev_submit *ev);
 /* ctld_state_snapshot, with each job's SUBMIT replaced by the job itself,
  * handed to on_job (a state image writes it its own way), in the same
  * place: before the job's other events. */
-struct job;
 void ctld_state_walk(struct ctld *ctld, void (*on_job)(void *arg, const struct job *j),
                      void (*emit)(void *arg, union job_event *ev), void *arg);
 /* What the journal does not hold, settled as it starts serving (after a
