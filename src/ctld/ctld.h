@@ -67,7 +67,9 @@ struct ctld {
 	uint64_t res_gen;           /* bumped when a job takes or frees resources or
 	                             * a node changes state */
 	struct job_list_bufs *list_bufs; /* squeue's, between listings (job_list.c) */
-	size_t heap_free_after_trim;     /* main.c's heap_tick */
+	struct job **pass_jobs;          /* sched_pass's, kept between passes */
+	size_t pass_jobs_cap;
+	size_t heap_free_after_trim; /* main.c's heap_tick */
 };
 
 /* Ask for a scheduling pass soon (coalesced: at most one per loop turn). */

@@ -39,7 +39,7 @@
 #include "common/common.h"
 
 #define IMAGE_MAGIC   "ROTAIMG1"
-#define IMAGE_VERSION 1u
+#define IMAGE_VERSION 2u         /* 2: the journal mark's CRC is of a window */
 #define IMAGE_CHUNK   (1u << 20) /* written when the buffer holds this much */
 #define STR_NONE      UINT32_MAX /* an inline string that is NULL */
 

@@ -12,12 +12,12 @@
  *
  * The journal stays the truth: the image is a cache of the state its first
  * bytes make.  It carries the journal's mark (journal.h: device, inode,
- * length and the CRC of those bytes), so it is used only while they are
- * unchanged (one flipped since, and the journal is read whole: its damage
- * found and kept aside as without an image); the records after them
- * (appended since, by a controller that started from it) are replayed as
- * usual.  A compaction or
- * rewrite makes a new file, and the image no longer applies.  An image that
+ * length and the CRC of the last MiB before it), so it is used only while
+ * that file still holds those bytes; the records after them (appended since,
+ * by a controller that started from it) are replayed as usual.  A compaction
+ * or rewrite makes a new file, another journal copied over it differs before
+ * the mark, and the image no longer applies.  (Bytes further back are not
+ * read at all: the image stands for them.)  An image that
  * does not check (its CRC, its format, this build's request fields) is
  * removed and the journal replayed whole, so it is written without fsync:
  * one torn by a crash costs only the time it would have saved.

@@ -21,6 +21,8 @@
 #include "common/common.h"
 
 #define JOB_LIST_CHUNK (32u << 10)
+/* At most this many -j ids are looked up; more walk the queue. */
+#define JOB_LIST_LOOKUP_IDS 64
 
 struct list_out {
 	struct joblist_sink sink;
@@ -110,9 +112,59 @@ static void row_begin(struct rows *r)
 	r->off[r->n] = r->text.buf.len;
 }
 
+/* The records -j's ids name, found by id (*n of them, in found[], which has
+ * room for q->nids), when each id is a record that no other matches: not an
+ * array's id, which its tasks match too, nor an id no longer known.  Returns
+ * 0 when that was not so (the jobs are then walked). */
+static int jobs_by_id(struct ctld *ctld, const struct joblist_query *q,
+                      const struct job **found, size_t *n)
+{
+	*n = 0;
+	for (size_t i = 0; i < q->nids; i++) {
+		const struct job *job = job_find(ctld->jobs, q->ids[i]);
+
+		if (!job || job->array_job_id == job->job_id)
+			return 0;
+		if (i == 0 || q->ids[i] != q->ids[i - 1]) /* sorted */
+			found[(*n)++] = job;
+	}
+	return 1;
+}
+
+/* Print job's line into r if l shows it.  Returns 1 if the job's ids match,
+ * 0 if not, or -ENOMEM. */
+static int print_row(struct ctld *ctld, const struct job *job,
+                     const struct joblist_query *q, const struct fmt_layout *layout,
+                     uint64_t mask, struct joblist_ctx *jctx, struct ranker *rk,
+                     struct joblist_sort_arg *sarg, struct rows *r)
+{
+	struct job_info slot;
+	int rc = 1;
+
+	/* what a job's own fields rule out is not read into the slot */
+	if (!joblist_query_id(q, job->job_id, job->array_job_id))
+		return 0;
+	if (!joblist_query_uid(q, job->owner->uid))
+		return 1;
+	memset(&slot, 0, sizeof(slot));
+	job_info_fill(ctld, job, &slot, mask);
+	if (joblist_selected(q, &slot)) {
+		if (ranker_add(rk, &slot, joblist_sort_value, slot.job_id, sarg) < 0) {
+			rc = -ENOMEM;
+		} else {
+			row_begin(r);
+			joblist_append(&r->text, layout, &slot, q->req->flags, jctx);
+			r->off[r->n] = r->text.buf.len;
+		}
+	}
+	job_info_release(&slot);
+	return rc;
+}
+
 /* The lines of the jobs l shows (*order: row indexes, sorted).  Each job is
  * read once: its line is printed as it is kept, while its fields are at hand,
- * and the lines are put in order afterwards.  Returns 0, or
+ * and the lines are put in order afterwards.  A few ids asked for (-j) are
+ * looked up rather than the queue walked.  Returns 0, or
  * -ESLURM_INVALID_JOB_ID when the one -j id is unknown, or -ENOMEM. */
 static int print_rows(struct ctld *ctld, const struct joblist_query *q,
                       const struct joblist_sort *sort, const struct fmt_layout *layout,
@@ -121,31 +173,27 @@ static int print_rows(struct ctld *ctld, const struct joblist_query *q,
 {
 	struct joblist_sort_arg sarg = {sort, jctx->now};
 	struct ranker *rk = ranker_create(sort->rank, sort->n);
-	int id_seen = 0, rc = -ENOMEM;
-	struct job_info slot;
+	const struct job *found[JOB_LIST_LOOKUP_IDS];
+	int id_seen = 0, rc = -ENOMEM, seen;
+	size_t nfound;
 
 	if (!rk)
 		return -ENOMEM;
-	for (const struct job *job = job_first(ctld->jobs); job; job = job->next) {
-		/* what a job's own fields rule out is not read into the slot */
-		if (!joblist_query_id(q, job->job_id, job->array_job_id))
-			continue;
-		id_seen = 1;
-		if (!joblist_query_uid(q, job->owner->uid))
-			continue;
-		memset(&slot, 0, sizeof(slot));
-		job_info_fill(ctld, job, &slot, mask);
-		if (joblist_selected(q, &slot)) {
-			if (ranker_add(rk, &slot, joblist_sort_value, slot.job_id,
-			               &sarg) < 0) {
-				job_info_release(&slot);
+	if (q->nids && q->nids <= JOB_LIST_LOOKUP_IDS &&
+	    jobs_by_id(ctld, q, found, &nfound)) {
+		for (size_t i = 0; i < nfound; i++)
+			if ((seen = print_row(ctld, found[i], q, layout, mask, jctx, rk,
+			                      &sarg, r)) < 0)
 				goto out;
-			}
-			row_begin(r);
-			joblist_append(&r->text, layout, &slot, q->req->flags, jctx);
-			r->off[r->n] = r->text.buf.len;
+		id_seen = 1;
+	} else {
+		for (const struct job *job = job_first(ctld->jobs); job;
+		     job = job->next) {
+			if ((seen = print_row(ctld, job, q, layout, mask, jctx, rk, &sarg,
+			                      r)) < 0)
+				goto out;
+			id_seen |= seen;
 		}
-		job_info_release(&slot);
 	}
 	if (q->req->job_ids.n == 1 && !id_seen)
 		rc = -ESLURM_INVALID_JOB_ID;

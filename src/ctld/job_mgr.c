@@ -42,6 +42,7 @@ struct job_mgr {
 	struct job *head, *tail;
 	struct job *ahead, *atail; /* job_first_active */
 	struct job *whead, *wtail; /* job_first_waiting */
+	size_t nwaiting;           /* ... how many */
 	int wunsorted;             /* ... not in job_prio_cmp order */
 	uint32_t next_id;
 	char *hwm_path;       /* StateSaveLocation/job_id_hwm */
@@ -250,6 +251,11 @@ struct job *job_first_waiting(struct job_mgr *jm)
 	return jm->whead;
 }
 
+size_t job_waiting_count(const struct job_mgr *jm)
+{
+	return jm->nwaiting;
+}
+
 int job_waiting_sorted(const struct job_mgr *jm)
 {
 	return !jm->wunsorted;
@@ -346,12 +352,16 @@ static void list_set(struct job_mgr *jm, struct job *j, uint8_t on)
 	}
 	if (j->on_list == JOB_ON_ACTIVE)
 		list_unlink(&jm->ahead, &jm->atail, j);
-	else if (j->on_list == JOB_ON_WAITING)
+	else if (j->on_list == JOB_ON_WAITING) {
 		list_unlink(&jm->whead, &jm->wtail, j);
-	if (on == JOB_ON_ACTIVE)
+		jm->nwaiting--;
+	}
+	if (on == JOB_ON_ACTIVE) {
 		list_link(&jm->ahead, &jm->atail, jm->atail, j);
-	else if (on == JOB_ON_WAITING)
+	} else if (on == JOB_ON_WAITING) {
 		list_link(&jm->whead, &jm->wtail, wait_after(jm, j), j);
+		jm->nwaiting++;
+	}
 	j->on_list = on;
 }
 

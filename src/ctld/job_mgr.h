@@ -133,6 +133,7 @@ struct job *job_first(struct job_mgr *jm); /* iterate with job->next */
  * ->lnext.  Pending jobs in a partition and not held: iterate with ->lnext. */
 struct job *job_first_active(struct job_mgr *jm);
 struct job *job_first_waiting(struct job_mgr *jm);
+size_t job_waiting_count(const struct job_mgr *jm);
 /* The scheduling order: higher partition PriorityTier, then higher priority,
  * then lower job id first (<0: x before y). */
 int job_prio_cmp(const struct job *x, const struct job *y);

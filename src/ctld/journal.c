@@ -344,20 +344,24 @@ int journal_replay(struct journal *j, journal_replay_f cb, void *arg,
 	return replay_walk(j, &r, err);
 }
 
-/* CRC-32 of the file's first off bytes (read where they are: mapped). */
+/* CRC-32 of the JOURNAL_MARK_WINDOW bytes of the file before off (all of
+ * them when fewer), read where they are: mapped. */
 static int prefix_crc(const struct journal *j, uint64_t off, uint64_t *ret)
 {
+	uint64_t from = off > JOURNAL_MARK_WINDOW ? off - JOURNAL_MARK_WINDOW : 0;
+	uint64_t at = from & ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1);
 	void *map;
 
 	if (!off) {
 		*ret = 0;
 		return 0;
 	}
-	map = mmap(NULL, (size_t)off, PROT_READ, MAP_PRIVATE | MAP_POPULATE, j->fd, 0);
+	map = mmap(NULL, (size_t)(off - at), PROT_READ, MAP_PRIVATE | MAP_POPULATE, j->fd,
+	           (off_t)at);
 	if (map == MAP_FAILED)
 		return -errno;
-	*ret = crc32_gzip_refl(0, map, off);
-	munmap(map, (size_t)off);
+	*ret = crc32_gzip_refl(0, (const uint8_t *)map + (from - at), off - from);
+	munmap(map, (size_t)(off - at));
 	return 0;
 }
 

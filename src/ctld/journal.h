@@ -52,13 +52,17 @@ int journal_replay(struct journal *j, journal_replay_f cb, void *arg,
 /* Where a replay may begin other than at the file's first byte, when the
  * state that the first `offset` bytes make is had another way (a state
  * image written at a clean stop, ctld/image.h).  It names the file (device,
- * inode: a rewrite or compaction makes a new one) and its bytes before
- * offset (their CRC-32: changed by a byte, they are read again), and holds
- * what a replay of those bytes would have told the journal. */
+ * inode: a rewrite or compaction makes a new one; only appends change it
+ * otherwise) and its length then, with the CRC-32 of the last
+ * JOURNAL_MARK_WINDOW bytes before it: a file put in its place under the same
+ * inode (copied over it) differs there, where its records' sequence numbers
+ * and times are, and is read whole.  It holds what a replay of those bytes
+ * would have told the journal. */
+#define JOURNAL_MARK_WINDOW (1u << 20)
 struct journal_mark {
 	uint64_t dev, ino;
 	uint64_t offset; /* bytes of the file the state stands for */
-	uint64_t crc;    /* CRC-32 (zlib's) of those bytes */
+	uint64_t crc;    /* CRC-32 (zlib's) of the window before offset */
 	uint64_t next_seq, base_seq;
 	uint64_t text_next_id; /* the next TEXT id of the file (jtext.h) */
 	uint64_t compacted;    /* bytes of its head snapshot */

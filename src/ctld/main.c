@@ -384,6 +384,7 @@ int main(int argc, char **argv)
 	predict_destroy(ctld.predict);
 	stats_destroy(ctld.stats);
 	job_list_bufs_free(&ctld);
+	free(ctld.pass_jobs);
 	job_mgr_destroy(ctld.jobs);
 	node_mgr_destroy(ctld.nodes);
 	auth_destroy(ctld.auth);

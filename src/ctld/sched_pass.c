@@ -496,13 +496,28 @@ static int all_blocked(const struct sched_pass *ps)
 	return n && !memchr(ps->blocked, 0, n);
 }
 
+/* Room for n job pointers, kept from pass to pass: a pass a second over a
+ * deep queue does not map and unmap its list each time (an unmapping flushes
+ * the TLB).  Given back when it is four times what is needed. */
+static struct job **pass_jobs(struct ctld *ctld, size_t n)
+{
+	if (n < 1024)
+		n = 1024;
+	if (n > ctld->pass_jobs_cap || ctld->pass_jobs_cap / 4 > n) {
+		free(ctld->pass_jobs);
+		ctld->pass_jobs = xcalloc(n, sizeof(struct job *));
+		ctld->pass_jobs_cap = n;
+	}
+	return ctld->pass_jobs;
+}
+
 void sched_pass(struct ctld *ctld, time_t now, unsigned flags)
 {
 	struct sched_pass ps = {.ctld = ctld};
 	struct sched_params sp;
 	int full = (flags & SCHED_PASS_FULL) != 0;
 	int all;
-	size_t n = 0, cap = job_count(ctld->jobs), depth, considered = 0;
+	size_t n = 0, cap = job_waiting_count(ctld->jobs), depth, considered = 0;
 	struct job **pending;
 	struct timespec t0;
 
@@ -513,7 +528,7 @@ void sched_pass(struct ctld *ctld, time_t now, unsigned flags)
 	depth = full ? cap : sp.default_queue_depth;
 	if (!all && cap > depth)
 		cap = depth;
-	pending = xcalloc(cap ? cap : 1, sizeof(*pending));
+	pending = pass_jobs(ctld, cap);
 	/* the pending jobs in a partition and not held (held ones show their
 	 * reason from the hold itself: job_event.c) */
 	for (struct job *j = job_first_waiting(ctld->jobs); j && n < cap; j = j->lnext)
@@ -534,7 +549,6 @@ void sched_pass(struct ctld *ctld, time_t now, unsigned flags)
 		backfill_pass(&ps, &sp, pending, n, now);
 	sched_pass_release(&ps);
 out:
-	free(pending);
 	if (ctld->stats)
 		stats_sched(ctld->stats, stats_usec_since(&t0), (uint32_t)considered,
 		            (uint32_t)n);

@@ -176,3 +176,29 @@ def test_show_job_of_one_task(cluster):
         assert rc == 1 and out == "", (bad, out)
         assert err == "slurm_load_jobs error: Invalid job id specified\n", (bad, err)
     cluster.run(["scancel", str(jobid)])
+
+
+def test_squeue_by_ids_of_tasks_arrays_and_jobs(cluster):
+    """squeue -j with ids: an array's id lists every task, a task's own job id
+    that task, a plain job itself; an id given twice is one row; an unknown
+    id among known ones lists the known ones."""
+    write_script(cluster.work / "s.sh", SLEEPER)
+    arr = cluster.sbatch("--array=0-3%2", "s.sh", cwd=cluster.work)
+    plain = cluster.sbatch("--hold", "--wrap", "true")
+    cluster.wait_for(lambda: len(squeue(cluster, "-t", "R", "-o", "%i")) == 2,
+                     timeout=30, what="two tasks running")
+    rows = squeue(cluster, "-o", "%A %i")
+    task_ids = sorted(int(a) for a, i in (r.split() for r in rows)
+                      if i.startswith(f"{arr}_") and int(a) != arr)
+    assert task_ids, rows
+    every = sorted(squeue(cluster, "-j", str(arr), "-o", "%i"))
+    assert every == sorted([f"{arr}_0", f"{arr}_1", f"{arr}_[2-3%2]"]), every
+    task = task_ids[0]
+    assert squeue(cluster, "-j", str(task), "-o", "%A") == [str(task)]
+    assert squeue(cluster, "-j", f"{plain},{plain}", "-o", "%i") == [str(plain)]
+    both = squeue(cluster, "-j", f"{task},{plain}", "-o", "%A")
+    assert sorted(both) == sorted([str(task), str(plain)]), both
+    assert squeue(cluster, "-j", f"{plain},999999", "-o", "%i") == [str(plain)]
+    p = cluster.run(["squeue", "-h", "-j", "999999"])
+    assert p.returncode == 1 and "Invalid job id specified" in p.stderr, p
+    cluster.run(["scancel", str(arr), str(plain)])

@@ -126,6 +126,34 @@ def test_image_of_a_compacted_journal_is_not_used(fresh_cluster):
         == [a, b]
 
 
+def test_image_of_another_journal_under_the_same_inode_is_not_used(fresh_cluster):
+    """A journal copied over the file (same inode, other records before the
+    image's mark) is read whole, not taken for the one the image stands for."""
+    c = fresh_cluster
+    jpath = os.path.join(c.dir, "state", "journal")
+    held(c, "-J", "first", "--wrap", "true")
+    stop_ctld(c)
+    with open(jpath, "rb") as f:
+        journal_of_one = f.read()
+    c.up()
+    ids = [held(c, "-J", f"j{i}", "--wrap", "true") for i in range(3)]
+    stop_ctld(c)
+    ino = os.stat(jpath).st_ino
+    # another history, as long as the image's: the first job's, padded with
+    # the records of a second copy of it cut where the image's mark is
+    size = os.path.getsize(jpath)
+    other = (journal_of_one * (size // len(journal_of_one) + 1))[:size]
+    with open(jpath, "r+b") as f:
+        f.write(other)
+    assert os.stat(jpath).st_ino == ino
+    c.up()
+    log = ctld_log(c)
+    assert "not used: of a journal since rewritten" in log, log[-2000:]
+    assert "state image: 4 jobs" not in log
+    listed = c.run(["squeue", "-h", "-o", "%i"]).stdout.split()
+    assert not set(int(i) for i in listed) & set(ids)
+
+
 def test_damaged_image_is_not_used(fresh_cluster):
     c = fresh_cluster
     ids = [held(c, "-J", f"j{i}", "--wrap", "true") for i in range(5)]
