@@ -141,6 +141,7 @@ static inline void fixture_close(struct ctld *ctld)
 	event_base_free(ctld->base);
 	conf_destroy((struct conf *)ctld->conf);
 	free(ctld->hostname);
+	free(ctld->pass_jobs); /* sched_pass's list, kept between passes */
 }
 
 /* Run what waits on the loop and the journal's flush: answers deferred until
