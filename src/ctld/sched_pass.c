@@ -498,15 +498,16 @@ static int all_blocked(const struct sched_pass *ps)
 
 /* Room for n job pointers, kept from pass to pass: a pass a second over a
  * deep queue does not map and unmap its list each time (an unmapping flushes
- * the TLB).  Given back when it is four times what is needed. */
+ * the TLB).  Made twice what is needed, so that a growing queue does not
+ * remake it each pass; given back when it is four times what is needed. */
 static struct job **pass_jobs(struct ctld *ctld, size_t n)
 {
 	if (n < 1024)
 		n = 1024;
 	if (n > ctld->pass_jobs_cap || ctld->pass_jobs_cap / 4 > n) {
 		free(ctld->pass_jobs);
-		ctld->pass_jobs = xcalloc(n, sizeof(struct job *));
-		ctld->pass_jobs_cap = n;
+		ctld->pass_jobs_cap = 2 * n;
+		ctld->pass_jobs = xcalloc(ctld->pass_jobs_cap, sizeof(struct job *));
 	}
 	return ctld->pass_jobs;
 }
