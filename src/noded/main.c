@@ -305,6 +305,7 @@ static void noded_start(struct noded *nd)
 	    .title = nd->title,
 	    .title_len = nd->title_len,
 	    .conf_path = nd->conf_path,
+	    .conf = nd->conf,
 	    .epilog = nd->conf->epilog,
 	    .cluster = nd->conf->cluster_name,
 	    .log_file = nd->log_file,

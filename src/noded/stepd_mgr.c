@@ -11,12 +11,15 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "common/spool.h"
 #include "proto/conn.h"
 #include "proto/frame.h"
 #include "proto/messages.h"
 #include "proto/net.h"
+#include "noded/gidcache.h"
+#include "noded/spawner.h"
 #include "noded/stepd_mgr.h"
 #include "stepd/stepd_main.h"
 #include "stepd/cgroup.h"
@@ -29,7 +32,9 @@
 struct stepd_rec {
 	struct stepd_mgr *m;
 	uint32_t job_id, step_id;
-	pid_t pid;          /* 0: adopted from an earlier rotad (not our child) */
+	pid_t pid;          /* 0: adopted from an earlier rotad (not our child);
+	                       -1: asked of the spawner, not yet started */
+	int spawned;        /* the spawner's child: its end comes from there */
 	int64_t start_time; /* the launch's start_time, 0 if adopted */
 	struct conn *conn;  /* NULL once closed */
 	int exited;         /* our child has been reaped */
@@ -62,6 +67,8 @@ struct stepd_mgr {
 	struct stepd_rec *head;
 	struct term_job *terminating;
 	struct job_here *here;
+	struct gid_cache *gids;  /* users' groups as step daemons found them */
+	struct spawner *spawner; /* forks the step daemons (noded/spawner.h) */
 };
 
 static struct job_here *here_find(struct stepd_mgr *m, uint32_t job_id)
@@ -265,6 +272,12 @@ static void rec_on_msg(struct conn *c, uint16_t type, void **body, void *arg)
 		r->m->o.prolog_done(r->m->o.arg, sc);
 		return;
 	}
+	if (type == MSG_STEPD_GROUPS) {
+		struct stepd_groups *g = *body;
+		gid_cache_put(r->m->gids, g->user, g->gid, g->gids.v, g->gids.n,
+		              time(NULL));
+		return;
+	}
 	if (type != MSG_STEP_COMPLETE) {
 		log_debug("ignoring %s from rotastepd", msg_name(type));
 		return;
@@ -356,8 +369,16 @@ static void child_title(const struct stepd_mgr *m, uint32_t job, uint32_t step)
 
 /* The child: fd 3 = our socketpair end, 0 = /dev/null, nothing else of ours
  * open, then the step daemon (stepd/stepd_main.h).  Never returns. */
-static void stepd_child(const struct stepd_mgr *m, int fd, uint32_t job, uint32_t step)
+static void stepd_child(const struct stepd_mgr *m, int fd, const struct spawn_req *sr)
 {
+	struct stepd_given given = {
+	    .conf = m->o.conf,
+	    .conf_path = m->o.conf_path,
+	    .user = sr->user,
+	    .gid = sr->gid,
+	    .gids = sr->ngids ? sr->gids : NULL,
+	    .ngids = sr->ngids,
+	};
 	char *argv[6];
 	int argc = 0, null;
 
@@ -375,7 +396,7 @@ static void stepd_child(const struct stepd_mgr *m, int fd, uint32_t job, uint32_
 	if (close_range(4, ~0U, 0) < 0)
 		_exit(SPOOL_STEPD_EXIT_SETUP);
 	setenv("SLURM_CONF", m->o.conf_path, 1);
-	child_title(m, job, step);
+	child_title(m, sr->job_id, sr->step_id);
 	argv[argc++] = "rotastepd";
 	if (m->o.log_file) {
 		argv[argc++] = "-L";
@@ -385,7 +406,54 @@ static void stepd_child(const struct stepd_mgr *m, int fd, uint32_t job, uint32_
 		argv[argc++] = "-v";
 	argv[argc] = NULL;
 	fflush(NULL);
-	_exit(stepd_main(argc, argv));
+	_exit(stepd_main(argc, argv, &given));
+}
+
+static void spawn_child(void *arg, int fd, const struct spawn_req *sr)
+{
+	stepd_child(arg, fd, sr);
+}
+
+/* What the child needs to know before it reads the launch: whose job it is,
+ * and the user's groups as an earlier step daemon found them. */
+static void spawn_req_fill(struct stepd_mgr *m, const struct launch_req *req,
+                           struct spawn_req *sr)
+{
+	const gid_t *gids;
+	int n;
+
+	sr->job_id = req->job_id;
+	sr->step_id = req->step_id;
+	sr->gid = req->gid;
+	sr->ngids = 0;
+	sr->user[0] = '\0';
+	if (!req->user || strlen(req->user) >= sizeof(sr->user))
+		return;
+	memcpy(sr->user, req->user, strlen(req->user) + 1);
+	n = gid_cache_get(m->gids, req->user, req->gid, time(NULL), &gids);
+	if (n > 0 && n <= SPAWN_MAX_GIDS) {
+		memcpy(sr->gids, gids, (size_t)n * sizeof(gid_t));
+		sr->ngids = (uint32_t)n;
+	}
+}
+
+/* The step daemon of req on the socket end fd: from the spawner when there is
+ * one (1), else a fork of rotad (its pid, or -errno). */
+static pid_t stepd_start(struct stepd_mgr *m, const struct launch_req *req, int fd)
+{
+	struct spawn_req *sr = xcalloc(1, sizeof(*sr));
+	pid_t pid;
+
+	spawn_req_fill(m, req, sr);
+	if (spawner_spawn(m->spawner, sr, fd) == 0) {
+		free(sr);
+		return 1;
+	}
+	pid = fork();
+	if (pid == 0)
+		stepd_child(m, fd, sr);
+	free(sr);
+	return pid < 0 ? -errno : pid;
 }
 
 void stepd_mgr_launch(struct stepd_mgr *m, const struct launch_req *req)
@@ -406,19 +474,18 @@ void stepd_mgr_launch(struct stepd_mgr *m, const struct launch_req *req)
 		       STEP_DONE_LAUNCH_FAILED, "rotad cannot create a socket");
 		return;
 	}
-	pid = fork();
-	if (pid == 0)
-		stepd_child(m, sv[1], req->job_id, req->step_id);
+	pid = stepd_start(m, req, sv[1]);
 	close(sv[1]);
 	if (pid < 0) {
 		log_err("JobId=%u StepId=%u launch failed: fork: %s", req->job_id,
-		        req->step_id, strerror(errno));
+		        req->step_id, strerror(-pid));
 		close(sv[0]);
 		report(m, req->job_id, req->step_id, req->start_time, 1 << 8,
 		       STEP_DONE_LAUNCH_FAILED, "rotad cannot fork");
 		return;
 	}
-	r = rec_add(m, req->job_id, req->step_id, pid, sv[0]);
+	r = rec_add(m, req->job_id, req->step_id, pid == 1 ? -1 : pid, sv[0]);
+	r->spawned = pid == 1;
 	r->start_time = req->start_time;
 	if (!here_find(m, req->job_id)) {
 		struct job_here *h = xcalloc(1, sizeof(*h));
@@ -437,8 +504,59 @@ void stepd_mgr_launch(struct stepd_mgr *m, const struct launch_req *req)
 	} else {
 		conn_send(r->conn, MSG_LAUNCH_REQ, req);
 	}
-	log_info("JobId=%u StepId=%u rotastepd started, pid %d", req->job_id,
-	         req->step_id, (int)pid);
+	if (!r->spawned)
+		log_info("JobId=%u StepId=%u rotastepd started, pid %d", req->job_id,
+		         req->step_id, (int)pid);
+}
+
+/* The spawner's news of a step daemon: started, failed to, or ended. */
+static void on_spawn_event(void *arg, uint32_t job, uint32_t step, pid_t pid, int wstatus)
+{
+	struct stepd_mgr *m = arg;
+	struct stepd_rec *r, *next;
+
+	if (wstatus == SPAWNER_GONE) {
+		/* their ends will not be told: count them as ended */
+		for (r = m->head; r; r = next) {
+			next = r->next;
+			if (r->spawned && !r->exited) {
+				r->exited = 1;
+				r->wstatus = 0;
+				rec_maybe_finish(r);
+			}
+		}
+		return;
+	}
+	for (r = m->head; r; r = r->next)
+		if (r->spawned && r->job_id == job && r->step_id == step &&
+		    (wstatus == -1 ? r->pid == -1 : r->pid == pid))
+			break;
+	if (!r)
+		return;
+	if (wstatus != -1) {
+		r->exited = 1;
+		r->wstatus = wstatus;
+		rec_maybe_finish(r);
+	} else if (pid > 0) {
+		r->pid = pid;
+		log_info("JobId=%u StepId=%u rotastepd started, pid %d", job, step,
+		         (int)pid);
+	} else {
+		log_err("JobId=%u StepId=%u launch failed: fork: %s", job, step,
+		        strerror(-pid));
+		r->exited = 1;
+		r->wstatus = 0;
+		if (!r->reported) {
+			r->reported = 1;
+			report(m, job, step, r->start_time, 1 << 8,
+			       STEP_DONE_LAUNCH_FAILED, "rotad cannot fork");
+		}
+		if (r->conn) {
+			conn_close(r->conn);
+			r->conn = NULL;
+		}
+		rec_maybe_finish(r);
+	}
 }
 
 void stepd_mgr_signal(struct stepd_mgr *m, const struct signal_req *req)
@@ -565,6 +683,21 @@ struct stepd_mgr *stepd_mgr_create(struct event_base *base,
 
 	m->base = base;
 	m->o = *o;
+	m->gids = gid_cache_create();
+	if (!o->no_spawner) {
+		struct spawner_opts so = {
+		    .child = spawn_child,
+		    .event = on_spawn_event,
+		    .arg = m,
+		    .title = o->title,
+		    .title_len = o->title_len,
+		};
+		/* while rotad is small: the spawner's pages are a copy of these */
+		if (!(m->spawner = spawner_create(base, &so)))
+			log_err("cannot fork the step daemon spawner: %s; rotad forks "
+			        "them itself",
+			        strerror(errno));
+	}
 	m->sigchld_ev = evsignal_new(base, SIGCHLD, on_sigchld, m);
 	if (!m->sigchld_ev || evsignal_add(m->sigchld_ev, NULL) < 0)
 		fatal("cannot watch SIGCHLD");
@@ -592,6 +725,8 @@ void stepd_mgr_destroy(struct stepd_mgr *m)
 	while (m->here)
 		here_forget(m, m->here->job_id);
 	cgroup_node_release(m->o.node_name, m->o.spool);
+	gid_cache_destroy(m->gids);
+	spawner_destroy(m->spawner);
 	event_free(m->sigchld_ev);
 	event_free(m->reap_ev);
 	free(m);

@@ -25,6 +25,8 @@
 
 #include "proto/messages.h"
 
+struct conf;
+
 struct event_base;
 struct stepd_mgr;
 
@@ -38,11 +40,13 @@ struct stepd_mgr_opts {
 	 * (ps shows "rotastepd: [12.batch]"); NULL: left as it is */
 	char *title;
 	size_t title_len;
-	const char *conf_path; /* absolute, passed as SLURM_CONF */
-	const char *epilog;    /* slurm.conf Epilog, or NULL */
-	const char *cluster;   /* ClusterName */
-	const char *log_file;  /* NULL: stepds log to rotad's stderr */
+	const char *conf_path;   /* absolute, passed as SLURM_CONF */
+	const struct conf *conf; /* rotad's, handed to forked step daemons */
+	const char *epilog;      /* slurm.conf Epilog, or NULL */
+	const char *cluster;     /* ClusterName */
+	const char *log_file;    /* NULL: stepds log to rotad's stderr */
 	int verbose;
+	int no_spawner; /* fork step daemons from rotad itself (noded/spawner.h) */
 	stepd_done_f done;
 	stepd_done_f prolog_done; /* MSG_PROLOG_COMPLETE from a stepd */
 	void *arg;

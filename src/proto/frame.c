@@ -75,6 +75,7 @@ uint32_t frame_max_values(uint16_t type)
 	case MSG_PRIO_INFO_REQ:
 	case MSG_STEP_COMPLETE:
 	case MSG_PROLOG_COMPLETE:
+	case MSG_STEPD_GROUPS: /* up to GROUPLIST_MAX gids */
 		return 1u << 18;
 	case MSG_NODE_REGISTER:
 		return 1u << 20;

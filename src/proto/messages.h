@@ -590,6 +590,15 @@ enum launch_node_flags { LAUNCH_NF_PROLOG = 1 /* the job's first step on this no
  * job_id, step_id, node_name): the launch that carried LAUNCH_NF_PROLOG got past
  * the Prolog, the node is ready for the job (it leaves CONFIGURING). */
 
+/* MSG_STEPD_GROUPS (stepd -> rotad): the supplementary groups the step daemon
+ * looked up for user and gid (common/grouplist.h), for rotad to hand to the next
+ * step daemons of that user (noded/gidcache.h). */
+#define STEPD_GROUPS_FIELDS(F, S)                                                        \
+	F(S, str, user, _)                                                               \
+	F(S, u32, gid, _)                                                                \
+	F(S, u32v, gids, _)
+ROTA_DECLARE(stepd_groups, STEPD_GROUPS_FIELDS)
+
 /* ---- stepd <-> srun I/O ---- */
 #define IO_HELLO_FIELDS(F, S)                                                            \
 	F(S, u32, job_id, _)                                                             \
@@ -770,7 +779,8 @@ ROTA_DECLARE(repl_data, REPL_DATA_FIELDS)
 	M(MSG_RECONFIG_REQ, 48, empty_msg)                                               \
 	M(MSG_NODE_ACK, 49, node_ack)                                                    \
 	M(MSG_JOB_LIST_REQ, 50, job_list_req)                                            \
-	M(MSG_JOB_LIST_RESP, 51, job_list_resp)
+	M(MSG_JOB_LIST_RESP, 51, job_list_resp)                                          \
+	M(MSG_STEPD_GROUPS, 52, stepd_groups)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) MSG_TYPE_MAX };

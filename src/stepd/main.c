@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "common/conf.h"
+#include "common/grouplist.h"
 #include "common/hostlist.h"
 #include "common/spool.h"
 #include "proto/auth.h"
@@ -56,6 +57,38 @@ static int setup_signals(void)
 	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
+/* The user's groups, once for all tasks: as rotad handed them (an earlier step
+ * daemon's lookup, common/grouplist.h), else looked up here and sent to rotad
+ * for the next ones.  Left NULL when the lookup fails: each task then calls
+ * initgroups() and reports its error.  (The rotastepd binary, run by tests
+ * that play rotad, sends nothing.) */
+static void resolve_groups(struct stepd *st)
+{
+	const struct stepd_given *g = st->given;
+	struct stepd_groups sg = {0};
+	int n;
+
+	if (g && g->gids && g->ngids && g->user && !strcmp(g->user, st->user) &&
+	    g->gid == st->gid) {
+		st->gids = xcalloc(g->ngids, sizeof(gid_t));
+		memcpy(st->gids, g->gids, g->ngids * sizeof(gid_t));
+		st->ngids = (int)g->ngids;
+		return;
+	}
+	if ((n = grouplist_lookup(st->user, st->gid, &st->gids)) < 0) {
+		log_debug("JobId=%u groups of %s: %s", st->req->job_id, st->user,
+		          strerror(errno));
+		return;
+	}
+	st->ngids = n;
+	sg.user = st->user;
+	sg.gid = st->gid;
+	sg.gids.v = (uint32_t *)st->gids;
+	sg.gids.n = (uint32_t)n;
+	if (st->ctl && g) /* a rotad that keeps them: ours was forked by one */
+		msglink_send(st->ctl, MSG_STEPD_GROUPS, &sg);
+}
+
 /* Who the tasks run as; fails unless we are root or already that user. */
 static int resolve_user(struct stepd *st, struct rota_error *err)
 {
@@ -78,6 +111,8 @@ static int resolve_user(struct stepd *st, struct rota_error *err)
 			return errprintf(err, "unknown uid %u", (unsigned)st->uid);
 		st->user = xstrdup(pw.pw_name);
 	}
+	if (st->as_root)
+		resolve_groups(st);
 	/* SLURM_UMASK first, as Slurm's stepd reads it: srun sets it from its own
 	 * umask outside a job and passes the job's on inside one */
 	st->umask = 022;
@@ -521,7 +556,8 @@ static void stepd_cleanup(struct stepd *st)
 	free(st->user);
 	cpubind_release(&st->cpubind);
 	msg_body_free(MSG_LAUNCH_REQ, st->req);
-	conf_destroy(st->conf);
+	free(st->gids);
+	conf_destroy(st->own_conf);
 }
 
 /* Check the launch's job credential again (proto/cred.h): rotad has, but we
@@ -571,15 +607,22 @@ static void stepd_load(struct stepd *st)
 	st->ctl = msglink_create(STEPD_LAUNCH_FD, "rotad");
 	if (!st->req->node_name)
 		st->req->node_name = xstrdup("localhost");
+	if (st->given && st->given->conf) {
+		st->conf = st->given->conf;
+		st->conf_path = st->given->conf_path;
+		stepd_check_cred(st);
+		return;
+	}
 	if (!realpath(conf_default_path(), conf_path))
 		snprintf(conf_path, sizeof(conf_path), "%s", conf_default_path());
 	st->conf_path = conf_path;
-	if (conf_load(conf_path, &st->conf, &err) < 0) {
+	if (conf_load(conf_path, &st->own_conf, &err) < 0) {
 		log_err("JobId=%u StepId=%u launch failed: %s", st->req->job_id,
 		        st->req->step_id, err.text);
 		ctl_report(st, 1 << 8, STEP_DONE_LAUNCH_FAILED, err.text);
 		exit(STEPD_EXIT_SETUP);
 	}
+	st->conf = st->own_conf;
 	stepd_check_cred(st);
 }
 
@@ -665,9 +708,9 @@ static void raise_nofile(void)
 	}
 }
 
-int stepd_main(int argc, char **argv)
+int stepd_main(int argc, char **argv, const struct stepd_given *given)
 {
-	struct stepd st = {.listen_fd = -1, .sigfd = -1};
+	struct stepd st = {.listen_fd = -1, .sigfd = -1, .given = given};
 	struct rota_error err = {""};
 	const char *logfile = NULL;
 	int opt, level = LOG_INFO;

@@ -53,8 +53,12 @@ struct stepd_task {
 	int pty_idle; /* its slave side is closed for now: out_fd not polled */
 };
 
+struct stepd_given;
+
 struct stepd {
-	struct conf *conf;
+	const struct conf *conf;
+	struct conf *own_conf; /* conf when read here, NULL when given by rotad */
+	const struct stepd_given *given; /* stepd_main.h; NULL in rotastepd */
 	struct launch_req *req;
 	const char *conf_path; /* absolute SLURM_CONF */
 	int batch;             /* step_id == STEP_BATCH */
@@ -64,6 +68,8 @@ struct stepd {
 	uid_t uid;
 	gid_t gid;
 	int as_root; /* we switch users in the children */
+	gid_t *gids; /* the user's groups for setgroups(); NULL: initgroups() */
+	int ngids;
 	mode_t umask;
 
 	char *spool;        /* SlurmdSpoolDir for this node */

@@ -8,6 +8,26 @@
 #ifndef ROTA_STEPD_MAIN_H
 #define ROTA_STEPD_MAIN_H
 
-int stepd_main(int argc, char **argv);
+#include <stdint.h>
+#include <sys/types.h>
+
+struct conf;
+
+/* What a forked step daemon finds in rotad's memory instead of reading it again:
+ * rotad's parsed slurm.conf (Slurm's slurmstepd, too, runs with its slurmd's
+ * config), and the groups of a user as an earlier step daemon found them
+ * (noded/gidcache.h), used only if the launch is for that user and gid.
+ * Borrowed; fields NULL/0 when not known. */
+struct stepd_given {
+	const struct conf *conf;
+	const char *conf_path; /* its absolute path */
+	const char *user;
+	gid_t gid;
+	const gid_t *gids;
+	uint32_t ngids;
+};
+
+/* given: NULL in the rotastepd binary. */
+int stepd_main(int argc, char **argv, const struct stepd_given *given);
 
 #endif

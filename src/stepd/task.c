@@ -70,7 +70,8 @@ static void child_become_user(const struct stepd *st, int errfd)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
 	if (st->as_root) {
-		if (initgroups(st->user, st->gid) < 0)
+		if (st->gids ? setgroups((size_t)st->ngids, st->gids) < 0
+		             : initgroups(st->user, st->gid) < 0)
 			child_fail(errfd, "initgroups(%s): %s", st->user,
 			           strerror(errno));
 		if (setgid(st->gid) < 0)
@@ -298,8 +299,8 @@ static void task_child(struct stepd *st, struct stepd_task *t, const struct task
 	child_say_binding(st, t);
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 	child_chdir(st->req->work_dir);
-	env = env_add_task(strv_dup(st->env), st, t);
-	if (st->conf->task_prolog) /* as the user, in the task's environment */
+	env = env_add_task(st->env, st, t); /* the child's own copy since the fork */
+	if (st->conf->task_prolog)          /* as the user, in the task's environment */
 		env = task_prolog_apply(st->conf->task_prolog, env, 1);
 	if (st->batch) {
 		argv = strv_append(NULL, st->script);

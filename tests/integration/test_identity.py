@@ -80,6 +80,21 @@ def test_groups_are_the_users(ucluster, users):
     assert len(a.groups) == 2 and 0 not in a.groups
 
 
+def test_groups_handed_on_are_each_users(ucluster, users):
+    """After a user's first job on a node, rotad hands the groups its step
+    daemon looked up to the next ones (noded/gidcache.h): each job still gets
+    exactly its own user's groups, whoever ran there before."""
+    order = ["a", "b", "a", "b", "a"]
+    for i, tag in enumerate(order):
+        u = users[tag]
+        jobid = sbatch_as(ucluster, u, f"-w node01 -o g{i}.out --wrap 'id -g; id -G'")
+        assert ucluster.wait_job(jobid) == "COMPLETED"
+        gid, groups = read_lines(ucluster.work / f"g{i}.out")
+        assert int(gid) == u.gid, (i, tag)
+        assert sorted(int(g) for g in groups.split()) == u.groups, (i, tag)
+    assert users["a"].groups != users["b"].groups
+
+
 def test_step_identity(ucluster, users):
     a = users["a"]
     p = as_user(ucluster, a, f"srun -N2 -n2 -o step-%t.out bash -c '{PROBE}'")
