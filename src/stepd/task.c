@@ -58,6 +58,25 @@ static void child_fail(int errfd, const char *fmt, ...)
 	_exit(1);
 }
 
+/* A line on fd from a child: no stdio (dprintf may allocate a buffer, and a
+ * vfork child must not). */
+static void child_say(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void child_say(int fd, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0 &&
+	    write(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1)) {
+		/* nowhere else to say it */
+	}
+}
+
 /* In a child: become the user.  Exits through child_fail on error. */
 static void child_become_user(const struct stepd *st, int errfd)
 {
@@ -243,9 +262,9 @@ static void child_chdir(const char *dir)
 {
 	if (!dir || chdir(dir) == 0)
 		return;
-	dprintf(2,
-	        "slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp instead\n",
-	        dir, strerror(errno));
+	child_say(
+	    2, "slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp instead\n",
+	    dir, strerror(errno));
 	if (chdir("/tmp") < 0) {
 		/* nowhere better to go */
 	}
@@ -273,16 +292,17 @@ static void child_say_binding(const struct stepd *st, const struct stepd_task *t
 		hex[n++] = "0123456789abcdef"[v];
 	}
 	hex[n] = '\0';
-	dprintf(2, "cpu-bind=%s - %s, task %2u %2u [%d]: mask 0x%s set\n",
-	        cpubind_word(&st->cpubind), st->req->node_name, t->gtid, t->ltid,
-	        (int)getpid(), hex);
+	child_say(2, "cpu-bind=%s - %s, task %2u %2u [%d]: mask 0x%s set\n",
+	          cpubind_word(&st->cpubind), st->req->node_name, t->gtid, t->ltid,
+	          (int)getpid(), hex);
 }
 
-/* The task child: never returns. */
-static void task_child(struct stepd *st, struct stepd_task *t, const struct task_io *tio,
-                       const int pipes[3], int errfd)
+/* In the task's child: its process group or session, cgroups, user, standard
+ * streams, CPU binding report, descriptors and directory.  Allocates nothing:
+ * the vfork child (task_exec) runs it too. */
+static void child_setup(const struct stepd *st, const struct stepd_task *t,
+                        const struct task_io *tio, const int pipes[3], int errfd)
 {
-	char **env, **argv;
 	const char *what = "";
 	int rc;
 
@@ -299,6 +319,15 @@ static void task_child(struct stepd *st, struct stepd_task *t, const struct task
 	child_say_binding(st, t);
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 	child_chdir(st->req->work_dir);
+}
+
+/* The task child (of a fork): never returns. */
+static void task_child(struct stepd *st, struct stepd_task *t, const struct task_io *tio,
+                       const int pipes[3], int errfd)
+{
+	char **env, **argv;
+
+	child_setup(st, t, tio, pipes, errfd);
 	env = env_add_task(st->env, st, t); /* the child's own copy since the fork */
 	if (st->conf->task_prolog)          /* as the user, in the task's environment */
 		env = task_prolog_apply(st->conf->task_prolog, env, 1);
@@ -317,7 +346,93 @@ static void task_child(struct stepd *st, struct stepd_task *t, const struct task
 	}
 	environ = env; /* execvp searches the task's PATH, not ours */
 	execvp(argv[0], argv);
-	dprintf(2, "slurmstepd: error: execve(): %s: %s\n", argv[0], strerror(errno));
+	child_say(2, "slurmstepd: error: execve(): %s: %s\n", argv[0], strerror(errno));
+	_exit(errno ? errno : 1);
+}
+
+/* ---- tasks started with vfork ----
+ * A fork copies the step daemon's page tables and write-protects its pages;
+ * the exec then throws the copy away, and the step daemon's next writes each
+ * take a copy-on-write fault.  On a host where page faults are dear (a VM
+ * shadowing page tables) that is a large part of a job's cost.  A vfork child
+ * borrows the step daemon's memory until its exec: everything it needs that
+ * takes memory is made before (the environment with the task's variables, the
+ * argument vector), and it writes only its pid into a buffer made for it.
+ * Not with a TaskProlog or --multi-prog (they need memory in the child), nor
+ * when the groups are to be looked up in the child, nor under AddressSanitizer
+ * (its shadow stack and a shared stack do not mix). */
+struct task_exec {
+	char **env;  /* the step's strings, the task's own below; pointers only */
+	char **argv; /* pointers only */
+	char pid_var[40];
+	char procid_var[40], localid_var[40];
+};
+
+static int can_vfork(const struct stepd *st)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	return 0;
+#else
+	return !st->conf->task_prolog && !(st->req->flags & STEP_F_MULTI_PROG) &&
+	       (!st->as_root || st->gids);
+#endif
+}
+
+static int is_var(const char *kv, const char *name)
+{
+	size_t n = strlen(name);
+	return !strncmp(kv, name, n) && kv[n] == '=';
+}
+
+/* As env_add_task and the argv of task_child, made in the step daemon. */
+static void task_exec_prepare(const struct stepd *st, const struct stepd_task *t,
+                              struct task_exec *te)
+{
+	size_t n = 0, k = 0, na = 0;
+
+	while (st->env && st->env[n])
+		n++;
+	te->env = xcalloc(n + 4, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		if (!is_var(st->env[i], "SLURM_TASK_PID") &&
+		    (st->batch || (!is_var(st->env[i], "SLURM_PROCID") &&
+		                   !is_var(st->env[i], "SLURM_LOCALID"))))
+			te->env[k++] = st->env[i];
+	snprintf(te->pid_var, sizeof(te->pid_var), "SLURM_TASK_PID=");
+	te->env[k++] = te->pid_var;
+	if (!st->batch) {
+		snprintf(te->procid_var, sizeof(te->procid_var), "SLURM_PROCID=%u",
+		         t->gtid);
+		snprintf(te->localid_var, sizeof(te->localid_var), "SLURM_LOCALID=%u",
+		         t->ltid);
+		te->env[k++] = te->procid_var;
+		te->env[k++] = te->localid_var;
+	}
+	if (!st->batch) {
+		te->argv = NULL;
+		return;
+	}
+	while (st->req->argv && st->req->argv[na])
+		na++;
+	te->argv = xcalloc(na + 2, sizeof(char *));
+	te->argv[0] = st->script;
+	for (size_t i = 0; i < na; i++)
+		te->argv[i + 1] = st->req->argv[i];
+}
+
+/* The vfork child: never returns.  Writes only te->pid_var (and, like any
+ * child, its own stack). */
+static void task_exec_child(const struct stepd *st, const struct stepd_task *t,
+                            const struct task_io *tio, const int pipes[3], int errfd,
+                            struct task_exec *te)
+{
+	char **argv = te->argv ? te->argv : st->req->argv;
+
+	child_setup(st, t, tio, pipes, errfd);
+	snprintf(te->pid_var, sizeof(te->pid_var), "SLURM_TASK_PID=%d", (int)getpid());
+	environ = te->env; /* the parent puts its own back when it goes on */
+	execvp(argv[0], argv);
+	child_say(2, "slurmstepd: error: execve(): %s: %s\n", argv[0], strerror(errno));
 	_exit(errno ? errno : 1);
 }
 
@@ -486,16 +601,30 @@ static int launch_one(struct stepd *st, struct stepd_task *t, const struct task_
 		close_child_ends(child);
 		return errprintf(err, "pipe: %s", strerror(errno));
 	}
-	pid = fork();
+	if (can_vfork(st)) {
+		struct task_exec te = {0};
+		char **our_environ = environ;
+
+		task_exec_prepare(st, t, &te);
+		pid = vfork();
+		if (pid == 0)
+			task_exec_child(st, t, tio, child, ep[1], &te);
+		environ = our_environ;
+		free(te.env);
+		free(te.argv);
+	} else {
+		pid = fork();
+		if (pid == 0) {
+			close(ep[0]);
+			task_child(st, t, tio, child, ep[1]);
+		}
+	}
 	if (pid < 0) {
+		int e = errno;
 		close_child_ends(child);
 		close(ep[0]);
 		close(ep[1]);
-		return errprintf(err, "fork: %s", strerror(errno));
-	}
-	if (pid == 0) {
-		close(ep[0]);
-		task_child(st, t, tio, child, ep[1]);
+		return errprintf(err, "fork: %s", strerror(e));
 	}
 	if (!t->pty) /* a session leader (setsid in the child) cannot be moved */
 		setpgid(pid, pid); /* also done by the child: no window for kill(-pgid) */
