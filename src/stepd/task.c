@@ -39,42 +39,42 @@ struct task_io {
 	char *in, *out, *err;
 };
 
+/* A line on fd from a child: no stdio (dprintf may allocate a buffer, and a
+ * vfork child must not). */
+static void child_vsay(int fd, const char *fmt, va_list ap)
+{
+	char buf[1024];
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+
+	if (n > 0 &&
+	    write(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1)) {
+		/* nowhere else to say it */
+	}
+}
+
+static void child_say(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void child_say(int fd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	child_vsay(fd, fmt, ap);
+	va_end(ap);
+}
+
+/* Say why on errfd (the parent reads it) and exit. */
 static void child_fail(int errfd, const char *fmt, ...) __attribute__((noreturn))
 __attribute__((format(printf, 2, 3)));
 
 static void child_fail(int errfd, const char *fmt, ...)
 {
-	char buf[512];
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	child_vsay(errfd, fmt, ap);
 	va_end(ap);
-	if (n > 0 &&
-	    write(errfd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf))) {
-		/* the parent reads it; nothing else to do on failure */
-	}
 	_exit(1);
-}
-
-/* A line on fd from a child: no stdio (dprintf may allocate a buffer, and a
- * vfork child must not). */
-static void child_say(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void child_say(int fd, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n > 0 &&
-	    write(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1)) {
-		/* nowhere else to say it */
-	}
 }
 
 /* In a child: become the user.  Exits through child_fail on error. */
