@@ -21,7 +21,13 @@ ALL_CFLAGS = $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wmissing-proto
 	     -Wno-unused-parameter -Wno-missing-field-initializers -Isrc -D_GNU_SOURCE \
 	     $(SANFLAGS) $(shell pkg-config --cflags $(PKGS))
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
-LIBS = $(shell pkg-config --libs $(PKGS)) -lm
+# Linked in, not shared: a process starts with libc alone (and libisal in the
+# controller).  sbatch and squeue are started once per call and each shared
+# library costs every start its mappings and relocations; libmunge is loaded
+# when a MUNGE credential is first made or checked (proto/munge_dl.h).
+STATIC_PKGS = libevent jansson zlib
+LIBS = -Wl,-Bstatic $(shell pkg-config --libs $(STATIC_PKGS)) -Wl,-Bdynamic \
+       $(shell pkg-config --libs libisal) -lm
 
 OBJ = $(BUILD)/obj
 BIN = $(BUILD)/bin

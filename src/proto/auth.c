@@ -1,7 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <munge.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "common/sha256.h"
 #include "common/uid.h"
 #include "proto/auth.h"
+#include "proto/munge_dl.h"
 #include "common/common.h"
 
 #define NONCE_LEN 32
@@ -218,11 +218,11 @@ static void *payload_make(const struct auth_challenge *ch, const char *name, siz
 	return p;
 }
 
-static munge_ctx_t munge_ctx(struct auth *auth)
+static munge_ctx_t munge_ctx(const struct munge_lib *m, struct auth *auth)
 {
-	munge_ctx_t ctx = munge_ctx_create();
+	munge_ctx_t ctx = m->ctx_create();
 	if (ctx && auth->munge_socket)
-		munge_ctx_set(ctx, MUNGE_OPT_SOCKET, auth->munge_socket);
+		m->ctx_set(ctx, MUNGE_OPT_SOCKET, auth->munge_socket);
 	return ctx;
 }
 
@@ -242,11 +242,19 @@ int auth_respond(struct auth *auth, const struct auth_challenge *ch,
 	resp->node_name = xstrdup(node_name);
 	nonce_make(&resp->nonce);
 	if (auth->method == AUTH_MUNGE) {
-		munge_ctx_t ctx = munge_ctx(auth);
-		munge_err_t e = munge_encode(&resp->cred, ctx, payload, (int)len);
+		const struct munge_lib *m = munge_lib(err);
+		munge_ctx_t ctx;
+		munge_err_t e;
+
+		if (!m) {
+			free(payload);
+			return -1;
+		}
+		ctx = munge_ctx(m, auth);
+		e = m->encode(&resp->cred, ctx, payload, (int)len);
 		if (e != EMUNGE_SUCCESS)
-			rc = errprintf(err, "munge_encode: %s", munge_ctx_strerror(ctx));
-		munge_ctx_destroy(ctx);
+			rc = errprintf(err, "munge_encode: %s", m->ctx_strerror(ctx));
+		m->ctx_destroy(ctx);
 	} else {
 		resp->mac.data = xmalloc(32);
 		resp->mac.len = 32;
@@ -266,7 +274,8 @@ int auth_verify(struct auth *auth, const struct auth_challenge *ch,
 	int rc = -1;
 
 	if (auth->method == AUTH_MUNGE) {
-		munge_ctx_t ctx = munge_ctx(auth);
+		const struct munge_lib *m;
+		munge_ctx_t ctx;
 		void *got = NULL;
 		int glen = 0;
 		uid_t uid;
@@ -275,12 +284,14 @@ int auth_verify(struct auth *auth, const struct auth_challenge *ch,
 
 		if (!resp->cred) {
 			errprintf(err, "no munge credential");
-			munge_ctx_destroy(ctx);
 			goto out;
 		}
-		e = munge_decode(resp->cred, ctx, &got, &glen, &uid, &gid);
+		if (!(m = munge_lib(err)))
+			goto out;
+		ctx = munge_ctx(m, auth);
+		e = m->decode(resp->cred, ctx, &got, &glen, &uid, &gid);
 		if (e != EMUNGE_SUCCESS)
-			errprintf(err, "munge_decode: %s", munge_ctx_strerror(ctx));
+			errprintf(err, "munge_decode: %s", m->ctx_strerror(ctx));
 		else if ((size_t)glen != len || memcmp(got, payload, len))
 			errprintf(err, "munge payload does not match the challenge");
 		else {
@@ -289,7 +300,7 @@ int auth_verify(struct auth *auth, const struct auth_challenge *ch,
 			rc = 0;
 		}
 		free(got);
-		munge_ctx_destroy(ctx);
+		m->ctx_destroy(ctx);
 	} else {
 		uint8_t mac[32];
 		if (auth_hmac(auth, payload, len, mac) < 0)
@@ -352,15 +363,21 @@ static int ctld_sign(struct auth *auth, const uint8_t key[MAC_LEN], const char *
                      struct rota_error *err)
 {
 	if (auth->method == AUTH_MUNGE) {
+		const struct munge_lib *m = munge_lib(err);
 		size_t plen;
-		void *payload = labelled(label, data, len, &plen);
-		munge_ctx_t ctx = munge_ctx(auth);
-		munge_err_t e = munge_encode(cred, ctx, payload, (int)plen);
+		void *payload;
+		munge_ctx_t ctx;
+		munge_err_t e;
 		int rc = 0;
 
+		if (!m)
+			return -1;
+		payload = labelled(label, data, len, &plen);
+		ctx = munge_ctx(m, auth);
+		e = m->encode(cred, ctx, payload, (int)plen);
 		if (e != EMUNGE_SUCCESS)
-			rc = errprintf(err, "munge_encode: %s", munge_ctx_strerror(ctx));
-		munge_ctx_destroy(ctx);
+			rc = errprintf(err, "munge_encode: %s", m->ctx_strerror(ctx));
+		m->ctx_destroy(ctx);
 		free(payload);
 		return rc;
 	}
@@ -382,6 +399,7 @@ static int ctld_check(struct auth *auth, const uint8_t key[MAC_LEN], const char 
                       const char *cred, int flags, struct rota_error *err)
 {
 	if (auth->method == AUTH_MUNGE) {
+		const struct munge_lib *m;
 		size_t plen;
 		void *payload, *got = NULL;
 		int glen = 0, rc = -1;
@@ -392,9 +410,11 @@ static int ctld_check(struct auth *auth, const uint8_t key[MAC_LEN], const char 
 
 		if (!cred || !cred[0])
 			return errprintf(err, "no munge credential");
+		if (!(m = munge_lib(err)))
+			return -1;
 		payload = labelled(label, data, len, &plen);
-		ctx = munge_ctx(auth);
-		e = munge_decode(cred, ctx, &got, &glen, &uid, &gid);
+		ctx = munge_ctx(m, auth);
+		e = m->decode(cred, ctx, &got, &glen, &uid, &gid);
 		if (e == EMUNGE_CRED_REPLAYED && (flags & AUTH_CHECK_REPLAY_OK))
 			e = EMUNGE_SUCCESS;
 		if (e == EMUNGE_CRED_REPLAYED)
@@ -402,7 +422,7 @@ static int ctld_check(struct auth *auth, const uint8_t key[MAC_LEN], const char 
 		else if (e == EMUNGE_CRED_EXPIRED)
 			errprintf(err, "expired (munge)");
 		else if (e != EMUNGE_SUCCESS)
-			errprintf(err, "munge_decode: %s", munge_ctx_strerror(ctx));
+			errprintf(err, "munge_decode: %s", m->ctx_strerror(ctx));
 		else if (uid != 0 && uid != slurm_uid(auth) && uid != getuid())
 			errprintf(err, "signed by uid %u, not root or SlurmUser",
 			          (unsigned)uid);
@@ -412,7 +432,7 @@ static int ctld_check(struct auth *auth, const uint8_t key[MAC_LEN], const char 
 			rc = 0;
 		free(got);
 		free(payload);
-		munge_ctx_destroy(ctx);
+		m->ctx_destroy(ctx);
 		return rc;
 	} else {
 		uint8_t want[MAC_LEN];

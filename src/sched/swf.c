@@ -36,7 +36,8 @@ static int64_t to_int(double v)
 		return INT64_MAX;
 	if (v <= -9.2e18)
 		return INT64_MIN;
-	return (int64_t)llround(v);
+	/* half away from zero, as llround(), without libm */
+	return (int64_t)(v < 0 ? v - 0.5 : v + 0.5);
 }
 
 int swf_parse_line(const char *line, struct swf_job *ret_job, struct rota_error *err)
