@@ -38,21 +38,22 @@ sched_src  = $(wildcard src/sched/*.c)
 ctld_src   = $(wildcard src/ctld/*.c)
 noded_src  = $(wildcard src/noded/*.c)
 stepd_src  = $(wildcard src/stepd/*.c)
+dbd_src    = $(wildcard src/dbd/*.c)
 cli_src    = $(wildcard src/cli/*.c)
 
 objs = $(patsubst src/%.c,$(OBJ)/%.o,$(1))
 LIBA = $(BUILD)/lib/librota.a
 lib_objs = $(call objs,$(common_src) $(proto_src) $(sched_src))
 
-CLI_LINKS = sbatch srun salloc squeue sinfo scancel scontrol sprio sdiag
-PROGS = $(BIN)/rotactld $(BIN)/rotad $(BIN)/rotastepd $(BIN)/rota
+CLI_LINKS = sbatch srun salloc squeue sinfo scancel scontrol sprio sdiag sacct
+PROGS = $(BIN)/rotactld $(BIN)/rotad $(BIN)/rotastepd $(BIN)/rotadbd $(BIN)/rota
 
 all: $(PROGS) $(addprefix $(BIN)/,$(CLI_LINKS)) unit-build bench-build \
      $(BUILD)/compile_commands.json
 
 # For clangd and other tools (they look in build/): how each source is compiled.
 all_src = $(common_src) $(proto_src) $(sched_src) $(ctld_src) $(noded_src) \
-	  $(stepd_src) $(cli_src) $(wildcard tests/unit/*.c bench/*.c)
+	  $(stepd_src) $(dbd_src) $(cli_src) $(wildcard tests/unit/*.c bench/*.c)
 $(BUILD)/compile_commands.json: Makefile $(all_src)
 	@mkdir -p $(dir $@)
 	@{ echo '['; sep=' '; for f in $(all_src); do \
@@ -82,6 +83,11 @@ $(BIN)/rotad: $(call objs,$(noded_src)) $(stepd_objs) $(LIBA)
 $(BIN)/rotastepd: $(call objs,$(stepd_src)) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+# rotadbd reads the journal's events without applying them: the events'
+# codec alone of the controller's modules
+$(BIN)/rotadbd: $(call objs,$(dbd_src)) $(OBJ)/ctld/job_event_codec.o $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -lsqlite3
 $(BIN)/rota: $(call objs,$(cli_src)) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)

@@ -62,10 +62,11 @@ struct rota_opts {
 	int standby;              /* --standby: a backup controller as well */
 };
 
-/* One daemon of the cluster: "rotactld" or "rotad-node01". */
+/* One daemon of the cluster: "rotactld", "rotadbd" or "rotad-node01". */
 struct daemon {
 	char *name;
-	char *node;        /* NULL for the controller */
+	char *node;        /* NULL for the controller and rotadbd */
+	int dbd;           /* rotadbd (AccountingStorageType=.../slurmdbd) */
 	size_t ctld_index; /* a controller: its SlurmctldHost line (0 primary) */
 	pid_t pid;         /* 0 when not running */
 	int started;       /* started by this `up` */
@@ -371,6 +372,13 @@ static void cluster_add_daemon(struct cluster *c, const char *name, const char *
 	d->pid = pidfile_live(c, name);
 }
 
+static int cluster_has_dbd(const struct cluster *c)
+{
+	const char *t = c->conf->accounting_storage_type;
+
+	return t && !strcasecmp(t, "accounting_storage/slurmdbd");
+}
+
 /* Load slurm.conf and list the daemons it implies. */
 static int cluster_load(struct cluster *c)
 {
@@ -389,6 +397,11 @@ static int cluster_load(struct cluster *c)
 		cluster_add_daemon(c, name, NULL);
 		c->daemons[c->daemon_count - 1].ctld_index = i;
 		free(name);
+	}
+	/* the accounting daemon, once the controller answers */
+	if (cluster_has_dbd(c)) {
+		cluster_add_daemon(c, "rotadbd", NULL);
+		c->daemons[c->daemon_count - 1].dbd = 1;
 	}
 	for (size_t i = 0; i < c->conf->node_count; i++) {
 		char *name = xasprintf("rotad-%s", c->conf->nodes[i].name);
@@ -486,7 +499,8 @@ static int conf_write(const struct cluster *c, const struct rota_opts *o,
 	        "StateSaveLocation=%s/state\n"
 	        "SlurmdSpoolDir=%s/spool/%%n\n"
 	        "SlurmctldLogFile=%s/log/rotactld.log\n"
-	        "SlurmdLogFile=%s/log/rotad-%%n.log\n",
+	        "SlurmdLogFile=%s/log/rotad-%%n.log\n"
+	        "AccountingStorageType=accounting_storage/slurmdbd\n",
 	        host, ports[0], ports[1], c->dir, c->dir, c->dir, c->dir);
 	/* a backup controller beside the primary: another loopback address */
 	if (o->standby)
@@ -603,7 +617,8 @@ static void child_exec(const struct cluster *c, const struct daemon *d, char **a
 
 static int daemon_start(struct cluster *c, struct daemon *d)
 {
-	char *prog = xasprintf("%s/%s", c->bin_dir, d->node ? "rotad" : "rotactld");
+	char *prog = xasprintf("%s/%s", c->bin_dir,
+	                       d->node ? "rotad" : d->dbd ? "rotadbd" : "rotactld");
 	char idx[24], *state = xasprintf("%s/state-backup%zu", c->dir, d->ctld_index);
 	char *log = xasprintf("%s/log/%s.log", c->dir, d->name);
 	char *argv[] = {prog,    "-f", c->conf_path, d->node ? "-N" : NULL,
@@ -612,7 +627,10 @@ static int daemon_start(struct cluster *c, struct daemon *d)
 	pid_t pid;
 	int rc = 0;
 
-	if (d->ctld_index) {
+	if (d->dbd) {
+		argv[3] = "-L";
+		argv[4] = log;
+	} else if (d->ctld_index) {
 		snprintf(idx, sizeof(idx), "%zu", d->ctld_index);
 		argv[3] = "-i";
 		argv[4] = idx;
@@ -715,6 +733,13 @@ static int cluster_ready(const struct cluster *c, int ctld_only, char *why,
 	}
 	snprintf(why, why_len, "%zu of %zu nodes up", ok, c->conf->node_count);
 	ready = ok == c->conf->node_count && ok > 0;
+	if (ready && cluster_has_dbd(c)) {
+		char *sock = client_dbd_socket_path(c->conf);
+		ready = access(sock, F_OK) == 0;
+		if (!ready)
+			snprintf(why, why_len, "rotadbd not answering");
+		free(sock);
+	}
 out:
 	msg_body_free(type, body);
 	close(fd);
@@ -1051,7 +1076,7 @@ static int up_start(struct cluster *c, uint32_t timeout_s)
 			fprintf(stderr, "rota: restarting %s\n", c->daemons[i].name);
 		if (daemon_start(c, &c->daemons[i]) < 0)
 			return -1;
-		if (!c->daemons[i].node) {
+		if (!c->daemons[i].node && !c->daemons[i].dbd) {
 			if (cluster_wait_ready(c, 1, deadline, timeout_s) < 0)
 				return -1;
 			nodes_reconnect(c);

@@ -123,6 +123,13 @@ struct conf {
 	uint64_t def_mem_per_cpu;   /* MB, 0 = unset */
 	uint64_t def_mem_per_node;  /* MB, 0 = unset */
 	char *prolog, *epilog, *task_prolog;
+	/* accounting: accounting_storage/slurmdbd has the controller feed
+	 * rotadbd; events it has not stored are kept (up to MaxDBDMsgs, 0:
+	 * Slurm's default, max(10000, 2 * MaxJobCount + 4 * nodes)) */
+	char *accounting_storage_type;
+	char *accounting_storage_host;
+	uint16_t accounting_storage_port;
+	uint32_t max_dbd_msgs;
 
 	struct conf_node *nodes;
 	size_t node_count;

@@ -57,6 +57,12 @@ struct ctld {
 	int step_down;              /* a newer term serves: start again, to stand
 	                             * by (repl_step_down) */
 	struct repl *repl;          /* replication, either side (repl.c) */
+	struct {                    /* accounting (acct.h) */
+		uint64_t stored;    /* rotadbd holds the events up to here */
+		uint64_t saved;     /* what acct_seq says */
+		int held_back;      /* a compaction waits for rotadbd */
+		int compact_asked;  /* SIGUSR1's compaction waits for it */
+	} acct;
 	struct old_conf *old_confs; /* replaced by reconfigure (reconfig.c) */
 	const char *state_dir;      /* rotactld -s: StateSaveLocation overridden */
 	char *clients_path;         /* the clients' unix socket (a backup serves it

@@ -96,7 +96,8 @@ ROTA_DECLARE(ev_start, EV_START_FIELDS)
 	F(S, u32, state, _) /* the final state */                                        \
 	F(S, u32, reason, _)                                                             \
 	F(S, u32, exit_code, _)                                                          \
-	F(S, u32, derived_exit, _) /* the steps' highest status */
+	F(S, u32, derived_exit, _) /* the steps' highest status */                       \
+	F(S, u32, cancel_by, _)    /* uid + 1 of who cancelled it; 0 none, unknown */
 ROTA_DECLARE(ev_end, EV_END_FIELDS)
 
 #define EV_HOLD_FIELDS(F, S)                                                             \

@@ -231,6 +231,8 @@ void job_mgr_chan_gone(struct ctld *ctld, struct chan *ch);
  * left on its nodes, free its resources, wake the scheduler. */
 void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason,
              uint32_t exit_code);
+/* job_end(JOB_CANCELLED) asked by uid (sacct's "CANCELLED by uid"). */
+void job_cancel(struct ctld *ctld, struct job *job, uint32_t reason, uid_t uid);
 
 /* Give back node k's resources (once); clears COMPLETING when none are held. */
 void job_release_node(struct ctld *ctld, struct job *job, uint32_t k, time_t now);

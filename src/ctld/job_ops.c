@@ -37,15 +37,16 @@ static void tell_clients_end(struct job *job)
 	free(text);
 }
 
-void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason,
-             uint32_t exit_code)
+static void job_end_by(struct ctld *ctld, struct job *job, uint32_t state,
+                       uint32_t reason, uint32_t exit_code, uint32_t by)
 {
 	int was_running = job_is_running(job);
 	struct ev_end ev = {.job_id = job->job_id,
 	                    .time = time(NULL),
 	                    .state = state,
 	                    .reason = reason,
-	                    .exit_code = exit_code};
+	                    .exit_code = exit_code,
+	                    .cancel_by = by};
 
 	/* before the nodes act: each srun of the job says its step is aborted */
 	tell_clients_end(job);
@@ -69,6 +70,17 @@ void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason
 	}
 	log_info("JobId=%u ended: %s", job->job_id, job_state_name(state));
 	ctld_sched_kick(ctld);
+}
+
+void job_end(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason,
+             uint32_t exit_code)
+{
+	job_end_by(ctld, job, state, reason, exit_code, 0);
+}
+
+void job_cancel(struct ctld *ctld, struct job *job, uint32_t reason, uid_t uid)
+{
+	job_end_by(ctld, job, JOB_CANCELLED, reason, 0, (uint32_t)uid + 1);
 }
 
 int job_array_task_lookup(struct ctld *ctld, const struct caller *who, uint32_t array_id,
@@ -131,7 +143,7 @@ static int cancel_one(struct ctld *ctld, struct caller *who, struct job *job,
 		                          : SIGNAL_F_CANCELLED));
 		return 0;
 	}
-	job_end(ctld, job, JOB_CANCELLED, WAIT_NO_REASON, 0);
+	job_cancel(ctld, job, WAIT_NO_REASON, who->uid);
 	return 0;
 }
 
@@ -266,7 +278,7 @@ void job_mgr_chan_gone(struct ctld *ctld, struct chan *ch)
 	if (!job_is_finished(job)) {
 		log_info("JobId=%u: its srun/salloc went away, ending the job",
 		         job->job_id);
-		job_end(ctld, job, JOB_CANCELLED, WAIT_NO_REASON, 0);
+		job_cancel(ctld, job, WAIT_NO_REASON, job->owner->uid);
 	}
 }
 

@@ -281,7 +281,9 @@ static void auth_msg(struct conn *conn, uint16_t type, void **body, void *arg)
 	conn_set_identity(conn, uid, gid);
 	caller_init_user(&c->who, c->ctld, uid, gid);
 	c->authed = true;
-	if (resp->node_name && !strcmp(resp->node_name, CTLD_PEER_NAME) &&
+	if (resp->node_name &&
+	    (!strcmp(resp->node_name, CTLD_PEER_NAME) ||
+	     !strcmp(resp->node_name, DBD_PEER_NAME)) &&
 	    caller_is_admin(&c->who)) {
 		caller_init_peer(&c->who, uid, gid);
 	} else if (resp->node_name && resp->node_name[0] && caller_is_admin(&c->who)) {

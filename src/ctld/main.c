@@ -15,6 +15,7 @@
 #include "common/conf.h"
 #include "common/states.h"
 #include "common/uid.h"
+#include "ctld/acct.h"
 #include "ctld/ctld.h"
 #include "ctld/sched_pass.h"
 #include "ctld/reconfig.h"
@@ -124,6 +125,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 	node_mgr_tick(ctld, now);
 	job_mgr_tick(ctld, now);
 	ctld_state_tick(ctld, now);
+	acct_tick(ctld, now);
 	repl_tick(ctld, now);
 	/* a pass over every pending job each second also re-evaluates
 	 * time-based reasons (BeginTime, dependency +minutes, purged
@@ -148,9 +150,15 @@ static void sync_stats(void *arg, uint64_t usec)
 static void compact_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct rota_error err = {""};
+	struct ctld *ctld = arg;
 
-	if (ctld_state_compact_start(arg, &err) < 0)
+	if (!acct_may_compact(ctld)) {
+		/* started once rotadbd has what it would drop (acct_stored) */
+		ctld->acct.compact_asked = 1;
+		log_info("SIGUSR1: the compaction waits for rotadbd");
+	} else if (ctld_state_compact_start(ctld, &err) < 0) {
 		log_info("SIGUSR1: no compaction now: %s", err.text);
+	}
 }
 
 /* SIGHUP: read slurm.conf again, as scontrol reconfigure. */
@@ -317,6 +325,7 @@ int main(int argc, char **argv)
 	state_dir_prepare(conf->state_save_location);
 	if ((tcp_fd = listener_bind_tcp(&ctld, &err)) < 0)
 		fatal("%s", err.text);
+	acct_load(&ctld);
 	if (journal_open(ctld.base, conf->state_save_location, &ctld.journal, &err) < 0 ||
 	    ctld_state_restore(&ctld, &err) < 0)
 		fatal("state: %s", err.text);

@@ -7,6 +7,7 @@
 #include "common/recframe.h"
 #include "common/schedparams.h"
 #include "common/states.h"
+#include "ctld/acct.h"
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
 #include "ctld/job_event.h"
@@ -33,6 +34,7 @@ static void on_durable(void *arg, const char *recs, size_t len, uint64_t upto);
 
 struct follower {
 	struct chan *ch;
+	uint32_t kind; /* FOLLOW_BACKUP, FOLLOW_ACCOUNTING */
 	uint64_t sent;  /* events up to here are on their way */
 	uint64_t acked; /* events up to here are in its journal */
 	struct follower *next;
@@ -84,7 +86,7 @@ static uint64_t repl_gate(void *arg)
 
 	for (struct follower *f = ctld->repl ? ctld->repl->followers : NULL; f;
 	     f = f->next)
-		if (f->acked < min)
+		if (f->kind == FOLLOW_BACKUP && f->acked < min)
 			min = f->acked;
 	return min;
 }
@@ -151,6 +153,11 @@ static int journal_emit(union job_event *ev, void *arg)
 	return 0;
 }
 
+static const char *follower_name(uint32_t kind)
+{
+	return kind == FOLLOW_ACCOUNTING ? "rotadbd" : "a backup controller";
+}
+
 void repl_follow(struct ctld *ctld, struct caller *who, const struct follow_req *req,
                  struct chan *ch)
 {
@@ -167,13 +174,15 @@ void repl_follow(struct ctld *ctld, struct caller *who, const struct follow_req 
 	journal_on_durable(ctld->journal, on_durable, ctld);
 	last = journal_last_seq(ctld->journal);
 
-	/* the same history (no takeover between us) and events we still have */
-	if (req->term == ctld->term && req->after <= last)
+	/* the same history (no takeover between us; rotadbd follows any) and
+	 * events we still have */
+	if ((req->term == ctld->term || req->kind == FOLLOW_ACCOUNTING) &&
+	    req->after <= last)
 		rc = journal_follow(ctld->journal, req->after, journal_emit, &b, &err);
 	if (rc == 0) {
 		/* the durable events it lacks; the rest follow as they are synced */
 		send_data(ch, 0, last, b.buf, b.len);
-		log_info("a backup controller follows from event %llu (%llu to send)",
+		log_info("%s follows from event %llu (%llu to send)", follower_name(req->kind),
 		         (unsigned long long)req->after,
 		         (unsigned long long)(last - req->after));
 	} else {
@@ -187,14 +196,14 @@ void repl_follow(struct ctld *ctld, struct caller *who, const struct follow_req 
 		          REPL_F_SNAPSHOT | REPL_F_SNAPSHOT_END |
 		              (b.first ? REPL_F_SNAPSHOT_BEGIN : 0),
 		          last, b.buf, b.len);
-		log_info(
-		    "a backup controller asked for events after %llu: sent the state "
-		    "as of event %llu",
-		    (unsigned long long)req->after, (unsigned long long)last);
+		log_info("%s asked for events after %llu: sent the state as of event %llu",
+		         follower_name(req->kind), (unsigned long long)req->after,
+		         (unsigned long long)last);
 	}
 	free(b.buf);
 	f = xcalloc(1, sizeof(*f));
 	f->ch = ch;
+	f->kind = req->kind;
 	f->sent = last;
 	f->acked = rc == 0 ? req->after : 0;
 	chan_ref(ch);
@@ -207,8 +216,11 @@ void repl_ack(struct ctld *ctld, struct chan *ch, uint64_t seq)
 {
 	for (struct follower *f = ctld->repl ? ctld->repl->followers : NULL; f;
 	     f = f->next)
-		if (f->ch == ch && seq > f->acked)
+		if (f->ch == ch && seq > f->acked) {
 			f->acked = seq;
+			if (f->kind == FOLLOW_ACCOUNTING)
+				acct_stored(ctld, seq);
+		}
 	gate_update(ctld);
 }
 
@@ -218,7 +230,7 @@ void repl_chan_gone(struct ctld *ctld, struct chan *ch)
 
 	for (struct follower **pp = r ? &r->followers : NULL; pp && *pp;) {
 		if ((*pp)->ch == ch) {
-			log_info("the backup controller went away");
+			log_info("%s went away", follower_name((*pp)->kind));
 			follower_drop(pp);
 		} else {
 			pp = &(*pp)->next;
@@ -378,7 +390,7 @@ static void follow_connect(evutil_socket_t fd_unused, short what, void *arg)
 	struct ctld *ctld = arg;
 	struct repl *r = ctld->repl;
 	struct rota_error err = {""};
-	struct follow_req req;
+	struct follow_req req = {0};
 	int fd;
 
 	if (!ctld->standby || r->conn)

@@ -11,6 +11,7 @@
 #include "common/conf.h"
 #include "common/schedparams.h"
 #include "common/states.h"
+#include "ctld/acct.h"
 #include "ctld/ctld.h"
 #include "ctld/image.h"
 #include "ctld/job_event.h"
@@ -278,21 +279,28 @@ static size_t ctld_compact_bytes(const struct ctld *ctld)
 	return (size_t)sp.journal_compact_mb << 20;
 }
 
-void ctld_state_tick(struct ctld *ctld, time_t now)
+void ctld_state_maybe_compact(struct ctld *ctld)
 {
 	struct rota_error err = {""};
 
-	if (journal_error(ctld->journal)) {
+	/* compact when the log has grown well past the live state it last
+	 * held, and rotadbd has what it would drop: in a child process, the
+	 * loop goes on */
+	if (journal_error(ctld->journal) || journal_compacting(ctld->journal) ||
+	    journal_size(ctld->journal) <= ctld_compact_bytes(ctld) ||
+	    journal_size(ctld->journal) <= 2 * journal_compacted_size(ctld->journal) ||
+	    !acct_may_compact(ctld))
+		return;
+	if (ctld_state_compact_start(ctld, &err) < 0)
+		log_err("journal compaction not started: %s", err.text);
+}
+
+void ctld_state_tick(struct ctld *ctld, time_t now)
+{
+	if (journal_error(ctld->journal))
 		ctld_state_retry(ctld, now, 0);
-	} else if (!journal_compacting(ctld->journal) &&
-	           journal_size(ctld->journal) > ctld_compact_bytes(ctld) &&
-	           journal_size(ctld->journal) >
-	               2 * journal_compacted_size(ctld->journal)) {
-		/* compact when the log has grown well past the live state it
-		 * last held: in a child process, the loop goes on */
-		if (ctld_state_compact_start(ctld, &err) < 0)
-			log_err("journal compaction not started: %s", err.text);
-	}
+	else
+		ctld_state_maybe_compact(ctld);
 }
 
 void ctld_state_snapshot(struct ctld *ctld, void (*emit)(void *arg, union job_event *ev),

@@ -17,6 +17,9 @@ int ctld_state_restore(struct ctld *ctld, struct rota_error *err);
 /* Once a second: retry a failed journal (after 1, 2, 4 s...), or compact it
  * when it has grown well past the state it held. */
 void ctld_state_tick(struct ctld *ctld, time_t now);
+/* Start a compaction in a child when the journal has grown enough and
+ * rotadbd holds what it would drop (acct.h). */
+void ctld_state_maybe_compact(struct ctld *ctld);
 
 /* Compact the journal in a child process (journal_compact_start): 0, -EBUSY
  * when one runs already or the journal is failed, or another error. */

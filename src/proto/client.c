@@ -16,6 +16,11 @@ char *client_ctld_socket_path(const struct conf *conf)
 	return xasprintf("%s/rotactld.sock", conf->state_save_location);
 }
 
+char *client_dbd_socket_path(const struct conf *conf)
+{
+	return xasprintf("%s/rotadbd.sock", conf->state_save_location);
+}
+
 /* Answer the controller's challenge, then check its proof: nothing else is read
  * from fd before the proof checks. */
 static int answer_challenge(int fd, struct auth *auth, const char *node_name,

@@ -20,6 +20,8 @@ struct auth;
 
 /* Path of the controller's unix socket (caller frees). */
 char *client_ctld_socket_path(const struct conf *conf);
+/* Path of rotadbd's unix socket, where sacct asks (caller frees). */
+char *client_dbd_socket_path(const struct conf *conf);
 
 /* Returns a connected fd or a negative errno.  auth may be NULL for unix-socket
  * only use; node_name NULL for users.  flags: CLIENT_TCP_ONLY forces TCP.

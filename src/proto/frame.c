@@ -20,6 +20,7 @@ uint32_t frame_max_body(uint16_t type)
 	case MSG_PRIO_INFO_RESP:
 	case MSG_STATS_RESP: /* a row per user */
 	case MSG_REPL_DATA:
+	case MSG_ACCT_JOBS:
 		return FRAME_MAX_BODY;
 	case MSG_LAUNCH_REQ:
 		return 16u << 20;

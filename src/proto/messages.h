@@ -702,8 +702,15 @@ ROTA_DECLARE(shutdown_req, SHUTDOWN_REQ_FIELDS)
  * away, then every event once it is durable, for as long as it is connected. */
 #define FOLLOW_REQ_FIELDS(F, S)                                                          \
 	F(S, u64, after, _)                                                              \
-	F(S, u32, term, _) /* of the history it holds: another one is a snapshot */
+	F(S, u32, term, _) /* of the history it holds: another one is a snapshot */      \
+	F(S, u32, kind, _) /* FOLLOW_BACKUP, FOLLOW_ACCOUNTING */
 ROTA_DECLARE(follow_req, FOLLOW_REQ_FIELDS)
+/* A backup's acks may gate answers (replicate_sync); the accounting daemon's
+ * gate compaction: the journal keeps what it has not stored (ctld/acct.h). */
+enum follow_kind { FOLLOW_BACKUP = 0, FOLLOW_ACCOUNTING = 1 };
+/* The name rotadbd answers the controller's challenge with (an admin's
+ * credential; a backup controller's is "@slurmctld"). */
+#define DBD_PEER_NAME "@slurmdbd"
 
 /* Backup -> primary: its own journal holds the events up to seq (what
  * SchedulerParameters=replicate_sync waits for before answering). */
@@ -726,6 +733,96 @@ ROTA_DECLARE(repl_data, REPL_DATA_FIELDS)
 /* scontrol takeover: to a controller that stands by (admins); it has the one
  * that serves stop (MSG_SHUTDOWN_REQ, controller only), takes over once that
  * one's last events are in, then answers. */
+
+/* ---- accounting: sacct asks rotadbd (dbd/query.h) ---- */
+
+/* One step of a job as the accounting store holds it (N.batch: STEP_BATCH,
+ * N.extern: STEP_EXTERN).  Times in seconds since the epoch (0: not yet);
+ * usage as measured (0: not measured). */
+#define ACCT_STEP_FIELDS(F, S)                                                           \
+	F(S, u32, step_id, _)                                                            \
+	F(S, str, name, _)                                                               \
+	F(S, str, nodes, _)                                                              \
+	F(S, u32, nnodes, _)                                                             \
+	F(S, u32, ntasks, _)                                                             \
+	F(S, u32, ncpus, _)                                                              \
+	F(S, i64, start, _)                                                              \
+	F(S, i64, end, _)                                                                \
+	F(S, u32, state, _)                                                              \
+	F(S, u32, exit_code, _) /* wait status */                                        \
+	F(S, u64, max_rss, _)   /* KiB */                                                \
+	F(S, u64, max_vm, _)    /* KiB */                                                \
+	F(S, u64, ave_rss, _)   /* KiB */                                                \
+	F(S, u64, user_usec, _)                                                          \
+	F(S, u64, sys_usec, _)
+ROTA_DECLARE(acct_step, ACCT_STEP_FIELDS)
+#define STEP_EXTERN 0xfffffffcu /* step id of N.extern */
+
+/* One run of a job (a requeued job has one per run: sacct -D). */
+#define ACCT_JOB_FIELDS(F, S)                                                            \
+	F(S, u32, job_id, _)                                                             \
+	F(S, u32, array_job_id, _)                                                       \
+	F(S, u32, array_task_id, _)                                                      \
+	F(S, str, array_pending, _) /* a pending remainder's tasks */                   \
+	F(S, str, name, _)                                                               \
+	F(S, u32, uid, _)                                                                \
+	F(S, u32, gid, _)                                                                \
+	F(S, str, user, _)                                                               \
+	F(S, str, group, _)                                                              \
+	F(S, str, account, _)                                                            \
+	F(S, str, partition, _)                                                          \
+	F(S, str, qos, _)                                                                \
+	F(S, u32, state, _)                                                              \
+	F(S, u32, reason, _)                                                             \
+	F(S, u32, exit_code, _)                                                          \
+	F(S, u32, derived_exit, _)                                                       \
+	F(S, u32, cancel_by, _) /* uid + 1 of who cancelled it; 0 unknown */            \
+	F(S, i64, submit, _)                                                             \
+	F(S, i64, eligible, _)                                                           \
+	F(S, i64, start, _)                                                              \
+	F(S, i64, end, _)                                                                \
+	F(S, u32, time_limit, _) /* minutes, INFINITE32, NO_VAL */                       \
+	F(S, u32, priority, _)                                                           \
+	F(S, str, nodes, _)                                                              \
+	F(S, u32, nnodes, _)                                                             \
+	F(S, u32, ncpus, _)                                                              \
+	F(S, u32, req_cpus, _)                                                           \
+	F(S, u32, req_nodes, _)                                                          \
+	F(S, u64, req_mem, _) /* MB; ACCT_MEM_PER_CPU set: per CPU */                    \
+	F(S, str, work_dir, _)                                                           \
+	F(S, str, comment, _)                                                            \
+	F(S, str, constraints, _)                                                        \
+	F(S, str, reservation, _)                                                        \
+	F(S, u32, restarts, _)                                                           \
+	F(S, u32, batch, _)      /* a batch script (N.batch) */                          \
+	F(S, u32, superseded, _) /* an earlier run of a requeued job */                  \
+	F(S, list, steps, acct_step)
+ROTA_DECLARE(acct_job, ACCT_JOB_FIELDS)
+#define ACCT_MEM_PER_CPU (1ull << 63)
+
+/* sacct's selection.  jobs: "N" (every record of job N, or of array N),
+ * "N_T" (one task); empty: any.  uids, accounts, partitions, states: any of
+ * them (empty: any).  A job is listed when it was in one of `states` (or,
+ * with none given, existed at all) between start and end (0: no bound). */
+#define ACCT_QUERY_F_DUPLICATES 1u /* -D: every run of a requeued job */
+#define ACCT_QUERY_F_NO_STEPS   2u /* -X */
+#define ACCT_QUERY_FIELDS(F, S)                                                          \
+	F(S, strv, jobs, _)                                                              \
+	F(S, u32v, uids, _)                                                              \
+	F(S, strv, accounts, _)                                                          \
+	F(S, strv, partitions, _)                                                        \
+	F(S, u32v, states, _)                                                            \
+	F(S, strv, names, _)                                                             \
+	F(S, i64, start, _)                                                              \
+	F(S, i64, end, _)                                                                \
+	F(S, u32, flags, _)
+ROTA_DECLARE(acct_query, ACCT_QUERY_FIELDS)
+
+/* The answer, in frames; each but the last has more = 1. */
+#define ACCT_JOBS_FIELDS(F, S)                                                           \
+	F(S, list, jobs, acct_job)                                                       \
+	F(S, u32, more, _)
+ROTA_DECLARE(acct_jobs, ACCT_JOBS_FIELDS)
 
 /* ---- the message table: M(ENUM, number, body struct) ---- */
 #define ROTA_MESSAGES(M)                                                                 \
@@ -780,7 +877,9 @@ ROTA_DECLARE(repl_data, REPL_DATA_FIELDS)
 	M(MSG_NODE_ACK, 49, node_ack)                                                    \
 	M(MSG_JOB_LIST_REQ, 50, job_list_req)                                            \
 	M(MSG_JOB_LIST_RESP, 51, job_list_resp)                                          \
-	M(MSG_STEPD_GROUPS, 52, stepd_groups)
+	M(MSG_STEPD_GROUPS, 52, stepd_groups)                                            \
+	M(MSG_ACCT_QUERY, 53, acct_query)                                                \
+	M(MSG_ACCT_JOBS, 54, acct_jobs)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) MSG_TYPE_MAX };

@@ -113,7 +113,7 @@ def cluster_processes(cluster_dir):
     return found
 
 
-REQUIRED = ("rota", "rotactld", "rotad", "rotastepd", "sbatch", "srun", "salloc",
+REQUIRED = ("rota", "rotactld", "rotad", "rotastepd", "rotadbd", "sbatch", "srun", "salloc", "sacct",
             "squeue", "sinfo", "scancel", "scontrol")
 
 

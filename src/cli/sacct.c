@@ -1,0 +1,570 @@
+/* sacct.c - job accounting, as Slurm 22.05's sacct prints it.  The records
+ * come from rotadbd (its unix socket, MSG_ACCT_QUERY), which holds every job
+ * the controller has had, pending, running and finished. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli/cli.h"
+#include "cli/fmt.h"
+#include "cli/sacct.h"
+#include "common/conf.h"
+#include "common/jobscript.h"
+#include "common/states.h"
+#include "common/strv.h"
+#include "common/uid.h"
+#include "proto/client.h"
+#include "proto/codec.h"
+#include "proto/messages.h"
+#include "proto/net.h"
+#include "common/common.h"
+
+#define SACCT_JOBS_MAX   10000 /* -j entries */
+#define SACCT_FIELDS_MAX 200
+#define SACCT_WIDTH_MAX  4096
+#define SACCT_TIMEOUT_MS 60000
+
+#define DEFAULT_FORMAT "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode"
+#define BRIEF_FORMAT   "JobID,State,ExitCode"
+#define LONG_FORMAT                                                                      \
+	"JobID,JobIDRaw,JobName,Partition,MaxVMSize,AveVMSize,MaxRSS,MaxRSSNode,AveRSS,"  \
+	"AveCPU,NTasks,AllocCPUS,Elapsed,State,ExitCode,ReqMem,ReqTRES,AllocTRES"
+
+struct column {
+	const struct sacct_field *f;
+	int width;
+};
+
+/* A step asked for with -j N.S: only it is printed of job N. */
+struct step_pick {
+	char *job; /* "N" or "N_T" */
+	uint32_t step_id;
+};
+
+struct sacct_opts {
+	struct column *cols;
+	size_t ncols;
+	int parsable; /* 1: -p (trailing |), 2: -P */
+	int noheader;
+	int all_users;
+	struct acct_query q;
+	struct step_pick *picks;
+	size_t npicks;
+	time_t now;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: sacct [OPTIONS]\n"
+	           "  -a, --allusers        all users' jobs\n"
+	           "  -A, --accounts=LIST   jobs of these accounts\n"
+	           "  -b, --brief           JobID, State and ExitCode only\n"
+	           "  -D, --duplicates      every run of a requeued job\n"
+	           "  -e, --helpformat      list the fields -o accepts\n"
+	           "  -E, --endtime=TIME    jobs that existed before TIME\n"
+	           "  -j, --jobs=LIST       these jobs (N, N_T, N.S)\n"
+	           "  -l, --long            the long format\n"
+	           "  -n, --noheader        no header\n"
+	           "      --name=LIST       jobs of these names\n"
+	           "  -o, --format=LIST     fields, each FIELD[%%WIDTH]\n"
+	           "  -p, --parsable        fields separated by |, one at the end\n"
+	           "  -P, --parsable2       fields separated by |\n"
+	           "  -r, --partition=LIST  jobs of these partitions\n"
+	           "  -s, --state=LIST      jobs in these states\n"
+	           "  -S, --starttime=TIME  jobs that existed after TIME\n"
+	           "  -u, --user=LIST       jobs of these users\n"
+	           "  -X, --allocations     no steps\n");
+}
+
+static void help_format(void)
+{
+	for (size_t i = 0; i < sacct_field_count; i++)
+		printf("%-20s%s", sacct_fields[i].name,
+		       i % 4 == 3 || i + 1 == sacct_field_count ? "\n" : "");
+}
+
+static void parse_format(struct sacct_opts *o, const char *fmt)
+{
+	char **w = fmt_split(fmt, ", ");
+
+	for (size_t i = 0; w[i]; i++) {
+		char *pct = strchr(w[i], '%');
+		const struct sacct_field *f;
+		int width = -1;
+		if (pct) {
+			long n = cli_parse_long(pct + 1);
+			if (n < 0 || n > SACCT_WIDTH_MAX) {
+				cli_error("Invalid field width: \"%s\"", w[i]);
+				exit(1);
+			}
+			width = (int)n;
+			*pct = '\0';
+		}
+		if (!(f = sacct_field_find(w[i]))) {
+			cli_error("Invalid field requested: \"%s\"", w[i]);
+			exit(1);
+		}
+		if (o->ncols >= SACCT_FIELDS_MAX) {
+			cli_error("more than %d fields", SACCT_FIELDS_MAX);
+			exit(1);
+		}
+		o->cols = xrealloc(o->cols, (o->ncols + 1) * sizeof(*o->cols));
+		o->cols[o->ncols].f = f;
+		o->cols[o->ncols].width = width >= 0 ? width : f->width;
+		o->ncols++;
+	}
+	fmt_strv_free(w);
+}
+
+static uint32_t parse_step(const char *s)
+{
+	if (!strcmp(s, "batch"))
+		return STEP_BATCH;
+	if (!strcmp(s, "extern"))
+		return STEP_EXTERN;
+	long n = cli_parse_long(s);
+	return n < 0 || n >= (long)STEP_EXTERN ? NO_VAL : (uint32_t)n;
+}
+
+static void parse_jobs(struct sacct_opts *o, const char *arg)
+{
+	char **w = fmt_split(arg, ",");
+
+	for (size_t i = 0; w[i]; i++) {
+		char *dot = strchr(w[i], '.'), *under, *end;
+		unsigned long id;
+		if (strv_len(o->q.jobs) >= SACCT_JOBS_MAX) {
+			cli_error("more than %d job ids", SACCT_JOBS_MAX);
+			exit(1);
+		}
+		if (dot)
+			*dot = '\0';
+		id = strtoul(w[i], &end, 10);
+		under = end;
+		if (*under == '_') {
+			strtoul(under + 1, &end, 10);
+			if (end == under + 1)
+				end = under;
+		}
+		if (end == w[i] || *end || !id || id > UINT32_MAX - 2 ||
+		    (dot && parse_step(dot + 1) == NO_VAL)) {
+			cli_error("Invalid job id: %s%s%s", w[i], dot ? "." : "",
+			          dot ? dot + 1 : "");
+			exit(1);
+		}
+		if (dot) {
+			o->picks = xrealloc(o->picks, (o->npicks + 1) * sizeof(*o->picks));
+			o->picks[o->npicks].job = xstrdup(w[i]);
+			o->picks[o->npicks].step_id = parse_step(dot + 1);
+			o->npicks++;
+		}
+		if (!strv_has(o->q.jobs, w[i], 0))
+			o->q.jobs = strv_append(o->q.jobs, w[i]);
+	}
+	fmt_strv_free(w);
+}
+
+static void parse_users(struct sacct_opts *o, const char *arg)
+{
+	char **w = fmt_split(arg, ",");
+
+	for (size_t i = 0; w[i]; i++) {
+		uid_t uid;
+		long n = cli_parse_long(w[i]);
+		if (name_to_uid(w[i], &uid) < 0) {
+			if (n < 0) {
+				cli_error("Invalid user id: %s", w[i]);
+				exit(1);
+			}
+			uid = (uid_t)n;
+		}
+		o->q.uids.v = xrealloc(o->q.uids.v, (o->q.uids.n + 1) * sizeof(uint32_t));
+		o->q.uids.v[o->q.uids.n++] = uid;
+	}
+	fmt_strv_free(w);
+}
+
+static void parse_states(struct sacct_opts *o, const char *arg)
+{
+	char **w = fmt_split(arg, ",");
+
+	for (size_t i = 0; w[i]; i++) {
+		int st = job_state_parse(w[i]);
+		if (st < 0) {
+			cli_error("Invalid state: %s", w[i]);
+			exit(1);
+		}
+		o->q.states.v = xrealloc(o->q.states.v, (o->q.states.n + 1) * sizeof(uint32_t));
+		o->q.states.v[o->q.states.n++] = (uint32_t)st & JOB_STATE_BASE;
+	}
+	fmt_strv_free(w);
+}
+
+static char **parse_list(char **v, const char *arg)
+{
+	char **w = fmt_split(arg, ",");
+
+	for (size_t i = 0; w[i]; i++)
+		v = strv_append(v, w[i]);
+	fmt_strv_free(w);
+	return v;
+}
+
+/* -S/-E: Slurm's forms (YYYY-MM-DD[THH:MM[:SS]], MM/DD[/YY], HH:MM[:SS],
+ * now[+-N[unit]], today, midnight, ...) or seconds since the epoch. */
+static time_t parse_time(const char *opt, const char *s, time_t now)
+{
+	struct tm tm;
+	time_t t;
+	int mon, day, year = -1;
+	char tail;
+
+	if (sscanf(s, "%d/%d/%d%c", &mon, &day, &year, &tail) >= 2 && !strchr(s, '-')) {
+		localtime_r(&now, &tm);
+		tm.tm_mon = mon - 1;
+		tm.tm_mday = day;
+		if (year >= 0)
+			tm.tm_year = year < 100 ? year + 100 : year - 1900;
+		tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+		tm.tm_isdst = -1;
+		return mktime(&tm);
+	}
+	if (!strncmp(s, "now-", 4)) {
+		char *plus = xasprintf("now+%s", s + 4);
+		int rc = jobscript_parse_begin(plus, now, &t);
+		free(plus);
+		if (rc == 0)
+			return now - (t - now);
+	} else if (jobscript_parse_begin(s, now, &t) == 0) {
+		/* a time of day (midnight, noon, HH:MM) is today's, not the
+		 * next one */
+		if (strncasecmp(s, "now", 3) && strcasecmp(s, "tomorrow") && !strchr(s, '-') &&
+		    t > now)
+			t -= 86400;
+		return t;
+	}
+	if (s[0] >= '0' && s[0] <= '9' && !strpbrk(s, "-:/") && strlen(s) > 8)
+		return (time_t)strtoll(s, NULL, 10); /* seconds since the epoch */
+	cli_error("Invalid time specification (%s): %s", opt, s);
+	exit(1);
+}
+
+static const struct option long_opts[] = {
+    {"allusers", no_argument, NULL, 'a'},
+    {"accounts", required_argument, NULL, 'A'},
+    {"brief", no_argument, NULL, 'b'},
+    {"duplicates", no_argument, NULL, 'D'},
+    {"helpformat", no_argument, NULL, 'e'},
+    {"endtime", required_argument, NULL, 'E'},
+    {"jobs", required_argument, NULL, 'j'},
+    {"long", no_argument, NULL, 'l'},
+    {"allclusters", no_argument, NULL, 'L'},
+    {"clusters", required_argument, NULL, 'M'},
+    {"noheader", no_argument, NULL, 'n'},
+    {"format", required_argument, NULL, 'o'},
+    {"parsable", no_argument, NULL, 'p'},
+    {"parsable2", no_argument, NULL, 'P'},
+    {"partition", required_argument, NULL, 'r'},
+    {"state", required_argument, NULL, 's'},
+    {"starttime", required_argument, NULL, 'S'},
+    {"user", required_argument, NULL, 'u'},
+    {"uid", required_argument, NULL, 'u'},
+    {"allocations", no_argument, NULL, 'X'},
+    {"name", required_argument, NULL, 1},
+    {"units", required_argument, NULL, 2},
+    {"noconvert", no_argument, NULL, 3},
+    {"help", no_argument, NULL, 'h'},
+    {"usage", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* ---- output ---- */
+
+static void put_cell(struct fmtbuf *b, const char *s, const struct column *c,
+                     const struct sacct_opts *o, int last)
+{
+	size_t n = strlen(s);
+
+	if (o->parsable) {
+		fmtbuf_put(b, s, n);
+		if (!last || o->parsable == 1)
+			fmtbuf_put(b, "|", 1);
+		return;
+	}
+	if ((int)n > c->width) {
+		/* cut, the last kept character a '+' */
+		if (c->width > 0) {
+			fmtbuf_put(b, s, (size_t)c->width - 1);
+			fmtbuf_put(b, "+", 1);
+		}
+	} else {
+		fmtbuf_reserve(b, (size_t)c->width + 1);
+		if (!c->f->left)
+			for (size_t k = n; k < (size_t)c->width; k++)
+				fmtbuf_put(b, " ", 1);
+		fmtbuf_put(b, s, n);
+		if (c->f->left)
+			for (size_t k = n; k < (size_t)c->width; k++)
+				fmtbuf_put(b, " ", 1);
+	}
+	fmtbuf_put(b, " ", 1);
+}
+
+static void end_line(struct fmtbuf *b)
+{
+	fmtbuf_put(b, "\n", 1);
+	if (b->len > (64u << 10)) {
+		fwrite(b->data, 1, b->len, stdout);
+		b->len = 0;
+	}
+}
+
+static void print_header(struct fmtbuf *b, const struct sacct_opts *o)
+{
+	for (size_t i = 0; i < o->ncols; i++)
+		put_cell(b, o->cols[i].f->name, &o->cols[i], o, i + 1 == o->ncols);
+	end_line(b);
+	if (o->parsable)
+		return;
+	for (size_t i = 0; i < o->ncols; i++) {
+		for (int k = 0; k < o->cols[i].width; k++)
+			fmtbuf_put(b, "-", 1);
+		fmtbuf_put(b, " ", 1);
+	}
+	end_line(b);
+}
+
+static void print_row(struct fmtbuf *b, const struct sacct_opts *o,
+                      const struct acct_job *j, const struct acct_step *st)
+{
+	char buf[512];
+
+	for (size_t i = 0; i < o->ncols; i++)
+		put_cell(b, sacct_value(o->cols[i].f->id, j, st, o->now, buf, sizeof(buf)),
+		         &o->cols[i], o, i + 1 == o->ncols);
+	end_line(b);
+}
+
+/* The steps picked (-j N.S) of this run; -1 when none was picked for it. */
+static int picked(const struct sacct_opts *o, const struct acct_job *j, uint32_t step_id)
+{
+	char id[64], task[64];
+	int any = 0;
+
+	snprintf(id, sizeof(id), "%u", j->job_id);
+	snprintf(task, sizeof(task), "%u_%u", j->array_job_id, j->array_task_id);
+	for (size_t i = 0; i < o->npicks; i++) {
+		const char *p = o->picks[i].job;
+		if (strcmp(p, id) && strcmp(p, task) &&
+		    !(j->array_job_id && (uint32_t)strtoul(p, NULL, 10) == j->array_job_id &&
+		      !strchr(p, '_')))
+			continue;
+		any = 1;
+		if (o->picks[i].step_id == step_id)
+			return 1;
+	}
+	return any ? 0 : -1;
+}
+
+/* Was the whole job asked for (-j N), not only some of its steps? */
+static int whole_job(const struct sacct_opts *o, const struct acct_job *j)
+{
+	if (!o->npicks)
+		return 1;
+	for (size_t i = 0; o->q.jobs && o->q.jobs[i]; i++) {
+		int only_steps = 0;
+		for (size_t k = 0; k < o->npicks; k++)
+			if (!strcmp(o->picks[k].job, o->q.jobs[i]))
+				only_steps = 1;
+		if (!only_steps && picked(o, j, NO_VAL) != 0)
+			return 1;
+	}
+	return picked(o, j, NO_VAL) < 0;
+}
+
+static void print_job(struct fmtbuf *b, const struct sacct_opts *o,
+                      const struct acct_job *j)
+{
+	int whole = whole_job(o, j);
+
+	if (whole)
+		print_row(b, o, j, NULL);
+	for (uint32_t i = 0; i < j->steps_count; i++)
+		if (whole || picked(o, j, j->steps[i].step_id) == 1)
+			print_row(b, o, j, &j->steps[i]);
+}
+
+static int query(struct sacct_opts *o)
+{
+	struct conf *conf = cli_conf();
+	struct rota_error err = {""};
+	struct fmtbuf b = {0};
+	char *path;
+	int fd, rc = 0;
+	uint32_t more = 1;
+
+	if (!conf->accounting_storage_type ||
+	    strcasecmp(conf->accounting_storage_type, "accounting_storage/slurmdbd")) {
+		cli_error("Slurm accounting storage is disabled");
+		return 1;
+	}
+	path = client_dbd_socket_path(conf);
+	fd = net_connect_unix(path, &err);
+	free(path);
+	if (fd < 0) {
+		cli_error("Problem talking to the database: %s", strerror(-fd));
+		return 1;
+	}
+	if (net_send(fd, MSG_ACCT_QUERY, &o->q, &err) < 0) {
+		cli_error("Problem talking to the database: %s", err.text);
+		close(fd);
+		return 1;
+	}
+	if (!o->noheader)
+		print_header(&b, o);
+	while (more) {
+		uint16_t type = 0;
+		void *body = NULL;
+		if (net_recv(fd, &type, &body, SACCT_TIMEOUT_MS, &err) < 0) {
+			cli_error("Problem talking to the database: %s", err.text);
+			rc = 1;
+			break;
+		}
+		if (type == MSG_RC) {
+			const char *msg = NULL;
+			int r = cli_rc(type, body, &msg);
+			cli_error("%s", msg && *msg ? msg : slurm_strerror(r));
+			msg_body_free(type, body);
+			rc = 1;
+			break;
+		}
+		if (type != MSG_ACCT_JOBS) {
+			msg_body_free(type, body);
+			cli_error("Problem talking to the database: unexpected answer");
+			rc = 1;
+			break;
+		}
+		struct acct_jobs *r = body;
+		for (uint32_t i = 0; i < r->jobs_count; i++)
+			print_job(&b, o, &r->jobs[i]);
+		more = r->more;
+		msg_body_free(type, body);
+	}
+	close(fd);
+	fwrite(b.data, 1, b.len, stdout);
+	fmtbuf_release(&b);
+	return rc;
+}
+
+int cmd_sacct(int argc, char **argv)
+{
+	struct sacct_opts o = {.now = time(NULL)};
+	const char *fmt = NULL, *start = NULL, *end = NULL;
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "aA:bDeE:j:lLM:no:pPr:s:S:u:XhV", long_opts,
+	                          NULL)) != -1) {
+		switch (opt) {
+		case 'a':
+			o.all_users = 1;
+			break;
+		case 'A':
+			o.q.accounts = parse_list(o.q.accounts, optarg);
+			break;
+		case 'b':
+			fmt = BRIEF_FORMAT;
+			break;
+		case 'D':
+			o.q.flags |= ACCT_QUERY_F_DUPLICATES;
+			break;
+		case 'e':
+			help_format();
+			return 0;
+		case 'E':
+			end = optarg;
+			break;
+		case 'j':
+			parse_jobs(&o, optarg);
+			break;
+		case 'l':
+			fmt = LONG_FORMAT;
+			break;
+		case 'L':
+		case 'M':
+		case 2:
+		case 3:
+			break; /* one cluster; units as they are */
+		case 'n':
+			o.noheader = 1;
+			break;
+		case 'o':
+			parse_format(&o, optarg);
+			break;
+		case 'p':
+			o.parsable = 1;
+			break;
+		case 'P':
+			o.parsable = 2;
+			break;
+		case 'r':
+			o.q.partitions = parse_list(o.q.partitions, optarg);
+			break;
+		case 's':
+			parse_states(&o, optarg);
+			break;
+		case 'S':
+			start = optarg;
+			break;
+		case 'u':
+			parse_users(&o, optarg);
+			break;
+		case 'X':
+			o.q.flags |= ACCT_QUERY_F_NO_STEPS;
+			break;
+		case 1:
+			o.q.names = parse_list(o.q.names, optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			fmt_print_version();
+		default:
+			usage(stderr);
+			return 1;
+		}
+	}
+	if (optind < argc) {
+		cli_error("Unknown arguments: %s", argv[optind]);
+		return 1;
+	}
+	if (!o.ncols)
+		parse_format(&o, fmt ? fmt : DEFAULT_FORMAT);
+	if (o.npicks)
+		o.q.flags &= ~ACCT_QUERY_F_NO_STEPS;
+	/* Slurm's window: from midnight today unless jobs are named */
+	if (start)
+		o.q.start = parse_time("start", start, o.now);
+	else if (!o.q.jobs)
+		o.q.start = parse_time("start", "today", o.now);
+	if (end)
+		o.q.end = parse_time("end", end, o.now);
+	/* a user sees their own jobs unless they name others, jobs or all */
+	if (!o.all_users && !o.q.uids.n && !o.q.jobs && getuid() != 0) {
+		o.q.uids.v = xcalloc(1, sizeof(uint32_t));
+		o.q.uids.v[0] = getuid();
+		o.q.uids.n = 1;
+	}
+	rc = query(&o);
+	codec_release(&acct_query_type, &o.q);
+	for (size_t i = 0; i < o.npicks; i++)
+		free(o.picks[i].job);
+	free(o.picks);
+	free(o.cols);
+	return rc;
+}

@@ -1,0 +1,388 @@
+/* sacct_fields.c - sacct's fields, with Slurm 22.05's names and default
+ * widths, and the text of each for a job run or a step. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include "cli/sacct.h"
+#include "common/states.h"
+#include "common/timefmt.h"
+#include "proto/messages.h"
+#include "common/common.h"
+
+enum {
+	F_ACCOUNT,
+	F_ALLOCCPUS,
+	F_ALLOCNODES,
+	F_ALLOCTRES,
+	F_AVECPU,
+	F_AVERSS,
+	F_AVEVMSIZE,
+	F_CLUSTER,
+	F_COMMENT,
+	F_CONSTRAINTS,
+	F_CPUTIME,
+	F_CPUTIMERAW,
+	F_DERIVEDEXITCODE,
+	F_ELAPSED,
+	F_ELAPSEDRAW,
+	F_ELIGIBLE,
+	F_END,
+	F_EXITCODE,
+	F_GID,
+	F_GROUP,
+	F_JOBID,
+	F_JOBIDRAW,
+	F_JOBNAME,
+	F_MAXRSS,
+	F_MAXRSSNODE,
+	F_MAXVMSIZE,
+	F_NCPUS,
+	F_NNODES,
+	F_NODELIST,
+	F_NTASKS,
+	F_PARTITION,
+	F_PRIORITY,
+	F_QOS,
+	F_REASON,
+	F_REQCPUS,
+	F_REQMEM,
+	F_REQNODES,
+	F_REQTRES,
+	F_RESERVATION,
+	F_RESTARTS,
+	F_START,
+	F_STATE,
+	F_SUBMIT,
+	F_SYSTEMCPU,
+	F_TIMELIMIT,
+	F_TIMELIMITRAW,
+	F_TOTALCPU,
+	F_UID,
+	F_USER,
+	F_USERCPU,
+	F_WORKDIR,
+};
+
+const struct sacct_field sacct_fields[] = {
+    {"Account", 10, 0, F_ACCOUNT},
+    {"AllocCPUS", 10, 0, F_ALLOCCPUS},
+    {"AllocNodes", 10, 0, F_ALLOCNODES},
+    {"AllocTRES", 10, 0, F_ALLOCTRES},
+    {"AveCPU", 10, 0, F_AVECPU},
+    {"AveRSS", 10, 0, F_AVERSS},
+    {"AveVMSize", 10, 0, F_AVEVMSIZE},
+    {"Cluster", 10, 0, F_CLUSTER},
+    {"Comment", 10, 0, F_COMMENT},
+    {"Constraints", 19, 0, F_CONSTRAINTS},
+    {"CPUTime", 10, 0, F_CPUTIME},
+    {"CPUTimeRAW", 10, 0, F_CPUTIMERAW},
+    {"DerivedExitCode", 15, 0, F_DERIVEDEXITCODE},
+    {"Elapsed", 10, 0, F_ELAPSED},
+    {"ElapsedRaw", 10, 0, F_ELAPSEDRAW},
+    {"Eligible", 19, 0, F_ELIGIBLE},
+    {"End", 19, 0, F_END},
+    {"ExitCode", 8, 0, F_EXITCODE},
+    {"GID", 6, 0, F_GID},
+    {"Group", 9, 0, F_GROUP},
+    {"JobID", 12, 1, F_JOBID},
+    {"JobIDRaw", 12, 1, F_JOBIDRAW},
+    {"JobName", 10, 0, F_JOBNAME},
+    {"MaxRSS", 10, 0, F_MAXRSS},
+    {"MaxRSSNode", 10, 0, F_MAXRSSNODE},
+    {"MaxVMSize", 10, 0, F_MAXVMSIZE},
+    {"NCPUS", 10, 0, F_NCPUS},
+    {"NNodes", 8, 0, F_NNODES},
+    {"NodeList", 15, 0, F_NODELIST},
+    {"NTasks", 8, 0, F_NTASKS},
+    {"Partition", 10, 0, F_PARTITION},
+    {"Priority", 10, 0, F_PRIORITY},
+    {"QOS", 10, 0, F_QOS},
+    {"Reason", 25, 0, F_REASON},
+    {"ReqCPUS", 8, 0, F_REQCPUS},
+    {"ReqMem", 10, 0, F_REQMEM},
+    {"ReqNodes", 8, 0, F_REQNODES},
+    {"ReqTRES", 10, 0, F_REQTRES},
+    {"Reservation", 20, 0, F_RESERVATION},
+    {"Restarts", 8, 0, F_RESTARTS},
+    {"Start", 19, 0, F_START},
+    {"State", 10, 0, F_STATE},
+    {"Submit", 19, 0, F_SUBMIT},
+    {"SystemCPU", 10, 0, F_SYSTEMCPU},
+    {"Timelimit", 10, 0, F_TIMELIMIT},
+    {"TimelimitRaw", 15, 0, F_TIMELIMITRAW},
+    {"TotalCPU", 10, 0, F_TOTALCPU},
+    {"UID", 6, 0, F_UID},
+    {"User", 9, 0, F_USER},
+    {"UserCPU", 10, 0, F_USERCPU},
+    {"WorkDir", 10, 0, F_WORKDIR},
+};
+const size_t sacct_field_count = sizeof(sacct_fields) / sizeof(sacct_fields[0]);
+
+const struct sacct_field *sacct_field_find(const char *name)
+{
+	for (size_t i = 0; i < sacct_field_count; i++)
+		if (!strcasecmp(sacct_fields[i].name, name))
+			return &sacct_fields[i];
+	return NULL;
+}
+
+/* sacct's durations: "00:00:05", "1-02:03:04". */
+static const char *duration(long secs, char *buf, size_t len)
+{
+	if (secs < 0)
+		secs = 0;
+	if (secs >= 86400)
+		snprintf(buf, len, "%ld-%02ld:%02ld:%02ld", secs / 86400, secs / 3600 % 24,
+		         secs / 60 % 60, secs % 60);
+	else
+		snprintf(buf, len, "%02ld:%02ld:%02ld", secs / 3600, secs / 60 % 60,
+		         secs % 60);
+	return buf;
+}
+
+/* CPU times: "00:00.004" (MM:SS.mmm), "01:02:03" past an hour. */
+static const char *cpu_time(uint64_t usec, char *buf, size_t len)
+{
+	uint64_t secs = usec / 1000000;
+
+	if (secs >= 3600)
+		return duration((long)secs, buf, len);
+	snprintf(buf, len, "%02" PRIu64 ":%02" PRIu64 ".%03" PRIu64, secs / 60, secs % 60,
+	         usec / 1000 % 1000);
+	return buf;
+}
+
+static const char *exit_code(uint32_t status, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u:%u", (status >> 8) & 0xff, status & 0x7f);
+	return buf;
+}
+
+static const char *date(time_t t, char *buf, size_t len)
+{
+	return timefmt_iso(t, buf, len);
+}
+
+/* Kilobytes as sacct prints them: "1234K", "0". */
+static const char *kib(uint64_t k, char *buf, size_t len)
+{
+	if (k)
+		snprintf(buf, len, "%" PRIu64 "K", k);
+	else
+		snprintf(buf, len, "0");
+	return buf;
+}
+
+static const char *num(uint64_t v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" PRIu64, v);
+	return buf;
+}
+
+static const char *state_text(const struct acct_job *j, const struct acct_step *st,
+                              char *buf, size_t len)
+{
+	uint32_t s = st ? st->state : j->state;
+
+	if (!st && j->superseded)
+		return "REQUEUED";
+	if (!st && (s & JOB_STATE_BASE) == JOB_CANCELLED && j->cancel_by) {
+		snprintf(buf, len, "CANCELLED by %u", j->cancel_by - 1);
+		return buf;
+	}
+	return job_state_name(s);
+}
+
+static const char *job_id(const struct acct_job *j, const struct acct_step *st, int raw,
+                          char *buf, size_t len)
+{
+	char base[64], *p = buf;
+	size_t left = len;
+	int n;
+
+	if (raw || !j->array_job_id)
+		snprintf(base, sizeof(base), "%u", j->job_id);
+	else if (j->array_pending && j->array_task_id == NO_VAL)
+		snprintf(base, sizeof(base), "%u_[%s]", j->array_job_id, j->array_pending);
+	else
+		snprintf(base, sizeof(base), "%u_%u", j->array_job_id, j->array_task_id);
+	n = snprintf(p, left, "%s", base);
+	if (!st || n < 0 || (size_t)n >= left)
+		return buf;
+	p += n;
+	left -= (size_t)n;
+	if (st->step_id == STEP_BATCH)
+		snprintf(p, left, ".batch");
+	else if (st->step_id == STEP_EXTERN)
+		snprintf(p, left, ".extern");
+	else
+		snprintf(p, left, ".%u", st->step_id);
+	return buf;
+}
+
+static long elapsed_of(const struct acct_job *j, const struct acct_step *st, time_t now)
+{
+	time_t start = st ? st->start : j->start, end = st ? st->end : j->end;
+
+	if (!start)
+		return 0;
+	return (long)((end ? end : now) - start);
+}
+
+static const char *tres(uint32_t cpus, uint64_t mem_mb, uint32_t nodes, int billing,
+                        char *buf, size_t len)
+{
+	char mem[32] = "";
+
+	if (!cpus)
+		return "";
+	if (mem_mb)
+		snprintf(mem, sizeof(mem), ",mem=%s", timefmt_mem_unit(mem_mb, (char[32]){0}, 32));
+	if (billing)
+		snprintf(buf, len, "billing=%u,cpu=%u%s,node=%u", cpus, cpus, mem, nodes);
+	else
+		snprintf(buf, len, "cpu=%u%s,node=%u", cpus, mem, nodes);
+	return buf;
+}
+
+/* Memory the run asked for in all, in MB. */
+static uint64_t req_mem_total(const struct acct_job *j, uint32_t cpus, uint32_t nodes)
+{
+	uint64_t m = j->req_mem & ~ACCT_MEM_PER_CPU;
+
+	return j->req_mem & ACCT_MEM_PER_CPU ? m * cpus : m * (nodes ? nodes : 1);
+}
+
+const char *sacct_value(int id, const struct acct_job *j, const struct acct_step *st,
+                        time_t now, char *buf, size_t len)
+{
+	uint32_t cpus = st ? st->ncpus : j->ncpus;
+	uint32_t nodes = st ? st->nnodes : j->nnodes;
+
+	switch (id) {
+	case F_ACCOUNT:
+		return j->account ? j->account : "";
+	case F_ALLOCCPUS:
+	case F_NCPUS:
+		return num(cpus, buf, len);
+	case F_ALLOCNODES:
+		return num(nodes, buf, len);
+	case F_ALLOCTRES:
+		return tres(cpus, st ? 0 : req_mem_total(j, cpus, nodes), nodes, !st, buf,
+		            len);
+	case F_REQTRES:
+		if (st)
+			return "";
+		return tres(j->req_cpus, req_mem_total(j, j->req_cpus, j->req_nodes),
+		            j->req_nodes, 1, buf, len);
+	case F_AVECPU:
+		return st && st->end && st->ntasks
+		           ? cpu_time((st->user_usec + st->sys_usec) / st->ntasks, buf, len)
+		           : "";
+	case F_AVERSS:
+		return st && st->end ? kib(st->ave_rss, buf, len) : "";
+	case F_AVEVMSIZE:
+	case F_MAXVMSIZE:
+		return st && st->end ? kib(st->max_vm, buf, len) : "";
+	case F_MAXRSS:
+		return st && st->end ? kib(st->max_rss, buf, len) : "";
+	case F_MAXRSSNODE:
+		return st && st->end && st->nodes ? st->nodes : "";
+	case F_CLUSTER:
+		return "";
+	case F_COMMENT:
+		return !st && j->comment ? j->comment : "";
+	case F_CONSTRAINTS:
+		return !st && j->constraints ? j->constraints : "";
+	case F_CPUTIME:
+		return duration(elapsed_of(j, st, now) * cpus, buf, len);
+	case F_CPUTIMERAW:
+		return num((uint64_t)elapsed_of(j, st, now) * cpus, buf, len);
+	case F_DERIVEDEXITCODE:
+		return st ? "" : exit_code(j->derived_exit, buf, len);
+	case F_ELAPSED:
+		return duration(elapsed_of(j, st, now), buf, len);
+	case F_ELAPSEDRAW:
+		return num((uint64_t)elapsed_of(j, st, now), buf, len);
+	case F_ELIGIBLE:
+		return date(st ? st->start : j->eligible, buf, len);
+	case F_END:
+		return date(st ? st->end : j->end, buf, len);
+	case F_EXITCODE:
+		return exit_code(st ? st->exit_code : j->exit_code, buf, len);
+	case F_GID:
+		return st ? "" : num(j->gid, buf, len);
+	case F_GROUP:
+		return st ? "" : j->group ? j->group : "";
+	case F_JOBID:
+		return job_id(j, st, 0, buf, len);
+	case F_JOBIDRAW:
+		return job_id(j, st, 1, buf, len);
+	case F_JOBNAME:
+		return st ? (st->name ? st->name : "") : j->name ? j->name : "";
+	case F_NNODES:
+		return num(nodes ? nodes : st ? 0 : j->req_nodes, buf, len);
+	case F_NODELIST:
+		if (st)
+			return st->nodes ? st->nodes : "";
+		return j->nodes && j->nodes[0] ? j->nodes : "None assigned";
+	case F_NTASKS:
+		return st ? num(st->ntasks, buf, len) : "";
+	case F_PARTITION:
+		return !st && j->partition ? j->partition : "";
+	case F_PRIORITY:
+		return st ? "" : num(j->priority, buf, len);
+	case F_QOS:
+		return !st && j->qos ? j->qos : "";
+	case F_REASON:
+		return st ? "" : job_reason_name(j->reason);
+	case F_REQCPUS:
+		return num(st ? st->ncpus : j->req_cpus, buf, len);
+	case F_REQMEM:
+		if (!(j->req_mem & ~ACCT_MEM_PER_CPU))
+			return "0";
+		return timefmt_mem_unit(req_mem_total(j, j->req_cpus, j->req_nodes), buf,
+		                        len);
+	case F_REQNODES:
+		return num(st ? st->nnodes : j->req_nodes, buf, len);
+	case F_RESERVATION:
+		return !st && j->reservation ? j->reservation : "";
+	case F_RESTARTS:
+		return st ? "" : num(j->restarts, buf, len);
+	case F_START:
+		return date(st ? st->start : j->start, buf, len);
+	case F_STATE:
+		return state_text(j, st, buf, len);
+	case F_SUBMIT:
+		return date(st ? st->start : j->submit, buf, len);
+	case F_SYSTEMCPU:
+		return st ? cpu_time(st->sys_usec, buf, len) : "";
+	case F_USERCPU:
+		return st ? cpu_time(st->user_usec, buf, len) : "";
+	case F_TOTALCPU:
+		return st ? cpu_time(st->user_usec + st->sys_usec, buf, len) : "";
+	case F_TIMELIMIT:
+		if (st)
+			return "";
+		if (j->time_limit == NO_VAL)
+			return "Partition_Limit";
+		if (j->time_limit == TIME_INFINITE)
+			return "UNLIMITED";
+		return duration((long)j->time_limit * 60, buf, len);
+	case F_TIMELIMITRAW:
+		if (st)
+			return "";
+		if (j->time_limit == TIME_INFINITE || j->time_limit == NO_VAL)
+			return "UNLIMITED";
+		return num(j->time_limit, buf, len);
+	case F_UID:
+		return st ? "" : num(j->uid, buf, len);
+	case F_USER:
+		return st ? "" : j->user ? j->user : "";
+	case F_WORKDIR:
+		return !st && j->work_dir ? j->work_dir : "";
+	default:
+		return "";
+	}
+}

@@ -1,0 +1,42 @@
+/* dbd.h - rotadbd, the accounting daemon: it follows the controller's
+ * journal (feed.c) into the accounting store (store.h) and answers sacct
+ * (query.c).  One thread, one event loop. */
+#ifndef ROTA_DBD_H
+#define ROTA_DBD_H
+
+#include <stdint.h>
+#include <time.h>
+
+struct conf;
+struct auth;
+struct conn;
+struct event;
+struct event_base;
+struct store;
+
+struct dbd {
+	const struct conf *conf;
+	struct event_base *base;
+	struct auth *auth;
+	struct store *store;
+	char *storage_loc; /* the SQLite file */
+	char *sock_path;   /* sacct's socket */
+	/* the feed */
+	struct conn *ctld;
+	struct event *retry_ev;
+	size_t ctld_next; /* the controller to try next (0 the primary) */
+	int told_down;
+	int in_snapshot;
+	uint64_t stored_events; /* since start (log lines) */
+	/* the clients */
+	int listen_fd;
+	struct event *listen_ev;
+};
+
+void dbd_feed_start(struct dbd *d);
+void dbd_feed_stop(struct dbd *d);
+
+int dbd_query_listen(struct dbd *d);
+void dbd_query_stop(struct dbd *d);
+
+#endif

@@ -1,0 +1,193 @@
+/* main.c - rotadbd: options, slurmdbd.conf, the loop.
+ *
+ * rotadbd reads slurm.conf (the controllers to follow, the key to
+ * authenticate with, StateSaveLocation) and, when there is one beside it,
+ * slurmdbd.conf: StorageType (accounting_storage/sqlite, the default),
+ * StorageLoc (the SQLite file; default <StateSaveLocation>/rota_acct.db),
+ * LogFile.  Keys it does not use are accepted, as slurmdbd's own. */
+#include <errno.h>
+#include <event2/event.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "common/conf.h"
+#include "dbd/dbd.h"
+#include "dbd/store.h"
+#include "proto/auth.h"
+#include "proto/client.h"
+#include "common/common.h"
+
+struct dbd_conf {
+	char *storage_type;
+	char *storage_loc;
+	char *log_file;
+};
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: rotadbd [-D] [-v] [-f slurm.conf] [-c slurmdbd.conf] "
+	                "[-L logfile]\n");
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+		*--e = '\0';
+	return s;
+}
+
+/* KEY=VALUE lines, '#' comments.  A missing file is no error. */
+static int dbd_conf_load(const char *path, struct dbd_conf *dc, int must_exist)
+{
+	FILE *f = fopen(path, "re");
+	char line[4096];
+	int lineno = 0;
+
+	if (!f) {
+		if (!must_exist && errno == ENOENT)
+			return 0;
+		log_err("cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *hash = strchr(line, '#'), *eq, *key, *val, **slot = NULL;
+		lineno++;
+		if (hash)
+			*hash = '\0';
+		key = trim(line);
+		if (!*key)
+			continue;
+		eq = strchr(key, '=');
+		if (!eq) {
+			log_warn("%s:%d: not KEY=VALUE: ignored", path, lineno);
+			continue;
+		}
+		*eq = '\0';
+		key = trim(key);
+		val = trim(eq + 1);
+		if (!strcasecmp(key, "StorageType"))
+			slot = &dc->storage_type;
+		else if (!strcasecmp(key, "StorageLoc"))
+			slot = &dc->storage_loc;
+		else if (!strcasecmp(key, "LogFile"))
+			slot = &dc->log_file;
+		if (slot) {
+			free(*slot);
+			*slot = xstrdup(val);
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+static void stop_cb(evutil_socket_t sig, short what, void *arg)
+{
+	event_base_loopexit(arg, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	const char *conf_path = NULL, *dbd_conf_path = NULL, *logfile = NULL;
+	struct conf *conf = NULL;
+	struct dbd_conf dc = {0};
+	struct rota_error err = {""};
+	struct dbd d = {.listen_fd = -1};
+	struct event *sigterm, *sigint;
+	char *own_dbd_conf = NULL;
+	int level = LOG_INFO, opt;
+
+	while ((opt = getopt(argc, argv, "f:c:L:vDh")) != -1) {
+		switch (opt) {
+		case 'f':
+			conf_path = optarg;
+			break;
+		case 'c':
+			dbd_conf_path = optarg;
+			break;
+		case 'L':
+			logfile = optarg;
+			break;
+		case 'v':
+			level = LOG_DEBUG;
+			break;
+		case 'D':
+			break;
+		default:
+			usage();
+			return opt == 'h' ? 0 : 1;
+		}
+	}
+	log_init("rotadbd", level, NULL);
+	if (!conf_path)
+		conf_path = conf_default_path();
+	if (conf_load(conf_path, &conf, &err) < 0)
+		fatal("%s", err.text);
+	if (!dbd_conf_path) {
+		char *copy = xstrdup(conf_path);
+		own_dbd_conf = xasprintf("%s/slurmdbd.conf", dirname(copy));
+		free(copy);
+	}
+	if (dbd_conf_load(dbd_conf_path ? dbd_conf_path : own_dbd_conf, &dc,
+	                  dbd_conf_path != NULL) < 0)
+		return 1;
+	if (!logfile)
+		logfile = dc.log_file;
+	if (logfile && log_init("rotadbd", level, logfile) < 0)
+		fatal("cannot open log file %s", logfile);
+	if (dc.storage_type && strcasecmp(dc.storage_type, "accounting_storage/sqlite"))
+		fatal("StorageType=%s: this rotadbd stores in accounting_storage/sqlite",
+		      dc.storage_type);
+	signal(SIGPIPE, SIG_IGN);
+	d.conf = conf;
+	d.storage_loc = dc.storage_loc
+	                    ? xstrdup(dc.storage_loc)
+	                    : xasprintf("%s/rota_acct.db", conf->state_save_location);
+	d.sock_path = client_dbd_socket_path(conf);
+	mkdir(conf->state_save_location, 0755);
+	if (store_open(d.storage_loc, &d.store, &err) < 0)
+		fatal("%s", err.text);
+	if (auth_create(conf, AUTH_NEED_KEY, &d.auth, &err) < 0)
+		fatal("%s", err.text);
+	d.base = event_base_new();
+	if (!d.base)
+		fatal("cannot create the event loop");
+	if (dbd_query_listen(&d) < 0)
+		return 1;
+	sigterm = evsignal_new(d.base, SIGTERM, stop_cb, d.base);
+	sigint = evsignal_new(d.base, SIGINT, stop_cb, d.base);
+	event_add(sigterm, NULL);
+	event_add(sigint, NULL);
+	log_info("rotadbd started: store %s (events to %llu stored), sacct on %s",
+	         d.storage_loc, (unsigned long long)store_last_seq(d.store), d.sock_path);
+	dbd_feed_start(&d);
+	event_base_dispatch(d.base);
+
+	log_info("rotadbd stopping: events to %llu stored",
+	         (unsigned long long)store_last_seq(d.store));
+	dbd_feed_stop(&d);
+	dbd_query_stop(&d);
+	event_free(sigterm);
+	event_free(sigint);
+	store_close(d.store);
+	auth_destroy(d.auth);
+	event_base_free(d.base);
+	free(d.storage_loc);
+	free(d.sock_path);
+	free(dc.storage_type);
+	free(dc.storage_loc);
+	free(dc.log_file);
+	free(own_dbd_conf);
+	conf_destroy(conf);
+	return 0;
+}

@@ -1,0 +1,108 @@
+/* query.c - rotadbd answers sacct on a unix socket (the caller's uid from
+ * the socket).  An answer goes in frames of ACCT_CHUNK runs. */
+#include <errno.h>
+#include <event2/event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "common/conf.h"
+#include "common/states.h"
+#include "dbd/dbd.h"
+#include "dbd/store.h"
+#include "proto/codec.h"
+#include "proto/conn.h"
+#include "proto/messages.h"
+#include "proto/net.h"
+#include "common/common.h"
+
+#define ACCT_CHUNK    500       /* runs per MSG_ACCT_JOBS */
+#define QUERY_MAX_MSG (1u << 20) /* a query's size */
+
+struct answer {
+	struct conn *c;
+	struct acct_jobs out;
+	size_t cap;
+};
+
+static void flush_chunk(struct answer *a, uint32_t more)
+{
+	a->out.more = more;
+	conn_send(a->c, MSG_ACCT_JOBS, &a->out);
+	codec_release(&acct_jobs_type, &a->out);
+	memset(&a->out, 0, sizeof(a->out));
+	a->cap = 0;
+}
+
+static int add_job(void *arg, struct acct_job *j)
+{
+	struct answer *a = arg;
+
+	if (a->out.jobs_count == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 64;
+		a->out.jobs = xrealloc(a->out.jobs, a->cap * sizeof(*a->out.jobs));
+	}
+	/* taken: the store releases what is left of j (nothing) */
+	a->out.jobs[a->out.jobs_count++] = *j;
+	memset(j, 0, sizeof(*j));
+	if (a->out.jobs_count >= ACCT_CHUNK)
+		flush_chunk(a, 1);
+	return 0;
+}
+
+static void client_msg(struct conn *c, uint16_t type, void **body, void *arg)
+{
+	struct dbd *d = arg;
+	struct rota_error err = {""};
+	struct answer a = {.c = c};
+
+	if (type != MSG_ACCT_QUERY) {
+		conn_send_rc(c, -ESLURM_NOT_SUPPORTED, "rotadbd answers sacct only");
+		return;
+	}
+	if (store_query(d->store, *body, add_job, &a, &err) < 0) {
+		codec_release(&acct_jobs_type, &a.out);
+		conn_send_rc(c, -EINVAL, err.text);
+		return;
+	}
+	flush_chunk(&a, 0);
+}
+
+static void client_closed(struct conn *c, void *arg)
+{
+}
+
+static void accept_cb(evutil_socket_t lfd, short what, void *arg)
+{
+	struct dbd *d = arg;
+	struct conn *c;
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+	if (fd < 0)
+		return;
+	c = conn_create(d->base, fd, "sacct", client_msg, client_closed, d);
+	conn_set_max_body(c, QUERY_MAX_MSG);
+}
+
+int dbd_query_listen(struct dbd *d)
+{
+	struct rota_error err = {""};
+
+	d->listen_fd = net_listen_unix(d->sock_path, 0666, &err);
+	if (d->listen_fd < 0) {
+		log_err("%s", err.text);
+		return -1;
+	}
+	d->listen_ev = event_new(d->base, d->listen_fd, EV_READ | EV_PERSIST, accept_cb, d);
+	event_add(d->listen_ev, NULL);
+	return 0;
+}
+
+void dbd_query_stop(struct dbd *d)
+{
+	if (d->listen_ev)
+		event_free(d->listen_ev);
+	if (d->listen_fd >= 0)
+		close(d->listen_fd);
+	unlink(d->sock_path);
+}

@@ -1,0 +1,47 @@
+/* store.h - rotadbd's accounting store: job runs and their steps, made from
+ * the controller's journal events, and the number of the last event stored.
+ *
+ * Events are stored in transactions: store_begin, store_event for each
+ * event of a batch the controller sent, store_commit with the number of
+ * the last one.  The number is written in the same transaction as the rows,
+ * so a rotadbd killed at any point resumes after the last batch it
+ * committed: nothing lost, nothing stored twice.  Applying an event is
+ * idempotent for the events of a snapshot (numbered 0: the controller's
+ * state when what rotadbd asked for was compacted away).
+ *
+ * Backend: SQLite (one file, WAL, synchronous=FULL).
+ */
+#ifndef ROTA_DBD_STORE_H
+#define ROTA_DBD_STORE_H
+
+#include <stdint.h>
+#include "common/error.h"
+
+struct store;
+union job_event;
+struct acct_query;
+struct acct_job;
+
+int store_open(const char *path, struct store **ret, struct rota_error *err);
+void store_close(struct store *s); /* NULL allowed */
+
+/* The last event stored (0: none). */
+uint64_t store_last_seq(const struct store *s);
+
+int store_begin(struct store *s, struct rota_error *err);
+/* Apply one event (skipped when its number is not above the last stored;
+ * snapshot events, numbered 0, always). */
+int store_event(struct store *s, const union job_event *ev, struct rota_error *err);
+/* Commit, the last event stored now being seq (0: unchanged; below the last
+ * one stored: unchanged too, unless reset, for a snapshot of a controller
+ * whose history began again). */
+int store_commit(struct store *s, uint64_t seq, int reset, struct rota_error *err);
+void store_rollback(struct store *s);
+
+/* The job runs q selects, each with its steps (unless ACCT_QUERY_F_NO_STEPS),
+ * in job id order; cb owns nothing (the record is released after). */
+typedef int (*store_job_f)(void *arg, struct acct_job *job);
+int store_query(struct store *s, const struct acct_query *q, store_job_f cb, void *arg,
+                struct rota_error *err);
+
+#endif

@@ -1,0 +1,262 @@
+"""Accounting: rotadbd follows the controller's journal into its store and
+sacct reads it, byte for byte as Slurm 22.05 prints it (COMPAT.md)."""
+import os
+import re
+import signal
+import time
+
+from conftest import write_script
+
+
+def sacct(c, *args, check=True):
+    p = c.run(["sacct", *args])
+    if check:
+        assert p.returncode == 0, f"sacct {args}: {p.stderr}"
+    return p
+
+
+def rows(c, *args):
+    """sacct -n -P ARGS, as lists of fields."""
+    out = sacct(c, "-n", "-P", *args).stdout
+    return [line.split("|") for line in out.splitlines()]
+
+
+def wait_rows(c, pred, *args, timeout=30):
+    """Poll sacct until pred(rows) holds; return the rows."""
+    deadline = time.monotonic() + timeout
+    while True:
+        r = rows(c, *args)
+        if pred(r):
+            return r
+        assert time.monotonic() < deadline, f"sacct {args} never matched: {r}"
+        time.sleep(0.2)
+
+
+FINAL = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "OUT_OF_MEMORY", "NODE_FAIL")
+
+
+def final(state):
+    return state.split()[0] in FINAL
+
+
+def test_finished_job_with_batch_and_extern(cluster):
+    j = cluster.sbatch("-J acct1", "--wrap", "exit 3")
+    cluster.wait_job(j)
+    r = wait_rows(cluster, lambda r: r and final(r[0][2]), "-j", str(j),
+                  "-o", "JobID,JobName,State,ExitCode")
+    assert r == [[str(j), "acct1", "FAILED", "3:0"],
+                 [f"{j}.batch", "batch", "FAILED", "3:0"],
+                 [f"{j}.extern", "extern", "COMPLETED", "0:0"]]
+
+
+def test_default_format_is_slurms(cluster):
+    j = cluster.sbatch("-J fmt", "--wrap", "true")
+    cluster.wait_job(j)
+    wait_rows(cluster, lambda r: r and r[0][1] == "COMPLETED", "-X", "-j", str(j),
+              "-o", "JobID,State")
+    out = sacct(cluster, "-j", str(j)).stdout.splitlines()
+    assert out[0] == ("JobID           JobName  Partition    Account  AllocCPUS"
+                      "      State ExitCode ")
+    assert out[1] == "------------ ---------- ---------- ---------- ---------- " \
+                     "---------- -------- "
+    part = cluster.conf_value("PartitionName").split()[0]
+    assert out[2] == f"{j:<12} {'fmt':>10} {part:>10} {'':>10} {'1':>10} " \
+                     f"{'COMPLETED':>10} {'0:0':>8} "
+    assert out[3].startswith(f"{j}.batch ")
+    assert len(out) == 5
+    # -p keeps a trailing bar, -P does not; the header has the names
+    p = sacct(cluster, "-p", "-X", "-j", str(j), "-o", "jobid,state").stdout
+    assert p.splitlines() == ["JobID|State|", f"{j}|COMPLETED|"]
+
+
+def test_pending_running_and_cancelled_by(cluster):
+    held = cluster.sbatch("--hold", "--wrap", "true")
+    run = cluster.sbatch("--wrap", "sleep 60")
+    cluster.wait_running(run)
+    r = wait_rows(cluster, lambda r: len(r) == 2 and r[1][1] == "RUNNING", "-X",
+                  "-j", f"{held},{run}", "-o", "JobIDRaw,State,NodeList,Start,End")
+    assert r[0][:3] == [str(held), "PENDING", "None assigned"]
+    assert r[0][3] == "Unknown" and r[0][4] == "Unknown"
+    assert r[1][2] != "None assigned" and r[1][4] == "Unknown"
+    cluster.run(["scancel", str(run), str(held)], check=True)
+    r = wait_rows(cluster, lambda r: len(r) == 2 and all(final(x[1]) for x in r),
+                  "-X", "-j", f"{held},{run}", "-o", "JobIDRaw,State")
+    assert r == [[str(held), f"CANCELLED by {os.getuid()}"],
+                 [str(run), f"CANCELLED by {os.getuid()}"]]
+    # cut to the column as Slurm does
+    out = sacct(cluster, "-n", "-X", "-j", str(run), "-o", "State").stdout
+    assert out == "CANCELLED+ \n"
+
+
+def test_steps_and_step_selection(cluster):
+    script = write_script(cluster.work / "steps.sh",
+                          "#!/bin/bash\nsrun -J first true\nsrun -J second false\n"
+                          "exit 0\n")
+    j = cluster.sbatch("-N1", "-n1", str(script))
+    cluster.wait_job(j)
+    r = wait_rows(cluster, lambda r: len(r) == 5 and final(r[0][2]), "-j", str(j),
+                  "-o", "JobID,JobName,State,ExitCode")
+    assert r[0] == [str(j), "steps.sh", "COMPLETED", "0:0"]
+    assert [x[0] for x in r[1:]] == [f"{j}.batch", f"{j}.extern", f"{j}.0", f"{j}.1"]
+    assert r[3][1:] == ["first", "COMPLETED", "0:0"]
+    assert r[4][1:] == ["second", "FAILED", "1:0"]
+    # N.S: that step alone; -X: the job alone
+    assert rows(cluster, "-j", f"{j}.1", "-o", "JobID,JobName") == [[f"{j}.1", "second"]]
+    assert rows(cluster, "-X", "-j", str(j), "-o", "JobID") == [[str(j)]]
+
+
+def test_array_tasks(cluster):
+    out = cluster.run(["sbatch", "--parsable", "--array=0-3", "--wrap", "true"],
+                      check=True).stdout
+    a = int(out.strip())
+    r = wait_rows(cluster, lambda r: len(r) == 4 and all(final(x[1]) for x in r),
+                  "-X", "-j", str(a), "-o", "JobID,State,JobIDRaw", timeout=60)
+    assert [x[0] for x in r] == [f"{a}_{t}" for t in range(4)]
+    assert all(x[1] == "COMPLETED" for x in r)
+    assert len({x[2] for x in r}) == 4
+    assert rows(cluster, "-X", "-j", f"{a}_2", "-o", "JobID") == [[f"{a}_2"]]
+
+
+def test_pending_array_remainder(cluster):
+    out = cluster.run(["sbatch", "--parsable", "--hold", "--array=5-9",
+                       "--wrap", "true"], check=True).stdout
+    a = int(out.strip())
+    r = wait_rows(cluster, lambda r: len(r) == 1, "-X", "-j", str(a),
+                  "-o", "JobID,State")
+    assert r == [[f"{a}_[5-9]", "PENDING"]]
+
+
+def test_requeue_keeps_each_run(cluster):
+    j = cluster.sbatch("--requeue", "--wrap", "sleep 60")
+    cluster.wait_running(j)
+    cluster.run(["scontrol", "requeue", str(j)], check=True)
+    cluster.wait_running(j, timeout=60)
+    r = wait_rows(cluster, lambda r: len(r) == 2, "-D", "-X", "-j", str(j),
+                  "-o", "JobID,State,Restarts")
+    assert r[0] == [str(j), "REQUEUED", "0"]
+    assert r[1][0] == str(j) and r[1][2] == "1"
+    # without -D: the last run alone
+    assert len(rows(cluster, "-X", "-j", str(j), "-o", "JobID")) == 1
+
+
+def test_clients_command_lines(cluster):
+    a = cluster.sbatch("--wrap", "true")
+    b = cluster.sbatch("--wrap", "exit 1")
+    cluster.wait_job(a)
+    cluster.wait_job(b)
+    wait_rows(cluster, lambda r: len(r) == 2 and all(final(x[1]) for x in r), "-X",
+              "-j", f"{a},{b}", "-o", "JobIDRaw,State")
+    # submitit
+    p = sacct(cluster, "-o", "JobID,State,NodeList", "--parsable2", "-j", str(a),
+              "-j", str(b)).stdout.splitlines()
+    assert p[0] == "JobID|State|NodeList"
+    assert [x.split("|")[:2] for x in p[1:] if "." not in x.split("|")[0]] == \
+        [[str(a), "COMPLETED"], [str(b), "FAILED"]]
+    # toil
+    p = sacct(cluster, "-n", "-j", f"{a},{b}", "--format", "JobIDRaw,State,ExitCode",
+              "-P", "-S", "1970-01-01").stdout.splitlines()
+    assert f"{a}|COMPLETED|0:0" in p and f"{b}|FAILED|1:0" in p
+    # snakemake 7
+    p = sacct(cluster, "-P", "-n", "--format=JobIdRaw,State", "-j", str(b)).stdout
+    assert p.splitlines()[0] == f"{b}|FAILED"
+    # today's jobs of this user, by default
+    assert f"{a}|" in sacct(cluster, "-n", "-P", "-X", "-o", "JobID").stdout + "|"
+
+
+def test_bad_input_is_refused(cluster):
+    p = sacct(cluster, "-o", "JobID,NoSuchField", check=False)
+    assert p.returncode == 1
+    assert p.stderr.strip() == 'sacct: error: Invalid field requested: "NoSuchField"'
+    p = sacct(cluster, "-j", "abc", check=False)
+    assert p.returncode == 1 and "Invalid job id" in p.stderr
+    p = sacct(cluster, "-S", "yesterday-ish", check=False)
+    assert p.returncode == 1 and "Invalid time specification" in p.stderr
+    p = sacct(cluster, "-s", "sideways", check=False)
+    assert p.returncode == 1 and "Invalid state" in p.stderr
+
+
+def test_helpformat_lists_fields(cluster):
+    out = sacct(cluster, "-e").stdout.split()
+    for f in ("JobID", "JobIDRaw", "JobName", "State", "ExitCode", "NodeList",
+              "Account", "Partition", "Elapsed", "Start", "End", "Submit",
+              "AllocCPUS", "ReqMem", "MaxRSS"):
+        assert f in out
+
+
+def test_states_and_users_select(cluster):
+    ok = cluster.sbatch("--wrap", "true")
+    bad = cluster.sbatch("--wrap", "false")
+    cluster.wait_job(ok)
+    cluster.wait_job(bad)
+    wait_rows(cluster, lambda r: len(r) == 2 and all(final(x[1]) for x in r), "-X",
+              "-j", f"{ok},{bad}", "-o", "JobIDRaw,State")
+    ids = [x[0] for x in rows(cluster, "-X", "-s", "F", "-o", "JobIDRaw")]
+    assert str(bad) in ids and str(ok) not in ids
+    ids = [x[0] for x in rows(cluster, "-X", "-u", cluster.user, "-o", "JobIDRaw")]
+    assert str(ok) in ids
+    assert rows(cluster, "-X", "-u", "nobody", "-o", "JobIDRaw") == []
+
+
+def test_rotadbd_killed_mid_run_loses_nothing(fresh_cluster):
+    """Thousands of jobs; rotadbd killed (SIGKILL) twice while they run and
+    started again: every job is stored once, in its final state."""
+    c = fresh_cluster
+    n_arrays, size = 4, 500
+    arrays = []
+    for _ in range(n_arrays):
+        out = c.run(["sbatch", "--parsable", f"--array=0-{size - 1}", "-o",
+                     "/dev/null", "--wrap", "true"], check=True).stdout
+        arrays.append(int(out.strip()))
+    for _ in range(2):
+        time.sleep(1.5)
+        c.kill_daemon("rotadbd")
+        time.sleep(0.5)
+        c.up()
+    deadline = time.monotonic() + 600
+    while c.run(["squeue", "-h", "-o", "%i"]).stdout.strip():
+        assert time.monotonic() < deadline, "the arrays did not finish"
+        time.sleep(1)
+    want = {f"{a}_{t}" for a in arrays for t in range(size)}
+    r = wait_rows(c, lambda r: len(r) >= len(want) and all(x[1] == "COMPLETED" for x in r),
+                  "-X", "-o", "JobID,State", timeout=120)
+    got = [x[0] for x in r]
+    assert len(got) == len(set(got)), "a job stored twice"
+    assert set(got) == want
+
+
+def test_compaction_waits_for_rotadbd(fresh_cluster):
+    """The journal is not compacted past what rotadbd has not stored: its
+    finished steps reach sacct after it was down during a compaction."""
+    c = fresh_cluster
+
+    def compactions():
+        m = re.search(r"Compactions:\s+(\d+)", c.run(["sdiag"], check=True).stdout)
+        return int(m.group(1))
+
+    c.kill_daemon("rotadbd")
+    script = write_script(c.work / "s.sh", "#!/bin/bash\nsrun true\n")
+    j = c.sbatch("-o", "/dev/null", str(script))
+    c.wait_job(j)
+    before = compactions()
+    os.kill(c.pid("rotactld"), signal.SIGUSR1)
+    c.wait_for(lambda: "compaction waits for rotadbd" in open(
+        os.path.join(c.dir, "log", "rotactld.log")).read(), what="the log line")
+    assert compactions() == before
+    c.up()
+    r = wait_rows(c, lambda r: len(r) == 4, "-j", str(j), "-o", "JobID,State")
+    assert r[3] == [f"{j}.0", "COMPLETED"]
+    # once it has them, the compaction held back happens
+    c.wait_for(lambda: compactions() > before, what="the held-back compaction")
+
+
+def test_accounting_disabled_says_so(make_cluster):
+    c = make_cluster()
+    c.down()
+    text = open(c.conf_path).read().replace(
+        "AccountingStorageType=accounting_storage/slurmdbd\n", "")
+    open(c.conf_path, "w").write(text)
+    c.up()
+    p = sacct(c, "-j", "1", check=False)
+    assert p.returncode == 1
+    assert p.stderr.strip() == "sacct: error: Slurm accounting storage is disabled"
+    assert not any("rotadbd" in " ".join(x) for x in c.processes())
