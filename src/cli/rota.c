@@ -734,9 +734,13 @@ static int cluster_ready(const struct cluster *c, int ctld_only, char *why,
 	snprintf(why, why_len, "%zu of %zu nodes up", ok, c->conf->node_count);
 	ready = ok == c->conf->node_count && ok > 0;
 	if (ready && cluster_has_dbd(c)) {
+		/* a socket left by a rotadbd that was killed stays: connect */
 		char *sock = client_dbd_socket_path(c->conf);
-		ready = access(sock, F_OK) == 0;
-		if (!ready)
+		int dfd = net_connect_unix(sock, &err);
+		ready = dfd >= 0;
+		if (dfd >= 0)
+			close(dfd);
+		else
 			snprintf(why, why_len, "rotadbd not answering");
 		free(sock);
 	}
