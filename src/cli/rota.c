@@ -618,7 +618,9 @@ static void child_exec(const struct cluster *c, const struct daemon *d, char **a
 static int daemon_start(struct cluster *c, struct daemon *d)
 {
 	char *prog = xasprintf("%s/%s", c->bin_dir,
-	                       d->node ? "rotad" : d->dbd ? "rotadbd" : "rotactld");
+	                       d->node  ? "rotad"
+	                       : d->dbd ? "rotadbd"
+	                                : "rotactld");
 	char idx[24], *state = xasprintf("%s/state-backup%zu", c->dir, d->ctld_index);
 	char *log = xasprintf("%s/log/%s.log", c->dir, d->name);
 	char *argv[] = {prog,    "-f", c->conf_path, d->node ? "-N" : NULL,

@@ -31,7 +31,7 @@
 #define DEFAULT_FORMAT "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode"
 #define BRIEF_FORMAT   "JobID,State,ExitCode"
 #define LONG_FORMAT                                                                      \
-	"JobID,JobIDRaw,JobName,Partition,MaxVMSize,AveVMSize,MaxRSS,MaxRSSNode,AveRSS,"  \
+	"JobID,JobIDRaw,JobName,Partition,MaxVMSize,AveVMSize,MaxRSS,MaxRSSNode,AveRSS," \
 	"AveCPU,NTasks,AllocCPUS,Elapsed,State,ExitCode,ReqMem,ReqTRES,AllocTRES"
 
 struct column {
@@ -157,7 +157,8 @@ static void parse_jobs(struct sacct_opts *o, const char *arg)
 			exit(1);
 		}
 		if (dot) {
-			o->picks = xrealloc(o->picks, (o->npicks + 1) * sizeof(*o->picks));
+			o->picks =
+			    xrealloc(o->picks, (o->npicks + 1) * sizeof(*o->picks));
 			o->picks[o->npicks].job = xstrdup(w[i]);
 			o->picks[o->npicks].step_id = parse_step(dot + 1);
 			o->npicks++;
@@ -198,7 +199,8 @@ static void parse_states(struct sacct_opts *o, const char *arg)
 			cli_error("Invalid state: %s", w[i]);
 			exit(1);
 		}
-		o->q.states.v = xrealloc(o->q.states.v, (o->q.states.n + 1) * sizeof(uint32_t));
+		o->q.states.v =
+		    xrealloc(o->q.states.v, (o->q.states.n + 1) * sizeof(uint32_t));
 		o->q.states.v[o->q.states.n++] = (uint32_t)st & JOB_STATE_BASE;
 	}
 	fmt_strv_free(w);
@@ -242,8 +244,8 @@ static time_t parse_time(const char *opt, const char *s, time_t now)
 	} else if (jobscript_parse_begin(s, now, &t) == 0) {
 		/* a time of day (midnight, noon, HH:MM) is today's, not the
 		 * next one */
-		if (strncasecmp(s, "now", 3) && strcasecmp(s, "tomorrow") && !strchr(s, '-') &&
-		    t > now)
+		if (strncasecmp(s, "now", 3) && strcasecmp(s, "tomorrow") &&
+		    !strchr(s, '-') && t > now)
 			t -= 86400;
 		return t;
 	}
@@ -345,7 +347,8 @@ static void print_row(struct fmtbuf *b, const struct sacct_opts *o,
 	char buf[512];
 
 	for (size_t i = 0; i < o->ncols; i++)
-		put_cell(b, sacct_value(o->cols[i].f->id, j, st, o->now, buf, sizeof(buf)),
+		put_cell(b,
+		         sacct_value(o->cols[i].f->id, j, st, o->now, buf, sizeof(buf)),
 		         &o->cols[i], o, i + 1 == o->ncols);
 	end_line(b);
 }
@@ -361,7 +364,8 @@ static int picked(const struct sacct_opts *o, const struct acct_job *j, uint32_t
 	for (size_t i = 0; i < o->npicks; i++) {
 		const char *p = o->picks[i].job;
 		if (strcmp(p, id) && strcmp(p, task) &&
-		    !(j->array_job_id && (uint32_t)strtoul(p, NULL, 10) == j->array_job_id &&
+		    !(j->array_job_id &&
+		      (uint32_t)strtoul(p, NULL, 10) == j->array_job_id &&
 		      !strchr(p, '_')))
 			continue;
 		any = 1;

@@ -133,8 +133,8 @@ static const char *duration(long secs, char *buf, size_t len)
 	if (secs < 0)
 		secs = 0;
 	if (secs >= 86400)
-		snprintf(buf, len, "%ld-%02ld:%02ld:%02ld", secs / 86400, secs / 3600 % 24,
-		         secs / 60 % 60, secs % 60);
+		snprintf(buf, len, "%ld-%02ld:%02ld:%02ld", secs / 86400,
+		         secs / 3600 % 24, secs / 60 % 60, secs % 60);
 	else
 		snprintf(buf, len, "%02ld:%02ld:%02ld", secs / 3600, secs / 60 % 60,
 		         secs % 60);
@@ -204,7 +204,8 @@ static const char *job_id(const struct acct_job *j, const struct acct_step *st, 
 	if (raw || !j->array_job_id)
 		snprintf(base, sizeof(base), "%u", j->job_id);
 	else if (j->array_pending && j->array_task_id == NO_VAL)
-		snprintf(base, sizeof(base), "%u_[%s]", j->array_job_id, j->array_pending);
+		snprintf(base, sizeof(base), "%u_[%s]", j->array_job_id,
+		         j->array_pending);
 	else
 		snprintf(base, sizeof(base), "%u_%u", j->array_job_id, j->array_task_id);
 	n = snprintf(p, left, "%s", base);
@@ -238,7 +239,8 @@ static const char *tres(uint32_t cpus, uint64_t mem_mb, uint32_t nodes, int bill
 	if (!cpus)
 		return "";
 	if (mem_mb)
-		snprintf(mem, sizeof(mem), ",mem=%s", timefmt_mem_unit(mem_mb, (char[32]){0}, 32));
+		snprintf(mem, sizeof(mem), ",mem=%s",
+		         timefmt_mem_unit(mem_mb, (char[32]){0}, 32));
 	if (billing)
 		snprintf(buf, len, "billing=%u,cpu=%u%s,node=%u", cpus, cpus, mem, nodes);
 	else
@@ -278,7 +280,8 @@ const char *sacct_value(int id, const struct acct_job *j, const struct acct_step
 		            j->req_nodes, 1, buf, len);
 	case F_AVECPU:
 		return st && st->end && st->ntasks
-		           ? cpu_time((st->user_usec + st->sys_usec) / st->ntasks, buf, len)
+		           ? cpu_time((st->user_usec + st->sys_usec) / st->ntasks, buf,
+		                      len)
 		           : "";
 	case F_AVERSS:
 		return st && st->end ? kib(st->ave_rss, buf, len) : "";

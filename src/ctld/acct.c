@@ -86,7 +86,8 @@ int acct_may_compact(struct ctld *ctld)
 		return 1;
 	}
 	if (!ctld->acct.held_back)
-		log_debug("journal compaction waits for rotadbd (%" PRIu64 " events behind)",
+		log_debug("journal compaction waits for rotadbd (%" PRIu64
+		          " events behind)",
 		          behind);
 	ctld->acct.held_back = 1;
 	return 0;

@@ -38,40 +38,40 @@ struct ctld {
 	struct job_mgr *jobs;
 	struct journal *journal;
 	struct listener *listener;
-	struct event *sched_ev;     /* deferred scheduling pass */
-	int sched_pending;          /* sched_ev is armed */
-	int sched_full;             /* ... for a pass over every pending job */
-	double sched_last;          /* monotonic seconds at the end of the last pass */
-	struct event *tick_ev;      /* 1 s: time limits, node timeouts, purge */
-	int replaying;              /* applying the journal: no side effects */
-	time_t journal_retry_at;    /* journal failed: next rewrite try (main.c) */
-	int journal_retry_wait;     /* seconds between tries, doubling */
-	struct predict *predict;    /* users' runtimes, for bf_estimate=predict */
-	struct ctld_stats *stats;   /* sdiag's figures (stats.h) */
-	size_t ctld_index;          /* which SlurmctldHost line this controller is */
-	int standby;                /* a backup following the primary (repl.h) */
-	size_t leader_index;        /* standby: the controller it follows */
-	uint32_t term;              /* takeovers in the history (EV_META) */
-	uint64_t lineage;           /* which history (EV_META): terms compare
-	                             * only within one */
-	int step_down;              /* a newer term serves: start again, to stand
-	                             * by (repl_step_down) */
-	struct repl *repl;          /* replication, either side (repl.c) */
-	struct {                    /* accounting (acct.h) */
-		uint64_t stored;    /* rotadbd holds the events up to here */
-		uint64_t saved;     /* what acct_seq says */
-		int held_back;      /* a compaction waits for rotadbd */
-		int compact_asked;  /* SIGUSR1's compaction waits for it */
+	struct event *sched_ev;    /* deferred scheduling pass */
+	int sched_pending;         /* sched_ev is armed */
+	int sched_full;            /* ... for a pass over every pending job */
+	double sched_last;         /* monotonic seconds at the end of the last pass */
+	struct event *tick_ev;     /* 1 s: time limits, node timeouts, purge */
+	int replaying;             /* applying the journal: no side effects */
+	time_t journal_retry_at;   /* journal failed: next rewrite try (main.c) */
+	int journal_retry_wait;    /* seconds between tries, doubling */
+	struct predict *predict;   /* users' runtimes, for bf_estimate=predict */
+	struct ctld_stats *stats;  /* sdiag's figures (stats.h) */
+	size_t ctld_index;         /* which SlurmctldHost line this controller is */
+	int standby;               /* a backup following the primary (repl.h) */
+	size_t leader_index;       /* standby: the controller it follows */
+	uint32_t term;             /* takeovers in the history (EV_META) */
+	uint64_t lineage;          /* which history (EV_META): terms compare
+	                            * only within one */
+	int step_down;             /* a newer term serves: start again, to stand
+	                            * by (repl_step_down) */
+	struct repl *repl;         /* replication, either side (repl.c) */
+	struct {                   /* accounting (acct.h) */
+		uint64_t stored;   /* rotadbd holds the events up to here */
+		uint64_t saved;    /* what acct_seq says */
+		int held_back;     /* a compaction waits for rotadbd */
+		int compact_asked; /* SIGUSR1's compaction waits for it */
 	} acct;
-	struct old_conf *old_confs; /* replaced by reconfigure (reconfig.c) */
-	const char *state_dir;      /* rotactld -s: StateSaveLocation overridden */
-	char *clients_path;         /* the clients' unix socket (a backup serves it
-	                             * once it takes over) */
-	time_t bf_last;             /* the last backfill pass */
-	struct bf_run *bf_run;      /* the backfill pass in progress (backfill.c) */
-	struct event *bf_ev;        /* its next slice */
-	uint64_t res_gen;           /* bumped when a job takes or frees resources or
-	                             * a node changes state */
+	struct old_conf *old_confs;      /* replaced by reconfigure (reconfig.c) */
+	const char *state_dir;           /* rotactld -s: StateSaveLocation overridden */
+	char *clients_path;              /* the clients' unix socket (a backup serves it
+	                                  * once it takes over) */
+	time_t bf_last;                  /* the last backfill pass */
+	struct bf_run *bf_run;           /* the backfill pass in progress (backfill.c) */
+	struct event *bf_ev;             /* its next slice */
+	uint64_t res_gen;                /* bumped when a job takes or frees resources or
+	                                  * a node changes state */
 	struct job_list_bufs *list_bufs; /* squeue's, between listings (job_list.c) */
 	struct job **pass_jobs;          /* sched_pass's, kept between passes */
 	size_t pass_jobs_cap;

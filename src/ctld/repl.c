@@ -34,7 +34,7 @@ static void on_durable(void *arg, const char *recs, size_t len, uint64_t upto);
 
 struct follower {
 	struct chan *ch;
-	uint32_t kind; /* FOLLOW_BACKUP, FOLLOW_ACCOUNTING */
+	uint32_t kind;  /* FOLLOW_BACKUP, FOLLOW_ACCOUNTING */
 	uint64_t sent;  /* events up to here are on their way */
 	uint64_t acked; /* events up to here are in its journal */
 	struct follower *next;
@@ -182,8 +182,8 @@ void repl_follow(struct ctld *ctld, struct caller *who, const struct follow_req 
 	if (rc == 0) {
 		/* the durable events it lacks; the rest follow as they are synced */
 		send_data(ch, 0, last, b.buf, b.len);
-		log_info("%s follows from event %llu (%llu to send)", follower_name(req->kind),
-		         (unsigned long long)req->after,
+		log_info("%s follows from event %llu (%llu to send)",
+		         follower_name(req->kind), (unsigned long long)req->after,
 		         (unsigned long long)(last - req->after));
 	} else {
 		/* compacted away, or a history that is not ours: the whole state,
@@ -196,9 +196,10 @@ void repl_follow(struct ctld *ctld, struct caller *who, const struct follow_req 
 		          REPL_F_SNAPSHOT | REPL_F_SNAPSHOT_END |
 		              (b.first ? REPL_F_SNAPSHOT_BEGIN : 0),
 		          last, b.buf, b.len);
-		log_info("%s asked for events after %llu: sent the state as of event %llu",
-		         follower_name(req->kind), (unsigned long long)req->after,
-		         (unsigned long long)last);
+		log_info(
+		    "%s asked for events after %llu: sent the state as of event %llu",
+		    follower_name(req->kind), (unsigned long long)req->after,
+		    (unsigned long long)last);
 	}
 	free(b.buf);
 	f = xcalloc(1, sizeof(*f));

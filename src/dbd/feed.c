@@ -95,7 +95,8 @@ static void on_data(struct dbd *d, const struct repl_data *r)
 	/* a snapshot stands for its events once it is whole */
 	if (!(r->flags & REPL_F_SNAPSHOT) || (r->flags & REPL_F_SNAPSHOT_END))
 		upto = r->seq;
-	if (store_commit(d->store, upto, !!(r->flags & REPL_F_SNAPSHOT_END), &b.err) < 0) {
+	if (store_commit(d->store, upto, !!(r->flags & REPL_F_SNAPSHOT_END), &b.err) <
+	    0) {
 		feed_restart(d, b.err.text);
 		return;
 	}

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/conf.h"
+#include "common/fdlimit.h"
 #include "dbd/dbd.h"
 #include "dbd/store.h"
 #include "proto/auth.h"
@@ -149,6 +150,8 @@ int main(int argc, char **argv)
 		fatal("StorageType=%s: this rotadbd stores in accounting_storage/sqlite",
 		      dc.storage_type);
 	signal(SIGPIPE, SIG_IGN);
+	if (fdlimit_raise() < 0) /* sacct clients and the feed */
+		log_err("cannot raise the open files limit");
 	d.conf = conf;
 	d.storage_loc = dc.storage_loc
 	                    ? xstrdup(dc.storage_loc)

@@ -16,7 +16,7 @@
 #include "proto/net.h"
 #include "common/common.h"
 
-#define ACCT_CHUNK    500       /* runs per MSG_ACCT_JOBS */
+#define ACCT_CHUNK    500        /* runs per MSG_ACCT_JOBS */
 #define QUERY_MAX_MSG (1u << 20) /* a query's size */
 
 struct answer {
@@ -93,7 +93,8 @@ int dbd_query_listen(struct dbd *d)
 		log_err("%s", err.text);
 		return -1;
 	}
-	d->listen_ev = event_new(d->base, d->listen_fd, EV_READ | EV_PERSIST, accept_cb, d);
+	d->listen_ev =
+	    event_new(d->base, d->listen_fd, EV_READ | EV_PERSIST, accept_cb, d);
 	event_add(d->listen_ev, NULL);
 	return 0;
 }

@@ -289,7 +289,8 @@ static int64_t current_run(struct store *s, uint32_t job_id)
 static uint32_t desc_req_cpus(const struct job_desc *d)
 {
 	uint32_t tasks = d->num_tasks && d->num_tasks != NO_VAL ? d->num_tasks : 1;
-	uint32_t cpt = d->cpus_per_task && d->cpus_per_task != NO_VAL ? d->cpus_per_task : 1;
+	uint32_t cpt =
+	    d->cpus_per_task && d->cpus_per_task != NO_VAL ? d->cpus_per_task : 1;
 
 	if (d->ntasks_per_node && d->ntasks_per_node != NO_VAL && d->min_nodes &&
 	    d->min_nodes != NO_VAL && (!d->num_tasks || d->num_tasks == NO_VAL))
@@ -351,9 +352,10 @@ static int on_submit(struct store *s, const struct ev_submit *ev, struct rota_er
 	sqlite3_bind_int64(q, 17, 0);
 	sqlite3_bind_int64(q, 18, 0);
 	sqlite3_bind_int64(q, 19, 0);
-	sqlite3_bind_int64(q, 20, ev->eligible_time ? ev->eligible_time
-	                          : d->begin_time > ev->time ? d->begin_time
-	                                                      : ev->time);
+	sqlite3_bind_int64(q, 20,
+	                   ev->eligible_time          ? ev->eligible_time
+	                   : d->begin_time > ev->time ? d->begin_time
+	                                              : ev->time);
 	sqlite3_bind_int64(q, 21, 0);
 	sqlite3_bind_int64(q, 22, 0);
 	sqlite3_bind_int64(q, 23, ev->time_limit);
@@ -411,9 +413,9 @@ static int on_end(struct store *s, int64_t run_id, const struct ev_end *ev,
 	q = stmt(s, S_STEPS_END);
 	sqlite3_bind_int64(q, 1, run_id);
 	sqlite3_bind_int64(q, 2, ev->time);
-	sqlite3_bind_int64(q, 3, (ev->state & JOB_STATE_BASE) == JOB_COMPLETE
-	                             ? JOB_COMPLETE
-	                             : JOB_CANCELLED);
+	sqlite3_bind_int64(q, 3,
+	                   (ev->state & JOB_STATE_BASE) == JOB_COMPLETE ? JOB_COMPLETE
+	                                                                : JOB_CANCELLED);
 	return run(s, q, err);
 }
 
@@ -536,9 +538,9 @@ static int on_step_end(struct store *s, int64_t run_id, const struct ev_step_end
                        struct rota_error *err)
 {
 	sqlite3_stmt *q = stmt(s, S_STEP_END);
-	uint32_t st = ev->exit_code == 0             ? JOB_COMPLETE
+	uint32_t st = ev->exit_code == 0            ? JOB_COMPLETE
 	              : (ev->exit_code & 0x7f) != 0 ? JOB_CANCELLED
-	                                             : JOB_FAILED;
+	                                            : JOB_FAILED;
 
 	sqlite3_bind_int64(q, 1, run_id);
 	sqlite3_bind_int64(q, 2, ev->step_id);
@@ -720,8 +722,8 @@ static void add_implicit_steps(sqlite3_stmt *q, struct acct_job *j)
 		size_t k = strcspn(j->nodes, ",[");
 		if (j->nodes[k] == '[') { /* node[01-04]: the first one */
 			size_t d = strcspn(j->nodes + k + 1, ",-]");
-			snprintf(first, sizeof(first), "%.*s%.*s", (int)k, j->nodes, (int)d,
-			         j->nodes + k + 1);
+			snprintf(first, sizeof(first), "%.*s%.*s", (int)k, j->nodes,
+			         (int)d, j->nodes + k + 1);
 		} else {
 			snprintf(first, sizeof(first), "%.*s", (int)k, j->nodes);
 		}
@@ -830,7 +832,8 @@ int store_query(struct store *s, const struct acct_query *qr, store_job_f cb, vo
 	if (qr->end)
 		sql_add(&b, " AND submit <= %lld", (long long)qr->end);
 	if (qr->start)
-		sql_add(&b, " AND (end_time = 0 OR end_time >= %lld)", (long long)qr->start);
+		sql_add(&b, " AND (end_time = 0 OR end_time >= %lld)",
+		        (long long)qr->start);
 	sql_add(&b, " ORDER BY CASE WHEN array_job_id THEN array_job_id ELSE job_id END,"
 	            " array_task_id, restarts, db_id");
 	if (sqlite3_prepare_v2(s->db, b.sql, -1, &q, NULL) != SQLITE_OK) {

@@ -763,7 +763,7 @@ ROTA_DECLARE(acct_step, ACCT_STEP_FIELDS)
 	F(S, u32, job_id, _)                                                             \
 	F(S, u32, array_job_id, _)                                                       \
 	F(S, u32, array_task_id, _)                                                      \
-	F(S, str, array_pending, _) /* a pending remainder's tasks */                   \
+	F(S, str, array_pending, _) /* a pending remainder's tasks */                    \
 	F(S, str, name, _)                                                               \
 	F(S, u32, uid, _)                                                                \
 	F(S, u32, gid, _)                                                                \
@@ -776,7 +776,7 @@ ROTA_DECLARE(acct_step, ACCT_STEP_FIELDS)
 	F(S, u32, reason, _)                                                             \
 	F(S, u32, exit_code, _)                                                          \
 	F(S, u32, derived_exit, _)                                                       \
-	F(S, u32, cancel_by, _) /* uid + 1 of who cancelled it; 0 unknown */            \
+	F(S, u32, cancel_by, _) /* uid + 1 of who cancelled it; 0 unknown */             \
 	F(S, i64, submit, _)                                                             \
 	F(S, i64, eligible, _)                                                           \
 	F(S, i64, start, _)                                                              \

@@ -25,7 +25,7 @@ def test_status(fresh_cluster):
     p = rota("status", "--dir", fresh_cluster.dir)
     assert p.returncode == 0
     names = [line.split()[0] for line in p.stdout.splitlines() if "running" in line]
-    assert names == ["rotactld", "rotad-node01", "rotad-node02", "rotad-node03",
+    assert names == ["rotactld", "rotadbd", "rotad-node01", "rotad-node02", "rotad-node03",
                      "rotad-node04"]
     assert "controller: UP: 4 of 4 nodes up" in p.stdout
 
