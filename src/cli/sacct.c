@@ -460,7 +460,8 @@ static int query(struct sacct_opts *o)
 		msg_body_free(type, body);
 	}
 	close(fd);
-	fwrite(b.data, 1, b.len, stdout);
+	if (b.len)
+		fwrite(b.data, 1, b.len, stdout);
 	fmtbuf_release(&b);
 	return rc;
 }
