@@ -374,9 +374,7 @@ static void cluster_add_daemon(struct cluster *c, const char *name, const char *
 
 static int cluster_has_dbd(const struct cluster *c)
 {
-	const char *t = c->conf->accounting_storage_type;
-
-	return t && !strcasecmp(t, "accounting_storage/slurmdbd");
+	return conf_accounting(c->conf);
 }
 
 /* Load slurm.conf and list the daemons it implies. */

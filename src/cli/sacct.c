@@ -412,8 +412,7 @@ static int query(struct sacct_opts *o)
 	int fd, rc = 0;
 	uint32_t more = 1;
 
-	if (!conf->accounting_storage_type ||
-	    strcasecmp(conf->accounting_storage_type, "accounting_storage/slurmdbd")) {
+	if (!conf_accounting(conf)) {
 		cli_error("Slurm accounting storage is disabled");
 		return 1;
 	}

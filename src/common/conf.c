@@ -1161,6 +1161,13 @@ int conf_mem_consumable(const struct conf *conf)
 	return !p || !*p || strcasestr(p, "memory") != NULL;
 }
 
+int conf_accounting(const struct conf *conf)
+{
+	const char *t = conf->accounting_storage_type;
+
+	return t && !strcasecmp(t, "accounting_storage/slurmdbd");
+}
+
 size_t conf_ctld_count(const struct conf *conf)
 {
 	return 1 + conf->backup_count;

@@ -160,6 +160,9 @@ const char *conf_default_path(void);
 
 /* The controllers: 0 the primary (the first SlurmctldHost), then the backups.
  * conf_ctld_addr is where controller i listens: its "(addr)", else its name. */
+/* AccountingStorageType=accounting_storage/slurmdbd: rotadbd keeps the
+ * accounts (the controller feeds it, sacct asks it). */
+int conf_accounting(const struct conf *conf);
 size_t conf_ctld_count(const struct conf *conf);
 const char *conf_ctld_host(const struct conf *conf, size_t i);
 const char *conf_ctld_addr(const struct conf *conf, size_t i);

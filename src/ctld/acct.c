@@ -17,9 +17,7 @@
 
 int acct_enabled(const struct ctld *ctld)
 {
-	const char *t = ctld->conf->accounting_storage_type;
-
-	return t && !strcasecmp(t, "accounting_storage/slurmdbd");
+	return conf_accounting(ctld->conf);
 }
 
 static char *seq_path(const struct ctld *ctld)
