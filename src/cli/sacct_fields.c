@@ -127,27 +127,13 @@ const struct sacct_field *sacct_field_find(const char *name)
 	return NULL;
 }
 
-/* sacct's durations: "00:00:05", "1-02:03:04". */
-static const char *duration(long secs, char *buf, size_t len)
-{
-	if (secs < 0)
-		secs = 0;
-	if (secs >= 86400)
-		snprintf(buf, len, "%ld-%02ld:%02ld:%02ld", secs / 86400,
-		         secs / 3600 % 24, secs / 60 % 60, secs % 60);
-	else
-		snprintf(buf, len, "%02ld:%02ld:%02ld", secs / 3600, secs / 60 % 60,
-		         secs % 60);
-	return buf;
-}
-
 /* CPU times: "00:00.004" (MM:SS.mmm), "01:02:03" past an hour. */
 static const char *cpu_time(uint64_t usec, char *buf, size_t len)
 {
 	uint64_t secs = usec / 1000000;
 
 	if (secs >= 3600)
-		return duration((long)secs, buf, len);
+		return timefmt_duration((long)secs, buf, len);
 	snprintf(buf, len, "%02" PRIu64 ":%02" PRIu64 ".%03" PRIu64, secs / 60, secs % 60,
 	         usec / 1000 % 1000);
 	return buf;
@@ -299,13 +285,13 @@ const char *sacct_value(int id, const struct acct_job *j, const struct acct_step
 	case F_CONSTRAINTS:
 		return !st && j->constraints ? j->constraints : "";
 	case F_CPUTIME:
-		return duration(elapsed_of(j, st, now) * cpus, buf, len);
+		return timefmt_duration(elapsed_of(j, st, now) * cpus, buf, len);
 	case F_CPUTIMERAW:
 		return num((uint64_t)elapsed_of(j, st, now) * cpus, buf, len);
 	case F_DERIVEDEXITCODE:
 		return st ? "" : exit_code(j->derived_exit, buf, len);
 	case F_ELAPSED:
-		return duration(elapsed_of(j, st, now), buf, len);
+		return timefmt_duration(elapsed_of(j, st, now), buf, len);
 	case F_ELAPSEDRAW:
 		return num((uint64_t)elapsed_of(j, st, now), buf, len);
 	case F_ELIGIBLE:
@@ -372,7 +358,7 @@ const char *sacct_value(int id, const struct acct_job *j, const struct acct_step
 			return "Partition_Limit";
 		if (j->time_limit == TIME_INFINITE)
 			return "UNLIMITED";
-		return duration((long)j->time_limit * 60, buf, len);
+		return timefmt_duration((long)j->time_limit * 60, buf, len);
 	case F_TIMELIMITRAW:
 		if (st)
 			return "";

@@ -22,9 +22,6 @@ int scontrol_show(const struct scontrol_opts *o, int argc, char **argv);
  * Returns 0 when up, 1 when down. */
 int scontrol_ping(FILE *f);
 
-/* Duration as scontrol prints RunTime/TimeLimit: "00:00:05", "1-02:03:04". */
-char *scontrol_duration(long secs, char *buf, size_t len);
-
 /* Case-insensitive: s is a prefix of word of at least min bytes. */
 int scontrol_abbrev(const char *s, const char *word, size_t min);
 

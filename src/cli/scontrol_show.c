@@ -41,19 +41,6 @@ int scontrol_abbrev(const char *s, const char *word, size_t min)
 	return n >= min && n <= strlen(word) && !strncasecmp(s, word, n);
 }
 
-char *scontrol_duration(long secs, char *buf, size_t len)
-{
-	if (secs < 0)
-		secs = 0;
-	if (secs >= 86400)
-		snprintf(buf, len, "%ld-%02ld:%02ld:%02ld", secs / 86400,
-		         secs / 3600 % 24, secs / 60 % 60, secs % 60);
-	else
-		snprintf(buf, len, "%02ld:%02ld:%02ld", secs / 3600, secs / 60 % 60,
-		         secs % 60);
-	return buf;
-}
-
 static const char *nul(const char *s)
 {
 	return s && *s ? s : "(null)";
@@ -65,7 +52,7 @@ static const char *limit_str(uint32_t minutes, const char *unset, char *buf, siz
 		return "UNLIMITED";
 	if (minutes == NO_VAL)
 		return unset;
-	return scontrol_duration((long)minutes * 60, buf, len);
+	return timefmt_duration((long)minutes * 60, buf, len);
 }
 
 /* Times: 0 (and nonsense) is "Unknown". */
@@ -208,7 +195,7 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 		fprintf(f, "DerivedExitCode=%s%s",
 		        joblist_exit_code(j->derived_exit_code, b1, sizeof(b1)), le);
 	fprintf(f, "RunTime=%s TimeLimit=%s TimeMin=N/A%s",
-	        scontrol_duration(job_run_time(j, now), b1, sizeof(b1)),
+	        timefmt_duration(job_run_time(j, now), b1, sizeof(b1)),
 	        limit_str(j->time_limit, "Partition_Limit", b2, sizeof(b2)), le);
 	fprintf(f, "SubmitTime=%s EligibleTime=%s%s",
 	        time_str(j->submit_time, b1, sizeof(b1)),
@@ -920,7 +907,7 @@ static void print_step(const struct scontrol_opts *o, const struct step_info *s)
 	if (s->time_limit == INFINITE32)
 		snprintf(limit, sizeof(limit), "UNLIMITED");
 	else
-		scontrol_duration((long)s->time_limit * 60, limit, sizeof(limit));
+		timefmt_duration((long)s->time_limit * 60, limit, sizeof(limit));
 	printf("StepId=%s UserId=%u StartTime=%s TimeLimit=%s", id, s->uid, start, limit);
 	printf("%sState=%s Partition=%s NodeList=%s", sep, job_state_name(s->state),
 	       s->partition ? s->partition : "(null)", s->nodes ? s->nodes : "(null)");

@@ -98,6 +98,19 @@ static char *put_num(char *p, long v, int pad2)
 	return p;
 }
 
+char *timefmt_duration(long secs, char *buf, size_t len)
+{
+	if (secs < 0)
+		secs = 0;
+	if (secs >= 86400)
+		snprintf(buf, len, "%ld-%02ld:%02ld:%02ld", secs / 86400,
+		         secs / 3600 % 24, secs / 60 % 60, secs % 60);
+	else
+		snprintf(buf, len, "%02ld:%02ld:%02ld", secs / 3600, secs / 60 % 60,
+		         secs % 60);
+	return buf;
+}
+
 /* Printed by hand: squeue prints this for every job it lists. */
 char *timefmt_elapsed(long secs, char *buf, size_t len)
 {

@@ -25,6 +25,10 @@ int timefmt_parse_limit(const char *s, uint32_t *ret_minutes);
  * "D-HH:MM:SS".  Writes into buf (always NUL-terminated), returns buf. */
 char *timefmt_elapsed(long secs, char *buf, size_t len);
 
+/* Format a duration as scontrol's RunTime and sacct's Elapsed: hours always
+ * there, "00:00:05", "1-02:03:04".  Negative counts as 0. */
+char *timefmt_duration(long secs, char *buf, size_t len);
+
 /* Format a limit in minutes as scontrol/sinfo do: "UNLIMITED" for TIME_INFINITE,
  * else like timefmt_elapsed(minutes*60) ("1:00:00", "30:00", "1-00:00:00"). */
 char *timefmt_limit(uint32_t minutes, char *buf, size_t len);

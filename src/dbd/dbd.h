@@ -27,6 +27,11 @@ struct dbd {
 	size_t ctld_next; /* the controller to try next (0 the primary) */
 	int told_down;
 	int in_snapshot;
+	/* the open transaction: batches stored, not yet committed (feed.c) */
+	int txn_open;
+	uint64_t txn_upto; /* the last event in it */
+	size_t txn_events;
+	struct event *commit_ev;
 	uint64_t stored_events; /* since start (log lines) */
 	/* the clients */
 	int listen_fd;
