@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "cli/eff.h"
 #include "cli/sim.h"
 #include "common/conf.h"
 #include "common/states.h"
@@ -90,6 +91,7 @@ static void usage(FILE *f)
 	    "       rota down --dir DIR\n"
 	    "       rota status --dir DIR\n"
 	    "       rota env --dir DIR\n"
+	    "       rota eff JOBID\n"
 	    "\n"
 	    "up      start a controller and N node daemons on this host, all state\n"
 	    "        in DIR (slurm.conf is written on the first up, then reused);\n"
@@ -97,6 +99,7 @@ static void usage(FILE *f)
 	    "down    stop every process of the cluster in DIR\n"
 	    "status  show which daemons of DIR are running\n"
 	    "env     print the exports of `up` without starting anything\n"
+	    "eff     a job's CPU, memory and time efficiency (seff's figures)\n"
 	    "\n"
 	    "up defaults: --nodes 4, --cpus <online cpus, at least 2>, --mem 2048,\n"
 	    "--partition debug, --timeout 30.  Also: rota sbatch|srun|squeue|... ARGS\n");
@@ -1389,6 +1392,8 @@ int cmd_rota(int argc, char **argv)
 	}
 	if (!strcmp(sub, "sim"))
 		return cmd_sim(argc - 1, argv + 1);
+	if (!strcmp(sub, "eff"))
+		return cmd_eff(argc - 1, argv + 1);
 	if (strcmp(sub, "up") && strcmp(sub, "down") && strcmp(sub, "status") &&
 	    strcmp(sub, "env")) {
 		fprintf(stderr, "rota: error: unknown command '%s' (see rota --help)\n",

@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+#include "cli/acct_client.h"
 #include "cli/cli.h"
 #include "cli/fmt.h"
 #include "cli/sacct.h"
@@ -17,16 +18,13 @@
 #include "common/states.h"
 #include "common/strv.h"
 #include "common/uid.h"
-#include "proto/client.h"
 #include "proto/codec.h"
 #include "proto/messages.h"
-#include "proto/net.h"
 #include "common/common.h"
 
 #define SACCT_JOBS_MAX   10000 /* -j entries */
 #define SACCT_FIELDS_MAX 200
 #define SACCT_WIDTH_MAX  4096
-#define SACCT_TIMEOUT_MS 60000
 
 #define DEFAULT_FORMAT "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode"
 #define BRIEF_FORMAT   "JobID,State,ExitCode"
@@ -51,6 +49,7 @@ struct sacct_opts {
 	int parsable; /* 1: -p (trailing |), 2: -P */
 	int noheader;
 	int all_users;
+	int allocations; /* -X: the jobs' lines alone */
 	struct acct_query q;
 	struct step_pick *picks;
 	size_t npicks;
@@ -398,70 +397,42 @@ static void print_job(struct fmtbuf *b, const struct sacct_opts *o,
 
 	if (whole)
 		print_row(b, o, j, NULL);
+	if (o->allocations && !o->npicks)
+		return;
 	for (uint32_t i = 0; i < j->steps_count; i++)
 		if (whole || picked(o, j, j->steps[i].step_id) == 1)
 			print_row(b, o, j, &j->steps[i]);
 }
 
+struct printing {
+	struct fmtbuf b;
+	const struct sacct_opts *o;
+};
+
+static void on_connected(void *arg)
+{
+	struct printing *p = arg;
+
+	if (!p->o->noheader)
+		print_header(&p->b, p->o);
+}
+
+static void on_job(void *arg, const struct acct_job *j)
+{
+	struct printing *p = arg;
+
+	print_job(&p->b, p->o, j);
+}
+
 static int query(struct sacct_opts *o)
 {
-	struct conf *conf = cli_conf();
-	struct rota_error err = {""};
-	struct fmtbuf b = {0};
-	char *path;
-	int fd, rc = 0;
-	uint32_t more = 1;
+	struct printing p = {.o = o};
+	struct acct_fetch_cb cb = {on_connected, on_job, &p};
+	int rc = acct_fetch(&o->q, &cb);
 
-	if (!conf_accounting(conf)) {
-		cli_error("Slurm accounting storage is disabled");
-		return 1;
-	}
-	path = client_dbd_socket_path(conf);
-	fd = net_connect_unix(path, &err);
-	free(path);
-	if (fd < 0) {
-		cli_error("Problem talking to the database: %s", strerror(-fd));
-		return 1;
-	}
-	if (net_send(fd, MSG_ACCT_QUERY, &o->q, &err) < 0) {
-		cli_error("Problem talking to the database: %s", err.text);
-		close(fd);
-		return 1;
-	}
-	if (!o->noheader)
-		print_header(&b, o);
-	while (more) {
-		uint16_t type = 0;
-		void *body = NULL;
-		if (net_recv(fd, &type, &body, SACCT_TIMEOUT_MS, &err) < 0) {
-			cli_error("Problem talking to the database: %s", err.text);
-			rc = 1;
-			break;
-		}
-		if (type == MSG_RC) {
-			const char *msg = NULL;
-			int r = cli_rc(type, body, &msg);
-			cli_error("%s", msg && *msg ? msg : slurm_strerror(r));
-			msg_body_free(type, body);
-			rc = 1;
-			break;
-		}
-		if (type != MSG_ACCT_JOBS) {
-			msg_body_free(type, body);
-			cli_error("Problem talking to the database: unexpected answer");
-			rc = 1;
-			break;
-		}
-		struct acct_jobs *r = body;
-		for (uint32_t i = 0; i < r->jobs_count; i++)
-			print_job(&b, o, &r->jobs[i]);
-		more = r->more;
-		msg_body_free(type, body);
-	}
-	close(fd);
-	if (b.len)
-		fwrite(b.data, 1, b.len, stdout);
-	fmtbuf_release(&b);
+	if (p.b.len)
+		fwrite(p.b.data, 1, p.b.len, stdout);
+	fmtbuf_release(&p.b);
 	return rc;
 }
 
@@ -528,6 +499,7 @@ int cmd_sacct(int argc, char **argv)
 			parse_users(&o, optarg);
 			break;
 		case 'X':
+			o.allocations = 1;
 			o.q.flags |= ACCT_QUERY_F_NO_STEPS;
 			break;
 		case 1:
@@ -551,6 +523,9 @@ int cmd_sacct(int argc, char **argv)
 		parse_format(&o, fmt ? fmt : DEFAULT_FORMAT);
 	if (o.npicks)
 		o.q.flags &= ~ACCT_QUERY_F_NO_STEPS;
+	for (size_t i = 0; i < o.ncols; i++)
+		if (sacct_field_sums_steps(o.cols[i].f->id))
+			o.q.flags &= ~ACCT_QUERY_F_NO_STEPS;
 	/* Slurm's window: from midnight today unless jobs are named */
 	if (start)
 		o.q.start = parse_time("start", start, o.now);

@@ -22,6 +22,10 @@ extern const size_t sacct_field_count;
 /* The field called name (case-insensitive), or NULL. */
 const struct sacct_field *sacct_field_find(const char *name);
 
+/* Whether field id's text on a job's line is made from its steps (the CPU
+ * times Slurm sums): with -X, the steps are fetched all the same. */
+int sacct_field_sums_steps(int id);
+
 /* The text of field id for run j (st NULL) or its step st, into buf; now:
  * the time running jobs' elapsed time is counted to. */
 const char *sacct_value(int id, const struct acct_job *j, const struct acct_step *st,

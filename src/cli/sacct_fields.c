@@ -127,6 +127,22 @@ const struct sacct_field *sacct_field_find(const char *name)
 	return NULL;
 }
 
+int sacct_field_sums_steps(int id)
+{
+	return id == F_TOTALCPU || id == F_USERCPU || id == F_SYSTEMCPU;
+}
+
+/* A job's line: its steps' CPU time, as Slurm's job record sums it. */
+static uint64_t steps_cpu(const struct acct_job *j, int user, int sys)
+{
+	uint64_t t = 0;
+
+	for (size_t i = 0; i < j->steps_count; i++)
+		t +=
+		    (user ? j->steps[i].user_usec : 0) + (sys ? j->steps[i].sys_usec : 0);
+	return t;
+}
+
 /* CPU times: "00:00.004" (MM:SS.mmm), "01:02:03" past an hour. */
 static const char *cpu_time(uint64_t usec, char *buf, size_t len)
 {
@@ -277,7 +293,7 @@ const char *sacct_value(int id, const struct acct_job *j, const struct acct_step
 	case F_MAXRSS:
 		return st && st->end ? kib(st->max_rss, buf, len) : "";
 	case F_MAXRSSNODE:
-		return st && st->end && st->nodes ? st->nodes : "";
+		return st && st->end && st->max_rss_node ? st->max_rss_node : "";
 	case F_CLUSTER:
 		return "";
 	case F_COMMENT:
@@ -346,11 +362,12 @@ const char *sacct_value(int id, const struct acct_job *j, const struct acct_step
 	case F_SUBMIT:
 		return date(st ? st->start : j->submit, buf, len);
 	case F_SYSTEMCPU:
-		return st ? cpu_time(st->sys_usec, buf, len) : "";
+		return cpu_time(st ? st->sys_usec : steps_cpu(j, 0, 1), buf, len);
 	case F_USERCPU:
-		return st ? cpu_time(st->user_usec, buf, len) : "";
+		return cpu_time(st ? st->user_usec : steps_cpu(j, 1, 0), buf, len);
 	case F_TOTALCPU:
-		return st ? cpu_time(st->user_usec + st->sys_usec, buf, len) : "";
+		return cpu_time(st ? st->user_usec + st->sys_usec : steps_cpu(j, 1, 1),
+		                buf, len);
 	case F_TIMELIMIT:
 		if (st)
 			return "";

@@ -420,6 +420,8 @@ static int apply_to_job(struct ctld *ctld, const union job_event *ev, struct job
 		return 0;
 	case EV_HOLD:
 		return apply_hold(&ev->hold, job);
+	case EV_USAGE: /* rotadbd's */
+		return 0;
 	case EV_UPDATE:
 		return apply_update(ctld, &ev->update, job);
 	default:

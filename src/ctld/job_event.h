@@ -180,6 +180,19 @@ ROTA_DECLARE(ev_step_start, EV_STEP_START_FIELDS)
 	F(S, u32, exit_code, _) /* the step's highest wait status */
 ROTA_DECLARE(ev_step_end, EV_STEP_END_FIELDS)
 
+/* What a step's tasks used on one node (its cgroup, or the step daemon's
+ * waited children where there is none), as the node reported it with the
+ * step's end: for accounting only (rotadbd), not a change of state.  Only
+ * written while accounting is on. */
+#define EV_USAGE_FIELDS(F, S)                                                            \
+	EV_JOB_HEAD_FIELDS(F, S)                                                         \
+	F(S, u32, step_id, _)                                                            \
+	F(S, str, node, _)                                                               \
+	F(S, u64, max_rss, _) /* KiB, the peak */                                        \
+	F(S, u64, user_usec, _)                                                          \
+	F(S, u64, sys_usec, _)
+ROTA_DECLARE(ev_usage, EV_USAGE_FIELDS)
+
 /* A text the journal's later records refer to by id (ctld/jtext.h): a job's
  * environment (vec) or script (text), written once instead of with every
  * SUBMIT that has it.  Not a change of state: only the journal reads it. */
@@ -206,7 +219,8 @@ ROTA_DECLARE(ev_text, EV_TEXT_FIELDS)
 	E(EV_CONFIGURED, 11, configured)                                                 \
 	E(EV_STEP_START, 12, step_start)                                                 \
 	E(EV_STEP_END, 13, step_end)                                                     \
-	E(EV_TEXT, 14, text)
+	E(EV_TEXT, 14, text)                                                             \
+	E(EV_USAGE, 15, usage)
 
 #define ROTA_EV_ENUM(name, num, m) name = num,
 enum job_event_type { ROTA_JOB_EVENTS(ROTA_EV_ENUM) EV_TYPE_END };

@@ -8,6 +8,7 @@
 #include "common/hostlist.h"
 #include "common/jobfmt.h"
 #include "common/states.h"
+#include "ctld/acct.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "proto/messages.h"
@@ -351,6 +352,21 @@ static int step_node_seen(struct ctld *ctld, struct step *st, const char *node_n
 	return 0;
 }
 
+/* For rotadbd: what the step used on the node that reports its end (before
+ * the job's end, which the batch step's report may bring). */
+static void usage_commit(struct ctld *ctld, const struct job *job,
+                         const struct step_complete *msg)
+{
+	struct ev_usage ev = {.job_id = job->job_id,
+	                      .step_id = msg->step_id,
+	                      .node = msg->node_name,
+	                      .max_rss = msg->max_rss,
+	                      .user_usec = msg->user_usec,
+	                      .sys_usec = msg->sys_usec};
+
+	ev_usage_commit(ctld, &ev);
+}
+
 void step_complete(struct ctld *ctld, const struct step_complete *msg)
 {
 	struct job *job = job_find(ctld->jobs, msg->job_id);
@@ -363,6 +379,9 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 		ctld_sched_kick(ctld);
 	if (job && step_report_stale(job, msg))
 		return;
+	if (job && acct_enabled(ctld) &&
+	    (msg->max_rss || msg->user_usec || msg->sys_usec))
+		usage_commit(ctld, job, msg);
 	if (msg->flags & STEP_DONE_PROLOG_FAILED)
 		node_mgr_drain(ctld, msg->node_name, "Prolog error");
 	if (msg->flags & STEP_DONE_EPILOG_FAILED)

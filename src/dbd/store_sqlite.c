@@ -48,7 +48,13 @@ static const char schema[] =
     " nnodes INTEGER, ntasks INTEGER, ncpus INTEGER, start INTEGER,"
     " end_time INTEGER, state INTEGER, exit_code INTEGER, max_rss INTEGER,"
     " max_vm INTEGER, ave_rss INTEGER, user_usec INTEGER, sys_usec INTEGER,"
-    " PRIMARY KEY(db_id, step_id));";
+    " PRIMARY KEY(db_id, step_id));"
+    /* what a step used, node by node as each reported it (a report sent
+     * twice replaces itself) */
+    "CREATE TABLE IF NOT EXISTS usage("
+    " db_id INTEGER NOT NULL, step_id INTEGER NOT NULL, node TEXT NOT NULL,"
+    " max_rss INTEGER, user_usec INTEGER, sys_usec INTEGER,"
+    " PRIMARY KEY(db_id, step_id, node));";
 
 enum stmt_id {
 	S_BEGIN,
@@ -72,6 +78,8 @@ enum stmt_id {
 	S_STEP_END,
 	S_STEPS_END,
 	S_STEPS_OF,
+	S_USAGE,
+	S_USAGE_OF,
 	S_COUNT
 };
 
@@ -132,6 +140,11 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_STEPS_OF] = "SELECT step_id, name, nodes, nnodes, ntasks, ncpus, start, "
                    "end_time, state, exit_code, max_rss, max_vm, ave_rss, user_usec, "
                    "sys_usec FROM step WHERE db_id = ?1 ORDER BY step_id",
+    [S_USAGE] = "INSERT INTO usage(db_id, step_id, node, max_rss, user_usec, sys_usec) "
+                "VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(db_id, step_id, node) "
+                "DO UPDATE SET max_rss = ?4, user_usec = ?5, sys_usec = ?6",
+    [S_USAGE_OF] = "SELECT step_id, node, max_rss, user_usec, sys_usec FROM usage "
+                   "WHERE db_id = ?1 ORDER BY step_id, node",
 };
 
 struct store {
@@ -550,6 +563,20 @@ static int on_step_end(struct store *s, int64_t run_id, const struct ev_step_end
 	return run(s, q, err);
 }
 
+static int on_usage(struct store *s, int64_t run_id, const struct ev_usage *ev,
+                    struct rota_error *err)
+{
+	sqlite3_stmt *q = stmt(s, S_USAGE);
+
+	sqlite3_bind_int64(q, 1, run_id);
+	sqlite3_bind_int64(q, 2, ev->step_id);
+	bind_str(q, 3, ev->node ? ev->node : "");
+	sqlite3_bind_int64(q, 4, (sqlite3_int64)ev->max_rss);
+	sqlite3_bind_int64(q, 5, (sqlite3_int64)ev->user_usec);
+	sqlite3_bind_int64(q, 6, (sqlite3_int64)ev->sys_usec);
+	return run(s, q, err);
+}
+
 int store_event(struct store *s, const union job_event *ev, struct rota_error *err)
 {
 	int64_t run_id;
@@ -567,6 +594,7 @@ int store_event(struct store *s, const union job_event *ev, struct rota_error *e
 	case EV_ARRAY_SPLIT:
 	case EV_STEP_START:
 	case EV_STEP_END:
+	case EV_USAGE:
 		break;
 	default:
 		return 0; /* nodes, texts, marks: nothing to account */
@@ -593,6 +621,8 @@ int store_event(struct store *s, const union job_event *ev, struct rota_error *e
 		return on_split(s, run_id, &ev->array_split, err);
 	case EV_STEP_START:
 		return on_step_start(s, run_id, &ev->step_start, err);
+	case EV_USAGE:
+		return on_usage(s, run_id, &ev->usage, err);
 	default:
 		return on_step_end(s, run_id, &ev->step_end, err);
 	}
@@ -755,6 +785,52 @@ static void add_implicit_steps(sqlite3_stmt *q, struct acct_job *j)
 	}
 }
 
+static struct acct_step *step_of(struct acct_job *j, uint32_t step_id)
+{
+	for (size_t i = 0; i < j->steps_count; i++)
+		if (j->steps[i].step_id == step_id)
+			return &j->steps[i];
+	return NULL;
+}
+
+/* Each step's usage from its nodes' reports: the highest peak (and where),
+ * the peaks' average (AveRSS), the CPU times summed. */
+static void add_usage(struct store *s, int64_t run_id, struct acct_job *j)
+{
+	sqlite3_stmt *q = stmt(s, S_USAGE_OF);
+	struct acct_step *st = NULL;
+	uint64_t rss_sum = 0, nodes = 0;
+
+	sqlite3_bind_int64(q, 1, run_id);
+	for (int more = sqlite3_step(q) == SQLITE_ROW;;
+	     more = sqlite3_step(q) == SQLITE_ROW) {
+		uint32_t id = more ? (uint32_t)sqlite3_column_int64(q, 0) : 0;
+		uint64_t rss;
+
+		if (st && (!more || id != st->step_id)) {
+			st->ave_rss = nodes ? rss_sum / nodes : 0;
+			st = NULL;
+		}
+		if (!more)
+			break;
+		if (!st) {
+			if (!(st = step_of(j, id)))
+				continue;
+			rss_sum = nodes = 0;
+		}
+		rss = (uint64_t)sqlite3_column_int64(q, 2);
+		if (rss > st->max_rss || !st->max_rss_node) {
+			st->max_rss = rss;
+			free(st->max_rss_node);
+			st->max_rss_node = col_str(q, 1);
+		}
+		rss_sum += rss;
+		nodes++;
+		st->user_usec += (uint64_t)sqlite3_column_int64(q, 3);
+		st->sys_usec += (uint64_t)sqlite3_column_int64(q, 4);
+	}
+}
+
 static void add_in_u32(struct sqlbuf *b, const char *col, const uint32_t *v, uint32_t n)
 {
 	sql_add(b, " AND %s IN (", col);
@@ -856,6 +932,7 @@ int store_query(struct store *s, const struct acct_query *qr, store_job_f cb, vo
 		if (!(qr->flags & ACCT_QUERY_F_NO_STEPS)) {
 			read_steps(s, run_id, &j);
 			add_implicit_steps(q, &j);
+			add_usage(s, run_id, &j);
 		}
 		rc = cb(arg, &j);
 		codec_release(&acct_job_type, &j);

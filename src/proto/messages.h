@@ -569,7 +569,10 @@ enum warn_flags { WARN_F_BATCH_ONLY = 1, WARN_F_REQUEUE = 2 };
 	F(S, u32, status, _)                                                             \
 	F(S, u32, flags, _) /* STEP_DONE_* */                                            \
 	F(S, str, msg, _)                                                                \
-	F(S, i64, start_time, _) /* launch_req.start_time; 0 unknown (see below) */
+	F(S, i64, start_time, _) /* launch_req.start_time; 0 unknown (see below) */      \
+	F(S, u64, max_rss, _)    /* what the step used here: KiB at the peak, */         \
+	F(S, u64, user_usec, _)  /* and CPU time (0: not measured) */                    \
+	F(S, u64, sys_usec, _)
 ROTA_DECLARE(step_complete, STEP_COMPLETE_FIELDS)
 /* STEP_DONE_JOB_GONE (step_id NO_VAL): after a terminate request, nothing of the
  * job is left on this node.  start_time names the run the report is about: the
@@ -754,7 +757,8 @@ ROTA_DECLARE(repl_data, REPL_DATA_FIELDS)
 	F(S, u64, max_vm, _)    /* KiB */                                                \
 	F(S, u64, ave_rss, _)   /* KiB */                                                \
 	F(S, u64, user_usec, _)                                                          \
-	F(S, u64, sys_usec, _)
+	F(S, u64, sys_usec, _)                                                           \
+	F(S, str, max_rss_node, _) /* where max_rss was */
 ROTA_DECLARE(acct_step, ACCT_STEP_FIELDS)
 #define STEP_EXTERN 0xfffffffcu /* step id of N.extern */
 

@@ -819,6 +819,24 @@ uint64_t cgroup_max_rss(const struct cgroup *cg)
 	return v;
 }
 
+int cgroup_cpu_usage(const struct cgroup *cg, uint64_t *user_usec, uint64_t *sys_usec)
+{
+	char buf[1024];
+
+	for (int i = 0; cg && i < cg->n; i++) {
+		const struct cg_hier *h = &cg->h[i];
+		/* every v2 cgroup keeps cpu.stat, with or without the cpu controller */
+		if (!h->v2 || !h->step ||
+		    cg_read(h->step, "cpu.stat", buf, sizeof(buf)) < 0)
+			continue;
+		if (keyed_value(buf, "user_usec", user_usec) < 0 ||
+		    keyed_value(buf, "system_usec", sys_usec) < 0)
+			return -1;
+		return 0;
+	}
+	return -1;
+}
+
 /* ---- teardown ---- */
 
 /* rmdir, waiting while processes are still leaving.  Returns 0 or -errno. */

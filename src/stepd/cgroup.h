@@ -86,6 +86,10 @@ uint64_t cgroup_oom_kills(const struct cgroup *cg, int task_sigkilled);
  * memory.peak), 0 when unknown. */
 uint64_t cgroup_max_rss(const struct cgroup *cg);
 
+/* CPU time of the step's tasks (cpu.stat of its cgroup v2 directory: pure v2
+ * or the hybrid's kill hierarchy).  Returns 0, or -1 where there is none. */
+int cgroup_cpu_usage(const struct cgroup *cg, uint64_t *user_usec, uint64_t *sys_usec);
+
 /* Kill what is left in the step, remove its directory (and the job's when no
  * other step is left; the node's stays, see cgroup_node_release), retrying
  * briefly while it is busy, and free.  NULL ok. */

@@ -205,6 +205,9 @@ void ctl_report(struct stepd *st, uint32_t status, uint32_t flags, const char *m
 	    .flags = flags,
 	    .msg = (char *)msg,
 	    .start_time = st->req->start_time,
+	    .max_rss = st->max_rss_kib,
+	    .user_usec = st->user_usec,
+	    .sys_usec = st->sys_usec,
 	};
 	int sent = 0;
 

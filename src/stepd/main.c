@@ -657,14 +657,36 @@ static void fail_tasks(struct stepd *st, const char *why)
 	}
 }
 
+/* What the tasks used: the step's cgroups, else (no cgroups) what the
+ * kernel counted for the children this step daemon waited for. */
+static void measure(struct stepd *st, uint64_t rss)
+{
+	struct rusage ru;
+	int have_cpu = cgroup_cpu_usage(st->cg, &st->user_usec, &st->sys_usec) == 0;
+
+	st->max_rss_kib = rss >> 10;
+	if ((have_cpu && rss) || getrusage(RUSAGE_CHILDREN, &ru) < 0)
+		return;
+	if (!have_cpu) {
+		st->user_usec = (uint64_t)ru.ru_utime.tv_sec * 1000000 +
+		                (uint64_t)ru.ru_utime.tv_usec;
+		st->sys_usec = (uint64_t)ru.ru_stime.tv_sec * 1000000 +
+		               (uint64_t)ru.ru_stime.tv_usec;
+	}
+	if (!rss && ru.ru_maxrss > 0)
+		st->max_rss_kib = (uint64_t)ru.ru_maxrss;
+}
+
 /* After the tasks: did the kernel OOM-kill any?  Tell the user as Slurm does
  * (in the output file, or through srun) and return STEP_DONE_OOM, else 0.
- * Also log the step's peak memory, then leave the cgroups. */
+ * Also measure what the step used, then leave the cgroups. */
 static uint32_t uncontain(struct stepd *st)
 {
 	char step[16], *line;
 	uint64_t kills, rss = cgroup_max_rss(st->cg);
 	int sigkilled = 0;
+
+	measure(st, rss);
 
 	for (uint32_t i = 0; i < st->ntasks; i++)
 		if ((uint32_t)st->tasks[i].status == TASK_STATUS_OOM ||

@@ -63,6 +63,8 @@ struct stepd {
 	const char *conf_path; /* absolute SLURM_CONF */
 	int batch;             /* step_id == STEP_BATCH */
 	int verbose;
+	/* what the tasks used (uncontain()), sent with the step's end */
+	uint64_t max_rss_kib, user_usec, sys_usec;
 
 	char *user; /* borrowed from req or looked up */
 	uid_t uid;

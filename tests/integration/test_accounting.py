@@ -105,6 +105,70 @@ def test_steps_and_step_selection(cluster):
     assert rows(cluster, "-X", "-j", str(j), "-o", "JobID") == [[str(j)]]
 
 
+def cpu_ms(text):
+    """sacct's CPU time ("MM:SS.mmm", "HH:MM:SS", "D-HH:MM:SS") in ms."""
+    days, _, rest = text.rpartition("-")
+    parts = rest.split(":")
+    if "." in parts[-1]:
+        sec, ms = parts[-1].split(".")
+        parts[-1] = sec
+    else:
+        ms = "0"
+    secs = 0
+    for p in parts:
+        secs = secs * 60 + int(p)
+    return ((int(days or 0) * 86400 + secs) * 1000) + int(ms)
+
+
+def kib(text):
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([KMG]?)", text)
+    assert m, text
+    return float(m.group(1)) * {"": 1 / 1024, "K": 1, "M": 1024, "G": 1024 ** 2}[m.group(2)]
+
+
+def test_usage_is_measured(cluster):
+    """MaxRSS and CPU times come from the steps' cgroups: a batch script that
+    touches 120 MB and burns 0.6 s of CPU shows at least that, its step its
+    own, and the job's line the steps' sum (with -X too)."""
+    burn = ("python3 -c 'import time\nb = bytearray(120 << 20)\n"
+            "for i in range(0, len(b), 4096): b[i] = 1\n"
+            "t = time.process_time()\n"
+            "while time.process_time() - t < 0.6: pass'")
+    script = write_script(cluster.work / "use.sh",
+                          f"#!/bin/bash\n{burn}\nsrun -n1 {burn}\n")
+    j = cluster.sbatch("-N1", "-n1", "--mem=1G", str(script))
+    cluster.wait_job(j)
+    fields = "JobID,State,NodeList,MaxRSS,MaxRSSNode,TotalCPU,UserCPU,SystemCPU"
+    r = wait_rows(cluster, lambda r: len(r) == 4 and final(r[0][1]), "-j", str(j),
+                  "-o", fields)
+    job, batch, _extern, step = r
+    assert job[1] == "COMPLETED", r
+    for line in (batch, step):
+        assert 120 * 1024 <= kib(line[3]) < 1024 * 1024, line
+        assert line[4] == job[2], line  # the node the peak was on
+        assert cpu_ms(line[5]) >= 550, line
+        assert abs(cpu_ms(line[6]) + cpu_ms(line[7]) - cpu_ms(line[5])) <= 2, line
+    steps_total = sum(cpu_ms(x[5]) for x in r[1:])
+    assert abs(cpu_ms(job[5]) - steps_total) <= 3, r
+    assert job[3] == "" and job[4] == ""  # as Slurm: no MaxRSS on the job's line
+    x = rows(cluster, "-X", "-j", str(j), "-o", "JobID,TotalCPU")
+    assert x == [[str(j), job[5]]]
+    # rota eff reads the same records: seff's figures
+    p = cluster.run(["rota", "eff", str(j)])
+    assert p.returncode == 0, p.stderr
+    eff = dict(line.split(": ", 1) for line in p.stdout.splitlines())
+    assert eff["Job ID"] == str(j) and eff["State"] == "COMPLETED (exit code 0)"
+    assert eff["Nodes"] == "1"
+    used = re.fullmatch(r"([\d.]+)% of 1\.00 GB", eff["Memory Efficiency"]).group(1)
+    assert float(used) >= 100 * 120 / 1024, eff
+    assert re.fullmatch(r"[\d.]+ MB", eff["Memory Utilized"]), eff
+    assert float(eff["CPU Efficiency"].split("%")[0]) > 0, eff
+    bad = cluster.run(["rota", "eff", "nope"])
+    assert bad.returncode == 2 and "Invalid job id" in bad.stderr
+    gone = cluster.run(["rota", "eff", "999999"])
+    assert gone.returncode == 1 and "Job not found" in gone.stderr
+
+
 def test_array_tasks(cluster):
     out = cluster.run(["sbatch", "--parsable", "--array=0-3", "--wrap", "true"],
                       check=True).stdout

@@ -1,0 +1,21 @@
+/* acct_client.h - asking rotadbd for job records (its unix socket,
+ * MSG_ACCT_QUERY), for sacct and rota eff.  Errors are printed in Slurm's
+ * words ("Slurm accounting storage is disabled", "Problem talking to the
+ * database: ..."). */
+#ifndef ROTA_CLI_ACCT_CLIENT_H
+#define ROTA_CLI_ACCT_CLIENT_H
+
+struct acct_query;
+struct acct_job;
+
+struct acct_fetch_cb {
+	void (*connected)(void *arg); /* the query is sent (may be NULL) */
+	void (*job)(void *arg, const struct acct_job *job);
+	void *arg;
+};
+
+/* Every record q selects, in order, to cb->job.  Returns 0, or 1 after an
+ * error was printed. */
+int acct_fetch(const struct acct_query *q, const struct acct_fetch_cb *cb);
+
+#endif
