@@ -21,10 +21,10 @@ static const struct {
 	const char *name;
 	int (*fn)(int, char **);
 } commands[] = {
-    {"sbatch", cmd_sbatch},     {"srun", cmd_srun},   {"salloc", cmd_salloc},
-    {"squeue", cmd_squeue},     {"sinfo", cmd_sinfo}, {"scancel", cmd_scancel},
-    {"scontrol", cmd_scontrol}, {"sprio", cmd_sprio}, {"sdiag", cmd_sdiag},
-    {"sacct", cmd_sacct},
+    {"sbatch", cmd_sbatch},     {"srun", cmd_srun},         {"salloc", cmd_salloc},
+    {"squeue", cmd_squeue},     {"sinfo", cmd_sinfo},       {"scancel", cmd_scancel},
+    {"scontrol", cmd_scontrol}, {"sprio", cmd_sprio},       {"sdiag", cmd_sdiag},
+    {"sacct", cmd_sacct},       {"sacctmgr", cmd_sacctmgr},
 };
 
 static int dispatch(const char *name, int argc, char **argv)

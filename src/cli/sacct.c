@@ -12,6 +12,7 @@
 #include "cli/acct_client.h"
 #include "cli/cli.h"
 #include "cli/fmt.h"
+#include "cli/pfields.h"
 #include "cli/sacct.h"
 #include "common/conf.h"
 #include "common/jobscript.h"
@@ -34,7 +35,6 @@
 
 struct column {
 	const struct sacct_field *f;
-	int width;
 };
 
 /* A step asked for with -j N.S: only it is printed of job N. */
@@ -45,6 +45,7 @@ struct step_pick {
 
 struct sacct_opts {
 	struct column *cols;
+	struct pf_col *pcols; /* how each is printed */
 	size_t ncols;
 	int parsable; /* 1: -p (trailing |), 2: -P */
 	int noheader;
@@ -112,8 +113,10 @@ static void parse_format(struct sacct_opts *o, const char *fmt)
 			exit(1);
 		}
 		o->cols = xrealloc(o->cols, (o->ncols + 1) * sizeof(*o->cols));
+		o->pcols = xrealloc(o->pcols, (o->ncols + 1) * sizeof(*o->pcols));
 		o->cols[o->ncols].f = f;
-		o->cols[o->ncols].width = width >= 0 ? width : f->width;
+		o->pcols[o->ncols] =
+		    (struct pf_col){f->name, width >= 0 ? width : f->width, f->left};
 		o->ncols++;
 	}
 	fmt_strv_free(w);
@@ -286,58 +289,9 @@ static const struct option long_opts[] = {
 
 /* ---- output ---- */
 
-static void put_cell(struct fmtbuf *b, const char *s, const struct column *c,
-                     const struct sacct_opts *o, int last)
-{
-	size_t n = strlen(s);
-
-	if (o->parsable) {
-		fmtbuf_put(b, s, n);
-		if (!last || o->parsable == 1)
-			fmtbuf_put(b, "|", 1);
-		return;
-	}
-	if ((int)n > c->width) {
-		/* cut, the last kept character a '+' */
-		if (c->width > 0) {
-			fmtbuf_put(b, s, (size_t)c->width - 1);
-			fmtbuf_put(b, "+", 1);
-		}
-	} else {
-		fmtbuf_reserve(b, (size_t)c->width + 1);
-		if (!c->f->left)
-			for (size_t k = n; k < (size_t)c->width; k++)
-				fmtbuf_put(b, " ", 1);
-		fmtbuf_put(b, s, n);
-		if (c->f->left)
-			for (size_t k = n; k < (size_t)c->width; k++)
-				fmtbuf_put(b, " ", 1);
-	}
-	fmtbuf_put(b, " ", 1);
-}
-
-static void end_line(struct fmtbuf *b)
-{
-	fmtbuf_put(b, "\n", 1);
-	if (b->len > (64u << 10)) {
-		fwrite(b->data, 1, b->len, stdout);
-		b->len = 0;
-	}
-}
-
 static void print_header(struct fmtbuf *b, const struct sacct_opts *o)
 {
-	for (size_t i = 0; i < o->ncols; i++)
-		put_cell(b, o->cols[i].f->name, &o->cols[i], o, i + 1 == o->ncols);
-	end_line(b);
-	if (o->parsable)
-		return;
-	for (size_t i = 0; i < o->ncols; i++) {
-		for (int k = 0; k < o->cols[i].width; k++)
-			fmtbuf_put(b, "-", 1);
-		fmtbuf_put(b, " ", 1);
-	}
-	end_line(b);
+	pf_header(b, o->pcols, o->ncols, (enum pf_mode)o->parsable);
 }
 
 static void print_row(struct fmtbuf *b, const struct sacct_opts *o,
@@ -346,10 +300,9 @@ static void print_row(struct fmtbuf *b, const struct sacct_opts *o,
 	char buf[512];
 
 	for (size_t i = 0; i < o->ncols; i++)
-		put_cell(b,
-		         sacct_value(o->cols[i].f->id, j, st, o->now, buf, sizeof(buf)),
-		         &o->cols[i], o, i + 1 == o->ncols);
-	end_line(b);
+		pf_cell(b, sacct_value(o->cols[i].f->id, j, st, o->now, buf, sizeof(buf)),
+		        &o->pcols[i], (enum pf_mode)o->parsable, i + 1 == o->ncols);
+	pf_end_line(b);
 }
 
 /* The steps picked (-j N.S) of this run; -1 when none was picked for it. */
@@ -545,5 +498,6 @@ int cmd_sacct(int argc, char **argv)
 		free(o.picks[i].job);
 	free(o.picks);
 	free(o.cols);
+	free(o.pcols);
 	return rc;
 }

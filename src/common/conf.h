@@ -130,6 +130,8 @@ struct conf {
 	char *accounting_storage_host;
 	uint16_t accounting_storage_port;
 	uint32_t max_dbd_msgs;
+	/* AccountingStorageEnforce: associations, limits, qos, safe, ... */
+	char *accounting_storage_enforce;
 
 	struct conf_node *nodes;
 	size_t node_count;

@@ -120,6 +120,7 @@ const struct conf_key conf_keys[] = {
     G_STR("AccountingStorageHost", accounting_storage_host, NULL, 0),
     G_U16("AccountingStoragePort", accounting_storage_port, "6819", 1, 65535, 0),
     G_U32("MaxDBDMsgs", max_dbd_msgs, "0", 0, U32MAX - 1, NULL, R),
+    G_STR("AccountingStorageEnforce", accounting_storage_enforce, NULL, R),
 
     /* line types Rota does not use; the whole line is skipped */
     G_SPECIAL("NodeSet", CONF_ID_LINE_IGNORED),
@@ -129,7 +130,6 @@ const struct conf_key conf_keys[] = {
 
     /* real Slurm keys accepted without a warning and not used */
     IGNORE("AccountingStorageBackupHost"),
-    IGNORE("AccountingStorageEnforce"),
     IGNORE("AccountingStorageExternalHost"),
     IGNORE("AccountingStorageLoc"),
     IGNORE("AccountingStorageParameters"),

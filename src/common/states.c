@@ -73,6 +73,18 @@ static const char *const reasons[WAIT_REASON_END] = {
     [WAIT_HELD] = "JobHeldAdmin",
     [WAIT_HELD_USER] = "JobHeldUser",
     [WAIT_ARRAY_TASK_LIMIT] = "JobArrayTaskLimit",
+    [WAIT_ASSOC_MAX_JOBS] = "AssocMaxJobsLimit",
+    [WAIT_ASSOC_GRP_JOBS] = "AssocGrpJobsLimit",
+    [WAIT_ASSOC_GRP_CPU] = "AssocGrpCpuLimit",
+    [WAIT_ASSOC_GRP_NODE] = "AssocGrpNodeLimit",
+    [WAIT_ASSOC_GRP_MEM] = "AssocGrpMemLimit",
+    [WAIT_ASSOC_MAX_WALL] = "AssocMaxWallDurationPerJobLimit",
+    [WAIT_ASSOC_MAX_CPU_PER_JOB] = "AssocMaxCpuPerJobLimit",
+    [WAIT_ASSOC_MAX_NODE_PER_JOB] = "AssocMaxNodePerJobLimit",
+    [WAIT_QOS_MAX_JOBS_PER_USER] = "QOSMaxJobsPerUserLimit",
+    [WAIT_QOS_MAX_CPU_PER_USER] = "QOSMaxCpuPerUserLimit",
+    [WAIT_QOS_MAX_WALL] = "QOSMaxWallDurationPerJobLimit",
+    [WAIT_QOS_GRP_JOBS] = "QOSGrpJobsLimit",
     [WAIT_TIME] = "BeginTime",
     [WAIT_NODE_NOT_AVAIL] = "ReqNodeNotAvail",
     [WAIT_DEP_INVALID] = "DependencyNeverSatisfied",
@@ -179,6 +191,15 @@ const char *slurm_strerror(int rc)
 		return "No partition specified or system default partition";
 	case ESLURM_ACCESS_DENIED:
 		return "Access/permission denied";
+	case ESLURM_INVALID_ACCOUNT:
+		return "Invalid account or account/partition combination specified";
+	case ESLURM_INVALID_QOS:
+		return "Invalid qos specification";
+	case ESLURM_INVALID_PARENT_ACCOUNT:
+		return "Invalid parent account specified";
+	case ESLURM_ACCOUNTING_POLICY:
+		return "Job violates accounting/QOS policy (job submit limit, user's "
+		       "size and/or time limits)";
 	case ESLURM_IN_STANDBY_MODE:
 		return "Slurm backup controller in standby mode";
 	case ESLURM_REQUESTED_NODES_NOT_IN_PARTITION:

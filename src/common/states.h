@@ -54,6 +54,19 @@ enum job_reason {
 	FAIL_DOWN_NODE,
 	FAIL_OOM,
 	WAIT_ARRAY_TASK_LIMIT, /* JobArrayTaskLimit */
+	/* association and QOS limits (ctld/assoc_limits.h) */
+	WAIT_ASSOC_MAX_JOBS,
+	WAIT_ASSOC_GRP_JOBS,
+	WAIT_ASSOC_GRP_CPU,
+	WAIT_ASSOC_GRP_NODE,
+	WAIT_ASSOC_GRP_MEM,
+	WAIT_ASSOC_MAX_WALL,
+	WAIT_ASSOC_MAX_CPU_PER_JOB,
+	WAIT_ASSOC_MAX_NODE_PER_JOB,
+	WAIT_QOS_MAX_JOBS_PER_USER,
+	WAIT_QOS_MAX_CPU_PER_USER,
+	WAIT_QOS_MAX_WALL,
+	WAIT_QOS_GRP_JOBS,
 	WAIT_REASON_END
 };
 
@@ -124,6 +137,11 @@ enum slurm_errno {
 	ESLURM_INVALID_ARGUMENT = 2071,
 	ESLURM_INVALID_GRES = 2072,
 	ESLURM_INVALID_ARRAY = 2116,
+	/* accounting (the numbers are Rota's; the words Slurm's) */
+	ESLURM_INVALID_ACCOUNT = 2090,
+	ESLURM_INVALID_QOS = 2091,
+	ESLURM_INVALID_PARENT_ACCOUNT = 2092,
+	ESLURM_ACCOUNTING_POLICY = 2093,
 };
 
 /* Slurm's message for an error number ("Invalid job id specified"). */

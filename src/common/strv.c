@@ -31,6 +31,38 @@ char **strv_dup(char *const *v)
 	return d;
 }
 
+char **strv_split(const char *s, const char *seps)
+{
+	char **v = xcalloc(1, sizeof(char *));
+
+	while (s && *s) {
+		size_t n = strcspn(s, seps);
+		if (n) {
+			char *piece = xstrndup(s, n);
+			v = strv_append(v, piece);
+			free(piece);
+		}
+		s += n;
+		if (*s)
+			s++;
+	}
+	return v;
+}
+
+void strv_remove(char **v, const char *s)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; v && v[i]; i++) {
+		if (!strcasecmp(v[i], s))
+			free(v[i]);
+		else
+			v[w++] = v[i];
+	}
+	if (v)
+		v[w] = NULL;
+}
+
 char **strv_append(char **v, const char *s)
 {
 	size_t n = strv_len(v);

@@ -12,6 +12,10 @@ char **strv_append(char **v, const char *s);
 /* Value of NAME in an environ-style vector, or NULL. */
 /* 1 if v (NULL allowed) holds s (strcmp, or strcasecmp when nocase); 0 for NULL s. */
 int strv_has(char *const *v, const char *s, int nocase);
+/* The non-empty pieces of s between any of seps (a vector even when none). */
+char **strv_split(const char *s, const char *seps);
+/* Remove every entry equal to s (case-insensitive), in place. */
+void strv_remove(char **v, const char *s);
 const char *strv_getenv(char *const *env, const char *name);
 /* Set NAME=value in an environ-style vector (replacing); returns the vector. */
 char **strv_setenv(char **env, const char *name, const char *value);

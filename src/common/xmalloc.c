@@ -72,6 +72,15 @@ char *xasprintf(const char *fmt, ...)
 	return p;
 }
 
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *p;
+
+	if (vasprintf(&p, fmt, ap) < 0)
+		oom();
+	return p;
+}
+
 void *xmemdup(const void *p, size_t n)
 {
 	void *d = xmalloc(n ? n : 1);

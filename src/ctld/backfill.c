@@ -30,6 +30,7 @@
 #include "common/schedparams.h"
 #include "common/states.h"
 #include "common/timefmt.h"
+#include "ctld/assoc_limits.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
 #include "ctld/job_mgr.h"
@@ -226,8 +227,15 @@ static int plan_job(struct bf_ctx *bc, struct job *job, struct job *meta)
 	size_t pi = sched_pass_part_index(ps->ctld, meta->part);
 	int64_t dur = job_duration(bc, meta), t = 0;
 	struct sched_req r;
+	uint32_t why;
 	int rc;
 
+	/* held by an association's limit: no start, and no reservation */
+	if ((why = assoc_limits_check(ps->limits, meta))) {
+		sched_pass_set_reason(meta, why, NULL);
+		job_clear_plan(meta);
+		return 0;
+	}
 	sched_pass_req(meta, &r);
 	rc = earliest(bc, meta, &r, dur, bc->group[pi], &t);
 	if (rc < 0) {

@@ -26,6 +26,7 @@ struct bf_run;
 struct ctld_stats;
 struct repl;
 struct old_conf;
+struct assoc_mgr;
 
 struct ctld {
 	const struct conf *conf; /* borrowed from main */
@@ -57,6 +58,7 @@ struct ctld {
 	int step_down;             /* a newer term serves: start again, to stand
 	                            * by (repl_step_down) */
 	struct repl *repl;         /* replication, either side (repl.c) */
+	struct assoc_mgr *assoc;   /* accounts, users, QOS (assoc.h) */
 	struct {                   /* accounting (acct.h) */
 		uint64_t stored;   /* rotadbd holds the events up to here */
 		uint64_t saved;    /* what acct_seq says */

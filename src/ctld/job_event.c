@@ -11,6 +11,7 @@
 #include "common/hostlist.h"
 #include "common/states.h"
 #include "common/uid.h"
+#include "ctld/assoc.h"
 #include "ctld/ctld.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
@@ -451,6 +452,8 @@ static int apply(struct ctld *ctld, const union job_event *ev, struct job_desc *
 		return rc;
 	case EV_TEXT: /* the journal's, not a change of state */
 		return -EINVAL;
+	case EV_ASSOC:
+		return assoc_apply(ctld->assoc, &ev->assoc);
 	case EV_NODE_STATE:
 		return node_mgr_apply_state(ctld, ev->node_state.node_name,
 		                            ev->node_state.state, ev->node_state.text,

@@ -193,6 +193,22 @@ ROTA_DECLARE(ev_step_end, EV_STEP_END_FIELDS)
 	F(S, u64, sys_usec, _)
 ROTA_DECLARE(ev_usage, EV_USAGE_FIELDS)
 
+/* Accounts, users, associations, QOS (ctld/assoc.h), one request's change
+ * at once: the del_ records go (by name; an association by account, user
+ * and partition), then each record of the others is added or replaces the
+ * one of its name, whole. */
+#define EV_ASSOC_FIELDS(F, S)                                                            \
+	EV_HEAD_FIELDS(F, S)                                                             \
+	F(S, strv, del_accounts, _)                                                      \
+	F(S, strv, del_users, _)                                                         \
+	F(S, list, del_assocs, assoc_rec)                                                \
+	F(S, strv, del_qos, _)                                                           \
+	F(S, list, accounts, assoc_account)                                              \
+	F(S, list, users, assoc_user)                                                    \
+	F(S, list, assocs, assoc_rec)                                                    \
+	F(S, list, qos, assoc_qos)
+ROTA_DECLARE(ev_assoc, EV_ASSOC_FIELDS)
+
 /* A text the journal's later records refer to by id (ctld/jtext.h): a job's
  * environment (vec) or script (text), written once instead of with every
  * SUBMIT that has it.  Not a change of state: only the journal reads it. */
@@ -220,7 +236,8 @@ ROTA_DECLARE(ev_text, EV_TEXT_FIELDS)
 	E(EV_STEP_START, 12, step_start)                                                 \
 	E(EV_STEP_END, 13, step_end)                                                     \
 	E(EV_TEXT, 14, text)                                                             \
-	E(EV_USAGE, 15, usage)
+	E(EV_USAGE, 15, usage)                                                           \
+	E(EV_ASSOC, 16, assoc)
 
 #define ROTA_EV_ENUM(name, num, m) name = num,
 enum job_event_type { ROTA_JOB_EVENTS(ROTA_EV_ENUM) EV_TYPE_END };

@@ -14,6 +14,8 @@
 #include "common/states.h"
 #include "common/timefmt.h"
 #include "common/uid.h"
+#include "ctld/assoc.h"
+#include "ctld/assoc_limits.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "proto/messages.h"
@@ -892,6 +894,13 @@ void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *d, i
 	rc = job_desc_validate(ctld, d, alloc, &p);
 	if (!rc)
 		rc = job_part_limits(ctld, p, d);
+	/* the names as they are now, in the event: a replay looks nothing up */
+	uid_to_name(who->uid, user, sizeof(user));
+	if (!rc)
+		rc = assoc_job_account(ctld, user, p ? p->cfg->name : NULL, d);
+	if (!rc)
+		rc = assoc_limits_submit(ctld, who->uid, user, d->account,
+		                         p ? p->cfg->name : NULL);
 	if (!rc && (int32_t)d->nice < 0 && !caller_is_admin(who))
 		rc = -ESLURM_ACCESS_DENIED; /* only operators may raise a priority */
 	/* what cannot be recorded is not accepted (a full disk) */
@@ -906,8 +915,6 @@ void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *d, i
 	ev.time = time(NULL);
 	ev.uid = who->uid;
 	ev.gid = who->gid;
-	/* the names as they are now, in the event: a replay looks nothing up */
-	uid_to_name(who->uid, user, sizeof(user));
 	gid_to_name(who->gid, group, sizeof(group));
 	ev.user = user;
 	ev.group = group;

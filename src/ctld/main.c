@@ -27,6 +27,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/image.h"
 #include "ctld/journal.h"
+#include "ctld/assoc.h"
 #include "ctld/listener.h"
 #include "ctld/node_mgr.h"
 #include "proto/auth.h"
@@ -319,6 +320,7 @@ int main(int argc, char **argv)
 		fatal("%s", err.text);
 	node_mgr_create(&ctld, &ctld.nodes);
 	job_mgr_create(&ctld, &ctld.jobs);
+	ctld.assoc = assoc_mgr_create();
 	ctld.predict = predict_create(PREDICT_USER_MEAN2);
 	if (!ctld.predict)
 		fatal("out of memory");
@@ -396,6 +398,7 @@ int main(int argc, char **argv)
 	free(ctld.pass_jobs);
 	job_mgr_destroy(ctld.jobs);
 	node_mgr_destroy(ctld.nodes);
+	assoc_mgr_destroy(ctld.assoc);
 	auth_destroy(ctld.auth);
 	event_base_free(ctld.base);
 	free(ctld.hostname);

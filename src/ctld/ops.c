@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include "common/conf.h"
 #include "common/states.h"
+#include "ctld/assoc.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
@@ -213,12 +214,26 @@ static void op_follow(struct ctld *ctld, struct caller *who, void **body, struct
 	repl_follow(ctld, who, *body, ch);
 }
 
+static void op_assoc_update(struct ctld *ctld, struct caller *who, void **body,
+                            struct chan *ch)
+{
+	assoc_update(ctld, who, *body, ch);
+}
+
+static void op_assoc_list(struct ctld *ctld, struct caller *who, void **body,
+                          struct chan *ch)
+{
+	assoc_list(ctld, who, ch);
+}
+
 static const struct op_entry {
 	uint16_t type;
 	enum op_perm perm;
 	op_f fn;
 } op_table[] = {
     {MSG_PING_REQ, P_USER, op_ping},
+    {MSG_ASSOC_UPDATE, P_USER, op_assoc_update}, /* assoc.c checks who */
+    {MSG_ASSOC_LIST_REQ, P_USER, op_assoc_list},
     {MSG_SUBMIT_REQ, P_USER, op_submit},
     {MSG_ALLOC_REQ, P_USER, op_alloc},
     {MSG_JOB_INFO_REQ, P_USER, op_job_info},
@@ -252,6 +267,7 @@ static int op_needs_journal(uint16_t type)
 {
 	switch (type) {
 	case MSG_CANCEL_REQ:
+	case MSG_ASSOC_UPDATE:
 	case MSG_JOB_UPDATE_REQ:
 	case MSG_NODE_UPDATE_REQ:
 		return 1;

@@ -182,6 +182,10 @@ void repl_follow(struct ctld *ctld, struct caller *who, const struct follow_req 
 	if (rc == 0) {
 		/* the durable events it lacks; the rest follow as they are synced */
 		send_data(ch, 0, last, b.buf, b.len);
+		/* what rotadbd asks after it has stored (the acknowledgment of it
+		 * may have been lost with a controller killed before saving it) */
+		if (req->kind == FOLLOW_ACCOUNTING)
+			acct_stored(ctld, req->after);
 		log_info("%s follows from event %llu (%llu to send)",
 		         follower_name(req->kind), (unsigned long long)req->after,
 		         (unsigned long long)(last - req->after));

@@ -16,6 +16,7 @@
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "proto/messages.h"
+#include "ctld/assoc_limits.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
 #include "ctld/job_event.h"
@@ -248,6 +249,7 @@ void sched_pass_start(struct sched_pass *ps, struct job *job, time_t now)
 		ev.state = JOB_CONFIGURING;
 	if (ev_start_commit(ctld, &ev) == 0) {
 		log_info("JobId=%u started on %s", job->job_id, ev.nodes);
+		assoc_limits_started(ps->limits, job);
 		if (job->alloc_client) {
 			struct alloc_resp r = {.job_id = job->job_id,
 			                       .nodes = ev.nodes,
@@ -323,7 +325,7 @@ static void set_wait_reason(struct sched_pass *ps, struct job *job,
 static void consider_array(struct sched_pass *ps, struct job *meta, time_t now)
 {
 	struct ctld *ctld = ps->ctld;
-	uint32_t running = job_array_running(ctld->jobs, meta->array_job_id);
+	uint32_t running = job_array_running(ctld->jobs, meta->array_job_id), why;
 	struct sched_req r;
 
 	while (meta->array_rem) {
@@ -333,6 +335,10 @@ static void consider_array(struct sched_pass *ps, struct job *meta, time_t now)
 
 		if (throttle && running >= throttle) {
 			sched_pass_set_reason(meta, WAIT_ARRAY_TASK_LIMIT, NULL);
+			return;
+		}
+		if ((why = assoc_limits_check(ps->limits, meta))) {
+			sched_pass_set_reason(meta, why, NULL);
 			return;
 		}
 		/* aftercorr: each task waits for its own counterpart */
@@ -375,10 +381,16 @@ static void consider(struct sched_pass *ps, struct job *job, time_t now)
 	struct ctld *ctld = ps->ctld;
 	size_t pi = sched_pass_part_index(ctld, job->part);
 	struct sched_req r;
+	uint32_t why;
 	int rc;
 
 	if (job_blocked_by_limits(ctld, job, now))
 		return;
+	/* an association's or QOS's limit holds this job, not the ones after */
+	if (!job->array_rem && (why = assoc_limits_check(ps->limits, job))) {
+		sched_pass_set_reason(job, why, NULL);
+		return;
+	}
 	if (ps->blocked[pi]) {
 		sched_pass_set_reason(job, WAIT_PRIORITY, NULL);
 		return;
@@ -427,6 +439,7 @@ void sched_pass_init(struct sched_pass *ps, struct ctld *ctld)
 	uint32_t *u32;
 
 	ps->ctld = ctld;
+	ps->limits = assoc_limits_begin(ctld);
 	ps->nnodes = node_mgr_count(ctld->nodes);
 	ps->mem_consumable = conf_mem_consumable(ctld->conf);
 	ps->nodes = xcalloc(ps->nnodes + 1, sizeof(*ps->nodes));
@@ -449,6 +462,8 @@ void sched_pass_init(struct sched_pass *ps, struct ctld *ctld)
 
 void sched_pass_release(struct sched_pass *ps)
 {
+	assoc_limits_end(ps->limits);
+	ps->limits = NULL;
 	free(ps->out.node_idx);
 	free(ps->out.mem);
 	free(ps->blocked);

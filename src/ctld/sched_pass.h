@@ -22,9 +22,10 @@ struct sched_pass {
 	struct ctld *ctld;
 	struct sched_node *nodes; /* [nnodes] capacity, allocation, this job's mask */
 	size_t nnodes;
-	struct sched_alloc out; /* arrays of nnodes entries */
-	uint8_t *blocked;       /* per partition: a higher-priority job waits */
-	int mem_consumable;     /* SelectTypeParameters counts memory */
+	struct sched_alloc out;      /* arrays of nnodes entries */
+	uint8_t *blocked;            /* per partition: a higher-priority job waits */
+	int mem_consumable;          /* SelectTypeParameters counts memory */
+	struct assoc_limits *limits; /* what runs per association (NULL: no limit) */
 };
 
 /* A snapshot of the nodes as they are now, with room for one allocation;

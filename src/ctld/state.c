@@ -12,6 +12,7 @@
 #include "common/schedparams.h"
 #include "common/states.h"
 #include "ctld/acct.h"
+#include "ctld/assoc.h"
 #include "ctld/ctld.h"
 #include "ctld/image.h"
 #include "ctld/job_event.h"
@@ -37,7 +38,7 @@ static int replay_one(union job_event *ev, void *arg)
 struct compact {
 	struct ctld *ctld;
 	struct job *cur;
-	int phase; /* 0 meta, 1 jobs (submit/start/end per job), 2 nodes */
+	int phase; /* 0 meta, 1 assocs, 2 jobs (submit/start/end per job), 3 nodes */
 	int sub;
 	struct step *step; /* sub 4: the running job's next step */
 	size_t node;
@@ -154,14 +155,19 @@ static int compact_gen(void *arg, size_t i, union job_event *ev)
 
 	if (cp->phase == 0) {
 		cp->phase = 1;
-		cp->cur = job_first(cp->ctld->jobs);
 		ev->meta.type = EV_META;
 		ev->meta.next_job_id = job_mgr_next_id(cp->ctld->jobs);
 		ev->meta.term = cp->ctld->term;
 		ev->meta.lineage = cp->ctld->lineage;
 		return 1;
 	}
-	while (cp->phase == 1 && cp->cur) {
+	if (cp->phase == 1) { /* accounts, users, associations, QOS: one record */
+		cp->phase = 2;
+		cp->cur = job_first(cp->ctld->jobs);
+		assoc_snapshot(cp->ctld->assoc, &ev->assoc);
+		return 1;
+	}
+	while (cp->phase == 2 && cp->cur) {
 		int got = gen_job(cp, cp->cur, ev);
 		if (got && cp->sub == 4)
 			return 1; /* more steps may follow */
@@ -174,7 +180,7 @@ static int compact_gen(void *arg, size_t i, union job_event *ev)
 		if (got)
 			return 1;
 	}
-	cp->phase = 2;
+	cp->phase = 3;
 	while (cp->node < node_mgr_count(cp->ctld->nodes)) {
 		struct node *n = node_mgr_get(cp->ctld->nodes, cp->node++);
 		struct ev_node_state *ns = &ev->node_state;

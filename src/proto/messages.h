@@ -822,6 +822,109 @@ ROTA_DECLARE(acct_job, ACCT_JOB_FIELDS)
 	F(S, u32, flags, _)
 ROTA_DECLARE(acct_query, ACCT_QUERY_FIELDS)
 
+/* ---- accounts, users, associations and QOS (sacctmgr; ctld/assoc.h) ----
+ * Kept by the controller, journaled (EV_ASSOC) and followed by rotadbd.  A
+ * limit not set is NO_VAL (numbers) or NULL (TRES strings, "cpu=4,mem=1G"). */
+#define ASSOC_ACCOUNT_FIELDS(F, S)                                                       \
+	F(S, str, name, _)                                                               \
+	F(S, str, description, _)                                                        \
+	F(S, str, organization, _)                                                       \
+	F(S, strv, coordinators, _)
+ROTA_DECLARE(assoc_account, ASSOC_ACCOUNT_FIELDS)
+
+enum assoc_admin { ADMIN_NONE = 0, ADMIN_OPERATOR = 1, ADMIN_ADMINISTRATOR = 2 };
+#define ASSOC_USER_FIELDS(F, S)                                                          \
+	F(S, str, name, _)                                                               \
+	F(S, str, default_account, _)                                                    \
+	F(S, u32, admin_level, _)
+ROTA_DECLARE(assoc_user, ASSOC_USER_FIELDS)
+
+/* An association: an account's own (user NULL; parent: the account above it,
+ * NULL for root) or a user's in an account. */
+#define ASSOC_REC_FIELDS(F, S)                                                           \
+	F(S, str, account, _)                                                            \
+	F(S, str, user, _)                                                               \
+	F(S, str, partition, _)                                                          \
+	F(S, str, parent, _)                                                             \
+	F(S, u32, shares, _) /* Fairshare */                                             \
+	F(S, u32, priority, _)                                                           \
+	F(S, u32, grp_jobs, _)                                                           \
+	F(S, u32, grp_submit, _)                                                         \
+	F(S, u32, grp_wall, _) /* minutes */                                             \
+	F(S, u32, max_jobs, _)                                                           \
+	F(S, u32, max_submit, _)                                                         \
+	F(S, u32, max_wall, _) /* minutes */                                             \
+	F(S, str, grp_tres, _)                                                           \
+	F(S, str, grp_tres_mins, _)                                                      \
+	F(S, str, grp_tres_run_mins, _)                                                  \
+	F(S, str, max_tres, _) /* per job */                                             \
+	F(S, str, max_tres_per_node, _)                                                  \
+	F(S, str, max_tres_mins, _)                                                      \
+	F(S, strv, qos, _)                                                               \
+	F(S, str, def_qos, _)
+ROTA_DECLARE(assoc_rec, ASSOC_REC_FIELDS)
+
+#define ASSOC_QOS_FIELDS(F, S)                                                           \
+	F(S, str, name, _)                                                               \
+	F(S, str, description, _)                                                        \
+	F(S, u32, priority, _)                                                           \
+	F(S, str, flags, _)                                                              \
+	F(S, u32, grace_time, _) /* seconds */                                           \
+	F(S, strv, preempt, _)                                                           \
+	F(S, str, preempt_mode, _)                                                       \
+	F(S, u32, preempt_exempt_time, _)                                                \
+	F(S, str, usage_factor, _) /* "1.000000" */                                      \
+	F(S, str, usage_thres, _)                                                        \
+	F(S, str, grp_tres, _)                                                           \
+	F(S, str, grp_tres_mins, _)                                                      \
+	F(S, str, grp_tres_run_mins, _)                                                  \
+	F(S, u32, grp_jobs, _)                                                           \
+	F(S, u32, grp_submit, _)                                                         \
+	F(S, u32, grp_wall, _)                                                           \
+	F(S, str, max_tres, _)                                                           \
+	F(S, str, max_tres_per_node, _)                                                  \
+	F(S, str, max_tres_mins, _)                                                      \
+	F(S, u32, max_wall, _)                                                           \
+	F(S, str, max_tres_pu, _)                                                        \
+	F(S, u32, max_jobs_pu, _)                                                        \
+	F(S, u32, max_submit_pu, _)                                                      \
+	F(S, str, max_tres_pa, _)                                                        \
+	F(S, u32, max_jobs_pa, _)                                                        \
+	F(S, u32, max_submit_pa, _)                                                      \
+	F(S, str, min_tres, _)
+ROTA_DECLARE(assoc_qos, ASSOC_QOS_FIELDS)
+
+/* sacctmgr's request: VERB ENTITY NAMES [where W...] [set S...], the words
+ * key=value as typed (the controller knows what they mean). */
+enum assoc_verb { ASSOC_ADD = 1, ASSOC_MODIFY, ASSOC_DELETE };
+enum assoc_kind { ASSOC_K_ACCOUNT = 1, ASSOC_K_USER, ASSOC_K_QOS, ASSOC_K_ASSOC };
+#define ASSOC_F_DRY_RUN 1u /* say what would change, change nothing */
+#define ASSOC_UPDATE_FIELDS(F, S)                                                        \
+	F(S, u32, verb, _)                                                               \
+	F(S, u32, kind, _)                                                               \
+	F(S, strv, names, _)                                                             \
+	F(S, strv, where, _)                                                             \
+	F(S, strv, set, _)                                                               \
+	F(S, u32, flags, _)
+ROTA_DECLARE(assoc_update, ASSOC_UPDATE_FIELDS)
+
+/* The answer: rc (0 or -ESLURM_*), Slurm's words, and what changed, a line
+ * each as sacctmgr prints it ("  bob", "  C = c A = acct U = bob"). */
+#define ASSOC_UPDATE_RESP_FIELDS(F, S)                                                   \
+	F(S, i32, rc, _)                                                                 \
+	F(S, str, text, _)                                                               \
+	F(S, strv, changed, _)
+ROTA_DECLARE(assoc_update_resp, ASSOC_UPDATE_RESP_FIELDS)
+
+/* Everything (sacctmgr filters what it prints): a few thousand records. */
+#define ASSOC_LIST_RESP_FIELDS(F, S)                                                     \
+	F(S, str, cluster, _)                                                            \
+	F(S, list, accounts, assoc_account)                                              \
+	F(S, list, users, assoc_user)                                                    \
+	F(S, list, assocs, assoc_rec)                                                    \
+	F(S, list, qos, assoc_qos)
+ROTA_DECLARE(assoc_list_resp, ASSOC_LIST_RESP_FIELDS)
+
 /* The answer, in frames; each but the last has more = 1. */
 #define ACCT_JOBS_FIELDS(F, S)                                                           \
 	F(S, list, jobs, acct_job)                                                       \
@@ -883,7 +986,11 @@ ROTA_DECLARE(acct_jobs, ACCT_JOBS_FIELDS)
 	M(MSG_JOB_LIST_RESP, 51, job_list_resp)                                          \
 	M(MSG_STEPD_GROUPS, 52, stepd_groups)                                            \
 	M(MSG_ACCT_QUERY, 53, acct_query)                                                \
-	M(MSG_ACCT_JOBS, 54, acct_jobs)
+	M(MSG_ACCT_JOBS, 54, acct_jobs)                                                  \
+	M(MSG_ASSOC_UPDATE, 55, assoc_update)                                            \
+	M(MSG_ASSOC_UPDATE_RESP, 56, assoc_update_resp)                                  \
+	M(MSG_ASSOC_LIST_REQ, 57, empty_msg)                                             \
+	M(MSG_ASSOC_LIST_RESP, 58, assoc_list_resp)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) MSG_TYPE_MAX };

@@ -60,7 +60,8 @@ def test_default_format_is_slurms(cluster):
     assert out[1] == "------------ ---------- ---------- ---------- ---------- " \
                      "---------- -------- "
     part = cluster.conf_value("PartitionName").split()[0]
-    assert out[2] == f"{j:<12} {'fmt':>10} {part:>10} {'':>10} {'1':>10} " \
+    # root's job: root's DefaultAccount, as in Slurm
+    assert out[2] == f"{j:<12} {'fmt':>10} {part:>10} {'root':>10} {'1':>10} " \
                      f"{'COMPLETED':>10} {'0:0':>8} "
     assert out[3].startswith(f"{j}.batch ")
     assert len(out) == 5

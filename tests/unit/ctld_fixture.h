@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ctld/assoc.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
@@ -123,6 +124,7 @@ static inline int fixture_open(struct ctld *ctld, const char *dir, const char *c
 	ctld->base = event_base_new();
 	ctld->start_time = time(NULL);
 	ctld->hostname = xstrdup("test");
+	ctld->assoc = assoc_mgr_create();
 	if (node_mgr_create(ctld, &ctld->nodes) < 0 ||
 	    job_mgr_create(ctld, &ctld->jobs) < 0 ||
 	    journal_open(ctld->base, dir, &ctld->journal, &err) < 0 ||
@@ -138,6 +140,7 @@ static inline void fixture_close(struct ctld *ctld)
 	auth_destroy(ctld->auth);
 	job_mgr_destroy(ctld->jobs);
 	node_mgr_destroy(ctld->nodes);
+	assoc_mgr_destroy(ctld->assoc);
 	event_base_free(ctld->base);
 	conf_destroy((struct conf *)ctld->conf);
 	free(ctld->hostname);

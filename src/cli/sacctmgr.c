@@ -1,0 +1,293 @@
+/* sacctmgr.c - accounts, users, associations and QOS, as Slurm 22.05's
+ * sacctmgr handles them: add, modify, delete (the controller checks and makes
+ * the change, ctld/assoc.h), list and show (sacctmgr_list.c).  Without -i a
+ * change is shown first (the controller's dry run) and made only when the
+ * user answers y within 30 seconds. */
+#include <getopt.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include "cli/cli.h"
+#include "cli/fmt.h"
+#include "cli/sacctmgr.h"
+#include "common/states.h"
+#include "common/strv.h"
+#include "proto/codec.h"
+#include "proto/messages.h"
+#include "common/common.h"
+
+#define CONFIRM_S 30
+#define WORDS_MAX 1024
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: sacctmgr [-hinpPQsV] COMMAND ENTITY [SPECS]\n"
+	           "  COMMAND: add (create), modify (update), delete (remove), "
+	           "list (show)\n"
+	           "  ENTITY:  account, user, qos, association, cluster\n"
+	           "  SPECS:   names, Key=Value ..., where Key=Value ..., set "
+	           "Key=Value ..., format=F1,F2%%N ..., withassoc\n"
+	           "  -i, --immediate    commit changes without asking\n"
+	           "  -n, --noheader     no header\n"
+	           "  -p, --parsable     '|' after each field\n"
+	           "  -P, --parsable2    '|' between fields\n"
+	           "  -Q, --quiet        errors only\n"
+	           "  -s, --associations list the associations with the entity\n");
+}
+
+static int verb_parse(const char *w)
+{
+	if (!strcasecmp(w, "add") || !strcasecmp(w, "create"))
+		return ASSOC_ADD;
+	if (!strcasecmp(w, "modify") || !strcasecmp(w, "update"))
+		return ASSOC_MODIFY;
+	if (!strcasecmp(w, "delete") || !strcasecmp(w, "remove"))
+		return ASSOC_DELETE;
+	if (!strcasecmp(w, "list") || !strcasecmp(w, "show"))
+		return 0;
+	return -1;
+}
+
+/* The entity; *clusters set for "cluster" (listed, not changed here). */
+static int kind_parse(const char *w, int *clusters)
+{
+	size_t n = strlen(w);
+
+	*clusters = 0;
+	if (n >= 3 && !strncasecmp(w, "accounts", n))
+		return ASSOC_K_ACCOUNT;
+	if (n >= 2 && !strncasecmp(w, "users", n))
+		return ASSOC_K_USER;
+	if (!strcasecmp(w, "qos"))
+		return ASSOC_K_QOS;
+	if (n >= 5 && !strncasecmp(w, "associations", n))
+		return ASSOC_K_ASSOC;
+	if (n >= 1 && !strncasecmp(w, "clusters", n)) {
+		*clusters = 1;
+		return ASSOC_K_ASSOC;
+	}
+	return -1;
+}
+
+/* y within CONFIRM_S seconds. */
+static int confirm(void)
+{
+	struct pollfd p = {.fd = 0, .events = POLLIN};
+	char line[64] = "";
+
+	printf("Would you like to commit changes? (You have %d seconds to decide)\n"
+	       "(N/y): ",
+	       CONFIRM_S);
+	fflush(stdout);
+	if (poll(&p, 1, CONFIRM_S * 1000) <= 0 || !fgets(line, sizeof(line), stdin)) {
+		printf("\n");
+		return 0;
+	}
+	return line[0] == 'y' || line[0] == 'Y';
+}
+
+static const char *kind_title(enum assoc_kind k, int verb)
+{
+	switch (k) {
+	case ASSOC_K_ACCOUNT:
+		return verb == ASSOC_ADD ? "Account(s)" : "accounts";
+	case ASSOC_K_USER:
+		return verb == ASSOC_ADD ? "User(s)" : "users";
+	case ASSOC_K_QOS:
+		return verb == ASSOC_ADD ? "QOS(s)" : "qos";
+	default:
+		return "associations";
+	}
+}
+
+static void print_changes(const struct mgr_opts *o, const struct assoc_update *req,
+                          char *const *changed)
+{
+	if (o->quiet)
+		return;
+	if (req->verb == ASSOC_ADD && req->kind == ASSOC_K_USER)
+		printf(" Adding User(s)\n Associations =\n");
+	else if (req->verb == ASSOC_ADD)
+		printf(" Adding %s\n", kind_title(req->kind, req->verb));
+	else if (req->verb == ASSOC_MODIFY)
+		printf(" Modified %s...\n", kind_title(req->kind, req->verb));
+	else
+		printf(" Deleting %s...\n", kind_title(req->kind, req->verb));
+	for (size_t i = 0; changed && changed[i]; i++)
+		printf("  %s\n", changed[i]);
+}
+
+/* One request to the controller: 0 (resp filled), or 1 after an error. */
+static int send_update(const struct assoc_update *req, struct assoc_update_resp **resp)
+{
+	uint16_t type;
+	void *body;
+	const char *msg = NULL;
+	int rc;
+
+	cli_rpc(MSG_ASSOC_UPDATE, req, &type, &body);
+	if ((rc = cli_rc(type, body, &msg)) != 0 || type != MSG_ASSOC_UPDATE_RESP) {
+		cli_error("%s", msg && *msg ? msg : slurm_strerror(rc));
+		msg_body_free(type, body);
+		return 1;
+	}
+	*resp = body;
+	if ((*resp)->rc) {
+		const char *text =
+		    (*resp)->text ? (*resp)->text : slurm_strerror((*resp)->rc);
+		if ((*resp)->rc == SLURM_ERROR && !strncmp(text, "Nothing", 7))
+			printf(" %s\n", text);
+		else
+			cli_error("%s", text);
+		msg_body_free(type, body);
+		*resp = NULL;
+		return 1;
+	}
+	return 0;
+}
+
+static int update(const struct mgr_opts *o, struct assoc_update *req)
+{
+	struct assoc_update_resp *resp = NULL;
+
+	if (!o->immediate)
+		req->flags |= ASSOC_F_DRY_RUN;
+	if (send_update(req, &resp))
+		return 1;
+	print_changes(o, req, resp->changed);
+	msg_body_free(MSG_ASSOC_UPDATE_RESP, resp);
+	if (o->immediate)
+		return 0;
+	if (!confirm()) {
+		printf(" Changes Discarded\n");
+		return 0;
+	}
+	req->flags &= ~ASSOC_F_DRY_RUN;
+	if (send_update(req, &resp))
+		return 1;
+	msg_body_free(MSG_ASSOC_UPDATE_RESP, resp);
+	return 0;
+}
+
+int cmd_sacctmgr(int argc, char **argv)
+{
+	static const struct option longopts[] = {{"immediate", no_argument, NULL, 'i'},
+	                                         {"noheader", no_argument, NULL, 'n'},
+	                                         {"parsable", no_argument, NULL, 'p'},
+	                                         {"parsable2", no_argument, NULL, 'P'},
+	                                         {"quiet", no_argument, NULL, 'Q'},
+	                                         {"associations", no_argument, NULL, 's'},
+	                                         {"verbose", no_argument, NULL, 'v'},
+	                                         {"version", no_argument, NULL, 'V'},
+	                                         {"help", no_argument, NULL, 'h'},
+	                                         {NULL, 0, NULL, 0}};
+	struct mgr_opts o = {0};
+	struct assoc_update req = {0};
+	const char *format = NULL;
+	int opt, verb, kind, clusters, mode_set = 0, rc;
+	char **names = NULL, **where = NULL, **set = NULL;
+
+	while ((opt = getopt_long(argc, argv, "hinpPQsvV", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+			o.immediate = 1;
+			break;
+		case 'n':
+			o.noheader = 1;
+			break;
+		case 'p':
+			o.mode = PF_PARSABLE;
+			break;
+		case 'P':
+			o.mode = PF_PARSABLE2;
+			break;
+		case 'Q':
+			o.quiet = 1;
+			break;
+		case 's':
+			o.with_assoc = 1;
+			break;
+		case 'v':
+			break;
+		case 'V':
+			fmt_print_version();
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			fmt_bad_option();
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 1;
+	}
+	if (!strcasecmp(argv[optind], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcasecmp(argv[optind], "version"))
+		fmt_print_version();
+	if ((verb = verb_parse(argv[optind])) < 0) {
+		cli_error("Unknown command: %s", argv[optind]);
+		return 1;
+	}
+	if (optind + 1 >= argc || (kind = kind_parse(argv[optind + 1], &clusters)) < 0) {
+		cli_error("Unknown entity: %s",
+		          optind + 1 < argc ? argv[optind + 1] : "");
+		return 1;
+	}
+	if (argc - optind > WORDS_MAX) {
+		cli_error("too many words (at most %d)", WORDS_MAX);
+		return 1;
+	}
+	for (int i = optind + 2; i < argc; i++) {
+		const char *w = argv[i];
+		if (!strcasecmp(w, "where")) {
+			mode_set = 0;
+			continue;
+		}
+		if (!strcasecmp(w, "set")) {
+			mode_set = 1;
+			continue;
+		}
+		if (!strcasecmp(w, "withassoc") || !strcasecmp(w, "withassocs")) {
+			o.with_assoc = 1;
+			continue;
+		}
+		if (!strncasecmp(w, "format=", 7)) {
+			format = w + 7;
+			continue;
+		}
+		if (!strchr(w, '='))
+			names = strv_append(names, w);
+		else if (verb == ASSOC_ADD || mode_set)
+			set = strv_append(set, w);
+		else
+			where = strv_append(where, w);
+	}
+	if (verb == 0) {
+		rc = mgr_list(&o, kind, clusters, names, where, format);
+	} else if (clusters) {
+		cli_error("Rota's cluster is its slurm.conf: clusters are not added or "
+		          "removed with sacctmgr");
+		rc = 1;
+	} else if (verb == ASSOC_MODIFY && !set) {
+		cli_error("You didn't give me anything to set");
+		rc = 1;
+	} else {
+		req.verb = (uint32_t)verb;
+		req.kind = (uint32_t)kind;
+		req.names = names;
+		req.where = where;
+		req.set = set;
+		rc = update(&o, &req);
+	}
+	strv_free(names);
+	strv_free(where);
+	strv_free(set);
+	return rc;
+}

@@ -1,0 +1,301 @@
+/* assoc.c - the records (assoc.h): kept, applied, listed, snapshotted.  The
+ * requests that change them are in assoc_update.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "ctld/assoc.h"
+#include "ctld/assoc_impl.h"
+#include "ctld/caller.h"
+#include "ctld/chan.h"
+#include "ctld/ctld.h"
+#include "ctld/job_event.h"
+#include "common/conf.h"
+#include "common/states.h"
+#include "common/strv.h"
+#include "common/uid.h"
+#include "proto/codec.h"
+#include "common/common.h"
+
+static int same(const char *a, const char *b)
+{
+	return (!a || !*a) ? (!b || !*b) : (b && !strcasecmp(a, b));
+}
+
+void assoc_rec_init(struct assoc_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->shares = 1;
+	r->priority = NO_VAL;
+	r->grp_jobs = r->grp_submit = r->grp_wall = NO_VAL;
+	r->max_jobs = r->max_submit = r->max_wall = NO_VAL;
+}
+
+void assoc_qos_init(struct assoc_qos *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->grace_time = 0;
+	q->preempt_exempt_time = NO_VAL;
+	q->grp_jobs = q->grp_submit = q->grp_wall = NO_VAL;
+	q->max_wall = q->max_jobs_pu = q->max_submit_pu = NO_VAL;
+	q->max_jobs_pa = q->max_submit_pa = NO_VAL;
+	q->preempt_mode = xstrdup("cluster");
+	q->usage_factor = xstrdup("1.000000");
+}
+
+struct assoc_account *assoc_find_account(const struct assoc_mgr *m, const char *name)
+{
+	for (size_t i = 0; i < m->naccounts; i++)
+		if (same(m->accounts[i].name, name))
+			return &m->accounts[i];
+	return NULL;
+}
+
+struct assoc_user *assoc_find_user(const struct assoc_mgr *m, const char *name)
+{
+	for (size_t i = 0; i < m->nusers; i++)
+		if (same(m->users[i].name, name))
+			return &m->users[i];
+	return NULL;
+}
+
+struct assoc_rec *assoc_find(const struct assoc_mgr *m, const char *account,
+                             const char *user, const char *partition)
+{
+	for (size_t i = 0; i < m->nassocs; i++) {
+		struct assoc_rec *r = &m->assocs[i];
+		if (same(r->account, account) && same(r->user, user) &&
+		    same(r->partition, partition))
+			return r;
+	}
+	return NULL;
+}
+
+struct assoc_qos *assoc_find_qos(const struct assoc_mgr *m, const char *name)
+{
+	for (size_t i = 0; i < m->nqos; i++)
+		if (same(m->qos[i].name, name))
+			return &m->qos[i];
+	return NULL;
+}
+
+/* ---- put and delete: one generic array of codec records ---- */
+
+struct table {
+	const struct rota_type *type;
+	size_t size;
+	void **items;
+	size_t *n;
+};
+
+static void *item(const struct table *t, size_t i)
+{
+	return (char *)*t->items + i * t->size;
+}
+
+static void table_put(const struct table *t, void *slot, const void *rec)
+{
+	if (!slot) {
+		*t->items = xrealloc(*t->items, (*t->n + 1) * t->size);
+		slot = item(t, (*t->n)++);
+	} else {
+		codec_release(t->type, slot);
+	}
+	memset(slot, 0, t->size);
+	codec_copy(t->type, slot, rec);
+}
+
+static void table_del(const struct table *t, void *slot)
+{
+	size_t i = (size_t)((char *)slot - (char *)*t->items) / t->size;
+
+	codec_release(t->type, slot);
+	memmove(slot, item(t, i + 1), (*t->n - i - 1) * t->size);
+	(*t->n)--;
+}
+
+#define TABLE(m, member, type_)                                                          \
+	((struct table){&type_##_type, sizeof(struct type_), (void **)&(m)->member,      \
+	                &(m)->n##member})
+
+int assoc_apply(struct assoc_mgr *m, const struct ev_assoc *ev)
+{
+	struct table ta = TABLE(m, accounts, assoc_account);
+	struct table tu = TABLE(m, users, assoc_user);
+	struct table tr = TABLE(m, assocs, assoc_rec);
+	struct table tq = TABLE(m, qos, assoc_qos);
+	void *slot;
+
+	for (size_t i = 0; ev->del_accounts && ev->del_accounts[i]; i++)
+		if ((slot = assoc_find_account(m, ev->del_accounts[i])))
+			table_del(&ta, slot);
+	for (size_t i = 0; ev->del_users && ev->del_users[i]; i++)
+		if ((slot = assoc_find_user(m, ev->del_users[i])))
+			table_del(&tu, slot);
+	for (size_t i = 0; i < ev->del_assocs_count; i++) {
+		const struct assoc_rec *r = &ev->del_assocs[i];
+		if ((slot = assoc_find(m, r->account, r->user, r->partition)))
+			table_del(&tr, slot);
+	}
+	for (size_t i = 0; ev->del_qos && ev->del_qos[i]; i++)
+		if ((slot = assoc_find_qos(m, ev->del_qos[i])))
+			table_del(&tq, slot);
+	for (size_t i = 0; i < ev->accounts_count; i++)
+		table_put(&ta, assoc_find_account(m, ev->accounts[i].name),
+		          &ev->accounts[i]);
+	for (size_t i = 0; i < ev->users_count; i++)
+		table_put(&tu, assoc_find_user(m, ev->users[i].name), &ev->users[i]);
+	for (size_t i = 0; i < ev->assocs_count; i++) {
+		const struct assoc_rec *r = &ev->assocs[i];
+		table_put(&tr, assoc_find(m, r->account, r->user, r->partition), r);
+	}
+	for (size_t i = 0; i < ev->qos_count; i++)
+		table_put(&tq, assoc_find_qos(m, ev->qos[i].name), &ev->qos[i]);
+	return 0;
+}
+
+/* ---- life ---- */
+
+struct assoc_mgr *assoc_mgr_create(void)
+{
+	struct assoc_mgr *m = xcalloc(1, sizeof(*m));
+	struct assoc_account root = {.name = "root",
+	                             .description = "default root account",
+	                             .organization = "root"};
+	struct assoc_user user = {.name = "root",
+	                          .default_account = "root",
+	                          .admin_level = ADMIN_ADMINISTRATOR};
+	struct assoc_rec r;
+	struct assoc_qos q;
+	struct ev_assoc ev = {.type = EV_ASSOC};
+
+	assoc_rec_init(&r);
+	assoc_qos_init(&q);
+	q.name = xstrdup("normal");
+	q.description = xstrdup("Normal QOS default");
+	ev.accounts = &root;
+	ev.accounts_count = 1;
+	ev.users = &user;
+	ev.users_count = 1;
+	ev.qos = &q;
+	ev.qos_count = 1;
+	ev.assocs = &r;
+	ev.assocs_count = 1;
+	r.account = "root";
+	r.qos = (char *[]){"normal", NULL};
+	assoc_apply(m, &ev); /* the account's own */
+	r.user = "root";
+	assoc_apply(m, &ev); /* and root's in it */
+	free(q.name);
+	free(q.description);
+	free(q.preempt_mode);
+	free(q.usage_factor);
+	return m;
+}
+
+void assoc_mgr_destroy(struct assoc_mgr *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->naccounts; i++)
+		codec_release(&assoc_account_type, &m->accounts[i]);
+	for (size_t i = 0; i < m->nusers; i++)
+		codec_release(&assoc_user_type, &m->users[i]);
+	for (size_t i = 0; i < m->nassocs; i++)
+		codec_release(&assoc_rec_type, &m->assocs[i]);
+	for (size_t i = 0; i < m->nqos; i++)
+		codec_release(&assoc_qos_type, &m->qos[i]);
+	free(m->accounts);
+	free(m->users);
+	free(m->assocs);
+	free(m->qos);
+	free(m);
+}
+
+/* ---- what others read ---- */
+
+static void *copy_all(const struct rota_type *t, size_t size, const void *src, size_t n)
+{
+	char *dst = n ? xcalloc(n, size) : NULL;
+
+	for (size_t i = 0; i < n; i++)
+		codec_copy(t, dst + i * size, (const char *)src + i * size);
+	return dst;
+}
+
+void assoc_snapshot(const struct assoc_mgr *m, struct ev_assoc *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->type = EV_ASSOC;
+	ev->accounts = copy_all(&assoc_account_type, sizeof(*m->accounts), m->accounts,
+	                        m->naccounts);
+	ev->accounts_count = m->naccounts;
+	ev->users = copy_all(&assoc_user_type, sizeof(*m->users), m->users, m->nusers);
+	ev->users_count = m->nusers;
+	ev->assocs = copy_all(&assoc_rec_type, sizeof(*m->assocs), m->assocs, m->nassocs);
+	ev->assocs_count = m->nassocs;
+	ev->qos = copy_all(&assoc_qos_type, sizeof(*m->qos), m->qos, m->nqos);
+	ev->qos_count = m->nqos;
+}
+
+void assoc_list(struct ctld *ctld, struct caller *who, struct chan *ch)
+{
+	const struct assoc_mgr *m = ctld->assoc;
+	/* lent, not copied: the answer is encoded before anything changes */
+	struct assoc_list_resp r = {.cluster = ctld->conf->cluster_name,
+	                            .accounts = m->accounts,
+	                            .accounts_count = m->naccounts,
+	                            .users = m->users,
+	                            .users_count = m->nusers,
+	                            .assocs = m->assocs,
+	                            .assocs_count = m->nassocs,
+	                            .qos = m->qos,
+	                            .qos_count = m->nqos};
+
+	chan_send(ch, MSG_ASSOC_LIST_RESP, &r);
+}
+
+const char *assoc_default_account(const struct assoc_mgr *m, const char *user)
+{
+	const struct assoc_user *u = m && user ? assoc_find_user(m, user) : NULL;
+
+	return u && u->default_account && *u->default_account ? u->default_account : NULL;
+}
+
+int assoc_enforced(const struct conf *conf)
+{
+	char **w = strv_split(conf->accounting_storage_enforce, ",");
+	int on = 0;
+
+	for (size_t i = 0; w[i]; i++)
+		on |= !strcasecmp(w[i], "associations") || !strcasecmp(w[i], "limits") ||
+		      !strcasecmp(w[i], "qos") || !strcasecmp(w[i], "safe") ||
+		      !strcasecmp(w[i], "all");
+	strv_free(w);
+	return on;
+}
+
+int assoc_job_account(const struct ctld *ctld, const char *user, const char *partition,
+                      struct job_desc *d)
+{
+	const char *def;
+
+	if ((!d->account || !*d->account) &&
+	    (def = assoc_default_account(ctld->assoc, user))) {
+		free(d->account);
+		d->account = xstrdup(def);
+	}
+	if (!assoc_enforced(ctld->conf))
+		return 0;
+	if (!d->account || !*d->account ||
+	    !assoc_exists(ctld->assoc, user, d->account, partition))
+		return -ESLURM_INVALID_ACCOUNT;
+	return 0;
+}
+
+int assoc_exists(const struct assoc_mgr *m, const char *user, const char *account,
+                 const char *partition)
+{
+	return m && (assoc_find(m, account, user, partition) ||
+	             (partition && assoc_find(m, account, user, NULL)));
+}

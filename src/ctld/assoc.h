@@ -1,0 +1,64 @@
+/* assoc.h - accounts, users, associations and QOS: who may run under which
+ * account, with what limits and shares (sacctmgr's records).
+ *
+ * DESIGN: the controller keeps them (a few thousand small records, in memory)
+ * and is their one writer: sacctmgr asks it (MSG_ASSOC_UPDATE), it checks
+ * the request and journals the records it adds, replaces or removes as one
+ * EV_ASSOC, which the journal's followers (a standby, rotadbd) apply in turn.
+ * So the limits a submission is checked against are there when rotadbd is
+ * down, and survive restarts as jobs do.  Slurm keeps them in slurmdbd and
+ * caches them in slurmctld; the commands and their words are Slurm's.
+ *
+ * Always present: account root (and its association), user root (an
+ * Administrator, in root), QOS normal.
+ */
+#ifndef ROTA_CTLD_ASSOC_H
+#define ROTA_CTLD_ASSOC_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include "proto/messages.h"
+
+struct ctld;
+struct caller;
+struct chan;
+struct ev_assoc;
+
+struct assoc_mgr *assoc_mgr_create(void);
+void assoc_mgr_destroy(struct assoc_mgr *m);
+
+/* Apply a journaled EV_ASSOC.  Returns 0. */
+int assoc_apply(struct assoc_mgr *m, const struct ev_assoc *ev);
+
+/* The whole state as one EV_ASSOC put (a snapshot's record; caller releases). */
+void assoc_snapshot(const struct assoc_mgr *m, struct ev_assoc *ev);
+
+/* MSG_ASSOC_UPDATE and MSG_ASSOC_LIST_REQ. */
+void assoc_update(struct ctld *ctld, struct caller *who, const struct assoc_update *req,
+                  struct chan *ch);
+void assoc_list(struct ctld *ctld, struct caller *who, struct chan *ch);
+
+struct job_desc;
+struct conf;
+
+/* AccountingStorageEnforce asks for associations (associations, limits, qos,
+ * safe or all: each implies it, as in Slurm). */
+int assoc_enforced(const struct conf *conf);
+
+/* A submission's account (user: the submitter's name): the one asked for,
+ * else the user's DefaultAccount
+ * (set in d).  Where associations are enforced, the user must have one with
+ * that account (for partition, or for all).  Returns 0 or
+ * -ESLURM_INVALID_ACCOUNT. */
+int assoc_job_account(const struct ctld *ctld, const char *user, const char *partition,
+                      struct job_desc *d);
+
+/* user's DefaultAccount, or NULL (borrowed). */
+const char *assoc_default_account(const struct assoc_mgr *m, const char *user);
+
+/* Does user have an association with account (in partition, or one for
+ * every partition)? */
+int assoc_exists(const struct assoc_mgr *m, const char *user, const char *account,
+                 const char *partition);
+
+#endif

@@ -1,0 +1,31 @@
+/* assoc_impl.h - inside the association manager (assoc.c, assoc_update.c). */
+#ifndef ROTA_CTLD_ASSOC_IMPL_H
+#define ROTA_CTLD_ASSOC_IMPL_H
+
+#include <stddef.h>
+#include "proto/messages.h"
+
+struct assoc_mgr {
+	struct assoc_account *accounts;
+	size_t naccounts;
+	struct assoc_user *users;
+	size_t nusers;
+	struct assoc_rec *assocs;
+	size_t nassocs;
+	struct assoc_qos *qos;
+	size_t nqos;
+};
+
+/* Every limit unset (NO_VAL), shares 1. */
+void assoc_rec_init(struct assoc_rec *r);
+void assoc_qos_init(struct assoc_qos *q);
+
+/* By name (case-insensitive, as Slurm's database keeps them), or NULL.  A
+ * NULL or empty user or partition matches only itself. */
+struct assoc_account *assoc_find_account(const struct assoc_mgr *m, const char *name);
+struct assoc_user *assoc_find_user(const struct assoc_mgr *m, const char *name);
+struct assoc_rec *assoc_find(const struct assoc_mgr *m, const char *account,
+                             const char *user, const char *partition);
+struct assoc_qos *assoc_find_qos(const struct assoc_mgr *m, const char *name);
+
+#endif

@@ -1,0 +1,332 @@
+/* assoc_limits.c - association and QOS limits at scheduling and submission
+ * (assoc_limits.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "ctld/assoc.h"
+#include "ctld/assoc_impl.h"
+#include "ctld/assoc_limits.h"
+#include "ctld/ctld.h"
+#include "ctld/job_mgr.h"
+#include "ctld/node_mgr.h"
+#include "common/conf.h"
+#include "common/states.h"
+#include "common/strv.h"
+#include "common/common.h"
+
+/* A TRES limit's parts that are counted here (NO_VAL: none). */
+struct tres {
+	uint32_t cpu, node;
+	uint64_t mem; /* MB */
+};
+
+/* What runs under one association (and, for an account's, below it). */
+struct use {
+	uint32_t jobs, cpus, nodes;
+	uint64_t mem;
+	int parent; /* an account's association: the one above; -1 none */
+	struct tres grp, max;
+};
+
+/* Jobs and CPUs of one user under one QOS. */
+struct quse {
+	uint32_t qos, uid, jobs, cpus;
+};
+
+struct assoc_limits {
+	struct ctld *ctld;
+	const struct assoc_mgr *m;
+	struct use *use; /* [m->nassocs] */
+	struct quse *quse;
+	size_t nquse;
+	uint32_t *qos_jobs; /* [m->nqos]: every user's */
+};
+
+static int enforce_has(const struct conf *conf, const char *const *words)
+{
+	char **w = strv_split(conf->accounting_storage_enforce, ",");
+	int on = 0;
+
+	for (size_t i = 0; w[i]; i++)
+		for (size_t k = 0; words[k]; k++)
+			on |= !strcasecmp(w[i], words[k]);
+	strv_free(w);
+	return on;
+}
+
+static int limits_enforced(const struct conf *conf)
+{
+	static const char *const words[] = {"limits", "safe", "qos", "all", NULL};
+
+	return enforce_has(conf, words);
+}
+
+/* "cpu=8,mem=10G,node=2": the parts counted here. */
+static struct tres tres_parse(const char *s)
+{
+	struct tres t = {NO_VAL, NO_VAL, NO_VAL64};
+	char **items = strv_split(s, ",");
+
+	for (size_t i = 0; items[i]; i++) {
+		char *eq = strchr(items[i], '='), *end;
+		unsigned long long v;
+		if (!eq)
+			continue;
+		*eq = '\0';
+		v = strtoull(eq + 1, &end, 10);
+		if (!strcasecmp(items[i], "cpu"))
+			t.cpu = v >= NO_VAL ? NO_VAL - 1 : (uint32_t)v;
+		else if (!strcasecmp(items[i], "node"))
+			t.node = v >= NO_VAL ? NO_VAL - 1 : (uint32_t)v;
+		else if (!strcasecmp(items[i], "mem"))
+			t.mem = v * (*end == 'G' || *end == 'g'   ? 1024
+			             : *end == 'T' || *end == 't' ? 1024 * 1024
+			                                          : 1);
+	}
+	strv_free(items);
+	return t;
+}
+
+static int rec_index(const struct assoc_mgr *m, const struct assoc_rec *r)
+{
+	return r ? (int)(r - m->assocs) : -1;
+}
+
+/* The user's association a job runs under, or -1. */
+static int job_assoc(const struct assoc_mgr *m, const struct job *job)
+{
+	const char *acct = job->desc.account,
+	           *user = job->owner ? job->owner->user : NULL;
+	const struct assoc_rec *r;
+
+	if (!acct || !*acct || !user)
+		return -1;
+	r = assoc_find(m, acct, user, job->part ? job->part->cfg->name : NULL);
+	if (!r)
+		r = assoc_find(m, acct, user, NULL);
+	return rec_index(m, r);
+}
+
+/* The account association above index i (its account's, for a user's). */
+static int up(const struct assoc_limits *l, int i)
+{
+	const struct assoc_rec *r = &l->m->assocs[i];
+
+	if (r->user)
+		return rec_index(l->m, assoc_find(l->m, r->account, NULL, NULL));
+	return l->use[i].parent;
+}
+
+static int job_qos(const struct assoc_limits *l, int ai)
+{
+	const char *name =
+	    ai >= 0 && l->m->assocs[ai].def_qos ? l->m->assocs[ai].def_qos : "normal";
+	const struct assoc_qos *q = assoc_find_qos(l->m, name);
+
+	return q ? (int)(q - l->m->qos) : -1;
+}
+
+/* CPUs and nodes a job holds (running) or asks for (pending, at least). */
+static void job_size(const struct job *job, uint32_t *cpus, uint32_t *nodes,
+                     uint64_t *mem)
+{
+	const struct job_desc *d = &job->desc;
+	uint32_t cpt = d->cpus_per_task == NO_VAL ? 1 : d->cpus_per_task;
+	uint32_t tasks;
+
+	*nodes = job_is_running(job) ? job->run->nnodes : job_min_nodes(job);
+	if (job_is_running(job)) {
+		*cpus = 0;
+		for (uint32_t i = 0; i < job->run->nnodes; i++)
+			*cpus += job->run->cpus[i];
+	} else {
+		tasks = d->num_tasks != NO_VAL         ? d->num_tasks
+		        : d->ntasks_per_node != NO_VAL ? d->ntasks_per_node * *nodes
+		                                       : *nodes;
+		*cpus = tasks * cpt;
+	}
+	*mem = d->mem_per_node != NO_VAL64  ? d->mem_per_node * *nodes
+	       : d->mem_per_cpu != NO_VAL64 ? d->mem_per_cpu * *cpus
+	                                    : 0;
+}
+
+static struct quse *quse_of(struct assoc_limits *l, uint32_t qos, uint32_t uid)
+{
+	for (size_t i = 0; i < l->nquse; i++)
+		if (l->quse[i].qos == qos && l->quse[i].uid == uid)
+			return &l->quse[i];
+	l->quse = xrealloc(l->quse, (l->nquse + 1) * sizeof(*l->quse));
+	l->quse[l->nquse] = (struct quse){.qos = qos, .uid = uid};
+	return &l->quse[l->nquse++];
+}
+
+void assoc_limits_started(struct assoc_limits *l, const struct job *job)
+{
+	int ai = l ? job_assoc(l->m, job) : -1, qi;
+	uint32_t cpus, nodes;
+	uint64_t mem;
+
+	if (ai < 0)
+		return;
+	job_size(job, &cpus, &nodes, &mem);
+	for (int i = ai, depth = 0; i >= 0 && depth < 1000; i = up(l, i), depth++) {
+		l->use[i].jobs++;
+		l->use[i].cpus += cpus;
+		l->use[i].nodes += nodes;
+		l->use[i].mem += mem;
+	}
+	if ((qi = job_qos(l, ai)) >= 0) {
+		struct quse *q = quse_of(l, (uint32_t)qi, job->owner->uid);
+		q->jobs++;
+		q->cpus += cpus;
+		l->qos_jobs[qi]++;
+	}
+}
+
+static int any_limit(const struct assoc_mgr *m)
+{
+	for (size_t i = 0; i < m->nassocs; i++) {
+		const struct assoc_rec *r = &m->assocs[i];
+		if (r->max_jobs != NO_VAL || r->grp_jobs != NO_VAL ||
+		    r->max_wall != NO_VAL || r->grp_tres || r->max_tres)
+			return 1;
+	}
+	for (size_t i = 0; i < m->nqos; i++) {
+		const struct assoc_qos *q = &m->qos[i];
+		if (q->max_jobs_pu != NO_VAL || q->grp_jobs != NO_VAL ||
+		    q->max_wall != NO_VAL || q->max_tres_pu)
+			return 1;
+	}
+	return 0;
+}
+
+struct assoc_limits *assoc_limits_begin(struct ctld *ctld)
+{
+	const struct assoc_mgr *m = ctld->assoc;
+	struct assoc_limits *l;
+
+	if (!m || !ctld->conf->accounting_storage_enforce ||
+	    !limits_enforced(ctld->conf) || !any_limit(m))
+		return NULL;
+	l = xcalloc(1, sizeof(*l));
+	l->ctld = ctld;
+	l->m = m;
+	l->use = xcalloc(m->nassocs ? m->nassocs : 1, sizeof(*l->use));
+	l->qos_jobs = xcalloc(m->nqos ? m->nqos : 1, sizeof(*l->qos_jobs));
+	for (size_t i = 0; i < m->nassocs; i++) {
+		const struct assoc_rec *r = &m->assocs[i];
+		l->use[i].parent =
+		    !r->user && r->parent
+		        ? rec_index(m, assoc_find(m, r->parent, NULL, NULL))
+		        : -1;
+		l->use[i].grp = tres_parse(r->grp_tres);
+		l->use[i].max = tres_parse(r->max_tres);
+	}
+	for (struct job *j = job_first_active(ctld->jobs); j; j = j->lnext)
+		if (job_is_running(j))
+			assoc_limits_started(l, j);
+	return l;
+}
+
+void assoc_limits_end(struct assoc_limits *l)
+{
+	if (!l)
+		return;
+	free(l->use);
+	free(l->quse);
+	free(l->qos_jobs);
+	free(l);
+}
+
+static int over(uint32_t limit, uint64_t would)
+{
+	return limit != NO_VAL && would > limit;
+}
+
+uint32_t assoc_limits_check(struct assoc_limits *l, const struct job *job)
+{
+	int ai = l ? job_assoc(l->m, job) : -1, qi;
+	uint32_t cpus, nodes;
+	uint64_t mem;
+
+	if (ai < 0)
+		return 0;
+	job_size(job, &cpus, &nodes, &mem);
+	{ /* the user's own association: per job and per user */
+		const struct assoc_rec *r = &l->m->assocs[ai];
+		const struct use *u = &l->use[ai];
+		if (r->max_wall != NO_VAL &&
+		    (job->time_limit == INFINITE32 || job->time_limit > r->max_wall))
+			return WAIT_ASSOC_MAX_WALL;
+		if (over(u->max.cpu, cpus))
+			return WAIT_ASSOC_MAX_CPU_PER_JOB;
+		if (over(u->max.node, nodes))
+			return WAIT_ASSOC_MAX_NODE_PER_JOB;
+		if (over(r->max_jobs, (uint64_t)u->jobs + 1))
+			return WAIT_ASSOC_MAX_JOBS;
+	}
+	/* it and every account above it: the group's */
+	for (int i = ai, depth = 0; i >= 0 && depth < 1000; i = up(l, i), depth++) {
+		const struct assoc_rec *r = &l->m->assocs[i];
+		const struct use *u = &l->use[i];
+		if (over(r->grp_jobs, (uint64_t)u->jobs + 1))
+			return WAIT_ASSOC_GRP_JOBS;
+		if (over(u->grp.cpu, (uint64_t)u->cpus + cpus))
+			return WAIT_ASSOC_GRP_CPU;
+		if (over(u->grp.node, (uint64_t)u->nodes + nodes))
+			return WAIT_ASSOC_GRP_NODE;
+		if (u->grp.mem != NO_VAL64 && u->mem + mem > u->grp.mem)
+			return WAIT_ASSOC_GRP_MEM;
+	}
+	if ((qi = job_qos(l, ai)) >= 0) {
+		const struct assoc_qos *q = &l->m->qos[qi];
+		const struct quse *qu = quse_of(l, (uint32_t)qi, job->owner->uid);
+		struct tres pu = tres_parse(q->max_tres_pu);
+		if (q->max_wall != NO_VAL &&
+		    (job->time_limit == INFINITE32 || job->time_limit > q->max_wall))
+			return WAIT_QOS_MAX_WALL;
+		if (over(q->max_jobs_pu, (uint64_t)qu->jobs + 1))
+			return WAIT_QOS_MAX_JOBS_PER_USER;
+		if (over(pu.cpu, (uint64_t)qu->cpus + cpus))
+			return WAIT_QOS_MAX_CPU_PER_USER;
+		if (over(q->grp_jobs, (uint64_t)l->qos_jobs[qi] + 1))
+			return WAIT_QOS_GRP_JOBS;
+	}
+	return 0;
+}
+
+int assoc_limits_submit(struct ctld *ctld, uid_t uid, const char *user,
+                        const char *account, const char *partition)
+{
+	const struct assoc_mgr *m = ctld->assoc;
+	const struct assoc_rec *r;
+	const struct assoc_qos *q;
+	uint32_t mine = 0, in_qos = 0;
+
+	if (!m || !account || !user || !ctld->conf->accounting_storage_enforce ||
+	    !limits_enforced(ctld->conf))
+		return 0;
+	r = assoc_find(m, account, user, partition);
+	if (!r)
+		r = assoc_find(m, account, user, NULL);
+	if (!r)
+		return 0;
+	q = assoc_find_qos(m, r->def_qos ? r->def_qos : "normal");
+	if (r->max_submit == NO_VAL && r->grp_submit == NO_VAL &&
+	    (!q || q->max_submit_pu == NO_VAL))
+		return 0;
+	for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
+		if (job_is_finished(j) || !j->owner || j->owner->uid != uid)
+			continue;
+		in_qos++; /* jobs have their association's QOS: the user's, roughly */
+		if (j->desc.account && !strcasecmp(j->desc.account, account))
+			mine++;
+	}
+	if (over(r->max_submit, (uint64_t)mine + 1) ||
+	    over(r->grp_submit, (uint64_t)mine + 1) ||
+	    (q && over(q->max_submit_pu, (uint64_t)in_qos + 1)))
+		return -ESLURM_ACCOUNTING_POLICY;
+	return 0;
+}

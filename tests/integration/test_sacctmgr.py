@@ -1,0 +1,274 @@
+"""sacctmgr: accounts, users, associations and QOS kept by the controller
+(journaled: they survive restarts and compactions), changed by operators
+only, listed as Slurm prints them; jobs get their user's DefaultAccount, and
+AccountingStorageEnforce=associations refuses a job without an association."""
+import os
+import re
+import signal
+
+import pytest
+
+from unixusers import as_user, needs_root
+
+
+def mgr(c, *args, check=True, input=None):
+    p = c.run(["sacctmgr", *args], input=input)
+    if check:
+        assert p.returncode == 0, f"sacctmgr {args}: {p.stdout}{p.stderr}"
+    return p
+
+
+def rows(c, *args):
+    out = mgr(c, "-n", "-P", *args).stdout
+    return [line.split("|") for line in out.splitlines()]
+
+
+@pytest.fixture
+def clean(cluster):
+    """The module cluster with only what every cluster has: accounts and QOS
+    a test added are removed after it."""
+    yield cluster
+    for u, in rows(cluster, "list", "user", "format=user"):
+        if u != "root":
+            mgr(cluster, "-i", "delete", "user", u, check=False)
+    accts = [a for a, in rows(cluster, "list", "account", "format=account") if a != "root"]
+    for _ in range(len(accts)):  # children first, whatever the order
+        for a in accts:
+            mgr(cluster, "-i", "delete", "account", a, check=False)
+    for q, in rows(cluster, "list", "qos", "format=name"):
+        if q != "normal":
+            mgr(cluster, "-i", "delete", "qos", q, check=False)
+
+
+def test_every_cluster_has_root_and_normal(clean):
+    c = clean
+    out = mgr(c, "list", "account").stdout.splitlines()
+    assert out[0] == "   Account                Descr                  Org "
+    assert out[1] == "---------- -------------------- -------------------- "
+    assert out[2] == "      root default root account                 root "
+    assert rows(c, "list", "user") == [["root", "root", "Administrator"]]
+    # 13 characters in a column of 9: cut with a '+', as Slurm does
+    assert mgr(c, "list", "user").stdout.splitlines()[2].endswith(" Administ+ ")
+    q = rows(c, "list", "qos", "format=name,priority,usagefactor,preemptmode")
+    assert q == [["normal", "0", "1.000000", "cluster"]]
+
+
+def test_account_tree_users_and_listing(clean):
+    c = clean
+    p = mgr(c, "-i", "add", "account", "physics", "Description=Physics dept",
+            "Organization=science")
+    assert p.stdout == " Adding Account(s)\n  physics\n"
+    mgr(c, "-i", "add", "account", "theory", "parent=physics")
+    mgr(c, "-i", "add", "user", "alice", "account=theory,physics",
+        "DefaultAccount=theory")
+    assert rows(c, "list", "account", "format=account,descr,org") == [
+        ["root", "default root account", "root"],
+        ["physics", "Physics dept", "science"],
+        ["theory", "theory", "physics"]]  # Org: the parent's, as Slurm
+    assert rows(c, "list", "assoc", "format=account,user,parentname,share,qos",
+                "where", "account=theory,physics") == [
+        ["physics", "", "root", "1", "normal"],
+        ["theory", "", "physics", "1", "normal"],
+        ["theory", "alice", "", "1", "normal"],
+        ["physics", "alice", "", "1", "normal"]]
+    assert rows(c, "list", "user", "alice") == [["alice", "theory", "None"]]
+    # snakemake's fallback: the user's accounts, padded to 256
+    out = mgr(c, "-n", "-s", "list", "user", "alice", "format=account%256").stdout
+    assert [line.strip() for line in out.splitlines()] == ["theory", "physics"]
+    assert all(len(line) == 257 for line in out.splitlines())
+    # -p keeps a trailing bar
+    assert mgr(c, "-n", "-p", "list", "user", "alice").stdout == "alice|theory|None|\n"
+    # adding what is there: nothing, and said so
+    p = mgr(c, "-i", "add", "account", "physics", check=False)
+    assert p.returncode == 1 and p.stdout == " Nothing new added.\n"
+
+
+def test_limits_are_set_shown_and_cleared(clean):
+    c = clean
+    mgr(c, "-i", "add", "account", "lim")
+    mgr(c, "-i", "add", "user", "bob", "account=lim")
+    mgr(c, "-i", "modify", "user", "bob", "set", "MaxJobs=5", "MaxWall=2:00:00",
+        "GrpTRES=cpu=8,mem=10G", "Fairshare=10")
+    fmt = "format=user,maxjobs,maxwall,grptres,share"
+    assert rows(c, "list", "assoc", "user=bob", fmt) == [
+        ["bob", "5", "02:00:00", "cpu=8,mem=10g", "10"]]
+    mgr(c, "-i", "modify", "user", "where", "name=bob", "set", "MaxJobs=-1")
+    assert rows(c, "list", "assoc", "user=bob", "format=maxjobs") == [[""]]
+    mgr(c, "-i", "add", "qos", "high", "Priority=100", "MaxJobsPerUser=2",
+        "MaxWall=1-00:00:00")
+    assert rows(c, "list", "qos", "high", "format=name,priority,maxjobspu,maxwall") == [
+        ["high", "100", "2", "1-00:00:00"]]
+    mgr(c, "-i", "modify", "account", "lim", "set", "qos+=high")
+    assert rows(c, "list", "assoc", "account=lim", "format=user,qos") == [
+        ["", "normal,high"], ["bob", "normal,high"]]
+    # bad values change nothing
+    for bad in (["MaxJobs=many"], ["MaxWall=forever"], ["qos=nosuch"], ["Bogus=1"]):
+        p = mgr(c, "-i", "modify", "user", "bob", "set", *bad, check=False)
+        assert p.returncode == 1 and "error" in p.stderr, (bad, p.stderr)
+    assert rows(c, "list", "assoc", "user=bob", "format=maxjobs,maxwall") == [
+        ["", "02:00:00"]]
+
+
+def test_deletes_keep_the_tree_whole(clean):
+    c = clean
+    mgr(c, "-i", "add", "account", "top")
+    mgr(c, "-i", "add", "account", "sub", "parent=top")
+    mgr(c, "-i", "add", "user", "carol", "account=sub")
+    p = mgr(c, "-i", "delete", "account", "top", check=False)
+    assert p.returncode == 1 and "child account sub" in p.stderr
+    p = mgr(c, "-i", "delete", "account", "sub", check=False)
+    assert p.returncode == 1 and "default account of user carol" in p.stderr
+    mgr(c, "-i", "delete", "user", "carol")
+    mgr(c, "-i", "delete", "account", "sub")
+    mgr(c, "-i", "delete", "account", "top")
+    assert rows(c, "list", "account", "format=account") == [["root"]]
+    p = mgr(c, "-i", "delete", "account", "root", check=False)
+    assert p.returncode == 1
+
+
+def test_without_immediate_it_asks(clean):
+    c = clean
+    p = mgr(c, "add", "account", "maybe", input="n\n")
+    assert "Would you like to commit changes? (You have 30 seconds to decide)" in p.stdout
+    assert p.stdout.endswith(" Changes Discarded\n")
+    assert rows(c, "list", "account", "maybe") == []
+    mgr(c, "add", "account", "maybe", input="y\n")
+    assert rows(c, "list", "account", "maybe", "format=account") == [["maybe"]]
+
+
+def test_jobs_get_the_default_account(clean):
+    c = clean
+    mgr(c, "-i", "add", "account", "dflt")
+    mgr(c, "-i", "modify", "user", "root", "set", "DefaultAccount=dflt", check=False)
+    # root has no association with dflt yet: refused, nothing changed
+    assert rows(c, "list", "user", "root", "format=defaultaccount") == [["root"]]
+    mgr(c, "-i", "add", "user", "root", "account=dflt")
+    mgr(c, "-i", "modify", "user", "root", "set", "DefaultAccount=dflt")
+    try:
+        j = c.sbatch("--hold", "--wrap", "true")
+        assert c.job_field(j, "Account") == "dflt"
+        j2 = c.sbatch("--hold", "-A", "root", "--wrap", "true")
+        assert c.job_field(j2, "Account") == "root"
+    finally:
+        mgr(c, "-i", "modify", "user", "root", "set", "DefaultAccount=root")
+        mgr(c, "-i", "delete", "user", "root", "where", "account=dflt")
+
+
+@needs_root
+def test_only_operators_change_things(clean, users):
+    c = clean
+    a = users["a"]
+    p = as_user(c, a, "sacctmgr -i add account mine")
+    assert p.returncode == 1
+    assert "Your user doesn't have privilege to perform this action" in p.stderr
+    assert rows(c, "list", "account", "mine") == []
+    # anyone may look
+    assert as_user(c, a, "sacctmgr -n -P list account root format=account").stdout == \
+        "root\n"
+    # an Operator may
+    mgr(c, "-i", "add", "user", a.name, "account=root", "AdminLevel=Operator")
+    p = as_user(c, a, "sacctmgr -i add account mine")
+    assert p.returncode == 0, p.stderr
+    # but not make an Administrator
+    p = as_user(c, a, f"sacctmgr -i modify user {a.name} set AdminLevel=Admin")
+    assert p.returncode == 1
+
+
+def test_records_survive_restart_and_compaction(fresh_cluster):
+    c = fresh_cluster
+    mgr(c, "-i", "add", "account", "kept", "Description=kept one")
+    mgr(c, "-i", "add", "user", "dave", "account=kept", "MaxJobs=3")
+    want = rows(c, "list", "assoc", "format=account,user,maxjobs")
+    c.kill_daemon("rotactld")
+    c.up()
+    assert rows(c, "list", "assoc", "format=account,user,maxjobs") == want
+    # a compaction writes them into the snapshot
+    os.kill(c.pid("rotactld"), signal.SIGUSR1)
+    c.wait_for(lambda: int(re.search(r"Compactions:\s+(\d+)", c.run(
+        ["sdiag"], check=True).stdout).group(1)) > 0, what="a compaction")
+    c.down()
+    c.up()
+    assert rows(c, "list", "assoc", "format=account,user,maxjobs") == want
+    assert rows(c, "list", "account", "kept", "format=descr") == [["kept one"]]
+
+
+def enforce(path):
+    with open(path, "a") as f:
+        f.write("AccountingStorageEnforce=associations,limits\n")
+
+
+@pytest.fixture(scope="module")
+def enforced_cluster():
+    from conftest import module_cluster_with
+    yield from module_cluster_with(enforce)
+
+
+@needs_root
+def test_enforced_associations(enforced_cluster, users, tmp_path):
+    from unixusers import user_work
+    c = enforced_cluster
+    c.work = user_work()
+    a = users["a"]
+    err = "sbatch: error: Batch job submission failed: Invalid account or " \
+          "account/partition combination specified\n"
+    p = as_user(c, a, "sbatch --wrap true")
+    assert p.returncode == 1 and p.stderr == err
+    mgr(c, "-i", "add", "account", "proj")
+    mgr(c, "-i", "add", "user", a.name, "account=proj")
+    p = as_user(c, a, "sbatch --hold --parsable --wrap true")
+    assert p.returncode == 0, p.stderr
+    assert c.job_field(int(p.stdout), "Account") == "proj"
+    p = as_user(c, a, "sbatch -A root --wrap true")
+    assert p.returncode == 1 and p.stderr == err
+    c.cancel_all()
+    mgr(c, "-i", "delete", "user", a.name)
+    mgr(c, "-i", "delete", "account", "proj")
+
+
+def reason(c, j):
+    return c.run(["squeue", "-h", "-j", str(j), "-o", "%T %r"], check=True).stdout.split()
+
+
+@needs_root
+def test_limits_hold_jobs_with_slurms_reasons(enforced_cluster, users):
+    from unixusers import user_work
+    c = enforced_cluster
+    c.work = user_work()
+    a, b = users["a"], users["b"]
+    mgr(c, "-i", "add", "account", "grp", "GrpTRES=cpu=3")
+    mgr(c, "-i", "add", "user", f"{a.name},{b.name}", "account=grp")
+    mgr(c, "-i", "modify", "user", a.name, "where", "account=grp", "set", "MaxJobs=1",
+        "MaxSubmitJobs=3", "MaxWall=10")
+    try:
+        def sub(u, args):
+            p = as_user(c, u, f"sbatch --parsable -A grp -t 5 {args} --wrap 'sleep 60'")
+            return p
+        j1 = int(sub(a, "-n1").stdout)
+        c.wait_running(j1)
+        j2 = int(sub(a, "-n1").stdout)
+        c.wait_for(lambda: reason(c, j2) == ["PENDING", "AssocMaxJobsLimit"],
+                   what="AssocMaxJobsLimit")
+        # the limit is a's: b's job starts past a's waiting one
+        j3 = int(sub(b, "-n1").stdout)
+        c.wait_running(j3)
+        # a fourth of a's (3 pending or running) is refused at submission
+        j4 = int(sub(a, "-t 20").stdout)
+        c.wait_for(lambda: reason(c, j4) == ["PENDING",
+                                             "AssocMaxWallDurationPerJobLimit"],
+                   what="AssocMaxWallDurationPerJobLimit")
+        p = sub(a, "-n1")
+        assert p.returncode == 1
+        assert p.stderr == "sbatch: error: Batch job submission failed: Job violates " \
+                           "accounting/QOS policy (job submit limit, user's size " \
+                           "and/or time limits)\n"
+        # the account's CPUs: 2 of 3 run; b's 2-CPU job waits for the group
+        j5 = int(sub(b, "-n2").stdout)
+        c.wait_for(lambda: reason(c, j5) == ["PENDING", "AssocGrpCpuLimit"],
+                   what="AssocGrpCpuLimit")
+        # lifting a limit lets the job start
+        mgr(c, "-i", "modify", "user", a.name, "where", "account=grp", "set", "MaxJobs=-1")
+        c.wait_running(j2)
+    finally:
+        c.cancel_all()
+        mgr(c, "-i", "delete", "user", f"{a.name},{b.name}", check=False)
+        mgr(c, "-i", "delete", "account", "grp", check=False)
