@@ -262,15 +262,21 @@ const char *assoc_default_account(const struct assoc_mgr *m, const char *user)
 	return u && u->default_account && *u->default_account ? u->default_account : NULL;
 }
 
-int assoc_enforced(const struct conf *conf)
+unsigned assoc_enforce(const struct conf *conf)
 {
-	char **w = strv_split(conf->accounting_storage_enforce, ",");
-	int on = 0;
+	char **w;
+	unsigned on = 0;
 
-	for (size_t i = 0; w[i]; i++)
-		on |= !strcasecmp(w[i], "associations") || !strcasecmp(w[i], "limits") ||
-		      !strcasecmp(w[i], "qos") || !strcasecmp(w[i], "safe") ||
-		      !strcasecmp(w[i], "all");
+	if (!conf->accounting_storage_enforce)
+		return 0;
+	w = strv_split(conf->accounting_storage_enforce, ",");
+	for (size_t i = 0; w[i]; i++) {
+		if (!strcasecmp(w[i], "associations"))
+			on |= ENFORCE_ASSOC;
+		else if (!strcasecmp(w[i], "limits") || !strcasecmp(w[i], "qos") ||
+		         !strcasecmp(w[i], "safe") || !strcasecmp(w[i], "all"))
+			on |= ENFORCE_ASSOC | ENFORCE_LIMITS;
+	}
 	strv_free(w);
 	return on;
 }
@@ -285,7 +291,7 @@ int assoc_job_account(const struct ctld *ctld, const char *user, const char *par
 		free(d->account);
 		d->account = xstrdup(def);
 	}
-	if (!assoc_enforced(ctld->conf))
+	if (!(assoc_enforce(ctld->conf) & ENFORCE_ASSOC))
 		return 0;
 	if (!d->account || !*d->account ||
 	    !assoc_exists(ctld->assoc, user, d->account, partition))

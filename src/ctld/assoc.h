@@ -41,9 +41,11 @@ void assoc_list(struct ctld *ctld, struct caller *who, struct chan *ch);
 struct job_desc;
 struct conf;
 
-/* AccountingStorageEnforce asks for associations (associations, limits, qos,
- * safe or all: each implies it, as in Slurm). */
-int assoc_enforced(const struct conf *conf);
+/* What AccountingStorageEnforce asks for: ENFORCE_ASSOC for associations,
+ * and ENFORCE_ASSOC | ENFORCE_LIMITS for limits, qos, safe or all (each
+ * implies associations, as in Slurm). */
+enum assoc_enforce { ENFORCE_ASSOC = 1, ENFORCE_LIMITS = 2 };
+unsigned assoc_enforce(const struct conf *conf);
 
 /* A submission's account (user: the submitter's name): the one asked for,
  * else the user's DefaultAccount

@@ -41,27 +41,9 @@ struct assoc_limits {
 	struct use *use; /* [m->nassocs] */
 	struct quse *quse;
 	size_t nquse;
-	uint32_t *qos_jobs; /* [m->nqos]: every user's */
+	uint32_t *qos_jobs;  /* [m->nqos]: every user's */
+	struct tres *qos_pu; /* [m->nqos]: MaxTRESPerUser */
 };
-
-static int enforce_has(const struct conf *conf, const char *const *words)
-{
-	char **w = strv_split(conf->accounting_storage_enforce, ",");
-	int on = 0;
-
-	for (size_t i = 0; w[i]; i++)
-		for (size_t k = 0; words[k]; k++)
-			on |= !strcasecmp(w[i], words[k]);
-	strv_free(w);
-	return on;
-}
-
-static int limits_enforced(const struct conf *conf)
-{
-	static const char *const words[] = {"limits", "safe", "qos", "all", NULL};
-
-	return enforce_has(conf, words);
-}
 
 /* "cpu=8,mem=10G,node=2": the parts counted here. */
 static struct tres tres_parse(const char *s)
@@ -207,14 +189,16 @@ struct assoc_limits *assoc_limits_begin(struct ctld *ctld)
 	const struct assoc_mgr *m = ctld->assoc;
 	struct assoc_limits *l;
 
-	if (!m || !ctld->conf->accounting_storage_enforce ||
-	    !limits_enforced(ctld->conf) || !any_limit(m))
+	if (!m || !(assoc_enforce(ctld->conf) & ENFORCE_LIMITS) || !any_limit(m))
 		return NULL;
 	l = xcalloc(1, sizeof(*l));
 	l->ctld = ctld;
 	l->m = m;
 	l->use = xcalloc(m->nassocs ? m->nassocs : 1, sizeof(*l->use));
 	l->qos_jobs = xcalloc(m->nqos ? m->nqos : 1, sizeof(*l->qos_jobs));
+	l->qos_pu = xcalloc(m->nqos ? m->nqos : 1, sizeof(*l->qos_pu));
+	for (size_t i = 0; i < m->nqos; i++)
+		l->qos_pu[i] = tres_parse(m->qos[i].max_tres_pu);
 	for (size_t i = 0; i < m->nassocs; i++) {
 		const struct assoc_rec *r = &m->assocs[i];
 		l->use[i].parent =
@@ -237,6 +221,7 @@ void assoc_limits_end(struct assoc_limits *l)
 	free(l->use);
 	free(l->quse);
 	free(l->qos_jobs);
+	free(l->qos_pu);
 	free(l);
 }
 
@@ -283,13 +268,13 @@ uint32_t assoc_limits_check(struct assoc_limits *l, const struct job *job)
 	if ((qi = job_qos(l, ai)) >= 0) {
 		const struct assoc_qos *q = &l->m->qos[qi];
 		const struct quse *qu = quse_of(l, (uint32_t)qi, job->owner->uid);
-		struct tres pu = tres_parse(q->max_tres_pu);
+		const struct tres *pu = &l->qos_pu[qi];
 		if (q->max_wall != NO_VAL &&
 		    (job->time_limit == INFINITE32 || job->time_limit > q->max_wall))
 			return WAIT_QOS_MAX_WALL;
 		if (over(q->max_jobs_pu, (uint64_t)qu->jobs + 1))
 			return WAIT_QOS_MAX_JOBS_PER_USER;
-		if (over(pu.cpu, (uint64_t)qu->cpus + cpus))
+		if (over(pu->cpu, (uint64_t)qu->cpus + cpus))
 			return WAIT_QOS_MAX_CPU_PER_USER;
 		if (over(q->grp_jobs, (uint64_t)l->qos_jobs[qi] + 1))
 			return WAIT_QOS_GRP_JOBS;
@@ -305,8 +290,7 @@ int assoc_limits_submit(struct ctld *ctld, uid_t uid, const char *user,
 	const struct assoc_qos *q;
 	uint32_t mine = 0, in_qos = 0;
 
-	if (!m || !account || !user || !ctld->conf->accounting_storage_enforce ||
-	    !limits_enforced(ctld->conf))
+	if (!m || !account || !user || !(assoc_enforce(ctld->conf) & ENFORCE_LIMITS))
 		return 0;
 	r = assoc_find(m, account, user, partition);
 	if (!r)

@@ -889,15 +889,6 @@ static uint32_t caller_admin_level(const struct upd *u, const struct caller *who
 	return x ? x->admin_level : ADMIN_NONE;
 }
 
-static size_t words(char *const *v)
-{
-	size_t n = 0;
-
-	while (v && v[n])
-		n++;
-	return n;
-}
-
 void assoc_update(struct ctld *ctld, struct caller *who, const struct assoc_update *req,
                   struct chan *ch)
 {
@@ -906,7 +897,7 @@ void assoc_update(struct ctld *ctld, struct caller *who, const struct assoc_upda
 	uint32_t level = caller_admin_level(&u, who);
 
 	u.ev.type = EV_ASSOC;
-	if (words(req->names) + words(req->where) + words(req->set) > WORDS_MAX)
+	if (strv_len(req->names) + strv_len(req->where) + strv_len(req->set) > WORDS_MAX)
 		fail(&u, ESLURM_INVALID_ARGUMENT,
 		     "Too many names and options (at most %d)", WORDS_MAX);
 	else if (level < ADMIN_OPERATOR)
@@ -954,7 +945,7 @@ void assoc_update(struct ctld *ctld, struct caller *who, const struct assoc_upda
 			     slurm_strerror(ESLURM_TRANSITION_STATE_NO_UPDATE));
 		else
 			log_info("sacctmgr by uid %u: %zu records changed",
-			         (unsigned)who->uid, words(u.changed));
+			         (unsigned)who->uid, strv_len(u.changed));
 	}
 	resp.rc = u.rc; /* Slurm's number, or SLURM_ERROR */
 	resp.text = u.text;
