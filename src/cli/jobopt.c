@@ -187,7 +187,7 @@ static const struct opt_def opt_table[] = {
 #define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
 
 /* Short letters whose long form is accepted but ignored. */
-static const char ignored_letters[] = "MSmBGIkLEqT";
+static const char ignored_letters[] = "MSmBGIkLET";
 
 /* Input environment variables, applied in this order (later ones win). */
 static const struct {
@@ -210,6 +210,7 @@ static const struct {
     {S, "SBATCH_OPEN_MODE", O_OPEN_MODE},
     {S, "SBATCH_OUTPUT", 'o'},
     {S, "SBATCH_PARTITION", 'p'},
+    {S, "SBATCH_QOS", 'q'},
     {S, "SBATCH_REQUEUE", O_REQUEUE},
     {S, "SBATCH_SIGNAL", O_SIGNAL},
     {S, "SBATCH_TIMELIMIT", 't'},
@@ -239,6 +240,7 @@ static const struct {
     {R, "SLURM_OPEN_MODE", O_OPEN_MODE},
     {R, "SLURM_OVERLAP", O_OVERLAP},
     {R, "SLURM_PARTITION", 'p'},
+    {R, "SLURM_QOS", 'q'},
     {R, "SLURM_WORKING_DIR", 'D'},
     {R, "SLURM_REMOTE_CWD", 'D'},
     {R, "SLURM_STDERRMODE", 'e'},
@@ -254,6 +256,7 @@ static const struct {
     {A, "SALLOC_MEM_PER_CPU", O_MEM_PER_CPU},
     {A, "SALLOC_MEM_PER_NODE", O_MEM},
     {A, "SALLOC_PARTITION", 'p'},
+    {A, "SALLOC_QOS", 'q'},
     {A, "SALLOC_TIMELIMIT", 't'},
 };
 
@@ -539,6 +542,9 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		break;
 	case 'a':
 		set_str(&d->array_inx, arg);
+		break;
+	case 'q':
+		set_str(&d->qos, arg);
 		break;
 	case 'b':
 		if (!arg || jobscript_parse_begin(arg, time(NULL), &t) < 0)
@@ -870,12 +876,11 @@ static void print_usage(enum jobopt_cmd cmd)
 static void print_help(enum jobopt_cmd cmd)
 {
 	print_usage(cmd);
-	printf(
-	    "\nOptions are those of Slurm's %s(1); see its manual page. Options\n"
-	    "accepted for compatibility but without effect here include --gpus, --qos,\n"
-	    "--mail-type, --mail-user, --cpu-bind, --reservation and --hint; --gres\n"
-	    "is checked against the nodes' Gres= but not counted yet.\n",
-	    cli_prog);
+	printf("\nOptions are those of Slurm's %s(1); see its manual page. Options\n"
+	       "accepted for compatibility but without effect here include --gpus,\n"
+	       "--mail-type, --mail-user, --cpu-bind, --reservation and --hint; --gres\n"
+	       "is checked against the nodes' Gres= but not counted yet.\n",
+	       cli_prog);
 }
 
 /* getopt tables for cmd: longopts (caller frees) and the short option string. */

@@ -414,7 +414,7 @@ static int job_matches(const struct scancel_opts *o, const struct job_info *j)
 	}
 	if (o->account && strcasecmp(o->account, j->account ? j->account : ""))
 		return 0;
-	if (o->qos && strcasecmp(o->qos, "normal"))
+	if (o->qos && strcasecmp(o->qos, j->qos ? j->qos : "normal"))
 		return 0;
 	if (o->reservation)
 		return 0; /* no job has a reservation or a wckey */

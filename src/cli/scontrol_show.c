@@ -182,8 +182,8 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	fprintf(f, "JobName=%s%s", nul(j->name), le);
 	fprintf(f, "UserId=%s(%u) GroupId=%s(%u) MCS_label=N/A%s", u, j->uid,
 	        group_name(j->gid, j->group, group, sizeof(group)), j->gid, le);
-	fprintf(f, "Priority=%u Nice=%d Account=%s QOS=normal%s", j->priority,
-	        (int32_t)j->nice, nul(j->account), le);
+	fprintf(f, "Priority=%u Nice=%d Account=%s QOS=%s%s", j->priority,
+	        (int32_t)j->nice, nul(j->account), j->qos ? j->qos : "normal", le);
 	fprintf(f, "JobState=%s Reason=%s Dependency=%s%s", job_state_name(j->state),
 	        joblist_reason(j, ",_", reason, sizeof(reason)), nul(j->dependency), le);
 	if (pending && j->reason_detail && *j->reason_detail)

@@ -273,9 +273,12 @@ unsigned assoc_enforce(const struct conf *conf)
 	for (size_t i = 0; w[i]; i++) {
 		if (!strcasecmp(w[i], "associations"))
 			on |= ENFORCE_ASSOC;
-		else if (!strcasecmp(w[i], "limits") || !strcasecmp(w[i], "qos") ||
-		         !strcasecmp(w[i], "safe") || !strcasecmp(w[i], "all"))
+		else if (!strcasecmp(w[i], "limits") || !strcasecmp(w[i], "safe"))
 			on |= ENFORCE_ASSOC | ENFORCE_LIMITS;
+		else if (!strcasecmp(w[i], "qos"))
+			on |= ENFORCE_ASSOC | ENFORCE_QOS;
+		else if (!strcasecmp(w[i], "all"))
+			on |= ENFORCE_ASSOC | ENFORCE_LIMITS | ENFORCE_QOS;
 	}
 	strv_free(w);
 	return on;
@@ -296,6 +299,94 @@ int assoc_job_account(const struct ctld *ctld, const char *user, const char *par
 	if (!d->account || !*d->account ||
 	    !assoc_exists(ctld->assoc, user, d->account, partition))
 		return -ESLURM_INVALID_ACCOUNT;
+	return 0;
+}
+
+/* The association above r: its account's for a user's, its parent's for an
+ * account's. */
+static const struct assoc_rec *assoc_up(const struct assoc_mgr *m,
+                                        const struct assoc_rec *r)
+{
+	if (r->user && *r->user)
+		return assoc_find(m, r->account, NULL, NULL);
+	return r->parent && *r->parent ? assoc_find(m, r->parent, NULL, NULL) : NULL;
+}
+
+char *const *assoc_qos_list(const struct assoc_mgr *m, const struct assoc_rec *r)
+{
+	for (int depth = 0; r && depth < 1000; depth++, r = assoc_up(m, r))
+		if (r->qos && r->qos[0])
+			return r->qos;
+	return NULL;
+}
+
+const char *assoc_def_qos(const struct assoc_mgr *m, const struct assoc_rec *r)
+{
+	const struct assoc_rec *top = r;
+	char *const *list;
+
+	for (int depth = 0; r && depth < 1000; depth++, r = assoc_up(m, r))
+		if (r->def_qos && *r->def_qos && assoc_find_qos(m, r->def_qos))
+			return r->def_qos;
+	/* no default: the only QOS it may use, else normal */
+	list = assoc_qos_list(m, top);
+	if (list && list[0] && !list[1] && assoc_find_qos(m, list[0]))
+		return list[0];
+	return "normal";
+}
+
+uint32_t assoc_qos_priority(const struct assoc_mgr *m, const char *name)
+{
+	const struct assoc_qos *q = m ? assoc_find_qos(m, name) : NULL;
+
+	return q && q->priority != NO_VAL ? q->priority : 0;
+}
+
+uint32_t assoc_max_qos_priority(const struct assoc_mgr *m)
+{
+	uint32_t max = 0;
+
+	for (size_t i = 0; m && i < m->nqos; i++)
+		if (m->qos[i].priority != NO_VAL && m->qos[i].priority > max)
+			max = m->qos[i].priority;
+	return max;
+}
+
+const struct assoc_rec *assoc_of_job(const struct assoc_mgr *m, const char *account,
+                                     const char *user, const char *partition)
+{
+	const struct assoc_rec *r;
+
+	if (!m || !account || !*account || !user)
+		return NULL;
+	r = partition ? assoc_find(m, account, user, partition) : NULL;
+	return r ? r : assoc_find(m, account, user, NULL);
+}
+
+int assoc_job_qos(const struct ctld *ctld, const char *user, const char *partition,
+                  struct job_desc *d)
+{
+	const struct assoc_mgr *m = ctld->assoc;
+	const struct assoc_rec *r = assoc_of_job(m, d->account, user, partition);
+	const struct assoc_qos *q;
+
+	if (!d->qos || !*d->qos) {
+		free(d->qos);
+		d->qos = xstrdup(r ? assoc_def_qos(m, r) : "normal");
+		return 0;
+	}
+	if (!(q = assoc_find_qos(m, d->qos)))
+		return -ESLURM_INVALID_QOS;
+	if (strcmp(d->qos, q->name)) { /* the name as it was created */
+		free(d->qos);
+		d->qos = xstrdup(q->name);
+	}
+	/* with qos enforced, only a QOS of the association (or above it) */
+	if ((assoc_enforce(ctld->conf) & ENFORCE_QOS) && r) {
+		char *const *list = assoc_qos_list(m, r);
+		if (!list || !strv_has(list, q->name, 1))
+			return -ESLURM_INVALID_QOS;
+	}
 	return 0;
 }
 

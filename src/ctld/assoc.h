@@ -41,10 +41,11 @@ void assoc_list(struct ctld *ctld, struct caller *who, struct chan *ch);
 struct job_desc;
 struct conf;
 
-/* What AccountingStorageEnforce asks for: ENFORCE_ASSOC for associations,
- * and ENFORCE_ASSOC | ENFORCE_LIMITS for limits, qos, safe or all (each
- * implies associations, as in Slurm). */
-enum assoc_enforce { ENFORCE_ASSOC = 1, ENFORCE_LIMITS = 2 };
+/* What AccountingStorageEnforce asks for: associations (ENFORCE_ASSOC),
+ * limits or safe (ENFORCE_LIMITS: association and QOS limits), qos
+ * (ENFORCE_QOS: a job's QOS must be one its association may use), all;
+ * each implies associations, as in Slurm. */
+enum assoc_enforce { ENFORCE_ASSOC = 1, ENFORCE_LIMITS = 2, ENFORCE_QOS = 4 };
 unsigned assoc_enforce(const struct conf *conf);
 
 /* A submission's account (user: the submitter's name): the one asked for,
@@ -54,6 +55,29 @@ unsigned assoc_enforce(const struct conf *conf);
  * -ESLURM_INVALID_ACCOUNT. */
 int assoc_job_account(const struct ctld *ctld, const char *user, const char *partition,
                       struct job_desc *d);
+
+/* A submission's QOS: the one asked for (which must exist, and with qos
+ * enforced be one of the association's), else the association's
+ * DefaultQOS (set in d).  Call after assoc_job_account.  Returns 0 or
+ * -ESLURM_INVALID_QOS. */
+int assoc_job_qos(const struct ctld *ctld, const char *user, const char *partition,
+                  struct job_desc *d);
+
+struct assoc_rec;
+/* The association a job of user under account runs in: the one for
+ * partition, else the one for every partition; NULL if none. */
+const struct assoc_rec *assoc_of_job(const struct assoc_mgr *m, const char *account,
+                                     const char *user, const char *partition);
+
+/* r's QOS list, or the nearest one above it (NULL: none); its DefaultQOS
+ * likewise, else its only QOS, else "normal" (borrowed). */
+char *const *assoc_qos_list(const struct assoc_mgr *m, const struct assoc_rec *r);
+const char *assoc_def_qos(const struct assoc_mgr *m, const struct assoc_rec *r);
+
+/* The Priority of QOS name (0: none such), and the largest of any QOS
+ * (the multifactor QOS factor is one over the other). */
+uint32_t assoc_qos_priority(const struct assoc_mgr *m, const char *name);
+uint32_t assoc_max_qos_priority(const struct assoc_mgr *m);
 
 /* user's DefaultAccount, or NULL (borrowed). */
 const char *assoc_default_account(const struct assoc_mgr *m, const char *user);

@@ -79,16 +79,9 @@ static int rec_index(const struct assoc_mgr *m, const struct assoc_rec *r)
 /* The user's association a job runs under, or -1. */
 static int job_assoc(const struct assoc_mgr *m, const struct job *job)
 {
-	const char *acct = job->desc.account,
-	           *user = job->owner ? job->owner->user : NULL;
-	const struct assoc_rec *r;
-
-	if (!acct || !*acct || !user)
-		return -1;
-	r = assoc_find(m, acct, user, job->part ? job->part->cfg->name : NULL);
-	if (!r)
-		r = assoc_find(m, acct, user, NULL);
-	return rec_index(m, r);
+	return rec_index(m, assoc_of_job(m, job->desc.account,
+	                                 job->owner ? job->owner->user : NULL,
+	                                 job->part ? job->part->cfg->name : NULL));
 }
 
 /* The account association above index i (its account's, for a user's). */
@@ -101,10 +94,13 @@ static int up(const struct assoc_limits *l, int i)
 	return l->use[i].parent;
 }
 
-static int job_qos(const struct assoc_limits *l, int ai)
+/* The job's QOS (set at submit; a job from before QOS were kept: its
+ * association's default). */
+static int job_qos(const struct assoc_limits *l, const struct job *job, int ai)
 {
-	const char *name =
-	    ai >= 0 && l->m->assocs[ai].def_qos ? l->m->assocs[ai].def_qos : "normal";
+	const char *name = job->desc.qos && *job->desc.qos ? job->desc.qos
+	                   : ai >= 0 ? assoc_def_qos(l->m, &l->m->assocs[ai])
+	                             : "normal";
 	const struct assoc_qos *q = assoc_find_qos(l->m, name);
 
 	return q ? (int)(q - l->m->qos) : -1;
@@ -159,7 +155,7 @@ void assoc_limits_started(struct assoc_limits *l, const struct job *job)
 		l->use[i].nodes += nodes;
 		l->use[i].mem += mem;
 	}
-	if ((qi = job_qos(l, ai)) >= 0) {
+	if ((qi = job_qos(l, job, ai)) >= 0) {
 		struct quse *q = quse_of(l, (uint32_t)qi, job->owner->uid);
 		q->jobs++;
 		q->cpus += cpus;
@@ -265,7 +261,7 @@ uint32_t assoc_limits_check(struct assoc_limits *l, const struct job *job)
 		if (u->grp.mem != NO_VAL64 && u->mem + mem > u->grp.mem)
 			return WAIT_ASSOC_GRP_MEM;
 	}
-	if ((qi = job_qos(l, ai)) >= 0) {
+	if ((qi = job_qos(l, job, ai)) >= 0) {
 		const struct assoc_qos *q = &l->m->qos[qi];
 		const struct quse *qu = quse_of(l, (uint32_t)qi, job->owner->uid);
 		const struct tres *pu = &l->qos_pu[qi];
@@ -283,29 +279,27 @@ uint32_t assoc_limits_check(struct assoc_limits *l, const struct job *job)
 }
 
 int assoc_limits_submit(struct ctld *ctld, uid_t uid, const char *user,
-                        const char *account, const char *partition)
+                        const struct job_desc *d, const char *partition)
 {
 	const struct assoc_mgr *m = ctld->assoc;
 	const struct assoc_rec *r;
 	const struct assoc_qos *q;
 	uint32_t mine = 0, in_qos = 0;
 
-	if (!m || !account || !user || !(assoc_enforce(ctld->conf) & ENFORCE_LIMITS))
+	if (!m || !(assoc_enforce(ctld->conf) & ENFORCE_LIMITS))
 		return 0;
-	r = assoc_find(m, account, user, partition);
-	if (!r)
-		r = assoc_find(m, account, user, NULL);
-	if (!r)
+	if (!(r = assoc_of_job(m, d->account, user, partition)))
 		return 0;
-	q = assoc_find_qos(m, r->def_qos ? r->def_qos : "normal");
+	q = assoc_find_qos(m, d->qos ? d->qos : assoc_def_qos(m, r));
 	if (r->max_submit == NO_VAL && r->grp_submit == NO_VAL &&
 	    (!q || q->max_submit_pu == NO_VAL))
 		return 0;
 	for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
 		if (job_is_finished(j) || !j->owner || j->owner->uid != uid)
 			continue;
-		in_qos++; /* jobs have their association's QOS: the user's, roughly */
-		if (j->desc.account && !strcasecmp(j->desc.account, account))
+		if (q && j->desc.qos && !strcasecmp(j->desc.qos, q->name))
+			in_qos++;
+		if (j->desc.account && !strcasecmp(j->desc.account, d->account))
 			mine++;
 	}
 	if (over(r->max_submit, (uint64_t)mine + 1) ||

@@ -30,7 +30,8 @@ void assoc_limits_end(struct assoc_limits *l); /* NULL allowed */
  * association (MaxSubmitJobs, GrpSubmitJobs of the accounts above) or QOS
  * (MaxSubmitJobsPerUser) pass a limit with one more?  0 or
  * -ESLURM_ACCOUNTING_POLICY. */
+struct job_desc;
 int assoc_limits_submit(struct ctld *ctld, uid_t uid, const char *user,
-                        const char *account, const char *partition);
+                        const struct job_desc *d, const char *partition);
 
 #endif

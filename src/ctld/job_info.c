@@ -167,6 +167,7 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->group = job->owner->group;
 	o->partition = d->partition;
 	o->account = d->account;
+	o->qos = d->qos;
 	o->req_nodes = d->req_nodes;
 	o->exc_nodes = d->exc_nodes;
 	o->features = d->features;

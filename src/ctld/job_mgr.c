@@ -899,8 +899,10 @@ void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *d, i
 	if (!rc)
 		rc = assoc_job_account(ctld, user, p ? p->cfg->name : NULL, d);
 	if (!rc)
-		rc = assoc_limits_submit(ctld, who->uid, user, d->account,
-		                         p ? p->cfg->name : NULL);
+		rc = assoc_job_qos(ctld, user, p ? p->cfg->name : NULL, d);
+	if (!rc)
+		rc =
+		    assoc_limits_submit(ctld, who->uid, user, d, p ? p->cfg->name : NULL);
 	if (!rc && (int32_t)d->nice < 0 && !caller_is_admin(who))
 		rc = -ESLURM_ACCESS_DENIED; /* only operators may raise a priority */
 	/* what cannot be recorded is not accepted (a full disk) */

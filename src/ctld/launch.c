@@ -27,6 +27,7 @@ static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_re
 	l->job_name = d->name;
 	l->partition = d->partition;
 	l->account = d->account;
+	l->qos = d->qos;
 	l->cluster_name = ctld->conf->cluster_name;
 	l->work_dir = d->work_dir;
 	l->job_nodes = job->run->nodes_str;

@@ -7,6 +7,7 @@
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "proto/messages.h"
+#include "ctld/assoc.h"
 #include "ctld/ctld.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
@@ -36,11 +37,12 @@ void job_priority_params(struct ctld *ctld, struct priority_params *ret)
 		if (cp->priority_job_factor > pp.max_part_job_factor)
 			pp.max_part_job_factor = cp->priority_job_factor;
 	}
+	pp.max_qos_priority = assoc_max_qos_priority(ctld->assoc);
 	*ret = pp;
 }
 
-void job_priority_factors(const struct priority_params *pp, const struct job *job,
-                          time_t now, struct priority_factors *ret)
+void job_priority_factors(const struct ctld *ctld, const struct priority_params *pp,
+                          const struct job *job, time_t now, struct priority_factors *ret)
 {
 	const struct job_desc *d = &job->desc;
 	uint32_t cpt =
@@ -52,6 +54,10 @@ void job_priority_factors(const struct priority_params *pp, const struct job *jo
 	    .nodes = job_min_nodes(job) ? job_min_nodes(job) : 1,
 	    .part_job_factor = job->part ? job->part->cfg->priority_job_factor : 0,
 	    .nice = d->nice == NO_VAL ? 0 : d->nice,
+	    .qos_priority =
+	        pp->max_qos_priority
+	            ? assoc_qos_priority(ctld->assoc, d->qos ? d->qos : "normal")
+	            : 0,
 	};
 
 	if (d->num_tasks != NO_VAL && d->num_tasks)
@@ -66,12 +72,12 @@ static uint32_t norm(double f)
 	return (uint32_t)(f * PRIO_NORM_SCALE + 0.5);
 }
 
-static void fill(const struct priority_params *pp, const struct job *job, time_t now,
-                 struct prio_info *o)
+static void fill(const struct ctld *ctld, const struct priority_params *pp,
+                 const struct job *job, time_t now, struct prio_info *o)
 {
 	struct priority_factors f;
 
-	job_priority_factors(pp, job, now, &f);
+	job_priority_factors(ctld, pp, job, now, &f);
 	o->job_id = job->job_id;
 	o->partition = xstrdup(job->desc.partition ? job->desc.partition
 	                       : job->part         ? job->part->cfg->name
@@ -115,7 +121,7 @@ void job_priority_refresh(struct ctld *ctld, struct job *job, time_t now)
 	    priority_type_parse(ctld->conf->priority_type) != PRIORITY_MULTIFACTOR)
 		return;
 	job_priority_params(ctld, &pp);
-	job_priority_factors(&pp, job, now, &f);
+	job_priority_factors(ctld, &pp, job, now, &f);
 	job->priority = f.priority;
 }
 
@@ -137,7 +143,7 @@ void prio_info(struct ctld *ctld, struct caller *who, const struct job_info_req 
 	r.jobs = xcalloc(job_count(ctld->jobs) + 1, sizeof(struct prio_info));
 	for (struct job *job = job_first(ctld->jobs); job; job = job->next)
 		if (wanted(job, req))
-			fill(&pp, job, now, &r.jobs[n++]);
+			fill(ctld, &pp, job, now, &r.jobs[n++]);
 	r.jobs_count = n;
 	chan_send(ch, MSG_PRIO_INFO_RESP, &r);
 	codec_release(&prio_info_resp_type, &r);

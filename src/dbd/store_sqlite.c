@@ -359,7 +359,7 @@ static int on_submit(struct store *s, const struct ev_submit *ev, struct rota_er
 	bind_str(q, 11, ev->group);
 	bind_str(q, 12, d->account);
 	bind_str(q, 13, d->partition);
-	bind_str(q, 14, "normal");
+	bind_str(q, 14, d->qos && *d->qos ? d->qos : "normal");
 	sqlite3_bind_int64(q, 15, JOB_PENDING);
 	sqlite3_bind_int64(q, 16, 0);
 	sqlite3_bind_int64(q, 17, 0);

@@ -365,7 +365,7 @@ const char *joblist_value(const struct fmt_col *col, const void *rec, void *vctx
 	case 'P':
 		return str_or_null(j->partition);
 	case 'q':
-		return "normal";
+		return j->qos ? j->qos : "normal";
 	case 'Q':
 		snprintf(buf, len, "%u", j->priority);
 		return buf;
@@ -566,10 +566,9 @@ int joblist_query_init(struct joblist_query *q, const struct job_list_req *req,
 	q->names = sorted_strs(req->names, cmp_str, &q->nnames);
 	q->parts = sorted_strs(req->partitions, cmp_str, &q->nparts);
 	q->accounts = sorted_strs(req->accounts, cmp_strcase, &q->naccounts);
+	q->qos = sorted_strs(req->qos, cmp_strcase, &q->nqos);
 	q->nodes = sorted_strs(req->nodes, cmp_str, &q->nnodes);
-	/* every job's QOS is "normal" in this version */
-	q->none = (req->flags & JOB_LIST_F_NONE) ||
-	          (strv_len(req->qos) && !strv_has(req->qos, "normal", 1));
+	q->none = (req->flags & JOB_LIST_F_NONE) != 0;
 	return 0;
 }
 
@@ -580,6 +579,7 @@ void joblist_query_release(struct joblist_query *q)
 	free(q->names);
 	free(q->parts);
 	free(q->accounts);
+	free(q->qos);
 	free(q->nodes);
 	*q = (struct joblist_query){0};
 }
@@ -620,6 +620,8 @@ int joblist_selected(const struct joblist_query *q, const struct job_info *j)
 	if (q->parts && !has_any(q->parts, q->nparts, j->partition))
 		return 0;
 	if (q->accounts && !has_str(q->accounts, q->naccounts, j->account, cmp_strcase))
+		return 0;
+	if (q->qos && !has_str(q->qos, q->nqos, j->qos ? j->qos : "normal", cmp_strcase))
 		return 0;
 	if (q->nodes && !hostlist_overlaps(j->nodes, node_listed, (void *)q))
 		return 0;
@@ -729,6 +731,8 @@ static uint64_t field_needs(int id)
 	switch (id) {
 	case 'a':
 		return JI(account);
+	case 'q':
+		return JI(qos);
 	case 'b':
 	case 'v':
 	case 'w':
@@ -849,6 +853,8 @@ uint64_t joblist_fields_wanted(const struct job_list_req *req,
 		m |= JI(partition);
 	if (strv_len(req->accounts))
 		m |= JI(account);
+	if (strv_len(req->qos))
+		m |= JI(qos);
 	if (strv_len(req->nodes))
 		m |= JI(nodes);
 	return m;

@@ -61,9 +61,9 @@ char *joblist_exit_code(uint32_t status, char *buf, size_t len);
 struct joblist_query {
 	const struct job_list_req *req; /* borrowed */
 	uint32_t *ids, *uids;
-	char **names, **parts, **accounts, **nodes; /* NULL: not given */
-	size_t nids, nuids, nnames, nparts, naccounts, nnodes;
-	int none; /* no job can match (-R, -L, a -q without normal) */
+	char **names, **parts, **accounts, **qos, **nodes; /* NULL: not given */
+	size_t nids, nuids, nnames, nparts, naccounts, nqos, nnodes;
+	int none; /* no job can match (-R, -L) */
 };
 
 /* Returns 0, or -EINVAL with err (more than JOBLIST_MAX_STATES states). */

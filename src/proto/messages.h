@@ -58,7 +58,8 @@
 	F(S, u32, warn_flags, _)  /* WARN_F_* */                                         \
 	F(S, str, array_inx, _)   /* --array spec as given; NULL: not an array */        \
 	F(S, u32, pn_min_cpus, _) /* --mincpus; NO_VAL unset */                          \
-	F(S, str, gres, _)        /* --gres as given (common/gres.h); NULL: none */
+	F(S, str, gres, _)        /* --gres as given (common/gres.h); NULL: none */      \
+	F(S, str, qos, _)         /* --qos; set at submit (the association's default) */
 ROTA_DECLARE(job_desc, JOB_DESC_FIELDS)
 
 enum job_flags {
@@ -124,7 +125,8 @@ enum job_flags {
 	F(S, u32, array_max_tasks, _) /* throttle; 0 none */                             \
 	F(S, str, sched_nodes, _)     /* pending: nodes backfill planned for it */       \
 	F(S, u32, pn_min_cpus, _)     /* --mincpus; NO_VAL unset */                      \
-	F(S, str, unavail_nodes, _)   /* ReqNodeNotAvail: which -w nodes are down */
+	F(S, str, unavail_nodes, _)   /* ReqNodeNotAvail: which -w nodes are down */     \
+	F(S, str, qos, _)
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 ROTA_INDEX(job_info, JOB_INFO_FIELDS)
 /* The bit of field n in job_info_req.fields. */
@@ -537,7 +539,8 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, str, cpu_bind, _)    /* the step's --cpu-bind (common/cpubind.h) */         \
 	F(S, u64, cred_id, _)     /* the job credential (proto/cred.h): random id, */    \
 	F(S, i64, cred_expire, _) /* ... when it expires (controller's clock), */        \
-	F(S, bin, cred_sig, _)    /* ... and the controller's signature */
+	F(S, bin, cred_sig, _)    /* ... and the controller's signature */               \
+	F(S, str, qos, _)         /* SLURM_JOB_QOS */
 ROTA_DECLARE(launch_req, LAUNCH_REQ_FIELDS)
 
 /* Controller -> node: signal the job's steps here (step_id NO_VAL: all). With

@@ -74,7 +74,9 @@ void priority_compute(const struct priority_params *pp, const struct priority_jo
 	    pp->max_part_job_factor
 	        ? clamp01((double)job->part_job_factor / pp->max_part_job_factor)
 	        : 0.0;
-	f.qos = 0.0;
+	f.qos = pp->max_qos_priority
+	            ? clamp01((double)job->qos_priority / pp->max_qos_priority)
+	            : 0.0;
 	f.w_age = pp->weight_age * f.age;
 	f.w_fairshare = pp->weight_fairshare * f.fairshare;
 	f.w_job_size = pp->weight_job_size * f.job_size;

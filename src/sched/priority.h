@@ -26,6 +26,7 @@ struct priority_params {
 	uint32_t cluster_cpus;  /* CPUs in the whole cluster */
 	uint32_t cluster_nodes; /* nodes in the whole cluster */
 	uint32_t max_part_job_factor; /* largest PriorityJobFactor of any partition */
+	uint32_t max_qos_priority;    /* largest Priority of any QOS */
 };
 
 /* What the computation needs to know about one job. */
@@ -36,6 +37,7 @@ struct priority_job {
 	uint32_t nodes;           /* nodes requested */
 	uint32_t part_job_factor; /* its partition's PriorityJobFactor */
 	uint32_t nice;            /* --nice, a signed value as u32 two's complement */
+	uint32_t qos_priority;    /* its QOS's Priority */
 };
 
 /* Each factor in [0, 1] and each weighted value (weight x factor). */

@@ -194,7 +194,8 @@ def test_records_survive_restart_and_compaction(fresh_cluster):
 
 def enforce(path):
     with open(path, "a") as f:
-        f.write("AccountingStorageEnforce=associations,limits\n")
+        f.write("AccountingStorageEnforce=associations,limits,qos\n"
+                "PriorityType=priority/multifactor\nPriorityWeightQOS=1000\n")
 
 
 @pytest.fixture(scope="module")
@@ -272,3 +273,82 @@ def test_limits_hold_jobs_with_slurms_reasons(enforced_cluster, users):
         c.cancel_all()
         mgr(c, "-i", "delete", "user", f"{a.name},{b.name}", check=False)
         mgr(c, "-i", "delete", "account", "grp", check=False)
+
+
+QOS_ERR = "sbatch: error: Batch job submission failed: Invalid qos specification\n"
+
+
+def qos_of(c, j):
+    return c.run(["squeue", "-h", "-j", str(j), "-o", "%q"], check=True).stdout.strip()
+
+
+def test_qos_chosen_shown_and_filtered(clean):
+    c = clean
+    p = c.run(["sbatch", "--qos=nosuch", "--wrap", "true"])
+    assert p.returncode == 1 and p.stderr == QOS_ERR
+    assert c.run(["squeue", "-h"], check=True).stdout == ""
+    mgr(c, "-i", "add", "qos", "high")
+    try:
+        out = c.work / "q.out"
+        j1 = int(c.run(["sbatch", "--parsable", "--qos=high", "-o", str(out), "--wrap",
+                        "echo QOS=$SLURM_JOB_QOS; sleep 60"], check=True).stdout)
+        j2 = int(c.run(["sbatch", "--parsable", "--hold", "--wrap", "true"],
+                       check=True).stdout)
+        # names are lower case; no --qos: the association's default
+        assert qos_of(c, j1) == "high" and qos_of(c, j2) == "normal"
+        assert c.job_field(j1, "QOS") == "high"
+        assert c.run(["squeue", "-h", "-q", "high", "-o", "%i"],
+                     check=True).stdout.split() == [str(j1)]
+        c.wait_for(lambda: out.exists() and out.read_text() == "QOS=high\n",
+                   what="SLURM_JOB_QOS in the job")
+        # SBATCH_QOS is read as --qos
+        p = c.run(["sbatch", "--wrap", "true"], env={"SBATCH_QOS": "nosuch"})
+        assert p.returncode == 1 and p.stderr == QOS_ERR
+        assert c.run(["scancel", "--qos=high"]).returncode == 0
+        c.wait_for(lambda: c.run(["squeue", "-h", "-o", "%i"],
+                                 check=True).stdout.split() == [str(j2)],
+                   what="scancel --qos=high to cancel only the high job")
+        c.wait_for(lambda: c.run(["sacct", "-n", "-X", "-P", "-j", str(j1),
+                                  "-o", "qos"]).stdout == "high\n",
+                   what="sacct to show the QOS")
+    finally:
+        c.cancel_all()
+
+
+@needs_root
+def test_qos_enforced_default_and_limits(enforced_cluster, users):
+    from unixusers import user_work
+    c = enforced_cluster
+    c.work = user_work()
+    a = users["a"]
+    mgr(c, "-i", "add", "qos", "small", "MaxJobsPerUser=1", "Priority=10")
+    mgr(c, "-i", "add", "qos", "big", "Priority=100")
+    mgr(c, "-i", "add", "account", "lab")
+    mgr(c, "-i", "add", "user", a.name, "account=lab")
+    try:
+        # the association may use normal only (inherited from root)
+        p = as_user(c, a, "sbatch --qos=small --wrap true")
+        assert p.returncode == 1 and p.stderr == QOS_ERR
+        mgr(c, "-i", "modify", "user", a.name, "set", "qos=small,big",
+            "defaultqos=small")
+        p = as_user(c, a, "sbatch --qos=normal --wrap true")
+        assert p.returncode == 1 and p.stderr == QOS_ERR
+        # no --qos: its DefaultQOS, whose MaxJobsPerUser holds the second
+        j1 = int(as_user(c, a, "sbatch --parsable -t 5 --wrap 'sleep 60'").stdout)
+        assert qos_of(c, j1) == "small"
+        c.wait_running(j1)
+        j2 = int(as_user(c, a, "sbatch --parsable -t 5 --wrap 'sleep 60'").stdout)
+        c.wait_for(lambda: reason(c, j2) == ["PENDING", "QOSMaxJobsPerUserLimit"],
+                   what="QOSMaxJobsPerUserLimit")
+        # the limit is small's: a job in big starts past it
+        j3 = int(as_user(c, a, "sbatch --parsable -t 5 --qos=big --wrap 'sleep 60'")
+                 .stdout)
+        c.wait_running(j3)
+        # the multifactor QOS factor: Priority over the largest (100), x 1000
+        out = c.run(["sprio", "-h", "-j", str(j2)], check=True).stdout.split()
+        assert out[0] == str(j2) and out[-1] == "100", out
+    finally:
+        c.cancel_all()
+        mgr(c, "-i", "delete", "user", a.name, check=False)
+        mgr(c, "-i", "delete", "account", "lab", check=False)
+        mgr(c, "-i", "delete", "qos", "small,big", check=False)
