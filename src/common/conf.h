@@ -62,6 +62,8 @@ struct conf_part {
 	uint32_t priority_job_factor; /* default 1 */
 	char *oversubscribe; /* NO (default), YES, FORCE, EXCLUSIVE (as written) */
 	char *allow_groups;  /* NULL = ALL */
+	/* TRESBillingWeights: "CPU=1.0,Mem=0.25G,Node=2" (NULL: billing = CPUs) */
+	char *tres_billing_weights;
 	enum conf_part_state state;
 };
 
@@ -99,12 +101,19 @@ struct conf {
 	char *enforce_part_limits;    /* EnforcePartLimits: NO (default), ALL, ANY, YES */
 	char *priority_type;          /* default priority/basic */
 	uint32_t prio_weight_age;     /* PriorityWeight*: default 0 */
-	uint32_t prio_weight_fairshare; /* (a hook: accounting comes later) */
+	uint32_t prio_weight_fairshare;
 	uint32_t prio_weight_job_size;
 	uint32_t prio_weight_partition;
 	uint32_t prio_weight_qos;
 	uint32_t prio_max_age; /* PriorityMaxAge, minutes, default 7-0 */
-	int prio_favor_small;  /* PriorityFavorSmall=YES */
+	/* fairshare (ctld/fairshare.c): PriorityDecayHalfLife in minutes
+	 * (default 7-0, 0: no decay), PriorityUsageResetPeriod (NONE, DAILY,
+	 * WEEKLY, MONTHLY, QUARTERLY, YEARLY), PriorityFlags (NO_FAIR_TREE:
+	 * the classic factor; MAX_TRES) */
+	uint32_t prio_decay_half_life;
+	char *prio_usage_reset;
+	char *prio_flags;
+	int prio_favor_small; /* PriorityFavorSmall=YES */
 	char *proctrack_type, *task_plugin;
 	uint32_t min_job_age;       /* seconds, default 300 */
 	uint32_t slurmd_timeout;    /* seconds, default 300 */

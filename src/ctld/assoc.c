@@ -9,6 +9,7 @@
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
+#include "ctld/fairshare.h"
 #include "ctld/job_event.h"
 #include "common/conf.h"
 #include "common/states.h"
@@ -151,6 +152,8 @@ int assoc_apply(struct assoc_mgr *m, const struct ev_assoc *ev)
 	}
 	for (size_t i = 0; i < ev->qos_count; i++)
 		table_put(&tq, assoc_find_qos(m, ev->qos[i].name), &ev->qos[i]);
+	fairshare_restore(m, ev);
+	m->gen++;
 	return 0;
 }
 
@@ -209,6 +212,7 @@ void assoc_mgr_destroy(struct assoc_mgr *m)
 	free(m->users);
 	free(m->assocs);
 	free(m->qos);
+	fairshare_free(m->fs);
 	free(m);
 }
 
@@ -236,6 +240,7 @@ void assoc_snapshot(const struct assoc_mgr *m, struct ev_assoc *ev)
 	ev->assocs_count = m->nassocs;
 	ev->qos = copy_all(&assoc_qos_type, sizeof(*m->qos), m->qos, m->nqos);
 	ev->qos_count = m->nqos;
+	fairshare_snapshot(m, ev);
 }
 
 void assoc_list(struct ctld *ctld, struct caller *who, struct chan *ch)

@@ -3,6 +3,7 @@
 #define ROTA_CTLD_ASSOC_IMPL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "proto/messages.h"
 
 struct assoc_mgr {
@@ -14,6 +15,8 @@ struct assoc_mgr {
 	size_t nassocs;
 	struct assoc_qos *qos;
 	size_t nqos;
+	uint64_t gen;         /* bumped by every change (fairshare.c's cache) */
+	struct fairshare *fs; /* usage and the factors (fairshare.c); NULL: none */
 };
 
 /* Every limit unset (NO_VAL), shares 1. */

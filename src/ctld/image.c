@@ -590,7 +590,9 @@ static void in_event(struct img_in *r, struct ctld *ctld)
 	 * be in the image: one that does not now is a bad image; but a node
 	 * taken out of slurm.conf since has its state skipped, as a replay
 	 * does */
+	ctld->restoring = 1; /* the image's events are its state */
 	rc = job_event_apply_owned(ctld, &ev);
+	ctld->restoring = 0;
 	if (rc < 0 && !(ev.head.type == EV_NODE_STATE && rc == -ENOENT))
 		r->bad = 1;
 	else

@@ -13,6 +13,7 @@
 #include "common/uid.h"
 #include "ctld/assoc.h"
 #include "ctld/ctld.h"
+#include "ctld/fairshare.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/journal.h"
@@ -224,6 +225,8 @@ static int apply_end(struct ctld *ctld, const struct ev_end *ev, struct job *job
 	if (was_running && ctld->predict)
 		predict_record(ctld->predict, job->owner->uid,
 		               ev->time - run->start_time);
+	if (was_running && !ctld->restoring)
+		fairshare_charge(ctld, job, ev->time);
 	job->state = ev->state;
 	/* the nodes confirm that nothing of the job is left (STEP_DONE_JOB_GONE);
 	 * until then it is COMPLETING and keeps its resources.  Their

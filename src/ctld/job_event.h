@@ -197,6 +197,15 @@ ROTA_DECLARE(ev_usage, EV_USAGE_FIELDS)
  * at once: the del_ records go (by name; an association by account, user
  * and partition), then each record of the others is added or replaces the
  * one of its name, whole. */
+/* A user association's decayed usage (fairshare.c), in a snapshot's
+ * EV_ASSOC: billing-milliseconds as of the record's usage_time. */
+#define SHARE_USAGE_FIELDS(F, S)                                                         \
+	F(S, str, account, _)                                                            \
+	F(S, str, user, _)                                                               \
+	F(S, str, partition, _)                                                          \
+	F(S, u64, raw_ms, _)
+ROTA_DECLARE(share_usage, SHARE_USAGE_FIELDS)
+
 #define EV_ASSOC_FIELDS(F, S)                                                            \
 	EV_HEAD_FIELDS(F, S)                                                             \
 	F(S, strv, del_accounts, _)                                                      \
@@ -206,7 +215,9 @@ ROTA_DECLARE(ev_usage, EV_USAGE_FIELDS)
 	F(S, list, accounts, assoc_account)                                              \
 	F(S, list, users, assoc_user)                                                    \
 	F(S, list, assocs, assoc_rec)                                                    \
-	F(S, list, qos, assoc_qos)
+	F(S, list, qos, assoc_qos)                                                       \
+	F(S, list, usage, share_usage) /* a snapshot's: every usage, */                  \
+	F(S, i64, usage_time, _)       /* ... decayed to then (0: not a snapshot) */
 ROTA_DECLARE(ev_assoc, EV_ASSOC_FIELDS)
 
 /* A text the journal's later records refer to by id (ctld/jtext.h): a job's

@@ -23,6 +23,7 @@ ROTA_DEFINE(ev_step_start, EV_STEP_START_FIELDS)
 ROTA_DEFINE(ev_step_end, EV_STEP_END_FIELDS)
 ROTA_DEFINE(ev_text, EV_TEXT_FIELDS)
 ROTA_DEFINE(ev_usage, EV_USAGE_FIELDS)
+ROTA_DEFINE(share_usage, SHARE_USAGE_FIELDS)
 ROTA_DEFINE(ev_assoc, EV_ASSOC_FIELDS)
 
 #define TYPE_ENTRY(name, num, m) [num] = &ev_##m##_type,

@@ -317,7 +317,7 @@ void job_signal_nodes(struct ctld *ctld, struct job *job, uint32_t step_id, uint
 struct priority_params;
 struct priority_factors;
 void job_priority_params(struct ctld *ctld, struct priority_params *ret);
-void job_priority_factors(const struct ctld *ctld, const struct priority_params *pp,
+void job_priority_factors(struct ctld *ctld, const struct priority_params *pp,
                           const struct job *job, time_t now,
                           struct priority_factors *ret);
 /* A pending job's multifactor priority as of now (the scheduler's full pass

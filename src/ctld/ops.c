@@ -6,6 +6,7 @@
 #include "common/conf.h"
 #include "common/states.h"
 #include "ctld/assoc.h"
+#include "ctld/fairshare.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
@@ -220,6 +221,11 @@ static void op_assoc_update(struct ctld *ctld, struct caller *who, void **body,
 	assoc_update(ctld, who, *body, ch);
 }
 
+static void op_share(struct ctld *ctld, struct caller *who, void **body, struct chan *ch)
+{
+	fairshare_list(ctld, who, ch);
+}
+
 static void op_assoc_list(struct ctld *ctld, struct caller *who, void **body,
                           struct chan *ch)
 {
@@ -234,6 +240,7 @@ static const struct op_entry {
     {MSG_PING_REQ, P_USER, op_ping},
     {MSG_ASSOC_UPDATE, P_USER, op_assoc_update}, /* assoc.c checks who */
     {MSG_ASSOC_LIST_REQ, P_USER, op_assoc_list},
+    {MSG_SHARE_REQ, P_USER, op_share},
     {MSG_SUBMIT_REQ, P_USER, op_submit},
     {MSG_ALLOC_REQ, P_USER, op_alloc},
     {MSG_JOB_INFO_REQ, P_USER, op_job_info},

@@ -9,6 +9,7 @@
 #include "proto/messages.h"
 #include "ctld/assoc.h"
 #include "ctld/ctld.h"
+#include "ctld/fairshare.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
 #include "proto/codec.h"
@@ -41,7 +42,7 @@ void job_priority_params(struct ctld *ctld, struct priority_params *ret)
 	*ret = pp;
 }
 
-void job_priority_factors(const struct ctld *ctld, const struct priority_params *pp,
+void job_priority_factors(struct ctld *ctld, const struct priority_params *pp,
                           const struct job *job, time_t now, struct priority_factors *ret)
 {
 	const struct job_desc *d = &job->desc;
@@ -58,6 +59,7 @@ void job_priority_factors(const struct ctld *ctld, const struct priority_params 
 	        pp->max_qos_priority
 	            ? assoc_qos_priority(ctld->assoc, d->qos ? d->qos : "normal")
 	            : 0,
+	    .fairshare = pp->weight_fairshare ? fairshare_factor(ctld, job, now) : 0.0,
 	};
 
 	if (d->num_tasks != NO_VAL && d->num_tasks)
@@ -72,7 +74,7 @@ static uint32_t norm(double f)
 	return (uint32_t)(f * PRIO_NORM_SCALE + 0.5);
 }
 
-static void fill(const struct ctld *ctld, const struct priority_params *pp,
+static void fill(struct ctld *ctld, const struct priority_params *pp,
                  const struct job *job, time_t now, struct prio_info *o)
 {
 	struct priority_factors f;

@@ -309,7 +309,9 @@ static int apply_rec(void *arg, const uint8_t *body, size_t len)
 		return 0;
 	}
 	if (a->snapshot) {
+		a->ctld->restoring = 1;
 		job_event_apply(a->ctld, &ev);
+		a->ctld->restoring = 0;
 	} else if (ev.head.seq >= journal_next_seq(a->ctld->journal)) {
 		/* as the primary applied it; kept under the same number */
 		job_event_apply(a->ctld, &ev);

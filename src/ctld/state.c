@@ -25,7 +25,12 @@
 
 static int replay_one(union job_event *ev, void *arg)
 {
-	int rc = job_event_apply_owned(arg, ev);
+	struct ctld *ctld = arg;
+	int rc;
+
+	ctld->restoring = ev->head.seq == 0; /* a snapshot's */
+	rc = job_event_apply_owned(ctld, ev);
+	ctld->restoring = 0;
 	if (rc < 0)
 		log_debug("journal: skipped %s event %llu (%d)",
 		          job_event_name(ev->head.type), (unsigned long long)ev->head.seq,

@@ -934,6 +934,35 @@ ROTA_DECLARE(assoc_list_resp, ASSOC_LIST_RESP_FIELDS)
 	F(S, u32, more, _)
 ROTA_DECLARE(acct_jobs, ACCT_JOBS_FIELDS)
 
+/* ---- fairshare (sshare; ctld/fairshare.h) ---- */
+
+/* One association as sshare shows it, in tree order (depth: 0 for root).
+ * Fractions are millionths (FS_INF: infinite); fairshare FS_NONE for an
+ * account's line. */
+#define FS_INF  0xffffffffffffffffull
+#define FS_NONE 0xfffffffffffffffeull
+#define SHARE_ROW_FIELDS(F, S)                                                           \
+	F(S, str, account, _)                                                            \
+	F(S, str, user, _)                                                               \
+	F(S, str, partition, _)                                                          \
+	F(S, u32, depth, _)                                                              \
+	F(S, u32, raw_shares, _)                                                         \
+	F(S, u64, norm_shares, _)                                                        \
+	F(S, u64, raw_usage, _) /* billing-seconds, decayed */                           \
+	F(S, u64, norm_usage, _)                                                         \
+	F(S, u64, eff_usage, _)                                                          \
+	F(S, u64, fairshare, _)                                                          \
+	F(S, u64, level_fs, _)                                                           \
+	F(S, str, grp_tres_mins, _)                                                      \
+	F(S, u64, run_cpu_mins, _) /* CPU-minutes its running jobs have left */          \
+	F(S, u64, run_billing_mins, _)
+ROTA_DECLARE(share_row, SHARE_ROW_FIELDS)
+
+#define SHARE_RESP_FIELDS(F, S)                                                          \
+	F(S, str, cluster, _)                                                            \
+	F(S, list, rows, share_row)
+ROTA_DECLARE(share_resp, SHARE_RESP_FIELDS)
+
 /* ---- the message table: M(ENUM, number, body struct) ---- */
 #define ROTA_MESSAGES(M)                                                                 \
 	M(MSG_RC, 1, rc_msg)                                                             \
@@ -993,7 +1022,9 @@ ROTA_DECLARE(acct_jobs, ACCT_JOBS_FIELDS)
 	M(MSG_ASSOC_UPDATE, 55, assoc_update)                                            \
 	M(MSG_ASSOC_UPDATE_RESP, 56, assoc_update_resp)                                  \
 	M(MSG_ASSOC_LIST_REQ, 57, empty_msg)                                             \
-	M(MSG_ASSOC_LIST_RESP, 58, assoc_list_resp)
+	M(MSG_ASSOC_LIST_RESP, 58, assoc_list_resp)                                      \
+	M(MSG_SHARE_REQ, 70, empty_msg)                                                  \
+	M(MSG_SHARE_RESP, 71, share_resp)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) MSG_TYPE_MAX };

@@ -13,12 +13,6 @@ int priority_type_parse(const char *name)
 	return -EINVAL;
 }
 
-double priority_fairshare(uint32_t job_id)
-{
-	(void)job_id;
-	return 0.0;
-}
-
 static double clamp01(double x)
 {
 	return x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x;
@@ -67,8 +61,7 @@ void priority_compute(const struct priority_params *pp, const struct priority_jo
 	}
 	/* a factor whose weight is zero is not computed (sprio -n shows 0) */
 	f.age = pp->weight_age ? age_factor(pp, job->eligible_time, now) : 0.0;
-	f.fairshare =
-	    pp->weight_fairshare ? clamp01(priority_fairshare(job->job_id)) : 0.0;
+	f.fairshare = pp->weight_fairshare ? clamp01(job->fairshare) : 0.0;
 	f.job_size = size_factor(pp, job);
 	f.partition =
 	    pp->max_part_job_factor

@@ -38,6 +38,7 @@ struct priority_job {
 	uint32_t part_job_factor; /* its partition's PriorityJobFactor */
 	uint32_t nice;            /* --nice, a signed value as u32 two's complement */
 	uint32_t qos_priority;    /* its QOS's Priority */
+	double fairshare;         /* its association's factor (ctld/fairshare.h) */
 };
 
 /* Each factor in [0, 1] and each weighted value (weight x factor). */
@@ -51,9 +52,6 @@ struct priority_factors {
 /* "priority/basic" or "priority/multifactor" (NULL: basic).  Returns the type
  * or -EINVAL for a name Rota does not know. */
 int priority_type_parse(const char *name);
-
-/* The fairshare factor: a hook for accounting; 0 until it exists. */
-double priority_fairshare(uint32_t job_id);
 
 /* Compute job's priority at time now.  ret gets every factor; for
  * priority/basic only ret->priority is set (the other members are 0). */

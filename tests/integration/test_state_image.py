@@ -191,11 +191,11 @@ def test_image_bad_after_its_checks_is_dropped_whole(fresh_cluster):
     with open(image_path(c), "rb") as f:
         data = bytearray(f.read())
     head, body = data[:head_len], data[head_len:]
-    # the last record is the last job's (221 bytes, its request the last 156):
+    # the last record is the last job's (225 bytes, its request the last 160):
     # the number of its name made one the image does not have
-    assert body[-221] == ord("J")
-    assert 0 < struct.unpack("<I", body[-156:-152])[0] < 100
-    body[-156:-152] = struct.pack("<I", 0xFFFFFFF0)
+    assert body[-225] == ord("J")
+    assert 0 < struct.unpack("<I", body[-160:-156])[0] < 100
+    body[-160:-156] = struct.pack("<I", 0xFFFFFFF0)
     struct.pack_into("<I", head, head_len - 8, zlib.crc32(body))
     struct.pack_into("<I", head, head_len - 4, zlib.crc32(bytes(head[:head_len - 4])))
     with open(image_path(c), "wb") as f:

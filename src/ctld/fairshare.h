@@ -1,0 +1,49 @@
+/* fairshare.h - what each association has used, decayed over time, and the
+ * fairshare factor that gives its users' jobs (priority/multifactor).
+ *
+ * DESIGN: a job's usage is charged when it ends, from the journal's END
+ * event (its CPUs, or TRESBillingWeights' billing, times its run time, times
+ * its QOS's UsageFactor), at the event's time: a replay or a standby charges
+ * exactly what the controller did.  Usage decays with PriorityDecayHalfLife
+ * (applied lazily, each time something is charged or read) and is cleared at
+ * each PriorityUsageResetPeriod.  What jobs still running have used so far
+ * is added when the factors are computed, not stored.  A snapshot's EV_ASSOC
+ * carries every association's usage, so restarts keep it.
+ *
+ * The factor: Fair Tree by default (associations ranked depth-first, each
+ * level by Level FS = share of its siblings' shares / share of their usage;
+ * a user's factor is its rank over the number of user associations), the
+ * classic 2^(-usage/shares) with PriorityFlags=NO_FAIR_TREE.  Both as in
+ * Slurm; sshare shows the numbers.
+ */
+#ifndef ROTA_CTLD_FAIRSHARE_H
+#define ROTA_CTLD_FAIRSHARE_H
+
+#include <time.h>
+
+struct assoc_mgr;
+struct caller;
+struct chan;
+struct ctld;
+struct ev_assoc;
+struct fairshare;
+struct job;
+
+/* Charge job (running until end) to its user association. */
+void fairshare_charge(struct ctld *ctld, const struct job *job, time_t end);
+
+/* job's fairshare factor in [0, 1] as of now (computed at most once a
+ * second, or after a change). */
+double fairshare_factor(struct ctld *ctld, const struct job *job, time_t now);
+
+/* MSG_SHARE_REQ: every association's shares, usage and factor. */
+void fairshare_list(struct ctld *ctld, struct caller *who, struct chan *ch);
+
+/* A snapshot's usage records (into ev), and applying them (ev->usage_time
+ * set: the usage is replaced). */
+void fairshare_snapshot(const struct assoc_mgr *m, struct ev_assoc *ev);
+void fairshare_restore(struct assoc_mgr *m, const struct ev_assoc *ev);
+
+void fairshare_free(struct fairshare *fs); /* NULL allowed */
+
+#endif
