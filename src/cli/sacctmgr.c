@@ -27,7 +27,7 @@ static void usage(FILE *f)
 	fprintf(f, "Usage: sacctmgr [-hinpPQsV] COMMAND ENTITY [SPECS]\n"
 	           "  COMMAND: add (create), modify (update), delete (remove), "
 	           "list (show)\n"
-	           "  ENTITY:  account, user, qos, association, cluster\n"
+	           "  ENTITY:  account, user, qos, association, cluster, coordinator\n"
 	           "  SPECS:   names, Key=Value ..., where Key=Value ..., set "
 	           "Key=Value ..., format=F1,F2%%N ..., withassoc\n"
 	           "  -i, --immediate    commit changes without asking\n"
@@ -65,6 +65,8 @@ static int kind_parse(const char *w, int *clusters)
 		return ASSOC_K_QOS;
 	if (n >= 5 && !strncasecmp(w, "associations", n))
 		return ASSOC_K_ASSOC;
+	if (n >= 5 && !strncasecmp(w, "coordinators", n))
+		return ASSOC_K_COORD;
 	if (n >= 1 && !strncasecmp(w, "clusters", n)) {
 		*clusters = 1;
 		return ASSOC_K_ASSOC;
@@ -103,11 +105,44 @@ static const char *kind_title(enum assoc_kind k, int verb)
 	}
 }
 
+/* changed: "user(account)" lines. */
+static void print_coords(uint32_t verb, char *const *changed)
+{
+	char **users = NULL, **accts = NULL;
+
+	for (size_t i = 0; changed && changed[i]; i++) {
+		char *u = xstrdup(changed[i]), *a = strchr(u, '(');
+		if (a) {
+			*a++ = '\0';
+			a[strcspn(a, ")")] = '\0';
+			if (!strv_has(accts, a, 1))
+				accts = strv_append(accts, a);
+		}
+		if (!strv_has(users, u, 1))
+			users = strv_append(users, u);
+		free(u);
+	}
+	printf(verb == ASSOC_ADD ? " Adding Coordinator User(s)\n"
+	                         : " Removing Coordinator User(s)\n");
+	for (size_t i = 0; users && users[i]; i++)
+		printf("  %s\n", users[i]);
+	printf(verb == ASSOC_ADD ? " To Account(s) and all sub-accounts\n"
+	                         : " From Account(s)\n");
+	for (size_t i = 0; accts && accts[i]; i++)
+		printf("  %s\n", accts[i]);
+	strv_free(users);
+	strv_free(accts);
+}
+
 static void print_changes(const struct mgr_opts *o, const struct assoc_update *req,
                           char *const *changed)
 {
 	if (o->quiet)
 		return;
+	if (req->kind == ASSOC_K_COORD) {
+		print_coords(req->verb, changed);
+		return;
+	}
 	if (req->verb == ASSOC_ADD && req->kind == ASSOC_K_USER)
 		printf(" Adding User(s)\n Associations =\n");
 	else if (req->verb == ASSOC_ADD)
@@ -258,6 +293,10 @@ int cmd_sacctmgr(int argc, char **argv)
 			o.with_assoc = 1;
 			continue;
 		}
+		if (!strcasecmp(w, "withcoord") || !strcasecmp(w, "withcoordinators")) {
+			o.with_coord = 1;
+			continue;
+		}
 		if (!strncasecmp(w, "format=", 7)) {
 			format = w + 7;
 			continue;
@@ -269,7 +308,11 @@ int cmd_sacctmgr(int argc, char **argv)
 		else
 			where = strv_append(where, w);
 	}
-	if (verb == 0) {
+	if (verb == 0 && kind == ASSOC_K_COORD) {
+		cli_error("Coordinators are listed with list user withcoord or list "
+		          "account withcoord");
+		rc = 1;
+	} else if (verb == 0) {
 		rc = mgr_list(&o, kind, clusters, names, where, format);
 	} else if (clusters) {
 		cli_error("Rota's cluster is its slurm.conf: clusters are not added or "

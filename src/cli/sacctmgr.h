@@ -12,6 +12,7 @@ struct mgr_opts {
 	enum pf_mode mode; /* -p / -P */
 	int quiet;         /* -Q */
 	int with_assoc;    /* -s, WithAssoc */
+	int with_coord;    /* WithCoord: the coordinators too */
 };
 
 /* list|show KIND: names (the words without '='), where (Key=Value), format

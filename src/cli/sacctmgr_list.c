@@ -221,6 +221,19 @@ static char *const *qos_of(const struct view *v)
 	return NULL;
 }
 
+/* The accounts a user coordinates. */
+static const char *coord_accounts(const struct view *v, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < v->all->accounts_count && at < len; i++)
+		if (strv_has(v->all->accounts[i].coordinators, v->u->name, 1))
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "," : "",
+			                       v->all->accounts[i].name);
+	return buf;
+}
+
 static const char *admin_name(uint32_t level)
 {
 	return level == ADMIN_ADMINISTRATOR ? "Administrator"
@@ -295,7 +308,9 @@ static const char *value(const struct view *v, enum fid id, char *buf, size_t le
 	case F_ADMIN:
 		return v->u ? admin_name(v->u->admin_level) : "";
 	case F_COORDS:
-		return "";
+		return v->u   ? coord_accounts(v, buf, len)
+		       : v->a ? joined(v->a->coordinators, buf, len)
+		              : "";
 	case F_NAME:
 		return q ? str(q->name) : "";
 	case F_DESCRIPTION:
@@ -528,7 +543,14 @@ int mgr_list(const struct mgr_opts *o, enum assoc_kind kind, int clusters, char 
 	const char *msg = NULL;
 	int rc;
 
-	if (layout_parse(&ls.l, fmt))
+	char *with = NULL;
+
+	if (!format && o->with_coord &&
+	    (kind == ASSOC_K_ACCOUNT || kind == ASSOC_K_USER) && !clusters)
+		fmt = with = xasprintf("%s,Coordinators", fmt);
+	rc = layout_parse(&ls.l, fmt);
+	free(with);
+	if (rc)
 		return 1;
 	cli_rpc(MSG_ASSOC_LIST_REQ, &(struct empty_msg){0}, &type, &body);
 	if ((rc = cli_rc(type, body, &msg)) != 0 || type != MSG_ASSOC_LIST_RESP) {

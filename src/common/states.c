@@ -85,6 +85,7 @@ static const char *const reasons[WAIT_REASON_END] = {
     [WAIT_QOS_MAX_CPU_PER_USER] = "QOSMaxCpuPerUserLimit",
     [WAIT_QOS_MAX_WALL] = "QOSMaxWallDurationPerJobLimit",
     [WAIT_QOS_GRP_JOBS] = "QOSGrpJobsLimit",
+    [WAIT_ASSOC_GRP_CPU_MIN] = "AssocGrpCPUMinutesLimit",
     [WAIT_TIME] = "BeginTime",
     [WAIT_NODE_NOT_AVAIL] = "ReqNodeNotAvail",
     [WAIT_DEP_INVALID] = "DependencyNeverSatisfied",

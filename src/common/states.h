@@ -67,6 +67,7 @@ enum job_reason {
 	WAIT_QOS_MAX_CPU_PER_USER,
 	WAIT_QOS_MAX_WALL,
 	WAIT_QOS_GRP_JOBS,
+	WAIT_ASSOC_GRP_CPU_MIN, /* GrpTRESMins=cpu= used up */
 	WAIT_REASON_END
 };
 

@@ -278,12 +278,14 @@ unsigned assoc_enforce(const struct conf *conf)
 	for (size_t i = 0; w[i]; i++) {
 		if (!strcasecmp(w[i], "associations"))
 			on |= ENFORCE_ASSOC;
-		else if (!strcasecmp(w[i], "limits") || !strcasecmp(w[i], "safe"))
+		else if (!strcasecmp(w[i], "limits"))
 			on |= ENFORCE_ASSOC | ENFORCE_LIMITS;
+		else if (!strcasecmp(w[i], "safe"))
+			on |= ENFORCE_ASSOC | ENFORCE_LIMITS | ENFORCE_SAFE;
 		else if (!strcasecmp(w[i], "qos"))
 			on |= ENFORCE_ASSOC | ENFORCE_QOS;
 		else if (!strcasecmp(w[i], "all"))
-			on |= ENFORCE_ASSOC | ENFORCE_LIMITS | ENFORCE_QOS;
+			on |= ENFORCE_ASSOC | ENFORCE_LIMITS | ENFORCE_QOS | ENFORCE_SAFE;
 	}
 	strv_free(w);
 	return on;

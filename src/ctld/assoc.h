@@ -45,7 +45,12 @@ struct conf;
  * limits or safe (ENFORCE_LIMITS: association and QOS limits), qos
  * (ENFORCE_QOS: a job's QOS must be one its association may use), all;
  * each implies associations, as in Slurm. */
-enum assoc_enforce { ENFORCE_ASSOC = 1, ENFORCE_LIMITS = 2, ENFORCE_QOS = 4 };
+enum assoc_enforce {
+	ENFORCE_ASSOC = 1,
+	ENFORCE_LIMITS = 2,
+	ENFORCE_QOS = 4,
+	ENFORCE_SAFE = 8 /* a job starts only if it fits GrpTRESMins to its end */
+};
 unsigned assoc_enforce(const struct conf *conf);
 
 /* A submission's account (user: the submitter's name): the one asked for,

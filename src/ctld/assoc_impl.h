@@ -19,6 +19,15 @@ struct assoc_mgr {
 	struct fairshare *fs; /* usage and the factors (fairshare.c); NULL: none */
 };
 
+struct ev_assoc;
+/* Does some account name user as a coordinator?  Does the change ev stay
+ * inside the accounts user coordinates (and those below them): users and
+ * associations in them, accounts added below them, no QOS, no user removed
+ * whole, no AdminLevel changed (assoc_coord.c)? */
+int assoc_is_coord(const struct assoc_mgr *m, const char *user);
+int assoc_coord_allows(const struct assoc_mgr *m, const struct ev_assoc *ev,
+                       const char *user);
+
 /* Every limit unset (NO_VAL), shares 1. */
 void assoc_rec_init(struct assoc_rec *r);
 void assoc_qos_init(struct assoc_qos *q);

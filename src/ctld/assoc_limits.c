@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include "ctld/assoc.h"
 #include "ctld/assoc_impl.h"
 #include "ctld/assoc_limits.h"
 #include "ctld/ctld.h"
+#include "ctld/fairshare.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
 #include "common/conf.h"
@@ -28,6 +30,7 @@ struct use {
 	uint64_t mem;
 	int parent; /* an account's association: the one above; -1 none */
 	struct tres grp, max;
+	struct tres grp_mins; /* GrpTRESMins (cpu: CPU-minutes) */
 };
 
 /* Jobs and CPUs of one user under one QOS. */
@@ -168,7 +171,8 @@ static int any_limit(const struct assoc_mgr *m)
 	for (size_t i = 0; i < m->nassocs; i++) {
 		const struct assoc_rec *r = &m->assocs[i];
 		if (r->max_jobs != NO_VAL || r->grp_jobs != NO_VAL ||
-		    r->max_wall != NO_VAL || r->grp_tres || r->max_tres)
+		    r->max_wall != NO_VAL || r->grp_tres || r->max_tres ||
+		    r->grp_tres_mins)
 			return 1;
 	}
 	for (size_t i = 0; i < m->nqos; i++) {
@@ -203,6 +207,7 @@ struct assoc_limits *assoc_limits_begin(struct ctld *ctld)
 		        : -1;
 		l->use[i].grp = tres_parse(r->grp_tres);
 		l->use[i].max = tres_parse(r->max_tres);
+		l->use[i].grp_mins = tres_parse(r->grp_tres_mins);
 	}
 	for (struct job *j = job_first_active(ctld->jobs); j; j = j->lnext)
 		if (job_is_running(j))
@@ -224,6 +229,20 @@ void assoc_limits_end(struct assoc_limits *l)
 static int over(uint32_t limit, uint64_t would)
 {
 	return limit != NO_VAL && would > limit;
+}
+
+/* GrpTRESMins=cpu=limit: used up (with safe: or it would be, with what
+ * running jobs and this one may use to their time limits)? */
+static int cpu_mins_over(struct assoc_limits *l, const struct job *job,
+                         const struct assoc_rec *r, uint32_t cpus, uint32_t limit)
+{
+	double left, used = fairshare_cpu_mins(l->ctld, r, time(NULL), &left);
+
+	if (!(assoc_enforce(l->ctld->conf) & ENFORCE_SAFE))
+		return used >= (double)limit;
+	if (job->time_limit == INFINITE32 || job->time_limit == NO_VAL)
+		return 1; /* no end: it cannot be known to fit */
+	return used + left + (double)cpus * job->time_limit > (double)limit;
 }
 
 uint32_t assoc_limits_check(struct assoc_limits *l, const struct job *job)
@@ -260,6 +279,9 @@ uint32_t assoc_limits_check(struct assoc_limits *l, const struct job *job)
 			return WAIT_ASSOC_GRP_NODE;
 		if (u->grp.mem != NO_VAL64 && u->mem + mem > u->grp.mem)
 			return WAIT_ASSOC_GRP_MEM;
+		if (u->grp_mins.cpu != NO_VAL &&
+		    cpu_mins_over(l, job, r, cpus, u->grp_mins.cpu))
+			return WAIT_ASSOC_GRP_CPU_MIN;
 	}
 	if ((qi = job_qos(l, job, ai)) >= 0) {
 		const struct assoc_qos *q = &l->m->qos[qi];

@@ -833,9 +833,65 @@ static int delete_qos(struct upd *u)
 
 /* The names it is about: the words without '=' and Name(s)= (User=, Account=
  * for those kinds) of the where words; lower-case, checked. */
+/* ---- coordinators ---- */
+
+static int coords_change(struct upd *u, int add)
+{
+	char **accts = NULL;
+	struct word kv;
+
+	for (size_t i = 0; u->req->set && u->req->set[i]; i++)
+		if (kv_parse(u->req->set[i], &kv) == 0 &&
+		    key_is(kv.key, "|account|accounts|"))
+			accts = strv_split(kv.val, ",");
+	for (size_t i = 0; !accts && u->req->where && u->req->where[i]; i++)
+		if (kv_parse(u->req->where[i], &kv) == 0 &&
+		    key_is(kv.key, "|account|accounts|"))
+			accts = strv_split(kv.val, ",");
+	if (!accts || !accts[0]) {
+		strv_free(accts);
+		return fail(u, SLURM_ERROR, "You need to specify a list of accounts.");
+	}
+	for (size_t i = 0; u->names[i]; i++)
+		if (!assoc_find_user(u->m, u->names[i])) {
+			strv_free(accts);
+			return fail(u, ESLURM_INVALID_ARGUMENT, "User %s does not exist.",
+			            u->names[i]);
+		}
+	for (size_t k = 0; !u->rc && accts[k]; k++) {
+		const struct assoc_account *cur;
+		struct assoc_account a = {0};
+		int any = 0;
+		lower(accts[k]);
+		if (!(cur = assoc_find_account(u->m, accts[k]))) {
+			fail(u, ESLURM_INVALID_ACCOUNT, "The account '%s' doesn't exist.",
+			     accts[k]);
+			break;
+		}
+		codec_copy(&assoc_account_type, &a, cur);
+		for (size_t i = 0; u->names[i]; i++) {
+			int has = strv_has(a.coordinators, u->names[i], 1);
+			if (add && !has)
+				a.coordinators = strv_append(a.coordinators, u->names[i]);
+			else if (!add && has)
+				strv_remove(a.coordinators, u->names[i]);
+			else
+				continue;
+			any = 1;
+			changed(u, "%s(%s)", u->names[i], accts[k]);
+		}
+		if (any)
+			put_account(u, &a);
+		codec_release(&assoc_account_type, &a);
+	}
+	strv_free(accts);
+	return u->rc ? -1 : 0;
+}
+
 static int names_collect(struct upd *u)
 {
-	const char *keys = u->req->kind == ASSOC_K_USER ? "|name|names|user|users|"
+	const char *keys = u->req->kind == ASSOC_K_USER || u->req->kind == ASSOC_K_COORD
+	                       ? "|name|names|user|users|"
 	                   : u->req->kind == ASSOC_K_ACCOUNT
 	                       ? "|name|names|account|accounts|"
 	                       : "|name|names|";
@@ -889,18 +945,28 @@ static uint32_t caller_admin_level(const struct upd *u, const struct caller *who
 	return x ? x->admin_level : ADMIN_NONE;
 }
 
+/* Is the caller (not an operator) some account's coordinator?  me: its name. */
+static int caller_coord(const struct upd *u, const struct caller *who, char *me,
+                        size_t len)
+{
+	return uid_to_name(who->uid, me, len) == 0 && assoc_is_coord(u->m, me);
+}
+
 void assoc_update(struct ctld *ctld, struct caller *who, const struct assoc_update *req,
                   struct chan *ch)
 {
 	struct upd u = {.ctld = ctld, .m = ctld->assoc, .req = req};
 	struct assoc_update_resp resp = {0};
 	uint32_t level = caller_admin_level(&u, who);
+	char me[256];
+	int coord = 0;
 
 	u.ev.type = EV_ASSOC;
 	if (strv_len(req->names) + strv_len(req->where) + strv_len(req->set) > WORDS_MAX)
 		fail(&u, ESLURM_INVALID_ARGUMENT,
 		     "Too many names and options (at most %d)", WORDS_MAX);
-	else if (level < ADMIN_OPERATOR)
+	else if (level < ADMIN_OPERATOR &&
+	         !(coord = caller_coord(&u, who, me, sizeof(me))))
 		fail(&u, ESLURM_ACCESS_DENIED,
 		     "Your user doesn't have privilege to perform this action");
 	else if (names_collect(&u) == 0) {
@@ -932,10 +998,18 @@ void assoc_update(struct ctld *ctld, struct caller *who, const struct assoc_upda
 		case ASSOC_DELETE * 8 + ASSOC_K_QOS:
 			delete_qos(&u);
 			break;
+		case ASSOC_ADD * 8 + ASSOC_K_COORD:
+		case ASSOC_DELETE * 8 + ASSOC_K_COORD:
+			coords_change(&u, req->verb == ASSOC_ADD);
+			break;
 		default:
 			fail(&u, ESLURM_NOT_SUPPORTED, "Not supported");
 		}
 	}
+	/* a coordinator's change: only inside the accounts it coordinates */
+	if (!u.rc && coord && !assoc_coord_allows(u.m, &u.ev, me))
+		fail(&u, ESLURM_ACCESS_DENIED,
+		     "Your user doesn't have privilege to perform this action");
 	if (!u.rc && !u.changed)
 		fail(&u, SLURM_ERROR, "Nothing %s.",
 		     req->verb == ASSOC_DELETE ? "deleted" : "modified");

@@ -21,7 +21,7 @@
 /* A user association's usage (billing-seconds) as of fs->at. */
 struct fs_use {
 	char *account, *user, *partition;
-	double raw;
+	double raw, cpu; /* billing-seconds; CPU-seconds (GrpTRESMins=cpu) */
 };
 
 /* What compute() found for association i. */
@@ -29,6 +29,7 @@ struct fs_calc {
 	int parent; /* -1: root (or detached) */
 	uint32_t depth;
 	double own, usage; /* its own usage; with everything below it */
+	double cpu_secs;   /* CPU-seconds, with everything below it */
 	double norm_shares, eff_usage, norm_usage, level_fs, factor;
 	double run_cpu_mins, run_billing_mins;
 };
@@ -138,8 +139,10 @@ static void decay_to(struct fairshare *fs, const struct conf *cf, time_t t)
 	double f = decay_factor(fs, cf, t);
 
 	if (f != 1.0)
-		for (size_t i = 0; i < fs->nuse; i++)
+		for (size_t i = 0; i < fs->nuse; i++) {
 			fs->use[i].raw *= f;
+			fs->use[i].cpu *= f;
+		}
 	if (t > fs->at)
 		fs->at = t;
 }
@@ -163,7 +166,7 @@ static struct fs_use *use_of(struct fairshare *fs, const struct assoc_rec *r)
 	u->account = xstrdup(r->account);
 	u->user = r->user ? xstrdup(r->user) : NULL;
 	u->partition = r->partition ? xstrdup(r->partition) : NULL;
-	u->raw = 0.0;
+	u->raw = u->cpu = 0.0;
 	return u;
 }
 
@@ -235,15 +238,18 @@ void fairshare_charge(struct ctld *ctld, const struct job *job, time_t end)
 	struct assoc_mgr *m = ctld->assoc;
 	const struct assoc_rec *r;
 	struct fairshare *fs;
-	double cpus, used;
+	struct fs_use *u;
+	double cpus, secs, used;
 
 	if (!m || !(r = job_rec(m, job)) || end <= job->run->start_time)
 		return;
-	used = billing_rate(ctld->conf, job, &cpus) *
-	       (double)(end - job->run->start_time) * usage_factor(m, job);
+	secs = (double)(end - job->run->start_time);
+	used = billing_rate(ctld->conf, job, &cpus) * secs * usage_factor(m, job);
 	fs = fs_of(m);
 	decay_to(fs, ctld->conf, end);
-	use_of(fs, r)->raw += used;
+	u = use_of(fs, r);
+	u->raw += used;
+	u->cpu += cpus * secs;
 	fs->use_gen++;
 }
 
@@ -401,11 +407,12 @@ static void classic(struct fairshare *fs, const struct assoc_mgr *m)
 	}
 }
 
-static void add_up(struct fairshare *fs, int i, double usage, double cpu_mins,
-                   double billing_mins)
+static void add_up(struct fairshare *fs, int i, double usage, double cpu_secs,
+                   double cpu_mins, double billing_mins)
 {
 	for (int depth = 0; i >= 0 && depth < 1000; i = fs->calc[i].parent, depth++) {
 		fs->calc[i].usage += usage;
+		fs->calc[i].cpu_secs += cpu_secs;
 		fs->calc[i].run_cpu_mins += cpu_mins;
 		fs->calc[i].run_billing_mins += billing_mins;
 	}
@@ -443,13 +450,13 @@ static void compute(struct ctld *ctld, time_t now)
 		int i = rec_index(m, assoc_find(m, u->account, u->user, u->partition));
 		if (i >= 0) {
 			fs->calc[i].own += u->raw * f;
-			add_up(fs, i, u->raw * f, 0, 0);
+			add_up(fs, i, u->raw * f, u->cpu * f, 0, 0);
 		}
 	}
 	/* what running jobs have used so far, and what they may still use */
 	for (struct job *j = job_first_active(ctld->jobs); j; j = j->lnext) {
 		int i;
-		double cpus, rate, left;
+		double cpus, rate, left, secs, used;
 		if (!job_is_running(j) || (i = rec_index(m, job_rec(m, j))) < 0)
 			continue;
 		rate = billing_rate(ctld->conf, j, &cpus);
@@ -459,14 +466,11 @@ static void compute(struct ctld *ctld, time_t now)
 		        : (double)j->run->start_time + j->time_limit * 60.0 - (double)now;
 		if (left < 0.0)
 			left = 0.0;
-		if (now > j->run->start_time) {
-			double used = rate * (double)(now - j->run->start_time) *
-			              usage_factor(m, j);
-			fs->calc[i].own += used;
-			add_up(fs, i, used, cpus * left / 60.0, rate * left / 60.0);
-		} else {
-			add_up(fs, i, 0.0, cpus * left / 60.0, rate * left / 60.0);
-		}
+		secs =
+		    now > j->run->start_time ? (double)(now - j->run->start_time) : 0.0;
+		used = rate * secs * usage_factor(m, j);
+		fs->calc[i].own += used;
+		add_up(fs, i, used, cpus * secs, cpus * left / 60.0, rate * left / 60.0);
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct fs_calc *c = &fs->calc[i];
@@ -516,6 +520,23 @@ double fairshare_factor(struct ctld *ctld, const struct job *job, time_t now)
 	fs = computed(ctld, now);
 	i = rec_index(ctld->assoc, job_rec(ctld->assoc, job));
 	return i >= 0 && (size_t)i < fs->ncalc ? fs->calc[i].factor : 0.0;
+}
+
+double fairshare_cpu_mins(struct ctld *ctld, const struct assoc_rec *r, time_t now,
+                          double *running_left)
+{
+	struct fairshare *fs;
+	int i;
+
+	*running_left = 0.0;
+	if (!ctld->assoc || !r)
+		return 0.0;
+	fs = computed(ctld, now);
+	i = rec_index(ctld->assoc, r);
+	if (i < 0 || (size_t)i >= fs->ncalc)
+		return 0.0;
+	*running_left = fs->calc[i].run_cpu_mins;
+	return fs->calc[i].cpu_secs / 60.0;
 }
 
 /* ---- sshare ---- */
@@ -600,6 +621,7 @@ void fairshare_snapshot(const struct assoc_mgr *m, struct ev_assoc *ev)
 		u->partition =
 		    fs->use[i].partition ? xstrdup(fs->use[i].partition) : NULL;
 		u->raw_ms = (uint64_t)(fs->use[i].raw * 1000.0 + 0.5);
+		u->cpu_ms = (uint64_t)(fs->use[i].cpu * 1000.0 + 0.5);
 	}
 }
 
@@ -619,7 +641,9 @@ void fairshare_restore(struct assoc_mgr *m, const struct ev_assoc *ev)
 			continue;
 		struct assoc_rec key = {
 		    .account = s->account, .user = s->user, .partition = s->partition};
-		use_of(fs, &key)->raw = (double)s->raw_ms / 1000.0;
+		struct fs_use *u = use_of(fs, &key);
+		u->raw = (double)s->raw_ms / 1000.0;
+		u->cpu = (double)s->cpu_ms / 1000.0;
 	}
 	fs->use_gen++;
 }

@@ -36,6 +36,13 @@ void fairshare_charge(struct ctld *ctld, const struct job *job, time_t end);
  * second, or after a change). */
 double fairshare_factor(struct ctld *ctld, const struct job *job, time_t now);
 
+struct assoc_rec;
+/* The CPU-minutes association r and everything below it have used (decayed
+ * as the fairshare usage is, running jobs so far included), and
+ * (*running_left) what their running jobs may still use to their limits. */
+double fairshare_cpu_mins(struct ctld *ctld, const struct assoc_rec *r, time_t now,
+                          double *running_left);
+
 /* MSG_SHARE_REQ: every association's shares, usage and factor. */
 void fairshare_list(struct ctld *ctld, struct caller *who, struct chan *ch);
 

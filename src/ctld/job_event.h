@@ -203,7 +203,8 @@ ROTA_DECLARE(ev_usage, EV_USAGE_FIELDS)
 	F(S, str, account, _)                                                            \
 	F(S, str, user, _)                                                               \
 	F(S, str, partition, _)                                                          \
-	F(S, u64, raw_ms, _)
+	F(S, u64, raw_ms, _)                                                             \
+	F(S, u64, cpu_ms, _) /* CPU-milliseconds (GrpTRESMins=cpu=) */
 ROTA_DECLARE(share_usage, SHARE_USAGE_FIELDS)
 
 #define EV_ASSOC_FIELDS(F, S)                                                            \

@@ -900,7 +900,13 @@ ROTA_DECLARE(assoc_qos, ASSOC_QOS_FIELDS)
 /* sacctmgr's request: VERB ENTITY NAMES [where W...] [set S...], the words
  * key=value as typed (the controller knows what they mean). */
 enum assoc_verb { ASSOC_ADD = 1, ASSOC_MODIFY, ASSOC_DELETE };
-enum assoc_kind { ASSOC_K_ACCOUNT = 1, ASSOC_K_USER, ASSOC_K_QOS, ASSOC_K_ASSOC };
+enum assoc_kind {
+	ASSOC_K_ACCOUNT = 1,
+	ASSOC_K_USER,
+	ASSOC_K_QOS,
+	ASSOC_K_ASSOC,
+	ASSOC_K_COORD /* add/delete coordinator: names= users, account(s)= */
+};
 #define ASSOC_F_DRY_RUN 1u /* say what would change, change nothing */
 #define ASSOC_UPDATE_FIELDS(F, S)                                                        \
 	F(S, u32, verb, _)                                                               \

@@ -352,3 +352,84 @@ def test_qos_enforced_default_and_limits(enforced_cluster, users):
         mgr(c, "-i", "delete", "user", a.name, check=False)
         mgr(c, "-i", "delete", "account", "lab", check=False)
         mgr(c, "-i", "delete", "qos", "small,big", check=False)
+
+
+DENIED = "sacctmgr: error: Your user doesn't have privilege to perform this action\n"
+
+
+@needs_root
+def test_coordinators_manage_their_accounts_only(clean, users):
+    c = clean
+    a, b = users["a"], users["b"]
+    mgr(c, "-i", "add", "account", "lab,other")
+    mgr(c, "-i", "add", "user", a.name, "account=lab")
+    mgr(c, "-i", "add", "user", b.name, "account=other")
+    p = mgr(c, "-i", "add", "coordinator", "account=lab", f"names={a.name}")
+    assert p.stdout == (f" Adding Coordinator User(s)\n  {a.name}\n"
+                        " To Account(s) and all sub-accounts\n  lab\n")
+    assert rows(c, "list", "user", a.name, "withcoord") == [
+        [a.name, "lab", "None", "lab"]]
+    assert rows(c, "list", "account", "lab", "format=account,coordinators") == [
+        ["lab", a.name]]
+
+    def as_a(cmd):
+        return as_user(c, a, "sacctmgr -i " + cmd)
+    # inside lab: users, sub-accounts, their limits
+    p = as_a(f"add user {b.name} account=lab")
+    assert p.returncode == 0, p.stderr
+    p = as_a("add account lab2 parent=lab")
+    assert p.returncode == 0, p.stderr
+    p = as_a(f"modify user {b.name} where account=lab2 set MaxJobs=2")
+    assert p.returncode == 1  # b has no association in lab2 yet: nothing
+    p = as_a(f"add user {b.name} account=lab2 MaxJobs=2")
+    assert p.returncode == 0, p.stderr
+    assert rows(c, "list", "assoc", f"user={b.name}", "format=account,maxjobs") == [
+        ["other", ""], ["lab", ""], ["lab2", "2"]] or \
+        sorted(rows(c, "list", "assoc", f"user={b.name}", "format=account,maxjobs")) \
+        == [["lab", ""], ["lab2", "2"], ["other", ""]]
+    # outside it, or an operator's: refused, nothing changed
+    for cmd in (f"add user {a.name} account=other", "add account x parent=other",
+                "modify account lab set parent=other", "add qos q2",
+                f"modify user {b.name} where account=other set MaxJobs=1",
+                f"modify user {a.name} set adminlevel=operator",
+                f"delete user {b.name}"):
+        p = as_a(cmd)
+        assert p.returncode == 1, (cmd, p.stdout, p.stderr)
+        assert p.stderr in (DENIED, "sacctmgr: error: Only an Administrator may set "
+                                    "AdminLevel\n"), (cmd, p.stderr)
+    assert rows(c, "list", "user", a.name, "format=admin") == [["None"]]
+    # b coordinates nothing: refused everything
+    p = as_user(c, b, "sacctmgr -i add account y parent=lab")
+    assert p.returncode == 1 and p.stderr == DENIED
+    p = mgr(c, "-i", "delete", "coordinator", "account=lab", f"names={a.name}")
+    assert p.stdout.startswith(" Removing Coordinator User(s)\n")
+    p = as_a("add account lab3 parent=lab")
+    assert p.returncode == 1 and p.stderr == DENIED
+
+
+def test_grp_cpu_minutes_used_up(enforced_cluster, tmp_path):
+    c = enforced_cluster
+    c.work = tmp_path
+    mgr(c, "-i", "add", "account", "mins", "GrpTRESMins=cpu=1")
+    mgr(c, "-i", "add", "user", "root", "account=mins")
+    try:
+        # 8 CPUs for 8 s: 64 CPU-seconds, past the account's one CPU-minute
+        j1 = c.sbatch("-A", "mins", "-n", "8", "-t", "5", "--wrap", "sleep 8")
+        c.wait_for(lambda: c.run(["sacct", "-n", "-X", "-P", "-j", str(j1), "-o",
+                                  "State"]).stdout.strip() == "COMPLETED",
+                   timeout=40, what="the first job to end")
+        j2 = c.sbatch("-A", "mins", "-t", "5", "--wrap", "true")
+        c.wait_for(lambda: reason(c, j2) == ["PENDING", "AssocGrpCPUMinutesLimit"],
+                   what="AssocGrpCPUMinutesLimit")
+        # another account is not held by it
+        j3 = c.sbatch("-A", "root", "-t", "5", "--wrap", "sleep 30")
+        c.wait_running(j3)
+        # raising the limit lets it run
+        mgr(c, "-i", "modify", "account", "mins", "set", "GrpTRESMins=cpu=100")
+        c.wait_for(lambda: reason(c, j2)[0] in ("RUNNING", "COMPLETED", "COMPLETING")
+                   or c.run(["squeue", "-h", "-j", str(j2)]).stdout == "",
+                   what="the job to start")
+    finally:
+        c.cancel_all()
+        mgr(c, "-i", "delete", "user", "root", "where", "account=mins")
+        mgr(c, "-i", "delete", "account", "mins")

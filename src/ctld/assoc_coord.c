@@ -1,0 +1,113 @@
+/* assoc_coord.c - account coordinators: users an account names may manage
+ * it and every account below it (Slurm's coordinators).  Who is one, and
+ * whether a change sacctmgr asked for stays inside what they coordinate. */
+#include <string.h>
+#include <strings.h>
+#include "ctld/assoc.h"
+#include "ctld/assoc_impl.h"
+#include "ctld/job_event.h"
+#include "common/strv.h"
+
+int assoc_is_coord(const struct assoc_mgr *m, const char *user)
+{
+	for (size_t i = 0; user && i < m->naccounts; i++)
+		if (strv_has(m->accounts[i].coordinators, user, 1))
+			return 1;
+	return 0;
+}
+
+/* The parent of account a after the change: the event's record for it, else
+ * the current one's. */
+static const char *parent_after(const struct assoc_mgr *m, const struct ev_assoc *ev,
+                                const char *a)
+{
+	const struct assoc_rec *r;
+
+	for (size_t i = 0; i < ev->assocs_count; i++) {
+		r = &ev->assocs[i];
+		if (!r->user && !r->partition && !strcasecmp(r->account, a))
+			return r->parent;
+	}
+	r = assoc_find(m, a, NULL, NULL);
+	return r ? r->parent : NULL;
+}
+
+/* Is account a (as it is now) one user coordinates, or below one? */
+static int in_tree(const struct assoc_mgr *m, const char *a, const char *user)
+{
+	for (int depth = 0; a && depth < 1000; depth++) {
+		const struct assoc_account *acc = assoc_find_account(m, a);
+		const struct assoc_rec *r = assoc_find(m, a, NULL, NULL);
+		if (acc && strv_has(acc->coordinators, user, 1))
+			return 1;
+		a = r ? r->parent : NULL;
+	}
+	return 0;
+}
+
+static int users_ok(const struct assoc_mgr *m, const struct ev_assoc *ev,
+                    const char *user)
+{
+	if (ev->del_users && ev->del_users[0])
+		return 0; /* a user removed whole: an operator's */
+	for (size_t i = 0; i < ev->users_count; i++) {
+		const struct assoc_user *x = &ev->users[i];
+		const struct assoc_user *cur = assoc_find_user(m, x->name);
+		if (x->admin_level != (cur ? cur->admin_level : ADMIN_NONE))
+			return 0;
+		if (cur && cur->default_account && x->default_account &&
+		    !strcasecmp(cur->default_account, x->default_account))
+			continue;
+		if (!x->default_account || !in_tree(m, x->default_account, user))
+			return 0;
+	}
+	return 1;
+}
+
+static int accounts_ok(const struct assoc_mgr *m, const struct ev_assoc *ev,
+                       const char *user)
+{
+	for (size_t i = 0; i < ev->accounts_count; i++) {
+		const char *a = ev->accounts[i].name;
+		if (assoc_find_account(m, a) ? !in_tree(m, a, user)
+		                             : !in_tree(m, parent_after(m, ev, a), user))
+			return 0;
+	}
+	/* below what they coordinate, not what they were given */
+	for (size_t i = 0; ev->del_accounts && ev->del_accounts[i]; i++)
+		if (!in_tree(m, parent_after(m, ev, ev->del_accounts[i]), user))
+			return 0;
+	return 1;
+}
+
+static int assocs_ok(const struct assoc_mgr *m, const struct ev_assoc *ev,
+                     const char *user)
+{
+	for (size_t i = 0; i < ev->assocs_count; i++) {
+		const struct assoc_rec *r = &ev->assocs[i];
+		if (r->user) {
+			if (!in_tree(m, r->account, user))
+				return 0;
+		} else if (assoc_find(m, r->account, NULL, NULL)) {
+			/* moved: to a parent inside too */
+			if (!in_tree(m, r->account, user) ||
+			    (r->parent && !in_tree(m, r->parent, user)))
+				return 0;
+		} else if (!r->parent || !in_tree(m, r->parent, user)) {
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < ev->del_assocs_count; i++)
+		if (!in_tree(m, ev->del_assocs[i].account, user))
+			return 0;
+	return 1;
+}
+
+int assoc_coord_allows(const struct assoc_mgr *m, const struct ev_assoc *ev,
+                       const char *user)
+{
+	if (ev->qos_count || (ev->del_qos && ev->del_qos[0]))
+		return 0; /* QOS are an operator's */
+	return users_ok(m, ev, user) && accounts_ok(m, ev, user) &&
+	       assocs_ok(m, ev, user);
+}
