@@ -25,6 +25,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: sacctmgr [-hinpPQsV] COMMAND ENTITY [SPECS]\n"
+	           "       sacctmgr dump CLUSTER file=FILE | sacctmgr -i load file=FILE\n"
 	           "  COMMAND: add (create), modify (update), delete (remove), "
 	           "list (show)\n"
 	           "  ENTITY:  account, user, qos, association, cluster, coordinator\n"
@@ -155,8 +156,10 @@ static void print_changes(const struct mgr_opts *o, const struct assoc_update *r
 		printf("  %s\n", changed[i]);
 }
 
-/* One request to the controller: 0 (resp filled), or 1 after an error. */
-static int send_update(const struct assoc_update *req, struct assoc_update_resp **resp)
+/* One request to the controller: 0 (resp filled), or 1 after an error
+ * (said; "Nothing ..." unless quiet_nothing, *nothing set then). */
+static int send_update(const struct assoc_update *req, struct assoc_update_resp **resp,
+                       int quiet_nothing, int *nothing)
 {
 	uint16_t type;
 	void *body;
@@ -173,14 +176,28 @@ static int send_update(const struct assoc_update *req, struct assoc_update_resp 
 	if ((*resp)->rc) {
 		const char *text =
 		    (*resp)->text ? (*resp)->text : slurm_strerror((*resp)->rc);
-		if ((*resp)->rc == SLURM_ERROR && !strncmp(text, "Nothing", 7))
-			printf(" %s\n", text);
-		else
+		if ((*resp)->rc == SLURM_ERROR && !strncmp(text, "Nothing", 7)) {
+			if (nothing)
+				*nothing = 1;
+			if (!quiet_nothing)
+				printf(" %s\n", text);
+		} else
 			cli_error("%s", text);
 		msg_body_free(type, body);
 		*resp = NULL;
 		return 1;
 	}
+	return 0;
+}
+
+int mgr_send(const struct assoc_update *req, int quiet_nothing)
+{
+	struct assoc_update_resp *resp = NULL;
+	int nothing = 0;
+
+	if (send_update(req, &resp, quiet_nothing, &nothing))
+		return nothing ? 1 : -1;
+	msg_body_free(MSG_ASSOC_UPDATE_RESP, resp);
 	return 0;
 }
 
@@ -190,7 +207,7 @@ static int update(const struct mgr_opts *o, struct assoc_update *req)
 
 	if (!o->immediate)
 		req->flags |= ASSOC_F_DRY_RUN;
-	if (send_update(req, &resp))
+	if (send_update(req, &resp, 0, NULL))
 		return 1;
 	print_changes(o, req, resp->changed);
 	msg_body_free(MSG_ASSOC_UPDATE_RESP, resp);
@@ -201,10 +218,34 @@ static int update(const struct mgr_opts *o, struct assoc_update *req)
 		return 0;
 	}
 	req->flags &= ~ASSOC_F_DRY_RUN;
-	if (send_update(req, &resp))
+	if (send_update(req, &resp, 0, NULL))
 		return 1;
 	msg_body_free(MSG_ASSOC_UPDATE_RESP, resp);
 	return 0;
+}
+
+/* dump [cluster=]NAME [file=]PATH; load [file=]PATH */
+static int dump_or_load(const struct mgr_opts *o, int argc, char **argv)
+{
+	const char *cluster = NULL, *file = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		const char *w = argv[i];
+		if (!strncasecmp(w, "file=", 5))
+			file = w + 5;
+		else if (!strncasecmp(w, "cluster=", 8))
+			cluster = w + 8;
+		else if (!strcasecmp(argv[0], "dump") && !cluster && !strchr(w, '='))
+			cluster = w;
+		else if (!file && !strchr(w, '='))
+			file = w;
+		else {
+			cli_error("Unknown option: %s", w);
+			return 1;
+		}
+	}
+	return !strcasecmp(argv[0], "dump") ? mgr_dump(o, cluster, file)
+	                                    : mgr_load(o, file);
 }
 
 int cmd_sacctmgr(int argc, char **argv)
@@ -266,6 +307,8 @@ int cmd_sacctmgr(int argc, char **argv)
 	}
 	if (!strcasecmp(argv[optind], "version"))
 		fmt_print_version();
+	if (!strcasecmp(argv[optind], "dump") || !strcasecmp(argv[optind], "load"))
+		return dump_or_load(&o, argc - optind, argv + optind);
 	if ((verb = verb_parse(argv[optind])) < 0) {
 		cli_error("Unknown command: %s", argv[optind]);
 		return 1;

@@ -15,6 +15,19 @@ struct mgr_opts {
 	int with_coord;    /* WithCoord: the coordinators too */
 };
 
+/* Ask the controller for an add/modify/delete: 0 (made), 1 (nothing to
+ * change: "Nothing new added"; said unless quiet_nothing), -1 (an error,
+ * said). */
+int mgr_send(const struct assoc_update *req, int quiet_nothing);
+
+/* Every record (NULL after an error, said); the caller frees it with
+ * msg_body_free(MSG_ASSOC_LIST_RESP, ...). */
+struct assoc_list_resp *mgr_fetch(void);
+
+/* dump CLUSTER file=PATH; load file=PATH (sacctmgr_dump.c). */
+int mgr_dump(const struct mgr_opts *o, const char *cluster, const char *path);
+int mgr_load(const struct mgr_opts *o, const char *path);
+
 /* list|show KIND: names (the words without '='), where (Key=Value), format
  * (NULL: the kind's default).  Returns the exit status. */
 int mgr_list(const struct mgr_opts *o, enum assoc_kind kind, int clusters, char **names,

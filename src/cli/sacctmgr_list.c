@@ -529,6 +529,22 @@ static void list_rows(struct listing *ls, const struct assoc_list_resp *all,
 	}
 }
 
+struct assoc_list_resp *mgr_fetch(void)
+{
+	uint16_t type;
+	void *body;
+	const char *msg = NULL;
+	int rc;
+
+	cli_rpc(MSG_ASSOC_LIST_REQ, &(struct empty_msg){0}, &type, &body);
+	if ((rc = cli_rc(type, body, &msg)) != 0 || type != MSG_ASSOC_LIST_RESP) {
+		cli_error("%s", msg && *msg ? msg : slurm_strerror(rc));
+		msg_body_free(type, body);
+		return NULL;
+	}
+	return body;
+}
+
 int mgr_list(const struct mgr_opts *o, enum assoc_kind kind, int clusters, char **names,
              char **where, const char *format)
 {
@@ -538,32 +554,23 @@ int mgr_list(const struct mgr_opts *o, enum assoc_kind kind, int clusters, char 
 	                  : o->with_assoc && default_formats[kind][1]
 	                      ? default_formats[kind][1]
 	                      : default_formats[kind][0];
-	uint16_t type;
-	void *body;
-	const char *msg = NULL;
-	int rc;
-
+	struct assoc_list_resp *body;
 	char *with = NULL;
+	int rc;
 
 	if (!format && o->with_coord &&
 	    (kind == ASSOC_K_ACCOUNT || kind == ASSOC_K_USER) && !clusters)
 		fmt = with = xasprintf("%s,Coordinators", fmt);
 	rc = layout_parse(&ls.l, fmt);
 	free(with);
-	if (rc)
+	if (rc || !(body = mgr_fetch()))
 		return 1;
-	cli_rpc(MSG_ASSOC_LIST_REQ, &(struct empty_msg){0}, &type, &body);
-	if ((rc = cli_rc(type, body, &msg)) != 0 || type != MSG_ASSOC_LIST_RESP) {
-		cli_error("%s", msg && *msg ? msg : slurm_strerror(rc));
-		msg_body_free(type, body);
-		return 1;
-	}
 	if (!o->noheader)
 		pf_header(&ls.b, ls.l.cols, ls.l.n, o->mode);
 	list_rows(&ls, body, kind, clusters);
 	if (ls.b.len)
 		fwrite(ls.b.data, 1, ls.b.len, stdout);
 	fmtbuf_release(&ls.b);
-	msg_body_free(type, body);
+	msg_body_free(MSG_ASSOC_LIST_RESP, body);
 	return 0;
 }

@@ -433,3 +433,35 @@ def test_grp_cpu_minutes_used_up(enforced_cluster, tmp_path):
         c.cancel_all()
         mgr(c, "-i", "delete", "user", "root", "where", "account=mins")
         mgr(c, "-i", "delete", "account", "mins")
+
+
+def test_dump_and_load_round_trip(clean, tmp_path):
+    c = clean
+    mgr(c, "-i", "add", "account", "phys", "Description=Physics dept", "GrpTRES=cpu=8")
+    mgr(c, "-i", "add", "account", "theory", "parent=phys", "MaxJobs=3")
+    mgr(c, "-i", "add", "qos", "high")
+    mgr(c, "-i", "add", "user", "alice", "account=theory,phys",
+        "DefaultAccount=theory", "MaxWall=2:00:00", "qos=normal,high")
+    fmt = "format=account,user,parentname,maxjobs,maxwall,grptres,qos"
+    want = sorted(rows(c, "list", "assoc", fmt))
+    cluster = c.conf_value("ClusterName")
+    path = tmp_path / "tree.cfg"
+    mgr(c, "dump", cluster, f"file={path}")
+    text = path.read_text()
+    assert f"Cluster - '{cluster}'" in text
+    assert "Account - 'theory':Description='theory'" in text
+    mgr(c, "-i", "delete", "user", "alice")
+    mgr(c, "-i", "delete", "account", "theory")
+    mgr(c, "-i", "delete", "account", "phys")
+    p = mgr(c, "-i", "load", f"file={path}")
+    assert p.stdout == "sacctmgr: 4 records added\n"
+    assert sorted(rows(c, "list", "assoc", fmt)) == want
+    assert rows(c, "list", "account", "phys", "format=descr") == [["Physics dept"]]
+    # a file of another cluster, or a broken line: an error, nothing added
+    path.write_text("Cluster - 'elsewhere'\nParent - 'root'\nAccount - 'zz'\n")
+    p = mgr(c, "-i", "load", f"file={path}", check=False)
+    assert p.returncode == 1 and "elsewhere" in p.stderr
+    path.write_text("Parent - 'root'\nAccount - 'zz\n")
+    p = mgr(c, "-i", "load", f"file={path}", check=False)
+    assert p.returncode == 1 and "Line 2" in p.stderr
+    assert rows(c, "list", "account", "zz") == []
