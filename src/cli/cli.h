@@ -31,6 +31,11 @@ extern const char *cli_prog;
  * "PROG: error: ..." and exit(1).  Cached: later calls return the same object. */
 struct conf *cli_conf(void);
 
+/* What a job in partition (the first of a list) holding cpus, mem_mb and
+ * nodes is billed: its TRESBillingWeights in slurm.conf (common/billing.h). */
+uint32_t cli_billing(const char *partition, uint32_t cpus, uint64_t mem_mb,
+                     uint32_t nodes);
+
 /* Connect to the controller; on failure print Slurm's
  * "PROG: error: Unable to contact slurm controller (connect failure)" and exit 1. */
 int cli_connect(void);

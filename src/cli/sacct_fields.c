@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include "cli/cli.h"
 #include "cli/sacct.h"
 #include "common/states.h"
 #include "common/timefmt.h"
@@ -233,8 +234,10 @@ static long elapsed_of(const struct acct_job *j, const struct acct_step *st, tim
 	return (long)((end ? end : now) - start);
 }
 
-static const char *tres(uint32_t cpus, uint64_t mem_mb, uint32_t nodes, int billing,
-                        char *buf, size_t len)
+/* billing: the job's (its partition's TRESBillingWeights), or none for a
+ * step's. */
+static const char *tres(const char *partition, uint32_t cpus, uint64_t mem_mb,
+                        uint32_t nodes, int billing, char *buf, size_t len)
 {
 	char mem[32] = "";
 
@@ -244,7 +247,8 @@ static const char *tres(uint32_t cpus, uint64_t mem_mb, uint32_t nodes, int bill
 		snprintf(mem, sizeof(mem), ",mem=%s",
 		         timefmt_mem_unit(mem_mb, (char[32]){0}, 32));
 	if (billing)
-		snprintf(buf, len, "billing=%u,cpu=%u%s,node=%u", cpus, cpus, mem, nodes);
+		snprintf(buf, len, "billing=%u,cpu=%u%s,node=%u",
+		         cli_billing(partition, cpus, mem_mb, nodes), cpus, mem, nodes);
 	else
 		snprintf(buf, len, "cpu=%u%s,node=%u", cpus, mem, nodes);
 	return buf;
@@ -273,13 +277,14 @@ const char *sacct_value(int id, const struct acct_job *j, const struct acct_step
 	case F_ALLOCNODES:
 		return num(nodes, buf, len);
 	case F_ALLOCTRES:
-		return tres(cpus, st ? 0 : req_mem_total(j, cpus, nodes), nodes, !st, buf,
-		            len);
+		return tres(j->partition, cpus, st ? 0 : req_mem_total(j, cpus, nodes),
+		            nodes, !st, buf, len);
 	case F_REQTRES:
 		if (st)
 			return "";
-		return tres(j->req_cpus, req_mem_total(j, j->req_cpus, j->req_nodes),
-		            j->req_nodes, 1, buf, len);
+		return tres(j->partition, j->req_cpus,
+		            req_mem_total(j, j->req_cpus, j->req_nodes), j->req_nodes, 1,
+		            buf, len);
 	case F_AVECPU:
 		return st && st->end && st->ntasks
 		           ? cpu_time((st->user_usec + st->sys_usec) / st->ntasks, buf,

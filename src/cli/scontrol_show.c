@@ -137,7 +137,7 @@ static void job_tres(const struct job_info *j, char *buf, size_t len)
 		snprintf(mem, sizeof(mem), "mem=%s,",
 		         timefmt_mem_unit(mb, unit, sizeof(unit)));
 	snprintf(buf, len, "cpu=%u,%snode=%u,billing=%u", j->num_cpus, mem, nodes,
-	         j->num_cpus);
+	         cli_billing(j->partition, j->num_cpus, mb, nodes));
 }
 
 static void print_job_paths(FILE *f, const struct job_info *j, const char *le,
@@ -526,6 +526,7 @@ static void print_part(FILE *f, const struct scontrol_opts *o, const struct part
 	const char *le = o->oneliner ? " " : "\n   ";
 	char b1[64], b2[64], os[64];
 	uint64_t mem = part_memory(p, nodes);
+	const struct conf_part *cp;
 
 	fprintf(f, "PartitionName=%s%s", p->name, le);
 	fprintf(f, "AllowGroups=%s AllowAccounts=ALL AllowQos=ALL%s",
@@ -560,10 +561,13 @@ static void print_part(FILE *f, const struct scontrol_opts *o, const struct part
 	if (mem)
 		fprintf(f, "TRES=cpu=%u,mem=%s,node=%u,billing=%u", p->total_cpus,
 		        timefmt_mem_unit(mem, b1, sizeof(b1)), p->total_nodes,
-		        p->total_cpus);
+		        cli_billing(p->name, p->total_cpus, mem, p->total_nodes));
 	else
 		fprintf(f, "TRES=cpu=%u,node=%u,billing=%u", p->total_cpus,
-		        p->total_nodes, p->total_cpus);
+		        p->total_nodes,
+		        cli_billing(p->name, p->total_cpus, 0, p->total_nodes));
+	if ((cp = conf_part_find(cli_conf(), p->name)) && cp->tres_billing_weights)
+		fprintf(f, "%sTRESBillingWeights=%s", le, cp->tres_billing_weights);
 	end_record(f, o);
 }
 

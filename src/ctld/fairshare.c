@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "common/billing.h"
 #include "common/conf.h"
 #include "ctld/assoc.h"
 #include "ctld/assoc_impl.h"
@@ -172,46 +173,20 @@ static struct fs_use *use_of(struct fairshare *fs, const struct assoc_rec *r)
 
 /* ---- what a job costs ---- */
 
-/* Its billing per second: TRESBillingWeights of its partition over what it
- * holds (CPU, Mem per MB or with a unit, Node), summed (PriorityFlags=
- * MAX_TRES: the largest); without weights, its CPUs. */
+/* Its billing per second (common/billing.h), *cpus_out its CPUs. */
 static double billing_rate(const struct conf *cf, const struct job *job, double *cpus_out)
 {
 	const struct job_run *run = job->run;
-	const char *w = job->part ? job->part->cfg->tres_billing_weights : NULL;
-	double cpus = 0.0, mem = 0.0, sum = 0.0, max = 0.0;
-	char **items;
+	double cpus = 0.0, mem = 0.0;
 
 	for (uint32_t k = 0; k < run->nnodes; k++) {
 		cpus += run->cpus[k];
 		mem += (double)run->mem[k];
 	}
 	*cpus_out = cpus;
-	if (!w || !*w)
-		return cpus;
-	items = strv_split(w, ",");
-	for (size_t i = 0; items[i]; i++) {
-		char *eq = strchr(items[i], '='), *end;
-		double v, part = 0.0;
-		if (!eq)
-			continue;
-		*eq = '\0';
-		v = strtod(eq + 1, &end);
-		if (!strcasecmp(items[i], "CPU"))
-			part = v * cpus;
-		else if (!strcasecmp(items[i], "Node"))
-			part = v * run->nnodes;
-		else if (!strcasecmp(items[i], "Mem"))
-			part = v * mem /
-			       (*end == 'G' || *end == 'g'   ? 1024.0
-			        : *end == 'T' || *end == 't' ? 1024.0 * 1024.0
-			                                     : 1.0);
-		sum += part;
-		if (part > max)
-			max = part;
-	}
-	strv_free(items);
-	return cf->prio_flags && strcasestr(cf->prio_flags, "MAX_TRES") ? max : sum;
+	return billing_of(job->part ? job->part->cfg->tres_billing_weights : NULL,
+	                  billing_flag(cf->prio_flags, "MAX_TRES"), cpus, mem,
+	                  run->nnodes);
 }
 
 /* Its QOS's UsageFactor (1 unless set). */
@@ -490,7 +465,7 @@ static void compute(struct ctld *ctld, time_t now)
 		    c->eff_usage > 0.0 ? c->norm_shares / c->eff_usage : LEVEL_INF;
 	}
 	free(share_sum);
-	if (ctld->conf->prio_flags && strcasestr(ctld->conf->prio_flags, "NO_FAIR_TREE"))
+	if (billing_flag(ctld->conf->prio_flags, "NO_FAIR_TREE"))
 		classic(fs, m);
 	else
 		fair_tree(fs, m, root);

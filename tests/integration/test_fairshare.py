@@ -108,3 +108,17 @@ def test_sshare_columns_and_filters(fs_cluster, tmp_path):
     assert [r.split("|")[:2] for r in rows] == [["snk", ""], ["snk", "root"]]
     p = c.run(["sshare", "-o", "nosuch"])
     assert p.returncode == 1 and "Invalid field requested" in p.stderr
+
+
+def test_billing_shown_where_slurm_shows_it(fs_cluster, tmp_path):
+    c = fs_cluster
+    c.work = tmp_path
+    j = c.sbatch("-n", "3", "--hold", "--wrap", "true")
+    # CPU=2.0: a job of 3 CPUs is billed 6
+    assert "billing=6" in c.job_field(j, "TRES")
+    out = c.run(["scontrol", "show", "partition"], check=True).stdout
+    assert "\n   TRESBillingWeights=CPU=2.0" in out
+    c.run(["scancel", str(j)], check=True)
+    c.wait_for(lambda: "billing=6,cpu=3" in c.run(
+        ["sacct", "-n", "-X", "-P", "-j", str(j), "-o", "ReqTRES"]).stdout,
+        what="sacct's ReqTRES with billing=6")

@@ -1,0 +1,68 @@
+/* billing.c - TRESBillingWeights (billing.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "common/billing.h"
+#include "common/strv.h"
+
+static double per_unit(char unit)
+{
+	switch (unit) {
+	case 'K':
+	case 'k':
+		return 1.0 / 1024.0;
+	case 'G':
+	case 'g':
+		return 1024.0;
+	case 'T':
+	case 't':
+		return 1024.0 * 1024.0;
+	default:
+		return 1.0; /* M, or none: per MB */
+	}
+}
+
+double billing_of(const char *weights, int max_tres, double cpus, double mem_mb,
+                  double nodes)
+{
+	double sum = 0.0, max = 0.0;
+	char **items;
+
+	if (!weights || !*weights)
+		return cpus;
+	items = strv_split(weights, ",");
+	for (size_t i = 0; items[i]; i++) {
+		char *eq = strchr(items[i], '='), *end;
+		double w, part = 0.0;
+		if (!eq)
+			continue;
+		*eq = '\0';
+		w = strtod(eq + 1, &end);
+		if (!(w >= 0.0)) /* negative or NaN: counts nothing */
+			continue;
+		if (!strcasecmp(items[i], "CPU"))
+			part = w * cpus;
+		else if (!strcasecmp(items[i], "Node"))
+			part = w * nodes;
+		else if (!strcasecmp(items[i], "Mem"))
+			part = w * mem_mb / per_unit(*end);
+		sum += part;
+		if (part > max)
+			max = part;
+	}
+	strv_free(items);
+	return max_tres ? max : sum;
+}
+
+int billing_flag(const char *flags, const char *flag)
+{
+	char **w;
+	int on;
+
+	if (!flags)
+		return 0;
+	w = strv_split(flags, ",");
+	on = strv_has(w, flag, 1);
+	strv_free(w);
+	return on;
+}
