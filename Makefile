@@ -126,7 +126,7 @@ $(BUILD)/bench/sched_scale: bench/sched_scale.c $(ctld_mod_objs) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(ctld_mod_objs) $(LIBA) $(ALL_LDFLAGS) $(LIBS)
 # test_job_event, test_ops and test_replay drive the controller's own modules
-ctld_unit_bins = $(BUILD)/tests/test_job_event $(BUILD)/tests/test_ops \
+ctld_unit_bins = $(BUILD)/tests/test_job_event $(BUILD)/tests/test_ops $(BUILD)/tests/test_assoc \
 	$(BUILD)/tests/test_replay
 $(ctld_unit_bins): $(BUILD)/tests/%: tests/unit/%.c $(ctld_mod_objs) $(LIBA)
 	@mkdir -p $(dir $@)

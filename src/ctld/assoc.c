@@ -1,5 +1,6 @@
 /* assoc.c - the records (assoc.h): kept, applied, listed, snapshotted.  The
  * requests that change them are in assoc_update.c. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,9 +61,65 @@ struct assoc_user *assoc_find_user(const struct assoc_mgr *m, const char *name)
 	return NULL;
 }
 
-struct assoc_rec *assoc_find(const struct assoc_mgr *m, const char *account,
+/* FNV-1a of the three names, lower-cased (the lookup is case-insensitive). */
+static uint64_t key_hash(const char *account, const char *user, const char *partition)
+{
+	const char *parts[3] = {account, user, partition};
+	uint64_t h = 1469598103934665603ull;
+
+	for (int k = 0; k < 3; k++) {
+		for (const char *p = parts[k]; p && *p; p++) {
+			h ^= (unsigned char)tolower((unsigned char)*p);
+			h *= 1099511628211ull;
+		}
+		h ^= 0xff; /* a separator no name has */
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static void index_build(struct assoc_mgr *m)
+{
+	size_t cap = 16;
+
+	while (cap < m->nassocs * 2)
+		cap *= 2;
+	if (cap != m->index_cap) {
+		free(m->index);
+		m->index = xmalloc(cap * sizeof(*m->index));
+		m->index_cap = cap;
+	}
+	for (size_t i = 0; i < cap; i++)
+		m->index[i] = -1;
+	for (size_t i = 0; i < m->nassocs; i++) {
+		const struct assoc_rec *r = &m->assocs[i];
+		size_t at = key_hash(r->account, r->user, r->partition) & (cap - 1);
+		while (m->index[at] >= 0)
+			at = (at + 1) & (cap - 1);
+		m->index[at] = (int32_t)i;
+	}
+	m->index_valid = 1;
+}
+
+struct assoc_rec *assoc_find(const struct assoc_mgr *cm, const char *account,
                              const char *user, const char *partition)
 {
+	/* the index is a cache: building it changes nothing one can see */
+	struct assoc_mgr *m = (struct assoc_mgr *)cm;
+
+	if (!m->applying && m->nassocs > 8) {
+		size_t at;
+		if (!m->index_valid)
+			index_build(m);
+		at = key_hash(account, user, partition) & (m->index_cap - 1);
+		for (; m->index[at] >= 0; at = (at + 1) & (m->index_cap - 1)) {
+			struct assoc_rec *r = &m->assocs[m->index[at]];
+			if (same(r->account, account) && same(r->user, user) &&
+			    same(r->partition, partition))
+				return r;
+		}
+		return NULL;
+	}
 	for (size_t i = 0; i < m->nassocs; i++) {
 		struct assoc_rec *r = &m->assocs[i];
 		if (same(r->account, account) && same(r->user, user) &&
@@ -127,6 +184,9 @@ int assoc_apply(struct assoc_mgr *m, const struct ev_assoc *ev)
 	struct table tq = TABLE(m, qos, assoc_qos);
 	void *slot;
 
+	m->applying = 1; /* records move: assoc_find searches them all */
+	m->index_valid = 0;
+
 	for (size_t i = 0; ev->del_accounts && ev->del_accounts[i]; i++)
 		if ((slot = assoc_find_account(m, ev->del_accounts[i])))
 			table_del(&ta, slot);
@@ -153,6 +213,7 @@ int assoc_apply(struct assoc_mgr *m, const struct ev_assoc *ev)
 	for (size_t i = 0; i < ev->qos_count; i++)
 		table_put(&tq, assoc_find_qos(m, ev->qos[i].name), &ev->qos[i]);
 	fairshare_restore(m, ev);
+	m->applying = 0;
 	m->gen++;
 	return 0;
 }
@@ -213,6 +274,7 @@ void assoc_mgr_destroy(struct assoc_mgr *m)
 	free(m->assocs);
 	free(m->qos);
 	fairshare_free(m->fs);
+	free(m->index);
 	free(m);
 }
 

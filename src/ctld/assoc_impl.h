@@ -16,6 +16,11 @@ struct assoc_mgr {
 	struct assoc_qos *qos;
 	size_t nqos;
 	uint64_t gen;         /* bumped by every change (fairshare.c's cache) */
+	/* assoc_find's index of assocs (open addressing, cap a power of 2;
+	 * rebuilt when stale, not while an EV_ASSOC is being applied) */
+	int32_t *index;
+	size_t index_cap;
+	int index_valid, applying;
 	struct fairshare *fs; /* usage and the factors (fairshare.c); NULL: none */
 };
 
