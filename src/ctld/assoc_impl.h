@@ -15,7 +15,7 @@ struct assoc_mgr {
 	size_t nassocs;
 	struct assoc_qos *qos;
 	size_t nqos;
-	uint64_t gen;         /* bumped by every change (fairshare.c's cache) */
+	uint64_t gen; /* bumped by every change (fairshare.c's cache) */
 	/* assoc_find's index of assocs (open addressing, cap a power of 2;
 	 * rebuilt when stale, not while an EV_ASSOC is being applied) */
 	int32_t *index;
