@@ -24,7 +24,7 @@ static const struct {
     {"sbatch", cmd_sbatch},     {"srun", cmd_srun},         {"salloc", cmd_salloc},
     {"squeue", cmd_squeue},     {"sinfo", cmd_sinfo},       {"scancel", cmd_scancel},
     {"scontrol", cmd_scontrol}, {"sprio", cmd_sprio},       {"sdiag", cmd_sdiag},
-    {"sacct", cmd_sacct},       {"sacctmgr", cmd_sacctmgr},
+    {"sacct", cmd_sacct},       {"sacctmgr", cmd_sacctmgr}, {"sreport", cmd_sreport},
 };
 
 static int dispatch(const char *name, int argc, char **argv)

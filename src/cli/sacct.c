@@ -6,16 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include "cli/acct_client.h"
+#include "cli/acct_time.h"
 #include "cli/cli.h"
 #include "cli/fmt.h"
 #include "cli/pfields.h"
 #include "cli/sacct.h"
 #include "common/conf.h"
-#include "common/jobscript.h"
 #include "common/states.h"
 #include "common/strv.h"
 #include "common/uid.h"
@@ -216,45 +215,6 @@ static char **parse_list(char **v, const char *arg)
 		v = strv_append(v, w[i]);
 	fmt_strv_free(w);
 	return v;
-}
-
-/* -S/-E: Slurm's forms (YYYY-MM-DD[THH:MM[:SS]], MM/DD[/YY], HH:MM[:SS],
- * now[+-N[unit]], today, midnight, ...) or seconds since the epoch. */
-static time_t parse_time(const char *opt, const char *s, time_t now)
-{
-	struct tm tm;
-	time_t t;
-	int mon, day, year = -1;
-	char tail;
-
-	if (sscanf(s, "%d/%d/%d%c", &mon, &day, &year, &tail) >= 2 && !strchr(s, '-')) {
-		localtime_r(&now, &tm);
-		tm.tm_mon = mon - 1;
-		tm.tm_mday = day;
-		if (year >= 0)
-			tm.tm_year = year < 100 ? year + 100 : year - 1900;
-		tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-		tm.tm_isdst = -1;
-		return mktime(&tm);
-	}
-	if (!strncmp(s, "now-", 4)) {
-		char *plus = xasprintf("now+%s", s + 4);
-		int rc = jobscript_parse_begin(plus, now, &t);
-		free(plus);
-		if (rc == 0)
-			return now - (t - now);
-	} else if (jobscript_parse_begin(s, now, &t) == 0) {
-		/* a time of day (midnight, noon, HH:MM) is today's, not the
-		 * next one */
-		if (strncasecmp(s, "now", 3) && strcasecmp(s, "tomorrow") &&
-		    !strchr(s, '-') && t > now)
-			t -= 86400;
-		return t;
-	}
-	if (s[0] >= '0' && s[0] <= '9' && !strpbrk(s, "-:/") && strlen(s) > 8)
-		return (time_t)strtoll(s, NULL, 10); /* seconds since the epoch */
-	cli_error("Invalid time specification (%s): %s", opt, s);
-	exit(1);
 }
 
 static const struct option long_opts[] = {
@@ -481,11 +441,11 @@ int cmd_sacct(int argc, char **argv)
 			o.q.flags &= ~ACCT_QUERY_F_NO_STEPS;
 	/* Slurm's window: from midnight today unless jobs are named */
 	if (start)
-		o.q.start = parse_time("start", start, o.now);
+		o.q.start = acct_time_arg("start", start, o.now);
 	else if (!o.q.jobs)
-		o.q.start = parse_time("start", "today", o.now);
+		o.q.start = acct_time_arg("start", "today", o.now);
 	if (end)
-		o.q.end = parse_time("end", end, o.now);
+		o.q.end = acct_time_arg("end", end, o.now);
 	/* a user sees their own jobs unless they name others, jobs or all */
 	if (!o.all_users && !o.q.uids.n && !o.q.jobs && getuid() != 0) {
 		o.q.uids.v = xcalloc(1, sizeof(uint32_t));
