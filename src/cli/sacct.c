@@ -3,6 +3,7 @@
  * the controller has had, pending, running and finished. */
 #include <errno.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,7 @@ struct sacct_opts {
 	int noheader;
 	int all_users;
 	int allocations; /* -X: the jobs' lines alone */
+	int json;        /* --json */
 	struct acct_query q;
 	struct step_pick *picks;
 	size_t npicks;
@@ -58,25 +60,28 @@ struct sacct_opts {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: sacct [OPTIONS]\n"
-	           "  -a, --allusers        all users' jobs\n"
-	           "  -A, --accounts=LIST   jobs of these accounts\n"
-	           "  -b, --brief           JobID, State and ExitCode only\n"
-	           "  -D, --duplicates      every run of a requeued job\n"
-	           "  -e, --helpformat      list the fields -o accepts\n"
-	           "  -E, --endtime=TIME    jobs that existed before TIME\n"
-	           "  -j, --jobs=LIST       these jobs (N, N_T, N.S)\n"
-	           "  -l, --long            the long format\n"
-	           "  -n, --noheader        no header\n"
-	           "      --name=LIST       jobs of these names\n"
-	           "  -o, --format=LIST     fields, each FIELD[%%WIDTH]\n"
-	           "  -p, --parsable        fields separated by |, one at the end\n"
-	           "  -P, --parsable2       fields separated by |\n"
-	           "  -r, --partition=LIST  jobs of these partitions\n"
-	           "  -s, --state=LIST      jobs in these states\n"
-	           "  -S, --starttime=TIME  jobs that existed after TIME\n"
-	           "  -u, --user=LIST       jobs of these users\n"
-	           "  -X, --allocations     no steps\n");
+	fprintf(
+	    f,
+	    "Usage: sacct [OPTIONS]\n"
+	    "  -a, --allusers        all users' jobs\n"
+	    "  -A, --accounts=LIST   jobs of these accounts\n"
+	    "  -b, --brief           JobID, State and ExitCode only\n"
+	    "  -D, --duplicates      every run of a requeued job\n"
+	    "  -e, --helpformat      list the fields -o accepts\n"
+	    "  -E, --endtime=TIME    jobs that existed before TIME\n"
+	    "  -j, --jobs=LIST       these jobs (N, N_T, N.S)\n"
+	    "      --json            the records as JSON (Slurm's data_parser v0.0.38)\n"
+	    "  -l, --long            the long format\n"
+	    "  -n, --noheader        no header\n"
+	    "      --name=LIST       jobs of these names\n"
+	    "  -o, --format=LIST     fields, each FIELD[%%WIDTH]\n"
+	    "  -p, --parsable        fields separated by |, one at the end\n"
+	    "  -P, --parsable2       fields separated by |\n"
+	    "  -r, --partition=LIST  jobs of these partitions\n"
+	    "  -s, --state=LIST      jobs in these states\n"
+	    "  -S, --starttime=TIME  jobs that existed after TIME\n"
+	    "  -u, --user=LIST       jobs of these users\n"
+	    "  -X, --allocations     no steps\n");
 }
 
 static void help_format(void)
@@ -241,6 +246,8 @@ static const struct option long_opts[] = {
     {"name", required_argument, NULL, 1},
     {"units", required_argument, NULL, 2},
     {"noconvert", no_argument, NULL, 3},
+    {"json", no_argument, NULL, 4},
+    {"yaml", no_argument, NULL, 5},
     {"help", no_argument, NULL, 'h'},
     {"usage", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -320,13 +327,15 @@ static void print_job(struct fmtbuf *b, const struct sacct_opts *o,
 struct printing {
 	struct fmtbuf b;
 	const struct sacct_opts *o;
+	json_t *jobs; /* --json */
+	const char *cluster;
 };
 
 static void on_connected(void *arg)
 {
 	struct printing *p = arg;
 
-	if (!p->o->noheader)
+	if (!p->o->noheader && !p->o->json)
 		print_header(&p->b, p->o);
 }
 
@@ -334,15 +343,25 @@ static void on_job(void *arg, const struct acct_job *j)
 {
 	struct printing *p = arg;
 
-	print_job(&p->b, p->o, j);
+	if (p->jobs)
+		sacct_json_add(p->jobs, j, p->cluster, p->o->now, !p->o->allocations);
+	else
+		print_job(&p->b, p->o, j);
 }
 
 static int query(struct sacct_opts *o)
 {
-	struct printing p = {.o = o};
+	struct printing p = {.o = o, .cluster = cli_conf()->cluster_name};
 	struct acct_fetch_cb cb = {on_connected, on_job, &p};
-	int rc = acct_fetch(&o->q, &cb);
+	int rc;
 
+	if (o->json && !(p.jobs = json_array()))
+		fatal("out of memory");
+	rc = acct_fetch(&o->q, &cb);
+	if (p.jobs && rc == 0)
+		rc = sacct_json_print(p.jobs);
+	else if (p.jobs)
+		json_decref(p.jobs);
 	if (p.b.len)
 		fwrite(p.b.data, 1, p.b.len, stdout);
 	fmtbuf_release(&p.b);
@@ -418,6 +437,12 @@ int cmd_sacct(int argc, char **argv)
 		case 1:
 			o.q.names = parse_list(o.q.names, optarg);
 			break;
+		case 4:
+			o.json = 1;
+			break;
+		case 5:
+			cli_error("--yaml is not supported: use --json");
+			return 1;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -439,6 +464,8 @@ int cmd_sacct(int argc, char **argv)
 	for (size_t i = 0; i < o.ncols; i++)
 		if (sacct_field_sums_steps(o.cols[i].f->id))
 			o.q.flags &= ~ACCT_QUERY_F_NO_STEPS;
+	if (o.json) /* a job's CPU times are its steps' */
+		o.q.flags &= ~ACCT_QUERY_F_NO_STEPS;
 	/* Slurm's window: from midnight today unless jobs are named */
 	if (start)
 		o.q.start = acct_time_arg("start", start, o.now);

@@ -8,15 +8,9 @@ import time
 
 import pytest
 
-from conftest import module_cluster_with
 
 CPUS = 4 * 8  # the module cluster: 4 nodes of 8 CPUs
 DASHES = "-" * 80
-
-
-@pytest.fixture(scope="module")
-def module_cluster():
-    yield from module_cluster_with()
 
 
 def run(c, *args, check=True):
