@@ -167,16 +167,19 @@ static int parse_conditions(struct sreport *s, int argc, char **argv, time_t now
 	return bad ? -1 : 0;
 }
 
-/* Slurm's window: yesterday, midnight to midnight; never past now. */
+/* Slurm's window: yesterday, midnight to midnight; never past now.  A
+ * start after midnight without an end goes on to now. */
 static void set_window(struct sreport *s, time_t now)
 {
 	struct tm tm;
+	time_t midnight;
 
 	localtime_r(&now, &tm);
 	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
 	tm.tm_isdst = -1;
+	midnight = mktime(&tm);
 	if (!s->end)
-		s->end = mktime(&tm);
+		s->end = s->start >= midnight ? now : midnight;
 	if (!s->start) {
 		tm.tm_mday--;
 		tm.tm_isdst = -1;

@@ -192,7 +192,8 @@ static void tree_build(struct tree *t, const struct sreport *s)
 		}
 	}
 	qsort(t->a, t->na, sizeof(*t->a), by_name);
-	qsort(t->u, t->nu, sizeof(*t->u), by_account_user);
+	if (t->nu) /* t->u is NULL without any */
+		qsort(t->u, t->nu, sizeof(*t->u), by_account_user);
 }
 
 static void tree_release(struct tree *t)
@@ -500,7 +501,8 @@ static size_t size_rows(const struct sreport *s, struct size_row **ret)
 		row->bin_secs[bin] += r->rows[i].cpu_secs;
 		row->bin_jobs[bin] += r->rows[i].jobs;
 	}
-	qsort(rows, n, sizeof(*rows), by_row_account);
+	if (n) /* rows is NULL without any */
+		qsort(rows, n, sizeof(*rows), by_row_account);
 	*ret = rows;
 	return n;
 }

@@ -222,3 +222,26 @@ def test_default_window_is_yesterday(ran):
     last = today - datetime.timedelta(seconds=1)
     assert out[1] == (f"Cluster Utilization {yesterday.strftime('%Y-%m-%dT%H:%M:%S')} - "
                       f"{last.strftime('%Y-%m-%dT%H:%M:%S')}")
+
+
+def test_window_without_jobs(ran):
+    c = ran["c"]
+    when = ("start=2001-01-01T00:00:00", "end=2001-01-02T00:00:00")
+    (row,) = prows(c, "-t", "seconds", "cluster", "utilization", *when)
+    assert row[1:] == ["0", "0", "0", str(CPUS * 86400), "0", str(CPUS * 86400)]
+    assert prows(c, "job", "sizes", "FlatView", *when) == []
+    assert prows(c, "user", "top", *when) == []
+    rows = prows(c, "-t", "seconds", "cluster", "AccountUtilizationByUser", *when)
+    assert rows[0][1:5] == ["root", "", "", "0"]
+    assert all(r[4] == "0" for r in rows)
+
+
+def test_start_today_without_end_runs_to_now(ran):
+    c = ran["c"]
+    out = run(c, "cluster", "utilization", f"start={ran['start']}").stdout.splitlines()
+    # the window ends at now, so the jobs are in it
+    now = int(time.time())
+    frm, to = out[1].split("Cluster Utilization ")[1].split(" - ")
+    assert frm == iso(ran["start"]) and abs(epoch(to) - now) <= 3
+    (row,) = prows(c, "-t", "seconds", "cluster", "utilization", f"start={ran['start']}")
+    assert int(row[1]) == ran["A"] + ran["B"]
