@@ -280,7 +280,8 @@ static void au_account(struct au_print *p, const struct acct_node *a, int shown,
 int sr_account_by_user(struct sreport *s)
 {
 	struct tree t = {0};
-	struct au_print p = {.s = s, .t = &t, .total = s->r->alloc_secs};
+	/* percentages are of the cluster's whole time (Reported), as Slurm's */
+	struct au_print p = {.s = s, .t = &t, .total = sr_reported(s)};
 	const struct acct_node *root;
 
 	p.n = sr_columns(s, "Cluster,Ac,Login,Proper,Used,Energy", au_fields,

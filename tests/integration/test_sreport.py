@@ -150,6 +150,10 @@ def test_account_utilization_by_user(ran):
     assert lines[i + 2] == ("theory", "", a)
     assert lines[i + 3] == ("theory", user, a)
     assert all(r[0] == cl and r[5] == "0" for r in rows)
+    # a percentage is of the cluster's whole time
+    reported = CPUS * (ran["end"] - ran["start"])
+    pct = prows(c, "-t", "percent", "cluster", "AccountUtilizationByUser", *window(ran))
+    assert pct[0][4] == f"{100 * (a + b) / reported:.2f}%"
     # Accounts= keeps those accounts and the ones under them
     sub = prows(c, "-t", "seconds", "cluster", "AccountUtilizationByUser",
                 "accounts=theory", *window(ran))
