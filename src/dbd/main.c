@@ -19,6 +19,7 @@
 #include "common/conf.h"
 #include "common/fdlimit.h"
 #include "dbd/dbd.h"
+#include "dbd/report_cache.h"
 #include "dbd/store.h"
 #include "proto/auth.h"
 #include "proto/client.h"
@@ -162,6 +163,7 @@ int main(int argc, char **argv)
 		fatal("%s", err.text);
 	if (auth_create(conf, AUTH_NEED_KEY, &d.auth, &err) < 0)
 		fatal("%s", err.text);
+	d.report = report_cache_create();
 	d.base = event_base_new();
 	if (!d.base)
 		fatal("cannot create the event loop");
@@ -182,6 +184,7 @@ int main(int argc, char **argv)
 	dbd_query_stop(&d);
 	event_free(sigterm);
 	event_free(sigint);
+	report_cache_destroy(d.report);
 	store_close(d.store);
 	auth_destroy(d.auth);
 	event_base_free(d.base);

@@ -6,7 +6,9 @@
  * still going counting up to now.  Sums are kept in a small open-addressing
  * table keyed by (account, uid, size bin): a month of a busy cluster has a
  * million runs but only a few thousand keys, so the pass costs what reading
- * the rows costs.  The cluster's capacity is its configured CPUs times the
+ * the rows costs.  A window inside the last REPORT_CACHE_DAYS is summed
+ * from the compact copy of the recent runs (report_cache.h) instead of the
+ * store's rows.  The cluster's capacity is its configured CPUs times the
  * window (rotadbd reads the same slurm.conf as the controller). */
 #include <errno.h>
 #include <stdint.h>
@@ -15,6 +17,7 @@
 #include "common/conf.h"
 #include "dbd/dbd.h"
 #include "dbd/report.h"
+#include "dbd/report_cache.h"
 #include "dbd/store.h"
 #include "proto/codec.h"
 #include "proto/messages.h"
@@ -72,19 +75,26 @@ static void grow(struct tally *t)
 	t->cap = cap;
 }
 
-static struct slot *slot_get(struct tally *t, const struct acct_job *j, uint32_t bin)
+/* One run as the sums need it, from the store's record or the cache's. */
+struct run_view {
+	int64_t start, end, eligible;
+	uint32_t ncpus, req_cpus, uid;
+	const char *account, *user; /* NULL allowed */
+};
+
+static struct slot *slot_get(struct tally *t, const struct run_view *v, uint32_t bin)
 {
-	const char *account = j->account ? j->account : "";
+	const char *account = v->account ? v->account : "";
 	struct slot *s;
 
 	if ((t->used + 1) * 2 > t->cap)
 		grow(t);
-	s = slot_find(t->slots, t->cap, account, j->uid, bin);
+	s = slot_find(t->slots, t->cap, account, v->uid, bin);
 	if (!s->account) {
 		s->account = xstrdup(account);
-		s->uid = j->uid;
+		s->uid = v->uid;
 		s->bin = bin;
-		s->user = j->user ? xstrdup(j->user) : xasprintf("%u", j->uid);
+		s->user = v->user ? xstrdup(v->user) : xasprintf("%u", v->uid);
 		t->used++;
 	}
 	return s;
@@ -109,27 +119,77 @@ static uint32_t size_bin(const struct acct_report_req *req, uint32_t cpus)
 	return bin;
 }
 
-static int add_run(void *arg, struct acct_job *j)
+static void tally_run(struct tally *t, const struct run_view *v)
 {
-	struct tally *t = arg;
-	int64_t held, waited, end = j->end ? j->end : t->now;
+	int64_t held, waited, end = v->end ? v->end : t->now;
 
 	/* the wait of an eligible job: planned time, as Slurm's rollup counts
 	 * it (what it asked for, from eligible to its start) */
-	if (j->eligible > 0) {
-		waited = overlap(t, j->eligible, j->start ? j->start : end);
-		t->planned += (uint64_t)waited * (j->req_cpus ? j->req_cpus : 1);
+	if (v->eligible > 0) {
+		waited = overlap(t, v->eligible, v->start ? v->start : end);
+		t->planned += (uint64_t)waited * (v->req_cpus ? v->req_cpus : 1);
 	}
-	if (!j->start || !j->ncpus)
-		return 0;
-	held = overlap(t, j->start, end);
+	if (!v->start || !v->ncpus)
+		return;
+	held = overlap(t, v->start, end);
 	if (held <= 0)
-		return 0;
-	struct slot *s = slot_get(t, j, size_bin(t->req, j->ncpus));
-	s->cpu_secs += (uint64_t)held * j->ncpus;
+		return;
+	struct slot *s = slot_get(t, v, size_bin(t->req, v->ncpus));
+	s->cpu_secs += (uint64_t)held * v->ncpus;
 	s->jobs++;
-	t->alloc += (uint64_t)held * j->ncpus;
+	t->alloc += (uint64_t)held * v->ncpus;
+}
+
+static int add_run(void *arg, struct acct_job *j)
+{
+	struct run_view v = {j->start,    j->end, j->eligible, j->ncpus,
+	                     j->req_cpus, j->uid, j->account,  j->user};
+
+	tally_run(arg, &v);
 	return 0;
+}
+
+/* The runs store_query would give for the window, from the cache: submitted
+ * before its end, not ended before its start. */
+static void add_cached(struct tally *t, const struct report_cache *c)
+{
+	size_t n;
+	const struct report_run *runs = report_cache_runs(c, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct report_run *r = &runs[i];
+		if (r->submit > t->end || (r->end && r->end < t->start))
+			continue;
+		struct run_view v = {r->start,
+		                     r->end,
+		                     r->eligible,
+		                     r->ncpus,
+		                     r->req_cpus,
+		                     r->uid,
+		                     report_cache_name(c, r->account),
+		                     report_cache_name(c, r->user)};
+		tally_run(t, &v);
+	}
+}
+
+/* Sum the window's runs: from the cache when it holds them all. */
+static int sum_runs(struct dbd *d, struct tally *t, struct rota_error *err)
+{
+	struct acct_query q = {0};
+	time_t from;
+
+	if (d->report && t->start > t->now - (int64_t)REPORT_CACHE_DAYS * 86400 + 60) {
+		if (report_cache_update(d->report, d->store, t->now, &from, err) < 0)
+			return -1;
+		if (t->start >= from) {
+			add_cached(t, d->report);
+			return 0;
+		}
+	}
+	q.start = t->start;
+	q.end = t->end;
+	q.flags = ACCT_QUERY_F_DUPLICATES | ACCT_QUERY_F_NO_STEPS;
+	return store_query(d->store, &q, add_run, t, err) < 0 ? -1 : 0;
 }
 
 static int check(const struct acct_report_req *req, struct rota_error *err)
@@ -185,9 +245,7 @@ int dbd_report(struct dbd *d, const struct acct_report_req *req, time_t now,
                struct acct_report_resp *ret, struct rota_error *err)
 {
 	struct tally t = {.req = req, .start = req->start, .end = req->end, .now = now};
-	struct acct_query q = {0};
 	uint64_t reported, free_secs;
-	int rc;
 
 	if (check(req, err) < 0)
 		return -1;
@@ -195,15 +253,9 @@ int dbd_report(struct dbd *d, const struct acct_report_req *req, time_t now,
 		t.end = now;
 	if (t.start < 0 || t.start > t.end)
 		t.start = t.end;
-	q.start = t.start;
-	q.end = t.end;
-	q.flags = ACCT_QUERY_F_DUPLICATES | ACCT_QUERY_F_NO_STEPS;
-	if (t.end > t.start) {
-		rc = store_query(d->store, &q, add_run, &t, err);
-		if (rc < 0) {
-			tally_release(&t);
-			return -1;
-		}
+	if (t.end > t.start && sum_runs(d, &t, err) < 0) {
+		tally_release(&t);
+		return -1;
 	}
 	ret->cluster = xstrdup(d->conf->cluster_name);
 	ret->start = t.start;

@@ -249,3 +249,27 @@ def test_start_today_without_end_runs_to_now(ran):
     assert frm == iso(ran["start"]) and abs(epoch(to) - now) <= 3
     (row,) = prows(c, "-t", "seconds", "cluster", "utilization", f"start={ran['start']}")
     assert int(row[1]) == ran["A"] + ran["B"]
+
+
+def test_a_job_after_a_report_counts_in_the_next(ran):
+    """rotadbd keeps a copy of the recent runs for sreport; a job stored after
+    a report must be in the next one."""
+    c = ran["c"]
+    since = f"start={ran['start']}"
+    (before,) = prows(c, "-t", "seconds", "cluster", "utilization", since)
+    jid = c.sbatch("-A", "physics", "-n", "3", "--wrap", "sleep 1")
+    assert c.wait_job(jid, timeout=60) == "COMPLETED"
+    deadline = time.monotonic() + 30
+    while True:
+        p = c.run(["sacct", "-nP", "-X", "-j", str(jid), "-o", "AllocCPUS,Start,End"])
+        cpus, s, e = p.stdout.strip().split("|")
+        if e not in ("Unknown", ""):
+            break
+        assert time.monotonic() < deadline, p.stdout
+        time.sleep(0.2)
+    used = int(cpus) * (epoch(e) - epoch(s))
+    (after,) = prows(c, "-t", "seconds", "cluster", "utilization", since)
+    assert int(after[1]) == int(before[1]) + used
+    rows = {r[1]: r[2:] for r in prows(c, "-t", "seconds", "job", "sizes", "FlatView",
+                                       "grouping=4,8", since)}
+    assert int(rows["physics"][0]) == ran["B"] + used
