@@ -938,7 +938,7 @@ ROTA_DECLARE(acct_jobs, ACCT_JOBS_FIELDS)
 	F(S, i64, start, _)                                                              \
 	F(S, i64, end, _)                                                                \
 	F(S, u32v, bins, _) /* ascending CPU counts each starting a bin; empty: one */   \
-	F(S, u32, flags, _)
+	F(S, u32, flags, _) /* none yet: 0 */
 ROTA_DECLARE(acct_report_req, ACCT_REPORT_REQ_FIELDS)
 
 #define ACCT_REPORT_ROW_FIELDS(F, S)                                                     \
