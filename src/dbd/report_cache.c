@@ -17,12 +17,14 @@
 #include "proto/messages.h"
 #include "common/common.h"
 
-#define TOUCHED_MAX  50000 /* touched jobs read one by one; beyond: a new build */
-#define TOUCH_CHUNK  500   /* job ids per store_query */
-#define REBUILD_SECS 86400 /* so that runs older than the span leave */
+#define TOUCHED_MAX  50000   /* touched jobs read one by one; beyond: a new build */
+#define TOUCH_CHUNK  500     /* job ids per store_query */
+#define REBUILD_SECS 86400   /* so that runs older than the span leave */
+#define RUNS_MAX     4000000 /* about 280 MB: past it, reports read the store */
 
 struct report_cache {
 	int built;
+	int too_big; /* more than RUNS_MAX runs at built_at: none kept */
 	time_t built_at, from;
 	struct report_run *runs;
 	size_t nruns, cap;
@@ -138,8 +140,10 @@ static int put_run(void *arg, struct acct_job *j)
 	char uid[16];
 	size_t i;
 
-	if (c->nruns >= UINT32_MAX - 1)
-		return -ENOSPC;
+	if (c->nruns >= RUNS_MAX) {
+		c->too_big = 1; /* seen here: a back end may not pass the code on */
+		return -E2BIG;
+	}
 	snprintf(uid, sizeof(uid), "%u", j->uid);
 	r.account = name_intern(c, j->account);
 	r.user = name_intern(c, j->user ? j->user : uid);
@@ -176,10 +180,19 @@ static int build(struct report_cache *c, struct store *s, time_t now,
 {
 	struct acct_query q = {.flags = ACCT_QUERY_F_DUPLICATES | ACCT_QUERY_F_NO_STEPS};
 
+	struct rota_error ignored = {""};
+	int rc;
+
 	clear(c);
 	c->from = now - (time_t)REPORT_CACHE_DAYS * 86400;
 	q.start = c->from;
-	if (store_query(s, &q, put_run, c, err) < 0) {
+	rc = store_query(s, &q, put_run, c, &ignored);
+	if (c->too_big) {
+		/* too many to keep: the reports read the store until tomorrow */
+		clear(c);
+		c->too_big = 1;
+	} else if (rc < 0) {
+		errprintf(err, "%s", ignored.text);
 		clear(c);
 		return -1;
 	}
@@ -237,7 +250,7 @@ void report_cache_destroy(struct report_cache *c)
 
 void report_cache_touch(struct report_cache *c, uint32_t job_id)
 {
-	if (!c->built || c->ntouched > TOUCHED_MAX)
+	if (!c->built || c->too_big || c->ntouched > TOUCHED_MAX)
 		return; /* read whole at the next update */
 	if (c->ntouched == c->touched_cap) {
 		c->touched_cap = c->touched_cap ? c->touched_cap * 2 : 256;
@@ -258,10 +271,16 @@ int report_cache_update(struct report_cache *c, struct store *s, time_t now,
 		if (build(c, s, now, err) < 0)
 			return -1;
 	} else if (c->ntouched && refresh(c, s, err) < 0) {
-		c->built = 0;
-		return -1;
+		int too_big = c->too_big;
+		clear(c);
+		if (!too_big)
+			return -1;
+		/* grown past RUNS_MAX: none kept until tomorrow's build */
+		c->too_big = c->built = 1;
+		c->built_at = now;
 	}
-	*ret_from = c->from;
+	/* none kept: no window starts after now */
+	*ret_from = c->too_big ? now + 1 : c->from;
 	return 0;
 }
 

@@ -6,6 +6,8 @@
  * REPORT_CACHE_DAYS of runs and no more); kept true by the feed, which says
  * which jobs each stored event touched (report_cache_touch): before a report
  * those jobs' runs are read again.  A feed that rolls back forgets it all.
+ * More than 4,000,000 runs in the span are not kept (the reports read the
+ * store, and the next day's build tries again).
  * rotadbd's one thread. */
 #ifndef ROTA_DBD_REPORT_CACHE_H
 #define ROTA_DBD_REPORT_CACHE_H
@@ -38,7 +40,8 @@ void report_cache_touch(struct report_cache *c, uint32_t job_id);
 void report_cache_forget(struct report_cache *c);
 
 /* Bring c up to date with s.  Then it holds every run that had not ended
- * before *ret_from.  Returns 0, or -1 with err set (the store's error). */
+ * before *ret_from (after now when it keeps none).  Returns 0, or -1 with
+ * err set (the store's error). */
 int report_cache_update(struct report_cache *c, struct store *s, time_t now,
                         time_t *ret_from, struct rota_error *err);
 
