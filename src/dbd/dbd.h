@@ -36,6 +36,7 @@ struct dbd {
 	uint64_t stored_events; /* since start (log lines) */
 	/* the clients */
 	struct report_cache *report; /* sreport's copy of the recent runs */
+	struct event *report_ev;     /* keeps it warm (report.h) */
 	int listen_fd;
 	struct event *listen_ev;
 };

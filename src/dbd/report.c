@@ -11,10 +11,12 @@
  * store's rows.  The cluster's capacity is its configured CPUs times the
  * window (rotadbd reads the same slurm.conf as the controller). */
 #include <errno.h>
+#include <event2/event.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/conf.h"
+#include "common/timefmt.h"
 #include "dbd/dbd.h"
 #include "dbd/report.h"
 #include "dbd/report_cache.h"
@@ -270,4 +272,43 @@ int dbd_report(struct dbd *d, const struct acct_report_req *req, time_t now,
 	take_rows(&t, ret);
 	tally_release(&t);
 	return 0;
+}
+
+#define WARM_FIRST_S 1
+#define WARM_EVERY_S 3600
+
+static void warm_cb(evutil_socket_t fd_unused, short what, void *arg)
+{
+	struct dbd *d = arg;
+	struct rota_error err = {""};
+	struct timeval every = {WARM_EVERY_S, 0};
+	double t0 = time_mono();
+	size_t n;
+	time_t from;
+
+	if (report_cache_update(d->report, d->store, time(NULL), &from, &err) < 0) {
+		log_warn("sreport: cannot read the recent runs: %s", err.text);
+	} else if (time_mono() - t0 > 0.5) {
+		report_cache_runs(d->report, &n);
+		log_info("sreport: %zu runs of the last %d days kept (%.1f s)", n,
+		         REPORT_CACHE_DAYS, time_mono() - t0);
+	}
+	evtimer_add(d->report_ev, &every);
+}
+
+void dbd_report_start(struct dbd *d)
+{
+	struct timeval first = {WARM_FIRST_S, 0};
+
+	if (!d->report)
+		return;
+	d->report_ev = evtimer_new(d->base, warm_cb, d);
+	evtimer_add(d->report_ev, &first);
+}
+
+void dbd_report_stop(struct dbd *d)
+{
+	if (d->report_ev)
+		event_free(d->report_ev);
+	d->report_ev = NULL;
 }

@@ -21,4 +21,10 @@ struct acct_report_resp;
 int dbd_report(struct dbd *d, const struct acct_report_req *req, time_t now,
                struct acct_report_resp *ret, struct rota_error *err);
 
+/* Keep the copy of the recent runs warm: built a second after rotadbd starts
+ * (not by the first report), brought up to date every hour (so that the
+ * day's rebuild is not a report's wait either).  Stop frees the timer. */
+void dbd_report_start(struct dbd *d);
+void dbd_report_stop(struct dbd *d);
+
 #endif
