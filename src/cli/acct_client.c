@@ -13,30 +13,79 @@
 
 #define ACCT_TIMEOUT_MS 60000
 
-int acct_fetch(const struct acct_query *q, const struct acct_fetch_cb *cb)
+/* Connect to rotadbd and send (type, body); -1 after an error was printed. */
+static int acct_send(uint16_t type, const void *body)
 {
 	struct conf *conf = cli_conf();
 	struct rota_error err = {""};
 	char *path;
-	int fd, rc = 0;
-	uint32_t more = 1;
+	int fd;
 
 	if (!conf_accounting(conf)) {
 		cli_error("Slurm accounting storage is disabled");
-		return 1;
+		return -1;
 	}
 	path = client_dbd_socket_path(conf);
 	fd = net_connect_unix(path, &err);
 	free(path);
 	if (fd < 0) {
 		cli_error("Problem talking to the database: %s", strerror(-fd));
-		return 1;
+		return -1;
 	}
-	if (net_send(fd, MSG_ACCT_QUERY, q, &err) < 0) {
+	if (net_send(fd, type, body, &err) < 0) {
+		cli_error("Problem talking to the database: %s", err.text);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* An answer that is MSG_RC: print its words; 1 if it was one. */
+static int acct_refused(uint16_t type, void *body)
+{
+	const char *msg = NULL;
+	int r;
+
+	if (type != MSG_RC)
+		return 0;
+	r = cli_rc(type, body, &msg);
+	cli_error("%s", msg && *msg ? msg : slurm_strerror(r));
+	return 1;
+}
+
+int acct_report(const struct acct_report_req *q, struct acct_report_resp **ret)
+{
+	struct rota_error err = {""};
+	uint16_t type = 0;
+	void *body = NULL;
+	int fd = acct_send(MSG_ACCT_REPORT_REQ, q);
+
+	if (fd < 0)
+		return 1;
+	if (net_recv(fd, &type, &body, ACCT_TIMEOUT_MS, &err) < 0) {
 		cli_error("Problem talking to the database: %s", err.text);
 		close(fd);
 		return 1;
 	}
+	close(fd);
+	if (acct_refused(type, body) || type != MSG_ACCT_REPORT_RESP) {
+		if (type != MSG_RC)
+			cli_error("Problem talking to the database: unexpected answer");
+		msg_body_free(type, body);
+		return 1;
+	}
+	*ret = body;
+	return 0;
+}
+
+int acct_fetch(const struct acct_query *q, const struct acct_fetch_cb *cb)
+{
+	struct rota_error err = {""};
+	int fd = acct_send(MSG_ACCT_QUERY, q), rc = 0;
+	uint32_t more = 1;
+
+	if (fd < 0)
+		return 1;
 	if (cb->connected)
 		cb->connected(cb->arg);
 	while (more) {
@@ -47,10 +96,7 @@ int acct_fetch(const struct acct_query *q, const struct acct_fetch_cb *cb)
 			rc = 1;
 			break;
 		}
-		if (type == MSG_RC) {
-			const char *msg = NULL;
-			int r = cli_rc(type, body, &msg);
-			cli_error("%s", msg && *msg ? msg : slurm_strerror(r));
+		if (acct_refused(type, body)) {
 			msg_body_free(type, body);
 			rc = 1;
 			break;

@@ -1,5 +1,6 @@
 /* acct_client.h - asking rotadbd for job records (its unix socket,
- * MSG_ACCT_QUERY), for sacct and rota eff.  Errors are printed in Slurm's
+ * MSG_ACCT_QUERY), for sacct and rota eff, and for sreport's sums
+ * (MSG_ACCT_REPORT_REQ).  Errors are printed in Slurm's
  * words ("Slurm accounting storage is disabled", "Problem talking to the
  * database: ..."). */
 #ifndef ROTA_CLI_ACCT_CLIENT_H
@@ -7,6 +8,8 @@
 
 struct acct_query;
 struct acct_job;
+struct acct_report_req;
+struct acct_report_resp;
 
 struct acct_fetch_cb {
 	void (*connected)(void *arg); /* the query is sent (may be NULL) */
@@ -17,5 +20,9 @@ struct acct_fetch_cb {
 /* Every record q selects, in order, to cb->job.  Returns 0, or 1 after an
  * error was printed. */
 int acct_fetch(const struct acct_query *q, const struct acct_fetch_cb *cb);
+
+/* sreport's sums: 0 and *ret (caller frees with msg_body_free(
+ * MSG_ACCT_REPORT_RESP, ...)), or 1 after an error was printed. */
+int acct_report(const struct acct_report_req *q, struct acct_report_resp **ret);
 
 #endif

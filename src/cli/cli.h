@@ -1,6 +1,6 @@
 /* cli.h - the one multi-call CLI binary: rota, sbatch, srun, salloc, squeue, sinfo,
- * scancel, scontrol, sprio, sdiag.  main.c dispatches on argv[0]'s basename (or `rota
- * CMD`). */
+ * scancel, scontrol, sprio, sdiag, sacct, sacctmgr, sreport.  main.c dispatches on
+ * argv[0]'s basename (or `rota CMD`). */
 #ifndef ROTA_CLI_H
 #define ROTA_CLI_H
 
@@ -20,6 +20,7 @@ int cmd_sdiag(int argc, char **argv);
 int cmd_sacct(int argc, char **argv);
 int cmd_sacctmgr(int argc, char **argv);
 int cmd_sshare(int argc, char **argv);
+int cmd_sreport(int argc, char **argv);
 int cmd_rota(int argc, char **argv); /* rota up|down|... */
 
 /* ---- helpers shared by the commands (cli_common.c) ---- */

@@ -46,8 +46,14 @@ void pf_end_line(struct fmtbuf *b)
 
 void pf_header(struct fmtbuf *b, const struct pf_col *cols, size_t n, enum pf_mode mode)
 {
-	for (size_t i = 0; i < n; i++)
-		pf_cell(b, cols[i].title, &cols[i], mode, i + 1 == n);
+	for (size_t i = 0; i < n; i++) {
+		/* a title is cut plainly, without the '+' of a cell */
+		char title[PF_WIDTH_MAX + 1];
+		snprintf(title, sizeof(title), "%.*s",
+		         mode == PF_COLUMNS ? cols[i].width : PF_WIDTH_MAX,
+		         cols[i].title);
+		pf_cell(b, title, &cols[i], mode, i + 1 == n);
+	}
 	pf_end_line(b);
 	if (mode != PF_COLUMNS)
 		return;

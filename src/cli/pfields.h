@@ -18,7 +18,8 @@ enum pf_mode { PF_COLUMNS = 0, PF_PARSABLE = 1 /* -p */, PF_PARSABLE2 = 2 /* -P 
 
 void pf_cell(struct fmtbuf *b, const char *s, const struct pf_col *c, enum pf_mode mode,
              int last);
-/* The titles, and the dashes unless parsable. */
+/* The titles (cut to their width, without a '+'), and the dashes unless
+ * parsable. */
 void pf_header(struct fmtbuf *b, const struct pf_col *cols, size_t n, enum pf_mode mode);
 /* End a line; a buffer grown past 64 KiB is written to stdout. */
 void pf_end_line(struct fmtbuf *b);

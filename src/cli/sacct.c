@@ -3,19 +3,19 @@
  * the controller has had, pending, running and finished. */
 #include <errno.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include "cli/acct_client.h"
+#include "cli/acct_time.h"
 #include "cli/cli.h"
 #include "cli/fmt.h"
 #include "cli/pfields.h"
 #include "cli/sacct.h"
 #include "common/conf.h"
-#include "common/jobscript.h"
 #include "common/states.h"
 #include "common/strv.h"
 #include "common/uid.h"
@@ -51,6 +51,7 @@ struct sacct_opts {
 	int noheader;
 	int all_users;
 	int allocations; /* -X: the jobs' lines alone */
+	int json;        /* --json */
 	struct acct_query q;
 	struct step_pick *picks;
 	size_t npicks;
@@ -59,25 +60,28 @@ struct sacct_opts {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: sacct [OPTIONS]\n"
-	           "  -a, --allusers        all users' jobs\n"
-	           "  -A, --accounts=LIST   jobs of these accounts\n"
-	           "  -b, --brief           JobID, State and ExitCode only\n"
-	           "  -D, --duplicates      every run of a requeued job\n"
-	           "  -e, --helpformat      list the fields -o accepts\n"
-	           "  -E, --endtime=TIME    jobs that existed before TIME\n"
-	           "  -j, --jobs=LIST       these jobs (N, N_T, N.S)\n"
-	           "  -l, --long            the long format\n"
-	           "  -n, --noheader        no header\n"
-	           "      --name=LIST       jobs of these names\n"
-	           "  -o, --format=LIST     fields, each FIELD[%%WIDTH]\n"
-	           "  -p, --parsable        fields separated by |, one at the end\n"
-	           "  -P, --parsable2       fields separated by |\n"
-	           "  -r, --partition=LIST  jobs of these partitions\n"
-	           "  -s, --state=LIST      jobs in these states\n"
-	           "  -S, --starttime=TIME  jobs that existed after TIME\n"
-	           "  -u, --user=LIST       jobs of these users\n"
-	           "  -X, --allocations     no steps\n");
+	fprintf(
+	    f,
+	    "Usage: sacct [OPTIONS]\n"
+	    "  -a, --allusers        all users' jobs\n"
+	    "  -A, --accounts=LIST   jobs of these accounts\n"
+	    "  -b, --brief           JobID, State and ExitCode only\n"
+	    "  -D, --duplicates      every run of a requeued job\n"
+	    "  -e, --helpformat      list the fields -o accepts\n"
+	    "  -E, --endtime=TIME    jobs that existed before TIME\n"
+	    "  -j, --jobs=LIST       these jobs (N, N_T, N.S)\n"
+	    "      --json            the records as JSON (Slurm's data_parser v0.0.38)\n"
+	    "  -l, --long            the long format\n"
+	    "  -n, --noheader        no header\n"
+	    "      --name=LIST       jobs of these names\n"
+	    "  -o, --format=LIST     fields, each FIELD[%%WIDTH]\n"
+	    "  -p, --parsable        fields separated by |, one at the end\n"
+	    "  -P, --parsable2       fields separated by |\n"
+	    "  -r, --partition=LIST  jobs of these partitions\n"
+	    "  -s, --state=LIST      jobs in these states\n"
+	    "  -S, --starttime=TIME  jobs that existed after TIME\n"
+	    "  -u, --user=LIST       jobs of these users\n"
+	    "  -X, --allocations     no steps\n");
 }
 
 static void help_format(void)
@@ -218,45 +222,6 @@ static char **parse_list(char **v, const char *arg)
 	return v;
 }
 
-/* -S/-E: Slurm's forms (YYYY-MM-DD[THH:MM[:SS]], MM/DD[/YY], HH:MM[:SS],
- * now[+-N[unit]], today, midnight, ...) or seconds since the epoch. */
-static time_t parse_time(const char *opt, const char *s, time_t now)
-{
-	struct tm tm;
-	time_t t;
-	int mon, day, year = -1;
-	char tail;
-
-	if (sscanf(s, "%d/%d/%d%c", &mon, &day, &year, &tail) >= 2 && !strchr(s, '-')) {
-		localtime_r(&now, &tm);
-		tm.tm_mon = mon - 1;
-		tm.tm_mday = day;
-		if (year >= 0)
-			tm.tm_year = year < 100 ? year + 100 : year - 1900;
-		tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-		tm.tm_isdst = -1;
-		return mktime(&tm);
-	}
-	if (!strncmp(s, "now-", 4)) {
-		char *plus = xasprintf("now+%s", s + 4);
-		int rc = jobscript_parse_begin(plus, now, &t);
-		free(plus);
-		if (rc == 0)
-			return now - (t - now);
-	} else if (jobscript_parse_begin(s, now, &t) == 0) {
-		/* a time of day (midnight, noon, HH:MM) is today's, not the
-		 * next one */
-		if (strncasecmp(s, "now", 3) && strcasecmp(s, "tomorrow") &&
-		    !strchr(s, '-') && t > now)
-			t -= 86400;
-		return t;
-	}
-	if (s[0] >= '0' && s[0] <= '9' && !strpbrk(s, "-:/") && strlen(s) > 8)
-		return (time_t)strtoll(s, NULL, 10); /* seconds since the epoch */
-	cli_error("Invalid time specification (%s): %s", opt, s);
-	exit(1);
-}
-
 static const struct option long_opts[] = {
     {"allusers", no_argument, NULL, 'a'},
     {"accounts", required_argument, NULL, 'A'},
@@ -281,6 +246,8 @@ static const struct option long_opts[] = {
     {"name", required_argument, NULL, 1},
     {"units", required_argument, NULL, 2},
     {"noconvert", no_argument, NULL, 3},
+    {"json", no_argument, NULL, 4},
+    {"yaml", no_argument, NULL, 5},
     {"help", no_argument, NULL, 'h'},
     {"usage", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -360,13 +327,15 @@ static void print_job(struct fmtbuf *b, const struct sacct_opts *o,
 struct printing {
 	struct fmtbuf b;
 	const struct sacct_opts *o;
+	json_t *jobs; /* --json */
+	const char *cluster;
 };
 
 static void on_connected(void *arg)
 {
 	struct printing *p = arg;
 
-	if (!p->o->noheader)
+	if (!p->o->noheader && !p->o->json)
 		print_header(&p->b, p->o);
 }
 
@@ -374,15 +343,25 @@ static void on_job(void *arg, const struct acct_job *j)
 {
 	struct printing *p = arg;
 
-	print_job(&p->b, p->o, j);
+	if (p->jobs)
+		sacct_json_add(p->jobs, j, p->cluster, p->o->now, !p->o->allocations);
+	else
+		print_job(&p->b, p->o, j);
 }
 
 static int query(struct sacct_opts *o)
 {
-	struct printing p = {.o = o};
+	struct printing p = {.o = o, .cluster = cli_conf()->cluster_name};
 	struct acct_fetch_cb cb = {on_connected, on_job, &p};
-	int rc = acct_fetch(&o->q, &cb);
+	int rc;
 
+	if (o->json && !(p.jobs = json_array()))
+		fatal("out of memory");
+	rc = acct_fetch(&o->q, &cb);
+	if (p.jobs && rc == 0)
+		rc = sacct_json_print(p.jobs);
+	else if (p.jobs)
+		json_decref(p.jobs);
 	if (p.b.len)
 		fwrite(p.b.data, 1, p.b.len, stdout);
 	fmtbuf_release(&p.b);
@@ -458,6 +437,12 @@ int cmd_sacct(int argc, char **argv)
 		case 1:
 			o.q.names = parse_list(o.q.names, optarg);
 			break;
+		case 4:
+			o.json = 1;
+			break;
+		case 5:
+			cli_error("--yaml is not supported: use --json");
+			return 1;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -479,13 +464,15 @@ int cmd_sacct(int argc, char **argv)
 	for (size_t i = 0; i < o.ncols; i++)
 		if (sacct_field_sums_steps(o.cols[i].f->id))
 			o.q.flags &= ~ACCT_QUERY_F_NO_STEPS;
+	if (o.json) /* a job's CPU times are its steps' */
+		o.q.flags &= ~ACCT_QUERY_F_NO_STEPS;
 	/* Slurm's window: from midnight today unless jobs are named */
 	if (start)
-		o.q.start = parse_time("start", start, o.now);
+		o.q.start = acct_time_arg("start", start, o.now);
 	else if (!o.q.jobs)
-		o.q.start = parse_time("start", "today", o.now);
+		o.q.start = acct_time_arg("start", "today", o.now);
 	if (end)
-		o.q.end = parse_time("end", end, o.now);
+		o.q.end = acct_time_arg("end", end, o.now);
 	/* a user sees their own jobs unless they name others, jobs or all */
 	if (!o.all_users && !o.q.uids.n && !o.q.jobs && getuid() != 0) {
 		o.q.uids.v = xcalloc(1, sizeof(uint32_t));

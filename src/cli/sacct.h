@@ -31,4 +31,12 @@ int sacct_field_sums_steps(int id);
 const char *sacct_value(int id, const struct acct_job *j, const struct acct_step *st,
                         time_t now, char *buf, size_t len);
 
+/* --json (sacct_json.c): each record added to jobs (a JSON array), with
+ * its steps or not (-X; the job's CPU times are its steps' all the same),
+ * then printed as Slurm's {"meta", "errors", "jobs"} (jobs taken). */
+typedef struct json_t json_t;
+void sacct_json_add(json_t *jobs, const struct acct_job *j, const char *cluster,
+                    time_t now, int with_steps);
+int sacct_json_print(json_t *jobs);
+
 #endif

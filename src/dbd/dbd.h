@@ -13,6 +13,7 @@ struct conn;
 struct event;
 struct event_base;
 struct store;
+struct report_cache;
 
 struct dbd {
 	const struct conf *conf;
@@ -34,6 +35,8 @@ struct dbd {
 	struct event *commit_ev;
 	uint64_t stored_events; /* since start (log lines) */
 	/* the clients */
+	struct report_cache *report; /* sreport's copy of the recent runs */
+	struct event *report_ev;     /* keeps it warm (report.h) */
 	int listen_fd;
 	struct event *listen_ev;
 };

@@ -21,6 +21,7 @@
 #include "common/states.h"
 #include "ctld/job_event.h"
 #include "dbd/dbd.h"
+#include "dbd/report_cache.h"
 #include "dbd/store.h"
 #include "proto/client.h"
 #include "proto/conn.h"
@@ -54,6 +55,10 @@ static int store_rec(void *arg, const uint8_t *body, size_t len)
 		return -EIO;
 	}
 	b->events++;
+	/* sreport's copy of this job's runs is read again before its next use */
+	if (b->d->report && ev.head.type != EV_META && ev.head.type != EV_NODE_STATE &&
+	    ev.head.type != EV_ASSOC)
+		report_cache_touch(b->d->report, ev.job.job_id);
 	job_event_release(&ev);
 	return 0;
 }
@@ -72,6 +77,8 @@ static void schedule(struct dbd *d, int secs);
 static void feed_restart(struct dbd *d, const char *why)
 {
 	store_rollback(d->store);
+	if (d->report)
+		report_cache_forget(d->report); /* it may hold what was rolled back */
 	d->txn_open = 0;
 	d->txn_events = 0;
 	if (d->commit_ev)

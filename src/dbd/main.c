@@ -19,6 +19,8 @@
 #include "common/conf.h"
 #include "common/fdlimit.h"
 #include "dbd/dbd.h"
+#include "dbd/report.h"
+#include "dbd/report_cache.h"
 #include "dbd/store.h"
 #include "proto/auth.h"
 #include "proto/client.h"
@@ -162,6 +164,7 @@ int main(int argc, char **argv)
 		fatal("%s", err.text);
 	if (auth_create(conf, AUTH_NEED_KEY, &d.auth, &err) < 0)
 		fatal("%s", err.text);
+	d.report = report_cache_create();
 	d.base = event_base_new();
 	if (!d.base)
 		fatal("cannot create the event loop");
@@ -174,14 +177,17 @@ int main(int argc, char **argv)
 	log_info("rotadbd started: store %s (events to %llu stored), sacct on %s",
 	         d.storage_loc, (unsigned long long)store_last_seq(d.store), d.sock_path);
 	dbd_feed_start(&d);
+	dbd_report_start(&d);
 	event_base_dispatch(d.base);
 
 	log_info("rotadbd stopping: events to %llu stored",
 	         (unsigned long long)store_last_seq(d.store));
 	dbd_feed_stop(&d);
 	dbd_query_stop(&d);
+	dbd_report_stop(&d);
 	event_free(sigterm);
 	event_free(sigint);
+	report_cache_destroy(d.report);
 	store_close(d.store);
 	auth_destroy(d.auth);
 	event_base_free(d.base);

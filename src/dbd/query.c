@@ -1,14 +1,17 @@
-/* query.c - rotadbd answers sacct on a unix socket (the caller's uid from
- * the socket).  An answer goes in frames of ACCT_CHUNK runs. */
+/* query.c - rotadbd answers sacct (and sreport, report.h) on a unix socket
+ * (the caller's uid from the socket).  An answer to sacct goes in frames of
+ * ACCT_CHUNK runs; sreport's sums in one frame. */
 #include <errno.h>
 #include <event2/event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "common/conf.h"
 #include "common/states.h"
 #include "dbd/dbd.h"
+#include "dbd/report.h"
 #include "dbd/store.h"
 #include "proto/codec.h"
 #include "proto/conn.h"
@@ -50,14 +53,32 @@ static int add_job(void *arg, struct acct_job *j)
 	return 0;
 }
 
+static void answer_report(struct dbd *d, struct conn *c,
+                          const struct acct_report_req *req)
+{
+	struct rota_error err = {""};
+	struct acct_report_resp r = {0};
+
+	if (dbd_report(d, req, time(NULL), &r, &err) < 0)
+		conn_send_rc(c, -EINVAL, err.text);
+	else
+		conn_send(c, MSG_ACCT_REPORT_RESP, &r);
+	codec_release(&acct_report_resp_type, &r);
+}
+
 static void client_msg(struct conn *c, uint16_t type, void **body, void *arg)
 {
 	struct dbd *d = arg;
 	struct rota_error err = {""};
 	struct answer a = {.c = c};
 
+	if (type == MSG_ACCT_REPORT_REQ) {
+		answer_report(d, c, *body);
+		return;
+	}
 	if (type != MSG_ACCT_QUERY) {
-		conn_send_rc(c, -ESLURM_NOT_SUPPORTED, "rotadbd answers sacct only");
+		conn_send_rc(c, -ESLURM_NOT_SUPPORTED,
+		             "rotadbd answers sacct and sreport only");
 		return;
 	}
 	if (store_query(d->store, *body, add_job, &a, &err) < 0) {

@@ -968,6 +968,39 @@ ROTA_DECLARE(share_row, SHARE_ROW_FIELDS)
 	F(S, str, cluster, _)                                                            \
 	F(S, list, rows, share_row)
 ROTA_DECLARE(share_resp, SHARE_RESP_FIELDS)
+/* ---- sreport: rotadbd sums CPU time over a window (dbd/report.h) ----
+ * What each job run's allocated CPUs were held for inside [start, end) (a
+ * running job counts up to now), summed per account, user and size bin. */
+#define ACCT_REPORT_REQ_FIELDS(F, S)                                                     \
+	F(S, i64, start, _)                                                              \
+	F(S, i64, end, _)                                                                \
+	F(S, u32v, bins, _) /* ascending CPU counts each starting a bin; empty: one */   \
+	F(S, u32, flags, _) /* none yet: 0 */
+ROTA_DECLARE(acct_report_req, ACCT_REPORT_REQ_FIELDS)
+
+#define ACCT_REPORT_ROW_FIELDS(F, S)                                                     \
+	F(S, str, account, _)                                                            \
+	F(S, str, user, _)                                                               \
+	F(S, u32, uid, _)                                                                \
+	F(S, u32, bin, _) /* 0: below bins[0] (or the only bin) */                       \
+	F(S, u64, cpu_secs, _)                                                           \
+	F(S, u32, jobs, _) /* runs that held CPUs in the window */
+ROTA_DECLARE(acct_report_row, ACCT_REPORT_ROW_FIELDS)
+
+/* The window as used (end not past now), the cluster's CPUs (slurm.conf) and
+ * the CPU-seconds allocated, down, down as planned and planned (pending jobs'
+ * eligible wait, at most what was not allocated). */
+#define ACCT_REPORT_RESP_FIELDS(F, S)                                                    \
+	F(S, str, cluster, _)                                                            \
+	F(S, i64, start, _)                                                              \
+	F(S, i64, end, _)                                                                \
+	F(S, u32, cpus, _)                                                               \
+	F(S, u64, alloc_secs, _)                                                         \
+	F(S, u64, down_secs, _)                                                          \
+	F(S, u64, pdown_secs, _)                                                         \
+	F(S, u64, planned_secs, _)                                                       \
+	F(S, list, rows, acct_report_row)
+ROTA_DECLARE(acct_report_resp, ACCT_REPORT_RESP_FIELDS)
 
 /* ---- the message table: M(ENUM, number, body struct) ---- */
 #define ROTA_MESSAGES(M)                                                                 \
@@ -1030,7 +1063,9 @@ ROTA_DECLARE(share_resp, SHARE_RESP_FIELDS)
 	M(MSG_ASSOC_LIST_REQ, 57, empty_msg)                                             \
 	M(MSG_ASSOC_LIST_RESP, 58, assoc_list_resp)                                      \
 	M(MSG_SHARE_REQ, 70, empty_msg)                                                  \
-	M(MSG_SHARE_RESP, 71, share_resp)
+	M(MSG_SHARE_RESP, 71, share_resp)                                                \
+	M(MSG_ACCT_REPORT_REQ, 59, acct_report_req)                                      \
+	M(MSG_ACCT_REPORT_RESP, 60, acct_report_resp)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) MSG_TYPE_MAX };

@@ -1,0 +1,18 @@
+/* acct_time.h - the times sacct (-S/-E) and sreport (start=/end=) take:
+ * Slurm's forms YYYY-MM-DD[THH:MM[:SS]], MM/DD[/YY], HH:MM[:SS], now[+-N[unit]],
+ * today, midnight, noon, tomorrow, ..., or seconds since the epoch. */
+#ifndef ROTA_CLI_ACCT_TIME_H
+#define ROTA_CLI_ACCT_TIME_H
+
+#include <time.h>
+
+/* s as a time (a time of day is today's, not the next one); now: what
+ * "now" and "today" mean.  Returns 0 and sets *ret, or -1. */
+int acct_time_parse(const char *s, time_t now, time_t *ret);
+
+/* acct_time_parse for a command's argument what (sacct's "start", sreport's
+ * "end"): a bad one prints Slurm's "Invalid time specification (what): s"
+ * and exits 1. */
+time_t acct_time_arg(const char *what, const char *s, time_t now);
+
+#endif
