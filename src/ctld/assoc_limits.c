@@ -44,8 +44,11 @@ struct assoc_limits {
 	struct use *use; /* [m->nassocs] */
 	struct quse *quse;
 	size_t nquse;
-	uint32_t *qos_jobs;  /* [m->nqos]: every user's */
-	struct tres *qos_pu; /* [m->nqos]: MaxTRESPerUser */
+	uint32_t *qos_jobs;   /* [m->nqos]: every user's */
+	struct tres *qos_pu;  /* [m->nqos]: MaxTRESPerUser */
+	struct tres *qos_grp; /* [m->nqos]: GrpTRES */
+	struct tres *qos_max; /* [m->nqos]: MaxTRES (per job) */
+	struct tres *qos_run; /* [m->nqos]: what runs in it (cpu, node, mem) */
 };
 
 /* "cpu=8,mem=10G,node=2": the parts counted here. */
@@ -163,6 +166,9 @@ void assoc_limits_started(struct assoc_limits *l, const struct job *job)
 		q->jobs++;
 		q->cpus += cpus;
 		l->qos_jobs[qi]++;
+		l->qos_run[qi].cpu += cpus;
+		l->qos_run[qi].node += nodes;
+		l->qos_run[qi].mem += mem;
 	}
 }
 
@@ -178,7 +184,7 @@ static int any_limit(const struct assoc_mgr *m)
 	for (size_t i = 0; i < m->nqos; i++) {
 		const struct assoc_qos *q = &m->qos[i];
 		if (q->max_jobs_pu != NO_VAL || q->grp_jobs != NO_VAL ||
-		    q->max_wall != NO_VAL || q->max_tres_pu)
+		    q->max_wall != NO_VAL || q->max_tres_pu || q->grp_tres || q->max_tres)
 			return 1;
 	}
 	return 0;
@@ -197,8 +203,14 @@ struct assoc_limits *assoc_limits_begin(struct ctld *ctld)
 	l->use = xcalloc(m->nassocs ? m->nassocs : 1, sizeof(*l->use));
 	l->qos_jobs = xcalloc(m->nqos ? m->nqos : 1, sizeof(*l->qos_jobs));
 	l->qos_pu = xcalloc(m->nqos ? m->nqos : 1, sizeof(*l->qos_pu));
-	for (size_t i = 0; i < m->nqos; i++)
+	l->qos_grp = xcalloc(m->nqos ? m->nqos : 1, sizeof(*l->qos_grp));
+	l->qos_max = xcalloc(m->nqos ? m->nqos : 1, sizeof(*l->qos_max));
+	l->qos_run = xcalloc(m->nqos ? m->nqos : 1, sizeof(*l->qos_run));
+	for (size_t i = 0; i < m->nqos; i++) {
 		l->qos_pu[i] = tres_parse(m->qos[i].max_tres_pu);
+		l->qos_grp[i] = tres_parse(m->qos[i].grp_tres);
+		l->qos_max[i] = tres_parse(m->qos[i].max_tres);
+	}
 	for (size_t i = 0; i < m->nassocs; i++) {
 		const struct assoc_rec *r = &m->assocs[i];
 		l->use[i].parent =
@@ -223,6 +235,9 @@ void assoc_limits_end(struct assoc_limits *l)
 	free(l->quse);
 	free(l->qos_jobs);
 	free(l->qos_pu);
+	free(l->qos_grp);
+	free(l->qos_max);
+	free(l->qos_run);
 	free(l);
 }
 
@@ -296,6 +311,51 @@ uint32_t assoc_limits_check(struct assoc_limits *l, const struct job *job)
 			return WAIT_QOS_MAX_CPU_PER_USER;
 		if (over(q->grp_jobs, (uint64_t)l->qos_jobs[qi] + 1))
 			return WAIT_QOS_GRP_JOBS;
+		if (over(l->qos_max[qi].cpu, cpus))
+			return WAIT_QOS_MAX_CPU_PER_JOB;
+		if (over(l->qos_max[qi].node, nodes))
+			return WAIT_QOS_MAX_NODE_PER_JOB;
+		if (over(l->qos_grp[qi].cpu, (uint64_t)l->qos_run[qi].cpu + cpus))
+			return WAIT_QOS_GRP_CPU;
+		if (over(l->qos_grp[qi].node, (uint64_t)l->qos_run[qi].node + nodes))
+			return WAIT_QOS_GRP_NODE;
+		if (l->qos_grp[qi].mem != NO_VAL64 &&
+		    l->qos_run[qi].mem + mem > l->qos_grp[qi].mem)
+			return WAIT_QOS_GRP_MEM;
+	}
+	return 0;
+}
+
+/* Is account a, or one above it, top? */
+static int in_account(const struct assoc_mgr *m, const char *a, const char *top)
+{
+	for (int depth = 0; a && depth < 1000; depth++) {
+		const struct assoc_rec *r = assoc_find(m, a, NULL, NULL);
+		if (!strcasecmp(a, top))
+			return 1;
+		a = r ? r->parent : NULL;
+	}
+	return 0;
+}
+
+/* GrpSubmitJobs of account's association or one above it: would one more
+ * job (of anyone's, in it or below it) pass it? */
+static int group_submit_over(struct ctld *ctld, const char *account)
+{
+	const struct assoc_mgr *m = ctld->assoc;
+	const struct assoc_rec *a = assoc_find(m, account, NULL, NULL);
+
+	for (int depth = 0; a && depth < 1000; depth++) {
+		uint32_t n = 0;
+		if (a->grp_submit != NO_VAL) {
+			for (struct job *j = job_first(ctld->jobs); j; j = j->next)
+				if (!job_is_finished(j) && j->desc.account &&
+				    in_account(m, j->desc.account, a->account))
+					n++;
+			if (over(a->grp_submit, (uint64_t)n + 1))
+				return 1;
+		}
+		a = a->parent ? assoc_find(m, a->parent, NULL, NULL) : NULL;
 	}
 	return 0;
 }
@@ -315,7 +375,8 @@ int assoc_limits_submit(struct ctld *ctld, uid_t uid, const char *user,
 	q = assoc_find_qos(m, d->qos ? d->qos : assoc_def_qos(m, r));
 	if (r->max_submit == NO_VAL && r->grp_submit == NO_VAL &&
 	    (!q || q->max_submit_pu == NO_VAL))
-		return 0;
+		return group_submit_over(ctld, d->account) ? -ESLURM_ACCOUNTING_POLICY
+		                                           : 0;
 	for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
 		if (job_is_finished(j) || !j->owner || j->owner->uid != uid)
 			continue;
@@ -328,5 +389,5 @@ int assoc_limits_submit(struct ctld *ctld, uid_t uid, const char *user,
 	    over(r->grp_submit, (uint64_t)mine + 1) ||
 	    (q && over(q->max_submit_pu, (uint64_t)in_qos + 1)))
 		return -ESLURM_ACCOUNTING_POLICY;
-	return 0;
+	return group_submit_over(ctld, d->account) ? -ESLURM_ACCOUNTING_POLICY : 0;
 }

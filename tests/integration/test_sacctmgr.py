@@ -465,3 +465,31 @@ def test_dump_and_load_round_trip(clean, tmp_path):
     p = mgr(c, "-i", "load", f"file={path}", check=False)
     assert p.returncode == 1 and "Line 2" in p.stderr
     assert rows(c, "list", "account", "zz") == []
+
+
+def test_qos_group_and_per_job_tres_and_account_submit_limit(enforced_cluster, tmp_path):
+    c = enforced_cluster
+    c.work = tmp_path
+    mgr(c, "-i", "add", "qos", "grp", "GrpTRES=cpu=2", "MaxTRESPerJob=cpu=3")
+    mgr(c, "-i", "add", "account", "gs", "GrpSubmitJobs=2")
+    mgr(c, "-i", "add", "user", "root", "account=gs", "qos=normal,grp")
+    try:
+        big = c.sbatch("-A", "gs", "--qos=grp", "-n", "4", "-t", "5", "--wrap", "true")
+        c.wait_for(lambda: reason(c, big) == ["PENDING", "QOSMaxCpuPerJobLimit"],
+                   what="QOSMaxCpuPerJobLimit")
+        j1 = c.sbatch("-A", "gs", "--qos=grp", "-n", "2", "-t", "5", "--wrap", "sleep 60")
+        c.wait_running(j1)
+        # the account's GrpSubmitJobs: 2 pending or running in it already
+        p = c.run(["sbatch", "-A", "gs", "--wrap", "true"])
+        assert p.returncode == 1 and "Job violates accounting/QOS policy" in p.stderr
+        c.run(["scancel", str(big)], check=True)
+        c.wait_for(lambda: c.run(["squeue", "-h", "-j", str(big), "-o", "%T"])
+                   .stdout.strip() in ("", "CANCELLED"), what="the big job gone")
+        j2 = c.sbatch("-A", "gs", "--qos=grp", "-n", "1", "-t", "5", "--wrap", "true")
+        c.wait_for(lambda: reason(c, j2) == ["PENDING", "QOSGrpCpuLimit"],
+                   what="QOSGrpCpuLimit")
+    finally:
+        c.cancel_all()
+        mgr(c, "-i", "delete", "user", "root", "where", "account=gs")
+        mgr(c, "-i", "delete", "account", "gs")
+        mgr(c, "-i", "delete", "qos", "grp")
