@@ -7,7 +7,7 @@ set -euo pipefail
 PACKAGES=(
 	build-essential pkg-config
 	libevent-dev libjansson-dev
-	munge libmunge-dev zlib1g-dev libisal-dev libsqlite3-dev
+	munge libmunge-dev zlib1g-dev libisal-dev libsqlite3-dev sqlite3 bc
 	libcmocka-dev python3-pytest clang-format
 	clang libclang-rt-dev
 	openmpi-bin libopenmpi-dev
