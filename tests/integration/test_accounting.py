@@ -1,11 +1,79 @@
 """Accounting: rotadbd follows the controller's journal into its store and
-sacct reads it, byte for byte as Slurm 22.05 prints it (COMPAT.md)."""
+sacct reads it, byte for byte as Slurm 22.05 prints it (COMPAT.md).
+
+Every test that uses a cluster runs on both back ends (test_x[sqlite],
+test_x[pgsql]): the pgsql variants share one throwaway PostgreSQL per module
+(pgserver.py), each cluster a database of its own that rotadbd creates."""
 import os
 import re
 import signal
 import time
 
-from conftest import write_script
+import pytest
+
+from conftest import module_cluster_with, write_script
+from pgserver import PgServer
+
+
+@pytest.fixture(scope="module")
+def pg_server():
+    pg = PgServer()
+    try:
+        pg.start()
+        yield pg
+    finally:
+        pg.stop()
+
+
+def use_pgsql(c, pg):
+    """Restart c's rotadbd on a fresh PostgreSQL database; the database's
+    name."""
+    db = pg.new_database()
+    if os.path.exists(os.path.join(c.dir, "run", "rotadbd.pid")):
+        c.kill_daemon("rotadbd", signal.SIGTERM)
+    with open(os.path.join(os.path.dirname(c.conf_path), "slurmdbd.conf"), "w") as f:
+        f.write(pg.slurmdbd_conf(db))
+    c.up()
+    # not silently SQLite: the log says which store, the tables are there
+    c.wait_for(lambda: f"accounting_storage/pgsql {db}" in open(
+        os.path.join(c.dir, "log", "rotadbd.log")).read(), what="rotadbd on pgsql")
+    assert pg.psql(db, "SELECT count(*) FROM meta") is not None
+    return db
+
+
+class Backend:
+    def __init__(self, name, pg=None):
+        self.name, self.pg = name, pg
+
+    def apply(self, c):
+        if self.pg:
+            use_pgsql(c, self.pg)
+
+
+@pytest.fixture(scope="module", params=["sqlite", "pgsql"])
+def backend(request):
+    if request.param == "sqlite":
+        return Backend("sqlite")
+    return Backend("pgsql", request.getfixturevalue("pg_server"))
+
+
+@pytest.fixture(scope="module")
+def module_cluster(backend):
+    """conftest's module cluster, its rotadbd on the back end of the run."""
+    gen = module_cluster_with()
+    c = next(gen)
+    try:
+        backend.apply(c)
+        yield c
+    finally:
+        gen.close()
+
+
+@pytest.fixture
+def fresh_cluster(make_cluster, backend):
+    c = make_cluster()
+    backend.apply(c)
+    return c
 
 
 def sacct(c, *args, check=True):
@@ -325,3 +393,59 @@ def test_accounting_disabled_says_so(make_cluster):
     assert p.returncode == 1
     assert p.stderr.strip() == "sacct: error: Slurm accounting storage is disabled"
     assert not any("rotadbd" in cmd for _, cmd in c.processes())
+
+
+def test_same_records_on_both_back_ends(make_cluster, pg_server):
+    """One job history stored by SQLite, then by PostgreSQL (a rotadbd
+    started on an empty database follows the journal from its start): every
+    query prints the same lines."""
+    c = make_cluster()
+    part = c.conf_value("PartitionName").split()[0]
+    failed = c.sbatch("-J", "same1", "--wrap", "exit 3")
+    script = write_script(c.work / "steps.sh",
+                          "#!/bin/bash\nsrun -J first true\nsrun -J second false\n")
+    steps = c.sbatch("-N1", "-n1", str(script))
+    arr = int(c.run(["sbatch", "--parsable", "--array=0-3", "--wrap", "true"],
+                    check=True).stdout.strip())
+    held = int(c.run(["sbatch", "--parsable", "--hold", "--array=5-9", "--wrap",
+                      "true"], check=True).stdout.strip())
+    requeued = c.sbatch("--requeue", "-J", "same2", "--wrap", "sleep 60")
+    c.wait_running(requeued)
+    c.run(["scontrol", "requeue", str(requeued)], check=True)
+    c.wait_running(requeued, timeout=60)
+    c.run(["scancel", str(requeued)], check=True)
+    for j in (failed, steps, requeued):
+        c.wait_job(j)
+    fields = ("JobID,JobIDRaw,JobName,Partition,Account,AllocCPUS,State,ExitCode,"
+              "Submit,Start,End,Elapsed,NodeList,NNodes,ReqMem,ReqCPUS,Restarts,"
+              "MaxRSS,MaxRSSNode,AveRSS,TotalCPU")
+    everything = ("-a", "-D", "-P", "-S", "1970-01-01", "-o", fields)
+    queries = [
+        everything,
+        ("-P", "-o", fields, "-j", str(arr)),
+        ("-P", "-o", fields, "-j", f"{arr}_2,{held},{steps}.1"),
+        ("-P", "-X", "-D", "-o", fields, "-j", str(requeued)),
+        ("-P", "-X", "-a", "-s", "F,CA", "-S", "1970-01-01", "-o", fields),
+        ("-P", "-X", "-u", c.user, "-S", "1970-01-01", "-o", fields),
+        ("-P", "-X", "-a", "--name", "same1,same2", "-S", "1970-01-01", "-o", fields),
+        ("-P", "-X", "-a", "-r", part, "-A", "root", "-o", fields),
+        ("-P", "-X", "-a", "-S", "now-1hour", "-E", "now", "-o", fields),
+    ]
+
+    def outputs():
+        return [sacct(c, *q).stdout for q in queries]
+
+    def settled(r):  # 9 runs in their final state (the held array waits)
+        return len(r) == 9 and all(final(x[1]) or x[1] in ("PENDING", "REQUEUED")
+                                   for x in r)
+
+    runs = ("-a", "-D", "-X", "-S", "1970-01-01", "-o", "JobID,State")
+    wait_rows(c, settled, *runs)
+    before = outputs()
+    assert before[0].count("\n") > 20, before[0]
+    db = use_pgsql(c, pg_server)
+    wait_rows(c, settled, *runs)
+    after = outputs()
+    assert after == before
+    # and they are PostgreSQL's rows
+    assert pg_server.psql(db, "SELECT count(*) FROM job") == ["9"]
