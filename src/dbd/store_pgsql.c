@@ -309,9 +309,24 @@ static int pg_alive(struct sql_db *d, struct rota_error *err)
 	return 0;
 }
 
+/* BEGIN, on a connection made again if the server went away since (found
+ * out by the BEGIN itself when the connection was idle). */
+static int begin_txn(struct sql_db *d, struct rota_error *err)
+{
+	if (pg_alive(d, err) < 0)
+		return -EIO;
+	if (simple(d, "BEGIN", err) == 0)
+		return 0;
+	if (d->pq->status(d->conn) == CONNECTION_OK)
+		return -EIO;
+	if (pg_alive(d, err) < 0 || simple(d, "BEGIN", err) < 0)
+		return -EIO;
+	return 0;
+}
+
 static int pg_begin(struct sql_db *d, struct rota_error *err)
 {
-	if (pg_alive(d, err) < 0 || simple(d, "BEGIN", err) < 0)
+	if (begin_txn(d, err) < 0)
 		return -EIO;
 	d->in_txn = 1;
 	return 0;
@@ -408,9 +423,8 @@ static PGresult *open_stream(struct sql_db *d, const char *sql, int n, const cha
 	char *declare;
 	PGresult *r;
 
-	if (!d->in_txn && pg_alive(d, err) < 0)
-		return NULL;
-	if (simple(d, d->in_txn ? "SAVEPOINT rota_query" : "BEGIN", err) < 0)
+	if (d->in_txn ? simple(d, "SAVEPOINT rota_query", err) < 0
+	              : begin_txn(d, err) < 0)
 		return NULL;
 	declare = xasprintf("DECLARE rota_query NO SCROLL CURSOR FOR %s", sql);
 	r = d->pq->execParams(d->conn, declare, n, types, vals, NULL, NULL, 0);

@@ -63,18 +63,31 @@ class PgServer:
                   f"--pwfile={pwfile}", "--auth-local=scram-sha-256",
                   "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C.UTF-8")
         os.unlink(pwfile)
-        # fsync off: the tests kill rotadbd, never the server
+        self._start()
+
+    def _start(self):
+        # fsync off: the tests kill rotadbd, and the server only with -m
+        # immediate, the machine never
         self._run(f"{self.bin}/pg_ctl", "-D", self.data, "-l",
                   os.path.join(self.dir, "log"), "-w", "-o",
                   f"-k {self.dir} -c listen_addresses= -c fsync=off "
                   "-c max_connections=40", "start")
         self.started = True
 
+    def crash(self):
+        """Stop the server as a crash would (-m immediate)."""
+        self._run(f"{self.bin}/pg_ctl", "-D", self.data, "-m", "immediate", "stop")
+        self.started = False
+
+    def restart(self):
+        """A crash, and the server started again."""
+        self.crash()
+        self._start()
+
     def stop(self):
         try:
             if self.started:
-                self._run(f"{self.bin}/pg_ctl", "-D", self.data, "-m", "immediate",
-                          "stop")
+                self.crash()
         finally:
             if not os.environ.get("ROTA_KEEP"):
                 shutil.rmtree(self.dir, ignore_errors=True)

@@ -449,3 +449,33 @@ def test_same_records_on_both_back_ends(make_cluster, pg_server):
     assert after == before
     # and they are PostgreSQL's rows
     assert pg_server.psql(db, "SELECT count(*) FROM job") == ["9"]
+
+
+def test_pgsql_restarted_under_rotadbd_loses_nothing(make_cluster, pg_server):
+    """PostgreSQL crashes and comes back while jobs run: rotadbd connects
+    again and stores every job once; sacct answers again."""
+    c = make_cluster()
+    use_pgsql(c, pg_server)
+    size = 300
+    a = int(c.run(["sbatch", "--parsable", f"--array=0-{size - 1}", "-o", "/dev/null",
+                   "--wrap", "true"], check=True).stdout.strip())
+    time.sleep(1)
+    pg_server.restart()
+    deadline = time.monotonic() + 300
+    while c.run(["squeue", "-h", "-o", "%i"]).stdout.strip():
+        assert time.monotonic() < deadline, "the array did not finish"
+        time.sleep(1)
+    want = {f"{a}_{t}" for t in range(size)}
+
+    def stored():  # sacct may fail while rotadbd has not connected again
+        p = sacct(c, "-n", "-P", "-X", "-j", str(a), "-o", "JobID,State", check=False)
+        r = [x.split("|") for x in p.stdout.splitlines()]
+        if p.returncode == 0 and len(r) >= size and all(x[1] == "COMPLETED" for x in r):
+            return r
+        return None
+
+    got = [x[0] for x in c.wait_for(stored, timeout=120, what="every task stored")]
+    assert len(got) == len(set(got)), "a job stored twice"
+    assert set(got) == want
+    assert "connected again to PostgreSQL" in open(
+        os.path.join(c.dir, "log", "rotadbd.log")).read()
