@@ -330,31 +330,46 @@ def test_states_and_users_select(cluster):
     assert rows(cluster, "-X", "-u", "nobody", "-o", "JobIDRaw") == []
 
 
-def test_rotadbd_killed_mid_run_loses_nothing(fresh_cluster):
-    """Thousands of jobs; rotadbd killed (SIGKILL) twice while they run and
-    started again: every job is stored once, in its final state."""
-    c = fresh_cluster
-    n_arrays, size = 4, 500
-    arrays = []
-    for _ in range(n_arrays):
-        out = c.run(["sbatch", "--parsable", f"--array=0-{size - 1}", "-o",
-                     "/dev/null", "--wrap", "true"], check=True).stdout
-        arrays.append(int(out.strip()))
-    for _ in range(2):
-        time.sleep(1.5)
-        c.kill_daemon("rotadbd")
-        time.sleep(0.5)
-        c.up()
+def submit_array(c, size):
+    out = c.run(["sbatch", "--parsable", f"--array=0-{size - 1}", "-o", "/dev/null",
+                 "--wrap", "true"], check=True).stdout
+    return int(out.strip())
+
+
+def assert_stored_once(c, arrays, size):
+    """Once the arrays have run: each task stored once, COMPLETED (sacct may
+    fail meanwhile, while rotadbd connects again)."""
     deadline = time.monotonic() + 600
     while c.run(["squeue", "-h", "-o", "%i"]).stdout.strip():
         assert time.monotonic() < deadline, "the arrays did not finish"
         time.sleep(1)
     want = {f"{a}_{t}" for a in arrays for t in range(size)}
-    r = wait_rows(c, lambda r: len(r) >= len(want) and all(x[1] == "COMPLETED" for x in r),
-                  "-X", "-o", "JobID,State", timeout=120)
-    got = [x[0] for x in r]
+
+    def stored():
+        p = sacct(c, "-n", "-P", "-X", "-o", "JobID,State", check=False)
+        r = [x.split("|") for x in p.stdout.splitlines()]
+        if p.returncode == 0 and len(r) >= len(want) and all(
+                x[1] == "COMPLETED" for x in r):
+            return r
+        return None
+
+    got = [x[0] for x in c.wait_for(stored, timeout=120, what="every task stored")]
     assert len(got) == len(set(got)), "a job stored twice"
     assert set(got) == want
+
+
+def test_rotadbd_killed_mid_run_loses_nothing(fresh_cluster):
+    """Thousands of jobs; rotadbd killed (SIGKILL) twice while they run and
+    started again: every job is stored once, in its final state."""
+    c = fresh_cluster
+    size = 500
+    arrays = [submit_array(c, size) for _ in range(4)]
+    for _ in range(2):
+        time.sleep(1.5)
+        c.kill_daemon("rotadbd")
+        time.sleep(0.5)
+        c.up()
+    assert_stored_once(c, arrays, size)
 
 
 def test_compaction_waits_for_rotadbd(fresh_cluster):
@@ -456,26 +471,9 @@ def test_pgsql_restarted_under_rotadbd_loses_nothing(make_cluster, pg_server):
     again and stores every job once; sacct answers again."""
     c = make_cluster()
     use_pgsql(c, pg_server)
-    size = 300
-    a = int(c.run(["sbatch", "--parsable", f"--array=0-{size - 1}", "-o", "/dev/null",
-                   "--wrap", "true"], check=True).stdout.strip())
+    a = submit_array(c, 300)
     time.sleep(1)
     pg_server.restart()
-    deadline = time.monotonic() + 300
-    while c.run(["squeue", "-h", "-o", "%i"]).stdout.strip():
-        assert time.monotonic() < deadline, "the array did not finish"
-        time.sleep(1)
-    want = {f"{a}_{t}" for t in range(size)}
-
-    def stored():  # sacct may fail while rotadbd has not connected again
-        p = sacct(c, "-n", "-P", "-X", "-j", str(a), "-o", "JobID,State", check=False)
-        r = [x.split("|") for x in p.stdout.splitlines()]
-        if p.returncode == 0 and len(r) >= size and all(x[1] == "COMPLETED" for x in r):
-            return r
-        return None
-
-    got = [x[0] for x in c.wait_for(stored, timeout=120, what="every task stored")]
-    assert len(got) == len(set(got)), "a job stored twice"
-    assert set(got) == want
+    assert_stored_once(c, [a], 300)
     assert "connected again to PostgreSQL" in open(
         os.path.join(c.dir, "log", "rotadbd.log")).read()
