@@ -129,7 +129,7 @@ static int simple(struct sql_db *d, const char *sql, struct rota_error *err)
 
 static const char *where(const struct sql_db *d)
 {
-	return d->val[K_HOST] ? d->val[K_HOST] : "localhost";
+	return d->val[K_HOST];
 }
 
 static PGconn *connect_to(struct sql_db *d, const char *dbname)
@@ -213,13 +213,12 @@ static int connect_wait(struct sql_db *d, struct rota_error *err)
 			return 0;
 		ping = d->pq->pingParams(keywords, (const char *const *)d->val, 0);
 		if (ping == PQPING_NO_RESPONSE || ping == PQPING_REJECT) {
+			const char *why = d->conn ? d->pq->errorMessage(d->conn) : "?";
 			if (!told++)
 				log_err(
 				    "accounting store: PostgreSQL on %s not answering "
-				    "(%s): trying again every %d s",
-				    where(d),
-				    d->conn ? d->pq->errorMessage(d->conn) : "?",
-				    RETRY_S);
+				    "(%.*s): trying again every %d s",
+				    where(d), (int)strcspn(why, "\n"), why, RETRY_S);
 			d->pq->finish(d->conn);
 			d->conn = NULL;
 			sleep(RETRY_S);
@@ -274,7 +273,7 @@ static int pg_open(const struct store_conf *sc, const char *const *stmts, int n,
 		return -ENOENT;
 	d = xcalloc(1, sizeof(*d));
 	d->pq = pq;
-	d->val[K_HOST] = sc->host ? xstrdup(sc->host) : NULL;
+	d->val[K_HOST] = xstrdup(sc->host ? sc->host : "localhost"); /* Slurm's default */
 	d->val[K_PORT] = xasprintf("%u", sc->port ? sc->port : 5432);
 	d->val[K_USER] = sc->user ? xstrdup(sc->user) : NULL;
 	d->val[K_PASS] = sc->pass ? xstrdup(sc->pass) : NULL;

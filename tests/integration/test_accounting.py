@@ -7,11 +7,12 @@ test_x[pgsql]): the pgsql variants share one throwaway PostgreSQL per module
 import os
 import re
 import signal
+import subprocess
 import time
 
 import pytest
 
-from conftest import module_cluster_with, write_script
+from conftest import BIN, module_cluster_with, write_script
 from pgserver import PgServer
 
 
@@ -477,3 +478,31 @@ def test_pgsql_restarted_under_rotadbd_loses_nothing(make_cluster, pg_server):
     assert_stored_once(c, [a], 300)
     assert "connected again to PostgreSQL" in open(
         os.path.join(c.dir, "log", "rotadbd.log")).read()
+
+
+def test_bad_storage_settings_say_what_to_fix(pg_server, tmp_path):
+    """rotadbd stops at start with the reason: a back end it does not have,
+    a password the server refuses, a port that is not one."""
+    conf = tmp_path / "slurm.conf"
+    conf.write_text("ClusterName=t\nSlurmctldHost=localhost\n"
+                    f"StateSaveLocation={tmp_path}/state\n"
+                    "NodeName=n1 CPUs=1\nPartitionName=p Nodes=n1\n")
+    dbd_conf = tmp_path / "slurmdbd.conf"
+
+    def rotadbd(text):
+        dbd_conf.write_text(text)
+        return subprocess.run([str(BIN / "rotadbd"), "-f", str(conf), "-c", str(dbd_conf)],
+                              capture_output=True, text=True, timeout=30,
+                              stdin=subprocess.DEVNULL)
+
+    p = rotadbd("StorageType=accounting_storage/mysql\n")
+    assert p.returncode == 1
+    assert ("StorageType=accounting_storage/mysql: this rotadbd stores in "
+            "accounting_storage/sqlite (the default) or accounting_storage/pgsql"
+            in p.stderr), p.stderr
+    good = pg_server.slurmdbd_conf(pg_server.new_database())
+    p = rotadbd(good.replace("StoragePass=", "StoragePass=not-"))
+    assert p.returncode == 1
+    assert "password authentication failed" in p.stderr, p.stderr
+    p = rotadbd(good.replace("StoragePort=5432", "StoragePort=54x"))
+    assert p.returncode == 1 and "StoragePort=54x: not a port number" in p.stderr
