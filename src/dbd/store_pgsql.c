@@ -209,8 +209,12 @@ static int connect_wait(struct sql_db *d, struct rota_error *err)
 	for (;;) {
 		PGPing ping;
 		d->conn = connect_to(d, d->val[K_DB]);
-		if (d->conn && d->pq->status(d->conn) == CONNECTION_OK)
+		if (d->conn && d->pq->status(d->conn) == CONNECTION_OK) {
+			if (told)
+				log_info("accounting store: PostgreSQL on %s answers",
+				         where(d));
 			return 0;
+		}
 		ping = d->pq->pingParams(keywords, (const char *const *)d->val, 0);
 		if (ping == PQPING_NO_RESPONSE || ping == PQPING_REJECT) {
 			const char *why = d->conn ? d->pq->errorMessage(d->conn) : "?";
