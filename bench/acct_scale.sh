@@ -124,7 +124,8 @@ mkdir -p "$D/pg"
 chown postgres: "$D/pg"
 echo bench >"$D/pg/pw"
 runuser -u postgres -- "$PGBIN/initdb" -D "$D/pg/data" -U rota --pwfile="$D/pg/pw" \
-	--auth-local=scram-sha-256 -E UTF8 --locale=C.UTF-8 >/dev/null || exit 1
+	--auth-local=scram-sha-256 --auth-host=scram-sha-256 -E UTF8 --locale=C.UTF-8 \
+	>/dev/null || exit 1
 runuser -u postgres -- "$PGBIN/pg_ctl" -D "$D/pg/data" -l "$D/pg/log" -w \
 	-o "-k $D/pg -c listen_addresses= -c shared_buffers=256MB" start >/dev/null || exit 1
 printf 'StorageType=accounting_storage/pgsql\nStorageHost=%s\nStorageUser=rota\nStoragePass=bench\n' \
