@@ -25,6 +25,7 @@ static const struct {
     PQ_SYM(pingParams, "PQpingParams"),
     PQ_SYM(status, "PQstatus"),
     PQ_SYM(errorMessage, "PQerrorMessage"),
+    PQ_SYM(parameterStatus, "PQparameterStatus"),
     PQ_SYM(finish, "PQfinish"),
     PQ_SYM(reset, "PQreset"),
     PQ_SYM(setNoticeProcessor, "PQsetNoticeProcessor"),

@@ -18,6 +18,7 @@ struct pq_lib {
 	                     int expand_dbname);
 	ConnStatusType (*status)(const PGconn *conn);
 	char *(*errorMessage)(const PGconn *conn);
+	const char *(*parameterStatus)(const PGconn *conn, const char *paramName);
 	void (*finish)(PGconn *conn);
 	void (*reset)(PGconn *conn);
 	PQnoticeProcessor (*setNoticeProcessor)(PGconn *conn, PQnoticeProcessor proc,

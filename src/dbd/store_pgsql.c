@@ -6,7 +6,9 @@
  *   integers are 64-bit; NO_VAL and flagged memory sizes need it); "node"
  *   sorts bytewise (COLLATE "C") as SQLite's does, so MaxRSSNode breaks ties
  *   alike.  A database rotadbd creates is SQL_ASCII with the C locale: job
- *   names and paths are stored as the bytes they are, as in SQLite.
+ *   names and paths are stored as the bytes they are, as in SQLite.  One an
+ *   admin made UTF8 refuses bytes that are not UTF-8: they are sent as '?'
+ *   (a job name is any bytes), rather than the feed stopping at that job.
  * - The statements are store.c's, ?N written $N, prepared on first use with
  *   the types of the values given (INT8 or TEXT).
  * - sacct's query streams through a cursor (FETCH, a page at a time), so
@@ -80,6 +82,7 @@ struct sql_db {
 	char *prepared;         /* which of them this connection has */
 	int n;
 	int in_txn;
+	int utf8; /* the database checks text is UTF-8 */
 };
 
 struct sql_cur {
@@ -272,6 +275,7 @@ static int pg_open(const struct store_conf *sc, const char *const *stmts, int n,
 {
 	const struct pq_lib *pq = pq_lib(err);
 	struct sql_db *d;
+	const char *enc;
 
 	if (!pq)
 		return -ENOENT;
@@ -293,6 +297,15 @@ static int pg_open(const struct store_conf *sc, const char *const *stmts, int n,
 		pg_close(d);
 		return -EIO;
 	}
+	/* a job name is any bytes: one that is not UTF-8 must not stop the feed */
+	enc = d->pq->parameterStatus(d->conn, "server_encoding");
+	d->utf8 = enc && !strcmp(enc, "UTF8");
+	if (d->utf8)
+		log_warn(
+		    "accounting store: database %s is UTF8: bytes of job names and paths "
+		    "that are not UTF-8 are stored as '?' (a database rotadbd creates is "
+		    "SQL_ASCII and keeps them)",
+		    d->val[K_DB]);
 	*ret = d;
 	return 0;
 }
@@ -358,22 +371,84 @@ static void pg_rollback(struct sql_db *d)
 	d->in_txn = 0;
 }
 
-/* The values as text, libpq's format; the numbers in buf (n * 24). */
-static void to_text(const struct sql_val *v, int n, const char **vals, Oid *types,
-                    char *buf)
+/* The length of the UTF-8 sequence at s, 0 when it is not one (overlong
+ * forms and surrogates are not). */
+static size_t utf8_seq(const unsigned char *s)
 {
-	for (int i = 0; i < n; i++) {
-		vals[i] = NULL;
-		types[i] = 0; /* a NULL: the column's type */
-		if (v[i].type == SQL_INT) {
-			snprintf(buf + 24 * i, 24, "%" PRId64, v[i].i);
-			vals[i] = buf + 24 * i;
-			types[i] = OID_INT8;
-		} else if (v[i].type == SQL_TEXT) {
-			vals[i] = v[i].s;
-			types[i] = OID_TEXT;
-		}
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
+		    (s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))
+			return 0;
+		return 3;
 	}
+	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
+		    (s[3] & 0xc0) != 0x80 || (s[0] == 0xf0 && s[1] < 0x90) ||
+		    (s[0] == 0xf4 && s[1] >= 0x90))
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+/* s with each byte that is not UTF-8 made '?'; NULL when s is UTF-8. */
+static char *utf8_fix(const char *s)
+{
+	char *fixed = NULL;
+
+	for (size_t i = 0, k; s[i]; i += k ? k : 1) {
+		k = utf8_seq((const unsigned char *)s + i);
+		if (k)
+			continue;
+		if (!fixed)
+			fixed = xstrdup(s);
+		fixed[i] = '?';
+	}
+	return fixed;
+}
+
+/* The values as libpq takes them: text, with their types. */
+struct pq_params {
+	const char **vals;
+	Oid *types;
+	char *nums;   /* the numbers' text, 24 bytes each */
+	char **fixed; /* text made UTF-8 (a UTF8 database) */
+	int n;
+};
+
+static void params_init(const struct sql_db *d, const struct sql_val *v, int n,
+                        struct pq_params *p)
+{
+	p->n = n;
+	p->vals = xcalloc((size_t)n + 1, sizeof(*p->vals));
+	p->types = xcalloc((size_t)n + 1, sizeof(*p->types));
+	p->nums = xcalloc((size_t)n + 1, 24);
+	p->fixed = xcalloc((size_t)n + 1, sizeof(*p->fixed));
+	for (int i = 0; i < n; i++) {
+		if (v[i].type == SQL_INT) {
+			snprintf(p->nums + 24 * i, 24, "%" PRId64, v[i].i);
+			p->vals[i] = p->nums + 24 * i;
+			p->types[i] = OID_INT8;
+		} else if (v[i].type == SQL_TEXT) {
+			p->fixed[i] = d->utf8 ? utf8_fix(v[i].s) : NULL;
+			p->vals[i] = p->fixed[i] ? p->fixed[i] : v[i].s;
+			p->types[i] = OID_TEXT;
+		} /* a NULL: no type, the column's */
+	}
+}
+
+static void params_release(struct pq_params *p)
+{
+	for (int i = 0; i < p->n; i++)
+		free(p->fixed[i]);
+	free(p->fixed);
+	free(p->nums);
+	free(p->types);
+	free(p->vals);
 }
 
 /* A result, or NULL with err set (what libpq said). */
@@ -384,14 +459,14 @@ static PGresult *checked(struct sql_db *d, PGresult *r, struct rota_error *err)
 	return r;
 }
 
-static PGresult *run_prepared(struct sql_db *d, int id, int n, const char **vals,
-                              const Oid *types, struct rota_error *err)
+static PGresult *run_prepared(struct sql_db *d, int id, const struct pq_params *p,
+                              struct rota_error *err)
 {
 	char name[16];
 
 	snprintf(name, sizeof(name), "r%d", id);
 	if (!d->prepared[id]) {
-		PGresult *r = d->pq->prepare(d->conn, name, d->sql[id], n, types);
+		PGresult *r = d->pq->prepare(d->conn, name, d->sql[id], p->n, p->types);
 		if (!r || d->pq->resultStatus(r) != PGRES_COMMAND_OK) {
 			res_err(d, r, err, d->sql[id]);
 			return NULL;
@@ -399,8 +474,8 @@ static PGresult *run_prepared(struct sql_db *d, int id, int n, const char **vals
 		d->pq->clear(r);
 		d->prepared[id] = 1;
 	}
-	return checked(d, d->pq->execPrepared(d->conn, name, n, vals, NULL, NULL, 0),
-	               err);
+	return checked(
+	    d, d->pq->execPrepared(d->conn, name, p->n, p->vals, NULL, NULL, 0), err);
 }
 
 static void close_stream(struct sql_cur *c)
@@ -420,8 +495,8 @@ static void close_stream(struct sql_cur *c)
 
 /* sacct's query: a cursor in a transaction of its own, or in a savepoint
  * of the feed's. */
-static PGresult *open_stream(struct sql_db *d, const char *sql, int n, const char **vals,
-                             const Oid *types, struct rota_error *err)
+static PGresult *open_stream(struct sql_db *d, const char *sql, const struct pq_params *p,
+                             struct rota_error *err)
 {
 	char *declare;
 	PGresult *r;
@@ -430,7 +505,7 @@ static PGresult *open_stream(struct sql_db *d, const char *sql, int n, const cha
 	              : begin_txn(d, err) < 0)
 		return NULL;
 	declare = xasprintf("DECLARE rota_query NO SCROLL CURSOR FOR %s", sql);
-	r = d->pq->execParams(d->conn, declare, n, types, vals, NULL, NULL, 0);
+	r = d->pq->execParams(d->conn, declare, p->n, p->types, p->vals, NULL, NULL, 0);
 	free(declare);
 	if (!r || d->pq->resultStatus(r) != PGRES_COMMAND_OK) {
 		struct sql_cur c = {.db = d, .failed = 1};
@@ -445,35 +520,26 @@ static PGresult *open_stream(struct sql_db *d, const char *sql, int n, const cha
 static int pg_run(struct sql_db *d, int id, const char *sql, const struct sql_val *v,
                   int n, struct sql_cur **ret, struct rota_error *err)
 {
-	const char *vals_s[64], **vals = vals_s;
-	Oid types_s[64], *types = types_s;
-	char buf_s[64 * 24], *buf = buf_s;
+	struct pq_params p;
 	char *own = NULL;
 	PGresult *r;
 	ExecStatusType st;
 	int stream = id < 0 && ret;
 
-	if (n > 64) { /* a long IN list */
-		vals = xcalloc((size_t)n, sizeof(*vals));
-		types = xcalloc((size_t)n, sizeof(*types));
-		buf = xcalloc((size_t)n, 24);
-	}
-	to_text(v, n, vals, types, buf);
-	if (id < 0)
+	params_init(d, v, n, &p);
+	if (id >= 0) {
+		r = run_prepared(d, id, &p, err);
+	} else {
 		sql = own = dollars(sql);
-	if (id >= 0)
-		r = run_prepared(d, id, n, vals, types, err);
-	else if (stream)
-		r = open_stream(d, sql, n, vals, types, err);
-	else
-		r = checked(
-		    d, d->pq->execParams(d->conn, sql, n, types, vals, NULL, NULL, 0),
-		    err);
-	if (n > 64) {
-		free(vals);
-		free(types);
-		free(buf);
+		if (stream)
+			r = open_stream(d, sql, &p, err);
+		else
+			r = checked(d,
+			            d->pq->execParams(d->conn, sql, n, p.types, p.vals,
+			                              NULL, NULL, 0),
+			            err);
 	}
+	params_release(&p);
 	free(own);
 	if (!r)
 		return -EIO; /* err set */

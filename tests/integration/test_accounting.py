@@ -26,10 +26,10 @@ def pg_server():
         pg.stop()
 
 
-def use_pgsql(c, pg):
-    """Restart c's rotadbd on a fresh PostgreSQL database; the database's
-    name."""
-    db = pg.new_database()
+def use_pgsql(c, pg, db=None):
+    """Restart c's rotadbd on PostgreSQL database db (None: a fresh one,
+    which rotadbd creates); the database's name."""
+    db = db or pg.new_database()
     if os.path.exists(os.path.join(c.dir, "run", "rotadbd.pid")):
         c.kill_daemon("rotadbd", signal.SIGTERM)
     with open(os.path.join(os.path.dirname(c.conf_path), "slurmdbd.conf"), "w") as f:
@@ -506,3 +506,21 @@ def test_bad_storage_settings_say_what_to_fix(pg_server, tmp_path):
     assert "password authentication failed" in p.stderr, p.stderr
     p = rotadbd(good.replace("StoragePort=5432", "StoragePort=54x"))
     assert p.returncode == 1 and "StoragePort=54x: not a port number" in p.stderr
+
+
+def test_pgsql_utf8_database_takes_any_job_name(make_cluster, pg_server):
+    """A database the admin made UTF8 (rotadbd's own is SQL_ASCII): a job name
+    that is not UTF-8 is stored with '?' for its bad bytes, and does not
+    stop the feed (the jobs after it are stored)."""
+    c = make_cluster()
+    db = pg_server.new_database()
+    pg_server.psql("postgres", f"CREATE DATABASE {db} ENCODING 'UTF8' TEMPLATE template0")
+    use_pgsql(c, pg_server, db)
+    bad = c.sbatch("-J", os.fsdecode(b"bad\xff\xc3name"), "--wrap", "true")
+    good = c.sbatch("-J", "g\u00e9", "--wrap", "true")
+    c.wait_job(good)
+    r = wait_rows(c, lambda r: len(r) == 2 and all(final(x[1]) for x in r), "-X",
+                  "-j", f"{bad},{good}", "-o", "JobName,State")
+    assert r == [["bad??name", "COMPLETED"], ["g\u00e9", "COMPLETED"]]
+    assert "is UTF8: bytes of job names" in open(
+        os.path.join(c.dir, "log", "rotadbd.log")).read()
