@@ -4,6 +4,7 @@ sacct reads it, byte for byte as Slurm 22.05 prints it (COMPAT.md).
 Every test that uses a cluster runs on both back ends (test_x[sqlite],
 test_x[pgsql]): the pgsql variants share one throwaway PostgreSQL per module
 (pgserver.py), each cluster a database of its own that rotadbd creates."""
+import glob
 import os
 import re
 import signal
@@ -506,6 +507,20 @@ def test_bad_storage_settings_say_what_to_fix(pg_server, tmp_path):
     assert "password authentication failed" in p.stderr, p.stderr
     p = rotadbd(good.replace("StoragePort=5432", "StoragePort=54x"))
     assert p.returncode == 1 and "StoragePort=54x: not a port number" in p.stderr
+    # without libpq (hidden in a mount namespace of its own, where we may)
+    libs = glob.glob("/usr/lib/*/libpq.so.5")
+    if os.geteuid() == 0 and libs and subprocess.run(
+            ["unshare", "-m", "true"], capture_output=True).returncode == 0:
+        dbd_conf.write_text(good)
+        p = subprocess.run(["unshare", "-m", "sh", "-c",
+                            'mount --bind /dev/null "$0" && exec "$@"',
+                            os.path.realpath(libs[0]), str(BIN / "rotadbd"), "-f",
+                            str(conf), "-c", str(dbd_conf)],
+                           capture_output=True, text=True, timeout=30,
+                           stdin=subprocess.DEVNULL)
+        assert p.returncode == 1
+        assert ("accounting_storage/pgsql needs libpq.so.5 (Debian package libpq5)"
+                in p.stderr), p.stderr
 
 
 def test_pgsql_utf8_database_takes_any_job_name(make_cluster, pg_server):
