@@ -13,7 +13,8 @@ endif
 CC ?= cc
 # Debian's interpreter: it is the one with python3-pytest
 PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
-PKGS = libevent jansson munge zlib libisal
+# libpq: its header alone (dbd/pq_dl.h loads the library at run time)
+PKGS = libevent jansson munge zlib libisal libpq
 # CFLAGS and LDFLAGS are the user's (make CFLAGS=-O0 keeps everything below);
 # what the build needs is added in ALL_CFLAGS / ALL_LDFLAGS, as git does.
 CFLAGS ?= -O2 -g

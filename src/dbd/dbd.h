@@ -20,7 +20,7 @@ struct dbd {
 	struct event_base *base;
 	struct auth *auth;
 	struct store *store;
-	char *storage_loc; /* the SQLite file */
+	char *storage_loc; /* StorageLoc: the SQLite file, the database (NULL: default) */
 	char *sock_path;   /* sacct's socket */
 	/* the feed */
 	struct conn *ctld;

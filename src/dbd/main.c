@@ -2,9 +2,23 @@
  *
  * rotadbd reads slurm.conf (the controllers to follow, the key to
  * authenticate with, StateSaveLocation) and, when there is one beside it,
- * slurmdbd.conf: StorageType (accounting_storage/sqlite, the default),
- * StorageLoc (the SQLite file; default <StateSaveLocation>/rota_acct.db),
- * LogFile.  Keys it does not use are accepted, as slurmdbd's own. */
+ * slurmdbd.conf:
+ *   StorageType  accounting_storage/sqlite (the default) or
+ *                accounting_storage/pgsql (PostgreSQL; libpq.so.5 is loaded
+ *                at run time); anything else (mysql) is refused at start
+ *   StorageLoc   sqlite: the file (default <StateSaveLocation>/rota_acct.db);
+ *                pgsql: the database (default slurm_acct_db, created when
+ *                missing if the user may create databases)
+ *   StorageHost, StoragePort, StorageUser, StoragePass  pgsql: the server
+ *                (default localhost:5432; a host starting with / is the
+ *                directory of its unix socket, as in libpq), the role and its
+ *                password (default: libpq's, e.g. ~/.pgpass, PGUSER)
+ *   LogFile
+ * A PostgreSQL that does not answer yet is waited for (logged once, tried
+ * every 3 s): rotadbd may start before it, as slurmdbd does with its MySQL.
+ * A server that answers but refuses (a wrong password, no right to create
+ * the database) stops rotadbd with the server's reason.  Keys it does not
+ * use are accepted, as slurmdbd's own. */
 #include <errno.h>
 #include <event2/event.h>
 #include <getopt.h>
@@ -29,6 +43,10 @@
 struct dbd_conf {
 	char *storage_type;
 	char *storage_loc;
+	char *storage_host;
+	char *storage_port;
+	char *storage_user;
+	char *storage_pass;
 	char *log_file;
 };
 
@@ -83,6 +101,14 @@ static int dbd_conf_load(const char *path, struct dbd_conf *dc, int must_exist)
 			slot = &dc->storage_type;
 		else if (!strcasecmp(key, "StorageLoc"))
 			slot = &dc->storage_loc;
+		else if (!strcasecmp(key, "StorageHost"))
+			slot = &dc->storage_host;
+		else if (!strcasecmp(key, "StoragePort"))
+			slot = &dc->storage_port;
+		else if (!strcasecmp(key, "StorageUser"))
+			slot = &dc->storage_user;
+		else if (!strcasecmp(key, "StoragePass"))
+			slot = &dc->storage_pass;
 		else if (!strcasecmp(key, "LogFile"))
 			slot = &dc->log_file;
 		if (slot) {
@@ -92,6 +118,34 @@ static int dbd_conf_load(const char *path, struct dbd_conf *dc, int must_exist)
 	}
 	fclose(f);
 	return 0;
+}
+
+static int is_sqlite(const char *type)
+{
+	return !type || !strcasecmp(type, "accounting_storage/sqlite");
+}
+
+/* The store slurmdbd.conf names; loc: StorageLoc or its default. */
+static int store_open_conf(const struct dbd_conf *dc, const char *loc, struct store **ret,
+                           struct rota_error *err)
+{
+	struct store_conf sc = {
+	    .type = dc->storage_type,
+	    .host = dc->storage_host,
+	    .user = dc->storage_user,
+	    .pass = dc->storage_pass,
+	    .loc = loc,
+	};
+
+	if (dc->storage_port) {
+		char *end;
+		unsigned long port = strtoul(dc->storage_port, &end, 10);
+		if (end == dc->storage_port || *end || !port || port > 65535)
+			return errprintf(err, "StoragePort=%s: not a port number",
+			                 dc->storage_port);
+		sc.port = (unsigned)port;
+	}
+	return store_open(&sc, ret, err);
 }
 
 static void stop_cb(evutil_socket_t sig, short what, void *arg)
@@ -148,19 +202,17 @@ int main(int argc, char **argv)
 		logfile = dc.log_file;
 	if (logfile && log_init("rotadbd", level, logfile) < 0)
 		fatal("cannot open log file %s", logfile);
-	if (dc.storage_type && strcasecmp(dc.storage_type, "accounting_storage/sqlite"))
-		fatal("StorageType=%s: this rotadbd stores in accounting_storage/sqlite",
-		      dc.storage_type);
 	signal(SIGPIPE, SIG_IGN);
 	if (fdlimit_raise() < 0) /* sacct clients and the feed */
 		log_err("cannot raise the open files limit");
 	d.conf = conf;
-	d.storage_loc = dc.storage_loc
-	                    ? xstrdup(dc.storage_loc)
-	                    : xasprintf("%s/rota_acct.db", conf->state_save_location);
+	d.storage_loc = dc.storage_loc ? xstrdup(dc.storage_loc)
+	                : is_sqlite(dc.storage_type)
+	                    ? xasprintf("%s/rota_acct.db", conf->state_save_location)
+	                    : NULL;
 	d.sock_path = client_dbd_socket_path(conf);
 	mkdir(conf->state_save_location, 0755);
-	if (store_open(d.storage_loc, &d.store, &err) < 0)
+	if (store_open_conf(&dc, d.storage_loc, &d.store, &err) < 0)
 		fatal("%s", err.text);
 	if (auth_create(conf, AUTH_NEED_KEY, &d.auth, &err) < 0)
 		fatal("%s", err.text);
@@ -174,8 +226,10 @@ int main(int argc, char **argv)
 	sigint = evsignal_new(d.base, SIGINT, stop_cb, d.base);
 	event_add(sigterm, NULL);
 	event_add(sigint, NULL);
-	log_info("rotadbd started: store %s (events to %llu stored), sacct on %s",
-	         d.storage_loc, (unsigned long long)store_last_seq(d.store), d.sock_path);
+	log_info("rotadbd started: store %s %s (events to %llu stored), sacct on %s",
+	         dc.storage_type ? dc.storage_type : "accounting_storage/sqlite",
+	         d.storage_loc ? d.storage_loc : "slurm_acct_db",
+	         (unsigned long long)store_last_seq(d.store), d.sock_path);
 	dbd_feed_start(&d);
 	dbd_report_start(&d);
 	event_base_dispatch(d.base);
@@ -195,6 +249,10 @@ int main(int argc, char **argv)
 	free(d.sock_path);
 	free(dc.storage_type);
 	free(dc.storage_loc);
+	free(dc.storage_host);
+	free(dc.storage_port);
+	free(dc.storage_user);
+	free(dc.storage_pass);
 	free(dc.log_file);
 	free(own_dbd_conf);
 	conf_destroy(conf);

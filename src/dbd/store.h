@@ -9,7 +9,12 @@
  * idempotent for the events of a snapshot (numbered 0: the controller's
  * state when what rotadbd asked for was compacted away).
  *
- * Backend: SQLite (one file, WAL, synchronous=FULL).
+ * Back ends (slurmdbd.conf StorageType): accounting_storage/sqlite, the
+ * default (one file, WAL, synchronous=FULL; store_sqlite.c), and
+ * accounting_storage/pgsql (a PostgreSQL database; store_pgsql.c, libpq
+ * loaded at run time).  Both store the same rows and answer a query with the
+ * same records in the same order: what is stored and asked is decided once,
+ * in store.c; a driver only runs the statements (store_driver.h).
  */
 #ifndef ROTA_DBD_STORE_H
 #define ROTA_DBD_STORE_H
@@ -22,7 +27,19 @@ union job_event;
 struct acct_query;
 struct acct_job;
 
-int store_open(const char *path, struct store **ret, struct rota_error *err);
+/* Where to store, from slurmdbd.conf; every string borrowed, NULL: the
+ * default. */
+struct store_conf {
+	const char *type; /* StorageType (NULL: accounting_storage/sqlite) */
+	const char *host; /* pgsql: a host name, or a socket directory (/...) */
+	unsigned port;    /* pgsql: 0: 5432 */
+	const char *user, *pass;
+	const char *loc; /* sqlite: the file; pgsql: the database name */
+};
+
+/* Open the store sc names (pgsql: wait for the server, create the database
+ * and tables when missing).  The error says what to fix. */
+int store_open(const struct store_conf *sc, struct store **ret, struct rota_error *err);
 void store_close(struct store *s); /* NULL allowed */
 
 /* The last event stored (0: none). */

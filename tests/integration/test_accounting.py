@@ -1,11 +1,81 @@
 """Accounting: rotadbd follows the controller's journal into its store and
-sacct reads it, byte for byte as Slurm 22.05 prints it (COMPAT.md)."""
+sacct reads it, byte for byte as Slurm 22.05 prints it (COMPAT.md).
+
+Every test that uses a cluster runs on both back ends (test_x[sqlite],
+test_x[pgsql]): the pgsql variants share one throwaway PostgreSQL per module
+(pgserver.py), each cluster a database of its own that rotadbd creates."""
+import glob
 import os
 import re
 import signal
+import subprocess
 import time
 
-from conftest import write_script
+import pytest
+
+from conftest import BIN, module_cluster_with, write_script
+from pgserver import PgServer
+
+
+@pytest.fixture(scope="module")
+def pg_server():
+    pg = PgServer()
+    try:
+        pg.start()
+        yield pg
+    finally:
+        pg.stop()
+
+
+def use_pgsql(c, pg, db=None):
+    """Restart c's rotadbd on PostgreSQL database db (None: a fresh one,
+    which rotadbd creates); the database's name."""
+    db = db or pg.new_database()
+    if os.path.exists(os.path.join(c.dir, "run", "rotadbd.pid")):
+        c.kill_daemon("rotadbd", signal.SIGTERM)
+    with open(os.path.join(os.path.dirname(c.conf_path), "slurmdbd.conf"), "w") as f:
+        f.write(pg.slurmdbd_conf(db))
+    c.up()
+    # not silently SQLite: the log says which store, the tables are there
+    c.wait_for(lambda: f"accounting_storage/pgsql {db}" in open(
+        os.path.join(c.dir, "log", "rotadbd.log")).read(), what="rotadbd on pgsql")
+    assert pg.psql(db, "SELECT count(*) FROM meta") is not None
+    return db
+
+
+class Backend:
+    def __init__(self, name, pg=None):
+        self.name, self.pg = name, pg
+
+    def apply(self, c):
+        if self.pg:
+            use_pgsql(c, self.pg)
+
+
+@pytest.fixture(scope="module", params=["sqlite", "pgsql"])
+def backend(request):
+    if request.param == "sqlite":
+        return Backend("sqlite")
+    return Backend("pgsql", request.getfixturevalue("pg_server"))
+
+
+@pytest.fixture(scope="module")
+def module_cluster(backend):
+    """conftest's module cluster, its rotadbd on the back end of the run."""
+    gen = module_cluster_with()
+    c = next(gen)
+    try:
+        backend.apply(c)
+        yield c
+    finally:
+        gen.close()
+
+
+@pytest.fixture
+def fresh_cluster(make_cluster, backend):
+    c = make_cluster()
+    backend.apply(c)
+    return c
 
 
 def sacct(c, *args, check=True):
@@ -262,31 +332,46 @@ def test_states_and_users_select(cluster):
     assert rows(cluster, "-X", "-u", "nobody", "-o", "JobIDRaw") == []
 
 
-def test_rotadbd_killed_mid_run_loses_nothing(fresh_cluster):
-    """Thousands of jobs; rotadbd killed (SIGKILL) twice while they run and
-    started again: every job is stored once, in its final state."""
-    c = fresh_cluster
-    n_arrays, size = 4, 500
-    arrays = []
-    for _ in range(n_arrays):
-        out = c.run(["sbatch", "--parsable", f"--array=0-{size - 1}", "-o",
-                     "/dev/null", "--wrap", "true"], check=True).stdout
-        arrays.append(int(out.strip()))
-    for _ in range(2):
-        time.sleep(1.5)
-        c.kill_daemon("rotadbd")
-        time.sleep(0.5)
-        c.up()
+def submit_array(c, size):
+    out = c.run(["sbatch", "--parsable", f"--array=0-{size - 1}", "-o", "/dev/null",
+                 "--wrap", "true"], check=True).stdout
+    return int(out.strip())
+
+
+def assert_stored_once(c, arrays, size):
+    """Once the arrays have run: each task stored once, COMPLETED (sacct may
+    fail meanwhile, while rotadbd connects again)."""
     deadline = time.monotonic() + 600
     while c.run(["squeue", "-h", "-o", "%i"]).stdout.strip():
         assert time.monotonic() < deadline, "the arrays did not finish"
         time.sleep(1)
     want = {f"{a}_{t}" for a in arrays for t in range(size)}
-    r = wait_rows(c, lambda r: len(r) >= len(want) and all(x[1] == "COMPLETED" for x in r),
-                  "-X", "-o", "JobID,State", timeout=120)
-    got = [x[0] for x in r]
+
+    def stored():
+        p = sacct(c, "-n", "-P", "-X", "-o", "JobID,State", check=False)
+        r = [x.split("|") for x in p.stdout.splitlines()]
+        if p.returncode == 0 and len(r) >= len(want) and all(
+                x[1] == "COMPLETED" for x in r):
+            return r
+        return None
+
+    got = [x[0] for x in c.wait_for(stored, timeout=120, what="every task stored")]
     assert len(got) == len(set(got)), "a job stored twice"
     assert set(got) == want
+
+
+def test_rotadbd_killed_mid_run_loses_nothing(fresh_cluster):
+    """Thousands of jobs; rotadbd killed (SIGKILL) twice while they run and
+    started again: every job is stored once, in its final state."""
+    c = fresh_cluster
+    size = 500
+    arrays = [submit_array(c, size) for _ in range(4)]
+    for _ in range(2):
+        time.sleep(1.5)
+        c.kill_daemon("rotadbd")
+        time.sleep(0.5)
+        c.up()
+    assert_stored_once(c, arrays, size)
 
 
 def test_compaction_waits_for_rotadbd(fresh_cluster):
@@ -325,3 +410,132 @@ def test_accounting_disabled_says_so(make_cluster):
     assert p.returncode == 1
     assert p.stderr.strip() == "sacct: error: Slurm accounting storage is disabled"
     assert not any("rotadbd" in cmd for _, cmd in c.processes())
+
+
+def test_same_records_on_both_back_ends(make_cluster, pg_server):
+    """One job history stored by SQLite, then by PostgreSQL (a rotadbd
+    started on an empty database follows the journal from its start): every
+    query prints the same lines."""
+    c = make_cluster()
+    part = c.conf_value("PartitionName").split()[0]
+    failed = c.sbatch("-J", "same1", "--wrap", "exit 3")
+    script = write_script(c.work / "steps.sh",
+                          "#!/bin/bash\nsrun -J first true\nsrun -J second false\n")
+    steps = c.sbatch("-N1", "-n1", str(script))
+    arr = int(c.run(["sbatch", "--parsable", "--array=0-3", "--wrap", "true"],
+                    check=True).stdout.strip())
+    held = int(c.run(["sbatch", "--parsable", "--hold", "--array=5-9", "--wrap",
+                      "true"], check=True).stdout.strip())
+    requeued = c.sbatch("--requeue", "-J", "same2", "--wrap", "sleep 60")
+    c.wait_running(requeued)
+    c.run(["scontrol", "requeue", str(requeued)], check=True)
+    c.wait_running(requeued, timeout=60)
+    c.run(["scancel", str(requeued)], check=True)
+    for j in (failed, steps, requeued):
+        c.wait_job(j)
+    fields = ("JobID,JobIDRaw,JobName,Partition,Account,AllocCPUS,State,ExitCode,"
+              "Submit,Start,End,Elapsed,NodeList,NNodes,ReqMem,ReqCPUS,Restarts,"
+              "MaxRSS,MaxRSSNode,AveRSS,TotalCPU")
+    everything = ("-a", "-D", "-P", "-S", "1970-01-01", "-o", fields)
+    queries = [
+        everything,
+        ("-P", "-o", fields, "-j", str(arr)),
+        ("-P", "-o", fields, "-j", f"{arr}_2,{held},{steps}.1"),
+        ("-P", "-X", "-D", "-o", fields, "-j", str(requeued)),
+        ("-P", "-X", "-a", "-s", "F,CA", "-S", "1970-01-01", "-o", fields),
+        ("-P", "-X", "-u", c.user, "-S", "1970-01-01", "-o", fields),
+        ("-P", "-X", "-a", "--name", "same1,same2", "-S", "1970-01-01", "-o", fields),
+        ("-P", "-X", "-a", "-r", part, "-A", "root", "-o", fields),
+        ("-P", "-X", "-a", "-S", "now-1hour", "-E", "now", "-o", fields),
+    ]
+
+    def outputs():
+        return [sacct(c, *q).stdout for q in queries]
+
+    def settled(r):  # 9 runs in their final state (the held array waits)
+        return len(r) == 9 and all(final(x[1]) or x[1] in ("PENDING", "REQUEUED")
+                                   for x in r)
+
+    runs = ("-a", "-D", "-X", "-S", "1970-01-01", "-o", "JobID,State")
+    wait_rows(c, settled, *runs)
+    before = outputs()
+    assert before[0].count("\n") > 20, before[0]
+    db = use_pgsql(c, pg_server)
+    wait_rows(c, settled, *runs)
+    after = outputs()
+    assert after == before
+    # and they are PostgreSQL's rows
+    assert pg_server.psql(db, "SELECT count(*) FROM job") == ["9"]
+
+
+def test_pgsql_restarted_under_rotadbd_loses_nothing(make_cluster, pg_server):
+    """PostgreSQL crashes and comes back while jobs run: rotadbd connects
+    again and stores every job once; sacct answers again."""
+    c = make_cluster()
+    use_pgsql(c, pg_server)
+    a = submit_array(c, 300)
+    time.sleep(1)
+    pg_server.restart()
+    assert_stored_once(c, [a], 300)
+    assert "connected again to PostgreSQL" in open(
+        os.path.join(c.dir, "log", "rotadbd.log")).read()
+
+
+def test_bad_storage_settings_say_what_to_fix(pg_server, tmp_path):
+    """rotadbd stops at start with the reason: a back end it does not have,
+    a password the server refuses, a port that is not one."""
+    conf = tmp_path / "slurm.conf"
+    conf.write_text("ClusterName=t\nSlurmctldHost=localhost\n"
+                    f"StateSaveLocation={tmp_path}/state\n"
+                    "NodeName=n1 CPUs=1\nPartitionName=p Nodes=n1\n")
+    dbd_conf = tmp_path / "slurmdbd.conf"
+
+    def rotadbd(text):
+        dbd_conf.write_text(text)
+        return subprocess.run([str(BIN / "rotadbd"), "-f", str(conf), "-c", str(dbd_conf)],
+                              capture_output=True, text=True, timeout=30,
+                              stdin=subprocess.DEVNULL)
+
+    p = rotadbd("StorageType=accounting_storage/mysql\n")
+    assert p.returncode == 1
+    assert ("StorageType=accounting_storage/mysql: this rotadbd stores in "
+            "accounting_storage/sqlite (the default) or accounting_storage/pgsql"
+            in p.stderr), p.stderr
+    good = pg_server.slurmdbd_conf(pg_server.new_database())
+    p = rotadbd(good.replace("StoragePass=", "StoragePass=not-"))
+    assert p.returncode == 1
+    assert "password authentication failed" in p.stderr, p.stderr
+    p = rotadbd(good.replace("StoragePort=5432", "StoragePort=54x"))
+    assert p.returncode == 1 and "StoragePort=54x: not a port number" in p.stderr
+    # without libpq (hidden in a mount namespace of its own, where we may)
+    libs = glob.glob("/usr/lib/*/libpq.so.5")
+    if os.geteuid() == 0 and libs and subprocess.run(
+            ["unshare", "-m", "true"], capture_output=True).returncode == 0:
+        dbd_conf.write_text(good)
+        p = subprocess.run(["unshare", "-m", "sh", "-c",
+                            'mount --bind /dev/null "$0" && exec "$@"',
+                            os.path.realpath(libs[0]), str(BIN / "rotadbd"), "-f",
+                            str(conf), "-c", str(dbd_conf)],
+                           capture_output=True, text=True, timeout=30,
+                           stdin=subprocess.DEVNULL)
+        assert p.returncode == 1
+        assert ("accounting_storage/pgsql needs libpq.so.5 (Debian package libpq5)"
+                in p.stderr), p.stderr
+
+
+def test_pgsql_utf8_database_takes_any_job_name(make_cluster, pg_server):
+    """A database the admin made UTF8 (rotadbd's own is SQL_ASCII): a job name
+    that is not UTF-8 is stored with '?' for its bad bytes, and does not
+    stop the feed (the jobs after it are stored)."""
+    c = make_cluster()
+    db = pg_server.new_database()
+    pg_server.psql("postgres", f"CREATE DATABASE {db} ENCODING 'UTF8' TEMPLATE template0")
+    use_pgsql(c, pg_server, db)
+    bad = c.sbatch("-J", os.fsdecode(b"bad\xff\xc3name"), "--wrap", "true")
+    good = c.sbatch("-J", "g\u00e9", "--wrap", "true")
+    c.wait_job(good)
+    r = wait_rows(c, lambda r: len(r) == 2 and all(final(x[1]) for x in r), "-X",
+                  "-j", f"{bad},{good}", "-o", "JobName,State")
+    assert r == [["bad??name", "COMPLETED"], ["g\u00e9", "COMPLETED"]]
+    assert "is UTF8: bytes of job names" in open(
+        os.path.join(c.dir, "log", "rotadbd.log")).read()

@@ -1,0 +1,836 @@
+/* store.c - the accounting store: what each journal event stores and what a
+ * sacct query returns, for every back end (store_driver.h runs the SQL). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "common/arrayspec.h"
+#include "common/states.h"
+#include "ctld/job_event.h"
+#include "dbd/store.h"
+#include "dbd/store_driver.h"
+#include "proto/codec.h"
+#include "proto/messages.h"
+#include "common/common.h"
+
+#define QUERY_LIMIT 5000000 /* job runs one query may return */
+
+/* The columns of a run, in the order of the statements below. */
+#define JOB_COLS                                                                         \
+	"job_id, submit, restarts, array_job_id, array_task_id, array_pending, name, "   \
+	"uid, gid, \"user\", grp, account, partition, qos, state, reason, exit_code, "   \
+	"derived_exit, cancel_by, eligible, start, end_time, time_limit, priority, "     \
+	"nodes, nnodes, ncpus, req_cpus, req_nodes, req_mem, work_dir, comment, "        \
+	"constraints, reservation, batch, batch_cpus, superseded"
+
+enum stmt_id {
+	S_GET_SEQ,
+	S_SET_SEQ,
+	S_CURRENT,
+	S_SUBMIT,
+	S_START,
+	S_END,
+	S_PRIO,
+	S_UPDATE,
+	S_LIMIT,
+	S_REQUEUE_OLD,
+	S_REQUEUE_NEW,
+	S_SPLIT_COPY,
+	S_SPLIT_SELF,
+	S_PENDING_GET,
+	S_PENDING_SET,
+	S_STEP_START,
+	S_STEP_END,
+	S_STEPS_END,
+	S_STEPS_OF,
+	S_USAGE,
+	S_USAGE_OF,
+	S_COUNT
+};
+
+static const char *const stmt_sql[S_COUNT] = {
+    [S_GET_SEQ] = "SELECT v FROM meta WHERE k = 'last_seq'",
+    [S_SET_SEQ] = "INSERT INTO meta(k, v) VALUES('last_seq', ?1) "
+                  "ON CONFLICT(k) DO UPDATE SET v = ?1",
+    [S_CURRENT] = "SELECT db_id FROM job WHERE job_id = ?1 ORDER BY db_id DESC LIMIT 1",
+    [S_SUBMIT] =
+        "INSERT INTO job(" JOB_COLS ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+        "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, "
+        "?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37) "
+        "ON CONFLICT(job_id, submit, restarts) DO UPDATE SET "
+        "array_job_id = ?4, array_task_id = ?5, array_pending = ?6, name = ?7, "
+        "account = ?12, partition = ?13, eligible = ?20, time_limit = ?23, "
+        "priority = ?24, req_cpus = ?28, req_nodes = ?29, req_mem = ?30, "
+        "work_dir = ?31, comment = ?32, constraints = ?33",
+    [S_START] = "UPDATE job SET start = ?2, nodes = ?3, nnodes = ?4, ncpus = ?5, "
+                "batch_cpus = ?6, state = ?7 WHERE db_id = ?1",
+    [S_END] = "UPDATE job SET end_time = ?2, state = ?3, reason = ?4, exit_code = ?5, "
+              "derived_exit = ?6, cancel_by = ?7 WHERE db_id = ?1",
+    [S_PRIO] = "UPDATE job SET priority = ?2 WHERE db_id = ?1",
+    [S_UPDATE] = "UPDATE job SET name = ?2, partition = ?3, account = ?4, "
+                 "comment = ?5, work_dir = ?6, constraints = ?7, req_cpus = ?8, "
+                 "req_nodes = ?9, req_mem = ?10 WHERE db_id = ?1",
+    [S_LIMIT] = "UPDATE job SET time_limit = ?2 WHERE db_id = ?1",
+    [S_REQUEUE_OLD] = "UPDATE job SET superseded = 1, "
+                      "end_time = CASE WHEN end_time = 0 THEN ?2 ELSE end_time END "
+                      "WHERE db_id = ?1",
+    [S_REQUEUE_NEW] =
+        "INSERT INTO job(" JOB_COLS ") SELECT job_id, submit, restarts + 1, "
+        "array_job_id, array_task_id, array_pending, name, uid, gid, \"user\", grp, "
+        "account, partition, qos, 0, 0, 0, 0, 0, ?2, 0, 0, time_limit, priority, "
+        "NULL, 0, 0, req_cpus, req_nodes, req_mem, work_dir, comment, constraints, "
+        "reservation, batch, 0, 0 FROM job WHERE db_id = ?1 "
+        "ON CONFLICT(job_id, submit, restarts) DO NOTHING",
+    [S_SPLIT_COPY] =
+        "INSERT INTO job(" JOB_COLS ") SELECT ?2, submit, restarts, array_job_id, ?3, "
+        "NULL, name, uid, gid, \"user\", grp, account, partition, qos, state, reason, "
+        "exit_code, derived_exit, cancel_by, eligible, start, end_time, time_limit, "
+        "priority, nodes, nnodes, ncpus, req_cpus, req_nodes, req_mem, work_dir, "
+        "comment, constraints, reservation, batch, batch_cpus, 0 FROM job "
+        "WHERE db_id = ?1 ON CONFLICT(job_id, submit, restarts) DO NOTHING",
+    [S_SPLIT_SELF] = "UPDATE job SET array_task_id = ?2, array_pending = NULL "
+                     "WHERE db_id = ?1",
+    [S_PENDING_GET] = "SELECT array_pending FROM job WHERE db_id = ?1",
+    [S_PENDING_SET] = "UPDATE job SET array_pending = ?2 WHERE db_id = ?1",
+    [S_STEP_START] = "INSERT INTO step(db_id, step_id, name, nodes, nnodes, ntasks, "
+                     "ncpus, start, end_time, state, exit_code) "
+                     "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, 1, 0) "
+                     "ON CONFLICT(db_id, step_id) DO NOTHING",
+    [S_STEP_END] = "UPDATE step SET end_time = ?3, state = ?4, exit_code = ?5 "
+                   "WHERE db_id = ?1 AND step_id = ?2",
+    [S_STEPS_END] = "UPDATE step SET end_time = ?2, state = ?3 "
+                    "WHERE db_id = ?1 AND end_time = 0",
+    [S_STEPS_OF] = "SELECT step_id, name, nodes, nnodes, ntasks, ncpus, start, "
+                   "end_time, state, exit_code, max_rss, max_vm, ave_rss, user_usec, "
+                   "sys_usec FROM step WHERE db_id = ?1 ORDER BY step_id",
+    [S_USAGE] = "INSERT INTO usage(db_id, step_id, node, max_rss, user_usec, sys_usec) "
+                "VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(db_id, step_id, node) "
+                "DO UPDATE SET max_rss = ?4, user_usec = ?5, sys_usec = ?6",
+    [S_USAGE_OF] = "SELECT step_id, node, max_rss, user_usec, sys_usec FROM usage "
+                   "WHERE db_id = ?1 ORDER BY step_id, node",
+};
+
+struct store {
+	const struct store_driver *drv;
+	struct sql_db *db;
+	uint64_t last_seq;
+	int in_txn;
+};
+
+#define NVALS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* Run statement id with the values given, no rows wanted. */
+#define EXEC(s, id, err, ...)                                                            \
+	exec_vals((s), (id), (const struct sql_val[]){__VA_ARGS__},                      \
+	          NVALS(((const struct sql_val[]){__VA_ARGS__})), (err))
+
+static int exec_vals(struct store *s, int id, const struct sql_val *v, int n,
+                     struct rota_error *err)
+{
+	return s->drv->run(s->db, id, NULL, v, n, NULL, err) < 0 ? -EIO : 0;
+}
+
+/* The first column of the first row of statement id, an integer: 1 and
+ * *ret set, 0: no row, < 0: failed. */
+static int first_int(struct store *s, int id, struct sql_val v, int n, int64_t *ret,
+                     struct rota_error *err)
+{
+	struct sql_cur *c;
+	int rc;
+
+	if (s->drv->run(s->db, id, NULL, &v, n, &c, err) < 0)
+		return -EIO;
+	rc = s->drv->next(c, err);
+	if (rc > 0)
+		*ret = s->drv->col_int(c, 0);
+	s->drv->done(c);
+	return rc < 0 ? -EIO : rc;
+}
+
+static const struct store_driver *driver_of(const char *type, struct rota_error *err)
+{
+	static const struct {
+		const char *name;
+		const struct store_driver *drv;
+	} types[] = {
+	    {"accounting_storage/sqlite", &store_sqlite_driver},
+	    {"accounting_storage/pgsql", &store_pgsql_driver},
+	    {"accounting_storage/postgresql", &store_pgsql_driver},
+	};
+
+	if (!type)
+		return &store_sqlite_driver;
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (!strcasecmp(type, types[i].name))
+			return types[i].drv;
+	errprintf(err,
+	          "StorageType=%s: this rotadbd stores in accounting_storage/sqlite "
+	          "(the default) or accounting_storage/pgsql",
+	          type);
+	return NULL;
+}
+
+int store_open(const struct store_conf *sc, struct store **ret, struct rota_error *err)
+{
+	const struct store_driver *drv = driver_of(sc->type, err);
+	struct store *s;
+	int64_t seq = 0;
+
+	if (!drv)
+		return -EINVAL;
+	s = xcalloc(1, sizeof(*s));
+	s->drv = drv;
+	if (drv->open(sc, stmt_sql, S_COUNT, &s->db, err) < 0) {
+		free(s);
+		return -EIO;
+	}
+	if (first_int(s, S_GET_SEQ, sql_int(0), 0, &seq, err) < 0) {
+		store_close(s);
+		return -EIO;
+	}
+	s->last_seq = (uint64_t)seq;
+	*ret = s;
+	return 0;
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	s->drv->close(s->db);
+	free(s);
+}
+
+uint64_t store_last_seq(const struct store *s)
+{
+	return s->last_seq;
+}
+
+int store_begin(struct store *s, struct rota_error *err)
+{
+	if (s->drv->begin(s->db, err) < 0)
+		return -EIO;
+	s->in_txn = 1;
+	return 0;
+}
+
+int store_commit(struct store *s, uint64_t seq, int reset, struct rota_error *err)
+{
+	int set = seq > s->last_seq || (reset && seq);
+
+	if (set && EXEC(s, S_SET_SEQ, err, sql_int((int64_t)seq)) < 0) {
+		store_rollback(s);
+		return -EIO;
+	}
+	if (s->drv->commit(s->db, err) < 0) {
+		store_rollback(s);
+		return -EIO;
+	}
+	s->in_txn = 0;
+	if (set)
+		s->last_seq = seq;
+	return 0;
+}
+
+void store_rollback(struct store *s)
+{
+	if (s->in_txn)
+		s->drv->rollback(s->db);
+	s->in_txn = 0;
+}
+
+static uint32_t desc_req_cpus(const struct job_desc *d)
+{
+	uint32_t tasks = d->num_tasks && d->num_tasks != NO_VAL ? d->num_tasks : 1;
+	uint32_t cpt =
+	    d->cpus_per_task && d->cpus_per_task != NO_VAL ? d->cpus_per_task : 1;
+
+	if (d->ntasks_per_node && d->ntasks_per_node != NO_VAL && d->min_nodes &&
+	    d->min_nodes != NO_VAL && (!d->num_tasks || d->num_tasks == NO_VAL))
+		tasks = d->ntasks_per_node * d->min_nodes;
+	return tasks * cpt;
+}
+
+static uint64_t desc_req_mem(const struct job_desc *d)
+{
+	if (d->mem_per_cpu && d->mem_per_cpu != NO_VAL64)
+		return d->mem_per_cpu | ACCT_MEM_PER_CPU;
+	if (d->mem_per_node && d->mem_per_node != NO_VAL64)
+		return d->mem_per_node;
+	return 0;
+}
+
+static uint32_t desc_req_nodes(const struct job_desc *d)
+{
+	return d->min_nodes && d->min_nodes != NO_VAL ? d->min_nodes : 1;
+}
+
+static int on_submit(struct store *s, const struct ev_submit *ev, struct rota_error *err)
+{
+	const struct job_desc *d = ev->desc_count ? &ev->desc[0] : NULL;
+	uint32_t array_job_id = ev->array_job_id, array_task_id = ev->array_task_id;
+	char *pending = NULL;
+	int rc;
+
+	if (!d)
+		return 0;
+	if (ev->array_pending && ev->array_pending[0]) {
+		pending = xstrdup(ev->array_pending);
+	} else if (!array_job_id && d->array_inx) {
+		/* a fresh array: the whole of it waits in this record */
+		struct arrayspec a;
+		if (arrayspec_parse(d->array_inx, ARRAYSPEC_LIMIT, &a, NULL) == 0) {
+			pending = arrayspec_format(&a, 0);
+			arrayspec_release(&a);
+		}
+		array_job_id = ev->job_id;
+		array_task_id = NO_VAL;
+	}
+	rc = EXEC(s, S_SUBMIT, err, sql_int(ev->job_id), sql_int(ev->time),
+	          sql_int(ev->restart_cnt), sql_int(array_job_id), sql_int(array_task_id),
+	          sql_text(pending), sql_text(d->name), sql_int(ev->uid),
+	          sql_int(ev->gid), sql_text(ev->user), sql_text(ev->group),
+	          sql_text(d->account), sql_text(d->partition),
+	          sql_text(d->qos && *d->qos ? d->qos : "normal"),
+	          sql_int(JOB_PENDING), sql_int(0), sql_int(0), sql_int(0), sql_int(0),
+	          sql_int(ev->eligible_time          ? ev->eligible_time
+	                  : d->begin_time > ev->time ? d->begin_time
+	                                             : ev->time),
+	          sql_int(0), sql_int(0), sql_int(ev->time_limit),
+	          sql_int(ev->hold ? 0 : ev->priority), sql_text(NULL), sql_int(0),
+	          sql_int(0), sql_int(desc_req_cpus(d)), sql_int(desc_req_nodes(d)),
+	          sql_int((int64_t)desc_req_mem(d)), sql_text(d->work_dir),
+	          sql_text(d->comment), sql_text(d->features), sql_text(NULL),
+	          sql_int(d->script || ev->script_text ? 1 : 0), sql_int(0), sql_int(0));
+	free(pending);
+	return rc;
+}
+
+static int on_start(struct store *s, int64_t run_id, const struct ev_start *ev,
+                    struct rota_error *err)
+{
+	uint64_t cpus = 0;
+
+	for (uint32_t i = 0; i < ev->cpus_per_node.n; i++)
+		cpus += ev->cpus_per_node.v[i];
+	return EXEC(s, S_START, err, sql_int(run_id), sql_int(ev->time),
+	            sql_text(ev->nodes), sql_int(ev->cpus_per_node.n),
+	            sql_int((int64_t)cpus),
+	            sql_int(ev->cpus_per_node.n ? ev->cpus_per_node.v[0] : 0),
+	            sql_int(JOB_RUNNING));
+}
+
+static int on_end(struct store *s, int64_t run_id, const struct ev_end *ev,
+                  struct rota_error *err)
+{
+	uint32_t st = ev->state & JOB_STATE_BASE;
+
+	if (EXEC(s, S_END, err, sql_int(run_id), sql_int(ev->time), sql_int(st),
+	         sql_int(ev->reason), sql_int(ev->exit_code), sql_int(ev->derived_exit),
+	         sql_int(ev->cancel_by)) < 0)
+		return -EIO;
+	/* steps the job's end ended */
+	return EXEC(s, S_STEPS_END, err, sql_int(run_id), sql_int(ev->time),
+	            sql_int(st == JOB_COMPLETE ? JOB_COMPLETE : JOB_CANCELLED));
+}
+
+static int on_update(struct store *s, int64_t run_id, const struct ev_update *ev,
+                     struct rota_error *err)
+{
+	if (ev->desc_count) {
+		const struct job_desc *d = &ev->desc[0];
+		if (EXEC(s, S_UPDATE, err, sql_int(run_id), sql_text(d->name),
+		         sql_text(d->partition), sql_text(d->account),
+		         sql_text(d->comment), sql_text(d->work_dir),
+		         sql_text(d->features), sql_int(desc_req_cpus(d)),
+		         sql_int(desc_req_nodes(d)),
+		         sql_int((int64_t)desc_req_mem(d))) < 0)
+			return -EIO;
+	}
+	if (ev->time_limit != NO_VAL &&
+	    EXEC(s, S_LIMIT, err, sql_int(run_id), sql_int(ev->time_limit)) < 0)
+		return -EIO;
+	if (ev->priority != NO_VAL &&
+	    EXEC(s, S_PRIO, err, sql_int(run_id), sql_int(ev->priority)) < 0)
+		return -EIO;
+	return 0;
+}
+
+static int on_requeue(struct store *s, int64_t run_id, const struct ev_requeue *ev,
+                      struct rota_error *err)
+{
+	if (EXEC(s, S_REQUEUE_OLD, err, sql_int(run_id), sql_int(ev->time)) < 0)
+		return -EIO;
+	return EXEC(s, S_REQUEUE_NEW, err, sql_int(run_id), sql_int(ev->time));
+}
+
+/* Task t leaves the remainder's pending set. */
+static int pending_drop(struct store *s, int64_t run_id, uint32_t t,
+                        struct rota_error *err)
+{
+	struct sql_val id = sql_int(run_id);
+	struct sql_cur *c;
+	struct arrayspec a;
+	const char *text;
+	char *left;
+	int rc, parsed = -1;
+
+	if (s->drv->run(s->db, S_PENDING_GET, NULL, &id, 1, &c, err) < 0)
+		return -EIO;
+	if (s->drv->next(c, NULL) > 0 && (text = s->drv->col_text(c, 0)))
+		parsed = arrayspec_parse(text, ARRAYSPEC_LIMIT, &a, NULL);
+	s->drv->done(c);
+	if (parsed < 0)
+		return 0;
+	arrayspec_clear(&a, t);
+	left = arrayspec_format(&a, 0);
+	arrayspec_release(&a);
+	rc =
+	    EXEC(s, S_PENDING_SET, err, sql_int(run_id), sql_text(left[0] ? left : NULL));
+	free(left);
+	return rc;
+}
+
+static int on_split(struct store *s, int64_t run_id, const struct ev_array_split *ev,
+                    struct rota_error *err)
+{
+	if (ev->new_job_id) {
+		if (EXEC(s, S_SPLIT_COPY, err, sql_int(run_id), sql_int(ev->new_job_id),
+		         sql_int(ev->array_task_id)) < 0)
+			return -EIO;
+		return pending_drop(s, run_id, ev->array_task_id, err);
+	}
+	return EXEC(s, S_SPLIT_SELF, err, sql_int(run_id), sql_int(ev->array_task_id));
+}
+
+static int on_step_start(struct store *s, int64_t run_id, const struct ev_step_start *ev,
+                         struct rota_error *err)
+{
+	return EXEC(s, S_STEP_START, err, sql_int(run_id), sql_int(ev->step_id),
+	            sql_text(ev->text), sql_text(ev->nodes), sql_int(ev->cpus_per_node.n),
+	            sql_int(ev->num_tasks), sql_int(ev->num_cpus), sql_int(ev->time));
+}
+
+static int on_step_end(struct store *s, int64_t run_id, const struct ev_step_end *ev,
+                       struct rota_error *err)
+{
+	uint32_t st = ev->exit_code == 0            ? JOB_COMPLETE
+	              : (ev->exit_code & 0x7f) != 0 ? JOB_CANCELLED
+	                                            : JOB_FAILED;
+
+	return EXEC(s, S_STEP_END, err, sql_int(run_id), sql_int(ev->step_id),
+	            sql_int(ev->time), sql_int(st), sql_int(ev->exit_code));
+}
+
+static int on_usage(struct store *s, int64_t run_id, const struct ev_usage *ev,
+                    struct rota_error *err)
+{
+	return EXEC(s, S_USAGE, err, sql_int(run_id), sql_int(ev->step_id),
+	            sql_text(ev->node ? ev->node : ""), sql_int((int64_t)ev->max_rss),
+	            sql_int((int64_t)ev->user_usec), sql_int((int64_t)ev->sys_usec));
+}
+
+int store_event(struct store *s, const union job_event *ev, struct rota_error *err)
+{
+	int64_t run_id = 0;
+
+	if (ev->head.seq && ev->head.seq <= s->last_seq)
+		return 0; /* stored before */
+	switch (ev->head.type) {
+	case EV_SUBMIT:
+		return on_submit(s, &ev->submit, err);
+	case EV_START:
+	case EV_END:
+	case EV_HOLD:
+	case EV_UPDATE:
+	case EV_REQUEUE:
+	case EV_ARRAY_SPLIT:
+	case EV_STEP_START:
+	case EV_STEP_END:
+	case EV_USAGE:
+		break;
+	default:
+		return 0; /* nodes, texts, marks: nothing to account */
+	}
+	/* the latest run of the job */
+	if (first_int(s, S_CURRENT, sql_int(ev->job.job_id), 1, &run_id, err) < 0)
+		return -EIO;
+	if (!run_id)
+		return 0; /* a job from before this store began */
+	switch (ev->head.type) {
+	case EV_START:
+		return on_start(s, run_id, &ev->start, err);
+	case EV_END:
+		return on_end(s, run_id, &ev->end, err);
+	case EV_HOLD:
+		return EXEC(s, S_PRIO, err, sql_int(run_id),
+		            sql_int(ev->hold.hold ? 0 : ev->hold.priority));
+	case EV_UPDATE:
+		return on_update(s, run_id, &ev->update, err);
+	case EV_REQUEUE:
+		return on_requeue(s, run_id, &ev->requeue, err);
+	case EV_ARRAY_SPLIT:
+		return on_split(s, run_id, &ev->array_split, err);
+	case EV_STEP_START:
+		return on_step_start(s, run_id, &ev->step_start, err);
+	case EV_USAGE:
+		return on_usage(s, run_id, &ev->usage, err);
+	default:
+		return on_step_end(s, run_id, &ev->step_end, err);
+	}
+}
+
+/* ---- queries ---- */
+
+/* A query's SQL, and its values: every value the user gave is a parameter. */
+struct sqlbuf {
+	char *sql;
+	size_t len, cap;
+	struct sql_val *v;
+	int n, vcap;
+};
+
+static void sql_add(struct sqlbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void sql_add(struct sqlbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->sql + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+		if ((size_t)n < b->cap - b->len)
+			break;
+		b->cap = b->cap * 2 + (size_t)n + 256;
+		b->sql = xrealloc(b->sql, b->cap);
+	}
+	b->len += (size_t)n;
+}
+
+/* A value; its parameter's number. */
+static int sql_param(struct sqlbuf *b, struct sql_val v)
+{
+	if (b->n == b->vcap) {
+		b->vcap = b->vcap ? b->vcap * 2 : 16;
+		b->v = xrealloc(b->v, (size_t)b->vcap * sizeof(*b->v));
+	}
+	b->v[b->n++] = v;
+	return b->n;
+}
+
+static char *col_str(struct store *s, struct sql_cur *c, int i)
+{
+	const char *t = s->drv->col_text(c, i);
+
+	return t ? xstrdup(t) : NULL;
+}
+
+static int read_steps(struct store *s, int64_t run_id, struct acct_job *j,
+                      struct rota_error *err)
+{
+	const struct store_driver *drv = s->drv;
+	struct sql_val id = sql_int(run_id);
+	struct sql_cur *c;
+	size_t n = 0, cap = 0;
+	int rc;
+
+	if (drv->run(s->db, S_STEPS_OF, NULL, &id, 1, &c, err) < 0)
+		return -EIO;
+	while ((rc = drv->next(c, err)) > 0) {
+		struct acct_step *st;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 4;
+			j->steps = xrealloc(j->steps, cap * sizeof(*j->steps));
+		}
+		st = &j->steps[n++];
+		memset(st, 0, sizeof(*st));
+		st->step_id = (uint32_t)drv->col_int(c, 0);
+		st->name = col_str(s, c, 1);
+		st->nodes = col_str(s, c, 2);
+		st->nnodes = (uint32_t)drv->col_int(c, 3);
+		st->ntasks = (uint32_t)drv->col_int(c, 4);
+		st->ncpus = (uint32_t)drv->col_int(c, 5);
+		st->start = drv->col_int(c, 6);
+		st->end = drv->col_int(c, 7);
+		st->state = (uint32_t)drv->col_int(c, 8);
+		st->exit_code = (uint32_t)drv->col_int(c, 9);
+		st->max_rss = (uint64_t)drv->col_int(c, 10);
+		st->max_vm = (uint64_t)drv->col_int(c, 11);
+		st->ave_rss = (uint64_t)drv->col_int(c, 12);
+		st->user_usec = (uint64_t)drv->col_int(c, 13);
+		st->sys_usec = (uint64_t)drv->col_int(c, 14);
+	}
+	j->steps_count = n;
+	drv->done(c);
+	return rc < 0 ? -EIO : 0;
+}
+
+static void read_job(struct store *s, struct sql_cur *c, struct acct_job *j)
+{
+	int64_t (*col)(struct sql_cur *, int) = s->drv->col_int;
+	int i = 1; /* 0 is db_id */
+
+	memset(j, 0, sizeof(*j));
+	j->job_id = (uint32_t)col(c, i++);
+	j->submit = col(c, i++);
+	j->restarts = (uint32_t)col(c, i++);
+	j->array_job_id = (uint32_t)col(c, i++);
+	j->array_task_id = (uint32_t)col(c, i++);
+	j->array_pending = col_str(s, c, i++);
+	j->name = col_str(s, c, i++);
+	j->uid = (uint32_t)col(c, i++);
+	j->gid = (uint32_t)col(c, i++);
+	j->user = col_str(s, c, i++);
+	j->group = col_str(s, c, i++);
+	j->account = col_str(s, c, i++);
+	j->partition = col_str(s, c, i++);
+	j->qos = col_str(s, c, i++);
+	j->state = (uint32_t)col(c, i++);
+	j->reason = (uint32_t)col(c, i++);
+	j->exit_code = (uint32_t)col(c, i++);
+	j->derived_exit = (uint32_t)col(c, i++);
+	j->cancel_by = (uint32_t)col(c, i++);
+	j->eligible = col(c, i++);
+	j->start = col(c, i++);
+	j->end = col(c, i++);
+	j->time_limit = (uint32_t)col(c, i++);
+	j->priority = (uint32_t)col(c, i++);
+	j->nodes = col_str(s, c, i++);
+	j->nnodes = (uint32_t)col(c, i++);
+	j->ncpus = (uint32_t)col(c, i++);
+	j->req_cpus = (uint32_t)col(c, i++);
+	j->req_nodes = (uint32_t)col(c, i++);
+	j->req_mem = (uint64_t)col(c, i++);
+	j->work_dir = col_str(s, c, i++);
+	j->comment = col_str(s, c, i++);
+	j->constraints = col_str(s, c, i++);
+	j->reservation = col_str(s, c, i++);
+	j->batch = (uint32_t)col(c, i++);
+	i++; /* batch_cpus: the batch step's, add_implicit_steps */
+	j->superseded = (uint32_t)col(c, i++);
+}
+
+/* N.batch and N.extern, which the journal does not record as steps. */
+static void add_implicit_steps(struct acct_job *j, uint32_t batch_cpus)
+{
+	uint32_t n = j->batch ? 2 : 1;
+	char first[256] = "";
+	uint32_t done = j->end ? (j->superseded ? JOB_CANCELLED : j->state) : JOB_RUNNING;
+
+	if (!j->start)
+		return;
+	if (j->nodes) {
+		size_t k = strcspn(j->nodes, ",[");
+		if (j->nodes[k] == '[') { /* node[01-04]: the first one */
+			size_t d = strcspn(j->nodes + k + 1, ",-]");
+			snprintf(first, sizeof(first), "%.*s%.*s", (int)k, j->nodes,
+			         (int)d, j->nodes + k + 1);
+		} else {
+			snprintf(first, sizeof(first), "%.*s", (int)k, j->nodes);
+		}
+	}
+	j->steps = xrealloc(j->steps, (j->steps_count + n) * sizeof(*j->steps));
+	memmove(j->steps + n, j->steps, j->steps_count * sizeof(*j->steps));
+	memset(j->steps, 0, n * sizeof(*j->steps));
+	j->steps_count += n;
+	for (uint32_t i = 0; i < n; i++) {
+		struct acct_step *st = &j->steps[i];
+		int batch = j->batch && i == 0;
+		st->step_id = batch ? STEP_BATCH : STEP_EXTERN;
+		st->name = xstrdup(batch ? "batch" : "extern");
+		st->nodes = xstrdup(batch ? first : j->nodes);
+		st->nnodes = batch ? 1 : j->nnodes;
+		st->ntasks = batch ? 1 : j->nnodes;
+		st->ncpus = batch ? batch_cpus : j->ncpus;
+		st->start = j->start;
+		st->end = j->end;
+		if (!batch) {
+			st->state = j->end ? JOB_COMPLETE : JOB_RUNNING;
+		} else if (done == JOB_CANCELLED || done == JOB_TIMEOUT) {
+			st->state = JOB_CANCELLED;
+			st->exit_code = j->exit_code ? j->exit_code : 15; /* SIGTERM */
+		} else {
+			st->state = done;
+			st->exit_code = j->exit_code;
+		}
+	}
+}
+
+static struct acct_step *step_of(struct acct_job *j, uint32_t step_id)
+{
+	for (size_t i = 0; i < j->steps_count; i++)
+		if (j->steps[i].step_id == step_id)
+			return &j->steps[i];
+	return NULL;
+}
+
+/* Each step's usage from its nodes' reports: the highest peak (and where),
+ * the peaks' average (AveRSS), the CPU times summed. */
+static int add_usage(struct store *s, int64_t run_id, struct acct_job *j,
+                     struct rota_error *err)
+{
+	const struct store_driver *drv = s->drv;
+	struct sql_val id = sql_int(run_id);
+	struct acct_step *st = NULL;
+	uint64_t rss_sum = 0, nodes = 0;
+	struct sql_cur *c;
+	int more;
+
+	if (drv->run(s->db, S_USAGE_OF, NULL, &id, 1, &c, err) < 0)
+		return -EIO;
+	for (more = drv->next(c, err);; more = drv->next(c, err)) {
+		uint32_t step = more > 0 ? (uint32_t)drv->col_int(c, 0) : 0;
+		uint64_t rss;
+
+		if (st && (more <= 0 || step != st->step_id)) {
+			st->ave_rss = nodes ? rss_sum / nodes : 0;
+			st = NULL;
+		}
+		if (more <= 0)
+			break;
+		if (!st) {
+			if (!(st = step_of(j, step)))
+				continue;
+			rss_sum = nodes = 0;
+		}
+		rss = (uint64_t)drv->col_int(c, 2);
+		if (rss > st->max_rss || !st->max_rss_node) {
+			st->max_rss = rss;
+			free(st->max_rss_node);
+			st->max_rss_node = col_str(s, c, 1);
+		}
+		rss_sum += rss;
+		nodes++;
+		st->user_usec += (uint64_t)drv->col_int(c, 3);
+		st->sys_usec += (uint64_t)drv->col_int(c, 4);
+	}
+	drv->done(c);
+	return more < 0 ? -EIO : 0;
+}
+
+static void add_in_u32(struct sqlbuf *b, const char *col, const uint32_t *v, uint32_t n)
+{
+	sql_add(b, " AND %s IN (", col);
+	for (uint32_t i = 0; i < n; i++)
+		sql_add(b, "%s?%d", i ? "," : "", sql_param(b, sql_int(v[i])));
+	sql_add(b, ")");
+}
+
+static void add_in_strs(struct sqlbuf *b, const char *col, char **v)
+{
+	sql_add(b, " AND %s IN (", col);
+	for (size_t i = 0; v[i]; i++)
+		sql_add(b, "%s?%d", i ? "," : "", sql_param(b, sql_text(v[i])));
+	sql_add(b, ")");
+}
+
+/* "N" or "N_T" into the WHERE clause. */
+static int add_jobs(struct sqlbuf *b, char **jobs, struct rota_error *err)
+{
+	sql_add(b, " AND (");
+	for (size_t i = 0; jobs[i]; i++) {
+		char *end;
+		unsigned long id = strtoul(jobs[i], &end, 10), t;
+		int p;
+		if (end == jobs[i] || id > UINT32_MAX)
+			return errprintf(err, "Invalid job id: %s", jobs[i]);
+		if (i)
+			sql_add(b, " OR ");
+		p = sql_param(b, sql_int((int64_t)id));
+		if (*end == '_') {
+			t = strtoul(end + 1, &end, 10);
+			sql_add(b, "(array_job_id = ?%d AND array_task_id = ?%d)", p,
+			        sql_param(b, sql_int((int64_t)t)));
+		} else {
+			sql_add(b, "job_id = ?%d OR array_job_id = ?%d", p, p);
+		}
+		if (*end)
+			return errprintf(err, "Invalid job id: %s", jobs[i]);
+	}
+	sql_add(b, ")");
+	return 0;
+}
+
+/* The SELECT of the job runs q selects, in the order sacct prints them. */
+static int query_sql(struct sqlbuf *b, const struct acct_query *qr,
+                     struct rota_error *err)
+{
+	sql_add(b, "SELECT db_id, " JOB_COLS " FROM job WHERE 1 = 1");
+	if (!(qr->flags & ACCT_QUERY_F_DUPLICATES))
+		sql_add(b, " AND superseded = 0");
+	if (qr->jobs && qr->jobs[0] && add_jobs(b, qr->jobs, err) < 0)
+		return -EINVAL;
+	if (qr->uids.n)
+		add_in_u32(b, "uid", qr->uids.v, qr->uids.n);
+	if (qr->states.n)
+		add_in_u32(b, "state", qr->states.v, qr->states.n);
+	if (qr->accounts && qr->accounts[0])
+		add_in_strs(b, "account", qr->accounts);
+	if (qr->partitions && qr->partitions[0])
+		add_in_strs(b, "partition", qr->partitions);
+	if (qr->names && qr->names[0])
+		add_in_strs(b, "name", qr->names);
+	/* it existed in the window: submitted before its end, not ended
+	 * before its start */
+	if (qr->end)
+		sql_add(b, " AND submit <= ?%d", sql_param(b, sql_int(qr->end)));
+	if (qr->start)
+		sql_add(b, " AND (end_time = 0 OR end_time >= ?%d)",
+		        sql_param(b, sql_int(qr->start)));
+	sql_add(b,
+	        " ORDER BY CASE WHEN array_job_id <> 0 THEN array_job_id ELSE job_id END,"
+	        " array_task_id, restarts, db_id");
+	return 0;
+}
+
+int store_query(struct store *s, const struct acct_query *qr, store_job_f cb, void *arg,
+                struct rota_error *err)
+{
+	const struct store_driver *drv = s->drv;
+	struct sqlbuf b = {0};
+	struct sql_cur *c = NULL;
+	int rc;
+	size_t n = 0;
+
+	if (query_sql(&b, qr, err) < 0) {
+		rc = -EINVAL;
+		goto out;
+	}
+	log_debug("query: %s (%d values)", b.sql, b.n);
+	if (drv->run(s->db, -1, b.sql, b.v, b.n, &c, err) < 0) {
+		rc = -EIO;
+		goto out;
+	}
+	while ((rc = drv->next(c, err)) > 0) {
+		struct acct_job j;
+		int64_t run_id = drv->col_int(c, 0);
+		if (++n > QUERY_LIMIT) {
+			rc = errprintf(err, "more than %d job records: narrow the query",
+			               QUERY_LIMIT);
+			goto out;
+		}
+		read_job(s, c, &j);
+		rc = 0;
+		if (!(qr->flags & ACCT_QUERY_F_NO_STEPS)) {
+			rc = read_steps(s, run_id, &j, err);
+			add_implicit_steps(&j, (uint32_t)drv->col_int(c, 36));
+			if (rc == 0)
+				rc = add_usage(s, run_id, &j, err);
+		}
+		if (rc == 0)
+			rc = cb(arg, &j);
+		codec_release(&acct_job_type, &j);
+		if (rc < 0)
+			goto out;
+	}
+out:
+	drv->done(c);
+	free(b.sql);
+	free(b.v);
+	return rc < 0 ? rc : 0;
+}
