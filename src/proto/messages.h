@@ -1062,13 +1062,17 @@ ROTA_DECLARE(acct_report_resp, ACCT_REPORT_RESP_FIELDS)
 	M(MSG_ASSOC_UPDATE_RESP, 56, assoc_update_resp)                                  \
 	M(MSG_ASSOC_LIST_REQ, 57, empty_msg)                                             \
 	M(MSG_ASSOC_LIST_RESP, 58, assoc_list_resp)                                      \
-	M(MSG_SHARE_REQ, 70, empty_msg)                                                  \
-	M(MSG_SHARE_RESP, 71, share_resp)                                                \
 	M(MSG_ACCT_REPORT_REQ, 59, acct_report_req)                                      \
-	M(MSG_ACCT_REPORT_RESP, 60, acct_report_resp)
+	M(MSG_ACCT_REPORT_RESP, 60, acct_report_resp)                                    \
+	M(MSG_SHARE_REQ, 70, empty_msg)                                                  \
+	M(MSG_SHARE_RESP, 71, share_resp)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
-enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) MSG_TYPE_MAX };
+enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) };
+/* Above every message number (arrays indexed by type are this long). */
+#define MSG_TYPE_MAX            128
+#define ROTA_MSG_BOUND(e, n, s) _Static_assert((n) < MSG_TYPE_MAX, #e " >= MSG_TYPE_MAX");
+ROTA_MESSAGES(ROTA_MSG_BOUND)
 
 /* Body type of a message type, or NULL if unknown. */
 const struct rota_type *msg_body_type(uint16_t type);
