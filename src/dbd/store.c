@@ -289,22 +289,22 @@ static int on_submit(struct store *s, const struct ev_submit *ev, struct rota_er
 		array_job_id = ev->job_id;
 		array_task_id = NO_VAL;
 	}
-	rc = EXEC(s, S_SUBMIT, err, sql_int(ev->job_id), sql_int(ev->time),
-	          sql_int(ev->restart_cnt), sql_int(array_job_id), sql_int(array_task_id),
-	          sql_text(pending), sql_text(d->name), sql_int(ev->uid),
-	          sql_int(ev->gid), sql_text(ev->user), sql_text(ev->group),
-	          sql_text(d->account), sql_text(d->partition),
-	          sql_text(d->qos && *d->qos ? d->qos : "normal"),
-	          sql_int(JOB_PENDING), sql_int(0), sql_int(0), sql_int(0), sql_int(0),
-	          sql_int(ev->eligible_time          ? ev->eligible_time
-	                  : d->begin_time > ev->time ? d->begin_time
-	                                             : ev->time),
-	          sql_int(0), sql_int(0), sql_int(ev->time_limit),
-	          sql_int(ev->hold ? 0 : ev->priority), sql_text(NULL), sql_int(0),
-	          sql_int(0), sql_int(desc_req_cpus(d)), sql_int(desc_req_nodes(d)),
-	          sql_int((int64_t)desc_req_mem(d)), sql_text(d->work_dir),
-	          sql_text(d->comment), sql_text(d->features), sql_text(NULL),
-	          sql_int(d->script || ev->script_text ? 1 : 0), sql_int(0), sql_int(0));
+	rc =
+	    EXEC(s, S_SUBMIT, err, sql_int(ev->job_id), sql_int(ev->time),
+	         sql_int(ev->restart_cnt), sql_int(array_job_id), sql_int(array_task_id),
+	         sql_text(pending), sql_text(d->name), sql_int(ev->uid), sql_int(ev->gid),
+	         sql_text(ev->user), sql_text(ev->group), sql_text(d->account),
+	         sql_text(d->partition), sql_text(d->qos && *d->qos ? d->qos : "normal"),
+	         sql_int(JOB_PENDING), sql_int(0), sql_int(0), sql_int(0), sql_int(0),
+	         sql_int(ev->eligible_time          ? ev->eligible_time
+	                 : d->begin_time > ev->time ? d->begin_time
+	                                            : ev->time),
+	         sql_int(0), sql_int(0), sql_int(ev->time_limit),
+	         sql_int(ev->hold ? 0 : ev->priority), sql_text(NULL), sql_int(0),
+	         sql_int(0), sql_int(desc_req_cpus(d)), sql_int(desc_req_nodes(d)),
+	         sql_int((int64_t)desc_req_mem(d)), sql_text(d->work_dir),
+	         sql_text(d->comment), sql_text(d->features), sql_text(NULL),
+	         sql_int(d->script || ev->script_text ? 1 : 0), sql_int(0), sql_int(0));
 	free(pending);
 	return rc;
 }
