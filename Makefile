@@ -45,7 +45,7 @@ objs = $(patsubst src/%.c,$(OBJ)/%.o,$(1))
 LIBA = $(BUILD)/lib/librota.a
 lib_objs = $(call objs,$(common_src) $(proto_src) $(sched_src))
 
-CLI_LINKS = sbatch srun salloc squeue sinfo scancel scontrol sprio sdiag sacct sacctmgr sshare
+CLI_LINKS = sbatch srun salloc squeue sinfo scancel scontrol sprio sdiag sacct sacctmgr sshare sstat
 PROGS = $(BIN)/rotactld $(BIN)/rotad $(BIN)/rotastepd $(BIN)/rotadbd $(BIN)/rota
 
 all: $(PROGS) $(addprefix $(BIN)/,$(CLI_LINKS)) unit-build bench-build \
