@@ -327,6 +327,14 @@ static void stat_one(const struct sstat_opts *o, const struct pick *p, struct fm
 	msg_body_free(MSG_STEP_STAT_RESP, r);
 }
 
+static void flush_out(struct fmtbuf *b)
+{
+	if (b->len)
+		fwrite(b->data, 1, b->len, stdout);
+	fflush(stdout);
+	b->len = 0;
+}
+
 int cmd_sstat(int argc, char **argv)
 {
 	struct sstat_opts o = {.conv = ACCTG_CONVERT_EXACT};
@@ -342,12 +350,10 @@ int cmd_sstat(int argc, char **argv)
 		pf_header(&b, o.pcols, o.ncols, o.mode);
 	for (size_t i = 0; i < o.npicks; i++) {
 		/* what is printed so far goes before this one's errors */
-		fwrite(b.data, 1, b.len, stdout);
-		fflush(stdout);
-		b.len = 0;
+		flush_out(&b);
 		stat_one(&o, &o.picks[i], &b);
 	}
-	fwrite(b.data, 1, b.len, stdout);
+	flush_out(&b);
 	fmtbuf_release(&b);
 	free(o.picks);
 	free(o.fields);

@@ -256,3 +256,14 @@ def test_sampling_keeps_the_high_water_mark(make_cluster, tmp_path):
     r, _ = rows(c, "-j", f"{jobid}.batch", "-o", "JobID,MaxRSS,AveRSS")
     assert size_bytes(r[0]["MaxRSS"]) >= 115 * 2**20, r
     assert size_bytes(r[0]["AveRSS"]) < 60 * 2**20, r
+    # sbatch --acctg-freq=0 (SLURM_ACCTG_FREQ for the step daemons): no
+    # sampling, so nothing saw that peak: the test above can fail
+    ready2 = tmp_path / "spike2.ready"
+    jobid = c.sbatch("-o", "/dev/null", "--acctg-freq=0", "--wrap",
+                     f"python3 {prog} {ready2}")
+    c.wait_for(ready2.exists, timeout=60, what="the second spike")
+    r, _ = rows(c, "-j", f"{jobid}.batch", "-o", "JobID,MaxRSS,AveRSS")
+    assert size_bytes(r[0]["MaxRSS"]) < 60 * 2**20, r
+    p = c.run(["sbatch", "--acctg-freq=task=x", "--wrap", "true"])
+    assert p.returncode == 1
+    assert p.stderr == "sbatch: error: Invalid --acctg-freq specification: task=x\n"
