@@ -1,9 +1,11 @@
 /* sstat_fields.c - each sstat field's text.
  *
- * A step's cgroup is per node, not per task: a node's figures are shared
- * evenly among its tasks there, and the task named for a node's maximum or
- * minimum is its first.  Figures Rota does not measure (pages, energy, CPU
- * frequency) print as Slurm prints them when its plugins gather nothing. */
+ * A step's cgroup is per node, not per task: where a node runs several
+ * tasks its step daemon tells them apart by process group (/proc), else
+ * (one task, or more than stepd/usage.c follows) the node's figures are
+ * shared evenly among them and the task named is its first.  Figures Rota does not
+ * measure (pages, energy, CPU frequency) print as Slurm prints them when its plugins
+ * gather nothing. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -158,9 +160,54 @@ static uint64_t node_peak(const struct node_stat *ns, int m)
 	return node_now(ns, m);
 }
 
+/* Weigh one task's figures (v, per metric) into the row. */
+static void row_take(struct sstat_row *row, const uint64_t v[SM_COUNT], size_t node,
+                     uint32_t gtid, int first)
+{
+	for (int m = 0; m < SM_COUNT; m++) {
+		struct sstat_metric *sm = &row->m[m];
+		if (first || v[m] > sm->max) {
+			sm->max = v[m];
+			sm->max_node = node;
+			sm->max_task = gtid;
+		}
+		if (first || v[m] < sm->min) {
+			sm->min = v[m];
+			sm->min_node = node;
+			sm->min_task = gtid;
+		}
+	}
+}
+
+/* A node that told its tasks apart (/proc, by process group): each task's
+ * memory and I/O as measured, and its share of the node's CPU time (the
+ * cgroup's) in proportion to what /proc saw it use. */
+static void take_tasks(struct sstat_row *row, const struct node_stat *ns, size_t node,
+                       int *first)
+{
+	uint64_t cpu_seen = 0, node_cpu = node_now(ns, SM_CPU), v[SM_COUNT];
+
+	for (uint32_t k = 0; k < ns->tasks_count; k++)
+		cpu_seen += ns->tasks[k].cpu_usec;
+	for (uint32_t k = 0; k < ns->tasks_count; k++) {
+		const struct task_stat *ts = &ns->tasks[k];
+		v[SM_CPU] = cpu_seen ? (uint64_t)((double)node_cpu *
+		                                  (double)ts->cpu_usec / (double)cpu_seen)
+		                     : node_cpu / ns->tasks_count;
+		v[SM_MEM] = ts->max_rss_kib << 10;
+		v[SM_VMEM] = ts->max_vsize_kib << 10;
+		v[SM_READ] = ts->read_bytes;
+		v[SM_WRITE] = ts->write_bytes;
+		row_take(row, v, node, ts->gtid, *first);
+		*first = 0;
+	}
+}
+
 void sstat_row_init(struct sstat_row *row, const struct step_stat *ss, size_t first,
                     size_t end, enum acctg_convert conv)
 {
+	int none_yet = 1;
+
 	memset(row, 0, sizeof(*row));
 	row->ss = ss;
 	row->first = first;
@@ -169,22 +216,20 @@ void sstat_row_init(struct sstat_row *row, const struct step_stat *ss, size_t fi
 	for (size_t i = first; i < end; i++) {
 		const struct node_stat *ns = &ss->node_stats[i];
 		uint32_t t = ns->ntasks ? ns->ntasks : 1;
+		uint64_t v[SM_COUNT];
+
 		row->ntasks += ns->ntasks;
 		for (int m = 0; m < SM_COUNT; m++) {
-			struct sstat_metric *sm = &row->m[m];
-			uint64_t v = node_peak(ns, m) / t;
-			sm->tot += node_now(ns, m);
-			if (i == first || v > sm->max) {
-				sm->max = v;
-				sm->max_node = i;
-				sm->max_task = ns->gtid_base;
-			}
-			if (i == first || v < sm->min) {
-				sm->min = v;
-				sm->min_node = i;
-				sm->min_task = ns->gtid_base;
-			}
+			row->m[m].tot += node_now(ns, m);
+			v[m] = node_peak(ns, m) / t;
 		}
+		if (ns->tasks_count > 1 && ns->tasks_count == ns->ntasks) {
+			take_tasks(row, ns, i, &none_yet);
+			continue;
+		}
+		/* one task, or not told apart: the node's figures, shared evenly */
+		row_take(row, v, i, ns->gtid_base, none_yet);
+		none_yet = 0;
 	}
 }
 

@@ -965,8 +965,22 @@ ROTA_DECLARE(share_resp, SHARE_RESP_FIELDS)
 
 /* ---- sstat: what running steps use now (ctld/step_stat.h) ---- */
 
+/* One task of a step on a node with several, from /proc (its process group):
+ * memory now and at its highest in the samples, CPU time of its live
+ * processes (and the children they waited for), storage I/O. */
+#define TASK_STAT_FIELDS(F, S)                                                           \
+	F(S, u32, gtid, _)                                                               \
+	F(S, u64, rss_kib, _)                                                            \
+	F(S, u64, max_rss_kib, _)                                                        \
+	F(S, u64, vsize_kib, _)                                                          \
+	F(S, u64, max_vsize_kib, _)                                                      \
+	F(S, u64, cpu_usec, _)                                                           \
+	F(S, u64, read_bytes, _)                                                         \
+	F(S, u64, write_bytes, _)
+ROTA_DECLARE(task_stat, TASK_STAT_FIELDS)
+
 /* One node's share of a running step, measured by its step daemon when asked
- * (stepd/usage.h): memory now and at its highest, CPU time so far. */
+ * (stepd/usage.c): memory now and at its highest, CPU time so far. */
 #define NODE_STAT_FIELDS(F, S)                                                           \
 	F(S, str, node_name, _)                                                          \
 	F(S, u32, ntasks, _)      /* the step's tasks on this node */                    \
@@ -979,7 +993,8 @@ ROTA_DECLARE(share_resp, SHARE_RESP_FIELDS)
 	F(S, u64, sys_usec, _)                                                           \
 	F(S, u64, read_bytes, _) /* storage I/O of its live processes */                 \
 	F(S, u64, write_bytes, _)                                                        \
-	F(S, u32v, pids, _) /* its processes (sstat -i) */
+	F(S, u32v, pids, _)          /* its processes (sstat -i) */                      \
+	F(S, list, tasks, task_stat) /* each task, where ntasks > 1 */
 ROTA_DECLARE(node_stat, NODE_STAT_FIELDS)
 
 /* MSG_STEP_STAT_REQ: sstat -> controller (job_id, step_id: NO_VAL for the

@@ -59,6 +59,10 @@ struct stepd_given;
  * JobAcctGatherFrequency seconds and whenever sstat asks, so that the high-
  * water marks hold where the kernel keeps none (cgroup v1 without
  * max_usage_in_bytes, no cgroups at all). */
+struct task_use {
+	uint64_t rss_kib, max_rss_kib, vsize_kib, max_vsize_kib, cpu_usec;
+	uint64_t read_bytes, write_bytes;
+};
 struct stepd_usage {
 	uint32_t period; /* seconds between samples; 0: only when asked */
 	int none;        /* jobacct_gather/none: nothing is gathered */
@@ -68,6 +72,9 @@ struct stepd_usage {
 	uint64_t user_usec, sys_usec, read_bytes, write_bytes;
 	pid_t *pids; /* the processes found by the last sample */
 	size_t npids;
+	/* each task's share, by process group, when 1 < ntasks <= USAGE_TASKS_MAX
+	 * (the cgroup is the step's: only /proc tells tasks apart) */
+	struct task_use *task;
 };
 
 struct stepd {

@@ -29,6 +29,9 @@
 /* Processes looked at per sample: a step that forks more is measured by its
  * cgroup's totals, and /proc sums over the first ones only. */
 #define USAGE_MAX_PIDS 4096
+/* Tasks told apart on a node: past this, only the node's figures (each
+ * process's task is found by a walk over the tasks). */
+#define USAGE_TASKS_MAX 256
 
 void usage_init(struct stepd *st)
 {
@@ -77,32 +80,54 @@ struct proc_sum {
 	uint64_t rss_kib, vsize_kib, cpu_ticks, read_bytes, write_bytes;
 };
 
-/* One process's share: statm (pages), stat (its and its waited-for
- * children's CPU ticks), io (what it read and wrote from storage). */
-static void proc_add(pid_t pid, struct proc_sum *sum, uint64_t page_kib)
+/* One process's figures into one: statm (pages), stat (its and its
+ * waited-for children's CPU ticks), io (what it read and wrote from
+ * storage).  Returns its process group, 0 when unknown. */
+static pid_t proc_read_one(pid_t pid, struct proc_sum *one, uint64_t page_kib)
 {
 	char buf[1024], *p;
 	unsigned long long size, res, ut, stt, cut, cst, v;
+	int pgrp = 0;
 
 	if (proc_read(pid, "statm", buf, sizeof(buf)) > 0 &&
 	    sscanf(buf, "%llu %llu", &size, &res) == 2) {
-		sum->vsize_kib += size * page_kib;
-		sum->rss_kib += res * page_kib;
+		one->vsize_kib = size * page_kib;
+		one->rss_kib = res * page_kib;
 	}
 	/* the command name may hold spaces and parentheses: fields follow the
-	 * last ')' (utime is the 14th field, the 12th after it) */
+	 * last ')' (pgrp is the 5th field, utime the 14th) */
 	if (proc_read(pid, "stat", buf, sizeof(buf)) > 0 && (p = strrchr(buf, ')')) &&
 	    sscanf(p + 1,
-	           " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
-	           &ut, &stt, &cut, &cst) == 4)
-		sum->cpu_ticks += ut + stt + cut + cst;
+	           " %*c %*d %d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
+	           &pgrp, &ut, &stt, &cut, &cst) == 5)
+		one->cpu_ticks = ut + stt + cut + cst;
 	if (proc_read(pid, "io", buf, sizeof(buf)) > 0) {
 		if ((p = strstr(buf, "read_bytes: ")) && sscanf(p + 12, "%llu", &v) == 1)
-			sum->read_bytes += v;
+			one->read_bytes = v;
 		if ((p = strstr(buf, "\nwrite_bytes: ")) &&
 		    sscanf(p + 14, "%llu", &v) == 1)
-			sum->write_bytes += v;
+			one->write_bytes = v;
 	}
+	return (pid_t)pgrp;
+}
+
+static void sum_add(struct proc_sum *sum, const struct proc_sum *one)
+{
+	sum->rss_kib += one->rss_kib;
+	sum->vsize_kib += one->vsize_kib;
+	sum->cpu_ticks += one->cpu_ticks;
+	sum->read_bytes += one->read_bytes;
+	sum->write_bytes += one->write_bytes;
+}
+
+/* The local task whose process group pgrp is; what left its group (setsid,
+ * daemons) counts for the first. */
+static uint32_t task_of(const struct stepd *st, pid_t pgrp)
+{
+	for (uint32_t i = 0; i < st->ntasks; i++)
+		if (st->tasks[i].pgid == pgrp)
+			return i;
+	return 0;
 }
 
 /* The step's processes: its cgroup's, else the tasks still running. */
@@ -136,18 +161,60 @@ static uint64_t reaped_usec(void)
 	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
 
+static void tasks_update(struct stepd_usage *u, const struct proc_sum *per_task,
+                         uint32_t n, long hz)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct task_use *t = &u->task[i];
+		const struct proc_sum *p = &per_task[i];
+		t->rss_kib = p->rss_kib;
+		t->vsize_kib = p->vsize_kib;
+		t->max_rss_kib = max_u64(t->max_rss_kib, p->rss_kib);
+		t->max_vsize_kib = max_u64(t->max_vsize_kib, p->vsize_kib);
+		/* what has exited leaves /proc: keep the figures from falling */
+		t->cpu_usec = max_u64(t->cpu_usec, p->cpu_ticks * 1000000 /
+		                                       (uint64_t)(hz > 0 ? hz : 100));
+		t->read_bytes = max_u64(t->read_bytes, p->read_bytes);
+		t->write_bytes = max_u64(t->write_bytes, p->write_bytes);
+	}
+}
+
+/* Sum /proc over the step's processes into sum, and each task's share. */
+static void walk_procs(struct stepd *st, struct proc_sum *sum, long hz)
+{
+	struct stepd_usage *u = &st->usage;
+	struct proc_sum *per_task = NULL;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t page_kib = page > 0 ? (uint64_t)page / 1024 : 4;
+
+	find_pids(st);
+	if (st->ntasks > 1 && st->ntasks <= USAGE_TASKS_MAX) {
+		if (!u->task)
+			u->task = xcalloc(st->ntasks, sizeof(*u->task));
+		per_task = xcalloc(st->ntasks, sizeof(*per_task));
+	}
+	for (size_t i = 0; i < u->npids; i++) {
+		struct proc_sum one = {0};
+		pid_t pgrp = proc_read_one(u->pids[i], &one, page_kib);
+		sum_add(sum, &one);
+		if (per_task)
+			sum_add(&per_task[task_of(st, pgrp)], &one);
+	}
+	if (per_task)
+		tasks_update(u, per_task, st->ntasks, hz);
+	free(per_task);
+}
+
 void usage_sample(struct stepd *st)
 {
 	struct stepd_usage *u = &st->usage;
 	struct proc_sum sum = {0};
-	long page = sysconf(_SC_PAGESIZE), hz = sysconf(_SC_CLK_TCK);
+	long hz = sysconf(_SC_CLK_TCK);
 	uint64_t user, sys, peak;
 
 	if (u->none)
 		return;
-	find_pids(st);
-	for (size_t i = 0; i < u->npids; i++)
-		proc_add(u->pids[i], &sum, page > 0 ? (uint64_t)page / 1024 : 4);
+	walk_procs(st, &sum, hz);
 	u->rss_kib = sum.rss_kib;
 	u->vsize_kib = sum.vsize_kib;
 	u->max_rss_kib = max_u64(u->max_rss_kib, sum.rss_kib);
@@ -213,15 +280,32 @@ void usage_answer(struct stepd *st, const struct step_stat_req *req)
 	for (size_t i = 0; i < u->npids; i++)
 		ns.pids.v[i] = (uint32_t)u->pids[i];
 	ns.pids.n = (uint32_t)u->npids;
+	if (u->task) {
+		ns.tasks = xcalloc(st->ntasks, sizeof(*ns.tasks));
+		ns.tasks_count = st->ntasks;
+		for (uint32_t i = 0; i < st->ntasks; i++)
+			ns.tasks[i] =
+			    (struct task_stat){.gtid = st->tasks[i].gtid,
+			                       .rss_kib = u->task[i].rss_kib,
+			                       .max_rss_kib = u->task[i].max_rss_kib,
+			                       .vsize_kib = u->task[i].vsize_kib,
+			                       .max_vsize_kib = u->task[i].max_vsize_kib,
+			                       .cpu_usec = u->task[i].cpu_usec,
+			                       .read_bytes = u->task[i].read_bytes,
+			                       .write_bytes = u->task[i].write_bytes};
+	}
 	if (msglink_send(st->ctl, MSG_NODE_STAT_RESP, &r) < 0)
 		log_debug("JobId=%u StepId=%u could not answer sstat", st->req->job_id,
 		          st->req->step_id);
 	free(ns.pids.v);
+	free(ns.tasks);
 }
 
 void usage_release(struct stepd *st)
 {
 	free(st->usage.pids);
+	free(st->usage.task);
+	st->usage.task = NULL;
 	st->usage.pids = NULL;
 	st->usage.npids = 0;
 }

@@ -175,6 +175,34 @@ def test_output_formats(cluster, tmp_path):
     assert all(os.path.exists(f"/proc/{pid}") for pid in pids.split(","))
 
 
+# Task 1 holds 120 MiB, task 0 20 MiB; both on one node, in one cgroup.
+UNEVEN = """import os, sys, time
+rank = int(os.environ["SLURM_PROCID"])
+b = b"x" * ((120 if rank == 1 else 20) * 1024 * 1024)
+open(sys.argv[1] + "." + str(rank), "w").write("ready\\n")
+time.sleep(300)
+"""
+
+
+def test_tasks_on_one_node_told_apart(cluster, tmp_path):
+    prog = tmp_path / "uneven.py"
+    prog.write_text(UNEVEN)
+    ready = tmp_path / "uneven.ready"
+    jobid = cluster.sbatch("-N1", "-n2", "-o", "/dev/null", "--wrap",
+                           f"srun -n2 python3 {prog} {ready}")
+    cluster.wait_for(lambda: all(os.path.exists(f"{ready}.{r}") for r in (0, 1)),
+                     timeout=60, what="both tasks")
+    wait_step0(cluster, jobid)
+    r, _ = rows(cluster, "-j", f"{jobid}.0",
+                "-o", "NTasks,MaxRSS,MaxRSSTask,AveRSS,MinCPUTask")
+    assert r[0]["NTasks"] == "2", r
+    # the step's peak is not split evenly: task 1 holds the most
+    assert r[0]["MaxRSSTask"] == "1", r
+    assert 115 * 2**20 <= size_bytes(r[0]["MaxRSS"]) < 250 * 2**20, r
+    assert size_bytes(r[0]["AveRSS"]) < size_bytes(r[0]["MaxRSS"]), r
+    assert r[0]["MinCPUTask"] in ("0", "1"), r
+
+
 def test_errors_in_slurms_words(cluster, tmp_path):
     p = sstat(cluster)
     assert p.returncode == 1

@@ -98,6 +98,44 @@ static void test_aggregate(void **state)
 	assert_string_equal(val(&row, "MaxRSS"), "157286400");
 }
 
+/* node01's step daemon told its two tasks apart: task 1 holds more memory
+ * and used a quarter of what /proc saw, so a quarter of the cgroup's CPU. */
+static void test_tasks_apart(void **state)
+{
+	struct step_stat ss;
+	struct node_stat ns[2];
+	struct task_stat ts[2] = {
+	    {.gtid = 0,
+	     .max_rss_kib = 50 << 10,
+	     .max_vsize_kib = 60 << 10,
+	     .cpu_usec = 3},
+	    {.gtid = 1,
+	     .max_rss_kib = 180 << 10,
+	     .max_vsize_kib = 190 << 10,
+	     .cpu_usec = 1},
+	};
+	struct sstat_row row;
+
+	two_nodes(&ss, ns);
+	ns[0].tasks = ts;
+	ns[0].tasks_count = 2;
+	sstat_row_init(&row, &ss, 0, 2, ACCTG_CONVERT_EXACT);
+	assert_string_equal(val(&row, "MaxRSS"), "180M");
+	assert_string_equal(val(&row, "MaxRSSNode"), "node01");
+	assert_string_equal(val(&row, "MaxRSSTask"), "1");
+	/* 6 s on node01: 4.5 s for task 0, 1.5 s for task 1, 1 s on node02 */
+	assert_string_equal(val(&row, "MinCPU"), "00:00:01");
+	assert_string_equal(val(&row, "MinCPUTask"), "2");
+	assert_string_equal(val(&row, "TRESUsageInMax"),
+	                    "cpu=00:00:04,energy=0,fs/disk=0,mem=180M,pages=0,vmem=190M");
+	assert_string_equal(val(&row, "TRESUsageInMaxTask"),
+	                    "cpu=0,fs/disk=0,mem=1,pages=0,vmem=1");
+	/* a list that does not match the node's tasks is not used */
+	ns[0].tasks_count = 1;
+	sstat_row_init(&row, &ss, 0, 2, ACCTG_CONVERT_EXACT);
+	assert_string_equal(val(&row, "MaxRSS"), "150M");
+}
+
 static void test_names_and_ids(void **state)
 {
 	struct step_stat ss = {.job_id = 9, .step_id = STEP_BATCH};
@@ -124,6 +162,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_aggregate),
+	    cmocka_unit_test(test_tasks_apart),
 	    cmocka_unit_test(test_names_and_ids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
