@@ -38,6 +38,7 @@ enum { OPT_NOCONVERT = 256, OPT_USAGE };
 
 struct pick {
 	uint32_t job_id, step_id; /* step NO_VAL: none named */
+	uint32_t array_task_id;   /* N_T: T; NO_VAL: not an array task */
 };
 
 struct sstat_opts {
@@ -88,12 +89,18 @@ static long parse_id(const char *s)
 
 static void add_pick(struct sstat_opts *o, const char *word)
 {
-	char *w = xstrdup(word), *dot = strchr(w, '.');
-	struct pick p = {.step_id = NO_VAL};
+	char *w = xstrdup(word), *dot = strchr(w, '.'), *under;
+	struct pick p = {.step_id = NO_VAL, .array_task_id = NO_VAL};
 	long v;
 
 	if (dot)
 		*dot++ = '\0';
+	if ((under = strchr(w, '_'))) {
+		*under++ = '\0';
+		if ((v = cli_parse_long(under)) < 0 || v >= (long)NO_VAL)
+			bad_job(word);
+		p.array_task_id = (uint32_t)v;
+	}
 	if ((v = parse_id(w)) < 0)
 		bad_job(word);
 	p.job_id = (uint32_t)v;
@@ -110,7 +117,8 @@ static void add_pick(struct sstat_opts *o, const char *word)
 	}
 	free(w);
 	for (size_t i = 0; i < o->npicks; i++)
-		if (o->picks[i].job_id == p.job_id && o->picks[i].step_id == p.step_id)
+		if (o->picks[i].job_id == p.job_id && o->picks[i].step_id == p.step_id &&
+		    o->picks[i].array_task_id == p.array_task_id)
 			return; /* named twice: shown once, as Slurm does */
 	if (o->npicks >= SSTAT_STEPS_MAX) {
 		cli_error("more than %d job steps", SSTAT_STEPS_MAX);
@@ -302,25 +310,28 @@ static void stat_one(const struct sstat_opts *o, const struct pick *p, struct fm
 {
 	struct step_stat_req req = {.job_id = p->job_id,
 	                            .step_id = p->step_id,
-	                            .flags = o->all_steps ? STEP_STAT_F_ALL : 0};
+	                            .flags = o->all_steps ? STEP_STAT_F_ALL : 0,
+	                            .array_task_id = p->array_task_id};
 	struct step_stat_resp *r = NULL;
 	char *msg = NULL;
+	uint32_t id;
 
 	if (call_ctld(MSG_STEP_STAT_REQ, &req, MSG_STEP_STAT_RESP, (void **)&r, &msg)) {
 		cli_error("couldn't get steps for job %u", p->job_id);
 		free(msg);
 		return;
 	}
+	/* an array task's errors name its own job id, as Slurm's do */
+	id = r->job_id ? r->job_id : p->job_id;
 	if (!r->running && p->step_id == NO_VAL)
-		cli_error("No steps running for job %u", p->job_id);
+		cli_error("No steps running for job %u", id);
 	else if (!r->steps_count && p->step_id != NO_VAL) {
 		if (p->step_id == STEP_BATCH)
-			cli_error("StepId=%u.batch not found running.", p->job_id);
+			cli_error("StepId=%u.batch not found running.", id);
 		else if (p->step_id == STEP_EXTERN)
-			cli_error("StepId=%u.extern not found running.", p->job_id);
+			cli_error("StepId=%u.extern not found running.", id);
 		else
-			cli_error("StepId=%u.%u not found running.", p->job_id,
-			          p->step_id);
+			cli_error("StepId=%u.%u not found running.", id, p->step_id);
 	}
 	for (uint32_t i = 0; i < r->steps_count; i++)
 		print_step(o, &r->steps[i], b);

@@ -161,7 +161,10 @@ void step_stat_request(struct ctld *ctld, struct caller *who,
 	static const struct timeval timeout = {STEP_STAT_TIMEOUT_MS / 1000,
 	                                       STEP_STAT_TIMEOUT_MS % 1000 * 1000};
 	struct step_stats *s = stats_of(ctld);
-	struct job *job = job_find(ctld->jobs, req->job_id);
+	struct job *job =
+	    req->array_task_id == NO_VAL
+	        ? job_find(ctld->jobs, req->job_id)
+	        : job_array_task_find(ctld->jobs, req->job_id, req->array_task_id);
 	struct step **v = NULL;
 	const struct step *low;
 	struct stat_req *q;
@@ -185,6 +188,7 @@ void step_stat_request(struct ctld *ctld, struct caller *who,
 	low = lowest_step(v, n);
 	allowed = who->uid == job->owner->uid || caller_is_operator(who);
 	q->resp.running = (uint32_t)n;
+	q->resp.job_id = job->job_id;
 	q->resp.steps = xcalloc(n + 1, sizeof(struct step_stat));
 	q->asked = xcalloc(n + 1, sizeof(*q->asked));
 	q->nasked = xcalloc(n + 1, sizeof(*q->nasked));

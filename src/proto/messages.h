@@ -1007,7 +1007,8 @@ ROTA_DECLARE(node_stat, NODE_STAT_FIELDS)
 	F(S, u32, step_id, _)                                                            \
 	F(S, u32, flags, _)                                                              \
 	F(S, u32, req_id, _)                                                             \
-	F(S, u32, tag, _)
+	F(S, u32, tag, _)                                                                \
+	F(S, u32, array_task_id, _) /* job_id_T: task T of array job_id; NO_VAL none */
 ROTA_DECLARE(step_stat_req, STEP_STAT_REQ_FIELDS)
 
 /* A step as sstat aggregates it: rc 0, or why its nodes could not be asked
@@ -1024,7 +1025,8 @@ ROTA_DECLARE(step_stat, STEP_STAT_FIELDS)
  * runs (the batch step counts), whether or not they were asked for. */
 #define STEP_STAT_RESP_FIELDS(F, S)                                                      \
 	F(S, u32, running, _)                                                            \
-	F(S, list, steps, step_stat)
+	F(S, list, steps, step_stat)                                                     \
+	F(S, u32, job_id, _) /* the job's own id (an array task's) */
 ROTA_DECLARE(step_stat_resp, STEP_STAT_RESP_FIELDS)
 
 /* MSG_NODE_STAT_RESP (rotastepd -> rotad -> controller): the answer to one

@@ -203,6 +203,26 @@ def test_tasks_on_one_node_told_apart(cluster, tmp_path):
     assert r[0]["MinCPUTask"] in ("0", "1"), r
 
 
+def test_array_tasks(cluster, tmp_path):
+    ready = tmp_path / "arr"
+    arr = cluster.sbatch("--array=0-1", "-o", "/dev/null", "--wrap",
+                         f"srun bash -c 'touch {ready}.$SLURM_ARRAY_TASK_ID; "
+                         f"sleep 300'")
+    cluster.wait_for(lambda: all(os.path.exists(f"{ready}.{t}") for t in (0, 1)),
+                     timeout=60, what="both array tasks")
+    ids = set()
+    for t in (0, 1):
+        r = cluster.wait_for(
+            lambda: rows(cluster, "-j", f"{arr}_{t}.0", "-o", "JobID")[0],
+            timeout=20, what=f"sstat of {arr}_{t}.0")
+        assert len(r) == 1 and re.fullmatch(r"\d+\.0", r[0]["JobID"]), r
+        ids.add(r[0]["JobID"])
+    assert len(ids) == 2, ids  # each task is a job of its own
+    p = sstat(cluster, "-n", "-j", f"{arr}_7", "-o", "JobID")
+    assert p.stdout == ""
+    assert p.stderr == f"sstat: error: couldn't get steps for job {arr}\n"
+
+
 def test_errors_in_slurms_words(cluster, tmp_path):
     p = sstat(cluster)
     assert p.returncode == 1
