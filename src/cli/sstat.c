@@ -308,10 +308,12 @@ static void print_step(const struct sstat_opts *o, const struct step_stat *ss,
 
 static void stat_one(const struct sstat_opts *o, const struct pick *p, struct fmtbuf *b)
 {
-	struct step_stat_req req = {.job_id = p->job_id,
-	                            .step_id = p->step_id,
-	                            .flags = o->all_steps ? STEP_STAT_F_ALL : 0,
-	                            .array_task_id = p->array_task_id};
+	struct step_stat_req req = {
+	    .job_id = p->job_id,
+	    .step_id = p->step_id,
+	    .flags = (o->all_steps ? STEP_STAT_F_ALL : 0) |
+	             (p->array_task_id != NO_VAL ? STEP_STAT_F_ARRAY : 0),
+	    .array_task_id = p->array_task_id};
 	struct step_stat_resp *r = NULL;
 	char *msg = NULL;
 	uint32_t id;

@@ -162,7 +162,7 @@ void step_stat_request(struct ctld *ctld, struct caller *who,
 	                                       STEP_STAT_TIMEOUT_MS % 1000 * 1000};
 	struct step_stats *s = stats_of(ctld);
 	struct job *job =
-	    req->array_task_id == NO_VAL
+	    !(req->flags & STEP_STAT_F_ARRAY)
 	        ? job_find(ctld->jobs, req->job_id)
 	        : job_array_task_find(ctld->jobs, req->job_id, req->array_task_id);
 	struct step **v = NULL;

@@ -1001,14 +1001,15 @@ ROTA_DECLARE(node_stat, NODE_STAT_FIELDS)
  * job's first numbered step, STEP_STAT_F_ALL: every running step), and
  * controller -> rotad -> rotastepd for one step (req_id and tag name the
  * controller's request and the step in it). */
-#define STEP_STAT_F_ALL 1u
+#define STEP_STAT_F_ALL   1u
+#define STEP_STAT_F_ARRAY 2u /* job_id_T: array_task_id is T */
 #define STEP_STAT_REQ_FIELDS(F, S)                                                       \
 	F(S, u32, job_id, _)                                                             \
 	F(S, u32, step_id, _)                                                            \
 	F(S, u32, flags, _)                                                              \
 	F(S, u32, req_id, _)                                                             \
 	F(S, u32, tag, _)                                                                \
-	F(S, u32, array_task_id, _) /* job_id_T: task T of array job_id; NO_VAL none */
+	F(S, u32, array_task_id, _) /* with STEP_STAT_F_ARRAY */
 ROTA_DECLARE(step_stat_req, STEP_STAT_REQ_FIELDS)
 
 /* A step as sstat aggregates it: rc 0, or why its nodes could not be asked
