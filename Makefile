@@ -47,7 +47,7 @@ LIBA = $(BUILD)/lib/librota.a
 lib_objs = $(call objs,$(common_src) $(proto_src) $(sched_src))
 
 CLI_LINKS = sbatch srun salloc squeue sinfo scancel scontrol sprio sdiag sacct sacctmgr \
-	    sshare sreport
+	    sshare sreport sstat
 PROGS = $(BIN)/rotactld $(BIN)/rotad $(BIN)/rotastepd $(BIN)/rotadbd $(BIN)/rota
 
 all: $(PROGS) $(addprefix $(BIN)/,$(CLI_LINKS)) unit-build bench-build \
@@ -110,6 +110,8 @@ $(BUILD)/tests/test_cgroup: src/stepd/cgroup.c src/stepd/cgroup.h
 $(BUILD)/tests/test_ranksort: src/common/ranksort.c src/common/ranksort.h
 # test_owner compiles the controller's owner.c in
 $(BUILD)/tests/test_owner: src/ctld/owner.c src/ctld/owner.h
+# test_sstat_fields compiles sstat's sstat_fields.c in
+$(BUILD)/tests/test_sstat_fields: src/cli/sstat_fields.c src/cli/sstat.h
 # test_gidcache compiles rotad's gidcache.c in
 $(BUILD)/tests/test_gidcache: src/noded/gidcache.c src/noded/gidcache.h
 # test_step_alloc compiles the controller's step_alloc.c in

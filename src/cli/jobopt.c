@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "cli/jobopt.h"
+#include "common/acctg.h"
 #include "cli/fmt.h"
 #include "common/gres.h"
 #include "common/hostlist.h"
@@ -55,6 +56,7 @@ enum {
 	O_GET_USER_ENV,
 	O_MINCPUS,
 	O_GRES,
+	O_ACCTG_FREQ,
 	O_IGNORE, /* accepted and ignored */
 };
 
@@ -126,7 +128,7 @@ static const struct opt_def opt_table[] = {
     {"kill-command", optional_argument, 'K', A},
     {"no-shell", no_argument, O_NO_SHELL, A},
     /* accepted, no effect here (yet) */
-    {"acctg-freq", required_argument, O_IGNORE, SRA},
+    {"acctg-freq", required_argument, O_ACCTG_FREQ, SRA},
     {"batch", required_argument, O_IGNORE, S},
     {"bell", no_argument, O_IGNORE, A},
     {"clusters", required_argument, 'M', SRA},
@@ -196,6 +198,7 @@ static const struct {
 	int id;
 } env_table[] = {
     {S, "SBATCH_ACCOUNT", 'A'},
+    {S, "SBATCH_ACCTG_FREQ", O_ACCTG_FREQ},
     {S, "SBATCH_ARRAY_INX", 'a'},
     {S, "SBATCH_CONSTRAINT", 'C'},
     {S, "SBATCH_ERROR", 'e'},
@@ -643,6 +646,15 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 	case O_NTASKS_PER_NODE:
 		d->ntasks_per_node = parse_count(arg, "ntasks-per-node");
 		break;
+	case O_ACCTG_FREQ: {
+		uint32_t secs;
+		/* the step daemons sample at this period (SLURM_ACCTG_FREQ) */
+		if (!arg || acctg_freq_parse(arg, &secs) < 0)
+			die(JOBOPT_EXIT_FATAL, "Invalid --acctg-freq specification: %s",
+			    arg ? arg : "");
+		set_str(&o->acctg_freq, arg);
+		break;
+	}
 	case O_OPEN_MODE:
 		if (arg && (*arg == 'a' || *arg == 'A'))
 			set_flag(o, JOB_F_OPEN_APPEND, 0);
@@ -833,6 +845,7 @@ void jobopt_release(struct jobopt *o)
 {
 	codec_release(&job_desc_type, &o->desc);
 	free(o->export_spec);
+	free(o->acctg_freq);
 	free(o->wrap);
 	free(o->cpu_bind);
 	memset(o, 0, sizeof(*o));
@@ -1116,5 +1129,7 @@ char **jobopt_export_env(const struct jobopt *o, char *const *env)
 		snprintf(mask, sizeof(mask), "%04o", o->desc.umask & 0777);
 		out = strv_setenv(out, "SLURM_UMASK", mask);
 	}
+	if (o->acctg_freq)
+		out = strv_setenv(out, "SLURM_ACCTG_FREQ", o->acctg_freq);
 	return out;
 }

@@ -52,6 +52,7 @@ struct jobopt {
 	struct job_desc desc; /* what the controller gets; members owned */
 
 	char *export_spec; /* --export as given; NULL: default (ALL) */
+	char *acctg_freq;  /* --acctg-freq as given (checked), NULL: none */
 	char *wrap;        /* sbatch --wrap */
 	int verbose;       /* -v count */
 	int quiet;         /* -Q */

@@ -25,7 +25,7 @@ static const struct {
     {"squeue", cmd_squeue},     {"sinfo", cmd_sinfo},       {"scancel", cmd_scancel},
     {"scontrol", cmd_scontrol}, {"sprio", cmd_sprio},       {"sdiag", cmd_sdiag},
     {"sacct", cmd_sacct},       {"sacctmgr", cmd_sacctmgr}, {"sshare", cmd_sshare},
-    {"sreport", cmd_sreport},
+    {"sreport", cmd_sreport},   {"sstat", cmd_sstat},
 };
 
 static int dispatch(const char *name, int argc, char **argv)

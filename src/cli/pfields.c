@@ -46,13 +46,19 @@ void pf_end_line(struct fmtbuf *b)
 
 void pf_header(struct fmtbuf *b, const struct pf_col *cols, size_t n, enum pf_mode mode)
 {
+	char cut[PF_WIDTH_MAX + 1];
+
 	for (size_t i = 0; i < n; i++) {
-		/* a title is cut plainly, without the '+' of a cell */
-		char title[PF_WIDTH_MAX + 1];
-		snprintf(title, sizeof(title), "%.*s",
-		         mode == PF_COLUMNS ? cols[i].width : PF_WIDTH_MAX,
-		         cols[i].title);
-		pf_cell(b, title, &cols[i], mode, i + 1 == n);
+		const char *t = cols[i].title;
+		/* a title is cut plainly, without the values' '+' (Slurm's
+		 * print_fields_header: "NTa" for NTasks%3) */
+		if (mode == PF_COLUMNS && cols[i].width >= 0 &&
+		    strlen(t) > (size_t)cols[i].width && cols[i].width <= PF_WIDTH_MAX) {
+			memcpy(cut, t, (size_t)cols[i].width);
+			cut[cols[i].width] = '\0';
+			t = cut;
+		}
+		pf_cell(b, t, &cols[i], mode, i + 1 == n);
 	}
 	pf_end_line(b);
 	if (mode != PF_COLUMNS)

@@ -119,6 +119,10 @@ struct conf {
 	uint32_t slurmd_timeout;    /* seconds, default 300 */
 	uint32_t slurmctld_timeout; /* seconds, default 120 */
 	uint32_t kill_wait;         /* seconds, default 30 */
+	/* JobAcctGatherFrequency ("task=N,..." or "N", default 30) and
+	 * JobAcctGatherType (jobacct_gather/cgroup, /linux, /none), as
+	 * written; common/acctg.h reads them */
+	char *acctg_freq, *acctg_type;
 	uint32_t kill_on_bad_exit;  /* KillOnBadExit: srun's default for -K */
 	uint32_t job_requeue;       /* JobRequeue: batch jobs requeued by default */
 	uint32_t inactive_limit;    /* default 0 */

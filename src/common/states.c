@@ -197,6 +197,8 @@ const char *slurm_strerror(int rc)
 		return "No partition specified or system default partition";
 	case ESLURM_ACCESS_DENIED:
 		return "Access/permission denied";
+	case ESLURM_USER_ID_MISSING:
+		return "Invalid user id";
 	case ESLURM_INVALID_ACCOUNT:
 		return "Invalid account or account/partition combination specified";
 	case ESLURM_INVALID_QOS:

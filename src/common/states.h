@@ -148,6 +148,7 @@ enum slurm_errno {
 	ESLURM_INVALID_QOS = 2091,
 	ESLURM_INVALID_PARENT_ACCOUNT = 2092,
 	ESLURM_ACCOUNTING_POLICY = 2093,
+	ESLURM_USER_ID_MISSING = 2010, /* slurmd: not the job's user (sstat) */
 };
 
 /* Slurm's message for an error number ("Invalid job id specified"). */

@@ -27,6 +27,7 @@ struct ctld_stats;
 struct repl;
 struct old_conf;
 struct assoc_mgr;
+struct step_stats;
 
 struct ctld {
 	const struct conf *conf; /* borrowed from main */
@@ -80,7 +81,9 @@ struct ctld {
 	struct job_list_bufs *list_bufs; /* squeue's, between listings (job_list.c) */
 	struct job **pass_jobs;          /* sched_pass's, kept between passes */
 	size_t pass_jobs_cap;
-	size_t heap_free_after_trim; /* main.c's heap_tick */
+	size_t heap_free_after_trim;   /* main.c's heap_tick */
+	struct step_stats *step_stats; /* sstat's requests waiting for nodes
+	                                * (step_stat.h), made when first asked */
 };
 
 /* Ask for a scheduling pass soon (coalesced: at most one per loop turn). */

@@ -23,6 +23,7 @@
 #include "ctld/state.h"
 #include "proto/client.h"
 #include "ctld/stats.h"
+#include "ctld/step_stat.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/image.h"
@@ -394,6 +395,7 @@ int main(int argc, char **argv)
 	journal_destroy(ctld.journal);
 	predict_destroy(ctld.predict);
 	stats_destroy(ctld.stats);
+	step_stats_destroy(ctld.step_stats);
 	job_list_bufs_free(&ctld);
 	free(ctld.pass_jobs);
 	job_mgr_destroy(ctld.jobs);

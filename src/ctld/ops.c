@@ -17,6 +17,7 @@
 #include "ctld/reconfig.h"
 #include "ctld/repl.h"
 #include "ctld/stats.h"
+#include "ctld/step_stat.h"
 #include "common/common.h"
 
 enum op_perm { P_USER, P_ADMIN, P_NODE, P_PEER };
@@ -232,6 +233,19 @@ static void op_assoc_list(struct ctld *ctld, struct caller *who, void **body,
 	assoc_list(ctld, who, ch);
 }
 
+/* sstat (step_stat.h): answered once the step's nodes have. */
+static void op_step_stat(struct ctld *ctld, struct caller *who, void **body,
+                         struct chan *ch)
+{
+	step_stat_request(ctld, who, *body, ch);
+}
+
+static void op_node_stat(struct ctld *ctld, struct caller *who, void **body,
+                         struct chan *ch)
+{
+	step_stat_node_reply(ctld, who, *body);
+}
+
 static const struct op_entry {
 	uint16_t type;
 	enum op_perm perm;
@@ -265,6 +279,8 @@ static const struct op_entry {
     {MSG_NODE_PING, P_NODE, op_node_ping},
     {MSG_STEP_COMPLETE, P_NODE, op_step_complete},
     {MSG_PROLOG_COMPLETE, P_NODE, op_prolog_complete},
+    {MSG_STEP_STAT_REQ, P_USER, op_step_stat},
+    {MSG_NODE_STAT_RESP, P_NODE, op_node_stat},
 };
 
 /* Requests whose answer promises a change that the journal must hold: refused

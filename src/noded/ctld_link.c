@@ -300,6 +300,10 @@ static void link_on_msg(struct conn *c, uint16_t type, void **body, void *arg)
 	case MSG_SIGNAL_REQ:
 		l->ops->signal(l->arg, *body);
 		break;
+	case MSG_STEP_STAT_REQ:
+		if (l->ops->stat)
+			l->ops->stat(l->arg, *body);
+		break;
 	case MSG_NODE_SHUTDOWN:
 		if (l->ops->shutdown)
 			l->ops->shutdown(l->arg);
@@ -510,4 +514,11 @@ void ctld_link_send(struct ctld_link *l, uint16_t type, const struct step_comple
 	*l->tail = p;
 	l->tail = &p->next;
 	l->queued++;
+}
+
+int ctld_link_reply(struct ctld_link *l, uint16_t type, const void *body)
+{
+	if (!l || l->state != LINK_UP || !l->conn)
+		return -EPIPE;
+	return conn_send(l->conn, type, body);
 }

@@ -34,6 +34,9 @@ struct ctld_link_ops {
 	void (*live_steps)(void *arg, struct rota_u32v *jobs, struct rota_u32v *steps);
 	/* scontrol shutdown: the controller asks us to exit (optional). */
 	void (*shutdown)(void *arg);
+	/* sstat: a MSG_STEP_STAT_REQ for a step here (optional); req is
+	 * borrowed, the answer goes out with ctld_link_reply. */
+	void (*stat)(void *arg, const struct step_stat_req *req);
 	/* Fill a ping's free_memory and cpu_load (optional: this machine's). */
 	void (*ping_fill)(void *arg, struct node_ping *p);
 };
@@ -58,5 +61,9 @@ void ctld_link_send_complete(struct ctld_link *l, const struct step_complete *sc
 /* Same for any message with a step_complete body (MSG_STEP_COMPLETE,
  * MSG_PROLOG_COMPLETE); queued ones go out in order. */
 void ctld_link_send(struct ctld_link *l, uint16_t type, const struct step_complete *sc);
+
+/* Send an answer the controller waits for now (sstat's), or nothing while
+ * not registered: it is worth nothing later.  Returns 0 or -EPIPE. */
+int ctld_link_reply(struct ctld_link *l, uint16_t type, const void *body);
 
 #endif

@@ -7,6 +7,7 @@
 #include <time.h>
 #include "common/conf.h"
 #include "common/hostlist.h"
+#include "common/states.h"
 #include "proto/messages.h"
 #include "noded/ctld_link.h"
 #include "noded/emulate.h"
@@ -264,7 +265,22 @@ static void on_ping_fill(void *arg, struct node_ping *p)
 	p->cpu_load = 0;
 }
 
+/* sstat: emulated steps have no processes to measure; say at once that
+ * none runs here rather than leave the controller to time out. */
+static void on_stat(void *arg, const struct step_stat_req *req)
+{
+	struct emu_node *en = arg;
+	struct node_stat_resp r = {.req_id = req->req_id,
+	                           .tag = req->tag,
+	                           .rc = -ESLURM_INVALID_JOB_ID,
+	                           .job_id = req->job_id,
+	                           .step_id = req->step_id};
+
+	ctld_link_reply(en->link, MSG_NODE_STAT_RESP, &r);
+}
+
 static const struct ctld_link_ops emu_link_ops = {
+    .stat = on_stat,
     .launch = on_launch,
     .signal = on_signal,
     .live_steps = on_live_steps,

@@ -161,6 +161,18 @@ static void on_signal(void *arg, const struct signal_req *req)
 	stepd_mgr_signal(nd->stepds, req);
 }
 
+static void on_stat(void *arg, const struct step_stat_req *req)
+{
+	struct noded *nd = arg;
+	stepd_mgr_stat(nd->stepds, req);
+}
+
+static void on_stat_done(void *arg, const struct node_stat_resp *r)
+{
+	struct noded *nd = arg;
+	ctld_link_reply(nd->link, MSG_NODE_STAT_RESP, r);
+}
+
 static void on_live_steps(void *arg, struct rota_u32v *jobs, struct rota_u32v *steps)
 {
 	struct noded *nd = arg;
@@ -184,6 +196,7 @@ static void on_shutdown(void *arg);
 static const struct ctld_link_ops link_ops = {
     .launch = on_launch,
     .signal = on_signal,
+    .stat = on_stat,
     .live_steps = on_live_steps,
     .shutdown = on_shutdown,
 };
@@ -312,6 +325,7 @@ static void noded_start(struct noded *nd)
 	    .verbose = nd->verbose > 1,
 	    .done = on_step_done,
 	    .prolog_done = on_prolog_done,
+	    .stat_done = on_stat_done,
 	    .arg = nd,
 	};
 	struct node_register reg;

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "common/spool.h"
+#include "common/states.h"
 #include "proto/conn.h"
 #include "proto/frame.h"
 #include "proto/messages.h"
@@ -270,6 +271,11 @@ static void rec_on_msg(struct conn *c, uint16_t type, void **body, void *arg)
 
 	if (type == MSG_PROLOG_COMPLETE) {
 		r->m->o.prolog_done(r->m->o.arg, sc);
+		return;
+	}
+	if (type == MSG_NODE_STAT_RESP) {
+		if (r->m->o.stat_done)
+			r->m->o.stat_done(r->m->o.arg, *body);
 		return;
 	}
 	if (type == MSG_STEPD_GROUPS) {
@@ -590,6 +596,22 @@ void stepd_mgr_signal(struct stepd_mgr *m, const struct signal_req *req)
 	log_debug("JobId=%u signal %u flags %u sent to %d stepd(s)", req->job_id,
 	          req->signal, req->flags, n);
 	term_check(m, req->job_id);
+}
+
+void stepd_mgr_stat(struct stepd_mgr *m, const struct step_stat_req *req)
+{
+	struct stepd_rec *r = rec_find(m, req->job_id, req->step_id);
+	struct node_stat_resp none = {.req_id = req->req_id,
+	                              .tag = req->tag,
+	                              .rc = -ESLURM_INVALID_JOB_ID,
+	                              .job_id = req->job_id,
+	                              .step_id = req->step_id};
+
+	if (r && r->conn && !r->reported &&
+	    conn_send(r->conn, MSG_STEP_STAT_REQ, req) == 0)
+		return;
+	if (m->o.stat_done)
+		m->o.stat_done(m->o.arg, &none);
 }
 
 void stepd_mgr_live(struct stepd_mgr *m, struct rota_u32v *jobs, struct rota_u32v *steps)

@@ -49,6 +49,9 @@ struct stepd_mgr_opts {
 	int no_spawner; /* fork step daemons from rotad itself (noded/spawner.h) */
 	stepd_done_f done;
 	stepd_done_f prolog_done; /* MSG_PROLOG_COMPLETE from a stepd */
+	/* a stepd's MSG_NODE_STAT_RESP (sstat), borrowed for the call; also
+	 * called here with rc -ESLURM_INVALID_JOB_ID for a step not running */
+	void (*stat_done)(void *arg, const struct node_stat_resp *r);
 	void *arg;
 };
 
@@ -71,6 +74,10 @@ int stepd_mgr_has(struct stepd_mgr *m, uint32_t job_id, uint32_t step_id);
 
 /* Forward a signal to the matching stepds (step_id NO_VAL: all of the job). */
 void stepd_mgr_signal(struct stepd_mgr *m, const struct signal_req *req);
+
+/* sstat: ask the stepd of req's step for its usage now; the answer comes
+ * through stat_done (at once when there is no such stepd). */
+void stepd_mgr_stat(struct stepd_mgr *m, const struct step_stat_req *req);
 
 /* The (job, step) pairs of live stepds, and (job, NO_VAL) for each job with a
  * cgroup here; caller frees jobs->v and steps->v. */

@@ -23,6 +23,7 @@ uint32_t frame_max_body(uint16_t type)
 	case MSG_ACCT_JOBS:
 	case MSG_ASSOC_LIST_RESP:
 	case MSG_ACCT_REPORT_RESP: /* a row per account, user and size */
+	case MSG_STEP_STAT_RESP:   /* sstat -a: every step, each node */
 		return FRAME_MAX_BODY;
 	case MSG_LAUNCH_REQ:
 		return 16u << 20;

@@ -1002,6 +1002,84 @@ ROTA_DECLARE(acct_report_row, ACCT_REPORT_ROW_FIELDS)
 	F(S, list, rows, acct_report_row)
 ROTA_DECLARE(acct_report_resp, ACCT_REPORT_RESP_FIELDS)
 
+/* ---- sstat: what running steps use now (ctld/step_stat.h) ---- */
+
+/* One task of a step on a node with several, from /proc (its process group):
+ * memory now and at its highest in the samples, CPU time of its live
+ * processes (and the children they waited for), storage I/O. */
+#define TASK_STAT_FIELDS(F, S)                                                           \
+	F(S, u32, gtid, _)                                                               \
+	F(S, u64, rss_kib, _)                                                            \
+	F(S, u64, max_rss_kib, _)                                                        \
+	F(S, u64, vsize_kib, _)                                                          \
+	F(S, u64, max_vsize_kib, _)                                                      \
+	F(S, u64, cpu_usec, _)                                                           \
+	F(S, u64, read_bytes, _)                                                         \
+	F(S, u64, write_bytes, _)
+ROTA_DECLARE(task_stat, TASK_STAT_FIELDS)
+
+/* One node's share of a running step, measured by its step daemon when asked
+ * (stepd/usage.c): memory now and at its highest, CPU time so far. */
+#define NODE_STAT_FIELDS(F, S)                                                           \
+	F(S, str, node_name, _)                                                          \
+	F(S, u32, ntasks, _)      /* the step's tasks on this node */                    \
+	F(S, u32, gtid_base, _)   /* global id of its first task there */                \
+	F(S, u64, rss_kib, _)     /* resident memory now */                              \
+	F(S, u64, max_rss_kib, _) /* ... at its highest so far */                        \
+	F(S, u64, vsize_kib, _)   /* virtual memory now */                               \
+	F(S, u64, max_vsize_kib, _)                                                      \
+	F(S, u64, user_usec, _) /* CPU time so far */                                    \
+	F(S, u64, sys_usec, _)                                                           \
+	F(S, u64, read_bytes, _) /* storage I/O of its live processes */                 \
+	F(S, u64, write_bytes, _)                                                        \
+	F(S, u32v, pids, _)          /* its processes (sstat -i) */                      \
+	F(S, list, tasks, task_stat) /* each task, where ntasks > 1 */
+ROTA_DECLARE(node_stat, NODE_STAT_FIELDS)
+
+/* MSG_STEP_STAT_REQ: sstat -> controller (job_id, step_id: NO_VAL for the
+ * job's first numbered step, STEP_STAT_F_ALL: every running step), and
+ * controller -> rotad -> rotastepd for one step (req_id and tag name the
+ * controller's request and the step in it). */
+#define STEP_STAT_F_ALL   1u
+#define STEP_STAT_F_ARRAY 2u /* job_id_T: array_task_id is T */
+#define STEP_STAT_REQ_FIELDS(F, S)                                                       \
+	F(S, u32, job_id, _)                                                             \
+	F(S, u32, step_id, _)                                                            \
+	F(S, u32, flags, _)                                                              \
+	F(S, u32, req_id, _)                                                             \
+	F(S, u32, tag, _)                                                                \
+	F(S, u32, array_task_id, _) /* with STEP_STAT_F_ARRAY */
+ROTA_DECLARE(step_stat_req, STEP_STAT_REQ_FIELDS)
+
+/* A step as sstat aggregates it: rc 0, or why its nodes could not be asked
+ * (-ESLURM_*; e.g. not the caller's job); the nodes that answered in time. */
+#define STEP_STAT_FIELDS(F, S)                                                           \
+	F(S, u32, job_id, _)                                                             \
+	F(S, u32, step_id, _)                                                            \
+	F(S, i32, rc, _)                                                                 \
+	F(S, str, nodes, _) /* the step's node list */                                   \
+	F(S, list, node_stats, node_stat)
+ROTA_DECLARE(step_stat, STEP_STAT_FIELDS)
+
+/* MSG_STEP_STAT_RESP (controller -> sstat).  running: how many steps the job
+ * runs (the batch step counts), whether or not they were asked for. */
+#define STEP_STAT_RESP_FIELDS(F, S)                                                      \
+	F(S, u32, running, _)                                                            \
+	F(S, list, steps, step_stat)                                                     \
+	F(S, u32, job_id, _) /* the job's own id (an array task's) */
+ROTA_DECLARE(step_stat_resp, STEP_STAT_RESP_FIELDS)
+
+/* MSG_NODE_STAT_RESP (rotastepd -> rotad -> controller): the answer to one
+ * MSG_STEP_STAT_REQ; rc -ESLURM_INVALID_JOB_ID when no such step runs there. */
+#define NODE_STAT_RESP_FIELDS(F, S)                                                      \
+	F(S, u32, req_id, _)                                                             \
+	F(S, u32, tag, _)                                                                \
+	F(S, i32, rc, _)                                                                 \
+	F(S, u32, job_id, _)                                                             \
+	F(S, u32, step_id, _)                                                            \
+	F(S, list, node_stats, node_stat) /* one, or none with an error */
+ROTA_DECLARE(node_stat_resp, NODE_STAT_RESP_FIELDS)
+
 /* ---- the message table: M(ENUM, number, body struct) ---- */
 #define ROTA_MESSAGES(M)                                                                 \
 	M(MSG_RC, 1, rc_msg)                                                             \
@@ -1065,7 +1143,10 @@ ROTA_DECLARE(acct_report_resp, ACCT_REPORT_RESP_FIELDS)
 	M(MSG_ACCT_REPORT_REQ, 59, acct_report_req)                                      \
 	M(MSG_ACCT_REPORT_RESP, 60, acct_report_resp)                                    \
 	M(MSG_SHARE_REQ, 70, empty_msg)                                                  \
-	M(MSG_SHARE_RESP, 71, share_resp)
+	M(MSG_SHARE_RESP, 71, share_resp)                                                \
+	M(MSG_STEP_STAT_REQ, 80, step_stat_req)                                          \
+	M(MSG_STEP_STAT_RESP, 81, step_stat_resp)                                        \
+	M(MSG_NODE_STAT_RESP, 82, node_stat_resp)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) };

@@ -819,6 +819,37 @@ uint64_t cgroup_max_rss(const struct cgroup *cg)
 	return v;
 }
 
+uint64_t cgroup_mem_current(const struct cgroup *cg)
+{
+	const struct cg_hier *h = cg ? hier_with(cg, CG_MEM) : NULL;
+	uint64_t v = 0;
+
+	if (!h || cg_read_u64(h->step, h->v2 ? "memory.current" : "memory.usage_in_bytes",
+	                      &v) < 0)
+		return 0;
+	return v;
+}
+
+size_t cgroup_procs(const struct cgroup *cg, pid_t *pids, size_t max)
+{
+	const struct cg_hier *h = cg ? hier_with(cg, CG_TRACK) : NULL;
+	char path[PATH_MAX];
+	size_t n = 0;
+	FILE *f;
+	int pid;
+
+	if (!h || (size_t)snprintf(path, sizeof(path), "%s/cgroup.procs", h->step) >=
+	              sizeof(path))
+		return 0;
+	if (!(f = fopen(path, "re")))
+		return 0;
+	while (n < max && fscanf(f, "%d", &pid) == 1)
+		if (pid > 0)
+			pids[n++] = pid;
+	fclose(f);
+	return n;
+}
+
 int cgroup_cpu_usage(const struct cgroup *cg, uint64_t *user_usec, uint64_t *sys_usec)
 {
 	char buf[1024];

@@ -21,7 +21,9 @@
 #ifndef ROTA_STEPD_CGROUP_H
 #define ROTA_STEPD_CGROUP_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct cgroup;
 
@@ -85,6 +87,15 @@ uint64_t cgroup_oom_kills(const struct cgroup *cg, int task_sigkilled);
 /* Peak memory use of the step in bytes (memory.max_usage_in_bytes, or
  * memory.peak), 0 when unknown. */
 uint64_t cgroup_max_rss(const struct cgroup *cg);
+
+/* Memory the step's cgroup is charged now (memory.current, v1
+ * memory.usage_in_bytes), in bytes; 0 when unknown. */
+uint64_t cgroup_mem_current(const struct cgroup *cg);
+
+/* Up to max pids of the processes in the step's cgroup into pids; returns
+ * how many (0 without cgroups).  For sampling: the list may be stale as soon
+ * as it is read. */
+size_t cgroup_procs(const struct cgroup *cg, pid_t *pids, size_t max);
 
 /* CPU time of the step's tasks (cpu.stat of its cgroup v2 directory: pure v2
  * or the hybrid's kill hierarchy).  Returns 0, or -1 where there is none. */

@@ -136,6 +136,10 @@ static void on_ctl_msg(struct msglink *l, uint16_t type, void *body, void *arg)
 	struct stepd *st = arg;
 	const struct signal_req *sr = body;
 
+	if (type == MSG_STEP_STAT_REQ) {
+		usage_answer(st, body);
+		return;
+	}
 	if (type != MSG_SIGNAL_REQ) {
 		log_debug("ignoring %s from rotad", msg_name(type));
 		return;

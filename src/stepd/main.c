@@ -348,6 +348,7 @@ static int stepd_setup(struct stepd *st, struct rota_error *err)
 	if (task_launch_all(st, err) < 0)
 		return -1;
 	io_launched(st);
+	usage_init(st);
 	log_info("JobId=%u StepId=%u launched %u task(s) as %s", st->req->job_id,
 	         st->req->step_id, st->ntasks, st->user);
 	return 0;
@@ -459,18 +460,21 @@ static int all_exited(const struct stepd *st)
 	return 1;
 }
 
-/* poll() timeout until the next deadline (ms), -1 for none. */
-static int next_timeout(const struct stepd *st, time_t now)
+/* poll() timeout until the next deadline (ms), -1 for none; sample_ms: the
+ * next usage sample's (usage_tick). */
+static int next_timeout(const struct stepd *st, int sample_ms, time_t now)
 {
 	time_t next = 0;
+	int ms;
 
 	if (st->kill_at)
 		next = st->kill_at;
 	if (st->drain_by && (!next || st->drain_by < next))
 		next = st->drain_by;
 	if (!next)
-		return -1;
-	return next <= now ? 0 : (int)(next - now) * 1000;
+		return sample_ms;
+	ms = next <= now ? 0 : (int)(next - now) * 1000;
+	return sample_ms >= 0 && sample_ms < ms ? sample_ms : ms;
 }
 
 /* While the step is being terminated its tasks may end before KillWait is
@@ -515,7 +519,7 @@ static void stepd_loop(struct stepd *st)
 			}
 		}
 		pollset_fill(st, &ps);
-		timeout = next_timeout(st, now);
+		timeout = next_timeout(st, usage_tick(st, now), now);
 		if (grace && (timeout < 0 || timeout > STEPD_GRACE_POLL_MS))
 			timeout = STEPD_GRACE_POLL_MS;
 		if (poll(ps.pfd, (nfds_t)ps.n, timeout) < 0 && errno != EINTR)
@@ -551,6 +555,7 @@ static void stepd_cleanup(struct stepd *st)
 	for (uint32_t i = 0; i < st->ntasks; i++)
 		free(st->tasks[i].in_buf);
 	free(st->tasks);
+	usage_release(st);
 	strv_free(st->env);
 	msglink_destroy(st->ctl);
 	msglink_destroy(st->io);
@@ -665,7 +670,10 @@ static void measure(struct stepd *st, uint64_t rss)
 	int have_cpu = cgroup_cpu_usage(st->cg, &st->user_usec, &st->sys_usec) == 0;
 
 	st->max_rss_kib = rss >> 10;
-	if ((have_cpu && rss) || getrusage(RUSAGE_CHILDREN, &ru) < 0)
+	/* the samples' high-water mark, where the kernel keeps none */
+	if (st->usage.max_rss_kib > st->max_rss_kib)
+		st->max_rss_kib = st->usage.max_rss_kib;
+	if ((have_cpu && st->max_rss_kib) || getrusage(RUSAGE_CHILDREN, &ru) < 0)
 		return;
 	if (!have_cpu) {
 		st->user_usec = (uint64_t)ru.ru_utime.tv_sec * 1000000 +
@@ -673,7 +681,7 @@ static void measure(struct stepd *st, uint64_t rss)
 		st->sys_usec = (uint64_t)ru.ru_stime.tv_sec * 1000000 +
 		               (uint64_t)ru.ru_stime.tv_usec;
 	}
-	if (!rss && ru.ru_maxrss > 0)
+	if (!st->max_rss_kib && ru.ru_maxrss > 0)
 		st->max_rss_kib = (uint64_t)ru.ru_maxrss;
 }
 

@@ -55,6 +55,28 @@ struct stepd_task {
 
 struct stepd_given;
 
+/* What the step's processes use (usage.c): sampled every
+ * JobAcctGatherFrequency seconds and whenever sstat asks, so that the high-
+ * water marks hold where the kernel keeps none (cgroup v1 without
+ * max_usage_in_bytes, no cgroups at all). */
+struct task_use {
+	uint64_t rss_kib, max_rss_kib, vsize_kib, max_vsize_kib, cpu_usec;
+	uint64_t read_bytes, write_bytes;
+};
+struct stepd_usage {
+	uint32_t period; /* seconds between samples; 0: only when asked */
+	int none;        /* jobacct_gather/none: nothing is gathered */
+	int proc_only;   /* jobacct_gather/linux: /proc alone, not the cgroup */
+	time_t next;     /* the next periodic sample, 0: none */
+	uint64_t rss_kib, max_rss_kib, vsize_kib, max_vsize_kib;
+	uint64_t user_usec, sys_usec, read_bytes, write_bytes;
+	pid_t *pids; /* the processes found by the last sample */
+	size_t npids;
+	/* each task's share, by process group, when 1 < ntasks <= USAGE_TASKS_MAX
+	 * (the cgroup is the step's: only /proc tells tasks apart) */
+	struct task_use *task;
+};
+
 struct stepd {
 	const struct conf *conf;
 	struct conf *own_conf; /* conf when read here, NULL when given by rotad */
@@ -65,6 +87,7 @@ struct stepd {
 	int verbose;
 	/* what the tasks used (uncontain()), sent with the step's end */
 	uint64_t max_rss_kib, user_usec, sys_usec;
+	struct stepd_usage usage;
 
 	char *user; /* borrowed from req or looked up */
 	uid_t uid;
@@ -159,6 +182,19 @@ void io_finish(struct stepd *st);
 /* A "slurmstepd: error: ..." line (with its newline) for the user: appended to
  * the first task's stderr file, else sent on its stderr stream to srun. */
 void stepd_tell_user(struct stepd *st, const char *line);
+
+/* ---- usage.c ---- */
+struct step_stat_req;
+/* Read JobAcctGatherFrequency / JobAcctGatherType (SLURM_ACCTG_FREQ in the
+ * launch environment, from srun/sbatch --acctg-freq, overrides the period). */
+void usage_init(struct stepd *st);
+/* Sample if one is due at now; returns ms until the next one, -1 for none. */
+int usage_tick(struct stepd *st, time_t now);
+/* Sample now (no-op with jobacct_gather/none). */
+void usage_sample(struct stepd *st);
+/* Answer rotad's MSG_STEP_STAT_REQ (sstat) with a fresh sample. */
+void usage_answer(struct stepd *st, const struct step_stat_req *req);
+void usage_release(struct stepd *st);
 
 /* ---- ctl.c ---- */
 /* Listen on the spool socket so that a restarted rotad can re-attach. */

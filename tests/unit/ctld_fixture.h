@@ -22,6 +22,7 @@
 #include "ctld/node_mgr.h"
 #include "ctld/ops.h"
 #include "ctld/sched_pass.h"
+#include "ctld/step_stat.h"
 #include "proto/auth.h"
 #include "common/conf.h"
 #include "common/log.h"
@@ -136,6 +137,7 @@ static inline int fixture_open(struct ctld *ctld, const char *dir, const char *c
 static inline void fixture_close(struct ctld *ctld)
 {
 	backfill_abandon(ctld); /* a backfill pass sched_pass left for later */
+	step_stats_destroy(ctld->step_stats);
 	journal_destroy(ctld->journal);
 	auth_destroy(ctld->auth);
 	job_mgr_destroy(ctld->jobs);

@@ -284,6 +284,57 @@ static void test_relayed_caller(void **state)
 	assert_int_equal(cancel(ctld, &alice, a), 0);
 }
 
+/* sstat: an unknown job is Slurm's invalid job id; a job that runs nothing
+ * (pending here: no scheduler) is answered at once with no step; a node's
+ * answer is taken from nodes only, and one nobody waits for is dropped. */
+static void test_step_stat(void **state)
+{
+	struct fixture *f = *state;
+	struct ctld *ctld = &f->ctld;
+	struct caller alice, bob, node;
+	struct node_stat_resp *nr = xcalloc(1, sizeof(*nr));
+	struct step_stat_req *req;
+	struct rec_chan r;
+	void *body;
+	uint32_t id;
+	int rc;
+
+	caller_init_user(&alice, ctld, ALICE, ALICE);
+	caller_init_user(&bob, ctld, BOB, BOB);
+	caller_init_node(&node, 0, ADMIN_UID, 0);
+	req = xcalloc(1, sizeof(*req));
+	req->job_id = 4242;
+	req->step_id = NO_VAL;
+	assert_int_equal(op_rc(ctld, &alice, MSG_STEP_STAT_REQ, req),
+	                 ESLURM_INVALID_JOB_ID);
+	id = submit(ctld, &alice, 0, &rc);
+	assert_true(id > 0);
+	for (int i = 0; i < 2; i++) { /* the owner and another user alike */
+		req = xcalloc(1, sizeof(*req));
+		req->job_id = id;
+		req->step_id = NO_VAL;
+		body = req;
+		rec_init(&r);
+		ops_call(ctld, i ? &bob : &alice, MSG_STEP_STAT_REQ, &body, &r.chan);
+		assert_int_equal(r.n, 1);
+		assert_int_equal(r.type[0], MSG_STEP_STAT_RESP);
+		msg_body_free(MSG_STEP_STAT_REQ, body);
+		chan_unref(&r.chan);
+		assert_true(r.released); /* no request left waiting */
+	}
+	/* a node's answer from a user is refused; from a node, dropped */
+	nr->req_id = 77;
+	body = nr;
+	rec_init(&r);
+	ops_call(ctld, &alice, MSG_NODE_STAT_RESP, &body, &r.chan);
+	assert_int_equal(rec_last_rc(&r), ESLURM_ACCESS_DENIED);
+	r.n = 0;
+	ops_call(ctld, &node, MSG_NODE_STAT_RESP, &body, &r.chan);
+	assert_int_equal(r.n, 0);
+	msg_body_free(MSG_NODE_STAT_RESP, body);
+	chan_unref(&r.chan);
+}
+
 static void test_unknown_operation(void **state)
 {
 	struct fixture *f = *state;
@@ -312,6 +363,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_admin_only_and_node_only, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_relayed_caller, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_step_stat, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unknown_operation, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,311 @@
+/* usage.c - what a step's processes use while they run.
+ *
+ * DESIGN: the kernel keeps the step's totals in its cgroup (memory peak,
+ * cpu.stat); where it does not (no cgroup, v1 memory without a peak, or
+ * jobacct_gather/linux) the step daemon sums /proc over the step's processes.
+ * A sample is cheap (a few small reads per process), taken every
+ * JobAcctGatherFrequency seconds from the poll loop and whenever sstat asks;
+ * the high-water marks it keeps also raise what the step's end reports.  No
+ * threads: everything runs in rotastepd's one loop.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+#include "common/acctg.h"
+#include "common/conf.h"
+#include "common/strv.h"
+#include "proto/messages.h"
+#include "stepd/cgroup.h"
+#include "stepd/msglink.h"
+#include "stepd/stepd.h"
+#include "common/common.h"
+
+/* Processes looked at per sample: a step that forks more is measured by its
+ * cgroup's totals, and /proc sums over the first ones only. */
+#define USAGE_MAX_PIDS 4096
+/* Tasks told apart on a node: past this, only the node's figures (each
+ * process's task is found by a walk over the tasks). */
+#define USAGE_TASKS_MAX 256
+
+void usage_init(struct stepd *st)
+{
+	struct stepd_usage *u = &st->usage;
+	const char *env = strv_getenv(st->req->env, "SLURM_ACCTG_FREQ");
+	enum acctg_type type = ACCTG_CGROUP;
+	uint32_t secs = ACCTG_FREQ_DEFAULT;
+
+	if (acctg_type_parse(st->conf->acctg_type, &type) < 0)
+		log_err("JobAcctGatherType=%s unknown, using jobacct_gather/cgroup",
+		        st->conf->acctg_type);
+	if (acctg_freq_parse(st->conf->acctg_freq, &secs) < 0) {
+		log_err("JobAcctGatherFrequency=%s invalid, sampling every %u s",
+		        st->conf->acctg_freq, ACCTG_FREQ_DEFAULT);
+		secs = ACCTG_FREQ_DEFAULT;
+	}
+	/* srun/sbatch --acctg-freq: checked by the command, again here */
+	if (env && acctg_freq_parse(env, &secs) < 0)
+		log_err("JobId=%u StepId=%u SLURM_ACCTG_FREQ=%s invalid, ignored",
+		        st->req->job_id, st->req->step_id, env);
+	u->none = type == ACCTG_NONE;
+	u->proc_only = type == ACCTG_LINUX;
+	u->period = u->none ? 0 : secs;
+	u->next = u->period ? time(NULL) + 1 : 0; /* a first look soon after start */
+}
+
+/* Read a small /proc file; returns its length or -1. */
+static ssize_t proc_read(pid_t pid, const char *what, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+struct proc_sum {
+	uint64_t rss_kib, vsize_kib, cpu_ticks, read_bytes, write_bytes;
+};
+
+/* One process's figures into one: statm (pages), stat (its and its
+ * waited-for children's CPU ticks), io (what it read and wrote from
+ * storage).  Returns its process group, 0 when unknown. */
+static pid_t proc_read_one(pid_t pid, struct proc_sum *one, uint64_t page_kib)
+{
+	char buf[1024], *p;
+	unsigned long long size, res, ut, stt, cut, cst, v;
+	int pgrp = 0;
+
+	if (proc_read(pid, "statm", buf, sizeof(buf)) > 0 &&
+	    sscanf(buf, "%llu %llu", &size, &res) == 2) {
+		one->vsize_kib = size * page_kib;
+		one->rss_kib = res * page_kib;
+	}
+	/* the command name may hold spaces and parentheses: fields follow the
+	 * last ')' (pgrp is the 5th field, utime the 14th) */
+	if (proc_read(pid, "stat", buf, sizeof(buf)) > 0 && (p = strrchr(buf, ')')) &&
+	    sscanf(p + 1,
+	           " %*c %*d %d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
+	           &pgrp, &ut, &stt, &cut, &cst) == 5)
+		one->cpu_ticks = ut + stt + cut + cst;
+	if (proc_read(pid, "io", buf, sizeof(buf)) > 0) {
+		if ((p = strstr(buf, "read_bytes: ")) && sscanf(p + 12, "%llu", &v) == 1)
+			one->read_bytes = v;
+		if ((p = strstr(buf, "\nwrite_bytes: ")) &&
+		    sscanf(p + 14, "%llu", &v) == 1)
+			one->write_bytes = v;
+	}
+	return (pid_t)pgrp;
+}
+
+static void sum_add(struct proc_sum *sum, const struct proc_sum *one)
+{
+	sum->rss_kib += one->rss_kib;
+	sum->vsize_kib += one->vsize_kib;
+	sum->cpu_ticks += one->cpu_ticks;
+	sum->read_bytes += one->read_bytes;
+	sum->write_bytes += one->write_bytes;
+}
+
+/* The local task whose process group pgrp is; what left its group (setsid,
+ * daemons) counts for the first. */
+static uint32_t task_of(const struct stepd *st, pid_t pgrp)
+{
+	for (uint32_t i = 0; i < st->ntasks; i++)
+		if (st->tasks[i].pgid == pgrp)
+			return i;
+	return 0;
+}
+
+/* The step's processes: its cgroup's, else the tasks still running. */
+static void find_pids(struct stepd *st)
+{
+	struct stepd_usage *u = &st->usage;
+
+	if (!u->pids)
+		u->pids = xcalloc(USAGE_MAX_PIDS, sizeof(*u->pids));
+	u->npids = cgroup_procs(st->cg, u->pids, USAGE_MAX_PIDS);
+	if (u->npids)
+		return;
+	for (uint32_t i = 0; i < st->ntasks && u->npids < USAGE_MAX_PIDS; i++)
+		if (st->tasks[i].pid > 0 && !st->tasks[i].exited)
+			u->pids[u->npids++] = st->tasks[i].pid;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* CPU time of the tasks this daemon has reaped, which /proc no longer has. */
+static uint64_t reaped_usec(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
+		return 0;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+static void tasks_update(struct stepd_usage *u, const struct proc_sum *per_task,
+                         uint32_t n, long hz)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct task_use *t = &u->task[i];
+		const struct proc_sum *p = &per_task[i];
+		t->rss_kib = p->rss_kib;
+		t->vsize_kib = p->vsize_kib;
+		t->max_rss_kib = max_u64(t->max_rss_kib, p->rss_kib);
+		t->max_vsize_kib = max_u64(t->max_vsize_kib, p->vsize_kib);
+		/* what has exited leaves /proc: keep the figures from falling */
+		t->cpu_usec = max_u64(t->cpu_usec, p->cpu_ticks * 1000000 /
+		                                       (uint64_t)(hz > 0 ? hz : 100));
+		t->read_bytes = max_u64(t->read_bytes, p->read_bytes);
+		t->write_bytes = max_u64(t->write_bytes, p->write_bytes);
+	}
+}
+
+/* Sum /proc over the step's processes into sum, and each task's share. */
+static void walk_procs(struct stepd *st, struct proc_sum *sum, long hz)
+{
+	struct stepd_usage *u = &st->usage;
+	struct proc_sum *per_task = NULL;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t page_kib = page > 0 ? (uint64_t)page / 1024 : 4;
+
+	find_pids(st);
+	if (st->ntasks > 1 && st->ntasks <= USAGE_TASKS_MAX) {
+		if (!u->task)
+			u->task = xcalloc(st->ntasks, sizeof(*u->task));
+		per_task = xcalloc(st->ntasks, sizeof(*per_task));
+	}
+	for (size_t i = 0; i < u->npids; i++) {
+		struct proc_sum one = {0};
+		pid_t pgrp = proc_read_one(u->pids[i], &one, page_kib);
+		sum_add(sum, &one);
+		if (per_task)
+			sum_add(&per_task[task_of(st, pgrp)], &one);
+	}
+	if (per_task)
+		tasks_update(u, per_task, st->ntasks, hz);
+	free(per_task);
+}
+
+void usage_sample(struct stepd *st)
+{
+	struct stepd_usage *u = &st->usage;
+	struct proc_sum sum = {0};
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t user, sys, peak;
+
+	if (u->none)
+		return;
+	walk_procs(st, &sum, hz);
+	u->rss_kib = sum.rss_kib;
+	u->vsize_kib = sum.vsize_kib;
+	u->max_rss_kib = max_u64(u->max_rss_kib, sum.rss_kib);
+	u->max_vsize_kib = max_u64(u->max_vsize_kib, sum.vsize_kib);
+	/* live processes only: what has exited is gone from /proc */
+	u->read_bytes = max_u64(u->read_bytes, sum.read_bytes);
+	u->write_bytes = max_u64(u->write_bytes, sum.write_bytes);
+	if (!u->proc_only && (peak = cgroup_max_rss(st->cg)))
+		u->max_rss_kib = max_u64(u->max_rss_kib, peak >> 10);
+	if (!u->proc_only && cgroup_cpu_usage(st->cg, &user, &sys) == 0) {
+		u->user_usec = user;
+		u->sys_usec = sys;
+		return;
+	}
+	/* /proc does not split user from system time in the children's
+	 * figures: all of it counts as user time */
+	user = sum.cpu_ticks * 1000000 / (uint64_t)(hz > 0 ? hz : 100) + reaped_usec();
+	if (user > u->user_usec + u->sys_usec)
+		u->user_usec = user - u->sys_usec;
+}
+
+int usage_tick(struct stepd *st, time_t now)
+{
+	struct stepd_usage *u = &st->usage;
+
+	if (!u->next)
+		return -1;
+	if (now >= u->next) {
+		usage_sample(st);
+		u->next = now + (time_t)u->period;
+	}
+	return (int)(u->next - now) * 1000;
+}
+
+void usage_answer(struct stepd *st, const struct step_stat_req *req)
+{
+	struct stepd_usage *u = &st->usage;
+	struct node_stat ns = {0};
+	struct node_stat_resp r = {
+	    .req_id = req->req_id,
+	    .tag = req->tag,
+	    .job_id = st->req->job_id,
+	    .step_id = st->req->step_id,
+	    .node_stats = &ns,
+	    .node_stats_count = 1,
+	};
+
+	if (!st->ctl)
+		return;
+	usage_sample(st);
+	ns.node_name = st->req->node_name;
+	ns.ntasks = st->ntasks;
+	ns.gtid_base = st->gtid_base;
+	ns.rss_kib = u->rss_kib;
+	ns.max_rss_kib = u->max_rss_kib;
+	ns.vsize_kib = u->vsize_kib;
+	ns.max_vsize_kib = u->max_vsize_kib;
+	ns.user_usec = u->user_usec;
+	ns.sys_usec = u->sys_usec;
+	ns.read_bytes = u->read_bytes;
+	ns.write_bytes = u->write_bytes;
+	ns.pids.v = xcalloc(u->npids + 1, sizeof(uint32_t));
+	for (size_t i = 0; i < u->npids; i++)
+		ns.pids.v[i] = (uint32_t)u->pids[i];
+	ns.pids.n = (uint32_t)u->npids;
+	if (u->task) {
+		ns.tasks = xcalloc(st->ntasks, sizeof(*ns.tasks));
+		ns.tasks_count = st->ntasks;
+		for (uint32_t i = 0; i < st->ntasks; i++)
+			ns.tasks[i] =
+			    (struct task_stat){.gtid = st->tasks[i].gtid,
+			                       .rss_kib = u->task[i].rss_kib,
+			                       .max_rss_kib = u->task[i].max_rss_kib,
+			                       .vsize_kib = u->task[i].vsize_kib,
+			                       .max_vsize_kib = u->task[i].max_vsize_kib,
+			                       .cpu_usec = u->task[i].cpu_usec,
+			                       .read_bytes = u->task[i].read_bytes,
+			                       .write_bytes = u->task[i].write_bytes};
+	}
+	if (msglink_send(st->ctl, MSG_NODE_STAT_RESP, &r) < 0)
+		log_debug("JobId=%u StepId=%u could not answer sstat", st->req->job_id,
+		          st->req->step_id);
+	free(ns.pids.v);
+	free(ns.tasks);
+}
+
+void usage_release(struct stepd *st)
+{
+	free(st->usage.pids);
+	free(st->usage.task);
+	st->usage.task = NULL;
+	st->usage.pids = NULL;
+	st->usage.npids = 0;
+}
