@@ -23,7 +23,12 @@ pid=$(pgrep -f "rotadbd -f $F/slurm.conf" | head -1)
 [ -n "$pid" ] && kill "$pid"
 while [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
 t0=$(date +%s.%N)
-sbatch --array=1-"$JOBS" -o /dev/null --wrap true >/dev/null || exit 1
+left=$JOBS # arrays of at most 1000 tasks (MaxArraySize's default is 1001)
+while [ "$left" -gt 0 ]; do
+	n=$((left > 1000 ? 1000 : left))
+	sbatch --array=1-"$n" -o /dev/null --wrap true >/dev/null || exit 1
+	left=$((left - n))
+done
 while [ "$(squeue -h -t PD,R,CG | wc -l)" != 0 ]; do sleep 0.2; done
 ctld_s=$(echo "$(date +%s.%N) - $t0" | bc)
 t0=$(date +%s.%N)
