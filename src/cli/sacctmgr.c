@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/fmt.h"
 #include "cli/sacctmgr.h"
+#include "common/conf.h"
 #include "common/states.h"
 #include "common/strv.h"
 #include "proto/codec.h"
@@ -224,6 +225,28 @@ static int update(const struct mgr_opts *o, struct assoc_update *req)
 	return 0;
 }
 
+/* add cluster NAME: Rota's one cluster is its slurm.conf's ClusterName, there
+ * from the start; a setup script's `add cluster` of that name is told so and
+ * succeeds.  Any other name, or removing it, is refused. */
+static int cluster_change(int verb, char **names, char **set)
+{
+	const char *me = cli_conf()->cluster_name;
+	const char *name = names && names[0] ? names[0] : NULL;
+
+	for (size_t i = 0; !name && set && set[i]; i++)
+		if (!strncasecmp(set[i], "name=", 5) ||
+		    !strncasecmp(set[i], "cluster=", 8))
+			name = strchr(set[i], '=') + 1;
+	if (verb == ASSOC_ADD && name && !strcasecmp(name, me)) {
+		printf(" This cluster %s already exists.  Not adding.\n", me);
+		return 0;
+	}
+	cli_error("This cluster is %s (its slurm.conf's ClusterName): clusters are not "
+	          "added, changed or removed with sacctmgr",
+	          me);
+	return 1;
+}
+
 /* dump [cluster=]NAME [file=]PATH; load [file=]PATH */
 static int dump_or_load(const struct mgr_opts *o, int argc, char **argv)
 {
@@ -358,9 +381,7 @@ int cmd_sacctmgr(int argc, char **argv)
 	} else if (verb == 0) {
 		rc = mgr_list(&o, kind, clusters, names, where, format);
 	} else if (clusters) {
-		cli_error("Rota's cluster is its slurm.conf: clusters are not added or "
-		          "removed with sacctmgr");
-		rc = 1;
+		rc = cluster_change(verb, names, set);
 	} else if (verb == ASSOC_MODIFY && !set) {
 		cli_error("You didn't give me anything to set");
 		rc = 1;

@@ -493,3 +493,14 @@ def test_qos_group_and_per_job_tres_and_account_submit_limit(enforced_cluster, t
         mgr(c, "-i", "delete", "user", "root", "where", "account=gs")
         mgr(c, "-i", "delete", "account", "gs")
         mgr(c, "-i", "delete", "qos", "grp")
+
+
+def test_add_cluster_of_this_name_is_a_no_op(clean):
+    c = clean
+    name = c.conf_value("ClusterName")
+    p = mgr(c, "-i", "add", "cluster", name)
+    assert p.stdout == f" This cluster {name} already exists.  Not adding.\n"
+    p = mgr(c, "-i", "add", "cluster", "elsewhere", check=False)
+    assert p.returncode == 1 and "ClusterName" in p.stderr
+    p = mgr(c, "-i", "delete", "cluster", name, check=False)
+    assert p.returncode == 1
