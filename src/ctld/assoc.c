@@ -442,6 +442,13 @@ int assoc_job_qos(const struct ctld *ctld, const char *user, const char *partiti
 	if (!d->qos || !*d->qos) {
 		free(d->qos);
 		d->qos = xstrdup(r ? assoc_def_qos(m, r) : "normal");
+		/* with qos enforced, a default the association may not use is no
+		 * QOS at all (as Slurm refuses it) */
+		if ((assoc_enforce(ctld->conf) & ENFORCE_QOS) && r) {
+			char *const *list = assoc_qos_list(m, r);
+			if (list && !strv_has(list, d->qos, 1))
+				return -ESLURM_INVALID_QOS;
+		}
 		return 0;
 	}
 	if (!(q = assoc_find_qos(m, d->qos)))

@@ -58,6 +58,9 @@ static int users_ok(const struct assoc_mgr *m, const struct ev_assoc *ev,
 		if (cur && cur->default_account && x->default_account &&
 		    !strcasecmp(cur->default_account, x->default_account))
 			continue;
+		/* another user's DefaultAccount is theirs or an operator's */
+		if (cur && strcasecmp(x->name, user))
+			return 0;
 		if (!x->default_account || !in_tree(m, x->default_account, user))
 			return 0;
 	}
@@ -80,11 +83,44 @@ static int accounts_ok(const struct assoc_mgr *m, const struct ev_assoc *ev,
 	return 1;
 }
 
+/* May user hand out QOS q: is it one of an account it coordinates? */
+static int qos_granted(const struct assoc_mgr *m, const char *q, const char *user)
+{
+	for (size_t i = 0; i < m->naccounts; i++) {
+		const struct assoc_rec *r;
+		if (!strv_has(m->accounts[i].coordinators, user, 1))
+			continue;
+		r = assoc_find(m, m->accounts[i].name, NULL, NULL);
+		if (r && strv_has(assoc_qos_list(m, r), q, 1))
+			return 1;
+	}
+	return 0;
+}
+
+/* The QOS r gains over what it has (all of them for a new record), and a
+ * DefaultQOS set anew: only those of the accounts user coordinates. */
+static int qos_ok(const struct assoc_mgr *m, const struct assoc_rec *r, const char *user)
+{
+	const struct assoc_rec *cur = assoc_find(m, r->account, r->user, r->partition);
+
+	for (size_t i = 0; r->qos && r->qos[i]; i++)
+		if (!(cur && strv_has(cur->qos, r->qos[i], 1)) &&
+		    !qos_granted(m, r->qos[i], user))
+			return 0;
+	if (r->def_qos && *r->def_qos &&
+	    !(cur && cur->def_qos && !strcasecmp(cur->def_qos, r->def_qos)) &&
+	    !qos_granted(m, r->def_qos, user))
+		return 0;
+	return 1;
+}
+
 static int assocs_ok(const struct assoc_mgr *m, const struct ev_assoc *ev,
                      const char *user)
 {
 	for (size_t i = 0; i < ev->assocs_count; i++) {
 		const struct assoc_rec *r = &ev->assocs[i];
+		if (!qos_ok(m, r, user))
+			return 0;
 		if (r->user) {
 			if (!in_tree(m, r->account, user))
 				return 0;

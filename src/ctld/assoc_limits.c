@@ -31,6 +31,7 @@ struct use {
 	int parent; /* an account's association: the one above; -1 none */
 	struct tres grp, max;
 	struct tres grp_mins; /* GrpTRESMins (cpu: CPU-minutes) */
+	double pass_mins;     /* CPU-minutes to their limits of jobs this pass started */
 };
 
 /* Jobs and CPUs of one user under one QOS. */
@@ -49,6 +50,7 @@ struct assoc_limits {
 	struct tres *qos_grp; /* [m->nqos]: GrpTRES */
 	struct tres *qos_max; /* [m->nqos]: MaxTRES (per job) */
 	struct tres *qos_run; /* [m->nqos]: what runs in it (cpu, node, mem) */
+	int begun;            /* the jobs running before the pass are counted */
 };
 
 /* "cpu=8,mem=10G,node=2": the parts counted here. */
@@ -160,6 +162,11 @@ void assoc_limits_started(struct assoc_limits *l, const struct job *job)
 		l->use[i].cpus += cpus;
 		l->use[i].nodes += nodes;
 		l->use[i].mem += mem;
+		/* started now: fairshare's figures (once a second) may not
+		 * have it yet */
+		if (l->begun && job->time_limit != INFINITE32 &&
+		    job->time_limit != NO_VAL)
+			l->use[i].pass_mins += (double)cpus * job->time_limit;
 	}
 	if ((qi = job_qos(l, job, ai)) >= 0) {
 		struct quse *q = quse_of(l, (uint32_t)qi, job->owner->uid);
@@ -224,6 +231,7 @@ struct assoc_limits *assoc_limits_begin(struct ctld *ctld)
 	for (struct job *j = job_first_active(ctld->jobs); j; j = j->lnext)
 		if (job_is_running(j))
 			assoc_limits_started(l, j);
+	l->begun = 1;
 	return l;
 }
 
@@ -252,6 +260,8 @@ static int cpu_mins_over(struct assoc_limits *l, const struct job *job,
                          const struct assoc_rec *r, uint32_t cpus, uint32_t limit)
 {
 	double left, used = fairshare_cpu_mins(l->ctld, r, time(NULL), &left);
+
+	left += l->use[rec_index(l->m, r)].pass_mins;
 
 	if (!(assoc_enforce(l->ctld->conf) & ENFORCE_SAFE))
 		return used >= (double)limit;

@@ -27,6 +27,8 @@
 #define NAME_MAX_LEN 64   /* an account's, user's or QOS's name */
 #define VALUE_MAX    1024 /* a value's length */
 #define WORDS_MAX    1024 /* names, where and set words of one request */
+#define NAMES_MAX    1024 /* the records one request names */
+#define WORD_MAX_LEN 4096 /* one word's length */
 
 struct upd {
 	struct ctld *ctld;
@@ -564,7 +566,7 @@ static int admin_parse(const char *v, uint32_t *ret)
 	return 0;
 }
 
-static int add_users(struct upd *u)
+static int add_users(struct upd *u, int is_admin_level_ok)
 {
 	const char *accts = word_get(u->req->set, "account");
 	const char *def = word_get(u->req->set, "defaultaccount");
@@ -587,6 +589,15 @@ static int add_users(struct upd *u)
 	if (admin && admin_parse(admin, &level) < 0) {
 		strv_free(list);
 		return fail(u, ESLURM_INVALID_ARGUMENT, "Invalid AdminLevel: %s", admin);
+	}
+	if (level != ADMIN_NONE && !is_admin_level_ok) {
+		strv_free(list);
+		return fail(u, ESLURM_ACCESS_DENIED,
+		            "Only an Administrator may set AdminLevel");
+	}
+	if (part && !name_ok(part)) {
+		strv_free(list);
+		return fail(u, ESLURM_INVALID_ARGUMENT, "Invalid partition: %s", part);
 	}
 	for (size_t k = 0; list[k]; k++) {
 		lower(list[k]);
@@ -888,6 +899,12 @@ static int coords_change(struct upd *u, int add)
 	return u->rc ? -1 : 0;
 }
 
+/* (words are at most WORD_MAX_LEN long: the lists stay short) */
+static size_t n_names(const struct upd *u)
+{
+	return strv_len(u->names);
+}
+
 static int names_collect(struct upd *u)
 {
 	const char *keys = u->req->kind == ASSOC_K_USER || u->req->kind == ASSOC_K_COORD
@@ -900,7 +917,7 @@ static int names_collect(struct upd *u)
 
 	for (size_t i = 0; u->req->names && u->req->names[i]; i++) {
 		char **l = strv_split(u->req->names[i], ",");
-		for (size_t k = 0; l[k]; k++)
+		for (size_t k = 0; l[k] && n_names(u) <= NAMES_MAX; k++)
 			u->names = strv_append(u->names, l[k]);
 		strv_free(l);
 	}
@@ -908,7 +925,7 @@ static int names_collect(struct upd *u)
 		if (kv_parse(u->req->where[i], &kv) < 0 || !key_is(kv.key, keys))
 			continue;
 		char **l = strv_split(kv.val, ",");
-		for (size_t k = 0; l && l[k]; k++)
+		for (size_t k = 0; l && l[k] && n_names(u) <= NAMES_MAX; k++)
 			u->names = strv_append(u->names, l[k]);
 		strv_free(l);
 	}
@@ -917,7 +934,8 @@ static int names_collect(struct upd *u)
 			if (kv_parse(u->req->set[i], &kv) == 0 &&
 			    key_is(kv.key, "|name|names|")) {
 				char **l = strv_split(kv.val, ",");
-				for (size_t k = 0; l && l[k]; k++)
+				for (size_t k = 0; l && l[k] && n_names(u) <= NAMES_MAX;
+				     k++)
 					u->names = strv_append(u->names, l[k]);
 				strv_free(l);
 			}
@@ -929,6 +947,9 @@ static int names_collect(struct upd *u)
 	}
 	if (!n)
 		return fail(u, SLURM_ERROR, "You need to specify a name.");
+	if (n > NAMES_MAX)
+		return fail(u, ESLURM_INVALID_ARGUMENT, "Too many names (at most %d)",
+		            NAMES_MAX);
 	return 0;
 }
 
@@ -943,6 +964,21 @@ static uint32_t caller_admin_level(const struct upd *u, const struct caller *who
 		return ADMIN_NONE;
 	x = assoc_find_user(u->m, name);
 	return x ? x->admin_level : ADMIN_NONE;
+}
+
+/* Words a record may hold: bounded, and nothing that would break a dump
+ * file's quoting or a listing's line (sacctmgr_dump.c). */
+static int words_ok(char *const *w)
+{
+	for (size_t i = 0; w && w[i]; i++) {
+		size_t n = strlen(w[i]);
+		if (n > WORD_MAX_LEN)
+			return 0;
+		for (const unsigned char *p = (const unsigned char *)w[i]; *p; p++)
+			if (*p < 0x20 || *p == 0x7f || *p == '\'' || *p == '"')
+				return 0;
+	}
+	return 1;
 }
 
 /* Is the caller (not an operator) some account's coordinator?  me: its name. */
@@ -965,6 +1001,11 @@ void assoc_update(struct ctld *ctld, struct caller *who, const struct assoc_upda
 	if (strv_len(req->names) + strv_len(req->where) + strv_len(req->set) > WORDS_MAX)
 		fail(&u, ESLURM_INVALID_ARGUMENT,
 		     "Too many names and options (at most %d)", WORDS_MAX);
+	else if (!words_ok(req->names) || !words_ok(req->where) || !words_ok(req->set))
+		fail(&u, ESLURM_INVALID_ARGUMENT,
+		     "Invalid value: at most %d characters, no quotes or control "
+		     "characters",
+		     WORD_MAX_LEN);
 	else if (level < ADMIN_OPERATOR &&
 	         !(coord = caller_coord(&u, who, me, sizeof(me))))
 		fail(&u, ESLURM_ACCESS_DENIED,
@@ -981,7 +1022,7 @@ void assoc_update(struct ctld *ctld, struct caller *who, const struct assoc_upda
 			delete_accounts(&u);
 			break;
 		case ASSOC_ADD * 8 + ASSOC_K_USER:
-			add_users(&u);
+			add_users(&u, level >= ADMIN_ADMINISTRATOR);
 			break;
 		case ASSOC_MODIFY * 8 + ASSOC_K_USER:
 			modify_users(&u, level >= ADMIN_ADMINISTRATOR);

@@ -461,8 +461,10 @@ static void compute(struct ctld *ctld, time_t now)
 		    share_sum[p] > 0.0 ? m->assocs[i].shares / share_sum[p] : 0.0;
 		c->eff_usage =
 		    fs->calc[p].usage > 0.0 ? c->usage / fs->calc[p].usage : 0.0;
-		c->level_fs =
-		    c->eff_usage > 0.0 ? c->norm_shares / c->eff_usage : LEVEL_INF;
+		/* no shares: last, whatever it used (Slurm's) */
+		c->level_fs = c->norm_shares <= 0.0 ? 0.0
+		              : c->eff_usage > 0.0  ? c->norm_shares / c->eff_usage
+		                                    : LEVEL_INF;
 	}
 	free(share_sum);
 	if (billing_flag(ctld->conf->prio_flags, "NO_FAIR_TREE"))
@@ -516,9 +518,17 @@ double fairshare_cpu_mins(struct ctld *ctld, const struct assoc_rec *r, time_t n
 
 /* ---- sshare ---- */
 
+/* A count as u64, clamped (a double past 2^64 does not convert). */
+static uint64_t whole(double v)
+{
+	return v <= 0.0      ? 0
+	       : v >= 1.8e19 ? UINT64_C(18000000000000000000)
+	                     : (uint64_t)(v + 0.5);
+}
+
 static uint64_t micro(double v)
 {
-	return v >= LEVEL_INF / 2 ? FS_INF : (uint64_t)(v * 1e6 + 0.5);
+	return v >= LEVEL_INF / 2 ? FS_INF : v >= 1.8e13 ? FS_NONE - 1 : whole(v * 1e6);
 }
 
 /* sshare's order: under each account its users, then its sub-accounts, each
@@ -543,14 +553,14 @@ static void add_rows(struct share_resp *r, const struct assoc_mgr *m,
 	row->depth = c->depth;
 	row->raw_shares = c->parent < 0 ? NO_VAL : a->shares;
 	row->norm_shares = micro(c->norm_shares);
-	row->raw_usage = (uint64_t)(c->usage + 0.5);
+	row->raw_usage = whole(c->usage);
 	row->norm_usage = micro(c->norm_usage);
 	row->eff_usage = micro(c->eff_usage);
 	row->fairshare = is_user(m, node) ? micro(c->factor) : FS_NONE;
 	row->level_fs = c->parent < 0 ? FS_NONE : micro(c->level_fs);
 	row->grp_tres_mins = a->grp_tres_mins ? xstrdup(a->grp_tres_mins) : NULL;
-	row->run_cpu_mins = (uint64_t)(c->run_cpu_mins + 0.5);
-	row->run_billing_mins = (uint64_t)(c->run_billing_mins + 0.5);
+	row->run_cpu_mins = whole(c->run_cpu_mins);
+	row->run_billing_mins = whole(c->run_billing_mins);
 	if (is_user(m, node) || depth > 1000)
 		return;
 	kids = xcalloc(m->nassocs ? m->nassocs : 1, sizeof(*kids));
@@ -595,8 +605,8 @@ void fairshare_snapshot(const struct assoc_mgr *m, struct ev_assoc *ev)
 		u->user = fs->use[i].user ? xstrdup(fs->use[i].user) : NULL;
 		u->partition =
 		    fs->use[i].partition ? xstrdup(fs->use[i].partition) : NULL;
-		u->raw_ms = (uint64_t)(fs->use[i].raw * 1000.0 + 0.5);
-		u->cpu_ms = (uint64_t)(fs->use[i].cpu * 1000.0 + 0.5);
+		u->raw_ms = whole(fs->use[i].raw * 1000.0);
+		u->cpu_ms = whole(fs->use[i].cpu * 1000.0);
 	}
 }
 

@@ -347,6 +347,11 @@ def test_qos_enforced_default_and_limits(enforced_cluster, users):
         # the multifactor QOS factor: Priority over the largest (100), x 1000
         out = c.run(["sprio", "-h", "-j", str(j2)], check=True).stdout.split()
         assert out[0] == str(j2) and out[-1] == "100", out
+        # no DefaultQOS and two allowed: the default (normal) is not one of
+        # them, and is refused like a --qos would be
+        mgr(c, "-i", "modify", "user", a.name, "set", "defaultqos=-1")
+        p = as_user(c, a, "sbatch --wrap true")
+        assert p.returncode == 1 and p.stderr == QOS_ERR
     finally:
         c.cancel_all()
         mgr(c, "-i", "delete", "user", a.name, check=False)
@@ -398,6 +403,24 @@ def test_coordinators_manage_their_accounts_only(clean, users):
         assert p.stderr in (DENIED, "sacctmgr: error: Only an Administrator may set "
                                     "AdminLevel\n"), (cmd, p.stderr)
     assert rows(c, "list", "user", a.name, "format=admin") == [["None"]]
+    # a QOS it does not have itself, another user's DefaultAccount: refused
+    mgr(c, "-i", "add", "qos", "cq")
+    try:
+        for cmd in (f"modify user {b.name} where account=lab set qos+=cq",
+                    "add account lab4 parent=lab qos=normal,cq",
+                    f"modify user {b.name} set defaultaccount=lab"):
+            p = as_a(cmd)
+            assert p.returncode == 1 and p.stderr == DENIED, (cmd, p.stderr)
+    finally:
+        mgr(c, "-i", "delete", "qos", "cq")
+    # an Operator does not make Administrators, not even by adding a user
+    mgr(c, "-i", "modify", "user", b.name, "set", "adminlevel=operator")
+    p = as_user(c, b, "sacctmgr -i add user zz account=other adminlevel=administrator")
+    assert p.returncode == 1 and "Only an Administrator" in p.stderr
+    mgr(c, "-i", "modify", "user", b.name, "set", "adminlevel=none")
+    # quotes and control characters are kept out of records (dump files)
+    p = mgr(c, "-i", "modify", "account", "lab", "set", "Description=it's", check=False)
+    assert p.returncode == 1 and "Invalid value" in p.stderr
     # b coordinates nothing: refused everything
     p = as_user(c, b, "sacctmgr -i add account y parent=lab")
     assert p.returncode == 1 and p.stderr == DENIED
