@@ -13,6 +13,7 @@
 #include "ctld/fairshare.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
+#include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/states.h"
 #include "common/strv.h"
@@ -336,6 +337,27 @@ uint32_t assoc_limits_check(struct assoc_limits *l, const struct job *job)
 	return 0;
 }
 
+/* Jobs a record stands for at submission (MaxSubmitJobs and the others
+ * count an array's tasks, as Slurm does): a pending remainder's tasks. */
+static uint32_t job_weight(const struct job *j)
+{
+	return j->array_rem && j->array_rem->count ? j->array_rem->count : 1;
+}
+
+/* The tasks a submission asks for (1 unless an array). */
+static uint32_t desc_weight(const struct job_desc *d)
+{
+	struct arrayspec a;
+	uint32_t n = 1;
+
+	if (d->array_inx &&
+	    arrayspec_parse(d->array_inx, ARRAYSPEC_LIMIT, &a, NULL) == 0) {
+		n = a.count ? a.count : 1;
+		arrayspec_release(&a);
+	}
+	return n;
+}
+
 /* Is account a, or one above it, top? */
 static int in_account(const struct assoc_mgr *m, const char *a, const char *top)
 {
@@ -350,7 +372,7 @@ static int in_account(const struct assoc_mgr *m, const char *a, const char *top)
 
 /* GrpSubmitJobs of account's association or one above it: would one more
  * job (of anyone's, in it or below it) pass it? */
-static int group_submit_over(struct ctld *ctld, const char *account)
+static int group_submit_over(struct ctld *ctld, const char *account, uint32_t adding)
 {
 	const struct assoc_mgr *m = ctld->assoc;
 	const struct assoc_rec *a = assoc_find(m, account, NULL, NULL);
@@ -361,8 +383,8 @@ static int group_submit_over(struct ctld *ctld, const char *account)
 			for (struct job *j = job_first(ctld->jobs); j; j = j->next)
 				if (!job_is_finished(j) && j->desc.account &&
 				    in_account(m, j->desc.account, a->account))
-					n++;
-			if (over(a->grp_submit, (uint64_t)n + 1))
+					n += job_weight(j);
+			if (over(a->grp_submit, (uint64_t)n + adding))
 				return 1;
 		}
 		a = a->parent ? assoc_find(m, a->parent, NULL, NULL) : NULL;
@@ -376,28 +398,31 @@ int assoc_limits_submit(struct ctld *ctld, uid_t uid, const char *user,
 	const struct assoc_mgr *m = ctld->assoc;
 	const struct assoc_rec *r;
 	const struct assoc_qos *q;
-	uint32_t mine = 0, in_qos = 0;
+	uint32_t mine = 0, in_qos = 0, adding;
 
 	if (!m || !(assoc_enforce(ctld->conf) & ENFORCE_LIMITS))
 		return 0;
+	adding = desc_weight(d);
 	if (!(r = assoc_of_job(m, d->account, user, partition)))
 		return 0;
 	q = assoc_find_qos(m, d->qos ? d->qos : assoc_def_qos(m, r));
 	if (r->max_submit == NO_VAL && r->grp_submit == NO_VAL &&
 	    (!q || q->max_submit_pu == NO_VAL))
-		return group_submit_over(ctld, d->account) ? -ESLURM_ACCOUNTING_POLICY
-		                                           : 0;
+		return group_submit_over(ctld, d->account, adding)
+		           ? -ESLURM_ACCOUNTING_POLICY
+		           : 0;
 	for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
 		if (job_is_finished(j) || !j->owner || j->owner->uid != uid)
 			continue;
 		if (q && j->desc.qos && !strcasecmp(j->desc.qos, q->name))
-			in_qos++;
+			in_qos += job_weight(j);
 		if (j->desc.account && !strcasecmp(j->desc.account, d->account))
-			mine++;
+			mine += job_weight(j);
 	}
-	if (over(r->max_submit, (uint64_t)mine + 1) ||
-	    over(r->grp_submit, (uint64_t)mine + 1) ||
-	    (q && over(q->max_submit_pu, (uint64_t)in_qos + 1)))
+	if (over(r->max_submit, (uint64_t)mine + adding) ||
+	    over(r->grp_submit, (uint64_t)mine + adding) ||
+	    (q && over(q->max_submit_pu, (uint64_t)in_qos + adding)))
 		return -ESLURM_ACCOUNTING_POLICY;
-	return group_submit_over(ctld, d->account) ? -ESLURM_ACCOUNTING_POLICY : 0;
+	return group_submit_over(ctld, d->account, adding) ? -ESLURM_ACCOUNTING_POLICY
+	                                                   : 0;
 }

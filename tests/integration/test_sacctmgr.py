@@ -527,3 +527,23 @@ def test_add_cluster_of_this_name_is_a_no_op(clean):
     assert p.returncode == 1 and "ClusterName" in p.stderr
     p = mgr(c, "-i", "delete", "cluster", name, check=False)
     assert p.returncode == 1
+
+
+def test_submit_limits_count_array_tasks(enforced_cluster, tmp_path):
+    c = enforced_cluster
+    c.work = tmp_path
+    mgr(c, "-i", "add", "account", "arr")
+    mgr(c, "-i", "add", "user", "root", "account=arr", "MaxSubmitJobs=10")
+    try:
+        err = "Job violates accounting/QOS policy"
+        p = c.run(["sbatch", "-A", "arr", "--array=0-10", "--hold", "--wrap", "true"])
+        assert p.returncode == 1 and err in p.stderr  # 11 tasks
+        c.sbatch("-A", "arr", "--array=0-7", "--hold", "--wrap", "true")  # 8
+        c.sbatch("-A", "arr", "--hold", "--wrap", "true")  # 9
+        p = c.run(["sbatch", "-A", "arr", "--array=1-2", "--hold", "--wrap", "true"])
+        assert p.returncode == 1 and err in p.stderr  # 9 + 2
+        c.sbatch("-A", "arr", "--hold", "--wrap", "true")  # 10
+    finally:
+        c.cancel_all()
+        mgr(c, "-i", "delete", "user", "root", "where", "account=arr")
+        mgr(c, "-i", "delete", "account", "arr")
