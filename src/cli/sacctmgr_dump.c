@@ -52,10 +52,12 @@ static void put_limits(FILE *f, const struct assoc_rec *r)
 	put_num(f, "GrpWall", r->grp_wall); /* minutes: no ':' in a value */
 	put_str(f, "GrpTRES", r->grp_tres);
 	put_str(f, "GrpTRESMins", r->grp_tres_mins);
+	put_str(f, "GrpTRESRunMins", r->grp_tres_run_mins);
 	put_num(f, "MaxJobs", r->max_jobs);
 	put_num(f, "MaxSubmitJobs", r->max_submit);
 	put_str(f, "MaxTRESPerJob", r->max_tres);
 	put_str(f, "MaxTRESPerNode", r->max_tres_per_node);
+	put_str(f, "MaxTRESMins", r->max_tres_mins);
 	put_num(f, "MaxWallDurationPerJob", r->max_wall);
 	if (r->qos && r->qos[0]) {
 		fprintf(f, ":QOS='");

@@ -101,6 +101,22 @@ static void index_build(struct assoc_mgr *m)
 	m->index_valid = 1;
 }
 
+/* Record i was just added: into the index while it is not too full. */
+static void index_add(struct assoc_mgr *m, size_t i)
+{
+	const struct assoc_rec *r = &m->assocs[i];
+	size_t at;
+
+	if (!m->index_valid || m->nassocs * 2 > m->index_cap) {
+		m->index_valid = 0;
+		return;
+	}
+	at = key_hash(r->account, r->user, r->partition) & (m->index_cap - 1);
+	while (m->index[at] >= 0)
+		at = (at + 1) & (m->index_cap - 1);
+	m->index[at] = (int32_t)i;
+}
+
 struct assoc_rec *assoc_find(const struct assoc_mgr *cm, const char *account,
                              const char *user, const char *partition)
 {
@@ -176,6 +192,30 @@ static void table_del(const struct table *t, void *slot)
 	((struct table){&type_##_type, sizeof(struct type_), (void **)&(m)->member,      \
 	                &(m)->n##member})
 
+/* Every record gone (a snapshot brings the whole state; the usage is the
+ * snapshot's too, fairshare_restore). */
+static void clear_all(struct assoc_mgr *m)
+{
+	for (size_t i = 0; i < m->naccounts; i++)
+		codec_release(&assoc_account_type, &m->accounts[i]);
+	for (size_t i = 0; i < m->nusers; i++)
+		codec_release(&assoc_user_type, &m->users[i]);
+	for (size_t i = 0; i < m->nassocs; i++)
+		codec_release(&assoc_rec_type, &m->assocs[i]);
+	for (size_t i = 0; i < m->nqos; i++)
+		codec_release(&assoc_qos_type, &m->qos[i]);
+	free(m->accounts);
+	free(m->users);
+	free(m->assocs);
+	free(m->qos);
+	m->accounts = NULL;
+	m->users = NULL;
+	m->assocs = NULL;
+	m->qos = NULL;
+	m->naccounts = m->nusers = m->nassocs = m->nqos = 0;
+	m->index_valid = 0;
+}
+
 int assoc_apply(struct assoc_mgr *m, const struct ev_assoc *ev)
 {
 	struct table ta = TABLE(m, accounts, assoc_account);
@@ -184,6 +224,8 @@ int assoc_apply(struct assoc_mgr *m, const struct ev_assoc *ev)
 	struct table tq = TABLE(m, qos, assoc_qos);
 	void *slot;
 
+	if (ev->usage_time) /* a snapshot's: the whole state, not a change */
+		clear_all(m);
 	m->applying = 1; /* records move: assoc_find searches them all */
 	m->index_valid = 0;
 
@@ -197,6 +239,7 @@ int assoc_apply(struct assoc_mgr *m, const struct ev_assoc *ev)
 		const struct assoc_rec *r = &ev->del_assocs[i];
 		if ((slot = assoc_find(m, r->account, r->user, r->partition)))
 			table_del(&tr, slot);
+		fairshare_forget(m, r); /* a new one of that name starts afresh */
 	}
 	for (size_t i = 0; ev->del_qos && ev->del_qos[i]; i++)
 		if ((slot = assoc_find_qos(m, ev->del_qos[i])))
@@ -206,14 +249,20 @@ int assoc_apply(struct assoc_mgr *m, const struct ev_assoc *ev)
 		          &ev->accounts[i]);
 	for (size_t i = 0; i < ev->users_count; i++)
 		table_put(&tu, assoc_find_user(m, ev->users[i].name), &ev->users[i]);
+	/* from here records are only replaced in place or added at the end:
+	 * the index can follow (a snapshot of many is not searched whole for
+	 * each) */
+	m->applying = 0;
 	for (size_t i = 0; i < ev->assocs_count; i++) {
 		const struct assoc_rec *r = &ev->assocs[i];
-		table_put(&tr, assoc_find(m, r->account, r->user, r->partition), r);
+		slot = assoc_find(m, r->account, r->user, r->partition);
+		table_put(&tr, slot, r);
+		if (!slot)
+			index_add(m, m->nassocs - 1);
 	}
 	for (size_t i = 0; i < ev->qos_count; i++)
 		table_put(&tq, assoc_find_qos(m, ev->qos[i].name), &ev->qos[i]);
 	fairshare_restore(m, ev);
-	m->applying = 0;
 	m->gen++;
 	return 0;
 }
@@ -261,18 +310,7 @@ void assoc_mgr_destroy(struct assoc_mgr *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->naccounts; i++)
-		codec_release(&assoc_account_type, &m->accounts[i]);
-	for (size_t i = 0; i < m->nusers; i++)
-		codec_release(&assoc_user_type, &m->users[i]);
-	for (size_t i = 0; i < m->nassocs; i++)
-		codec_release(&assoc_rec_type, &m->assocs[i]);
-	for (size_t i = 0; i < m->nqos; i++)
-		codec_release(&assoc_qos_type, &m->qos[i]);
-	free(m->accounts);
-	free(m->users);
-	free(m->assocs);
-	free(m->qos);
+	clear_all(m);
 	fairshare_free(m->fs);
 	free(m->index);
 	free(m);

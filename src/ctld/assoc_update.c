@@ -95,7 +95,8 @@ static int kv_parse(const char *word, struct word *kv)
 		kv->op = eq[-1];
 		kl--;
 	}
-	if (!kl || kl >= sizeof(kv->key) || strlen(eq + 1) > VALUE_MAX)
+	if (!kl || kl >= sizeof(kv->key) || strlen(eq + 1) > VALUE_MAX ||
+	    memchr(word, '|', kl)) /* key_is's separator */
 		return -1;
 	memcpy(kv->key, word, kl);
 	kv->key[kl] = '\0';

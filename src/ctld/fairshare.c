@@ -37,7 +37,7 @@ struct fs_calc {
 
 struct fairshare {
 	struct fs_use *use;
-	size_t nuse;
+	size_t nuse, cap;
 	time_t at;        /* the usages are decayed to this time */
 	uint64_t use_gen; /* bumped by every charge */
 	/* the last computation, valid for (assoc gen, use_gen, second) */
@@ -153,22 +153,30 @@ static int same(const char *a, const char *b)
 	return (!a || !*a) ? (!b || !*b) : (b && !strcasecmp(a, b));
 }
 
-static struct fs_use *use_of(struct fairshare *fs, const struct assoc_rec *r)
+static struct fs_use *use_add(struct fairshare *fs, const struct assoc_rec *r)
 {
 	struct fs_use *u;
 
-	for (size_t i = 0; i < fs->nuse; i++)
-		if (same(fs->use[i].account, r->account) &&
-		    same(fs->use[i].user, r->user) &&
-		    same(fs->use[i].partition, r->partition))
-			return &fs->use[i];
-	fs->use = xrealloc(fs->use, (fs->nuse + 1) * sizeof(*fs->use));
+	if (fs->nuse == fs->cap) {
+		fs->cap = fs->cap ? fs->cap * 2 : 16;
+		fs->use = xrealloc(fs->use, fs->cap * sizeof(*fs->use));
+	}
 	u = &fs->use[fs->nuse++];
 	u->account = xstrdup(r->account);
 	u->user = r->user ? xstrdup(r->user) : NULL;
 	u->partition = r->partition ? xstrdup(r->partition) : NULL;
 	u->raw = u->cpu = 0.0;
 	return u;
+}
+
+static struct fs_use *use_of(struct fairshare *fs, const struct assoc_rec *r)
+{
+	for (size_t i = 0; i < fs->nuse; i++)
+		if (same(fs->use[i].account, r->account) &&
+		    same(fs->use[i].user, r->user) &&
+		    same(fs->use[i].partition, r->partition))
+			return &fs->use[i];
+	return use_add(fs, r);
 }
 
 /* ---- what a job costs ---- */
@@ -610,6 +618,24 @@ void fairshare_snapshot(const struct assoc_mgr *m, struct ev_assoc *ev)
 	}
 }
 
+void fairshare_forget(struct assoc_mgr *m, const struct assoc_rec *r)
+{
+	struct fairshare *fs = m->fs;
+
+	for (size_t i = 0; fs && i < fs->nuse; i++) {
+		struct fs_use *u = &fs->use[i];
+		if (same(u->account, r->account) && same(u->user, r->user) &&
+		    same(u->partition, r->partition)) {
+			free(u->account);
+			free(u->user);
+			free(u->partition);
+			fs->use[i] = fs->use[--fs->nuse];
+			fs->use_gen++;
+			return;
+		}
+	}
+}
+
 void fairshare_restore(struct assoc_mgr *m, const struct ev_assoc *ev)
 {
 	struct fairshare *fs;
@@ -626,7 +652,7 @@ void fairshare_restore(struct assoc_mgr *m, const struct ev_assoc *ev)
 			continue;
 		struct assoc_rec key = {
 		    .account = s->account, .user = s->user, .partition = s->partition};
-		struct fs_use *u = use_of(fs, &key);
+		struct fs_use *u = use_add(fs, &key); /* a snapshot's: each once */
 		u->raw = (double)s->raw_ms / 1000.0;
 		u->cpu = (double)s->cpu_ms / 1000.0;
 	}

@@ -51,6 +51,9 @@ void fairshare_list(struct ctld *ctld, struct caller *who, struct chan *ch);
 void fairshare_snapshot(const struct assoc_mgr *m, struct ev_assoc *ev);
 void fairshare_restore(struct assoc_mgr *m, const struct ev_assoc *ev);
 
+/* The usage of association r (being removed) forgotten. */
+void fairshare_forget(struct assoc_mgr *m, const struct assoc_rec *r);
+
 void fairshare_free(struct fairshare *fs); /* NULL allowed */
 
 #endif

@@ -104,11 +104,49 @@ static void test_snapshot_keeps_usage(void **state)
 	assoc_mgr_destroy(m2);
 }
 
+static void test_snapshot_is_the_whole_state(void **state)
+{
+	struct assoc_mgr *m = assoc_mgr_create(), *m2 = assoc_mgr_create();
+	struct ev_assoc del = {.type = EV_ASSOC}, snap;
+	struct share_usage u = {.account = "root", .user = "u3", .raw_ms = 5000};
+	struct ev_assoc use = {
+	    .type = EV_ASSOC, .usage = &u, .usage_count = 1, .usage_time = 1000};
+	struct assoc_rec key = {.account = "root", .user = "u3"};
+	char name[16];
+
+	(void)state;
+	assoc_apply(m, &use); /* a snapshot's usage: the state is replaced */
+	assert_int_equal(m->nassocs, 0);
+	put_users(m, 0, N);
+	/* QOS normal deleted, and u3 with its usage */
+	del.del_qos = (char *[]){"normal", NULL};
+	del.del_assocs = &key;
+	del.del_assocs_count = 1;
+	assoc_apply(m, &del);
+	assoc_snapshot(m, &snap);
+	assert_int_equal(snap.usage_count, 0); /* forgotten with it */
+	/* applied to a manager that has the built-in records: they do not
+	 * come back, and every record is found */
+	assoc_apply(m2, &snap);
+	assert_null(assoc_find_qos(m2, "normal"));
+	assert_null(assoc_find(m2, "root", "u3", NULL));
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "u%d", i);
+		if (i != 3)
+			assert_non_null(assoc_find(m2, "root", name, NULL));
+	}
+	assert_int_equal(m2->nassocs, m->nassocs);
+	codec_release(&ev_assoc_type, &snap);
+	assoc_mgr_destroy(m);
+	assoc_mgr_destroy(m2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_index_follows_changes),
 	    cmocka_unit_test(test_snapshot_keeps_usage),
+	    cmocka_unit_test(test_snapshot_is_the_whole_state),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
