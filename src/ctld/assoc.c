@@ -409,19 +409,27 @@ int assoc_job_account(const struct ctld *ctld, const char *user, const char *par
 	return 0;
 }
 
-/* The association above r: its account's for a user's, its parent's for an
- * account's. */
-static const struct assoc_rec *assoc_up(const struct assoc_mgr *m,
-                                        const struct assoc_rec *r)
+const struct assoc_rec *assoc_parent(const struct assoc_mgr *m, const struct assoc_rec *r)
 {
 	if (r->user && *r->user)
 		return assoc_find(m, r->account, NULL, NULL);
 	return r->parent && *r->parent ? assoc_find(m, r->parent, NULL, NULL) : NULL;
 }
 
+int assoc_below(const struct assoc_mgr *m, const char *a, const char *top)
+{
+	for (int depth = 0; a && depth < 1000; depth++) {
+		const struct assoc_rec *r = assoc_find(m, a, NULL, NULL);
+		if (!strcasecmp(a, top))
+			return 1;
+		a = r ? r->parent : NULL;
+	}
+	return 0;
+}
+
 char *const *assoc_qos_list(const struct assoc_mgr *m, const struct assoc_rec *r)
 {
-	for (int depth = 0; r && depth < 1000; depth++, r = assoc_up(m, r))
+	for (int depth = 0; r && depth < 1000; depth++, r = assoc_parent(m, r))
 		if (r->qos && r->qos[0])
 			return r->qos;
 	return NULL;
@@ -432,7 +440,7 @@ const char *assoc_def_qos(const struct assoc_mgr *m, const struct assoc_rec *r)
 	const struct assoc_rec *top = r;
 	char *const *list;
 
-	for (int depth = 0; r && depth < 1000; depth++, r = assoc_up(m, r))
+	for (int depth = 0; r && depth < 1000; depth++, r = assoc_parent(m, r))
 		if (r->def_qos && *r->def_qos && assoc_find_qos(m, r->def_qos))
 			return r->def_qos;
 	/* no default: the only QOS it may use, else normal */

@@ -33,6 +33,12 @@ int assoc_is_coord(const struct assoc_mgr *m, const char *user);
 int assoc_coord_allows(const struct assoc_mgr *m, const struct ev_assoc *ev,
                        const char *user);
 
+/* The association above r: its account's for a user's, its parent's for an
+ * account's (NULL for root).  Is account a, or one above it, top? */
+const struct assoc_rec *assoc_parent(const struct assoc_mgr *m,
+                                     const struct assoc_rec *r);
+int assoc_below(const struct assoc_mgr *m, const char *a, const char *top);
+
 /* Every limit unset (NO_VAL), shares 1. */
 void assoc_rec_init(struct assoc_rec *r);
 void assoc_qos_init(struct assoc_qos *q);

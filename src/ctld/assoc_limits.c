@@ -358,18 +358,6 @@ static uint32_t desc_weight(const struct job_desc *d)
 	return n;
 }
 
-/* Is account a, or one above it, top? */
-static int in_account(const struct assoc_mgr *m, const char *a, const char *top)
-{
-	for (int depth = 0; a && depth < 1000; depth++) {
-		const struct assoc_rec *r = assoc_find(m, a, NULL, NULL);
-		if (!strcasecmp(a, top))
-			return 1;
-		a = r ? r->parent : NULL;
-	}
-	return 0;
-}
-
 /* GrpSubmitJobs of account's association or one above it: would one more
  * job (of anyone's, in it or below it) pass it? */
 static int group_submit_over(struct ctld *ctld, const char *account, uint32_t adding)
@@ -382,7 +370,7 @@ static int group_submit_over(struct ctld *ctld, const char *account, uint32_t ad
 		if (a->grp_submit != NO_VAL) {
 			for (struct job *j = job_first(ctld->jobs); j; j = j->next)
 				if (!job_is_finished(j) && j->desc.account &&
-				    in_account(m, j->desc.account, a->account))
+				    assoc_below(m, j->desc.account, a->account))
 					n += job_weight(j);
 			if (over(a->grp_submit, (uint64_t)n + adding))
 				return 1;

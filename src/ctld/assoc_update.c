@@ -400,29 +400,12 @@ static const char *assoc_line(const struct upd *u, const struct assoc_rec *r, ch
  * nearest above it.  A list that is += or -= starts from it. */
 static char **qos_inherited(const struct assoc_mgr *m, const char *account)
 {
-	const struct assoc_rec *r = assoc_find(m, account, NULL, NULL);
+	char *const *list = assoc_qos_list(m, assoc_find(m, account, NULL, NULL));
 
-	for (int depth = 0; r && depth < 1000; depth++) {
-		if (r->qos && r->qos[0])
-			return strv_dup(r->qos);
-		r = r->parent ? assoc_find(m, r->parent, NULL, NULL) : NULL;
-	}
-	return NULL;
+	return list ? strv_dup(list) : NULL;
 }
 
 /* ---- accounts ---- */
-
-/* Is a (or an account above it) below account top? */
-static int below(const struct assoc_mgr *m, const char *a, const char *top)
-{
-	for (int depth = 0; a && depth < 1000; depth++) {
-		const struct assoc_rec *r = assoc_find(m, a, NULL, NULL);
-		if (!strcasecmp(a, top))
-			return 1;
-		a = r ? r->parent : NULL;
-	}
-	return 0;
-}
 
 static int add_accounts(struct upd *u)
 {
@@ -491,7 +474,7 @@ static int modify_accounts(struct upd *u)
 		if (parent) {
 			if (!strcasecmp(u->names[i], "root") ||
 			    !assoc_find(u->m, parent, NULL, NULL) ||
-			    below(u->m, parent, u->names[i]))
+			    assoc_below(u->m, parent, u->names[i]))
 				fail(u, ESLURM_INVALID_PARENT_ACCOUNT,
 				     "Invalid parent account specified");
 			free(r.parent);

@@ -245,11 +245,7 @@ static int rec_index(const struct assoc_mgr *m, const struct assoc_rec *r)
 
 static int parent_of(const struct assoc_mgr *m, const struct assoc_rec *r)
 {
-	if (r->user && *r->user)
-		return rec_index(m, assoc_find(m, r->account, NULL, NULL));
-	return r->parent && *r->parent
-	           ? rec_index(m, assoc_find(m, r->parent, NULL, NULL))
-	           : -1;
+	return rec_index(m, assoc_parent(m, r));
 }
 
 static int is_user(const struct assoc_mgr *m, int i)
