@@ -22,7 +22,7 @@ struct node_mgr;
 struct job_mgr;
 struct listener;
 struct predict;
-struct bf_run;
+struct bf_ctld;
 struct ctld_stats;
 struct repl;
 struct old_conf;
@@ -74,7 +74,7 @@ struct ctld {
 	char *clients_path;              /* the clients' unix socket (a backup serves it
 	                                  * once it takes over) */
 	time_t bf_last;                  /* the last backfill pass */
-	struct bf_run *bf_run;           /* the backfill pass in progress (backfill.c) */
+	struct bf_ctld *bf_run;          /* the backfill pass in progress (backfill.c) */
 	struct event *bf_ev;             /* its next slice */
 	uint64_t res_gen;                /* bumped when a job takes or frees resources or
 	                                  * a node changes state */

@@ -1,6 +1,7 @@
-/* sched_pass.c - the controller's driver of the scheduling core: snapshot the
- * nodes, walk pending jobs in priority order, start what fits, and keep every
- * pending job's reason current. */
+/* sched_pass.c - the controller's driver of the main scheduling pass
+ * (src/sched/pass.h): snapshot the nodes, put the pending jobs in priority
+ * order, answer for each job what the pass asks, start what it places, and
+ * keep every pending job's reason current. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include "ctld/node_mgr.h"
 #include "ctld/sched_pass.h"
 #include "ctld/stats.h"
+#include "sched/pass.h"
 #include "sched/priority.h"
 #include "sched/select.h"
 #include "common/common.h"
@@ -140,7 +142,7 @@ static const struct constraint *job_constraint(struct job *job)
 
 /* How many matching-OR alternatives the job's constraint has (1 when none):
  * sched_pass_mark_nodes() takes one of them. */
-size_t sched_pass_alternatives(struct job *job)
+static size_t alternatives(struct job *job)
 {
 	const struct constraint *c = job_constraint(job);
 	return c ? constraint_alternatives(c) : 1;
@@ -160,31 +162,31 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 		hostlist_expand(job->desc.req_nodes, &req, &nreq, NULL);
 	if (job->desc.exc_nodes)
 		hostlist_expand(job->desc.exc_nodes, &exc, &nexc, NULL);
-	for (size_t i = 0; i < ps->nnodes; i++) {
+	for (size_t i = 0; i < ps->snap.nnodes; i++) {
 		struct node *n = node_mgr_get(ctld->nodes, i);
-		ps->nodes[i].usable =
+		ps->snap.nodes[i].usable =
 		    node_usable(n) && part_has_node(job->part, i) &&
 		    (!job->desc.features ||
 		     (cons && constraint_match(cons, alt, n->cfg->features))) &&
 		    (!job->desc.gres || gres_node_has(job->desc.gres, n->cfg->gres));
-		ps->nodes[i].required = 0;
+		ps->snap.nodes[i].required = 0;
 	}
 	/* by name lookup: linear in the lists and the nodes, not their product */
 	for (size_t k = 0; k < nreq; k++) {
 		int idx = node_mgr_find(ctld->nodes, req[k]);
-		if (idx >= 0 && (size_t)idx < ps->nnodes)
-			ps->nodes[idx].required = 1;
+		if (idx >= 0 && (size_t)idx < ps->snap.nnodes)
+			ps->snap.nodes[idx].required = 1;
 	}
 	for (size_t k = 0; k < nexc; k++) {
 		int idx = node_mgr_find(ctld->nodes, exc[k]);
-		if (idx >= 0 && (size_t)idx < ps->nnodes)
-			ps->nodes[idx].usable = 0;
+		if (idx >= 0 && (size_t)idx < ps->snap.nnodes)
+			ps->snap.nodes[idx].usable = 0;
 	}
 	hostlist_free(req);
 	hostlist_free(exc);
 }
 
-void sched_pass_req(const struct job *job, struct sched_req *r)
+static void job_req(const struct job *job, struct sched_req *r)
 {
 	const struct job_desc *d = &job->desc;
 	uint32_t jobs;
@@ -203,84 +205,83 @@ void sched_pass_req(const struct job *job, struct sched_req *r)
 	r->min_cpus = d->pn_min_cpus == NO_VAL ? 0 : d->pn_min_cpus;
 }
 
-/* mark_nodes + sched_select over each matching-OR alternative in turn: 0 when
- * the job fits now (ps->out holds where), else sched_select's error. */
-static int select_job(struct sched_pass *ps, struct job *job, const struct sched_req *r)
+void sched_pass_job(struct sched_pass *ps, struct job *job, struct sched_job *ret)
 {
-	size_t alts = sched_pass_alternatives(job);
-	int rc = -EINVAL;
-
-	for (size_t alt = 0; alt < alts; alt++) {
-		int k;
-		sched_pass_mark_nodes(ps, job, alt);
-		k = sched_select(ps->nodes, ps->nnodes, r, &ps->out);
-		if (k == 0)
-			return 0;
-		if (k == -EAGAIN)
-			rc = k;
-	}
-	return rc;
+	ret->part = (uint32_t)sched_pass_part_index(ps->ctld, job->part);
+	job_req(job, &ret->req);
+	ret->nalts = alternatives(job);
 }
 
-void sched_pass_start(struct sched_pass *ps, struct job *job, time_t now)
+int sched_pass_start_job(struct sched_pass *ps, struct job *job,
+                         const struct sched_alloc *a)
 {
 	struct ctld *ctld = ps->ctld;
-	struct sched_alloc *a = &ps->out;
-	char **names = xcalloc(a->nnodes + 1, sizeof(char *));
-	uint32_t *mem32 = xcalloc(a->nnodes, sizeof(uint32_t));
-	struct ev_start ev = {.job_id = job->job_id, .time = now};
-	uint32_t share = part_job_share(job->part, job->desc.flags);
+	struct job *task = job;
+	char **names;
+	uint32_t *mem32;
+	struct ev_start ev = {.time = ps->now};
+	int more = 0;
 
+	if (job->array_rem) { /* split the next task off to start it */
+		int64_t t = arrayspec_first(job->array_rem);
+		task = t < 0 ? NULL : job_array_split(ctld, job, (uint32_t)t);
+		if (!task)
+			return -1;
+		more = task != job;
+	}
+	if (ps->backfill)
+		log_info("backfill: starting JobId=%u", task->job_id);
+	names = xcalloc(a->nnodes + 1, sizeof(char *));
+	mem32 = xcalloc(a->nnodes, sizeof(uint32_t));
 	for (uint32_t i = 0; i < a->nnodes; i++) {
 		names[i] = node_mgr_get(ctld->nodes, a->node_idx[i])->cfg->name;
 		mem32[i] = (uint32_t)a->mem[i];
-		ps->nodes[a->node_idx[i]].alloc_cpus += a->cpus[i];
-		if (share > 1)
-			ps->nodes[a->node_idx[i]].shared_cpus += a->cpus[i];
-		if (ps->mem_consumable)
-			ps->nodes[a->node_idx[i]].alloc_mem += a->mem[i];
 	}
+	ev.job_id = task->job_id;
 	ev.nodes = hostlist_compress(names, a->nnodes);
 	ev.cpus_per_node = (struct rota_u32v){a->cpus, a->nnodes};
 	ev.tasks_per_node = (struct rota_u32v){a->tasks, a->nnodes};
 	ev.mem_per_node = (struct rota_u32v){mem32, a->nnodes};
 	/* a batch job is CONFIGURING until its node has run the Prolog */
-	if (ctld->conf->prolog && !(job->desc.flags & JOB_F_INTERACTIVE))
+	if (ctld->conf->prolog && !(task->desc.flags & JOB_F_INTERACTIVE))
 		ev.state = JOB_CONFIGURING;
 	if (ev_start_commit(ctld, &ev) == 0) {
-		log_info("JobId=%u started on %s", job->job_id, ev.nodes);
-		assoc_limits_started(ps->limits, job);
-		if (job->alloc_client) {
-			struct alloc_resp r = {.job_id = job->job_id,
+		log_info("JobId=%u started on %s", task->job_id, ev.nodes);
+		assoc_limits_started(ps->limits, task);
+		if (task->alloc_client) {
+			struct alloc_resp r = {.job_id = task->job_id,
 			                       .nodes = ev.nodes,
 			                       .cpus_per_node = ev.cpus_per_node,
 			                       .num_tasks = a->ntasks,
-			                       .partition = job->desc.partition};
-			chan_send(job->alloc_client, MSG_ALLOC_RESP, &r);
+			                       .partition = task->desc.partition};
+			chan_send(task->alloc_client, MSG_ALLOC_RESP, &r);
 		} else {
-			launch_batch(ctld, job);
+			launch_batch(ctld, task);
 		}
 	}
+	ps->running++;
 	free(ev.nodes);
 	free(names);
 	free(mem32);
+	return more ? SCHED_MORE : SCHED_STARTED;
 }
 
-char *sched_pass_wait_detail(struct sched_pass *ps, struct job *job,
-                             const struct sched_req *r)
+static char *wait_detail(struct sched_pass *ps, struct job *job,
+                         const struct sched_req *r)
 {
 	uint32_t per_node = r->ntasks_per_node != SCHED_UNSET
 	                        ? r->ntasks_per_node * r->cpus_per_task
 	                        : r->cpus_per_task;
 	size_t fit = 0, exist = 0;
 
-	for (size_t i = 0; i < ps->nnodes; i++) {
+	for (size_t i = 0; i < ps->snap.nnodes; i++) {
 		if (!part_has_node(job->part, i))
 			continue;
-		if (ps->nodes[i].cpus >= per_node)
+		if (ps->snap.nodes[i].cpus >= per_node)
 			exist++;
-		if (ps->nodes[i].usable && ps->nodes[i].cpus > ps->nodes[i].alloc_cpus &&
-		    ps->nodes[i].cpus - ps->nodes[i].alloc_cpus >= per_node)
+		if (ps->snap.nodes[i].usable &&
+		    ps->snap.nodes[i].cpus > ps->snap.nodes[i].alloc_cpus &&
+		    ps->snap.nodes[i].cpus - ps->snap.nodes[i].alloc_cpus >= per_node)
 			fit++;
 	}
 	return xasprintf(
@@ -300,12 +301,10 @@ static void set_wait_reason(struct sched_pass *ps, struct job *job,
 	size_t nreq = 0, nbad = 0;
 
 	if (!job->desc.req_nodes) {
-		sched_pass_set_reason(job, WAIT_RESOURCES,
-		                      sched_pass_wait_detail(ps, job, r));
+		sched_pass_set_reason(job, WAIT_RESOURCES, wait_detail(ps, job, r));
 		return;
 	}
-	sched_pass_set_reason(job, WAIT_NODE_NOT_AVAIL,
-	                      sched_pass_wait_detail(ps, job, r));
+	sched_pass_set_reason(job, WAIT_NODE_NOT_AVAIL, wait_detail(ps, job, r));
 	if (hostlist_expand(job->desc.req_nodes, &req, &nreq, NULL) < 0)
 		return;
 	bad = xcalloc(nreq + 1, sizeof(char *));
@@ -318,48 +317,6 @@ static void set_wait_reason(struct sched_pass *ps, struct job *job,
 		job_sched_mut(job)->unavail_nodes = hostlist_compress(bad, nbad);
 	free(bad);
 	hostlist_free(req);
-}
-
-/* An array's pending remainder: start tasks while they fit and the throttle
- * allows, each split off as its own record first. */
-static void consider_array(struct sched_pass *ps, struct job *meta, time_t now)
-{
-	struct ctld *ctld = ps->ctld;
-	uint32_t running = job_array_running(ctld->jobs, meta->array_job_id), why;
-	struct sched_req r;
-
-	while (meta->array_rem) {
-		uint32_t throttle = meta->array_rem->throttle;
-		int64_t t = arrayspec_first(meta->array_rem);
-		struct job *task;
-
-		if (throttle && running >= throttle) {
-			sched_pass_set_reason(meta, WAIT_ARRAY_TASK_LIMIT, NULL);
-			return;
-		}
-		if ((why = assoc_limits_check(ps->limits, meta))) {
-			sched_pass_set_reason(meta, why, NULL);
-			return;
-		}
-		/* aftercorr: each task waits for its own counterpart */
-		if (t >= 0 && depend_test(ctld, meta, (uint32_t)t, now) != DEPEND_OK) {
-			sched_pass_set_reason(meta, WAIT_DEPENDENCY, NULL);
-			return;
-		}
-		sched_pass_req(meta, &r);
-		if (t < 0 || select_job(ps, meta, &r) != 0) {
-			ps->blocked[sched_pass_part_index(ctld, meta->part)] = 1;
-			set_wait_reason(ps, meta, &r);
-			return;
-		}
-		task = job_array_split(ctld, meta, (uint32_t)t);
-		if (!task)
-			return;
-		sched_pass_start(ps, task, now);
-		running++;
-		if (task == meta)
-			return;
-	}
 }
 
 /* A task split off before it started (scontrol hold/update of N_T, requeue)
@@ -376,42 +333,100 @@ static int task_throttled(struct ctld *ctld, const struct job *job)
 	           meta->array_rem->throttle;
 }
 
-static void consider(struct sched_pass *ps, struct job *job, time_t now)
+/* The main pass's questions (src/sched/view.h), for ps->jobs[i]. */
+static int main_admit(void *ctx, size_t i, uint32_t *ret_part)
 {
-	struct ctld *ctld = ps->ctld;
-	size_t pi = sched_pass_part_index(ctld, job->part);
-	struct sched_req r;
+	struct sched_pass *ps = ctx;
+	struct job *job = ps->jobs[i];
 	uint32_t why;
-	int rc;
 
-	if (job_blocked_by_limits(ctld, job, now))
-		return;
+	if (job_blocked_by_limits(ps->ctld, job, ps->now))
+		return SCHED_SKIP;
 	/* an association's or QOS's limit holds this job, not the ones after */
 	if (!job->array_rem && (why = assoc_limits_check(ps->limits, job))) {
 		sched_pass_set_reason(job, why, NULL);
-		return;
+		return SCHED_SKIP;
 	}
-	if (ps->blocked[pi]) {
-		sched_pass_set_reason(job, WAIT_PRIORITY, NULL);
-		return;
-	}
-	if (job->array_rem) {
-		consider_array(ps, job, now);
-		return;
-	}
-	if (task_throttled(ctld, job)) {
-		sched_pass_set_reason(job, WAIT_ARRAY_TASK_LIMIT, NULL);
-		return;
-	}
-	sched_pass_req(job, &r);
-	rc = select_job(ps, job, &r);
-	if (rc == 0) {
-		sched_pass_start(ps, job, now);
-		return;
-	}
-	ps->blocked[pi] = 1;
-	set_wait_reason(ps, job, &r);
+	*ret_part = (uint32_t)sched_pass_part_index(ps->ctld, job->part);
+	return SCHED_TRY;
 }
+
+/* An array's pending remainder starts tasks while they fit and its throttle,
+ * limits and (aftercorr) dependencies allow. */
+static int array_next(struct sched_pass *ps, size_t i, struct job *meta)
+{
+	uint32_t throttle = meta->array_rem->throttle, why;
+	int64_t t = arrayspec_first(meta->array_rem);
+
+	if (ps->cur != i) {
+		ps->cur = i;
+		ps->running = job_array_running(ps->ctld->jobs, meta->array_job_id);
+	}
+	if (throttle && ps->running >= throttle) {
+		sched_pass_set_reason(meta, WAIT_ARRAY_TASK_LIMIT, NULL);
+		return SCHED_SKIP;
+	}
+	if ((why = assoc_limits_check(ps->limits, meta))) {
+		sched_pass_set_reason(meta, why, NULL);
+		return SCHED_SKIP;
+	}
+	/* aftercorr: each task waits for its own counterpart */
+	if (t < 0 || depend_test(ps->ctld, meta, (uint32_t)t, ps->now) != DEPEND_OK) {
+		sched_pass_set_reason(meta, WAIT_DEPENDENCY, NULL);
+		return SCHED_SKIP;
+	}
+	return SCHED_TRY;
+}
+
+static int main_next(void *ctx, size_t i, struct sched_job *ret)
+{
+	struct sched_pass *ps = ctx;
+	struct job *job = ps->jobs[i];
+
+	if (job->array_rem) {
+		if (array_next(ps, i, job) != SCHED_TRY)
+			return SCHED_SKIP;
+	} else if (task_throttled(ps->ctld, job)) {
+		sched_pass_set_reason(job, WAIT_ARRAY_TASK_LIMIT, NULL);
+		return SCHED_SKIP;
+	}
+	sched_pass_job(ps, job, ret);
+	return SCHED_TRY;
+}
+
+static void main_mark(void *ctx, size_t i, size_t alt, struct sched_node *nodes)
+{
+	struct sched_pass *ps = ctx;
+
+	(void)nodes; /* ps->snap.nodes */
+	sched_pass_mark_nodes(ps, ps->jobs[i], alt);
+}
+
+static int main_start(void *ctx, size_t i, const struct sched_alloc *a)
+{
+	struct sched_pass *ps = ctx;
+
+	return sched_pass_start_job(ps, ps->jobs[i], a);
+}
+
+static void main_wait(void *ctx, size_t i, enum sched_wait why,
+                      const struct sched_job *job)
+{
+	struct sched_pass *ps = ctx;
+
+	if (why == SCHED_WAIT_PRIORITY)
+		sched_pass_set_reason(ps->jobs[i], WAIT_PRIORITY, NULL);
+	else
+		set_wait_reason(ps, ps->jobs[i], &job->req);
+}
+
+static const struct sched_ops main_ops = {
+    .admit = main_admit,
+    .next = main_next,
+    .mark = main_mark,
+    .start = main_start,
+    .wait = main_wait,
+};
 
 /* priority/multifactor: each pending job's priority follows its factors, except
  * where an admin set it.  Derived state, so not journaled: every pass and every
@@ -436,42 +451,40 @@ static void recompute_priorities(struct ctld *ctld, struct job **pending, size_t
 
 void sched_pass_init(struct sched_pass *ps, struct ctld *ctld)
 {
-	uint32_t *u32;
+	size_t nparts = node_mgr_part_count(ctld->nodes);
+	struct sched_snap *s = &ps->snap;
 
+	memset(ps, 0, sizeof(*ps));
 	ps->ctld = ctld;
+	ps->cur = SIZE_MAX;
 	ps->limits = assoc_limits_begin(ctld);
-	ps->nnodes = node_mgr_count(ctld->nodes);
-	ps->mem_consumable = conf_mem_consumable(ctld->conf);
-	ps->nodes = xcalloc(ps->nnodes + 1, sizeof(*ps->nodes));
-	for (size_t i = 0; i < ps->nnodes; i++) {
+	if (sched_snap_init(s, node_mgr_count(ctld->nodes), nparts) < 0)
+		fatal("out of memory");
+	s->mem_consumable = conf_mem_consumable(ctld->conf);
+	for (size_t i = 0; i < s->nnodes; i++) {
 		struct node *nd = node_mgr_get(ctld->nodes, i);
-		ps->nodes[i].cpus = nd->cpus;
-		ps->nodes[i].alloc_cpus = nd->alloc_cpus;
-		ps->nodes[i].mem = nd->mem;
-		ps->nodes[i].alloc_mem = ps->mem_consumable ? nd->alloc_mem : 0;
-		ps->nodes[i].weight = nd->cfg->weight;
-		ps->nodes[i].shared_cpus = nd->shared_cpus;
+		s->nodes[i].cpus = nd->cpus;
+		s->nodes[i].alloc_cpus = nd->alloc_cpus;
+		s->nodes[i].mem = nd->mem;
+		s->nodes[i].alloc_mem = s->mem_consumable ? nd->alloc_mem : 0;
+		s->nodes[i].weight = nd->cfg->weight;
+		s->nodes[i].shared_cpus = nd->shared_cpus;
 	}
-	u32 = xcalloc(3 * (ps->nnodes + 1), sizeof(uint32_t));
-	ps->out.node_idx = u32;
-	ps->out.cpus = u32 + ps->nnodes + 1;
-	ps->out.tasks = u32 + 2 * (ps->nnodes + 1);
-	ps->out.mem = xcalloc(ps->nnodes + 1, sizeof(uint64_t));
-	ps->blocked = xcalloc(node_mgr_part_count(ctld->nodes) + 1, 1);
+	ps->parts = xcalloc(nparts + 1, sizeof(*ps->parts));
+	for (size_t i = 0; i < nparts; i++) {
+		const struct part *p = node_mgr_part(ctld->nodes, i);
+		ps->parts[i] = (struct sched_group){p->node_idx, p->nnodes};
+	}
+	s->parts = ps->parts;
 }
 
 void sched_pass_release(struct sched_pass *ps)
 {
 	assoc_limits_end(ps->limits);
 	ps->limits = NULL;
-	free(ps->out.node_idx);
-	free(ps->out.mem);
-	free(ps->blocked);
-	free(ps->nodes);
-	ps->out.node_idx = NULL;
-	ps->out.mem = NULL;
-	ps->blocked = NULL;
-	ps->nodes = NULL;
+	sched_snap_release(&ps->snap);
+	free(ps->parts);
+	ps->parts = NULL;
 }
 
 /* Put the waiting list in scheduling order; pending[0..n) is all of it and is
@@ -502,15 +515,6 @@ static int in_order(struct job **pending, size_t n)
 	return 1;
 }
 
-/* Has every partition a job waiting for resources (nothing more can start
- * in this pass but by backfill)? */
-static int all_blocked(const struct sched_pass *ps)
-{
-	size_t n = node_mgr_part_count(ps->ctld->nodes);
-
-	return n && !memchr(ps->blocked, 0, n);
-}
-
 /* Room for n job pointers, kept from pass to pass: a pass a second over a
  * deep queue does not map and unmap its list each time (an unmapping flushes
  * the TLB).  Made twice what is needed, so that a growing queue does not
@@ -529,7 +533,7 @@ static struct job **pass_jobs(struct ctld *ctld, size_t n)
 
 void sched_pass(struct ctld *ctld, time_t now, unsigned flags)
 {
-	struct sched_pass ps = {.ctld = ctld};
+	struct sched_pass ps;
 	struct sched_params sp;
 	int full = (flags & SCHED_PASS_FULL) != 0;
 	int all;
@@ -556,14 +560,14 @@ void sched_pass(struct ctld *ctld, time_t now, unsigned flags)
 	if (all && (!job_waiting_sorted(ctld->jobs) || !in_order(pending, n)))
 		sort_waiting(ctld, pending, n);
 	sched_pass_init(&ps, ctld);
-	for (; considered < n && considered < depth; considered++) {
-		if (!full && all_blocked(&ps))
-			break;
-		consider(&ps, pending[considered], now);
-	}
-	if (all)
-		backfill_pass(&ps, &sp, pending, n, now);
+	ps.jobs = pending;
+	ps.now = now;
+	considered =
+	    sched_main_pass(&ps.snap, &main_ops, &ps, n,
+	                    &(struct sched_pass_opts){.depth = depth, .full = full});
 	sched_pass_release(&ps);
+	if (all)
+		backfill_pass(ctld, &sp, pending, n, now);
 out:
 	if (ctld->stats)
 		stats_sched(ctld->stats, stats_usec_since(&t0), (uint32_t)considered,

@@ -1,10 +1,12 @@
-/* sched_pass.h - what the scheduling pass shares with its backfill pass.
+/* sched_pass.h - the controller's driver of the scheduling passes.
  *
- * sched_pass() (job_mgr.h) runs the main pass: pending jobs in priority order,
- * each started where it fits now, the first that does not fit blocks its
- * partition.  With SchedulerType=sched/backfill, backfill_pass() then plans the
- * jobs still pending over time (backfill.c).  Both work on one snapshot of the
- * nodes, kept current as jobs start.
+ * sched_pass() (job_mgr.h) runs the main pass (src/sched/pass.h) over the
+ * pending jobs in priority order; with SchedulerType=sched/backfill,
+ * backfill_pass() then has the jobs still pending planned over time
+ * (src/sched/bf_run.h, driven by backfill.c).  The decisions are the
+ * scheduling core's, shared with `rota sim`; what is here is the controller's
+ * side: holds, dependencies, limits, reasons in Slurm's words, arrays split
+ * into tasks, starts journaled.
  */
 #ifndef ROTA_CTLD_SCHED_PASS_H
 #define ROTA_CTLD_SCHED_PASS_H
@@ -12,24 +14,28 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
-#include "sched/select.h"
+#include "sched/view.h"
 
 struct ctld;
 struct job;
 struct part;
 
+/* The controller's side of one pass (src/sched/view.h): a snapshot of the
+ * nodes and partitions, the limits as they stand, and the job the pass is at
+ * (an array's tasks are started one after the other). */
 struct sched_pass {
 	struct ctld *ctld;
-	struct sched_node *nodes; /* [nnodes] capacity, allocation, this job's mask */
-	size_t nnodes;
-	struct sched_alloc out;      /* arrays of nnodes entries */
-	uint8_t *blocked;            /* per partition: a higher-priority job waits */
-	int mem_consumable;          /* SelectTypeParameters counts memory */
+	struct sched_snap snap;
+	struct sched_group *parts;   /* [snap.nparts] */
 	struct assoc_limits *limits; /* what runs per association (NULL: no limit) */
+	struct job **jobs;           /* main pass: the queue, borrowed */
+	time_t now;
+	size_t cur;       /* the queue index running counts for */
+	uint32_t running; /* tasks of cur's array running */
+	int backfill;     /* starts are backfill's (logged so) */
 };
 
-/* A snapshot of the nodes as they are now, with room for one allocation;
- * release with sched_pass_release. */
+/* A snapshot of the nodes as they are now; release with sched_pass_release. */
 void sched_pass_init(struct sched_pass *ps, struct ctld *ctld);
 void sched_pass_release(struct sched_pass *ps);
 
@@ -38,24 +44,19 @@ void sched_pass_set_reason(struct job *job, uint32_t reason, char *detail);
 
 size_t sched_pass_part_index(struct ctld *ctld, const struct part *p);
 
-/* How many matching-OR alternatives ([a|b]) the job's --constraint has; 1
- * when none. */
-size_t sched_pass_alternatives(struct job *job);
+/* A job's attempt as the passes see it: partition, request, alternatives of
+ * its --constraint (dur is left to the caller). */
+void sched_pass_job(struct sched_pass *ps, struct job *job, struct sched_job *ret);
 
-/* Mark in ps->nodes which nodes this job may use (and must use), taking
- * alternative alt (< sched_pass_alternatives()) of its constraint. */
+/* Mark in ps->snap.nodes which nodes this job may use (and must use), taking
+ * alternative alt of its constraint. */
 void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt);
 
-/* The selection request of a job. */
-void sched_pass_req(const struct job *job, struct sched_req *r);
-
-/* Start job on ps->out (journaled), counting its resources in ps->nodes. */
-void sched_pass_start(struct sched_pass *ps, struct job *job, time_t now);
-
-/* Plain words: what the job needs and how many nodes could give it.  Caller
- * frees. */
-char *sched_pass_wait_detail(struct sched_pass *ps, struct job *job,
-                             const struct sched_req *r);
+/* Start job (or, for an array's pending remainder, its next task split off)
+ * on a, journaled.  SCHED_STARTED, SCHED_MORE (the array has more tasks) or
+ * -1 (nothing started). */
+int sched_pass_start_job(struct sched_pass *ps, struct job *job,
+                         const struct sched_alloc *a);
 
 /* The backfill pass (backfill.c): after the main pass, when SchedulerType is
  * sched/backfill, bf_interval has passed since the last one and none is in
@@ -63,8 +64,8 @@ char *sched_pass_wait_detail(struct sched_pass *ps, struct job *job,
  * started are skipped).  It runs in slices: ctld_backfill_kick() has the loop
  * call backfill_continue() until that returns 1. */
 struct sched_params;
-void backfill_pass(struct sched_pass *ps, const struct sched_params *sp,
-                   struct job **pending, size_t n, time_t now);
+void backfill_pass(struct ctld *ctld, const struct sched_params *sp, struct job **pending,
+                   size_t n, time_t now);
 /* Would backfill_pass start a run now?  sp: SchedulerParameters, parsed. */
 int backfill_due(struct ctld *ctld, const struct sched_params *sp, time_t now);
 

@@ -1,7 +1,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sched/backfill.h"
 #include "sched/plan.h"
 #include "sched/policy.h"
 #include "common/common.h"
@@ -62,7 +61,7 @@ const char *policy_kind_name(enum policy_kind kind)
 	return kind_names[kind];
 }
 
-static int job_start(struct plan *running, int64_t now, struct policy_job *job)
+int policy_job_start(struct plan *running, int64_t now, struct policy_job *job)
 {
 	int64_t end = job->est > PLAN_TIME_MAX - now ? PLAN_TIME_MAX : now + job->est;
 
@@ -81,7 +80,7 @@ static int fcfs_head(struct plan *running, int64_t now, struct policy_job *queue
 	int rc;
 
 	for (i = 0; i < n && queue[i].procs <= free_now; i++) {
-		if ((rc = job_start(running, now, &queue[i])) < 0)
+		if ((rc = policy_job_start(running, now, &queue[i])) < 0)
 			return rc;
 		free_now -= queue[i].procs;
 		(*started)++;
@@ -152,7 +151,7 @@ static int easy_pass(struct policy *pol, struct plan *running,
 
 		if (job->procs > free_now || (crosses && job->procs > extra))
 			continue;
-		if ((rc = job_start(running, now, job)) < 0)
+		if ((rc = policy_job_start(running, now, job)) < 0)
 			return rc;
 		free_now -= job->procs;
 		if (crosses)
@@ -201,107 +200,12 @@ static int conservative_pass(struct policy *pol, struct plan *running,
 		job->started = 0;
 		if (s != now)
 			continue;
-		if ((rc = job_start(running, now, job)) < 0)
+		if ((rc = policy_job_start(running, now, job)) < 0)
 			return rc;
 		started++;
 	}
 	pol->scratch_valid = 1;
 	return started;
-}
-
-/* The running plan on nodes of one processor: node k is held from now until
- * the usage drops to k or below (the pool's profile only falls after now). */
-static int hold_running(struct bf_plan *bp, const struct plan *running, int64_t now)
-{
-	int64_t prev = plan_free_at(running, now), total = plan_total(running);
-	int64_t used = total - prev, t, u;
-	size_t steps = plan_steps(running);
-
-	/* an underestimated job corrected later may overfill the pool for a
-	 * while: all nodes are busy then */
-	if (used > total)
-		used = total;
-	for (size_t i = 0; i < steps && used > 0; i++) {
-		plan_step(running, i, &t, &u);
-		if (t <= now)
-			continue;
-		if (u < 0)
-			u = 0;
-		if (u > total)
-			u = total;
-		for (int64_t k = u; k < used; k++)
-			if (bf_plan_hold(bp, (uint32_t)k, now, t, 1, 0) < 0)
-				return -ENOMEM;
-		if (u < used)
-			used = u;
-	}
-	for (int64_t k = 0; k < used; k++) /* running beyond the last step */
-		if (bf_plan_hold(bp, (uint32_t)k, now, BF_FOREVER, 1, 0) < 0)
-			return -ENOMEM;
-	return 0;
-}
-
-static int controller_pass(struct plan *running, const struct policy_pass *pass,
-                           struct policy_job *queue, size_t n)
-{
-	int64_t total = plan_total(running), now = pass->now;
-	struct sched_node *nodes = calloc((size_t)total + 1, sizeof(*nodes));
-	uint32_t *u32 = calloc(3 * ((size_t)total + 1), sizeof(*u32));
-	uint64_t *mem = calloc((size_t)total + 1, sizeof(*mem));
-	uint32_t *all = calloc((size_t)total + 1, sizeof(*all));
-	struct sched_alloc out = {.node_idx = u32,
-	                          .cpus = u32 + total + 1,
-	                          .tasks = u32 + 2 * (total + 1),
-	                          .mem = mem};
-	struct bf_plan *bp = NULL;
-	int started = 0, rc = -ENOMEM, group;
-
-	if (pass->unchanged == n) {
-		rc = 0; /* nothing ended, nothing arrived: nothing can start */
-		goto out;
-	}
-	if (!nodes || !u32 || !mem || !all)
-		goto out;
-	for (int64_t k = 0; k < total; k++) {
-		nodes[k] = (struct sched_node){.cpus = 1, .usable = 1};
-		all[k] = (uint32_t)k;
-	}
-	if (!(bp = bf_plan_create(nodes, (size_t)total, now, 1)) ||
-	    (group = bf_plan_add_group(bp, all, (size_t)total)) < 0 ||
-	    hold_running(bp, running, now) < 0)
-		goto out;
-	for (size_t i = 0; i < n; i++) {
-		struct policy_job *job = &queue[i];
-		struct sched_req r = {.min_nodes = job->procs,
-		                      .max_nodes = SCHED_UNSET,
-		                      .num_tasks = SCHED_UNSET,
-		                      .ntasks_per_node = 1,
-		                      .cpus_per_task = 1};
-		int64_t t, end;
-
-		job->started = 0;
-		job->start = POLICY_NO_START;
-		if (bf_plan_earliest(bp, nodes, group, &r, job->est, BF_FOREVER - 1, &out,
-		                     &t) < 0)
-			continue;
-		end = job->est > BF_FOREVER - t ? BF_FOREVER : t + job->est;
-		if (bf_plan_hold_alloc(bp, &out, t, end) < 0)
-			goto out;
-		job->start = t;
-		if (t == now) {
-			if ((rc = job_start(running, now, job)) < 0)
-				goto out;
-			started++;
-		}
-	}
-	rc = started;
-out:
-	bf_plan_destroy(bp);
-	free(nodes);
-	free(u32);
-	free(mem);
-	free(all);
-	return rc;
 }
 
 int policy_schedule(struct policy *pol, struct plan *running,
@@ -333,7 +237,7 @@ int policy_schedule(struct policy *pol, struct plan *running,
 	case POLICY_CONSERVATIVE:
 		return conservative_pass(pol, running, pass, queue, n);
 	case POLICY_CONTROLLER:
-		return controller_pass(running, pass, queue, n);
+		return policy_controller_pass(running, pass, queue, n);
 	}
 	return -EINVAL;
 }

@@ -22,12 +22,13 @@
  *   POLICY_EASY_SJBF     EASY, but the backfill candidates are tried shortest
  *                        estimate first (Tsafrir, Etsion and Feitelson's EASY++
  *                        when the estimates are predictions).
- *   POLICY_CONTROLLER    what rotactld runs (sched/backfill, backfill.h): every
- *                        job in order gets the earliest start that delays no
- *                        job before it, placed on nodes (one per processor)
- *                        rather than on a pool, so a job needs the same
- *                        processors for all of its run.  Conservative on
- *                        nodes; slower (a pass is O(queue x processors)).
+ *   POLICY_CONTROLLER    what rotactld runs: its main pass (pass.h), then
+ *                        its backfill run (bf_run.h), the same code, on
+ *                        nodes of one processor each: every job in order
+ *                        gets the earliest start that delays no job before
+ *                        it, and keeps the same processors for all of its
+ *                        run.  Conservative on nodes; slower (a pass is
+ *                        O(queue x processors)).
  *
  * The pass is pure: no I/O, no clock (now is an argument).  The estimates come
  * from the caller (predict.h): requested time, a prediction, or the truth.
@@ -95,5 +96,12 @@ struct policy_pass {
  * then) or -ENOMEM (some jobs may already be started and added to `running`). */
 int policy_schedule(struct policy *pol, struct plan *running,
                     const struct policy_pass *pass, struct policy_job *queue, size_t n);
+
+/* For the policies' own files: start job now, adding it to running
+ * (policy.c), and the controller's passes run on the pool as one node per
+ * processor (policy_controller.c). */
+int policy_job_start(struct plan *running, int64_t now, struct policy_job *job);
+int policy_controller_pass(struct plan *running, const struct policy_pass *pass,
+                           struct policy_job *queue, size_t n);
 
 #endif

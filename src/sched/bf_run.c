@@ -1,0 +1,249 @@
+/* bf_run.c - a backfill run over the jobs the main pass left waiting. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sched/backfill.h"
+#include "sched/bf_run.h"
+#include "sched/pass.h"
+
+/* One reservation's hold on one node, kept to rebuild the plan. */
+struct bf_resv {
+	size_t job; /* queue index; dropped at a rebuild once ops->keep says no */
+	uint32_t node;
+	int64_t start, end;
+	uint32_t cpus;
+	uint64_t mem;
+};
+
+struct bf_run {
+	struct bf_run_params p;
+	const struct sched_ops *ops;
+	void *ctx;
+	size_t n, next;
+	struct sched_snap *snap; /* borrowed, from the last rebuild */
+	struct bf_plan *bp;
+	int *group; /* per partition */
+	size_t ngroups;
+	int64_t now, horizon;
+	struct bf_resv *resv; /* the run's reservations so far */
+	size_t nresv, cap;
+	uint32_t tested, started;
+	int failed; /* out of memory: test nothing more */
+};
+
+struct bf_run *bf_run_create(const struct bf_run_params *p, const struct sched_ops *ops,
+                             void *ctx, size_t n)
+{
+	struct bf_run *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->p = *p;
+	if (r->p.window < 1)
+		r->p.window = 1;
+	if (r->p.resolution < 1)
+		r->p.resolution = 1;
+	r->ops = ops;
+	r->ctx = ctx;
+	r->n = n;
+	return r;
+}
+
+static void plan_free(struct bf_run *r)
+{
+	bf_plan_destroy(r->bp);
+	free(r->group);
+	r->bp = NULL;
+	r->group = NULL;
+	r->ngroups = 0;
+}
+
+void bf_run_destroy(struct bf_run *r)
+{
+	if (!r)
+		return;
+	plan_free(r);
+	free(r->resv);
+	free(r);
+}
+
+static int64_t end_of(int64_t start, int64_t dur)
+{
+	return dur == BF_FOREVER || start > BF_FOREVER - dur ? BF_FOREVER : start + dur;
+}
+
+static int plan_build(struct bf_run *r, const struct sched_hold *holds, size_t nholds)
+{
+	const struct sched_snap *s = r->snap;
+
+	r->bp = bf_plan_create(s->nodes, s->nnodes, r->now, r->p.resolution);
+	r->group = calloc(s->nparts + 1, sizeof(*r->group));
+	if (!r->bp || !r->group)
+		return -ENOMEM;
+	r->ngroups = s->nparts;
+	for (size_t i = 0; i < s->nparts; i++) {
+		r->group[i] =
+		    bf_plan_add_group(r->bp, s->parts[i].members, s->parts[i].count);
+		if (r->group[i] < 0)
+			return r->group[i];
+	}
+	for (size_t i = 0; i < nholds; i++)
+		if (bf_plan_hold(r->bp, holds[i].node, r->now, holds[i].end,
+		                 holds[i].cpus, s->mem_consumable ? holds[i].mem : 0) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+int bf_run_rebuild(struct bf_run *r, struct sched_snap *s, const struct sched_hold *holds,
+                   size_t nholds, int64_t now)
+{
+	size_t keep = 0;
+
+	plan_free(r);
+	r->snap = s;
+	r->now = now;
+	r->horizon =
+	    r->p.window >= BF_FOREVER - 1 - now ? BF_FOREVER - 1 : now + r->p.window;
+	if (plan_build(r, holds, nholds) < 0)
+		goto fail;
+	/* the reservations made so far, of jobs still waiting (one started since
+	 * holds its real allocation now; a cancelled or held one nothing) */
+	for (size_t i = 0; i < r->nresv; i++) {
+		const struct bf_resv h = r->resv[i];
+		if (r->ops->keep && !r->ops->keep(r->ctx, h.job))
+			continue;
+		r->resv[keep++] = h;
+		if (bf_plan_hold(r->bp, h.node, h.start, h.end, h.cpus, h.mem) < 0)
+			goto fail;
+	}
+	r->nresv = keep;
+	return 0;
+fail:
+	r->failed = 1;
+	return -ENOMEM;
+}
+
+/* Hold snap->out's resources over [start, end) in the plan; a reservation
+ * (start > now) is remembered for rebuilds. */
+static int hold_alloc(struct bf_run *r, size_t job, int64_t start, int64_t end)
+{
+	const struct sched_alloc *a = &r->snap->out;
+	int record = start > r->now;
+	size_t first = r->nresv;
+
+	for (uint32_t i = 0; i < a->nnodes; i++) {
+		struct bf_resv h = {job,        a->node_idx[i],
+		                    start,      end,
+		                    a->cpus[i], r->snap->mem_consumable ? a->mem[i] : 0};
+		if (bf_plan_hold(r->bp, h.node, h.start, h.end, h.cpus, h.mem) < 0)
+			goto fail;
+		if (!record)
+			continue;
+		if (r->nresv == r->cap) {
+			size_t cap = r->cap ? 2 * r->cap : 64;
+			struct bf_resv *p = realloc(r->resv, cap * sizeof(*p));
+			if (!p)
+				goto fail;
+			r->resv = p;
+			r->cap = cap;
+		}
+		r->resv[r->nresv++] = h;
+	}
+	return 0;
+fail:
+	r->nresv = first; /* no half reservation to rebuild */
+	return -ENOMEM;
+}
+
+/* The earliest start over the job's alternatives; snap->out holds where. */
+static int earliest(struct bf_run *r, size_t i, const struct sched_job *job,
+                    int64_t *ret_start)
+{
+	struct sched_snap *s = r->snap;
+	int group = job->part < r->ngroups ? r->group[job->part] : -1;
+	size_t best = 0, last = 0;
+	int64_t t = 0, best_t = 0;
+	int rc = -EAGAIN;
+
+	for (size_t alt = 0; alt < job->nalts; alt++) {
+		r->ops->mark(r->ctx, i, alt, s->nodes);
+		last = alt;
+		if (bf_plan_earliest(r->bp, s->nodes, group, &job->req, job->dur,
+		                     r->horizon, &s->out, &t) < 0)
+			continue;
+		if (rc == 0 && t >= best_t)
+			continue;
+		rc = 0;
+		best = alt;
+		best_t = t;
+		if (t == r->now)
+			break;
+	}
+	if (rc == 0 && best != last) {
+		r->ops->mark(r->ctx, i, best, s->nodes);
+		rc = bf_plan_earliest(r->bp, s->nodes, group, &job->req, job->dur,
+		                      r->horizon, &s->out, &best_t);
+	}
+	if (rc == 0)
+		*ret_start = best_t;
+	return rc;
+}
+
+/* Plan job i (every task of an array that starts now, then the next one's
+ * reservation). */
+static void test_job(struct bf_run *r, size_t i)
+{
+	const struct sched_ops *ops = r->ops;
+
+	for (;;) {
+		struct sched_job job = {.nalts = 1};
+		int64_t t = 0;
+		int v = ops->next(r->ctx, i, &job), rc;
+
+		if (v == SCHED_SKIP || r->tested >= r->p.max_job_test)
+			return;
+		r->tested++;
+		if (v != SCHED_TRY)
+			return;
+		if (earliest(r, i, &job, &t) < 0 ||
+		    hold_alloc(r, i, t, end_of(t, job.dur)) < 0) {
+			ops->unplan(r->ctx, i);
+			return;
+		}
+		if (t > r->now) {
+			ops->plan(r->ctx, i, t, &r->snap->out);
+			return;
+		}
+		rc = ops->start(r->ctx, i, &r->snap->out);
+		if (rc < 0)
+			return;
+		r->started++;
+		sched_snap_take(r->snap, &r->snap->out, job.req.share);
+		if (rc != SCHED_MORE)
+			return;
+	}
+}
+
+int bf_run_step(struct bf_run *r)
+{
+	if (r->failed || !r->bp)
+		r->next = r->n;
+	if (r->next < r->n)
+		test_job(r, r->next++);
+	return r->next < r->n;
+}
+
+uint32_t bf_run_tested(const struct bf_run *r)
+{
+	return r->tested;
+}
+
+uint32_t bf_run_started(const struct bf_run *r)
+{
+	return r->started;
+}
+
+uint64_t bf_run_probes(const struct bf_run *r)
+{
+	return r->bp ? bf_plan_probes(r->bp) : 0;
+}

@@ -1,0 +1,297 @@
+/* test_pass.c - the shared scheduling passes (src/sched/pass.c, bf_run.c)
+ * through a small driver of their own: partitions blocking, arrays started
+ * task by task, reservations, a rebuild keeping only the jobs that still
+ * wait, bf_max_job_test. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <string.h>
+#include "sched/backfill.h"
+#include "sched/bf_run.h"
+#include "sched/pass.h"
+
+#define NOW   1000
+#define MAXJ  8
+#define NODES 4 /* 2 partitions of 2 nodes, 4 CPUs each */
+
+struct tjob {
+	uint32_t part, nodes, cpus; /* per node */
+	int64_t dur;
+	uint32_t tasks; /* > 1: an array of so many tasks */
+	int skip, held;
+	/* out */
+	uint32_t started;
+	int waited; /* 1 + enum sched_wait */
+	int64_t planned;
+	int kept; /* keep() answer */
+};
+
+struct tview {
+	struct tjob job[MAXJ];
+	size_t n;
+};
+
+static int t_admit(void *ctx, size_t i, uint32_t *ret_part)
+{
+	struct tview *v = ctx;
+
+	if (v->job[i].skip)
+		return SCHED_SKIP;
+	*ret_part = v->job[i].part;
+	return SCHED_TRY;
+}
+
+static int t_next(void *ctx, size_t i, struct sched_job *job)
+{
+	struct tview *v = ctx;
+	struct tjob *j = &v->job[i];
+
+	if (j->skip || j->started >= j->tasks)
+		return SCHED_SKIP;
+	if (j->held)
+		return SCHED_HELD;
+	*job = (struct sched_job){.part = j->part,
+	                          .req = {.min_nodes = j->nodes,
+	                                  .max_nodes = SCHED_UNSET,
+	                                  .num_tasks = SCHED_UNSET,
+	                                  .ntasks_per_node = 1,
+	                                  .cpus_per_task = j->cpus},
+	                          .dur = j->dur,
+	                          .nalts = 1};
+	return SCHED_TRY;
+}
+
+static void t_mark(void *ctx, size_t i, size_t alt, struct sched_node *nodes)
+{
+	struct tview *v = ctx;
+
+	for (size_t k = 0; k < NODES; k++) {
+		nodes[k].usable = k / 2 == v->job[i].part;
+		nodes[k].required = 0;
+	}
+}
+
+static int t_start(void *ctx, size_t i, const struct sched_alloc *a)
+{
+	struct tview *v = ctx;
+	struct tjob *j = &v->job[i];
+
+	j->started++;
+	return j->started < j->tasks ? SCHED_MORE : SCHED_STARTED;
+}
+
+static void t_wait(void *ctx, size_t i, enum sched_wait why, const struct sched_job *job)
+{
+	struct tview *v = ctx;
+
+	v->job[i].waited = 1 + (int)why;
+}
+
+static void t_plan(void *ctx, size_t i, int64_t start, const struct sched_alloc *a)
+{
+	struct tview *v = ctx;
+
+	v->job[i].planned = start;
+}
+
+static void t_unplan(void *ctx, size_t i)
+{
+	struct tview *v = ctx;
+
+	v->job[i].planned = -1;
+}
+
+static int t_keep(void *ctx, size_t i)
+{
+	struct tview *v = ctx;
+
+	return v->job[i].kept;
+}
+
+static const struct sched_ops ops = {
+    .admit = t_admit,
+    .next = t_next,
+    .mark = t_mark,
+    .start = t_start,
+    .wait = t_wait,
+    .plan = t_plan,
+    .unplan = t_unplan,
+    .keep = t_keep,
+};
+
+static const uint32_t p0[] = {0, 1}, p1[] = {2, 3};
+static const struct sched_group parts[] = {{p0, 2}, {p1, 2}};
+
+static void snap_make(struct sched_snap *s)
+{
+	assert_int_equal(sched_snap_init(s, NODES, 2), 0);
+	s->parts = parts;
+	for (size_t k = 0; k < NODES; k++)
+		s->nodes[k] = (struct sched_node){.cpus = 4, .mem = 1000};
+}
+
+static struct tjob J(uint32_t part, uint32_t nodes, uint32_t cpus, int64_t dur) {
+	return (struct tjob){.part = part,
+	                     .nodes = nodes,
+	                     .cpus = cpus,
+	                     .dur = dur,
+	                     .tasks = 1,
+	                     .planned = -1,
+	                     .kept = 1};
+}
+
+/* A job that does not fit blocks its partition only: the job after it there
+ * waits for priority, one in the other partition starts; a skipped job
+ * blocks nobody; an array starts tasks while they fit. */
+static void
+test_main_pass_blocks_per_partition(void **state)
+{
+	struct sched_snap s;
+	struct tview v = {.n = 5};
+	size_t considered;
+
+	snap_make(&s);
+	s.nodes[0].alloc_cpus = 4; /* partition 0: one node busy */
+	v.job[0] = J(0, 2, 1, 60); /* needs both nodes: waits */
+	v.job[1] = J(0, 1, 1, 60); /* would fit, but a job before it waits */
+	v.job[2] = J(1, 1, 4, 60);
+	v.job[2].skip = 1;         /* held: blocks nobody */
+	v.job[3] = J(1, 1, 2, 60); /* an array of 5 tasks of 2 CPUs: 4 fit */
+	v.job[3].tasks = 5;
+	v.job[4] = J(1, 1, 1, 60); /* partition 1 is now blocked by the array */
+	considered = sched_main_pass(&s, &ops, &v, v.n,
+	                             &(struct sched_pass_opts){.depth = 10, .full = 1});
+	assert_int_equal(considered, 5);
+	assert_int_equal(v.job[0].waited, 1 + SCHED_WAIT_RESOURCES);
+	assert_int_equal(v.job[1].waited, 1 + SCHED_WAIT_PRIORITY);
+	assert_int_equal(v.job[1].started, 0);
+	assert_int_equal(v.job[2].waited, 0);
+	assert_int_equal(v.job[3].started, 4);
+	assert_int_equal(v.job[3].waited, 1 + SCHED_WAIT_RESOURCES);
+	assert_int_equal(v.job[4].waited, 1 + SCHED_WAIT_PRIORITY);
+	assert_int_equal(s.nodes[2].alloc_cpus + s.nodes[3].alloc_cpus, 8);
+	/* not full: it stops once every partition is blocked */
+	memset(&v, 0, sizeof(v));
+	v.job[0] = J(0, 2, 1, 60);
+	v.job[1] = J(1, 3, 1, 60);
+	v.job[2] = J(1, 1, 1, 60);
+	considered =
+	    sched_main_pass(&s, &ops, &v, 3, &(struct sched_pass_opts){.depth = 10});
+	assert_int_equal(considered, 2);
+	assert_int_equal(v.job[2].waited, 0);
+	sched_snap_release(&s);
+}
+
+static struct bf_run *run_make(struct tview *v, struct sched_snap *s,
+                               const struct sched_hold *h, size_t nh, uint32_t max_test)
+{
+	struct bf_run_params p = {
+	    .window = 86400, .resolution = 1, .max_job_test = max_test};
+	struct bf_run *r = bf_run_create(&p, &ops, v, v->n);
+
+	assert_non_null(r);
+	assert_int_equal(bf_run_rebuild(r, s, h, nh, NOW), 0);
+	return r;
+}
+
+/* The head waits for the running job's end and gets a reservation; a short
+ * job starts now beside it, a long one that would delay it is planned after
+ * it; a held job counts as tested and gets no plan. */
+static void test_backfill_reserves_and_backfills(void **state)
+{
+	struct sched_snap s;
+	struct tview v = {.n = 4};
+	/* node 0 busy until NOW + 100 */
+	struct sched_hold h = {.node = 0, .end = NOW + 100, .cpus = 4};
+	struct bf_run *r;
+
+	snap_make(&s);
+	v.job[0] = J(0, 2, 4, 50);  /* both nodes: at NOW + 100 */
+	v.job[1] = J(0, 1, 4, 200); /* would end after NOW + 100: after the head */
+	v.job[2] = J(0, 1, 4, 100);
+	v.job[2].held = 1;
+	v.job[3] = J(0, 1, 2, 100); /* fits on node 1 until NOW + 100: starts */
+	r = run_make(&v, &s, &h, 1, 100);
+	while (bf_run_step(r))
+		;
+	assert_int_equal(v.job[0].planned, NOW + 100);
+	assert_int_equal(v.job[1].started, 0);
+	assert_int_equal(v.job[1].planned, NOW + 150);
+	assert_int_equal(v.job[2].planned, -1);
+	assert_int_equal(v.job[3].started, 1);
+	assert_int_equal(bf_run_tested(r), 4);
+	assert_int_equal(bf_run_started(r), 1);
+	bf_run_destroy(r);
+	sched_snap_release(&s);
+}
+
+/* A rebuild keeps the reservations of jobs that still wait and drops the
+ * others': with the head's dropped, a later job may start now. */
+static void test_rebuild_keeps_waiting_jobs(void **state)
+{
+	struct sched_snap s;
+	struct tview v = {.n = 2};
+	struct sched_hold h = {.node = 0, .end = NOW + 100, .cpus = 4};
+	struct bf_run *r;
+
+	snap_make(&s);
+	v.job[0] = J(0, 2, 4, 50);  /* reserved both nodes at NOW + 100 */
+	v.job[1] = J(0, 1, 4, 500); /* node 1 free now but would delay the head */
+	r = run_make(&v, &s, &h, 1, 100);
+	assert_int_equal(bf_run_step(r), 1);
+	assert_int_equal(v.job[0].planned, NOW + 100);
+	v.job[0].kept = 0; /* cancelled meanwhile */
+	assert_int_equal(bf_run_rebuild(r, &s, &h, 1, NOW), 0);
+	assert_int_equal(bf_run_step(r), 0);
+	assert_int_equal(v.job[1].started, 1);
+	bf_run_destroy(r);
+	/* the same with the head still waiting: the job is planned after it */
+	memset(&v, 0, sizeof(v));
+	v.n = 2;
+	v.job[0] = J(0, 2, 4, 50);
+	v.job[1] = J(0, 1, 4, 500);
+	r = run_make(&v, &s, &h, 1, 100);
+	bf_run_step(r);
+	assert_int_equal(bf_run_rebuild(r, &s, &h, 1, NOW), 0);
+	bf_run_step(r);
+	assert_int_equal(v.job[1].started, 0);
+	assert_int_equal(v.job[1].planned, NOW + 150);
+	bf_run_destroy(r);
+	sched_snap_release(&s);
+}
+
+/* bf_max_job_test counts array tasks; jobs past it are left as they were. */
+static void test_max_job_test(void **state)
+{
+	struct sched_snap s;
+	struct tview v = {.n = 2};
+	struct bf_run *r;
+
+	snap_make(&s);
+	v.job[0] = J(0, 1, 1, 60);
+	v.job[0].tasks = 3;
+	v.job[1] = J(0, 1, 1, 60);
+	r = run_make(&v, &s, NULL, 0, 2);
+	while (bf_run_step(r))
+		;
+	assert_int_equal(v.job[0].started, 2);
+	assert_int_equal(v.job[1].started, 0);
+	assert_int_equal(v.job[1].planned, -1);
+	assert_int_equal(bf_run_tested(r), 2);
+	bf_run_destroy(r);
+	sched_snap_release(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_main_pass_blocks_per_partition),
+	    cmocka_unit_test(test_backfill_reserves_and_backfills),
+	    cmocka_unit_test(test_rebuild_keeps_waiting_jobs),
+	    cmocka_unit_test(test_max_job_test),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
