@@ -16,6 +16,7 @@
 #include "common/acctg.h"
 #include "cli/fmt.h"
 #include "common/gres.h"
+#include "common/gres_req.h"
 #include "common/hostlist.h"
 #include "common/jobscript.h"
 #include "common/timefmt.h"
@@ -56,6 +57,13 @@ enum {
 	O_GET_USER_ENV,
 	O_MINCPUS,
 	O_GRES,
+	O_GRES_FLAGS,
+	O_GPUS_PER_NODE,
+	O_GPUS_PER_TASK,
+	O_GPUS_PER_SOCKET,
+	O_CPUS_PER_GPU,
+	O_MEM_PER_GPU,
+	O_GPU_BIND,
 	O_ACCTG_FREQ,
 	O_IGNORE, /* accepted and ignored */
 };
@@ -136,19 +144,19 @@ static const struct opt_def opt_table[] = {
     {"core-spec", required_argument, 'S', SRA},
     {"cores-per-socket", required_argument, O_IGNORE, SRA},
     {"cpu-freq", required_argument, O_IGNORE, SRA},
-    {"cpus-per-gpu", required_argument, O_IGNORE, SRA},
+    {"cpus-per-gpu", required_argument, O_CPUS_PER_GPU, SRA},
     {"delay-boot", required_argument, O_IGNORE, SRA},
     {"distribution", required_argument, 'm', SRA},
     {"extra-node-info", required_argument, 'B', SRA},
     {"get-user-env", optional_argument, O_GET_USER_ENV, S},
     {"get-user-env", optional_argument, O_IGNORE, A}, /* only with --uid */
-    {"gpu-bind", required_argument, O_IGNORE, SRA},
+    {"gpu-bind", required_argument, O_GPU_BIND, SRA},
     {"gpus", required_argument, 'G', SRA},
-    {"gpus-per-node", required_argument, O_IGNORE, SRA},
-    {"gpus-per-socket", required_argument, O_IGNORE, SRA},
-    {"gpus-per-task", required_argument, O_IGNORE, SRA},
+    {"gpus-per-node", required_argument, O_GPUS_PER_NODE, SRA},
+    {"gpus-per-socket", required_argument, O_GPUS_PER_SOCKET, SRA},
+    {"gpus-per-task", required_argument, O_GPUS_PER_TASK, SRA},
     {"gres", required_argument, O_GRES, SRA},
-    {"gres-flags", required_argument, O_IGNORE, SRA},
+    {"gres-flags", required_argument, O_GRES_FLAGS, SRA},
     {"hint", required_argument, O_IGNORE, SRA},
     {"ignore-pbs", no_argument, O_IGNORE, S},
     {"immediate", optional_argument, 'I', R | A},
@@ -157,7 +165,7 @@ static const struct opt_def opt_table[] = {
     {"mail-type", required_argument, O_IGNORE, SRA},
     {"mail-user", required_argument, O_IGNORE, SRA},
     {"mem-bind", required_argument, O_IGNORE, SRA},
-    {"mem-per-gpu", required_argument, O_IGNORE, SRA},
+    {"mem-per-gpu", required_argument, O_MEM_PER_GPU, SRA},
     {"mincpus", required_argument, O_MINCPUS, SRA},
     {"network", required_argument, O_IGNORE, SRA},
     {"no-bell", no_argument, O_IGNORE, A},
@@ -189,7 +197,7 @@ static const struct opt_def opt_table[] = {
 #define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
 
 /* Short letters whose long form is accepted but ignored. */
-static const char ignored_letters[] = "MSmBGIkLET";
+static const char ignored_letters[] = "MSmBIkLET";
 
 /* Input environment variables, applied in this order (later ones win). */
 static const struct {
@@ -205,6 +213,15 @@ static const struct {
     {S, "SBATCH_EXCLUSIVE", O_EXCLUSIVE},
     {S, "SBATCH_EXPORT", O_EXPORT},
     {S, "SBATCH_GET_USER_ENV", O_GET_USER_ENV},
+    {S, "SBATCH_CPUS_PER_GPU", O_CPUS_PER_GPU},
+    {S, "SBATCH_GPU_BIND", O_GPU_BIND},
+    {S, "SBATCH_GPUS", 'G'},
+    {S, "SBATCH_GPUS_PER_NODE", O_GPUS_PER_NODE},
+    {S, "SBATCH_GPUS_PER_SOCKET", O_GPUS_PER_SOCKET},
+    {S, "SBATCH_GPUS_PER_TASK", O_GPUS_PER_TASK},
+    {S, "SBATCH_GRES", O_GRES},
+    {S, "SBATCH_GRES_FLAGS", O_GRES_FLAGS},
+    {S, "SBATCH_MEM_PER_GPU", O_MEM_PER_GPU},
     {S, "SBATCH_INPUT", 'i'},
     {S, "SBATCH_JOB_NAME", 'J'},
     {S, "SBATCH_MEM_PER_CPU", O_MEM_PER_CPU},
@@ -253,6 +270,15 @@ static const struct {
     {R, "SLURM_UNBUFFEREDIO", 'u'},
     {R, "SLURM_WAIT", 'W'},
     {A, "SALLOC_ACCOUNT", 'A'},
+    {A, "SALLOC_CPUS_PER_GPU", O_CPUS_PER_GPU},
+    {A, "SALLOC_GPU_BIND", O_GPU_BIND},
+    {A, "SALLOC_GPUS", 'G'},
+    {A, "SALLOC_GPUS_PER_NODE", O_GPUS_PER_NODE},
+    {A, "SALLOC_GPUS_PER_SOCKET", O_GPUS_PER_SOCKET},
+    {A, "SALLOC_GPUS_PER_TASK", O_GPUS_PER_TASK},
+    {A, "SALLOC_GRES", O_GRES},
+    {A, "SALLOC_GRES_FLAGS", O_GRES_FLAGS},
+    {A, "SALLOC_MEM_PER_GPU", O_MEM_PER_GPU},
     {A, "SALLOC_CONSTRAINT", 'C'},
     {A, "SALLOC_EXCLUSIVE", O_EXCLUSIVE},
     {A, "SALLOC_KILL_CMD", 'K'},
@@ -534,6 +560,37 @@ static uint32_t parse_job_id(const char *arg)
 
 /* ---- applying one option ---- */
 
+/* --gpus, --gpus-per-node, -task, -socket: "[type:]count", checked here. */
+static void set_gpus(struct jobopt *o, int id, const char *arg)
+{
+	struct job_desc *d = &o->desc;
+	char type[GRES_NAME_MAX];
+	uint32_t n;
+	const char *name = id == 'G'               ? "gpus"
+	                   : id == O_GPUS_PER_NODE ? "gpus-per-node"
+	                   : id == O_GPUS_PER_TASK ? "gpus-per-task"
+	                                           : "gpus-per-socket";
+	char **field = id == 'G'               ? &d->gpus
+	               : id == O_GPUS_PER_NODE ? &d->gpus_per_node
+	               : id == O_GPUS_PER_TASK ? &d->gpus_per_task
+	                                       : &d->gpus_per_socket;
+
+	if (gres_gpu_parse(arg, type, &n, NULL) < 0)
+		die(JOBOPT_EXIT_FATAL, "Invalid --%s specification", name);
+	set_str(field, arg);
+}
+
+/* --gres-flags=enforce-binding|disable-binding */
+static void set_gres_flags(struct job_desc *d, const char *arg)
+{
+	if (!strcasecmp(arg, "enforce-binding"))
+		d->gres_flags = GRES_F_ENFORCE_BINDING;
+	else if (!strcasecmp(arg, "disable-binding"))
+		d->gres_flags = GRES_F_DISABLE_BINDING;
+	else
+		die(JOBOPT_EXIT_FATAL, "Invalid --gres-flags specification");
+}
+
 static void apply_common(struct jobopt *o, int id, const char *arg)
 {
 	struct job_desc *d = &o->desc;
@@ -635,6 +692,28 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 				die(JOBOPT_EXIT_FATAL, "Invalid --gres specification");
 			d->gres = xstrdup(arg);
 		}
+		break;
+	case 'G':
+	case O_GPUS_PER_NODE:
+	case O_GPUS_PER_TASK:
+	case O_GPUS_PER_SOCKET:
+		set_gpus(o, id, arg);
+		break;
+	case O_CPUS_PER_GPU:
+		d->cpus_per_gpu = parse_count(arg, "cpus-per-gpu");
+		break;
+	case O_MEM_PER_GPU: {
+		uint64_t mb = parse_mem(arg, "mem-per-gpu");
+		d->mem_per_gpu = mb ? mb : NO_VAL64; /* 0: as unset, like --mem=0 */
+		break;
+	}
+	case O_GPU_BIND:
+		if (!*arg || strlen(arg) > 256)
+			die(JOBOPT_EXIT_FATAL, "Invalid --gpu-bind specification");
+		set_str(&d->gpu_bind, arg);
+		break;
+	case O_GRES_FLAGS:
+		set_gres_flags(d, arg);
 		break;
 	case 'N':
 		parse_nodes(o, arg);

@@ -136,8 +136,10 @@ static void job_tres(const struct job_info *j, char *buf, size_t len)
 	if (mb)
 		snprintf(mem, sizeof(mem), "mem=%s,",
 		         timefmt_mem_unit(mb, unit, sizeof(unit)));
-	snprintf(buf, len, "cpu=%u,%snode=%u,billing=%u", j->num_cpus, mem, nodes,
-	         cli_billing(j->partition, j->num_cpus, mb, nodes));
+	snprintf(buf, len, "cpu=%u,%snode=%u,billing=%u%s%s", j->num_cpus, mem, nodes,
+	         cli_billing(j->partition, j->num_cpus, mb, nodes),
+	         j->tres_gres && *j->tres_gres ? "," : "",
+	         j->tres_gres ? j->tres_gres : "");
 }
 
 static void print_job_paths(FILE *f, const struct job_info *j, const char *le,
@@ -153,6 +155,21 @@ static void print_job_paths(FILE *f, const struct job_info *j, const char *le,
 	free(out);
 	free(err);
 	free(in);
+}
+
+/* The GRES a job asked for, after Power= as Slurm 22.05 prints them. */
+static void print_job_tres(FILE *f, const struct job_info *j, const char *le)
+{
+	const struct {
+		const char *key, *val;
+	} t[] = {
+	    {"CpusPerTres", j->cpus_per_tres},     {"MemPerTres", j->mem_per_tres},
+	    {"TresPerJob", j->tres_per_job},       {"TresPerNode", j->tres_per_node},
+	    {"TresPerSocket", j->tres_per_socket}, {"TresPerTask", j->tres_per_task}};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (t[i].val && *t[i].val)
+			fprintf(f, "%s%s=%s", le, t[i].key, t[i].val);
 }
 
 static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_info *j,
@@ -248,6 +265,7 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	if (j->batch_flag)
 		print_job_paths(f, j, le, u);
 	fputs("Power=", f);
+	print_job_tres(f, j, le);
 	end_record(f, o);
 }
 

@@ -169,6 +169,11 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 	run->mem = xcalloc(count, sizeof(uint64_t));
 	run->cores = xcalloc(count, sizeof(uint32_t *));
 	run->held = xcalloc(count, 1);
+	if (ev->gres && strv_len(ev->gres) == count) {
+		run->gres = xcalloc(count, sizeof(char *));
+		for (size_t i = 0; i < count; i++)
+			run->gres[i] = *ev->gres[i] ? xstrdup(ev->gres[i]) : NULL;
+	}
 	run->share = job->part ? part_job_share(job->part, job->desc.flags) : 1;
 	/* a snapshot says which cores the job holds; a live start picks them */
 	for (size_t i = 0; i < count; i++)
@@ -185,6 +190,9 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 		run->cores[i] = xcalloc(run->cpus[i] + 1, sizeof(uint32_t));
 		if (idx >= 0) {
 			node_alloc(n, run->cpus[i], run->mem[i], run->share, ev->time);
+			if (run->gres)
+				gres_use_claim(node_mgr_gres_kinds(ctld->nodes),
+				               &n->gres_use, run->gres[i]);
 			if (total)
 				node_cores_claim(n, run->cpus[i], run->share,
 				                 ev->slots.v + at, run->cores[i]);
@@ -258,6 +266,9 @@ void job_release_node(struct ctld *ctld, struct job *job, uint32_t k, time_t now
 	if ((job->state & JOB_COMPLETING) && n->completing)
 		n->completing--;
 	node_release(n, job->run->cpus[k], job->run->mem[k], job->run->share, now);
+	if (job->run->gres)
+		gres_use_release(node_mgr_gres_kinds(ctld->nodes), &n->gres_use,
+		                 job->run->gres[k]);
 	node_cores_give(n, job->run->cpus[k], job->run->cores[k]);
 	job->run->held[k] = 0;
 	ctld->res_gen++;

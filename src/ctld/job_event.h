@@ -87,7 +87,8 @@ ROTA_DECLARE(ev_submit, EV_SUBMIT_FIELDS)
 	F(S, u32, state, _)                                                              \
 	F(S, u32v, slots, _)                                                             \
 	F(S, u32, next_step_id, _)                                                       \
-	F(S, u32, derived_exit, _)
+	F(S, u32, derived_exit, _)                                                       \
+	F(S, strv, gres, _) /* per node: GRES held (common/gres_req.h); none: no GRES */
 ROTA_DECLARE(ev_start, EV_START_FIELDS)
 
 #define EV_END_FIELDS(F, S)                                                              \

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "common/gres_req.h"
 #include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/states.h"
@@ -107,6 +108,113 @@ static void info_clear_plan(uint64_t mask, struct info_clear *c)
 	}
 }
 
+/* "gres:" before each item of a --gres list (Slurm 22.05's TresPerNode),
+ * then more ("gres:gpu:2" for --gpus-per-node), or NULL when neither. */
+static char *tres_words(const char *list, const char *more)
+{
+	char *out = NULL;
+
+	for (const char *s = list; s && *s;) {
+		size_t len = strcspn(s, ",");
+		char *next = xasprintf("%s%sgres:%.*s", out ? out : "", out ? "," : "",
+		                       (int)len, s);
+		free(out);
+		out = next;
+		s += len + (s[len] == ',');
+	}
+	if (more) {
+		char *next =
+		    xasprintf("%s%sgres:gpu:%s", out ? out : "", out ? "," : "", more);
+		free(out);
+		out = next;
+	}
+	return out;
+}
+
+/* "gres/gpu=2,gres/gpu:h100=2": what the job holds over its nodes. */
+static char *tres_alloc(const struct job *job)
+{
+	struct gres_alloc_item it[GRES_MAX_ITEMS];
+	struct {
+		char name[GRES_NAME_MAX], type[GRES_NAME_MAX];
+		uint64_t n;
+	} sum[GRES_MAX_ITEMS];
+	size_t nsum = 0;
+	char *out = NULL;
+
+	for (uint32_t k = 0; job->run->gres && k < job->run->nnodes; k++) {
+		size_t n = 0;
+		if (!job->run->gres[k] ||
+		    gres_alloc_parse(job->run->gres[k], it, GRES_MAX_ITEMS, &n) < 0)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			size_t j = 0;
+			while (j < nsum && (strcmp(sum[j].name, it[i].name) ||
+			                    strcmp(sum[j].type, it[i].type)))
+				j++;
+			if (j == nsum) {
+				if (nsum == GRES_MAX_ITEMS)
+					continue;
+				memcpy(sum[j].name, it[i].name, sizeof(sum[j].name));
+				memcpy(sum[j].type, it[i].type, sizeof(sum[j].type));
+				sum[j].n = 0;
+				nsum++;
+			}
+			sum[j].n += it[i].count;
+		}
+	}
+	for (size_t j = 0; j < nsum; j++) {
+		uint64_t total = 0;
+		char *next;
+		/* the name's total once, before its types */
+		for (size_t i = 0; i < nsum; i++)
+			if (!strcmp(sum[i].name, sum[j].name))
+				total += sum[i].n;
+		next = xasprintf("%s%s", out ? out : "", out ? "," : "");
+		free(out);
+		out = next;
+		if (j == 0 || strcmp(sum[j - 1].name, sum[j].name)) {
+			next = xasprintf("%sgres/%s=%llu", out, sum[j].name,
+			                 (unsigned long long)total);
+			free(out);
+			out = next;
+			if (!*sum[j].type)
+				continue;
+			next = xasprintf("%s,", out);
+			free(out);
+			out = next;
+		}
+		if (*sum[j].type) {
+			next = xasprintf("%sgres/%s:%s=%llu", out, sum[j].name,
+			                 sum[j].type, (unsigned long long)sum[j].n);
+			free(out);
+			out = next;
+		}
+	}
+	return out;
+}
+
+static void fill_tres(const struct job *job, struct job_info *o, uint64_t mask)
+{
+	const struct job_desc *d = &job->desc;
+
+	if (mask & JI(tres_per_node))
+		o->tres_per_node = tres_words(d->gres, d->gpus_per_node);
+	if (mask & JI(tres_per_job))
+		o->tres_per_job = tres_words(NULL, d->gpus);
+	if (mask & JI(tres_per_task))
+		o->tres_per_task = tres_words(NULL, d->gpus_per_task);
+	if (mask & JI(tres_per_socket))
+		o->tres_per_socket = tres_words(NULL, d->gpus_per_socket);
+	if ((mask & JI(cpus_per_tres)) && d->cpus_per_gpu)
+		o->cpus_per_tres = xasprintf("gres:gpu:%u", d->cpus_per_gpu);
+	if ((mask & JI(mem_per_tres)) && d->mem_per_gpu && d->mem_per_gpu != NO_VAL64)
+		o->mem_per_tres =
+		    xasprintf("gres:gpu:%llu", (unsigned long long)d->mem_per_gpu);
+	if ((mask & JI(tres_gres)) && job->run->gres)
+		o->tres_gres = tres_alloc(job);
+}
+
 void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
                    uint64_t mask)
 {
@@ -168,6 +276,7 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->partition = d->partition;
 	o->account = d->account;
 	o->qos = d->qos;
+	fill_tres(job, o, mask);
 	o->req_nodes = d->req_nodes;
 	o->exc_nodes = d->exc_nodes;
 	o->features = d->features;
@@ -219,6 +328,13 @@ void job_info_release(struct job_info *o)
 	free(o->std_err);
 	free(o->dependency);
 	free(o->array_task_str);
+	free(o->tres_per_node);
+	free(o->tres_per_job);
+	free(o->tres_per_task);
+	free(o->tres_per_socket);
+	free(o->cpus_per_tres);
+	free(o->mem_per_tres);
+	free(o->tres_gres);
 }
 
 /* Jobs a frame holds at most: "more" says another frame follows. */

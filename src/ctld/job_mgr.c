@@ -8,6 +8,7 @@
 #include "common/constraint.h"
 #include "common/conf.h"
 #include "common/gres.h"
+#include "common/gres_req.h"
 #include "common/hostlist.h"
 #include "common/seqfile.h"
 #include "common/slab.h"
@@ -96,6 +97,9 @@ static void run_free(const struct job_run *run)
 	for (uint32_t i = 0; run->cores && i < run->nnodes; i++)
 		free(run->cores[i]);
 	free(run->cores);
+	for (uint32_t i = 0; run->gres && i < run->nnodes; i++)
+		free(run->gres[i]);
+	free(run->gres);
 	free(run->held);
 	free(run->mem);
 	free(run->nodes_str);
@@ -583,6 +587,10 @@ static int job_desc_fits(struct ctld *ctld, const struct part *p,
 	size_t alts = cons ? constraint_alternatives(cons) : 1;
 	int rc = -EINVAL;
 
+	/* checked by job_desc_gres before */
+	if (gres_use_wants(node_mgr_gres_kinds(ctld->nodes), d, &req, NULL) < 0)
+		alts = 0;
+
 	for (size_t alt = 0; alt < alts && rc == -EINVAL; alt++) {
 		for (size_t i = 0; i < p->nnodes; i++) {
 			struct node *n = node_mgr_get(ctld->nodes, p->node_idx[i]);
@@ -590,6 +598,7 @@ static int job_desc_fits(struct ctld *ctld, const struct part *p,
 			nodes[i].mem = n->mem;
 			nodes[i].usable =
 			    !cons || constraint_match(cons, alt, n->cfg->features);
+			memcpy(nodes[i].gres, n->gres_use.count, sizeof(nodes[i].gres));
 		}
 		rc = sched_select(nodes, p->nnodes, &req, &out);
 	}
@@ -680,19 +689,57 @@ static int job_desc_nodes(struct ctld *ctld, const struct part *p, char **list)
 	return rc;
 }
 
-/* --gres: each GRES named must be configured on a node of p (Gres= in
- * slurm.conf), else ESLURM_INVALID_GRES as Slurm says; one no node has as many
- * of as asked cannot run there. */
+/* A GPU option as a --gres item of one: its name and type are checked
+ * against the partition here, its count by job_desc_fits.  0 when there is no
+ * room. */
+static int items_add_gpu(struct gres_item *items, size_t *n, const char *type)
+{
+	if (*n == GRES_MAX_ITEMS)
+		return 0;
+	memset(&items[*n], 0, sizeof(items[*n]));
+	memcpy(items[*n].name, "gpu", 4);
+	memcpy(items[*n].type, type, strnlen(type, GRES_NAME_MAX - 1));
+	items[(*n)++].count = 1;
+	return 1;
+}
+
+/* --gres and the GPU options: each GRES named must be configured on a node of
+ * p (Gres= in slurm.conf), else ESLURM_INVALID_GRES as Slurm says; one no node
+ * has as many of as asked cannot run there. */
 static int job_desc_gres(const struct ctld *ctld, const struct part *p,
                          const struct job_desc *d)
 {
 	struct gres_item items[GRES_MAX_ITEMS];
 	struct rota_error err = {{0}};
+	struct sched_req r = {.min_nodes = 1, .cpus_per_task = 1};
 	size_t n = 0;
+	const char *gpu_opts[] = {d->gpus, d->gpus_per_node, d->gpus_per_task,
+	                          d->gpus_per_socket};
 
-	if (!d->gres)
+	for (size_t i = 0; i < sizeof(gpu_opts) / sizeof(gpu_opts[0]); i++) {
+		char type[GRES_NAME_MAX];
+		uint32_t count;
+		if (!gpu_opts[i])
+			continue;
+		if (gres_gpu_parse(gpu_opts[i], type, &count, &err) < 0) {
+			log_info("submit rejected: %s", err.text);
+			return -ESLURM_INVALID_GRES;
+		}
+		if (!items_add_gpu(items, &n, type))
+			return -ESLURM_INVALID_GRES;
+	}
+	if (d->gres) {
+		size_t m = 0;
+		if (gres_parse(d->gres, items + n, &m, &err) < 0 ||
+		    n + m > GRES_MAX_ITEMS) {
+			log_info("submit rejected: %s", err.text);
+			return -ESLURM_INVALID_GRES;
+		}
+		n += m;
+	}
+	if (!n)
 		return 0;
-	if (gres_parse(d->gres, items, &n, &err) < 0) {
+	if (gres_use_wants(node_mgr_gres_kinds(ctld->nodes), d, &r, &err) < 0) {
 		log_info("submit rejected: %s", err.text);
 		return -ESLURM_INVALID_GRES;
 	}
@@ -767,13 +814,25 @@ int job_desc_check_strings(const struct job_desc *d, const char **ret_field,
 	const struct {
 		const char *field, *value;
 	} strs[] = {
-	    {"job name", d->name},           {"comment", d->comment},
-	    {"account", d->account},         {"partition", d->partition},
-	    {"constraint", d->features},     {"dependency", d->dependency},
-	    {"node list", d->req_nodes},     {"excluded node list", d->exc_nodes},
-	    {"array", d->array_inx},         {"working directory", d->work_dir},
-	    {"stdout path", d->std_out},     {"stderr path", d->std_err},
-	    {"stdin path", d->std_in},       {"gres", d->gres},
+	    {"job name", d->name},
+	    {"comment", d->comment},
+	    {"account", d->account},
+	    {"partition", d->partition},
+	    {"constraint", d->features},
+	    {"dependency", d->dependency},
+	    {"node list", d->req_nodes},
+	    {"excluded node list", d->exc_nodes},
+	    {"array", d->array_inx},
+	    {"working directory", d->work_dir},
+	    {"stdout path", d->std_out},
+	    {"stderr path", d->std_err},
+	    {"stdin path", d->std_in},
+	    {"gres", d->gres},
+	    {"gpus", d->gpus},
+	    {"gpus-per-node", d->gpus_per_node},
+	    {"gpus-per-task", d->gpus_per_task},
+	    {"gpus-per-socket", d->gpus_per_socket},
+	    {"gpu-bind", d->gpu_bind},
 	    {"submit host", d->submit_host},
 	};
 

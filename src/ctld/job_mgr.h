@@ -51,6 +51,8 @@ struct job_run {
 	uint64_t *mem;
 	uint32_t **cores; /* [nnodes][cpus[i]] core ids on each node */
 	uint8_t *held;    /* [nnodes] resources still held (COMPLETING) */
+	char **gres;      /* [nnodes] GRES held on each (common/gres_req.h), or
+	                   * NULL when the job holds none */
 	char *nodes_str;
 	struct step *steps;
 	uint32_t next_step_id;

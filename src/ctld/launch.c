@@ -28,6 +28,12 @@ static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_re
 	l->partition = d->partition;
 	l->account = d->account;
 	l->qos = d->qos;
+	l->gpus = d->gpus;
+	l->gpus_per_node = d->gpus_per_node;
+	l->gpus_per_task = d->gpus_per_task;
+	l->cpus_per_gpu = d->cpus_per_gpu;
+	l->mem_per_gpu = d->mem_per_gpu == NO_VAL64 ? 0 : d->mem_per_gpu;
+	l->gpu_bind = d->gpu_bind;
 	l->cluster_name = ctld->conf->cluster_name;
 	l->work_dir = d->work_dir;
 	l->job_nodes = job->run->nodes_str;
@@ -106,6 +112,7 @@ void launch_batch(struct ctld *ctld, struct job *job)
 	l.step_tasks_per_node = (struct rota_u32v){job->run->tasks, job->run->nnodes};
 	l.step_num_tasks = l.job_num_tasks;
 	l.cores = (struct rota_u32v){job->run->cores[0], job->run->cpus[0]};
+	l.gres = job->run->gres ? job->run->gres[0] : NULL;
 	if (launch_send(ctld, n, &l) < 0) {
 		log_err("JobId=%u: cannot reach node %s to launch", job->job_id,
 		        n->cfg->name);
@@ -158,6 +165,7 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 				continue;
 			l.cores =
 			    (struct rota_u32v){job->run->cores[k], job->run->cpus[k]};
+			l.gres = job->run->gres ? job->run->gres[k] : NULL;
 			if (st->nslots && st->nslots[i] < job->run->cpus[k]) {
 				for (uint32_t c = 0; c < st->nslots[i]; c++)
 					cores[c] = job->run->cores[k][st->slots[i][c]];

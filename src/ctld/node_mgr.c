@@ -25,6 +25,7 @@ struct node_mgr {
 	size_t nparts;
 	int32_t *by_name; /* [hsize] open addressing: node index or -1 */
 	size_t hsize;     /* a power of two > 2 * count */
+	struct gres_kinds kinds;
 };
 
 static size_t name_hash(const char *s)
@@ -71,6 +72,7 @@ int node_mgr_create(struct ctld *ctld, struct node_mgr **ret)
 		n->threads = cn->threads_per_core;
 		n->flags = NODE_NO_RESPOND;
 		n->core_used = xcalloc(n->cpus ? n->cpus : 1, 1);
+		gres_use_setup(&nm->kinds, &n->gres_use, cn->gres, cn->name);
 		if (cn->state == CONF_NODE_DOWN || cn->state == CONF_NODE_DRAIN) {
 			n->down = n->admin_down = cn->state == CONF_NODE_DOWN;
 			if (cn->state == CONF_NODE_DRAIN)
@@ -122,6 +124,11 @@ void node_mgr_destroy(struct node_mgr *nm)
 	free(nm->parts);
 	free(nm->nodes);
 	free(nm);
+}
+
+const struct gres_kinds *node_mgr_gres_kinds(const struct node_mgr *nm)
+{
+	return &nm->kinds;
 }
 
 size_t node_mgr_count(const struct node_mgr *nm)

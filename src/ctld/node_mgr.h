@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
+#include "ctld/gres_use.h"
 #include "proto/messages.h"
 
 struct ctld;
@@ -43,6 +44,7 @@ struct node {
 	 * its, and those requeued while running there */
 	uint32_t *orphans; /* [norphans], owned */
 	uint32_t norphans;
+	struct gres_use gres_use; /* its GRES kinds and the devices jobs hold */
 };
 
 struct part {
@@ -73,6 +75,9 @@ struct node *node_mgr_get(struct node_mgr *nm, size_t idx);
 int node_mgr_find(const struct node_mgr *nm, const char *name); /* idx or -1 */
 
 size_t node_mgr_part_count(const struct node_mgr *nm);
+
+/* The cluster's GRES kinds (gres_use.h), from the nodes' Gres=. */
+const struct gres_kinds *node_mgr_gres_kinds(const struct node_mgr *nm);
 struct part *node_mgr_part(struct node_mgr *nm, size_t i);
 struct part *node_mgr_part_find(struct node_mgr *nm, const char *name);
 struct part *node_mgr_part_default(struct node_mgr *nm);

@@ -88,9 +88,16 @@ static void node_adopt(struct node *n, struct node *o)
 static void jobs_remap(struct ctld *ctld, struct node_mgr *nm, const int *map)
 {
 	for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
-		for (uint32_t k = 0; j->run->node_idx && k < j->run->nnodes; k++)
+		for (uint32_t k = 0; j->run->node_idx && k < j->run->nnodes; k++) {
 			if (map[j->run->node_idx[k]] >= 0)
 				j->run->node_idx[k] = (uint32_t)map[j->run->node_idx[k]];
+			/* the devices it holds, in the new kinds */
+			if (j->run->gres && j->run->held && j->run->held[k])
+				gres_use_claim(
+				    node_mgr_gres_kinds(nm),
+				    &node_mgr_get(nm, j->run->node_idx[k])->gres_use,
+				    j->run->gres[k]);
+		}
 		for (struct step *st = j->run->steps; st; st = st->next)
 			for (uint32_t i = 0; i < st->nnodes; i++)
 				if (map[st->node_idx[i]] >= 0)

@@ -9,6 +9,7 @@
 #include "common/arrayspec.h"
 #include "common/constraint.h"
 #include "common/gres.h"
+#include "common/strv.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/schedparams.h"
@@ -205,10 +206,34 @@ static void job_req(const struct job *job, struct sched_req *r)
 	r->min_cpus = d->pn_min_cpus == NO_VAL ? 0 : d->pn_min_cpus;
 }
 
+static int job_req_has_gres(const struct job *job)
+{
+	const struct job_desc *d = &job->desc;
+
+	return d->gres || d->gpus || d->gpus_per_node || d->gpus_per_task ||
+	       d->gpus_per_socket;
+}
+
+/* The job's GRES (checked at submit; a reconfiguration may have taken a kind
+ * away since: then nothing fits it). */
+static void job_req_gres(struct sched_pass *ps, const struct job *job,
+                         struct sched_req *r)
+{
+	const struct job_desc *d = &job->desc;
+
+	if (!job_req_has_gres(job))
+		return;
+	if (gres_use_wants(node_mgr_gres_kinds(ps->ctld->nodes), d, r, NULL) < 0) {
+		r->ngres = 1;
+		r->gres[0] = (struct sched_gres_want){.kinds = 0, .per_node = 1};
+	}
+}
+
 void sched_pass_job(struct sched_pass *ps, struct job *job, struct sched_job *ret)
 {
 	ret->part = (uint32_t)sched_pass_part_index(ps->ctld, job->part);
 	job_req(job, &ret->req);
+	job_req_gres(ps, job, &ret->req);
 	ret->nalts = alternatives(job);
 }
 
@@ -234,9 +259,20 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 	names = xcalloc(a->nnodes + 1, sizeof(char *));
 	mem32 = xcalloc(a->nnodes, sizeof(uint32_t));
 	for (uint32_t i = 0; i < a->nnodes; i++) {
-		names[i] = node_mgr_get(ctld->nodes, a->node_idx[i])->cfg->name;
+		const struct node *n = node_mgr_get(ctld->nodes, a->node_idx[i]);
+		names[i] = n->cfg->name;
 		mem32[i] = (uint32_t)a->mem[i];
+		if (a->gres && job_req_has_gres(task)) {
+			if (!ev.gres)
+				ev.gres = xcalloc(a->nnodes + 1, sizeof(char *));
+			ev.gres[i] =
+			    gres_use_pick(node_mgr_gres_kinds(ctld->nodes), &n->gres_use,
+			                  a->gres + (size_t)i * SCHED_GRES_KINDS);
+		}
 	}
+	for (uint32_t i = 0; ev.gres && i < a->nnodes; i++)
+		if (!ev.gres[i]) /* a strv ends at its first NULL */
+			ev.gres[i] = xstrdup("");
 	ev.job_id = task->job_id;
 	ev.nodes = hostlist_compress(names, a->nnodes);
 	ev.cpus_per_node = (struct rota_u32v){a->cpus, a->nnodes};
@@ -261,6 +297,7 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 	}
 	ps->running++;
 	free(ev.nodes);
+	strv_free(ev.gres);
 	free(names);
 	free(mem32);
 	return more ? SCHED_MORE : SCHED_STARTED;
@@ -469,6 +506,9 @@ void sched_pass_init(struct sched_pass *ps, struct ctld *ctld)
 		s->nodes[i].alloc_mem = s->mem_consumable ? nd->alloc_mem : 0;
 		s->nodes[i].weight = nd->cfg->weight;
 		s->nodes[i].shared_cpus = nd->shared_cpus;
+		memcpy(s->nodes[i].gres, nd->gres_use.count, sizeof(s->nodes[i].gres));
+		memcpy(s->nodes[i].gres_alloc, nd->gres_use.alloc,
+		       sizeof(s->nodes[i].gres_alloc));
 	}
 	ps->parts = xcalloc(nparts + 1, sizeof(*ps->parts));
 	for (size_t i = 0; i < nparts; i++) {

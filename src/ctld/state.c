@@ -110,6 +110,11 @@ static void gen_start(const struct job *j, struct ev_start *ev)
 		ev->tasks_per_node.v[i] = j->run->tasks[i];
 		ev->mem_per_node.v[i] = (uint32_t)j->run->mem[i];
 	}
+	if (j->run->gres) { /* and the same devices */
+		ev->gres = xcalloc(j->run->nnodes + 1, sizeof(char *));
+		for (uint32_t i = 0; i < j->run->nnodes; i++)
+			ev->gres[i] = xstrdup(j->run->gres[i] ? j->run->gres[i] : "");
+	}
 }
 
 static void gen_end(const struct job *j, struct ev_end *ev)

@@ -287,6 +287,7 @@ const char *joblist_value(const struct fmt_col *col, const void *rec, void *vctx
 			u32_str(j->job_id, buf);
 		return buf;
 	case 'b':
+		return j->tres_per_node && *j->tres_per_node ? j->tres_per_node : "N/A";
 	case 'v':
 	case 'w':
 	case 'W':
@@ -734,6 +735,7 @@ static uint64_t field_needs(int id)
 	case 'q':
 		return JI(qos);
 	case 'b':
+		return JI(tres_per_node);
 	case 'v':
 	case 'w':
 	case 'W':

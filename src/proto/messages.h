@@ -59,8 +59,21 @@
 	F(S, str, array_inx, _)   /* --array spec as given; NULL: not an array */        \
 	F(S, u32, pn_min_cpus, _) /* --mincpus; NO_VAL unset */                          \
 	F(S, str, gres, _)        /* --gres as given (common/gres.h); NULL: none */      \
-	F(S, str, qos, _)         /* --qos; set at submit (the association's default) */
+	F(S, str, qos, _)         /* --qos; set at submit (the association's default) */ \
+	/* GPUs, each "[type:]count" as given (common/gres.h gres_gpu_parse) */          \
+	F(S, str, gpus, _)            /* --gpus: in all */                               \
+	F(S, str, gpus_per_node, _)   /* --gpus-per-node */                              \
+	F(S, str, gpus_per_task, _)   /* --gpus-per-task */                              \
+	F(S, str, gpus_per_socket, _) /* --gpus-per-socket */                            \
+	F(S, u32, cpus_per_gpu, _)    /* --cpus-per-gpu; 0 unset */                      \
+	F(S, u64, mem_per_gpu, _)     /* --mem-per-gpu, MB; 0 unset */                   \
+	F(S, str, gpu_bind, _)        /* --gpu-bind as given */                          \
+	F(S, u32, gres_flags, _)      /* --gres-flags: GRES_F_* */
 ROTA_DECLARE(job_desc, JOB_DESC_FIELDS)
+enum gres_flags {
+	GRES_F_ENFORCE_BINDING = 1,
+	GRES_F_DISABLE_BINDING = 2,
+};
 
 enum job_flags {
 	JOB_F_EXCLUSIVE = 1 << 0,
@@ -126,9 +139,18 @@ enum job_flags {
 	F(S, str, sched_nodes, _)     /* pending: nodes backfill planned for it */       \
 	F(S, u32, pn_min_cpus, _)     /* --mincpus; NO_VAL unset */                      \
 	F(S, str, unavail_nodes, _)   /* ReqNodeNotAvail: which -w nodes are down */     \
-	F(S, str, qos, _)
+	F(S, str, qos, _)                                                                \
+	/* GRES requested, in Slurm's words ("gres:gpu:2"), NULL when none */            \
+	F(S, str, tres_per_node, _)                                                      \
+	F(S, str, tres_per_job, _)                                                       \
+	F(S, str, tres_per_task, _)                                                      \
+	F(S, str, tres_per_socket, _)                                                    \
+	F(S, str, cpus_per_tres, _)                                                      \
+	F(S, str, mem_per_tres, _)                                                       \
+	F(S, str, tres_gres, _) /* GRES allocated: "gres/gpu=2,gres/gpu:h100=2" */
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 ROTA_INDEX(job_info, JOB_INFO_FIELDS)
+_Static_assert(job_info_nfields <= 64, "job_info_req.fields is 64 bits");
 /* The bit of field n in job_info_req.fields. */
 #define JI(n) (UINT64_C(1) << job_info_idx_##n)
 
@@ -540,7 +562,15 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, u64, cred_id, _)     /* the job credential (proto/cred.h): random id, */    \
 	F(S, i64, cred_expire, _) /* ... when it expires (controller's clock), */        \
 	F(S, bin, cred_sig, _)    /* ... and the controller's signature */               \
-	F(S, str, qos, _)         /* SLURM_JOB_QOS */
+	F(S, str, qos, _)         /* SLURM_JOB_QOS */                                    \
+	F(S, str, gres, _)        /* the job's GRES on this node (common/gres_req.h) */  \
+	F(S, str, step_gres, _)   /* the step's; NULL: the job's */                      \
+	F(S, str, gpus, _)        /* the job's GPU options, for its environment */       \
+	F(S, str, gpus_per_node, _)                                                      \
+	F(S, str, gpus_per_task, _)                                                      \
+	F(S, u32, cpus_per_gpu, _)                                                       \
+	F(S, u64, mem_per_gpu, _)                                                        \
+	F(S, str, gpu_bind, _)
 ROTA_DECLARE(launch_req, LAUNCH_REQ_FIELDS)
 
 /* Controller -> node: signal the job's steps here (step_id NO_VAL: all). With

@@ -13,13 +13,23 @@
 struct bf_event {
 	int64_t t;
 	int64_t dc, dm;
+	int32_t dg[SCHED_GRES_KINDS];
 };
 
 struct bf_hold {
 	int64_t start, end;
 	uint32_t cpus;
 	uint64_t mem;
+	uint32_t gres[SCHED_GRES_KINDS];
 };
+
+static int gres_any(const uint32_t *g)
+{
+	for (unsigned k = 0; g && k < SCHED_GRES_KINDS; k++)
+		if (g[k])
+			return 1;
+	return 0;
+}
 
 struct bf_node {
 	struct bf_hold *h;
@@ -246,15 +256,26 @@ static int ends_insert(struct bf_plan *bp, int64_t end)
 int bf_plan_hold(struct bf_plan *bp, uint32_t node, int64_t start, int64_t end,
                  uint32_t cpus, uint64_t mem)
 {
+	return bf_plan_hold_gres(bp, node, start, end, cpus, mem, NULL);
+}
+
+int bf_plan_hold_gres(struct bf_plan *bp, uint32_t node, int64_t start, int64_t end,
+                      uint32_t cpus, uint64_t mem, const uint32_t *gres)
+{
 	struct bf_node *nd;
+	struct bf_hold h = {.cpus = cpus, .mem = mem};
 
 	if (node >= bp->n)
 		return -EINVAL;
 	if (start < bp->now)
 		start = bp->now;
 	end = round_end(bp, end);
-	if (end <= start || (!cpus && !mem))
+	if (end <= start || (!cpus && !mem && !gres_any(gres)))
 		return 0;
+	h.start = start;
+	h.end = end;
+	if (gres)
+		memcpy(h.gres, gres, sizeof(h.gres));
 	nd = &bp->nodes[node];
 	for (size_t g = 0; g < bp->ngroups; g++)
 		if (bp->groups[g].member[node] &&
@@ -263,13 +284,13 @@ int bf_plan_hold(struct bf_plan *bp, uint32_t node, int64_t start, int64_t end,
 			return -ENOMEM;
 	if (nd->n == nd->cap) {
 		uint32_t cap = nd->cap ? 2 * nd->cap : 4;
-		struct bf_hold *h = realloc(nd->h, cap * sizeof(*h));
-		if (!h)
+		struct bf_hold *more = realloc(nd->h, cap * sizeof(*more));
+		if (!more)
 			return -ENOMEM;
-		nd->h = h;
+		nd->h = more;
 		nd->cap = cap;
 	}
-	nd->h[nd->n++] = (struct bf_hold){start, end, cpus, mem};
+	nd->h[nd->n++] = h;
 	nd->ev_stale = 1;
 	return ends_insert(bp, end);
 }
@@ -278,26 +299,29 @@ int bf_plan_hold_alloc(struct bf_plan *bp, const struct sched_alloc *a, int64_t 
                        int64_t end)
 {
 	for (uint32_t i = 0; i < a->nnodes; i++) {
-		int rc =
-		    bf_plan_hold(bp, a->node_idx[i], start, end, a->cpus[i], a->mem[i]);
+		int rc = bf_plan_hold_gres(
+		    bp, a->node_idx[i], start, end, a->cpus[i], a->mem[i],
+		    a->gres ? a->gres + (size_t)i * SCHED_GRES_KINDS : NULL);
 		if (rc < 0)
 			return rc;
 	}
 	return 0;
 }
 
-/* Peak CPUs and memory in use on a node during [a, b).  Usage only rises at a
- * hold's start, so the peak is at a or at some start inside the window. */
-static void node_peak(const struct bf_node *nd, int64_t a, int64_t b, uint32_t *ret_cpus,
-                      uint64_t *ret_mem)
+/* Peak CPUs, memory and GRES of each kind in use on a node during [a, b),
+ * into s's alloc fields.  Usage only rises at a hold's start, so the peak is at
+ * a or at some start inside the window; each is taken separately
+ * (conservative). */
+static void node_peak(const struct bf_node *nd, int64_t a, int64_t b,
+                      struct sched_node *s)
 {
-	uint32_t pc = 0;
+	uint32_t pc = 0, pg[SCHED_GRES_KINDS] = {0};
 	uint64_t pm = 0;
 
 	for (uint32_t k = 0; k < nd->n; k++) {
 		const struct bf_hold *h = &nd->h[k];
 		int64_t p;
-		uint32_t c = 0;
+		uint32_t c = 0, g[SCHED_GRES_KINDS] = {0};
 		uint64_t m = 0;
 
 		if (h->start >= b || h->end <= a)
@@ -307,15 +331,35 @@ static void node_peak(const struct bf_node *nd, int64_t a, int64_t b, uint32_t *
 			if (nd->h[j].start <= p && p < nd->h[j].end) {
 				c += nd->h[j].cpus;
 				m += nd->h[j].mem;
+				for (unsigned q = 0; q < SCHED_GRES_KINDS; q++)
+					g[q] += nd->h[j].gres[q];
 			}
 		}
 		if (c > pc)
 			pc = c;
 		if (m > pm)
 			pm = m;
+		for (unsigned q = 0; q < SCHED_GRES_KINDS; q++)
+			if (g[q] > pg[q])
+				pg[q] = g[q];
 	}
-	*ret_cpus = pc;
-	*ret_mem = pm;
+	s->alloc_cpus = pc;
+	s->alloc_mem = pm;
+	memcpy(s->gres_alloc, pg, sizeof(pg));
+}
+
+/* A probe's view of node i: its capacity, with the mask's selection fields. */
+static void node_view(const struct bf_plan *bp, size_t i, const struct sched_node *mask,
+                      struct sched_node *s)
+{
+	*s = *mask;
+	s->cpus = bp->cap[i].cpus;
+	s->mem = bp->cap[i].mem;
+	memcpy(s->gres, bp->cap[i].gres, sizeof(s->gres));
+	s->alloc_cpus = 0;
+	s->alloc_mem = 0;
+	memset(s->gres_alloc, 0, sizeof(s->gres_alloc));
+	s->shared_cpus = 0; /* the plan does not model shared cores */
 }
 
 static int probe(struct bf_plan *bp, const struct sched_node *mask,
@@ -327,17 +371,10 @@ static int probe(struct bf_plan *bp, const struct sched_node *mask,
 	bp->probes++;
 	for (size_t i = 0; i < bp->n; i++) {
 		struct sched_node *s = &bp->scratch[i];
-		uint32_t c = 0;
-		uint64_t m = 0;
 
-		*s = mask[i];
-		s->cpus = bp->cap[i].cpus;
-		s->mem = bp->cap[i].mem;
+		node_view(bp, i, &mask[i], s);
 		if (s->usable)
-			node_peak(&bp->nodes[i], t, end, &c, &m);
-		s->alloc_cpus = c;
-		s->alloc_mem = m;
-		s->shared_cpus = 0; /* the plan does not model shared cores */
+			node_peak(&bp->nodes[i], t, end, s);
 	}
 	return sched_select(bp->scratch, bp->n, req, out);
 }
@@ -418,10 +455,17 @@ static int node_events(struct bf_node *nd)
 	nd->ev = e;
 	for (uint32_t j = 0; j < nd->n; j++) {
 		const struct bf_hold *h = &nd->h[j];
-		e[ne++] = (struct bf_event){h->start, h->cpus, (int64_t)h->mem};
-		if (h->end != BF_FOREVER)
-			e[ne++] = (struct bf_event){h->end, -(int64_t)h->cpus,
-			                            -(int64_t)h->mem};
+		struct bf_event *up = &e[ne++];
+		*up = (struct bf_event){h->start, h->cpus, (int64_t)h->mem};
+		for (unsigned q = 0; q < SCHED_GRES_KINDS; q++)
+			up->dg[q] = (int32_t)h->gres[q];
+		if (h->end != BF_FOREVER) {
+			struct bf_event *down = &e[ne++];
+			*down = (struct bf_event){h->end, -(int64_t)h->cpus,
+			                          -(int64_t)h->mem};
+			for (unsigned q = 0; q < SCHED_GRES_KINDS; q++)
+				down->dg[q] = -(int32_t)h->gres[q];
+		}
 	}
 	qsort(e, ne, sizeof(*e), cmp_event);
 	nd->nev = ne;
@@ -429,28 +473,53 @@ static int node_events(struct bf_node *nd)
 	return 0;
 }
 
-/* Earliest t >= from at which node i has c CPUs and m MB free during all of
- * [t, t + dur); BF_FOREVER when never.  One sweep over the node's usage
- * changes, kept sorted between holds: O(k) for k holds. */
+/* Does node i with ug[] of each GRES kind in use have the one-node job's
+ * GRES (g[w]: of want w) free? */
+static int gres_fits(const struct bf_plan *bp, size_t i, const struct sched_req *r,
+                     const uint64_t *g, const int64_t *ug)
+{
+	for (uint32_t w = 0; w < r->ngres; w++) {
+		int64_t f = 0;
+		for (unsigned q = 0; q < SCHED_GRES_KINDS; q++)
+			if (r->gres[w].kinds & (1u << q))
+				f += (int64_t)bp->cap[i].gres[q] - ug[q];
+		if (f < (int64_t)g[w])
+			return 0;
+	}
+	return 1;
+}
+
+static void event_add(const struct bf_event *e, int64_t *uc, int64_t *um, int64_t *ug)
+{
+	*uc += e->dc;
+	*um += e->dm;
+	for (unsigned q = 0; q < SCHED_GRES_KINDS; q++)
+		ug[q] += e->dg[q];
+}
+
+/* Earliest t >= from at which node i has c CPUs, m MB and the job's GRES (g,
+ * per want of r) free during all of [t, t + dur); BF_FOREVER when never.  One
+ * sweep over the node's usage changes, kept sorted between holds: O(k) for k
+ * holds. */
 static int64_t node_fit(struct bf_plan *bp, size_t i, uint64_t c, uint64_t m,
-                        int64_t from, int64_t dur)
+                        const struct sched_req *r, const uint64_t *g, int64_t from,
+                        int64_t dur)
 {
 	struct bf_node *nd = &bp->nodes[i];
 	uint64_t cap_c = bp->cap[i].cpus, cap_m = bp->cap[i].mem;
-	int64_t uc = 0, um = 0, cand = from;
+	int64_t uc = 0, um = 0, ug[SCHED_GRES_KINDS] = {0}, cand = from;
 	uint32_t k = 0;
 
-	if (c > cap_c || m > cap_m)
+	if (c > cap_c || m > cap_m || !gres_fits(bp, i, r, g, ug))
 		return BF_FOREVER;
 	if (nd->ev_stale && node_events(nd) < 0)
 		return BF_FOREVER;
-	for (; k < nd->nev && nd->ev[k].t <= from; k++) {
-		uc += nd->ev[k].dc;
-		um += nd->ev[k].dm;
-	}
+	for (; k < nd->nev && nd->ev[k].t <= from; k++)
+		event_add(&nd->ev[k], &uc, &um, ug);
 	for (;;) {
 		int64_t next = k < nd->nev ? nd->ev[k].t : BF_FOREVER;
-		int fits = (uint64_t)uc + c <= cap_c && (uint64_t)um + m <= cap_m;
+		int fits = (uint64_t)uc + c <= cap_c && (uint64_t)um + m <= cap_m &&
+		           gres_fits(bp, i, r, g, ug);
 
 		if (!fits)
 			cand = next;
@@ -458,10 +527,8 @@ static int64_t node_fit(struct bf_plan *bp, size_t i, uint64_t c, uint64_t m,
 			return cand;
 		if (next == BF_FOREVER)
 			return BF_FOREVER;
-		for (; k < nd->nev && nd->ev[k].t == next; k++) {
-			uc += nd->ev[k].dc;
-			um += nd->ev[k].dm;
-		}
+		for (; k < nd->nev && nd->ev[k].t == next; k++)
+			event_add(&nd->ev[k], &uc, &um, ug);
 	}
 }
 
@@ -472,7 +539,7 @@ static int64_t one_node_earliest(struct bf_plan *bp, const struct bf_query *q,
                                  int64_t from, size_t *ret_node)
 {
 	const struct sched_req *r = q->req;
-	uint64_t tasks, c, m;
+	uint64_t tasks, c, m, g[SCHED_GRES_WANTS] = {0};
 	int64_t best = BF_FOREVER;
 	size_t best_i = 0;
 
@@ -487,15 +554,18 @@ static int64_t one_node_earliest(struct bf_plan *bp, const struct bf_query *q,
 	if (r->min_cpus > c)
 		c = r->min_cpus;
 	m = r->mem_per_node ? r->mem_per_node : r->mem_per_cpu * c;
+	for (uint32_t w = 0; w < r->ngres; w++)
+		g[w] = r->gres[w].per_node + r->gres[w].per_task * tasks +
+		       r->gres[w].per_job;
 	for (size_t i = 0; i < bp->n; i++) {
 		int64_t t;
 		if (q->mask[i].required)
 			return BF_FOREVER; /* -w: leave it to the general search */
 		if (!q->mask[i].usable)
 			continue;
-		t = r->exclusive
-		        ? node_fit(bp, i, bp->cap[i].cpus, bp->cap[i].mem, from, q->dur)
-		        : node_fit(bp, i, c, m, from, q->dur);
+		t = r->exclusive ? node_fit(bp, i, bp->cap[i].cpus, bp->cap[i].mem, r, g,
+		                            from, q->dur)
+		                 : node_fit(bp, i, c, m, r, g, from, q->dur);
 		/* earliest, then the lightest node (Weight=), then the first */
 		if (t < best || (t == best && t != BF_FOREVER &&
 		                 q->mask[i].weight < q->mask[best_i].weight)) {
@@ -513,18 +583,12 @@ static int probe_one(struct bf_plan *bp, const struct bf_query *q, size_t i, int
 {
 	int64_t end =
 	    q->dur == BF_FOREVER || t > BF_FOREVER - q->dur ? BF_FOREVER : t + q->dur;
-	struct sched_node s = q->mask[i];
-	uint32_t c = 0;
-	uint64_t m = 0;
+	struct sched_node s;
 
 	bp->probes++;
-	s.cpus = bp->cap[i].cpus;
-	s.mem = bp->cap[i].mem;
+	node_view(bp, i, &q->mask[i], &s);
 	s.required = 0;
-	s.shared_cpus = 0;
-	node_peak(&bp->nodes[i], t, end, &c, &m);
-	s.alloc_cpus = c;
-	s.alloc_mem = m;
+	node_peak(&bp->nodes[i], t, end, &s);
 	if (sched_select(&s, 1, q->req, out) < 0)
 		return -EAGAIN;
 	out->node_idx[0] = (uint32_t)i;

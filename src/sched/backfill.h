@@ -12,7 +12,7 @@
  * (conservative backfill over the jobs it tests), with select/cons_tres
  * placement.
  *
- * DESIGN: per node a short array of (start, end, cpus, mem) holds; per
+ * DESIGN: per node a short array of (start, end, cpus, mem, GRES) holds; per
  * partition-like node group two aggregate profiles (plan.h), CPUs in use and
  * nodes with anything in use, that prove quickly that no start before some
  * time is possible (the second for jobs that need whole nodes), so the
@@ -51,7 +51,11 @@ int bf_plan_add_group(struct bf_plan *bp, const uint32_t *members, size_t count)
 int bf_plan_hold(struct bf_plan *bp, uint32_t node, int64_t start, int64_t end,
                  uint32_t cpus, uint64_t mem);
 
-/* The same for every node of an allocation. */
+/* The same with GRES: gres[SCHED_GRES_KINDS] of each kind (NULL: none). */
+int bf_plan_hold_gres(struct bf_plan *bp, uint32_t node, int64_t start, int64_t end,
+                      uint32_t cpus, uint64_t mem, const uint32_t *gres);
+
+/* The same for every node of an allocation (with a->gres when set). */
 int bf_plan_hold_alloc(struct bf_plan *bp, const struct sched_alloc *a, int64_t start,
                        int64_t end);
 

@@ -13,6 +13,7 @@ struct bf_resv {
 	int64_t start, end;
 	uint32_t cpus;
 	uint64_t mem;
+	uint32_t gres[SCHED_GRES_KINDS];
 };
 
 struct bf_run {
@@ -88,8 +89,9 @@ static int plan_build(struct bf_run *r, const struct sched_hold *holds, size_t n
 			return r->group[i];
 	}
 	for (size_t i = 0; i < nholds; i++)
-		if (bf_plan_hold(r->bp, holds[i].node, r->now, holds[i].end,
-		                 holds[i].cpus, s->mem_consumable ? holds[i].mem : 0) < 0)
+		if (bf_plan_hold_gres(r->bp, holds[i].node, r->now, holds[i].end,
+		                      holds[i].cpus, s->mem_consumable ? holds[i].mem : 0,
+		                      holds[i].gres) < 0)
 			return -ENOMEM;
 	return 0;
 }
@@ -113,7 +115,8 @@ int bf_run_rebuild(struct bf_run *r, struct sched_snap *s, const struct sched_ho
 		if (r->ops->keep && !r->ops->keep(r->ctx, h.job))
 			continue;
 		r->resv[keep++] = h;
-		if (bf_plan_hold(r->bp, h.node, h.start, h.end, h.cpus, h.mem) < 0)
+		if (bf_plan_hold_gres(r->bp, h.node, h.start, h.end, h.cpus, h.mem,
+		                      h.gres) < 0)
 			goto fail;
 	}
 	r->nresv = keep;
@@ -135,7 +138,11 @@ static int hold_alloc(struct bf_run *r, size_t job, int64_t start, int64_t end)
 		struct bf_resv h = {job,        a->node_idx[i],
 		                    start,      end,
 		                    a->cpus[i], r->snap->mem_consumable ? a->mem[i] : 0};
-		if (bf_plan_hold(r->bp, h.node, h.start, h.end, h.cpus, h.mem) < 0)
+		if (a->gres)
+			memcpy(h.gres, a->gres + (size_t)i * SCHED_GRES_KINDS,
+			       sizeof(h.gres));
+		if (bf_plan_hold_gres(r->bp, h.node, h.start, h.end, h.cpus, h.mem,
+		                      h.gres) < 0)
 			goto fail;
 		if (!record)
 			continue;

@@ -32,6 +32,7 @@ struct sched_hold {
 	int64_t end;
 	uint32_t cpus;
 	uint64_t mem;
+	uint32_t gres[SCHED_GRES_KINDS];
 };
 
 struct bf_run;

@@ -14,9 +14,10 @@ int sched_snap_init(struct sched_snap *s, size_t nnodes, size_t nparts)
 	s->nodes = calloc(nnodes + 1, sizeof(*s->nodes));
 	u32 = calloc(3 * (nnodes + 1), sizeof(uint32_t));
 	s->out.mem = calloc(nnodes + 1, sizeof(uint64_t));
+	s->out.gres = calloc((nnodes + 1) * SCHED_GRES_KINDS, sizeof(uint32_t));
 	s->blocked = calloc(nparts + 1, 1);
 	s->out.node_idx = u32;
-	if (!s->nodes || !u32 || !s->out.mem || !s->blocked) {
+	if (!s->nodes || !u32 || !s->out.mem || !s->out.gres || !s->blocked) {
 		sched_snap_release(s);
 		return -ENOMEM;
 	}
@@ -30,6 +31,7 @@ void sched_snap_release(struct sched_snap *s)
 	free(s->nodes);
 	free(s->out.node_idx);
 	free(s->out.mem);
+	free(s->out.gres);
 	free(s->blocked);
 	memset(s, 0, sizeof(*s));
 }
@@ -43,6 +45,8 @@ void sched_snap_take(struct sched_snap *s, const struct sched_alloc *a, uint32_t
 			n->shared_cpus += a->cpus[i];
 		if (s->mem_consumable)
 			n->alloc_mem += a->mem[i];
+		for (unsigned k = 0; a->gres && k < SCHED_GRES_KINDS; k++)
+			n->gres_alloc[k] += a->gres[(size_t)i * SCHED_GRES_KINDS + k];
 	}
 }
 

@@ -27,6 +27,128 @@ static uint32_t tasks_fit(const struct sched_req *req, uint32_t free_cpus,
 	return t;
 }
 
+/* Free GRES of kind k on a node (all of them when idle). */
+static uint32_t gres_free(const struct sched_node *nd, int idle, unsigned k)
+{
+	if (idle)
+		return nd->gres[k];
+	return nd->gres[k] > nd->gres_alloc[k] ? nd->gres[k] - nd->gres_alloc[k] : 0;
+}
+
+/* Free GRES on a node of the kinds that satisfy w. */
+static uint64_t want_free(const struct sched_node *nd, int idle,
+                          const struct sched_gres_want *w)
+{
+	uint64_t n = 0;
+
+	for (unsigned k = 0; k < SCHED_GRES_KINDS; k++)
+		if (w->kinds & (1u << k))
+			n += gres_free(nd, idle, k);
+	return n;
+}
+
+/* How many tasks a node's free GRES allow (UINT32_MAX: no limit; 0: a
+ * per-node need is not met). */
+static uint32_t gres_tasks_fit(const struct sched_node *nd, int idle,
+                               const struct sched_req *req)
+{
+	uint32_t t = UINT32_MAX;
+
+	for (uint32_t w = 0; w < req->ngres; w++) {
+		const struct sched_gres_want *g = &req->gres[w];
+		uint64_t f;
+		if (!g->per_node && !g->per_task)
+			continue;
+		f = want_free(nd, idle, g);
+		if (f < g->per_node)
+			return 0;
+		if (g->per_task && (f - g->per_node) / g->per_task < t)
+			t = (uint32_t)((f - g->per_node) / g->per_task);
+	}
+	return t;
+}
+
+/* GRES of a per-job want still missing once node nd is taken; *ret_gives
+ * says whether nd adds any. */
+static uint64_t per_job_left(const struct sched_node *nd, int idle,
+                             const struct sched_req *req, const uint64_t *got,
+                             int *ret_gives)
+{
+	uint64_t left = 0;
+
+	*ret_gives = 0;
+	for (uint32_t w = 0; w < req->ngres; w++) {
+		const struct sched_gres_want *g = &req->gres[w];
+		uint64_t f;
+		if (!g->per_job || got[w] >= g->per_job)
+			continue;
+		f = want_free(nd, idle, g);
+		if (f)
+			*ret_gives = 1;
+		if (got[w] + f < g->per_job)
+			left += g->per_job - got[w] - f;
+	}
+	return left;
+}
+
+/* Take n GRES of want g on node nd from its lowest free kinds into
+ * take[SCHED_GRES_KINDS] (added to what earlier wants took).  0 or -EAGAIN. */
+static int gres_take(const struct sched_node *nd, int idle,
+                     const struct sched_gres_want *g, uint64_t n, uint32_t *take)
+{
+	for (unsigned k = 0; k < SCHED_GRES_KINDS && n; k++) {
+		uint32_t f;
+		if (!(g->kinds & (1u << k)))
+			continue;
+		f = gres_free(nd, idle, k);
+		f = f > take[k] ? f - take[k] : 0;
+		if (f > n)
+			f = (uint32_t)n;
+		take[k] += f;
+		n -= f;
+	}
+	return n ? -EAGAIN : 0;
+}
+
+/* Which GRES each chosen node gives: per node and per task first, then the
+ * per-job totals from the first nodes on.  out->gres when the caller wants
+ * it; -EAGAIN when the nodes cannot give it after all (items that share
+ * kinds). */
+static int gres_assign(const struct sched_node *nodes, const struct sched_req *req,
+                       int idle, struct sched_alloc *out)
+{
+	uint64_t got[SCHED_GRES_WANTS] = {0};
+
+	for (uint32_t j = 0; j < out->nnodes; j++) {
+		const struct sched_node *nd = &nodes[out->node_idx[j]];
+		uint32_t take[SCHED_GRES_KINDS] = {0};
+
+		for (uint32_t w = 0; w < req->ngres; w++) {
+			const struct sched_gres_want *g = &req->gres[w];
+			uint64_t n = g->per_node + (uint64_t)g->per_task * out->tasks[j];
+			if (g->per_job) {
+				uint64_t f = want_free(nd, idle, g);
+				n = g->per_job - got[w];
+				for (unsigned k = 0; k < SCHED_GRES_KINDS; k++)
+					if (g->kinds & (1u << k))
+						f -= f >= take[k] ? take[k] : f;
+				if (n > f)
+					n = f;
+				got[w] += n;
+			}
+			if (gres_take(nd, idle, g, n, take) < 0)
+				return -EAGAIN;
+		}
+		if (out->gres)
+			memcpy(out->gres + (size_t)j * SCHED_GRES_KINDS, take,
+			       sizeof(take));
+	}
+	for (uint32_t w = 0; w < req->ngres; w++)
+		if (got[w] < req->gres[w].per_job)
+			return -EAGAIN;
+	return 0;
+}
+
 static void node_free(const struct sched_node *nd, const struct sched_req *req, int idle,
                       uint32_t *cpus, uint64_t *mem)
 {
@@ -79,6 +201,7 @@ static int select_pass_in(const struct sched_node *nodes, size_t n,
 {
 	uint32_t max_nodes = req->max_nodes == SCHED_UNSET ? (uint32_t)n : req->max_nodes;
 	uint32_t cap = 0, k = 0, need, left;
+	uint64_t got[SCHED_GRES_WANTS] = {0}, short_by = 0;
 
 	if (req->ntasks_per_node == SCHED_UNSET && req->num_tasks == SCHED_UNSET)
 		max_nodes = req->min_nodes > max_nodes ? max_nodes : req->min_nodes;
@@ -91,8 +214,13 @@ static int select_pass_in(const struct sched_node *nodes, size_t n,
 			uint64_t fm;
 			if (!nodes[i].usable || (pass == 0) != !!nodes[i].required)
 				continue;
+			uint32_t tg;
+			int gives = 1;
+			uint64_t gleft = 0;
 			node_free(&nodes[i], req, idle, &fc, &fm);
 			t = tasks_fit(req, fc, fm);
+			if (req->ngres && (tg = gres_tasks_fit(&nodes[i], idle, req)) < t)
+				t = tg;
 			if (req->ntasks_per_node != SCHED_UNSET &&
 			    t < req->ntasks_per_node)
 				t = 0;
@@ -101,14 +229,29 @@ static int select_pass_in(const struct sched_node *nodes, size_t n,
 					return -EAGAIN;
 				continue;
 			}
+			if (req->ngres)
+				gleft = per_job_left(&nodes[i], idle, req, got, &gives);
+			/* a node that adds none of the GPUs still missing (--gpus)
+			 * waits for them to be found */
+			if (gleft && !gives && !nodes[i].required)
+				continue;
 			/* the last node the job may get must hold all that is
 			 * left: -N1 -n8 skips nodes with fewer free CPUs */
-			if (req->num_tasks != SCHED_UNSET && k + 1 == max_nodes &&
-			    !nodes[i].required && cap + t < req->num_tasks)
+			if (k + 1 == max_nodes && !nodes[i].required &&
+			    ((req->num_tasks != SCHED_UNSET &&
+			      cap + t < req->num_tasks) ||
+			     gleft))
 				continue;
 			out->node_idx[k] = (uint32_t)i;
 			fit[k++] = t;
 			cap += t;
+			for (uint32_t w = 0; w < req->ngres; w++)
+				if (req->gres[w].per_job)
+					got[w] +=
+					    want_free(&nodes[i], idle, &req->gres[w]);
+			short_by = gleft;
+			if (short_by)
+				continue;
 			if (k >= req->min_nodes && cap >= wanted_tasks(req, k) &&
 			    req->num_tasks != SCHED_UNSET)
 				goto placed;
@@ -145,6 +288,8 @@ placed:
 		else
 			out->mem[j] = req->mem_per_cpu * out->cpus[j];
 	}
+	if ((req->ngres || out->gres) && gres_assign(nodes, req, idle, out) < 0)
+		return -EAGAIN;
 	/* sort by node index (required nodes may have come first) */
 	for (uint32_t a = 1; a < k; a++)
 		for (uint32_t b = a; b > 0 && out->node_idx[b - 1] > out->node_idx[b];
@@ -160,6 +305,13 @@ placed:
 			out->cpus[b - 1] = tc;
 			out->tasks[b - 1] = tt;
 			out->mem[b - 1] = tm;
+			if (out->gres) {
+				uint32_t tg[SCHED_GRES_KINDS];
+				uint32_t *x = out->gres + (size_t)b * SCHED_GRES_KINDS;
+				memcpy(tg, x, sizeof(tg));
+				memcpy(x, x - SCHED_GRES_KINDS, sizeof(tg));
+				memcpy(x - SCHED_GRES_KINDS, tg, sizeof(tg));
+			}
 		}
 	return 0;
 }

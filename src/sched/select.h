@@ -6,13 +6,23 @@
  * an exclusive job needs an idle node.  Nodes are taken lowest weight first,
  * then in index order.  A job that may oversubscribe (share > 1) sees the CPUs
  * not held by non-sharing jobs, share times over, but never more than the node
- * has on one node; memory is never oversubscribed.
+ * has on one node; memory is never oversubscribed.  GRES are consumable and
+ * never shared: a node takes tasks only as far as its free GRES of the kinds
+ * a request names allow, lowest kind first.
  */
 #ifndef ROTA_SCHED_SELECT_H
 #define ROTA_SCHED_SELECT_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* Generic resources (GPUs, NICs, ...) are counted per kind: a kind is one
+ * name:type pair of the cluster (gpu:h100, gpu:a100, nic), numbered by the
+ * driver 0..SCHED_GRES_KINDS-1.  A request's item (struct sched_gres_want)
+ * names the kinds that satisfy it: one for a typed request (gpu:h100:2),
+ * every type of the name for an untyped one (gpu:2). */
+#define SCHED_GRES_KINDS 8
+#define SCHED_GRES_WANTS 4
 
 struct sched_node {
 	uint32_t cpus;       /* usable CPUs */
@@ -23,9 +33,21 @@ struct sched_node {
 	int required;         /* named in --nodelist */
 	uint32_t weight;      /* Weight=: lower is allocated first, ties by index */
 	uint32_t shared_cpus; /* part of alloc_cpus held by jobs that share cores */
+	uint32_t gres[SCHED_GRES_KINDS];       /* of each kind on the node */
+	uint32_t gres_alloc[SCHED_GRES_KINDS]; /* already allocated */
 };
 
 #define SCHED_UNSET 0xfffffffeu
+
+/* One GRES item of a request.  Exactly one of per_node, per_task and per_job
+ * is set: on every node (--gres, --gpus-per-node), for every task placed on a
+ * node (--gpus-per-task), or in all over the nodes (--gpus). */
+struct sched_gres_want {
+	uint32_t kinds; /* bit k: kind k satisfies it */
+	uint32_t per_node;
+	uint32_t per_task;
+	uint32_t per_job;
+};
 
 struct sched_req {
 	uint32_t min_nodes;       /* >= 1 */
@@ -39,6 +61,8 @@ struct sched_req {
 	uint32_t min_cpus; /* --mincpus: CPUs per node at least; 0 none */
 	uint32_t share;    /* OverSubscribe: >1 may share cores with other sharing
 	                    * jobs, up to share jobs per core; 0 or 1: no sharing */
+	uint32_t ngres;    /* gres[0..ngres) */
+	struct sched_gres_want gres[SCHED_GRES_WANTS];
 };
 
 /* Result for one node; caller provides arrays of n entries. */
@@ -49,6 +73,9 @@ struct sched_alloc {
 	uint32_t *cpus;     /* [nnodes] CPUs allocated on each */
 	uint32_t *tasks;    /* [nnodes] tasks placed on each */
 	uint64_t *mem;      /* [nnodes] MB allocated on each */
+	/* [nnodes * SCHED_GRES_KINDS]: of each kind on each node; NULL when the
+	 * caller does not need it (sched_select() then still checks GRES) */
+	uint32_t *gres;
 };
 
 /* Try to place req on nodes[0..n).  out's arrays must hold n entries.

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "common/gres_req.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/jobfmt.h"
@@ -228,6 +229,40 @@ static char **env_base(const struct stepd *st)
 	return env;
 }
 
+/* GPUs: what the job (and the step) holds on this node.  The indexes are
+ * the node's (no device cgroup renumbers them yet). */
+static char **env_gpus(char **env, const struct stepd *st)
+{
+	const struct launch_req *req = st->req;
+	const char *mine = req->step_gres ? req->step_gres : req->gres;
+	char *job_idx = gres_alloc_indexes(req->gres, "gpu");
+	char *idx = gres_alloc_indexes(mine, "gpu");
+
+	env = set_opt(env, "SLURM_GPUS", req->gpus);
+	env = set_opt(env, "SLURM_GPUS_PER_NODE", req->gpus_per_node);
+	env = set_opt(env, "SLURM_GPUS_PER_TASK", req->gpus_per_task);
+	env = set_opt(env, "SLURM_GPU_BIND", req->gpu_bind);
+	if (req->cpus_per_gpu)
+		env = strv_setenvf(env, "SLURM_CPUS_PER_GPU", "%u", req->cpus_per_gpu);
+	if (req->mem_per_gpu)
+		env = strv_setenvf(env, "SLURM_MEM_PER_GPU", "%llu",
+		                   (unsigned long long)req->mem_per_gpu);
+	if (job_idx)
+		env = strv_setenv(env, "SLURM_JOB_GPUS", job_idx);
+	if (idx) {
+		if (!st->batch)
+			env = strv_setenv(env, "SLURM_STEP_GPUS", idx);
+		env = strv_setenvf(env, "SLURM_GPUS_ON_NODE", "%u",
+		                   gres_alloc_count(mine, "gpu"));
+		env = strv_setenv(env, "CUDA_VISIBLE_DEVICES", idx);
+		env = strv_setenv(env, "GPU_DEVICE_ORDINAL", idx);
+		env = strv_setenv(env, "ROCR_VISIBLE_DEVICES", idx);
+	}
+	free(job_idx);
+	free(idx);
+	return env;
+}
+
 char **env_build(const struct stepd *st)
 {
 	char **env = env_base(st);
@@ -236,6 +271,8 @@ char **env_build(const struct stepd *st)
 		env = xcalloc(1, sizeof(char *));
 	env = env_job_ids(env, st);
 	env = env_job_alloc(env, st);
+	if (st->req->gres)
+		env = env_gpus(env, st);
 	if (st->batch)
 		env = env_batch(env, st);
 	else

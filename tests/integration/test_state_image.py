@@ -22,6 +22,19 @@ def state_of(c):
     return rows, shown
 
 
+def request_len():
+    """Bytes of a job's request in the image: its fields in job_desc's order
+    (messages.h), u32 and text numbers 4 bytes, u64 8."""
+    src = open(os.path.join(os.path.dirname(__file__), "..", "..", "src",
+                            "proto", "messages.h")).read()
+    block = src[src.index("#define JOB_DESC_FIELDS"):
+                src.index("ROTA_DECLARE(job_desc")]
+    size = {"u32": 4, "i32": 4, "str": 4, "strv": 4, "u64": 8, "i64": 8}
+    kinds = re.findall(r"F\(S, (\w+), \w+, _\)", block)
+    assert kinds and all(k in size for k in kinds)
+    return sum(size[k] for k in kinds)
+
+
 def image_path(c):
     return os.path.join(c.dir, "state", "state.image")
 
@@ -191,11 +204,12 @@ def test_image_bad_after_its_checks_is_dropped_whole(fresh_cluster):
     with open(image_path(c), "rb") as f:
         data = bytearray(f.read())
     head, body = data[:head_len], data[head_len:]
-    # the last record is the last job's (225 bytes, its request the last 160):
+    # the last record is the last job's (65 bytes, then its request):
     # the number of its name made one the image does not have
-    assert body[-225] == ord("J")
-    assert 0 < struct.unpack("<I", body[-160:-156])[0] < 100
-    body[-160:-156] = struct.pack("<I", 0xFFFFFFF0)
+    req = request_len()
+    assert body[-(65 + req)] == ord("J")
+    assert 0 < struct.unpack("<I", body[-req:-req + 4])[0] < 100
+    body[-req:-req + 4] = struct.pack("<I", 0xFFFFFFF0)
     struct.pack_into("<I", head, head_len - 8, zlib.crc32(body))
     struct.pack_into("<I", head, head_len - 4, zlib.crc32(bytes(head[:head_len - 4])))
     with open(image_path(c), "wb") as f:

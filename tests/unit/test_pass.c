@@ -21,6 +21,7 @@ struct tjob {
 	uint32_t part, nodes, cpus; /* per node */
 	int64_t dur;
 	uint32_t tasks; /* > 1: an array of so many tasks */
+	uint32_t gpus;  /* per node, kind 0 */
 	int skip, held;
 	/* out */
 	uint32_t started;
@@ -61,6 +62,11 @@ static int t_next(void *ctx, size_t i, struct sched_job *job)
 	                                  .cpus_per_task = j->cpus},
 	                          .dur = j->dur,
 	                          .nalts = 1};
+	if (j->gpus) {
+		job->req.ngres = 1;
+		job->req.gres[0] =
+		    (struct sched_gres_want){.kinds = 1, .per_node = j->gpus};
+	}
 	return SCHED_TRY;
 }
 
@@ -285,6 +291,43 @@ static void test_max_job_test(void **state)
 	sched_snap_release(&s);
 }
 
+/* GPUs are planned like CPUs: a job wanting the GPUs a running job holds is
+ * reserved at its end, while a CPU-only job starts beside it; the main pass
+ * counts the GPUs it hands out. */
+static void test_gpus_planned(void **state)
+{
+	struct sched_snap s;
+	struct tview v = {.n = 3};
+	struct sched_hold h = {.node = 0, .end = NOW + 100, .cpus = 1, .gres = {2}};
+	struct bf_run *r;
+
+	snap_make(&s);
+	s.nodes[0].gres[0] = 2; /* 2 GPUs on node 0 only */
+	v.job[0] = J(0, 1, 1, 50);
+	v.job[0].gpus = 1;
+	v.job[1] = J(0, 1, 2, 50); /* CPUs only: node 0 has 3 free */
+	v.job[2] = J(0, 1, 1, 50);
+	v.job[2].gpus = 3; /* more than any node has: never planned */
+	r = run_make(&v, &s, &h, 1, 100);
+	while (bf_run_step(r))
+		;
+	assert_int_equal(v.job[0].planned, NOW + 100);
+	assert_int_equal(v.job[1].started, 1);
+	assert_int_equal(v.job[2].planned, -1);
+	bf_run_destroy(r);
+	/* main pass: two 1-GPU jobs take both GPUs, the third waits */
+	memset(&v, 0, sizeof(v));
+	for (int i = 0; i < 3; i++) {
+		v.job[i] = J(0, 1, 1, 50);
+		v.job[i].gpus = 1;
+	}
+	sched_main_pass(&s, &ops, &v, 3, &(struct sched_pass_opts){.depth = 3});
+	assert_int_equal(v.job[0].started + v.job[1].started, 2);
+	assert_int_equal(v.job[2].waited, 1 + SCHED_WAIT_RESOURCES);
+	assert_int_equal(s.nodes[0].gres_alloc[0], 2);
+	sched_snap_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +335,7 @@ int main(void)
 	    cmocka_unit_test(test_backfill_reserves_and_backfills),
 	    cmocka_unit_test(test_rebuild_keeps_waiting_jobs),
 	    cmocka_unit_test(test_max_job_test),
+	    cmocka_unit_test(test_gpus_planned),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,8 +11,9 @@
 static struct sched_node nodes[N];
 static uint32_t idx[N], cpus[N], tasks[N];
 static uint64_t mem[N];
+static uint32_t gres[N * SCHED_GRES_KINDS];
 static struct sched_alloc out = {
-    .node_idx = idx, .cpus = cpus, .tasks = tasks, .mem = mem};
+    .node_idx = idx, .cpus = cpus, .tasks = tasks, .mem = mem, .gres = gres};
 
 static int setup(void **state)
 {
@@ -233,6 +234,83 @@ static void test_one_node_skips_too_small(void **state)
 	nodes[0].alloc_cpus = 0;
 }
 
+/* GPU nodes: kinds 0 = gpu:a100, 1 = gpu:h100.  Nodes 0-1 have 4 a100, node
+ * 2 has 2 h100, node 3 none. */
+static int setup_gpus(void **state)
+{
+	setup(state);
+	nodes[0].gres[0] = nodes[1].gres[0] = 4;
+	nodes[2].gres[1] = 2;
+	return 0;
+}
+
+static struct sched_gres_want gpus(uint32_t kinds, uint32_t node, uint32_t task,
+                                   uint32_t job)
+{
+	return (struct sched_gres_want){kinds, node, task, job};
+}
+
+static void test_gres_per_node(void **state)
+{
+	struct sched_req r = req(1, SCHED_UNSET, SCHED_UNSET, 1);
+
+	/* untyped gpu:2 takes the first node with two free */
+	r.ngres = 1;
+	r.gres[0] = gpus(3, 2, 0, 0);
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 0);
+	assert_int_equal(gres[0], 2);
+	/* typed h100:2: only node 2 */
+	r.gres[0] = gpus(2, 2, 0, 0);
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 2);
+	assert_int_equal(gres[1], 2);
+	assert_int_equal(gres[0], 0);
+	/* the seed's "2 servers x 4 GPUs": busy GPUs on node 1 make it wait */
+	r = req(2, SCHED_UNSET, SCHED_UNSET, 1);
+	r.ngres = 1;
+	r.gres[0] = gpus(3, 4, 0, 0);
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 0);
+	assert_int_equal(idx[1], 1);
+	nodes[1].gres_alloc[0] = 1;
+	assert_int_equal(sched_select(nodes, N, &r, &out), -EAGAIN);
+	/* more than any node has: never */
+	r.gres[0] = gpus(3, 5, 0, 0);
+	assert_int_equal(sched_select(nodes, N, &r, &out), -EINVAL);
+}
+
+static void test_gres_per_task_and_job(void **state)
+{
+	/* 3 tasks of one GPU each: 4 a100 on node 0 hold them all */
+	struct sched_req r = req(1, 3, SCHED_UNSET, 1);
+
+	r.ngres = 1;
+	r.gres[0] = gpus(3, 0, 1, 0);
+	nodes[0].gres_alloc[0] = 2; /* two left on node 0: the tasks spread */
+	r.max_nodes = 2;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 2);
+	assert_int_equal(tasks[0], 2);
+	assert_int_equal(gres[0], 2);
+	assert_int_equal(tasks[1], 1);
+	assert_int_equal(gres[SCHED_GRES_KINDS], 1);
+	/* --gpus=6 on two nodes: 2 free on node 0, 4 on node 1 */
+	r = req(2, SCHED_UNSET, SCHED_UNSET, 1);
+	r.ngres = 1;
+	r.gres[0] = gpus(3, 0, 0, 6);
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(gres[0] + gres[SCHED_GRES_KINDS], 6);
+	/* --gpus=2 on one node skips the node with too few */
+	nodes[0].gres_alloc[0] = 3;
+	r = req(1, SCHED_UNSET, SCHED_UNSET, 1);
+	r.ngres = 1;
+	r.gres[0] = gpus(1, 0, 0, 2);
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 1);
+	assert_int_equal(gres[0], 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +325,8 @@ int main(void)
 	    cmocka_unit_test_setup(test_weight, setup),
 	    cmocka_unit_test_setup(test_min_cpus, setup),
 	    cmocka_unit_test_setup(test_oversubscribe, setup),
+	    cmocka_unit_test_setup(test_gres_per_node, setup_gpus),
+	    cmocka_unit_test_setup(test_gres_per_task_and_job, setup_gpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
