@@ -104,6 +104,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIBA) $(ALL_LDFLAGS) $(LIBS) -lcmocka
 
+# test_nvml loads a fake libnvidia-ml built beside it
+$(BUILD)/tests/libfake_nvml.so: tests/unit/fake_nvml.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -fPIC -shared -o $@ $<
+$(BUILD)/tests/test_nvml: $(BUILD)/tests/libfake_nvml.so
 # test_cgroup compiles rotastepd's cgroup.c in (its helpers are static)
 $(BUILD)/tests/test_cgroup: src/stepd/cgroup.c src/stepd/cgroup.h
 # test_ranksort compiles ranksort.c in
