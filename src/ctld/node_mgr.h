@@ -36,6 +36,7 @@ struct node {
 	uint64_t free_mem;
 	uint32_t cpu_load;
 	char *os, *arch, *version;
+	char *gres_found;  /* GRES the node registered ("gpu:h100:8"), NULL: none */
 	struct chan *link; /* where the node's rotad takes orders (ref), or NULL */
 	/* jobs the node was told to kill and must confirm gone
 	 * (STEP_DONE_JOB_GONE) before it is scheduled again (it shows

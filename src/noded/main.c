@@ -23,6 +23,7 @@
 #include "noded/emulate.h"
 #include "stepd/cgroup.h"
 #include "noded/hwinfo.h"
+#include "noded/gres_found.h"
 #include "noded/noded.h"
 #include "noded/stepd_mgr.h"
 #include "common/common.h"
@@ -330,6 +331,7 @@ static void noded_start(struct noded *nd)
 	};
 	struct node_register reg;
 	struct rota_error err = {""};
+	char *gres = NULL;
 
 	if (nd->emulate) {
 		if (emulator_create(nd->base, nd->conf, nd->auth, nd->emulate, &nd->emu,
@@ -345,9 +347,15 @@ static void noded_start(struct noded *nd)
 		log_err("launch credentials kept in memory only: %s", err.text);
 	nd->stepds = stepd_mgr_create(nd->base, &o);
 	hwinfo_register_fill(cn, nd->start_time, &reg);
+	if (gres_found_detect(nd->conf_path, cn, &gres, &err) < 0)
+		fatal("%s", err.text);
+	reg.gres = gres;
+	if (*gres)
+		log_info("gres: %s", gres);
 	/* in the spool (our cwd) */
 	nd->link = ctld_link_create(nd->base, nd->conf, nd->auth, &reg, "ctld_term",
 	                            &link_ops, nd);
+	free(gres);
 	stepd_mgr_scan(nd->stepds);
 }
 

@@ -161,7 +161,8 @@ ROTA_INDEX(job_info, JOB_INFO_FIELDS)
 	F(S, u32, cpu_load, _) /* load average * 100 */                                  \
 	F(S, str, os, _)                                                                 \
 	F(S, str, arch, _)                                                               \
-	F(S, str, version, _)
+	F(S, str, version, _)                                                            \
+	F(S, str, gres_used, _) /* "gpu:h100:0(IDX:N/A)" (ctld/node_gres.h) */
 ROTA_DECLARE(node_info, NODE_INFO_FIELDS)
 
 #define PART_INFO_FIELDS(F, S)                                                           \
@@ -467,7 +468,8 @@ ROTA_DECLARE(auth_proof, AUTH_PROOF_FIELDS)
 	F(S, str, arch, _)                                                               \
 	F(S, str, version, _)                                                            \
 	F(S, u32, term, _)    /* the newest controller term this node has obeyed */      \
-	F(S, u64, lineage, _) /* of that controller's history */
+	F(S, u64, lineage, _) /* of that controller's history */                         \
+	F(S, str, gres, _)    /* GRES found: "gpu:h100:8,nic:2"; NULL: not told */
 ROTA_DECLARE(node_register, NODE_REGISTER_FIELDS)
 
 /* Controller -> node: its registration is taken (or its ping heard), from a

@@ -1,0 +1,77 @@
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ctld/node_gres.h"
+#include "common/conf.h"
+#include "common/xmalloc.h"
+
+int node_gres_register(struct node *n, struct node_register *reg, char *reason,
+                       size_t len)
+{
+	struct gres_inv *found;
+	int rc = 0;
+
+	free(n->gres_found);
+	n->gres_found = reg->gres ? reg->gres : xstrdup(n->cfg->gres);
+	reg->gres = NULL;
+	if (!n->cfg->gres)
+		return 0;
+	found = gres_inv_create();
+	if (!found)
+		return 0;
+	/* what does not parse counts as nothing found */
+	if (n->gres_found && *n->gres_found)
+		gres_inv_add_spec(found, n->gres_found, NULL);
+	rc = gres_inv_check(n->cfg->gres, found, reason, len);
+	gres_inv_destroy(found);
+	return rc;
+}
+
+uint64_t node_gres_used_idx(const struct node *n, const char *name, const char *type,
+                            uint64_t *used)
+{
+	(void)n, (void)name, (void)type;
+	memset(used, 0, GRES_DEVS_MAX / 8);
+	return 0;
+}
+
+/* "(IDX:0-1,3)" for the bits of used, "(IDX:N/A)" when none. */
+static void idx_format(const uint64_t *used, char *buf, size_t len)
+{
+	uint64_t cores[GRES_CORE_WORDS] = {0};
+	char list[256];
+
+	memcpy(cores, used, GRES_DEVS_MAX / 8);
+	gres_cores_format(cores, list, sizeof(list));
+	snprintf(buf, len, "(IDX:%s)", *list ? list : "N/A");
+}
+
+char *node_gres_used(const struct node *n)
+{
+	struct gres_inv *conf = gres_inv_create();
+	uint64_t used[GRES_DEVS_MAX / 64];
+	char *out = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	if (!conf || !n->cfg->gres || gres_inv_add_spec(conf, n->cfg->gres, NULL) < 0 ||
+	    !(f = open_memstream(&out, &cap))) {
+		gres_inv_destroy(conf);
+		return NULL;
+	}
+	for (size_t i = 0; i < conf->nent; i++) {
+		const struct gres_ent *e = &conf->ent[i];
+		uint64_t count = node_gres_used_idx(n, e->name, e->type, used);
+		char idx[300];
+
+		/* Slurm shows indexes for GRES with files: GPUs here */
+		idx_format(used, idx, sizeof(idx));
+		fprintf(f, "%s%s%s%s:%" PRIu64 "%s", i ? "," : "", e->name,
+		        *e->type ? ":" : "", e->type, count,
+		        strcmp(e->name, "gpu") ? "" : idx);
+	}
+	fclose(f);
+	gres_inv_destroy(conf);
+	return out;
+}

@@ -1,0 +1,36 @@
+/* node_gres.h - the controller's view of each node's generic resources: what
+ * the node registered, checked against its slurm.conf Gres=, and what jobs
+ * use of it (GresUsed).  Event-loop thread only.
+ *
+ * Allocating GRES to jobs is the scheduler's (a later change): until then
+ * node_gres_used_idx answers that no device is in use.
+ */
+#ifndef ROTA_CTLD_NODE_GRES_H
+#define ROTA_CTLD_NODE_GRES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "common/gres_inv.h"
+#include "ctld/node_mgr.h"
+#include "proto/messages.h"
+
+/* Keep what reg says the node found (n->gres_found takes reg->gres; reg's
+ * field is then NULL).  A node that told nothing (an older rotad) is taken
+ * to have its slurm.conf Gres=.  Returns 0, or -1 when it found fewer of a
+ * GRES than slurm.conf says, with reason in Slurm's words ("gres/gpu count
+ * reported lower than configured (1 < 4)"): the caller drains it. */
+int node_gres_register(struct node *n, struct node_register *reg, char *reason,
+                       size_t len);
+
+/* The devices (indexes 0..count-1 per name and type) of name:type on n that
+ * jobs hold, as bits into used[GRES_DEVS_MAX / 64]; returns how many.
+ * Today none: jobs are not given GRES devices yet. */
+uint64_t node_gres_used_idx(const struct node *n, const char *name, const char *type,
+                            uint64_t *used);
+
+/* GresUsed as scontrol -d show node prints it, one item per GRES of the
+ * node's Gres=: "gpu:h100:0(IDX:N/A),nic:0" (devices in use as
+ * "(IDX:0-1)"); NULL when the node has no Gres=.  Caller frees. */
+char *node_gres_used(const struct node *n);
+
+#endif
