@@ -310,12 +310,13 @@ def _mkdtemp():
     return tempfile.mkdtemp(prefix="rota-", dir=os.environ.get("ROTA_TEST_TMP", "/tmp"))
 
 
-def module_cluster_with(rewrite_conf=None):
-    """A cluster for a module's fixture to yield from; rewrite_conf(path), when
-    given, edits its slurm.conf before the daemons start for good."""
+def module_cluster_with(rewrite_conf=None, up_args=DEFAULT_UP_ARGS):
+    """A cluster for a module's fixture to yield from, started with up_args;
+    rewrite_conf(path), when given, edits its slurm.conf before the daemons
+    start for good."""
     d = _mkdtemp()
     os.chmod(d, 0o755)
-    c = _start(os.path.join(d, "cluster"))
+    c = _start(os.path.join(d, "cluster"), up_args)
     try:
         if rewrite_conf:
             c.down()

@@ -10,7 +10,7 @@ import stat
 
 import pytest
 
-from conftest import Cluster, _mkdtemp, _stop
+from conftest import module_cluster_with
 
 SMALL = ("--nodes", "2", "--cpus", "2", "--mem", "1024")
 LOW = "gres/gpu count reported lower than configured ({} < {})"
@@ -40,19 +40,7 @@ def wait_registered(c, nodes=("node01", "node02")):
 @pytest.fixture(scope="module")
 def gpus_cluster():
     """rota up --gpus 4 on two nodes."""
-    d = _mkdtemp()
-    os.chmod(d, 0o755)
-    c = Cluster(os.path.join(d, "cluster"), SMALL + ("--gpus", "4"))
-    c.up()
-    try:
-        yield c
-    finally:
-        try:
-            _stop(c)
-        finally:
-            if not os.environ.get("ROTA_KEEP"):
-                import shutil
-                shutil.rmtree(d, ignore_errors=True)
+    yield from module_cluster_with(up_args=SMALL + ("--gpus", "4"))
 
 
 def test_rota_up_gpus_writes_the_configuration(gpus_cluster):
