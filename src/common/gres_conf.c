@@ -13,6 +13,7 @@
 struct gres_line {
 	char where[WHERE_LEN];
 	char **nodes; /* NodeName= expanded (hostlist_free), NULL: every node */
+	size_t nnodes;
 	char name[GRES_NAME_MAX]; /* "" on an AutoDetect-only line */
 	char type[GRES_NAME_MAX];
 	char flags[GRES_FLAGS_MAX];
@@ -27,6 +28,7 @@ struct gres_line {
 struct gres_conf {
 	struct gres_line *lines;
 	size_t n;
+	size_t nnodes; /* NodeName= names of all lines */
 };
 
 enum gres_key {
@@ -149,7 +151,8 @@ static int key_apply(struct gres_line *l, const char *key, const char *v, unsign
 		return set_list(&l->files, &l->nfiles, v, GRES_DEVS_MAX, "File", where,
 		                err);
 	case K_NODENAME:
-		return set_list(&l->nodes, NULL, v, HOSTLIST_MAX, "NodeName", where, err);
+		return set_list(&l->nodes, &l->nnodes, v, HOSTLIST_MAX, "NodeName", where,
+		                err);
 	case K_COUNT:
 		l->count = gres_count_parse(v, strlen(v));
 		if (!l->count && strcmp(v, "0"))
@@ -273,6 +276,14 @@ static int conf_add_line(struct gres_conf *gc, char *text, const char *where,
 		                 GRES_CONF_LINES_MAX),
 		       -E2BIG;
 	}
+	if (l.nnodes > GRES_CONF_NODES_MAX - gc->nnodes) {
+		line_release(&l);
+		return errprintf(err,
+		                 "%s: NodeName= lines name more than %d nodes in all",
+		                 where, GRES_CONF_NODES_MAX),
+		       -E2BIG;
+	}
+	gc->nnodes += l.nnodes;
 	grown = realloc(gc->lines, (gc->n + 1) * sizeof(*gc->lines));
 	if (!grown) {
 		line_release(&l);

@@ -14,7 +14,7 @@
  *
  * Limits: GRES_CONF_LINES_MAX lines, GRES_CONF_LINE_MAX bytes a line, a file
  * of GRES_CONF_FILE_MAX bytes, GRES_DEVS_MAX files a line (common/gres_inv.h
- * gives the per-node limits), NodeName= as common/hostlist.h allows.
+ * gives the per-node limits), GRES_CONF_NODES_MAX names in all NodeName=.
  * Errors are "file:line: why".  Pure but for reading the file.
  */
 #ifndef ROTA_GRES_CONF_H
@@ -28,6 +28,7 @@
 #define GRES_CONF_LINES_MAX 4096
 #define GRES_CONF_LINE_MAX  4096
 #define GRES_CONF_FILE_MAX  (1024 * 1024)
+#define GRES_CONF_NODES_MAX 65536 /* NodeName= names, all lines together */
 
 enum gres_autodetect {
 	GRES_AUTODETECT_UNSET,

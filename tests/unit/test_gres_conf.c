@@ -184,6 +184,8 @@ static void test_limits(void **state)
 	memset(big, 'a', GRES_CONF_LINE_MAX + 1);
 	big[GRES_CONF_LINE_MAX + 1] = '\0';
 	load_err(big, "gres.conf:1: line longer than");
+	load_err("NodeName=a[1-40000] Name=gpu\nNodeName=b[1-40000] Name=gpu\n",
+	         "gres.conf:2: NodeName= lines name more than 65536 nodes in all");
 	assert_int_equal(gres_cores_parse("1023", cores), 0);
 	assert_int_equal(gres_cores_parse("1024", cores), -EINVAL);
 	assert_int_equal(gres_cores_parse("", cores), -EINVAL);
