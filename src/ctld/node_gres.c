@@ -4,6 +4,7 @@
 #include <string.h>
 #include "ctld/node_gres.h"
 #include "common/conf.h"
+#include "common/log.h"
 #include "common/xmalloc.h"
 
 int node_gres_register(struct node *n, struct node_register *reg, char *reason,
@@ -12,9 +13,20 @@ int node_gres_register(struct node *n, struct node_register *reg, char *reason,
 	struct gres_inv *found;
 	int rc = 0;
 
-	free(n->gres_found);
+	node_gres_release(n);
 	n->gres_found = reg->gres ? reg->gres : xstrdup(n->cfg->gres);
 	reg->gres = NULL;
+	if (reg->gres_devs_count > GRES_DEVS_MAX) {
+		log_err("node %s: %u gres devices, only %d kept", n->cfg->name,
+		        reg->gres_devs_count, GRES_DEVS_MAX);
+		for (uint32_t d = GRES_DEVS_MAX; d < reg->gres_devs_count; d++)
+			codec_release(&gres_dev_info_type, &reg->gres_devs[d]);
+		reg->gres_devs_count = GRES_DEVS_MAX;
+	}
+	n->gres_devs = reg->gres_devs;
+	n->ngres_devs = reg->gres_devs_count;
+	reg->gres_devs = NULL;
+	reg->gres_devs_count = 0;
 	if (!n->cfg->gres)
 		return 0;
 	found = gres_inv_create();
@@ -26,6 +38,25 @@ int node_gres_register(struct node *n, struct node_register *reg, char *reason,
 	rc = gres_inv_check(n->cfg->gres, found, reason, len);
 	gres_inv_destroy(found);
 	return rc;
+}
+
+void node_gres_release(struct node *n)
+{
+	for (uint32_t d = 0; d < n->ngres_devs; d++)
+		codec_release(&gres_dev_info_type, &n->gres_devs[d]);
+	free(n->gres_devs);
+	free(n->gres_found);
+	n->gres_devs = NULL;
+	n->ngres_devs = 0;
+	n->gres_found = NULL;
+}
+
+static int has_devices(const struct node *n, const char *name)
+{
+	for (uint32_t d = 0; d < n->ngres_devs; d++)
+		if (n->gres_devs[d].name && !strcmp(n->gres_devs[d].name, name))
+			return 1;
+	return 0;
 }
 
 uint64_t node_gres_used_idx(const struct node *n, const char *name, const char *type,
@@ -65,11 +96,11 @@ char *node_gres_used(const struct node *n)
 		uint64_t count = node_gres_used_idx(n, e->name, e->type, used);
 		char idx[300];
 
-		/* Slurm shows indexes for GRES with files: GPUs here */
+		/* Slurm shows indexes for GRES with files */
 		idx_format(used, idx, sizeof(idx));
 		fprintf(f, "%s%s%s%s:%" PRIu64 "%s", i ? "," : "", e->name,
 		        *e->type ? ":" : "", e->type, count,
-		        strcmp(e->name, "gpu") ? "" : idx);
+		        has_devices(n, e->name) ? idx : "");
 	}
 	fclose(f);
 	gres_inv_destroy(conf);

@@ -14,13 +14,17 @@
 #include "ctld/node_mgr.h"
 #include "proto/messages.h"
 
-/* Keep what reg says the node found (n->gres_found takes reg->gres; reg's
- * field is then NULL).  A node that told nothing (an older rotad) is taken
+/* Keep what reg says the node found (n->gres_found and n->gres_devs take
+ * reg's gres and gres_devs, at most GRES_DEVS_MAX devices; reg's fields are
+ * then empty).  A node that told nothing (an older rotad) is taken
  * to have its slurm.conf Gres=.  Returns 0, or -1 when it found fewer of a
  * GRES than slurm.conf says, with reason in Slurm's words ("gres/gpu count
  * reported lower than configured (1 < 4)"): the caller drains it. */
 int node_gres_register(struct node *n, struct node_register *reg, char *reason,
                        size_t len);
+
+/* Free what node_gres_register kept in n. */
+void node_gres_release(struct node *n);
 
 /* The devices (indexes 0..count-1 per name and type) of name:type on n that
  * jobs hold, as bits into used[GRES_DEVS_MAX / 64]; returns how many.
@@ -29,8 +33,9 @@ uint64_t node_gres_used_idx(const struct node *n, const char *name, const char *
                             uint64_t *used);
 
 /* GresUsed as scontrol -d show node prints it, one item per GRES of the
- * node's Gres=: "gpu:h100:0(IDX:N/A),nic:0" (devices in use as
- * "(IDX:0-1)"); NULL when the node has no Gres=.  Caller frees. */
+ * node's Gres=: "gpu:h100:0(IDX:N/A),nic:0", the indexes ("(IDX:0-1)", or
+ * N/A) for a GRES the node registered device files of; NULL when the node
+ * has no Gres=.  Caller frees. */
 char *node_gres_used(const struct node *n);
 
 #endif

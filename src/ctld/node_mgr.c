@@ -113,7 +113,7 @@ void node_mgr_destroy(struct node_mgr *nm)
 		free(nm->nodes[i].os);
 		free(nm->nodes[i].arch);
 		free(nm->nodes[i].version);
-		free(nm->nodes[i].gres_found);
+		node_gres_release(&nm->nodes[i]);
 		free(nm->nodes[i].orphans);
 	}
 	for (size_t i = 0; i < nm->nparts; i++) {

@@ -6,6 +6,7 @@
 #include "common/gres_conf.h"
 #include "common/log.h"
 #include "common/nvml_dl.h"
+#include "common/xmalloc.h"
 
 static int dev_exists(const char *file, void *arg)
 {
@@ -18,8 +19,40 @@ static int dev_exists(const char *file, void *arg)
 	return 0;
 }
 
-int gres_found_detect(const char *conf_path, const struct conf_node *cn, char **ret,
-                      struct rota_error *err)
+/* inv's devices as the wire's records (caller frees with codec_release
+ * each and free). */
+static struct gres_dev_info *devs_copy(const struct gres_inv *inv)
+{
+	struct gres_dev_info *v = xcalloc(inv->ndev ? inv->ndev : 1, sizeof(*v));
+
+	for (size_t d = 0; d < inv->ndev; d++) {
+		const struct gres_dev *g = &inv->dev[d];
+		const struct gres_ent *e = &inv->ent[g->ent];
+		char cores[1024];
+
+		gres_cores_format(g->cores, cores, sizeof(cores));
+		v[d].name = xstrdup(e->name);
+		v[d].type = *e->type ? xstrdup(e->type) : NULL;
+		v[d].file = xstrdup(g->file);
+		v[d].cores = *cores ? xstrdup(cores) : NULL;
+		v[d].links = *g->links ? xstrdup(g->links) : NULL;
+	}
+	return v;
+}
+
+void gres_found_release(struct node_register *reg)
+{
+	for (uint32_t d = 0; d < reg->gres_devs_count; d++)
+		codec_release(&gres_dev_info_type, &reg->gres_devs[d]);
+	free(reg->gres_devs);
+	free(reg->gres);
+	reg->gres_devs = NULL;
+	reg->gres_devs_count = 0;
+	reg->gres = NULL;
+}
+
+int gres_found_detect(const char *conf_path, const struct conf_node *cn,
+                      struct node_register *reg, struct rota_error *err)
 {
 	char *path = gres_conf_path(conf_path), buf[2048];
 	struct gres_inv *det = NULL, *inv = NULL;
@@ -42,10 +75,11 @@ int gres_found_detect(const char *conf_path, const struct conf_node *cn, char **
 	if (rc == 0 && gres_inv_format(inv, buf, sizeof(buf)) < 0)
 		rc =
 		    (errprintf(err, "gres list over %zu bytes", sizeof(buf) - 1), -E2BIG);
-	if (rc == 0)
-		*ret = strdup(buf);
-	if (rc == 0 && !*ret)
-		rc = (errprintf(err, "out of memory"), -ENOMEM);
+	if (rc == 0) {
+		reg->gres = xstrdup(buf);
+		reg->gres_devs = devs_copy(inv);
+		reg->gres_devs_count = (uint32_t)inv->ndev;
+	}
 	gres_inv_destroy(inv);
 	gres_inv_destroy(det);
 	gres_conf_destroy(gc);

@@ -12,11 +12,16 @@
 
 #include "common/conf.h"
 #include "common/error.h"
+#include "proto/messages.h"
 
-/* Sets *ret ("gpu:h100:8,nic:2", "" for none; caller frees) or returns a
- * negative error with err "gres.conf:3: why" (a bad gres.conf, NVML asked
- * for and not working). */
-int gres_found_detect(const char *conf_path, const struct conf_node *cn, char **ret,
-                      struct rota_error *err);
+/* Fill reg->gres ("gpu:h100:8,nic:2", "" for none) and reg->gres_devs (one
+ * per device file found), both owned by reg until gres_found_release.
+ * Returns 0, or a negative error with err "gres.conf:3: why" (a bad
+ * gres.conf, NVML asked for and not working); reg is then unchanged. */
+int gres_found_detect(const char *conf_path, const struct conf_node *cn,
+                      struct node_register *reg, struct rota_error *err);
+
+/* Free what gres_found_detect put into reg and clear those fields. */
+void gres_found_release(struct node_register *reg);
 
 #endif

@@ -331,7 +331,6 @@ static void noded_start(struct noded *nd)
 	};
 	struct node_register reg;
 	struct rota_error err = {""};
-	char *gres = NULL;
 
 	if (nd->emulate) {
 		if (emulator_create(nd->base, nd->conf, nd->auth, nd->emulate, &nd->emu,
@@ -347,15 +346,14 @@ static void noded_start(struct noded *nd)
 		log_err("launch credentials kept in memory only: %s", err.text);
 	nd->stepds = stepd_mgr_create(nd->base, &o);
 	hwinfo_register_fill(cn, nd->start_time, &reg);
-	if (gres_found_detect(nd->conf_path, cn, &gres, &err) < 0)
+	if (gres_found_detect(nd->conf_path, cn, &reg, &err) < 0)
 		fatal("%s", err.text);
-	reg.gres = gres;
-	if (*gres)
-		log_info("gres: %s", gres);
+	if (*reg.gres)
+		log_info("gres: %s", reg.gres);
 	/* in the spool (our cwd) */
 	nd->link = ctld_link_create(nd->base, nd->conf, nd->auth, &reg, "ctld_term",
 	                            &link_ops, nd);
-	free(gres);
+	gres_found_release(&reg);
 	stepd_mgr_scan(nd->stepds);
 }
 
