@@ -42,9 +42,7 @@ int node_gres_register(struct node *n, struct node_register *reg, char *reason,
 
 void node_gres_release(struct node *n)
 {
-	for (uint32_t d = 0; d < n->ngres_devs; d++)
-		codec_release(&gres_dev_info_type, &n->gres_devs[d]);
-	free(n->gres_devs);
+	codec_release_list(&gres_dev_info_type, n->gres_devs, n->ngres_devs);
 	free(n->gres_found);
 	n->gres_devs = NULL;
 	n->ngres_devs = 0;

@@ -42,9 +42,7 @@ static struct gres_dev_info *devs_copy(const struct gres_inv *inv)
 
 void gres_found_release(struct node_register *reg)
 {
-	for (uint32_t d = 0; d < reg->gres_devs_count; d++)
-		codec_release(&gres_dev_info_type, &reg->gres_devs[d]);
-	free(reg->gres_devs);
+	codec_release_list(&gres_dev_info_type, reg->gres_devs, reg->gres_devs_count);
 	free(reg->gres);
 	reg->gres_devs = NULL;
 	reg->gres_devs_count = 0;
