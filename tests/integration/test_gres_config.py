@@ -76,6 +76,10 @@ def test_rota_up_gpus_shows_four_gpus_per_node(gpus_cluster):
     assert p.stdout.splitlines() == ["debug* gpu:4 2 node[01-02]",
                                      "gpu gpu:4 2 node[01-02]"]
     assert sinfo_nodes(c, "%N %G") == ["node01 gpu:4", "node02 gpu:4"]
+    p = c.run(["sinfo", "-h", "-N", "-O", "NodeList:8,Gres:10,GresUsed:20"])
+    assert sorted(set(p.stdout.splitlines())) == [
+        "node01  gpu:4     gpu:0(IDX:N/A)      ",
+        "node02  gpu:4     gpu:0(IDX:N/A)      "], p.stdout
 
 
 def test_rota_up_gpus_node_missing_a_device_is_drained(gpus_cluster):
