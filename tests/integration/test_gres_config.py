@@ -10,7 +10,7 @@ import stat
 
 import pytest
 
-from conftest import module_cluster_with
+from conftest import BUILD, module_cluster_with
 
 SMALL = ("--nodes", "2", "--cpus", "2", "--mem", "1024")
 LOW = "gres/gpu count reported lower than configured ({} < {})"
@@ -154,6 +154,32 @@ def test_count_only_gres_lower_than_configured(make_cluster):
         "gres/nic count reported lower than configured (3 < 4)")
     # no files: no device indexes
     assert node_field(c, "node01", "GresUsed", details=True) == "nic:0"
+
+
+def test_autodetect_nvml_with_a_fake_nvml(make_cluster):
+    """AutoDetect=nvml: rotad loads the NVML named by ROTA_NVML_LIB (the unit
+    tests' fake: four "NVIDIA H100 80GB HBM3"); the configured type h100 is a
+    part of the device name, so the GPUs are gpu:h100."""
+    fake = {"ROTA_NVML_LIB": str(BUILD / "tests" / "libfake_nvml.so")}
+    assert os.path.exists(fake["ROTA_NVML_LIB"])
+    c = make_cluster(*SMALL)
+    write_gres(c, "gpu:h100:4", "AutoDetect=nvml\n", types="gpu")
+    c.up(env=fake)
+    wait_registered(c)
+    for node in ("node01", "node02"):
+        assert "DRAIN" not in node_field(c, node, "State")
+        assert (node_field(c, node, "GresUsed", details=True)
+                == "gpu:h100:0(IDX:N/A)")
+    log = open(os.path.join(c.dir, "log", "rotad-node01.log")).read()
+    assert "gres: NVML found 4 GPUs" in log and "gres: gpu:h100:4" in log, log
+    # more configured than NVML finds: drained
+    c.down()
+    conf = open(c.conf_path).read().replace("Gres=gpu:h100:4", "Gres=gpu:h100:8")
+    with open(c.conf_path, "w") as f:
+        f.write(conf)
+    c.up(env=fake)
+    wait_registered(c)
+    assert node_field(c, "node01", "Reason").startswith(LOW.format(4, 8))
 
 
 def test_bad_gres_conf_line_is_refused_with_file_and_line(make_cluster):
