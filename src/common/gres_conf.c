@@ -135,6 +135,8 @@ static int key_apply(struct gres_line *l, const char *key, const char *v, unsign
 {
 	int k;
 
+	if (!strcasecmp(key, "CPUs"))
+		key = "Cores"; /* the old name */
 	for (k = 0; k < K_COUNT_OF_KEYS && strcasecmp(key, key_names[k]); k++)
 		;
 	if (k == K_COUNT_OF_KEYS)
@@ -389,7 +391,8 @@ enum gres_autodetect gres_conf_autodetect(const struct gres_conf *gc, const char
 	enum gres_autodetect ad = GRES_AUTODETECT_OFF;
 
 	for (size_t i = 0; gc && i < gc->n; i++)
-		if (!gc->lines[i].name[0] && line_covers(&gc->lines[i], node))
+		if (gc->lines[i].autodetect != GRES_AUTODETECT_UNSET &&
+		    line_covers(&gc->lines[i], node))
 			ad = gc->lines[i].autodetect;
 	return ad;
 }

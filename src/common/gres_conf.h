@@ -5,8 +5,10 @@
  *   Name=gpu Type=h100 File=/dev/nvidia[0-7] Cores=0-31 Links=-1,2 Flags=...
  *   Name=nic Count=2              (no File=: counted only, like a license)
  *   NodeName=gpu[01-04] Name=...  (the line is for those nodes only)
- *   AutoDetect=nvml|off           (alone, maybe with NodeName=: the default of
- *                                  those nodes; on a Name= line: that line's)
+ *   AutoDetect=nvml|off           (alone: every node; with NodeName=: those
+ *                                  nodes; the last line that covers a node
+ *                                  wins, also when it has a Name=)
+ * Cores= may be written CPUs= (its old name in Slurm).
  * File= takes a list with ranges ("/dev/nvidia[0-3],/dev/nvidia7"); Count=
  * (suffix k/m/g) defaults to the number of files and must match it when both
  * are given.  A GRES a node's slurm.conf Gres= names and no gres.conf line of
@@ -52,8 +54,8 @@ void gres_conf_destroy(struct gres_conf *gc); /* NULL allowed */
  * ENOMEM. */
 char *gres_conf_path(const char *slurm_conf_path);
 
-/* AutoDetect for node: the last AutoDetect-only line that covers it, else
- * GRES_AUTODETECT_OFF. */
+/* AutoDetect for node: that of the last line with AutoDetect= that covers
+ * it, else GRES_AUTODETECT_OFF. */
 enum gres_autodetect gres_conf_autodetect(const struct gres_conf *gc, const char *node);
 
 /* How a node's inventory is built.  dev_exists (NULL: every file counts) is

@@ -121,15 +121,18 @@ static void test_found_vs_configured(void **state)
 
 static void test_autodetect(void **state)
 {
-	struct gres_conf *gc = load_ok("AutoDetect=nvml\n"
-	                               "NodeName=cpu[1-2] AutoDetect=off\n"
-	                               "Name=gpu File=/dev/nvidia[0-1]\n");
+	struct gres_conf *gc =
+	    load_ok("AutoDetect=nvml\n"
+	            "NodeName=cpu[1-2] AutoDetect=off\n"
+	            "Name=gpu File=/dev/nvidia[0-1]\n"
+	            "NodeName=cpu2 Name=gpu AutoDetect=nvml CPUs=0-3\n");
 	struct gres_inv *det = gres_inv_create(), *inv;
 	struct gres_node_opts o = {.detected = det};
 
 	(void)state;
 	assert_int_equal(gres_conf_autodetect(gc, "gpu1"), GRES_AUTODETECT_NVML);
-	assert_int_equal(gres_conf_autodetect(gc, "cpu2"), GRES_AUTODETECT_OFF);
+	assert_int_equal(gres_conf_autodetect(gc, "cpu1"), GRES_AUTODETECT_OFF);
+	assert_int_equal(gres_conf_autodetect(gc, "cpu2"), GRES_AUTODETECT_NVML);
 	assert_int_equal(gres_conf_autodetect(NULL, "x"), GRES_AUTODETECT_OFF);
 	/* detected GPUs replace the File= lines of that name */
 	assert_int_equal(
