@@ -449,7 +449,7 @@ int gres_conf_node_inventory(const struct gres_conf *gc, const char *node,
 		const struct gres_line *l = &gc->lines[i];
 
 		if (!l->name[0] || !line_covers(l, node) ||
-		    (det && l->files && gres_inv_has_name(det, l->name)))
+		    (det && gres_inv_has_name(det, l->name)))
 			continue;
 		if ((rc = line_add(l, o, inv, &e)) < 0)
 			errprintf(err, "%s: %s", l->where, e.text);

@@ -61,7 +61,7 @@ enum gres_autodetect gres_conf_autodetect(const struct gres_conf *gc, const char
 /* How a node's inventory is built.  dev_exists (NULL: every file counts) is
  * asked for each File= of the node's lines: rotad passes a stat(), the
  * controller nothing.  detected (NULL: none) is what autodetection found
- * (NVML): its names replace the File= lines of the same name. */
+ * (NVML): its names replace the gres.conf lines of the same name. */
 struct gres_node_opts {
 	int (*dev_exists)(const char *file, void *arg);
 	void *arg;

@@ -125,6 +125,7 @@ static void test_autodetect(void **state)
 	    load_ok("AutoDetect=nvml\n"
 	            "NodeName=cpu[1-2] AutoDetect=off\n"
 	            "Name=gpu File=/dev/nvidia[0-1]\n"
+	            "Name=gpu Type=h100\n"
 	            "NodeName=cpu2 Name=gpu AutoDetect=nvml CPUs=0-3\n");
 	struct gres_inv *det = gres_inv_create(), *inv;
 	struct gres_node_opts o = {.detected = det};
@@ -134,7 +135,7 @@ static void test_autodetect(void **state)
 	assert_int_equal(gres_conf_autodetect(gc, "cpu1"), GRES_AUTODETECT_OFF);
 	assert_int_equal(gres_conf_autodetect(gc, "cpu2"), GRES_AUTODETECT_NVML);
 	assert_int_equal(gres_conf_autodetect(NULL, "x"), GRES_AUTODETECT_OFF);
-	/* detected GPUs replace the File= lines of that name */
+	/* detected GPUs replace the lines of that name */
 	assert_int_equal(
 	    gres_inv_add_dev(det, "gpu", "h100", "/dev/nvidia5", NULL, NULL, NULL), 0);
 	inv = inventory(gc, "gpu1", "gpu:1", &o);
