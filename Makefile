@@ -104,6 +104,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIBA) $(ALL_LDFLAGS) $(LIBS) -lcmocka
 
+# test_nvml loads a fake libnvidia-ml built beside it
+$(BUILD)/tests/libfake_nvml.so: tests/unit/fake_nvml.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -fPIC -shared -o $@ $<
+$(BUILD)/tests/test_nvml: $(BUILD)/tests/libfake_nvml.so
 # test_cgroup compiles rotastepd's cgroup.c in (its helpers are static)
 $(BUILD)/tests/test_cgroup: src/stepd/cgroup.c src/stepd/cgroup.h
 # test_ranksort compiles ranksort.c in
@@ -114,6 +119,8 @@ $(BUILD)/tests/test_owner: src/ctld/owner.c src/ctld/owner.h
 $(BUILD)/tests/test_sstat_fields: src/cli/sstat_fields.c src/cli/sstat.h
 # test_gidcache compiles rotad's gidcache.c in
 $(BUILD)/tests/test_gidcache: src/noded/gidcache.c src/noded/gidcache.h
+# test_node_gres compiles the controller's node_gres.c in
+$(BUILD)/tests/test_node_gres: src/ctld/node_gres.c src/ctld/node_gres.h src/ctld/node_mgr.h
 # test_step_alloc compiles the controller's step_alloc.c in
 $(BUILD)/tests/test_step_alloc: src/ctld/step_alloc.c src/ctld/step_alloc.h src/ctld/job_mgr.h
 

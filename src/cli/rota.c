@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "cli/rota_gpus.h"
 #include "cli/eff.h"
 #include "cli/sim.h"
 #include "common/conf.h"
@@ -58,6 +59,7 @@ struct rota_opts {
 	uint32_t cpus;
 	uint64_t mem;
 	const char *partition;
+	uint32_t gpus; /* --gpus: GPUs per node (cli/rota_gpus.h) */
 	uint32_t timeout;
 	const char *munge_socket; /* AuthType=auth/munge through this munged */
 	int standby;              /* --standby: a backup controller as well */
@@ -87,7 +89,8 @@ static void usage(FILE *f)
 	fprintf(
 	    f,
 	    "Usage: rota up --dir DIR [--nodes N] [--cpus C] [--mem MB] "
-	    "[--partition NAME] [--timeout SECS] [--munge-socket PATH] [--standby]\n"
+	    "[--partition NAME] [--gpus N] [--timeout SECS] [--munge-socket PATH] "
+	    "[--standby]\n"
 	    "       rota down --dir DIR\n"
 	    "       rota status --dir DIR\n"
 	    "       rota env --dir DIR\n"
@@ -102,7 +105,9 @@ static void usage(FILE *f)
 	    "eff     a job's CPU, memory and time efficiency (seff's figures)\n"
 	    "\n"
 	    "up defaults: --nodes 4, --cpus <online cpus, at least 2>, --mem 2048,\n"
-	    "--partition debug, --timeout 30.  Also: rota sbatch|srun|squeue|... ARGS\n");
+	    "--partition debug, --timeout 30.  --gpus N gives each node N GPUs (files\n"
+	    "under DIR/dev, DIR/gres.conf) and a partition gpu.\n"
+	    "Also: rota sbatch|srun|squeue|... ARGS\n");
 }
 
 static long long now_ms(void)
@@ -518,16 +523,29 @@ static int conf_write(const struct cluster *c, const struct rota_opts *o,
 	           "SlurmdTimeout=30\n"
 	           "KillWait=5\n"
 	           "ReturnToService=2\n");
+	if (o->gpus)
+		fprintf(f, "GresTypes=gpu\n");
 	if (o->nodes == 1)
 		fprintf(f, "NodeName=%s NodeHostname=%s NodeAddr=127.0.0.1 Port=%u",
 		        nodes, host, ports[2]);
 	else
 		fprintf(f, "NodeName=%s NodeHostname=%s NodeAddr=127.0.0.1 Port=[%u-%u]",
 		        nodes, host, ports[2], ports[2] + o->nodes - 1);
-	fprintf(f, " CPUs=%u RealMemory=%llu State=UNKNOWN\n", o->cpus,
-	        (unsigned long long)o->mem);
+	fprintf(f, " CPUs=%u RealMemory=%llu", o->cpus, (unsigned long long)o->mem);
+	if (o->gpus)
+		fprintf(f, " Gres=gpu:%u", o->gpus);
+	fprintf(f, " State=UNKNOWN\n");
 	fprintf(f, "PartitionName=%s Nodes=%s Default=YES MaxTime=01:00:00 State=UP\n",
 	        o->partition, nodes);
+	if (o->gpus && strcmp(o->partition, "gpu"))
+		fprintf(f, "PartitionName=gpu Nodes=%s MaxTime=01:00:00 State=UP\n",
+		        nodes);
+	if (o->gpus && rota_gpus_setup(c->dir, nodes, o->gpus) < 0) {
+		fclose(f);
+		unlink(tmp);
+		rc = -1;
+		goto out;
+	}
 	if (fclose(f) != 0 || rename(tmp, c->conf_path) < 0) {
 		fprintf(stderr, "rota: error: write %s: %s\n", c->conf_path,
 		        strerror(errno));
@@ -1326,6 +1344,7 @@ static int parse_opts(int argc, char **argv, struct rota_opts *o, int *explicit_
 	    {"cpus", required_argument, NULL, 'c'},
 	    {"mem", required_argument, NULL, 'm'},
 	    {"partition", required_argument, NULL, 'p'},
+	    {"gpus", required_argument, NULL, 'G'},
 	    {"timeout", required_argument, NULL, 't'},
 	    {"munge-socket", required_argument, NULL, 'M'},
 	    {"standby", no_argument, NULL, 'S'},
@@ -1341,6 +1360,8 @@ static int parse_opts(int argc, char **argv, struct rota_opts *o, int *explicit_
 		if ((ch == 'N' &&
 		     parse_u32("--nodes", optarg, 1, ROTA_MAX_NODES, &o->nodes)) ||
 		    (ch == 'c' && parse_u32("--cpus", optarg, 1, 4096, &o->cpus)) ||
+		    (ch == 'G' &&
+		     parse_u32("--gpus", optarg, 0, ROTA_GPUS_MAX, &o->gpus)) ||
 		    (ch == 'm' && parse_u32("--mem", optarg, 1, 1u << 30, &mem)) ||
 		    (ch == 't' && parse_u32("--timeout", optarg, 1, 3600, &o->timeout)))
 			return -1;

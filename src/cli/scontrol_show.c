@@ -388,6 +388,9 @@ static void print_node(FILE *f, const struct scontrol_opts *o, const struct node
 	fprintf(f, "AvailableFeatures=%s%s", nul(n->features), le);
 	fprintf(f, "ActiveFeatures=%s%s", nul(n->features), le);
 	fprintf(f, "Gres=%s%s", nul(n->gres), le);
+	/* -d: what jobs hold of them, as Slurm shows it with details */
+	if (o->details && n->gres_used)
+		fprintf(f, "GresDrain=N/A%sGresUsed=%s%s", le, n->gres_used, le);
 	fprintf(f, "NodeAddr=%s NodeHostName=%s ",
 	        n->addr && *n->addr ? n->addr : n->name,
 	        n->hostname && *n->hostname ? n->hostname : n->name);

@@ -901,8 +901,9 @@ static const char *rec_value(const struct fmt_col *col, const void *vrec, void *
 		return rec_minmax(r, get_alloc_mem, buf, len);
 	case F_PORT:
 		return rec_minmax(r, get_port, buf, len);
-	case F_COMMENT:
 	case F_GRES_USED:
+		return node_str(r, offsetof(struct node_info, gres_used), "(null)");
+	case F_COMMENT:
 		return "(null)";
 	}
 	return "";

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include "common/conf.h"
 #include "common/conf_keys.h"
+#include "common/gres.h"
 #include "common/hostlist.h"
 #include "common/common.h"
 
@@ -577,6 +578,33 @@ static int node_default_set(struct parser *p, struct node_tmpl *t, const char *l
 	return 0;
 }
 
+/* A node's Gres= must parse; a name GresTypes (read so far) lacks is warned
+ * about, as the node will not be given it by the scheduler. */
+static int node_gres_check(struct parser *p, const char *gres, const char *where)
+{
+	struct gres_item items[GRES_MAX_ITEMS];
+	struct rota_error e = {{0}};
+	const char *types = p->conf->gres_types;
+	size_t n = 0;
+
+	if (!gres)
+		return 0;
+	if (gres_parse_node(gres, items, &n, &e) < 0)
+		return errprintf(p->err, "%s: Gres=%.64s: %s", where, gres, e.text);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(items[i].name);
+		const char *s = types;
+
+		while (s &&
+		       (strncasecmp(s, items[i].name, len) || (s[len] && s[len] != ',')))
+			s = strchr(s, ','), s = s ? s + 1 : NULL;
+		if (!s)
+			log_warn("%s: Gres=%s: gres/%s is not in GresTypes", where, gres,
+			         items[i].name);
+	}
+	return 0;
+}
+
 static int node_line(struct parser *p, struct conf_token *tok, int n, const char *where)
 {
 	struct node_tmpl t = p->node_def;
@@ -592,6 +620,8 @@ static int node_line(struct parser *p, struct conf_token *tok, int n, const char
 		goto out;
 	}
 	if (node_keys_apply(p, &t, tok, n, lists, where))
+		goto out;
+	if (node_gres_check(p, t.node.gres, where))
 		goto out;
 	if (!strcasecmp(tok[0].value, "DEFAULT")) {
 		rc = node_default_set(p, &t, lists, where);

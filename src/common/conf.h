@@ -85,11 +85,15 @@ struct conf {
 	char *backup_host[CONF_BACKUPS_MAX];
 	char *backup_addr[CONF_BACKUPS_MAX]; /* or NULL */
 	size_t backup_count;
-	uint16_t slurmctld_port;   /* SlurmctldPort, default 6817 */
-	uint16_t slurmd_port;      /* SlurmdPort, default 6818 */
-	char *slurm_user;          /* SlurmUser, default root */
-	char *auth_type;           /* AuthType, default auth/munge */
-	char *auth_info;           /* AuthInfo, NULL */
+	uint16_t slurmctld_port; /* SlurmctldPort, default 6817 */
+	uint16_t slurmd_port;    /* SlurmdPort, default 6818 */
+	char *slurm_user;        /* SlurmUser, default root */
+	char *auth_type;         /* AuthType, default auth/munge */
+	char *auth_info;         /* AuthInfo, NULL */
+	/* GresTypes: the GRES names nodes may have ("gpu,nic"), NULL; a node's
+	 * Gres= naming another is warned about; gres.conf sits beside
+	 * slurm.conf (common/gres_conf.h) */
+	char *gres_types;
 	char *state_save_location; /* default /var/spool/rotactld */
 	char *slurmd_spool_dir;    /* default /var/spool/rotad */
 	char *slurmctld_log_file;  /* NULL = stderr */

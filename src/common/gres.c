@@ -4,9 +4,7 @@
 #include "common/gres.h"
 #include "common/common.h"
 
-/* A count with an optional k/m/g suffix; 0 when malformed or out of range
- * (over 64 bits included). */
-static uint64_t parse_count(const char *s, size_t len)
+uint64_t gres_count_parse(const char *s, size_t len)
 {
 	uint64_t v = 0, mult = 1;
 	size_t i = 0;
@@ -36,7 +34,7 @@ static uint64_t parse_count(const char *s, size_t len)
 	return v * mult;
 }
 
-static int copy_word(char *dst, const char *s, size_t len)
+int gres_word_copy(char *dst, const char *s, size_t len)
 {
 	if (!len || len >= GRES_NAME_MAX)
 		return -1;
@@ -63,17 +61,17 @@ static int parse_item(const char *s, size_t len, struct gres_item *it)
 	it->count = 1;
 	c1 = memchr(s, ':', (size_t)(end - s));
 	if (!c1)
-		return copy_word(it->name, s, (size_t)(end - s));
-	if (copy_word(it->name, s, (size_t)(c1 - s)) < 0)
+		return gres_word_copy(it->name, s, (size_t)(end - s));
+	if (gres_word_copy(it->name, s, (size_t)(c1 - s)) < 0)
 		return -1;
 	c2 = memchr(c1 + 1, ':', (size_t)(end - c1 - 1));
 	if (c2) {
-		if (copy_word(it->type, c1 + 1, (size_t)(c2 - c1 - 1)) < 0)
+		if (gres_word_copy(it->type, c1 + 1, (size_t)(c2 - c1 - 1)) < 0)
 			return -1;
-		it->count = parse_count(c2 + 1, (size_t)(end - c2 - 1));
+		it->count = gres_count_parse(c2 + 1, (size_t)(end - c2 - 1));
 	} else if (isdigit((unsigned char)c1[1])) {
-		it->count = parse_count(c1 + 1, (size_t)(end - c1 - 1));
-	} else if (copy_word(it->type, c1 + 1, (size_t)(end - c1 - 1)) < 0) {
+		it->count = gres_count_parse(c1 + 1, (size_t)(end - c1 - 1));
+	} else if (gres_word_copy(it->type, c1 + 1, (size_t)(end - c1 - 1)) < 0) {
 		return -1;
 	}
 	return it->count ? 0 : -1;
@@ -106,18 +104,21 @@ int gres_parse(const char *spec, struct gres_item *items, size_t *ret_n,
 	return 0;
 }
 
-uint64_t gres_node_count(const char *node_gres, const char *name, const char *type)
+int gres_parse_node(const char *node_gres, struct gres_item *items, size_t *ret_n,
+                    struct rota_error *err)
 {
-	struct gres_item items[GRES_MAX_ITEMS];
-	uint64_t total = 0;
-	size_t n = 0, b = 0;
 	char buf[1024];
+	size_t b = 0;
 	int depth = 0;
 
 	if (!node_gres)
-		return 0;
+		return errprintf(err, "empty gres specification"), -EINVAL;
 	/* a node's "(S:0-1)" holds commas of its own: drop the bindings first */
-	for (const char *s = node_gres; *s && b < sizeof(buf) - 1; s++) {
+	for (const char *s = node_gres; *s; s++) {
+		if (b == sizeof(buf) - 1)
+			return errprintf(err, "gres specification over %zu bytes",
+			                 sizeof(buf) - 1),
+			       -EINVAL;
 		if (*s == '(')
 			depth++;
 		else if (*s == ')')
@@ -126,7 +127,19 @@ uint64_t gres_node_count(const char *node_gres, const char *name, const char *ty
 			buf[b++] = *s;
 	}
 	buf[b] = '\0';
-	if (gres_parse(buf, items, &n, NULL) < 0)
+	if (depth)
+		return errprintf(err, "unbalanced '(' in gres '%.64s'", node_gres),
+		       -EINVAL;
+	return gres_parse(buf, items, ret_n, err);
+}
+
+uint64_t gres_node_count(const char *node_gres, const char *name, const char *type)
+{
+	struct gres_item items[GRES_MAX_ITEMS];
+	uint64_t total = 0;
+	size_t n = 0;
+
+	if (!node_gres || gres_parse_node(node_gres, items, &n, NULL) < 0)
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(items[i].name, name) &&

@@ -29,6 +29,19 @@ struct gres_item {
 int gres_parse(const char *spec, struct gres_item *items, size_t *ret_n,
                struct rota_error *err);
 
+/* A count s[0..len) with an optional k/m/g suffix (x1024); 0 when malformed
+ * or out of range (over 64 bits included). */
+uint64_t gres_count_parse(const char *s, size_t len);
+
+/* Copy the name or type s[0..len) (letters, digits, "_-.", 1 to
+ * GRES_NAME_MAX-1 bytes) into dst[GRES_NAME_MAX].  Returns 0 or -1. */
+int gres_word_copy(char *dst, const char *s, size_t len);
+
+/* Parse a node's Gres= (slurm.conf): as gres_parse, "(S:0-1)" socket
+ * bindings dropped first (at most 1,023 bytes in all). */
+int gres_parse_node(const char *node_gres, struct gres_item *items, size_t *ret_n,
+                    struct rota_error *err);
+
 /* How many of name (and type, when not "") node_gres (a node's Gres=, NULL
  * for none) has; 0 if none or if node_gres does not parse. */
 uint64_t gres_node_count(const char *node_gres, const char *name, const char *type);

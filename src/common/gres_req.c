@@ -9,12 +9,9 @@
 
 static int valid_word(const char *s, size_t len)
 {
-	if (!len || len >= GRES_NAME_MAX)
-		return 0;
-	for (size_t i = 0; i < len; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("_-.", s[i]))
-			return 0;
-	return 1;
+	char w[GRES_NAME_MAX];
+
+	return gres_word_copy(w, s, len) == 0;
 }
 
 /* A decimal count in s[0..len), 1..GRES_REQ_MAX_COUNT, else 0. */

@@ -39,24 +39,10 @@ void gres_use_setup(struct gres_kinds *gk, struct gres_use *ng, const char *node
                     const char *node_name)
 {
 	struct gres_item items[GRES_MAX_ITEMS];
-	size_t n = 0, b = 0;
-	char buf[1024];
-	int depth = 0;
+	size_t n = 0;
 
 	memset(ng, 0, sizeof(*ng));
-	if (!node_gres)
-		return;
-	/* "(S:0-1)" bindings hold commas of their own */
-	for (const char *s = node_gres; *s && b < sizeof(buf) - 1; s++) {
-		if (*s == '(')
-			depth++;
-		else if (*s == ')')
-			depth--;
-		else if (!depth)
-			buf[b++] = *s;
-	}
-	buf[b] = '\0';
-	if (!*buf || gres_parse(buf, items, &n, NULL) < 0)
+	if (!node_gres || !*node_gres || gres_parse_node(node_gres, items, &n, NULL) < 0)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		int k = kind_add(gk, items[i].name, items[i].type, node_name);

@@ -15,6 +15,7 @@
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
+#include "ctld/node_gres.h"
 #include "ctld/repl.h"
 #include "common/common.h"
 
@@ -114,6 +115,7 @@ void node_mgr_destroy(struct node_mgr *nm)
 		free(nm->nodes[i].os);
 		free(nm->nodes[i].arch);
 		free(nm->nodes[i].version);
+		node_gres_release(&nm->nodes[i]);
 		free(nm->nodes[i].orphans);
 	}
 	for (size_t i = 0; i < nm->nparts; i++) {
@@ -421,6 +423,7 @@ void node_mgr_register(struct ctld *ctld, struct caller *who, struct node_regist
 {
 	struct node *n = node_mgr_get(ctld->nodes, who->node_idx);
 	time_t now = time(NULL);
+	char gres_why[160];
 
 	if (!n || !reg->name || strcmp(reg->name, n->cfg->name)) {
 		chan_send_rc(ch, -ESLURM_INVALID_NODE_NAME, "node name does not match");
@@ -447,6 +450,12 @@ void node_mgr_register(struct ctld *ctld, struct caller *who, struct node_regist
 	if (reg->cpus && reg->cpus < n->cfg->cpus && !(n->flags & NODE_DRAIN)) {
 		n->flags |= NODE_DRAIN;
 		set_reason(n, "Low socket*core*thread count", 0, now);
+	}
+	if (node_gres_register(n, reg, gres_why, sizeof(gres_why)) < 0 &&
+	    !(n->flags & NODE_DRAIN)) {
+		log_err("node %s: %s: draining it", n->cfg->name, gres_why);
+		n->flags |= NODE_DRAIN;
+		set_reason(n, gres_why, 0, now);
 	}
 	n->registered = 1;
 	n->flags &= ~NODE_NO_RESPOND;
@@ -597,6 +606,7 @@ void node_mgr_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 		o->os = xstrdup(n->os);
 		o->arch = xstrdup(n->arch);
 		o->version = xstrdup(n->version);
+		o->gres_used = node_gres_used(&nm->kinds, n);
 	}
 	chan_send(ch, MSG_NODE_INFO_RESP, &r);
 	codec_release(&node_info_resp_type, &r);

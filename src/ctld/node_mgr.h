@@ -37,6 +37,9 @@ struct node {
 	uint64_t free_mem;
 	uint32_t cpu_load;
 	char *os, *arch, *version;
+	char *gres_found; /* GRES the node registered ("gpu:h100:8"), NULL: none */
+	struct gres_dev_info *gres_devs; /* [ngres_devs] its devices (node_gres.h) */
+	uint32_t ngres_devs;
 	struct chan *link; /* where the node's rotad takes orders (ref), or NULL */
 	/* jobs the node was told to kill and must confirm gone
 	 * (STEP_DONE_JOB_GONE) before it is scheduled again (it shows

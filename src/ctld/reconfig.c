@@ -80,6 +80,9 @@ static void node_adopt(struct node *n, struct node *o)
 	n->os = o->os, o->os = NULL;
 	n->arch = o->arch, o->arch = NULL;
 	n->version = o->version, o->version = NULL;
+	n->gres_found = o->gres_found, o->gres_found = NULL;
+	n->gres_devs = o->gres_devs, o->gres_devs = NULL;
+	n->ngres_devs = o->ngres_devs, o->ngres_devs = 0;
 	n->link = o->link, o->link = NULL;
 	n->orphans = o->orphans, o->orphans = NULL;
 	n->norphans = o->norphans, o->norphans = 0;

@@ -348,6 +348,30 @@ void ctld_state_mark(struct ctld *ctld, time_t now)
 	                                       .lineage = ctld->lineage});
 }
 
+/* Which GRES devices jobs hold, from the jobs that hold nodes: a replay
+ * claims an ended job's devices until the end (its release is not
+ * journaled), so a later job's claim of the same device would be undone by
+ * that release. */
+static void gres_reclaim(struct ctld *ctld)
+{
+	const struct gres_kinds *gk = node_mgr_gres_kinds(ctld->nodes);
+
+	for (size_t i = 0; i < node_mgr_count(ctld->nodes); i++) {
+		struct gres_use *u = &node_mgr_get(ctld->nodes, i)->gres_use;
+		memset(u->alloc, 0, sizeof(u->alloc));
+		memset(u->used, 0, sizeof(u->used));
+	}
+	for (struct job *j = job_first_active(ctld->jobs); j; j = j->lnext)
+		for (uint32_t k = 0; j->run->gres && j->run->held && k < j->run->nnodes;
+		     k++)
+			if (j->run->held[k])
+				gres_use_claim(
+				    gk,
+				    &node_mgr_get(ctld->nodes, j->run->node_idx[k])
+				         ->gres_use,
+				    j->run->gres[k]);
+}
+
 void ctld_state_settle(struct ctld *ctld)
 {
 	/* the nodes' confirmations that ended jobs are gone are not journaled:
@@ -358,6 +382,7 @@ void ctld_state_settle(struct ctld *ctld)
 		if (j->state & JOB_COMPLETING)
 			job_release_all(ctld, j, j->run->end_time);
 	}
+	gres_reclaim(ctld);
 }
 
 void ctld_state_clear(struct ctld *ctld)

@@ -163,5 +163,6 @@ void hwinfo_register_fill(const struct conf_node *cn, time_t start_time,
 	    .start_time = start_time,
 	    .arch = u.machine,
 	    .version = ROTA_NODED_VERSION,
+	    .gres = cn->gres, /* a virtual node has what it is configured with */
 	};
 }

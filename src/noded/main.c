@@ -23,6 +23,7 @@
 #include "noded/emulate.h"
 #include "stepd/cgroup.h"
 #include "noded/hwinfo.h"
+#include "noded/gres_found.h"
 #include "noded/noded.h"
 #include "noded/stepd_mgr.h"
 #include "common/common.h"
@@ -345,9 +346,14 @@ static void noded_start(struct noded *nd)
 		log_err("launch credentials kept in memory only: %s", err.text);
 	nd->stepds = stepd_mgr_create(nd->base, &o);
 	hwinfo_register_fill(cn, nd->start_time, &reg);
+	if (gres_found_detect(nd->conf_path, cn, &reg, &err) < 0)
+		fatal("%s", err.text);
+	if (*reg.gres)
+		log_info("gres: %s", reg.gres);
 	/* in the spool (our cwd) */
 	nd->link = ctld_link_create(nd->base, nd->conf, nd->auth, &reg, "ctld_term",
 	                            &link_ops, nd);
+	gres_found_release(&reg);
 	stepd_mgr_scan(nd->stepds);
 }
 

@@ -566,6 +566,13 @@ int codec_decode_tagged(const char *key, const struct rota_type *(*pick)(uint32_
 	return decode(NULL, key, pick, data, len, UINT64_MAX, obj, err);
 }
 
+void codec_release_list(const struct rota_type *t, void *items, uint32_t count)
+{
+	for (uint32_t j = 0; items && j < count; j++)
+		codec_release(t, (char *)items + j * t->size);
+	free(items);
+}
+
 void codec_release(const struct rota_type *t, void *obj)
 {
 	if (!obj)
@@ -591,11 +598,8 @@ void codec_release(const struct rota_type *t, void *obj)
 			memset(p, 0, sizeof(struct rota_u32v));
 			break;
 		case FK_LIST: {
-			char *items = *(char **)p;
 			uint32_t *count = (uint32_t *)((char *)obj + f->count_offset);
-			for (uint32_t j = 0; items && j < *count; j++)
-				codec_release(f->sub, items + j * f->sub->size);
-			free(items);
+			codec_release_list(f->sub, *(char **)p, *count);
 			*(char **)p = NULL;
 			*count = 0;
 			break;

@@ -91,6 +91,10 @@ int codec_decode_tagged(const char *key, const struct rota_type *(*pick)(uint32_
 /* Free the members of obj (not obj itself). NULL allowed. */
 void codec_release(const struct rota_type *t, void *obj);
 
+/* Release items[0..count) (records of type t) and free the array.  NULL
+ * allowed. */
+void codec_release_list(const struct rota_type *t, void *items, uint32_t count);
+
 /* Deep copy src into dst (dst need not be zeroed).  Returns 0 or -ENOMEM. */
 int codec_copy(const struct rota_type *t, void *dst, const void *src);
 

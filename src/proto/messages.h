@@ -183,7 +183,8 @@ _Static_assert(job_info_nfields <= 64, "job_info_req.fields is 64 bits");
 	F(S, u32, cpu_load, _) /* load average * 100 */                                  \
 	F(S, str, os, _)                                                                 \
 	F(S, str, arch, _)                                                               \
-	F(S, str, version, _)
+	F(S, str, version, _)                                                            \
+	F(S, str, gres_used, _) /* "gpu:h100:0(IDX:N/A)" (ctld/node_gres.h) */
 ROTA_DECLARE(node_info, NODE_INFO_FIELDS)
 
 #define PART_INFO_FIELDS(F, S)                                                           \
@@ -471,6 +472,15 @@ ROTA_DECLARE(auth_response, AUTH_RESPONSE_FIELDS)
 	F(S, str, cred, _)
 ROTA_DECLARE(auth_proof, AUTH_PROOF_FIELDS)
 
+/* One GRES device a node found (common/gres_inv.h's struct gres_dev). */
+#define GRES_DEV_INFO_FIELDS(F, S)                                                       \
+	F(S, str, name, _)                                                               \
+	F(S, str, type, _) /* NULL: none */                                              \
+	F(S, str, file, _)                                                               \
+	F(S, str, cores, _) /* "0-7,16"; NULL: any */                                    \
+	F(S, str, links, _) /* "-1,2,0"; NULL: none */
+ROTA_DECLARE(gres_dev_info, GRES_DEV_INFO_FIELDS)
+
 #define NODE_REGISTER_FIELDS(F, S)                                                       \
 	F(S, str, name, _)                                                               \
 	F(S, str, hostname, _)                                                           \
@@ -489,7 +499,9 @@ ROTA_DECLARE(auth_proof, AUTH_PROOF_FIELDS)
 	F(S, str, arch, _)                                                               \
 	F(S, str, version, _)                                                            \
 	F(S, u32, term, _)    /* the newest controller term this node has obeyed */      \
-	F(S, u64, lineage, _) /* of that controller's history */
+	F(S, u64, lineage, _) /* of that controller's history */                         \
+	F(S, str, gres, _)    /* GRES found: "gpu:h100:8,nic:2"; NULL: not told */       \
+	F(S, list, gres_devs, gres_dev_info) /* its devices, index order per name */
 ROTA_DECLARE(node_register, NODE_REGISTER_FIELDS)
 
 /* Controller -> node: its registration is taken (or its ping heard), from a

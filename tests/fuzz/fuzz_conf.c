@@ -3,7 +3,7 @@
  * (inc.conf, loop.conf that includes itself, na.conf, nb.conf), and inputs that
  * mention Include together with a '/' or '~' are skipped so nothing outside is
  * read.  What parses must dump its keys and accept itself as a reload.
- * (gres.conf has no parser yet; add it here when it comes.) */
+ * (gres.conf has its own harness, fuzz_gres_conf.) */
 #include <stdio.h>
 #include <strings.h>
 #include <unistd.h>

@@ -136,7 +136,8 @@ class Cluster:
         self.user = _user_name()
 
     # ---- lifecycle ----
-    def up(self, *extra, check=True, timeout=90):
+    def up(self, *extra, check=True, timeout=90, env=None):
+        """rota up; env (a dict) is added to the daemons' environment."""
         if not ROTA.exists():
             pytest.fail(f"{ROTA} not built (run make first, or set ROTA_BUILD)")
         # size options only matter when slurm.conf is written (the first up)
@@ -144,7 +145,7 @@ class Cluster:
         cmd = [str(ROTA), "up", "--dir", self.dir, *(self.up_args if first else ()),
                *extra]
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                           env=_clean_env(), stdin=subprocess.DEVNULL)
+                           env={**_clean_env(), **(env or {})}, stdin=subprocess.DEVNULL)
         if check and p.returncode != 0:
             raise AssertionError(
                 f"rota up failed ({p.returncode}):\n{p.stderr}\n{self.logs()}")
@@ -310,12 +311,13 @@ def _mkdtemp():
     return tempfile.mkdtemp(prefix="rota-", dir=os.environ.get("ROTA_TEST_TMP", "/tmp"))
 
 
-def module_cluster_with(rewrite_conf=None):
-    """A cluster for a module's fixture to yield from; rewrite_conf(path), when
-    given, edits its slurm.conf before the daemons start for good."""
+def module_cluster_with(rewrite_conf=None, up_args=DEFAULT_UP_ARGS):
+    """A cluster for a module's fixture to yield from, started with up_args;
+    rewrite_conf(path), when given, edits its slurm.conf before the daemons
+    start for good."""
     d = _mkdtemp()
     os.chmod(d, 0o755)
-    c = _start(os.path.join(d, "cluster"))
+    c = _start(os.path.join(d, "cluster"), up_args)
     try:
         if rewrite_conf:
             c.down()

@@ -327,16 +327,40 @@ static void test_unknown_keys(void **state)
 	assert_string_equal(kv_get(c, "FooBar"), "1");
 	assert_string_equal(kv_get(c, "SchedulerParameters"), "bf_interval=30");
 	assert_string_equal(kv_get(c, "GresTypes"), "gpu");
+	assert_string_equal(c->gres_types, "gpu");
 	assert_int_equal(c->nodes[0].cpus, 2);
 	assert_int_equal(c->node_count, 2);
 	assert_int_equal(c->part_count, 2);
 	conf_destroy(c);
 }
 
+/* A node's Gres= must parse; a name GresTypes lacks warns with file:line. */
+static void test_node_gres(void **state)
+{
+	struct conf *c;
+	char *w;
+
+	(void)state;
+	load_fail("NodeName=a Gres=gpu:0\n",
+	          "test.conf:1: Gres=gpu:0: invalid gres item");
+	load_fail("NodeName=a Gres=gpu:2(S:0\n",
+	          "test.conf:1: Gres=gpu:2(S:0: unbalanced");
+	c = load_ok("GresTypes=gpu,nic\n"
+	            "NodeName=a Gres=gpu:h100:8(S:0-1),nic:2\n"
+	            "NodeName=b Gres=mps:100\n");
+	w = log_new();
+	assert_non_null(
+	    strstr(w, "test.conf:3: Gres=mps:100: gres/mps is not in GresTypes"));
+	assert_null(strstr(w, "test.conf:2"));
+	free(w);
+	assert_string_equal(conf_node_find(c, "a")->gres, "gpu:h100:8(S:0-1),nic:2");
+	conf_destroy(c);
+}
+
 static void test_nodes(void **state)
 {
 	struct conf *c =
-	    load_ok("SlurmdPort=7000\n"
+	    load_ok("SlurmdPort=7000 GresTypes=gpu\n"
 	            "NodeName=a Sockets=2 CoresPerSocket=8 ThreadsPerCore=2 "
 	            "RealMemory=64G TmpDisk=1T Weight=5 Feature=gpu,fast "
 	            "Gres=gpu:2 State=DRAIN Reason=\"being fixed\"\n"
@@ -713,16 +737,16 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_tutorial),         cmocka_unit_test(test_defaults),
-	    cmocka_unit_test(test_controller),       cmocka_unit_test(test_syntax),
-	    cmocka_unit_test(test_errors),           cmocka_unit_test(test_limits),
-	    cmocka_unit_test(test_unknown_keys),     cmocka_unit_test(test_nodes),
-	    cmocka_unit_test(test_node_default),     cmocka_unit_test(test_node_ports),
-	    cmocka_unit_test(test_node_errors),      cmocka_unit_test(test_partitions),
-	    cmocka_unit_test(test_partition_errors), cmocka_unit_test(test_include),
-	    cmocka_unit_test(test_load_errors),      cmocka_unit_test(test_dump_kv),
-	    cmocka_unit_test(test_reload_check),     cmocka_unit_test(test_default_path),
-	    cmocka_unit_test(test_many_nodes),
+	    cmocka_unit_test(test_tutorial),     cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_controller),   cmocka_unit_test(test_syntax),
+	    cmocka_unit_test(test_errors),       cmocka_unit_test(test_limits),
+	    cmocka_unit_test(test_unknown_keys), cmocka_unit_test(test_nodes),
+	    cmocka_unit_test(test_node_gres),    cmocka_unit_test(test_node_default),
+	    cmocka_unit_test(test_node_ports),   cmocka_unit_test(test_node_errors),
+	    cmocka_unit_test(test_partitions),   cmocka_unit_test(test_partition_errors),
+	    cmocka_unit_test(test_include),      cmocka_unit_test(test_load_errors),
+	    cmocka_unit_test(test_dump_kv),      cmocka_unit_test(test_reload_check),
+	    cmocka_unit_test(test_default_path), cmocka_unit_test(test_many_nodes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

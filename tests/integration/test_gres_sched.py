@@ -1,0 +1,198 @@
+"""GPUs scheduled, bound and shown: jobs get GPUs as consumable devices on
+`rota up --gpus 4` nodes (the tutorial's GPU script as written, the seed's
+"2 servers x 4 GPUs" job), see exactly theirs in CUDA_VISIBLE_DEVICES and
+SLURM_JOB_GPUS, keep them across a controller restart, are planned by
+backfill around them, and are refused at submit in Slurm's words when no
+node could ever give what they ask."""
+
+import os
+import re
+import time
+
+import pytest
+
+from conftest import module_cluster_with
+
+UP = ("--nodes", "3", "--cpus", "8", "--mem", "65536", "--gpus", "4")
+
+TUTORIAL_GPU = """#!/bin/bash
+#SBATCH --job-name=gpu-demo
+#SBATCH --partition=gpu
+#SBATCH --nodes=1
+#SBATCH --ntasks=1
+#SBATCH --cpus-per-task=8
+#SBATCH --mem=32G
+#SBATCH --gres=gpu:1
+#SBATCH --time=01:00:00
+#SBATCH --output=slurm-%j.out
+srun nvidia-smi
+srun python train.py
+"""
+
+ENV_REPORT = ('echo "host=$SLURMD_NODENAME job=$SLURM_JOB_GPUS '
+              'cvd=$CUDA_VISIBLE_DEVICES step=$SLURM_STEP_GPUS '
+              'on=$SLURM_GPUS_ON_NODE"')
+STEP_REPORT = f"srun bash -c '{ENV_REPORT}'"  # each task's own environment
+
+
+@pytest.fixture(scope="module")
+def gc():
+    yield from module_cluster_with(up_args=UP)
+
+
+@pytest.fixture(autouse=True)
+def clean(gc):
+    yield
+    gc.cancel_all()
+    gc.wait_nodes_idle()
+
+
+def report(c, path):
+    """{host: (job gpus, cuda visible devices, step gpus, on node)} of the
+    lines a job's tasks wrote."""
+    c.wait_for(lambda: os.path.exists(path) and open(path).read().strip(),
+               what=f"output in {path}")
+    out = {}
+    for line in open(path).read().splitlines():
+        m = re.search(r"host=(\S*) job=(\S*) cvd=(\S*) step=(\S*) on=(\S*)", line)
+        if m:
+            out[m.group(1)] = m.group(2, 3, 4, 5)
+    return out
+
+
+def gpus(s):
+    return [int(x) for x in s.split(",")] if s else []
+
+
+def test_tutorial_gpu_script_as_written(gc):
+    """The tutorial's script: partition gpu, 8 CPUs, 32G, --gres=gpu:1, srun
+    nvidia-smi and srun python train.py; both steps see the one GPU."""
+    c = gc
+    bindir = c.work / "fakebin"
+    bindir.mkdir(exist_ok=True)
+    for name, body in (("nvidia-smi", 'echo "GPU $CUDA_VISIBLE_DEVICES"\n'),
+                       ("python", 'exec python3 "$@"\n')):
+        p = bindir / name
+        p.write_text("#!/bin/sh\n" + body)
+        p.chmod(0o755)
+    (c.work / "train.py").write_text(
+        "import os\nprint('train', os.environ['SLURM_JOB_GPUS'], "
+        "os.environ['CUDA_VISIBLE_DEVICES'], os.environ['SLURM_STEP_GPUS'])\n")
+    (c.work / "gpu-demo.sh").write_text(TUTORIAL_GPU)
+    env = {"PATH": f"{bindir}:{c.env['PATH']}"}
+    j = c.sbatch("gpu-demo.sh", env=env)
+    assert c.wait_job(j) == "COMPLETED"
+    out = (c.work / f"slurm-{j}.out").read_text().split("\n")
+    m = re.fullmatch(r"GPU (\d)", out[0])
+    assert m, out
+    assert out[1] == f"train {m.group(1)} {m.group(1)} {m.group(1)}", out
+    assert c.job_field(j, "TresPerNode") == "gres:gpu:1"
+    assert "gres/gpu=1" in c.job_field(j, "TRES")
+
+
+def test_concurrent_jobs_get_disjoint_gpus(gc):
+    """Four one-GPU jobs on a 4-GPU node hold four different GPUs; a fifth
+    waits for Resources until one ends, then takes the GPU it freed."""
+    c = gc
+    jobs = [c.sbatch("-w", "node01", "--gres=gpu:1", "-o", f"one-{i}.out",
+                     "--wrap", ENV_REPORT + "; sleep 30") for i in range(4)]
+    for j in jobs:
+        assert c.wait_running(j) == "RUNNING"
+    held = [report(c, str(c.work / f"one-{i}.out"))["node01"] for i in range(4)]
+    assert sorted(int(h[0]) for h in held) == [0, 1, 2, 3]
+    assert all(h[0] == h[1] and h[3] == "1" for h in held), held
+    used = c.run(["scontrol", "-d", "show", "node", "node01"]).stdout
+    assert "GresUsed=gpu:4(IDX:0-3)" in used, used
+    fifth = c.sbatch("-w", "node01", "--gres=gpu:1", "-o", "one-4.out", "--wrap",
+                     ENV_REPORT)
+    time.sleep(1)
+    assert c.job_state(fifth) == "PENDING"
+    # the node has free CPUs: it is the GPUs it waits for
+    assert int(c.job_field(jobs[0], "NumCPUs")) == 1
+    c.run(["scancel", str(jobs[2])], check=True)
+    assert c.wait_job(fifth) == "COMPLETED"
+    assert report(c, str(c.work / "one-4.out"))["node01"][0] == held[2][0]
+
+
+def test_two_servers_four_gpus_each(gc):
+    """The seed's training job, 2 nodes x 4 GPUs, starts only when two nodes
+    have all their GPUs free at once."""
+    c = gc
+    busy = [c.sbatch("-w", n, "--gres=gpu:1", "--wrap", "sleep 60")
+            for n in ("node01", "node02")]
+    for j in busy:
+        c.wait_running(j)
+    big = c.sbatch("-N2", "--gpus-per-node=4", "-o", "big.out", "--wrap",
+                   STEP_REPORT)
+    time.sleep(2)
+    assert c.job_state(big) == "PENDING"
+    assert c.job_field(big, "Reason") in ("Resources", "Priority")
+    c.run(["scancel", str(busy[0])], check=True)
+    assert c.wait_job(big) == "COMPLETED"
+    rep = report(c, str(c.work / "big.out"))
+    assert sorted(rep) == ["node01", "node03"], rep
+    for host, (job, cvd, step, on) in rep.items():
+        assert gpus(job) == [0, 1, 2, 3] and cvd == step == job and on == "4"
+
+
+def test_gpus_per_job_and_per_task(gc):
+    """--gpus=6 over two nodes gives 6 in all; --gpus-per-task=1 with
+    --cpus-per-gpu=2 gives each task a GPU and two CPUs."""
+    c = gc
+    j = c.sbatch("-N2", "--gpus=6", "-o", "six.out", "--wrap", STEP_REPORT)
+    assert c.wait_job(j) == "COMPLETED"
+    rep = report(c, str(c.work / "six.out"))
+    assert sum(len(gpus(r[0])) for r in rep.values()) == 6, rep
+    assert c.job_field(j, "TresPerJob") == "gres:gpu:6"
+    assert "gres/gpu=6" in c.job_field(j, "TRES")
+    j = c.sbatch("-n3", "--gpus-per-task=1", "--cpus-per-gpu=2", "-o", "pt.out",
+                 "--wrap", STEP_REPORT)
+    assert c.wait_job(j) == "COMPLETED"
+    assert c.job_field(j, "NumCPUs") == "6"
+    assert c.job_field(j, "TresPerTask") == "gres:gpu:1"
+    assert c.job_field(j, "CpusPerTres") == "gres:gpu:2"
+    total = sum(len(gpus(r[0])) for r in report(c, str(c.work / "pt.out")).values())
+    assert total == 3
+
+
+@pytest.mark.parametrize("args,error", [
+    (["--gres=gpu:5"], "Requested node configuration is not available"),
+    (["-N2", "--gpus=9"], "Requested node configuration is not available"),
+    (["--gres=tpu:1"], "Invalid generic resource (gres) specification"),
+    (["--gpus=h100:1"], "Invalid generic resource (gres) specification"),
+    (["--gpus=abc"], "Invalid --gpus specification"),
+    (["--gpus-per-task=0"], "Invalid --gpus-per-task specification"),
+    (["--gres-flags=sometimes"], "Invalid --gres-flags specification"),
+])
+def test_unsatisfiable_refused(gc, args, error):
+    c = gc
+    before = c.run(["squeue", "-h", "-t", "all", "-o", "%i"]).stdout
+    p = c.run(["sbatch", *args, "--wrap", "true"])
+    assert p.returncode != 0 and error in p.stderr, p.stderr
+    assert c.run(["squeue", "-h", "-t", "all", "-o", "%i"]).stdout == before
+
+
+def test_gpus_kept_across_restart_and_planned(gc):
+    """A running job's GPUs are still its own after the controller restarts
+    (from its journal and state image); a job wanting them all is planned at
+    its end by backfill, and a one-GPU job backfills beside it."""
+    c = gc
+    long = c.sbatch("-w", "node02", "--gres=gpu:3", "-t", "5", "-o", "long.out",
+                    "--wrap", ENV_REPORT + "; sleep 120")
+    c.wait_running(long)
+    held = report(c, str(c.work / "long.out"))["node02"][0]
+    c.kill_daemon("rotactld")
+    c.up()
+    c.wait_for(lambda: c.job_state(long) == "RUNNING", what="job back")
+    assert gpus(held) == [0, 1, 2]  # the lowest free first
+    used = c.run(["scontrol", "-d", "show", "node", "node02"]).stdout
+    assert "GresUsed=gpu:3(IDX:0-2)" in used, used
+    want_all = c.sbatch("-w", "node02", "--gres=gpu:4", "-t", "5", "--wrap", "true")
+    small = c.sbatch("-w", "node02", "--gres=gpu:1", "-t", "1", "-o", "small.out",
+                     "--wrap", ENV_REPORT)
+    assert c.wait_job(small, timeout=60) == "COMPLETED"
+    free = set(range(4)) - set(gpus(held))
+    assert gpus(report(c, str(c.work / "small.out"))["node02"][0]) == sorted(free)
+    assert c.job_state(want_all) == "PENDING"
+    c.wait_for(lambda: c.job_field(want_all, "StartTime") not in (None, "Unknown"),
+               timeout=40, what="a planned start")
