@@ -187,6 +187,10 @@ static void fill_step_req(struct srun *s, struct step_create_req *req, char *hos
 	req->io_key = (struct rota_bin){s->key, IO_KEY_LEN};
 	req->flags = s->o.step_flags;
 	req->cpu_bind = s->o.cpu_bind;
+	req->gres = s->o.desc.gres;
+	req->gpus = s->o.desc.gpus;
+	req->gpus_per_node = s->o.desc.gpus_per_node;
+	req->gpus_per_task = s->o.desc.gpus_per_task;
 	req->std_out = d->std_out;
 	req->std_err = d->std_err;
 	req->std_in = d->std_in;

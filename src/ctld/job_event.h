@@ -170,7 +170,8 @@ ROTA_DECLARE(ev_configured, EV_CONFIGURED_FIELDS)
 	F(S, str, text, _)                                                               \
 	F(S, u32, num_tasks, _)                                                          \
 	F(S, u32, num_cpus, _)                                                           \
-	F(S, u32, flags, _)
+	F(S, u32, flags, _)                                                              \
+	F(S, strv, gres, _) /* per node: the job's GRES it holds; none: no GRES */
 ROTA_DECLARE(ev_step_start, EV_STEP_START_FIELDS)
 #define STEP_EV_OVERLAP 1u
 

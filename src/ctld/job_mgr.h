@@ -33,6 +33,7 @@ struct step {
 	uint32_t **slots;
 	uint64_t *mem;
 	int overlap; /* --overlap: holds nothing, shares everything */
+	char **gres; /* [nnodes] the job's GRES it holds on each, or NULL */
 	struct step *next;
 };
 

@@ -160,6 +160,8 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 		l.node_index = i;
 		l.step_cores = (struct rota_u32v){NULL, 0};
 		l.step_mem = st->mem ? st->mem[i] : 0;
+		/* "": the step holds none of the job's GRES here */
+		l.step_gres = st->gres ? (st->gres[i] ? st->gres[i] : "") : NULL;
 		for (uint32_t k = 0; k < job->run->nnodes; k++) {
 			if (job->run->node_idx[k] != st->node_idx[i])
 				continue;

@@ -208,5 +208,8 @@ void step_layout_release(struct step_layout *l)
 	free(l->nslots);
 	free(l->slots);
 	free(l->mem);
+	for (uint32_t i = 0; l->gres && i < l->n; i++)
+		free(l->gres[i]);
+	free(l->gres);
 	memset(l, 0, sizeof(*l));
 }

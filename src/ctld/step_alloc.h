@@ -20,6 +20,8 @@ struct step_layout {
 	uint32_t *nslots; /* [n] CPUs the step gets on each */
 	uint32_t **slots; /* [n][nslots] positions in job->cores[pos] */
 	uint64_t *mem;    /* [n] MB held on each (0: none) */
+	char **gres;      /* [n] the job's GRES it gets on each (common/gres_req.h;
+	                   * NULL: none), or NULL when the job has no GRES */
 	uint32_t num_tasks, num_cpus;
 };
 
@@ -31,5 +33,13 @@ int step_alloc(const struct job *job, const struct step_create_req *req,
                const uint32_t *cand, uint32_t ncand, int fixed, struct step_layout *out);
 
 void step_layout_release(struct step_layout *l);
+
+/* Which of the job's GRES devices the laid-out step gets on each of its nodes
+ * (step_gres.c): what it asks (--gres, --gpus*) from the devices no other
+ * step holds, or without a request all of the job's there.  Fills l->gres.
+ * Returns 0, -ESLURM_NODES_BUSY (held by other steps now) or
+ * -ESLURM_INVALID_GRES (the job has not that many). */
+int step_gres_alloc(const struct job *job, const struct step_create_req *req,
+                    struct step_layout *l);
 
 #endif

@@ -7,6 +7,7 @@
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/jobfmt.h"
+#include "common/strv.h"
 #include "common/states.h"
 #include "ctld/acct.h"
 #include "ctld/caller.h"
@@ -31,6 +32,9 @@ static void step_free(struct step *st)
 	free(st->slots);
 	free(st->nslots);
 	free(st->mem);
+	for (uint32_t i = 0; st->gres && i < st->nnodes; i++)
+		free(st->gres[i]);
+	free(st->gres);
 	free(st->node_done);
 	free(st);
 }
@@ -117,9 +121,11 @@ static struct step *step_new(struct ctld *ctld, struct job *job,
 	st->nslots = l->nslots;
 	st->slots = l->slots;
 	st->mem = l->mem;
+	st->gres = l->gres;
 	l->nslots = NULL;
 	l->slots = NULL;
 	l->mem = NULL;
+	l->gres = NULL;
 	st->overlap = !!(req->flags & STEP_F_OVERLAP);
 	st->name = xstrdup(req->name                   ? req->name
 	                   : req->argv && req->argv[0] ? req->argv[0]
@@ -165,6 +171,11 @@ void step_event_fill(const struct job *job, const struct step *st,
 	for (uint32_t i = 0; i < st->nnodes; i++)
 		for (uint32_t c = 0; c < st->nslots[i]; c++)
 			ev->slots.v[off++] = st->slots[i][c];
+	if (st->gres) {
+		ev->gres = xcalloc(st->nnodes + 1, sizeof(char *));
+		for (uint32_t i = 0; i < st->nnodes; i++)
+			ev->gres[i] = xstrdup(st->gres[i] ? st->gres[i] : "");
+	}
 }
 
 /* The job position of node name, or -1 when the job has no such node. */
@@ -233,6 +244,11 @@ int step_apply_start(struct ctld *ctld, struct job *job, const struct ev_step_st
 		step_free(st);
 		return rc;
 	}
+	if (ev->gres && strv_len(ev->gres) == count) {
+		st->gres = xcalloc(count, sizeof(char *));
+		for (size_t i = 0; i < count; i++)
+			st->gres[i] = xstrdup(ev->gres[i]);
+	}
 	st->nodes = xstrdup(ev->nodes);
 	st->name = xstrdup(ev->text ? ev->text : "(null)");
 	st->overlap = !!(ev->flags & STEP_EV_OVERLAP);
@@ -291,6 +307,8 @@ void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *
 	rc = step_alloc(job, req, cand, (uint32_t)n, req->nodelist && req->nodelist[0],
 	                &l);
 	free(cand);
+	if (!rc && (rc = step_gres_alloc(job, req, &l)))
+		step_layout_release(&l);
 	if (rc) {
 		log_debug("JobId=%u step request: %s", job->job_id, slurm_strerror(-rc));
 		chan_send_rc(ch, rc, NULL);

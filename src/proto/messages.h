@@ -395,7 +395,12 @@ ROTA_DECLARE(alloc_resp, ALLOC_RESP_FIELDS)
 	F(S, u32, relative, _)     /* -r: the step starts at this node of the job */     \
 	F(S, u64, mem_per_node, _) /* MB the step holds per node; 0: none */             \
 	F(S, u64, mem_per_cpu, _)  /* MB per CPU of the step; 0: none */                 \
-	F(S, str, cpu_bind, _)     /* --cpu-bind as given (common/cpubind.h) */
+	F(S, str, cpu_bind, _)     /* --cpu-bind as given (common/cpubind.h) */          \
+	/* GRES the step takes out of the job's: --gres, and the GPU options */          \
+	F(S, str, gres, _)                                                               \
+	F(S, str, gpus, _)                                                               \
+	F(S, str, gpus_per_node, _)                                                      \
+	F(S, str, gpus_per_task, _)
 ROTA_DECLARE(step_create_req, STEP_CREATE_REQ_FIELDS)
 enum step_flags {
 	STEP_F_LABEL = 1 << 0,

@@ -196,3 +196,40 @@ def test_gpus_kept_across_restart_and_planned(gc):
     assert c.job_state(want_all) == "PENDING"
     c.wait_for(lambda: c.job_field(want_all, "StartTime") not in (None, "Unknown"),
                timeout=40, what="a planned start")
+
+
+STEPS = r"""#!/bin/bash
+R='echo "step=$SLURM_STEP_ID mine=$SLURM_STEP_GPUS cvd=$CUDA_VISIBLE_DEVICES"'
+srun -n1 --exact --gpus=1 bash -c "$R; sleep 3" &
+srun -n1 --exact --gpus=2 bash -c "$R; sleep 3" &
+sleep 1
+srun -n1 --exact --gpus=1 bash -c "$R" &
+wait
+srun -n1 --gpus=5 true
+echo "too many rc=$?"
+srun -n1 bash -c "$R"
+srun -n1 --gpus-per-task=1 bash -c "$R"
+"""
+
+
+def test_steps_take_gpus_out_of_the_job(gc):
+    """Steps hold GPUs of the job's allocation as they hold CPUs: concurrent
+    steps get disjoint ones, a step asking more than the job has fails in
+    Slurm's words, a step asking nothing gets all of the job's."""
+    c = gc
+    (c.work / "steps.sh").write_text(STEPS)
+    j = c.sbatch("-w", "node01", "--gres=gpu:4", "-n3", "-o", "steps.out", "steps.sh")
+    assert c.wait_job(j, timeout=60) == "COMPLETED"
+    out = (c.work / "steps.out").read_text()
+    steps = {}
+    for m in re.finditer(r"step=(\d+) mine=(\S*) cvd=(\S*)", out):
+        assert m.group(2) == m.group(3), out
+        steps[int(m.group(1))] = gpus(m.group(2))
+    concurrent = [steps[0], steps[1], steps[2]]
+    assert sorted(len(s) for s in concurrent) == [1, 1, 2], out
+    assert sorted(sum(concurrent, [])) == [0, 1, 2, 3], out
+    assert "Invalid generic resource (gres) specification" in out
+    assert "too many rc=1" in out
+    # the refused step took no id
+    assert steps[3] == [0, 1, 2, 3], out  # nothing asked: all of the job's
+    assert len(steps[4]) == 1, out
