@@ -20,6 +20,7 @@
 #include "common/jobscript.h"
 #include "common/timefmt.h"
 #include "common/cpubind.h"
+#include "common/ctrspec.h"
 #include "common/common.h"
 
 #define S   JOBOPT_SBATCH
@@ -57,6 +58,15 @@ enum {
 	O_MINCPUS,
 	O_GRES,
 	O_ACCTG_FREQ,
+	O_CTR_IMAGE,
+	O_CTR_MOUNTS,
+	O_CTR_WORKDIR,
+	O_CTR_ENV,
+	O_CTR_NAME,
+	O_CTR_REMAP_ROOT,
+	O_CTR_NO_REMAP_ROOT,
+	O_CTR_MOUNT_HOME,
+	O_CTR_NO_MOUNT_HOME,
 	O_IGNORE, /* accepted and ignored */
 };
 
@@ -74,6 +84,16 @@ static const struct opt_def opt_table[] = {
     {"chdir", required_argument, 'D', SRA},
     {"comment", required_argument, O_COMMENT, SRA},
     {"constraint", required_argument, 'C', SRA},
+    /* the Pyxis options (common/ctrspec.h) */
+    {"container-image", required_argument, O_CTR_IMAGE, SRA},
+    {"container-mounts", required_argument, O_CTR_MOUNTS, SRA},
+    {"container-workdir", required_argument, O_CTR_WORKDIR, SRA},
+    {"container-env", required_argument, O_CTR_ENV, SRA},
+    {"container-name", required_argument, O_CTR_NAME, SRA},
+    {"container-remap-root", no_argument, O_CTR_REMAP_ROOT, SRA},
+    {"no-container-remap-root", no_argument, O_CTR_NO_REMAP_ROOT, SRA},
+    {"container-mount-home", no_argument, O_CTR_MOUNT_HOME, SRA},
+    {"no-container-mount-home", no_argument, O_CTR_NO_MOUNT_HOME, SRA},
     {"cpus-per-task", required_argument, 'c', SRA},
     {"dependency", required_argument, 'd', SRA},
     {"error", required_argument, 'e', S | R},
@@ -722,6 +742,59 @@ static void set_cpu_bind(struct jobopt *o, const char *arg)
 	set_str(&o->cpu_bind, arg);
 }
 
+/* The --container-* options: checked here (common/ctrspec.h), carried as
+ * given.  Returns 0 when id is not one of them. */
+static int apply_container(struct jobopt *o, int id, const char *arg)
+{
+	struct job_desc *d = &o->desc;
+	struct rota_error err = {""};
+	struct ctr_mounts m;
+	int rc = 0;
+
+	switch (id) {
+	case O_CTR_IMAGE:
+		rc = ctrspec_check_image(arg, &err);
+		set_str(&d->container_image, arg);
+		break;
+	case O_CTR_MOUNTS:
+		if ((rc = ctrspec_mounts_parse(arg, &m, &err)) == 0)
+			ctrspec_mounts_release(&m);
+		set_str(&d->container_mounts, arg);
+		break;
+	case O_CTR_WORKDIR:
+		rc = ctrspec_check_workdir(arg, &err);
+		set_str(&d->container_workdir, arg);
+		break;
+	case O_CTR_ENV:
+		rc = ctrspec_check_env(arg, &err);
+		set_str(&d->container_env, arg);
+		break;
+	case O_CTR_NAME:
+		rc = ctrspec_check_name(arg, &err);
+		set_str(&d->container_name, arg);
+		break;
+	case O_CTR_REMAP_ROOT:
+		d->container_flags |= CTR_F_REMAP_ROOT;
+		break;
+	case O_CTR_NO_REMAP_ROOT:
+		d->container_flags &= ~(uint32_t)CTR_F_REMAP_ROOT;
+		break;
+	case O_CTR_MOUNT_HOME:
+		d->container_flags &= ~(uint32_t)CTR_F_NO_MOUNT_HOME;
+		break;
+	case O_CTR_NO_MOUNT_HOME:
+		d->container_flags |= CTR_F_NO_MOUNT_HOME;
+		break;
+	default:
+		return 0;
+	}
+	if (rc == -ENOMEM)
+		die(JOBOPT_EXIT_ERROR, "out of memory");
+	if (rc < 0)
+		die(JOBOPT_EXIT_FATAL, "%s", err.text);
+	return 1;
+}
+
 static void apply_one(struct jobopt *o, int id, const char *arg)
 {
 	long v;
@@ -814,7 +887,8 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 	case O_NO_SHELL:
 		die(JOBOPT_EXIT_ERROR, "--no-shell is not supported yet");
 	default:
-		apply_common(o, id, arg);
+		if (!apply_container(o, id, arg))
+			apply_common(o, id, arg);
 	}
 }
 

@@ -767,14 +767,26 @@ int job_desc_check_strings(const struct job_desc *d, const char **ret_field,
 	const struct {
 		const char *field, *value;
 	} strs[] = {
-	    {"job name", d->name},           {"comment", d->comment},
-	    {"account", d->account},         {"partition", d->partition},
-	    {"constraint", d->features},     {"dependency", d->dependency},
-	    {"node list", d->req_nodes},     {"excluded node list", d->exc_nodes},
-	    {"array", d->array_inx},         {"working directory", d->work_dir},
-	    {"stdout path", d->std_out},     {"stderr path", d->std_err},
-	    {"stdin path", d->std_in},       {"gres", d->gres},
+	    {"job name", d->name},
+	    {"comment", d->comment},
+	    {"account", d->account},
+	    {"partition", d->partition},
+	    {"constraint", d->features},
+	    {"dependency", d->dependency},
+	    {"node list", d->req_nodes},
+	    {"excluded node list", d->exc_nodes},
+	    {"array", d->array_inx},
+	    {"working directory", d->work_dir},
+	    {"stdout path", d->std_out},
+	    {"stderr path", d->std_err},
+	    {"stdin path", d->std_in},
+	    {"gres", d->gres},
 	    {"submit host", d->submit_host},
+	    {"container image", d->container_image},
+	    {"container mounts", d->container_mounts},
+	    {"container workdir", d->container_workdir},
+	    {"container env", d->container_env},
+	    {"container name", d->container_name},
 	};
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {

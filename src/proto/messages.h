@@ -21,6 +21,16 @@
 
 /* ---- records ---- */
 
+/* A container for the tasks (common/ctrspec.h): the Pyxis options as given,
+ * checked by the CLI and again where they are used.  NULL/0: not given. */
+#define CONTAINER_FIELDS(F, S)                                                           \
+	F(S, str, container_image, _)   /* --container-image */                          \
+	F(S, str, container_mounts, _)  /* --container-mounts, comma-separated */        \
+	F(S, str, container_workdir, _) /* --container-workdir */                        \
+	F(S, str, container_env, _)     /* --container-env: names, comma-separated */    \
+	F(S, str, container_name, _)    /* --container-name */                           \
+	F(S, u32, container_flags, _)   /* CTR_F_* (common/ctrspec.h) */
+
 /* What a user asks for (sbatch/srun/salloc).  NO_VAL = not given. */
 #define JOB_DESC_FIELDS(F, S)                                                            \
 	F(S, str, name, _)                                                               \
@@ -59,7 +69,8 @@
 	F(S, str, array_inx, _)   /* --array spec as given; NULL: not an array */        \
 	F(S, u32, pn_min_cpus, _) /* --mincpus; NO_VAL unset */                          \
 	F(S, str, gres, _)        /* --gres as given (common/gres.h); NULL: none */      \
-	F(S, str, qos, _)         /* --qos; set at submit (the association's default) */
+	F(S, str, qos, _)         /* --qos; set at submit (the association's default) */ \
+	CONTAINER_FIELDS(F, S)
 ROTA_DECLARE(job_desc, JOB_DESC_FIELDS)
 
 enum job_flags {
@@ -372,7 +383,8 @@ ROTA_DECLARE(alloc_resp, ALLOC_RESP_FIELDS)
 	F(S, u32, relative, _)     /* -r: the step starts at this node of the job */     \
 	F(S, u64, mem_per_node, _) /* MB the step holds per node; 0: none */             \
 	F(S, u64, mem_per_cpu, _)  /* MB per CPU of the step; 0: none */                 \
-	F(S, str, cpu_bind, _)     /* --cpu-bind as given (common/cpubind.h) */
+	F(S, str, cpu_bind, _)     /* --cpu-bind as given (common/cpubind.h) */          \
+	CONTAINER_FIELDS(F, S)
 ROTA_DECLARE(step_create_req, STEP_CREATE_REQ_FIELDS)
 enum step_flags {
 	STEP_F_LABEL = 1 << 0,
@@ -540,7 +552,8 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, u64, cred_id, _)     /* the job credential (proto/cred.h): random id, */    \
 	F(S, i64, cred_expire, _) /* ... when it expires (controller's clock), */        \
 	F(S, bin, cred_sig, _)    /* ... and the controller's signature */               \
-	F(S, str, qos, _)         /* SLURM_JOB_QOS */
+	F(S, str, qos, _)         /* SLURM_JOB_QOS */                                    \
+	CONTAINER_FIELDS(F, S)
 ROTA_DECLARE(launch_req, LAUNCH_REQ_FIELDS)
 
 /* Controller -> node: signal the job's steps here (step_id NO_VAL: all). With
