@@ -743,56 +743,43 @@ static void set_cpu_bind(struct jobopt *o, const char *arg)
 }
 
 /* The --container-* options: checked here (common/ctrspec.h), carried as
- * given.  Returns 0 when id is not one of them. */
+ * given in the job_desc member at off, or a CTR_F_* flag set or cleared. */
+static const struct {
+	int id;
+	size_t off; /* char * member of struct job_desc; 0: a flag */
+	int (*check)(const char *arg, struct rota_error *err);
+	uint32_t set, clear;
+} ctr_opts[] = {
+    {O_CTR_IMAGE, offsetof(struct job_desc, container_image), ctrspec_check_image},
+    {O_CTR_MOUNTS, offsetof(struct job_desc, container_mounts), ctrspec_check_mounts},
+    {O_CTR_WORKDIR, offsetof(struct job_desc, container_workdir), ctrspec_check_workdir},
+    {O_CTR_ENV, offsetof(struct job_desc, container_env), ctrspec_check_env},
+    {O_CTR_NAME, offsetof(struct job_desc, container_name), ctrspec_check_name},
+    {O_CTR_REMAP_ROOT, 0, NULL, CTR_F_REMAP_ROOT, 0},
+    {O_CTR_NO_REMAP_ROOT, 0, NULL, 0, CTR_F_REMAP_ROOT},
+    {O_CTR_MOUNT_HOME, 0, NULL, 0, CTR_F_NO_MOUNT_HOME},
+    {O_CTR_NO_MOUNT_HOME, 0, NULL, CTR_F_NO_MOUNT_HOME, 0},
+};
+
+/* Returns 0 when id is not a container option. */
 static int apply_container(struct jobopt *o, int id, const char *arg)
 {
-	struct job_desc *d = &o->desc;
 	struct rota_error err = {""};
-	struct ctr_mounts m;
-	int rc = 0;
 
-	switch (id) {
-	case O_CTR_IMAGE:
-		rc = ctrspec_check_image(arg, &err);
-		set_str(&d->container_image, arg);
-		break;
-	case O_CTR_MOUNTS:
-		if ((rc = ctrspec_mounts_parse(arg, &m, &err)) == 0)
-			ctrspec_mounts_release(&m);
-		set_str(&d->container_mounts, arg);
-		break;
-	case O_CTR_WORKDIR:
-		rc = ctrspec_check_workdir(arg, &err);
-		set_str(&d->container_workdir, arg);
-		break;
-	case O_CTR_ENV:
-		rc = ctrspec_check_env(arg, &err);
-		set_str(&d->container_env, arg);
-		break;
-	case O_CTR_NAME:
-		rc = ctrspec_check_name(arg, &err);
-		set_str(&d->container_name, arg);
-		break;
-	case O_CTR_REMAP_ROOT:
-		d->container_flags |= CTR_F_REMAP_ROOT;
-		break;
-	case O_CTR_NO_REMAP_ROOT:
-		d->container_flags &= ~(uint32_t)CTR_F_REMAP_ROOT;
-		break;
-	case O_CTR_MOUNT_HOME:
-		d->container_flags &= ~(uint32_t)CTR_F_NO_MOUNT_HOME;
-		break;
-	case O_CTR_NO_MOUNT_HOME:
-		d->container_flags |= CTR_F_NO_MOUNT_HOME;
-		break;
-	default:
-		return 0;
+	for (size_t i = 0; i < sizeof(ctr_opts) / sizeof(ctr_opts[0]); i++) {
+		if (ctr_opts[i].id != id)
+			continue;
+		if (!ctr_opts[i].off) {
+			o->desc.container_flags |= ctr_opts[i].set;
+			o->desc.container_flags &= ~ctr_opts[i].clear;
+			return 1;
+		}
+		if (ctr_opts[i].check(arg, &err) < 0)
+			die(JOBOPT_EXIT_FATAL, "%s", err.text);
+		set_str((char **)((char *)&o->desc + ctr_opts[i].off), arg);
+		return 1;
 	}
-	if (rc == -ENOMEM)
-		die(JOBOPT_EXIT_ERROR, "out of memory");
-	if (rc < 0)
-		die(JOBOPT_EXIT_FATAL, "%s", err.text);
-	return 1;
+	return 0;
 }
 
 static void apply_one(struct jobopt *o, int id, const char *arg)

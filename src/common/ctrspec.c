@@ -124,6 +124,18 @@ void ctrspec_mounts_release(struct ctr_mounts *m)
 	*m = (struct ctr_mounts){0};
 }
 
+int ctrspec_check_mounts(const char *mounts, struct rota_error *err)
+{
+	struct ctr_mounts m;
+	int rc = ctrspec_mounts_parse(mounts, &m, err);
+
+	if (rc == -ENOMEM)
+		return errprintf(err, "out of memory");
+	if (rc == 0)
+		ctrspec_mounts_release(&m);
+	return rc;
+}
+
 int ctrspec_check_image(const char *image, struct rota_error *err)
 {
 	if (!image)

@@ -54,6 +54,7 @@ void ctrspec_mounts_release(struct ctr_mounts *m);
 /* Checks of the other options: 0 or -1 with err saying why.  NULL is
  * valid (not given). */
 int ctrspec_check_image(const char *image, struct rota_error *err);
+int ctrspec_check_mounts(const char *mounts, struct rota_error *err); /* as _parse */
 int ctrspec_check_workdir(const char *dir, struct rota_error *err);
 int ctrspec_check_name(const char *name, struct rota_error *err);
 int ctrspec_check_env(const char *names, struct rota_error *err);

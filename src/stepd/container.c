@@ -363,12 +363,13 @@ static int mkdir_in(const char *dir, const char *name, mode_t mode,
 	return rc;
 }
 
-/* The image path as the job names it: relative ones from its work dir. */
+/* The image as the job names it: a relative path from its work dir. */
 static char *image_path(const struct stepd *st)
 {
 	const char *img = st->req->container_image;
 
-	if (img[0] == '.' && st->req->work_dir)
+	if (img[0] != '/' && oci_image_kind(img, 0) == OCI_KIND_TARBALL &&
+	    st->req->work_dir)
 		return xasprintf("%s/%s", st->req->work_dir, img);
 	return xstrdup(img);
 }

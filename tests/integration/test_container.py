@@ -194,8 +194,9 @@ def test_task_sees_image_job_env_mount_and_user(ucluster, users, images):
 def test_batch_script_runs_in_container(ucluster, users, images):
     u = users["a"]
     script = ucluster.work / "job.sh"
+    shutil.copy(images.tarball, ucluster.work / "img.tar.gz")  # relative path
     script.write_text("#!/bin/sh\n"
-                      f"#SBATCH --container-image={images.tarball}\n"
+                      "#SBATCH --container-image=img.tar.gz\n"
                       f"#SBATCH --container-mounts={ucluster.work}:/data\n"
                       "cat /etc/os-release\n"
                       "echo job=$SLURM_JOB_ID uid=$(id -u)\n"
