@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -475,7 +476,7 @@ int oci_image_get(const char *image, const struct oci_image_opts *o, char **ret_
 	char hex[DIGEST_HEX + 1], rootfs[4200];
 	json_t *m = NULL;
 	struct stat sb;
-	int rc = -1, imported = 0, tmp_made = 0;
+	int rc = -1, imported = 0, tmp_made = 0, lock = -1;
 	enum oci_kind kind;
 
 	if (mkdir(o->cache_dir, 0700) < 0 && errno != EEXIST)
@@ -508,6 +509,16 @@ int oci_image_get(const char *image, const struct oci_image_opts *o, char **ret_
 		rc = 0;
 		goto out;
 	}
+	/* one import at a time per image on this node: the others wait, then
+	 * find it (the rename below keeps even unlocked imports safe) */
+	snprintf(tmp, sizeof(tmp), "%s/.lock-%s", o->cache_dir, hex);
+	if ((lock = open(tmp, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) >= 0)
+		while (flock(lock, LOCK_EX) < 0 && errno == EINTR)
+			;
+	if (entry_exists(entry)) {
+		rc = 0;
+		goto out;
+	}
 	snprintf(tmp, sizeof(tmp), "%s/.import-XXXXXX", o->cache_dir);
 	if (!mkdtemp(tmp)) {
 		errprintf(err, "mkdtemp %s: %s", tmp, strerror(errno));
@@ -530,6 +541,8 @@ int oci_image_get(const char *image, const struct oci_image_opts *o, char **ret_
 out:
 	if (tmp_made)
 		fstree_remove(tmp);
+	if (lock >= 0)
+		close(lock);
 	if (rc == 0) {
 		*ret_dir = entry;
 		*ret_imported = imported;

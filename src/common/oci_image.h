@@ -11,8 +11,9 @@
  * The cache holds one directory per image, named by content: sha256-HEX of the
  * tarball, or of the OCI manifest (every blob read is checked against its
  * digest while it is read, so a layout cannot pass off other content under a
- * known digest).  An import goes to a temporary directory renamed into place:
- * two jobs importing one image at once both succeed and one copy stays.
+ * known digest).  One import per image at a time (a lock file in the cache;
+ * the others wait for it), into a temporary directory renamed into place, so
+ * that no job ever sees half an image and a crashed import leaves nothing.
  * An entry holds rootfs/, and env (NUL-separated NAME=VALUE) and workdir from
  * the image's configuration when it has one.
  *

@@ -344,3 +344,13 @@ def test_option_errors(cluster, opt, msg):
         p = cluster.run(f"{prog} {opt} {rest}")
         assert p.returncode != 0, (cmd, p.stdout)
         assert f"{prog}: error: " in p.stderr and msg in p.stderr, (cmd, p.stderr)
+
+
+def test_salloc_image_is_its_steps_default(ucluster, users, images):
+    u = users["a"]
+    p = as_user(ucluster, u,
+                f"salloc -N1 --container-image={images.tarball} "
+                "srun sh -c 'grep NAME= /etc/os-release; id -u'", timeout=120)
+    assert p.returncode == 0, p.stderr + ucluster.logs()
+    assert 'NAME="Rota Test Image"' in p.stdout
+    assert str(u.uid) in p.stdout.split()
