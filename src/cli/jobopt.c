@@ -955,6 +955,18 @@ static void print_help(enum jobopt_cmd cmd)
 	       "--mail-type, --mail-user, --cpu-bind, --reservation and --hint; --gres\n"
 	       "is checked against the nodes' Gres= but not counted yet.\n",
 	       cli_prog);
+	fputs(
+	    "\nContainers, as NVIDIA's Pyxis plugin takes them (doc/containers.md):\n"
+	    "      --container-image=IMAGE   a root file system tarball, an OCI layout\n"
+	    "                                directory, or [REGISTRY#]NAME[:TAG] from "
+	    "the\n"
+	    "                                nodes' image mirror\n"
+	    "      --container-mounts=SRC[:DST[:ro|rw]][,...]\n"
+	    "      --container-workdir=DIR   --container-env=NAME[,NAME...]\n"
+	    "      --container-name=NAME     keep the container for the job's later "
+	    "steps\n"
+	    "      --[no-]container-remap-root  --[no-]container-mount-home\n",
+	    stdout);
 }
 
 /* getopt tables for cmd: longopts (caller frees) and the short option string. */

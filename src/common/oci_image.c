@@ -273,7 +273,7 @@ static int extract(int in_fd, const char *dir, const char *want_hex, const char 
 		return errprintf(err, "fork: %s", strerror(errno));
 	}
 	sha256_init(&c);
-	while (n > 0) {
+	while (n > 0 && !wrc) { /* tar gone: stop */
 		sha256_update(&c, buf, (size_t)n);
 		for (ssize_t off = 0, w; off < n && !wrc; off += w)
 			if ((w = write(p[1], buf + off, (size_t)(n - off))) < 0)

@@ -409,6 +409,19 @@ static char *named_entry(struct container *c, const char *entry)
 	return xstrdup(entry);
 }
 
+/* The user's home at its path, when the user can reach it (else nothing). */
+static int bind_home(struct stepd *st, int rootfd, const char *home,
+                     struct rota_error *err)
+{
+	int fd = open_as_user(st, home, O_PATH | O_DIRECTORY), rc;
+
+	if (fd < 0)
+		return 0;
+	rc = bind_fd(rootfd, fd, home, 0, err);
+	close(fd);
+	return rc;
+}
+
 static int mount_all(struct stepd *st, struct container *c, const struct ctr_mounts *m,
                      struct rota_error *err)
 {
@@ -426,13 +439,9 @@ static int mount_all(struct stepd *st, struct container *c, const struct ctr_mou
 	/* the batch script runs from the spool, at the same path inside */
 	if (st->batch && st->script && bind_host(rootfd, st->script, err) < 0)
 		goto out;
-	if (home && !(c->flags & CTR_F_NO_MOUNT_HOME)) {
-		int fd = open_as_user(st, home, O_PATH | O_DIRECTORY);
-		if (fd >= 0 &&
-		    (rc = bind_fd(rootfd, fd, home, 0, err), close(fd), rc) < 0)
-			goto out;
-		rc = -1;
-	}
+	if (home && !(c->flags & CTR_F_NO_MOUNT_HOME) &&
+	    bind_home(st, rootfd, home, err) < 0)
+		goto out;
 	for (size_t i = 0; i < m->n; i++)
 		if (bind_user_path(st, rootfd, m->v[i].src, m->v[i].dst,
 		                   m->v[i].flags & CTR_MOUNT_RO ? MS_RDONLY : 0, err) < 0)

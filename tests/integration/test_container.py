@@ -27,10 +27,8 @@ import conftest
 from unixusers import as_user, needs_root, sbatch_as
 
 BUSYBOX = shutil.which("busybox")
-pytestmark = [
-    needs_root,
-    pytest.mark.skipif(not BUSYBOX, reason="needs busybox-static"),
-]
+# the option checks need neither; everything else runs jobs as a test user
+pytestmark = pytest.mark.skipif(not BUSYBOX, reason="needs busybox-static")
 
 OS_RELEASE = 'ID=rotatest\nNAME="Rota Test Image"\nVERSION_ID="{tag}"\n'
 
@@ -170,6 +168,7 @@ def spool(cluster, node="node01"):
     return pathlib.Path(cluster.conf_value("SlurmdSpoolDir").replace("%n", node))
 
 
+@needs_root
 def test_task_sees_image_job_env_mount_and_user(ucluster, users, images):
     u = users["a"]
     work = ucluster.work
@@ -191,6 +190,7 @@ def test_task_sees_image_job_env_mount_and_user(ucluster, users, images):
     assert out.stat().st_uid == u.uid
 
 
+@needs_root
 def test_batch_script_runs_in_container(ucluster, users, images):
     u = users["a"]
     script = ucluster.work / "job.sh"
@@ -210,6 +210,7 @@ def test_batch_script_runs_in_container(ucluster, users, images):
     assert (ucluster.work / "from-batch").read_text() == "batch\n"
 
 
+@needs_root
 def test_named_container_kept_across_steps(ucluster, users, images):
     u = users["a"]
     img = images.tarball
@@ -233,6 +234,7 @@ def test_named_container_kept_across_steps(ucluster, users, images):
     ucluster.wait_for(lambda: not jobdir.exists(), 15, f"{jobdir} removed")
 
 
+@needs_root
 def test_oci_layout_layers_whiteouts_and_env(ucluster, users, images):
     u = users["a"]
     p = as_user(ucluster, u,
@@ -249,6 +251,7 @@ def test_oci_layout_layers_whiteouts_and_env(ucluster, users, images):
     assert "nohome" in p.stdout
 
 
+@needs_root
 def test_reference_through_mirror(ucluster, users, images):
     u = users["a"]
     p = as_user(ucluster, u,
@@ -262,6 +265,7 @@ def test_reference_through_mirror(ucluster, users, images):
     assert "no manifest tagged `9.9'" in p.stderr
 
 
+@needs_root
 def test_remap_root(ucluster, users, images):
     u = users["a"]
     work = ucluster.work
@@ -277,6 +281,7 @@ def test_remap_root(ucluster, users, images):
     assert "wrote-etc" not in p.stdout
 
 
+@needs_root
 def test_bad_images_fail_clearly(ucluster, users, images):
     u = users["a"]
     missing = images.top / "missing.tar"
@@ -311,6 +316,7 @@ def test_bad_images_fail_clearly(ucluster, users, images):
     assert "cannot open image" in (ucluster.work / "bad.out").read_text()
 
 
+@needs_root
 def test_image_cache_filled_once(ucluster, users, images):
     u = users["a"]
     img = images.fresh_tarball()
@@ -346,6 +352,7 @@ def test_option_errors(cluster, opt, msg):
         assert f"{prog}: error: " in p.stderr and msg in p.stderr, (cmd, p.stderr)
 
 
+@needs_root
 def test_salloc_image_is_its_steps_default(ucluster, users, images):
     u = users["a"]
     p = as_user(ucluster, u,
