@@ -204,36 +204,27 @@ static int mount_fs(int rootfd, const char *path, const char *type, unsigned lon
 	return rc;
 }
 
-/* A small /dev: the usual character devices, its own pseudo-terminals, shm. */
+/* A small /dev: the usual character devices, the node's pseudo-terminals
+ * (a task's --pty is one of them: `tty` finds its name), its own shm. */
 static int mount_dev(int rootfd, struct rota_error *err)
 {
-	static const char *const nodes[] = {"null",   "zero",    "full",
-	                                    "random", "urandom", "tty"};
-	char host[32], inside[32];
+	static const char *const nodes[] = {"/dev/null",   "/dev/zero",    "/dev/full",
+	                                    "/dev/random", "/dev/urandom", "/dev/tty",
+	                                    "/dev/ptmx",   "/dev/pts"};
 	int dev, rc;
 
 	if (mount_fs(rootfd, "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=755,size=64k",
 	             err) < 0)
 		return -1;
-	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
-		int fd;
-		snprintf(host, sizeof(host), "/dev/%s", nodes[i]);
-		snprintf(inside, sizeof(inside), "/dev/%s", nodes[i]);
-		if ((fd = open(host, O_PATH | O_CLOEXEC)) < 0)
-			continue;
-		rc = bind_fd(rootfd, fd, inside, 0, err);
-		close(fd);
-		if (rc < 0)
+	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
+		if (access(nodes[i], F_OK) == 0 && bind_host(rootfd, nodes[i], err) < 0)
 			return -1;
-	}
-	if (mount_fs(rootfd, "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
-	             "newinstance,ptmxmode=0666,mode=0620", err) < 0 ||
-	    mount_fs(rootfd, "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777",
+	if (mount_fs(rootfd, "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777",
 	             err) < 0)
 		return -1;
 	if ((dev = open_in_root(rootfd, "/dev", O_PATH | O_DIRECTORY, 0)) < 0)
 		return errprintf(err, "/dev: %s", strerror(errno));
-	rc = symlinkat("pts/ptmx", dev, "ptmx") | symlinkat("/proc/self/fd", dev, "fd") |
+	rc = symlinkat("/proc/self/fd", dev, "fd") |
 	     symlinkat("/proc/self/fd/0", dev, "stdin") |
 	     symlinkat("/proc/self/fd/1", dev, "stdout") |
 	     symlinkat("/proc/self/fd/2", dev, "stderr");

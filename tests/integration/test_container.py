@@ -361,3 +361,16 @@ def test_salloc_image_is_its_steps_default(ucluster, users, images):
     assert p.returncode == 0, p.stderr + ucluster.logs()
     assert 'NAME="Rota Test Image"' in p.stdout
     assert str(u.uid) in p.stdout.split()
+
+
+@needs_root
+def test_pty_in_container(ucluster, users, images):
+    u = users["a"]
+    p = as_user(ucluster, u,
+                f"srun --pty --container-image={images.tarball} sh -c "
+                "'tty; [ -t 0 ] && [ -t 1 ] && echo all-tty; grep ^ID= /etc/os-release'",
+                timeout=60)
+    assert p.returncode == 0, p.stderr + ucluster.logs()
+    lines = [line.rstrip("\r") for line in p.stdout.splitlines()]
+    assert re.fullmatch(r"/dev/pts/\d+", lines[0]), p.stdout
+    assert lines[1:] == ["all-tty", "ID=rotatest"], p.stdout
