@@ -59,6 +59,7 @@ enum {
 	O_GRES,
 	O_ACCTG_FREQ,
 	O_CTR_IMAGE,
+	O_CTR_BUNDLE,
 	O_CTR_MOUNTS,
 	O_CTR_WORKDIR,
 	O_CTR_ENV,
@@ -84,7 +85,8 @@ static const struct opt_def opt_table[] = {
     {"chdir", required_argument, 'D', SRA},
     {"comment", required_argument, O_COMMENT, SRA},
     {"constraint", required_argument, 'C', SRA},
-    /* the Pyxis options (common/ctrspec.h) */
+    /* the Pyxis options (common/ctrspec.h), and Slurm's OCI bundle */
+    {"container", required_argument, O_CTR_BUNDLE, SRA},
     {"container-image", required_argument, O_CTR_IMAGE, SRA},
     {"container-mounts", required_argument, O_CTR_MOUNTS, SRA},
     {"container-workdir", required_argument, O_CTR_WORKDIR, SRA},
@@ -751,6 +753,7 @@ static const struct {
 	uint32_t set, clear;
 } ctr_opts[] = {
     {O_CTR_IMAGE, offsetof(struct job_desc, container_image), ctrspec_check_image},
+    {O_CTR_BUNDLE, offsetof(struct job_desc, container), ctrspec_check_bundle},
     {O_CTR_MOUNTS, offsetof(struct job_desc, container_mounts), ctrspec_check_mounts},
     {O_CTR_WORKDIR, offsetof(struct job_desc, container_workdir), ctrspec_check_workdir},
     {O_CTR_ENV, offsetof(struct job_desc, container_env), ctrspec_check_env},
@@ -965,7 +968,9 @@ static void print_help(enum jobopt_cmd cmd)
 	    "      --container-workdir=DIR   --container-env=NAME[,NAME...]\n"
 	    "      --container-name=NAME     keep the container for the job's later "
 	    "steps\n"
-	    "      --[no-]container-remap-root  --[no-]container-mount-home\n",
+	    "      --[no-]container-remap-root  --[no-]container-mount-home\n"
+	    "      --container=PATH          Slurm's: an OCI bundle instead of an "
+	    "image\n",
 	    stdout);
 }
 

@@ -187,12 +187,11 @@ static void fill_step_req(struct srun *s, struct step_create_req *req, char *hos
 	req->io_key = (struct rota_bin){s->key, IO_KEY_LEN};
 	req->flags = s->o.step_flags;
 	req->cpu_bind = s->o.cpu_bind;
-	req->container_image = d->container_image;
-	req->container_mounts = d->container_mounts;
-	req->container_workdir = d->container_workdir;
-	req->container_env = d->container_env;
-	req->container_name = d->container_name;
-	req->container_flags = d->container_flags;
+	{
+		struct step_create_req *to = req;
+		const struct job_desc *from = d;
+		CONTAINER_FIELDS(CONTAINER_COPY_F, _)
+	}
 	req->std_out = d->std_out;
 	req->std_err = d->std_err;
 	req->std_in = d->std_in;

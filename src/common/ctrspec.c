@@ -151,6 +151,16 @@ int ctrspec_check_image(const char *image, struct rota_error *err)
 	return 0;
 }
 
+int ctrspec_check_bundle(const char *path, struct rota_error *err)
+{
+	if (!path)
+		return 0;
+	if (!*path || strlen(path) > CTRSPEC_PATH_MAX || bad_chars(path))
+		return errprintf(err, "--container: a path of 1 to %d characters",
+		                 CTRSPEC_PATH_MAX);
+	return 0;
+}
+
 int ctrspec_check_workdir(const char *dir, struct rota_error *err)
 {
 	return dir ? check_path("--container-workdir", dir, err) : 0;

@@ -10,6 +10,8 @@
  *   --container-env=NAME[,NAME...]   host values win over the image's
  *   --container-name=NAME            keep the container for the job's later steps
  *   --[no-]container-remap-root, --[no-]container-mount-home  (CTR_F_*)
+ *   --container=PATH                 Slurm's: an OCI bundle (config.json and
+ *                                    its root file system), instead of an image
  *
  * Every size has a limit below; a value past it is refused with the option's
  * name.  The strings travel as given (messages.h CONTAINER_FIELDS).
@@ -55,6 +57,7 @@ void ctrspec_mounts_release(struct ctr_mounts *m);
  * valid (not given). */
 int ctrspec_check_image(const char *image, struct rota_error *err);
 int ctrspec_check_mounts(const char *mounts, struct rota_error *err); /* as _parse */
+int ctrspec_check_bundle(const char *path, struct rota_error *err);
 int ctrspec_check_workdir(const char *dir, struct rota_error *err);
 int ctrspec_check_name(const char *name, struct rota_error *err);
 int ctrspec_check_env(const char *names, struct rota_error *err);

@@ -787,6 +787,7 @@ int job_desc_check_strings(const struct job_desc *d, const char **ret_field,
 	    {"container workdir", d->container_workdir},
 	    {"container env", d->container_env},
 	    {"container name", d->container_name},
+	    {"container", d->container},
 	};
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {

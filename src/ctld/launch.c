@@ -67,18 +67,17 @@ static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_re
 	}
 }
 
-/* The container the tasks run in (common/ctrspec.h), borrowed from whichever
- * request names an image. */
-static void launch_fill_container(struct launch_req *l, const char *image,
-                                  const char *mounts, const char *workdir,
-                                  const char *env, const char *name, uint32_t flags)
+/* The container the tasks run in (common/ctrspec.h), borrowed from the job's
+ * request or the step's. */
+static void launch_container_from_job(struct launch_req *to, const struct job_desc *from)
 {
-	l->container_image = (char *)image;
-	l->container_mounts = (char *)mounts;
-	l->container_workdir = (char *)workdir;
-	l->container_env = (char *)env;
-	l->container_name = (char *)name;
-	l->container_flags = flags;
+	CONTAINER_FIELDS(CONTAINER_COPY_F, _)
+}
+
+static void launch_container_from_step(struct launch_req *to,
+                                       const struct step_create_req *from)
+{
+	CONTAINER_FIELDS(CONTAINER_COPY_F, _)
 }
 
 /* Sign l for its node (proto/cred.h) and send it.  Returns node_send()'s result,
@@ -120,9 +119,7 @@ void launch_batch(struct ctld *ctld, struct job *job)
 	l.step_tasks_per_node = (struct rota_u32v){job->run->tasks, job->run->nnodes};
 	l.step_num_tasks = l.job_num_tasks;
 	l.cores = (struct rota_u32v){job->run->cores[0], job->run->cpus[0]};
-	launch_fill_container(&l, d->container_image, d->container_mounts,
-	                      d->container_workdir, d->container_env, d->container_name,
-	                      d->container_flags);
+	launch_container_from_job(&l, d);
 	if (launch_send(ctld, n, &l) < 0) {
 		log_err("JobId=%u: cannot reach node %s to launch", job->job_id,
 		        n->cfg->name);
@@ -158,17 +155,10 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 	l.io_key = req->io_key;
 	l.flags = req->flags;
 	l.cpu_bind = req->cpu_bind;
-	if (req->container_image) {
-		launch_fill_container(&l, req->container_image, req->container_mounts,
-		                      req->container_workdir, req->container_env,
-		                      req->container_name, req->container_flags);
-	} else if (job->desc.flags & JOB_F_INTERACTIVE) {
-		/* salloc --container-image: its steps' default */
-		const struct job_desc *d = &job->desc;
-		launch_fill_container(&l, d->container_image, d->container_mounts,
-		                      d->container_workdir, d->container_env,
-		                      d->container_name, d->container_flags);
-	}
+	if (req->container_image || req->container)
+		launch_container_from_step(&l, req);
+	else if (job->desc.flags & JOB_F_INTERACTIVE) /* salloc's: its steps' default */
+		launch_container_from_job(&l, &job->desc);
 	if (req->cpus_per_task != NO_VAL)
 		l.cpus_per_task = req->cpus_per_task;
 	for (uint32_t k = 0; k < job->run->nnodes; k++)

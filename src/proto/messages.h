@@ -29,7 +29,12 @@
 	F(S, str, container_workdir, _) /* --container-workdir */                        \
 	F(S, str, container_env, _)     /* --container-env: names, comma-separated */    \
 	F(S, str, container_name, _)    /* --container-name */                           \
-	F(S, u32, container_flags, _)   /* CTR_F_* (common/ctrspec.h) */
+	F(S, u32, container_flags, _)   /* CTR_F_* (common/ctrspec.h) */                 \
+	F(S, str, container, _)         /* --container: an OCI bundle (Slurm's) */
+
+/* Copy the CONTAINER_FIELDS of *from to *to (two declared structs; pointers
+ * borrowed): CONTAINER_FIELDS(CONTAINER_COPY_F, _) where to and from are. */
+#define CONTAINER_COPY_F(S, kind, name, sub) to->name = from->name;
 
 /* What a user asks for (sbatch/srun/salloc).  NO_VAL = not given. */
 #define JOB_DESC_FIELDS(F, S)                                                            \

@@ -17,6 +17,7 @@
 #include "common/conf.h"
 #include "common/ctrspec.h"
 #include "common/fstree.h"
+#include "common/oci_bundle.h"
 #include "common/oci_image.h"
 #include "proto/messages.h"
 #include "stepd/container.h"
@@ -302,37 +303,55 @@ static int read_text(const char *path, char *buf, size_t size)
 	return 0;
 }
 
-/* The image's Env under the launch environment: the image's values win but
- * for the names of --container-env (Pyxis's rule). */
-static void apply_image_env(struct stepd *st, const char *entry)
+/* Whose value a variable takes when the job and the container both set it. */
+enum env_rule {
+	ENV_IMAGE_WINS, /* Pyxis: the image's, but for the --container-env names */
+	ENV_JOB_WINS,   /* Slurm's --container: the job's */
+};
+
+/* The container's environment (NAME=VALUE strings) into the tasks'. */
+static void apply_env(struct stepd *st, char *const *env, enum env_rule rule)
 {
-	char *path = xasprintf("%s/env", entry), *buf = xmalloc(1 << 20);
+	for (size_t i = 0; env && env[i]; i++) {
+		const char *eq = strchr(env[i], '=');
+		char *name;
+
+		if (!eq || eq == env[i])
+			continue;
+		name = xstrndup(env[i], (size_t)(eq - env[i]));
+		if (!strv_getenv(st->env, name) ||
+		    (rule == ENV_IMAGE_WINS &&
+		     !ctrspec_env_has(st->req->container_env, name, strlen(name))))
+			st->env = strv_setenv(st->env, name, eq + 1);
+		free(name);
+	}
+}
+
+/* The image's Env, kept NUL-separated in its cache entry. */
+static char **read_env_file(const char *entry)
+{
+	char *path = xasprintf("%s/env", entry), *buf = xmalloc(1 << 20), **env = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd < 0 ? 0 : read(fd, buf, (1 << 20) - 1);
 
 	for (ssize_t off = 0; n > 0 && off < n;) {
-		char *kv = buf + off, *eq = memchr(kv, '=', (size_t)(n - off));
-		size_t len = strnlen(kv, (size_t)(n - off));
-
+		size_t len = strnlen(buf + off, (size_t)(n - off));
+		if (len < (size_t)(n - off)) /* a whole one */
+			env = strv_append(env, buf + off);
 		off += (ssize_t)len + 1;
-		if (!eq || eq > kv + len || eq == kv)
-			continue;
-		*eq = '\0';
-		if (ctrspec_env_has(st->req->container_env, kv, strlen(kv)) &&
-		    strv_getenv(st->env, kv))
-			continue;
-		st->env = strv_setenv(st->env, kv, eq + 1);
 	}
 	if (fd >= 0)
 		close(fd);
 	free(buf);
 	free(path);
+	return env;
 }
 
 static int check_request(const struct launch_req *r, struct ctr_mounts *m,
                          struct rota_error *err)
 {
 	if (ctrspec_check_image(r->container_image, err) < 0 ||
+	    ctrspec_check_bundle(r->container, err) < 0 ||
 	    ctrspec_check_workdir(r->container_workdir, err) < 0 ||
 	    ctrspec_check_name(r->container_name, err) < 0 ||
 	    ctrspec_check_env(r->container_env, err) < 0)
@@ -365,17 +384,26 @@ static char *image_path(const struct stepd *st)
 	return xstrdup(img);
 }
 
-/* The overlay: image below, the container's own upper directory above. */
-static int mount_root(struct container *c, const char *entry, struct rota_error *err)
+/* The step daemon's own mount namespace, where the container's mounts live
+ * (and end with it).  First: overlayfs refuses a lower directory opened in
+ * another namespace. */
+static int enter_mount_ns(struct rota_error *err)
 {
-	char *opts = xasprintf("lowerdir=%s/rootfs,upperdir=%s/upper,workdir=%s/work",
-	                       entry, c->dir, c->dir);
-	int rc = 0;
-
 	if (unshare(CLONE_NEWNS) < 0 ||
 	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		rc = errprintf(err, "cannot make a mount namespace: %s", strerror(errno));
-	else if (mount("overlay", c->root, "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
+		return errprintf(err, "cannot make a mount namespace: %s",
+		                 strerror(errno));
+	return 0;
+}
+
+/* The overlay: image below, the container's own upper directory above. */
+static int mount_root(struct container *c, const char *lower, struct rota_error *err)
+{
+	char *opts = xasprintf("lowerdir=%s,upperdir=%s/upper,workdir=%s/work", lower,
+	                       c->dir, c->dir);
+	int rc = 0;
+
+	if (mount("overlay", c->root, "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
 		rc = errprintf(err, "cannot mount the container's root: %s",
 		               strerror(errno));
 	free(opts);
@@ -445,27 +473,142 @@ out:
 	return rc;
 }
 
-int container_setup(struct stepd *st, struct rota_error *err)
+/* What goes below the container. */
+struct lower {
+	char *dir;     /* the overlay's lowerdir */
+	char *workdir; /* the image's or bundle's, NULL: "/" */
+	char **env;    /* ... and its environment */
+	enum env_rule rule;
+	int fd; /* a bundle's root, opened as the user (dir is its /proc path) */
+};
+
+/* --container-image: the image, imported into the cache unless there. */
+static int lower_from_image(struct stepd *st, struct container *c, struct lower *lw,
+                            struct rota_error *err)
 {
 	const struct launch_req *r = st->req;
-	struct ctr_mounts m = {0};
-	struct container *c;
-	char *cache, *image, *entry = NULL, *jobdir, buf[CTRSPEC_PATH_MAX + 1];
-	int imported = 0, rc = -1;
-
-	if (!r->container_image)
-		return 0;
-	if (!st->as_root)
-		return errprintf(err, "containers need rotad to run as root");
-	if (check_request(r, &m, err) < 0)
-		return -1;
-	cache = st->conf->container_cache ? xstrdup(st->conf->container_cache)
-	                                  : xasprintf("%s/images", st->spool);
-	image = image_path(st);
+	char *cache = st->conf->container_cache ? xstrdup(st->conf->container_cache)
+	                                        : xasprintf("%s/images", st->spool);
+	char *image = image_path(st), *entry = NULL, buf[CTRSPEC_PATH_MAX + 1];
 	struct oci_image_opts o = {.cache_dir = cache,
 	                           .mirror_dir = st->conf->container_mirror,
 	                           .open = open_image_file,
 	                           .open_ctx = st};
+	int imported = 0, rc = oci_image_get(image, &o, &entry, &imported, err);
+
+	if (rc == 0 && imported)
+		log_info("JobId=%u StepId=%u imported image %s into %s", r->job_id,
+		         r->step_id, image, entry);
+	if (rc == 0 && c->named) { /* its first step's image */
+		char *first = named_entry(c, entry);
+		free(entry);
+		entry = first;
+	}
+	if (rc == 0) {
+		snprintf(buf, sizeof(buf), "%s/workdir", entry);
+		if (read_text(buf, buf, sizeof(buf)) == 0 && buf[0] == '/')
+			lw->workdir = xstrdup(buf);
+		lw->env = read_env_file(entry);
+		lw->dir = xasprintf("%s/rootfs", entry);
+		lw->rule = ENV_IMAGE_WINS;
+	}
+	free(entry);
+	free(image);
+	free(cache);
+	return rc;
+}
+
+/* --container=PATH: an OCI bundle's config.json and root, read as the user. */
+static int lower_from_bundle(struct stepd *st, struct lower *lw, struct rota_error *err)
+{
+	const char *path = st->req->container;
+	char *bundle = path[0] != '/' && st->req->work_dir
+	                   ? xasprintf("%s/%s", st->req->work_dir, path)
+	                   : xstrdup(path);
+	char *cfg = xasprintf("%s/config.json", bundle),
+	     *text = xmalloc(OCI_JSON_MAX + 1);
+	char *root = NULL;
+	struct oci_bundle b = {0};
+	int fd = open_as_user(st, cfg, O_RDONLY), rc = -1;
+	ssize_t n = fd < 0 ? -1 : read(fd, text, OCI_JSON_MAX + 1);
+
+	if (fd < 0) {
+		errprintf(err, "--container: cannot open %s: %s", cfg, strerror(-fd));
+		goto out;
+	}
+	if (n < 0 || n > (ssize_t)OCI_JSON_MAX) {
+		errprintf(err, "--container: %s: %s", cfg,
+		          n < 0 ? strerror(errno) : "larger than 4 MiB");
+		goto out;
+	}
+	if (oci_bundle_parse(text, (size_t)n, &b, err) < 0)
+		goto out;
+	root = b.root[0] == '/' ? xstrdup(b.root) : xasprintf("%s/%s", bundle, b.root);
+	if ((lw->fd = open_as_user(st, root, O_PATH | O_DIRECTORY)) < 0) {
+		errprintf(err, "--container: cannot open %s: %s", root,
+		          strerror(-lw->fd));
+		goto out;
+	}
+	lw->dir = xasprintf("/proc/self/fd/%d", lw->fd);
+	lw->workdir = b.cwd ? xstrdup(b.cwd) : NULL;
+	lw->env = strv_dup(b.env);
+	lw->rule = ENV_JOB_WINS;
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	oci_bundle_release(&b);
+	free(root);
+	free(text);
+	free(cfg);
+	free(bundle);
+	return rc;
+}
+
+static void lower_release(struct lower *lw)
+{
+	if (lw->fd >= 0)
+		close(lw->fd);
+	free(lw->dir);
+	free(lw->workdir);
+	strv_free(lw->env);
+}
+
+/* SPOOL/containers/jobN/NAME and its upper, work and root directories. */
+static int make_dirs(struct stepd *st, struct container *c, const char *jobdir,
+                     struct rota_error *err)
+{
+	if (mkdir_in(st->spool, "containers", 0700, err) < 0 ||
+	    (mkdir(jobdir, 0700) < 0 && errno != EEXIST) ||
+	    (mkdir(c->dir, 0700) < 0 && errno != EEXIST) ||
+	    mkdir_in(c->dir, "upper", 0755, err) < 0 ||
+	    mkdir_in(c->dir, "work", 0700, err) < 0 ||
+	    mkdir_in(c->dir, "root", 0755, err) < 0) {
+		if (!err->text[0])
+			errprintf(err, "mkdir %s: %s", c->dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int container_setup(struct stepd *st, struct rota_error *err)
+{
+	const struct launch_req *r = st->req;
+	struct ctr_mounts m = {0};
+	struct lower lw = {.fd = -1};
+	struct container *c;
+	char *jobdir;
+	int rc = -1;
+
+	if (!r->container_image && !r->container)
+		return 0;
+	if (!st->as_root)
+		return errprintf(err, "containers need rotad to run as root");
+	if (r->container_image && r->container)
+		return errprintf(err,
+		                 "--container and --container-image exclude each other");
+	if (check_request(r, &m, err) < 0)
+		return -1;
 	c = xcalloc(1, sizeof(*c));
 	c->flags = r->container_flags;
 	c->named = r->container_name != NULL;
@@ -475,43 +618,20 @@ int container_setup(struct stepd *st, struct rota_error *err)
 	                           : xasprintf("%s/step.%u", jobdir, r->step_id);
 	c->root = xasprintf("%s/root", c->dir);
 	st->ctr = c;
-	if (oci_image_get(image, &o, &entry, &imported, err) < 0)
+	if (make_dirs(st, c, jobdir, err) < 0 || enter_mount_ns(err) < 0 ||
+	    (r->container_image ? lower_from_image(st, c, &lw, err)
+	                        : lower_from_bundle(st, &lw, err)) < 0 ||
+	    mount_root(c, lw.dir, err) < 0 || mount_all(st, c, &m, err) < 0)
 		goto out;
-	if (imported)
-		log_info("JobId=%u StepId=%u imported image %s into %s", r->job_id,
-		         r->step_id, image, entry);
-	if (mkdir_in(st->spool, "containers", 0700, err) < 0 ||
-	    (mkdir(jobdir, 0700) < 0 && errno != EEXIST) ||
-	    (mkdir(c->dir, 0700) < 0 && errno != EEXIST) ||
-	    mkdir_in(c->dir, "upper", 0755, err) < 0 ||
-	    mkdir_in(c->dir, "work", 0700, err) < 0 ||
-	    mkdir_in(c->dir, "root", 0755, err) < 0) {
-		if (!err->text[0])
-			errprintf(err, "mkdir %s: %s", c->dir, strerror(errno));
-		goto out;
-	}
-	if (c->named) {
-		char *first = named_entry(c, entry);
-		free(entry);
-		entry = first;
-	}
-	if (mount_root(c, entry, err) < 0 || mount_all(st, c, &m, err) < 0)
-		goto out;
-	snprintf(buf, sizeof(buf), "%s/workdir", entry);
-	if (r->container_workdir)
-		c->workdir = xstrdup(r->container_workdir);
-	else if (read_text(buf, buf, sizeof(buf)) == 0 && buf[0] == '/')
-		c->workdir = xstrdup(buf);
-	else
-		c->workdir = xstrdup("/");
-	apply_image_env(st, entry);
+	c->workdir = xstrdup(r->container_workdir ? r->container_workdir
+	                     : lw.workdir         ? lw.workdir
+	                                          : "/");
+	apply_env(st, lw.env, lw.rule);
 	rc = 0;
 out:
+	lower_release(&lw);
 	ctrspec_mounts_release(&m);
 	free(jobdir);
-	free(entry);
-	free(image);
-	free(cache);
 	return rc;
 }
 

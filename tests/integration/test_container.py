@@ -374,3 +374,37 @@ def test_pty_in_container(ucluster, users, images):
     lines = [line.rstrip("\r") for line in p.stdout.splitlines()]
     assert re.fullmatch(r"/dev/pts/\d+", lines[0]), p.stdout
     assert lines[1:] == ["all-tty", "ID=rotatest"], p.stdout
+
+
+@needs_root
+def test_slurm_container_bundle(ucluster, users, images):
+    """Slurm's --container=PATH: an OCI bundle's root, process.env (the job's
+    values win) and process.cwd; the bundle itself is not written to."""
+    u = users["a"]
+    bundle = images.top / ("bundle-" + secrets.token_hex(3))
+    shutil.copytree(images.top / "rootfs", bundle / "rootfs", symlinks=True)
+    (bundle / "rootfs" / "etc" / "os-release").write_text("ID=bundle\n")
+    (bundle / "config.json").write_text(json.dumps({
+        "ociVersion": "1.0.0", "root": {"path": "rootfs"},
+        "process": {"cwd": "/tmp", "args": ["sh"],
+                    "env": ["PATH=/bin", "BUNDLE_VAR=yes", "SLURM_JOB_ID=bogus"]}}))
+    for dirpath, dirnames, filenames in os.walk(bundle):
+        os.chmod(dirpath, 0o755)
+    os.chmod(bundle / "rootfs" / "bin" / "busybox", 0o755)
+    passwd = (bundle / "rootfs" / "etc" / "passwd").read_text()
+    p = as_user(ucluster, u,
+                f"srun -N1 --container={bundle} sh -c 'cat /etc/os-release; pwd; "
+                "echo var=$BUNDLE_VAR job=$SLURM_JOB_ID uid=$(id -u)'", timeout=60)
+    assert p.returncode == 0, p.stderr + ucluster.logs()
+    assert p.stdout.splitlines()[:2] == ["ID=bundle", "/tmp"], p.stdout
+    m = re.search(r"var=yes job=(\d+) uid=(\d+)", p.stdout)
+    assert m and m.group(2) == str(u.uid), p.stdout
+    assert (bundle / "rootfs" / "etc" / "passwd").read_text() == passwd
+
+    p = as_user(ucluster, u, f"srun -N1 --container={bundle}/nothing true")
+    assert p.returncode != 0
+    assert "--container: cannot open" in p.stderr and "config.json" in p.stderr
+    p = as_user(ucluster, u,
+                f"srun -N1 --container={bundle} --container-image={images.tarball} true")
+    assert p.returncode != 0
+    assert "exclude each other" in p.stderr
