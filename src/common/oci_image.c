@@ -113,41 +113,74 @@ static int is_index_type(const char *mt)
 	return mt && (strstr(mt, "image.index") || strstr(mt, "manifest.list"));
 }
 
+/* This machine's architecture in OCI's words. */
+#if defined(__x86_64__)
+#define OCI_ARCH "amd64"
+#elif defined(__aarch64__)
+#define OCI_ARCH "arm64"
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define OCI_ARCH "ppc64le"
+#else
+#define OCI_ARCH "unknown"
+#endif
+static const char PICK_ANY[] = "*"; /* no tag has one */
+
+/* Of an index's manifests, those tagged tag (NULL: untagged ones, PICK_ANY:
+ * all): the one for this machine's architecture, else the first. */
+static json_t *pick_manifest(json_t *ms, const char *tag)
+{
+	json_t *e, *first = NULL, *best = NULL;
+	size_t i;
+
+	json_array_foreach(ms, i, e)
+	{
+		const char *name = json_string_value(
+		    json_object_get(json_object_get(e, "annotations"), REF_NAME_ANN));
+		const char *arch = json_string_value(
+		    json_object_get(json_object_get(e, "platform"), "architecture"));
+		if (tag != PICK_ANY && (tag ? !name || strcmp(name, tag) : name != NULL))
+			continue;
+		if (!first)
+			first = e;
+		if (!best && arch && !strcmp(arch, OCI_ARCH))
+			best = e;
+	}
+	return best ? best : first;
+}
+
+/* The digest of the manifest pick names, checked; caller frees. */
+static int pick_digest(json_t *pick, char **ret_digest, struct rota_error *err)
+{
+	const char *d = json_string_value(json_object_get(pick, "digest"));
+
+	if (!digest_hex(d))
+		return errprintf(err, "index: not a sha256 digest");
+	if (!(*ret_digest = strdup(d)))
+		return errprintf(err, "out of memory");
+	return 0;
+}
+
 int oci_index_pick(const char *index_json, size_t len, const char *tag, char **ret_digest,
                    struct rota_error *err)
 {
-	json_t *root = json_loadb(index_json, len, 0, NULL), *m = NULL, *pick = NULL;
-	size_t i, n;
+	json_t *root = json_loadb(index_json, len, 0, NULL), *pick = NULL;
+	json_t *ms = json_object_get(root, "manifests");
+	const char *want = tag ? tag : "latest";
 	int rc = -1;
 
-	json_t *ms = json_object_get(root, "manifests");
-	if (!json_is_array(ms) || (n = json_array_size(ms)) == 0) {
+	if (!json_is_array(ms) || json_array_size(ms) == 0) {
 		errprintf(err, "index.json: no manifests");
 		goto out;
 	}
-	json_array_foreach(ms, i, m)
-	{
-		const char *name = json_string_value(
-		    json_object_get(json_object_get(m, "annotations"), REF_NAME_ANN));
-		if (name && tag && !strcmp(name, tag))
-			pick = m;
-	}
-	if (!pick && n == 1 && (!tag || !strcmp(tag, "latest")))
+	pick = pick_manifest(ms, want);
+	if (!pick && !strcmp(want, "latest")) /* untagged ones stand for latest */
+		pick = pick_manifest(ms, NULL);
+	if (!pick && !tag && json_array_size(ms) == 1) /* a layout named by path */
 		pick = json_array_get(ms, 0);
-	if (!pick) {
-		errprintf(err, "index.json: no manifest tagged `%s'",
-		          tag ? tag : "latest");
-		goto out;
-	}
-	if (!digest_hex(json_string_value(json_object_get(pick, "digest")))) {
-		errprintf(err, "index.json: not a sha256 digest");
-		goto out;
-	}
-	if (!(*ret_digest = strdup(json_string_value(json_object_get(pick, "digest"))))) {
-		errprintf(err, "out of memory");
-		goto out;
-	}
-	rc = 0;
+	if (!pick)
+		errprintf(err, "index.json: no manifest tagged `%s'", want);
+	else
+		rc = pick_digest(pick, ret_digest, err);
 out:
 	json_decref(root);
 	return rc;
@@ -370,23 +403,21 @@ static json_t *layout_manifest(const struct oci_image_opts *o, const char *layou
 		goto out;
 	m = read_blob_json(o, layout, digest, err);
 	if (m && is_index_type(json_string_value(json_object_get(m, "mediaType")))) {
-		json_t *ms = json_object_get(m, "manifests"), *e, *pick = NULL;
-		size_t i;
-		json_array_foreach(ms, i, e)
-		{
-			const char *arch = json_string_value(json_object_get(
-			    json_object_get(e, "platform"), "architecture"));
-			if (!pick || (arch && !strcmp(arch, "amd64")))
-				pick = e;
-		}
+		/* an image index (several platforms): this machine's */
+		json_t *pick = pick_manifest(json_object_get(m, "manifests"), PICK_ANY);
+
 		free(digest);
-		digest = pick ? strdup(json_string_value(json_object_get(pick, "digest"))
-		                           ?: "")
-		              : NULL;
+		digest = NULL;
+		if (!pick)
+			errprintf(err, "%s: empty image index", layout);
+		else if (is_index_type(
+		             json_string_value(json_object_get(pick, "mediaType"))))
+			errprintf(err, "%s: an image index inside an image index",
+			          layout);
+		else
+			pick_digest(pick, &digest, err);
 		json_decref(m);
 		m = digest ? read_blob_json(o, layout, digest, err) : NULL;
-		if (!digest)
-			errprintf(err, "%s: empty image index", layout);
 	}
 	if (m && ret_digest) {
 		*ret_digest = digest;

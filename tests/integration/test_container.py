@@ -71,9 +71,11 @@ def add_blob(layout, data):
     return "sha256:" + digest, len(data)
 
 
-def make_oci_layout(layout, base_root, tag):
+def make_oci_layout(layout, base_root, tag, multi_arch=False):
     """An OCI image layout of two layers: the base, then one that replaces
-    /etc/os-release and whites out /etc/gone-file; Env in its config."""
+    /etc/os-release and whites out /etc/gone-file; Env in its config.  With
+    multi_arch, behind an image index whose other platform's manifest is
+    missing (picking it fails the test)."""
     layout = pathlib.Path(layout)
     layout.mkdir(parents=True)
     (layout / "oci-layout").write_text('{"imageLayoutVersion": "1.0.0"}')
@@ -100,9 +102,23 @@ def make_oci_layout(layout, base_root, tag):
              "digest": l1[0], "size": l1[1]},
             {"mediaType": "application/vnd.oci.image.layer.v1.tar",
              "digest": l2[0], "size": l2[1]}]}).encode())
+    media = "application/vnd.oci.image.manifest.v1+json"
+    if multi_arch:
+        arch = {"x86_64": "amd64", "aarch64": "arm64"}.get(os.uname().machine,
+                                                          os.uname().machine)
+        missing = "sha256:" + hashlib.sha256(b"not here").hexdigest()
+        manifest = add_blob(layout, json.dumps({
+            "schemaVersion": 2,
+            "mediaType": "application/vnd.oci.image.index.v1+json",
+            "manifests": [
+                {"mediaType": media, "digest": missing, "size": 8,
+                 "platform": {"architecture": "s390x", "os": "linux"}},
+                {"mediaType": media, "digest": manifest[0], "size": manifest[1],
+                 "platform": {"architecture": arch, "os": "linux"}}]}).encode())
+        media = "application/vnd.oci.image.index.v1+json"
     (layout / "index.json").write_text(json.dumps({
         "schemaVersion": 2,
-        "manifests": [{"mediaType": "application/vnd.oci.image.manifest.v1+json",
+        "manifests": [{"mediaType": media,
                        "digest": manifest[0], "size": manifest[1],
                        "annotations": {
                            "org.opencontainers.image.ref.name": tag}}]}))
@@ -117,7 +133,8 @@ class Images:
         self.tarball.write_bytes(tar_bytes(root))
         self.layout = make_oci_layout(self.top / "layout", root, "latest")
         self.mirror = self.top / "mirror"
-        make_oci_layout(self.mirror / "example.org" / "tools" / "busybox", root, "2.0")
+        make_oci_layout(self.mirror / "example.org" / "tools" / "busybox", root, "2.0",
+                        multi_arch=True)
         for dirpath, dirnames, filenames in os.walk(self.top):
             for n in dirnames + filenames:
                 p = os.path.join(dirpath, n)

@@ -17,6 +17,16 @@
 #define D1 "sha256:1111111111111111111111111111111111111111111111111111111111111111"
 #define D2 "sha256:2222222222222222222222222222222222222222222222222222222222222222"
 
+#if defined(__x86_64__)
+#define ARCH "amd64"
+#elif defined(__aarch64__)
+#define ARCH "arm64"
+#else
+#define ARCH "ppc64le"
+#endif
+#define OTHER D1
+#define MINE  D2
+
 static void test_kind(void **state)
 {
 	assert_int_equal(oci_image_kind("/images/x.sqsh", 0), OCI_KIND_TARBALL);
@@ -64,6 +74,11 @@ static void test_index_pick(void **state)
 	                  "{\"digest\":\"" D2 "\",\"annotations\":"
 	                  "{\"org.opencontainers.image.ref.name\":\"latest\"}}]}";
 	const char *one = "{\"manifests\":[{\"digest\":\"" D1 "\"}]}";
+	const char *plat = "{\"manifests\":["
+	                   "{\"digest\":\"" OTHER "\",\"platform\":{\"architecture\":"
+	                   "\"s390x\"}},"
+	                   "{\"digest\":\"" MINE "\",\"platform\":{\"architecture\":"
+	                   "\"" ARCH "\"}}]}";
 	const char *bad = "{\"manifests\":[{\"digest\":\"sha256:../../etc/passwd\"}]}";
 	struct rota_error err = {""};
 	char *d;
@@ -71,7 +86,9 @@ static void test_index_pick(void **state)
 	assert_int_equal(oci_index_pick(two, strlen(two), "1.0", &d, &err), 0);
 	assert_string_equal(d, D1);
 	free(d);
-	assert_int_equal(oci_index_pick(two, strlen(two), NULL, &d, &err), -1);
+	assert_int_equal(oci_index_pick(two, strlen(two), NULL, &d, &err), 0);
+	assert_string_equal(d, D2); /* no tag: latest */
+	free(d);
 	assert_int_equal(oci_index_pick(two, strlen(two), "latest", &d, &err), 0);
 	assert_string_equal(d, D2);
 	free(d);
@@ -81,6 +98,9 @@ static void test_index_pick(void **state)
 	assert_int_equal(oci_index_pick(one, strlen(one), "2.0", &d, &err), -1);
 	assert_non_null(strstr(err.text, "no manifest tagged `2.0'"));
 	assert_int_equal(oci_index_pick(bad, strlen(bad), NULL, &d, &err), -1);
+	assert_int_equal(oci_index_pick(plat, strlen(plat), "latest", &d, &err), 0);
+	assert_string_equal(d, MINE); /* untagged: this machine's platform */
+	free(d);
 	assert_int_equal(oci_index_pick("{", 1, NULL, &d, &err), -1);
 }
 
