@@ -26,9 +26,9 @@ int oci_bundle_parse(const char *json, size_t len, struct oci_bundle *ret,
 		                 OCI_BUNDLE_ENV_MAX);
 	}
 	if (cwd && cwd[0] != '/') {
-		json_decref(cfg);
-		return errprintf(err, "config.json: process.cwd `%s' is not absolute",
-		                 cwd);
+		errprintf(err, "config.json: process.cwd `%s' is not absolute", cwd);
+		json_decref(cfg); /* cwd is its */
+		return -1;
 	}
 	b.root = strdup(root && *root ? root : "rootfs");
 	b.cwd = cwd ? strdup(cwd) : NULL;
