@@ -12,6 +12,7 @@ PACKAGES=(
 	libcmocka-dev python3-pytest clang-format
 	clang libclang-rt-dev
 	openmpi-bin libopenmpi-dev
+	busybox-static
 )
 
 missing=()

@@ -21,6 +21,7 @@
 #include "common/jobscript.h"
 #include "common/timefmt.h"
 #include "common/cpubind.h"
+#include "common/ctrspec.h"
 #include "common/common.h"
 
 #define S   JOBOPT_SBATCH
@@ -65,6 +66,16 @@ enum {
 	O_MEM_PER_GPU,
 	O_GPU_BIND,
 	O_ACCTG_FREQ,
+	O_CTR_IMAGE,
+	O_CTR_BUNDLE,
+	O_CTR_MOUNTS,
+	O_CTR_WORKDIR,
+	O_CTR_ENV,
+	O_CTR_NAME,
+	O_CTR_REMAP_ROOT,
+	O_CTR_NO_REMAP_ROOT,
+	O_CTR_MOUNT_HOME,
+	O_CTR_NO_MOUNT_HOME,
 	O_IGNORE, /* accepted and ignored */
 };
 
@@ -82,6 +93,17 @@ static const struct opt_def opt_table[] = {
     {"chdir", required_argument, 'D', SRA},
     {"comment", required_argument, O_COMMENT, SRA},
     {"constraint", required_argument, 'C', SRA},
+    /* the Pyxis options (common/ctrspec.h), and Slurm's OCI bundle */
+    {"container", required_argument, O_CTR_BUNDLE, SRA},
+    {"container-image", required_argument, O_CTR_IMAGE, SRA},
+    {"container-mounts", required_argument, O_CTR_MOUNTS, SRA},
+    {"container-workdir", required_argument, O_CTR_WORKDIR, SRA},
+    {"container-env", required_argument, O_CTR_ENV, SRA},
+    {"container-name", required_argument, O_CTR_NAME, SRA},
+    {"container-remap-root", no_argument, O_CTR_REMAP_ROOT, SRA},
+    {"no-container-remap-root", no_argument, O_CTR_NO_REMAP_ROOT, SRA},
+    {"container-mount-home", no_argument, O_CTR_MOUNT_HOME, SRA},
+    {"no-container-mount-home", no_argument, O_CTR_NO_MOUNT_HOME, SRA},
     {"cpus-per-task", required_argument, 'c', SRA},
     {"dependency", required_argument, 'd', SRA},
     {"error", required_argument, 'e', S | R},
@@ -801,6 +823,47 @@ static void set_cpu_bind(struct jobopt *o, const char *arg)
 	set_str(&o->cpu_bind, arg);
 }
 
+/* The --container-* options: checked here (common/ctrspec.h), carried as
+ * given in the job_desc member at off, or a CTR_F_* flag set or cleared. */
+static const struct {
+	int id;
+	size_t off; /* char * member of struct job_desc; 0: a flag */
+	int (*check)(const char *arg, struct rota_error *err);
+	uint32_t set, clear;
+} ctr_opts[] = {
+    {O_CTR_IMAGE, offsetof(struct job_desc, container_image), ctrspec_check_image},
+    {O_CTR_BUNDLE, offsetof(struct job_desc, container), ctrspec_check_bundle},
+    {O_CTR_MOUNTS, offsetof(struct job_desc, container_mounts), ctrspec_check_mounts},
+    {O_CTR_WORKDIR, offsetof(struct job_desc, container_workdir), ctrspec_check_workdir},
+    {O_CTR_ENV, offsetof(struct job_desc, container_env), ctrspec_check_env},
+    {O_CTR_NAME, offsetof(struct job_desc, container_name), ctrspec_check_name},
+    {O_CTR_REMAP_ROOT, 0, NULL, CTR_F_REMAP_ROOT, 0},
+    {O_CTR_NO_REMAP_ROOT, 0, NULL, 0, CTR_F_REMAP_ROOT},
+    {O_CTR_MOUNT_HOME, 0, NULL, 0, CTR_F_NO_MOUNT_HOME},
+    {O_CTR_NO_MOUNT_HOME, 0, NULL, CTR_F_NO_MOUNT_HOME, 0},
+};
+
+/* Returns 0 when id is not a container option. */
+static int apply_container(struct jobopt *o, int id, const char *arg)
+{
+	struct rota_error err = {""};
+
+	for (size_t i = 0; i < sizeof(ctr_opts) / sizeof(ctr_opts[0]); i++) {
+		if (ctr_opts[i].id != id)
+			continue;
+		if (!ctr_opts[i].off) {
+			o->desc.container_flags |= ctr_opts[i].set;
+			o->desc.container_flags &= ~ctr_opts[i].clear;
+			return 1;
+		}
+		if (ctr_opts[i].check(arg, &err) < 0)
+			die(JOBOPT_EXIT_FATAL, "%s", err.text);
+		set_str((char **)((char *)&o->desc + ctr_opts[i].off), arg);
+		return 1;
+	}
+	return 0;
+}
+
 static void apply_one(struct jobopt *o, int id, const char *arg)
 {
 	long v;
@@ -893,7 +956,8 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 	case O_NO_SHELL:
 		die(JOBOPT_EXIT_ERROR, "--no-shell is not supported yet");
 	default:
-		apply_common(o, id, arg);
+		if (!apply_container(o, id, arg))
+			apply_common(o, id, arg);
 	}
 }
 
@@ -973,6 +1037,20 @@ static void print_help(enum jobopt_cmd cmd)
 	       "--mail-type, --mail-user, --cpu-bind, --reservation and --hint; --gres\n"
 	       "is checked against the nodes' Gres= but not counted yet.\n",
 	       cli_prog);
+	fputs(
+	    "\nContainers, as NVIDIA's Pyxis plugin takes them (doc/containers.md):\n"
+	    "      --container-image=IMAGE   a root file system tarball, an OCI layout\n"
+	    "                                directory, or [REGISTRY#]NAME[:TAG] from "
+	    "the\n"
+	    "                                nodes' image mirror\n"
+	    "      --container-mounts=SRC[:DST[:ro|rw]][,...]\n"
+	    "      --container-workdir=DIR   --container-env=NAME[,NAME...]\n"
+	    "      --container-name=NAME     keep the container for the job's later "
+	    "steps\n"
+	    "      --[no-]container-remap-root  --[no-]container-mount-home\n"
+	    "      --container=PATH          Slurm's: an OCI bundle instead of an "
+	    "image\n",
+	    stdout);
 }
 
 /* getopt tables for cmd: longopts (caller frees) and the short option string. */

@@ -191,6 +191,11 @@ static void fill_step_req(struct srun *s, struct step_create_req *req, char *hos
 	req->gpus = s->o.desc.gpus;
 	req->gpus_per_node = s->o.desc.gpus_per_node;
 	req->gpus_per_task = s->o.desc.gpus_per_task;
+	{
+		struct step_create_req *to = req;
+		const struct job_desc *from = d;
+		CONTAINER_FIELDS(CONTAINER_COPY_F, _)
+	}
 	req->std_out = d->std_out;
 	req->std_err = d->std_err;
 	req->std_in = d->std_in;

@@ -140,6 +140,10 @@ struct conf {
 	uint64_t def_mem_per_cpu;   /* MB, 0 = unset */
 	uint64_t def_mem_per_node;  /* MB, 0 = unset */
 	char *prolog, *epilog, *task_prolog;
+	/* --container-image: where a node keeps imported images (NULL:
+	 * SlurmdSpoolDir/containers) and the directory of OCI layouts that
+	 * registry references name (NULL: none) */
+	char *container_cache, *container_mirror;
 	/* accounting: accounting_storage/slurmdbd has the controller feed
 	 * rotadbd; events it has not stored are kept (up to MaxDBDMsgs, 0:
 	 * Slurm's default, max(10000, 2 * MaxJobCount + 4 * nodes)) */

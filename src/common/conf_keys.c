@@ -124,6 +124,9 @@ const struct conf_key conf_keys[] = {
     G_STR("Prolog", prolog, NULL, R),
     G_STR("Epilog", epilog, NULL, R),
     G_STR("TaskProlog", task_prolog, NULL, R),
+    /* Rota's: --container-image (doc/containers.md); NULL cache: in the spool */
+    G_STR("ContainerImageCache", container_cache, NULL, R),
+    G_STR("ContainerImageMirror", container_mirror, NULL, R),
     G_STR("AccountingStorageType", accounting_storage_type, "accounting_storage/none", 0),
     G_STR("AccountingStorageHost", accounting_storage_host, NULL, 0),
     G_U16("AccountingStoragePort", accounting_storage_port, "6819", 1, 65535, 0),

@@ -834,6 +834,12 @@ int job_desc_check_strings(const struct job_desc *d, const char **ret_field,
 	    {"gpus-per-socket", d->gpus_per_socket},
 	    {"gpu-bind", d->gpu_bind},
 	    {"submit host", d->submit_host},
+	    {"container image", d->container_image},
+	    {"container mounts", d->container_mounts},
+	    {"container workdir", d->container_workdir},
+	    {"container env", d->container_env},
+	    {"container name", d->container_name},
+	    {"container", d->container},
 	};
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {

@@ -73,6 +73,19 @@ static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_re
 	}
 }
 
+/* The container the tasks run in (common/ctrspec.h), borrowed from the job's
+ * request or the step's. */
+static void launch_container_from_job(struct launch_req *to, const struct job_desc *from)
+{
+	CONTAINER_FIELDS(CONTAINER_COPY_F, _)
+}
+
+static void launch_container_from_step(struct launch_req *to,
+                                       const struct step_create_req *from)
+{
+	CONTAINER_FIELDS(CONTAINER_COPY_F, _)
+}
+
 /* Sign l for its node (proto/cred.h) and send it.  Returns node_send()'s result,
  * or -EIO when it cannot be signed (logged). */
 static int launch_send(struct ctld *ctld, struct node *n, struct launch_req *l)
@@ -113,6 +126,7 @@ void launch_batch(struct ctld *ctld, struct job *job)
 	l.step_num_tasks = l.job_num_tasks;
 	l.cores = (struct rota_u32v){job->run->cores[0], job->run->cpus[0]};
 	l.gres = job->run->gres ? job->run->gres[0] : NULL;
+	launch_container_from_job(&l, d);
 	if (launch_send(ctld, n, &l) < 0) {
 		log_err("JobId=%u: cannot reach node %s to launch", job->job_id,
 		        n->cfg->name);
@@ -148,6 +162,10 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 	l.io_key = req->io_key;
 	l.flags = req->flags;
 	l.cpu_bind = req->cpu_bind;
+	if (req->container_image || req->container)
+		launch_container_from_step(&l, req);
+	else if (job->desc.flags & JOB_F_INTERACTIVE) /* salloc's: its steps' default */
+		launch_container_from_job(&l, &job->desc);
 	if (req->cpus_per_task != NO_VAL)
 		l.cpus_per_task = req->cpus_per_task;
 	for (uint32_t k = 0; k < job->run->nnodes; k++)

@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "common/spool.h"
+#include "common/fstree.h"
+#include "stepd/container.h"
 #include "common/states.h"
 #include "proto/conn.h"
 #include "proto/frame.h"
@@ -121,6 +123,18 @@ static pid_t epilog_start(struct stepd_mgr *m, uint32_t job_id)
 static void report(struct stepd_mgr *m, uint32_t job, uint32_t step, int64_t start,
                    uint32_t status, uint32_t flags, const char *msg);
 
+/* The job's named containers (stepd/container.h) go with it: removed by a
+ * child, off the event loop (on_sigchld reaps it). */
+static void containers_remove(struct stepd_mgr *m, uint32_t job_id)
+{
+	char *dir = container_job_dir(m->o.spool, job_id);
+	struct stat sb;
+
+	if (lstat(dir, &sb) == 0 && fork() == 0)
+		_exit(fstree_remove(dir) < 0);
+	free(dir);
+}
+
 /* If job is being terminated and has no stepd left here, kill whatever is
  * left in its cgroups (processes that left their step, a step whose stepd
  * died) and say so once.  Until the cgroups are empty, the job is not
@@ -139,6 +153,7 @@ static void term_check(struct stepd_mgr *m, uint32_t job_id)
 			evtimer_add(m->reap_ev, &tv);
 			return;
 		}
+		containers_remove(m, job_id);
 		if ((t->epilog_pid = epilog_start(m, job_id)) > 0)
 			return; /* reported when the epilog ends */
 		*pp = t->next;

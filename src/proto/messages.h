@@ -21,6 +21,21 @@
 
 /* ---- records ---- */
 
+/* A container for the tasks (common/ctrspec.h): the Pyxis options as given,
+ * checked by the CLI and again where they are used.  NULL/0: not given. */
+#define CONTAINER_FIELDS(F, S)                                                           \
+	F(S, str, container_image, _)   /* --container-image */                          \
+	F(S, str, container_mounts, _)  /* --container-mounts, comma-separated */        \
+	F(S, str, container_workdir, _) /* --container-workdir */                        \
+	F(S, str, container_env, _)     /* --container-env: names, comma-separated */    \
+	F(S, str, container_name, _)    /* --container-name */                           \
+	F(S, u32, container_flags, _)   /* CTR_F_* (common/ctrspec.h) */                 \
+	F(S, str, container, _)         /* --container: an OCI bundle (Slurm's) */
+
+/* Copy the CONTAINER_FIELDS of *from to *to (two declared structs; pointers
+ * borrowed): CONTAINER_FIELDS(CONTAINER_COPY_F, _) where to and from are. */
+#define CONTAINER_COPY_F(S, kind, name, sub) to->name = from->name;
+
 /* What a user asks for (sbatch/srun/salloc).  NO_VAL = not given. */
 #define JOB_DESC_FIELDS(F, S)                                                            \
 	F(S, str, name, _)                                                               \
@@ -68,7 +83,8 @@
 	F(S, u32, cpus_per_gpu, _)    /* --cpus-per-gpu; 0 unset */                      \
 	F(S, u64, mem_per_gpu, _)     /* --mem-per-gpu, MB; 0 unset */                   \
 	F(S, str, gpu_bind, _)        /* --gpu-bind as given */                          \
-	F(S, u32, gres_flags, _)      /* --gres-flags: GRES_F_* */
+	F(S, u32, gres_flags, _)      /* --gres-flags: GRES_F_* */                       \
+	CONTAINER_FIELDS(F, S)
 ROTA_DECLARE(job_desc, JOB_DESC_FIELDS)
 enum gres_flags {
 	GRES_F_ENFORCE_BINDING = 1,
@@ -400,7 +416,8 @@ ROTA_DECLARE(alloc_resp, ALLOC_RESP_FIELDS)
 	F(S, str, gres, _)                                                               \
 	F(S, str, gpus, _)                                                               \
 	F(S, str, gpus_per_node, _)                                                      \
-	F(S, str, gpus_per_task, _)
+	F(S, str, gpus_per_task, _)                                                      \
+	CONTAINER_FIELDS(F, S)
 ROTA_DECLARE(step_create_req, STEP_CREATE_REQ_FIELDS)
 enum step_flags {
 	STEP_F_LABEL = 1 << 0,
@@ -587,7 +604,8 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, str, gpus_per_task, _)                                                      \
 	F(S, u32, cpus_per_gpu, _)                                                       \
 	F(S, u64, mem_per_gpu, _)                                                        \
-	F(S, str, gpu_bind, _)
+	F(S, str, gpu_bind, _)                                                           \
+	CONTAINER_FIELDS(F, S)
 ROTA_DECLARE(launch_req, LAUNCH_REQ_FIELDS)
 
 /* Controller -> node: signal the job's steps here (step_id NO_VAL: all). With

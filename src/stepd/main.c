@@ -29,6 +29,7 @@
 #include "stepd/cgroup.h"
 #include "stepd/msglink.h"
 #include "stepd/stepd.h"
+#include "stepd/container.h"
 #include "stepd/stepd_main.h"
 #include "common/script.h"
 #include "proto/codec.h"
@@ -344,6 +345,13 @@ static int stepd_setup(struct stepd *st, struct rota_error *err)
 		return -1;
 	prolog_report(st);
 	st->env = env_build(st);
+	if (container_setup(st, err) < 0) {
+		char *line = xasprintf("slurmstepd: error: %s\n", err->text);
+		if (st->batch) /* srun hears it from fail_tasks */
+			task_write_err_file(st, line);
+		free(line);
+		return -1;
+	}
 	io_connect(st);
 	if (task_launch_all(st, err) < 0)
 		return -1;
@@ -543,6 +551,8 @@ static uint32_t step_status(const struct stepd *st)
 
 static void stepd_cleanup(struct stepd *st)
 {
+	container_destroy(st->ctr);
+	st->ctr = NULL;
 	if (st->script)
 		unlink(st->script);
 	if (st->job_dir)

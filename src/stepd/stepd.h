@@ -25,6 +25,7 @@
 
 struct cgroup;
 struct conf;
+struct container;
 struct launch_req;
 struct msglink;
 
@@ -114,6 +115,7 @@ struct stepd {
 	struct msglink *io;     /* srun, NULL if none or lost */
 	struct cgroup *cg;      /* the step's containment (stepd/cgroup.h) */
 	struct cpubind cpubind; /* the step's --cpu-bind (common/cpubind.h) */
+	struct container *ctr;  /* --container-image (stepd/container.h), or NULL */
 
 	time_t kill_at;  /* SIGKILL the tasks at this time (0: not terminating) */
 	time_t drain_by; /* after the last task exits, stop waiting for pipes */

@@ -25,6 +25,7 @@
 #include "proto/messages.h"
 #include "proto/net.h"
 #include "stepd/cgroup.h"
+#include "stepd/container.h"
 #include "stepd/stepd.h"
 #include "common/conf.h"
 #include "common/multiprog.h"
@@ -96,7 +97,12 @@ static void child_become_user(const struct stepd *st, int errfd)
 		if (setgid(st->gid) < 0)
 			child_fail(errfd, "setgid(%u): %s", (unsigned)st->gid,
 			           strerror(errno));
-		if (setuid(st->uid) < 0)
+		/* in a container: root kept aside to enter it after the
+		 * streams are opened as the user (container_child_enter) */
+		if (st->ctr && setresuid(st->uid, st->uid, 0) < 0)
+			child_fail(errfd, "setresuid(%u): %s", (unsigned)st->uid,
+			           strerror(errno));
+		if (!st->ctr && setuid(st->uid) < 0)
 			child_fail(errfd, "setuid(%u): %s", (unsigned)st->uid,
 			           strerror(errno));
 	}
@@ -318,6 +324,12 @@ static void child_setup(const struct stepd *st, const struct stepd_task *t,
 		child_fail(errfd, "cannot take the terminal: %s", strerror(errno));
 	child_say_binding(st, t);
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+	if (st->ctr) {
+		char why[512];
+		if (container_child_enter(st, why, sizeof(why)) < 0)
+			child_fail(errfd, "%s", why);
+		return;
+	}
 	child_chdir(st->req->work_dir);
 }
 
@@ -374,7 +386,7 @@ static int can_vfork(const struct stepd *st)
 	return 0;
 #else
 	return !st->conf->task_prolog && !(st->req->flags & STEP_F_MULTI_PROG) &&
-	       (!st->as_root || st->gids);
+	       !st->ctr && (!st->as_root || st->gids);
 #endif
 }
 
@@ -772,7 +784,8 @@ int task_write_err_file(struct stepd *st, const char *text)
 	if ((pid = fork()) == 0) {
 		close(ep[0]);
 		child_become_user(st, ep[1]);
-		child_open(2, tio.err, O_WRONLY | O_APPEND, ep[1]);
+		/* created when the launch failed before the tasks made it */
+		child_open(2, tio.err, O_WRONLY | O_APPEND | O_CREAT, ep[1]);
 		_exit(net_write_all(2, text, strlen(text)) < 0);
 	}
 	close(ep[1]);

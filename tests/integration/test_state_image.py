@@ -27,10 +27,25 @@ def request_len():
     (messages.h), u32 and text numbers 4 bytes, u64 8."""
     src = open(os.path.join(os.path.dirname(__file__), "..", "..", "src",
                             "proto", "messages.h")).read()
-    block = src[src.index("#define JOB_DESC_FIELDS"):
-                src.index("ROTA_DECLARE(job_desc")]
     size = {"u32": 4, "i32": 4, "str": 4, "strv": 4, "u64": 8, "i64": 8}
-    kinds = re.findall(r"F\(S, (\w+), \w+, _\)", block)
+
+    def fields(name):
+        """The field kinds of a FIELDS macro, lists it includes expanded."""
+        start = src.index(f"#define {name}(F, S)")
+        end = src.index("\n", start)
+        while src[end - 1] == "\\":
+            end = src.index("\n", end + 1)
+        kinds = []
+        for line in src[start:end].splitlines()[1:]:
+            m = re.search(r"F\(S, (\w+), \w+, \w+\)", line)
+            inc = re.search(r"(\w+_FIELDS)\(F, S\)", line)
+            if m:
+                kinds.append(m.group(1))
+            elif inc:
+                kinds += fields(inc.group(1))
+        return kinds
+
+    kinds = fields("JOB_DESC_FIELDS")
     assert kinds and all(k in size for k in kinds)
     return sum(size[k] for k in kinds)
 
