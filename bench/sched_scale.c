@@ -7,9 +7,12 @@
  * limits from 30 minutes to 2 days).  Then it times one main scheduling pass
  * (sched/builtin) and one backfill pass (sched/backfill with bf_max_job_test
  * 100, 500 (Slurm's default) and 2,000), and prints the heap the pending jobs
- * take.
+ * take.  With -g G, the first G nodes have 8 GPUs each (gpu:h100:8), the jobs
+ * running there hold them, and a sixth of the pending jobs want GPUs (1-8 on
+ * one node, or 8 per node on 2-16 nodes).
  *
  *   build/bench/sched_scale [-n nodes] [-j pending jobs] [-t bf_max_job_test,...]
+ *                           [-g GPU nodes]
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -32,6 +35,9 @@
 #include "common/common.h"
 
 #define CPUS 64
+#define GPUS 8
+
+static size_t gpu_nodes; /* the first gpu_nodes nodes have GPUS GPUs */
 
 /* What rotactld's main.c provides to the modules. */
 int ctld_is_admin(const struct ctld *ctld, uid_t uid)
@@ -150,7 +156,7 @@ static uint32_t fill_running(struct ctld *ctld, size_t nnodes, time_t now, char 
 		int per_node = span == 10 ? 1 : 2;
 		for (int k = 0; k < per_node; k++) {
 			uint32_t cpus[10], tasks[10], mem[10];
-			char first[32], last[32], *nodes;
+			char first[32], last[32], *nodes, *gres[11] = {0};
 			union job_event u = {.start = {.type = EV_START, .job_id = id}};
 			struct ev_start *ev = &u.start;
 			time_t start = now - 60 - rnd(23 * 3600);
@@ -170,8 +176,21 @@ static uint32_t fill_running(struct ctld *ctld, size_t nnodes, time_t now, char 
 			ev->cpus_per_node = (struct rota_u32v){cpus, span};
 			ev->tasks_per_node = (struct rota_u32v){tasks, span};
 			ev->mem_per_node = (struct rota_u32v){mem, span};
+			if (i < gpu_nodes) { /* its share of the node's GPUs */
+				for (size_t j = 0; j < span; j++)
+					gres[j] =
+					    per_node == 1
+					        ? xasprintf("gpu:h100:%d(IDX:0-%d)", GPUS,
+					                    GPUS - 1)
+					        : xasprintf("gpu:h100:%d(IDX:%d-%d)",
+					                    GPUS / 2, k * GPUS / 2,
+					                    k * GPUS / 2 + GPUS / 2 - 1);
+				ev->gres = gres;
+			}
 			if (job_event_apply(ctld, &u) < 0)
 				fatal("start of job %u on %s failed", id, nodes);
+			for (size_t j = 0; j < span; j++)
+				free(gres[j]);
 			free(nodes);
 			id++;
 		}
@@ -194,7 +213,20 @@ static size_t fill_pending(struct ctld *ctld, uint32_t *id, size_t njobs, time_t
 		char spec[32];
 
 		desc_init(&d, env);
-		if (queued % 900 == 0 && njobs - queued >= 100) {
+		if (gpu_nodes && r >= 84 && r < 98) { /* GPU jobs: a sixth */
+			if (r < 94) {                 /* 1-8 GPUs on one node */
+				uint32_t g = 1 + rnd(GPUS);
+				snprintf(spec, sizeof(spec), "gpu:h100:%u", g);
+				d.gres = xstrdup(spec);
+				d.num_tasks = g;
+				d.min_nodes = d.max_nodes = 1;
+			} else { /* 2-16 nodes of 8 */
+				d.gpus_per_node = xstrdup("8");
+				d.min_nodes = 2 + rnd(15);
+				d.ntasks_per_node = GPUS;
+			}
+			queued++;
+		} else if (queued % 900 == 0 && njobs - queued >= 100) {
 			snprintf(spec, sizeof(spec), "0-99%%%u", 5 + rnd(20));
 			d.array_inx = spec; /* 100 tasks, throttled */
 			d.num_tasks = 1;
@@ -277,27 +309,43 @@ int main(int argc, char **argv)
 	double t0, t_main;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "n:j:t:")) != -1) {
-		if (ch == 'n')
+	while ((ch = getopt(argc, argv, "n:j:t:g:")) != -1) {
+		if (ch == 'g')
+			gpu_nodes = strtoul(optarg, NULL, 10);
+		else if (ch == 'n')
 			nnodes = strtoul(optarg, NULL, 10);
 		else if (ch == 'j')
 			njobs = strtoul(optarg, NULL, 10);
 		else if (ch == 't')
 			tests = optarg;
 		else
-			fatal("usage: sched_scale [-n nodes] [-j pending jobs] [-t N,N]");
+			fatal("usage: sched_scale [-n nodes] [-j pending jobs] [-t N,N] "
+			      "[-g GPU nodes]");
 	}
-	if (nnodes < 10 || nnodes > 99999 || njobs < 1)
-		fatal("nodes must be 10..99999, jobs >= 1");
+	if (nnodes < 10 || nnodes > 99999 || njobs < 1 || gpu_nodes > nnodes)
+		fatal("nodes must be 10..99999, jobs >= 1, GPU nodes <= nodes");
 	log_init("sched_scale", getenv("BENCH_DEBUG") ? LOG_DEBUG : LOG_WARNING, NULL);
 	if (!mkdtemp(dir))
 		fatal("mkdtemp: %m");
-	text = xasprintf(
-	    "ClusterName=bench\nStateSaveLocation=%s\nMaxJobCount=1000000\n"
-	    "SchedulerType=sched/builtin\nSchedulerParameters=bf_max_job_test=500\n"
-	    "NodeName=n[00001-%05zu] CPUs=%d RealMemory=256000\n"
-	    "PartitionName=batch Nodes=ALL Default=YES MaxTime=INFINITE\n",
-	    dir, nnodes, CPUS);
+	if (gpu_nodes && gpu_nodes < nnodes)
+		text = xasprintf(
+		    "ClusterName=bench\nStateSaveLocation=%s\nMaxJobCount=1000000\n"
+		    "SchedulerType=sched/"
+		    "builtin\nSchedulerParameters=bf_max_job_test=500\n"
+		    "GresTypes=gpu\n"
+		    "NodeName=n[00001-%05zu] CPUs=%d RealMemory=256000 Gres=gpu:h100:%d\n"
+		    "NodeName=n[%05zu-%05zu] CPUs=%d RealMemory=256000\n"
+		    "PartitionName=batch Nodes=ALL Default=YES MaxTime=INFINITE\n",
+		    dir, gpu_nodes, CPUS, GPUS, gpu_nodes + 1, nnodes, CPUS);
+	else
+		text = xasprintf(
+		    "ClusterName=bench\nStateSaveLocation=%s\nMaxJobCount=1000000\n"
+		    "SchedulerType=sched/"
+		    "builtin\nSchedulerParameters=bf_max_job_test=500\n"
+		    "%sNodeName=n[00001-%05zu] CPUs=%d RealMemory=256000%s\n"
+		    "PartitionName=batch Nodes=ALL Default=YES MaxTime=INFINITE\n",
+		    dir, gpu_nodes ? "GresTypes=gpu\n" : "", nnodes, CPUS,
+		    gpu_nodes ? " Gres=gpu:h100:8" : "");
 	if (conf_load_string(text, "bench.conf", &conf, &err) < 0)
 		fatal("%s", err.text);
 	ctld.conf = conf;
@@ -317,9 +365,9 @@ int main(int argc, char **argv)
 	env = make_env();
 	t0 = now_s();
 	id = fill_running(&ctld, nnodes, now, env);
-	printf("cluster: %zu nodes x %d CPUs, %u running jobs on every CPU (set up in "
-	       "%.2f s)\n",
-	       nnodes, CPUS, id - 1, now_s() - t0);
+	printf("cluster: %zu nodes x %d CPUs (%zu with %d GPUs), %u running jobs on "
+	       "every CPU (set up in %.2f s)\n",
+	       nnodes, CPUS, gpu_nodes, GPUS, id - 1, now_s() - t0);
 	before = heap_used();
 	t0 = now_s();
 	queued = fill_pending(&ctld, &id, njobs, now, env);
