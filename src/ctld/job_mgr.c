@@ -737,12 +737,6 @@ static int job_desc_gres(const struct ctld *ctld, const struct part *p,
 		}
 		n += m;
 	}
-	if (!n)
-		return 0;
-	if (gres_use_wants(node_mgr_gres_kinds(ctld->nodes), d, &r, &err) < 0) {
-		log_info("submit rejected: %s", err.text);
-		return -ESLURM_INVALID_GRES;
-	}
 	for (size_t k = 0; k < n; k++) {
 		int known = 0, enough = 0;
 
@@ -761,6 +755,11 @@ static int job_desc_gres(const struct ctld *ctld, const struct part *p,
 		}
 		if (!enough)
 			return -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	}
+	/* too many items for the scheduler to tell apart */
+	if (n && gres_use_wants(node_mgr_gres_kinds(ctld->nodes), d, &r, &err) < 0) {
+		log_info("submit rejected: %s", err.text);
+		return -ESLURM_INVALID_GRES;
 	}
 	return 0;
 }

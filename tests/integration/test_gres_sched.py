@@ -159,7 +159,8 @@ def test_gpus_per_job_and_per_task(gc):
     (["--gres=gpu:5"], "Requested node configuration is not available"),
     (["-N2", "--gpus=9"], "Requested node configuration is not available"),
     (["--gres=tpu:1"], "Invalid generic resource (gres) specification"),
-    (["--gpus=h100:1"], "Invalid generic resource (gres) specification"),
+    # a type no node has, of a GRES that exists: no node suits it
+    (["--gpus=h100:1"], "Requested node configuration is not available"),
     (["--gpus=abc"], "Invalid --gpus specification"),
     (["--gpus-per-task=0"], "Invalid --gpus-per-task specification"),
     (["--gres-flags=sometimes"], "Invalid --gres-flags specification"),
