@@ -322,7 +322,10 @@ static int constrain_devices_read(const char *conf_path)
 
 	if (!path || cgroup_conf_load(path, &cc, &err) < 0)
 		fatal("%s", path ? err.text : "out of memory");
-	if (cc.constrain_devices)
+	if (cc.constrain_devices && geteuid() != 0)
+		log_err("cgroup.conf: ConstrainDevices=yes, but rotad is not root: no "
+		        "device cgroup, jobs may open every GRES device file");
+	else if (cc.constrain_devices)
 		log_info("cgroup.conf: ConstrainDevices=yes: jobs may open only their "
 		         "GRES device files");
 	free(path);
