@@ -158,15 +158,20 @@ def test_other_users_job_measures_the_cgroup(gc, users):
 
 def test_constrain_devices_no(gc):
     """ConstrainDevices=no (rotad restarted): nothing is denied, and
-    CUDA_VISIBLE_DEVICES carries the node's indexes."""
+    CUDA_VISIBLE_DEVICES carries the node's indexes.  Slurm's other keys are
+    taken quietly, an unknown one with a warning."""
     path = os.path.join(gc.dir, "cgroup.conf")
     before = open(path).read()
     try:
         gc.down()
         with open(path, "w") as f:
             f.write("CgroupPlugin=autodetect\nConstrainCores=yes\n"
-                    "ConstrainDevices=no\n")
+                    "ConstrainDevices=no\nNoSuchKey=1\n")
         gc.up()
+        # an unknown key is a warning, not a node that will not start
+        log = os.path.join(gc.dir, "log", "rotad-node01.log")
+        gc.wait_for(lambda: "cgroup.conf:4: unknown key 'NoSuchKey' ignored"
+                    in open(log).read(), what="the warning in rotad's log")
         holder = gc.sbatch("--gres=gpu:1", f"--output={gc.dir}/holder2.out",
                            "--wrap", "sleep 60")
         gc.wait_job(holder, states=("RUNNING",))
