@@ -371,18 +371,16 @@ static void noded_start(struct noded *nd)
 		fatal("%s", err.text);
 	if (*reg.gres)
 		log_info("gres: %s", reg.gres);
-	/* kept for the step daemons (ConstrainDevices) */
-	nd->gres_devs = reg.gres_devs;
-	nd->ngres_devs = reg.gres_devs_count;
-	reg.gres_devs = NULL;
 	o.constrain_devices = constrain_devices_read(nd->conf_path);
-	o.gres_devs = nd->gres_devs;
-	o.ngres_devs = nd->ngres_devs;
+	o.gres_devs = reg.gres_devs;
+	o.ngres_devs = reg.gres_devs_count;
 	nd->stepds = stepd_mgr_create(nd->base, &o);
 	/* in the spool (our cwd) */
-	reg.gres_devs = nd->gres_devs;
 	nd->link = ctld_link_create(nd->base, nd->conf, nd->auth, &reg, "ctld_term",
 	                            &link_ops, nd);
+	/* the devices stay, for the step daemons (ConstrainDevices) */
+	nd->gres_devs = reg.gres_devs;
+	nd->ngres_devs = reg.gres_devs_count;
 	reg.gres_devs = NULL;
 	reg.gres_devs_count = 0;
 	gres_found_release(&reg);

@@ -273,7 +273,10 @@ static int devices_deny(const struct stepd *st, struct devcg_list *job,
 		/* deny them all rather than trust what does not parse */
 		log_err("JobId=%u StepId=%u GRES allocation '%s' unreadable: every GRES "
 		        "device denied",
-		        r->job_id, r->step_id, r->step_gres ? r->step_gres : r->gres);
+		        r->job_id, r->step_id,
+		        r->step_gres ? r->step_gres
+		        : r->gres    ? r->gres
+		                     : "");
 		devcg_deny_build(r->node_gres_devs, r->node_gres_devs_count, NULL, job,
 		                 NULL);
 		*step = *job;
