@@ -110,7 +110,8 @@ $(BUILD)/tests/libfake_nvml.so: tests/unit/fake_nvml.c
 	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -fPIC -shared -o $@ $<
 $(BUILD)/tests/test_nvml: $(BUILD)/tests/libfake_nvml.so
 # test_cgroup compiles rotastepd's cgroup.c in (its helpers are static)
-$(BUILD)/tests/test_cgroup: src/stepd/cgroup.c src/stepd/cgroup.h
+$(BUILD)/tests/test_cgroup: src/stepd/cgroup.c src/stepd/cgroup.h src/stepd/devcg.c src/stepd/devcg.h
+$(BUILD)/tests/test_devcg: src/stepd/devcg.c src/stepd/devcg.h
 # test_ranksort compiles ranksort.c in
 $(BUILD)/tests/test_ranksort: src/common/ranksort.c src/common/ranksort.h
 # test_owner compiles the controller's owner.c in

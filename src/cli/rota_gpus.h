@@ -16,8 +16,10 @@
 
 #define ROTA_GPUS_MAX 64 /* --gpus bound */
 
-/* Make the device files of each node of the hostlist nodes under dir/dev and
- * write dir/gres.conf.  Returns 0, or -1 after saying why on stderr. */
+/* Make the device files of each node of the hostlist nodes under dir/dev
+ * (mode 0666: the device cgroup, not the mode, keeps jobs apart), write
+ * dir/gres.conf, and dir/cgroup.conf with ConstrainDevices=yes unless one is
+ * there.  Returns 0, or -1 after saying why on stderr. */
 int rota_gpus_setup(const char *dir, const char *nodes, uint32_t gpus);
 
 #endif

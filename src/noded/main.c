@@ -24,6 +24,8 @@
 #include "stepd/cgroup.h"
 #include "noded/hwinfo.h"
 #include "noded/gres_found.h"
+#include "common/cgroup_conf.h"
+#include "common/conf_file.h"
 #include "noded/noded.h"
 #include "noded/stepd_mgr.h"
 #include "common/common.h"
@@ -310,6 +312,26 @@ static void nss_preload(void)
 	endgrent();
 }
 
+/* cgroup.conf's ConstrainDevices (beside slurm.conf); a bad file is fatal,
+ * as a bad gres.conf is. */
+static int constrain_devices_read(const char *conf_path)
+{
+	char *path = conf_file_beside(conf_path, "cgroup.conf");
+	struct cgroup_conf cc = {0};
+	struct rota_error err = {""};
+
+	if (!path || cgroup_conf_load(path, &cc, &err) < 0)
+		fatal("%s", path ? err.text : "out of memory");
+	if (cc.constrain_devices && geteuid() != 0)
+		log_err("cgroup.conf: ConstrainDevices=yes, but rotad is not root: no "
+		        "device cgroup, jobs may open every GRES device file");
+	else if (cc.constrain_devices)
+		log_info("cgroup.conf: ConstrainDevices=yes: jobs may open only their "
+		         "GRES device files");
+	free(path);
+	return cc.constrain_devices;
+}
+
 static void noded_start(struct noded *nd)
 {
 	const struct conf_node *cn = conf_node_find(nd->conf, nd->node_name);
@@ -344,15 +366,23 @@ static void noded_start(struct noded *nd)
 	/* in the spool (our cwd): a restarted rotad still refuses replays */
 	if (cred_cache_persist(nd->creds, "cred_state", time(NULL), &err) < 0)
 		log_err("launch credentials kept in memory only: %s", err.text);
-	nd->stepds = stepd_mgr_create(nd->base, &o);
 	hwinfo_register_fill(cn, nd->start_time, &reg);
 	if (gres_found_detect(nd->conf_path, cn, &reg, &err) < 0)
 		fatal("%s", err.text);
 	if (*reg.gres)
 		log_info("gres: %s", reg.gres);
+	o.constrain_devices = constrain_devices_read(nd->conf_path);
+	o.gres_devs = reg.gres_devs;
+	o.ngres_devs = reg.gres_devs_count;
+	nd->stepds = stepd_mgr_create(nd->base, &o);
 	/* in the spool (our cwd) */
 	nd->link = ctld_link_create(nd->base, nd->conf, nd->auth, &reg, "ctld_term",
 	                            &link_ops, nd);
+	/* the devices stay, for the step daemons (ConstrainDevices) */
+	nd->gres_devs = reg.gres_devs;
+	nd->ngres_devs = reg.gres_devs_count;
+	reg.gres_devs = NULL;
+	reg.gres_devs_count = 0;
 	gres_found_release(&reg);
 	stepd_mgr_scan(nd->stepds);
 }
@@ -362,6 +392,7 @@ static void noded_destroy(struct noded *nd)
 	emulator_destroy(nd->emu);
 	ctld_link_destroy(nd->link);
 	stepd_mgr_destroy(nd->stepds);
+	codec_release_list(&gres_dev_info_type, nd->gres_devs, nd->ngres_devs);
 	cred_cache_destroy(nd->creds);
 	if (nd->sigterm_ev)
 		event_free(nd->sigterm_ev);

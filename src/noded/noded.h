@@ -16,6 +16,8 @@
 
 #include <time.h>
 
+struct gres_dev_info;
+
 struct event_base;
 struct event;
 struct conf;
@@ -40,6 +42,8 @@ struct noded {
 	time_t start_time;
 
 	struct stepd_mgr *stepds;
+	struct gres_dev_info *gres_devs; /* the node's GRES devices (gres_found.h) */
+	uint32_t ngres_devs;
 	struct cred_cache *creds; /* launch credentials accepted, until they expire */
 	int cred_state_failed;    /* writing them to the spool failed (logged once) */
 	struct ctld_link *link;

@@ -479,6 +479,7 @@ static pid_t stepd_start(struct stepd_mgr *m, const struct launch_req *req, int 
 
 void stepd_mgr_launch(struct stepd_mgr *m, const struct launch_req *req)
 {
+	struct launch_req out;
 	struct stepd_rec *r;
 	int sv[2];
 	pid_t pid;
@@ -508,9 +509,16 @@ void stepd_mgr_launch(struct stepd_mgr *m, const struct launch_req *req)
 	r = rec_add(m, req->job_id, req->step_id, pid == 1 ? -1 : pid, sv[0]);
 	r->spawned = pid == 1;
 	r->start_time = req->start_time;
+	out = *req;
+	out.node_flags &= ~(uint32_t)(LAUNCH_NF_PROLOG | LAUNCH_NF_CONSTRAIN_DEVICES);
+	/* the node's GRES devices: for the device cgroup, and to bind the
+	 * step's into a container */
+	out.node_gres_devs = (struct gres_dev_info *)m->o.gres_devs;
+	out.node_gres_devs_count = m->o.ngres_devs;
+	if (m->o.constrain_devices)
+		out.node_flags |= LAUNCH_NF_CONSTRAIN_DEVICES;
 	if (!here_find(m, req->job_id)) {
 		struct job_here *h = xcalloc(1, sizeof(*h));
-		struct launch_req first = *req;
 		h->job_id = req->job_id;
 		h->start_time = req->start_time;
 		h->uid = req->uid;
@@ -520,11 +528,9 @@ void stepd_mgr_launch(struct stepd_mgr *m, const struct launch_req *req)
 		h->partition = xstrdup(req->partition);
 		h->next = m->here;
 		m->here = h;
-		first.node_flags |= LAUNCH_NF_PROLOG;
-		conn_send(r->conn, MSG_LAUNCH_REQ, &first);
-	} else {
-		conn_send(r->conn, MSG_LAUNCH_REQ, req);
+		out.node_flags |= LAUNCH_NF_PROLOG;
 	}
+	conn_send(r->conn, MSG_LAUNCH_REQ, &out);
 	if (!r->spawned)
 		log_info("JobId=%u StepId=%u rotastepd started, pid %d", req->job_id,
 		         req->step_id, (int)pid);

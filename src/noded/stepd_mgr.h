@@ -47,6 +47,12 @@ struct stepd_mgr_opts {
 	const char *log_file;    /* NULL: stepds log to rotad's stderr */
 	int verbose;
 	int no_spawner; /* fork step daemons from rotad itself (noded/spawner.h) */
+	/* cgroup.conf ConstrainDevices=yes: every launch tells its stepd so
+	 * (LAUNCH_NF_CONSTRAIN_DEVICES) with the node's GRES devices, gres_devs
+	 * [ngres_devs] (borrowed: must outlive the manager) */
+	int constrain_devices;
+	const struct gres_dev_info *gres_devs;
+	uint32_t ngres_devs;
 	stepd_done_f done;
 	stepd_done_f prolog_done; /* MSG_PROLOG_COMPLETE from a stepd */
 	/* a stepd's MSG_NODE_STAT_RESP (sstat), borrowed for the call; also

@@ -15,13 +15,16 @@
 #define NBUCKETS   4096
 #define RECORD_LEN (DIGEST_LEN + 8) /* cred_state: digest, expiry (host order) */
 
-/* The bytes signed: req with cred_sig empty and node_flags zero.  Caller frees. */
+/* The bytes signed: req without cred_sig and what rotad adds for its stepd
+ * (node_flags, node_gres_devs).  Caller frees. */
 static int cred_bytes(const struct launch_req *req, char **ret_buf, size_t *ret_len)
 {
 	struct launch_req tmp = *req; /* shallow: only read by the encoder */
 
 	tmp.cred_sig = (struct rota_bin){0};
 	tmp.node_flags = 0;
+	tmp.node_gres_devs = NULL;
+	tmp.node_gres_devs_count = 0;
 	return codec_encode(&launch_req_type, &tmp, ret_buf, ret_len);
 }
 

@@ -3,12 +3,13 @@
  * DESIGN: every MSG_LAUNCH_REQ carries a credential, as Slurm's "job credential"
  * does: a random cred_id, cred_expire (issue time + AuthInfo cred_expire) and
  * cred_sig, the controller's signature (proto/auth.h) over the canonical msgpack
- * encoding of the whole launch_req with cred_sig empty and node_flags zero
- * (rotad sets node_flags for its stepd).  The signature thus covers job, step,
- * uid, gid, user, the node the launch is for, the job's and step's nodes,
- * cores, memory, script, command, environment and I/O address.  The encoding is
- * made afresh from the decoded struct, so what is checked is exactly what is
- * used; fields a peer sends that we do not know are not covered, and not used.
+ * encoding of the whole launch_req with cred_sig empty, node_flags zero and
+ * node_gres_devs empty (rotad sets those for its stepd).  The signature thus
+ * covers job, step, uid, gid, user, the node the launch is for, the job's and
+ * step's nodes, cores, memory, script, command, environment and I/O address.
+ * The encoding is made afresh from the decoded struct, so what is checked is
+ * exactly what is used; fields a peer sends that we do not know are not
+ * covered, and not used.
  *
  * rotad checks a launch before it forks (cred_check with its node name, then
  * cred_cache_add: a credential seen before is refused until it expires, so a

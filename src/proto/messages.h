@@ -605,7 +605,9 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, u32, cpus_per_gpu, _)                                                       \
 	F(S, u64, mem_per_gpu, _)                                                        \
 	F(S, str, gpu_bind, _)                                                           \
-	CONTAINER_FIELDS(F, S)
+	CONTAINER_FIELDS(F, S)                                                           \
+	/* set by rotad for its stepd with LAUNCH_NF_CONSTRAIN_DEVICES (not signed): */  \
+	F(S, list, node_gres_devs, gres_dev_info) /* the node's, index order per name */
 ROTA_DECLARE(launch_req, LAUNCH_REQ_FIELDS)
 
 /* Controller -> node: signal the job's steps here (step_id NO_VAL: all). With
@@ -656,7 +658,12 @@ enum step_done_flags {
 	 * step, and for the batch step the job, as when a node fails */
 	STEP_DONE_STEPD_LOST = 32,
 };
-enum launch_node_flags { LAUNCH_NF_PROLOG = 1 /* the job's first step on this node */ };
+enum launch_node_flags {
+	LAUNCH_NF_PROLOG = 1, /* the job's first step on this node */
+	/* cgroup.conf ConstrainDevices=yes: the tasks may open only the GRES
+	 * device files (node_gres_devs) of their allocation (stepd/devcg.h) */
+	LAUNCH_NF_CONSTRAIN_DEVICES = 2,
+};
 /* MSG_PROLOG_COMPLETE (stepd -> rotad -> controller, a step_complete body with
  * job_id, step_id, node_name): the launch that carried LAUNCH_NF_PROLOG got past
  * the Prolog, the node is ready for the job (it leaves CONFIGURING). */

@@ -15,20 +15,22 @@
 #include <unistd.h>
 #include "proto/messages.h"
 #include "stepd/cgroup.h"
+#include "stepd/devcg.h"
 #include "common/cpubind.h"
 #include "common/common.h"
 
-#define CG_MAX_HIER  4
+#define CG_MAX_HIER  5
 #define CG_BUSY_MS   2000 /* how long to wait for a cgroup to empty */
 #define CG_POLL_MS   10
 #define CG_MOUNTINFO "/proc/self/mountinfo"
 #define CG_CPULIST   (CPU_SETSIZE * 6)
 
-enum cg_role { CG_MEM = 1, CG_CPUSET = 2, CG_TRACK = 4 };
+enum cg_role { CG_MEM = 1, CG_CPUSET = 2, CG_TRACK = 4, CG_DEV = 8 };
 
 /* v1 controllers we use, each on its own mount (or sharing one). */
-enum cg_v1 { V1_MEMORY, V1_CPUSET, V1_FREEZER, V1_PIDS, V1_COUNT };
-static const char *const v1_names[V1_COUNT] = {"memory", "cpuset", "freezer", "pids"};
+enum cg_v1 { V1_MEMORY, V1_CPUSET, V1_FREEZER, V1_PIDS, V1_DEVICES, V1_COUNT };
+static const char *const v1_names[V1_COUNT] = {"memory", "cpuset", "freezer", "pids",
+                                               "devices"};
 
 struct cg_mounts {
 	char *v2;           /* the cgroup2 mount, NULL if none */
@@ -320,8 +322,11 @@ static struct cg_hier *hier_with(const struct cgroup *cg, unsigned role)
 
 /* Which mount does what: v2 for what its controllers cover, v1 for the rest.
  * Killing goes through v2 when there is one (cgroup.kill works without any
- * controller), else the v1 freezer, pids, or whatever hierarchy we have. */
-static void hier_plan(struct cgroup *cg, const struct cg_mounts *m, int want_cpuset)
+ * controller), else the v1 freezer, pids, or whatever hierarchy we have.
+ * Devices: the v1 controller where mounted (a BPF program on v2 would do as
+ * well, but the v1 rules are what the admin of such a host sees), else v2. */
+static void hier_plan(struct cgroup *cg, const struct cg_mounts *m, int want_cpuset,
+                      int want_dev)
 {
 	unsigned v2roles = 0;
 	struct cg_hier *h;
@@ -340,6 +345,10 @@ static void hier_plan(struct cgroup *cg, const struct cg_mounts *m, int want_cpu
 		hier_add(cg, m->v1[V1_MEMORY], 0, CG_MEM);
 	if (want_cpuset && !(v2roles & CG_CPUSET) && m->v1[V1_CPUSET])
 		hier_add(cg, m->v1[V1_CPUSET], 0, CG_CPUSET);
+	if (want_dev && m->v1[V1_DEVICES])
+		hier_add(cg, m->v1[V1_DEVICES], 0, CG_DEV);
+	else if (want_dev && m->v2)
+		hier_add(cg, m->v2, 1, CG_DEV);
 	if (hier_with(cg, CG_TRACK))
 		return;
 	if (m->v1[V1_FREEZER] && (h = hier_add(cg, m->v1[V1_FREEZER], 0, CG_TRACK)))
@@ -611,6 +620,39 @@ static void task_cpus_plan(struct cgroup *cg, const struct cgroup_opts *o,
 	free(slice);
 }
 
+/* ConstrainDevices: deny the job's and the step's unallocated GRES devices.
+ * A failure is an error in the log: the tasks are not isolated. */
+static void devices_apply(const struct cgroup *cg, const struct cgroup_opts *o)
+{
+	const struct cg_hier *h = hier_with(cg, CG_DEV);
+	const char *what = "";
+	int rc = 0;
+
+	if (!o->step_deny)
+		return;
+	if (!h) {
+		log_err("%s ConstrainDevices: no device cgroup: the tasks may open "
+		        "every GRES device",
+		        cg->ids);
+		return;
+	}
+	if (!h->v2) {
+		if ((rc = devcg_v1_deny(h->job, o->job_deny)) < 0)
+			what = h->job;
+		else if ((rc = devcg_v1_deny(h->step, o->step_deny)) < 0)
+			what = h->step;
+	} else if (o->step_deny->n) {
+		rc = devcg_bpf_attach(h->step, o->step_deny, &what);
+	}
+	if (rc < 0)
+		log_err("%s ConstrainDevices: %s: %s: the tasks may open every GRES "
+		        "device",
+		        cg->ids, what, strerror(-rc));
+	else
+		log_debug("%s %zu GRES devices denied in %s", cg->ids, o->step_deny->n,
+		          h->step);
+}
+
 struct cgroup *cgroup_create(const struct cgroup_opts *o)
 {
 	struct cgroup *cg = xcalloc(1, sizeof(*cg));
@@ -642,9 +684,10 @@ struct cgroup *cgroup_create(const struct cgroup_opts *o)
 		return cg;
 	}
 	mounts_read(&m);
-	hier_plan(cg, &m, cg->bind);
+	hier_plan(cg, &m, cg->bind, o->step_deny != NULL);
 	mounts_release(&m);
 	hier_setup_all(cg, o, cpus, step_cpus);
+	devices_apply(cg, o);
 	if (cg->n && !hier_with(cg, CG_TRACK)) /* the tracker was unusable */
 		cg->h[0].roles |= CG_TRACK;
 	if (!cg->n)

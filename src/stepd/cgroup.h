@@ -11,6 +11,9 @@
  *   - hybrid (v1 controllers beside a controller-less v2 mount): v1 memory for
  *     the limit and the OOM count, v1 cpuset for the cores, and the v2 mount
  *     (cgroup.kill), else the v1 freezer, else v1 pids, to kill everything.
+ * With ConstrainDevices (cgroup_opts.step_deny) the v1 devices controller
+ * denies the GRES devices the job and the step were not given, or where
+ * there is none a BPF program on the step's v2 cgroup does (stepd/devcg.h).
  * Only the tasks join the step's cgroups (rotastepd stays outside, so killing
  * the cgroup never kills the supervisor).  The memory limit is set on the job
  * and on the step, with no swap beyond it, so exceeding it ends in the kernel's
@@ -28,6 +31,7 @@
 struct cgroup;
 
 struct cpubind;
+struct devcg_list;
 
 struct cgroup_opts {
 	const char *node_name; /* borrowed: the virtual node */
@@ -45,6 +49,9 @@ struct cgroup_opts {
 	/* --cpu-bind=map_cpu/mask_cpu (borrowed, may be NULL): local task i gets
 	 * entry i mod n, the node's CPU ids, kept to the step's CPUs */
 	const struct cpubind *cpubind;
+	/* ConstrainDevices (borrowed; NULL: devices not constrained): the GRES
+	 * device files the job's and the step's tasks may not open */
+	const struct devcg_list *job_deny, *step_deny;
 };
 
 /* Read what is the same for every step (the cgroup mounts) now, once for

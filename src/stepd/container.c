@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "common/gres_req.h"
 #include "common/conf.h"
 #include "common/ctrspec.h"
 #include "common/fstree.h"
@@ -233,15 +234,58 @@ static int mount_dev(int rootfd, struct rota_error *err)
 	return rc < 0 ? errprintf(err, "/dev links: %s", strerror(errno)) : 0;
 }
 
-/* HOOK: the job's GPUs.  When GPU allocation lands, bind the device files
- * this step was given (/dev/nvidia0.., /dev/nvidiactl, /dev/nvidia-uvm...)
- * here, each with bind_fd(rootfd, fd, "/dev/NAME", 0, err); the step's
- * cgroup already limits which devices open. */
+/* Is device i of the node's list (devs) one of alloc's?  Its index is its
+ * place among the node's devices of its name. */
+static int dev_allocated(const struct gres_dev_info *devs, size_t i, const char *alloc)
+{
+	char *idx = gres_alloc_indexes(alloc, devs[i].name ? devs[i].name : "");
+	uint32_t k = 0;
+	int yes = 0;
+
+	for (size_t j = 0; j < i; j++)
+		k += devs[j].name && devs[i].name && !strcmp(devs[j].name, devs[i].name);
+	for (const char *p = idx; p && *p && !yes;) {
+		char *e;
+		unsigned long v = strtoul(p, &e, 10);
+		yes = e != p && v == k;
+		p = *e == ',' ? e + 1 : "";
+	}
+	free(idx);
+	return yes;
+}
+
+/* The step's GPUs (and the NVIDIA control devices a CUDA program opens with
+ * them) as /dev/NAME inside; the step's cgroup limits what opens. */
 static int bind_devices(struct stepd *st, int rootfd, struct rota_error *err)
 {
-	(void)st;
-	(void)rootfd;
-	(void)err;
+	static const char *const ctl[] = {"/dev/nvidiactl", "/dev/nvidia-uvm",
+	                                  "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset"};
+	const struct launch_req *r = st->req;
+	const char *mine = r->step_gres ? r->step_gres : r->gres;
+	int any = 0;
+
+	for (size_t i = 0; mine && i < r->node_gres_devs_count; i++) {
+		const struct gres_dev_info *d = &r->node_gres_devs[i];
+		const char *base;
+		char *dst;
+		int fd, rc;
+		if (!d->file || !dev_allocated(r->node_gres_devs, i, mine))
+			continue;
+		base = strrchr(d->file, '/');
+		dst = xasprintf("/dev/%s", base ? base + 1 : d->file);
+		fd = open(d->file, O_PATH | O_CLOEXEC);
+		rc = fd < 0 ? errprintf(err, "%s: %s", d->file, strerror(errno))
+		            : bind_fd(rootfd, fd, dst, 0, err);
+		if (fd >= 0)
+			close(fd);
+		free(dst);
+		if (rc < 0)
+			return rc;
+		any = 1;
+	}
+	for (size_t i = 0; any && i < sizeof(ctl) / sizeof(ctl[0]); i++)
+		if (access(ctl[i], F_OK) == 0 && bind_host(rootfd, ctl[i], err) < 0)
+			return -1;
 	return 0;
 }
 

@@ -247,6 +247,17 @@ static void env_unset(char **env, const char *name)
 
 /* GPUs: what the job (and the step) holds on this node.  The indexes are
  * the node's (no device cgroup renumbers them yet). */
+/* "0,1,...,n-1" (caller frees). */
+static char *local_indexes(uint32_t n)
+{
+	size_t cap = (size_t)n * 11 + 1, len = 0;
+	char *s = xcalloc(cap, 1);
+
+	for (uint32_t i = 0; i < n; i++)
+		len += (size_t)snprintf(s + len, cap - len, "%s%u", i ? "," : "", i);
+	return s;
+}
+
 static char **env_gpus(char **env, const struct stepd *st)
 {
 	const struct launch_req *req = st->req;
@@ -277,9 +288,17 @@ static char **env_gpus(char **env, const struct stepd *st)
 			env = strv_setenv(env, "SLURM_STEP_GPUS", idx);
 		env = strv_setenvf(env, "SLURM_GPUS_ON_NODE", "%u",
 		                   gres_alloc_count(mine, "gpu"));
-		env = strv_setenv(env, "CUDA_VISIBLE_DEVICES", idx);
-		env = strv_setenv(env, "GPU_DEVICE_ORDINAL", idx);
-		env = strv_setenv(env, "ROCR_VISIBLE_DEVICES", idx);
+		const char *visible = idx;
+		char *local = NULL;
+
+		/* as Slurm: under a device cgroup the tasks see only their GPUs,
+		 * which a CUDA program numbers 0..n-1 */
+		if (req->node_flags & LAUNCH_NF_CONSTRAIN_DEVICES)
+			visible = local = local_indexes(gres_alloc_count(mine, "gpu"));
+		env = strv_setenv(env, "CUDA_VISIBLE_DEVICES", visible);
+		env = strv_setenv(env, "GPU_DEVICE_ORDINAL", visible);
+		env = strv_setenv(env, "ROCR_VISIBLE_DEVICES", visible);
+		free(local);
 	}
 	free(job_idx);
 	free(idx);

@@ -27,6 +27,7 @@
 #include "proto/messages.h"
 #include "proto/net.h"
 #include "stepd/cgroup.h"
+#include "stepd/devcg.h"
 #include "stepd/msglink.h"
 #include "stepd/stepd.h"
 #include "stepd/container.h"
@@ -256,8 +257,42 @@ static void read_cpu_bind(struct stepd *st)
 		        err.text);
 }
 
+/* ConstrainDevices: the node's GRES device files the job, and the step,
+ * were not given.  0, or -1 when devices are not constrained. */
+static int devices_deny(const struct stepd *st, struct devcg_list *job,
+                        struct devcg_list *step)
+{
+	const struct launch_req *r = st->req;
+	const char *skipped = NULL;
+
+	if (!(r->node_flags & LAUNCH_NF_CONSTRAIN_DEVICES))
+		return -1;
+	if (devcg_deny_build(r->node_gres_devs, r->node_gres_devs_count, r->gres, job,
+	                     &skipped) < 0 ||
+	    devcg_deny_build(r->node_gres_devs, r->node_gres_devs_count,
+	                     r->step_gres ? r->step_gres : r->gres, step, &skipped) < 0) {
+		/* deny them all rather than trust what does not parse */
+		log_err("JobId=%u StepId=%u GRES allocation '%s' unreadable: every GRES "
+		        "device denied",
+		        r->job_id, r->step_id,
+		        r->step_gres ? r->step_gres
+		        : r->gres    ? r->gres
+		                     : "");
+		devcg_deny_build(r->node_gres_devs, r->node_gres_devs_count, NULL, job,
+		                 NULL);
+		*step = *job;
+	}
+	if (skipped)
+		log_info("JobId=%u StepId=%u ConstrainDevices: %s is not a device file, "
+		         "not constrained",
+		         r->job_id, r->step_id, skipped);
+	return 0;
+}
+
 static void contain(struct stepd *st)
 {
+	struct devcg_list *deny = xcalloc(2, sizeof(*deny));
+	int constrain = devices_deny(st, &deny[0], &deny[1]) == 0;
 	struct cgroup_opts o = {
 	    .node_name = st->req->node_name,
 	    .instance = st->spool,
@@ -273,9 +308,12 @@ static void contain(struct stepd *st)
 	    .step_mem_bytes = st->req->step_mem && st->req->step_mem < (UINT64_MAX >> 20)
 	                          ? st->req->step_mem << 20
 	                          : 0,
+	    .job_deny = constrain ? &deny[0] : NULL,
+	    .step_deny = constrain ? &deny[1] : NULL,
 	};
 
 	st->cg = cgroup_create(&o);
+	free(deny);
 }
 
 #define PROLOG_TIMEOUT_S 300

@@ -4,9 +4,9 @@ that play rotad and hand rotastepd a launch of their own (test_stepd.py).
 The signature is HMAC-SHA256 with Kc = HMAC-SHA256(slurm.key, CRED_LABEL) over
 the canonical msgpack encoding of the launch_req (every declared field in
 declaration order, but numbers that are 0 and absent strings, which the codec
-leaves out; smallest forms, as msgpack-c writes them) with cred_sig empty and
-node_flags zero.  The field list is read from src/proto/messages.h,
-the one declaration."""
+leaves out; smallest forms, as msgpack-c writes them) with cred_sig empty,
+node_flags zero and node_gres_devs empty.  The field list is read from
+src/proto/messages.h, the one declaration."""
 
 import hashlib
 import hmac
@@ -99,6 +99,8 @@ def canonical(req):
             out.append(_array([_str(x) for x in v or []]))
         elif kind == "u32v":
             out.append(_array([_uint(x) for x in v or []]))
+        elif kind == "list" and not v:
+            out.append(_array([]))  # node_gres_devs: rotad's, signed empty
         else:
             raise ValueError(f"launch_req field {name}: kind {kind}")
     return b"".join(out)
@@ -110,7 +112,7 @@ def sign_launch(req, key, lifetime=120, now=None):
     req["cred_id"] = int.from_bytes(os.urandom(8), "little")
     req["cred_expire"] = int(now if now is not None else time.time()) + lifetime
     req["cred_sig"] = b""
-    body = canonical(dict(req, node_flags=0))
+    body = canonical(dict(req, node_flags=0, node_gres_devs=None))
     kc = hmac.new(key, CRED_LABEL, hashlib.sha256).digest()
     req["cred_sig"] = hmac.new(kc, body, hashlib.sha256).digest()
     return req

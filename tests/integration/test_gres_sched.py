@@ -83,9 +83,9 @@ def test_tutorial_gpu_script_as_written(gc):
     j = c.sbatch("gpu-demo.sh", env=env)
     assert c.wait_job(j) == "COMPLETED"
     out = (c.work / f"slurm-{j}.out").read_text().split("\n")
-    m = re.fullmatch(r"GPU (\d)", out[0])
-    assert m, out
-    assert out[1] == f"train {m.group(1)} {m.group(1)} {m.group(1)}", out
+    assert out[0] == "GPU 0", out  # its one GPU, numbered 0 (ConstrainDevices)
+    m = re.fullmatch(r"train (\d) 0 (\d)", out[1])
+    assert m and m.group(1) == m.group(2), out
     assert c.job_field(j, "TresPerNode") == "gres:gpu:1"
     assert "gres/gpu=1" in c.job_field(j, "TRES")
 
@@ -100,7 +100,9 @@ def test_concurrent_jobs_get_disjoint_gpus(gc):
         assert c.wait_running(j) == "RUNNING"
     held = [report(c, str(c.work / f"one-{i}.out"))["node01"] for i in range(4)]
     assert sorted(int(h[0]) for h in held) == [0, 1, 2, 3]
-    assert all(h[0] == h[1] and h[3] == "1" for h in held), held
+    # rota up's cgroup.conf has ConstrainDevices=yes: as in Slurm, the one GPU
+    # a job's device cgroup leaves it is CUDA's device 0 (doc/gpus.md)
+    assert all(h[1] == "0" and h[3] == "1" for h in held), held
     used = c.run(["scontrol", "-d", "show", "node", "node01"]).stdout
     assert "GresUsed=gpu:4(IDX:0-3)" in used, used
     fifth = c.sbatch("-w", "node01", "--gres=gpu:1", "-o", "one-4.out", "--wrap",
@@ -224,7 +226,8 @@ def test_steps_take_gpus_out_of_the_job(gc):
     out = (c.work / "steps.out").read_text()
     steps = {}
     for m in re.finditer(r"step=(\d+) mine=(\S*) cvd=(\S*)", out):
-        assert m.group(2) == m.group(3), out
+        # ConstrainDevices (rota up --gpus): CUDA counts the step's from 0
+        assert gpus(m.group(3)) == list(range(len(gpus(m.group(2))))), out
         steps[int(m.group(1))] = gpus(m.group(2))
     concurrent = [steps[0], steps[1], steps[2]]
     assert sorted(len(s) for s in concurrent) == [1, 1, 2], out

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "stepd/cgroup.c"
+#include "stepd/devcg.c" /* cgroup.c calls it */
 
 static void add_lines(struct cg_mounts *m, const char *const *lines)
 {
@@ -104,7 +105,7 @@ static void test_plan_hybrid(void **state)
 	add_lines(&m, hybrid);
 	free(m.v2);
 	m.v2 = xstrdup(v2);
-	hier_plan(&cg, &m, 1);
+	hier_plan(&cg, &m, 1, 0);
 	assert_int_equal(cg.n, 3);
 	assert_string_equal(cg.h[0].mount, v2);
 	assert_int_equal(cg.h[0].roles, CG_TRACK);
@@ -117,7 +118,7 @@ static void test_plan_hybrid(void **state)
 
 	/* no cores to bind: no cpuset */
 	memset(&cg, 0, sizeof(cg));
-	hier_plan(&cg, &m, 0);
+	hier_plan(&cg, &m, 0, 0);
 	assert_int_equal(cg.n, 2);
 	release_plan(&cg);
 
@@ -125,7 +126,7 @@ static void test_plan_hybrid(void **state)
 	free(m.v2);
 	m.v2 = NULL;
 	memset(&cg, 0, sizeof(cg));
-	hier_plan(&cg, &m, 1);
+	hier_plan(&cg, &m, 1, 0);
 	assert_int_equal(cg.n, 3);
 	assert_string_equal(cg.h[2].mount, "/sys/fs/cgroup/freezer");
 	assert_int_equal(cg.h[2].roles, CG_TRACK);
@@ -142,9 +143,44 @@ static void test_plan_pure_v2(void **state)
 	char *v2 = tmp_v2("cpuset cpu io memory hugetlb pids rdma misc");
 
 	m.v2 = xstrdup(v2);
-	hier_plan(&cg, &m, 1);
+	hier_plan(&cg, &m, 1, 0);
 	assert_int_equal(cg.n, 1);
 	assert_int_equal(cg.h[0].roles, CG_MEM | CG_CPUSET | CG_TRACK);
+	release_plan(&cg);
+	mounts_release(&m);
+	rm_v2(v2);
+}
+
+/* ConstrainDevices: the v1 devices controller where there is one, else v2. */
+static void test_plan_devices(void **state)
+{
+	static const char *const devices[] = {
+	    "36 31 0:33 / /sys/fs/cgroup/devices rw,relatime - cgroup cgroup "
+	    "rw,devices\n",
+	    NULL,
+	};
+	struct cg_mounts m = {NULL};
+	struct cgroup cg = {.n = 0};
+	char *v2 = tmp_v2("hugetlb");
+
+	add_lines(&m, hybrid);
+	add_lines(&m, devices);
+	free(m.v2);
+	m.v2 = xstrdup(v2);
+	hier_plan(&cg, &m, 1, 1);
+	assert_int_equal(cg.n, 4);
+	assert_string_equal(cg.h[3].mount, "/sys/fs/cgroup/devices");
+	assert_int_equal(cg.h[3].roles, CG_DEV);
+	assert_false(cg.h[3].v2);
+	release_plan(&cg);
+
+	/* no v1 devices controller: the v2 hierarchy (a BPF program) */
+	free(m.v1[V1_DEVICES]);
+	m.v1[V1_DEVICES] = NULL;
+	memset(&cg, 0, sizeof(cg));
+	hier_plan(&cg, &m, 1, 1);
+	assert_int_equal(cg.n, 3);
+	assert_int_equal(cg.h[0].roles, CG_TRACK | CG_DEV);
 	release_plan(&cg);
 	mounts_release(&m);
 	rm_v2(v2);
@@ -230,8 +266,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_mountinfo),    cmocka_unit_test(test_plan_hybrid),
-	    cmocka_unit_test(test_plan_pure_v2), cmocka_unit_test(test_cpus_map),
-	    cmocka_unit_test(test_keyed),        cmocka_unit_test(test_node_dir),
+	    cmocka_unit_test(test_plan_pure_v2), cmocka_unit_test(test_plan_devices),
+	    cmocka_unit_test(test_cpus_map),     cmocka_unit_test(test_keyed),
+	    cmocka_unit_test(test_node_dir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
