@@ -236,10 +236,13 @@ static long elapsed_of(const struct acct_job *j, const struct acct_step *st, tim
 
 /* billing: the job's (its partition's TRESBillingWeights), or none for a
  * step's. */
+/* Slurm's order: billing, cpu, gres/..., mem, node. */
 static const char *tres(const char *partition, uint32_t cpus, uint64_t mem_mb,
-                        uint32_t nodes, int billing, char *buf, size_t len)
+                        uint32_t nodes, int billing, const char *gres, char *buf,
+                        size_t len)
 {
 	char mem[32] = "";
+	const char *g = gres && *gres ? gres : "";
 
 	if (!cpus)
 		return "";
@@ -247,10 +250,12 @@ static const char *tres(const char *partition, uint32_t cpus, uint64_t mem_mb,
 		snprintf(mem, sizeof(mem), ",mem=%s",
 		         timefmt_mem_unit(mem_mb, (char[32]){0}, 32));
 	if (billing)
-		snprintf(buf, len, "billing=%u,cpu=%u%s,node=%u",
-		         cli_billing(partition, cpus, mem_mb, nodes), cpus, mem, nodes);
+		snprintf(buf, len, "billing=%u,cpu=%u%s%s%s,node=%u",
+		         cli_billing(partition, cpus, mem_mb, nodes), cpus, *g ? "," : "",
+		         g, mem, nodes);
 	else
-		snprintf(buf, len, "cpu=%u%s,node=%u", cpus, mem, nodes);
+		snprintf(buf, len, "cpu=%u%s%s%s,node=%u", cpus, *g ? "," : "", g, mem,
+		         nodes);
 	return buf;
 }
 
@@ -278,13 +283,13 @@ const char *sacct_value(int id, const struct acct_job *j, const struct acct_step
 		return num(nodes, buf, len);
 	case F_ALLOCTRES:
 		return tres(j->partition, cpus, st ? 0 : req_mem_total(j, cpus, nodes),
-		            nodes, !st, buf, len);
+		            nodes, !st, st ? NULL : j->gres_tres, buf, len);
 	case F_REQTRES:
 		if (st)
 			return "";
 		return tres(j->partition, j->req_cpus,
 		            req_mem_total(j, j->req_cpus, j->req_nodes), j->req_nodes, 1,
-		            buf, len);
+		            NULL, buf, len);
 	case F_AVECPU:
 		return st && st->end && st->ntasks
 		           ? cpu_time((st->user_usec + st->sys_usec) / st->ntasks, buf,

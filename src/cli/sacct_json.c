@@ -112,6 +112,27 @@ static json_t *tres(uint64_t cpus, uint64_t mem, uint64_t nodes)
 	return a;
 }
 
+/* The GRES of "gres/gpu=2,gres/gpu:h100=2" added to a TRES list (type
+ * "gres", name "gpu" or "gpu:h100"; ids as Slurm numbers its own after 1000). */
+static json_t *tres_gres(json_t *a, const char *gres)
+{
+	int id = 1001;
+
+	for (const char *s = gres; s && *s; id++) {
+		size_t len = strcspn(s, ","), name_len;
+		const char *eq = memchr(s, '=', len);
+		if (eq && len > 5 && !strncmp(s, "gres/", 5)) {
+			name_len = (size_t)(eq - s) - 5;
+			json_array_append_new(
+			    a, json_pack("{s:s, s:s%, s:i, s:I}", "type", "gres", "name",
+			                 s + 5, name_len, "id", id, "count",
+			                 (json_int_t)strtoull(eq + 1, NULL, 10)));
+		}
+		s += len + (s[len] == ',');
+	}
+	return a;
+}
+
 static json_t *step(const struct acct_job *j, const struct acct_step *st, time_t now)
 {
 	char buf[64];
@@ -220,10 +241,12 @@ static json_t *job(const struct acct_job *j, const char *cluster, time_t now,
 	                                  : job_state_name(j->state & JOB_STATE_BASE),
 	                              "reason", job_reason_name(j->reason)));
 	json_object_set_new(o, "steps", steps);
-	json_object_set_new(o, "tres",
-	                    json_pack("{s:o, s:o}", "allocated",
-	                              tres(j->ncpus, j->ncpus ? mem : 0, j->nnodes),
-	                              "requested", tres(j->req_cpus, mem, j->req_nodes)));
+	json_object_set_new(
+	    o, "tres",
+	    json_pack(
+	        "{s:o, s:o}", "allocated",
+	        tres_gres(tres(j->ncpus, j->ncpus ? mem : 0, j->nnodes), j->gres_tres),
+	        "requested", tres(j->req_cpus, mem, j->req_nodes)));
 	json_object_set_new(o, "user", str(j->user));
 	json_object_set_new(o, "wckey", json_pack("{s:s, s:[]}", "wckey", "", "flags"));
 	json_object_set_new(o, "working_directory", str(j->work_dir));

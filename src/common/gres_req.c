@@ -195,3 +195,65 @@ char *gres_idx_ranges(const uint32_t *idx, size_t n)
 	}
 	return out;
 }
+
+char *gres_alloc_tres(char *const *per_node, size_t nnodes)
+{
+	struct gres_alloc_item it[GRES_MAX_ITEMS];
+	struct {
+		char name[GRES_NAME_MAX], type[GRES_NAME_MAX];
+		uint64_t n;
+	} sum[GRES_MAX_ITEMS];
+	size_t nsum = 0;
+	char *out = NULL;
+
+	for (size_t k = 0; per_node && k < nnodes; k++) {
+		size_t n = 0;
+		if (!per_node[k] ||
+		    gres_alloc_parse(per_node[k], it, GRES_MAX_ITEMS, &n) < 0)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			size_t j = 0;
+			while (j < nsum && (strcmp(sum[j].name, it[i].name) ||
+			                    strcmp(sum[j].type, it[i].type)))
+				j++;
+			if (j == nsum) {
+				if (nsum == GRES_MAX_ITEMS)
+					continue;
+				memcpy(sum[j].name, it[i].name, sizeof(sum[j].name));
+				memcpy(sum[j].type, it[i].type, sizeof(sum[j].type));
+				sum[j].n = 0;
+				nsum++;
+			}
+			sum[j].n += it[i].count;
+		}
+	}
+	for (size_t j = 0; j < nsum; j++) {
+		uint64_t total = 0;
+		char *next;
+		/* the name's total once, before its types */
+		for (size_t i = 0; i < nsum; i++)
+			if (!strcmp(sum[i].name, sum[j].name))
+				total += sum[i].n;
+		next = xasprintf("%s%s", out ? out : "", out ? "," : "");
+		free(out);
+		out = next;
+		if (j == 0 || strcmp(sum[j - 1].name, sum[j].name)) {
+			next = xasprintf("%sgres/%s=%llu", out, sum[j].name,
+			                 (unsigned long long)total);
+			free(out);
+			out = next;
+			if (!*sum[j].type)
+				continue;
+			next = xasprintf("%s,", out);
+			free(out);
+			out = next;
+		}
+		if (*sum[j].type) {
+			next = xasprintf("%sgres/%s:%s=%llu", out, sum[j].name,
+			                 sum[j].type, (unsigned long long)sum[j].n);
+			free(out);
+			out = next;
+		}
+	}
+	return out;
+}

@@ -48,6 +48,11 @@ char *gres_alloc_indexes(const char *s, const char *name);
 /* How many of GRES `name` allocation s holds. */
 uint32_t gres_alloc_count(const char *s, const char *name);
 
+/* What allocations per_node[0..nnodes) hold in all, as TRES in Slurm's
+ * words: "gres/gpu=3,gres/gpu:h100=2,gres/gpu:a100=1" (a name's total, then
+ * each type); NULL when nothing (caller frees). */
+char *gres_alloc_tres(char *const *per_node, size_t nnodes);
+
 /* "0-3,5" for idx[0..n) (ascending); caller frees. */
 char *gres_idx_ranges(const uint32_t *idx, size_t n);
 

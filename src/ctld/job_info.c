@@ -131,69 +131,6 @@ static char *tres_words(const char *list, const char *more)
 	return out;
 }
 
-/* "gres/gpu=2,gres/gpu:h100=2": what the job holds over its nodes. */
-static char *tres_alloc(const struct job *job)
-{
-	struct gres_alloc_item it[GRES_MAX_ITEMS];
-	struct {
-		char name[GRES_NAME_MAX], type[GRES_NAME_MAX];
-		uint64_t n;
-	} sum[GRES_MAX_ITEMS];
-	size_t nsum = 0;
-	char *out = NULL;
-
-	for (uint32_t k = 0; job->run->gres && k < job->run->nnodes; k++) {
-		size_t n = 0;
-		if (!job->run->gres[k] ||
-		    gres_alloc_parse(job->run->gres[k], it, GRES_MAX_ITEMS, &n) < 0)
-			continue;
-		for (size_t i = 0; i < n; i++) {
-			size_t j = 0;
-			while (j < nsum && (strcmp(sum[j].name, it[i].name) ||
-			                    strcmp(sum[j].type, it[i].type)))
-				j++;
-			if (j == nsum) {
-				if (nsum == GRES_MAX_ITEMS)
-					continue;
-				memcpy(sum[j].name, it[i].name, sizeof(sum[j].name));
-				memcpy(sum[j].type, it[i].type, sizeof(sum[j].type));
-				sum[j].n = 0;
-				nsum++;
-			}
-			sum[j].n += it[i].count;
-		}
-	}
-	for (size_t j = 0; j < nsum; j++) {
-		uint64_t total = 0;
-		char *next;
-		/* the name's total once, before its types */
-		for (size_t i = 0; i < nsum; i++)
-			if (!strcmp(sum[i].name, sum[j].name))
-				total += sum[i].n;
-		next = xasprintf("%s%s", out ? out : "", out ? "," : "");
-		free(out);
-		out = next;
-		if (j == 0 || strcmp(sum[j - 1].name, sum[j].name)) {
-			next = xasprintf("%sgres/%s=%llu", out, sum[j].name,
-			                 (unsigned long long)total);
-			free(out);
-			out = next;
-			if (!*sum[j].type)
-				continue;
-			next = xasprintf("%s,", out);
-			free(out);
-			out = next;
-		}
-		if (*sum[j].type) {
-			next = xasprintf("%sgres/%s:%s=%llu", out, sum[j].name,
-			                 sum[j].type, (unsigned long long)sum[j].n);
-			free(out);
-			out = next;
-		}
-	}
-	return out;
-}
-
 static void fill_tres(const struct job *job, struct job_info *o, uint64_t mask)
 {
 	const struct job_desc *d = &job->desc;
@@ -212,7 +149,7 @@ static void fill_tres(const struct job *job, struct job_info *o, uint64_t mask)
 		o->mem_per_tres =
 		    xasprintf("gres:gpu:%llu", (unsigned long long)d->mem_per_gpu);
 	if ((mask & JI(tres_gres)) && job->run->gres)
-		o->tres_gres = tres_alloc(job);
+		o->tres_gres = gres_alloc_tres(job->run->gres, job->run->nnodes);
 }
 
 void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,

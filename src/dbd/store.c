@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "common/strv.h"
+#include "common/gres_req.h"
 #include "common/arrayspec.h"
 #include "common/states.h"
 #include "ctld/job_event.h"
@@ -66,7 +68,7 @@ static const char *const stmt_sql[S_COUNT] = {
         "priority = ?24, req_cpus = ?28, req_nodes = ?29, req_mem = ?30, "
         "work_dir = ?31, comment = ?32, constraints = ?33",
     [S_START] = "UPDATE job SET start = ?2, nodes = ?3, nnodes = ?4, ncpus = ?5, "
-                "batch_cpus = ?6, state = ?7 WHERE db_id = ?1",
+                "batch_cpus = ?6, state = ?7, gres_tres = ?8 WHERE db_id = ?1",
     [S_END] = "UPDATE job SET end_time = ?2, state = ?3, reason = ?4, exit_code = ?5, "
               "derived_exit = ?6, cancel_by = ?7 WHERE db_id = ?1",
     [S_PRIO] = "UPDATE job SET priority = ?2 WHERE db_id = ?1",
@@ -313,14 +315,18 @@ static int on_start(struct store *s, int64_t run_id, const struct ev_start *ev,
                     struct rota_error *err)
 {
 	uint64_t cpus = 0;
+	char *gres = gres_alloc_tres(ev->gres, strv_len(ev->gres));
+	int rc;
 
 	for (uint32_t i = 0; i < ev->cpus_per_node.n; i++)
 		cpus += ev->cpus_per_node.v[i];
-	return EXEC(s, S_START, err, sql_int(run_id), sql_int(ev->time),
-	            sql_text(ev->nodes), sql_int(ev->cpus_per_node.n),
-	            sql_int((int64_t)cpus),
-	            sql_int(ev->cpus_per_node.n ? ev->cpus_per_node.v[0] : 0),
-	            sql_int(JOB_RUNNING));
+	rc =
+	    EXEC(s, S_START, err, sql_int(run_id), sql_int(ev->time), sql_text(ev->nodes),
+	         sql_int(ev->cpus_per_node.n), sql_int((int64_t)cpus),
+	         sql_int(ev->cpus_per_node.n ? ev->cpus_per_node.v[0] : 0),
+	         sql_int(JOB_RUNNING), sql_text(gres));
+	free(gres);
+	return rc;
 }
 
 static int on_end(struct store *s, int64_t run_id, const struct ev_end *ev,
@@ -613,6 +619,7 @@ static void read_job(struct store *s, struct sql_cur *c, struct acct_job *j)
 	j->batch = (uint32_t)col(c, i++);
 	i++; /* batch_cpus: the batch step's, add_implicit_steps */
 	j->superseded = (uint32_t)col(c, i++);
+	j->gres_tres = col_str(s, c, i++);
 }
 
 /* N.batch and N.extern, which the journal does not record as steps. */
@@ -760,7 +767,7 @@ static int add_jobs(struct sqlbuf *b, char **jobs, struct rota_error *err)
 static int query_sql(struct sqlbuf *b, const struct acct_query *qr,
                      struct rota_error *err)
 {
-	sql_add(b, "SELECT db_id, " JOB_COLS " FROM job WHERE 1 = 1");
+	sql_add(b, "SELECT db_id, " JOB_COLS ", gres_tres FROM job WHERE 1 = 1");
 	if (!(qr->flags & ACCT_QUERY_F_DUPLICATES))
 		sql_add(b, " AND superseded = 0");
 	if (qr->jobs && qr->jobs[0] && add_jobs(b, qr->jobs, err) < 0)

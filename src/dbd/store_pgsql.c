@@ -53,6 +53,8 @@ static const char schema[] =
     " req_mem BIGINT, work_dir TEXT, comment TEXT, constraints TEXT,"
     " reservation TEXT, batch BIGINT, batch_cpus BIGINT,"
     " superseded BIGINT NOT NULL DEFAULT 0);"
+    /* added later: a store made before it gets it here */
+    "ALTER TABLE job ADD COLUMN IF NOT EXISTS gres_tres TEXT;"
     "CREATE UNIQUE INDEX IF NOT EXISTS job_run ON job(job_id, submit, restarts);"
     "CREATE INDEX IF NOT EXISTS job_array ON job(array_job_id, array_task_id);"
     "CREATE INDEX IF NOT EXISTS job_uid ON job(uid, submit);"

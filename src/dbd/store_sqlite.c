@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <string.h>
 #include "dbd/store.h"
 #include "dbd/store_driver.h"
 #include "common/common.h"
@@ -83,6 +84,21 @@ static int prepare(struct sql_db *d, const char *sql, sqlite3_stmt **q,
 	return 0;
 }
 
+/* Has table a column of that name? */
+static int has_column(sqlite3 *db, const char *table, const char *column)
+{
+	sqlite3_stmt *q = NULL;
+	char *sql = sqlite3_mprintf("PRAGMA table_info(%Q)", table);
+	int found = 0;
+
+	if (sql && sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK)
+		while (!found && sqlite3_step(q) == SQLITE_ROW)
+			found = !strcmp((const char *)sqlite3_column_text(q, 1), column);
+	sqlite3_finalize(q);
+	sqlite3_free(sql);
+	return found;
+}
+
 static int lite_open(const struct store_conf *sc, const char *const *stmts, int n,
                      struct sql_db **ret, struct rota_error *err)
 {
@@ -103,6 +119,15 @@ static int lite_open(const struct store_conf *sc, const char *const *stmts, int 
 	                 "PRAGMA foreign_keys=OFF;",
 	                 NULL, NULL, &msg) != SQLITE_OK ||
 	    sqlite3_exec(d->db, schema, NULL, NULL, &msg) != SQLITE_OK) {
+		errprintf(err, "accounting store %s: %s", sc->loc, msg ? msg : "?");
+		sqlite3_free(msg);
+		goto fail;
+	}
+	/* columns added later: a store made before gets them (SQLite has no
+	 * ADD COLUMN IF NOT EXISTS: "duplicate column" is what it says then) */
+	if (!has_column(d->db, "job", "gres_tres") &&
+	    sqlite3_exec(d->db, "ALTER TABLE job ADD COLUMN gres_tres TEXT", NULL, NULL,
+	                 &msg) != SQLITE_OK) {
 		errprintf(err, "accounting store %s: %s", sc->loc, msg ? msg : "?");
 		sqlite3_free(msg);
 		goto fail;

@@ -237,3 +237,21 @@ def test_steps_take_gpus_out_of_the_job(gc):
     # the refused step took no id
     assert steps[3] == [0, 1, 2, 3], out  # nothing asked: all of the job's
     assert len(steps[4]) == 1, out
+
+
+def test_sacct_shows_the_gpus(gc):
+    """Accounting keeps what a job held: sacct AllocTRES has gres/gpu (and
+    --json its tres.allocated), in Slurm's order."""
+    import json
+    c = gc
+    j = c.sbatch("-N2", "--gpus-per-node=2", "--wrap", "true")
+    assert c.wait_job(j) == "COMPLETED"
+
+    def alloc():
+        p = c.run(["sacct", "-j", str(j), "-X", "-n", "-P", "-o", "AllocTRES"])
+        return p.stdout.strip() if "gres/gpu" in p.stdout else None
+    tres = c.wait_for(alloc, timeout=30, what="sacct AllocTRES")
+    assert re.fullmatch(r"billing=2,cpu=2,gres/gpu=4(,mem=\S+)?,node=2", tres), tres
+    p = c.run(["sacct", "-j", str(j), "--json"])
+    got = json.loads(p.stdout)["jobs"][0]["tres"]["allocated"]
+    assert {"type": "gres", "name": "gpu", "id": 1001, "count": 4} in got, got
