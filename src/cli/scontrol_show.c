@@ -157,6 +157,34 @@ static void print_job_paths(FILE *f, const struct job_info *j, const char *le,
 	free(in);
 }
 
+/* -d: JOB_GRES= and what the job holds on each node. */
+static void print_job_nodes(FILE *f, const struct job_info *j, const char *le)
+{
+	const char *s = j->tres_gres;
+
+	if (s && *s) { /* "gres/gpu=2,gres/gpu:h100=2": the typed items, else all */
+		int typed = strchr(s, ':') != NULL, first = 1;
+		fputs("JOB_GRES=", f);
+		for (; *s;) {
+			size_t len = strcspn(s, ",");
+			const char *eq = memchr(s, '=', len);
+			int is_typed = memchr(s, ':', len) != NULL;
+			if (eq && !strncmp(s, "gres/", 5) && is_typed == typed)
+				fprintf(f, "%s%.*s:%.*s", first ? "" : ",",
+				        (int)(eq - s - 5), s + 5, (int)(s + len - eq - 1),
+				        eq + 1),
+				    first = 0;
+			s += len + (s[len] == ',');
+		}
+		fputs(le, f);
+	}
+	for (const char *l = j->node_detail; l && *l;) {
+		size_t len = strcspn(l, "\n");
+		fprintf(f, "  %.*s%s", (int)len, l, le);
+		l += len + (l[len] == '\n');
+	}
+}
+
 /* The GRES a job asked for, after Power= as Slurm 22.05 prints them. */
 static void print_job_tres(FILE *f, const struct job_info *j, const char *le)
 {
@@ -243,6 +271,8 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	fprintf(f, "TRES=%s%s", tres, le);
 	fprintf(f, "Socks/Node=* NtasksPerN:B:S:C=%u:0:*:* CoreSpec=*%s",
 	        j->ntasks_per_node == NO_VAL ? 0 : j->ntasks_per_node, le);
+	if (o->details)
+		print_job_nodes(f, j, le);
 	if (j->mem_per_cpu && j->mem_per_cpu != NO_VAL64)
 		fprintf(f, "MinCPUsNode=%u MinMemoryCPU=%s MinTmpDiskNode=0%s", mincpus,
 		        timefmt_mem_unit(j->mem_per_cpu, b1, sizeof(b1)), le);

@@ -154,20 +154,52 @@ int gres_use_wants(const struct gres_kinds *gk, const struct job_desc *d,
 	return 0;
 }
 
+/* The free devices of kind k, best first: idx[] (device numbers within
+ * the kind), their count. */
+static uint32_t free_ranked(const struct gres_use *ng, size_t k, const uint32_t *score,
+                            uint32_t *idx)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < ng->count[k] && i < GRES_USE_MAX_DEV; i++) {
+		uint32_t j = n++;
+		if (ng->used[k] & (1ull << i)) {
+			n--;
+			continue;
+		}
+		/* insertion by score, stable: ties keep index order */
+		while (score && j > 0 &&
+		       score[k * GRES_USE_MAX_DEV + idx[j - 1]] <
+		           score[k * GRES_USE_MAX_DEV + i]) {
+			idx[j] = idx[j - 1];
+			j--;
+		}
+		idx[j] = i;
+	}
+	return n;
+}
+
 char *gres_use_pick(const struct gres_kinds *gk, const struct gres_use *ng,
-                    const uint32_t *take)
+                    const uint32_t *take, const uint32_t *score)
 {
 	char *out = xstrdup("");
 
 	for (size_t k = 0; k < gk->n; k++) {
-		uint32_t idx[GRES_USE_MAX_DEV], n = 0;
+		uint32_t idx[GRES_USE_MAX_DEV], n;
 		char *ranges, *next;
 		if (!take[k])
 			continue;
-		for (uint32_t i = 0;
-		     i < ng->count[k] && i < GRES_USE_MAX_DEV && n < take[k]; i++)
-			if (!(ng->used[k] & (1ull << i)))
-				idx[n++] = ng->first[k] + i;
+		n = free_ranked(ng, k, score, idx);
+		if (n > take[k])
+			n = take[k];
+		for (uint32_t a = 1; a < n; a++) /* ascending, as shown */
+			for (uint32_t b = a; b > 0 && idx[b - 1] > idx[b]; b--) {
+				uint32_t t = idx[b];
+				idx[b] = idx[b - 1];
+				idx[b - 1] = t;
+			}
+		for (uint32_t i = 0; i < n; i++)
+			idx[i] += ng->first[k];
 		ranges = gres_idx_ranges(idx, n);
 		next = xasprintf("%s%s%s%s%s:%u%s%s%s", out, *out ? "," : "",
 		                 gk->k[k].name, *gk->k[k].type ? ":" : "", gk->k[k].type,

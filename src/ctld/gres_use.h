@@ -55,10 +55,12 @@ int gres_use_wants(const struct gres_kinds *gk, const struct job_desc *d,
                    struct sched_req *r, struct rota_error *err);
 
 /* Device indexes for take[SCHED_GRES_KINDS] (what the scheduler gave a job on
- * node ng), lowest free first: the allocation string, "" when nothing (caller
- * frees). */
+ * node ng): the free ones with the highest score first (score, when not NULL:
+ * [kind * GRES_USE_MAX_DEV + i] for device first[kind] + i, e.g. how many free
+ * CPUs are near it), then the lowest index.  The allocation string, "" when
+ * nothing (caller frees). */
 char *gres_use_pick(const struct gres_kinds *gk, const struct gres_use *ng,
-                    const uint32_t *take);
+                    const uint32_t *take, const uint32_t *score);
 
 /* Hold (or give back) the devices allocation s names on ng.  Claiming takes
  * what it can: a journal from another configuration is not refused. */

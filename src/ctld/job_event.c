@@ -17,6 +17,7 @@
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/journal.h"
+#include "ctld/node_gres.h"
 #include "ctld/node_mgr.h"
 #include "ctld/stats.h"
 #include "sched/predict.h"
@@ -183,6 +184,7 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 	for (size_t i = 0, at = 0; i < count; i++) {
 		int idx = node_mgr_find(ctld->nodes, names[i]);
 		struct node *n = node_mgr_get(ctld->nodes, idx < 0 ? 0 : idx);
+		uint64_t near[GRES_CORE_WORDS];
 		run->node_idx[i] = idx < 0 ? 0 : idx;
 		run->cpus[i] = ev->cpus_per_node.v[i];
 		run->tasks[i] = ev->tasks_per_node.v[i];
@@ -197,8 +199,12 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 				node_cores_claim(n, run->cpus[i], run->share,
 				                 ev->slots.v + at, run->cores[i]);
 			else
-				node_cores_take(n, run->cpus[i], run->share,
-				                run->cores[i]);
+				node_cores_take_near(
+				    n, run->cpus[i], run->share,
+				    run->gres && node_gres_near(n, run->gres[i], near)
+				        ? near
+				        : NULL,
+				    run->cores[i]);
 			run->held[i] = 1;
 		}
 		at += run->cpus[i];

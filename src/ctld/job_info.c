@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "common/gres_inv.h"
 #include "common/gres_req.h"
 #include "common/arrayspec.h"
 #include "common/conf.h"
@@ -152,6 +153,32 @@ static void fill_tres(const struct job *job, struct job_info *o, uint64_t mask)
 		o->tres_gres = gres_alloc_tres(job->run->gres, job->run->nnodes);
 }
 
+/* What the job holds on each node, as scontrol -d shows it. */
+static char *node_detail(struct ctld *ctld, const struct job *job)
+{
+	const struct job_run *run = job->run;
+	char *out = xstrdup("");
+
+	for (uint32_t k = 0; k < run->nnodes; k++) {
+		uint64_t cores[GRES_CORE_WORDS] = {0};
+		char ids[256], *next;
+		if (!run->held || !run->held[k])
+			continue;
+		for (uint32_t c = 0; c < run->cpus[k]; c++)
+			if (run->cores[k][c] < GRES_CORES_MAX)
+				cores[run->cores[k][c] / 64] |=
+				    1ull << (run->cores[k][c] % 64);
+		gres_cores_format(cores, ids, sizeof(ids));
+		next = xasprintf("%sNodes=%s CPU_IDs=%s Mem=%llu GRES=%s\n", out,
+		                 node_mgr_get(ctld->nodes, run->node_idx[k])->cfg->name,
+		                 ids, (unsigned long long)run->mem[k],
+		                 run->gres && run->gres[k] ? run->gres[k] : "");
+		free(out);
+		out = next;
+	}
+	return out;
+}
+
 void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
                    uint64_t mask)
 {
@@ -214,6 +241,8 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->account = d->account;
 	o->qos = d->qos;
 	fill_tres(job, o, mask);
+	if (WANT(node_detail) && job_is_running(job))
+		o->node_detail = node_detail(ctld, job);
 	o->req_nodes = d->req_nodes;
 	o->exc_nodes = d->exc_nodes;
 	o->features = d->features;
@@ -272,6 +301,7 @@ void job_info_release(struct job_info *o)
 	free(o->cpus_per_tres);
 	free(o->mem_per_tres);
 	free(o->tres_gres);
+	free(o->node_detail);
 }
 
 /* Jobs a frame holds at most: "more" says another frame follows. */

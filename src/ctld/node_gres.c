@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ctld/node_gres.h"
+#include "common/gres_req.h"
 #include "common/conf.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
@@ -113,4 +114,43 @@ char *node_gres_used(const struct gres_kinds *gk, const struct node *n)
 	fclose(f);
 	gres_inv_destroy(conf);
 	return out;
+}
+
+int node_gres_dev_cores(const struct node *n, const char *name, uint32_t index,
+                        uint64_t *cores)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < n->ngres_devs; i++) {
+		const struct gres_dev_info *d = &n->gres_devs[i];
+		if (!d->name || strcmp(d->name, name))
+			continue;
+		if (k++ != index)
+			continue;
+		return d->cores && *d->cores && gres_cores_parse(d->cores, cores) == 0
+		           ? 0
+		           : -1;
+	}
+	return -1;
+}
+
+int node_gres_near(const struct node *n, const char *s, uint64_t *near)
+{
+	struct gres_alloc_item it[GRES_MAX_ITEMS];
+	size_t count = 0;
+	int any = 0;
+
+	memset(near, 0, GRES_CORE_WORDS * sizeof(*near));
+	if (!s || !*s || gres_alloc_parse(s, it, GRES_MAX_ITEMS, &count) < 0)
+		return 0;
+	for (size_t i = 0; i < count; i++)
+		for (uint32_t j = 0; j < it[i].nidx; j++) {
+			uint64_t c[GRES_CORE_WORDS];
+			if (node_gres_dev_cores(n, it[i].name, it[i].idx[j], c) < 0)
+				continue;
+			for (size_t w = 0; w < GRES_CORE_WORDS; w++)
+				near[w] |= c[w];
+			any = 1;
+		}
+	return any;
 }

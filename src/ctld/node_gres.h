@@ -31,6 +31,16 @@ void node_gres_release(struct node *n);
 uint64_t node_gres_used_idx(const struct gres_kinds *gk, const struct node *n,
                             const char *name, const char *type, uint64_t *used);
 
+/* The CPUs near device index (within its name) of name on n, from its
+ * gres.conf Cores= (or NVML), into cores[GRES_CORE_WORDS].  0, or -1 when the
+ * node did not say. */
+int node_gres_dev_cores(const struct node *n, const char *name, uint32_t index,
+                        uint64_t *cores);
+
+/* The union of the CPUs near the devices of allocation s (common/gres_req.h)
+ * on n into near[GRES_CORE_WORDS]; 1 when any, else 0. */
+int node_gres_near(const struct node *n, const char *s, uint64_t *near);
+
 /* GresUsed as scontrol -d show node prints it, one item per GRES of the
  * node's Gres=: "gpu:h100:0(IDX:N/A),nic:0", the indexes ("(IDX:0-1)", or
  * N/A) for a GRES the node registered device files of; NULL when the node

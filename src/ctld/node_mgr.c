@@ -288,6 +288,27 @@ void node_cores_take(struct node *n, uint32_t count, uint32_t share, uint32_t *i
 		ids[k++] = c;
 }
 
+void node_cores_take_near(struct node *n, uint32_t count, uint32_t share,
+                          const uint64_t *near, uint32_t *ids)
+{
+	uint32_t k = 0;
+
+	for (uint32_t c = 0;
+	     near && share <= 1 && c < n->cpus && c < GRES_CORES_MAX && k < count; c++)
+		if (!n->core_used[c] && (near[c / 64] >> (c % 64) & 1)) {
+			n->core_used[c] = CORE_EXCL;
+			ids[k++] = c;
+		}
+	node_cores_take(n, count - k, share, ids + k);
+	/* in core order, as the others */
+	for (uint32_t a = 1; k && a < count; a++)
+		for (uint32_t b = a; b > 0 && ids[b - 1] > ids[b]; b--) {
+			uint32_t t = ids[b];
+			ids[b] = ids[b - 1];
+			ids[b - 1] = t;
+		}
+}
+
 void node_cores_claim(struct node *n, uint32_t count, uint32_t share,
                       const uint32_t *want, uint32_t *ids)
 {

@@ -107,6 +107,11 @@ void node_release(struct node *n, uint32_t cpus, uint64_t mem, uint32_t share,
  * sharing job (share > 1) first joins cores other sharing jobs use fewer than
  * share times. */
 void node_cores_take(struct node *n, uint32_t count, uint32_t share, uint32_t *ids);
+
+/* The same, free cores of near (a GRES_CORE_WORDS bitmap: the CPUs close to
+ * the job's GPUs; NULL: none) first. */
+void node_cores_take_near(struct node *n, uint32_t count, uint32_t share,
+                          const uint64_t *near, uint32_t *ids);
 /* The same, for the cores in want[count] where they are still free (a
  * snapshot of a running job); others as node_cores_take picks them. */
 void node_cores_claim(struct node *n, uint32_t count, uint32_t share,

@@ -23,6 +23,7 @@
 #include "ctld/depend.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
+#include "ctld/node_gres.h"
 #include "ctld/node_mgr.h"
 #include "ctld/sched_pass.h"
 #include "ctld/stats.h"
@@ -206,6 +207,37 @@ static void job_req(const struct job *job, struct sched_req *r)
 	r->min_cpus = d->pn_min_cpus == NO_VAL ? 0 : d->pn_min_cpus;
 }
 
+/* The devices for take[] on n: those with the most free CPUs near them
+ * (gres.conf Cores=) first, so that the job's CPUs, taken near its GPUs
+ * (node_cores_take_near), are close to them. */
+static char *gres_pick_near(struct ctld *ctld, const struct node *n, const uint32_t *take)
+{
+	const struct gres_kinds *gk = node_mgr_gres_kinds(ctld->nodes);
+	uint32_t *score = NULL;
+	char *out;
+
+	for (size_t k = 0; n->ngres_devs && k < gk->n; k++)
+		for (uint32_t i = 0;
+		     take[k] && i < n->gres_use.count[k] && i < GRES_USE_MAX_DEV; i++) {
+			uint64_t c[GRES_CORE_WORDS];
+			uint32_t f = 0;
+			if (node_gres_dev_cores(n, gk->k[k].name,
+			                        n->gres_use.first[k] + i, c) < 0)
+				continue;
+			for (uint32_t cpu = 0; cpu < n->cpus && cpu < GRES_CORES_MAX;
+			     cpu++)
+				f +=
+				    (c[cpu / 64] >> (cpu % 64) & 1) && !n->core_used[cpu];
+			if (!score)
+				score = xcalloc(SCHED_GRES_KINDS * GRES_USE_MAX_DEV,
+				                sizeof(*score));
+			score[k * GRES_USE_MAX_DEV + i] = f;
+		}
+	out = gres_use_pick(gk, &n->gres_use, take, score);
+	free(score);
+	return out;
+}
+
 static int job_req_has_gres(const struct job *job)
 {
 	const struct job_desc *d = &job->desc;
@@ -265,9 +297,8 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 		if (a->gres && job_req_has_gres(task)) {
 			if (!ev.gres)
 				ev.gres = xcalloc(a->nnodes + 1, sizeof(char *));
-			ev.gres[i] =
-			    gres_use_pick(node_mgr_gres_kinds(ctld->nodes), &n->gres_use,
-			                  a->gres + (size_t)i * SCHED_GRES_KINDS);
+			ev.gres[i] = gres_pick_near(
+			    ctld, n, a->gres + (size_t)i * SCHED_GRES_KINDS);
 		}
 	}
 	for (uint32_t i = 0; ev.gres && i < a->nnodes; i++)

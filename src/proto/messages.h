@@ -163,7 +163,9 @@ enum job_flags {
 	F(S, str, tres_per_socket, _)                                                    \
 	F(S, str, cpus_per_tres, _)                                                      \
 	F(S, str, mem_per_tres, _)                                                       \
-	F(S, str, tres_gres, _) /* GRES allocated: "gres/gpu=2,gres/gpu:h100=2" */
+	F(S, str, tres_gres, _) /* GRES allocated: "gres/gpu=2,gres/gpu:h100=2" */       \
+	/* scontrol -d: per node "Nodes=n1 CPU_IDs=0-1 Mem=0 GRES=gpu:1(IDX:0)\n" */     \
+	F(S, str, node_detail, _)
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 ROTA_INDEX(job_info, JOB_INFO_FIELDS)
 _Static_assert(job_info_nfields <= 64, "job_info_req.fields is 64 bits");

@@ -255,3 +255,35 @@ def test_sacct_shows_the_gpus(gc):
     p = c.run(["sacct", "-j", str(j), "--json"])
     got = json.loads(p.stdout)["jobs"][0]["tres"]["allocated"]
     assert {"type": "gres", "name": "gpu", "id": 1001, "count": 4} in got, got
+
+
+def add_cores(conf_path):
+    """gres.conf: GPU k of node01 is near CPUs 2k and 2k+1."""
+    d = os.path.dirname(conf_path)
+    lines = [f"NodeName=node01 Name=gpu File={d}/dev/node01/nvidia{k} "
+             f"Cores={2 * k}-{2 * k + 1}" for k in range(4)]
+    with open(os.path.join(d, "gres.conf"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+@pytest.fixture(scope="module")
+def near():
+    yield from module_cluster_with(
+        rewrite_conf=add_cores,
+        up_args=("--nodes", "1", "--cpus", "8", "--mem", "8192", "--gpus", "4"))
+
+
+def test_gpus_near_the_jobs_cpus(near):
+    """With gres.conf Cores=, a job gets the GPU whose CPUs are free and the
+    CPUs next to it (scontrol -d show job: CPU_IDs, GRES)."""
+    c = near
+    cpu_job = c.sbatch("-c2", "--wrap", "sleep 60")  # CPUs 0-1, GPU 0's
+    c.wait_running(cpu_job)
+    gpu_job = c.sbatch("-c2", "--gres=gpu:1", "--wrap", "sleep 60")
+    c.wait_running(gpu_job)
+    show = c.run(["scontrol", "-d", "show", "job", str(gpu_job)]).stdout
+    assert re.search(r"JOB_GRES=gpu:1\b", show), show
+    assert re.search(r"Nodes=node01 CPU_IDs=2-3 Mem=\d+ GRES=gpu:1\(IDX:1\)", show), show
+    show = c.run(["scontrol", "-d", "show", "job", str(cpu_job)]).stdout
+    assert "CPU_IDs=0-1" in show, show
+    c.cancel_all()
