@@ -25,6 +25,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
 #include "ctld/sched_pass.h"
+#include "ctld/topo.h"
 #include "ctld/stats.h"
 #include "sched/pass.h"
 #include "sched/priority.h"
@@ -498,6 +499,7 @@ void sched_pass_init(struct sched_pass *ps, struct ctld *ctld)
 	if (sched_snap_init(s, node_mgr_count(ctld->nodes), nparts) < 0)
 		fatal("out of memory");
 	s->mem_consumable = conf_mem_consumable(ctld->conf);
+	s->topo = ctld_topo_view(ctld->topo);
 	for (size_t i = 0; i < s->nnodes; i++) {
 		struct node *nd = node_mgr_get(ctld->nodes, i);
 		s->nodes[i].cpus = nd->cpus;
