@@ -27,4 +27,10 @@ void ctld_topo_destroy(struct ctld_topo *ct); /* NULL allowed */
 const struct sched_topo *ctld_topo_view(const struct ctld_topo *ct);
 const struct topo_conf *ctld_topo_conf(const struct ctld_topo *ct);
 
+/* Answer MSG_TOPO_INFO_REQ: one line per switch (or block), as scontrol
+ * show topology prints it (topo_info.c). */
+struct ctld;
+struct chan;
+void topo_info(struct ctld *ctld, struct chan *ch);
+
 #endif

@@ -1193,7 +1193,9 @@ ROTA_DECLARE(node_stat_resp, NODE_STAT_RESP_FIELDS)
 	M(MSG_SHARE_RESP, 71, share_resp)                                                \
 	M(MSG_STEP_STAT_REQ, 80, step_stat_req)                                          \
 	M(MSG_STEP_STAT_RESP, 81, step_stat_resp)                                        \
-	M(MSG_NODE_STAT_RESP, 82, node_stat_resp)
+	M(MSG_NODE_STAT_RESP, 82, node_stat_resp)                                        \
+	M(MSG_TOPO_INFO_REQ, 110, empty_msg)    /* scontrol show topology */             \
+	M(MSG_TOPO_INFO_RESP, 111, config_resp) /* key: switch, value: its line */
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) };

@@ -87,3 +87,15 @@ def test_bad_topology_conf_refused_with_file_and_line(c):
     running_on(c, "-w", "node01", "--exclusive")
     _, nodes = running_on(c, "-N4", "--exclusive")
     assert nodes == "node[05-08]"
+
+
+def test_scontrol_show_topology(c):
+    p = c.run(["scontrol", "show", "topology"], check=True)
+    assert p.stdout == (
+        "SwitchName=s1 Level=0 LinkSpeed=1 Nodes=node[01-04]\n"
+        "SwitchName=s2 Level=0 LinkSpeed=1 Nodes=node[05-08]\n"
+        "SwitchName=top Level=1 LinkSpeed=1 Nodes=node[01-08] Switches=s[1-2]\n")
+    p = c.run(["scontrol", "show", "topology", "s2"], check=True)
+    assert p.stdout == "SwitchName=s2 Level=0 LinkSpeed=1 Nodes=node[05-08]\n"
+    p = c.run(["scontrol", "show", "topology", "s9"])
+    assert p.returncode == 1 and "Switch s9 not found" in p.stderr
