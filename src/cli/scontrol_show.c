@@ -264,6 +264,9 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 		fprintf(f, "Comment=%s %s", j->comment, le);
 	if (j->batch_flag)
 		print_job_paths(f, j, le, u);
+	if (j->req_switch)
+		fprintf(f, "Switches=%u@%s%s", j->req_switch,
+		        timefmt_duration((long)j->wait4switch, b1, sizeof(b1)), le);
 	fputs("Power=", f);
 	print_job_tres(f, j, le);
 	end_record(f, o);

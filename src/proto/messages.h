@@ -68,7 +68,9 @@
 	F(S, u32, cpus_per_gpu, _)    /* --cpus-per-gpu; 0 unset */                      \
 	F(S, u64, mem_per_gpu, _)     /* --mem-per-gpu, MB; 0 unset */                   \
 	F(S, str, gpu_bind, _)        /* --gpu-bind as given */                          \
-	F(S, u32, gres_flags, _)      /* --gres-flags: GRES_F_* */
+	F(S, u32, gres_flags, _)      /* --gres-flags: GRES_F_* */                       \
+	F(S, u32, req_switch, _)      /* --switches=N: leaf switches at most; 0 none */  \
+	F(S, u32, wait4switch, _)     /* ...@max-time, s; NO_VAL: max_switch_wait */
 ROTA_DECLARE(job_desc, JOB_DESC_FIELDS)
 enum gres_flags {
 	GRES_F_ENFORCE_BINDING = 1,
@@ -147,7 +149,9 @@ enum job_flags {
 	F(S, str, tres_per_socket, _)                                                    \
 	F(S, str, cpus_per_tres, _)                                                      \
 	F(S, str, mem_per_tres, _)                                                       \
-	F(S, str, tres_gres, _) /* GRES allocated: "gres/gpu=2,gres/gpu:h100=2" */
+	F(S, str, tres_gres, _)   /* GRES allocated: "gres/gpu=2,gres/gpu:h100=2" */     \
+	F(S, u32, req_switch, _)  /* --switches: 0 none */                               \
+	F(S, u32, wait4switch, _) /* seconds it may wait for them */
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 ROTA_INDEX(job_info, JOB_INFO_FIELDS)
 _Static_assert(job_info_nfields <= 64, "job_info_req.fields is 64 bits");

@@ -20,7 +20,8 @@ def topo_path(c):
 
 def rewrite_conf(path):
     with open(path, "a") as f:
-        f.write("TopologyPlugin=topology/tree\n")
+        f.write("TopologyPlugin=topology/tree\n"
+                "SchedulerParameters=max_switch_wait=8,bf_interval=1\n")
     with open(os.path.join(os.path.dirname(path), "topology.conf"), "w") as f:
         f.write(TOPOLOGY)
 
@@ -99,3 +100,24 @@ def test_scontrol_show_topology(c):
     assert p.stdout == "SwitchName=s2 Level=0 LinkSpeed=1 Nodes=node[05-08]\n"
     p = c.run(["scontrol", "show", "topology", "s9"])
     assert p.returncode == 1 and "Switch s9 not found" in p.stderr
+
+
+def test_switches_waits_then_spreads(c):
+    running_on(c, "-w", "node01", "--exclusive")
+    running_on(c, "-w", "node05", "--exclusive")
+    # no leaf has 4 free nodes: --switches=1 waits (up to max_switch_wait=8 s,
+    # below the 1 minute asked), then takes what it can
+    jid = c.sbatch("-o", "/dev/null", "-N4", "--exclusive", "--switches=1@1",
+                   "g.sh", "gate", cwd=c.work)
+    c.wait_for(lambda: c.job_field(jid, "Reason") == "Resources", what="waits")
+    assert c.job_field(jid, "Switches") == "1@00:00:08"
+    assert c.job_state(jid) == "PENDING"
+    assert c.wait_running(jid, timeout=40) == "RUNNING"
+    assert c.job_field(jid, "NodeList") == "node[02-04,06]"
+
+
+def test_switches_met_starts_at_once(c):
+    running_on(c, "-w", "node01", "--exclusive")
+    jid, nodes = running_on(c, "-N4", "--exclusive", "--switches=1")
+    assert nodes == "node[05-08]"
+    assert c.job_field(jid, "Switches") == "1@00:00:08"
