@@ -7,6 +7,7 @@
 #include "common/gres_conf.h"
 #include "common/gres.h"
 #include "common/hostlist.h"
+#include "common/kvline.h"
 
 #define WHERE_LEN 320
 
@@ -231,30 +232,14 @@ static int line_parse(char *s, struct gres_line *l, const char *where,
                       struct rota_error *err)
 {
 	unsigned given = 0;
-	char *hash = strchr(s, '#');
-	int rc;
+	char *kv[2 * K_COUNT_OF_KEYS + 2];
+	size_t n;
+	int rc = kvline_split(s, kv, K_COUNT_OF_KEYS + 1, &n, where, err);
 
-	if (hash)
-		*hash = '\0';
-	for (char *tok = s, *next; *tok; tok = next) {
-		char *eq;
-
-		tok += strspn(tok, " \t\r");
-		if (!*tok)
-			break;
-		next = tok + strcspn(tok, " \t\r");
-		if (*next)
-			*next++ = '\0';
-		eq = strchr(tok, '=');
-		if (!eq || eq == tok || !eq[1])
-			return errprintf(err, "%s: expected Key=Value, found '%.64s'",
-			                 where, tok),
-			       -EINVAL;
-		*eq = '\0';
-		rc = key_apply(l, tok, eq + 1, &given, where, err);
-		if (rc < 0)
-			return rc;
-	}
+	for (size_t i = 0; rc == 0 && i < n; i += 2)
+		rc = key_apply(l, kv[i], kv[i + 1], &given, where, err);
+	if (rc < 0)
+		return rc;
 	if (!given)
 		return 0;
 	rc = line_check(l, given, where, err);
@@ -332,48 +317,20 @@ int gres_conf_load_string(const char *text, const char *name, struct gres_conf *
 
 int gres_conf_load(const char *path, struct gres_conf **ret, struct rota_error *err)
 {
-	FILE *f = fopen(path, "re");
 	char *text = NULL;
-	size_t len;
-	int rc;
+	int rc = kvline_read_file(path, GRES_CONF_FILE_MAX, &text, err);
 
-	if (!f) {
-		if (errno != ENOENT)
-			return errprintf(err, "%s: %s", path, strerror(errno)), -errno;
+	if (rc == -ENOENT)
 		return gres_conf_load_string("", path, ret, err);
-	}
-	text = malloc(GRES_CONF_FILE_MAX + 1);
-	if (!text) {
-		fclose(f);
-		return errprintf(err, "out of memory"), -ENOMEM;
-	}
-	len = fread(text, 1, GRES_CONF_FILE_MAX + 1, f);
-	rc = ferror(f) ? -EIO : len > GRES_CONF_FILE_MAX ? -EFBIG : 0;
-	fclose(f);
-	if (rc < 0)
-		errprintf(err, "%s: %s", path,
-		          rc == -EIO ? "read error" : "larger than 1 MiB");
-	else if (memchr(text, '\0', len))
-		rc = (errprintf(err, "%s: a NUL byte in the file", path), -EINVAL);
-	if (rc == 0) {
-		text[len] = '\0';
+	if (rc == 0)
 		rc = gres_conf_load_string(text, path, ret, err);
-	}
 	free(text);
 	return rc;
 }
 
 char *gres_conf_path(const char *slurm_conf_path)
 {
-	const char *slash = strrchr(slurm_conf_path, '/');
-	char *p = NULL;
-
-	if (!slash)
-		return strdup("gres.conf");
-	if (asprintf(&p, "%.*s/gres.conf", (int)(slash - slurm_conf_path),
-	             slurm_conf_path) < 0)
-		return NULL;
-	return p;
+	return kvline_sibling(slurm_conf_path, "gres.conf");
 }
 
 static int line_covers(const struct gres_line *l, const char *node)

@@ -5,6 +5,7 @@
 #include <strings.h>
 #include "common/topo_conf.h"
 #include "common/hostlist.h"
+#include "common/kvline.h"
 #include "common/common.h"
 
 #define WHERE_LEN 320
@@ -159,32 +160,12 @@ static int line_parse(struct topo_conf *tc, struct pending *pd, char *s,
                       const char *where, struct rota_error *err)
 {
 	char *kv[16];
-	size_t n = 0;
-	char *hash = strchr(s, '#');
+	size_t n;
 	const char *head;
+	int rc = kvline_split(s, kv, sizeof(kv) / sizeof(kv[0]) / 2, &n, where, err);
 
-	if (hash)
-		*hash = '\0';
-	for (char *tok = s, *next; *tok; tok = next) {
-		char *eq;
-		tok += strspn(tok, " \t\r");
-		if (!*tok)
-			break;
-		next = tok + strcspn(tok, " \t\r");
-		if (*next)
-			*next++ = '\0';
-		eq = strchr(tok, '=');
-		if (!eq || eq == tok || !eq[1])
-			return errprintf(err, "%s: expected Key=Value, found '%.64s'",
-			                 where, tok),
-			       -EINVAL;
-		if (n == sizeof(kv) / sizeof(kv[0]))
-			return errprintf(err, "%s: too many keys on the line", where),
-			       -EINVAL;
-		*eq = '\0';
-		kv[n++] = tok;
-		kv[n++] = eq + 1;
-	}
+	if (rc < 0)
+		return rc;
 	if (!n)
 		return 0;
 	head = tc->kind == TOPO_BLOCK ? "BlockName" : "SwitchName";
@@ -371,27 +352,16 @@ int topo_conf_load_string(const char *text, const char *name, enum topo_kind kin
 int topo_conf_load(const char *path, enum topo_kind kind, struct topo_conf **ret,
                    struct rota_error *err)
 {
-	FILE *f;
-	char *text;
-	size_t len;
+	char *text = NULL;
 	int rc;
 
 	if (kind == TOPO_NONE) {
 		*ret = NULL;
 		return 0;
 	}
-	f = fopen(path, "re");
-	if (!f)
-		return errprintf(err, "%s: %s", path, strerror(errno)), -errno;
-	text = xcalloc(TOPO_CONF_FILE_MAX + 2, 1);
-	len = fread(text, 1, TOPO_CONF_FILE_MAX + 1, f);
-	rc = ferror(f) ? -EIO : len > TOPO_CONF_FILE_MAX ? -EFBIG : 0;
-	fclose(f);
-	if (rc < 0)
-		errprintf(err, "%s: %s", path,
-		          rc == -EIO ? "read error" : "larger than 16 MiB");
-	else if (memchr(text, '\0', len))
-		rc = (errprintf(err, "%s: a NUL byte in the file", path), -EINVAL);
+	rc = kvline_read_file(path, TOPO_CONF_FILE_MAX, &text, err);
+	if (rc == -ENOENT)
+		errprintf(err, "%s: %s", path, strerror(ENOENT));
 	if (rc == 0)
 		rc = topo_conf_load_string(text, path, kind, ret, err);
 	free(text);
@@ -400,13 +370,5 @@ int topo_conf_load(const char *path, enum topo_kind kind, struct topo_conf **ret
 
 char *topo_conf_path(const char *slurm_conf_path)
 {
-	const char *slash = strrchr(slurm_conf_path, '/');
-	char *p = NULL;
-
-	if (!slash)
-		return xstrdup("topology.conf");
-	if (asprintf(&p, "%.*s/topology.conf", (int)(slash - slurm_conf_path),
-	             slurm_conf_path) < 0)
-		return NULL;
-	return p;
+	return kvline_sibling(slurm_conf_path, "topology.conf");
 }
