@@ -196,8 +196,8 @@ static void weight_order(const struct sched_node *nodes, size_t n, size_t *order
 /* One pass: idle != 0 pretends every usable node is empty (the "could it ever
  * run" check). */
 static int select_pass_in(const struct sched_node *nodes, size_t n,
-                          const struct sched_req *req, int idle, const uint8_t *allow,
-                          struct sched_alloc *out, uint32_t *fit, size_t *order)
+                          const struct sched_req *req, int idle, struct sched_alloc *out,
+                          uint32_t *fit, size_t *order)
 {
 	uint32_t max_nodes = req->max_nodes == SCHED_UNSET ? (uint32_t)n : req->max_nodes;
 	uint32_t cap = 0, k = 0, need, left;
@@ -212,8 +212,7 @@ static int select_pass_in(const struct sched_node *nodes, size_t n,
 			size_t i = order[o];
 			uint32_t fc, t;
 			uint64_t fm;
-			if (!nodes[i].usable || (pass == 0) != !!nodes[i].required ||
-			    (allow && !allow[i]))
+			if (!nodes[i].usable || (pass == 0) != !!nodes[i].required)
 				continue;
 			uint32_t tg;
 			int gives = 1;
@@ -292,7 +291,13 @@ placed:
 	if ((req->ngres || out->gres) && gres_assign(nodes, req, idle, out) < 0)
 		return -EAGAIN;
 	/* sort by node index (required nodes may have come first) */
-	for (uint32_t a = 1; a < k; a++)
+	sched_alloc_sort(out);
+	return 0;
+}
+
+void sched_alloc_sort(struct sched_alloc *out)
+{
+	for (uint32_t a = 1; a < out->nnodes; a++)
 		for (uint32_t b = a; b > 0 && out->node_idx[b - 1] > out->node_idx[b];
 		     b--) {
 			uint32_t ti = out->node_idx[b];
@@ -314,17 +319,15 @@ placed:
 				memcpy(x - SCHED_GRES_KINDS, tg, sizeof(tg));
 			}
 		}
-	return 0;
 }
 
 /* select_pass_in with its scratch arrays (n entries each). */
 static int select_pass(const struct sched_node *nodes, size_t n,
-                       const struct sched_req *req, int idle, const uint8_t *allow,
-                       struct sched_alloc *out)
+                       const struct sched_req *req, int idle, struct sched_alloc *out)
 {
 	uint32_t *fit = xcalloc(n ? n : 1, sizeof(*fit));
 	size_t *order = xcalloc(n ? n : 1, sizeof(*order));
-	int rc = select_pass_in(nodes, n, req, idle, allow, out, fit, order);
+	int rc = select_pass_in(nodes, n, req, idle, out, fit, order);
 
 	free(fit);
 	free(order);
@@ -340,15 +343,15 @@ int sched_select(const struct sched_node *nodes, size_t n, const struct sched_re
 		if (nodes[i].required && !nodes[i].usable)
 			return -EAGAIN; /* a named node is down or drained: it may return
 			                 */
-	if (select_pass(nodes, n, req, 0, NULL, out) == 0)
+	if (select_pass(nodes, n, req, 0, out) == 0)
 		return 0;
-	if (select_pass(nodes, n, req, 1, NULL, out) == 0)
+	if (select_pass(nodes, n, req, 1, out) == 0)
 		return -EAGAIN;
 	return -EINVAL;
 }
 
 int sched_select_in(const struct sched_node *nodes, size_t n, const struct sched_req *req,
-                    const uint8_t *allow, struct sched_alloc *out)
+                    struct sched_alloc *out)
 {
-	return select_pass(nodes, n, req, 0, allow, out);
+	return select_pass(nodes, n, req, 0, out);
 }

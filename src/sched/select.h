@@ -85,9 +85,12 @@ struct sched_alloc {
 int sched_select(const struct sched_node *nodes, size_t n, const struct sched_req *req,
                  struct sched_alloc *out);
 
-/* One try now on the nodes allow[i] != 0 (NULL: all) only, without the
- * checks sched_select() makes first: 0 or -EAGAIN (topo.c). */
+/* One try now, without the checks sched_select() makes first: 0 or -EAGAIN
+ * (topo.c tries the nodes under one switch). */
 int sched_select_in(const struct sched_node *nodes, size_t n, const struct sched_req *req,
-                    const uint8_t *allow, struct sched_alloc *out);
+                    struct sched_alloc *out);
+
+/* Put out's entries in node index order. */
+void sched_alloc_sort(struct sched_alloc *out);
 
 #endif

@@ -12,6 +12,10 @@ void sched_topo_destroy(struct sched_topo *t)
 	free(t->parent);
 	free(t->level);
 	free(t->leaf);
+	free(t->order);
+	free(t->lo);
+	free(t->hi);
+	free(t->leaves);
 	free(t);
 }
 
@@ -46,6 +50,74 @@ static void block_groups(const struct topo_conf *tc, struct sched_topo *t)
 	}
 }
 
+/* Leaf a before leaf b in tree order: compare their chains of switches from
+ * the top down. */
+static int leaf_before(const struct sched_topo *t, uint32_t a, uint32_t b)
+{
+	int32_t ca[32], cb[32];
+	int na = 0, nb = 0;
+
+	for (int32_t x = (int32_t)a; x >= 0 && na < 32; x = t->parent[x])
+		ca[na++] = x;
+	for (int32_t x = (int32_t)b; x >= 0 && nb < 32; x = t->parent[x])
+		cb[nb++] = x;
+	while (na && nb) {
+		if (ca[na - 1] != cb[nb - 1])
+			return ca[na - 1] < cb[nb - 1];
+		na--, nb--;
+	}
+	return na < nb;
+}
+
+/* order, lo, hi and leaves (see topo.h). */
+static void ranges_build(struct sched_topo *t)
+{
+	uint32_t *first = xcalloc(t->nsw + 1, sizeof(*first));
+	uint32_t *count = xcalloc(t->nsw + 1, sizeof(*count));
+	size_t pos = 0;
+
+	t->leaves = xcalloc(t->nsw + 1, sizeof(*t->leaves));
+	for (size_t s = 0; s < t->nsw; s++)
+		if (!t->level[s]) {
+			size_t j = t->nleaves++;
+			for (; j > 0 && leaf_before(t, (uint32_t)s, t->leaves[j - 1]);
+			     j--)
+				t->leaves[j] = t->leaves[j - 1];
+			t->leaves[j] = (uint32_t)s;
+		}
+	for (size_t i = 0; i < t->nnodes; i++)
+		if (t->leaf[i] >= 0)
+			count[t->leaf[i]]++, t->nin++;
+	for (size_t k = 0; k < t->nleaves; k++) {
+		first[t->leaves[k]] = (uint32_t)pos;
+		pos += count[t->leaves[k]];
+	}
+	t->order = xcalloc(t->nin + 1, sizeof(*t->order));
+	t->lo = xcalloc(t->nsw + 1, sizeof(*t->lo));
+	t->hi = xcalloc(t->nsw + 1, sizeof(*t->hi));
+	for (size_t s = 0; s < t->nsw; s++)
+		t->lo[s] = UINT32_MAX;
+	for (size_t i = 0; i < t->nnodes; i++) {
+		int32_t lf = t->leaf[i];
+		uint32_t p;
+		if (lf < 0)
+			continue;
+		p = first[lf]++;
+		t->order[p] = (uint32_t)i;
+		for (int32_t x = lf; x >= 0; x = t->parent[x]) {
+			if (p < t->lo[x])
+				t->lo[x] = p;
+			if (p + 1 > t->hi[x])
+				t->hi[x] = p + 1;
+		}
+	}
+	for (size_t s = 0; s < t->nsw; s++)
+		if (t->lo[s] == UINT32_MAX)
+			t->lo[s] = t->hi[s] = 0;
+	free(first);
+	free(count);
+}
+
 struct sched_topo *sched_topo_create(const struct topo_conf *tc, size_t nnodes,
                                      int (*find)(const char *name, void *arg), void *arg,
                                      size_t *ret_unknown)
@@ -73,6 +145,7 @@ struct sched_topo *sched_topo_create(const struct topo_conf *tc, size_t nnodes,
 	}
 	if (tc->kind == TOPO_BLOCK)
 		block_groups(tc, t);
+	ranges_build(t);
 	if (ret_unknown)
 		*ret_unknown = unknown;
 	return t;
@@ -98,11 +171,12 @@ static int under(const struct sched_topo *t, int32_t leaf, size_t s)
 }
 
 struct topo_scratch {
-	uint32_t *open;  /* [nsw] open nodes under each switch */
-	uint32_t *req;   /* [nsw] required nodes under each switch */
-	uint32_t *cand;  /* [nsw] switches to try, best first */
-	uint8_t *chosen; /* [nsw] leaves taken */
-	uint8_t *allow;  /* [n] */
+	uint32_t *open;         /* [nsw] open nodes under each switch */
+	uint32_t *req;          /* [nsw] required nodes under each switch */
+	uint32_t *cand;         /* [nsw] switches to try, best first */
+	uint8_t *chosen;        /* [nsw] leaves taken */
+	struct sched_node *sub; /* [n] the nodes tried */
+	uint32_t *map;          /* [n] their indexes */
 	const struct sched_topo *t;
 };
 
@@ -117,17 +191,28 @@ static int cand_before(const struct topo_scratch *sc, uint32_t x, uint32_t y)
 }
 
 /* Try req on the nodes under switch s, or (leaves) in the chosen leaves. */
-static int try_under(const struct sched_node *nodes, size_t n,
-                     const struct sched_req *req, struct topo_scratch *sc, size_t s,
-                     int leaves, struct sched_alloc *out)
+static int try_under(const struct sched_node *nodes, const struct sched_req *req,
+                     struct topo_scratch *sc, size_t s, int leaves,
+                     struct sched_alloc *out)
 {
 	const struct sched_topo *t = sc->t;
+	size_t m = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		int32_t lf = t->leaf[i];
-		sc->allow[i] = lf >= 0 && (leaves ? sc->chosen[lf] : under(t, lf, s));
+	for (size_t k = 0; k < (leaves ? t->nleaves : 1); k++) {
+		size_t w = leaves ? t->leaves[k] : s;
+		if (leaves && !sc->chosen[w])
+			continue;
+		for (uint32_t p = t->lo[w]; p < t->hi[w]; p++) {
+			sc->sub[m] = nodes[t->order[p]];
+			sc->map[m++] = t->order[p];
+		}
 	}
-	return sched_select_in(nodes, n, req, sc->allow, out);
+	if (!m || sched_select_in(sc->sub, m, req, out) < 0)
+		return -EAGAIN;
+	for (uint32_t j = 0; j < out->nnodes; j++)
+		out->node_idx[j] = sc->map[out->node_idx[j]];
+	sched_alloc_sort(out);
+	return 0;
 }
 
 /* Under switch s (out holds a placement there): the fewest leaves, best
@@ -148,7 +233,7 @@ static int leaves_pick(const struct sched_node *nodes, size_t n,
 		}
 	for (;;) {
 		int64_t best = -1;
-		if (got >= need && try_under(nodes, n, req, sc, s, 1, out) == 0)
+		if (got >= need && try_under(nodes, req, sc, s, 1, out) == 0)
 			break;
 		for (size_t l = 0; l < t->nsw; l++) {
 			if (t->level[l] || sc->chosen[l] || !sc->open[l] ||
@@ -168,7 +253,7 @@ static int leaves_pick(const struct sched_node *nodes, size_t n,
 				best = (int64_t)l;
 		}
 		if (best < 0) {
-			if (try_under(nodes, n, req, sc, s, 0, out) < 0)
+			if (try_under(nodes, req, sc, s, 0, out) < 0)
 				return -EAGAIN;
 			break;
 		}
@@ -197,19 +282,21 @@ static int place(const struct sched_node *nodes, size_t n, const struct sched_re
 	for (size_t s = 0; s < t->nsw; s++)
 		if (sc->open[s] >= req->min_nodes && sc->req[s] == nreq)
 			sc->cand[ncand++] = (uint32_t)s;
-	for (uint32_t a = 1; a < ncand; a++) /* stable insertion sort */
-		for (uint32_t b = a;
-		     b > 0 && cand_before(sc, sc->cand[b], sc->cand[b - 1]); b--) {
-			uint32_t x = sc->cand[b];
-			sc->cand[b] = sc->cand[b - 1];
-			sc->cand[b - 1] = x;
-		}
-	for (uint32_t c = 0; c < ncand; c++) {
-		if (try_under(nodes, n, req, sc, sc->cand[c], 0, out) < 0)
+	/* best first, picked one at a time: the first try mostly places it */
+	while (ncand) {
+		uint32_t b = 0, s;
+		for (uint32_t c = 1; c < ncand; c++)
+			if (cand_before(sc, sc->cand[c], sc->cand[b]) ||
+			    (!cand_before(sc, sc->cand[b], sc->cand[c]) &&
+			     sc->cand[c] < sc->cand[b]))
+				b = c;
+		s = sc->cand[b];
+		sc->cand[b] = sc->cand[--ncand];
+		if (try_under(nodes, req, sc, s, 0, out) < 0)
 			continue;
-		if (out->nnodes <= 1 || !t->level[sc->cand[c]])
+		if (out->nnodes <= 1 || !t->level[s])
 			return 0;
-		return leaves_pick(nodes, n, req, sc, sc->cand[c], out);
+		return leaves_pick(nodes, n, req, sc, s, out);
 	}
 	return -EAGAIN;
 }
@@ -227,13 +314,16 @@ int sched_select_topo(const struct sched_node *nodes, size_t n,
 	sc.req = xcalloc(t->nsw + 1, sizeof(*sc.req));
 	sc.cand = xcalloc(t->nsw + 1, sizeof(*sc.cand));
 	sc.chosen = xcalloc(t->nsw + 1, 1);
-	sc.allow = xcalloc(n + 1, 1);
+	/* only what try_under() writes is read: no need to clear them */
+	sc.sub = xmalloc((n + 1) * sizeof(*sc.sub));
+	sc.map = xmalloc((n + 1) * sizeof(*sc.map));
 	rc = place(nodes, n, req, &sc, out);
 	free(sc.open);
 	free(sc.req);
 	free(sc.cand);
 	free(sc.chosen);
-	free(sc.allow);
+	free(sc.sub);
+	free(sc.map);
 	return rc;
 }
 

@@ -31,6 +31,13 @@ struct sched_topo {
 	size_t nnodes;
 	int32_t *leaf; /* [nnodes]: the node's leaf switch, -1 none */
 	size_t nconf;  /* switches 0..nconf) are topology.conf's, in its order */
+	/* nodes in leaves, leaf by leaf in tree order (a switch's nodes are
+	 * order[lo[s]..hi[s])), each leaf's by index */
+	uint32_t *order; /* [nin] */
+	size_t nin;
+	uint32_t *lo, *hi; /* [nsw] */
+	uint32_t *leaves;  /* [nleaves] leaf switches in tree order */
+	size_t nleaves;
 };
 
 /* Build the view of tc over nodes 0..nnodes); find(name, arg) gives a node's
