@@ -81,6 +81,8 @@ def test_bad_topology_conf_refused_with_file_and_line(c):
         os.kill(c.pid("rotactld"), signal.SIGHUP)
         want = f"{path}:5: switch s3: unknown switch nowhere"
         c.wait_for(lambda: want in open(log).read(), what="the refusal logged")
+        p = c.run(["scontrol", "reconfigure"])
+        assert p.returncode == 1 and want in p.stderr, p.stderr
     finally:
         with open(path, "w") as f:
             f.write(good)
@@ -121,3 +123,21 @@ def test_switches_met_starts_at_once(c):
     jid, nodes = running_on(c, "-N4", "--exclusive", "--switches=1")
     assert nodes == "node[05-08]"
     assert c.job_field(jid, "Switches") == "1@00:00:08"
+
+
+def test_bad_topology_conf_stops_the_start(make_cluster):
+    c = make_cluster("--nodes", "2")
+    c.down()
+    with open(c.conf_path, "a") as f:
+        f.write("TopologyPlugin=topology/tree\n")
+    with open(topo_path(c), "w") as f:
+        f.write("SwitchName=s1 Nodes=node[01-02]\nSwitchName=s1 Nodes=node03\n")
+    p = c.up(check=False)
+    assert p.returncode != 0
+    log = open(os.path.join(c.dir, "log", "rotactld.log")).read()
+    assert f"{topo_path(c)}:2: s1 defined twice" in log + p.stderr
+    with open(topo_path(c), "w") as f:
+        f.write("SwitchName=s1 Nodes=node[01-02]\n")
+    c.up()
+    p = c.run(["scontrol", "show", "topology"], check=True)
+    assert p.stdout == "SwitchName=s1 Level=0 LinkSpeed=1 Nodes=node[01-02]\n"
