@@ -13,6 +13,8 @@
  *
  *   build/bench/sched_scale [-n nodes] [-j pending jobs] [-t bf_max_job_test,...]
  *                           [-g GPU nodes]
+ *                           [-T leaf]   (topology/tree: leaf switches of `leaf`
+ *                                        nodes, 32 leaves a spine, one top)
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -31,6 +33,7 @@
 #include "ctld/journal.h"
 #include "ctld/node_mgr.h"
 #include "ctld/sched_pass.h"
+#include "ctld/topo.h"
 #include "sched/predict.h"
 #include "common/common.h"
 
@@ -294,9 +297,42 @@ static size_t count_planned(struct ctld *ctld, size_t *ret_pending)
 	return planned;
 }
 
+/* topology.conf in dir: leaf switches of `leaf` nodes, spines over 32 leaves,
+ * one switch over the spines; loaded as rotactld does. */
+static void topology_write(struct ctld *ctld, struct conf *conf, const char *dir,
+                           size_t nnodes, size_t leaf)
+{
+	char *path = xasprintf("%s/topology.conf", dir);
+	size_t nleaves = (nnodes + leaf - 1) / leaf, nspines = (nleaves + 31) / 32;
+	struct rota_error err = {""};
+	FILE *f = fopen(path, "we");
+
+	if (!f)
+		fatal("%s: %m", path);
+	for (size_t l = 0; l < nleaves; l++) {
+		size_t last = (l + 1) * leaf < nnodes ? (l + 1) * leaf : nnodes;
+		fprintf(f, "SwitchName=l%zu Nodes=n[%05zu-%05zu]\n", l, l * leaf + 1,
+		        last);
+	}
+	for (size_t s = 0; s < nspines; s++) {
+		size_t last = (s + 1) * 32 < nleaves ? (s + 1) * 32 : nleaves;
+		fprintf(f, "SwitchName=s%zu Switches=l[%zu-%zu]\n", s, s * 32, last - 1);
+	}
+	fprintf(f, "SwitchName=top Switches=s[0-%zu]\n", nspines - 1);
+	fclose(f);
+	free(conf->path);
+	conf->path = xasprintf("%s/slurm.conf", dir);
+	conf->topology_plugin = xstrdup("topology/tree");
+	if (ctld_topo_load(conf, ctld->nodes, &ctld->topo, &err) < 0)
+		fatal("%s", err.text);
+	printf("topology/tree: %zu leaf switches of %zu nodes, %zu spines\n", nleaves,
+	       leaf, nspines);
+	free(path);
+}
+
 int main(int argc, char **argv)
 {
-	size_t nnodes = 10000, njobs = 100000;
+	size_t nnodes = 10000, njobs = 100000, leaf = 0;
 	const char *tests = "100,500,2000";
 	char dir[] = "/tmp/rota-sched-scale-XXXXXX";
 	struct rota_error err = {""};
@@ -309,7 +345,7 @@ int main(int argc, char **argv)
 	double t0, t_main;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "n:j:t:g:")) != -1) {
+	while ((ch = getopt(argc, argv, "n:j:t:g:T:")) != -1) {
 		if (ch == 'g')
 			gpu_nodes = strtoul(optarg, NULL, 10);
 		else if (ch == 'n')
@@ -318,6 +354,8 @@ int main(int argc, char **argv)
 			njobs = strtoul(optarg, NULL, 10);
 		else if (ch == 't')
 			tests = optarg;
+		else if (ch == 'T')
+			leaf = strtoul(optarg, NULL, 10);
 		else
 			fatal("usage: sched_scale [-n nodes] [-j pending jobs] [-t N,N] "
 			      "[-g GPU nodes]");
@@ -352,6 +390,8 @@ int main(int argc, char **argv)
 	ctld.base = event_base_new();
 	ctld.hostname = xstrdup("bench");
 	node_mgr_create(&ctld, &ctld.nodes);
+	if (leaf)
+		topology_write(&ctld, conf, dir, nnodes, leaf);
 	job_mgr_create(&ctld, &ctld.jobs);
 	ctld.predict = predict_create(PREDICT_USER_MEAN2);
 	if (journal_open(ctld.base, dir, &ctld.journal, &err) < 0)

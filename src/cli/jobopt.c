@@ -59,6 +59,7 @@ enum {
 	O_MINCPUS,
 	O_GRES,
 	O_GRES_FLAGS,
+	O_SWITCHES,
 	O_GPUS_PER_NODE,
 	O_GPUS_PER_TASK,
 	O_GPUS_PER_SOCKET,
@@ -207,7 +208,7 @@ static const struct opt_def opt_table[] = {
     {"reservation", required_argument, O_IGNORE, SRA},
     {"sockets-per-node", required_argument, O_IGNORE, SRA},
     {"spread-job", no_argument, O_IGNORE, SRA},
-    {"switches", required_argument, O_IGNORE, SRA},
+    {"switches", required_argument, O_SWITCHES, SRA},
     {"thread-spec", required_argument, O_IGNORE, SRA},
     {"threads", required_argument, 'T', R},
     {"threads-per-core", required_argument, O_IGNORE, SRA},
@@ -613,6 +614,22 @@ static void set_gres_flags(struct job_desc *d, const char *arg)
 		die(JOBOPT_EXIT_FATAL, "Invalid --gres-flags specification");
 }
 
+/* --switches=N[@max-time]: max-time in the time limit's format */
+static void set_switches(struct job_desc *d, const char *arg)
+{
+	char *end;
+	unsigned long n = strtoul(arg, &end, 10);
+
+	if (end == arg || (*end && *end != '@') || n > 100000)
+		die(JOBOPT_EXIT_FATAL, "Invalid --switches specification");
+	d->req_switch = (uint32_t)n;
+	d->wait4switch = NO_VAL;
+	if (*end == '@') {
+		uint32_t min = parse_time(end + 1, "switches");
+		d->wait4switch = min > NO_VAL / 60 ? NO_VAL - 1 : min * 60;
+	}
+}
+
 static void apply_common(struct jobopt *o, int id, const char *arg)
 {
 	struct job_desc *d = &o->desc;
@@ -736,6 +753,9 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		break;
 	case O_GRES_FLAGS:
 		set_gres_flags(d, arg);
+		break;
+	case O_SWITCHES:
+		set_switches(d, arg);
 		break;
 	case 'N':
 		parse_nodes(o, arg);
@@ -976,6 +996,7 @@ void jobopt_init(struct jobopt *o, enum jobopt_cmd cmd)
 	d->nice = 0; /* the neutral adjustment; see jobopt.h */
 	d->umask = NO_VAL;
 	d->pn_min_cpus = NO_VAL;
+	d->wait4switch = NO_VAL;
 	o->jobid = NO_VAL;
 	o->wait_secs = NO_VAL;
 	o->relative = NO_VAL;

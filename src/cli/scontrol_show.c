@@ -294,6 +294,9 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 		fprintf(f, "Comment=%s %s", j->comment, le);
 	if (j->batch_flag)
 		print_job_paths(f, j, le, u);
+	if (j->req_switch)
+		fprintf(f, "Switches=%u@%s%s", j->req_switch,
+		        timefmt_duration((long)j->wait4switch, b1, sizeof(b1)), le);
 	fputs("Power=", f);
 	print_job_tres(f, j, le);
 	end_record(f, o);
@@ -733,6 +736,39 @@ static int show_config(const struct scontrol_opts *o)
 	return 0;
 }
 
+/* scontrol show topology [NAME]: the controller formats the lines. */
+static int show_topology(const char *name)
+{
+	struct empty_msg req = {0};
+	struct config_resp *resp;
+	uint16_t type;
+	void *body;
+	int shown = 0, none;
+
+	if (load(MSG_TOPO_INFO_REQ, &req, MSG_TOPO_INFO_RESP, "slurm_load_topo", &type,
+	         &body))
+		return 1;
+	resp = body;
+	for (uint32_t i = 0; i < resp->items_count; i++) {
+		const struct kv *kv = &resp->items[i];
+		if (name && (!kv->key || strcmp(kv->key, name)))
+			continue;
+		printf("%s\n", kv->value ? kv->value : "");
+		shown++;
+	}
+	none = !resp->items_count;
+	msg_body_free(type, body);
+	if (none && !name) {
+		printf("No topology information available\n");
+		return 0;
+	}
+	if (!shown) {
+		fprintf(stderr, "scontrol: error: Switch %s not found\n", name);
+		return 1;
+	}
+	return 0;
+}
+
 /* ---- ping ---- */
 
 /* Ping on fd; the answer's host names the controller that answered. */
@@ -1039,6 +1075,8 @@ int scontrol_show(const struct scontrol_opts *o, int argc, char **argv)
 		rc = show_parts(o, id);
 	} else if (scontrol_abbrev(entity, "config", 1)) {
 		rc = show_config(o);
+	} else if (scontrol_abbrev(entity, "topology", 1)) {
+		rc = show_topology(id);
 	} else if (scontrol_abbrev(entity, "hostnames", 5)) {
 		rc = show_hostnames(argc - 1, argv + 1);
 	} else if (!strcasecmp(entity, "hostlistsorted")) {

@@ -19,6 +19,7 @@
 #include <zlib.h>
 #include "cli/sim.h"
 #include "sched/replay.h"
+#include "sched/topo.h"
 #include "sched/swf.h"
 #include "common/common.h"
 
@@ -35,6 +36,9 @@ struct sim_opts {
 	int estimates_set;
 	int json;
 	int no_filter;
+	const char *topology; /* --topology FILE */
+	uint32_t node_cpus;   /* --node-cpus, 1 */
+	int by_index;         /* --placement index */
 };
 
 struct sim_trace {
@@ -53,6 +57,7 @@ static void sim_usage(FILE *f)
 	    "                [--estimates requested|exact|user-mean2]\n"
 	    "                [--correction double|requested] [--json]\n"
 	    "                [--out FILE] [--no-filter]\n"
+	    "                [--topology FILE [--node-cpus C] [--placement P]]\n"
 	    "Replay a Standard Workload Format trace through Rota's scheduler in\n"
 	    "virtual time.\n"
 	    "  -p, --procs P        machine size (default: the trace's MaxProcs)\n"
@@ -71,7 +76,15 @@ static void sim_usage(FILE *f)
 	    "  -j, --json           print one JSON object\n"
 	    "  -o, --out FILE       write the simulated schedule as SWF (field 3 = "
 	    "wait)\n"
-	    "  -n, --no-filter      replay the trace as it is (no cleaning)\n");
+	    "  -n, --no-filter      replay the trace as it is (no cleaning)\n"
+	    "  -T, --topology FILE  controller policy on nodes n1..nN placed by\n"
+	    "                       switch (a topology.conf: SwitchName= or\n"
+	    "                       BlockName= lines); reports leaf switches per\n"
+	    "                       multi-node job\n"
+	    "  -C, --node-cpus C    with --topology: nodes of C processors\n"
+	    "                       (procs / C nodes; default 1)\n"
+	    "      --placement P    with --topology: switch (default) or index\n"
+	    "                       (as without a topology; leaves still counted)\n");
 }
 
 /* Policies that also choose the estimates: EASY planning with predictions. */
@@ -109,6 +122,9 @@ static int sim_parse_args(int argc, char **argv, struct sim_opts *o)
 	    {"json", no_argument, NULL, 'j'},
 	    {"out", required_argument, NULL, 'o'},
 	    {"no-filter", no_argument, NULL, 'n'},
+	    {"topology", required_argument, NULL, 'T'},
+	    {"node-cpus", required_argument, NULL, 'C'},
+	    {"placement", required_argument, NULL, 'L'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -117,7 +133,7 @@ static int sim_parse_args(int argc, char **argv, struct sim_opts *o)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:P:e:c:jo:nh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:P:e:c:jo:nT:C:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			errno = 0;
@@ -156,6 +172,28 @@ static int sim_parse_args(int argc, char **argv, struct sim_opts *o)
 			break;
 		case 'n':
 			o->no_filter = 1;
+			break;
+		case 'T':
+			o->topology = optarg;
+			break;
+		case 'L':
+			if (strcmp(optarg, "switch") && strcmp(optarg, "index")) {
+				fprintf(stderr,
+				        "rota sim: error: invalid --placement '%s'\n",
+				        optarg);
+				return -1;
+			}
+			o->by_index = !strcmp(optarg, "index");
+			break;
+		case 'C':
+			errno = 0;
+			o->node_cpus = (uint32_t)strtoul(optarg, &end, 10);
+			if (errno || *end || !o->node_cpus || o->node_cpus > 4096) {
+				fprintf(stderr,
+				        "rota sim: error: invalid --node-cpus '%s'\n",
+				        optarg);
+				return -1;
+			}
 			break;
 		case 'h':
 			return 1;
@@ -335,6 +373,16 @@ static void print_json(const struct sim_opts *o, const struct sim_trace *t,
 	                    json_string(predict_correction_name(o->correction)));
 	json_object_set_new(j, "corrections", json_integer((json_int_t)st->corrections));
 	json_object_set_new(j, "passes", json_integer((json_int_t)st->passes));
+	if (o->topology) {
+		json_object_set_new(j, "placement",
+		                    json_string(o->by_index ? "index" : "switch"));
+		json_object_set_new(j, "multi_node_jobs",
+		                    json_integer((json_int_t)st->multi_jobs));
+		json_object_set_new(j, "avg_leaf_switches",
+		                    json_real(st->multi_jobs ? (double)st->multi_leaves /
+		                                                   (double)st->multi_jobs
+		                                             : 0));
+	}
 	text = json_dumps(j, JSON_COMPACT);
 	if (text)
 		printf("%s\n", text);
@@ -364,6 +412,12 @@ static void print_plain(const struct sim_opts *o, const struct sim_trace *t,
 	printf("average bsld:     %.4f (bounded slowdown, %d s)\n", st->avg_bsld,
 	       REPLAY_BSLD_BOUND);
 	printf("makespan:         %" PRId64 " s\n", st->makespan);
+	if (o->topology)
+		printf("leaf switches:    %.3f per multi-node job (%" PRIu64
+		       " jobs; %s, placed by %s)\n",
+		       st->multi_jobs ? (double)st->multi_leaves / (double)st->multi_jobs
+		                      : 0,
+		       st->multi_jobs, o->topology, o->by_index ? "index" : "switch");
 }
 
 static int sim_run(struct sim_opts *o, struct sim_trace *t)
@@ -372,6 +426,7 @@ static int sim_run(struct sim_opts *o, struct sim_trace *t)
 	struct replay_opts ro;
 	struct replay_stats st;
 	struct replay_job *rj;
+	struct sched_topo *topo = NULL;
 	int rc = 1;
 
 	if (trace_read(o->trace, t) < 0)
@@ -385,11 +440,25 @@ static int sim_run(struct sim_opts *o, struct sim_trace *t)
 		return 2;
 	}
 	trace_clean(t, o->procs, o->no_filter);
+	if (o->topology) {
+		uint32_t c = o->node_cpus ? o->node_cpus : 1;
+		if (o->policy != POLICY_CONTROLLER || o->procs % c) {
+			fprintf(stderr,
+			        "rota sim: error: --topology needs --policy "
+			        "controller and --procs a multiple of --node-cpus\n");
+			return 2;
+		}
+		if (!(topo = sim_topo_load(o->topology, (size_t)(o->procs / c))))
+			return 2;
+	}
 	rj = trace_to_replay(t);
 	ro = (struct replay_opts){.procs = o->procs,
 	                          .policy = o->policy,
 	                          .estimates = o->estimates,
-	                          .correction = o->correction};
+	                          .correction = o->correction,
+	                          .topo = topo,
+	                          .node_cpus = o->node_cpus,
+	                          .topo_blind = o->by_index};
 	if (replay_run(&ro, rj, t->n, &st, &err) < 0) {
 		fprintf(stderr, "rota sim: error: %s%s\n", err.text,
 		        o->no_filter ? " (try without --no-filter)" : "");
@@ -404,6 +473,7 @@ static int sim_run(struct sim_opts *o, struct sim_trace *t)
 	rc = 0;
 out:
 	free(rj);
+	sched_topo_destroy(topo);
 	return rc;
 }
 

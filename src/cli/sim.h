@@ -6,4 +6,10 @@
  * (0, 1 on a trace or output error, 2 on a usage error). */
 int cmd_sim(int argc, char **argv);
 
+/* --topology: path's topology.conf (SwitchName= or BlockName= lines) over
+ * nodes n1..n<nnodes>; NULL after printing why.  sim_topo.c. */
+#include <stddef.h>
+struct sched_topo;
+struct sched_topo *sim_topo_load(const char *path, size_t nnodes);
+
 #endif

@@ -101,6 +101,7 @@ struct conf {
 	char *scheduler_type;         /* default sched/backfill */
 	char *scheduler_params;       /* SchedulerParameters, NULL; kill_invalid_depend */
 	char *select_type;            /* default select/cons_tres */
+	char *topology_plugin;        /* NULL: none (topology.conf not read) */
 	char *select_type_parameters; /* default CR_Core_Memory? as written, NULL */
 	char *enforce_part_limits;    /* EnforcePartLimits: NO (default), ALL, ANY, YES */
 	char *priority_type;          /* default priority/basic */

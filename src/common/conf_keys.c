@@ -297,7 +297,7 @@ const struct conf_key conf_keys[] = {
     IGNORE("TCPTimeout"),
     IGNORE("TmpFS"),
     IGNORE("TopologyParam"),
-    IGNORE("TopologyPlugin"),
+    G_STR("TopologyPlugin", topology_plugin, NULL, R),
     IGNORE("TrackWCKey"),
     IGNORE("TreeWidth"),
     IGNORE("UnkillableStepProgram"),

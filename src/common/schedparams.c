@@ -20,6 +20,7 @@ static const struct num_key num_keys[] = {
     {"default_queue_depth", offsetof(struct sched_params, default_queue_depth), 1,
      1000000},
     {"journal_compact_mb", offsetof(struct sched_params, journal_compact_mb), 1, 65536},
+    {"max_switch_wait", offsetof(struct sched_params, max_switch_wait), 0, 100000000},
 };
 
 static void set_num(struct sched_params *sp, const struct num_key *k, const char *v,
@@ -79,6 +80,7 @@ void sched_params_parse(const char *text, struct sched_params *sp)
 	    .bf_yield_interval = 50000,
 	    .default_queue_depth = 100,
 	    .journal_compact_mb = 64,
+	    .max_switch_wait = 300,
 	};
 	while (text && *text) {
 		size_t len = strcspn(text, ",");

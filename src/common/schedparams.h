@@ -41,6 +41,7 @@ struct sched_params {
 	uint32_t bf_yield_interval;   /* microseconds */
 	uint32_t default_queue_depth; /* jobs */
 	uint32_t journal_compact_mb;
+	uint32_t max_switch_wait; /* seconds a job waits for its --switches */
 	int bf_continue;
 	int bf_predict; /* bf_estimate=predict */
 	int kill_invalid_depend;

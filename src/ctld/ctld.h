@@ -28,6 +28,7 @@ struct repl;
 struct old_conf;
 struct assoc_mgr;
 struct step_stats;
+struct ctld_topo;
 
 struct ctld {
 	const struct conf *conf; /* borrowed from main */
@@ -75,6 +76,7 @@ struct ctld {
 	                                  * once it takes over) */
 	time_t bf_last;                  /* the last backfill pass */
 	struct bf_ctld *bf_run;          /* the backfill pass in progress (backfill.c) */
+	struct ctld_topo *topo;          /* topology.conf (topo.h), NULL: none */
 	struct event *bf_ev;             /* its next slice */
 	uint64_t res_gen;                /* bumped when a job takes or frees resources or
 	                                  * a node changes state */

@@ -10,6 +10,7 @@
 #include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/states.h"
+#include "common/schedparams.h"
 #include "common/timefmt.h"
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
@@ -212,6 +213,12 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->mem_per_node = d->mem_per_node;
 	o->mem_per_cpu = d->mem_per_cpu;
 	o->pn_min_cpus = d->pn_min_cpus;
+	o->req_switch = d->req_switch;
+	if (d->req_switch) {
+		struct sched_params sp;
+		sched_params_parse(ctld->conf->scheduler_params, &sp);
+		o->wait4switch = job_switch_wait(job, sp.max_switch_wait);
+	}
 	o->batch_flag = !(d->flags & JOB_F_INTERACTIVE);
 	o->exit_code = job->run->exit_code;
 	o->restart_cnt = job->restart_cnt;

@@ -116,6 +116,14 @@ static inline uint32_t job_min_nodes(const struct job *job)
 	return job->desc.min_nodes == NO_VAL ? 1 : job->desc.min_nodes;
 }
 
+/* Seconds job may wait for its --switches: its @max-time, at most
+ * SchedulerParameters max_switch_wait (max). */
+static inline uint32_t job_switch_wait(const struct job *job, uint32_t max)
+{
+	uint32_t w = job->desc.wait4switch;
+	return w == NO_VAL || w > max ? max : w;
+}
+
 /* job->run, made writable: allocated the first time. */
 struct job_run *job_run_mut(struct job *job);
 /* job->sched, made the first time. */

@@ -18,6 +18,7 @@
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
 #include "ctld/sched_pass.h"
+#include "ctld/topo.h"
 #include "ctld/reconfig.h"
 #include "ctld/repl.h"
 #include "ctld/state.h"
@@ -320,6 +321,8 @@ int main(int argc, char **argv)
 	if (auth_create(conf, AUTH_NEED_KEY, &ctld.auth, &err) < 0)
 		fatal("%s", err.text);
 	node_mgr_create(&ctld, &ctld.nodes);
+	if (ctld_topo_load(conf, ctld.nodes, &ctld.topo, &err) < 0)
+		fatal("%s", err.text);
 	job_mgr_create(&ctld, &ctld.jobs);
 	ctld.assoc = assoc_mgr_create();
 	ctld.predict = predict_create(PREDICT_USER_MEAN2);
@@ -399,6 +402,7 @@ int main(int argc, char **argv)
 	job_list_bufs_free(&ctld);
 	free(ctld.pass_jobs);
 	job_mgr_destroy(ctld.jobs);
+	ctld_topo_destroy(ctld.topo);
 	node_mgr_destroy(ctld.nodes);
 	assoc_mgr_destroy(ctld.assoc);
 	auth_destroy(ctld.auth);

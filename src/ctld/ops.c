@@ -6,6 +6,7 @@
 #include "common/conf.h"
 #include "common/states.h"
 #include "ctld/assoc.h"
+#include "ctld/topo.h"
 #include "ctld/fairshare.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
@@ -112,6 +113,14 @@ static void op_job_complete(struct ctld *ctld, struct caller *who, void **body,
 static void op_config(struct ctld *ctld, struct caller *who, void **body, struct chan *ch)
 {
 	config_info(ctld, who, ch);
+}
+
+static void op_topo_info(struct ctld *ctld, struct caller *who, void **body,
+                         struct chan *ch)
+{
+	(void)who;
+	(void)body;
+	topo_info(ctld, ch);
 }
 
 static void op_node_register(struct ctld *ctld, struct caller *who, void **body,
@@ -262,6 +271,7 @@ static const struct op_entry {
     {MSG_NODE_INFO_REQ, P_USER, op_node_info},
     {MSG_PART_INFO_REQ, P_USER, op_part_info},
     {MSG_CONFIG_REQ, P_USER, op_config},
+    {MSG_TOPO_INFO_REQ, P_USER, op_topo_info},
     {MSG_CANCEL_REQ, P_USER, op_cancel},
     {MSG_JOB_UPDATE_REQ, P_USER, op_job_update},
     {MSG_NODE_UPDATE_REQ, P_ADMIN, op_node_update},

@@ -10,6 +10,7 @@
 #include "ctld/node_mgr.h"
 #include "ctld/reconfig.h"
 #include "ctld/sched_pass.h"
+#include "ctld/topo.h"
 #include "common/common.h"
 
 struct old_conf {
@@ -117,6 +118,7 @@ int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
 	struct conf *nc = NULL;
 	struct node_mgr *nm = NULL;
 	struct old_conf *keep;
+	struct ctld_topo *topo = NULL;
 	size_t n_old = node_mgr_count(ctld->nodes);
 	int *map;
 
@@ -136,7 +138,7 @@ int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
 	map = xcalloc(n_old + 1, sizeof(*map));
 	for (size_t i = 0; i < n_old; i++)
 		map[i] = node_mgr_find(nm, node_mgr_get(ctld->nodes, i)->cfg->name);
-	if (check(ctld, nm, map, err) < 0) {
+	if (check(ctld, nm, map, err) < 0 || ctld_topo_load(nc, nm, &topo, err) < 0) {
 		node_mgr_destroy(nm);
 		conf_destroy(nc);
 		free(map);
@@ -152,6 +154,8 @@ int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
 	listener_remap_nodes(ctld->listener, map, n_old);
 	node_mgr_destroy(ctld->nodes);
 	ctld->nodes = nm;
+	ctld_topo_destroy(ctld->topo);
+	ctld->topo = topo;
 	keep = xcalloc(1, sizeof(*keep));
 	keep->conf = (struct conf *)old;
 	keep->next = ctld->old_confs;

@@ -26,6 +26,7 @@
 #include "ctld/node_gres.h"
 #include "ctld/node_mgr.h"
 #include "ctld/sched_pass.h"
+#include "ctld/topo.h"
 #include "ctld/stats.h"
 #include "sched/pass.h"
 #include "sched/priority.h"
@@ -266,6 +267,10 @@ void sched_pass_job(struct sched_pass *ps, struct job *job, struct sched_job *re
 	ret->part = (uint32_t)sched_pass_part_index(ps->ctld, job->part);
 	job_req(job, &ret->req);
 	job_req_gres(ps, job, &ret->req);
+	ret->req.switches =
+	    job_switch_wait(job, ps->max_switch_wait) > ps->now - job->eligible_time
+	        ? job->desc.req_switch
+	        : 0;
 	ret->nalts = alternatives(job);
 }
 
@@ -529,6 +534,12 @@ void sched_pass_init(struct sched_pass *ps, struct ctld *ctld)
 	if (sched_snap_init(s, node_mgr_count(ctld->nodes), nparts) < 0)
 		fatal("out of memory");
 	s->mem_consumable = conf_mem_consumable(ctld->conf);
+	s->topo = ctld_topo_view(ctld->topo);
+	if (s->topo) {
+		struct sched_params sp;
+		sched_params_parse(ctld->conf->scheduler_params, &sp);
+		ps->max_switch_wait = sp.max_switch_wait;
+	}
 	for (size_t i = 0; i < s->nnodes; i++) {
 		struct node *nd = node_mgr_get(ctld->nodes, i);
 		s->nodes[i].cpus = nd->cpus;

@@ -30,9 +30,10 @@ struct sched_pass {
 	struct assoc_limits *limits; /* what runs per association (NULL: no limit) */
 	struct job **jobs;           /* main pass: the queue, borrowed */
 	time_t now;
-	size_t cur;       /* the queue index running counts for */
-	uint32_t running; /* tasks of cur's array running */
-	int backfill;     /* starts are backfill's (logged so) */
+	size_t cur;               /* the queue index running counts for */
+	uint32_t running;         /* tasks of cur's array running */
+	int backfill;             /* starts are backfill's (logged so) */
+	uint32_t max_switch_wait; /* SchedulerParameters, seconds */
 };
 
 /* A snapshot of the nodes as they are now; release with sched_pass_release. */

@@ -84,7 +84,9 @@
 	F(S, u64, mem_per_gpu, _)     /* --mem-per-gpu, MB; 0 unset */                   \
 	F(S, str, gpu_bind, _)        /* --gpu-bind as given */                          \
 	F(S, u32, gres_flags, _)      /* --gres-flags: GRES_F_* */                       \
-	CONTAINER_FIELDS(F, S)
+	CONTAINER_FIELDS(F, S)                                                           \
+	F(S, u32, req_switch, _)  /* --switches=N: leaf switches at most; 0 none */      \
+	F(S, u32, wait4switch, _) /* ...@max-time, s; NO_VAL: max_switch_wait */
 ROTA_DECLARE(job_desc, JOB_DESC_FIELDS)
 enum gres_flags {
 	GRES_F_ENFORCE_BINDING = 1,
@@ -165,7 +167,9 @@ enum job_flags {
 	F(S, str, mem_per_tres, _)                                                       \
 	F(S, str, tres_gres, _) /* GRES allocated: "gres/gpu=2,gres/gpu:h100=2" */       \
 	/* scontrol -d: per node "Nodes=n1 CPU_IDs=0-1 Mem=0 GRES=gpu:1(IDX:0)\n" */     \
-	F(S, str, node_detail, _)
+	F(S, str, node_detail, _)                                                        \
+	F(S, u32, req_switch, _)  /* --switches: 0 none */                               \
+	F(S, u32, wait4switch, _) /* seconds it may wait for them */
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 ROTA_INDEX(job_info, JOB_INFO_FIELDS)
 _Static_assert(job_info_nfields <= 64, "job_info_req.fields is 64 bits");
@@ -1221,7 +1225,9 @@ ROTA_DECLARE(node_stat_resp, NODE_STAT_RESP_FIELDS)
 	M(MSG_SHARE_RESP, 71, share_resp)                                                \
 	M(MSG_STEP_STAT_REQ, 80, step_stat_req)                                          \
 	M(MSG_STEP_STAT_RESP, 81, step_stat_resp)                                        \
-	M(MSG_NODE_STAT_RESP, 82, node_stat_resp)
+	M(MSG_NODE_STAT_RESP, 82, node_stat_resp)                                        \
+	M(MSG_TOPO_INFO_REQ, 110, empty_msg)    /* scontrol show topology */             \
+	M(MSG_TOPO_INFO_RESP, 111, config_resp) /* key: switch, value: its line */
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) };

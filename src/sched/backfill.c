@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sched/backfill.h"
+#include "sched/topo.h"
 #include "sched/plan.h"
 #include "common/common.h"
 
@@ -59,6 +60,7 @@ struct bf_plan {
 	int64_t *ends; /* distinct hold ends after now, ascending */
 	size_t nends, ends_cap;
 	uint64_t probes;
+	const struct sched_topo *topo; /* borrowed, NULL: none */
 };
 
 struct bf_plan *bf_plan_create(const struct sched_node *nodes, size_t n, int64_t now,
@@ -376,7 +378,7 @@ static int probe(struct bf_plan *bp, const struct sched_node *mask,
 		if (s->usable)
 			node_peak(&bp->nodes[i], t, end, s);
 	}
-	return sched_select(bp->scratch, bp->n, req, out);
+	return sched_select_topo(bp->scratch, bp->n, req, bp->topo, out);
 }
 
 /* Fewest CPUs the job can run on: what the aggregate profile must offer. */
@@ -667,4 +669,9 @@ int bf_plan_earliest(struct bf_plan *bp, const struct sched_node *mask, int grou
 	                     .horizon = horizon};
 
 	return bf_plan_earliest_q(bp, &q, out, ret_start);
+}
+
+void bf_plan_set_topo(struct bf_plan *bp, const struct sched_topo *t)
+{
+	bp->topo = t;
 }

@@ -84,6 +84,10 @@ struct bf_query {
 int bf_plan_earliest_q(struct bf_plan *bp, const struct bf_query *q,
                        struct sched_alloc *out, int64_t *ret_start);
 
+/* Place jobs under topology t (borrowed; NULL: none, the default). */
+struct sched_topo;
+void bf_plan_set_topo(struct bf_plan *bp, const struct sched_topo *t);
+
 /* Node-level tests made so far (for benchmarks and tests). */
 uint64_t bf_plan_probes(const struct bf_plan *bp);
 

@@ -81,6 +81,7 @@ static int plan_build(struct bf_run *r, const struct sched_hold *holds, size_t n
 	r->group = calloc(s->nparts + 1, sizeof(*r->group));
 	if (!r->bp || !r->group)
 		return -ENOMEM;
+	bf_plan_set_topo(r->bp, s->topo);
 	r->ngroups = s->nparts;
 	for (size_t i = 0; i < s->nparts; i++) {
 		r->group[i] =

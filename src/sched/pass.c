@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sched/pass.h"
+#include "sched/topo.h"
 
 int sched_snap_init(struct sched_snap *s, size_t nnodes, size_t nparts)
 {
@@ -58,7 +59,7 @@ int sched_try_place(struct sched_snap *s, const struct sched_ops *ops, void *ctx
 	for (size_t alt = 0; alt < job->nalts; alt++) {
 		int k;
 		ops->mark(ctx, i, alt, s->nodes);
-		k = sched_select(s->nodes, s->nnodes, &job->req, &s->out);
+		k = sched_select_topo(s->nodes, s->nnodes, &job->req, s->topo, &s->out);
 		if (k == 0)
 			return 0;
 		if (k == -EAGAIN)

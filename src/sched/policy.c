@@ -11,6 +11,7 @@ struct policy {
 	int scratch_valid;    /* scratch is what the previous pass left */
 	size_t *order;        /* backfill candidates in the order tried */
 	size_t order_cap;
+	struct sim_nodes *nodes; /* controller on real nodes; NULL: processors */
 };
 
 static const char *const kind_names[] = {
@@ -237,7 +238,12 @@ int policy_schedule(struct policy *pol, struct plan *running,
 	case POLICY_CONSERVATIVE:
 		return conservative_pass(pol, running, pass, queue, n);
 	case POLICY_CONTROLLER:
-		return policy_controller_pass(running, pass, queue, n);
+		return policy_controller_pass(running, pol->nodes, pass, queue, n);
 	}
 	return -EINVAL;
+}
+
+void policy_set_nodes(struct policy *pol, struct sim_nodes *sn)
+{
+	pol->nodes = sn;
 }

@@ -101,7 +101,13 @@ int policy_schedule(struct policy *pol, struct plan *running,
  * (policy.c), and the controller's passes run on the pool as one node per
  * processor (policy_controller.c). */
 int policy_job_start(struct plan *running, int64_t now, struct policy_job *job);
-int policy_controller_pass(struct plan *running, const struct policy_pass *pass,
-                           struct policy_job *queue, size_t n);
+struct sim_nodes;
+int policy_controller_pass(struct plan *running, struct sim_nodes *sn,
+                           const struct policy_pass *pass, struct policy_job *queue,
+                           size_t n);
+
+/* POLICY_CONTROLLER on real nodes (sim_nodes.h, borrowed; NULL: the pool as
+ * processors, the default). */
+void policy_set_nodes(struct policy *pol, struct sim_nodes *sn);
 
 #endif

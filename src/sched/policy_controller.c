@@ -10,6 +10,7 @@
 #include "sched/pass.h"
 #include "sched/plan.h"
 #include "sched/policy.h"
+#include "sched/sim_nodes.h"
 
 struct sim_view {
 	struct plan *running;
@@ -20,6 +21,7 @@ struct sim_view {
 	struct sched_hold
 	    *holds; /* [nholds]: running jobs', then the main pass's starts */
 	size_t nholds;
+	struct sim_nodes *sn; /* --topology: the nodes each job holds; NULL none */
 };
 
 static int sim_admit(void *ctx, size_t i, uint32_t *ret_part)
@@ -37,6 +39,17 @@ static int sim_next(void *ctx, size_t i, struct sched_job *job)
 
 	if (pj->started)
 		return SCHED_SKIP;
+	if (v->sn && sim_nodes_cpus(v->sn) > 1) { /* k tasks of one CPU, packed */
+		*job = (struct sched_job){.part = 0,
+		                          .req = {.min_nodes = 1,
+		                                  .max_nodes = SCHED_UNSET,
+		                                  .num_tasks = pj->procs,
+		                                  .ntasks_per_node = SCHED_UNSET,
+		                                  .cpus_per_task = 1},
+		                          .dur = pj->est,
+		                          .nalts = 1};
+		return SCHED_TRY;
+	}
 	*job = (struct sched_job){.part = 0,
 	                          .req = {.min_nodes = pj->procs,
 	                                  .max_nodes = SCHED_UNSET,
@@ -65,6 +78,11 @@ static int sim_start(void *ctx, size_t i, const struct sched_alloc *a)
 		return -ENOMEM;
 	}
 	v->started++;
+	if (v->sn &&
+	    sim_nodes_take(v->sn, v->queue[i].ref, a, v->now + v->queue[i].est) < 0) {
+		v->failed = 1;
+		return -ENOMEM;
+	}
 	/* the main pass's starts keep their nodes in the backfill run (holds has
 	 * room for every node once) */
 	for (uint32_t k = 0; k < a->nnodes && v->holds; k++)
@@ -140,11 +158,14 @@ static int running_holds(const struct plan *running, int64_t now,
 	return 0;
 }
 
-int policy_controller_pass(struct plan *running, const struct policy_pass *pass,
-                           struct policy_job *queue, size_t n)
+int policy_controller_pass(struct plan *running, struct sim_nodes *sn,
+                           const struct policy_pass *pass, struct policy_job *queue,
+                           size_t n)
 {
 	int64_t total = plan_total(running);
-	struct sim_view v = {.running = running, .queue = queue, .now = pass->now};
+	int64_t nnodes = sn ? (int64_t)sim_nodes_count(sn) : total;
+	struct sim_view v = {
+	    .running = running, .queue = queue, .now = pass->now, .sn = sn};
 	struct sched_hold *holds = calloc((size_t)total + 1, sizeof(*holds));
 	uint32_t *all = calloc((size_t)total + 1, sizeof(*all));
 	struct sched_snap s = {0};
@@ -159,17 +180,22 @@ int policy_controller_pass(struct plan *running, const struct policy_pass *pass,
 		rc = 0; /* nothing ended, nothing arrived: nothing can start */
 		goto out;
 	}
-	if (!holds || !all || sched_snap_init(&s, (size_t)total, 1) < 0)
+	if (!holds || !all || sched_snap_init(&s, (size_t)nnodes, 1) < 0)
 		goto out;
-	for (int64_t k = 0; k < total; k++)
+	for (int64_t k = 0; k < nnodes; k++)
 		all[k] = (uint32_t)k;
-	part = (struct sched_group){all, (size_t)total};
+	part = (struct sched_group){all, (size_t)nnodes};
 	s.parts = &part;
-	running_holds(running, pass->now, holds, &nholds);
-	for (int64_t k = 0; k < total; k++)
-		s.nodes[k] = (struct sched_node){.cpus = 1, .usable = 1};
-	for (size_t h = 0; h < nholds; h++)
-		s.nodes[holds[h].node].alloc_cpus = 1;
+	if (sn) {
+		s.topo = sim_nodes_topo(sn);
+		nholds = sim_nodes_snapshot(sn, s.nodes, holds);
+	} else {
+		running_holds(running, pass->now, holds, &nholds);
+		for (int64_t k = 0; k < total; k++)
+			s.nodes[k] = (struct sched_node){.cpus = 1, .usable = 1};
+		for (size_t h = 0; h < nholds; h++)
+			s.nodes[holds[h].node].alloc_cpus = 1;
+	}
 	for (size_t i = 0; i < n; i++) {
 		queue[i].started = 0;
 		queue[i].start = POLICY_NO_START;

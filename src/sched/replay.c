@@ -4,6 +4,7 @@
 #include "common/error.h"
 #include "sched/plan.h"
 #include "sched/replay.h"
+#include "sched/sim_nodes.h"
 #include "common/common.h"
 
 /* Same-instant events: corrections, then completions, then (from the submit
@@ -33,6 +34,7 @@ struct replay {
 	struct policy *pol;
 	struct predict *pred;
 	struct replay_stats st;
+	struct sim_nodes *nodes; /* opts->topo: what each running job holds */
 };
 
 static int ev_less(const struct replay_event *a, const struct replay_event *b)
@@ -127,6 +129,8 @@ static int on_complete(struct replay *r, int64_t now, size_t j)
 
 	if (end > now && (rc = plan_add(r->running, now, end, -(int64_t)job->procs)) < 0)
 		return rc;
+	if (r->nodes)
+		sim_nodes_end(r->nodes, j);
 	r->unchanged = 0;
 	return predict_record(r->pred, job->user, job->run);
 }
@@ -142,6 +146,8 @@ static int on_correct(struct replay *r, int64_t now, size_t j)
 	if (rc < 0)
 		return rc;
 	r->est[j] = est;
+	if (r->nodes)
+		sim_nodes_extend(r->nodes, j, job->start + est);
 	r->st.corrections++;
 	r->unchanged = 0;
 	if (est < job->run)
@@ -260,6 +266,7 @@ static void replay_release(struct replay *r)
 	plan_destroy(r->running);
 	policy_destroy(r->pol);
 	predict_destroy(r->pred);
+	sim_nodes_destroy(r->nodes);
 }
 
 int replay_run(const struct replay_opts *opts, struct replay_job *jobs, size_t n,
@@ -284,6 +291,18 @@ int replay_run(const struct replay_opts *opts, struct replay_job *jobs, size_t n
 	if ((rc = replay_check(&r, err)) < 0)
 		goto out;
 	predict_set_correction(r.pred, opts->correction);
+	if (opts->topo) {
+		uint32_t c = opts->node_cpus ? opts->node_cpus : 1;
+		r.nodes = sim_nodes_create((size_t)opts->procs / c, c, n, opts->topo,
+		                           opts->topo_blind ? SIM_PLACE_INDEX
+		                                            : SIM_PLACE_SWITCH);
+		if (!r.nodes) {
+			errprintf(err, "out of memory");
+			rc = -ENOMEM;
+			goto out;
+		}
+		policy_set_nodes(r.pol, r.nodes);
+	}
 	while (r.next < n || r.nev) {
 		if ((rc = replay_step(&r)) < 0) {
 			errprintf(err, "scheduling pass failed");
@@ -291,6 +310,8 @@ int replay_run(const struct replay_opts *opts, struct replay_job *jobs, size_t n
 		}
 	}
 	replay_stats(&r);
+	if (r.nodes)
+		sim_nodes_stats(r.nodes, &r.st.multi_jobs, &r.st.multi_leaves);
 	*ret_stats = r.st;
 	rc = 0;
 out:

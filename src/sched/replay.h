@@ -23,6 +23,8 @@
 #include "sched/policy.h"
 #include "sched/predict.h"
 
+struct sched_topo;
+
 struct rota_error;
 
 struct replay_job {
@@ -40,6 +42,11 @@ struct replay_opts {
 	enum policy_kind policy;
 	enum predict_kind estimates;
 	enum predict_correction correction;
+	/* controller policy on nodes of node_cpus CPUs (procs / node_cpus of
+	 * them) under topo (topo.h, borrowed); NULL: the pool as processors */
+	const struct sched_topo *topo;
+	uint32_t node_cpus;
+	int topo_blind; /* place by index anyway (leaves still counted) */
 };
 
 struct replay_stats {
@@ -52,6 +59,9 @@ struct replay_stats {
 	int64_t makespan;   /* last end - first submit */
 	size_t corrections; /* estimates corrected upward */
 	size_t passes;      /* scheduling passes */
+	/* with a topology: jobs placed on more than one node, and the leaf
+	 * switches they spanned in all */
+	uint64_t multi_jobs, multi_leaves;
 };
 
 #define REPLAY_BSLD_BOUND 10

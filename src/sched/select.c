@@ -291,7 +291,13 @@ placed:
 	if ((req->ngres || out->gres) && gres_assign(nodes, req, idle, out) < 0)
 		return -EAGAIN;
 	/* sort by node index (required nodes may have come first) */
-	for (uint32_t a = 1; a < k; a++)
+	sched_alloc_sort(out);
+	return 0;
+}
+
+void sched_alloc_sort(struct sched_alloc *out)
+{
+	for (uint32_t a = 1; a < out->nnodes; a++)
 		for (uint32_t b = a; b > 0 && out->node_idx[b - 1] > out->node_idx[b];
 		     b--) {
 			uint32_t ti = out->node_idx[b];
@@ -313,7 +319,6 @@ placed:
 				memcpy(x - SCHED_GRES_KINDS, tg, sizeof(tg));
 			}
 		}
-	return 0;
 }
 
 /* select_pass_in with its scratch arrays (n entries each). */
@@ -343,4 +348,10 @@ int sched_select(const struct sched_node *nodes, size_t n, const struct sched_re
 	if (select_pass(nodes, n, req, 1, out) == 0)
 		return -EAGAIN;
 	return -EINVAL;
+}
+
+int sched_select_in(const struct sched_node *nodes, size_t n, const struct sched_req *req,
+                    struct sched_alloc *out)
+{
+	return select_pass(nodes, n, req, 0, out);
 }

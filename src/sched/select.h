@@ -63,6 +63,7 @@ struct sched_req {
 	                    * jobs, up to share jobs per core; 0 or 1: no sharing */
 	uint32_t ngres;    /* gres[0..ngres) */
 	struct sched_gres_want gres[SCHED_GRES_WANTS];
+	uint32_t switches; /* --switches: most leaf switches (topo.h); 0 any */
 };
 
 /* Result for one node; caller provides arrays of n entries. */
@@ -83,5 +84,13 @@ struct sched_alloc {
  * on idle nodes). */
 int sched_select(const struct sched_node *nodes, size_t n, const struct sched_req *req,
                  struct sched_alloc *out);
+
+/* One try now, without the checks sched_select() makes first: 0 or -EAGAIN
+ * (topo.c tries the nodes under one switch). */
+int sched_select_in(const struct sched_node *nodes, size_t n, const struct sched_req *req,
+                    struct sched_alloc *out);
+
+/* Put out's entries in node index order. */
+void sched_alloc_sort(struct sched_alloc *out);
 
 #endif

@@ -25,6 +25,8 @@
 #include <stdint.h>
 #include "sched/select.h"
 
+struct sched_topo;
+
 /* A partition: the nodes it holds (indexes into the snapshot). */
 struct sched_group {
 	const uint32_t *members; /* borrowed */
@@ -37,9 +39,10 @@ struct sched_snap {
 	size_t nnodes;
 	const struct sched_group *parts; /* [nparts], borrowed */
 	size_t nparts;
-	int mem_consumable;     /* allocations count memory */
-	struct sched_alloc out; /* room for one allocation (nnodes entries) */
-	uint8_t *blocked;       /* [nparts]: a higher-priority job waits there */
+	int mem_consumable;            /* allocations count memory */
+	struct sched_alloc out;        /* room for one allocation (nnodes entries) */
+	uint8_t *blocked;              /* [nparts]: a higher-priority job waits there */
+	const struct sched_topo *topo; /* switches (topo.h), borrowed; NULL none */
 };
 
 /* One attempt to place a job (or the next task of an array). */
