@@ -38,6 +38,7 @@ struct bf_node {
 	struct bf_event *ev; /* the holds as usage changes in time order */
 	uint32_t nev;
 	int ev_stale; /* a hold was added since ev was built */
+	int gres;     /* some hold has GRES (else their counts are all 0) */
 };
 
 struct bf_group {
@@ -53,6 +54,7 @@ struct bf_plan {
 	int64_t now, res;
 	size_t n;
 	struct sched_node *cap;     /* [n] capacity */
+	uint8_t *cap_gres;          /* [n] the node has GRES */
 	struct sched_node *scratch; /* [n] a probe's view */
 	struct bf_node *nodes;      /* [n] */
 	struct bf_group *groups;
@@ -74,14 +76,17 @@ struct bf_plan *bf_plan_create(const struct sched_node *nodes, size_t n, int64_t
 	bp->res = resolution < 1 ? 1 : resolution;
 	bp->n = n;
 	bp->cap = calloc(n + 1, sizeof(*bp->cap));
+	bp->cap_gres = calloc(n + 1, 1);
 	bp->scratch = calloc(n + 1, sizeof(*bp->scratch));
 	bp->nodes = calloc(n + 1, sizeof(*bp->nodes));
-	if (!bp->cap || !bp->scratch || !bp->nodes) {
+	if (!bp->cap || !bp->cap_gres || !bp->scratch || !bp->nodes) {
 		bf_plan_destroy(bp);
 		return NULL;
 	}
 	if (n)
 		memcpy(bp->cap, nodes, n * sizeof(*nodes));
+	for (size_t i = 0; i < n; i++)
+		bp->cap_gres[i] = gres_any(nodes[i].gres);
 	return bp;
 }
 
@@ -102,6 +107,7 @@ void bf_plan_destroy(struct bf_plan *bp)
 	free(bp->ends);
 	free(bp->nodes);
 	free(bp->scratch);
+	free(bp->cap_gres);
 	free(bp->cap);
 	free(bp);
 }
@@ -294,6 +300,8 @@ int bf_plan_hold_gres(struct bf_plan *bp, uint32_t node, int64_t start, int64_t 
 	}
 	nd->h[nd->n++] = h;
 	nd->ev_stale = 1;
+	if (gres_any(h.gres))
+		nd->gres = 1;
 	return ends_insert(bp, end);
 }
 
@@ -319,6 +327,30 @@ static void node_peak(const struct bf_node *nd, int64_t a, int64_t b,
 {
 	uint32_t pc = 0, pg[SCHED_GRES_KINDS] = {0};
 	uint64_t pm = 0;
+
+	if (!nd->gres) { /* CPUs and memory only: the common case, kept lean */
+		for (uint32_t k = 0; k < nd->n; k++) {
+			const struct bf_hold *h = &nd->h[k];
+			int64_t p;
+			uint32_t c = 0;
+			uint64_t m = 0;
+			if (h->start >= b || h->end <= a)
+				continue;
+			p = h->start > a ? h->start : a;
+			for (uint32_t j = 0; j < nd->n; j++)
+				if (nd->h[j].start <= p && p < nd->h[j].end) {
+					c += nd->h[j].cpus;
+					m += nd->h[j].mem;
+				}
+			if (c > pc)
+				pc = c;
+			if (m > pm)
+				pm = m;
+		}
+		s->alloc_cpus = pc;
+		s->alloc_mem = pm;
+		return;
+	}
 
 	for (uint32_t k = 0; k < nd->n; k++) {
 		const struct bf_hold *h = &nd->h[k];
@@ -357,10 +389,12 @@ static void node_view(const struct bf_plan *bp, size_t i, const struct sched_nod
 	*s = *mask;
 	s->cpus = bp->cap[i].cpus;
 	s->mem = bp->cap[i].mem;
-	memcpy(s->gres, bp->cap[i].gres, sizeof(s->gres));
+	if (bp->cap_gres[i] || gres_any(s->gres) || gres_any(s->gres_alloc)) {
+		memcpy(s->gres, bp->cap[i].gres, sizeof(s->gres));
+		memset(s->gres_alloc, 0, sizeof(s->gres_alloc));
+	}
 	s->alloc_cpus = 0;
 	s->alloc_mem = 0;
-	memset(s->gres_alloc, 0, sizeof(s->gres_alloc));
 	s->shared_cpus = 0; /* the plan does not model shared cores */
 }
 
@@ -459,13 +493,13 @@ static int node_events(struct bf_node *nd)
 		const struct bf_hold *h = &nd->h[j];
 		struct bf_event *up = &e[ne++];
 		*up = (struct bf_event){h->start, h->cpus, (int64_t)h->mem};
-		for (unsigned q = 0; q < SCHED_GRES_KINDS; q++)
+		for (unsigned q = 0; nd->gres && q < SCHED_GRES_KINDS; q++)
 			up->dg[q] = (int32_t)h->gres[q];
 		if (h->end != BF_FOREVER) {
 			struct bf_event *down = &e[ne++];
 			*down = (struct bf_event){h->end, -(int64_t)h->cpus,
 			                          -(int64_t)h->mem};
-			for (unsigned q = 0; q < SCHED_GRES_KINDS; q++)
+			for (unsigned q = 0; nd->gres && q < SCHED_GRES_KINDS; q++)
 				down->dg[q] = -(int32_t)h->gres[q];
 		}
 	}
@@ -495,7 +529,7 @@ static void event_add(const struct bf_event *e, int64_t *uc, int64_t *um, int64_
 {
 	*uc += e->dc;
 	*um += e->dm;
-	for (unsigned q = 0; q < SCHED_GRES_KINDS; q++)
+	for (unsigned q = 0; ug && q < SCHED_GRES_KINDS; q++)
 		ug[q] += e->dg[q];
 }
 
@@ -509,10 +543,12 @@ static int64_t node_fit(struct bf_plan *bp, size_t i, uint64_t c, uint64_t m,
 {
 	struct bf_node *nd = &bp->nodes[i];
 	uint64_t cap_c = bp->cap[i].cpus, cap_m = bp->cap[i].mem;
-	int64_t uc = 0, um = 0, ug[SCHED_GRES_KINDS] = {0}, cand = from;
+	int64_t uc = 0, um = 0, ugv[SCHED_GRES_KINDS] = {0}, cand = from;
+	/* GRES are followed only where the job wants some and holds have them */
+	int64_t *ug = r->ngres && nd->gres ? ugv : NULL;
 	uint32_t k = 0;
 
-	if (c > cap_c || m > cap_m || !gres_fits(bp, i, r, g, ug))
+	if (c > cap_c || m > cap_m || (r->ngres && !gres_fits(bp, i, r, g, ugv)))
 		return BF_FOREVER;
 	if (nd->ev_stale && node_events(nd) < 0)
 		return BF_FOREVER;
@@ -521,7 +557,7 @@ static int64_t node_fit(struct bf_plan *bp, size_t i, uint64_t c, uint64_t m,
 	for (;;) {
 		int64_t next = k < nd->nev ? nd->ev[k].t : BF_FOREVER;
 		int fits = (uint64_t)uc + c <= cap_c && (uint64_t)um + m <= cap_m &&
-		           gres_fits(bp, i, r, g, ug);
+		           (!r->ngres || gres_fits(bp, i, r, g, ugv));
 
 		if (!fits)
 			cand = next;
