@@ -113,11 +113,16 @@ static int bf_next(void *ctx, size_t i, struct sched_job *ret)
 				job_clear_plan(job);
 			return SCHED_SKIP;
 		}
-		if (job->array_rem)
-			r->ps.running = job_array_running(ctld->jobs, job->array_job_id);
+		r->ps.running = NO_VAL; /* counted when first needed */
 	} else if (!job_is_pending(job) || !job->array_rem) {
 		return SCHED_SKIP; /* its last task started */
 	}
+	/* past bf_max_job_test the run tests nothing more: spare the rest (an
+	 * array's running tasks are counted over every job) */
+	if (bf_run_tested(r->run) >= r->sp.bf_max_job_test)
+		return SCHED_SKIP;
+	if (job->array_rem && r->ps.running == NO_VAL)
+		r->ps.running = job_array_running(ctld->jobs, job->array_job_id);
 	if (job->array_rem) {
 		uint32_t throttle = job->array_rem->throttle;
 		int64_t t = arrayspec_first(job->array_rem);
