@@ -36,9 +36,8 @@ struct bf_node {
 	struct bf_hold *h;
 	uint32_t n, cap;
 	struct bf_event *ev; /* the holds as usage changes in time order */
-	uint32_t nev;
-	int ev_stale; /* a hold was added since ev was built */
-	int gres;     /* some hold has GRES (else their counts are all 0) */
+	uint32_t nev, ev_cap;
+	int gres; /* some hold has GRES (else their counts are all 0) */
 };
 
 struct bf_group {
@@ -56,6 +55,9 @@ struct bf_plan {
 	struct sched_node *cap;     /* [n] capacity */
 	uint8_t *cap_gres;          /* [n] the node has GRES */
 	struct sched_node *scratch; /* [n] a probe's view */
+	int64_t *fit_at;            /* [n] a query's earliest start on each node */
+	int64_t *fit_finite;        /* [n] the finite ones, for a selection */
+	uint32_t *few;              /* [n] the nodes a probe looks at */
 	struct bf_node *nodes;      /* [n] */
 	struct bf_group *groups;
 	size_t ngroups;
@@ -79,7 +81,11 @@ struct bf_plan *bf_plan_create(const struct sched_node *nodes, size_t n, int64_t
 	bp->cap_gres = calloc(n + 1, 1);
 	bp->scratch = calloc(n + 1, sizeof(*bp->scratch));
 	bp->nodes = calloc(n + 1, sizeof(*bp->nodes));
-	if (!bp->cap || !bp->cap_gres || !bp->scratch || !bp->nodes) {
+	bp->fit_at = calloc(n + 1, sizeof(*bp->fit_at));
+	bp->fit_finite = calloc(n + 1, sizeof(*bp->fit_finite));
+	bp->few = calloc(n + 1, sizeof(*bp->few));
+	if (!bp->cap || !bp->cap_gres || !bp->scratch || !bp->nodes || !bp->fit_at ||
+	    !bp->fit_finite || !bp->few) {
 		bf_plan_destroy(bp);
 		return NULL;
 	}
@@ -107,6 +113,9 @@ void bf_plan_destroy(struct bf_plan *bp)
 	free(bp->ends);
 	free(bp->nodes);
 	free(bp->scratch);
+	free(bp->fit_at);
+	free(bp->fit_finite);
+	free(bp->few);
 	free(bp->cap_gres);
 	free(bp->cap);
 	free(bp);
@@ -261,6 +270,49 @@ static int ends_insert(struct bf_plan *bp, int64_t end)
 	return 0;
 }
 
+/* Room for a hold's two usage changes in nd->ev. */
+static int node_event_room(struct bf_node *nd)
+{
+	struct bf_event *e;
+	uint32_t cap;
+
+	if (nd->nev + 2 <= nd->ev_cap)
+		return 0;
+	cap = nd->ev_cap ? 2 * nd->ev_cap : 8;
+	e = realloc(nd->ev, cap * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	nd->ev = e;
+	nd->ev_cap = cap;
+	return 0;
+}
+
+/* Insert the usage change of hold h at t (sign +1: it starts, -1: it ends),
+ * keeping nd->ev in time order (the order among equal times does not matter:
+ * node_fit() applies them together).  Room was made by node_event_room(). */
+static void node_event_insert(struct bf_node *nd, const struct bf_hold *h, int64_t t,
+                              int sign)
+{
+	uint32_t lo = 0, hi = nd->nev;
+	struct bf_event *e;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (nd->ev[mid].t <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(nd->ev + lo + 1, nd->ev + lo, (nd->nev - lo) * sizeof(*nd->ev));
+	nd->nev++;
+	e = &nd->ev[lo];
+	e->t = t;
+	e->dc = sign * (int64_t)h->cpus;
+	e->dm = sign * (int64_t)h->mem;
+	for (unsigned q = 0; q < SCHED_GRES_KINDS; q++)
+		e->dg[q] = sign * (int32_t)h->gres[q];
+}
+
 int bf_plan_hold(struct bf_plan *bp, uint32_t node, int64_t start, int64_t end,
                  uint32_t cpus, uint64_t mem)
 {
@@ -298,8 +350,12 @@ int bf_plan_hold_gres(struct bf_plan *bp, uint32_t node, int64_t start, int64_t 
 		nd->h = more;
 		nd->cap = cap;
 	}
+	if (node_event_room(nd) < 0)
+		return -ENOMEM;
 	nd->h[nd->n++] = h;
-	nd->ev_stale = 1;
+	node_event_insert(nd, &h, start, 1);
+	if (end != BF_FOREVER)
+		node_event_insert(nd, &h, end, -1);
 	if (gres_any(h.gres))
 		nd->gres = 1;
 	return ends_insert(bp, end);
@@ -474,41 +530,6 @@ static int group_earliest(const struct bf_group *g, const struct sched_req *req,
 	return 0;
 }
 
-static int cmp_event(const void *a, const void *b)
-{
-	const struct bf_event *x = a, *y = b;
-	return x->t < y->t ? -1 : x->t > y->t;
-}
-
-/* Rebuild a node's usage changes in time order (after holds were added). */
-static int node_events(struct bf_node *nd)
-{
-	struct bf_event *e = realloc(nd->ev, (2 * (size_t)nd->n + 1) * sizeof(*e));
-	uint32_t ne = 0;
-
-	if (!e)
-		return -ENOMEM;
-	nd->ev = e;
-	for (uint32_t j = 0; j < nd->n; j++) {
-		const struct bf_hold *h = &nd->h[j];
-		struct bf_event *up = &e[ne++];
-		*up = (struct bf_event){h->start, h->cpus, (int64_t)h->mem};
-		for (unsigned q = 0; nd->gres && q < SCHED_GRES_KINDS; q++)
-			up->dg[q] = (int32_t)h->gres[q];
-		if (h->end != BF_FOREVER) {
-			struct bf_event *down = &e[ne++];
-			*down = (struct bf_event){h->end, -(int64_t)h->cpus,
-			                          -(int64_t)h->mem};
-			for (unsigned q = 0; nd->gres && q < SCHED_GRES_KINDS; q++)
-				down->dg[q] = -(int32_t)h->gres[q];
-		}
-	}
-	qsort(e, ne, sizeof(*e), cmp_event);
-	nd->nev = ne;
-	nd->ev_stale = 0;
-	return 0;
-}
-
 /* Does node i with ug[] of each GRES kind in use have the one-node job's
  * GRES (g[w]: of want w) free? */
 static int gres_fits(const struct bf_plan *bp, size_t i, const struct sched_req *r,
@@ -550,8 +571,6 @@ static int64_t node_fit(struct bf_plan *bp, size_t i, uint64_t c, uint64_t m,
 
 	if (c > cap_c || m > cap_m || (r->ngres && !gres_fits(bp, i, r, g, ugv)))
 		return BF_FOREVER;
-	if (nd->ev_stale && node_events(nd) < 0)
-		return BF_FOREVER;
 	for (; k < nd->nev && nd->ev[k].t <= from; k++)
 		event_add(&nd->ev[k], &uc, &um, ug);
 	for (;;) {
@@ -568,6 +587,19 @@ static int64_t node_fit(struct bf_plan *bp, size_t i, uint64_t c, uint64_t m,
 		for (; k < nd->nev && nd->ev[k].t == next; k++)
 			event_add(&nd->ev[k], &uc, &um, ug);
 	}
+}
+
+/* node_fit() for c CPUs and m MB the job's tasks need there, or for the
+ * whole node when exclusive (which must still be able to hold them). */
+static int64_t node_fit_job(struct bf_plan *bp, size_t i, uint64_t c, uint64_t m,
+                            int whole, const struct sched_req *r, const uint64_t *g,
+                            int64_t from, int64_t dur)
+{
+	if (!whole)
+		return node_fit(bp, i, c, m, r, g, from, dur);
+	if (c > bp->cap[i].cpus || m > bp->cap[i].mem)
+		return BF_FOREVER;
+	return node_fit(bp, i, bp->cap[i].cpus, bp->cap[i].mem, r, g, from, dur);
 }
 
 /* A job whose tasks may all go on one node: the earliest time one usable node
@@ -601,9 +633,7 @@ static int64_t one_node_earliest(struct bf_plan *bp, const struct bf_query *q,
 			return BF_FOREVER; /* -w: leave it to the general search */
 		if (!q->mask[i].usable)
 			continue;
-		t = r->exclusive ? node_fit(bp, i, bp->cap[i].cpus, bp->cap[i].mem, r, g,
-		                            from, q->dur)
-		                 : node_fit(bp, i, c, m, r, g, from, q->dur);
+		t = node_fit_job(bp, i, c, m, r->exclusive, r, g, from, q->dur);
 		/* earliest, then the lightest node (Weight=), then the first */
 		if (t < best || (t == best && t != BF_FOREVER &&
 		                 q->mask[i].weight < q->mask[best_i].weight)) {
@@ -642,6 +672,147 @@ static int one_node_only(const struct sched_req *r)
 	        (r->num_tasks == SCHED_UNSET && r->max_nodes == SCHED_UNSET));
 }
 
+/* The least a node given to the job must have free: one task's CPUs (all of
+ * --ntasks-per-node's, at least --mincpus), their memory, and the GRES the job
+ * wants on every node or per task (a per-job count may come from other
+ * nodes).  Exclusive jobs take the whole node (*whole). */
+static void node_least(const struct sched_req *r, uint64_t *c, uint64_t *m, uint64_t *g,
+                       int *whole)
+{
+	uint64_t tasks = r->ntasks_per_node != SCHED_UNSET ? r->ntasks_per_node : 1;
+
+	*c = tasks * r->cpus_per_task;
+	if (r->min_cpus > *c)
+		*c = r->min_cpus;
+	*m = r->mem_per_node ? r->mem_per_node : r->mem_per_cpu * *c;
+	for (uint32_t w = 0; w < r->ngres; w++)
+		g[w] = r->gres[w].per_node + r->gres[w].per_task * tasks;
+	*whole = r->exclusive;
+}
+
+/* The k-th smallest (0-based) of v[0..n), k < n; v is reordered.  Hoare's
+ * selection: linear on average, where a sort would be n log n per query. */
+static int64_t kth_smallest(int64_t *v, size_t n, size_t k)
+{
+	long lo = 0, hi = (long)n - 1, want = (long)k;
+
+	while (lo < hi) {
+		int64_t pivot = v[lo + (hi - lo) / 2];
+		long i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				int64_t x = v[i];
+				v[i++] = v[j];
+				v[j--] = x;
+			}
+		}
+		/* v[lo..j] <= pivot, v[i..hi] >= pivot, between them == pivot */
+		if (want <= j)
+			hi = j;
+		else if (want >= i)
+			lo = i;
+		else
+			return v[want];
+	}
+	return v[want];
+}
+
+/* fit_at[i] = the earliest t >= from at which node i can hold node_least()
+ * during the job's whole run (BF_FOREVER: never, or not usable).  No start
+ * before the min_nodes-th smallest is possible (at any earlier time fewer
+ * nodes could take even one task): that time is returned, BF_FOREVER when
+ * fewer nodes ever can. */
+static int64_t nodes_earliest(struct bf_plan *bp, const struct bf_query *q, int64_t from)
+{
+	const struct sched_req *r = q->req;
+	uint64_t c, m, g[SCHED_GRES_WANTS] = {0};
+	size_t nf = 0;
+	int whole;
+
+	node_least(r, &c, &m, g, &whole);
+	for (size_t i = 0; i < bp->n; i++) {
+		int64_t t = BF_FOREVER;
+		if (q->mask[i].usable)
+			t = node_fit_job(bp, i, c, m, whole, r, g, from, q->dur);
+		bp->fit_at[i] = t;
+		if (t != BF_FOREVER)
+			bp->fit_finite[nf++] = t;
+	}
+	if (nf < r->min_nodes)
+		return BF_FOREVER;
+	return kth_smallest(bp->fit_finite, nf, r->min_nodes - 1);
+}
+
+/* probe() over the nodes that could take one of the job's tasks at t
+ * (fit_at[i] <= t) only: the others would not be chosen there.  Under a
+ * topology the placement needs every node's index, so the others are only
+ * marked unusable.  -EINVAL says nothing here (the job may need more nodes
+ * than this subset has); the caller asks probe_idle(). */
+static int probe_few(struct bf_plan *bp, const struct sched_node *mask,
+                     const struct sched_req *req, int64_t t, int64_t dur,
+                     struct sched_alloc *out)
+{
+	int64_t end = dur == BF_FOREVER || t > BF_FOREVER - dur ? BF_FOREVER : t + dur;
+	size_t m = 0;
+	int rc;
+
+	bp->probes++;
+	if (bp->topo) {
+		for (size_t i = 0; i < bp->n; i++) {
+			struct sched_node *s = &bp->scratch[i];
+			node_view(bp, i, &mask[i], s);
+			if (bp->fit_at[i] > t)
+				s->usable = 0;
+			else if (s->usable)
+				node_peak(&bp->nodes[i], t, end, s);
+		}
+		return sched_select_topo(bp->scratch, bp->n, req, bp->topo, out);
+	}
+	for (size_t i = 0; i < bp->n; i++) {
+		struct sched_node *s;
+		if (bp->fit_at[i] > t)
+			continue;
+		s = &bp->scratch[m];
+		node_view(bp, i, &mask[i], s);
+		node_peak(&bp->nodes[i], t, end, s);
+		bp->few[m++] = (uint32_t)i;
+	}
+	if (m < req->min_nodes)
+		return -EAGAIN;
+	rc = sched_select(bp->scratch, m, req, out);
+	if (rc == 0) /* back to node indexes: the map is ascending */
+		for (uint32_t j = 0; j < out->nnodes; j++)
+			out->node_idx[j] = bp->few[out->node_idx[j]];
+	return rc;
+}
+
+/* Could the job run on the usable nodes were they all idle?  0 or -EINVAL. */
+static int probe_idle(struct bf_plan *bp, const struct sched_node *mask,
+                      const struct sched_req *req, struct sched_alloc *out)
+{
+	for (size_t i = 0; i < bp->n; i++)
+		node_view(bp, i, &mask[i], &bp->scratch[i]);
+	if (bp->topo)
+		return sched_select_topo(bp->scratch, bp->n, req, bp->topo, out) ==
+		               -EINVAL
+		           ? -EINVAL
+		           : 0;
+	return sched_select(bp->scratch, bp->n, req, out) == -EINVAL ? -EINVAL : 0;
+}
+
+/* Is any node named (-w)?  Then every probe looks at every node. */
+static int mask_required(const struct bf_plan *bp, const struct sched_node *mask)
+{
+	for (size_t i = 0; i < bp->n; i++)
+		if (mask[i].required)
+			return 1;
+	return 0;
+}
+
 int bf_plan_earliest_q(struct bf_plan *bp, const struct bf_query *q,
                        struct sched_alloc *out, int64_t *ret_start)
 {
@@ -650,6 +821,7 @@ int bf_plan_earliest_q(struct bf_plan *bp, const struct bf_query *q,
 	                               : NULL;
 	int64_t t = q->from > bp->now ? q->from : bp->now, one;
 	size_t node = 0;
+	int few, idle_checked = 0;
 
 	if (q->dur < 1)
 		return -EINVAL;
@@ -665,6 +837,16 @@ int bf_plan_earliest_q(struct bf_plan *bp, const struct bf_query *q,
 		}
 		t = one;
 	}
+	/* each node's earliest start for one task bounds the job's and leaves
+	 * out, at each probe, the nodes that could not take part */
+	few = !mask_required(bp, q->mask);
+	if (few) {
+		int64_t least = nodes_earliest(bp, q, t);
+		if (least == BF_FOREVER)
+			few = 0; /* let the full probe tell never from not yet */
+		else if (least > t)
+			t = least;
+	}
 	for (int tries = 0; tries < BF_MAX_PROBES; tries++) {
 		size_t k;
 		int rc;
@@ -678,10 +860,17 @@ int bf_plan_earliest_q(struct bf_plan *bp, const struct bf_query *q,
 			t = one;
 		if (t > q->horizon)
 			return -EAGAIN;
-		rc = probe(bp, q->mask, q->req, t, q->dur, out);
+		rc = few ? probe_few(bp, q->mask, q->req, t, q->dur, out)
+		         : probe(bp, q->mask, q->req, t, q->dur, out);
 		if (rc == 0) {
 			*ret_start = t;
 			return 0;
+		}
+		if (rc == -EINVAL && few) {
+			if (!idle_checked && probe_idle(bp, q->mask, q->req, out) < 0)
+				return -EINVAL;
+			idle_checked = 1;
+			rc = -EAGAIN;
 		}
 		if (rc == -EINVAL || t == one)
 			return rc == -EINVAL ? -EINVAL : -EAGAIN;

@@ -1,6 +1,7 @@
 /* test_backfill.c - node-level backfill planning (src/sched/backfill.c). */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
@@ -209,6 +210,192 @@ static void test_one_node_sweep(void **state)
 	bf_plan_destroy(bp);
 }
 
+/* Random plans against a brute-force oracle: the earliest start is the first
+ * of now and the holds' ends at which sched_select() places the job on each
+ * node's peak usage over the run.  Catches a pruning step (the aggregate
+ * profiles, the per-node bounds, probing only the nodes that could take a
+ * task) that leaves out a start or a node. */
+#define RN   12
+#define RMAX 64
+struct rhold {
+	uint32_t node, cpus;
+	int64_t start, end;
+	uint64_t mem;
+	uint32_t gres;
+};
+static struct rhold rholds[RMAX * 4];
+static size_t nrholds;
+static uint64_t rstate = 12345;
+
+static uint32_t rnd(uint32_t n)
+{
+	rstate ^= rstate << 13;
+	rstate ^= rstate >> 7;
+	rstate ^= rstate << 17;
+	return (uint32_t)(rstate % n);
+}
+
+static void oracle_view(const struct sched_node *cap, const struct sched_node *mask,
+                        int64_t a, int64_t b, struct sched_node *v)
+{
+	for (size_t i = 0; i < RN; i++) {
+		v[i] = mask[i];
+		v[i].cpus = cap[i].cpus;
+		v[i].mem = cap[i].mem;
+		v[i].gres[0] = cap[i].gres[0];
+		v[i].alloc_cpus = 0;
+		v[i].alloc_mem = 0;
+		v[i].gres_alloc[0] = 0;
+		for (size_t h = 0; h < nrholds; h++) {
+			const struct rhold *x = &rholds[h];
+			int64_t p = x->start > a ? x->start : a;
+			uint32_t c = 0, g = 0;
+			uint64_t m = 0;
+			if (x->node != i || x->start >= b || x->end <= a)
+				continue;
+			for (size_t k = 0; k < nrholds; k++)
+				if (rholds[k].node == i && rholds[k].start <= p &&
+				    p < rholds[k].end) {
+					c += rholds[k].cpus;
+					m += rholds[k].mem;
+					g += rholds[k].gres;
+				}
+			if (c > v[i].alloc_cpus)
+				v[i].alloc_cpus = c;
+			if (m > v[i].alloc_mem)
+				v[i].alloc_mem = m;
+			if (g > v[i].gres_alloc[0])
+				v[i].gres_alloc[0] = g;
+		}
+	}
+}
+
+static int oracle(const struct sched_node *cap, const struct sched_node *mask,
+                  const struct sched_req *req, int64_t dur, int64_t *ret)
+{
+	struct sched_node v[RN];
+	uint32_t oi[RN], oc[RN], ot[RN];
+	uint64_t om[RN];
+	struct sched_alloc o = {.node_idx = oi, .cpus = oc, .tasks = ot, .mem = om};
+	int64_t best = INT64_MAX;
+	int rc;
+
+	oracle_view(cap, mask, NOW, NOW + 1, v);
+	for (size_t i = 0; i < RN; i++)
+		v[i].alloc_cpus = v[i].alloc_mem = v[i].gres_alloc[0] = 0;
+	if (sched_select(v, RN, req, &o) == -EINVAL)
+		return -EINVAL;
+	for (size_t h = 0; h <= nrholds; h++) {
+		int64_t t = h == nrholds ? NOW : rholds[h].end;
+		if (t < NOW || t >= best || t == BF_FOREVER)
+			continue;
+		oracle_view(cap, mask, t, t + dur, v);
+		rc = sched_select(v, RN, req, &o);
+		if (rc == 0)
+			best = t;
+	}
+	if (best == INT64_MAX)
+		return -EAGAIN;
+	*ret = best;
+	return 0;
+}
+
+/* What a failing case was, to replay it by hand. */
+static void dump_case(int round, int q, const struct sched_req *r, int64_t dur,
+                      const struct sched_node *cap, const struct sched_node *mask)
+{
+	fprintf(stderr,
+	        "round %d query %d: -N%u ntasks %u per-node %u cpt %u mem/cpu %lu "
+	        "excl %d gres/node %u dur %ld\n",
+	        round, q, r->min_nodes, r->num_tasks, r->ntasks_per_node,
+	        r->cpus_per_task, (unsigned long)r->mem_per_cpu, r->exclusive,
+	        r->ngres ? r->gres[0].per_node : 0, (long)dur);
+	for (size_t i = 0; i < RN; i++)
+		fprintf(stderr, "  node %zu: %u CPUs %u GPUs usable %d required %d\n", i,
+		        cap[i].cpus, cap[i].gres[0], mask[i].usable, mask[i].required);
+	for (size_t h = 0; h < nrholds; h++)
+		fprintf(stderr, "  hold node %u: %u CPUs %lu MB %u GPUs [%ld, %ld)\n",
+		        rholds[h].node, rholds[h].cpus, (unsigned long)rholds[h].mem,
+		        rholds[h].gres, (long)rholds[h].start, (long)rholds[h].end);
+}
+
+static void test_random_plans_match_oracle(void **state)
+{
+	struct sched_node cap[RN], mask[RN];
+	uint32_t members[RN], oi[RN], oc[RN], ot[RN], og[RN * SCHED_GRES_KINDS];
+	uint64_t om[RN];
+	struct sched_alloc o = {
+	    .node_idx = oi, .cpus = oc, .tasks = ot, .mem = om, .gres = og};
+	int checked = 0;
+
+	for (int round = 0; round < 200; round++) {
+		struct bf_plan *bp;
+		int grouped = round % 2;
+
+		nrholds = 0;
+		for (size_t i = 0; i < RN; i++) {
+			cap[i] = (struct sched_node){
+			    .cpus = 4 + 4 * rnd(3), .mem = 1000, .usable = 1};
+			cap[i].gres[0] = rnd(3) ? 0 : 4;
+			members[i] = (uint32_t)i;
+		}
+		bp = bf_plan_create(cap, RN, NOW, 1);
+		assert_non_null(bp);
+		if (grouped)
+			assert_int_equal(bf_plan_add_group(bp, members, RN), 0);
+		for (int q = 0; q < RMAX; q++) {
+			struct sched_req r = {.min_nodes = 1 + rnd(4),
+			                      .max_nodes = SCHED_UNSET,
+			                      .num_tasks = SCHED_UNSET,
+			                      .ntasks_per_node = SCHED_UNSET,
+			                      .cpus_per_task = 1 + rnd(3),
+			                      .mem_per_cpu = rnd(2) ? 0 : 50 * rnd(4)};
+			int64_t dur = 10 + rnd(300), t = -1, want = -1;
+			int rc, orc;
+
+			if (rnd(3) == 0)
+				r.ntasks_per_node = 1 + rnd(4);
+			else if (rnd(2))
+				r.num_tasks = r.min_nodes + rnd(8);
+			if (rnd(5) == 0)
+				r.exclusive = 1;
+			if (rnd(4) == 0) {
+				r.ngres = 1;
+				r.gres[0] = (struct sched_gres_want){
+				    .kinds = 1, .per_node = 1 + rnd(3)};
+			}
+			for (size_t i = 0; i < RN; i++) {
+				mask[i] = cap[i];
+				mask[i].usable = rnd(8) != 0;
+			}
+			if (rnd(10) == 0) /* -w: one named node */
+				mask[rnd(RN)].required = 1;
+			rc = bf_plan_earliest(bp, mask, grouped ? 0 : -1, &r, dur,
+			                      BF_FOREVER - 1, &o, &t);
+			orc = oracle(cap, mask, &r, dur, &want);
+			if (rc != orc || (rc == 0 && t != want))
+				dump_case(round, q, &r, dur, cap, mask);
+			assert_int_equal(rc, orc);
+			if (rc < 0)
+				continue;
+			assert_int_equal(t, want);
+			checked++;
+			/* hold it, as the driver does, on both sides */
+			assert_int_equal(bf_plan_hold_alloc(bp, &o, t, t + dur), 0);
+			for (uint32_t j = 0; j < o.nnodes; j++)
+				rholds[nrholds++] = (struct rhold){
+				    .node = oi[j],
+				    .cpus = oc[j],
+				    .start = t,
+				    .end = t + dur,
+				    .mem = om[j],
+				    .gres = og[(size_t)j * SCHED_GRES_KINDS]};
+		}
+		bf_plan_destroy(bp);
+	}
+	assert_true(checked > 1000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +407,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_memory_blocks, setup),
 	    cmocka_unit_test_setup(test_unusable_nodes_ignored, setup),
 	    cmocka_unit_test_setup(test_one_node_sweep, setup),
+	    cmocka_unit_test(test_random_plans_match_oracle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
