@@ -373,9 +373,11 @@ static void apply_update_desc(struct ctld *ctld, const struct ev_update *ev,
 	nd.env = env;
 	nd.argv = argv;
 	job->desc = nd;
-	if (job->sched) { /* parsed again from the new -C */
+	if (job->sched) { /* parsed again from the new -C, --gres, ... */
 		constraint_destroy(job->sched->constraint);
 		job->sched->constraint = NULL;
+		free(job->sched->req);
+		job->sched->req = NULL;
 	}
 	job_clear_plan(job);
 	job->part = node_mgr_part_find(ctld->nodes, job->desc.partition);

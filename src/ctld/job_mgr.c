@@ -123,6 +123,7 @@ void job_sched_clear(struct job *job)
 	free(s->unavail_nodes);
 	free(s->reason_detail);
 	constraint_destroy(s->constraint);
+	free(s->req);
 	free(s);
 	job->sched = NULL;
 }
@@ -559,6 +560,26 @@ static void submit_durable(void *arg, int rc)
 	free(r);
 }
 
+int job_desc_req(const struct gres_kinds *gk, const struct job_desc *d,
+                 struct sched_req *r, struct rota_error *err)
+{
+	*r = (struct sched_req){
+	    .min_nodes = d->min_nodes == NO_VAL ? 1 : d->min_nodes,
+	    .max_nodes = d->max_nodes == NO_VAL ? SCHED_UNSET : d->max_nodes,
+	    .num_tasks = d->num_tasks == NO_VAL ? SCHED_UNSET : d->num_tasks,
+	    .ntasks_per_node =
+	        d->ntasks_per_node == NO_VAL ? SCHED_UNSET : d->ntasks_per_node,
+	    .cpus_per_task = d->cpus_per_task == NO_VAL ? 1 : d->cpus_per_task,
+	    .mem_per_node = d->mem_per_node == NO_VAL64 ? 0 : d->mem_per_node,
+	    .mem_per_cpu = d->mem_per_cpu == NO_VAL64 ? 0 : d->mem_per_cpu,
+	    .exclusive = !!(d->flags & JOB_F_EXCLUSIVE),
+	    .min_cpus = d->pn_min_cpus == NO_VAL ? 0 : d->pn_min_cpus,
+	};
+	if (!d->gres && !d->gpus && !d->gpus_per_node && !d->gpus_per_task &&
+	    !d->gpus_per_socket)
+		return 0;
+	return gres_use_wants(gk, d, r, err);
+}
 /* Could the request ever run in the partition (every node idle and up, with
  * the features of some alternative of the constraint cons, which may be
  * NULL)? */
@@ -572,23 +593,12 @@ static int job_desc_fits(struct ctld *ctld, const struct part *p,
 	                          .cpus = u32 + p->nnodes + 1,
 	                          .tasks = u32 + 2 * (p->nnodes + 1),
 	                          .mem = mem};
-	struct sched_req req = {
-	    .min_nodes = d->min_nodes == NO_VAL ? 1 : d->min_nodes,
-	    .max_nodes = d->max_nodes == NO_VAL ? SCHED_UNSET : d->max_nodes,
-	    .num_tasks = d->num_tasks == NO_VAL ? SCHED_UNSET : d->num_tasks,
-	    .ntasks_per_node =
-	        d->ntasks_per_node == NO_VAL ? SCHED_UNSET : d->ntasks_per_node,
-	    .cpus_per_task = d->cpus_per_task == NO_VAL ? 1 : d->cpus_per_task,
-	    .mem_per_node = d->mem_per_node == NO_VAL64 ? 0 : d->mem_per_node,
-	    .mem_per_cpu = d->mem_per_cpu == NO_VAL64 ? 0 : d->mem_per_cpu,
-	    .exclusive = !!(d->flags & JOB_F_EXCLUSIVE),
-	    .min_cpus = d->pn_min_cpus == NO_VAL ? 0 : d->pn_min_cpus,
-	};
+	struct sched_req req;
 	size_t alts = cons ? constraint_alternatives(cons) : 1;
 	int rc = -EINVAL;
 
-	/* checked by job_desc_gres before */
-	if (gres_use_wants(node_mgr_gres_kinds(ctld->nodes), d, &req, NULL) < 0)
+	/* GRES checked by job_desc_gres before */
+	if (job_desc_req(node_mgr_gres_kinds(ctld->nodes), d, &req, NULL) < 0)
 		alts = 0;
 
 	for (size_t alt = 0; alt < alts && rc == -EINVAL; alt++) {
@@ -711,7 +721,7 @@ static int job_desc_gres(const struct ctld *ctld, const struct part *p,
 {
 	struct gres_item items[GRES_MAX_ITEMS];
 	struct rota_error err = {{0}};
-	struct sched_req r = {.min_nodes = 1, .cpus_per_task = 1};
+	struct sched_req r;
 	size_t n = 0;
 	const char *gpu_opts[] = {d->gpus, d->gpus_per_node, d->gpus_per_task,
 	                          d->gpus_per_socket};
@@ -757,7 +767,7 @@ static int job_desc_gres(const struct ctld *ctld, const struct part *p,
 			return -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	}
 	/* too many items for the scheduler to tell apart */
-	if (n && gres_use_wants(node_mgr_gres_kinds(ctld->nodes), d, &r, &err) < 0) {
+	if (n && job_desc_req(node_mgr_gres_kinds(ctld->nodes), d, &r, &err) < 0) {
 		log_info("submit rejected: %s", err.text);
 		return -ESLURM_INVALID_GRES;
 	}

@@ -74,6 +74,10 @@ struct job_sched {
 	char *unavail_nodes;
 	char *reason_detail;           /* owned: shown after the reason */
 	struct constraint *constraint; /* owned: desc.features parsed, lazily */
+	/* owned: a GRES job's request of sched_select (job_desc_req), made
+	 * once for the node configuration of generation req_gen */
+	struct sched_req *req;
+	uint32_t req_gen;
 };
 
 enum job_list_on { JOB_ON_NONE, JOB_ON_ACTIVE, JOB_ON_WAITING };
@@ -123,6 +127,16 @@ static inline uint32_t job_switch_wait(const struct job *job, uint32_t max)
 	uint32_t w = job->desc.wait4switch;
 	return w == NO_VAL || w > max ? max : w;
 }
+
+/* What the request d makes of sched_select(), from d alone (the partition's
+ * OverSubscribe is the caller's): nodes, tasks, CPUs, memory and the GRES
+ * wants in the node manager's kinds gk.  Returns 0, or -EINVAL with err set
+ * (err may be NULL) for GRES the kinds cannot express. */
+struct gres_kinds;
+struct sched_req;
+struct rota_error;
+int job_desc_req(const struct gres_kinds *gk, const struct job_desc *d,
+                 struct sched_req *r, struct rota_error *err);
 
 /* job->run, made writable: allocated the first time. */
 struct job_run *job_run_mut(struct job *job);

@@ -27,6 +27,7 @@ struct node_mgr {
 	int32_t *by_name; /* [hsize] open addressing: node index or -1 */
 	size_t hsize;     /* a power of two > 2 * count */
 	struct gres_kinds kinds;
+	uint32_t gen; /* this configuration's number */
 };
 
 static size_t name_hash(const char *s)
@@ -59,6 +60,7 @@ int node_mgr_create(struct ctld *ctld, struct node_mgr **ret)
 	const struct conf *conf = ctld->conf;
 	struct node_mgr *nm = xcalloc(1, sizeof(*nm));
 
+	nm->gen = ctld->nodes ? ctld->nodes->gen + 1 : 1; /* reconfigure: the old one */
 	nm->count = conf->node_count;
 	nm->nodes = xcalloc(nm->count ? nm->count : 1, sizeof(struct node));
 	for (size_t i = 0; i < nm->count; i++) {
@@ -126,6 +128,11 @@ void node_mgr_destroy(struct node_mgr *nm)
 	free(nm->parts);
 	free(nm->nodes);
 	free(nm);
+}
+
+uint32_t node_mgr_generation(const struct node_mgr *nm)
+{
+	return nm->gen;
 }
 
 const struct gres_kinds *node_mgr_gres_kinds(const struct node_mgr *nm)

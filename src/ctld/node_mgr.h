@@ -81,6 +81,9 @@ size_t node_mgr_part_count(const struct node_mgr *nm);
 
 /* The cluster's GRES kinds (gres_use.h), from the nodes' Gres=. */
 const struct gres_kinds *node_mgr_gres_kinds(const struct node_mgr *nm);
+/* A number that changes with each configuration (reconfigure makes a new
+ * node manager): what was derived from the old one's GRES kinds is stale. */
+uint32_t node_mgr_generation(const struct node_mgr *nm);
 struct part *node_mgr_part(struct node_mgr *nm, size_t i);
 struct part *node_mgr_part_find(struct node_mgr *nm, const char *name);
 struct part *node_mgr_part_default(struct node_mgr *nm);

@@ -189,23 +189,44 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 	hostlist_free(exc);
 }
 
-static void job_req(const struct job *job, struct sched_req *r)
+static int job_req_has_gres(const struct job *job)
 {
 	const struct job_desc *d = &job->desc;
+
+	return d->gres || d->gpus || d->gpus_per_node || d->gpus_per_task ||
+	       d->gpus_per_socket;
+}
+
+/* The job's request of sched_select(): from its description (job_desc_req:
+ * kept on a GRES job, whose wants take parsing, until its description or the
+ * configuration changes), with its partition's OverSubscribe. */
+static void job_req(struct sched_pass *ps, struct job *job, struct sched_req *r)
+{
+	const struct job_desc *d = &job->desc;
+	const struct node_mgr *nm = ps->ctld->nodes;
+	struct job_sched *s = job->sched;
 	uint32_t jobs;
 
-	r->min_nodes = job_min_nodes(job);
-	r->max_nodes = d->max_nodes == NO_VAL ? SCHED_UNSET : d->max_nodes;
-	r->num_tasks = d->num_tasks == NO_VAL ? SCHED_UNSET : d->num_tasks;
-	r->ntasks_per_node =
-	    d->ntasks_per_node == NO_VAL ? SCHED_UNSET : d->ntasks_per_node;
-	r->cpus_per_task = d->cpus_per_task == NO_VAL ? 1 : d->cpus_per_task;
-	r->mem_per_node = d->mem_per_node == NO_VAL64 ? 0 : d->mem_per_node;
-	r->mem_per_cpu = d->mem_per_cpu == NO_VAL64 ? 0 : d->mem_per_cpu;
-	r->exclusive = !!(d->flags & JOB_F_EXCLUSIVE) ||
-	               part_oversub(job->part, &jobs) == PART_OVERSUB_EXCLUSIVE;
+	if (!job_req_has_gres(job)) {
+		job_desc_req(NULL, d, r, NULL);
+	} else if (s && s->req && s->req_gen == node_mgr_generation(nm)) {
+		*r = *s->req;
+	} else {
+		/* checked at submit; a reconfiguration may have taken a kind
+		 * away since: then nothing fits it */
+		if (job_desc_req(node_mgr_gres_kinds(nm), d, r, NULL) < 0) {
+			r->ngres = 1;
+			r->gres[0] = (struct sched_gres_want){.kinds = 0, .per_node = 1};
+		}
+		s = job_sched_mut(job);
+		if (!s->req)
+			s->req = xmalloc(sizeof(*s->req));
+		*s->req = *r;
+		s->req_gen = node_mgr_generation(nm);
+	}
+	r->exclusive =
+	    r->exclusive || part_oversub(job->part, &jobs) == PART_OVERSUB_EXCLUSIVE;
 	r->share = r->exclusive ? 1 : part_job_share(job->part, d->flags);
-	r->min_cpus = d->pn_min_cpus == NO_VAL ? 0 : d->pn_min_cpus;
 }
 
 /* The devices for take[] on n: those with the most free CPUs near them
@@ -239,34 +260,10 @@ static char *gres_pick_near(struct ctld *ctld, const struct node *n, const uint3
 	return out;
 }
 
-static int job_req_has_gres(const struct job *job)
-{
-	const struct job_desc *d = &job->desc;
-
-	return d->gres || d->gpus || d->gpus_per_node || d->gpus_per_task ||
-	       d->gpus_per_socket;
-}
-
-/* The job's GRES (checked at submit; a reconfiguration may have taken a kind
- * away since: then nothing fits it). */
-static void job_req_gres(struct sched_pass *ps, const struct job *job,
-                         struct sched_req *r)
-{
-	const struct job_desc *d = &job->desc;
-
-	if (!job_req_has_gres(job))
-		return;
-	if (gres_use_wants(node_mgr_gres_kinds(ps->ctld->nodes), d, r, NULL) < 0) {
-		r->ngres = 1;
-		r->gres[0] = (struct sched_gres_want){.kinds = 0, .per_node = 1};
-	}
-}
-
 void sched_pass_job(struct sched_pass *ps, struct job *job, struct sched_job *ret)
 {
 	ret->part = (uint32_t)sched_pass_part_index(ps->ctld, job->part);
-	job_req(job, &ret->req);
-	job_req_gres(ps, job, &ret->req);
+	job_req(ps, job, &ret->req);
 	ret->req.switches =
 	    job_switch_wait(job, ps->max_switch_wait) > ps->now - job->eligible_time
 	        ? job->desc.req_switch

@@ -137,6 +137,23 @@ def test_two_servers_four_gpus_each(gc):
         assert gpus(job) == [0, 1, 2, 3] and cvd == step == job and on == "4"
 
 
+def test_updated_request_scheduled_anew(gc):
+    """A waiting GPU job's request is parsed once and kept, until it changes:
+    after `scontrol update NumNodes=2` the job asks for 2 nodes of 4 GPUs,
+    not the 3 it was submitted with."""
+    c = gc
+    busy = c.sbatch("-w", "node01", "--gres=gpu:1", "--wrap", "sleep 60")
+    c.wait_running(busy)
+    wide = c.sbatch("-N3", "--gpus-per-node=4", "--wrap", "sleep 30")
+    time.sleep(2)  # scheduled (and its request kept) at least once
+    assert c.job_state(wide) == "PENDING"
+    assert c.job_field(wide, "Reason") in ("Resources", "Priority")
+    c.run(["scontrol", "update", f"JobId={wide}", "NumNodes=2"], check=True)
+    c.wait_running(wide)
+    assert c.job_field(wide, "NodeList") == "node[02-03]"
+    assert c.job_field(wide, "NumNodes") == "2"
+
+
 def test_gpus_per_job_and_per_task(gc):
     """--gpus=6 over two nodes gives 6 in all; --gpus-per-task=1 with
     --cpus-per-gpu=2 gives each task a GPU and two CPUs."""
