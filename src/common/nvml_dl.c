@@ -16,9 +16,29 @@ struct nvml_pci {
 	char bus_id[32];
 };
 
-#define NVML_NAME_LEN  96
-#define NVML_LINKS_MAX 18 /* NVML_NVLINK_MAX_LINKS */
-#define CPUSET_WORDS   (GRES_CORES_MAX / (8 * sizeof(unsigned long)))
+/* nvmlUtilization_t, nvmlMemory_t, nvmlProcessInfo_v1_t and _v2_t (the
+ * _v2 and _v3 functions' entries: two more unsigned ints) */
+struct nvml_util {
+	unsigned int gpu, memory;
+};
+struct nvml_mem {
+	unsigned long long total, free, used;
+};
+struct nvml_proc_v1 {
+	unsigned int pid;
+	unsigned long long used;
+};
+struct nvml_proc_v2 {
+	unsigned int pid;
+	unsigned long long used;
+	unsigned int gpu_instance, compute_instance;
+};
+
+#define NVML_ERROR_INSUFFICIENT_SIZE 7
+#define NVML_VALUE_NOT_AVAILABLE     (~0ULL)
+#define NVML_NAME_LEN                96
+#define NVML_LINKS_MAX               18 /* NVML_NVLINK_MAX_LINKS */
+#define CPUSET_WORDS                 (GRES_CORES_MAX / (8 * sizeof(unsigned long)))
 
 struct nvml_lib {
 	void *h;
@@ -33,6 +53,11 @@ struct nvml_lib {
 	nvml_ret (*pci)(nvml_dev d, struct nvml_pci *pci);
 	nvml_ret (*link_state)(nvml_dev d, unsigned int link, int *active);
 	nvml_ret (*link_pci)(nvml_dev d, unsigned int link, struct nvml_pci *pci);
+	/* for a watch (optional: without them no figure) */
+	nvml_ret (*procs)(nvml_dev d, unsigned int *n, void *infos);
+	size_t proc_size; /* of one entry of procs' infos */
+	nvml_ret (*util)(nvml_dev d, struct nvml_util *u);
+	nvml_ret (*mem)(nvml_dev d, struct nvml_mem *m);
 };
 
 void nvml_type_name(const char *name, const char *node_gres, char *type)
@@ -86,6 +111,18 @@ static int lib_open(struct nvml_lib *l, struct rota_error *err)
 	*(void **)&l->pci = dlsym(l->h, "nvmlDeviceGetPciInfo_v3");
 	*(void **)&l->link_state = dlsym(l->h, "nvmlDeviceGetNvLinkState");
 	*(void **)&l->link_pci = dlsym(l->h, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+	/* the newest process list the library has (the entry grew in _v2) */
+	*(void **)&l->procs = dlsym(l->h, "nvmlDeviceGetComputeRunningProcesses_v3");
+	l->proc_size = sizeof(struct nvml_proc_v2);
+	if (!l->procs)
+		*(void **)&l->procs =
+		    dlsym(l->h, "nvmlDeviceGetComputeRunningProcesses_v2");
+	if (!l->procs) {
+		*(void **)&l->procs = dlsym(l->h, "nvmlDeviceGetComputeRunningProcesses");
+		l->proc_size = sizeof(struct nvml_proc_v1);
+	}
+	*(void **)&l->util = dlsym(l->h, "nvmlDeviceGetUtilizationRates");
+	*(void **)&l->mem = dlsym(l->h, "nvmlDeviceGetMemoryInfo");
 	if (!l->init || !l->shutdown || !l->count || !l->handle || !l->name ||
 	    !l->minor || !l->affinity) {
 		dlclose(l->h);
@@ -186,4 +223,160 @@ int nvml_detect(struct gres_inv *inv, const char *node_gres, struct rota_error *
 	l.shutdown();
 	dlclose(l.h);
 	return rc < 0 ? rc : (int)n;
+}
+
+struct nvml_watch {
+	struct nvml_lib l;
+	nvml_dev dev[GRES_DEVS_MAX];
+	size_t n;
+	void *infos; /* room for cap process entries */
+	unsigned int cap;
+};
+
+/* The NVML device of ref: by minor number where one has it, else by index. */
+static int watch_find(struct nvml_watch *w, const struct nvml_gpu_ref *ref,
+                      unsigned int count, nvml_dev *ret)
+{
+	for (unsigned int i = 0; ref->minor >= 0 && i < count; i++) {
+		unsigned int minor;
+		nvml_dev d;
+
+		if (w->l.handle(i, &d) == 0 && w->l.minor(d, &minor) == 0 &&
+		    minor == (unsigned int)ref->minor) {
+			*ret = d;
+			return 0;
+		}
+	}
+	if (ref->index >= count || w->l.handle(ref->index, ret) != 0)
+		return -EIO;
+	return 0;
+}
+
+int nvml_watch_create(const struct nvml_gpu_ref *refs, size_t n, struct nvml_watch **ret,
+                      struct rota_error *err)
+{
+	struct nvml_watch *w;
+	unsigned int count = 0;
+	int rc;
+
+	if (n > GRES_DEVS_MAX)
+		return errprintf(err, "NVML: %zu GPUs, more than %d", n, GRES_DEVS_MAX),
+		       -E2BIG;
+	if (!(w = calloc(1, sizeof(*w))))
+		return -ENOMEM;
+	if ((rc = lib_open(&w->l, err)) < 0) {
+		free(w);
+		return rc;
+	}
+	if (w->l.init() != 0) {
+		dlclose(w->l.h);
+		free(w);
+		return errprintf(err, "NVML: initialisation failed"), -EIO;
+	}
+	rc =
+	    w->l.count(&count) != 0 ? (errprintf(err, "NVML: no device count"), -EIO) : 0;
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if (watch_find(w, &refs[i], count, &w->dev[i]) < 0)
+			rc = (errprintf(err, "NVML: no GPU %u (minor number %d)",
+			                refs[i].index, refs[i].minor),
+			      -EIO);
+	if (rc < 0) {
+		nvml_watch_destroy(w);
+		return rc;
+	}
+	w->n = n;
+	*ret = w;
+	return 0;
+}
+
+/* The pid and memory of process entry i of w->infos. */
+static void proc_entry(const struct nvml_watch *w, unsigned int i, unsigned int *pid,
+                       unsigned long long *used)
+{
+	const char *e = (const char *)w->infos + (size_t)i * w->l.proc_size;
+
+	if (w->l.proc_size == sizeof(struct nvml_proc_v1)) {
+		*pid = ((const struct nvml_proc_v1 *)(const void *)e)->pid;
+		*used = ((const struct nvml_proc_v1 *)(const void *)e)->used;
+	} else {
+		*pid = ((const struct nvml_proc_v2 *)(const void *)e)->pid;
+		*used = ((const struct nvml_proc_v2 *)(const void *)e)->used;
+	}
+}
+
+/* The memory pids hold on d; -1 when NVML has no process list for it. */
+static int64_t watch_proc_mem(struct nvml_watch *w, nvml_dev d, const pid_t *pids,
+                              size_t npids)
+{
+	unsigned int n = w->cap;
+	nvml_ret r;
+	int64_t sum = 0;
+
+	if (!w->l.procs)
+		return -1;
+	while ((r = w->l.procs(d, &n, w->infos)) == NVML_ERROR_INSUFFICIENT_SIZE &&
+	       n > w->cap && n <= 65536) {
+		void *more = realloc(w->infos, (size_t)(n + 16) * w->l.proc_size);
+		if (!more)
+			return -1;
+		w->infos = more;
+		w->cap = n += 16;
+	}
+	if (r != 0) /* not supported (or failing): the GPU's memory in all */
+		return -1;
+	for (unsigned int i = 0; i < n && i < w->cap; i++) {
+		unsigned long long used;
+		unsigned int pid;
+
+		proc_entry(w, i, &pid, &used);
+		if (used == NVML_VALUE_NOT_AVAILABLE)
+			continue;
+		for (size_t k = 0; k < npids; k++)
+			if ((unsigned int)pids[k] == pid) {
+				sum += (int64_t)used;
+				break;
+			}
+	}
+	return sum;
+}
+
+int nvml_watch_sample(struct nvml_watch *w, const pid_t *pids, size_t npids,
+                      struct nvml_use *ret)
+{
+	struct nvml_use use = {0};
+	size_t answered = 0;
+
+	for (size_t i = 0; i < w->n; i++) {
+		int64_t mem = watch_proc_mem(w, w->dev[i], pids, npids);
+		struct nvml_util u;
+		struct nvml_mem m;
+		int got = 0;
+
+		if (mem >= 0) {
+			use.mem_bytes += (uint64_t)mem;
+			got = 1;
+		} else if (w->l.mem && w->l.mem(w->dev[i], &m) == 0) {
+			use.mem_bytes += m.used;
+			got = 1;
+		}
+		if (w->l.util && w->l.util(w->dev[i], &u) == 0) {
+			use.util += u.gpu;
+			got = 1;
+		}
+		answered += (size_t)got;
+	}
+	if (w->n && !answered)
+		return -EIO;
+	*ret = use;
+	return 0;
+}
+
+void nvml_watch_destroy(struct nvml_watch *w)
+{
+	if (!w)
+		return;
+	w->l.shutdown();
+	dlclose(w->l.h);
+	free(w->infos);
+	free(w);
 }
