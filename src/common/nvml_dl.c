@@ -34,7 +34,15 @@ struct nvml_proc_v2 {
 	unsigned int gpu_instance, compute_instance;
 };
 
+/* nvmlProcessUtilizationSample_t */
+struct nvml_putil {
+	unsigned int pid;
+	unsigned long long time_stamp;
+	unsigned int sm, mem, enc, dec;
+};
+
 #define NVML_ERROR_INSUFFICIENT_SIZE 7
+#define NVML_ERROR_NOT_FOUND         6
 #define NVML_VALUE_NOT_AVAILABLE     (~0ULL)
 #define NVML_NAME_LEN                96
 #define NVML_LINKS_MAX               18 /* NVML_NVLINK_MAX_LINKS */
@@ -57,6 +65,8 @@ struct nvml_lib {
 	nvml_ret (*procs)(nvml_dev d, unsigned int *n, void *infos);
 	size_t proc_size; /* of one entry of procs' infos */
 	nvml_ret (*util)(nvml_dev d, struct nvml_util *u);
+	nvml_ret (*putil)(nvml_dev d, struct nvml_putil *s, unsigned int *n,
+	                  unsigned long long last_seen);
 	nvml_ret (*mem)(nvml_dev d, struct nvml_mem *m);
 };
 
@@ -123,6 +133,7 @@ static int lib_open(struct nvml_lib *l, struct rota_error *err)
 	}
 	*(void **)&l->util = dlsym(l->h, "nvmlDeviceGetUtilizationRates");
 	*(void **)&l->mem = dlsym(l->h, "nvmlDeviceGetMemoryInfo");
+	*(void **)&l->putil = dlsym(l->h, "nvmlDeviceGetProcessUtilization");
 	if (!l->init || !l->shutdown || !l->count || !l->handle || !l->name ||
 	    !l->minor || !l->affinity) {
 		dlclose(l->h);
@@ -231,7 +242,18 @@ struct nvml_watch {
 	size_t n;
 	void *infos; /* room for cap process entries */
 	unsigned int cap;
+	struct nvml_putil *samples; /* room for scap utilization samples */
+	unsigned int scap;
+	unsigned long long last_seen[GRES_DEVS_MAX]; /* each GPU's newest sample */
 };
+
+static int pid_in(unsigned int pid, const pid_t *pids, size_t npids)
+{
+	for (size_t k = 0; k < npids; k++)
+		if ((unsigned int)pids[k] == pid)
+			return 1;
+	return 0;
+}
 
 /* The NVML device of ref: by minor number where one has it, else by index. */
 static int watch_find(struct nvml_watch *w, const struct nvml_gpu_ref *ref,
@@ -331,12 +353,56 @@ static int64_t watch_proc_mem(struct nvml_watch *w, nvml_dev d, const pid_t *pid
 		proc_entry(w, i, &pid, &used);
 		if (used == NVML_VALUE_NOT_AVAILABLE)
 			continue;
-		for (size_t k = 0; k < npids; k++)
-			if ((unsigned int)pids[k] == pid) {
-				sum += (int64_t)used;
-				break;
-			}
+		if (pid_in(pid, pids, npids))
+			sum += (int64_t)used;
 	}
+	return sum;
+}
+
+/* The SM utilization of pids on GPU i: each one's newest sample since the
+ * last look, summed; -1 when NVML has no process samples for it. */
+static int64_t watch_proc_util(struct nvml_watch *w, size_t i, const pid_t *pids,
+                               size_t npids)
+{
+	unsigned long long newest = w->last_seen[i];
+	unsigned int n = 0;
+	int64_t sum = 0;
+	nvml_ret r;
+
+	if (!w->l.putil)
+		return -1;
+	r = w->l.putil(w->dev[i], NULL, &n, w->last_seen[i]);
+	if (r == NVML_ERROR_NOT_FOUND) /* no sample since: nothing ran */
+		return 0;
+	if ((r != 0 && r != NVML_ERROR_INSUFFICIENT_SIZE) || n > 65536)
+		return -1;
+	if (n > w->scap) {
+		struct nvml_putil *more = realloc(w->samples, n * sizeof(*more));
+		if (!more)
+			return -1;
+		w->samples = more;
+		w->scap = n;
+	}
+	n = w->scap;
+	if ((r = w->l.putil(w->dev[i], w->samples, &n, w->last_seen[i])) != 0)
+		return r == NVML_ERROR_NOT_FOUND ? 0 : -1;
+	for (unsigned int k = 0; k < n && k < w->scap; k++) {
+		const struct nvml_putil *s = &w->samples[k];
+		int later = 0;
+
+		if (s->time_stamp > newest)
+			newest = s->time_stamp;
+		if (!pid_in(s->pid, pids, npids))
+			continue;
+		/* several samples of one process: its newest counts */
+		for (unsigned int j = 0; j < n && !later; j++)
+			later = j != k && w->samples[j].pid == s->pid &&
+			        (w->samples[j].time_stamp > s->time_stamp ||
+			         (w->samples[j].time_stamp == s->time_stamp && j > k));
+		if (!later)
+			sum += s->sm;
+	}
+	w->last_seen[i] = newest;
 	return sum;
 }
 
@@ -348,6 +414,7 @@ int nvml_watch_sample(struct nvml_watch *w, const pid_t *pids, size_t npids,
 
 	for (size_t i = 0; i < w->n; i++) {
 		int64_t mem = watch_proc_mem(w, w->dev[i], pids, npids);
+		int64_t util = watch_proc_util(w, i, pids, npids);
 		struct nvml_util u;
 		struct nvml_mem m;
 		int got = 0;
@@ -359,7 +426,10 @@ int nvml_watch_sample(struct nvml_watch *w, const pid_t *pids, size_t npids,
 			use.mem_bytes += m.used;
 			got = 1;
 		}
-		if (w->l.util && w->l.util(w->dev[i], &u) == 0) {
+		if (util >= 0) {
+			use.util += (uint32_t)util;
+			got = 1;
+		} else if (w->l.util && w->l.util(w->dev[i], &u) == 0) {
 			use.util += u.gpu;
 			got = 1;
 		}
@@ -378,5 +448,6 @@ void nvml_watch_destroy(struct nvml_watch *w)
 	w->l.shutdown();
 	dlclose(w->l.h);
 	free(w->infos);
+	free(w->samples);
 	free(w);
 }

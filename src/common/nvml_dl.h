@@ -40,9 +40,12 @@ int nvml_detect(struct gres_inv *inv, const char *node_gres, struct rota_error *
  * Memory is what the given processes (the step's) hold on the GPUs, from the
  * per-process list; where NVML has no such list for a GPU (no
  * nvmlDeviceGetComputeRunningProcesses, or "not supported") the GPU's memory
- * used in all counts, the GPU being the step's.  Utilization is each GPU's
- * busy percentage (nvmlDeviceGetUtilizationRates .gpu) summed over the
- * GPUs, as Slurm sums its per-GPU figures (two busy GPUs: 200).
+ * used in all counts, the GPU being the step's.  Utilization is the SM
+ * utilization of the given processes (nvmlDeviceGetProcessUtilization, each
+ * one's newest sample since the last look), summed over the processes and
+ * the GPUs as Slurm sums them (two busy GPUs: 200); where NVML has no
+ * process samples for a GPU, the GPU's busy percentage
+ * (nvmlDeviceGetUtilizationRates .gpu).
  */
 struct nvml_watch;
 

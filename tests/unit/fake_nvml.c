@@ -12,6 +12,8 @@
  *   procI=PID:B    process PID holds B bytes on GPU I (PID "na": memory
  *                  not available)
  *   noprocs        no process list: "not supported"
+ *   putilI=PID:P   process PID keeps GPU I's SMs P % busy (a sample now)
+ *   noputil        no process samples: "not supported"
  * (integration tests: tests/integration/test_gpu_usage.py). */
 #include <ctype.h>
 #include <stdio.h>
@@ -60,6 +62,13 @@ struct fake_mem {
 int nvmlDeviceGetComputeRunningProcesses_v3(struct nvml_device *d, unsigned int *n,
                                             struct fake_proc *infos);
 int nvmlDeviceGetUtilizationRates(struct nvml_device *d, struct fake_util *u);
+struct fake_putil {
+	unsigned int pid;
+	unsigned long long time_stamp;
+	unsigned int sm, mem, enc, dec;
+};
+int nvmlDeviceGetProcessUtilization(struct nvml_device *d, struct fake_putil *s,
+                                    unsigned int *n, unsigned long long last_seen);
 int nvmlDeviceGetMemoryInfo(struct nvml_device *d, struct fake_mem *m);
 
 int nvmlInit_v2(void)
@@ -231,4 +240,40 @@ int nvmlDeviceGetMemoryInfo(struct nvml_device *d, struct fake_mem *m)
 	m->used = v;
 	m->free = m->total - v;
 	return 0;
+}
+
+struct putil_list {
+	struct fake_putil *s;
+	unsigned int cap, n;
+	unsigned long long stamp;
+};
+
+static void take_putil(const char *value, void *arg)
+{
+	struct putil_list *l = arg;
+	const char *colon = strchr(value, ':');
+
+	if (l->s && l->n < l->cap && colon) {
+		memset(&l->s[l->n], 0, sizeof(l->s[l->n]));
+		l->s[l->n].pid = (unsigned int)strtoul(value, NULL, 10);
+		l->s[l->n].sm = (unsigned int)strtoul(colon + 1, NULL, 10);
+		l->s[l->n].time_stamp = l->stamp;
+	}
+	l->n++;
+}
+
+/* Every putil word is a sample taken just now (later than any seen). */
+int nvmlDeviceGetProcessUtilization(struct nvml_device *d, struct fake_putil *s,
+                                    unsigned int *n, unsigned long long last_seen)
+{
+	static unsigned long long stamp = 1000;
+	struct putil_list l = {s, s ? *n : 0, 0, ++stamp + last_seen};
+
+	if (use_each(0, "noputil", NULL, NULL))
+		return 3; /* NVML_ERROR_NOT_SUPPORTED */
+	use_each(d->index, "putil", take_putil, &l);
+	*n = l.n;
+	if (!l.n)
+		return 6; /* NVML_ERROR_NOT_FOUND */
+	return !s || l.n > l.cap ? 7 : 0;
 }

@@ -104,8 +104,20 @@ static void test_watch(void **state)
 	       "proc3=200:20000 proc3=100:na proc1=200:300000 proc0=100:5",
 	       1);
 	assert_int_equal(nvml_watch_create(refs, 3, &w, &err), 0);
+	/* no process samples (none ran since): 0 %; the GPUs' rates count
+	 * only where NVML has no process samples at all */
 	assert_int_equal(nvml_watch_sample(w, pids, 2, &use), 0);
 	assert_int_equal(use.mem_bytes, 1000 + 20000 + 300000);
+	assert_int_equal(use.util, 0);
+	setenv("FAKE_NVML_USE",
+	       "util2=30 putil2=100:20 putil2=300:70 putil3=200:45 putil0=100:99 "
+	       "putil1=100:3 proc2=100:1000",
+	       1);
+	assert_int_equal(nvml_watch_sample(w, pids, 2, &use), 0);
+	assert_int_equal(use.mem_bytes, 1000);
+	assert_int_equal(use.util, 20 + 45 + 3);
+	setenv("FAKE_NVML_USE", "noputil util2=30 util3=50,util1=5 util0=99", 1);
+	assert_int_equal(nvml_watch_sample(w, pids, 2, &use), 0);
 	assert_int_equal(use.util, 30 + 50 + 5);
 	/* more processes than the first guess holds */
 	char many[4096] = "util2=1";
@@ -115,9 +127,10 @@ static void test_watch(void **state)
 	setenv("FAKE_NVML_USE", many, 1);
 	assert_int_equal(nvml_watch_sample(w, pids, 2, &use), 0);
 	assert_int_equal(use.mem_bytes, 1);
-	assert_int_equal(use.util, 1);
+	assert_int_equal(use.util, 0);
 	/* no process list: the GPUs' memory in use in all */
-	setenv("FAKE_NVML_USE", "noprocs mem2=4096 mem3=1024 mem0=77 util3=100", 1);
+	setenv("FAKE_NVML_USE", "noprocs noputil mem2=4096 mem3=1024 mem0=77 util3=100",
+	       1);
 	assert_int_equal(nvml_watch_sample(w, pids, 2, &use), 0);
 	assert_int_equal(use.mem_bytes, 4096 + 1024);
 	assert_int_equal(use.util, 100);
