@@ -160,3 +160,57 @@ def test_step_without_gpus_has_no_gpu_figures(gc):
     for field in ("TRESUsageInMax", "TRESUsageInAve"):
         got = sacct_tres(gc, step, field)
         assert "mem" in got and not any(k.startswith("gres/") for k in got), got
+
+
+# An srun step with one of the job's two GPUs: its task holds 512M there.
+STEP_JOB = """#!/bin/bash
+srun --gres=gpu:1 bash -c 'g=$SLURM_STEP_GPUS
+echo "putil$g=$$:61 proc$g=$$:536870912" > {use}
+echo ready > {dir}/ready1
+while [ ! -e {dir}/stop1 ]; do sleep 0.2; done'
+"""
+
+
+def test_srun_step_counts_its_own_gpu_and_processes(gc):
+    job, d = start(gc, STEP_JOB, "--gres=gpu:2")
+    peak = sstat_tres(gc, f"{job}.0", "TRESUsageInMax")
+    assert (peak["gres/gpumem"], peak["gres/gpuutil"]) == ("512M", "61"), peak
+    # the batch step holds both GPUs, but its processes nothing on them
+    batch = sstat_tres(gc, f"{job}.batch", "TRESUsageInMax")
+    assert (batch["gres/gpumem"], batch["gres/gpuutil"]) == ("0", "0"), batch
+    open(os.path.join(d, "stop1"), "w").close()
+    assert gc.wait_job(job) == "COMPLETED", gc.logs()
+    peak = sacct_tres(gc, f"{job}.0", "TRESUsageInMax")
+    assert (peak["gres/gpumem"], peak["gres/gpuutil"]) == ("512M", "61"), peak
+
+
+GPU_COLUMNS = ("gpus", "max_gpu_mem", "ave_gpu_mem", "max_gpu_util", "ave_gpu_util")
+
+
+def test_store_made_before_gets_the_gpu_columns(make_cluster, tmp_path):
+    """rotadbd adds the usage table's GPU columns to a store made without them."""
+    import sqlite3
+    c = make_cluster(*UP)
+    c.down()
+    db = os.path.join(c.conf_value("StateSaveLocation"), "rota_acct.db")
+    with sqlite3.connect(db) as con:
+        for col in GPU_COLUMNS:
+            con.execute(f"ALTER TABLE usage DROP COLUMN {col}")
+    use = os.path.join(c.dir, "nvml-use")
+    with open(use, "w") as f:
+        f.write("putil0=1:5")
+    os.chmod(use, 0o666)
+    c.up(env={"ROTA_NVML_LIB": str(FAKE), "FAKE_NVML_USE_FILE": use})
+    c.use = use
+    c.work = tmp_path
+    os.chmod(tmp_path, 0o777)
+    job, d = start(c, GPU_JOB, "--gres=gpu:2")
+    assert sstat_tres(c, f"{job}.batch", "TRESUsageInMax")["gres/gpumem"] == "3G"
+    open(os.path.join(d, "stop1"), "w").close()
+    open(os.path.join(d, "stop2"), "w").close()
+    assert c.wait_job(job) == "COMPLETED", c.logs()
+    peak = sacct_tres(c, f"{job}.batch", "TRESUsageInMax")
+    assert peak["gres/gpumem"] == "3G", peak
+    with sqlite3.connect(db) as con:
+        cols = [r[1] for r in con.execute("PRAGMA table_info(usage)")]
+    assert set(GPU_COLUMNS) <= set(cols), cols
