@@ -46,7 +46,8 @@ CPUS=$(nproc)
 	{ echo "gpu_check: rota up failed" >&2; exit 2; }
 "$BIN/rota" down --dir "$DIR" >/dev/null
 sed -i "s/^\(NodeName=node01 .*\) State=UNKNOWN$/\1 Gres=gpu:$NGPU State=UNKNOWN/" "$DIR/slurm.conf"
-grep -q '^GresTypes=' "$DIR/slurm.conf" || echo "GresTypes=gpu" >>"$DIR/slurm.conf"
+# before the node lines: rota's conf reader checks their Gres= against it
+grep -q '^GresTypes=' "$DIR/slurm.conf" || sed -i '0,/^NodeName=/s//GresTypes=gpu\nNodeName=/' "$DIR/slurm.conf"
 echo "AutoDetect=nvml" >"$DIR/gres.conf"
 echo "ConstrainDevices=yes" >"$DIR/cgroup.conf"
 eval "$("$BIN/rota" up --dir "$DIR")" || { echo "gpu_check: rota up failed" >&2; exit 2; }
@@ -142,6 +143,7 @@ while time.time() < end:
     a = (a @ a).clamp_(-1, 1)
     torch.cuda.synchronize()
 PY
+	rc=$?
 elif python3 -c 'import cupy; cupy.zeros(1)' 2>/dev/null; then
 	echo load=cupy
 	python3 - "$secs" <<'PY'
@@ -153,6 +155,7 @@ while time.time() < end:
     a = cupy.clip(a @ a, -1, 1)
     cupy.cuda.Device().synchronize()
 PY
+	rc=$?
 elif command -v nvcc >/dev/null && cat >"$t/load.cu" <<'CU' &&
 #include <stdlib.h>
 #include <time.h>
@@ -180,10 +183,13 @@ CU
 	nvcc -o "$t/load" "$t/load.cu" 2>/dev/null; then
 	echo load=nvcc
 	"$t/load" "$secs"
+	rc=$?
 else
 	echo load=none
 	sleep "$secs"
+	rc=$?
 fi
+echo "load_rc=$rc"
 rm -rf "$t"
 LOAD
 chmod 755 "$DIR/load.sh"
@@ -199,10 +205,16 @@ for _ in $(seq 300); do
 	[ "$(squeue -h -j "$j" -o %T 2>/dev/null)" = RUNNING ] && break
 	sleep 0.1
 done
-sleep 8
-live=$(sstat -n -P -j "$j.batch" -o TRESUsageInMax 2>&1)
+for _ in $(seq 600); do # the load has started (or the job ended)
+	grep -q '^load=' "$DIR/load.out" 2>/dev/null && break
+	[ -z "$(squeue -h -j "$j" -o %T 2>/dev/null)" ] && break
+	sleep 0.1
+done
+sleep 6
+live=$(sstat -n -P -j "$j.batch" -o TRESUsageInMax 2>"$DIR/sstat.err")
 st=$(wait_job "$j")
 load=$(sed -n 's/^load=//p' "$DIR/load.out" 2>/dev/null)
+load_rc=$(sed -n 's/^load_rc=//p' "$DIR/load.out" 2>/dev/null)
 ended=""
 for _ in $(seq 100); do
 	ended=$(sacct -n -P -j "$j" -o JobID,TRESUsageInMax 2>/dev/null | sed -n "s/^$j\.batch|//p")
@@ -213,8 +225,10 @@ lk=$(keys "$live")
 ek=$(keys "$ended")
 mem=$(tr ' ' '\n' <<<"$ek" | sed -n 's/^gres\/gpumem=//p')
 util=$(tr ' ' '\n' <<<"$ek" | sed -n 's/^gres\/gpuutil=//p')
-if [ "$(wc -w <<<"$lk")" != 2 ] || [ "$(wc -w <<<"$ek")" != 2 ]; then
-	say usage FAIL "job $j ($st, load=$load): sstat '$live', sacct '$ended'"
+if [ "$load_rc" != 0 ]; then
+	say usage FAIL "the load ($load) failed ($load_rc): $(tail -3 "$DIR/load.out" | xargs)"
+elif [ "$(wc -w <<<"$lk")" != 2 ] || [ "$(wc -w <<<"$ek")" != 2 ]; then
+	say usage FAIL "job $j ($st, load=$load): sstat '$live' $(tail -1 "$DIR/sstat.err"), sacct '$ended'"
 elif [ "$load" = none ]; then
 	say usage PASS "sstat: $lk; sacct: $ek (no torch, cupy or nvcc: keys only)"
 elif [ "$(bytes "$mem")" -ge $((1 << 30)) ] && [ "${util:-0}" -gt 0 ]; then
@@ -224,12 +238,12 @@ else
 fi
 j=$(sbatch --parsable --acctg-freq=1 -o /dev/null --wrap 'sleep 3')
 sleep 2
-plain=$(sstat -n -P -j "$j.batch" -o TRESUsageInMax 2>&1)
+plain=$(sstat -n -P -j "$j.batch" -o TRESUsageInMax 2>"$DIR/sstat.err")
 wait_job "$j" >/dev/null
 if [ -z "$(keys "$plain")" ] && [[ "$plain" == *mem=* ]]; then
 	say usage PASS "a job without GPUs: no gres/gpu* in '$plain'"
 else
-	say usage FAIL "a job without GPUs: '$plain'"
+	say usage FAIL "a job without GPUs: '$plain' $(tail -1 "$DIR/sstat.err")"
 fi
 echo "gpu_check: $FAILS failed"
 exit "$FAILS"
