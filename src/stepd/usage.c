@@ -241,9 +241,9 @@ static size_t gpu_refs(const struct stepd *st, struct nvml_gpu_ref *refs)
 	                     &nitems) < 0)
 		return 0;
 	for (size_t i = 0; i < nitems; i++) {
-		for (uint32_t k = 0; !strcmp(items[i].name, "gpu") && k < items[i].nidx &&
-		                     n < GRES_DEVS_MAX;
-		     k++) {
+		if (strcmp(items[i].name, "gpu"))
+			continue;
+		for (uint32_t k = 0; k < items[i].nidx && n < GRES_DEVS_MAX; k++) {
 			uint32_t idx = items[i].idx[k], seen = 0;
 
 			refs[n] = (struct nvml_gpu_ref){.index = idx, .minor = -1};
