@@ -5,6 +5,7 @@ sacct show the memory the step's processes hold and their SM utilization as
 gres/gpumem and gres/gpuutil in TRESUsageIn*, as Slurm 22.05 does with
 AccountingStorageTRES=gres/gpumem,gres/gpuutil.  A step without GPUs shows
 none."""
+import json
 import os
 import re
 import time
@@ -147,6 +148,14 @@ def test_gpu_step_usage_in_sstat_and_sacct(gc):
     assert 0 < size_bytes(ave["gres/gpumem"]) < 3 << 30, ave
     assert 0 < int(ave["gres/gpuutil"]) < 90, ave
     assert list(ave)[3:5] == ["gres/gpumem", "gres/gpuutil"], ave
+    # sacct --json: in the step's tres.requested.max, type gres
+    p = gc.run(["sacct", "--json", "-j", str(job)])
+    assert p.returncode == 0, p.stderr
+    steps = json.loads(p.stdout)["jobs"][0]["steps"]
+    batch = next(s for s in steps if s["step"]["id"] == step)
+    got = {(t["type"], t.get("name")): t["count"]
+           for t in batch["tres"]["requested"]["max"]}
+    assert got[("gres", "gpumem")] == 3 << 30 and got[("gres", "gpuutil")] == 90, got
 
 
 def test_step_without_gpus_has_no_gpu_figures(gc):
