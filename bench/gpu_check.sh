@@ -12,7 +12,11 @@
 #              nvidia-smi inside it lists exactly that GPU;
 #   isolate    inside a one-GPU job, opening another GPU's /dev/nvidiaK fails
 #              with EPERM (the device cgroup), its own opens;
-#   usage      whether per-step GPU usage is sampled (not yet: says so).
+#   usage      a job that holds 1 GiB on its GPU and keeps it busy (with
+#              torch, cupy or nvcc, whichever is here; else it only waits)
+#              shows gres/gpumem and gres/gpuutil in sstat's and, once it
+#              has ended, sacct's TRESUsageInMax, at least 1G and above 0 %
+#              where it loaded the GPU; a job without GPUs shows neither.
 #
 # Each check prints PASS, FAIL or SKIP with what it saw; the exit status is
 # the number of FAILs.  Nothing outside DIR (default: a fresh /tmp directory)
@@ -42,7 +46,8 @@ CPUS=$(nproc)
 	{ echo "gpu_check: rota up failed" >&2; exit 2; }
 "$BIN/rota" down --dir "$DIR" >/dev/null
 sed -i "s/^\(NodeName=node01 .*\) State=UNKNOWN$/\1 Gres=gpu:$NGPU State=UNKNOWN/" "$DIR/slurm.conf"
-grep -q '^GresTypes=' "$DIR/slurm.conf" || echo "GresTypes=gpu" >>"$DIR/slurm.conf"
+# before the node lines: rota's conf reader checks their Gres= against it
+grep -q '^GresTypes=' "$DIR/slurm.conf" || sed -i '0,/^NodeName=/s//GresTypes=gpu\nNodeName=/' "$DIR/slurm.conf"
 echo "AutoDetect=nvml" >"$DIR/gres.conf"
 echo "ConstrainDevices=yes" >"$DIR/cgroup.conf"
 eval "$("$BIN/rota" up --dir "$DIR")" || { echo "gpu_check: rota up failed" >&2; exit 2; }
@@ -121,6 +126,124 @@ else
 	grep '^/dev/nvidia' <<<"$out" | sed 's/^/          /'
 fi
 
-say usage SKIP "per-step GPU usage (TRESUsageInMax gres/gpumem, gpuutil) is not sampled yet"
+# usage
+cat >"$DIR/load.sh" <<'LOAD'
+#!/bin/bash
+# hold 1 GiB of the job's GPU and keep it busy for $1 seconds
+secs=${1:-12}
+t=$(mktemp -d)
+if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+	echo load=torch
+	python3 - "$secs" <<'PY'
+import sys, time, torch
+buf = torch.ones(1 << 30, dtype=torch.uint8, device="cuda")
+a = torch.randn(4096, 4096, device="cuda")
+end = time.time() + float(sys.argv[1])
+while time.time() < end:
+    a = (a @ a).clamp_(-1, 1)
+    torch.cuda.synchronize()
+PY
+	rc=$?
+elif python3 -c 'import cupy; cupy.zeros(1)' 2>/dev/null; then
+	echo load=cupy
+	python3 - "$secs" <<'PY'
+import sys, time, cupy
+buf = cupy.ones(1 << 30, dtype=cupy.uint8)
+a = cupy.random.rand(4096, 4096, dtype=cupy.float32)
+end = time.time() + float(sys.argv[1])
+while time.time() < end:
+    a = cupy.clip(a @ a, -1, 1)
+    cupy.cuda.Device().synchronize()
+PY
+	rc=$?
+elif command -v nvcc >/dev/null && cat >"$t/load.cu" <<'CU' &&
+#include <stdlib.h>
+#include <time.h>
+__global__ void spin(float *p, long n)
+{
+	long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+	for (int k = 0; i < n && k < 200; k++)
+		p[i] = p[i] * 0.999f + 1.0f;
+}
+int main(int argc, char **argv)
+{
+	long n = (1L << 30) / 4;
+	float *p;
+	time_t end = time(NULL) + atoi(argv[1]);
+	if (cudaMalloc(&p, n * 4) != cudaSuccess)
+		return 1;
+	cudaMemset(p, 0, n * 4);
+	while (time(NULL) < end) {
+		spin<<<(n + 255) / 256, 256>>>(p, n);
+		cudaDeviceSynchronize();
+	}
+	return 0;
+}
+CU
+	nvcc -o "$t/load" "$t/load.cu" 2>/dev/null; then
+	echo load=nvcc
+	"$t/load" "$secs"
+	rc=$?
+else
+	echo load=none
+	sleep "$secs"
+	rc=$?
+fi
+echo "load_rc=$rc"
+rm -rf "$t"
+LOAD
+chmod 755 "$DIR/load.sh"
+keys() { # TRES text -> "gres/gpumem=X gres/gpuutil=Y" (what it has of them)
+	tr ',' '\n' <<<"$1" | grep '^gres/gpu\(mem\|util\)=' | xargs
+}
+bytes() { # "1.50G", "1024M", "0" -> bytes
+	awk -v s="$1" 'BEGIN { u = substr(s, length(s)); m = index("KMGT", u);
+		if (m) s = substr(s, 1, length(s) - 1); printf "%d", s * 1024 ^ m }'
+}
+j=$(sbatch --parsable --gres=gpu:1 --acctg-freq=1 -o "$DIR/load.out" "$DIR/load.sh" 12)
+for _ in $(seq 300); do
+	[ "$(squeue -h -j "$j" -o %T 2>/dev/null)" = RUNNING ] && break
+	sleep 0.1
+done
+for _ in $(seq 600); do # the load has started (or the job ended)
+	grep -q '^load=' "$DIR/load.out" 2>/dev/null && break
+	[ -z "$(squeue -h -j "$j" -o %T 2>/dev/null)" ] && break
+	sleep 0.1
+done
+sleep 6
+live=$(sstat -n -P -j "$j.batch" -o TRESUsageInMax 2>"$DIR/sstat.err")
+st=$(wait_job "$j")
+load=$(sed -n 's/^load=//p' "$DIR/load.out" 2>/dev/null)
+load_rc=$(sed -n 's/^load_rc=//p' "$DIR/load.out" 2>/dev/null)
+ended=""
+for _ in $(seq 100); do
+	ended=$(sacct -n -P -j "$j" -o JobID,TRESUsageInMax 2>/dev/null | sed -n "s/^$j\.batch|//p")
+	[ -n "$ended" ] && break
+	sleep 0.2
+done
+lk=$(keys "$live")
+ek=$(keys "$ended")
+mem=$(tr ' ' '\n' <<<"$ek" | sed -n 's/^gres\/gpumem=//p')
+util=$(tr ' ' '\n' <<<"$ek" | sed -n 's/^gres\/gpuutil=//p')
+if [ "$load_rc" != 0 ]; then
+	say usage FAIL "the load ($load) failed ($load_rc): $(tail -3 "$DIR/load.out" | xargs)"
+elif [ "$(wc -w <<<"$lk")" != 2 ] || [ "$(wc -w <<<"$ek")" != 2 ]; then
+	say usage FAIL "job $j ($st, load=$load): sstat '$live' $(tail -1 "$DIR/sstat.err"), sacct '$ended'"
+elif [ "$load" = none ]; then
+	say usage PASS "sstat: $lk; sacct: $ek (no torch, cupy or nvcc: keys only)"
+elif [ "$(bytes "$mem")" -ge $((1 << 30)) ] && [ "${util:-0}" -gt 0 ]; then
+	say usage PASS "load=$load: sstat: $lk; sacct: $ek"
+else
+	say usage FAIL "load=$load held 1 GiB busy; sstat: '$lk', sacct: '$ek'"
+fi
+j=$(sbatch --parsable --acctg-freq=1 -o /dev/null --wrap 'sleep 3')
+sleep 2
+plain=$(sstat -n -P -j "$j.batch" -o TRESUsageInMax 2>"$DIR/sstat.err")
+wait_job "$j" >/dev/null
+if [ -z "$(keys "$plain")" ] && [[ "$plain" == *mem=* ]]; then
+	say usage PASS "a job without GPUs: no gres/gpu* in '$plain'"
+else
+	say usage FAIL "a job without GPUs: '$plain' $(tail -1 "$DIR/sstat.err")"
+fi
 echo "gpu_check: $FAILS failed"
 exit "$FAILS"

@@ -6,6 +6,7 @@
 #include <strings.h>
 #include "cli/cli.h"
 #include "cli/sacct.h"
+#include "common/acctg.h"
 #include "common/states.h"
 #include "common/timefmt.h"
 #include "proto/messages.h"
@@ -59,6 +60,8 @@ enum {
 	F_TIMELIMIT,
 	F_TIMELIMITRAW,
 	F_TOTALCPU,
+	F_TRES_IN_AVE,
+	F_TRES_IN_MAX,
 	F_UID,
 	F_USER,
 	F_USERCPU,
@@ -113,6 +116,8 @@ const struct sacct_field sacct_fields[] = {
     {"Timelimit", 10, 0, F_TIMELIMIT},
     {"TimelimitRaw", 15, 0, F_TIMELIMITRAW},
     {"TotalCPU", 10, 0, F_TOTALCPU},
+    {"TRESUsageInAve", 14, 0, F_TRES_IN_AVE},
+    {"TRESUsageInMax", 14, 0, F_TRES_IN_MAX},
     {"UID", 6, 0, F_UID},
     {"User", 9, 0, F_USER},
     {"UserCPU", 10, 0, F_USERCPU},
@@ -259,6 +264,31 @@ static const char *tres(const char *partition, uint32_t cpus, uint64_t mem_mb,
 	return buf;
 }
 
+/* TRESUsageInAve and TRESUsageInMax of an ended step, from what the store
+ * keeps: CPU time per task, memory (AveRSS or MaxRSS, MaxVMSize) and, where
+ * its GPUs were watched, their memory and busy percentage (on average over
+ * the samples, or at the highest); disk, energy and pages are not kept. */
+static const char *tres_usage_in(const struct acct_step *st, int max, char *buf,
+                                 size_t len)
+{
+	char c[32], g[32], m[32], v[32], gres[96] = "";
+	uint64_t cpu = st->ntasks ? (st->user_usec + st->sys_usec) / st->ntasks : 0;
+
+	if (!st->end)
+		return "";
+	if (st->gpus)
+		snprintf(gres, sizeof(gres), ",gres/gpumem=%s,gres/gpuutil=%u",
+		         acctg_size(max ? st->max_gpu_mem : st->ave_gpu_mem, 0,
+		                    ACCTG_CONVERT_EXACT, g, sizeof(g)),
+		         max ? st->max_gpu_util : st->ave_gpu_util);
+	snprintf(buf, len, "cpu=%s,energy=0,fs/disk=0%s,mem=%s,pages=0,vmem=%s",
+	         timefmt_duration((long)(cpu / 1000000), c, sizeof(c)), gres,
+	         acctg_size((max ? st->max_rss : st->ave_rss) << 10, 0,
+	                    ACCTG_CONVERT_EXACT, m, sizeof(m)),
+	         acctg_size(st->max_vm << 10, 0, ACCTG_CONVERT_EXACT, v, sizeof(v)));
+	return buf;
+}
+
 /* Memory the run asked for in all, in MB. */
 static uint64_t req_mem_total(const struct acct_job *j, uint32_t cpus, uint32_t nodes)
 {
@@ -375,6 +405,9 @@ const char *sacct_value(int id, const struct acct_job *j, const struct acct_step
 		return cpu_time(st ? st->sys_usec : steps_cpu(j, 0, 1), buf, len);
 	case F_USERCPU:
 		return cpu_time(st ? st->user_usec : steps_cpu(j, 1, 0), buf, len);
+	case F_TRES_IN_AVE:
+	case F_TRES_IN_MAX:
+		return st ? tres_usage_in(st, id == F_TRES_IN_MAX, buf, len) : "";
 	case F_TOTALCPU:
 		return cpu_time(st ? st->user_usec + st->sys_usec : steps_cpu(j, 1, 1),
 		                buf, len);

@@ -133,6 +133,21 @@ static json_t *tres_gres(json_t *a, const char *gres)
 	return a;
 }
 
+/* A step's GPU usage added to a TRES list: gres/gpumem (bytes) and
+ * gres/gpuutil (percent), numbered after the job's own GRES. */
+static void tres_gpu_use(json_t *a, const struct acct_job *j, uint64_t mem, uint32_t util)
+{
+	int id = 1001;
+
+	for (const char *s = j->gres_tres; s && (s = strstr(s, "gres/")); s += 5)
+		id++;
+	json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:I}", "type", "gres", "name",
+	                                   "gpumem", "id", id, "count", (json_int_t)mem));
+	json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:I}", "type", "gres", "name",
+	                                   "gpuutil", "id", id + 1, "count",
+	                                   (json_int_t)util));
+}
+
 static json_t *step(const struct acct_job *j, const struct acct_step *st, time_t now)
 {
 	char buf[64];
@@ -149,6 +164,12 @@ static json_t *step(const struct acct_job *j, const struct acct_step *st, time_t
 	              "min", json_array(), "total", json_array());
 	json_t *o = json_object();
 
+	if (usage && st->gpus) {
+		tres_gpu_use(json_object_get(usage, "max"), j, st->max_gpu_mem,
+		             st->max_gpu_util);
+		tres_gpu_use(json_object_get(usage, "average"), j, st->ave_gpu_mem,
+		             st->ave_gpu_util);
+	}
 	json_object_set_new(o, "time", times(j, st, now, st->user_usec, st->sys_usec));
 	json_object_set_new(o, "exit_code", exit_code(st->exit_code));
 	json_object_set_new(o, "nodes",

@@ -26,8 +26,19 @@ extern const size_t sstat_field_count;
 const struct sstat_field *sstat_field_find(const char *word);
 
 /* What is measured, per task: CPU time (ms), memory and virtual memory at
- * their highest (bytes; now, in tot), bytes read and written. */
-enum sstat_metric_id { SM_CPU, SM_MEM, SM_VMEM, SM_READ, SM_WRITE, SM_COUNT };
+ * their highest (bytes; now, in tot), bytes read and written, and where the
+ * step holds GPUs watched through NVML, their memory (bytes) and busy
+ * percentage at their highest (now, in tot). */
+enum sstat_metric_id {
+	SM_CPU,
+	SM_MEM,
+	SM_VMEM,
+	SM_READ,
+	SM_WRITE,
+	SM_GPUMEM,
+	SM_GPUUTIL,
+	SM_COUNT
+};
 
 struct sstat_metric {
 	uint64_t max, min, tot;
@@ -43,6 +54,9 @@ struct sstat_row {
 	uint32_t ntasks;
 	struct sstat_metric m[SM_COUNT];
 	enum acctg_convert conv;
+	uint32_t gpus;       /* GPUs watched on the nodes; 0: no GPU figures */
+	uint64_t gpu_ave[2]; /* the nodes' averages over their samples, */
+	                     /* summed: [0] GPU memory, [1] busy percentage */
 };
 
 /* Aggregate node_stats[first..end) of ss into row. */

@@ -145,6 +145,10 @@ static uint64_t node_now(const struct node_stat *ns, int m)
 		return ns->vsize_kib << 10;
 	case SM_READ:
 		return ns->read_bytes;
+	case SM_GPUMEM:
+		return ns->gpu_mem;
+	case SM_GPUUTIL:
+		return ns->gpu_util;
 	default:
 		return ns->write_bytes;
 	}
@@ -157,6 +161,10 @@ static uint64_t node_peak(const struct node_stat *ns, int m)
 		return ns->max_rss_kib << 10;
 	if (m == SM_VMEM)
 		return ns->max_vsize_kib << 10;
+	if (m == SM_GPUMEM)
+		return ns->max_gpu_mem;
+	if (m == SM_GPUUTIL)
+		return ns->max_gpu_util;
 	return node_now(ns, m);
 }
 
@@ -198,6 +206,9 @@ static void take_tasks(struct sstat_row *row, const struct node_stat *ns, size_t
 		v[SM_VMEM] = ts->max_vsize_kib << 10;
 		v[SM_READ] = ts->read_bytes;
 		v[SM_WRITE] = ts->write_bytes;
+		/* NVML's figures are the node's: shared evenly */
+		v[SM_GPUMEM] = node_peak(ns, SM_GPUMEM) / ns->tasks_count;
+		v[SM_GPUUTIL] = node_peak(ns, SM_GPUUTIL) / ns->tasks_count;
 		row_take(row, v, node, ts->gtid, *first);
 		*first = 0;
 	}
@@ -219,6 +230,9 @@ void sstat_row_init(struct sstat_row *row, const struct step_stat *ss, size_t fi
 		uint64_t v[SM_COUNT];
 
 		row->ntasks += ns->ntasks;
+		row->gpus += ns->gpus;
+		row->gpu_ave[0] += ns->ave_gpu_mem;
+		row->gpu_ave[1] += ns->ave_gpu_util;
 		for (int m = 0; m < SM_COUNT; m++) {
 			row->m[m].tot += node_now(ns, m);
 			v[m] = node_peak(ns, m) / t;
@@ -286,12 +300,14 @@ static const char *task_id(const struct sstat_row *row, uint32_t t, char *buf, s
 
 enum tres_kind { T_AVE, T_MAX, T_MIN, T_TOT };
 
-/* TRESUsageIn{Ave,Max,Min,Tot}: cpu, energy, fs/disk, mem, pages, vmem, by
- * name, as Slurm lists them. */
+/* TRESUsageIn{Ave,Max,Min,Tot}: cpu, energy, fs/disk, gres/gpumem,
+ * gres/gpuutil (a step with GPUs watched), mem, pages, vmem, by name, as
+ * Slurm lists them.  The GPUs' average is over the samples, not over what
+ * they use now. */
 static const char *tres_in(const struct sstat_row *row, enum tres_kind k, char *buf,
                            size_t len)
 {
-	char c[32], d[32], m[32], v[32];
+	char c[32], d[32], m[32], v[32], g[32], gres[96] = "";
 	uint64_t val[SM_COUNT];
 
 	for (int i = 0; i < SM_COUNT; i++)
@@ -299,9 +315,16 @@ static const char *tres_in(const struct sstat_row *row, enum tres_kind k, char *
 		         : k == T_MAX ? row->m[i].max
 		         : k == T_MIN ? row->m[i].min
 		                      : row->m[i].tot;
-	snprintf(buf, len, "cpu=%s,energy=0,fs/disk=%s,mem=%s,pages=0,vmem=%s",
+	if (k == T_AVE) {
+		val[SM_GPUMEM] = row->ntasks ? row->gpu_ave[0] / row->ntasks : 0;
+		val[SM_GPUUTIL] = row->ntasks ? row->gpu_ave[1] / row->ntasks : 0;
+	}
+	if (row->gpus)
+		snprintf(gres, sizeof(gres), ",gres/gpumem=%s,gres/gpuutil=%" PRIu64,
+		         size(row, val[SM_GPUMEM], g, sizeof(g)), val[SM_GPUUTIL]);
+	snprintf(buf, len, "cpu=%s,energy=0,fs/disk=%s%s,mem=%s,pages=0,vmem=%s",
 	         cpu_secs(val[SM_CPU] / 1000, c, sizeof(c)),
-	         size(row, val[SM_READ], d, sizeof(d)),
+	         size(row, val[SM_READ], d, sizeof(d)), gres,
 	         size(row, val[SM_MEM], m, sizeof(m)),
 	         size(row, val[SM_VMEM], v, sizeof(v)));
 	return buf;
@@ -326,6 +349,7 @@ static const char *tres_in_where(const struct sstat_row *row, int max, int tasks
 	const struct sstat_metric *m = row->m;
 	size_t n[SM_COUNT];
 	uint32_t t[SM_COUNT];
+	char gres[160] = "";
 
 	if (row->first == row->end)
 		return "";
@@ -333,14 +357,21 @@ static const char *tres_in_where(const struct sstat_row *row, int max, int tasks
 		n[i] = max ? m[i].max_node : m[i].min_node;
 		t[i] = max ? m[i].max_task : m[i].min_task;
 	}
+	if (tasks && row->gpus)
+		snprintf(gres, sizeof(gres), ",gres/gpumem=%u,gres/gpuutil=%u",
+		         t[SM_GPUMEM], t[SM_GPUUTIL]);
+	else if (row->gpus)
+		snprintf(gres, sizeof(gres), ",gres/gpumem=%s,gres/gpuutil=%s",
+		         node_name(row, n[SM_GPUMEM]), node_name(row, n[SM_GPUUTIL]));
 	if (tasks)
-		snprintf(buf, len, "cpu=%u,fs/disk=%u,mem=%u,pages=%u,vmem=%u", t[SM_CPU],
-		         t[SM_READ], t[SM_MEM], row->ss->node_stats[row->first].gtid_base,
-		         t[SM_VMEM]);
+		snprintf(buf, len, "cpu=%u,fs/disk=%u%s,mem=%u,pages=%u,vmem=%u",
+		         t[SM_CPU], t[SM_READ], gres, t[SM_MEM],
+		         row->ss->node_stats[row->first].gtid_base, t[SM_VMEM]);
 	else
-		snprintf(buf, len, "cpu=%s,energy=%s,fs/disk=%s,mem=%s,pages=%s,vmem=%s",
+		snprintf(buf, len,
+		         "cpu=%s,energy=%s,fs/disk=%s%s,mem=%s,pages=%s,vmem=%s",
 		         node_name(row, n[SM_CPU]), node_name(row, row->first),
-		         node_name(row, n[SM_READ]), node_name(row, n[SM_MEM]),
+		         node_name(row, n[SM_READ]), gres, node_name(row, n[SM_MEM]),
 		         node_name(row, row->first), node_name(row, n[SM_VMEM]));
 	return buf;
 }

@@ -16,9 +16,37 @@ struct nvml_pci {
 	char bus_id[32];
 };
 
-#define NVML_NAME_LEN  96
-#define NVML_LINKS_MAX 18 /* NVML_NVLINK_MAX_LINKS */
-#define CPUSET_WORDS   (GRES_CORES_MAX / (8 * sizeof(unsigned long)))
+/* nvmlUtilization_t, nvmlMemory_t, nvmlProcessInfo_v1_t and _v2_t (the
+ * _v2 and _v3 functions' entries: two more unsigned ints) */
+struct nvml_util {
+	unsigned int gpu, memory;
+};
+struct nvml_mem {
+	unsigned long long total, free, used;
+};
+struct nvml_proc_v1 {
+	unsigned int pid;
+	unsigned long long used;
+};
+struct nvml_proc_v2 {
+	unsigned int pid;
+	unsigned long long used;
+	unsigned int gpu_instance, compute_instance;
+};
+
+/* nvmlProcessUtilizationSample_t */
+struct nvml_putil {
+	unsigned int pid;
+	unsigned long long time_stamp;
+	unsigned int sm, mem, enc, dec;
+};
+
+#define NVML_ERROR_INSUFFICIENT_SIZE 7
+#define NVML_ERROR_NOT_FOUND         6
+#define NVML_VALUE_NOT_AVAILABLE     (~0ULL)
+#define NVML_NAME_LEN                96
+#define NVML_LINKS_MAX               18 /* NVML_NVLINK_MAX_LINKS */
+#define CPUSET_WORDS                 (GRES_CORES_MAX / (8 * sizeof(unsigned long)))
 
 struct nvml_lib {
 	void *h;
@@ -33,6 +61,13 @@ struct nvml_lib {
 	nvml_ret (*pci)(nvml_dev d, struct nvml_pci *pci);
 	nvml_ret (*link_state)(nvml_dev d, unsigned int link, int *active);
 	nvml_ret (*link_pci)(nvml_dev d, unsigned int link, struct nvml_pci *pci);
+	/* for a watch (optional: without them no figure) */
+	nvml_ret (*procs)(nvml_dev d, unsigned int *n, void *infos);
+	size_t proc_size; /* of one entry of procs' infos */
+	nvml_ret (*util)(nvml_dev d, struct nvml_util *u);
+	nvml_ret (*putil)(nvml_dev d, struct nvml_putil *s, unsigned int *n,
+	                  unsigned long long last_seen);
+	nvml_ret (*mem)(nvml_dev d, struct nvml_mem *m);
 };
 
 void nvml_type_name(const char *name, const char *node_gres, char *type)
@@ -86,6 +121,19 @@ static int lib_open(struct nvml_lib *l, struct rota_error *err)
 	*(void **)&l->pci = dlsym(l->h, "nvmlDeviceGetPciInfo_v3");
 	*(void **)&l->link_state = dlsym(l->h, "nvmlDeviceGetNvLinkState");
 	*(void **)&l->link_pci = dlsym(l->h, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+	/* the newest process list the library has (the entry grew in _v2) */
+	*(void **)&l->procs = dlsym(l->h, "nvmlDeviceGetComputeRunningProcesses_v3");
+	l->proc_size = sizeof(struct nvml_proc_v2);
+	if (!l->procs)
+		*(void **)&l->procs =
+		    dlsym(l->h, "nvmlDeviceGetComputeRunningProcesses_v2");
+	if (!l->procs) {
+		*(void **)&l->procs = dlsym(l->h, "nvmlDeviceGetComputeRunningProcesses");
+		l->proc_size = sizeof(struct nvml_proc_v1);
+	}
+	*(void **)&l->util = dlsym(l->h, "nvmlDeviceGetUtilizationRates");
+	*(void **)&l->mem = dlsym(l->h, "nvmlDeviceGetMemoryInfo");
+	*(void **)&l->putil = dlsym(l->h, "nvmlDeviceGetProcessUtilization");
 	if (!l->init || !l->shutdown || !l->count || !l->handle || !l->name ||
 	    !l->minor || !l->affinity) {
 		dlclose(l->h);
@@ -186,4 +234,220 @@ int nvml_detect(struct gres_inv *inv, const char *node_gres, struct rota_error *
 	l.shutdown();
 	dlclose(l.h);
 	return rc < 0 ? rc : (int)n;
+}
+
+struct nvml_watch {
+	struct nvml_lib l;
+	nvml_dev dev[GRES_DEVS_MAX];
+	size_t n;
+	void *infos; /* room for cap process entries */
+	unsigned int cap;
+	struct nvml_putil *samples; /* room for scap utilization samples */
+	unsigned int scap;
+	unsigned long long last_seen[GRES_DEVS_MAX]; /* each GPU's newest sample */
+};
+
+static int pid_in(unsigned int pid, const pid_t *pids, size_t npids)
+{
+	for (size_t k = 0; k < npids; k++)
+		if ((unsigned int)pids[k] == pid)
+			return 1;
+	return 0;
+}
+
+/* The NVML device of ref: by minor number where one has it, else by index. */
+static int watch_find(struct nvml_watch *w, const struct nvml_gpu_ref *ref,
+                      unsigned int count, nvml_dev *ret)
+{
+	for (unsigned int i = 0; ref->minor >= 0 && i < count; i++) {
+		unsigned int minor;
+		nvml_dev d;
+
+		if (w->l.handle(i, &d) == 0 && w->l.minor(d, &minor) == 0 &&
+		    minor == (unsigned int)ref->minor) {
+			*ret = d;
+			return 0;
+		}
+	}
+	if (ref->index >= count || w->l.handle(ref->index, ret) != 0)
+		return -EIO;
+	return 0;
+}
+
+int nvml_watch_create(const struct nvml_gpu_ref *refs, size_t n, struct nvml_watch **ret,
+                      struct rota_error *err)
+{
+	struct nvml_watch *w;
+	unsigned int count = 0;
+	int rc;
+
+	if (n > GRES_DEVS_MAX)
+		return errprintf(err, "NVML: %zu GPUs, more than %d", n, GRES_DEVS_MAX),
+		       -E2BIG;
+	if (!(w = calloc(1, sizeof(*w))))
+		return -ENOMEM;
+	if ((rc = lib_open(&w->l, err)) < 0) {
+		free(w);
+		return rc;
+	}
+	if (w->l.init() != 0) {
+		dlclose(w->l.h);
+		free(w);
+		return errprintf(err, "NVML: initialisation failed"), -EIO;
+	}
+	rc =
+	    w->l.count(&count) != 0 ? (errprintf(err, "NVML: no device count"), -EIO) : 0;
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if (watch_find(w, &refs[i], count, &w->dev[i]) < 0)
+			rc = (errprintf(err, "NVML: no GPU %u (minor number %d)",
+			                refs[i].index, refs[i].minor),
+			      -EIO);
+	if (rc < 0) {
+		nvml_watch_destroy(w);
+		return rc;
+	}
+	w->n = n;
+	*ret = w;
+	return 0;
+}
+
+/* The pid and memory of process entry i of w->infos. */
+static void proc_entry(const struct nvml_watch *w, unsigned int i, unsigned int *pid,
+                       unsigned long long *used)
+{
+	const char *e = (const char *)w->infos + (size_t)i * w->l.proc_size;
+
+	if (w->l.proc_size == sizeof(struct nvml_proc_v1)) {
+		*pid = ((const struct nvml_proc_v1 *)(const void *)e)->pid;
+		*used = ((const struct nvml_proc_v1 *)(const void *)e)->used;
+	} else {
+		*pid = ((const struct nvml_proc_v2 *)(const void *)e)->pid;
+		*used = ((const struct nvml_proc_v2 *)(const void *)e)->used;
+	}
+}
+
+/* The memory pids hold on d; -1 when NVML has no process list for it. */
+static int64_t watch_proc_mem(struct nvml_watch *w, nvml_dev d, const pid_t *pids,
+                              size_t npids)
+{
+	unsigned int n = w->cap;
+	nvml_ret r;
+	int64_t sum = 0;
+
+	if (!w->l.procs)
+		return -1;
+	while ((r = w->l.procs(d, &n, w->infos)) == NVML_ERROR_INSUFFICIENT_SIZE &&
+	       n > w->cap && n <= 65536) {
+		void *more = realloc(w->infos, (size_t)(n + 16) * w->l.proc_size);
+		if (!more)
+			return -1;
+		w->infos = more;
+		w->cap = n += 16;
+	}
+	if (r != 0) /* not supported (or failing): the GPU's memory in all */
+		return -1;
+	for (unsigned int i = 0; i < n && i < w->cap; i++) {
+		unsigned long long used;
+		unsigned int pid;
+
+		proc_entry(w, i, &pid, &used);
+		if (used == NVML_VALUE_NOT_AVAILABLE)
+			continue;
+		if (pid_in(pid, pids, npids))
+			sum += (int64_t)used;
+	}
+	return sum;
+}
+
+/* The SM utilization of pids on GPU i: each one's newest sample since the
+ * last look, summed; -1 when NVML has no process samples for it. */
+static int64_t watch_proc_util(struct nvml_watch *w, size_t i, const pid_t *pids,
+                               size_t npids)
+{
+	unsigned long long newest = w->last_seen[i];
+	unsigned int n = 0;
+	int64_t sum = 0;
+	nvml_ret r;
+
+	if (!w->l.putil)
+		return -1;
+	r = w->l.putil(w->dev[i], NULL, &n, w->last_seen[i]);
+	if (r == NVML_ERROR_NOT_FOUND) /* no sample since: nothing ran */
+		return 0;
+	if ((r != 0 && r != NVML_ERROR_INSUFFICIENT_SIZE) || n > 65536)
+		return -1;
+	if (n > w->scap) {
+		struct nvml_putil *more = realloc(w->samples, n * sizeof(*more));
+		if (!more)
+			return -1;
+		w->samples = more;
+		w->scap = n;
+	}
+	n = w->scap;
+	if ((r = w->l.putil(w->dev[i], w->samples, &n, w->last_seen[i])) != 0)
+		return r == NVML_ERROR_NOT_FOUND ? 0 : -1;
+	for (unsigned int k = 0; k < n && k < w->scap; k++) {
+		const struct nvml_putil *s = &w->samples[k];
+		int later = 0;
+
+		if (s->time_stamp > newest)
+			newest = s->time_stamp;
+		if (!pid_in(s->pid, pids, npids))
+			continue;
+		/* several samples of one process: its newest counts */
+		for (unsigned int j = 0; j < n && !later; j++)
+			later = j != k && w->samples[j].pid == s->pid &&
+			        (w->samples[j].time_stamp > s->time_stamp ||
+			         (w->samples[j].time_stamp == s->time_stamp && j > k));
+		if (!later)
+			sum += s->sm;
+	}
+	w->last_seen[i] = newest;
+	return sum;
+}
+
+int nvml_watch_sample(struct nvml_watch *w, const pid_t *pids, size_t npids,
+                      struct nvml_use *ret)
+{
+	struct nvml_use use = {0};
+	size_t answered = 0;
+
+	for (size_t i = 0; i < w->n; i++) {
+		int64_t mem = watch_proc_mem(w, w->dev[i], pids, npids);
+		int64_t util = watch_proc_util(w, i, pids, npids);
+		struct nvml_util u;
+		struct nvml_mem m;
+		int got = 0;
+
+		if (mem >= 0) {
+			use.mem_bytes += (uint64_t)mem;
+			got = 1;
+		} else if (w->l.mem && w->l.mem(w->dev[i], &m) == 0) {
+			use.mem_bytes += m.used;
+			got = 1;
+		}
+		if (util >= 0) {
+			use.util += (uint32_t)util;
+			got = 1;
+		} else if (w->l.util && w->l.util(w->dev[i], &u) == 0) {
+			use.util += u.gpu;
+			got = 1;
+		}
+		answered += (size_t)got;
+	}
+	if (w->n && !answered)
+		return -EIO;
+	*ret = use;
+	return 0;
+}
+
+void nvml_watch_destroy(struct nvml_watch *w)
+{
+	if (!w)
+		return;
+	w->l.shutdown();
+	dlclose(w->l.h);
+	free(w->infos);
+	free(w->samples);
+	free(w);
 }

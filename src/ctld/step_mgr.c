@@ -381,7 +381,10 @@ static void usage_commit(struct ctld *ctld, const struct job *job,
 	                      .max_rss = msg->max_rss,
 	                      .user_usec = msg->user_usec,
 	                      .sys_usec = msg->sys_usec};
+	struct ev_usage *to = &ev;
+	const struct step_complete *from = msg;
 
+	GPU_USE_FIELDS(GPU_USE_COPY_F, _)
 	ev_usage_commit(ctld, &ev);
 }
 
@@ -398,7 +401,7 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 	if (job && step_report_stale(job, msg))
 		return;
 	if (job && acct_enabled(ctld) &&
-	    (msg->max_rss || msg->user_usec || msg->sys_usec))
+	    (msg->max_rss || msg->user_usec || msg->sys_usec || msg->gpus))
 		usage_commit(ctld, job, msg);
 	if (msg->flags & STEP_DONE_PROLOG_FAILED)
 		node_mgr_drain(ctld, msg->node_name, "Prolog error");

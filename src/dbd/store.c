@@ -108,10 +108,15 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_STEPS_OF] = "SELECT step_id, name, nodes, nnodes, ntasks, ncpus, start, "
                    "end_time, state, exit_code, max_rss, max_vm, ave_rss, user_usec, "
                    "sys_usec FROM step WHERE db_id = ?1 ORDER BY step_id",
-    [S_USAGE] = "INSERT INTO usage(db_id, step_id, node, max_rss, user_usec, sys_usec) "
-                "VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(db_id, step_id, node) "
-                "DO UPDATE SET max_rss = ?4, user_usec = ?5, sys_usec = ?6",
-    [S_USAGE_OF] = "SELECT step_id, node, max_rss, user_usec, sys_usec FROM usage "
+    [S_USAGE] = "INSERT INTO usage(db_id, step_id, node, max_rss, user_usec, sys_usec, "
+                "gpus, max_gpu_mem, ave_gpu_mem, max_gpu_util, ave_gpu_util) "
+                "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+                "ON CONFLICT(db_id, step_id, node) "
+                "DO UPDATE SET max_rss = ?4, user_usec = ?5, sys_usec = ?6, gpus = ?7, "
+                "max_gpu_mem = ?8, ave_gpu_mem = ?9, max_gpu_util = ?10, "
+                "ave_gpu_util = ?11",
+    [S_USAGE_OF] = "SELECT step_id, node, max_rss, user_usec, sys_usec, gpus, "
+                   "max_gpu_mem, ave_gpu_mem, max_gpu_util, ave_gpu_util FROM usage "
                    "WHERE db_id = ?1 ORDER BY step_id, node",
 };
 
@@ -436,7 +441,10 @@ static int on_usage(struct store *s, int64_t run_id, const struct ev_usage *ev,
 {
 	return EXEC(s, S_USAGE, err, sql_int(run_id), sql_int(ev->step_id),
 	            sql_text(ev->node ? ev->node : ""), sql_int((int64_t)ev->max_rss),
-	            sql_int((int64_t)ev->user_usec), sql_int((int64_t)ev->sys_usec));
+	            sql_int((int64_t)ev->user_usec), sql_int((int64_t)ev->sys_usec),
+	            sql_int(ev->gpus), sql_int((int64_t)ev->max_gpu_mem),
+	            sql_int((int64_t)ev->ave_gpu_mem), sql_int(ev->max_gpu_util),
+	            sql_int(ev->ave_gpu_util));
 }
 
 int store_event(struct store *s, const union job_event *ev, struct rota_error *err)
@@ -676,15 +684,34 @@ static struct acct_step *step_of(struct acct_job *j, uint32_t step_id)
 	return NULL;
 }
 
+/* One node's GPU figures (usage columns 5..9) into st: GPUs summed, the
+ * highest max_, ave_ summed (add_usage divides by the nodes with GPUs). */
+static void add_gpu_use(const struct store_driver *drv, struct sql_cur *c,
+                        struct acct_step *st, uint64_t *gpu_nodes)
+{
+	uint32_t gpus = (uint32_t)drv->col_int(c, 5);
+	uint64_t mem = (uint64_t)drv->col_int(c, 6);
+	uint32_t util = (uint32_t)drv->col_int(c, 8);
+
+	if (!gpus)
+		return;
+	st->gpus += gpus;
+	st->max_gpu_mem = mem > st->max_gpu_mem ? mem : st->max_gpu_mem;
+	st->max_gpu_util = util > st->max_gpu_util ? util : st->max_gpu_util;
+	st->ave_gpu_mem += (uint64_t)drv->col_int(c, 7);
+	st->ave_gpu_util += (uint32_t)drv->col_int(c, 9);
+	(*gpu_nodes)++;
+}
+
 /* Each step's usage from its nodes' reports: the highest peak (and where),
- * the peaks' average (AveRSS), the CPU times summed. */
+ * the peaks' average (AveRSS), the CPU times summed; the GPUs' (above). */
 static int add_usage(struct store *s, int64_t run_id, struct acct_job *j,
                      struct rota_error *err)
 {
 	const struct store_driver *drv = s->drv;
 	struct sql_val id = sql_int(run_id);
 	struct acct_step *st = NULL;
-	uint64_t rss_sum = 0, nodes = 0;
+	uint64_t rss_sum = 0, nodes = 0, gpu_nodes = 0;
 	struct sql_cur *c;
 	int more;
 
@@ -696,6 +723,9 @@ static int add_usage(struct store *s, int64_t run_id, struct acct_job *j,
 
 		if (st && (more <= 0 || step != st->step_id)) {
 			st->ave_rss = nodes ? rss_sum / nodes : 0;
+			st->ave_gpu_mem = gpu_nodes ? st->ave_gpu_mem / gpu_nodes : 0;
+			st->ave_gpu_util =
+			    gpu_nodes ? (uint32_t)(st->ave_gpu_util / gpu_nodes) : 0;
 			st = NULL;
 		}
 		if (more <= 0)
@@ -703,7 +733,7 @@ static int add_usage(struct store *s, int64_t run_id, struct acct_job *j,
 		if (!st) {
 			if (!(st = step_of(j, step)))
 				continue;
-			rss_sum = nodes = 0;
+			rss_sum = nodes = gpu_nodes = 0;
 		}
 		rss = (uint64_t)drv->col_int(c, 2);
 		if (rss > st->max_rss || !st->max_rss_node) {
@@ -715,6 +745,7 @@ static int add_usage(struct store *s, int64_t run_id, struct acct_job *j,
 		nodes++;
 		st->user_usec += (uint64_t)drv->col_int(c, 3);
 		st->sys_usec += (uint64_t)drv->col_int(c, 4);
+		add_gpu_use(drv, c, st, &gpu_nodes);
 	}
 	drv->done(c);
 	return more < 0 ? -EIO : 0;

@@ -69,7 +69,13 @@ static const char schema[] =
     " db_id BIGINT NOT NULL, step_id BIGINT NOT NULL,"
     " node TEXT COLLATE \"C\" NOT NULL,"
     " max_rss BIGINT, user_usec BIGINT, sys_usec BIGINT,"
-    " PRIMARY KEY(db_id, step_id, node));";
+    " PRIMARY KEY(db_id, step_id, node));"
+    /* added later: what the step's GPUs were used for on the node */
+    "ALTER TABLE usage ADD COLUMN IF NOT EXISTS gpus BIGINT,"
+    " ADD COLUMN IF NOT EXISTS max_gpu_mem BIGINT,"
+    " ADD COLUMN IF NOT EXISTS ave_gpu_mem BIGINT,"
+    " ADD COLUMN IF NOT EXISTS max_gpu_util BIGINT,"
+    " ADD COLUMN IF NOT EXISTS ave_gpu_util BIGINT;";
 
 enum { K_HOST, K_PORT, K_USER, K_PASS, K_DB, K_APP, K_TIMEOUT, K_COUNT };
 static const char *const keywords[K_COUNT + 1] = {

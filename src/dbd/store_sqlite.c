@@ -85,6 +85,15 @@ static int prepare(struct sql_db *d, const char *sql, sqlite3_stmt **q,
 }
 
 /* Has table a column of that name? */
+/* Columns added after the first stores were made. */
+static const struct {
+	const char *table, *column, *type;
+} added[] = {
+    {"job", "gres_tres", "TEXT"},         {"usage", "gpus", "INTEGER"},
+    {"usage", "max_gpu_mem", "INTEGER"},  {"usage", "ave_gpu_mem", "INTEGER"},
+    {"usage", "max_gpu_util", "INTEGER"}, {"usage", "ave_gpu_util", "INTEGER"},
+};
+
 static int has_column(sqlite3 *db, const char *table, const char *column)
 {
 	sqlite3_stmt *q = NULL;
@@ -125,12 +134,22 @@ static int lite_open(const struct store_conf *sc, const char *const *stmts, int 
 	}
 	/* columns added later: a store made before gets them (SQLite has no
 	 * ADD COLUMN IF NOT EXISTS: "duplicate column" is what it says then) */
-	if (!has_column(d->db, "job", "gres_tres") &&
-	    sqlite3_exec(d->db, "ALTER TABLE job ADD COLUMN gres_tres TEXT", NULL, NULL,
-	                 &msg) != SQLITE_OK) {
-		errprintf(err, "accounting store %s: %s", sc->loc, msg ? msg : "?");
-		sqlite3_free(msg);
-		goto fail;
+	for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++) {
+		char *sql;
+		int rc;
+
+		if (has_column(d->db, added[i].table, added[i].column))
+			continue;
+		sql = sqlite3_mprintf("ALTER TABLE %s ADD COLUMN %s %s", added[i].table,
+		                      added[i].column, added[i].type);
+		rc = sql ? sqlite3_exec(d->db, sql, NULL, NULL, &msg) : SQLITE_NOMEM;
+		sqlite3_free(sql);
+		if (rc != SQLITE_OK) {
+			errprintf(err, "accounting store %s: %s", sc->loc,
+			          msg ? msg : "?");
+			sqlite3_free(msg);
+			goto fail;
+		}
 	}
 	for (int i = 0; i < T_COUNT; i++)
 		if (prepare(d, txn_sql[i], &d->txn[i], err) < 0)

@@ -36,6 +36,19 @@
  * borrowed): CONTAINER_FIELDS(CONTAINER_COPY_F, _) where to and from are. */
 #define CONTAINER_COPY_F(S, kind, name, sub) to->name = from->name;
 
+/* What a step's GPUs were used for on a node (stepd/usage.c, through NVML):
+ * how many GPUs were watched (0: none, no GPU figures), the bytes of GPU
+ * memory its processes held and the GPUs' busy percentage summed over them,
+ * at the highest and on average over the samples. */
+#define GPU_USE_FIELDS(F, S)                                                             \
+	F(S, u32, gpus, _)                                                               \
+	F(S, u64, max_gpu_mem, _)                                                        \
+	F(S, u64, ave_gpu_mem, _)                                                        \
+	F(S, u32, max_gpu_util, _)                                                       \
+	F(S, u32, ave_gpu_util, _)
+/* Copy the GPU_USE_FIELDS of *from to *to: GPU_USE_FIELDS(GPU_USE_COPY_F, _). */
+#define GPU_USE_COPY_F(S, kind, name, sub) to->name = from->name;
+
 /* What a user asks for (sbatch/srun/salloc).  NO_VAL = not given. */
 #define JOB_DESC_FIELDS(F, S)                                                            \
 	F(S, str, name, _)                                                               \
@@ -648,7 +661,8 @@ enum warn_flags { WARN_F_BATCH_ONLY = 1, WARN_F_REQUEUE = 2 };
 	F(S, i64, start_time, _) /* launch_req.start_time; 0 unknown (see below) */      \
 	F(S, u64, max_rss, _)    /* what the step used here: KiB at the peak, */         \
 	F(S, u64, user_usec, _)  /* and CPU time (0: not measured) */                    \
-	F(S, u64, sys_usec, _)
+	F(S, u64, sys_usec, _)                                                           \
+	GPU_USE_FIELDS(F, S)
 ROTA_DECLARE(step_complete, STEP_COMPLETE_FIELDS)
 /* STEP_DONE_JOB_GONE (step_id NO_VAL): after a terminate request, nothing of the
  * job is left on this node.  start_time names the run the report is about: the
@@ -839,7 +853,10 @@ ROTA_DECLARE(repl_data, REPL_DATA_FIELDS)
 	F(S, u64, ave_rss, _)   /* KiB */                                                \
 	F(S, u64, user_usec, _)                                                          \
 	F(S, u64, sys_usec, _)                                                           \
-	F(S, str, max_rss_node, _) /* where max_rss was */
+	F(S, str, max_rss_node, _) /* where max_rss was */                               \
+	/* GPUs: gpus over the nodes, the highest of their max_, the mean of */          \
+	/* their ave_ (gpus 0: none watched) */                                          \
+	GPU_USE_FIELDS(F, S)
 ROTA_DECLARE(acct_step, ACCT_STEP_FIELDS)
 #define STEP_EXTERN 0xfffffffcu /* step id of N.extern */
 
@@ -1112,7 +1129,10 @@ ROTA_DECLARE(task_stat, TASK_STAT_FIELDS)
 	F(S, u64, read_bytes, _) /* storage I/O of its live processes */                 \
 	F(S, u64, write_bytes, _)                                                        \
 	F(S, u32v, pids, _)          /* its processes (sstat -i) */                      \
-	F(S, list, tasks, task_stat) /* each task, where ntasks > 1 */
+	F(S, list, tasks, task_stat) /* each task, where ntasks > 1 */                   \
+	GPU_USE_FIELDS(F, S)                                                             \
+	F(S, u64, gpu_mem, _) /* GPU memory and busy percentage at the last sample */    \
+	F(S, u32, gpu_util, _)
 ROTA_DECLARE(node_stat, NODE_STAT_FIELDS)
 
 /* MSG_STEP_STAT_REQ: sstat -> controller (job_id, step_id: NO_VAL for the

@@ -215,6 +215,7 @@ void ctl_report(struct stepd *st, uint32_t status, uint32_t flags, const char *m
 	};
 	int sent = 0;
 
+	usage_gpu_report(st, &sc);
 	if (st->ctl && msglink_send(st->ctl, MSG_STEP_COMPLETE, &sc) == 0 &&
 	    msglink_flush(st->ctl, 5000) == 0)
 		sent = 1;

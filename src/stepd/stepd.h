@@ -28,6 +28,7 @@ struct conf;
 struct container;
 struct launch_req;
 struct msglink;
+struct nvml_watch;
 
 /* Local tasks per node we accept (each costs up to four descriptors). */
 #define STEPD_MAX_TASKS 4096
@@ -76,6 +77,14 @@ struct stepd_usage {
 	/* each task's share, by process group, when 1 < ntasks <= USAGE_TASKS_MAX
 	 * (the cgroup is the step's: only /proc tells tasks apart) */
 	struct task_use *task;
+	/* the step's GPUs through NVML (common/nvml_dl.h), opened at the first
+	 * sample: gpu_state 0 not yet tried, 1 watched, -1 none (no GPUs, no
+	 * NVML) */
+	struct nvml_watch *gpu;
+	int gpu_state;
+	uint32_t ngpus, gpu_util, max_gpu_util;
+	uint64_t gpu_mem, max_gpu_mem;
+	uint64_t gpu_samples, gpu_mem_sum, gpu_util_sum; /* for the averages */
 };
 
 struct stepd {
@@ -196,6 +205,9 @@ int usage_tick(struct stepd *st, time_t now);
 void usage_sample(struct stepd *st);
 /* Answer rotad's MSG_STEP_STAT_REQ (sstat) with a fresh sample. */
 void usage_answer(struct stepd *st, const struct step_stat_req *req);
+/* The step's GPU figures into sc's GPU_USE_FIELDS (gpus 0: none watched). */
+struct step_complete;
+void usage_gpu_report(const struct stepd *st, struct step_complete *sc);
 void usage_release(struct stepd *st);
 
 /* ---- ctl.c ---- */

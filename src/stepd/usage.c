@@ -7,6 +7,14 @@
  * JobAcctGatherFrequency seconds from the poll loop and whenever sstat asks;
  * the high-water marks it keeps also raise what the step's end reports.  No
  * threads: everything runs in rotastepd's one loop.
+ *
+ * A step that holds GPUs also has them sampled through NVML (loaded at the
+ * first sample, after the tasks are forked; no library: no GPU figures, said
+ * once at debug level): the GPU memory its processes hold and the GPUs'
+ * busy percentage (common/nvml_dl.h), at the highest and on average over
+ * the samples.  The node's GPU index k is the NVML device whose minor
+ * number the file of the node's k-th GPU names (/dev/nvidiaN), else NVML's
+ * index k.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +27,8 @@
 #include <unistd.h>
 #include "common/acctg.h"
 #include "common/conf.h"
+#include "common/gres_req.h"
+#include "common/nvml_dl.h"
 #include "common/strv.h"
 #include "proto/messages.h"
 #include "stepd/cgroup.h"
@@ -205,6 +215,103 @@ static void walk_procs(struct stepd *st, struct proc_sum *sum, long hz)
 	free(per_task);
 }
 
+/* The minor number a GPU's device file names ("/dev/nvidia3": 3), or -1. */
+static int gpu_minor(const char *file)
+{
+	const char *base = file ? strrchr(file, '/') : NULL;
+	char *end;
+	long v;
+
+	base = base ? base + 1 : file;
+	if (!base || strncmp(base, "nvidia", 6) || base[6] < '0' || base[6] > '9')
+		return -1;
+	v = strtol(base + 6, &end, 10);
+	return *end || v > 0xfffff ? -1 : (int)v;
+}
+
+/* The step's GPUs on this node (its "gpu" device indexes) into refs
+ * (GRES_DEVS_MAX); returns how many. */
+static size_t gpu_refs(const struct stepd *st, struct nvml_gpu_ref *refs)
+{
+	const struct launch_req *r = st->req;
+	struct gres_alloc_item items[GRES_MAX_ITEMS];
+	size_t nitems = 0, n = 0;
+
+	if (gres_alloc_parse(r->step_gres ? r->step_gres : r->gres, items, GRES_MAX_ITEMS,
+	                     &nitems) < 0)
+		return 0;
+	for (size_t i = 0; i < nitems; i++) {
+		if (strcmp(items[i].name, "gpu"))
+			continue;
+		for (uint32_t k = 0; k < items[i].nidx && n < GRES_DEVS_MAX; k++) {
+			uint32_t idx = items[i].idx[k], seen = 0;
+
+			refs[n] = (struct nvml_gpu_ref){.index = idx, .minor = -1};
+			for (uint32_t d = 0; d < r->node_gres_devs_count; d++) {
+				const struct gres_dev_info *dev = &r->node_gres_devs[d];
+				if (!dev->name || strcmp(dev->name, "gpu"))
+					continue;
+				if (seen++ == idx) {
+					refs[n].minor = gpu_minor(dev->file);
+					break;
+				}
+			}
+			n++;
+		}
+	}
+	return n;
+}
+
+static void gpu_open(struct stepd *st)
+{
+	struct stepd_usage *u = &st->usage;
+	struct nvml_gpu_ref refs[GRES_DEVS_MAX];
+	struct rota_error err = {{0}};
+	size_t n = st->req->gres ? gpu_refs(st, refs) : 0;
+
+	u->gpu_state = -1;
+	if (!n)
+		return;
+	if (nvml_watch_create(refs, n, &u->gpu, &err) < 0) {
+		log_debug("JobId=%u StepId=%u no GPU usage: %s", st->req->job_id,
+		          st->req->step_id, err.text);
+		return;
+	}
+	u->gpu_state = 1;
+	u->ngpus = (uint32_t)n;
+}
+
+static void gpu_sample(struct stepd *st)
+{
+	struct stepd_usage *u = &st->usage;
+	struct nvml_use use;
+
+	if (!u->gpu_state)
+		gpu_open(st);
+	if (u->gpu_state < 0 || nvml_watch_sample(u->gpu, u->pids, u->npids, &use) < 0)
+		return;
+	u->gpu_mem = use.mem_bytes;
+	u->gpu_util = use.util;
+	u->max_gpu_mem = max_u64(u->max_gpu_mem, use.mem_bytes);
+	if (use.util > u->max_gpu_util)
+		u->max_gpu_util = use.util;
+	u->gpu_samples++;
+	u->gpu_mem_sum += use.mem_bytes;
+	u->gpu_util_sum += use.util;
+}
+
+void usage_gpu_report(const struct stepd *st, struct step_complete *sc)
+{
+	const struct stepd_usage *u = &st->usage;
+	uint64_t n = u->gpu_samples;
+
+	sc->gpus = u->gpu_state > 0 ? u->ngpus : 0;
+	sc->max_gpu_mem = u->max_gpu_mem;
+	sc->max_gpu_util = u->max_gpu_util;
+	sc->ave_gpu_mem = n ? u->gpu_mem_sum / n : 0;
+	sc->ave_gpu_util = n ? (uint32_t)(u->gpu_util_sum / n) : 0;
+}
+
 void usage_sample(struct stepd *st)
 {
 	struct stepd_usage *u = &st->usage;
@@ -215,6 +322,7 @@ void usage_sample(struct stepd *st)
 	if (u->none)
 		return;
 	walk_procs(st, &sum, hz);
+	gpu_sample(st);
 	u->rss_kib = sum.rss_kib;
 	u->vsize_kib = sum.vsize_kib;
 	u->max_rss_kib = max_u64(u->max_rss_kib, sum.rss_kib);
@@ -276,6 +384,16 @@ void usage_answer(struct stepd *st, const struct step_stat_req *req)
 	ns.sys_usec = u->sys_usec;
 	ns.read_bytes = u->read_bytes;
 	ns.write_bytes = u->write_bytes;
+	if (u->gpu_state > 0) {
+		struct step_complete gu = {0};
+		struct node_stat *to = &ns;
+		const struct step_complete *from = &gu;
+
+		usage_gpu_report(st, &gu);
+		GPU_USE_FIELDS(GPU_USE_COPY_F, _)
+		ns.gpu_mem = u->gpu_mem;
+		ns.gpu_util = u->gpu_util;
+	}
 	ns.pids.v = xcalloc(u->npids + 1, sizeof(uint32_t));
 	for (size_t i = 0; i < u->npids; i++)
 		ns.pids.v[i] = (uint32_t)u->pids[i];
@@ -305,6 +423,8 @@ void usage_release(struct stepd *st)
 {
 	free(st->usage.pids);
 	free(st->usage.task);
+	nvml_watch_destroy(st->usage.gpu);
+	st->usage.gpu = NULL;
 	st->usage.task = NULL;
 	st->usage.pids = NULL;
 	st->usage.npids = 0;

@@ -136,6 +136,45 @@ static void test_tasks_apart(void **state)
 	assert_string_equal(val(&row, "MaxRSS"), "150M");
 }
 
+/* node01 holds two GPUs (2G and 180 % at the highest, 1G and 150 % now, 3G
+ * and 120 % on average over the samples), node02 none: NVML's node figures
+ * are shared by the node's tasks; Ave is over the samples. */
+static void test_gpus(void **state)
+{
+	struct step_stat ss;
+	struct node_stat ns[2];
+	struct sstat_row row;
+
+	two_nodes(&ss, ns);
+	ns[0].gpus = 2;
+	ns[0].max_gpu_mem = 2ull << 30;
+	ns[0].gpu_mem = 1ull << 30;
+	ns[0].ave_gpu_mem = 3ull << 30;
+	ns[0].max_gpu_util = 180;
+	ns[0].gpu_util = 150;
+	ns[0].ave_gpu_util = 120;
+	sstat_row_init(&row, &ss, 0, 2, ACCTG_CONVERT_EXACT);
+	assert_string_equal(val(&row, "TRESUsageInMax"),
+	                    "cpu=00:00:03,energy=0,fs/disk=2K,gres/gpumem=1G,"
+	                    "gres/gpuutil=90,mem=150M,pages=0,vmem=200M");
+	assert_string_equal(val(&row, "TRESUsageInTot"),
+	                    "cpu=00:00:07,energy=0,fs/disk=4K,gres/gpumem=1G,"
+	                    "gres/gpuutil=150,mem=250M,pages=0,vmem=460M");
+	assert_non_null(
+	    strstr(val(&row, "TRESUsageInAve"), ",gres/gpumem=1G,gres/gpuutil=40,mem="));
+	assert_non_null(
+	    strstr(val(&row, "TRESUsageInMin"), ",gres/gpumem=0,gres/gpuutil=0,mem="));
+	assert_string_equal(val(&row, "TRESUsageInMaxNode"),
+	                    "cpu=node01,energy=node01,fs/disk=node01,gres/gpumem=node01,"
+	                    "gres/gpuutil=node01,mem=node02,pages=node01,vmem=node01");
+	assert_string_equal(val(&row, "TRESUsageInMaxTask"),
+	                    "cpu=0,fs/disk=0,gres/gpumem=0,gres/gpuutil=0,mem=2,"
+	                    "pages=0,vmem=0");
+	/* node02 alone: no GPUs, no GPU figures */
+	sstat_row_init(&row, &ss, 1, 2, ACCTG_CONVERT_EXACT);
+	assert_null(strstr(val(&row, "TRESUsageInMax"), "gres/"));
+}
+
 static void test_names_and_ids(void **state)
 {
 	struct step_stat ss = {.job_id = 9, .step_id = STEP_BATCH};
@@ -163,6 +202,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_aggregate),
 	    cmocka_unit_test(test_tasks_apart),
+	    cmocka_unit_test(test_gpus),
 	    cmocka_unit_test(test_names_and_ids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
