@@ -21,6 +21,7 @@
 #include "cli/scontrol.h"
 #include "common/arrayspec.h"
 #include "common/conf.h"
+#include "common/gres_req.h"
 #include "common/hostlist.h"
 #include "common/jobfmt.h"
 #include "common/states.h"
@@ -403,6 +404,32 @@ static int show_jobs(const struct scontrol_opts *o, const char *id_str)
 
 /* ---- show node ---- */
 
+/* CfgTRES= and AllocTRES=, GRES after cpu, mem and billing as Slurm 22.05
+ * orders them: "gres/gpu=4,gres/gpu:h100=4" (common/gres_req.h). */
+static void print_node_tres(FILE *f, const struct node_info *n, const char *le)
+{
+	char *cfg = gres_spec_tres(n->gres), *used = gres_spec_tres(n->gres_used);
+	char b1[64];
+	const char *sep = "";
+
+	fprintf(f, "CfgTRES=cpu=%u,mem=%s,billing=%u%s%s%s", n->cpus,
+	        timefmt_mem_unit(n->real_memory, b1, sizeof(b1)), n->cpus, cfg ? "," : "",
+	        cfg ? cfg : "", le);
+	fputs("AllocTRES=", f);
+	if (n->alloc_cpus) {
+		fprintf(f, "cpu=%u", n->alloc_cpus);
+		sep = ",";
+	}
+	if (n->alloc_cpus && n->alloc_memory) {
+		fprintf(f, ",mem=%s", timefmt_mem_unit(n->alloc_memory, b1, sizeof(b1)));
+	}
+	if (used)
+		fprintf(f, "%s%s", sep, used);
+	fputs(le, f);
+	free(cfg);
+	free(used);
+}
+
 static void print_node(FILE *f, const struct scontrol_opts *o, const struct node_info *n)
 {
 	const char *le = o->oneliner ? " " : "\n   ";
@@ -456,15 +483,7 @@ static void print_node(FILE *f, const struct scontrol_opts *o, const struct node
 	            : "None",
 	        le);
 	fprintf(f, "LastBusyTime=%s%s", time_str(n->last_busy, b1, sizeof(b1)), le);
-	fprintf(f, "CfgTRES=cpu=%u,mem=%s,billing=%u%s", n->cpus,
-	        timefmt_mem_unit(n->real_memory, b1, sizeof(b1)), n->cpus, le);
-	if (n->alloc_cpus && n->alloc_memory)
-		fprintf(f, "AllocTRES=cpu=%u,mem=%s%s", n->alloc_cpus,
-		        timefmt_mem_unit(n->alloc_memory, b1, sizeof(b1)), le);
-	else if (n->alloc_cpus)
-		fprintf(f, "AllocTRES=cpu=%u%s", n->alloc_cpus, le);
-	else
-		fprintf(f, "AllocTRES=%s", le);
+	print_node_tres(f, n, le);
 	fprintf(f, "CapWatts=n/a%s", le);
 	fprintf(f, "CurrentWatts=0 AveWatts=0%s", le);
 	fputs("ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s", f);

@@ -257,3 +257,30 @@ char *gres_alloc_tres(char *const *per_node, size_t nnodes)
 	}
 	return out;
 }
+
+char *gres_spec_tres(const char *spec)
+{
+	size_t cap = spec ? strlen(spec) + 1 : 1, len = 0;
+	char *clean = xcalloc(cap, 1), *out = NULL;
+
+	while (spec && *spec) {
+		size_t n = strcspn(spec, "(,");
+		const char *colon = memrchr(spec, ':', n);
+		/* a count of 0 ("gpu:h100:0") holds nothing */
+		int zero = colon && n == (size_t)(colon - spec) + 2 && colon[1] == '0';
+
+		if (!zero) {
+			len += (size_t)snprintf(clean + len, cap - len, "%s%.*s",
+			                        len ? "," : "", (int)n, spec);
+		}
+		spec += n;
+		if (*spec == '(')
+			spec += strcspn(spec, ")") + (spec[strcspn(spec, ")")] ? 1 : 0);
+		if (*spec == ',')
+			spec++;
+	}
+	if (*clean)
+		out = gres_alloc_tres(&clean, 1);
+	free(clean);
+	return out;
+}

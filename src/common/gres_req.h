@@ -53,6 +53,12 @@ uint32_t gres_alloc_count(const char *s, const char *name);
  * each type); NULL when nothing (caller frees). */
 char *gres_alloc_tres(char *const *per_node, size_t nnodes);
 
+/* The same for one node's GRES as slurm.conf's Gres= or GresUsed= give them
+ * ("gpu:h100:4(S:0-1)", "gpu:h100:0(IDX:N/A)"): what parentheses hold is
+ * ignored, items of count 0 are left out.  NULL when nothing or when spec
+ * does not parse (caller frees). */
+char *gres_spec_tres(const char *spec);
+
 /* "0-3,5" for idx[0..n) (ascending); caller frees. */
 char *gres_idx_ranges(const uint32_t *idx, size_t n);
 

@@ -1,0 +1,125 @@
+"""GPUs bound to CPUs and tasks: a node's CfgTRES/AllocTRES count its GPUs,
+--gres-flags=enforce-binding gives a job only CPUs near its GPUs (gres.conf
+Cores=) or keeps it waiting, disable-binding takes the lowest free GPU
+whatever CPUs are near, --gpu-bind and --gpus-per-task give each task its
+own CUDA_VISIBLE_DEVICES, and --gpus-per-socket counts per socket.
+
+Two `rota up --gpus 4` nodes of 8 CPUs: node01's GPU k is near CPUs 2k and
+2k+1, every GPU of node02 near CPUs 0-3."""
+
+import os
+import re
+
+import pytest
+
+from conftest import module_cluster_with
+
+UP = ("--nodes", "2", "--cpus", "8", "--mem", "8192", "--gpus", "4")
+
+
+def add_cores(conf_path):
+    d = os.path.dirname(conf_path)
+    lines = [f"NodeName=node01 Name=gpu File={d}/dev/node01/nvidia{k} "
+             f"Cores={2 * k}-{2 * k + 1}" for k in range(4)]
+    lines += [f"NodeName=node02 Name=gpu File={d}/dev/node02/nvidia{k} Cores=0-3"
+              for k in range(4)]
+    with open(os.path.join(d, "gres.conf"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+@pytest.fixture(scope="module")
+def gc():
+    yield from module_cluster_with(rewrite_conf=add_cores, up_args=UP)
+
+
+@pytest.fixture(autouse=True)
+def clean(gc):
+    yield
+    gc.cancel_all()
+    gc.wait_nodes_idle()
+
+
+def show_node(c, name):
+    return c.run(["scontrol", "show", "node", name], check=True).stdout
+
+
+def show_job(c, job):
+    return c.run(["scontrol", "-d", "show", "job", str(job)], check=True).stdout
+
+
+# ---- CfgTRES / AllocTRES ----
+
+def test_node_tres_counts_gpus(gc):
+    c = gc
+    out = show_node(c, "node01")
+    assert re.search(r"CfgTRES=cpu=8,mem=8G,billing=8,gres/gpu=4\s", out), out
+    assert re.search(r"AllocTRES=\s", out), out
+    j = c.sbatch("-w", "node01", "-c2", "--mem=1G", "--gres=gpu:3", "--wrap",
+                 "sleep 60")
+    c.wait_running(j)
+    out = show_node(c, "node01")
+    assert re.search(r"AllocTRES=cpu=2,mem=1G,gres/gpu=3\s", out), out
+    assert re.search(r"\bTRES=cpu=2,mem=1G,node=1,billing=2,gres/gpu=3\s",
+                     show_job(c, j))
+    # the other node holds none
+    assert re.search(r"AllocTRES=\s", show_node(c, "node02"))
+
+
+# ---- --gres-flags ----
+
+def test_enforce_binding_takes_cpus_near_the_gpu(gc):
+    c = gc
+    cpu_job = c.sbatch("-w", "node01", "-c3", "--wrap", "sleep 60")  # CPUs 0-2
+    c.wait_running(cpu_job)
+    assert "CPU_IDs=0-2" in show_job(c, cpu_job)
+    j = c.sbatch("-w", "node01", "-c2", "--gres=gpu:1",
+                 "--gres-flags=enforce-binding", "--wrap", "sleep 60")
+    c.wait_running(j)
+    out = show_job(c, j)
+    # GPU 1 (CPUs 2-3) has one near CPU left; GPU 2 or 3 has both free
+    m = re.search(r"Nodes=node01 CPU_IDs=(\S+) Mem=\d+ GRES=gpu:1\(IDX:(\d)\)", out)
+    assert m, out
+    idx = int(m.group(2))
+    assert idx in (2, 3) and m.group(1) == f"{2 * idx}-{2 * idx + 1}", out
+
+
+def test_enforce_binding_looks_elsewhere(gc):
+    """Three CPUs near one GPU: none on node01 (2 each), node02 has 4."""
+    c = gc
+    j = c.sbatch("-c3", "--gres=gpu:1", "--gres-flags=enforce-binding",
+                 "--wrap", "sleep 60")
+    c.wait_running(j)
+    out = show_job(c, j)
+    assert re.search(r"Nodes=node02 CPU_IDs=0-2 ", out), out
+
+
+def test_enforce_binding_waits(gc):
+    """Five CPUs near one GPU: no node can; without the flag it runs."""
+    c = gc
+    j = c.sbatch("-c5", "--gres=gpu:1", "--gres-flags=enforce-binding",
+                 "--wrap", "sleep 60")
+    free = c.sbatch("-c5", "--gres=gpu:1", "--wrap", "sleep 60")
+    c.wait_running(free)
+    c.wait_for(lambda: c.job_field(j, "Reason") == "Resources",
+               what="enforce-binding job waiting for Resources")
+    assert c.job_state(j) == "PENDING"
+    # and it still waits once the other ends
+    c.run(["scancel", str(free)])
+    c.wait_job(free)
+    c.wait_nodes_idle()
+    assert c.job_state(j) == "PENDING"
+
+
+def test_disable_binding_takes_the_lowest_gpu(gc):
+    c = gc
+    cpu_job = c.sbatch("-w", "node01", "-c2", "--wrap", "sleep 60")  # GPU 0's CPUs
+    c.wait_running(cpu_job)
+    near = c.sbatch("-w", "node01", "-c2", "--gres=gpu:1", "--wrap", "sleep 60")
+    c.wait_running(near)
+    assert re.search(r"CPU_IDs=2-3 Mem=\d+ GRES=gpu:1\(IDX:1\)", show_job(c, near))
+    far = c.sbatch("-w", "node01", "-c2", "--gres=gpu:1",
+                   "--gres-flags=disable-binding", "--wrap", "sleep 60")
+    c.wait_running(far)
+    out = show_job(c, far)
+    # the lowest free GPU (0, whose CPUs are taken), the lowest free CPUs
+    assert re.search(r"CPU_IDs=4-5 Mem=\d+ GRES=gpu:1\(IDX:0\)", out), out
