@@ -21,6 +21,7 @@
 #include "common/jobscript.h"
 #include "common/timefmt.h"
 #include "common/cpubind.h"
+#include "common/gpubind.h"
 #include "common/ctrspec.h"
 #include "common/common.h"
 
@@ -266,6 +267,7 @@ static const struct {
     {R, "SLURM_EXACT", O_EXACT},
     {R, "SLURM_EXCLUSIVE", O_EXCLUSIVE},
     {R, "SLURM_EXPORT_ENV", O_EXPORT},
+    {R, "SLURM_GPU_BIND", O_GPU_BIND},
     {R, "SRUN_EXPORT_ENV", O_EXPORT},
     {R, "SLURM_JOBID", O_JOBID},
     {R, "SLURM_JOB_ID", O_JOBID},
@@ -746,11 +748,17 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		d->mem_per_gpu = mb ? mb : NO_VAL64; /* 0: as unset, like --mem=0 */
 		break;
 	}
-	case O_GPU_BIND:
+	case O_GPU_BIND: {
+		struct rota_error err = {""};
+		struct gpubind b;
 		if (!*arg || strlen(arg) > 256)
 			die(JOBOPT_EXIT_FATAL, "Invalid --gpu-bind specification");
+		if (gpubind_parse(arg, &b, &err) < 0)
+			die(JOBOPT_EXIT_FATAL, "%s", err.text);
+		gpubind_release(&b);
 		set_str(&d->gpu_bind, arg);
 		break;
+	}
 	case O_GRES_FLAGS:
 		set_gres_flags(d, arg);
 		break;

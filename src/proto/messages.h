@@ -423,6 +423,7 @@ ROTA_DECLARE(alloc_resp, ALLOC_RESP_FIELDS)
 	F(S, str, gpus, _)                                                               \
 	F(S, str, gpus_per_node, _)                                                      \
 	F(S, str, gpus_per_task, _)                                                      \
+	F(S, str, gpu_bind, _) /* --gpu-bind as given (common/gpubind.h) */              \
 	CONTAINER_FIELDS(F, S)
 ROTA_DECLARE(step_create_req, STEP_CREATE_REQ_FIELDS)
 enum step_flags {

@@ -123,3 +123,61 @@ def test_disable_binding_takes_the_lowest_gpu(gc):
     out = show_job(c, far)
     # the lowest free GPU (0, whose CPUs are taken), the lowest free CPUs
     assert re.search(r"CPU_IDs=4-5 Mem=\d+ GRES=gpu:1\(IDX:0\)", out), out
+
+
+# ---- --gpu-bind, --gpus-per-task ----
+
+TASK_REPORT = ("srun {opts} bash -c 'echo task=$SLURM_LOCALID "
+               "cvd=$CUDA_VISIBLE_DEVICES ord=$GPU_DEVICE_ORDINAL "
+               "rocr=$ROCR_VISIBLE_DEVICES job=$SLURM_JOB_GPUS'")
+
+
+def task_gpus(c, *sbatch_args, opts=""):
+    """{local task id: its CUDA_VISIBLE_DEVICES} of one srun in a job on
+    node01 (ConstrainDevices: the step's GPUs count from 0), and the job's
+    output."""
+    out = os.path.join(c.dir, f"bind-{len(os.listdir(c.dir))}.out")
+    j = c.sbatch("-w", "node01", "-o", out, *sbatch_args, "--wrap",
+                 TASK_REPORT.format(opts=opts))
+    assert c.wait_job(j) == "COMPLETED", open(out).read()
+    text = open(out).read()
+    got = {}
+    for m in re.finditer(r"task=(\d+) cvd=(\S*) ord=(\S*) rocr=(\S*) job=(\S*)", text):
+        assert m.group(2) == m.group(3) == m.group(4), text
+        got[int(m.group(1))] = m.group(2)
+    return got, text
+
+
+def test_gpu_bind_map_gpu(gc):
+    got, text = task_gpus(gc, "-n2", "--gres=gpu:2", opts="--gpu-bind=map_gpu:1,0")
+    assert got == {0: "1", 1: "0"}, text
+    # without it every task sees both
+    got, text = task_gpus(gc, "-n2", "--gres=gpu:2")
+    assert got == {0: "0,1", 1: "0,1"}, text
+
+
+def test_gpu_bind_from_sbatch_and_verbose(gc):
+    got, text = task_gpus(gc, "-n3", "--gres=gpu:2",
+                          "--gpu-bind=verbose,mask_gpu:0x2,0x3,0x1")
+    assert got == {0: "1", 1: "0,1", 2: "0"}, text
+    assert re.search(r"gpu-bind: usable_gres=0x2; bit_alloc=0x3; local_inx=0;", text), text
+
+
+def test_gpus_per_task_binds_each_task(gc):
+    got, text = task_gpus(gc, "-n2", "--gpus-per-task=2")
+    assert got == {0: "0,1", 1: "2,3"}, text
+    # --gpu-bind=none undoes it
+    got, text = task_gpus(gc, "-n2", "--gpus-per-task=1", opts="--gpu-bind=none")
+    assert got == {0: "0,1", 1: "0,1"}, text
+
+
+def test_gpu_bind_closest(gc):
+    """Each task's CPUs (its share: 0-1, 2-3) are near one GPU of node01."""
+    got, text = task_gpus(gc, "-n2", "-c2", "--gres=gpu:2",
+                          opts="--cpu-bind=cores --gpu-bind=closest")
+    assert got == {0: "0", 1: "1"}, text
+
+
+def test_gpu_bind_refused_when_invalid(gc):
+    p = gc.run(["sbatch", "--gpu-bind=nearest", "--wrap", "true"])
+    assert p.returncode != 0 and "Invalid --gpu-bind" in p.stderr, p.stderr
