@@ -61,6 +61,7 @@ enum {
 	O_GRES,
 	O_GRES_FLAGS,
 	O_SWITCHES,
+	O_SOCKETS_PER_NODE,
 	O_GPUS_PER_NODE,
 	O_GPUS_PER_TASK,
 	O_GPUS_PER_SOCKET,
@@ -207,7 +208,7 @@ static const struct opt_def opt_table[] = {
     {"pty", no_argument, O_PTY, R},
     {"qos", required_argument, 'q', SRA},
     {"reservation", required_argument, O_IGNORE, SRA},
-    {"sockets-per-node", required_argument, O_IGNORE, SRA},
+    {"sockets-per-node", required_argument, O_SOCKETS_PER_NODE, SRA},
     {"spread-job", no_argument, O_IGNORE, SRA},
     {"switches", required_argument, O_SWITCHES, SRA},
     {"thread-spec", required_argument, O_IGNORE, SRA},
@@ -221,7 +222,7 @@ static const struct opt_def opt_table[] = {
 #define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
 
 /* Short letters whose long form is accepted but ignored. */
-static const char ignored_letters[] = "MSmBIkLET";
+static const char ignored_letters[] = "MSmIkLET";
 
 /* Input environment variables, applied in this order (later ones win). */
 static const struct {
@@ -765,6 +766,14 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 	case O_SWITCHES:
 		set_switches(d, arg);
 		break;
+	case O_SOCKETS_PER_NODE:
+		d->sockets_per_node = parse_count(arg, "sockets-per-node");
+		break;
+	case 'B': /* S[:C[:T]], each a count or min-max: the sockets' least is
+	           * what selection reads; '*' any */
+		if (arg && *arg >= '1' && *arg <= '9')
+			d->sockets_per_node = (uint32_t)strtoul(arg, NULL, 10);
+		break;
 	case 'N':
 		parse_nodes(o, arg);
 		break;
@@ -1258,6 +1267,13 @@ void jobopt_finish(struct jobopt *o)
 		fprintf(stderr,
 		        "%s: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are "
 		        "mutually exclusive.\n",
+		        cli_prog);
+		exit(JOBOPT_EXIT_FATAL);
+	}
+	if (d->gpus_per_socket && !d->sockets_per_node) {
+		fprintf(stderr,
+		        "%s: fatal: --gpus-per-socket option requires --sockets-per-node "
+		        "specification\n",
 		        cli_prog);
 		exit(JOBOPT_EXIT_FATAL);
 	}

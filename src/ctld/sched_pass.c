@@ -173,7 +173,8 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 		    node_usable(n) && part_has_node(job->part, i) &&
 		    (!job->desc.features ||
 		     (cons && constraint_match(cons, alt, n->cfg->features))) &&
-		    (!job->desc.gres || gres_node_has(job->desc.gres, n->cfg->gres));
+		    (!job->desc.gres || gres_node_has(job->desc.gres, n->cfg->gres)) &&
+		    n->sockets >= job->desc.sockets_per_node;
 		ps->snap.nodes[i].required = 0;
 	}
 	/* by name lookup: linear in the lists and the nodes, not their product */

@@ -85,8 +85,9 @@
 	F(S, str, gpu_bind, _)        /* --gpu-bind as given */                          \
 	F(S, u32, gres_flags, _)      /* --gres-flags: GRES_F_* */                       \
 	CONTAINER_FIELDS(F, S)                                                           \
-	F(S, u32, req_switch, _)  /* --switches=N: leaf switches at most; 0 none */      \
-	F(S, u32, wait4switch, _) /* ...@max-time, s; NO_VAL: max_switch_wait */
+	F(S, u32, req_switch, _)       /* --switches=N: leaf switches at most; 0 none */ \
+	F(S, u32, wait4switch, _)      /* ...@max-time, s; NO_VAL: max_switch_wait */    \
+	F(S, u32, sockets_per_node, _) /* --sockets-per-node, -B S; 0 unset */
 ROTA_DECLARE(job_desc, JOB_DESC_FIELDS)
 enum gres_flags {
 	GRES_F_ENFORCE_BINDING = 1,

@@ -4,8 +4,8 @@ Cores=) or keeps it waiting, disable-binding takes the lowest free GPU
 whatever CPUs are near, --gpu-bind and --gpus-per-task give each task its
 own CUDA_VISIBLE_DEVICES, and --gpus-per-socket counts per socket.
 
-Two `rota up --gpus 4` nodes of 8 CPUs: node01's GPU k is near CPUs 2k and
-2k+1, every GPU of node02 near CPUs 0-3."""
+Two `rota up --gpus 4` nodes of 8 CPUs on 2 sockets: node01's GPU k is near
+CPUs 2k and 2k+1, every GPU of node02 near CPUs 0-3."""
 
 import os
 import re
@@ -18,6 +18,11 @@ UP = ("--nodes", "2", "--cpus", "8", "--mem", "8192", "--gpus", "4")
 
 
 def add_cores(conf_path):
+    with open(conf_path) as f:
+        conf = f.read()
+    with open(conf_path, "w") as f:  # two sockets of 4 cores
+        f.write(conf.replace(" CPUs=8 ", " CPUs=8 Sockets=2 CoresPerSocket=4 "
+                             "ThreadsPerCore=1 "))
     d = os.path.dirname(conf_path)
     lines = [f"NodeName=node01 Name=gpu File={d}/dev/node01/nvidia{k} "
              f"Cores={2 * k}-{2 * k + 1}" for k in range(4)]
@@ -181,3 +186,33 @@ def test_gpu_bind_closest(gc):
 def test_gpu_bind_refused_when_invalid(gc):
     p = gc.run(["sbatch", "--gpu-bind=nearest", "--wrap", "true"])
     assert p.returncode != 0 and "Invalid --gpu-bind" in p.stderr, p.stderr
+
+
+# ---- --gpus-per-socket ----
+
+def test_gpus_per_socket_needs_sockets_per_node(gc):
+    p = gc.run(["sbatch", "--gpus-per-socket=1", "--wrap", "true"])
+    assert p.returncode != 0, p.stdout
+    assert "--gpus-per-socket option requires --sockets-per-node" in p.stderr, p.stderr
+
+
+def test_gpus_per_socket_times_sockets(gc):
+    c = gc
+    assert re.search(r"Sockets=2 ", show_node(c, "node01"))
+    j = c.sbatch("-w", "node01", "--sockets-per-node=2", "--gpus-per-socket=2",
+                 "--wrap", "sleep 60")
+    c.wait_running(j)
+    out = show_job(c, j)
+    assert re.search(r"Nodes=node01 CPU_IDs=\S+ Mem=\d+ GRES=gpu:4\(IDX:0-3\)", out), out
+    c.run(["scancel", str(j)])
+    j = c.sbatch("-w", "node01", "-B", "1", "--gpus-per-socket=3", "--wrap", "sleep 60")
+    c.wait_running(j)
+    assert re.search(r"GRES=gpu:3\(IDX:0-2\)", show_job(c, j))
+
+
+@pytest.mark.parametrize("args", [("--sockets-per-node=3", "--gpus-per-socket=1"),
+                                  ("--sockets-per-node=2", "--gpus-per-socket=3")])
+def test_gpus_per_socket_beyond_the_nodes_refused(gc, args):
+    p = gc.run(["sbatch", *args, "--wrap", "true"])
+    assert p.returncode != 0, p.stdout
+    assert "Requested node configuration is not available" in p.stderr, p.stderr
