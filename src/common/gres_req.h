@@ -59,6 +59,13 @@ char *gres_alloc_tres(char *const *per_node, size_t nnodes);
  * does not parse (caller frees). */
 char *gres_spec_tres(const char *spec);
 
+/* TRES text as Slurm accounts it: the items of tres ("gres/gpu=2,
+ * gres/gpu:h100=2", as above) into buf, leaving out a typed one
+ * ("gres/gpu:h100") unless tracked (slurm.conf AccountingStorageTRES,
+ * "gres/gpu:h100,license/x"; case-insensitive) names it.  A name's total is
+ * always kept.  Returns buf ("" for NULL tres; cut at len). */
+char *gres_tres_tracked(const char *tres, const char *tracked, char *buf, size_t len);
+
 /* "0-3,5" for idx[0..n) (ascending); caller frees. */
 char *gres_idx_ranges(const uint32_t *idx, size_t n);
 

@@ -15,6 +15,7 @@ import pytest
 from conftest import module_cluster_with
 
 UP = ("--nodes", "2", "--cpus", "8", "--mem", "8192", "--gpus", "4")
+UP_TYPED = ("--nodes", "1", "--cpus", "2", "--mem", "2048", "--gpus", "2")
 
 
 def add_cores(conf_path):
@@ -68,6 +69,48 @@ def test_node_tres_counts_gpus(gc):
                      show_job(c, j))
     # the other node holds none
     assert re.search(r"AllocTRES=\s", show_node(c, "node02"))
+
+
+def make_typed(conf_path):
+    """node01's 2 GPUs are h100s."""
+    with open(conf_path) as f:
+        conf = f.read()
+    with open(conf_path, "w") as f:
+        f.write(conf.replace("Gres=gpu:2", "Gres=gpu:h100:2"))
+    gres = os.path.join(os.path.dirname(conf_path), "gres.conf")
+    with open(gres) as f:
+        text = f.read()
+    with open(gres, "w") as f:
+        f.write(text.replace("Name=gpu ", "Name=gpu Type=h100 "))
+
+
+@pytest.fixture(scope="module")
+def typed():
+    yield from module_cluster_with(rewrite_conf=make_typed, up_args=UP_TYPED)
+
+
+def test_typed_gres_in_tres_when_tracked(typed):
+    """Typed GPUs count in TRES only where AccountingStorageTRES names them."""
+    c = typed
+    tracked = os.path.join(c.dir, "tracked.conf")
+    with open(c.conf_path) as f, open(tracked, "w") as t:
+        t.write(f.read() + "AccountingStorageTRES=gres/gpu,gres/gpu:h100\n")
+    j = c.sbatch("--gres=gpu:h100:1", "--wrap", "sleep 60")
+    c.wait_running(j)
+    try:
+        node = show_node(c, "node01")
+        assert re.search(r"CfgTRES=cpu=2,mem=2G,billing=2,gres/gpu=2\s", node), node
+        assert re.search(r"AllocTRES=cpu=1,gres/gpu=1\s", node), node
+        assert re.search(r"\bTRES=cpu=1,node=1,billing=1,gres/gpu=1\s",
+                         show_job(c, j))
+        env = {"SLURM_CONF": tracked}
+        node = c.run(["scontrol", "show", "node", "node01"], env=env).stdout
+        assert re.search(r"CfgTRES=\S+,gres/gpu=2,gres/gpu:h100=2\s", node), node
+        assert re.search(r"AllocTRES=\S+,gres/gpu=1,gres/gpu:h100=1\s", node), node
+        out = c.run(["scontrol", "show", "job", str(j)], env=env).stdout
+        assert re.search(r"\bTRES=\S+,gres/gpu=1,gres/gpu:h100=1\s", out), out
+    finally:
+        c.cancel_all()
 
 
 # ---- --gres-flags ----

@@ -87,13 +87,26 @@ static void test_spec_tres(void **state)
 	free(c);
 }
 
+static void test_tres_tracked(void **state)
+{
+	const char *t = "gres/gpu=3,gres/gpu:h100=2,gres/gpu:a100=1,gres/nic=1";
+	char buf[128];
+
+	assert_string_equal(gres_tres_tracked(t, NULL, buf, sizeof(buf)),
+	                    "gres/gpu=3,gres/nic=1");
+	assert_string_equal(
+	    gres_tres_tracked(t, "gres/gpu,GRES/GPU:H100", buf, sizeof(buf)),
+	    "gres/gpu=3,gres/gpu:h100=2,gres/nic=1");
+	assert_string_equal(gres_tres_tracked(NULL, NULL, buf, sizeof(buf)), "");
+	assert_string_equal(gres_tres_tracked(t, NULL, buf, 8), "gres/gp");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_gpu_parse),
-	    cmocka_unit_test(test_alloc_parse),
-	    cmocka_unit_test(test_indexes),
-	    cmocka_unit_test(test_spec_tres),
+	    cmocka_unit_test(test_gpu_parse),    cmocka_unit_test(test_alloc_parse),
+	    cmocka_unit_test(test_indexes),      cmocka_unit_test(test_spec_tres),
+	    cmocka_unit_test(test_tres_tracked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
