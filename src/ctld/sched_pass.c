@@ -272,10 +272,13 @@ static void job_req_gres(struct sched_pass *ps, const struct job *job,
 /* --gres-flags=enforce-binding: could n give the job the fewest GRES and
  * CPUs it needs there (one task's, or --ntasks-per-node's) with the CPUs near
  * the GRES?  A node that could not is not usable for it, so the selection
- * looks elsewhere; sched_pass_start_job checks what was chosen. */
+ * looks elsewhere; sched_pass_start_job checks what was chosen.  Backfill
+ * plans ahead: it asks whether n could once all it has is free. */
 static int bind_possible(struct sched_pass *ps, const struct job *job,
-                         const struct sched_req *r, const struct node *n)
+                         const struct sched_req *r, const struct node *node)
 {
+	struct node idle = *node;
+	const struct node *n = node;
 	const struct gres_use *u = &n->gres_use;
 	uint32_t take[SCHED_GRES_KINDS] = {0};
 	uint32_t tasks = r->ntasks_per_node != SCHED_UNSET ? r->ntasks_per_node : 1;
@@ -287,6 +290,13 @@ static int bind_possible(struct sched_pass *ps, const struct job *job,
 		cpus = r->num_tasks * r->cpus_per_task;
 	if (r->min_cpus > cpus)
 		cpus = r->min_cpus;
+	if (ps->backfill) {
+		memset(idle.gres_use.alloc, 0, sizeof(idle.gres_use.alloc));
+		memset(idle.gres_use.used, 0, sizeof(idle.gres_use.used));
+		idle.core_used = xcalloc(node->cpus ? node->cpus : 1, 1);
+		n = &idle;
+		u = &idle.gres_use;
+	}
 	for (uint32_t w = 0; w < r->ngres; w++) {
 		const struct sched_gres_want *g = &r->gres[w];
 		uint32_t need = g->per_node   ? g->per_node
@@ -304,6 +314,8 @@ static int bind_possible(struct sched_pass *ps, const struct job *job,
 	picked = gres_pick_near(ps->ctld, n, take, job->desc.gres_flags);
 	ok = node_gres_bind_fits(n, picked, cpus);
 	free(picked);
+	if (n == &idle)
+		free(idle.core_used);
 	return ok;
 }
 

@@ -158,6 +158,19 @@ def test_enforce_binding_waits(gc):
     assert c.job_state(j) == "PENDING"
 
 
+def test_enforce_binding_planned_by_backfill(gc):
+    """Waiting for CPUs near a GPU that are busy now, the job still gets a
+    planned start (backfill plans as if the node were free at its end)."""
+    c = gc
+    busy = c.sbatch("-w", "node01", "-c8", "-t", "5", "--wrap", "sleep 120")
+    c.wait_running(busy)
+    j = c.sbatch("-w", "node01", "-c2", "--gres=gpu:1", "-t", "5",
+                 "--gres-flags=enforce-binding", "--wrap", "sleep 60")
+    c.wait_for(lambda: c.job_field(j, "StartTime") not in (None, "Unknown"),
+               timeout=40, what="a planned start")
+    assert c.job_state(j) == "PENDING"
+
+
 def test_disable_binding_takes_the_lowest_gpu(gc):
     c = gc
     cpu_job = c.sbatch("-w", "node01", "-c2", "--wrap", "sleep 60")  # GPU 0's CPUs
