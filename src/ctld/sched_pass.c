@@ -151,11 +151,12 @@ static size_t alternatives(struct job *job)
 	return c ? constraint_alternatives(c) : 1;
 }
 
-/* Set usable/required for the job: up, in its partition, not excluded, and
- * with the features its constraint asks, taking alternative `alt` of a
- * matching OR ([a|b]). */
 static void mark_bind(struct sched_pass *ps, struct job *job);
 
+/* Set usable/required for the job: up, in its partition, not excluded, with
+ * the sockets (--sockets-per-node) and features its constraint asks, taking
+ * alternative `alt` of a matching OR ([a|b]), and able to bind its CPUs near
+ * its GRES (--gres-flags=enforce-binding). */
 void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 {
 	struct ctld *ctld = ps->ctld;
