@@ -21,6 +21,7 @@
 #include "common/jobscript.h"
 #include "common/timefmt.h"
 #include "common/cpubind.h"
+#include "common/gpubind.h"
 #include "common/ctrspec.h"
 #include "common/common.h"
 
@@ -60,6 +61,7 @@ enum {
 	O_GRES,
 	O_GRES_FLAGS,
 	O_SWITCHES,
+	O_SOCKETS_PER_NODE,
 	O_GPUS_PER_NODE,
 	O_GPUS_PER_TASK,
 	O_GPUS_PER_SOCKET,
@@ -206,7 +208,7 @@ static const struct opt_def opt_table[] = {
     {"pty", no_argument, O_PTY, R},
     {"qos", required_argument, 'q', SRA},
     {"reservation", required_argument, O_IGNORE, SRA},
-    {"sockets-per-node", required_argument, O_IGNORE, SRA},
+    {"sockets-per-node", required_argument, O_SOCKETS_PER_NODE, SRA},
     {"spread-job", no_argument, O_IGNORE, SRA},
     {"switches", required_argument, O_SWITCHES, SRA},
     {"thread-spec", required_argument, O_IGNORE, SRA},
@@ -220,7 +222,7 @@ static const struct opt_def opt_table[] = {
 #define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
 
 /* Short letters whose long form is accepted but ignored. */
-static const char ignored_letters[] = "MSmBIkLET";
+static const char ignored_letters[] = "MSmIkLET";
 
 /* Input environment variables, applied in this order (later ones win). */
 static const struct {
@@ -266,6 +268,7 @@ static const struct {
     {R, "SLURM_EXACT", O_EXACT},
     {R, "SLURM_EXCLUSIVE", O_EXCLUSIVE},
     {R, "SLURM_EXPORT_ENV", O_EXPORT},
+    {R, "SLURM_GPU_BIND", O_GPU_BIND},
     {R, "SRUN_EXPORT_ENV", O_EXPORT},
     {R, "SLURM_JOBID", O_JOBID},
     {R, "SLURM_JOB_ID", O_JOBID},
@@ -746,16 +749,30 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		d->mem_per_gpu = mb ? mb : NO_VAL64; /* 0: as unset, like --mem=0 */
 		break;
 	}
-	case O_GPU_BIND:
+	case O_GPU_BIND: {
+		struct rota_error err = {""};
+		struct gpubind b;
 		if (!*arg || strlen(arg) > 256)
 			die(JOBOPT_EXIT_FATAL, "Invalid --gpu-bind specification");
+		if (gpubind_parse(arg, &b, &err) < 0)
+			die(JOBOPT_EXIT_FATAL, "%s", err.text);
+		gpubind_release(&b);
 		set_str(&d->gpu_bind, arg);
 		break;
+	}
 	case O_GRES_FLAGS:
 		set_gres_flags(d, arg);
 		break;
 	case O_SWITCHES:
 		set_switches(d, arg);
+		break;
+	case O_SOCKETS_PER_NODE:
+		d->sockets_per_node = parse_count(arg, "sockets-per-node");
+		break;
+	case 'B': /* S[:C[:T]], each a count or min-max: the sockets' least is
+	           * what selection reads; '*' any */
+		if (arg && *arg >= '1' && *arg <= '9')
+			d->sockets_per_node = (uint32_t)strtoul(arg, NULL, 10);
 		break;
 	case 'N':
 		parse_nodes(o, arg);
@@ -1250,6 +1267,13 @@ void jobopt_finish(struct jobopt *o)
 		fprintf(stderr,
 		        "%s: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are "
 		        "mutually exclusive.\n",
+		        cli_prog);
+		exit(JOBOPT_EXIT_FATAL);
+	}
+	if (d->gpus_per_socket && !d->sockets_per_node) {
+		fprintf(stderr,
+		        "%s: fatal: --gpus-per-socket option requires --sockets-per-node "
+		        "specification\n",
 		        cli_prog);
 		exit(JOBOPT_EXIT_FATAL);
 	}

@@ -7,6 +7,8 @@
 #include "cli/cli.h"
 #include "cli/sacct.h"
 #include "common/acctg.h"
+#include "common/conf.h"
+#include "common/gres_req.h"
 #include "common/states.h"
 #include "common/timefmt.h"
 #include "proto/messages.h"
@@ -246,9 +248,9 @@ static const char *tres(const char *partition, uint32_t cpus, uint64_t mem_mb,
                         uint32_t nodes, int billing, const char *gres, char *buf,
                         size_t len)
 {
-	char mem[32] = "";
-	const char *g = gres && *gres ? gres : "";
+	char mem[32] = "", g[512];
 
+	gres_tres_tracked(gres, cli_conf()->accounting_storage_tres, g, sizeof(g));
 	if (!cpus)
 		return "";
 	if (mem_mb)

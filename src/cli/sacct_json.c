@@ -7,8 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli/cli.h"
 #include "cli/fmt.h"
 #include "cli/sacct.h"
+#include "common/conf.h"
+#include "common/gres_req.h"
 #include "common/states.h"
 #include "common/uid.h"
 #include "proto/messages.h"
@@ -114,11 +117,13 @@ static json_t *tres(uint64_t cpus, uint64_t mem, uint64_t nodes)
 
 /* The GRES of "gres/gpu=2,gres/gpu:h100=2" added to a TRES list (type
  * "gres", name "gpu" or "gpu:h100"; ids as Slurm numbers its own after 1000). */
-static json_t *tres_gres(json_t *a, const char *gres)
+static json_t *tres_gres(json_t *a, const char *all)
 {
+	char gres[512];
 	int id = 1001;
 
-	for (const char *s = gres; s && *s; id++) {
+	gres_tres_tracked(all, cli_conf()->accounting_storage_tres, gres, sizeof(gres));
+	for (const char *s = gres; *s; id++) {
 		size_t len = strcspn(s, ","), name_len;
 		const char *eq = memchr(s, '=', len);
 		if (eq && len > 5 && !strncmp(s, "gres/", 5)) {

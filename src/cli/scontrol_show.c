@@ -21,6 +21,7 @@
 #include "cli/scontrol.h"
 #include "common/arrayspec.h"
 #include "common/conf.h"
+#include "common/gres_req.h"
 #include "common/hostlist.h"
 #include "common/jobfmt.h"
 #include "common/states.h"
@@ -126,9 +127,11 @@ static long job_run_time(const struct job_info *j, time_t now)
 static void job_tres(const struct job_info *j, char *buf, size_t len)
 {
 	uint32_t nodes = j->num_nodes ? j->num_nodes : j->min_nodes;
-	char mem[48] = "", unit[32];
+	char mem[48] = "", unit[32], g[512];
 	uint64_t mb = 0;
 
+	gres_tres_tracked(j->tres_gres, cli_conf()->accounting_storage_tres, g,
+	                  sizeof(g));
 	if (j->mem_per_node && j->mem_per_node != NO_VAL64)
 		mb = j->mem_per_node * (nodes ? nodes : 1);
 	else if (j->mem_per_cpu && j->mem_per_cpu != NO_VAL64)
@@ -137,9 +140,7 @@ static void job_tres(const struct job_info *j, char *buf, size_t len)
 		snprintf(mem, sizeof(mem), "mem=%s,",
 		         timefmt_mem_unit(mb, unit, sizeof(unit)));
 	snprintf(buf, len, "cpu=%u,%snode=%u,billing=%u%s%s", j->num_cpus, mem, nodes,
-	         cli_billing(j->partition, j->num_cpus, mb, nodes),
-	         j->tres_gres && *j->tres_gres ? "," : "",
-	         j->tres_gres ? j->tres_gres : "");
+	         cli_billing(j->partition, j->num_cpus, mb, nodes), *g ? "," : "", g);
 }
 
 static void print_job_paths(FILE *f, const struct job_info *j, const char *le,
@@ -206,7 +207,7 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	const char *le = o->oneliner ? " " : "\n   ";
 	uint32_t base = j->state & JOB_STATE_BASE;
 	int pending = base == JOB_PENDING && !(j->state & JOB_COMPLETING);
-	char user[128], group[128], b1[64], b2[64], b3[64], tres[160], reason[512];
+	char user[128], group[128], b1[64], b2[64], b3[64], tres[768], reason[512];
 	uint32_t cpt =
 	    (j->cpus_per_task && j->cpus_per_task != NO_VAL) ? j->cpus_per_task : 1;
 	uint32_t mincpus =
@@ -403,6 +404,37 @@ static int show_jobs(const struct scontrol_opts *o, const char *id_str)
 
 /* ---- show node ---- */
 
+/* CfgTRES= and AllocTRES=, GRES after cpu, mem and billing as Slurm 22.05
+ * orders them: "gres/gpu=4" (typed ones AccountingStorageTRES names after:
+ * gres/gpu:h100=4; common/gres_req.h). */
+static void print_node_tres(FILE *f, const struct node_info *n, const char *le)
+{
+	const char *tracked = cli_conf()->accounting_storage_tres;
+	char *cfg_all = gres_spec_tres(n->gres), *used_all = gres_spec_tres(n->gres_used);
+	char b1[64], cfg[512], used[512];
+	const char *sep = "";
+
+	gres_tres_tracked(cfg_all, tracked, cfg, sizeof(cfg));
+	gres_tres_tracked(used_all, tracked, used, sizeof(used));
+
+	fprintf(f, "CfgTRES=cpu=%u,mem=%s,billing=%u%s%s%s", n->cpus,
+	        timefmt_mem_unit(n->real_memory, b1, sizeof(b1)), n->cpus,
+	        *cfg ? "," : "", cfg, le);
+	fputs("AllocTRES=", f);
+	if (n->alloc_cpus) {
+		fprintf(f, "cpu=%u", n->alloc_cpus);
+		sep = ",";
+	}
+	if (n->alloc_cpus && n->alloc_memory) {
+		fprintf(f, ",mem=%s", timefmt_mem_unit(n->alloc_memory, b1, sizeof(b1)));
+	}
+	if (*used)
+		fprintf(f, "%s%s", sep, used);
+	fputs(le, f);
+	free(cfg_all);
+	free(used_all);
+}
+
 static void print_node(FILE *f, const struct scontrol_opts *o, const struct node_info *n)
 {
 	const char *le = o->oneliner ? " " : "\n   ";
@@ -456,15 +488,7 @@ static void print_node(FILE *f, const struct scontrol_opts *o, const struct node
 	            : "None",
 	        le);
 	fprintf(f, "LastBusyTime=%s%s", time_str(n->last_busy, b1, sizeof(b1)), le);
-	fprintf(f, "CfgTRES=cpu=%u,mem=%s,billing=%u%s", n->cpus,
-	        timefmt_mem_unit(n->real_memory, b1, sizeof(b1)), n->cpus, le);
-	if (n->alloc_cpus && n->alloc_memory)
-		fprintf(f, "AllocTRES=cpu=%u,mem=%s%s", n->alloc_cpus,
-		        timefmt_mem_unit(n->alloc_memory, b1, sizeof(b1)), le);
-	else if (n->alloc_cpus)
-		fprintf(f, "AllocTRES=cpu=%u%s", n->alloc_cpus, le);
-	else
-		fprintf(f, "AllocTRES=%s", le);
+	print_node_tres(f, n, le);
 	fprintf(f, "CapWatts=n/a%s", le);
 	fprintf(f, "CurrentWatts=0 AveWatts=0%s", le);
 	fputs("ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s", f);

@@ -191,6 +191,7 @@ static void fill_step_req(struct srun *s, struct step_create_req *req, char *hos
 	req->gpus = s->o.desc.gpus;
 	req->gpus_per_node = s->o.desc.gpus_per_node;
 	req->gpus_per_task = s->o.desc.gpus_per_task;
+	req->gpu_bind = s->o.desc.gpu_bind;
 	{
 		struct step_create_req *to = req;
 		const struct job_desc *from = d;

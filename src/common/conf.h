@@ -154,6 +154,9 @@ struct conf {
 	uint32_t max_dbd_msgs;
 	/* AccountingStorageEnforce: associations, limits, qos, safe, ... */
 	char *accounting_storage_enforce;
+	/* AccountingStorageTRES: typed GRES listed ("gres/gpu:h100") are shown
+	 * in TRES; a GRES's total always is (common/gres_req.h) */
+	char *accounting_storage_tres;
 
 	struct conf_node *nodes;
 	size_t node_count;

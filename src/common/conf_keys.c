@@ -132,6 +132,7 @@ const struct conf_key conf_keys[] = {
     G_U16("AccountingStoragePort", accounting_storage_port, "6819", 1, 65535, 0),
     G_U32("MaxDBDMsgs", max_dbd_msgs, "0", 0, U32MAX - 1, NULL, R),
     G_STR("AccountingStorageEnforce", accounting_storage_enforce, NULL, R),
+    G_STR("AccountingStorageTRES", accounting_storage_tres, NULL, R),
 
     /* line types Rota does not use; the whole line is skipped */
     G_SPECIAL("NodeSet", CONF_ID_LINE_IGNORED),
@@ -145,7 +146,6 @@ const struct conf_key conf_keys[] = {
     IGNORE("AccountingStorageLoc"),
     IGNORE("AccountingStorageParameters"),
     IGNORE("AccountingStoragePass"),
-    IGNORE("AccountingStorageTRES"),
     IGNORE("AccountingStorageUser"),
     IGNORE("AccountingStoreFlags"),
     IGNORE("AccountingStoreJobComment"),

@@ -84,7 +84,7 @@ static int entry_parse(const char *s, size_t len, int mask, uint32_t **ret,
 }
 
 /* "ID[*N],ID..." into b's entries. */
-static int list_parse(const char *list, int mask, struct cpubind *b)
+int cpubind_list_parse(const char *list, int mask, struct cpubind *b)
 {
 	const char *p = list;
 
@@ -147,7 +147,7 @@ int cpubind_parse(const char *arg, struct cpubind *out, struct rota_error *err)
 		if (!strncasecmp(p, "map_cpu:", 8) || !strncasecmp(p, "mask_cpu:", 9)) {
 			int mask = !strncasecmp(p, "mask_cpu:", 9);
 			b.type = mask ? CPUBIND_MASK : CPUBIND_MAP;
-			rc = list_parse(p + (mask ? 9 : 8), mask, &b);
+			rc = cpubind_list_parse(p + (mask ? 9 : 8), mask, &b);
 			len = strlen(p);
 		} else if (!strncasecmp(p, "map_ldom:", 9) ||
 		           !strncasecmp(p, "mask_ldom:", 10)) {

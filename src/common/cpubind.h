@@ -42,6 +42,11 @@ int cpubind_parse(const char *arg, struct cpubind *out, struct rota_error *err);
 
 void cpubind_release(struct cpubind *b);
 
+/* A map or mask list alone ("0*2,3", "0x3,0xc": mask nonzero) appended to
+ * b's entries (as map_cpu:/mask_cpu: take it; also gpubind.h's map_gpu: and
+ * mask_gpu:).  0 or -EINVAL; on failure b may hold part of the list. */
+int cpubind_list_parse(const char *list, int mask, struct cpubind *b);
+
 /* Slurm's word for the type in verbose lines: "MASK", "MAP ", "NONE"... */
 const char *cpubind_word(const struct cpubind *b);
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "common/gres_req.h"
 #include "common/common.h"
 
@@ -256,4 +257,63 @@ char *gres_alloc_tres(char *const *per_node, size_t nnodes)
 		}
 	}
 	return out;
+}
+
+char *gres_spec_tres(const char *spec)
+{
+	size_t cap = spec ? strlen(spec) + 1 : 1, len = 0;
+	char *clean = xcalloc(cap, 1), *out = NULL;
+
+	while (spec && *spec) {
+		size_t n = strcspn(spec, "(,");
+		const char *colon = memrchr(spec, ':', n);
+		/* a count of 0 ("gpu:h100:0") holds nothing */
+		int zero = colon && n == (size_t)(colon - spec) + 2 && colon[1] == '0';
+
+		if (!zero) {
+			len += (size_t)snprintf(clean + len, cap - len, "%s%.*s",
+			                        len ? "," : "", (int)n, spec);
+		}
+		spec += n;
+		if (*spec == '(')
+			spec += strcspn(spec, ")") + (spec[strcspn(spec, ")")] ? 1 : 0);
+		if (*spec == ',')
+			spec++;
+	}
+	if (*clean)
+		out = gres_alloc_tres(&clean, 1);
+	free(clean);
+	return out;
+}
+
+/* Does list (comma-separated) hold word[0..n), case-insensitive? */
+static int list_has(const char *list, const char *word, size_t n)
+{
+	while (list && *list) {
+		size_t len = strcspn(list, ",");
+		if (len == n && !strncasecmp(list, word, n))
+			return 1;
+		list += len + (list[len] == ',');
+	}
+	return 0;
+}
+
+char *gres_tres_tracked(const char *tres, const char *tracked, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	if (len)
+		buf[0] = '\0';
+	while (tres && *tres && len) {
+		size_t n = strcspn(tres, ","), key = strcspn(tres, "=");
+		int typed = memchr(tres, ':', key < n ? key : n) != NULL;
+
+		if (!typed || list_has(tracked, tres, key < n ? key : n)) {
+			int w = snprintf(buf + at, len - at, "%s%.*s", at ? "," : "",
+			                 (int)n, tres);
+			at = w < 0 || (size_t)w >= len - at ? len - 1 : at + (size_t)w;
+		}
+		tres += n + (tres[n] == ',');
+	}
+	return buf;
 }

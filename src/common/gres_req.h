@@ -53,6 +53,19 @@ uint32_t gres_alloc_count(const char *s, const char *name);
  * each type); NULL when nothing (caller frees). */
 char *gres_alloc_tres(char *const *per_node, size_t nnodes);
 
+/* The same for one node's GRES as slurm.conf's Gres= or GresUsed= give them
+ * ("gpu:h100:4(S:0-1)", "gpu:h100:0(IDX:N/A)"): what parentheses hold is
+ * ignored, items of count 0 are left out.  NULL when nothing or when spec
+ * does not parse (caller frees). */
+char *gres_spec_tres(const char *spec);
+
+/* TRES text as Slurm accounts it: the items of tres ("gres/gpu=2,
+ * gres/gpu:h100=2", as above) into buf, leaving out a typed one
+ * ("gres/gpu:h100") unless tracked (slurm.conf AccountingStorageTRES,
+ * "gres/gpu:h100,license/x"; case-insensitive) names it.  A name's total is
+ * always kept.  Returns buf ("" for NULL tres; cut at len). */
+char *gres_tres_tracked(const char *tres, const char *tracked, char *buf, size_t len);
+
 /* "0-3,5" for idx[0..n) (ascending); caller frees. */
 char *gres_idx_ranges(const uint32_t *idx, size_t n);
 

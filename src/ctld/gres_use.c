@@ -106,6 +106,28 @@ static int gpu_want(const struct gres_kinds *gk, struct sched_req *r, const char
 	                per == 2 ? n : 0, err);
 }
 
+/* --gpus-per-socket: that many on each of the --sockets-per-node sockets a
+ * node gives the job, counted per node (which socket holds which GPU is not
+ * followed). */
+static int socket_want(const struct gres_kinds *gk, struct sched_req *r,
+                       const struct job_desc *d, uint32_t *ret_count,
+                       struct rota_error *err)
+{
+	char type[GRES_NAME_MAX];
+	uint32_t n, sockets = d->sockets_per_node ? d->sockets_per_node : 1;
+
+	if (!d->gpus_per_socket)
+		return 0;
+	if (gres_gpu_parse(d->gpus_per_socket, type, &n, err) < 0)
+		return -EINVAL;
+	if ((uint64_t)n * sockets > GRES_REQ_MAX_COUNT)
+		return errprintf(err, "--gpus-per-socket: %u x %u sockets is too many", n,
+		                 sockets),
+		       -EINVAL;
+	*ret_count = n * sockets;
+	return want_add(gk, r, "gpu", type, n * sockets, 0, 0, err);
+}
+
 int gres_use_wants(const struct gres_kinds *gk, const struct job_desc *d,
                    struct sched_req *r, struct rota_error *err)
 {
@@ -125,9 +147,8 @@ int gres_use_wants(const struct gres_kinds *gk, const struct job_desc *d,
 		if (!strcmp(items[i].name, "gpu"))
 			gpn += c;
 	}
-	/* --gpus-per-socket: counted per node here (one socket's worth) */
 	if (gpu_want(gk, r, d->gpus_per_node, 0, &per_node, err) < 0 ||
-	    gpu_want(gk, r, d->gpus_per_socket, 0, &per_socket, err) < 0 ||
+	    socket_want(gk, r, d, &per_socket, err) < 0 ||
 	    gpu_want(gk, r, d->gpus_per_task, 1, &per_task, err) < 0 ||
 	    gpu_want(gk, r, d->gpus, 2, &per_job, err) < 0)
 		return -EINVAL;

@@ -201,7 +201,10 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 			else
 				node_cores_take_near(
 				    n, run->cpus[i], run->share,
-				    run->gres && node_gres_near(n, run->gres[i], near)
+				    run->gres &&
+				            !(job->desc.gres_flags &
+				              GRES_F_DISABLE_BINDING) &&
+				            node_gres_near(n, run->gres[i], near)
 				        ? near
 				        : NULL,
 				    run->cores[i]);

@@ -162,6 +162,10 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 	l.io_key = req->io_key;
 	l.flags = req->flags;
 	l.cpu_bind = req->cpu_bind;
+	if (req->gpu_bind) /* the step's own, else the job's */
+		l.gpu_bind = req->gpu_bind;
+	if (req->gpus_per_task)
+		l.gpus_per_task = req->gpus_per_task;
 	if (req->container_image || req->container)
 		launch_container_from_step(&l, req);
 	else if (job->desc.flags & JOB_F_INTERACTIVE) /* salloc's: its steps' default */

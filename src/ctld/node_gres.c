@@ -154,3 +154,15 @@ int node_gres_near(const struct node *n, const char *s, uint64_t *near)
 		}
 	return any;
 }
+
+int node_gres_bind_fits(const struct node *n, const char *s, uint32_t cpus)
+{
+	uint64_t near[GRES_CORE_WORDS];
+	uint32_t free_near = 0;
+
+	if (!node_gres_near(n, s, near))
+		return 1;
+	for (uint32_t c = 0; c < n->cpus && c < GRES_CORES_MAX; c++)
+		free_near += (near[c / 64] >> (c % 64) & 1) && !n->core_used[c];
+	return free_near >= cpus;
+}

@@ -41,6 +41,11 @@ int node_gres_dev_cores(const struct node *n, const char *name, uint32_t index,
  * on n into near[GRES_CORE_WORDS]; 1 when any, else 0. */
 int node_gres_near(const struct node *n, const char *s, uint64_t *near);
 
+/* --gres-flags=enforce-binding: can a job given allocation s on n have its
+ * cpus CPUs among the free ones near those devices?  1 yes (also when no
+ * device of s says which CPUs are near it: they are near all), else 0. */
+int node_gres_bind_fits(const struct node *n, const char *s, uint32_t cpus);
+
 /* GresUsed as scontrol -d show node prints it, one item per GRES of the
  * node's Gres=: "gpu:h100:0(IDX:N/A),nic:0", the indexes ("(IDX:0-1)", or
  * N/A) for a GRES the node registered device files of; NULL when the node

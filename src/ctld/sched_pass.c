@@ -151,9 +151,12 @@ static size_t alternatives(struct job *job)
 	return c ? constraint_alternatives(c) : 1;
 }
 
-/* Set usable/required for the job: up, in its partition, not excluded, and
- * with the features its constraint asks, taking alternative `alt` of a
- * matching OR ([a|b]). */
+static void mark_bind(struct sched_pass *ps, struct job *job);
+
+/* Set usable/required for the job: up, in its partition, not excluded, with
+ * the sockets (--sockets-per-node) and features its constraint asks, taking
+ * alternative `alt` of a matching OR ([a|b]), and able to bind its CPUs near
+ * its GRES (--gres-flags=enforce-binding). */
 void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 {
 	struct ctld *ctld = ps->ctld;
@@ -171,7 +174,8 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 		    node_usable(n) && part_has_node(job->part, i) &&
 		    (!job->desc.features ||
 		     (cons && constraint_match(cons, alt, n->cfg->features))) &&
-		    (!job->desc.gres || gres_node_has(job->desc.gres, n->cfg->gres));
+		    (!job->desc.gres || gres_node_has(job->desc.gres, n->cfg->gres)) &&
+		    n->sockets >= job->desc.sockets_per_node;
 		ps->snap.nodes[i].required = 0;
 	}
 	/* by name lookup: linear in the lists and the nodes, not their product */
@@ -187,6 +191,7 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 	}
 	hostlist_free(req);
 	hostlist_free(exc);
+	mark_bind(ps, job);
 }
 
 static int job_req_has_gres(const struct job *job)
@@ -231,14 +236,17 @@ static void job_req(struct sched_pass *ps, struct job *job, struct sched_req *r)
 
 /* The devices for take[] on n: those with the most free CPUs near them
  * (gres.conf Cores=) first, so that the job's CPUs, taken near its GPUs
- * (node_cores_take_near), are close to them. */
-static char *gres_pick_near(struct ctld *ctld, const struct node *n, const uint32_t *take)
+ * (node_cores_take_near), are close to them; the lowest free ones with
+ * --gres-flags=disable-binding (gres_flags: GRES_F_*). */
+static char *gres_pick_near(struct ctld *ctld, const struct node *n, const uint32_t *take,
+                            uint32_t gres_flags)
 {
 	const struct gres_kinds *gk = node_mgr_gres_kinds(ctld->nodes);
 	uint32_t *score = NULL;
 	char *out;
 
-	for (size_t k = 0; n->ngres_devs && k < gk->n; k++)
+	for (size_t k = 0;
+	     n->ngres_devs && !(gres_flags & GRES_F_DISABLE_BINDING) && k < gk->n; k++)
 		for (uint32_t i = 0;
 		     take[k] && i < n->gres_use.count[k] && i < GRES_USE_MAX_DEV; i++) {
 			uint64_t c[GRES_CORE_WORDS];
@@ -260,6 +268,69 @@ static char *gres_pick_near(struct ctld *ctld, const struct node *n, const uint3
 	return out;
 }
 
+/* --gres-flags=enforce-binding: could n give the job the fewest GRES and
+ * CPUs it needs there (one task's, or --ntasks-per-node's) with the CPUs near
+ * the GRES?  A node that could not is not usable for it, so the selection
+ * looks elsewhere; sched_pass_start_job checks what was chosen.  Backfill
+ * plans ahead: it asks whether n could once all it has is free. */
+static int bind_possible(struct sched_pass *ps, const struct job *job,
+                         const struct sched_req *r, const struct node *node)
+{
+	struct node idle = *node;
+	const struct node *n = node;
+	const struct gres_use *u = &n->gres_use;
+	uint32_t take[SCHED_GRES_KINDS] = {0};
+	uint32_t tasks = r->ntasks_per_node != SCHED_UNSET ? r->ntasks_per_node : 1;
+	uint32_t cpus = r->cpus_per_task * (tasks ? tasks : 1);
+	char *picked;
+	int ok;
+
+	if (r->num_tasks != SCHED_UNSET && r->min_nodes == 1 && r->max_nodes == 1)
+		cpus = r->num_tasks * r->cpus_per_task;
+	if (r->min_cpus > cpus)
+		cpus = r->min_cpus;
+	if (ps->backfill) {
+		memset(idle.gres_use.alloc, 0, sizeof(idle.gres_use.alloc));
+		memset(idle.gres_use.used, 0, sizeof(idle.gres_use.used));
+		idle.core_used = xcalloc(node->cpus ? node->cpus : 1, 1);
+		n = &idle;
+		u = &idle.gres_use;
+	}
+	for (uint32_t w = 0; w < r->ngres; w++) {
+		const struct sched_gres_want *g = &r->gres[w];
+		uint32_t need = g->per_node   ? g->per_node
+		                : g->per_task ? g->per_task * tasks
+		                              : !!g->per_job;
+		for (uint32_t k = 0; need && k < SCHED_GRES_KINDS; k++) {
+			uint32_t avail = u->count[k] - u->alloc[k] - take[k];
+			if (!(g->kinds >> k & 1) || u->count[k] < u->alloc[k] + take[k])
+				continue;
+			avail = avail < need ? avail : need;
+			take[k] += avail;
+			need -= avail;
+		}
+	}
+	picked = gres_pick_near(ps->ctld, n, take, job->desc.gres_flags);
+	ok = node_gres_bind_fits(n, picked, cpus);
+	free(picked);
+	if (n == &idle)
+		free(idle.core_used);
+	return ok;
+}
+
+static void mark_bind(struct sched_pass *ps, struct job *job)
+{
+	struct sched_req r = {0};
+
+	if (!(job->desc.gres_flags & GRES_F_ENFORCE_BINDING) || !job_req_has_gres(job))
+		return;
+	job_req(ps, job, &r);
+	for (size_t i = 0; i < ps->snap.nnodes; i++)
+		if (ps->snap.nodes[i].usable &&
+		    !bind_possible(ps, job, &r, node_mgr_get(ps->ctld->nodes, i)))
+			ps->snap.nodes[i].usable = 0;
+}
+
 void sched_pass_job(struct sched_pass *ps, struct job *job, struct sched_job *ret)
 {
 	ret->part = (uint32_t)sched_pass_part_index(ps->ctld, job->part);
@@ -269,6 +340,22 @@ void sched_pass_job(struct sched_pass *ps, struct job *job, struct sched_job *re
 	        ? job->desc.req_switch
 	        : 0;
 	ret->nalts = alternatives(job);
+}
+
+/* --gres-flags=enforce-binding: the job's cpus CPUs on n must be free ones
+ * near the devices picked (node_gres_bind_fits); when not, it keeps waiting
+ * (Resources) and nothing is started. */
+static int bind_fits(struct job *job, const struct node *n, const char *picked,
+                     uint32_t cpus)
+{
+	if (!(job->desc.gres_flags & GRES_F_ENFORCE_BINDING) ||
+	    node_gres_bind_fits(n, picked, cpus))
+		return 1;
+	sched_pass_set_reason(
+	    job, WAIT_RESOURCES,
+	    xasprintf("enforce-binding: %u CPUs near its GRES are not free on %s", cpus,
+	              n->cfg->name));
+	return 0;
 }
 
 int sched_pass_start_job(struct sched_pass *ps, struct job *job,
@@ -281,28 +368,31 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 	struct ev_start ev = {.time = ps->now};
 	int more = 0;
 
-	if (job->array_rem) { /* split the next task off to start it */
-		int64_t t = arrayspec_first(job->array_rem);
-		task = t < 0 ? NULL : job_array_split(ctld, job, (uint32_t)t);
-		if (!task)
-			return -1;
-		more = task != job;
-	}
-	if (ps->backfill)
-		log_info("backfill: starting JobId=%u", task->job_id);
 	names = xcalloc(a->nnodes + 1, sizeof(char *));
 	mem32 = xcalloc(a->nnodes, sizeof(uint32_t));
 	for (uint32_t i = 0; i < a->nnodes; i++) {
 		const struct node *n = node_mgr_get(ctld->nodes, a->node_idx[i]);
 		names[i] = n->cfg->name;
 		mem32[i] = (uint32_t)a->mem[i];
-		if (a->gres && job_req_has_gres(task)) {
+		if (a->gres && job_req_has_gres(job)) {
 			if (!ev.gres)
 				ev.gres = xcalloc(a->nnodes + 1, sizeof(char *));
 			ev.gres[i] = gres_pick_near(
-			    ctld, n, a->gres + (size_t)i * SCHED_GRES_KINDS);
+			    ctld, n, a->gres + (size_t)i * SCHED_GRES_KINDS,
+			    job->desc.gres_flags);
+			if (!bind_fits(job, n, ev.gres[i], a->cpus[i]))
+				goto not_started;
 		}
 	}
+	if (job->array_rem) { /* split the next task off to start it */
+		int64_t t = arrayspec_first(job->array_rem);
+		task = t < 0 ? NULL : job_array_split(ctld, job, (uint32_t)t);
+		if (!task)
+			goto not_started;
+		more = task != job;
+	}
+	if (ps->backfill)
+		log_info("backfill: starting JobId=%u", task->job_id);
 	for (uint32_t i = 0; ev.gres && i < a->nnodes; i++)
 		if (!ev.gres[i]) /* a strv ends at its first NULL */
 			ev.gres[i] = xstrdup("");
@@ -334,6 +424,13 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 	free(names);
 	free(mem32);
 	return more ? SCHED_MORE : SCHED_STARTED;
+not_started:
+	for (uint32_t i = 0; ev.gres && i < a->nnodes; i++)
+		free(ev.gres[i]);
+	free(ev.gres);
+	free(names);
+	free(mem32);
+	return -EAGAIN;
 }
 
 static char *wait_detail(struct sched_pass *ps, struct job *job,

@@ -50,7 +50,9 @@ size_t sched_pass_part_index(struct ctld *ctld, const struct part *p);
 void sched_pass_job(struct sched_pass *ps, struct job *job, struct sched_job *ret);
 
 /* Mark in ps->snap.nodes which nodes this job may use (and must use), taking
- * alternative alt of its constraint. */
+ * alternative alt of its constraint; with --gres-flags=enforce-binding only
+ * those that can give it CPUs near its GRES (free now; in a backfill pass,
+ * once the node is free). */
 void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt);
 
 /* Start job (or, for an array's pending remainder, its next task split off)

@@ -98,8 +98,9 @@
 	F(S, str, gpu_bind, _)        /* --gpu-bind as given */                          \
 	F(S, u32, gres_flags, _)      /* --gres-flags: GRES_F_* */                       \
 	CONTAINER_FIELDS(F, S)                                                           \
-	F(S, u32, req_switch, _)  /* --switches=N: leaf switches at most; 0 none */      \
-	F(S, u32, wait4switch, _) /* ...@max-time, s; NO_VAL: max_switch_wait */
+	F(S, u32, req_switch, _)       /* --switches=N: leaf switches at most; 0 none */ \
+	F(S, u32, wait4switch, _)      /* ...@max-time, s; NO_VAL: max_switch_wait */    \
+	F(S, u32, sockets_per_node, _) /* --sockets-per-node, -B S; 0 unset */
 ROTA_DECLARE(job_desc, JOB_DESC_FIELDS)
 enum gres_flags {
 	GRES_F_ENFORCE_BINDING = 1,
@@ -436,6 +437,7 @@ ROTA_DECLARE(alloc_resp, ALLOC_RESP_FIELDS)
 	F(S, str, gpus, _)                                                               \
 	F(S, str, gpus_per_node, _)                                                      \
 	F(S, str, gpus_per_task, _)                                                      \
+	F(S, str, gpu_bind, _) /* --gpu-bind as given (common/gpubind.h) */              \
 	CONTAINER_FIELDS(F, S)
 ROTA_DECLARE(step_create_req, STEP_CREATE_REQ_FIELDS)
 enum step_flags {

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "common/gpubind.h"
+#include "common/gres_inv.h"
 #include "common/gres_req.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
@@ -330,4 +332,87 @@ char **env_add_task(char **env, const struct stepd *st, const struct stepd_task 
 	env = strv_setenvf(env, "SLURM_PROCID", "%u", t->gtid);
 	env = strv_setenvf(env, "SLURM_LOCALID", "%u", t->ltid);
 	return env;
+}
+
+/* The step's GPUs here, bit p for idx[p], near the CPUs of local task ltid:
+ * its equal share of the step's cores (as stepd/cgroup.c binds it), against
+ * gres.conf Cores= of each.  0 when no device says. */
+static uint64_t task_close(const struct stepd *st, uint32_t ltid, const uint32_t *idx,
+                           uint32_t ngpus)
+{
+	const struct launch_req *req = st->req;
+	const struct rota_u32v *sc = req->step_cores.n ? &req->step_cores : &req->cores;
+	uint64_t mine[GRES_CORE_WORDS] = {0}, close = 0;
+	uint32_t per = st->ntasks && sc->n / st->ntasks ? sc->n / st->ntasks : 1;
+
+	for (uint32_t j = 0; sc->n && j < per; j++) {
+		uint32_t c = sc->v[((uint64_t)ltid * per + j) % sc->n];
+		if (c < GRES_CORES_MAX)
+			mine[c / 64] |= 1ull << (c % 64);
+	}
+	for (uint32_t d = 0, k = 0; d < req->node_gres_devs_count; d++) {
+		const struct gres_dev_info *g = &req->node_gres_devs[d];
+		uint64_t near[GRES_CORE_WORDS];
+		if (!g->name || strcmp(g->name, "gpu"))
+			continue;
+		for (uint32_t p = 0; p < ngpus && p < GPUBIND_MAX_GPUS; p++) {
+			if (idx[p] != k || !g->cores ||
+			    gres_cores_parse(g->cores, near) < 0)
+				continue;
+			for (size_t w = 0; w < GRES_CORE_WORDS; w++)
+				if (near[w] & mine[w])
+					close |= 1ull << p;
+		}
+		k++;
+	}
+	return close;
+}
+
+char *env_task_gpus(const struct stepd *st, const struct stepd_task *t, char **ret_say)
+{
+	const struct launch_req *req = st->req;
+	char *list = NULL, *vis = NULL, type[GRES_NAME_MAX];
+	struct gpubind b = {0};
+	uint32_t idx[GPUBIND_MAX_GPUS], n = 0, per_task;
+	struct gpubind_node node = {
+	    .idx = idx, .relative = !!(req->node_flags & LAUNCH_NF_CONSTRAIN_DEVICES)};
+	uint64_t bits;
+
+	*ret_say = NULL;
+	if (st->batch || !req->gres ||
+	    !(list =
+	          gres_alloc_indexes(req->step_gres ? req->step_gres : req->gres, "gpu")))
+		return NULL;
+	for (char *p = list; *p && n < GPUBIND_MAX_GPUS; p += *p == ',')
+		idx[n++] = (uint32_t)strtoul(p, &p, 10);
+	free(list);
+	node.ngpus = n;
+	/* srun checked it; what a node cannot read binds nothing */
+	if (req->gpu_bind && gpubind_parse(req->gpu_bind, &b, NULL) < 0)
+		return NULL;
+	if (b.type == GPUBIND_DEFAULT && req->gpus_per_task &&
+	    gres_gpu_parse(req->gpus_per_task, type, &per_task, NULL) == 0) {
+		b.type = GPUBIND_PER_TASK;
+		b.n = per_task;
+	}
+	if (b.type == GPUBIND_DEFAULT || b.type == GPUBIND_NONE) {
+		gpubind_release(&b);
+		return NULL;
+	}
+	bits = gpubind_task(&b, &node, t->ltid, task_close(st, t->ltid, idx, n));
+	vis = gpubind_list(&node, bits, node.relative);
+	if (b.verbose) {
+		char *global = gpubind_list(&node, bits, 0),
+		     *local = gpubind_list(&node, bits, 1);
+		*ret_say =
+		    xasprintf("gpu-bind: usable_gres=0x%llx; bit_alloc=0x%llx; "
+		              "local_inx=%u; global_list=%s; local_list=%s\n",
+		              (unsigned long long)bits,
+		              (unsigned long long)(n >= 64 ? ~0ull : (1ull << n) - 1),
+		              t->ltid, global, local);
+		free(global);
+		free(local);
+	}
+	gpubind_release(&b);
+	return vis;
 }

@@ -137,6 +137,11 @@ struct stepd {
 char **env_build(const struct stepd *st);
 /* Add one task's variables (SLURM_PROCID, SLURM_TASK_PID...) in the child. */
 char **env_add_task(char **env, const struct stepd *st, const struct stepd_task *t);
+/* --gpu-bind (or --gpus-per-task's per_task:N, common/gpubind.h): the GPUs
+ * task t is bound to, as its CUDA_VISIBLE_DEVICES; NULL when it sees all the
+ * step's.  *ret_say: with verbose, the line for its stderr, else NULL.  Made
+ * in the step daemon (a vfork child allocates nothing); caller frees both. */
+char *env_task_gpus(const struct stepd *st, const struct stepd_task *t, char **ret_say);
 
 /* ---- userenv.c ---- */
 /* The user's login environment on this node (sbatch --get-user-env), read with

@@ -333,15 +333,40 @@ static void child_setup(const struct stepd *st, const struct stepd_task *t,
 	child_chdir(st->req->work_dir);
 }
 
+/* --gpu-bind: the GPUs a task sees (env_task_gpus), made before its fork. */
+#define GPU_VARS 3
+static const char *const gpu_vars[GPU_VARS] = {
+    "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES"};
+
+struct task_gpus {
+	char *visible;        /* NULL: the step's, as env_build set them */
+	char *say;            /* verbose line, or NULL */
+	char *vars[GPU_VARS]; /* vfork: "NAME=visible" */
+};
+
+static int is_var(const char *kv, const char *name);
+
+static int is_gpu_var(const struct task_gpus *g, const char *kv)
+{
+	for (size_t i = 0; g->visible && i < GPU_VARS; i++)
+		if (is_var(kv, gpu_vars[i]))
+			return 1;
+	return 0;
+}
+
 /* The task child (of a fork): never returns. */
 static void task_child(struct stepd *st, struct stepd_task *t, const struct task_io *tio,
-                       const int pipes[3], int errfd)
+                       const int pipes[3], int errfd, const struct task_gpus *g)
 {
 	char **env, **argv;
 
 	child_setup(st, t, tio, pipes, errfd);
 	env = env_add_task(st->env, st, t); /* the child's own copy since the fork */
-	if (st->conf->task_prolog)          /* as the user, in the task's environment */
+	for (size_t i = 0; g->visible && i < GPU_VARS; i++)
+		env = strv_setenv(env, gpu_vars[i], g->visible);
+	if (g->say)
+		child_say(2, "%s", g->say);
+	if (st->conf->task_prolog) /* as the user, in the task's environment */
 		env = task_prolog_apply(st->conf->task_prolog, env, 1);
 	if (st->batch) {
 		argv = strv_append(NULL, st->script);
@@ -398,15 +423,17 @@ static int is_var(const char *kv, const char *name)
 
 /* As env_add_task and the argv of task_child, made in the step daemon. */
 static void task_exec_prepare(const struct stepd *st, const struct stepd_task *t,
-                              struct task_exec *te)
+                              struct task_gpus *g, struct task_exec *te)
 {
 	size_t n = 0, k = 0, na = 0;
 
 	while (st->env && st->env[n])
 		n++;
-	te->env = xcalloc(n + 4, sizeof(char *));
+	te->env = xcalloc(n + 4 + GPU_VARS, sizeof(char *));
+	for (size_t i = 0; g->visible && i < GPU_VARS; i++)
+		te->env[k++] = g->vars[i] = xasprintf("%s=%s", gpu_vars[i], g->visible);
 	for (size_t i = 0; i < n; i++)
-		if (!is_var(st->env[i], "SLURM_TASK_PID") &&
+		if (!is_var(st->env[i], "SLURM_TASK_PID") && !is_gpu_var(g, st->env[i]) &&
 		    (st->batch || (!is_var(st->env[i], "SLURM_PROCID") &&
 		                   !is_var(st->env[i], "SLURM_LOCALID"))))
 			te->env[k++] = st->env[i];
@@ -436,11 +463,13 @@ static void task_exec_prepare(const struct stepd *st, const struct stepd_task *t
  * child, its own stack). */
 static void task_exec_child(const struct stepd *st, const struct stepd_task *t,
                             const struct task_io *tio, const int pipes[3], int errfd,
-                            struct task_exec *te)
+                            const struct task_gpus *g, struct task_exec *te)
 {
 	char **argv = te->argv ? te->argv : st->req->argv;
 
 	child_setup(st, t, tio, pipes, errfd);
+	if (g->say)
+		child_say(2, "%s", g->say);
 	snprintf(te->pid_var, sizeof(te->pid_var), "SLURM_TASK_PID=%d", (int)getpid());
 	environ = te->env; /* the parent puts its own back when it goes on */
 	execvp(argv[0], argv);
@@ -603,6 +632,7 @@ static int launch_one(struct stepd *st, struct stepd_task *t, const struct task_
                       struct rota_error *err)
 {
 	int child[3] = {-1, -1, -1}, ep[2];
+	struct task_gpus g = {NULL};
 	pid_t pid;
 
 	if (make_pipes(st, t, tio, child, err) < 0) {
@@ -613,14 +643,15 @@ static int launch_one(struct stepd *st, struct stepd_task *t, const struct task_
 		close_child_ends(child);
 		return errprintf(err, "pipe: %s", strerror(errno));
 	}
+	g.visible = env_task_gpus(st, t, &g.say);
 	if (can_vfork(st)) {
 		struct task_exec te = {0};
 		char **our_environ = environ;
 
-		task_exec_prepare(st, t, &te);
+		task_exec_prepare(st, t, &g, &te);
 		pid = vfork();
 		if (pid == 0)
-			task_exec_child(st, t, tio, child, ep[1], &te);
+			task_exec_child(st, t, tio, child, ep[1], &g, &te);
 		environ = our_environ;
 		free(te.env);
 		free(te.argv);
@@ -628,9 +659,13 @@ static int launch_one(struct stepd *st, struct stepd_task *t, const struct task_
 		pid = fork();
 		if (pid == 0) {
 			close(ep[0]);
-			task_child(st, t, tio, child, ep[1]);
+			task_child(st, t, tio, child, ep[1], &g);
 		}
 	}
+	free(g.visible);
+	free(g.say);
+	for (size_t i = 0; i < GPU_VARS; i++)
+		free(g.vars[i]);
 	if (pid < 0) {
 		int e = errno;
 		close_child_ends(child);

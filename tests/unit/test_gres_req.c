@@ -71,12 +71,42 @@ static void test_indexes(void **state)
 	free(r);
 }
 
+static void test_spec_tres(void **state)
+{
+	char *a = gres_spec_tres("gpu:h100:4(S:0-1),nic:2");
+	char *b = gres_spec_tres("gpu:h100:0(IDX:N/A),gpu:a100:1(IDX:2),nic:0");
+	char *c = gres_spec_tres("gpu:4");
+
+	assert_string_equal(a, "gres/gpu=4,gres/gpu:h100=4,gres/nic=2");
+	assert_string_equal(b, "gres/gpu=1,gres/gpu:a100=1");
+	assert_string_equal(c, "gres/gpu=4");
+	assert_null(gres_spec_tres("gpu:0(IDX:N/A)"));
+	assert_null(gres_spec_tres(NULL));
+	free(a);
+	free(b);
+	free(c);
+}
+
+static void test_tres_tracked(void **state)
+{
+	const char *t = "gres/gpu=3,gres/gpu:h100=2,gres/gpu:a100=1,gres/nic=1";
+	char buf[128];
+
+	assert_string_equal(gres_tres_tracked(t, NULL, buf, sizeof(buf)),
+	                    "gres/gpu=3,gres/nic=1");
+	assert_string_equal(
+	    gres_tres_tracked(t, "gres/gpu,GRES/GPU:H100", buf, sizeof(buf)),
+	    "gres/gpu=3,gres/gpu:h100=2,gres/nic=1");
+	assert_string_equal(gres_tres_tracked(NULL, NULL, buf, sizeof(buf)), "");
+	assert_string_equal(gres_tres_tracked(t, NULL, buf, 8), "gres/gp");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_gpu_parse),
-	    cmocka_unit_test(test_alloc_parse),
-	    cmocka_unit_test(test_indexes),
+	    cmocka_unit_test(test_gpu_parse),    cmocka_unit_test(test_alloc_parse),
+	    cmocka_unit_test(test_indexes),      cmocka_unit_test(test_spec_tres),
+	    cmocka_unit_test(test_tres_tracked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -86,12 +86,37 @@ static void test_too_many_devices_kept_bounded(void **state)
 	node_gres_release(&n);
 }
 
+/* enforce-binding: the free CPUs near an allocation's devices */
+static void test_bind_fits(void **state)
+{
+	struct conf_node cfg = {.name = "n1", .gres = "gpu:3"};
+	uint8_t used[8] = {0};
+	struct node n = {.cfg = &cfg, .cpus = 8, .core_used = used};
+	struct gres_dev_info *d = devs("gpu", 3);
+
+	(void)state;
+	d[0].cores = xstrdup("0-1");
+	d[1].cores = xstrdup("2-3");
+	n.gres_devs = d; /* device 2 says nothing: near every CPU */
+	n.ngres_devs = 3;
+	assert_true(node_gres_bind_fits(&n, "gpu:1(IDX:0)", 2));
+	assert_false(node_gres_bind_fits(&n, "gpu:1(IDX:0)", 3));
+	assert_true(node_gres_bind_fits(&n, "gpu:2(IDX:0-1)", 4));
+	used[2] = CORE_EXCL;
+	assert_false(node_gres_bind_fits(&n, "gpu:2(IDX:0-1)", 4));
+	assert_true(node_gres_bind_fits(&n, "gpu:2(IDX:0-1)", 3));
+	assert_true(node_gres_bind_fits(&n, "gpu:1(IDX:2)", 8));
+	assert_true(node_gres_bind_fits(&n, "", 8));
+	node_gres_release(&n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_register_drains_when_fewer),
 	    cmocka_unit_test(test_register_enough_or_untold),
 	    cmocka_unit_test(test_too_many_devices_kept_bounded),
+	    cmocka_unit_test(test_bind_fits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
