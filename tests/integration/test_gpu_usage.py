@@ -47,7 +47,9 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0,
 
 
 @pytest.fixture(scope="module")
-def gc():
+def module_cluster():
+    """This module's cluster (conftest's `cluster` gives each test a work
+    directory and cancels its jobs after it)."""
     assert FAKE.exists(), f"{FAKE} not built (make builds it with the unit tests)"
     gen = module_cluster_with(up_args=UP)
     c = next(gen)
@@ -60,15 +62,6 @@ def gc():
         yield c
     finally:
         gen.close()
-
-
-@pytest.fixture(autouse=True)
-def clean(gc, tmp_path):
-    os.chmod(tmp_path, 0o777)
-    gc.work = tmp_path
-    yield
-    gc.cancel_all()
-    gc.wait_nodes_idle()
 
 
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
@@ -114,42 +107,42 @@ def start(c, text, *args):
     return job, d
 
 
-def test_gpu_step_usage_in_sstat_and_sacct(gc):
-    job, d = start(gc, GPU_JOB, "--gres=gpu:2")
+def test_gpu_step_usage_in_sstat_and_sacct(cluster):
+    job, d = start(cluster, GPU_JOB, "--gres=gpu:2")
     step = f"{job}.batch"
-    now = sstat_tres(gc, step, "TRESUsageInTot")
+    now = sstat_tres(cluster, step, "TRESUsageInTot")
     assert (now["gres/gpumem"], now["gres/gpuutil"]) == ("3G", "55"), now
-    peak = sstat_tres(gc, step, "TRESUsageInMax")
+    peak = sstat_tres(cluster, step, "TRESUsageInMax")
     assert (peak["gres/gpumem"], peak["gres/gpuutil"]) == ("3G", "55"), peak
     # Slurm's order: by name
     assert list(peak) == ["cpu", "energy", "fs/disk", "gres/gpumem", "gres/gpuutil",
                           "mem", "pages", "vmem"], peak
-    where = sstat_tres(gc, step, "TRESUsageInMaxNode")
+    where = sstat_tres(cluster, step, "TRESUsageInMaxNode")
     assert where["gres/gpumem"] == "node01", where
 
     open(os.path.join(d, "stop1"), "w").close()
-    gc.wait_for(lambda: os.path.exists(os.path.join(d, "ready2")), 30, "phase 2")
-    gc.wait_for(lambda: sstat_tres(gc, step, "TRESUsageInTot")["gres/gpuutil"] == "90",
+    cluster.wait_for(lambda: os.path.exists(os.path.join(d, "ready2")), 30, "phase 2")
+    cluster.wait_for(lambda: sstat_tres(cluster, step, "TRESUsageInTot")["gres/gpuutil"] == "90",
                 15, "the new figures sampled")
-    now = sstat_tres(gc, step, "TRESUsageInTot")
+    now = sstat_tres(cluster, step, "TRESUsageInTot")
     assert now["gres/gpumem"] == "1G", now
     # the high-water mark holds for memory; utilization rose
-    peak = sstat_tres(gc, step, "TRESUsageInMax")
+    peak = sstat_tres(cluster, step, "TRESUsageInMax")
     assert (peak["gres/gpumem"], peak["gres/gpuutil"]) == ("3G", "90"), peak
     time.sleep(1.5)  # a periodic sample or two at 1 G and 90 %
 
     open(os.path.join(d, "stop2"), "w").close()
-    assert gc.wait_job(job) == "COMPLETED", gc.logs()
-    peak = sacct_tres(gc, step, "TRESUsageInMax")
+    assert cluster.wait_job(job) == "COMPLETED", cluster.logs()
+    peak = sacct_tres(cluster, step, "TRESUsageInMax")
     assert (peak["gres/gpumem"], peak["gres/gpuutil"]) == ("3G", "90"), peak
-    ave = sacct_tres(gc, step, "TRESUsageInAve")
+    ave = sacct_tres(cluster, step, "TRESUsageInAve")
     # over the samples: those before the script wrote its figures (0), at
     # 3G/55 % and at 1G/90 %
     assert 0 < size_bytes(ave["gres/gpumem"]) < 3 << 30, ave
     assert 0 < int(ave["gres/gpuutil"]) < 90, ave
     assert list(ave)[3:5] == ["gres/gpumem", "gres/gpuutil"], ave
     # sacct --json: in the step's tres.requested.max, type gres
-    p = gc.run(["sacct", "--json", "-j", str(job)])
+    p = cluster.run(["sacct", "--json", "-j", str(job)])
     assert p.returncode == 0, p.stderr
     steps = json.loads(p.stdout)["jobs"][0]["steps"]
     batch = next(s for s in steps if s["step"]["id"] == step)
@@ -158,16 +151,16 @@ def test_gpu_step_usage_in_sstat_and_sacct(gc):
     assert got[("gres", "gpumem")] == 3 << 30 and got[("gres", "gpuutil")] == 90, got
 
 
-def test_step_without_gpus_has_no_gpu_figures(gc):
-    job, d = start(gc, PLAIN_JOB)
+def test_step_without_gpus_has_no_gpu_figures(cluster):
+    job, d = start(cluster, PLAIN_JOB)
     step = f"{job}.batch"
     for field in ("TRESUsageInMax", "TRESUsageInAve", "TRESUsageInTot"):
-        got = sstat_tres(gc, step, field)
+        got = sstat_tres(cluster, step, field)
         assert "mem" in got and not any(k.startswith("gres/") for k in got), got
     open(os.path.join(d, "stop1"), "w").close()
-    assert gc.wait_job(job) == "COMPLETED", gc.logs()
+    assert cluster.wait_job(job) == "COMPLETED", cluster.logs()
     for field in ("TRESUsageInMax", "TRESUsageInAve"):
-        got = sacct_tres(gc, step, field)
+        got = sacct_tres(cluster, step, field)
         assert "mem" in got and not any(k.startswith("gres/") for k in got), got
 
 
@@ -180,16 +173,16 @@ while [ ! -e {dir}/stop1 ]; do sleep 0.2; done'
 """
 
 
-def test_srun_step_counts_its_own_gpu_and_processes(gc):
-    job, d = start(gc, STEP_JOB, "--gres=gpu:2")
-    peak = sstat_tres(gc, f"{job}.0", "TRESUsageInMax")
+def test_srun_step_counts_its_own_gpu_and_processes(cluster):
+    job, d = start(cluster, STEP_JOB, "--gres=gpu:2")
+    peak = sstat_tres(cluster, f"{job}.0", "TRESUsageInMax")
     assert (peak["gres/gpumem"], peak["gres/gpuutil"]) == ("512M", "61"), peak
     # the batch step holds both GPUs, but its processes nothing on them
-    batch = sstat_tres(gc, f"{job}.batch", "TRESUsageInMax")
+    batch = sstat_tres(cluster, f"{job}.batch", "TRESUsageInMax")
     assert (batch["gres/gpumem"], batch["gres/gpuutil"]) == ("0", "0"), batch
     open(os.path.join(d, "stop1"), "w").close()
-    assert gc.wait_job(job) == "COMPLETED", gc.logs()
-    peak = sacct_tres(gc, f"{job}.0", "TRESUsageInMax")
+    assert cluster.wait_job(job) == "COMPLETED", cluster.logs()
+    peak = sacct_tres(cluster, f"{job}.0", "TRESUsageInMax")
     assert (peak["gres/gpumem"], peak["gres/gpuutil"]) == ("512M", "61"), peak
 
 

@@ -34,15 +34,10 @@ def add_cores(conf_path):
 
 
 @pytest.fixture(scope="module")
-def gc():
+def module_cluster():
+    """This module's cluster (conftest's `cluster` gives each test a work
+    directory and cancels its jobs after it)."""
     yield from module_cluster_with(rewrite_conf=add_cores, up_args=UP)
-
-
-@pytest.fixture(autouse=True)
-def clean(gc):
-    yield
-    gc.cancel_all()
-    gc.wait_nodes_idle()
 
 
 def show_node(c, name):
@@ -55,8 +50,8 @@ def show_job(c, job):
 
 # ---- CfgTRES / AllocTRES ----
 
-def test_node_tres_counts_gpus(gc):
-    c = gc
+def test_node_tres_counts_gpus(cluster):
+    c = cluster
     out = show_node(c, "node01")
     assert re.search(r"CfgTRES=cpu=8,mem=8G,billing=8,gres/gpu=4\s", out), out
     assert re.search(r"AllocTRES=\s", out), out
@@ -115,8 +110,8 @@ def test_typed_gres_in_tres_when_tracked(typed):
 
 # ---- --gres-flags ----
 
-def test_enforce_binding_takes_cpus_near_the_gpu(gc):
-    c = gc
+def test_enforce_binding_takes_cpus_near_the_gpu(cluster):
+    c = cluster
     cpu_job = c.sbatch("-w", "node01", "-c3", "--wrap", "sleep 60")  # CPUs 0-2
     c.wait_running(cpu_job)
     assert "CPU_IDs=0-2" in show_job(c, cpu_job)
@@ -131,9 +126,9 @@ def test_enforce_binding_takes_cpus_near_the_gpu(gc):
     assert idx in (2, 3) and m.group(1) == f"{2 * idx}-{2 * idx + 1}", out
 
 
-def test_enforce_binding_looks_elsewhere(gc):
+def test_enforce_binding_looks_elsewhere(cluster):
     """Three CPUs near one GPU: none on node01 (2 each), node02 has 4."""
-    c = gc
+    c = cluster
     j = c.sbatch("-c3", "--gres=gpu:1", "--gres-flags=enforce-binding",
                  "--wrap", "sleep 60")
     c.wait_running(j)
@@ -141,9 +136,9 @@ def test_enforce_binding_looks_elsewhere(gc):
     assert re.search(r"Nodes=node02 CPU_IDs=0-2 ", out), out
 
 
-def test_enforce_binding_waits(gc):
+def test_enforce_binding_waits(cluster):
     """Five CPUs near one GPU: no node can; without the flag it runs."""
-    c = gc
+    c = cluster
     j = c.sbatch("-c5", "--gres=gpu:1", "--gres-flags=enforce-binding",
                  "--wrap", "sleep 60")
     free = c.sbatch("-c5", "--gres=gpu:1", "--wrap", "sleep 60")
@@ -158,10 +153,10 @@ def test_enforce_binding_waits(gc):
     assert c.job_state(j) == "PENDING"
 
 
-def test_enforce_binding_planned_by_backfill(gc):
+def test_enforce_binding_planned_by_backfill(cluster):
     """Waiting for CPUs near a GPU that are busy now, the job still gets a
     planned start (backfill plans as if the node were free at its end)."""
-    c = gc
+    c = cluster
     busy = c.sbatch("-w", "node01", "-c8", "-t", "5", "--wrap", "sleep 120")
     c.wait_running(busy)
     j = c.sbatch("-w", "node01", "-c2", "--gres=gpu:1", "-t", "5",
@@ -171,8 +166,8 @@ def test_enforce_binding_planned_by_backfill(gc):
     assert c.job_state(j) == "PENDING"
 
 
-def test_disable_binding_takes_the_lowest_gpu(gc):
-    c = gc
+def test_disable_binding_takes_the_lowest_gpu(cluster):
+    c = cluster
     cpu_job = c.sbatch("-w", "node01", "-c2", "--wrap", "sleep 60")  # GPU 0's CPUs
     c.wait_running(cpu_job)
     near = c.sbatch("-w", "node01", "-c2", "--gres=gpu:1", "--wrap", "sleep 60")
@@ -209,51 +204,51 @@ def task_gpus(c, *sbatch_args, opts=""):
     return got, text
 
 
-def test_gpu_bind_map_gpu(gc):
-    got, text = task_gpus(gc, "-n2", "--gres=gpu:2", opts="--gpu-bind=map_gpu:1,0")
+def test_gpu_bind_map_gpu(cluster):
+    got, text = task_gpus(cluster, "-n2", "--gres=gpu:2", opts="--gpu-bind=map_gpu:1,0")
     assert got == {0: "1", 1: "0"}, text
     # without it every task sees both
-    got, text = task_gpus(gc, "-n2", "--gres=gpu:2")
+    got, text = task_gpus(cluster, "-n2", "--gres=gpu:2")
     assert got == {0: "0,1", 1: "0,1"}, text
 
 
-def test_gpu_bind_from_sbatch_and_verbose(gc):
-    got, text = task_gpus(gc, "-n3", "--gres=gpu:2",
+def test_gpu_bind_from_sbatch_and_verbose(cluster):
+    got, text = task_gpus(cluster, "-n3", "--gres=gpu:2",
                           "--gpu-bind=verbose,mask_gpu:0x2,0x3,0x1")
     assert got == {0: "1", 1: "0,1", 2: "0"}, text
     assert re.search(r"gpu-bind: usable_gres=0x2; bit_alloc=0x3; local_inx=0;", text), text
 
 
-def test_gpus_per_task_binds_each_task(gc):
-    got, text = task_gpus(gc, "-n2", "--gpus-per-task=2")
+def test_gpus_per_task_binds_each_task(cluster):
+    got, text = task_gpus(cluster, "-n2", "--gpus-per-task=2")
     assert got == {0: "0,1", 1: "2,3"}, text
     # --gpu-bind=none undoes it
-    got, text = task_gpus(gc, "-n2", "--gpus-per-task=1", opts="--gpu-bind=none")
+    got, text = task_gpus(cluster, "-n2", "--gpus-per-task=1", opts="--gpu-bind=none")
     assert got == {0: "0,1", 1: "0,1"}, text
 
 
-def test_gpu_bind_closest(gc):
+def test_gpu_bind_closest(cluster):
     """Each task's CPUs (its share: 0-1, 2-3) are near one GPU of node01."""
-    got, text = task_gpus(gc, "-n2", "-c2", "--gres=gpu:2",
+    got, text = task_gpus(cluster, "-n2", "-c2", "--gres=gpu:2",
                           opts="--cpu-bind=cores --gpu-bind=closest")
     assert got == {0: "0", 1: "1"}, text
 
 
-def test_gpu_bind_refused_when_invalid(gc):
-    p = gc.run(["sbatch", "--gpu-bind=nearest", "--wrap", "true"])
+def test_gpu_bind_refused_when_invalid(cluster):
+    p = cluster.run(["sbatch", "--gpu-bind=nearest", "--wrap", "true"])
     assert p.returncode != 0 and "Invalid --gpu-bind" in p.stderr, p.stderr
 
 
 # ---- --gpus-per-socket ----
 
-def test_gpus_per_socket_needs_sockets_per_node(gc):
-    p = gc.run(["sbatch", "--gpus-per-socket=1", "--wrap", "true"])
+def test_gpus_per_socket_needs_sockets_per_node(cluster):
+    p = cluster.run(["sbatch", "--gpus-per-socket=1", "--wrap", "true"])
     assert p.returncode != 0, p.stdout
     assert "--gpus-per-socket option requires --sockets-per-node" in p.stderr, p.stderr
 
 
-def test_gpus_per_socket_times_sockets(gc):
-    c = gc
+def test_gpus_per_socket_times_sockets(cluster):
+    c = cluster
     assert re.search(r"Sockets=2 ", show_node(c, "node01"))
     j = c.sbatch("-w", "node01", "--sockets-per-node=2", "--gpus-per-socket=2",
                  "--wrap", "sleep 60")
@@ -268,7 +263,7 @@ def test_gpus_per_socket_times_sockets(gc):
 
 @pytest.mark.parametrize("args", [("--sockets-per-node=3", "--gpus-per-socket=1"),
                                   ("--sockets-per-node=2", "--gpus-per-socket=3")])
-def test_gpus_per_socket_beyond_the_nodes_refused(gc, args):
-    p = gc.run(["sbatch", *args, "--wrap", "true"])
+def test_gpus_per_socket_beyond_the_nodes_refused(cluster, args):
+    p = cluster.run(["sbatch", *args, "--wrap", "true"])
     assert p.returncode != 0, p.stdout
     assert "Requested node configuration is not available" in p.stderr, p.stderr

@@ -38,15 +38,10 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0,
 
 
 @pytest.fixture(scope="module")
-def gc():
+def module_cluster():
+    """This module's cluster (conftest's `cluster` gives each test a work
+    directory and cancels its jobs after it)."""
     yield from module_cluster_with(up_args=UP)
-
-
-@pytest.fixture(autouse=True)
-def clean(gc):
-    yield
-    gc.cancel_all()
-    gc.wait_nodes_idle()
 
 
 def probe_file(c, where):
@@ -86,18 +81,18 @@ def allowed(opens):
     return [k for k, r in enumerate(opens) if r != "EPERM"]
 
 
-def test_rota_up_writes_cgroup_conf_and_open_devices(gc):
-    text = open(os.path.join(gc.dir, "cgroup.conf")).read()
+def test_rota_up_writes_cgroup_conf_and_open_devices(cluster):
+    text = open(os.path.join(cluster.dir, "cgroup.conf")).read()
     assert re.search(r"^ConstrainDevices=yes$", text, re.M), text
     for k in range(4):
-        st = os.stat(f"{gc.dir}/dev/node01/nvidia{k}")
+        st = os.stat(f"{cluster.dir}/dev/node01/nvidia{k}")
         assert stat.S_ISCHR(st.st_mode)
         # every user may open it: what stops a job is the cgroup
         assert stat.S_IMODE(st.st_mode) == 0o666
 
 
-def test_job_opens_only_its_gpu(gc):
-    opens, job, cvd, ordinal, rocr = run_probe(gc, "--gres=gpu:1")
+def test_job_opens_only_its_gpu(cluster):
+    opens, job, cvd, ordinal, rocr = run_probe(cluster, "--gres=gpu:1")
     assert len(gpus(job)) == 1
     assert allowed(opens) == gpus(job), opens
     assert opens[gpus(job)[0]] == "ENXIO"  # no driver answers: not denied
@@ -106,30 +101,30 @@ def test_job_opens_only_its_gpu(gc):
     assert (cvd, ordinal, rocr) == ("0", "0", "0")
 
 
-def test_indexes_after_another_jobs_gpu(gc):
+def test_indexes_after_another_jobs_gpu(cluster):
     """With GPU 0 held by a running job, a two-GPU job gets 1 and 2: it opens
     those, CUDA numbers them 0,1, SLURM_JOB_GPUS says 1,2."""
-    holder = gc.sbatch("--gres=gpu:1", f"--output={gc.dir}/holder.out", "--wrap",
+    holder = cluster.sbatch("--gres=gpu:1", f"--output={cluster.dir}/holder.out", "--wrap",
                        "sleep 60")
-    gc.wait_job(holder, states=("RUNNING",))
-    opens, job, cvd, ordinal, rocr = run_probe(gc, "--gres=gpu:2")
+    cluster.wait_job(holder, states=("RUNNING",))
+    opens, job, cvd, ordinal, rocr = run_probe(cluster, "--gres=gpu:2")
     assert gpus(job) == [1, 2]
     assert allowed(opens) == [1, 2], opens
     assert opens[0] == opens[3] == "EPERM"
     assert cvd == ordinal == rocr == "0,1"
 
 
-def test_job_without_gpus_opens_none(gc):
-    opens, job, cvd, _, _ = run_probe(gc)
+def test_job_without_gpus_opens_none(cluster):
+    opens, job, cvd, _, _ = run_probe(cluster)
     assert opens == ["EPERM"] * 4
     assert job == cvd == ""
 
 
-def test_srun_tasks_constrained(gc):
+def test_srun_tasks_constrained(cluster):
     """srun's tasks (a step, not the batch script) are held to the GPUs too."""
-    probe = probe_file(gc, gc.dir)
-    p = gc.run(["srun", "-n2", "--gres=gpu:2", "python3", probe], timeout=60)
-    assert p.returncode == 0, p.stderr + gc.logs()
+    probe = probe_file(cluster, cluster.dir)
+    p = cluster.run(["srun", "-n2", "--gres=gpu:2", "python3", probe], timeout=60)
+    assert p.returncode == 0, p.stderr + cluster.logs()
     lines = re.findall(r"open=(\S+) job=(\S*) cvd=(\S*)", p.stdout)
     assert len(lines) == 2, p.stdout
     for opens, job, cvd in lines:
@@ -140,59 +135,59 @@ def test_srun_tasks_constrained(gc):
 
 
 @needs_root
-def test_other_users_job_measures_the_cgroup(gc, users):
+def test_other_users_job_measures_the_cgroup(cluster, users):
     """A test user's job: its GPU gets ENXIO (not EACCES: the files are 0666),
     the others EPERM."""
     a = users["a"]
     work = user_work()
-    probe = probe_file(gc, work)
+    probe = probe_file(cluster, work)
     out = os.path.join(work, "user.out")
-    job = sbatch_as(gc, a, f"--gres=gpu:1 --output={out} --wrap 'python3 {probe}'",
+    job = sbatch_as(cluster, a, f"--gres=gpu:1 --output={out} --wrap 'python3 {probe}'",
                     cwd=work)
-    assert gc.wait_job(job) == "COMPLETED", gc.logs()
-    opens, jobgpus, cvd, _, _ = result(gc, out)
+    assert cluster.wait_job(job) == "COMPLETED", cluster.logs()
+    opens, jobgpus, cvd, _, _ = result(cluster, out)
     assert allowed(opens) == gpus(jobgpus), opens
     assert opens[gpus(jobgpus)[0]] == "ENXIO"
     assert "EACCES" not in opens
     assert cvd == "0"
 
 
-def test_constrain_devices_no(gc):
+def test_constrain_devices_no(cluster):
     """ConstrainDevices=no (rotad restarted): nothing is denied, and
     CUDA_VISIBLE_DEVICES carries the node's indexes.  Slurm's other keys are
     taken quietly, an unknown one with a warning."""
-    path = os.path.join(gc.dir, "cgroup.conf")
+    path = os.path.join(cluster.dir, "cgroup.conf")
     before = open(path).read()
     try:
-        gc.down()
+        cluster.down()
         with open(path, "w") as f:
             f.write("CgroupPlugin=autodetect\nConstrainCores=yes\n"
                     "ConstrainDevices=no\nNoSuchKey=1\n")
-        gc.up()
+        cluster.up()
         # an unknown key is a warning, not a node that will not start
-        log = os.path.join(gc.dir, "log", "rotad-node01.log")
-        gc.wait_for(lambda: "cgroup.conf:4: unknown key 'NoSuchKey' ignored"
+        log = os.path.join(cluster.dir, "log", "rotad-node01.log")
+        cluster.wait_for(lambda: "cgroup.conf:4: unknown key 'NoSuchKey' ignored"
                     in open(log).read(), what="the warning in rotad's log")
-        holder = gc.sbatch("--gres=gpu:1", f"--output={gc.dir}/holder2.out",
+        holder = cluster.sbatch("--gres=gpu:1", f"--output={cluster.dir}/holder2.out",
                            "--wrap", "sleep 60")
-        gc.wait_job(holder, states=("RUNNING",))
-        opens, job, cvd, ordinal, _ = run_probe(gc, "--gres=gpu:1")
+        cluster.wait_job(holder, states=("RUNNING",))
+        opens, job, cvd, ordinal, _ = run_probe(cluster, "--gres=gpu:1")
         assert "EPERM" not in opens, opens
         assert gpus(job) == [1]
         assert cvd == ordinal == "1"
-        opens, _, _, _, _ = run_probe(gc)
+        opens, _, _, _, _ = run_probe(cluster)
         assert opens == ["ENXIO"] * 4
     finally:
-        gc.cancel_all()
-        gc.down()
+        cluster.cancel_all()
+        cluster.down()
         with open(path, "w") as f:
             f.write(before)
-        gc.up()
+        cluster.up()
 
 
 @pytest.mark.skipif(not shutil.which("busybox") or os.geteuid() != 0,
                     reason="needs busybox-static and root (containers)")
-def test_container_sees_only_its_gpus(gc, tmp_path):
+def test_container_sees_only_its_gpus(cluster, tmp_path):
     """A containerized step gets its GPUs (and only those) as /dev/nvidiaK
     inside, opening them is allowed by the device cgroup and the others
     are not there at all."""
@@ -202,13 +197,13 @@ def test_container_sees_only_its_gpus(gc, tmp_path):
     image.write_bytes(tar_bytes(root))
     for p in (tmp_path, image):
         os.chmod(p, 0o755 if p.is_dir() else 0o644)
-    busy = gc.sbatch("--gres=gpu:1", "--wrap", "sleep 60")  # holds GPU 0
-    gc.wait_running(busy)
-    p = gc.run(["srun", "--gres=gpu:2", f"--container-image={image}", "sh", "-c",
+    busy = cluster.sbatch("--gres=gpu:1", "--wrap", "sleep 60")  # holds GPU 0
+    cluster.wait_running(busy)
+    p = cluster.run(["srun", "--gres=gpu:2", f"--container-image={image}", "sh", "-c",
                 "ls /dev | grep nvidia; echo job=$SLURM_JOB_GPUS; "
                 "for d in /dev/nvidia*; do cat $d >/dev/null 2>&1; echo $d=$?; done"],
                timeout=120)
-    assert p.returncode == 0, p.stderr + gc.logs()
+    assert p.returncode == 0, p.stderr + cluster.logs()
     devs = re.findall(r"^(nvidia\d+)$", p.stdout, re.M)
     job = re.search(r"job=(\S+)", p.stdout).group(1)
     assert devs == [f"nvidia{k}" for k in gpus(job)], p.stdout

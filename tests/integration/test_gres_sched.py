@@ -36,15 +36,10 @@ STEP_REPORT = f"srun bash -c '{ENV_REPORT}'"  # each task's own environment
 
 
 @pytest.fixture(scope="module")
-def gc():
+def module_cluster():
+    """This module's cluster (conftest's `cluster` gives each test a work
+    directory and cancels its jobs after it)."""
     yield from module_cluster_with(up_args=UP)
-
-
-@pytest.fixture(autouse=True)
-def clean(gc):
-    yield
-    gc.cancel_all()
-    gc.wait_nodes_idle()
 
 
 def report(c, path):
@@ -64,10 +59,10 @@ def gpus(s):
     return [int(x) for x in s.split(",")] if s else []
 
 
-def test_tutorial_gpu_script_as_written(gc):
+def test_tutorial_gpu_script_as_written(cluster):
     """The tutorial's script: partition gpu, 8 CPUs, 32G, --gres=gpu:1, srun
     nvidia-smi and srun python train.py; both steps see the one GPU."""
-    c = gc
+    c = cluster
     bindir = c.work / "fakebin"
     bindir.mkdir(exist_ok=True)
     for name, body in (("nvidia-smi", 'echo "GPU $CUDA_VISIBLE_DEVICES"\n'),
@@ -90,10 +85,10 @@ def test_tutorial_gpu_script_as_written(gc):
     assert "gres/gpu=1" in c.job_field(j, "TRES")
 
 
-def test_concurrent_jobs_get_disjoint_gpus(gc):
+def test_concurrent_jobs_get_disjoint_gpus(cluster):
     """Four one-GPU jobs on a 4-GPU node hold four different GPUs; a fifth
     waits for Resources until one ends, then takes the GPU it freed."""
-    c = gc
+    c = cluster
     jobs = [c.sbatch("-w", "node01", "--gres=gpu:1", "-o", f"one-{i}.out",
                      "--wrap", ENV_REPORT + "; sleep 30") for i in range(4)]
     for j in jobs:
@@ -116,10 +111,10 @@ def test_concurrent_jobs_get_disjoint_gpus(gc):
     assert report(c, str(c.work / "one-4.out"))["node01"][0] == held[2][0]
 
 
-def test_two_servers_four_gpus_each(gc):
+def test_two_servers_four_gpus_each(cluster):
     """The seed's training job, 2 nodes x 4 GPUs, starts only when two nodes
     have all their GPUs free at once."""
-    c = gc
+    c = cluster
     busy = [c.sbatch("-w", n, "--gres=gpu:1", "--wrap", "sleep 60")
             for n in ("node01", "node02")]
     for j in busy:
@@ -137,11 +132,11 @@ def test_two_servers_four_gpus_each(gc):
         assert gpus(job) == [0, 1, 2, 3] and cvd == step == job and on == "4"
 
 
-def test_updated_request_scheduled_anew(gc):
+def test_updated_request_scheduled_anew(cluster):
     """A waiting GPU job's request is parsed once and kept, until it changes:
     after `scontrol update NumNodes=2` the job asks for 2 nodes of 4 GPUs,
     not the 3 it was submitted with."""
-    c = gc
+    c = cluster
     busy = c.sbatch("-w", "node01", "--gres=gpu:1", "--wrap", "sleep 60")
     c.wait_running(busy)
     wide = c.sbatch("-N3", "--gpus-per-node=4", "--wrap", "sleep 30")
@@ -154,10 +149,10 @@ def test_updated_request_scheduled_anew(gc):
     assert c.job_field(wide, "NumNodes") == "2"
 
 
-def test_gpus_per_job_and_per_task(gc):
+def test_gpus_per_job_and_per_task(cluster):
     """--gpus=6 over two nodes gives 6 in all; --gpus-per-task=1 with
     --cpus-per-gpu=2 gives each task a GPU and two CPUs."""
-    c = gc
+    c = cluster
     j = c.sbatch("-N2", "--gpus=6", "-o", "six.out", "--wrap", STEP_REPORT)
     assert c.wait_job(j) == "COMPLETED"
     rep = report(c, str(c.work / "six.out"))
@@ -184,19 +179,19 @@ def test_gpus_per_job_and_per_task(gc):
     (["--gpus-per-task=0"], "Invalid --gpus-per-task specification"),
     (["--gres-flags=sometimes"], "Invalid --gres-flags specification"),
 ])
-def test_unsatisfiable_refused(gc, args, error):
-    c = gc
+def test_unsatisfiable_refused(cluster, args, error):
+    c = cluster
     before = c.run(["squeue", "-h", "-t", "all", "-o", "%i"]).stdout
     p = c.run(["sbatch", *args, "--wrap", "true"])
     assert p.returncode != 0 and error in p.stderr, p.stderr
     assert c.run(["squeue", "-h", "-t", "all", "-o", "%i"]).stdout == before
 
 
-def test_gpus_kept_across_restart_and_planned(gc):
+def test_gpus_kept_across_restart_and_planned(cluster):
     """A running job's GPUs are still its own after the controller restarts
     (from its journal and state image); a job wanting them all is planned at
     its end by backfill, and a one-GPU job backfills beside it."""
-    c = gc
+    c = cluster
     long = c.sbatch("-w", "node02", "--gres=gpu:3", "-t", "5", "-o", "long.out",
                     "--wrap", ENV_REPORT + "; sleep 120")
     c.wait_running(long)
@@ -232,11 +227,11 @@ srun -n1 --gpus-per-task=1 bash -c "$R"
 """
 
 
-def test_steps_take_gpus_out_of_the_job(gc):
+def test_steps_take_gpus_out_of_the_job(cluster):
     """Steps hold GPUs of the job's allocation as they hold CPUs: concurrent
     steps get disjoint ones, a step asking more than the job has fails in
     Slurm's words, a step asking nothing gets all of the job's."""
-    c = gc
+    c = cluster
     (c.work / "steps.sh").write_text(STEPS)
     j = c.sbatch("-w", "node01", "--gres=gpu:4", "-n3", "-o", "steps.out", "steps.sh")
     assert c.wait_job(j, timeout=60) == "COMPLETED"
@@ -256,11 +251,11 @@ def test_steps_take_gpus_out_of_the_job(gc):
     assert len(steps[4]) == 1, out
 
 
-def test_sacct_shows_the_gpus(gc):
+def test_sacct_shows_the_gpus(cluster):
     """Accounting keeps what a job held: sacct AllocTRES has gres/gpu (and
     --json its tres.allocated), in Slurm's order."""
     import json
-    c = gc
+    c = cluster
     j = c.sbatch("-N2", "--gpus-per-node=2", "--wrap", "true")
     assert c.wait_job(j) == "COMPLETED"
 
