@@ -1,0 +1,56 @@
+/* sim_history.h - `rota sim --from-journal`: this cluster's own finished jobs,
+ * read offline from a controller's state directory, as a workload to replay.
+ *
+ * DESIGN: the journal (STATE_DIR/journal) is read as rotadbd reads it:
+ * recframe records decoded by the events' codec (ctld/job_event_codec.c), no
+ * controller started, nothing written.  A job is kept when its SUBMIT, a
+ * START and an END are all there; a requeued job keeps its last run.  A
+ * compaction replaces the events of finished jobs with a snapshot of the
+ * live ones, so the history reaches back to the last compaction only.
+ */
+#ifndef ROTA_CLI_SIM_HISTORY_H
+#define ROTA_CLI_SIM_HISTORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct rota_error;
+
+#define SIM_HISTORY_MAX_JOBS 10000000 /* a longer history is refused */
+
+struct sim_hjob {
+	uint32_t id;
+	int64_t submit; /* the submit time, or the eligible time when later */
+	int64_t start, end;
+	uint32_t cpus;   /* allocated in all */
+	uint32_t nodes;  /* allocated */
+	int64_t limit;   /* time limit, seconds; 0: none (unlimited or unset) */
+	char *user;      /* owned; never NULL ("?" when unknown) */
+	char *account;   /* owned; never NULL ("" when none) */
+	char *partition; /* owned; NULL: the cluster's default partition */
+};
+
+struct sim_history {
+	struct sim_hjob *jobs; /* in id order */
+	size_t n, cap;
+	size_t unfinished; /* submitted but not started or not ended: left out */
+};
+
+/* Read STATE_DIR/journal into *h (zeroed by the caller; released with
+ * sim_history_release also on failure).  0, or -1 with err filled. */
+int sim_history_from_journal(const char *state_dir, struct sim_history *h,
+                             struct rota_error *err);
+
+void sim_history_release(struct sim_history *h);
+
+/* Write h as a Standard Workload Format trace: field 3 the real wait, 4 the
+ * real runtime, 5 and 8 the CPUs, 9 the time limit (-1 none), 12 the user,
+ * 13 the account, 16 the partition, numbered 1, 2, ... in order of first
+ * appearance, and header comments mapping the numbers back to names.
+ * Submit times count from the first submission (UnixStartTime header);
+ * max_procs (the cluster's CPUs; 0: unknown, no header) is MaxProcs.
+ * 0, or -EIO when writing failed. */
+int sim_history_write_swf(const struct sim_history *h, int64_t max_procs, FILE *f);
+
+#endif

@@ -1,0 +1,223 @@
+/* test_sim_history.c - `rota sim --from-journal`'s reading of a journal
+ * (src/cli/sim_history.c) and its SWF export (src/cli/sim_history_swf.c),
+ * both compiled in with the events' codec. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "cli/sim_history.c"
+#include "cli/sim_history_swf.c"
+#include "ctld/job_event_codec.c"
+
+static void append(FILE *f, const union job_event *ev)
+{
+	char *body;
+	size_t len;
+	uint8_t *rec;
+
+	assert_int_equal(job_event_encode(ev, &body, &len), 0);
+	rec = malloc(recframe_size(body, len));
+	assert_non_null(rec);
+	fwrite(rec, 1, recframe_encode(rec, body, len), f);
+	free(rec);
+	free(body);
+}
+
+static void submit(FILE *f, uint32_t id, int64_t t, const char *user, const char *part,
+                   const char *acct, uint32_t limit_min)
+{
+	struct job_desc d = {.partition = (char *)part, .account = (char *)acct};
+	union job_event ev = {.submit = {.type = EV_SUBMIT,
+	                                 .job_id = id,
+	                                 .time = t,
+	                                 .user = (char *)user,
+	                                 .desc = &d,
+	                                 .desc_count = 1,
+	                                 .time_limit = limit_min}};
+	append(f, &ev);
+}
+
+static void start(FILE *f, uint32_t id, int64_t t, uint32_t *cpus, uint32_t nodes)
+{
+	union job_event ev = {.start = {.type = EV_START,
+	                                .job_id = id,
+	                                .time = t,
+	                                .nodes = "node01",
+	                                .cpus_per_node = {.v = cpus, .n = nodes}}};
+	append(f, &ev);
+}
+
+static void end(FILE *f, uint32_t id, int64_t t)
+{
+	union job_event ev = {.end = {.type = EV_END, .job_id = id, .time = t}};
+	append(f, &ev);
+}
+
+/* A state directory whose journal holds:
+ *   job 2: submitted 1000 by alice (part p1, account a1, 5 min), started at
+ *          1010 on 2 + 2 CPUs, ended at 1070
+ *   job 1: submitted 990 by bob (no partition or account, no limit),
+ *          started 995, requeued, started again at 1020 on 1 CPU, ended 1030
+ *   job 3: submitted, started, never ended (running): left out
+ *   job 4: submitted, never started: left out */
+static char *make_state(void)
+{
+	char tmpl[] = "/tmp/test_sim_history.XXXXXX";
+	char *dir = strdup(mkdtemp(tmpl));
+	char *path = xasprintf("%s/journal", dir);
+	FILE *f = fopen(path, "we");
+	uint32_t two[2] = {2, 2}, one[1] = {1};
+	union job_event rq = {.requeue = {.type = EV_REQUEUE, .job_id = 1, .time = 1000}};
+
+	assert_non_null(f);
+	submit(f, 2, 1000, "alice", "p1", "a1", 5);
+	submit(f, 1, 990, "bob", NULL, NULL, INFINITE32);
+	start(f, 1, 995, one, 1);
+	append(f, &rq);
+	start(f, 2, 1010, two, 2);
+	start(f, 1, 1020, one, 1);
+	end(f, 1, 1030);
+	end(f, 2, 1070);
+	submit(f, 3, 1100, "alice", "p1", "a1", 5);
+	start(f, 3, 1100, one, 1);
+	submit(f, 4, 1100, "carol", "p2", "a2", 5);
+	fclose(f);
+	free(path);
+	return dir;
+}
+
+static void rm_state(char *dir)
+{
+	char *path = xasprintf("%s/journal", dir);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	free(dir);
+}
+
+static void test_journal_read(void **state)
+{
+	char *dir = make_state();
+	struct sim_history h = {0};
+	struct rota_error err = {""};
+
+	(void)state;
+	assert_int_equal(sim_history_from_journal(dir, &h, &err), 0);
+	assert_int_equal(h.n, 2);
+	assert_int_equal(h.unfinished, 2);
+	/* in id order */
+	assert_int_equal(h.jobs[0].id, 1);
+	assert_int_equal(h.jobs[0].submit, 990);
+	assert_int_equal(h.jobs[0].start, 1020); /* the last run */
+	assert_int_equal(h.jobs[0].end, 1030);
+	assert_int_equal(h.jobs[0].cpus, 1);
+	assert_int_equal(h.jobs[0].limit, 0);
+	assert_string_equal(h.jobs[0].user, "bob");
+	assert_string_equal(h.jobs[0].account, "");
+	assert_null(h.jobs[0].partition);
+	assert_int_equal(h.jobs[1].id, 2);
+	assert_int_equal(h.jobs[1].cpus, 4);
+	assert_int_equal(h.jobs[1].nodes, 2);
+	assert_int_equal(h.jobs[1].limit, 300);
+	assert_string_equal(h.jobs[1].partition, "p1");
+	assert_string_equal(h.jobs[1].account, "a1");
+	sim_history_release(&h);
+	rm_state(dir);
+}
+
+static void test_journal_missing(void **state)
+{
+	struct sim_history h = {0};
+	struct rota_error err = {""};
+
+	(void)state;
+	assert_int_equal(sim_history_from_journal("/nonexistent", &h, &err), -1);
+	assert_non_null(strstr(err.text, "/nonexistent/journal"));
+	sim_history_release(&h);
+}
+
+static void test_swf_export(void **state)
+{
+	struct sim_hjob jobs[3] = {
+	    {.id = 7,
+	     .submit = 1000,
+	     .start = 1010,
+	     .end = 1070,
+	     .cpus = 4,
+	     .limit = 300,
+	     .user = "alice",
+	     .account = "a1",
+	     .partition = "p1"},
+	    {.id = 8,
+	     .submit = 1005,
+	     .start = 1005,
+	     .end = 1006,
+	     .cpus = 1,
+	     .limit = 0,
+	     .user = "bob",
+	     .account = "a2",
+	     .partition = NULL},
+	    {.id = 9,
+	     .submit = 1020,
+	     .start = 1070,
+	     .end = 1100,
+	     .cpus = 2,
+	     .limit = 60,
+	     .user = "alice",
+	     .account = "a2",
+	     .partition = "p1"},
+	};
+	struct sim_history h = {.jobs = jobs, .n = 3};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct swf_job sj;
+	struct rota_error err = {""};
+	const char *line;
+
+	(void)state;
+	assert_int_equal(sim_history_write_swf(&h, 16, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "; UnixStartTime: 1000\n"));
+	assert_non_null(strstr(buf, "; MaxProcs: 16\n"));
+	assert_non_null(strstr(buf, "; User 1: alice\n; User 2: bob\n"));
+	assert_non_null(
+	    strstr(buf, "; Group (account) 1: a1\n; Group (account) 2: a2\n"));
+	assert_non_null(strstr(buf, "; Partition 1: p1\n; Partition 2: (default)\n"));
+	/* the third job line: submitted 20 s in, waited 50, ran 30 */
+	line = strstr(buf, "\n9 ");
+	assert_non_null(line);
+	assert_int_equal(swf_parse_line(line + 1, &sj, &err), 1);
+	assert_int_equal(sj.submit, 20);
+	assert_int_equal(sj.wait, 50);
+	assert_int_equal(sj.run, 30);
+	assert_int_equal(sj.req_procs, 2);
+	assert_int_equal(sj.alloc_procs, 2);
+	assert_int_equal(sj.req_time, 60);
+	assert_int_equal(sj.user, 1);
+	assert_int_equal(sj.group, 2);
+	assert_int_equal(sj.partition, 1);
+	/* no limit: -1; the default partition numbered too */
+	line = strstr(buf, "\n8 ");
+	assert_non_null(line);
+	assert_int_equal(swf_parse_line(line + 1, &sj, &err), 1);
+	assert_int_equal(sj.req_time, -1);
+	assert_int_equal(sj.partition, 2);
+	assert_int_equal(sj.user, 2);
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_journal_read),
+	    cmocka_unit_test(test_journal_missing),
+	    cmocka_unit_test(test_swf_export),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
