@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <time.h>
+#include "cli/acct_time.h"
 #include "cli/sim.h"
 #include "cli/sim_history.h"
 #include "cli/sim_whatif.h"
@@ -44,6 +46,9 @@ struct sim_opts {
 	int by_index;         /* --placement index */
 	/* what-if on this cluster's history (sim_whatif.h) */
 	const char *journal_dir; /* --from-journal STATE_DIR */
+	int from_acct;           /* --from-accounting */
+	const char *acct_start;  /* -S, --starttime (sacct's forms) */
+	const char *acct_end;    /* -E, --endtime */
 	const char *export_swf;  /* --export-swf FILE */
 	const char *conf_path;   /* --conf FILE; NULL: the cluster's own */
 	size_t top;              /* --top N moved jobs listed */
@@ -95,14 +100,18 @@ static void sim_usage(FILE *f)
 	    "      --placement P    with --topology: switch (default) or index\n"
 	    "                       (as without a topology; leaves still counted)\n"
 	    "\n"
-	    "       rota sim --from-journal STATE_DIR [--conf slurm.conf] [--json]\n"
+	    "       rota sim --from-journal STATE_DIR | --from-accounting [-S T] [-E T]\n"
+	    "                [--conf slurm.conf] [--json]\n"
 	    "                [--top N] [--tolerance S] [--export-swf FILE]\n"
 	    "Replay this cluster's own finished jobs (read from the controller's\n"
-	    "journal, offline) through rotactld's scheduling pass under a\n"
-	    "configuration, and compare with what happened: per partition and per\n"
-	    "account waits, bounded slowdown, utilization, and which jobs would\n"
-	    "have started earlier or later.\n"
+	    "journal, offline, or asked of rotadbd) through rotactld's scheduling\n"
+	    "pass under a configuration, and compare with what happened: per\n"
+	    "partition and per account waits, bounded slowdown, utilization, and\n"
+	    "which jobs would have started earlier or later.\n"
 	    "  -J, --from-journal DIR  the controller's StateSaveLocation\n"
+	    "  -A, --from-accounting   the jobs sacct -X lists for the period:\n"
+	    "  -S, --starttime T    (sacct's time forms; default today 00:00)\n"
+	    "  -E, --endtime T      (default now)\n"
 	    "  -f, --conf FILE      the configuration to replay under (nodes, CPUs,\n"
 	    "                       partitions; default: the cluster's slurm.conf)\n"
 	    "  -t, --top N          moved jobs listed, largest moves first (10)\n"
@@ -150,6 +159,9 @@ static int sim_parse_args(int argc, char **argv, struct sim_opts *o)
 	    {"node-cpus", required_argument, NULL, 'C'},
 	    {"placement", required_argument, NULL, 'L'},
 	    {"from-journal", required_argument, NULL, 'J'},
+	    {"from-accounting", no_argument, NULL, 'A'},
+	    {"starttime", required_argument, NULL, 'S'},
+	    {"endtime", required_argument, NULL, 'E'},
 	    {"export-swf", required_argument, NULL, 'X'},
 	    {"conf", required_argument, NULL, 'f'},
 	    {"top", required_argument, NULL, 't'},
@@ -162,8 +174,8 @@ static int sim_parse_args(int argc, char **argv, struct sim_opts *o)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:P:e:c:jo:nT:C:J:X:f:t:h", lopts, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, "p:P:e:c:jo:nT:C:J:AS:E:X:f:t:h", lopts,
+	                        NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			errno = 0;
@@ -228,6 +240,15 @@ static int sim_parse_args(int argc, char **argv, struct sim_opts *o)
 		case 'J':
 			o->journal_dir = optarg;
 			break;
+		case 'A':
+			o->from_acct = 1;
+			break;
+		case 'S':
+			o->acct_start = optarg;
+			break;
+		case 'E':
+			o->acct_end = optarg;
+			break;
 		case 'X':
 			o->export_swf = optarg;
 			break;
@@ -265,10 +286,14 @@ static int sim_parse_args(int argc, char **argv, struct sim_opts *o)
 		    policy);
 		return -1;
 	}
-	if (o->journal_dir) {
-		if (optind != argc) {
-			fprintf(stderr, "rota sim: error: --from-journal takes no trace "
-			                "file\n");
+	if ((o->acct_start || o->acct_end) && !o->from_acct) {
+		fprintf(stderr, "rota sim: error: -S and -E go with --from-accounting\n");
+		return -1;
+	}
+	if (o->journal_dir || o->from_acct) {
+		if (optind != argc || (o->journal_dir && o->from_acct)) {
+			fprintf(stderr, "rota sim: error: --from-journal or "
+			                "--from-accounting, and no trace file\n");
 			return -1;
 		}
 		return 0;
@@ -571,14 +596,24 @@ static int export_swf(const char *path, const struct sim_history *h,
 	return 0;
 }
 
-/* --from-journal: read, export, replay under the configuration. */
+static char *history_source(const struct sim_opts *o)
+{
+	if (!o->from_acct)
+		return xasprintf("journal %s", o->journal_dir);
+	return xasprintf("accounting, -S %s -E %s",
+	                 o->acct_start ? o->acct_start : "today",
+	                 o->acct_end ? o->acct_end : "now");
+}
+
+/* --from-journal or --from-accounting: read, export, replay under the
+ * configuration. */
 static int sim_history_run(const struct sim_opts *o)
 {
 	struct rota_error err = {{0}};
 	struct sim_history h = {0};
 	struct conf *conf = NULL;
 	const char *conf_path = o->conf_path ? o->conf_path : conf_default_path();
-	char *source = xasprintf("journal %s", o->journal_dir);
+	char *source = history_source(o);
 	struct sim_whatif_opts wo = {.source = source,
 	                             .conf_path = conf_path,
 	                             .json = o->json,
@@ -590,7 +625,15 @@ static int sim_history_run(const struct sim_opts *o)
 		fprintf(stderr, "rota sim: error: %s\n", err.text);
 		goto out;
 	}
-	if (sim_history_from_journal(o->journal_dir, &h, &err) < 0) {
+	if (o->from_acct) {
+		time_t now = time(NULL);
+		int64_t start =
+		    acct_time_arg("start", o->acct_start ? o->acct_start : "today", now);
+		int64_t end = o->acct_end ? acct_time_arg("end", o->acct_end, now) : 0;
+
+		if (sim_history_from_accounting(start, end, &h))
+			goto out;
+	} else if (sim_history_from_journal(o->journal_dir, &h, &err) < 0) {
 		fprintf(stderr, "rota sim: error: %s\n", err.text);
 		goto out;
 	}
@@ -626,7 +669,7 @@ int cmd_sim(int argc, char **argv)
 			fprintf(stderr, "Try 'rota sim --help' for more information.\n");
 		return 2;
 	}
-	if (o.journal_dir)
+	if (o.journal_dir || o.from_acct)
 		return sim_history_run(&o);
 	rc = sim_run(&o, &t);
 	free(t.jobs);

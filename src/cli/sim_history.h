@@ -1,5 +1,6 @@
-/* sim_history.h - `rota sim --from-journal`: this cluster's own finished jobs,
- * read offline from a controller's state directory, as a workload to replay.
+/* sim_history.h - `rota sim --from-journal` / `--from-accounting`: this
+ * cluster's own finished jobs, read offline from a controller's state
+ * directory or asked of rotadbd, as a workload to replay.
  *
  * DESIGN: the journal (STATE_DIR/journal) is read as rotadbd reads it:
  * recframe records decoded by the events' codec (ctld/job_event_codec.c), no
@@ -41,6 +42,12 @@ struct sim_history {
  * sim_history_release also on failure).  0, or -1 with err filled. */
 int sim_history_from_journal(const char *state_dir, struct sim_history *h,
                              struct rota_error *err);
+
+/* The same from rotadbd (sim_history_acct.c): the jobs sacct -X -S start
+ * -E end lists (0: no bound), the cluster's own accounting (its slurm.conf,
+ * as the commands find it).  Earlier runs of a requeued job are left out.
+ * 0, or 1 after an error was printed. */
+int sim_history_from_accounting(int64_t start, int64_t end, struct sim_history *h);
 
 void sim_history_release(struct sim_history *h);
 

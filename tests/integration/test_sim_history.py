@@ -163,3 +163,27 @@ def test_export_swf_replays_to_the_same_figures(hcluster, history, tmp_path):
     p = hcluster.run(["rota", "sim", str(swf), "--policy", "controller", "--json"])
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["avg_wait"] == pytest.approx(r["total"]["avg_wait"])
+
+
+def test_from_accounting_replays_the_same_history(hcluster, history):
+    """rotadbd's records of the same jobs (sacct's request, -S/-E) give the
+    same history, so the same replay, as the journal."""
+    journal = whatif_json(hcluster)
+
+    def from_acct():
+        p = hcluster.run(["rota", "sim", "--from-accounting", "-S", "now-3600",
+                          "--json"], timeout=120)
+        assert p.returncode == 0, p.stderr
+        return json.loads(p.stdout)
+    acct = hcluster.wait_for(lambda: (lambda r: r["jobs"] == len(WORKLOAD) and r)(
+        from_acct()), what="the jobs in accounting")
+    assert acct["source"].startswith("accounting")
+    key = ("job_id", "partition", "account", "submit", "real_start", "sim_start")
+    assert [[j[k] for k in key] for j in acct["replayed"]] == \
+        [[j[k] for k in key] for j in journal["replayed"]]
+    assert acct["total"] == journal["total"]
+    # a period that ended before the workload holds none of it
+    p = hcluster.run(["rota", "sim", "--from-accounting", "-S", "now-7200", "-E",
+                      "now-3600", "--json"], timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["jobs"] == 0
