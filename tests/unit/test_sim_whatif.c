@@ -15,52 +15,14 @@
 /* Jobs 1 and 2 (p1) and 3 (p2), 4 CPUs and 100 s each, all submitted at
  * 1000, each really started at 1000; job 4 in a partition the configuration
  * lacks, job 5 (p1) of 10 CPUs. */
+#define JOB(i, c, a, p)                                                                  \
+	{                                                                                \
+		.id = i, .submit = 1000, .start = 1000, .end = 1100, .cpus = c,          \
+		.limit = 100, .user = "u", .account = a, .partition = p                  \
+	}
 static struct sim_hjob jobs[] = {
-    {.id = 1,
-     .submit = 1000,
-     .start = 1000,
-     .end = 1100,
-     .cpus = 4,
-     .limit = 100,
-     .user = "u",
-     .account = "a",
-     .partition = "p1"},
-    {.id = 2,
-     .submit = 1000,
-     .start = 1000,
-     .end = 1100,
-     .cpus = 4,
-     .limit = 100,
-     .user = "u",
-     .account = "a",
-     .partition = "p1"},
-    {.id = 3,
-     .submit = 1000,
-     .start = 1000,
-     .end = 1100,
-     .cpus = 4,
-     .limit = 100,
-     .user = "u",
-     .account = "b",
-     .partition = "p2"},
-    {.id = 4,
-     .submit = 1000,
-     .start = 1000,
-     .end = 1100,
-     .cpus = 1,
-     .limit = 100,
-     .user = "u",
-     .account = "b",
-     .partition = "gone"},
-    {.id = 5,
-     .submit = 1000,
-     .start = 1000,
-     .end = 1100,
-     .cpus = 10,
-     .limit = 100,
-     .user = "u",
-     .account = "b",
-     .partition = "p1"},
+    JOB(1, 4, "a", "p1"),   JOB(2, 4, "a", "p1"),  JOB(3, 4, "b", "p2"),
+    JOB(4, 1, "b", "gone"), JOB(5, 10, "b", "p1"),
 };
 
 /* Replay the jobs on the configuration text; wf to be released. */
