@@ -49,6 +49,23 @@ static struct hjob_state *reader_get(struct reader *r, uint32_t id)
 	return i < r->n && r->s[i].job.id == id ? &r->s[i] : NULL;
 }
 
+/* Room for a job at slot i (its contents undefined).  0, or -1 (counted)
+ * past SIM_HISTORY_MAX_JOBS. */
+static int reader_insert(struct reader *r, size_t i)
+{
+	if (r->n >= SIM_HISTORY_MAX_JOBS) {
+		r->too_many = 1;
+		return -1;
+	}
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 256;
+		r->s = xrealloc(r->s, r->cap * sizeof(*r->s));
+	}
+	memmove(&r->s[i + 1], &r->s[i], (r->n - i) * sizeof(*r->s));
+	r->n++;
+	return 0;
+}
+
 static void hjob_free(struct sim_hjob *j)
 {
 	free(j->user);
@@ -65,21 +82,13 @@ static void on_submit(struct reader *r, const struct ev_submit *ev)
 	if (i < r->n && r->s[i].job.id == ev->job_id) {
 		/* a snapshot's record of a job seen before: a fresh start */
 		hjob_free(&r->s[i].job);
-	} else {
-		if (r->n >= SIM_HISTORY_MAX_JOBS) {
-			r->too_many = 1;
-			return;
-		}
-		if (r->n == r->cap) {
-			r->cap = r->cap ? r->cap * 2 : 256;
-			r->s = xrealloc(r->s, r->cap * sizeof(*r->s));
-		}
-		memmove(&r->s[i + 1], &r->s[i], (r->n - i) * sizeof(*r->s));
-		r->n++;
+	} else if (reader_insert(r, i) < 0) {
+		return;
 	}
 	memset(&r->s[i], 0, sizeof(r->s[i]));
 	j = &r->s[i].job;
 	j->id = ev->job_id;
+	j->order = SIM_HISTORY_ORDER(ev->job_id, 0);
 	j->submit = ev->eligible_time > ev->time ? ev->eligible_time : ev->time;
 	if (d && d->begin_time > j->submit)
 		j->submit = d->begin_time;
@@ -126,6 +135,33 @@ static void on_requeue(struct reader *r, uint32_t id)
 		s->started = s->ended = 0;
 }
 
+/* A task of an array's pending remainder became its own record: it was
+ * submitted as the remainder was. */
+static void on_array_split(struct reader *r, const struct ev_array_split *ev)
+{
+	struct hjob_state *s = reader_get(r, ev->job_id);
+	struct sim_hjob from;
+	size_t i;
+
+	if (s && !ev->new_job_id) /* the last task: the record itself */
+		s->job.order = SIM_HISTORY_ORDER(ev->job_id, ev->array_task_id);
+	if (!s || !ev->new_job_id || reader_get(r, ev->new_job_id))
+		return;
+	from = s->job; /* s moves when the array grows */
+	i = reader_find(r, ev->new_job_id);
+	if (reader_insert(r, i) < 0)
+		return;
+	memset(&r->s[i], 0, sizeof(r->s[i]));
+	r->s[i].job =
+	    (struct sim_hjob){.id = ev->new_job_id,
+	                      .order = SIM_HISTORY_ORDER(ev->job_id, ev->array_task_id),
+	                      .submit = from.submit,
+	                      .limit = from.limit,
+	                      .user = xstrdup(from.user),
+	                      .account = xstrdup(from.account),
+	                      .partition = xstrdup(from.partition)};
+}
+
 static int on_record(void *arg, const uint8_t *body, size_t len)
 {
 	struct reader *r = arg;
@@ -148,6 +184,9 @@ static int on_record(void *arg, const uint8_t *body, size_t len)
 		break;
 	case EV_REQUEUE:
 		on_requeue(r, ev.requeue.job_id);
+		break;
+	case EV_ARRAY_SPLIT:
+		on_array_split(r, &ev.array_split);
 		break;
 	default:
 		break;

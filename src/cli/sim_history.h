@@ -20,8 +20,15 @@ struct rota_error;
 
 #define SIM_HISTORY_MAX_JOBS 10000000 /* a longer history is refused */
 
+/* Job `id`, or task `task` of array `id` */
+#define SIM_HISTORY_ORDER(id, task) ((int64_t)(id) << 32 | (int64_t)(task))
+
 struct sim_hjob {
 	uint32_t id;
+	/* the queue order among jobs of one submit time: an array's tasks in
+	 * task order after the array's id (the last task keeps the array's
+	 * own id, the others get new ones); SIM_HISTORY_ORDER() */
+	int64_t order;
 	int64_t submit; /* the submit time, or the eligible time when later */
 	int64_t start, end;
 	uint32_t cpus;   /* allocated in all */

@@ -36,6 +36,9 @@ static void on_job(void *arg, const struct acct_job *r)
 	j = &h->jobs[h->n++];
 	*j = (struct sim_hjob){
 	    .id = r->job_id,
+	    .order = r->array_job_id && r->array_task_id != NO_VAL
+	                 ? SIM_HISTORY_ORDER(r->array_job_id, r->array_task_id)
+	                 : SIM_HISTORY_ORDER(r->job_id, 0),
 	    .submit = r->eligible > r->submit ? r->eligible : r->submit,
 	    .start = r->start,
 	    .end = r->end,

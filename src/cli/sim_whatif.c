@@ -158,7 +158,7 @@ static int pools_replay(struct whatif *wf)
 				continue;
 			run = run > 0 ? run : 1;
 			rj[m] = (struct replay_job){
-			    .id = j->id,
+			    .id = j->order, /* the queue order's tie-break */
 			    .submit = j->submit,
 			    .run = run,
 			    .req = j->limit > 0 ? j->limit : run,

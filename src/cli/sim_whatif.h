@@ -6,9 +6,10 @@
  *
  * DESIGN: the scheduler is rotactld's own pass and backfill
  * (POLICY_CONTROLLER, sched/replay.h) planning with the jobs' time limits, in
- * (eligible time, job id) order.  Partitions that share nodes form one pool
- * (the CPUs of all their nodes); a pool is replayed on its own, so disjoint
- * partitions are modelled exactly and overlapping ones as their union.  A
+ * (eligible time, job id) order, an array's tasks in task order.
+ * Partitions that share nodes form one pool (the CPUs of all their nodes); a
+ * pool is replayed on its own, so disjoint partitions are modelled exactly
+ * and overlapping ones as their union.  A
  * job runs for as long as it really ran, on as many CPUs as it really got.
  * Jobs of a partition the configuration lacks, or larger than its pool, are
  * left out and counted.

@@ -18,6 +18,8 @@ Jobs, in submit order (CPUs, time limit in minutes, runtime in seconds):
   B 3  5 3   waits for A (reserved at A's limit, 10 minutes on)
   C 2  1 3   backfills beside A (ends 9 minutes before B's reservation)
   D 3 3 4, E 3 3 2, F 4 2 2, G 4 2 3, H 4 1 2: in order after B
+  then an array of ARRAY_TASKS tasks of 4 CPUs, 1 minute, 3 s: its tasks
+  queue in task order (the last task keeps the array's job id)
 """
 import json
 import re
@@ -27,11 +29,13 @@ import pytest
 from conftest import module_cluster_with
 
 ORDER_SLACK = 2  # bf_interval + 1 s of launch and rounding
+ARRAY_TASKS = 3
 
 WORKLOAD = [  # name, CPUs, limit (min), sleep (s)
     ("A", 4, 10, 6), ("B", 3, 5, 3), ("C", 2, 1, 3), ("D", 3, 3, 4),
     ("E", 3, 3, 2), ("F", 4, 2, 2), ("G", 4, 2, 3), ("H", 4, 1, 2),
 ]
+NJOBS = len(WORKLOAD) + ARRAY_TASKS
 
 
 def _rewrite(path):
@@ -47,15 +51,20 @@ def hcluster():
 
 @pytest.fixture(scope="module")
 def history(hcluster, tmp_path_factory):
-    """Run the workload once; {name: job id}."""
+    """Run the workload once; {name: job id} ("K": the array's)."""
     c = hcluster
     c.work = tmp_path_factory.mktemp("work")
     ids = {}
     for name, cpus, limit, sleep in WORKLOAD:
         ids[name] = c.sbatch("-n", str(cpus), "-t", str(limit), "-o", "/dev/null",
                              "-J", name, "--wrap", f"sleep {sleep}", cwd=c.work)
-    for jid in ids.values():
-        assert c.wait_job(jid, timeout=120) == "COMPLETED"
+    ids["K"] = c.sbatch("-a", f"0-{ARRAY_TASKS - 1}", "-n", "4", "-t", "1", "-o",
+                        "/dev/null", "--wrap", "sleep 3", cwd=c.work)
+    for name, jid in ids.items():
+        if name != "K":
+            assert c.wait_job(jid, timeout=120) == "COMPLETED"
+    c.wait_for(lambda: c.run(["squeue", "-h"]).stdout.strip() == "", timeout=60,
+               what="the array done")
     return ids
 
 
@@ -77,13 +86,16 @@ def whatif_json(c, *args):
 
 
 def starts(report, ids):
-    by_id = {j["job_id"]: j for j in report["replayed"]}
-    return {n: (by_id[i]["real_start"], by_id[i]["sim_start"]) for n, i in ids.items()}
+    """{name: (real start, replayed start)}, and the array's tasks by id."""
+    by_id = {j["job_id"]: (j["real_start"], j["sim_start"]) for j in report["replayed"]}
+    named = {n: by_id.pop(i) for n, i in ids.items() if n != "K"}
+    assert len(by_id) == ARRAY_TASKS, by_id
+    return {**named, **by_id}
 
 
 def test_replay_under_own_conf_keeps_the_real_start_order(hcluster, history):
     r = whatif_json(hcluster)
-    assert r["jobs"] == len(WORKLOAD)
+    assert r["jobs"] == NJOBS
     assert r["unfinished"] == 0 and r["too_large"] == 0 and r["no_partition"] == 0
     s = starts(r, history)
     # the backfill happened for real and in the replay: C before B
@@ -98,14 +110,14 @@ def test_replay_under_own_conf_keeps_the_real_start_order(hcluster, history):
             if s[a][0] + ORDER_SLACK < s[b][0]:
                 pairs += 1
                 assert s[a][1] <= s[b][1], (a, b, s)
-    assert pairs >= 15, s  # the workload does wait: the check is not empty
+    assert pairs >= 30, s  # the workload does wait: the check is not empty
     # and each start is near what happened
     for n, (real, sim) in s.items():
         assert abs(sim - real) <= 3 * ORDER_SLACK, (n, s)
     part = {p["name"]: p for p in r["partitions"]}
-    assert list(part) == ["debug"] and part["debug"]["jobs"] == len(WORKLOAD)
+    assert list(part) == ["debug"] and part["debug"]["jobs"] == NJOBS
     assert part["debug"]["cpus"] == 6
-    assert [a["jobs"] for a in r["accounts"]] == [len(WORKLOAD)]
+    assert [a["jobs"] for a in r["accounts"]] == [NJOBS]
     assert r["total"]["avg_wait_real"] > 5  # jobs waited
     assert abs(r["total"]["avg_wait"] - r["total"]["avg_wait_real"]) <= 2 * ORDER_SLACK
 
@@ -121,7 +133,7 @@ def test_replay_with_a_node_fewer_moves_jobs_later(hcluster, history, tmp_path):
 
     same = whatif_json(hcluster)
     r = whatif_json(hcluster, "--conf", str(conf))
-    assert r["jobs"] == len(WORKLOAD) and r["too_large"] == 0
+    assert r["jobs"] == NJOBS and r["too_large"] == 0
     assert r["partitions"][0]["cpus"] == 4
     assert r["moved"]["later"] >= 5, r["moved"]
     assert r["moved"]["later"] > same["moved"]["later"]
@@ -138,7 +150,7 @@ def test_replay_with_a_node_fewer_moves_jobs_later(hcluster, history, tmp_path):
     out = whatif(hcluster, "--conf", str(conf), "--top", "3")
     assert re.search(r"^moved: +\d+ earlier, [1-9]\d* later, \d+ unchanged", out, re.M), out
     assert len(re.findall(r"^  JobId=\d+ (later|earlier) by \d+ s", out, re.M)) == 3, out
-    assert re.search(r"^partition debug +8 ", out, re.M), out
+    assert re.search(rf"^partition debug +{NJOBS} ", out, re.M), out
 
 
 def test_export_swf_replays_to_the_same_figures(hcluster, history, tmp_path):
@@ -146,7 +158,7 @@ def test_export_swf_replays_to_the_same_figures(hcluster, history, tmp_path):
     r = whatif_json(hcluster, "--export-swf", str(swf))
     lines = swf.read_text().splitlines()
     jobs = [line.split() for line in lines if not line.startswith(";")]
-    assert len(jobs) == len(WORKLOAD)
+    assert len(jobs) == NJOBS
     assert "; MaxProcs: 6" in lines and "; Partition 1: debug" in lines
     assert any(line.startswith("; User 1: ") for line in lines)
     s = starts(r, history)
@@ -175,7 +187,7 @@ def test_from_accounting_replays_the_same_history(hcluster, history):
                           "--json"], timeout=120)
         assert p.returncode == 0, p.stderr
         return json.loads(p.stdout)
-    acct = hcluster.wait_for(lambda: (lambda r: r["jobs"] == len(WORKLOAD) and r)(
+    acct = hcluster.wait_for(lambda: (lambda r: r["jobs"] == NJOBS and r)(
         from_acct()), what="the jobs in accounting")
     assert acct["source"].startswith("accounting")
     key = ("job_id", "partition", "account", "submit", "real_start", "sim_start")

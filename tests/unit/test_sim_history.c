@@ -58,13 +58,25 @@ static void end(FILE *f, uint32_t id, int64_t t)
 	append(f, &ev);
 }
 
+static void split(FILE *f, uint32_t id, uint32_t task, uint32_t new_id)
+{
+	union job_event ev = {.array_split = {.type = EV_ARRAY_SPLIT,
+	                                      .job_id = id,
+	                                      .array_task_id = task,
+	                                      .new_job_id = new_id}};
+	append(f, &ev);
+}
+
 /* A state directory whose journal holds:
  *   job 2: submitted 1000 by alice (part p1, account a1, 5 min), started at
  *          1010 on 2 + 2 CPUs, ended at 1070
  *   job 1: submitted 990 by bob (no partition or account, no limit),
  *          started 995, requeued, started again at 1020 on 1 CPU, ended 1030
  *   job 3: submitted, started, never ended (running): left out
- *   job 4: submitted, never started: left out */
+ *   job 4: submitted, never started: left out
+ *   job 5: an array's remainder (p2, 2 min), submitted at 1200: task 0
+ *          split off as job 6, started 1210 on 1 CPU, ended 1220; task 1
+ *          the record itself (split with new_job_id 0), 1220 to 1230 */
 static char *make_state(void)
 {
 	char tmpl[] = "/tmp/test_sim_history.XXXXXX";
@@ -86,6 +98,13 @@ static char *make_state(void)
 	submit(f, 3, 1100, "alice", "p1", "a1", 5);
 	start(f, 3, 1100, one, 1);
 	submit(f, 4, 1100, "carol", "p2", "a2", 5);
+	submit(f, 5, 1200, "dave", "p2", "a2", 2);
+	split(f, 5, 0, 6);
+	start(f, 6, 1210, one, 1);
+	end(f, 6, 1220);
+	split(f, 5, 1, 0);
+	start(f, 5, 1220, one, 1);
+	end(f, 5, 1230);
 	fclose(f);
 	free(path);
 	return dir;
@@ -108,7 +127,7 @@ static void test_journal_read(void **state)
 
 	(void)state;
 	assert_int_equal(sim_history_from_journal(dir, &h, &err), 0);
-	assert_int_equal(h.n, 2);
+	assert_int_equal(h.n, 4);
 	assert_int_equal(h.unfinished, 2);
 	/* in id order */
 	assert_int_equal(h.jobs[0].id, 1);
@@ -126,6 +145,19 @@ static void test_journal_read(void **state)
 	assert_int_equal(h.jobs[1].limit, 300);
 	assert_string_equal(h.jobs[1].partition, "p1");
 	assert_string_equal(h.jobs[1].account, "a1");
+	/* the array's two tasks, each submitted as the array was */
+	for (int k = 2; k < 4; k++) {
+		assert_int_equal(h.jobs[k].id, k == 2 ? 5 : 6);
+		assert_int_equal(h.jobs[k].submit, 1200);
+		assert_int_equal(h.jobs[k].limit, 120);
+		assert_string_equal(h.jobs[k].user, "dave");
+		assert_string_equal(h.jobs[k].partition, "p2");
+	}
+	assert_int_equal(h.jobs[3].start, 1210);
+	/* queued in task order: task 0 (job 6) before task 1 (job 5) */
+	assert_true(h.jobs[3].order < h.jobs[2].order);
+	assert_true(h.jobs[1].order < h.jobs[2].order);
+	assert_int_equal(h.jobs[2].start, 1220);
 	sim_history_release(&h);
 	rm_state(dir);
 }
