@@ -24,6 +24,7 @@ struct figures {
 	const char *name; /* borrowed */
 	size_t jobs;
 	double wait[2], bsld[2], cpu_s; /* [0] real, [1] replayed */
+	size_t earlier, later;          /* moved by more than the tolerance */
 	uint64_t cpus; /* a partition's CPUs (utilization); 0: not a partition */
 };
 
@@ -38,6 +39,7 @@ struct whatif {
 	struct figures *parts, *accts, all;
 	size_t naccts;
 	int64_t span[2][2]; /* [real/sim][first submit, last end] */
+	int64_t tolerance;
 };
 
 static int find_root(int *up, int i)
@@ -189,13 +191,15 @@ static double bsld(int64_t wait, int64_t run)
 	return r > 1 ? r : 1;
 }
 
-static void figures_add(struct figures *f, const struct wjob *w)
+static void figures_add(struct figures *f, const struct wjob *w, int64_t tolerance)
 {
 	const struct sim_hjob *j = w->h;
 	int64_t run = j->end - j->start,
 	        wait[2] = {j->start - j->submit, w->sim_start - j->submit};
 
 	f->jobs++;
+	f->earlier += w->sim_start < j->start - tolerance;
+	f->later += w->sim_start > j->start + tolerance;
 	for (int k = 0; k < 2; k++) {
 		f->wait[k] += (double)wait[k];
 		f->bsld[k] += bsld(wait[k], run);
@@ -243,9 +247,9 @@ static void figures_build(struct whatif *wf)
 		if (w->pool < 0)
 			continue;
 		p = conf_part_find(c, j->partition);
-		figures_add(&wf->parts[p - c->parts], w);
-		figures_add(acct_figures(wf, j->account), w);
-		figures_add(&wf->all, w);
+		figures_add(&wf->parts[p - c->parts], w, wf->tolerance);
+		figures_add(acct_figures(wf, j->account), w, wf->tolerance);
+		figures_add(&wf->all, w, wf->tolerance);
 		span_add(wf->span[0], first, j->submit, j->end);
 		span_add(wf->span[1], first, j->submit, w->sim_start + run);
 		first = 0;
@@ -316,6 +320,8 @@ static json_t *figures_json(const struct whatif *wf, const struct figures *f)
 	json_object_set_new(o, "avg_wait", json_real(mean(f->wait[1], f->jobs)));
 	json_object_set_new(o, "avg_bsld_real", json_real(mean(f->bsld[0], f->jobs)));
 	json_object_set_new(o, "avg_bsld", json_real(mean(f->bsld[1], f->jobs)));
+	json_object_set_new(o, "earlier", json_integer((json_int_t)f->earlier));
+	json_object_set_new(o, "later", json_integer((json_int_t)f->later));
 	if (f->cpus) {
 		json_object_set_new(o, "cpus", json_integer((json_int_t)f->cpus));
 		json_object_set_new(o, "utilization_real", json_real(util(wf, f, 0)));
@@ -386,9 +392,10 @@ static void print_json(const struct sim_whatif_opts *o, const struct whatif *wf,
 static void figures_print(const struct whatif *wf, const char *kind,
                           const struct figures *f)
 {
-	printf("%-9s %-12s %6zu %9.1f %9.1f %8.3f %8.3f", kind, f->name, f->jobs,
-	       mean(f->wait[0], f->jobs), mean(f->wait[1], f->jobs),
-	       mean(f->bsld[0], f->jobs), mean(f->bsld[1], f->jobs));
+	printf("%-9s %-12s %6zu %9.1f %9.1f %8.3f %8.3f %7zu %7zu", kind, f->name,
+	       f->jobs, mean(f->wait[0], f->jobs), mean(f->wait[1], f->jobs),
+	       mean(f->bsld[0], f->jobs), mean(f->bsld[1], f->jobs), f->earlier,
+	       f->later);
 	if (f->cpus)
 		printf(" %7.3f %7.3f", util(wf, f, 0), util(wf, f, 1));
 	printf("\n");
@@ -404,10 +411,10 @@ static void print_plain(const struct sim_whatif_opts *o, const struct whatif *wf
 	printf("jobs:             %zu replayed (left out: %zu unfinished, %zu of "
 	       "unknown partitions, %zu too large)\n",
 	       wf->all.jobs, h->unfinished, wf->no_part, wf->too_big);
-	printf("%-22s %6s %9s %9s %8s %8s %7s %7s\n", "", "jobs", "wait", "wait", "bsld",
-	       "bsld", "util", "util");
-	printf("%-22s %6s %9s %9s %8s %8s %7s %7s\n", "", "", "real(s)", "sim(s)", "real",
-	       "sim", "real", "sim");
+	printf("%-22s %6s %9s %9s %8s %8s %7s %7s %7s %7s\n", "", "jobs", "wait", "wait",
+	       "bsld", "bsld", "started", "started", "util", "util");
+	printf("%-22s %6s %9s %9s %8s %8s %7s %7s %7s %7s\n", "", "", "real(s)", "sim(s)",
+	       "real", "sim", "earlier", "later", "real", "sim");
 	for (size_t p = 0; p < wf->conf->part_count; p++)
 		if (wf->parts[p].jobs)
 			figures_print(wf, "partition", &wf->parts[p]);
@@ -430,7 +437,7 @@ static void print_plain(const struct sim_whatif_opts *o, const struct whatif *wf
 int sim_whatif_run(const struct sim_whatif_opts *o, const struct sim_history *h,
                    const struct conf *conf)
 {
-	struct whatif wf = {.conf = conf};
+	struct whatif wf = {.conf = conf, .tolerance = o->tolerance};
 	struct moved mv = {0};
 	int rc = 1;
 

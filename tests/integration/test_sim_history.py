@@ -137,6 +137,8 @@ def test_replay_with_a_node_fewer_moves_jobs_later(hcluster, history, tmp_path):
     assert r["partitions"][0]["cpus"] == 4
     assert r["moved"]["later"] >= 5, r["moved"]
     assert r["moved"]["later"] > same["moved"]["later"]
+    assert r["partitions"][0]["later"] == r["moved"]["later"]
+    assert r["accounts"][0]["later"] == r["moved"]["later"]
     assert r["total"]["avg_wait"] > same["total"]["avg_wait"] + 5
     assert r["total"]["avg_bsld"] > same["total"]["avg_bsld"]
     s = starts(r, history)

@@ -32,7 +32,7 @@ static void replay(const char *text, struct whatif *wf, struct conf **conf)
 	struct rota_error err = {""};
 
 	assert_int_equal(conf_load_string(text, "test.conf", conf, &err), 0);
-	*wf = (struct whatif){.conf = *conf};
+	*wf = (struct whatif){.conf = *conf, .tolerance = 1};
 	pools_build(wf);
 	jobs_assign(wf, &h);
 	assert_int_equal(pools_replay(wf), 0);
@@ -73,6 +73,11 @@ static void test_disjoint_partitions_are_pools_of_their_own(void **state)
 	assert_int_equal(wf.parts[0].jobs, 2);
 	assert_true(wf.parts[0].wait[0] == 0 && wf.parts[0].wait[1] == 100);
 	assert_int_equal(wf.parts[0].cpus, 4);
+	assert_int_equal(wf.parts[0].later, 1);
+	assert_int_equal(wf.parts[0].earlier, 0);
+	assert_int_equal(wf.parts[1].later, 0);
+	assert_int_equal(wf.accts[0].later, 1); /* account a: job 2 */
+	assert_int_equal(wf.accts[1].later, 0);
 	assert_int_equal(wf.naccts, 2);
 	assert_int_equal(wf.all.jobs, 3);
 	moved_build(&wf, 1, &mv);
