@@ -58,13 +58,14 @@ int sim_history_from_accounting(int64_t start, int64_t end, struct sim_history *
 
 void sim_history_release(struct sim_history *h);
 
-/* Write h as a Standard Workload Format trace: field 3 the real wait, 4 the
- * real runtime, 5 and 8 the CPUs, 9 the time limit (-1 none), 12 the user,
- * 13 the account, 16 the partition, numbered 1, 2, ... in order of first
- * appearance, and header comments mapping the numbers back to names.
- * Submit times count from the first submission (UnixStartTime header);
- * max_procs (the cluster's CPUs; 0: unknown, no header) is MaxProcs.
- * 0, or -EIO when writing failed. */
+/* Write h as a Standard Workload Format trace.  Jobs are numbered 1, 2, ...
+ * in queue order (their job ids in "; JobIds:" header lines); field 3 is the
+ * real wait, 4 the real runtime, 5 and 8 the CPUs, 9 the time limit (-1
+ * none), 12 the user, 13 the account, 16 the partition, these three numbered
+ * 1, 2, ... in order of first appearance with header comments mapping the
+ * numbers back to names.  Submit times count from the first submission
+ * (UnixStartTime header); max_procs (the cluster's CPUs; 0: unknown, no
+ * header) is MaxProcs.  0, or -EIO when writing failed. */
 int sim_history_write_swf(const struct sim_history *h, int64_t max_procs, FILE *f);
 
 #endif

@@ -165,7 +165,15 @@ def test_export_swf_replays_to_the_same_figures(hcluster, history, tmp_path):
     assert any(line.startswith("; User 1: ") for line in lines)
     s = starts(r, history)
     t0 = min(real for real, _ in s.values())
-    by_id = {int(j[0]): j for j in jobs}
+    # jobs numbered in queue order, their Slurm ids in the JobIds lines: the
+    # array's tasks in task order, so the array's own id (its last task) last
+    ids = [int(x) for line in lines if line.startswith("; JobIds:")
+           for x in line.split()[2:]]
+    assert sorted(ids) == sorted(j["job_id"] for j in r["replayed"])
+    assert [int(j[0]) for j in jobs] == list(range(1, NJOBS + 1))
+    assert ids[:len(WORKLOAD)] == [history[w[0]] for w in WORKLOAD]
+    assert ids[-1] == history["K"]
+    by_id = {i: j for i, j in zip(ids, jobs)}
     for n, (cpus, limit) in {w[0]: (w[1], w[2]) for w in WORKLOAD}.items():
         f = by_id[history[n]]
         assert len(f) == 18

@@ -221,8 +221,10 @@ static void test_swf_export(void **state)
 	assert_non_null(
 	    strstr(buf, "; Group (account) 1: a1\n; Group (account) 2: a2\n"));
 	assert_non_null(strstr(buf, "; Partition 1: p1\n; Partition 2: (default)\n"));
+	/* in queue order: 7 (at 1000), 8 (1005), 9 (1020) */
+	assert_non_null(strstr(buf, "\n; JobIds: 7 8 9\n"));
 	/* the third job line: submitted 20 s in, waited 50, ran 30 */
-	line = strstr(buf, "\n9 ");
+	line = strstr(buf, "\n3 ");
 	assert_non_null(line);
 	assert_int_equal(swf_parse_line(line + 1, &sj, &err), 1);
 	assert_int_equal(sj.submit, 20);
@@ -235,7 +237,7 @@ static void test_swf_export(void **state)
 	assert_int_equal(sj.group, 2);
 	assert_int_equal(sj.partition, 1);
 	/* no limit: -1; the default partition numbered too */
-	line = strstr(buf, "\n8 ");
+	line = strstr(buf, "\n2 ");
 	assert_non_null(line);
 	assert_int_equal(swf_parse_line(line + 1, &sj, &err), 1);
 	assert_int_equal(sj.req_time, -1);
