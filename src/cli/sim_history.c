@@ -16,6 +16,7 @@
 struct hjob_state {
 	struct sim_hjob job;
 	int started, ended;
+	int held; /* pending on hold: eligible once released */
 };
 
 struct reader {
@@ -86,6 +87,7 @@ static void on_submit(struct reader *r, const struct ev_submit *ev)
 		return;
 	}
 	memset(&r->s[i], 0, sizeof(r->s[i]));
+	r->s[i].held = ev->hold != 0;
 	j = &r->s[i].job;
 	j->id = ev->job_id;
 	j->order = SIM_HISTORY_ORDER(ev->job_id, 0);
@@ -127,12 +129,16 @@ static void on_end(struct reader *r, const struct ev_end *ev)
 	s->ended = 1;
 }
 
-static void on_requeue(struct reader *r, uint32_t id)
+/* A requeued job's last run, the one kept, was eligible from the requeue. */
+static void on_requeue(struct reader *r, const struct ev_requeue *ev)
 {
-	struct hjob_state *s = reader_get(r, id);
+	struct hjob_state *s = reader_get(r, ev->job_id);
 
-	if (s)
-		s->started = s->ended = 0;
+	if (!s)
+		return;
+	s->started = s->ended = 0;
+	if (ev->time > s->job.submit)
+		s->job.submit = ev->time;
 }
 
 /* A task of an array's pending remainder became its own record: it was
@@ -162,6 +168,44 @@ static void on_array_split(struct reader *r, const struct ev_array_split *ev)
 	                      .partition = xstrdup(from.partition)};
 }
 
+/* A pending job held waits for its release: it is eligible from then on. */
+static void on_hold(struct reader *r, const struct ev_hold *ev)
+{
+	struct hjob_state *s = reader_get(r, ev->job_id);
+
+	if (!s || s->started)
+		return;
+	if (ev->hold)
+		s->held = 1;
+	else if (s->held) {
+		s->held = 0;
+		if (ev->time > s->job.submit)
+			s->job.submit = ev->time;
+	}
+}
+
+/* scontrol update of a pending job: its time limit, partition, account. */
+static void on_update(struct reader *r, const struct ev_update *ev)
+{
+	struct hjob_state *s = reader_get(r, ev->job_id);
+	const struct job_desc *d = ev->desc_count ? ev->desc : NULL;
+
+	if (!s || s->started)
+		return;
+	if (ev->time_limit != NO_VAL)
+		s->job.limit = ev->time_limit && ev->time_limit != INFINITE32
+		                   ? (int64_t)ev->time_limit * 60
+		                   : 0;
+	if (d && d->partition && *d->partition) {
+		free(s->job.partition);
+		s->job.partition = xstrdup(d->partition);
+	}
+	if (d && d->account) {
+		free(s->job.account);
+		s->job.account = xstrdup(d->account);
+	}
+}
+
 static int on_record(void *arg, const uint8_t *body, size_t len)
 {
 	struct reader *r = arg;
@@ -183,10 +227,16 @@ static int on_record(void *arg, const uint8_t *body, size_t len)
 		on_end(r, &ev.end);
 		break;
 	case EV_REQUEUE:
-		on_requeue(r, ev.requeue.job_id);
+		on_requeue(r, &ev.requeue);
 		break;
 	case EV_ARRAY_SPLIT:
 		on_array_split(r, &ev.array_split);
+		break;
+	case EV_HOLD:
+		on_hold(r, &ev.hold);
+		break;
+	case EV_UPDATE:
+		on_update(r, &ev.update);
 		break;
 	default:
 		break;

@@ -5,7 +5,10 @@
  * DESIGN: the journal (STATE_DIR/journal) is read as rotadbd reads it:
  * recframe records decoded by the events' codec (ctld/job_event_codec.c), no
  * controller started, nothing written.  A job is kept when its SUBMIT, a
- * START and an END are all there; a requeued job keeps its last run.  A
+ * START and an END are all there; a requeued job keeps its last run, eligible
+ * from the requeue; a job submitted or put on hold is eligible from its
+ * release; an update of a pending job's time limit, partition or account is
+ * applied.  Dependencies are not looked at (no event says when one is met).  A
  * compaction replaces the events of finished jobs with a snapshot of the
  * live ones, so the history reaches back to the last compaction only.
  */

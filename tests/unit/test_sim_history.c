@@ -29,10 +29,11 @@ static void append(FILE *f, const union job_event *ev)
 }
 
 static void submit(FILE *f, uint32_t id, int64_t t, const char *user, const char *part,
-                   const char *acct, uint32_t limit_min)
+                   const char *acct, uint32_t limit_min, uint32_t held)
 {
 	struct job_desc d = {.partition = (char *)part, .account = (char *)acct};
 	union job_event ev = {.submit = {.type = EV_SUBMIT,
+	                                 .hold = held,
 	                                 .job_id = id,
 	                                 .time = t,
 	                                 .user = (char *)user,
@@ -67,16 +68,39 @@ static void split(FILE *f, uint32_t id, uint32_t task, uint32_t new_id)
 	append(f, &ev);
 }
 
+static void hold(FILE *f, uint32_t id, int64_t t, uint32_t how)
+{
+	union job_event ev = {
+	    .hold = {.type = EV_HOLD, .job_id = id, .time = t, .hold = how}};
+	append(f, &ev);
+}
+
+static void update(FILE *f, uint32_t id, const char *part, const char *acct,
+                   uint32_t limit_min)
+{
+	struct job_desc d = {.partition = (char *)part, .account = (char *)acct};
+	union job_event ev = {.update = {.type = EV_UPDATE,
+	                                 .job_id = id,
+	                                 .time = 1310,
+	                                 .desc = &d,
+	                                 .desc_count = 1,
+	                                 .time_limit = limit_min}};
+	append(f, &ev);
+}
+
 /* A state directory whose journal holds:
  *   job 2: submitted 1000 by alice (part p1, account a1, 5 min), started at
  *          1010 on 2 + 2 CPUs, ended at 1070
  *   job 1: submitted 990 by bob (no partition or account, no limit),
- *          started 995, requeued, started again at 1020 on 1 CPU, ended 1030
+ *          started 995, requeued at 1000, started again at 1020 on 1 CPU,
+ *          ended 1030
  *   job 3: submitted, started, never ended (running): left out
  *   job 4: submitted, never started: left out
  *   job 5: an array's remainder (p2, 2 min), submitted at 1200: task 0
  *          split off as job 6, started 1210 on 1 CPU, ended 1220; task 1
- *          the record itself (split with new_job_id 0), 1220 to 1230 */
+ *          the record itself (split with new_job_id 0), 1220 to 1230
+ *   job 7: submitted held at 1300 (p1, a1, 5 min), moved to p2, account
+ *          a2, 3 min, released at 1350, ran 1400 to 1410 */
 static char *make_state(void)
 {
 	char tmpl[] = "/tmp/test_sim_history.XXXXXX";
@@ -87,24 +111,31 @@ static char *make_state(void)
 	union job_event rq = {.requeue = {.type = EV_REQUEUE, .job_id = 1, .time = 1000}};
 
 	assert_non_null(f);
-	submit(f, 2, 1000, "alice", "p1", "a1", 5);
-	submit(f, 1, 990, "bob", NULL, NULL, INFINITE32);
+	submit(f, 2, 1000, "alice", "p1", "a1", 5, 0);
+	submit(f, 1, 990, "bob", NULL, NULL, INFINITE32, 0);
 	start(f, 1, 995, one, 1);
 	append(f, &rq);
 	start(f, 2, 1010, two, 2);
 	start(f, 1, 1020, one, 1);
 	end(f, 1, 1030);
 	end(f, 2, 1070);
-	submit(f, 3, 1100, "alice", "p1", "a1", 5);
+	submit(f, 3, 1100, "alice", "p1", "a1", 5, 0);
 	start(f, 3, 1100, one, 1);
-	submit(f, 4, 1100, "carol", "p2", "a2", 5);
-	submit(f, 5, 1200, "dave", "p2", "a2", 2);
+	submit(f, 4, 1100, "carol", "p2", "a2", 5, 0);
+	submit(f, 5, 1200, "dave", "p2", "a2", 2, 0);
+	hold(f, 5, 1205, 0); /* a release of a job not held: nothing */
 	split(f, 5, 0, 6);
 	start(f, 6, 1210, one, 1);
 	end(f, 6, 1220);
 	split(f, 5, 1, 0);
 	start(f, 5, 1220, one, 1);
 	end(f, 5, 1230);
+	submit(f, 7, 1300, "erin", "p1", "a1", 5, 1);
+	update(f, 7, "p2", "a2", 3);
+	hold(f, 7, 1350, 0);
+	start(f, 7, 1400, one, 1);
+	end(f, 7, 1410);
+	hold(f, 7, 1420, 0); /* after its start: nothing */
 	fclose(f);
 	free(path);
 	return dir;
@@ -127,12 +158,12 @@ static void test_journal_read(void **state)
 
 	(void)state;
 	assert_int_equal(sim_history_from_journal(dir, &h, &err), 0);
-	assert_int_equal(h.n, 4);
+	assert_int_equal(h.n, 5);
 	assert_int_equal(h.unfinished, 2);
 	/* in id order */
 	assert_int_equal(h.jobs[0].id, 1);
-	assert_int_equal(h.jobs[0].submit, 990);
-	assert_int_equal(h.jobs[0].start, 1020); /* the last run */
+	assert_int_equal(h.jobs[0].submit, 1000); /* eligible again at the requeue */
+	assert_int_equal(h.jobs[0].start, 1020);  /* the last run */
 	assert_int_equal(h.jobs[0].end, 1030);
 	assert_int_equal(h.jobs[0].cpus, 1);
 	assert_int_equal(h.jobs[0].limit, 0);
@@ -157,6 +188,12 @@ static void test_journal_read(void **state)
 	/* queued in task order: task 0 (job 6) before task 1 (job 5) */
 	assert_true(h.jobs[3].order < h.jobs[2].order);
 	assert_true(h.jobs[1].order < h.jobs[2].order);
+	/* held from its submit; eligible from its release */
+	assert_int_equal(h.jobs[4].id, 7);
+	assert_int_equal(h.jobs[4].submit, 1350);
+	assert_int_equal(h.jobs[4].limit, 180);
+	assert_string_equal(h.jobs[4].partition, "p2");
+	assert_string_equal(h.jobs[4].account, "a2");
 	assert_int_equal(h.jobs[2].start, 1220);
 	sim_history_release(&h);
 	rm_state(dir);
