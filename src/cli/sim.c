@@ -607,7 +607,7 @@ static char *history_source(const struct sim_opts *o)
 
 /* --from-journal or --from-accounting: read, export, replay under the
  * configuration. */
-static int sim_history_run(const struct sim_opts *o)
+static int sim_run_history(const struct sim_opts *o)
 {
 	struct rota_error err = {{0}};
 	struct sim_history h = {0};
@@ -670,7 +670,7 @@ int cmd_sim(int argc, char **argv)
 		return 2;
 	}
 	if (o.journal_dir || o.from_acct)
-		return sim_history_run(&o);
+		return sim_run_history(&o);
 	rc = sim_run(&o, &t);
 	free(t.jobs);
 	return rc;
