@@ -90,7 +90,8 @@ $(BIN)/rotastepd: $(call objs,$(stepd_src)) $(LIBA)
 $(BIN)/rotadbd: $(call objs,$(dbd_src)) $(OBJ)/ctld/job_event_codec.o $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -lsqlite3
-$(BIN)/rota: $(call objs,$(cli_src)) $(LIBA)
+# rota sim --from-journal reads the journal's events as rotadbd does
+$(BIN)/rota: $(call objs,$(cli_src)) $(OBJ)/ctld/job_event_codec.o $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 $(addprefix $(BIN)/,$(CLI_LINKS)): $(BIN)/rota
@@ -118,6 +119,12 @@ $(BUILD)/tests/test_ranksort: src/common/ranksort.c src/common/ranksort.h
 $(BUILD)/tests/test_owner: src/ctld/owner.c src/ctld/owner.h
 # test_sstat_fields compiles sstat's sstat_fields.c in
 $(BUILD)/tests/test_sstat_fields: src/cli/sstat_fields.c src/cli/sstat.h
+# test_sim_history compiles rota sim's journal reader and SWF export in,
+# with the events' codec
+$(BUILD)/tests/test_sim_history: src/cli/sim_history.c src/cli/sim_history_swf.c \
+	src/cli/sim_history.h src/ctld/job_event_codec.c
+# test_sim_whatif compiles rota sim's what-if replay in
+$(BUILD)/tests/test_sim_whatif: src/cli/sim_whatif.c src/cli/sim_whatif.h src/cli/sim_history.h
 # test_gidcache compiles rotad's gidcache.c in
 $(BUILD)/tests/test_gidcache: src/noded/gidcache.c src/noded/gidcache.h
 # test_node_gres compiles the controller's node_gres.c in

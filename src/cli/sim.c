@@ -17,7 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <time.h>
+#include "cli/acct_time.h"
 #include "cli/sim.h"
+#include "cli/sim_history.h"
+#include "cli/sim_whatif.h"
+#include "common/conf.h"
 #include "sched/replay.h"
 #include "sched/topo.h"
 #include "sched/swf.h"
@@ -39,6 +44,15 @@ struct sim_opts {
 	const char *topology; /* --topology FILE */
 	uint32_t node_cpus;   /* --node-cpus, 1 */
 	int by_index;         /* --placement index */
+	/* what-if on this cluster's history (sim_whatif.h) */
+	const char *journal_dir; /* --from-journal STATE_DIR */
+	int from_acct;           /* --from-accounting */
+	const char *acct_start;  /* -S, --starttime (sacct's forms) */
+	const char *acct_end;    /* -E, --endtime */
+	const char *export_swf;  /* --export-swf FILE */
+	const char *conf_path;   /* --conf FILE; NULL: the cluster's own */
+	size_t top;              /* --top N moved jobs listed */
+	int64_t tolerance;       /* --tolerance S */
 };
 
 struct sim_trace {
@@ -84,7 +98,26 @@ static void sim_usage(FILE *f)
 	    "  -C, --node-cpus C    with --topology: nodes of C processors\n"
 	    "                       (procs / C nodes; default 1)\n"
 	    "      --placement P    with --topology: switch (default) or index\n"
-	    "                       (as without a topology; leaves still counted)\n");
+	    "                       (as without a topology; leaves still counted)\n"
+	    "\n"
+	    "       rota sim --from-journal STATE_DIR | --from-accounting [-S T] [-E T]\n"
+	    "                [--conf slurm.conf] [--json]\n"
+	    "                [--top N] [--tolerance S] [--export-swf FILE]\n"
+	    "Replay this cluster's own finished jobs (read from the controller's\n"
+	    "journal, offline, or asked of rotadbd) through rotactld's scheduling\n"
+	    "pass under a configuration, and compare with what happened: per\n"
+	    "partition and per account waits, bounded slowdown, utilization, and\n"
+	    "which jobs would have started earlier or later.\n"
+	    "  -J, --from-journal DIR  the controller's StateSaveLocation\n"
+	    "  -A, --from-accounting   the jobs sacct -X lists for the period:\n"
+	    "  -S, --starttime T    (sacct's time forms; default today 00:00)\n"
+	    "  -E, --endtime T      (default now)\n"
+	    "  -f, --conf FILE      the configuration to replay under (nodes, CPUs,\n"
+	    "                       partitions; default: the cluster's slurm.conf)\n"
+	    "  -t, --top N          moved jobs listed, largest moves first (10)\n"
+	    "      --tolerance S    a start moved by at most S seconds is unchanged\n"
+	    "                       (default 1: the controller's time resolution)\n"
+	    "  -X, --export-swf FILE  also write the history as SWF\n");
 }
 
 /* Policies that also choose the estimates: EASY planning with predictions. */
@@ -125,6 +158,14 @@ static int sim_parse_args(int argc, char **argv, struct sim_opts *o)
 	    {"topology", required_argument, NULL, 'T'},
 	    {"node-cpus", required_argument, NULL, 'C'},
 	    {"placement", required_argument, NULL, 'L'},
+	    {"from-journal", required_argument, NULL, 'J'},
+	    {"from-accounting", no_argument, NULL, 'A'},
+	    {"starttime", required_argument, NULL, 'S'},
+	    {"endtime", required_argument, NULL, 'E'},
+	    {"export-swf", required_argument, NULL, 'X'},
+	    {"conf", required_argument, NULL, 'f'},
+	    {"top", required_argument, NULL, 't'},
+	    {"tolerance", required_argument, NULL, 'O'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -133,7 +174,8 @@ static int sim_parse_args(int argc, char **argv, struct sim_opts *o)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:P:e:c:jo:nT:C:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:P:e:c:jo:nT:C:J:AS:E:X:f:t:h", lopts,
+	                        NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			errno = 0;
@@ -195,6 +237,40 @@ static int sim_parse_args(int argc, char **argv, struct sim_opts *o)
 				return -1;
 			}
 			break;
+		case 'J':
+			o->journal_dir = optarg;
+			break;
+		case 'A':
+			o->from_acct = 1;
+			break;
+		case 'S':
+			o->acct_start = optarg;
+			break;
+		case 'E':
+			o->acct_end = optarg;
+			break;
+		case 'X':
+			o->export_swf = optarg;
+			break;
+		case 'f':
+			o->conf_path = optarg;
+			break;
+		case 't':
+		case 'O': {
+			long long v;
+			errno = 0;
+			v = strtoll(optarg, &end, 10);
+			if (errno || *end || v < 0 || v > INT32_MAX) {
+				fprintf(stderr, "rota sim: error: invalid --%s '%s'\n",
+				        c == 't' ? "top" : "tolerance", optarg);
+				return -1;
+			}
+			if (c == 't')
+				o->top = (size_t)v;
+			else
+				o->tolerance = v;
+			break;
+		}
 		case 'h':
 			return 1;
 		default:
@@ -209,6 +285,18 @@ static int sim_parse_args(int argc, char **argv, struct sim_opts *o)
 		    "rota sim: error: invalid --policy '%s' (with these --estimates)\n",
 		    policy);
 		return -1;
+	}
+	if ((o->acct_start || o->acct_end) && !o->from_acct) {
+		fprintf(stderr, "rota sim: error: -S and -E go with --from-accounting\n");
+		return -1;
+	}
+	if (o->journal_dir || o->from_acct) {
+		if (optind != argc || (o->journal_dir && o->from_acct)) {
+			fprintf(stderr, "rota sim: error: --from-journal or "
+			                "--from-accounting, and no trace file\n");
+			return -1;
+		}
+		return 0;
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "rota sim: error: expected exactly one trace file\n");
@@ -477,10 +565,96 @@ out:
 	return rc;
 }
 
+/* The partition a job without one went to: the configuration's default. */
+static void history_resolve(struct sim_history *h, const struct conf *conf)
+{
+	const struct conf_part *def = conf_part_default(conf);
+
+	for (size_t i = 0; i < h->n; i++)
+		if (!h->jobs[i].partition)
+			h->jobs[i].partition = xstrdup(def ? def->name : "(default)");
+}
+
+static int export_swf(const char *path, const struct sim_history *h,
+                      const struct conf *conf)
+{
+	FILE *f = fopen(path, "we");
+	int64_t cpus = 0;
+	int rc;
+
+	if (!f) {
+		fprintf(stderr, "rota sim: error: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < conf->node_count; i++)
+		cpus += conf->nodes[i].cpus;
+	rc = sim_history_write_swf(h, cpus, f);
+	if (fclose(f) || rc < 0) {
+		fprintf(stderr, "rota sim: error: %s: %s\n", path, strerror(EIO));
+		return -1;
+	}
+	return 0;
+}
+
+static char *history_source(const struct sim_opts *o)
+{
+	if (!o->from_acct)
+		return xasprintf("journal %s", o->journal_dir);
+	return xasprintf("accounting, -S %s -E %s",
+	                 o->acct_start ? o->acct_start : "today",
+	                 o->acct_end ? o->acct_end : "now");
+}
+
+/* --from-journal or --from-accounting: read, export, replay under the
+ * configuration. */
+static int sim_run_history(const struct sim_opts *o)
+{
+	struct rota_error err = {{0}};
+	struct sim_history h = {0};
+	struct conf *conf = NULL;
+	const char *conf_path = o->conf_path ? o->conf_path : conf_default_path();
+	char *source = history_source(o);
+	struct sim_whatif_opts wo = {.source = source,
+	                             .conf_path = conf_path,
+	                             .json = o->json,
+	                             .top = o->top,
+	                             .tolerance = o->tolerance};
+	int rc = 1;
+
+	if (conf_load(conf_path, &conf, &err) < 0) {
+		fprintf(stderr, "rota sim: error: %s\n", err.text);
+		goto out;
+	}
+	if (o->from_acct) {
+		time_t now = time(NULL);
+		int64_t start =
+		    acct_time_arg("start", o->acct_start ? o->acct_start : "today", now);
+		int64_t end = o->acct_end ? acct_time_arg("end", o->acct_end, now) : 0;
+
+		if (sim_history_from_accounting(start, end, &h))
+			goto out;
+	} else if (sim_history_from_journal(o->journal_dir, &h, &err) < 0) {
+		fprintf(stderr, "rota sim: error: %s\n", err.text);
+		goto out;
+	}
+	history_resolve(&h, conf);
+	if (o->export_swf && export_swf(o->export_swf, &h, conf) < 0)
+		goto out;
+	rc = sim_whatif_run(&wo, &h, conf);
+out:
+	sim_history_release(&h);
+	conf_destroy(conf);
+	free(source);
+	return rc;
+}
+
 int cmd_sim(int argc, char **argv)
 {
-	struct sim_opts o = {
-	    .policy = POLICY_EASY, .policy_name = "easy", .estimates = PREDICT_REQUESTED};
+	struct sim_opts o = {.policy = POLICY_EASY,
+	                     .policy_name = "easy",
+	                     .estimates = PREDICT_REQUESTED,
+	                     .top = 10,
+	                     .tolerance = 1};
 	struct sim_trace t = {0};
 	int rc = sim_parse_args(argc, argv, &o);
 
@@ -495,6 +669,8 @@ int cmd_sim(int argc, char **argv)
 			fprintf(stderr, "Try 'rota sim --help' for more information.\n");
 		return 2;
 	}
+	if (o.journal_dir || o.from_acct)
+		return sim_run_history(&o);
 	rc = sim_run(&o, &t);
 	free(t.jobs);
 	return rc;

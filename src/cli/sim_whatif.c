@@ -1,0 +1,463 @@
+/* sim_whatif.c - replay a cluster's history under a configuration and
+ * compare with what happened (sim_whatif.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/sim_history.h"
+#include "cli/sim_whatif.h"
+#include "common/conf.h"
+#include "sched/replay.h"
+#include "common/common.h"
+
+/* One job's two runs: real, and replayed (start filled in by the replay). */
+struct wjob {
+	const struct sim_hjob *h;
+	int pool; /* -1: left out */
+	int64_t sim_start;
+};
+
+/* Sums for one partition, one account, or all. */
+struct figures {
+	const char *name; /* borrowed */
+	size_t jobs;
+	double wait[2], bsld[2], cpu_s; /* [0] real, [1] replayed */
+	size_t earlier, later;          /* moved by more than the tolerance */
+	uint64_t cpus; /* a partition's CPUs (utilization); 0: not a partition */
+};
+
+struct whatif {
+	const struct conf *conf;
+	int *part_pool;      /* per conf partition: its pool */
+	uint64_t *pool_cpus; /* per pool */
+	int npools;
+	struct wjob *w;
+	size_t n;
+	size_t no_part, too_big; /* left out */
+	struct figures *parts, *accts, all;
+	size_t naccts;
+	int64_t span[2][2]; /* [real/sim][first submit, last end] */
+	int64_t tolerance;
+};
+
+static int find_root(int *up, int i)
+{
+	while (up[i] != i)
+		i = up[i] = up[up[i]];
+	return i;
+}
+
+/* Partitions sharing a node share a pool: union-find over the nodes'
+ * first partition. */
+static void pools_build(struct whatif *wf)
+{
+	const struct conf *c = wf->conf;
+	int *node_part = xmalloc((c->node_count ? c->node_count : 1) * sizeof(int));
+	int *up = xmalloc((c->part_count ? c->part_count : 1) * sizeof(int));
+	int *root_pool = xmalloc((c->part_count ? c->part_count : 1) * sizeof(int));
+	uint8_t *seen = xcalloc(c->node_count ? c->node_count : 1, 1);
+
+	for (size_t i = 0; i < c->node_count; i++)
+		node_part[i] = -1;
+	for (size_t p = 0; p < c->part_count; p++)
+		up[p] = (int)p;
+	for (size_t p = 0; p < c->part_count; p++) {
+		for (size_t k = 0; k < c->parts[p].node_count; k++) {
+			const struct conf_node *cn =
+			    conf_node_find(c, c->parts[p].node_names[k]);
+			size_t ni;
+
+			if (!cn)
+				continue;
+			ni = (size_t)(cn - c->nodes);
+			if (node_part[ni] < 0)
+				node_part[ni] = (int)p;
+			else
+				up[find_root(up, (int)p)] = find_root(up, node_part[ni]);
+		}
+	}
+	wf->part_pool = xmalloc((c->part_count ? c->part_count : 1) * sizeof(int));
+	wf->pool_cpus = xcalloc(c->part_count ? c->part_count : 1, sizeof(uint64_t));
+	for (size_t p = 0; p < c->part_count; p++)
+		root_pool[p] = -1;
+	for (size_t p = 0; p < c->part_count; p++) {
+		int r = find_root(up, (int)p);
+		if (root_pool[r] < 0)
+			root_pool[r] = wf->npools++;
+		wf->part_pool[p] = root_pool[r];
+	}
+	for (size_t ni = 0; ni < c->node_count; ni++) {
+		if (node_part[ni] < 0 || seen[ni])
+			continue;
+		seen[ni] = 1;
+		wf->pool_cpus[wf->part_pool[find_root(up, node_part[ni])]] +=
+		    c->nodes[ni].cpus;
+	}
+	free(node_part);
+	free(up);
+	free(root_pool);
+	free(seen);
+}
+
+static uint64_t part_cpus(const struct conf *c, const struct conf_part *p)
+{
+	uint64_t cpus = 0;
+
+	for (size_t k = 0; k < p->node_count; k++) {
+		const struct conf_node *cn = conf_node_find(c, p->node_names[k]);
+		if (cn)
+			cpus += cn->cpus;
+	}
+	return cpus;
+}
+
+/* Which pool each job goes to; -1 (counted) when none can take it. */
+static void jobs_assign(struct whatif *wf, const struct sim_history *h)
+{
+	wf->w = xcalloc(h->n ? h->n : 1, sizeof(*wf->w));
+	wf->n = h->n;
+	for (size_t i = 0; i < h->n; i++) {
+		const struct conf_part *p =
+		    conf_part_find(wf->conf, h->jobs[i].partition);
+		struct wjob *w = &wf->w[i];
+
+		w->h = &h->jobs[i];
+		w->pool = -1;
+		if (!p) {
+			wf->no_part++;
+			continue;
+		}
+		w->pool = wf->part_pool[p - wf->conf->parts];
+		if (h->jobs[i].cpus > wf->pool_cpus[w->pool]) {
+			w->pool = -1;
+			wf->too_big++;
+		}
+	}
+}
+
+/* Replay each pool's jobs.  0 or -1 (printed). */
+static int pools_replay(struct whatif *wf)
+{
+	struct replay_job *rj = xcalloc(wf->n ? wf->n : 1, sizeof(*rj));
+	size_t *idx = xcalloc(wf->n ? wf->n : 1, sizeof(*idx));
+	int rc = 0;
+
+	for (int pool = 0; pool < wf->npools && !rc; pool++) {
+		struct rota_error err = {{0}};
+		struct replay_opts ro = {.procs = (int64_t)wf->pool_cpus[pool],
+		                         .policy = POLICY_CONTROLLER,
+		                         .estimates = PREDICT_REQUESTED};
+		struct replay_stats st;
+		size_t m = 0;
+
+		for (size_t i = 0; i < wf->n; i++) {
+			const struct sim_hjob *j = wf->w[i].h;
+			int64_t run = j->end - j->start;
+
+			if (wf->w[i].pool != pool)
+				continue;
+			run = run > 0 ? run : 1;
+			rj[m] = (struct replay_job){
+			    .id = j->order, /* the queue order's tie-break */
+			    .submit = j->submit,
+			    .run = run,
+			    .req = j->limit > 0 ? j->limit : run,
+			    .user = -1,
+			    .procs = j->cpus,
+			};
+			idx[m++] = i;
+		}
+		if (!m)
+			continue;
+		if (replay_run(&ro, rj, m, &st, &err) < 0) {
+			fprintf(stderr, "rota sim: error: %s\n", err.text);
+			rc = -1;
+			break;
+		}
+		for (size_t k = 0; k < m; k++)
+			wf->w[idx[k]].sim_start = rj[k].start;
+	}
+	free(rj);
+	free(idx);
+	return rc;
+}
+
+static double bsld(int64_t wait, int64_t run)
+{
+	double r = (double)(wait + run) /
+	           (double)(run > REPLAY_BSLD_BOUND ? run : REPLAY_BSLD_BOUND);
+	return r > 1 ? r : 1;
+}
+
+static void figures_add(struct figures *f, const struct wjob *w, int64_t tolerance)
+{
+	const struct sim_hjob *j = w->h;
+	int64_t run = j->end - j->start,
+	        wait[2] = {j->start - j->submit, w->sim_start - j->submit};
+
+	f->jobs++;
+	f->earlier += w->sim_start < j->start - tolerance;
+	f->later += w->sim_start > j->start + tolerance;
+	for (int k = 0; k < 2; k++) {
+		f->wait[k] += (double)wait[k];
+		f->bsld[k] += bsld(wait[k], run);
+	}
+	f->cpu_s += (double)run * j->cpus;
+}
+
+static struct figures *acct_figures(struct whatif *wf, const char *name)
+{
+	for (size_t i = 0; i < wf->naccts; i++)
+		if (!strcmp(wf->accts[i].name, name))
+			return &wf->accts[i];
+	wf->accts = xrealloc(wf->accts, (wf->naccts + 1) * sizeof(*wf->accts));
+	wf->accts[wf->naccts] = (struct figures){.name = name};
+	return &wf->accts[wf->naccts++];
+}
+
+static void span_add(int64_t span[2], int first, int64_t submit, int64_t end)
+{
+	if (first || submit < span[0])
+		span[0] = submit;
+	if (first || end > span[1])
+		span[1] = end;
+}
+
+static void figures_build(struct whatif *wf)
+{
+	const struct conf *c = wf->conf;
+	int first = 1;
+
+	wf->parts = xcalloc(c->part_count ? c->part_count : 1, sizeof(*wf->parts));
+	for (size_t p = 0; p < c->part_count; p++) {
+		wf->parts[p].name = c->parts[p].name;
+		wf->parts[p].cpus = part_cpus(c, &c->parts[p]);
+	}
+	wf->all.name = "all";
+	for (int pool = 0; pool < wf->npools; pool++)
+		wf->all.cpus += wf->pool_cpus[pool];
+	for (size_t i = 0; i < wf->n; i++) {
+		const struct wjob *w = &wf->w[i];
+		const struct sim_hjob *j = w->h;
+		const struct conf_part *p;
+		int64_t run = j->end - j->start;
+
+		if (w->pool < 0)
+			continue;
+		p = conf_part_find(c, j->partition);
+		figures_add(&wf->parts[p - c->parts], w, wf->tolerance);
+		figures_add(acct_figures(wf, j->account), w, wf->tolerance);
+		figures_add(&wf->all, w, wf->tolerance);
+		span_add(wf->span[0], first, j->submit, j->end);
+		span_add(wf->span[1], first, j->submit, w->sim_start + run);
+		first = 0;
+	}
+}
+
+static double util(const struct whatif *wf, const struct figures *f, int k)
+{
+	int64_t span = wf->span[k][1] - wf->span[k][0];
+
+	if (!f->cpus || span <= 0)
+		return 0;
+	return f->cpu_s / ((double)f->cpus * (double)span);
+}
+
+static double mean(double sum, size_t n)
+{
+	return n ? sum / (double)n : 0;
+}
+
+/* Moved jobs, largest moves first (then by id). */
+static int moved_cmp(const void *a, const void *b)
+{
+	const struct wjob *x = *(const struct wjob *const *)a;
+	const struct wjob *y = *(const struct wjob *const *)b;
+	int64_t dx = llabs(x->sim_start - x->h->start);
+	int64_t dy = llabs(y->sim_start - y->h->start);
+
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return x->h->id < y->h->id ? -1 : x->h->id > y->h->id;
+}
+
+struct moved {
+	const struct wjob **list; /* moved jobs, sorted */
+	size_t n, earlier, later, same;
+};
+
+static void moved_build(const struct whatif *wf, int64_t tolerance, struct moved *mv)
+{
+	mv->list = xcalloc(wf->n ? wf->n : 1, sizeof(*mv->list));
+	for (size_t i = 0; i < wf->n; i++) {
+		const struct wjob *w = &wf->w[i];
+		int64_t d = w->sim_start - w->h->start;
+
+		if (w->pool < 0)
+			continue;
+		if (d > tolerance)
+			mv->later++;
+		else if (d < -tolerance)
+			mv->earlier++;
+		else {
+			mv->same++;
+			continue;
+		}
+		mv->list[mv->n++] = w;
+	}
+	qsort(mv->list, mv->n, sizeof(*mv->list), moved_cmp);
+}
+
+static json_t *figures_json(const struct whatif *wf, const struct figures *f)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "name", json_string(f->name));
+	json_object_set_new(o, "jobs", json_integer((json_int_t)f->jobs));
+	json_object_set_new(o, "avg_wait_real", json_real(mean(f->wait[0], f->jobs)));
+	json_object_set_new(o, "avg_wait", json_real(mean(f->wait[1], f->jobs)));
+	json_object_set_new(o, "avg_bsld_real", json_real(mean(f->bsld[0], f->jobs)));
+	json_object_set_new(o, "avg_bsld", json_real(mean(f->bsld[1], f->jobs)));
+	json_object_set_new(o, "earlier", json_integer((json_int_t)f->earlier));
+	json_object_set_new(o, "later", json_integer((json_int_t)f->later));
+	if (f->cpus) {
+		json_object_set_new(o, "cpus", json_integer((json_int_t)f->cpus));
+		json_object_set_new(o, "utilization_real", json_real(util(wf, f, 0)));
+		json_object_set_new(o, "utilization", json_real(util(wf, f, 1)));
+	}
+	return o;
+}
+
+static json_t *wjob_json(const struct wjob *w)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "job_id", json_integer(w->h->id));
+	json_object_set_new(o, "partition", json_string(w->h->partition));
+	json_object_set_new(o, "account", json_string(w->h->account));
+	json_object_set_new(o, "submit", json_integer(w->h->submit));
+	json_object_set_new(o, "real_start", json_integer(w->h->start));
+	json_object_set_new(o, "sim_start", json_integer(w->sim_start));
+	json_object_set_new(o, "delta", json_integer(w->sim_start - w->h->start));
+	return o;
+}
+
+static void print_json(const struct sim_whatif_opts *o, const struct whatif *wf,
+                       const struct sim_history *h, const struct moved *mv)
+{
+	json_t *j = json_object(), *a, *m;
+	char *text;
+
+	json_object_set_new(j, "source", json_string(o->source));
+	json_object_set_new(j, "conf", json_string(o->conf_path));
+	json_object_set_new(j, "policy", json_string("controller"));
+	json_object_set_new(j, "jobs", json_integer((json_int_t)wf->all.jobs));
+	json_object_set_new(j, "unfinished", json_integer((json_int_t)h->unfinished));
+	json_object_set_new(j, "no_partition", json_integer((json_int_t)wf->no_part));
+	json_object_set_new(j, "too_large", json_integer((json_int_t)wf->too_big));
+	json_object_set_new(j, "total", figures_json(wf, &wf->all));
+	a = json_array();
+	for (size_t p = 0; p < wf->conf->part_count; p++)
+		if (wf->parts[p].jobs)
+			json_array_append_new(a, figures_json(wf, &wf->parts[p]));
+	json_object_set_new(j, "partitions", a);
+	a = json_array();
+	for (size_t i = 0; i < wf->naccts; i++)
+		json_array_append_new(a, figures_json(wf, &wf->accts[i]));
+	json_object_set_new(j, "accounts", a);
+	m = json_object();
+	json_object_set_new(m, "tolerance", json_integer(o->tolerance));
+	json_object_set_new(m, "earlier", json_integer((json_int_t)mv->earlier));
+	json_object_set_new(m, "later", json_integer((json_int_t)mv->later));
+	json_object_set_new(m, "unchanged", json_integer((json_int_t)mv->same));
+	a = json_array();
+	for (size_t i = 0; i < mv->n && i < o->top; i++)
+		json_array_append_new(a, wjob_json(mv->list[i]));
+	json_object_set_new(m, "top", a);
+	json_object_set_new(j, "moved", m);
+	a = json_array();
+	for (size_t i = 0; i < wf->n; i++)
+		if (wf->w[i].pool >= 0)
+			json_array_append_new(a, wjob_json(&wf->w[i]));
+	json_object_set_new(j, "replayed", a);
+	text = json_dumps(j, JSON_COMPACT);
+	if (text)
+		printf("%s\n", text);
+	free(text);
+	json_decref(j);
+}
+
+static void figures_print(const struct whatif *wf, const char *kind,
+                          const struct figures *f)
+{
+	printf("%-9s %-12s %6zu %9.1f %9.1f %8.3f %8.3f %7zu %7zu", kind, f->name,
+	       f->jobs, mean(f->wait[0], f->jobs), mean(f->wait[1], f->jobs),
+	       mean(f->bsld[0], f->jobs), mean(f->bsld[1], f->jobs), f->earlier,
+	       f->later);
+	if (f->cpus)
+		printf(" %7.3f %7.3f", util(wf, f, 0), util(wf, f, 1));
+	printf("\n");
+}
+
+static void print_plain(const struct sim_whatif_opts *o, const struct whatif *wf,
+                        const struct sim_history *h, const struct moved *mv)
+{
+	printf("history:          %s\n", o->source);
+	printf("configuration:    %s\n", o->conf_path);
+	printf("policy:           controller (rotactld's pass and backfill, "
+	       "planning with time limits)\n");
+	printf("jobs:             %zu replayed (left out: %zu unfinished, %zu of "
+	       "unknown partitions, %zu too large)\n",
+	       wf->all.jobs, h->unfinished, wf->no_part, wf->too_big);
+	printf("%-22s %6s %9s %9s %8s %8s %7s %7s %7s %7s\n", "", "jobs", "wait", "wait",
+	       "bsld", "bsld", "started", "started", "util", "util");
+	printf("%-22s %6s %9s %9s %8s %8s %7s %7s %7s %7s\n", "", "", "real(s)", "sim(s)",
+	       "real", "sim", "earlier", "later", "real", "sim");
+	for (size_t p = 0; p < wf->conf->part_count; p++)
+		if (wf->parts[p].jobs)
+			figures_print(wf, "partition", &wf->parts[p]);
+	for (size_t i = 0; i < wf->naccts; i++)
+		figures_print(wf, "account", &wf->accts[i]);
+	figures_print(wf, "total", &wf->all);
+	printf("moved:            %zu earlier, %zu later, %zu unchanged (within "
+	       "%" PRId64 " s)\n",
+	       mv->earlier, mv->later, mv->same, o->tolerance);
+	for (size_t i = 0; i < mv->n && i < o->top; i++) {
+		const struct wjob *w = mv->list[i];
+		int64_t d = w->sim_start - w->h->start;
+
+		printf("  JobId=%u %s by %" PRId64 " s (partition %s, account %s)\n",
+		       w->h->id, d > 0 ? "later" : "earlier", d > 0 ? d : -d,
+		       w->h->partition, *w->h->account ? w->h->account : "-");
+	}
+}
+
+int sim_whatif_run(const struct sim_whatif_opts *o, const struct sim_history *h,
+                   const struct conf *conf)
+{
+	struct whatif wf = {.conf = conf, .tolerance = o->tolerance};
+	struct moved mv = {0};
+	int rc = 1;
+
+	pools_build(&wf);
+	jobs_assign(&wf, h);
+	if (pools_replay(&wf) < 0)
+		goto out;
+	figures_build(&wf);
+	moved_build(&wf, o->tolerance, &mv);
+	if (o->json)
+		print_json(o, &wf, h, &mv);
+	else
+		print_plain(o, &wf, h, &mv);
+	rc = 0;
+out:
+	free(mv.list);
+	free(wf.part_pool);
+	free(wf.pool_cpus);
+	free(wf.w);
+	free(wf.parts);
+	free(wf.accts);
+	return rc;
+}
