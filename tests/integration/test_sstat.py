@@ -111,7 +111,9 @@ def test_running_step_memory_and_cpu(cluster, tmp_path):
     # the step holds 200 MiB (plus the interpreter): measured, not guessed
     assert 195 * 2**20 <= size_bytes(r["MaxRSS"]) < 400 * 2**20, r
     assert 195 * 2**20 <= size_bytes(r["AveRSS"]) < 400 * 2**20, r
-    assert size_bytes(r["MaxVMSize"]) >= size_bytes(r["MaxRSS"]), r
+    # the address space covers what the step holds (MaxRSS, from the cgroup,
+    # also counts page cache the processes' mappings do not: not comparable)
+    assert size_bytes(r["MaxVMSize"]) >= 195 * 2**20, r
     assert r["MaxRSSNode"] and r["MaxRSSNode"] == r["MinCPUNode"], r
     assert r["MaxRSSTask"] == "0" and r["MinCPUTask"] == "0", r
     # 3 s of a busy loop (a loaded host may give it less than all of them)
