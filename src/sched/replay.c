@@ -210,10 +210,11 @@ static int replay_pass(struct replay *r, int64_t now)
 	return 0;
 }
 
-/* Apply the next event and schedule: each correction and each completion is an
- * event of its own, with its own pass; the submissions of one instant come
- * between them and share one pass (one pass per submission gives the same
- * schedule: a job that arrives changes nothing for those ahead of it). */
+/* Apply the next event and schedule: each correction, submission and
+ * completion is an event of its own, with its own pass.  One pass per
+ * submission matters for EASY-SJBF: a pass for two arrivals together would
+ * try the shorter first, where the first arrival's own pass may already have
+ * backfilled it. */
 static int replay_step(struct replay *r)
 {
 	int64_t now = INT64_MAX;
@@ -235,8 +236,7 @@ static int replay_step(struct replay *r)
 			return rc;
 		return replay_pass(r, now);
 	}
-	while (r->next < r->n && r->jobs[r->order[r->next]].submit == now)
-		on_submit(r, r->order[r->next++]);
+	on_submit(r, r->order[r->next++]);
 	return replay_pass(r, now);
 }
 

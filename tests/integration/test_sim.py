@@ -238,14 +238,20 @@ def test_ctc_easy_reference():
     assert round(r["avg_response"], 1) == 25526.8
 
 
-@pytest.mark.parametrize("trace, bsld, resp", [
-    pytest.param(KTH, 71.7224, 15187.6, marks=needs_kth),
-    pytest.param(CTC, 37.1654, 24835.9, marks=needs_ctc)])
-def test_easy_exact_estimates_reference(trace, bsld, resp):
-    """pyss's EASY with the real runtimes as estimates (its clairvoyant
-    predictor), from the same metrics files."""
+@pytest.mark.parametrize("trace, policy, estimates, bsld, resp", [
+    # easy_prediction_backfill_scheduler, clairvoyant predictor
+    pytest.param(KTH, "easy", "exact", 71.7224, 15187.6, marks=needs_kth),
+    pytest.param(CTC, "easy", "exact", 37.1654, 24835.9, marks=needs_ctc),
+    # easy_sjbf_scheduler (and easy_plus_plus_scheduler with requested times)
+    pytest.param(KTH, "easy-sjbf", "requested", 69.4054, 14764.0, marks=needs_kth),
+    pytest.param(CTC, "easy-sjbf", "requested", 30.0411, 23023.2, marks=needs_ctc),
+    # easy_plus_plus_scheduler, clairvoyant predictor
+    pytest.param(KTH, "easy-sjbf", "exact", 49.8477, 14295.9, marks=needs_kth),
+    pytest.param(CTC, "easy-sjbf", "exact", 17.5717, 21259.2, marks=needs_ctc)])
+def test_pyss_reference(trace, policy, estimates, bsld, resp):
+    """pyss's other EASY figures in the same metrics files, exact too."""
     procs = ["--procs", "100"] if trace == KTH else []
-    r = sim_json(trace, *procs, "--policy", "easy", "--estimates", "exact")
+    r = sim_json(trace, *procs, "--policy", policy, "--estimates", estimates)
     assert round(r["avg_bsld"], 4) == bsld
     assert round(r["avg_response"], 1) == resp
 

@@ -249,6 +249,24 @@ static void test_replay_completions_in_start_order(void **state)
 	check_starts(jobs, easy, NJOBS(jobs));
 }
 
+/* Jobs 3 and 4 arrive together while the head (2) waits for 100 with 2
+ * processors spare until then.  Each arrival has its own pass (pyss's order):
+ * 3 backfills at once and 4, the shorter, waits for 3 to end.  One pass for
+ * both would try 4 first (shortest first) and start 3 only at 60. */
+static void test_replay_one_pass_per_submission(void **state)
+{
+	struct replay_job jobs[] = {
+	    {.id = 1, .submit = 0, .run = 100, .req = 100, .procs = 8},
+	    {.id = 2, .submit = 10, .run = 100, .req = 100, .procs = 10},
+	    {.id = 3, .submit = 50, .run = 40, .req = 40, .procs = 2},
+	    {.id = 4, .submit = 50, .run = 10, .req = 10, .procs = 2},
+	};
+	static const int64_t sjbf[] = {0, 100, 50, 90};
+
+	replay(POLICY_EASY_SJBF, PREDICT_REQUESTED, jobs, NJOBS(jobs), 10);
+	check_starts(jobs, sjbf, NJOBS(jobs));
+}
+
 /* Ties: same submit time, the lower id goes first whatever the array order. */
 static void test_replay_ties_by_id(void **state)
 {
@@ -384,6 +402,7 @@ int main(void)
 	    cmocka_unit_test(test_replay_three_policies),
 	    cmocka_unit_test(test_replay_one_pass_per_completion),
 	    cmocka_unit_test(test_replay_completions_in_start_order),
+	    cmocka_unit_test(test_replay_one_pass_per_submission),
 	    cmocka_unit_test(test_replay_ties_by_id),
 	    cmocka_unit_test(test_replay_rejects_bad_jobs),
 	    cmocka_unit_test(test_predict_user_mean2),
