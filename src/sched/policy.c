@@ -62,11 +62,11 @@ const char *policy_kind_name(enum policy_kind kind)
 	return kind_names[kind];
 }
 
-int policy_job_start(struct plan *running, int64_t now, struct policy_job *job)
+int policy_job_start(struct plan *running, int64_t now, struct policy_job *job, int rank)
 {
 	int64_t end = job->est > PLAN_TIME_MAX - now ? PLAN_TIME_MAX : now + job->est;
 
-	job->started = 1;
+	job->started = rank;
 	job->start = now;
 	return plan_add(running, now, end, job->procs);
 }
@@ -81,7 +81,7 @@ static int fcfs_head(struct plan *running, int64_t now, struct policy_job *queue
 	int rc;
 
 	for (i = 0; i < n && queue[i].procs <= free_now; i++) {
-		if ((rc = policy_job_start(running, now, &queue[i])) < 0)
+		if ((rc = policy_job_start(running, now, &queue[i], *started + 1)) < 0)
 			return rc;
 		free_now -= queue[i].procs;
 		(*started)++;
@@ -152,7 +152,7 @@ static int easy_pass(struct policy *pol, struct plan *running,
 
 		if (job->procs > free_now || (crosses && job->procs > extra))
 			continue;
-		if ((rc = policy_job_start(running, now, job)) < 0)
+		if ((rc = policy_job_start(running, now, job, started + 1)) < 0)
 			return rc;
 		free_now -= job->procs;
 		if (crosses)
@@ -201,7 +201,7 @@ static int conservative_pass(struct policy *pol, struct plan *running,
 		job->started = 0;
 		if (s != now)
 			continue;
-		if ((rc = policy_job_start(running, now, job)) < 0)
+		if ((rc = policy_job_start(running, now, job, started + 1)) < 0)
 			return rc;
 		started++;
 	}

@@ -64,7 +64,7 @@ struct policy_job {
 	int64_t est;    /* estimated runtime, >= 1 */
 	/* out, set by every pass: */
 	int64_t start; /* now if started, else the reserved start or POLICY_NO_START */
-	int started;   /* 1 when the pass started it */
+	int started;   /* 0, or k when the pass started it k-th (1 first) */
 };
 
 struct policy;
@@ -87,20 +87,21 @@ struct policy_pass {
 	size_t unchanged;
 };
 
-/* Schedule queue[0..n) at pass->now.  Jobs that start get started = 1 and
- * start = now, and are added to `running` over [now, now + est) (borrowed,
- * modified).  The out fields of queue[0..unchanged) are those of the previous
- * pass, except that the head's reservation is refreshed.  The caller removes
- * started jobs from its queue before the next pass.  Returns the number started,
- * -EINVAL (a job larger than the pool, est < 1, unchanged > n; nothing changed
- * then) or -ENOMEM (some jobs may already be started and added to `running`). */
+/* Schedule queue[0..n) at pass->now.  Jobs that start get started = their
+ * rank in the order this pass started them (1, 2, ...) and start = now, and are added to
+ * `running` over [now, now + est) (borrowed, modified).  The out fields of
+ * queue[0..unchanged) are those of the previous pass, except that the head's reservation
+ * is refreshed.  The caller removes started jobs from its queue before the next pass.
+ * Returns the number started, -EINVAL (a job larger than the pool, est < 1, unchanged >
+ * n; nothing changed then) or -ENOMEM (some jobs may already be started and added to
+ * `running`). */
 int policy_schedule(struct policy *pol, struct plan *running,
                     const struct policy_pass *pass, struct policy_job *queue, size_t n);
 
-/* For the policies' own files: start job now, adding it to running
- * (policy.c), and the controller's passes run on the pool as one node per
- * processor (policy_controller.c). */
-int policy_job_start(struct plan *running, int64_t now, struct policy_job *job);
+/* For the policies' own files: start job now as the pass's rank-th start,
+ * adding it to running (policy.c), and the controller's passes run on the pool as one
+ * node per processor (policy_controller.c). */
+int policy_job_start(struct plan *running, int64_t now, struct policy_job *job, int rank);
 struct sim_nodes;
 int policy_controller_pass(struct plan *running, struct sim_nodes *sn,
                            const struct policy_pass *pass, struct policy_job *queue,

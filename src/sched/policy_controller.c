@@ -73,7 +73,7 @@ static int sim_start(void *ctx, size_t i, const struct sched_alloc *a)
 {
 	struct sim_view *v = ctx;
 
-	if (policy_job_start(v->running, v->now, &v->queue[i]) < 0) {
+	if (policy_job_start(v->running, v->now, &v->queue[i], v->started + 1) < 0) {
 		v->failed = 1;
 		return -ENOMEM;
 	}

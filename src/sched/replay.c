@@ -7,14 +7,14 @@
 #include "sched/sim_nodes.h"
 #include "common/common.h"
 
-/* Same-instant events: corrections, then completions, then (from the submit
- * order, not the heap) submissions. */
+/* Same-instant events: corrections, then (from the submit order, not the heap)
+ * submissions, then completions. */
 enum replay_ev { EV_CORRECT, EV_COMPLETE };
 
 struct replay_event {
 	int64_t time;
 	int kind;
-	int64_t id;
+	uint64_t seq; /* start order: jobs end in the order they started */
 	size_t job;
 };
 
@@ -35,6 +35,8 @@ struct replay {
 	struct predict *pred;
 	struct replay_stats st;
 	struct sim_nodes *nodes; /* opts->topo: what each running job holds */
+	uint64_t seq;            /* the next start-order number */
+	int64_t last_pass;       /* time of the previous pass; -1 before the first */
 };
 
 static int ev_less(const struct replay_event *a, const struct replay_event *b)
@@ -43,13 +45,14 @@ static int ev_less(const struct replay_event *a, const struct replay_event *b)
 		return a->time < b->time;
 	if (a->kind != b->kind)
 		return a->kind < b->kind;
-	return a->id < b->id;
+	if (a->seq != b->seq)
+		return a->seq < b->seq;
+	return a->job < b->job;
 }
 
-static int ev_push(struct replay *r, int64_t time, int kind, size_t job)
+static int ev_push(struct replay *r, int64_t time, int kind, size_t job, uint64_t seq)
 {
-	struct replay_event e = {
-	    .time = time, .kind = kind, .id = r->jobs[job].id, .job = job};
+	struct replay_event e = {.time = time, .kind = kind, .seq = seq, .job = job};
 	size_t i;
 
 	if (r->nev == r->evcap) {
@@ -151,7 +154,7 @@ static int on_correct(struct replay *r, int64_t now, size_t j)
 	r->st.corrections++;
 	r->unchanged = 0;
 	if (est < job->run)
-		return ev_push(r, job->start + est, EV_CORRECT, j);
+		return ev_push(r, job->start + est, EV_CORRECT, j, r->seq++);
 	return 0;
 }
 
@@ -168,10 +171,16 @@ static void on_submit(struct replay *r, size_t j)
 static int replay_pass(struct replay *r, int64_t now)
 {
 	struct policy_pass pass = {.now = now, .unchanged = r->unchanged};
+	uint64_t base = r->seq;
 	size_t k = 0;
 	int rc;
 
 	r->st.passes++;
+	/* a job whose estimate ended at now has left the plan though its
+	 * completion comes after the submissions: the head may fit now */
+	if (now != r->last_pass)
+		pass.unchanged = r->unchanged = 0;
+	r->last_pass = now;
 	rc = policy_schedule(r->pol, r->running, &pass, r->queue, r->nq);
 	if (rc < 0)
 		return rc;
@@ -179,18 +188,21 @@ static int replay_pass(struct replay *r, int64_t now)
 		r->unchanged = r->nq;
 		return 0;
 	}
+	r->seq = base + (uint64_t)rc; /* the pass ranked its starts 1..rc */
 	for (size_t i = 0; i < r->nq; i++) {
 		size_t j = (size_t)r->queue[i].ref;
+		uint64_t seq;
 
 		if (!r->queue[i].started) {
 			r->queue[k++] = r->queue[i];
 			continue;
 		}
+		seq = base + (uint64_t)r->queue[i].started - 1;
 		r->jobs[j].start = now;
-		if ((rc = ev_push(r, now + r->jobs[j].run, EV_COMPLETE, j)) < 0)
+		if ((rc = ev_push(r, now + r->jobs[j].run, EV_COMPLETE, j, seq)) < 0)
 			return rc;
 		if (r->est[j] < r->jobs[j].run &&
-		    (rc = ev_push(r, now + r->est[j], EV_CORRECT, j)) < 0)
+		    (rc = ev_push(r, now + r->est[j], EV_CORRECT, j, seq)) < 0)
 			return rc;
 	}
 	r->nq = k;
@@ -198,13 +210,15 @@ static int replay_pass(struct replay *r, int64_t now)
 	return 0;
 }
 
-/* Apply the next event and schedule: each correction and each completion is an
- * event of its own, with its own pass; the submissions of one instant come
- * after them and share one pass (one pass per submission gives the same
- * schedule: a job that arrives changes nothing for those ahead of it). */
+/* Apply the next event and schedule: each correction, submission and
+ * completion is an event of its own, with its own pass.  One pass per
+ * submission matters for EASY-SJBF: a pass for two arrivals together would
+ * try the shorter first, where the first arrival's own pass may already have
+ * backfilled it. */
 static int replay_step(struct replay *r)
 {
 	int64_t now = INT64_MAX;
+	int submit_now;
 	int rc;
 
 	if (r->nev)
@@ -212,7 +226,9 @@ static int replay_step(struct replay *r)
 	if (r->next < r->n && r->jobs[r->order[r->next]].submit < now)
 		now = r->jobs[r->order[r->next]].submit;
 	plan_trim(r->running, now);
-	if (r->nev && r->ev[0].time == now) {
+	submit_now = r->next < r->n && r->jobs[r->order[r->next]].submit == now;
+	if (r->nev && r->ev[0].time == now &&
+	    (r->ev[0].kind == EV_CORRECT || !submit_now)) {
 		struct replay_event e = ev_pop(r);
 		rc = e.kind == EV_CORRECT ? on_correct(r, now, e.job)
 		                          : on_complete(r, now, e.job);
@@ -220,8 +236,7 @@ static int replay_step(struct replay *r)
 			return rc;
 		return replay_pass(r, now);
 	}
-	while (r->next < r->n && r->jobs[r->order[r->next]].submit == now)
-		on_submit(r, r->order[r->next++]);
+	on_submit(r, r->order[r->next++]);
 	return replay_pass(r, now);
 }
 
@@ -272,7 +287,7 @@ static void replay_release(struct replay *r)
 int replay_run(const struct replay_opts *opts, struct replay_job *jobs, size_t n,
                struct replay_stats *ret_stats, struct rota_error *err)
 {
-	struct replay r = {.opts = opts, .jobs = jobs, .n = n};
+	struct replay r = {.opts = opts, .jobs = jobs, .n = n, .last_pass = -1};
 	int rc = -ENOMEM;
 
 	r.order = malloc((n ? n : 1) * sizeof(*r.order));

@@ -4,14 +4,15 @@
  * actual runtimes once started, and the policy (policy.h) plans with the
  * estimates of a predictor (predict.h).  Events are submissions, completions and
  * corrections (a running job reached its estimate and still runs).  The
- * scheduler runs after every event: at one instant, corrections first, then
- * completions one at a time (by job id, a pass after each), then the
- * submissions (one pass for all; the queue is in (submit time, id) order).
- * A pass after each completion, rather than one after all completions of the
- * instant, is what reproduces the reference EASY figures for KTH-SP2 (see
- * doc/sim-results.md): the two differ when a pass between two completions
- * backfills a job onto processors the head could have used after the second.
- * Deterministic.
+ * scheduler runs after every event, one at a time: at one instant, corrections
+ * first, then the submissions in (submit time, id) order, then completions in
+ * the order the jobs started (start time, then the order in which the pass
+ * started them).  This is the reference simulator's (pyss) event order, and
+ * what reproduces its EASY and EASY-SJBF figures for KTH-SP2 and CTC-SP2 (see
+ * doc/sim-results.md): a pass between two completions may backfill a job onto
+ * processors the head could have used after the second, so which completes
+ * first matters; and a job whose estimate ends at an instant has left the plan
+ * before the submissions' passes of that instant.  Deterministic.
  *
  * Pure: no I/O, no clock.
  */

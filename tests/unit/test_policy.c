@@ -95,6 +95,22 @@ static void test_sjbf_tries_short_jobs_first(void **state)
 	assert_int_equal(q[0].start, 100);
 }
 
+/* started says in which order the pass started the jobs: queue order for EASY,
+ * shortest first among the backfilled ones for EASY-SJBF. */
+static void test_started_is_the_start_order(void **state)
+{
+	struct policy_job q[] = {{.ref = 'B', .procs = 8, .est = 100},
+	                         {.ref = 'X', .procs = 2, .est = 90},
+	                         {.ref = 'Y', .procs = 2, .est = 10}};
+
+	assert_int_equal(pass_at_0(POLICY_EASY, q, 3), 2);
+	assert_int_equal(q[1].started, 1);
+	assert_int_equal(q[2].started, 2);
+	assert_int_equal(pass_at_0(POLICY_EASY_SJBF, q, 3), 2);
+	assert_int_equal(q[1].started, 2);
+	assert_int_equal(q[2].started, 1);
+}
+
 static void test_fcfs_starts_in_order_until_blocked(void **state)
 {
 	struct policy_job q[] = {{.procs = 3, .est = 10},
@@ -212,6 +228,43 @@ static void test_replay_one_pass_per_completion(void **state)
 	/* with exact estimates the shadow time is 100 and 4 may not start */
 	replay(POLICY_EASY, PREDICT_EXACT, jobs, NJOBS(jobs), 10);
 	check_starts(jobs, exact, NJOBS(jobs));
+}
+
+/* Jobs 2 and 1 both end at 100, before their requested times; 2 started first
+ * and its completion is applied first (pyss's order), whatever the ids: the
+ * pass between the two sees job 1 planned until 250, so job 4 (ends at 280)
+ * may not backfill, and the head (job 3) starts at 100 once job 1 is gone too.
+ * In id order job 4 would backfill against job 2's planned end, 300. */
+static void test_replay_completions_in_start_order(void **state)
+{
+	struct replay_job jobs[] = {
+	    {.id = 2, .submit = 0, .run = 100, .req = 300, .procs = 5},
+	    {.id = 1, .submit = 50, .run = 50, .req = 200, .procs = 5},
+	    {.id = 3, .submit = 60, .run = 100, .req = 100, .procs = 10},
+	    {.id = 4, .submit = 70, .run = 180, .req = 180, .procs = 5},
+	};
+	static const int64_t easy[] = {0, 50, 100, 200};
+
+	replay(POLICY_EASY, PREDICT_REQUESTED, jobs, NJOBS(jobs), 10);
+	check_starts(jobs, easy, NJOBS(jobs));
+}
+
+/* Jobs 3 and 4 arrive together while the head (2) waits for 100 with 2
+ * processors spare until then.  Each arrival has its own pass (pyss's order):
+ * 3 backfills at once and 4, the shorter, waits for 3 to end.  One pass for
+ * both would try 4 first (shortest first) and start 3 only at 60. */
+static void test_replay_one_pass_per_submission(void **state)
+{
+	struct replay_job jobs[] = {
+	    {.id = 1, .submit = 0, .run = 100, .req = 100, .procs = 8},
+	    {.id = 2, .submit = 10, .run = 100, .req = 100, .procs = 10},
+	    {.id = 3, .submit = 50, .run = 40, .req = 40, .procs = 2},
+	    {.id = 4, .submit = 50, .run = 10, .req = 10, .procs = 2},
+	};
+	static const int64_t sjbf[] = {0, 100, 50, 90};
+
+	replay(POLICY_EASY_SJBF, PREDICT_REQUESTED, jobs, NJOBS(jobs), 10);
+	check_starts(jobs, sjbf, NJOBS(jobs));
 }
 
 /* Ties: same submit time, the lower id goes first whatever the array order. */
@@ -342,11 +395,14 @@ int main(void)
 	    cmocka_unit_test(test_easy_backfills_fcfs_does_not),
 	    cmocka_unit_test(test_easy_never_delays_the_head),
 	    cmocka_unit_test(test_sjbf_tries_short_jobs_first),
+	    cmocka_unit_test(test_started_is_the_start_order),
 	    cmocka_unit_test(test_fcfs_starts_in_order_until_blocked),
 	    cmocka_unit_test(test_invalid_jobs),
 	    cmocka_unit_test(test_kind_names),
 	    cmocka_unit_test(test_replay_three_policies),
 	    cmocka_unit_test(test_replay_one_pass_per_completion),
+	    cmocka_unit_test(test_replay_completions_in_start_order),
+	    cmocka_unit_test(test_replay_one_pass_per_submission),
 	    cmocka_unit_test(test_replay_ties_by_id),
 	    cmocka_unit_test(test_replay_rejects_bad_jobs),
 	    cmocka_unit_test(test_predict_user_mean2),
