@@ -39,6 +39,7 @@ struct sim_opts {
 	enum predict_kind estimates;
 	enum predict_correction correction;
 	int estimates_set;
+	int correction_set;
 	int json;
 	int no_filter;
 	const char *topology; /* --topology FILE */
@@ -68,8 +69,8 @@ static void sim_usage(FILE *f)
 	fprintf(
 	    f,
 	    "Usage: rota sim TRACE.swf[.gz] [--procs P] [--policy POLICY]\n"
-	    "                [--estimates requested|exact|user-mean2]\n"
-	    "                [--correction double|requested] [--json]\n"
+	    "                [--estimates requested|exact|user-mean2|learned]\n"
+	    "                [--correction double|requested|increment] [--json]\n"
 	    "                [--out FILE] [--no-filter]\n"
 	    "                [--topology FILE [--node-cpus C] [--placement P]]\n"
 	    "Replay a Standard Workload Format trace through Rota's scheduler in\n"
@@ -80,13 +81,16 @@ static void sim_usage(FILE *f)
 	    "                       controller (rotactld's backfill: conservative\n"
 	    "                       on one-processor nodes; slower);\n"
 	    "                       easy-pred and easy++ are easy and easy-sjbf\n"
-	    "                       with --estimates user-mean2\n"
+	    "                       with --estimates user-mean2; best (recommended)\n"
+	    "                       is easy-sjbf with --estimates learned\n"
+	    "                       --correction requested\n"
 	    "  -e, --estimates E    what the scheduler plans with: requested (the\n"
 	    "                       user's requested time, default), exact (the real\n"
 	    "                       runtime), user-mean2 (mean of the user's last two\n"
-	    "                       runtimes)\n"
+	    "                       runtimes), learned (on-line regression)\n"
 	    "  -c, --correction C   when a job outlives its estimate: double it\n"
-	    "                       (default) or use the requested time\n"
+	    "                       (default), use the requested time, or add\n"
+	    "                       1 min, 5 min, 15 min ... (increment)\n"
 	    "  -j, --json           print one JSON object\n"
 	    "  -o, --out FILE       write the simulated schedule as SWF (field 3 = "
 	    "wait)\n"
@@ -120,13 +124,19 @@ static void sim_usage(FILE *f)
 	    "  -X, --export-swf FILE  also write the history as SWF\n");
 }
 
-/* Policies that also choose the estimates: EASY planning with predictions. */
+/* Policies that also choose the estimates (and the correction, unless
+ * --correction is given): EASY planning with predictions.  "best" is the one
+ * doc/sim-results.md recommends, what rotactld runs with
+ * SchedulerParameters=bf_estimate=learned. */
 static const struct {
 	const char *name;
 	enum policy_kind policy;
+	enum predict_kind estimates;
+	enum predict_correction correction;
 } predicting[] = {
-    {"easy-pred", POLICY_EASY},
-    {"easy++", POLICY_EASY_SJBF},
+    {"easy-pred", POLICY_EASY, PREDICT_USER_MEAN2, PREDICT_CORRECT_DOUBLE},
+    {"easy++", POLICY_EASY_SJBF, PREDICT_USER_MEAN2, PREDICT_CORRECT_DOUBLE},
+    {"best", POLICY_EASY_SJBF, PREDICT_LEARNED, PREDICT_CORRECT_REQUESTED},
 };
 
 static int parse_policy(const char *s, struct sim_opts *o)
@@ -134,11 +144,13 @@ static int parse_policy(const char *s, struct sim_opts *o)
 	for (size_t i = 0; i < sizeof(predicting) / sizeof(predicting[0]); i++) {
 		if (strcmp(s, predicting[i].name))
 			continue;
-		if (o->estimates_set && o->estimates != PREDICT_USER_MEAN2)
+		if (o->estimates_set && o->estimates != predicting[i].estimates)
 			return -EINVAL;
 		o->policy = predicting[i].policy;
-		o->estimates = PREDICT_USER_MEAN2;
+		o->estimates = predicting[i].estimates;
 		o->estimates_set = 1;
+		if (!o->correction_set)
+			o->correction = predicting[i].correction;
 		return 0;
 	}
 	return policy_kind_parse(s, &o->policy);
@@ -205,6 +217,7 @@ static int sim_parse_args(int argc, char **argv, struct sim_opts *o)
 				        optarg);
 				return -1;
 			}
+			o->correction_set = 1;
 			break;
 		case 'j':
 			o->json = 1;

@@ -67,7 +67,12 @@ static void parse_one(struct sched_params *sp, const char *p, size_t len)
 	else if (word_is(p, klen, "replicate_sync"))
 		sp->replicate_sync = 1;
 	else if (word_is(p, klen, "bf_estimate") && v)
-		sp->bf_predict = word_is(v, vlen, "predict");
+		sp->bf_predict =
+		    word_is(v, vlen, "predict") || word_is(v, vlen, "user-mean2")
+		        ? BF_ESTIMATE_PREDICT
+		    : word_is(v, vlen, "learned") || word_is(v, vlen, "best")
+		        ? BF_ESTIMATE_LEARNED
+		        : BF_ESTIMATE_LIMIT;
 }
 
 void sched_params_parse(const char *text, struct sched_params *sp)

@@ -43,10 +43,21 @@ struct sched_params {
 	uint32_t journal_compact_mb;
 	uint32_t max_switch_wait; /* seconds a job waits for its --switches */
 	int bf_continue;
-	int bf_predict; /* bf_estimate=predict */
+	int bf_predict; /* enum bf_estimate: bf_estimate=predict or learned */
 	int kill_invalid_depend;
 	int enable_user_top;
 	int replicate_sync;
+};
+
+/* SchedulerParameters bf_estimate: what the backfill plan takes for a job's
+ * runtime.  "predict" (or "user-mean2"): the mean of the user's last two
+ * runtimes; "learned" (or "best", what `rota sim --policy best` replays):
+ * the on-line learned predictor with the requested-time correction
+ * (src/sched/predict.h).  Anything else: the time limit. */
+enum bf_estimate {
+	BF_ESTIMATE_LIMIT,
+	BF_ESTIMATE_PREDICT,
+	BF_ESTIMATE_LEARNED,
 };
 
 /* Fill *sp from a SchedulerParameters value (NULL = all defaults).  Values out

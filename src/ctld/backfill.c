@@ -16,8 +16,10 @@
  * taken as they are then (gone, started or held ones are skipped).
  *
  * Expected ends are start + time limit, or with SchedulerParameters
- * bf_estimate=predict the user's recent runtimes (src/sched/predict.h), capped
- * by the limit: better plans, while jobs are still killed only at their limit.
+ * bf_estimate=predict the user's recent runtimes (src/sched/predict.h), or with
+ * bf_estimate=learned the learned model's estimate (what `rota sim --policy
+ * best` replays), capped by the limit: better plans, while jobs are still
+ * killed only at their limit.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -56,16 +58,55 @@ struct bf_ctld {
 	uint64_t busy_us; /* time in its slices (sdiag) */
 };
 
+/* The predictor bf_estimate names, or NULL (the time limit). */
+static const struct predict *bf_predictor(const struct bf_ctld *r)
+{
+	switch (r->sp.bf_predict) {
+	case BF_ESTIMATE_PREDICT:
+		return r->ps.ctld->predict;
+	case BF_ESTIMATE_LEARNED:
+		return r->ps.ctld->learned;
+	}
+	return NULL;
+}
+
+/* A job as the predictors see it: limited to lim seconds. */
+static struct predict_job job_predict_input(const struct job *job, int64_t lim)
+{
+	uint32_t t = job->desc.num_tasks, c = job->desc.cpus_per_task;
+	int64_t procs = (t && t != NO_VAL ? t : 1) * (int64_t)(c && c != NO_VAL ? c : 1);
+
+	return (struct predict_job){
+	    .user = job->owner->uid, .requested = lim, .procs = procs};
+}
+
+void backfill_job_ended(struct ctld *ctld, const struct job *job, int64_t runtime)
+{
+	struct predict_job q = job_predict_input(job, 0);
+
+	q.actual = runtime;
+	if (job->time_limit && job->time_limit != INFINITE32 && job->time_limit != NO_VAL)
+		q.requested = (int64_t)job->time_limit * 60;
+	if (ctld->predict)
+		predict_record_job(ctld->predict, &q);
+	if (ctld->learned)
+		predict_record_job(ctld->learned, &q);
+}
+
 /* What the plan assumes a job of this limit runs for. */
 static int64_t job_duration(struct bf_ctld *r, const struct job *job)
 {
+	const struct predict *p = bf_predictor(r);
 	int64_t lim;
 
 	if (job->time_limit == INFINITE32 || job->time_limit == NO_VAL)
 		return BF_FOREVER;
 	lim = job->time_limit ? (int64_t)job->time_limit * 60 : 60;
-	if (r->sp.bf_predict && r->ps.ctld->predict)
-		return predict_estimate(r->ps.ctld->predict, job->owner->uid, lim, 0);
+	if (p) {
+		struct predict_job q = job_predict_input(job, lim);
+
+		return predict_estimate_job(p, &q);
+	}
 	return lim;
 }
 
@@ -81,8 +122,9 @@ static int64_t job_expected_end(struct bf_ctld *r, const struct job *job, int64_
 		return BF_FOREVER;
 	lim = (int64_t)job->time_limit * 60;
 	/* outlived its prediction: correct it, as rota sim does */
-	while ((int64_t)job->run->start_time + dur <= now && dur < lim)
-		dur = predict_correct(r->ps.ctld->predict, dur, lim);
+	for (unsigned n = 0; (int64_t)job->run->start_time + dur <= now && dur < lim; n++)
+		dur = predict_correct_nth(
+		    bf_predictor(r) ? bf_predictor(r) : r->ps.ctld->predict, dur, lim, n);
 	end = (int64_t)job->run->start_time + dur;
 	return end > now ? end : now + 1; /* past its limit: being killed */
 }

@@ -50,6 +50,7 @@ struct ctld {
 	time_t journal_retry_at;  /* journal failed: next rewrite try (main.c) */
 	int journal_retry_wait;   /* seconds between tries, doubling */
 	struct predict *predict;  /* users' runtimes, for bf_estimate=predict */
+	struct predict *learned;  /* the learned model, for bf_estimate=learned */
 	struct ctld_stats *stats; /* sdiag's figures (stats.h) */
 	size_t ctld_index;        /* which SlurmctldHost line this controller is */
 	int standby;              /* a backup following the primary (repl.h) */

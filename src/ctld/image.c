@@ -717,8 +717,12 @@ int image_load(struct ctld *ctld, struct journal_mark *mark)
 		/* the runtimes its ended jobs taught are taught again */
 		kind = predict_kind(ctld->predict);
 		predict_destroy(ctld->predict);
-		if (!(ctld->predict = predict_create(kind)))
+		predict_destroy(ctld->learned);
+		ctld->predict = predict_create(kind);
+		ctld->learned = predict_create(PREDICT_LEARNED);
+		if (!ctld->predict || !ctld->learned)
 			fatal("out of memory");
+		predict_set_correction(ctld->learned, PREDICT_CORRECT_REQUESTED);
 		unlink(path);
 		free(path);
 		return 0;

@@ -19,6 +19,7 @@
 #include "ctld/journal.h"
 #include "ctld/node_gres.h"
 #include "ctld/node_mgr.h"
+#include "ctld/sched_pass.h"
 #include "ctld/stats.h"
 #include "sched/predict.h"
 #include "common/common.h"
@@ -239,9 +240,8 @@ static int apply_end(struct ctld *ctld, const struct ev_end *ev, struct job *job
 	if (!was_running)
 		run->start_time =
 		    ev->time; /* Slurm shows StartTime=EndTime when never run */
-	if (was_running && ctld->predict)
-		predict_record(ctld->predict, job->owner->uid,
-		               ev->time - run->start_time);
+	if (was_running)
+		backfill_job_ended(ctld, job, ev->time - run->start_time);
 	if (was_running && !ctld->restoring)
 		fairshare_charge(ctld, job, ev->time);
 	job->state = ev->state;

@@ -326,8 +326,10 @@ int main(int argc, char **argv)
 	job_mgr_create(&ctld, &ctld.jobs);
 	ctld.assoc = assoc_mgr_create();
 	ctld.predict = predict_create(PREDICT_USER_MEAN2);
-	if (!ctld.predict)
+	ctld.learned = predict_create(PREDICT_LEARNED);
+	if (!ctld.predict || !ctld.learned)
 		fatal("out of memory");
+	predict_set_correction(ctld.learned, PREDICT_CORRECT_REQUESTED);
 	state_dir_prepare(conf->state_save_location);
 	if ((tcp_fd = listener_bind_tcp(&ctld, &err)) < 0)
 		fatal("%s", err.text);
@@ -397,6 +399,7 @@ int main(int argc, char **argv)
 	event_free(ctld.tick_ev);
 	journal_destroy(ctld.journal);
 	predict_destroy(ctld.predict);
+	predict_destroy(ctld.learned);
 	stats_destroy(ctld.stats);
 	step_stats_destroy(ctld.step_stats);
 	job_list_bufs_free(&ctld);

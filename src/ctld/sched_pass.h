@@ -69,6 +69,8 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 struct sched_params;
 void backfill_pass(struct ctld *ctld, const struct sched_params *sp, struct job **pending,
                    size_t n, time_t now);
+/* A job that ran ended after runtime seconds: the predictors learn from it. */
+void backfill_job_ended(struct ctld *ctld, const struct job *job, int64_t runtime);
 /* Would backfill_pass start a run now?  sp: SchedulerParameters, parsed. */
 int backfill_due(struct ctld *ctld, const struct sched_params *sp, time_t now);
 

@@ -25,6 +25,7 @@ struct replay {
 	size_t *order;           /* [n] job indexes by (submit, id) */
 	size_t next;             /* next in order to submit */
 	int64_t *est;            /* [n] current estimate */
+	unsigned *ncorr;         /* [n] corrections of its estimate so far */
 	struct replay_event *ev; /* binary heap by (time, kind, id) */
 	size_t nev, evcap;
 	struct policy_job *queue; /* [n] pending jobs in (submit, id) order */
@@ -135,14 +136,17 @@ static int on_complete(struct replay *r, int64_t now, size_t j)
 	if (r->nodes)
 		sim_nodes_end(r->nodes, j);
 	r->unchanged = 0;
-	return predict_record(r->pred, job->user, job->run);
+	return predict_record_job(r->pred, &(struct predict_job){.user = job->user,
+	                                                         .requested = job->req,
+	                                                         .actual = job->run,
+	                                                         .procs = job->procs});
 }
 
 /* A job reached its estimate and still runs: extend its reservation. */
 static int on_correct(struct replay *r, int64_t now, size_t j)
 {
 	struct replay_job *job = &r->jobs[j];
-	int64_t est = predict_correct(r->pred, r->est[j], job->req);
+	int64_t est = predict_correct_nth(r->pred, r->est[j], job->req, r->ncorr[j]++);
 	int rc;
 
 	rc = plan_add(r->running, now, job->start + est, job->procs);
@@ -162,7 +166,11 @@ static void on_submit(struct replay *r, size_t j)
 {
 	struct replay_job *job = &r->jobs[j];
 
-	r->est[j] = predict_estimate(r->pred, job->user, job->req, job->run);
+	r->est[j] =
+	    predict_estimate_job(r->pred, &(struct predict_job){.user = job->user,
+	                                                        .requested = job->req,
+	                                                        .actual = job->run,
+	                                                        .procs = job->procs});
 	r->queue[r->nq++] = (struct policy_job){
 	    .ref = j, .procs = job->procs, .est = r->est[j], .start = POLICY_NO_START};
 }
@@ -276,6 +284,7 @@ static void replay_release(struct replay *r)
 {
 	free(r->order);
 	free(r->est);
+	free(r->ncorr);
 	free(r->ev);
 	free(r->queue);
 	plan_destroy(r->running);
@@ -292,11 +301,13 @@ int replay_run(const struct replay_opts *opts, struct replay_job *jobs, size_t n
 
 	r.order = malloc((n ? n : 1) * sizeof(*r.order));
 	r.est = malloc((n ? n : 1) * sizeof(*r.est));
+	r.ncorr = calloc(n ? n : 1, sizeof(*r.ncorr));
 	r.queue = malloc((n ? n : 1) * sizeof(*r.queue));
 	r.running = plan_create(opts->procs);
 	r.pol = policy_create(opts->policy, opts->procs);
 	r.pred = predict_create(opts->estimates);
-	if (!r.order || !r.est || !r.queue || !r.running || !r.pol || !r.pred) {
+	if (!r.order || !r.est || !r.ncorr || !r.queue || !r.running || !r.pol ||
+	    !r.pred) {
 		errprintf(err, "out of memory");
 		goto out;
 	}

@@ -269,6 +269,32 @@ def test_kth_predictions_beat_user_estimates():
 
 
 @needs_kth
+def test_kth_best_policy():
+    """--policy best: easy-sjbf planning with the learned predictor, corrected
+    to the requested time (doc/sim-results.md); at least 35 % below EASY on
+    KTH's bounded slowdown at the same utilization."""
+    easy = sim_json(KTH, "--policy", "easy")
+    best = sim_json(KTH, "--policy", "best")
+    assert (best["policy"], best["estimates"], best["correction"]) == (
+        "best", "learned", "requested")
+    assert best["corrections"] > 0
+    assert round(best["avg_bsld"], 2) == 57.70
+    assert round(easy["avg_bsld"], 2) == 92.58
+    assert best["avg_bsld"] <= 0.65 * easy["avg_bsld"]
+    assert round(best["utilization"], 4) == round(easy["utilization"], 4)
+    # the learned predictor alone, with EASY's order, also beats EASY
+    learned = sim_json(KTH, "--policy", "easy", "--estimates", "learned")
+    assert learned["avg_bsld"] < easy["avg_bsld"]
+    # an explicit --correction wins over best's
+    dbl = sim_json(KTH, "--policy", "best", "--correction", "double")
+    assert dbl["correction"] == "double"
+    assert round(dbl["avg_bsld"], 2) == 56.76
+    # --policy best fixes the estimates: another --estimates is an error
+    r = sim(KTH, "--policy", "best", "--estimates", "exact", check=False)
+    assert r.returncode != 0
+
+
+@needs_kth
 def test_kth_controller_planner_matches_conservative():
     """The controller's node-level backfill, replayed: conservative backfill,
     except that a job keeps the same processors for all of its run (on a pool

@@ -347,6 +347,59 @@ static void test_predict_other_kinds_and_correction(void **state)
 	predict_destroy(ex);
 }
 
+/* The learned model starts from the requested time, learns that user 3's jobs
+ * run about 100 s of the 10,000 they ask for, keeps its estimates within
+ * [1, requested], and gives the same answers for the same history. */
+static void test_predict_learned(void **state)
+{
+	struct predict *p = predict_create(PREDICT_LEARNED);
+	struct predict *q = predict_create(PREDICT_LEARNED);
+	struct predict_job job = {.user = 3, .requested = 10000, .procs = 4};
+	enum predict_kind k;
+	int64_t first, est;
+
+	assert_int_equal(predict_kind_parse("learned", &k), 0);
+	assert_int_equal(k, PREDICT_LEARNED);
+	assert_string_equal(predict_kind_name(PREDICT_LEARNED), "learned");
+	first = predict_estimate_job(p, &job);
+	assert_in_range(first, 9000, 10000); /* nothing learned yet */
+	for (int i = 0; i < 400; i++) {
+		struct predict_job done = job;
+
+		done.actual = 90 + (i % 3) * 10; /* 90, 100, 110 s */
+		assert_int_equal(predict_record_job(p, &done), 0);
+		assert_int_equal(predict_record_job(q, &done), 0);
+	}
+	est = predict_estimate_job(p, &job);
+	assert_in_range(est, 50, 400);
+	assert_int_equal(predict_estimate_job(q, &job), est); /* deterministic */
+	job.requested = 60;                                   /* capped by the request */
+	assert_in_range(predict_estimate_job(p, &job), 1, 60);
+	job.requested = 10000;
+	job.user = 4; /* a user without history: still learned, in range */
+	assert_in_range(predict_estimate_job(p, &job), 1, 10000);
+	predict_destroy(p);
+	predict_destroy(q);
+}
+
+/* Tsafrir's increments: the first estimate plus 1 min, 5 min, 15 min ... */
+static void test_predict_correct_increment(void **state)
+{
+	struct predict *p = predict_create(PREDICT_LEARNED);
+	enum predict_correction c;
+
+	assert_int_equal(predict_correction_parse("increment", &c), 0);
+	predict_set_correction(p, c);
+	assert_int_equal(predict_correct_nth(p, 100, 100000, 0), 160);
+	assert_int_equal(predict_correct_nth(p, 160, 100000, 1), 400);
+	assert_int_equal(predict_correct_nth(p, 400, 100000, 2), 1000);
+	assert_int_equal(predict_correct_nth(p, 1000, 1200, 3), 1200); /* capped */
+	assert_int_equal(predict_correct_nth(p, 1000, 1000, 3),
+	                 1900); /* past it: goes on */
+	assert_int_equal(predict_correct_nth(p, 500, 1000000, 11), 1000);
+	predict_destroy(p);
+}
+
 /* A prediction that is too short is corrected while the job runs: user 1's
  * history says 10 s, job 3 runs 100 s (asked 1000): corrected to 20, 40, 80,
  * 160.  Meanwhile EASY plans job 4 with those estimates. */
@@ -407,6 +460,8 @@ int main(void)
 	    cmocka_unit_test(test_replay_rejects_bad_jobs),
 	    cmocka_unit_test(test_predict_user_mean2),
 	    cmocka_unit_test(test_predict_other_kinds_and_correction),
+	    cmocka_unit_test(test_predict_learned),
+	    cmocka_unit_test(test_predict_correct_increment),
 	    cmocka_unit_test(test_replay_corrections),
 	    cmocka_unit_test(test_replay_correct_to_requested),
 	};

@@ -55,6 +55,12 @@ static void test_bad_values_keep_defaults(void **state)
 	assert_int_equal(sp.bf_resolution, 60);
 	assert_int_equal(sp.bf_max_job_test, 1); /* clamped to the minimum */
 	assert_false(sp.bf_predict);
+	sched_params_parse("bf_estimate=learned", &sp);
+	assert_int_equal(sp.bf_predict, BF_ESTIMATE_LEARNED);
+	sched_params_parse("bf_estimate=best", &sp);
+	assert_int_equal(sp.bf_predict, BF_ESTIMATE_LEARNED);
+	sched_params_parse("bf_estimate=predict", &sp);
+	assert_int_equal(sp.bf_predict, BF_ESTIMATE_PREDICT);
 	sched_params_parse("BF_INTERVAL=99999999", &sp);
 	assert_int_equal(sp.bf_interval, 10800);
 }
