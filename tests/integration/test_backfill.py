@@ -2,7 +2,8 @@
 jobs start early only where they delay no planned higher-priority job; pending
 jobs get an expected start (squeue --start, StartTime=, SchedNodeList=) and a
 plain-words Why=; sched/builtin keeps strict priority order; bf_estimate=predict
-plans with the users' recent runtimes."""
+plans with the users' recent runtimes, bf_estimate=learned with the learned
+model."""
 import datetime
 import time
 
@@ -110,11 +111,15 @@ def test_backfill_never_delays_a_reservation_with_unlimited_jobs(make_cluster):
     assert c.job_state(top) == "PENDING"
 
 
-def test_predicted_runtimes_plan_earlier_starts(make_cluster):
-    """bf_estimate=predict: the blocker's user ran two ~1 s jobs, so its
+# learned: the model (src/sched/predict.h) starts from the time limit and
+# needs about five ~1 s jobs of 10 minutes to expect less than 5 minutes
+@pytest.mark.parametrize("estimate,jobs", [("predict", 2), ("learned", 5)])
+def test_predicted_runtimes_plan_earlier_starts(make_cluster, estimate, jobs):
+    """bf_estimate=predict|learned: the blocker's user ran ~1 s jobs, so its
     10-minute job is expected to end soon, not in 10 minutes."""
-    c = cluster_with(make_cluster, "bf_interval=1,bf_resolution=1,bf_estimate=predict")
-    for _ in range(2):
+    c = cluster_with(make_cluster,
+                     f"bf_interval=1,bf_resolution=1,bf_estimate={estimate}")
+    for _ in range(jobs):
         j = c.sbatch("-o", "/dev/null", "-t", "10", "--wrap", "sleep 1")
         c.wait_job(j)
     blocker(c)
