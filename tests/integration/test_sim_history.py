@@ -209,3 +209,49 @@ def test_from_accounting_replays_the_same_history(hcluster, history):
                       "now-3600", "--json"], timeout=120)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["jobs"] == 0
+
+
+def _conf_with(hcluster, tmp_path, extra):
+    """The cluster's slurm.conf with the lines extra appended (a key set
+    twice: the last one wins)."""
+    conf = tmp_path / "slurm.conf"
+    conf.write_text(open(hcluster.conf_path).read() + extra)
+    return str(conf)
+
+
+def test_replay_without_backfill_delays_c(hcluster, history, tmp_path):
+    """C only ever starts by backfill: under sched/builtin it waits for A's
+    end, and the main pass starts it then.  (A longer bf_interval does not
+    move it: the replay's first backfill run is at the first submission, as
+    a controller's whose last run is long past; the unit tests check
+    bf_interval.)"""
+    same = whatif_json(hcluster)
+    conf = _conf_with(hcluster, tmp_path, "SchedulerType=sched/builtin\n")
+    r = whatif_json(hcluster, "--conf", conf)
+    assert r["jobs"] == NJOBS
+    s, s0 = starts(r, history), starts(same, history)
+    assert s0["C"][1] < s0["A"][1] + 6  # beside A, under the real bf_interval
+    assert s["C"][1] >= s["A"][1] + 6, s  # after A, without backfill
+    moved = {t["job_id"]: t["delta"] for t in r["moved"]["top"]}
+    assert moved.get(history["C"], 0) >= 4, r["moved"]
+    assert r["moved"]["later"] > same["moved"]["later"]
+
+
+def test_replay_with_a_job_size_weight_puts_large_jobs_first(hcluster, history, tmp_path):
+    """D and E (3 CPUs) queued before F, G, H (4 CPUs); PriorityWeightJobSize
+    puts the larger ones first, so D and E start later, F earlier."""
+    conf = _conf_with(hcluster, tmp_path, "PriorityType=priority/multifactor\n"
+                      "PriorityWeightJobSize=1000\nPriorityWeightAge=0\n")
+    r = whatif_json(hcluster, "--conf", conf)
+    same = whatif_json(hcluster)
+    s, s0 = starts(r, history), starts(same, history)
+    assert s0["D"][1] < s0["F"][1] and s0["E"][1] < s0["F"][1], s0  # FIFO
+    for big in ("F", "G", "H"):
+        for small in ("D", "E"):
+            assert s[big][1] < s[small][1], (big, small, s)
+    assert s["F"][1] < s["F"][0] - ORDER_SLACK, s  # earlier than it was
+    assert s["D"][1] > s["D"][0] + ORDER_SLACK, s  # later than it was
+    assert r["moved"]["earlier"] >= 1 and r["moved"]["later"] >= 2, r["moved"]
+    out = whatif(hcluster, "--conf", conf, "--top", "20")
+    assert re.search(rf"^  JobId={history['D']} later by \d+ s", out, re.M), out
+    assert re.search(rf"^  JobId={history['F']} earlier by \d+ s", out, re.M), out
