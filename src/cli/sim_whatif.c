@@ -364,6 +364,26 @@ static json_t *wjob_json(const struct wjob *w)
 	return o;
 }
 
+/* What the replay modelled of the configuration's scheduler. */
+static json_t *scheduler_json(const struct whatif *wf)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "nodes", json_integer((json_int_t)wf->conf->node_count));
+	json_object_set_new(o, "priority",
+	                    json_string(wf->opts.prio.type == PRIORITY_MULTIFACTOR
+	                                    ? "multifactor"
+	                                    : "basic"));
+	json_object_set_new(o, "backfill", json_boolean(wf->opts.backfill));
+	json_object_set_new(o, "bf_interval", json_integer(wf->opts.bf_interval));
+	json_object_set_new(o, "bf_window", json_integer(wf->opts.bf_window));
+	json_object_set_new(o, "bf_resolution", json_integer(wf->opts.bf_resolution));
+	json_object_set_new(o, "bf_max_job_test", json_integer(wf->opts.bf_max_job_test));
+	json_object_set_new(o, "passes", json_integer((json_int_t)wf->stats.passes));
+	json_object_set_new(o, "bf_runs", json_integer((json_int_t)wf->stats.bf_runs));
+	return o;
+}
+
 static void print_json(const struct sim_whatif_opts *o, const struct whatif *wf,
                        const struct sim_history *h, const struct moved *mv)
 {
@@ -373,6 +393,7 @@ static void print_json(const struct sim_whatif_opts *o, const struct whatif *wf,
 	json_object_set_new(j, "source", json_string(o->source));
 	json_object_set_new(j, "conf", json_string(o->conf_path));
 	json_object_set_new(j, "policy", json_string("controller"));
+	json_object_set_new(j, "scheduler", scheduler_json(wf));
 	json_object_set_new(j, "jobs", json_integer((json_int_t)wf->all.jobs));
 	json_object_set_new(j, "unfinished", json_integer((json_int_t)h->unfinished));
 	json_object_set_new(j, "no_partition", json_integer((json_int_t)wf->no_part));
@@ -427,7 +448,21 @@ static void print_plain(const struct sim_whatif_opts *o, const struct whatif *wf
 	printf("history:          %s\n", o->source);
 	printf("configuration:    %s\n", o->conf_path);
 	printf("policy:           controller (rotactld's pass and backfill, "
-	       "planning with time limits)\n");
+	       "planning with time limits) on %zu nodes\n",
+	       wf->conf->node_count);
+	printf("priority:         %s\n",
+	       wf->opts.prio.type == PRIORITY_MULTIFACTOR
+	           ? "multifactor (age, job size, partition; no fairshare, no QOS)"
+	           : "basic (first come, first served)");
+	if (wf->opts.backfill)
+		printf("backfill:         every %" PRIu32 " s (bf_interval), "
+		       "bf_window=%" PRId64 " min, bf_resolution=%" PRId64
+		       " s, bf_max_job_test=%" PRIu32 "; %zu runs\n",
+		       wf->opts.bf_interval, wf->opts.bf_window / 60,
+		       wf->opts.bf_resolution, wf->opts.bf_max_job_test,
+		       wf->stats.bf_runs);
+	else
+		printf("backfill:         none (SchedulerType is not sched/backfill)\n");
 	printf("jobs:             %zu replayed (left out: %zu unfinished, %zu of "
 	       "unknown partitions, %zu too large)\n",
 	       wf->all.jobs, h->unfinished, wf->no_part, wf->too_big);

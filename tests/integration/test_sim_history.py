@@ -96,6 +96,10 @@ def starts(report, ids):
 def test_replay_under_own_conf_keeps_the_real_start_order(hcluster, history):
     r = whatif_json(hcluster)
     assert r["jobs"] == NJOBS
+    sch = r["scheduler"]  # what was modelled: the cluster's own settings
+    assert sch["nodes"] == 3 and sch["priority"] == "basic" and sch["backfill"]
+    assert sch["bf_interval"] == 1 and sch["bf_resolution"] == 1
+    assert sch["bf_window"] == 1440 * 60 and sch["bf_max_job_test"] == 500
     assert r["unfinished"] == 0 and r["too_large"] == 0 and r["no_partition"] == 0
     s = starts(r, history)
     # the backfill happened for real and in the replay: C before B
@@ -228,6 +232,8 @@ def test_replay_without_backfill_delays_c(hcluster, history, tmp_path):
     same = whatif_json(hcluster)
     conf = _conf_with(hcluster, tmp_path, "SchedulerType=sched/builtin\n")
     r = whatif_json(hcluster, "--conf", conf)
+    assert not r["scheduler"]["backfill"] and r["scheduler"]["bf_runs"] == 0
+    assert same["scheduler"]["bf_runs"] >= 1
     assert r["jobs"] == NJOBS
     s, s0 = starts(r, history), starts(same, history)
     assert s0["C"][1] < s0["A"][1] + 6  # beside A, under the real bf_interval
@@ -252,6 +258,8 @@ def test_replay_with_a_job_size_weight_puts_large_jobs_first(hcluster, history, 
     assert s["F"][1] < s["F"][0] - ORDER_SLACK, s  # earlier than it was
     assert s["D"][1] > s["D"][0] + ORDER_SLACK, s  # later than it was
     assert r["moved"]["earlier"] >= 1 and r["moved"]["later"] >= 2, r["moved"]
+    assert r["scheduler"]["priority"] == "multifactor"
     out = whatif(hcluster, "--conf", conf, "--top", "20")
+    assert re.search(r"^priority: +multifactor", out, re.M), out
     assert re.search(rf"^  JobId={history['D']} later by \d+ s", out, re.M), out
     assert re.search(rf"^  JobId={history['F']} earlier by \d+ s", out, re.M), out
