@@ -9,6 +9,7 @@
 #include "cli/sim_history.h"
 #include "cli/sim_whatif.h"
 #include "common/conf.h"
+#include "common/constraint.h"
 #include "cli/sim_whatif_nodes.h"
 #include "common/schedparams.h"
 #include "sched/replay.h"
@@ -37,6 +38,10 @@ struct whatif {
 	uint32_t *members; /* all partitions' node indexes, end to end */
 	uint32_t *part_factor, *part_tier;
 	struct wn_cluster cluster;
+	/* the node masks of the jobs' distinct --constraint strings */
+	const char **mask_key; /* borrowed from the history */
+	uint8_t **mask;
+	size_t nmasks;
 	struct wn_opts opts;
 	struct wn_stats stats;
 	struct wjob *w;
@@ -93,7 +98,8 @@ static void cluster_build(struct whatif *wf)
 	                                  .parts = wf->groups,
 	                                  .nparts = c->part_count,
 	                                  .part_factor = wf->part_factor,
-	                                  .part_tier = wf->part_tier};
+	                                  .part_tier = wf->part_tier,
+	                                  .mem_consumable = conf_mem_consumable(c)};
 	sched_params_parse(c->scheduler_params, &sp);
 	type = priority_type_parse(c->priority_type);
 	wf->opts = (struct wn_opts){
@@ -158,6 +164,33 @@ static void jobs_assign(struct whatif *wf, const struct sim_history *h)
 	}
 }
 
+/* The nodes whose Features= satisfy the constraint spec (borrowed), shared
+ * by every job that asks the same; NULL: any node (an expression rotactld
+ * would have refused is not held against the job). */
+static const uint8_t *features_mask(struct whatif *wf, const char *spec)
+{
+	struct rota_error err = {{0}};
+	struct constraint *ct = NULL;
+	uint8_t *m;
+
+	if (!spec)
+		return NULL;
+	for (size_t i = 0; i < wf->nmasks; i++)
+		if (!strcmp(wf->mask_key[i], spec))
+			return wf->mask[i];
+	if (constraint_parse(spec, &ct, &err) < 0)
+		return NULL;
+	m = xcalloc(wf->conf->node_count + 1, 1);
+	for (size_t k = 0; k < wf->conf->node_count; k++)
+		m[k] = (uint8_t)constraint_match_any(ct, wf->conf->nodes[k].features);
+	constraint_destroy(ct);
+	wf->mask_key = xrealloc(wf->mask_key, (wf->nmasks + 1) * sizeof(*wf->mask_key));
+	wf->mask = xrealloc(wf->mask, (wf->nmasks + 1) * sizeof(*wf->mask));
+	wf->mask_key[wf->nmasks] = spec;
+	wf->mask[wf->nmasks++] = m;
+	return m;
+}
+
 /* Replay the jobs on the nodes.  0 or -1 (printed). */
 static int jobs_replay(struct whatif *wf)
 {
@@ -180,7 +213,11 @@ static int jobs_replay(struct whatif *wf)
 		                        .limit = j->limit,
 		                        .part = (uint32_t)wf->w[i].pool,
 		                        .cpus = j->cpus ? j->cpus : 1,
-		                        .nodes = j->nodes};
+		                        .nodes = j->nodes,
+		                        .mask = features_mask(wf, j->features),
+		                        .mem_per_node = j->mem_per_node,
+		                        .mem_per_cpu = j->mem_per_cpu,
+		                        .exclusive = j->exclusive};
 		idx[m++] = i;
 	}
 	if (wn_replay(&wf->cluster, &wf->opts, wj, m, &wf->stats) < 0) {
@@ -514,6 +551,10 @@ out:
 	free(wf.members);
 	free(wf.part_factor);
 	free(wf.part_tier);
+	for (size_t i = 0; i < wf.nmasks; i++)
+		free(wf.mask[i]);
+	free(wf.mask);
+	free(wf.mask_key);
 	free(wf.w);
 	free(wf.parts);
 	free(wf.accts);

@@ -14,6 +14,7 @@ struct wn_run {
 	uint32_t nnodes;
 	uint32_t *node; /* [nnodes] */
 	uint32_t *cpus; /* [nnodes] */
+	uint64_t *mem;  /* [nnodes] */
 };
 
 struct wn {
@@ -49,7 +50,10 @@ static int wn_next(void *ctx, size_t i, struct sched_job *job)
 	                                  .max_nodes = j->nodes ? j->nodes : SCHED_UNSET,
 	                                  .num_tasks = j->cpus,
 	                                  .ntasks_per_node = SCHED_UNSET,
-	                                  .cpus_per_task = 1},
+	                                  .cpus_per_task = 1,
+	                                  .mem_per_node = j->mem_per_node,
+	                                  .mem_per_cpu = j->mem_per_cpu,
+	                                  .exclusive = j->exclusive},
 	                          .dur = j->limit > 0 ? j->limit : BF_FOREVER,
 	                          .nalts = 1};
 	return SCHED_TRY;
@@ -58,11 +62,12 @@ static int wn_next(void *ctx, size_t i, struct sched_job *job)
 static void wn_mark(void *ctx, size_t i, size_t alt, struct sched_node *nodes)
 {
 	struct wn *w = ctx;
-	const uint8_t *m = &w->member[w->jobs[w->queue[i]].part * w->c->nnodes];
+	const struct wn_job *j = &w->jobs[w->queue[i]];
+	const uint8_t *m = &w->member[j->part * w->c->nnodes];
 
 	(void)alt;
 	for (size_t k = 0; k < w->c->nnodes; k++) {
-		nodes[k].usable = m[k];
+		nodes[k].usable = m[k] && (!j->mask || j->mask[k]);
 		nodes[k].required = 0;
 	}
 }
@@ -75,14 +80,18 @@ static int wn_start(void *ctx, size_t i, const struct sched_alloc *a)
 
 	r->node = malloc((a->nnodes ? a->nnodes : 1) * sizeof(*r->node));
 	r->cpus = malloc((a->nnodes ? a->nnodes : 1) * sizeof(*r->cpus));
-	if (!r->node || !r->cpus) {
+	r->mem = calloc(a->nnodes ? a->nnodes : 1, sizeof(*r->mem));
+	if (!r->node || !r->cpus || !r->mem) {
 		free(r->node);
 		free(r->cpus);
+		free(r->mem);
 		w->failed = 1;
 		return -ENOMEM;
 	}
 	memcpy(r->node, a->node_idx, a->nnodes * sizeof(*r->node));
 	memcpy(r->cpus, a->cpus, a->nnodes * sizeof(*r->cpus));
+	if (w->c->mem_consumable && a->mem)
+		memcpy(r->mem, a->mem, a->nnodes * sizeof(*r->mem));
 	r->nnodes = a->nnodes;
 	r->job = w->queue[i];
 	r->end = w->now + j->run;
@@ -181,10 +190,12 @@ static size_t snap_fill(struct wn *w, struct sched_snap *s, struct sched_hold *h
 
 		for (uint32_t k = 0; k < run->nnodes; k++) {
 			s->nodes[run->node[k]].alloc_cpus += run->cpus[k];
+			s->nodes[run->node[k]].alloc_mem += run->mem[k];
 			if (holds)
 				holds[nh++] = (struct sched_hold){.node = run->node[k],
 				                                  .end = est,
-				                                  .cpus = run->cpus[k]};
+				                                  .cpus = run->cpus[k],
+				                                  .mem = run->mem[k]};
 		}
 	}
 	return nh;
@@ -271,6 +282,7 @@ static int runs_end(struct wn *w)
 		if (w->run[r].end <= w->now) {
 			free(w->run[r].node);
 			free(w->run[r].cpus);
+			free(w->run[r].mem);
 			ended = 1;
 			continue;
 		}
@@ -345,6 +357,7 @@ int wn_replay(const struct wn_cluster *c, const struct wn_opts *o, struct wn_job
 		for (size_t k = 0; k < c->parts[p].count; k++)
 			w.member[p * c->nnodes + c->parts[p].members[k]] = 1;
 	s.parts = c->parts;
+	s.mem_consumable = c->mem_consumable;
 	for (size_t i = 0; i < n; i++) {
 		jobs[i].start = -1;
 		arr[i] = &jobs[i];
@@ -357,6 +370,7 @@ out:
 	for (size_t r = 0; r < w.nrun; r++) {
 		free(w.run[r].node);
 		free(w.run[r].cpus);
+		free(w.run[r].mem);
 	}
 	sched_snap_release(&s);
 	free(arr);

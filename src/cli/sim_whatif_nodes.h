@@ -13,9 +13,9 @@
  * completion: otherwise it would find what the last one found), also at an
  * instant with no event, as rotactld's one-second timer does.  A job asks
  * for its CPUs as one-CPU tasks on exactly its node count (any count when
- * 0) and runs for its real runtime; the passes plan with its time limit.
- * Memory, features, exclusivity and fairshare are not modelled (the history
- * does not carry them).  Pure: no I/O, no clock.
+ * 0), on the nodes of its partition its features allow, with its memory and
+ * exclusivity, and runs for its real runtime; the passes plan with its time
+ * limit.  Fairshare and QOS are not modelled.  Pure: no I/O, no clock.
  */
 #ifndef ROTA_CLI_SIM_WHATIF_NODES_H
 #define ROTA_CLI_SIM_WHATIF_NODES_H
@@ -26,15 +26,20 @@
 #include "sched/view.h"
 
 struct wn_job {
-	uint32_t id;    /* the priority's job id (priority/basic: FIFO) */
-	int64_t order;  /* ties of equal priority and submit time */
-	int64_t submit; /* eligible from */
-	int64_t run;    /* real runtime, >= 1 */
-	int64_t limit;  /* what the passes plan with; 0: none */
-	uint32_t part;  /* index into wn_cluster.parts */
-	uint32_t cpus;  /* >= 1 */
-	uint32_t nodes; /* 0: as many as the CPUs need */
-	int64_t start;  /* out: replayed start, or -1: never started */
+	uint32_t id;           /* the priority's job id (priority/basic: FIFO) */
+	int64_t order;         /* ties of equal priority and submit time */
+	int64_t submit;        /* eligible from */
+	int64_t run;           /* real runtime, >= 1 */
+	int64_t limit;         /* what the passes plan with; 0: none */
+	uint32_t part;         /* index into wn_cluster.parts */
+	uint32_t cpus;         /* >= 1 */
+	uint32_t nodes;        /* 0: as many as the CPUs need */
+	const uint8_t *mask;   /* [nnodes]: nodes its features allow (borrowed);
+	                        * NULL: all */
+	uint64_t mem_per_node; /* MB; 0: none */
+	uint64_t mem_per_cpu;  /* MB; 0: none */
+	int exclusive;
+	int64_t start; /* out: replayed start, or -1: never started */
 };
 
 struct wn_cluster {
@@ -44,6 +49,7 @@ struct wn_cluster {
 	size_t nparts;
 	const uint32_t *part_factor; /* [nparts] PriorityJobFactor */
 	const uint32_t *part_tier;   /* [nparts] PriorityTier */
+	int mem_consumable;          /* jobs' memory is counted */
 };
 
 struct wn_opts {

@@ -55,6 +55,10 @@ static void release(struct whatif *wf, struct conf *conf)
 	free(wf->members);
 	free(wf->part_factor);
 	free(wf->part_tier);
+	for (size_t i = 0; i < wf->nmasks; i++)
+		free(wf->mask[i]);
+	free(wf->mask);
+	free(wf->mask_key);
 	free(wf->w);
 	free(wf->parts);
 	free(wf->accts);
@@ -205,6 +209,57 @@ static void test_backfill_waits_for_bf_interval(void **state)
 	release(&wf, conf);
 }
 
+static void test_features_memory_exclusive_are_honoured(void **state)
+{
+	/* three jobs asking for `fast` share its two nodes; two of 600 MB
+	 * cannot share a 1000 MB node; an exclusive job holds its node */
+	struct sim_hjob js[] = {
+	    HJOB(1, 1000, 1000, 1100, 4, 1, 100, "f"),
+	    HJOB(2, 1000, 1000, 1100, 4, 1, 100, "f"),
+	    HJOB(3, 1000, 1100, 1200, 4, 1, 100, "f"),
+	    HJOB(4, 1000, 1000, 1100, 1, 1, 100, "m"),
+	    HJOB(5, 1000, 1100, 1200, 1, 1, 100, "m"),
+	    HJOB(6, 1000, 1000, 1100, 1, 1, 100, "x"),
+	    HJOB(7, 1000, 1100, 1200, 1, 1, 100, "x"),
+	};
+	struct whatif wf;
+	struct conf *conf;
+
+	(void)state;
+	for (int i = 0; i < 3; i++)
+		js[i].features = "fast";
+	js[3].mem_per_node = js[4].mem_per_node = 600;
+	js[5].exclusive = 1;
+	replay_jobs("NodeName=a[1-2] CPUs=4 Features=fast\nNodeName=b[1-4] CPUs=4\n"
+	            "NodeName=m1 CPUs=4 RealMemory=1000\nNodeName=x1 CPUs=4\n"
+	            "PartitionName=f Nodes=a[1-2],b[1-4]\nPartitionName=m Nodes=m1\n"
+	            "PartitionName=x Nodes=x1\n",
+	            js, 7, &wf, &conf);
+	assert_int_equal(wf.w[0].sim_start, 1000);
+	assert_int_equal(wf.w[1].sim_start, 1000);
+	assert_int_equal(wf.w[2].sim_start, 1100); /* b1-b4 are idle, not fast */
+	assert_int_equal(wf.w[3].sim_start, 1000);
+
+	assert_int_equal(wf.w[4].sim_start, 1100);
+	assert_int_equal(wf.w[5].sim_start, 1000);
+	assert_int_equal(wf.w[6].sim_start, 1100);
+	assert_int_equal(wf.all.later + wf.all.earlier, 0);
+	release(&wf, conf);
+	/* none of it asked: they all start at once */
+	for (int i = 0; i < 7; i++) {
+		js[i].features = NULL;
+		js[i].mem_per_node = 0;
+		js[i].exclusive = 0;
+	}
+	replay_jobs("NodeName=a[1-2] CPUs=4 Features=fast\nNodeName=b[1-4] CPUs=4\n"
+	            "NodeName=m1 CPUs=4 RealMemory=1000\nNodeName=x1 CPUs=4\n"
+	            "PartitionName=f Nodes=a[1-2],b[1-4]\nPartitionName=m Nodes=m1\n"
+	            "PartitionName=x Nodes=x1\n",
+	            js, 7, &wf, &conf);
+	assert_int_equal(wf.all.earlier, 3);
+	release(&wf, conf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +268,7 @@ int main(void)
 	    cmocka_unit_test(test_jobs_fit_on_nodes_not_cpus),
 	    cmocka_unit_test(test_job_size_weight_reorders),
 	    cmocka_unit_test(test_backfill_waits_for_bf_interval),
+	    cmocka_unit_test(test_features_memory_exclusive_are_honoured),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
