@@ -263,3 +263,54 @@ def test_replay_with_a_job_size_weight_puts_large_jobs_first(hcluster, history, 
     assert re.search(r"^priority: +multifactor", out, re.M), out
     assert re.search(rf"^  JobId={history['D']} later by \d+ s", out, re.M), out
     assert re.search(rf"^  JobId={history['F']} earlier by \d+ s", out, re.M), out
+
+
+def _features(path):
+    """node02 alone has the feature `fast`."""
+    text = open(path).read()
+    m = re.search(r"^NodeName=node\[01-02\] (.*)Port=\[(\d+)-(\d+)\](.*)$", text, re.M)
+    assert m, text
+    mid, p, rest = m.group(1), int(m.group(2)), m.group(4)
+    text = text.replace(m.group(0), f"NodeName=node01 {mid}Port={p}{rest}\n"
+                        f"NodeName=node02 {mid}Port={p + 1}{rest} Features=fast")
+    text = text.replace("Nodes=node[01-02]", "Nodes=node01,node02")
+    text += "SchedulerParameters=bf_interval=1,bf_resolution=1\n"
+    with open(path, "w") as f:
+        f.write(text)
+
+
+@pytest.fixture(scope="module")
+def fcluster():
+    yield from module_cluster_with(_features, ("--nodes", "2", "--cpus", "2",
+                                               "--mem", "4096"))
+
+
+def test_replay_honours_features(fcluster, tmp_path):
+    """X and Y ask for `fast` (node02 only): Y waits for X though node01 is
+    idle, really and in the replay (a CPU pool would start it at once);
+    with node01 `fast` too, the replay starts Y at once: earlier."""
+    c = fcluster
+    c.work = tmp_path
+    ids = {}
+    for name, args in (("X", ("-C", "fast", "-n", "2", "--wrap", "sleep 5")),
+                       ("Y", ("-C", "fast", "-n", "1", "--wrap", "sleep 2")),
+                       ("Z", ("-n", "1", "--wrap", "sleep 1"))):
+        ids[name] = c.sbatch("-t", "2", "-o", "/dev/null", "-J", name, *args, cwd=tmp_path)
+    for jid in ids.values():
+        assert c.wait_job(jid, timeout=120) == "COMPLETED"
+    r = whatif_json(c)
+    by_id = {j["job_id"]: (j["real_start"], j["sim_start"]) for j in r["replayed"]}
+    s = {n: by_id[i] for n, i in ids.items()}
+    assert s["Y"][0] >= s["X"][0] + 4, s  # what happened
+    assert s["Y"][1] >= s["X"][1] + 5, s  # the replay: after X's end
+    assert s["Z"][1] <= s["X"][1] + 1, s  # node01 took Z at once
+    assert abs(s["Y"][1] - s["Y"][0]) <= 3 * ORDER_SLACK, s
+    conf = tmp_path / "slurm.conf"
+    conf.write_text(re.sub(r"^(NodeName=node01 .*)$", r"\1 Features=fast",
+                           open(c.conf_path).read(), flags=re.M))
+    r = whatif_json(c, "--conf", str(conf))
+    by_id = {j["job_id"]: j for j in r["replayed"]}
+    y = by_id[ids["Y"]]
+    assert y["sim_start"] <= s["X"][1] + 1, y
+    assert r["moved"]["earlier"] >= 1
+    assert any(t["job_id"] == ids["Y"] and t["delta"] <= -4 for t in r["moved"]["top"])
