@@ -16,9 +16,12 @@
  * bf_max_job_test too), the main pass at every submission and completion.
  * A job asks for as many CPUs on as many nodes as it really got, runs for
  * as long as it really ran, and the passes plan with its time limit.
- * Memory, features (--constraint), exclusivity and bf_estimate=predict are
- * not modelled.  Jobs of a partition the configuration lacks, or that no
- * node set of their partition can hold, are left out and counted.
+ * Where the journal gives them, the job's --constraint (on the nodes'
+ * Features=), memory (where SelectTypeParameters counts it) and
+ * --exclusive are honoured; accounting does not carry them.  GRES,
+ * --nodelist and bf_estimate=predict are not modelled.  Jobs of a partition
+ * the configuration lacks, or that no node set of their partition can hold,
+ * are left out and counted.
  */
 #ifndef ROTA_CLI_SIM_WHATIF_H
 #define ROTA_CLI_SIM_WHATIF_H
