@@ -117,7 +117,8 @@ static void cluster_build(struct whatif *wf)
 	    .bf_interval = sp.bf_interval,
 	    .bf_max_job_test = sp.bf_max_job_test,
 	    .bf_window = (int64_t)sp.bf_window * 60,
-	    .bf_resolution = sp.bf_resolution};
+	    .bf_resolution = sp.bf_resolution,
+	    .bf_predict = sp.bf_predict};
 }
 
 static int memchr_u32(const uint32_t *a, size_t n, uint32_t v)
@@ -191,11 +192,42 @@ static const uint8_t *features_mask(struct whatif *wf, const char *spec)
 	return m;
 }
 
+/* Users numbered for the predictor: ids[i] for jobs[i], equal names equal
+ * numbers. */
+static const struct wjob *user_sort_jobs; /* qsort has no context */
+
+static int user_cmp(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return strcmp(user_sort_jobs[x].h->user, user_sort_jobs[y].h->user);
+}
+
+static int64_t *users_number(const struct whatif *wf)
+{
+	int64_t *ids = xcalloc(wf->n + 1, sizeof(*ids));
+	size_t *ix = xcalloc(wf->n + 1, sizeof(*ix));
+	int64_t next = -1;
+
+	for (size_t i = 0; i < wf->n; i++)
+		ix[i] = i;
+	user_sort_jobs = wf->w;
+	qsort(ix, wf->n, sizeof(*ix), user_cmp);
+	for (size_t k = 0; k < wf->n; k++) {
+		if (!k || strcmp(wf->w[ix[k]].h->user, wf->w[ix[k - 1]].h->user))
+			next++;
+		ids[ix[k]] = next;
+	}
+	free(ix);
+	return ids;
+}
+
 /* Replay the jobs on the nodes.  0 or -1 (printed). */
 static int jobs_replay(struct whatif *wf)
 {
 	struct wn_job *wj = xcalloc(wf->n ? wf->n : 1, sizeof(*wj));
 	size_t *idx = xcalloc(wf->n ? wf->n : 1, sizeof(*idx));
+	int64_t *user = users_number(wf);
 	size_t m = 0;
 	int rc = 0;
 
@@ -217,7 +249,8 @@ static int jobs_replay(struct whatif *wf)
 		                        .mask = features_mask(wf, j->features),
 		                        .mem_per_node = j->mem_per_node,
 		                        .mem_per_cpu = j->mem_per_cpu,
-		                        .exclusive = j->exclusive};
+		                        .exclusive = j->exclusive,
+		                        .user = user[i]};
 		idx[m++] = i;
 	}
 	if (wn_replay(&wf->cluster, &wf->opts, wj, m, &wf->stats) < 0) {
@@ -233,6 +266,7 @@ static int jobs_replay(struct whatif *wf)
 	}
 	free(wj);
 	free(idx);
+	free(user);
 	return rc;
 }
 
@@ -416,6 +450,8 @@ static json_t *scheduler_json(const struct whatif *wf)
 	json_object_set_new(o, "bf_window", json_integer(wf->opts.bf_window));
 	json_object_set_new(o, "bf_resolution", json_integer(wf->opts.bf_resolution));
 	json_object_set_new(o, "bf_max_job_test", json_integer(wf->opts.bf_max_job_test));
+	json_object_set_new(o, "bf_estimate",
+	                    json_string(wf->opts.bf_predict ? "predict" : "requested"));
 	json_object_set_new(o, "passes", json_integer((json_int_t)wf->stats.passes));
 	json_object_set_new(o, "bf_runs", json_integer((json_int_t)wf->stats.bf_runs));
 	return o;
@@ -484,8 +520,8 @@ static void print_plain(const struct sim_whatif_opts *o, const struct whatif *wf
 {
 	printf("history:          %s\n", o->source);
 	printf("configuration:    %s\n", o->conf_path);
-	printf("policy:           controller (rotactld's pass and backfill, "
-	       "planning with time limits) on %zu nodes\n",
+	printf("policy:           controller (rotactld's pass and backfill) on "
+	       "%zu nodes\n",
 	       wf->conf->node_count);
 	printf("priority:         %s\n",
 	       wf->opts.prio.type == PRIORITY_MULTIFACTOR
@@ -494,10 +530,10 @@ static void print_plain(const struct sim_whatif_opts *o, const struct whatif *wf
 	if (wf->opts.backfill)
 		printf("backfill:         every %" PRIu32 " s (bf_interval), "
 		       "bf_window=%" PRId64 " min, bf_resolution=%" PRId64
-		       " s, bf_max_job_test=%" PRIu32 "; %zu runs\n",
+		       " s, bf_max_job_test=%" PRIu32 ", bf_estimate=%s; %zu runs\n",
 		       wf->opts.bf_interval, wf->opts.bf_window / 60,
 		       wf->opts.bf_resolution, wf->opts.bf_max_job_test,
-		       wf->stats.bf_runs);
+		       wf->opts.bf_predict ? "predict" : "requested", wf->stats.bf_runs);
 	else
 		printf("backfill:         none (SchedulerType is not sched/backfill)\n");
 	printf("jobs:             %zu replayed (left out: %zu unfinished, %zu of "

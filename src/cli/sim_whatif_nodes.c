@@ -10,7 +10,7 @@
 /* A running job: where it runs and until when. */
 struct wn_run {
 	size_t job;
-	int64_t end, est; /* real end; what the passes plan with */
+	int64_t start, end, est; /* real end; what the passes plan with */
 	uint32_t nnodes;
 	uint32_t *node; /* [nnodes] */
 	uint32_t *cpus; /* [nnodes] */
@@ -25,7 +25,8 @@ struct wn {
 	uint8_t *started;      /* [nqueue], this pass */
 	struct wn_run *run;
 	size_t nrun;
-	uint8_t *member; /* [nparts * nnodes] */
+	uint8_t *member;      /* [nparts * nnodes] */
+	struct predict *pred; /* bf_estimate=predict; NULL: the limits */
 	int64_t now;
 	int failed;
 };
@@ -36,6 +37,14 @@ static int wn_admit(void *ctx, size_t i, uint32_t *ret_part)
 
 	*ret_part = w->jobs[w->queue[i]].part;
 	return SCHED_TRY;
+}
+
+/* What the passes plan with: the limit, or a prediction capped by it. */
+static int64_t wn_estimate(const struct wn *w, const struct wn_job *j)
+{
+	if (j->limit <= 0)
+		return BF_FOREVER;
+	return w->pred ? predict_estimate(w->pred, j->user, j->limit, 0) : j->limit;
 }
 
 static int wn_next(void *ctx, size_t i, struct sched_job *job)
@@ -54,7 +63,7 @@ static int wn_next(void *ctx, size_t i, struct sched_job *job)
 	                                  .mem_per_node = j->mem_per_node,
 	                                  .mem_per_cpu = j->mem_per_cpu,
 	                                  .exclusive = j->exclusive},
-	                          .dur = j->limit > 0 ? j->limit : BF_FOREVER,
+	                          .dur = wn_estimate(w, j),
 	                          .nalts = 1};
 	return SCHED_TRY;
 }
@@ -95,7 +104,8 @@ static int wn_start(void *ctx, size_t i, const struct sched_alloc *a)
 	r->nnodes = a->nnodes;
 	r->job = w->queue[i];
 	r->end = w->now + j->run;
-	r->est = j->limit > 0 ? w->now + j->limit : BF_FOREVER;
+	r->start = w->now;
+	r->est = j->limit > 0 ? w->now + wn_estimate(w, j) : BF_FOREVER;
 	w->nrun++;
 	j->start = w->now;
 	w->started[i] = 1;
@@ -279,7 +289,19 @@ static int runs_end(struct wn *w)
 	int ended = 0;
 
 	for (size_t r = 0; r < w->nrun; r++) {
-		if (w->run[r].end <= w->now) {
+		struct wn_run *run = &w->run[r];
+		const struct wn_job *j = &w->jobs[run->job];
+
+		/* a prediction outlived: corrected as the controller does */
+		while (w->pred && run->est != BF_FOREVER && run->est <= w->now &&
+		       run->end > w->now)
+			run->est =
+			    run->start +
+			    predict_correct(w->pred, run->est - run->start, j->limit);
+		if (run->end <= w->now && w->pred && j->user >= 0 &&
+		    predict_record(w->pred, j->user, j->run) < 0)
+			w->failed = 1;
+		if (run->end <= w->now) {
 			free(w->run[r].node);
 			free(w->run[r].cpus);
 			free(w->run[r].mem);
@@ -289,7 +311,7 @@ static int runs_end(struct wn *w)
 		w->run[m++] = w->run[r];
 	}
 	w->nrun = m;
-	return ended;
+	return w->failed ? -ENOMEM : ended;
 }
 
 static int64_t next_end(const struct wn *w)
@@ -311,14 +333,17 @@ static int wn_loop(struct wn *w, struct wn_job **arr, size_t n, uint32_t *prio,
 
 	while (next < n || w->nrun) {
 		int64_t t = next_end(w), bf_t = last_bf + w->o->bf_interval;
-		int bf;
+		int bf, ended;
 
 		if (next < n && arr[next]->submit < t)
 			t = arr[next]->submit;
 		if (w->o->backfill && dirty && w->nqueue && bf_t < t)
 			t = bf_t > w->now ? bf_t : w->now;
 		w->now = t;
-		dirty |= runs_end(w);
+		ended = runs_end(w);
+		if (ended < 0)
+			return -ENOMEM;
+		dirty |= ended;
 		for (; next < n && arr[next]->submit <= t; next++) {
 			w->queue[w->nqueue++] = (size_t)(arr[next] - w->jobs);
 			dirty = 1;
@@ -350,6 +375,8 @@ int wn_replay(const struct wn_cluster *c, const struct wn_opts *o, struct wn_job
 	w.started = calloc(n + 1, 1);
 	w.run = calloc(n + 1, sizeof(*w.run));
 	w.member = calloc(c->nparts * c->nnodes + 1, 1);
+	if (o->bf_predict && !(w.pred = predict_create(PREDICT_USER_MEAN2)))
+		goto out;
 	if (!arr || !prio || !w.queue || !w.started || !w.run || !w.member ||
 	    sched_snap_init(&s, c->nnodes, c->nparts) < 0)
 		goto out;
@@ -373,6 +400,7 @@ out:
 		free(w.run[r].mem);
 	}
 	sched_snap_release(&s);
+	predict_destroy(w.pred);
 	free(arr);
 	free(prio);
 	free(w.queue);

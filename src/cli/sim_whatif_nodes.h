@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "sched/predict.h"
 #include "sched/priority.h"
 #include "sched/view.h"
 
@@ -39,6 +40,7 @@ struct wn_job {
 	uint64_t mem_per_node; /* MB; 0: none */
 	uint64_t mem_per_cpu;  /* MB; 0: none */
 	int exclusive;
+	int64_t user;  /* for bf_estimate=predict; < 0: unknown */
 	int64_t start; /* out: replayed start, or -1: never started */
 };
 
@@ -59,6 +61,10 @@ struct wn_opts {
 	uint32_t bf_max_job_test;
 	int64_t bf_window;     /* seconds */
 	int64_t bf_resolution; /* seconds */
+	/* bf_estimate=predict: plan with predict.h's PREDICT_USER_MEAN2 (the
+	 * user's last two runtimes, capped by the limit, corrected by
+	 * doubling when a job outlives it) instead of the time limit */
+	int bf_predict;
 };
 
 struct wn_stats {

@@ -260,6 +260,39 @@ static void test_features_memory_exclusive_are_honoured(void **state)
 	release(&wf, conf);
 }
 
+static void test_bf_estimate_predict_backfills_short_runners(void **state)
+{
+	/* u's two jobs ran 10 s of their 1000; v's L holds 2 of 4 CPUs and B
+	 * waits for all 4; u's C (2 CPUs, 1000 s asked) fits before B's
+	 * reservation only when planned with u's past runtimes */
+	struct sim_hjob js[] = {
+	    HJOB(1, 0, 0, 10, 1, 1, 1000, "p"),
+	    HJOB(2, 0, 0, 10, 1, 1, 1000, "p"),
+	    HJOB(3, 100, 100, 600, 2, 1, 1000, "p"),
+	    HJOB(4, 100, 600, 700, 4, 1, 1000, "p"),
+	    HJOB(5, 105, 700, 710, 2, 1, 1000, "p"),
+	};
+	struct whatif wf;
+	struct conf *conf;
+
+	(void)state;
+	js[2].user = js[3].user = "v";
+	replay_jobs("SchedulerParameters=bf_resolution=1\n"
+	            "NodeName=n1 CPUs=4\nPartitionName=p Nodes=n1\n",
+	            js, 5, &wf, &conf);
+	assert_int_equal(wf.w[3].sim_start, 600);
+	assert_int_equal(wf.w[4].sim_start, 700); /* planned for 1000 s */
+	release(&wf, conf);
+	replay_jobs("SchedulerParameters=bf_estimate=predict,bf_resolution=1\n"
+	            "NodeName=n1 CPUs=4\nPartitionName=p Nodes=n1\n",
+	            js, 5, &wf, &conf);
+	assert_true(wf.opts.bf_predict);
+	assert_int_equal(wf.w[4].sim_start, 130); /* the next backfill run */
+	assert_int_equal(wf.w[3].sim_start, 600);
+	assert_int_equal(wf.all.earlier, 1);
+	release(&wf, conf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +302,7 @@ int main(void)
 	    cmocka_unit_test(test_job_size_weight_reorders),
 	    cmocka_unit_test(test_backfill_waits_for_bf_interval),
 	    cmocka_unit_test(test_features_memory_exclusive_are_honoured),
+	    cmocka_unit_test(test_bf_estimate_predict_backfills_short_runners),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
