@@ -18,7 +18,7 @@
  * as long as it really ran, and the passes plan with its time limit.
  * Where the journal gives them, the job's --constraint (on the nodes'
  * Features=), memory (where SelectTypeParameters counts it) and
- * --exclusive are honoured; accounting does not carry them.
+ * --exclusive are honoured; accounting carries the constraint only.
  * bf_estimate=predict plans with the user's last runtimes in the replay
  * (predict.h).  GRES and --nodelist are not modelled.  Jobs of a partition
  * the configuration lacks, or that no node set of their partition can hold,

@@ -20,6 +20,12 @@ Jobs, in submit order (CPUs, time limit in minutes, runtime in seconds):
   D 3 3 4, E 3 3 2, F 4 2 2, G 4 2 3, H 4 1 2: in order after B
   then an array of ARRAY_TASKS tasks of 4 CPUs, 1 minute, 3 s: its tasks
   queue in task order (the last task keeps the array's job id)
+
+The replay is then run under changed configurations (a node fewer, no
+backfill, PriorityWeightJobSize) and the jobs must move as each change
+implies; a second cluster, where one node of two has a feature, checks that
+jobs asking for it are replayed on that node only (from the journal and
+from accounting).
 """
 import json
 import re
@@ -314,3 +320,13 @@ def test_replay_honours_features(fcluster, tmp_path):
     assert y["sim_start"] <= s["X"][1] + 1, y
     assert r["moved"]["earlier"] >= 1
     assert any(t["job_id"] == ids["Y"] and t["delta"] <= -4 for t in r["moved"]["top"])
+    # accounting keeps the constraint too: the same wait for Y
+    def from_acct():
+        p = c.run(["rota", "sim", "--from-accounting", "-S", "now-3600", "--json"],
+                  timeout=120)
+        assert p.returncode == 0, p.stderr
+        return json.loads(p.stdout)
+    acct = c.wait_for(lambda: (lambda a: a["jobs"] == 3 and a)(from_acct()),
+                      what="the jobs in accounting")
+    by_id = {j["job_id"]: j["sim_start"] for j in acct["replayed"]}
+    assert by_id[ids["Y"]] >= by_id[ids["X"]] + 5, acct
