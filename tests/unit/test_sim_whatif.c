@@ -293,6 +293,29 @@ static void test_bf_estimate_predict_backfills_short_runners(void **state)
 	release(&wf, conf);
 }
 
+static void test_priority_tier_goes_first(void **state)
+{
+	/* lo's job 2 queued before hi's job 3, both behind job 1 on the one
+	 * node both partitions share: hi's higher PriorityTier goes first */
+	struct sim_hjob js[] = {
+	    HJOB(1, 1000, 1000, 1100, 4, 1, 100, "lo"),
+	    HJOB(2, 1010, 1100, 1200, 4, 1, 100, "lo"),
+	    HJOB(3, 1020, 1200, 1300, 4, 1, 100, "hi"),
+	};
+	struct whatif wf;
+	struct conf *conf;
+
+	(void)state;
+	replay_jobs("NodeName=n1 CPUs=4\nPartitionName=lo Nodes=n1 PriorityTier=1\n"
+	            "PartitionName=hi Nodes=n1 PriorityTier=2\n",
+	            js, 3, &wf, &conf);
+	assert_int_equal(wf.w[2].sim_start, 1100);
+	assert_int_equal(wf.w[1].sim_start, 1200);
+	assert_int_equal(wf.parts[0].later, 1);
+	assert_int_equal(wf.parts[1].earlier, 1);
+	release(&wf, conf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +326,7 @@ int main(void)
 	    cmocka_unit_test(test_backfill_waits_for_bf_interval),
 	    cmocka_unit_test(test_features_memory_exclusive_are_honoured),
 	    cmocka_unit_test(test_bf_estimate_predict_backfills_short_runners),
+	    cmocka_unit_test(test_priority_tier_goes_first),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
