@@ -124,7 +124,8 @@ $(BUILD)/tests/test_sstat_fields: src/cli/sstat_fields.c src/cli/sstat.h
 $(BUILD)/tests/test_sim_history: src/cli/sim_history.c src/cli/sim_history_swf.c \
 	src/cli/sim_history.h src/ctld/job_event_codec.c
 # test_sim_whatif compiles rota sim's what-if replay in
-$(BUILD)/tests/test_sim_whatif: src/cli/sim_whatif.c src/cli/sim_whatif.h src/cli/sim_history.h
+$(BUILD)/tests/test_sim_whatif: src/cli/sim_whatif.c src/cli/sim_whatif.h src/cli/sim_history.h \
+	src/cli/sim_whatif_nodes.c src/cli/sim_whatif_nodes.h
 # test_gidcache compiles rotad's gidcache.c in
 $(BUILD)/tests/test_gidcache: src/noded/gidcache.c src/noded/gidcache.h
 # test_node_gres compiles the controller's node_gres.c in

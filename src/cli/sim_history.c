@@ -72,6 +72,7 @@ static void hjob_free(struct sim_hjob *j)
 	free(j->user);
 	free(j->account);
 	free(j->partition);
+	free(j->features);
 }
 
 static void on_submit(struct reader *r, const struct ev_submit *ev)
@@ -101,6 +102,12 @@ static void on_submit(struct reader *r, const struct ev_submit *ev)
 	j->user = xstrdup(ev->user && *ev->user ? ev->user : "?");
 	j->account = xstrdup(d && d->account ? d->account : "");
 	j->partition = d && d->partition && *d->partition ? xstrdup(d->partition) : NULL;
+	if (!d)
+		return;
+	j->features = d->features && *d->features ? xstrdup(d->features) : NULL;
+	j->mem_per_node = d->mem_per_node != NO_VAL64 ? d->mem_per_node : 0;
+	j->mem_per_cpu = d->mem_per_cpu != NO_VAL64 ? d->mem_per_cpu : 0;
+	j->exclusive = (d->flags & JOB_F_EXCLUSIVE) != 0;
 }
 
 static void on_start(struct reader *r, const struct ev_start *ev)
@@ -165,7 +172,11 @@ static void on_array_split(struct reader *r, const struct ev_array_split *ev)
 	                      .limit = from.limit,
 	                      .user = xstrdup(from.user),
 	                      .account = xstrdup(from.account),
-	                      .partition = xstrdup(from.partition)};
+	                      .partition = xstrdup(from.partition),
+	                      .features = xstrdup(from.features),
+	                      .mem_per_node = from.mem_per_node,
+	                      .mem_per_cpu = from.mem_per_cpu,
+	                      .exclusive = from.exclusive};
 }
 
 /* A pending job held waits for its release: it is eligible from then on. */

@@ -40,6 +40,12 @@ struct sim_hjob {
 	char *user;      /* owned; never NULL ("?" when unknown) */
 	char *account;   /* owned; never NULL ("" when none) */
 	char *partition; /* owned; NULL: the cluster's default partition */
+	/* the request, from the journal's submit event; accounting gives the
+	 * features only (its ReqMem is what the job got, not what it asked) */
+	char *features;        /* -C as given; owned; NULL: none */
+	uint64_t mem_per_node; /* --mem, MB; 0: not given */
+	uint64_t mem_per_cpu;  /* --mem-per-cpu, MB; 0: not given */
+	int exclusive;         /* --exclusive */
 };
 
 struct sim_history {

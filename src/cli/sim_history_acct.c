@@ -51,6 +51,8 @@ static void on_job(void *arg, const struct acct_job *r)
 	    .user = xstrdup(r->user && *r->user ? r->user : "?"),
 	    .account = xstrdup(r->account ? r->account : ""),
 	    .partition = r->partition && *r->partition ? xstrdup(r->partition) : NULL,
+	    .features =
+	        r->constraints && *r->constraints ? xstrdup(r->constraints) : NULL,
 	};
 	if (j->submit > j->start)
 		j->submit =

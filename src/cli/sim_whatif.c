@@ -9,6 +9,9 @@
 #include "cli/sim_history.h"
 #include "cli/sim_whatif.h"
 #include "common/conf.h"
+#include "common/constraint.h"
+#include "cli/sim_whatif_nodes.h"
+#include "common/schedparams.h"
 #include "sched/replay.h"
 #include "common/common.h"
 
@@ -30,9 +33,17 @@ struct figures {
 
 struct whatif {
 	const struct conf *conf;
-	int *part_pool;      /* per conf partition: its pool */
-	uint64_t *pool_cpus; /* per pool */
-	int npools;
+	struct sched_node *nodes; /* [conf->node_count] */
+	struct sched_group *groups;
+	uint32_t *members; /* all partitions' node indexes, end to end */
+	uint32_t *part_factor, *part_tier;
+	struct wn_cluster cluster;
+	/* the node masks of the jobs' distinct --constraint strings */
+	const char **mask_key; /* borrowed from the history */
+	uint8_t **mask;
+	size_t nmasks;
+	struct wn_opts opts;
+	struct wn_stats stats;
 	struct wjob *w;
 	size_t n;
 	size_t no_part, too_big; /* left out */
@@ -42,78 +53,92 @@ struct whatif {
 	int64_t tolerance;
 };
 
-static int find_root(int *up, int i)
-{
-	while (up[i] != i)
-		i = up[i] = up[up[i]];
-	return i;
-}
-
-/* Partitions sharing a node share a pool: union-find over the nodes'
- * first partition. */
-static void pools_build(struct whatif *wf)
+/* The configured nodes and partitions as the passes see them, and the
+ * scheduler's parameters. */
+static void cluster_build(struct whatif *wf)
 {
 	const struct conf *c = wf->conf;
-	int *node_part = xmalloc((c->node_count ? c->node_count : 1) * sizeof(int));
-	int *up = xmalloc((c->part_count ? c->part_count : 1) * sizeof(int));
-	int *root_pool = xmalloc((c->part_count ? c->part_count : 1) * sizeof(int));
-	uint8_t *seen = xcalloc(c->node_count ? c->node_count : 1, 1);
+	struct sched_params sp;
+	size_t total = 0, m = 0;
+	uint32_t max_factor = 0;
+	uint64_t cpus = 0;
+	int type;
 
-	for (size_t i = 0; i < c->node_count; i++)
-		node_part[i] = -1;
+	wf->nodes = xcalloc(c->node_count + 1, sizeof(*wf->nodes));
+	for (size_t k = 0; k < c->node_count; k++) {
+		wf->nodes[k] = (struct sched_node){.cpus = c->nodes[k].cpus,
+		                                   .mem = c->nodes[k].real_memory,
+		                                   .usable = 1,
+		                                   .weight = c->nodes[k].weight};
+		cpus += c->nodes[k].cpus;
+	}
 	for (size_t p = 0; p < c->part_count; p++)
-		up[p] = (int)p;
+		total += c->parts[p].node_count;
+	wf->members = xcalloc(total + 1, sizeof(*wf->members));
+	wf->groups = xcalloc(c->part_count + 1, sizeof(*wf->groups));
+	wf->part_factor = xcalloc(c->part_count + 1, sizeof(uint32_t));
+	wf->part_tier = xcalloc(c->part_count + 1, sizeof(uint32_t));
 	for (size_t p = 0; p < c->part_count; p++) {
+		size_t first = m;
+
 		for (size_t k = 0; k < c->parts[p].node_count; k++) {
 			const struct conf_node *cn =
 			    conf_node_find(c, c->parts[p].node_names[k]);
-			size_t ni;
-
-			if (!cn)
-				continue;
-			ni = (size_t)(cn - c->nodes);
-			if (node_part[ni] < 0)
-				node_part[ni] = (int)p;
-			else
-				up[find_root(up, (int)p)] = find_root(up, node_part[ni]);
+			if (cn)
+				wf->members[m++] = (uint32_t)(cn - c->nodes);
 		}
+		wf->groups[p] = (struct sched_group){&wf->members[first], m - first};
+		wf->part_factor[p] = c->parts[p].priority_job_factor;
+		wf->part_tier[p] = c->parts[p].priority_tier;
+		if (c->parts[p].priority_job_factor > max_factor)
+			max_factor = c->parts[p].priority_job_factor;
 	}
-	wf->part_pool = xmalloc((c->part_count ? c->part_count : 1) * sizeof(int));
-	wf->pool_cpus = xcalloc(c->part_count ? c->part_count : 1, sizeof(uint64_t));
-	for (size_t p = 0; p < c->part_count; p++)
-		root_pool[p] = -1;
-	for (size_t p = 0; p < c->part_count; p++) {
-		int r = find_root(up, (int)p);
-		if (root_pool[r] < 0)
-			root_pool[r] = wf->npools++;
-		wf->part_pool[p] = root_pool[r];
-	}
-	for (size_t ni = 0; ni < c->node_count; ni++) {
-		if (node_part[ni] < 0 || seen[ni])
-			continue;
-		seen[ni] = 1;
-		wf->pool_cpus[wf->part_pool[find_root(up, node_part[ni])]] +=
-		    c->nodes[ni].cpus;
-	}
-	free(node_part);
-	free(up);
-	free(root_pool);
-	free(seen);
+	wf->cluster = (struct wn_cluster){.nodes = wf->nodes,
+	                                  .nnodes = c->node_count,
+	                                  .parts = wf->groups,
+	                                  .nparts = c->part_count,
+	                                  .part_factor = wf->part_factor,
+	                                  .part_tier = wf->part_tier,
+	                                  .mem_consumable = conf_mem_consumable(c)};
+	sched_params_parse(c->scheduler_params, &sp);
+	type = priority_type_parse(c->priority_type);
+	wf->opts = (struct wn_opts){
+	    .prio = {.type = type < 0 ? PRIORITY_BASIC : (enum priority_type)type,
+	             .weight_age = c->prio_weight_age,
+	             .weight_job_size = c->prio_weight_job_size,
+	             .weight_partition = c->prio_weight_partition,
+	             .max_age = c->prio_max_age * 60,
+	             .favor_small = c->prio_favor_small,
+	             .cluster_cpus = (uint32_t)cpus,
+	             .cluster_nodes = (uint32_t)c->node_count,
+	             .max_part_job_factor = max_factor},
+	    .backfill =
+	        !c->scheduler_type || !strcmp(c->scheduler_type, "sched/backfill"),
+	    .bf_interval = sp.bf_interval,
+	    .bf_max_job_test = sp.bf_max_job_test,
+	    .bf_window = (int64_t)sp.bf_window * 60,
+	    .bf_resolution = sp.bf_resolution,
+	    .bf_predict = sp.bf_predict};
 }
 
-static uint64_t part_cpus(const struct conf *c, const struct conf_part *p)
+static int memchr_u32(const uint32_t *a, size_t n, uint32_t v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] == v)
+			return 1;
+	return 0;
+}
+
+static uint64_t part_cpus(const struct whatif *wf, size_t p)
 {
 	uint64_t cpus = 0;
 
-	for (size_t k = 0; k < p->node_count; k++) {
-		const struct conf_node *cn = conf_node_find(c, p->node_names[k]);
-		if (cn)
-			cpus += cn->cpus;
-	}
+	for (size_t k = 0; k < wf->groups[p].count; k++)
+		cpus += wf->nodes[wf->groups[p].members[k]].cpus;
 	return cpus;
 }
 
-/* Which pool each job goes to; -1 (counted) when none can take it. */
+/* Which jobs are replayed; the others (counted) have pool -1. */
 static void jobs_assign(struct whatif *wf, const struct sim_history *h)
 {
 	wf->w = xcalloc(h->n ? h->n : 1, sizeof(*wf->w));
@@ -122,6 +147,7 @@ static void jobs_assign(struct whatif *wf, const struct sim_history *h)
 		const struct conf_part *p =
 		    conf_part_find(wf->conf, h->jobs[i].partition);
 		struct wjob *w = &wf->w[i];
+		size_t pi;
 
 		w->h = &h->jobs[i];
 		w->pool = -1;
@@ -129,58 +155,118 @@ static void jobs_assign(struct whatif *wf, const struct sim_history *h)
 			wf->no_part++;
 			continue;
 		}
-		w->pool = wf->part_pool[p - wf->conf->parts];
-		if (h->jobs[i].cpus > wf->pool_cpus[w->pool]) {
+		pi = (size_t)(p - wf->conf->parts);
+		w->pool = (int)pi;
+		if (h->jobs[i].cpus > part_cpus(wf, pi) ||
+		    h->jobs[i].nodes > wf->groups[pi].count) {
 			w->pool = -1;
 			wf->too_big++;
 		}
 	}
 }
 
-/* Replay each pool's jobs.  0 or -1 (printed). */
-static int pools_replay(struct whatif *wf)
+/* The nodes whose Features= satisfy the constraint spec (borrowed), shared
+ * by every job that asks the same; NULL: any node (an expression rotactld
+ * would have refused is not held against the job). */
+static const uint8_t *features_mask(struct whatif *wf, const char *spec)
 {
-	struct replay_job *rj = xcalloc(wf->n ? wf->n : 1, sizeof(*rj));
+	struct rota_error err = {{0}};
+	struct constraint *ct = NULL;
+	uint8_t *m;
+
+	if (!spec)
+		return NULL;
+	for (size_t i = 0; i < wf->nmasks; i++)
+		if (!strcmp(wf->mask_key[i], spec))
+			return wf->mask[i];
+	if (constraint_parse(spec, &ct, &err) < 0)
+		return NULL;
+	m = xcalloc(wf->conf->node_count + 1, 1);
+	for (size_t k = 0; k < wf->conf->node_count; k++)
+		m[k] = (uint8_t)constraint_match_any(ct, wf->conf->nodes[k].features);
+	constraint_destroy(ct);
+	wf->mask_key = xrealloc(wf->mask_key, (wf->nmasks + 1) * sizeof(*wf->mask_key));
+	wf->mask = xrealloc(wf->mask, (wf->nmasks + 1) * sizeof(*wf->mask));
+	wf->mask_key[wf->nmasks] = spec;
+	wf->mask[wf->nmasks++] = m;
+	return m;
+}
+
+/* Users numbered for the predictor: ids[i] for jobs[i], equal names equal
+ * numbers. */
+static const struct wjob *user_sort_jobs; /* qsort has no context */
+
+static int user_cmp(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return strcmp(user_sort_jobs[x].h->user, user_sort_jobs[y].h->user);
+}
+
+static int64_t *users_number(const struct whatif *wf)
+{
+	int64_t *ids = xcalloc(wf->n + 1, sizeof(*ids));
+	size_t *ix = xcalloc(wf->n + 1, sizeof(*ix));
+	int64_t next = -1;
+
+	for (size_t i = 0; i < wf->n; i++)
+		ix[i] = i;
+	user_sort_jobs = wf->w;
+	qsort(ix, wf->n, sizeof(*ix), user_cmp);
+	for (size_t k = 0; k < wf->n; k++) {
+		if (!k || strcmp(wf->w[ix[k]].h->user, wf->w[ix[k - 1]].h->user))
+			next++;
+		ids[ix[k]] = next;
+	}
+	free(ix);
+	return ids;
+}
+
+/* Replay the jobs on the nodes.  0 or -1 (printed). */
+static int jobs_replay(struct whatif *wf)
+{
+	struct wn_job *wj = xcalloc(wf->n ? wf->n : 1, sizeof(*wj));
 	size_t *idx = xcalloc(wf->n ? wf->n : 1, sizeof(*idx));
+	int64_t *user = users_number(wf);
+	size_t m = 0;
 	int rc = 0;
 
-	for (int pool = 0; pool < wf->npools && !rc; pool++) {
-		struct rota_error err = {{0}};
-		struct replay_opts ro = {.procs = (int64_t)wf->pool_cpus[pool],
-		                         .policy = POLICY_CONTROLLER,
-		                         .estimates = PREDICT_REQUESTED};
-		struct replay_stats st;
-		size_t m = 0;
+	for (size_t i = 0; i < wf->n; i++) {
+		const struct sim_hjob *j = wf->w[i].h;
+		int64_t run = j->end - j->start;
 
-		for (size_t i = 0; i < wf->n; i++) {
-			const struct sim_hjob *j = wf->w[i].h;
-			int64_t run = j->end - j->start;
-
-			if (wf->w[i].pool != pool)
-				continue;
-			run = run > 0 ? run : 1;
-			rj[m] = (struct replay_job){
-			    .id = j->order, /* the queue order's tie-break */
-			    .submit = j->submit,
-			    .run = run,
-			    .req = j->limit > 0 ? j->limit : run,
-			    .user = -1,
-			    .procs = j->cpus,
-			};
-			idx[m++] = i;
-		}
-		if (!m)
+		if (wf->w[i].pool < 0)
 			continue;
-		if (replay_run(&ro, rj, m, &st, &err) < 0) {
-			fprintf(stderr, "rota sim: error: %s\n", err.text);
-			rc = -1;
-			break;
-		}
-		for (size_t k = 0; k < m; k++)
-			wf->w[idx[k]].sim_start = rj[k].start;
+		run = run > 0 ? run : 1;
+		wj[m] = (struct wn_job){.id = j->id,
+		                        .order = j->order,
+		                        .submit = j->submit,
+		                        .run = run,
+		                        .limit = j->limit,
+		                        .part = (uint32_t)wf->w[i].pool,
+		                        .cpus = j->cpus ? j->cpus : 1,
+		                        .nodes = j->nodes,
+		                        .mask = features_mask(wf, j->features),
+		                        .mem_per_node = j->mem_per_node,
+		                        .mem_per_cpu = j->mem_per_cpu,
+		                        .exclusive = j->exclusive,
+		                        .user = user[i]};
+		idx[m++] = i;
 	}
-	free(rj);
+	if (wn_replay(&wf->cluster, &wf->opts, wj, m, &wf->stats) < 0) {
+		fprintf(stderr, "rota sim: error: out of memory\n");
+		rc = -1;
+	}
+	for (size_t k = 0; k < m && !rc; k++) {
+		wf->w[idx[k]].sim_start = wj[k].start;
+		if (wj[k].start < 0) { /* it fits no node set of its partition */
+			wf->w[idx[k]].pool = -1;
+			wf->too_big++;
+		}
+	}
+	free(wj);
 	free(idx);
+	free(user);
 	return rc;
 }
 
@@ -233,11 +319,16 @@ static void figures_build(struct whatif *wf)
 	wf->parts = xcalloc(c->part_count ? c->part_count : 1, sizeof(*wf->parts));
 	for (size_t p = 0; p < c->part_count; p++) {
 		wf->parts[p].name = c->parts[p].name;
-		wf->parts[p].cpus = part_cpus(c, &c->parts[p]);
+		wf->parts[p].cpus = part_cpus(wf, p);
 	}
 	wf->all.name = "all";
-	for (int pool = 0; pool < wf->npools; pool++)
-		wf->all.cpus += wf->pool_cpus[pool];
+	for (size_t k = 0; k < c->node_count; k++) /* the nodes of some partition */
+		for (size_t p = 0; p < c->part_count; p++)
+			if (memchr_u32(wf->groups[p].members, wf->groups[p].count,
+			               (uint32_t)k)) {
+				wf->all.cpus += wf->nodes[k].cpus;
+				break;
+			}
 	for (size_t i = 0; i < wf->n; i++) {
 		const struct wjob *w = &wf->w[i];
 		const struct sim_hjob *j = w->h;
@@ -344,6 +435,28 @@ static json_t *wjob_json(const struct wjob *w)
 	return o;
 }
 
+/* What the replay modelled of the configuration's scheduler. */
+static json_t *scheduler_json(const struct whatif *wf)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "nodes", json_integer((json_int_t)wf->conf->node_count));
+	json_object_set_new(o, "priority",
+	                    json_string(wf->opts.prio.type == PRIORITY_MULTIFACTOR
+	                                    ? "multifactor"
+	                                    : "basic"));
+	json_object_set_new(o, "backfill", json_boolean(wf->opts.backfill));
+	json_object_set_new(o, "bf_interval", json_integer(wf->opts.bf_interval));
+	json_object_set_new(o, "bf_window", json_integer(wf->opts.bf_window));
+	json_object_set_new(o, "bf_resolution", json_integer(wf->opts.bf_resolution));
+	json_object_set_new(o, "bf_max_job_test", json_integer(wf->opts.bf_max_job_test));
+	json_object_set_new(o, "bf_estimate",
+	                    json_string(wf->opts.bf_predict ? "predict" : "requested"));
+	json_object_set_new(o, "passes", json_integer((json_int_t)wf->stats.passes));
+	json_object_set_new(o, "bf_runs", json_integer((json_int_t)wf->stats.bf_runs));
+	return o;
+}
+
 static void print_json(const struct sim_whatif_opts *o, const struct whatif *wf,
                        const struct sim_history *h, const struct moved *mv)
 {
@@ -353,6 +466,7 @@ static void print_json(const struct sim_whatif_opts *o, const struct whatif *wf,
 	json_object_set_new(j, "source", json_string(o->source));
 	json_object_set_new(j, "conf", json_string(o->conf_path));
 	json_object_set_new(j, "policy", json_string("controller"));
+	json_object_set_new(j, "scheduler", scheduler_json(wf));
 	json_object_set_new(j, "jobs", json_integer((json_int_t)wf->all.jobs));
 	json_object_set_new(j, "unfinished", json_integer((json_int_t)h->unfinished));
 	json_object_set_new(j, "no_partition", json_integer((json_int_t)wf->no_part));
@@ -406,8 +520,22 @@ static void print_plain(const struct sim_whatif_opts *o, const struct whatif *wf
 {
 	printf("history:          %s\n", o->source);
 	printf("configuration:    %s\n", o->conf_path);
-	printf("policy:           controller (rotactld's pass and backfill, "
-	       "planning with time limits)\n");
+	printf("policy:           controller (rotactld's pass and backfill) on "
+	       "%zu nodes\n",
+	       wf->conf->node_count);
+	printf("priority:         %s\n",
+	       wf->opts.prio.type == PRIORITY_MULTIFACTOR
+	           ? "multifactor (age, job size, partition; no fairshare, no QOS)"
+	           : "basic (first come, first served)");
+	if (wf->opts.backfill)
+		printf("backfill:         every %" PRIu32 " s (bf_interval), "
+		       "bf_window=%" PRId64 " min, bf_resolution=%" PRId64
+		       " s, bf_max_job_test=%" PRIu32 ", bf_estimate=%s; %zu runs\n",
+		       wf->opts.bf_interval, wf->opts.bf_window / 60,
+		       wf->opts.bf_resolution, wf->opts.bf_max_job_test,
+		       wf->opts.bf_predict ? "predict" : "requested", wf->stats.bf_runs);
+	else
+		printf("backfill:         none (SchedulerType is not sched/backfill)\n");
 	printf("jobs:             %zu replayed (left out: %zu unfinished, %zu of "
 	       "unknown partitions, %zu too large)\n",
 	       wf->all.jobs, h->unfinished, wf->no_part, wf->too_big);
@@ -441,9 +569,9 @@ int sim_whatif_run(const struct sim_whatif_opts *o, const struct sim_history *h,
 	struct moved mv = {0};
 	int rc = 1;
 
-	pools_build(&wf);
+	cluster_build(&wf);
 	jobs_assign(&wf, h);
-	if (pools_replay(&wf) < 0)
+	if (jobs_replay(&wf) < 0)
 		goto out;
 	figures_build(&wf);
 	moved_build(&wf, o->tolerance, &mv);
@@ -454,8 +582,15 @@ int sim_whatif_run(const struct sim_whatif_opts *o, const struct sim_history *h,
 	rc = 0;
 out:
 	free(mv.list);
-	free(wf.part_pool);
-	free(wf.pool_cpus);
+	free(wf.nodes);
+	free(wf.groups);
+	free(wf.members);
+	free(wf.part_factor);
+	free(wf.part_tier);
+	for (size_t i = 0; i < wf.nmasks; i++)
+		free(wf.mask[i]);
+	free(wf.mask);
+	free(wf.mask_key);
 	free(wf.w);
 	free(wf.parts);
 	free(wf.accts);

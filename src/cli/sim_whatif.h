@@ -4,15 +4,25 @@
  * slowdown and utilization, real and replayed, and the jobs that would have
  * started earlier or later than they did.
  *
- * DESIGN: the scheduler is rotactld's own pass and backfill
- * (POLICY_CONTROLLER, sched/replay.h) planning with the jobs' time limits, in
- * (eligible time, job id) order, an array's tasks in task order.
- * Partitions that share nodes form one pool (the CPUs of all their nodes); a
- * pool is replayed on its own, so disjoint partitions are modelled exactly
- * and overlapping ones as their union.  A
- * job runs for as long as it really ran, on as many CPUs as it really got.
- * Jobs of a partition the configuration lacks, or larger than its pool, are
- * left out and counted.
+ * DESIGN: the scheduler is rotactld's own main pass and backfill run
+ * (sched/pass.h, sched/bf_run.h) on the configured nodes, each with its CPUs
+ * and weight, the partitions as their node lists, so partitions that share
+ * nodes compete for them (sim_whatif_nodes.h: the engine).  The queue is in
+ * the configuration's priority order: PriorityTier, then priority/basic
+ * (eligible time, job id; an array's tasks in task order) or
+ * priority/multifactor's age, job size and partition factors (no fairshare,
+ * no QOS: the history does not carry them).  The backfill run comes every
+ * bf_interval seconds (SchedulerParameters; bf_window, bf_resolution and
+ * bf_max_job_test too), the main pass at every submission and completion.
+ * A job asks for as many CPUs on as many nodes as it really got, runs for
+ * as long as it really ran, and the passes plan with its time limit.
+ * Where the journal gives them, the job's --constraint (on the nodes'
+ * Features=), memory (where SelectTypeParameters counts it) and
+ * --exclusive are honoured; accounting carries the constraint only.
+ * bf_estimate=predict plans with the user's last runtimes in the replay
+ * (predict.h).  GRES and --nodelist are not modelled.  Jobs of a partition
+ * the configuration lacks, or that no node set of their partition can hold,
+ * are left out and counted.
  */
 #ifndef ROTA_CLI_SIM_WHATIF_H
 #define ROTA_CLI_SIM_WHATIF_H

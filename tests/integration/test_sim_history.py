@@ -20,6 +20,12 @@ Jobs, in submit order (CPUs, time limit in minutes, runtime in seconds):
   D 3 3 4, E 3 3 2, F 4 2 2, G 4 2 3, H 4 1 2: in order after B
   then an array of ARRAY_TASKS tasks of 4 CPUs, 1 minute, 3 s: its tasks
   queue in task order (the last task keeps the array's job id)
+
+The replay is then run under changed configurations (a node fewer, no
+backfill, PriorityWeightJobSize) and the jobs must move as each change
+implies; a second cluster, where one node of two has a feature, checks that
+jobs asking for it are replayed on that node only (from the journal and
+from accounting).
 """
 import json
 import re
@@ -96,6 +102,10 @@ def starts(report, ids):
 def test_replay_under_own_conf_keeps_the_real_start_order(hcluster, history):
     r = whatif_json(hcluster)
     assert r["jobs"] == NJOBS
+    sch = r["scheduler"]  # what was modelled: the cluster's own settings
+    assert sch["nodes"] == 3 and sch["priority"] == "basic" and sch["backfill"]
+    assert sch["bf_interval"] == 1 and sch["bf_resolution"] == 1
+    assert sch["bf_window"] == 1440 * 60 and sch["bf_max_job_test"] == 500
     assert r["unfinished"] == 0 and r["too_large"] == 0 and r["no_partition"] == 0
     s = starts(r, history)
     # the backfill happened for real and in the replay: C before B
@@ -209,3 +219,114 @@ def test_from_accounting_replays_the_same_history(hcluster, history):
                       "now-3600", "--json"], timeout=120)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["jobs"] == 0
+
+
+def _conf_with(hcluster, tmp_path, extra):
+    """The cluster's slurm.conf with the lines extra appended (a key set
+    twice: the last one wins)."""
+    conf = tmp_path / "slurm.conf"
+    conf.write_text(open(hcluster.conf_path).read() + extra)
+    return str(conf)
+
+
+def test_replay_without_backfill_delays_c(hcluster, history, tmp_path):
+    """C only ever starts by backfill: under sched/builtin it waits for A's
+    end, and the main pass starts it then.  (A longer bf_interval does not
+    move it: the replay's first backfill run is at the first submission, as
+    a controller's whose last run is long past; the unit tests check
+    bf_interval.)"""
+    same = whatif_json(hcluster)
+    conf = _conf_with(hcluster, tmp_path, "SchedulerType=sched/builtin\n")
+    r = whatif_json(hcluster, "--conf", conf)
+    assert not r["scheduler"]["backfill"] and r["scheduler"]["bf_runs"] == 0
+    assert same["scheduler"]["bf_runs"] >= 1
+    assert r["jobs"] == NJOBS
+    s, s0 = starts(r, history), starts(same, history)
+    assert s0["C"][1] < s0["A"][1] + 6  # beside A, under the real bf_interval
+    assert s["C"][1] >= s["A"][1] + 6, s  # after A, without backfill
+    moved = {t["job_id"]: t["delta"] for t in r["moved"]["top"]}
+    assert moved.get(history["C"], 0) >= 4, r["moved"]
+    assert r["moved"]["later"] > same["moved"]["later"]
+
+
+def test_replay_with_a_job_size_weight_puts_large_jobs_first(hcluster, history, tmp_path):
+    """D and E (3 CPUs) queued before F, G, H (4 CPUs); PriorityWeightJobSize
+    puts the larger ones first, so D and E start later, F earlier."""
+    conf = _conf_with(hcluster, tmp_path, "PriorityType=priority/multifactor\n"
+                      "PriorityWeightJobSize=1000\nPriorityWeightAge=0\n")
+    r = whatif_json(hcluster, "--conf", conf)
+    same = whatif_json(hcluster)
+    s, s0 = starts(r, history), starts(same, history)
+    assert s0["D"][1] < s0["F"][1] and s0["E"][1] < s0["F"][1], s0  # FIFO
+    for big in ("F", "G", "H"):
+        for small in ("D", "E"):
+            assert s[big][1] < s[small][1], (big, small, s)
+    assert s["F"][1] < s["F"][0] - ORDER_SLACK, s  # earlier than it was
+    assert s["D"][1] > s["D"][0] + ORDER_SLACK, s  # later than it was
+    assert r["moved"]["earlier"] >= 1 and r["moved"]["later"] >= 2, r["moved"]
+    assert r["scheduler"]["priority"] == "multifactor"
+    out = whatif(hcluster, "--conf", conf, "--top", "20")
+    assert re.search(r"^priority: +multifactor", out, re.M), out
+    assert re.search(rf"^  JobId={history['D']} later by \d+ s", out, re.M), out
+    assert re.search(rf"^  JobId={history['F']} earlier by \d+ s", out, re.M), out
+
+
+def _features(path):
+    """node02 alone has the feature `fast`."""
+    text = open(path).read()
+    m = re.search(r"^NodeName=node\[01-02\] (.*)Port=\[(\d+)-(\d+)\](.*)$", text, re.M)
+    assert m, text
+    mid, p, rest = m.group(1), int(m.group(2)), m.group(4)
+    text = text.replace(m.group(0), f"NodeName=node01 {mid}Port={p}{rest}\n"
+                        f"NodeName=node02 {mid}Port={p + 1}{rest} Features=fast")
+    text = text.replace("Nodes=node[01-02]", "Nodes=node01,node02")
+    text += "SchedulerParameters=bf_interval=1,bf_resolution=1\n"
+    with open(path, "w") as f:
+        f.write(text)
+
+
+@pytest.fixture(scope="module")
+def fcluster():
+    yield from module_cluster_with(_features, ("--nodes", "2", "--cpus", "2",
+                                               "--mem", "4096"))
+
+
+def test_replay_honours_features(fcluster, tmp_path):
+    """X and Y ask for `fast` (node02 only): Y waits for X though node01 is
+    idle, really and in the replay (a CPU pool would start it at once);
+    with node01 `fast` too, the replay starts Y at once: earlier."""
+    c = fcluster
+    c.work = tmp_path
+    ids = {}
+    for name, args in (("X", ("-C", "fast", "-n", "2", "--wrap", "sleep 5")),
+                       ("Y", ("-C", "fast", "-n", "1", "--wrap", "sleep 2")),
+                       ("Z", ("-n", "1", "--wrap", "sleep 1"))):
+        ids[name] = c.sbatch("-t", "2", "-o", "/dev/null", "-J", name, *args, cwd=tmp_path)
+    for jid in ids.values():
+        assert c.wait_job(jid, timeout=120) == "COMPLETED"
+    r = whatif_json(c)
+    by_id = {j["job_id"]: (j["real_start"], j["sim_start"]) for j in r["replayed"]}
+    s = {n: by_id[i] for n, i in ids.items()}
+    assert s["Y"][0] >= s["X"][0] + 4, s  # what happened
+    assert s["Y"][1] >= s["X"][1] + 5, s  # the replay: after X's end
+    assert s["Z"][1] <= s["X"][1] + 1, s  # node01 took Z at once
+    assert abs(s["Y"][1] - s["Y"][0]) <= 3 * ORDER_SLACK, s
+    conf = tmp_path / "slurm.conf"
+    conf.write_text(re.sub(r"^(NodeName=node01 .*)$", r"\1 Features=fast",
+                           open(c.conf_path).read(), flags=re.M))
+    r = whatif_json(c, "--conf", str(conf))
+    by_id = {j["job_id"]: j for j in r["replayed"]}
+    y = by_id[ids["Y"]]
+    assert y["sim_start"] <= s["X"][1] + 1, y
+    assert r["moved"]["earlier"] >= 1
+    assert any(t["job_id"] == ids["Y"] and t["delta"] <= -4 for t in r["moved"]["top"])
+    # accounting keeps the constraint too: the same wait for Y
+    def from_acct():
+        p = c.run(["rota", "sim", "--from-accounting", "-S", "now-3600", "--json"],
+                  timeout=120)
+        assert p.returncode == 0, p.stderr
+        return json.loads(p.stdout)
+    acct = c.wait_for(lambda: (lambda a: a["jobs"] == 3 and a)(from_acct()),
+                      what="the jobs in accounting")
+    by_id = {j["job_id"]: j["sim_start"] for j in acct["replayed"]}
+    assert by_id[ids["Y"]] >= by_id[ids["X"]] + 5, acct
