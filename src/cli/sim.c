@@ -81,9 +81,13 @@ static void sim_usage(FILE *f)
 	    "                       controller (rotactld's backfill: conservative\n"
 	    "                       on one-processor nodes; slower);\n"
 	    "                       easy-pred and easy++ are easy and easy-sjbf\n"
-	    "                       with --estimates user-mean2; best (recommended)\n"
-	    "                       is easy-sjbf with --estimates learned\n"
-	    "                       --correction requested\n"
+	    "                       with --estimates user-mean2; easy-saf, easy-sjf,\n"
+	    "                       easy-wfp3, easy-unicef, easy-f1, easy-saf-aged:\n"
+	    "                       EASY with the queue ordered by a priority from\n"
+	    "                       the estimates (see policy.h); best (recommended)\n"
+	    "                       is easy-saf-aged with --estimates learned\n"
+	    "                       --correction requested; best-sjbf the same with\n"
+	    "                       easy-sjbf (best before 2026-12-03)\n"
 	    "  -e, --estimates E    what the scheduler plans with: requested (the\n"
 	    "                       user's requested time, default), exact (the real\n"
 	    "                       runtime), user-mean2 (mean of the user's last two\n"
@@ -128,8 +132,8 @@ static void sim_usage(FILE *f)
 
 /* Policies that also choose the estimates (and the correction, unless
  * --correction is given): EASY planning with predictions.  "best" is the one
- * doc/sim-results.md recommends, what rotactld runs with
- * SchedulerParameters=bf_estimate=learned. */
+ * doc/sim-results.md recommends; rotactld plans with its estimates under
+ * SchedulerParameters=bf_estimate=learned, in its own queue order. */
 static const struct {
 	const char *name;
 	enum policy_kind policy;
@@ -138,7 +142,8 @@ static const struct {
 } predicting[] = {
     {"easy-pred", POLICY_EASY, PREDICT_USER_MEAN2, PREDICT_CORRECT_DOUBLE},
     {"easy++", POLICY_EASY_SJBF, PREDICT_USER_MEAN2, PREDICT_CORRECT_DOUBLE},
-    {"best", POLICY_EASY_SJBF, PREDICT_LEARNED, PREDICT_CORRECT_REQUESTED},
+    {"best", POLICY_EASY_SAF_AGED, PREDICT_LEARNED, PREDICT_CORRECT_REQUESTED},
+    {"best-sjbf", POLICY_EASY_SJBF, PREDICT_LEARNED, PREDICT_CORRECT_REQUESTED},
 };
 
 static int parse_policy(const char *s, struct sim_opts *o)

@@ -51,8 +51,8 @@ struct sched_params {
 
 /* SchedulerParameters bf_estimate: what the backfill plan takes for a job's
  * runtime.  "predict" (or "user-mean2"): the mean of the user's last two
- * runtimes; "learned" (or "best", what `rota sim --policy best` replays):
- * the on-line learned predictor with the requested-time correction
+ * runtimes; "learned" (or "best": the estimates `rota sim --policy best`
+ * plans with): the on-line learned predictor with the requested-time correction
  * (src/sched/predict.h).  Anything else: the time limit. */
 enum bf_estimate {
 	BF_ESTIMATE_LIMIT,

@@ -17,8 +17,8 @@
  *
  * Expected ends are start + time limit, or with SchedulerParameters
  * bf_estimate=predict the user's recent runtimes (src/sched/predict.h), or with
- * bf_estimate=learned the learned model's estimate (what `rota sim --policy
- * best` replays), capped by the limit: better plans, while jobs are still
+ * bf_estimate=learned the learned model's estimate (the estimates `rota sim
+ * --policy best` plans with), capped by the limit: better plans, while jobs are still
  * killed only at their limit.
  */
 #include <errno.h>

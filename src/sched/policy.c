@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sched/plan.h"
@@ -11,7 +12,11 @@ struct policy {
 	int scratch_valid;    /* scratch is what the previous pass left */
 	size_t *order;        /* backfill candidates in the order tried */
 	size_t order_cap;
-	struct sim_nodes *nodes; /* controller on real nodes; NULL: processors */
+	struct sim_nodes *nodes;   /* controller on real nodes; NULL: processors */
+	struct policy_job *sorted; /* priority kinds: the queue in priority order */
+	size_t *perm;              /* sorted[i] is queue[perm[i]] */
+	double *key;               /* [queue index] priority, lower first */
+	size_t sorted_cap;
 };
 
 static const char *const kind_names[] = {
@@ -20,6 +25,12 @@ static const char *const kind_names[] = {
     [POLICY_CONSERVATIVE] = "conservative",
     [POLICY_EASY_SJBF] = "easy-sjbf",
     [POLICY_CONTROLLER] = "controller",
+    [POLICY_EASY_SAF] = "easy-saf",
+    [POLICY_EASY_SJF] = "easy-sjf",
+    [POLICY_EASY_WFP3] = "easy-wfp3",
+    [POLICY_EASY_UNICEF] = "easy-unicef",
+    [POLICY_EASY_F1] = "easy-f1",
+    [POLICY_EASY_SAF_AGED] = "easy-saf-aged",
 };
 
 struct policy *policy_create(enum policy_kind kind, int64_t total)
@@ -43,6 +54,9 @@ void policy_destroy(struct policy *pol)
 		return;
 	plan_destroy(pol->scratch);
 	free(pol->order);
+	free(pol->sorted);
+	free(pol->perm);
+	free(pol->key);
 	free(pol);
 }
 
@@ -116,7 +130,7 @@ static int easy_order(struct policy *pol, const struct policy_job *queue, size_t
 	}
 	for (size_t i = 0; i < m; i++)
 		pol->order[i] = first + i;
-	if (pol->kind == POLICY_EASY_SJBF)
+	if (pol->kind != POLICY_EASY)
 		qsort_r(pol->order, m, sizeof(*pol->order), sjbf_cmp, (void *)queue);
 	return 0;
 }
@@ -209,6 +223,90 @@ static int conservative_pass(struct policy *pol, struct plan *running,
 	return started;
 }
 
+/* The priority of job at now, lower first (policy.h). */
+static double priority_key(enum policy_kind kind, const struct policy_job *job,
+                           int64_t now)
+{
+	double r = (double)job->est, n = (double)job->procs;
+	double w = now > job->submit ? (double)(now - job->submit) : 0;
+	double s = job->submit > 0 ? (double)job->submit : 0;
+
+	switch (kind) {
+	case POLICY_EASY_SJF:
+		return r;
+	case POLICY_EASY_WFP3:
+		return -pow(w / r, 3) * n;
+	case POLICY_EASY_UNICEF:
+		return -(w + 1) / (log2(n + 1) * r);
+	case POLICY_EASY_F1:
+		return log10(r) * n + 870.0 * log10(s + 1);
+	case POLICY_EASY_SAF_AGED:
+		/* aged jobs sort below any area, by submit time */
+		if (w > POLICY_AGE_WAIT ||
+		    (w + r) / (r > 10 ? r : 10) > POLICY_AGE_SLOWDOWN)
+			return -1e30 + s;
+		return r * n;
+	default:
+		return r * n;
+	}
+}
+
+static int key_cmp(const void *a, const void *b, void *ctx)
+{
+	const double *key = ctx;
+	size_t i = *(const size_t *)a, k = *(const size_t *)b;
+
+	if (key[i] != key[k])
+		return key[i] < key[k] ? -1 : 1;
+	return (i > k) - (i < k);
+}
+
+static int priority_reserve(struct policy *pol, size_t n)
+{
+	struct policy_job *s;
+	size_t *p;
+	double *k;
+
+	if (n <= pol->sorted_cap)
+		return 0;
+	if (!(s = realloc(pol->sorted, n * sizeof(*s))))
+		return -ENOMEM;
+	pol->sorted = s;
+	if (!(p = realloc(pol->perm, n * sizeof(*p))))
+		return -ENOMEM;
+	pol->perm = p;
+	if (!(k = realloc(pol->key, n * sizeof(*k))))
+		return -ENOMEM;
+	pol->key = k;
+	pol->sorted_cap = n;
+	return 0;
+}
+
+/* EASY on the queue in priority order, backfilling shortest first; the
+ * results go back to queue.  Every pass is a full one: priorities move with
+ * time, so pass->unchanged does not hold for the sorted order. */
+static int priority_pass(struct policy *pol, struct plan *running,
+                         const struct policy_pass *pass, struct policy_job *queue,
+                         size_t n)
+{
+	struct policy_pass all = {.now = pass->now};
+	int rc;
+
+	if ((rc = priority_reserve(pol, n)) < 0)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		pol->perm[i] = i;
+		pol->key[i] = priority_key(pol->kind, &queue[i], pass->now);
+	}
+	qsort_r(pol->perm, n, sizeof(*pol->perm), key_cmp, pol->key);
+	for (size_t i = 0; i < n; i++)
+		pol->sorted[i] = queue[pol->perm[i]];
+	rc = easy_pass(pol, running, &all, pol->sorted, n);
+	for (size_t i = 0; i < n; i++)
+		queue[pol->perm[i]] = pol->sorted[i];
+	return rc;
+}
+
 int policy_schedule(struct policy *pol, struct plan *running,
                     const struct policy_pass *pass, struct policy_job *queue, size_t n)
 {
@@ -239,6 +337,13 @@ int policy_schedule(struct policy *pol, struct plan *running,
 		return conservative_pass(pol, running, pass, queue, n);
 	case POLICY_CONTROLLER:
 		return policy_controller_pass(running, pol->nodes, pass, queue, n);
+	case POLICY_EASY_SAF:
+	case POLICY_EASY_SJF:
+	case POLICY_EASY_WFP3:
+	case POLICY_EASY_UNICEF:
+	case POLICY_EASY_F1:
+	case POLICY_EASY_SAF_AGED:
+		return priority_pass(pol, running, pass, queue, n);
 	}
 	return -EINVAL;
 }

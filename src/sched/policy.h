@@ -22,6 +22,20 @@
  *   POLICY_EASY_SJBF     EASY, but the backfill candidates are tried shortest
  *                        estimate first (Tsafrir, Etsion and Feitelson's EASY++
  *                        when the estimates are predictions).
+ *   POLICY_EASY_SAF      EASY with backfill shortest first (as EASY_SJBF), on
+ *   POLICY_EASY_SJF      the queue reordered at every pass by a priority from
+ *   POLICY_EASY_WFP3     the estimates: smallest area (est x procs) first,
+ *   POLICY_EASY_UNICEF   shortest first, Tang et al.'s WFP3 (wait/est)^3 x procs
+ *   POLICY_EASY_F1       and UNICEF wait / (log2(procs + 1) x est), largest
+ *                        first (IPDPS'09), Carastan-Santos and de Camargo's F1
+ *                        log10(est) x procs + 870 log10(submit), smallest
+ *                        first (SC'17).  The head of that order keeps EASY's
+ *                        reservation.
+ *   POLICY_EASY_SAF_AGED POLICY_EASY_SAF, but a job that has waited more than
+ *                        POLICY_AGE_WAIT, or whose slowdown so far (wait +
+ *                        est) / max(est, 10) exceeds POLICY_AGE_SLOWDOWN, goes
+ *                        before all others, oldest first: smallest area
+ *                        first without starving wide jobs.
  *   POLICY_CONTROLLER    what rotactld runs: its main pass (pass.h), then
  *                        its backfill run (bf_run.h), the same code, on
  *                        nodes of one processor each: every job in order
@@ -53,15 +67,24 @@ enum policy_kind {
 	POLICY_CONSERVATIVE,
 	POLICY_EASY_SJBF,
 	POLICY_CONTROLLER,
+	POLICY_EASY_SAF,
+	POLICY_EASY_SJF,
+	POLICY_EASY_WFP3,
+	POLICY_EASY_UNICEF,
+	POLICY_EASY_F1,
+	POLICY_EASY_SAF_AGED,
 };
 
-#define POLICY_NO_START INT64_MIN
+#define POLICY_NO_START     INT64_MIN
+#define POLICY_AGE_WAIT     (5 * 86400)
+#define POLICY_AGE_SLOWDOWN 500
 
 /* One pending job, in the caller's array. */
 struct policy_job {
 	uint64_t ref;   /* caller's: a job id or index, not read */
 	uint32_t procs; /* 1..plan_total(running) */
 	int64_t est;    /* estimated runtime, >= 1 */
+	int64_t submit; /* submit time: read by the priority orders only */
 	/* out, set by every pass: */
 	int64_t start; /* now if started, else the reserved start or POLICY_NO_START */
 	int started;   /* 0, or k when the pass started it k-th (1 first) */
@@ -74,7 +97,8 @@ struct policy;
 struct policy *policy_create(enum policy_kind kind, int64_t total);
 void policy_destroy(struct policy *pol); /* NULL is fine */
 
-/* "fcfs", "easy", "conservative", "easy-sjbf" <-> enum.  parse: 0 or -EINVAL. */
+/* "fcfs", "easy", "conservative", "easy-sjbf", "easy-saf", ... <-> enum.  parse: 0 or
+ * -EINVAL. */
 int policy_kind_parse(const char *name, enum policy_kind *ret_kind);
 const char *policy_kind_name(enum policy_kind kind);
 

@@ -171,8 +171,11 @@ static void on_submit(struct replay *r, size_t j)
 	                                                        .requested = job->req,
 	                                                        .actual = job->run,
 	                                                        .procs = job->procs});
-	r->queue[r->nq++] = (struct policy_job){
-	    .ref = j, .procs = job->procs, .est = r->est[j], .start = POLICY_NO_START};
+	r->queue[r->nq++] = (struct policy_job){.ref = j,
+	                                        .procs = job->procs,
+	                                        .est = r->est[j],
+	                                        .submit = job->submit,
+	                                        .start = POLICY_NO_START};
 }
 
 /* One pass at now; start what the policy starts and drop it from the queue. */

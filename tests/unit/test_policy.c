@@ -111,6 +111,28 @@ static void test_started_is_the_start_order(void **state)
 	assert_int_equal(q[2].started, 1);
 }
 
+/* 4 processors free, room for one of A (long) and B (short): EASY starts the
+ * first in queue order, EASY-SAF the smaller area, whose end gives A its
+ * reservation; EASY-SAF-aged lets A go first once it has waited too long. */
+static void test_priority_orders(void **state)
+{
+	struct policy_job q[] = {{.ref = 'A', .procs = 4, .est = 1000},
+	                         {.ref = 'B', .procs = 4, .est = 10}};
+
+	assert_int_equal(pass_at_0(POLICY_EASY, q, 2), 1);
+	assert_true(q[0].started && !q[1].started);
+	assert_int_equal(pass_at_0(POLICY_EASY_SAF, q, 2), 1);
+	assert_true(!q[0].started && q[1].started);
+	assert_int_equal(q[0].start, 10);
+	assert_int_equal(pass_at_0(POLICY_EASY_SAF_AGED, q, 2), 1);
+	assert_true(q[1].started); /* A has waited 0 s */
+	q[0].submit = -POLICY_AGE_WAIT - 1;
+	assert_int_equal(pass_at_0(POLICY_EASY_SAF_AGED, q, 2), 1);
+	assert_true(q[0].started && !q[1].started);
+	assert_int_equal(q[1].start, 100);
+	assert_int_equal(q[0].ref, 'A'); /* the queue keeps the caller's order */
+}
+
 static void test_fcfs_starts_in_order_until_blocked(void **state)
 {
 	struct policy_job q[] = {{.procs = 3, .est = 10},
@@ -142,6 +164,8 @@ static void test_kind_names(void **state)
 	assert_int_equal(k, POLICY_CONSERVATIVE);
 	assert_string_equal(policy_kind_name(POLICY_EASY), "easy");
 	assert_int_equal(policy_kind_parse("sjf", &k), -EINVAL);
+	assert_int_equal(policy_kind_parse("easy-saf-aged", &k), 0);
+	assert_int_equal(k, POLICY_EASY_SAF_AGED);
 	assert_int_equal(predict_kind_parse("user-mean2", &pk), 0);
 	assert_int_equal(pk, PREDICT_USER_MEAN2);
 	assert_int_equal(predict_kind_parse("oracle", &pk), -EINVAL);
@@ -449,6 +473,7 @@ int main(void)
 	    cmocka_unit_test(test_easy_never_delays_the_head),
 	    cmocka_unit_test(test_sjbf_tries_short_jobs_first),
 	    cmocka_unit_test(test_started_is_the_start_order),
+	    cmocka_unit_test(test_priority_orders),
 	    cmocka_unit_test(test_fcfs_starts_in_order_until_blocked),
 	    cmocka_unit_test(test_invalid_jobs),
 	    cmocka_unit_test(test_kind_names),
