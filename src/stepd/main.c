@@ -831,8 +831,16 @@ int stepd_main(int argc, char **argv, const struct stepd_given *given)
 
 		stepd_loop(&st);
 		flags = uncontain(&st);
-		io_finish(&st);
-		ctl_report(&st, step_status(&st), flags, NULL);
+		if (st.req->step_id == STEP_BATCH) {
+			io_finish(&st);
+			ctl_report(&st, step_status(&st), flags, NULL);
+		} else {
+			/* srun returns once the link closes: the step's end goes to
+			 * rotad first, so that what the job's script does next (its
+			 * next step, its exit) reaches the controller after it */
+			ctl_report(&st, step_status(&st), flags, NULL);
+			io_finish(&st);
+		}
 		log_info("JobId=%u StepId=%u done, status %u", st.req->job_id,
 		         st.req->step_id, step_status(&st));
 	}
