@@ -55,12 +55,16 @@ static void name_index_build(struct node_mgr *nm)
 	}
 }
 
+/* Node managers made by this process: each one's number (a reconfigure
+ * makes one while the old one still serves; tests make many). */
+static uint32_t generations;
+
 int node_mgr_create(struct ctld *ctld, struct node_mgr **ret)
 {
 	const struct conf *conf = ctld->conf;
 	struct node_mgr *nm = xcalloc(1, sizeof(*nm));
 
-	nm->gen = ctld->nodes ? ctld->nodes->gen + 1 : 1; /* reconfigure: the old one */
+	nm->gen = ++generations;
 	nm->count = conf->node_count;
 	nm->nodes = xcalloc(nm->count ? nm->count : 1, sizeof(struct node));
 	for (size_t i = 0; i < nm->count; i++) {
