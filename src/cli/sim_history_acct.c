@@ -80,6 +80,7 @@ int sim_history_from_accounting(int64_t start, int64_t end, struct sim_history *
 		        SIM_HISTORY_MAX_JOBS);
 		return 1;
 	}
-	qsort(h->jobs, h->n, sizeof(*h->jobs), hjob_cmp);
+	if (h->n) /* none in the period: no array to sort */
+		qsort(h->jobs, h->n, sizeof(*h->jobs), hjob_cmp);
 	return 0;
 }
