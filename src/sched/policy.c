@@ -223,6 +223,16 @@ static int conservative_pass(struct policy *pol, struct plan *running,
 	return started;
 }
 
+double policy_saf_aged_key(int64_t est, int64_t procs, int64_t submit, int64_t now)
+{
+	double r = (double)est, w = now > submit ? (double)(now - submit) : 0;
+
+	/* aged jobs sort below any area, by submit time */
+	if (w > POLICY_AGE_WAIT || (w + r) / (r > 10 ? r : 10) > POLICY_AGE_SLOWDOWN)
+		return -1e30 + (submit > 0 ? (double)submit : 0);
+	return r * (double)procs;
+}
+
 /* The priority of job at now, lower first (policy.h). */
 static double priority_key(enum policy_kind kind, const struct policy_job *job,
                            int64_t now)
@@ -241,11 +251,7 @@ static double priority_key(enum policy_kind kind, const struct policy_job *job,
 	case POLICY_EASY_F1:
 		return log10(r) * n + 870.0 * log10(s + 1);
 	case POLICY_EASY_SAF_AGED:
-		/* aged jobs sort below any area, by submit time */
-		if (w > POLICY_AGE_WAIT ||
-		    (w + r) / (r > 10 ? r : 10) > POLICY_AGE_SLOWDOWN)
-			return -1e30 + s;
-		return r * n;
+		return policy_saf_aged_key(job->est, job->procs, job->submit, now);
 	default:
 		return r * n;
 	}

@@ -92,6 +92,12 @@ struct policy_job {
 
 struct policy;
 
+/* POLICY_EASY_SAF_AGED's order at now, lower first: est x procs, or for an
+ * aged job (see above) a key below every area, earlier submits first.  The
+ * controller orders its queue by it under SchedulerParameters=sched_order=
+ * saf_aged (src/ctld/sched_pass.c). */
+double policy_saf_aged_key(int64_t est, int64_t procs, int64_t submit, int64_t now);
+
 /* A policy of this kind for a pool of `total` processors.  NULL on -ENOMEM.
  * Caller frees with policy_destroy(). */
 struct policy *policy_create(enum policy_kind kind, int64_t total);
