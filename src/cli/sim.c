@@ -23,6 +23,7 @@
 #include "cli/sim_history.h"
 #include "cli/sim_whatif.h"
 #include "common/conf.h"
+#include "common/schedparams.h"
 #include "sched/replay.h"
 #include "sched/topo.h"
 #include "sched/swf.h"
@@ -46,14 +47,17 @@ struct sim_opts {
 	uint32_t node_cpus;   /* --node-cpus, 1 */
 	int by_index;         /* --placement index */
 	/* what-if on this cluster's history (sim_whatif.h) */
-	const char *journal_dir; /* --from-journal STATE_DIR */
-	int from_acct;           /* --from-accounting */
-	const char *acct_start;  /* -S, --starttime (sacct's forms) */
-	const char *acct_end;    /* -E, --endtime */
-	const char *export_swf;  /* --export-swf FILE */
-	const char *conf_path;   /* --conf FILE; NULL: the cluster's own */
-	size_t top;              /* --top N moved jobs listed */
-	int64_t tolerance;       /* --tolerance S */
+	const char *journal_dir;  /* --from-journal STATE_DIR */
+	int from_acct;            /* --from-accounting */
+	const char *acct_start;   /* -S, --starttime (sacct's forms) */
+	const char *acct_end;     /* -E, --endtime */
+	const char *export_swf;   /* --export-swf FILE */
+	const char *conf_path;    /* --conf FILE; NULL: the cluster's own */
+	size_t top;               /* --top N moved jobs listed */
+	int64_t tolerance;        /* --tolerance S */
+	const char *sched_params; /* --scheduler-params (controller policy) */
+	uint32_t part_reserve;    /* from it: bf_job_part_count_reserve */
+	int saf_aged;             /* from it: sched_order=saf_aged */
 };
 
 struct sim_trace {
@@ -107,6 +111,12 @@ static void sim_usage(FILE *f)
 	    "                       (procs / C nodes; default 1)\n"
 	    "      --placement P    with --topology: switch (default) or index\n"
 	    "                       (as without a topology; leaves still counted)\n"
+	    "  -s, --scheduler-params S  with --policy controller: what rotactld\n"
+	    "                       does under SchedulerParameters=S:\n"
+	    "                       bf_job_part_count_reserve, sched_order and\n"
+	    "                       bf_estimate (for the estimates, unless\n"
+	    "                       --estimates is given); bf_estimate=best is\n"
+	    "                       --policy best's rule on the controller's passes\n"
 	    "\n"
 	    "       rota sim --from-journal STATE_DIR | --from-accounting [-S T] [-E T]\n"
 	    "                [--conf slurm.conf] [--json]\n"
@@ -163,6 +173,35 @@ static int parse_policy(const char *s, struct sim_opts *o)
 	return policy_kind_parse(s, &o->policy);
 }
 
+/* --scheduler-params: what rotactld's passes do under these
+ * SchedulerParameters, for --policy controller.  0 or -1 (printed). */
+static int sim_sched_params(struct sim_opts *o)
+{
+	struct sched_params sp;
+
+	if (o->policy != POLICY_CONTROLLER) {
+		fprintf(stderr, "rota sim: error: --scheduler-params goes with --policy "
+		                "controller\n");
+		return -1;
+	}
+	sched_params_parse(o->sched_params, &sp);
+	o->part_reserve = sp.bf_part_reserve;
+	o->saf_aged = sp.sched_order == SCHED_ORDER_SAF_AGED;
+	if (o->estimates_set)
+		return 0;
+	/* rotactld's estimates (src/ctld/backfill.c): corrected to the limit
+	 * when outlived for bf_estimate=learned (as --policy best); doubled
+	 * for predict (its predictor's own correction) */
+	if (sp.bf_predict == BF_ESTIMATE_LEARNED) {
+		o->estimates = PREDICT_LEARNED;
+		if (!o->correction_set)
+			o->correction = PREDICT_CORRECT_REQUESTED;
+	} else if (sp.bf_predict == BF_ESTIMATE_PREDICT) {
+		o->estimates = PREDICT_USER_MEAN2;
+	}
+	return 0;
+}
+
 /* 0 to run, 1 for --help (exit 0), -1 on a usage error (message printed). */
 static int sim_parse_args(int argc, char **argv, struct sim_opts *o)
 {
@@ -185,6 +224,7 @@ static int sim_parse_args(int argc, char **argv, struct sim_opts *o)
 	    {"conf", required_argument, NULL, 'f'},
 	    {"top", required_argument, NULL, 't'},
 	    {"tolerance", required_argument, NULL, 'O'},
+	    {"scheduler-params", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -193,7 +233,7 @@ static int sim_parse_args(int argc, char **argv, struct sim_opts *o)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:P:e:c:jo:nT:C:J:AS:E:X:f:t:h", lopts,
+	while ((c = getopt_long(argc, argv, "p:P:e:c:jo:nT:C:J:AS:E:X:f:t:s:h", lopts,
 	                        NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -275,6 +315,9 @@ static int sim_parse_args(int argc, char **argv, struct sim_opts *o)
 		case 'f':
 			o->conf_path = optarg;
 			break;
+		case 's':
+			o->sched_params = optarg;
+			break;
 		case 't':
 		case 'O': {
 			long long v;
@@ -306,6 +349,8 @@ static int sim_parse_args(int argc, char **argv, struct sim_opts *o)
 		    policy);
 		return -1;
 	}
+	if (o->sched_params && sim_sched_params(o) < 0)
+		return -1;
 	if ((o->acct_start || o->acct_end) && !o->from_acct) {
 		fprintf(stderr, "rota sim: error: -S and -E go with --from-accounting\n");
 		return -1;
@@ -566,7 +611,9 @@ static int sim_run(struct sim_opts *o, struct sim_trace *t)
 	                          .correction = o->correction,
 	                          .topo = topo,
 	                          .node_cpus = o->node_cpus,
-	                          .topo_blind = o->by_index};
+	                          .topo_blind = o->by_index,
+	                          .part_reserve = o->part_reserve,
+	                          .saf_aged = o->saf_aged};
 	if (replay_run(&ro, rj, t->n, &st, &err) < 0) {
 		fprintf(stderr, "rota sim: error: %s%s\n", err.text,
 		        o->no_filter ? " (try without --no-filter)" : "");

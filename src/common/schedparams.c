@@ -13,6 +13,8 @@ struct num_key {
 
 static const struct num_key num_keys[] = {
     {"bf_interval", offsetof(struct sched_params, bf_interval), 1, 10800},
+    {"bf_job_part_count_reserve", offsetof(struct sched_params, bf_part_reserve), 0,
+     100000},
     {"bf_max_job_test", offsetof(struct sched_params, bf_max_job_test), 1, 1000000},
     {"bf_resolution", offsetof(struct sched_params, bf_resolution), 1, 3600},
     {"bf_window", offsetof(struct sched_params, bf_window), 1, 43200},
@@ -48,7 +50,9 @@ static int word_is(const char *p, size_t len, const char *w)
 	return strlen(w) == len && !strncasecmp(p, w, len);
 }
 
-static void parse_one(struct sched_params *sp, const char *p, size_t len)
+enum { SET_RESERVE = 1, SET_ORDER = 2, SET_BEST = 4 };
+
+static void parse_one(struct sched_params *sp, const char *p, size_t len, unsigned *set)
 {
 	const char *eq = memchr(p, '=', len);
 	size_t klen = eq ? (size_t)(eq - p) : len;
@@ -58,6 +62,8 @@ static void parse_one(struct sched_params *sp, const char *p, size_t len)
 	for (size_t i = 0; i < sizeof(num_keys) / sizeof(num_keys[0]); i++)
 		if (v && word_is(p, klen, num_keys[i].name))
 			set_num(sp, &num_keys[i], v, vlen);
+	if (word_is(p, klen, "bf_job_part_count_reserve"))
+		*set |= SET_RESERVE;
 	if (word_is(p, klen, "bf_continue"))
 		sp->bf_continue = 1;
 	else if (word_is(p, klen, "kill_invalid_depend"))
@@ -66,13 +72,24 @@ static void parse_one(struct sched_params *sp, const char *p, size_t len)
 		sp->enable_user_top = 1;
 	else if (word_is(p, klen, "replicate_sync"))
 		sp->replicate_sync = 1;
-	else if (word_is(p, klen, "bf_estimate") && v)
+	else if (word_is(p, klen, "sched_order") && v) {
+		sp->sched_order =
+		    word_is(v, vlen, "saf_aged") || word_is(v, vlen, "saf-aged")
+		        ? SCHED_ORDER_SAF_AGED
+		        : SCHED_ORDER_PRIORITY;
+		*set |= SET_ORDER;
+	} else if (word_is(p, klen, "bf_estimate") && v) {
 		sp->bf_predict =
 		    word_is(v, vlen, "predict") || word_is(v, vlen, "user-mean2")
 		        ? BF_ESTIMATE_PREDICT
 		    : word_is(v, vlen, "learned") || word_is(v, vlen, "best")
 		        ? BF_ESTIMATE_LEARNED
 		        : BF_ESTIMATE_LIMIT;
+		if (word_is(v, vlen, "best"))
+			*set |= SET_BEST;
+		else
+			*set &= ~(unsigned)SET_BEST;
+	}
 }
 
 void sched_params_parse(const char *text, struct sched_params *sp)
@@ -87,9 +104,16 @@ void sched_params_parse(const char *text, struct sched_params *sp)
 	    .journal_compact_mb = 64,
 	    .max_switch_wait = 300,
 	};
+	unsigned set = 0;
+
 	while (text && *text) {
 		size_t len = strcspn(text, ",");
-		parse_one(sp, text, len);
+		parse_one(sp, text, len, &set);
 		text += len + (text[len] ? 1 : 0);
 	}
+	/* bf_estimate=best: the whole policy, where not set otherwise */
+	if ((set & SET_BEST) && !(set & SET_ORDER))
+		sp->sched_order = SCHED_ORDER_SAF_AGED;
+	if ((set & SET_BEST) && !(set & SET_RESERVE))
+		sp->bf_part_reserve = 1;
 }

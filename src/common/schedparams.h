@@ -16,11 +16,28 @@
  *                         default is 2 s, with a sleep Rota has no need of)
  *   kill_invalid_depend   cancel jobs whose dependency can never be satisfied
  *   enable_user_top       owners may `scontrol top` their jobs
- *   bf_estimate=requested|predict
+ *   bf_job_part_count_reserve=N
+ *                         only the first N jobs of each partition that cannot
+ *                         start now get a reservation; later ones start now
+ *                         where they delay none of those (0: all; 1: EASY)
+ *   bf_estimate=requested|predict|learned|best
  *                         Rota's own: what backfill plans with, the requested
  *                         time (Slurm) or the mean of the user's last two
- *                         runtimes, capped by the time limit and corrected
- *                         when a job outlives it (src/sched/predict.h)
+ *                         runtimes, or the learned model's estimate, capped by
+ *                         the time limit and corrected when a job outlives it
+ *                         (src/sched/predict.h).  best: the policy `rota sim
+ *                         --policy best` replays, learned estimates with
+ *                         sched_order=saf_aged and bf_job_part_count_reserve=1
+ *                         unless those are given
+ *   sched_order=priority|saf_aged
+ *                         Rota's own: the order the passes start jobs in,
+ *                         within a PriorityTier: by priority (Slurm), or
+ *                         smallest estimated area (CPUs x estimate) first, a
+ *                         job that has waited 5 days or whose slowdown so far
+ *                         passes 500 before all others (src/sched/policy.h),
+ *                         the backfill trying jobs past their partition's
+ *                         reservations shortest estimate first.  squeue and
+ *                         sprio still show the priority
  *   replicate_sync        Rota's own: with a backup controller following,
  *                         a submission or update is answered only once the
  *                         backup's journal holds it too (src/ctld/repl.h)
@@ -43,7 +60,9 @@ struct sched_params {
 	uint32_t journal_compact_mb;
 	uint32_t max_switch_wait; /* seconds a job waits for its --switches */
 	int bf_continue;
-	int bf_predict; /* enum bf_estimate: bf_estimate=predict or learned */
+	int bf_predict;           /* enum bf_estimate: bf_estimate=predict or learned */
+	uint32_t bf_part_reserve; /* bf_job_part_count_reserve; 0: every job */
+	int sched_order;          /* enum sched_order */
 	int kill_invalid_depend;
 	int enable_user_top;
 	int replicate_sync;
@@ -58,6 +77,11 @@ enum bf_estimate {
 	BF_ESTIMATE_LIMIT,
 	BF_ESTIMATE_PREDICT,
 	BF_ESTIMATE_LEARNED,
+};
+
+enum sched_order {
+	SCHED_ORDER_PRIORITY,
+	SCHED_ORDER_SAF_AGED,
 };
 
 /* Fill *sp from a SchedulerParameters value (NULL = all defaults).  Values out

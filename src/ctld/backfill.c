@@ -20,6 +20,12 @@
  * bf_estimate=learned the learned model's estimate (the estimates `rota sim
  * --policy best` plans with), capped by the limit: better plans, while jobs are still
  * killed only at their limit.
+ *
+ * bf_job_part_count_reserve=N (Slurm's) gives a reservation to the first N
+ * jobs of each partition only; under sched_order=saf_aged the pending jobs
+ * come in that order (sched_pass.c) and the jobs past the reservations are
+ * tried shortest estimate first (src/sched/bf_run.h).  bf_estimate=best is
+ * all three with the learned estimates: `rota sim --policy best`, live.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -59,15 +65,21 @@ struct bf_ctld {
 };
 
 /* The predictor bf_estimate names, or NULL (the time limit). */
-static const struct predict *bf_predictor(const struct bf_ctld *r)
+static const struct predict *predictor(const struct ctld *ctld,
+                                       const struct sched_params *sp)
 {
-	switch (r->sp.bf_predict) {
+	switch (sp->bf_predict) {
 	case BF_ESTIMATE_PREDICT:
-		return r->ps.ctld->predict;
+		return ctld->predict;
 	case BF_ESTIMATE_LEARNED:
-		return r->ps.ctld->learned;
+		return ctld->learned;
 	}
 	return NULL;
+}
+
+static const struct predict *bf_predictor(const struct bf_ctld *r)
+{
+	return predictor(r->ps.ctld, &r->sp);
 }
 
 /* A job as the predictors see it: limited to lim seconds. */
@@ -93,10 +105,10 @@ void backfill_job_ended(struct ctld *ctld, const struct job *job, int64_t runtim
 		predict_record_job(ctld->learned, &q);
 }
 
-/* What the plan assumes a job of this limit runs for. */
-static int64_t job_duration(struct bf_ctld *r, const struct job *job)
+int64_t backfill_job_estimate(struct ctld *ctld, const struct sched_params *sp,
+                              const struct job *job)
 {
-	const struct predict *p = bf_predictor(r);
+	const struct predict *p = predictor(ctld, sp);
 	int64_t lim;
 
 	if (job->time_limit == INFINITE32 || job->time_limit == NO_VAL)
@@ -108,6 +120,12 @@ static int64_t job_duration(struct bf_ctld *r, const struct job *job)
 		return predict_estimate_job(p, &q);
 	}
 	return lim;
+}
+
+/* What the plan assumes a job of this limit runs for. */
+static int64_t job_duration(struct bf_ctld *r, const struct job *job)
+{
+	return backfill_job_estimate(r->ps.ctld, &r->sp, job);
 }
 
 /* When a job that holds resources is expected to give them back. */
@@ -161,7 +179,7 @@ static int bf_next(void *ctx, size_t i, struct sched_job *ret)
 	}
 	/* past bf_max_job_test the run tests nothing more: spare the rest (an
 	 * array's running tasks are counted over every job) */
-	if (bf_run_tested(r->run) >= r->sp.bf_max_job_test)
+	if (!bf_run_may_test(r->run))
 		return SCHED_SKIP;
 	if (job->array_rem && r->ps.running == NO_VAL)
 		r->ps.running = job_array_running(ctld->jobs, job->array_job_id);
@@ -309,7 +327,10 @@ void backfill_pass(struct ctld *ctld, const struct sched_params *sp, struct job 
 	struct bf_ctld *r;
 	struct bf_run_params p = {.window = (int64_t)sp->bf_window * 60,
 	                          .resolution = sp->bf_resolution,
-	                          .max_job_test = sp->bf_max_job_test};
+	                          .max_job_test = sp->bf_max_job_test,
+	                          .part_reserve = sp->bf_part_reserve,
+	                          .shortest_first =
+	                              sp->sched_order == SCHED_ORDER_SAF_AGED};
 
 	if (!backfill_due(ctld, sp, now))
 		return;

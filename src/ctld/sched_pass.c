@@ -29,6 +29,7 @@
 #include "ctld/topo.h"
 #include "ctld/stats.h"
 #include "sched/pass.h"
+#include "sched/policy.h"
 #include "sched/priority.h"
 #include "sched/select.h"
 #include "common/common.h"
@@ -683,6 +684,59 @@ static void sort_waiting(struct ctld *ctld, struct job **pending, size_t n)
 	job_waiting_reorder(ctld->jobs, pending, n);
 }
 
+/* A waiting job's place under sched_order=saf_aged. */
+struct saf_key {
+	uint32_t tier;
+	double key;
+	uint32_t job_id;
+	struct job *job;
+};
+
+static int cmp_saf(const void *a, const void *b)
+{
+	const struct saf_key *x = a, *y = b;
+
+	if (x->tier != y->tier)
+		return x->tier > y->tier ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
+}
+
+/* The CPUs a waiting job asks for at least: its tasks' CPUs, a CPU on each
+ * of its nodes. */
+static int64_t job_min_cpus(const struct job *job)
+{
+	uint32_t t = job->desc.num_tasks, c = job->desc.cpus_per_task;
+	int64_t cpus = (t && t != NO_VAL ? t : 1) * (int64_t)(c && c != NO_VAL ? c : 1);
+
+	return cpus > job_min_nodes(job) ? cpus : job_min_nodes(job);
+}
+
+/* sched_order=saf_aged: pending[0..n) rewritten in PriorityTier order, then
+ * smallest estimated area first with aged jobs before all
+ * (policy_saf_aged_key).  The key moves with time, so this pass's order is
+ * its own: the waiting list (squeue's order) stays by priority. */
+static void sort_saf_aged(struct ctld *ctld, const struct sched_params *sp,
+                          struct job **pending, size_t n, time_t now)
+{
+	struct saf_key *keys = xcalloc(n, sizeof(*keys));
+
+	for (size_t i = 0; i < n; i++) {
+		struct job *j = pending[i];
+		int64_t est = backfill_job_estimate(ctld, sp, j);
+		keys[i] = (struct saf_key){
+		    .tier = j->part->cfg->priority_tier,
+		    .key = policy_saf_aged_key(est, job_min_cpus(j), j->submit_time, now),
+		    .job_id = j->job_id,
+		    .job = j};
+	}
+	qsort(keys, n, sizeof(*keys), cmp_saf);
+	for (size_t i = 0; i < n; i++)
+		pending[i] = keys[i].job;
+	free(keys);
+}
+
 static int in_order(struct job **pending, size_t n)
 {
 	for (size_t i = 1; i < n; i++)
@@ -720,7 +774,8 @@ void sched_pass(struct ctld *ctld, time_t now, unsigned flags)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	sched_params_parse(ctld->conf->scheduler_params, &sp);
 	/* every waiting job is needed to sort them or to start a backfill run */
-	all = full || !job_waiting_sorted(ctld->jobs) || backfill_due(ctld, &sp, now);
+	all = full || !job_waiting_sorted(ctld->jobs) || backfill_due(ctld, &sp, now) ||
+	      sp.sched_order == SCHED_ORDER_SAF_AGED;
 	depth = full ? cap : sp.default_queue_depth;
 	if (!all && cap > depth)
 		cap = depth;
@@ -735,6 +790,8 @@ void sched_pass(struct ctld *ctld, time_t now, unsigned flags)
 		recompute_priorities(ctld, pending, n, now);
 	if (all && (!job_waiting_sorted(ctld->jobs) || !in_order(pending, n)))
 		sort_waiting(ctld, pending, n);
+	if (sp.sched_order == SCHED_ORDER_SAF_AGED)
+		sort_saf_aged(ctld, &sp, pending, n, now);
 	sched_pass_init(&ps, ctld);
 	ps.jobs = pending;
 	ps.now = now;

@@ -71,6 +71,10 @@ void backfill_pass(struct ctld *ctld, const struct sched_params *sp, struct job 
                    size_t n, time_t now);
 /* A job that ran ended after runtime seconds: the predictors learn from it. */
 void backfill_job_ended(struct ctld *ctld, const struct job *job, int64_t runtime);
+/* What the backfill plan takes for a pending job's runtime in seconds (its
+ * limit, or bf_estimate's estimate capped by it), or BF_FOREVER. */
+int64_t backfill_job_estimate(struct ctld *ctld, const struct sched_params *sp,
+                              const struct job *job);
 /* Would backfill_pass start a run now?  sp: SchedulerParameters, parsed. */
 int backfill_due(struct ctld *ctld, const struct sched_params *sp, time_t now);
 

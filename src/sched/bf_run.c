@@ -16,6 +16,12 @@ struct bf_resv {
 	uint32_t gres[SCHED_GRES_KINDS];
 };
 
+/* A job past its partition's reservations, to try once the others are done. */
+struct bf_later {
+	size_t job;
+	int64_t dur;
+};
+
 struct bf_run {
 	struct bf_run_params p;
 	const struct sched_ops *ops;
@@ -29,7 +35,12 @@ struct bf_run {
 	struct bf_resv *resv; /* the run's reservations so far */
 	size_t nresv, cap;
 	uint32_t tested, started;
-	int failed; /* out of memory: test nothing more */
+	int failed;         /* out of memory: test nothing more */
+	uint32_t *reserved; /* [nreserved]: reservations made, per partition */
+	size_t nreserved;
+	struct bf_later *later; /* p.shortest_first: jobs tried at the end */
+	size_t nlater, later_cap, later_next;
+	int draining; /* trying the kept jobs */
 };
 
 struct bf_run *bf_run_create(const struct bf_run_params *p, const struct sched_ops *ops,
@@ -65,6 +76,8 @@ void bf_run_destroy(struct bf_run *r)
 		return;
 	plan_free(r);
 	free(r->resv);
+	free(r->reserved);
+	free(r->later);
 	free(r);
 }
 
@@ -105,6 +118,11 @@ int bf_run_rebuild(struct bf_run *r, struct sched_snap *s, const struct sched_ho
 	plan_free(r);
 	r->snap = s;
 	r->now = now;
+	if (!r->reserved) { /* kept over rebuilds: counts for the whole run */
+		r->nreserved = s->nparts;
+		if (!(r->reserved = calloc(s->nparts + 1, sizeof(*r->reserved))))
+			goto fail;
+	}
 	r->horizon =
 	    r->p.window >= BF_FOREVER - 1 - now ? BF_FOREVER - 1 : now + r->p.window;
 	if (plan_build(r, holds, nholds) < 0)
@@ -163,9 +181,10 @@ fail:
 	return -ENOMEM;
 }
 
-/* The earliest start over the job's alternatives; snap->out holds where. */
+/* The earliest start by horizon over the job's alternatives; snap->out holds
+ * where. */
 static int earliest(struct bf_run *r, size_t i, const struct sched_job *job,
-                    int64_t *ret_start)
+                    int64_t horizon, int64_t *ret_start)
 {
 	struct sched_snap *s = r->snap;
 	int group = job->part < r->ngroups ? r->group[job->part] : -1;
@@ -176,8 +195,8 @@ static int earliest(struct bf_run *r, size_t i, const struct sched_job *job,
 	for (size_t alt = 0; alt < job->nalts; alt++) {
 		r->ops->mark(r->ctx, i, alt, s->nodes);
 		last = alt;
-		if (bf_plan_earliest(r->bp, s->nodes, group, &job->req, job->dur,
-		                     r->horizon, &s->out, &t) < 0)
+		if (bf_plan_earliest(r->bp, s->nodes, group, &job->req, job->dur, horizon,
+		                     &s->out, &t) < 0)
 			continue;
 		if (rc == 0 && t >= best_t)
 			continue;
@@ -190,35 +209,72 @@ static int earliest(struct bf_run *r, size_t i, const struct sched_job *job,
 	if (rc == 0 && best != last) {
 		r->ops->mark(r->ctx, i, best, s->nodes);
 		rc = bf_plan_earliest(r->bp, s->nodes, group, &job->req, job->dur,
-		                      r->horizon, &s->out, &best_t);
+		                      horizon, &s->out, &best_t);
 	}
 	if (rc == 0)
 		*ret_start = best_t;
 	return rc;
 }
 
+/* May a job of partition part still get a reservation in this run? */
+static int may_reserve(const struct bf_run *r, uint32_t part)
+{
+	return !r->p.part_reserve || part >= r->nreserved ||
+	       r->reserved[part] < r->p.part_reserve;
+}
+
+/* Keep job i for the end of the run.  0, or -ENOMEM. */
+static int defer(struct bf_run *r, size_t i, int64_t dur)
+{
+	if (r->nlater == r->later_cap) {
+		size_t cap = r->later_cap ? 2 * r->later_cap : 64;
+		struct bf_later *p = realloc(r->later, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		r->later = p;
+		r->later_cap = cap;
+	}
+	r->later[r->nlater++] = (struct bf_later){i, dur};
+	return 0;
+}
+
 /* Plan job i (every task of an array that starts now, then the next one's
- * reservation). */
-static void test_job(struct bf_run *r, size_t i)
+ * reservation).  A job past its partition's reservations may start now only;
+ * with shortest_first it is kept for the end of the run.  again: a kept job,
+ * counted as tested when it was kept. */
+static void test_job(struct bf_run *r, size_t i, int again)
 {
 	const struct sched_ops *ops = r->ops;
 
 	for (;;) {
 		struct sched_job job = {.nalts = 1};
 		int64_t t = 0;
-		int v = ops->next(r->ctx, i, &job), rc;
+		int v = ops->next(r->ctx, i, &job), rc, resv;
 
-		if (v == SCHED_SKIP || r->tested >= r->p.max_job_test)
+		if (v == SCHED_SKIP)
 			return;
-		r->tested++;
+		if (!again) {
+			if (r->tested >= r->p.max_job_test)
+				return;
+			r->tested++;
+		}
+		again = 0; /* an array's next tasks count */
 		if (v != SCHED_TRY)
 			return;
-		if (earliest(r, i, &job, &t) < 0 ||
+		resv = may_reserve(r, job.part);
+		if (!resv && r->p.shortest_first && !r->draining) {
+			if (defer(r, i, job.dur) < 0)
+				r->failed = 1;
+			return;
+		}
+		if (earliest(r, i, &job, resv ? r->horizon : r->now, &t) < 0 ||
 		    hold_alloc(r, i, t, end_of(t, job.dur)) < 0) {
 			ops->unplan(r->ctx, i);
 			return;
 		}
 		if (t > r->now) {
+			if (job.part < r->nreserved)
+				r->reserved[job.part]++;
 			ops->plan(r->ctx, i, t, &r->snap->out);
 			return;
 		}
@@ -232,13 +288,36 @@ static void test_job(struct bf_run *r, size_t i)
 	}
 }
 
+static int later_cmp(const void *a, const void *b)
+{
+	const struct bf_later *x = a, *y = b;
+
+	if (x->dur != y->dur)
+		return x->dur < y->dur ? -1 : 1;
+	return (x->job > y->job) - (x->job < y->job);
+}
+
 int bf_run_step(struct bf_run *r)
 {
-	if (r->failed || !r->bp)
+	if (r->failed || !r->bp) {
 		r->next = r->n;
-	if (r->next < r->n)
-		test_job(r, r->next++);
-	return r->next < r->n;
+		r->later_next = r->nlater;
+	}
+	if (r->next < r->n) {
+		test_job(r, r->next++, 0);
+		if (r->next == r->n && r->nlater) {
+			r->draining = 1;
+			qsort(r->later, r->nlater, sizeof(*r->later), later_cmp);
+		}
+	} else if (r->later_next < r->nlater) {
+		test_job(r, r->later[r->later_next++].job, 1);
+	}
+	return r->next < r->n || r->later_next < r->nlater;
+}
+
+int bf_run_may_test(const struct bf_run *r)
+{
+	return r->draining || r->tested < r->p.max_job_test;
 }
 
 uint32_t bf_run_tested(const struct bf_run *r)

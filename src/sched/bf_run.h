@@ -23,6 +23,15 @@ struct bf_run_params {
 	int64_t window;        /* seconds after now searched for a start (>= 1) */
 	int64_t resolution;    /* seconds: expected ends rounded up to it (>= 1) */
 	uint32_t max_job_test; /* jobs (array tasks) tested at most */
+	/* Slurm's bf_job_part_count_reserve: only the first part_reserve jobs
+	 * of each partition that cannot start now get a reservation; the
+	 * others start now where they delay none of those, or wait without a
+	 * planned start.  0: every job tested gets one (the default).  1 is
+	 * EASY backfilling. */
+	uint32_t part_reserve;
+	/* with part_reserve: the jobs past their partition's reservations are
+	 * tried after all the others, shortest dur first (EASY-SJBF) */
+	int shortest_first;
 };
 
 /* A running job's resources on one node, in use from now until end
@@ -52,6 +61,10 @@ int bf_run_rebuild(struct bf_run *r, struct sched_snap *s, const struct sched_ho
 
 /* Test the next job.  Returns 1 while jobs remain, 0 when the run is over. */
 int bf_run_step(struct bf_run *r);
+
+/* Whether the run tests another job (bf_max_job_test not yet reached, or
+ * it is trying the jobs it kept for its end, already counted). */
+int bf_run_may_test(const struct bf_run *r);
 
 /* Jobs tested and started so far; node-level probes of the current plan. */
 uint32_t bf_run_tested(const struct bf_run *r);

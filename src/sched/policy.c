@@ -17,6 +17,7 @@ struct policy {
 	size_t *perm;              /* sorted[i] is queue[perm[i]] */
 	double *key;               /* [queue index] priority, lower first */
 	size_t sorted_cap;
+	struct policy_controller_opts ctl;
 };
 
 static const char *const kind_names[] = {
@@ -288,13 +289,16 @@ static int priority_reserve(struct policy *pol, size_t n)
 	return 0;
 }
 
-/* EASY on the queue in priority order, backfilling shortest first; the
- * results go back to queue.  Every pass is a full one: priorities move with
- * time, so pass->unchanged does not hold for the sorted order. */
+/* EASY on the queue in priority order, backfilling shortest first (or the
+ * controller's passes on it, under sched_order=saf_aged); the results go
+ * back to queue.  Every pass is a full one: priorities move with time, so
+ * pass->unchanged does not hold for the sorted order. */
 static int priority_pass(struct policy *pol, struct plan *running,
                          const struct policy_pass *pass, struct policy_job *queue,
                          size_t n)
 {
+	enum policy_kind kind =
+	    pol->kind == POLICY_CONTROLLER ? POLICY_EASY_SAF_AGED : pol->kind;
 	struct policy_pass all = {.now = pass->now};
 	int rc;
 
@@ -302,12 +306,16 @@ static int priority_pass(struct policy *pol, struct plan *running,
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		pol->perm[i] = i;
-		pol->key[i] = priority_key(pol->kind, &queue[i], pass->now);
+		pol->key[i] = priority_key(kind, &queue[i], pass->now);
 	}
 	qsort_r(pol->perm, n, sizeof(*pol->perm), key_cmp, pol->key);
 	for (size_t i = 0; i < n; i++)
 		pol->sorted[i] = queue[pol->perm[i]];
-	rc = easy_pass(pol, running, &all, pol->sorted, n);
+	if (pol->kind == POLICY_CONTROLLER)
+		rc = policy_controller_pass(running, pol->nodes, &pol->ctl, &all,
+		                            pol->sorted, n);
+	else
+		rc = easy_pass(pol, running, &all, pol->sorted, n);
 	for (size_t i = 0; i < n; i++)
 		queue[pol->perm[i]] = pol->sorted[i];
 	return rc;
@@ -342,7 +350,10 @@ int policy_schedule(struct policy *pol, struct plan *running,
 	case POLICY_CONSERVATIVE:
 		return conservative_pass(pol, running, pass, queue, n);
 	case POLICY_CONTROLLER:
-		return policy_controller_pass(running, pol->nodes, pass, queue, n);
+		if (pol->ctl.saf_aged)
+			return priority_pass(pol, running, pass, queue, n);
+		return policy_controller_pass(running, pol->nodes, &pol->ctl, pass, queue,
+		                              n);
 	case POLICY_EASY_SAF:
 	case POLICY_EASY_SJF:
 	case POLICY_EASY_WFP3:
@@ -357,4 +368,9 @@ int policy_schedule(struct policy *pol, struct plan *running,
 void policy_set_nodes(struct policy *pol, struct sim_nodes *sn)
 {
 	pol->nodes = sn;
+}
+
+void policy_set_controller(struct policy *pol, const struct policy_controller_opts *o)
+{
+	pol->ctl = *o;
 }

@@ -133,12 +133,25 @@ int policy_schedule(struct policy *pol, struct plan *running,
  * node per processor (policy_controller.c). */
 int policy_job_start(struct plan *running, int64_t now, struct policy_job *job, int rank);
 struct sim_nodes;
+struct policy_controller_opts;
 int policy_controller_pass(struct plan *running, struct sim_nodes *sn,
+                           const struct policy_controller_opts *o,
                            const struct policy_pass *pass, struct policy_job *queue,
                            size_t n);
 
 /* POLICY_CONTROLLER on real nodes (sim_nodes.h, borrowed; NULL: the pool as
  * processors, the default). */
 void policy_set_nodes(struct policy *pol, struct sim_nodes *sn);
+
+/* POLICY_CONTROLLER under the SchedulerParameters that change its passes:
+ * bf_job_part_count_reserve (part_reserve, 0: every job) and
+ * sched_order=saf_aged (the queue by policy_saf_aged_key at every pass, the
+ * backfill trying the jobs past the reservations shortest first).  Default:
+ * all zero, Slurm's. */
+struct policy_controller_opts {
+	uint32_t part_reserve;
+	int saf_aged;
+};
+void policy_set_controller(struct policy *pol, const struct policy_controller_opts *o);
 
 #endif

@@ -2,7 +2,9 @@
  * passes (pass.h, then bf_run.h) driven over a trace's queue.  The pool of P
  * processors is P nodes of one CPU in one partition; a job of k processors
  * asks for k nodes, one task each.  The backfill run tests every job, over an
- * unbounded window at a resolution of one second, at every pass. */
+ * unbounded window at a resolution of one second, at every pass;
+ * bf_job_part_count_reserve and sched_order=saf_aged as the caller says
+ * (policy_set_controller). */
 #include <errno.h>
 #include <stdlib.h>
 #include "sched/backfill.h"
@@ -159,6 +161,7 @@ static int running_holds(const struct plan *running, int64_t now,
 }
 
 int policy_controller_pass(struct plan *running, struct sim_nodes *sn,
+                           const struct policy_controller_opts *o,
                            const struct policy_pass *pass, struct policy_job *queue,
                            size_t n)
 {
@@ -171,8 +174,11 @@ int policy_controller_pass(struct plan *running, struct sim_nodes *sn,
 	struct sched_snap s = {0};
 	struct sched_group part;
 	struct bf_run *run = NULL;
-	struct bf_run_params p = {
-	    .window = BF_FOREVER, .resolution = 1, .max_job_test = UINT32_MAX};
+	struct bf_run_params p = {.window = BF_FOREVER,
+	                          .resolution = 1,
+	                          .max_job_test = UINT32_MAX,
+	                          .part_reserve = o->part_reserve,
+	                          .shortest_first = o->saf_aged};
 	size_t nholds = 0;
 	int rc = -ENOMEM;
 

@@ -320,6 +320,9 @@ int replay_run(const struct replay_opts *opts, struct replay_job *jobs, size_t n
 	if ((rc = replay_check(&r, err)) < 0)
 		goto out;
 	predict_set_correction(r.pred, opts->correction);
+	policy_set_controller(
+	    r.pol, &(struct policy_controller_opts){.part_reserve = opts->part_reserve,
+	                                            .saf_aged = opts->saf_aged});
 	if (opts->topo) {
 		uint32_t c = opts->node_cpus ? opts->node_cpus : 1;
 		r.nodes = sim_nodes_create((size_t)opts->procs / c, c, n, opts->topo,

@@ -48,6 +48,10 @@ struct replay_opts {
 	const struct sched_topo *topo;
 	uint32_t node_cpus;
 	int topo_blind; /* place by index anyway (leaves still counted) */
+	/* controller policy: SchedulerParameters bf_job_part_count_reserve and
+	 * sched_order=saf_aged (0, 0: Slurm's) */
+	uint32_t part_reserve;
+	int saf_aged;
 };
 
 struct replay_stats {

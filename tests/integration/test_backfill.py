@@ -128,3 +128,50 @@ def test_predicted_runtimes_plan_earlier_starts(make_cluster, estimate, jobs):
     start = c.wait_for(lambda: c.job_field(top, "StartTime") not in (None, "Unknown")
                        and c.job_field(top, "StartTime"), what="a planned start")
     assert iso(start) < t0 + 5 * 60, start
+
+
+@pytest.mark.parametrize("order", ["priority", "saf_aged"])
+def test_sched_order_saf_aged_starts_the_smallest_area_first(make_cluster, order):
+    """sched_order=saf_aged: when the nodes free up, the waiting job of the
+    smallest estimated area (CPUs x time limit) starts first, whatever the
+    priorities; squeue still lists the pending jobs by priority."""
+    c = cluster_with(make_cluster,
+                     f"bf_interval=1,bf_resolution=1,sched_order={order}")
+    b = blocker(c, nodes=4)
+    big = submit(c, "-N4", "-t", "10", "--wrap", "sleep 300")   # area 4 x 10
+    small = submit(c, "-N1", "-t", "5", "--wrap", "sleep 300")  # area 1 x 5
+    time.sleep(2)  # both seen by several passes
+    pending = c.run(["squeue", "-h", "-t", "PD", "-o", "%i"]).stdout.split()
+    assert pending == [str(big), str(small)]
+    (c.work / "gate").write_text("")
+    c.wait_job(b)
+    first, second = (small, big) if order == "saf_aged" else (big, small)
+    c.wait_running(first, timeout=20)
+    time.sleep(2)
+    assert c.job_state(second) == "PENDING"
+    assert c.job_field(second, "Reason") in ("Resources", "Priority")
+
+
+@pytest.mark.parametrize("reserve", [0, 1])
+def test_bf_job_part_count_reserve(make_cluster, reserve):
+    """bf_job_part_count_reserve=1: only the partition's first waiting job
+    gets a planned start; a later one that would delay it waits without one,
+    and one that delays it not still starts now."""
+    c = cluster_with(
+        make_cluster,
+        f"bf_interval=1,bf_resolution=1,bf_job_part_count_reserve={reserve}")
+    blocker(c)  # node[01-03] for up to 10 minutes
+    top = submit(c, "-N4", "-t", "10", "--wrap", "sleep 1")
+    long = submit(c, "-N1", "-t", "20", "--wrap", "sleep 300")
+    short = submit(c, "-N1", "-t", "5", "--wrap", "sleep 300")
+    c.wait_running(short, timeout=20)
+    c.wait_for(lambda: c.job_field(top, "StartTime") not in (None, "Unknown"),
+               what="the top job's planned start")
+    if reserve:
+        time.sleep(3)  # several backfill passes
+        assert c.job_field(long, "StartTime") in (None, "Unknown")
+    else:
+        c.wait_for(lambda: c.job_field(long, "StartTime") not in (None, "Unknown"),
+                   what="the long job's planned start")
+    assert c.job_state(long) == "PENDING"
+    assert c.job_state(top) == "PENDING"

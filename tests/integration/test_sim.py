@@ -299,6 +299,34 @@ def test_kth_best_policy():
 
 
 @needs_kth
+def test_kth_controller_runs_best_live(tmp_path):
+    """rotactld's own passes under SchedulerParameters=bf_estimate=best
+    (learned estimates, sched_order=saf_aged, bf_job_part_count_reserve=1)
+    give --policy best's schedule: every job starts at the same time."""
+    best_swf, live_swf = tmp_path / "best.swf", tmp_path / "live.swf"
+    best = sim_json(KTH, "--procs", "100", "--policy", "best", "--out", str(best_swf))
+    live = sim_json(KTH, "--procs", "100", "--policy", "controller",
+                    "--scheduler-params", "bf_interval=1,bf_estimate=best",
+                    "--out", str(live_swf))
+    assert (live["estimates"], live["correction"]) == ("learned", "requested")
+    for k in ("avg_bsld", "avg_wait", "utilization", "jobs", "corrections"):
+        assert live[k] == best[k], k
+    drop_header = lambda p: [ln for ln in p.read_text().split("\n")
+                             if not ln.startswith(";")]
+    assert drop_header(live_swf) == drop_header(best_swf)
+    # each part counts: priority order, or a reservation for every job,
+    # gives another schedule
+    for other in ("bf_estimate=best,sched_order=priority",
+                  "bf_estimate=best,bf_job_part_count_reserve=0"):
+        r = sim_json(KTH, "--procs", "100", "--policy", "controller",
+                     "--scheduler-params", other)
+        assert r["avg_bsld"] != best["avg_bsld"], other
+    r = sim(KTH, "--policy", "easy", "--scheduler-params", "bf_estimate=best",
+            check=False)
+    assert r.returncode == 2 and "goes with --policy controller" in r.stderr
+
+
+@needs_kth
 def test_kth_controller_planner_matches_conservative():
     """The controller's node-level backfill, replayed: conservative backfill,
     except that a job keeps the same processors for all of its run (on a pool

@@ -269,6 +269,62 @@ static void test_rebuild_keeps_waiting_jobs(void **state)
 	sched_snap_release(&s);
 }
 
+/* bf_job_part_count_reserve=1 (EASY): the first waiting job of each
+ * partition gets a reservation, the others only a start now that delays it
+ * not; with shortest_first those are tried shortest first. */
+static void test_part_reserve(void **state)
+{
+	struct sched_snap s;
+	struct tview v = {.n = 5};
+	/* nodes 0 and 2 (one per partition) busy until NOW + 100 */
+	struct sched_hold h[2] = {{.node = 0, .end = NOW + 100, .cpus = 4},
+	                          {.node = 2, .end = NOW + 100, .cpus = 4}};
+	struct bf_run_params p = {
+	    .window = 86400, .resolution = 1, .max_job_test = 100, .part_reserve = 1};
+	struct bf_run *r;
+
+	snap_make(&s);
+	for (int sjf = 0; sjf < 2; sjf++) {
+		memset(&v, 0, sizeof(v));
+		v.n = 5;
+		v.job[0] = J(0, 2, 4, 50);  /* the head: both nodes at NOW + 100 */
+		v.job[1] = J(0, 1, 4, 500); /* would delay the head: no plan */
+		v.job[2] = J(0, 1, 4, 90);  /* node 1 until before the head */
+		v.job[3] = J(0, 1, 2, 60);  /* the same, but shorter */
+		v.job[4] = J(1, 2, 4, 50);  /* partition 1's own reservation */
+		for (int i = 0; i < 5; i++)
+			v.job[i].planned = -2;
+		p.shortest_first = sjf;
+		r = bf_run_create(&p, &ops, &v, v.n);
+		assert_non_null(r);
+		assert_int_equal(bf_run_rebuild(r, &s, h, 2, NOW), 0);
+		while (bf_run_step(r))
+			;
+		assert_int_equal(v.job[0].planned, NOW + 100);
+		assert_int_equal(v.job[1].started, 0);
+		assert_int_equal(v.job[1].planned, -1);
+		/* in order, the 90 s job takes node 1; shortest first, the 60 s
+		 * one does, and the other finds no room and gets no plan */
+		assert_int_equal(v.job[2].started, !sjf);
+		assert_int_equal(v.job[3].started, sjf);
+		assert_int_equal(sjf ? v.job[2].planned : v.job[3].planned, -1);
+		assert_int_equal(v.job[4].planned, NOW + 100);
+		assert_int_equal(bf_run_tested(r), 5);
+		bf_run_destroy(r);
+	}
+	/* without the limit the job that would delay the head is planned */
+	memset(&v, 0, sizeof(v));
+	v.n = 2;
+	v.job[0] = J(0, 2, 4, 50);
+	v.job[1] = J(0, 1, 4, 500);
+	r = run_make(&v, &s, h, 1, 100);
+	while (bf_run_step(r))
+		;
+	assert_int_equal(v.job[1].planned, NOW + 150);
+	bf_run_destroy(r);
+	sched_snap_release(&s);
+}
+
 /* bf_max_job_test counts array tasks; jobs past it are left as they were. */
 static void test_max_job_test(void **state)
 {
@@ -335,6 +391,7 @@ int main(void)
 	    cmocka_unit_test(test_backfill_reserves_and_backfills),
 	    cmocka_unit_test(test_rebuild_keeps_waiting_jobs),
 	    cmocka_unit_test(test_max_job_test),
+	    cmocka_unit_test(test_part_reserve),
 	    cmocka_unit_test(test_gpus_planned),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

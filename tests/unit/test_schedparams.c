@@ -57,8 +57,23 @@ static void test_bad_values_keep_defaults(void **state)
 	assert_false(sp.bf_predict);
 	sched_params_parse("bf_estimate=learned", &sp);
 	assert_int_equal(sp.bf_predict, BF_ESTIMATE_LEARNED);
+	assert_int_equal(sp.sched_order, SCHED_ORDER_PRIORITY);
+	assert_int_equal(sp.bf_part_reserve, 0);
 	sched_params_parse("bf_estimate=best", &sp);
 	assert_int_equal(sp.bf_predict, BF_ESTIMATE_LEARNED);
+	/* best is the whole policy, unless its parts are given */
+	assert_int_equal(sp.sched_order, SCHED_ORDER_SAF_AGED);
+	assert_int_equal(sp.bf_part_reserve, 1);
+	sched_params_parse("bf_job_part_count_reserve=0,bf_estimate=best", &sp);
+	assert_int_equal(sp.sched_order, SCHED_ORDER_SAF_AGED);
+	assert_int_equal(sp.bf_part_reserve, 0);
+	sched_params_parse("bf_estimate=best,sched_order=priority", &sp);
+	assert_int_equal(sp.sched_order, SCHED_ORDER_PRIORITY);
+	assert_int_equal(sp.bf_part_reserve, 1);
+	sched_params_parse("sched_order=saf-aged,bf_job_part_count_reserve=999999", &sp);
+	assert_int_equal(sp.sched_order, SCHED_ORDER_SAF_AGED);
+	assert_int_equal(sp.bf_part_reserve, 100000);
+	assert_int_equal(sp.bf_predict, BF_ESTIMATE_LIMIT);
 	sched_params_parse("bf_estimate=predict", &sp);
 	assert_int_equal(sp.bf_predict, BF_ESTIMATE_PREDICT);
 	sched_params_parse("BF_INTERVAL=99999999", &sp);
