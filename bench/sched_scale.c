@@ -12,9 +12,13 @@
  * one node, or 8 per node on 2-16 nodes).
  *
  *   build/bench/sched_scale [-n nodes] [-j pending jobs] [-t bf_max_job_test,...]
- *                           [-g GPU nodes]
+ *                           [-g GPU nodes] [-s SchedulerParameters]
  *                           [-T leaf]   (topology/tree: leaf switches of `leaf`
  *                                        nodes, 32 leaves a spine, one top)
+ *
+ * -s adds SchedulerParameters to every pass (e.g. sched_order=saf_aged,
+ * bf_job_part_count_reserve=1, bf_estimate=best: the learned model is made
+ * as rotactld makes it, untrained, so it answers the time limits).
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -333,7 +337,7 @@ static void topology_write(struct ctld *ctld, struct conf *conf, const char *dir
 int main(int argc, char **argv)
 {
 	size_t nnodes = 10000, njobs = 100000, leaf = 0;
-	const char *tests = "100,500,2000";
+	const char *tests = "100,500,2000", *extra = "";
 	char dir[] = "/tmp/rota-sched-scale-XXXXXX";
 	struct rota_error err = {""};
 	struct ctld ctld = {0};
@@ -345,7 +349,7 @@ int main(int argc, char **argv)
 	double t0, t_main;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "n:j:t:g:T:")) != -1) {
+	while ((ch = getopt(argc, argv, "n:j:t:g:T:s:")) != -1) {
 		if (ch == 'g')
 			gpu_nodes = strtoul(optarg, NULL, 10);
 		else if (ch == 'n')
@@ -356,9 +360,11 @@ int main(int argc, char **argv)
 			tests = optarg;
 		else if (ch == 'T')
 			leaf = strtoul(optarg, NULL, 10);
+		else if (ch == 's')
+			extra = optarg;
 		else
 			fatal("usage: sched_scale [-n nodes] [-j pending jobs] [-t N,N] "
-			      "[-g GPU nodes]");
+			      "[-g GPU nodes] [-s SchedulerParameters]");
 	}
 	if (nnodes < 10 || nnodes > 99999 || njobs < 1 || gpu_nodes > nnodes)
 		fatal("nodes must be 10..99999, jobs >= 1, GPU nodes <= nodes");
@@ -394,6 +400,12 @@ int main(int argc, char **argv)
 		topology_write(&ctld, conf, dir, nnodes, leaf);
 	job_mgr_create(&ctld, &ctld.jobs);
 	ctld.predict = predict_create(PREDICT_USER_MEAN2);
+	ctld.learned = predict_create(PREDICT_LEARNED);
+	predict_set_correction(ctld.learned, PREDICT_CORRECT_REQUESTED);
+	if (*extra) {
+		free(conf->scheduler_params);
+		conf->scheduler_params = xasprintf("bf_max_job_test=500,%s", extra);
+	}
 	if (journal_open(ctld.base, dir, &ctld.journal, &err) < 0)
 		fatal("%s", err.text);
 	for (size_t i = 0; i < nnodes; i++) {
@@ -436,7 +448,8 @@ int main(int argc, char **argv)
 		unsigned slices;
 		uint64_t digest;
 		free(conf->scheduler_params);
-		conf->scheduler_params = xasprintf("bf_max_job_test=%lu", n);
+		conf->scheduler_params =
+		    xasprintf("bf_max_job_test=%lu%s%s", n, *extra ? "," : "", extra);
 		ctld.bf_last = 0;
 		t0 = now_s();
 		sched_pass(&ctld, now, SCHED_PASS_FULL);
