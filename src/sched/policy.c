@@ -228,9 +228,10 @@ double policy_saf_aged_key(int64_t est, int64_t procs, int64_t submit, int64_t n
 {
 	double r = (double)est, w = now > submit ? (double)(now - submit) : 0;
 
-	/* aged jobs sort below any area, by submit time */
+	/* aged jobs sort below any area (>= 1), by submit time: below 2^52 every
+	 * whole second stays exact (-1e30 + submit rounds to -1e30 for all) */
 	if (w > POLICY_AGE_WAIT || (w + r) / (r > 10 ? r : 10) > POLICY_AGE_SLOWDOWN)
-		return -1e30 + (submit > 0 ? (double)submit : 0);
+		return (submit > 0 ? (double)submit : 0) - 0x1p52;
 	return r * (double)procs;
 }
 

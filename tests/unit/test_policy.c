@@ -133,6 +133,20 @@ static void test_priority_orders(void **state)
 	assert_int_equal(q[0].ref, 'A'); /* the queue keeps the caller's order */
 }
 
+/* The aged key keeps the submit order on its own (the controller's sort
+ * has no queue index to fall back on), below every area. */
+static void test_saf_aged_key_orders_aged_jobs_by_submit(void **state)
+{
+	int64_t now = 1000000000; /* a Unix time: 2001 */
+	double old = policy_saf_aged_key(100, 64, now - POLICY_AGE_WAIT - 2, now);
+	double young = policy_saf_aged_key(100, 64, now - POLICY_AGE_WAIT - 1, now);
+
+	assert_true(old < young);
+	assert_true(young < policy_saf_aged_key(1, 1, now, now));
+	assert_true(policy_saf_aged_key(1, 1, now, now) == 1.0);
+	assert_true(policy_saf_aged_key(5, 3, now - 10, now) == 15.0);
+}
+
 static void test_fcfs_starts_in_order_until_blocked(void **state)
 {
 	struct policy_job q[] = {{.procs = 3, .est = 10},
@@ -474,6 +488,7 @@ int main(void)
 	    cmocka_unit_test(test_sjbf_tries_short_jobs_first),
 	    cmocka_unit_test(test_started_is_the_start_order),
 	    cmocka_unit_test(test_priority_orders),
+	    cmocka_unit_test(test_saf_aged_key_orders_aged_jobs_by_submit),
 	    cmocka_unit_test(test_fcfs_starts_in_order_until_blocked),
 	    cmocka_unit_test(test_invalid_jobs),
 	    cmocka_unit_test(test_kind_names),
