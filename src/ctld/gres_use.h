@@ -54,6 +54,15 @@ void gres_use_setup(struct gres_kinds *gk, struct gres_use *ng, const char *node
 int gres_use_wants(const struct gres_kinds *gk, const struct job_desc *d,
                    struct sched_req *r, struct rota_error *err);
 
+/* The devices of kind k a pick of take would hold on ng: the free ones, those
+ * with the highest score first (score, when not NULL: [i] for device
+ * first[k] + i), then the lowest index.  Their numbers within the kind
+ * (0..GRES_USE_MAX_DEV-1) into idx[GRES_USE_MAX_DEV], best first; returns
+ * how many (at most take).  Allocates nothing: the scheduling pass asks it
+ * for every node. */
+uint32_t gres_use_rank(const struct gres_use *ng, size_t k, uint32_t take,
+                       const uint32_t *score, uint32_t *idx);
+
 /* Device indexes for take[SCHED_GRES_KINDS] (what the scheduler gave a job on
  * node ng): the free ones with the highest score first (score, when not NULL:
  * [kind * GRES_USE_MAX_DEV + i] for device first[kind] + i, e.g. how many free
