@@ -175,6 +175,14 @@ int gres_use_wants(const struct gres_kinds *gk, const struct job_desc *d,
 	return 0;
 }
 
+uint32_t gres_use_wants_items(const struct job_desc *d, const struct sched_req *r)
+{
+	uint32_t gpu =
+	    !!d->gpus_per_node + !!d->gpus_per_socket + !!d->gpus_per_task + !!d->gpus;
+
+	return r->ngres > gpu ? r->ngres - gpu : 0;
+}
+
 uint32_t gres_use_rank(const struct gres_use *ng, size_t k, uint32_t take,
                        const uint32_t *score, uint32_t *idx)
 {

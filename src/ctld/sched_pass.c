@@ -9,6 +9,7 @@
 #include "common/arrayspec.h"
 #include "common/constraint.h"
 #include "common/gres.h"
+#include "common/gres_req.h"
 #include "common/strv.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
@@ -151,7 +152,41 @@ static size_t alternatives(struct job *job)
 	return c ? constraint_alternatives(c) : 1;
 }
 
-static void mark_bind(struct sched_pass *ps, struct job *job);
+static int job_req_has_gres(const struct job *job);
+static void job_req(struct sched_pass *ps, struct job *job, struct sched_req *r);
+static void mark_bind(struct sched_pass *ps, struct job *job, const struct sched_req *r);
+
+/* job_req's stand-in for a request that names a kind no node has (any
+ * longer): nothing fits it. */
+static int req_unknown(const struct sched_req *r)
+{
+	return r->ngres == 1 && !r->gres[0].kinds;
+}
+
+/* Has n every item of the job's --gres in the count asked?  What
+ * gres_node_has(--gres, n's Gres=) says, from the job's parsed request r
+ * (--gres's items first: gres_use_wants) and n's count of each kind, without
+ * parsing either for every node. */
+static int gres_fits(const struct job *job, const struct sched_req *r,
+                     const struct node *n)
+{
+	uint32_t items = gres_use_wants_items(&job->desc, r);
+
+	if (req_unknown(r))
+		return gres_node_has(job->desc.gres, n->cfg->gres);
+	for (uint32_t w = 0; w < items; w++) {
+		const struct sched_gres_want *g = &r->gres[w];
+		uint64_t have = 0;
+		if (g->per_node >= GRES_REQ_MAX_COUNT) /* cut to the limit */
+			return gres_node_has(job->desc.gres, n->cfg->gres);
+		for (uint32_t k = 0; k < SCHED_GRES_KINDS; k++)
+			if (g->kinds >> k & 1)
+				have += n->gres_use.count[k];
+		if (have < g->per_node)
+			return 0;
+	}
+	return 1;
+}
 
 /* Set usable/required for the job: up, in its partition, not excluded, with
  * the sockets (--sockets-per-node) and features its constraint asks, taking
@@ -163,7 +198,12 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 	const struct constraint *cons = job_constraint(job);
 	char **req = NULL, **exc = NULL;
 	size_t nreq = 0, nexc = 0;
+	struct sched_req r = {0};
+	int bind =
+	    (job->desc.gres_flags & GRES_F_ENFORCE_BINDING) && job_req_has_gres(job);
 
+	if (job->desc.gres || bind) /* kept on the job: job_req */
+		job_req(ps, job, &r);
 	if (job->desc.req_nodes)
 		hostlist_expand(job->desc.req_nodes, &req, &nreq, NULL);
 	if (job->desc.exc_nodes)
@@ -174,7 +214,7 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 		    node_usable(n) && part_has_node(job->part, i) &&
 		    (!job->desc.features ||
 		     (cons && constraint_match(cons, alt, n->cfg->features))) &&
-		    (!job->desc.gres || gres_node_has(job->desc.gres, n->cfg->gres)) &&
+		    (!job->desc.gres || gres_fits(job, &r, n)) &&
 		    n->sockets >= job->desc.sockets_per_node;
 		ps->snap.nodes[i].required = 0;
 	}
@@ -191,7 +231,8 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 	}
 	hostlist_free(req);
 	hostlist_free(exc);
-	mark_bind(ps, job);
+	if (bind)
+		mark_bind(ps, job, &r);
 }
 
 static int job_req_has_gres(const struct job *job)
@@ -218,7 +259,7 @@ static void job_req(struct sched_pass *ps, struct job *job, struct sched_req *r)
 		*r = *s->req;
 	} else {
 		/* checked at submit; a reconfiguration may have taken a kind
-		 * away since: then nothing fits it */
+		 * away since: then nothing fits it (req_unknown) */
 		if (job_desc_req(node_mgr_gres_kinds(nm), d, r, NULL) < 0) {
 			r->ngres = 1;
 			r->gres[0] = (struct sched_gres_want){.kinds = 0, .per_node = 1};
@@ -381,16 +422,13 @@ static int bind_possible(struct sched_pass *ps, const struct job *job,
 	                      cpus);
 }
 
-static void mark_bind(struct sched_pass *ps, struct job *job)
+/* With --gres-flags=enforce-binding, only the nodes that could bind (r: the
+ * job's request, job_req). */
+static void mark_bind(struct sched_pass *ps, struct job *job, const struct sched_req *r)
 {
-	struct sched_req r = {0};
-
-	if (!(job->desc.gres_flags & GRES_F_ENFORCE_BINDING) || !job_req_has_gres(job))
-		return;
-	job_req(ps, job, &r);
 	for (size_t i = 0; i < ps->snap.nnodes; i++)
 		if (ps->snap.nodes[i].usable &&
-		    !bind_possible(ps, job, &r, node_mgr_get(ps->ctld->nodes, i)))
+		    !bind_possible(ps, job, r, node_mgr_get(ps->ctld->nodes, i)))
 			ps->snap.nodes[i].usable = 0;
 }
 
