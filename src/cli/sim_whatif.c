@@ -194,13 +194,12 @@ static const uint8_t *features_mask(struct whatif *wf, const char *spec)
 
 /* Users numbered for the predictor: ids[i] for jobs[i], equal names equal
  * numbers. */
-static const struct wjob *user_sort_jobs; /* qsort has no context */
-
-static int user_cmp(const void *a, const void *b)
+static int user_cmp(const void *a, const void *b, void *ctx)
 {
+	const struct wjob *w = ctx;
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
 
-	return strcmp(user_sort_jobs[x].h->user, user_sort_jobs[y].h->user);
+	return strcmp(w[x].h->user, w[y].h->user);
 }
 
 static int64_t *users_number(const struct whatif *wf)
@@ -211,8 +210,7 @@ static int64_t *users_number(const struct whatif *wf)
 
 	for (size_t i = 0; i < wf->n; i++)
 		ix[i] = i;
-	user_sort_jobs = wf->w;
-	qsort(ix, wf->n, sizeof(*ix), user_cmp);
+	qsort_r(ix, wf->n, sizeof(*ix), user_cmp, wf->w);
 	for (size_t k = 0; k < wf->n; k++) {
 		if (!k || strcmp(wf->w[ix[k]].h->user, wf->w[ix[k - 1]].h->user))
 			next++;

@@ -144,21 +144,26 @@ static const struct sched_ops wn_ops = {
     .unplan = wn_unplan,
 };
 
-/* Queue order: PriorityTier, priority at now, submit, order. */
-static const struct wn *sort_ctx; /* qsort has no context argument */
-static uint32_t *sort_prio;       /* [njobs], for the jobs queued */
+/* queue_cmp's context: the replay and each queued job's priority at now */
+struct queue_sort_ctx {
+	const struct wn *w;
+	const uint32_t *prio; /* [njobs] */
+};
 
-static int queue_cmp(const void *a, const void *b)
+/* Queue order: PriorityTier, priority at now, submit, order. */
+static int queue_cmp(const void *a, const void *b, void *ctx)
 {
-	const struct wn *w = sort_ctx;
+	const struct queue_sort_ctx *qc = ctx;
+	const struct wn *w = qc->w;
+	const uint32_t *prio = qc->prio;
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
 	const struct wn_job *jx = &w->jobs[x], *jy = &w->jobs[y];
 	uint32_t tx = w->c->part_tier[jx->part], ty = w->c->part_tier[jy->part];
 
 	if (tx != ty)
 		return tx > ty ? -1 : 1;
-	if (sort_prio[x] != sort_prio[y])
-		return sort_prio[x] > sort_prio[y] ? -1 : 1;
+	if (prio[x] != prio[y])
+		return prio[x] > prio[y] ? -1 : 1;
 	if (jx->submit != jy->submit)
 		return jx->submit < jy->submit ? -1 : 1;
 	return jx->order < jy->order ? -1 : jx->order > jy->order;
@@ -179,9 +184,8 @@ static void queue_sort(struct wn *w, uint32_t *prio)
 		                        ? priority_of(&w->o->prio, &pj, (time_t)w->now)
 		                        : 0; /* FIFO: by submit, then order */
 	}
-	sort_ctx = w;
-	sort_prio = prio;
-	qsort(w->queue, w->nqueue, sizeof(*w->queue), queue_cmp);
+	qsort_r(w->queue, w->nqueue, sizeof(*w->queue), queue_cmp,
+	        &(struct queue_sort_ctx){.w = w, .prio = prio});
 }
 
 /* The snapshot's allocation and the holds of what runs now. */

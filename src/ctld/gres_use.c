@@ -175,10 +175,16 @@ int gres_use_wants(const struct gres_kinds *gk, const struct job_desc *d,
 	return 0;
 }
 
-/* The free devices of kind k, best first: idx[] (device numbers within
- * the kind), their count. */
-static uint32_t free_ranked(const struct gres_use *ng, size_t k, const uint32_t *score,
-                            uint32_t *idx)
+uint32_t gres_use_wants_items(const struct job_desc *d, const struct sched_req *r)
+{
+	uint32_t gpu =
+	    !!d->gpus_per_node + !!d->gpus_per_socket + !!d->gpus_per_task + !!d->gpus;
+
+	return r->ngres > gpu ? r->ngres - gpu : 0;
+}
+
+uint32_t gres_use_rank(const struct gres_use *ng, size_t k, uint32_t take,
+                       const uint32_t *score, uint32_t *idx)
 {
 	uint32_t n = 0;
 
@@ -189,15 +195,13 @@ static uint32_t free_ranked(const struct gres_use *ng, size_t k, const uint32_t 
 			continue;
 		}
 		/* insertion by score, stable: ties keep index order */
-		while (score && j > 0 &&
-		       score[k * GRES_USE_MAX_DEV + idx[j - 1]] <
-		           score[k * GRES_USE_MAX_DEV + i]) {
+		while (score && j > 0 && score[idx[j - 1]] < score[i]) {
 			idx[j] = idx[j - 1];
 			j--;
 		}
 		idx[j] = i;
 	}
-	return n;
+	return n < take ? n : take;
 }
 
 char *gres_use_pick(const struct gres_kinds *gk, const struct gres_use *ng,
@@ -210,9 +214,8 @@ char *gres_use_pick(const struct gres_kinds *gk, const struct gres_use *ng,
 		char *ranges, *next;
 		if (!take[k])
 			continue;
-		n = free_ranked(ng, k, score, idx);
-		if (n > take[k])
-			n = take[k];
+		n = gres_use_rank(ng, k, take[k],
+		                  score ? score + k * GRES_USE_MAX_DEV : NULL, idx);
 		for (uint32_t a = 1; a < n; a++) /* ascending, as shown */
 			for (uint32_t b = a; b > 0 && idx[b - 1] > idx[b]; b--) {
 				uint32_t t = idx[b];

@@ -48,11 +48,26 @@ void gres_use_setup(struct gres_kinds *gk, struct gres_use *ng, const char *node
                     const char *node_name);
 
 /* Fill r->gres[]/ngres from the job's --gres and GPU options, and adjust its
- * CPUs and memory for --cpus-per-gpu and --mem-per-gpu.  -EINVAL when a name
- * or type no kind has (err says which; ESLURM_INVALID_GRES to the user) or
- * the request has too many items. */
+ * CPUs and memory for --cpus-per-gpu and --mem-per-gpu: --gres's items first,
+ * one want each in order (per_node: its count, at most GRES_REQ_MAX_COUNT),
+ * then one for each GPU option given.  -EINVAL when a name or type no kind
+ * has (err says which; ESLURM_INVALID_GRES to the user) or the request has
+ * too many items. */
 int gres_use_wants(const struct gres_kinds *gk, const struct job_desc *d,
                    struct sched_req *r, struct rota_error *err);
+
+/* How many of r->gres[] (as gres_use_wants filled them from d) are --gres's
+ * items. */
+uint32_t gres_use_wants_items(const struct job_desc *d, const struct sched_req *r);
+
+/* The devices of kind k a pick of take would hold on ng: the free ones, those
+ * with the highest score first (score, when not NULL: [i] for device
+ * first[k] + i), then the lowest index.  Their numbers within the kind
+ * (0..GRES_USE_MAX_DEV-1) into idx[GRES_USE_MAX_DEV], best first; returns
+ * how many (at most take).  Allocates nothing: the scheduling pass asks it
+ * for every node. */
+uint32_t gres_use_rank(const struct gres_use *ng, size_t k, uint32_t take,
+                       const uint32_t *score, uint32_t *idx);
 
 /* Device indexes for take[SCHED_GRES_KINDS] (what the scheduler gave a job on
  * node ng): the free ones with the highest score first (score, when not NULL:

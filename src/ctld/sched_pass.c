@@ -9,6 +9,7 @@
 #include "common/arrayspec.h"
 #include "common/constraint.h"
 #include "common/gres.h"
+#include "common/gres_req.h"
 #include "common/strv.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
@@ -152,7 +153,41 @@ static size_t alternatives(struct job *job)
 	return c ? constraint_alternatives(c) : 1;
 }
 
-static void mark_bind(struct sched_pass *ps, struct job *job);
+static int job_req_has_gres(const struct job *job);
+static void job_req(struct sched_pass *ps, struct job *job, struct sched_req *r);
+static void mark_bind(struct sched_pass *ps, struct job *job, const struct sched_req *r);
+
+/* job_req's stand-in for a request that names a kind no node has (any
+ * longer): nothing fits it. */
+static int req_unknown(const struct sched_req *r)
+{
+	return r->ngres == 1 && !r->gres[0].kinds;
+}
+
+/* Has n every item of the job's --gres in the count asked?  What
+ * gres_node_has(--gres, n's Gres=) says, from the job's parsed request r
+ * (--gres's items first: gres_use_wants) and n's count of each kind, without
+ * parsing either for every node. */
+static int gres_fits(const struct job *job, const struct sched_req *r,
+                     const struct node *n)
+{
+	uint32_t items = gres_use_wants_items(&job->desc, r);
+
+	if (req_unknown(r))
+		return gres_node_has(job->desc.gres, n->cfg->gres);
+	for (uint32_t w = 0; w < items; w++) {
+		const struct sched_gres_want *g = &r->gres[w];
+		uint64_t have = 0;
+		if (g->per_node >= GRES_REQ_MAX_COUNT) /* cut to the limit */
+			return gres_node_has(job->desc.gres, n->cfg->gres);
+		for (uint32_t k = 0; k < SCHED_GRES_KINDS; k++)
+			if (g->kinds >> k & 1)
+				have += n->gres_use.count[k];
+		if (have < g->per_node)
+			return 0;
+	}
+	return 1;
+}
 
 /* Set usable/required for the job: up, in its partition, not excluded, with
  * the sockets (--sockets-per-node) and features its constraint asks, taking
@@ -164,7 +199,12 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 	const struct constraint *cons = job_constraint(job);
 	char **req = NULL, **exc = NULL;
 	size_t nreq = 0, nexc = 0;
+	struct sched_req r = {0};
+	int bind =
+	    (job->desc.gres_flags & GRES_F_ENFORCE_BINDING) && job_req_has_gres(job);
 
+	if (job->desc.gres || bind) /* kept on the job: job_req */
+		job_req(ps, job, &r);
 	if (job->desc.req_nodes)
 		hostlist_expand(job->desc.req_nodes, &req, &nreq, NULL);
 	if (job->desc.exc_nodes)
@@ -175,7 +215,7 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 		    node_usable(n) && part_has_node(job->part, i) &&
 		    (!job->desc.features ||
 		     (cons && constraint_match(cons, alt, n->cfg->features))) &&
-		    (!job->desc.gres || gres_node_has(job->desc.gres, n->cfg->gres)) &&
+		    (!job->desc.gres || gres_fits(job, &r, n)) &&
 		    n->sockets >= job->desc.sockets_per_node;
 		ps->snap.nodes[i].required = 0;
 	}
@@ -192,7 +232,8 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 	}
 	hostlist_free(req);
 	hostlist_free(exc);
-	mark_bind(ps, job);
+	if (bind)
+		mark_bind(ps, job, &r);
 }
 
 static int job_req_has_gres(const struct job *job)
@@ -219,7 +260,7 @@ static void job_req(struct sched_pass *ps, struct job *job, struct sched_req *r)
 		*r = *s->req;
 	} else {
 		/* checked at submit; a reconfiguration may have taken a kind
-		 * away since: then nothing fits it */
+		 * away since: then nothing fits it (req_unknown) */
 		if (job_desc_req(node_mgr_gres_kinds(nm), d, r, NULL) < 0) {
 			r->ngres = 1;
 			r->gres[0] = (struct sched_gres_want){.kinds = 0, .per_node = 1};
@@ -233,6 +274,39 @@ static void job_req(struct sched_pass *ps, struct job *job, struct sched_req *r)
 	r->exclusive =
 	    r->exclusive || part_oversub(job->part, &jobs) == PART_OVERSUB_EXCLUSIVE;
 	r->share = r->exclusive ? 1 : part_job_share(job->part, d->flags);
+}
+
+/* How many of the CPUs in near[GRES_CORE_WORDS] n has free (core_used: n's
+ * cores in use, NULL for none).  By the bits set, not CPU by CPU: the pass
+ * asks it for every device of every node at a mark. */
+static uint32_t free_near_count(const struct node *n, const uint8_t *core_used,
+                                const uint64_t *near)
+{
+	uint32_t lim = n->cpus < GRES_CORES_MAX ? n->cpus : GRES_CORES_MAX, f = 0;
+
+	for (uint32_t w = 0; w < GRES_CORE_WORDS && w * 64 < lim; w++) {
+		uint64_t bits = near[w];
+		if ((w + 1) * 64 > lim)
+			bits &= (UINT64_C(1) << (lim % 64)) - 1;
+		if (!core_used) {
+			f += (uint32_t)__builtin_popcountll(bits);
+			continue;
+		}
+		for (; bits; bits &= bits - 1)
+			f += !core_used[w * 64 + (uint32_t)__builtin_ctzll(bits)];
+	}
+	return f;
+}
+
+/* The CPUs near device dev (numbered within its name) of n into
+ * cores[GRES_CORE_WORDS], and how many of them are free (core_used: n's
+ * cores in use, NULL for none); -1 when the node did not say which. */
+static int dev_free_near(const struct node *n, const uint8_t *core_used, const char *name,
+                         uint32_t dev, uint64_t *cores)
+{
+	if (node_gres_dev_cores(n, name, dev, cores) < 0)
+		return -1;
+	return (int)free_near_count(n, core_used, cores);
 }
 
 /* The devices for take[] on n: those with the most free CPUs near them
@@ -251,22 +325,58 @@ static char *gres_pick_near(struct ctld *ctld, const struct node *n, const uint3
 		for (uint32_t i = 0;
 		     take[k] && i < n->gres_use.count[k] && i < GRES_USE_MAX_DEV; i++) {
 			uint64_t c[GRES_CORE_WORDS];
-			uint32_t f = 0;
-			if (node_gres_dev_cores(n, gk->k[k].name,
-			                        n->gres_use.first[k] + i, c) < 0)
+			int f = dev_free_near(n, n->core_used, gk->k[k].name,
+			                      n->gres_use.first[k] + i, c);
+			if (f < 0)
 				continue;
-			for (uint32_t cpu = 0; cpu < n->cpus && cpu < GRES_CORES_MAX;
-			     cpu++)
-				f +=
-				    (c[cpu / 64] >> (cpu % 64) & 1) && !n->core_used[cpu];
 			if (!score)
 				score = xcalloc(SCHED_GRES_KINDS * GRES_USE_MAX_DEV,
 				                sizeof(*score));
-			score[k * GRES_USE_MAX_DEV + i] = f;
+			score[k * GRES_USE_MAX_DEV + i] = (uint32_t)f;
 		}
 	out = gres_use_pick(gk, &n->gres_use, take, score);
 	free(score);
 	return out;
+}
+
+/* Would the devices gres_pick_near picks for take[] on n leave cpus free
+ * CPUs near them (node_gres_bind_fits of its pick)?  The same answer without
+ * the allocation string: the scheduling pass asks it for every node at
+ * every mark.  u: n's GRES, core_used: its cores in use (NULL: none). */
+static int bind_take_fits(struct ctld *ctld, const struct node *n,
+                          const struct gres_use *u, const uint8_t *core_used,
+                          const uint32_t *take, uint32_t gres_flags, uint32_t cpus)
+{
+	const struct gres_kinds *gk = node_mgr_gres_kinds(ctld->nodes);
+	int scored = !(gres_flags & GRES_F_DISABLE_BINDING);
+	uint64_t near[GRES_CORE_WORDS] = {0};
+	int any = 0;
+
+	for (size_t k = 0; n->ngres_devs && k < gk->n; k++) {
+		uint64_t cores[GRES_USE_MAX_DEV][GRES_CORE_WORDS], has = 0;
+		uint32_t score[GRES_USE_MAX_DEV] = {0}, idx[GRES_USE_MAX_DEV], got;
+		if (!take[k])
+			continue;
+		for (uint32_t i = 0; i < u->count[k] && i < GRES_USE_MAX_DEV; i++) {
+			int f = dev_free_near(n, core_used, gk->k[k].name,
+			                      u->first[k] + i, cores[i]);
+			if (f < 0)
+				continue;
+			has |= 1ull << i;
+			score[i] = scored ? (uint32_t)f : 0; /* all 0: lowest first */
+		}
+		got = gres_use_rank(u, k, take[k], score, idx);
+		for (uint32_t j = 0; j < got; j++) {
+			if (!(has >> idx[j] & 1))
+				continue;
+			for (size_t w = 0; w < GRES_CORE_WORDS; w++)
+				near[w] |= cores[idx[j]][w];
+			any = 1;
+		}
+	}
+	if (!any) /* no device said which CPUs are near it: all are */
+		return 1;
+	return free_near_count(n, core_used, near) >= cpus;
 }
 
 /* --gres-flags=enforce-binding: could n give the job the fewest GRES and
@@ -275,27 +385,25 @@ static char *gres_pick_near(struct ctld *ctld, const struct node *n, const uint3
  * looks elsewhere; sched_pass_start_job checks what was chosen.  Backfill
  * plans ahead: it asks whether n could once all it has is free. */
 static int bind_possible(struct sched_pass *ps, const struct job *job,
-                         const struct sched_req *r, const struct node *node)
+                         const struct sched_req *r, const struct node *n)
 {
-	struct node idle = *node;
-	const struct node *n = node;
+	struct gres_use idle;
 	const struct gres_use *u = &n->gres_use;
+	const uint8_t *core_used = n->core_used;
 	uint32_t take[SCHED_GRES_KINDS] = {0};
 	uint32_t tasks = r->ntasks_per_node != SCHED_UNSET ? r->ntasks_per_node : 1;
 	uint32_t cpus = r->cpus_per_task * (tasks ? tasks : 1);
-	char *picked;
-	int ok;
 
 	if (r->num_tasks != SCHED_UNSET && r->min_nodes == 1 && r->max_nodes == 1)
 		cpus = r->num_tasks * r->cpus_per_task;
 	if (r->min_cpus > cpus)
 		cpus = r->min_cpus;
 	if (ps->backfill) {
-		memset(idle.gres_use.alloc, 0, sizeof(idle.gres_use.alloc));
-		memset(idle.gres_use.used, 0, sizeof(idle.gres_use.used));
-		idle.core_used = xcalloc(node->cpus ? node->cpus : 1, 1);
-		n = &idle;
-		u = &idle.gres_use;
+		idle = n->gres_use;
+		memset(idle.alloc, 0, sizeof(idle.alloc));
+		memset(idle.used, 0, sizeof(idle.used));
+		u = &idle;
+		core_used = NULL;
 	}
 	for (uint32_t w = 0; w < r->ngres; w++) {
 		const struct sched_gres_want *g = &r->gres[w];
@@ -311,24 +419,17 @@ static int bind_possible(struct sched_pass *ps, const struct job *job,
 			need -= avail;
 		}
 	}
-	picked = gres_pick_near(ps->ctld, n, take, job->desc.gres_flags);
-	ok = node_gres_bind_fits(n, picked, cpus);
-	free(picked);
-	if (n == &idle)
-		free(idle.core_used);
-	return ok;
+	return bind_take_fits(ps->ctld, n, u, core_used, take, job->desc.gres_flags,
+	                      cpus);
 }
 
-static void mark_bind(struct sched_pass *ps, struct job *job)
+/* With --gres-flags=enforce-binding, only the nodes that could bind (r: the
+ * job's request, job_req). */
+static void mark_bind(struct sched_pass *ps, struct job *job, const struct sched_req *r)
 {
-	struct sched_req r = {0};
-
-	if (!(job->desc.gres_flags & GRES_F_ENFORCE_BINDING) || !job_req_has_gres(job))
-		return;
-	job_req(ps, job, &r);
 	for (size_t i = 0; i < ps->snap.nnodes; i++)
 		if (ps->snap.nodes[i].usable &&
-		    !bind_possible(ps, job, &r, node_mgr_get(ps->ctld->nodes, i)))
+		    !bind_possible(ps, job, r, node_mgr_get(ps->ctld->nodes, i)))
 			ps->snap.nodes[i].usable = 0;
 }
 
