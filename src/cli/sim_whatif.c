@@ -118,7 +118,16 @@ static void cluster_build(struct whatif *wf)
 	    .bf_max_job_test = sp.bf_max_job_test,
 	    .bf_window = (int64_t)sp.bf_window * 60,
 	    .bf_resolution = sp.bf_resolution,
-	    .bf_predict = sp.bf_predict};
+	    .bf_predict = sp.bf_predict,
+	    .part_reserve = sp.bf_part_reserve,
+	    .saf_aged = sp.sched_order == SCHED_ORDER_SAF_AGED};
+}
+
+static const char *estimate_name(const struct wn_opts *o)
+{
+	return o->bf_predict == BF_ESTIMATE_PREDICT   ? "predict"
+	       : o->bf_predict == BF_ESTIMATE_LEARNED ? "learned"
+	                                              : "requested";
 }
 
 static int memchr_u32(const uint32_t *a, size_t n, uint32_t v)
@@ -448,8 +457,11 @@ static json_t *scheduler_json(const struct whatif *wf)
 	json_object_set_new(o, "bf_window", json_integer(wf->opts.bf_window));
 	json_object_set_new(o, "bf_resolution", json_integer(wf->opts.bf_resolution));
 	json_object_set_new(o, "bf_max_job_test", json_integer(wf->opts.bf_max_job_test));
-	json_object_set_new(o, "bf_estimate",
-	                    json_string(wf->opts.bf_predict ? "predict" : "requested"));
+	json_object_set_new(o, "bf_estimate", json_string(estimate_name(&wf->opts)));
+	json_object_set_new(o, "bf_job_part_count_reserve",
+	                    json_integer(wf->opts.part_reserve));
+	json_object_set_new(o, "sched_order",
+	                    json_string(wf->opts.saf_aged ? "saf_aged" : "priority"));
 	json_object_set_new(o, "passes", json_integer((json_int_t)wf->stats.passes));
 	json_object_set_new(o, "bf_runs", json_integer((json_int_t)wf->stats.bf_runs));
 	return o;
@@ -528,10 +540,13 @@ static void print_plain(const struct sim_whatif_opts *o, const struct whatif *wf
 	if (wf->opts.backfill)
 		printf("backfill:         every %" PRIu32 " s (bf_interval), "
 		       "bf_window=%" PRId64 " min, bf_resolution=%" PRId64
-		       " s, bf_max_job_test=%" PRIu32 ", bf_estimate=%s; %zu runs\n",
+		       " s, bf_max_job_test=%" PRIu32 ", bf_estimate=%s, "
+		       "bf_job_part_count_reserve=%" PRIu32
+		       ", sched_order=%s; %zu runs\n",
 		       wf->opts.bf_interval, wf->opts.bf_window / 60,
 		       wf->opts.bf_resolution, wf->opts.bf_max_job_test,
-		       wf->opts.bf_predict ? "predict" : "requested", wf->stats.bf_runs);
+		       estimate_name(&wf->opts), wf->opts.part_reserve,
+		       wf->opts.saf_aged ? "saf_aged" : "priority", wf->stats.bf_runs);
 	else
 		printf("backfill:         none (SchedulerType is not sched/backfill)\n");
 	printf("jobs:             %zu replayed (left out: %zu unfinished, %zu of "

@@ -3,9 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/sim_whatif_nodes.h"
+#include "common/schedparams.h"
 #include "sched/backfill.h"
 #include "sched/bf_run.h"
 #include "sched/pass.h"
+#include "sched/policy.h"
 
 /* A running job: where it runs and until when. */
 struct wn_run {
@@ -26,7 +28,8 @@ struct wn {
 	struct wn_run *run;
 	size_t nrun;
 	uint8_t *member;      /* [nparts * nnodes] */
-	struct predict *pred; /* bf_estimate=predict; NULL: the limits */
+	struct predict *pred; /* bf_estimate=predict or learned; NULL: the limits */
+	double *key;          /* [njobs] sched_order=saf_aged's keys */
 	int64_t now;
 	int failed;
 };
@@ -44,7 +47,11 @@ static int64_t wn_estimate(const struct wn *w, const struct wn_job *j)
 {
 	if (j->limit <= 0)
 		return BF_FOREVER;
-	return w->pred ? predict_estimate(w->pred, j->user, j->limit, 0) : j->limit;
+	if (!w->pred)
+		return j->limit;
+	return predict_estimate_job(w->pred, &(struct predict_job){.user = j->user,
+	                                                           .requested = j->limit,
+	                                                           .procs = j->cpus});
 }
 
 static int wn_next(void *ctx, size_t i, struct sched_job *job)
@@ -148,6 +155,7 @@ static const struct sched_ops wn_ops = {
 struct queue_sort_ctx {
 	const struct wn *w;
 	const uint32_t *prio; /* [njobs] */
+	const double *key;    /* [njobs] sched_order=saf_aged; NULL: priority */
 };
 
 /* Queue order: PriorityTier, priority at now, submit, order. */
@@ -162,6 +170,10 @@ static int queue_cmp(const void *a, const void *b, void *ctx)
 
 	if (tx != ty)
 		return tx > ty ? -1 : 1;
+	if (qc->key && qc->key[x] != qc->key[y])
+		return qc->key[x] < qc->key[y] ? -1 : 1;
+	if (qc->key)
+		return jx->id < jy->id ? -1 : jx->id > jy->id; /* rotactld's tie */
 	if (prio[x] != prio[y])
 		return prio[x] > prio[y] ? -1 : 1;
 	if (jx->submit != jy->submit)
@@ -169,8 +181,18 @@ static int queue_cmp(const void *a, const void *b, void *ctx)
 	return jx->order < jy->order ? -1 : jx->order > jy->order;
 }
 
-static void queue_sort(struct wn *w, uint32_t *prio)
+static void queue_sort(struct wn *w, uint32_t *prio, double *key)
 {
+	if (w->o->saf_aged) {
+		for (size_t q = 0; q < w->nqueue; q++) {
+			const struct wn_job *j = &w->jobs[w->queue[q]];
+			key[w->queue[q]] = policy_saf_aged_key(wn_estimate(w, j), j->cpus,
+			                                       j->submit, w->now);
+		}
+		qsort_r(w->queue, w->nqueue, sizeof(*w->queue), queue_cmp,
+		        &(struct queue_sort_ctx){.w = w, .key = key});
+		return;
+	}
 	for (size_t q = 0; q < w->nqueue; q++) {
 		const struct wn_job *j = &w->jobs[w->queue[q]];
 		struct priority_job pj = {
@@ -243,10 +265,12 @@ static int wn_pass(struct wn *w, struct sched_snap *s, int bf, uint32_t *prio)
 	struct bf_run *run = NULL;
 	struct bf_run_params p = {.window = w->o->bf_window,
 	                          .resolution = w->o->bf_resolution,
-	                          .max_job_test = w->o->bf_max_job_test};
+	                          .max_job_test = w->o->bf_max_job_test,
+	                          .part_reserve = w->o->part_reserve,
+	                          .shortest_first = w->o->saf_aged};
 	int rc = -ENOMEM;
 
-	queue_sort(w, prio);
+	queue_sort(w, prio, w->key);
 	memset(w->started, 0, w->nqueue);
 	snap_fill(w, s, NULL);
 	sched_main_pass(s, &wn_ops, w, w->nqueue,
@@ -303,7 +327,11 @@ static int runs_end(struct wn *w)
 			    run->start +
 			    predict_correct(w->pred, run->est - run->start, j->limit);
 		if (run->end <= w->now && w->pred && j->user >= 0 &&
-		    predict_record(w->pred, j->user, j->run) < 0)
+		    predict_record_job(w->pred,
+		                       &(struct predict_job){.user = j->user,
+		                                             .requested = j->limit,
+		                                             .actual = j->run,
+		                                             .procs = j->cpus}) < 0)
 			w->failed = 1;
 		if (run->end <= w->now) {
 			free(w->run[r].node);
@@ -379,9 +407,16 @@ int wn_replay(const struct wn_cluster *c, const struct wn_opts *o, struct wn_job
 	w.started = calloc(n + 1, 1);
 	w.run = calloc(n + 1, sizeof(*w.run));
 	w.member = calloc(c->nparts * c->nnodes + 1, 1);
-	if (o->bf_predict && !(w.pred = predict_create(PREDICT_USER_MEAN2)))
+	if (o->bf_predict == BF_ESTIMATE_PREDICT &&
+	    !(w.pred = predict_create(PREDICT_USER_MEAN2)))
 		goto out;
-	if (!arr || !prio || !w.queue || !w.started || !w.run || !w.member ||
+	if (o->bf_predict == BF_ESTIMATE_LEARNED) {
+		if (!(w.pred = predict_create(PREDICT_LEARNED)))
+			goto out;
+		predict_set_correction(w.pred, PREDICT_CORRECT_REQUESTED);
+	}
+	w.key = calloc(n + 1, sizeof(*w.key));
+	if (!arr || !prio || !w.key || !w.queue || !w.started || !w.run || !w.member ||
 	    sched_snap_init(&s, c->nnodes, c->nparts) < 0)
 		goto out;
 	for (size_t p = 0; p < c->nparts; p++)
@@ -407,6 +442,7 @@ out:
 	predict_destroy(w.pred);
 	free(arr);
 	free(prio);
+	free(w.key);
 	free(w.queue);
 	free(w.started);
 	free(w.run);

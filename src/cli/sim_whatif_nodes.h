@@ -15,7 +15,9 @@
  * for its CPUs as one-CPU tasks on exactly its node count (any count when
  * 0), on the nodes of its partition its features allow, with its memory and
  * exclusivity, and runs for its real runtime; the passes plan with its time
- * limit.  Fairshare and QOS are not modelled.  Pure: no I/O, no clock.
+ * limit (or bf_estimate's estimate).  Under sched_order=saf_aged the queue is
+ * in PriorityTier then policy_saf_aged_key order, as rotactld's.  Fairshare
+ * and QOS are not modelled.  Pure: no I/O, no clock.
  */
 #ifndef ROTA_CLI_SIM_WHATIF_NODES_H
 #define ROTA_CLI_SIM_WHATIF_NODES_H
@@ -61,10 +63,13 @@ struct wn_opts {
 	uint32_t bf_max_job_test;
 	int64_t bf_window;     /* seconds */
 	int64_t bf_resolution; /* seconds */
-	/* bf_estimate=predict: plan with predict.h's PREDICT_USER_MEAN2 (the
-	 * user's last two runtimes, capped by the limit, corrected by
-	 * doubling when a job outlives it) instead of the time limit */
+	/* bf_estimate (enum bf_estimate, schedparams.h): predict plans with
+	 * predict.h's PREDICT_USER_MEAN2 (the user's last two runtimes, capped
+	 * by the limit, corrected by doubling when a job outlives it), learned
+	 * with PREDICT_LEARNED (corrected to the limit), instead of the limit */
 	int bf_predict;
+	uint32_t part_reserve; /* bf_job_part_count_reserve; 0: every job */
+	int saf_aged;          /* sched_order=saf_aged */
 };
 
 struct wn_stats {

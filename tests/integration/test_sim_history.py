@@ -271,6 +271,36 @@ def test_replay_with_a_job_size_weight_puts_large_jobs_first(hcluster, history, 
     assert re.search(rf"^  JobId={history['F']} earlier by \d+ s", out, re.M), out
 
 
+def test_replay_under_sched_order_saf_aged_puts_small_areas_first(hcluster, history,
+                                                                  tmp_path):
+    """sched_order=saf_aged (areas CPUs x limit: H and the array's tasks 4,
+    F and G 8, D and E 9, B 15): H passes D and E, which start later than
+    they did; bf_estimate=best is that order with the learned estimates and
+    one reservation (what the report says it modelled)."""
+    conf = _conf_with(hcluster, tmp_path, "SchedulerParameters=bf_interval=1,"
+                      "bf_resolution=1,sched_order=saf_aged\n")
+    r = whatif_json(hcluster, "--conf", conf)
+    s = starts(r, history)
+    assert r["scheduler"]["sched_order"] == "saf_aged"
+    for small in ("H", "F", "G"):
+        for big in ("D", "E"):
+            assert s[small][1] < s[big][1], (small, big, s)
+    assert s["H"][1] < s["H"][0] - ORDER_SLACK, s  # earlier than it was
+    assert s["D"][1] > s["D"][0] + ORDER_SLACK, s  # later than it was
+    same = whatif_json(hcluster)
+    assert same["scheduler"]["sched_order"] == "priority"
+    assert same["scheduler"]["bf_job_part_count_reserve"] == 0
+    conf = _conf_with(hcluster, tmp_path, "SchedulerParameters=bf_interval=1,"
+                      "bf_resolution=1,bf_estimate=best\n")
+    b = whatif_json(hcluster, "--conf", conf)
+    assert (b["scheduler"]["bf_estimate"], b["scheduler"]["sched_order"],
+            b["scheduler"]["bf_job_part_count_reserve"]) == ("learned", "saf_aged", 1)
+    assert b["jobs"] == NJOBS
+    out = whatif(hcluster, "--conf", conf)
+    assert "bf_estimate=learned, bf_job_part_count_reserve=1, sched_order=saf_aged" \
+        in out, out
+
+
 def _features(path):
     """node02 alone has the feature `fast`."""
     text = open(path).read()
