@@ -12,6 +12,7 @@ PACKAGES=(
 	libcmocka-dev python3-pytest clang-format
 	clang libclang-rt-dev
 	openmpi-bin libopenmpi-dev
+	mpich libmpich-dev
 	busybox-static
 )
 
@@ -43,3 +44,15 @@ echo "install-deps: installing ${missing[*]:-${PACKAGES[*]}}"
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 	"${PACKAGES[@]}"
+# MPICH is there for its mpiexec.hydra (tests/integration/test_node_names.py);
+# OpenMPI stays the MPI that mpirun and mpicc name (the other MPI tests use
+# it).  Debian ranks OpenMPI above MPICH already; this holds it where not.
+arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
+for alt in mpirun=/usr/bin/mpirun.openmpi mpi=/usr/bin/mpicc.openmpi \
+	"mpi-$arch=/usr/lib/$arch/openmpi/include"; do
+	name=${alt%%=*} path=${alt#*=}
+	now=$(update-alternatives --query "$name" 2>/dev/null | sed -n 's/^Value: //p')
+	if [ -e "$path" ] && [ "$now" != "$path" ]; then
+		"${SUDO[@]}" update-alternatives --set "$name" "$path"
+	fi
+done

@@ -1,8 +1,9 @@
 /* rota_gpus.h - `rota up --gpus N`: N virtual GPUs on each node of the local
  * cluster.
  *
- * The virtual nodes share this host's mount namespace (rotastepd gives a
- * step its own UTS namespace only), so each node's GPUs are files of its
+ * The virtual nodes share this host's file systems (rotastepd gives a step
+ * its own UTS namespace, and a mount namespace that only changes /etc/hosts:
+ * stepd/names.c), so each node's GPUs are files of its
  * own, DIR/dev/NODE/nvidiaK, named by gres.conf's File=: character devices
  * 195:K like the real /dev/nvidiaK (no driver answers them: an open gives
  * ENXIO, while a device cgroup that denies them gives EPERM), or empty

@@ -377,6 +377,7 @@ static int stepd_setup(struct stepd *st, struct rota_error *err)
 	if (st->batch && write_script(st, err) < 0)
 		return -1;
 	set_hostname(st);
+	names_setup(st);
 	read_cpu_bind(st);
 	contain(st);
 	if (run_prolog(st, err) < 0)

@@ -215,6 +215,16 @@ struct step_complete;
 void usage_gpu_report(const struct stepd *st, struct step_complete *sc);
 void usage_release(struct stepd *st);
 
+/* ---- names.c ---- */
+/* Make the cluster's node names resolve for the step's processes where they
+ * do not already (the local cluster's virtual nodes): as root, a mount
+ * namespace of the step daemon's own, slave to the host's, with
+ * <spool>/etc_hosts (the host's /etc/hosts plus the nodes of slurm.conf,
+ * common/hostsfile.h) bound over /etc/hosts.  The host's /etc/hosts is left
+ * alone.  Call before forking the tasks; failures are logged at debug level
+ * and the step goes on with the host's names. */
+void names_setup(const struct stepd *st);
+
 /* ---- ctl.c ---- */
 /* Listen on the spool socket so that a restarted rotad can re-attach. */
 void ctl_listen(struct stepd *st);

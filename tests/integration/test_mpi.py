@@ -13,9 +13,10 @@ MPI_Allreduce, so every rank really joined one MPI_COMM_WORLD, and prints the
 SLURM_STEP_ID it inherited: ranks under an orted carry the srun step's id,
 ranks mpirun started in the batch shell carry none.
 
-The virtual nodes share this host's network.  Their names do not resolve, and
-OpenMPI does not need them to: it reaches the nodes through srun, and each
-orted reports its own TCP addresses back to mpirun, so no MCA setting is
+The virtual nodes share this host's network.  Their names resolve only in
+root's jobs (test_node_names.py), and OpenMPI does not need them to: it
+reaches the nodes through srun, and each orted reports its own TCP addresses
+back to mpirun, so no MCA setting is
 needed - with one exception: OpenMPI's TCP transport ignores the
 loopback interface, so on a host whose only interface is `lo` (a container
 without a network) ranks on two virtual nodes could not reach each other; there
