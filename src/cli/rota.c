@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "cli/rota_gpus.h"
+#include "cli/rota_netns.h"
 #include "cli/eff.h"
 #include "cli/sim.h"
 #include "common/conf.h"
@@ -63,6 +64,7 @@ struct rota_opts {
 	uint32_t timeout;
 	const char *munge_socket; /* AuthType=auth/munge through this munged */
 	int standby;              /* --standby: a backup controller as well */
+	int netns;                /* --netns: hosts as namespaces (rota_netns.h) */
 };
 
 /* One daemon of the cluster: "rotactld", "rotadbd" or "rotad-node01". */
@@ -82,6 +84,7 @@ struct cluster {
 	struct conf *conf;
 	struct daemon *daemons;
 	size_t daemon_count;
+	struct rota_netns *netns; /* NULL unless DIR/netns.conf */
 };
 
 static void usage(FILE *f)
@@ -91,9 +94,11 @@ static void usage(FILE *f)
 	    "Usage: rota up --dir DIR [--nodes N] [--cpus C] [--mem MB] "
 	    "[--partition NAME] [--gpus N] [--timeout SECS] [--munge-socket PATH] "
 	    "[--standby]\n"
+	    "       rota up --netns --dir DIR [--nodes N] [--cpus C] [--mem MB]\n"
 	    "       rota down --dir DIR\n"
 	    "       rota status --dir DIR\n"
 	    "       rota env --dir DIR\n"
+	    "       rota exec --dir DIR [--host HOST] -- COMMAND [ARG]...\n"
 	    "       rota eff JOBID\n"
 	    "\n"
 	    "up      start a controller and N node daemons on this host, all state\n"
@@ -102,11 +107,15 @@ static void usage(FILE *f)
 	    "down    stop every process of the cluster in DIR\n"
 	    "status  show which daemons of DIR are running\n"
 	    "env     print the exports of `up` without starting anything\n"
+	    "exec    run COMMAND on a host of a --netns cluster (default control)\n"
 	    "eff     a job's CPU, memory and time efficiency (seff's figures)\n"
 	    "\n"
 	    "up defaults: --nodes 4, --cpus <online cpus, at least 2>, --mem 2048,\n"
 	    "--partition debug, --timeout 30.  --gpus N gives each node N GPUs (files\n"
 	    "under DIR/dev, DIR/gres.conf) and a partition gpu.\n"
+	    "--netns (root): the tutorial's hosts control, node01.. in network\n"
+	    "namespaces on a bridge, each with its own munged; rota down removes\n"
+	    "them.\n"
 	    "Also: rota sbatch|srun|squeue|... ARGS\n");
 }
 
@@ -309,6 +318,8 @@ static struct cluster *cluster_create(const char *dir)
 		c->dir = xstrdup(dir);
 	c->conf_path = xasprintf("%s/slurm.conf", c->dir);
 	c->bin_dir = self_dir();
+	if (rota_netns_load(c->dir, &c->netns) < 0)
+		c->netns = NULL;
 	return c;
 }
 
@@ -321,6 +332,7 @@ static void cluster_destroy(struct cluster *c)
 		free(c->daemons[i].node);
 	}
 	free(c->daemons);
+	rota_netns_destroy(c->netns);
 	conf_destroy(c->conf);
 	free(c->dir);
 	free(c->conf_path);
@@ -623,6 +635,9 @@ static void child_exec(const struct cluster *c, const struct daemon *d, char **a
 		for (int i = 3; i < 1024; i++)
 			close(i);
 	}
+	if (c->netns &&
+	    rota_netns_enter(c->netns, d->node ? d->node : ROTA_NETNS_CTLD_HOST) < 0)
+		_exit(126);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
@@ -1046,6 +1061,8 @@ static void print_exports(const struct cluster *c)
 {
 	printf("export PATH=%s:$PATH\n", c->bin_dir);
 	printf("export SLURM_CONF=%s\n", c->conf_path);
+	if (c->netns)
+		rota_netns_print_help(c->netns, stdout);
 	fflush(stdout);
 }
 
@@ -1110,10 +1127,49 @@ static int up_start(struct cluster *c, uint32_t timeout_s)
 	return cluster_wait_ready(c, 0, deadline, timeout_s);
 }
 
+/* --netns, or a directory that holds a namespaced cluster: make the hosts and
+ * write their slurm.conf (1) unless they are there (0), then start each host's
+ * munged.  0 at once for a plain cluster. */
+static int up_netns(struct cluster *c, const struct rota_opts *o)
+{
+	struct rota_error err = {""};
+	char why[256], *key;
+	int made = 0;
+
+	if (!c->netns && !o->netns)
+		return 0;
+	if (rota_netns_check(why, sizeof(why)) < 0) {
+		fprintf(stderr, "rota: error: %s\n", why);
+		return -1;
+	}
+	if (!c->netns && access(c->conf_path, F_OK) == 0) {
+		fprintf(stderr, "rota: error: %s holds a cluster without --netns\n",
+		        c->dir);
+		return -1;
+	}
+	if (c->netns && !rota_netns_present(c->netns) && rota_netns_restore(c->netns) < 0)
+		return -1;
+	if (!c->netns) {
+		if (rota_netns_create(c->dir, o->nodes, &c->netns) < 0)
+			return -1;
+		key = xasprintf("%s/slurm.key", c->dir);
+		if (access(key, F_OK) < 0 && auth_key_generate(key, &err) < 0)
+			fprintf(stderr, "rota: error: %s\n", err.text);
+		free(key);
+		if (err.text[0] ||
+		    rota_netns_conf_write(c->netns, c->conf_path, o->cpus, o->mem) < 0)
+			return -1;
+		made = 1;
+	}
+	/* munged carries the mark that `down` looks for */
+	setenv("ROTA_CLUSTER_DIR", c->dir, 1);
+	return rota_netns_munge_start(c->netns) < 0 ? -1 : made;
+}
+
 static int cmd_up(const struct rota_opts *o, int explicit_opts)
 {
 	struct cluster *c;
-	int rc = 1;
+	int rc = 1, made;
 
 	/* Users other than the one running `rota up` reach the controller through
 	 * DIR/state/rotactld.sock and read DIR/slurm.conf: a umask of 077 must not
@@ -1129,10 +1185,12 @@ static int cmd_up(const struct rota_opts *o, int explicit_opts)
 		fprintf(stderr, "rota: error: cannot lock %s/run/lock\n", c->dir);
 		goto out;
 	}
-	if (access(c->conf_path, F_OK) < 0) {
+	if ((made = up_netns(c, o)) < 0)
+		goto out;
+	if (!made && access(c->conf_path, F_OK) < 0) {
 		if (cluster_init(c, o) < 0)
 			goto out;
-	} else if (explicit_opts) {
+	} else if (!made && explicit_opts) {
 		fprintf(stderr, "rota: %s exists: reusing it (node options ignored)\n",
 		        c->conf_path);
 	}
@@ -1240,6 +1298,8 @@ static int cmd_down(const struct rota_opts *o)
 	}
 	left = proc_signal(t, np, 0);
 	down_remove_pidfiles(c);
+	if (c->netns)
+		rota_netns_remove(c->netns); /* says what it could not remove */
 	if (left)
 		fprintf(stderr,
 		        "rota: warning: %zu process(es) of %s could not be stopped\n",
@@ -1306,6 +1366,51 @@ static int cmd_env(const struct rota_opts *o)
 	return rc;
 }
 
+/* rota exec --dir DIR [--host HOST] -- COMMAND...: COMMAND in HOST's
+ * namespaces, with this cluster's SLURM_CONF and commands on its PATH. */
+static int cmd_exec(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+	    {"dir", required_argument, NULL, 'd'},
+	    {"host", required_argument, NULL, 'H'},
+	    {"netns-host", required_argument, NULL, 'H'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *dir = "cluster", *host = ROTA_NETNS_CTLD_HOST;
+	struct cluster *c;
+	char *path;
+	int ch;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "+d:H:", lopts, NULL)) != -1) {
+		if (ch == 'd')
+			dir = optarg;
+		else if (ch == 'H')
+			host = optarg;
+		else
+			return 2;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "rota: error: exec: no command\n");
+		return 2;
+	}
+	c = cluster_create(dir);
+	if (!c->netns) {
+		fprintf(stderr, "rota: error: no --netns cluster in %s\n", c->dir);
+		cluster_destroy(c);
+		return 1;
+	}
+	path = xasprintf("%s:%s", c->bin_dir, getenv("PATH") ? getenv("PATH") : "");
+	setenv("PATH", path, 1);
+	setenv("SLURM_CONF", c->conf_path, 1);
+	setenv("ROTA_CLUSTER_DIR", c->dir, 1);
+	if (rota_netns_enter(c->netns, host) < 0)
+		return 1;
+	execvp(argv[optind], argv + optind);
+	fprintf(stderr, "rota: error: exec %s: %s\n", argv[optind], strerror(errno));
+	return 127;
+}
+
 /* ---- options ---- */
 
 static int parse_u32(const char *opt, const char *s, uint32_t min, uint32_t max,
@@ -1348,6 +1453,7 @@ static int parse_opts(int argc, char **argv, struct rota_opts *o, int *explicit_
 	    {"timeout", required_argument, NULL, 't'},
 	    {"munge-socket", required_argument, NULL, 'M'},
 	    {"standby", no_argument, NULL, 'S'},
+	    {"netns", no_argument, NULL, 'n'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -1356,7 +1462,7 @@ static int parse_opts(int argc, char **argv, struct rota_opts *o, int *explicit_
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "d:N:c:m:p:t:M:h", lopts, NULL)) != -1) {
-		*explicit_opts |= ch != 'd' && ch != 't';
+		*explicit_opts |= ch != 'd' && ch != 't' && ch != 'n';
 		if ((ch == 'N' &&
 		     parse_u32("--nodes", optarg, 1, ROTA_MAX_NODES, &o->nodes)) ||
 		    (ch == 'c' && parse_u32("--cpus", optarg, 1, 4096, &o->cpus)) ||
@@ -1375,6 +1481,8 @@ static int parse_opts(int argc, char **argv, struct rota_opts *o, int *explicit_
 			o->munge_socket = optarg;
 		else if (ch == 'S')
 			o->standby = 1;
+		else if (ch == 'n')
+			o->netns = 1;
 		else if (ch == 'h')
 			return 1;
 		else if (ch == '?')
@@ -1415,6 +1523,8 @@ int cmd_rota(int argc, char **argv)
 		return cmd_sim(argc - 1, argv + 1);
 	if (!strcmp(sub, "eff"))
 		return cmd_eff(argc - 1, argv + 1);
+	if (!strcmp(sub, "exec"))
+		return cmd_exec(argc - 1, argv + 1);
 	if (strcmp(sub, "up") && strcmp(sub, "down") && strcmp(sub, "status") &&
 	    strcmp(sub, "env")) {
 		fprintf(stderr, "rota: error: unknown command '%s' (see rota --help)\n",
