@@ -1203,6 +1203,11 @@ static int cmd_up(const struct rota_opts *o, int explicit_opts)
 		goto out;
 	if (up_start(c, o->timeout) < 0) {
 		cluster_logs_tail(c);
+		if (c->netns)
+			fprintf(stderr,
+			        "rota: the hosts and their munged stay: rota down "
+			        "--dir %s removes them\n",
+			        c->dir);
 		daemons_stop(c->daemons, c->daemon_count, 1, 5000);
 		for (size_t i = 0; i < c->daemon_count; i++) {
 			char *p = pid_path(c, c->daemons[i].name);
