@@ -1132,38 +1132,17 @@ static int up_start(struct cluster *c, uint32_t timeout_s)
  * munged.  0 at once for a plain cluster. */
 static int up_netns(struct cluster *c, const struct rota_opts *o)
 {
-	struct rota_error err = {""};
-	char why[256], *key;
-	int made = 0;
+	const struct rota_netns_size size = {
+	    .nodes = o->nodes, .cpus = o->cpus, .mem_mb = o->mem};
 
 	if (!c->netns && !o->netns)
 		return 0;
-	if (rota_netns_check(why, sizeof(why)) < 0) {
-		fprintf(stderr, "rota: error: %s\n", why);
-		return -1;
-	}
 	if (!c->netns && access(c->conf_path, F_OK) == 0) {
 		fprintf(stderr, "rota: error: %s holds a cluster without --netns\n",
 		        c->dir);
 		return -1;
 	}
-	if (c->netns && !rota_netns_present(c->netns) && rota_netns_restore(c->netns) < 0)
-		return -1;
-	if (!c->netns) {
-		if (rota_netns_create(c->dir, o->nodes, &c->netns) < 0)
-			return -1;
-		key = xasprintf("%s/slurm.key", c->dir);
-		if (access(key, F_OK) < 0 && auth_key_generate(key, &err) < 0)
-			fprintf(stderr, "rota: error: %s\n", err.text);
-		free(key);
-		if (err.text[0] ||
-		    rota_netns_conf_write(c->netns, c->conf_path, o->cpus, o->mem) < 0)
-			return -1;
-		made = 1;
-	}
-	/* munged carries the mark that `down` looks for */
-	setenv("ROTA_CLUSTER_DIR", c->dir, 1);
-	return rota_netns_munge_start(c->netns) < 0 ? -1 : made;
+	return rota_netns_up(&c->netns, c->dir, c->conf_path, &size);
 }
 
 static int cmd_up(const struct rota_opts *o, int explicit_opts)
@@ -1383,7 +1362,6 @@ static int cmd_exec(int argc, char **argv)
 	};
 	const char *dir = "cluster", *host = ROTA_NETNS_CTLD_HOST;
 	struct cluster *c;
-	char *path;
 	int ch;
 
 	optind = 1;
@@ -1405,15 +1383,7 @@ static int cmd_exec(int argc, char **argv)
 		cluster_destroy(c);
 		return 1;
 	}
-	path = xasprintf("%s:%s", c->bin_dir, getenv("PATH") ? getenv("PATH") : "");
-	setenv("PATH", path, 1);
-	setenv("SLURM_CONF", c->conf_path, 1);
-	setenv("ROTA_CLUSTER_DIR", c->dir, 1);
-	if (rota_netns_enter(c->netns, host) < 0)
-		return 1;
-	execvp(argv[optind], argv + optind);
-	fprintf(stderr, "rota: error: exec %s: %s\n", argv[optind], strerror(errno));
-	return 127;
+	return rota_netns_exec(c->netns, host, c->bin_dir, argv + optind);
 }
 
 /* ---- options ---- */

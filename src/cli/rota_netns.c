@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli/rota_netns.h"
+#include "proto/auth.h"
 #include "common/common.h"
 
 #define NETNS_RUN_DIR   "/run/netns"
@@ -810,6 +811,55 @@ int rota_netns_remove(struct rota_netns *ns)
 	}
 	rmdir(NETNS_ETC_DIR); /* only if no one else has entries there */
 	return left;
+}
+
+int rota_netns_up(struct rota_netns **nsp, const char *dir, const char *conf_path,
+                  const struct rota_netns_size *size)
+{
+	struct rota_error err = {""};
+	char why[256], *key;
+	int made = 0;
+
+	if (rota_netns_check(why, sizeof(why)) < 0) {
+		fprintf(stderr, "rota: error: %s\n", why);
+		return -1;
+	}
+	if (*nsp && !rota_netns_present(*nsp) && rota_netns_restore(*nsp) < 0)
+		return -1;
+	if (!*nsp) {
+		if (rota_netns_create(dir, size->nodes, nsp) < 0)
+			return -1;
+		key = xasprintf("%s/slurm.key", dir);
+		if (access(key, F_OK) < 0 && auth_key_generate(key, &err) < 0)
+			fprintf(stderr, "rota: error: %s\n", err.text);
+		free(key);
+		if (err.text[0] ||
+		    rota_netns_conf_write(*nsp, conf_path, size->cpus, size->mem_mb) < 0)
+			return -1;
+		made = 1;
+	}
+	/* munged carries the mark that `rota down` looks for */
+	setenv("ROTA_CLUSTER_DIR", dir, 1);
+	return rota_netns_munge_start(*nsp) < 0 ? -1 : made;
+}
+
+int rota_netns_exec(const struct rota_netns *ns, const char *host, const char *bin_dir,
+                    char **argv)
+{
+	const char *old = getenv("PATH");
+	char *path = xasprintf("%s:%s", bin_dir, old ? old : "");
+	char *conf = xasprintf("%s/slurm.conf", ns->dir);
+
+	setenv("PATH", path, 1);
+	setenv("SLURM_CONF", conf, 1);
+	setenv("ROTA_CLUSTER_DIR", ns->dir, 1); /* rota down ends what it left */
+	free(path);
+	free(conf);
+	if (rota_netns_enter(ns, host) < 0)
+		return 1;
+	execvp(argv[0], argv);
+	fprintf(stderr, "rota: error: exec %s: %s\n", argv[0], strerror(errno));
+	return 127;
 }
 
 void rota_netns_print_help(const struct rota_netns *ns, FILE *f)

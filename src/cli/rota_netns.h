@@ -59,6 +59,26 @@ int rota_netns_restore(struct rota_netns *ns);
 int rota_netns_conf_write(const struct rota_netns *ns, const char *path, uint32_t cpus,
                           uint64_t mem_mb);
 
+struct rota_netns_size {
+	uint32_t nodes;  /* node01..nodeN */
+	uint32_t cpus;   /* CPUs= of each node */
+	uint64_t mem_mb; /* RealMemory= of each node */
+};
+
+/* `rota up` of the namespaced cluster in dir: *nsp is its record or NULL.
+ * Without one, make the hosts (*nsp set; caller destroys) and write
+ * conf_path for them; with one, make them again if they are gone.  Then start
+ * each host's munged.  1 when slurm.conf was written, 0 when it stays, -1
+ * after saying why. */
+int rota_netns_up(struct rota_netns **nsp, const char *dir, const char *conf_path,
+                  const struct rota_netns_size *size);
+
+/* `rota exec`: argv (borrowed) on host, with the cluster's SLURM_CONF and
+ * bin_dir first on PATH.  Returns only on failure: 1, or 127 when argv[0]
+ * cannot be run. */
+int rota_netns_exec(const struct rota_netns *ns, const char *host, const char *bin_dir,
+                    char **argv);
+
 /* Start each host's munged (no-op for a host whose munged answers).  The
  * processes inherit this process's environment.  0, or -1 after saying why. */
 int rota_netns_munge_start(const struct rota_netns *ns);
