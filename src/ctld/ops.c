@@ -7,6 +7,7 @@
 #include "common/states.h"
 #include "ctld/assoc.h"
 #include "ctld/topo.h"
+#include "proto/conf_files.h"
 #include "ctld/fairshare.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
@@ -198,6 +199,50 @@ static void op_takeover(struct ctld *ctld, struct caller *who, void **body,
 	repl_takeover_request(ctld, ch);
 }
 
+/* Configless nodes (proto/conf_files.h): slurm.conf and the files it
+ * includes or implies, as they are on disk now. */
+static void op_conf_files(struct ctld *ctld, struct caller *who, void **body,
+                          struct chan *ch)
+{
+	struct conf_files r = {0};
+	struct rota_error err = {""};
+	char name[64];
+
+	if (!conf_configless(ctld->conf)) {
+		chan_send_rc(ch, -ESLURM_CONFIGLESS_DISABLED, NULL);
+		return;
+	}
+	if (conf_files_collect(ctld->conf, &r, &err) < 0) {
+		log_err("configuration files for %s: %s",
+		        caller_name(who, name, sizeof(name)), err.text);
+		chan_send_rc(ch, SLURM_ERROR, err.text);
+		return;
+	}
+	chan_send(ch, MSG_CONF_FILES_RESP, &r);
+	codec_release(&conf_files_type, &r);
+}
+
+/* After a reconfigure: the nodes get the files again (a configless rotad
+ * refreshes its cache; the others ignore them). */
+static void conf_files_push(struct ctld *ctld)
+{
+	struct conf_files r = {0};
+	struct rota_error err = {""};
+
+	if (!conf_configless(ctld->conf))
+		return;
+	if (conf_files_collect(ctld->conf, &r, &err) < 0) {
+		log_err("configuration files not sent to the nodes: %s", err.text);
+		return;
+	}
+	for (size_t i = 0; i < node_mgr_count(ctld->nodes); i++) {
+		struct node *n = node_mgr_get(ctld->nodes, i);
+		if (n->link)
+			node_send(n, MSG_CONF_FILES_RESP, &r);
+	}
+	codec_release(&conf_files_type, &r);
+}
+
 /* scontrol reconfigure: slurm.conf again (reconfig.h). */
 static void op_reconfig(struct ctld *ctld, struct caller *who, void **body,
                         struct chan *ch)
@@ -211,6 +256,7 @@ static void op_reconfig(struct ctld *ctld, struct caller *who, void **body,
 		chan_send_rc(ch, SLURM_ERROR, err.text);
 		return;
 	}
+	conf_files_push(ctld);
 	chan_send_rc(ch, 0, NULL);
 }
 
@@ -272,6 +318,7 @@ static const struct op_entry {
     {MSG_PART_INFO_REQ, P_USER, op_part_info},
     {MSG_CONFIG_REQ, P_USER, op_config},
     {MSG_TOPO_INFO_REQ, P_USER, op_topo_info},
+    {MSG_CONF_FILES_REQ, P_USER, op_conf_files}, /* any authenticated caller */
     {MSG_CANCEL_REQ, P_USER, op_cancel},
     {MSG_JOB_UPDATE_REQ, P_USER, op_job_update},
     {MSG_NODE_UPDATE_REQ, P_ADMIN, op_node_update},
