@@ -222,27 +222,6 @@ static void op_conf_files(struct ctld *ctld, struct caller *who, void **body,
 	codec_release(&conf_files_type, &r);
 }
 
-/* After a reconfigure: the nodes get the files again (a configless rotad
- * refreshes its cache; the others ignore them). */
-static void conf_files_push(struct ctld *ctld)
-{
-	struct conf_files r = {0};
-	struct rota_error err = {""};
-
-	if (!conf_configless(ctld->conf))
-		return;
-	if (conf_files_collect(ctld->conf, &r, &err) < 0) {
-		log_err("configuration files not sent to the nodes: %s", err.text);
-		return;
-	}
-	for (size_t i = 0; i < node_mgr_count(ctld->nodes); i++) {
-		struct node *n = node_mgr_get(ctld->nodes, i);
-		if (n->link)
-			node_send(n, MSG_CONF_FILES_RESP, &r);
-	}
-	codec_release(&conf_files_type, &r);
-}
-
 /* scontrol reconfigure: slurm.conf again (reconfig.h). */
 static void op_reconfig(struct ctld *ctld, struct caller *who, void **body,
                         struct chan *ch)
@@ -256,7 +235,6 @@ static void op_reconfig(struct ctld *ctld, struct caller *who, void **body,
 		chan_send_rc(ch, SLURM_ERROR, err.text);
 		return;
 	}
-	conf_files_push(ctld);
 	chan_send_rc(ch, 0, NULL);
 }
 

@@ -11,6 +11,7 @@
 #include "ctld/reconfig.h"
 #include "ctld/sched_pass.h"
 #include "ctld/topo.h"
+#include "proto/conf_files.h"
 #include "common/common.h"
 
 struct old_conf {
@@ -112,6 +113,27 @@ static void jobs_remap(struct ctld *ctld, struct node_mgr *nm, const int *map)
 	}
 }
 
+/* After a reconfigure: the nodes get the files again (a configless rotad
+ * refreshes its cache; the others ignore them). */
+static void conf_files_push(struct ctld *ctld)
+{
+	struct conf_files r = {0};
+	struct rota_error err = {""};
+
+	if (!conf_configless(ctld->conf))
+		return;
+	if (conf_files_collect(ctld->conf, &r, &err) < 0) {
+		log_err("configuration files not sent to the nodes: %s", err.text);
+		return;
+	}
+	for (size_t i = 0; i < node_mgr_count(ctld->nodes); i++) {
+		struct node *n = node_mgr_get(ctld->nodes, i);
+		if (n->link)
+			node_send(n, MSG_CONF_FILES_RESP, &r);
+	}
+	codec_release(&conf_files_type, &r);
+}
+
 int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
 {
 	const struct conf *old = ctld->conf;
@@ -165,6 +187,7 @@ int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
 	log_info("reconfigured from %s: %zu nodes, %zu partitions", nc->path,
 	         node_mgr_count(nm), node_mgr_part_count(nm));
 	free(map);
+	conf_files_push(ctld);
 	ctld_sched_kick(ctld);
 	return 0;
 }

@@ -7,7 +7,8 @@
  * key that only takes effect after a restart (SlurmctldPort...), removing a
  * node that holds a job or a partition with jobs, changing the CPUs of a node
  * in use.  The configurations replaced stay allocated until exit (nothing
- * may still point into them). */
+ * may still point into them).  With enable_configless the connected node
+ * daemons are sent the files again (proto/conf_files.h). */
 #ifndef ROTA_CTLD_RECONFIG_H
 #define ROTA_CTLD_RECONFIG_H
 
