@@ -7,7 +7,6 @@
 #include "common/states.h"
 #include "ctld/assoc.h"
 #include "ctld/topo.h"
-#include "proto/conf_files.h"
 #include "ctld/fairshare.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
@@ -200,26 +199,18 @@ static void op_takeover(struct ctld *ctld, struct caller *who, void **body,
 }
 
 /* Configless nodes (proto/conf_files.h): slurm.conf and the files it
- * includes or implies, as they are on disk now. */
+ * includes or implies, as read with the running configuration. */
 static void op_conf_files(struct ctld *ctld, struct caller *who, void **body,
                           struct chan *ch)
 {
-	struct conf_files r = {0};
-	struct rota_error err = {""};
-	char name[64];
-
-	if (!conf_configless(ctld->conf)) {
+	if (!conf_configless(ctld->conf))
 		chan_send_rc(ch, -ESLURM_CONFIGLESS_DISABLED, NULL);
-		return;
-	}
-	if (conf_files_collect(ctld->conf, &r, &err) < 0) {
-		log_err("configuration files for %s: %s",
-		        caller_name(who, name, sizeof(name)), err.text);
-		chan_send_rc(ch, SLURM_ERROR, err.text);
-		return;
-	}
-	chan_send(ch, MSG_CONF_FILES_RESP, &r);
-	codec_release(&conf_files_type, &r);
+	else if (!ctld->conf_files)
+		chan_send_rc(ch, SLURM_ERROR,
+		             "the controller could not read its configuration files "
+		             "(see its log)");
+	else
+		chan_send(ch, MSG_CONF_FILES_RESP, ctld->conf_files);
 }
 
 /* scontrol reconfigure: slurm.conf again (reconfig.h). */

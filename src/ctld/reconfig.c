@@ -113,25 +113,37 @@ static void jobs_remap(struct ctld *ctld, struct node_mgr *nm, const int *map)
 	}
 }
 
+void ctld_conf_files_load(struct ctld *ctld)
+{
+	struct conf_files *r = NULL;
+	struct rota_error err = {""};
+
+	if (conf_configless(ctld->conf)) {
+		r = xcalloc(1, sizeof(*r));
+		if (conf_files_collect(ctld->conf, r, &err) < 0) {
+			log_err(
+			    "configless: the configuration files cannot be served: %s",
+			    err.text);
+			free(r);
+			r = NULL;
+		}
+	}
+	msg_body_free(MSG_CONF_FILES_RESP, ctld->conf_files);
+	ctld->conf_files = r;
+}
+
 /* After a reconfigure: the nodes get the files again (a configless rotad
  * refreshes its cache; the others ignore them). */
 static void conf_files_push(struct ctld *ctld)
 {
-	struct conf_files r = {0};
-	struct rota_error err = {""};
-
-	if (!conf_configless(ctld->conf))
+	ctld_conf_files_load(ctld);
+	if (!ctld->conf_files)
 		return;
-	if (conf_files_collect(ctld->conf, &r, &err) < 0) {
-		log_err("configuration files not sent to the nodes: %s", err.text);
-		return;
-	}
 	for (size_t i = 0; i < node_mgr_count(ctld->nodes); i++) {
 		struct node *n = node_mgr_get(ctld->nodes, i);
 		if (n->link)
-			node_send(n, MSG_CONF_FILES_RESP, &r);
+			node_send(n, MSG_CONF_FILES_RESP, ctld->conf_files);
 	}
-	codec_release(&conf_files_type, &r);
 }
 
 int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
@@ -194,6 +206,8 @@ int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
 
 void ctld_reconfig_release(struct ctld *ctld)
 {
+	msg_body_free(MSG_CONF_FILES_RESP, ctld->conf_files);
+	ctld->conf_files = NULL;
 	while (ctld->old_confs) {
 		struct old_conf *o = ctld->old_confs;
 		ctld->old_confs = o->next;

@@ -20,7 +20,13 @@ struct conf;
 /* 0, or -1 with err saying why nothing changed. */
 int ctld_reconfigure(struct ctld *ctld, struct rota_error *err);
 
-/* The configurations reconfigure replaced (main frees them at exit). */
+/* With enable_configless, read the files to serve (proto/conf_files.h) into
+ * ctld->conf_files; otherwise, or when they cannot be read (logged), it is
+ * NULL.  At start; ctld_reconfigure calls it again. */
+void ctld_conf_files_load(struct ctld *ctld);
+
+/* The configurations reconfigure replaced, and the files served (main frees
+ * them at exit). */
 void ctld_reconfig_release(struct ctld *ctld);
 
 #endif
