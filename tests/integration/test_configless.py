@@ -23,12 +23,16 @@ def _port(c):
     return c.conf_value("SlurmctldPort")
 
 
-def _start_rotad(c, tmp, cache, *extra):
+def _start_rotad(c, tmp, cache, *extra, via_env=False):
     """rotad for node02 with no slurm.conf of its own: another working
-    directory, no SLURM_CONF."""
+    directory, no SLURM_CONF; the servers in --conf-server, or in
+    SLURM_CONF_SERVER (via_env).  The first server listed is not there."""
     env = _clean_env()
     env["ROTA_RUN_CONF"] = str(tmp / "run" / "conf")
-    argv = [str(BIN / "rotad"), "--conf-server", f"127.0.0.1:{_port(c)}",
+    servers = f"127.0.0.1:1,127.0.0.1:{_port(c)}"
+    if via_env:
+        env["SLURM_CONF_SERVER"] = servers
+    argv = [str(BIN / "rotad"), *(() if via_env else ("--conf-server", servers)),
             "--conf-cache", str(cache), "--authinfo",
             "key=" + os.path.join(c.dir, "slurm.key"), "-N", "node02", *extra]
     return subprocess.Popen(argv, cwd=str(tmp), env=env, stdin=subprocess.DEVNULL,
@@ -86,6 +90,10 @@ def test_configless_node(c, tmp_path):
         assert _read(cache / "gres.conf") == _read(gres)
         assert (os.stat(cache / "slurm.conf").st_mode & 0o777) == 0o644
         assert os.path.realpath(tmp_path / "run" / "conf") == str(cache)
+        # the first server of the list did not answer: the next one did
+        log = _read(tmp_path / "rotad.log")
+        assert "cannot fetch the configuration from 127.0.0.1:1:" in log
+        assert f"configuration fetched from 127.0.0.1:{_port(c)}" in log
         # a job runs there
         jobid = c.sbatch("-w", "node02", "--wrap", "hostname")
         assert c.wait_job(jobid) == "COMPLETED"
@@ -115,7 +123,7 @@ def test_configless_node(c, tmp_path):
 
 def test_starts_from_cache_when_controller_down(c, tmp_path):
     cache = tmp_path / "cache"
-    p = _start_rotad(c, tmp_path, cache)
+    p = _start_rotad(c, tmp_path, cache, via_env=True)
     try:
         c.wait_for(lambda: (cache / "slurm.conf").exists(), timeout=20,
                    what="the cache")
