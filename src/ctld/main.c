@@ -323,6 +323,7 @@ int main(int argc, char **argv)
 	node_mgr_create(&ctld, &ctld.nodes);
 	if (ctld_topo_load(conf, ctld.nodes, &ctld.topo, &err) < 0)
 		fatal("%s", err.text);
+	ctld_conf_files_load(&ctld);
 	job_mgr_create(&ctld, &ctld.jobs);
 	ctld.assoc = assoc_mgr_create();
 	ctld.predict = predict_create(PREDICT_USER_MEAN2);
