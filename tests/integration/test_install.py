@@ -213,9 +213,8 @@ def test_daemons_notify_ready_and_stopping(notify_dir):
     c = Cluster(os.path.join(notify_dir, "cluster"), ("--nodes", "2"))
     try:
         c.up(env={"NOTIFY_SOCKET": ns.path})
-        names = ["rotactld", "rotad-node01", "rotad-node02"]
-        if os.path.exists(os.path.join(c.dir, "run", "rotadbd.pid")):
-            names.append("rotadbd")
+        # rota up's cluster keeps accounting: rotadbd is one of them
+        names = ["rotactld", "rotadbd", "rotad-node01", "rotad-node02"]
         pids = {n: c.pid(n) for n in names}
         for n in names:
             ns.wait(pids[n], "READY=1")
@@ -276,3 +275,26 @@ def test_installed_rotactld_from_unit_command_line(installed, notify_dir):
             proc.wait()
         log.close()
         ns.close()
+
+
+def test_sigusr2_reopens_every_daemons_log(notify_dir):
+    """logrotate's postrotate sends SIGUSR2 to each daemon: each writes on in a
+    new file (rotactld's own test is in test_ctld_admin.py)."""
+    c = Cluster(os.path.join(notify_dir, "cluster"), ("--nodes", "1"))
+    c.up()
+    try:
+        logs = {name: os.path.join(c.dir, "log", name + ".log")
+                for name in ("rotad-node01", "rotadbd")}
+        for name, log in logs.items():
+            os.rename(log, log + ".1")
+            os.kill(c.pid(name), signal.SIGUSR2)
+        for name, log in logs.items():
+            c.wait_for(lambda log=log: os.path.exists(log), what=f"a new {log}")
+        # rotad writes what it does next in the new file
+        p = c.run("srun -N1 true", check=True, timeout=60)
+        assert p.returncode == 0
+        log = logs["rotad-node01"]
+        c.wait_for(lambda: "rotastepd started" in open(log).read(),
+                   what="a step logged in the new rotad log")
+    finally:
+        _stop(c)
