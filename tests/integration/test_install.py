@@ -298,3 +298,99 @@ def test_sigusr2_reopens_every_daemons_log(notify_dir):
                    what="a step logged in the new rotad log")
     finally:
         _stop(c)
+
+
+# ---- the Debian package ----
+
+@pytest.fixture(scope="module")
+def deb(tmp_path_factory):
+    if not shutil.which("dpkg-deb"):
+        pytest.skip("no dpkg-deb")
+    out = tmp_path_factory.mktemp("deb")
+    p = subprocess.run([str(REPO / "scripts/build-deb.sh"), str(out)], capture_output=True,
+                       text=True, timeout=300, env={**_clean_env(), "BUILD": str(BUILD)},
+                       stdin=subprocess.DEVNULL)
+    assert p.returncode == 0, p.stderr
+    path = pathlib.Path(p.stdout.strip().splitlines()[-1])
+    assert path.is_file() and path.suffix == ".deb"
+    return path
+
+
+def dpkg_root(root, *args):
+    """dpkg on a scratch root (its own database; maintainer scripts run
+    outside a chroot with DPKG_ROOT set, as in a bootstrap)."""
+    return subprocess.run(["dpkg", f"--root={root}", "--log=/dev/null",
+                           "--force-script-chrootless", *args],
+                          capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="dpkg --root needs root")
+def test_debian_package_installs_and_daemons_start(deb, notify_dir, tmp_path):
+    """scripts/build-deb.sh makes a package that dpkg installs into a fresh
+    root with Debian's paths; its Depends name the packages of every library
+    the programs load; the installed rotactld, run as its unit's ExecStart
+    says, serves; and removing the package leaves nothing behind."""
+    info = subprocess.run(["dpkg-deb", "-f", str(deb), "Package", "Depends"],
+                          capture_output=True, text=True, check=True).stdout
+    assert "Package: rota" in info
+    depends = {d.split()[0] for d in info.split("Depends:", 1)[1].split(",")}
+    root = tmp_path / "root"
+    for d in ("info", "updates", "triggers"):
+        (root / "var/lib/dpkg" / d).mkdir(parents=True)
+    (root / "var/lib/dpkg/status").touch()
+    (root / "var/lib/dpkg/available").touch()
+    # the libraries are the host's (a scratch root has none): dependencies
+    # are checked below against what the programs load
+    p = dpkg_root(root, "--force-depends", "-i", str(deb))
+    assert p.returncode == 0, p.stdout + p.stderr
+    p = dpkg_root(root, "-s", "rota")
+    assert "Status: install ok installed" in p.stdout
+    for f in ("usr/sbin/rotactld", "usr/sbin/rotad", "usr/sbin/rotadbd", "usr/bin/rota",
+              "lib/systemd/system/rotactld.service", "etc/default/rotad"):
+        assert (root / f).exists(), f
+    assert os.readlink(root / "usr/bin/sbatch") == "rota"
+    # every shared library a program loads comes from a package in Depends
+    for prog in ("usr/sbin/rotactld", "usr/sbin/rotad", "usr/sbin/rotadbd", "usr/bin/rota"):
+        libs = re.findall(r"=> (/\S+)", subprocess.run(
+            ["ldd", str(root / prog)], capture_output=True, text=True).stdout)
+        for lib in libs:
+            q = subprocess.run(["dpkg", "-S", os.path.realpath(lib)],
+                               capture_output=True, text=True)
+            if q.returncode != 0:  # merged /usr: the package names /lib
+                q = subprocess.run(["dpkg", "-S", lib], capture_output=True, text=True)
+            pkg = q.stdout.split(":")[0]
+            assert pkg in depends, f"{prog} loads {lib} of {pkg}, not in Depends {depends}"
+
+    # the daemon starts from the installed unit's command line
+    c = Cluster(os.path.join(notify_dir, "cluster"), ("--nodes", "1"))
+    c.up()
+    c.down()
+    unit = unit_values(root / "lib/systemd/system/rotactld.service")
+    argv = unit["ExecStart"][0].replace("$ROTACTLD_OPTIONS", "").split()
+    assert argv[0] == "/usr/sbin/rotactld"
+    argv[0] = str(root) + argv[0]
+    ns = NotifySocket(os.path.join(notify_dir, "notify"))
+    env = {**_clean_env(), "SLURM_CONF": c.conf_path, "NOTIFY_SOCKET": ns.path}
+    proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        ns.wait(proc.pid, "READY=1")
+        p = subprocess.run([str(root / "usr/bin/sinfo"), "-h", "-o", "%D"],
+                           capture_output=True, text=True, timeout=30,
+                           env={**_clean_env(), "SLURM_CONF": c.conf_path})
+        assert p.returncode == 0 and p.stdout.strip() == "1", p.stderr
+        proc.send_signal(signal.SIGTERM)
+        ns.wait(proc.pid, "STOPPING=1")
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        ns.close()
+
+    p = dpkg_root(root, "--purge", "rota")
+    assert p.returncode == 0, p.stdout + p.stderr
+    left = [str(f.relative_to(root)) for f in root.rglob("*")
+            if not f.is_dir() and not str(f.relative_to(root)).startswith("var/")]
+    assert left == []
