@@ -42,6 +42,7 @@ struct ctld {
 	struct job_mgr *jobs;
 	struct journal *journal;
 	struct listener *listener;
+	char *notify_socket;      /* the service manager's (common/sdnotify.h) */
 	struct event *sched_ev;   /* deferred scheduling pass */
 	int sched_pending;        /* sched_ev is armed */
 	int sched_full;           /* ... for a pass over every pending job */

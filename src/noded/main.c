@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "common/conf.h"
 #include "common/fdlimit.h"
+#include "common/sdnotify.h"
 #include "common/spool.h"
 #include "proto/auth.h"
 #include "proto/cred.h"
@@ -459,7 +460,8 @@ static void noded_destroy(struct noded *nd)
 int main(int argc, char **argv)
 {
 	struct noded nd = {0};
-	char host[256] = "", *dot;
+	/* taken before any fork: jobs must not see it (common/sdnotify.h) */
+	char host[256] = "", *dot, *notify = sdnotify_take();
 
 	parse_args(&nd, argc, argv);
 	argv_area(argc, argv, &nd.title, &nd.title_len);
@@ -482,8 +484,11 @@ int main(int argc, char **argv)
 	if (!nd.emulate)
 		log_info("rotad %s started for node %s (spool %s)", ROTA_NODED_VERSION,
 		         nd.node_name, nd.spool);
+	sdnotify_send(notify, "READY=1");
 	event_base_dispatch(nd.base);
+	sdnotify_send(notify, "STOPPING=1");
 	noded_destroy(&nd);
+	free(notify);
 	log_info("rotad stopped");
 	return 0;
 }
