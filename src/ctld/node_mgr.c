@@ -493,7 +493,10 @@ void node_mgr_register(struct ctld *ctld, struct caller *who, struct node_regist
 	n->registered = 1;
 	n->flags &= ~NODE_NO_RESPOND;
 	ctld->res_gen++;
-	if (n->down && !n->admin_down) {
+	/* ReturnToService: the only DOWN that is not the admin's is "Not
+	 * responding", which 1 and 2 alike end here; with 0 it takes
+	 * `scontrol update state=resume`, as one the admin set always does */
+	if (n->down && !n->admin_down && ctld->conf->return_to_service) {
 		n->down = 0;
 		clear_reason(n);
 	}

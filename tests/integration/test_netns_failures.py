@@ -9,7 +9,8 @@ namespaces on a bridge) with short timeouts:
   requeued, the one with --no-requeue ends NODE_FAIL, as the security issue
   specifies; node01 runs a job submitted meanwhile; with the link up again
   node02 registers, its stale jobs are killed and it is idle again
-  (ReturnToService=2, what `rota up --netns` writes);
+  (ReturnToService=2, what `rota up --netns` writes); with ReturnToService=0
+  it stays DOWN until `scontrol update state=resume`;
 - a partition between control and node02 only (a blackhole route in node02's
   namespace; there is no nft or iptables here) does the same to node02 and
   nothing to node01, whose clients and jobs go on;
@@ -220,6 +221,38 @@ def test_partition_from_control_leaves_node01_alone(net):
         rule[6] = "del"
         subprocess.run(rule, check=True)
     _returns_idle(c)
+
+
+def _return_to_service(c, value):
+    _set_conf(os.path.join(c.dir, "slurm.conf"), ReturnToService=value)
+    _ok(c, "control", "scontrol reconfigure")
+    out = _ok(c, "control", "scontrol show config")
+    assert re.search(rf"^ReturnToService\s*=\s*{value}$", out, re.M), out
+
+
+def test_return_to_service_0_keeps_node02_down_until_resumed(net):
+    c = net
+    veth = f"rv{c.id}-2"
+    _return_to_service(c, 0)
+    try:
+        subprocess.run([IP, "link", "set", veth, "down"], check=True)
+        t0 = time.time()
+        try:
+            _not_responding_then_down(c, t0)
+        finally:
+            subprocess.run([IP, "link", "set", veth, "up"], check=True)
+        # node02 registers again (it responds: no `*`) but stays DOWN
+        _wait("node02 registered", lambda: _node(c, "node02")[0] == "DOWN",
+              40, c)
+        time.sleep(SLURMD_TIMEOUT // 3 + 1)
+        state, reason = _node(c, "node02")
+        assert (state, _sinfo(c)["node02"]) == ("DOWN", "down"), state
+        assert reason.startswith("Not responding"), reason
+        _node01_undisturbed(c)
+        _ok(c, "control", "scontrol update nodename=node02 state=resume")
+        _returns_idle(c)
+    finally:
+        _return_to_service(c, 2)
 
 
 def test_srun_stdin_and_large_output_cross_namespaces(net):
