@@ -1254,3 +1254,23 @@ const char *conf_ctld_addr(const struct conf *conf, size_t i)
 	const char *a = i == 0 ? conf->slurmctld_addr : conf->backup_addr[i - 1];
 	return a ? a : conf_ctld_host(conf, i);
 }
+
+uint32_t conf_node_ping_s(const struct conf *conf)
+{
+	uint32_t t = conf->slurmctld_timeout, s;
+
+	if (conf->slurmd_timeout && (!t || conf->slurmd_timeout < t))
+		t = conf->slurmd_timeout;
+	s = t / 3;
+	if (s < 1)
+		return 1;
+	return s > CONF_NODE_PING_MAX_S ? CONF_NODE_PING_MAX_S : s;
+}
+
+uint32_t conf_node_silence_s(const struct conf *conf)
+{
+	uint32_t s = CONF_NODE_PING_MISSED * conf_node_ping_s(conf) + 1;
+
+	return conf->slurmd_timeout && conf->slurmd_timeout < s ? conf->slurmd_timeout
+	                                                        : s;
+}

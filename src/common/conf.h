@@ -208,6 +208,18 @@ int conf_configless(const struct conf *conf);
 const char *conf_ctld_host(const struct conf *conf, size_t i);
 const char *conf_ctld_addr(const struct conf *conf, size_t i);
 
+/* Seconds between a node daemon's pings of its controller: a third of the
+ * shorter of SlurmctldTimeout and SlurmdTimeout, from 1 to
+ * CONF_NODE_PING_MAX_S (both sides read the one slurm.conf).  The node leaves
+ * a controller silent for SlurmctldTimeout. */
+#define CONF_NODE_PING_MAX_S  10
+#define CONF_NODE_PING_MISSED 2
+uint32_t conf_node_ping_s(const struct conf *conf);
+/* Silence after which the controller marks a node NOT_RESPONDING (and closes
+ * its connection): CONF_NODE_PING_MISSED pings and a second, never more than
+ * SlurmdTimeout, after which it is set DOWN. */
+uint32_t conf_node_silence_s(const struct conf *conf);
+
 /* Is memory a consumable resource (SelectTypeParameters CR_*_Memory, the
  * default), or only a per-node limit (CR_CPU, CR_Core, CR_Socket)? */
 int conf_mem_consumable(const struct conf *conf);

@@ -617,6 +617,21 @@ void listener_tick(struct listener *l)
 		log_counts(l);
 }
 
+/* Close a node daemon's connection without telling node_mgr (which asked, or
+ * whose node is no more): what still comes on its channel is not the node's. */
+static void node_client_drop(struct listener *l, struct client *c)
+{
+	struct conn *conn = c->conn;
+
+	c->who.node_idx = -1;
+	c->chan.superseded = 1;
+	user_conn_drop(l, c);
+	c->conn = NULL;
+	client_untrack(l, c);
+	if (conn)
+		conn_close(conn);
+}
+
 void listener_remap_nodes(struct listener *l, const int *map, size_t n_old)
 {
 	for (struct client *c = l->clients, *next; c; c = next) {
@@ -629,14 +644,17 @@ void listener_remap_nodes(struct listener *l, const int *map, size_t n_old)
 			continue;
 		}
 		/* its node is no more */
-		struct conn *conn = c->conn;
-		c->who.node_idx = -1;
-		c->chan.superseded = 1;
-		user_conn_drop(l, c);
-		c->conn = NULL;
-		client_untrack(l, c);
-		if (conn)
-			conn_close(conn);
+		node_client_drop(l, c);
+	}
+}
+
+void listener_drop_node(struct listener *l, struct chan *ch)
+{
+	for (struct client *c = l ? l->clients : NULL; c; c = c->lnext) {
+		if (&c->chan != ch || !c->authed || c->who.role != CALLER_NODE)
+			continue;
+		node_client_drop(l, c);
+		return;
 	}
 }
 

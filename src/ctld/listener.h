@@ -31,6 +31,10 @@ void listener_tick(struct listener *l);
  * a node gone (its daemon's connection is closed; it is refused if it comes
  * back). */
 void listener_remap_nodes(struct listener *l, const int *map, size_t n_old);
+/* Close the connection of the node daemon whose channel is ch (borrowed),
+ * when the node has been silent too long; node_mgr forgets the channel
+ * itself.  Nothing when ch is no open node connection, or l is NULL. */
+void listener_drop_node(struct listener *l, struct chan *ch);
 
 /* A backup that takes over: listen on the clients' socket (ctld->clients_path)
  * instead of its own.  0, or -1 (err). */

@@ -14,6 +14,7 @@
 #include "ctld/ctld.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
+#include "ctld/listener.h"
 #include "ctld/node_mgr.h"
 #include "ctld/node_gres.h"
 #include "ctld/repl.h"
@@ -492,7 +493,10 @@ void node_mgr_register(struct ctld *ctld, struct caller *who, struct node_regist
 	n->registered = 1;
 	n->flags &= ~NODE_NO_RESPOND;
 	ctld->res_gen++;
-	if (n->down && !n->admin_down) {
+	/* ReturnToService: the only DOWN that is not the admin's is "Not
+	 * responding", which 1 and 2 alike end here; with 0 it takes
+	 * `scontrol update state=resume`, as one the admin set always does */
+	if (n->down && !n->admin_down && ctld->conf->return_to_service) {
 		n->down = 0;
 		clear_reason(n);
 	}
@@ -560,15 +564,39 @@ void node_mgr_drain(struct ctld *ctld, const char *name, const char *reason)
 	ev_node_state_commit(ctld, &ev);
 }
 
+/* A connected node not heard from for conf_node_silence_s: its link went
+ * down, or it is partitioned from us, with no connection lost (TCP keeps a
+ * silent connection for many minutes).  Not responding, as a lost connection
+ * is; its daemon registers again when it reaches us. */
+static void node_silent(struct ctld *ctld, struct node *n, time_t now)
+{
+	struct chan *ch = n->link;
+
+	log_warn("node %s: not responding (nothing heard for %lds): closing its "
+	         "connection",
+	         n->cfg->name, (long)(now - n->last_seen));
+	n->link = NULL;
+	n->flags |= NODE_NO_RESPOND;
+	ctld->res_gen++;
+	listener_drop_node(ctld->listener, ch);
+	chan_unref(ch);
+}
+
 void node_mgr_tick(struct ctld *ctld, time_t now)
 {
 	struct node_mgr *nm = ctld->nodes;
+	time_t silence = (time_t)conf_node_silence_s(ctld->conf);
 
 	for (size_t i = 0; i < nm->count; i++) {
 		struct node *n = &nm->nodes[i];
+		if (n->link && n->registered && !(n->flags & NODE_NO_RESPOND) &&
+		    now - n->last_seen >= silence)
+			node_silent(ctld, n, now);
 		if (n->down || !n->registered || !(n->flags & NODE_NO_RESPOND))
 			continue;
-		if (now - n->last_seen < (time_t)ctld->conf->slurmd_timeout)
+		/* SlurmdTimeout=0: never DOWN for not responding, as in Slurm */
+		if (!ctld->conf->slurmd_timeout ||
+		    now - n->last_seen < (time_t)ctld->conf->slurmd_timeout)
 			continue;
 		log_err("node %s not responding, setting DOWN", n->cfg->name);
 		n->down = 1;

@@ -27,7 +27,6 @@
 #define LINK_RETRY_FIRST_MS  50
 #define LINK_RETRY_MAX_MS    250
 #define LINK_REFUSED_RETRY_S 10
-#define LINK_PING_S          10     /* at most; shorter with a short SlurmctldTimeout */
 #define LINK_QUEUE_MAX       100000 /* completions kept while the controller is away */
 /* Completions sent this recently are sent again after a reconnect: the
  * controller may have died before reading them (it ignores duplicates). */
@@ -437,11 +436,7 @@ struct ctld_link *ctld_link_create(struct event_base *base, const struct conf *c
 	l->retry_ms = LINK_RETRY_FIRST_MS;
 	l->jitter = (unsigned int)getpid() ^ (unsigned int)(uintptr_t)l ^
 	            (unsigned int)time(NULL);
-	l->ping_s = conf->slurmctld_timeout / 3;
-	if (l->ping_s < 1)
-		l->ping_s = 1;
-	if (l->ping_s > LINK_PING_S)
-		l->ping_s = LINK_PING_S;
+	l->ping_s = (int)conf_node_ping_s(conf);
 	tv = (struct timeval){.tv_sec = l->ping_s};
 	/* the term survives a restart: a restarted rotad still refuses a
 	 * controller it had left behind */

@@ -92,6 +92,20 @@ def _proc_state(pid):
     return state
 
 
+def wait_until(predicate, timeout=15, what="condition", interval=0.1,
+               detail=None):
+    """predicate()'s first true result within timeout seconds, else an
+    AssertionError naming what (and detail(), when given)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = predicate()
+        if result:
+            return result
+        time.sleep(interval)
+    raise AssertionError(f"timed out waiting for {what}" +
+                         (f"\n{detail()}" if detail else ""))
+
+
 def cluster_processes(cluster_dir):
     """Live (non-zombie) processes that belong to the cluster in cluster_dir:
     its daemons (argv holds DIR/slurm.conf), anything marked with
@@ -252,13 +266,7 @@ class Cluster:
         return self.wait_job(jobid, timeout, states={"RUNNING"} | FINISHED_STATES)
 
     def wait_for(self, predicate, timeout=15, what="condition"):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            result = predicate()
-            if result:
-                return result
-            time.sleep(0.1)
-        raise AssertionError(f"timed out waiting for {what}")
+        return wait_until(predicate, timeout, what)
 
     def cancel_all(self, timeout=30):
         """Cancel every unfinished job and wait until none is left."""

@@ -718,6 +718,35 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 	return remove(path);
 }
 
+/* The node daemons' ping interval and the silence after which the controller
+ * marks a node not responding, both from the one slurm.conf. */
+static void test_node_ping(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *keys;
+		uint32_t ping, silence;
+	} cases[] = {
+	    {"", 10, 21},                                    /* 120 s, 300 s */
+	    {"SlurmctldTimeout=6\n", 2, 5},                  /* a short one */
+	    {"SlurmdTimeout=9\n", 3, 7},                     /* the shorter */
+	    {"SlurmdTimeout=3\n", 1, 3},                     /* capped by it */
+	    {"SlurmctldTimeout=1\nSlurmdTimeout=2\n", 1, 2}, /* at least 1 s */
+	    {"SlurmdTimeout=0\n", 10, 21},                   /* 0: never DOWN */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text =
+		    xasprintf("SlurmctldHost=c\n%sNodeName=n1 CPUs=1\n", cases[i].keys);
+		struct conf *c = load_ok(text);
+
+		assert_int_equal(conf_node_ping_s(c), cases[i].ping);
+		assert_int_equal(conf_node_silence_s(c), cases[i].silence);
+		conf_destroy(c);
+		free(text);
+	}
+}
+
 static int setup(void **state)
 {
 	int fd = mkstemp(log_path);
@@ -747,6 +776,7 @@ int main(void)
 	    cmocka_unit_test(test_include),      cmocka_unit_test(test_load_errors),
 	    cmocka_unit_test(test_dump_kv),      cmocka_unit_test(test_reload_check),
 	    cmocka_unit_test(test_default_path), cmocka_unit_test(test_many_nodes),
+	    cmocka_unit_test(test_node_ping),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
