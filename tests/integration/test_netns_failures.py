@@ -133,7 +133,9 @@ def _not_responding_then_down(c, t0):
     state = _wait("node02 not responding",
                   lambda: (lambda s: s if "NOT_RESPONDING" in s else None)(
                       _node(c, "node02")[0]), SLURMD_TIMEOUT + 10, c)
-    assert state.startswith(("IDLE", "MIXED", "ALLOCATED")), state
+    # the window before DOWN is about 2 s: a loaded machine may poll past it
+    if not state.startswith("DOWN"):
+        assert state.startswith(("IDLE", "MIXED", "ALLOCATED")), state
     assert _sinfo(c)["node02"].endswith("*")
     _wait("node02 DOWN", lambda: _node(c, "node02")[0].startswith("DOWN"),
           SLURMD_TIMEOUT + 10, c)
