@@ -208,3 +208,4 @@ format-check:
 	fuzz fuzz-build
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 -include $(shell find $(FUZZ_BUILD)/obj -name '*.d' 2>/dev/null)
+include mk/man.mk
