@@ -23,11 +23,12 @@ static const struct conf_doc global_doc[] = {
      "The user rotactld runs as and whose credentials the daemons trust for "
      "controller requests."},
     {"AuthType", "plugin",
-     "How messages are authenticated: auth/munge (a munged on every host, one key) "
-     "or auth/none (tests only)."},
+     "How daemons authenticate each other: auth/munge (a munged on every host, one "
+     "MUNGE key) or auth/slurm (an HMAC key, slurm.key beside slurm.conf, the same "
+     "file on every host)."},
     {"AuthInfo", "key=value,...",
-     "Options of the authentication: socket=PATH (munged's socket), key=PATH, "
-     "cred_expire=SECONDS."},
+     "Options of the authentication: socket=PATH (munged's socket), key=PATH (the "
+     "auth/slurm key), cred_expire=SECONDS (job credentials' lifetime, 120)."},
     {"GresTypes", "name,...",
      "The generic resources (gpu, nic, ...) nodes may declare with Gres=."},
     {"StateSaveLocation", "dir",
