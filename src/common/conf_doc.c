@@ -47,8 +47,9 @@ static const struct conf_doc global_doc[] = {
     {"SelectType", "plugin",
      SHOWN_ONLY " Rota always allocates as select/cons_tres does."},
     {"SelectTypeParameters", "word,...",
-     "CR_Core, CR_CPU, CR_Socket with or without _Memory: the unit nodes are shared in, "
-     "and whether memory is a consumable resource."},
+     "Only whether it names _Memory matters here: with it, or when the key is unset, "
+     "memory is a consumable resource jobs are charged for; CR_Core, CR_CPU and "
+     "CR_Socket are otherwise alike."},
     {"EnforcePartLimits", "NO|YES|ANY|ALL",
      "With anything but NO, a job over its partition's MaxTime, MaxNodes or under its "
      "MinNodes is refused at submission instead of left pending."},
@@ -75,8 +76,8 @@ static const struct conf_doc global_doc[] = {
     {"MinJobAge", "seconds",
      "How long a finished job stays visible to squeue and scontrol."},
     {"SlurmdTimeout", "seconds",
-     "A node that has not answered for this long is set DOWN and its jobs handled; 0 "
-     "never."},
+     "A node that has stopped answering is set DOWN after this long, and its jobs "
+     "handled."},
     {"SlurmctldTimeout", "seconds",
      "How long a standby controller waits for the primary before taking over."},
     {"KillWait", "seconds", "Delay between SIGTERM and SIGKILL when a job is ended."},
@@ -102,11 +103,15 @@ static const struct conf_doc global_doc[] = {
     {"DefMemPerNode", "MB",
      "Memory a job gets per node when it asks for none; 0 is unlimited."},
     {"Prolog", "path",
-     "Program rotad runs as root on each node before a job's first step."},
-    {"Epilog", "path", "Program rotad runs as root on each node after a job ends."},
+     "Program run as root on each node before the job's first tasks there; a failure "
+     "drains the node and requeues a batch job."},
+    {"Epilog", "path",
+     "Program rotad runs as root on each node once the job is gone from it; a failure "
+     "drains the node."},
     {"TaskProlog", "path",
-     "Program run as the user before each task; lines it prints as export NAME=value "
-     "set the task's environment."},
+     "Program run as the user just before each task; the lines it prints, export "
+     "NAME=value, unset NAME and print TEXT, change the task's environment or go to "
+     "its output."},
     {"ContainerImageCache", "dir",
      "Rota's own: where each node keeps the images --container-image imports; default "
      "under SlurmdSpoolDir."},
