@@ -12,28 +12,15 @@ import json
 import os
 import pathlib
 import shutil
-import signal
 
 import pytest
 
 from conftest import REPO
+from test_security_journal import start_ctld, state_dir, stop_ctld
 
 DATA = REPO / "tests" / "data"
 FIXTURES = sorted(DATA.glob("journal-*/journal"))
 UP_ARGS = ("--nodes", "2", "--cpus", "2", "--mem", "1024")
-
-
-def state_dir(c):
-    return c.conf_value("StateSaveLocation")
-
-
-def stop_ctld(c):
-    c.kill_daemon("rotactld", signal.SIGTERM, timeout=30)
-
-
-def start_ctld(c):
-    c.up()
-    c.wait_for(lambda: c.run("squeue -h").returncode == 0, 20, "controller up")
 
 
 def jobs(c):
