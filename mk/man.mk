@@ -30,3 +30,9 @@ man: $(MAN_FILES)
 all: man
 
 .PHONY: man
+
+# the generator is C too: make format-check covers it
+format-check: format-check-tools
+format-check-tools:
+	clang-format --dry-run --Werror $(wildcard tools/*.c)
+.PHONY: format-check-tools
