@@ -124,6 +124,11 @@ def test_pages_render_without_warnings():
                            capture_output=True, text=True, timeout=60)
         assert r.returncode == 0 and not r.stderr and not r.stdout, \
             f"{p}: {r.stdout}{r.stderr}"
+        # an escape written escaped shows up as text: "\\fBup\\fR"
+        r = subprocess.run(["groff", "-man", "-Tascii", "-P-cbou", str(p)],
+                           capture_output=True, text=True, timeout=60)
+        leaked = re.findall(r"\\[fe-]\S*", r.stdout)
+        assert not leaked, f"{p}: roff escapes printed as text: {leaked[:5]}"
         if shutil.which("lexgrog"):
             r = subprocess.run(["lexgrog", str(p)], capture_output=True, text=True,
                                timeout=60)
