@@ -76,6 +76,7 @@ struct parser {
 	size_t nslots;
 	char *control_machine, *control_addr;
 	char *line; /* scratch, CONF_LINE_MAX + 1 bytes */
+	size_t files_cap;
 };
 
 static int parse_file(struct parser *p, const char *path, int depth, const char *from);
@@ -880,6 +881,13 @@ static int parse_file(struct parser *p, const char *path, int depth, const char 
 		rc = errprintf(p->err, "%.200s: contains a NUL byte", path);
 		goto out;
 	}
+	if (grow((void **)&p->conf->files, &p->files_cap, p->conf->file_count + 1,
+	         sizeof(*p->conf->files)) < 0 ||
+	    !(p->conf->files[p->conf->file_count] = strdup(path))) {
+		rc = oom(p);
+		goto out;
+	}
+	p->conf->file_count++;
 	dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path))
 	            : strdup(".");
 	if (!dir) {
@@ -1037,6 +1045,9 @@ void conf_destroy(struct conf *conf)
 		return;
 	conf_key_release(CONF_SCOPE_GLOBAL, conf);
 	free(conf->path);
+	for (size_t i = 0; i < conf->file_count; i++)
+		free(conf->files[i]);
+	free(conf->files);
 	free(conf->slurmctld_host);
 	free(conf->slurmctld_addr);
 	for (size_t i = 0; i < conf->backup_count; i++) {
@@ -1093,7 +1104,21 @@ const char *conf_default_path(void)
 	s = getenv("ROTA_CONF");
 	if (s && *s)
 		return s;
+	if (access("/etc/slurm/slurm.conf", F_OK) < 0 && errno == ENOENT) {
+		/* a configless node: what its rotad fetched (conf_run_dir) */
+		static __thread char run[4096];
+		snprintf(run, sizeof(run), "%s/slurm.conf", conf_run_dir());
+		if (access(run, F_OK) == 0)
+			return run;
+	}
 	return "/etc/slurm/slurm.conf";
+}
+
+const char *conf_run_dir(void)
+{
+	const char *s = getenv("ROTA_RUN_CONF");
+
+	return s && *s ? s : "/run/rota/conf";
 }
 
 void conf_kv_free(struct conf_kv *kv, size_t count)
@@ -1196,6 +1221,22 @@ int conf_accounting(const struct conf *conf)
 	const char *t = conf->accounting_storage_type;
 
 	return t && !strcasecmp(t, "accounting_storage/slurmdbd");
+}
+
+int conf_configless(const struct conf *conf)
+{
+	const char *p = conf->slurmctld_params;
+	const char *word = "enable_configless";
+	size_t n = strlen(word);
+
+	while (p && *p) {
+		size_t len = strcspn(p, ",");
+		if (len == n && !strncasecmp(p, word, n))
+			return 1;
+		p += len;
+		p += *p == ',';
+	}
+	return 0;
 }
 
 size_t conf_ctld_count(const struct conf *conf)

@@ -100,6 +100,7 @@ struct conf {
 	char *slurmd_log_file;
 	char *scheduler_type;         /* default sched/backfill */
 	char *scheduler_params;       /* SchedulerParameters, NULL; kill_invalid_depend */
+	char *slurmctld_params;       /* SlurmctldParameters, NULL; enable_configless */
 	char *select_type;            /* default select/cons_tres */
 	char *topology_plugin;        /* NULL: none (topology.conf not read) */
 	char *select_type_parameters; /* default CR_Core_Memory? as written, NULL */
@@ -165,6 +166,10 @@ struct conf {
 
 	struct conf_kv *kv; /* every key=value line that is not NodeName/PartitionName */
 	size_t kv_count;
+	/* every file read: path first, then each Include'd one in the order
+	 * read (as its Include line resolved it) */
+	char **files;
+	size_t file_count;
 };
 
 /* Parse path.  Warnings (unknown keys) are logged at LOG_WARNING with file:line.
@@ -182,8 +187,14 @@ void conf_destroy(struct conf *conf); /* NULL allowed */
 const struct conf_node *conf_node_find(const struct conf *conf, const char *name);
 const struct conf_part *conf_part_find(const struct conf *conf, const char *name);
 
-/* The path to read: $SLURM_CONF, else $ROTA_CONF, else /etc/slurm/slurm.conf. */
+/* The path to read: $SLURM_CONF, else $ROTA_CONF, else /etc/slurm/slurm.conf
+ * when it exists, else conf_run_dir()/slurm.conf when it exists (a configless
+ * node's, as its rotad fetched it), else /etc/slurm/slurm.conf.  Borrowed
+ * (a thread's own buffer for the last). */
 const char *conf_default_path(void);
+/* Where a configless rotad links its cache (rotad --conf-server):
+ * $ROTA_RUN_CONF, else /run/rota/conf (Slurm's is /run/slurm/conf). */
+const char *conf_run_dir(void);
 
 /* The controllers: 0 the primary (the first SlurmctldHost), then the backups.
  * conf_ctld_addr is where controller i listens: its "(addr)", else its name. */
@@ -191,6 +202,9 @@ const char *conf_default_path(void);
  * accounts (the controller feeds it, sacct asks it). */
 int conf_accounting(const struct conf *conf);
 size_t conf_ctld_count(const struct conf *conf);
+/* SlurmctldParameters has enable_configless: the controller serves its
+ * configuration files to nodes (common/conf_files.h). */
+int conf_configless(const struct conf *conf);
 const char *conf_ctld_host(const struct conf *conf, size_t i);
 const char *conf_ctld_addr(const struct conf *conf, size_t i);
 

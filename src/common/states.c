@@ -262,6 +262,8 @@ const char *slurm_strerror(int rc)
 		return "Invalid feature specification";
 	case ESLURM_PARTITION_DOWN:
 		return "The partition is down";
+	case ESLURM_CONFIGLESS_DISABLED:
+		return "ConfigLess mode is disabled in slurm configuration.";
 	case ESLURM_ENVIRONMENT_MISSING:
 		return "Batch job submission failed: environment variables missing";
 	case ESLURM_REACHED_MAX_JOB_COUNT:

@@ -13,6 +13,7 @@
 #include <time.h>
 
 struct conf;
+struct conf_files;
 struct auth;
 struct event_base;
 struct event;
@@ -41,6 +42,7 @@ struct ctld {
 	struct job_mgr *jobs;
 	struct journal *journal;
 	struct listener *listener;
+	char *notify_socket;      /* the service manager's (common/sdnotify.h) */
 	struct event *sched_ev;   /* deferred scheduling pass */
 	int sched_pending;        /* sched_ev is armed */
 	int sched_full;           /* ... for a pass over every pending job */
@@ -71,13 +73,16 @@ struct ctld {
 		int held_back;     /* a compaction waits for rotadbd */
 		int compact_asked; /* SIGUSR1's compaction waits for it */
 	} acct;
-	struct old_conf *old_confs;      /* replaced by reconfigure (reconfig.c) */
-	const char *state_dir;           /* rotactld -s: StateSaveLocation overridden */
-	char *clients_path;              /* the clients' unix socket (a backup serves it
-	                                  * once it takes over) */
-	time_t bf_last;                  /* the last backfill pass */
-	struct bf_ctld *bf_run;          /* the backfill pass in progress (backfill.c) */
-	struct ctld_topo *topo;          /* topology.conf (topo.h), NULL: none */
+	struct old_conf *old_confs; /* replaced by reconfigure (reconfig.c) */
+	const char *state_dir;      /* rotactld -s: StateSaveLocation overridden */
+	char *clients_path;         /* the clients' unix socket (a backup serves it
+	                             * once it takes over) */
+	time_t bf_last;             /* the last backfill pass */
+	struct bf_ctld *bf_run;     /* the backfill pass in progress (backfill.c) */
+	struct ctld_topo *topo;     /* topology.conf (topo.h), NULL: none */
+	/* enable_configless: the files served to nodes, as read with the
+	 * running slurm.conf (reconfig.h); NULL: not configless, or unread */
+	struct conf_files *conf_files;
 	struct event *bf_ev;             /* its next slice */
 	uint64_t res_gen;                /* bumped when a job takes or frees resources or
 	                                  * a node changes state */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "common/arrayspec.h"
 #include "common/fdlimit.h"
+#include "common/sdnotify.h"
 #include "common/conf.h"
 #include "common/states.h"
 #include "common/uid.h"
@@ -168,9 +169,12 @@ static void compact_cb(evutil_socket_t fd, short what, void *arg)
 static void hup_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct rota_error err = {""};
+	struct ctld *ctld = arg;
 
-	if (ctld_reconfigure(arg, &err) < 0)
+	sdnotify_reloading(ctld->notify_socket);
+	if (ctld_reconfigure(ctld, &err) < 0)
 		log_err("SIGHUP: slurm.conf not applied: %s", err.text);
+	sdnotify_send(ctld->notify_socket, "READY=1");
 }
 
 /* SIGUSR2: reopen the log file (logrotate). */
@@ -256,6 +260,8 @@ int main(int argc, char **argv)
 		}
 	}
 	log_init("rotactld", level, NULL);
+	/* before anything is started that could inherit it */
+	ctld.notify_socket = sdnotify_take();
 	if (!conf_path)
 		conf_path = conf_default_path();
 	if (conf_load(conf_path, &conf, &err) < 0)
@@ -287,6 +293,7 @@ int main(int argc, char **argv)
 		conf_destroy(conf);
 		free(ctld.clients_path);
 		free(own_state_dir);
+		free(ctld.notify_socket);
 		return 0;
 	}
 	if (!logfile)
@@ -323,6 +330,7 @@ int main(int argc, char **argv)
 	node_mgr_create(&ctld, &ctld.nodes);
 	if (ctld_topo_load(conf, ctld.nodes, &ctld.topo, &err) < 0)
 		fatal("%s", err.text);
+	ctld_conf_files_load(&ctld);
 	job_mgr_create(&ctld, &ctld.jobs);
 	ctld.assoc = assoc_mgr_create();
 	ctld.predict = predict_create(PREDICT_USER_MEAN2);
@@ -374,7 +382,10 @@ int main(int argc, char **argv)
 	else
 		repl_serve_start(&ctld);
 	ctld_sched_kick(&ctld);
+	sdnotify_send(ctld.notify_socket, "READY=1");
 	event_base_dispatch(ctld.base);
+	if (!ctld.step_down)
+		sdnotify_send(ctld.notify_socket, "STOPPING=1");
 
 	if (journal_flush(ctld.journal) < 0) {
 		/* a last chance for what only memory holds */
@@ -417,9 +428,13 @@ int main(int argc, char **argv)
 	conf_destroy((struct conf *)ctld.conf); /* the last one read */
 	if (ctld.step_down) {
 		/* every descriptor is close-on-exec: the new image starts clean,
-		 * finds the controller that serves, and follows it */
+		 * finds the controller that serves, and follows it; the same
+		 * service, it tells the manager when it serves again */
+		if (ctld.notify_socket)
+			setenv("NOTIFY_SOCKET", ctld.notify_socket, 1);
 		execv("/proc/self/exe", argv);
 		fatal("cannot start again to stand by: %s", strerror(errno));
 	}
+	free(ctld.notify_socket);
 	return 0;
 }

@@ -198,6 +198,21 @@ static void op_takeover(struct ctld *ctld, struct caller *who, void **body,
 	repl_takeover_request(ctld, ch);
 }
 
+/* Configless nodes (proto/conf_files.h): slurm.conf and the files it
+ * includes or implies, as read with the running configuration. */
+static void op_conf_files(struct ctld *ctld, struct caller *who, void **body,
+                          struct chan *ch)
+{
+	if (!conf_configless(ctld->conf))
+		chan_send_rc(ch, -ESLURM_CONFIGLESS_DISABLED, NULL);
+	else if (!ctld->conf_files)
+		chan_send_rc(ch, SLURM_ERROR,
+		             "the controller could not read its configuration files "
+		             "(see its log)");
+	else
+		chan_send(ch, MSG_CONF_FILES_RESP, ctld->conf_files);
+}
+
 /* scontrol reconfigure: slurm.conf again (reconfig.h). */
 static void op_reconfig(struct ctld *ctld, struct caller *who, void **body,
                         struct chan *ch)
@@ -272,6 +287,7 @@ static const struct op_entry {
     {MSG_PART_INFO_REQ, P_USER, op_part_info},
     {MSG_CONFIG_REQ, P_USER, op_config},
     {MSG_TOPO_INFO_REQ, P_USER, op_topo_info},
+    {MSG_CONF_FILES_REQ, P_USER, op_conf_files}, /* any authenticated caller */
     {MSG_CANCEL_REQ, P_USER, op_cancel},
     {MSG_JOB_UPDATE_REQ, P_USER, op_job_update},
     {MSG_NODE_UPDATE_REQ, P_ADMIN, op_node_update},

@@ -11,6 +11,7 @@
 #include "ctld/reconfig.h"
 #include "ctld/sched_pass.h"
 #include "ctld/topo.h"
+#include "proto/conf_files.h"
 #include "common/common.h"
 
 struct old_conf {
@@ -112,6 +113,39 @@ static void jobs_remap(struct ctld *ctld, struct node_mgr *nm, const int *map)
 	}
 }
 
+void ctld_conf_files_load(struct ctld *ctld)
+{
+	struct conf_files *r = NULL;
+	struct rota_error err = {""};
+
+	if (conf_configless(ctld->conf)) {
+		r = xcalloc(1, sizeof(*r));
+		if (conf_files_collect(ctld->conf, r, &err) < 0) {
+			log_err(
+			    "configless: the configuration files cannot be served: %s",
+			    err.text);
+			free(r);
+			r = NULL;
+		}
+	}
+	msg_body_free(MSG_CONF_FILES_RESP, ctld->conf_files);
+	ctld->conf_files = r;
+}
+
+/* After a reconfigure: the nodes get the files again (a configless rotad
+ * refreshes its cache; the others ignore them). */
+static void conf_files_push(struct ctld *ctld)
+{
+	ctld_conf_files_load(ctld);
+	if (!ctld->conf_files)
+		return;
+	for (size_t i = 0; i < node_mgr_count(ctld->nodes); i++) {
+		struct node *n = node_mgr_get(ctld->nodes, i);
+		if (n->link)
+			node_send(n, MSG_CONF_FILES_RESP, ctld->conf_files);
+	}
+}
+
 int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
 {
 	const struct conf *old = ctld->conf;
@@ -165,12 +199,15 @@ int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
 	log_info("reconfigured from %s: %zu nodes, %zu partitions", nc->path,
 	         node_mgr_count(nm), node_mgr_part_count(nm));
 	free(map);
+	conf_files_push(ctld);
 	ctld_sched_kick(ctld);
 	return 0;
 }
 
 void ctld_reconfig_release(struct ctld *ctld)
 {
+	msg_body_free(MSG_CONF_FILES_RESP, ctld->conf_files);
+	ctld->conf_files = NULL;
 	while (ctld->old_confs) {
 		struct old_conf *o = ctld->old_confs;
 		ctld->old_confs = o->next;

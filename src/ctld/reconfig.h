@@ -7,7 +7,8 @@
  * key that only takes effect after a restart (SlurmctldPort...), removing a
  * node that holds a job or a partition with jobs, changing the CPUs of a node
  * in use.  The configurations replaced stay allocated until exit (nothing
- * may still point into them). */
+ * may still point into them).  With enable_configless the connected node
+ * daemons are sent the files again (proto/conf_files.h). */
 #ifndef ROTA_CTLD_RECONFIG_H
 #define ROTA_CTLD_RECONFIG_H
 
@@ -19,7 +20,13 @@ struct conf;
 /* 0, or -1 with err saying why nothing changed. */
 int ctld_reconfigure(struct ctld *ctld, struct rota_error *err);
 
-/* The configurations reconfigure replaced (main frees them at exit). */
+/* With enable_configless, read the files to serve (proto/conf_files.h) into
+ * ctld->conf_files; otherwise, or when they cannot be read (logged), it is
+ * NULL.  At start; ctld_reconfigure calls it again. */
+void ctld_conf_files_load(struct ctld *ctld);
+
+/* The configurations reconfigure replaced, and the files served (main frees
+ * them at exit). */
 void ctld_reconfig_release(struct ctld *ctld);
 
 #endif

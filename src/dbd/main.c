@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include "common/conf.h"
 #include "common/fdlimit.h"
+#include "common/sdnotify.h"
 #include "dbd/dbd.h"
 #include "dbd/report.h"
 #include "dbd/report_cache.h"
@@ -153,6 +154,15 @@ static void stop_cb(evutil_socket_t sig, short what, void *arg)
 	event_base_loopexit(arg, NULL);
 }
 
+/* SIGUSR2: reopen the log file (logrotate). */
+static void reopen_cb(evutil_socket_t sig, short what, void *arg)
+{
+	if (log_reopen() < 0)
+		log_err("SIGUSR2: cannot reopen the log file");
+	else
+		log_info("SIGUSR2: log file reopened");
+}
+
 int main(int argc, char **argv)
 {
 	const char *conf_path = NULL, *dbd_conf_path = NULL, *logfile = NULL;
@@ -160,8 +170,8 @@ int main(int argc, char **argv)
 	struct dbd_conf dc = {0};
 	struct rota_error err = {""};
 	struct dbd d = {.listen_fd = -1};
-	struct event *sigterm, *sigint;
-	char *own_dbd_conf = NULL;
+	struct event *sigterm, *sigint, *sigusr2;
+	char *own_dbd_conf = NULL, *notify;
 	int level = LOG_INFO, opt;
 
 	while ((opt = getopt(argc, argv, "f:c:L:vDh")) != -1) {
@@ -186,6 +196,7 @@ int main(int argc, char **argv)
 		}
 	}
 	log_init("rotadbd", level, NULL);
+	notify = sdnotify_take(); /* common/sdnotify.h */
 	if (!conf_path)
 		conf_path = conf_default_path();
 	if (conf_load(conf_path, &conf, &err) < 0)
@@ -224,15 +235,19 @@ int main(int argc, char **argv)
 		return 1;
 	sigterm = evsignal_new(d.base, SIGTERM, stop_cb, d.base);
 	sigint = evsignal_new(d.base, SIGINT, stop_cb, d.base);
+	sigusr2 = evsignal_new(d.base, SIGUSR2, reopen_cb, NULL);
 	event_add(sigterm, NULL);
 	event_add(sigint, NULL);
+	event_add(sigusr2, NULL);
 	log_info("rotadbd started: store %s %s (events to %llu stored), sacct on %s",
 	         dc.storage_type ? dc.storage_type : "accounting_storage/sqlite",
 	         d.storage_loc ? d.storage_loc : "slurm_acct_db",
 	         (unsigned long long)store_last_seq(d.store), d.sock_path);
 	dbd_feed_start(&d);
 	dbd_report_start(&d);
+	sdnotify_send(notify, "READY=1");
 	event_base_dispatch(d.base);
+	sdnotify_send(notify, "STOPPING=1");
 
 	log_info("rotadbd stopping: events to %llu stored",
 	         (unsigned long long)store_last_seq(d.store));
@@ -241,6 +256,7 @@ int main(int argc, char **argv)
 	dbd_report_stop(&d);
 	event_free(sigterm);
 	event_free(sigint);
+	event_free(sigusr2);
 	report_cache_destroy(d.report);
 	store_close(d.store);
 	auth_destroy(d.auth);
@@ -255,6 +271,7 @@ int main(int argc, char **argv)
 	free(dc.storage_pass);
 	free(dc.log_file);
 	free(own_dbd_conf);
+	free(notify);
 	conf_destroy(conf);
 	return 0;
 }

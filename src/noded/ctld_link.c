@@ -304,6 +304,10 @@ static void link_on_msg(struct conn *c, uint16_t type, void **body, void *arg)
 		if (l->ops->stat)
 			l->ops->stat(l->arg, *body);
 		break;
+	case MSG_CONF_FILES_RESP:
+		if (l->ops->conf_files)
+			l->ops->conf_files(l->arg, *body);
+		break;
 	case MSG_NODE_SHUTDOWN:
 		if (l->ops->shutdown)
 			l->ops->shutdown(l->arg);

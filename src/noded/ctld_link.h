@@ -37,6 +37,9 @@ struct ctld_link_ops {
 	/* sstat: a MSG_STEP_STAT_REQ for a step here (optional); req is
 	 * borrowed, the answer goes out with ctld_link_reply. */
 	void (*stat)(void *arg, const struct step_stat_req *req);
+	/* The configuration files again, after scontrol reconfigure
+	 * (optional: only a configless rotad keeps them); files borrowed. */
+	void (*conf_files)(void *arg, const struct conf_files *files);
 	/* Fill a ping's free_memory and cpu_load (optional: this machine's). */
 	void (*ping_fill)(void *arg, struct node_ping *p);
 };

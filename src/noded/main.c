@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "common/conf.h"
 #include "common/fdlimit.h"
+#include "common/sdnotify.h"
 #include "common/spool.h"
 #include "proto/auth.h"
 #include "proto/cred.h"
@@ -32,10 +33,15 @@
 
 static void usage(FILE *out, int rc)
 {
-	fprintf(out, "usage: rotad -f slurm.conf -N nodename [-L logfile] [-v]\n"
-	             "       rotad -f slurm.conf --emulate NODELIST [-L logfile] [-v]\n"
-	             "                  serve those nodes of slurm.conf, jobs as timers\n"
-	             "       rotad -C   print this machine's hardware and exit\n");
+	fprintf(
+	    out,
+	    "usage: rotad -f slurm.conf -N nodename [-L logfile] [-v]\n"
+	    "       rotad --conf-server HOST[:PORT][,HOST[:PORT]] [--conf-cache DIR]\n"
+	    "             [--authinfo INFO] -N nodename ...\n"
+	    "                  configless: slurm.conf from the controller\n"
+	    "       rotad -f slurm.conf --emulate NODELIST [-L logfile] [-v]\n"
+	    "                  serve those nodes of slurm.conf, jobs as timers\n"
+	    "       rotad -C   print this machine's hardware and exit\n");
 	exit(rc);
 }
 
@@ -68,15 +74,27 @@ static void parse_args(struct noded *nd, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"emulate", required_argument, NULL, 'E'},
+	    {"conf-server", required_argument, NULL, 'S'},
+	    {"conf-cache", required_argument, NULL, 'K'},
+	    {"authinfo", required_argument, NULL, 'A'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *conf = NULL, *log = NULL;
+	const char *conf = NULL, *log = NULL, *server = NULL, *cache = NULL;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "CDf:hL:N:v", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'E':
 			nd->emulate = xstrdup(optarg);
+			break;
+		case 'S':
+			server = optarg;
+			break;
+		case 'K':
+			cache = optarg;
+			break;
+		case 'A':
+			nd->cl.auth_info = optarg;
 			break;
 		case 'C': {
 			struct hwinfo hw;
@@ -107,7 +125,16 @@ static void parse_args(struct noded *nd, int argc, char **argv)
 	}
 	if (optind != argc)
 		usage(stderr, 1);
-	nd->conf_path = abs_path(conf ? conf : conf_default_path());
+	/* -f, then --conf-server, then $SLURM_CONF, then $SLURM_CONF_SERVER */
+	if (!conf && !server && !(getenv("SLURM_CONF") && *getenv("SLURM_CONF")))
+		server = getenv("SLURM_CONF_SERVER");
+	if (!conf && server && *server) {
+		nd->cl.servers = server;
+		nd->cache_dir = abs_path(cache ? cache : CONFIGLESS_CACHE_DEFAULT);
+		nd->cl.cache_dir = nd->cache_dir;
+	} else {
+		nd->conf_path = abs_path(conf ? conf : conf_default_path());
+	}
 	nd->log_file = abs_path(log);
 }
 
@@ -196,12 +223,21 @@ static void on_prolog_done(void *arg, const struct step_complete *sc)
 
 static void on_shutdown(void *arg);
 
+static void on_conf_files(void *arg, const struct conf_files *files)
+{
+	struct noded *nd = arg;
+
+	if (nd->cl.servers)
+		configless_refresh(&nd->cl, files);
+}
+
 static const struct ctld_link_ops link_ops = {
     .launch = on_launch,
     .signal = on_signal,
     .stat = on_stat,
     .live_steps = on_live_steps,
     .shutdown = on_shutdown,
+    .conf_files = on_conf_files,
 };
 
 static void on_stop(evutil_socket_t sig, short what, void *arg)
@@ -263,8 +299,14 @@ static void noded_setup(struct noded *nd)
 	struct rota_error err = {""};
 	char host[256] = "";
 
+	if (nd->cl.servers) {
+		nd->cl.node_name = nd->emulate ? "" : nd->node_name;
+		nd->conf_path = configless_fetch(&nd->cl);
+	}
 	if (conf_load(nd->conf_path, &nd->conf, &err) < 0)
 		fatal("%s", err.text);
+	if (nd->cl.servers)
+		configless_conf_fix(&nd->cl, nd->conf);
 	gethostname(host, sizeof(host) - 1);
 	if (!nd->log_file && nd->conf->slurmd_log_file) {
 		/* SlurmdLogFile, with %n and %h as in Slurm */
@@ -407,6 +449,8 @@ static void noded_destroy(struct noded *nd)
 	auth_destroy(nd->auth);
 	conf_destroy(nd->conf);
 	free(nd->conf_path);
+	free(nd->cache_dir);
+	configless_release(&nd->cl);
 	free(nd->log_file);
 	free(nd->node_name);
 	free(nd->emulate);
@@ -416,7 +460,8 @@ static void noded_destroy(struct noded *nd)
 int main(int argc, char **argv)
 {
 	struct noded nd = {0};
-	char host[256] = "", *dot;
+	/* taken before any fork: jobs must not see it (common/sdnotify.h) */
+	char host[256] = "", *dot, *notify = sdnotify_take();
 
 	parse_args(&nd, argc, argv);
 	argv_area(argc, argv, &nd.title, &nd.title_len);
@@ -439,8 +484,11 @@ int main(int argc, char **argv)
 	if (!nd.emulate)
 		log_info("rotad %s started for node %s (spool %s)", ROTA_NODED_VERSION,
 		         nd.node_name, nd.spool);
+	sdnotify_send(notify, "READY=1");
 	event_base_dispatch(nd.base);
+	sdnotify_send(notify, "STOPPING=1");
 	noded_destroy(&nd);
+	free(notify);
 	log_info("rotad stopped");
 	return 0;
 }

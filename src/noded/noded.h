@@ -27,12 +27,18 @@ struct stepd_mgr;
 struct cred_cache;
 struct emulator;
 
+#include "noded/configless.h"
+
 struct noded {
 	struct event_base *base;
 	struct conf *conf;
 	struct auth *auth;
 	char *conf_path; /* absolute */
-	char *log_file;  /* absolute, NULL = stderr */
+	/* --conf-server: configless (configless.h); servers NULL: a local
+	 * slurm.conf */
+	struct configless cl;
+	char *cache_dir;
+	char *log_file; /* absolute, NULL = stderr */
 	char *node_name;
 	char *emulate;    /* --emulate: the nodes served, no stepds (noded/emulate.h) */
 	char *spool;      /* this node's SlurmdSpoolDir; also our cwd */

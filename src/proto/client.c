@@ -112,17 +112,23 @@ int client_connect(const struct conf *conf, struct auth *auth, const char *node_
 int client_connect_to(const struct conf *conf, struct auth *auth, const char *node_name,
                       size_t idx, struct rota_error *err)
 {
-	const char *host = conf_ctld_addr(conf, idx);
+	return client_connect_host(auth, node_name, conf_ctld_addr(conf, idx),
+	                           conf->slurmctld_port, err);
+}
+
+int client_connect_host(struct auth *auth, const char *node_name, const char *host,
+                        uint16_t port, struct rota_error *err)
+{
 	char peer[300];
 	int fd, rc;
 
 	if (!auth)
 		return errprintf(err, "no way to authenticate to the controller"),
 		       -ENOKEY;
-	fd = net_connect_tcp(host, conf->slurmctld_port, 10000, err);
+	fd = net_connect_tcp(host, port, 10000, err);
 	if (fd < 0)
 		return fd;
-	snprintf(peer, sizeof(peer), "%s:%u", host, conf->slurmctld_port);
+	snprintf(peer, sizeof(peer), "%s:%u", host, port);
 	if ((rc = answer_challenge(fd, auth, node_name, peer, err)) < 0) {
 		close(fd);
 		return rc;

@@ -13,6 +13,7 @@
 #define ROTA_CLIENT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "common/error.h"
 
 struct conf;
@@ -38,6 +39,10 @@ int client_connect(const struct conf *conf, struct auth *auth, const char *node_
  * is the controller; another -errno when it did not answer. */
 int client_connect_to(const struct conf *conf, struct auth *auth, const char *node_name,
                       size_t idx, struct rota_error *err);
+
+/* The same to host:port (rotad --conf-server, before it has a slurm.conf). */
+int client_connect_host(struct auth *auth, const char *node_name, const char *host,
+                        uint16_t port, struct rota_error *err);
 
 /* TCP to the controllers in order, starting at first and wrapping around:
  * the first that answers (its index in *ret_idx, which may be NULL).  Stops

@@ -17,6 +17,7 @@ uint32_t frame_max_body(uint16_t type)
 	case MSG_PART_INFO_RESP:
 	case MSG_CONFIG_RESP:
 	case MSG_TOPO_INFO_RESP:
+	case MSG_CONF_FILES_RESP:
 	case MSG_STEP_INFO_RESP:
 	case MSG_PRIO_INFO_RESP:
 	case MSG_STATS_RESP: /* a row per user */
@@ -51,6 +52,7 @@ uint32_t frame_max_values(uint16_t type)
 	case MSG_PART_INFO_REQ:
 	case MSG_CONFIG_REQ:
 	case MSG_TOPO_INFO_REQ:
+	case MSG_CONF_FILES_REQ:
 	case MSG_CANCEL_REQ:
 	case MSG_NODE_UPDATE_REQ:
 	case MSG_JOB_COMPLETE_REQ:

@@ -75,6 +75,8 @@ ROTA_DEFINE(step_stat_req, STEP_STAT_REQ_FIELDS)
 ROTA_DEFINE(step_stat, STEP_STAT_FIELDS)
 ROTA_DEFINE(step_stat_resp, STEP_STAT_RESP_FIELDS)
 ROTA_DEFINE(node_stat_resp, NODE_STAT_RESP_FIELDS)
+ROTA_DEFINE(conf_file, CONF_FILE_FIELDS)
+ROTA_DEFINE(conf_files, CONF_FILES_FIELDS)
 
 struct msg_entry {
 	uint16_t type;

@@ -1181,6 +1181,20 @@ ROTA_DECLARE(step_stat_resp, STEP_STAT_RESP_FIELDS)
 	F(S, list, node_stats, node_stat) /* one, or none with an error */
 ROTA_DECLARE(node_stat_resp, NODE_STAT_RESP_FIELDS)
 
+/* A configuration file as the controller serves it to configless nodes
+ * (common/conf_files.h): its name relative to slurm.conf's directory
+ * ("slurm.conf", "gres.conf", "nodes.d/a.conf") and its text. */
+#define CONF_FILE_FIELDS(F, S)                                                           \
+	F(S, str, name, _)                                                               \
+	F(S, str, text, _)
+ROTA_DECLARE(conf_file, CONF_FILE_FIELDS)
+
+/* MSG_CONF_FILES_RESP (controller -> rotad --conf-server, and pushed to the
+ * nodes after scontrol reconfigure): slurm.conf first, then what it includes
+ * or implies. */
+#define CONF_FILES_FIELDS(F, S) F(S, list, files, conf_file)
+ROTA_DECLARE(conf_files, CONF_FILES_FIELDS)
+
 /* ---- the message table: M(ENUM, number, body struct) ---- */
 #define ROTA_MESSAGES(M)                                                                 \
 	M(MSG_RC, 1, rc_msg)                                                             \
@@ -1249,7 +1263,9 @@ ROTA_DECLARE(node_stat_resp, NODE_STAT_RESP_FIELDS)
 	M(MSG_STEP_STAT_RESP, 81, step_stat_resp)                                        \
 	M(MSG_NODE_STAT_RESP, 82, node_stat_resp)                                        \
 	M(MSG_TOPO_INFO_REQ, 110, empty_msg)    /* scontrol show topology */             \
-	M(MSG_TOPO_INFO_RESP, 111, config_resp) /* key: switch, value: its line */
+	M(MSG_TOPO_INFO_RESP, 111, config_resp) /* key: switch, value: its line */       \
+	M(MSG_CONF_FILES_REQ, 112, empty_msg)   /* configless: the config files */       \
+	M(MSG_CONF_FILES_RESP, 113, conf_files)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) };

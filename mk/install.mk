@@ -1,0 +1,43 @@
+# mk/install.mk - `make install` and `make uninstall` (included by Makefile).
+#   make install PREFIX=/usr/local DESTDIR=/tmp/root
+# installs what `make` built in $(BUILD):
+#   $(SBINDIR)          rotactld rotad rotadbd
+#   $(BINDIR)           rota, and sbatch, srun, ... as relative links to it
+#   $(LIBEXECDIR)/rota  rotastepd (rotad forks its step daemons itself; the
+#                       program is for tools and tests that play rotad)
+#   $(SYSTEMDUNITDIR)   rotactld.service rotad.service rotadbd.service, from
+#                       etc/systemd/*.service.in with @SBINDIR@ written in
+# Nothing is written outside $(DESTDIR).  Daemons read /etc/slurm/slurm.conf,
+# or $SLURM_CONF (the units read it from /etc/default/<daemon>).
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+LIBEXECDIR ?= $(PREFIX)/libexec
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+INSTALL ?= install
+
+INSTALL_SBIN = rotactld rotad rotadbd
+INSTALL_UNITS = $(patsubst etc/systemd/%.in,%,$(wildcard etc/systemd/*.service.in))
+
+install: $(PROGS)
+	$(INSTALL) -d -m 0755 $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) \
+		$(DESTDIR)$(LIBEXECDIR)/rota $(DESTDIR)$(SYSTEMDUNITDIR)
+	$(INSTALL) -m 0755 $(addprefix $(BIN)/,$(INSTALL_SBIN)) $(DESTDIR)$(SBINDIR)
+	$(INSTALL) -m 0755 $(BIN)/rota $(DESTDIR)$(BINDIR)
+	for l in $(CLI_LINKS); do ln -sfn rota $(DESTDIR)$(BINDIR)/$$l || exit 1; done
+	$(INSTALL) -m 0755 $(BIN)/rotastepd $(DESTDIR)$(LIBEXECDIR)/rota
+	for u in $(INSTALL_UNITS); do \
+		sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
+		    etc/systemd/$$u.in > $(DESTDIR)$(SYSTEMDUNITDIR)/$$u.tmp && \
+		chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$$u.tmp && \
+		mv -f $(DESTDIR)$(SYSTEMDUNITDIR)/$$u.tmp $(DESTDIR)$(SYSTEMDUNITDIR)/$$u || exit 1; \
+	done
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(INSTALL_SBIN)) \
+	      $(addprefix $(DESTDIR)$(BINDIR)/,rota $(CLI_LINKS)) \
+	      $(DESTDIR)$(LIBEXECDIR)/rota/rotastepd \
+	      $(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(INSTALL_UNITS))
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/rota 2>/dev/null
+
+.PHONY: install uninstall
