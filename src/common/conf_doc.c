@@ -44,6 +44,9 @@ static const struct conf_doc global_doc[] = {
     {"SchedulerParameters", "word[=value],...",
      "Scheduler tuning; the words Rota acts on are listed under SCHEDULER PARAMETERS, "
      "others are accepted and ignored."},
+    {"SlurmctldParameters", "word,...",
+     "enable_configless: the controller serves slurm.conf and the files beside it to "
+     "rotad --conf-server (doc/configless.md); other words are accepted and ignored."},
     {"SelectType", "plugin",
      SHOWN_ONLY " Rota always allocates as select/cons_tres does."},
     {"SelectTypeParameters", "word,...",
