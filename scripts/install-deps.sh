@@ -14,6 +14,7 @@ PACKAGES=(
 	openmpi-bin libopenmpi-dev
 	mpich libmpich-dev
 	busybox-static
+	groff-base man-db
 )
 
 missing=()

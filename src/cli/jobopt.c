@@ -1070,11 +1070,10 @@ static void print_usage(enum jobopt_cmd cmd)
 static void print_help(enum jobopt_cmd cmd)
 {
 	print_usage(cmd);
-	printf("\nOptions are those of Slurm's %s(1); see its manual page. Options\n"
-	       "accepted for compatibility but without effect here include --gpus,\n"
-	       "--mail-type, --mail-user, --cpu-bind, --reservation and --hint; --gres\n"
-	       "is checked against the nodes' Gres= but not counted yet.\n",
-	       cli_prog);
+	printf("\nOptions are those of Slurm's %s(1); `man %s` lists those Rota\n"
+	       "takes.  Accepted for compatibility but without effect here: among\n"
+	       "others --mail-type, --mail-user, --reservation and --hint.\n",
+	       cli_prog, cli_prog);
 	fputs(
 	    "\nContainers, as NVIDIA's Pyxis plugin takes them (doc/containers.md):\n"
 	    "      --container-image=IMAGE   a root file system tarball, an OCI layout\n"

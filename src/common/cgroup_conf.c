@@ -48,12 +48,27 @@ static int bool_parse(const char *v, int *ret)
 	return -EINVAL;
 }
 
+/* The keys Rota acts on; key_apply reads used_keys[0]. */
+static const char *const used_keys[] = {"ConstrainDevices"};
+
+const char *const *cgroup_conf_keys(size_t *ret_n)
+{
+	*ret_n = sizeof(used_keys) / sizeof(*used_keys);
+	return used_keys;
+}
+
+const char *const *cgroup_conf_ignored_keys(size_t *ret_n)
+{
+	*ret_n = sizeof(ignored_keys) / sizeof(*ignored_keys);
+	return ignored_keys;
+}
+
 static int key_apply(void *arg, const char *key, const char *v, const char *where,
                      struct rota_error *err)
 {
 	struct cgroup_conf *c = arg;
 
-	if (!strcasecmp(key, "ConstrainDevices")) {
+	if (!strcasecmp(key, used_keys[0])) {
 		if (bool_parse(v, &c->constrain_devices) < 0)
 			return errprintf(err,
 			                 "%s: ConstrainDevices=%.64s: expected yes or no",

@@ -14,6 +14,7 @@
 #ifndef ROTA_CGROUP_CONF_H
 #define ROTA_CGROUP_CONF_H
 
+#include <stddef.h>
 #include "common/error.h"
 
 #define CGROUP_CONF_LINE_MAX 4096
@@ -31,4 +32,9 @@ int cgroup_conf_load(const char *path, struct cgroup_conf *ret, struct rota_erro
 int cgroup_conf_load_string(const char *text, const char *name, struct cgroup_conf *ret,
                             struct rota_error *err);
 
+/* The parser's tables, from which the man page is generated
+ * (common/conf_doc.h): the keys it acts on, and those it accepts and ignores.
+ * Borrowed, static; *ret_n is their number. */
+const char *const *cgroup_conf_keys(size_t *ret_n);
+const char *const *cgroup_conf_ignored_keys(size_t *ret_n);
 #endif

@@ -1,9 +1,11 @@
 /* conf_keys.h - the one table of slurm.conf keys, and how each value is read.
  *
- * Private to conf.c (and its tests): everyone else uses conf.h.  A row names a
- * key, the struct it fills (struct conf, conf_node or conf_part by scope), the
- * field offset, the default as it would be written in slurm.conf, bounds for
- * numbers, and whether `scontrol reconfigure` may change it.  Rows of type
+ * Private to conf.c, its tests and the man page generator (tools/conf_doc.c):
+ * everyone else uses conf.h.  A row names a key, the struct it fills (struct
+ * conf, conf_node or conf_part by scope), the field offset, the default as it
+ * would be written in slurm.conf, bounds for numbers, and whether `scontrol
+ * reconfigure` may change it.  A key Rota uses needs a description in
+ * common/conf_doc.c too (test_conf_doc): slurm.conf(5) is made from both.  Rows of type
  * CONF_T_IGNORED are real Slurm keys that Rota accepts without a warning and
  * without using them.  Rows of type CONF_T_SPECIAL are read by the line parser
  * in conf.c (it switches on the row's id).

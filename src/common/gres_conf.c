@@ -49,6 +49,12 @@ static const char *const key_names[K_COUNT_OF_KEYS] = {
     "Name", "Type", "File", "Count", "Cores", "Links", "Flags", "AutoDetect", "NodeName",
 };
 
+const char *const *gres_conf_keys(size_t *ret_n)
+{
+	*ret_n = K_COUNT_OF_KEYS;
+	return key_names;
+}
+
 static const char *const known_flags[] = {
     "CountOnlyEnvVars", "nvidia_gpu_env", "amd_gpu_env", "intel_gpu_env",
     "opencl_env",       "no_gpu_env",     "one_sharing", "all_sharing",

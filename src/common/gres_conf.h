@@ -49,6 +49,10 @@ int gres_conf_load_string(const char *text, const char *name, struct gres_conf *
                           struct rota_error *err);
 
 void gres_conf_destroy(struct gres_conf *gc); /* NULL allowed */
+/* The keys a gres.conf line may hold, the parser's own table (CPUs= aside, the
+ * old name of Cores=): borrowed, static; *ret_n is their number.  The man
+ * page is generated from it (common/conf_doc.h). */
+const char *const *gres_conf_keys(size_t *ret_n);
 
 /* "DIR/gres.conf" for slurm.conf at "DIR/slurm.conf".  Caller frees; NULL on
  * ENOMEM. */

@@ -25,6 +25,26 @@ static const struct num_key num_keys[] = {
     {"max_switch_wait", offsetof(struct sched_params, max_switch_wait), 0, 100000000},
 };
 
+/* The keys parse_one acts on, numbers and words: a key not here is skipped
+ * before parse_one looks closer, so a new key must be listed, and the man
+ * page generated from this list (common/conf_doc.h) names it. */
+static const char *const known_keys[] = {
+    "bf_interval",         "bf_job_part_count_reserve",
+    "bf_max_job_test",     "bf_resolution",
+    "bf_window",           "bf_yield_interval",
+    "default_queue_depth", "journal_compact_mb",
+    "max_switch_wait",     "bf_continue",
+    "kill_invalid_depend", "enable_user_top",
+    "replicate_sync",      "sched_order",
+    "bf_estimate",
+};
+
+const char *const *sched_params_keys(size_t *ret_n)
+{
+	*ret_n = sizeof(known_keys) / sizeof(*known_keys);
+	return known_keys;
+}
+
 static void set_num(struct sched_params *sp, const struct num_key *k, const char *v,
                     size_t len)
 {
@@ -58,8 +78,14 @@ static void parse_one(struct sched_params *sp, const char *p, size_t len, unsign
 	size_t klen = eq ? (size_t)(eq - p) : len;
 	const char *v = eq ? eq + 1 : NULL;
 	size_t vlen = eq ? len - klen - 1 : 0;
+	size_t i;
 
-	for (size_t i = 0; i < sizeof(num_keys) / sizeof(num_keys[0]); i++)
+	for (i = 0; i < sizeof(known_keys) / sizeof(*known_keys); i++)
+		if (word_is(p, klen, known_keys[i]))
+			break;
+	if (i == sizeof(known_keys) / sizeof(*known_keys))
+		return; /* a Slurm key Rota does not act on */
+	for (i = 0; i < sizeof(num_keys) / sizeof(num_keys[0]); i++)
 		if (v && word_is(p, klen, num_keys[i].name))
 			set_num(sp, &num_keys[i], v, vlen);
 	if (word_is(p, klen, "bf_job_part_count_reserve"))

@@ -48,6 +48,7 @@
 #ifndef ROTA_COMMON_SCHEDPARAMS_H
 #define ROTA_COMMON_SCHEDPARAMS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct sched_params {
@@ -88,5 +89,10 @@ enum sched_order {
  * of range are clamped to Slurm's limits; a malformed number keeps the default.
  * Never fails. */
 void sched_params_parse(const char *text, struct sched_params *sp);
+
+/* The keys sched_params_parse acts on, its own list (slurm.conf's man page is
+ * generated from it, common/conf_doc.h).  Borrowed, static; *ret_n is their
+ * number. */
+const char *const *sched_params_keys(size_t *ret_n);
 
 #endif

@@ -19,6 +19,27 @@ struct pending {
 	size_t nnodes; /* node names in all */
 };
 
+/* Every key a line may hold; line_parse refuses others before looking closer,
+ * so a key the parser learns must be added here, and the man page generated
+ * from this table (common/conf_doc.h) names it. */
+static const char *const topo_keys[] = {
+    "SwitchName", "Switches", "BlockName", "BlockSizes", "Nodes", "LinkSpeed",
+};
+
+const char *const *topo_conf_keys(size_t *ret_n)
+{
+	*ret_n = sizeof(topo_keys) / sizeof(*topo_keys);
+	return topo_keys;
+}
+
+static int topo_key_known(const char *k)
+{
+	for (size_t i = 0; i < sizeof(topo_keys) / sizeof(*topo_keys); i++)
+		if (!strcasecmp(k, topo_keys[i]))
+			return 1;
+	return 0;
+}
+
 int topo_kind_parse(const char *plugin, enum topo_kind *ret, struct rota_error *err)
 {
 	if (!plugin || !*plugin || !strcasecmp(plugin, "topology/default") ||
@@ -105,6 +126,9 @@ static int switch_add(struct topo_conf *tc, struct pending *pd, char **kv, size_
 		const char *k = kv[i], *v = kv[i + 1];
 		if (i == 0) {
 			sw.name = xstrdup(v);
+		} else if (!topo_key_known(k)) {
+			rc = errprintf(err, "%s: unexpected key '%.64s' on a %s line",
+			               where, k, block ? "BlockName" : "SwitchName");
 		} else if (!strcasecmp(k, "Nodes") && !sw.nodes) {
 			rc = list_expand(v, k, where, &sw.nodes, &sw.nnodes, err);
 		} else if (!block && !strcasecmp(k, "Switches") && !children) {

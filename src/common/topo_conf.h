@@ -81,6 +81,9 @@ void topo_conf_destroy(struct topo_conf *tc); /* NULL allowed */
 /* "DIR/topology.conf" for slurm.conf at "DIR/slurm.conf".  Caller frees. */
 char *topo_conf_path(const char *slurm_conf_path);
 
+/* Every key the parser accepts, its own table (the man page is generated from
+ * it, common/conf_doc.h).  Borrowed, static; *ret_n is their number. */
+const char *const *topo_conf_keys(size_t *ret_n);
 /* Index of the switch or block called name, or -1. */
 int topo_conf_find(const struct topo_conf *tc, const char *name);
 

@@ -1,0 +1,292 @@
+/* conf_doc.c - what each configuration key means, in a sentence or two.
+ *
+ * Keep one row per key of the parser's table (conf_keys.c, gres_conf.c,
+ * cgroup_conf.c, topo_conf.c, schedparams.c); test_conf_doc checks it.  Say
+ * what Rota does with the value, and where it differs from Slurm. */
+#include <strings.h>
+#include "common/conf_doc.h"
+
+#define SHOWN_ONLY "Shown by scontrol show config; Rota does not act on it yet."
+
+static const struct conf_doc global_doc[] = {
+    {"ClusterName", "name", "The cluster's name, recorded with every job in accounting."},
+    {"SlurmctldHost", "host[(addr)]",
+     "The controller's host name, with its address in parentheses when the name does "
+     "not resolve. Give the key again for each standby controller, in the order they "
+     "take over."},
+    {"ControlMachine", "host", "The old spelling of SlurmctldHost's host name."},
+    {"ControlAddr", "addr", "The old spelling of SlurmctldHost's address."},
+    {"SlurmctldPort", "port", "TCP port rotactld listens on."},
+    {"SlurmdPort", "port",
+     "TCP port each rotad listens on, unless its NodeName line sets Port."},
+    {"SlurmUser", "user",
+     "The user rotactld runs as and whose credentials the daemons trust for "
+     "controller requests."},
+    {"AuthType", "plugin",
+     "How daemons authenticate each other: auth/munge (a munged on every host, one "
+     "MUNGE key) or auth/slurm (an HMAC key, slurm.key beside slurm.conf, the same "
+     "file on every host)."},
+    {"AuthInfo", "key=value,...",
+     "Options of the authentication: socket=PATH (munged's socket), key=PATH (the "
+     "auth/slurm key), cred_expire=SECONDS (job credentials' lifetime, 120)."},
+    {"GresTypes", "name,...",
+     "The generic resources (gpu, nic, ...) nodes may declare with Gres=."},
+    {"StateSaveLocation", "dir",
+     "Where rotactld keeps its journal and snapshots. Back it up; a standby controller "
+     "needs its own copy, kept by replication."},
+    {"SlurmdSpoolDir", "dir",
+     "Where rotad keeps batch scripts and step state on each node."},
+    {"SlurmctldLogFile", "path", "rotactld's log; without it, standard error."},
+    {"SlurmdLogFile", "path", "rotad's log; without it, standard error."},
+    {"SchedulerType", "plugin",
+     "sched/backfill (start lower-priority jobs that delay no higher one) or "
+     "sched/builtin (strict priority order)."},
+    {"SchedulerParameters", "word[=value],...",
+     "Scheduler tuning; the words Rota acts on are listed under SCHEDULER PARAMETERS, "
+     "others are accepted and ignored."},
+    {"SlurmctldParameters", "word,...",
+     "enable_configless: the controller serves slurm.conf and the files beside it to "
+     "rotad --conf-server (doc/configless.md); other words are accepted and ignored."},
+    {"SelectType", "plugin",
+     SHOWN_ONLY " Rota always allocates as select/cons_tres does."},
+    {"SelectTypeParameters", "word,...",
+     "Only whether it names _Memory matters here: with it, or when the key is unset, "
+     "memory is a consumable resource jobs are charged for; CR_Core, CR_CPU and "
+     "CR_Socket are otherwise alike."},
+    {"EnforcePartLimits", "NO|YES|ANY|ALL",
+     "With anything but NO, a job over its partition's MaxTime, MaxNodes or under its "
+     "MinNodes is refused at submission instead of left pending."},
+    {"PriorityType", "plugin",
+     "priority/basic (submission order) or priority/multifactor (the weighted "
+     "factors below)."},
+    {"PriorityWeightAge", "number", "Weight of the age factor in a job's priority."},
+    {"PriorityWeightFairshare", "number", "Weight of the fair-share factor."},
+    {"PriorityWeightJobSize", "number", "Weight of the job-size factor."},
+    {"PriorityWeightPartition", "number", "Weight of the partition's PriorityJobFactor."},
+    {"PriorityWeightQOS", "number", "Weight of the QOS priority factor."},
+    {"PriorityMaxAge", "time", "Age at which a job's age factor reaches its maximum."},
+    {"PriorityDecayHalfLife", "time",
+     "Half-life of recorded usage in fair-share; 0 disables decay."},
+    {"PriorityUsageResetPeriod", "NONE|NOW|DAILY|WEEKLY|MONTHLY|QUARTERLY|YEARLY",
+     "When recorded usage is cleared."},
+    {"PriorityFlags", "flag,...",
+     "MAX_TRES (bill the largest TRES instead of their sum) and NO_FAIR_TREE (classic "
+     "fair-share) are honoured."},
+    {"PriorityFavorSmall", "YES|NO", "Whether the job-size factor favours small jobs."},
+    {"ProctrackType", "plugin", SHOWN_ONLY " Rota always tracks processes by cgroup."},
+    {"TaskPlugin", "plugin,...",
+     "task/affinity binds tasks to CPUs; the cgroup confinement is always on."},
+    {"MinJobAge", "seconds",
+     "How long a finished job stays visible to squeue and scontrol."},
+    {"SlurmdTimeout", "seconds",
+     "A node that has stopped answering is set DOWN after this long, and its jobs "
+     "handled."},
+    {"SlurmctldTimeout", "seconds",
+     "How long a standby controller waits for the primary before taking over."},
+    {"KillWait", "seconds", "Delay between SIGTERM and SIGKILL when a job is ended."},
+    {"JobAcctGatherFrequency", "seconds|task=seconds",
+     "How often the step daemons sample the tasks' usage."},
+    {"JobAcctGatherType", "plugin",
+     "jobacct_gather/cgroup or jobacct_gather/linux: where usage samples are read; "
+     "jobacct_gather/none turns sampling off."},
+    {"KillOnBadExit", "0|1",
+     "With 1, srun ends a step's other tasks when one exits non-zero."},
+    {"JobRequeue", "0|1", "Whether batch jobs may be requeued by default."},
+    {"InactiveLimit", "seconds", SHOWN_ONLY},
+    {"MessageTimeout", "seconds", "How long a daemon or command waits for an answer."},
+    {"ReturnToService", "0|1|2", SHOWN_ONLY},
+    {"MaxJobCount", "number",
+     "Jobs the controller holds at once; a submission beyond it is refused."},
+    {"MaxArraySize", "number", "One more than the highest array index allowed."},
+    {"FirstJobId", "number", "The first job id handed out."},
+    {"MaxJobId", "number", "Job ids wrap back to FirstJobId after this one."},
+    {"SchedulerTimeSlice", "seconds", SHOWN_ONLY},
+    {"DefMemPerCPU", "MB",
+     "Memory a job gets per allocated CPU when it asks for none; 0 is unlimited."},
+    {"DefMemPerNode", "MB",
+     "Memory a job gets per node when it asks for none; 0 is unlimited."},
+    {"Prolog", "path",
+     "Program run as root on each node before the job's first tasks there; a failure "
+     "drains the node and requeues a batch job."},
+    {"Epilog", "path",
+     "Program rotad runs as root on each node once the job is gone from it; a failure "
+     "drains the node."},
+    {"TaskProlog", "path",
+     "Program run as the user just before each task; the lines it prints, export "
+     "NAME=value, unset NAME and print TEXT, change the task's environment or go to "
+     "its output."},
+    {"ContainerImageCache", "dir",
+     "Rota's own: where each node keeps the images --container-image imports; default "
+     "under SlurmdSpoolDir."},
+    {"ContainerImageMirror", "dir",
+     "Rota's own: a shared directory of image archives nodes import from instead of a "
+     "registry."},
+    {"AccountingStorageType", "plugin",
+     "accounting_storage/slurmdbd sends job records to rotadbd; accounting_storage/none "
+     "keeps none."},
+    {"AccountingStorageHost", "host", "Where rotadbd runs."},
+    {"AccountingStoragePort", "port", "rotadbd's TCP port."},
+    {"MaxDBDMsgs", "number",
+     "Job events the controller keeps for rotadbd while it is unreachable; 0 picks a "
+     "size from MaxJobCount."},
+    {"AccountingStorageEnforce", "word,...",
+     "associations, limits, qos, safe: what a job must satisfy in the accounting "
+     "database to be accepted."},
+    {"AccountingStorageTRES", "tres,...",
+     "Extra TRES (gres/gpu, gres/gpu:h100, ...) recorded and reported besides cpu, "
+     "mem, node and billing."},
+    {"TopologyPlugin", "plugin",
+     "topology/tree or topology/block read topology.conf; topology/flat (the "
+     "default) has no topology."},
+};
+
+static const struct conf_doc node_doc[] = {
+    {"NodeName", "name[range]",
+     "Starts a node line; a range (node[01-16]) defines several nodes alike. "
+     "NodeName=DEFAULT sets defaults for the lines that follow."},
+    {"NodeHostname", "host", "The host's own name, when it differs from NodeName."},
+    {"NodeAddr", "addr", "Address rotactld and srun use to reach the node's rotad."},
+    {"Port", "port", "rotad's port on this node (several rotad may share a host)."},
+    {"CPUs", "number", "Logical CPUs; default the product of the topology below."},
+    {"Boards", "number", "Baseboards."},
+    {"Sockets", "number", "Sockets in all."},
+    {"SocketsPerBoard", "number",
+     "Sockets on each board; sets Sockets to Boards times it."},
+    {"CoresPerSocket", "number", "Cores on each socket."},
+    {"ThreadsPerCore", "number", "Hardware threads on each core."},
+    {"RealMemory", "MB", "Memory the node offers to jobs."},
+    {"TmpDisk", "MB", "Space in the node's temporary file system."},
+    {"Weight", "number", "Lower weights are allocated first."},
+    {"Features", "name,...", "Features jobs can require with --constraint."},
+    {"Gres", "name[:type]:count,...",
+     "Generic resources of the node; gres.conf says which devices they are."},
+    {"State", "state", "State at first start: UNKNOWN, IDLE, DOWN, DRAIN or FUTURE."},
+    {"Reason", "text", "Why the node starts DOWN or DRAINED."},
+};
+
+static const struct conf_doc part_doc[] = {
+    {"PartitionName", "name",
+     "Starts a partition line; PartitionName=DEFAULT sets defaults for those that "
+     "follow."},
+    {"Nodes", "nodelist", "The partition's nodes; ALL for every node."},
+    {"Default", "YES|NO", "Jobs that name no partition go to the default one."},
+    {"MaxTime", "time", "Longest time limit a job may have here."},
+    {"DefaultTime", "time", "Time limit of a job that gives none; default MaxTime."},
+    {"MaxNodes", "number", "Most nodes a job may use here."},
+    {"MinNodes", "number", "Fewest nodes a job must use here."},
+    {"PriorityTier", "number",
+     "Jobs of partitions with a higher tier are scheduled first on shared nodes."},
+    {"TRESBillingWeights", "tres=weight,...",
+     "How a job's TRES are billed in fair-share."},
+    {"PriorityJobFactor", "number", "The partition factor of its jobs' priority."},
+    {"OverSubscribe", "NO|YES[:N]|FORCE[:N]|EXCLUSIVE",
+     "Whether jobs may share CPUs (N at most), or always get whole nodes."},
+    {"AllowGroups", "group,...|ALL", "Unix groups whose members may use the partition."},
+    {"State", "UP|DOWN|DRAIN|INACTIVE",
+     "UP runs and accepts jobs; DOWN accepts but does not start them; DRAIN starts "
+     "but refuses new ones; INACTIVE does neither."},
+};
+
+static const struct conf_doc sched_doc[] = {
+    {"bf_interval", "seconds", "Seconds between backfill passes (30)."},
+    {"bf_job_part_count_reserve", "N",
+     "Only the first N pending jobs of each partition get a reservation; later ones "
+     "start whenever they delay none of those (0: all; 1: EASY backfill)."},
+    {"bf_max_job_test", "N", "Pending jobs a backfill pass considers (500)."},
+    {"bf_resolution", "seconds", "Time step of the backfill plan (60)."},
+    {"bf_window", "minutes", "How far ahead the backfill plan looks (1440)."},
+    {"bf_yield_interval", "microseconds",
+     "How long a backfill pass runs before it lets the controller answer requests "
+     "(50000; Slurm waits 2 seconds and then sleeps, Rota does not sleep)."},
+    {"default_queue_depth", "N",
+     "Pending jobs a pass started by a submission or completion considers (100); the "
+     "periodic pass considers them all."},
+    {"journal_compact_mb", "N",
+     "Rota's own: the journal is compacted once it exceeds N MB and twice its size "
+     "after the last compaction (64)."},
+    {"max_switch_wait", "seconds",
+     "Longest a job waits for the --switches it asked for before it takes any (300)."},
+    {"bf_continue", NULL, "Accepted; a backfill pass that yields always continues."},
+    {"kill_invalid_depend", NULL,
+     "Cancel jobs whose dependency can never be satisfied instead of leaving them "
+     "pending."},
+    {"enable_user_top", NULL, "Let users move their own jobs up with scontrol top."},
+    {"replicate_sync", NULL,
+     "Rota's own: with a standby controller, a submission or update is answered only "
+     "once the standby's journal holds it too."},
+    {"sched_order", "priority|saf_aged",
+     "Rota's own: the order jobs are started in within a PriorityTier: by priority "
+     "(as Slurm), or smallest estimated area first with aged jobs ahead. squeue and "
+     "sprio still show the priority."},
+    {"bf_estimate", "requested|predict|learned|best",
+     "Rota's own: the run time backfill plans with: the time limit (as Slurm), the "
+     "mean of the user's last two run times, or a learned estimate capped by the "
+     "limit; best is learned with sched_order=saf_aged and bf_job_part_count_reserve=1 "
+     "unless those are set."},
+};
+
+static const struct conf_doc gres_doc[] = {
+    {"Name", "name",
+     "The GRES this line describes (gpu, nic, ...), as GresTypes names it."},
+    {"Type", "type", "A model name jobs can ask for (--gres=gpu:h100:2)."},
+    {"File", "path[range],...",
+     "The device files, one unit each; a job gets access to its own only."},
+    {"Count", "number[k|m|g]",
+     "Units without device files (counted like a license), or the number of files."},
+    {"Cores", "list", "The cores close to these devices (CPUs= is the old name)."},
+    {"Links", "list",
+     "Link counts to the other devices, for placing a job's GPUs together."},
+    {"Flags", "flag,...",
+     "CountOnlyEnvVars, nvidia_gpu_env, amd_gpu_env, intel_gpu_env, opencl_env, "
+     "no_gpu_env, one_sharing, all_sharing: the environment variables tasks get, and "
+     "sharing."},
+    {"AutoDetect", "nvml|off",
+     "nvml: ask the NVIDIA driver for the GPUs, their cores and links; on its own line "
+     "for every node, or with NodeName= for those."},
+    {"NodeName", "nodelist", "The nodes this line applies to; without it, every node."},
+};
+
+static const struct conf_doc cgroup_doc[] = {
+    {"ConstrainDevices", "yes|no",
+     "With yes, tasks can open only the device files of the GRES they were allocated "
+     "(default no)."},
+};
+
+static const struct conf_doc topo_doc[] = {
+    {"SwitchName", "name", "topology/tree: starts a switch line."},
+    {"Switches", "list", "topology/tree: the switches below this one."},
+    {"BlockName", "name", "topology/block: starts a block line."},
+    {"BlockSizes", "N,...",
+     "topology/block, on its own line: the base block size, then the sizes of "
+     "aggregated blocks, in nodes, ascending multiples of the first."},
+    {"Nodes", "nodelist", "The nodes on this leaf switch or in this block."},
+    {"LinkSpeed", "number", "The switch's relative link speed (1 when not given)."},
+};
+
+#define T(a)                                                                             \
+	{                                                                                \
+		a, sizeof(a) / sizeof(a[0])                                              \
+	}
+static const struct {
+	const struct conf_doc *rows;
+	size_t n;
+} tables[CONF_DOC_TABLES] = {
+    [CONF_DOC_GLOBAL] = T(global_doc), [CONF_DOC_NODE] = T(node_doc),
+    [CONF_DOC_PART] = T(part_doc),     [CONF_DOC_SCHED] = T(sched_doc),
+    [CONF_DOC_GRES] = T(gres_doc),     [CONF_DOC_CGROUP] = T(cgroup_doc),
+    [CONF_DOC_TOPO] = T(topo_doc),
+};
+
+const struct conf_doc *conf_doc_table(enum conf_doc_table t, size_t *ret_n)
+{
+	*ret_n = tables[t].n;
+	return tables[t].rows;
+}
+
+const struct conf_doc *conf_doc_find(enum conf_doc_table t, const char *name)
+{
+	for (size_t i = 0; i < tables[t].n; i++)
+		if (!strcasecmp(tables[t].rows[i].name, name))
+			return &tables[t].rows[i];
+	return NULL;
+}
