@@ -206,7 +206,7 @@ format-check:
 
 .PHONY: all bench-build unit unit-build integration test up down clean format-check \
 	fuzz fuzz-build
-include mk/install.mk
 include mk/man.mk
+include mk/install.mk
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 -include $(shell find $(FUZZ_BUILD)/obj -name '*.d' 2>/dev/null)

@@ -7,6 +7,7 @@
 #                       program is for tools and tests that play rotad)
 #   $(SYSTEMDUNITDIR)   rotactld.service rotad.service rotadbd.service, from
 #                       etc/systemd/*.service.in with @SBINDIR@ written in
+#   $(MANDIR)/man{1,5,8} the pages `make man` wrote in $(BUILD)/man (mk/man.mk)
 # Nothing is written outside $(DESTDIR).  Daemons read /etc/slurm/slurm.conf,
 # or $SLURM_CONF (the units read it from /etc/default/<daemon>).
 PREFIX ?= /usr/local
@@ -14,14 +15,19 @@ BINDIR ?= $(PREFIX)/bin
 SBINDIR ?= $(PREFIX)/sbin
 LIBEXECDIR ?= $(PREFIX)/libexec
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+MANDIR ?= $(PREFIX)/share/man
 INSTALL ?= install
 
 INSTALL_SBIN = rotactld rotad rotadbd
 INSTALL_UNITS = $(patsubst etc/systemd/%.in,%,$(wildcard etc/systemd/*.service.in))
 
-install: $(PROGS)
+install: $(PROGS) $(MAN_FILES)
 	$(INSTALL) -d -m 0755 $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) \
-		$(DESTDIR)$(LIBEXECDIR)/rota $(DESTDIR)$(SYSTEMDUNITDIR)
+		$(DESTDIR)$(LIBEXECDIR)/rota $(DESTDIR)$(SYSTEMDUNITDIR) \
+		$(addprefix $(DESTDIR)$(MANDIR)/,man1 man5 man8)
+	for s in 1 5 8; do \
+		$(INSTALL) -m 0644 $(MAN_DIR)/man$$s/*.$$s $(DESTDIR)$(MANDIR)/man$$s || exit 1; \
+	done
 	$(INSTALL) -m 0755 $(addprefix $(BIN)/,$(INSTALL_SBIN)) $(DESTDIR)$(SBINDIR)
 	$(INSTALL) -m 0755 $(BIN)/rota $(DESTDIR)$(BINDIR)
 	for l in $(CLI_LINKS); do ln -sfn rota $(DESTDIR)$(BINDIR)/$$l || exit 1; done
@@ -37,7 +43,8 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(INSTALL_SBIN)) \
 	      $(addprefix $(DESTDIR)$(BINDIR)/,rota $(CLI_LINKS)) \
 	      $(DESTDIR)$(LIBEXECDIR)/rota/rotastepd \
-	      $(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(INSTALL_UNITS))
+	      $(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(INSTALL_UNITS)) \
+	      $(patsubst $(MAN_DIR)/%,$(DESTDIR)$(MANDIR)/%,$(MAN_FILES))
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/rota 2>/dev/null
 
 .PHONY: install uninstall

@@ -69,6 +69,12 @@ def test_install_layout(installed):
         # relative, so that the tree works wherever DESTDIR is copied to
         assert os.readlink(link) == "rota", link
         assert link.resolve() == rota.resolve()
+    # the man pages `make man` wrote, one per command, daemon and file
+    for page in ("man1/sbatch.1", "man1/rota.1", "man5/slurm.conf.5",
+                 "man5/gres.conf.5", "man8/rotactld.8", "man8/rotad.8"):
+        f = prefix / "share/man" / page
+        assert f.is_file() and (f.stat().st_mode & 0o7777) == 0o644, f
+        assert f.read_bytes() == (BUILD / "man" / page).read_bytes(), f
     stepd = prefix / "libexec/rota/rotastepd"
     assert stepd.is_file() and (stepd.stat().st_mode & 0o7777) == 0o755
     # the installed programs are the built ones
@@ -84,7 +90,9 @@ def test_install_layout(installed):
     want = sorted([f"usr/local/sbin/{d}" for d in DAEMONS] +
                   [f"usr/local/bin/{n}" for n in ("rota",) + LINKS] +
                   ["usr/local/libexec/rota/rotastepd"] +
-                  [f"usr/local/lib/systemd/system/{u}" for u in UNITS])
+                  [f"usr/local/lib/systemd/system/{u}" for u in UNITS] +
+                  [f"usr/local/share/man/{p.relative_to(BUILD / 'man')}"
+                   for p in (BUILD / "man").glob("man[158]/*")])
     assert files == want
 
 
