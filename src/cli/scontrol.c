@@ -505,6 +505,37 @@ static int cmd_update(const struct scontrol_opts *o, int argc, char **argv)
 	return 1;
 }
 
+/* scontrol power {up|down [asap|force]} NODELIST (Slurm 23.02's syntax):
+ * the same request as update nodename=NODELIST state=power_up|power_down. */
+static int cmd_power(const struct scontrol_opts *o, int argc, char **argv)
+{
+	struct node_update_req req = {0};
+	char *msg = NULL;
+	void *body = NULL;
+	int rc, i = 1;
+
+	if (argc < 2 || (strcasecmp(argv[0], "up") && strcasecmp(argv[0], "down"))) {
+		fprintf(stderr, "Invalid power command, expected: power "
+		                "{up|down [asap|force]} NODELIST\n");
+		return 1;
+	}
+	if (!strcasecmp(argv[0], "down") && argc > 2 &&
+	    (!strcasecmp(argv[1], "asap") || !strcasecmp(argv[1], "force")))
+		i = 2;
+	if (i + 1 != argc) {
+		fprintf(stderr, "Invalid power command, expected: power "
+		                "{up|down [asap|force]} NODELIST\n");
+		return 1;
+	}
+	req.nodes = argv[i];
+	req.state = !strcasecmp(argv[0], "up") ? "POWER_UP" : "POWER_DOWN";
+	if ((rc = call_ctld(MSG_NODE_UPDATE_REQ, &req, MSG_RC, &body, &msg)) != 0 &&
+	    !o->quiet)
+		fprintf(stderr, "slurm_update error: %s\n", msg);
+	free(msg);
+	return rc ? 1 : 0;
+}
+
 /* ---- small commands ---- */
 
 static int cmd_ping(const struct scontrol_opts *o, int argc, char **argv)
@@ -690,6 +721,7 @@ static const struct {
     {"requeuehold", 8, cmd_requeuehold},
     {"requeue", 3, cmd_requeue},
     {"update", 1, cmd_update},
+    {"power", 2, cmd_power},
     {"reconfigure", 3, cmd_reconfigure},
     {"version", 4, cmd_version},
     {"help", 2, cmd_help},

@@ -22,7 +22,8 @@ enum conf_node_state {
 	CONF_NODE_IDLE,
 	CONF_NODE_DOWN,
 	CONF_NODE_DRAIN,
-	CONF_NODE_FUTURE
+	CONF_NODE_FUTURE,
+	CONF_NODE_CLOUD /* powered down until a job needs it (power saving) */
 };
 enum conf_part_state {
 	CONF_PART_UP,
@@ -134,13 +135,20 @@ struct conf {
 	uint32_t inactive_limit;    /* default 0 */
 	uint32_t message_timeout;   /* default 10 */
 	uint32_t return_to_service; /* 0..2, default 0 */
-	uint32_t max_job_count;     /* default 10000 */
-	uint32_t max_array_size;    /* default 1001 */
-	uint32_t first_job_id;      /* default 1 */
-	uint32_t max_job_id;        /* default 0x03ff0000 */
-	uint32_t sched_time_slice;  /* SchedulerTimeSlice, default 30 */
-	uint64_t def_mem_per_cpu;   /* MB, 0 = unset */
-	uint64_t def_mem_per_node;  /* MB, 0 = unset */
+	/* power saving (ctld/power.h): programs given a hostlist; suspend_time
+	 * is UINT32_MAX (NONE, -1, INFINITE, the default) when off; rates are
+	 * nodes per minute, 0 unlimited */
+	char *suspend_program, *resume_program;
+	uint32_t suspend_time, suspend_timeout, resume_timeout;
+	uint32_t suspend_rate, resume_rate;
+	char *suspend_exc_nodes, *suspend_exc_parts;
+	uint32_t max_job_count;    /* default 10000 */
+	uint32_t max_array_size;   /* default 1001 */
+	uint32_t first_job_id;     /* default 1 */
+	uint32_t max_job_id;       /* default 0x03ff0000 */
+	uint32_t sched_time_slice; /* SchedulerTimeSlice, default 30 */
+	uint64_t def_mem_per_cpu;  /* MB, 0 = unset */
+	uint64_t def_mem_per_node; /* MB, 0 = unset */
 	char *prolog, *epilog, *task_prolog;
 	/* --container-image: where a node keeps imported images (NULL:
 	 * SlurmdSpoolDir/containers) and the directory of OCI layouts that

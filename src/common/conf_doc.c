@@ -95,6 +95,26 @@ static const struct conf_doc global_doc[] = {
     {"InactiveLimit", "seconds", SHOWN_ONLY},
     {"MessageTimeout", "seconds", "How long a daemon or command waits for an answer."},
     {"ReturnToService", "0|1|2", SHOWN_ONLY},
+    {"SuspendProgram", "path",
+     "Program rotactld runs as SlurmUser with the hostlist of the nodes it powers "
+     "down; its exit status is ignored."},
+    {"ResumeProgram", "path",
+     "Program rotactld runs as SlurmUser with the hostlist of the powered down nodes "
+     "a job needs; each must register within ResumeTimeout."},
+    {"SuspendTime", "seconds|NONE",
+     "A node idle this long is handed to SuspendProgram and powered down. NONE, -1 "
+     "or INFINITE (the default) turn power saving off."},
+    {"SuspendTimeout", "seconds",
+     "How long a node takes to power down: it shows POWERING_DOWN (%) that long, then "
+     "POWERED_DOWN (~)."},
+    {"ResumeTimeout", "seconds",
+     "A resumed node whose rotad has not registered after this long is set DOWN "
+     "(\"ResumeTimeout reached\") and the jobs waiting for it are requeued."},
+    {"SuspendRate", "nodes/minute", "Most nodes powered down a minute; 0 is unlimited."},
+    {"ResumeRate", "nodes/minute", "Most nodes powered up a minute; 0 is unlimited."},
+    {"SuspendExcNodes", "hostlist", "Nodes never powered down for being idle."},
+    {"SuspendExcParts", "partition,...",
+     "Partitions whose nodes are never powered down for being idle."},
     {"MaxJobCount", "number",
      "Jobs the controller holds at once; a submission beyond it is refused."},
     {"MaxArraySize", "number", "One more than the highest array index allowed."},
@@ -160,7 +180,9 @@ static const struct conf_doc node_doc[] = {
     {"Features", "name,...", "Features jobs can require with --constraint."},
     {"Gres", "name[:type]:count,...",
      "Generic resources of the node; gres.conf says which devices they are."},
-    {"State", "state", "State at first start: UNKNOWN, IDLE, DOWN, DRAIN or FUTURE."},
+    {"State", "state",
+     "State at first start: UNKNOWN, IDLE, DOWN, DRAIN, FUTURE, or CLOUD (powered "
+     "down until a job needs it; see SuspendProgram)."},
     {"Reason", "text", "Why the node starts DOWN or DRAINED."},
 };
 

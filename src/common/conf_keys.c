@@ -115,6 +115,16 @@ const struct conf_key conf_keys[] = {
     G_U32("InactiveLimit", inactive_limit, "0", 0, 65533, "sec", R),
     G_U32("MessageTimeout", message_timeout, "10", 1, 100, "sec", R),
     G_U32("ReturnToService", return_to_service, "0", 0, 2, NULL, R),
+    G_STR("SuspendProgram", suspend_program, NULL, R),
+    G_STR("ResumeProgram", resume_program, NULL, R),
+    ROW("SuspendTime", CONF_SCOPE_GLOBAL, CONF_T_COUNT, CONF_ID_NONE, conf, suspend_time,
+        "NONE", 0, U32MAX - 1, "sec", R | CONF_KEY_NONE_OFF),
+    G_U32("SuspendTimeout", suspend_timeout, "30", 0, 65533, "sec", R),
+    G_U32("ResumeTimeout", resume_timeout, "60", 0, 65533, "sec", R),
+    G_U32("SuspendRate", suspend_rate, "60", 0, 65533, NULL, R),
+    G_U32("ResumeRate", resume_rate, "300", 0, 65533, NULL, R),
+    G_STR("SuspendExcNodes", suspend_exc_nodes, NULL, R),
+    G_STR("SuspendExcParts", suspend_exc_parts, NULL, R),
     G_U32("MaxJobCount", max_job_count, "10000", 1, U32MAX - 1, NULL, R),
     G_U32("MaxArraySize", max_array_size, "1001", 0, 4000001, NULL, R),
     G_U32("FirstJobId", first_job_id, "1", 1, 0x03ff0000, NULL, R),
@@ -257,9 +267,6 @@ const struct conf_key conf_keys[] = {
     IGNORE("RequeueExit"),
     IGNORE("RequeueExitHold"),
     IGNORE("ResumeFailProgram"),
-    IGNORE("ResumeProgram"),
-    IGNORE("ResumeRate"),
-    IGNORE("ResumeTimeout"),
     IGNORE("ResvEpilog"),
     IGNORE("ResvOverRun"),
     IGNORE("ResvProlog"),
@@ -283,13 +290,7 @@ const struct conf_key conf_keys[] = {
     IGNORE("SrunEpilog"),
     IGNORE("SrunPortRange"),
     IGNORE("SrunProlog"),
-    IGNORE("SuspendExcNodes"),
-    IGNORE("SuspendExcParts"),
     IGNORE("SuspendExcStates"),
-    IGNORE("SuspendProgram"),
-    IGNORE("SuspendRate"),
-    IGNORE("SuspendTime"),
-    IGNORE("SuspendTimeout"),
     IGNORE("SwitchParameters"),
     IGNORE("SwitchType"),
     IGNORE("TaskEpilog"),
@@ -475,7 +476,7 @@ static int oversub_valid(const char *v)
 static const char *const node_state_names[] = {
     [CONF_NODE_UNKNOWN] = "UNKNOWN", [CONF_NODE_IDLE] = "IDLE",
     [CONF_NODE_DOWN] = "DOWN",       [CONF_NODE_DRAIN] = "DRAIN",
-    [CONF_NODE_FUTURE] = "FUTURE",
+    [CONF_NODE_FUTURE] = "FUTURE",   [CONF_NODE_CLOUD] = "CLOUD",
 };
 static const char *const part_state_names[] = {
     [CONF_PART_UP] = "UP",
@@ -535,10 +536,10 @@ static int set_other(const struct conf_key *k, void *base, const char *value,
 		*FIELD(base, k, int) = i;
 		return 0;
 	case CONF_T_NODE_STATE:
-		if ((i = name_index(node_state_names, 5, value)) < 0)
+		if ((i = name_index(node_state_names, 6, value)) < 0)
 			return errprintf(err,
 			                 "%s: %s=%.64s: expected UNKNOWN, IDLE, DOWN, "
-			                 "DRAIN or FUTURE",
+			                 "DRAIN, FUTURE or CLOUD",
 			                 where, name, value);
 		*FIELD(base, k, enum conf_node_state) = (enum conf_node_state)i;
 		return 0;
@@ -592,7 +593,9 @@ int conf_key_set(const struct conf_key *k, void *base, const char *value,
 			*FIELD(base, k, uint64_t) = v;
 		return 0;
 	case CONF_T_COUNT:
-		if (!strcasecmp(value, "UNLIMITED") || !strcasecmp(value, "INFINITE")) {
+		if (!strcasecmp(value, "UNLIMITED") || !strcasecmp(value, "INFINITE") ||
+		    ((k->flags & CONF_KEY_NONE_OFF) &&
+		     (!strcasecmp(value, "NONE") || !strcmp(value, "-1")))) {
 			*FIELD(base, k, uint32_t) = UINT32_MAX;
 			return 0;
 		}
@@ -715,7 +718,7 @@ int conf_key_format(const struct conf_key *k, const void *base, char **ret)
 		v32 = *CFIELD(base, k, uint32_t);
 		if (k->type != CONF_T_COUNT || v32 != UINT32_MAX)
 			return format_num(k, v32, ret);
-		s = "UNLIMITED";
+		s = (k->flags & CONF_KEY_NONE_OFF) ? "NONE" : "UNLIMITED";
 		break;
 	}
 	return (*ret = strdup(s)) ? 0 : -ENOMEM;

@@ -62,6 +62,9 @@ enum conf_key_id {
 
 #define CONF_KEY_RELOAD         0x1u /* reconfigure may change it */
 #define CONF_KEY_ZERO_UNLIMITED 0x2u /* show config prints 0 as UNLIMITED */
+#define CONF_KEY_NONE_OFF                                                                \
+	0x4u /* a COUNT where NONE and -1 mean off too,                                  \
+	      * shown as NONE */
 
 #define CONF_NO_FIELD ((size_t)-1)
 

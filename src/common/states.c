@@ -128,6 +128,22 @@ static const char *node_base_short(uint32_t base, int drain)
 	}
 }
 
+/* sinfo's one-character suffix: not responding first, then power saving. */
+static const char *node_suffix(uint32_t state)
+{
+	if (state & NODE_NO_RESPOND)
+		return "*";
+	if (state & NODE_POWERED_DOWN)
+		return "~";
+	if (state & NODE_POWERING_UP)
+		return "#";
+	if (state & NODE_POWERING_DOWN)
+		return "%";
+	if (state & NODE_POWER_DOWN)
+		return "!";
+	return "";
+}
+
 const char *node_state_short(uint32_t state, char *buf, int len)
 {
 	uint32_t base = state & NODE_STATE_BASE;
@@ -139,7 +155,7 @@ const char *node_state_short(uint32_t state, char *buf, int len)
 		s = "comp";
 	else
 		s = node_base_short(base, !!(state & NODE_DRAIN));
-	snprintf(buf, len, "%s%s", s, (state & NODE_NO_RESPOND) ? "*" : "");
+	snprintf(buf, len, "%s%s", s, node_suffix(state));
 	return buf;
 }
 
@@ -165,7 +181,7 @@ const char *node_state_long(uint32_t state, char *buf, int len)
 		s = "future";
 	else
 		s = "unknown";
-	snprintf(buf, len, "%s%s", s, (state & NODE_NO_RESPOND) ? "*" : "");
+	snprintf(buf, len, "%s%s", s, node_suffix(state));
 	return buf;
 }
 
@@ -175,10 +191,16 @@ const char *node_state_upper(uint32_t state, char *buf, int len)
 	    "UNKNOWN", "DOWN", "IDLE", "ALLOCATED", "ERROR", "MIXED", "FUTURE"};
 	uint32_t base = state & NODE_STATE_BASE;
 
-	snprintf(buf, len, "%s%s%s%s", base < NODE_END ? base_names[base] : "UNKNOWN",
+	snprintf(buf, len, "%s%s%s%s%s%s%s%s%s",
+	         base < NODE_END ? base_names[base] : "UNKNOWN",
+	         (state & NODE_CLOUD) ? "+CLOUD" : "",
 	         (state & NODE_COMPLETING) ? "+COMPLETING" : "",
 	         (state & NODE_DRAIN) ? "+DRAIN" : "",
-	         (state & NODE_NO_RESPOND) ? "+NOT_RESPONDING" : "");
+	         (state & NODE_NO_RESPOND) ? "+NOT_RESPONDING" : "",
+	         (state & NODE_POWER_DOWN) ? "+POWER_DOWN" : "",
+	         (state & NODE_POWERED_DOWN) ? "+POWERED_DOWN" : "",
+	         (state & NODE_POWERING_DOWN) ? "+POWERING_DOWN" : "",
+	         (state & NODE_POWERING_UP) ? "+POWERING_UP" : "");
 	return buf;
 }
 

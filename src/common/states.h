@@ -93,6 +93,12 @@ enum node_state {
 #define NODE_DRAIN      0x0200u
 #define NODE_COMPLETING 0x0400u
 #define NODE_NO_RESPOND 0x0800u
+/* power saving (ctld/power.h); sinfo's suffixes ~ # % ! */
+#define NODE_POWERED_DOWN  0x1000u
+#define NODE_POWERING_UP   0x2000u
+#define NODE_POWERING_DOWN 0x4000u
+#define NODE_POWER_DOWN    0x8000u /* asked to power down once its jobs end */
+#define NODE_CLOUD         0x10000u
 
 /* sinfo's short name: "idle", "alloc", "mix", "down", "drain", "drng", "comp",
  * with "*" appended when not responding. */

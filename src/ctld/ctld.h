@@ -8,6 +8,7 @@
 #ifndef ROTA_CTLD_H
 #define ROTA_CTLD_H
 
+#include "ctld/power.h"
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -36,6 +37,7 @@ struct ctld {
 	struct event_base *base;
 	struct auth *auth;
 	uid_t slurm_uid;
+	struct power_rates power_rates; /* ctld/power.h */
 	time_t start_time;
 	char *hostname;
 	struct node_mgr *nodes;

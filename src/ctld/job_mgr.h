@@ -60,6 +60,7 @@ struct job_run {
 	uint32_t exit_code;
 	uint32_t derived_exit; /* highest wait status of the job's steps */
 	int warn_sent;         /* --signal delivered for this run */
+	int power_wait;        /* launch held until its nodes boot (ctld/power.h) */
 };
 
 extern const struct job_run job_run_none;

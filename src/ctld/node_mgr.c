@@ -17,6 +17,7 @@
 #include "ctld/listener.h"
 #include "ctld/node_mgr.h"
 #include "ctld/node_gres.h"
+#include "ctld/power.h"
 #include "ctld/repl.h"
 #include "common/common.h"
 
@@ -81,6 +82,8 @@ int node_mgr_create(struct ctld *ctld, struct node_mgr **ret)
 		n->flags = NODE_NO_RESPOND;
 		n->core_used = xcalloc(n->cpus ? n->cpus : 1, 1);
 		gres_use_setup(&nm->kinds, &n->gres_use, cn->gres, cn->name);
+		if (cn->state == CONF_NODE_CLOUD) /* not expected until resumed */
+			n->power = NODE_POWER_OFF;
 		if (cn->state == CONF_NODE_DOWN || cn->state == CONF_NODE_DRAIN) {
 			n->down = n->admin_down = cn->state == CONF_NODE_DOWN;
 			if (cn->state == CONF_NODE_DRAIN)
@@ -203,11 +206,15 @@ int part_has_node(const struct part *p, uint32_t node_idx)
 
 uint32_t node_state(const struct node *n)
 {
-	uint32_t base;
+	uint32_t base, flags = n->flags;
+	int away = n->power == NODE_POWER_OFF || n->power == NODE_POWER_GOING_UP ||
+	           n->power == NODE_POWER_GOING_DOWN;
 
+	if (away) /* not expected to answer */
+		flags &= ~NODE_NO_RESPOND;
 	if (n->down)
 		base = NODE_DOWN;
-	else if (!n->registered)
+	else if (!n->registered && !away)
 		base = NODE_UNKNOWN;
 	else if (n->alloc_cpus == 0 && n->run_jobs == 0)
 		base = NODE_IDLE;
@@ -215,13 +222,17 @@ uint32_t node_state(const struct node *n)
 		base = NODE_ALLOCATED;
 	else
 		base = NODE_MIXED;
-	return base | n->flags | (n->completing || n->norphans ? NODE_COMPLETING : 0);
+	return base | flags | power_state_flags(n) |
+	       (n->completing || n->norphans ? NODE_COMPLETING : 0);
 }
 
 int node_usable(const struct node *n)
 {
-	return !n->down && n->registered && !n->norphans &&
-	       !(n->flags & (NODE_DRAIN | NODE_NO_RESPOND));
+	if (n->power == NODE_POWER_GOING_DOWN || n->power == NODE_POWER_DOWN_ASKED)
+		return 0;
+	return power_node_allocatable(n) ||
+	       (!n->down && n->registered && !n->norphans &&
+	        !(n->flags & (NODE_DRAIN | NODE_NO_RESPOND)));
 }
 
 enum part_oversub part_oversub(const struct part *p, uint32_t *ret_jobs)
@@ -517,6 +528,7 @@ void node_mgr_register(struct ctld *ctld, struct caller *who, struct node_regist
 	          &(struct node_ack){.term = ctld->term, .lineage = ctld->lineage});
 	step_mgr_reconcile(ctld, who->node_idx, reg);
 	orphans_find(ctld, n, who->node_idx, reg);
+	power_node_registered(ctld, n); /* after the ack: it may launch jobs */
 	ctld_sched_kick(ctld);
 }
 
@@ -560,6 +572,8 @@ void node_mgr_drain(struct ctld *ctld, const char *name, const char *reason)
 		return;
 	if (node_mgr_get(ctld->nodes, idx)->down)
 		ev.state |= NODE_DOWN;
+	if (node_mgr_get(ctld->nodes, idx)->power == NODE_POWER_OFF)
+		ev.state |= NODE_POWERED_DOWN;
 	log_err("node %s drained: %s", name, reason);
 	ev_node_state_commit(ctld, &ev);
 }
@@ -592,7 +606,8 @@ void node_mgr_tick(struct ctld *ctld, time_t now)
 		if (n->link && n->registered && !(n->flags & NODE_NO_RESPOND) &&
 		    now - n->last_seen >= silence)
 			node_silent(ctld, n, now);
-		if (n->down || !n->registered || !(n->flags & NODE_NO_RESPOND))
+		if (n->down || !n->registered || !(n->flags & NODE_NO_RESPOND) ||
+		    n->power == NODE_POWER_GOING_UP)
 			continue;
 		/* SlurmdTimeout=0: never DOWN for not responding, as in Slurm */
 		if (!ctld->conf->slurmd_timeout ||
@@ -611,6 +626,7 @@ void node_mgr_tick(struct ctld *ctld, time_t now)
 			job_node_failed(ctld, j, n->cfg->name);
 		}
 	}
+	power_tick(ctld, now);
 }
 
 static char *node_partitions(struct node_mgr *nm, uint32_t idx)
@@ -716,6 +732,12 @@ int node_mgr_apply_state(struct ctld *ctld, const char *name, uint32_t flags,
 		return -ENOENT;
 	n->flags = (n->flags & ~NODE_DRAIN) | (flags & NODE_DRAIN);
 	n->down = n->admin_down = !!(flags & NODE_DOWN);
+	if (flags & NODE_POWERED_DOWN) {
+		n->power = NODE_POWER_OFF;
+		n->registered = 0;
+	} else if (n->power == NODE_POWER_OFF) {
+		n->power = NODE_POWER_ON;
+	}
 	if (flags & (NODE_DRAIN | NODE_DOWN))
 		set_reason(n, reason ? reason : "", uid, when);
 	else
@@ -746,6 +768,16 @@ void node_mgr_update(struct ctld *ctld, struct caller *who,
 		chan_send_rc(ch, 0, NULL);
 		goto out;
 	}
+	if (!strncasecmp(st, "POWER_DOWN", 10) || !strcasecmp(st, "POWER_UP")) {
+		for (size_t i = 0; i < count; i++)
+			power_request(ctld,
+			              node_mgr_get(ctld->nodes,
+			                           node_mgr_find(ctld->nodes, names[i])),
+			              !strcasecmp(st, "POWER_UP"));
+		chan_send_rc(ch, 0, NULL);
+		ctld_sched_kick(ctld);
+		goto out;
+	}
 	if (!strcasecmp(st, "DRAIN"))
 		flags = NODE_DRAIN;
 	else if (!strcasecmp(st, "DOWN"))
@@ -773,6 +805,8 @@ void node_mgr_update(struct ctld *ctld, struct caller *who,
 		    node_mgr_get(ctld->nodes, node_mgr_find(ctld->nodes, names[i]));
 		if (!strcasecmp(st, "UNDRAIN") && n->down)
 			ev.state = NODE_DOWN;
+		if (n->power == NODE_POWER_OFF)
+			ev.state |= NODE_POWERED_DOWN;
 		ev_node_state_commit(ctld, &ev);
 	}
 	chan_send_rc(ch, 0, NULL);

@@ -29,7 +29,10 @@ struct node {
 	uint32_t flags;      /* NODE_DRAIN | NODE_NO_RESPOND */
 	int down;            /* NODE_DOWN (admin or timeout) */
 	int admin_down;      /* set by scontrol/config: needs RESUME */
-	int registered;      /* has registered since start */
+	int registered;      /* has registered since start (or resume) */
+	uint8_t power;       /* enum node_power (ctld/power.h) */
+	time_t power_since;  /* when it last registered or changed power state; 0:
+	                      * ResumeProgram not run yet */
 	char *reason;
 	time_t reason_time;
 	uid_t reason_uid;

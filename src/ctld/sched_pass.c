@@ -468,7 +468,7 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 	char **names;
 	uint32_t *mem32;
 	struct ev_start ev = {.time = ps->now};
-	int more = 0;
+	int more = 0, boot;
 
 	names = xcalloc(a->nnodes + 1, sizeof(char *));
 	mem32 = xcalloc(a->nnodes, sizeof(uint32_t));
@@ -506,10 +506,16 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 	/* a batch job is CONFIGURING until its node has run the Prolog */
 	if (ctld->conf->prolog && !(task->desc.flags & JOB_F_INTERACTIVE))
 		ev.state = JOB_CONFIGURING;
+	/* nodes powered down or booting: CONFIGURING until they register */
+	boot = !power_nodes_ready(ctld, a->node_idx, a->nnodes);
+	if (boot)
+		ev.state = JOB_CONFIGURING;
 	if (ev_start_commit(ctld, &ev) == 0) {
 		log_info("JobId=%u started on %s", task->job_id, ev.nodes);
 		assoc_limits_started(ps->limits, task);
-		if (task->alloc_client) {
+		if (boot) {
+			power_job_hold(ctld, task);
+		} else if (task->alloc_client) {
 			struct alloc_resp r = {.job_id = task->job_id,
 			                       .nodes = ev.nodes,
 			                       .cpus_per_node = ev.cpus_per_node,

@@ -194,11 +194,16 @@ static int compact_gen(void *arg, size_t i, union job_event *ev)
 	while (cp->node < node_mgr_count(cp->ctld->nodes)) {
 		struct node *n = node_mgr_get(cp->ctld->nodes, cp->node++);
 		struct ev_node_state *ns = &ev->node_state;
-		if (!(n->flags & NODE_DRAIN) && !n->admin_down)
+		if (!(n->flags & NODE_DRAIN) && !n->admin_down &&
+		    n->power != NODE_POWER_OFF && n->power != NODE_POWER_GOING_DOWN)
 			continue;
 		ns->type = EV_NODE_STATE;
 		ns->node_name = xstrdup(n->cfg->name);
-		ns->state = (n->flags & NODE_DRAIN) | (n->admin_down ? NODE_DOWN : 0);
+		ns->state =
+		    (n->flags & NODE_DRAIN) | (n->admin_down ? NODE_DOWN : 0) |
+		    (n->power == NODE_POWER_OFF || n->power == NODE_POWER_GOING_DOWN
+		         ? NODE_POWERED_DOWN
+		         : 0);
 		ns->text = xstrdup(n->reason);
 		ns->uid = n->reason_uid;
 		ns->time = n->reason_time;

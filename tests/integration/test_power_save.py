@@ -1,0 +1,161 @@
+"""Power saving: idle nodes handed to SuspendProgram and powered down, jobs
+that need them resume them through ResumeProgram (the cluster grows when work
+arrives and shrinks when idle), ResumeTimeout, SuspendExcNodes, and
+`scontrol power down|up`.
+
+The programs are shell scripts written here: they log their argument (a
+hostlist) and stop a node's rotad by its pid file, or start it again with the
+command line `rota up` uses.  node03 is in SuspendExcNodes.
+"""
+import os
+import time
+
+import pytest
+
+from conftest import BIN, module_cluster_with, write_script
+
+RESUME_TIMEOUT = 8
+
+SUSPEND = """#!/bin/sh
+D={dir}
+echo "$1" >> $D/suspend.log
+for n in $({bin}/scontrol show hostnames "$1"); do
+    kill "$(cat $D/run/rotad-$n.pid)" 2>/dev/null
+done
+exit 3
+"""
+
+RESUME = """#!/bin/sh
+D={dir}
+echo "$1" >> $D/resume.log
+[ -e $D/resume.broken ] && exit 0
+sleep 2  # booting
+cd $D || exit 1
+for n in $({bin}/scontrol show hostnames "$1"); do
+    setsid {bin}/rotad -f $D/slurm.conf -N $n </dev/null >>$D/log/rotad-$n.out 2>&1 &
+    echo $! > $D/run/rotad-$n.pid
+done
+"""
+
+
+def _rewrite(path):
+    d = os.path.dirname(path)
+    write_script(os.path.join(d, "suspend.sh"), SUSPEND.format(dir=d, bin=BIN))
+    write_script(os.path.join(d, "resume.sh"), RESUME.format(dir=d, bin=BIN))
+    with open(path, "a") as f:
+        f.write(f"SuspendProgram={d}/suspend.sh\n"
+                f"ResumeProgram={d}/resume.sh\n"
+                "SuspendTime=3\nSuspendTimeout=2\n"
+                f"ResumeTimeout={RESUME_TIMEOUT}\n"
+                "SuspendExcNodes=node03\n")
+
+
+@pytest.fixture(scope="module")
+def pcluster():
+    yield from module_cluster_with(_rewrite, ("--nodes", "3", "--cpus", "2",
+                                              "--mem", "4096"))
+
+
+def states(c):
+    p = c.run(["sinfo", "-h", "-N", "-o", "%N %t"], check=True)
+    return dict(line.split() for line in p.stdout.splitlines() if line.strip())
+
+
+def wait_states(c, want, timeout=30):
+    def ok():
+        s = states(c)
+        return all(s.get(n) == st for n, st in want.items())
+    try:
+        c.wait_for(ok, timeout, f"node states {want}")
+    except AssertionError:
+        raise AssertionError(f"nodes are {states(c)}, wanted {want}\n{c.logs()}")
+
+
+def logged(c, name):
+    """The nodes the program was given, each call's hostlist expanded."""
+    path = os.path.join(c.dir, name)
+    if not os.path.exists(path):
+        return []
+    out = []
+    for line in open(path).read().split():
+        p = c.run(["scontrol", "show", "hostnames", line], check=True)
+        out += p.stdout.split()
+    return out
+
+
+def show_node(c, name):
+    return c.run(["scontrol", "show", "node", name], check=True).stdout
+
+
+def test_idle_nodes_power_down(pcluster):
+    c = pcluster
+    wait_states(c, {"node01": "idle~", "node02": "idle~"})
+    assert states(c)["node03"] == "idle", "SuspendExcNodes kept node03 up"
+    assert sorted(logged(c, "suspend.log")) == ["node01", "node02"]
+    assert "State=IDLE+POWERED_DOWN" in show_node(c, "node01")
+    assert "node03" not in logged(c, "suspend.log")
+    # the program stopped the daemons: nothing answers for node01 now
+    c.wait_for(lambda: not os.path.exists(f"/proc/{c.pid('rotad-node01')}"),
+               10, "node01's rotad stopped")
+
+
+def test_job_resumes_nodes_and_cluster_shrinks(pcluster):
+    c = pcluster
+    wait_states(c, {"node01": "idle~"})
+    jobid = c.sbatch("-w", "node01", "-c", "2", "-o", "/dev/null",
+                     "--wrap", "sleep 2")
+    c.wait_for(lambda: "node01" in logged(c, "resume.log"), 15,
+               "ResumeProgram run for node01")
+    seen = set()
+
+    def booting():
+        p = c.run(["squeue", "-h", "-j", str(jobid), "-o", "%t"])
+        seen.add((p.stdout.strip(), states(c).get("node01")))
+        return ("CF", "alloc#") in seen
+    try:
+        c.wait_for(booting, 15, "job CF on a node alloc#")
+    except AssertionError:
+        raise AssertionError(f"seen {seen}\n{c.logs()}")
+    assert "POWERING_UP" in show_node(c, "node01")
+    assert c.wait_job(jobid, timeout=40) == "COMPLETED"
+    # idle again: powered down again
+    wait_states(c, {"node01": "idle~"}, timeout=30)
+    assert logged(c, "suspend.log").count("node01") == 2
+
+
+def test_resume_timeout_sets_node_down_and_requeues(pcluster):
+    c = pcluster
+    wait_states(c, {"node02": "idle~"})
+    open(os.path.join(c.dir, "resume.broken"), "w").close()
+    try:
+        jobid = c.sbatch("-w", "node02", "-c", "2", "-o", "/dev/null",
+                         "--wrap", "sleep 1")
+        c.wait_for(lambda: "node02" in logged(c, "resume.log"), 15,
+                   "ResumeProgram run for node02")
+        t0 = time.monotonic()
+        c.wait_for(lambda: states(c).get("node02", "").startswith("down"),
+                   RESUME_TIMEOUT + 15, "node02 DOWN after ResumeTimeout")
+        assert time.monotonic() - t0 >= RESUME_TIMEOUT - 2
+        assert "Reason=ResumeTimeout reached" in show_node(c, "node02")
+        c.wait_for(lambda: c.job_state(jobid) == "PENDING", 10, "job requeued")
+        assert c.job_field(jobid, "Restarts") == "1"
+    finally:
+        os.unlink(os.path.join(c.dir, "resume.broken"))
+    c.cancel_all()
+    c.run(["scontrol", "update", "nodename=node02", "state=resume"], check=True)
+    wait_states(c, {"node02": "idle~"})
+
+
+def test_scontrol_power_down_and_up(pcluster):
+    c = pcluster
+    assert states(c)["node03"] == "idle"
+    c.run(["scontrol", "power", "down", "node03"], check=True)
+    wait_states(c, {"node03": "idle~"}, timeout=20)
+    assert "node03" in logged(c, "suspend.log")
+    c.run(["scontrol", "power", "up", "node03"], check=True)
+    c.wait_for(lambda: "node03" in logged(c, "resume.log"), 10,
+               "ResumeProgram run for node03")
+    wait_states(c, {"node03": "idle"}, timeout=30)
+    # the update spelling
+    c.run(["scontrol", "update", "nodename=node03", "state=power_down"], check=True)
+    wait_states(c, {"node03": "idle~"}, timeout=20)
