@@ -8,11 +8,13 @@ hostlist) and stop a node's rotad by its pid file, or start it again with the
 command line `rota up` uses.  node03 is in SuspendExcNodes.
 """
 import os
+import signal
+import subprocess
 import time
 
 import pytest
 
-from conftest import BIN, module_cluster_with, write_script
+from conftest import BIN, module_cluster_with, shquote, write_script
 
 RESUME_TIMEOUT = 8
 
@@ -159,3 +161,30 @@ def test_scontrol_power_down_and_up(pcluster):
     # the update spelling
     c.run(["scontrol", "update", "nodename=node03", "state=power_down"], check=True)
     wait_states(c, {"node03": "idle~"}, timeout=20)
+
+
+def test_powered_down_node_survives_controller_restart(pcluster):
+    """The journal keeps "powered down": a restarted controller shows node01
+    idle~ (its rotad is stopped), not a node that stopped answering."""
+    c = pcluster
+    wait_states(c, {"node01": "idle~", "node03": "idle~"}, timeout=30)
+    c.run(["scontrol", "power", "up", "node03"], check=True)
+    wait_states(c, {"node03": "idle"}, timeout=30)
+    pid = c.pid("rotactld")
+    argv = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")[:-1]
+    env = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")[:-1]
+    c.kill_daemon("rotactld", signal.SIGTERM)
+    cmd = " ".join(shquote(a.decode()) for a in argv)
+    subprocess.run(["setsid", "sh", "-c",
+                    f"{cmd} </dev/null >>log/rotactld.out 2>&1 & "
+                    "echo $! > run/rotactld.pid"],
+                   cwd=c.dir, env=dict(e.decode().split("=", 1) for e in env),
+                   check=True)
+    c.wait_for(lambda: c.run(["scontrol", "ping"]).returncode == 0, 30,
+               "the controller back")
+    wait_states(c, {"node01": "idle~", "node02": "idle~", "node03": "idle"},
+                timeout=20)
+    assert "POWERED_DOWN" in show_node(c, "node01")
+    # and it still resumes for work
+    jobid = c.sbatch("-w", "node01", "-o", "/dev/null", "--wrap", "true")
+    assert c.wait_job(jobid, timeout=40) == "COMPLETED"

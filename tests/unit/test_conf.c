@@ -720,6 +720,43 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 
 /* The node daemons' ping interval and the silence after which the controller
  * marks a node not responding, both from the one slurm.conf. */
+/* Power saving: SuspendTime is off by default and with NONE, -1 or
+ * INFINITE; the other keys' defaults are Slurm's; State=CLOUD. */
+static void test_power_save(void **state)
+{
+	(void)state;
+	static const char *const off[] = {"", "SuspendTime=NONE\n", "SuspendTime=-1\n",
+	                                  "SuspendTime=INFINITE\n"};
+	struct conf *c;
+
+	for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++) {
+		char *text = xasprintf("SlurmctldHost=c\n%sNodeName=n1 CPUs=1\n", off[i]);
+		c = load_ok(text);
+		assert_int_equal(c->suspend_time, UINT32_MAX);
+		assert_int_equal(c->suspend_timeout, 30);
+		assert_int_equal(c->resume_timeout, 60);
+		assert_int_equal(c->suspend_rate, 60);
+		assert_int_equal(c->resume_rate, 300);
+		assert_null(c->suspend_program);
+		conf_destroy(c);
+		free(text);
+	}
+	c = load_ok("SlurmctldHost=c\nSuspendTime=600\nSuspendProgram=/bin/s\n"
+	            "ResumeProgram=/bin/r\nResumeRate=0\nSuspendExcNodes=n1\n"
+	            "SuspendExcParts=p\nNodeName=n1 CPUs=1\n"
+	            "NodeName=n[2-3] CPUs=1 State=CLOUD\n");
+	assert_int_equal(c->suspend_time, 600);
+	assert_int_equal(c->resume_rate, 0);
+	assert_string_equal(c->suspend_program, "/bin/s");
+	assert_string_equal(c->resume_program, "/bin/r");
+	assert_string_equal(c->suspend_exc_nodes, "n1");
+	assert_string_equal(c->suspend_exc_parts, "p");
+	assert_int_equal(conf_node_find(c, "n1")->state, CONF_NODE_UNKNOWN);
+	assert_int_equal(conf_node_find(c, "n3")->state, CONF_NODE_CLOUD);
+	conf_destroy(c);
+	load_fail("SlurmctldHost=c\nSuspendTime=soon\nNodeName=n1\n", "SuspendTime");
+}
+
 static void test_node_ping(void **state)
 {
 	(void)state;
@@ -776,7 +813,7 @@ int main(void)
 	    cmocka_unit_test(test_include),      cmocka_unit_test(test_load_errors),
 	    cmocka_unit_test(test_dump_kv),      cmocka_unit_test(test_reload_check),
 	    cmocka_unit_test(test_default_path), cmocka_unit_test(test_many_nodes),
-	    cmocka_unit_test(test_node_ping),
+	    cmocka_unit_test(test_node_ping),    cmocka_unit_test(test_power_save),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
