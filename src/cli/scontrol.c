@@ -48,6 +48,7 @@ static void usage(FILE *f)
 	        "            requeue [Incomplete] <job_list>, requeuehold <job_list>,\n"
 	        "            update JobId=<id> <Key>=<Value>...,\n"
 	        "            update NodeName=<nodes> State=<state> [Reason=<text>],\n"
+	        "            power {up|down [asap|force]} <nodes>,\n"
 	        "            reconfigure, errnumstr <num>, version, help, quit\n"
 	        "  Entities: job, node, partition, config, hostnames, hostlist,\n"
 	        "            hostlistsorted, step, reservation\n");

@@ -68,6 +68,8 @@ static void node_adopt(struct node *n, struct node *o)
 	n->down = o->down;
 	n->admin_down = o->admin_down;
 	n->registered = o->registered;
+	n->power = o->power;
+	n->power_since = o->power_since;
 	free(n->reason);
 	n->reason = o->reason;
 	o->reason = NULL;

@@ -188,3 +188,12 @@ def test_powered_down_node_survives_controller_restart(pcluster):
     # and it still resumes for work
     jobid = c.sbatch("-w", "node01", "-o", "/dev/null", "--wrap", "true")
     assert c.wait_job(jobid, timeout=40) == "COMPLETED"
+
+
+def test_reconfigure_keeps_power_state(pcluster):
+    c = pcluster
+    wait_states(c, {"node01": "idle~", "node03": "idle"}, timeout=30)
+    c.run(["scontrol", "reconfigure"], check=True)
+    time.sleep(1)
+    s = states(c)
+    assert s["node01"] == "idle~" and s["node03"] == "idle", s
