@@ -197,3 +197,13 @@ def test_reconfigure_keeps_power_state(pcluster):
     time.sleep(1)
     s = states(c)
     assert s["node01"] == "idle~" and s["node03"] == "idle", s
+
+
+def test_srun_waits_for_its_node_to_boot(pcluster):
+    c = pcluster
+    wait_states(c, {"node02": "idle~"}, timeout=30)
+    p = c.run(["srun", "-w", "node02", "-N1", "printenv", "SLURMD_NODENAME"],
+              timeout=60)
+    assert p.returncode == 0, p.stderr + c.logs()
+    assert p.stdout.strip() == "node02"
+    assert logged(c, "resume.log").count("node02") >= 2
