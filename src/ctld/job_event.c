@@ -394,6 +394,10 @@ static int apply_hold(const struct ev_hold *ev, struct job *job)
 {
 	if (!job_is_pending(job))
 		return -EINVAL;
+	/* a held job waited on its hold, not on the scheduler: eligible from
+	 * its release (what accounting's Eligible and the age factor count) */
+	if (job->hold && !ev->hold && ev->time > job->eligible_time)
+		job->eligible_time = (time_t)ev->time;
 	job->hold = hold_kind(ev->hold);
 	job->priority = ev->priority;
 	job->prio_set = 0;

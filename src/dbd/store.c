@@ -36,6 +36,7 @@ enum stmt_id {
 	S_START,
 	S_END,
 	S_PRIO,
+	S_RELEASE,
 	S_UPDATE,
 	S_LIMIT,
 	S_REQUEUE_OLD,
@@ -72,6 +73,11 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_END] = "UPDATE job SET end_time = ?2, state = ?3, reason = ?4, exit_code = ?5, "
               "derived_exit = ?6, cancel_by = ?7 WHERE db_id = ?1",
     [S_PRIO] = "UPDATE job SET priority = ?2 WHERE db_id = ?1",
+    /* a pending job held (priority 0) released: eligible from then on, as
+     * the controller counts it */
+    [S_RELEASE] = "UPDATE job SET eligible = CASE WHEN priority = 0 AND start = 0 "
+                  "AND eligible < ?3 THEN ?3 ELSE eligible END, priority = ?2 "
+                  "WHERE db_id = ?1",
     [S_UPDATE] = "UPDATE job SET name = ?2, partition = ?3, account = ?4, "
                  "comment = ?5, work_dir = ?6, constraints = ?7, req_cpus = ?8, "
                  "req_nodes = ?9, req_mem = ?10 WHERE db_id = ?1",
@@ -480,8 +486,10 @@ int store_event(struct store *s, const union job_event *ev, struct rota_error *e
 	case EV_END:
 		return on_end(s, run_id, &ev->end, err);
 	case EV_HOLD:
-		return EXEC(s, S_PRIO, err, sql_int(run_id),
-		            sql_int(ev->hold.hold ? 0 : ev->hold.priority));
+		if (!ev->hold.hold)
+			return EXEC(s, S_RELEASE, err, sql_int(run_id),
+			            sql_int(ev->hold.priority), sql_int(ev->hold.time));
+		return EXEC(s, S_PRIO, err, sql_int(run_id), sql_int(0));
 	case EV_UPDATE:
 		return on_update(s, run_id, &ev->update, err);
 	case EV_REQUEUE:

@@ -4,6 +4,7 @@ sacct reads it, byte for byte as Slurm 22.05 prints it (COMPAT.md).
 Every test that uses a cluster runs on both back ends (test_x[sqlite],
 test_x[pgsql]): the pgsql variants share one throwaway PostgreSQL per module
 (pgserver.py), each cluster a database of its own that rotadbd creates."""
+import datetime
 import glob
 import os
 import re
@@ -157,6 +158,21 @@ def test_pending_running_and_cancelled_by(cluster):
     # cut to the column as Slurm does
     out = sacct(cluster, "-n", "-X", "-j", str(run), "-o", "State").stdout
     assert out == "CANCELLED+ \n"
+
+
+def test_held_job_is_eligible_from_its_release(cluster):
+    """A job submitted held waited on its hold, not on the scheduler: its
+    Eligible (sacct, scontrol's EligibleTime) is its release, as in Slurm."""
+    j = cluster.sbatch("-H", "--wrap", "true")
+    time.sleep(2.2)
+    cluster.run(["scontrol", "release", str(j)], check=True)
+    assert cluster.wait_job(j) == "COMPLETED"
+    r = wait_rows(cluster, lambda r: r and r[0][0] == "COMPLETED", "-X", "-j", str(j),
+                  "-o", "State,Submit,Eligible,Start")
+    submit, eligible, start = (datetime.datetime.fromisoformat(t) for t in r[0][1:])
+    assert eligible >= submit + datetime.timedelta(seconds=2), r
+    assert start >= eligible, r
+    assert cluster.job_field(j, "EligibleTime") == r[0][2]
 
 
 def test_steps_and_step_selection(cluster):

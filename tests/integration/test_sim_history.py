@@ -13,7 +13,8 @@ what comes after it, so the workload backfills once, at the start, with
 minutes of margin, and is in order of non-decreasing size after that (a
 blocked job blocks every job behind it): only the main pass starts those.
 
-Jobs, in submit order (CPUs, time limit in minutes, runtime in seconds):
+Jobs, in submit order, all released at once (CPUs, time limit in minutes,
+runtime in seconds):
   A 4 10 6   runs at once; 2 CPUs left
   B 3  5 3   waits for A (reserved at A's limit, 10 minutes on)
   C 2  1 3   backfills beside A (ends 9 minutes before B's reservation)
@@ -29,6 +30,7 @@ from accounting).
 """
 import json
 import re
+import time
 
 import pytest
 
@@ -62,10 +64,17 @@ def history(hcluster, tmp_path_factory):
     c.work = tmp_path_factory.mktemp("work")
     ids = {}
     for name, cpus, limit, sleep in WORKLOAD:
-        ids[name] = c.sbatch("-n", str(cpus), "-t", str(limit), "-o", "/dev/null",
-                             "-J", name, "--wrap", f"sleep {sleep}", cwd=c.work)
-    ids["K"] = c.sbatch("-a", f"0-{ARRAY_TASKS - 1}", "-n", "4", "-t", "1", "-o",
-                        "/dev/null", "--wrap", "sleep 3", cwd=c.work)
+        ids[name] = c.sbatch("-H", "-n", str(cpus), "-t", str(limit), "-o",
+                             "/dev/null", "-J", name, "--wrap", f"sleep {sleep}",
+                             cwd=c.work)
+    ids["K"] = c.sbatch("-H", "-a", f"0-{ARRAY_TASKS - 1}", "-n", "4", "-t", "1",
+                        "-o", "/dev/null", "--wrap", "sleep 3", cwd=c.work)
+    # submitted held, released by one command at the start of a second: the
+    # whole workload eligible at one instant however slow the submissions
+    # were (the replay starts a held job at its release)
+    time.sleep(1 - time.time() % 1)
+    p = c.run(["scontrol", "release", ",".join(str(i) for i in ids.values())])
+    assert p.returncode == 0, p.stderr
     for name, jid in ids.items():
         if name != "K":
             assert c.wait_job(jid, timeout=120) == "COMPLETED"

@@ -369,7 +369,11 @@ def test_plain_signal_reaches_the_script(node):
     s.sendall(frame(MSG_SIGNAL_REQ, pack({"job_id": 42, "step_id": NO_VAL, "signal": 10,
                                           "flags": 0})))
     assert node.complete(s, proc)["status"] == 0
-    assert (node.work / "slurm-42.out").read_text() == "usr1\n"
+    # bash may report its sleep's death by the same signal before the trap
+    # runs ("...: User defined signal 1"): a race of the shell, not ours
+    out = [ln for ln in (node.work / "slurm-42.out").read_text().splitlines()
+           if "User defined signal 1" not in ln]
+    assert out == ["usr1"], out
 
 
 def test_plain_signal_reaches_each_process_once(node):
