@@ -207,7 +207,8 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	const char *le = o->oneliner ? " " : "\n   ";
 	uint32_t base = j->state & JOB_STATE_BASE;
 	int pending = base == JOB_PENDING && !(j->state & JOB_COMPLETING);
-	char user[128], group[128], b1[64], b2[64], b3[64], tres[768], reason[512];
+	char user[128], group[128], b1[64], b2[64], b3[64], tres[768], reason[512],
+	    word[512];
 	uint32_t cpt =
 	    (j->cpus_per_task && j->cpus_per_task != NO_VAL) ? j->cpus_per_task : 1;
 	uint32_t mincpus =
@@ -230,8 +231,14 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	        group_name(j->gid, j->group, group, sizeof(group)), j->gid, le);
 	fprintf(f, "Priority=%u Nice=%d Account=%s QOS=%s%s", j->priority,
 	        (int32_t)j->nice, nul(j->account), j->qos ? j->qos : "normal", le);
+	/* one word, as Slurm writes a reason of several */
+	snprintf(word, sizeof(word), "%s",
+	         joblist_reason(j, ",_", reason, sizeof(reason)));
+	for (char *c = word; *c; c++)
+		if (*c == ' ')
+			*c = '_';
 	fprintf(f, "JobState=%s Reason=%s Dependency=%s%s", job_state_name(j->state),
-	        joblist_reason(j, ",_", reason, sizeof(reason)), nul(j->dependency), le);
+	        word, nul(j->dependency), le);
 	if (pending && j->reason_detail && *j->reason_detail)
 		fprintf(f, "Why=%s%s", j->reason_detail, le); /* Rota: plain words */
 	fprintf(f, "Requeue=%d Restarts=%u BatchFlag=%u Reboot=0 ExitCode=%s%s",

@@ -93,6 +93,8 @@ static const char *const reasons[WAIT_REASON_END] = {
     [WAIT_QOS_MAX_NODE_PER_JOB] = "QOSMaxNodePerJobLimit",
     [WAIT_TIME] = "BeginTime",
     [WAIT_NODE_NOT_AVAIL] = "ReqNodeNotAvail",
+    [WAIT_NODES_DOWN] = "Nodes required for job are DOWN, DRAINED or reserved for "
+                        "jobs in higher priority partitions",
     [WAIT_DEP_INVALID] = "DependencyNeverSatisfied",
     [FAIL_EXIT_CODE] = "NonZeroExitCode",
     [FAIL_TIMEOUT] = "TimeLimit",

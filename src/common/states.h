@@ -73,6 +73,9 @@ enum job_reason {
 	WAIT_QOS_GRP_MEM,
 	WAIT_QOS_MAX_CPU_PER_JOB,
 	WAIT_QOS_MAX_NODE_PER_JOB,
+	/* the partition's nodes that are up are too few for the job, all of
+	 * them would do: some are down, drained, powering down (Slurm's words) */
+	WAIT_NODES_DOWN,
 	WAIT_REASON_END
 };
 

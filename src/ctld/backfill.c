@@ -153,7 +153,7 @@ static int plannable(const struct job *job)
 {
 	return job_is_pending(job) && job->part &&
 	       (job->reason == WAIT_RESOURCES || job->reason == WAIT_PRIORITY ||
-	        job->reason == WAIT_NODE_NOT_AVAIL);
+	        job->reason == WAIT_NODE_NOT_AVAIL || job->reason == WAIT_NODES_DOWN);
 }
 
 /* The backfill run's questions (src/sched/view.h), for the job ids[i]. */

@@ -735,7 +735,12 @@ int node_mgr_apply_state(struct ctld *ctld, const char *name, uint32_t flags,
 	if (flags & NODE_POWERED_DOWN) {
 		n->power = NODE_POWER_OFF;
 		n->registered = 0;
-	} else if (n->power == NODE_POWER_OFF) {
+	} else if (flags & NODE_POWERING_UP) {
+		/* booting since then: its ResumeProgram ran (power_restore) */
+		n->power = NODE_POWER_GOING_UP;
+		n->power_since = when > 0 ? when : 1;
+		n->registered = 0;
+	} else if (n->power == NODE_POWER_OFF || n->power == NODE_POWER_GOING_UP) {
 		n->power = NODE_POWER_ON;
 	}
 	if (flags & (NODE_DRAIN | NODE_DOWN))

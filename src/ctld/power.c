@@ -99,15 +99,19 @@ static void program_run(struct ctld *ctld, const char *prog, const char *hosts)
 	log_info("power: ran %s %s", prog, hosts);
 }
 
-/* Journal n's state with or without NODE_POWERED_DOWN, keeping its
- * drain/down and reason. */
-static void journal_power(struct ctld *ctld, struct node *n, int off, time_t now)
+/* Journal n's power state (PJ_ON, PJ_OFF: NODE_POWERED_DOWN, PJ_BOOTING:
+ * NODE_POWERING_UP), keeping its drain/down and reason. */
+enum { PJ_ON, PJ_OFF, PJ_BOOTING };
+
+static void journal_power(struct ctld *ctld, struct node *n, int what, time_t now)
 {
 	struct ev_node_state ev = {.time = n->reason_time ? n->reason_time : now,
 	                           .node_name = (char *)n->cfg->name,
 	                           .state = (n->flags & NODE_DRAIN) |
 	                                    (n->admin_down ? NODE_DOWN : 0) |
-	                                    (off ? NODE_POWERED_DOWN : 0),
+	                                    (what == PJ_OFF       ? NODE_POWERED_DOWN
+	                                     : what == PJ_BOOTING ? NODE_POWERING_UP
+	                                                          : 0),
 	                           .uid = n->reason_uid,
 	                           .text = n->reason};
 
@@ -159,7 +163,7 @@ static void suspend_nodes(struct ctld *ctld, char **names, const size_t *idx,
 		return;
 	for (size_t k = 0; k < count; k++) {
 		struct node *n = node_mgr_get(ctld->nodes, idx[k]);
-		journal_power(ctld, n, 1, now);
+		journal_power(ctld, n, PJ_OFF, now);
 		n->power = NODE_POWER_GOING_DOWN;
 		n->power_since = now;
 		n->registered = 0;
@@ -243,7 +247,7 @@ void power_job_hold(struct ctld *ctld, struct job *job)
 		struct node *n = node_mgr_get(ctld->nodes, job->run->node_idx[k]);
 		if (n->power != NODE_POWER_OFF)
 			continue;
-		journal_power(ctld, n, 0, now);
+		journal_power(ctld, n, PJ_BOOTING, now);
 		n->power = NODE_POWER_GOING_UP;
 		n->power_since = 0; /* resume_marked runs the program */
 	}
@@ -292,8 +296,9 @@ void power_node_registered(struct ctld *ctld, struct node *n)
 {
 	time_t now = time(NULL);
 
-	if (n->power == NODE_POWER_OFF || n->power == NODE_POWER_GOING_DOWN)
-		journal_power(ctld, n, 0, now); /* came back on its own */
+	if (n->power == NODE_POWER_OFF || n->power == NODE_POWER_GOING_DOWN ||
+	    n->power == NODE_POWER_GOING_UP)
+		journal_power(ctld, n, PJ_ON, now); /* booted, or came back on its own */
 	if (n->power != NODE_POWER_DOWN_ASKED)
 		n->power = NODE_POWER_ON;
 	n->power_since = now;
@@ -307,7 +312,7 @@ static void resume_failed(struct ctld *ctld, size_t idx, time_t now)
 	struct node *n = node_mgr_get(ctld->nodes, idx);
 
 	log_err("node %s: ResumeTimeout reached, setting DOWN", n->cfg->name);
-	journal_power(ctld, n, 1, now);
+	journal_power(ctld, n, PJ_OFF, now);
 	n->power = NODE_POWER_OFF;
 	n->down = 1;
 	free(n->reason);
@@ -358,7 +363,7 @@ int power_request(struct ctld *ctld, struct node *n, int up)
 			n->power = NODE_POWER_ON;
 		if (n->power != NODE_POWER_OFF)
 			return 0;
-		journal_power(ctld, n, 0, now);
+		journal_power(ctld, n, PJ_BOOTING, now);
 		n->power = NODE_POWER_GOING_UP;
 		n->power_since = 0;
 		resume_marked(ctld, now);
@@ -368,4 +373,18 @@ int power_request(struct ctld *ctld, struct node *n, int up)
 		n->power = NODE_POWER_DOWN_ASKED; /* suspend_idle does it when idle */
 	ctld->res_gen++;
 	return 0;
+}
+
+void power_restore(struct ctld *ctld)
+{
+	for (struct job *j = job_first_active(ctld->jobs); j; j = j->lnext) {
+		if (!job_is_running(j) || !(j->state & JOB_CONFIGURING))
+			continue;
+		for (uint32_t k = 0; k < j->run->nnodes; k++)
+			if (node_mgr_get(ctld->nodes, j->run->node_idx[k])->power ==
+			    NODE_POWER_GOING_UP) {
+				job_run_mut(j)->power_wait = 1;
+				break;
+			}
+	}
 }

@@ -5,11 +5,12 @@
  *
  * DESIGN: all on the event loop, from the per-second tick.  The programs are
  * started detached (a double fork: nothing to reap, their exit ignored).
- * Only "powered down" is journaled, as an EV_NODE_STATE carrying
- * NODE_POWERED_DOWN: it is what must survive a restart; powering up or down
- * are moments that a restart ends (a node booting registers, or stays
- * unregistered as any silent node).  Nodes with State=CLOUD start powered
- * down. */
+ * "Powered down" and "booting" are journaled, as an EV_NODE_STATE carrying
+ * NODE_POWERED_DOWN or NODE_POWERING_UP: a restarted controller keeps a node
+ * powered down, and keeps waiting for one booting (ResumeTimeout counted
+ * from the journaled time, the ResumeProgram not run again) with the jobs
+ * that wait CONFIGURING for it, launched once it registers.  Powering down
+ * is a moment a restart ends.  Nodes with State=CLOUD start powered down. */
 #ifndef ROTA_POWER_H
 #define ROTA_POWER_H
 
@@ -50,6 +51,9 @@ void power_node_registered(struct ctld *ctld, struct node *n);
 /* Per-second duties: suspend idle nodes, end SuspendTimeout, run the
  * ResumeProgram within ResumeRate, fail nodes past ResumeTimeout. */
 void power_tick(struct ctld *ctld, time_t now);
+/* After a restart: the CONFIGURING jobs on nodes still booting wait for
+ * them again (their launch held, as power_job_hold did). */
+void power_restore(struct ctld *ctld);
 /* scontrol power up|down: 0, or a negative ESLURM_* error. */
 int power_request(struct ctld *ctld, struct node *n, int up);
 

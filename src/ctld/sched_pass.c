@@ -567,6 +567,41 @@ static char *wait_detail(struct sched_pass *ps, struct job *job,
 	    job->part->cfg->name);
 }
 
+/* Would the job fit its partition's nodes were they all up (and idle), but
+ * not the ones up: some it could use are down, drained, not responding or
+ * powering down.  Nodes it cannot use anyway (features, -x, too few CPUs)
+ * count for neither. */
+static int short_of_up_nodes(struct sched_pass *ps, const struct job *job,
+                             const struct sched_req *r)
+{
+	uint32_t per_node = r->ntasks_per_node != SCHED_UNSET
+	                        ? r->ntasks_per_node * r->cpus_per_task
+	                        : r->cpus_per_task;
+	uint64_t need = (uint64_t)r->min_nodes * per_node, up_cpus = 0, all_cpus = 0;
+	size_t up = 0, all = 0;
+
+	if (r->num_tasks != SCHED_UNSET &&
+	    (uint64_t)r->num_tasks * r->cpus_per_task > need)
+		need = (uint64_t)r->num_tasks * r->cpus_per_task;
+	for (size_t i = 0; i < ps->snap.nnodes; i++) {
+		const struct node *n = node_mgr_get(ps->ctld->nodes, i);
+		uint32_t cpus = ps->snap.nodes[i].cpus;
+
+		if (!part_has_node(job->part, i) || cpus < per_node)
+			continue;
+		if (ps->snap.nodes[i].usable) {
+			up++;
+			up_cpus += cpus;
+		} else if (node_usable(n)) {
+			continue; /* up, but not for this job */
+		}
+		all++;
+		all_cpus += cpus;
+	}
+	return (up < r->min_nodes || up_cpus < need) && all >= r->min_nodes &&
+	       all_cpus >= need;
+}
+
 /* A job that does not fit now: Resources, or with -w ReqNodeNotAvail naming
  * the requested nodes that are down, drained or not responding. */
 static void set_wait_reason(struct sched_pass *ps, struct job *job,
@@ -576,7 +611,9 @@ static void set_wait_reason(struct sched_pass *ps, struct job *job,
 	size_t nreq = 0, nbad = 0;
 
 	if (!job->desc.req_nodes) {
-		sched_pass_set_reason(job, WAIT_RESOURCES, wait_detail(ps, job, r));
+		sched_pass_set_reason(
+		    job, short_of_up_nodes(ps, job, r) ? WAIT_NODES_DOWN : WAIT_RESOURCES,
+		    wait_detail(ps, job, r));
 		return;
 	}
 	sched_pass_set_reason(job, WAIT_NODE_NOT_AVAIL, wait_detail(ps, job, r));

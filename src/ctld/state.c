@@ -19,6 +19,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/journal.h"
 #include "ctld/node_mgr.h"
+#include "ctld/power.h"
 #include "ctld/sched_pass.h"
 #include "ctld/state.h"
 #include "common/common.h"
@@ -195,7 +196,8 @@ static int compact_gen(void *arg, size_t i, union job_event *ev)
 		struct node *n = node_mgr_get(cp->ctld->nodes, cp->node++);
 		struct ev_node_state *ns = &ev->node_state;
 		if (!(n->flags & NODE_DRAIN) && !n->admin_down &&
-		    n->power != NODE_POWER_OFF && n->power != NODE_POWER_GOING_DOWN)
+		    n->power != NODE_POWER_OFF && n->power != NODE_POWER_GOING_DOWN &&
+		    n->power != NODE_POWER_GOING_UP)
 			continue;
 		ns->type = EV_NODE_STATE;
 		ns->node_name = xstrdup(n->cfg->name);
@@ -203,10 +205,12 @@ static int compact_gen(void *arg, size_t i, union job_event *ev)
 		    (n->flags & NODE_DRAIN) | (n->admin_down ? NODE_DOWN : 0) |
 		    (n->power == NODE_POWER_OFF || n->power == NODE_POWER_GOING_DOWN
 		         ? NODE_POWERED_DOWN
-		         : 0);
+		     : n->power == NODE_POWER_GOING_UP ? NODE_POWERING_UP
+		                                       : 0);
 		ns->text = xstrdup(n->reason);
 		ns->uid = n->reason_uid;
-		ns->time = n->reason_time;
+		ns->time =
+		    n->power == NODE_POWER_GOING_UP ? n->power_since : n->reason_time;
 		return 1;
 	}
 	return 0;
@@ -388,6 +392,7 @@ void ctld_state_settle(struct ctld *ctld)
 			job_release_all(ctld, j, j->run->end_time);
 	}
 	gres_reclaim(ctld);
+	power_restore(ctld);
 }
 
 void ctld_state_clear(struct ctld *ctld)

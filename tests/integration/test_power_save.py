@@ -32,6 +32,7 @@ D={dir}
 echo "$1" >> $D/resume.log
 [ -e $D/resume.broken ] && exit 0
 sleep 2  # booting
+[ -e $D/resume.slow ] && sleep 4
 cd $D || exit 1
 for n in $({bin}/scontrol show hostnames "$1"); do
     setsid {bin}/rotad -f $D/slurm.conf -N $n </dev/null >>$D/log/rotad-$n.out 2>&1 &
@@ -190,6 +191,69 @@ def test_powered_down_node_survives_controller_restart(pcluster):
     assert c.wait_job(jobid, timeout=40) == "COMPLETED"
 
 
+def restart_ctld(c):
+    pid = c.pid("rotactld")
+    argv = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")[:-1]
+    env = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")[:-1]
+    c.kill_daemon("rotactld", signal.SIGTERM)
+    cmd = " ".join(shquote(a.decode()) for a in argv)
+    subprocess.run(["setsid", "sh", "-c",
+                    f"{cmd} </dev/null >>log/rotactld.out 2>&1 & "
+                    "echo $! > run/rotactld.pid"],
+                   cwd=c.dir, env=dict(e.decode().split("=", 1) for e in env),
+                   check=True)
+    c.wait_for(lambda: c.run(["scontrol", "ping"]).returncode == 0, 30,
+               "the controller back")
+
+
+def test_job_configuring_survives_controller_restart(pcluster, tmp_path):
+    """A controller restarted while a job waits CONFIGURING for its node to
+    boot: the job still waits, and runs once when the node registers."""
+    c = pcluster
+    wait_states(c, {"node01": "idle~"}, timeout=30)
+    slow = os.path.join(c.dir, "resume.slow")
+    open(slow, "w").close()
+    out = tmp_path / "out"
+    try:
+        jobid = c.sbatch("-w", "node01", "-o", str(out), "--wrap", "echo ran")
+        c.wait_for(lambda: c.run(["squeue", "-h", "-j", str(jobid), "-o", "%t"]
+                                 ).stdout.strip() == "CF", 15, "job CF")
+        restart_ctld(c)
+        p = c.run(["squeue", "-h", "-j", str(jobid), "-o", "%t"])
+        assert p.stdout.strip() == "CF", p.stdout + c.logs()
+        assert "POWERING_UP" in show_node(c, "node01")
+        assert c.wait_job(jobid, timeout=40) == "COMPLETED", c.logs()
+    finally:
+        os.unlink(slow)
+    assert out.read_text() == "ran\n"
+    assert c.job_field(jobid, "Restarts") == "0"
+
+
+NODES_DOWN = ("Nodes required for job are DOWN, DRAINED or reserved for jobs in "
+              "higher priority partitions")
+
+
+def test_job_waits_in_slurms_words_while_a_node_powers_down(pcluster):
+    """A job needing every node while one is powering down (SuspendTimeout)
+    waits with Slurm's reason; once the node is powered down it is resumed
+    for the job, which runs."""
+    c = pcluster
+    wait_states(c, {"node03": "idle"}, timeout=30)
+    c.run(["scontrol", "power", "down", "node03"], check=True)
+    jobid = c.sbatch("-N3", "-o", "/dev/null", "--wrap", "true")
+    reasons = set()
+
+    def waits():
+        reasons.add(c.run(["squeue", "-h", "-j", str(jobid), "-o", "%r"]).stdout.strip())
+        return NODES_DOWN in reasons
+    c.wait_for(waits, 15, "the reason while node03 powers down")
+    out = c.run(["scontrol", "show", "job", str(jobid)], check=True).stdout
+    assert "Reason=" + NODES_DOWN.replace(" ", "_") + " " in out, out
+    assert c.wait_job(jobid, timeout=60) == "COMPLETED", c.logs()
+    c.run(["scontrol", "power", "up", "node03"], check=True)
+    wait_states(c, {"node03": "idle"}, timeout=30)
+
+
 def test_reconfigure_keeps_power_state(pcluster):
     c = pcluster
     wait_states(c, {"node01": "idle~", "node03": "idle"}, timeout=30)
@@ -207,3 +271,35 @@ def test_srun_waits_for_its_node_to_boot(pcluster):
     assert p.returncode == 0, p.stderr + c.logs()
     assert p.stdout.strip() == "node02"
     assert logged(c, "resume.log").count("node02") >= 2
+
+
+# ---- SuspendRate and SuspendExcParts: a cluster of their own ----
+
+def _rewrite_rates(path):
+    d = os.path.dirname(path)
+    write_script(os.path.join(d, "suspend.sh"), SUSPEND.format(dir=d, bin=BIN))
+    write_script(os.path.join(d, "resume.sh"), RESUME.format(dir=d, bin=BIN))
+    with open(path, "a") as f:
+        f.write(f"SuspendProgram={d}/suspend.sh\n"
+                f"ResumeProgram={d}/resume.sh\n"
+                "SuspendTime=2\nSuspendTimeout=2\nSuspendRate=1\n"
+                "SuspendExcParts=keep\n"
+                "PartitionName=keep Nodes=node03 State=UP\n")
+
+
+@pytest.fixture(scope="module")
+def rcluster():
+    yield from module_cluster_with(_rewrite_rates, ("--nodes", "3", "--cpus", "2",
+                                                    "--mem", "4096"))
+
+
+def test_suspend_rate_and_excluded_partition(rcluster):
+    """SuspendRate=1: one node a minute is powered down, however many are
+    idle; node03, in a partition of SuspendExcParts, never is."""
+    c = rcluster
+    c.wait_for(lambda: len(logged(c, "suspend.log")) == 1, 20, "one node suspended")
+    time.sleep(6)  # three SuspendTimes more: the rate, not the time, holds
+    s = states(c)
+    assert sorted(s.values()) == ["idle", "idle", "idle~"], s
+    assert s["node03"] == "idle", s
+    assert len(logged(c, "suspend.log")) == 1

@@ -157,6 +157,41 @@ def test_constraint_busy_pends_with_resources(c):
     assert c.job_field(jid, "NodeList") in ("node01", "node02")
 
 
+NODES_DOWN = ("Nodes_required_for_job_are_DOWN,_DRAINED_or_reserved_for_jobs_in_"
+              "higher_priority_partitions")
+
+
+def test_drained_nodes_pend_in_slurms_words(c):
+    """Too few nodes up for the job, enough were they all up: Slurm's
+    "Nodes required for job are DOWN, DRAINED or reserved ..." (squeue with
+    spaces, scontrol with underscores), not Resources; nodes the job could
+    not use anyway (features) do not count."""
+    c.run(["scontrol", "update", "nodename=node[01-02]", "state=drain",
+           "reason=maint"], check=True)
+    try:
+        # each in a partition of its own: a job waiting blocks the ones
+        # after it in its partition (Priority)
+        gpu = gated(c, "-p", "force", "-C", "gpu")
+        four = gated(c, "-p", "big", "-N4")
+        wait_reason(c, gpu, NODES_DOWN)
+        wait_reason(c, four, NODES_DOWN)
+        p = c.run(["squeue", "-h", "-j", str(gpu), "-o", "%R"], check=True)
+        assert p.stdout.strip() == "(" + NODES_DOWN.replace("_", " ") + ")"
+        # a job the nodes up can hold runs; one of rack2 waiting behind a
+        # busy node04 waits for Resources (node02, drained, is rack2 too,
+        # but node04 alone would do)
+        jid, nodes = running_on(c, "-C", "bigmem", "--exclusive", gate="g2")
+        assert nodes == "node04"
+        big = gated(c, "-p", "yes", "-C", "bigmem")
+        wait_reason(c, big, "Resources")
+        c.run(["scancel", str(four), str(big)], check=True)
+        open_gate(c, "g2")
+    finally:
+        c.run(["scontrol", "update", "nodename=node[01-02]", "state=resume"],
+              check=True)
+    assert c.wait_running(gpu) == "RUNNING"
+
+
 @pytest.mark.parametrize("spec", [
     "nosuch", "gpu&nosuch", "gpu|nosuch", "gpu&", "(gpu", "gpu)", "[gpu&rack1]",
     "gpu*2", "gpu rack1", "x" * 2000,
