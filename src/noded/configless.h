@@ -10,6 +10,7 @@
 #ifndef ROTA_NODED_CONFIGLESS_H
 #define ROTA_NODED_CONFIGLESS_H
 
+#include <stdint.h>
 #include "proto/messages.h"
 
 struct conf;
@@ -22,6 +23,9 @@ struct configless {
 	const char *auth_info; /* --authinfo, NULL; borrowed */
 	const char *node_name; /* who we answer the challenge as; borrowed */
 	char *key_path;        /* the key used to fetch (auth/slurm), or NULL */
+	/* of the files this rotad runs with: all zero when it started from its
+	 * cache (what the controller serves now may differ) */
+	uint8_t digest[32];
 };
 
 /* Ask the servers in order for the files and write them into the cache; when
@@ -34,8 +38,11 @@ char *configless_fetch(struct configless *cl);
  * names none. */
 void configless_conf_fix(const struct configless *cl, struct conf *conf);
 
-/* Files pushed after scontrol reconfigure: into the cache (logged). */
-void configless_refresh(const struct configless *cl, const struct conf_files *files);
+/* Files pushed after scontrol reconfigure: into the cache (logged).  1 when
+ * they differ from the ones this rotad runs with (it must start again to
+ * apply them: rotad re-executes itself, as slurmd does on a reconfigure), 0
+ * when they do not, -1 when they could not be cached. */
+int configless_refresh(struct configless *cl, const struct conf_files *files);
 
 void configless_release(struct configless *cl);
 

@@ -3,6 +3,7 @@
  * in the foreground; see noded.h for the design. */
 #include <errno.h>
 #include <event2/event.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
 #include <pwd.h>
@@ -17,6 +18,7 @@
 #include "common/fdlimit.h"
 #include "common/sdnotify.h"
 #include "common/spool.h"
+#include "common/strv.h"
 #include "proto/auth.h"
 #include "proto/cred.h"
 #include "proto/messages.h"
@@ -227,8 +229,28 @@ static void on_conf_files(void *arg, const struct conf_files *files)
 {
 	struct noded *nd = arg;
 
-	if (nd->cl.servers)
-		configless_refresh(&nd->cl, files);
+	if (!nd->cl.servers || configless_refresh(&nd->cl, files) <= 0)
+		return;
+	/* as slurmd on a reconfigure: the same program started again in this
+	 * process, reading the new files; running steps keep running and are
+	 * found again as after any restart of rotad */
+	log_info("the configuration changed: rotad starts again to apply it (running "
+	         "steps keep running)");
+	nd->reexec = 1;
+	event_base_loopexit(nd->base, NULL);
+}
+
+/* Execute rotad again with the arguments it was started with.  Every
+ * descriptor is closed on the exec: the new program opens its own. */
+static void reexec(char **argv)
+{
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+		for (int fd = 3; fd < 1024; fd++)
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
+	execv("/proc/self/exe", argv);
+	log_err("cannot execute rotad again (%s): exiting; start it again by hand",
+	        strerror(errno));
 }
 
 static const struct ctld_link_ops link_ops = {
@@ -463,6 +485,9 @@ int main(int argc, char **argv)
 	/* taken before any fork: jobs must not see it (common/sdnotify.h) */
 	char host[256] = "", *dot, *notify = sdnotify_take();
 
+	nd.argv = xcalloc((size_t)argc + 1, sizeof(char *));
+	for (int i = 0; i < argc; i++)
+		nd.argv[i] = xstrdup(argv[i]);
 	parse_args(&nd, argc, argv);
 	argv_area(argc, argv, &nd.title, &nd.title_len);
 	if (!nd.node_name) {
@@ -486,9 +511,13 @@ int main(int argc, char **argv)
 		         nd.node_name, nd.spool);
 	sdnotify_send(notify, "READY=1");
 	event_base_dispatch(nd.base);
-	sdnotify_send(notify, "STOPPING=1");
+	if (!nd.reexec)
+		sdnotify_send(notify, "STOPPING=1");
 	noded_destroy(&nd);
 	free(notify);
+	if (nd.reexec)
+		reexec(nd.argv); /* returns only when it failed */
+	strv_free(nd.argv);
 	log_info("rotad stopped");
-	return 0;
+	return nd.reexec ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 """Configless nodes: rotad --conf-server fetches slurm.conf (and gres.conf)
 from a controller with SlurmctldParameters=enable_configless, caches them,
-picks up scontrol reconfigure, and starts from its cache when the controller
+picks up scontrol reconfigure (rotad executes itself again to apply a
+change, as slurmd does), and starts from its cache when the controller
 is down."""
 
 import os
@@ -97,16 +98,38 @@ def test_configless_node(c, tmp_path):
         # a job runs there
         jobid = c.sbatch("-w", "node02", "--wrap", "hostname")
         assert c.wait_job(jobid) == "COMPLETED"
-        # a change reaches the cache with scontrol reconfigure
+        # a change reaches the cache with scontrol reconfigure, and rotad
+        # applies it (here an Epilog, which rotad runs): it executes itself
+        # again, the same process, while a job runs on
+        running = c.sbatch("-w", "node02", "-o", "/dev/null", "--wrap", "sleep 3")
+        c.wait_running(running)
+        epilog = tmp_path / "epilog.sh"
+        epilog.write_text(f"#!/bin/sh\necho $SLURM_JOB_ID >> {tmp_path}/epilog.out\n")
+        epilog.chmod(0o755)
         with open(c.conf_path, "a") as f:
-            f.write("MinJobAge=301\n")
+            f.write(f"MinJobAge=301\nEpilog={epilog}\n")
         c.run(["scontrol", "reconfigure"], check=True)
         c.wait_for(lambda: _read(cache / "slurm.conf") == _read(c.conf_path),
                    timeout=15, what="the cache to follow the reconfigure")
-        # logged just after the files are renamed into place
-        c.wait_for(lambda: "restart rotad to apply it" in
+        c.wait_for(lambda: "rotad starts again to apply it" in
                    _read(tmp_path / "rotad.log"), timeout=5,
-                   what="rotad to log the refresh")
+                   what="rotad to log the change")
+        c.wait_for(lambda: _read(tmp_path / "rotad.log").count(
+            "registered with the controller") == 2, timeout=15,
+                   what="rotad registered again")
+        assert p.poll() is None  # the same process
+        assert c.wait_job(running) == "COMPLETED"
+        after = c.sbatch("-w", "node02", "-o", "/dev/null", "--wrap", "true")
+        assert c.wait_job(after) == "COMPLETED"
+        c.wait_for(lambda: os.path.exists(tmp_path / "epilog.out") and
+                   str(after) in _read(tmp_path / "epilog.out").split(),
+                   timeout=15, what="the new Epilog run for the job after")
+        # a reconfigure that changes nothing: nothing to apply
+        c.run(["scontrol", "reconfigure"], check=True)
+        c.wait_for(lambda: "configuration from the controller: unchanged" in
+                   _read(tmp_path / "rotad.log"), timeout=15,
+                   what="rotad to see no change")
+        assert _read(tmp_path / "rotad.log").count("starts again") == 1
         # the commands on the node find slurm.conf through the link when
         # neither SLURM_CONF nor /etc/slurm/slurm.conf is there
         if not os.path.exists("/etc/slurm/slurm.conf"):
