@@ -12,6 +12,7 @@ Fixtures
 The build directory is $ROTA_BUILD (default: <repo>/build).
 """
 
+import contextlib
 import os
 import pathlib
 import re
@@ -312,6 +313,39 @@ def _stop(c):
     leftover = cluster_processes(c.dir)
     assert p.returncode == 0, f"rota down failed: {p.stderr}"
     assert not leftover, f"processes left after rota down: {leftover}"
+
+
+MUNGED = shutil.which("munged") or "/usr/sbin/munged"
+
+
+@contextlib.contextmanager
+def munged_with_new_key(prefix, socket_name="munge.socket.2"):
+    """A munged of its own (root) with a fresh random key, in a directory
+    made for it: yields (directory, socket path); stopped and removed after."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    os.chmod(d, 0o755)
+    key = os.path.join(d, "munge.key")
+    with open(key, "wb") as f:
+        f.write(os.urandom(1024))
+    os.chmod(key, 0o400)
+    sock = os.path.join(d, socket_name)
+    pidfile = os.path.join(d, "munged.pid")
+    try:
+        subprocess.run([MUNGED, "--force", "--socket=" + sock, "--key-file=" + key,
+                        "--log-file=" + os.path.join(d, "munged.log"),
+                        "--pid-file=" + pidfile,
+                        "--seed-file=" + os.path.join(d, "munged.seed")],
+                       check=True, timeout=30)
+        wait_until(lambda: os.path.exists(sock), 5, "munged's socket",
+                   interval=0.05)
+        yield d, sock
+    finally:
+        try:
+            with open(pidfile) as f:
+                os.kill(int(f.read().strip()), signal.SIGTERM)
+        except (OSError, ValueError):
+            pass
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def _mkdtemp():

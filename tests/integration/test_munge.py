@@ -6,14 +6,11 @@ import shutil
 import socket
 import struct
 import subprocess
-import tempfile
-import time
 
 import pytest
 
-from conftest import DEFAULT_UP_ARGS
+from conftest import DEFAULT_UP_ARGS, MUNGED, munged_with_new_key
 
-MUNGED = shutil.which("munged") or "/usr/sbin/munged"
 MUNGE = shutil.which("munge") or "/usr/bin/munge"
 pytestmark = pytest.mark.skipif(
     not (os.path.exists(MUNGED) and os.geteuid() == 0),
@@ -22,30 +19,8 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture
 def munge_socket():
-    d = tempfile.mkdtemp(prefix="rota-munge-")
-    os.chmod(d, 0o755)
-    key = os.path.join(d, "munge.key")
-    with open(key, "wb") as f:
-        f.write(os.urandom(1024))
-    os.chmod(key, 0o600)
-    sock = os.path.join(d, "munge.sock")
-    pidfile = os.path.join(d, "munged.pid")
-    subprocess.run([MUNGED, "--force", "--socket=" + sock, "--key-file=" + key,
-                    "--log-file=" + os.path.join(d, "munged.log"),
-                    "--pid-file=" + pidfile,
-                    "--seed-file=" + os.path.join(d, "munged.seed")],
-                   check=True, timeout=30)
-    for _ in range(100):
-        if os.path.exists(sock):
-            break
-        time.sleep(0.05)
-    yield sock
-    try:
-        with open(pidfile) as f:
-            os.kill(int(f.read().strip()), 15)
-    except (OSError, ValueError):
-        pass
-    shutil.rmtree(d, ignore_errors=True)
+    with munged_with_new_key("rota-munge-", "munge.sock") as (_, sock):
+        yield sock
 
 
 def msgpack_str(s):

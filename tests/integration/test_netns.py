@@ -14,10 +14,9 @@ import time
 
 import pytest
 
-from conftest import ROTA, _clean_env, _tail
+from conftest import MUNGED, ROTA, _clean_env, _tail, munged_with_new_key
 
 IP = shutil.which("ip") or "/usr/sbin/ip"
-MUNGED = shutil.which("munged") or "/usr/sbin/munged"
 
 
 def _skip_reason():
@@ -180,30 +179,12 @@ def test_a_munged_with_another_key_is_refused(netns_cluster):
     the controller refuses it, so the hosts above really did authenticate
     with the one key."""
     c = netns_cluster
-    d = tempfile.mkdtemp(prefix="rota-netns-rogue-")
-    key = os.path.join(d, "munge.key")
-    with open(key, "wb") as f:
-        f.write(os.urandom(1024))
-    os.chmod(key, 0o400)
-    sock = os.path.join(d, "munge.socket.2")
-    pidfile = os.path.join(d, "munged.pid")
-    subprocess.run([MUNGED, "--force", "--socket=" + sock, "--key-file=" + key,
-                    "--log-file=" + os.path.join(d, "munged.log"),
-                    "--pid-file=" + pidfile,
-                    "--seed-file=" + os.path.join(d, "munged.seed")],
-                   check=True, timeout=30)
-    try:
+    with munged_with_new_key("rota-netns-rogue-") as (d, _):
         p = c.on("node01", f"mount --bind {d} /run/munge && sinfo -h",
                  timeout=60)
         assert p.returncode != 0, p.stdout
         ok = c.on("node01", "sinfo -h -o %D")
         assert ok.stdout.strip() == "2", ok.stdout + ok.stderr
-    finally:
-        try:
-            os.kill(int(open(pidfile).read().strip()), 15)
-        except (OSError, ValueError):
-            pass
-        shutil.rmtree(d, ignore_errors=True)
     log = open(os.path.join(c.dir, "log", "rotactld.log")).read()
     assert re.search(r"authentication failed from %s:\d+: munge_decode: "
                      r"Invalid credential" % re.escape(c.addr["node01"]),
