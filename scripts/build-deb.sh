@@ -34,6 +34,22 @@ for d in rotactld rotad rotadbd; do
 done
 install -m 0644 README.md "$ROOT/usr/share/doc/rota/README.md"
 
+# Depends: the packages of the shared libraries the programs load (what
+# dpkg-shlibdeps finds, by ldd and dpkg -S), so a build linked otherwise (a
+# sanitizer's runtime, libpq) names what it needs; libc6 at least the glibc
+# the build assumes (close_range, 2.34).
+depends() {
+	local f lib pkg
+	find "$ROOT/usr" -type f -perm -u+x | while read -r f; do
+		ldd "$f" 2>/dev/null | sed -n 's/.*=> \(\/[^ ]*\).*/\1/p'
+	done | sort -u | while read -r lib; do
+		pkg=$(dpkg -S "$(realpath "$lib")" 2>/dev/null || dpkg -S "$lib" 2>/dev/null) || continue
+		echo "${pkg%%:*}"
+	done | sort -u | sed 's/^libc6$/libc6 (>= 2.34)/' | paste -sd, - | sed 's/,/, /g'
+}
+DEPENDS=$(depends)
+[ -n "$DEPENDS" ] || DEPENDS="libc6 (>= 2.34), libisal2, libsqlite3-0"
+
 size=$(du -sk --exclude=DEBIAN "$ROOT" | cut -f1)
 cat >"$ROOT/DEBIAN/control" <<CONTROL
 Package: rota
@@ -41,7 +57,7 @@ Version: $ROTA_DEB_VERSION
 Architecture: $ARCH
 Maintainer: Rota developers <rota@localhost>
 Installed-Size: $size
-Depends: libc6 (>= 2.34), libisal2, libsqlite3-0
+Depends: $DEPENDS
 Recommends: munge, libmunge2
 Suggests: libpq5
 Conflicts: slurm-client, slurmctld, slurmd, slurmdbd, slurm-wlm
