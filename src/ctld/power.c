@@ -126,6 +126,21 @@ static void rates_roll(struct ctld *ctld, time_t now)
 	}
 }
 
+/* Is name one of the comma-separated list's items? */
+static int in_list(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+		if (n == len && !strncmp(p, name, len))
+			return 1;
+		p += n;
+		p += *p == ',';
+	}
+	return 0;
+}
+
 static int excluded(struct ctld *ctld, size_t idx, char **exc, size_t nexc)
 {
 	const char *name = node_mgr_get(ctld->nodes, idx)->cfg->name;
@@ -136,12 +151,7 @@ static int excluded(struct ctld *ctld, size_t idx, char **exc, size_t nexc)
 			return 1;
 	for (size_t i = 0; parts && i < node_mgr_part_count(ctld->nodes); i++) {
 		struct part *p = node_mgr_part(ctld->nodes, i);
-		const char *pn = p->cfg->name;
-		const char *at = strstr(parts, pn);
-		size_t len = strlen(pn);
-
-		if (at && (at == parts || at[-1] == ',') &&
-		    (at[len] == '\0' || at[len] == ',') && part_has_node(p, idx))
+		if (part_has_node(p, idx) && in_list(parts, p->cfg->name))
 			return 1;
 	}
 	return 0;

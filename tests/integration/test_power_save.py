@@ -283,7 +283,8 @@ def _rewrite_rates(path):
         f.write(f"SuspendProgram={d}/suspend.sh\n"
                 f"ResumeProgram={d}/resume.sh\n"
                 "SuspendTime=2\nSuspendTimeout=2\nSuspendRate=1\n"
-                "SuspendExcParts=keep\n"
+                "SuspendExcParts=keeper,keep\n"  # a name that begins with it first
+
                 "PartitionName=keep Nodes=node03 State=UP\n")
 
 
