@@ -16,20 +16,13 @@ import tempfile
 
 import pytest
 
-from conftest import BIN, ROTA, _clean_env, wait_until, write_script
+from conftest import BIN, ROTA, wait_until, write_script
 from test_netns import IP, NetnsCluster, _skip_reason
-from test_netns_failures import _set_conf
+from test_netns_failures import _rota, _set_conf
+from test_power_save import SUSPEND  # stops the node's rotad by its pid file
 
 pytestmark = pytest.mark.skipif(_skip_reason() is not None,
                                 reason=_skip_reason() or "")
-
-SUSPEND = """#!/bin/sh
-D={dir}
-echo "$1" >> $D/suspend.log
-for n in $({bin}/scontrol show hostnames "$1"); do
-    kill "$(cat $D/run/rotad-$n.pid)" 2>/dev/null
-done
-"""
 
 # the node's rotad started on its own host, as `rota up` starts it
 RESUME = """#!/bin/sh
@@ -42,11 +35,6 @@ for n in $({bin}/scontrol show hostnames "$1"); do
     echo $! > $D/run/rotad-$n.pid
 done
 """
-
-
-def _rota(*args, timeout=120):
-    return subprocess.run([str(ROTA), *args], capture_output=True, text=True,
-                          timeout=timeout, env=_clean_env())
 
 
 @pytest.fixture(scope="module")
