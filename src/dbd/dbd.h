@@ -39,6 +39,7 @@ struct dbd {
 	struct event *report_ev;     /* keeps it warm (report.h) */
 	int listen_fd;
 	struct event *listen_ev;
+	struct client *clients; /* sacct's and sreport's open connections */
 };
 
 void dbd_feed_start(struct dbd *d);

@@ -89,20 +89,42 @@ static void client_msg(struct conn *c, uint16_t type, void **body, void *arg)
 	flush_chunk(&a, 0);
 }
 
+/* The clients' connections, so that a stop closes those still open. */
+struct client {
+	struct conn *c;
+	struct client *prev, *next;
+};
+
 static void client_closed(struct conn *c, void *arg)
 {
+	struct dbd *d = arg;
+	struct client *cl = conn_data(c);
+
+	if (cl->prev)
+		cl->prev->next = cl->next;
+	else
+		d->clients = cl->next;
+	if (cl->next)
+		cl->next->prev = cl->prev;
+	free(cl);
 }
 
 static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 {
 	struct dbd *d = arg;
-	struct conn *c;
+	struct client *cl;
 	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 	if (fd < 0)
 		return;
-	c = conn_create(d->base, fd, "sacct", client_msg, client_closed, d);
-	conn_set_max_body(c, QUERY_MAX_MSG);
+	cl = xcalloc(1, sizeof(*cl));
+	cl->c = conn_create(d->base, fd, "sacct", client_msg, client_closed, d);
+	conn_set_max_body(cl->c, QUERY_MAX_MSG);
+	conn_set_data(cl->c, cl);
+	cl->next = d->clients;
+	if (d->clients)
+		d->clients->prev = cl;
+	d->clients = cl;
 }
 
 int dbd_query_listen(struct dbd *d)
@@ -122,6 +144,13 @@ int dbd_query_listen(struct dbd *d)
 
 void dbd_query_stop(struct dbd *d)
 {
+	while (d->clients) {
+		struct client *cl = d->clients;
+
+		d->clients = cl->next;
+		conn_close(cl->c); /* no on_close: freed here */
+		free(cl);
+	}
 	if (d->listen_ev)
 		event_free(d->listen_ev);
 	if (d->listen_fd >= 0)

@@ -9,6 +9,7 @@ import glob
 import os
 import re
 import signal
+import socket
 import subprocess
 import time
 
@@ -537,6 +538,46 @@ def test_bad_storage_settings_say_what_to_fix(pg_server, tmp_path):
         assert p.returncode == 1
         assert ("accounting_storage/pgsql needs libpq.so.5 (Debian package libpq5)"
                 in p.stderr), p.stderr
+
+
+def test_rotadbd_stops_cleanly_with_clients_connected(tmp_path):
+    """SIGTERM while sacct clients hold connections open: rotadbd closes them
+    and exits 0 (the sanitizer build also finds nothing left allocated)."""
+    state = tmp_path / "state"
+    state.mkdir()
+    conf = tmp_path / "slurm.conf"
+    conf.write_text("ClusterName=t\nSlurmctldHost=localhost\n"
+                    f"StateSaveLocation={state}\n"
+                    "NodeName=n1 CPUs=1\nPartitionName=p Nodes=n1\n")
+    dbd_conf = tmp_path / "slurmdbd.conf"
+    dbd_conf.write_text(f"StorageType=accounting_storage/sqlite\n"
+                        f"StorageLoc={tmp_path}/acct.db\n")
+    p = subprocess.Popen([str(BIN / "rotadbd"), "-D", "-f", str(conf), "-c", str(dbd_conf)],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    clients = []
+    try:
+        sock = state / "rotadbd.sock"
+        deadline = time.time() + 30
+        while not sock.exists():
+            assert p.poll() is None and time.time() < deadline, p.stderr.read()
+            time.sleep(0.05)
+        for _ in range(3):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(str(sock))
+            clients.append(s)
+        s.sendall(b"\0\0")  # half a frame: the connection has state to free
+        time.sleep(0.3)
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=30)
+        assert p.returncode == 0, err
+        assert not sock.exists()
+    finally:
+        for s in clients:
+            s.close()
+        if p.poll() is None:
+            p.kill()
+            p.wait()
 
 
 def test_pgsql_utf8_database_takes_any_job_name(make_cluster, pg_server):
