@@ -26,9 +26,11 @@ ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 # controller).  sbatch and squeue are started once per call and each shared
 # library costs every start its mappings and relocations; libmunge is loaded
 # when a MUNGE credential is first made or checked (proto/munge_dl.h).
+# libisal is loaded only where something calls it (ctld/crc_isal.c), libm
+# where rota sim's predictor does (a static libm needs a static libc).
 STATIC_PKGS = libevent jansson zlib
 LIBS = -Wl,-Bstatic $(shell pkg-config --libs $(STATIC_PKGS)) -Wl,-Bdynamic \
-       $(shell pkg-config --libs libisal) -lm
+       -Wl,--as-needed $(shell pkg-config --libs libisal) -lm
 
 OBJ = $(BUILD)/obj
 BIN = $(BUILD)/bin

@@ -1,16 +1,23 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <isa-l/crc.h>
+#include <zlib.h>
 #include "common/recframe.h"
 #include "common/common.h"
 
-/* CRC-32 as zlib's crc32() computes it (gzip's polynomial, reflected),
- * continued from crc: ISA-L's, with the CPU's carry-less multiply where
- * there is one (8 times zlib's speed here: a restart checks every record). */
+/* CRC-32 (gzip's polynomial, reflected) continued from crc: zlib's here.
+ * The controller links a strong recframe_crc of its own (ctld/crc_isal.c:
+ * ISA-L's, with the CPU's carry-less multiply, 8 times zlib's speed; a
+ * restart checks every record); the CLI and rotadbd keep this one and start
+ * without libisal. */
+__attribute__((weak)) uint32_t recframe_crc(uint32_t crc, const uint8_t *p, size_t n)
+{
+	return (uint32_t)crc32_z(crc, p, n);
+}
+
 static uint32_t crc_add(uint32_t crc, const uint8_t *p, size_t n)
 {
-	return crc32_gzip_refl(crc, p, (uint64_t)n);
+	return recframe_crc(crc, p, n);
 }
 
 #define LEN_OFF     4

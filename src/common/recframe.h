@@ -28,6 +28,11 @@
 #define RECFRAME_HDR   14          /* magic, length, crc */
 #define RECFRAME_MAX   (64u << 20) /* largest body (before escaping) */
 
+/* CRC-32 as zlib's crc32() computes it, continued from crc: zlib's in this
+ * library, ISA-L's where a program links ctld/crc_isal.c (which overrides
+ * it). */
+uint32_t recframe_crc(uint32_t crc, const uint8_t *p, size_t n);
+
 /* Bytes that recframe_encode writes for a body of len bytes (at most
  * RECFRAME_HDR + 2 * len). */
 size_t recframe_size(const void *body, size_t len);

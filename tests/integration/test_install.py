@@ -96,6 +96,25 @@ def test_install_layout(installed):
     assert files == want
 
 
+def test_programs_started_per_call_load_libc_alone():
+    """sbatch, squeue and the step daemons are started once per call or job:
+    each shared library costs every start its mappings and relocations, so
+    they load libc alone (the CLI also libm, for rota sim's predictor);
+    libisal stays the controller's."""
+    def loaded(prog):
+        out = subprocess.run(["ldd", str(BUILD / "bin" / prog)], capture_output=True,
+                             text=True, check=True).stdout
+        return {re.sub(r"\.so.*", "", os.path.basename(m))
+                for m in re.findall(r"=> (/\S+)", out)}
+
+    if "libasan" in loaded("rota"):
+        pytest.skip("a sanitizer build loads its runtimes and what they need")
+    assert loaded("rota") == {"libc", "libm"}
+    assert loaded("rotad") == {"libc"}
+    assert loaded("rotastepd") == {"libc"}
+    assert "libisal" in loaded("rotactld")
+
+
 def test_install_units(installed):
     unitdir = installed / "usr/local/lib/systemd/system"
     for d in DAEMONS:
