@@ -42,6 +42,7 @@ ctld_src   = $(wildcard src/ctld/*.c)
 noded_src  = $(wildcard src/noded/*.c)
 stepd_src  = $(wildcard src/stepd/*.c)
 dbd_src    = $(wildcard src/dbd/*.c)
+restd_src  = $(wildcard src/restd/*.c)
 cli_src    = $(wildcard src/cli/*.c)
 
 objs = $(patsubst src/%.c,$(OBJ)/%.o,$(1))
@@ -50,14 +51,15 @@ lib_objs = $(call objs,$(common_src) $(proto_src) $(sched_src))
 
 CLI_LINKS = sbatch srun salloc squeue sinfo scancel scontrol sprio sdiag sacct sacctmgr \
 	    sshare sreport sstat
-PROGS = $(BIN)/rotactld $(BIN)/rotad $(BIN)/rotastepd $(BIN)/rotadbd $(BIN)/rota
+PROGS = $(BIN)/rotactld $(BIN)/rotad $(BIN)/rotastepd $(BIN)/rotadbd $(BIN)/rotarestd \
+	$(BIN)/rota
 
 all: $(PROGS) $(addprefix $(BIN)/,$(CLI_LINKS)) unit-build bench-build \
      $(BUILD)/compile_commands.json
 
 # For clangd and other tools (they look in build/): how each source is compiled.
 all_src = $(common_src) $(proto_src) $(sched_src) $(ctld_src) $(noded_src) \
-	  $(stepd_src) $(dbd_src) $(cli_src) $(wildcard tests/unit/*.c bench/*.c)
+	  $(stepd_src) $(dbd_src) $(restd_src) $(cli_src) $(wildcard tests/unit/*.c bench/*.c)
 $(BUILD)/compile_commands.json: Makefile $(all_src)
 	@mkdir -p $(dir $@)
 	@{ echo '['; sep=' '; for f in $(all_src); do \
@@ -92,6 +94,9 @@ $(BIN)/rotastepd: $(call objs,$(stepd_src)) $(LIBA)
 $(BIN)/rotadbd: $(call objs,$(dbd_src)) $(OBJ)/ctld/job_event_codec.o $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -lsqlite3
+$(BIN)/rotarestd: $(call objs,$(restd_src)) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 # rota sim --from-journal reads the journal's events as rotadbd does
 $(BIN)/rota: $(call objs,$(cli_src)) $(OBJ)/ctld/job_event_codec.o $(LIBA)
 	@mkdir -p $(dir $@)

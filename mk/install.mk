@@ -1,7 +1,7 @@
 # mk/install.mk - `make install` and `make uninstall` (included by Makefile).
 #   make install PREFIX=/usr/local DESTDIR=/tmp/root
 # installs what `make` built in $(BUILD):
-#   $(SBINDIR)          rotactld rotad rotadbd
+#   $(SBINDIR)          rotactld rotad rotadbd rotarestd
 #   $(BINDIR)           rota, and sbatch, srun, ... as relative links to it
 #   $(LIBEXECDIR)/rota  rotastepd (rotad forks its step daemons itself; the
 #                       program is for tools and tests that play rotad)
@@ -18,7 +18,7 @@ SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 MANDIR ?= $(PREFIX)/share/man
 INSTALL ?= install
 
-INSTALL_SBIN = rotactld rotad rotadbd
+INSTALL_SBIN = rotactld rotad rotadbd rotarestd
 INSTALL_UNITS = $(patsubst etc/systemd/%.in,%,$(wildcard etc/systemd/*.service.in))
 
 install: $(PROGS) $(MAN_FILES)

@@ -28,7 +28,7 @@ make --no-print-directory -s install BUILD="$BUILD" DESTDIR="$ROOT" PREFIX=/usr 
 	SYSTEMDUNITDIR=/lib/systemd/system >&2
 install -d -m 0755 "$ROOT/etc/default" "$ROOT/etc/slurm" "$ROOT/DEBIAN" \
 	"$ROOT/usr/share/doc/rota"
-for d in rotactld rotad rotadbd; do
+for d in rotactld rotad rotadbd rotarestd; do
 	install -m 0644 "etc/default/$d" "$ROOT/etc/default/$d"
 	echo "/etc/default/$d" >>"$ROOT/DEBIAN/conffiles"
 done
@@ -68,7 +68,8 @@ Description: Slurm-compatible workload manager
  Rota runs Slurm's batch scripts and commands (sbatch, srun, squeue, sinfo,
  scontrol, sacct, ...) and reads an existing slurm.conf.  This package holds
  the controller (rotactld), the node daemon (rotad), the accounting daemon
- (rotadbd), the command-line tools and their systemd units.
+ (rotadbd), the REST daemon (rotarestd), the command-line tools and their
+ systemd units.
 CONTROL
 
 # Maintainer scripts: systemd is told about new and removed units when it
@@ -85,7 +86,7 @@ cat >"$ROOT/DEBIAN/prerm" <<'SCRIPT'
 #!/bin/sh
 set -e
 if [ "$1" = remove ] && [ -z "${DPKG_ROOT:-}" ] && [ -d /run/systemd/system ]; then
-	systemctl stop rotactld.service rotad.service rotadbd.service || true
+	systemctl stop rotactld.service rotad.service rotadbd.service rotarestd.service || true
 fi
 exit 0
 SCRIPT

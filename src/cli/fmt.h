@@ -14,9 +14,8 @@
 #include <stdio.h>
 #include <time.h>
 
-#define ROTA_SLURM_VERSION "22.05.8"
-
 #include "common/fmtrow.h"
+#include "common/states.h" /* ROTA_SLURM_VERSION */
 
 /* Bind fmt to table[0..n).  Unknown types print "PROG: error: Invalid <what>
  * format specification: X" and are skipped (their suffix still prints), as in

@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "cli/jobopt.h"
 #include "common/acctg.h"
+#include "common/signame.h"
 #include "cli/fmt.h"
 #include "common/gres.h"
 #include "common/gres_req.h"
@@ -409,35 +410,6 @@ static uint32_t parse_time(const char *arg, const char *name)
 	return min;
 }
 
-/* A signal by number or name ("USR2", "SIGUSR2"); -1 if unknown. */
-static int parse_signal(const char *s)
-{
-	static const struct {
-		const char *name;
-		int sig;
-	} sigs[] = {{"HUP", SIGHUP},    {"INT", SIGINT},       {"QUIT", SIGQUIT},
-	            {"ABRT", SIGABRT},  {"KILL", SIGKILL},     {"USR1", SIGUSR1},
-	            {"SEGV", SIGSEGV},  {"USR2", SIGUSR2},     {"PIPE", SIGPIPE},
-	            {"ALRM", SIGALRM},  {"TERM", SIGTERM},     {"CONT", SIGCONT},
-	            {"STOP", SIGSTOP},  {"TSTP", SIGTSTP},     {"TTIN", SIGTTIN},
-	            {"TTOU", SIGTTOU},  {"URG", SIGURG},       {"XCPU", SIGXCPU},
-	            {"XFSZ", SIGXFSZ},  {"VTALRM", SIGVTALRM}, {"PROF", SIGPROF},
-	            {"WINCH", SIGWINCH}};
-	char *end;
-	long v;
-
-	if (*s >= '0' && *s <= '9') {
-		v = strtol(s, &end, 10);
-		return *end || v < 1 || v >= NSIG ? -1 : (int)v;
-	}
-	if (!strncasecmp(s, "SIG", 3))
-		s += 3;
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (!strcasecmp(s, sigs[i].name))
-			return sigs[i].sig;
-	return -1;
-}
-
 /* --signal=[{R|B}:]<sig>[@time]: Slurm's default time is 60 s. */
 static void check_signal_spec(const char *arg, struct job_desc *d)
 {
@@ -460,10 +432,10 @@ static void check_signal_spec(const char *arg, struct job_desc *d)
 		goto bad;
 	memcpy(buf, p, n);
 	buf[n] = '\0';
-	if (parse_signal(buf) < 0 ||
+	if (signal_parse(buf) < 0 ||
 	    (at && (cli_parse_long(at + 1) < 0 || cli_parse_long(at + 1) > 0xffff)))
 		goto bad;
-	d->warn_signal = (uint32_t)parse_signal(buf);
+	d->warn_signal = (uint32_t)signal_parse(buf);
 	d->warn_time = at ? (uint32_t)cli_parse_long(at + 1) : 60;
 	return;
 bad:
@@ -945,7 +917,7 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 		return;
 	case 'K':
 		if (o->cmd == JOBOPT_SALLOC) {
-			o->kill_signal = arg && *arg ? parse_signal(arg) : SIGTERM;
+			o->kill_signal = arg && *arg ? signal_parse(arg) : SIGTERM;
 			if (o->kill_signal < 0)
 				die(JOBOPT_EXIT_FATAL, "Invalid signal name %s", arg);
 		} else if (arg && *arg && !strcmp(arg, "0")) {

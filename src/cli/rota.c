@@ -72,6 +72,7 @@ struct daemon {
 	char *name;
 	char *node;        /* NULL for the controller and rotadbd */
 	int dbd;           /* rotadbd (AccountingStorageType=.../slurmdbd) */
+	int restd;         /* rotarestd: REST on DIR/run/rotarestd.sock */
 	size_t ctld_index; /* a controller: its SlurmctldHost line (0 primary) */
 	pid_t pid;         /* 0 when not running */
 	int started;       /* started by this `up` */
@@ -427,6 +428,9 @@ static int cluster_load(struct cluster *c)
 		cluster_add_daemon(c, name, c->conf->nodes[i].name);
 		free(name);
 	}
+	/* REST, once the controller answers */
+	cluster_add_daemon(c, "rotarestd", NULL);
+	c->daemons[c->daemon_count - 1].restd = 1;
 	return 0;
 }
 
@@ -528,6 +532,9 @@ static int conf_write(const struct cluster *c, const struct rota_opts *o,
 		fprintf(f, "AuthType=auth/munge\nAuthInfo=socket=%s\n", o->munge_socket);
 	else
 		fprintf(f, "AuthType=auth/slurm\n");
+	/* REST over TCP: tokens from scontrol token, signed with this key */
+	fprintf(f, "AuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key=%s/jwt_hs256.key\n",
+	        c->dir);
 	fprintf(f, "SchedulerType=sched/backfill\n"
 	           "SelectType=select/cons_tres\n"
 	           "SelectTypeParameters=CR_Core_Memory\n"
@@ -574,6 +581,7 @@ static int cluster_init(const struct cluster *c, const struct rota_opts *o)
 {
 	struct rota_error err = {""};
 	char host[256] = "localhost", *key = xasprintf("%s/slurm.key", c->dir);
+	char *jwt_key = xasprintf("%s/jwt_hs256.key", c->dir);
 	int fds[2 + ROTA_MAX_NODES], rc = -1;
 	uint16_t ports[3];
 
@@ -595,7 +603,8 @@ static int cluster_init(const struct cluster *c, const struct rota_opts *o)
 	for (uint32_t i = 0; i < 2 + o->nodes; i++)
 		close(fds[i]);
 	unlink(key); /* a stale key from an interrupted first up */
-	if (auth_key_generate(key, &err) < 0) {
+	unlink(jwt_key);
+	if (auth_key_generate(key, &err) < 0 || auth_key_generate(jwt_key, &err) < 0) {
 		fprintf(stderr, "rota: error: %s\n", err.text);
 		goto out;
 	}
@@ -605,6 +614,7 @@ no_ports:
 	fprintf(stderr, "rota: error: no free TCP ports on 127.0.0.1\n");
 out:
 	free(key);
+	free(jwt_key);
 	return rc;
 }
 
@@ -652,18 +662,29 @@ static void child_exec(const struct cluster *c, const struct daemon *d, char **a
 static int daemon_start(struct cluster *c, struct daemon *d)
 {
 	char *prog = xasprintf("%s/%s", c->bin_dir,
-	                       d->node  ? "rotad"
-	                       : d->dbd ? "rotadbd"
-	                                : "rotactld");
+	                       d->node    ? "rotad"
+	                       : d->dbd   ? "rotadbd"
+	                       : d->restd ? "rotarestd"
+	                                  : "rotactld");
 	char idx[24], *state = xasprintf("%s/state-backup%zu", c->dir, d->ctld_index);
 	char *log = xasprintf("%s/log/%s.log", c->dir, d->name);
+	char *urls = xasprintf("%s/run/rotarestd.url", c->dir);
+	char *sock = xasprintf("unix:%s/run/rotarestd.sock", c->dir);
 	char *argv[] = {prog,    "-f", c->conf_path, d->node ? "-N" : NULL,
 	                d->node, NULL, NULL,         NULL,
 	                NULL,    NULL, NULL};
 	pid_t pid;
 	int rc = 0;
 
-	if (d->dbd) {
+	if (d->restd) {
+		/* the unix socket for this host's users, TCP (JWT) on a free port */
+		argv[3] = "-L";
+		argv[4] = log;
+		argv[5] = "-U";
+		argv[6] = urls;
+		argv[7] = sock;
+		argv[8] = "127.0.0.1:0";
+	} else if (d->dbd) {
 		argv[3] = "-L";
 		argv[4] = log;
 	} else if (d->ctld_index) {
@@ -696,6 +717,8 @@ out:
 	free(prog);
 	free(state);
 	free(log);
+	free(urls);
+	free(sock);
 	return rc;
 }
 
@@ -725,6 +748,24 @@ static void daemons_stop(struct daemon *ds, size_t n, int only_started, int wait
 }
 
 /* ---- waiting for the cluster ---- */
+
+/* The first URL rotarestd wrote that starts with prefix ("http:", "unix:"),
+ * malloc'd; NULL when it has not written them (not started, or not yet). */
+static char *rest_url(const struct cluster *c, const char *prefix)
+{
+	char *path = xasprintf("%s/run/rotarestd.url", c->dir), line[512], *url = NULL;
+	FILE *f = fopen(path, "re");
+
+	while (f && !url && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, prefix, strlen(prefix)))
+			url = xstrdup(line);
+	}
+	if (f)
+		fclose(f);
+	free(path);
+	return url;
+}
 
 /* 1 when the controller answers and every configured node is up, 0 if not yet. */
 static int cluster_ready(const struct cluster *c, int ctld_only, char *why,
@@ -779,6 +820,14 @@ static int cluster_ready(const struct cluster *c, int ctld_only, char *why,
 		else
 			snprintf(why, why_len, "rotadbd not answering");
 		free(sock);
+	}
+	if (ready) {
+		char *url = rest_url(c, "unix:");
+
+		ready = url != NULL;
+		if (!url)
+			snprintf(why, why_len, "rotarestd not listening yet");
+		free(url);
 	}
 out:
 	msg_body_free(type, body);
@@ -1059,8 +1108,13 @@ static void make_spool_dirs(const struct cluster *c)
 
 static void print_exports(const struct cluster *c)
 {
+	char *url = rest_url(c, "http:");
+
 	printf("export PATH=%s:$PATH\n", c->bin_dir);
 	printf("export SLURM_CONF=%s\n", c->conf_path);
+	if (url)
+		printf("export ROTA_REST_URL=%s\n", url);
+	free(url);
 	if (c->netns)
 		rota_netns_print_help(c->netns, stdout);
 	fflush(stdout);
@@ -1118,7 +1172,7 @@ static int up_start(struct cluster *c, uint32_t timeout_s)
 			fprintf(stderr, "rota: restarting %s\n", c->daemons[i].name);
 		if (daemon_start(c, &c->daemons[i]) < 0)
 			return -1;
-		if (!c->daemons[i].node && !c->daemons[i].dbd) {
+		if (!c->daemons[i].node && !c->daemons[i].dbd && !c->daemons[i].restd) {
 			if (cluster_wait_ready(c, 1, deadline, timeout_s) < 0)
 				return -1;
 			nodes_reconnect(c);
@@ -1327,6 +1381,14 @@ static int cmd_status(const struct rota_opts *o)
 		int ready = cluster_ready(c, 0, why, sizeof(why));
 
 		printf("controller: %s: %s\n", ready ? "UP" : "not ready", why);
+	}
+	for (const char *const *p = (const char *const[]){"http:", "unix:", NULL}; *p;
+	     p++) {
+		char *url = rest_url(c, *p);
+
+		if (url)
+			printf("rest: %s\n", url);
+		free(url);
 	}
 	rc = alive == c->daemon_count ? 0 : 1;
 out:

@@ -22,6 +22,7 @@
 #include "common/strv.h"
 #include "common/arrayspec.h"
 #include "common/hostlist.h"
+#include "common/signame.h"
 #include "common/states.h"
 #include "common/uid.h"
 #include "proto/messages.h"
@@ -47,21 +48,6 @@ struct scancel_opts {
 	uid_t uid;
 	struct target *targets;
 	size_t ntargets;
-};
-
-static const struct {
-	const char *name;
-	int num;
-} signals[] = {
-    {"HUP", SIGHUP},       {"INT", SIGINT},   {"QUIT", SIGQUIT},     {"ILL", SIGILL},
-    {"TRAP", SIGTRAP},     {"ABRT", SIGABRT}, {"IOT", SIGIOT},       {"BUS", SIGBUS},
-    {"FPE", SIGFPE},       {"KILL", SIGKILL}, {"USR1", SIGUSR1},     {"SEGV", SIGSEGV},
-    {"USR2", SIGUSR2},     {"PIPE", SIGPIPE}, {"ALRM", SIGALRM},     {"TERM", SIGTERM},
-    {"STKFLT", SIGSTKFLT}, {"CHLD", SIGCHLD}, {"CONT", SIGCONT},     {"STOP", SIGSTOP},
-    {"TSTP", SIGTSTP},     {"TTIN", SIGTTIN}, {"TTOU", SIGTTOU},     {"URG", SIGURG},
-    {"XCPU", SIGXCPU},     {"XFSZ", SIGXFSZ}, {"VTALRM", SIGVTALRM}, {"PROF", SIGPROF},
-    {"WINCH", SIGWINCH},   {"IO", SIGIO},     {"POLL", SIGPOLL},     {"PWR", SIGPWR},
-    {"SYS", SIGSYS},
 };
 
 static void usage(FILE *f)
@@ -96,23 +82,6 @@ static void __attribute__((noreturn)) help(void)
 	       "  -v, --verbose            say what is done\n"
 	       "  -V, --version            print the version\n");
 	exit(0);
-}
-
-/* "USR1", "SIGUSR1", "usr1" or "10".  Returns the number or -1. */
-static int parse_signal(const char *s)
-{
-	long v;
-
-	if (isdigit((unsigned char)*s)) {
-		v = cli_parse_long(s);
-		return (v > 0 && v < NSIG) ? (int)v : -1;
-	}
-	if (!strncasecmp(s, "SIG", 3))
-		s += 3;
-	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
-		if (!strcasecmp(s, signals[i].name))
-			return signals[i].num;
-	return -1;
 }
 
 /* "N", "N_T", "N.S", "N_T.S", "N.batch".  Returns 0 or -1. */
@@ -333,7 +302,7 @@ static void parse_args(struct scancel_opts *o, int argc, char **argv)
 			o->reservation = set_str(o->reservation, optarg, &o->have_filter);
 			break;
 		case 's':
-			if ((sig = parse_signal(optarg)) < 0) {
+			if ((sig = signal_parse(optarg)) < 0) {
 				cli_error("Invalid job signal: %s", optarg);
 				exit(1);
 			}

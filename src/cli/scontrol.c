@@ -6,6 +6,7 @@
  * status is 1 when any part of the command failed.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -701,6 +702,50 @@ static int cmd_wait_job(const struct scontrol_opts *o, int argc, char **argv)
 	}
 }
 
+/* scontrol token [lifespan=SECONDS] [username=NAME]: a JWT for REST
+ * (AuthAltTypes=auth/jwt), printed as SLURM_JWT=...; another user's for
+ * admins only. */
+static int cmd_token(const struct scontrol_opts *o, int argc, char **argv)
+{
+	struct token_req req = {0};
+	struct token_resp *resp = NULL;
+	char *msg = NULL, *end;
+	int rc;
+
+	for (int i = 0; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+		size_t klen = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
+
+		if (eq && klen && !strncasecmp(argv[i], "lifespan", klen) &&
+		    klen <= strlen("lifespan")) {
+			unsigned long v;
+			errno = 0;
+			v = strtoul(eq + 1, &end, 10);
+			if (errno || end == eq + 1 || *end || !v || v > UINT32_MAX ||
+			    eq[1] == '-') {
+				fprintf(stderr, "Invalid lifespan value: %s\n", eq + 1);
+				return 1;
+			}
+			req.lifespan = (uint32_t)v;
+		} else if (eq && klen && !strncasecmp(argv[i], "username", klen) &&
+		           klen <= strlen("username")) {
+			req.username = (char *)eq + 1;
+		} else {
+			fprintf(stderr, "Invalid parameter %s\n", argv[i]);
+			return 1;
+		}
+	}
+	rc = call_ctld(MSG_TOKEN_REQ, &req, MSG_TOKEN_RESP, (void **)&resp, &msg);
+	if (rc) {
+		fprintf(stderr, "Unable to fetch JWT token: %s\n", msg);
+		free(msg);
+		return 1;
+	}
+	printf("SLURM_JWT=%s\n", resp->token);
+	msg_body_free(MSG_TOKEN_RESP, resp);
+	return 0;
+}
+
 static int cmd_unsupported(const struct scontrol_opts *o, int argc, char **argv)
 {
 	cli_error("%s", slurm_strerror(ESLURM_NOT_SUPPORTED));
@@ -744,7 +789,7 @@ static const struct {
     {"setdebug", 2, cmd_unsupported},
     {"setdebugflags", 9, cmd_unsupported},
     {"schedloglevel", 3, cmd_unsupported},
-    {"token", 3, cmd_unsupported},
+    {"token", 3, cmd_token},
     {"write", 2, cmd_unsupported},
     {"completing", 2, cmd_unsupported},
 };

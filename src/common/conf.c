@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/conf.h"
+#include "common/strv.h"
 #include "common/conf_keys.h"
 #include "common/gres.h"
 #include "common/hostlist.h"
@@ -1225,18 +1226,17 @@ int conf_accounting(const struct conf *conf)
 
 int conf_configless(const struct conf *conf)
 {
-	const char *p = conf->slurmctld_params;
-	const char *word = "enable_configless";
-	size_t n = strlen(word);
+	return list_has(conf->slurmctld_params, "enable_configless", 1);
+}
 
-	while (p && *p) {
-		size_t len = strcspn(p, ",");
-		if (len == n && !strncasecmp(p, word, n))
-			return 1;
-		p += len;
-		p += *p == ',';
-	}
-	return 0;
+char *conf_jwt_key_path(const struct conf *conf)
+{
+	char *key;
+
+	if (!list_has(conf->auth_alt_types, "auth/jwt", 1))
+		return NULL;
+	key = list_value(conf->auth_alt_params, "jwt_key", 1);
+	return key ? key : xasprintf("%s/jwt_hs256.key", conf->state_save_location);
 }
 
 size_t conf_ctld_count(const struct conf *conf)

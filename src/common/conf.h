@@ -91,6 +91,8 @@ struct conf {
 	char *slurm_user;        /* SlurmUser, default root */
 	char *auth_type;         /* AuthType, default auth/munge */
 	char *auth_info;         /* AuthInfo, NULL */
+	char *auth_alt_types;    /* AuthAltTypes: "auth/jwt" or NULL */
+	char *auth_alt_params;   /* AuthAltParameters: "jwt_key=PATH", NULL */
 	/* GresTypes: the GRES names nodes may have ("gpu,nic"), NULL; a node's
 	 * Gres= naming another is warned about; gres.conf sits beside
 	 * slurm.conf (common/gres_conf.h) */
@@ -213,6 +215,10 @@ size_t conf_ctld_count(const struct conf *conf);
 /* SlurmctldParameters has enable_configless: the controller serves its
  * configuration files to nodes (common/conf_files.h). */
 int conf_configless(const struct conf *conf);
+/* AuthAltTypes names auth/jwt: the HS256 key's path (AuthAltParameters
+ * jwt_key=, else StateSaveLocation/jwt_hs256.key, as Slurm), malloc'd; NULL
+ * when JWT is not enabled. */
+char *conf_jwt_key_path(const struct conf *conf);
 const char *conf_ctld_host(const struct conf *conf, size_t i);
 const char *conf_ctld_addr(const struct conf *conf, size_t i);
 

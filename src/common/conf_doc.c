@@ -29,6 +29,12 @@ static const struct conf_doc global_doc[] = {
     {"AuthInfo", "key=value,...",
      "Options of the authentication: socket=PATH (munged's socket), key=PATH (the "
      "auth/slurm key), cred_expire=SECONDS (job credentials' lifetime, 120)."},
+    {"AuthAltTypes", "plugin",
+     "auth/jwt: rotarestd accepts JSON Web Tokens (HS256) from REST clients, and "
+     "scontrol token makes them."},
+    {"AuthAltParameters", "key=value,...",
+     "jwt_key=PATH: the HS256 key of auth/jwt (default "
+     "StateSaveLocation/jwt_hs256.key), readable by root and SlurmUser only."},
     {"GresTypes", "name,...",
      "The generic resources (gpu, nic, ...) nodes may declare with Gres=."},
     {"StateSaveLocation", "dir",

@@ -111,6 +111,9 @@ const char *node_state_long(uint32_t state, char *buf, int len);
 /* scontrol's "IDLE+DRAIN", "DOWN+NOT_RESPONDING". */
 const char *node_state_upper(uint32_t state, char *buf, int len);
 
+/* The Slurm release whose commands, wire shapes and JSON Rota matches. */
+#define ROTA_SLURM_VERSION "22.05.8"
+
 /* Slurm's error numbers, so the CLIs can print Slurm's words. */
 enum slurm_errno {
 	SLURM_OK = 0,

@@ -131,3 +131,41 @@ int strv_has(char *const *v, const char *s, int nocase)
 			return 1;
 	return 0;
 }
+
+/* The item of list at *p (advanced past it and its comma): its length. */
+static size_t list_next(const char **p)
+{
+	size_t n = strcspn(*p, ",");
+
+	*p += n;
+	*p += **p == ',';
+	return n;
+}
+
+int list_has(const char *list, const char *word, int nocase)
+{
+	size_t len = strlen(word);
+
+	for (const char *p = list; p && *p;) {
+		const char *item = p;
+		size_t n = list_next(&p);
+		if (n == len &&
+		    !(nocase ? strncasecmp(item, word, len) : strncmp(item, word, len)))
+			return 1;
+	}
+	return 0;
+}
+
+char *list_value(const char *list, const char *key, int nocase)
+{
+	size_t len = strlen(key);
+
+	for (const char *p = list; p && *p;) {
+		const char *item = p;
+		size_t n = list_next(&p);
+		if (n > len && item[len] == '=' &&
+		    !(nocase ? strncasecmp(item, key, len) : strncmp(item, key, len)))
+			return xstrndup(item + len + 1, n - len - 1);
+	}
+	return NULL;
+}

@@ -12,6 +12,12 @@ char **strv_append(char **v, const char *s);
 /* Value of NAME in an environ-style vector, or NULL. */
 /* 1 if v (NULL allowed) holds s (strcmp, or strcasecmp when nocase); 0 for NULL s. */
 int strv_has(char *const *v, const char *s, int nocase);
+/* A comma-separated list ("a,b=1,c") without splitting it: 1 if it holds word
+ * as an item (list NULL allowed; strcmp, or strcasecmp when nocase). */
+int list_has(const char *list, const char *word, int nocase);
+/* The value of the first item key=VALUE (key as list_has matches it),
+ * malloc'd; NULL when there is none. */
+char *list_value(const char *list, const char *key, int nocase);
 /* The non-empty pieces of s between any of seps (a vector even when none). */
 char **strv_split(const char *s, const char *seps);
 /* Remove every entry equal to s (case-insensitive), in place. */

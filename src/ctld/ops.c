@@ -19,6 +19,7 @@
 #include "ctld/repl.h"
 #include "ctld/stats.h"
 #include "ctld/step_stat.h"
+#include "ctld/token.h"
 #include "common/common.h"
 
 enum op_perm { P_USER, P_ADMIN, P_NODE, P_PEER };
@@ -270,6 +271,28 @@ static void op_node_stat(struct ctld *ctld, struct caller *who, void **body,
 	step_stat_node_reply(ctld, who, *body);
 }
 
+/* A trusted daemon (P_ADMIN: root, SlurmUser) becomes the user it names on
+ * this connection; the relayed caller is no admin, so it cannot switch again. */
+static void op_act_as(struct ctld *ctld, struct caller *who, void **body, struct chan *ch)
+{
+	const struct act_as *a = *body;
+	struct caller as;
+	char name[64];
+
+	if (caller_init_relayed(&as, ctld, who, a->uid, a->gid) < 0) {
+		chan_send_rc(ch, -ESLURM_ACCESS_DENIED, NULL);
+		return;
+	}
+	*who = as;
+	log_debug("now %s", caller_name(who, name, sizeof(name)));
+	chan_send_rc(ch, 0, NULL);
+}
+
+static void op_token(struct ctld *ctld, struct caller *who, void **body, struct chan *ch)
+{
+	token_request(ctld, who, *body, ch);
+}
+
 static const struct op_entry {
 	uint16_t type;
 	enum op_perm perm;
@@ -306,6 +329,8 @@ static const struct op_entry {
     {MSG_STEP_COMPLETE, P_NODE, op_step_complete},
     {MSG_PROLOG_COMPLETE, P_NODE, op_prolog_complete},
     {MSG_STEP_STAT_REQ, P_USER, op_step_stat},
+    {MSG_ACT_AS, P_ADMIN, op_act_as},
+    {MSG_TOKEN_REQ, P_USER, op_token},
     {MSG_NODE_STAT_RESP, P_NODE, op_node_stat},
 };
 

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "common/conf.h"
+#include "common/strv.h"
 #include "common/hostlist.h"
 #include "common/states.h"
 #include "ctld/chan.h"
@@ -127,19 +128,6 @@ static void rates_roll(struct ctld *ctld, time_t now)
 }
 
 /* Is name one of the comma-separated list's items? */
-static int in_list(const char *list, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (const char *p = list; *p;) {
-		size_t n = strcspn(p, ",");
-		if (n == len && !strncmp(p, name, len))
-			return 1;
-		p += n;
-		p += *p == ',';
-	}
-	return 0;
-}
 
 static int excluded(struct ctld *ctld, size_t idx, char **exc, size_t nexc)
 {
@@ -151,7 +139,7 @@ static int excluded(struct ctld *ctld, size_t idx, char **exc, size_t nexc)
 			return 1;
 	for (size_t i = 0; parts && i < node_mgr_part_count(ctld->nodes); i++) {
 		struct part *p = node_mgr_part(ctld->nodes, i);
-		if (part_has_node(p, idx) && in_list(parts, p->cfg->name))
+		if (part_has_node(p, idx) && list_has(parts, p->cfg->name, 0))
 			return 1;
 	}
 	return 0;

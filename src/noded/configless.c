@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "common/conf.h"
+#include "common/strv.h"
 #include "common/sha256.h"
 #include "common/states.h"
 #include "proto/auth.h"
@@ -14,21 +15,6 @@
 
 #define DEFAULT_KEY "/etc/slurm/slurm.key"
 
-/* The value of name= in an AuthInfo list, or NULL (caller frees). */
-static char *info_get(const char *info, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *p = info; p && *p;) {
-		size_t len = strcspn(p, ",");
-		if (len > n && !strncmp(p, name, n) && p[n] == '=')
-			return xstrndup(p + n + 1, len - n - 1);
-		p += len;
-		p += *p == ',';
-	}
-	return NULL;
-}
-
 /* The authentication to fetch with (see configless.h). */
 static struct auth *boot_auth(struct configless *cl)
 {
@@ -38,7 +24,7 @@ static struct auth *boot_auth(struct configless *cl)
 	char *info = xstrdup(cl->auth_info), *text;
 	const char *type = "auth/munge";
 
-	cl->key_path = info_get(info, "key");
+	cl->key_path = list_value(info, "key", 0);
 	if (!cl->key_path && access(DEFAULT_KEY, F_OK) == 0) {
 		char *more =
 		    xasprintf("%s%skey=" DEFAULT_KEY, info ? info : "", info ? "," : "");
@@ -166,7 +152,7 @@ char *configless_fetch(struct configless *cl)
 
 void configless_conf_fix(const struct configless *cl, struct conf *conf)
 {
-	char *old = conf->auth_info, *key = info_get(old, "key");
+	char *old = conf->auth_info, *key = list_value(old, "key", 0);
 
 	if (key || !cl->key_path) {
 		free(key);

@@ -71,6 +71,9 @@ uint32_t frame_max_values(uint16_t type)
 	case MSG_TAKEOVER_REQ:
 	case MSG_FOLLOW_ACK:
 	case MSG_RECONFIG_REQ:
+	case MSG_ACT_AS:
+	case MSG_TOKEN_REQ:
+	case MSG_TOKEN_RESP:
 		return 1u << 12;
 	case MSG_JOB_UPDATE_REQ:
 		return 1u << 16;

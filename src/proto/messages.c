@@ -77,6 +77,9 @@ ROTA_DEFINE(step_stat_resp, STEP_STAT_RESP_FIELDS)
 ROTA_DEFINE(node_stat_resp, NODE_STAT_RESP_FIELDS)
 ROTA_DEFINE(conf_file, CONF_FILE_FIELDS)
 ROTA_DEFINE(conf_files, CONF_FILES_FIELDS)
+ROTA_DEFINE(act_as, ACT_AS_FIELDS)
+ROTA_DEFINE(token_req, TOKEN_REQ_FIELDS)
+ROTA_DEFINE(token_resp, TOKEN_RESP_FIELDS)
 
 struct msg_entry {
 	uint16_t type;

@@ -1195,6 +1195,24 @@ ROTA_DECLARE(conf_file, CONF_FILE_FIELDS)
 #define CONF_FILES_FIELDS(F, S) F(S, list, files, conf_file)
 ROTA_DECLARE(conf_files, CONF_FILES_FIELDS)
 
+/* MSG_ACT_AS: a trusted daemon (root or SlurmUser: rotarestd) is from now on
+ * this user on its connection, for every check (ctld/caller.h); answered
+ * with an MSG_RC.  There is no way back. */
+#define ACT_AS_FIELDS(F, S)                                                              \
+	F(S, u32, uid, _)                                                                \
+	F(S, u32, gid, _)
+ROTA_DECLARE(act_as, ACT_AS_FIELDS)
+
+/* MSG_TOKEN_REQ (scontrol token): a JWT for username (NULL: the caller;
+ * another user: admins only), valid lifespan seconds (0: the default). */
+#define TOKEN_REQ_FIELDS(F, S)                                                           \
+	F(S, u32, lifespan, _)                                                           \
+	F(S, str, username, _)
+ROTA_DECLARE(token_req, TOKEN_REQ_FIELDS)
+
+#define TOKEN_RESP_FIELDS(F, S) F(S, str, token, _)
+ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
+
 /* ---- the message table: M(ENUM, number, body struct) ---- */
 #define ROTA_MESSAGES(M)                                                                 \
 	M(MSG_RC, 1, rc_msg)                                                             \
@@ -1265,7 +1283,10 @@ ROTA_DECLARE(conf_files, CONF_FILES_FIELDS)
 	M(MSG_TOPO_INFO_REQ, 110, empty_msg)    /* scontrol show topology */             \
 	M(MSG_TOPO_INFO_RESP, 111, config_resp) /* key: switch, value: its line */       \
 	M(MSG_CONF_FILES_REQ, 112, empty_msg)   /* configless: the config files */       \
-	M(MSG_CONF_FILES_RESP, 113, conf_files)
+	M(MSG_CONF_FILES_RESP, 113, conf_files)                                          \
+	M(MSG_ACT_AS, 114, act_as)       /* rotarestd: for a user from now on */         \
+	M(MSG_TOKEN_REQ, 115, token_req) /* scontrol token */                            \
+	M(MSG_TOKEN_RESP, 116, token_resp)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) };

@@ -170,10 +170,11 @@ class Cluster:
 
     def _parse_exports(self, out):
         lines = out.splitlines()
-        assert len(lines) == 2, f"rota up should print two export lines: {out!r}"
+        assert len(lines) == 3, f"rota up should print three export lines: {out!r}"
         m1 = re.fullmatch(r"export PATH=(\S+):\$PATH", lines[0])
         m2 = re.fullmatch(r"export SLURM_CONF=(\S+)", lines[1])
-        assert m1 and m2, f"unexpected rota up output: {out!r}"
+        m3 = re.fullmatch(r"export ROTA_REST_URL=(http://127\.0\.0\.1:\d+)", lines[2])
+        assert m1 and m2 and m3, f"unexpected rota up output: {out!r}"
         assert m2.group(1) == self.conf_path
         env = _clean_env()
         env["PATH"] = m1.group(1) + ":" + env.get("PATH", "/usr/bin:/bin")

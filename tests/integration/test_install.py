@@ -18,7 +18,7 @@ import pytest
 
 from conftest import BUILD, REPO, Cluster, _clean_env, _mkdtemp, _stop
 
-DAEMONS = ("rotactld", "rotad", "rotadbd")
+DAEMONS = ("rotactld", "rotad", "rotadbd", "rotarestd")
 LINKS = ("sbatch", "srun", "salloc", "squeue", "sinfo", "scancel", "scontrol", "sprio",
          "sdiag", "sacct", "sacctmgr", "sshare", "sreport", "sstat")
 UNITS = tuple(d + ".service" for d in DAEMONS)
@@ -233,7 +233,7 @@ def notify_dir():
 
 def test_daemons_notify_ready_and_stopping(notify_dir):
     """Under `rota up` with $NOTIFY_SOCKET set, as under systemd: rotactld,
-    rotadbd and each rotad send READY=1 once they serve, rotactld brackets a
+    rotadbd, rotarestd and each rotad send READY=1 once they serve, rotactld brackets a
     SIGHUP reconfigure with RELOADING=1 and READY=1, and each sends STOPPING=1
     when stopped."""
     ns = NotifySocket(os.path.join(notify_dir, "notify"))
@@ -241,7 +241,7 @@ def test_daemons_notify_ready_and_stopping(notify_dir):
     try:
         c.up(env={"NOTIFY_SOCKET": ns.path})
         # rota up's cluster keeps accounting: rotadbd is one of them
-        names = ["rotactld", "rotadbd", "rotad-node01", "rotad-node02"]
+        names = ["rotactld", "rotadbd", "rotad-node01", "rotad-node02", "rotarestd"]
         pids = {n: c.pid(n) for n in names}
         for n in names:
             ns.wait(pids[n], "READY=1")

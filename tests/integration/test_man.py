@@ -13,7 +13,7 @@ import pytest
 from conftest import BIN, BUILD, REPO, _clean_env
 
 MAN = BUILD / "man"
-DAEMONS = ["rotactld", "rotad", "rotadbd", "rotastepd"]
+DAEMONS = ["rotactld", "rotad", "rotadbd", "rotarestd", "rotastepd"]
 CONF_PAGES = ["slurm.conf", "gres.conf", "cgroup.conf", "topology.conf"]
 
 

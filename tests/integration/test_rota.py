@@ -26,8 +26,11 @@ def test_status(fresh_cluster):
     assert p.returncode == 0
     names = [line.split()[0] for line in p.stdout.splitlines() if "running" in line]
     assert names == ["rotactld", "rotadbd", "rotad-node01", "rotad-node02", "rotad-node03",
-                     "rotad-node04"]
+                     "rotad-node04", "rotarestd"]
     assert "controller: UP: 4 of 4 nodes up" in p.stdout
+    rest = [line.split()[1] for line in p.stdout.splitlines() if line.startswith("rest: ")]
+    assert rest[0].startswith("http://127.0.0.1:")
+    assert rest[1] == f"unix:{fresh_cluster.dir}/run/rotarestd.sock"
 
 
 def test_generated_conf(fresh_cluster):

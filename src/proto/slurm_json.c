@@ -1,0 +1,228 @@
+/* slurm_json.c - Slurm's v0.0.38 documents from the controller's answers
+ * (slurm_json.h).  Field names and kinds are the OpenAPI schema's; a value
+ * Rota does not keep is given as Slurm gives an unset one ("", 0, false). */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/states.h"
+#include "proto/slurm_json.h"
+#include "common/common.h"
+
+#define OR_FAIL(x) ((x) ? (x) : (fatal("out of memory"), (json_t *)NULL))
+
+static json_t *str(const char *s)
+{
+	return OR_FAIL(json_string(s ? s : ""));
+}
+
+static json_t *num(json_int_t v)
+{
+	return OR_FAIL(json_integer(v));
+}
+
+static void set(json_t *o, const char *key, json_t *v)
+{
+	if (json_object_set_new(o, key, v) < 0)
+		fatal("out of memory");
+}
+
+/* "a,b,c" as ["a", "b", "c"] (NULL or "": []). */
+static json_t *str_list(const char *s)
+{
+	json_t *a = OR_FAIL(json_array());
+
+	while (s && *s) {
+		size_t n = strcspn(s, ",");
+		if (n)
+			json_array_append_new(a, OR_FAIL(json_stringn(s, n)));
+		s += n;
+		s += *s == ',';
+	}
+	return a;
+}
+
+json_t *sj_response(void)
+{
+	int major = 0, minor = 0, micro = 0;
+
+	sscanf(ROTA_SLURM_VERSION, "%d.%d.%d", &major, &minor, &micro);
+	return OR_FAIL(json_pack("{s:{s:{s:s, s:s}, s:{s:{s:i, s:i, s:i}, s:s}}, s:[]}",
+	                         "meta", "plugin", "type", "openapi/v0.0.38", "name",
+	                         "Slurm OpenAPI v0.0.38", "Slurm", "version", "major",
+	                         major, "micro", micro, "minor", minor, "release",
+	                         ROTA_SLURM_VERSION, "errors"));
+}
+
+void sj_add_error(json_t *response, const char *msg, int errnum)
+{
+	json_t *errors = json_object_get(response, "errors");
+
+	json_array_append_new(errors,
+	                      OR_FAIL(json_pack("{s:s, s:i}", "error", msg ? msg : "",
+	                                        "error_number", errnum)));
+}
+
+json_t *sj_job(const struct job_info *j, const char *cluster)
+{
+	json_t *o = OR_FAIL(json_object());
+	uint32_t base = j->state & JOB_STATE_BASE;
+
+	set(o, "account", str(j->account));
+	set(o, "accrue_time", num(j->eligible_time));
+	set(o, "admin_comment", str(NULL));
+	set(o, "array_job_id", num(j->array_job_id));
+	if (j->array_job_id && j->array_task_id != NO_VAL)
+		set(o, "array_task_id", num(j->array_task_id));
+	set(o, "array_max_tasks", num(j->array_max_tasks));
+	set(o, "array_task_string", str(j->array_task_str));
+	set(o, "batch_flag", json_boolean(j->batch_flag));
+	set(o, "batch_host", str(j->batch_host));
+	set(o, "cluster", str(cluster));
+	set(o, "command", str(j->command));
+	set(o, "comment", str(j->comment));
+	set(o, "cpus_per_task",
+	    num(j->cpus_per_task && j->cpus_per_task != NO_VAL ? j->cpus_per_task : 1));
+	set(o, "dependency", str(j->dependency));
+	set(o, "derived_exit_code", num(j->derived_exit_code));
+	set(o, "eligible_time", num(j->eligible_time));
+	set(o, "end_time", num(j->end_time));
+	set(o, "excluded_nodes", str(j->exc_nodes));
+	set(o, "exit_code", num(j->exit_code));
+	set(o, "features", str(j->features));
+	set(o, "group_id", num(j->gid));
+	set(o, "job_id", num(j->job_id));
+	set(o, "job_state", str(job_state_name(j->state)));
+	set(o, "name", str(j->name));
+	set(o, "nodes", str(base == JOB_PENDING ? NULL : j->nodes));
+	set(o, "nice", num((int32_t)j->nice));
+	set(o, "cpus", num(j->num_cpus));
+	set(o, "node_count", num(j->num_nodes));
+	set(o, "tasks", num(j->num_tasks));
+	set(o, "partition", str(j->partition));
+	set(o, "memory_per_node", num((json_int_t)j->mem_per_node));
+	set(o, "memory_per_cpu", num((json_int_t)j->mem_per_cpu));
+	set(o, "minimum_cpus_per_node",
+	    num(j->pn_min_cpus == NO_VAL ? 0 : j->pn_min_cpus));
+	set(o, "priority", num(j->priority));
+	set(o, "qos", str(j->qos));
+	set(o, "required_nodes", str(j->req_nodes));
+	set(o, "restart_cnt", num(j->restart_cnt));
+	set(o, "standard_error", str(j->std_err));
+	set(o, "standard_input", str(j->std_in));
+	set(o, "standard_output", str(j->std_out));
+	set(o, "start_time", num(j->start_time));
+	set(o, "state_description", str(j->reason_detail));
+	set(o, "state_reason", str(job_reason_name(j->reason)));
+	set(o, "submit_time", num(j->submit_time));
+	set(o, "time_limit", num(j->time_limit));
+	set(o, "tres_per_job", str(j->tres_per_job));
+	set(o, "tres_per_node", str(j->tres_per_node));
+	set(o, "tres_per_socket", str(j->tres_per_socket));
+	set(o, "tres_per_task", str(j->tres_per_task));
+	set(o, "cpus_per_tres", str(j->cpus_per_tres));
+	set(o, "memory_per_tres", str(j->mem_per_tres));
+	set(o, "user_id", num(j->uid));
+	set(o, "user_name", str(j->user));
+	set(o, "current_working_directory", str(j->work_dir));
+	return o;
+}
+
+json_t *sj_node(const struct node_info *n)
+{
+	json_t *o = OR_FAIL(json_object()), *flags;
+	char st[128], *plus, tres[128];
+
+	/* "IDLE+DRAIN": state "idle", state_flags ["DRAIN"] */
+	node_state_upper(n->state, st, sizeof(st));
+	plus = strchr(st, '+');
+	flags = str_list(plus ? plus + 1 : NULL);
+	if (plus)
+		*plus = '\0';
+	for (char *p = st; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	snprintf(tres, sizeof(tres), "cpu=%u,mem=%lluM,billing=%u", n->cpus,
+	         (unsigned long long)n->real_memory, n->cpus);
+	set(o, "architecture", str(n->arch));
+	set(o, "boards", num(n->boards));
+	set(o, "boot_time", num(n->boot_time));
+	set(o, "cores", num(n->cores));
+	set(o, "cpu_load", num(n->cpu_load));
+	set(o, "free_memory", num((json_int_t)n->free_memory));
+	set(o, "cpus", num(n->cpus));
+	set(o, "features", str(n->features));
+	set(o, "active_features", str(n->features));
+	set(o, "gres", str(n->gres));
+	set(o, "gres_drained", str("N/A"));
+	set(o, "gres_used", str(n->gres_used));
+	set(o, "name", str(n->name));
+	set(o, "address", str(n->addr));
+	set(o, "hostname", str(n->hostname));
+	set(o, "state", str(st));
+	set(o, "state_flags", flags);
+	set(o, "operating_system", str(n->os));
+	set(o, "partitions", str_list(n->partitions));
+	set(o, "port", num(n->port));
+	set(o, "real_memory", num((json_int_t)n->real_memory));
+	set(o, "reason", str(n->reason));
+	set(o, "reason_changed_at", num(n->reason_time));
+	set(o, "slurmd_start_time", num(n->slurmd_start_time));
+	set(o, "sockets", num(n->sockets));
+	set(o, "threads", num(n->threads));
+	set(o, "temporary_disk", num((json_int_t)n->tmp_disk));
+	set(o, "weight", num(n->weight));
+	set(o, "tres", str(tres));
+	set(o, "slurmd_version", str(n->version));
+	set(o, "alloc_cpus", num(n->alloc_cpus));
+	set(o, "idle_cpus", num(n->cpus > n->alloc_cpus ? n->cpus - n->alloc_cpus : 0));
+	set(o, "alloc_memory", num((json_int_t)n->alloc_memory));
+	return o;
+}
+
+json_t *sj_partition(const struct part_info *p)
+{
+	static const char *const states[] = {"UP", "DOWN", "DRAIN", "INACTIVE"};
+	json_t *o = OR_FAIL(json_object()), *flags = OR_FAIL(json_array());
+	char tres[64];
+
+	if (p->is_default)
+		json_array_append_new(flags, str("default"));
+	snprintf(tres, sizeof(tres), "cpu=%u,node=%u,billing=%u", p->total_cpus,
+	         p->total_nodes, p->total_cpus);
+	set(o, "flags", flags);
+	set(o, "preemption_mode", json_pack("[s]", "disabled"));
+	set(o, "allowed_allocation_nodes", str(NULL));
+	set(o, "allowed_accounts", str(NULL));
+	set(o, "allowed_groups", str(p->allow_groups));
+	set(o, "allowed_qos", str(NULL));
+	set(o, "alternative", str(NULL));
+	set(o, "billing_weights", str(NULL));
+	set(o, "default_memory_per_cpu", num(0));
+	set(o, "default_time_limit", num(p->default_time));
+	set(o, "denied_accounts", str(NULL));
+	set(o, "denied_qos", str(NULL));
+	set(o, "preemption_grace_time", num(0));
+	set(o, "maximum_cpus_per_node", num(INFINITE32));
+	set(o, "maximum_memory_per_node", num(0));
+	set(o, "maximum_nodes_per_job", num(p->max_nodes));
+	set(o, "max_time_limit", num(p->max_time));
+	set(o, "min_nodes_per_job", num(p->min_nodes));
+	set(o, "name", str(p->name));
+	set(o, "nodes", str(p->nodes));
+	set(o, "over_time_limit", num(0));
+	set(o, "priority_job_factor", num(p->priority_job_factor));
+	set(o, "priority_tier", num(p->priority_tier));
+	set(o, "qos", str(NULL));
+	set(o, "state", str(p->state < 4 ? states[p->state] : "UNKNOWN"));
+	set(o, "total_cpus", num(p->total_cpus));
+	set(o, "total_nodes", num(p->total_nodes));
+	set(o, "tres", str(tres));
+	return o;
+}
+
+json_t *sj_ping(const struct ping_resp *p, const char *mode)
+{
+	return OR_FAIL(json_pack("{s:s, s:s, s:s, s:i}", "hostname",
+	                         p->host ? p->host : "", "ping", "UP", "mode", mode,
+	                         "status", 0));
+}

@@ -1,0 +1,67 @@
+/* restd.h - rotarestd: Slurm's REST API (slurmrestd's paths and documents)
+ * over HTTP, on a unix socket (the peer's uid is the user) and on TCP (the
+ * user is the one a JWT names, AuthAltTypes=auth/jwt).  Each request is
+ * relayed to the controller on a connection that acts for that user
+ * (MSG_ACT_AS, ctld/caller.h): a user can do over REST what the CLI lets
+ * them do, and no more. */
+#ifndef ROTA_RESTD_H
+#define ROTA_RESTD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct conf;
+struct auth;
+struct event_base;
+struct evhttp;
+struct evhttp_request;
+
+#define RESTD_MAX_BODY    (1 << 20) /* a request's body */
+#define RESTD_MAX_HEADERS (16 << 10)
+#define RESTD_TIMEOUT     30   /* seconds a client has to send its request */
+#define RESTD_CTLD_WAIT   60   /* seconds the controller has to answer */
+#define RESTD_MAX_CALLS   1024 /* requests waiting on the controller */
+
+struct restd {
+	const struct conf *conf;
+	struct event_base *base;
+	struct evhttp *http;
+	struct auth *auth; /* to the controller over TCP, when not on its host */
+	uint8_t *jwt_key;  /* AuthAltParameters jwt_key; NULL: no JWT */
+	size_t jwt_keylen;
+	struct relay *relays; /* calls waiting on the controller (relay.c) */
+	unsigned nrelays;
+};
+
+/* Who asks: the peer of a unix socket, or the user a token names. */
+struct rest_user {
+	uid_t uid;
+	gid_t gid;
+	char name[64];
+};
+
+/* Authenticate req (who.c).  0 and *u; or an HTTP status (401, 403) with
+ * *why in words. */
+int restd_who(struct restd *r, struct evhttp_request *req, struct rest_user *u,
+              const char **why);
+
+/* What the controller answered (relay.c): rc 0 and the reply (type, body,
+ * owned by the callee, which may keep it by setting *body NULL), or rc
+ * Slurm's error number (ESLURM_*, or SLURM_ERROR) with msg (may be NULL). */
+typedef void (*relay_done_f)(void *arg, int rc, const char *msg, uint16_t type,
+                             void **body);
+
+/* Send request (type, body: msg_body_new'd, taken) to the controller as u;
+ * done is called once, later, in the loop.  -1 when it cannot even start
+ * (too many waiting, no controller): done is not called then. */
+int relay_call(struct restd *r, const struct rest_user *u, uint16_t type, void *body,
+               relay_done_f done, void *arg);
+
+/* At exit: every call still waiting gets done(SLURM_ERROR). */
+void relay_stop_all(struct restd *r);
+
+/* The HTTP side (routes.c): every request goes through here. */
+void restd_route(struct evhttp_request *req, void *arg);
+
+#endif

@@ -1,0 +1,316 @@
+/* routes.c - slurmrestd's paths (the slurm v0.0.38 plugin of Slurm 22.05),
+ * each a request to the controller as the authenticated user, answered with
+ * Slurm's document (proto/slurm_json.h) or its errors[] and an HTTP code. */
+#include <errno.h>
+#include <event2/buffer.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/conf.h"
+#include "common/signame.h"
+#include "common/states.h"
+#include "proto/messages.h"
+#include "proto/slurm_json.h"
+#include "restd/restd.h"
+#include "common/common.h"
+
+#define V38 "/slurm/v0.0.38/"
+
+enum what { W_PING, W_JOBS, W_JOB, W_JOB_CANCEL, W_NODES, W_NODE, W_PARTS, W_PART };
+
+/* One request waiting on the controller. */
+struct call {
+	struct restd *r;
+	struct evhttp_request *req;
+	enum what what;
+	char name[128]; /* W_NODE, W_PART: which one */
+};
+
+static void reply_json(struct evhttp_request *req, int code, json_t *doc)
+{
+	struct evbuffer *buf = evbuffer_new();
+	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+	if (!buf || !text)
+		fatal("out of memory");
+	evbuffer_add(buf, text, strlen(text));
+	evbuffer_add(buf, "\n", 1);
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+	                  "application/json");
+	evhttp_send_reply(req, code, NULL, buf);
+	evbuffer_free(buf);
+	free(text);
+	json_decref(doc);
+}
+
+/* An answer of errors[] alone. */
+static void reply_error(struct evhttp_request *req, int code, const char *msg, int errnum)
+{
+	json_t *doc = sj_response();
+
+	sj_add_error(doc, msg, errnum);
+	reply_json(req, code, doc);
+}
+
+/* The HTTP code for one of Slurm's errors. */
+static int http_code(int rc)
+{
+	switch (rc) {
+	case ESLURM_INVALID_JOB_ID:
+	case ESLURM_INVALID_NODE_NAME:
+	case ESLURM_INVALID_PARTITION_NAME:
+		return 404;
+	case ESLURM_ACCESS_DENIED:
+		return 403;
+	case ESLURM_INVALID_ARGUMENT:
+		return 400;
+	default:
+		return 500;
+	}
+}
+
+static void add_jobs(json_t *doc, const struct job_info_resp *resp, const char *cluster)
+{
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; i < resp->jobs_count; i++)
+		json_array_append_new(a, sj_job(&resp->jobs[i], cluster));
+	json_object_set_new(doc, "jobs", a);
+}
+
+/* nodes[] (all, or the one named: 404 when there is none). */
+static int add_nodes(json_t *doc, const struct node_info_resp *resp, const char *name)
+{
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; i < resp->nodes_count; i++)
+		if (!*name || !strcmp(resp->nodes[i].name, name))
+			json_array_append_new(a, sj_node(&resp->nodes[i]));
+	json_object_set_new(doc, "nodes", a);
+	return *name && !json_array_size(a) ? -1 : 0;
+}
+
+static int add_parts(json_t *doc, const struct part_info_resp *resp, const char *name)
+{
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; i < resp->parts_count; i++)
+		if (!*name || !strcmp(resp->parts[i].name, name))
+			json_array_append_new(a, sj_partition(&resp->parts[i]));
+	json_object_set_new(doc, "partitions", a);
+	return *name && !json_array_size(a) ? -1 : 0;
+}
+
+static void answered(void *arg, int rc, const char *msg, uint16_t type, void **body)
+{
+	struct call *c = arg;
+	const char *cluster = c->r->conf->cluster_name;
+	json_t *doc;
+
+	if (rc) {
+		reply_error(c->req, http_code(rc), msg && *msg ? msg : slurm_strerror(rc),
+		            rc);
+		free(c);
+		return;
+	}
+	doc = sj_response();
+	switch (c->what) {
+	case W_PING:
+		if (type == MSG_PING_RESP)
+			json_object_set_new(doc, "pings",
+			                    json_pack("[o]", sj_ping(*body, "primary")));
+		break;
+	case W_JOBS:
+	case W_JOB:
+		if (type == MSG_JOB_INFO_RESP)
+			add_jobs(doc, *body, cluster);
+		break;
+	case W_JOB_CANCEL:
+		break;
+	case W_NODES:
+	case W_NODE:
+		if (type == MSG_NODE_INFO_RESP && add_nodes(doc, *body, c->name) < 0) {
+			json_decref(doc);
+			reply_error(c->req, 404, "Invalid node name specified",
+			            ESLURM_INVALID_NODE_NAME);
+			free(c);
+			return;
+		}
+		break;
+	case W_PARTS:
+	case W_PART:
+		if (type == MSG_PART_INFO_RESP && add_parts(doc, *body, c->name) < 0) {
+			json_decref(doc);
+			reply_error(c->req, 404, "Invalid partition name specified",
+			            ESLURM_INVALID_PARTITION_NAME);
+			free(c);
+			return;
+		}
+		break;
+	}
+	reply_json(c->req, 200, doc);
+	free(c);
+}
+
+/* "123" as a job id; 0 when it is not one. */
+static uint32_t job_id_of(const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return 0;
+	v = strtoul(s, &end, 10);
+	return *end || !v || v >= NO_VAL ? 0 : (uint32_t)v;
+}
+
+/* The value of key in the request's query string, copied to out. */
+static int query_value(struct evhttp_request *req, const char *key, char *out, size_t len)
+{
+	const char *q = evhttp_uri_get_query(evhttp_request_get_evhttp_uri(req));
+	struct evkeyvalq params = {0};
+	const char *v;
+	int found = 0;
+
+	if (!q || evhttp_parse_query_str(q, &params) < 0)
+		return 0;
+	if ((v = evhttp_find_header(&params, key)) && strlen(v) < len) {
+		snprintf(out, len, "%s", v);
+		found = 1;
+	}
+	evhttp_clear_headers(&params);
+	return found;
+}
+
+/* Which call path (below the version's prefix) and method ask for; the request
+ * body to send in *type and *body.  Returns 0, or an HTTP code with *why and
+ * Slurm's error number in *errnum. */
+static int parse_call(struct evhttp_request *req, const char *path, struct call *c,
+                      uint16_t *type, void **body, const char **why, int *errnum)
+{
+	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
+	const char *slash = strchr(path, '/');
+	size_t head = slash ? (size_t)(slash - path) : strlen(path);
+	const char *arg = slash ? slash + 1 : "";
+	char sig[32];
+
+	*why = "Unable to find the requested path";
+	*errnum = ESLURM_NOT_SUPPORTED;
+	if (head == 4 && !strncmp(path, "ping", 4) && !*arg && cmd == EVHTTP_REQ_GET) {
+		c->what = W_PING;
+		*type = MSG_PING_REQ;
+	} else if (head == 4 && !strncmp(path, "jobs", 4) && !*arg &&
+	           cmd == EVHTTP_REQ_GET) {
+		c->what = W_JOBS;
+		*type = MSG_JOB_INFO_REQ;
+	} else if (head == 3 && !strncmp(path, "job", 3) && *arg) {
+		uint32_t id = job_id_of(arg);
+
+		if (!id) {
+			*why = "Invalid job id specified";
+			*errnum = ESLURM_INVALID_JOB_ID;
+			return 404;
+		}
+		if (cmd == EVHTTP_REQ_GET) {
+			struct job_info_req *q = msg_body_new(MSG_JOB_INFO_REQ);
+
+			q->job_ids.v = xmalloc(sizeof(*q->job_ids.v));
+			q->job_ids.v[0] = id;
+			q->job_ids.n = 1;
+			c->what = W_JOB;
+			*type = MSG_JOB_INFO_REQ;
+			*body = q;
+			return 0;
+		}
+		if (cmd == EVHTTP_REQ_DELETE) {
+			struct cancel_req *q;
+			int signo = 0;
+
+			if (query_value(req, "signal", sig, sizeof(sig)) &&
+			    (signo = signal_parse(sig)) < 0) {
+				*why = "Invalid signal";
+				*errnum = ESLURM_INVALID_ARGUMENT;
+				return 400;
+			}
+			q = msg_body_new(MSG_CANCEL_REQ);
+			q->job_id = id;
+			q->step_id = NO_VAL;
+			q->signal = (uint32_t)signo;
+			c->what = W_JOB_CANCEL;
+			*type = MSG_CANCEL_REQ;
+			*body = q;
+			return 0;
+		}
+		*why = "Method not allowed on this path";
+		return 405;
+	} else if (head == 5 && !strncmp(path, "nodes", 5) && !*arg &&
+	           cmd == EVHTTP_REQ_GET) {
+		c->what = W_NODES;
+		*type = MSG_NODE_INFO_REQ;
+	} else if (head == 4 && !strncmp(path, "node", 4) && *arg && !strchr(arg, '/') &&
+	           strlen(arg) < sizeof(c->name) && cmd == EVHTTP_REQ_GET) {
+		c->what = W_NODE;
+		snprintf(c->name, sizeof(c->name), "%s", arg);
+		*type = MSG_NODE_INFO_REQ;
+	} else if (head == 10 && !strncmp(path, "partitions", 10) && !*arg &&
+	           cmd == EVHTTP_REQ_GET) {
+		c->what = W_PARTS;
+		*type = MSG_PART_INFO_REQ;
+	} else if (head == 9 && !strncmp(path, "partition", 9) && *arg &&
+	           !strchr(arg, '/') && strlen(arg) < sizeof(c->name) &&
+	           cmd == EVHTTP_REQ_GET) {
+		c->what = W_PART;
+		snprintf(c->name, sizeof(c->name), "%s", arg);
+		*type = MSG_PART_INFO_REQ;
+	} else {
+		return 404;
+	}
+	*body = msg_body_new(*type);
+	return 0;
+}
+
+void restd_route(struct evhttp_request *req, void *arg)
+{
+	struct restd *r = arg;
+	const char *raw = evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
+	struct rest_user u;
+	const char *why = NULL;
+	char *path;
+	size_t len = 0;
+	struct call *c;
+	uint16_t type = 0;
+	void *body = NULL;
+	int code, errnum = 0;
+
+	if ((code = restd_who(r, req, &u, &why))) {
+		reply_error(req, code, why, ESLURM_ACCESS_DENIED);
+		return;
+	}
+	path = raw ? evhttp_uridecode(raw, 0, &len) : NULL;
+	if (!path || strlen(path) != len || strncmp(path, V38, strlen(V38))) {
+		reply_error(req, 404, "Unable to find the requested path",
+		            ESLURM_NOT_SUPPORTED);
+		free(path);
+		return;
+	}
+	while (len > strlen(V38) && path[len - 1] == '/')
+		path[--len] = '\0';
+	c = xcalloc(1, sizeof(*c));
+	c->r = r;
+	c->req = req;
+	code = parse_call(req, path + strlen(V38), c, &type, &body, &why, &errnum);
+	free(path);
+	if (code) {
+		reply_error(req, code, why, errnum);
+		free(c);
+		return;
+	}
+	if (relay_call(r, &u, type, body, answered, c) < 0) {
+		reply_error(req, 503, "the controller cannot be reached now",
+		            SLURM_ERROR);
+		free(c);
+	}
+}

@@ -1,0 +1,227 @@
+"""rotarestd: Slurm's REST API (slurmrestd's v0.0.38 paths and documents) on the
+cluster `rota up` starts.  On its unix socket the peer's uid is the user; on TCP
+a JWT from `scontrol token` (AuthAltTypes=auth/jwt) is.  Every request reaches
+the controller on a connection that acts for that user (MSG_ACT_AS), so a user
+can do over REST what the CLI lets them do and no more."""
+
+import http.client
+import json
+import os
+import socket
+import time
+
+from unixusers import as_user, needs_root, sbatch_as
+from wire import frame, mp, read_frame, unix_connect, unpack
+
+V38 = "/slurm/v0.0.38"
+MSG_RC = 1
+MSG_ACT_AS = 114
+ESLURM_ACCESS_DENIED = 2002
+
+
+class UnixHTTPConnection(http.client.HTTPConnection):
+    def __init__(self, path, timeout=30):
+        super().__init__("localhost", timeout=timeout)
+        self.path = path
+
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(self.timeout)
+        self.sock.connect(self.path)
+
+
+def urls(c):
+    with open(os.path.join(c.dir, "run", "rotarestd.url")) as f:
+        return f.read().split()
+
+
+def tcp_url(c):
+    return next(u for u in urls(c) if u.startswith("http://"))
+
+
+def request(conn, method, path, headers=None):
+    """(status, parsed JSON) of one request."""
+    conn.request(method, path, headers=headers or {})
+    r = conn.getresponse()
+    body = r.read()
+    assert r.getheader("Content-Type") == "application/json", body
+    return r.status, json.loads(body)
+
+
+def over_unix(c, method, path):
+    return request(UnixHTTPConnection(os.path.join(c.dir, "run", "rotarestd.sock")),
+                   method, path)
+
+
+def over_tcp(c, method, path, token=None, user=None):
+    host, port = tcp_url(c)[len("http://"):].rsplit(":", 1)
+    headers = {}
+    if token is not None:
+        headers["X-SLURM-USER-TOKEN"] = token
+    if user is not None:
+        headers["X-SLURM-USER-NAME"] = user
+    return request(http.client.HTTPConnection(host, int(port), timeout=30), method,
+                   path, headers)
+
+
+def token(c, *args):
+    p = c.run(["scontrol", "token", *args], check=True)
+    assert p.stdout.startswith("SLURM_JWT="), p.stdout
+    return p.stdout.strip()[len("SLURM_JWT="):]
+
+
+def test_documents_over_the_unix_socket(cluster):
+    """ping, jobs, job/{id}, nodes, node/{name}, partitions in Slurm's shapes,
+    the same facts squeue and sinfo print."""
+    st, doc = over_unix(cluster, "GET", V38 + "/ping")
+    assert st == 200 and doc["errors"] == []
+    assert doc["meta"]["plugin"]["type"] == "openapi/v0.0.38"
+    assert doc["meta"]["Slurm"]["release"] == "22.05.8"
+    assert doc["pings"][0]["ping"] == "UP"
+
+    held = cluster.sbatch("-H", "-J", "rest-held", "--wrap", "true")
+    st, doc = over_unix(cluster, "GET", V38 + "/jobs/")
+    assert st == 200
+    job = next(j for j in doc["jobs"] if j["job_id"] == held)
+    assert job["job_state"] == "PENDING" and job["name"] == "rest-held"
+    assert job["user_name"] == "root" and job["user_id"] == 0
+    assert job["state_reason"] == "JobHeldUser" and job["priority"] == 0
+    assert job["partition"] == "debug" and job["batch_flag"] is True
+    st, doc = over_unix(cluster, "GET", f"{V38}/job/{held}")
+    assert st == 200 and [j["job_id"] for j in doc["jobs"]] == [held]
+
+    sinfo = cluster.run(["sinfo", "-h", "-N", "-o", "%N %t %c"], check=True).stdout
+    want = {ln.split()[0]: (ln.split()[1], int(ln.split()[2])) for ln in sinfo.splitlines()}
+    st, doc = over_unix(cluster, "GET", V38 + "/nodes")
+    assert st == 200
+    assert {n["name"]: (n["state"], n["cpus"]) for n in doc["nodes"]} == \
+        {k: ("idle" if v[0] == "idle" else v[0], v[1]) for k, v in want.items()}
+    st, doc = over_unix(cluster, "GET", V38 + "/node/node02")
+    assert st == 200 and [n["name"] for n in doc["nodes"]] == ["node02"]
+    assert doc["nodes"][0]["partitions"] == ["debug"]
+    st, doc = over_unix(cluster, "GET", V38 + "/partitions")
+    assert st == 200
+    part = doc["partitions"][0]
+    assert part["name"] == "debug" and part["nodes"] == "node[01-04]"
+    assert part["total_nodes"] == 4 and "default" in part["flags"]
+    cluster.run(["scancel", str(held)], check=True)
+
+
+def test_errors_in_slurms_shape(cluster):
+    st, doc = over_unix(cluster, "GET", V38 + "/job/999999")
+    assert st == 404 and doc["errors"][0]["error_number"] == 2017
+    st, doc = over_unix(cluster, "GET", V38 + "/node/nosuchnode")
+    assert st == 404 and doc["errors"][0]["error_number"] == 2018
+    st, doc = over_unix(cluster, "GET", V38 + "/partition/nosuch")
+    assert st == 404 and doc["errors"][0]["error_number"] == 2000
+    st, doc = over_unix(cluster, "GET", V38 + "/no/such/path")
+    assert st == 404 and doc["errors"][0]["error"]
+    st, doc = over_unix(cluster, "GET", "/slurm/v0.0.99/ping")
+    assert st == 404
+    st, doc = over_unix(cluster, "DELETE", V38 + "/job/1?signal=NOSUCHSIG")
+    assert st == 400 and doc["errors"][0]["error"] == "Invalid signal"
+    st, doc = over_unix(cluster, "DELETE", V38 + "/jobs")
+    assert st == 404
+
+
+def test_delete_cancels_and_signals(cluster):
+    job = cluster.sbatch("-o", "/dev/null", "--wrap", "sleep 300")
+    cluster.wait_for(lambda: cluster.job_field(job, "JobState") == "RUNNING", what="running")
+    st, doc = over_unix(cluster, "DELETE", f"{V38}/job/{job}?signal=SIGCONT")
+    assert st == 200 and doc["errors"] == []
+    assert cluster.job_field(job, "JobState") == "RUNNING"
+    st, doc = over_unix(cluster, "DELETE", f"{V38}/job/{job}")
+    assert st == 200 and doc["errors"] == []
+    cluster.wait_for(lambda: cluster.job_field(job, "JobState") == "CANCELLED", what="cancelled")
+
+
+def test_tokens_over_tcp(cluster):
+    """No token, a forged one, an expired one: 401 with the reason; a good one
+    is its user."""
+    st, doc = over_tcp(cluster, "GET", V38 + "/ping")
+    assert st == 401 and "X-SLURM-USER-TOKEN" in doc["errors"][0]["error"]
+    t = token(cluster)
+    st, doc = over_tcp(cluster, "GET", V38 + "/ping", t)
+    assert st == 200 and doc["pings"][0]["ping"] == "UP"
+    head, claims, sig = t.split(".")
+    st, doc = over_tcp(cluster, "GET", V38 + "/ping", f"{head}.{claims}.{sig[:-2]}AA")
+    assert st == 401 and "signature" in doc["errors"][0]["error"]
+    none_alg = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0"  # {"alg":"none","typ":"JWT"}
+    st, doc = over_tcp(cluster, "GET", V38 + "/ping", f"{none_alg}.{claims}.")
+    assert st == 401
+    short = token(cluster, "lifespan=1")
+    time.sleep(2.2)
+    st, doc = over_tcp(cluster, "GET", V38 + "/ping", short)
+    assert st == 401 and "expired" in doc["errors"][0]["error"]
+    p = cluster.run(["scontrol", "token", "lifespan=-5"])
+    assert p.returncode == 1 and "Invalid lifespan" in p.stderr
+    p = cluster.run(["scontrol", "token", "username=no_such_user_here"])
+    assert p.returncode == 1 and "Unable to fetch JWT token" in p.stderr
+
+
+@needs_root
+def test_users_can_do_over_rest_what_the_cli_lets_them(cluster, users):
+    """a's job: b cannot cancel it, over the unix socket (its uid) or with its
+    token; a can.  b's token does not let b act as a; root's does."""
+    from unixusers import user_work
+    a, b = users["a"], users["b"]
+    cluster.work = user_work()
+    job = sbatch_as(cluster, a, "-o /dev/null --wrap 'sleep 300'")
+    tb = token(cluster, f"username={b.name}")
+    st, doc = over_tcp(cluster, "DELETE", f"{V38}/job/{job}", tb)
+    assert st == 403 and doc["errors"][0]["error_number"] == ESLURM_ACCESS_DENIED
+    st, doc = over_tcp(cluster, "DELETE", f"{V38}/job/{job}", tb, user=a.name)
+    assert st == 401
+    # b over the unix socket, as b's own process
+    script = (
+        "import http.client, socket, sys\n"
+        "c = http.client.HTTPConnection('localhost')\n"
+        "s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); c.sock = s\n"
+        f"c.request('DELETE', '{V38}/job/{job}')\n"
+        "print(c.getresponse().status)\n")
+    sock = os.path.join(cluster.dir, "run", "rotarestd.sock")
+    p = as_user(cluster, b, f"/usr/bin/python3 -c \"$S\" {sock}", env={"S": script})
+    assert p.stdout.strip() == "403", p.stdout + p.stderr
+    assert cluster.job_field(job, "JobState") in ("PENDING", "RUNNING")
+    # a user cannot get a token for another
+    p = as_user(cluster, b, f"scontrol token username={a.name}")
+    assert p.returncode == 1 and "Unable to fetch JWT token" in p.stderr
+    # a, with a token of a's own
+    p = as_user(cluster, a, "scontrol token")
+    assert p.returncode == 0, p.stderr
+    ta = p.stdout.strip()[len("SLURM_JWT="):]
+    st, doc = over_tcp(cluster, "GET", f"{V38}/job/{job}", ta)
+    assert st == 200 and doc["jobs"][0]["user_name"] == a.name
+    # root's token may name the user it acts for
+    st, doc = over_tcp(cluster, "DELETE", f"{V38}/job/{job}", token(cluster), user=a.name)
+    assert st == 200, doc
+    cluster.wait_for(lambda: cluster.job_field(job, "JobState") == "CANCELLED", what="cancelled")
+
+
+@needs_root
+def test_only_a_trusted_daemon_may_act_for_a_user(cluster, users):
+    """MSG_ACT_AS from an ordinary user is refused; once a root connection acts
+    for a user, it is that user for good (no second switch back to root)."""
+    a = users["a"]
+    script = (
+        "import socket, struct, sys\n"
+        "s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])\n"
+        "body = bytes([0x82, 0xa3]) + b'uid' + bytes([0]) + bytes([0xa3]) + b'gid'"
+        " + bytes([0])\n"
+        "s.sendall(b'ROTA' + struct.pack('!HHI', 1, 114, len(body)) + body)\n"
+        "h = s.recv(12); n = struct.unpack('!I', h[8:])[0]\n"
+        "print(h[6:8].hex(), s.recv(n).hex())\n")
+    sock = os.path.join(cluster.dir, "state", "rotactld.sock")
+    p = as_user(cluster, a, f"/usr/bin/python3 -c \"$S\" {sock}", env={"S": script})
+    rtype, body = p.stdout.split()
+    assert int(rtype, 16) == MSG_RC, p.stdout + p.stderr
+    assert unpack(bytes.fromhex(body))["rc"] == ESLURM_ACCESS_DENIED
+
+    s = unix_connect(cluster)
+    s.sendall(frame(MSG_ACT_AS, mp({"uid": a.uid, "gid": a.gid})))
+    t, body = read_frame(s)
+    assert t == MSG_RC and unpack(body).get("rc", 0) == 0
+    s.sendall(frame(MSG_ACT_AS, mp({"uid": 0, "gid": 0})))
+    t, body = read_frame(s)
+    assert t == MSG_RC and unpack(body)["rc"] == ESLURM_ACCESS_DENIED
+    s.close()
