@@ -44,7 +44,8 @@ static void usage(FILE *f)
 	fprintf(f,
 	        "Usage: scontrol [<OPTION>] [<COMMAND>]\n"
 	        "  Options: -d (details), -h (help), -o (one line per record),\n"
-	        "           -Q (quiet), -v (verbose), -V (version)\n"
+	        "           -Q (quiet), -v (verbose), -V (version),\n"
+	        "           --json (show job|node|partition as JSON)\n"
 	        "  Commands: ping, show <ENTITY> [<ID>], hold|uhold|release <job_list>,\n"
 	        "            requeue [Incomplete] <job_list>, requeuehold <job_list>,\n"
 	        "            update JobId=<id> <Key>=<Value>...,\n"
@@ -896,7 +897,7 @@ static int interactive(struct scontrol_opts *o)
 	return rc;
 }
 
-enum { OPT_IGNORE = 1000, OPT_USAGE };
+enum { OPT_IGNORE = 1000, OPT_USAGE, OPT_JSON, OPT_YAML };
 
 int cmd_scontrol(int argc, char **argv)
 {
@@ -908,6 +909,7 @@ int cmd_scontrol(int argc, char **argv)
 	    {"future", no_argument, 0, 'F'},
 	    {"help", no_argument, 0, 'h'},
 	    {"hide", no_argument, 0, OPT_IGNORE},
+	    {"json", no_argument, 0, OPT_JSON},
 	    {"local", no_argument, 0, OPT_IGNORE},
 	    {"oneliner", no_argument, 0, 'o'},
 	    {"quiet", no_argument, 0, 'Q'},
@@ -916,6 +918,7 @@ int cmd_scontrol(int argc, char **argv)
 	    {"usage", no_argument, 0, OPT_USAGE},
 	    {"verbose", no_argument, 0, 'v'},
 	    {"version", no_argument, 0, 'V'},
+	    {"yaml", no_argument, 0, OPT_YAML},
 	    {0, 0, 0, 0},
 	};
 	struct scontrol_opts o = {0};
@@ -939,6 +942,12 @@ int cmd_scontrol(int argc, char **argv)
 		case 'v':
 			o.verbose++;
 			break;
+		case OPT_JSON:
+			o.json = 1;
+			break;
+		case OPT_YAML:
+			cli_error("--yaml is not supported, use --json");
+			return 1;
 		case 'V':
 			fmt_print_version();
 		case 'a':

@@ -12,6 +12,7 @@ struct scontrol_opts {
 	int oneliner; /* -o */
 	int quiet;    /* -Q */
 	int verbose;  /* -v count */
+	int json;     /* --json: show job|node|partition as Slurm's document */
 };
 
 /* `scontrol show ENTITY [ID]`: argv[0] is the entity (or "entity=ID").

@@ -30,6 +30,7 @@
 #include "proto/auth.h"
 #include "proto/client.h"
 #include "proto/messages.h"
+#include "proto/slurm_json.h"
 #include "proto/net.h"
 #include "common/common.h"
 
@@ -363,6 +364,37 @@ static int holds_task(const struct job_info *j, uint32_t task)
 	return j->array_task_id == task;
 }
 
+/* --json: the records shown go into one document of Slurm's v0.0.38 shape
+ * (proto/slurm_json.h), the one rotarestd answers, printed at the end. */
+static json_t *json_doc;
+
+static json_t *json_list(const struct scontrol_opts *o, const char *key)
+{
+	json_t *a;
+
+	if (!json_doc)
+		json_doc = sj_response();
+	if (!(a = json_object_get(json_doc, key))) {
+		a = json_array();
+		json_object_set_new(json_doc, key, a);
+	}
+	return a;
+}
+
+static void json_print(const struct scontrol_opts *o, const char *key)
+{
+	char *text;
+
+	json_list(o, key); /* an empty list when nothing matched */
+	text = json_dumps(json_doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (!text)
+		fatal("out of memory");
+	printf("%s\n", text);
+	free(text);
+	json_decref(json_doc);
+	json_doc = NULL;
+}
+
 static int show_jobs(const struct scontrol_opts *o, const char *id_str)
 {
 	struct job_info_req req = {0};
@@ -395,7 +427,12 @@ static int show_jobs(const struct scontrol_opts *o, const char *id_str)
 		if (task != NO_VAL && (resp->jobs[i].array_job_id != id ||
 		                       !holds_task(&resp->jobs[i], task)))
 			continue;
-		print_job(stdout, o, &resp->jobs[i], now);
+		if (o->json)
+			json_array_append_new(
+			    json_list(o, "jobs"),
+			    sj_job(&resp->jobs[i], cli_conf()->cluster_name));
+		else
+			print_job(stdout, o, &resp->jobs[i], now);
 		shown++;
 	}
 	msg_body_free(type, body);
@@ -404,7 +441,9 @@ static int show_jobs(const struct scontrol_opts *o, const char *id_str)
 		        slurm_strerror(ESLURM_INVALID_JOB_ID));
 		return 1;
 	}
-	if (!shown)
+	if (o->json)
+		json_print(o, "jobs");
+	else if (!shown)
 		printf("No jobs in the system\n");
 	return 0;
 }
@@ -513,6 +552,14 @@ static void print_node(FILE *f, const struct scontrol_opts *o, const struct node
 	end_record(f, o);
 }
 
+static void show_node(const struct scontrol_opts *o, const struct node_info *n)
+{
+	if (o->json)
+		json_array_append_new(json_list(o, "nodes"), sj_node(n));
+	else
+		print_node(stdout, o, n);
+}
+
 static int show_nodes(const struct scontrol_opts *o, const char *names_expr)
 {
 	struct empty_msg req = {0};
@@ -535,8 +582,8 @@ static int show_nodes(const struct scontrol_opts *o, const char *names_expr)
 	resp = body;
 	if (!names_expr) {
 		for (uint32_t i = 0; i < resp->nodes_count; i++)
-			print_node(stdout, o, &resp->nodes[i]);
-		if (!resp->nodes_count)
+			show_node(o, &resp->nodes[i]);
+		if (!resp->nodes_count && !o->json)
 			printf("No nodes in the system\n");
 	}
 	for (size_t k = 0; k < nnames; k++) {
@@ -546,7 +593,7 @@ static int show_nodes(const struct scontrol_opts *o, const char *names_expr)
 		     i < resp->nodes_count && strcmp(resp->nodes[i].name, names[k]); i++)
 			;
 		if (i < resp->nodes_count) {
-			print_node(stdout, o, &resp->nodes[i]);
+			show_node(o, &resp->nodes[i]);
 		} else {
 			fprintf(stderr, "Node %s not found\n", names[k]);
 			rc = 1;
@@ -554,6 +601,8 @@ static int show_nodes(const struct scontrol_opts *o, const char *names_expr)
 	}
 	hostlist_free(names);
 	msg_body_free(type, body);
+	if (o->json)
+		json_print(o, "nodes");
 	return rc;
 }
 
@@ -677,9 +726,14 @@ static int show_parts(const struct scontrol_opts *o, const char *name)
 	for (uint32_t i = 0; i < resp->parts_count; i++) {
 		if (name && strcmp(resp->parts[i].name, name))
 			continue;
-		print_part(stdout, o, &resp->parts[i],
-		           ntype == MSG_NODE_INFO_RESP ? (struct node_info_resp *)nbody
-		                                       : NULL);
+		if (o->json)
+			json_array_append_new(json_list(o, "partitions"),
+			                      sj_partition(&resp->parts[i]));
+		else
+			print_part(stdout, o, &resp->parts[i],
+			           ntype == MSG_NODE_INFO_RESP
+			               ? (struct node_info_resp *)nbody
+			               : NULL);
 		shown++;
 	}
 	msg_body_free(type, body);
@@ -689,7 +743,9 @@ static int show_parts(const struct scontrol_opts *o, const char *name)
 		fprintf(stderr, "Partition %s not found\n", name);
 		return 1;
 	}
-	if (!shown)
+	if (o->json)
+		json_print(o, "partitions");
+	else if (!shown)
 		printf("No partitions in the system\n");
 	return 0;
 }
@@ -1096,7 +1152,14 @@ int scontrol_show(const struct scontrol_opts *o, int argc, char **argv)
 	} else if (argc > 1) {
 		id = argv[1];
 	}
-	if (!strcasecmp(entity, "jobid") || scontrol_abbrev(entity, "jobs", 1)) {
+	if (o->json &&
+	    !(!strcasecmp(entity, "jobid") || scontrol_abbrev(entity, "jobs", 1) ||
+	      scontrol_abbrev(entity, "nodes", 1) || !strcasecmp(entity, "nodename") ||
+	      scontrol_abbrev(entity, "partitions", 1) ||
+	      !strcasecmp(entity, "partitionname"))) {
+		fprintf(stderr, "--json: only show job, node and partition print JSON\n");
+		rc = 1;
+	} else if (!strcasecmp(entity, "jobid") || scontrol_abbrev(entity, "jobs", 1)) {
 		rc = show_jobs(o, id);
 	} else if (scontrol_abbrev(entity, "nodes", 1) ||
 	           !strcasecmp(entity, "nodename")) {

@@ -31,6 +31,7 @@
 #include "common/timefmt.h"
 #include "common/uid.h"
 #include "proto/messages.h"
+#include "proto/slurm_json.h"
 #include "common/common.h"
 
 #define SINFO_DEFAULT_FMT      "%P %.5a %.10l %.6D %.6t %N"
@@ -942,31 +943,19 @@ static void auto_widths(struct fmt_layout *layout, const struct sinfo_data *d,
 
 /* ---- JSON ---- */
 
-static json_t *json_member(const struct rota_type *t, const void *obj, const char *key)
-{
-	char *text = codec_to_json(t, obj, 0);
-	json_t *root, *v;
-
-	if (!text)
-		fatal("out of memory");
-	root = json_loads(text, 0, NULL);
-	free(text);
-	if (!root)
-		fatal("cannot re-read JSON");
-	v = json_incref(json_object_get(root, key));
-	json_decref(root);
-	return v ? v : json_array();
-}
-
+/* --json: Slurm's v0.0.38 document: the nodes and partitions rotarestd's GET
+ * nodes and partitions answer (proto/slurm_json.h). */
 static void print_json(const struct sinfo_data *d)
 {
-	json_t *root = json_object();
+	json_t *root = sj_response(), *nodes = json_array(), *parts = json_array();
 	char *s;
 
-	json_object_set_new(root, "nodes",
-	                    json_member(&node_info_resp_type, d->nodes, "nodes"));
-	json_object_set_new(root, "partitions",
-	                    json_member(&part_info_resp_type, d->parts, "parts"));
+	for (uint32_t i = 0; i < d->nodes->nodes_count; i++)
+		json_array_append_new(nodes, sj_node(&d->nodes->nodes[i]));
+	for (uint32_t i = 0; i < d->parts->parts_count; i++)
+		json_array_append_new(parts, sj_partition(&d->parts->parts[i]));
+	json_object_set_new(root, "nodes", nodes);
+	json_object_set_new(root, "partitions", parts);
 	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	if (!s)
 		fatal("out of memory");

@@ -24,6 +24,7 @@
 #include "common/timefmt.h"
 #include "common/uid.h"
 #include "proto/messages.h"
+#include "proto/slurm_json.h"
 #include "proto/joblist.h"
 #include "common/common.h"
 
@@ -476,17 +477,28 @@ static uint64_t sort_tiebreak(const void *row)
  * the listing still reachable at exit */
 static void *volatile kept_until_exit;
 
+/* --json: Slurm's v0.0.38 document, the one rotarestd's GET jobs answers
+ * (proto/slurm_json.h). */
 static int print_json(const struct squeue_opts *o)
 {
 	struct job_info_resp *resp = load_jobs(o);
-	char *json;
+	const char *cluster = cli_conf()->cluster_name;
+	json_t *doc, *jobs;
+	char *text;
 
 	if (!resp)
 		return 1;
-	if (!(json = codec_to_json(&job_info_resp_type, resp, 2)))
+	doc = sj_response();
+	jobs = json_array();
+	for (uint32_t i = 0; i < resp->jobs_count; i++)
+		json_array_append_new(jobs, sj_job(&resp->jobs[i], cluster));
+	json_object_set_new(doc, "jobs", jobs);
+	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (!text)
 		fatal("out of memory");
-	printf("%s\n", json);
-	free(json);
+	printf("%s\n", text);
+	free(text);
+	json_decref(doc);
 	msg_body_free(MSG_JOB_INFO_RESP, resp);
 	return 0;
 }

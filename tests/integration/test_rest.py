@@ -225,3 +225,38 @@ def test_only_a_trusted_daemon_may_act_for_a_user(cluster, users):
     t, body = read_frame(s)
     assert t == MSG_RC and unpack(body)["rc"] == ESLURM_ACCESS_DENIED
     s.close()
+
+
+def test_cli_json_is_the_rest_document(cluster):
+    """squeue --json, sinfo --json and scontrol --json show job|node|partition
+    print the documents rotarestd answers (one encoder)."""
+    held = cluster.sbatch("-H", "-J", "json-held", "--wrap", "true")
+    volatile = ("cpu_load", "free_memory")
+
+    def steady(nodes):
+        return [{k: v for k, v in n.items() if k not in volatile} for n in nodes]
+
+    def cli(*args):
+        return json.loads(cluster.run(list(args), check=True).stdout)
+
+    q = cli("squeue", "--json")
+    st, r = over_unix(cluster, "GET", V38 + "/jobs")
+    assert st == 200 and q == r and any(j["job_id"] == held for j in q["jobs"])
+    q = cli("scontrol", "--json", "show", "job", str(held))
+    st, r = over_unix(cluster, "GET", f"{V38}/job/{held}")
+    assert q == r and q["jobs"][0]["name"] == "json-held"
+    q = cli("sinfo", "--json")
+    _, rn = over_unix(cluster, "GET", V38 + "/nodes")
+    _, rp = over_unix(cluster, "GET", V38 + "/partitions")
+    assert q["meta"] == rn["meta"] and q["errors"] == []
+    assert steady(q["nodes"]) == steady(rn["nodes"]) and q["partitions"] == rp["partitions"]
+    q = cli("scontrol", "--json", "show", "node", "node03")
+    _, r = over_unix(cluster, "GET", V38 + "/node/node03")
+    assert steady(q["nodes"]) == steady(r["nodes"]) and len(q["nodes"]) == 1
+    q = cli("scontrol", "--json", "show", "partition")
+    assert q["partitions"] == rp["partitions"]
+    p = cluster.run(["scontrol", "--json", "show", "config"])
+    assert p.returncode == 1 and "--json" in p.stderr
+    p = cluster.run(["scontrol", "--yaml", "show", "job"])
+    assert p.returncode == 1 and "--yaml is not supported" in p.stderr
+    cluster.run(["scancel", str(held)], check=True)
