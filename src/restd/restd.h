@@ -61,6 +61,12 @@ int relay_call(struct restd *r, const struct rest_user *u, uint16_t type, void *
 /* At exit: every call still waiting gets done(SLURM_ERROR). */
 void relay_stop_all(struct restd *r);
 
+/* POST job/submit's body as a submission for u (submit.c): 0 and *ret
+ * (msg_body_new'd), or Slurm's error number with *why. */
+struct job_desc;
+int restd_submit_desc(const char *body, size_t len, const struct rest_user *u,
+                      struct job_desc **ret, const char **why);
+
 /* The HTTP side (routes.c): every request goes through here. */
 void restd_route(struct evhttp_request *req, void *arg);
 

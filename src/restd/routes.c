@@ -19,7 +19,17 @@
 
 #define V38 "/slurm/v0.0.38/"
 
-enum what { W_PING, W_JOBS, W_JOB, W_JOB_CANCEL, W_NODES, W_NODE, W_PARTS, W_PART };
+enum what {
+	W_PING,
+	W_JOBS,
+	W_JOB,
+	W_JOB_CANCEL,
+	W_SUBMIT,
+	W_NODES,
+	W_NODE,
+	W_PARTS,
+	W_PART
+};
 
 /* One request waiting on the controller. */
 struct call {
@@ -130,6 +140,15 @@ static void answered(void *arg, int rc, const char *msg, uint16_t type, void **b
 		break;
 	case W_JOB_CANCEL:
 		break;
+	case W_SUBMIT:
+		if (type == MSG_SUBMIT_RESP) {
+			const struct submit_resp *sr = *body;
+			json_object_set_new(doc, "job_id", json_integer(sr->job_id));
+			json_object_set_new(doc, "step_id", json_string("BATCH"));
+			json_object_set_new(doc, "job_submit_user_msg",
+			                    json_string(sr->msg ? sr->msg : ""));
+		}
+		break;
 	case W_NODES:
 	case W_NODE:
 		if (type == MSG_NODE_INFO_RESP && add_nodes(doc, *body, c->name) < 0) {
@@ -188,8 +207,9 @@ static int query_value(struct evhttp_request *req, const char *key, char *out, s
 /* Which call path (below the version's prefix) and method ask for; the request
  * body to send in *type and *body.  Returns 0, or an HTTP code with *why and
  * Slurm's error number in *errnum. */
-static int parse_call(struct evhttp_request *req, const char *path, struct call *c,
-                      uint16_t *type, void **body, const char **why, int *errnum)
+static int parse_call(struct evhttp_request *req, const struct rest_user *u,
+                      const char *path, struct call *c, uint16_t *type, void **body,
+                      const char **why, int *errnum)
 {
 	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
 	const char *slash = strchr(path, '/');
@@ -206,6 +226,27 @@ static int parse_call(struct evhttp_request *req, const char *path, struct call 
 	           cmd == EVHTTP_REQ_GET) {
 		c->what = W_JOBS;
 		*type = MSG_JOB_INFO_REQ;
+	} else if (head == 3 && !strncmp(path, "job", 3) && !strcmp(arg, "submit")) {
+		struct evbuffer *in = evhttp_request_get_input_buffer(req);
+		size_t n = evbuffer_get_length(in);
+		struct job_desc *d = NULL;
+		char *text;
+
+		if (cmd != EVHTTP_REQ_POST) {
+			*why = "Method not allowed on this path";
+			return 405;
+		}
+		text = xmalloc(n + 1);
+		evbuffer_copyout(in, text, n);
+		text[n] = '\0';
+		*errnum = restd_submit_desc(text, n, u, &d, why);
+		free(text);
+		if (*errnum)
+			return 400;
+		c->what = W_SUBMIT;
+		*type = MSG_SUBMIT_REQ;
+		*body = d;
+		return 0;
 	} else if (head == 3 && !strncmp(path, "job", 3) && *arg) {
 		uint32_t id = job_id_of(arg);
 
@@ -301,7 +342,7 @@ void restd_route(struct evhttp_request *req, void *arg)
 	c = xcalloc(1, sizeof(*c));
 	c->r = r;
 	c->req = req;
-	code = parse_call(req, path + strlen(V38), c, &type, &body, &why, &errnum);
+	code = parse_call(req, &u, path + strlen(V38), c, &type, &body, &why, &errnum);
 	free(path);
 	if (code) {
 		reply_error(req, code, why, errnum);

@@ -39,29 +39,33 @@ def tcp_url(c):
     return next(u for u in urls(c) if u.startswith("http://"))
 
 
-def request(conn, method, path, headers=None):
+def request(conn, method, path, headers=None, body=None):
     """(status, parsed JSON) of one request."""
-    conn.request(method, path, headers=headers or {})
+    conn.request(method, path, body=body, headers=headers or {})
     r = conn.getresponse()
     body = r.read()
     assert r.getheader("Content-Type") == "application/json", body
     return r.status, json.loads(body)
 
 
-def over_unix(c, method, path):
+def over_unix(c, method, path, body=None):
+    if body is not None and not isinstance(body, (str, bytes)):
+        body = json.dumps(body)
     return request(UnixHTTPConnection(os.path.join(c.dir, "run", "rotarestd.sock")),
-                   method, path)
+                   method, path, body=body)
 
 
-def over_tcp(c, method, path, token=None, user=None):
+def over_tcp(c, method, path, token=None, user=None, body=None):
     host, port = tcp_url(c)[len("http://"):].rsplit(":", 1)
     headers = {}
     if token is not None:
         headers["X-SLURM-USER-TOKEN"] = token
     if user is not None:
         headers["X-SLURM-USER-NAME"] = user
+    if body is not None:
+        body = json.dumps(body)
     return request(http.client.HTTPConnection(host, int(port), timeout=30), method,
-                   path, headers)
+                   path, headers, body)
 
 
 def token(c, *args):
@@ -260,3 +264,58 @@ def test_cli_json_is_the_rest_document(cluster):
     p = cluster.run(["scontrol", "--yaml", "show", "job"])
     assert p.returncode == 1 and "--yaml is not supported" in p.stderr
     cluster.run(["scancel", str(held)], check=True)
+
+
+def test_submit(cluster):
+    """POST job/submit runs the script as the user, where it says, with the
+    environment it gives; what Rota cannot honour is refused by name."""
+    out = cluster.work / "rest.out"
+    job = {"name": "from-rest", "current_working_directory": str(cluster.work),
+           "standard_output": str(out), "environment": {"PATH": "/bin:/usr/bin",
+                                                         "GREETING": "hello"},
+           "tasks": 1, "time_limit": 5}
+    st, doc = over_unix(cluster, "POST", V38 + "/job/submit",
+                        {"script": "#!/bin/sh\necho $GREETING $SLURM_JOB_NAME $(id -un)\n",
+                         "job": job})
+    assert st == 200 and doc["errors"] == [], doc
+    jid = doc["job_id"]
+    assert isinstance(jid, int) and doc["step_id"] == "BATCH"
+    assert cluster.wait_job(jid) == "COMPLETED"
+    assert out.read_text() == "hello from-rest root\n"
+    assert cluster.job_field(jid, "TimeLimit") == "00:05:00"
+
+    def refused(body, code, errnum, words):
+        st, doc = over_unix(cluster, "POST", V38 + "/job/submit", body)
+        assert st == code and doc["errors"][0]["error_number"] == errnum, doc
+        assert words in doc["errors"][0]["error"], doc
+
+    script = "#!/bin/sh\ntrue\n"
+    refused({"script": script, "job": {"name": "x"}}, 400, 2078, "environment")
+    refused({"script": "echo no shebang", "job": job}, 400, 2071, "#!")
+    refused({"script": script, "job": dict(job, burst_buffer="x")}, 400, 2071,
+            "burst_buffer is not supported")
+    refused({"script": script, "job": dict(job, tasks="many")}, 400, 2071,
+            "tasks: invalid value")
+    refused({"job": job}, 400, 2009, "script")
+    refused("{not json", 400, 2071, "not a JSON object")
+    st, doc = over_unix(cluster, "POST", V38 + "/job/submit",
+                        {"script": script, "job": dict(job, partition="nosuch")})
+    assert st >= 400 and doc["errors"][0]["error_number"] == 2000, doc
+    st, doc = over_unix(cluster, "GET", V38 + "/job/submit")
+    assert st == 405
+
+
+@needs_root
+def test_submit_as_the_tokens_user(cluster, users):
+    from unixusers import user_work
+    a = users["a"]
+    work = user_work()
+    st, doc = over_tcp(cluster, "POST", V38 + "/job/submit", token(cluster, f"username={a.name}"),
+                       body={"script": "#!/bin/sh\nid -un > who\n",
+                             "job": {"current_working_directory": work,
+                                     "environment": {"PATH": "/bin:/usr/bin"}}})
+    assert st == 200, doc
+    assert cluster.wait_job(doc["job_id"]) == "COMPLETED"
+    who = os.path.join(work, "who")
+    assert open(who).read() == a.name + "\n"
+    assert os.stat(who).st_uid == a.uid
