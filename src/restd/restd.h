@@ -67,6 +67,10 @@ struct job_desc;
 int restd_submit_desc(const char *body, size_t len, const struct rest_user *u,
                       struct job_desc **ret, const char **why);
 
+/* GET /metrics (metrics.c): Prometheus' text format, as u sees the cluster. */
+void restd_metrics(struct restd *r, struct evhttp_request *req,
+                   const struct rest_user *u);
+
 /* The HTTP side (routes.c): every request goes through here. */
 void restd_route(struct evhttp_request *req, void *arg);
 

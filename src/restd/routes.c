@@ -331,6 +331,12 @@ void restd_route(struct evhttp_request *req, void *arg)
 		return;
 	}
 	path = raw ? evhttp_uridecode(raw, 0, &len) : NULL;
+	if (path && !strcmp(path, "/metrics") &&
+	    evhttp_request_get_command(req) == EVHTTP_REQ_GET) {
+		free(path);
+		restd_metrics(r, req, &u);
+		return;
+	}
 	if (!path || strlen(path) != len || strncmp(path, V38, strlen(V38))) {
 		reply_error(req, 404, "Unable to find the requested path",
 		            ESLURM_NOT_SUPPORTED);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include "common/conf.h"
@@ -83,9 +84,13 @@ int restd_who(struct restd *r, struct evhttp_request *req, struct rest_user *u,
 	struct evkeyvalq *h = evhttp_request_get_input_headers(req);
 	const char *token = evhttp_find_header(h, "X-SLURM-USER-TOKEN");
 	const char *name = evhttp_find_header(h, "X-SLURM-USER-NAME");
+	const char *bearer = evhttp_find_header(h, "Authorization");
 	struct ucred cred;
 	struct passwd *pw;
 
+	/* Prometheus and most HTTP clients send a token this way */
+	if (!token && bearer && !strncasecmp(bearer, "Bearer ", 7))
+		token = bearer + 7;
 	if (token)
 		return by_token(r, token, name, u, why);
 	if (peer_cred(req, &cred) < 0) {

@@ -319,3 +319,57 @@ def test_submit_as_the_tokens_user(cluster, users):
     who = os.path.join(work, "who")
     assert open(who).read() == a.name + "\n"
     assert os.stat(who).st_uid == a.uid
+
+
+def scrape(conn, headers=None):
+    conn.request("GET", "/metrics", headers=headers or {})
+    r = conn.getresponse()
+    text = r.read().decode()
+    assert r.status == 200, text
+    assert r.getheader("Content-Type").startswith("text/plain"), r.getheader("Content-Type")
+    values = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            key, v = line.rsplit(" ", 1)
+            values[key] = float(v)
+    return values
+
+
+def test_metrics_match_squeue_and_sinfo(cluster):
+    """/metrics in the Slurm exporter's names: the same counts as squeue and
+    sinfo on the same cluster, over the unix socket and with a bearer token."""
+    held = [cluster.sbatch("-H", "--wrap", "true") for _ in range(3)]
+    run = cluster.sbatch("-o", "/dev/null", "-c", "2", "--wrap", "sleep 300")
+    cluster.wait_for(lambda: cluster.job_field(run, "JobState") == "RUNNING",
+                     what="running")
+    m = scrape(UnixHTTPConnection(os.path.join(cluster.dir, "run", "rotarestd.sock")))
+
+    def count(*args):
+        return len(cluster.run(["squeue", "-h", *args], check=True).stdout.splitlines())
+
+    assert m["slurm_queue_pending"] == count("-t", "PD") == 3
+    assert m["slurm_queue_running"] == count("-t", "R") == 1
+    assert m['rota_jobs_pending_reason{reason="JobHeldUser"}'] == 3
+    assert m['slurm_user_jobs_pending{user="root"}'] == 3
+    assert m['slurm_user_cpus_running{user="root"}'] == 2
+    assert m['slurm_partition_jobs_pending{partition="debug"}'] == 3
+    rows = [ln.split() for ln in cluster.run(["sinfo", "-h", "-N", "-o", "%N %t %C"],
+                                                check=True).stdout.splitlines()]
+    # %C: allocated/idle/other/total
+    a, i, o, t = (sum(int(r[2].split("/")[k]) for r in rows) for k in range(4))
+    assert (m["slurm_cpus_alloc"], m["slurm_cpus_idle"], m["slurm_cpus_other"],
+            m["slurm_cpus_total"]) == (a, i, o, t) == (2, t - 2, 0, t)
+    assert m["slurm_nodes_mix"] == sum(r[1] == "mix" for r in rows) == 1
+    assert m["slurm_nodes_idle"] == sum(r[1] == "idle" for r in rows)
+    assert m['slurm_partition_cpus_total{partition="debug"}'] == t
+    node = next(r[0] for r in rows if r[1] == "mix")
+    assert m[f'slurm_node_cpu_alloc{{node="{node}",status="mixed"}}'] == 2
+    assert m['rota_rpc_total{type="REQUEST_JOB_INFO"}'] >= 1
+    assert m["rota_journal_syncs_total"] >= 1
+    host, port = tcp_url(cluster)[len("http://"):].rsplit(":", 1)
+    m2 = scrape(http.client.HTTPConnection(host, int(port), timeout=30),
+                {"Authorization": "Bearer " + token(cluster)})
+    assert m2["slurm_queue_pending"] == 3
+    st, doc = over_tcp(cluster, "GET", "/metrics")
+    assert st == 401
+    cluster.run(["scancel", *map(str, held), str(run)], check=True)
