@@ -89,12 +89,13 @@ $(BIN)/rotad: $(call objs,$(noded_src)) $(stepd_objs) $(LIBA)
 $(BIN)/rotastepd: $(call objs,$(stepd_src)) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+include mk/web.mk
 # rotadbd reads the journal's events without applying them: the events'
 # codec alone of the controller's modules
 $(BIN)/rotadbd: $(call objs,$(dbd_src)) $(OBJ)/ctld/job_event_codec.o $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -lsqlite3
-$(BIN)/rotarestd: $(call objs,$(restd_src)) $(LIBA)
+$(BIN)/rotarestd: $(call objs,$(restd_src)) $(WEB_O) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 # rota sim --from-journal reads the journal's events as rotadbd does

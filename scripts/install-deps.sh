@@ -15,6 +15,7 @@ PACKAGES=(
 	mpich libmpich-dev
 	busybox-static
 	groff-base man-db
+	chromium # the dashboard's tests drive it headless (test_dashboard.py)
 )
 
 missing=()

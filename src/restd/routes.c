@@ -14,6 +14,7 @@
 #include "common/states.h"
 #include "proto/messages.h"
 #include "proto/slurm_json.h"
+#include "restd/assets.h"
 #include "restd/restd.h"
 #include "common/common.h"
 
@@ -313,6 +314,34 @@ static int parse_call(struct evhttp_request *req, const struct rest_user *u,
 	return 0;
 }
 
+/* The dashboard's files (web/, built in): served to anyone, as they hold
+ * no data; what they show comes from the paths above, with a token. */
+static int serve_asset(struct evhttp_request *req, const char *path)
+{
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+	const struct web_asset *a;
+	struct evbuffer *buf;
+
+	if (!strcmp(path, "/"))
+		path = "/index.html";
+	for (a = web_assets; a->path && strcmp(a->path, path); a++)
+		;
+	if (!a->path)
+		return 0;
+	buf = evbuffer_new();
+	if (!buf)
+		fatal("out of memory");
+	evbuffer_add_reference(buf, a->data, a->len, NULL, NULL);
+	evhttp_add_header(h, "Content-Type", a->type);
+	evhttp_add_header(h, "Cache-Control", "no-cache");
+	evhttp_add_header(h, "X-Content-Type-Options", "nosniff");
+	evhttp_add_header(h, "Content-Security-Policy",
+	                  "default-src 'self'; style-src 'self' 'unsafe-inline'");
+	evhttp_send_reply(req, 200, NULL, buf);
+	evbuffer_free(buf);
+	return 1;
+}
+
 void restd_route(struct evhttp_request *req, void *arg)
 {
 	struct restd *r = arg;
@@ -326,6 +355,9 @@ void restd_route(struct evhttp_request *req, void *arg)
 	void *body = NULL;
 	int code, errnum = 0;
 
+	if (raw && evhttp_request_get_command(req) == EVHTTP_REQ_GET &&
+	    serve_asset(req, raw))
+		return;
 	if ((code = restd_who(r, req, &u, &why))) {
 		reply_error(req, code, why, ESLURM_ACCESS_DENIED);
 		return;
