@@ -67,6 +67,15 @@ struct job_desc;
 int restd_submit_desc(const char *body, size_t len, const struct rest_user *u,
                       struct job_desc **ret, const char **why);
 
+/* POST job/{id} and node/{name} bodies as scontrol update's requests
+ * (update.c): 0 and *ret, or Slurm's error number with *why. */
+struct job_update_req;
+struct node_update_req;
+int restd_job_update(const char *body, size_t len, uint32_t job_id,
+                     struct job_update_req **ret, const char **why);
+int restd_node_update(const char *body, size_t len, const char *name,
+                      struct node_update_req **ret, const char **why);
+
 /* GET /metrics (metrics.c): Prometheus' text format, as u sees the cluster. */
 void restd_metrics(struct restd *r, struct evhttp_request *req,
                    const struct rest_user *u);

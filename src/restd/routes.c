@@ -25,6 +25,7 @@ enum what {
 	W_JOBS,
 	W_JOB,
 	W_JOB_CANCEL,
+	W_UPDATE,
 	W_SUBMIT,
 	W_NODES,
 	W_NODE,
@@ -140,6 +141,7 @@ static void answered(void *arg, int rc, const char *msg, uint16_t type, void **b
 			add_jobs(doc, *body, cluster);
 		break;
 	case W_JOB_CANCEL:
+	case W_UPDATE:
 		break;
 	case W_SUBMIT:
 		if (type == MSG_SUBMIT_RESP) {
@@ -173,6 +175,19 @@ static void answered(void *arg, int rc, const char *msg, uint16_t type, void **b
 	}
 	reply_json(c->req, 200, doc);
 	free(c);
+}
+
+/* The request's body, NUL-terminated (malloc'd); its length in *len. */
+static char *body_of(struct evhttp_request *req, size_t *len)
+{
+	struct evbuffer *in = evhttp_request_get_input_buffer(req);
+	char *text;
+
+	*len = evbuffer_get_length(in);
+	text = xmalloc(*len + 1);
+	evbuffer_copyout(in, text, *len);
+	text[*len] = '\0';
+	return text;
 }
 
 /* "123" as a job id; 0 when it is not one. */
@@ -228,18 +243,15 @@ static int parse_call(struct evhttp_request *req, const struct rest_user *u,
 		c->what = W_JOBS;
 		*type = MSG_JOB_INFO_REQ;
 	} else if (head == 3 && !strncmp(path, "job", 3) && !strcmp(arg, "submit")) {
-		struct evbuffer *in = evhttp_request_get_input_buffer(req);
-		size_t n = evbuffer_get_length(in);
 		struct job_desc *d = NULL;
+		size_t n;
 		char *text;
 
 		if (cmd != EVHTTP_REQ_POST) {
 			*why = "Method not allowed on this path";
 			return 405;
 		}
-		text = xmalloc(n + 1);
-		evbuffer_copyout(in, text, n);
-		text[n] = '\0';
+		text = body_of(req, &n);
 		*errnum = restd_submit_desc(text, n, u, &d, why);
 		free(text);
 		if (*errnum)
@@ -264,6 +276,20 @@ static int parse_call(struct evhttp_request *req, const struct rest_user *u,
 			q->job_ids.n = 1;
 			c->what = W_JOB;
 			*type = MSG_JOB_INFO_REQ;
+			*body = q;
+			return 0;
+		}
+		if (cmd == EVHTTP_REQ_POST) {
+			struct job_update_req *q = NULL;
+			size_t n;
+			char *text = body_of(req, &n);
+
+			*errnum = restd_job_update(text, n, id, &q, why);
+			free(text);
+			if (*errnum)
+				return 400;
+			c->what = W_UPDATE;
+			*type = MSG_JOB_UPDATE_REQ;
 			*body = q;
 			return 0;
 		}
@@ -292,6 +318,20 @@ static int parse_call(struct evhttp_request *req, const struct rest_user *u,
 	           cmd == EVHTTP_REQ_GET) {
 		c->what = W_NODES;
 		*type = MSG_NODE_INFO_REQ;
+	} else if (head == 4 && !strncmp(path, "node", 4) && *arg && !strchr(arg, '/') &&
+	           strlen(arg) < sizeof(c->name) && cmd == EVHTTP_REQ_POST) {
+		struct node_update_req *q = NULL;
+		size_t n;
+		char *text = body_of(req, &n);
+
+		*errnum = restd_node_update(text, n, arg, &q, why);
+		free(text);
+		if (*errnum)
+			return 400;
+		c->what = W_UPDATE;
+		*type = MSG_NODE_UPDATE_REQ;
+		*body = q;
+		return 0;
 	} else if (head == 4 && !strncmp(path, "node", 4) && *arg && !strchr(arg, '/') &&
 	           strlen(arg) < sizeof(c->name) && cmd == EVHTTP_REQ_GET) {
 		c->what = W_NODE;

@@ -373,3 +373,56 @@ def test_metrics_match_squeue_and_sinfo(cluster):
     st, doc = over_tcp(cluster, "GET", "/metrics")
     assert st == 401
     cluster.run(["scancel", *map(str, held), str(run)], check=True)
+
+
+def test_updates_as_scontrol_update(cluster):
+    """POST job/{id} changes what scontrol update changes, under the same
+    rules; POST node/{name} drains and resumes a node (admins)."""
+    job = cluster.sbatch("-H", "-t", "30", "--wrap", "true")
+    st, doc = over_unix(cluster, "POST", f"{V38}/job/{job}",
+                        {"name": "renamed", "time_limit": 20, "comment": "via rest"})
+    assert st == 200 and doc["errors"] == [], doc
+    assert cluster.job_field(job, "JobName") == "renamed"
+    assert cluster.job_field(job, "TimeLimit") == "00:20:00"
+    st, doc = over_unix(cluster, "POST", f"{V38}/job/{job}", {"hold": False})
+    assert st == 200
+    cluster.wait_job(job)
+    st, doc = over_unix(cluster, "POST", f"{V38}/job/{job}", {"script": "x"})
+    assert st == 400 and "script cannot be updated" in doc["errors"][0]["error"]
+    st, doc = over_unix(cluster, "POST", f"{V38}/job/{job}", {})
+    assert st == 400
+    st, doc = over_unix(cluster, "POST", V38 + "/node/node04",
+                        {"state": "DRAIN", "reason": "rest test"})
+    assert st == 200, doc
+    assert "DRAIN" in cluster.run(["scontrol", "show", "node", "node04"]).stdout
+    st, doc = over_unix(cluster, "GET", V38 + "/node/node04")
+    assert doc["nodes"][0]["state_flags"] == ["DRAIN"]
+    assert doc["nodes"][0]["reason"] == "rest test"
+    st, doc = over_unix(cluster, "POST", V38 + "/node/node04", {"state": "RESUME"})
+    assert st == 200
+    cluster.wait_for(lambda: "DRAIN" not in cluster.run(
+        ["scontrol", "show", "node", "node04"]).stdout, what="resumed")
+    st, doc = over_unix(cluster, "POST", V38 + "/node/node04", {"state": 3})
+    assert st == 400
+
+
+@needs_root
+def test_user_updates_are_the_users(cluster, users):
+    """b cannot change a's job; a may shorten its time limit, not lengthen it;
+    a user cannot drain a node."""
+    from unixusers import user_work
+    a, b = users["a"], users["b"]
+    cluster.work = user_work()
+    job = sbatch_as(cluster, a, "-H -t 30 --wrap true")
+    ta, tb = token(cluster, f"username={a.name}"), token(cluster, f"username={b.name}")
+    st, doc = over_tcp(cluster, "POST", f"{V38}/job/{job}", tb, body={"time_limit": 10})
+    assert st == 403, doc
+    st, doc = over_tcp(cluster, "POST", f"{V38}/job/{job}", ta, body={"time_limit": 60})
+    assert st == 403, doc
+    st, doc = over_tcp(cluster, "POST", f"{V38}/job/{job}", ta, body={"time_limit": 10})
+    assert st == 200, doc
+    assert cluster.job_field(job, "TimeLimit") == "00:10:00"
+    st, doc = over_tcp(cluster, "POST", V38 + "/node/node03", ta, body={"state": "DRAIN"})
+    assert st == 403, doc
+    assert "DRAIN" not in cluster.run(["scontrol", "show", "node", "node03"]).stdout
+    cluster.run(["scancel", str(job)], check=True)
