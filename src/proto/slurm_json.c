@@ -9,16 +9,22 @@
 #include "proto/slurm_json.h"
 #include "common/common.h"
 
-#define OR_FAIL(x) ((x) ? (x) : (fatal("out of memory"), (json_t *)NULL))
+/* x, which is NULL only when jansson could not allocate it. */
+static json_t *or_fail(json_t *x)
+{
+	if (!x)
+		fatal("out of memory");
+	return x;
+}
 
 static json_t *str(const char *s)
 {
-	return OR_FAIL(json_string(s ? s : ""));
+	return or_fail(json_string(s ? s : ""));
 }
 
 static json_t *num(json_int_t v)
 {
-	return OR_FAIL(json_integer(v));
+	return or_fail(json_integer(v));
 }
 
 static void set(json_t *o, const char *key, json_t *v)
@@ -30,12 +36,12 @@ static void set(json_t *o, const char *key, json_t *v)
 /* "a,b,c" as ["a", "b", "c"] (NULL or "": []). */
 static json_t *str_list(const char *s)
 {
-	json_t *a = OR_FAIL(json_array());
+	json_t *a = or_fail(json_array());
 
 	while (s && *s) {
 		size_t n = strcspn(s, ",");
 		if (n)
-			json_array_append_new(a, OR_FAIL(json_stringn(s, n)));
+			json_array_append_new(a, or_fail(json_stringn(s, n)));
 		s += n;
 		s += *s == ',';
 	}
@@ -47,7 +53,7 @@ json_t *sj_response(void)
 	int major = 0, minor = 0, micro = 0;
 
 	sscanf(ROTA_SLURM_VERSION, "%d.%d.%d", &major, &minor, &micro);
-	return OR_FAIL(json_pack("{s:{s:{s:s, s:s}, s:{s:{s:i, s:i, s:i}, s:s}}, s:[]}",
+	return or_fail(json_pack("{s:{s:{s:s, s:s}, s:{s:{s:i, s:i, s:i}, s:s}}, s:[]}",
 	                         "meta", "plugin", "type", "openapi/v0.0.38", "name",
 	                         "Slurm OpenAPI v0.0.38", "Slurm", "version", "major",
 	                         major, "micro", micro, "minor", minor, "release",
@@ -59,13 +65,13 @@ void sj_add_error(json_t *response, const char *msg, int errnum)
 	json_t *errors = json_object_get(response, "errors");
 
 	json_array_append_new(errors,
-	                      OR_FAIL(json_pack("{s:s, s:i}", "error", msg ? msg : "",
+	                      or_fail(json_pack("{s:s, s:i}", "error", msg ? msg : "",
 	                                        "error_number", errnum)));
 }
 
 json_t *sj_job(const struct job_info *j, const char *cluster)
 {
-	json_t *o = OR_FAIL(json_object());
+	json_t *o = or_fail(json_object());
 	uint32_t base = j->state & JOB_STATE_BASE;
 
 	set(o, "account", str(j->account));
@@ -130,7 +136,7 @@ json_t *sj_job(const struct job_info *j, const char *cluster)
 
 json_t *sj_node(const struct node_info *n)
 {
-	json_t *o = OR_FAIL(json_object()), *flags;
+	json_t *o = or_fail(json_object()), *flags;
 	char st[128], *plus, tres[128];
 
 	/* "IDLE+DRAIN": state "idle", state_flags ["DRAIN"] */
@@ -182,7 +188,7 @@ json_t *sj_node(const struct node_info *n)
 json_t *sj_partition(const struct part_info *p)
 {
 	static const char *const states[] = {"UP", "DOWN", "DRAIN", "INACTIVE"};
-	json_t *o = OR_FAIL(json_object()), *flags = OR_FAIL(json_array());
+	json_t *o = or_fail(json_object()), *flags = or_fail(json_array());
 	char tres[64];
 
 	if (p->is_default)
@@ -222,7 +228,7 @@ json_t *sj_partition(const struct part_info *p)
 
 json_t *sj_ping(const struct ping_resp *p, const char *mode)
 {
-	return OR_FAIL(json_pack("{s:s, s:s, s:s, s:i}", "hostname",
+	return or_fail(json_pack("{s:s, s:s, s:s, s:i}", "hostname",
 	                         p->host ? p->host : "", "ping", "UP", "mode", mode,
 	                         "status", 0));
 }
