@@ -52,7 +52,7 @@ lib_objs = $(call objs,$(common_src) $(proto_src) $(sched_src))
 CLI_LINKS = sbatch srun salloc squeue sinfo scancel scontrol sprio sdiag sacct sacctmgr \
 	    sshare sreport sstat
 PROGS = $(BIN)/rotactld $(BIN)/rotad $(BIN)/rotastepd $(BIN)/rotadbd $(BIN)/rotarestd \
-	$(BIN)/rota
+	$(BIN)/rota $(BIN)/rota-sim
 
 all: $(PROGS) $(addprefix $(BIN)/,$(CLI_LINKS)) unit-build bench-build \
      $(BUILD)/compile_commands.json
@@ -98,8 +98,15 @@ $(BIN)/rotadbd: $(call objs,$(dbd_src)) $(OBJ)/ctld/job_event_codec.o $(LIBA)
 $(BIN)/rotarestd: $(call objs,$(restd_src)) $(WEB_O) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
-# rota sim --from-journal reads the journal's events as rotadbd does
-$(BIN)/rota: $(call objs,$(cli_src)) $(OBJ)/ctld/job_event_codec.o $(LIBA)
+# rota sim is rota-sim (cli/sim_main.c): the commands started per call do not
+# load libm, which only its predictor needs; it reads the journal's events
+# (--from-journal) as rotadbd does
+cli_sim_src = $(filter src/cli/sim%.c,$(cli_src))
+$(BIN)/rota: $(call objs,$(filter-out $(cli_sim_src),$(cli_src))) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+$(BIN)/rota-sim: $(call objs,$(filter-out src/cli/main.c,$(cli_src))) \
+		 $(OBJ)/ctld/job_event_codec.o $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 $(addprefix $(BIN)/,$(CLI_LINKS)): $(BIN)/rota

@@ -2,7 +2,8 @@
 #   make install PREFIX=/usr/local DESTDIR=/tmp/root
 # installs what `make` built in $(BUILD):
 #   $(SBINDIR)          rotactld rotad rotadbd rotarestd
-#   $(BINDIR)           rota, and sbatch, srun, ... as relative links to it
+#   $(BINDIR)           rota, and sbatch, srun, ... as relative links to it;
+#                       rota-sim (what `rota sim` executes, beside rota)
 #   $(LIBEXECDIR)/rota  rotastepd (rotad forks its step daemons itself; the
 #                       program is for tools and tests that play rotad)
 #   $(SYSTEMDUNITDIR)   rotactld.service rotad.service rotadbd.service, from
@@ -29,7 +30,7 @@ install: $(PROGS) $(MAN_FILES)
 		$(INSTALL) -m 0644 $(MAN_DIR)/man$$s/*.$$s $(DESTDIR)$(MANDIR)/man$$s || exit 1; \
 	done
 	$(INSTALL) -m 0755 $(addprefix $(BIN)/,$(INSTALL_SBIN)) $(DESTDIR)$(SBINDIR)
-	$(INSTALL) -m 0755 $(BIN)/rota $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 0755 $(BIN)/rota $(BIN)/rota-sim $(DESTDIR)$(BINDIR)
 	for l in $(CLI_LINKS); do ln -sfn rota $(DESTDIR)$(BINDIR)/$$l || exit 1; done
 	$(INSTALL) -m 0755 $(BIN)/rotastepd $(DESTDIR)$(LIBEXECDIR)/rota
 	for u in $(INSTALL_UNITS); do \
@@ -41,7 +42,7 @@ install: $(PROGS) $(MAN_FILES)
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(INSTALL_SBIN)) \
-	      $(addprefix $(DESTDIR)$(BINDIR)/,rota $(CLI_LINKS)) \
+	      $(addprefix $(DESTDIR)$(BINDIR)/,rota rota-sim $(CLI_LINKS)) \
 	      $(DESTDIR)$(LIBEXECDIR)/rota/rotastepd \
 	      $(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(INSTALL_UNITS)) \
 	      $(patsubst $(MAN_DIR)/%,$(DESTDIR)$(MANDIR)/%,$(MAN_FILES))

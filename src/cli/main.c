@@ -7,16 +7,6 @@
 
 const char *cli_prog = "rota";
 
-#ifdef __SANITIZE_ADDRESS__
-/* ASan build: the daemons are checked for leaks at exit (CI), the CLIs, which
- * exit right after their one request, are not.  ASAN_OPTIONS still overrides. */
-const char *__asan_default_options(void);
-const char *__asan_default_options(void)
-{
-	return "detect_leaks=0";
-}
-#endif
-
 static const struct {
 	const char *name;
 	int (*fn)(int, char **);

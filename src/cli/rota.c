@@ -31,7 +31,6 @@
 #include "cli/rota_gpus.h"
 #include "cli/rota_netns.h"
 #include "cli/eff.h"
-#include "cli/sim.h"
 #include "common/conf.h"
 #include "common/states.h"
 #include "proto/auth.h"
@@ -1537,6 +1536,29 @@ static int parse_opts(int argc, char **argv, struct rota_opts *o, int *explicit_
 	return 0;
 }
 
+/* rota sim ARGS: rota-sim ARGS (cli/sim_main.c), from this program's own
+ * directory, else from PATH. */
+static int exec_sim(char **argv)
+{
+	char self[PATH_MAX], *slash, *path;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/'))) {
+			*slash = '\0';
+			path = xasprintf("%s/rota-sim", self);
+			execv(path, argv);
+			free(path);
+		}
+	}
+	execvp("rota-sim", argv);
+	fprintf(stderr,
+	        "rota: error: rota sim needs rota-sim beside rota or in PATH: %s\n",
+	        strerror(errno));
+	return 127;
+}
+
 int cmd_rota(int argc, char **argv)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -1557,7 +1579,7 @@ int cmd_rota(int argc, char **argv)
 		return sub ? 0 : 2;
 	}
 	if (!strcmp(sub, "sim"))
-		return cmd_sim(argc - 1, argv + 1);
+		return exec_sim(argv + 1);
 	if (!strcmp(sub, "eff"))
 		return cmd_eff(argc - 1, argv + 1);
 	if (!strcmp(sub, "exec"))

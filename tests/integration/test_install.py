@@ -88,7 +88,7 @@ def test_install_layout(installed):
     files = sorted(str(p.relative_to(installed)) for p in installed.rglob("*")
                    if not p.is_dir())
     want = sorted([f"usr/local/sbin/{d}" for d in DAEMONS] +
-                  [f"usr/local/bin/{n}" for n in ("rota",) + LINKS] +
+                  [f"usr/local/bin/{n}" for n in ("rota", "rota-sim") + LINKS] +
                   ["usr/local/libexec/rota/rotastepd"] +
                   [f"usr/local/lib/systemd/system/{u}" for u in UNITS] +
                   [f"usr/local/share/man/{p.relative_to(BUILD / 'man')}"
@@ -99,8 +99,8 @@ def test_install_layout(installed):
 def test_programs_started_per_call_load_libc_alone():
     """sbatch, squeue and the step daemons are started once per call or job:
     each shared library costs every start its mappings and relocations, so
-    they load libc alone (the CLI also libm, for rota sim's predictor);
-    libisal stays the controller's."""
+    they load libc alone; libm is rota-sim's (rota sim's predictor), libisal
+    the controller's."""
     def loaded(prog):
         out = subprocess.run(["ldd", str(BUILD / "bin" / prog)], capture_output=True,
                              text=True, check=True).stdout
@@ -109,7 +109,8 @@ def test_programs_started_per_call_load_libc_alone():
 
     if "libasan" in loaded("rota"):
         pytest.skip("a sanitizer build loads its runtimes and what they need")
-    assert loaded("rota") == {"libc", "libm"}
+    assert loaded("rota") == {"libc"}
+    assert loaded("rota-sim") == {"libc", "libm"}
     assert loaded("rotad") == {"libc"}
     assert loaded("rotastepd") == {"libc"}
     assert "libisal" in loaded("rotactld")
