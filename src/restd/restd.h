@@ -80,6 +80,10 @@ int restd_node_update(const char *body, size_t len, const char *name,
 void restd_metrics(struct restd *r, struct evhttp_request *req,
                    const struct rest_user *u);
 
+/* GET /openapi/v3 (openapi.c): 1 when path is the document's and it was
+ * answered, 0 otherwise. */
+int restd_openapi(struct evhttp_request *req, const char *path);
+
 /* The HTTP side (routes.c): every request goes through here. */
 void restd_route(struct evhttp_request *req, void *arg);
 

@@ -396,7 +396,7 @@ void restd_route(struct evhttp_request *req, void *arg)
 	int code, errnum = 0;
 
 	if (raw && evhttp_request_get_command(req) == EVHTTP_REQ_GET &&
-	    serve_asset(req, raw))
+	    (serve_asset(req, raw) || restd_openapi(req, raw)))
 		return;
 	if ((code = restd_who(r, req, &u, &why))) {
 		reply_error(req, code, why, ESLURM_ACCESS_DENIED);

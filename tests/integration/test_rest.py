@@ -426,3 +426,37 @@ def test_user_updates_are_the_users(cluster, users):
     assert st == 403, doc
     assert "DRAIN" not in cluster.run(["scontrol", "show", "node", "node03"]).stdout
     cluster.run(["scancel", str(job)], check=True)
+
+
+def test_openapi_document_is_what_is_served(cluster):
+    """/openapi/v3: every path in it is served (nothing it lacks is), and its
+    schemas hold exactly the fields of the documents served."""
+    st, api = over_unix(cluster, "GET", "/openapi/v3")
+    assert st == 200 and api["openapi"].startswith("3.") and api["info"]["version"] == "0.0.38"
+    held = cluster.sbatch("-H", "--wrap", "true")
+    subst = {"{job_id}": str(held), "{node_name}": "node01", "{partition_name}": "debug"}
+    for path, ops in api["paths"].items():
+        real = path
+        for k, v in subst.items():
+            real = real.replace(k, v)
+        for method in ops:
+            if method == "get":
+                if path == "/metrics":
+                    continue
+                st, doc = over_unix(cluster, "GET", real)
+                assert st == 200, (path, doc)
+            else:  # an empty body: refused for what it is, not as unknown
+                st, doc = over_unix(cluster, method.upper(), real,
+                                    body="[]" if method == "post" else None)
+                assert st != 404 or method == "delete", (method, path, doc)
+    schemas = api["components"]["schemas"]
+    _, doc = over_unix(cluster, "GET", f"{V38}/job/{held}")
+    assert set(doc["jobs"][0]) == set(schemas["v0.0.38_job_response_properties"]["properties"])
+    _, doc = over_unix(cluster, "GET", V38 + "/nodes")
+    assert set(doc["nodes"][0]) == set(schemas["v0.0.38_node"]["properties"])
+    assert schemas["v0.0.38_node"]["properties"]["cpus"]["type"] == "integer"
+    _, doc = over_unix(cluster, "GET", V38 + "/partitions")
+    assert set(doc["partitions"][0]) == set(schemas["v0.0.38_partition"]["properties"])
+    assert set(doc) == set(schemas["v0.0.38_partitions_response"]["properties"])
+    st, _ = over_unix(cluster, "GET", V38 + "/diag")
+    assert st == 404 and "/slurm/v0.0.38/diag" not in api["paths"]

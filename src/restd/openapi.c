@@ -1,0 +1,200 @@
+/* openapi.c - GET /openapi/v3 (and /openapi, /openapi.json): the OpenAPI 3
+ * document of what rotarestd serves.  The schemas are not written by hand:
+ * each is derived from a document the encoders (proto/slurm_json.h) make
+ * from an empty record, so they list exactly the fields served, with their
+ * kinds.  The paths are the table below; test_rest.py requests every one
+ * of them and checks that a path outside it is not served. */
+#include <event2/buffer.h>
+#include <event2/http.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include "proto/messages.h"
+#include "proto/slurm_json.h"
+#include "restd/restd.h"
+#include "common/common.h"
+
+#define V38 "/slurm/v0.0.38"
+
+static const struct {
+	const char *path, *method, *summary, *schema; /* schema: of a 200 answer */
+} paths[] = {
+    {V38 "/ping", "get", "ping test", "v0.0.38_pings"},
+    {V38 "/jobs", "get", "get list of jobs", "v0.0.38_jobs_response"},
+    {V38 "/job/{job_id}", "get", "get job info", "v0.0.38_jobs_response"},
+    {V38 "/job/{job_id}", "post", "update job", "v0.0.38_errors"},
+    {V38 "/job/{job_id}", "delete", "cancel or signal job", "v0.0.38_errors"},
+    {V38 "/job/submit", "post", "submit new job", "v0.0.38_job_submission_response"},
+    {V38 "/nodes", "get", "get all node info", "v0.0.38_nodes_response"},
+    {V38 "/node/{node_name}", "get", "get node info", "v0.0.38_nodes_response"},
+    {V38 "/node/{node_name}", "post", "update node (admins)", "v0.0.38_errors"},
+    {V38 "/partitions", "get", "get all partition info", "v0.0.38_partitions_response"},
+    {V38 "/partition/{partition_name}", "get", "get partition info",
+     "v0.0.38_partitions_response"},
+    {"/metrics", "get", "Prometheus metrics (text)", NULL},
+};
+
+/* The schema of a sample value (objects and arrays by their members). */
+static json_t *schema_of(json_t *v)
+{
+	json_t *s = json_object(), *props;
+	const char *key;
+	json_t *m;
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		props = json_object();
+		json_object_foreach(v, key, m)
+		    json_object_set_new(props, key, schema_of(m));
+		json_object_set_new(s, "type", json_string("object"));
+		json_object_set_new(s, "properties", props);
+		break;
+	case JSON_ARRAY:
+		json_object_set_new(s, "type", json_string("array"));
+		json_object_set_new(s, "items",
+		                    json_array_size(v)
+		                        ? schema_of(json_array_get(v, 0))
+		                        : json_pack("{s:s}", "type", "string"));
+		break;
+	case JSON_INTEGER:
+		json_object_set_new(s, "type", json_string("integer"));
+		break;
+	case JSON_REAL:
+		json_object_set_new(s, "type", json_string("number"));
+		break;
+	case JSON_TRUE:
+	case JSON_FALSE:
+		json_object_set_new(s, "type", json_string("boolean"));
+		break;
+	default:
+		json_object_set_new(s, "type", json_string("string"));
+	}
+	return s;
+}
+
+static json_t *ref(const char *name)
+{
+	char *r = xasprintf("#/components/schemas/%s", name);
+	json_t *o = json_pack("{s:s}", "$ref", r);
+
+	free(r);
+	return o;
+}
+
+/* A response document with list key holding one item of schema item. */
+static json_t *response_of(const char *key, const char *item)
+{
+	json_t *sample = sj_response(), *doc = schema_of(sample);
+	json_t *props = json_object_get(doc, "properties");
+
+	json_decref(sample);
+	json_object_set_new(json_object_get(props, "errors"), "items",
+	                    ref("v0.0.38_error"));
+	if (key)
+		json_object_set_new(
+		    props, key,
+		    json_pack("{s:s, s:o}", "type", "array", "items", ref(item)));
+	return doc;
+}
+
+static json_t *schemas(void)
+{
+	struct job_info job = {.array_task_id = NO_VAL};
+	struct node_info node = {0};
+	struct part_info part = {0};
+	struct ping_resp ping = {0};
+	json_t *s = json_object(), *j, *sub;
+
+	json_object_set_new(s, "v0.0.38_error",
+	                    json_pack("{s:s, s:{s:{s:s}, s:{s:s}}}", "type", "object",
+	                              "properties", "error", "type", "string",
+	                              "error_number", "type", "integer"));
+	json_object_set_new(s, "v0.0.38_errors", response_of(NULL, NULL));
+	j = sj_job(&job, "");
+	json_object_set_new(s, "v0.0.38_job_response_properties", schema_of(j));
+	json_decref(j);
+	j = sj_node(&node);
+	json_object_set_new(s, "v0.0.38_node", schema_of(j));
+	json_decref(j);
+	j = sj_partition(&part);
+	json_object_set_new(s, "v0.0.38_partition", schema_of(j));
+	json_decref(j);
+	j = sj_ping(&ping, "primary");
+	json_object_set_new(s, "v0.0.38_ping", schema_of(j));
+	json_decref(j);
+	json_object_set_new(s, "v0.0.38_pings", response_of("pings", "v0.0.38_ping"));
+	json_object_set_new(s, "v0.0.38_jobs_response",
+	                    response_of("jobs", "v0.0.38_job_response_properties"));
+	json_object_set_new(s, "v0.0.38_nodes_response",
+	                    response_of("nodes", "v0.0.38_node"));
+	json_object_set_new(s, "v0.0.38_partitions_response",
+	                    response_of("partitions", "v0.0.38_partition"));
+	sub = response_of(NULL, NULL);
+	json_object_set_new(json_object_get(sub, "properties"), "job_id",
+	                    json_pack("{s:s}", "type", "integer"));
+	json_object_set_new(json_object_get(sub, "properties"), "step_id",
+	                    json_pack("{s:s}", "type", "string"));
+	json_object_set_new(json_object_get(sub, "properties"), "job_submit_user_msg",
+	                    json_pack("{s:s}", "type", "string"));
+	json_object_set_new(s, "v0.0.38_job_submission_response", sub);
+	return s;
+}
+
+static json_t *document(void)
+{
+	json_t *p = json_object(), *doc;
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		json_t *item = json_object_get(p, paths[i].path), *op, *ok;
+
+		if (!item) {
+			item = json_object();
+			json_object_set_new(p, paths[i].path, item);
+		}
+		ok = paths[i].schema ? json_pack("{s:s, s:{s:{s:o}}}", "description",
+		                                 "success", "content", "application/json",
+		                                 "schema", ref(paths[i].schema))
+		                     : json_pack("{s:s}", "description", "success");
+		op = json_pack("{s:s, s:{s:o, s:{s:s}}}", "summary", paths[i].summary,
+		               "responses", "200", ok, "default", "description",
+		               "errors[] with Slurm's error numbers");
+		json_object_set_new(item, paths[i].method, op);
+	}
+	doc = json_pack(
+	    "{s:s, s:{s:s, s:s, s:s}, s:[{s:s}], s:o, s:{s:{s:{s:s, s:s, s:s}, s:{s:s, "
+	    "s:s, s:s}, s:{s:s, s:s}}, s:o}, s:[{s:[], s:[]}, {s:[]}]}",
+	    "openapi", "3.0.2", "info", "title", "Rota REST API (Slurm's slurm v0.0.38)",
+	    "version", "0.0.38", "description",
+	    "slurmrestd's paths for a Rota cluster; the schemas are generated from "
+	    "the encoders that make the documents",
+	    "servers", "url", "/", "paths", p, "components", "securitySchemes", "user",
+	    "type", "apiKey", "in", "header", "name", "X-SLURM-USER-NAME", "token",
+	    "type", "apiKey", "in", "header", "name", "X-SLURM-USER-TOKEN", "bearer",
+	    "type", "http", "scheme", "bearer", "schemas", schemas(), "security", "user",
+	    "token", "bearer");
+	return doc;
+}
+
+int restd_openapi(struct evhttp_request *req, const char *path)
+{
+	struct evbuffer *buf;
+	json_t *doc;
+	char *text;
+
+	if (strcmp(path, "/openapi/v3") && strcmp(path, "/openapi") &&
+	    strcmp(path, "/openapi.json"))
+		return 0;
+	doc = document();
+	text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+	buf = evbuffer_new();
+	if (!text || !buf)
+		fatal("out of memory");
+	evbuffer_add(buf, text, strlen(text));
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+	                  "application/json");
+	evhttp_send_reply(req, 200, NULL, buf);
+	evbuffer_free(buf);
+	free(text);
+	json_decref(doc);
+	return 1;
+}
