@@ -194,10 +194,31 @@ async function showJob(id) {
   $("job-facts").replaceChildren(...facts.filter((f) => f[1]).flatMap(
     ([k, v]) => [el("dt", {}, k), el("dd", {"data-fact": k}, v)]));
   $("job-cancel").hidden = !["PENDING", "RUNNING"].includes(j.job_state);
+  showOutput(j);
   $("job-cancel").onclick = async () => {
     try { await api(`${API}/job/${j.job_id}`, "DELETE"); refresh(); }
     catch (e) { $("job-error").textContent = e.message; }
   };
+}
+
+// The end of the job's output: for its owner only (rotarestd checks).
+async function showOutput(j) {
+  const pre = $("job-output");
+  $("job-output-path").textContent = j.standard_output ? `(${j.standard_output})` : "";
+  if (j.job_state === "PENDING" || !j.batch_flag) {
+    pre.textContent = "(none yet)";
+    pre.setAttribute("data-output", "none");
+    return;
+  }
+  try {
+    const doc = await api(`/rota/v1/job/${j.job_id}/output?tail=16384`);
+    pre.textContent = doc.output || "(empty)";
+    pre.setAttribute("data-output", "shown");
+  } catch (e) {
+    pre.textContent = e.status === 403 ? "Only the job's owner can read its output."
+      : e.status === 404 ? "No output file (yet)." : e.message;
+    pre.setAttribute("data-output", String(e.status || "error"));
+  }
 }
 
 function route() {

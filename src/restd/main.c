@@ -203,6 +203,7 @@ int main(int argc, char **argv)
 
 	log_info("rotarestd stopping");
 	relay_stop_all(&r);
+	restd_output_stop(&r);
 	evhttp_free(r.http);
 	event_free(sigterm);
 	event_free(sigint);

@@ -30,7 +30,8 @@ struct restd {
 	struct auth *auth; /* to the controller over TCP, when not on its host */
 	uint8_t *jwt_key;  /* AuthAltParameters jwt_key; NULL: no JWT */
 	size_t jwt_keylen;
-	struct relay *relays; /* calls waiting on the controller (relay.c) */
+	struct relay *relays;   /* calls waiting on the controller (relay.c) */
+	struct reader *readers; /* job outputs being read (output.c) */
 	unsigned nrelays;
 };
 
@@ -76,6 +77,15 @@ int restd_job_update(const char *body, size_t len, uint32_t job_id,
 int restd_node_update(const char *body, size_t len, const char *name,
                       struct node_update_req **ret, const char **why);
 
+/* GET /rota/v1/job/{id}/output (output.c): the last tail bytes of a batch
+ * job's output, for its owner; restd_output_stop answers those still being
+ * read at exit. */
+#define RESTD_TAIL_DEFAULT (16 << 10)
+#define RESTD_TAIL_MAX     (1 << 20)
+void restd_output(struct restd *r, struct evhttp_request *req, const struct rest_user *u,
+                  uint32_t job_id, size_t tail);
+void restd_output_stop(struct restd *r);
+
 /* GET /metrics (metrics.c): Prometheus' text format, as u sees the cluster. */
 void restd_metrics(struct restd *r, struct evhttp_request *req,
                    const struct rest_user *u);
@@ -83,6 +93,12 @@ void restd_metrics(struct restd *r, struct evhttp_request *req,
 /* GET /openapi/v3 (openapi.c): 1 when path is the document's and it was
  * answered, 0 otherwise. */
 int restd_openapi(struct evhttp_request *req, const char *path);
+
+/* Answer req with doc (taken), or with errors[] holding msg and Slurm's
+ * error number errnum (reply.c). */
+struct json_t;
+void restd_reply_json(struct evhttp_request *req, int code, struct json_t *doc);
+void restd_reply_error(struct evhttp_request *req, int code, const char *msg, int errnum);
 
 /* The HTTP side (routes.c): every request goes through here. */
 void restd_route(struct evhttp_request *req, void *arg);

@@ -41,32 +41,6 @@ struct call {
 	char name[128]; /* W_NODE, W_PART: which one */
 };
 
-static void reply_json(struct evhttp_request *req, int code, json_t *doc)
-{
-	struct evbuffer *buf = evbuffer_new();
-	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-
-	if (!buf || !text)
-		fatal("out of memory");
-	evbuffer_add(buf, text, strlen(text));
-	evbuffer_add(buf, "\n", 1);
-	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-	                  "application/json");
-	evhttp_send_reply(req, code, NULL, buf);
-	evbuffer_free(buf);
-	free(text);
-	json_decref(doc);
-}
-
-/* An answer of errors[] alone. */
-static void reply_error(struct evhttp_request *req, int code, const char *msg, int errnum)
-{
-	json_t *doc = sj_response();
-
-	sj_add_error(doc, msg, errnum);
-	reply_json(req, code, doc);
-}
-
 /* The HTTP code for one of Slurm's errors. */
 static int http_code(int rc)
 {
@@ -123,8 +97,8 @@ static void answered(void *arg, int rc, const char *msg, uint16_t type, void **b
 	json_t *doc;
 
 	if (rc) {
-		reply_error(c->req, http_code(rc), msg && *msg ? msg : slurm_strerror(rc),
-		            rc);
+		restd_reply_error(c->req, http_code(rc),
+		                  msg && *msg ? msg : slurm_strerror(rc), rc);
 		free(c);
 		return;
 	}
@@ -156,8 +130,8 @@ static void answered(void *arg, int rc, const char *msg, uint16_t type, void **b
 	case W_NODE:
 		if (type == MSG_NODE_INFO_RESP && add_nodes(doc, *body, c->name) < 0) {
 			json_decref(doc);
-			reply_error(c->req, 404, "Invalid node name specified",
-			            ESLURM_INVALID_NODE_NAME);
+			restd_reply_error(c->req, 404, "Invalid node name specified",
+			                  ESLURM_INVALID_NODE_NAME);
 			free(c);
 			return;
 		}
@@ -166,14 +140,14 @@ static void answered(void *arg, int rc, const char *msg, uint16_t type, void **b
 	case W_PART:
 		if (type == MSG_PART_INFO_RESP && add_parts(doc, *body, c->name) < 0) {
 			json_decref(doc);
-			reply_error(c->req, 404, "Invalid partition name specified",
-			            ESLURM_INVALID_PARTITION_NAME);
+			restd_reply_error(c->req, 404, "Invalid partition name specified",
+			                  ESLURM_INVALID_PARTITION_NAME);
 			free(c);
 			return;
 		}
 		break;
 	}
-	reply_json(c->req, 200, doc);
+	restd_reply_json(c->req, 200, doc);
 	free(c);
 }
 
@@ -382,6 +356,42 @@ static int serve_asset(struct evhttp_request *req, const char *path)
 	return 1;
 }
 
+/* Rota's own paths, beside Slurm's */
+#define ROTA_V1 "/rota/v1"
+
+/* job/{id}/output[?tail=BYTES] */
+static void route_output(struct restd *r, struct evhttp_request *req,
+                         const struct rest_user *u, const char *rest)
+{
+	const char *slash = strchr(rest, '/');
+	char id[16], tail[24], *end;
+	unsigned long t = RESTD_TAIL_DEFAULT;
+	uint32_t job_id;
+
+	if (!slash || strcmp(slash, "/output") || (size_t)(slash - rest) >= sizeof(id)) {
+		restd_reply_error(req, 404, "Unable to find the requested path",
+		                  ESLURM_NOT_SUPPORTED);
+		return;
+	}
+	memcpy(id, rest, (size_t)(slash - rest));
+	id[slash - rest] = '\0';
+	if (!(job_id = job_id_of(id))) {
+		restd_reply_error(req, 404, "Invalid job id specified",
+		                  ESLURM_INVALID_JOB_ID);
+		return;
+	}
+	if (query_value(req, "tail", tail, sizeof(tail))) {
+		t = strtoul(tail, &end, 10);
+		if (end == tail || *end || !t || t > RESTD_TAIL_MAX) {
+			restd_reply_error(req, 400,
+			                  "tail is a byte count from 1 to 1048576",
+			                  ESLURM_INVALID_ARGUMENT);
+			return;
+		}
+	}
+	restd_output(r, req, u, job_id, t);
+}
+
 void restd_route(struct evhttp_request *req, void *arg)
 {
 	struct restd *r = arg;
@@ -399,7 +409,7 @@ void restd_route(struct evhttp_request *req, void *arg)
 	    (serve_asset(req, raw) || restd_openapi(req, raw)))
 		return;
 	if ((code = restd_who(r, req, &u, &why))) {
-		reply_error(req, code, why, ESLURM_ACCESS_DENIED);
+		restd_reply_error(req, code, why, ESLURM_ACCESS_DENIED);
 		return;
 	}
 	path = raw ? evhttp_uridecode(raw, 0, &len) : NULL;
@@ -409,9 +419,15 @@ void restd_route(struct evhttp_request *req, void *arg)
 		restd_metrics(r, req, &u);
 		return;
 	}
+	if (path && !strncmp(path, ROTA_V1 "/job/", strlen(ROTA_V1 "/job/")) &&
+	    evhttp_request_get_command(req) == EVHTTP_REQ_GET) {
+		route_output(r, req, &u, path + strlen(ROTA_V1 "/job/"));
+		free(path);
+		return;
+	}
 	if (!path || strlen(path) != len || strncmp(path, V38, strlen(V38))) {
-		reply_error(req, 404, "Unable to find the requested path",
-		            ESLURM_NOT_SUPPORTED);
+		restd_reply_error(req, 404, "Unable to find the requested path",
+		                  ESLURM_NOT_SUPPORTED);
 		free(path);
 		return;
 	}
@@ -423,13 +439,13 @@ void restd_route(struct evhttp_request *req, void *arg)
 	code = parse_call(req, &u, path + strlen(V38), c, &type, &body, &why, &errnum);
 	free(path);
 	if (code) {
-		reply_error(req, code, why, errnum);
+		restd_reply_error(req, code, why, errnum);
 		free(c);
 		return;
 	}
 	if (relay_call(r, &u, type, body, answered, c) < 0) {
-		reply_error(req, 503, "the controller cannot be reached now",
-		            SLURM_ERROR);
+		restd_reply_error(req, 503, "the controller cannot be reached now",
+		                  SLURM_ERROR);
 		free(c);
 	}
 }

@@ -142,3 +142,23 @@ def test_sign_in_is_needed(cluster, tmp_path):
     assert "login" not in page.hidden
     err = page.find(id="login-error")[0][1]
     assert "authentication failed" in err, err
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to make test users")
+def test_output_only_for_its_owner(cluster, users, tmp_path):
+    """A job's page shows the end of its output to its owner; another user's
+    page says they cannot read it, and shows none of it."""
+    from unixusers import sbatch_as, user_work
+    a, b = users["a"], users["b"]
+    cluster.work = user_work()
+    job = sbatch_as(cluster, a, "-o out-%j.txt --wrap 'echo the-output-of-a'")
+    assert cluster.wait_job(job) == "COMPLETED"
+    page = browse(cluster, tmp_path, f"token={token(cluster, 'username=' + a.name)}&job={job}",
+                  "output-owner")
+    out = page.find(id="job-output")[0]
+    assert out[0]["data-output"] == "shown" and out[1] == "the-output-of-a\n"
+    page = browse(cluster, tmp_path, f"token={token(cluster, 'username=' + b.name)}&job={job}",
+                  "output-other")
+    out = page.find(id="job-output")[0]
+    assert out[0]["data-output"] == "403" and "the-output-of-a" not in out[1]
+    assert "owner" in out[1]

@@ -68,6 +68,23 @@ def over_tcp(c, method, path, token=None, user=None, body=None):
                    path, headers, body)
 
 
+def unix_as(c, user, method, path):
+    """(status, body text) of one request on the unix socket from a process
+    of user's own (its uid is who asks)."""
+    script = (
+        "import http.client, socket, sys\n"
+        "c = http.client.HTTPConnection('localhost')\n"
+        "s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); c.sock = s\n"
+        "c.request(sys.argv[2], sys.argv[3])\n"
+        "r = c.getresponse(); print(r.status); print(r.read().decode())\n")
+    sock = os.path.join(c.dir, "run", "rotarestd.sock")
+    p = as_user(c, user, f'/usr/bin/python3 -c "$S" {sock} {method} "{path}"',
+                env={"S": script})
+    assert p.returncode == 0, p.stderr
+    status, _, body = p.stdout.partition("\n")
+    return int(status), body
+
+
 def token(c, *args):
     p = c.run(["scontrol", "token", *args], check=True)
     assert p.stdout.startswith("SLURM_JWT="), p.stdout
@@ -177,15 +194,8 @@ def test_users_can_do_over_rest_what_the_cli_lets_them(cluster, users):
     st, doc = over_tcp(cluster, "DELETE", f"{V38}/job/{job}", tb, user=a.name)
     assert st == 401
     # b over the unix socket, as b's own process
-    script = (
-        "import http.client, socket, sys\n"
-        "c = http.client.HTTPConnection('localhost')\n"
-        "s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); c.sock = s\n"
-        f"c.request('DELETE', '{V38}/job/{job}')\n"
-        "print(c.getresponse().status)\n")
-    sock = os.path.join(cluster.dir, "run", "rotarestd.sock")
-    p = as_user(cluster, b, f"/usr/bin/python3 -c \"$S\" {sock}", env={"S": script})
-    assert p.stdout.strip() == "403", p.stdout + p.stderr
+    st, _ = unix_as(cluster, b, "DELETE", f"{V38}/job/{job}")
+    assert st == 403
     assert cluster.job_field(job, "JobState") in ("PENDING", "RUNNING")
     # a user cannot get a token for another
     p = as_user(cluster, b, f"scontrol token username={a.name}")
@@ -460,3 +470,35 @@ def test_openapi_document_is_what_is_served(cluster):
     assert set(doc) == set(schemas["v0.0.38_partitions_response"]["properties"])
     st, _ = over_unix(cluster, "GET", V38 + "/diag")
     assert st == 404 and "/slurm/v0.0.38/diag" not in api["paths"]
+
+
+@needs_root
+def test_output_is_for_its_owner(cluster, users):
+    """/rota/v1/job/{id}/output: the end of a batch job's output to its owner
+    (read as that user) and to root; another user gets 403, with a token or
+    on the unix socket."""
+    from unixusers import user_work
+    a, b = users["a"], users["b"]
+    cluster.work = user_work()
+    job = sbatch_as(cluster, a, "-o out-%j.txt --wrap 'seq 1 5000; echo secret-of-a'")
+    assert cluster.wait_job(job) == "COMPLETED"
+    ta, tb = token(cluster, f"username={a.name}"), token(cluster, f"username={b.name}")
+    st, doc = over_tcp(cluster, "GET", f"/rota/v1/job/{job}/output?tail=20", ta)
+    assert st == 200, doc
+    assert doc["output"] == "4999\n5000\nsecret-of-a\n"[-20:]
+    assert doc["path"] == os.path.join(str(cluster.work), f"out-{job}.txt")
+    st, doc = over_unix(cluster, "GET", f"/rota/v1/job/{job}/output")
+    assert st == 200 and doc["output"].endswith("5000\nsecret-of-a\n")
+    assert len(doc["output"].encode()) == 16384
+    st, doc = over_tcp(cluster, "GET", f"/rota/v1/job/{job}/output", tb)
+    assert st == 403 and "secret" not in json.dumps(doc), doc
+    st, body = unix_as(cluster, b, "GET", f"/rota/v1/job/{job}/output")
+    assert st == 403 and "secret" not in body, body
+    # a's own file made unreadable: a is refused too (read as a, not as root)
+    os.chmod(os.path.join(str(cluster.work), f"out-{job}.txt"), 0)
+    st, doc = over_tcp(cluster, "GET", f"/rota/v1/job/{job}/output", ta)
+    assert st == 403, doc
+    st, doc = over_tcp(cluster, "GET", f"/rota/v1/job/{job}/output?tail=0", ta)
+    assert st == 400
+    st, doc = over_tcp(cluster, "GET", "/rota/v1/job/999999/output", ta)
+    assert st == 404
