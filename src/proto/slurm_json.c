@@ -232,3 +232,54 @@ json_t *sj_ping(const struct ping_resp *p, const char *mode)
 	                         p->host ? p->host : "", "ping", "UP", "mode", mode,
 	                         "status", 0));
 }
+
+json_t *sj_diag(const struct stats_resp *s)
+{
+	json_t *o = or_fail(json_object());
+	uint64_t cycles = s->sched_cycles, bf = s->bf_cycles;
+	double minutes = s->now > s->since ? (double)(s->now - s->since) / 60 : 0;
+
+	set(o, "parts_packed", num(1));
+	set(o, "req_time", num(s->now));
+	set(o, "req_time_start", num(s->since));
+	set(o, "server_thread_count", num(s->threads));
+	set(o, "agent_queue_size", num(s->agent_queue));
+	set(o, "agent_count", num(0));
+	set(o, "agent_thread_count", num(0));
+	set(o, "dbd_agent_queue_size", num(0));
+	set(o, "gettimeofday_latency", num(0));
+	set(o, "schedule_cycle_max", num(s->sched_max_us));
+	set(o, "schedule_cycle_last", num(s->sched_last_us));
+	set(o, "schedule_cycle_total", num(s->sched_cycles));
+	set(o, "schedule_cycle_mean",
+	    num(cycles ? (json_int_t)(s->sched_sum_us / cycles) : 0));
+	set(o, "schedule_cycle_mean_depth",
+	    num(cycles ? (json_int_t)(s->sched_depth_sum / cycles) : 0));
+	set(o, "schedule_cycle_per_minute",
+	    num(minutes > 0 ? (json_int_t)(s->sched_cycles / minutes) : 0));
+	set(o, "schedule_queue_length", num(s->sched_last_queue));
+	set(o, "jobs_submitted", num(s->jobs_submitted));
+	set(o, "jobs_started", num(s->jobs_started));
+	set(o, "jobs_completed", num(s->jobs_completed));
+	set(o, "jobs_canceled", num(s->jobs_canceled));
+	set(o, "jobs_failed", num(s->jobs_failed));
+	set(o, "jobs_pending", num(s->jobs_pending));
+	set(o, "jobs_running", num(s->jobs_running));
+	set(o, "job_states_ts", num(s->now));
+	set(o, "bf_backfilled_jobs", num(s->bf_backfilled));
+	set(o, "bf_last_backfilled_jobs", num(s->bf_backfilled_stats));
+	set(o, "bf_backfilled_het_jobs", num(0));
+	set(o, "bf_cycle_counter", num(s->bf_cycles));
+	set(o, "bf_cycle_mean", num(bf ? (json_int_t)(s->bf_sum_us / bf) : 0));
+	set(o, "bf_cycle_max", num(s->bf_max_us));
+	set(o, "bf_last_depth", num(s->bf_last_depth));
+	set(o, "bf_last_depth_try", num(s->bf_last_depth_try));
+	set(o, "bf_depth_mean", num(bf ? (json_int_t)(s->bf_depth_sum / bf) : 0));
+	set(o, "bf_depth_mean_try", num(bf ? (json_int_t)(s->bf_depth_try_sum / bf) : 0));
+	set(o, "bf_cycle_last", num(s->bf_last_us));
+	set(o, "bf_queue_len", num(s->bf_last_queue));
+	set(o, "bf_queue_len_mean", num(bf ? (json_int_t)(s->bf_queue_sum / bf) : 0));
+	set(o, "bf_when_last_cycle", num(s->bf_last_when));
+	set(o, "bf_active", json_false());
+	return o;
+}

@@ -19,6 +19,8 @@ void sj_add_error(json_t *response, const char *msg, int errnum);
 json_t *sj_job(const struct job_info *j, const char *cluster);
 json_t *sj_node(const struct node_info *n);
 json_t *sj_partition(const struct part_info *p);
+/* sdiag's statistics as v0.0.38_diag's "statistics". */
+json_t *sj_diag(const struct stats_resp *s);
 /* One controller's answer to a ping (mode "primary" or "backup"). */
 json_t *sj_ping(const struct ping_resp *p, const char *mode);
 

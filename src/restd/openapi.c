@@ -20,6 +20,7 @@ static const struct {
 	const char *path, *method, *summary, *schema; /* schema: of a 200 answer */
 } paths[] = {
     {V38 "/ping", "get", "ping test", "v0.0.38_pings"},
+    {V38 "/diag", "get", "get diagnostics", "v0.0.38_diag"},
     {V38 "/jobs", "get", "get list of jobs", "v0.0.38_jobs_response"},
     {V38 "/job/{job_id}", "get", "get job info", "v0.0.38_jobs_response"},
     {V38 "/job/{job_id}", "post", "update job", "v0.0.38_errors"},
@@ -103,6 +104,7 @@ static json_t *schemas(void)
 	struct node_info node = {0};
 	struct part_info part = {0};
 	struct ping_resp ping = {0};
+	struct stats_resp stats = {0};
 	json_t *s = json_object(), *j, *sub;
 
 	json_object_set_new(s, "v0.0.38_error",
@@ -123,6 +125,12 @@ static json_t *schemas(void)
 	json_object_set_new(s, "v0.0.38_ping", schema_of(j));
 	json_decref(j);
 	json_object_set_new(s, "v0.0.38_pings", response_of("pings", "v0.0.38_ping"));
+	sub = response_of(NULL, NULL);
+	j = sj_diag(&stats);
+	json_object_set_new(json_object_get(sub, "properties"), "statistics",
+	                    schema_of(j));
+	json_decref(j);
+	json_object_set_new(s, "v0.0.38_diag", sub);
 	json_object_set_new(s, "v0.0.38_jobs_response",
 	                    response_of("jobs", "v0.0.38_job_response_properties"));
 	json_object_set_new(s, "v0.0.38_nodes_response",

@@ -22,6 +22,7 @@
 
 enum what {
 	W_PING,
+	W_DIAG,
 	W_JOBS,
 	W_JOB,
 	W_JOB_CANCEL,
@@ -113,6 +114,10 @@ static void answered(void *arg, int rc, const char *msg, uint16_t type, void **b
 	case W_JOB:
 		if (type == MSG_JOB_INFO_RESP)
 			add_jobs(doc, *body, cluster);
+		break;
+	case W_DIAG:
+		if (type == MSG_STATS_RESP)
+			json_object_set_new(doc, "statistics", sj_diag(*body));
 		break;
 	case W_JOB_CANCEL:
 	case W_UPDATE:
@@ -212,6 +217,10 @@ static int parse_call(struct evhttp_request *req, const struct rest_user *u,
 	if (head == 4 && !strncmp(path, "ping", 4) && !*arg && cmd == EVHTTP_REQ_GET) {
 		c->what = W_PING;
 		*type = MSG_PING_REQ;
+	} else if (head == 4 && !strncmp(path, "diag", 4) && !*arg &&
+	           cmd == EVHTTP_REQ_GET) {
+		c->what = W_DIAG;
+		*type = MSG_STATS_REQ;
 	} else if (head == 4 && !strncmp(path, "jobs", 4) && !*arg &&
 	           cmd == EVHTTP_REQ_GET) {
 		c->what = W_JOBS;

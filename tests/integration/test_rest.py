@@ -468,8 +468,16 @@ def test_openapi_document_is_what_is_served(cluster):
     _, doc = over_unix(cluster, "GET", V38 + "/partitions")
     assert set(doc["partitions"][0]) == set(schemas["v0.0.38_partition"]["properties"])
     assert set(doc) == set(schemas["v0.0.38_partitions_response"]["properties"])
-    st, _ = over_unix(cluster, "GET", V38 + "/diag")
-    assert st == 404 and "/slurm/v0.0.38/diag" not in api["paths"]
+    st, _ = over_unix(cluster, "GET", V38 + "/licenses")
+    assert st == 404 and "/slurm/v0.0.38/licenses" not in api["paths"]
+    # diag: sdiag's figures
+    import re
+    _, doc = over_unix(cluster, "GET", V38 + "/diag")
+    stats = doc["statistics"]
+    assert set(stats) == set(schemas["v0.0.38_diag"]["properties"]["statistics"]["properties"])
+    sdiag = cluster.run(["sdiag"], check=True).stdout
+    submitted = int(re.search(r"Jobs submitted:\s*(\d+)", sdiag).group(1))
+    assert stats["jobs_submitted"] == submitted >= 1
 
 
 @needs_root
