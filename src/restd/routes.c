@@ -59,13 +59,61 @@ static int http_code(int rc)
 	}
 }
 
-static void add_jobs(json_t *doc, const struct job_info_resp *resp, const char *cluster)
-{
-	json_t *a = json_array();
+/* A job's text, gathered before it goes to the reply in one piece. */
+struct textbuf {
+	char *p;
+	size_t len, cap;
+};
 
-	for (uint32_t i = 0; i < resp->jobs_count; i++)
-		json_array_append_new(a, sj_job(&resp->jobs[i], cluster));
-	json_object_set_new(doc, "jobs", a);
+static int to_textbuf(const char *p, size_t n, void *arg)
+{
+	struct textbuf *t = arg;
+
+	if (t->len + n > t->cap) {
+		t->cap = (t->len + n) * 2;
+		t->p = xrealloc(t->p, t->cap);
+	}
+	memcpy(t->p + t->len, p, n);
+	t->len += n;
+	return 0;
+}
+
+/* The jobs' document, written one job at a time (compact): a listing of
+ * 100,000 jobs never exists as one tree of JSON values. */
+static void reply_jobs(struct evhttp_request *req, const struct job_info_resp *resp,
+                       const char *cluster)
+{
+	json_t *head = sj_response();
+	struct evbuffer *buf = evbuffer_new();
+	char *text = json_dumps(head, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	size_t len = text ? strlen(text) : 0;
+
+	if (!buf || len < 2 || text[len - 1] != '}')
+		fatal("out of memory");
+	struct textbuf t = {0};
+
+	evbuffer_add(buf, text, len - 1); /* the closing brace comes last */
+	evbuffer_add(buf, ",\"jobs\":[", 9);
+	for (uint32_t i = 0; i < resp->jobs_count; i++) {
+		json_t *o = sj_job(&resp->jobs[i], cluster);
+
+		t.len = 0;
+		if (i)
+			to_textbuf(",", 1, &t);
+		if (json_dump_callback(o, to_textbuf, &t,
+		                       JSON_COMPACT | JSON_PRESERVE_ORDER))
+			fatal("out of memory");
+		evbuffer_add(buf, t.p, t.len);
+		json_decref(o);
+	}
+	free(t.p);
+	evbuffer_add(buf, "]}\n", 3);
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+	                  "application/json");
+	evhttp_send_reply(req, 200, NULL, buf);
+	evbuffer_free(buf);
+	free(text);
+	json_decref(head);
 }
 
 /* nodes[] (all, or the one named: 404 when there is none). */
@@ -103,6 +151,11 @@ static void answered(void *arg, int rc, const char *msg, uint16_t type, void **b
 		free(c);
 		return;
 	}
+	if ((c->what == W_JOBS || c->what == W_JOB) && type == MSG_JOB_INFO_RESP) {
+		reply_jobs(c->req, *body, cluster);
+		free(c);
+		return;
+	}
 	doc = sj_response();
 	switch (c->what) {
 	case W_PING:
@@ -111,9 +164,7 @@ static void answered(void *arg, int rc, const char *msg, uint16_t type, void **b
 			                    json_pack("[o]", sj_ping(*body, "primary")));
 		break;
 	case W_JOBS:
-	case W_JOB:
-		if (type == MSG_JOB_INFO_RESP)
-			add_jobs(doc, *body, cluster);
+	case W_JOB: /* answered above */
 		break;
 	case W_DIAG:
 		if (type == MSG_STATS_RESP)
