@@ -24,6 +24,7 @@
 #include "common/timefmt.h"
 #include "common/uid.h"
 #include "proto/messages.h"
+#include "proto/jsonw.h"
 #include "proto/slurm_json.h"
 #include "proto/joblist.h"
 #include "common/common.h"
@@ -483,22 +484,38 @@ static int print_json(const struct squeue_opts *o)
 {
 	struct job_info_resp *resp = load_jobs(o);
 	const char *cluster = cli_conf()->cluster_name;
-	json_t *doc, *jobs;
+	struct jsonw w = {0};
+	json_t *head;
 	char *text;
+	size_t len;
 
 	if (!resp)
 		return 1;
-	doc = sj_response();
-	jobs = json_array();
-	for (uint32_t i = 0; i < resp->jobs_count; i++)
-		json_array_append_new(jobs, sj_job(&resp->jobs[i], cluster));
-	json_object_set_new(doc, "jobs", jobs);
-	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	if (!text)
+	/* the head as jansson writes it, then the jobs one by one (a deep
+	 * queue is never a tree of JSON values) */
+	head = sj_response();
+	text = json_dumps(head, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (!text || (len = strlen(text)) < 2)
 		fatal("out of memory");
-	printf("%s\n", text);
+	while (len && text[len - 1] != '}')
+		len--;
+	jsonw_raw(&w, text, len - 1);
+	jsonw_lit(&w, ",\n  \"jobs\": [");
+	for (uint32_t i = 0; i < resp->jobs_count; i++) {
+		if (i)
+			jsonw_lit(&w, ",");
+		jsonw_lit(&w, "\n    ");
+		sj_job_write(&w, &resp->jobs[i], cluster);
+		if (w.len > (1u << 20)) {
+			fwrite_unlocked(w.p, 1, w.len, stdout);
+			w.len = 0;
+		}
+	}
+	jsonw_lit(&w, "\n  ]\n}\n");
+	fwrite_unlocked(w.p, 1, w.len, stdout);
+	jsonw_free(&w);
 	free(text);
-	json_decref(doc);
+	json_decref(head);
 	msg_body_free(MSG_JOB_INFO_RESP, resp);
 	return 0;
 }

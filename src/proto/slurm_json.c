@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/states.h"
+#include "proto/jsonw.h"
 #include "proto/slurm_json.h"
 #include "common/common.h"
 
@@ -17,9 +18,19 @@ static json_t *or_fail(json_t *x)
 	return x;
 }
 
+/* A string value; one that is not UTF-8 (a job name, a reason) has its
+ * stray bytes made '?' rather than refused. */
 static json_t *str(const char *s)
 {
-	return or_fail(json_string(s ? s : ""));
+	struct jsonw w = {0};
+	json_t *v = json_string(s ? s : "");
+
+	if (v)
+		return v;
+	jsonw_quoted(&w, s, strlen(s));
+	v = json_loadb(w.p, w.len, JSON_DECODE_ANY, NULL);
+	jsonw_free(&w);
+	return or_fail(v);
 }
 
 static json_t *num(json_int_t v)
@@ -69,69 +80,81 @@ void sj_add_error(json_t *response, const char *msg, int errnum)
 	                                        "error_number", errnum)));
 }
 
-json_t *sj_job(const struct job_info *j, const char *cluster)
+void sj_job_write(struct jsonw *w, const struct job_info *j, const char *cluster)
 {
-	json_t *o = or_fail(json_object());
 	uint32_t base = j->state & JOB_STATE_BASE;
 
-	set(o, "account", str(j->account));
-	set(o, "accrue_time", num(j->eligible_time));
-	set(o, "admin_comment", str(NULL));
-	set(o, "array_job_id", num(j->array_job_id));
+	jsonw_obj_begin(w);
+	jsonw_str(w, "account", (j->account));
+	jsonw_int(w, "accrue_time", (j->eligible_time));
+	jsonw_str(w, "admin_comment", (NULL));
+	jsonw_int(w, "array_job_id", (j->array_job_id));
 	if (j->array_job_id && j->array_task_id != NO_VAL)
-		set(o, "array_task_id", num(j->array_task_id));
-	set(o, "array_max_tasks", num(j->array_max_tasks));
-	set(o, "array_task_string", str(j->array_task_str));
-	set(o, "batch_flag", json_boolean(j->batch_flag));
-	set(o, "batch_host", str(j->batch_host));
-	set(o, "cluster", str(cluster));
-	set(o, "command", str(j->command));
-	set(o, "comment", str(j->comment));
-	set(o, "cpus_per_task",
-	    num(j->cpus_per_task && j->cpus_per_task != NO_VAL ? j->cpus_per_task : 1));
-	set(o, "dependency", str(j->dependency));
-	set(o, "derived_exit_code", num(j->derived_exit_code));
-	set(o, "eligible_time", num(j->eligible_time));
-	set(o, "end_time", num(j->end_time));
-	set(o, "excluded_nodes", str(j->exc_nodes));
-	set(o, "exit_code", num(j->exit_code));
-	set(o, "features", str(j->features));
-	set(o, "group_id", num(j->gid));
-	set(o, "job_id", num(j->job_id));
-	set(o, "job_state", str(job_state_name(j->state)));
-	set(o, "name", str(j->name));
-	set(o, "nodes", str(base == JOB_PENDING ? NULL : j->nodes));
-	set(o, "nice", num((int32_t)j->nice));
-	set(o, "cpus", num(j->num_cpus));
-	set(o, "node_count", num(j->num_nodes));
-	set(o, "tasks", num(j->num_tasks));
-	set(o, "partition", str(j->partition));
-	set(o, "memory_per_node", num((json_int_t)j->mem_per_node));
-	set(o, "memory_per_cpu", num((json_int_t)j->mem_per_cpu));
-	set(o, "minimum_cpus_per_node",
-	    num(j->pn_min_cpus == NO_VAL ? 0 : j->pn_min_cpus));
-	set(o, "priority", num(j->priority));
-	set(o, "qos", str(j->qos));
-	set(o, "required_nodes", str(j->req_nodes));
-	set(o, "restart_cnt", num(j->restart_cnt));
-	set(o, "standard_error", str(j->std_err));
-	set(o, "standard_input", str(j->std_in));
-	set(o, "standard_output", str(j->std_out));
-	set(o, "start_time", num(j->start_time));
-	set(o, "state_description", str(j->reason_detail));
-	set(o, "state_reason", str(job_reason_name(j->reason)));
-	set(o, "submit_time", num(j->submit_time));
-	set(o, "time_limit", num(j->time_limit));
-	set(o, "tres_per_job", str(j->tres_per_job));
-	set(o, "tres_per_node", str(j->tres_per_node));
-	set(o, "tres_per_socket", str(j->tres_per_socket));
-	set(o, "tres_per_task", str(j->tres_per_task));
-	set(o, "cpus_per_tres", str(j->cpus_per_tres));
-	set(o, "memory_per_tres", str(j->mem_per_tres));
-	set(o, "user_id", num(j->uid));
-	set(o, "user_name", str(j->user));
-	set(o, "current_working_directory", str(j->work_dir));
-	return o;
+		jsonw_int(w, "array_task_id", (j->array_task_id));
+	jsonw_int(w, "array_max_tasks", (j->array_max_tasks));
+	jsonw_str(w, "array_task_string", (j->array_task_str));
+	jsonw_bool(w, "batch_flag", (j->batch_flag));
+	jsonw_str(w, "batch_host", (j->batch_host));
+	jsonw_str(w, "cluster", (cluster));
+	jsonw_str(w, "command", (j->command));
+	jsonw_str(w, "comment", (j->comment));
+	jsonw_int(
+	    w, "cpus_per_task",
+	    (j->cpus_per_task && j->cpus_per_task != NO_VAL ? j->cpus_per_task : 1));
+	jsonw_str(w, "dependency", (j->dependency));
+	jsonw_int(w, "derived_exit_code", (j->derived_exit_code));
+	jsonw_int(w, "eligible_time", (j->eligible_time));
+	jsonw_int(w, "end_time", (j->end_time));
+	jsonw_str(w, "excluded_nodes", (j->exc_nodes));
+	jsonw_int(w, "exit_code", (j->exit_code));
+	jsonw_str(w, "features", (j->features));
+	jsonw_int(w, "group_id", (j->gid));
+	jsonw_int(w, "job_id", (j->job_id));
+	jsonw_str(w, "job_state", (job_state_name(j->state)));
+	jsonw_str(w, "name", (j->name));
+	jsonw_str(w, "nodes", (base == JOB_PENDING ? NULL : j->nodes));
+	jsonw_int(w, "nice", ((int32_t)j->nice));
+	jsonw_int(w, "cpus", (j->num_cpus));
+	jsonw_int(w, "node_count", (j->num_nodes));
+	jsonw_int(w, "tasks", (j->num_tasks));
+	jsonw_str(w, "partition", (j->partition));
+	jsonw_int(w, "memory_per_node", ((json_int_t)j->mem_per_node));
+	jsonw_int(w, "memory_per_cpu", ((json_int_t)j->mem_per_cpu));
+	jsonw_int(w, "minimum_cpus_per_node",
+	          (j->pn_min_cpus == NO_VAL ? 0 : j->pn_min_cpus));
+	jsonw_int(w, "priority", (j->priority));
+	jsonw_str(w, "qos", (j->qos));
+	jsonw_str(w, "required_nodes", (j->req_nodes));
+	jsonw_int(w, "restart_cnt", (j->restart_cnt));
+	jsonw_str(w, "standard_error", (j->std_err));
+	jsonw_str(w, "standard_input", (j->std_in));
+	jsonw_str(w, "standard_output", (j->std_out));
+	jsonw_int(w, "start_time", (j->start_time));
+	jsonw_str(w, "state_description", (j->reason_detail));
+	jsonw_str(w, "state_reason", (job_reason_name(j->reason)));
+	jsonw_int(w, "submit_time", (j->submit_time));
+	jsonw_int(w, "time_limit", (j->time_limit));
+	jsonw_str(w, "tres_per_job", (j->tres_per_job));
+	jsonw_str(w, "tres_per_node", (j->tres_per_node));
+	jsonw_str(w, "tres_per_socket", (j->tres_per_socket));
+	jsonw_str(w, "tres_per_task", (j->tres_per_task));
+	jsonw_str(w, "cpus_per_tres", (j->cpus_per_tres));
+	jsonw_str(w, "memory_per_tres", (j->mem_per_tres));
+	jsonw_int(w, "user_id", (j->uid));
+	jsonw_str(w, "user_name", (j->user));
+	jsonw_str(w, "current_working_directory", (j->work_dir));
+	jsonw_obj_end(w);
+}
+
+json_t *sj_job(const struct job_info *j, const char *cluster)
+{
+	struct jsonw w = {0};
+	json_t *o;
+
+	sj_job_write(&w, j, cluster);
+	o = json_loadb(w.p, w.len, 0, NULL);
+	jsonw_free(&w);
+	return or_fail(o);
 }
 
 json_t *sj_node(const struct node_info *n)

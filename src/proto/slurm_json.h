@@ -16,6 +16,11 @@ json_t *sj_response(void);
 /* Add {"error": msg, "error_number": errnum} to response's "errors". */
 void sj_add_error(json_t *response, const char *msg, int errnum);
 
+/* A job as v0.0.38_job_response_properties, written as text (the one
+ * definition of its fields; a listing is written job by job), or as a
+ * jansson value read back from that text. */
+struct jsonw;
+void sj_job_write(struct jsonw *w, const struct job_info *j, const char *cluster);
 json_t *sj_job(const struct job_info *j, const char *cluster);
 json_t *sj_node(const struct node_info *n);
 json_t *sj_partition(const struct part_info *p);

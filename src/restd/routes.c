@@ -12,6 +12,7 @@
 #include "common/conf.h"
 #include "common/signame.h"
 #include "common/states.h"
+#include "proto/jsonw.h"
 #include "proto/messages.h"
 #include "proto/slurm_json.h"
 #include "restd/assets.h"
@@ -59,27 +60,8 @@ static int http_code(int rc)
 	}
 }
 
-/* A job's text, gathered before it goes to the reply in one piece. */
-struct textbuf {
-	char *p;
-	size_t len, cap;
-};
-
-static int to_textbuf(const char *p, size_t n, void *arg)
-{
-	struct textbuf *t = arg;
-
-	if (t->len + n > t->cap) {
-		t->cap = (t->len + n) * 2;
-		t->p = xrealloc(t->p, t->cap);
-	}
-	memcpy(t->p + t->len, p, n);
-	t->len += n;
-	return 0;
-}
-
-/* The jobs' document, written one job at a time (compact): a listing of
- * 100,000 jobs never exists as one tree of JSON values. */
+/* The jobs' document, written one job at a time (compact, proto/jsonw.h): a
+ * listing of 100,000 jobs never exists as a tree of JSON values. */
 static void reply_jobs(struct evhttp_request *req, const struct job_info_resp *resp,
                        const char *cluster)
 {
@@ -90,23 +72,18 @@ static void reply_jobs(struct evhttp_request *req, const struct job_info_resp *r
 
 	if (!buf || len < 2 || text[len - 1] != '}')
 		fatal("out of memory");
-	struct textbuf t = {0};
+	struct jsonw w = {0};
 
 	evbuffer_add(buf, text, len - 1); /* the closing brace comes last */
 	evbuffer_add(buf, ",\"jobs\":[", 9);
 	for (uint32_t i = 0; i < resp->jobs_count; i++) {
-		json_t *o = sj_job(&resp->jobs[i], cluster);
-
-		t.len = 0;
+		w.len = 0;
 		if (i)
-			to_textbuf(",", 1, &t);
-		if (json_dump_callback(o, to_textbuf, &t,
-		                       JSON_COMPACT | JSON_PRESERVE_ORDER))
-			fatal("out of memory");
-		evbuffer_add(buf, t.p, t.len);
-		json_decref(o);
+			jsonw_lit(&w, ",");
+		sj_job_write(&w, &resp->jobs[i], cluster);
+		evbuffer_add(buf, w.p, w.len);
 	}
-	free(t.p);
+	jsonw_free(&w);
 	evbuffer_add(buf, "]}\n", 3);
 	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
 	                  "application/json");

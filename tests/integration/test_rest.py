@@ -510,3 +510,21 @@ def test_output_is_for_its_owner(cluster, users):
     assert st == 400
     st, doc = over_tcp(cluster, "GET", "/rota/v1/job/999999/output", ta)
     assert st == 404
+
+
+def test_names_that_are_not_utf8(cluster):
+    """A job name with bytes that are not UTF-8 is still listed (those bytes
+    as '?'), by rotarestd and squeue --json alike, and rotarestd goes on."""
+    p = cluster.run([b"sbatch", b"-H", b"-J", b"bad\xffname\xc3", b"--wrap", b"true"])
+    assert p.returncode == 0, p.stderr
+    job = int(p.stdout.split()[-1])
+    st, doc = over_unix(cluster, "GET", V38 + "/jobs")
+    assert st == 200
+    assert next(j for j in doc["jobs"] if j["job_id"] == job)["name"] == "bad?name?"
+    st, doc = over_unix(cluster, "GET", f"{V38}/job/{job}")
+    assert st == 200 and doc["jobs"][0]["name"] == "bad?name?"
+    q = json.loads(cluster.run(["squeue", "--json"], check=True).stdout)
+    assert next(j for j in q["jobs"] if j["job_id"] == job)["name"] == "bad?name?"
+    st, _ = over_unix(cluster, "GET", V38 + "/ping")
+    assert st == 200
+    cluster.run(["scancel", str(job)], check=True)
