@@ -978,14 +978,7 @@ void jobopt_init(struct jobopt *o, enum jobopt_cmd cmd)
 
 	memset(o, 0, sizeof(*o));
 	o->cmd = cmd;
-	d->min_nodes = d->max_nodes = NO_VAL;
-	d->num_tasks = d->ntasks_per_node = d->cpus_per_task = NO_VAL;
-	d->mem_per_node = d->mem_per_cpu = NO_VAL64;
-	d->time_limit = NO_VAL;
-	d->nice = 0; /* the neutral adjustment; see jobopt.h */
-	d->umask = NO_VAL;
-	d->pn_min_cpus = NO_VAL;
-	d->wait4switch = NO_VAL;
+	job_desc_init(d); /* nice 0: the neutral adjustment; see jobopt.h */
 	o->jobid = NO_VAL;
 	o->wait_secs = NO_VAL;
 	o->relative = NO_VAL;

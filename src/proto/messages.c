@@ -1,6 +1,7 @@
 /* messages.c - descriptors generated from the declarations in messages.h. */
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include "proto/messages.h"
 #include "common/common.h"
 
@@ -126,3 +127,15 @@ void msg_body_free(uint16_t type, void *body)
 	free(body);
 }
 _Static_assert(job_info_nfields <= 64, "job_info_req.fields is a 64-bit mask");
+
+void job_desc_init(struct job_desc *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->min_nodes = d->max_nodes = NO_VAL;
+	d->num_tasks = d->ntasks_per_node = d->cpus_per_task = NO_VAL;
+	d->mem_per_node = d->mem_per_cpu = NO_VAL64;
+	d->time_limit = NO_VAL;
+	d->umask = NO_VAL;
+	d->pn_min_cpus = NO_VAL;
+	d->wait4switch = NO_VAL;
+}

@@ -1295,6 +1295,10 @@ enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) };
 #define ROTA_MSG_BOUND(e, n, s) _Static_assert((n) < MSG_TYPE_MAX, #e " >= MSG_TYPE_MAX");
 ROTA_MESSAGES(ROTA_MSG_BOUND)
 
+/* A job_desc with nothing given: the counts, sizes and limits NO_VAL (or
+ * NO_VAL64), the rest zero.  What sbatch sends with no options. */
+void job_desc_init(struct job_desc *d);
+
 /* Body type of a message type, or NULL if unknown. */
 const struct rota_type *msg_body_type(uint16_t type);
 /* "MSG_SUBMIT_REQ", or "MSG_UNKNOWN". */

@@ -4,7 +4,6 @@
  * from an empty record, so they list exactly the fields served, with their
  * kinds.  The paths are the table below; test_rest.py requests every one
  * of them and checks that a path outside it is not served. */
-#include <event2/buffer.h>
 #include <event2/http.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -185,24 +184,9 @@ static json_t *document(void)
 
 int restd_openapi(struct evhttp_request *req, const char *path)
 {
-	struct evbuffer *buf;
-	json_t *doc;
-	char *text;
-
 	if (strcmp(path, "/openapi/v3") && strcmp(path, "/openapi") &&
 	    strcmp(path, "/openapi.json"))
 		return 0;
-	doc = document();
-	text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
-	buf = evbuffer_new();
-	if (!text || !buf)
-		fatal("out of memory");
-	evbuffer_add(buf, text, strlen(text));
-	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-	                  "application/json");
-	evhttp_send_reply(req, 200, NULL, buf);
-	evbuffer_free(buf);
-	free(text);
-	json_decref(doc);
+	restd_reply_json(req, 200, document());
 	return 1;
 }

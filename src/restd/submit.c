@@ -230,13 +230,7 @@ int restd_submit_desc(const char *body, size_t len, const struct rest_user *u,
 		return ESLURM_ENVIRONMENT_MISSING;
 	}
 	d = msg_body_new(MSG_SUBMIT_REQ);
-	d->min_nodes = d->max_nodes = NO_VAL;
-	d->num_tasks = d->ntasks_per_node = d->cpus_per_task = NO_VAL;
-	d->mem_per_node = d->mem_per_cpu = NO_VAL64;
-	d->time_limit = NO_VAL;
-	d->umask = NO_VAL;
-	d->pn_min_cpus = NO_VAL;
-	d->wait4switch = NO_VAL;
+	job_desc_init(d);
 	d->script = dup_str(v);
 	json_object_foreach(job, key, v)
 	{

@@ -161,15 +161,10 @@ static inline void settle(struct ctld *ctld)
 /* A batch job's description as sbatch sends it with no options. */
 static inline struct job_desc *desc_new(void)
 {
-	struct job_desc *d = xcalloc(1, sizeof(*d));
+	struct job_desc *d = xmalloc(sizeof(*d));
 
+	job_desc_init(d);
 	d->script = xstrdup("#!/bin/sh\ntrue\n");
-	d->min_nodes = d->max_nodes = NO_VAL;
-	d->num_tasks = d->ntasks_per_node = d->cpus_per_task = NO_VAL;
-	d->mem_per_node = d->mem_per_cpu = NO_VAL64;
-	d->time_limit = NO_VAL;
-	d->umask = NO_VAL;
-	d->pn_min_cpus = NO_VAL;
 	return d;
 }
 
