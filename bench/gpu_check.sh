@@ -11,7 +11,8 @@
 #   bind       a job's CUDA_VISIBLE_DEVICES/SLURM_JOB_GPUS name its GPU, and
 #              nvidia-smi inside it lists exactly that GPU;
 #   isolate    inside a one-GPU job, opening another GPU's /dev/nvidiaK fails
-#              with EPERM (the device cgroup), its own opens;
+#              with EPERM (the device cgroup), its own opens; a job without
+#              GPUs can open none;
 #   usage      a job that holds 1 GiB on its GPU and keeps it busy (with
 #              torch, cupy or nvcc, whichever is here; else it only waits)
 #              shows gres/gpumem and gres/gpuutil in sstat's and, once it
@@ -118,12 +119,24 @@ own="/dev/nvidia$job"
 bad=$(grep -v "^$own " <<<"$out" | grep '^/dev/nvidia' | grep -vc ' EPERM$')
 mine=$(grep "^$own " <<<"$out" | awk '{print $2}')
 if [ "$NGPU" -lt 2 ]; then
-	say isolate SKIP "one GPU: nothing to isolate from (own: $mine)"
+	say isolate SKIP "one GPU: no other GPU to keep it from (own: $mine)"
 elif [ "$bad" = 0 ] && [ "$mine" = ok ]; then
 	say isolate PASS "own $own opens, the other $((NGPU - 1)) give EPERM"
 else
 	say isolate FAIL "own $own: $mine; others not EPERM: $bad"
 	grep '^/dev/nvidia' <<<"$out" | sed 's/^/          /'
+fi
+# a job without GPUs may open none of them (the only check a one-GPU host has)
+j=$(sbatch --parsable -o "$DIR/probe0.out" "$DIR/probe.sh")
+st=$(wait_job "$j")
+out=$(cat "$DIR/probe0.out" 2>/dev/null)
+opened=$(grep '^/dev/nvidia' <<<"$out" | grep -vc ' EPERM$')
+all=$(grep -c '^/dev/nvidia' <<<"$out")
+if [ "$st" = COMPLETED ] && [ "$all" = "$NGPU" ] && [ "$opened" = 0 ]; then
+	say isolate PASS "a job without GPUs: all $NGPU /dev/nvidiaK give EPERM"
+else
+	say isolate FAIL "a job without GPUs ($st): $opened of $all opened"
+	sed 's/^/          /' <<<"$out"
 fi
 
 # usage
