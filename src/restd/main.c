@@ -1,16 +1,22 @@
 /* rotarestd - Slurm's REST API for a Rota cluster (restd.h).
  *
- *   rotarestd [-D] [-f slurm.conf] [-L logfile] [-U urlfile] [-v] LISTEN...
+ *   rotarestd [-D] [-c conns] [-f slurm.conf] [-L logfile] [-T secs]
+ *             [-U urlfile] [-v] [LISTEN...]
  *
  * LISTEN is unix:/path (any local user; the peer's uid is who asks) or
- * host:port (TCP; a JWT says who asks; port 0 picks one).  -U writes the
- * URLs listened on, one a line (rota up reads them).  Runs in the
+ * host:port (TCP; a JWT says who asks; port 0 picks one).  With none, the
+ * listeners systemd passes (LISTEN_FDS), else a listening socket on stdin,
+ * else inetd mode: one client on stdin and stdout (inetd.c).  -U writes
+ * the URLs listened on, one a line (rota up reads them).  Runs in the
  * foreground; SIGTERM or SIGINT stops it, SIGUSR2 reopens the log. */
 #include <errno.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/util.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,14 +31,99 @@
 #include "restd/restd.h"
 #include "common/common.h"
 
-#define LISTEN_MAX 8
+#define SD_LISTEN_FDS_START 3
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: rotarestd [-D] [-f slurm.conf] [-L logfile] [-U urlfile] [-v] "
-	           "LISTEN...\n"
-	           "  LISTEN  unix:/path (the peer's uid is the user) or host:port "
-	           "(TCP: a JWT from scontrol token)\n");
+	fprintf(f,
+	        "usage: rotarestd [-D] [-c conns] [-f slurm.conf] [-L logfile] "
+	        "[-T secs] [-U urlfile] [-v] [LISTEN...]\n"
+	        "  LISTEN  unix:/path (the peer's uid is the user) or host:port "
+	        "(TCP: a JWT from scontrol token)\n"
+	        "          none: systemd's sockets, or one client on stdin/stdout "
+	        "(inetd mode)\n"
+	        "  -c      clients served at a time (%d)\n"
+	        "  -T      seconds a client has to send a request (%d)\n",
+	        RESTD_MAX_CONNS, RESTD_TIMEOUT);
+}
+
+static int serve_fd(struct restd *r, int fd, const char *what)
+{
+	struct evhttp_bound_socket *b;
+
+	if (r->nbound == RESTD_MAX_LISTEN) {
+		log_err("%s: more than %d listeners", what, RESTD_MAX_LISTEN);
+		return -1;
+	}
+	evutil_make_socket_nonblocking(fd);
+	b = evhttp_accept_socket_with_handle(r->http, fd);
+	if (!b) {
+		log_err("%s: cannot serve HTTP on it", what);
+		return -1;
+	}
+	r->bound[r->nbound++] = b;
+	return 0;
+}
+
+/* A listening socket's URL (malloc'd), for the log and -U. */
+static char *fd_url(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char host[64] = "?";
+	uint16_t port = 0;
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		return xstrdup("fd");
+	if (ss.ss_family == AF_UNIX)
+		return xasprintf("unix:%s", ((struct sockaddr_un *)&ss)->sun_path);
+	if (ss.ss_family == AF_INET) {
+		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host,
+		          sizeof(host));
+		port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	} else if (ss.ss_family == AF_INET6) {
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host,
+		          sizeof(host));
+		port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	}
+	return xasprintf("http://%s:%u", host, (unsigned)port);
+}
+
+static int is_listening(int fd)
+{
+	int on = 0;
+	socklen_t len = sizeof(on);
+
+	return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &len) == 0 && on;
+}
+
+/* No LISTEN: systemd's sockets (LISTEN_FDS for this pid), a listener on
+ * stdin, or inetd mode.  The number of URLs put in urls. */
+static int listen_given(struct restd *r, char **urls)
+{
+	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+	long count = fds ? strtol(fds, NULL, 10) : 0;
+	int n = 0;
+
+	if (pid && fds && strtol(pid, NULL, 10) == (long)getpid() && count > 0) {
+		unsetenv("LISTEN_PID");
+		unsetenv("LISTEN_FDS");
+		unsetenv("LISTEN_FDNAMES");
+		for (int fd = SD_LISTEN_FDS_START; fd < SD_LISTEN_FDS_START + count;
+		     fd++) {
+			if (n == RESTD_MAX_LISTEN || serve_fd(r, fd, "LISTEN_FDS") < 0)
+				return -1;
+			urls[n++] = fd_url(fd);
+		}
+		return n;
+	}
+	if (is_listening(0)) {
+		if (serve_fd(r, 0, "stdin") < 0)
+			return -1;
+		urls[0] = fd_url(0);
+		return 1;
+	}
+	return restd_inetd(r) < 0 ? -1 : 0;
 }
 
 static void stop_cb(evutil_socket_t sig, short what, void *arg)
@@ -87,9 +178,7 @@ static int listen_on(struct restd *r, const char *spec, char **url)
 		*url =
 		    xasprintf("http://%s:%u", *host ? host : "0.0.0.0", (unsigned)port);
 	}
-	evutil_make_socket_nonblocking(fd);
-	if (!evhttp_accept_socket_with_handle(r->http, fd)) {
-		log_err("%s: cannot serve HTTP on it", spec);
+	if (serve_fd(r, fd, spec) < 0) {
 		close(fd);
 		free(*url);
 		return -1;
@@ -122,11 +211,28 @@ int main(int argc, char **argv)
 	struct conf *conf = NULL;
 	struct restd r = {0};
 	struct event *sigterm, *sigint, *sigusr2;
-	char *urls[LISTEN_MAX], *key_path, *notify;
+	char *urls[RESTD_MAX_LISTEN], *key_path, *notify, *end;
 	int level = LOG_INFO, opt, n = 0;
+	unsigned long v;
 
-	while ((opt = getopt(argc, argv, "f:L:U:vDh")) != -1) {
+	r.max_conns = RESTD_MAX_CONNS;
+	r.timeout = RESTD_TIMEOUT;
+	while ((opt = getopt(argc, argv, "c:f:L:T:U:vDh")) != -1) {
 		switch (opt) {
+		case 'c':
+		case 'T':
+			v = strtoul(optarg, &end, 10);
+			if (end == optarg || *end || v < 1 || v > 65536) {
+				fprintf(stderr,
+				        "rotarestd: -%c %s: expected 1 to 65536\n", opt,
+				        optarg);
+				return 1;
+			}
+			if (opt == 'c')
+				r.max_conns = (unsigned)v;
+			else
+				r.timeout = (unsigned)v;
+			break;
 		case 'f':
 			conf_path = optarg;
 			break;
@@ -149,7 +255,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (optind == argc || argc - optind > LISTEN_MAX) {
+	if (argc - optind > RESTD_MAX_LISTEN) {
 		usage(stderr);
 		return 1;
 	}
@@ -164,7 +270,11 @@ int main(int argc, char **argv)
 		log_err("cannot raise the open files limit");
 	r.conf = conf;
 	if ((key_path = conf_jwt_key_path(conf))) {
-		if (jwt_key_load(key_path, &r.jwt_key, &r.jwt_keylen, &err) < 0)
+		/* a user's own rotarestd on stdin may not read the key: it
+		 * serves that user alone, without tokens */
+		if (jwt_key_load(key_path, &r.jwt_key, &r.jwt_keylen, &err) < 0 &&
+		    !(optind == argc && !getenv("LISTEN_FDS") && !is_listening(0) &&
+		      geteuid() != 0))
 			fatal("%s", err.text);
 		free(key_path);
 	}
@@ -178,15 +288,18 @@ int main(int argc, char **argv)
 		fatal("cannot create the event loop");
 	evhttp_set_max_body_size(r.http, RESTD_MAX_BODY);
 	evhttp_set_max_headers_size(r.http, RESTD_MAX_HEADERS);
-	evhttp_set_timeout(r.http, RESTD_TIMEOUT);
+	evhttp_set_timeout(r.http, (int)r.timeout);
 	evhttp_set_allowed_methods(r.http,
 	                           EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_DELETE);
 	evhttp_set_gencb(r.http, restd_route, &r);
+	restd_conns_init(&r);
 	for (int i = optind; i < argc; i++) {
 		if (listen_on(&r, argv[i], &urls[n]) < 0)
 			return 1;
 		n++;
 	}
+	if (optind == argc && (n = listen_given(&r, urls)) < 0)
+		return 1;
 	if (urlfile && write_urls(urlfile, urls, n) < 0)
 		fatal("cannot write %s", urlfile);
 	sigterm = evsignal_new(r.base, SIGTERM, stop_cb, r.base);
@@ -204,6 +317,8 @@ int main(int argc, char **argv)
 	log_info("rotarestd stopping");
 	relay_stop_all(&r);
 	restd_output_stop(&r);
+	restd_inetd_stop(&r);
+	restd_conns_stop(&r);
 	evhttp_free(r.http);
 	event_free(sigterm);
 	event_free(sigint);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "common/conf.h"
 #include "common/states.h"
 #include "proto/client.h"
@@ -151,7 +152,17 @@ int relay_call(struct restd *r, const struct rest_user *u, uint16_t type, void *
 	r->nrelays++;
 	rl->c = conn_create(r->base, fd, "rotactld", on_msg, on_close, rl);
 	conn_set_deadline(rl->c, RESTD_CTLD_WAIT, on_timeout, rl);
-	conn_send(rl->c, MSG_ACT_AS, &as);
+	if (u->uid != getuid()) {
+		conn_send(rl->c, MSG_ACT_AS, &as);
+		return 0;
+	}
+	/* the user running rotarestd (inetd mode, say) asks as itself */
+	rl->acting = 1;
+	if (conn_send(rl->c, rl->type, rl->body) < 0) {
+		finish(rl, ESLURM_INVALID_ARGUMENT, "the request cannot be encoded", 0,
+		       NULL);
+		return 0;
+	}
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 struct conf;
@@ -22,6 +23,8 @@ struct evhttp_request;
 #define RESTD_TIMEOUT     30   /* seconds a client has to send its request */
 #define RESTD_CTLD_WAIT   60   /* seconds the controller has to answer */
 #define RESTD_MAX_CALLS   1024 /* requests waiting on the controller */
+#define RESTD_MAX_CONNS   512  /* clients at a time (-c) */
+#define RESTD_MAX_LISTEN  8
 
 struct restd {
 	const struct conf *conf;
@@ -33,6 +36,18 @@ struct restd {
 	struct relay *relays;   /* calls waiting on the controller (relay.c) */
 	struct reader *readers; /* job outputs being read (output.c) */
 	unsigned nrelays;
+	unsigned timeout; /* seconds to send a whole request (-T) */
+	struct evhttp_bound_socket *bound[RESTD_MAX_LISTEN];
+	int nbound;
+	struct rconn *conns; /* clients connected (conns.c) */
+	unsigned nconns, max_conns;
+	struct event *sweep;
+	/* inetd mode (inetd.c): one client on stdin and stdout */
+	int inetd;
+	int inetd_local; /* inetd_cred says who asks (else: a token) */
+	struct ucred inetd_cred;
+	struct evhttp_bound_socket *inetd_bound; /* the private listener */
+	struct inetd *inetd_state;
 };
 
 /* Who asks: the peer of a unix socket, or the user a token names. */
@@ -99,6 +114,20 @@ int restd_openapi(struct evhttp_request *req, const char *path);
 struct json_t;
 void restd_reply_json(struct evhttp_request *req, int code, struct json_t *doc);
 void restd_reply_error(struct evhttp_request *req, int code, const char *msg, int errnum);
+
+/* Connections (conns.c): at most max_conns at a time, and none slower
+ * than timeout to send a request.  restd_conn_request counts a request as
+ * being answered until its answer is sent; restd_conns_idle is 1 when no
+ * connection has a request or bytes in or out. */
+void restd_conns_init(struct restd *r);
+void restd_conn_request(struct restd *r, struct evhttp_request *req);
+int restd_conns_idle(struct restd *r);
+void restd_conns_stop(struct restd *r);
+
+/* Inetd mode (inetd.c): serve the client on fds 0 and 1; the loop stops
+ * when it has gone.  -1 after logging why. */
+int restd_inetd(struct restd *r);
+void restd_inetd_stop(struct restd *r);
 
 /* The HTTP side (routes.c): every request goes through here. */
 void restd_route(struct evhttp_request *req, void *arg);

@@ -442,6 +442,7 @@ void restd_route(struct evhttp_request *req, void *arg)
 	void *body = NULL;
 	int code, errnum = 0;
 
+	restd_conn_request(r, req);
 	if (raw && evhttp_request_get_command(req) == EVHTTP_REQ_GET &&
 	    (serve_asset(req, raw) || restd_openapi(req, raw)))
 		return;

@@ -12,12 +12,13 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 #include "common/conf.h"
 #include "common/jwt.h"
 #include "restd/restd.h"
 #include "common/common.h"
 
-static int peer_cred(struct evhttp_request *req, struct ucred *cred)
+static int peer_cred(struct restd *r, struct evhttp_request *req, struct ucred *cred)
 {
 	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
 	struct bufferevent *bev = evcon ? evhttp_connection_get_bufferevent(evcon) : NULL;
@@ -26,9 +27,16 @@ static int peer_cred(struct evhttp_request *req, struct ucred *cred)
 	int fd = bev ? (int)bufferevent_getfd(bev) : -1;
 
 	if (fd < 0 || getsockname(fd, (struct sockaddr *)&ss, &len) < 0 ||
-	    ss.ss_family != AF_UNIX)
+	    ss.ss_family != AF_UNIX ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cred, &clen) < 0)
 		return -1;
-	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cred, &clen);
+	/* inetd mode: rotarestd's own connection carries stdin's client */
+	if (r->inetd && cred->pid == getpid()) {
+		if (!r->inetd_local)
+			return -1;
+		*cred = r->inetd_cred;
+	}
+	return 0;
 }
 
 static int set_user(struct rest_user *u, const struct passwd *pw)
@@ -93,7 +101,7 @@ int restd_who(struct restd *r, struct evhttp_request *req, struct rest_user *u,
 		token = bearer + 7;
 	if (token)
 		return by_token(r, token, name, u, why);
-	if (peer_cred(req, &cred) < 0) {
+	if (peer_cred(r, req, &cred) < 0) {
 		*why = "authentication required: X-SLURM-USER-TOKEN (scontrol token)";
 		return 401;
 	}

@@ -1,0 +1,213 @@
+"""How rotarestd serves besides its own listeners: inetd mode (one client on
+stdin and stdout, as slurmrestd's: a pipe, a file, a connected socket), a
+listening socket on stdin or from systemd (LISTEN_FDS), and its limits: at
+most -c clients at a time, and none may take longer than -T seconds to send
+a request (a client trickling its headers is cut off)."""
+
+import base64
+import json
+import os
+import socket
+import subprocess
+import time
+
+from unixusers import as_user, needs_root, sbatch_as
+
+V38 = "/slurm/v0.0.38"
+
+
+def restd(c):
+    return os.path.join(c.bin, "rotarestd")
+
+
+def responses(raw):
+    """[(status, parsed JSON body)] of HTTP/1.1 answers one after another."""
+    out = []
+    while raw:
+        head, _, rest = raw.partition(b"\r\n\r\n")
+        lines = head.split(b"\r\n")
+        status = int(lines[0].split()[1])
+        length = next(int(v) for k, _, v in (ln.partition(b": ") for ln in lines[1:])
+                      if k.lower() == b"content-length")
+        out.append((status, json.loads(rest[:length])))
+        raw = rest[length:]
+    return out
+
+
+def get(path):
+    return f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+
+
+def inetd(c, data, **kw):
+    p = subprocess.run([restd(c), "-f", c.conf_path], input=data, capture_output=True,
+                       timeout=30, **kw)
+    assert p.returncode == 0, p.stderr
+    return responses(p.stdout)
+
+
+def test_inetd_mode_on_a_pipe_answers_and_exits(cluster):
+    """Requests piped in are answered in order, as the user running it, and
+    it exits when its input has ended and the answers are out."""
+    job = cluster.sbatch("-H", "--wrap", "true", "-J", "piped")
+    got = inetd(cluster, get(f"{V38}/ping") + get(f"{V38}/job/{job}") +
+                get(f"{V38}/job/999999"))
+    assert [s for s, _ in got] == [200, 200, 404]
+    assert got[0][1]["pings"][0]["ping"] == "UP"
+    assert got[1][1]["jobs"][0]["name"] == "piped"
+    assert got[2][1]["errors"][0]["error"] == "Invalid job id specified"
+    cluster.run(["scancel", str(job)], check=True)
+
+
+def test_inetd_mode_on_a_file_and_a_socket(cluster, tmp_path):
+    """stdin a file (epoll takes none: read at once), stdout a file; stdin a
+    connected unix socket: its peer is who asks."""
+    req = tmp_path / "req"
+    req.write_bytes(get(f"{V38}/ping"))
+    out = tmp_path / "out"
+    with open(req, "rb") as i, open(out, "wb") as o:
+        p = subprocess.run([restd(cluster), "-f", cluster.conf_path], stdin=i, stdout=o,
+                           stderr=subprocess.PIPE, timeout=30)
+    assert p.returncode == 0, p.stderr
+    assert responses(out.read_bytes())[0][0] == 200
+    a, b = socket.socketpair()
+    p = subprocess.Popen([restd(cluster), "-f", cluster.conf_path], stdin=b, stdout=b,
+                         stderr=b)
+    b.close()
+    a.sendall(get(f"{V38}/jobs"))
+    a.settimeout(30)
+    raw = b""
+    while b"\r\n\r\n" not in raw or len(responses_or_none(raw)) < 1:
+        chunk = a.recv(65536)
+        assert chunk, raw
+        raw += chunk
+    st, doc = responses(raw)[0]
+    assert st == 200 and doc["errors"] == [], doc
+    a.close()  # the client goes: so does rotarestd
+    assert p.wait(timeout=30) == 0
+
+
+def responses_or_none(raw):
+    try:
+        return responses(raw)
+    except (ValueError, IndexError, StopIteration, json.JSONDecodeError):
+        return []
+
+
+@needs_root
+def test_inetd_mode_as_a_user_is_that_user(cluster, users):
+    """A user's own rotarestd (it cannot read the JWT key) serves that user
+    alone: b cannot cancel a's job through it, a can."""
+    from unixusers import user_work
+    a, b = users["a"], users["b"]
+    cluster.work = user_work()
+    job = sbatch_as(cluster, a, "-H -o /dev/null --wrap true")
+    req = f"DELETE {V38}/job/{job} HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
+    # base64: the answer's CRLFs through a text pipe
+    cmd = f"printf '{req}' | {restd(cluster)} -f {cluster.conf_path} | base64 -w0"
+    p = as_user(cluster, b, cmd)
+    assert p.returncode == 0, p.stderr
+    st, doc = responses(base64.b64decode(p.stdout))[0]
+    assert st == 403 and doc["errors"][0]["error"] == "Access/permission denied"
+    assert cluster.job_field(job, "JobState") == "PENDING"
+    p = as_user(cluster, a, cmd)
+    assert p.returncode == 0, p.stderr
+    assert responses(base64.b64decode(p.stdout))[0][0] == 200
+    cluster.wait_for(lambda: cluster.job_field(job, "JobState") == "CANCELLED",
+                     what="cancelled")
+
+
+def start(c, *args, **kw):
+    p = subprocess.Popen([restd(c), "-f", c.conf_path, *args], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, **kw)
+    return p
+
+
+def ask(path, sock_path, timeout=30):
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(timeout)
+    s.connect(sock_path)
+    s.sendall(get(path))
+    raw = b""
+    while not responses_or_none(raw):
+        chunk = s.recv(65536)
+        assert chunk, raw
+        raw += chunk
+    s.close()
+    return responses(raw)[0]
+
+
+def test_listening_socket_on_stdin_and_from_systemd(cluster, tmp_path):
+    """A listening socket on stdin (inetd 'wait', StandardInput=socket) is
+    served like a LISTEN argument; so are systemd's LISTEN_FDS."""
+    path = str(tmp_path / "in.sock")
+    ls = socket.socket(socket.AF_UNIX)
+    ls.bind(path)
+    ls.listen(8)
+    p = start(cluster, stdin=ls)
+    try:
+        for _ in range(3):
+            assert ask(f"{V38}/ping", path)[0] == 200
+    finally:
+        p.terminate()
+        assert p.wait(timeout=30) == 0
+    # systemd: fds from 3, LISTEN_PID is the daemon's own pid (set by a
+    # shell that execs it)
+    path2 = str(tmp_path / "sd.sock")
+    ls2 = socket.socket(socket.AF_UNIX)
+    ls2.bind(path2)
+    ls2.listen(8)
+    os.set_inheritable(ls2.fileno(), True)
+    cmd = (f"exec 3<&{ls2.fileno()}; LISTEN_PID=$$ LISTEN_FDS=1 "
+           f"exec {restd(cluster)} -f {cluster.conf_path} -U {tmp_path}/url")
+    p = subprocess.Popen(["bash", "-c", cmd], pass_fds=(ls2.fileno(),),
+                         stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        assert ask(f"{V38}/ping", path2)[0] == 200
+        assert (tmp_path / "url").read_text().split() == [f"unix:{path2}"]
+    finally:
+        p.terminate()
+        assert p.wait(timeout=30) == 0
+
+
+def test_slow_clients_cannot_hold_it(cluster, tmp_path):
+    """With -c 2 -T 2: two clients that trickle half a request fill it; they
+    are cut off after 2 s, and a third client, waiting meanwhile in the
+    backlog, is answered."""
+    path = str(tmp_path / "slow.sock")
+    p = start(cluster, "-c", "2", "-T", "2", f"unix:{path}")
+    try:
+        for _ in range(100):
+            if os.path.exists(path):
+                break
+            time.sleep(0.05)
+        slow = []
+        for _ in range(2):
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(path)
+            s.sendall(b"GET /slurm/v0.0.38/ping HTTP/1.1\r\nHo")
+            slow.append(s)
+        began = time.monotonic()
+        st, doc = ask(f"{V38}/ping", path, timeout=60)
+        assert st == 200 and doc["pings"][0]["ping"] == "UP"
+        for s in slow:
+            # one more byte now and then does not keep it alive
+            s.settimeout(30)
+            try:
+                s.sendall(b"s")
+                assert s.recv(1024) == b""
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            s.close()
+        # the slow ones were cut, not answered: at least -T passed
+        assert time.monotonic() - began >= 1.0
+    finally:
+        p.terminate()
+        assert p.wait(timeout=30) == 0
+    assert b"not accepting more" in p.stderr.read()
+
+
+def test_bad_limits_are_refused(cluster):
+    for args in (["-c", "0"], ["-T", "x"], ["-c", "99999999"]):
+        p = subprocess.run([restd(cluster), "-f", cluster.conf_path, *args, "unix:/x"],
+                           capture_output=True, text=True, timeout=30)
+        assert p.returncode == 1 and "expected 1 to 65536" in p.stderr, p.stderr
