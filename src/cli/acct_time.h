@@ -1,14 +1,9 @@
-/* acct_time.h - the times sacct (-S/-E) and sreport (start=/end=) take:
- * Slurm's forms YYYY-MM-DD[THH:MM[:SS]], MM/DD[/YY], HH:MM[:SS], now[+-N[unit]],
- * today, midnight, noon, tomorrow, ..., or seconds since the epoch. */
+/* acct_time.h - sacct's and sreport's time arguments (common/acct_time.h
+ * parses them). */
 #ifndef ROTA_CLI_ACCT_TIME_H
 #define ROTA_CLI_ACCT_TIME_H
 
-#include <time.h>
-
-/* s as a time (a time of day is today's, not the next one); now: what
- * "now" and "today" mean.  Returns 0 and sets *ret, or -1. */
-int acct_time_parse(const char *s, time_t now, time_t *ret);
+#include "common/acct_time.h"
 
 /* acct_time_parse for a command's argument what (sacct's "start", sreport's
  * "end"): a bad one prints Slurm's "Invalid time specification (what): s"

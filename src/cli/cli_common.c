@@ -45,18 +45,7 @@ struct conf *cli_conf(void)
 uint32_t cli_billing(const char *partition, uint32_t cpus, uint64_t mem_mb,
                      uint32_t nodes)
 {
-	const struct conf *cf = cli_conf();
-	const struct conf_part *p = NULL;
-	char first[256];
-
-	if (partition) {
-		snprintf(first, sizeof(first), "%.*s", (int)strcspn(partition, ","),
-		         partition);
-		p = conf_part_find(cf, first);
-	}
-	return (uint32_t)billing_of(p ? p->tres_billing_weights : NULL,
-	                            billing_flag(cf->prio_flags, "MAX_TRES"), cpus,
-	                            (double)mem_mb, nodes);
+	return conf_billing(cli_conf(), partition, cpus, mem_mb, nodes);
 }
 
 void cli_connect_why(int rc, const struct rota_error *err)

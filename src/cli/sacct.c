@@ -14,7 +14,7 @@
 #include "cli/cli.h"
 #include "cli/fmt.h"
 #include "cli/pfields.h"
-#include "cli/sacct.h"
+#include "proto/sacct.h"
 #include "common/conf.h"
 #include "common/states.h"
 #include "common/strv.h"
@@ -55,7 +55,7 @@ struct sacct_opts {
 	struct acct_query q;
 	struct step_pick *picks;
 	size_t npicks;
-	time_t now;
+	struct sacct_ctx x; /* the configuration, and now */
 };
 
 static void usage(FILE *f)
@@ -267,7 +267,7 @@ static void print_row(struct fmtbuf *b, const struct sacct_opts *o,
 	char buf[512];
 
 	for (size_t i = 0; i < o->ncols; i++)
-		pf_cell(b, sacct_value(o->cols[i].f->id, j, st, o->now, buf, sizeof(buf)),
+		pf_cell(b, sacct_value(&o->x, o->cols[i].f->id, j, st, buf, sizeof(buf)),
 		        &o->pcols[i], (enum pf_mode)o->parsable, i + 1 == o->ncols);
 	pf_end_line(b);
 }
@@ -328,7 +328,6 @@ struct printing {
 	struct fmtbuf b;
 	const struct sacct_opts *o;
 	json_t *jobs; /* --json */
-	const char *cluster;
 };
 
 static void on_connected(void *arg)
@@ -344,17 +343,18 @@ static void on_job(void *arg, const struct acct_job *j)
 	struct printing *p = arg;
 
 	if (p->jobs)
-		sacct_json_add(p->jobs, j, p->cluster, p->o->now, !p->o->allocations);
+		sacct_json_add(&p->o->x, p->jobs, j, !p->o->allocations);
 	else
 		print_job(&p->b, p->o, j);
 }
 
 static int query(struct sacct_opts *o)
 {
-	struct printing p = {.o = o, .cluster = cli_conf()->cluster_name};
+	struct printing p = {.o = o};
 	struct acct_fetch_cb cb = {on_connected, on_job, &p};
 	int rc;
 
+	o->x.conf = cli_conf();
 	if (o->json && !(p.jobs = json_array()))
 		fatal("out of memory");
 	rc = acct_fetch(&o->q, &cb);
@@ -370,7 +370,7 @@ static int query(struct sacct_opts *o)
 
 int cmd_sacct(int argc, char **argv)
 {
-	struct sacct_opts o = {.now = time(NULL)};
+	struct sacct_opts o = {.x = {.now = time(NULL)}};
 	const char *fmt = NULL, *start = NULL, *end = NULL;
 	int opt, rc;
 
@@ -468,11 +468,11 @@ int cmd_sacct(int argc, char **argv)
 		o.q.flags &= ~ACCT_QUERY_F_NO_STEPS;
 	/* Slurm's window: from midnight today unless jobs are named */
 	if (start)
-		o.q.start = acct_time_arg("start", start, o.now);
+		o.q.start = acct_time_arg("start", start, o.x.now);
 	else if (!o.q.jobs)
-		o.q.start = acct_time_arg("start", "today", o.now);
+		o.q.start = acct_time_arg("start", "today", o.x.now);
 	if (end)
-		o.q.end = acct_time_arg("end", end, o.now);
+		o.q.end = acct_time_arg("end", end, o.x.now);
 	/* a user sees their own jobs unless they name others, jobs or all */
 	if (!o.all_users && !o.q.uids.n && !o.q.jobs && getuid() != 0) {
 		o.q.uids.v = xcalloc(1, sizeof(uint32_t));

@@ -1,8 +1,10 @@
 /* billing.c - TRESBillingWeights (billing.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include "common/billing.h"
+#include "common/conf.h"
 #include "common/strv.h"
 
 static double per_unit(char unit)
@@ -65,4 +67,20 @@ int billing_flag(const char *flags, const char *flag)
 	on = strv_has(w, flag, 1);
 	strv_free(w);
 	return on;
+}
+
+uint32_t conf_billing(const struct conf *cf, const char *partition, uint32_t cpus,
+                      uint64_t mem_mb, uint32_t nodes)
+{
+	const struct conf_part *p = NULL;
+	char first[256];
+
+	if (partition) {
+		snprintf(first, sizeof(first), "%.*s", (int)strcspn(partition, ","),
+		         partition);
+		p = conf_part_find(cf, first);
+	}
+	return (uint32_t)billing_of(p ? p->tres_billing_weights : NULL,
+	                            billing_flag(cf->prio_flags, "MAX_TRES"), cpus,
+	                            (double)mem_mb, nodes);
 }

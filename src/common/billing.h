@@ -15,4 +15,10 @@ double billing_of(const char *weights, int max_tres, double cpus, double mem_mb,
 /* Is PriorityFlags' list flags naming flag (case-insensitive)? */
 int billing_flag(const char *flags, const char *flag);
 
+/* What cpus, mem_mb and nodes are billed in partition (the first of a
+ * list "a,b"; NULL or unknown: no weights) under cf. */
+struct conf;
+uint32_t conf_billing(const struct conf *cf, const char *partition, uint32_t cpus,
+                      uint64_t mem_mb, uint32_t nodes);
+
 #endif

@@ -316,6 +316,7 @@ int main(int argc, char **argv)
 
 	log_info("rotarestd stopping");
 	relay_stop_all(&r);
+	restd_slurmdb_stop(&r);
 	restd_output_stop(&r);
 	restd_inetd_stop(&r);
 	restd_conns_stop(&r);

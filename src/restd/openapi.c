@@ -1,19 +1,22 @@
 /* openapi.c - GET /openapi/v3 (and /openapi, /openapi.json): the OpenAPI 3
  * document of what rotarestd serves.  The schemas are not written by hand:
- * each is derived from a document the encoders (proto/slurm_json.h) make
- * from an empty record, so they list exactly the fields served, with their
- * kinds.  The paths are the table below; test_rest.py requests every one
- * of them and checks that a path outside it is not served. */
+ * each is derived from a document the encoders (proto/slurm_json.h,
+ * slurmdb_json.h, sacct.h) make from an empty record, so they list exactly
+ * the fields served, with their kinds.  The paths are the table below; test_rest.py
+ * requests every one of them and checks that a path outside it is not served. */
 #include <event2/http.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include "proto/messages.h"
+#include "proto/sacct.h"
 #include "proto/slurm_json.h"
+#include "proto/slurmdb_json.h"
 #include "restd/restd.h"
 #include "common/common.h"
 
 #define V38 "/slurm/v0.0.38"
+#define DB  "/slurmdb/v0.0.38"
 
 static const struct {
 	const char *path, *method, *summary, *schema; /* schema: of a 200 answer */
@@ -31,6 +34,17 @@ static const struct {
     {V38 "/partitions", "get", "get all partition info", "v0.0.38_partitions_response"},
     {V38 "/partition/{partition_name}", "get", "get partition info",
      "v0.0.38_partitions_response"},
+    {DB "/jobs", "get", "get list of job records", "dbv0.0.38_job_info"},
+    {DB "/job/{job_id}", "get", "get a job's records", "dbv0.0.38_job_info"},
+    {DB "/accounts", "get", "get all accounts", "dbv0.0.38_account_info"},
+    {DB "/account/{account_name}", "get", "get an account", "dbv0.0.38_account_info"},
+    {DB "/users", "get", "get all users", "dbv0.0.38_user_info"},
+    {DB "/user/{user_name}", "get", "get a user", "dbv0.0.38_user_info"},
+    {DB "/qos", "get", "get all QOS", "dbv0.0.38_qos_info"},
+    {DB "/qos/{qos_name}", "get", "get a QOS", "dbv0.0.38_qos_info"},
+    {DB "/associations", "get", "get associations", "dbv0.0.38_associations_info"},
+    {DB "/association", "get", "get an association", "dbv0.0.38_associations_info"},
+    {DB "/tres", "get", "get the TRES", "dbv0.0.38_tres_info"},
     {"/metrics", "get", "Prometheus metrics (text)", NULL},
 };
 
@@ -97,7 +111,61 @@ static json_t *response_of(const char *key, const char *item)
 	return doc;
 }
 
-static json_t *schemas(void)
+/* The slurmdb documents' schemas, from a sample of each kind. */
+static void db_schemas(json_t *s, const struct conf *conf)
+{
+	char *coords[] = {"coordinator", NULL}, *qos[] = {"normal", NULL};
+	struct acct_step step = {0};
+	struct acct_job job = {.steps = &step, .steps_count = 1};
+	struct sacct_ctx x = {conf, 0};
+	struct assoc_account acct = {.name = "a", .coordinators = coords};
+	struct assoc_user user = {.name = "u"};
+	struct assoc_rec assoc = {.account = "a", .user = "u", .qos = qos};
+	struct assoc_qos q = {.name = "normal", .preempt = qos};
+	struct assoc_list_resp l = {.accounts = &acct,
+	                            .accounts_count = 1,
+	                            .users = &user,
+	                            .users_count = 1,
+	                            .assocs = &assoc,
+	                            .assocs_count = 1,
+	                            .qos = &q,
+	                            .qos_count = 1};
+	json_t *a = json_array(), *j;
+
+	sacct_json_add(&x, a, &job, 1);
+	json_object_set_new(s, "dbv0.0.38_job", schema_of(json_array_get(a, 0)));
+	json_decref(a);
+	json_object_set_new(s, "dbv0.0.38_job_info",
+	                    response_of("jobs", "dbv0.0.38_job"));
+	j = sdb_account(&l, &acct);
+	json_object_set_new(s, "dbv0.0.38_account", schema_of(j));
+	json_decref(j);
+	json_object_set_new(s, "dbv0.0.38_account_info",
+	                    response_of("accounts", "dbv0.0.38_account"));
+	j = sdb_user(&l, &user);
+	json_object_set_new(s, "dbv0.0.38_user", schema_of(j));
+	json_decref(j);
+	json_object_set_new(s, "dbv0.0.38_user_info",
+	                    response_of("users", "dbv0.0.38_user"));
+	j = sdb_assoc(&l, &assoc);
+	json_object_set_new(s, "dbv0.0.38_association", schema_of(j));
+	json_decref(j);
+	json_object_set_new(s, "dbv0.0.38_associations_info",
+	                    response_of("associations", "dbv0.0.38_association"));
+	j = sdb_qos(&l, 0);
+	json_object_set_new(s, "dbv0.0.38_qos", schema_of(j));
+	json_decref(j);
+	json_object_set_new(s, "dbv0.0.38_qos_info", response_of("qos", "dbv0.0.38_qos"));
+	j = sdb_tres_list("cpu=1");
+	json_object_set_new(s, "dbv0.0.38_tres_list", schema_of(j));
+	json_decref(j);
+	j = response_of(NULL, NULL);
+	json_object_set_new(json_object_get(j, "properties"), "tres",
+	                    ref("dbv0.0.38_tres_list"));
+	json_object_set_new(s, "dbv0.0.38_tres_info", j);
+}
+
+static json_t *schemas(const struct conf *conf)
 {
 	struct job_info job = {.array_task_id = NO_VAL};
 	struct node_info node = {0};
@@ -144,10 +212,11 @@ static json_t *schemas(void)
 	json_object_set_new(json_object_get(sub, "properties"), "job_submit_user_msg",
 	                    json_pack("{s:s}", "type", "string"));
 	json_object_set_new(s, "v0.0.38_job_submission_response", sub);
+	db_schemas(s, conf);
 	return s;
 }
 
-static json_t *document(void)
+static json_t *document(const struct conf *conf)
 {
 	json_t *p = json_object(), *doc;
 
@@ -170,23 +239,24 @@ static json_t *document(void)
 	doc = json_pack(
 	    "{s:s, s:{s:s, s:s, s:s}, s:[{s:s}], s:o, s:{s:{s:{s:s, s:s, s:s}, s:{s:s, "
 	    "s:s, s:s}, s:{s:s, s:s}}, s:o}, s:[{s:[], s:[]}, {s:[]}]}",
-	    "openapi", "3.0.2", "info", "title", "Rota REST API (Slurm's slurm v0.0.38)",
-	    "version", "0.0.38", "description",
+	    "openapi", "3.0.2", "info", "title",
+	    "Rota REST API (Slurm's slurm and slurmdb v0.0.38)", "version", "0.0.38",
+	    "description",
 	    "slurmrestd's paths for a Rota cluster; the schemas are generated from "
 	    "the encoders that make the documents",
 	    "servers", "url", "/", "paths", p, "components", "securitySchemes", "user",
 	    "type", "apiKey", "in", "header", "name", "X-SLURM-USER-NAME", "token",
 	    "type", "apiKey", "in", "header", "name", "X-SLURM-USER-TOKEN", "bearer",
-	    "type", "http", "scheme", "bearer", "schemas", schemas(), "security", "user",
-	    "token", "bearer");
+	    "type", "http", "scheme", "bearer", "schemas", schemas(conf), "security",
+	    "user", "token", "bearer");
 	return doc;
 }
 
-int restd_openapi(struct evhttp_request *req, const char *path)
+int restd_openapi(struct restd *r, struct evhttp_request *req, const char *path)
 {
 	if (strcmp(path, "/openapi/v3") && strcmp(path, "/openapi") &&
 	    strcmp(path, "/openapi.json"))
 		return 0;
-	restd_reply_json(req, 200, document());
+	restd_reply_json(req, 200, document(r->conf));
 	return 1;
 }

@@ -48,6 +48,7 @@ struct restd {
 	struct ucred inetd_cred;
 	struct evhttp_bound_socket *inetd_bound; /* the private listener */
 	struct inetd *inetd_state;
+	struct sdb_call *sdb_calls; /* slurmdb requests being answered */
 };
 
 /* Who asks: the peer of a unix socket, or the user a token names. */
@@ -101,13 +102,21 @@ void restd_output(struct restd *r, struct evhttp_request *req, const struct rest
                   uint32_t job_id, size_t tail);
 void restd_output_stop(struct restd *r);
 
+/* The slurmdb v0.0.38 paths (slurmdb.c): path is what follows
+ * "/slurmdb/v0.0.38/" ("jobs", "user/bob"); restd_slurmdb_stop answers
+ * those still waiting at exit. */
+#define DB38 "/slurmdb/v0.0.38/"
+void restd_slurmdb(struct restd *r, struct evhttp_request *req, const struct rest_user *u,
+                   const char *path);
+void restd_slurmdb_stop(struct restd *r);
+
 /* GET /metrics (metrics.c): Prometheus' text format, as u sees the cluster. */
 void restd_metrics(struct restd *r, struct evhttp_request *req,
                    const struct rest_user *u);
 
 /* GET /openapi/v3 (openapi.c): 1 when path is the document's and it was
  * answered, 0 otherwise. */
-int restd_openapi(struct evhttp_request *req, const char *path);
+int restd_openapi(struct restd *r, struct evhttp_request *req, const char *path);
 
 /* Answer req with doc (taken), or with errors[] holding msg and Slurm's
  * error number errnum (reply.c). */

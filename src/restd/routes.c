@@ -444,7 +444,7 @@ void restd_route(struct evhttp_request *req, void *arg)
 
 	restd_conn_request(r, req);
 	if (raw && evhttp_request_get_command(req) == EVHTTP_REQ_GET &&
-	    (serve_asset(req, raw) || restd_openapi(req, raw)))
+	    (serve_asset(req, raw) || restd_openapi(r, req, raw)))
 		return;
 	if ((code = restd_who(r, req, &u, &why))) {
 		restd_reply_error(req, code, why, ESLURM_ACCESS_DENIED);
@@ -460,6 +460,13 @@ void restd_route(struct evhttp_request *req, void *arg)
 	if (path && !strncmp(path, ROTA_V1 "/job/", strlen(ROTA_V1 "/job/")) &&
 	    evhttp_request_get_command(req) == EVHTTP_REQ_GET) {
 		route_output(r, req, &u, path + strlen(ROTA_V1 "/job/"));
+		free(path);
+		return;
+	}
+	if (path && strlen(path) == len && !strncmp(path, DB38, strlen(DB38))) {
+		while (len > strlen(DB38) && path[len - 1] == '/')
+			path[--len] = '\0';
+		restd_slurmdb(r, req, &u, path + strlen(DB38));
 		free(path);
 		return;
 	}

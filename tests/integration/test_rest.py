@@ -14,6 +14,7 @@ from unixusers import as_user, needs_root, sbatch_as
 from wire import frame, mp, read_frame, unix_connect, unpack
 
 V38 = "/slurm/v0.0.38"
+DB38 = "/slurmdb/v0.0.38"
 MSG_RC = 1
 MSG_ACT_AS = 114
 ESLURM_ACCESS_DENIED = 2002
@@ -444,7 +445,11 @@ def test_openapi_document_is_what_is_served(cluster):
     st, api = over_unix(cluster, "GET", "/openapi/v3")
     assert st == 200 and api["openapi"].startswith("3.") and api["info"]["version"] == "0.0.38"
     held = cluster.sbatch("-H", "--wrap", "true")
-    subst = {"{job_id}": str(held), "{node_name}": "node01", "{partition_name}": "debug"}
+    subst = {"{job_id}": str(held), "{node_name}": "node01", "{partition_name}": "debug",
+             "{account_name}": "root", "{user_name}": "root", "{qos_name}": "normal"}
+    # rotadbd follows the controller: the held job's record comes soon after
+    cluster.wait_for(lambda: over_unix(cluster, "GET", f"{DB38}/job/{held}")[0] == 200,
+                     what="the held job's record")
     for path, ops in api["paths"].items():
         real = path
         for k, v in subst.items():
@@ -468,6 +473,14 @@ def test_openapi_document_is_what_is_served(cluster):
     _, doc = over_unix(cluster, "GET", V38 + "/partitions")
     assert set(doc["partitions"][0]) == set(schemas["v0.0.38_partition"]["properties"])
     assert set(doc) == set(schemas["v0.0.38_partitions_response"]["properties"])
+    for path, key, schema in ((f"{DB38}/job/{held}", "jobs", "dbv0.0.38_job"),
+                              (f"{DB38}/accounts", "accounts", "dbv0.0.38_account"),
+                              (f"{DB38}/users", "users", "dbv0.0.38_user"),
+                              (f"{DB38}/associations", "associations",
+                               "dbv0.0.38_association"),
+                              (f"{DB38}/qos", "qos", "dbv0.0.38_qos")):
+        _, doc = over_unix(cluster, "GET", path)
+        assert set(doc[key][0]) == set(schemas[schema]["properties"]), path
     st, _ = over_unix(cluster, "GET", V38 + "/licenses")
     assert st == 404 and "/slurm/v0.0.38/licenses" not in api["paths"]
     # diag: sdiag's figures
@@ -528,3 +541,89 @@ def test_names_that_are_not_utf8(cluster):
     st, _ = over_unix(cluster, "GET", V38 + "/ping")
     assert st == 200
     cluster.run(["scancel", str(job)], check=True)
+
+
+def db_jobs(c, query=""):
+    st, doc = over_unix(c, "GET", f"{DB38}/jobs{query}")
+    assert st == 200 and doc["errors"] == [], doc
+    return doc
+
+
+def test_slurmdb_jobs_are_sacct_json(cluster):
+    """slurmdb/v0.0.38/jobs and job/{id}: sacct --json's document (one
+    encoder), filtered by the query as sacct filters."""
+    ok = cluster.sbatch("-J", "dbok", "-o", "/dev/null", "--wrap", "true")
+    bad = cluster.sbatch("-J", "dbbad", "-n", "2", "-o", "/dev/null", "--wrap", "exit 3")
+    for j in (ok, bad):
+        cluster.wait_job(j)
+    cluster.wait_for(lambda: len([j for j in db_jobs(cluster)["jobs"]
+                                  if j["job_id"] in (ok, bad)
+                                  and j["state"]["current"] != "RUNNING"]) == 2,
+                     what="both records ended")
+    st, doc = over_unix(cluster, "GET", f"{DB38}/job/{bad}")
+    assert st == 200 and doc["meta"]["plugin"]["type"] == "openapi/dbv0.0.38"
+    sacct = json.loads(cluster.run(["sacct", "--json", "-j", str(bad)], check=True).stdout)
+    assert doc == sacct
+    assert doc["jobs"][0]["exit_code"]["return_code"] == 3 and doc["jobs"][0]["steps"]
+    # filters
+    ids = {j["job_id"] for j in db_jobs(cluster, "?exit_code=3")["jobs"]}
+    assert bad in ids and ok not in ids
+    ids = {j["job_id"] for j in db_jobs(cluster, "?state=FAILED")["jobs"]}
+    assert bad in ids and ok not in ids
+    ids = {j["job_id"] for j in db_jobs(cluster, "?job_name=dbok,nothere")["jobs"]}
+    assert ids == {ok}
+    ids = {j["job_id"] for j in db_jobs(cluster, "?cpus_min=2")["jobs"]}
+    assert bad in ids and ok not in ids
+    doc = db_jobs(cluster, f"?step={ok}&skip_steps=true")
+    assert [j["job_id"] for j in doc["jobs"]] == [ok] and doc["jobs"][0]["steps"] == []
+    assert db_jobs(cluster, "?users=root&start_time=now%2B1hour")["jobs"] == []
+    assert db_jobs(cluster, "?cluster=elsewhere")["jobs"] == []
+    # errors in Slurm's shape
+    st, doc = over_unix(cluster, "GET", f"{DB38}/job/99999")
+    assert st == 404 and doc["errors"][0]["error"] == "Invalid job id specified"
+    st, doc = over_unix(cluster, "GET", f"{DB38}/jobs?state=SLEEPY")
+    assert st == 400 and "Invalid state: SLEEPY" in doc["errors"][0]["error"]
+    st, doc = over_unix(cluster, "GET", f"{DB38}/jobs?start_time=yesteryear")
+    assert st == 400
+    st, doc = over_unix(cluster, "GET", f"{DB38}/jobs?users=nosuchuser1")
+    assert st == 400 and "Invalid user" in doc["errors"][0]["error"]
+
+
+def test_slurmdb_accounts_users_associations_qos(cluster):
+    """What sacctmgr made, in dbv0.0.38's shapes."""
+    run = lambda *a: cluster.run(["sacctmgr", "-i", *a], check=True)
+    run("add", "account", "physics", "Description=particles", "Organization=uni")
+    run("add", "user", "root", "Account=physics")
+    run("add", "coordinator", "account=physics", "names=root")
+    run("modify", "user", "where", "name=root", "account=physics", "set",
+        "GrpTRES=cpu=4,mem=2G", "MaxWall=60")
+    st, doc = over_unix(cluster, "GET", f"{DB38}/account/physics")
+    assert st == 200, doc
+    (acct,) = doc["accounts"]
+    assert acct["description"] == "particles" and acct["organization"] == "uni"
+    assert acct["coordinators"] == [{"name": "root", "direct": 1}]
+    assert {(a["account"], a["user"]) for a in acct["associations"]} == {
+        ("physics", ""), ("physics", "root")}
+    _, doc = over_unix(cluster, "GET", f"{DB38}/user/root")
+    (user,) = doc["users"]
+    assert {"name": "physics", "direct": 1} in user["coordinators"]
+    assert ("physics", "root") in {(a["account"], a["user"]) for a in user["associations"]}
+    _, doc = over_unix(cluster, "GET", f"{DB38}/associations?account=physics&user=root")
+    (assoc,) = doc["associations"]
+    assert assoc["max"]["tres"]["total"] == [
+        {"type": "cpu", "name": "", "id": 1, "count": 4},
+        {"type": "mem", "name": "", "id": 2, "count": 2048}]
+    assert assoc["max"]["jobs"]["per"]["wall_clock"] == 60
+    assert assoc["cluster"] == cluster.conf_value("ClusterName")
+    _, doc = over_unix(cluster, "GET", f"{DB38}/associations?account=physics")
+    assert len(doc["associations"]) == 2
+    _, doc = over_unix(cluster, "GET", f"{DB38}/qos/normal")
+    assert doc["qos"][0]["name"] == "normal" and doc["qos"][0]["id"] == "1"
+    for path, errno in (("account/nothere", 2090), ("user/nothere", 2010),
+                        ("qos/nothere", 2091)):
+        st, doc = over_unix(cluster, "GET", f"{DB38}/{path}")
+        assert st == 404 and doc["errors"][0]["error_number"] == errno, doc
+    st, doc = over_unix(cluster, "POST", f"{DB38}/accounts", body="{}")
+    assert st == 405
+    run("delete", "user", "root", "where", "account=physics")
+    run("delete", "account", "physics")

@@ -7,9 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli/cli.h"
-#include "cli/fmt.h"
-#include "cli/sacct.h"
+#include "proto/sacct.h"
+#include "proto/slurmdb_json.h"
 #include "common/conf.h"
 #include "common/gres_req.h"
 #include "common/states.h"
@@ -26,21 +25,21 @@ static json_t *str(const char *s)
 
 /* A field's text as sacct prints it, as a number. */
 static json_int_t field_num(const char *name, const struct acct_job *j,
-                            const struct acct_step *st, time_t now)
+                            const struct acct_step *st, const struct sacct_ctx *x)
 {
 	char buf[128];
 
 	return strtoll(
-	    sacct_value(sacct_field_find(name)->id, j, st, now, buf, sizeof(buf)), NULL,
+	    sacct_value(x, sacct_field_find(name)->id, j, st, buf, sizeof(buf)), NULL,
 	    10);
 }
 
 static json_t *field_str(const char *name, const struct acct_job *j,
-                         const struct acct_step *st, time_t now)
+                         const struct acct_step *st, const struct sacct_ctx *x)
 {
 	char buf[512];
 
-	return str(sacct_value(sacct_field_find(name)->id, j, st, now, buf, sizeof(buf)));
+	return str(sacct_value(x, sacct_field_find(name)->id, j, st, buf, sizeof(buf)));
 }
 
 /* A wait status: {"status", "return_code"[, "signal"]}. */
@@ -73,13 +72,13 @@ static json_t *cpu_time(uint64_t usec)
 /* {"elapsed", ["eligible",] "end", "start", ["submission",] "suspended",
  * "system", "total", "user"[, "limit"]}: a step has no eligible, submission
  * or limit; CPU times in seconds and microseconds. */
-static json_t *times(const struct acct_job *j, const struct acct_step *st, time_t now,
-                     uint64_t user_usec, uint64_t sys_usec)
+static json_t *times(const struct acct_job *j, const struct acct_step *st,
+                     const struct sacct_ctx *x, uint64_t user_usec, uint64_t sys_usec)
 {
 	json_t *t = json_object();
 
 	json_object_set_new(t, "elapsed",
-	                    json_integer(field_num("ElapsedRaw", j, st, now)));
+	                    json_integer(field_num("ElapsedRaw", j, st, x)));
 	if (!st)
 		json_object_set_new(t, "eligible", json_integer(j->eligible));
 	json_object_set_new(t, "end", json_integer(st ? st->end : j->end));
@@ -117,12 +116,12 @@ static json_t *tres(uint64_t cpus, uint64_t mem, uint64_t nodes)
 
 /* The GRES of "gres/gpu=2,gres/gpu:h100=2" added to a TRES list (type
  * "gres", name "gpu" or "gpu:h100"; ids as Slurm numbers its own after 1000). */
-static json_t *tres_gres(json_t *a, const char *all)
+static json_t *tres_gres(const struct sacct_ctx *x, json_t *a, const char *all)
 {
 	char gres[512];
 	int id = 1001;
 
-	gres_tres_tracked(all, cli_conf()->accounting_storage_tres, gres, sizeof(gres));
+	gres_tres_tracked(all, x->conf->accounting_storage_tres, gres, sizeof(gres));
 	for (const char *s = gres; *s; id++) {
 		size_t len = strcspn(s, ","), name_len;
 		const char *eq = memchr(s, '=', len);
@@ -153,11 +152,12 @@ static void tres_gpu_use(json_t *a, const struct acct_job *j, uint64_t mem, uint
 	                                   (json_int_t)util));
 }
 
-static json_t *step(const struct acct_job *j, const struct acct_step *st, time_t now)
+static json_t *step(const struct acct_job *j, const struct acct_step *st,
+                    const struct sacct_ctx *x)
 {
 	char buf[64];
 	const char *id =
-	    sacct_value(sacct_field_find("JobIDRaw")->id, j, st, now, buf, sizeof(buf));
+	    sacct_value(x, sacct_field_find("JobIDRaw")->id, j, st, buf, sizeof(buf));
 	json_t *usage =
 	    json_pack("{s:o, s:o, s:o, s:o}", "max",
 	              json_pack("[{s:s, s:i, s:I, s:s}]", "type", "mem", "id", 2, "count",
@@ -175,7 +175,7 @@ static json_t *step(const struct acct_job *j, const struct acct_step *st, time_t
 		tres_gpu_use(json_object_get(usage, "average"), j, st->ave_gpu_mem,
 		             st->ave_gpu_util);
 	}
-	json_object_set_new(o, "time", times(j, st, now, st->user_usec, st->sys_usec));
+	json_object_set_new(o, "time", times(j, st, x, st->user_usec, st->sys_usec));
 	json_object_set_new(o, "exit_code", exit_code(st->exit_code));
 	json_object_set_new(o, "nodes",
 	                    json_pack("{s:I, s:s}", "count", (json_int_t)st->nnodes,
@@ -187,7 +187,7 @@ static json_t *step(const struct acct_job *j, const struct acct_step *st, time_t
 	                    json_pack("{s:{s:i, s:i}, s:[]}", "requested_frequency",
 	                              "min", 0, "max", 0, "governor"));
 	json_object_set_new(o, "kill_request_user", json_null());
-	json_object_set_new(o, "state", field_str("State", j, st, now));
+	json_object_set_new(o, "state", field_str("State", j, st, x));
 	json_object_set_new(o, "statistics",
 	                    json_pack("{s:{s:i}, s:{s:i}}", "CPU", "actual_frequency", 0,
 	                              "energy", "consumed", 0));
@@ -203,8 +203,8 @@ static json_t *step(const struct acct_job *j, const struct acct_step *st, time_t
 	return JSON_OR_FAIL(o);
 }
 
-static json_t *job(const struct acct_job *j, const char *cluster, time_t now,
-                   int with_steps)
+static json_t *job(const struct acct_job *j, const char *cluster,
+                   const struct sacct_ctx *x, int with_steps)
 {
 	uint64_t user_usec = 0, sys_usec = 0, mem = j->req_mem & ~ACCT_MEM_PER_CPU;
 	char who[256] = "";
@@ -216,7 +216,7 @@ static json_t *job(const struct acct_job *j, const char *cluster, time_t now,
 		user_usec += j->steps[i].user_usec;
 		sys_usec += j->steps[i].sys_usec;
 		if (with_steps)
-			json_array_append_new(steps, step(j, &j->steps[i], now));
+			json_array_append_new(steps, step(j, &j->steps[i], x));
 	}
 	if (j->cancel_by && uid_to_name(j->cancel_by - 1, who, sizeof(who)) < 0)
 		snprintf(who, sizeof(who), "%u", j->cancel_by - 1);
@@ -231,7 +231,7 @@ static json_t *job(const struct acct_job *j, const char *cluster, time_t now,
 	                              "running", "tasks", 0, "task",
 	                              str(j->array_pending), "task_id",
 	                              (json_int_t)j->array_task_id));
-	json_object_set_new(o, "time", times(j, NULL, now, user_usec, sys_usec));
+	json_object_set_new(o, "time", times(j, NULL, x, user_usec, sys_usec));
 	json_object_set_new(o, "association",
 	                    json_pack("{s:o, s:o, s:o, s:o}", "account", str(j->account),
 	                              "cluster", str(cluster), "partition",
@@ -248,7 +248,7 @@ static json_t *job(const struct acct_job *j, const char *cluster, time_t now,
 	json_object_set_new(o, "job_id", json_integer(j->job_id));
 	json_object_set_new(o, "name", str(j->name));
 	json_object_set_new(o, "mcs", json_pack("{s:s}", "label", ""));
-	json_object_set_new(o, "nodes", field_str("NodeList", j, NULL, now));
+	json_object_set_new(o, "nodes", field_str("NodeList", j, NULL, x));
 	json_object_set_new(o, "partition", str(j->partition));
 	json_object_set_new(o, "priority", json_integer(j->priority));
 	json_object_set_new(o, "qos", str(j->qos));
@@ -271,7 +271,7 @@ static json_t *job(const struct acct_job *j, const char *cluster, time_t now,
 	    o, "tres",
 	    json_pack(
 	        "{s:o, s:o}", "allocated",
-	        tres_gres(tres(j->ncpus, j->ncpus ? mem : 0, j->nnodes), j->gres_tres),
+	        tres_gres(x, tres(j->ncpus, j->ncpus ? mem : 0, j->nnodes), j->gres_tres),
 	        "requested", tres(j->req_cpus, mem, j->req_nodes)));
 	json_object_set_new(o, "user", str(j->user));
 	json_object_set_new(o, "wckey", json_pack("{s:s, s:[]}", "wckey", "", "flags"));
@@ -280,26 +280,25 @@ static json_t *job(const struct acct_job *j, const char *cluster, time_t now,
 	return o;
 }
 
-void sacct_json_add(json_t *jobs, const struct acct_job *j, const char *cluster,
-                    time_t now, int with_steps)
+void sacct_json_add(const struct sacct_ctx *x, json_t *jobs, const struct acct_job *j,
+                    int with_steps)
 {
-	json_array_append_new(jobs, job(j, cluster, now, with_steps));
+	json_array_append_new(jobs, job(j, x->conf->cluster_name, x, with_steps));
+}
+
+json_t *sacct_json_doc(json_t *jobs)
+{
+	json_t *doc = sdb_response();
+
+	json_object_set_new(doc, "jobs", jobs);
+	return doc;
 }
 
 int sacct_json_print(json_t *jobs)
 {
-	int major = 0, minor = 0, micro = 0;
-	json_t *root;
-	char *text;
+	json_t *root = sacct_json_doc(jobs);
+	char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 
-	sscanf(ROTA_SLURM_VERSION, "%d.%d.%d", &major, &minor, &micro);
-	root = json_pack("{s:{s:{s:s, s:s}, s:{s:{s:i, s:i, s:i}, s:s}}, s:[], s:o}",
-	                 "meta", "plugin", "type", "openapi/dbv0.0.38", "name",
-	                 "Slurm OpenAPI DB v0.0.38", "Slurm", "version", "major", major,
-	                 "micro", micro, "minor", minor, "release", ROTA_SLURM_VERSION,
-	                 "errors", "jobs", jobs);
-	/* jobs is taken by root (o) */
-	text = json_dumps(JSON_OR_FAIL(root), JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	if (!text)
 		fatal("out of memory");
 	printf("%s\n", text);

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include "cli/cli.h"
-#include "cli/sacct.h"
+#include "common/billing.h"
+#include "proto/sacct.h"
 #include "common/acctg.h"
 #include "common/conf.h"
 #include "common/gres_req.h"
@@ -244,13 +244,13 @@ static long elapsed_of(const struct acct_job *j, const struct acct_step *st, tim
 /* billing: the job's (its partition's TRESBillingWeights), or none for a
  * step's. */
 /* Slurm's order: billing, cpu, gres/..., mem, node. */
-static const char *tres(const char *partition, uint32_t cpus, uint64_t mem_mb,
-                        uint32_t nodes, int billing, const char *gres, char *buf,
-                        size_t len)
+static const char *tres(const struct sacct_ctx *x, const char *partition, uint32_t cpus,
+                        uint64_t mem_mb, uint32_t nodes, int billing, const char *gres,
+                        char *buf, size_t len)
 {
 	char mem[32] = "", g[512];
 
-	gres_tres_tracked(gres, cli_conf()->accounting_storage_tres, g, sizeof(g));
+	gres_tres_tracked(gres, x->conf->accounting_storage_tres, g, sizeof(g));
 	if (!cpus)
 		return "";
 	if (mem_mb)
@@ -258,8 +258,8 @@ static const char *tres(const char *partition, uint32_t cpus, uint64_t mem_mb,
 		         timefmt_mem_unit(mem_mb, (char[32]){0}, 32));
 	if (billing)
 		snprintf(buf, len, "billing=%u,cpu=%u%s%s%s,node=%u",
-		         cli_billing(partition, cpus, mem_mb, nodes), cpus, *g ? "," : "",
-		         g, mem, nodes);
+		         conf_billing(x->conf, partition, cpus, mem_mb, nodes), cpus,
+		         *g ? "," : "", g, mem, nodes);
 	else
 		snprintf(buf, len, "cpu=%u%s%s%s,node=%u", cpus, *g ? "," : "", g, mem,
 		         nodes);
@@ -299,8 +299,8 @@ static uint64_t req_mem_total(const struct acct_job *j, uint32_t cpus, uint32_t 
 	return j->req_mem & ACCT_MEM_PER_CPU ? m * cpus : m * (nodes ? nodes : 1);
 }
 
-const char *sacct_value(int id, const struct acct_job *j, const struct acct_step *st,
-                        time_t now, char *buf, size_t len)
+const char *sacct_value(const struct sacct_ctx *x, int id, const struct acct_job *j,
+                        const struct acct_step *st, char *buf, size_t len)
 {
 	uint32_t cpus = st ? st->ncpus : j->ncpus;
 	uint32_t nodes = st ? st->nnodes : j->nnodes;
@@ -314,12 +314,12 @@ const char *sacct_value(int id, const struct acct_job *j, const struct acct_step
 	case F_ALLOCNODES:
 		return num(nodes, buf, len);
 	case F_ALLOCTRES:
-		return tres(j->partition, cpus, st ? 0 : req_mem_total(j, cpus, nodes),
+		return tres(x, j->partition, cpus, st ? 0 : req_mem_total(j, cpus, nodes),
 		            nodes, !st, st ? NULL : j->gres_tres, buf, len);
 	case F_REQTRES:
 		if (st)
 			return "";
-		return tres(j->partition, j->req_cpus,
+		return tres(x, j->partition, j->req_cpus,
 		            req_mem_total(j, j->req_cpus, j->req_nodes), j->req_nodes, 1,
 		            NULL, buf, len);
 	case F_AVECPU:
@@ -343,15 +343,15 @@ const char *sacct_value(int id, const struct acct_job *j, const struct acct_step
 	case F_CONSTRAINTS:
 		return !st && j->constraints ? j->constraints : "";
 	case F_CPUTIME:
-		return timefmt_duration(elapsed_of(j, st, now) * cpus, buf, len);
+		return timefmt_duration(elapsed_of(j, st, x->now) * cpus, buf, len);
 	case F_CPUTIMERAW:
-		return num((uint64_t)elapsed_of(j, st, now) * cpus, buf, len);
+		return num((uint64_t)elapsed_of(j, st, x->now) * cpus, buf, len);
 	case F_DERIVEDEXITCODE:
 		return st ? "" : exit_code(j->derived_exit, buf, len);
 	case F_ELAPSED:
-		return timefmt_duration(elapsed_of(j, st, now), buf, len);
+		return timefmt_duration(elapsed_of(j, st, x->now), buf, len);
 	case F_ELAPSEDRAW:
-		return num((uint64_t)elapsed_of(j, st, now), buf, len);
+		return num((uint64_t)elapsed_of(j, st, x->now), buf, len);
 	case F_ELIGIBLE:
 		return date(st ? st->start : j->eligible, buf, len);
 	case F_END:
