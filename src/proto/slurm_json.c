@@ -59,16 +59,20 @@ static json_t *str_list(const char *s)
 	return a;
 }
 
-json_t *sj_response(void)
+json_t *sj_plugin_response(const char *type, const char *name)
 {
 	int major = 0, minor = 0, micro = 0;
 
 	sscanf(ROTA_SLURM_VERSION, "%d.%d.%d", &major, &minor, &micro);
 	return or_fail(json_pack("{s:{s:{s:s, s:s}, s:{s:{s:i, s:i, s:i}, s:s}}, s:[]}",
-	                         "meta", "plugin", "type", "openapi/v0.0.38", "name",
-	                         "Slurm OpenAPI v0.0.38", "Slurm", "version", "major",
-	                         major, "micro", micro, "minor", minor, "release",
-	                         ROTA_SLURM_VERSION, "errors"));
+	                         "meta", "plugin", "type", type, "name", name, "Slurm",
+	                         "version", "major", major, "micro", micro, "minor",
+	                         minor, "release", ROTA_SLURM_VERSION, "errors"));
+}
+
+json_t *sj_response(void)
+{
+	return sj_plugin_response("openapi/v0.0.38", "Slurm OpenAPI v0.0.38");
 }
 
 void sj_add_error(json_t *response, const char *msg, int errnum)

@@ -12,6 +12,8 @@
 /* {"meta": {plugin, Slurm version}, "errors": []}: a response to add the
  * payload to ("jobs", "nodes", ...). */
 json_t *sj_response(void);
+/* The same for another plugin (slurmdb's "openapi/dbv0.0.38"). */
+json_t *sj_plugin_response(const char *type, const char *name);
 
 /* Add {"error": msg, "error_number": errnum} to response's "errors". */
 void sj_add_error(json_t *response, const char *msg, int errnum);

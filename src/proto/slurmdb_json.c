@@ -7,6 +7,7 @@
 #include <strings.h>
 #include "common/states.h"
 #include "common/strv.h"
+#include "proto/slurm_json.h"
 #include "proto/slurmdb_json.h"
 #include "common/common.h"
 
@@ -30,14 +31,7 @@ static json_t *num(uint32_t v)
 
 json_t *sdb_response(void)
 {
-	int major = 0, minor = 0, micro = 0;
-
-	sscanf(ROTA_SLURM_VERSION, "%d.%d.%d", &major, &minor, &micro);
-	return or_fail(json_pack("{s:{s:{s:s, s:s}, s:{s:{s:i, s:i, s:i}, s:s}}, s:[]}",
-	                         "meta", "plugin", "type", "openapi/dbv0.0.38", "name",
-	                         "Slurm OpenAPI DB v0.0.38", "Slurm", "version", "major",
-	                         major, "micro", micro, "minor", minor, "release",
-	                         ROTA_SLURM_VERSION, "errors"));
+	return sj_plugin_response("openapi/dbv0.0.38", "Slurm OpenAPI DB v0.0.38");
 }
 
 /* Slurm's TRES ids: its own, then GRES from 1001. */

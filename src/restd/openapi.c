@@ -111,6 +111,16 @@ static json_t *response_of(const char *key, const char *item)
 	return doc;
 }
 
+/* Schema name from sample (taken), and info: a response listing them under
+ * key. */
+static void add_kind(json_t *s, const char *name, json_t *sample, const char *key,
+                     const char *info)
+{
+	json_object_set_new(s, name, schema_of(sample));
+	json_decref(sample);
+	json_object_set_new(s, info, response_of(key, name));
+}
+
 /* The slurmdb documents' schemas, from a sample of each kind. */
 static void db_schemas(json_t *s, const struct conf *conf)
 {
@@ -133,29 +143,16 @@ static void db_schemas(json_t *s, const struct conf *conf)
 	json_t *a = json_array(), *j;
 
 	sacct_json_add(&x, a, &job, 1);
-	json_object_set_new(s, "dbv0.0.38_job", schema_of(json_array_get(a, 0)));
+	add_kind(s, "dbv0.0.38_job", json_incref(json_array_get(a, 0)), "jobs",
+	         "dbv0.0.38_job_info");
 	json_decref(a);
-	json_object_set_new(s, "dbv0.0.38_job_info",
-	                    response_of("jobs", "dbv0.0.38_job"));
-	j = sdb_account(&l, &acct);
-	json_object_set_new(s, "dbv0.0.38_account", schema_of(j));
-	json_decref(j);
-	json_object_set_new(s, "dbv0.0.38_account_info",
-	                    response_of("accounts", "dbv0.0.38_account"));
-	j = sdb_user(&l, &user);
-	json_object_set_new(s, "dbv0.0.38_user", schema_of(j));
-	json_decref(j);
-	json_object_set_new(s, "dbv0.0.38_user_info",
-	                    response_of("users", "dbv0.0.38_user"));
-	j = sdb_assoc(&l, &assoc);
-	json_object_set_new(s, "dbv0.0.38_association", schema_of(j));
-	json_decref(j);
-	json_object_set_new(s, "dbv0.0.38_associations_info",
-	                    response_of("associations", "dbv0.0.38_association"));
-	j = sdb_qos(&l, 0);
-	json_object_set_new(s, "dbv0.0.38_qos", schema_of(j));
-	json_decref(j);
-	json_object_set_new(s, "dbv0.0.38_qos_info", response_of("qos", "dbv0.0.38_qos"));
+	add_kind(s, "dbv0.0.38_account", sdb_account(&l, &acct), "accounts",
+	         "dbv0.0.38_account_info");
+	add_kind(s, "dbv0.0.38_user", sdb_user(&l, &user), "users",
+	         "dbv0.0.38_user_info");
+	add_kind(s, "dbv0.0.38_association", sdb_assoc(&l, &assoc), "associations",
+	         "dbv0.0.38_associations_info");
+	add_kind(s, "dbv0.0.38_qos", sdb_qos(&l, 0), "qos", "dbv0.0.38_qos_info");
 	j = sdb_tres_list("cpu=1");
 	json_object_set_new(s, "dbv0.0.38_tres_list", schema_of(j));
 	json_decref(j);
