@@ -14,7 +14,7 @@ CC ?= cc
 # Debian's interpreter: it is the one with python3-pytest
 PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 # libpq: its header alone (dbd/pq_dl.h loads the library at run time)
-PKGS = libevent jansson munge zlib libisal libpq
+PKGS = libevent jansson munge zlib libisal libpq openssl
 # CFLAGS and LDFLAGS are the user's (make CFLAGS=-O0 keeps everything below);
 # what the build needs is added in ALL_CFLAGS / ALL_LDFLAGS, as git does.
 CFLAGS ?= -O2 -g
@@ -97,7 +97,7 @@ $(BIN)/rotadbd: $(call objs,$(dbd_src)) $(OBJ)/ctld/job_event_codec.o $(LIBA)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -lsqlite3
 $(BIN)/rotarestd: $(call objs,$(restd_src)) $(WEB_O) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(shell pkg-config --libs openssl)
 # rota sim is rota-sim (cli/sim_main.c): the commands started per call do not
 # load libm, which only its predictor needs; it reads the journal's events
 # (--from-journal) as rotadbd does

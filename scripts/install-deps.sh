@@ -7,6 +7,7 @@ set -euo pipefail
 PACKAGES=(
 	build-essential pkg-config
 	libevent-dev libjansson-dev
+	libssl-dev openssl # rotarestd's HTTPS; the tests make certificates
 	munge libmunge-dev zlib1g-dev libisal-dev libsqlite3-dev sqlite3 bc
 	libpq-dev postgresql
 	libcmocka-dev python3-pytest clang-format

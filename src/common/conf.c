@@ -1239,6 +1239,18 @@ char *conf_jwt_key_path(const struct conf *conf)
 	return key ? key : xasprintf("%s/jwt_hs256.key", conf->state_save_location);
 }
 
+char *conf_tls_file(const struct conf *conf, const char *key, const char *dflt)
+{
+	char *v = list_value(conf->tls_params, key, 1);
+	const char *slash = conf->path ? strrchr(conf->path, '/') : NULL;
+
+	if (v)
+		return v;
+	if (!slash)
+		return xstrdup(dflt);
+	return xasprintf("%.*s/%s", (int)(slash - conf->path), conf->path, dflt);
+}
+
 size_t conf_ctld_count(const struct conf *conf)
 {
 	return 1 + conf->backup_count;

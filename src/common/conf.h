@@ -93,6 +93,8 @@ struct conf {
 	char *auth_info;         /* AuthInfo, NULL */
 	char *auth_alt_types;    /* AuthAltTypes: "auth/jwt" or NULL */
 	char *auth_alt_params;   /* AuthAltParameters: "jwt_key=PATH", NULL */
+	char *tls_type;          /* TLSType: the daemons' RPCs stay unencrypted */
+	char *tls_params;        /* TLSParameters: rotarestd's certificate and key */
 	/* GresTypes: the GRES names nodes may have ("gpu,nic"), NULL; a node's
 	 * Gres= naming another is warned about; gres.conf sits beside
 	 * slurm.conf (common/gres_conf.h) */
@@ -219,6 +221,9 @@ int conf_configless(const struct conf *conf);
  * jwt_key=, else StateSaveLocation/jwt_hs256.key, as Slurm), malloc'd; NULL
  * when JWT is not enabled. */
 char *conf_jwt_key_path(const struct conf *conf);
+/* TLSParameters' key=PATH (restd_cert_file, restd_cert_key_file), else
+ * dflt beside slurm.conf, as Slurm; malloc'd. */
+char *conf_tls_file(const struct conf *conf, const char *key, const char *dflt);
 const char *conf_ctld_host(const struct conf *conf, size_t i);
 const char *conf_ctld_addr(const struct conf *conf, size_t i);
 

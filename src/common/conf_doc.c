@@ -35,6 +35,16 @@ static const struct conf_doc global_doc[] = {
     {"AuthAltParameters", "key=value,...",
      "jwt_key=PATH: the HS256 key of auth/jwt (default "
      "StateSaveLocation/jwt_hs256.key), readable by root and SlurmUser only."},
+    {"TLSType", "plugin",
+     "tls/s2n or tls/openssl: accepted; Rota's daemons talk to each other "
+     "unencrypted (authenticated), and rotarestd serves HTTPS whenever its "
+     "certificate is there (TLSParameters), whatever TLSType says."},
+    {"TLSParameters", "key=value,...",
+     "restd_cert_file=PATH and restd_cert_key_file=PATH: rotarestd's certificate "
+     "(PEM, with its chain) and private key (default restd_cert.pem and "
+     "restd_cert_key.pem beside slurm.conf).  With both, rotarestd answers TLS "
+     "on every listener (a connection that starts with a TLS handshake is "
+     "encrypted; https:// listeners take nothing else)."},
     {"GresTypes", "name,...",
      "The generic resources (gpu, nic, ...) nodes may declare with Gres=."},
     {"StateSaveLocation", "dir",

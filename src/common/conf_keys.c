@@ -78,6 +78,8 @@ const struct conf_key conf_keys[] = {
     G_STR("AuthInfo", auth_info, NULL, 0),
     G_STR("AuthAltTypes", auth_alt_types, NULL, 0),
     G_STR("AuthAltParameters", auth_alt_params, NULL, 0),
+    G_STR("TLSType", tls_type, NULL, 0),
+    G_STR("TLSParameters", tls_params, NULL, 0),
     G_STR("GresTypes", gres_types, NULL, 0),
     G_STR("StateSaveLocation", state_save_location, "/var/spool/rotactld", 0),
     G_STR("SlurmdSpoolDir", slurmd_spool_dir, "/var/spool/rotad", 0),

@@ -6,8 +6,11 @@
  * time, which evhttp's inactivity timeout never catches, is cut off.
  *
  * evhttp tells nothing of its connections' ends, so each one's bufferevent
- * is a pass-through filter over the socket's, made here (evhttp_set_bevcb):
- * its free callback is the end. */
+ * is a filter over the socket's, made here (evhttp_set_bevcb): its free
+ * callback is the end.  The filter also tells TLS from plain HTTP by the
+ * first byte (a handshake record is 0x16), as slurmrestd does, and then
+ * decrypts and encrypts (tls.c); an https:// listener's connection that
+ * does not start with TLS is closed. */
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
@@ -15,17 +18,23 @@
 #include <event2/buffer.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <time.h>
 #include "restd/restd.h"
 #include "common/common.h"
 
+enum conn_mode { M_UNDECIDED, M_PLAIN, M_TLS };
+
 struct rconn {
 	struct restd *r;
-	struct bufferevent *bev; /* evhttp's: the filter */
-	time_t since;            /* connected, or last answered */
-	unsigned busy;           /* requests being answered */
-	int cut;                 /* shut down by the sweep */
+	struct bufferevent *bev;  /* evhttp's: the filter */
+	struct bufferevent *sock; /* under it */
+	enum conn_mode mode;
+	struct tls_conn *tls;
+	time_t since;  /* connected, or last answered */
+	unsigned busy; /* requests being answered */
+	int cut;       /* shut down by the sweep */
 	struct rconn *prev, *next;
 };
 
@@ -62,7 +71,94 @@ static void conn_freed(void *arg)
 		c->next->prev = c->prev;
 	if (r->nconns-- == r->max_conns)
 		accepting(r, 1);
+	tls_conn_free(c->tls);
 	free(c);
+}
+
+/* The connection must end: evhttp sees its end and frees it. */
+static void cut_off(struct rconn *c)
+{
+	if (!c->cut)
+		shutdown((int)bufferevent_getfd(c->bev), SHUT_RDWR);
+	c->cut = 1;
+}
+
+/* Came c through an https:// listener? */
+static int tls_required(const struct rconn *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	uint16_t port;
+
+	if (!c->r->nhttps ||
+	    getsockname((int)bufferevent_getfd(c->bev), (struct sockaddr *)&ss, &len) < 0)
+		return 0;
+	if (ss.ss_family == AF_INET)
+		port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	else if (ss.ss_family == AF_INET6)
+		port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	else
+		return 0;
+	for (int i = 0; i < c->r->nhttps; i++)
+		if (c->r->https_ports[i] == port)
+			return 1;
+	return 0;
+}
+
+static enum bufferevent_filter_result conn_in(struct evbuffer *src, struct evbuffer *dst,
+                                              ev_ssize_t limit,
+                                              enum bufferevent_flush_mode mode, void *arg)
+{
+	struct rconn *c = arg;
+	unsigned char first;
+	int n;
+
+	if (c->cut) {
+		evbuffer_drain(src, evbuffer_get_length(src));
+		return BEV_NEED_MORE;
+	}
+	if (c->mode == M_UNDECIDED) {
+		if (evbuffer_copyout(src, &first, 1) < 1)
+			return BEV_NEED_MORE;
+		if (first == 0x16 && c->r->tls_ctx) {
+			c->tls = tls_conn_new(c->r);
+			c->mode = M_TLS;
+		} else if (tls_required(c)) {
+			log_debug("a client spoke plain HTTP to an https:// listener");
+			cut_off(c);
+			return BEV_NEED_MORE;
+		} else {
+			c->mode = M_PLAIN;
+		}
+	}
+	if (c->mode == M_PLAIN) {
+		evbuffer_add_buffer(dst, src);
+		return BEV_OK;
+	}
+	n = tls_conn_read(c->tls, src, dst, bufferevent_get_output(c->sock));
+	if (n < 0) {
+		cut_off(c);
+		return BEV_NEED_MORE;
+	}
+	return n > 0 ? BEV_OK : BEV_NEED_MORE;
+}
+
+static enum bufferevent_filter_result conn_out(struct evbuffer *src, struct evbuffer *dst,
+                                               ev_ssize_t limit,
+                                               enum bufferevent_flush_mode mode,
+                                               void *arg)
+{
+	struct rconn *c = arg;
+
+	if (c->mode != M_TLS) {
+		evbuffer_add_buffer(dst, src);
+		return BEV_OK;
+	}
+	if (tls_conn_write(c->tls, src, dst) < 0) {
+		cut_off(c);
+		return BEV_ERROR;
+	}
+	return BEV_OK;
 }
 
 /* inetd mode: the private listener's one connection is in; nobody else
@@ -86,7 +182,8 @@ static struct bufferevent *conn_new(struct event_base *base, void *arg)
 	if (!sock)
 		return NULL;
 	c = xcalloc(1, sizeof(*c));
-	c->bev = bufferevent_filter_new(sock, NULL, NULL, BEV_OPT_CLOSE_ON_FREE,
+	c->sock = sock;
+	c->bev = bufferevent_filter_new(sock, conn_in, conn_out, BEV_OPT_CLOSE_ON_FREE,
 	                                conn_freed, c);
 	if (!c->bev) {
 		bufferevent_free(sock);
@@ -168,8 +265,7 @@ static void sweep(evutil_socket_t fd, short what, void *arg)
 			continue;
 		/* evhttp sees the end and frees the connection (conn_freed) */
 		log_debug("a client sent no whole request in %u s: cut off", r->timeout);
-		shutdown((int)bufferevent_getfd(c->bev), SHUT_RDWR);
-		c->cut = 1;
+		cut_off(c);
 	}
 }
 

@@ -150,8 +150,22 @@ static int listen_on(struct restd *r, const char *spec, char **url)
 	unsigned long p;
 	int fd;
 
+	int https = !strncmp(spec, "https://", 8);
+
+	if (https)
+		spec += 8;
+	else if (!strncmp(spec, "http://", 7))
+		spec += 7;
 	if (!strncmp(spec, "unix:", 5)) {
-		fd = net_listen_unix(spec + 5, 0666, &err);
+		/* unix:/path and Slurm's unix:///path */
+		const char *path = !strncmp(spec, "unix://", 7) ? spec + 7 : spec + 5;
+		if (https) {
+			log_err("https://unix: TLS is told apart on unix sockets; "
+			        "give unix:%s",
+			        path);
+			return -1;
+		}
+		fd = net_listen_unix(path, 0666, &err);
 		if (fd < 0) {
 			log_err("%s", err.text);
 			return -1;
@@ -175,8 +189,10 @@ static int listen_on(struct restd *r, const char *spec, char **url)
 			log_err("%s: %s", spec, err.text);
 			return -1;
 		}
-		*url =
-		    xasprintf("http://%s:%u", *host ? host : "0.0.0.0", (unsigned)port);
+		*url = xasprintf("%s://%s:%u", https ? "https" : "http",
+		                 *host ? host : "0.0.0.0", (unsigned)port);
+		if (https)
+			r->https_ports[r->nhttps++] = port;
 	}
 	if (serve_fd(r, fd, spec) < 0) {
 		close(fd);
@@ -212,7 +228,7 @@ int main(int argc, char **argv)
 	struct restd r = {0};
 	struct event *sigterm, *sigint, *sigusr2;
 	char *urls[RESTD_MAX_LISTEN], *key_path, *notify, *end;
-	int level = LOG_INFO, opt, n = 0;
+	int level = LOG_INFO, opt, n = 0, https = 0;
 	unsigned long v;
 
 	r.max_conns = RESTD_MAX_CONNS;
@@ -293,6 +309,10 @@ int main(int argc, char **argv)
 	                           EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_DELETE);
 	evhttp_set_gencb(r.http, restd_route, &r);
 	restd_conns_init(&r);
+	for (int i = optind; i < argc; i++)
+		https |= !strncmp(argv[i], "https://", 8);
+	if (restd_tls_init(&r, https, &err) < 0)
+		fatal("%s", err.text);
 	for (int i = optind; i < argc; i++) {
 		if (listen_on(&r, argv[i], &urls[n]) < 0)
 			return 1;
@@ -321,14 +341,18 @@ int main(int argc, char **argv)
 	restd_inetd_stop(&r);
 	restd_conns_stop(&r);
 	evhttp_free(r.http);
+	restd_tls_stop(&r);
 	event_free(sigterm);
 	event_free(sigint);
 	event_free(sigusr2);
 	event_base_free(r.base);
 	auth_destroy(r.auth);
-	for (int i = optind; i < argc; i++)
-		if (!strncmp(argv[i], "unix:", 5))
-			unlink(argv[i] + 5);
+	/* the sockets made here (not systemd's) */
+	for (int i = optind; i < argc; i++) {
+		const char *a = argv[i] + (!strncmp(argv[i], "http://", 7) ? 7 : 0);
+		if (!strncmp(a, "unix:", 5))
+			unlink(a + (!strncmp(a, "unix://", 7) ? 7 : 5));
+	}
 	if (urlfile)
 		unlink(urlfile);
 	for (int i = 0; i < n; i++)

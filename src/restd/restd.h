@@ -49,6 +49,11 @@ struct restd {
 	struct evhttp_bound_socket *inetd_bound; /* the private listener */
 	struct inetd *inetd_state;
 	struct sdb_call *sdb_calls; /* slurmdb requests being answered */
+	/* HTTPS (tls.c): the certificate, when there is one; the TCP ports
+	 * of https:// listeners, which take nothing but TLS */
+	struct ssl_ctx_st *tls_ctx;
+	uint16_t https_ports[RESTD_MAX_LISTEN];
+	int nhttps;
 };
 
 /* Who asks: the peer of a unix socket, or the user a token names. */
@@ -132,6 +137,23 @@ void restd_conns_init(struct restd *r);
 void restd_conn_request(struct restd *r, struct evhttp_request *req);
 int restd_conns_idle(struct restd *r);
 void restd_conns_stop(struct restd *r);
+
+/* HTTPS (tls.c).  restd_tls_init loads TLSParameters' certificate and key
+ * when they are there (required: https:// was asked for, so they must
+ * be): 0, or -1 with err.  A connection's TLS runs over memory: read moves
+ * ciphertext from src, puts plaintext in dst and what OpenSSL answers the
+ * peer in out (the plaintext's length, or -1: the connection must end);
+ * write encrypts src into dst (0 or -1). */
+struct rota_error;
+struct evbuffer;
+struct tls_conn;
+int restd_tls_init(struct restd *r, int required, struct rota_error *err);
+void restd_tls_stop(struct restd *r);
+struct tls_conn *tls_conn_new(struct restd *r);
+void tls_conn_free(struct tls_conn *t);
+int tls_conn_read(struct tls_conn *t, struct evbuffer *src, struct evbuffer *dst,
+                  struct evbuffer *out);
+int tls_conn_write(struct tls_conn *t, struct evbuffer *src, struct evbuffer *dst);
 
 /* Inetd mode (inetd.c): serve the client on fds 0 and 1; the loop stops
  * when it has gone.  -1 after logging why. */

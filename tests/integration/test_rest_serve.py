@@ -2,7 +2,8 @@
 stdin and stdout, as slurmrestd's: a pipe, a file, a connected socket), a
 listening socket on stdin or from systemd (LISTEN_FDS), and its limits: at
 most -c clients at a time, and none may take longer than -T seconds to send
-a request (a client trickling its headers is cut off)."""
+a request (a client trickling its headers is cut off); HTTPS with
+TLSParameters' certificate, told apart from plain HTTP by the first byte."""
 
 import base64
 import json
@@ -211,3 +212,106 @@ def test_bad_limits_are_refused(cluster):
         p = subprocess.run([restd(cluster), "-f", cluster.conf_path, *args, "unix:/x"],
                            capture_output=True, text=True, timeout=30)
         assert p.returncode == 1 and "expected 1 to 65536" in p.stderr, p.stderr
+
+
+def make_cert(tmp_path, conf_path):
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                    "-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem"),
+                    "-days", "2", "-subj", "/CN=localhost", "-addext",
+                    "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    conf = tmp_path / "slurm.conf"
+    with open(conf_path) as f:
+        text = f.read()
+    conf.write_text(text + f"TLSParameters=restd_cert_file={tmp_path}/cert.pem,"
+                           f"restd_cert_key_file={tmp_path}/key.pem\n")
+    return str(conf)
+
+
+def token(c):
+    p = c.run(["scontrol", "token"], check=True)
+    return p.stdout.strip()[len("SLURM_JWT="):]
+
+
+def test_https(cluster, tmp_path):
+    """With TLSParameters' certificate: a connection that opens with a TLS
+    handshake is encrypted on any listener (TCP or unix), plain HTTP is
+    still served where it was asked for, and an https:// listener closes a
+    plain one unanswered."""
+    import http.client
+    import ssl
+    conf = make_cert(tmp_path, cluster.conf_path)
+    sock = str(tmp_path / "tls.sock")
+    p = subprocess.Popen([restd(cluster), "-f", conf, "-U", str(tmp_path / "urls"),
+                          "127.0.0.1:0", "https://127.0.0.1:0", f"unix:{sock}"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        for _ in range(100):
+            if (tmp_path / "urls").exists():
+                break
+            time.sleep(0.05)
+        mixed, strict, unix = (tmp_path / "urls").read_text().split()
+        assert mixed.startswith("http://") and strict.startswith("https://")
+        ctx = ssl.create_default_context(cafile=str(tmp_path / "cert.pem"))
+        hdr = {"X-SLURM-USER-TOKEN": token(cluster)}
+        for url in (mixed, strict):
+            port = int(url.rsplit(":", 1)[1])
+            conn = http.client.HTTPSConnection("127.0.0.1", port, context=ctx, timeout=30)
+            for path in (f"{V38}/ping", "/openapi/v3", f"{V38}/jobs"):  # one connection
+                conn.request("GET", path, headers=hdr)
+                r = conn.getresponse()
+                doc = json.loads(r.read())
+                assert r.status == 200, doc
+                assert "openapi" in doc or doc["errors"] == [], doc
+            assert conn.sock.version() in ("TLSv1.2", "TLSv1.3")
+            conn.close()
+        # plain HTTP where it is allowed, not on the https:// listener
+        port = int(mixed.rsplit(":", 1)[1])
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", f"{V38}/ping", headers=hdr)
+        assert conn.getresponse().status == 200
+        port = int(strict.rsplit(":", 1)[1])
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        try:
+            conn.request("GET", f"{V38}/ping", headers=hdr)
+            conn.getresponse()
+            raise AssertionError("plain HTTP answered on an https:// listener")
+        except (http.client.RemoteDisconnected, ConnectionResetError):
+            pass
+        # TLS on the unix socket: the peer's uid still says who asks
+        raw = socket.socket(socket.AF_UNIX)
+        raw.connect(sock)
+        s = ctx.wrap_socket(raw, server_hostname="localhost")
+        s.sendall(get(f"{V38}/jobs"))
+        data = b""
+        while not responses_or_none(data):
+            chunk = s.recv(65536)
+            assert chunk, data
+            data += chunk
+        st, doc = responses(data)[0]
+        assert st == 200 and doc["errors"] == []
+        s.close()
+        # a TLS client that does not trust the certificate gets nothing
+        bad = ssl.create_default_context()
+        port = int(mixed.rsplit(":", 1)[1])
+        conn = http.client.HTTPSConnection("127.0.0.1", port, context=bad, timeout=30)
+        try:
+            conn.request("GET", f"{V38}/ping")
+            raise AssertionError("an untrusted certificate was accepted")
+        except ssl.SSLError:
+            pass
+    finally:
+        p.terminate()
+        assert p.wait(timeout=30) == 0, p.stderr.read()
+
+
+def test_https_needs_a_certificate(cluster, tmp_path):
+    p = subprocess.run([restd(cluster), "-f", cluster.conf_path, "https://127.0.0.1:0"],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 1 and "https:// needs a certificate" in p.stderr, p.stderr
+    conf = tmp_path / "slurm.conf"
+    with open(cluster.conf_path) as f:
+        conf.write_text(f.read() + f"TLSParameters=restd_cert_file={conf}\n")
+    p = subprocess.run([restd(cluster), "-f", str(conf), "127.0.0.1:0"],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 1 and "TLS certificate" in p.stderr, p.stderr
