@@ -1236,7 +1236,14 @@ char *conf_jwt_key_path(const struct conf *conf)
 	if (!list_has(conf->auth_alt_types, "auth/jwt", 1))
 		return NULL;
 	key = list_value(conf->auth_alt_params, "jwt_key", 1);
-	return key ? key : xasprintf("%s/jwt_hs256.key", conf->state_save_location);
+	if (key)
+		return key;
+	/* with a JWKS, HS256 only when jwt_key names its key, as Slurm */
+	if ((key = list_value(conf->auth_alt_params, "jwks", 1))) {
+		free(key);
+		return NULL;
+	}
+	return xasprintf("%s/jwt_hs256.key", conf->state_save_location);
 }
 
 char *conf_tls_file(const struct conf *conf, const char *key, const char *dflt)

@@ -218,8 +218,8 @@ size_t conf_ctld_count(const struct conf *conf);
  * configuration files to nodes (common/conf_files.h). */
 int conf_configless(const struct conf *conf);
 /* AuthAltTypes names auth/jwt: the HS256 key's path (AuthAltParameters
- * jwt_key=, else StateSaveLocation/jwt_hs256.key, as Slurm), malloc'd; NULL
- * when JWT is not enabled. */
+ * jwt_key=, else StateSaveLocation/jwt_hs256.key unless jwks= is given, as
+ * Slurm), malloc'd; NULL when JWT or HS256 is not enabled. */
 char *conf_jwt_key_path(const struct conf *conf);
 /* TLSParameters' key=PATH (restd_cert_file, restd_cert_key_file), else
  * dflt beside slurm.conf, as Slurm; malloc'd. */

@@ -34,7 +34,10 @@ static const struct conf_doc global_doc[] = {
      "scontrol token makes them."},
     {"AuthAltParameters", "key=value,...",
      "jwt_key=PATH: the HS256 key of auth/jwt (default "
-     "StateSaveLocation/jwt_hs256.key), readable by root and SlurmUser only."},
+     "StateSaveLocation/jwt_hs256.key unless jwks is given), readable by root and "
+     "SlurmUser only; jwks=PATH: a JSON Web Key Set whose RSA keys rotarestd "
+     "accepts RS256 tokens under (an identity provider's); userclaimfield=NAME: "
+     "the claim naming the user (default sun)."},
     {"TLSType", "plugin",
      "tls/s2n or tls/openssl: accepted; Rota's daemons talk to each other "
      "unencrypted (authenticated), and rotarestd serves HTTPS whenever its "

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -44,7 +45,7 @@ static int b64_val(char c)
 
 /* Decode base64url s[0..n) (padding allowed) into a NUL-terminated buffer;
  * NULL when it is not base64url. */
-static uint8_t *b64_decode(const char *s, size_t n, size_t *ret_len)
+uint8_t *jwt_b64_decode(const char *s, size_t n, size_t *ret_len)
 {
 	uint8_t *out = xmalloc(n * 3 / 4 + 4);
 	uint32_t acc = 0;
@@ -124,64 +125,106 @@ char *jwt_sign(const uint8_t *key, size_t keylen, const char *user, time_t iat,
 	return tok;
 }
 
-int jwt_verify(const uint8_t *key, size_t keylen, const char *token, time_t now,
-               char **user, struct rota_error *err)
+void jwt_parts_free(struct jwt_parts *p)
+{
+	free(p->sig);
+	json_decref(p->claims);
+	memset(p, 0, sizeof(*p));
+}
+
+int jwt_parse(const char *token, struct jwt_parts *p, struct rota_error *err)
 {
 	const char *dot1, *dot2;
-	uint8_t mac[SHA256_LEN], *part = NULL, *sig = NULL;
-	size_t len = strlen(token), n, siglen;
-	json_t *j = NULL, *v;
+	uint8_t *part = NULL;
+	size_t len = strlen(token), n;
+	json_t *h = NULL, *alg, *kid;
 	int rc = -1;
 
+	memset(p, 0, sizeof(*p));
 	if (len > JWT_MAX_LEN)
 		return errprintf(err, "token too long (over %d bytes)", JWT_MAX_LEN);
 	dot1 = strchr(token, '.');
 	dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
 	if (!dot2 || strchr(dot2 + 1, '.'))
 		return errprintf(err, "token is not a JWT (three base64url parts)");
-	/* the header: HS256 only (an "alg":"none" token is not one we made) */
-	if (!(part = b64_decode(token, (size_t)(dot1 - token), &n)) ||
-	    !(j = json_loadb((const char *)part, n, 0, NULL)) ||
-	    !(v = json_object_get(j, "alg")) || !json_is_string(v) ||
-	    strcmp(json_string_value(v), "HS256")) {
-		errprintf(err, "token header: not an HS256 JWT");
+	if (!(part = jwt_b64_decode(token, (size_t)(dot1 - token), &n)) ||
+	    !(h = json_loadb((const char *)part, n, 0, NULL)) ||
+	    !(alg = json_object_get(h, "alg")) || !json_is_string(alg) ||
+	    strlen(json_string_value(alg)) >= sizeof(p->alg)) {
+		errprintf(err, "token header: not a JWT header");
 		goto out;
 	}
-	json_decref(j);
-	j = NULL;
+	snprintf(p->alg, sizeof(p->alg), "%s", json_string_value(alg));
+	kid = json_object_get(h, "kid");
+	if (json_is_string(kid))
+		snprintf(p->kid, sizeof(p->kid), "%s", json_string_value(kid));
 	free(part);
-	part = NULL;
-	hmac_sha256(key, keylen, token, (size_t)(dot2 - token), mac);
-	sig = b64_decode(dot2 + 1, strlen(dot2 + 1), &siglen);
-	if (!sig || siglen != sizeof(mac) || !ct_equal(sig, mac, sizeof(mac))) {
-		errprintf(err, "token signature invalid");
-		goto out;
-	}
-	if (!(part = b64_decode(dot1 + 1, (size_t)(dot2 - dot1 - 1), &n)) ||
-	    !(j = json_loadb((const char *)part, n, 0, NULL)) || !json_is_object(j)) {
+	if (!(part = jwt_b64_decode(dot1 + 1, (size_t)(dot2 - dot1 - 1), &n)) ||
+	    !(p->claims = json_loadb((const char *)part, n, 0, NULL)) ||
+	    !json_is_object(p->claims)) {
 		errprintf(err, "token claims: not a JSON object");
 		goto out;
 	}
-	v = json_object_get(j, "exp");
-	if (!json_is_integer(v)) {
-		errprintf(err, "token has no expiration (exp)");
+	if (!(p->sig = jwt_b64_decode(dot2 + 1, strlen(dot2 + 1), &p->siglen))) {
+		errprintf(err, "token signature invalid");
 		goto out;
 	}
-	if ((json_int_t)now >= json_integer_value(v)) {
-		errprintf(err, "token expired");
-		goto out;
-	}
-	v = json_object_get(j, "sun");
-	if (!json_is_string(v) || !*json_string_value(v) ||
-	    strlen(json_string_value(v)) > JWT_MAX_USER) {
-		errprintf(err, "token names no user (sun)");
-		goto out;
-	}
-	*user = xstrdup(json_string_value(v));
+	p->signed_len = (size_t)(dot2 - token);
 	rc = 0;
 out:
-	json_decref(j);
+	if (rc < 0)
+		jwt_parts_free(p);
+	json_decref(h);
 	free(part);
-	free(sig);
+	return rc;
+}
+
+int jwt_check_hs256(const uint8_t *key, size_t keylen, const char *token,
+                    const struct jwt_parts *p, struct rota_error *err)
+{
+	uint8_t mac[SHA256_LEN];
+
+	/* HS256 only (an "alg":"none" token is not one we made) */
+	if (strcmp(p->alg, "HS256"))
+		return errprintf(err, "token header: not an HS256 JWT");
+	hmac_sha256(key, keylen, token, p->signed_len, mac);
+	if (p->siglen != sizeof(mac) || !ct_equal(p->sig, mac, sizeof(mac)))
+		return errprintf(err, "token signature invalid");
+	return 0;
+}
+
+int jwt_claims_user(const struct jwt_parts *p, time_t now, const char *claim, char **user,
+                    struct rota_error *err)
+{
+	json_t *v = json_object_get(p->claims, "exp");
+
+	if (!json_is_integer(v))
+		return errprintf(err, "token has no expiration (exp)");
+	if ((json_int_t)now >= json_integer_value(v))
+		return errprintf(err, "token expired");
+	v = json_object_get(p->claims, "nbf");
+	if (json_is_integer(v) && (json_int_t)now < json_integer_value(v))
+		return errprintf(err, "token not valid yet (nbf)");
+	claim = claim && *claim ? claim : "sun";
+	v = json_object_get(p->claims, claim);
+	if (!json_is_string(v) || !*json_string_value(v) ||
+	    strlen(json_string_value(v)) > JWT_MAX_USER)
+		return errprintf(err, "token names no user (%s)", claim);
+	*user = xstrdup(json_string_value(v));
+	return 0;
+}
+
+int jwt_verify(const uint8_t *key, size_t keylen, const char *token, time_t now,
+               char **user, struct rota_error *err)
+{
+	struct jwt_parts p;
+	int rc;
+
+	if (jwt_parse(token, &p, err) < 0)
+		return -1;
+	rc = jwt_check_hs256(key, keylen, token, &p, err);
+	if (rc == 0)
+		rc = jwt_claims_user(&p, now, NULL, user, err);
+	jwt_parts_free(&p);
 	return rc;
 }

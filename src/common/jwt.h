@@ -28,4 +28,29 @@ char *jwt_sign(const uint8_t *key, size_t keylen, const char *user, time_t iat,
 int jwt_verify(const uint8_t *key, size_t keylen, const char *token, time_t now,
                char **user, struct rota_error *err);
 
+/* The same in parts, for other algorithms (rotarestd's RS256, jwks.c): a
+ * token taken apart (its header's alg and kid; token[0..signed_len) is
+ * what the signature covers; the claims, not to be trusted before the
+ * signature is checked). */
+struct json_t;
+struct jwt_parts {
+	char alg[16];
+	char kid[256];
+	size_t signed_len;
+	uint8_t *sig;
+	size_t siglen;
+	struct json_t *claims;
+};
+int jwt_parse(const char *token, struct jwt_parts *p, struct rota_error *err);
+void jwt_parts_free(struct jwt_parts *p);
+int jwt_check_hs256(const uint8_t *key, size_t keylen, const char *token,
+                    const struct jwt_parts *p, struct rota_error *err);
+/* "exp" after now ("nbf", when there, not after it), and the user in the
+ * string claim (NULL: "sun"), malloc'd in *user. */
+int jwt_claims_user(const struct jwt_parts *p, time_t now, const char *claim, char **user,
+                    struct rota_error *err);
+/* base64url s[0..n) (padding allowed), NUL-terminated, malloc'd; NULL when
+ * it is not base64url. */
+uint8_t *jwt_b64_decode(const char *s, size_t n, size_t *len);
+
 #endif

@@ -26,6 +26,7 @@
 #include "common/fdlimit.h"
 #include "common/jwt.h"
 #include "common/sdnotify.h"
+#include "common/strv.h"
 #include "proto/auth.h"
 #include "proto/net.h"
 #include "restd/restd.h"
@@ -294,6 +295,13 @@ int main(int argc, char **argv)
 			fatal("%s", err.text);
 		free(key_path);
 	}
+	if (list_has(conf->auth_alt_types, "auth/jwt", 1)) {
+		char *jwks = list_value(conf->auth_alt_params, "jwks", 1);
+		if (jwks && restd_jwks_load(&r, jwks, &err) < 0)
+			fatal("%s", err.text);
+		free(jwks);
+		r.user_claim = list_value(conf->auth_alt_params, "userclaimfield", 1);
+	}
 	/* a controller on another host is reached over TCP, answering its
 	 * challenge with the cluster's key */
 	if (auth_create(conf, 0, &r.auth, &err) < 0)
@@ -360,6 +368,8 @@ int main(int argc, char **argv)
 	if (r.jwt_key)
 		explicit_bzero(r.jwt_key, r.jwt_keylen);
 	free(r.jwt_key);
+	restd_jwks_free(&r);
+	free(r.user_claim);
 	free(notify);
 	conf_destroy(conf);
 	return 0;

@@ -31,8 +31,10 @@ struct restd {
 	struct event_base *base;
 	struct evhttp *http;
 	struct auth *auth; /* to the controller over TCP, when not on its host */
-	uint8_t *jwt_key;  /* AuthAltParameters jwt_key; NULL: no JWT */
+	uint8_t *jwt_key;  /* AuthAltParameters jwt_key; NULL: no HS256 */
 	size_t jwt_keylen;
+	struct jwks *jwks;      /* AuthAltParameters jwks (jwks.c); NULL: no RS256 */
+	char *user_claim;       /* userclaimfield; NULL: "sun" */
 	struct relay *relays;   /* calls waiting on the controller (relay.c) */
 	struct reader *readers; /* job outputs being read (output.c) */
 	unsigned nrelays;
@@ -154,6 +156,14 @@ void tls_conn_free(struct tls_conn *t);
 int tls_conn_read(struct tls_conn *t, struct evbuffer *src, struct evbuffer *dst,
                   struct evbuffer *out);
 int tls_conn_write(struct tls_conn *t, struct evbuffer *src, struct evbuffer *dst);
+
+/* RS256 tokens (jwks.c): the JWKS file's RSA keys; a parsed token's
+ * signature checked under them (0, or -1 with err). */
+struct jwt_parts;
+int restd_jwks_load(struct restd *r, const char *path, struct rota_error *err);
+void restd_jwks_free(struct restd *r);
+int restd_jwks_check(struct restd *r, const char *token, const struct jwt_parts *p,
+                     struct rota_error *err);
 
 /* Inetd mode (inetd.c): serve the client on fds 0 and 1; the loop stops
  * when it has gone.  -1 after logging why. */

@@ -1,7 +1,9 @@
 /* who.c - who a REST request is from: the peer's uid on the unix socket (as
  * slurmrestd's rest_auth/local), else the user a JWT in X-SLURM-USER-TOKEN
- * names (rest_auth/jwt).  A token of root or SlurmUser may name another user
- * in X-SLURM-USER-NAME; anyone else's token is for its own user only. */
+ * names (rest_auth/jwt: HS256 under jwt_key, or RS256 under a JWKS key; the
+ * user in "sun" or AuthAltParameters' userclaimfield).  A token of root or SlurmUser may
+ * name another user in X-SLURM-USER-NAME; anyone else's token is for its own user only.
+ */
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/http.h>
@@ -55,19 +57,41 @@ static int is_admin_name(const struct restd *r, const char *name)
 	       (r->conf->slurm_user && !strcmp(name, r->conf->slurm_user));
 }
 
+/* The token's signature: HS256 under jwt_key, or RS256 under a key of the
+ * JWKS. */
+static int signed_by_us(struct restd *r, const char *token, const struct jwt_parts *p,
+                        struct rota_error *err)
+{
+	if (!strcmp(p->alg, "RS256")) {
+		if (!r->jwks)
+			return errprintf(err, "RS256 tokens are not accepted: "
+			                      "AuthAltParameters has no jwks");
+		return restd_jwks_check(r, token, p, err);
+	}
+	if (!r->jwt_key)
+		return errprintf(err, "HS256 tokens are not accepted: no jwt_key");
+	return jwt_check_hs256(r->jwt_key, r->jwt_keylen, token, p, err);
+}
+
 static int by_token(struct restd *r, const char *token, const char *name,
                     struct rest_user *u, const char **why)
 {
 	static char text[ROTA_ERROR_TEXT + 32];
 	struct rota_error err = {""};
+	struct jwt_parts p;
 	struct passwd *pw;
 	char *sun = NULL;
+	int rc;
 
-	if (!r->jwt_key) {
+	if (!r->jwt_key && !r->jwks) {
 		*why = "tokens are not accepted: AuthAltTypes=auth/jwt is not configured";
 		return 401;
 	}
-	if (jwt_verify(r->jwt_key, r->jwt_keylen, token, time(NULL), &sun, &err) < 0) {
+	rc = jwt_parse(token, &p, &err);
+	if (rc == 0 && (rc = signed_by_us(r, token, &p, &err)) == 0)
+		rc = jwt_claims_user(&p, time(NULL), r->user_claim, &sun, &err);
+	jwt_parts_free(&p);
+	if (rc < 0) {
 		snprintf(text, sizeof(text), "authentication failed: %s", err.text);
 		*why = text;
 		return 401;

@@ -315,3 +315,76 @@ def test_https_needs_a_certificate(cluster, tmp_path):
     p = subprocess.run([restd(cluster), "-f", str(conf), "127.0.0.1:0"],
                        capture_output=True, text=True, timeout=30)
     assert p.returncode == 1 and "TLS certificate" in p.stderr, p.stderr
+
+
+def b64url(b):
+    return base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+
+
+def rs256(key, claims, kid="k1"):
+    head = b64url(json.dumps({"alg": "RS256", "typ": "JWT", "kid": kid}).encode())
+    body = b64url(json.dumps(claims).encode())
+    sig = subprocess.run(["openssl", "dgst", "-sha256", "-sign", key],
+                         input=f"{head}.{body}".encode(), capture_output=True,
+                         check=True).stdout
+    return f"{head}.{body}.{b64url(sig)}"
+
+
+def test_rs256_tokens_from_a_jwks(cluster, tmp_path):
+    """AuthAltParameters jwks=PATH: RS256 tokens signed by a key of the set
+    name their user in userclaimfield; a forged, expired or unknown-key
+    token is refused; the cluster's HS256 tokens still work (jwt_key is
+    named)."""
+    import http.client
+    key = str(tmp_path / "idp.pem")
+    subprocess.run(["openssl", "genrsa", "-out", key, "2048"], check=True,
+                   capture_output=True)
+    mod = subprocess.run(["openssl", "rsa", "-in", key, "-noout", "-modulus"],
+                         capture_output=True, text=True, check=True).stdout
+    n = bytes.fromhex(mod.strip().split("=", 1)[1])
+    jwks = tmp_path / "jwks.json"
+    jwks.write_text(json.dumps({"keys": [
+        {"kty": "EC", "kid": "ec", "crv": "P-256", "x": "AA", "y": "AA"},
+        {"kty": "RSA", "kid": "k1", "alg": "RS256", "use": "sig",
+         "n": b64url(n), "e": "AQAB"}]}))
+    with open(cluster.conf_path) as f:
+        lines = f.read().splitlines()
+    jwt_key = next(ln for ln in lines if ln.startswith("AuthAltParameters="))
+    conf = tmp_path / "slurm.conf"
+    conf.write_text("\n".join(ln for ln in lines if ln != jwt_key) + "\n" +
+                    f"{jwt_key},jwks={jwks},userclaimfield=preferred_username\n")
+    p = subprocess.Popen([restd(cluster), "-f", str(conf), "-U", str(tmp_path / "urls"),
+                          "127.0.0.1:0"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    try:
+        for _ in range(100):
+            if (tmp_path / "urls").exists():
+                break
+            time.sleep(0.05)
+        port = int((tmp_path / "urls").read_text().split()[0].rsplit(":", 1)[1])
+
+        def ask_with(tok):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            conn.request("GET", f"{V38}/jobs", headers={"X-SLURM-USER-TOKEN": tok})
+            r = conn.getresponse()
+            return r.status, json.loads(r.read())
+
+        now = int(time.time())
+        good = {"exp": now + 300, "iat": now, "preferred_username": "root"}
+        st, doc = ask_with(rs256(key, good))
+        assert st == 200 and doc["errors"] == [], doc
+        forged = rs256(key, good).split(".")
+        forged[1] = b64url(json.dumps(dict(good, preferred_username="nobody")).encode())
+        for tok, why in ((".".join(forged), "signature invalid"),
+                         (rs256(key, dict(good, exp=now - 10)), "token expired"),
+                         (rs256(key, good, kid="other"), "signature invalid"),
+                         (rs256(key, {"exp": now + 300, "sun": "root"}),
+                          "names no user (preferred_username)")):
+            st, doc = ask_with(tok)
+            assert st == 401 and why in doc["errors"][0]["error"], (why, doc)
+        # HS256 from scontrol token: its user is in sun, not the claim field
+        st, doc = ask_with(token(cluster))
+        assert st == 401 and "preferred_username" in doc["errors"][0]["error"]
+    finally:
+        p.terminate()
+        assert p.wait(timeout=30) == 0, p.stderr.read()
