@@ -10,7 +10,7 @@ PACKAGES=(
 	libssl-dev openssl # rotarestd's HTTPS; the tests make certificates
 	munge libmunge-dev zlib1g-dev libisal-dev libsqlite3-dev sqlite3 bc
 	libpq-dev postgresql
-	libcmocka-dev python3-pytest clang-format
+	libcmocka-dev python3-pytest python3-yaml clang-format
 	clang libclang-rt-dev
 	openmpi-bin libopenmpi-dev
 	mpich libmpich-dev

@@ -33,6 +33,12 @@ extern const char *cli_prog;
  * "PROG: error: ..." and exit(1).  Cached: later calls return the same object. */
 struct conf *cli_conf(void);
 
+/* --json and --yaml: print doc (Slurm's document) as JSON (indented, its
+ * keys in order) or as YAML (proto/yamlw.h). */
+enum { CLI_DOC_JSON = 1, CLI_DOC_YAML = 2 };
+typedef struct json_t json_t;
+void cli_print_doc(json_t *doc, int as);
+
 /* What a job in partition (the first of a list) holding cpus, mem_mb and
  * nodes is billed: its TRESBillingWeights in slurm.conf (common/billing.h). */
 uint32_t cli_billing(const char *partition, uint32_t cpus, uint64_t mem_mb,

@@ -13,6 +13,7 @@
 #include "proto/client.h"
 #include "proto/messages.h"
 #include "proto/net.h"
+#include "proto/yamlw.h"
 #include "common/common.h"
 
 #define CLI_RPC_TIMEOUT_MS 60000
@@ -46,6 +47,20 @@ uint32_t cli_billing(const char *partition, uint32_t cpus, uint64_t mem_mb,
                      uint32_t nodes)
 {
 	return conf_billing(cli_conf(), partition, cpus, mem_mb, nodes);
+}
+
+void cli_print_doc(json_t *doc, int as)
+{
+	char *text = as == CLI_DOC_YAML
+	                 ? yaml_dumps(doc)
+	                 : json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+	if (!text)
+		fatal("out of memory");
+	fputs(text, stdout);
+	if (as != CLI_DOC_YAML)
+		putchar('\n');
+	free(text);
 }
 
 void cli_connect_why(int rc, const struct rota_error *err)

@@ -71,6 +71,7 @@ static void usage(FILE *f)
 	    "  -E, --endtime=TIME    jobs that existed before TIME\n"
 	    "  -j, --jobs=LIST       these jobs (N, N_T, N.S)\n"
 	    "      --json            the records as JSON (Slurm's data_parser v0.0.38)\n"
+	    "      --yaml            the same as YAML\n"
 	    "  -l, --long            the long format\n"
 	    "  -n, --noheader        no header\n"
 	    "      --name=LIST       jobs of these names\n"
@@ -358,9 +359,12 @@ static int query(struct sacct_opts *o)
 	if (o->json && !(p.jobs = json_array()))
 		fatal("out of memory");
 	rc = acct_fetch(&o->q, &cb);
-	if (p.jobs && rc == 0)
-		rc = sacct_json_print(p.jobs);
-	else if (p.jobs)
+	if (p.jobs && rc == 0) {
+		json_t *doc = sacct_json_doc(p.jobs);
+
+		cli_print_doc(doc, o->json);
+		json_decref(doc);
+	} else if (p.jobs)
 		json_decref(p.jobs);
 	if (p.b.len)
 		fwrite(p.b.data, 1, p.b.len, stdout);
@@ -441,8 +445,8 @@ int cmd_sacct(int argc, char **argv)
 			o.json = 1;
 			break;
 		case 5:
-			cli_error("--yaml is not supported: use --json");
-			return 1;
+			o.json = CLI_DOC_YAML;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;

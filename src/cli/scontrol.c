@@ -45,7 +45,7 @@ static void usage(FILE *f)
 	        "Usage: scontrol [<OPTION>] [<COMMAND>]\n"
 	        "  Options: -d (details), -h (help), -o (one line per record),\n"
 	        "           -Q (quiet), -v (verbose), -V (version),\n"
-	        "           --json (show job|node|partition as JSON)\n"
+	        "           --json, --yaml (show job|node|partition as JSON or YAML)\n"
 	        "  Commands: ping, show <ENTITY> [<ID>], hold|uhold|release <job_list>,\n"
 	        "            requeue [Incomplete] <job_list>, requeuehold <job_list>,\n"
 	        "            update JobId=<id> <Key>=<Value>...,\n"
@@ -946,8 +946,8 @@ int cmd_scontrol(int argc, char **argv)
 			o.json = 1;
 			break;
 		case OPT_YAML:
-			cli_error("--yaml is not supported, use --json");
-			return 1;
+			o.json = CLI_DOC_YAML;
+			break;
 		case 'V':
 			fmt_print_version();
 		case 'a':

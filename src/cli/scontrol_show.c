@@ -383,14 +383,8 @@ static json_t *json_list(const struct scontrol_opts *o, const char *key)
 
 static void json_print(const struct scontrol_opts *o, const char *key)
 {
-	char *text;
-
 	json_list(o, key); /* an empty list when nothing matched */
-	text = json_dumps(json_doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	if (!text)
-		fatal("out of memory");
-	printf("%s\n", text);
-	free(text);
+	cli_print_doc(json_doc, o->json);
 	json_decref(json_doc);
 	json_doc = NULL;
 }

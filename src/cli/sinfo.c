@@ -140,7 +140,7 @@ struct sinfo_data {
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: sinfo [-o format] [-O fields] [-p partitions] [-n nodes]\n"
-	           "             [-t states] [-S fields] [-i seconds] [--json]\n"
+	           "             [-t states] [-S fields] [-i seconds] [--json|--yaml]\n"
 	           "             [-adehlNrRsvV] [--usage] [--help]\n");
 }
 
@@ -153,6 +153,7 @@ static void __attribute__((noreturn)) help(void)
 	       "  -h, --noheader           no header line\n"
 	       "  -i, --iterate=seconds    repeat every so many seconds\n"
 	       "      --json               nodes and partitions as JSON\n"
+	       "      --yaml               the same as YAML\n"
 	       "  -l, --long               more columns\n"
 	       "  -n, --nodes=hosts        only these nodes\n"
 	       "  -N, --Node               one line per node\n"
@@ -945,10 +946,9 @@ static void auto_widths(struct fmt_layout *layout, const struct sinfo_data *d,
 
 /* --json: Slurm's v0.0.38 document: the nodes and partitions rotarestd's GET
  * nodes and partitions answer (proto/slurm_json.h). */
-static void print_json(const struct sinfo_data *d)
+static void print_json(const struct sinfo_data *d, int as)
 {
 	json_t *root = sj_response(), *nodes = json_array(), *parts = json_array();
-	char *s;
 
 	for (uint32_t i = 0; i < d->nodes->nodes_count; i++)
 		json_array_append_new(nodes, sj_node(&d->nodes->nodes[i]));
@@ -956,11 +956,7 @@ static void print_json(const struct sinfo_data *d)
 		json_array_append_new(parts, sj_partition(&d->parts->parts[i]));
 	json_object_set_new(root, "nodes", nodes);
 	json_object_set_new(root, "partitions", parts);
-	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	if (!s)
-		fatal("out of memory");
-	printf("%s\n", s);
-	free(s);
+	cli_print_doc(root, as);
 	json_decref(root);
 }
 
@@ -1063,8 +1059,8 @@ static void parse_args(struct sinfo_opts *o, int argc, char **argv)
 			o->json = 1;
 			break;
 		case OPT_YAML:
-			cli_error("--yaml is not supported, use --json");
-			exit(1);
+			o->json = CLI_DOC_YAML;
+			break;
 		case OPT_USAGE:
 			usage(stdout);
 			exit(0);
@@ -1155,7 +1151,7 @@ static void print_once(const struct sinfo_opts *o, struct fmt_layout *layout,
 	d.nodes = load(MSG_NODE_INFO_REQ, MSG_NODE_INFO_RESP, "slurm_load_node", &type);
 	now = d.nodes->now > 0 ? (time_t)d.nodes->now : time(NULL);
 	if (o->json) {
-		print_json(&d);
+		print_json(&d, o->json);
 		data_release(&d);
 		return;
 	}

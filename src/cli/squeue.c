@@ -69,7 +69,7 @@ static void usage(FILE *f)
 	    "              [-n name] [-o format] [-O fields] [-p partitions]\n"
 	    "              [--qos qos] [-R reservation] [--sort fields] [--start]\n"
 	    "              [--step step_id] [-t states] [-u user_name] [--usage]\n"
-	    "              [-L licenses] [-w nodes] [--json] [-ahjlrsv]\n");
+	    "              [-L licenses] [-w nodes] [--json|--yaml] [-ahjlrsv]\n");
 }
 
 static void __attribute__((noreturn)) help(void)
@@ -81,6 +81,7 @@ static void __attribute__((noreturn)) help(void)
 	       "  -i, --iterate=seconds    repeat every so many seconds\n"
 	       "  -j, --jobs=job_ids       only these jobs (comma-separated)\n"
 	       "      --json               the whole answer as JSON\n"
+	       "      --yaml               the same as YAML\n"
 	       "  -l, --long               more columns\n"
 	       "      --me                 only my jobs\n"
 	       "  -n, --name=names         only jobs with these names\n"
@@ -287,8 +288,8 @@ static void parse_args(struct squeue_opts *o, int argc, char **argv)
 			o->json = 1;
 			break;
 		case OPT_YAML:
-			cli_error("--yaml is not supported, use --json");
-			exit(1);
+			o->json = CLI_DOC_YAML;
+			break;
 		case OPT_START:
 			o->start = 1;
 			break;
@@ -491,6 +492,16 @@ static int print_json(const struct squeue_opts *o)
 
 	if (!resp)
 		return 1;
+	if (o->json == CLI_DOC_YAML) { /* a tree, read back from the text */
+		json_t *doc = sj_response(), *jobs = json_array();
+		for (uint32_t i = 0; i < resp->jobs_count; i++)
+			json_array_append_new(jobs, sj_job(&resp->jobs[i], cluster));
+		json_object_set_new(doc, "jobs", jobs);
+		cli_print_doc(doc, CLI_DOC_YAML);
+		json_decref(doc);
+		msg_body_free(MSG_JOB_INFO_RESP, resp);
+		return 0;
+	}
 	/* the head as jansson writes it, then the jobs one by one (a deep
 	 * queue is never a tree of JSON values) */
 	head = sj_response();

@@ -42,12 +42,10 @@ const char *sacct_value(const struct sacct_ctx *x, int id, const struct acct_job
 
 /* --json (sacct_json.c): each record added to jobs (a JSON array), with
  * its steps or not (-X; the job's CPU times are its steps' all the same);
- * then Slurm's document {"meta", "errors", "jobs"} (jobs taken), or it
- * printed. */
+ * then Slurm's document {"meta", "errors", "jobs"} (jobs taken). */
 typedef struct json_t json_t;
 void sacct_json_add(const struct sacct_ctx *x, json_t *jobs, const struct acct_job *j,
                     int with_steps);
 json_t *sacct_json_doc(json_t *jobs);
-int sacct_json_print(json_t *jobs);
 
 #endif

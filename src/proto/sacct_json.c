@@ -293,16 +293,3 @@ json_t *sacct_json_doc(json_t *jobs)
 	json_object_set_new(doc, "jobs", jobs);
 	return doc;
 }
-
-int sacct_json_print(json_t *jobs)
-{
-	json_t *root = sacct_json_doc(jobs);
-	char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-
-	if (!text)
-		fatal("out of memory");
-	printf("%s\n", text);
-	free(text);
-	json_decref(root);
-	return 0;
-}

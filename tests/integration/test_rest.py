@@ -244,7 +244,8 @@ def test_only_a_trusted_daemon_may_act_for_a_user(cluster, users):
 
 def test_cli_json_is_the_rest_document(cluster):
     """squeue --json, sinfo --json and scontrol --json show job|node|partition
-    print the documents rotarestd answers (one encoder)."""
+    print the documents rotarestd answers (one encoder); --yaml prints them
+    as YAML."""
     held = cluster.sbatch("-H", "-J", "json-held", "--wrap", "true")
     volatile = ("cpu_load", "free_memory")
 
@@ -272,8 +273,17 @@ def test_cli_json_is_the_rest_document(cluster):
     assert q["partitions"] == rp["partitions"]
     p = cluster.run(["scontrol", "--json", "show", "config"])
     assert p.returncode == 1 and "--json" in p.stderr
-    p = cluster.run(["scontrol", "--yaml", "show", "job"])
-    assert p.returncode == 1 and "--yaml is not supported" in p.stderr
+    # --yaml: the same documents, as YAML
+    import yaml
+    for args in (["squeue"], ["scontrol", "show", "job", str(held)], ["sinfo"],
+                 ["scontrol", "show", "partition"], ["sacct", "-j", str(held)]):
+        out = cluster.run([args[0], "--yaml", *args[1:]], check=True).stdout
+        assert out.startswith("---\n"), out[:80]
+        y = yaml.safe_load(out)
+        j = cli(args[0], "--json", *args[1:])
+        if "nodes" in j:
+            y["nodes"], j["nodes"] = steady(y["nodes"]), steady(j["nodes"])
+        assert y == j, args
     cluster.run(["scancel", str(held)], check=True)
 
 
