@@ -5,9 +5,11 @@
 
 const API = "/slurm/v0.0.38";
 const POLL_MS = 3000;
-const HISTORY = 1200; // samples kept for the chart (an hour at 3 s)
+const DAY_MS = 24 * 3600 * 1000; // the chart's reach
+const HISTORY_MS = 60000; // rotarestd's history is read again this often
 let token = "";
-let samples = [];
+let samples = []; // {t (ms), alloc, cpus, galloc, gpus}: the chart's points
+let historyAt = 0;
 let timer = null;
 
 const $ = (id) => document.getElementById(id);
@@ -112,25 +114,52 @@ function renderSummary(nodes, jobs) {
     el("div", {"data-what": "pending"}, el("b", {}, count("PENDING")), "pending"),
     el("div", {"data-what": "cpus"}, el("b", {}, `${alloc}/${cpus}`), "CPUs in use"),
     el("div", {"data-what": "nodes"}, el("b", {}, nodes.length), "nodes"));
-  samples.push({t: Date.now(), alloc, cpus});
-  if (samples.length > HISTORY) samples.shift();
+  const galloc = nodes.reduce((a, n) => a + gpus(n.gres_used), 0);
+  const gtotal = nodes.reduce((a, n) => a + gpus(n.gres), 0);
+  samples.push({t: Date.now(), alloc, cpus, galloc, gpus: gtotal});
+  while (samples.length && samples[0].t < Date.now() - DAY_MS) samples.shift();
   drawChart();
 }
 
+// The last day as rotarestd kept it (a sample a minute), so that the chart
+// shows the hours before the page was opened; live points are added
+// between readings.
+async function loadHistory() {
+  historyAt = Date.now();
+  let doc;
+  try { doc = await api("/rota/v1/history"); } catch (e) { return; }
+  const past = doc.samples.map((s) => ({t: s.time * 1000, alloc: s.cpus_alloc,
+                                        cpus: s.cpus, galloc: s.gpus_alloc, gpus: s.gpus}));
+  const last = past.length ? past[past.length - 1].t : 0;
+  samples = past.concat(samples.filter((s) => s.t > last));
+  $("chart").setAttribute("data-history", String(past.length));
+}
+
+// Allocated CPUs (red) and GPUs (blue, when there are any) as a share of
+// all, over the samples' span.
 function drawChart() {
   const c = $("chart"), g = c.getContext("2d");
   g.clearRect(0, 0, c.width, c.height);
   g.strokeStyle = "#ddd";
   g.beginPath(); g.moveTo(0, c.height - 1); g.lineTo(c.width, c.height - 1); g.stroke();
-  if (samples.length < 2) return;
+  c.setAttribute("data-points", String(samples.length));
+  if (samples.length < 2) { $("chart-span").textContent = ""; return; }
   const t0 = samples[0].t, span = Math.max(samples[samples.length - 1].t - t0, 1);
-  g.strokeStyle = "#c0392b"; g.lineWidth = 2; g.beginPath();
-  samples.forEach((h, i) => {
-    const x = (h.t - t0) / span * (c.width - 2) + 1;
-    const y = c.height - 2 - (h.cpus ? h.alloc / h.cpus : 0) * (c.height - 4);
-    if (i) g.lineTo(x, y); else g.moveTo(x, y);
-  });
-  g.stroke();
+  const line = (color, share) => {
+    g.strokeStyle = color; g.lineWidth = 2; g.beginPath();
+    samples.forEach((h, i) => {
+      const x = (h.t - t0) / span * (c.width - 2) + 1;
+      const y = c.height - 2 - share(h) * (c.height - 4);
+      if (i) g.lineTo(x, y); else g.moveTo(x, y);
+    });
+    g.stroke();
+  };
+  line("#c0392b", (h) => (h.cpus ? h.alloc / h.cpus : 0));
+  if (samples.some((h) => h.gpus)) line("#2471a3", (h) => (h.gpus ? h.galloc / h.gpus : 0));
+  const mins = span / 60000;
+  $("chart-span").textContent = "the last " +
+    (mins < 90 ? `${Math.max(1, Math.round(mins))} min` : `${(mins / 60).toFixed(1)} h`) +
+    (samples.some((h) => h.gpus) ? " · CPUs red, GPUs blue" : " · CPUs in use");
 }
 
 function renderPartitions(parts, jobs) {
@@ -160,6 +189,7 @@ function renderQueue(jobs) {
 }
 
 async function showOverview() {
+  if (Date.now() - historyAt > HISTORY_MS) await loadHistory();
   const [nodes, parts, jobs] = await Promise.all(
     [api(`${API}/nodes`), api(`${API}/partitions`), api(`${API}/jobs`)]);
   $("cluster").textContent = jobs.jobs.length ? jobs.jobs[0].cluster : "";
@@ -274,6 +304,7 @@ function tokenFromHash() {
   params.delete("token");
   history.replaceState(null, "", "#" + params.toString());
   samples = [];
+  historyAt = 0;
   signIn(t);
   return true;
 }

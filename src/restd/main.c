@@ -1,7 +1,7 @@
 /* rotarestd - Slurm's REST API for a Rota cluster (restd.h).
  *
- *   rotarestd [-D] [-c conns] [-f slurm.conf] [-L logfile] [-T secs]
- *             [-U urlfile] [-v] [LISTEN...]
+ *   rotarestd [-D] [-c conns] [-f slurm.conf] [-L logfile] [-S secs]
+ *             [-T secs] [-U urlfile] [-v] [LISTEN...]
  *
  * LISTEN is unix:/path (any local user; the peer's uid is who asks) or
  * host:port (TCP; a JWT says who asks; port 0 picks one).  With none, the
@@ -38,14 +38,15 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: rotarestd [-D] [-c conns] [-f slurm.conf] [-L logfile] "
-	        "[-T secs] [-U urlfile] [-v] [LISTEN...]\n"
-	        "  LISTEN  unix:/path (the peer's uid is the user) or host:port "
-	        "(TCP: a JWT from scontrol token)\n"
+	        "[-S secs] [-T secs] [-U urlfile] [-v] [LISTEN...]\n"
+	        "  LISTEN  unix:/path (the peer's uid is the user), host:port "
+	        "(TCP: a JWT from scontrol token) or https://host:port\n"
 	        "          none: systemd's sockets, or one client on stdin/stdout "
 	        "(inetd mode)\n"
 	        "  -c      clients served at a time (%d)\n"
+	        "  -S      seconds between the history's samples (%d)\n"
 	        "  -T      seconds a client has to send a request (%d)\n",
-	        RESTD_MAX_CONNS, RESTD_TIMEOUT);
+	        RESTD_MAX_CONNS, RESTD_HISTORY_STEP, RESTD_TIMEOUT);
 }
 
 static int serve_fd(struct restd *r, int fd, const char *what)
@@ -230,13 +231,15 @@ int main(int argc, char **argv)
 	struct event *sigterm, *sigint, *sigusr2;
 	char *urls[RESTD_MAX_LISTEN], *key_path, *notify, *end;
 	int level = LOG_INFO, opt, n = 0, https = 0;
+	unsigned history_step = RESTD_HISTORY_STEP;
 	unsigned long v;
 
 	r.max_conns = RESTD_MAX_CONNS;
 	r.timeout = RESTD_TIMEOUT;
-	while ((opt = getopt(argc, argv, "c:f:L:T:U:vDh")) != -1) {
+	while ((opt = getopt(argc, argv, "c:f:L:S:T:U:vDh")) != -1) {
 		switch (opt) {
 		case 'c':
+		case 'S':
 		case 'T':
 			v = strtoul(optarg, &end, 10);
 			if (end == optarg || *end || v < 1 || v > 65536) {
@@ -247,6 +250,8 @@ int main(int argc, char **argv)
 			}
 			if (opt == 'c')
 				r.max_conns = (unsigned)v;
+			else if (opt == 'S')
+				history_step = (unsigned)v;
 			else
 				r.timeout = (unsigned)v;
 			break;
@@ -328,6 +333,8 @@ int main(int argc, char **argv)
 	}
 	if (optind == argc && (n = listen_given(&r, urls)) < 0)
 		return 1;
+	if (!r.inetd)
+		restd_history_init(&r, history_step);
 	if (urlfile && write_urls(urlfile, urls, n) < 0)
 		fatal("cannot write %s", urlfile);
 	sigterm = evsignal_new(r.base, SIGTERM, stop_cb, r.base);
@@ -344,6 +351,7 @@ int main(int argc, char **argv)
 
 	log_info("rotarestd stopping");
 	relay_stop_all(&r);
+	restd_history_stop(&r);
 	restd_slurmdb_stop(&r);
 	restd_output_stop(&r);
 	restd_inetd_stop(&r);

@@ -51,7 +51,7 @@ static const char *esc(const char *v, char *buf, size_t len)
 }
 
 /* The GPUs in a GRES list: "gpu:2", "gpu:h100:1(IDX:0),nic:1" -> the gpu counts. */
-static uint64_t gpus_in(const char *gres)
+uint64_t restd_gpus_in(const char *gres)
 {
 	uint64_t n = 0;
 
@@ -268,8 +268,8 @@ static void nodes_metrics(struct evbuffer *b, const struct node_info_resp *nodes
 		else
 			other +=
 			    n->cpus - (n->alloc_cpus < n->cpus ? n->alloc_cpus : n->cpus);
-		g_total += gpus_in(n->gres);
-		g_alloc += gpus_in(n->gres_used);
+		g_total += restd_gpus_in(n->gres);
+		g_alloc += restd_gpus_in(n->gres_used);
 	}
 	node_gauge(b, nodes, NG_CPU_ALLOC);
 	node_gauge(b, nodes, NG_CPU_TOTAL);

@@ -51,6 +51,8 @@ struct restd {
 	struct evhttp_bound_socket *inetd_bound; /* the private listener */
 	struct inetd *inetd_state;
 	struct sdb_call *sdb_calls; /* slurmdb requests being answered */
+	struct history *history;    /* the last day's samples (history.c) */
+	unsigned history_step;      /* seconds between them (-S) */
 	/* HTTPS (tls.c): the certificate, when there is one; the TCP ports
 	 * of https:// listeners, which take nothing but TLS */
 	struct ssl_ctx_st *tls_ctx;
@@ -116,6 +118,16 @@ void restd_output_stop(struct restd *r);
 void restd_slurmdb(struct restd *r, struct evhttp_request *req, const struct rest_user *u,
                    const char *path);
 void restd_slurmdb_stop(struct restd *r);
+
+/* The last day's use of the cluster (history.c): a sample every step
+ * seconds (the first at once); GET /rota/v1/history's document. */
+#define RESTD_HISTORY_STEP 60
+void restd_history_init(struct restd *r, unsigned step);
+void restd_history_stop(struct restd *r);
+struct json_t *restd_history_doc(struct restd *r);
+
+/* The GPUs in a GRES list: "gpu:2", "gpu:h100:1(IDX:0),nic:1" -> 3. */
+uint64_t restd_gpus_in(const char *gres);
 
 /* GET /metrics (metrics.c): Prometheus' text format, as u sees the cluster. */
 void restd_metrics(struct restd *r, struct evhttp_request *req,

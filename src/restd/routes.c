@@ -457,6 +457,12 @@ void restd_route(struct evhttp_request *req, void *arg)
 		restd_metrics(r, req, &u);
 		return;
 	}
+	if (path && !strcmp(path, ROTA_V1 "/history") &&
+	    evhttp_request_get_command(req) == EVHTTP_REQ_GET) {
+		free(path);
+		restd_reply_json(req, 200, restd_history_doc(r));
+		return;
+	}
 	if (path && !strncmp(path, ROTA_V1 "/job/", strlen(ROTA_V1 "/job/")) &&
 	    evhttp_request_get_command(req) == EVHTTP_REQ_GET) {
 		route_output(r, req, &u, path + strlen(ROTA_V1 "/job/"));

@@ -95,6 +95,13 @@ def test_node_tiles_match_sinfo(cluster, tmp_path):
     summary = {a["data-what"]: text for a, text in page.with_attr("data-what")}
     assert summary["running"].startswith("1") and summary["nodes"].startswith(str(len(rows)))
     assert "login" in page.hidden and "overview" not in page.hidden
+    # the chart starts from rotarestd's history (its first sample is taken
+    # when it starts), then adds what the page sees
+    (chart,) = [a for a, _ in page.find(id="chart")]
+    assert int(chart["data-history"]) >= 1
+    assert int(chart["data-points"]) > int(chart["data-history"])
+    (span,) = [t for _, t in page.find(id="chart-span")]
+    assert span.startswith("the last "), span
     cluster.run(["scancel", str(run)], check=True)
 
 

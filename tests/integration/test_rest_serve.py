@@ -388,3 +388,34 @@ def test_rs256_tokens_from_a_jwks(cluster, tmp_path):
     finally:
         p.terminate()
         assert p.wait(timeout=30) == 0, p.stderr.read()
+
+
+def test_history_keeps_the_clusters_use(cluster, tmp_path):
+    """-S 1: a sample a second of CPUs in use, nodes and jobs; a job that
+    ran shows in them, and CPUs are sinfo's."""
+    sock = str(tmp_path / "h.sock")
+    p = start(cluster, "-S", "1", f"unix:{sock}")
+    try:
+        job = cluster.sbatch("-n", "2", "-o", "/dev/null", "--wrap", "sleep 4")
+        cluster.wait_running(job)
+        time.sleep(2.5)
+        cluster.wait_job(job)
+
+        def history():
+            st, doc = ask("/rota/v1/history", sock)
+            assert st == 200 and doc["interval"] == 1
+            return doc["samples"]
+
+        cluster.wait_for(lambda: len(history()) >= 4, what="samples")
+        got = history()
+        times = [s["time"] for s in got]
+        assert times == sorted(times)
+        busy = [s for s in got if s["cpus_alloc"] >= 2 and s["jobs_running"] >= 1]
+        assert busy, got
+        total = sum(int(ln.split("/")[3]) for ln in cluster.run(
+            ["sinfo", "-h", "-N", "-o", "%C"], check=True).stdout.split())
+        assert all(s["cpus"] == total for s in got), (total, got)
+        assert all(s["nodes"] == 4 and s["nodes_down"] == 0 for s in got)
+    finally:
+        p.terminate()
+        assert p.wait(timeout=30) == 0
