@@ -10,19 +10,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/conf.h"
 #include "common/states.h"
 #include "proto/messages.h"
 #include "restd/restd.h"
 #include "common/common.h"
 
-enum { Q_JOBS, Q_NODES, Q_PARTS, Q_STATS, Q_N };
+enum { Q_JOBS, Q_NODES, Q_PARTS, Q_STATS, Q_PING, Q_N };
 
 static const uint16_t q_type[Q_N] = {MSG_JOB_INFO_REQ, MSG_NODE_INFO_REQ,
-                                     MSG_PART_INFO_REQ, MSG_STATS_REQ};
+                                     MSG_PART_INFO_REQ, MSG_STATS_REQ, MSG_PING_REQ};
 static const uint16_t q_resp[Q_N] = {MSG_JOB_INFO_RESP, MSG_NODE_INFO_RESP,
-                                     MSG_PART_INFO_RESP, MSG_STATS_RESP};
+                                     MSG_PART_INFO_RESP, MSG_STATS_RESP, MSG_PING_RESP};
 
 struct scrape {
+	const struct conf *conf;
 	struct evhttp_request *req;
 	int waiting, failed;
 	void *body[Q_N];
@@ -409,6 +411,30 @@ static void stats_metrics(struct evbuffer *b, const struct stats_resp *s)
 		                    s->rpc_types[i].total_us / 1e6);
 }
 
+/* The controller that answered: the first SlurmctldHost ("primary"), or a
+ * later one that took over ("backup"); term: the takeovers its history has
+ * seen. */
+static void ping_metrics(struct evbuffer *b, const struct ping_resp *p,
+                         const struct conf *conf)
+{
+	const char *first = conf_ctld_host(conf, 0);
+	char buf[256];
+
+	metric(b, "rota_controller_info", "The controller answering (its host and mode)",
+	       "gauge");
+	evbuffer_add_printf(b, "rota_controller_info{host=\"%s\",mode=\"%s\"} 1\n",
+	                    esc(p->host, buf, sizeof(buf)),
+	                    p->standby                                      ? "standby"
+	                    : !first || !p->host || !strcmp(first, p->host) ? "primary"
+	                                                                    : "backup");
+	metric(b, "rota_controller_standby", "1 while a standby has not taken over",
+	       "gauge");
+	evbuffer_add_printf(b, "rota_controller_standby %u\n", p->standby ? 1 : 0);
+	metric(b, "rota_controller_takeovers", "Takeovers in the controller's history",
+	       "counter");
+	evbuffer_add_printf(b, "rota_controller_takeovers %u\n", p->term);
+}
+
 static void scrape_done(struct scrape *s)
 {
 	struct evbuffer *b = evbuffer_new();
@@ -422,6 +448,7 @@ static void scrape_done(struct scrape *s)
 		jobs_metrics(b, s->body[Q_JOBS]);
 		nodes_metrics(b, s->body[Q_NODES], s->body[Q_PARTS], s->body[Q_JOBS]);
 		stats_metrics(b, s->body[Q_STATS]);
+		ping_metrics(b, s->body[Q_PING], s->conf);
 		evhttp_add_header(evhttp_request_get_output_headers(s->req),
 		                  "Content-Type", "text/plain; version=0.0.4");
 		evhttp_send_reply(s->req, 200, NULL, b);
@@ -452,6 +479,7 @@ void restd_metrics(struct restd *r, struct evhttp_request *req, const struct res
 {
 	struct scrape *s = xcalloc(1, sizeof(*s));
 
+	s->conf = r->conf;
 	s->req = req;
 	s->waiting = Q_N + 1; /* one held until every call is made */
 	for (int q = 0; q < Q_N; q++) {

@@ -387,6 +387,10 @@ def test_metrics_match_squeue_and_sinfo(cluster):
     assert m[f'slurm_node_cpu_alloc{{node="{node}",status="mixed"}}'] == 2
     assert m['rota_rpc_total{type="REQUEST_JOB_INFO"}'] >= 1
     assert m["rota_journal_syncs_total"] >= 1
+    ping = cluster.run(["scontrol", "ping"], check=True).stdout
+    host_up = next(k for k in m if k.startswith("rota_controller_info{"))
+    assert 'mode="primary"' in host_up and m[host_up] == 1 and "UP" in ping
+    assert m["rota_controller_standby"] == 0 and m["rota_controller_takeovers"] >= 0
     host, port = tcp_url(cluster)[len("http://"):].rsplit(":", 1)
     m2 = scrape(http.client.HTTPConnection(host, int(port), timeout=30),
                 {"Authorization": "Bearer " + token(cluster)})
