@@ -142,6 +142,8 @@ function drawChart() {
   g.clearRect(0, 0, c.width, c.height);
   g.strokeStyle = "#ddd";
   g.beginPath(); g.moveTo(0, c.height - 1); g.lineTo(c.width, c.height - 1); g.stroke();
+  g.fillStyle = "#888"; g.font = "11px sans-serif";
+  g.fillText("100%", 4, 12); g.fillText("0%", 4, c.height - 6);
   c.setAttribute("data-points", String(samples.length));
   if (samples.length < 2) { $("chart-span").textContent = ""; return; }
   const t0 = samples[0].t, span = Math.max(samples[samples.length - 1].t - t0, 1);
@@ -225,10 +227,48 @@ async function showJob(id) {
     ([k, v]) => [el("dt", {}, k), el("dd", {"data-fact": k}, v)]));
   $("job-cancel").hidden = !["PENDING", "RUNNING"].includes(j.job_state);
   showOutput(j);
+  showRecord(j.job_id);
   $("job-cancel").onclick = async () => {
     try { await api(`${API}/job/${j.job_id}`, "DELETE"); refresh(); }
     catch (e) { $("job-error").textContent = e.message; }
   };
+}
+
+function seconds(s) {
+  if (s === undefined || s === null) return "";
+  const h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60;
+  return h ? `${h} h ${m} min` : m ? `${m} min ${s % 60} s` : `${s} s`;
+}
+
+// What accounting kept of the job (slurmdb): each run's events in order (a
+// requeued job has several runs) and its steps.  Hidden without accounting.
+async function showRecord(id) {
+  let doc;
+  try { doc = await api(`/slurmdb/v0.0.38/job/${id}`); }
+  catch (e) { $("job-record").hidden = true; return; }
+  const runs = doc.jobs.slice().sort((a, b) => a.time.submission - b.time.submission);
+  const events = [];
+  runs.forEach((r, n) => {
+    const t = r.time, state = r.state.current;
+    const ev = (what, at, text) => { if (at) events.push([what, at, text]); };
+    ev("submitted", t.submission, n ? "Requeued: waiting again" : "Submitted");
+    if (t.eligible && t.eligible !== t.submission) ev("eligible", t.eligible, "Eligible to start");
+    ev("started", t.start, `Started on ${r.nodes || "?"}`);
+    if (!["PENDING", "RUNNING", "REQUEUED"].includes(state) || t.end)
+      ev("ended", t.end, `Ended: ${state}` + (r.exit_code.status === "SIGNALED"
+        ? ` (signal ${r.exit_code.signal ? r.exit_code.signal.name : "?"})`
+        : ` (exit code ${r.exit_code.return_code})`));
+  });
+  $("job-history").replaceChildren(...events.map(([what, at, text]) =>
+    el("li", {"data-event": what}, `${new Date(at * 1000).toLocaleString()} — ${text}`)));
+  const steps = runs.length ? runs[runs.length - 1].steps : [];
+  $("job-steps").tBodies[0].replaceChildren(...steps.map((s) => el("tr",
+    {"data-step": s.step.id},
+    el("td", {}, s.step.id), el("td", {}, s.step.name), el("td", {}, s.state),
+    el("td", {}, s.exit_code.status === "SIGNALED" && s.exit_code.signal
+      ? s.exit_code.signal.name : String(s.exit_code.return_code)),
+    el("td", {}, seconds(s.time.elapsed)), el("td", {}, s.nodes.range))));
+  $("job-record").hidden = false;
 }
 
 // The end of the job's output: for its owner only (rotarestd checks).

@@ -8,6 +8,7 @@ import html.parser
 import os
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -169,3 +170,31 @@ def test_output_only_for_its_owner(cluster, users, tmp_path):
     out = page.find(id="job-output")[0]
     assert out[0]["data-output"] == "403" and "the-output-of-a" not in out[1]
     assert "owner" in out[1]
+
+
+def test_job_page_has_its_history_and_steps(cluster, tmp_path):
+    """A finished job's page lists what accounting kept: submitted, started
+    and ended in order, and its steps with their states and exit codes, as
+    sacct has them."""
+    job = cluster.sbatch("-J", "dash-steps", "-o", "/dev/null",
+                         "--wrap", "srun -J one true; srun -J two false; exit 0")
+    assert cluster.wait_job(job) == "COMPLETED"
+    want = {}
+    for _ in range(100):  # rotadbd follows the controller
+        rows = [ln.split("|") for ln in cluster.run(
+            ["sacct", "-n", "-P", "-j", str(job), "-o", "JobID,JobName,State,ExitCode"],
+            check=True).stdout.splitlines()]
+        want = {r[0]: r for r in rows if r[0] != str(job)}
+        if len(want) >= 3 and all(r[2] != "RUNNING" for r in want.values()):
+            break
+        time.sleep(0.2)
+    page = browse(cluster, tmp_path, f"token={token(cluster)}&job={job}", "job-record")
+    assert "job-record" not in page.hidden
+    events = [a["data-event"] for a, _ in page.with_attr("data-event")]
+    assert events[0] == "submitted" and "started" in events and events[-1] == "ended"
+    (ended,) = [t for a, t in page.with_attr("data-event") if a["data-event"] == "ended"]
+    assert "COMPLETED" in ended and "exit code 0" in ended
+    steps = {a["data-step"]: t for a, t in page.with_attr("data-step")}
+    assert set(steps) == set(want), (steps, want)
+    assert "two" in steps[f"{job}.1"] and "FAILED" in steps[f"{job}.1"]
+    assert "one" in steps[f"{job}.0"] and "COMPLETED" in steps[f"{job}.0"]
