@@ -250,7 +250,7 @@ static const char *value(const struct view *v, enum fid id, char *buf, size_t le
 	case F_ACCOUNT:
 		return r ? str(r->account) : v->a ? str(v->a->name) : "";
 	case F_DESCR:
-		return v->a ? str(v->a->description) : "";
+		return q ? str(q->description) : v->a ? str(v->a->description) : "";
 	case F_ORG:
 		return v->a ? str(v->a->organization) : "";
 	case F_CLUSTER:

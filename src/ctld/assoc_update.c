@@ -62,6 +62,22 @@ static void lower(char *s)
 		*s = (char)tolower((unsigned char)*s);
 }
 
+/* "CPU=4,Mem=10G,GRES/GPU=1" -> "cpu=4,mem=10G,gres/gpu=1": the names
+ * lower-case, the counts and their units as given (sacctmgr shows them so). */
+static void lower_tres_names(char *s)
+{
+	int in_name = 1;
+
+	for (; s && *s; s++) {
+		if (*s == '=')
+			in_name = 0;
+		else if (*s == ',')
+			in_name = 1;
+		else if (in_name)
+			*s = (char)tolower((unsigned char)*s);
+	}
+}
+
 static int name_ok(const char *s)
 {
 	size_t n = strlen(s);
@@ -264,7 +280,7 @@ static int field_set(struct upd *u, const struct fdef *f, void *rec,
 		free(*(char **)p);
 		*(char **)p = unset ? NULL : xstrdup(kv->val);
 		if (f->kind == SF_TRES)
-			lower(*(char **)p);
+			lower_tres_names(*(char **)p);
 		return 0;
 	case SF_LIST: {
 		char ***v = (char ***)p, **items = strv_split(kv->val, ",");

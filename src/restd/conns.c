@@ -7,7 +7,8 @@
  *
  * evhttp tells nothing of its connections' ends, so each one's bufferevent
  * is a filter over the socket's, made here (evhttp_set_bevcb): its free
- * callback is the end.  The filter also tells TLS from plain HTTP by the
+ * callback is the end (and evhttp must never close a connection itself:
+ * restd_conn_request).  The filter also tells TLS from plain HTTP by the
  * first byte (a handshake record is 0x16), as slurmrestd does, and then
  * decrypts and encrypts (tls.c); an https:// listener's connection that
  * does not start with TLS is closed. */
@@ -32,9 +33,10 @@ struct rconn {
 	struct bufferevent *sock; /* under it */
 	enum conn_mode mode;
 	struct tls_conn *tls;
-	time_t since;  /* connected, or last answered */
-	unsigned busy; /* requests being answered */
-	int cut;       /* shut down by the sweep */
+	struct event *kick; /* output added while writing was off: flush */
+	time_t since;       /* connected, or last answered */
+	unsigned busy;      /* requests being answered */
+	int cut;            /* shut down by the sweep */
 	struct rconn *prev, *next;
 };
 
@@ -72,6 +74,7 @@ static void conn_freed(void *arg)
 	if (r->nconns-- == r->max_conns)
 		accepting(r, 1);
 	tls_conn_free(c->tls);
+	event_free(c->kick);
 	free(c);
 }
 
@@ -172,6 +175,26 @@ static void close_private(evutil_socket_t fd, short what, void *arg)
 	r->inetd_bound = NULL;
 }
 
+static void kick(evutil_socket_t fd, short what, void *arg)
+{
+	struct rconn *c = arg;
+	bufferevent_event_cb ecb = NULL;
+
+	/* not once evhttp has let go of it (bufferevent_free clears them) */
+	bufferevent_getcb(c->bev, NULL, NULL, &ecb, NULL);
+	if (ecb)
+		bufferevent_flush(c->bev, EV_WRITE, BEV_NORMAL);
+}
+
+static void output_added(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+                         void *arg)
+{
+	struct rconn *c = arg;
+
+	if (info->n_added && !(bufferevent_get_enabled(c->bev) & EV_WRITE))
+		event_active(c->kick, EV_TIMEOUT, 0);
+}
+
 static struct bufferevent *conn_new(struct event_base *base, void *arg)
 {
 	struct restd *r = arg;
@@ -191,8 +214,14 @@ static struct bufferevent *conn_new(struct event_base *base, void *arg)
 		return NULL;
 	}
 	/* evhttp adds its answer, then enables writing: a filter acts on
-	 * what is added only while writing is enabled, so it must look later */
-	evbuffer_defer_callbacks(bufferevent_get_output(c->bev), base);
+	 * what is added only while writing is enabled, so it is told again
+	 * from the loop (evbuffer_defer_callbacks would do it, but libevent
+	 * 2.1 then frees the bufferevent twice when evhttp closes it from
+	 * that callback) */
+	c->kick = event_new(base, -1, 0, kick, c);
+	if (!c->kick)
+		fatal("out of memory");
+	evbuffer_add_cb(bufferevent_get_output(c->bev), output_added, c);
 	c->r = r;
 	c->since = now();
 	c->next = r->conns;
@@ -230,7 +259,14 @@ static void answered(struct evhttp_request *req, void *arg)
 void restd_conn_request(struct restd *r, struct evhttp_request *req)
 {
 	struct rconn *c = conn_of(r, req);
+	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
 
+	/* evhttp closes a connection as soon as the filter has taken the
+	 * last of an answer, before the socket has written it: the client
+	 * closes instead ("Connection: close" is not honoured by us; every
+	 * answer has its length) */
+	evhttp_remove_header(in, "Connection");
+	evhttp_add_header(in, "Connection", "keep-alive");
 	if (!c)
 		return;
 	c->busy++;
@@ -249,8 +285,7 @@ static int bev_idle(struct bufferevent *bev)
 int restd_conns_idle(struct restd *r)
 {
 	for (struct rconn *c = r->conns; c; c = c->next)
-		if (c->busy || !bev_idle(c->bev) ||
-		    !bev_idle(bufferevent_get_underlying(c->bev)))
+		if (c->busy || !bev_idle(c->bev) || !bev_idle(c->sock))
 			return 0;
 	return 1;
 }

@@ -318,8 +318,12 @@ int main(int argc, char **argv)
 	evhttp_set_max_body_size(r.http, RESTD_MAX_BODY);
 	evhttp_set_max_headers_size(r.http, RESTD_MAX_HEADERS);
 	evhttp_set_timeout(r.http, (int)r.timeout);
-	evhttp_set_allowed_methods(r.http,
-	                           EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_DELETE);
+	/* every method reaches restd_route, which refuses what it does not
+	 * serve (evhttp's own refusal would close the connection) */
+	evhttp_set_allowed_methods(r.http, EVHTTP_REQ_GET | EVHTTP_REQ_POST |
+	                                       EVHTTP_REQ_DELETE | EVHTTP_REQ_PUT |
+	                                       EVHTTP_REQ_PATCH | EVHTTP_REQ_HEAD |
+	                                       EVHTTP_REQ_OPTIONS);
 	evhttp_set_gencb(r.http, restd_route, &r);
 	restd_conns_init(&r);
 	for (int i = optind; i < argc; i++)

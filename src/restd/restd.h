@@ -118,6 +118,12 @@ void restd_output_stop(struct restd *r);
 void restd_slurmdb(struct restd *r, struct evhttp_request *req, const struct rest_user *u,
                    const char *path);
 void restd_slurmdb_stop(struct restd *r);
+/* Its POST and DELETE (slurmdb_write.c): sacctmgr's requests as the user;
+ * qs: the query's parameters. */
+struct evkeyvalq;
+void restd_slurmdb_write(struct restd *r, struct evhttp_request *req,
+                         const struct rest_user *u, const char *path,
+                         const struct evkeyvalq *qs);
 
 /* The last day's use of the cluster (history.c): a sample every step
  * seconds (the first at once); GET /rota/v1/history's document. */

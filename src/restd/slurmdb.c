@@ -468,24 +468,30 @@ static int one_name(struct sdb_call *s, const char *rest)
 void restd_slurmdb(struct restd *r, struct evhttp_request *req, const struct rest_user *u,
                    const char *path)
 {
-	struct sdb_call *s = xcalloc(1, sizeof(*s));
+	struct sdb_call *s;
 	struct evkeyvalq qs = {0};
 	const char *query = evhttp_uri_get_query(evhttp_request_get_evhttp_uri(req));
 	struct acct_query q = {0};
 	const char *why = NULL;
 	int code;
 
+	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
+		if (query && evhttp_parse_query_str(query, &qs) < 0) {
+			restd_reply_error(req, 400, "the query string cannot be parsed",
+			                  ESLURM_INVALID_ARGUMENT);
+			return;
+		}
+		restd_slurmdb_write(r, req, u, path, &qs);
+		evhttp_clear_headers(&qs);
+		return;
+	}
+	s = xcalloc(1, sizeof(*s));
 	s->r = r;
 	s->req = req;
 	s->next = r->sdb_calls;
 	if (r->sdb_calls)
 		r->sdb_calls->prev = s;
 	r->sdb_calls = s;
-	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
-		fail(s, 405, "only GET is served on the slurmdb paths",
-		     ESLURM_NOT_SUPPORTED);
-		return;
-	}
 	if (query && evhttp_parse_query_str(query, &qs) < 0) {
 		fail(s, 400, "the query string cannot be parsed",
 		     ESLURM_INVALID_ARGUMENT);

@@ -91,7 +91,7 @@ def test_limits_are_set_shown_and_cleared(clean):
         "GrpTRES=cpu=8,mem=10G", "Fairshare=10")
     fmt = "format=user,maxjobs,maxwall,grptres,share"
     assert rows(c, "list", "assoc", "user=bob", fmt) == [
-        ["bob", "5", "02:00:00", "cpu=8,mem=10g", "10"]]
+        ["bob", "5", "02:00:00", "cpu=8,mem=10G", "10"]]
     mgr(c, "-i", "modify", "user", "where", "name=bob", "set", "MaxJobs=-1")
     assert rows(c, "list", "assoc", "user=bob", "format=maxjobs") == [[""]]
     mgr(c, "-i", "add", "qos", "high", "Priority=100", "MaxJobsPerUser=2",
