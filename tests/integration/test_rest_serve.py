@@ -419,3 +419,39 @@ def test_history_keeps_the_clusters_use(cluster, tmp_path):
     finally:
         p.terminate()
         assert p.wait(timeout=30) == 0
+
+
+def test_clients_that_close_get_their_answers(cluster):
+    """'Connection: close', HTTP/1.0, a method it does not serve, a body
+    over the limit and garbage: each is answered or refused, and the
+    daemon stays (once, a closing client crashed it)."""
+    sock = os.path.join(cluster.dir, "run", "rotarestd.sock")
+
+    def raw(data):
+        s = socket.socket(socket.AF_UNIX)
+        s.settimeout(30)
+        s.connect(sock)
+        got = b""
+        try:
+            s.sendall(data)
+            while not responses_or_none(got):
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                got += chunk
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # refused before it was all sent
+        s.close()
+        return got
+
+    for req in (f"GET {V38}/ping HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                f"GET {V38}/ping HTTP/1.0\r\n\r\n"):
+        st, doc = responses(raw(req.encode()))[0]
+        assert st == 200 and doc["pings"][0]["ping"] == "UP"
+    st, doc = responses(raw(f"PUT {V38}/ping HTTP/1.1\r\nHost: x\r\n"
+                            "Content-Length: 0\r\n\r\n".encode()))[0]
+    assert st in (404, 405) and doc["errors"]
+    raw(b"POST " + V38.encode() + b"/job/submit HTTP/1.1\r\nHost: x\r\n"
+        b"Content-Length: 2000000\r\n\r\n" + b"a" * 2000000)
+    raw(b"GARBAGE\r\n\r\n")
+    assert ask(f"{V38}/ping", sock)[0] == 200
