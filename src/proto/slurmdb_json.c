@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "common/conf.h"
+#include "common/hostlist.h"
 #include "common/states.h"
 #include "common/strv.h"
 #include "proto/slurm_json.h"
@@ -214,4 +216,34 @@ json_t *sdb_qos(const struct assoc_list_resp *l, uint32_t i)
 	    q->usage_thres && *q->usage_thres ? json_real(strtod(q->usage_thres, NULL))
 	                                      : json_null(),
 	    "name", str(q->name)));
+}
+
+json_t *sdb_cluster(const struct conf *cf)
+{
+	const char *name = cf->cluster_name ? cf->cluster_name : "";
+	char **names = xcalloc(cf->node_count + 1, sizeof(char *)), *nodes, *tres;
+	uint64_t cpus = 0, mem = 0;
+	json_t *c;
+
+	for (size_t i = 0; i < cf->node_count; i++) {
+		names[i] = cf->nodes[i].name;
+		cpus += cf->nodes[i].cpus;
+		mem += cf->nodes[i].real_memory;
+	}
+	nodes = hostlist_compress(names, cf->node_count);
+	tres =
+	    xasprintf("cpu=%llu,mem=%llu,node=%zu,billing=%llu", (unsigned long long)cpus,
+	              (unsigned long long)mem, cf->node_count, (unsigned long long)cpus);
+	/* rpc_version: Slurm 22.05's protocol (38 << 8) */
+	c = or_fail(json_pack(
+	    "{s:{s:s, s:i}, s:[], s:s, s:s, s:s, s:{s:{s:s, s:s, s:s, s:s}}, s:i, s:o}",
+	    "controller", "host", cf->slurmctld_host ? cf->slurmctld_host : "", "port",
+	    cf->slurmctld_port, "flags", "name", name, "nodes", nodes ? nodes : "",
+	    "select_plugin", cf->select_type ? cf->select_type : "", "associations",
+	    "root", "account", "root", "cluster", name, "partition", "", "user", "",
+	    "rpc_version", 38 << 8, "tres", sdb_tres_list(tres)));
+	free(nodes);
+	free(tres);
+	free(names);
+	return c;
 }

@@ -20,5 +20,9 @@ json_t *sdb_account(const struct assoc_list_resp *l, const struct assoc_account 
 json_t *sdb_user(const struct assoc_list_resp *l, const struct assoc_user *u);
 json_t *sdb_assoc(const struct assoc_list_resp *l, const struct assoc_rec *r);
 json_t *sdb_qos(const struct assoc_list_resp *l, uint32_t i);
+/* The cluster as slurm.conf has it (controller, nodes, select plugin,
+ * TRES: its nodes' CPUs, memory and count). */
+struct conf;
+json_t *sdb_cluster(const struct conf *cf);
 
 #endif

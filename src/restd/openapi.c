@@ -53,6 +53,11 @@ static const struct {
     {DB "/associations", "get", "get associations", "dbv0.0.38_associations_info"},
     {DB "/association", "get", "get an association", "dbv0.0.38_associations_info"},
     {DB "/tres", "get", "get the TRES", "dbv0.0.38_tres_info"},
+    {DB "/clusters", "get", "get the cluster", "dbv0.0.38_cluster_info"},
+    {DB "/cluster/{cluster_name}", "get", "get the cluster", "dbv0.0.38_cluster_info"},
+    {DB "/wckeys", "get", "get wckeys (none is kept)", "dbv0.0.38_wckey_info"},
+    {DB "/config", "get", "accounts, users, QOS, associations, TRES",
+     "dbv0.0.38_config_info"},
     {"/metrics", "get", "Prometheus metrics (text)", NULL},
 };
 
@@ -161,6 +166,29 @@ static void db_schemas(json_t *s, const struct conf *conf)
 	add_kind(s, "dbv0.0.38_association", sdb_assoc(&l, &assoc), "associations",
 	         "dbv0.0.38_associations_info");
 	add_kind(s, "dbv0.0.38_qos", sdb_qos(&l, 0), "qos", "dbv0.0.38_qos_info");
+	add_kind(s, "dbv0.0.38_cluster", sdb_cluster(conf), "clusters",
+	         "dbv0.0.38_cluster_info");
+	j = response_of("wckeys", "dbv0.0.38_wckey");
+	json_object_set_new(s, "dbv0.0.38_wckey_info", j);
+	json_object_set_new(s, "dbv0.0.38_wckey",
+	                    json_pack("{s:s, s:{s:{s:s}, s:{s:s}, s:{s:s}}}", "type",
+	                              "object", "properties", "name", "type", "string",
+	                              "user", "type", "string", "cluster", "type",
+	                              "string"));
+	j = response_of(NULL, NULL);
+	for (size_t i = 0; i < 5; i++) {
+		static const char *const key[] = {"accounts", "users", "qos",
+		                                  "associations", "wckeys"};
+		static const char *const item[] = {
+		    "dbv0.0.38_account", "dbv0.0.38_user", "dbv0.0.38_qos",
+		    "dbv0.0.38_association", "dbv0.0.38_wckey"};
+		json_object_set_new(
+		    json_object_get(j, "properties"), key[i],
+		    json_pack("{s:s, s:o}", "type", "array", "items", ref(item[i])));
+	}
+	json_object_set_new(json_object_get(j, "properties"), "tres",
+	                    ref("dbv0.0.38_tres_list"));
+	json_object_set_new(s, "dbv0.0.38_config_info", j);
 	j = sdb_tres_list("cpu=1");
 	json_object_set_new(s, "dbv0.0.38_tres_list", schema_of(j));
 	json_decref(j);

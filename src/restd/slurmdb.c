@@ -37,7 +37,21 @@
 
 #define SDB_LIST_MAX 256 /* items in one filter's list */
 
-enum sdb_what { S_JOBS, S_JOB, S_ACCOUNTS, S_USERS, S_QOS, S_ASSOCS, S_TRES };
+enum sdb_what {
+	S_JOBS,
+	S_JOB,
+	S_ACCOUNTS,
+	S_USERS,
+	S_QOS,
+	S_ASSOCS,
+	S_CONFIG, /* accounts, users, QOS, associations, TRES in one document */
+};
+
+/* The list key of each kind's document. */
+static const char *const kinds[] = {[S_ACCOUNTS] = "accounts",
+                                    [S_USERS] = "users",
+                                    [S_QOS] = "qos",
+                                    [S_ASSOCS] = "associations"};
 
 /* What sacct's query cannot say, checked on each record. */
 struct jfilter {
@@ -373,11 +387,45 @@ static int assoc_wanted(const struct sdb_call *s, const struct assoc_rec *a)
 	       (!s->partition || !strcmp(s->partition, a->partition ? a->partition : ""));
 }
 
+/* What s asks for of kind (all of it, or the one it names). */
+static json_t *all_of(const struct sdb_call *s, enum sdb_what kind,
+                      const struct assoc_list_resp *l)
+{
+	json_t *a = json_array();
+
+	switch (kind) {
+	case S_ACCOUNTS:
+		for (uint32_t i = 0; i < l->accounts_count; i++)
+			if (!*s->name || !strcmp(l->accounts[i].name, s->name))
+				json_array_append_new(a, sdb_account(l, &l->accounts[i]));
+		break;
+	case S_USERS:
+		for (uint32_t i = 0; i < l->users_count; i++)
+			if (!*s->name || !strcmp(l->users[i].name, s->name))
+				json_array_append_new(a, sdb_user(l, &l->users[i]));
+		break;
+	case S_QOS:
+		for (uint32_t i = 0; i < l->qos_count; i++)
+			if (!*s->name || !strcmp(l->qos[i].name, s->name))
+				json_array_append_new(a, sdb_qos(l, i));
+		break;
+	default:
+		if (s->cluster && strcmp(s->cluster, l->cluster ? l->cluster : ""))
+			break;
+		for (uint32_t i = 0; i < l->assocs_count; i++)
+			if (assoc_wanted(s, &l->assocs[i]))
+				json_array_append_new(a, sdb_assoc(l, &l->assocs[i]));
+		break;
+	}
+	return a;
+}
+
+static json_t *tres_kept(const struct conf *conf);
+
 static void assoc_answered(void *arg, int rc, const char *msg, uint16_t type, void **body)
 {
 	struct sdb_call *s = arg;
 	const struct assoc_list_resp *l = *body;
-	const char *key = NULL;
 	json_t *doc, *a;
 
 	if (rc || type != MSG_ASSOC_LIST_RESP) {
@@ -386,37 +434,21 @@ static void assoc_answered(void *arg, int rc, const char *msg, uint16_t type, vo
 		     rc ? rc : SLURM_ERROR);
 		return;
 	}
-	a = json_array();
-	switch (s->what) {
-	case S_ACCOUNTS:
-		key = "accounts";
-		for (uint32_t i = 0; i < l->accounts_count; i++)
-			if (!*s->name || !strcmp(l->accounts[i].name, s->name))
-				json_array_append_new(a, sdb_account(l, &l->accounts[i]));
-		break;
-	case S_USERS:
-		key = "users";
-		for (uint32_t i = 0; i < l->users_count; i++)
-			if (!*s->name || !strcmp(l->users[i].name, s->name))
-				json_array_append_new(a, sdb_user(l, &l->users[i]));
-		break;
-	case S_QOS:
-		key = "qos";
-		for (uint32_t i = 0; i < l->qos_count; i++)
-			if (!*s->name || !strcmp(l->qos[i].name, s->name))
-				json_array_append_new(a, sdb_qos(l, i));
-		break;
-	default:
-		key = "associations";
-		if (s->cluster && strcmp(s->cluster, l->cluster ? l->cluster : ""))
-			break;
-		for (uint32_t i = 0; i < l->assocs_count; i++)
-			if (assoc_wanted(s, &l->assocs[i]))
-				json_array_append_new(a, sdb_assoc(l, &l->assocs[i]));
-		break;
+	doc = sdb_response();
+	if (s->what == S_CONFIG) {
+		json_object_set_new(doc, "tres", tres_kept(s->r->conf));
+		for (int k = S_ACCOUNTS; k <= S_ASSOCS; k++)
+			json_object_set_new(doc, kinds[k],
+			                    all_of(s, (enum sdb_what)k, l));
+		json_object_set_new(doc, "wckeys", json_array());
+		restd_reply_json(s->req, 200, doc);
+		call_free(s);
+		return;
 	}
+	a = all_of(s, s->what, l);
 	if (*s->name && !json_array_size(a)) {
 		json_decref(a);
+		json_decref(doc);
 		fail(s, 404,
 		     s->what == S_ACCOUNTS ? "Invalid account specified"
 		     : s->what == S_USERS  ? "Invalid user specified"
@@ -426,25 +458,46 @@ static void assoc_answered(void *arg, int rc, const char *msg, uint16_t type, vo
 		                           : ESLURM_INVALID_QOS);
 		return;
 	}
-	doc = sdb_response();
-	json_object_set_new(doc, key, a);
+	json_object_set_new(doc, kinds[s->what], a);
 	restd_reply_json(s->req, 200, doc);
 	call_free(s);
 }
 
-static void reply_tres(struct sdb_call *s)
+/* The TRES accounted: Slurm's own, then AccountingStorageTRES's GRES. */
+static json_t *tres_kept(const struct conf *conf)
 {
-	json_t *doc = sdb_response();
+	const char *extra = conf->accounting_storage_tres;
 	char *all = xasprintf("cpu=0,mem=0,energy=0,node=0,billing=0,fs/disk=0,vmem=0,"
 	                      "pages=0%s%s",
-	                      s->r->conf->accounting_storage_tres ? "," : "",
-	                      s->r->conf->accounting_storage_tres
-	                          ? s->r->conf->accounting_storage_tres
-	                          : "");
+	                      extra ? "," : "", extra ? extra : "");
 	json_t *list = sdb_tres_list(all);
 
 	free(all);
-	json_object_set_new(doc, "tres", list);
+	return list;
+}
+
+/* GET tres, wckeys (none is kept), clusters, cluster/{name}: from
+ * slurm.conf. */
+static void reply_conf(struct sdb_call *s, const char *what)
+{
+	const struct conf *cf = s->r->conf;
+	const char *name = cf->cluster_name ? cf->cluster_name : "";
+	json_t *doc = sdb_response(), *a;
+
+	if (!strcmp(what, "tres") || !strcmp(what, "wckeys")) {
+		json_object_set_new(doc, what,
+		                    *what == 't' ? tres_kept(cf) : json_array());
+		restd_reply_json(s->req, 200, doc);
+		call_free(s);
+		return;
+	}
+	if (*s->name && strcmp(s->name, name)) {
+		json_decref(doc);
+		fail(s, 404, "Invalid cluster specified", ESLURM_INVALID_ARGUMENT);
+		return;
+	}
+	a = json_pack("[o]", sdb_cluster(cf));
+	json_object_set_new(doc, "clusters", a);
 	restd_reply_json(s->req, 200, doc);
 	call_free(s);
 }
@@ -523,9 +576,11 @@ void restd_slurmdb(struct restd *r, struct evhttp_request *req, const struct res
 		ask_dbd(s, &q);
 		return;
 	}
-	if (!strcmp(path, "tres")) {
+	if (!strcmp(path, "tres") || !strcmp(path, "wckeys") ||
+	    !strcmp(path, "clusters") ||
+	    (!strncmp(path, "cluster/", 8) && one_name(s, path + 8) == 0)) {
 		evhttp_clear_headers(&qs);
-		reply_tres(s);
+		reply_conf(s, path);
 		return;
 	}
 	code = 0;
@@ -539,6 +594,8 @@ void restd_slurmdb(struct restd *r, struct evhttp_request *req, const struct res
 		s->what = S_QOS, code = one_name(s, path + 4);
 	else if (!strcmp(path, "associations") || !strcmp(path, "association"))
 		s->what = S_ASSOCS;
+	else if (!strcmp(path, "config"))
+		s->what = S_CONFIG;
 	else
 		code = -1;
 	if (code < 0) {

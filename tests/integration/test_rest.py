@@ -460,7 +460,8 @@ def test_openapi_document_is_what_is_served(cluster):
     assert st == 200 and api["openapi"].startswith("3.") and api["info"]["version"] == "0.0.38"
     held = cluster.sbatch("-H", "--wrap", "true")
     subst = {"{job_id}": str(held), "{node_name}": "node01", "{partition_name}": "debug",
-             "{account_name}": "root", "{user_name}": "root", "{qos_name}": "normal"}
+             "{account_name}": "root", "{user_name}": "root", "{qos_name}": "normal",
+             "{cluster_name}": cluster.conf_value("ClusterName")}
     # rotadbd follows the controller: the held job's record comes soon after
     cluster.wait_for(lambda: over_unix(cluster, "GET", f"{DB38}/job/{held}")[0] == 200,
                      what="the held job's record")
@@ -494,7 +495,8 @@ def test_openapi_document_is_what_is_served(cluster):
                               (f"{DB38}/users", "users", "dbv0.0.38_user"),
                               (f"{DB38}/associations", "associations",
                                "dbv0.0.38_association"),
-                              (f"{DB38}/qos", "qos", "dbv0.0.38_qos")):
+                              (f"{DB38}/qos", "qos", "dbv0.0.38_qos"),
+                              (f"{DB38}/clusters", "clusters", "dbv0.0.38_cluster")):
         _, doc = over_unix(cluster, "GET", path)
         assert set(doc[key][0]) == set(schemas[schema]["properties"]), path
     st, _ = over_unix(cluster, "GET", V38 + "/licenses")
@@ -635,8 +637,19 @@ def test_slurmdb_accounts_users_associations_qos(cluster):
     assert len(doc["associations"]) == 2
     _, doc = over_unix(cluster, "GET", f"{DB38}/qos/normal")
     assert doc["qos"][0]["name"] == "normal" and doc["qos"][0]["id"] == "1"
+    _, doc = over_unix(cluster, "GET", f"{DB38}/clusters")
+    (c,) = doc["clusters"]
+    sinfo = cluster.run(["sinfo", "-h", "-o", "%N %C"], check=True).stdout.split()
+    assert c["name"] == cluster.conf_value("ClusterName") and c["nodes"] == sinfo[0]
+    assert {"type": "cpu", "name": "", "id": 1, "count": int(sinfo[1].split("/")[3])} \
+        in c["tres"]
+    _, doc = over_unix(cluster, "GET", f"{DB38}/config")
+    assert {a["name"] for a in doc["accounts"]} >= {"root", "physics"}
+    assert doc["wckeys"] == [] and doc["tres"][0]["type"] == "cpu"
+    assert len(doc["associations"]) == len(over_unix(
+        cluster, "GET", f"{DB38}/associations")[1]["associations"])
     for path, errno in (("account/nothere", 2090), ("user/nothere", 2010),
-                        ("qos/nothere", 2091)):
+                        ("qos/nothere", 2091), ("cluster/nothere", 2071)):
         st, doc = over_unix(cluster, "GET", f"{DB38}/{path}")
         assert st == 404 and doc["errors"][0]["error_number"] == errno, doc
     st, doc = over_unix(cluster, "PUT", f"{DB38}/accounts", body="{}")
