@@ -373,14 +373,17 @@ static int parse_u32(const char *s, const char **ret_end, uint32_t *ret)
 	return 0;
 }
 
-/* -N "min" or "min-max". */
+/* -N "min", "min-max" or "-max" (from one node). */
 static void parse_nodes(struct jobopt *o, const char *arg)
 {
-	uint32_t min = 0, max = NO_VAL;
+	uint32_t min = 1, max = NO_VAL;
 	const char *p = arg;
 
-	if (parse_u32(p, &p, &min) < 0 ||
-	    (*p && (*p != '-' || parse_u32(p + 1, &p, &max) < 0)) || *p)
+	int bad = *p == '-' ? parse_u32(p + 1, &p, &max) < 0
+	                    : parse_u32(p, &p, &min) < 0 ||
+	                          (*p && (*p != '-' || parse_u32(p + 1, &p, &max) < 0));
+
+	if (bad || *p)
 		die(JOBOPT_EXIT_FATAL, "\"%s\" is not a valid node count", arg);
 	if (min == 0)
 		die(JOBOPT_EXIT_ERROR, "invalid number of nodes (-N %s)", arg);

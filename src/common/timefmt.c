@@ -185,7 +185,8 @@ int timefmt_parse_mem(const char *s, uint64_t *ret_mb)
 			return -EINVAL;
 		v = v * 10 + d;
 	}
-	if (!digits || (s[0] && s[1]))
+	/* a unit may be followed by B: "1GB", "512mb" (submitit writes them) */
+	if (!digits || (s[0] && s[1] && ((s[1] != 'B' && s[1] != 'b') || s[2])))
 		return -EINVAL;
 	switch (toupper((unsigned char)s[0])) {
 	case '\0':

@@ -65,6 +65,21 @@ def test_nice(cluster):
     assert cluster.job_field(jobid, "Nice") == "0"
 
 
+def test_memory_units_and_node_ranges(cluster):
+    """Slurm's forms: a unit may end in B (--mem=1GB, as submitit writes
+    it), -N min-max and -N -max."""
+    for arg, want in (("--mem=1GB", "1G"), ("--mem=512mb", "512M"),
+                      ("--mem=2048KB", "2M")):
+        jobid = cluster.sbatch("-H", arg, "--wrap", "true")
+        assert cluster.job_field(jobid, "MinMemoryNode") == want, arg
+    for arg in ("-N 1-2", "-N -2"):
+        jobid = cluster.sbatch("-H", *arg.split(), "--wrap", "true")
+        assert cluster.job_field(jobid, "NumNodes") in ("1", "1-2"), arg
+    for arg in ("--mem=1B", "--mem=1GiB", "--mem=1GBB"):
+        p = cluster.run(["sbatch", arg, "--wrap", "true"])
+        assert p.returncode == 1 and "Invalid --mem specification" in p.stderr, arg
+
+
 def test_error_words(cluster):
     write_script(cluster.work / "ok.sh", "#!/bin/sh\ntrue\n")
     cases = {

@@ -126,7 +126,9 @@ static void test_parse_mem(void **state)
 	    "G",
 	    "-1",
 	    "12X",
-	    "1GB",
+	    "1B",
+	    "1GBB",
+	    "1GiB",
 	    "1.5G",
 	    " 1",
 	    "1 ",
@@ -148,6 +150,9 @@ static void test_parse_mem(void **state)
 	expect_mem("2049K", 3); /* K rounds up */
 	expect_mem("1k", 1);
 	expect_mem("0", 0);
+	expect_mem("1GB", 1024); /* Slurm takes B after the unit */
+	expect_mem("512mb", 512);
+	expect_mem("2048KB", 2);
 	expect_mem("18446744073709551615", UINT64_MAX);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (timefmt_parse_mem(bad[i], &v) != -EINVAL)
