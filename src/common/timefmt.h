@@ -39,7 +39,8 @@ char *timefmt_iso(time_t t, char *buf, size_t len);
 
 /* Parse a memory size as Slurm does for --mem and RealMemory: a number with an
  * optional suffix K, M, G, T (case-insensitive, powers of 1024), which may be
- * followed by B ("1GB"); no suffix means megabytes.  Result in megabytes (K rounds up).  Returns 0 or -EINVAL. */
+ * followed by B ("1GB"); no suffix means megabytes.  Result in megabytes (K rounds up).
+ * Returns 0 or -EINVAL. */
 int timefmt_parse_mem(const char *s, uint64_t *ret_mb);
 
 /* Format megabytes the way sinfo/scontrol print memory: plain MB number "64000",
