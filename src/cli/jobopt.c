@@ -986,7 +986,9 @@ void jobopt_init(struct jobopt *o, enum jobopt_cmd cmd)
 	o->wait_secs = NO_VAL;
 	o->relative = NO_VAL;
 	o->out_task = o->err_task = JOBOPT_IO_ALL;
-	o->in_task = 0; /* srun's stdin goes to task 0 unless -i says otherwise */
+	/* srun's stdin goes to every task unless -i says otherwise (Slurm's
+	 * default; --pty gives it to task 0, srun.c) */
+	o->in_task = JOBOPT_IO_ALL;
 	o->kill_bad_exit = -1;
 }
 

@@ -422,6 +422,9 @@ static void parse(struct srun *s, int argc, char **argv)
 	s->cmd = argv + idx;
 	jobopt_list_release(&cmdline);
 	jobopt_finish(&s->o);
+	/* the terminal is task 0's */
+	if ((s->o.step_flags & STEP_F_PTY) && s->o.in_task == JOBOPT_IO_ALL)
+		s->o.in_task = 0;
 	/* named after the program, or the --multi-prog file (as Slurm), never
 	 * after the file's text */
 	if (!s->o.desc.name)

@@ -39,10 +39,14 @@ def test_killed_by_signal(cluster):
     assert "srun: error: node01: task 0: Killed" in p.stderr
 
 
-def test_stdin_goes_to_task_zero(cluster):
+def test_stdin_goes_to_every_task_by_default(cluster):
+    """Slurm's default: srun's stdin is broadcast to all tasks."""
     p = cluster.run("srun cat", input="line one\nline two\n")
     assert p.returncode == 0, p.stderr
     assert p.stdout == "line one\nline two\n"
+    p = cluster.run("srun -N2 -n3 -l cat", input="z\n")
+    assert p.returncode == 0, p.stderr
+    assert sorted(p.stdout.splitlines()) == ["0: z", "1: z", "2: z"]
 
 
 def test_stdin_none(cluster):
