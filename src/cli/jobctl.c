@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli/call.h"
 #include "cli/cli.h"
@@ -94,6 +95,14 @@ static void alloc_failed(enum jobctl_style style, const char *why)
 	exit(1);
 }
 
+/* --immediate ran out: the request is given up (the controller cancels a
+ * pending allocation whose client has gone), in Slurm's words. */
+static void not_immediate(void)
+{
+	cli_error("Unable to allocate resources: %s", slurm_strerror(ESLURM_NODES_BUSY));
+	exit(1);
+}
+
 static void revoked(uint32_t job_id)
 {
 	if (job_id)
@@ -133,8 +142,21 @@ static void say_pending(enum jobctl_style style, uint32_t job_id)
 	        job_id);
 }
 
+/* Milliseconds until deadline (CLOCK_MONOTONIC ms; 0: none): -1 none. */
+static int ms_left(int64_t deadline)
+{
+	struct timespec ts;
+	int64_t now;
+
+	if (!deadline)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return now >= deadline ? 0 : (int)(deadline - now);
+}
+
 void jobctl_allocate(const struct job_desc *desc, enum jobctl_style style, int quiet,
-                     int sig_fd, struct jobctl_alloc *ret)
+                     uint32_t immediate, int sig_fd, struct jobctl_alloc *ret)
 {
 	const char *prefix = style == JOBCTL_SALLOC ? "Job submit/allocate failed: "
 	                                            : "Unable to allocate resources: ";
@@ -142,18 +164,32 @@ void jobctl_allocate(const struct job_desc *desc, enum jobctl_style style, int q
 	uint32_t job_id = 0;
 	size_t next = 0; /* the controller to ask when this one stands by */
 	int fd = jobctl_connect(prefix), rc, said = quiet;
+	int64_t deadline = 0;
 
+	if (immediate) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		deadline = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 +
+		           (int64_t)immediate * 1000;
+	}
 	if ((rc = net_send(fd, MSG_ALLOC_REQ, desc, &err)) < 0)
 		alloc_failed(style, jobctl_strerror(rc));
 	for (;;) {
 		uint16_t type = 0;
 		void *body = NULL;
 		const char *msg = NULL;
+		int left = ms_left(deadline),
+		    wait_ms = job_id && !said ? PENDING_QUIET_MS : -1;
 
+		if (left == 0)
+			not_immediate();
+		if (left > 0 && (wait_ms < 0 || left < wait_ms))
+			wait_ms = left;
 		/* The controller reports every request as pending before its first
 		 * scheduling pass; like Slurm, say so only when the wait is real. */
-		if (wait_readable(fd, sig_fd, job_id,
-		                  job_id && !said ? PENDING_QUIET_MS : -1) < 0) {
+		if (wait_readable(fd, sig_fd, job_id, wait_ms) < 0) {
+			if (ms_left(deadline) == 0)
+				not_immediate();
 			say_pending(style, job_id);
 			said = 1;
 			continue;

@@ -42,7 +42,7 @@ struct jobctl_alloc {
  * waiting gives the request up: "PROG: Job allocation N has been revoked." and
  * exit 1.  A refusal prints "PROG: error: <prefix><why>" and exits 1. */
 void jobctl_allocate(const struct job_desc *desc, enum jobctl_style style, int quiet,
-                     int sig_fd, struct jobctl_alloc *ret);
+                     uint32_t immediate, int sig_fd, struct jobctl_alloc *ret);
 
 /* Hand the allocation back: MSG_JOB_COMPLETE_REQ {job, status} and wait up to
  * 10 s for MSG_RC; closes the connection.  Returns the controller's rc (or -1

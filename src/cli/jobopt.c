@@ -223,7 +223,7 @@ static const struct opt_def opt_table[] = {
 #define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
 
 /* Short letters whose long form is accepted but ignored. */
-static const char ignored_letters[] = "MSmIkLET";
+static const char ignored_letters[] = "MSmkLET";
 
 /* Input environment variables, applied in this order (later ones win). */
 static const struct {
@@ -896,6 +896,15 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 	case O_GET_USER_ENV:
 		check_get_user_env(arg);
 		o->get_user_env = 1;
+		return;
+	case 'I':
+		if (!arg) {
+			o->immediate = 1;
+		} else if ((v = cli_parse_long(arg)) < 1 || v > INT32_MAX) {
+			die(JOBOPT_EXIT_FATAL, "Invalid --immediate specification");
+		} else {
+			o->immediate = (uint32_t)v;
+		}
 		return;
 	case 'W':
 		if (o->cmd == JOBOPT_SBATCH) {

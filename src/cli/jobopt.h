@@ -69,8 +69,9 @@ struct jobopt {
 	int disable_status;               /* -X */
 	int quit_on_interrupt;            /* --quit-on-interrupt */
 	uint32_t wait_secs;               /* -W N; NO_VAL unset (0: wait forever) */
-	int kill_bad_exit;                /* -K: 1, -K0: 0, not given: -1 */
-	uint32_t relative;                /* -r N; NO_VAL unset */
+	uint32_t immediate; /* -I[N]: give up an allocation not granted in N s; 0 off */
+	int kill_bad_exit;  /* -K: 1, -K0: 0, not given: -1 */
+	uint32_t relative;  /* -r N; NO_VAL unset */
 
 	/* salloc */
 	int kill_signal; /* -K[signal]: sent to the command when the job is revoked */

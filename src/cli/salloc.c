@@ -204,7 +204,8 @@ int cmd_salloc(int argc, char **argv)
 	s.sig_fd = jobctl_signalfd(salloc_signals,
 	                           sizeof(salloc_signals) / sizeof(salloc_signals[0]),
 	                           &s.old_mask);
-	jobctl_allocate(&s.o.desc, JOBCTL_SALLOC, s.o.quiet, s.sig_fd, &s.alloc);
+	jobctl_allocate(&s.o.desc, JOBCTL_SALLOC, s.o.quiet, s.o.immediate, s.sig_fd,
+	                &s.alloc);
 	s.interactive = isatty(0) && tcgetpgrp(0) == getpgrp();
 	if (s.interactive)
 		signal(SIGTTOU, SIG_IGN); /* so we can take the terminal back */

@@ -460,7 +460,8 @@ int cmd_srun(int argc, char **argv)
 	}
 	if (s.alloc_mode) {
 		s.o.desc.flags |= JOB_F_INTERACTIVE;
-		jobctl_allocate(&s.o.desc, JOBCTL_SRUN, s.o.quiet, s.sig_fd, &s.alloc);
+		jobctl_allocate(&s.o.desc, JOBCTL_SRUN, s.o.quiet, s.o.immediate,
+		                s.sig_fd, &s.alloc);
 		s.job_id = s.alloc.resp->job_id;
 	} else {
 		s.job_id = s.o.jobid;

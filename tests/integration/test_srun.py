@@ -356,3 +356,26 @@ def test_kill_on_bad_exit_from_slurm_conf(cluster):
     assert re.search(r"srun: Terminating StepId=\d+\.0\n", on.stderr), on.stderr
     assert "survived" not in on.stdout
     assert off.returncode == 3 and off.stdout == "survived\n", off.stderr
+
+
+def test_immediate_gives_up_when_nodes_are_busy(cluster):
+    """-I[N]: an allocation not granted within N seconds (1 without N) is
+    given up, in Slurm's words, and leaves no job behind; a free cluster
+    grants it."""
+    nodes = len(cluster.run(["sinfo", "-h", "-N", "-o", "%N"], check=True).stdout.split())
+    blocker = cluster.sbatch("-N", str(nodes), "--exclusive", "-o", "/dev/null",
+                             "--wrap", "sleep 120")
+    cluster.wait_running(blocker)
+    for cmd in ("salloc -I2 -N1 true", "srun -I -N1 true", "srun --immediate=1 true"):
+        p = cluster.run(cmd)
+        assert p.returncode == 1, (cmd, p.stdout, p.stderr)
+        assert p.stderr.rstrip().endswith(
+            "error: Unable to allocate resources: Requested nodes are busy"), p.stderr
+    cluster.wait_for(lambda: cluster.run(["squeue", "-h", "-o", "%i"]).stdout.split()
+                     == [str(blocker)], what="only the blocker left")
+    cluster.run(["scancel", str(blocker)], check=True)
+    cluster.wait_nodes_idle()
+    p = cluster.run("salloc -I -N1 true")
+    assert p.returncode == 0 and "Granted job allocation" in p.stderr, p.stderr
+    p = cluster.run("salloc -Ix true")
+    assert p.returncode == 1 and "Invalid --immediate specification" in p.stderr
