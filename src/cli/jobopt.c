@@ -285,6 +285,7 @@ static const struct {
     {R, "SLURM_NTASKS", 'n'},
     {R, "SLURM_NTASKS_PER_NODE", O_NTASKS_PER_NODE},
     {R, "SLURM_OPEN_MODE", O_OPEN_MODE},
+    {R, "SLURM_OVERCOMMIT", 'O'},
     {R, "SLURM_OVERLAP", O_OVERLAP},
     {R, "SLURM_PARTITION", 'p'},
     {R, "SLURM_QOS", 'q'},
@@ -965,6 +966,9 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 		o->relative = (uint32_t)v;
 		return;
 	case 'O':
+		/* the allocation as if one task a node; its steps may then run
+		 * more tasks than CPUs */
+		o->desc.flags |= JOB_F_OVERCOMMIT;
 		if (o->cmd == JOBOPT_SRUN)
 			o->step_flags |= STEP_F_OVERCOMMIT;
 		return;

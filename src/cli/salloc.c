@@ -71,6 +71,8 @@ static char **alloc_env(const struct salloc *s)
 		env = strv_setenvf(env, "SLURM_NTASKS", "%u", d->num_tasks);
 		env = strv_setenvf(env, "SLURM_NPROCS", "%u", d->num_tasks);
 	}
+	if (d->flags & JOB_F_OVERCOMMIT) /* its sruns overcommit too */
+		env = strv_setenv(env, "SLURM_OVERCOMMIT", "1");
 	if (d->ntasks_per_node != NO_VAL)
 		env =
 		    strv_setenvf(env, "SLURM_NTASKS_PER_NODE", "%u", d->ntasks_per_node);

@@ -152,6 +152,8 @@ static char **job_env(const struct jobopt *o)
 	if (cwd)
 		env = strv_setenv(env, "SLURM_SUBMIT_DIR", cwd);
 	env = strv_setenv(env, "SLURM_SUBMIT_HOST", o->desc.submit_host);
+	if (o->desc.flags & JOB_F_OVERCOMMIT) /* the script's sruns overcommit too */
+		env = strv_setenv(env, "SLURM_OVERCOMMIT", "1");
 	if (o->export_spec)
 		env = strv_setenv(env, "SLURM_EXPORT_ENV", o->export_spec);
 	/* the node loads the login environment under the submitted one; with

@@ -129,7 +129,8 @@ static void job_size(const struct job *job, uint32_t *cpus, uint32_t *nodes,
 		for (uint32_t i = 0; i < job->run->nnodes; i++)
 			*cpus += job->run->cpus[i];
 	} else {
-		tasks = d->num_tasks != NO_VAL         ? d->num_tasks
+		tasks = d->flags & JOB_F_OVERCOMMIT    ? *nodes
+		        : d->num_tasks != NO_VAL       ? d->num_tasks
 		        : d->ntasks_per_node != NO_VAL ? d->ntasks_per_node * *nodes
 		                                       : *nodes;
 		*cpus = tasks * cpt;

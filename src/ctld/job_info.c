@@ -239,7 +239,8 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 			    (char *)node_mgr_get(ctld->nodes, job->run->node_idx[0])
 			        ->cfg->name;
 	} else {
-		o->num_cpus = o->num_tasks * cpt;
+		o->num_cpus =
+		    (d->flags & JOB_F_OVERCOMMIT ? o->num_nodes : o->num_tasks) * cpt;
 	}
 	o->name = d->name;
 	o->user = job->owner->user;

@@ -575,6 +575,9 @@ int job_desc_req(const struct gres_kinds *gk, const struct job_desc *d,
 	    .exclusive = !!(d->flags & JOB_F_EXCLUSIVE),
 	    .min_cpus = d->pn_min_cpus == NO_VAL ? 0 : d->pn_min_cpus,
 	};
+	/* -O: CPUs as if one task a node (cpus_per_task each) */
+	if (d->flags & JOB_F_OVERCOMMIT)
+		r->num_tasks = r->ntasks_per_node = SCHED_UNSET;
 	if (!d->gres && !d->gpus && !d->gpus_per_node && !d->gpus_per_task &&
 	    !d->gpus_per_socket)
 		return 0;

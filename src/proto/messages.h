@@ -114,6 +114,7 @@ enum job_flags {
 	JOB_F_INTERACTIVE = 1 << 3, /* srun/salloc allocation, no batch script */
 	JOB_F_OPEN_APPEND = 1 << 4,
 	JOB_F_OVERSUBSCRIBE = 1 << 5, /* -s: may share cores (OverSubscribe=YES) */
+	JOB_F_OVERCOMMIT = 1 << 6,    /* -O: CPUs for one task a node, tasks as asked */
 };
 
 /* One job as squeue / scontrol show job see it. */

@@ -379,3 +379,21 @@ def test_immediate_gives_up_when_nodes_are_busy(cluster):
     assert p.returncode == 0 and "Granted job allocation" in p.stderr, p.stderr
     p = cluster.run("salloc -Ix true")
     assert p.returncode == 1 and "Invalid --immediate specification" in p.stderr
+
+
+def test_overcommit_runs_more_tasks_than_cpus(cluster):
+    """-O: the job is allocated as if one task a node (cpus_per_task each)
+    and its steps run every task; without -O the same request cannot fit."""
+    cpus = max(int(c) for c in cluster.run(["sinfo", "-h", "-N", "-o", "%c"],
+                                           check=True).stdout.split())
+    n = cpus + 4
+    out = cluster.work / "oc.out"
+    job = cluster.sbatch("-O", "-N1", "-n", str(n), "-o", str(out), "--wrap",
+                         "echo tasks=$SLURM_NTASKS oc=$SLURM_OVERCOMMIT; srun hostname | wc -l")
+    assert cluster.wait_job(job) == "COMPLETED"
+    assert out.read_text().split() == [f"tasks={n}", "oc=1", str(n)]
+    assert cluster.job_field(job, "NumCPUs") == "1"
+    p = cluster.run(["srun", "-O", "-N1", "-n", str(n), "hostname"])
+    assert p.returncode == 0 and len(p.stdout.splitlines()) == n, p.stderr
+    p = cluster.run(["sbatch", "-N1", "-n", str(n), "--wrap", "true"])
+    assert p.returncode == 1 and "Requested node configuration is not available" in p.stderr
