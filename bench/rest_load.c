@@ -3,8 +3,10 @@
  * GET requests one after another.  The same tool measures rotarestd and
  * Slurm's slurmrestd (bench/rest_bench.sh).
  *
- * Usage: rest_load [-c clients] [-n requests] [-t token] (-u unix_path |
- *                  -a host:port) PATH
+ * Usage: rest_load [-c clients] [-n requests] [-t token] [-U user]
+ *                  (-u unix_path | -a host:port) PATH
+ * -U sends X-SLURM-USER-NAME with the token (slurmrestd 22.05's rest_auth/jwt
+ * refuses a token without it).
  * Prints one line: requests, clients, req/s, p50/p99/max latency.  Exit 1
  * when a request fails (status other than 200). */
 #include <arpa/inet.h>
@@ -104,13 +106,13 @@ static int cmp(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	const char *unix_path = NULL, *addr = NULL, *token = NULL, *path;
+	const char *unix_path = NULL, *addr = NULL, *token = NULL, *user = NULL, *path;
 	int clients = 1, n = 1000, opt, p[2], failed = 0;
 	double *lat, t0, t1;
 	size_t got = 0;
 	char req[8192];
 
-	while ((opt = getopt(argc, argv, "c:n:t:u:a:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:n:t:U:u:a:")) != -1) {
 		switch (opt) {
 		case 'c':
 			clients = atoi(optarg);
@@ -120,6 +122,9 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			token = optarg;
+			break;
+		case 'U':
+			user = optarg;
 			break;
 		case 'u':
 			unix_path = optarg;
@@ -132,14 +137,18 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1 || (!unix_path == !addr) || clients < 1 || n < clients) {
-		fprintf(stderr, "usage: rest_load [-c clients] [-n requests] [-t token] "
-		                "(-u unix_path | -a host:port) PATH\n");
+		fprintf(
+		    stderr,
+		    "usage: rest_load [-c clients] [-n requests] [-t token] [-U user] "
+		    "(-u unix_path | -a host:port) PATH\n");
 		return 2;
 	}
 	path = argv[optind];
-	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: localhost\r\n%s%s%s\r\n",
-	         path, token ? "X-SLURM-USER-TOKEN: " : "", token ? token : "",
-	         token ? "\r\n" : "");
+	snprintf(req, sizeof(req),
+	         "GET %s HTTP/1.1\r\nHost: localhost\r\n%s%s%s%s%s%s\r\n", path,
+	         token ? "X-SLURM-USER-TOKEN: " : "", token ? token : "",
+	         token ? "\r\n" : "", user ? "X-SLURM-USER-NAME: " : "", user ? user : "",
+	         user ? "\r\n" : "");
 	lat = calloc((size_t)n, sizeof(*lat));
 	if (!lat || pipe(p) < 0)
 		return 1;
