@@ -59,6 +59,7 @@ enum {
 	O_SIGNAL,
 	O_GET_USER_ENV,
 	O_MINCPUS,
+	O_TMP,
 	O_GRES,
 	O_GRES_FLAGS,
 	O_SWITCHES,
@@ -215,7 +216,7 @@ static const struct opt_def opt_table[] = {
     {"thread-spec", required_argument, O_IGNORE, SRA},
     {"threads", required_argument, 'T', R},
     {"threads-per-core", required_argument, O_IGNORE, SRA},
-    {"tmp", required_argument, O_IGNORE, SRA},
+    {"tmp", required_argument, O_TMP, SRA},
     {"use-min-nodes", no_argument, O_IGNORE, SRA},
     {"wait-all-nodes", required_argument, O_IGNORE, S | A},
     {"wckey", required_argument, O_IGNORE, SRA},
@@ -641,6 +642,9 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 	case 'c':
 		d->cpus_per_task = parse_count(arg, "cpus-per-task");
 		break;
+	case O_TMP: /* "MB" or with a unit, as --mem */
+		o->desc.pn_min_tmp = parse_mem(arg, "tmp");
+		return;
 	case O_MINCPUS:
 		d->pn_min_cpus = parse_count(arg, "mincpus");
 		break;

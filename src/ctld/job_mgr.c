@@ -611,7 +611,8 @@ static int job_desc_fits(struct ctld *ctld, const struct part *p,
 			nodes[i].mem = n->mem;
 			nodes[i].usable =
 			    (!cons || constraint_match(cons, alt, n->cfg->features)) &&
-			    n->sockets >= d->sockets_per_node;
+			    n->sockets >= d->sockets_per_node &&
+			    n->cfg->tmp_disk >= d->pn_min_tmp;
 			memcpy(nodes[i].gres, n->gres_use.count, sizeof(nodes[i].gres));
 		}
 		rc = sched_select(nodes, p->nnodes, &req, &out);

@@ -216,7 +216,8 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 		    (!job->desc.features ||
 		     (cons && constraint_match(cons, alt, n->cfg->features))) &&
 		    (!job->desc.gres || gres_fits(job, &r, n)) &&
-		    n->sockets >= job->desc.sockets_per_node;
+		    n->sockets >= job->desc.sockets_per_node &&
+		    n->cfg->tmp_disk >= job->desc.pn_min_tmp;
 		ps->snap.nodes[i].required = 0;
 	}
 	/* by name lookup: linear in the lists and the nodes, not their product */

@@ -86,6 +86,7 @@
 	F(S, u32, warn_flags, _)  /* WARN_F_* */                                         \
 	F(S, str, array_inx, _)   /* --array spec as given; NULL: not an array */        \
 	F(S, u32, pn_min_cpus, _) /* --mincpus; NO_VAL unset */                          \
+	F(S, u64, pn_min_tmp, _)  /* --tmp, MB of TmpDisk a node needs; 0 none */        \
 	F(S, str, gres, _)        /* --gres as given (common/gres.h); NULL: none */      \
 	F(S, str, qos, _)         /* --qos; set at submit (the association's default) */ \
 	/* GPUs, each "[type:]count" as given (common/gres.h gres_gpu_parse) */          \

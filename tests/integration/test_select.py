@@ -330,3 +330,28 @@ def test_mincpus(c):
     assert "Requested node configuration is not available" in p.stderr
     p = c.run(["sbatch", "--mincpus=x", "--wrap", "true"])
     assert p.returncode != 0
+
+
+def test_tmp_needs_a_node_with_that_much_tmpdisk(make_cluster):
+    """--tmp: only nodes whose TmpDisk is at least that much (units as
+    --mem); more than any node has cannot be run."""
+    import re
+    c = make_cluster("--nodes", "2", "--cpus", "2", "--mem", "2048")
+    assert c.down().returncode == 0
+    with open(c.conf_path) as f:
+        text = f.read()
+    # node[01-02] ... Port=[a-b]: one line each, node02 with TmpDisk
+    m = re.search(r"^NodeName=node\[01-02\] (.*)Port=\[(\d+)-(\d+)\] (.*)$", text, re.M)
+    assert m, text
+    lines = (f"NodeName=node01 {m[1]}Port={m[2]} {m[4]}\n"
+             f"NodeName=node02 {m[1]}Port={m[3]} TmpDisk=2048 {m[4]}")
+    text = text.replace(m[0], lines)
+    with open(c.conf_path, "w") as f:
+        f.write(text)
+    c.up()
+    for _ in range(3):
+        job = c.sbatch("--tmp=1GB", "-o", "/dev/null", "--wrap", "true")
+        assert c.wait_job(job) == "COMPLETED"
+        assert c.job_field(job, "NodeList") == "node02"
+    p = c.run(["sbatch", "--tmp=3G", "--wrap", "true"])
+    assert p.returncode == 1 and "Requested node configuration is not available" in p.stderr
