@@ -73,30 +73,33 @@ void jsonw_quoted(struct jsonw *w, const char *s, size_t n)
 	jsonw_raw(w, "\"", 1);
 }
 
-static void key(struct jsonw *w, const char *k)
+void jsonw_key(struct jsonw *w, const char *k)
 {
-	if (!w->first)
-		jsonw_raw(w, ",", 1);
-	w->first = 0;
+	jsonw_elem(w);
 	jsonw_quoted(w, k, strlen(k));
 	jsonw_raw(w, ":", 1);
 }
 
+/* An object or array opened or closed: c is its brace or bracket. */
+static void open_close(struct jsonw *w, const char *c, int opening)
+{
+	jsonw_raw(w, c, 1);
+	w->first = opening;
+}
+
 void jsonw_obj_begin(struct jsonw *w)
 {
-	jsonw_raw(w, "{", 1);
-	w->first = 1;
+	open_close(w, "{", 1);
 }
 
 void jsonw_obj_end(struct jsonw *w)
 {
-	jsonw_raw(w, "}", 1);
-	w->first = 0;
+	open_close(w, "}", 0);
 }
 
 void jsonw_str(struct jsonw *w, const char *k, const char *v)
 {
-	key(w, k);
+	jsonw_key(w, k);
 	jsonw_quoted(w, v ? v : "", v ? strlen(v) : 0);
 }
 
@@ -105,14 +108,37 @@ void jsonw_int(struct jsonw *w, const char *k, long long v)
 	char num[24];
 	int n = snprintf(num, sizeof(num), "%lld", v);
 
-	key(w, k);
+	jsonw_key(w, k);
 	jsonw_raw(w, num, (size_t)n);
 }
 
 void jsonw_bool(struct jsonw *w, const char *k, int v)
 {
-	key(w, k);
+	jsonw_key(w, k);
 	jsonw_raw(w, v ? "true" : "false", v ? 4 : 5);
+}
+
+void jsonw_arr_begin(struct jsonw *w)
+{
+	open_close(w, "[", 1);
+}
+
+void jsonw_arr_end(struct jsonw *w)
+{
+	open_close(w, "]", 0);
+}
+
+void jsonw_elem(struct jsonw *w)
+{
+	if (!w->first)
+		jsonw_raw(w, ",", 1);
+	w->first = 0;
+}
+
+void jsonw_elem_str(struct jsonw *w, const char *v)
+{
+	jsonw_elem(w);
+	jsonw_quoted(w, v ? v : "", v ? strlen(v) : 0);
 }
 
 void jsonw_free(struct jsonw *w)

@@ -23,6 +23,14 @@ void jsonw_obj_end(struct jsonw *w);
 void jsonw_str(struct jsonw *w, const char *key, const char *v);
 void jsonw_int(struct jsonw *w, const char *key, long long v);
 void jsonw_bool(struct jsonw *w, const char *key, int v);
+/* "key": alone, before a nested object or array. */
+void jsonw_key(struct jsonw *w, const char *key);
+/* An array: jsonw_elem before each item that is an object (then
+ * jsonw_obj_begin...), or jsonw_elem_str for a string item. */
+void jsonw_arr_begin(struct jsonw *w);
+void jsonw_arr_end(struct jsonw *w);
+void jsonw_elem(struct jsonw *w);
+void jsonw_elem_str(struct jsonw *w, const char *v);
 /* A string of n bytes, escaped and quoted, no key. */
 void jsonw_quoted(struct jsonw *w, const char *s, size_t n);
 void jsonw_free(struct jsonw *w);

@@ -8,14 +8,17 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/states.h"
 #include "proto/messages.h"
 #include "proto/sacct.h"
 #include "proto/slurm_json.h"
+#include "proto/slurm_json44.h"
 #include "proto/slurmdb_json.h"
 #include "restd/restd.h"
 #include "common/common.h"
 
 #define V38 "/slurm/v0.0.38"
+#define V44 "/slurm/v0.0.44"
 #define DB  "/slurmdb/v0.0.38"
 
 static const struct {
@@ -34,6 +37,21 @@ static const struct {
     {V38 "/partitions", "get", "get all partition info", "v0.0.38_partitions_response"},
     {V38 "/partition/{partition_name}", "get", "get partition info",
      "v0.0.38_partitions_response"},
+    {V44 "/ping", "get", "ping test", "v0.0.44_openapi_ping_array_resp"},
+    {V44 "/diag", "get", "get diagnostics", "v0.0.44_openapi_diag_resp"},
+    {V44 "/jobs", "get", "get list of jobs", "v0.0.44_openapi_job_info_resp"},
+    {V44 "/job/{job_id}", "get", "get job info", "v0.0.44_openapi_job_info_resp"},
+    {V44 "/job/{job_id}", "post", "update job", "v0.0.44_openapi_job_post_response"},
+    {V44 "/job/{job_id}", "delete", "cancel or signal job",
+     "v0.0.44_openapi_kill_job_resp"},
+    {V44 "/job/submit", "post", "submit new job", "v0.0.44_openapi_job_submit_response"},
+    {V44 "/nodes", "get", "get node(s) info", "v0.0.44_openapi_nodes_resp"},
+    {V44 "/node/{node_name}", "get", "get node info", "v0.0.44_openapi_nodes_resp"},
+    {V44 "/node/{node_name}", "post", "update node (admins)", "v0.0.44_openapi_resp"},
+    {V44 "/partitions", "get", "get all partition info",
+     "v0.0.44_openapi_partition_resp"},
+    {V44 "/partition/{partition_name}", "get", "get partition info",
+     "v0.0.44_openapi_partition_resp"},
     {DB "/jobs", "get", "get list of job records", "dbv0.0.38_job_info"},
     {DB "/job/{job_id}", "get", "get a job's records", "dbv0.0.38_job_info"},
     {DB "/accounts", "get", "get all accounts", "dbv0.0.38_account_info"},
@@ -198,6 +216,112 @@ static void db_schemas(json_t *s, const struct conf *conf)
 	json_object_set_new(s, "dbv0.0.38_tres_info", j);
 }
 
+/* v0.0.44's response head with list key holding items of schema item, and
+ * last_update (a no_val struct) when asked. */
+enum { HEAD44_LAST_UPDATE = 1 };
+static json_t *response44_of(const char *key, const char *item, int flags)
+{
+	json_t *sample = sj44_response(&(struct sj44_meta){0}), *doc = schema_of(sample);
+	json_t *props = json_object_get(doc, "properties");
+
+	json_decref(sample);
+	json_object_set_new(json_object_get(props, "errors"), "items",
+	                    ref("v0.0.44_openapi_error"));
+	json_object_set_new(json_object_get(props, "warnings"), "items",
+	                    ref("v0.0.44_openapi_warning"));
+	if (key)
+		json_object_set_new(
+		    props, key,
+		    json_pack("{s:s, s:o}", "type", "array", "items", ref(item)));
+	if (flags & HEAD44_LAST_UPDATE)
+		json_object_set_new(props, "last_update",
+		                    ref("v0.0.44_uint64_no_val_struct"));
+	return doc;
+}
+
+/* props[key]: the schema of sample (taken). */
+static void add_prop(json_t *schema, const char *key, json_t *sample)
+{
+	json_object_set_new(json_object_get(schema, "properties"), key,
+	                    schema_of(sample));
+	json_decref(sample);
+}
+
+/* v0.0.44's add_kind: schema name from sample (taken), and info: a response
+ * listing them under key, with last_update. */
+static void add_kind44(json_t *s, const char *name, json_t *sample, const char *key,
+                       const char *info)
+{
+	json_object_set_new(s, name, schema_of(sample));
+	json_decref(sample);
+	json_object_set_new(s, info, response44_of(key, name, HEAD44_LAST_UPDATE));
+}
+
+/* The slurm v0.0.44 documents' schemas, from samples the encoders make. */
+static void schemas44(json_t *s)
+{
+	uint32_t cpus = 1;
+	struct job_info job = {.state = JOB_RUNNING,
+	                       .nodes = "node1",
+	                       .cpus_per_node = {.v = &cpus, .n = 1},
+	                       .array_task_id = NO_VAL};
+	struct node_info node = {0};
+	struct part_info part = {0};
+	struct ping_resp ping = {0};
+	struct rpc_stat rpc = {.name = "REQUEST_PING"};
+	struct stats_resp stats = {.rpc_types = &rpc,
+	                           .rpc_types_count = 1,
+	                           .rpc_users = &rpc,
+	                           .rpc_users_count = 1};
+	json_t *j = sj44_response(&(struct sj44_meta){0}), *sub;
+
+	sj44_add_error(j, "", 0, "");
+	json_object_set_new(s, "v0.0.44_openapi_error",
+	                    schema_of(json_array_get(json_object_get(j, "errors"), 0)));
+	json_decref(j);
+	j = json_pack("{s:s, s:s}", "description", "", "source", "");
+	json_object_set_new(s, "v0.0.44_openapi_warning", schema_of(j));
+	json_decref(j);
+	j = sj44_no_val(0);
+	json_object_set_new(s, "v0.0.44_uint64_no_val_struct", schema_of(j));
+	json_decref(j);
+	json_object_set_new(s, "v0.0.44_openapi_resp", response44_of(NULL, NULL, 0));
+	add_kind44(s, "v0.0.44_job_info", sj44_job(&job, ""), "jobs",
+	           "v0.0.44_openapi_job_info_resp");
+	json_object_set_new(
+	    json_object_get(json_object_get(s, "v0.0.44_openapi_job_info_resp"),
+	                    "properties"),
+	    "last_backfill", ref("v0.0.44_uint64_no_val_struct"));
+	add_kind44(s, "v0.0.44_node", sj44_node(&node), "nodes",
+	           "v0.0.44_openapi_nodes_resp");
+	add_kind44(s, "v0.0.44_partition_info", sj44_partition(&part), "partitions",
+	           "v0.0.44_openapi_partition_resp");
+	j = sj44_ping(&ping, "primary", 0);
+	json_object_set_new(s, "v0.0.44_controller_ping", schema_of(j));
+	json_decref(j);
+	json_object_set_new(s, "v0.0.44_openapi_ping_array_resp",
+	                    response44_of("pings", "v0.0.44_controller_ping", 0));
+	j = sj44_diag(&stats);
+	json_object_set_new(s, "v0.0.44_stats_msg", schema_of(j));
+	json_decref(j);
+	sub = response44_of(NULL, NULL, 0);
+	json_object_set_new(json_object_get(sub, "properties"), "statistics",
+	                    ref("v0.0.44_stats_msg"));
+	json_object_set_new(s, "v0.0.44_openapi_diag_resp", sub);
+	sub = response44_of(NULL, NULL, 0);
+	add_prop(sub, "job_id", json_integer(0));
+	add_prop(sub, "step_id", json_string("batch"));
+	add_prop(sub, "job_submit_user_msg", json_string(""));
+	json_object_set_new(s, "v0.0.44_openapi_job_submit_response", sub);
+	/* results[] and status[] are empty: a failure is an error */
+	sub = response44_of(NULL, NULL, 0);
+	add_prop(sub, "results", json_array());
+	json_object_set_new(s, "v0.0.44_openapi_job_post_response", sub);
+	sub = response44_of(NULL, NULL, 0);
+	add_prop(sub, "status", json_array());
+	json_object_set_new(s, "v0.0.44_openapi_kill_job_resp", sub);
+}
+
 static json_t *schemas(const struct conf *conf)
 {
 	struct job_info job = {.array_task_id = NO_VAL};
@@ -246,6 +370,7 @@ static json_t *schemas(const struct conf *conf)
 	                    json_pack("{s:s}", "type", "string"));
 	json_object_set_new(s, "v0.0.38_job_submission_response", sub);
 	db_schemas(s, conf);
+	schemas44(s);
 	return s;
 }
 
@@ -273,8 +398,8 @@ static json_t *document(const struct conf *conf)
 	    "{s:s, s:{s:s, s:s, s:s}, s:[{s:s}], s:o, s:{s:{s:{s:s, s:s, s:s}, s:{s:s, "
 	    "s:s, s:s}, s:{s:s, s:s}}, s:o}, s:[{s:[], s:[]}, {s:[]}]}",
 	    "openapi", "3.0.2", "info", "title",
-	    "Rota REST API (Slurm's slurm and slurmdb v0.0.38)", "version", "0.0.38",
-	    "description",
+	    "Rota REST API (Slurm's slurm v0.0.38 and v0.0.44, slurmdb v0.0.38)",
+	    "version", "0.0.38", "description",
 	    "slurmrestd's paths for a Rota cluster; the schemas are generated from "
 	    "the encoders that make the documents",
 	    "servers", "url", "/", "paths", p, "components", "securitySchemes", "user",

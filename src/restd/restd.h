@@ -87,20 +87,73 @@ int relay_call(struct restd *r, const struct rest_user *u, uint16_t type, void *
 /* At exit: every call still waiting gets done(SLURM_ERROR). */
 void relay_stop_all(struct restd *r);
 
+/* The versions of Slurm's slurm plugin served: their paths are the same,
+ * their documents and request bodies are not. */
+enum rest_api { API_V38, API_V44 };
+#define SLURM38 "/slurm/v0.0.38/"
+#define SLURM44 "/slurm/v0.0.44/"
+
 /* POST job/submit's body as a submission for u (submit.c): 0 and *ret
  * (msg_body_new'd), or Slurm's error number with *why. */
 struct job_desc;
 int restd_submit_desc(const char *body, size_t len, const struct rest_user *u,
-                      struct job_desc **ret, const char **why);
+                      enum rest_api api, struct job_desc **ret, const char **why);
 
 /* POST job/{id} and node/{name} bodies as scontrol update's requests
  * (update.c): 0 and *ret, or Slurm's error number with *why. */
 struct job_update_req;
 struct node_update_req;
-int restd_job_update(const char *body, size_t len, uint32_t job_id,
+int restd_job_update(const char *body, size_t len, uint32_t job_id, enum rest_api api,
                      struct job_update_req **ret, const char **why);
-int restd_node_update(const char *body, size_t len, const char *name,
+int restd_node_update(const char *body, size_t len, const char *name, enum rest_api api,
                       struct node_update_req **ret, const char **why);
+
+/* A v0.0.44 job_desc_msg (obj) rewritten in place in the v0.0.38 form the
+ * mappings above take (body44.c); restd_body44_submission does it to a
+ * submission's "job", whose "script" may stand for the top-level one.  0,
+ * or Slurm's error number with *why. */
+struct json_t;
+int restd_body44(struct json_t *obj, const char **why);
+int restd_body44_submission(struct json_t *root, const char **why);
+
+/* A request on the slurm plugin's paths, waiting on the controller
+ * (routes.c). */
+enum rest_what {
+	W_PING,
+	W_DIAG,
+	W_JOBS,
+	W_JOB,
+	W_JOB_CANCEL,
+	W_UPDATE,
+	W_SUBMIT,
+	W_NODES,
+	W_NODE,
+	W_PARTS,
+	W_PART
+};
+struct rest_call {
+	struct restd *r;
+	struct evhttp_request *req;
+	enum rest_what what;
+	enum rest_api api;
+	struct rest_user u;
+	uint32_t job_id; /* W_UPDATE of a job (0: of a node) */
+	char name[128];  /* W_NODE, W_PART: which one */
+	double start;    /* time_mono() when it was sent (W_PING's latency) */
+};
+
+/* v0.0.44's documents (slurm44.c): the response head for u (NULL: not known
+ * yet), and with last_backfill and last_update for a listing of jobs; the
+ * answer to c from the controller's reply (type, body: as relay_done_f has
+ * them), jobs aside; an error in v0.0.44's shape. */
+struct job_info_resp;
+struct json_t *restd_response44(struct restd *r, struct evhttp_request *req,
+                                const struct rest_user *u);
+struct json_t *restd_jobs_head44(struct rest_call *c, const struct job_info_resp *resp);
+void restd_answer44(struct rest_call *c, uint16_t type, void **body);
+void restd_reply_error44(struct restd *r, struct evhttp_request *req,
+                         const struct rest_user *u, int code, const char *msg,
+                         int errnum);
 
 /* GET /rota/v1/job/{id}/output (output.c): the last tail bytes of a batch
  * job's output, for its owner; restd_output_stop answers those still being
@@ -145,7 +198,6 @@ int restd_openapi(struct restd *r, struct evhttp_request *req, const char *path)
 
 /* Answer req with doc (taken), or with errors[] holding msg and Slurm's
  * error number errnum (reply.c). */
-struct json_t;
 void restd_reply_json(struct evhttp_request *req, int code, struct json_t *doc);
 void restd_reply_error(struct evhttp_request *req, int code, const char *msg, int errnum);
 

@@ -1,6 +1,8 @@
-/* routes.c - slurmrestd's paths (the slurm v0.0.38 plugin of Slurm 22.05),
- * each a request to the controller as the authenticated user, answered with
- * Slurm's document (proto/slurm_json.h) or its errors[] and an HTTP code. */
+/* routes.c - slurmrestd's paths (the slurm v0.0.38 plugin of Slurm 22.05,
+ * and v0.0.44 of Slurm 25.11: the same paths), each a request to the
+ * controller as the authenticated user, answered with Slurm's document
+ * (proto/slurm_json.h; v0.0.44's by slurm44.c) or its errors[] and an HTTP
+ * code. */
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/http.h>
@@ -12,36 +14,14 @@
 #include "common/conf.h"
 #include "common/signame.h"
 #include "common/states.h"
+#include "common/timefmt.h"
 #include "proto/jsonw.h"
 #include "proto/messages.h"
 #include "proto/slurm_json.h"
+#include "proto/slurm_json44.h"
 #include "restd/assets.h"
 #include "restd/restd.h"
 #include "common/common.h"
-
-#define V38 "/slurm/v0.0.38/"
-
-enum what {
-	W_PING,
-	W_DIAG,
-	W_JOBS,
-	W_JOB,
-	W_JOB_CANCEL,
-	W_UPDATE,
-	W_SUBMIT,
-	W_NODES,
-	W_NODE,
-	W_PARTS,
-	W_PART
-};
-
-/* One request waiting on the controller. */
-struct call {
-	struct restd *r;
-	struct evhttp_request *req;
-	enum what what;
-	char name[128]; /* W_NODE, W_PART: which one */
-};
 
 /* The HTTP code for one of Slurm's errors. */
 static int http_code(int rc)
@@ -60,12 +40,16 @@ static int http_code(int rc)
 	}
 }
 
-/* The jobs' document, written one job at a time (compact, proto/jsonw.h): a
- * listing of 100,000 jobs never exists as a tree of JSON values. */
-static void reply_jobs(struct evhttp_request *req, const struct job_info_resp *resp,
-                       const char *cluster)
+/* A job written by one version's encoder. */
+typedef void (*job_write_f)(struct jsonw *w, const struct job_info *j,
+                            const char *cluster);
+
+/* The jobs' document: head (taken), then the jobs written one at a time
+ * (compact, proto/jsonw.h): a listing of 100,000 jobs never exists as a tree
+ * of JSON values. */
+static void reply_jobs(struct evhttp_request *req, json_t *head, job_write_f write,
+                       const struct job_info_resp *resp, const char *cluster)
 {
-	json_t *head = sj_response();
 	struct evbuffer *buf = evbuffer_new();
 	char *text = json_dumps(head, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	size_t len = text ? strlen(text) : 0;
@@ -80,7 +64,7 @@ static void reply_jobs(struct evhttp_request *req, const struct job_info_resp *r
 		w.len = 0;
 		if (i)
 			jsonw_lit(&w, ",");
-		sj_job_write(&w, &resp->jobs[i], cluster);
+		write(&w, &resp->jobs[i], cluster);
 		evbuffer_add(buf, w.p, w.len);
 	}
 	jsonw_free(&w);
@@ -116,20 +100,37 @@ static int add_parts(json_t *doc, const struct part_info_resp *resp, const char 
 	return *name && !json_array_size(a) ? -1 : 0;
 }
 
+/* An error for c, in its version's shape. */
+static void reply_error(struct rest_call *c, int code, const char *msg, int errnum)
+{
+	if (c->api == API_V44)
+		restd_reply_error44(c->r, c->req, &c->u, code, msg, errnum);
+	else
+		restd_reply_error(c->req, code, msg, errnum);
+}
+
 static void answered(void *arg, int rc, const char *msg, uint16_t type, void **body)
 {
-	struct call *c = arg;
+	struct rest_call *c = arg;
 	const char *cluster = c->r->conf->cluster_name;
 	json_t *doc;
 
 	if (rc) {
-		restd_reply_error(c->req, http_code(rc),
-		                  msg && *msg ? msg : slurm_strerror(rc), rc);
+		reply_error(c, http_code(rc), msg && *msg ? msg : slurm_strerror(rc), rc);
 		free(c);
 		return;
 	}
 	if ((c->what == W_JOBS || c->what == W_JOB) && type == MSG_JOB_INFO_RESP) {
-		reply_jobs(c->req, *body, cluster);
+		if (c->api == API_V44)
+			reply_jobs(c->req, restd_jobs_head44(c, *body), sj44_job_write,
+			           *body, cluster);
+		else
+			reply_jobs(c->req, sj_response(), sj_job_write, *body, cluster);
+		free(c);
+		return;
+	}
+	if (c->api == API_V44) {
+		restd_answer44(c, type, body);
 		free(c);
 		return;
 	}
@@ -231,7 +232,7 @@ static int query_value(struct evhttp_request *req, const char *key, char *out, s
  * body to send in *type and *body.  Returns 0, or an HTTP code with *why and
  * Slurm's error number in *errnum. */
 static int parse_call(struct evhttp_request *req, const struct rest_user *u,
-                      const char *path, struct call *c, uint16_t *type, void **body,
+                      const char *path, struct rest_call *c, uint16_t *type, void **body,
                       const char **why, int *errnum)
 {
 	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
@@ -263,7 +264,7 @@ static int parse_call(struct evhttp_request *req, const struct rest_user *u,
 			return 405;
 		}
 		text = body_of(req, &n);
-		*errnum = restd_submit_desc(text, n, u, &d, why);
+		*errnum = restd_submit_desc(text, n, u, c->api, &d, why);
 		free(text);
 		if (*errnum)
 			return 400;
@@ -295,11 +296,12 @@ static int parse_call(struct evhttp_request *req, const struct rest_user *u,
 			size_t n;
 			char *text = body_of(req, &n);
 
-			*errnum = restd_job_update(text, n, id, &q, why);
+			*errnum = restd_job_update(text, n, id, c->api, &q, why);
 			free(text);
 			if (*errnum)
 				return 400;
 			c->what = W_UPDATE;
+			c->job_id = id;
 			*type = MSG_JOB_UPDATE_REQ;
 			*body = q;
 			return 0;
@@ -335,7 +337,7 @@ static int parse_call(struct evhttp_request *req, const struct rest_user *u,
 		size_t n;
 		char *text = body_of(req, &n);
 
-		*errnum = restd_node_update(text, n, arg, &q, why);
+		*errnum = restd_node_update(text, n, arg, c->api, &q, why);
 		free(text);
 		if (*errnum)
 			return 400;
@@ -433,11 +435,14 @@ void restd_route(struct evhttp_request *req, void *arg)
 {
 	struct restd *r = arg;
 	const char *raw = evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
+	enum rest_api api =
+	    raw && !strncmp(raw, SLURM44, strlen(SLURM44)) ? API_V44 : API_V38;
+	const char *prefix = api == API_V44 ? SLURM44 : SLURM38;
 	struct rest_user u;
 	const char *why = NULL;
 	char *path;
 	size_t len = 0;
-	struct call *c;
+	struct rest_call *c;
 	uint16_t type = 0;
 	void *body = NULL;
 	int code, errnum = 0;
@@ -447,7 +452,11 @@ void restd_route(struct evhttp_request *req, void *arg)
 	    (serve_asset(req, raw) || restd_openapi(r, req, raw)))
 		return;
 	if ((code = restd_who(r, req, &u, &why))) {
-		restd_reply_error(req, code, why, ESLURM_ACCESS_DENIED);
+		if (api == API_V44)
+			restd_reply_error44(r, req, NULL, code, why,
+			                    ESLURM_ACCESS_DENIED);
+		else
+			restd_reply_error(req, code, why, ESLURM_ACCESS_DENIED);
 		return;
 	}
 	path = raw ? evhttp_uridecode(raw, 0, &len) : NULL;
@@ -476,27 +485,30 @@ void restd_route(struct evhttp_request *req, void *arg)
 		free(path);
 		return;
 	}
-	if (!path || strlen(path) != len || strncmp(path, V38, strlen(V38))) {
-		restd_reply_error(req, 404, "Unable to find the requested path",
-		                  ESLURM_NOT_SUPPORTED);
-		free(path);
-		return;
-	}
-	while (len > strlen(V38) && path[len - 1] == '/')
-		path[--len] = '\0';
 	c = xcalloc(1, sizeof(*c));
 	c->r = r;
 	c->req = req;
-	code = parse_call(req, &u, path + strlen(V38), c, &type, &body, &why, &errnum);
+	c->api = api;
+	c->u = u;
+	c->start = time_mono();
+	if (!path || strlen(path) != len || strncmp(path, prefix, strlen(prefix))) {
+		reply_error(c, 404, "Unable to find the requested path",
+		            ESLURM_NOT_SUPPORTED);
+		free(path);
+		free(c);
+		return;
+	}
+	while (len > strlen(prefix) && path[len - 1] == '/')
+		path[--len] = '\0';
+	code = parse_call(req, &u, path + strlen(prefix), c, &type, &body, &why, &errnum);
 	free(path);
 	if (code) {
-		restd_reply_error(req, code, why, errnum);
+		reply_error(c, code, why, errnum);
 		free(c);
 		return;
 	}
 	if (relay_call(r, &u, type, body, answered, c) < 0) {
-		restd_reply_error(req, 503, "the controller cannot be reached now",
-		                  SLURM_ERROR);
+		reply_error(c, 503, "the controller cannot be reached now", SLURM_ERROR);
 		free(c);
 	}
 }

@@ -1,5 +1,6 @@
 /* submit.c - POST job/submit: Slurm's v0.0.38_job_submission ({"script",
- * "job": v0.0.38_job_properties}) as the job_desc sbatch would send.  A field
+ * "job": v0.0.38_job_properties}) as the job_desc sbatch would send; a
+ * v0.0.44_job_submit_req is first rewritten in that form (body44.c).  A field
  * this build does not act on is refused by name, never silently dropped;
  * "environment" is required, as in Slurm. */
 #include <jansson.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include "common/states.h"
 #include "common/strv.h"
+#include "common/timefmt.h"
 #include "proto/messages.h"
 #include "restd/restd.h"
 #include "common/common.h"
@@ -133,9 +135,12 @@ static int property(const char *key, json_t *v, struct job_desc *d, const char *
 	} else if (!strcmp(key, "minimum_cpus_per_node")) {
 		if (u32_of(v, &d->pn_min_cpus, 1) < 0)
 			goto bad;
-	} else if (!strcmp(key, "time_limit")) {
-		if (u32_of(v, &d->time_limit, 1) < 0)
+	} else if (!strcmp(key, "time_limit")) { /* minutes, or "UNLIMITED", "1:00:00" */
+		if (json_is_string(v)
+		        ? timefmt_parse_limit(json_string_value(v), &n) < 0 || !n
+		        : u32_of(v, &n, 1) < 0)
 			goto bad;
+		d->time_limit = n;
 	} else if (!strcmp(key, "memory_per_node") || !strcmp(key, "memory_per_cpu")) {
 		if (u32_of(v, &n, 0) < 0)
 			goto bad;
@@ -193,17 +198,22 @@ bad:
 }
 
 int restd_submit_desc(const char *body, size_t len, const struct rest_user *u,
-                      struct job_desc **ret, const char **why)
+                      enum rest_api api, struct job_desc **ret, const char **why)
 {
 	json_t *root = json_loadb(body, len, 0, NULL), *job, *v;
 	struct job_desc *d;
 	const char *key;
 	struct passwd *pw;
+	int rc;
 
 	if (!root || !json_is_object(root)) {
 		json_decref(root);
 		*why = "the body is not a JSON object";
 		return ESLURM_INVALID_ARGUMENT;
+	}
+	if (api == API_V44 && (rc = restd_body44_submission(root, why))) {
+		json_decref(root);
+		return rc;
 	}
 	job = json_object_get(root, "job");
 	v = json_object_get(root, "script");

@@ -1,7 +1,9 @@
-/* update.c - POST job/{id} (v0.0.38_job_properties: what to change) and POST
- * node/{name} ({"state", "reason"}: admins) as the requests scontrol update
- * sends, so that the controller applies the same checks (a user may lower a
- * time limit, not raise it; only admins change priorities or nodes). */
+/* update.c - POST job/{id} (v0.0.38_job_properties: what to change; a
+ * v0.0.44_job_desc_msg is first rewritten in that form, body44.c) and POST
+ * node/{name} ({"state", "reason"}: admins; v0.0.44's state is ["STATE"]) as
+ * the requests scontrol update sends, so that the controller applies the
+ * same checks (a user may lower a time limit, not raise it; only admins
+ * change priorities or nodes). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +46,7 @@ static int bad(const char **why, const char *key, const char *what)
 	return ESLURM_INVALID_ARGUMENT;
 }
 
-int restd_job_update(const char *body, size_t len, uint32_t job_id,
+int restd_job_update(const char *body, size_t len, uint32_t job_id, enum rest_api api,
                      struct job_update_req **ret, const char **why)
 {
 	json_t *root = json_loadb(body, len, 0, NULL), *v;
@@ -56,6 +58,10 @@ int restd_job_update(const char *body, size_t len, uint32_t job_id,
 		json_decref(root);
 		*why = "the body is not a JSON object";
 		return ESLURM_INVALID_ARGUMENT;
+	}
+	if (api == API_V44 && (rc = restd_body44(root, why))) {
+		json_decref(root);
+		return rc;
 	}
 	q = msg_body_new(MSG_JOB_UPDATE_REQ);
 	q->job_id = job_id;
@@ -99,7 +105,7 @@ int restd_job_update(const char *body, size_t len, uint32_t job_id,
 	return 0;
 }
 
-int restd_node_update(const char *body, size_t len, const char *name,
+int restd_node_update(const char *body, size_t len, const char *name, enum rest_api api,
                       struct node_update_req **ret, const char **why)
 {
 	json_t *root = json_loadb(body, len, 0, NULL), *state, *reason;
@@ -111,6 +117,8 @@ int restd_node_update(const char *body, size_t len, const char *name,
 		return ESLURM_INVALID_ARGUMENT;
 	}
 	state = json_object_get(root, "state");
+	if (api == API_V44 && json_is_array(state) && json_array_size(state) == 1)
+		state = json_array_get(state, 0);
 	reason = json_object_get(root, "reason");
 	if (!json_is_string(state) || (reason && !json_is_string(reason)) ||
 	    json_object_size(root) != 1u + (reason != NULL)) {

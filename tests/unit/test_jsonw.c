@@ -31,6 +31,35 @@ static void test_object(void **state)
 	jsonw_free(&w);
 }
 
+static void test_nested(void **state)
+{
+	struct jsonw w = {0};
+
+	jsonw_obj_begin(&w);
+	jsonw_key(&w, "o");
+	jsonw_obj_begin(&w);
+	jsonw_int(&w, "n", 1);
+	jsonw_obj_end(&w);
+	jsonw_key(&w, "a");
+	jsonw_arr_begin(&w);
+	jsonw_elem_str(&w, "x");
+	jsonw_elem(&w);
+	jsonw_obj_begin(&w);
+	jsonw_bool(&w, "b", 0);
+	jsonw_obj_end(&w);
+	jsonw_elem_str(&w, NULL);
+	jsonw_arr_end(&w);
+	jsonw_key(&w, "e");
+	jsonw_arr_begin(&w);
+	jsonw_arr_end(&w);
+	jsonw_str(&w, "s", "t");
+	jsonw_obj_end(&w);
+	assert_string_equal(text(&w),
+	                    "{\"o\":{\"n\":1},\"a\":[\"x\",{\"b\":false},\"\"],\"e\":[],"
+	                    "\"s\":\"t\"}");
+	jsonw_free(&w);
+}
+
 static void test_utf8(void **state)
 {
 	/* é (2 bytes), € (3), 😀 (4) kept; a lone continuation byte, an
@@ -53,6 +82,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_object),
+	    cmocka_unit_test(test_nested),
 	    cmocka_unit_test(test_utf8),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
