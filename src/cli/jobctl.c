@@ -142,16 +142,21 @@ static void say_pending(enum jobctl_style style, uint32_t job_id)
 	        job_id);
 }
 
-/* Milliseconds until deadline (CLOCK_MONOTONIC ms; 0: none): -1 none. */
-static int ms_left(int64_t deadline)
+static int64_t now_ms(void)
 {
 	struct timespec ts;
-	int64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Milliseconds until deadline (now_ms's clock; 0: none): -1 none. */
+static int ms_left(int64_t deadline)
+{
+	int64_t now = now_ms();
 
 	if (!deadline)
 		return -1;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 	return now >= deadline ? 0 : (int)(deadline - now);
 }
 
@@ -164,14 +169,7 @@ void jobctl_allocate(const struct job_desc *desc, enum jobctl_style style, int q
 	uint32_t job_id = 0;
 	size_t next = 0; /* the controller to ask when this one stands by */
 	int fd = jobctl_connect(prefix), rc, said = quiet;
-	int64_t deadline = 0;
-
-	if (immediate) {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		deadline = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 +
-		           (int64_t)immediate * 1000;
-	}
+	int64_t deadline = immediate ? now_ms() + (int64_t)immediate * 1000 : 0;
 	if ((rc = net_send(fd, MSG_ALLOC_REQ, desc, &err)) < 0)
 		alloc_failed(style, jobctl_strerror(rc));
 	for (;;) {

@@ -31,6 +31,7 @@
 #include "proto/messages.h"
 #include "proto/net.h"
 #include "proto/sacct.h"
+#include "proto/slurm_json.h"
 #include "proto/slurmdb_json.h"
 #include "restd/restd.h"
 #include "common/common.h"
@@ -111,10 +112,8 @@ static void call_free(struct sdb_call *s)
 static void fail(struct sdb_call *s, int code, const char *msg, int errnum)
 {
 	json_t *doc = sdb_response();
-	json_t *errors = json_object_get(doc, "errors");
 
-	json_array_append_new(
-	    errors, json_pack("{s:s, s:i}", "error", msg, "error_number", errnum));
+	sj_add_error(doc, msg, errnum);
 	restd_reply_json(s->req, code, doc);
 	call_free(s);
 }

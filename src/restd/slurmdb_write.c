@@ -17,6 +17,7 @@
 #include "common/states.h"
 #include "common/strv.h"
 #include "proto/messages.h"
+#include "proto/slurm_json.h"
 #include "proto/slurmdb_json.h"
 #include "restd/restd.h"
 #include "common/common.h"
@@ -51,9 +52,7 @@ static void reply(struct wcall *w, int code, const char *msg, int errnum)
 	json_t *doc = sdb_response();
 
 	if (msg)
-		json_array_append_new(
-		    json_object_get(doc, "errors"),
-		    json_pack("{s:s, s:i}", "error", msg, "error_number", errnum));
+		sj_add_error(doc, msg, errnum);
 	restd_reply_json(w->req, code, doc);
 	wcall_free(w);
 }
