@@ -250,6 +250,8 @@ const char *slurm_strerror(int rc)
 		return "Requested nodes are busy";
 	case ESLURM_INVALID_ARRAY:
 		return "Invalid job array specification";
+	case ESLURM_RESERVATION_INVALID:
+		return "Requested reservation is invalid";
 	case ESLURM_INVALID_JOB_ID:
 		return "Invalid job id specified";
 	case ESLURM_INVALID_NODE_NAME:

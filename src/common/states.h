@@ -156,6 +156,7 @@ enum slurm_errno {
 	ESLURM_INVALID_ARGUMENT = 2071,
 	ESLURM_INVALID_GRES = 2072,
 	ESLURM_INVALID_ARRAY = 2116,
+	ESLURM_RESERVATION_INVALID = 2058, /* Rota's number: none exist yet */
 	/* accounting (the numbers are Rota's; the words Slurm's) */
 	ESLURM_INVALID_ACCOUNT = 2090,
 	ESLURM_INVALID_QOS = 2091,

@@ -202,9 +202,9 @@ static void exit_code(struct jsonw *w, const char *key, uint32_t st)
 }
 
 /* ["PENDING"], ["RUNNING", "COMPLETING"]: the base state, then its flags. */
-static void job_state(struct jsonw *w, uint32_t state)
+static void job_state(struct jsonw *w, const char *key, uint32_t state)
 {
-	jsonw_key(w, "job_state");
+	jsonw_key(w, key);
 	jsonw_arr_begin(w);
 	jsonw_elem_str(w, job_state_name(state & JOB_STATE_BASE));
 	if (state & JOB_REQUEUE_FLAG)
@@ -411,7 +411,7 @@ void sj44_job_write(struct jsonw *w, const struct job_info *j, const char *clust
 	jsonw_int(w, "job_id", j->job_id);
 	job_resources(w, j);
 	empty_list(w, "job_size_str");
-	job_state(w, j->state);
+	job_state(w, "job_state", j->state);
 	nv_time(w, "last_sched_evaluation", 0);
 	jsonw_str(w, "licenses", NULL);
 	jsonw_str(w, "licenses_allocated", NULL);
@@ -514,6 +514,150 @@ json_t *sj44_job(const struct job_info *j, const char *cluster)
 	struct jsonw w = {0};
 
 	sj44_job_write(&w, j, cluster);
+	return loaded(&w);
+}
+
+json_t *sj44_job_states(const struct job_info_resp *r)
+{
+	struct jsonw w = {0};
+	char id[48];
+
+	jsonw_arr_begin(&w);
+	for (uint32_t i = 0; i < r->jobs_count; i++) {
+		const struct job_info *j = &r->jobs[i];
+
+		if (!j->array_job_id)
+			snprintf(id, sizeof(id), "%u", j->job_id);
+		else if (j->array_task_str && *j->array_task_str)
+			snprintf(id, sizeof(id), "%u_[%.32s]", j->array_job_id,
+			         j->array_task_str);
+		else
+			snprintf(id, sizeof(id), "%u_%u", j->array_job_id,
+			         j->array_task_id);
+		jsonw_elem(&w);
+		jsonw_obj_begin(&w);
+		jsonw_str(&w, "job_id", id);
+		job_state(&w, "state", j->state);
+		jsonw_obj_end(&w);
+	}
+	jsonw_arr_end(&w);
+	return loaded(&w);
+}
+
+/* ---- shares ---- */
+
+/* A fraction in millionths as a float64 no_val struct (FS_INF infinite,
+ * FS_NONE unset). */
+static void nv_frac(struct jsonw *w, const char *key, uint64_t v)
+{
+	char num[40];
+	int set = v < FS_NONE,
+	    n = snprintf(num, sizeof(num), "%.6f", set ? (double)v / 1e6 : 0.0);
+
+	jsonw_key(w, key);
+	jsonw_obj_begin(w);
+	jsonw_bool(w, "set", set);
+	jsonw_bool(w, "infinite", v == FS_INF);
+	jsonw_key(w, "number");
+	jsonw_raw(w, num, (size_t)n);
+	jsonw_obj_end(w);
+}
+
+/* [{"name", "value"}] of "cpu=10,mem=20" (TRES-minutes limits). */
+static void tres_values(struct jsonw *w, const char *key, const char *kv)
+{
+	jsonw_key(w, key);
+	jsonw_arr_begin(w);
+	while (kv && *kv) {
+		size_t n = strcspn(kv, ","), k = strcspn(kv, "=,");
+		if (k < n) {
+			char name[64];
+			snprintf(name, sizeof(name), "%.*s", (int)k, kv);
+			jsonw_elem(w);
+			jsonw_obj_begin(w);
+			jsonw_str(w, "name", name);
+			nv64(w, "value", strtoull(kv + k + 1, NULL, 10));
+			jsonw_obj_end(w);
+		}
+		kv += n;
+		kv += *kv == ',';
+	}
+	jsonw_arr_end(w);
+}
+
+/* The account above row k: the nearest account line one level up. */
+static const char *share_parent(const struct share_resp *r, uint32_t k)
+{
+	const struct share_row *s = &r->rows[k];
+
+	if (s->user && *s->user)
+		return s->account;
+	for (uint32_t i = k; i-- > 0;)
+		if (r->rows[i].depth + 1 == s->depth &&
+		    !(r->rows[i].user && *r->rows[i].user))
+			return r->rows[i].account;
+	return "";
+}
+
+static void share_write(struct jsonw *w, const struct share_resp *r, uint32_t k)
+{
+	const struct share_row *s = &r->rows[k];
+	int user = s->user && *s->user;
+	char run[96];
+
+	jsonw_obj_begin(w);
+	jsonw_int(w, "id", 0);
+	jsonw_str(w, "cluster", r->cluster);
+	jsonw_str(w, "name", user ? s->user : s->account);
+	jsonw_str(w, "parent", share_parent(r, k));
+	jsonw_str(w, "partition", s->partition);
+	nv_frac(w, "shares_normalized", s->norm_shares);
+	nv32(w, "shares", s->raw_shares);
+	jsonw_key(w, "tres");
+	jsonw_obj_begin(w);
+	snprintf(run, sizeof(run), "cpu=%llu,billing=%llu",
+	         (unsigned long long)s->run_cpu_mins * 60,
+	         (unsigned long long)s->run_billing_mins * 60);
+	tres_values(w, "run_seconds", run);
+	tres_values(w, "group_minutes", s->grp_tres_mins);
+	jsonw_key(w, "usage");
+	jsonw_arr_begin(w);
+	jsonw_elem(w);
+	jsonw_obj_begin(w);
+	jsonw_str(w, "name", "billing");
+	jsonw_int(w, "value", (long long)s->raw_usage);
+	jsonw_obj_end(w);
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
+	nv_frac(w, "effective_usage", s->eff_usage);
+	nv_frac(w, "usage_normalized", s->norm_usage);
+	jsonw_int(w, "usage", (long long)s->raw_usage);
+	jsonw_key(w, "fairshare");
+	jsonw_obj_begin(w);
+	nv_frac(w, "factor", s->fairshare);
+	nv_frac(w, "level", s->level_fs);
+	jsonw_obj_end(w);
+	one_str_list(w, "type", user ? "USER" : "ASSOCIATION");
+	jsonw_obj_end(w);
+}
+
+json_t *sj44_shares(const struct share_resp *r)
+{
+	struct jsonw w = {0};
+	uint64_t total = 0;
+
+	jsonw_obj_begin(&w);
+	jsonw_key(&w, "shares");
+	jsonw_arr_begin(&w);
+	for (uint32_t k = 0; k < r->rows_count; k++) {
+		if (r->rows[k].depth == 1 && r->rows[k].raw_shares < NO_VAL)
+			total += r->rows[k].raw_shares;
+		jsonw_elem(&w);
+		share_write(&w, r, k);
+	}
+	jsonw_arr_end(&w);
+	jsonw_int(&w, "total_shares", (long long)total);
+	jsonw_obj_end(&w);
 	return loaded(&w);
 }
 

@@ -38,6 +38,12 @@ json_t *sj44_no_val(uint32_t v);
 struct jsonw;
 void sj44_job_write(struct jsonw *w, const struct job_info *j, const char *cluster);
 json_t *sj44_job(const struct job_info *j, const char *cluster);
+/* GET jobs/state's jobs[]: {"job_id": "12" (an array's task "12_3", its
+ * pending remainder "12_[4-9]"), "state": [...]} of each job of r. */
+json_t *sj44_job_states(const struct job_info_resp *r);
+/* GET shares' "shares": {"shares": [v0.0.44_assoc_shares_obj_wrap],
+ * "total_shares"} of sshare's rows. */
+json_t *sj44_shares(const struct share_resp *r);
 json_t *sj44_node(const struct node_info *n);
 json_t *sj44_partition(const struct part_info *p);
 /* One controller's answer to a ping: mode "primary" or "backup", latency

@@ -52,6 +52,18 @@ static const struct {
      "v0.0.44_openapi_partition_resp"},
     {V44 "/partition/{partition_name}", "get", "get partition info",
      "v0.0.44_openapi_partition_resp"},
+    {V44 "/jobs/state", "get", "get list of job states",
+     "v0.0.44_openapi_job_state_resp"},
+    {V44 "/nodes", "post", "update nodes (admins)", "v0.0.44_openapi_resp"},
+    {V44 "/shares", "get", "get fairshare info", "v0.0.44_openapi_shares_resp"},
+    {V44 "/reconfigure", "get", "request slurmctld reconfigure (admins)",
+     "v0.0.44_openapi_resp"},
+    {V44 "/licenses", "get", "get all licenses (none is configured)",
+     "v0.0.44_openapi_licenses_resp"},
+    {V44 "/reservations", "get", "get all reservations (none exists)",
+     "v0.0.44_openapi_reservation_resp"},
+    {V44 "/reservation/{reservation_name}", "get", "get a reservation (404: none exists)",
+     "v0.0.44_openapi_reservation_resp"},
     {DB "/jobs", "get", "get list of job records", "dbv0.0.38_job_info"},
     {DB "/job/{job_id}", "get", "get a job's records", "dbv0.0.38_job_info"},
     {DB "/accounts", "get", "get all accounts", "dbv0.0.38_account_info"},
@@ -257,6 +269,33 @@ static void add_kind44(json_t *s, const char *name, json_t *sample, const char *
 	json_object_set_new(s, info, response44_of(key, name, HEAD44_LAST_UPDATE));
 }
 
+/* jobs/state, shares, licenses and reservations (paths44.c).  Rota has no
+ * licenses or reservations: their items are described by name only. */
+static void schemas44_more(json_t *s, const struct job_info *job)
+{
+	struct share_row row = {.account = "a", .user = "u", .depth = 1};
+	struct share_resp shares = {.cluster = "", .rows = &row, .rows_count = 1};
+	struct job_info_resp jobs = {.jobs = (struct job_info *)job, .jobs_count = 1};
+	json_t *j = sj44_job_states(&jobs), *sub;
+
+	json_object_set_new(s, "v0.0.44_job_state", schema_of(json_array_get(j, 0)));
+	json_decref(j);
+	json_object_set_new(s, "v0.0.44_openapi_job_state_resp",
+	                    response44_of("jobs", "v0.0.44_job_state", 0));
+	sub = response44_of(NULL, NULL, 0);
+	add_prop(sub, "shares", sj44_shares(&shares));
+	json_object_set_new(s, "v0.0.44_openapi_shares_resp", sub);
+	json_object_set_new(s, "v0.0.44_license", json_pack("{s:s}", "type", "object"));
+	json_object_set_new(
+	    s, "v0.0.44_openapi_licenses_resp",
+	    response44_of("licenses", "v0.0.44_license", HEAD44_LAST_UPDATE));
+	json_object_set_new(s, "v0.0.44_reservation_info",
+	                    json_pack("{s:s}", "type", "object"));
+	json_object_set_new(s, "v0.0.44_openapi_reservation_resp",
+	                    response44_of("reservations", "v0.0.44_reservation_info",
+	                                  HEAD44_LAST_UPDATE));
+}
+
 /* The slurm v0.0.44 documents' schemas, from samples the encoders make. */
 static void schemas44(json_t *s)
 {
@@ -320,6 +359,7 @@ static void schemas44(json_t *s)
 	sub = response44_of(NULL, NULL, 0);
 	add_prop(sub, "status", json_array());
 	json_object_set_new(s, "v0.0.44_openapi_kill_job_resp", sub);
+	schemas44_more(s, &job);
 }
 
 static json_t *schemas(const struct conf *conf)

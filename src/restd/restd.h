@@ -129,7 +129,10 @@ enum rest_what {
 	W_NODES,
 	W_NODE,
 	W_PARTS,
-	W_PART
+	W_PART,
+	W_JOBS_STATE, /* v0.0.44 alone (paths44.c) */
+	W_SHARES,
+	W_RECONFIGURE
 };
 struct rest_call {
 	struct restd *r;
@@ -151,6 +154,20 @@ struct json_t *restd_response44(struct restd *r, struct evhttp_request *req,
                                 const struct rest_user *u);
 struct json_t *restd_jobs_head44(struct rest_call *c, const struct job_info_resp *resp);
 void restd_answer44(struct rest_call *c, uint16_t type, void **body);
+
+/* The paths v0.0.44 has and v0.0.38 has not (paths44.c): for path (what
+ * follows "/slurm/v0.0.44/"), -1 when it is not one of them; else 0 and the
+ * request to relay in *type and *body, PATHS44_ANSWERED when answered
+ * already, or an HTTP error code with Slurm's words and number.
+ * restd_payload44 adds their controller's answers to doc. */
+#define PATHS44_ANSWERED 1
+int restd_parse44(struct rest_call *c, const char *path, uint16_t *type, void **body,
+                  const char **why, int *errnum);
+void restd_payload44(struct rest_call *c, struct json_t *doc, uint16_t type, void *body);
+
+/* The request's body, NUL-terminated (malloc'd); its length in *len
+ * (routes.c). */
+char *restd_body(struct evhttp_request *req, size_t *len);
 void restd_reply_error44(struct restd *r, struct evhttp_request *req,
                          const struct rest_user *u, int code, const char *msg,
                          int errnum);

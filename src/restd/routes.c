@@ -150,6 +150,9 @@ static void answered(void *arg, int rc, const char *msg, uint16_t type, void **b
 		break;
 	case W_JOB_CANCEL:
 	case W_UPDATE:
+	case W_JOBS_STATE: /* v0.0.44's alone */
+	case W_SHARES:
+	case W_RECONFIGURE:
 		break;
 	case W_SUBMIT:
 		if (type == MSG_SUBMIT_RESP) {
@@ -185,8 +188,7 @@ static void answered(void *arg, int rc, const char *msg, uint16_t type, void **b
 	free(c);
 }
 
-/* The request's body, NUL-terminated (malloc'd); its length in *len. */
-static char *body_of(struct evhttp_request *req, size_t *len)
+char *restd_body(struct evhttp_request *req, size_t *len)
 {
 	struct evbuffer *in = evhttp_request_get_input_buffer(req);
 	char *text;
@@ -240,9 +242,13 @@ static int parse_call(struct evhttp_request *req, const struct rest_user *u,
 	size_t head = slash ? (size_t)(slash - path) : strlen(path);
 	const char *arg = slash ? slash + 1 : "";
 	char sig[32];
+	int code;
 
 	*why = "Unable to find the requested path";
 	*errnum = ESLURM_NOT_SUPPORTED;
+	if (c->api == API_V44 &&
+	    (code = restd_parse44(c, path, type, body, why, errnum)) >= 0)
+		return code;
 	if (head == 4 && !strncmp(path, "ping", 4) && !*arg && cmd == EVHTTP_REQ_GET) {
 		c->what = W_PING;
 		*type = MSG_PING_REQ;
@@ -263,7 +269,7 @@ static int parse_call(struct evhttp_request *req, const struct rest_user *u,
 			*why = "Method not allowed on this path";
 			return 405;
 		}
-		text = body_of(req, &n);
+		text = restd_body(req, &n);
 		*errnum = restd_submit_desc(text, n, u, c->api, &d, why);
 		free(text);
 		if (*errnum)
@@ -294,7 +300,7 @@ static int parse_call(struct evhttp_request *req, const struct rest_user *u,
 		if (cmd == EVHTTP_REQ_POST) {
 			struct job_update_req *q = NULL;
 			size_t n;
-			char *text = body_of(req, &n);
+			char *text = restd_body(req, &n);
 
 			*errnum = restd_job_update(text, n, id, c->api, &q, why);
 			free(text);
@@ -335,7 +341,7 @@ static int parse_call(struct evhttp_request *req, const struct rest_user *u,
 	           strlen(arg) < sizeof(c->name) && cmd == EVHTTP_REQ_POST) {
 		struct node_update_req *q = NULL;
 		size_t n;
-		char *text = body_of(req, &n);
+		char *text = restd_body(req, &n);
 
 		*errnum = restd_node_update(text, n, arg, c->api, &q, why);
 		free(text);
@@ -502,6 +508,10 @@ void restd_route(struct evhttp_request *req, void *arg)
 		path[--len] = '\0';
 	code = parse_call(req, &u, path + strlen(prefix), c, &type, &body, &why, &errnum);
 	free(path);
+	if (code == PATHS44_ANSWERED) {
+		free(c);
+		return;
+	}
 	if (code) {
 		reply_error(c, code, why, errnum);
 		free(c);

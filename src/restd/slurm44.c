@@ -156,6 +156,11 @@ static const char *payload(struct rest_call *c, json_t *doc, uint16_t type, void
 				return "Invalid partition name specified";
 		}
 		break;
+	case W_JOBS_STATE:
+	case W_SHARES:
+	case W_RECONFIGURE:
+		restd_payload44(c, doc, type, body);
+		break;
 	}
 	return NULL;
 }

@@ -377,9 +377,13 @@ def test_openapi_lists_v44(cluster):
     paths = api["paths"]
     for p, methods in (("/ping", {"get"}), ("/diag", {"get"}), ("/jobs", {"get"}),
                        ("/job/{job_id}", {"get", "post", "delete"}),
-                       ("/job/submit", {"post"}), ("/nodes", {"get"}),
+                       ("/job/submit", {"post"}), ("/nodes", {"get", "post"}),
                        ("/node/{node_name}", {"get", "post"}), ("/partitions", {"get"}),
-                       ("/partition/{partition_name}", {"get"})):
+                       ("/partition/{partition_name}", {"get"}),
+                       ("/jobs/state", {"get"}), ("/shares", {"get"}),
+                       ("/reconfigure", {"get"}), ("/licenses", {"get"}),
+                       ("/reservations", {"get"}),
+                       ("/reservation/{reservation_name}", {"get"})):
         assert set(paths[V44 + p]) == methods, p
     held = cluster.sbatch("-H", "--wrap", "true")
     subst = {"{job_id}": str(held), "{node_name}": "node01",
@@ -389,7 +393,7 @@ def test_openapi_lists_v44(cluster):
     cluster.wait_for(lambda: over_unix(cluster, "GET", f"/slurmdb/v0.0.38/job/{held}")[0]
                      == 200, what="the held job's record")
     for path, ops in paths.items():
-        if "get" not in ops or path == "/metrics":
+        if "get" not in ops or path == "/metrics" or "{reservation_name}" in path:
             continue
         real = path
         for k, v in subst.items():
@@ -408,3 +412,104 @@ def test_openapi_lists_v44(cluster):
     assert schemas["v0.0.44_job_info"]["properties"]["time_limit"]["properties"]["set"] \
         == {"type": "boolean"}
     cluster.run(["scancel", str(held)], check=True)
+
+
+def test_jobs_state(cluster):
+    """jobs/state: each job's id (an array's pending tasks as 12_[0-3]) and
+    state, as squeue shows them; job_id= narrows it to some."""
+    held = cluster.sbatch("-H", "--wrap", "true")
+    arr = cluster.sbatch("-H", "--array=0-3", "--wrap", "true")
+    st, doc = over_unix(cluster, "GET", V44 + "/jobs/state")
+    assert st == 200 and doc["errors"] == [], doc
+    head_ok(doc, cluster)
+    states = {j["job_id"]: j["state"] for j in doc["jobs"]}
+    assert states[str(held)] == ["PENDING"] and states[f"{arr}_[0-3]"] == ["PENDING"]
+    squeue = cluster.run(["squeue", "-h", "-t", "all", "-o", "%i %T"], check=True).stdout.split("\n")
+    assert {ln.split()[0]: [ln.split()[1]] for ln in squeue if ln} == states
+    st, doc = over_unix(cluster, "GET", f"{V44}/jobs/state?job_id={arr}")
+    assert st == 200 and doc["jobs"] == [{"job_id": f"{arr}_[0-3]", "state": ["PENDING"]}]
+    cluster.run(["scontrol", "release", f"{arr}_2"], check=True)
+    cluster.wait_for(lambda: cluster.job_field(f"{arr}_2", "JobState") == "COMPLETED",
+                     what="task 2 completed")
+    st, doc = over_unix(cluster, "GET", f"{V44}/jobs/state?job_id={held},{arr}")
+    assert st == 200
+    got = {j["job_id"]: j["state"] for j in doc["jobs"]}
+    assert got[str(held)] == ["PENDING"] and got[f"{arr}_2"] == ["COMPLETED"]
+    assert f"{arr}_[0-1,3]" in got, got
+    for q, code, errnum in (("job_id=abc", 400, 2071), ("job_id=999999", 404, 2017)):
+        st, doc = over_unix(cluster, "GET", f"{V44}/jobs/state?{q}")
+        assert st == code and doc["errors"][0]["error_number"] == errnum, (q, doc)
+    cluster.run(["scancel", str(held), str(arr)], check=True)
+
+
+def test_shares_match_sshare(cluster):
+    st, doc = over_unix(cluster, "GET", V44 + "/shares")
+    assert st == 200 and doc["errors"] == [], doc
+    head_ok(doc, cluster)
+    rows = [ln.split("|") for ln in cluster.run(
+        ["sshare", "-a", "-P", "-n", "-o", "Account,User,RawShares,FairShare"],
+        check=True).stdout.splitlines()]
+    shares = doc["shares"]["shares"]
+    assert len(shares) == len(rows) and rows
+    for (acct, user, raw, fs), s in zip(rows, shares):
+        assert s["name"] == (user or acct) and s["cluster"] == cluster.conf_value("ClusterName")
+        assert s["type"] == (["USER"] if user else ["ASSOCIATION"])
+        assert s["shares"]["set"] == (raw != "") and (not raw or s["shares"]["number"] == int(raw))
+        if user:
+            assert s["parent"] == acct
+            assert abs(s["fairshare"]["factor"]["number"] - float(fs)) < 1e-6
+    st, doc = over_unix(cluster, "GET", V44 + "/shares?users=nosuchuser")
+    assert st == 200 and doc["shares"]["shares"] == []
+
+
+def test_licenses_reservations_and_reconfigure(cluster):
+    for p, key in (("licenses", "licenses"), ("reservations", "reservations")):
+        st, doc = over_unix(cluster, "GET", f"{V44}/{p}")
+        assert st == 200 and doc[key] == [] and doc["last_update"]["set"], doc
+    st, doc = over_unix(cluster, "GET", V44 + "/reservation/nosuch")
+    assert st == 404 and doc["errors"][0]["error"] == "Requested reservation is invalid"
+    st, doc = over_unix(cluster, "GET", V44 + "/reconfigure")
+    assert st == 200 and doc["errors"] == [], doc
+    assert cluster.run(["scontrol", "ping"], check=True).returncode == 0
+
+
+def test_post_nodes_updates_several(cluster):
+    """POST nodes: v0.0.44_update_node_msg for the nodes in name (a list or a
+    hostlist), as scontrol update does it."""
+    def states():
+        return dict(ln.split(None, 1) for ln in cluster.run(
+            ["sinfo", "-h", "-N", "-o", "%N %T"], check=True).stdout.splitlines())
+
+    st, doc = over_unix(cluster, "POST", V44 + "/nodes",
+                        body={"name": ["node01", "node02"], "state": ["DRAIN"],
+                              "reason": "rest44 maintenance"})
+    assert st == 200 and doc["errors"] == [], doc
+    s = states()
+    assert s["node01"] == s["node02"] == "drained" and s["node03"] == "idle", s
+    assert cluster.run(["sinfo", "-h", "-n", "node01", "-o", "%E"],
+                       check=True).stdout.strip() == "rest44 maintenance"
+    st, doc = over_unix(cluster, "POST", V44 + "/nodes",
+                        body={"name": "node[01-02]", "state": ["RESUME"]})
+    assert st == 200, doc
+    cluster.wait_for(lambda: states()["node01"] == states()["node02"] == "idle",
+                     what="resumed")
+    st, doc = over_unix(cluster, "POST", V44 + "/nodes", body={"state": ["DRAIN"]})
+    assert st == 400 and "name" in doc["errors"][0]["description"]
+    st, doc = over_unix(cluster, "POST", V44 + "/nodes",
+                        body={"name": ["nosuch"], "state": ["DRAIN"], "reason": "x"})
+    assert st == 404 and doc["errors"][0]["error_number"] == 2018
+    assert set(states().values()) == {"idle"}
+
+
+@needs_root
+def test_plain_user_cannot_reconfigure_or_drain(cluster, users):
+    tb = token(cluster, f"username={users['b'].name}")
+    st, doc = over_tcp(cluster, "GET", V44 + "/reconfigure", tb)
+    assert st == 403 and doc["errors"][0]["error_number"] == ESLURM_ACCESS_DENIED, doc
+    st, doc = over_tcp(cluster, "POST", V44 + "/nodes", tb,
+                       body={"name": ["node01"], "state": ["DRAIN"], "reason": "x"})
+    assert st == 403, doc
+    assert "drain" not in cluster.run(["sinfo", "-h", "-n", "node01", "-o", "%T"],
+                                      check=True).stdout
+    st, doc = over_tcp(cluster, "GET", V44 + "/shares", tb)
+    assert st == 200 and doc["shares"]["shares"], doc

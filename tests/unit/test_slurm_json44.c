@@ -79,6 +79,93 @@ static void test_pending_exit_code(void **state)
 	json_decref(o);
 }
 
+static void test_job_states(void **state)
+{
+	struct job_info jobs[] = {
+	    {.job_id = 5, .state = JOB_PENDING},
+	    {.job_id = 9, .array_job_id = 6, .array_task_id = 3, .state = JOB_RUNNING},
+	    {.job_id = 6,
+	     .array_job_id = 6,
+	     .array_task_str = "0-2,4",
+	     .state = JOB_PENDING},
+	};
+	struct job_info_resp r = {.jobs = jobs, .jobs_count = 3};
+	json_t *a = sj44_job_states(&r);
+	const char *ids[] = {"5", "6_3", "6_[0-2,4]"};
+
+	assert_int_equal(json_array_size(a), 3);
+	for (size_t i = 0; i < 3; i++) {
+		json_t *j = json_array_get(a, i);
+		assert_string_equal(json_string_value(json_object_get(j, "job_id")),
+		                    ids[i]);
+		assert_int_equal(json_object_size(j), 2);
+	}
+	assert_string_equal(json_string_value(json_array_get(
+	                        json_object_get(json_array_get(a, 1), "state"), 0)),
+	                    "RUNNING");
+	json_decref(a);
+}
+
+/* sshare's rows: names, parents from the tree, fractions and their unset
+ * and infinite values. */
+static void test_shares(void **state)
+{
+	struct share_row rows[] = {
+	    {.account = "root", .depth = 0, .raw_shares = NO_VAL, .fairshare = FS_NONE},
+	    {.account = "phys",
+	     .depth = 1,
+	     .raw_shares = 30,
+	     .norm_shares = 750000,
+	     .fairshare = FS_NONE},
+	    {.account = "phys",
+	     .user = "ann",
+	     .depth = 2,
+	     .raw_shares = 1,
+	     .norm_shares = 1000000,
+	     .fairshare = 500000,
+	     .level_fs = FS_INF,
+	     .grp_tres_mins = "cpu=600",
+	     .run_cpu_mins = 2},
+	    {.account = "chem", .depth = 1, .raw_shares = 10, .fairshare = FS_NONE},
+	};
+	struct share_resp r = {.cluster = "c", .rows = rows, .rows_count = 4};
+	json_t *d = sj44_shares(&r), *a = json_object_get(d, "shares"), *ann, *fs;
+
+	assert_int_equal(json_integer_value(json_object_get(d, "total_shares")), 40);
+	assert_int_equal(json_array_size(a), 4);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_array_get(a, 1), "parent")), "root");
+	assert_string_equal(
+	    json_string_value(json_object_get(json_array_get(a, 3), "parent")), "root");
+	ann = json_array_get(a, 2);
+	assert_string_equal(json_string_value(json_object_get(ann, "name")), "ann");
+	assert_string_equal(json_string_value(json_object_get(ann, "parent")), "phys");
+	assert_string_equal(
+	    json_string_value(json_array_get(json_object_get(ann, "type"), 0)), "USER");
+	fs = json_object_get(json_object_get(ann, "fairshare"), "factor");
+	assert_true(json_is_true(json_object_get(fs, "set")));
+	assert_true(json_real_value(json_object_get(fs, "number")) == 0.5);
+	fs = json_object_get(json_object_get(ann, "fairshare"), "level");
+	assert_true(json_is_true(json_object_get(fs, "infinite")));
+	assert_false(json_is_true(json_object_get(
+	    json_object_get(json_object_get(json_array_get(a, 1), "fairshare"), "factor"),
+	    "set")));
+	assert_nv(json_object_get(json_array_get(a, 0), "shares"), 0, 0, 0);
+	assert_nv(
+	    json_object_get(
+	        json_array_get(
+	            json_object_get(json_object_get(ann, "tres"), "group_minutes"), 0),
+	        "value"),
+	    1, 0, 600);
+	assert_nv(
+	    json_object_get(
+	        json_array_get(
+	            json_object_get(json_object_get(ann, "tres"), "run_seconds"), 0),
+	        "value"),
+	    1, 0, 120);
+	json_decref(d);
+}
+
 static void test_error(void **state)
 {
 	json_t *r = sj44_response(&(struct sj44_meta){.cluster = "c", .user = "u"});
@@ -107,6 +194,8 @@ int main(void)
 	    cmocka_unit_test(test_job),
 	    cmocka_unit_test(test_pending_exit_code),
 	    cmocka_unit_test(test_error),
+	    cmocka_unit_test(test_job_states),
+	    cmocka_unit_test(test_shares),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
