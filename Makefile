@@ -170,8 +170,13 @@ $(ctld_unit_bins): $(BUILD)/tests/%: tests/unit/%.c $(ctld_mod_objs) $(LIBA)
 unit: unit-build
 	@set -e; for t in $(unit_bins); do echo "== $$t"; $$t; done
 
+# The system tests, a module per worker (pytest-xdist, when installed): each
+# module brings up its own clusters, on ports and in directories of its own.
+# PYTEST_JOBS=1 runs them one after another.
+PYTEST_JOBS ?= 2
+PYTEST_XDIST = $(shell $(PYTHON) -c 'import xdist' 2>/dev/null && test "$(PYTEST_JOBS)" != 1 && printf -- '-n %s --dist loadfile' $(PYTEST_JOBS))
 integration: all
-	ROTA_BUILD=$(abspath $(BUILD)) $(PYTHON) -m pytest -q tests/integration
+	ROTA_BUILD=$(abspath $(BUILD)) $(PYTHON) -m pytest -q $(PYTEST_XDIST) tests/integration
 
 test: unit integration
 

@@ -11,6 +11,7 @@ PACKAGES=(
 	munge libmunge-dev zlib1g-dev libisal-dev libsqlite3-dev sqlite3 bc
 	libpq-dev postgresql
 	libcmocka-dev python3-pytest python3-yaml clang-format
+	python3-pytest-xdist # the system tests run a module per core (make integration)
 	clang libclang-rt-dev
 	openmpi-bin libopenmpi-dev
 	mpich libmpich-dev
