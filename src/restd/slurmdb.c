@@ -323,9 +323,10 @@ static int jobs_query(struct sdb_call *s, const struct evkeyvalq *qs,
 	char **l;
 
 	*why = NULL;
-	if (evhttp_find_header(qs, "association")) {
-		*why = "association ids are not kept: filter by account, partition "
-		       "and user instead";
+	if (evhttp_find_header(qs, "association") ||
+	    evhttp_find_header(qs, "reservation_id")) {
+		*why = "association and reservation ids are not kept: filter by "
+		       "account, partition, user and reservation instead";
 		return 400;
 	}
 	if ((v = evhttp_find_header(qs, "cluster")) &&
@@ -337,7 +338,9 @@ static int jobs_query(struct sdb_call *s, const struct evkeyvalq *qs,
 	q->partitions = list_param(qs, "partition", why);
 	q->names = list_param(qs, "job_name", why);
 	q->jobs = list_param(qs, "step", why);
-	s->f.groups = list_param(qs, "group", why);
+	/* v0.0.44 says groups, v0.0.38 group */
+	if (!(s->f.groups = list_param(qs, "group", why)))
+		s->f.groups = list_param(qs, "groups", why);
 	s->f.qos = list_param(qs, "qos", why);
 	s->f.reservations = list_param(qs, "reservation", why);
 	s->f.constraints = list_param(qs, "constraints", why);
@@ -401,6 +404,8 @@ static int jobs_query(struct sdb_call *s, const struct evkeyvalq *qs,
 		s->f.exit_code = (int)rc;
 	}
 	s->f.skip_steps = bool_param(qs, "skip_steps");
+	if (bool_param(qs, "show_duplicates")) /* every run of a requeued job */
+		q->flags |= ACCT_QUERY_F_DUPLICATES;
 	return 0;
 }
 
