@@ -96,7 +96,8 @@ static json_t *step_nodes(const struct acct_step *st)
 static json_t *step(const struct sacct_ctx *x, const struct acct_job *j,
                     const struct acct_step *st)
 {
-	char id[64];
+	char buf[64];
+	const char *id = field(x, "JobIDRaw", j, st, buf, sizeof(buf));
 	json_t *usage = sacct_json_step_usage(j, st);
 	json_t *t =
 	    or_fail(json_pack("{s:I, s:o, s:o, s:i, s:o}", "elapsed", elapsed(x, j, st),
@@ -104,7 +105,6 @@ static json_t *step(const struct sacct_ctx *x, const struct acct_job *j,
 	                      "suspended", 0, "limit", nv32(NO_VAL)));
 
 	cpu_times(t, st->user_usec, st->sys_usec);
-	field(x, "JobIDRaw", j, st, id, sizeof(id));
 	return or_fail(json_pack(
 	    "{s:o, s:o, s:o, s:{s:I}, s:s, s:{s:{s:o, s:o}, s:s}, s:s, s:o, "
 	    "s:{s:{s:i}, s:{s:o}}, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}, "
@@ -165,14 +165,14 @@ static json_t *job(const struct sacct_ctx *x, const struct acct_job *j, int with
 {
 	const char *cluster = x->conf->cluster_name;
 	uint64_t mem = sacct_json_req_mem(j);
-	char nodes[4096], who[256] = "";
+	char buf[4096], who[256] = "";
+	const char *nodes = field(x, "NodeList", j, NULL, buf, sizeof(buf));
 	json_t *steps = or_fail(json_array()), *o;
 
 	for (uint32_t i = 0; with_steps && i < j->steps_count; i++)
 		json_array_append_new(steps, step(x, j, &j->steps[i]));
 	if (j->cancel_by && uid_to_name(j->cancel_by - 1, who, sizeof(who)) < 0)
 		snprintf(who, sizeof(who), "%u", j->cancel_by - 1);
-	field(x, "NodeList", j, NULL, nodes, sizeof(nodes));
 	o = or_fail(json_pack(
 	    "{s:o, s:{s:s, s:o, s:s}, s:I, s:{s:I, s:{s:{s:{s:i}}}, s:o, s:o}, s:s, s:o, "
 	    "s:o, s:s, s:o, s:o, s:o, s:s, s:s, s:[], s:o, s:{s:i, s:o}, s:I, s:o, s:s, "

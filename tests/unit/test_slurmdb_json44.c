@@ -118,6 +118,7 @@ static void test_job_record(void **state)
 	no_val(o, "array.task_id", 0, 0, 0);
 	no_val(o, "het.job_offset", 0, 0, 0);
 	assert_string_equal(text(o, "association.cluster"), "c1");
+	assert_string_equal(text(o, "nodes"), "n[1-2]");
 	assert_string_equal(text(o, "tres.allocated.0.type"), "cpu");
 	assert_int_equal(num(o, "tres.requested.1.count"), 200); /* 100 MB x 2 CPUs */
 	assert_string_equal(text(o, "steps.0.step.id"), "42.batch");
