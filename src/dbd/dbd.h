@@ -14,6 +14,7 @@ struct event;
 struct event_base;
 struct store;
 struct report_cache;
+struct dbd_stats;
 
 struct dbd {
 	const struct conf *conf;
@@ -39,7 +40,8 @@ struct dbd {
 	struct event *report_ev;     /* keeps it warm (report.h) */
 	int listen_fd;
 	struct event *listen_ev;
-	struct client *clients; /* sacct's and sreport's open connections */
+	struct client *clients;  /* sacct's and sreport's open connections */
+	struct dbd_stats *stats; /* the requests answered (stats.h) */
 };
 
 void dbd_feed_start(struct dbd *d);

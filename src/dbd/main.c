@@ -29,6 +29,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "common/conf.h"
 #include "common/fdlimit.h"
@@ -36,6 +37,7 @@
 #include "dbd/dbd.h"
 #include "dbd/report.h"
 #include "dbd/report_cache.h"
+#include "dbd/stats.h"
 #include "dbd/store.h"
 #include "proto/auth.h"
 #include "proto/client.h"
@@ -228,6 +230,7 @@ int main(int argc, char **argv)
 	if (auth_create(conf, AUTH_NEED_KEY, &d.auth, &err) < 0)
 		fatal("%s", err.text);
 	d.report = report_cache_create();
+	d.stats = dbd_stats_create(time(NULL));
 	d.base = event_base_new();
 	if (!d.base)
 		fatal("cannot create the event loop");
@@ -258,6 +261,7 @@ int main(int argc, char **argv)
 	event_free(sigint);
 	event_free(sigusr2);
 	report_cache_destroy(d.report);
+	dbd_stats_destroy(d.stats);
 	store_close(d.store);
 	auth_destroy(d.auth);
 	event_base_free(d.base);

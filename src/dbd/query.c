@@ -1,6 +1,7 @@
-/* query.c - rotadbd answers sacct (and sreport, report.h) on a unix socket
- * (the caller's uid from the socket).  An answer to sacct goes in frames of
- * ACCT_CHUNK runs; sreport's sums in one frame. */
+/* query.c - rotadbd answers sacct (and sreport, report.h; its own
+ * statistics, stats.h) on a unix socket (the caller's uid from the
+ * socket).  An answer to sacct goes in frames of ACCT_CHUNK runs; sreport's
+ * sums in one frame.  Each request answered is counted (stats.h). */
 #include <errno.h>
 #include <event2/event.h>
 #include <stdlib.h>
@@ -9,9 +10,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "common/conf.h"
+#include "common/timefmt.h"
 #include "common/states.h"
 #include "dbd/dbd.h"
 #include "dbd/report.h"
+#include "dbd/stats.h"
 #include "dbd/store.h"
 #include "proto/codec.h"
 #include "proto/conn.h"
@@ -66,14 +69,26 @@ static void answer_report(struct dbd *d, struct conn *c,
 	codec_release(&acct_report_resp_type, &r);
 }
 
-static void client_msg(struct conn *c, uint16_t type, void **body, void *arg)
+static void answer_diag(struct dbd *d, struct conn *c)
 {
-	struct dbd *d = arg;
+	struct dbd_diag r = {0};
+
+	dbd_stats_fill(d->stats, &r);
+	conn_send(c, MSG_DBD_DIAG_RESP, &r);
+	codec_release(&dbd_diag_type, &r);
+}
+
+static void answer(struct dbd *d, struct conn *c, uint16_t type, void *body)
+{
 	struct rota_error err = {""};
 	struct answer a = {.c = c};
 
 	if (type == MSG_ACCT_REPORT_REQ) {
-		answer_report(d, c, *body);
+		answer_report(d, c, body);
+		return;
+	}
+	if (type == MSG_DBD_DIAG_REQ) {
+		answer_diag(d, c);
 		return;
 	}
 	if (type != MSG_ACCT_QUERY) {
@@ -81,12 +96,22 @@ static void client_msg(struct conn *c, uint16_t type, void **body, void *arg)
 		             "rotadbd answers sacct and sreport only");
 		return;
 	}
-	if (store_query(d->store, *body, add_job, &a, &err) < 0) {
+	if (store_query(d->store, body, add_job, &a, &err) < 0) {
 		codec_release(&acct_jobs_type, &a.out);
 		conn_send_rc(c, -EINVAL, err.text);
 		return;
 	}
 	flush_chunk(&a, 0);
+}
+
+static void client_msg(struct conn *c, uint16_t type, void **body, void *arg)
+{
+	struct dbd *d = arg;
+	double t0 = time_mono();
+
+	answer(d, c, type, *body);
+	dbd_stats_count(d->stats, type, conn_uid(c),
+	                (uint64_t)((time_mono() - t0) * 1e6));
 }
 
 /* The clients' connections, so that a stop closes those still open. */

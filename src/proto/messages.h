@@ -1040,6 +1040,15 @@ ROTA_DECLARE(assoc_list_resp, ASSOC_LIST_RESP_FIELDS)
 	F(S, u32, more, _)
 ROTA_DECLARE(acct_jobs, ACCT_JOBS_FIELDS)
 
+/* rotadbd's own statistics (slurmdbd's, GET slurmdb/.../diag;
+ * dbd/stats.h): since when it runs and the requests its clients made, by
+ * type (Slurm's name of the request) and by user (name; id: the uid). */
+#define DBD_DIAG_FIELDS(F, S)                                                            \
+	F(S, i64, time_start, _)                                                         \
+	F(S, list, rpcs, rpc_stat)                                                       \
+	F(S, list, users, rpc_stat)
+ROTA_DECLARE(dbd_diag, DBD_DIAG_FIELDS)
+
 /* ---- fairshare (sshare; ctld/fairshare.h) ---- */
 
 /* One association as sshare shows it, in tree order (depth: 0 for root).
@@ -1277,6 +1286,8 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_ASSOC_LIST_RESP, 58, assoc_list_resp)                                      \
 	M(MSG_ACCT_REPORT_REQ, 59, acct_report_req)                                      \
 	M(MSG_ACCT_REPORT_RESP, 60, acct_report_resp)                                    \
+	M(MSG_DBD_DIAG_REQ, 61, empty_msg)                                               \
+	M(MSG_DBD_DIAG_RESP, 62, dbd_diag)                                               \
 	M(MSG_SHARE_REQ, 70, empty_msg)                                                  \
 	M(MSG_SHARE_RESP, 71, share_resp)                                                \
 	M(MSG_STEP_STAT_REQ, 80, step_stat_req)                                          \

@@ -5,6 +5,7 @@
 #define ROTA_PROTO_SACCT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 struct acct_job;
@@ -47,5 +48,20 @@ typedef struct json_t json_t;
 void sacct_json_add(const struct sacct_ctx *x, json_t *jobs, const struct acct_job *j,
                     int with_steps);
 json_t *sacct_json_doc(json_t *jobs);
+
+/* Pieces of a record that Slurm's later shapes keep as they are (shared
+ * with slurmdb_json44.h).  A TRES list, [{"type", "name", "id", "count"}],
+ * of cpu, mem (MB) and node (a zero left out); the GRES of
+ * "gres/gpu=2,gres/gpu:h100=2" added to one (type "gres", name "gpu" or
+ * "gpu:h100", ids as Slurm numbers its own after 1000; a returned); a
+ * step's usage, {"max", "average", "min", "total"} (memory, GPUs); CPU time
+ * as {"seconds", "microseconds"}; the job's memory request in MB (per CPU
+ * times its CPUs). */
+struct acct_job;
+json_t *sacct_json_tres(uint64_t cpus, uint64_t mem, uint64_t nodes);
+json_t *sacct_json_tres_gres(const struct sacct_ctx *x, json_t *a, const char *gres_tres);
+json_t *sacct_json_step_usage(const struct acct_job *j, const struct acct_step *st);
+json_t *sacct_json_cpu_time(uint64_t usec);
+uint64_t sacct_json_req_mem(const struct acct_job *j);
 
 #endif

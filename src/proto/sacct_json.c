@@ -63,7 +63,7 @@ static json_t *exit_code(uint32_t status)
 	return JSON_OR_FAIL(o);
 }
 
-static json_t *cpu_time(uint64_t usec)
+json_t *sacct_json_cpu_time(uint64_t usec)
 {
 	return json_pack("{s:I, s:I}", "seconds", (json_int_t)(usec / 1000000),
 	                 "microseconds", (json_int_t)(usec % 1000000));
@@ -86,16 +86,15 @@ static json_t *times(const struct acct_job *j, const struct acct_step *st,
 	if (!st)
 		json_object_set_new(t, "submission", json_integer(j->submit));
 	json_object_set_new(t, "suspended", json_integer(0));
-	json_object_set_new(t, "system", cpu_time(sys_usec));
-	json_object_set_new(t, "total", cpu_time(user_usec + sys_usec));
-	json_object_set_new(t, "user", cpu_time(user_usec));
+	json_object_set_new(t, "system", sacct_json_cpu_time(sys_usec));
+	json_object_set_new(t, "total", sacct_json_cpu_time(user_usec + sys_usec));
+	json_object_set_new(t, "user", sacct_json_cpu_time(user_usec));
 	if (!st)
 		json_object_set_new(t, "limit", json_integer(j->time_limit));
 	return JSON_OR_FAIL(t);
 }
 
-/* A TRES list: [{"type", "name", "id", "count"}] for cpu, mem (MB) and node. */
-static json_t *tres(uint64_t cpus, uint64_t mem, uint64_t nodes)
+json_t *sacct_json_tres(uint64_t cpus, uint64_t mem, uint64_t nodes)
 {
 	json_t *a = json_array();
 
@@ -114,9 +113,7 @@ static json_t *tres(uint64_t cpus, uint64_t mem, uint64_t nodes)
 	return a;
 }
 
-/* The GRES of "gres/gpu=2,gres/gpu:h100=2" added to a TRES list (type
- * "gres", name "gpu" or "gpu:h100"; ids as Slurm numbers its own after 1000). */
-static json_t *tres_gres(const struct sacct_ctx *x, json_t *a, const char *all)
+json_t *sacct_json_tres_gres(const struct sacct_ctx *x, json_t *a, const char *all)
 {
 	char gres[512];
 	int id = 1001;
@@ -152,12 +149,8 @@ static void tres_gpu_use(json_t *a, const struct acct_job *j, uint64_t mem, uint
 	                                   (json_int_t)util));
 }
 
-static json_t *step(const struct acct_job *j, const struct acct_step *st,
-                    const struct sacct_ctx *x)
+json_t *sacct_json_step_usage(const struct acct_job *j, const struct acct_step *st)
 {
-	char buf[64];
-	const char *id =
-	    sacct_value(x, sacct_field_find("JobIDRaw")->id, j, st, buf, sizeof(buf));
 	json_t *usage =
 	    json_pack("{s:o, s:o, s:o, s:o}", "max",
 	              json_pack("[{s:s, s:i, s:I, s:s}]", "type", "mem", "id", 2, "count",
@@ -167,7 +160,6 @@ static json_t *step(const struct acct_job *j, const struct acct_step *st,
 	              json_pack("[{s:s, s:i, s:I}]", "type", "mem", "id", 2, "count",
 	                        (json_int_t)st->ave_rss * 1024),
 	              "min", json_array(), "total", json_array());
-	json_t *o = json_object();
 
 	if (usage && st->gpus) {
 		tres_gpu_use(json_object_get(usage, "max"), j, st->max_gpu_mem,
@@ -175,6 +167,27 @@ static json_t *step(const struct acct_job *j, const struct acct_step *st,
 		tres_gpu_use(json_object_get(usage, "average"), j, st->ave_gpu_mem,
 		             st->ave_gpu_util);
 	}
+	return JSON_OR_FAIL(usage);
+}
+
+uint64_t sacct_json_req_mem(const struct acct_job *j)
+{
+	uint64_t mem = j->req_mem & ~ACCT_MEM_PER_CPU;
+
+	if (j->req_mem & ACCT_MEM_PER_CPU)
+		mem *= j->req_cpus ? j->req_cpus : 1;
+	return mem;
+}
+
+static json_t *step(const struct acct_job *j, const struct acct_step *st,
+                    const struct sacct_ctx *x)
+{
+	char buf[64];
+	const char *id =
+	    sacct_value(x, sacct_field_find("JobIDRaw")->id, j, st, buf, sizeof(buf));
+	json_t *usage = sacct_json_step_usage(j, st);
+	json_t *o = json_object();
+
 	json_object_set_new(o, "time", times(j, st, x, st->user_usec, st->sys_usec));
 	json_object_set_new(o, "exit_code", exit_code(st->exit_code));
 	json_object_set_new(o, "nodes",
@@ -199,19 +212,17 @@ static json_t *step(const struct acct_job *j, const struct acct_step *st,
 	json_object_set_new(o, "tres",
 	                    json_pack("{s:O, s:o, s:o}", "requested", usage, "consumed",
 	                              usage, "allocated",
-	                              tres(st->ncpus, 0, st->nnodes)));
+	                              sacct_json_tres(st->ncpus, 0, st->nnodes)));
 	return JSON_OR_FAIL(o);
 }
 
 static json_t *job(const struct acct_job *j, const char *cluster,
                    const struct sacct_ctx *x, int with_steps)
 {
-	uint64_t user_usec = 0, sys_usec = 0, mem = j->req_mem & ~ACCT_MEM_PER_CPU;
+	uint64_t user_usec = 0, sys_usec = 0, mem = sacct_json_req_mem(j);
 	char who[256] = "";
 	json_t *o = json_object(), *steps = json_array();
 
-	if (j->req_mem & ACCT_MEM_PER_CPU)
-		mem *= j->req_cpus ? j->req_cpus : 1;
 	for (uint32_t i = 0; i < j->steps_count; i++) {
 		user_usec += j->steps[i].user_usec;
 		sys_usec += j->steps[i].sys_usec;
@@ -269,10 +280,11 @@ static json_t *job(const struct acct_job *j, const char *cluster,
 	json_object_set_new(o, "steps", steps);
 	json_object_set_new(
 	    o, "tres",
-	    json_pack(
-	        "{s:o, s:o}", "allocated",
-	        tres_gres(x, tres(j->ncpus, j->ncpus ? mem : 0, j->nnodes), j->gres_tres),
-	        "requested", tres(j->req_cpus, mem, j->req_nodes)));
+	    json_pack("{s:o, s:o}", "allocated",
+	              sacct_json_tres_gres(
+	                  x, sacct_json_tres(j->ncpus, j->ncpus ? mem : 0, j->nnodes),
+	                  j->gres_tres),
+	              "requested", sacct_json_tres(j->req_cpus, mem, j->req_nodes)));
 	json_object_set_new(o, "user", str(j->user));
 	json_object_set_new(o, "wckey", json_pack("{s:s, s:[]}", "wckey", "", "flags"));
 	json_object_set_new(o, "working_directory", str(j->work_dir));

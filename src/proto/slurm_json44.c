@@ -128,19 +128,22 @@ static json_t *loaded(struct jsonw *w)
 json_t *sj44_response(const struct sj44_meta *m)
 {
 	char major[16] = "", minor[16] = "", micro[16] = "";
+	const char *plugin = m->plugin ? m->plugin : "slurmctld";
+	char type[32], name[48];
 	json_t *o;
 
 #define S(x) ((x) ? (x) : "")
 	sscanf(ROTA_SLURM_VERSION, "%15[0-9].%15[0-9].%15[0-9]", major, minor, micro);
+	snprintf(type, sizeof(type), "openapi/%s", plugin);
+	snprintf(name, sizeof(name), "Slurm OpenAPI %s", plugin);
 	o = json_pack("{s:{s:{s:s, s:s, s:s, s:s}, s:{s:s, s:s, s:s}, s:[], "
 	              "s:{s:{s:s, s:s, s:s}, s:s, s:s}}, s:[], s:[]}",
-	              "meta", "plugin", "type", "openapi/slurmctld", "name",
-	              "Slurm OpenAPI slurmctld", "data_parser", "data_parser/v0.0.44",
-	              "accounting_storage", S(m->accounting_storage), "client", "source",
-	              S(m->source), "user", S(m->user), "group", S(m->group), "command",
-	              "slurm", "version", "major", major, "micro", micro, "minor", minor,
-	              "release", ROTA_SLURM_VERSION, "cluster", S(m->cluster), "errors",
-	              "warnings");
+	              "meta", "plugin", "type", type, "name", name, "data_parser",
+	              "data_parser/v0.0.44", "accounting_storage",
+	              S(m->accounting_storage), "client", "source", S(m->source), "user",
+	              S(m->user), "group", S(m->group), "command", "slurm", "version",
+	              "major", major, "micro", micro, "minor", minor, "release",
+	              ROTA_SLURM_VERSION, "cluster", S(m->cluster), "errors", "warnings");
 #undef S
 	if (!o)
 		fatal("out of memory");
@@ -157,16 +160,23 @@ void sj44_add_error(json_t *response, const char *msg, int errnum, const char *s
 		fatal("out of memory");
 }
 
+/* The one member "v" of the object begun in w, read back (w is freed). */
+static json_t *member_v(struct jsonw *w)
+{
+	jsonw_obj_end(w);
+	json_t *o = loaded(w), *v = json_incref(json_object_get(o, "v"));
+
+	json_decref(o);
+	return v;
+}
+
 json_t *sj44_no_val(uint32_t v)
 {
 	struct jsonw w = {0};
 
 	jsonw_obj_begin(&w);
 	nv32(&w, "v", v);
-	jsonw_obj_end(&w);
-	json_t *o = loaded(&w), *v44 = json_incref(json_object_get(o, "v"));
-	json_decref(o);
-	return v44;
+	return member_v(&w);
 }
 
 /* ---- jobs ---- */
@@ -199,6 +209,15 @@ static void exit_code(struct jsonw *w, const char *key, uint32_t st)
 	jsonw_str(w, "name", signame);
 	jsonw_obj_end(w);
 	jsonw_obj_end(w);
+}
+
+json_t *sj44_exit_code(uint32_t status)
+{
+	struct jsonw w = {0};
+
+	jsonw_obj_begin(&w);
+	exit_code(&w, "v", status);
+	return member_v(&w);
 }
 
 /* ["PENDING"], ["RUNNING", "COMPLETING"]: the base state, then its flags. */

@@ -21,6 +21,7 @@ struct sj44_meta {
 	const char *accounting_storage; /* AccountingStorageType */
 	const char *source;             /* the client's address */
 	const char *user, *group;
+	const char *plugin; /* "slurmdbd"; NULL: "slurmctld" */
 };
 
 /* {"meta", "errors": [], "warnings": []}: a response to add the payload to. */
@@ -32,6 +33,10 @@ void sj44_add_error(json_t *response, const char *msg, int errnum, const char *s
 
 /* A no_val struct of a u32 field (NO_VAL unset, INFINITE32 infinite). */
 json_t *sj44_no_val(uint32_t v);
+
+/* A wait status as v0.0.44_process_exit_code_verbose: {"status": [...],
+ * "return_code", "signal": {"id", "name"}} (NO_VAL: PENDING). */
+json_t *sj44_exit_code(uint32_t status);
 
 /* A job as v0.0.44_job_info, written as text (a listing is written job by
  * job), or as a jansson value read back from that text. */

@@ -13,17 +13,20 @@
 #include "proto/slurmdb_json.h"
 #include "common/common.h"
 
-static json_t *or_fail(json_t *v)
+json_t *sdb_or_fail(json_t *v)
 {
 	if (!v)
 		fatal("out of memory");
 	return v;
 }
 
-static json_t *str(const char *s)
+json_t *sdb_str(const char *s)
 {
-	return or_fail(json_string(s ? s : ""));
+	return sdb_or_fail(json_string(s ? s : ""));
 }
+
+#define or_fail sdb_or_fail
+#define str     sdb_str
 
 /* NO_VAL and INFINITE: not set, null. */
 static json_t *num(uint32_t v)
@@ -135,7 +138,7 @@ json_t *sdb_user(const struct assoc_list_resp *l, const struct assoc_user *u)
 	                         "", "flags", "name", str(u->name)));
 }
 
-static json_t *names(char *const *v)
+json_t *sdb_names(char *const *v)
 {
 	json_t *a = or_fail(json_array());
 
@@ -168,10 +171,10 @@ json_t *sdb_assoc(const struct assoc_list_resp *l, const struct assoc_rec *r)
 	    str(r->def_qos), "flags", "max", max, "min", "priority_threshold",
 	    "parent_account", str(r->user ? NULL : r->parent), "partition",
 	    str(r->partition), "priority", num(r->priority), "shares_raw", num(r->shares),
-	    "usage", usage, "user", str(r->user), "QOS", names(r->qos)));
+	    "usage", usage, "user", str(r->user), "QOS", sdb_names(r->qos)));
 }
 
-static json_t *upper_list(const char *s, const char *none)
+json_t *sdb_words(const char *s, const char *none)
 {
 	json_t *a = or_fail(json_array());
 	char **items = strv_split(s && *s ? s : none, ",");
@@ -208,9 +211,9 @@ json_t *sdb_qos(const struct assoc_list_resp *l, uint32_t i)
 	snprintf(id, sizeof(id), "%u", i + 1);
 	return or_fail(json_pack(
 	    "{s:o, s:o, s:s, s:o, s:{s:o, s:o, s:o}, s:o, s:f, s:o, s:o}", "description",
-	    str(q->description), "flags", upper_list(q->flags, ""), "id", id, "limits",
-	    limits, "preempt", "list", names(q->preempt), "mode",
-	    upper_list(q->preempt_mode, "cluster"), "exempt_time",
+	    str(q->description), "flags", sdb_words(q->flags, ""), "id", id, "limits",
+	    limits, "preempt", "list", sdb_names(q->preempt), "mode",
+	    sdb_words(q->preempt_mode, "cluster"), "exempt_time",
 	    num(q->preempt_exempt_time), "priority", num(q->priority), "usage_factor",
 	    q->usage_factor ? strtod(q->usage_factor, NULL) : 1.0, "usage_threshold",
 	    q->usage_thres && *q->usage_thres ? json_real(strtod(q->usage_thres, NULL))
@@ -247,3 +250,43 @@ json_t *sdb_cluster(const struct conf *cf)
 	free(names);
 	return c;
 }
+
+json_t *sdb_rpc_rows(const struct rpc_stat *rows, uint32_t n, const char *key)
+{
+	json_t *a = or_fail(json_array());
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rpc_stat *r = &rows[i];
+		json_array_append_new(
+		    a,
+		    or_fail(json_pack("{s:o, s:I, s:{s:I, s:I}}", key, str(r->name),
+		                      "count", (json_int_t)r->count, "time", "average",
+		                      (json_int_t)(r->count ? r->total_us / r->count : 0),
+		                      "total", (json_int_t)r->total_us)));
+	}
+	return a;
+}
+
+json_t *sdb_stats(const struct dbd_diag *d, json_t *rollups)
+{
+	return or_fail(json_pack("{s:I, s:o, s:o, s:o}", "time_start",
+	                         (json_int_t)d->time_start, "rollups", rollups, "RPCs",
+	                         sdb_rpc_rows(d->rpcs, d->rpcs_count, "rpc"), "users",
+	                         sdb_rpc_rows(d->users, d->users_count, "user")));
+}
+
+/* Rollups: rotadbd keeps none (sreport reads the runs themselves). */
+json_t *sdb_diag(const struct dbd_diag *d)
+{
+	json_t *rollups = or_fail(json_array());
+
+	for (size_t i = 0; i < 3; i++)
+		json_array_append_new(
+		    rollups, or_fail(json_pack("{s:s, s:i, s:i, s:i, s:i, s:i}", "type",
+		                               sdb_rollup_kinds[i], "last_run", 0,
+		                               "last_cycle", 0, "max_cycle", 0,
+		                               "total_time", 0, "mean_cycles", 0)));
+	return sdb_stats(d, rollups);
+}
+
+const char *const sdb_rollup_kinds[3] = {"hourly", "daily", "monthly"};

@@ -25,4 +25,22 @@ json_t *sdb_qos(const struct assoc_list_resp *l, uint32_t i);
 struct conf;
 json_t *sdb_cluster(const struct conf *cf);
 
+/* rotadbd's statistics as dbv0.0.38_diag's "statistics"; the rows of one
+ * of its tables as [{key: name, "count", "time": {"average", "total"}}]
+ * (microseconds). */
+json_t *sdb_diag(const struct dbd_diag *d);
+json_t *sdb_rpc_rows(const struct rpc_stat *rows, uint32_t n, const char *key);
+/* Either version's statistics: time_start, rollups (taken), RPCs, users;
+ * the rollups' kinds. */
+json_t *sdb_stats(const struct dbd_diag *d, json_t *rollups);
+extern const char *const sdb_rollup_kinds[3];
+
+/* Shared with slurmdb_json44.h: a value (aborts when NULL: out of memory);
+ * a string (NULL as ""); names as a JSON list; "a,b" as ["A", "B"]
+ * (NULL or "": none's words). */
+json_t *sdb_or_fail(json_t *v);
+json_t *sdb_str(const char *s);
+json_t *sdb_names(char *const *v);
+json_t *sdb_words(const char *s, const char *none);
+
 #endif

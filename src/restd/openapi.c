@@ -14,12 +14,14 @@
 #include "proto/slurm_json.h"
 #include "proto/slurm_json44.h"
 #include "proto/slurmdb_json.h"
+#include "proto/slurmdb_json44.h"
 #include "restd/restd.h"
 #include "common/common.h"
 
 #define V38 "/slurm/v0.0.38"
 #define V44 "/slurm/v0.0.44"
 #define DB  "/slurmdb/v0.0.38"
+#define DB4 "/slurmdb/v0.0.44"
 
 static const struct {
 	const char *path, *method, *summary, *schema; /* schema: of a 200 answer */
@@ -88,6 +90,36 @@ static const struct {
     {DB "/wckeys", "get", "get wckeys (none is kept)", "dbv0.0.38_wckey_info"},
     {DB "/config", "get", "accounts, users, QOS, associations, TRES",
      "dbv0.0.38_config_info"},
+    {DB "/diag", "get", "rotadbd's statistics", "dbv0.0.38_diag"},
+    {DB4 "/jobs", "get", "get list of job records", "v0.0.44_openapi_slurmdbd_jobs_resp"},
+    {DB4 "/job/{job_id}", "get", "get a job's records",
+     "v0.0.44_openapi_slurmdbd_jobs_resp"},
+    {DB4 "/accounts", "get", "get all accounts", "v0.0.44_openapi_accounts_resp"},
+    {DB4 "/accounts", "post", "add or update accounts", "v0.0.44_openapi_resp"},
+    {DB4 "/account/{account_name}", "get", "get an account",
+     "v0.0.44_openapi_accounts_resp"},
+    {DB4 "/account/{account_name}", "delete", "delete an account",
+     "v0.0.44_openapi_resp"},
+    {DB4 "/users", "get", "get all users", "v0.0.44_openapi_users_resp"},
+    {DB4 "/users", "post", "add or update users", "v0.0.44_openapi_resp"},
+    {DB4 "/user/{name}", "get", "get a user", "v0.0.44_openapi_users_resp"},
+    {DB4 "/user/{name}", "delete", "delete a user", "v0.0.44_openapi_resp"},
+    {DB4 "/qos", "get", "get all QOS", "v0.0.44_openapi_slurmdbd_qos_resp"},
+    {DB4 "/qos", "post", "add or update QOS", "v0.0.44_openapi_resp"},
+    {DB4 "/qos/{qos}", "get", "get a QOS", "v0.0.44_openapi_slurmdbd_qos_resp"},
+    {DB4 "/qos/{qos}", "delete", "delete a QOS", "v0.0.44_openapi_resp"},
+    {DB4 "/associations", "get", "get associations", "v0.0.44_openapi_assocs_resp"},
+    {DB4 "/associations", "post", "add or update associations", "v0.0.44_openapi_resp"},
+    {DB4 "/association", "get", "get an association", "v0.0.44_openapi_assocs_resp"},
+    {DB4 "/association", "delete", "delete an association", "v0.0.44_openapi_resp"},
+    {DB4 "/tres", "get", "get the TRES", "v0.0.44_openapi_tres_resp"},
+    {DB4 "/clusters", "get", "get the cluster", "v0.0.44_openapi_clusters_resp"},
+    {DB4 "/cluster/{cluster_name}", "get", "get the cluster",
+     "v0.0.44_openapi_clusters_resp"},
+    {DB4 "/wckeys", "get", "get wckeys (none is kept)", "v0.0.44_openapi_wckey_resp"},
+    {DB4 "/config", "get", "accounts, users, QOS, associations, TRES",
+     "v0.0.44_openapi_slurmdbd_config_resp"},
+    {DB4 "/diag", "get", "rotadbd's statistics", "v0.0.44_openapi_slurmdbd_stats_resp"},
     {"/metrics", "get", "Prometheus metrics (text)", NULL},
 };
 
@@ -164,40 +196,78 @@ static void add_kind(json_t *s, const char *name, json_t *sample, const char *ke
 	json_object_set_new(s, info, response_of(key, name));
 }
 
+static void add_prop(json_t *schema, const char *key, json_t *sample);
+
+/* A record of each kind the slurmdb documents hold, for their schemas. */
+struct db_sample {
+	char *names[2];
+	struct acct_step step;
+	struct acct_job job;
+	struct sacct_ctx x;
+	struct assoc_account acct;
+	struct assoc_user user;
+	struct assoc_rec assoc;
+	struct assoc_qos q;
+	struct assoc_list_resp l;
+	struct rpc_stat rpc;
+	struct dbd_diag diag;
+};
+
+static void db_sample_init(struct db_sample *d, const struct conf *conf)
+{
+	*d = (struct db_sample){.names = {"normal", NULL}, .x = {conf, 0}};
+	d->job = (struct acct_job){.steps = &d->step, .steps_count = 1};
+	d->acct = (struct assoc_account){.name = "a", .coordinators = d->names};
+	d->user = (struct assoc_user){.name = "u"};
+	d->assoc = (struct assoc_rec){.account = "a", .user = "u", .qos = d->names};
+	d->q = (struct assoc_qos){.name = "normal", .preempt = d->names};
+	d->l = (struct assoc_list_resp){.accounts = &d->acct,
+	                                .accounts_count = 1,
+	                                .users = &d->user,
+	                                .users_count = 1,
+	                                .assocs = &d->assoc,
+	                                .assocs_count = 1,
+	                                .qos = &d->q,
+	                                .qos_count = 1};
+	d->rpc = (struct rpc_stat){.name = "DBD_GET_JOBS_COND"};
+	d->diag = (struct dbd_diag){
+	    .rpcs = &d->rpc, .rpcs_count = 1, .users = &d->rpc, .users_count = 1};
+}
+
+/* The one job record add makes of d's. */
+static json_t *job_sample(struct db_sample *d,
+                          void (*add)(const struct sacct_ctx *, json_t *,
+                                      const struct acct_job *, int))
+{
+	json_t *a = json_array(), *j;
+
+	add(&d->x, a, &d->job, 1);
+	j = json_incref(json_array_get(a, 0));
+	json_decref(a);
+	return j;
+}
+
 /* The slurmdb documents' schemas, from a sample of each kind. */
 static void db_schemas(json_t *s, const struct conf *conf)
 {
-	char *coords[] = {"coordinator", NULL}, *qos[] = {"normal", NULL};
-	struct acct_step step = {0};
-	struct acct_job job = {.steps = &step, .steps_count = 1};
-	struct sacct_ctx x = {conf, 0};
-	struct assoc_account acct = {.name = "a", .coordinators = coords};
-	struct assoc_user user = {.name = "u"};
-	struct assoc_rec assoc = {.account = "a", .user = "u", .qos = qos};
-	struct assoc_qos q = {.name = "normal", .preempt = qos};
-	struct assoc_list_resp l = {.accounts = &acct,
-	                            .accounts_count = 1,
-	                            .users = &user,
-	                            .users_count = 1,
-	                            .assocs = &assoc,
-	                            .assocs_count = 1,
-	                            .qos = &q,
-	                            .qos_count = 1};
-	json_t *a = json_array(), *j;
+	struct db_sample d;
+	json_t *j;
 
-	sacct_json_add(&x, a, &job, 1);
-	add_kind(s, "dbv0.0.38_job", json_incref(json_array_get(a, 0)), "jobs",
+	db_sample_init(&d, conf);
+	add_kind(s, "dbv0.0.38_job", job_sample(&d, sacct_json_add), "jobs",
 	         "dbv0.0.38_job_info");
-	json_decref(a);
-	add_kind(s, "dbv0.0.38_account", sdb_account(&l, &acct), "accounts",
+	add_kind(s, "dbv0.0.38_account", sdb_account(&d.l, &d.acct), "accounts",
 	         "dbv0.0.38_account_info");
-	add_kind(s, "dbv0.0.38_user", sdb_user(&l, &user), "users",
+	add_kind(s, "dbv0.0.38_user", sdb_user(&d.l, &d.user), "users",
 	         "dbv0.0.38_user_info");
-	add_kind(s, "dbv0.0.38_association", sdb_assoc(&l, &assoc), "associations",
+	add_kind(s, "dbv0.0.38_association", sdb_assoc(&d.l, &d.assoc), "associations",
 	         "dbv0.0.38_associations_info");
-	add_kind(s, "dbv0.0.38_qos", sdb_qos(&l, 0), "qos", "dbv0.0.38_qos_info");
+	add_kind(s, "dbv0.0.38_qos", sdb_qos(&d.l, 0), "qos", "dbv0.0.38_qos_info");
 	add_kind(s, "dbv0.0.38_cluster", sdb_cluster(conf), "clusters",
 	         "dbv0.0.38_cluster_info");
+	j = response_of(NULL, NULL);
+	add_prop(j, "statistics", sdb_diag(&d.diag));
+	json_object_set_new(s, "dbv0.0.38_diag", j);
 	j = response_of("wckeys", "dbv0.0.38_wckey");
 	json_object_set_new(s, "dbv0.0.38_wckey_info", j);
 	json_object_set_new(s, "dbv0.0.38_wckey",
@@ -362,6 +432,68 @@ static void schemas44(json_t *s)
 	schemas44_more(s, &job);
 }
 
+/* Schema name from sample (taken; NULL: name is there), and info: a
+ * v0.0.44 response listing them under key (slurmdbd's: no last_update). */
+static void add_db44(json_t *s, const char *name, json_t *sample, const char *key,
+                     const char *info)
+{
+	if (sample)
+		json_object_set_new(s, name, schema_of(sample));
+	json_decref(sample);
+	json_object_set_new(s, info, response44_of(key, name, 0));
+}
+
+/* The slurmdb v0.0.44 documents' schemas (after schemas44: its head's). */
+static void db44_schemas(json_t *s, const struct conf *conf)
+{
+	static const char *const config[][2] = {{"accounts", "v0.0.44_account"},
+	                                        {"users", "v0.0.44_user"},
+	                                        {"qos", "v0.0.44_qos"},
+	                                        {"associations", "v0.0.44_assoc"},
+	                                        {"wckeys", "v0.0.44_wckey"},
+	                                        {"tres", "v0.0.44_tres"},
+	                                        {"clusters", "v0.0.44_cluster_rec"}};
+	struct db_sample d;
+	json_t *j;
+
+	db_sample_init(&d, conf);
+	add_db44(s, "v0.0.44_job", job_sample(&d, sdb44_job_add), "jobs",
+	         "v0.0.44_openapi_slurmdbd_jobs_resp");
+	add_db44(s, "v0.0.44_account", sdb44_account(&d.l, &d.acct), "accounts",
+	         "v0.0.44_openapi_accounts_resp");
+	add_db44(s, "v0.0.44_user", sdb44_user(&d.l, &d.user), "users",
+	         "v0.0.44_openapi_users_resp");
+	add_db44(s, "v0.0.44_assoc", sdb44_assoc(&d.l, &d.assoc), "associations",
+	         "v0.0.44_openapi_assocs_resp");
+	add_db44(s, "v0.0.44_qos", sdb44_qos(&d.l, 0), "qos",
+	         "v0.0.44_openapi_slurmdbd_qos_resp");
+	add_db44(s, "v0.0.44_cluster_rec", sdb44_cluster(conf), "clusters",
+	         "v0.0.44_openapi_clusters_resp");
+	j = sdb_tres_list("cpu=1");
+	json_object_set_new(s, "v0.0.44_tres", schema_of(json_array_get(j, 0)));
+	json_decref(j);
+	add_db44(s, "v0.0.44_tres", NULL, "TRES", "v0.0.44_openapi_tres_resp");
+	json_object_set_new(s, "v0.0.44_wckey",
+	                    json_pack("{s:s, s:{s:{s:s}, s:{s:s}, s:{s:s}}}", "type",
+	                              "object", "properties", "name", "type", "string",
+	                              "user", "type", "string", "cluster", "type",
+	                              "string"));
+	add_db44(s, "v0.0.44_wckey", NULL, "wckeys", "v0.0.44_openapi_wckey_resp");
+	j = response44_of(NULL, NULL, 0);
+	for (size_t i = 0; i < sizeof(config) / sizeof(config[0]); i++)
+		json_object_set_new(
+		    json_object_get(j, "properties"), config[i][0],
+		    json_pack("{s:s, s:o}", "type", "array", "items", ref(config[i][1])));
+	add_prop(j, "instances", json_array());
+	json_object_set_new(s, "v0.0.44_openapi_slurmdbd_config_resp", j);
+	json_object_set_new(s, "v0.0.44_stats_rec", schema_of(j = sdb44_diag(&d.diag)));
+	json_decref(j);
+	j = response44_of(NULL, NULL, 0);
+	json_object_set_new(json_object_get(j, "properties"), "statistics",
+	                    ref("v0.0.44_stats_rec"));
+	json_object_set_new(s, "v0.0.44_openapi_slurmdbd_stats_resp", j);
+}
+
 static json_t *schemas(const struct conf *conf)
 {
 	struct job_info job = {.array_task_id = NO_VAL};
@@ -411,6 +543,7 @@ static json_t *schemas(const struct conf *conf)
 	json_object_set_new(s, "v0.0.38_job_submission_response", sub);
 	db_schemas(s, conf);
 	schemas44(s);
+	db44_schemas(s, conf);
 	return s;
 }
 
@@ -438,8 +571,8 @@ static json_t *document(const struct conf *conf)
 	    "{s:s, s:{s:s, s:s, s:s}, s:[{s:s}], s:o, s:{s:{s:{s:s, s:s, s:s}, s:{s:s, "
 	    "s:s, s:s}, s:{s:s, s:s}}, s:o}, s:[{s:[], s:[]}, {s:[]}]}",
 	    "openapi", "3.0.2", "info", "title",
-	    "Rota REST API (Slurm's slurm v0.0.38 and v0.0.44, slurmdb v0.0.38)",
-	    "version", "0.0.38", "description",
+	    "Rota REST API (Slurm's slurm and slurmdb v0.0.38 and v0.0.44)", "version",
+	    "0.0.38", "description",
 	    "slurmrestd's paths for a Rota cluster; the schemas are generated from "
 	    "the encoders that make the documents",
 	    "servers", "url", "/", "paths", p, "components", "securitySchemes", "user",

@@ -152,6 +152,8 @@ struct rest_call {
 struct job_info_resp;
 struct json_t *restd_response44(struct restd *r, struct evhttp_request *req,
                                 const struct rest_user *u);
+struct json_t *restd_db_response44(struct restd *r, struct evhttp_request *req,
+                                   const struct rest_user *u);
 struct json_t *restd_jobs_head44(struct rest_call *c, const struct job_info_resp *resp);
 void restd_answer44(struct rest_call *c, uint16_t type, void **body);
 
@@ -181,18 +183,24 @@ void restd_output(struct restd *r, struct evhttp_request *req, const struct rest
                   uint32_t job_id, size_t tail);
 void restd_output_stop(struct restd *r);
 
-/* The slurmdb v0.0.38 paths (slurmdb.c): path is what follows
- * "/slurmdb/v0.0.38/" ("jobs", "user/bob"); restd_slurmdb_stop answers
- * those still waiting at exit. */
+/* The slurmdb paths (slurmdb.c), v0.0.38's and v0.0.44's: path is what
+ * follows "/slurmdb/v0.0.38/" ("jobs", "user/bob"); restd_slurmdb_stop
+ * answers those still waiting at exit.  A document's head in api's shape
+ * for u (v0.0.44's meta names the slurmdbd plugin), and an error added to
+ * one. */
 #define DB38 "/slurmdb/v0.0.38/"
+#define DB44 "/slurmdb/v0.0.44/"
 void restd_slurmdb(struct restd *r, struct evhttp_request *req, const struct rest_user *u,
-                   const char *path);
+                   enum rest_api api, const char *path);
 void restd_slurmdb_stop(struct restd *r);
+struct json_t *restd_sdb_head(struct restd *r, struct evhttp_request *req,
+                              const struct rest_user *u, enum rest_api api);
+void restd_sdb_error(struct json_t *doc, enum rest_api api, const char *msg, int errnum);
 /* Its POST and DELETE (slurmdb_write.c): sacctmgr's requests as the user;
  * qs: the query's parameters. */
 struct evkeyvalq;
 void restd_slurmdb_write(struct restd *r, struct evhttp_request *req,
-                         const struct rest_user *u, const char *path,
+                         const struct rest_user *u, enum rest_api api, const char *path,
                          const struct evkeyvalq *qs);
 
 /* The last day's use of the cluster (history.c): a sample every step

@@ -441,8 +441,10 @@ void restd_route(struct evhttp_request *req, void *arg)
 {
 	struct restd *r = arg;
 	const char *raw = evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
-	enum rest_api api =
-	    raw && !strncmp(raw, SLURM44, strlen(SLURM44)) ? API_V44 : API_V38;
+	enum rest_api api = raw && (!strncmp(raw, SLURM44, strlen(SLURM44)) ||
+	                            !strncmp(raw, DB44, strlen(DB44)))
+	                        ? API_V44
+	                        : API_V38;
 	const char *prefix = api == API_V44 ? SLURM44 : SLURM38;
 	struct rest_user u;
 	const char *why = NULL;
@@ -484,10 +486,13 @@ void restd_route(struct evhttp_request *req, void *arg)
 		free(path);
 		return;
 	}
-	if (path && strlen(path) == len && !strncmp(path, DB38, strlen(DB38))) {
+	if (path && strlen(path) == len &&
+	    (!strncmp(path, DB38, strlen(DB38)) || !strncmp(path, DB44, strlen(DB44)))) {
+		enum rest_api db = !strncmp(path, DB44, strlen(DB44)) ? API_V44 : API_V38;
+
 		while (len > strlen(DB38) && path[len - 1] == '/')
 			path[--len] = '\0';
-		restd_slurmdb(r, req, &u, path + strlen(DB38));
+		restd_slurmdb(r, req, &u, db, path + strlen(DB38));
 		free(path);
 		return;
 	}

@@ -17,8 +17,9 @@
 
 #define SOURCE "rotarestd"
 
-json_t *restd_response44(struct restd *r, struct evhttp_request *req,
-                         const struct rest_user *u)
+/* The head for u on req, naming plugin (NULL: slurmctld). */
+static json_t *response_of(struct restd *r, struct evhttp_request *req,
+                           const struct rest_user *u, const char *plugin)
 {
 	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
 	char source[80] = "", group[64] = "";
@@ -42,7 +43,20 @@ json_t *restd_response44(struct restd *r, struct evhttp_request *req,
 	    .source = source,
 	    .user = u ? u->name : NULL,
 	    .group = group,
+	    .plugin = plugin,
 	});
+}
+
+json_t *restd_response44(struct restd *r, struct evhttp_request *req,
+                         const struct rest_user *u)
+{
+	return response_of(r, req, u, NULL);
+}
+
+json_t *restd_db_response44(struct restd *r, struct evhttp_request *req,
+                            const struct rest_user *u)
+{
+	return response_of(r, req, u, "slurmdbd");
 }
 
 void restd_reply_error44(struct restd *r, struct evhttp_request *req,

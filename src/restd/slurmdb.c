@@ -1,12 +1,15 @@
 /* slurmdb.c - slurmrestd's slurmdb paths (the dbv0.0.38 plugin of Slurm
- * 22.05): job records from rotadbd, as sacct --json prints them (the same
- * encoder, proto/sacct.h), and accounts, users, associations and QOS from
- * the controller, as the user asks (relay.c), in dbv0.0.38's shapes
- * (proto/slurmdb_json.h).
+ * 22.05, v0.0.44 of Slurm 25.11: the same paths): job records and
+ * rotadbd's statistics from rotadbd, and accounts, users, associations and
+ * QOS from the controller, as the user asks (relay.c).  The version only
+ * chooses the encoders (encoders[] below): dbv0.0.38's are sacct --json's
+ * (proto/sacct.h) and proto/slurmdb_json.h's, v0.0.44's
+ * proto/slurmdb_json44.h's.
  *
  *   GET jobs[?filters], job/{id}, accounts, account/{name}, users,
  *   user/{name}, qos, qos/{name}, associations[?account=&user=&partition=&
- *   cluster=], association?..., tres
+ *   cluster=], association?..., tres, clusters, cluster/{name}, wckeys,
+ *   config, diag
  *
  * rotadbd lists every user's records to anyone, as sacct does (Slurm's
  * PrivateData is not kept). */
@@ -32,7 +35,9 @@
 #include "proto/net.h"
 #include "proto/sacct.h"
 #include "proto/slurm_json.h"
+#include "proto/slurm_json44.h"
 #include "proto/slurmdb_json.h"
+#include "proto/slurmdb_json44.h"
 #include "restd/restd.h"
 #include "common/common.h"
 
@@ -46,6 +51,27 @@ enum sdb_what {
 	S_QOS,
 	S_ASSOCS,
 	S_CONFIG, /* accounts, users, QOS, associations, TRES in one document */
+	S_DIAG,   /* rotadbd's statistics */
+};
+
+/* What a version's documents are made by. */
+struct sdb_enc {
+	void (*job_add)(const struct sacct_ctx *x, json_t *jobs, const struct acct_job *j,
+	                int with_steps);
+	json_t *(*account)(const struct assoc_list_resp *l,
+	                   const struct assoc_account *a);
+	json_t *(*user)(const struct assoc_list_resp *l, const struct assoc_user *u);
+	json_t *(*assoc)(const struct assoc_list_resp *l, const struct assoc_rec *r);
+	json_t *(*qos)(const struct assoc_list_resp *l, uint32_t i);
+	json_t *(*cluster)(const struct conf *cf);
+	json_t *(*diag)(const struct dbd_diag *d);
+};
+
+static const struct sdb_enc encoders[] = {
+    [API_V38] = {sacct_json_add, sdb_account, sdb_user, sdb_assoc, sdb_qos, sdb_cluster,
+                 sdb_diag},
+    [API_V44] = {sdb44_job_add, sdb44_account, sdb44_user, sdb44_assoc, sdb44_qos,
+                 sdb44_cluster, sdb44_diag},
 };
 
 /* The list key of each kind's document. */
@@ -66,6 +92,9 @@ struct jfilter {
 struct sdb_call {
 	struct restd *r;
 	struct evhttp_request *req;
+	enum rest_api api;
+	const struct sdb_enc *enc;
+	struct rest_user u;
 	enum sdb_what what;
 	char name[128]; /* account/user/qos named in the path; "" all */
 	char *account, *user, *partition, *cluster; /* associations' filters */
@@ -109,11 +138,30 @@ static void call_free(struct sdb_call *s)
 	free(s);
 }
 
+json_t *restd_sdb_head(struct restd *r, struct evhttp_request *req,
+                       const struct rest_user *u, enum rest_api api)
+{
+	return api == API_V44 ? restd_db_response44(r, req, u) : sdb_response();
+}
+
+void restd_sdb_error(json_t *doc, enum rest_api api, const char *msg, int errnum)
+{
+	if (api == API_V44)
+		sj44_add_error(doc, msg, errnum, "rotarestd");
+	else
+		sj_add_error(doc, msg, errnum);
+}
+
+static json_t *head(struct sdb_call *s)
+{
+	return restd_sdb_head(s->r, s->req, &s->u, s->api);
+}
+
 static void fail(struct sdb_call *s, int code, const char *msg, int errnum)
 {
-	json_t *doc = sdb_response();
+	json_t *doc = head(s);
 
-	sj_add_error(doc, msg, errnum);
+	restd_sdb_error(doc, s->api, msg, errnum);
 	restd_reply_json(s->req, code, doc);
 	call_free(s);
 }
@@ -163,11 +211,20 @@ static void dbd_msg(struct conn *c, uint16_t type, void **body, void *arg)
 		     rc->rc < 0 ? -rc->rc : rc->rc);
 		return;
 	}
+	if (type == MSG_DBD_DIAG_RESP) {
+		s->c = NULL;
+		conn_close(c);
+		doc = head(s);
+		json_object_set_new(doc, "statistics", s->enc->diag(*body));
+		restd_reply_json(s->req, 200, doc);
+		call_free(s);
+		return;
+	}
 	if (type != MSG_ACCT_JOBS)
 		return;
 	for (uint32_t i = 0; i < part->jobs_count; i++)
 		if (wanted(&s->f, &part->jobs[i]))
-			sacct_json_add(&s->x, s->jobs, &part->jobs[i], !s->f.skip_steps);
+			s->enc->job_add(&s->x, s->jobs, &part->jobs[i], !s->f.skip_steps);
 	if (part->more)
 		return;
 	s->c = NULL;
@@ -176,7 +233,7 @@ static void dbd_msg(struct conn *c, uint16_t type, void **body, void *arg)
 		fail(s, 404, "Invalid job id specified", ESLURM_INVALID_JOB_ID);
 		return;
 	}
-	doc = sdb_response();
+	doc = head(s);
 	json_object_set(doc, "jobs", s->jobs);
 	restd_reply_json(s->req, 200, doc);
 	call_free(s);
@@ -266,9 +323,10 @@ static int jobs_query(struct sdb_call *s, const struct evkeyvalq *qs,
 	char **l;
 
 	*why = NULL;
-	if (evhttp_find_header(qs, "association")) {
-		*why = "association ids are not kept: filter by account, partition "
-		       "and user instead";
+	if (evhttp_find_header(qs, "association") ||
+	    evhttp_find_header(qs, "reservation_id")) {
+		*why = "association and reservation ids are not kept: filter by "
+		       "account, partition, user and reservation instead";
 		return 400;
 	}
 	if ((v = evhttp_find_header(qs, "cluster")) &&
@@ -280,7 +338,9 @@ static int jobs_query(struct sdb_call *s, const struct evkeyvalq *qs,
 	q->partitions = list_param(qs, "partition", why);
 	q->names = list_param(qs, "job_name", why);
 	q->jobs = list_param(qs, "step", why);
-	s->f.groups = list_param(qs, "group", why);
+	/* v0.0.44 says groups, v0.0.38 group */
+	if (!(s->f.groups = list_param(qs, "group", why)))
+		s->f.groups = list_param(qs, "groups", why);
 	s->f.qos = list_param(qs, "qos", why);
 	s->f.reservations = list_param(qs, "reservation", why);
 	s->f.constraints = list_param(qs, "constraints", why);
@@ -344,17 +404,21 @@ static int jobs_query(struct sdb_call *s, const struct evkeyvalq *qs,
 		s->f.exit_code = (int)rc;
 	}
 	s->f.skip_steps = bool_param(qs, "skip_steps");
+	if (bool_param(qs, "show_duplicates")) /* every run of a requeued job */
+		q->flags |= ACCT_QUERY_F_DUPLICATES;
 	return 0;
 }
 
-static void ask_dbd(struct sdb_call *s, struct acct_query *q)
+/* Send rotadbd request type (body q: its codec's, released here). */
+static void ask_dbd(struct sdb_call *s, uint16_t type, void *q)
 {
+	const struct rota_type *t = msg_body_type(type);
 	struct rota_error err = {""};
 	char *path;
 	int fd;
 
 	if (!conf_accounting(s->r->conf)) {
-		codec_release(&acct_query_type, q);
+		codec_release(t, q);
 		fail(s, 500, "Slurm accounting storage is disabled",
 		     ESLURM_NOT_SUPPORTED);
 		return;
@@ -363,7 +427,7 @@ static void ask_dbd(struct sdb_call *s, struct acct_query *q)
 	fd = net_connect_unix(path, &err);
 	free(path);
 	if (fd < 0) {
-		codec_release(&acct_query_type, q);
+		codec_release(t, q);
 		fail(s, 503, "Problem talking to the database: rotadbd cannot be reached",
 		     SLURM_ERROR);
 		return;
@@ -373,8 +437,8 @@ static void ask_dbd(struct sdb_call *s, struct acct_query *q)
 	s->jobs = json_array();
 	s->c = conn_create(s->r->base, fd, "rotadbd", dbd_msg, dbd_closed, s);
 	conn_set_deadline(s->c, RESTD_CTLD_WAIT, dbd_timeout, s);
-	conn_send(s->c, MSG_ACCT_QUERY, q);
-	codec_release(&acct_query_type, q);
+	conn_send(s->c, type, q);
+	codec_release(t, q);
 }
 
 /* ---- accounts, users, associations, QOS (the controller) ---- */
@@ -396,24 +460,25 @@ static json_t *all_of(const struct sdb_call *s, enum sdb_what kind,
 	case S_ACCOUNTS:
 		for (uint32_t i = 0; i < l->accounts_count; i++)
 			if (!*s->name || !strcmp(l->accounts[i].name, s->name))
-				json_array_append_new(a, sdb_account(l, &l->accounts[i]));
+				json_array_append_new(
+				    a, s->enc->account(l, &l->accounts[i]));
 		break;
 	case S_USERS:
 		for (uint32_t i = 0; i < l->users_count; i++)
 			if (!*s->name || !strcmp(l->users[i].name, s->name))
-				json_array_append_new(a, sdb_user(l, &l->users[i]));
+				json_array_append_new(a, s->enc->user(l, &l->users[i]));
 		break;
 	case S_QOS:
 		for (uint32_t i = 0; i < l->qos_count; i++)
 			if (!*s->name || !strcmp(l->qos[i].name, s->name))
-				json_array_append_new(a, sdb_qos(l, i));
+				json_array_append_new(a, s->enc->qos(l, i));
 		break;
 	default:
 		if (s->cluster && strcmp(s->cluster, l->cluster ? l->cluster : ""))
 			break;
 		for (uint32_t i = 0; i < l->assocs_count; i++)
 			if (assoc_wanted(s, &l->assocs[i]))
-				json_array_append_new(a, sdb_assoc(l, &l->assocs[i]));
+				json_array_append_new(a, s->enc->assoc(l, &l->assocs[i]));
 		break;
 	}
 	return a;
@@ -433,13 +498,19 @@ static void assoc_answered(void *arg, int rc, const char *msg, uint16_t type, vo
 		     rc ? rc : SLURM_ERROR);
 		return;
 	}
-	doc = sdb_response();
+	doc = head(s);
 	if (s->what == S_CONFIG) {
 		json_object_set_new(doc, "tres", tres_kept(s->r->conf));
 		for (int k = S_ACCOUNTS; k <= S_ASSOCS; k++)
 			json_object_set_new(doc, kinds[k],
 			                    all_of(s, (enum sdb_what)k, l));
 		json_object_set_new(doc, "wckeys", json_array());
+		if (s->api == API_V44) { /* and the cluster, and no instances */
+			json_object_set_new(
+			    doc, "clusters",
+			    json_pack("[o]", s->enc->cluster(s->r->conf)));
+			json_object_set_new(doc, "instances", json_array());
+		}
 		restd_reply_json(s->req, 200, doc);
 		call_free(s);
 		return;
@@ -481,10 +552,12 @@ static void reply_conf(struct sdb_call *s, const char *what)
 {
 	const struct conf *cf = s->r->conf;
 	const char *name = cf->cluster_name ? cf->cluster_name : "";
-	json_t *doc = sdb_response(), *a;
+	json_t *doc = head(s), *a;
 
 	if (!strcmp(what, "tres") || !strcmp(what, "wckeys")) {
-		json_object_set_new(doc, what,
+		/* v0.0.44's list of TRES is "TRES" */
+		json_object_set_new(doc,
+		                    *what == 't' && s->api == API_V44 ? "TRES" : what,
 		                    *what == 't' ? tres_kept(cf) : json_array());
 		restd_reply_json(s->req, 200, doc);
 		call_free(s);
@@ -495,7 +568,7 @@ static void reply_conf(struct sdb_call *s, const char *what)
 		fail(s, 404, "Invalid cluster specified", ESLURM_INVALID_ARGUMENT);
 		return;
 	}
-	a = json_pack("[o]", sdb_cluster(cf));
+	a = json_pack("[o]", s->enc->cluster(cf));
 	json_object_set_new(doc, "clusters", a);
 	restd_reply_json(s->req, 200, doc);
 	call_free(s);
@@ -518,7 +591,7 @@ static int one_name(struct sdb_call *s, const char *rest)
 }
 
 void restd_slurmdb(struct restd *r, struct evhttp_request *req, const struct rest_user *u,
-                   const char *path)
+                   enum rest_api api, const char *path)
 {
 	struct sdb_call *s;
 	struct evkeyvalq qs = {0};
@@ -533,13 +606,16 @@ void restd_slurmdb(struct restd *r, struct evhttp_request *req, const struct res
 			                  ESLURM_INVALID_ARGUMENT);
 			return;
 		}
-		restd_slurmdb_write(r, req, u, path, &qs);
+		restd_slurmdb_write(r, req, u, api, path, &qs);
 		evhttp_clear_headers(&qs);
 		return;
 	}
 	s = xcalloc(1, sizeof(*s));
 	s->r = r;
 	s->req = req;
+	s->api = api;
+	s->enc = &encoders[api];
+	s->u = *u;
 	s->next = r->sdb_calls;
 	if (r->sdb_calls)
 		r->sdb_calls->prev = s;
@@ -572,7 +648,15 @@ void restd_slurmdb(struct restd *r, struct evhttp_request *req, const struct res
 			return;
 		}
 		evhttp_clear_headers(&qs);
-		ask_dbd(s, &q);
+		ask_dbd(s, MSG_ACCT_QUERY, &q);
+		return;
+	}
+	if (!strcmp(path, "diag")) {
+		struct empty_msg none = {0};
+
+		evhttp_clear_headers(&qs);
+		s->what = S_DIAG;
+		ask_dbd(s, MSG_DBD_DIAG_REQ, &none);
 		return;
 	}
 	if (!strcmp(path, "tres") || !strcmp(path, "wckeys") ||

@@ -1,4 +1,5 @@
-/* slurmdb_write.c - slurmdb v0.0.38's changes (restd.h): POST accounts,
+/* slurmdb_write.c - slurmdb's changes, v0.0.38's and v0.0.44's (restd.h):
+ * POST accounts,
  * users, associations and qos (each item added, or changed when it is
  * there), DELETE account/{name}, user/{name}, qos/{name} and
  * association[s]?account=&user=&partition=.  Each becomes sacctmgr's
@@ -6,7 +7,9 @@
  * one after another as the requesting user, so the controller's rules for
  * sacctmgr hold (operators, coordinators).  Items are applied in order; the
  * first refusal stops the rest and is answered (what came before it stays,
- * unlike Slurm's one transaction). */
+ * unlike Slurm's one transaction).  A v0.0.44 item is first put in
+ * v0.0.38's form (its no_val structs as numbers, lists of one word as the
+ * word), so that one mapping serves both. */
 #include <event2/buffer.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
@@ -35,6 +38,7 @@ struct wcall {
 	struct restd *r;
 	struct evhttp_request *req;
 	struct rest_user u;
+	enum rest_api api;
 	struct wstep *steps;
 	size_t n, i;
 };
@@ -49,10 +53,10 @@ static void wcall_free(struct wcall *w)
 
 static void reply(struct wcall *w, int code, const char *msg, int errnum)
 {
-	json_t *doc = sdb_response();
+	json_t *doc = restd_sdb_head(w->r, w->req, &w->u, w->api);
 
 	if (msg)
-		sj_add_error(doc, msg, errnum);
+		restd_sdb_error(doc, w->api, msg, errnum);
 	restd_reply_json(w->req, code, doc);
 	wcall_free(w);
 }
@@ -162,6 +166,11 @@ static void assoc_limits(char ***set, json_t *a)
 	size_t i;
 
 	word_num(set, "MaxWall", at(a, "max.jobs.per.wall_clock"));
+	word_num(set, "MaxJobs", at(a, "max.jobs.active"));
+	word_num(set, "MaxSubmitJobs", at(a, "max.jobs.total"));
+	word_num(set, "GrpJobs", at(a, "max.jobs.per.count"));
+	word_num(set, "GrpSubmitJobs", at(a, "max.jobs.per.submitted"));
+	word_tres(set, "GrpTRESRunMins", at(a, "max.tres.group.active"));
 	word_num(set, "GrpWall", at(a, "max.per.account.wall_clock"));
 	word_tres(set, "GrpTRES", at(a, "max.tres.total"));
 	word_tres(set, "MaxTRES", at(a, "max.tres.per.job"));
@@ -276,6 +285,17 @@ static int add_qos(struct wcall *w, json_t *q, const char **why)
 	word_tres(&up->set, "MaxTRESPerUser", at(q, "limits.max.tres.per.user"));
 	word_tres(&up->set, "MaxTRESPerNode", at(q, "limits.max.tres.per.node"));
 	word_tres(&up->set, "GrpTRES", at(q, "limits.max.tres.total"));
+	word_num(&up->set, "GrpJobs", at(q, "limits.max.active_jobs.count"));
+	word_num(&up->set, "GrpSubmitJobs", at(q, "limits.max.jobs.count"));
+	word_num(&up->set, "MaxSubmitJobsPerUser", at(q, "limits.max.jobs.per.user"));
+	word_num(&up->set, "MaxSubmitJobsPerAccount",
+	         at(q, "limits.max.jobs.per.account"));
+	word_num(&up->set, "GrpWall", at(q, "limits.max.wall_clock.per.qos"));
+	word_num(&up->set, "GraceTime", at(q, "limits.grace_time"));
+	word_tres(&up->set, "MaxTRESPerAccount", at(q, "limits.max.tres.per.account"));
+	word_tres(&up->set, "MaxTRESMins", at(q, "limits.max.tres.minutes.per.job"));
+	word_tres(&up->set, "GrpTRESMins", at(q, "limits.max.tres.minutes.total"));
+	word_tres(&up->set, "MinTRES", at(q, "limits.min.tres.per.job"));
 	drop_if_nothing_set(w);
 	return 0;
 }
@@ -318,6 +338,82 @@ static void next(struct wcall *w)
 		reply(w, 503, "the controller cannot be reached now", SLURM_ERROR);
 }
 
+/* v0.0.44's {"set", "infinite", "number"} under o (in place) as the number,
+ * -1 (sacctmgr's "no limit") when infinite, removed when not set. */
+static void numbers_of(json_t *o)
+{
+	const char *key;
+	json_t *v, *set;
+	void *tmp;
+
+	json_object_foreach_safe(o, tmp, key, v)
+	{
+		if (!json_is_object(v))
+			continue;
+		set = json_object_get(v, "set");
+		if (!json_is_boolean(set) || !json_object_get(v, "number")) {
+			numbers_of(v);
+			continue;
+		}
+		if (json_is_true(json_object_get(v, "infinite")))
+			json_object_set_new(o, key, json_integer(-1));
+		else if (json_is_true(set))
+			json_object_set(o, key, json_object_get(v, "number"));
+		else
+			json_object_del(o, key);
+	}
+}
+
+/* o's member at path a moved to path b (dotted; b's objects made). */
+static void move(json_t *o, const char *a, const char *b)
+{
+	json_t *v = json_incref(at(o, a)), *dst = o;
+	char **keys;
+	size_t i;
+
+	if (!v)
+		return;
+	keys = strv_split(b, ".");
+	for (i = 0; keys[i + 1]; i++) {
+		json_t *next = json_object_get(dst, keys[i]);
+		if (!json_is_object(next)) {
+			next = json_object();
+			json_object_set_new(dst, keys[i], next);
+		}
+		dst = next;
+	}
+	json_object_set_new(dst, keys[i], v);
+	strv_free(keys);
+}
+
+/* A v0.0.44 account, user, association or QOS item in v0.0.38's form:
+ * numbers as numbers, a user's administrator_level ["Operator"] as
+ * "Operator", an association's qos as QOS and its GrpTRESMins where
+ * v0.0.38 has it (v0.0.44's max.tres.minutes.total is MaxTRESRunMins,
+ * which Rota does not keep). */
+static int as_v38(json_t *it, const char **why)
+{
+	json_t *level = json_object_get(it, "administrator_level");
+
+	numbers_of(it);
+	if (json_is_array(level)) {
+		if (json_array_size(level) > 1 ||
+		    (json_array_size(level) && !json_is_string(json_array_get(level, 0))))
+			return *why = "administrator_level: a list of one level", -1;
+		if (json_array_size(level))
+			json_object_set(it, "administrator_level",
+			                json_array_get(level, 0));
+		else
+			json_object_del(it, "administrator_level");
+	}
+	if (json_object_get(it, "qos") && !json_object_get(it, "QOS") &&
+	    json_is_array(json_object_get(it, "qos")))
+		move(it, "qos", "QOS");
+	json_object_del(at(it, "max.tres.minutes"), "total");
+	move(it, "max.tres.group.minutes", "max.tres.minutes.total");
+	return 0;
+}
+
 /* POST's body: {key: [items]}, each item turned into steps by add. */
 static int post_items(struct wcall *w, const char *key,
                       int (*add)(struct wcall *, json_t *, const char **),
@@ -342,7 +438,9 @@ static int post_items(struct wcall *w, const char *key,
 		json_decref(doc);
 		return *why = "too many items (at most 1000)", -1;
 	}
-	json_array_foreach(items, i, it) if (!json_is_object(it) || add(w, it, why) < 0)
+	json_array_foreach(items, i, it) if (!json_is_object(it) ||
+	                                     (w->api == API_V44 && as_v38(it, why) < 0) ||
+	                                     add(w, it, why) < 0)
 	{
 		if (!*why)
 			*why = "an item is not an object";
@@ -354,7 +452,7 @@ static int post_items(struct wcall *w, const char *key,
 }
 
 void restd_slurmdb_write(struct restd *r, struct evhttp_request *req,
-                         const struct rest_user *u, const char *path,
+                         const struct rest_user *u, enum rest_api api, const char *path,
                          const struct evkeyvalq *qs)
 {
 	struct wcall *w = xcalloc(1, sizeof(*w));
@@ -366,6 +464,7 @@ void restd_slurmdb_write(struct restd *r, struct evhttp_request *req,
 	w->r = r;
 	w->req = req;
 	w->u = *u;
+	w->api = api;
 	if (cmd == EVHTTP_REQ_POST && !strcmp(path, "accounts"))
 		rc = post_items(w, "accounts", add_account, &why);
 	else if (cmd == EVHTTP_REQ_POST && !strcmp(path, "users"))

@@ -389,7 +389,8 @@ def test_openapi_lists_v44(cluster):
     subst = {"{job_id}": str(held), "{node_name}": "node01",
              "{partition_name}": "debug", "{account_name}": "root",
              "{user_name}": "root", "{qos_name}": "normal",
-             "{cluster_name}": cluster.conf_value("ClusterName")}
+             "{cluster_name}": cluster.conf_value("ClusterName"),
+             "{name}": "root", "{qos}": "normal"}
     cluster.wait_for(lambda: over_unix(cluster, "GET", f"/slurmdb/v0.0.38/job/{held}")[0]
                      == 200, what="the held job's record")
     for path, ops in paths.items():
