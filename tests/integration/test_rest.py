@@ -477,7 +477,8 @@ def test_openapi_document_is_what_is_served(cluster):
                 if path == "/metrics":
                     continue
                 st, doc = over_unix(cluster, "GET", real)
-                assert st == 200, (path, doc)
+                # no reservation exists to name
+                assert st == (404 if "{reservation_name}" in path else 200), (path, doc)
             elif path.startswith("/slurmdb/") and method == "delete":
                 continue  # would delete root's records: test_slurmdb_changes
             else:  # an empty body: refused for what it is, not as unknown
