@@ -224,7 +224,7 @@ static const struct opt_def opt_table[] = {
 #define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
 
 /* Short letters whose long form is accepted but ignored. */
-static const char ignored_letters[] = "MSmkLET";
+static const char ignored_letters[] = "MSmkET";
 
 /* Input environment variables, applied in this order (later ones win). */
 static const struct {
@@ -635,6 +635,9 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		break;
 	case O_COMMENT:
 		set_str(&d->comment, arg);
+		break;
+	case 'L':
+		set_str(&d->licenses, arg);
 		break;
 	case 'C':
 		set_str(&d->features, arg);

@@ -209,7 +209,8 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	uint32_t base = j->state & JOB_STATE_BASE;
 	int pending = base == JOB_PENDING && !(j->state & JOB_COMPLETING);
 	char user[128], group[128], b1[64], b2[64], b3[64], tres[768], reason[512],
-	    word[512];
+	    word[512], tmpb[32];
+	const char *tmp;
 	uint32_t cpt =
 	    (j->cpus_per_task && j->cpus_per_task != NO_VAL) ? j->cpus_per_task : 1;
 	uint32_t mincpus =
@@ -282,21 +283,22 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	        j->ntasks_per_node == NO_VAL ? 0 : j->ntasks_per_node, le);
 	if (o->details)
 		print_job_nodes(f, j, le);
+	tmp = j->pn_min_tmp ? timefmt_mem_unit(j->pn_min_tmp, tmpb, sizeof(tmpb)) : "0";
 	if (j->mem_per_cpu && j->mem_per_cpu != NO_VAL64)
-		fprintf(f, "MinCPUsNode=%u MinMemoryCPU=%s MinTmpDiskNode=0%s", mincpus,
-		        timefmt_mem_unit(j->mem_per_cpu, b1, sizeof(b1)), le);
+		fprintf(f, "MinCPUsNode=%u MinMemoryCPU=%s MinTmpDiskNode=%s%s", mincpus,
+		        timefmt_mem_unit(j->mem_per_cpu, b1, sizeof(b1)), tmp, le);
 	else if (j->mem_per_node && j->mem_per_node != NO_VAL64)
-		fprintf(f, "MinCPUsNode=%u MinMemoryNode=%s MinTmpDiskNode=0%s", mincpus,
-		        timefmt_mem_unit(j->mem_per_node, b1, sizeof(b1)), le);
+		fprintf(f, "MinCPUsNode=%u MinMemoryNode=%s MinTmpDiskNode=%s%s", mincpus,
+		        timefmt_mem_unit(j->mem_per_node, b1, sizeof(b1)), tmp, le);
 	else
-		fprintf(f, "MinCPUsNode=%u MinMemoryNode=0 MinTmpDiskNode=0%s", mincpus,
-		        le);
+		fprintf(f, "MinCPUsNode=%u MinMemoryNode=0 MinTmpDiskNode=%s%s", mincpus,
+		        tmp, le);
 	fprintf(f, "Features=%s DelayBoot=00:00:00%s", nul(j->features), le);
-	fprintf(f, "OverSubscribe=%s Contiguous=0 Licenses=(null) Network=(null)%s",
+	fprintf(f, "OverSubscribe=%s Contiguous=0 Licenses=%s Network=(null)%s",
 	        (j->flags & JOB_F_EXCLUSIVE)       ? "NO"
 	        : (j->flags & JOB_F_OVERSUBSCRIBE) ? "YES"
 	                                           : "OK",
-	        le);
+	        nul(j->licenses), le);
 	fprintf(f, "Command=%s%s", nul(j->command), le);
 	fprintf(f, "WorkDir=%s%s", nul(j->work_dir), le);
 	if (j->comment && *j->comment)
@@ -818,6 +820,40 @@ static int show_config(const struct scontrol_opts *o)
 }
 
 /* scontrol show topology [NAME]: the controller formats the lines. */
+static int lic_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct lic_info *)a)->name,
+	              ((const struct lic_info *)b)->name);
+}
+
+/* scontrol show licenses [NAME]: Slurm's two lines a license (one with -o),
+ * sorted by name; a name not configured prints nothing. */
+static int show_licenses(const struct scontrol_opts *o, const char *name)
+{
+	struct empty_msg req = {0};
+	struct lic_info_resp *r;
+	uint16_t type;
+	void *body;
+
+	if (load(MSG_LIC_INFO_REQ, &req, MSG_LIC_INFO_RESP, "slurm_load_licenses", &type,
+	         &body))
+		return 1;
+	r = body;
+	if (!r->lics_count)
+		printf("No licenses configured in Slurm.\n");
+	qsort(r->lics, r->lics_count, sizeof(*r->lics), lic_cmp);
+	for (uint32_t i = 0; i < r->lics_count; i++) {
+		const struct lic_info *l = &r->lics[i];
+		if (name && strcmp(l->name, name))
+			continue;
+		printf("LicenseName=%s%sTotal=%u Used=%u Free=%u Reserved=0 Remote=no\n",
+		       l->name, o->oneliner ? " " : "\n    ", l->total, l->used,
+		       l->used < l->total ? l->total - l->used : 0);
+	}
+	msg_body_free(type, body);
+	return 0;
+}
+
 static int show_topology(const char *name)
 {
 	struct empty_msg req = {0};
@@ -1178,8 +1214,7 @@ int scontrol_show(const struct scontrol_opts *o, int argc, char **argv)
 		printf("No reservations in the system\n");
 		rc = 0;
 	} else if (scontrol_abbrev(entity, "licenses", 2)) {
-		printf("No licenses configured in Slurm.\n");
-		rc = 0;
+		rc = show_licenses(o, id);
 	} else {
 		fprintf(stderr, "invalid entity:%s for keyword:show\n", entity);
 		rc = 1;

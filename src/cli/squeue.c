@@ -51,10 +51,10 @@ struct squeue_opts {
 	size_t njob_ids;
 	uint32_t *uids;
 	size_t nuids;
-	char **names, **parts, **accounts, **qos, **nodes;
+	char **names, **parts, **accounts, **qos, **nodes, **licenses;
 	uint32_t *states;
 	size_t nstates;
-	int none_match; /* -R/-L: no job has a reservation or licenses */
+	int none_match; /* -R: no job has a reservation */
 };
 
 struct squeue_ctx {
@@ -246,6 +246,8 @@ static void parse_args(struct squeue_opts *o, int argc, char **argv)
 			o->long_list = 1;
 			break;
 		case 'L':
+			o->licenses = replace_list(o->licenses, optarg);
+			break;
 		case 'R':
 			o->none_match = 1;
 			break;
@@ -596,6 +598,7 @@ static int print_once(const struct squeue_opts *o, const struct fmt_layout *layo
 	    .accounts = o->accounts,
 	    .qos = o->qos,
 	    .nodes = o->nodes,
+	    .licenses = o->licenses,
 	};
 	struct job_list_resp *resp;
 	void *body = NULL;

@@ -25,6 +25,7 @@
 #include "common/conf_keys.h"
 #include "common/gres.h"
 #include "common/hostlist.h"
+#include "common/licenses.h"
 #include "common/common.h"
 
 #define CONF_LINE_MAX    65536      /* bytes per line, newline excluded */
@@ -966,6 +967,14 @@ static int conf_finish(struct parser *p)
 			return -1;
 		if (c->parts[i].is_default)
 			last_default = i;
+	}
+	if (c->licenses) {
+		struct lic lics[LIC_MAX];
+		struct rota_error e = {{0}};
+
+		if (lic_parse(c->licenses, lics, 1, &e) < 0)
+			return errprintf(p->err, "Licenses=%.64s: %s", c->licenses,
+			                 e.text);
 	}
 	/* as in Slurm, the last Default=YES wins */
 	for (size_t i = 0; i < c->part_count; i++)

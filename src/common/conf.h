@@ -95,6 +95,7 @@ struct conf {
 	char *auth_alt_params;   /* AuthAltParameters: "jwt_key=PATH", NULL */
 	char *tls_type;          /* TLSType: the daemons' RPCs stay unencrypted */
 	char *tls_params;        /* TLSParameters: rotarestd's certificate and key */
+	char *licenses; /* Licenses: "name:count,..." (common/licenses.h), NULL */
 	/* GresTypes: the GRES names nodes may have ("gpu,nic"), NULL; a node's
 	 * Gres= naming another is warned about; gres.conf sits beside
 	 * slurm.conf (common/gres_conf.h) */

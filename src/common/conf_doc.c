@@ -38,6 +38,11 @@ static const struct conf_doc global_doc[] = {
      "SlurmUser only; jwks=PATH: a JSON Web Key Set whose RSA keys rotarestd "
      "accepts RS256 tokens under (an identity provider's); userclaimfield=NAME: "
      "the claim naming the user (default sun)."},
+    {"Licenses", "name[:count],...",
+     "Licenses the cluster has, counted (not tied to nodes): jobs ask for them "
+     "with -L/--licenses and wait, with reason Licenses, while too few are "
+     "free.  A name without a count is one.  scontrol show licenses lists "
+     "them."},
     {"TLSType", "plugin",
      "tls/s2n or tls/openssl: accepted; Rota's daemons talk to each other "
      "unencrypted (authenticated), and rotarestd serves HTTPS whenever its "

@@ -96,6 +96,7 @@ static const char *const reasons[WAIT_REASON_END] = {
     [WAIT_NODES_DOWN] = "Nodes required for job are DOWN, DRAINED or reserved for "
                         "jobs in higher priority partitions",
     [WAIT_DEP_INVALID] = "DependencyNeverSatisfied",
+    [WAIT_LICENSES] = "Licenses",
     [FAIL_EXIT_CODE] = "NonZeroExitCode",
     [FAIL_TIMEOUT] = "TimeLimit",
     [FAIL_LAUNCH] = "JobLaunchFailure",
@@ -250,6 +251,8 @@ const char *slurm_strerror(int rc)
 		return "Requested nodes are busy";
 	case ESLURM_INVALID_ARRAY:
 		return "Invalid job array specification";
+	case ESLURM_INVALID_LICENSES:
+		return "Invalid license specification";
 	case ESLURM_RESERVATION_INVALID:
 		return "Requested reservation is invalid";
 	case ESLURM_INVALID_JOB_ID:

@@ -39,6 +39,7 @@
 #include "common/states.h"
 #include "common/timefmt.h"
 #include "ctld/assoc_limits.h"
+#include "ctld/licenses.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
 #include "ctld/job_mgr.h"
@@ -192,7 +193,8 @@ static int bf_next(void *ctx, size_t i, struct sched_job *ret)
 	}
 	r->job = job;
 	/* held by an association's limit: no start, and no reservation */
-	if ((why = assoc_limits_check(r->ps.limits, job))) {
+	if ((why = assoc_limits_check(r->ps.limits, job)) ||
+	    (why = lic_pool_check(r->ps.lics, job))) {
 		sched_pass_set_reason(job, why, NULL);
 		job_clear_plan(job);
 		return SCHED_HELD;

@@ -213,6 +213,8 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->mem_per_node = d->mem_per_node;
 	o->mem_per_cpu = d->mem_per_cpu;
 	o->pn_min_cpus = d->pn_min_cpus;
+	o->pn_min_tmp = d->pn_min_tmp;
+	o->licenses = d->licenses;
 	o->req_switch = d->req_switch;
 	if (d->req_switch) {
 		struct sched_params sp;

@@ -17,6 +17,7 @@
 #include "common/uid.h"
 #include "ctld/assoc.h"
 #include "ctld/assoc_limits.h"
+#include "ctld/licenses.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "proto/messages.h"
@@ -807,6 +808,8 @@ int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
 		rc = job_desc_nodes(ctld, NULL, &d->exc_nodes);
 	if (!rc)
 		rc = job_desc_gres(ctld, p, d);
+	if (!rc)
+		rc = lic_desc_check(ctld, d);
 	if (rc)
 		return rc;
 	rc = job_desc_constraint(ctld, p, d, &cons);
@@ -842,6 +845,7 @@ int job_desc_check_strings(const struct job_desc *d, const char **ret_field,
 	    {"stderr path", d->std_err},
 	    {"stdin path", d->std_in},
 	    {"gres", d->gres},
+	    {"licenses", d->licenses},
 	    {"gpus", d->gpus},
 	    {"gpus-per-node", d->gpus_per_node},
 	    {"gpus-per-task", d->gpus_per_task},

@@ -19,6 +19,7 @@
 #include "ctld/repl.h"
 #include "ctld/stats.h"
 #include "ctld/step_stat.h"
+#include "ctld/licenses.h"
 #include "ctld/token.h"
 #include "common/common.h"
 
@@ -247,6 +248,12 @@ static void op_assoc_update(struct ctld *ctld, struct caller *who, void **body,
 	assoc_update(ctld, who, *body, ch);
 }
 
+static void op_lic_info(struct ctld *ctld, struct caller *who, void **body,
+                        struct chan *ch)
+{
+	lic_info(ctld, who, ch);
+}
+
 static void op_share(struct ctld *ctld, struct caller *who, void **body, struct chan *ch)
 {
 	fairshare_list(ctld, who, ch);
@@ -310,6 +317,7 @@ static const struct op_entry {
     {MSG_PART_INFO_REQ, P_USER, op_part_info},
     {MSG_CONFIG_REQ, P_USER, op_config},
     {MSG_TOPO_INFO_REQ, P_USER, op_topo_info},
+    {MSG_LIC_INFO_REQ, P_USER, op_lic_info},
     {MSG_CONF_FILES_REQ, P_USER, op_conf_files}, /* any authenticated caller */
     {MSG_CANCEL_REQ, P_USER, op_cancel},
     {MSG_JOB_UPDATE_REQ, P_USER, op_job_update},

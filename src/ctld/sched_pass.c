@@ -20,6 +20,7 @@
 #include "ctld/chan.h"
 #include "proto/messages.h"
 #include "ctld/assoc_limits.h"
+#include "ctld/licenses.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
 #include "ctld/job_event.h"
@@ -514,6 +515,7 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 	if (ev_start_commit(ctld, &ev) == 0) {
 		log_info("JobId=%u started on %s", task->job_id, ev.nodes);
 		assoc_limits_started(ps->limits, task);
+		lic_pool_take(ps->lics, task);
 		if (boot) {
 			power_job_hold(ctld, task);
 		} else if (task->alloc_client) {
@@ -656,7 +658,8 @@ static int main_admit(void *ctx, size_t i, uint32_t *ret_part)
 	if (job_blocked_by_limits(ps->ctld, job, ps->now))
 		return SCHED_SKIP;
 	/* an association's or QOS's limit holds this job, not the ones after */
-	if (!job->array_rem && (why = assoc_limits_check(ps->limits, job))) {
+	if (!job->array_rem && ((why = assoc_limits_check(ps->limits, job)) ||
+	                        (why = lic_pool_check(ps->lics, job)))) {
 		sched_pass_set_reason(job, why, NULL);
 		return SCHED_SKIP;
 	}
@@ -679,7 +682,8 @@ static int array_next(struct sched_pass *ps, size_t i, struct job *meta)
 		sched_pass_set_reason(meta, WAIT_ARRAY_TASK_LIMIT, NULL);
 		return SCHED_SKIP;
 	}
-	if ((why = assoc_limits_check(ps->limits, meta))) {
+	if ((why = assoc_limits_check(ps->limits, meta)) ||
+	    (why = lic_pool_check(ps->lics, meta))) {
 		sched_pass_set_reason(meta, why, NULL);
 		return SCHED_SKIP;
 	}
@@ -771,6 +775,7 @@ void sched_pass_init(struct sched_pass *ps, struct ctld *ctld)
 	ps->ctld = ctld;
 	ps->cur = SIZE_MAX;
 	ps->limits = assoc_limits_begin(ctld);
+	ps->lics = lic_pool_begin(ctld);
 	if (sched_snap_init(s, node_mgr_count(ctld->nodes), nparts) < 0)
 		fatal("out of memory");
 	s->mem_consumable = conf_mem_consumable(ctld->conf);
@@ -804,6 +809,8 @@ void sched_pass_release(struct sched_pass *ps)
 {
 	assoc_limits_end(ps->limits);
 	ps->limits = NULL;
+	lic_pool_end(ps->lics);
+	ps->lics = NULL;
 	sched_snap_release(&ps->snap);
 	free(ps->parts);
 	ps->parts = NULL;

@@ -28,6 +28,7 @@ struct sched_pass {
 	struct sched_snap snap;
 	struct sched_group *parts;   /* [snap.nparts] */
 	struct assoc_limits *limits; /* what runs per association (NULL: no limit) */
+	struct lic_pool *lics;       /* licenses held (NULL: none configured) */
 	struct job **jobs;           /* main pass: the queue, borrowed */
 	time_t now;
 	size_t cur;               /* the queue index running counts for */

@@ -288,9 +288,10 @@ const char *joblist_value(const struct fmt_col *col, const void *rec, void *vctx
 		return buf;
 	case 'b':
 		return j->tres_per_node && *j->tres_per_node ? j->tres_per_node : "N/A";
+	case 'W':
+		return j->licenses && *j->licenses ? j->licenses : "(null)";
 	case 'v':
 	case 'w':
-	case 'W':
 	case 'Y':
 		return j->sched_nodes && *j->sched_nodes ? j->sched_nodes : "(null)";
 	case 'B':
@@ -554,6 +555,21 @@ static int node_listed(const char *name, void *arg)
 	return has_str(q->nodes, q->nnodes, name, cmp_str);
 }
 
+/* Does "a:1,b:2" name one of names? */
+static int lic_listed(char *const *names, const char *lics)
+{
+	for (const char *s = lics; s && *s;) {
+		size_t len = strcspn(s, ","), name = strcspn(s, ":*,");
+		for (size_t i = 0; names[i]; i++)
+			if (strlen(names[i]) == (name < len ? name : len) &&
+			    !strncmp(names[i], s, strlen(names[i])))
+				return 1;
+		s += len;
+		s += *s == ',';
+	}
+	return 0;
+}
+
 int joblist_query_init(struct joblist_query *q, const struct job_list_req *req,
                        struct rota_error *err)
 {
@@ -625,6 +641,8 @@ int joblist_selected(const struct joblist_query *q, const struct job_info *j)
 	if (q->qos && !has_str(q->qos, q->nqos, j->qos ? j->qos : "normal", cmp_strcase))
 		return 0;
 	if (q->nodes && !hostlist_overlaps(j->nodes, node_listed, (void *)q))
+		return 0;
+	if (strv_len(req->licenses) && !lic_listed(req->licenses, j->licenses))
 		return 0;
 	return 1;
 }
@@ -736,9 +754,10 @@ static uint64_t field_needs(int id)
 		return JI(qos);
 	case 'b':
 		return JI(tres_per_node);
+	case 'W': /* licenses: always sent */
+		return 0;
 	case 'v':
 	case 'w':
-	case 'W':
 	case 'Y':
 		return JI(sched_nodes);
 	case 'B':

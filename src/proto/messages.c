@@ -52,6 +52,8 @@ ROTA_DEFINE(assoc_update_resp, ASSOC_UPDATE_RESP_FIELDS)
 ROTA_DEFINE(assoc_list_resp, ASSOC_LIST_RESP_FIELDS)
 ROTA_DEFINE(share_row, SHARE_ROW_FIELDS)
 ROTA_DEFINE(share_resp, SHARE_RESP_FIELDS)
+ROTA_DEFINE(lic_info, LIC_INFO_FIELDS)
+ROTA_DEFINE(lic_info_resp, LIC_INFO_RESP_FIELDS)
 ROTA_DEFINE(acct_report_req, ACCT_REPORT_REQ_FIELDS)
 ROTA_DEFINE(acct_report_row, ACCT_REPORT_ROW_FIELDS)
 ROTA_DEFINE(acct_report_resp, ACCT_REPORT_RESP_FIELDS)
@@ -127,7 +129,6 @@ void msg_body_free(uint16_t type, void *body)
 		codec_release(t, body);
 	free(body);
 }
-_Static_assert(job_info_nfields <= 64, "job_info_req.fields is a 64-bit mask");
 
 void job_desc_init(struct job_desc *d)
 {

@@ -87,8 +87,9 @@
 	F(S, str, array_inx, _)   /* --array spec as given; NULL: not an array */        \
 	F(S, u32, pn_min_cpus, _) /* --mincpus; NO_VAL unset */                          \
 	F(S, u64, pn_min_tmp, _)  /* --tmp, MB of TmpDisk a node needs; 0 none */        \
-	F(S, str, gres, _)        /* --gres as given (common/gres.h); NULL: none */      \
-	F(S, str, qos, _)         /* --qos; set at submit (the association's default) */ \
+	F(S, str, licenses, _) /* -L, "name:count,..." (common/licenses.h); NULL none */ \
+	F(S, str, gres, _)     /* --gres as given (common/gres.h); NULL: none */         \
+	F(S, str, qos, _)      /* --qos; set at submit (the association's default) */    \
 	/* GPUs, each "[type:]count" as given (common/gres.h gres_gpu_parse) */          \
 	F(S, str, gpus, _)            /* --gpus: in all */                               \
 	F(S, str, gpus_per_node, _)   /* --gpus-per-node */                              \
@@ -185,11 +186,15 @@ enum job_flags {
 	/* scontrol -d: per node "Nodes=n1 CPU_IDs=0-1 Mem=0 GRES=gpu:1(IDX:0)\n" */     \
 	F(S, str, node_detail, _)                                                        \
 	F(S, u32, req_switch, _)  /* --switches: 0 none */                               \
-	F(S, u32, wait4switch, _) /* seconds it may wait for them */
+	F(S, u32, wait4switch, _) /* seconds it may wait for them */                     \
+	/* from here on no bit in job_info_req.fields: always sent */                    \
+	F(S, str, licenses, _)   /* "name:count,..." it holds or waits for; NULL none */ \
+	F(S, u64, pn_min_tmp, _) /* --tmp, MB */
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 ROTA_INDEX(job_info, JOB_INFO_FIELDS)
-_Static_assert(job_info_nfields <= 64, "job_info_req.fields is 64 bits");
-/* The bit of field n in job_info_req.fields. */
+_Static_assert(job_info_idx_wait4switch < 64, "job_info_req.fields is 64 bits");
+/* The bit of field n in job_info_req.fields (a field past the 64th has none:
+ * the shift's width is refused at compile time). */
 #define JI(n) (UINT64_C(1) << job_info_idx_##n)
 
 #define NODE_INFO_FIELDS(F, S)                                                           \
@@ -301,7 +306,8 @@ ROTA_DECLARE(job_info_resp, JOB_INFO_RESP_FIELDS)
 	F(S, strv, partitions, _) /* -p */                                               \
 	F(S, strv, accounts, _)   /* -A, any case */                                     \
 	F(S, strv, qos, _)        /* -q, any case */                                     \
-	F(S, strv, nodes, _)      /* -w, expanded host names */
+	F(S, strv, nodes, _)      /* -w, expanded host names */                          \
+	F(S, strv, licenses, _)   /* -L: jobs holding or asking for one of these */
 ROTA_DECLARE(job_list_req, JOB_LIST_REQ_FIELDS)
 
 #define JOB_LIST_RESP_FIELDS(F, S)                                                       \
@@ -1049,6 +1055,15 @@ ROTA_DECLARE(acct_jobs, ACCT_JOBS_FIELDS)
 	F(S, list, users, rpc_stat)
 ROTA_DECLARE(dbd_diag, DBD_DIAG_FIELDS)
 
+/* ---- licenses (scontrol show licenses; ctld/licenses.h) ---- */
+#define LIC_INFO_FIELDS(F, S)                                                            \
+	F(S, str, name, _)                                                               \
+	F(S, u32, total, _)                                                              \
+	F(S, u32, used, _) /* held by running jobs */
+ROTA_DECLARE(lic_info, LIC_INFO_FIELDS)
+#define LIC_INFO_RESP_FIELDS(F, S) F(S, list, lics, lic_info)
+ROTA_DECLARE(lic_info_resp, LIC_INFO_RESP_FIELDS)
+
 /* ---- fairshare (sshare; ctld/fairshare.h) ---- */
 
 /* One association as sshare shows it, in tree order (depth: 0 for root).
@@ -1290,6 +1305,8 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_DBD_DIAG_RESP, 62, dbd_diag)                                               \
 	M(MSG_SHARE_REQ, 70, empty_msg)                                                  \
 	M(MSG_SHARE_RESP, 71, share_resp)                                                \
+	M(MSG_LIC_INFO_REQ, 63, empty_msg)                                               \
+	M(MSG_LIC_INFO_RESP, 64, lic_info_resp)                                          \
 	M(MSG_STEP_STAT_REQ, 80, step_stat_req)                                          \
 	M(MSG_STEP_STAT_RESP, 81, step_stat_resp)                                        \
 	M(MSG_NODE_STAT_RESP, 82, node_stat_resp)                                        \

@@ -432,7 +432,7 @@ void sj44_job_write(struct jsonw *w, const struct job_info *j, const char *clust
 	empty_list(w, "job_size_str");
 	job_state(w, "job_state", j->state);
 	nv_time(w, "last_sched_evaluation", 0);
-	jsonw_str(w, "licenses", NULL);
+	jsonw_str(w, "licenses", j->licenses);
 	jsonw_str(w, "licenses_allocated", NULL);
 	empty_list(w, "mail_type");
 	jsonw_str(w, "mail_user", NULL);

@@ -60,8 +60,7 @@ static const struct {
     {V44 "/shares", "get", "get fairshare info", "v0.0.44_openapi_shares_resp"},
     {V44 "/reconfigure", "get", "request slurmctld reconfigure (admins)",
      "v0.0.44_openapi_resp"},
-    {V44 "/licenses", "get", "get all licenses (none is configured)",
-     "v0.0.44_openapi_licenses_resp"},
+    {V44 "/licenses", "get", "get all licenses", "v0.0.44_openapi_licenses_resp"},
     {V44 "/reservations", "get", "get all reservations (none exists)",
      "v0.0.44_openapi_reservation_resp"},
     {V44 "/reservation/{reservation_name}", "get", "get a reservation (404: none exists)",
@@ -340,7 +339,7 @@ static void add_kind44(json_t *s, const char *name, json_t *sample, const char *
 }
 
 /* jobs/state, shares, licenses and reservations (paths44.c).  Rota has no
- * licenses or reservations: their items are described by name only. */
+ * reservations: their items are described by name only. */
 static void schemas44_more(json_t *s, const struct job_info *job)
 {
 	struct share_row row = {.account = "a", .user = "u", .depth = 1};
@@ -355,7 +354,10 @@ static void schemas44_more(json_t *s, const struct job_info *job)
 	sub = response44_of(NULL, NULL, 0);
 	add_prop(sub, "shares", sj44_shares(&shares));
 	json_object_set_new(s, "v0.0.44_openapi_shares_resp", sub);
-	json_object_set_new(s, "v0.0.44_license", json_pack("{s:s}", "type", "object"));
+	struct lic_info lic = {.name = "x"};
+	j = restd_licenses44(&(struct lic_info_resp){.lics = &lic, .lics_count = 1});
+	json_object_set_new(s, "v0.0.44_license", schema_of(json_array_get(j, 0)));
+	json_decref(j);
 	json_object_set_new(
 	    s, "v0.0.44_openapi_licenses_resp",
 	    response44_of("licenses", "v0.0.44_license", HEAD44_LAST_UPDATE));

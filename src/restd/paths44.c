@@ -3,8 +3,8 @@
  * updated at once).  routes.c asks here first for a v0.0.44 path; what the
  * controller answers comes back to restd_payload44.
  *
- * Rota has no reservations and no licenses yet: their listings are empty
- * and a named reservation is not found, as on a Slurm cluster without any. */
+ * Rota has no reservations yet: their listing is empty and a named one is
+ * not found, as on a Slurm cluster without any. */
 #include <event2/buffer.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
@@ -146,7 +146,8 @@ int restd_parse44(struct rest_call *c, const char *path, uint16_t *type, void **
 	} else if (!strcmp(path, "nodes") && cmd == EVHTTP_REQ_POST) {
 		return nodes_update(c, type, body, why, errnum);
 	} else if (!strcmp(path, "licenses") && get) {
-		return empty_list(c, "licenses");
+		c->what = W_LICENSES;
+		*type = MSG_LIC_INFO_REQ;
 	} else if (!strcmp(path, "reservations") && get) {
 		return empty_list(c, "reservations");
 	} else if (!strncmp(path, "reservation/", 12) && path[12] && get) {
@@ -158,6 +159,23 @@ int restd_parse44(struct rest_call *c, const char *path, uint16_t *type, void **
 	}
 	*body = msg_body_new(*type);
 	return 0;
+}
+
+json_t *restd_licenses44(const struct lic_info_resp *r)
+{
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; i < r->lics_count; i++) {
+		const struct lic_info *l = &r->lics[i];
+		json_array_append_new(
+		    a, json_pack("{s:s, s:i, s:i, s:i, s:b, s:i, s:i, s:i, s:i, s:s}",
+		                 "LicenseName", l->name, "Total", (int)l->total, "Used",
+		                 (int)l->used, "Free",
+		                 (int)(l->used < l->total ? l->total - l->used : 0),
+		                 "Remote", 0, "Reserved", 0, "LastConsumed", 0,
+		                 "LastDeficit", 0, "LastUpdate", 0, "Nodes", ""));
+	}
+	return a;
 }
 
 /* shares' rows narrowed to the accounts= and users= of the query (CSV). */
@@ -219,6 +237,13 @@ void restd_payload44(struct rest_call *c, json_t *doc, uint16_t type, void *body
 		if (type == MSG_SHARE_RESP) {
 			narrow_shares(c->req, body);
 			json_object_set_new(doc, "shares", sj44_shares(body));
+		}
+		break;
+	case W_LICENSES:
+		if (type == MSG_LIC_INFO_RESP) {
+			json_object_set_new(doc, "licenses", restd_licenses44(body));
+			json_object_set_new(doc, "last_update",
+			                    sj44_no_val((uint32_t)time(NULL)));
 		}
 		break;
 	default: /* reconfigure: the head alone */

@@ -132,7 +132,8 @@ enum rest_what {
 	W_PART,
 	W_JOBS_STATE, /* v0.0.44 alone (paths44.c) */
 	W_SHARES,
-	W_RECONFIGURE
+	W_RECONFIGURE,
+	W_LICENSES
 };
 struct rest_call {
 	struct restd *r;
@@ -166,6 +167,9 @@ void restd_answer44(struct rest_call *c, uint16_t type, void **body);
 int restd_parse44(struct rest_call *c, const char *path, uint16_t *type, void **body,
                   const char **why, int *errnum);
 void restd_payload44(struct rest_call *c, struct json_t *doc, uint16_t type, void *body);
+/* v0.0.44_license items of the controller's licenses. */
+struct lic_info_resp;
+struct json_t *restd_licenses44(const struct lic_info_resp *r);
 
 /* The request's body, NUL-terminated (malloc'd); its length in *len
  * (routes.c). */

@@ -153,6 +153,7 @@ static void answered(void *arg, int rc, const char *msg, uint16_t type, void **b
 	case W_JOBS_STATE: /* v0.0.44's alone */
 	case W_SHARES:
 	case W_RECONFIGURE:
+	case W_LICENSES:
 		break;
 	case W_SUBMIT:
 		if (type == MSG_SUBMIT_RESP) {

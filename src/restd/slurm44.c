@@ -173,6 +173,7 @@ static const char *payload(struct rest_call *c, json_t *doc, uint16_t type, void
 	case W_JOBS_STATE:
 	case W_SHARES:
 	case W_RECONFIGURE:
+	case W_LICENSES:
 		restd_payload44(c, doc, type, body);
 		break;
 	}
