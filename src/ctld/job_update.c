@@ -128,9 +128,9 @@ static int check_node_names(struct ctld *ctld, const char *list)
 static int update_pending_key(struct update *u, const char *key, size_t kl, const char *v)
 {
 	static const char *const keys[] = {
-	    "Dependency", "StartTime",     "BeginTime",   "Partition", "NumNodes",
-	    "MinNodes",   "NumTasks",      "ReqNodeList", "NodeList",  "ExcNodeList",
-	    "Features",   "MinMemoryNode", "MinMemoryCPU"};
+	    "Dependency", "StartTime",     "BeginTime",    "Partition", "NumNodes",
+	    "MinNodes",   "NumTasks",      "ReqNodeList",  "NodeList",  "ExcNodeList",
+	    "Features",   "MinMemoryNode", "MinMemoryCPU", "Licenses"};
 	struct job_desc *nd = &u->nd;
 	size_t i = 0;
 
@@ -179,6 +179,9 @@ static int update_pending_key(struct update *u, const char *key, size_t kl, cons
 	} else if (key_is(key, kl, "Features")) {
 		set_str(&nd->features, v);
 		u->check_resources = 1;
+	} else if (key_is(key, kl, "Licenses")) {
+		set_str(&nd->licenses, v);
+		u->check_resources = 1; /* checked and written as at submission */
 	} else if (key_is(key, kl, "MinMemoryNode") || key_is(key, kl, "MinMemoryCPU")) {
 		uint64_t mb;
 		if (timefmt_parse_mem(v, &mb) < 0)

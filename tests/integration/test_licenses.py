@@ -106,3 +106,19 @@ def test_licenses_survive_a_controller_restart(cluster):
     cluster.wait_for(lambda: cluster.job_field(b, "Reason") == "Licenses",
                      what="b still waiting")
     assert cluster.job_state(b) == "PENDING"
+
+
+def test_update_a_pending_jobs_licenses(cluster):
+    a = cluster.sbatch("-L", "fluent:2", "-o", "/dev/null", "--wrap", "sleep 300")
+    cluster.wait_running(a)
+    b = cluster.sbatch("-L", "fluent", "-o", "/dev/null", "--wrap", "sleep 300")
+    cluster.wait_for(lambda: cluster.job_field(b, "Reason") == "Licenses", what="b waits")
+    p = cluster.run(["scontrol", "update", f"JobId={b}", "Licenses=matlab:1"])
+    assert p.returncode == 1 and "Invalid license specification" in p.stderr, p.stderr
+    assert cluster.job_field(b, "Licenses") == "fluent:1"
+    cluster.run(["scontrol", "update", f"JobId={b}", "Licenses=ansys"], check=True)
+    cluster.wait_running(b)
+    assert cluster.job_field(b, "Licenses") == "ansys:1"
+    assert show_lic(cluster)["ansys"]["Used"] == "1"
+    p = cluster.run(["scontrol", "update", f"JobId={a}", "Licenses=ansys"])
+    assert p.returncode == 1, "a running job's licenses stay"
