@@ -56,6 +56,7 @@ enum {
 	O_QUIT_ON_INTR,
 	O_NO_SHELL,
 	O_TIME_MIN,
+	O_DEADLINE,
 	O_SIGNAL,
 	O_GET_USER_ENV,
 	O_MINCPUS,
@@ -133,6 +134,7 @@ static const struct opt_def opt_table[] = {
     {"signal", required_argument, O_SIGNAL, SRA},
     {"time", required_argument, 't', SRA},
     {"time-min", required_argument, O_TIME_MIN, SRA},
+    {"deadline", required_argument, O_DEADLINE, SRA},
     {"usage", no_argument, O_USAGE, SRA},
     {"verbose", no_argument, 'v', SRA},
     {"version", no_argument, 'V', SRA},
@@ -797,7 +799,14 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		d->time_limit = parse_time(arg, "time");
 		break;
 	case O_TIME_MIN:
-		parse_time(arg, "time-min");
+		d->time_min = parse_time(arg, "time-min");
+		if (d->time_min == INFINITE32)
+			d->time_min = 0;
+		break;
+	case O_DEADLINE:
+		if (!arg || jobscript_parse_begin(arg, time(NULL), &t) < 0)
+			die(JOBOPT_EXIT_FATAL, "Invalid --deadline specification");
+		d->deadline = (int64_t)t;
 		break;
 	case 'v':
 		o->verbose++;

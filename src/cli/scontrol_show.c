@@ -249,16 +249,18 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	if (o->details)
 		fprintf(f, "DerivedExitCode=%s%s",
 		        joblist_exit_code(j->derived_exit_code, b1, sizeof(b1)), le);
-	fprintf(f, "RunTime=%s TimeLimit=%s TimeMin=N/A%s",
+	fprintf(f, "RunTime=%s TimeLimit=%s TimeMin=%s%s",
 	        timefmt_duration(job_run_time(j, now), b1, sizeof(b1)),
-	        limit_str(j->time_limit, "Partition_Limit", b2, sizeof(b2)), le);
+	        limit_str(j->time_limit, "Partition_Limit", b2, sizeof(b2)),
+	        j->time_min ? limit_str(j->time_min, "N/A", b3, sizeof(b3)) : "N/A", le);
 	fprintf(f, "SubmitTime=%s EligibleTime=%s%s",
 	        time_str(j->submit_time, b1, sizeof(b1)),
 	        time_str(j->eligible_time, b2, sizeof(b2)), le);
 	fprintf(f, "AccrueTime=%s%s", time_str(j->eligible_time, b1, sizeof(b1)), le);
-	fprintf(f, "StartTime=%s EndTime=%s Deadline=N/A%s",
+	fprintf(f, "StartTime=%s EndTime=%s Deadline=%s%s",
 	        time_str(j->start_time, b1, sizeof(b1)),
-	        time_str(pending ? 0 : j->end_time, b2, sizeof(b2)), le);
+	        time_str(pending ? 0 : j->end_time, b2, sizeof(b2)),
+	        j->deadline ? time_str(j->deadline, b3, sizeof(b3)) : "N/A", le);
 	fprintf(
 	    f, "SuspendTime=None SecsPreSuspend=0 LastSchedEval=%s Scheduler=Main%s",
 	    time_str(j->start_time > 0 ? j->start_time : j->submit_time, b3, sizeof(b3)),

@@ -97,6 +97,7 @@ static const char *const reasons[WAIT_REASON_END] = {
                         "jobs in higher priority partitions",
     [WAIT_DEP_INVALID] = "DependencyNeverSatisfied",
     [WAIT_LICENSES] = "Licenses",
+    [FAIL_DEADLINE] = "DeadLine",
     [FAIL_EXIT_CODE] = "NonZeroExitCode",
     [FAIL_TIMEOUT] = "TimeLimit",
     [FAIL_LAUNCH] = "JobLaunchFailure",
@@ -251,6 +252,9 @@ const char *slurm_strerror(int rc)
 		return "Requested nodes are busy";
 	case ESLURM_INVALID_ARRAY:
 		return "Invalid job array specification";
+	case ESLURM_INVALID_TIME_MIN_LIMIT:
+		return "Invalid time-min specification (exceeds job's time or other "
+		       "limits)";
 	case ESLURM_INVALID_LICENSES:
 		return "Invalid license specification";
 	case ESLURM_RESERVATION_INVALID:

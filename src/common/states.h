@@ -77,6 +77,7 @@ enum job_reason {
 	 * them would do: some are down, drained, powering down (Slurm's words) */
 	WAIT_NODES_DOWN,
 	WAIT_LICENSES, /* too few of its -L licenses are free */
+	FAIL_DEADLINE, /* it could not end before its --deadline */
 	WAIT_REASON_END
 };
 
@@ -158,7 +159,8 @@ enum slurm_errno {
 	ESLURM_INVALID_GRES = 2072,
 	ESLURM_INVALID_ARRAY = 2116,
 	ESLURM_RESERVATION_INVALID = 2058,
-	ESLURM_INVALID_LICENSES = 2048, /* Rota's number: none exist yet */
+	ESLURM_INVALID_LICENSES = 2048,
+	ESLURM_INVALID_TIME_MIN_LIMIT = 2124, /* Rota's number: none exist yet */
 	/* accounting (the numbers are Rota's; the words Slurm's) */
 	ESLURM_INVALID_ACCOUNT = 2090,
 	ESLURM_INVALID_QOS = 2091,

@@ -215,6 +215,8 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->pn_min_cpus = d->pn_min_cpus;
 	o->pn_min_tmp = d->pn_min_tmp;
 	o->licenses = d->licenses;
+	o->time_min = d->time_min;
+	o->deadline = d->deadline;
 	o->req_switch = d->req_switch;
 	if (d->req_switch) {
 		struct sched_params sp;

@@ -933,6 +933,30 @@ static int job_part_limits(struct ctld *ctld, const struct part *p,
 	return 0;
 }
 
+/* --time-min and --deadline, as Slurm checks them at submission: the
+ * shortest run must fit before the deadline, which must be ahead.  A job
+ * with a deadline and neither limit may run a minute. */
+static int job_times_check(const struct part *p, struct job_desc *d, time_t now)
+{
+	uint32_t tl = job_time_limit(p, d);
+
+	if (d->time_min && tl != INFINITE32 && d->time_min > tl)
+		return -ESLURM_INVALID_TIME_MIN_LIMIT;
+	if (!d->deadline)
+		return 0;
+	if (d->deadline < now)
+		return -ESLURM_INVALID_TIME_LIMIT;
+	if (d->time_min && d->deadline < now + (int64_t)d->time_min * 60)
+		return -ESLURM_INVALID_TIME_MIN_LIMIT;
+	if (!d->time_min && d->time_limit && d->time_limit != NO_VAL &&
+	    d->time_limit != INFINITE32 &&
+	    d->deadline < now + (int64_t)d->time_limit * 60)
+		return -ESLURM_INVALID_TIME_LIMIT;
+	if (d->time_limit == NO_VAL && !d->time_min)
+		d->time_min = 1;
+	return 0;
+}
+
 /* A new job id, or 0 when its high-water mark cannot be stored. */
 static uint32_t job_new_id(struct job_mgr *jm, const struct conf *conf)
 {
@@ -977,6 +1001,8 @@ void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *d, i
 	rc = job_desc_validate(ctld, d, alloc, &p);
 	if (!rc)
 		rc = job_part_limits(ctld, p, d);
+	if (!rc)
+		rc = job_times_check(p, d, time(NULL));
 	/* the names as they are now, in the event: a replay looks nothing up */
 	uid_to_name(who->uid, user, sizeof(user));
 	if (!rc)

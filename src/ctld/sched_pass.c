@@ -84,11 +84,27 @@ size_t sched_pass_part_index(struct ctld *ctld, const struct part *p)
 	return 0;
 }
 
+/* Can the job no longer end before its --deadline, even run for its
+ * --time-min (else its time limit)?  Slurm ends it then, DEADLINE. */
+static int deadline_missed(const struct job *job, time_t now)
+{
+	uint32_t run = job->desc.time_min ? job->desc.time_min : job->time_limit;
+
+	return job->desc.deadline && run != INFINITE32 && run != NO_VAL &&
+	       job->desc.deadline < now + (int64_t)run * 60;
+}
+
 /* Limits that keep a job waiting whatever the nodes do. */
 static int job_blocked_by_limits(struct ctld *ctld, struct job *job, time_t now)
 {
 	const struct conf_part *cp = job->part->cfg;
 
+	if (deadline_missed(job, now)) {
+		log_info("JobId=%u cannot end before its deadline: ended DEADLINE",
+		         job->job_id);
+		job_end(ctld, job, JOB_DEADLINE, FAIL_DEADLINE, 1);
+		return 1;
+	}
 	if (job->hold) {
 		sched_pass_set_reason(job, job->hold == 1 ? WAIT_HELD_USER : WAIT_HELD,
 		                      NULL);

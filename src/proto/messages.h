@@ -88,6 +88,8 @@
 	F(S, u32, pn_min_cpus, _) /* --mincpus; NO_VAL unset */                          \
 	F(S, u64, pn_min_tmp, _)  /* --tmp, MB of TmpDisk a node needs; 0 none */        \
 	F(S, str, licenses, _) /* -L, "name:count,..." (common/licenses.h); NULL none */ \
+	F(S, u32, time_min, _) /* --time-min, minutes; 0 none */                         \
+	F(S, i64, deadline, _) /* --deadline; 0 none */                                  \
 	F(S, str, gres, _)     /* --gres as given (common/gres.h); NULL: none */         \
 	F(S, str, qos, _)      /* --qos; set at submit (the association's default) */    \
 	/* GPUs, each "[type:]count" as given (common/gres.h gres_gpu_parse) */          \
@@ -189,7 +191,9 @@ enum job_flags {
 	F(S, u32, wait4switch, _) /* seconds it may wait for them */                     \
 	/* from here on no bit in job_info_req.fields: always sent */                    \
 	F(S, str, licenses, _)   /* "name:count,..." it holds or waits for; NULL none */ \
-	F(S, u64, pn_min_tmp, _) /* --tmp, MB */
+	F(S, u64, pn_min_tmp, _) /* --tmp, MB */                                         \
+	F(S, u32, time_min, _)                                                           \
+	F(S, i64, deadline, _)
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 ROTA_INDEX(job_info, JOB_INFO_FIELDS)
 _Static_assert(job_info_idx_wait4switch < 64, "job_info_req.fields is 64 bits");

@@ -1,0 +1,64 @@
+"""--deadline and --time-min, as Slurm 22.05 has them: a submission whose
+shortest run (its --time-min, else its time limit) cannot end before the
+deadline is refused in Slurm's words; a pending job that can no longer make
+it ends DEADLINE (reason DeadLine, exit code 0:1) when the scheduler next
+looks at it; scontrol show job prints TimeMin and Deadline."""
+
+import re
+
+
+SUBMIT_ERR = "sbatch: error: Batch job submission failed: "
+
+
+def refused(cluster, *args):
+    before = cluster.run(["squeue", "-h", "-t", "all", "-o", "%i"], check=True).stdout
+    p = cluster.run(["sbatch", *args, "--wrap", "true"])
+    assert p.returncode == 1, p
+    assert cluster.run(["squeue", "-h", "-t", "all", "-o", "%i"],
+                       check=True).stdout == before
+    return p.stderr.strip()
+
+
+def test_submissions_that_cannot_make_it_are_refused(cluster):
+    assert refused(cluster, "--deadline=now+60", "-t", "5") == \
+        SUBMIT_ERR + "Requested time limit is invalid (missing or exceeds some limit)"
+    assert refused(cluster, "--deadline=now+120", "--time-min=5", "-t", "10") == \
+        SUBMIT_ERR + "Invalid time-min specification (exceeds job's time or other limits)"
+    assert refused(cluster, "--time-min=20", "-t", "10") == \
+        SUBMIT_ERR + "Invalid time-min specification (exceeds job's time or other limits)"
+    assert refused(cluster, "--deadline=2001-01-01T00:00:00") == \
+        SUBMIT_ERR + "Requested time limit is invalid (missing or exceeds some limit)"
+    p = cluster.run(["sbatch", "--deadline=someday", "--wrap", "true"])
+    assert p.returncode != 0 and "Invalid --deadline specification" in p.stderr
+
+
+def test_show_job_prints_time_min_and_deadline(cluster):
+    job = cluster.sbatch("-H", "--deadline=now+1hour", "--time-min=5", "-t", "30",
+                         "--wrap", "true")
+    out = cluster.run(["scontrol", "show", "job", str(job)], check=True).stdout
+    assert re.search(r"TimeLimit=00:30:00 TimeMin=00:05:00\n", out), out
+    assert re.search(r"Deadline=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\n", out), out
+    plain = cluster.sbatch("-H", "--wrap", "true")
+    out = cluster.run(["scontrol", "show", "job", str(plain)], check=True).stdout
+    assert "TimeMin=N/A" in out and "Deadline=N/A" in out
+
+
+def test_a_waiting_job_past_its_deadline_ends_deadline(cluster):
+    first = cluster.sbatch("-o", "/dev/null", "--wrap", "sleep 300")
+    cluster.wait_running(first)
+    # it may start for a minute now, not after the 62 s are nearly gone
+    late = cluster.sbatch("-d", f"afterok:{first}", "--deadline=now+62", "--time-min=1",
+                          "-t", "10", "--wrap", "true")
+    on_time = cluster.sbatch("-d", f"afterok:{first}", "--deadline=now+1hour",
+                             "-t", "10", "--wrap", "true")
+
+    def nudge_and_state():
+        cluster.sbatch("-o", "/dev/null", "--wrap", "true")  # a scheduling pass
+        return cluster.job_state(late)
+
+    cluster.wait_for(lambda: nudge_and_state() == "DEADLINE", timeout=30,
+                     what="the late job ended DEADLINE")
+    assert cluster.job_field(late, "Reason") == "DeadLine"
+    assert cluster.job_field(late, "ExitCode") == "0:1"
+    assert cluster.job_state(on_time) == "PENDING"
+    assert cluster.job_field(on_time, "Reason") == "Dependency"
