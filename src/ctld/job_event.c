@@ -220,6 +220,8 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 	job->reason = WAIT_NO_REASON;
 	job_sched_clear(job);
 	run->start_time = ev->time;
+	if (ev->time_limit)
+		job->time_limit = ev->time_limit;
 	run->warn_sent = 0;
 	run->next_step_id = ev->next_step_id;
 	run->derived_exit = ev->derived_exit;

@@ -88,7 +88,8 @@ ROTA_DECLARE(ev_submit, EV_SUBMIT_FIELDS)
 	F(S, u32v, slots, _)                                                             \
 	F(S, u32, next_step_id, _)                                                       \
 	F(S, u32, derived_exit, _)                                                       \
-	F(S, strv, gres, _) /* per node: GRES held (common/gres_req.h); none: no GRES */
+	F(S, strv, gres, _) /* per node: GRES held (common/gres_req.h); none: no GRES */ \
+	F(S, u32, time_limit, _) /* 0: unchanged; shorter: cut to its --deadline */
 ROTA_DECLARE(ev_start, EV_START_FIELDS)
 
 #define EV_END_FIELDS(F, S)                                                              \

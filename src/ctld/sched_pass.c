@@ -478,6 +478,21 @@ static int bind_fits(struct job *job, const struct node *n, const char *picked,
 	return 0;
 }
 
+/* A job with a --deadline runs no longer than to it, as in Slurm: its limit
+ * (its partition's when it gave none) cut to the minutes left; 0 when that
+ * changes nothing. */
+static uint32_t deadline_limit(const struct job *job, time_t now)
+{
+	uint32_t left;
+
+	if (!job->desc.deadline || job->desc.deadline <= now)
+		return 0;
+	left = (uint32_t)((job->desc.deadline - now) / 60);
+	if (!left || (job->time_limit != INFINITE32 && job->time_limit <= left))
+		return 0;
+	return left;
+}
+
 int sched_pass_start_job(struct sched_pass *ps, struct job *job,
                          const struct sched_alloc *a)
 {
@@ -517,6 +532,7 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 		if (!ev.gres[i]) /* a strv ends at its first NULL */
 			ev.gres[i] = xstrdup("");
 	ev.job_id = task->job_id;
+	ev.time_limit = deadline_limit(task, ps->now);
 	ev.nodes = hostlist_compress(names, a->nnodes);
 	ev.cpus_per_node = (struct rota_u32v){a->cpus, a->nnodes};
 	ev.tasks_per_node = (struct rota_u32v){a->tasks, a->nnodes};

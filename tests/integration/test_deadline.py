@@ -62,3 +62,39 @@ def test_a_waiting_job_past_its_deadline_ends_deadline(cluster):
     assert cluster.job_field(late, "ExitCode") == "0:1"
     assert cluster.job_state(on_time) == "PENDING"
     assert cluster.job_field(on_time, "Reason") == "Dependency"
+
+
+def test_a_job_starts_with_its_limit_cut_to_the_deadline(cluster):
+    """Slurm's test1.103 and 1.107: a limit longer than the time to the
+    deadline is cut to it (the seconds rounded down) when the job starts."""
+    max_time = cluster.run(["sinfo", "-h", "-o", "%l"], check=True).stdout.split()[0]
+    cut = cluster.sbatch("-o", "/dev/null", "--deadline=now+30minutes", "-t", "50",
+                         "--time-min=20", "--wrap", "sleep 300")
+    short = cluster.sbatch("-o", "/dev/null", "--deadline=now+1hour", "-t", "10",
+                           "--wrap", "sleep 300")
+    for j in (cut, short):
+        cluster.wait_running(j)
+    assert cluster.job_field(cut, "TimeLimit") in ("00:29:00", "00:30:00")
+    assert cluster.job_field(cut, "TimeMin") == "00:20:00"
+    assert cluster.job_field(short, "TimeLimit") == "00:10:00"
+    if max_time == "infinite":
+        none = cluster.sbatch("-o", "/dev/null", "--deadline=now+1hour", "--wrap",
+                              "sleep 300")
+        cluster.wait_running(none)
+        assert cluster.job_field(none, "TimeLimit") in ("00:59:00", "01:00:00")
+        assert cluster.job_field(none, "TimeMin") == "00:01:00"
+    # the cut limit is the job's: it survives the controller's restart
+    cluster.kill_daemon("rotactld")
+    cluster.up()
+    assert cluster.job_field(cut, "TimeLimit") in ("00:29:00", "00:30:00")
+
+
+def test_srun_with_a_deadline(cluster):
+    p = cluster.run(["srun", "--deadline", "2015-03-27T04:30:00", "-t1", "true"])
+    assert p.returncode == 1
+    assert "Requested time limit is invalid (missing or exceeds some limit)" in p.stderr
+    p = cluster.run(["srun", "-N1", "--deadline", "now+1hour", "--time-min", "120", "true"])
+    assert p.returncode == 1 and "Invalid time-min specification" in p.stderr
+    p = cluster.run(["srun", "-N1", "--deadline", "now+30minutes", "-t50", "--time-min=1",
+                     "true"])
+    assert p.returncode == 0, p.stderr
