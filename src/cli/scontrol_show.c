@@ -296,11 +296,11 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 		fprintf(f, "MinCPUsNode=%u MinMemoryNode=0 MinTmpDiskNode=%s%s", mincpus,
 		        tmp, le);
 	fprintf(f, "Features=%s DelayBoot=00:00:00%s", nul(j->features), le);
-	fprintf(f, "OverSubscribe=%s Contiguous=0 Licenses=%s Network=(null)%s",
+	fprintf(f, "OverSubscribe=%s Contiguous=%d Licenses=%s Network=(null)%s",
 	        (j->flags & JOB_F_EXCLUSIVE)       ? "NO"
 	        : (j->flags & JOB_F_OVERSUBSCRIBE) ? "YES"
 	                                           : "OK",
-	        nul(j->licenses), le);
+	        !!(j->flags & JOB_F_CONTIGUOUS), nul(j->licenses), le);
 	fprintf(f, "Command=%s%s", nul(j->command), le);
 	fprintf(f, "WorkDir=%s%s", nul(j->work_dir), le);
 	if (j->comment && *j->comment)

@@ -575,6 +575,8 @@ int job_desc_req(const struct gres_kinds *gk, const struct job_desc *d,
 	    .mem_per_cpu = d->mem_per_cpu == NO_VAL64 ? 0 : d->mem_per_cpu,
 	    .exclusive = !!(d->flags & JOB_F_EXCLUSIVE),
 	    .min_cpus = d->pn_min_cpus == NO_VAL ? 0 : d->pn_min_cpus,
+	    .spread = !!(d->flags & JOB_F_SPREAD),
+	    .contiguous = !!(d->flags & JOB_F_CONTIGUOUS),
 	};
 	/* -O: CPUs as if one task a node (cpus_per_task each) */
 	if (d->flags & JOB_F_OVERCOMMIT)

@@ -119,6 +119,8 @@ enum job_flags {
 	JOB_F_OPEN_APPEND = 1 << 4,
 	JOB_F_OVERSUBSCRIBE = 1 << 5, /* -s: may share cores (OverSubscribe=YES) */
 	JOB_F_OVERCOMMIT = 1 << 6,    /* -O: CPUs for one task a node, tasks as asked */
+	JOB_F_SPREAD = 1 << 7,        /* --spread-job */
+	JOB_F_CONTIGUOUS = 1 << 8,    /* --contiguous */
 };
 
 /* One job as squeue / scontrol show job see it. */

@@ -193,6 +193,82 @@ static void weight_order(const struct sched_node *nodes, size_t n, size_t *order
 	}
 }
 
+/* Can node i take tasks of req (its count in *ret_t), and does the
+ * allocation take it?  fit: 1 take, 0 skip it, -1 give up (a required node
+ * that cannot). */
+struct pick {
+	uint32_t cap, k, max_nodes;
+	uint64_t got[SCHED_GRES_WANTS], short_by;
+};
+
+static int pick_node(const struct sched_node *nodes, size_t i, const struct sched_req *req,
+                     int idle, struct pick *p, struct sched_alloc *out, uint32_t *fit)
+{
+	uint32_t fc, t, tg;
+	uint64_t fm, gleft = 0;
+	int gives = 1;
+
+	node_free(&nodes[i], req, idle, &fc, &fm);
+	t = tasks_fit(req, fc, fm);
+	if (req->ngres && (tg = gres_tasks_fit(&nodes[i], idle, req)) < t)
+		t = tg;
+	if (req->ntasks_per_node != SCHED_UNSET && t < req->ntasks_per_node)
+		t = 0;
+	if (!t)
+		return nodes[i].required ? -1 : 0;
+	if (req->ngres)
+		gleft = per_job_left(&nodes[i], idle, req, p->got, &gives);
+	/* a node that adds none of the GPUs still missing (--gpus) waits for
+	 * them to be found */
+	if (gleft && !gives && !nodes[i].required)
+		return 0;
+	/* the last node the job may get must hold all that is left: -N1 -n8
+	 * skips nodes with fewer free CPUs */
+	if (p->k + 1 == p->max_nodes && !nodes[i].required &&
+	    ((req->num_tasks != SCHED_UNSET && p->cap + t < req->num_tasks) || gleft))
+		return 0;
+	out->node_idx[p->k] = (uint32_t)i;
+	fit[p->k++] = t;
+	p->cap += t;
+	for (uint32_t w = 0; w < req->ngres; w++)
+		if (req->gres[w].per_job)
+			p->got[w] += want_free(&nodes[i], idle, &req->gres[w]);
+	p->short_by = gleft;
+	return 1;
+}
+
+/* Have the nodes picked so far enough for req?  With --spread-job, only
+ * when no more may be taken. */
+static int picked_enough(const struct sched_req *req, const struct pick *p)
+{
+	if (p->short_by || p->k < req->min_nodes)
+		return 0;
+	if (req->num_tasks != SCHED_UNSET && p->cap < wanted_tasks(req, p->k))
+		return 0;
+	return !req->spread || p->k >= p->max_nodes;
+}
+
+/* --contiguous: the first run of consecutive usable nodes (by index) that
+ * holds the job. */
+static int contiguous_pass(const struct sched_node *nodes, size_t n,
+                           const struct sched_req *req, int idle, struct sched_alloc *out,
+                           uint32_t *fit, struct pick *p, uint32_t max_nodes)
+{
+	for (size_t s = 0; s < n; s++) {
+		*p = (struct pick){.max_nodes = max_nodes};
+		for (size_t i = s; i < n && p->k < max_nodes; i++) {
+			if (!nodes[i].usable || pick_node(nodes, i, req, idle, p, out, fit) != 1)
+				break;
+			if (picked_enough(req, p))
+				return 0;
+		}
+		if (req->spread && p->k >= req->min_nodes && !p->short_by &&
+		    (req->num_tasks == SCHED_UNSET || p->cap >= wanted_tasks(req, p->k)))
+			return 0;
+	}
+	return -EAGAIN;
+}
+
 /* One pass: idle != 0 pretends every usable node is empty (the "could it ever
  * run" check). */
 static int select_pass_in(const struct sched_node *nodes, size_t n,
@@ -200,78 +276,64 @@ static int select_pass_in(const struct sched_node *nodes, size_t n,
                           uint32_t *fit, size_t *order)
 {
 	uint32_t max_nodes = req->max_nodes == SCHED_UNSET ? (uint32_t)n : req->max_nodes;
-	uint32_t cap = 0, k = 0, need, left;
-	uint64_t got[SCHED_GRES_WANTS] = {0}, short_by = 0;
+	uint32_t k, need, left;
+	struct pick p;
 
 	if (req->ntasks_per_node == SCHED_UNSET && req->num_tasks == SCHED_UNSET)
 		max_nodes = req->min_nodes > max_nodes ? max_nodes : req->min_nodes;
+	/* a node holds one task at least: no more nodes than tasks */
+	if (req->spread && req->num_tasks != SCHED_UNSET && req->num_tasks < max_nodes)
+		max_nodes = req->num_tasks;
+	p = (struct pick){.max_nodes = max_nodes};
+	if (req->contiguous) {
+		if (contiguous_pass(nodes, n, req, idle, out, fit, &p, max_nodes) < 0)
+			return -EAGAIN;
+		goto placed;
+	}
 	weight_order(nodes, n, order);
 	/* required nodes first, then the rest by weight */
 	for (int pass = 0; pass < 2; pass++) {
-		for (size_t o = 0; o < n && k < max_nodes; o++) {
+		for (size_t o = 0; o < n && p.k < max_nodes; o++) {
 			size_t i = order[o];
-			uint32_t fc, t;
-			uint64_t fm;
+			int r;
 			if (!nodes[i].usable || (pass == 0) != !!nodes[i].required)
 				continue;
-			uint32_t tg;
-			int gives = 1;
-			uint64_t gleft = 0;
-			node_free(&nodes[i], req, idle, &fc, &fm);
-			t = tasks_fit(req, fc, fm);
-			if (req->ngres && (tg = gres_tasks_fit(&nodes[i], idle, req)) < t)
-				t = tg;
-			if (req->ntasks_per_node != SCHED_UNSET &&
-			    t < req->ntasks_per_node)
-				t = 0;
-			if (!t) {
-				if (nodes[i].required)
-					return -EAGAIN;
-				continue;
-			}
-			if (req->ngres)
-				gleft = per_job_left(&nodes[i], idle, req, got, &gives);
-			/* a node that adds none of the GPUs still missing (--gpus)
-			 * waits for them to be found */
-			if (gleft && !gives && !nodes[i].required)
-				continue;
-			/* the last node the job may get must hold all that is
-			 * left: -N1 -n8 skips nodes with fewer free CPUs */
-			if (k + 1 == max_nodes && !nodes[i].required &&
-			    ((req->num_tasks != SCHED_UNSET &&
-			      cap + t < req->num_tasks) ||
-			     gleft))
-				continue;
-			out->node_idx[k] = (uint32_t)i;
-			fit[k++] = t;
-			cap += t;
-			for (uint32_t w = 0; w < req->ngres; w++)
-				if (req->gres[w].per_job)
-					got[w] +=
-					    want_free(&nodes[i], idle, &req->gres[w]);
-			short_by = gleft;
-			if (short_by)
-				continue;
-			if (k >= req->min_nodes && cap >= wanted_tasks(req, k) &&
-			    req->num_tasks != SCHED_UNSET)
-				goto placed;
-			if (k >= req->min_nodes && req->num_tasks == SCHED_UNSET)
+			if ((r = pick_node(nodes, i, req, idle, &p, out, fit)) < 0)
+				return -EAGAIN;
+			if (r && picked_enough(req, &p))
 				goto placed;
 		}
 	}
+	/* --spread-job: fewer nodes than it may take can do */
+	if (req->spread && p.k >= req->min_nodes && !p.short_by &&
+	    (req->num_tasks == SCHED_UNSET || p.cap >= wanted_tasks(req, p.k)))
+		goto placed;
 	return -EAGAIN;
 placed:
+	k = p.k;
 	need = wanted_tasks(req, k);
 	if (need < k)
 		return -EINVAL; /* fewer tasks than nodes */
-	/* one task per node first, then fill block-wise */
+	/* one task per node first, then fill block-wise (--spread-job: one
+	 * more on each node in turn) */
 	left = need;
 	for (uint32_t j = 0; j < k; j++) {
 		out->tasks[j] = 1;
 		left--;
 	}
+	while (req->spread && left) {
+		uint32_t added = 0;
+		for (uint32_t j = 0; j < k && left; j++)
+			if (out->tasks[j] < fit[j]) {
+				out->tasks[j]++;
+				left--;
+				added++;
+			}
+		if (!added)
+			break;
+	}
 	for (uint32_t j = 0; j < k && left; j++) {
-		uint32_t more = fit[j] - 1 < left ? fit[j] - 1 : left;
+		uint32_t more = fit[j] - out->tasks[j] < left ? fit[j] - out->tasks[j] : left;
 		out->tasks[j] += more;
 		left -= more;
 	}

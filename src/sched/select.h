@@ -64,6 +64,9 @@ struct sched_req {
 	uint32_t ngres;    /* gres[0..ngres) */
 	struct sched_gres_want gres[SCHED_GRES_WANTS];
 	uint32_t switches; /* --switches: most leaf switches (topo.h); 0 any */
+	int spread;        /* --spread-job: as many nodes as tasks allow, tasks
+	                    * spread evenly over them */
+	int contiguous;    /* --contiguous: nodes of consecutive indexes */
 };
 
 /* Result for one node; caller provides arrays of n entries. */

@@ -66,6 +66,66 @@ static void test_nodes_given_pack_first_node(void **state)
 	assert_int_equal(tasks[3], 1);
 }
 
+/* --spread-job: as many nodes as the tasks and max_nodes allow, the tasks
+ * dealt out evenly; the nodes as -N or the tasks limit them */
+static void test_spread(void **state)
+{
+	struct sched_req r = req(1, 6, SCHED_UNSET, 1);
+
+	r.spread = 1;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 4);
+	assert_int_equal(tasks[0], 2);
+	assert_int_equal(tasks[1], 2);
+	assert_int_equal(tasks[2], 1);
+	assert_int_equal(tasks[3], 1);
+	r = req(1, 2, SCHED_UNSET, 1);
+	r.spread = 1;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 2);
+	r = req(1, 8, SCHED_UNSET, 1);
+	r.spread = 1;
+	r.max_nodes = 3;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 3);
+	assert_int_equal(tasks[0] + tasks[1] + tasks[2], 8);
+	assert_true(tasks[2] >= 2);
+	/* a busy node is left out, not waited for */
+	nodes[1].alloc_cpus = 16;
+	r = req(1, 6, SCHED_UNSET, 1);
+	r.spread = 1;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 3);
+	assert_int_equal(idx[1], 2);
+}
+
+/* --contiguous: consecutive node indexes, the first run that holds it */
+static void test_contiguous(void **state)
+{
+	struct sched_req r = req(2, SCHED_UNSET, SCHED_UNSET, 1);
+
+	r.contiguous = 1;
+	nodes[1].alloc_cpus = 16;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 2);
+	assert_int_equal(idx[1], 3);
+	r = req(3, SCHED_UNSET, SCHED_UNSET, 1);
+	r.contiguous = 1;
+	assert_int_equal(sched_select(nodes, N, &r, &out), -EAGAIN);
+	nodes[1].alloc_cpus = 0;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[2], 2);
+	nodes[2].usable = 0;
+	r = req(2, SCHED_UNSET, SCHED_UNSET, 1);
+	r.contiguous = 1;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 0);
+	assert_int_equal(idx[1], 1);
+	r = req(1, 40, SCHED_UNSET, 1);
+	r.contiguous = 1;
+	assert_int_equal(sched_select(nodes, N, &r, &out), -EINVAL);
+}
+
 static void test_cpus_per_task(void **state)
 {
 	struct sched_req r = req(1, 1, SCHED_UNSET, 8);
@@ -318,6 +378,8 @@ int main(void)
 	    cmocka_unit_test_setup(test_one_node_skips_too_small, setup),
 	    cmocka_unit_test_setup(test_tasks_span_nodes, setup),
 	    cmocka_unit_test_setup(test_cpus_per_task, setup),
+	    cmocka_unit_test_setup(test_spread, setup),
+	    cmocka_unit_test_setup(test_contiguous, setup),
 	    cmocka_unit_test_setup(test_nodes_given_pack_first_node, setup),
 	    cmocka_unit_test_setup(test_busy_vs_never, setup),
 	    cmocka_unit_test_setup(test_memory, setup),
