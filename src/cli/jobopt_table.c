@@ -183,7 +183,7 @@ const struct opt_def jobopt_table[] = {
     {"cpu_bind", REQ, O_CPU_BIND, R, SEC_AFFINITY, "type", "old spelling of --cpu-bind",
      ST_OK},
     {"extra-node-info", REQ, 'B', SRA, SEC_AFFINITY, "S[:C[:T]]",
-     "sockets[:cores[:threads]] per node", ST_OK},
+     "least sockets per node (C, T: no effect)", ST_OK},
     {"hint", REQ, O_IGNORE, SRA, SEC_AFFINITY, "hint", "binding hints", ST_NOEFF},
     {"mem-bind", REQ, O_IGNORE, SRA, SEC_AFFINITY, "type", "bind memory to NUMA nodes",
      ST_NOEFF},
