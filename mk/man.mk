@@ -36,3 +36,18 @@ format-check: format-check-tools
 format-check-tools:
 	clang-format --dry-run --Werror $(wildcard tools/*.c)
 .PHONY: format-check-tools
+
+# doc/compat.md's "Job options (generated)" section, from the option table of
+# sbatch, srun and salloc (tools/compat_doc; tests/integration/test_help.py
+# fails when the file is stale).  make compat-doc rewrites the section, which
+# is the file's last.
+COMPAT_DOC_OBJS = $(OBJ)/cli/jobopt_table.o $(OBJ)/cli/jobopt_help.o
+$(BUILD)/tools/compat_doc: tools/compat_doc.c $(COMPAT_DOC_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(COMPAT_DOC_OBJS) $(ALL_LDFLAGS)
+all: $(BUILD)/tools/compat_doc
+
+compat-doc: $(BUILD)/tools/compat_doc
+	{ sed '/^## Job options (generated)/,$$d' doc/compat.md; \
+	  $(BUILD)/tools/compat_doc; } > doc/compat.md.tmp && mv doc/compat.md.tmp doc/compat.md
+.PHONY: compat-doc

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "cli/jobopt.h"
+#include "cli/jobopt_table.h"
 #include "common/acctg.h"
 #include "common/signame.h"
 #include "cli/fmt.h"
@@ -26,207 +27,9 @@
 #include "common/ctrspec.h"
 #include "common/common.h"
 
-#define S   JOBOPT_SBATCH
-#define R   JOBOPT_SRUN
-#define A   JOBOPT_SALLOC
-#define SRA (S | R | A)
-
-/* Option ids: the short letter when there is one, else one of these. */
-enum {
-	O_WRAP = JOBOPT_ID_WRAP,
-	O_COMMENT,
-	O_EXCLUSIVE,
-	O_EXPORT,
-	O_MEM,
-	O_MEM_PER_CPU,
-	O_NICE,
-	O_NTASKS_PER_NODE,
-	O_OPEN_MODE,
-	O_PARSABLE,
-	O_REQUEUE,
-	O_NO_REQUEUE,
-	O_USAGE,
-	O_OVERLAP,
-	O_EXACT,
-	O_MULTI_PROG,
-	O_MPI,
-	O_CPU_BIND,
-	O_PTY,
-	O_JOBID,
-	O_QUIT_ON_INTR,
-	O_NO_SHELL,
-	O_TIME_MIN,
-	O_DEADLINE,
-	O_SIGNAL,
-	O_GET_USER_ENV,
-	O_MINCPUS,
-	O_TMP,
-	O_GRES,
-	O_GRES_FLAGS,
-	O_SWITCHES,
-	O_SOCKETS_PER_NODE,
-	O_GPUS_PER_NODE,
-	O_GPUS_PER_TASK,
-	O_GPUS_PER_SOCKET,
-	O_CPUS_PER_GPU,
-	O_MEM_PER_GPU,
-	O_GPU_BIND,
-	O_ACCTG_FREQ,
-	O_CTR_IMAGE,
-	O_CTR_BUNDLE,
-	O_CTR_MOUNTS,
-	O_CTR_WORKDIR,
-	O_CTR_ENV,
-	O_CTR_NAME,
-	O_CTR_REMAP_ROOT,
-	O_CTR_NO_REMAP_ROOT,
-	O_CTR_MOUNT_HOME,
-	O_CTR_NO_MOUNT_HOME,
-	O_IGNORE, /* accepted and ignored */
-};
-
-struct opt_def {
-	const char *name;
-	int has_arg; /* no_argument, required_argument, optional_argument */
-	int id;
-	unsigned cmds;
-};
-
-static const struct opt_def opt_table[] = {
-    {"account", required_argument, 'A', SRA},
-    {"array", required_argument, 'a', S},
-    {"begin", required_argument, 'b', SRA},
-    {"chdir", required_argument, 'D', SRA},
-    {"comment", required_argument, O_COMMENT, SRA},
-    {"constraint", required_argument, 'C', SRA},
-    /* the Pyxis options (common/ctrspec.h), and Slurm's OCI bundle */
-    {"container", required_argument, O_CTR_BUNDLE, SRA},
-    {"container-image", required_argument, O_CTR_IMAGE, SRA},
-    {"container-mounts", required_argument, O_CTR_MOUNTS, SRA},
-    {"container-workdir", required_argument, O_CTR_WORKDIR, SRA},
-    {"container-env", required_argument, O_CTR_ENV, SRA},
-    {"container-name", required_argument, O_CTR_NAME, SRA},
-    {"container-remap-root", no_argument, O_CTR_REMAP_ROOT, SRA},
-    {"no-container-remap-root", no_argument, O_CTR_NO_REMAP_ROOT, SRA},
-    {"container-mount-home", no_argument, O_CTR_MOUNT_HOME, SRA},
-    {"no-container-mount-home", no_argument, O_CTR_NO_MOUNT_HOME, SRA},
-    {"cpus-per-task", required_argument, 'c', SRA},
-    {"dependency", required_argument, 'd', SRA},
-    {"error", required_argument, 'e', S | R},
-    {"exclude", required_argument, 'x', SRA},
-    {"exclusive", optional_argument, O_EXCLUSIVE, SRA},
-    {"export", required_argument, O_EXPORT, S | R},
-    {"help", no_argument, 'h', SRA},
-    {"hold", no_argument, 'H', SRA},
-    {"input", required_argument, 'i', S | R},
-    {"job-name", required_argument, 'J', SRA},
-    {"mem", required_argument, O_MEM, SRA},
-    {"mem-per-cpu", required_argument, O_MEM_PER_CPU, SRA},
-    {"nice", optional_argument, O_NICE, SRA},
-    {"nodelist", required_argument, 'w', SRA},
-    {"nodes", required_argument, 'N', SRA},
-    {"ntasks", required_argument, 'n', SRA},
-    {"ntasks-per-node", required_argument, O_NTASKS_PER_NODE, SRA},
-    {"open-mode", required_argument, O_OPEN_MODE, S | R},
-    {"output", required_argument, 'o', S | R},
-    {"partition", required_argument, 'p', SRA},
-    {"quiet", no_argument, 'Q', SRA},
-    {"signal", required_argument, O_SIGNAL, SRA},
-    {"time", required_argument, 't', SRA},
-    {"time-min", required_argument, O_TIME_MIN, SRA},
-    {"deadline", required_argument, O_DEADLINE, SRA},
-    {"usage", no_argument, O_USAGE, SRA},
-    {"verbose", no_argument, 'v', SRA},
-    {"version", no_argument, 'V', SRA},
-    /* sbatch */
-    {"no-requeue", no_argument, O_NO_REQUEUE, S},
-    {"parsable", no_argument, O_PARSABLE, S},
-    {"requeue", no_argument, O_REQUEUE, S},
-    {"wait", no_argument, 'W', S},
-    {"wrap", required_argument, O_WRAP, S},
-    /* srun */
-    {"cpu-bind", required_argument, O_CPU_BIND, R},
-    /* Slurm keeps the old spelling for srun: older OpenMPI releases start
-     * their daemons with srun --cpu_bind=none */
-    {"cpu_bind", required_argument, O_CPU_BIND, R},
-    {"disable-status", no_argument, 'X', R},
-    {"exact", no_argument, O_EXACT, R},
-    {"jobid", required_argument, O_JOBID, R},
-    {"kill-on-bad-exit", optional_argument, 'K', R},
-    {"label", no_argument, 'l', R},
-    {"mpi", required_argument, O_MPI, R},
-    {"multi-prog", no_argument, O_MULTI_PROG, R},
-    {"overlap", no_argument, O_OVERLAP, R},
-    {"quit-on-interrupt", no_argument, O_QUIT_ON_INTR, R},
-    {"relative", required_argument, 'r', R},
-    {"unbuffered", no_argument, 'u', R},
-    {"wait", required_argument, 'W', R},
-    /* salloc */
-    {"kill-command", optional_argument, 'K', A},
-    {"no-shell", no_argument, O_NO_SHELL, A},
-    /* accepted, no effect here (yet) */
-    {"acctg-freq", required_argument, O_ACCTG_FREQ, SRA},
-    {"batch", required_argument, O_IGNORE, S},
-    {"bell", no_argument, O_IGNORE, A},
-    {"clusters", required_argument, 'M', SRA},
-    {"contiguous", no_argument, O_IGNORE, SRA},
-    {"core-spec", required_argument, 'S', SRA},
-    {"cores-per-socket", required_argument, O_IGNORE, SRA},
-    {"cpu-freq", required_argument, O_IGNORE, SRA},
-    {"cpus-per-gpu", required_argument, O_CPUS_PER_GPU, SRA},
-    {"delay-boot", required_argument, O_IGNORE, SRA},
-    {"distribution", required_argument, 'm', SRA},
-    {"extra-node-info", required_argument, 'B', SRA},
-    {"get-user-env", optional_argument, O_GET_USER_ENV, S},
-    {"get-user-env", optional_argument, O_IGNORE, A}, /* only with --uid */
-    {"gpu-bind", required_argument, O_GPU_BIND, SRA},
-    {"gpus", required_argument, 'G', SRA},
-    {"gpus-per-node", required_argument, O_GPUS_PER_NODE, SRA},
-    {"gpus-per-socket", required_argument, O_GPUS_PER_SOCKET, SRA},
-    {"gpus-per-task", required_argument, O_GPUS_PER_TASK, SRA},
-    {"gres", required_argument, O_GRES, SRA},
-    {"gres-flags", required_argument, O_GRES_FLAGS, SRA},
-    {"hint", required_argument, O_IGNORE, SRA},
-    {"ignore-pbs", no_argument, O_IGNORE, S},
-    {"immediate", optional_argument, 'I', R | A},
-    {"kill-on-invalid-dep", required_argument, O_IGNORE, S},
-    {"licenses", required_argument, 'L', SRA},
-    {"mail-type", required_argument, O_IGNORE, SRA},
-    {"mail-user", required_argument, O_IGNORE, SRA},
-    {"mem-bind", required_argument, O_IGNORE, SRA},
-    {"mem-per-gpu", required_argument, O_MEM_PER_GPU, SRA},
-    {"mincpus", required_argument, O_MINCPUS, SRA},
-    {"network", required_argument, O_IGNORE, SRA},
-    {"no-bell", no_argument, O_IGNORE, A},
-    {"no-kill", optional_argument, 'k', SRA},
-    {"ntasks-per-core", required_argument, O_IGNORE, SRA},
-    {"ntasks-per-gpu", required_argument, O_IGNORE, SRA},
-    {"ntasks-per-socket", required_argument, O_IGNORE, SRA},
-    {"overcommit", no_argument, 'O', SRA},
-    {"oversubscribe", no_argument, 's', SRA},
-    {"prefer", required_argument, O_IGNORE, SRA},
-    {"preserve-env", no_argument, 'E', R},
-    {"priority", required_argument, O_IGNORE, SRA},
-    {"profile", required_argument, O_IGNORE, SRA},
-    {"propagate", optional_argument, O_IGNORE, S | R},
-    {"pty", no_argument, O_PTY, R},
-    {"qos", required_argument, 'q', SRA},
-    {"reservation", required_argument, O_IGNORE, SRA},
-    {"sockets-per-node", required_argument, O_SOCKETS_PER_NODE, SRA},
-    {"spread-job", no_argument, O_IGNORE, SRA},
-    {"switches", required_argument, O_SWITCHES, SRA},
-    {"thread-spec", required_argument, O_IGNORE, SRA},
-    {"threads", required_argument, 'T', R},
-    {"threads-per-core", required_argument, O_IGNORE, SRA},
-    {"tmp", required_argument, O_TMP, SRA},
-    {"use-min-nodes", no_argument, O_IGNORE, SRA},
-    {"wait-all-nodes", required_argument, O_IGNORE, S | A},
-    {"wckey", required_argument, O_IGNORE, SRA},
-};
-#define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
-
-/* Short letters whose long form is accepted but ignored. */
-static const char ignored_letters[] = "MSmkET";
+#define S JOBOPT_SBATCH
+#define R JOBOPT_SRUN
+#define A JOBOPT_SALLOC
 
 /* Input environment variables, applied in this order (later ones win). */
 static const struct {
@@ -339,9 +142,9 @@ static void die(int status, const char *fmt, ...)
 
 static const struct opt_def *opt_find(enum jobopt_cmd cmd, int id)
 {
-	for (size_t i = 0; i < OPT_COUNT; i++)
-		if (opt_table[i].id == id && (opt_table[i].cmds & cmd))
-			return &opt_table[i];
+	for (size_t i = 0; i < jobopt_table_len; i++)
+		if (jobopt_table[i].id == id && (jobopt_table[i].cmds & cmd))
+			return &jobopt_table[i];
 	return NULL;
 }
 
@@ -1033,71 +836,15 @@ void jobopt_release(struct jobopt *o)
 
 /* ---- collecting ---- */
 
-static void print_usage(enum jobopt_cmd cmd)
-{
-	static const char *const usage[] = {
-	    [S] = "Usage: sbatch [-N nnodes] [-n ntasks] [-c ncpus] [-t time] [-p "
-	          "partition]\n"
-	          "              [-J jobname] [-o out] [-e err] [-i in] [-D dir] [-A "
-	          "account]\n"
-	          "              [--mem=MB] [--mem-per-cpu=MB] [-w hosts] [-x hosts]\n"
-	          "              [-C list] [-d dependency] "
-	          "[--export=ALL|NONE|VAR[=val],...]\n"
-	          "              [-H] [--exclusive] [--requeue] [--nice[=value]] "
-	          "[--begin=time]\n"
-	          "              [--open-mode=append|truncate] [--parsable] [-W] [-v]\n"
-	          "              [--wrap=command | executable [args...]]\n",
-	    [R] = "Usage: srun [-N nnodes] [-n ntasks] [-c ncpus] [-t time] [-p "
-	          "partition]\n"
-	          "            [-J jobname] [-o out] [-e err] [-i in] [-D dir] [-A "
-	          "account]\n"
-	          "            [--mem=MB] [--mem-per-cpu=MB] [-w hosts] [-x hosts]\n"
-	          "            [--ntasks-per-node=n] [--jobid=id] [-l] [-u] [-K] "
-	          "[--overlap]\n"
-	          "            [--exact] [-r n] [-O] [--cpu-bind=type] [--export=...]\n"
-	          "            [--mpi=none] [-v] executable [args...]\n",
-	    [A] = "Usage: salloc [-N nnodes] [-n ntasks] [-c ncpus] [-t time] [-p "
-	          "partition]\n"
-	          "              [-J jobname] [-D dir] [-A account] [--mem=MB]\n"
-	          "              [--mem-per-cpu=MB] [-w hosts] [-x hosts] [-H] "
-	          "[--exclusive]\n"
-	          "              [-K[signal]] [-v] [executable [args...]]\n",
-	};
-	fputs(usage[cmd], stdout);
-}
-
-static void print_help(enum jobopt_cmd cmd)
-{
-	print_usage(cmd);
-	printf("\nOptions are those of Slurm's %s(1); `man %s` lists those Rota\n"
-	       "takes.  Accepted for compatibility but without effect here: among\n"
-	       "others --mail-type, --mail-user, --reservation and --hint.\n",
-	       cli_prog, cli_prog);
-	fputs(
-	    "\nContainers, as NVIDIA's Pyxis plugin takes them (doc/containers.md):\n"
-	    "      --container-image=IMAGE   a root file system tarball, an OCI layout\n"
-	    "                                directory, or [REGISTRY#]NAME[:TAG] from "
-	    "the\n"
-	    "                                nodes' image mirror\n"
-	    "      --container-mounts=SRC[:DST[:ro|rw]][,...]\n"
-	    "      --container-workdir=DIR   --container-env=NAME[,NAME...]\n"
-	    "      --container-name=NAME     keep the container for the job's later "
-	    "steps\n"
-	    "      --[no-]container-remap-root  --[no-]container-mount-home\n"
-	    "      --container=PATH          Slurm's: an OCI bundle instead of an "
-	    "image\n",
-	    stdout);
-}
-
 /* getopt tables for cmd: longopts (caller frees) and the short option string. */
 static struct option *build_getopt(enum jobopt_cmd cmd, char *shortopts, size_t len)
 {
-	struct option *lo = xcalloc(OPT_COUNT + 1, sizeof(*lo));
+	struct option *lo = xcalloc(jobopt_table_len + 1, sizeof(*lo));
 	size_t n = 0, k = 0;
 
 	shortopts[k++] = '+';
-	for (size_t i = 0; i < OPT_COUNT; i++) {
-		const struct opt_def *d = &opt_table[i];
+	for (size_t i = 0; i < jobopt_table_len; i++) {
+		const struct opt_def *d = &jobopt_table[i];
 
 		if (!(d->cmds & cmd))
 			continue;
@@ -1143,17 +890,20 @@ void jobopt_collect(enum jobopt_cmd cmd, int argc, char **argv, struct jobopt_li
 			        cli_prog);
 			exit(JOBOPT_EXIT_FATAL);
 		case 'h':
-			print_help(cmd);
+			jobopt_help_print(cmd, stdout);
 			exit(0);
 		case O_USAGE:
-			print_usage(cmd);
+			jobopt_usage_print(cmd, stdout);
 			exit(0);
 		case 'V':
 			fmt_print_version();
-		default:
-			if (c < 128 && strchr(ignored_letters, c))
+		default: {
+			const struct opt_def *d = opt_find(cmd, c);
+
+			if (d && d->status == ST_NOEFF)
 				c = O_IGNORE;
 			list_push(ret, c, optarg);
+		}
 		}
 	}
 	*ret_optind = optind;

@@ -62,7 +62,8 @@ static void usage(FILE *f)
 {
 	fprintf(
 	    f,
-	    "Usage: sacct [OPTIONS]\n"
+	    "Usage: sacct [<OPTION>]\n"
+	    "  Valid <OPTION> values are:\n"
 	    "  -a, --allusers        all users' jobs\n"
 	    "  -A, --accounts=LIST   jobs of these accounts\n"
 	    "  -b, --brief           JobID, State and ExitCode only\n"

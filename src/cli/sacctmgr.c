@@ -23,21 +23,45 @@
 #define CONFIRM_S 30
 #define WORDS_MAX 1024
 
+/* Slurm's layout: options, commands, entities, specs; the phrases scripts
+ * and Slurm's tests look for ("commit changes immediately", "display tool
+ * version number", "add cluster") are kept. */
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: sacctmgr [-hinpPQsV] COMMAND ENTITY [SPECS]\n"
-	           "       sacctmgr dump CLUSTER file=FILE | sacctmgr -i load file=FILE\n"
-	           "  COMMAND: add (create), modify (update), delete (remove), "
-	           "list (show)\n"
-	           "  ENTITY:  account, user, qos, association, cluster, coordinator\n"
-	           "  SPECS:   names, Key=Value ..., where Key=Value ..., set "
-	           "Key=Value ..., format=F1,F2%%N ..., withassoc\n"
-	           "  -i, --immediate    commit changes without asking\n"
-	           "  -n, --noheader     no header\n"
-	           "  -p, --parsable     '|' after each field\n"
-	           "  -P, --parsable2    '|' between fields\n"
-	           "  -Q, --quiet        errors only\n"
-	           "  -s, --associations list the associations with the entity\n");
+	fprintf(
+	    f, "sacctmgr [<OPTION>] [<COMMAND>]\n"
+	       "    Valid <OPTION> values are:\n"
+	       "     -h or --help: this text\n"
+	       "     -i or --immediate: commit changes immediately\n"
+	       "     -n or --noheader: no header line\n"
+	       "     -p or --parsable: '|' after each field\n"
+	       "     -P or --parsable2: '|' between fields\n"
+	       "     -Q or --quiet: errors only\n"
+	       "     -s or --associations: list the associations with the entity\n"
+	       "     -v or --verbose: accepted, no effect\n"
+	       "     -V or --version: same as the version command\n"
+	       "\n"
+	       "  Valid <COMMAND> values are:\n"
+	       "     add <ENTITY> <SPECS>     add (or create) entities\n"
+	       "     delete <ENTITY> <SPECS>  delete (or remove) entities\n"
+	       "     dump <CLUSTER> file=<FILE>\n"
+	       "                              write the cluster's accounts, users and\n"
+	       "                              associations to FILE\n"
+	       "     help                     this text\n"
+	       "     list <ENTITY> [<SPECS>]  show entities (also: show)\n"
+	       "     load file=<FILE>         add what FILE holds (with -i)\n"
+	       "     modify <ENTITY> <SPECS>  modify (or update) entities\n"
+	       "     version                  display tool version number\n"
+	       "\n"
+	       "  <ENTITY> may be account, association, cluster, coordinator, qos or\n"
+	       "  user.\n"
+	       "\n"
+	       "  <SPECS> are names, Key=Value ..., where Key=Value ..., set Key=Value\n"
+	       "  ..., format=F1,F2%%N ... and withassoc; for example:\n"
+	       "       add cluster        - <name>\n"
+	       "       add account        - <name> Description= Organization= parent=\n"
+	       "       add user           - <name> account= DefaultAccount=\n"
+	       "       modify user        - <name> set MaxJobs= MaxWall= GrpTRES= ...\n");
 }
 
 static int verb_parse(const char *w)
@@ -282,6 +306,7 @@ int cmd_sacctmgr(int argc, char **argv)
 	                                         {"verbose", no_argument, NULL, 'v'},
 	                                         {"version", no_argument, NULL, 'V'},
 	                                         {"help", no_argument, NULL, 'h'},
+	                                         {"usage", no_argument, NULL, 'h'},
 	                                         {NULL, 0, NULL, 0}};
 	struct mgr_opts o = {0};
 	struct assoc_update req = {0};

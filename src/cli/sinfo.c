@@ -146,8 +146,7 @@ static void usage(FILE *f)
 
 static void __attribute__((noreturn)) help(void)
 {
-	usage(stdout);
-	printf("\n"
+	printf("Usage: sinfo [OPTIONS]\n"
 	       "  -d, --dead               only nodes that do not respond\n"
 	       "  -e, --exact              group nodes only when their sizes are equal\n"
 	       "  -h, --noheader           no header line\n"
@@ -165,7 +164,10 @@ static void __attribute__((noreturn)) help(void)
 	       "  -s, --summarize          partition summaries\n"
 	       "  -t, --states=states      only nodes in these states\n"
 	       "  -v, --verbose            say more\n"
-	       "  -V, --version            print the version\n");
+	       "  -V, --version            print the version\n"
+	       "\nHelp options:\n"
+	       "      --help               show this help message\n"
+	       "      --usage              display brief usage message\n");
 	exit(0);
 }
 

@@ -37,6 +37,7 @@ static void usage(FILE *f)
 	           "  -n, --norm          display normalized values\n"
 	           "  -u, --user=LIST     comma separated list of users\n"
 	           "  -w, --weights       show the weights for each priority factor\n"
+	           "\nHelp options:\n"
 	           "      --help          show this help message\n"
 	           "      --usage         display a brief summary of sprio options\n");
 }

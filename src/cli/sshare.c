@@ -85,6 +85,7 @@ static void usage(FILE *f)
 	    "    -P or --parsable2      '|' delimited output without a trailing '|'\n"
 	    "    -u or --users=         display specific users (comma separated list)\n"
 	    "    -U or --Users          display only user information\n"
+	    "    -v or --verbose        display more information (none to add here)\n"
 	    "    -V or --version        display tool version number\n"
 	    "        --help             display this usage description\n"
 	    "        --helpformat       list the fields -o accepts\n");

@@ -56,6 +56,7 @@ struct sstat_opts {
 static void help(void)
 {
 	printf("sstat [<OPTION>] -j <job(.stepid)>\n"
+	       "  Valid <OPTION> values are:\n"
 	       "  -a, --allsteps      every running step of jobs given without a step\n"
 	       "  -e, --helpformat    list the fields -o accepts\n"
 	       "  -i, --pidformat     JobID, Nodelist and Pids of each node\n"
