@@ -606,6 +606,12 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		if (d->time_min == INFINITE32)
 			d->time_min = 0;
 		break;
+	case O_SPREAD_JOB:
+		d->flags |= JOB_F_SPREAD;
+		break;
+	case O_CONTIGUOUS:
+		d->flags |= JOB_F_CONTIGUOUS;
+		break;
 	case O_DEADLINE:
 		if (!arg || jobscript_parse_begin(arg, time(NULL), &t) < 0)
 			die(JOBOPT_EXIT_FATAL, "Invalid --deadline specification");
@@ -1017,6 +1023,12 @@ void jobopt_finish(struct jobopt *o)
 		        "mutually exclusive.\n",
 		        cli_prog);
 		exit(JOBOPT_EXIT_FATAL);
+	}
+	if (d->deadline && d->begin_time && d->deadline < d->begin_time) {
+		fprintf(stderr,
+		        "%s: error: Incompatible begin and deadline time specification\n",
+		        cli_prog);
+		exit(JOBOPT_EXIT_ERROR);
 	}
 	if (d->gpus_per_socket && !d->sockets_per_node) {
 		fprintf(stderr,

@@ -201,8 +201,9 @@ struct pick {
 	uint64_t got[SCHED_GRES_WANTS], short_by;
 };
 
-static int pick_node(const struct sched_node *nodes, size_t i, const struct sched_req *req,
-                     int idle, struct pick *p, struct sched_alloc *out, uint32_t *fit)
+static int pick_node(const struct sched_node *nodes, size_t i,
+                     const struct sched_req *req, int idle, struct pick *p,
+                     struct sched_alloc *out, uint32_t *fit)
 {
 	uint32_t fc, t, tg;
 	uint64_t fm, gleft = 0;
@@ -257,7 +258,8 @@ static int contiguous_pass(const struct sched_node *nodes, size_t n,
 	for (size_t s = 0; s < n; s++) {
 		*p = (struct pick){.max_nodes = max_nodes};
 		for (size_t i = s; i < n && p->k < max_nodes; i++) {
-			if (!nodes[i].usable || pick_node(nodes, i, req, idle, p, out, fit) != 1)
+			if (!nodes[i].usable ||
+			    pick_node(nodes, i, req, idle, p, out, fit) != 1)
 				break;
 			if (picked_enough(req, p))
 				return 0;
@@ -333,7 +335,8 @@ placed:
 			break;
 	}
 	for (uint32_t j = 0; j < k && left; j++) {
-		uint32_t more = fit[j] - out->tasks[j] < left ? fit[j] - out->tasks[j] : left;
+		uint32_t more =
+		    fit[j] - out->tasks[j] < left ? fit[j] - out->tasks[j] : left;
 		out->tasks[j] += more;
 		left -= more;
 	}

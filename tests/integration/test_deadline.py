@@ -98,3 +98,14 @@ def test_srun_with_a_deadline(cluster):
     p = cluster.run(["srun", "-N1", "--deadline", "now+30minutes", "-t50", "--time-min=1",
                      "true"])
     assert p.returncode == 0, p.stderr
+
+
+def test_begin_after_deadline_is_refused(cluster):
+    """Slurm's test1.108: --begin later than --deadline, refused by the
+    command itself."""
+    for cmd in (["sbatch", "--wrap", "true"], ["srun", "true"]):
+        p = cluster.run([cmd[0], "-N1", "--begin", "now+2hour", "--deadline", "now+1hour",
+                         *cmd[1:]])
+        assert p.returncode == 1
+        assert p.stderr.strip() == \
+            f"{cmd[0]}: error: Incompatible begin and deadline time specification"

@@ -355,3 +355,33 @@ def test_tmp_needs_a_node_with_that_much_tmpdisk(make_cluster):
         assert c.job_field(job, "NodeList") == "node02"
     p = c.run(["sbatch", "--tmp=3G", "--wrap", "true"])
     assert p.returncode == 1 and "Requested node configuration is not available" in p.stderr
+
+
+def test_spread_job(c):
+    """--spread-job: the tasks over as many nodes as they can fill, one
+    each here; without it they pack on the lightest node."""
+    jid, nodes = running_on(c, "-n4", "--spread-job")
+    assert nodes == "node[01-04]"
+    assert c.job_field(jid, "NumNodes") == "4"
+    _, nodes = running_on(c, "-n4", gate="gate2")
+    assert nodes == "node03"
+    open_gate(c)
+    open_gate(c, "gate2")
+
+
+def test_contiguous(c):
+    """--contiguous: nodes of consecutive names, not the lightest ones."""
+    _, nodes = running_on(c, "-N2")
+    assert nodes == "node[03-04]"
+    open_gate(c)
+    c.wait_nodes_idle()
+    jid, nodes = running_on(c, "-N2", "--contiguous", gate="gate2")
+    assert nodes == "node[01-02]"
+    assert c.job_field(jid, "Contiguous") == "1"
+    open_gate(c, "gate2")
+    c.wait_nodes_idle()
+    running_on(c, "-n8", "-w", "node01", gate="gate3")  # node01 full
+    _, nodes = running_on(c, "-N2", "--contiguous", gate="gate4")
+    assert nodes == "node[02-03]"
+    open_gate(c, "gate3")
+    open_gate(c, "gate4")
