@@ -702,10 +702,53 @@ static int apply_container(struct jobopt *o, int id, const char *arg)
 	return 0;
 }
 
+/* Remember what was applied, for the -v listing. */
+static void seen_push(struct jobopt *o, int id, const char *arg)
+{
+	if (id == O_IGNORE || o->nseen >= 256)
+		return;
+	o->seen = xrealloc(o->seen, (o->nseen + 1) * sizeof(*o->seen));
+	o->seen[o->nseen].id = id;
+	o->seen[o->nseen++].arg = arg ? xstrdup(arg) : NULL;
+}
+
+/* -v: the options given, each once (the last value), as Slurm's commands
+ * list them before anything else. */
+static void print_set_options(const struct jobopt *o)
+{
+	fprintf(stderr, "%s: defined options\n", cli_prog);
+	fprintf(stderr, "%s: -------------------- --------------------\n", cli_prog);
+	for (size_t i = 0; i < o->nseen; i++) {
+		const struct opt_def *d = NULL;
+		const char *v = o->seen[i].arg;
+		char count[16];
+		size_t k;
+
+		for (k = i + 1; k < o->nseen && o->seen[k].id != o->seen[i].id; k++)
+			;
+		if (k < o->nseen)
+			continue; /* given again later */
+		for (size_t t = 0; t < jobopt_table_len && !d; t++)
+			if (jobopt_table[t].id == o->seen[i].id &&
+			    (jobopt_table[t].cmds & o->cmd))
+				d = &jobopt_table[t];
+		if (!d)
+			continue;
+		if (o->seen[i].id == 'v') {
+			snprintf(count, sizeof(count), "%d", o->verbose);
+			v = count;
+		}
+		fprintf(stderr, "%s: %-20s: %s\n", cli_prog, d->name, v ? v : "set");
+	}
+	fprintf(stderr, "%s: -------------------- --------------------\n", cli_prog);
+	fprintf(stderr, "%s: end of defined options\n", cli_prog);
+}
+
 static void apply_one(struct jobopt *o, int id, const char *arg)
 {
 	long v;
 
+	seen_push(o, id, arg);
 	switch (id) {
 	case O_REQUEUE:
 		set_flag(o, JOB_F_REQUEUE, JOB_F_NO_REQUEUE);
@@ -1024,6 +1067,8 @@ void jobopt_finish(struct jobopt *o)
 		        cli_prog);
 		exit(JOBOPT_EXIT_FATAL);
 	}
+	if (o->verbose && !o->quiet)
+		print_set_options(o);
 	if (d->deadline && d->begin_time && d->deadline < d->begin_time) {
 		fprintf(stderr,
 		        "%s: error: Incompatible begin and deadline time specification\n",

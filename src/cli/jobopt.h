@@ -79,6 +79,9 @@ struct jobopt {
 	enum jobopt_src nodes_src, tasks_src; /* where -N and -n came from */
 	enum jobopt_src cur_src;              /* the source being applied */
 	enum jobopt_src mem_src, mem_cpu_src; /* where --mem, --mem-per-cpu came from */
+	/* each option applied, in order (-v prints them as Slurm does) */
+	struct jobopt_item *seen;
+	size_t nseen;
 };
 
 /* One recorded option: id (see jobopt.c) and its value (owned, may be NULL). */
