@@ -667,11 +667,11 @@ static void print_part(FILE *f, const struct scontrol_opts *o, const struct part
 	        le);
 	fprintf(
 	    f,
-	    "DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO%s",
+	    "DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO GraceTime=%u Hidden=NO%s",
 	    p->default_time == INFINITE32
 	        ? "NONE"
 	        : limit_str(p->default_time, "NONE", b1, sizeof(b1)),
-	    le);
+	    p->grace_time, le);
 	if (p->max_nodes == INFINITE32 || p->max_nodes == NO_VAL)
 		snprintf(b2, sizeof(b2), "UNLIMITED");
 	else
@@ -685,7 +685,8 @@ static void print_part(FILE *f, const struct scontrol_opts *o, const struct part
 	        "OverSubscribe=%s%s",
 	        p->priority_job_factor, p->priority_tier,
 	        oversubscribe(p->oversubscribe, os, sizeof(os)), le);
-	fprintf(f, "OverTimeLimit=NONE PreemptMode=OFF%s", le);
+	fprintf(f, "OverTimeLimit=NONE PreemptMode=%s%s",
+	        p->preempt_mode ? p->preempt_mode : "OFF", le);
 	fprintf(f, "State=%s TotalCPUs=%u TotalNodes=%u SelectTypeParameters=NONE%s",
 	        part_state(p->state), p->total_cpus, p->total_nodes, le);
 	fprintf(f, "JobDefaults=(null)%s", le);

@@ -795,7 +795,7 @@ static const char *part_value(const struct fmt_col *col, const struct part_info 
 	case 'L':
 		return part_time(p->default_time, 1, buf, len);
 	case 'M':
-		return "OFF";
+		return p->preempt_mode ? p->preempt_mode : "OFF";
 	case 'p':
 		snprintf(buf, len, "%u", p->priority_tier);
 		return buf;

@@ -66,6 +66,8 @@ struct conf_part {
 	/* TRESBillingWeights: "CPU=1.0,Mem=0.25G,Node=2" (NULL: billing = CPUs) */
 	char *tres_billing_weights;
 	enum conf_part_state state;
+	char *preempt_mode;  /* PreemptMode= of its jobs; NULL: the global one */
+	uint32_t grace_time; /* GraceTime=: seconds a preempted job is given */
 };
 
 /* One key=value as written (last one wins), for `scontrol show config`. */
@@ -96,6 +98,8 @@ struct conf {
 	char *tls_type;          /* TLSType: the daemons' RPCs stay unencrypted */
 	char *tls_params;        /* TLSParameters: rotarestd's certificate and key */
 	char *licenses; /* Licenses: "name:count,..." (common/licenses.h), NULL */
+	/* PreemptType, PreemptMode, PreemptExemptTime (ctld/preempt.h) */
+	char *preempt_type, *preempt_mode, *preempt_exempt_time;
 	/* GresTypes: the GRES names nodes may have ("gpu,nic"), NULL; a node's
 	 * Gres= naming another is warned about; gres.conf sits beside
 	 * slurm.conf (common/gres_conf.h) */

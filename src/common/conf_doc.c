@@ -38,6 +38,19 @@ static const struct conf_doc global_doc[] = {
      "SlurmUser only; jwks=PATH: a JSON Web Key Set whose RSA keys rotarestd "
      "accepts RS256 tokens under (an identity provider's); userclaimfield=NAME: "
      "the claim naming the user (default sun)."},
+    {"PreemptType", "plugin",
+     "preempt/partition_prio: a job that cannot start for want of resources takes "
+     "them from running jobs of partitions with a lower PriorityTier.  "
+     "preempt/none (the default): no preemption.  preempt/qos is not there yet and "
+     "acts as preempt/none."},
+    {"PreemptMode", "OFF|CANCEL|REQUEUE",
+     "What becomes of a preempted job (its partition's PreemptMode first): CANCEL "
+     "ends it PREEMPTED, REQUEUE puts it back in the queue (a batch job that may "
+     "be requeued; others are cancelled), OFF leaves it alone.  SUSPEND and GANG "
+     "are not there yet and act as OFF."},
+    {"PreemptExemptTime", "time",
+     "Jobs running less than this long are not preempted ([days-]hours:minutes:"
+     "seconds, or minutes)."},
     {"Licenses", "name[:count],...",
      "Licenses the cluster has, counted (not tied to nodes): jobs ask for them "
      "with -L/--licenses and wait, with reason Licenses, while too few are "
@@ -228,6 +241,12 @@ static const struct conf_doc part_doc[] = {
     {"OverSubscribe", "NO|YES[:N]|FORCE[:N]|EXCLUSIVE",
      "Whether jobs may share CPUs (N at most), or always get whole nodes."},
     {"AllowGroups", "group,...|ALL", "Unix groups whose members may use the partition."},
+    {"PreemptMode", "OFF|CANCEL|REQUEUE",
+     "What becomes of this partition's jobs when preempted (default: the global "
+     "PreemptMode)."},
+    {"GraceTime", "seconds",
+     "A preempted job of this partition is sent SIGTERM and stopped this many "
+     "seconds later (0: at once)."},
     {"State", "UP|DOWN|DRAIN|INACTIVE",
      "UP runs and accepts jobs; DOWN accepts but does not start them; DRAIN starts "
      "but refuses new ones; INACTIVE does neither."},

@@ -61,6 +61,7 @@ struct job_run {
 	uint32_t derived_exit; /* highest wait status of the job's steps */
 	int warn_sent;         /* --signal delivered for this run */
 	int power_wait;        /* launch held until its nodes boot (ctld/power.h) */
+	time_t preempt_at;     /* preempted: stopped then (ctld/preempt.h); 0 not */
 };
 
 extern const struct job_run job_run_none;
@@ -79,6 +80,8 @@ struct job_sched {
 	 * once for the node configuration of generation req_gen */
 	struct sched_req *req;
 	uint32_t req_gen;
+	/* it preempted jobs: it waits for them to go until then (preempt.h) */
+	time_t preempt_wait;
 };
 
 enum job_list_on { JOB_ON_NONE, JOB_ON_ACTIVE, JOB_ON_WAITING };

@@ -9,6 +9,7 @@
 #include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/states.h"
+#include "ctld/preempt.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "proto/messages.h"
@@ -52,9 +53,10 @@ static void job_end_by(struct ctld *ctld, struct job *job, uint32_t state,
 	tell_clients_end(job);
 	if (was_running) {
 		/* the nodes tell the user why ("*** JOB N ON ... CANCELLED AT") */
-		uint32_t why = state == JOB_CANCELLED ? SIGNAL_F_CANCELLED
-		               : state == JOB_TIMEOUT ? SIGNAL_F_TIME_LIMIT
-		                                      : 0;
+		uint32_t why = state == JOB_CANCELLED   ? SIGNAL_F_CANCELLED
+		               : state == JOB_TIMEOUT   ? SIGNAL_F_TIME_LIMIT
+		               : state == JOB_PREEMPTED ? SIGNAL_F_PREEMPTED
+		                                        : 0;
 		job_signal_nodes(ctld, job, NO_VAL, SIGKILL, SIGNAL_F_TERMINATE | why);
 	}
 	if (ev_end_commit(ctld, &ev) < 0)
@@ -301,6 +303,8 @@ void job_mgr_tick(struct ctld *ctld, time_t now)
 			                     ? SIGNAL_F_BATCH_ONLY
 			                     : SIGNAL_F_NO_BATCH);
 		}
+		if (j->run->preempt_at)
+			preempt_tick(ctld, j, now);
 		if (job_is_running(j) && j->time_limit != INFINITE32 &&
 		    now >= j->run->start_time + (time_t)j->time_limit * 60) {
 			log_info("JobId=%u reached its time limit", j->job_id);

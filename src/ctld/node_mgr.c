@@ -8,6 +8,7 @@
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/states.h"
+#include "ctld/preempt.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "proto/messages.h"
@@ -716,6 +717,8 @@ void node_mgr_part_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 		o->priority_job_factor = cp->priority_job_factor;
 		o->oversubscribe = xstrdup(cp->oversubscribe ? cp->oversubscribe : "NO");
 		o->allow_groups = xstrdup(cp->allow_groups ? cp->allow_groups : "ALL");
+		o->preempt_mode = xstrdup(preempt_mode_name(ctld, cp));
+		o->grace_time = cp->grace_time;
 	}
 	chan_send(ch, MSG_PART_INFO_RESP, &r);
 	codec_release(&part_info_resp_type, &r);

@@ -20,6 +20,7 @@
 #include "ctld/chan.h"
 #include "proto/messages.h"
 #include "ctld/assoc_limits.h"
+#include "ctld/preempt.h"
 #include "ctld/licenses.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
@@ -763,10 +764,12 @@ static void main_wait(void *ctx, size_t i, enum sched_wait why,
 {
 	struct sched_pass *ps = ctx;
 
-	if (why == SCHED_WAIT_PRIORITY)
+	if (why == SCHED_WAIT_PRIORITY) {
 		sched_pass_set_reason(ps->jobs[i], WAIT_PRIORITY, NULL);
-	else
+	} else {
 		set_wait_reason(ps, ps->jobs[i], &job->req);
+		preempt_for(ps, ps->jobs[i], job);
+	}
 }
 
 static const struct sched_ops main_ops = {

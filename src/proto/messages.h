@@ -250,7 +250,9 @@ ROTA_DECLARE(node_info, NODE_INFO_FIELDS)
 	F(S, u32, priority_tier, _)                                                      \
 	F(S, u32, priority_job_factor, _)                                                \
 	F(S, str, oversubscribe, _)                                                      \
-	F(S, str, allow_groups, _)
+	F(S, str, allow_groups, _)                                                       \
+	F(S, str, preempt_mode, _) /* OFF, CANCEL or REQUEUE: what preemption does */    \
+	F(S, u32, grace_time, _)   /* seconds */
 ROTA_DECLARE(part_info, PART_INFO_FIELDS)
 
 #define KV_FIELDS(F, S)                                                                  \
@@ -662,6 +664,7 @@ enum signal_flags {
 	SIGNAL_F_CANCELLED = 8,
 	SIGNAL_F_TIME_LIMIT = 16,
 	SIGNAL_F_TASK_FAILURE = 32, /* srun -K: "... DUE TO TASK FAILURE ***" */
+	SIGNAL_F_PREEMPTED = 64,    /* "... DUE TO PREEMPTION ***" */
 };
 enum warn_flags { WARN_F_BATCH_ONLY = 1, WARN_F_REQUEUE = 2 };
 

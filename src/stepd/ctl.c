@@ -94,6 +94,7 @@ static void announce_cancel(struct stepd *st, uint32_t flags)
 	                 st->req->node_name, when,
 	                 (flags & SIGNAL_F_TIME_LIMIT)     ? " DUE TO TIME LIMIT"
 	                 : (flags & SIGNAL_F_TASK_FAILURE) ? " DUE TO TASK FAILURE"
+	                 : (flags & SIGNAL_F_PREEMPTED)    ? " DUE TO PREEMPTION"
 	                                                   : "");
 	stepd_tell_user(st, line);
 	free(line);
@@ -122,7 +123,8 @@ void ctl_signal(struct stepd *st, uint32_t sig, uint32_t flags)
 	log_info("JobId=%u StepId=%u terminating (KillWait %u s)", st->req->job_id,
 	         st->req->step_id, st->conf->kill_wait);
 	st->terminating = 1;
-	if (flags & (SIGNAL_F_CANCELLED | SIGNAL_F_TIME_LIMIT | SIGNAL_F_TASK_FAILURE))
+	if (flags & (SIGNAL_F_CANCELLED | SIGNAL_F_TIME_LIMIT | SIGNAL_F_TASK_FAILURE |
+	             SIGNAL_F_PREEMPTED))
 		announce_cancel(st, flags);
 	if (sig && sig != SIGTERM && sig != SIGKILL)
 		task_signal_all(st, (int)sig);

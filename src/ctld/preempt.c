@@ -1,0 +1,210 @@
+/* preempt.c - preempt/partition_prio (preempt.h). */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "common/conf.h"
+#include "common/log.h"
+#include "common/states.h"
+#include "common/timefmt.h"
+#include "ctld/ctld.h"
+#include "ctld/gres_use.h"
+#include "ctld/job_mgr.h"
+#include "ctld/node_mgr.h"
+#include "ctld/preempt.h"
+#include "ctld/sched_pass.h"
+#include "sched/topo.h"
+#include "sched/view.h"
+#include "common/common.h"
+
+#define PREEMPT_VICTIMS_MAX 1024 /* running jobs looked at for one job */
+
+enum mode { MODE_OFF, MODE_CANCEL, MODE_REQUEUE };
+
+static enum mode mode_of(const char *s)
+{
+	if (!s)
+		return MODE_OFF;
+	if (strcasestr(s, "REQUEUE"))
+		return MODE_REQUEUE;
+	if (strcasestr(s, "CANCEL"))
+		return MODE_CANCEL;
+	return MODE_OFF; /* OFF; SUSPEND and GANG are not there yet */
+}
+
+static int enabled(const struct conf *c)
+{
+	return c->preempt_type && !strcasecmp(c->preempt_type, "preempt/partition_prio");
+}
+
+const char *preempt_mode_name(const struct ctld *ctld, const struct conf_part *cp)
+{
+	static const char *const names[] = {"OFF", "CANCEL", "REQUEUE"};
+
+	if (!enabled(ctld->conf))
+		return "OFF";
+	return names[mode_of(cp->preempt_mode ? cp->preempt_mode
+	                                      : ctld->conf->preempt_mode)];
+}
+
+/* What becomes of job when preempted. */
+static enum mode job_mode(const struct ctld *ctld, const struct job *job)
+{
+	const char *m = job->part ? job->part->cfg->preempt_mode : NULL;
+
+	return mode_of(m ? m : ctld->conf->preempt_mode);
+}
+
+static time_t exempt_secs(const struct conf *c)
+{
+	uint32_t min;
+
+	if (!c->preempt_exempt_time || !strcmp(c->preempt_exempt_time, "-1") ||
+	    timefmt_parse_limit(c->preempt_exempt_time, &min) < 0 || min == INFINITE32)
+		return 0;
+	return (time_t)min * 60;
+}
+
+/* Victims first: already being preempted, then the lowest tier, then the
+ * youngest. */
+static int victim_cmp(const void *a, const void *b)
+{
+	const struct job *x = *(struct job *const *)a, *y = *(struct job *const *)b;
+	uint32_t tx = x->part->cfg->priority_tier, ty = y->part->cfg->priority_tier;
+
+	if (!!x->run->preempt_at != !!y->run->preempt_at)
+		return x->run->preempt_at ? -1 : 1;
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	if (x->run->start_time != y->run->start_time)
+		return x->run->start_time > y->run->start_time ? -1 : 1;
+	return x->job_id > y->job_id ? -1 : 1;
+}
+
+/* Give back what v holds in nodes (a copy of the pass's snapshot); 0 when
+ * none of it is on a node the preemptor may use.  A job that has ended
+ * gives back what its nodes still hold (COMPLETING). */
+static int release(const struct ctld *ctld, const struct sched_snap *s,
+                   struct sched_node *nodes, const struct job *v)
+{
+	const struct job_run *r = v->run;
+	int useful = 0, ended = !job_is_running(v);
+
+	for (uint32_t k = 0; k < r->nnodes; k++) {
+		struct sched_node *n = &nodes[r->node_idx[k]];
+		uint32_t take[SCHED_GRES_KINDS] = {0};
+
+		if (r->node_idx[k] >= s->nnodes || (ended && !(r->held && r->held[k])))
+			continue;
+		useful |= n->usable;
+		n->alloc_cpus -= r->cpus[k] < n->alloc_cpus ? r->cpus[k] : n->alloc_cpus;
+		if (r->share > 1)
+			n->shared_cpus -=
+			    r->cpus[k] < n->shared_cpus ? r->cpus[k] : n->shared_cpus;
+		if (s->mem_consumable)
+			n->alloc_mem -=
+			    r->mem[k] < n->alloc_mem ? r->mem[k] : n->alloc_mem;
+		if (r->gres && r->gres[k]) {
+			gres_use_counts(node_mgr_gres_kinds(ctld->nodes), r->gres[k],
+			                take);
+			for (unsigned g = 0; g < SCHED_GRES_KINDS; g++)
+				n->gres_alloc[g] -= take[g] < n->gres_alloc[g]
+				                        ? take[g]
+				                        : n->gres_alloc[g];
+		}
+	}
+	return useful;
+}
+
+/* Stop v now, as its mode says. */
+static void finish(struct ctld *ctld, struct job *v)
+{
+	if (job_mode(ctld, v) == MODE_REQUEUE && job_requeue(ctld, v) == 0) {
+		log_info("JobId=%u preempted: requeued", v->job_id);
+		return;
+	}
+	log_info("JobId=%u preempted: ended", v->job_id);
+	job_end(ctld, v, JOB_PREEMPTED, WAIT_NO_REASON, SIGTERM);
+}
+
+static void start(struct ctld *ctld, struct job *v, const struct job *by, time_t now)
+{
+	uint32_t grace = v->part->cfg->grace_time;
+
+	log_info("JobId=%u preempted by JobId=%u (grace %u s)", v->job_id, by->job_id,
+	         grace);
+	if (!grace) {
+		finish(ctld, v);
+		return;
+	}
+	job_run_mut(v)->preempt_at = now + grace;
+	job_signal_nodes(ctld, v, NO_VAL, SIGCONT, 0);
+	job_signal_nodes(ctld, v, NO_VAL, SIGTERM, 0);
+}
+
+void preempt_for(struct sched_pass *ps, struct job *job, const struct sched_job *sj)
+{
+	struct ctld *ctld = ps->ctld;
+	struct sched_snap *s = &ps->snap;
+	uint32_t tier = job->part ? job->part->cfg->priority_tier : 0;
+	time_t exempt = exempt_secs(ctld->conf);
+	struct job **v;
+	struct sched_node *copy;
+	size_t n = 0, used = 0;
+	int fits = 0;
+
+	if (!enabled(ctld->conf) || !job->part)
+		return;
+	/* its victims are still on their way out (a requeued job's nodes are
+	 * not scheduled until they confirm it gone) */
+	if (job->sched && job->sched->preempt_wait > ps->now)
+		return;
+	v = xcalloc(PREEMPT_VICTIMS_MAX, sizeof(*v));
+	for (struct job *j = job_first_active(ctld->jobs); j && n < PREEMPT_VICTIMS_MAX;
+	     j = j->lnext) {
+		if (!job_is_running(j) || !j->part ||
+		    j->part->cfg->priority_tier >= tier || job_mode(ctld, j) == MODE_OFF)
+			continue;
+		if (!j->run->preempt_at && exempt &&
+		    ps->now - j->run->start_time < exempt)
+			continue;
+		v[n++] = j;
+	}
+	if (!n) {
+		free(v);
+		return;
+	}
+	qsort(v, n, sizeof(*v), victim_cmp);
+	copy = xmalloc(s->nnodes * sizeof(*copy) + 1);
+	memcpy(copy, s->nodes, s->nnodes * sizeof(*copy));
+	/* what ending jobs still hold is about to be free (the victims of an
+	 * earlier pass among them): perhaps enough */
+	for (struct job *j = job_first_active(ctld->jobs); j; j = j->lnext)
+		if (!job_is_running(j) && (j->state & JOB_COMPLETING))
+			release(ctld, s, copy, j);
+	fits = sched_select_topo(copy, s->nnodes, &sj->req, s->topo, &s->out) == 0;
+	for (size_t i = 0; i < n && !fits; i++) {
+		if (!release(ctld, s, copy, v[i]))
+			continue;
+		v[used++] = v[i];
+		fits =
+		    sched_select_topo(copy, s->nnodes, &sj->req, s->topo, &s->out) == 0;
+	}
+	for (size_t i = 0; fits && i < used; i++) {
+		time_t wait =
+		    (time_t)v[i]->part->cfg->grace_time + ctld->conf->kill_wait + 30;
+		if (v[i]->run->preempt_at)
+			continue;
+		if (job_sched_mut(job)->preempt_wait < ps->now + wait)
+			job_sched_mut(job)->preempt_wait = ps->now + wait;
+		start(ctld, v[i], job, ps->now);
+	}
+	free(copy);
+	free(v);
+}
+
+void preempt_tick(struct ctld *ctld, struct job *job, time_t now)
+{
+	if (job->run->preempt_at && now >= job->run->preempt_at && job_is_running(job))
+		finish(ctld, job);
+}
