@@ -40,9 +40,10 @@ static const struct conf_doc global_doc[] = {
      "the claim naming the user (default sun)."},
     {"PreemptType", "plugin",
      "preempt/partition_prio: a job that cannot start for want of resources takes "
-     "them from running jobs of partitions with a lower PriorityTier.  "
-     "preempt/none (the default): no preemption.  preempt/qos is not there yet and "
-     "acts as preempt/none."},
+     "them from running jobs of partitions with a lower PriorityTier.  preempt/qos: "
+     "from running jobs of the QOS its QOS lists in Preempt= (sacctmgr), whose "
+     "PreemptMode, GraceTime and PreemptExemptTime then apply.  preempt/none (the "
+     "default): no preemption."},
     {"PreemptMode", "OFF|CANCEL|REQUEUE",
      "What becomes of a preempted job (its partition's PreemptMode first): CANCEL "
      "ends it PREEMPTED, REQUEUE puts it back in the queue (a batch job that may "

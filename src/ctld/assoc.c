@@ -457,6 +457,11 @@ uint32_t assoc_qos_priority(const struct assoc_mgr *m, const char *name)
 	return q && q->priority != NO_VAL ? q->priority : 0;
 }
 
+const struct assoc_qos *assoc_qos_get(const struct assoc_mgr *m, const char *name)
+{
+	return m && name ? assoc_find_qos(m, name) : NULL;
+}
+
 uint32_t assoc_max_qos_priority(const struct assoc_mgr *m)
 {
 	uint32_t max = 0;

@@ -82,6 +82,9 @@ const char *assoc_def_qos(const struct assoc_mgr *m, const struct assoc_rec *r);
 /* The Priority of QOS name (0: none such), and the largest of any QOS
  * (the multifactor QOS factor is one over the other). */
 uint32_t assoc_qos_priority(const struct assoc_mgr *m, const char *name);
+/* QOS name's record, or NULL (borrowed). */
+struct assoc_qos;
+const struct assoc_qos *assoc_qos_get(const struct assoc_mgr *m, const char *name);
 uint32_t assoc_max_qos_priority(const struct assoc_mgr *m);
 
 /* user's DefaultAccount, or NULL (borrowed). */

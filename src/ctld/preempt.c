@@ -7,7 +7,9 @@
 #include "common/log.h"
 #include "common/states.h"
 #include "common/timefmt.h"
+#include "ctld/assoc.h"
 #include "ctld/ctld.h"
+#include "proto/messages.h"
 #include "ctld/gres_use.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
@@ -20,6 +22,7 @@
 #define PREEMPT_VICTIMS_MAX 1024 /* running jobs looked at for one job */
 
 enum mode { MODE_OFF, MODE_CANCEL, MODE_REQUEUE };
+enum type { TYPE_NONE, TYPE_PARTITION, TYPE_QOS };
 
 static enum mode mode_of(const char *s)
 {
@@ -32,53 +35,122 @@ static enum mode mode_of(const char *s)
 	return MODE_OFF; /* OFF; SUSPEND and GANG are not there yet */
 }
 
-static int enabled(const struct conf *c)
+static enum type type_of(const struct conf *c)
 {
-	return c->preempt_type && !strcasecmp(c->preempt_type, "preempt/partition_prio");
+	if (!c->preempt_type)
+		return TYPE_NONE;
+	if (!strcasecmp(c->preempt_type, "preempt/partition_prio"))
+		return TYPE_PARTITION;
+	if (!strcasecmp(c->preempt_type, "preempt/qos"))
+		return TYPE_QOS;
+	return TYPE_NONE;
+}
+
+/* A job's QOS record (NULL: none kept, no accounting). */
+static const struct assoc_qos *qos_of(const struct ctld *ctld, const struct job *job)
+{
+	return assoc_qos_get(ctld->assoc, job->desc.qos ? job->desc.qos : "normal");
 }
 
 const char *preempt_mode_name(const struct ctld *ctld, const struct conf_part *cp)
 {
 	static const char *const names[] = {"OFF", "CANCEL", "REQUEUE"};
 
-	if (!enabled(ctld->conf))
+	switch (type_of(ctld->conf)) {
+	case TYPE_PARTITION:
+		return names[mode_of(cp->preempt_mode ? cp->preempt_mode
+		                                      : ctld->conf->preempt_mode)];
+	case TYPE_QOS: /* each QOS may say otherwise */
+		return names[mode_of(ctld->conf->preempt_mode)];
+	default:
 		return "OFF";
-	return names[mode_of(cp->preempt_mode ? cp->preempt_mode
-	                                      : ctld->conf->preempt_mode)];
+	}
 }
 
-/* What becomes of job when preempted. */
+/* What becomes of job when preempted: its partition's (partition_prio) or
+ * its QOS's (qos) PreemptMode, else the global one. */
 static enum mode job_mode(const struct ctld *ctld, const struct job *job)
 {
-	const char *m = job->part ? job->part->cfg->preempt_mode : NULL;
+	const char *m = NULL;
+	const struct assoc_qos *q;
 
+	if (type_of(ctld->conf) == TYPE_PARTITION && job->part)
+		m = job->part->cfg->preempt_mode;
+	else if ((q = qos_of(ctld, job)) && q->preempt_mode &&
+	         strcasecmp(q->preempt_mode, "cluster"))
+		m = q->preempt_mode;
 	return mode_of(m ? m : ctld->conf->preempt_mode);
 }
 
-static time_t exempt_secs(const struct conf *c)
+/* Seconds v gets between SIGTERM and its end. */
+static uint32_t grace_of(const struct ctld *ctld, const struct job *v)
 {
+	const struct assoc_qos *q;
+
+	if (type_of(ctld->conf) == TYPE_QOS)
+		return (q = qos_of(ctld, v)) ? q->grace_time : 0;
+	return v->part ? v->part->cfg->grace_time : 0;
+}
+
+/* Jobs that have run less than this are left alone (PreemptExemptTime:
+ * the QOS's with preempt/qos, else the cluster's). */
+static time_t exempt_secs(const struct ctld *ctld, const struct job *v)
+{
+	const struct conf *c = ctld->conf;
+	const struct assoc_qos *q;
 	uint32_t min;
 
+	if (type_of(c) == TYPE_QOS && (q = qos_of(ctld, v)) &&
+	    q->preempt_exempt_time != NO_VAL)
+		return q->preempt_exempt_time;
 	if (!c->preempt_exempt_time || !strcmp(c->preempt_exempt_time, "-1") ||
 	    timefmt_parse_limit(c->preempt_exempt_time, &min) < 0 || min == INFINITE32)
 		return 0;
 	return (time_t)min * 60;
 }
 
-/* Victims first: already being preempted, then the lowest tier, then the
+/* May job preempt the running job v?  partition_prio: v's partition has a
+ * lower PriorityTier; qos: v's QOS is in the Preempt list of job's. */
+static int may_preempt(const struct ctld *ctld, const struct job *job,
+                       const struct job *v)
+{
+	const struct assoc_qos *q;
+	const char *vq;
+
+	if (!v->part || job_mode(ctld, v) == MODE_OFF)
+		return 0;
+	if (type_of(ctld->conf) == TYPE_PARTITION)
+		return job->part &&
+		       v->part->cfg->priority_tier < job->part->cfg->priority_tier;
+	if (!(q = qos_of(ctld, job)) || !q->preempt)
+		return 0;
+	vq = v->desc.qos ? v->desc.qos : "normal";
+	for (size_t i = 0; q->preempt[i]; i++)
+		if (!strcasecmp(q->preempt[i], vq))
+			return 1;
+	return 0;
+}
+
+/* The order victims are taken in: lower ranks first (the partition's tier,
+ * or the QOS's priority). */
+struct victim {
+	struct job *job;
+	uint32_t rank;
+};
+
+/* Victims first: already being preempted, then the lowest rank, then the
  * youngest. */
 static int victim_cmp(const void *a, const void *b)
 {
-	const struct job *x = *(struct job *const *)a, *y = *(struct job *const *)b;
-	uint32_t tx = x->part->cfg->priority_tier, ty = y->part->cfg->priority_tier;
+	const struct victim *x = a, *y = b;
 
-	if (!!x->run->preempt_at != !!y->run->preempt_at)
-		return x->run->preempt_at ? -1 : 1;
-	if (tx != ty)
-		return tx < ty ? -1 : 1;
-	if (x->run->start_time != y->run->start_time)
-		return x->run->start_time > y->run->start_time ? -1 : 1;
-	return x->job_id > y->job_id ? -1 : 1;
+	if (!!x->job->run->preempt_at != !!y->job->run->preempt_at)
+		return x->job->run->preempt_at ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->job->run->start_time != y->job->run->start_time)
+		return x->job->run->start_time > y->job->run->start_time ? -1 : 1;
+	return x->job->job_id > y->job->job_id ? -1 : 1;
 }
 
 /* Give back what v holds in nodes (a copy of the pass's snapshot); 0 when
@@ -129,7 +201,7 @@ static void finish(struct ctld *ctld, struct job *v)
 
 static void start(struct ctld *ctld, struct job *v, const struct job *by, time_t now)
 {
-	uint32_t grace = v->part->cfg->grace_time;
+	uint32_t grace = grace_of(ctld, v);
 
 	log_info("JobId=%u preempted by JobId=%u (grace %u s)", v->job_id, by->job_id,
 	         grace);
@@ -146,14 +218,13 @@ void preempt_for(struct sched_pass *ps, struct job *job, const struct sched_job 
 {
 	struct ctld *ctld = ps->ctld;
 	struct sched_snap *s = &ps->snap;
-	uint32_t tier = job->part ? job->part->cfg->priority_tier : 0;
-	time_t exempt = exempt_secs(ctld->conf);
-	struct job **v;
+	enum type type = type_of(ctld->conf);
+	struct victim *v;
 	struct sched_node *copy;
 	size_t n = 0, used = 0;
-	int fits = 0;
+	int fits;
 
-	if (!enabled(ctld->conf) || !job->part)
+	if (type == TYPE_NONE || !job->part)
 		return;
 	/* its victims are still on their way out (a requeued job's nodes are
 	 * not scheduled until they confirm it gone) */
@@ -162,13 +233,19 @@ void preempt_for(struct sched_pass *ps, struct job *job, const struct sched_job 
 	v = xcalloc(PREEMPT_VICTIMS_MAX, sizeof(*v));
 	for (struct job *j = job_first_active(ctld->jobs); j && n < PREEMPT_VICTIMS_MAX;
 	     j = j->lnext) {
-		if (!job_is_running(j) || !j->part ||
-		    j->part->cfg->priority_tier >= tier || job_mode(ctld, j) == MODE_OFF)
+		time_t exempt;
+		if (!job_is_running(j) || !may_preempt(ctld, job, j))
 			continue;
+		exempt = exempt_secs(ctld, j);
 		if (!j->run->preempt_at && exempt &&
 		    ps->now - j->run->start_time < exempt)
 			continue;
-		v[n++] = j;
+		v[n].job = j;
+		v[n++].rank =
+		    type == TYPE_PARTITION
+		        ? j->part->cfg->priority_tier
+		        : assoc_qos_priority(ctld->assoc,
+		                             j->desc.qos ? j->desc.qos : "normal");
 	}
 	if (!n) {
 		free(v);
@@ -184,20 +261,20 @@ void preempt_for(struct sched_pass *ps, struct job *job, const struct sched_job 
 			release(ctld, s, copy, j);
 	fits = sched_select_topo(copy, s->nnodes, &sj->req, s->topo, &s->out) == 0;
 	for (size_t i = 0; i < n && !fits; i++) {
-		if (!release(ctld, s, copy, v[i]))
+		if (!release(ctld, s, copy, v[i].job))
 			continue;
 		v[used++] = v[i];
 		fits =
 		    sched_select_topo(copy, s->nnodes, &sj->req, s->topo, &s->out) == 0;
 	}
 	for (size_t i = 0; fits && i < used; i++) {
-		time_t wait =
-		    (time_t)v[i]->part->cfg->grace_time + ctld->conf->kill_wait + 30;
-		if (v[i]->run->preempt_at)
+		struct job *x = v[i].job;
+		time_t wait = (time_t)grace_of(ctld, x) + ctld->conf->kill_wait + 30;
+		if (x->run->preempt_at)
 			continue;
 		if (job_sched_mut(job)->preempt_wait < ps->now + wait)
 			job_sched_mut(job)->preempt_wait = ps->now + wait;
-		start(ctld, v[i], job, ps->now);
+		start(ctld, x, job, ps->now);
 	}
 	free(copy);
 	free(v);

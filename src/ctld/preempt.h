@@ -1,6 +1,7 @@
-/* preempt.h - PreemptType=preempt/partition_prio: a pending job that cannot
- * start for want of resources takes them from running jobs of partitions
- * with a lower PriorityTier.
+/* preempt.h - PreemptType=preempt/partition_prio and preempt/qos: a pending
+ * job that cannot start for want of resources takes them from running jobs
+ * of partitions with a lower PriorityTier (or of QOS its own QOS may
+ * preempt).
  *
  * The scheduling pass asks (preempt_for) when a job waits for resources:
  * the running jobs of lower tiers on its partition's nodes are freed one by
@@ -15,8 +16,11 @@
  * preemptor: its partition's tier puts it first in the next pass.  Jobs that
  * have run less than PreemptExemptTime are left alone.
  *
- * Not there yet: preempt/qos, PreemptMode=SUSPEND and GANG (they act as
- * preempt/none and OFF). */
+ * preempt/qos: the same, but a job may preempt the running jobs whose QOS
+ * its QOS lists in Preempt= (lower QOS Priority first); the victim's QOS
+ * gives PreemptMode (unless "cluster"), GraceTime and PreemptExemptTime.
+ *
+ * Not there yet: PreemptMode=SUSPEND and GANG (they act as OFF). */
 #ifndef ROTA_CTLD_PREEMPT_H
 #define ROTA_CTLD_PREEMPT_H
 
