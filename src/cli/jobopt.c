@@ -880,6 +880,9 @@ void jobopt_release(struct jobopt *o)
 	free(o->acctg_freq);
 	free(o->wrap);
 	free(o->cpu_bind);
+	for (size_t i = 0; i < o->nseen; i++)
+		free(o->seen[i].arg);
+	free(o->seen);
 	memset(o, 0, sizeof(*o));
 }
 
