@@ -60,16 +60,17 @@ static void unset(struct jsonw *w, const char *key)
 	nv(w, key, 0, 0, 0);
 }
 
-/* {"set", "infinite", "number"} of a double (billable_tres). */
-static void nv_real(struct jsonw *w, const char *key, int set, double v)
+/* {"set", "infinite", "number"} of a double, with digits decimals. */
+static void nv_real(struct jsonw *w, const char *key, int set, int infinite, double v,
+                    int digits)
 {
 	char num[40];
-	int n = snprintf(num, sizeof(num), "%.3f", set ? v : 0.0);
+	int n = snprintf(num, sizeof(num), "%.*f", digits, set ? v : 0.0);
 
 	jsonw_key(w, key);
 	jsonw_obj_begin(w);
 	jsonw_bool(w, "set", set);
-	jsonw_bool(w, "infinite", 0);
+	jsonw_bool(w, "infinite", infinite);
 	jsonw_key(w, "number");
 	jsonw_raw(w, num, (size_t)n);
 	jsonw_obj_end(w);
@@ -381,7 +382,7 @@ static void job_head(struct jsonw *w, const struct job_info *j, const char *clus
 	jsonw_int(w, "core_spec", 0);
 	jsonw_int(w, "thread_spec", 0);
 	unset(w, "cores_per_socket");
-	nv_real(w, "billable_tres", base != JOB_PENDING, j->num_cpus);
+	nv_real(w, "billable_tres", base != JOB_PENDING, 0, j->num_cpus, 3);
 	nv16(w, "cpus_per_task",
 	     j->cpus_per_task && j->cpus_per_task != NO_VAL ? j->cpus_per_task : 1);
 	unset(w, "cpu_frequency_minimum");
@@ -569,17 +570,7 @@ json_t *sj44_job_states(const struct job_info_resp *r)
  * FS_NONE unset). */
 static void nv_frac(struct jsonw *w, const char *key, uint64_t v)
 {
-	char num[40];
-	int set = v < FS_NONE,
-	    n = snprintf(num, sizeof(num), "%.6f", set ? (double)v / 1e6 : 0.0);
-
-	jsonw_key(w, key);
-	jsonw_obj_begin(w);
-	jsonw_bool(w, "set", set);
-	jsonw_bool(w, "infinite", v == FS_INF);
-	jsonw_key(w, "number");
-	jsonw_raw(w, num, (size_t)n);
-	jsonw_obj_end(w);
+	nv_real(w, key, v < FS_NONE, v == FS_INF, (double)v / 1e6, 6);
 }
 
 /* [{"name", "value"}] of "cpu=10,mem=20" (TRES-minutes limits). */

@@ -61,7 +61,7 @@ static int state_query(struct evhttp_request *req, struct job_info_req *q,
 	return rc;
 }
 
-static uint32_t empty_list(struct rest_call *c, const char *key)
+static int empty_list(struct rest_call *c, const char *key)
 {
 	json_t *doc = restd_response44(c->r, c->req, &c->u);
 
@@ -79,7 +79,7 @@ static int nodes_update(struct rest_call *c, uint16_t *type, void **body,
 	size_t n;
 	char *text = restd_body(c->req, &n);
 	json_t *root = json_loadb(text, n, 0, NULL), *names;
-	char *list = NULL, *out = NULL;
+	char *list = NULL;
 	struct node_update_req *q = NULL;
 
 	free(text);
@@ -88,14 +88,14 @@ static int nodes_update(struct rest_call *c, uint16_t *type, void **body,
 		list = xstrdup(json_string_value(names));
 	for (size_t i = 0; json_is_array(names) && i < json_array_size(names); i++) {
 		const char *s = json_string_value(json_array_get(names, i));
+		char *prev = list;
 		if (!s || !*s || strchr(s, ',')) {
 			free(list);
 			list = NULL;
 			break;
 		}
-		list = list ? xasprintf("%s,%s", (out = list), s) : xstrdup(s);
-		if (i)
-			free(out);
+		list = prev ? xasprintf("%s,%s", prev, s) : xstrdup(s);
+		free(prev);
 	}
 	if (!list || !*list) {
 		json_decref(root);
