@@ -63,6 +63,7 @@ static const struct {
     {S, "SBATCH_OUTPUT", 'o'},
     {S, "SBATCH_PARTITION", 'p'},
     {S, "SBATCH_QOS", 'q'},
+    {S, "SBATCH_RESERVATION", O_RESERVATION},
     {S, "SBATCH_REQUEUE", O_REQUEUE},
     {S, "SBATCH_SIGNAL", O_SIGNAL},
     {S, "SBATCH_TIMELIMIT", 't'},
@@ -75,6 +76,7 @@ static const struct {
     {R, "SLURM_EXACT", O_EXACT},
     {R, "SLURM_EXCLUSIVE", O_EXCLUSIVE},
     {R, "SLURM_EXPORT_ENV", O_EXPORT},
+    {R, "SLURM_RESERVATION", O_RESERVATION},
     {R, "SLURM_GPU_BIND", O_GPU_BIND},
     {R, "SRUN_EXPORT_ENV", O_EXPORT},
     {R, "SLURM_JOBID", O_JOBID},
@@ -120,6 +122,7 @@ static const struct {
     {A, "SALLOC_MEM_PER_NODE", O_MEM},
     {A, "SALLOC_PARTITION", 'p'},
     {A, "SALLOC_QOS", 'q'},
+    {A, "SALLOC_RESERVATION", O_RESERVATION},
     {A, "SALLOC_TIMELIMIT", 't'},
 };
 
@@ -443,6 +446,9 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		break;
 	case 'L':
 		set_str(&d->licenses, arg);
+		break;
+	case O_RESERVATION:
+		set_str(&d->reservation, arg);
 		break;
 	case 'C':
 		set_str(&d->features, arg);

@@ -163,8 +163,8 @@ const struct opt_def jobopt_table[] = {
     {"nodelist", REQ, 'w', SRA, SEC_CONSTRAINT, "hosts", "these nodes", ST_OK},
     {"prefer", REQ, O_IGNORE, SRA, SEC_CONSTRAINT, "list", "node features preferred",
      ST_NOEFF},
-    {"reservation", REQ, O_IGNORE, SRA, SEC_CONSTRAINT, "name", "run in this reservation",
-     ST_NOEFF},
+    {"reservation", REQ, O_RESERVATION, SRA, SEC_CONSTRAINT, "name",
+     "run in this reservation", ST_OK},
     {"tmp", REQ, O_TMP, SRA, SEC_CONSTRAINT, "MB", "temporary disk on each node", ST_OK},
 
     /* Consumable resources related options */

@@ -67,6 +67,7 @@ enum {
 	O_CTR_NO_REMAP_ROOT,
 	O_CTR_MOUNT_HOME,
 	O_CTR_NO_MOUNT_HOME,
+	O_RESERVATION,
 	O_IGNORE, /* accepted and ignored */
 };
 

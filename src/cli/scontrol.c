@@ -488,13 +488,16 @@ static int cmd_update(const struct scontrol_opts *o, int argc, char **argv)
 	}
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
+		size_t len = strcspn(a, "=");
 
 		if (!strncasecmp(a, "jobid=", 6))
 			return update_job(o, argc, argv);
 		if (!strncasecmp(a, "nodename=", 9) || !strncasecmp(a, "node=", 5))
 			return update_node(o, argc, argv);
+		if (a[len] == '=' && len >= 3 && len <= 15 &&
+		    !strncasecmp(a, "ReservationName", len))
+			return scontrol_resv_update(argc, argv);
 		if (!strncasecmp(a, "partitionname=", 14) ||
-		    !strncasecmp(a, "reservationname=", 16) ||
 		    !strncasecmp(a, "stepid=", 7) ||
 		    !strncasecmp(a, "frontendname=", 13)) {
 			fprintf(stderr, "slurm_update error: %s\n",
@@ -537,6 +540,55 @@ static int cmd_power(const struct scontrol_opts *o, int argc, char **argv)
 		fprintf(stderr, "slurm_update error: %s\n", msg);
 	free(msg);
 	return rc ? 1 : 0;
+}
+
+/* ---- create, delete: reservations (scontrol_resv.c) ---- */
+
+static int cmd_create(const struct scontrol_opts *o, int argc, char **argv)
+{
+	(void)o;
+	for (int i = 0; i < argc; i++) {
+		size_t len = strcspn(argv[i], "=");
+		if (len >= 3 && len <= 15 &&
+		    !strncasecmp(argv[i], "ReservationName", len))
+			return scontrol_resv_create(argc, argv);
+		if ((len >= 3 && len <= 13 &&
+		     !strncasecmp(argv[i], "PartitionName", len)) ||
+		    (len >= 3 && len <= 8 && !strncasecmp(argv[i], "NodeName", len))) {
+			fprintf(stderr, "slurm_create error: %s\n",
+			        slurm_strerror(ESLURM_NOT_SUPPORTED));
+			return 1;
+		}
+	}
+	fprintf(stderr, "scontrol: error: Invalid creation entity: %s\n",
+	        argc ? argv[0] : "");
+	return 1;
+}
+
+static int cmd_delete(const struct scontrol_opts *o, int argc, char **argv)
+{
+	const char *tag, *val;
+	size_t len;
+
+	(void)o;
+	if (argc == 1 && (val = strchr(argv[0], '='))) {
+		tag = argv[0];
+		len = (size_t)(val - tag);
+		val++;
+	} else if (argc == 2) {
+		tag = argv[0];
+		len = strlen(tag);
+		val = argv[1];
+	} else {
+		fprintf(stderr,
+		        "scontrol: error: Proper format is 'delete <ENTITY>=<ID>' or "
+		        "'delete <ENTITY> <ID>'\n");
+		return 1;
+	}
+	if (len >= 3 && len <= 15 && !strncasecmp(tag, "ReservationName", len))
+		return scontrol_resv_delete(argv[0], val);
+	fprintf(stderr, "Invalid deletion entity: %s\n", argv[0]);
+	return 1;
 }
 
 /* ---- small commands ---- */
@@ -780,8 +832,8 @@ static const struct {
     {"notify", 1, cmd_unsupported},
     {"listpids", 5, cmd_unsupported},
     {"pidinfo", 3, cmd_unsupported},
-    {"create", 2, cmd_unsupported},
-    {"delete", 3, cmd_unsupported},
+    {"create", 2, cmd_create},
+    {"delete", 3, cmd_delete},
     {"reboot", 3, cmd_unsupported},
     {"cancel_reboot", 3, cmd_unsupported},
     {"shutdown", 8, cmd_shutdown},

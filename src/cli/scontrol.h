@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 struct scontrol_opts {
 	int details;  /* -d count */
@@ -22,6 +23,21 @@ int scontrol_show(const struct scontrol_opts *o, int argc, char **argv);
 /* Ping the controller; print "Slurmctld(primary) at HOST is UP|DOWN".
  * Returns 0 when up, 1 when down. */
 int scontrol_ping(FILE *f);
+
+/* Reservations (scontrol_resv.c): create/update take the K=V arguments;
+ * delete the tag as given (for the error line) and the name.  Each returns
+ * the exit status, errors printed. */
+int scontrol_resv_create(int argc, char **argv);
+int scontrol_resv_update(int argc, char **argv);
+int scontrol_resv_delete(const char *tag, const char *name);
+int scontrol_resv_show(const struct scontrol_opts *o, const char *name);
+/* The controller's reservations (name NULL: all); -1 after an error
+ * printed.  Free *ret with msg_body_free(MSG_RESV_INFO_RESP, ...). */
+struct resv_info_resp;
+struct resv_info;
+int scontrol_resv_load(const char *name, struct resv_info_resp **ret);
+/* One in scontrol show's layout (now: the controller's clock). */
+void scontrol_resv_print(const struct resv_info *r, time_t now, int oneliner);
 
 /* Case-insensitive: s is a prefix of word of at least min bytes. */
 int scontrol_abbrev(const char *s, const char *word, size_t min);

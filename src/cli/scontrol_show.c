@@ -296,6 +296,8 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 		fprintf(f, "MinCPUsNode=%u MinMemoryNode=0 MinTmpDiskNode=%s%s", mincpus,
 		        tmp, le);
 	fprintf(f, "Features=%s DelayBoot=00:00:00%s", nul(j->features), le);
+	if (j->reservation)
+		fprintf(f, "Reservation=%s%s", j->reservation, le);
 	fprintf(f, "OverSubscribe=%s Contiguous=%d Licenses=%s Network=(null)%s",
 	        (j->flags & JOB_F_EXCLUSIVE)       ? "NO"
 	        : (j->flags & JOB_F_OVERSUBSCRIBE) ? "YES"
@@ -1214,8 +1216,7 @@ int scontrol_show(const struct scontrol_opts *o, int argc, char **argv)
 		rc = show_steps(o, id);
 	} else if (scontrol_abbrev(entity, "reservations", 3) ||
 	           !strcasecmp(entity, "reservationname")) {
-		printf("No reservations in the system\n");
-		rc = 0;
+		rc = scontrol_resv_show(o, id);
 	} else if (scontrol_abbrev(entity, "licenses", 2)) {
 		rc = show_licenses(o, id);
 	} else {

@@ -22,6 +22,7 @@
 #include "cli/call.h"
 #include "cli/cli.h"
 #include "cli/fmt.h"
+#include "cli/scontrol.h"
 #include "common/strv.h"
 #include "common/ranksort.h"
 #include "common/conf.h"
@@ -112,7 +113,7 @@ struct match {
 
 struct sinfo_opts {
 	int noheader, long_list, node_mode, summarize, list_reasons, exact, dead,
-	    responding, json, verbose;
+	    responding, json, verbose, resv;
 	unsigned iterate;
 	const char *format, *long_format;
 	char **parts;
@@ -1050,8 +1051,8 @@ static void parse_args(struct sinfo_opts *o, int argc, char **argv)
 			check_states(o->states);
 			break;
 		case 'T':
-			printf("RESV_NAME STATE START_TIME END_TIME DURATION NODELIST\n");
-			exit(0);
+			o->resv = 1;
+			break;
 		case 'v':
 			o->verbose++;
 			break;
@@ -1177,6 +1178,40 @@ static void print_once(const struct sinfo_opts *o, struct fmt_layout *layout,
 	data_release(&d);
 }
 
+/* sinfo -T: one line a reservation, the name column as wide as the
+ * longest (at least 9), in Slurm's layout. */
+static int print_resvs(const struct sinfo_opts *o)
+{
+	struct resv_info_resp *r;
+	int w = 9;
+
+	if (scontrol_resv_load(NULL, &r) < 0)
+		return 1;
+	if (!r->resvs_count) {
+		printf("No reservations in the system\n");
+		msg_body_free(MSG_RESV_INFO_RESP, r);
+		return 0;
+	}
+	for (uint32_t i = 0; i < r->resvs_count; i++)
+		if ((int)strlen(r->resvs[i].name) > w)
+			w = (int)strlen(r->resvs[i].name);
+	if (!o->noheader)
+		printf("%-*s  %8s  %19s  %19s  %11s  %s\n", w, "RESV_NAME", "STATE",
+		       "START_TIME", "END_TIME", "DURATION", "NODELIST");
+	for (uint32_t i = 0; i < r->resvs_count; i++) {
+		const struct resv_info *v = &r->resvs[i];
+		char s[32], e[32], d[32];
+		timefmt_iso(v->start, s, sizeof(s));
+		timefmt_iso(v->end, e, sizeof(e));
+		timefmt_duration((long)(v->end - v->start), d, sizeof(d));
+		printf("%-*s  %8s  %19s  %19s  %11s  %s\n", w, v->name,
+		       v->start <= r->time && r->time < v->end ? "ACTIVE" : "INACTIVE", s,
+		       e, d, v->nodes ? v->nodes : "(null)");
+	}
+	msg_body_free(MSG_RESV_INFO_RESP, r);
+	return 0;
+}
+
 int cmd_sinfo(int argc, char **argv)
 {
 	struct sinfo_opts o = {0};
@@ -1189,6 +1224,8 @@ int cmd_sinfo(int argc, char **argv)
 	if ((env = getenv("SINFO_PARTITION")) && *env)
 		o.parts = fmt_split(env, ",");
 	parse_args(&o, argc, argv);
+	if (o.resv)
+		return print_resvs(&o);
 	fmt = pick_format(&o, &syntax, &auto_part, &auto_node);
 	layout = fmt_layout_create(fmt, syntax, node_fields,
 	                           sizeof(node_fields) / sizeof(node_fields[0]), "node");

@@ -98,6 +98,10 @@ static const char *const reasons[WAIT_REASON_END] = {
     [WAIT_DEP_INVALID] = "DependencyNeverSatisfied",
     [WAIT_LICENSES] = "Licenses",
     [FAIL_DEADLINE] = "DeadLine",
+    [WAIT_RESERVATION] = "Reservation",
+    [WAIT_RESV_DELETED] = "ReservationDeleted",
+    [WAIT_RESV_MAINT] = "ReqNodeNotAvail, Reserved for maintenance",
+    [WAIT_RESV_OTHER] = "ReqNodeNotAvail, May be reserved for other job",
     [FAIL_EXIT_CODE] = "NonZeroExitCode",
     [FAIL_TIMEOUT] = "TimeLimit",
     [FAIL_LAUNCH] = "JobLaunchFailure",
@@ -132,9 +136,12 @@ static const char *node_base_short(uint32_t base, int drain)
 	}
 }
 
-/* sinfo's one-character suffix: not responding first, then power saving. */
+/* sinfo's one-character suffix: maintenance, not responding, then power
+ * saving. */
 static const char *node_suffix(uint32_t state)
 {
+	if (state & NODE_MAINT)
+		return "$";
 	if (state & NODE_NO_RESPOND)
 		return "*";
 	if (state & NODE_POWERED_DOWN)
@@ -148,11 +155,32 @@ static const char *node_suffix(uint32_t state)
 	return "";
 }
 
+/* An idle node a reservation holds: "maint" (maintenance) or "resv", as
+ * Slurm names it when nothing else is to say; NULL otherwise. */
+static const char *node_resv_name(uint32_t state, int up)
+{
+	uint32_t base = state & NODE_STATE_BASE;
+	int busy = base == NODE_ALLOCATED || base == NODE_MIXED || base == NODE_DOWN ||
+	           (state & (NODE_DRAIN | NODE_COMPLETING));
+
+	if ((state & NODE_MAINT) && !busy)
+		return (state & NODE_NO_RESPOND) ? (up ? "MAINT*" : "maint*")
+		                                 : (up ? "MAINT" : "maint");
+	if ((state & NODE_RESERVED) && base == NODE_IDLE && !busy &&
+	    !*node_suffix(state & ~NODE_MAINT))
+		return up ? "RESERVED" : "resv";
+	return NULL;
+}
+
 const char *node_state_short(uint32_t state, char *buf, int len)
 {
 	uint32_t base = state & NODE_STATE_BASE;
 	const char *s;
 
+	if (node_resv_name(state, 0)) {
+		snprintf(buf, len, "%s", node_resv_name(state, 0));
+		return buf;
+	}
 	if (base == NODE_DOWN)
 		s = "down";
 	else if ((state & NODE_COMPLETING) && !(state & NODE_DRAIN))
@@ -168,6 +196,11 @@ const char *node_state_long(uint32_t state, char *buf, int len)
 	uint32_t base = state & NODE_STATE_BASE;
 	const char *s;
 
+	if (node_resv_name(state, 0)) {
+		snprintf(buf, len, "%s",
+		         (state & NODE_MAINT) ? node_resv_name(state, 0) : "reserved");
+		return buf;
+	}
 	if (base == NODE_DOWN)
 		s = (state & NODE_DRAIN) ? "drained" : "down";
 	else if (state & NODE_DRAIN)
@@ -195,11 +228,13 @@ const char *node_state_upper(uint32_t state, char *buf, int len)
 	    "UNKNOWN", "DOWN", "IDLE", "ALLOCATED", "ERROR", "MIXED", "FUTURE"};
 	uint32_t base = state & NODE_STATE_BASE;
 
-	snprintf(buf, len, "%s%s%s%s%s%s%s%s%s",
+	snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s%s",
 	         base < NODE_END ? base_names[base] : "UNKNOWN",
 	         (state & NODE_CLOUD) ? "+CLOUD" : "",
 	         (state & NODE_COMPLETING) ? "+COMPLETING" : "",
 	         (state & NODE_DRAIN) ? "+DRAIN" : "",
+	         (state & NODE_MAINT) ? "+MAINTENANCE" : "",
+	         (state & NODE_RESERVED) ? "+RESERVED" : "",
 	         (state & NODE_NO_RESPOND) ? "+NOT_RESPONDING" : "",
 	         (state & NODE_POWER_DOWN) ? "+POWER_DOWN" : "",
 	         (state & NODE_POWERED_DOWN) ? "+POWERED_DOWN" : "",
@@ -259,6 +294,20 @@ const char *slurm_strerror(int rc)
 		return "Invalid license specification";
 	case ESLURM_RESERVATION_INVALID:
 		return "Requested reservation is invalid";
+	case ESLURM_RESERVATION_ACCESS:
+		return "Access denied to requested reservation";
+	case ESLURM_INVALID_TIME_VALUE:
+		return "Invalid time specified";
+	case ESLURM_RESERVATION_BUSY:
+		return "Requested reservation is in use";
+	case ESLURM_RESERVATION_NOT_USABLE:
+		return "Requested reservation not usable now";
+	case ESLURM_RESERVATION_OVERLAP:
+		return "Requested reservation overlaps with another reservation";
+	case ESLURM_RESERVATION_EMPTY:
+		return "Reservation request lacks users, groups or accounts";
+	case ESLURM_RESERVATION_NAME_DUP:
+		return "Duplicate reservation name";
 	case ESLURM_INVALID_JOB_ID:
 		return "Invalid job id specified";
 	case ESLURM_INVALID_NODE_NAME:

@@ -76,8 +76,14 @@ enum job_reason {
 	/* the partition's nodes that are up are too few for the job, all of
 	 * them would do: some are down, drained, powering down (Slurm's words) */
 	WAIT_NODES_DOWN,
-	WAIT_LICENSES, /* too few of its -L licenses are free */
-	FAIL_DEADLINE, /* it could not end before its --deadline */
+	WAIT_LICENSES,     /* too few of its -L licenses are free */
+	FAIL_DEADLINE,     /* it could not end before its --deadline */
+	WAIT_RESERVATION,  /* its --reservation has not begun */
+	WAIT_RESV_DELETED, /* its --reservation is gone */
+	/* nodes it could use are reserved (ctld/resv.h): for maintenance, or
+	 * for others (Slurm's words, with ReqNodeNotAvail) */
+	WAIT_RESV_MAINT,
+	WAIT_RESV_OTHER,
 	WAIT_REASON_END
 };
 
@@ -104,6 +110,9 @@ enum node_state {
 #define NODE_POWERING_DOWN 0x4000u
 #define NODE_POWER_DOWN    0x8000u /* asked to power down once its jobs end */
 #define NODE_CLOUD         0x10000u
+/* in an active advanced reservation (ctld/resv.h); of one for maintenance */
+#define NODE_RESERVED 0x20000u
+#define NODE_MAINT    0x40000u
 
 /* sinfo's short name: "idle", "alloc", "mix", "down", "drain", "drng", "comp",
  * with "*" appended when not responding. */
@@ -116,7 +125,8 @@ const char *node_state_upper(uint32_t state, char *buf, int len);
 /* The Slurm release whose commands, wire shapes and JSON Rota matches. */
 #define ROTA_SLURM_VERSION "22.05.8"
 
-/* Slurm's error numbers, so the CLIs can print Slurm's words. */
+/* Slurm 22.05's error numbers (REST clients see them), so the CLIs can
+ * print Slurm's words.  The few Rota has of its own say so. */
 enum slurm_errno {
 	SLURM_OK = 0,
 	SLURM_ERROR = -1,
@@ -138,34 +148,41 @@ enum slurm_errno {
 	ESLURM_TRANSITION_STATE_NO_UPDATE = 2020,
 	ESLURM_ALREADY_DONE = 2021,
 	ESLURM_IN_STANDBY_MODE = 2027,
-	ESLURM_JOB_PENDING = 2028,
-	ESLURM_DISABLED = 2030,
-	ESLURM_JOB_NOT_PENDING = 2031,
-	ESLURM_JOB_NOT_RUNNING = 2032,
-	ESLURM_JOB_HELD = 2034,
+	ESLURM_JOB_PENDING = 2024,
+	ESLURM_DISABLED = 2037,
+	ESLURM_JOB_NOT_PENDING = 2073,
+	ESLURM_JOB_NOT_RUNNING = 2085,
+	ESLURM_JOB_HELD = 2042,
 	ESLURM_INVALID_TIME_LIMIT = 2051,
-	ESLURM_NOT_SUPPORTED = 2052,
-	ESLURM_INVALID_NODE_STATE = 2053,
-	ESLURM_INVALID_DEPENDENCY = 2056,
-	ESLURM_BAD_DIST = 2057,
-	ESLURM_INVALID_TASK_MEMORY = 2066,
-	ESLURM_INVALID_FEATURE = 2079,
-	ESLURM_PARTITION_DOWN = 2040,
-	ESLURM_ENVIRONMENT_MISSING = 2078,
-	ESLURM_CONFIGLESS_DISABLED = 2077, /* no enable_configless */
-	ESLURM_REACHED_MAX_JOB_COUNT = 2045,
+	ESLURM_NOT_SUPPORTED = 2036,
+	ESLURM_INVALID_NODE_STATE = 2028,
+	ESLURM_INVALID_DEPENDENCY = 2038,
+	ESLURM_BAD_DIST = 2023,
+	ESLURM_INVALID_TASK_MEMORY = 2044,
+	ESLURM_INVALID_FEATURE = 2029,
+	ESLURM_PARTITION_DOWN = 2101,
+	ESLURM_ENVIRONMENT_MISSING = 2127,
+	ESLURM_CONFIGLESS_DISABLED = 2126,   /* no enable_configless */
+	ESLURM_REACHED_MAX_JOB_COUNT = 2190, /* Rota's (Slurm says EAGAIN) */
 	ESLURM_PATHNAME_TOO_LONG = 2012,
-	ESLURM_INVALID_ARGUMENT = 2071,
+	ESLURM_INVALID_ARGUMENT = 2071, /* Rota's: a request it cannot read */
 	ESLURM_INVALID_GRES = 2072,
-	ESLURM_INVALID_ARRAY = 2116,
-	ESLURM_RESERVATION_INVALID = 2058,
+	ESLURM_INVALID_ARRAY = 2081,
+	ESLURM_RESERVATION_INVALID = 2053,
 	ESLURM_INVALID_LICENSES = 2048,
-	ESLURM_INVALID_TIME_MIN_LIMIT = 2124, /* Rota's number: none exist yet */
-	/* accounting (the numbers are Rota's; the words Slurm's) */
-	ESLURM_INVALID_ACCOUNT = 2090,
-	ESLURM_INVALID_QOS = 2091,
-	ESLURM_INVALID_PARENT_ACCOUNT = 2092,
-	ESLURM_ACCOUNTING_POLICY = 2093,
+	ESLURM_INVALID_TIME_MIN_LIMIT = 2124,
+	ESLURM_RESERVATION_ACCESS = 2052,
+	ESLURM_INVALID_TIME_VALUE = 2054,
+	ESLURM_RESERVATION_BUSY = 2055,
+	ESLURM_RESERVATION_NOT_USABLE = 2056,
+	ESLURM_RESERVATION_OVERLAP = 2058,
+	ESLURM_RESERVATION_EMPTY = 2080,
+	ESLURM_RESERVATION_NAME_DUP = 2082,
+	/* accounting */
+	ESLURM_INVALID_ACCOUNT = 2045,
+	ESLURM_INVALID_QOS = 2066,
+	ESLURM_INVALID_PARENT_ACCOUNT = 2046,
+	ESLURM_ACCOUNTING_POLICY = 2050,
 	ESLURM_USER_ID_MISSING = 2010, /* slurmd: not the job's user (sstat) */
 };
 

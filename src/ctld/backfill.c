@@ -40,6 +40,7 @@
 #include "common/timefmt.h"
 #include "ctld/assoc_limits.h"
 #include "ctld/licenses.h"
+#include "ctld/resv.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
 #include "ctld/job_mgr.h"
@@ -152,9 +153,12 @@ static int64_t job_expected_end(struct bf_ctld *r, const struct job *job, int64_
  * jobs; held, dependent, begin-time and limit-bound jobs are not planned. */
 static int plannable(const struct job *job)
 {
-	return job_is_pending(job) && job->part &&
+	/* a job in a reservation starts there when its nodes free up (main
+	 * pass): the plan holds the reservations' nodes for the others */
+	return job_is_pending(job) && job->part && !job->desc.reservation &&
 	       (job->reason == WAIT_RESOURCES || job->reason == WAIT_PRIORITY ||
-	        job->reason == WAIT_NODE_NOT_AVAIL || job->reason == WAIT_NODES_DOWN);
+	        job->reason == WAIT_NODE_NOT_AVAIL || job->reason == WAIT_NODES_DOWN ||
+	        job->reason == WAIT_RESV_MAINT || job->reason == WAIT_RESV_OTHER);
 }
 
 /* The backfill run's questions (src/sched/view.h), for the job ids[i]. */
@@ -297,6 +301,7 @@ static int plan_rebuild(struct bf_ctld *r, time_t now)
 			n++;
 		}
 	}
+	resv_holds(ctld, now, &holds, &n, &cap);
 	rc = bf_run_rebuild(r->run, &r->ps.snap, holds, n, now);
 	free(holds);
 	r->gen = ctld->res_gen;

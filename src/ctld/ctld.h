@@ -31,6 +31,7 @@ struct old_conf;
 struct assoc_mgr;
 struct step_stats;
 struct ctld_topo;
+struct resv_mgr;
 
 struct ctld {
 	const struct conf *conf; /* borrowed from main */
@@ -66,6 +67,7 @@ struct ctld {
 	                           * by (repl_step_down) */
 	struct repl *repl;        /* replication, either side (repl.c) */
 	struct assoc_mgr *assoc;  /* accounts, users, QOS (assoc.h) */
+	struct resv_mgr *resvs;   /* advanced reservations (resv.h) */
 	/* applying a snapshot's or image's events: they describe state, not
 	 * changes (nothing is charged to fairshare) */
 	int restoring;

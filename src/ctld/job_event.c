@@ -15,6 +15,7 @@
 #include "ctld/ctld.h"
 #include "ctld/fairshare.h"
 #include "ctld/job_event.h"
+#include "ctld/resv.h"
 #include "ctld/job_mgr.h"
 #include "ctld/journal.h"
 #include "ctld/node_gres.h"
@@ -485,6 +486,8 @@ static int apply(struct ctld *ctld, const union job_event *ev, struct job_desc *
 		return -EINVAL;
 	case EV_ASSOC:
 		return assoc_apply(ctld->assoc, &ev->assoc);
+	case EV_RESV:
+		return resv_apply(ctld, &ev->resv);
 	case EV_NODE_STATE:
 		return node_mgr_apply_state(ctld, ev->node_state.node_name,
 		                            ev->node_state.state, ev->node_state.text,

@@ -236,6 +236,25 @@ ROTA_DECLARE(ev_assoc, EV_ASSOC_FIELDS)
 	F(S, strv, vec, _)
 ROTA_DECLARE(ev_text, EV_TEXT_FIELDS)
 
+/* An advanced reservation made, changed (the record whole, by name) or
+ * deleted (del: 1), ctld/resv.h.  nodes: the ones it holds, as chosen when
+ * it was made; users and accounts as given ("a,b" or "-a,-b"). */
+#define EV_RESV_FIELDS(F, S)                                                             \
+	EV_HEAD_FIELDS(F, S)                                                             \
+	F(S, str, name, _)                                                               \
+	F(S, u32, del, _)                                                                \
+	F(S, i64, start, _)                                                              \
+	F(S, i64, end, _)                                                                \
+	F(S, str, nodes, _)                                                              \
+	F(S, str, partition, _)                                                          \
+	F(S, u32, flags, _) /* RESV_F_* (common/resv_flags.h) */                         \
+	F(S, u32, purge_comp, _)                                                         \
+	F(S, str, users, _)                                                              \
+	F(S, str, accounts, _)                                                           \
+	F(S, str, licenses, _)                                                           \
+	F(S, i64, time, _)
+ROTA_DECLARE(ev_resv, EV_RESV_FIELDS)
+
 /* name, number (in the journal: never reuse one), member of union job_event */
 #define ROTA_JOB_EVENTS(E)                                                               \
 	E(EV_META, 1, meta)                                                              \
@@ -253,7 +272,8 @@ ROTA_DECLARE(ev_text, EV_TEXT_FIELDS)
 	E(EV_STEP_END, 13, step_end)                                                     \
 	E(EV_TEXT, 14, text)                                                             \
 	E(EV_USAGE, 15, usage)                                                           \
-	E(EV_ASSOC, 16, assoc)
+	E(EV_ASSOC, 16, assoc)                                                           \
+	E(EV_RESV, 17, resv)
 
 #define ROTA_EV_ENUM(name, num, m) name = num,
 enum job_event_type { ROTA_JOB_EVENTS(ROTA_EV_ENUM) EV_TYPE_END };
@@ -262,7 +282,7 @@ enum job_event_type { ROTA_JOB_EVENTS(ROTA_EV_ENUM) EV_TYPE_END };
 #define ROTA_EV_MEMBER(name, num, m) struct ev_##m m;
 union job_event {
 	struct ev_head head;
-	struct ev_job_head job; /* all but META and NODE_STATE */
+	struct ev_job_head job; /* all but META, NODE_STATE, TEXT, ASSOC, RESV */
 	ROTA_JOB_EVENTS(ROTA_EV_MEMBER)
 };
 #undef ROTA_EV_MEMBER

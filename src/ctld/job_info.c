@@ -217,6 +217,7 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->licenses = d->licenses;
 	o->time_min = d->time_min;
 	o->deadline = d->deadline;
+	o->reservation = d->reservation;
 	o->req_switch = d->req_switch;
 	if (d->req_switch) {
 		struct sched_params sp;

@@ -18,6 +18,7 @@
 #include "ctld/assoc.h"
 #include "ctld/assoc_limits.h"
 #include "ctld/licenses.h"
+#include "ctld/resv.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "proto/messages.h"
@@ -848,6 +849,7 @@ int job_desc_check_strings(const struct job_desc *d, const char **ret_field,
 	    {"stdin path", d->std_in},
 	    {"gres", d->gres},
 	    {"licenses", d->licenses},
+	    {"reservation", d->reservation},
 	    {"gpus", d->gpus},
 	    {"gpus-per-node", d->gpus_per_node},
 	    {"gpus-per-task", d->gpus_per_task},
@@ -1011,6 +1013,8 @@ void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *d, i
 		rc = assoc_job_account(ctld, user, p ? p->cfg->name : NULL, d);
 	if (!rc)
 		rc = assoc_job_qos(ctld, user, p ? p->cfg->name : NULL, d);
+	if (!rc)
+		rc = resv_job_check(ctld, user, d);
 	if (!rc)
 		rc =
 		    assoc_limits_submit(ctld, who->uid, user, d, p ? p->cfg->name : NULL);

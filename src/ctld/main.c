@@ -22,6 +22,7 @@
 #include "ctld/topo.h"
 #include "ctld/reconfig.h"
 #include "ctld/repl.h"
+#include "ctld/resv.h"
 #include "ctld/state.h"
 #include "proto/client.h"
 #include "ctld/stats.h"
@@ -128,6 +129,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 	}
 	node_mgr_tick(ctld, now);
 	job_mgr_tick(ctld, now);
+	resv_tick(ctld, now);
 	ctld_state_tick(ctld, now);
 	acct_tick(ctld, now);
 	repl_tick(ctld, now);
@@ -333,6 +335,7 @@ int main(int argc, char **argv)
 	ctld_conf_files_load(&ctld);
 	job_mgr_create(&ctld, &ctld.jobs);
 	ctld.assoc = assoc_mgr_create();
+	ctld.resvs = resv_mgr_create();
 	ctld.predict = predict_create(PREDICT_USER_MEAN2);
 	ctld.learned = predict_create(PREDICT_LEARNED);
 	if (!ctld.predict || !ctld.learned)
@@ -419,6 +422,7 @@ int main(int argc, char **argv)
 	ctld_topo_destroy(ctld.topo);
 	node_mgr_destroy(ctld.nodes);
 	assoc_mgr_destroy(ctld.assoc);
+	resv_mgr_destroy(ctld.resvs);
 	auth_destroy(ctld.auth);
 	event_base_free(ctld.base);
 	free(ctld.hostname);

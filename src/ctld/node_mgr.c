@@ -17,6 +17,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/listener.h"
 #include "ctld/node_mgr.h"
+#include "ctld/resv.h"
 #include "ctld/node_gres.h"
 #include "ctld/power.h"
 #include "ctld/repl.h"
@@ -658,7 +659,7 @@ void node_mgr_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 		o->hostname = xstrdup(n->cfg->hostname);
 		o->addr = xstrdup(n->cfg->addr);
 		o->port = n->cfg->port;
-		o->state = node_state(n);
+		o->state = node_state(n) | resv_node_flags(ctld, i, (time_t)r.now);
 		o->cpus = n->cpus;
 		o->alloc_cpus = n->alloc_cpus < n->cpus ? n->alloc_cpus : n->cpus;
 		o->boards = n->boards;

@@ -20,6 +20,7 @@
 #include "ctld/stats.h"
 #include "ctld/step_stat.h"
 #include "ctld/licenses.h"
+#include "ctld/resv.h"
 #include "ctld/token.h"
 #include "common/common.h"
 
@@ -254,6 +255,18 @@ static void op_lic_info(struct ctld *ctld, struct caller *who, void **body,
 	lic_info(ctld, who, ch);
 }
 
+static void op_resv_update(struct ctld *ctld, struct caller *who, void **body,
+                           struct chan *ch)
+{
+	resv_request(ctld, who, *body, ch);
+}
+
+static void op_resv_info(struct ctld *ctld, struct caller *who, void **body,
+                         struct chan *ch)
+{
+	resv_info(ctld, who, *body, ch);
+}
+
 static void op_share(struct ctld *ctld, struct caller *who, void **body, struct chan *ch)
 {
 	fairshare_list(ctld, who, ch);
@@ -318,6 +331,8 @@ static const struct op_entry {
     {MSG_CONFIG_REQ, P_USER, op_config},
     {MSG_TOPO_INFO_REQ, P_USER, op_topo_info},
     {MSG_LIC_INFO_REQ, P_USER, op_lic_info},
+    {MSG_RESV_INFO_REQ, P_USER, op_resv_info},
+    {MSG_RESV_UPDATE_REQ, P_ADMIN, op_resv_update},
     {MSG_CONF_FILES_REQ, P_USER, op_conf_files}, /* any authenticated caller */
     {MSG_CANCEL_REQ, P_USER, op_cancel},
     {MSG_JOB_UPDATE_REQ, P_USER, op_job_update},
@@ -352,6 +367,7 @@ static int op_needs_journal(uint16_t type)
 	case MSG_ASSOC_UPDATE:
 	case MSG_JOB_UPDATE_REQ:
 	case MSG_NODE_UPDATE_REQ:
+	case MSG_RESV_UPDATE_REQ:
 		return 1;
 	default:
 		return 0;

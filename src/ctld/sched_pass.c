@@ -21,6 +21,8 @@
 #include "proto/messages.h"
 #include "ctld/assoc_limits.h"
 #include "ctld/preempt.h"
+#include "ctld/resv.h"
+#include "common/resv_flags.h"
 #include "ctld/licenses.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
@@ -99,6 +101,7 @@ static int deadline_missed(const struct job *job, time_t now)
 static int job_blocked_by_limits(struct ctld *ctld, struct job *job, time_t now)
 {
 	const struct conf_part *cp = job->part->cfg;
+	uint32_t why;
 
 	if (deadline_missed(job, now)) {
 		log_info("JobId=%u cannot end before its deadline: ended DEADLINE",
@@ -145,6 +148,10 @@ static int job_blocked_by_limits(struct ctld *ctld, struct job *job, time_t now)
 	if ((cp->max_nodes != UINT32_MAX && job_min_nodes(job) > cp->max_nodes) ||
 	    job_min_nodes(job) < cp->min_nodes) {
 		sched_pass_set_reason(job, WAIT_PART_NODE_LIMIT, NULL);
+		return 1;
+	}
+	if ((why = resv_job_wait(ctld, job, now))) {
+		sched_pass_set_reason(job, why, NULL);
 		return 1;
 	}
 	return 0;
@@ -253,6 +260,14 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 	hostlist_free(exc);
 	if (bind)
 		mark_bind(ps, job, &r);
+	/* backfill plans reservations as holds over their windows */
+	ps->resv_kept = 0;
+	if (!ps->backfill) {
+		size_t kept;
+		uint32_t f =
+		    resv_mark(ctld, job, ps->now, ps->snap.nodes, ps->snap.nnodes, &kept);
+		ps->resv_kept = kept ? f : 0;
+	}
 }
 
 static int job_req_has_gres(const struct job *job)
@@ -503,6 +518,7 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 	uint32_t *mem32;
 	struct ev_start ev = {.time = ps->now};
 	int more = 0, boot;
+	uint32_t resv_cut;
 
 	names = xcalloc(a->nnodes + 1, sizeof(char *));
 	mem32 = xcalloc(a->nnodes, sizeof(uint32_t));
@@ -534,6 +550,9 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 			ev.gres[i] = xstrdup("");
 	ev.job_id = task->job_id;
 	ev.time_limit = deadline_limit(task, ps->now);
+	if ((resv_cut = resv_job_limit(ctld, task, ps->now)) &&
+	    (!ev.time_limit || resv_cut < ev.time_limit))
+		ev.time_limit = resv_cut; /* it ends with its reservation */
 	ev.nodes = hostlist_compress(names, a->nnodes);
 	ev.cpus_per_node = (struct rota_u32v){a->cpus, a->nnodes};
 	ev.tasks_per_node = (struct rota_u32v){a->tasks, a->nnodes};
@@ -547,6 +566,7 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 		ev.state = JOB_CONFIGURING;
 	if (ev_start_commit(ctld, &ev) == 0) {
 		log_info("JobId=%u started on %s", task->job_id, ev.nodes);
+		resv_job_started(ctld, task);
 		assoc_limits_started(ps->limits, task);
 		lic_pool_take(ps->lics, task);
 		if (boot) {
@@ -646,6 +666,13 @@ static void set_wait_reason(struct sched_pass *ps, struct job *job,
 	char **req = NULL, **bad;
 	size_t nreq = 0, nbad = 0;
 
+	if (ps->resv_kept && !job->desc.req_nodes) { /* nodes reserved from it */
+		sched_pass_set_reason(job,
+		                      (ps->resv_kept & RESV_F_MAINT) ? WAIT_RESV_MAINT
+		                                                     : WAIT_RESV_OTHER,
+		                      wait_detail(ps, job, r));
+		return;
+	}
 	if (!job->desc.req_nodes) {
 		sched_pass_set_reason(
 		    job, short_of_up_nodes(ps, job, r) ? WAIT_NODES_DOWN : WAIT_RESOURCES,
@@ -697,6 +724,10 @@ static int main_admit(void *ctx, size_t i, uint32_t *ret_part)
 		return SCHED_SKIP;
 	}
 	*ret_part = (uint32_t)sched_pass_part_index(ps->ctld, job->part);
+	/* a job in a reservation holds no one back, nor is held: its nodes
+	 * are not the partition's others' */
+	if (job->desc.reservation)
+		*ret_part = (uint32_t)node_mgr_part_count(ps->ctld->nodes);
 	return SCHED_TRY;
 }
 

@@ -35,6 +35,9 @@ struct sched_pass {
 	uint32_t running;         /* tasks of cur's array running */
 	int backfill;             /* starts are backfill's (logged so) */
 	uint32_t max_switch_wait; /* SchedulerParameters, seconds */
+	/* the last job marked: the flags of the reservations that kept nodes
+	 * from it (resv_mark), for its reason */
+	uint32_t resv_kept;
 };
 
 /* A snapshot of the nodes as they are now; release with sched_pass_release. */

@@ -20,6 +20,7 @@
 #include "ctld/journal.h"
 #include "ctld/node_mgr.h"
 #include "ctld/power.h"
+#include "ctld/resv.h"
 #include "ctld/sched_pass.h"
 #include "ctld/state.h"
 #include "common/common.h"
@@ -44,10 +45,12 @@ static int replay_one(union job_event *ev, void *arg)
 struct compact {
 	struct ctld *ctld;
 	struct job *cur;
-	int phase; /* 0 meta, 1 assocs, 2 jobs (submit/start/end per job), 3 nodes */
+	int phase; /* 0 meta, 1 assocs, 2 jobs (submit/start/end per job), 3 nodes,
+	            * 4 reservations */
 	int sub;
 	struct step *step; /* sub 4: the running job's next step */
 	size_t node;
+	size_t resv;
 	/* ctld_state_walk: each job's SUBMIT is the job handed here instead */
 	void (*on_job)(void *arg, const struct job *j);
 	void *arg;
@@ -213,7 +216,8 @@ static int compact_gen(void *arg, size_t i, union job_event *ev)
 		    n->power == NODE_POWER_GOING_UP ? n->power_since : n->reason_time;
 		return 1;
 	}
-	return 0;
+	cp->phase = 4;
+	return resv_snapshot(cp->ctld->resvs, cp->resv++, &ev->resv);
 }
 
 int ctld_state_restore(struct ctld *ctld, struct rota_error *err)
@@ -401,6 +405,7 @@ void ctld_state_clear(struct ctld *ctld)
 	job_mgr_destroy(ctld->jobs);
 	node_mgr_destroy(ctld->nodes);
 	node_mgr_create(ctld, &ctld->nodes);
+	resv_mgr_clear(ctld->resvs);
 	job_mgr_create(ctld, &ctld->jobs);
 	/* the texts the journal notes went with the old table */
 	journal_set_texts(ctld->journal, job_mgr_texts(ctld->jobs));

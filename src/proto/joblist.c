@@ -291,6 +291,7 @@ const char *joblist_value(const struct fmt_col *col, const void *rec, void *vctx
 	case 'W':
 		return j->licenses && *j->licenses ? j->licenses : "(null)";
 	case 'v':
+		return j->reservation && *j->reservation ? j->reservation : "(null)";
 	case 'w':
 	case 'Y':
 		return j->sched_nodes && *j->sched_nodes ? j->sched_nodes : "(null)";
@@ -754,9 +755,9 @@ static uint64_t field_needs(int id)
 		return JI(qos);
 	case 'b':
 		return JI(tres_per_node);
-	case 'W': /* licenses: always sent */
-		return 0;
+	case 'W': /* licenses, reservation: always sent */
 	case 'v':
+		return 0;
 	case 'w':
 	case 'Y':
 		return JI(sched_nodes);

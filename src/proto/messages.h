@@ -90,8 +90,9 @@
 	F(S, str, licenses, _) /* -L, "name:count,..." (common/licenses.h); NULL none */ \
 	F(S, u32, time_min, _) /* --time-min, minutes; 0 none */                         \
 	F(S, i64, deadline, _) /* --deadline; 0 none */                                  \
-	F(S, str, gres, _)     /* --gres as given (common/gres.h); NULL: none */         \
-	F(S, str, qos, _)      /* --qos; set at submit (the association's default) */    \
+	F(S, str, reservation, _) /* --reservation; NULL none (ctld/resv.h) */           \
+	F(S, str, gres, _)        /* --gres as given (common/gres.h); NULL: none */      \
+	F(S, str, qos, _)         /* --qos; set at submit (the association's default) */ \
 	/* GPUs, each "[type:]count" as given (common/gres.h gres_gpu_parse) */          \
 	F(S, str, gpus, _)            /* --gpus: in all */                               \
 	F(S, str, gpus_per_node, _)   /* --gpus-per-node */                              \
@@ -195,7 +196,8 @@ enum job_flags {
 	F(S, str, licenses, _)   /* "name:count,..." it holds or waits for; NULL none */ \
 	F(S, u64, pn_min_tmp, _) /* --tmp, MB */                                         \
 	F(S, u32, time_min, _)                                                           \
-	F(S, i64, deadline, _)
+	F(S, i64, deadline, _)                                                           \
+	F(S, str, reservation, _)
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 ROTA_INDEX(job_info, JOB_INFO_FIELDS)
 _Static_assert(job_info_idx_wait4switch < 64, "job_info_req.fields is 64 bits");
@@ -1073,6 +1075,65 @@ ROTA_DECLARE(lic_info, LIC_INFO_FIELDS)
 #define LIC_INFO_RESP_FIELDS(F, S) F(S, list, lics, lic_info)
 ROTA_DECLARE(lic_info_resp, LIC_INFO_RESP_FIELDS)
 
+/* ---- advanced reservations (scontrol create|update|delete|show
+ * reservation, sinfo -T; ctld/resv.h) ---- */
+
+/* A request: op says which.  Unset: name NULL (create: one is made), start
+ * and end 0, duration and node_cnt NO_VAL, strings NULL.  flags: RESV_F_*
+ * (common/resv_flags.h) to set; flags_add and flags_del: Flags+= / Flags-=
+ * (update).  users_op, accounts_op: RESV_LIST_* (Users+=alice). */
+#define RESV_OP_CREATE 1u
+#define RESV_OP_UPDATE 2u
+#define RESV_OP_DELETE 3u
+#define RESV_LIST_SET  0u
+#define RESV_LIST_ADD  1u
+#define RESV_LIST_DEL  2u
+#define RESV_DESC_FIELDS(F, S)                                                           \
+	F(S, u32, op, _)                                                                 \
+	F(S, str, name, _)                                                               \
+	F(S, i64, start, _)                                                              \
+	F(S, i64, end, _)                                                                \
+	F(S, u32, duration, _) /* minutes; INFINITE32 */                                 \
+	F(S, str, nodes, _)    /* a host list, or ALL */                                 \
+	F(S, u32, node_cnt, _)                                                           \
+	F(S, str, partition, _)                                                          \
+	F(S, str, users, _) /* "a,b" or "-a,-b" (all but them) */                        \
+	F(S, u32, users_op, _)                                                           \
+	F(S, str, accounts, _)                                                           \
+	F(S, u32, accounts_op, _)                                                        \
+	F(S, str, licenses, _)                                                           \
+	F(S, u32, flags, _)                                                              \
+	F(S, u32, flags_add, _)                                                          \
+	F(S, u32, flags_del, _)                                                          \
+	F(S, u32, flags_set, _)  /* 1: Flags= was given */                               \
+	F(S, u32, purge_comp, _) /* PURGE_COMP=: seconds; 0 the default */
+ROTA_DECLARE(resv_desc, RESV_DESC_FIELDS)
+#define RESV_RESP_FIELDS(F, S) F(S, str, name, _)
+ROTA_DECLARE(resv_resp, RESV_RESP_FIELDS)
+
+/* One reservation as the controller holds it. */
+#define RESV_INFO_FIELDS(F, S)                                                           \
+	F(S, str, name, _)                                                               \
+	F(S, i64, start, _)                                                              \
+	F(S, i64, end, _)                                                                \
+	F(S, str, nodes, _)                                                              \
+	F(S, u32, node_cnt, _)                                                           \
+	F(S, u32, core_cnt, _)                                                           \
+	F(S, str, partition, _)                                                          \
+	F(S, u32, flags, _)                                                              \
+	F(S, u32, purge_comp, _)                                                         \
+	F(S, str, users, _)                                                              \
+	F(S, str, accounts, _)                                                           \
+	F(S, str, licenses, _)                                                           \
+	F(S, str, tres, _) /* "cpu=16" */
+ROTA_DECLARE(resv_info, RESV_INFO_FIELDS)
+#define RESV_INFO_REQ_FIELDS(F, S) F(S, str, name, _) /* NULL: all */
+ROTA_DECLARE(resv_info_req, RESV_INFO_REQ_FIELDS)
+#define RESV_INFO_RESP_FIELDS(F, S)                                                      \
+	F(S, i64, time, _) /* the controller's clock: ACTIVE is start <= time < end */   \
+	F(S, list, resvs, resv_info)
+ROTA_DECLARE(resv_info_resp, RESV_INFO_RESP_FIELDS)
+
 /* ---- fairshare (sshare; ctld/fairshare.h) ---- */
 
 /* One association as sshare shows it, in tree order (depth: 0 for root).
@@ -1316,6 +1377,10 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_SHARE_RESP, 71, share_resp)                                                \
 	M(MSG_LIC_INFO_REQ, 63, empty_msg)                                               \
 	M(MSG_LIC_INFO_RESP, 64, lic_info_resp)                                          \
+	M(MSG_RESV_UPDATE_REQ, 65, resv_desc)                                            \
+	M(MSG_RESV_UPDATE_RESP, 66, resv_resp)                                           \
+	M(MSG_RESV_INFO_REQ, 67, resv_info_req)                                          \
+	M(MSG_RESV_INFO_RESP, 68, resv_info_resp)                                        \
 	M(MSG_STEP_STAT_REQ, 80, step_stat_req)                                          \
 	M(MSG_STEP_STAT_RESP, 81, step_stat_resp)                                        \
 	M(MSG_NODE_STAT_RESP, 82, node_stat_resp)                                        \

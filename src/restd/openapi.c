@@ -61,9 +61,9 @@ static const struct {
     {V44 "/reconfigure", "get", "request slurmctld reconfigure (admins)",
      "v0.0.44_openapi_resp"},
     {V44 "/licenses", "get", "get all licenses", "v0.0.44_openapi_licenses_resp"},
-    {V44 "/reservations", "get", "get all reservations (none exists)",
+    {V44 "/reservations", "get", "get all reservations",
      "v0.0.44_openapi_reservation_resp"},
-    {V44 "/reservation/{reservation_name}", "get", "get a reservation (404: none exists)",
+    {V44 "/reservation/{reservation_name}", "get", "get a reservation",
      "v0.0.44_openapi_reservation_resp"},
     {DB "/jobs", "get", "get list of job records", "dbv0.0.38_job_info"},
     {DB "/job/{job_id}", "get", "get a job's records", "dbv0.0.38_job_info"},
@@ -338,8 +338,7 @@ static void add_kind44(json_t *s, const char *name, json_t *sample, const char *
 	json_object_set_new(s, info, response44_of(key, name, HEAD44_LAST_UPDATE));
 }
 
-/* jobs/state, shares, licenses and reservations (paths44.c).  Rota has no
- * reservations: their items are described by name only. */
+/* jobs/state, shares, licenses and reservations (paths44.c). */
 static void schemas44_more(json_t *s, const struct job_info *job)
 {
 	struct share_row row = {.account = "a", .user = "u", .depth = 1};
@@ -361,8 +360,11 @@ static void schemas44_more(json_t *s, const struct job_info *job)
 	json_object_set_new(
 	    s, "v0.0.44_openapi_licenses_resp",
 	    response44_of("licenses", "v0.0.44_license", HEAD44_LAST_UPDATE));
+	struct resv_info resv = {.name = "x", .flags = 1};
+	j = restd_resvs44(&(struct resv_info_resp){.resvs = &resv, .resvs_count = 1});
 	json_object_set_new(s, "v0.0.44_reservation_info",
-	                    json_pack("{s:s}", "type", "object"));
+	                    schema_of(json_array_get(j, 0)));
+	json_decref(j);
 	json_object_set_new(s, "v0.0.44_openapi_reservation_resp",
 	                    response44_of("reservations", "v0.0.44_reservation_info",
 	                                  HEAD44_LAST_UPDATE));

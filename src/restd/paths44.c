@@ -1,10 +1,7 @@
 /* paths44.c - the slurm v0.0.44 paths that v0.0.38 has not: jobs/state,
  * shares, reconfigure, licenses, reservations and POST nodes (several nodes
  * updated at once).  routes.c asks here first for a v0.0.44 path; what the
- * controller answers comes back to restd_payload44.
- *
- * Rota has no reservations yet: their listing is empty and a named one is
- * not found, as on a Slurm cluster without any. */
+ * controller answers comes back to restd_payload44. */
 #include <event2/buffer.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
@@ -12,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "common/resv_flags.h"
 #include "common/states.h"
+#include "common/strv.h"
 #include "proto/codec.h"
 #include "proto/messages.h"
 #include "proto/slurm_json44.h"
@@ -59,16 +58,6 @@ static int state_query(struct evhttp_request *req, struct job_info_req *q,
 	}
 	evhttp_clear_headers(&qs);
 	return rc;
-}
-
-static int empty_list(struct rest_call *c, const char *key)
-{
-	json_t *doc = restd_response44(c->r, c->req, &c->u);
-
-	json_object_set_new(doc, key, json_array());
-	json_object_set_new(doc, "last_update", sj44_no_val((uint32_t)time(NULL)));
-	restd_reply_json(c->req, 200, doc);
-	return PATHS44_ANSWERED;
 }
 
 /* POST nodes: v0.0.44_update_node_msg with the nodes in "name" (a list, or
@@ -148,12 +137,16 @@ int restd_parse44(struct rest_call *c, const char *path, uint16_t *type, void **
 	} else if (!strcmp(path, "licenses") && get) {
 		c->what = W_LICENSES;
 		*type = MSG_LIC_INFO_REQ;
-	} else if (!strcmp(path, "reservations") && get) {
-		return empty_list(c, "reservations");
-	} else if (!strncmp(path, "reservation/", 12) && path[12] && get) {
-		*why = "Reservation not found";
-		*errnum = ESLURM_RESERVATION_INVALID;
-		return 404;
+	} else if ((!strcmp(path, "reservations") ||
+	            (!strncmp(path, "reservation/", 12) && path[12])) &&
+	           get) {
+		struct resv_info_req *q = msg_body_new(MSG_RESV_INFO_REQ);
+		if (path[11] == '/')
+			q->name = xstrdup(path + 12);
+		c->what = q->name ? W_RESV : W_RESVS;
+		*type = MSG_RESV_INFO_REQ;
+		*body = q;
+		return 0;
 	} else {
 		return -1;
 	}
@@ -226,6 +219,45 @@ static void narrow_shares(struct evhttp_request *req, struct share_resp *r)
 	evhttp_clear_headers(&qs);
 }
 
+/* Slurm's time value of a reservation's start or end. */
+static json_t *when(int64_t t)
+{
+	return json_pack("{s:b, s:b, s:I}", "set", 1, "infinite", 0, "number",
+	                 (json_int_t)t);
+}
+
+json_t *restd_resvs44(const struct resv_info_resp *r)
+{
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; i < r->resvs_count; i++) {
+		const struct resv_info *v = &r->resvs[i];
+		char flags[256];
+		json_t *fl = json_array();
+		char **names =
+		    strv_split(resv_flags_format(v->flags, 0, flags, sizeof(flags)), ",");
+		for (size_t k = 0; names[k]; k++)
+			json_array_append_new(fl, json_string(names[k]));
+		strv_free(names);
+		json_array_append_new(
+		    a,
+		    json_pack(
+		        "{s:s, s:s, s:i, s:i, s:o, s:s, s:o, s:s, s:s, s:o, s:s, "
+		        "s:i, s:s, s:s, s:{s:o}, s:o, s:s, s:s, s:s, s:o}",
+		        "accounts", v->accounts ? v->accounts : "", "burst_buffer", "",
+		        "core_count", (int)v->core_cnt, "core_spec_cnt", 0, "end_time",
+		        when(v->end), "features", "", "flags", fl, "groups", "",
+		        "licenses", v->licenses ? v->licenses : "", "max_start_delay",
+		        sj44_no_val(0), "name", v->name, "node_count", (int)v->node_cnt,
+		        "node_list", v->nodes ? v->nodes : "", "partition",
+		        v->partition ? v->partition : "", "purge_completed", "time",
+		        sj44_no_val(v->purge_comp), "start_time", when(v->start), "tres",
+		        v->tres ? v->tres : "", "users", v->users ? v->users : "",
+		        "watts", "", "core_specializations", json_array()));
+	}
+	return a;
+}
+
 void restd_payload44(struct rest_call *c, json_t *doc, uint16_t type, void *body)
 {
 	switch (c->what) {
@@ -242,6 +274,14 @@ void restd_payload44(struct rest_call *c, json_t *doc, uint16_t type, void *body
 	case W_LICENSES:
 		if (type == MSG_LIC_INFO_RESP) {
 			json_object_set_new(doc, "licenses", restd_licenses44(body));
+			json_object_set_new(doc, "last_update",
+			                    sj44_no_val((uint32_t)time(NULL)));
+		}
+		break;
+	case W_RESVS:
+	case W_RESV:
+		if (type == MSG_RESV_INFO_RESP) {
+			json_object_set_new(doc, "reservations", restd_resvs44(body));
 			json_object_set_new(doc, "last_update",
 			                    sj44_no_val((uint32_t)time(NULL)));
 		}

@@ -133,7 +133,9 @@ enum rest_what {
 	W_JOBS_STATE, /* v0.0.44 alone (paths44.c) */
 	W_SHARES,
 	W_RECONFIGURE,
-	W_LICENSES
+	W_LICENSES,
+	W_RESVS,
+	W_RESV
 };
 struct rest_call {
 	struct restd *r;
@@ -170,6 +172,9 @@ void restd_payload44(struct rest_call *c, struct json_t *doc, uint16_t type, voi
 /* v0.0.44_license items of the controller's licenses. */
 struct lic_info_resp;
 struct json_t *restd_licenses44(const struct lic_info_resp *r);
+/* v0.0.44_reservation_info items of the controller's reservations. */
+struct resv_info_resp;
+struct json_t *restd_resvs44(const struct resv_info_resp *r);
 
 /* The request's body, NUL-terminated (malloc'd); its length in *len
  * (routes.c). */

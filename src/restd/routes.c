@@ -154,6 +154,8 @@ static void answered(void *arg, int rc, const char *msg, uint16_t type, void **b
 	case W_SHARES:
 	case W_RECONFIGURE:
 	case W_LICENSES:
+	case W_RESVS:
+	case W_RESV:
 		break;
 	case W_SUBMIT:
 		if (type == MSG_SUBMIT_RESP) {

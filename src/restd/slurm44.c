@@ -174,6 +174,13 @@ static const char *payload(struct rest_call *c, json_t *doc, uint16_t type, void
 	case W_SHARES:
 	case W_RECONFIGURE:
 	case W_LICENSES:
+	case W_RESVS:
+		restd_payload44(c, doc, type, body);
+		break;
+	case W_RESV:
+		if (type == MSG_RESV_INFO_RESP &&
+		    !((const struct resv_info_resp *)body)->resvs_count)
+			return "Requested reservation is invalid";
 		restd_payload44(c, doc, type, body);
 		break;
 	}
@@ -188,8 +195,9 @@ void restd_answer44(struct rest_call *c, uint16_t type, void **body)
 	if (missing) {
 		json_decref(doc);
 		restd_reply_error44(c->r, c->req, &c->u, 404, missing,
-		                    c->what == W_NODE ? ESLURM_INVALID_NODE_NAME
-		                                      : ESLURM_INVALID_PARTITION_NAME);
+		                    c->what == W_NODE   ? ESLURM_INVALID_NODE_NAME
+		                    : c->what == W_RESV ? ESLURM_RESERVATION_INVALID
+		                                        : ESLURM_INVALID_PARTITION_NAME);
 		return;
 	}
 	restd_reply_json(c->req, 200, doc);

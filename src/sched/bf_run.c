@@ -103,8 +103,10 @@ static int plan_build(struct bf_run *r, const struct sched_hold *holds, size_t n
 			return r->group[i];
 	}
 	for (size_t i = 0; i < nholds; i++)
-		if (bf_plan_hold_gres(r->bp, holds[i].node, r->now, holds[i].end,
-		                      holds[i].cpus, s->mem_consumable ? holds[i].mem : 0,
+		if (bf_plan_hold_gres(r->bp, holds[i].node,
+		                      holds[i].start > r->now ? holds[i].start : r->now,
+		                      holds[i].end, holds[i].cpus,
+		                      s->mem_consumable ? holds[i].mem : 0,
 		                      holds[i].gres) < 0)
 			return -ENOMEM;
 	return 0;

@@ -42,6 +42,7 @@ struct sched_hold {
 	uint32_t cpus;
 	uint64_t mem;
 	uint32_t gres[SCHED_GRES_KINDS];
+	int64_t start; /* 0, or before now: held from now */
 };
 
 struct bf_run;

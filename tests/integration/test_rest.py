@@ -313,7 +313,7 @@ def test_submit(cluster):
         assert words in doc["errors"][0]["error"], doc
 
     script = "#!/bin/sh\ntrue\n"
-    refused({"script": script, "job": {"name": "x"}}, 400, 2078, "environment")
+    refused({"script": script, "job": {"name": "x"}}, 400, 2127, "environment")
     refused({"script": "echo no shebang", "job": job}, 400, 2071, "#!")
     refused({"script": script, "job": dict(job, burst_buffer="x")}, 400, 2071,
             "burst_buffer is not supported")
@@ -652,8 +652,8 @@ def test_slurmdb_accounts_users_associations_qos(cluster):
     assert doc["wckeys"] == [] and doc["tres"][0]["type"] == "cpu"
     assert len(doc["associations"]) == len(over_unix(
         cluster, "GET", f"{DB38}/associations")[1]["associations"])
-    for path, errno in (("account/nothere", 2090), ("user/nothere", 2010),
-                        ("qos/nothere", 2091), ("cluster/nothere", 2071)):
+    for path, errno in (("account/nothere", 2045), ("user/nothere", 2010),
+                        ("qos/nothere", 2066), ("cluster/nothere", 2071)):
         st, doc = over_unix(cluster, "GET", f"{DB38}/{path}")
         assert st == 404 and doc["errors"][0]["error_number"] == errno, doc
     st, doc = over_unix(cluster, "PUT", f"{DB38}/accounts", body="{}")

@@ -166,7 +166,7 @@ def test_changes_and_listings(cluster, users):
     st, doc = over_unix(cluster, "DELETE", f"{DB44}/account/bio")
     assert st == 400 and doc["errors"][0]["description"] == "Nothing deleted."
     st, doc = over_unix(cluster, "GET", f"{DB44}/account/bio")
-    assert st == 404 and doc["errors"][0]["error_number"] == 2090
+    assert st == 404 and doc["errors"][0]["error_number"] == 2045
 
 
 def test_diag_both_versions(cluster):

@@ -323,7 +323,7 @@ def test_reply_types_are_not_read_by_the_controller(cluster):
     s.sendall(header(7, 60 << 20))  # MSG_JOB_INFO_RESP
     reply = read_frame(s, timeout=5)
     assert reply is not None and reply[0] == MSG_RC, reply
-    assert b"\xa2rc\xcd\x08\x04" in reply[1], reply  # {"rc": 2052}
+    assert b"\xa2rc\xcd\x07\xf4" in reply[1], reply  # {"rc": 2036}
     skip_then_ping(s, b"\xc0")
     if not _sanitized():
         assert proc_status(pid, "VmRSS") - rss_before < 32 * 1024

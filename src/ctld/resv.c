@@ -1,0 +1,973 @@
+/* resv.c - advanced reservations (see resv.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "common/conf.h"
+#include "common/hostlist.h"
+#include "common/licenses.h"
+#include "common/log.h"
+#include "common/resv_flags.h"
+#include "common/states.h"
+#include "common/strv.h"
+#include "common/uid.h"
+#include "ctld/caller.h"
+#include "ctld/chan.h"
+#include "ctld/ctld.h"
+#include "ctld/job_event.h"
+#include "ctld/job_mgr.h"
+#include "ctld/node_mgr.h"
+#include "ctld/owner.h"
+#include "ctld/resv.h"
+#include "proto/messages.h"
+#include "sched/bf_run.h"
+#include "sched/select.h"
+#include "common/common.h"
+
+#define RESV_NAME_MAX      64
+#define RESV_LIST_MAX      4096               /* Users=, Accounts=: bytes */
+#define RESV_MAX_COUNT     1024               /* reservations at once */
+#define RESV_PAST_SLACK    600                /* a start this far back is taken as now */
+#define RESV_YEAR          (365L * 24 * 3600) /* Duration=UNLIMITED */
+#define RESV_PURGE_DEFAULT 300                /* PURGE_COMP without a time */
+
+struct resv {
+	char *name;
+	time_t start, end;
+	uint32_t flags, purge_comp;
+	char *nodes, *partition, *users, *accounts, *licenses;
+	/* derived: */
+	uint8_t *member; /* [nmember] node i is in it (for node generation gen) */
+	size_t nmember, node_cnt;
+	uint32_t cpu_cnt;
+	uint32_t gen;
+	time_t empty_since; /* PURGE_COMP: no job of it since; 0: one runs or
+	                     * none ever did */
+	struct resv *next;
+};
+
+struct resv_mgr {
+	struct resv *head; /* by name */
+	size_t count;
+};
+
+struct resv_mgr *resv_mgr_create(void)
+{
+	return xcalloc(1, sizeof(struct resv_mgr));
+}
+
+static void resv_free(struct resv *r)
+{
+	free(r->name);
+	free(r->nodes);
+	free(r->partition);
+	free(r->users);
+	free(r->accounts);
+	free(r->licenses);
+	free(r->member);
+	free(r);
+}
+
+void resv_mgr_clear(struct resv_mgr *m)
+{
+	while (m && m->head) {
+		struct resv *r = m->head;
+		m->head = r->next;
+		resv_free(r);
+	}
+	if (m)
+		m->count = 0;
+}
+
+void resv_mgr_destroy(struct resv_mgr *m)
+{
+	resv_mgr_clear(m);
+	free(m);
+}
+
+size_t resv_count(const struct resv_mgr *m)
+{
+	return m ? m->count : 0;
+}
+
+/* The controller's table, made on first use (a test's bare ctld has none). */
+static struct resv_mgr *mgr(struct ctld *ctld)
+{
+	if (!ctld->resvs)
+		ctld->resvs = resv_mgr_create();
+	return ctld->resvs;
+}
+
+static struct resv *resv_find(const struct resv_mgr *m, const char *name)
+{
+	for (struct resv *r = m ? m->head : NULL; r && name; r = r->next)
+		if (!strcmp(r->name, name))
+			return r;
+	return NULL;
+}
+
+/* r's node map for the node table as it is (a reconfiguration renumbers). */
+static void resv_members(struct ctld *ctld, struct resv *r)
+{
+	size_t n = node_mgr_count(ctld->nodes);
+	char **names = NULL;
+	size_t count = 0;
+
+	if (r->member && r->gen == node_mgr_generation(ctld->nodes) && r->nmember == n)
+		return;
+	free(r->member);
+	r->member = xcalloc(n ? n : 1, 1);
+	r->nmember = n;
+	r->gen = node_mgr_generation(ctld->nodes);
+	r->node_cnt = 0;
+	r->cpu_cnt = 0;
+	if (r->nodes && hostlist_expand(r->nodes, &names, &count, NULL) == 0)
+		for (size_t i = 0; i < count; i++) {
+			int idx = node_mgr_find(ctld->nodes, names[i]);
+			if (idx < 0 || r->member[idx])
+				continue; /* gone from slurm.conf since */
+			r->member[idx] = 1;
+			r->node_cnt++;
+			r->cpu_cnt += node_mgr_get(ctld->nodes, (size_t)idx)->cpus;
+		}
+	hostlist_free(names);
+}
+
+static int resv_active(const struct resv *r, time_t now)
+{
+	return r->start <= now && now < r->end;
+}
+
+/* ---- the event ---- */
+
+/* v may be *dst itself (a record committed again, moved on) */
+static void set_str(char **dst, const char *v)
+{
+	char *old = *dst;
+
+	*dst = v && *v ? xstrdup(v) : NULL;
+	free(old);
+}
+
+int resv_apply(struct ctld *ctld, const struct ev_resv *ev)
+{
+	struct resv_mgr *m = mgr(ctld);
+	struct resv *r = resv_find(m, ev->name), **pp;
+
+	if (!ev->name || !*ev->name)
+		return -EINVAL;
+	if (ev->del) {
+		if (!r)
+			return -ENOENT;
+		for (pp = &m->head; *pp != r; pp = &(*pp)->next)
+			;
+		*pp = r->next;
+		resv_free(r);
+		m->count--;
+		ctld->res_gen++;
+		return 0;
+	}
+	if (!r) { /* kept in name order, as Slurm lists them */
+		r = xcalloc(1, sizeof(*r));
+		r->name = xstrdup(ev->name);
+		for (pp = &m->head; *pp && strcmp((*pp)->name, r->name) < 0;
+		     pp = &(*pp)->next)
+			;
+		r->next = *pp;
+		*pp = r;
+		m->count++;
+	}
+	r->start = (time_t)ev->start;
+	r->end = (time_t)ev->end;
+	r->flags = ev->flags;
+	r->purge_comp = ev->purge_comp;
+	set_str(&r->nodes, ev->nodes);
+	set_str(&r->partition, ev->partition);
+	set_str(&r->users, ev->users);
+	set_str(&r->accounts, ev->accounts);
+	set_str(&r->licenses, ev->licenses);
+	free(r->member);
+	r->member = NULL;
+	resv_members(ctld, r);
+	ctld->res_gen++; /* what backfill planned may no longer stand */
+	return 0;
+}
+
+static void resv_fill(const struct resv *r, struct ev_resv *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->type = EV_RESV;
+	ev->name = r->name;
+	ev->start = r->start;
+	ev->end = r->end;
+	ev->nodes = r->nodes;
+	ev->partition = r->partition;
+	ev->flags = r->flags;
+	ev->purge_comp = r->purge_comp;
+	ev->users = r->users;
+	ev->accounts = r->accounts;
+	ev->licenses = r->licenses;
+}
+
+int resv_snapshot(const struct resv_mgr *m, size_t i, struct ev_resv *ev)
+{
+	const struct resv *r = m ? m->head : NULL;
+
+	while (r && i--)
+		r = r->next;
+	if (!r)
+		return 0;
+	resv_fill(r, ev);
+	/* the snapshot's event is released by its writer: copies */
+	ev->name = xstrdup(r->name);
+	ev->nodes = xstrdup(r->nodes);
+	ev->partition = xstrdup(r->partition);
+	ev->users = xstrdup(r->users);
+	ev->accounts = xstrdup(r->accounts);
+	ev->licenses = xstrdup(r->licenses);
+	return 1;
+}
+
+static int resv_commit(struct ctld *ctld, const struct resv *r, int del, time_t now)
+{
+	struct ev_resv ev;
+
+	resv_fill(r, &ev);
+	ev.del = (uint32_t)del;
+	ev.time = now;
+	return ev_resv_commit(ctld, &ev);
+}
+
+/* ---- who may use one ---- */
+
+/* Is word in the comma list (items may carry a leading '-')? */
+static int listed(const char *list, const char *word)
+{
+	size_t n = word ? strlen(word) : 0;
+
+	for (const char *p = list; p && *p && n;) {
+		size_t len = strcspn(p, ",");
+		const char *item = *p == '-' ? p + 1 : p;
+		size_t ilen = *p == '-' ? len - 1 : len;
+		if (ilen == n && !strncmp(item, word, n))
+			return 1;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+/* Slurm's rule: the user must pass Users= (listed, or not excluded by a
+ * "-" list); with Accounts= too, the account must pass it as well. */
+static int resv_allows(const struct resv *r, const char *user, const char *account)
+{
+	if (r->users) {
+		int neg = r->users[0] == '-';
+		if (listed(r->users, user) == neg)
+			return 0;
+		if (!r->accounts)
+			return 1;
+	}
+	if (r->accounts) {
+		int neg = r->accounts[0] == '-';
+		if (listed(r->accounts, account) == neg)
+			return 0;
+	}
+	return 1;
+}
+
+static int job_allowed(const struct resv *r, const struct job *job)
+{
+	return resv_allows(r, job->owner ? job->owner->user : NULL, job->desc.account);
+}
+
+int resv_job_check(struct ctld *ctld, const char *user, const struct job_desc *d)
+{
+	const struct resv *r;
+
+	if (!d->reservation)
+		return 0;
+	r = resv_find(mgr(ctld), d->reservation);
+	if (!r)
+		return -ESLURM_RESERVATION_INVALID;
+	return resv_allows(r, user, d->account) ? 0 : -ESLURM_RESERVATION_ACCESS;
+}
+
+uint32_t resv_job_wait(struct ctld *ctld, const struct job *job, time_t now)
+{
+	const struct resv *r;
+
+	if (!job->desc.reservation)
+		return 0;
+	r = resv_find(mgr(ctld), job->desc.reservation);
+	if (!r)
+		return WAIT_RESV_DELETED;
+	return resv_active(r, now) ? 0 : WAIT_RESERVATION;
+}
+
+/* ---- what the scheduler asks ---- */
+
+static int64_t job_end_if_now(const struct job *job, time_t now)
+{
+	if (job->time_limit == INFINITE32 || job->time_limit == NO_VAL)
+		return INT64_MAX;
+	return (int64_t)now + (int64_t)job->time_limit * 60;
+}
+
+uint32_t resv_mark(struct ctld *ctld, const struct job *job, time_t now,
+                   struct sched_node *nodes, size_t n, size_t *ret_kept)
+{
+	struct resv_mgr *m = mgr(ctld);
+	const struct resv *own = NULL;
+	int64_t end = job_end_if_now(job, now);
+	uint32_t why = 0;
+	size_t kept = 0;
+
+	*ret_kept = 0;
+	if (!m->head)
+		return 0;
+	if (job->desc.reservation)
+		own = resv_find(m, job->desc.reservation);
+	for (struct resv *r = m->head; r; r = r->next) {
+		if (r == own || r->end <= now || r->start >= end)
+			continue; /* not in the way of a job starting now */
+		if ((r->flags & RESV_F_MAGNETIC) && job_allowed(r, job))
+			continue;
+		resv_members(ctld, r);
+		for (size_t i = 0; i < n && i < r->nmember; i++)
+			if (r->member[i] && nodes[i].usable) {
+				nodes[i].usable = 0;
+				why |= r->flags | RESV_F_SPEC_NODES;
+				kept++;
+			}
+	}
+	if (own && !(own->flags & RESV_F_FLEX)) { /* its nodes alone */
+		resv_members(ctld, (struct resv *)own);
+		for (size_t i = 0; i < n; i++)
+			if (i >= own->nmember || !own->member[i])
+				nodes[i].usable = 0;
+	}
+	*ret_kept = kept;
+	return why;
+}
+
+uint32_t resv_job_limit(struct ctld *ctld, const struct job *job, time_t now)
+{
+	const struct resv *r;
+	uint32_t left;
+
+	if (!job->desc.reservation ||
+	    !(r = resv_find(mgr(ctld), job->desc.reservation)) || r->end <= now)
+		return 0;
+	left = (uint32_t)((r->end - now + 59) / 60);
+	if (job->time_limit != INFINITE32 && job->time_limit <= left)
+		return 0;
+	return left ? left : 1;
+}
+
+void resv_holds(struct ctld *ctld, time_t now, struct sched_hold **holds, size_t *n,
+                size_t *cap)
+{
+	for (struct resv *r = mgr(ctld)->head; r; r = r->next) {
+		if (r->end <= now)
+			continue;
+		resv_members(ctld, r);
+		for (size_t i = 0; i < r->nmember; i++) {
+			const struct node *nd;
+			if (!r->member[i])
+				continue;
+			nd = node_mgr_get(ctld->nodes, i);
+			if (*n == *cap) {
+				*cap = *cap ? 2 * *cap : 256;
+				*holds = xrealloc(*holds, *cap * sizeof(**holds));
+			}
+			(*holds)[(*n)++] = (struct sched_hold){.node = (uint32_t)i,
+			                                       .end = r->end,
+			                                       .cpus = nd->cpus,
+			                                       .mem = nd->mem,
+			                                       .start = r->start};
+		}
+	}
+}
+
+uint32_t resv_node_flags(struct ctld *ctld, size_t idx, time_t now)
+{
+	uint32_t f = 0;
+
+	for (struct resv *r = mgr(ctld)->head; r; r = r->next) {
+		if (!resv_active(r, now))
+			continue;
+		resv_members(ctld, r);
+		if (idx < r->nmember && r->member[idx])
+			f |= NODE_RESERVED | (r->flags & RESV_F_MAINT ? NODE_MAINT : 0);
+	}
+	return f;
+}
+
+void resv_job_started(struct ctld *ctld, const struct job *job)
+{
+	struct resv *r;
+
+	if (job->desc.reservation && (r = resv_find(mgr(ctld), job->desc.reservation)))
+		r->empty_since = 0;
+}
+
+/* ---- requests ---- */
+
+/* A node list or count, checked against running jobs and other
+ * reservations over [start, end). */
+struct pick {
+	struct ctld *ctld;
+	const struct resv *self; /* being updated: not in its own way */
+	time_t start, end;
+	uint32_t flags;
+};
+
+/* Does another reservation hold node i over the window (one that may not
+ * be overlapped)? */
+static int node_reserved(const struct pick *p, size_t i)
+{
+	for (struct resv *r = mgr(p->ctld)->head; r; r = r->next) {
+		if (r == p->self || r->end <= p->start || r->start >= p->end)
+			continue;
+		if ((p->flags & RESV_F_OVERLAP) ||
+		    (r->flags & (RESV_F_MAINT | RESV_F_OVERLAP)))
+			continue;
+		resv_members(p->ctld, r);
+		if (i < r->nmember && r->member[i])
+			return 1;
+	}
+	return 0;
+}
+
+/* Does a running job (not of this reservation) hold node i past start? */
+static int node_busy(const struct pick *p, size_t i)
+{
+	if (p->flags & RESV_F_IGNORE_JOBS)
+		return 0;
+	for (struct job *j = job_first_active(p->ctld->jobs); j; j = j->lnext) {
+		int64_t end;
+		if (!job_is_running(j) || (p->self && j->desc.reservation &&
+		                           !strcmp(j->desc.reservation, p->self->name)))
+			continue;
+		end = j->time_limit == INFINITE32
+		          ? INT64_MAX
+		          : (int64_t)j->run->start_time + (int64_t)j->time_limit * 60;
+		if (end <= p->start)
+			continue;
+		for (uint32_t k = 0; k < j->run->nnodes; k++)
+			if (j->run->node_idx[k] == i)
+				return 1;
+	}
+	return 0;
+}
+
+/* Nodes=: every name known; busy or reserved ones refused. */
+static int pick_named(const struct pick *p, const char *expr, const struct part *part,
+                      char **ret)
+{
+	struct node_mgr *nm = p->ctld->nodes;
+	char **names = NULL, **out;
+	size_t count = 0, k = 0;
+	int rc = 0;
+
+	if (!strcasecmp(expr, "ALL")) {
+		out = xcalloc(node_mgr_count(nm) + 1, sizeof(char *));
+		for (size_t i = 0; i < node_mgr_count(nm); i++)
+			if (!part || part_has_node(part, (uint32_t)i))
+				out[k++] = node_mgr_get(nm, i)->cfg->name;
+	} else {
+		if (hostlist_expand(expr, &names, &count, NULL) < 0 || !count)
+			return -ESLURM_INVALID_NODE_NAME;
+		out = xcalloc(count + 1, sizeof(char *));
+		for (size_t i = 0; i < count; i++) {
+			int idx = node_mgr_find(nm, names[i]);
+			if (idx < 0) {
+				rc = -ESLURM_INVALID_NODE_NAME;
+				break;
+			}
+			out[k++] = node_mgr_get(nm, (size_t)idx)->cfg->name;
+		}
+	}
+	for (size_t i = 0; !rc && i < k; i++) {
+		size_t idx = (size_t)node_mgr_find(nm, out[i]);
+		if (node_reserved(p, idx))
+			rc = -ESLURM_RESERVATION_OVERLAP;
+		else if (node_busy(p, idx))
+			rc = -ESLURM_NODES_BUSY;
+	}
+	if (!rc && !k)
+		rc = -ESLURM_INVALID_NODE_NAME;
+	if (!rc)
+		*ret = hostlist_compress(out, k);
+	free(out);
+	hostlist_free(names);
+	return rc;
+}
+
+/* NodeCnt=: that many of the partition's nodes that are up, free of jobs
+ * over the window and of other reservations, lowest index first. */
+static int pick_count(const struct pick *p, uint32_t want, const struct part *part,
+                      char **ret)
+{
+	struct node_mgr *nm = p->ctld->nodes;
+	char **out = xcalloc(part->nnodes + 1, sizeof(char *));
+	size_t k = 0;
+
+	for (size_t j = 0; j < part->nnodes && k < want; j++) {
+		size_t i = part->node_idx[j];
+		struct node *n = node_mgr_get(nm, i);
+		if (n->down || (n->flags & NODE_DRAIN) || node_reserved(p, i) ||
+		    node_busy(p, i))
+			continue;
+		out[k++] = n->cfg->name;
+	}
+	if (k < want) {
+		free(out);
+		return -ESLURM_NODES_BUSY;
+	}
+	*ret = hostlist_compress(out, k);
+	free(out);
+	return 0;
+}
+
+/* A Users= or Accounts= value: all items negated or none, no empty item. */
+static int list_ok(const char *s)
+{
+	int neg;
+
+	if (!s)
+		return 1;
+	if (!*s || strlen(s) > RESV_LIST_MAX)
+		return 0;
+	neg = s[0] == '-';
+	for (const char *p = s; *p;) {
+		size_t len = strcspn(p, ",");
+		if (!len || (p[0] == '-') != neg || len == (size_t)neg)
+			return 0;
+		p += len;
+		if (*p == ',' && !*++p)
+			return 0;
+	}
+	return 1;
+}
+
+static int users_exist(const char *s)
+{
+	char **v = strv_split(s, ",");
+	int ok = 1;
+
+	for (size_t i = 0; v[i] && ok; i++) {
+		uid_t uid;
+		ok = name_to_uid(v[i][0] == '-' ? v[i] + 1 : v[i], &uid) == 0;
+	}
+	strv_free(v);
+	return ok;
+}
+
+/* cur with items added or taken away ("a,b" +/- "b,c"); NULL when empty. */
+static char *list_edit(const char *cur, const char *items, uint32_t op)
+{
+	char **v = strv_split(cur ? cur : "", ","), **add = strv_split(items, ",");
+	char *out = NULL;
+	size_t len = 0;
+
+	for (size_t i = 0; add[i]; i++) {
+		const char *w =
+		    add[i][0] == '-' || add[i][0] == '+' ? add[i] + 1 : add[i];
+		if (op == RESV_LIST_DEL)
+			strv_remove(v, w);
+		else if (!strv_has(v, w, 0))
+			v = strv_append(v, w);
+	}
+	for (size_t i = 0; v[i]; i++)
+		len += strlen(v[i]) + 1;
+	if (len) {
+		size_t at = 0;
+		out = xcalloc(len + 1, 1);
+		for (size_t i = 0; v[i]; i++)
+			at += (size_t)snprintf(out + at, len + 1 - at, "%s%s",
+			                       i ? "," : "", v[i]);
+	}
+	strv_free(v);
+	strv_free(add);
+	return out;
+}
+
+static int name_ok(const char *s)
+{
+	if (!s || !*s || strlen(s) > RESV_NAME_MAX)
+		return 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p <= ' ' || *p == 0x7f || *p == ',' || *p == '=')
+			return 0;
+	return 1;
+}
+
+/* "root_1": the first user (or account) and the first free number. */
+static char *name_make(const struct resv_mgr *m, const char *users, const char *accounts)
+{
+	const char *who = users ? users : accounts ? accounts : "resv";
+	size_t len;
+	char *out = NULL;
+
+	if (*who == '-')
+		who++;
+	len = strcspn(who, ",");
+	for (unsigned k = 1; !out || resv_find(m, out); k++) {
+		free(out);
+		out = xasprintf("%.*s_%u", (int)(len > 32 ? 32 : len), who, k);
+	}
+	return out;
+}
+
+/* The reservation the request makes of cur (NULL: a new one) into *r,
+ * every member its own copy.  0 or -ESLURM_*, with *msg set for Slurm's
+ * words where they differ from the number's. */
+static int resv_build(struct ctld *ctld, const struct resv_desc *q,
+                      const struct resv *cur, struct resv *r, time_t now)
+{
+	const struct part *part = NULL;
+	struct pick p = {.ctld = ctld, .self = cur};
+	int rc = 0;
+
+	if (cur) {
+		*r = *cur;
+		r->member = NULL;
+		r->next = NULL;
+		r->name = xstrdup(cur->name);
+		r->nodes = xstrdup(cur->nodes);
+		r->partition = xstrdup(cur->partition);
+		r->users = xstrdup(cur->users);
+		r->accounts = xstrdup(cur->accounts);
+		r->licenses = xstrdup(cur->licenses);
+	} else {
+		memset(r, 0, sizeof(*r));
+		r->name = xstrdup(q->name);
+	}
+	/* the window */
+	if (q->start) {
+		r->start = (time_t)q->start < now ? now : (time_t)q->start;
+		if ((time_t)q->start < now - RESV_PAST_SLACK)
+			return -ESLURM_INVALID_TIME_VALUE;
+		if (cur && !q->end && q->duration == NO_VAL)
+			r->end = r->start + (cur->end - cur->start); /* moved whole */
+	}
+	if (q->end)
+		r->end = (time_t)q->end;
+	else if (q->duration != NO_VAL)
+		r->end =
+		    r->start +
+		    (q->duration == INFINITE32 ? RESV_YEAR : (time_t)q->duration * 60);
+	if (!r->start || r->end <= r->start || r->end - r->start > 10 * RESV_YEAR)
+		return -ESLURM_INVALID_TIME_VALUE;
+	/* flags */
+	if (q->flags_set)
+		r->flags = (q->flags & RESV_F_SETTABLE) | (r->flags & RESV_F_SPEC_NODES);
+	r->flags = (r->flags | (q->flags_add & RESV_F_SETTABLE)) & ~q->flags_del;
+	if (q->purge_comp)
+		r->purge_comp = q->purge_comp;
+	if (!(r->flags & RESV_F_PURGE_COMP))
+		r->purge_comp = 0;
+	if ((r->flags & RESV_F_HOURLY) && r->end - r->start > 3600)
+		return -ESLURM_INVALID_TIME_VALUE;
+	/* who */
+	if (q->users) {
+		char *u = q->users_op == RESV_LIST_SET
+		              ? xstrdup(q->users)
+		              : list_edit(r->users, q->users, q->users_op);
+		free(r->users);
+		r->users = u;
+	}
+	if (q->accounts) {
+		char *a = q->accounts_op == RESV_LIST_SET
+		              ? xstrdup(q->accounts)
+		              : list_edit(r->accounts, q->accounts, q->accounts_op);
+		free(r->accounts);
+		r->accounts = a;
+	}
+	if (!r->users && !r->accounts)
+		return -ESLURM_RESERVATION_EMPTY;
+	if (!list_ok(r->users) || !list_ok(r->accounts))
+		return -ESLURM_INVALID_ARGUMENT;
+	if (r->users && !users_exist(r->users))
+		return -ESLURM_USER_ID_MISSING;
+	/* licenses: of those configured, no more than there are */
+	if (q->licenses) {
+		struct lic want[LIC_MAX], have[LIC_MAX];
+		int nw = *q->licenses ? lic_parse(q->licenses, want, 0, NULL) : 0;
+		int nh = ctld->conf->licenses
+		             ? lic_parse(ctld->conf->licenses, have, 1, NULL)
+		             : 0;
+		for (int i = 0; nw >= 0 && i < nw; i++) {
+			int k = nh > 0 ? lic_find(have, nh, want[i].name) : -1;
+			if (k < 0 || want[i].count > have[k].count)
+				nw = -1;
+		}
+		if (nw < 0)
+			return -ESLURM_INVALID_LICENSES;
+		free(r->licenses);
+		r->licenses = nw ? lic_format(want, nw) : NULL;
+	}
+	/* where */
+	if (q->partition) {
+		part = node_mgr_part_find(ctld->nodes, q->partition);
+		if (!part)
+			return -ESLURM_INVALID_PARTITION_NAME;
+		set_str(&r->partition, q->partition);
+	} else if (r->partition) {
+		part = node_mgr_part_find(ctld->nodes, r->partition);
+	}
+	p.start = r->start;
+	p.end = r->end;
+	p.flags = r->flags;
+	if (q->nodes) {
+		char *nodes = NULL;
+		if (!strcasecmp(q->nodes, "ALL") && part)
+			r->flags |= RESV_F_PART_NODES;
+		else
+			r->flags |= RESV_F_SPEC_NODES;
+		rc = pick_named(&p, q->nodes, !strcasecmp(q->nodes, "ALL") ? part : NULL,
+		                &nodes);
+		if (rc)
+			return rc;
+		free(r->nodes);
+		r->nodes = nodes;
+	} else if (q->node_cnt != NO_VAL && q->node_cnt) {
+		char *nodes = NULL;
+		if (!part && !(part = node_mgr_part_default(ctld->nodes)))
+			return -ESLURM_DEFAULT_PARTITION_NOT_SET;
+		if (!r->partition)
+			r->partition = xstrdup(part->cfg->name);
+		if (q->node_cnt > part->nnodes)
+			return -ESLURM_INVALID_NODE_COUNT;
+		rc = pick_count(&p, q->node_cnt, part, &nodes);
+		if (rc)
+			return rc;
+		free(r->nodes);
+		r->nodes = nodes;
+		r->flags &= ~(RESV_F_SPEC_NODES | RESV_F_PART_NODES);
+	} else if (!cur && !r->licenses) {
+		char *nodes = NULL;
+		if (!part)
+			return -ESLURM_INVALID_NODE_COUNT;
+		r->flags |= RESV_F_PART_NODES; /* a partition alone: all of it */
+		rc = pick_named(&p, "ALL", part, &nodes);
+		if (rc)
+			return rc;
+		r->nodes = nodes;
+	} else if (cur && r->nodes && (q->start || q->end || q->duration != NO_VAL)) {
+		/* moved: its nodes must be free at the new time too */
+		char *nodes = NULL;
+		rc = pick_named(&p, r->nodes, NULL, &nodes);
+		if (rc)
+			return rc;
+		free(r->nodes);
+		r->nodes = nodes;
+	}
+	return 0;
+}
+
+static void send_rc(struct chan *ch, int rc)
+{
+	chan_send_rc(ch, rc, slurm_strerror(rc < 0 ? -rc : rc));
+}
+
+void resv_request(struct ctld *ctld, struct caller *who, const struct resv_desc *q,
+                  struct chan *ch)
+{
+	struct resv_mgr *m = mgr(ctld);
+	struct resv *cur = resv_find(m, q->name), r;
+	time_t now = time(NULL);
+	int rc;
+
+	(void)who; /* operators alone (ops.c) */
+	if (q->op == RESV_OP_DELETE) {
+		if (!cur) {
+			send_rc(ch, -ESLURM_RESERVATION_INVALID);
+			return;
+		}
+		for (struct job *j = job_first_active(ctld->jobs); j; j = j->lnext)
+			if (job_is_running(j) && j->desc.reservation &&
+			    !strcmp(j->desc.reservation, cur->name)) {
+				send_rc(ch, -ESLURM_RESERVATION_BUSY);
+				return;
+			}
+		log_info("reservation %s deleted", cur->name);
+		resv_commit(ctld, cur, 1, now);
+		chan_send_rc(ch, 0, NULL);
+		ctld_sched_kick(ctld);
+		return;
+	}
+	if (q->op == RESV_OP_UPDATE && !cur) {
+		send_rc(ch, -ESLURM_RESERVATION_INVALID);
+		return;
+	}
+	if (q->op == RESV_OP_CREATE) {
+		if (q->name && cur) {
+			send_rc(ch, -ESLURM_RESERVATION_NAME_DUP);
+			return;
+		}
+		if ((q->name && !name_ok(q->name)) || m->count >= RESV_MAX_COUNT) {
+			send_rc(ch, -ESLURM_RESERVATION_INVALID);
+			return;
+		}
+		if (!q->start) {
+			send_rc(ch, -ESLURM_INVALID_TIME_VALUE);
+			return;
+		}
+	} else if (q->op != RESV_OP_UPDATE) {
+		send_rc(ch, -ESLURM_INVALID_ARGUMENT);
+		return;
+	}
+	rc = resv_build(ctld, q, q->op == RESV_OP_UPDATE ? cur : NULL, &r, now);
+	if (!rc && !r.name)
+		r.name = name_make(m, r.users, r.accounts);
+	if (rc) {
+		send_rc(ch, rc);
+	} else if (resv_commit(ctld, &r, 0, now) < 0) {
+		chan_send_rc(ch, SLURM_ERROR, "internal error recording the reservation");
+	} else {
+		log_info("reservation %s %s: %s", r.name,
+		         q->op == RESV_OP_CREATE ? "created" : "updated",
+		         r.nodes ? r.nodes : "(no nodes)");
+		chan_send(ch, MSG_RESV_UPDATE_RESP, &(struct resv_resp){.name = r.name});
+		ctld_sched_kick(ctld);
+	}
+	r.member = NULL;
+	free(r.name);
+	free(r.nodes);
+	free(r.partition);
+	free(r.users);
+	free(r.accounts);
+	free(r.licenses);
+}
+
+void resv_info(struct ctld *ctld, struct caller *who, const struct resv_info_req *q,
+               struct chan *ch)
+{
+	struct resv_info_resp resp = {.time = time(NULL)};
+	size_t k = 0;
+
+	(void)who;
+	resp.resvs = xcalloc(mgr(ctld)->count + 1, sizeof(*resp.resvs));
+	for (struct resv *r = mgr(ctld)->head; r; r = r->next) {
+		struct resv_info *o = &resp.resvs[k];
+		char tres[32];
+		if (q->name && strcmp(q->name, r->name))
+			continue;
+		resv_members(ctld, r);
+		snprintf(tres, sizeof(tres), "cpu=%u", r->cpu_cnt);
+		*o = (struct resv_info){.name = r->name,
+		                        .start = r->start,
+		                        .end = r->end,
+		                        .nodes = r->nodes,
+		                        .node_cnt = (uint32_t)r->node_cnt,
+		                        .core_cnt = r->cpu_cnt,
+		                        .partition = r->partition,
+		                        .flags = r->flags,
+		                        .purge_comp = r->purge_comp,
+		                        .users = r->users,
+		                        .accounts = r->accounts,
+		                        .licenses = r->licenses,
+		                        .tres = r->cpu_cnt ? xstrdup(tres) : NULL};
+		k++;
+	}
+	resp.resvs_count = k;
+	chan_send(ch, MSG_RESV_INFO_RESP, &resp);
+	for (size_t i = 0; i < k; i++)
+		free(resp.resvs[i].tres);
+	free(resp.resvs);
+}
+
+/* ---- time ---- */
+
+/* Where a repeating reservation goes when it ends: its next window. */
+static time_t next_start(const struct resv *r)
+{
+	time_t s = r->start;
+
+	do {
+		struct tm tm;
+		if (r->flags & RESV_F_HOURLY) {
+			s += 3600;
+			continue;
+		}
+		localtime_r(&s, &tm);
+		tm.tm_mday += (r->flags & RESV_F_WEEKLY) ? 7 : 1;
+		tm.tm_isdst = -1; /* the same wall clock time across DST */
+		s = mktime(&tm);
+		localtime_r(&s, &tm);
+		if ((r->flags & RESV_F_WEEKDAY) && (tm.tm_wday == 0 || tm.tm_wday == 6))
+			continue;
+		if ((r->flags & RESV_F_WEEKEND) && tm.tm_wday != 0 && tm.tm_wday != 6)
+			continue;
+		break;
+	} while (1);
+	return s;
+}
+
+static int resv_has_jobs(struct ctld *ctld, const struct resv *r, int running_only)
+{
+	for (struct job *j = running_only ? job_first_active(ctld->jobs)
+	                                  : job_first(ctld->jobs);
+	     j; j = running_only ? j->lnext : j->next)
+		if (j->desc.reservation && !strcmp(j->desc.reservation, r->name) &&
+		    (running_only ? job_is_running(j) : !job_is_finished(j)))
+			return 1;
+	return 0;
+}
+
+void resv_tick(struct ctld *ctld, time_t now)
+{
+	struct resv *r = mgr(ctld)->head, *next;
+
+	for (; r; r = next) {
+		next = r->next;
+		if (r->end <= now && (r->flags & RESV_F_REPEATS)) {
+			struct resv moved = *r;
+			time_t len = r->end - r->start;
+			while (moved.end <= now) {
+				moved.start = next_start(&moved);
+				moved.end = moved.start + len;
+			}
+			log_info("reservation %s repeats: next from %ld", r->name,
+			         (long)moved.start);
+			resv_commit(ctld, &moved, 0, now);
+			continue;
+		}
+		if (r->end <= now) {
+			log_info("reservation %s ended: deleted", r->name);
+			resv_commit(ctld, r, 1, now);
+			ctld_sched_kick(ctld);
+			continue;
+		}
+		if (!(r->flags & RESV_F_PURGE_COMP) || !resv_active(r, now))
+			continue;
+		if (resv_has_jobs(ctld, r, 0)) {
+			r->empty_since = 0;
+			continue;
+		}
+		if (!r->empty_since) {
+			/* only once a job has run in it; counted from now */
+			if (!resv_has_jobs(ctld, r, 1) && r->empty_since == 0) {
+				int ran = 0;
+				for (struct job *j = job_first(ctld->jobs); j && !ran;
+				     j = j->next)
+					ran = j->desc.reservation &&
+					      !strcmp(j->desc.reservation, r->name);
+				if (ran)
+					r->empty_since = now;
+			}
+			continue;
+		}
+		if (now - r->empty_since >=
+		    (time_t)(r->purge_comp ? r->purge_comp : RESV_PURGE_DEFAULT)) {
+			log_info("reservation %s empty since %ld: purged (PURGE_COMP)",
+			         r->name, (long)r->empty_since);
+			resv_commit(ctld, r, 1, now);
+		}
+	}
+}

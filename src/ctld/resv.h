@@ -1,0 +1,97 @@
+/* resv.h - advanced reservations: nodes (and licenses) set aside for some
+ * users or accounts over a time window (scontrol create|update|delete
+ * reservation, sinfo -T, --reservation).
+ *
+ * DESIGN: the table is controller state like the jobs: it changes only by
+ * EV_RESV (job_event.h), a whole record by name or its deletion, applied by
+ * resv_apply() live and in replay, and written whole by every compaction
+ * (resv_snapshot).  What a request asks (which nodes a NodeCnt takes, its
+ * checks against running jobs and other reservations) is decided before the
+ * event, so applying it looks nothing up but the node names.
+ *
+ * The scheduler asks, per job, which nodes a reservation keeps from it now
+ * (resv_mark) and whether a job that asked for one may start at all
+ * (resv_job_wait); backfill plans around reservations as holds on their
+ * nodes over their windows (resv_holds).  A job started in a reservation
+ * ends with it (its limit cut, as Slurm's ResvOverRun=0).  Each second
+ * resv_tick moves a repeating reservation on when it ends, deletes an
+ * ended one, and a PURGE_COMP one once it has been empty that long.
+ */
+#ifndef ROTA_CTLD_RESV_H
+#define ROTA_CTLD_RESV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+struct ctld;
+struct caller;
+struct chan;
+struct job;
+struct job_desc;
+struct ev_resv;
+struct resv_desc;
+struct resv_info_req;
+struct sched_node;
+struct sched_hold;
+union job_event;
+
+struct resv_mgr *resv_mgr_create(void);
+void resv_mgr_destroy(struct resv_mgr *m); /* NULL allowed */
+/* Forget every reservation (a state image or a snapshot follows). */
+void resv_mgr_clear(struct resv_mgr *m);
+/* How many there are. */
+size_t resv_count(const struct resv_mgr *m);
+
+/* EV_RESV: 0, or -ENOENT (deleting one that does not exist). */
+int resv_apply(struct ctld *ctld, const struct ev_resv *ev);
+/* The i-th reservation as its EV_RESV (members borrowed from the table):
+ * 1, or 0 past the last. */
+int resv_snapshot(const struct resv_mgr *m, size_t i, struct ev_resv *ev);
+
+/* MSG_RESV_UPDATE_REQ (operators) and MSG_RESV_INFO_REQ. */
+void resv_request(struct ctld *ctld, struct caller *who, const struct resv_desc *r,
+                  struct chan *ch);
+void resv_info(struct ctld *ctld, struct caller *who, const struct resv_info_req *r,
+               struct chan *ch);
+
+/* Each second: repeating ones moved on, ended and purged ones deleted. */
+void resv_tick(struct ctld *ctld, time_t now);
+
+/* NODE_RESERVED (and NODE_MAINT) for node idx while an active reservation
+ * holds it; 0 when none does. */
+uint32_t resv_node_flags(struct ctld *ctld, size_t idx, time_t now);
+
+/* At submission: d->reservation names one that exists and that the user
+ * (name) or d->account may use.  0, -ESLURM_RESERVATION_INVALID or
+ * -ESLURM_RESERVATION_ACCESS. */
+int resv_job_check(struct ctld *ctld, const char *user, const struct job_desc *d);
+
+/* A job that asked for a reservation: 0 when it may start now (the
+ * reservation is active), else the reason it waits (WAIT_RESERVATION before
+ * it begins, WAIT_RESV_DELETED when it is gone). */
+uint32_t resv_job_wait(struct ctld *ctld, const struct job *job, time_t now);
+
+/* Take from nodes[0..n) (usable) what reservations keep from job were it
+ * to start now and run its limit: another's nodes during its window, and
+ * for a job in one, every node outside it (but with FLEX).  Returns the
+ * flags of the reservations that kept nodes from it (RESV_F_MAINT says a
+ * maintenance one did), 0 when none did; *ret_kept counts those nodes. */
+uint32_t resv_mark(struct ctld *ctld, const struct job *job, time_t now,
+                   struct sched_node *nodes, size_t n, size_t *ret_kept);
+
+/* Minutes a job starting now in its reservation may run: the time to the
+ * reservation's end; 0 when that does not cut its limit. */
+uint32_t resv_job_limit(struct ctld *ctld, const struct job *job, time_t now);
+
+/* Backfill's holds for the reservations a job outside them must plan
+ * around: every node of each over its window (from now at the earliest),
+ * appended to *holds (realloc'd; *n and *cap updated). */
+void resv_holds(struct ctld *ctld, time_t now, struct sched_hold **holds, size_t *n,
+                size_t *cap);
+
+/* A job started (or ended) in its reservation: PURGE_COMP counts from the
+ * last one's end. */
+void resv_job_started(struct ctld *ctld, const struct job *job);
+
+#endif

@@ -1,0 +1,333 @@
+"""Advanced reservations (scontrol create|update|delete|show reservation,
+sinfo -T, --reservation): Slurm 22.05's words and layouts, nodes shown
+maint/resv, jobs outside kept off reserved nodes (reason ReqNodeNotAvail,
+Reserved for maintenance) and planned after them, jobs inside confined to
+them and ended with them, repeats and ends, and the table kept through a
+compaction and a restart."""
+
+import os
+import signal
+import time
+from datetime import datetime
+
+import pytest
+
+from test_rest import over_unix
+from unixusers import as_user
+
+V44 = "/slurm/v0.0.44"
+
+
+@pytest.fixture(autouse=True)
+def no_resvs(cluster):
+    """Each test starts and ends without reservations."""
+    yield
+    cluster.cancel_all()  # a reservation in use is not deleted
+    for name in resv_names(cluster):
+        cluster.run(["scontrol", "delete", f"ReservationName={name}"])
+
+
+def resv_names(cluster):
+    out = cluster.run(["scontrol", "-o", "show", "reservation"], check=True).stdout
+    return [ln.split()[0].split("=", 1)[1] for ln in out.splitlines()
+            if ln.startswith("ReservationName=")]
+
+
+def show_resv(cluster, name):
+    """Its scontrol -o show fields, a dict."""
+    out = cluster.run(["scontrol", "-o", "show", "reservation", name],
+                      check=True).stdout
+    assert out.startswith("ReservationName="), out
+    return dict(w.split("=", 1) for w in out.split())
+
+
+def create(cluster, *args):
+    p = cluster.run(["scontrol", "create", "reservation", *args])
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("Reservation created: "), p.stdout
+    return p.stdout.split(": ", 1)[1].strip()
+
+
+def refused(cluster, args, err, rc=1):
+    p = cluster.run(["scontrol", *args])
+    assert p.returncode == rc and p.stderr == err, (p.returncode, p.stderr)
+    assert p.stdout == ""
+
+
+def node_states(cluster):
+    out = cluster.run(["sinfo", "-h", "-N", "-o", "%N %t"], check=True).stdout
+    return dict(ln.split() for ln in out.splitlines())
+
+
+def iso(t):
+    return datetime.fromtimestamp(t).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def test_create_show_delete_in_slurms_layout(cluster):
+    assert cluster.run(["scontrol", "show", "res"], check=True).stdout == \
+        "No reservations in the system\n"
+    assert cluster.run(["sinfo", "-T"], check=True).stdout == \
+        "No reservations in the system\n"
+    name = create(cluster, "ReservationName=maint_a", "StartTime=now+1hour",
+                  "Duration=2:00:00", "Nodes=node[01-02]", "Users=root",
+                  "Flags=MAINT,IGNORE_JOBS")
+    assert name == "maint_a"
+    f = show_resv(cluster, name)
+    start = datetime.strptime(f["StartTime"], "%Y-%m-%dT%H:%M:%S").timestamp()
+    assert abs(start - (time.time() + 3600)) < 30
+    assert f["EndTime"] == iso(start + 7200)
+    out = cluster.run(["scontrol", "show", "reservation", name], check=True).stdout
+    assert out == (
+        f"ReservationName=maint_a StartTime={f['StartTime']} EndTime={f['EndTime']} "
+        "Duration=02:00:00\n"
+        "   Nodes=node[01-02] NodeCnt=2 CoreCnt=16 Features=(null) "
+        "PartitionName=(null) Flags=MAINT,IGNORE_JOBS,SPEC_NODES\n"
+        "   TRES=cpu=16\n"
+        "   Users=root Groups=(null) Accounts=(null) Licenses=(null) State=INACTIVE "
+        "BurstBuffer=(null) Watts=n/a\n"
+        "   MaxStartDelay=(null)\n\n")
+    assert cluster.run(["sinfo", "-T"], check=True).stdout == (
+        "RESV_NAME     STATE           START_TIME             END_TIME     DURATION  NODELIST\n"
+        f"maint_a    INACTIVE  {f['StartTime']}  {f['EndTime']}     02:00:00  node[01-02]\n")
+    # a name is made when none is given: the first user's, numbered
+    assert create(cluster, "StartTime=now+3hours", "Duration=10", "NodeCnt=1",
+                  "Users=root,nobody") == "root_1"
+    assert show_resv(cluster, "root_1")["PartitionName"] == "debug"
+    assert show_resv(cluster, "root_1")["Nodes"] == "node01"
+    assert cluster.run(["scontrol", "show", "res", "nothere"], check=True).stdout == \
+        "Reservation nothere not found\n"
+    p = cluster.run(["scontrol", "delete", "ReservationName=maint_a"])
+    assert p.returncode == 0 and p.stdout == "" and p.stderr == ""
+    p = cluster.run(["scontrol", "delete", "reservation", "root_1"])
+    assert p.returncode == 0, p.stderr
+    assert resv_names(cluster) == []
+    refused(cluster, ["delete", "ReservationName=maint_a"],
+            "delete_reservation ReservationName=maint_a: "
+            "Requested reservation is invalid\n")
+
+
+def test_bad_requests_are_refused_in_slurms_words(ucluster, users):
+    cluster = ucluster
+    msg = "No reservation created."
+    refused(cluster, ["create", "res", "Duration=10", "Nodes=node01", "Users=root"],
+            f"scontrol: error: A start time must be given.  {msg}\n")
+    refused(cluster, ["create", "res", "StartTime=now", "Nodes=node01", "Users=root"],
+            f"scontrol: error: An end time or duration must be given.  {msg}\n")
+    refused(cluster, ["create", "res", "StartTime=now", "Duration=10", "Nodes=node01"],
+            "scontrol: error: Either Users/Groups and/or Accounts must be "
+            f"specified.  {msg}\n")
+    refused(cluster, ["create", "res", "StartTime=now", "Duration=10", "Users=root"],
+            "scontrol: error: CoreCnt, Nodes, NodeCnt, BurstBuffer, Licenses or "
+            f"Watts must be specified.  {msg}\n")
+    refused(cluster, ["create", "res", "StartTime=now", "Duration=10", "Users=root",
+                      "Nodes=node01", "Flags=MAINT,BOGUS"],
+            f"scontrol: error: Error parsing flags MAINT,BOGUS.  {msg}\n")
+    refused(cluster, ["create", "res", "StartTime=now", "Duration=10", "Users=root",
+                      "Nodes=node01", "Colour=blue"],
+            f"scontrol: error: Unknown parameter Colour=blue.  {msg}\n")
+    refused(cluster, ["create", "res", "StartTime=now", "Duration=10", "Users=root",
+                      "Nodes=node99"],
+            "Error creating the reservation: Invalid node name specified\n")
+    refused(cluster, ["create", "res", "StartTime=now", "Duration=10",
+                      "Users=no_such_user_x", "Nodes=node01"],
+            "Error creating the reservation: Invalid user id\n")
+    refused(cluster, ["create", "res", "StartTime=now", "Duration=10", "Users=root",
+                      "NodeCnt=9"],
+            "Error creating the reservation: Node count specification invalid\n")
+    # an operator's command: a plain user is refused, nothing made
+    p = as_user(cluster, users["a"], "scontrol create res StartTime=now Duration=10 "
+                "Nodes=node01 Users=root")
+    assert p.returncode == 1
+    assert p.stderr == "Error creating the reservation: Access/permission denied\n"
+    assert resv_names(cluster) == []
+    # a name taken; nodes of another reservation (without OVERLAP)
+    create(cluster, "ReservationName=r1", "StartTime=now", "Duration=30",
+           "Nodes=node01", "Users=root")
+    refused(cluster, ["create", "res", "ReservationName=r1", "StartTime=now+2hours",
+                      "Duration=10", "Nodes=node02", "Users=root"],
+            "Error creating the reservation: Duplicate reservation name\n")
+    refused(cluster, ["create", "res", "StartTime=now+10minutes", "Duration=60",
+                      "Nodes=node[01-02]", "Users=root"],
+            "Error creating the reservation: Requested reservation overlaps with "
+            "another reservation\n")
+    create(cluster, "ReservationName=r2", "StartTime=now+10minutes", "Duration=60",
+           "Nodes=node[01-02]", "Users=root", "Flags=OVERLAP")
+    assert sorted(resv_names(cluster)) == ["r1", "r2"]
+
+
+def test_busy_nodes_need_ignore_jobs(cluster):
+    j = cluster.sbatch("-w", "node03", "-t", "30", "-o", "/dev/null", "--wrap",
+                       "sleep 300")
+    cluster.wait_running(j)
+    p = cluster.run(["scontrol", "create", "res", "StartTime=now", "Duration=60",
+                     "Nodes=node03", "Users=root"])
+    assert p.returncode == 1
+    assert p.stderr == "Error creating the reservation: Requested nodes are busy\n"
+    # after the job's limit it is free; and IGNORE_JOBS takes it now
+    create(cluster, "ReservationName=later", "StartTime=now+31minutes", "Duration=5",
+           "Nodes=node03", "Users=root")
+    create(cluster, "ReservationName=now", "StartTime=now", "Duration=5",
+           "Nodes=node03", "Users=root", "Flags=IGNORE_JOBS,OVERLAP")
+    # a node count skips the busy node
+    assert show_resv(cluster, create(cluster, "StartTime=now", "Duration=5",
+                                     "NodeCnt=3", "Users=root",
+                                     "Flags=OVERLAP"))["Nodes"] == "node[01-02,04]"
+
+
+def test_maintenance_keeps_jobs_off_and_shows_on_nodes(cluster):
+    create(cluster, "ReservationName=m", "StartTime=now", "Duration=60",
+           "Nodes=ALL", "Users=root", "Flags=MAINT")
+    assert set(node_states(cluster).values()) == {"maint"}
+    state = cluster.run(["scontrol", "show", "node", "node01"], check=True).stdout
+    assert " State=IDLE+MAINTENANCE+RESERVED " in state
+    j = cluster.sbatch("-o", "/dev/null", "--wrap", "true")
+    cluster.wait_for(lambda: cluster.run(["squeue", "-h", "-j", str(j), "-o", "%r"],
+                                         check=True).stdout.strip()
+                     == "ReqNodeNotAvail, Reserved for maintenance",
+                     what="the maintenance reason")
+    assert cluster.job_state(j) == "PENDING"
+    out = cluster.run(["squeue", "-j", str(j)], check=True).stdout
+    assert "(ReqNodeNotAvail, Reserved for maintenance)" in out
+    cluster.run(["scontrol", "delete", "res=m"], check=True)
+    cluster.wait_job(j)
+    assert cluster.job_state(j) == "COMPLETED"
+    assert set(node_states(cluster).values()) == {"idle"}
+
+
+def test_jobs_in_a_reservation_run_on_its_nodes_and_end_with_it(ucluster, users):
+    cluster = ucluster
+    create(cluster, "ReservationName=team", "StartTime=now", "Duration=20",
+           "Nodes=node04", "Users=root," + users["a"].name)
+    assert node_states(cluster)["node04"] == "resv"
+    assert node_states(cluster)["node01"] == "idle"
+    j = cluster.sbatch("--reservation=team", "-t", "60", "-o", "/dev/null", "--wrap",
+                       "sleep 300")
+    cluster.wait_running(j)
+    assert cluster.job_field(j, "NodeList") == "node04"
+    assert cluster.job_field(j, "Reservation") == "team"
+    # its limit ends with the reservation's 20 minutes
+    assert cluster.job_field(j, "TimeLimit") == "00:20:00"
+    rows = cluster.run(["squeue", "-h", "-o", "%i %v"], check=True).stdout.split()
+    assert rows == [str(j), "team"]
+    # REST: the listing and the one by name, as scontrol shows them
+    st, doc = over_unix(cluster, "GET", V44 + "/reservations")
+    assert st == 200 and doc["errors"] == [], doc
+    (r,) = doc["reservations"]
+    f = show_resv(cluster, "team")
+    assert (r["name"], r["node_list"], r["node_count"], r["users"]) == \
+        ("team", "node04", 1, f["Users"])
+    assert r["flags"] == ["SPEC_NODES"] and r["core_count"] == 8
+    assert iso(r["start_time"]["number"]) == f["StartTime"]
+    assert iso(r["end_time"]["number"]) == f["EndTime"]
+    st, doc = over_unix(cluster, "GET", V44 + "/reservation/team")
+    assert st == 200 and [x["name"] for x in doc["reservations"]] == ["team"]
+    st, doc = over_unix(cluster, "GET", V44 + "/reservation/nothere")
+    assert st == 404 and doc["errors"][0]["error"] == "Requested reservation is invalid"
+    assert doc["errors"][0]["error_number"] == 2053
+    # the same as the user it names; SBATCH_RESERVATION too
+    p = as_user(cluster, users["a"], "sbatch --parsable -o /dev/null --wrap true",
+                env={"SBATCH_RESERVATION": "team"})
+    assert p.returncode == 0, p.stderr
+    ja = int(p.stdout)
+    cluster.wait_job(ja)
+    assert cluster.job_field(ja, "NodeList") == "node04"
+    # not for others, not one that is not there
+    p = as_user(cluster, users["b"], "sbatch --reservation=team --wrap true")
+    assert p.returncode == 1
+    assert "Access denied to requested reservation" in p.stderr
+    p = cluster.run(["sbatch", "--reservation=nothere", "--wrap", "true"])
+    assert p.returncode == 1
+    assert "Requested reservation is invalid" in p.stderr
+    # a job outside it may not use node04 even when asked for
+    k = cluster.sbatch("-w", "node04", "-o", "/dev/null", "--wrap", "true")
+    cluster.wait_for(lambda: "ReqNodeNotAvail" in cluster.job_field(k, "Reason"),
+                     what="the outside job waiting")
+    assert cluster.job_state(k) == "PENDING"
+    # in use: not deleted
+    refused(cluster, ["delete", "ReservationName=team"],
+            "delete_reservation ReservationName=team: "
+            "Requested reservation is in use\n")
+
+
+def test_a_future_reservation_is_planned_around(cluster):
+    create(cluster, "ReservationName=soon", "StartTime=now+10minutes", "Duration=60",
+           "Nodes=ALL", "Users=root", "Flags=MAINT")
+    short = cluster.sbatch("-t", "5", "-o", "/dev/null", "--wrap", "sleep 300")
+    long = cluster.sbatch("-t", "30", "-o", "/dev/null", "--wrap", "true")
+    inside = cluster.sbatch("--reservation=soon", "-o", "/dev/null", "--wrap", "true")
+    # the short job ends before it: it runs now; the long one would not
+    cluster.wait_running(short)
+    cluster.wait_for(lambda: cluster.job_field(long, "Reason")
+                     == "ReqNodeNotAvail,_Reserved_for_maintenance",
+                     what="the long job's reason")
+    cluster.wait_for(lambda: cluster.job_field(inside, "Reason") == "Reservation",
+                     what="the inside job waiting for its reservation")
+    # backfill plans the long job after the reservation's end
+    end = datetime.strptime(show_resv(cluster, "soon")["EndTime"],
+                            "%Y-%m-%dT%H:%M:%S").timestamp()
+
+    def planned():
+        out = cluster.run(["squeue", "--start", "-h", "-j", str(long), "-o", "%S"],
+                          check=True).stdout.strip()
+        return out not in ("", "N/A") and out
+    start = cluster.wait_for(planned, timeout=30, what="an expected start")
+    assert datetime.strptime(start, "%Y-%m-%dT%H:%M:%S").timestamp() >= end - 1
+
+
+def test_update_changes_what_was_asked(cluster):
+    create(cluster, "ReservationName=u", "StartTime=now+1hour", "Duration=60",
+           "Nodes=node01", "Users=root", "Flags=DAILY")
+    p = cluster.run(["scontrol", "update", "ReservationName=u", "Duration=90",
+                     "Users+=nobody", "Flags-=DAILY", "Flags+=WEEKLY,MAINT",
+                     "Nodes=node[01-02]"])
+    assert p.returncode == 0 and p.stdout == "Reservation updated.\n", p.stderr
+    f = show_resv(cluster, "u")
+    assert f["Duration"] == "01:30:00"
+    assert f["Users"] == "root,nobody"
+    assert f["Flags"] == "MAINT,WEEKLY,SPEC_NODES"
+    assert f["Nodes"] == "node[01-02]" and f["NodeCnt"] == "2"
+    cluster.run(["scontrol", "update", "res=u", "Users-=root"], check=True)
+    assert show_resv(cluster, "u")["Users"] == "nobody"
+    refused(cluster, ["update", "ReservationName=nothere", "Duration=5"],
+            "Error updating the reservation: Requested reservation is invalid\n")
+    refused(cluster, ["update", "ReservationName=u", "Nodes+=node03"],
+            "scontrol: error: The +=/-= notation is not supported when updating "
+            "Nodes.  No reservation update.\n")
+
+
+def test_an_ended_reservation_goes_and_a_daily_one_moves_on(cluster):
+    create(cluster, "ReservationName=once", "StartTime=now", "EndTime=now+3",
+           "Nodes=node01", "Users=root")
+    create(cluster, "ReservationName=daily", "StartTime=now", "EndTime=now+3",
+           "Nodes=node02", "Users=root", "Flags=DAILY")
+    first = show_resv(cluster, "daily")
+    t0 = datetime.strptime(first["StartTime"], "%Y-%m-%dT%H:%M:%S")
+    cluster.wait_for(lambda: "once" not in resv_names(cluster), timeout=15,
+                     what="the ended reservation deleted")
+    cluster.wait_for(lambda: show_resv(cluster, "daily")["StartTime"]
+                     != first["StartTime"], timeout=15, what="the daily one moved")
+    f = show_resv(cluster, "daily")
+    t1 = datetime.strptime(f["StartTime"], "%Y-%m-%dT%H:%M:%S")
+    assert (t1 - t0).total_seconds() in (86400, 82800, 90000)  # a day (DST)
+    assert f["State"] == "INACTIVE" and f["Duration"] == "00:00:03"
+    assert node_states(cluster)["node02"] == "idle"
+
+
+def test_reservations_survive_compaction_and_restart(cluster):
+    create(cluster, "ReservationName=keep", "StartTime=now+1hour", "Duration=60",
+           "Nodes=node[02-03]", "Accounts=root", "Flags=MAINT,PURGE_COMP=5:00")
+    create(cluster, "ReservationName=gone", "StartTime=now+2hour", "Duration=60",
+           "Nodes=node01", "Users=root")
+    cluster.run(["scontrol", "delete", "ReservationName=gone"], check=True)
+    before = cluster.run(["scontrol", "-o", "show", "res"], check=True).stdout
+    assert "PURGE_COMP=00:05:00" in before and "Accounts=root" in before
+    log = os.path.join(cluster.dir, "log", "rotactld.log")
+    os.kill(cluster.pid("rotactld"), signal.SIGUSR1)
+    cluster.wait_for(lambda: "journal compacted" in open(log).read(), timeout=30,
+                     what="the compaction")
+    cluster.kill_daemon("rotactld")
+    cluster.up()
+    assert cluster.run(["scontrol", "-o", "show", "res"], check=True).stdout == before
+    cluster.down()
+    cluster.up()
+    assert cluster.run(["scontrol", "-o", "show", "res"], check=True).stdout == before
