@@ -137,14 +137,19 @@ static int parse_args(int argc, char **argv, const char *msg, struct resv_desc *
 			q->flags_del |= del;
 			if (purge)
 				q->purge_comp = purge;
-		} else if (tag_is(a, len, "CoreCnt", 2) || tag_is(a, len, "CPUCnt", 2) ||
-		           tag_is(a, len, "Groups", 1) ||
+		} else if (tag_is(a, len, "CoreCnt", 2)) {
+			if (!*val || strspn(val, "0123456789,") != strlen(val)) {
+				err("Invalid core count %s.  %s", a, msg);
+				return 1;
+			}
+			q->core_cnt = (char *)val;
+		} else if (tag_is(a, len, "CPUCnt", 2) || tag_is(a, len, "Groups", 1) ||
 		           tag_is(a, len, "BurstBuffer", 2) ||
 		           tag_is(a, len, "Watts", 1) || tag_is(a, len, "TRES", 1) ||
 		           tag_is(a, len, "Features", 2) ||
 		           tag_is(a, len, "MaxStartDelay", 2)) {
-			err("%.*s is not supported by Rota's reservations (whole nodes: "
-			    "Nodes= or NodeCnt=; Users= or Accounts=).  %s",
+			err("%.*s is not supported by Rota's reservations (Nodes=, "
+			    "NodeCnt=, CoreCnt=; Users= or Accounts=).  %s",
 			    (int)len, a, msg);
 			return 1;
 		} else {
@@ -219,7 +224,7 @@ int scontrol_resv_create(int argc, char **argv)
 		return 1;
 	}
 	if ((!q.nodes || !*q.nodes) && (q.node_cnt == NO_VAL || !q.node_cnt) &&
-	    (!q.licenses || !*q.licenses) && !q.partition) {
+	    (!q.licenses || !*q.licenses) && !q.partition && !q.core_cnt) {
 		err("CoreCnt, Nodes, NodeCnt, BurstBuffer, Licenses or Watts must be "
 		    "specified.  %s",
 		    MSG_CREATE);

@@ -308,6 +308,10 @@ const char *slurm_strerror(int rc)
 		return "Reservation request lacks users, groups or accounts";
 	case ESLURM_RESERVATION_NAME_DUP:
 		return "Duplicate reservation name";
+	case ESLURM_INVALID_CPU_COUNT:
+		return "CPU count specification invalid";
+	case ESLURM_CORE_RESERVATION_UPDATE:
+		return "Core-based reservation can not be updated";
 	case ESLURM_INVALID_JOB_ID:
 		return "Invalid job id specified";
 	case ESLURM_INVALID_NODE_NAME:

@@ -252,7 +252,10 @@ ROTA_DECLARE(ev_text, EV_TEXT_FIELDS)
 	F(S, str, users, _)                                                              \
 	F(S, str, accounts, _)                                                           \
 	F(S, str, licenses, _)                                                           \
-	F(S, i64, time, _)
+	F(S, i64, time, _)                                                               \
+	/* a core reservation's CPUs on each of its nodes (in the order of               \
+	 * nodes expanded); none: whole nodes */                                         \
+	F(S, u32v, cores, _)
 ROTA_DECLARE(ev_resv, EV_RESV_FIELDS)
 
 /* name, number (in the journal: never reuse one), member of union job_event */

@@ -37,8 +37,13 @@ struct resv {
 	time_t start, end;
 	uint32_t flags, purge_comp;
 	char *nodes, *partition, *users, *accounts, *licenses;
+	/* a core reservation: CPUs on each node (nodes expanded); NULL: whole
+	 * nodes */
+	uint32_t *cores_given;
+	size_t ncores_given;
 	/* derived: */
 	uint8_t *member; /* [nmember] node i is in it (for node generation gen) */
+	uint32_t *cores; /* [nmember] CPUs it holds on node i; NULL: whole nodes */
 	size_t nmember, node_cnt;
 	uint32_t cpu_cnt;
 	uint32_t gen;
@@ -66,6 +71,8 @@ static void resv_free(struct resv *r)
 	free(r->accounts);
 	free(r->licenses);
 	free(r->member);
+	free(r->cores_given);
+	free(r->cores);
 	free(r);
 }
 
@@ -117,7 +124,11 @@ static void resv_members(struct ctld *ctld, struct resv *r)
 	if (r->member && r->gen == node_mgr_generation(ctld->nodes) && r->nmember == n)
 		return;
 	free(r->member);
+	free(r->cores);
+	r->cores = NULL;
 	r->member = xcalloc(n ? n : 1, 1);
+	if (r->cores_given)
+		r->cores = xcalloc(n ? n : 1, sizeof(*r->cores));
 	r->nmember = n;
 	r->gen = node_mgr_generation(ctld->nodes);
 	r->node_cnt = 0;
@@ -125,11 +136,18 @@ static void resv_members(struct ctld *ctld, struct resv *r)
 	if (r->nodes && hostlist_expand(r->nodes, &names, &count, NULL) == 0)
 		for (size_t i = 0; i < count; i++) {
 			int idx = node_mgr_find(ctld->nodes, names[i]);
+			uint32_t cpus;
 			if (idx < 0 || r->member[idx])
 				continue; /* gone from slurm.conf since */
+			cpus = node_mgr_get(ctld->nodes, (size_t)idx)->cpus;
+			if (r->cores) {
+				uint32_t c = i < r->ncores_given ? r->cores_given[i] : 0;
+				r->cores[idx] = c < cpus ? c : cpus;
+				cpus = r->cores[idx];
+			}
 			r->member[idx] = 1;
 			r->node_cnt++;
-			r->cpu_cnt += node_mgr_get(ctld->nodes, (size_t)idx)->cpus;
+			r->cpu_cnt += cpus;
 		}
 	hostlist_free(names);
 }
@@ -187,6 +205,14 @@ int resv_apply(struct ctld *ctld, const struct ev_resv *ev)
 	set_str(&r->users, ev->users);
 	set_str(&r->accounts, ev->accounts);
 	set_str(&r->licenses, ev->licenses);
+	if (r->cores_given != ev->cores.v) {
+		free(r->cores_given);
+		r->cores_given = ev->cores.n
+		                     ? memcpy(xcalloc(ev->cores.n, sizeof(uint32_t)),
+		                              ev->cores.v, ev->cores.n * sizeof(uint32_t))
+		                     : NULL;
+		r->ncores_given = ev->cores.n;
+	}
 	free(r->member);
 	r->member = NULL;
 	resv_members(ctld, r);
@@ -208,6 +234,7 @@ static void resv_fill(const struct resv *r, struct ev_resv *ev)
 	ev->users = r->users;
 	ev->accounts = r->accounts;
 	ev->licenses = r->licenses;
+	ev->cores = (struct rota_u32v){r->cores_given, r->ncores_given};
 }
 
 int resv_snapshot(const struct resv_mgr *m, size_t i, struct ev_resv *ev)
@@ -226,6 +253,9 @@ int resv_snapshot(const struct resv_mgr *m, size_t i, struct ev_resv *ev)
 	ev->users = xstrdup(r->users);
 	ev->accounts = xstrdup(r->accounts);
 	ev->licenses = xstrdup(r->licenses);
+	if (r->ncores_given)
+		ev->cores.v = memcpy(xcalloc(r->ncores_given, sizeof(uint32_t)),
+		                     r->cores_given, r->ncores_given * sizeof(uint32_t));
 	return 1;
 }
 
@@ -316,8 +346,108 @@ static int64_t job_end_if_now(const struct job *job, time_t now)
 	return (int64_t)now + (int64_t)job->time_limit * 60;
 }
 
-uint32_t resv_mark(struct ctld *ctld, const struct job *job, time_t now,
-                   struct sched_node *nodes, size_t n, size_t *ret_kept)
+/* ---- a scheduling pass's view of core reservations ---- */
+
+/* What a pass needs of the core reservations: the CPUs their running jobs
+ * hold on each node, and what the last mark added to the snapshot's
+ * allocations (taken back at the next). */
+struct core_use {
+	const struct resv *r;
+	uint32_t *used; /* [n] */
+};
+struct resv_pass {
+	struct ctld *ctld;
+	size_t n;
+	struct core_use *cu;
+	size_t ncu;
+	struct sched_node *marked; /* the snapshot delta[] was added to */
+	uint32_t *delta;           /* [n] */
+};
+
+struct resv_pass *resv_pass_begin(struct ctld *ctld)
+{
+	struct resv_mgr *m = mgr(ctld);
+	struct resv_pass *rp;
+	size_t k = 0;
+
+	for (struct resv *r = m->head; r; r = r->next)
+		k += r->cores_given != NULL;
+	if (!k)
+		return NULL;
+	rp = xcalloc(1, sizeof(*rp));
+	rp->ctld = ctld;
+	rp->n = node_mgr_count(ctld->nodes);
+	rp->cu = xcalloc(k, sizeof(*rp->cu));
+	rp->delta = xcalloc(rp->n ? rp->n : 1, sizeof(uint32_t));
+	for (struct resv *r = m->head; r; r = r->next) {
+		if (!r->cores_given)
+			continue;
+		resv_members(ctld, r);
+		rp->cu[rp->ncu].r = r;
+		rp->cu[rp->ncu++].used = xcalloc(rp->n ? rp->n : 1, sizeof(uint32_t));
+	}
+	for (struct job *j = job_first_active(ctld->jobs); j; j = j->lnext)
+		if (job_is_running(j) && j->desc.reservation)
+			resv_pass_took(rp, j, NULL);
+	return rp;
+}
+
+void resv_pass_took(struct resv_pass *rp, const struct job *job,
+                    const struct sched_alloc *a)
+{
+	for (size_t c = 0; rp && job->desc.reservation && c < rp->ncu; c++) {
+		if (strcmp(rp->cu[c].r->name, job->desc.reservation))
+			continue;
+		for (uint32_t k = 0; k < (a ? a->nnodes : job->run->nnodes); k++) {
+			uint32_t i = a ? a->node_idx[k] : job->run->node_idx[k];
+			if (i < rp->n)
+				rp->cu[c].used[i] += a ? a->cpus[k] : job->run->cpus[k];
+		}
+	}
+}
+
+void resv_pass_end(struct resv_pass *rp)
+{
+	for (size_t c = 0; rp && c < rp->ncu; c++)
+		free(rp->cu[c].used);
+	if (rp) {
+		free(rp->cu);
+		free(rp->delta);
+	}
+	free(rp);
+}
+
+/* Take back what the last mark added to the snapshot. */
+static void pass_undo(struct resv_pass *rp)
+{
+	for (size_t i = 0; rp->marked && i < rp->n; i++) {
+		rp->marked[i].alloc_cpus -= rp->delta[i];
+		rp->delta[i] = 0;
+	}
+	rp->marked = NULL;
+}
+
+static void pass_add(struct resv_pass *rp, struct sched_node *nodes, size_t i, uint32_t d)
+{
+	rp->marked = nodes;
+	nodes[i].alloc_cpus += d;
+	rp->delta[i] += d;
+}
+
+/* A core reservation's free CPUs on node i: those it holds its jobs do not
+ * use. */
+static uint32_t cores_free(const struct resv_pass *rp, const struct resv *r, size_t i)
+{
+	for (size_t c = 0; c < rp->ncu; c++)
+		if (rp->cu[c].r == r)
+			return r->cores[i] > rp->cu[c].used[i]
+			           ? r->cores[i] - rp->cu[c].used[i]
+			           : 0;
+	return r->cores[i];
+}
+
+uint32_t resv_mark(struct ctld *ctld, struct resv_pass *rp, const struct job *job,
+                   time_t now, struct sched_node *nodes, size_t n, size_t *ret_kept)
 {
 	struct resv_mgr *m = mgr(ctld);
 	const struct resv *own = NULL;
@@ -326,6 +456,8 @@ uint32_t resv_mark(struct ctld *ctld, const struct job *job, time_t now,
 	size_t kept = 0;
 
 	*ret_kept = 0;
+	if (rp)
+		pass_undo(rp);
 	if (!m->head)
 		return 0;
 	if (job->desc.reservation)
@@ -336,12 +468,19 @@ uint32_t resv_mark(struct ctld *ctld, const struct job *job, time_t now,
 		if ((r->flags & RESV_F_MAGNETIC) && job_allowed(r, job))
 			continue;
 		resv_members(ctld, r);
-		for (size_t i = 0; i < n && i < r->nmember; i++)
-			if (r->member[i] && nodes[i].usable) {
-				nodes[i].usable = 0;
-				why |= r->flags | RESV_F_SPEC_NODES;
-				kept++;
+		for (size_t i = 0; i < n && i < r->nmember; i++) {
+			if (!r->member[i] || !nodes[i].usable)
+				continue;
+			if (r->cores && rp) { /* its CPUs there are not free */
+				uint32_t d = cores_free(rp, r, i);
+				if (d)
+					pass_add(rp, nodes, i, d);
+				continue;
 			}
+			nodes[i].usable = 0;
+			why |= r->flags | RESV_F_SPEC_NODES;
+			kept++;
+		}
 	}
 	if (own && !(own->flags & RESV_F_FLEX)) { /* its nodes alone */
 		resv_members(ctld, (struct resv *)own);
@@ -349,6 +488,15 @@ uint32_t resv_mark(struct ctld *ctld, const struct job *job, time_t now,
 			if (i >= own->nmember || !own->member[i])
 				nodes[i].usable = 0;
 	}
+	if (own && own->cores && rp) /* and no more CPUs than it holds free */
+		for (size_t i = 0; i < n && i < own->nmember; i++) {
+			uint32_t f = cores_free(rp, own, i), busy;
+			if (!own->member[i] || !nodes[i].usable)
+				continue;
+			busy = nodes[i].cpus > f ? nodes[i].cpus - f : 0;
+			if (nodes[i].alloc_cpus < busy)
+				pass_add(rp, nodes, i, busy - nodes[i].alloc_cpus);
+		}
 	*ret_kept = kept;
 	return why;
 }
@@ -370,26 +518,31 @@ uint32_t resv_job_limit(struct ctld *ctld, const struct job *job, time_t now)
 void resv_holds(struct ctld *ctld, time_t now, struct sched_hold **holds, size_t *n,
                 size_t *cap)
 {
+	/* a core reservation's jobs hold their CPUs already: the rest */
+	struct resv_pass *rp = resv_pass_begin(ctld);
+
 	for (struct resv *r = mgr(ctld)->head; r; r = r->next) {
 		if (r->end <= now)
 			continue;
 		resv_members(ctld, r);
 		for (size_t i = 0; i < r->nmember; i++) {
 			const struct node *nd;
-			if (!r->member[i])
+			if (!r->member[i] || (r->cores && !cores_free(rp, r, i)))
 				continue;
 			nd = node_mgr_get(ctld->nodes, i);
 			if (*n == *cap) {
 				*cap = *cap ? 2 * *cap : 256;
 				*holds = xrealloc(*holds, *cap * sizeof(**holds));
 			}
-			(*holds)[(*n)++] = (struct sched_hold){.node = (uint32_t)i,
-			                                       .end = r->end,
-			                                       .cpus = nd->cpus,
-			                                       .mem = nd->mem,
-			                                       .start = r->start};
+			(*holds)[(*n)++] = (struct sched_hold){
+			    .node = (uint32_t)i,
+			    .end = r->end,
+			    .cpus = r->cores ? cores_free(rp, r, i) : nd->cpus,
+			    .mem = r->cores ? 0 : nd->mem,
+			    .start = r->start};
 		}
 	}
+	resv_pass_end(rp);
 }
 
 uint32_t resv_node_flags(struct ctld *ctld, size_t idx, time_t now)
@@ -400,7 +553,7 @@ uint32_t resv_node_flags(struct ctld *ctld, size_t idx, time_t now)
 		if (!resv_active(r, now))
 			continue;
 		resv_members(ctld, r);
-		if (idx < r->nmember && r->member[idx])
+		if (idx < r->nmember && r->member[idx] && !r->cores) /* whole nodes */
 			f |= NODE_RESERVED | (r->flags & RESV_F_MAINT ? NODE_MAINT : 0);
 	}
 	return f;
@@ -533,6 +686,126 @@ static int pick_count(const struct pick *p, uint32_t want, const struct part *pa
 	return 0;
 }
 
+/* CoreCnt=: the CPUs on each node.  spec: "N" in all, spread evenly over
+ * the nodes named (expr), else taken from the partition's nodes in order,
+ * as many as each has free (at most node_cnt nodes, NO_VAL: any); or "a,b"
+ * one count a node named.  Into r->nodes and r->cores_given. */
+static int pick_cores(const struct pick *p, const char *spec, const char *expr,
+                      uint32_t node_cnt, const struct part *part, struct resv *r)
+{
+	struct node_mgr *nm = p->ctld->nodes;
+	size_t n = node_mgr_count(nm), nc = 0, k = 0;
+	uint32_t *want = xcalloc(n ? n : 1, sizeof(uint32_t));
+	uint32_t *counts = NULL, total = 0;
+	char **names = NULL, **out = xcalloc(n + 1, sizeof(char *)), **sorted = NULL;
+	size_t count = 0;
+	int rc = 0;
+
+	/* the counts */
+	for (const char *s = spec; *s;) {
+		char *end;
+		unsigned long v = strtoul(s, &end, 10);
+		if (end == s || v == 0 || v > 1u << 20 || (*end && *end != ',')) {
+			rc = -ESLURM_INVALID_CPU_COUNT;
+			goto out;
+		}
+		counts = xrealloc(counts, (nc + 1) * sizeof(*counts));
+		counts[nc++] = (uint32_t)v;
+		total += (uint32_t)v;
+		s = *end ? end + 1 : end;
+	}
+	if (!nc || total > 1u << 20 || (nc > 1 && !expr)) {
+		rc = -ESLURM_INVALID_CPU_COUNT;
+		goto out;
+	}
+	if (expr) {
+		if (!strcasecmp(expr, "ALL")) {
+			for (size_t i = 0; i < n; i++)
+				if (!part || part_has_node(part, (uint32_t)i))
+					names = strv_append(
+					    names, node_mgr_get(nm, i)->cfg->name);
+			count = strv_len(names);
+		} else if (hostlist_expand(expr, &names, &count, NULL) < 0 || !count) {
+			rc = -ESLURM_INVALID_NODE_NAME;
+			goto out;
+		}
+		if (nc > 1 && nc != count) {
+			rc = -ESLURM_INVALID_CPU_COUNT;
+			goto out;
+		}
+		for (size_t j = 0; j < count; j++) {
+			int idx = node_mgr_find(nm, names[j]);
+			if (idx < 0) {
+				rc = -ESLURM_INVALID_NODE_NAME;
+				goto out;
+			}
+			want[idx] = nc > 1 ? counts[j]
+			                   : total / count + (j < total % count ? 1 : 0);
+		}
+	} else {
+		uint32_t left = total;
+		for (size_t j = 0; j < part->nnodes && left && k < node_cnt; j++) {
+			size_t i = part->node_idx[j];
+			struct node *nd = node_mgr_get(nm, i);
+			uint32_t free_cpus =
+			    (p->flags & RESV_F_IGNORE_JOBS) || nd->alloc_cpus >= nd->cpus
+			        ? ((p->flags & RESV_F_IGNORE_JOBS) ? nd->cpus : 0)
+			        : nd->cpus - nd->alloc_cpus;
+			if (nd->down || (nd->flags & NODE_DRAIN) || node_reserved(p, i) ||
+			    !free_cpus)
+				continue;
+			want[i] = free_cpus < left ? free_cpus : left;
+			left -= want[i];
+			k++;
+		}
+		if (left) {
+			rc = -ESLURM_NODES_BUSY;
+			goto out;
+		}
+	}
+	/* each node: as many free as it is to hold (unless IGNORE_JOBS) */
+	k = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct node *nd = node_mgr_get(nm, i);
+		if (!want[i])
+			continue;
+		if (want[i] > nd->cpus) {
+			rc = -ESLURM_INVALID_CPU_COUNT;
+			goto out;
+		}
+		if (node_reserved(p, i))
+			rc = -ESLURM_RESERVATION_OVERLAP;
+		else if (!(p->flags & RESV_F_IGNORE_JOBS) &&
+		         nd->cpus -
+		                 (nd->alloc_cpus < nd->cpus ? nd->alloc_cpus : nd->cpus) <
+		             want[i])
+			rc = -ESLURM_NODES_BUSY;
+		if (rc)
+			goto out;
+		out[k++] = nd->cfg->name;
+	}
+	if (!k) {
+		rc = -ESLURM_INVALID_CPU_COUNT;
+		goto out;
+	}
+	free(r->nodes);
+	r->nodes = hostlist_compress(out, k);
+	/* the counts in the order the list expands to */
+	hostlist_expand(r->nodes, &sorted, &count, NULL);
+	free(r->cores_given);
+	r->cores_given = xcalloc(count ? count : 1, sizeof(uint32_t));
+	r->ncores_given = count;
+	for (size_t j = 0; j < count; j++)
+		r->cores_given[j] = want[node_mgr_find(nm, sorted[j])];
+out:
+	hostlist_free(sorted);
+	hostlist_free(names);
+	free(out);
+	free(counts);
+	free(want);
+	return rc;
+}
+
 /* A Users= or Accounts= value: all items negated or none, no empty item. */
 static int list_ok(const char *s)
 {
@@ -643,6 +916,11 @@ static int resv_build(struct ctld *ctld, const struct resv_desc *q,
 		r->users = xstrdup(cur->users);
 		r->accounts = xstrdup(cur->accounts);
 		r->licenses = xstrdup(cur->licenses);
+		r->cores = NULL;
+		if (cur->ncores_given)
+			r->cores_given = memcpy(
+			    xcalloc(cur->ncores_given, sizeof(uint32_t)),
+			    cur->cores_given, cur->ncores_given * sizeof(uint32_t));
 	} else {
 		memset(r, 0, sizeof(*r));
 		r->name = xstrdup(q->name);
@@ -723,6 +1001,21 @@ static int resv_build(struct ctld *ctld, const struct resv_desc *q,
 	p.start = r->start;
 	p.end = r->end;
 	p.flags = r->flags;
+	if (cur && cur->cores_given && (q->nodes || q->core_cnt || q->node_cnt != NO_VAL))
+		return -ESLURM_CORE_RESERVATION_UPDATE;
+	if (q->core_cnt && *q->core_cnt) {
+		if (cur)
+			return -ESLURM_CORE_RESERVATION_UPDATE;
+		if (!q->nodes && !part && !(part = node_mgr_part_default(ctld->nodes)))
+			return -ESLURM_DEFAULT_PARTITION_NOT_SET;
+		if (!q->nodes && !r->partition)
+			r->partition = xstrdup(part->cfg->name);
+		r->flags |= q->nodes ? RESV_F_SPEC_NODES : 0;
+		return pick_cores(&p, q->core_cnt, q->nodes,
+		                  q->node_cnt == NO_VAL || !q->node_cnt ? UINT32_MAX
+		                                                        : q->node_cnt,
+		                  part, r);
+	}
 	if (q->nodes) {
 		char *nodes = NULL;
 		if (!strcasecmp(q->nodes, "ALL") && part)
@@ -837,6 +1130,7 @@ void resv_request(struct ctld *ctld, struct caller *who, const struct resv_desc 
 		ctld_sched_kick(ctld);
 	}
 	r.member = NULL;
+	free(r.cores_given);
 	free(r.name);
 	free(r.nodes);
 	free(r.partition);

@@ -72,13 +72,26 @@ int resv_job_check(struct ctld *ctld, const char *user, const struct job_desc *d
  * it begins, WAIT_RESV_DELETED when it is gone). */
 uint32_t resv_job_wait(struct ctld *ctld, const struct job *job, time_t now);
 
+/* A scheduling pass's view of the core reservations (CoreCnt=): the CPUs
+ * their jobs hold on each node.  NULL when there is none (nothing to do).
+ * A job of one started in the pass on a is told with resv_pass_took. */
+struct resv_pass;
+struct sched_alloc;
+struct resv_pass *resv_pass_begin(struct ctld *ctld);
+void resv_pass_took(struct resv_pass *rp, const struct job *job,
+                    const struct sched_alloc *a);
+void resv_pass_end(struct resv_pass *rp); /* NULL allowed */
+
 /* Take from nodes[0..n) (usable) what reservations keep from job were it
- * to start now and run its limit: another's nodes during its window, and
- * for a job in one, every node outside it (but with FLEX).  Returns the
- * flags of the reservations that kept nodes from it (RESV_F_MAINT says a
- * maintenance one did), 0 when none did; *ret_kept counts those nodes. */
-uint32_t resv_mark(struct ctld *ctld, const struct job *job, time_t now,
-                   struct sched_node *nodes, size_t n, size_t *ret_kept);
+ * to start now and run its limit: another's nodes during its window (of a
+ * core reservation, the CPUs it holds free there, counted as allocated),
+ * and for a job in one, every node outside it (but with FLEX) and, in a
+ * core reservation, the CPUs beyond what it holds free.  What the last call
+ * counted as allocated in the snapshot is taken back first (rp).  Returns
+ * the flags of the reservations that kept nodes from it (RESV_F_MAINT says
+ * a maintenance one did), 0 when none did; *ret_kept counts those nodes. */
+uint32_t resv_mark(struct ctld *ctld, struct resv_pass *rp, const struct job *job,
+                   time_t now, struct sched_node *nodes, size_t n, size_t *ret_kept);
 
 /* Minutes a job starting now in its reservation may run: the time to the
  * reservation's end; 0 when that does not cut its limit. */

@@ -264,8 +264,8 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 	ps->resv_kept = 0;
 	if (!ps->backfill) {
 		size_t kept;
-		uint32_t f =
-		    resv_mark(ctld, job, ps->now, ps->snap.nodes, ps->snap.nnodes, &kept);
+		uint32_t f = resv_mark(ctld, ps->resv, job, ps->now, ps->snap.nodes,
+		                       ps->snap.nnodes, &kept);
 		ps->resv_kept = kept ? f : 0;
 	}
 }
@@ -567,6 +567,7 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 	if (ev_start_commit(ctld, &ev) == 0) {
 		log_info("JobId=%u started on %s", task->job_id, ev.nodes);
 		resv_job_started(ctld, task);
+		resv_pass_took(ps->resv, task, a);
 		assoc_limits_started(ps->limits, task);
 		lic_pool_take(ps->lics, task);
 		if (boot) {
@@ -842,6 +843,7 @@ void sched_pass_init(struct sched_pass *ps, struct ctld *ctld)
 	ps->cur = SIZE_MAX;
 	ps->limits = assoc_limits_begin(ctld);
 	ps->lics = lic_pool_begin(ctld);
+	ps->resv = resv_pass_begin(ctld);
 	if (sched_snap_init(s, node_mgr_count(ctld->nodes), nparts) < 0)
 		fatal("out of memory");
 	s->mem_consumable = conf_mem_consumable(ctld->conf);
@@ -876,6 +878,7 @@ void sched_pass_release(struct sched_pass *ps)
 	assoc_limits_end(ps->limits);
 	ps->limits = NULL;
 	lic_pool_end(ps->lics);
+	resv_pass_end(ps->resv);
 	ps->lics = NULL;
 	sched_snap_release(&ps->snap);
 	free(ps->parts);

@@ -38,6 +38,7 @@ struct sched_pass {
 	/* the last job marked: the flags of the reservations that kept nodes
 	 * from it (resv_mark), for its reason */
 	uint32_t resv_kept;
+	struct resv_pass *resv; /* core reservations (NULL: none) */
 };
 
 /* A snapshot of the nodes as they are now; release with sched_pass_release. */

@@ -1096,6 +1096,7 @@ ROTA_DECLARE(lic_info_resp, LIC_INFO_RESP_FIELDS)
 	F(S, u32, duration, _) /* minutes; INFINITE32 */                                 \
 	F(S, str, nodes, _)    /* a host list, or ALL */                                 \
 	F(S, u32, node_cnt, _)                                                           \
+	F(S, str, core_cnt, _) /* CoreCnt=: "N" in all, or "a,b" a node (Nodes=) */      \
 	F(S, str, partition, _)                                                          \
 	F(S, str, users, _) /* "a,b" or "-a,-b" (all but them) */                        \
 	F(S, u32, users_op, _)                                                           \

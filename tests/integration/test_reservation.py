@@ -331,3 +331,39 @@ def test_reservations_survive_compaction_and_restart(cluster):
     cluster.down()
     cluster.up()
     assert cluster.run(["scontrol", "-o", "show", "res"], check=True).stdout == before
+
+
+def test_core_reservations_hold_cpus_not_nodes(cluster):
+    create(cluster, "ReservationName=cores", "StartTime=now", "Duration=30",
+           "CoreCnt=6", "PartitionName=debug", "Users=root")
+    f = show_resv(cluster, "cores")
+    assert (f["Nodes"], f["NodeCnt"], f["CoreCnt"], f["TRES"]) == \
+        ("node01", "1", "6", "cpu=6")
+    # a list: so many on each node named
+    create(cluster, "ReservationName=pair", "StartTime=now", "Duration=30",
+           "CoreCnt=2,4", "Nodes=node[03-04]", "Users=root")
+    assert show_resv(cluster, "pair")["CoreCnt"] == "6"
+    # the node is not reserved whole: the others may use its two free CPUs
+    assert node_states(cluster)["node01"] == "idle"
+    two = cluster.sbatch("-w", "node01", "-N1", "-n", "2", "-o", "/dev/null",
+                         "--wrap", "sleep 300")
+    cluster.wait_running(two)
+    out = cluster.sbatch("-w", "node01", "-N1", "-n", "1", "-o", "/dev/null",
+                         "--wrap", "sleep 300")
+    inside = cluster.sbatch("--reservation=cores", "-n", "6", "-o", "/dev/null",
+                            "--wrap", "sleep 300")
+    more = cluster.sbatch("--reservation=cores", "-n", "1", "-o", "/dev/null",
+                          "--wrap", "sleep 300")
+    cluster.wait_running(two)
+    cluster.wait_running(inside)
+    assert cluster.job_field(inside, "NodeList") == "node01"
+    cluster.wait_for(lambda: cluster.job_field(more, "Reason") == "Resources",
+                     what="the reservation full")
+    assert cluster.job_state(out) == "PENDING"
+    assert cluster.job_state(more) == "PENDING"
+    refused(cluster, ["update", "ReservationName=cores", "CoreCnt=4"],
+            "Error updating the reservation: Core-based reservation can not be "
+            "updated\n")
+    refused(cluster, ["create", "res", "StartTime=now", "Duration=5", "CoreCnt=9",
+                      "Nodes=node02", "Users=root"],
+            "Error creating the reservation: CPU count specification invalid\n")
