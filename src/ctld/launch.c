@@ -28,6 +28,7 @@ static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_re
 	l->partition = d->partition;
 	l->account = d->account;
 	l->qos = d->qos;
+	l->reservation = d->reservation;
 	l->gpus = d->gpus;
 	l->gpus_per_node = d->gpus_per_node;
 	l->gpus_per_task = d->gpus_per_task;

@@ -1,5 +1,6 @@
 /* licenses.c - licenses counted by the scheduler (licenses.h). */
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include "common/conf.h"
 #include "common/error.h"
@@ -10,15 +11,49 @@
 #include "ctld/ctld.h"
 #include "ctld/job_mgr.h"
 #include "ctld/licenses.h"
+#include "ctld/resv.h"
 #include "proto/messages.h"
 #include "common/common.h"
+
+/* What an active reservation holds of a license (Licenses=): its own jobs
+ * may take it, no other. */
+struct lic_resv {
+	const char *resv; /* borrowed from the reservation table for the pass */
+	int k;
+	uint32_t reserved, unused;
+};
 
 struct lic_pool {
 	struct lic have[LIC_MAX]; /* configured totals */
 	uint64_t used[LIC_MAX];   /* held by running jobs (a job's may exceed a
 	                           * total lowered since it started) */
 	int n;
+	struct lic_resv *resv;
+	size_t nresv;
 };
+
+static void add_resv(void *arg, const char *resv, const char *lic, uint32_t reserved,
+                     uint32_t unused)
+{
+	struct lic_pool *p = arg;
+	int k = lic_find(p->have, p->n, lic);
+
+	if (k < 0)
+		return;
+	p->resv = xrealloc(p->resv, (p->nresv + 1) * sizeof(*p->resv));
+	p->resv[p->nresv++] = (struct lic_resv){resv, k, reserved, unused};
+}
+
+/* What reservations other than the job's own keep of license k. */
+static uint64_t kept_from(const struct lic_pool *p, int k, const char *own)
+{
+	uint64_t u = 0;
+
+	for (size_t i = 0; i < p->nresv; i++)
+		if (p->resv[i].k == k && (!own || strcmp(own, p->resv[i].resv)))
+			u += p->resv[i].unused;
+	return u;
+}
 
 int lic_desc_check(const struct ctld *ctld, struct job_desc *d)
 {
@@ -82,6 +117,7 @@ struct lic_pool *lic_pool_begin(struct ctld *ctld)
 		for (int k = 0; k < p->n; k++)
 			p->used[k] += held(p, k, want, nw);
 	}
+	resv_lic_each(ctld, time(NULL), add_resv, p);
 	return p;
 }
 
@@ -99,7 +135,9 @@ uint32_t lic_pool_check(const struct lic_pool *p, const struct job *job)
 		return WAIT_LICENSES;
 	for (int i = 0; i < nw; i++) {
 		int k = lic_find(p->have, p->n, want[i].name);
-		if (k < 0 || p->used[k] + want[i].count > p->have[k].count)
+		if (k < 0 ||
+		    p->used[k] + kept_from(p, k, job->desc.reservation) + want[i].count >
+		        p->have[k].count)
 			return WAIT_LICENSES;
 	}
 	return 0;
@@ -114,10 +152,18 @@ void lic_pool_take(struct lic_pool *p, const struct job *job)
 		return;
 	for (int k = 0; k < p->n; k++)
 		p->used[k] += held(p, k, want, nw);
+	for (size_t i = 0; job->desc.reservation && i < p->nresv; i++) {
+		struct lic_resv *r = &p->resv[i];
+		uint32_t h = (uint32_t)held(p, r->k, want, nw);
+		if (!strcmp(r->resv, job->desc.reservation))
+			r->unused -= h < r->unused ? h : r->unused;
+	}
 }
 
 void lic_pool_end(struct lic_pool *p)
 {
+	if (p)
+		free(p->resv);
 	free(p);
 }
 
@@ -134,6 +180,9 @@ void lic_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 			r.lics[k].total = p->have[k].count;
 			r.lics[k].used =
 			    (uint32_t)(p->used[k] < UINT32_MAX ? p->used[k] : UINT32_MAX);
+			for (size_t i = 0; i < p->nresv; i++)
+				if (p->resv[i].k == k)
+					r.lics[k].reserved += p->resv[i].reserved;
 		}
 		r.lics_count = (uint32_t)p->n;
 	}

@@ -482,7 +482,8 @@ uint32_t resv_mark(struct ctld *ctld, struct resv_pass *rp, const struct job *jo
 			kept++;
 		}
 	}
-	if (own && !(own->flags & RESV_F_FLEX)) { /* its nodes alone */
+	/* its nodes alone (one of licenses alone has none: any) */
+	if (own && own->nodes && !(own->flags & RESV_F_FLEX)) {
 		resv_members(ctld, (struct resv *)own);
 		for (size_t i = 0; i < n; i++)
 			if (i >= own->nmember || !own->member[i])
@@ -557,6 +558,37 @@ uint32_t resv_node_flags(struct ctld *ctld, size_t idx, time_t now)
 			f |= NODE_RESERVED | (r->flags & RESV_F_MAINT ? NODE_MAINT : 0);
 	}
 	return f;
+}
+
+void resv_lic_each(struct ctld *ctld, time_t now,
+                   void (*fn)(void *arg, const char *resv, const char *lic,
+                              uint32_t reserved, uint32_t unused),
+                   void *arg)
+{
+	for (struct resv *r = mgr(ctld)->head; r; r = r->next) {
+		struct lic have[LIC_MAX], want[LIC_MAX];
+		int nh;
+		if (!r->licenses || !resv_active(r, now) ||
+		    (nh = lic_parse(r->licenses, have, 0, NULL)) <= 0)
+			continue;
+		for (int k = 0; k < nh; k++) {
+			uint32_t used = 0;
+			for (struct job *j = job_first_active(ctld->jobs); j;
+			     j = j->lnext) {
+				int nw, i;
+				if (!job_is_running(j) || !j->desc.reservation ||
+				    !j->desc.licenses ||
+				    strcmp(j->desc.reservation, r->name) ||
+				    (nw = lic_parse(j->desc.licenses, want, 0, NULL)) <=
+				        0 ||
+				    (i = lic_find(want, nw, have[k].name)) < 0)
+					continue;
+				used += want[i].count;
+			}
+			fn(arg, r->name, have[k].name, have[k].count,
+			   used < have[k].count ? have[k].count - used : 0);
+		}
+	}
 }
 
 void resv_job_started(struct ctld *ctld, const struct job *job)

@@ -103,6 +103,14 @@ uint32_t resv_job_limit(struct ctld *ctld, const struct job *job, time_t now);
 void resv_holds(struct ctld *ctld, time_t now, struct sched_hold **holds, size_t *n,
                 size_t *cap);
 
+/* For each license an active reservation holds (Licenses=): its name, the
+ * license, how many it holds and how many of them its running jobs do not
+ * use. */
+void resv_lic_each(struct ctld *ctld, time_t now,
+                   void (*fn)(void *arg, const char *resv, const char *lic,
+                              uint32_t reserved, uint32_t unused),
+                   void *arg);
+
 /* A job started (or ended) in its reservation: PURGE_COMP counts from the
  * last one's end. */
 void resv_job_started(struct ctld *ctld, const struct job *job);

@@ -636,6 +636,7 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, i64, cred_expire, _) /* ... when it expires (controller's clock), */        \
 	F(S, bin, cred_sig, _)    /* ... and the controller's signature */               \
 	F(S, str, qos, _)         /* SLURM_JOB_QOS */                                    \
+	F(S, str, reservation, _) /* SLURM_JOB_RESERVATION */                            \
 	F(S, str, gres, _)        /* the job's GRES on this node (common/gres_req.h) */  \
 	F(S, str, step_gres, _)   /* the step's; NULL: the job's */                      \
 	F(S, str, gpus, _)        /* the job's GPU options, for its environment */       \
@@ -1070,7 +1071,8 @@ ROTA_DECLARE(dbd_diag, DBD_DIAG_FIELDS)
 #define LIC_INFO_FIELDS(F, S)                                                            \
 	F(S, str, name, _)                                                               \
 	F(S, u32, total, _)                                                              \
-	F(S, u32, used, _) /* held by running jobs */
+	F(S, u32, used, _)     /* held by running jobs */                                \
+	F(S, u32, reserved, _) /* held by active reservations (Licenses=) */
 ROTA_DECLARE(lic_info, LIC_INFO_FIELDS)
 #define LIC_INFO_RESP_FIELDS(F, S) F(S, list, lics, lic_info)
 ROTA_DECLARE(lic_info_resp, LIC_INFO_RESP_FIELDS)

@@ -106,6 +106,7 @@ static char **env_job_ids(char **env, const struct stepd *st)
 	env = set_opt(env, "SLURM_JOB_PARTITION", req->partition);
 	env = set_opt(env, "SLURM_JOB_ACCOUNT", req->account);
 	env = set_opt(env, "SLURM_JOB_QOS", req->qos);
+	env = set_opt(env, "SLURM_JOB_RESERVATION", req->reservation);
 	env = set_opt(env, "SLURM_CLUSTER_NAME", cluster);
 	env = set_opt(env, "SLURM_JOB_USER", st->user);
 	env = strv_setenvf(env, "SLURM_JOB_UID", "%u", (unsigned)st->uid);

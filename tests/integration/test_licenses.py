@@ -122,3 +122,29 @@ def test_update_a_pending_jobs_licenses(cluster):
     assert show_lic(cluster)["ansys"]["Used"] == "1"
     p = cluster.run(["scontrol", "update", f"JobId={a}", "Licenses=ansys"])
     assert p.returncode == 1, "a running job's licenses stay"
+
+
+def test_reserved_licenses_are_the_reservations_jobs_alone(cluster):
+    p = cluster.run(["scontrol", "create", "reservation", "ReservationName=lic",
+                     "StartTime=now", "Duration=30", "Licenses=fluent:1",
+                     "Users=root"])
+    assert p.returncode == 0 and p.stdout == "Reservation created: lic\n", p.stderr
+    try:
+        assert cluster.run(["scontrol", "show", "res", "lic"], check=True).stdout \
+            .splitlines()[1].startswith("   Nodes=(null) NodeCnt=0 ")
+        lic = show_lic(cluster)["fluent"]
+        assert (lic["Reserved"], lic["Used"], lic["Free"]) == ("1", "0", "2")
+        # one of the two is kept for the reservation's jobs
+        out = cluster.sbatch("-L", "fluent:2", "-o", "/dev/null", "--wrap", "true")
+        cluster.wait_for(lambda: cluster.job_field(out, "Reason") == "Licenses",
+                         what="the outside job waiting for licenses")
+        one = cluster.sbatch("-L", "fluent:1", "-o", "/dev/null", "--wrap", "sleep 300")
+        cluster.wait_running(one)
+        inside = cluster.sbatch("--reservation=lic", "-L", "fluent:1", "-o",
+                                "/dev/null", "--wrap", "sleep 300")
+        cluster.wait_running(inside)
+        assert show_lic(cluster)["fluent"]["Used"] == "2"
+        assert cluster.job_state(out) == "PENDING"
+    finally:
+        cluster.cancel_all()
+        cluster.run(["scontrol", "delete", "ReservationName=lic"], check=True)

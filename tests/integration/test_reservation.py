@@ -200,9 +200,13 @@ def test_jobs_in_a_reservation_run_on_its_nodes_and_end_with_it(ucluster, users)
            "Nodes=node04", "Users=root," + users["a"].name)
     assert node_states(cluster)["node04"] == "resv"
     assert node_states(cluster)["node01"] == "idle"
-    j = cluster.sbatch("--reservation=team", "-t", "60", "-o", "/dev/null", "--wrap",
-                       "sleep 300")
+    out = os.path.join(str(cluster.work), "env.out")
+    j = cluster.sbatch("--reservation=team", "-t", "60", "-o", out, "--wrap",
+                       "echo resv=$SLURM_JOB_RESERVATION; sleep 300")
     cluster.wait_running(j)
+    cluster.wait_for(lambda: os.path.exists(out) and open(out).read(),
+                     what="the job's output")
+    assert open(out).read() == "resv=team\n"
     assert cluster.job_field(j, "NodeList") == "node04"
     assert cluster.job_field(j, "Reservation") == "team"
     # its limit ends with the reservation's 20 minutes
