@@ -325,7 +325,7 @@ int resv_job_check(struct ctld *ctld, const char *user, const struct job_desc *d
 	return resv_allows(r, user, d->account) ? 0 : -ESLURM_RESERVATION_ACCESS;
 }
 
-uint32_t resv_job_wait(struct ctld *ctld, const struct job *job, time_t now)
+uint32_t resv_job_wait(struct ctld *ctld, struct job *job, time_t now)
 {
 	const struct resv *r;
 
@@ -334,7 +334,12 @@ uint32_t resv_job_wait(struct ctld *ctld, const struct job *job, time_t now)
 	r = resv_find(mgr(ctld), job->desc.reservation);
 	if (!r)
 		return WAIT_RESV_DELETED;
-	return resv_active(r, now) ? 0 : WAIT_RESERVATION;
+	if (resv_active(r, now))
+		return 0;
+	/* squeue --start: not before its reservation begins */
+	if (!job->sched || job->sched->est_start != r->start)
+		job_sched_mut(job)->est_start = r->start;
+	return WAIT_RESERVATION;
 }
 
 /* ---- what the scheduler asks ---- */

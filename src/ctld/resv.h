@@ -69,8 +69,9 @@ int resv_job_check(struct ctld *ctld, const char *user, const struct job_desc *d
 
 /* A job that asked for a reservation: 0 when it may start now (the
  * reservation is active), else the reason it waits (WAIT_RESERVATION before
- * it begins, WAIT_RESV_DELETED when it is gone). */
-uint32_t resv_job_wait(struct ctld *ctld, const struct job *job, time_t now);
+ * it begins: its expected start is then the reservation's, WAIT_RESV_DELETED
+ * when it is gone). */
+uint32_t resv_job_wait(struct ctld *ctld, struct job *job, time_t now);
 
 /* A scheduling pass's view of the core reservations (CoreCnt=): the CPUs
  * their jobs hold on each node.  NULL when there is none (nothing to do).

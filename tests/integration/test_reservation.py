@@ -266,6 +266,8 @@ def test_a_future_reservation_is_planned_around(cluster):
                      what="the long job's reason")
     cluster.wait_for(lambda: cluster.job_field(inside, "Reason") == "Reservation",
                      what="the inside job waiting for its reservation")
+    assert cluster.run(["squeue", "--start", "-h", "-j", str(inside), "-o", "%S"],
+                       check=True).stdout.strip() == show_resv(cluster, "soon")["StartTime"]
     # backfill plans the long job after the reservation's end
     end = datetime.strptime(show_resv(cluster, "soon")["EndTime"],
                             "%Y-%m-%dT%H:%M:%S").timestamp()
