@@ -18,6 +18,7 @@
 #include "cli/cli.h"
 #include "cli/fmt.h"
 #include "cli/scontrol.h"
+#include "common/strv.h"
 #include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/jobscript.h"
@@ -542,6 +543,63 @@ static int cmd_power(const struct scontrol_opts *o, int argc, char **argv)
 	return rc ? 1 : 0;
 }
 
+/* ---- suspend, resume (operators; ctld/suspend.h) ---- */
+
+/* Each job of the comma list in argv[0] ("jobid=" or "job=" may lead), in
+ * Slurm's words: "<error> for job <id>" for each that fails. */
+static int suspend_jobs(const struct scontrol_opts *o, int argc, char **argv, int suspend)
+{
+	const char *s;
+	char **ids;
+	int rc = 0;
+
+	if (argc < 1) {
+		fprintf(stderr, "too few arguments for keyword:%s\n",
+		        suspend ? "suspend" : "resume");
+		return 1;
+	}
+	s = argv[0];
+	if (!strncasecmp(s, "jobid=", 6))
+		s += 6;
+	else if (!strncasecmp(s, "job=", 4))
+		s += 4;
+	ids = strv_split(s, ",");
+	for (size_t i = 0; ids[i]; i++) {
+		struct job_suspend_req req = {.suspend = (uint32_t)suspend};
+		char *msg = NULL;
+		void *body = NULL;
+		int e;
+		if (fmt_parse_job_id(ids[i], &req.job_id) < 0)
+			e = ESLURM_INVALID_JOB_ID;
+		else
+			e = call_ctld(MSG_JOB_SUSPEND_REQ, &req, MSG_RC, &body, &msg);
+		if (e) {
+			rc = 1;
+			if (!o->quiet)
+				fprintf(stderr, "%s for job %s\n", slurm_strerror(e),
+				        ids[i]);
+		}
+		free(msg);
+	}
+	if (!ids[0]) {
+		rc = 1;
+		fprintf(stderr, "%s for job %s\n", slurm_strerror(ESLURM_INVALID_JOB_ID),
+		        s);
+	}
+	strv_free(ids);
+	return rc;
+}
+
+static int cmd_suspend(const struct scontrol_opts *o, int argc, char **argv)
+{
+	return suspend_jobs(o, argc, argv, 1);
+}
+
+static int cmd_resume(const struct scontrol_opts *o, int argc, char **argv)
+{
+	return suspend_jobs(o, argc, argv, 0);
+}
+
 /* ---- create, delete: reservations (scontrol_resv.c) ---- */
 
 static int cmd_create(const struct scontrol_opts *o, int argc, char **argv)
@@ -826,8 +884,8 @@ static const struct {
     {"help", 2, cmd_help},
     {"errnumstr", 2, cmd_errnumstr},
     {"wait_job", 2, cmd_wait_job},
-    {"suspend", 2, cmd_unsupported},
-    {"resume", 3, cmd_unsupported},
+    {"suspend", 2, cmd_suspend},
+    {"resume", 3, cmd_resume},
     {"top", 3, cmd_top},
     {"notify", 1, cmd_unsupported},
     {"listpids", 5, cmd_unsupported},

@@ -120,9 +120,10 @@ static long job_run_time(const struct job_info *j, time_t now)
 
 	if (j->start_time <= 0 || (base == JOB_PENDING && !(j->state & JOB_COMPLETING)))
 		return 0;
+	/* the time it spent suspended does not count */
 	if (base == JOB_RUNNING || base == JOB_SUSPENDED || j->end_time <= 0)
-		return (long)(now - (time_t)j->start_time);
-	return (long)((time_t)j->end_time - (time_t)j->start_time);
+		return (long)(now - (time_t)j->start_time) - (long)j->sus_secs;
+	return (long)((time_t)j->end_time - (time_t)j->start_time) - (long)j->sus_secs;
 }
 
 static void job_tres(const struct job_info *j, char *buf, size_t len)
@@ -262,7 +263,9 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	        time_str(pending ? 0 : j->end_time, b2, sizeof(b2)),
 	        j->deadline ? time_str(j->deadline, b3, sizeof(b3)) : "N/A", le);
 	fprintf(
-	    f, "SuspendTime=None SecsPreSuspend=0 LastSchedEval=%s Scheduler=Main%s",
+	    f, "SuspendTime=%s SecsPreSuspend=%u LastSchedEval=%s Scheduler=Main%s",
+	    j->suspend_time ? time_str(j->suspend_time, b1, sizeof(b1)) : "None",
+	    j->pre_sus_secs,
 	    time_str(j->start_time > 0 ? j->start_time : j->submit_time, b3, sizeof(b3)),
 	    le);
 	fprintf(f, "Partition=%s AllocNode:Sid=%s:0%s", nul(j->partition),

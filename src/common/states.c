@@ -308,6 +308,10 @@ const char *slurm_strerror(int rc)
 		return "Reservation request lacks users, groups or accounts";
 	case ESLURM_RESERVATION_NAME_DUP:
 		return "Duplicate reservation name";
+	case ESLURM_JOB_SUSPENDED:
+		return "Job is current suspended, requested operation disabled";
+	case ESLURM_JOB_NOT_SUSPENDED:
+		return "Job is not suspended";
 	case ESLURM_INVALID_CPU_COUNT:
 		return "CPU count specification invalid";
 	case ESLURM_CORE_RESERVATION_UPDATE:

@@ -22,8 +22,11 @@ enum job_state {
 };
 #define JOB_STATE_BASE   0x00ffu
 #define JOB_REQUEUE_FLAG 0x0400u
-#define JOB_CONFIGURING  0x4000u
-#define JOB_COMPLETING   0x8000u
+#define JOB_SUSPEND_FLAG                                                                 \
+	0x2000u /* the controller's: a RUNNING job stopped                               \
+	         * (scontrol suspend), shown SUSPENDED */
+#define JOB_CONFIGURING 0x4000u
+#define JOB_COMPLETING  0x8000u
 
 /* "PENDING", "COMPLETING", "OUT_OF_MEMORY" ... (flags win over the base). */
 const char *job_state_name(uint32_t state);
@@ -180,6 +183,8 @@ enum slurm_errno {
 	ESLURM_RESERVATION_NAME_DUP = 2082,
 	ESLURM_CORE_RESERVATION_UPDATE = 2109,
 	ESLURM_INVALID_CPU_COUNT = 2069,
+	ESLURM_JOB_SUSPENDED = 2077,
+	ESLURM_JOB_NOT_SUSPENDED = 2087,
 	/* accounting */
 	ESLURM_INVALID_ACCOUNT = 2045,
 	ESLURM_INVALID_QOS = 2066,

@@ -293,8 +293,11 @@ static int plan_rebuild(struct bf_ctld *r, time_t now)
 				cap = cap ? 2 * cap : 256;
 				holds = xrealloc(holds, cap * sizeof(*holds));
 			}
-			holds[n] = (struct sched_hold){j->run->node_idx[k], end,
-			                               j->run->cpus[k], j->run->mem[k]};
+			/* a suspended job holds its memory alone */
+			holds[n] = (struct sched_hold){
+			    j->run->node_idx[k], end,
+			    (j->state & JOB_SUSPEND_FLAG) ? 0 : j->run->cpus[k],
+			    j->run->mem[k]};
 			if (j->run->gres)
 				gres_use_counts(node_mgr_gres_kinds(ctld->nodes),
 				                j->run->gres[k], holds[n].gres);

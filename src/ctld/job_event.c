@@ -16,6 +16,7 @@
 #include "ctld/fairshare.h"
 #include "ctld/job_event.h"
 #include "ctld/resv.h"
+#include "ctld/suspend.h"
 #include "ctld/job_mgr.h"
 #include "ctld/journal.h"
 #include "ctld/node_gres.h"
@@ -240,6 +241,7 @@ static int apply_end(struct ctld *ctld, const struct ev_end *ev, struct job *job
 	int was_running = job_is_running(job);
 	struct job_run *run = job_run_mut(job); /* a job ends with its times */
 
+	suspend_end(ctld, job);
 	if (!was_running)
 		run->start_time =
 		    ev->time; /* Slurm shows StartTime=EndTime when never run */
@@ -271,17 +273,22 @@ static int apply_end(struct ctld *ctld, const struct ev_end *ev, struct job *job
 void job_release_node(struct ctld *ctld, struct job *job, uint32_t k, time_t now)
 {
 	struct node *n;
+	int sus;
 
 	if (!job->run->held || k >= job->run->nnodes || !job->run->held[k])
 		return;
 	n = node_mgr_get(ctld->nodes, job->run->node_idx[k]);
 	if ((job->state & JOB_COMPLETING) && n->completing)
 		n->completing--;
-	node_release(n, job->run->cpus[k], job->run->mem[k], job->run->share, now);
+	/* a suspended job gave its CPUs up already */
+	sus = (job->state & JOB_SUSPEND_FLAG) != 0;
+	node_release(n, sus ? 0 : job->run->cpus[k], job->run->mem[k], job->run->share,
+	             now);
 	if (job->run->gres)
 		gres_use_release(node_mgr_gres_kinds(ctld->nodes), &n->gres_use,
 		                 job->run->gres[k]);
-	node_cores_give(n, job->run->cpus[k], job->run->cores[k]);
+	if (!sus)
+		node_cores_give(n, job->run->cpus[k], job->run->cores[k]);
 	job->run->held[k] = 0;
 	ctld->res_gen++;
 	for (uint32_t i = 0; i < job->run->nnodes; i++)
@@ -457,6 +464,8 @@ static int apply_to_job(struct ctld *ctld, const union job_event *ev, struct job
 		return 0;
 	case EV_UPDATE:
 		return apply_update(ctld, &ev->update, job);
+	case EV_SUSPEND:
+		return suspend_apply(ctld, &ev->suspend, job);
 	default:
 		return -EINVAL;
 	}

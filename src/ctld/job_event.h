@@ -258,6 +258,14 @@ ROTA_DECLARE(ev_text, EV_TEXT_FIELDS)
 	F(S, u32v, cores, _)
 ROTA_DECLARE(ev_resv, EV_RESV_FIELDS)
 
+/* A running job suspended (suspend 1: its CPUs given up, its processes
+ * stopped) or resumed (0), ctld/suspend.h. */
+#define EV_SUSPEND_FIELDS(F, S)                                                          \
+	EV_JOB_HEAD_FIELDS(F, S)                                                         \
+	F(S, i64, time, _)                                                               \
+	F(S, u32, suspend, _)
+ROTA_DECLARE(ev_suspend, EV_SUSPEND_FIELDS)
+
 /* name, number (in the journal: never reuse one), member of union job_event */
 #define ROTA_JOB_EVENTS(E)                                                               \
 	E(EV_META, 1, meta)                                                              \
@@ -276,7 +284,8 @@ ROTA_DECLARE(ev_resv, EV_RESV_FIELDS)
 	E(EV_TEXT, 14, text)                                                             \
 	E(EV_USAGE, 15, usage)                                                           \
 	E(EV_ASSOC, 16, assoc)                                                           \
-	E(EV_RESV, 17, resv)
+	E(EV_RESV, 17, resv)                                                             \
+	E(EV_SUSPEND, 18, suspend)
 
 #define ROTA_EV_ENUM(name, num, m) name = num,
 enum job_event_type { ROTA_JOB_EVENTS(ROTA_EV_ENUM) EV_TYPE_END };

@@ -192,6 +192,9 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->uid = job->owner->uid;
 	o->gid = job->owner->gid;
 	o->state = job->state;
+	if (job->state & JOB_SUSPEND_FLAG) /* shown as Slurm's state */
+		o->state =
+		    (job->state & ~(JOB_STATE_BASE | JOB_SUSPEND_FLAG)) | JOB_SUSPENDED;
 	o->reason = job->reason;
 	o->priority = job->priority;
 	o->hold = job->hold;
@@ -200,8 +203,14 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->start_time =
 	    pending ? (job->sched ? job->sched->est_start : 0) : job->run->start_time;
 	o->end_time = job->run->end_time;
+	o->suspend_time = job->run->suspend_time;
+	o->pre_sus_secs = job->run->pre_sus_secs;
+	o->sus_secs = job->run->sus_secs;
+	if ((job->state & JOB_SUSPEND_FLAG) && time(NULL) > job->run->suspend_time)
+		o->sus_secs += (uint32_t)(time(NULL) - job->run->suspend_time);
 	if (job_is_running(job) && job->time_limit != INFINITE32)
-		o->end_time = job->run->start_time + (time_t)job->time_limit * 60;
+		o->end_time = job->run->start_time + (time_t)job->time_limit * 60 +
+		              (time_t)o->sus_secs;
 	o->time_limit = job->time_limit;
 	o->min_nodes = job_min_nodes(job);
 	o->num_nodes = job->run->nnodes ? job->run->nnodes : job_min_nodes(job);

@@ -62,6 +62,12 @@ struct job_run {
 	int warn_sent;         /* --signal delivered for this run */
 	int power_wait;        /* launch held until its nodes boot (ctld/power.h) */
 	time_t preempt_at;     /* preempted: stopped then (ctld/preempt.h); 0 not */
+	/* scontrol suspend (ctld/suspend.h): when last suspended or resumed,
+	 * seconds it ran before the last suspension, seconds spent suspended
+	 * before the current one */
+	time_t suspend_time;
+	uint32_t pre_sus_secs;
+	uint32_t sus_secs;
 };
 
 extern const struct job_run job_run_none;

@@ -16,6 +16,7 @@
 #include "ctld/ctld.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
+#include "ctld/suspend.h"
 #include "ctld/node_mgr.h"
 #include "common/common.h"
 
@@ -57,6 +58,9 @@ static void job_end_by(struct ctld *ctld, struct job *job, uint32_t state,
 		               : state == JOB_TIMEOUT   ? SIGNAL_F_TIME_LIMIT
 		               : state == JOB_PREEMPTED ? SIGNAL_F_PREEMPTED
 		                                        : 0;
+		/* stopped processes take their SIGTERM once continued */
+		if (job->state & JOB_SUSPEND_FLAG)
+			job_signal_nodes(ctld, job, NO_VAL, SIGCONT, 0);
 		job_signal_nodes(ctld, job, NO_VAL, SIGKILL, SIGNAL_F_TERMINATE | why);
 	}
 	if (ev_end_commit(ctld, &ev) < 0)
@@ -291,10 +295,12 @@ void job_mgr_tick(struct ctld *ctld, time_t now)
 	/* only what has started: a queue of held jobs costs nothing here */
 	for (struct job *j = job_first_active(ctld->jobs), *nx; j; j = nx) {
 		nx = j->lnext;
-		if (job_is_running(j) && j->desc.warn_signal && !j->run->warn_sent &&
-		    j->time_limit != INFINITE32 &&
-		    now + (time_t)j->desc.warn_time >=
-		        j->run->start_time + (time_t)j->time_limit * 60) {
+		/* a suspended job's clock stands still (ctld/suspend.h) */
+		int ticking = job_is_running(j) && !(j->state & JOB_SUSPEND_FLAG) &&
+		              j->time_limit != INFINITE32;
+		if (ticking && j->desc.warn_signal && !j->run->warn_sent &&
+		    job_run_secs(j, now) + (long)j->desc.warn_time >=
+		        (long)j->time_limit * 60) {
 			job_run_mut(j)->warn_sent = 1;
 			log_info("JobId=%u: sending signal %u before its time limit",
 			         j->job_id, j->desc.warn_signal);
@@ -305,8 +311,7 @@ void job_mgr_tick(struct ctld *ctld, time_t now)
 		}
 		if (j->run->preempt_at)
 			preempt_tick(ctld, j, now);
-		if (job_is_running(j) && j->time_limit != INFINITE32 &&
-		    now >= j->run->start_time + (time_t)j->time_limit * 60) {
+		if (ticking && job_run_secs(j, now) >= (long)j->time_limit * 60) {
 			log_info("JobId=%u reached its time limit", j->job_id);
 			job_end(ctld, j, JOB_TIMEOUT, FAIL_TIMEOUT, 0);
 		} else if ((j->state & JOB_COMPLETING) &&

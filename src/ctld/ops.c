@@ -21,6 +21,7 @@
 #include "ctld/step_stat.h"
 #include "ctld/licenses.h"
 #include "ctld/resv.h"
+#include "ctld/suspend.h"
 #include "ctld/token.h"
 #include "common/common.h"
 
@@ -267,6 +268,12 @@ static void op_resv_info(struct ctld *ctld, struct caller *who, void **body,
 	resv_info(ctld, who, *body, ch);
 }
 
+static void op_job_suspend(struct ctld *ctld, struct caller *who, void **body,
+                           struct chan *ch)
+{
+	suspend_request(ctld, who, *body, ch);
+}
+
 static void op_share(struct ctld *ctld, struct caller *who, void **body, struct chan *ch)
 {
 	fairshare_list(ctld, who, ch);
@@ -333,6 +340,7 @@ static const struct op_entry {
     {MSG_LIC_INFO_REQ, P_USER, op_lic_info},
     {MSG_RESV_INFO_REQ, P_USER, op_resv_info},
     {MSG_RESV_UPDATE_REQ, P_ADMIN, op_resv_update},
+    {MSG_JOB_SUSPEND_REQ, P_ADMIN, op_job_suspend},
     {MSG_CONF_FILES_REQ, P_USER, op_conf_files}, /* any authenticated caller */
     {MSG_CANCEL_REQ, P_USER, op_cancel},
     {MSG_JOB_UPDATE_REQ, P_USER, op_job_update},
@@ -368,6 +376,7 @@ static int op_needs_journal(uint16_t type)
 	case MSG_JOB_UPDATE_REQ:
 	case MSG_NODE_UPDATE_REQ:
 	case MSG_RESV_UPDATE_REQ:
+	case MSG_JOB_SUSPEND_REQ:
 		return 1;
 	default:
 		return 0;

@@ -51,6 +51,7 @@ struct compact {
 	struct step *step; /* sub 4: the running job's next step */
 	size_t node;
 	size_t resv;
+	int susp; /* sub 3: the suspension events of the job so far */
 	/* ctld_state_walk: each job's SUBMIT is the job handed here instead */
 	void (*on_job)(void *arg, const struct job *j);
 	void *arg;
@@ -132,6 +133,46 @@ static void gen_end(const struct job *j, struct ev_end *ev)
 	ev->exit_code = j->run->exit_code;
 }
 
+/* A job suspended or resumed before: events that give it the same times
+ * back (suspended at its start for the seconds it has been, resumed; then,
+ * when it is suspended now, suspended again then).  cp->susp counts them. */
+static int gen_suspend(struct compact *cp, const struct job *j, struct ev_suspend *ev)
+{
+	const struct job_run *run = j->run;
+	int now_sus = (j->state & JOB_SUSPEND_FLAG) != 0;
+
+	if (!job_is_running(j) || !run->suspend_time)
+		return 0;
+	ev->type = EV_SUSPEND;
+	ev->job_id = j->job_id;
+	switch (cp->susp) {
+	case 0:
+		if (!run->sus_secs)
+			cp->susp = 2; /* straight to the current one */
+		else {
+			ev->suspend = 1;
+			ev->time = run->start_time;
+			cp->susp = 1;
+			return 1;
+		}
+		/* fall through */
+	case 2:
+		cp->susp = 3;
+		if (!now_sus)
+			return 0;
+		ev->suspend = 1;
+		ev->time = run->suspend_time;
+		return 1;
+	case 1:
+		ev->suspend = 0;
+		ev->time = run->start_time + run->sus_secs;
+		cp->susp = 2;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static int gen_job(struct compact *cp, struct job *j, union job_event *ev)
 {
 	switch (cp->sub) {
@@ -153,8 +194,8 @@ static int gen_job(struct compact *cp, struct job *j, union job_event *ev)
 		step_event_fill(j, cp->step, &ev->step_start);
 		cp->step = cp->step->next;
 		return 1;
-	case 3: /* nothing: the priority an admin set is in the SUBMIT */
-		return 0;
+	case 3: /* suspensions (the priority an admin set is in the SUBMIT) */
+		return gen_suspend(cp, j, &ev->suspend);
 	default:
 		if (!job_is_finished(j))
 			return 0;
@@ -183,10 +224,11 @@ static int compact_gen(void *arg, size_t i, union job_event *ev)
 	}
 	while (cp->phase == 2 && cp->cur) {
 		int got = gen_job(cp, cp->cur, ev);
-		if (got && cp->sub == 4)
-			return 1; /* more steps may follow */
+		if (got && (cp->sub == 4 || cp->sub == 3))
+			return 1; /* more steps, or suspensions, may follow */
 		if (++cp->sub > 4) {
 			cp->sub = 0;
+			cp->susp = 0;
 			cp->cur = cp->cur->next;
 		} else if (cp->sub == 4) {
 			cp->step = job_is_running(cp->cur) ? cp->cur->run->steps : NULL;

@@ -161,7 +161,9 @@ static long job_time_used(const struct job_info *j, time_t now)
 		end = now;
 	else
 		end = (time_t)j->end_time;
-	return (long)(end - (time_t)j->start_time);
+	/* the time it spent suspended does not count */
+	end -= (time_t)j->sus_secs;
+	return end > (time_t)j->start_time ? (long)(end - (time_t)j->start_time) : 0;
 }
 
 static const char *fmt_time_used(long secs, char *buf, size_t len)

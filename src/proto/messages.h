@@ -197,7 +197,10 @@ enum job_flags {
 	F(S, u64, pn_min_tmp, _) /* --tmp, MB */                                         \
 	F(S, u32, time_min, _)                                                           \
 	F(S, i64, deadline, _)                                                           \
-	F(S, str, reservation, _)
+	F(S, str, reservation, _)                                                        \
+	F(S, i64, suspend_time, _) /* last suspended or resumed; 0 never */              \
+	F(S, u32, pre_sus_secs, _) /* run before the last suspension */                  \
+	F(S, u32, sus_secs, _)     /* spent suspended, up to now */
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 ROTA_INDEX(job_info, JOB_INFO_FIELDS)
 _Static_assert(job_info_idx_wait4switch < 64, "job_info_req.fields is 64 bits");
@@ -1137,6 +1140,12 @@ ROTA_DECLARE(resv_info_req, RESV_INFO_REQ_FIELDS)
 	F(S, list, resvs, resv_info)
 ROTA_DECLARE(resv_info_resp, RESV_INFO_RESP_FIELDS)
 
+/* ---- scontrol suspend|resume (ctld/suspend.h) ---- */
+#define JOB_SUSPEND_REQ_FIELDS(F, S)                                                     \
+	F(S, u32, job_id, _)                                                             \
+	F(S, u32, suspend, _) /* 1 suspend, 0 resume */
+ROTA_DECLARE(job_suspend_req, JOB_SUSPEND_REQ_FIELDS)
+
 /* ---- fairshare (sshare; ctld/fairshare.h) ---- */
 
 /* One association as sshare shows it, in tree order (depth: 0 for root).
@@ -1384,6 +1393,7 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_RESV_UPDATE_RESP, 66, resv_resp)                                           \
 	M(MSG_RESV_INFO_REQ, 67, resv_info_req)                                          \
 	M(MSG_RESV_INFO_RESP, 68, resv_info_resp)                                        \
+	M(MSG_JOB_SUSPEND_REQ, 69, job_suspend_req)                                      \
 	M(MSG_STEP_STAT_REQ, 80, step_stat_req)                                          \
 	M(MSG_STEP_STAT_RESP, 81, step_stat_resp)                                        \
 	M(MSG_NODE_STAT_RESP, 82, node_stat_resp)                                        \

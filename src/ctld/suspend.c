@@ -1,0 +1,124 @@
+/* suspend.c - scontrol suspend|resume (see suspend.h). */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/log.h"
+#include "common/states.h"
+#include "ctld/caller.h"
+#include "ctld/chan.h"
+#include "ctld/ctld.h"
+#include "ctld/job_event.h"
+#include "ctld/job_mgr.h"
+#include "ctld/node_mgr.h"
+#include "ctld/suspend.h"
+#include "proto/messages.h"
+#include "common/common.h"
+
+/* The job's CPUs on its nodes given up (take 0) or taken again (1). */
+static void cpus_move(struct ctld *ctld, struct job *job, int take)
+{
+	struct job_run *run = job_run_mut(job);
+
+	for (uint32_t k = 0; k < run->nnodes; k++) {
+		struct node *n;
+		uint32_t c = run->cpus[k];
+		if (!run->held || !run->held[k])
+			continue;
+		n = node_mgr_get(ctld->nodes, run->node_idx[k]);
+		if (take) {
+			uint32_t *want = xcalloc(c + 1, sizeof(uint32_t));
+			memcpy(want, run->cores[k], c * sizeof(uint32_t));
+			n->alloc_cpus += c;
+			if (run->share > 1)
+				n->shared_cpus += c;
+			node_cores_claim(n, c, run->share, want, run->cores[k]);
+			free(want);
+		} else {
+			n->alloc_cpus = n->alloc_cpus > c ? n->alloc_cpus - c : 0;
+			if (run->share > 1)
+				n->shared_cpus =
+				    n->shared_cpus > c ? n->shared_cpus - c : 0;
+			node_cores_give(n, c, run->cores[k]);
+		}
+	}
+	ctld->res_gen++;
+}
+
+long job_run_secs(const struct job *job, time_t now)
+{
+	const struct job_run *run = job->run;
+	time_t to = (job->state & JOB_SUSPEND_FLAG) ? run->suspend_time : now;
+	long secs = (long)(to - run->start_time) - (long)run->sus_secs;
+
+	return secs > 0 ? secs : 0;
+}
+
+int suspend_apply(struct ctld *ctld, const struct ev_suspend *ev, struct job *job)
+{
+	int sus = (job->state & JOB_SUSPEND_FLAG) != 0;
+	struct job_run *run;
+
+	if (!job_is_running(job) || (job->state & JOB_COMPLETING) ||
+	    sus == (ev->suspend != 0))
+		return -EINVAL;
+	run = job_run_mut(job);
+	if (ev->suspend) {
+		run->pre_sus_secs = (uint32_t)job_run_secs(job, (time_t)ev->time);
+		cpus_move(ctld, job, 0);
+		job->state |= JOB_SUSPEND_FLAG;
+	} else {
+		if (ev->time > run->suspend_time)
+			run->sus_secs += (uint32_t)(ev->time - run->suspend_time);
+		cpus_move(ctld, job, 1);
+		job->state &= ~JOB_SUSPEND_FLAG;
+	}
+	run->suspend_time = (time_t)ev->time;
+	return 0;
+}
+
+void suspend_end(struct ctld *ctld, struct job *job)
+{
+	if (!(job->state & JOB_SUSPEND_FLAG))
+		return;
+	cpus_move(ctld, job, 1);
+	job->state &= ~JOB_SUSPEND_FLAG;
+}
+
+void suspend_request(struct ctld *ctld, struct caller *who,
+                     const struct job_suspend_req *r, struct chan *ch)
+{
+	struct job *job = job_find(ctld->jobs, r->job_id);
+	struct ev_suspend ev = {
+	    .job_id = r->job_id, .time = time(NULL), .suspend = r->suspend ? 1 : 0};
+
+	(void)who; /* operators alone (ops.c) */
+	if (!job || job_is_finished(job) || job->array_rem) {
+		chan_send_rc(ch, -ESLURM_INVALID_JOB_ID, NULL);
+		return;
+	}
+	if (!job_is_running(job) || (job->state & (JOB_COMPLETING | JOB_CONFIGURING))) {
+		chan_send_rc(ch,
+		             job_is_pending(job) ? -ESLURM_JOB_PENDING
+		                                 : -ESLURM_JOB_NOT_RUNNING,
+		             NULL);
+		return;
+	}
+	if (r->suspend && (job->state & JOB_SUSPEND_FLAG)) {
+		chan_send_rc(ch, -ESLURM_JOB_SUSPENDED, NULL);
+		return;
+	}
+	if (!r->suspend && !(job->state & JOB_SUSPEND_FLAG)) {
+		chan_send_rc(ch, -ESLURM_JOB_NOT_SUSPENDED, NULL);
+		return;
+	}
+	if (ev_suspend_commit(ctld, &ev) < 0) {
+		chan_send_rc(ch, SLURM_ERROR, "internal error recording the change");
+		return;
+	}
+	log_info("JobId=%u %s", job->job_id, r->suspend ? "suspended" : "resumed");
+	job_signal_nodes(ctld, job, NO_VAL, r->suspend ? SIGSTOP : SIGCONT, 0);
+	chan_send_rc(ch, 0, NULL);
+	if (r->suspend)
+		ctld_sched_kick(ctld); /* its CPUs are free */
+}
