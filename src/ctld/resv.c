@@ -20,6 +20,7 @@
 #include "ctld/node_mgr.h"
 #include "ctld/owner.h"
 #include "ctld/resv.h"
+#include "proto/codec.h"
 #include "proto/messages.h"
 #include "sched/bf_run.h"
 #include "sched/select.h"
@@ -259,14 +260,33 @@ int resv_snapshot(const struct resv_mgr *m, size_t i, struct ev_resv *ev)
 	return 1;
 }
 
+/* Commit r (or its deletion).  The event holds copies: applying it frees
+ * or replaces the record's own members before the journal encodes it. */
 static int resv_commit(struct ctld *ctld, const struct resv *r, int del, time_t now)
 {
 	struct ev_resv ev;
+	int rc;
 
 	resv_fill(r, &ev);
+	ev.name = xstrdup(r->name);
+	if (del) {
+		ev = (struct ev_resv){.name = ev.name};
+	} else {
+		ev.nodes = xstrdup(r->nodes);
+		ev.partition = xstrdup(r->partition);
+		ev.users = xstrdup(r->users);
+		ev.accounts = xstrdup(r->accounts);
+		ev.licenses = xstrdup(r->licenses);
+		if (r->ncores_given)
+			ev.cores.v =
+			    memcpy(xcalloc(r->ncores_given, sizeof(uint32_t)),
+			           r->cores_given, r->ncores_given * sizeof(uint32_t));
+	}
 	ev.del = (uint32_t)del;
 	ev.time = now;
-	return ev_resv_commit(ctld, &ev);
+	rc = ev_resv_commit(ctld, &ev);
+	codec_release(&ev_resv_type, &ev);
+	return rc;
 }
 
 /* ---- who may use one ---- */
