@@ -68,6 +68,8 @@ struct ctld {
 	struct repl *repl;        /* replication, either side (repl.c) */
 	struct assoc_mgr *assoc;  /* accounts, users, QOS (assoc.h) */
 	struct resv_mgr *resvs;   /* advanced reservations (resv.h) */
+	time_t preempt_until;     /* a preemptor waits for its victims until
+	                           * then: what preemption suspended stays so */
 	/* applying a snapshot's or image's events: they describe state, not
 	 * changes (nothing is charged to fairshare) */
 	int restoring;

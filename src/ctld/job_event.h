@@ -263,7 +263,8 @@ ROTA_DECLARE(ev_resv, EV_RESV_FIELDS)
 #define EV_SUSPEND_FIELDS(F, S)                                                          \
 	EV_JOB_HEAD_FIELDS(F, S)                                                         \
 	F(S, i64, time, _)                                                               \
-	F(S, u32, suspend, _)
+	F(S, u32, suspend, _)                                                            \
+	F(S, u32, preempted, _) /* suspended by preemption: resumed when it fits */
 ROTA_DECLARE(ev_suspend, EV_SUSPEND_FIELDS)
 
 /* name, number (in the journal: never reuse one), member of union job_event */

@@ -68,6 +68,7 @@ struct job_run {
 	time_t suspend_time;
 	uint32_t pre_sus_secs;
 	uint32_t sus_secs;
+	int sus_preempted; /* suspended by preemption (PreemptMode=SUSPEND) */
 };
 
 extern const struct job_run job_run_none;

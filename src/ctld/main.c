@@ -23,6 +23,7 @@
 #include "ctld/reconfig.h"
 #include "ctld/repl.h"
 #include "ctld/resv.h"
+#include "ctld/suspend.h"
 #include "ctld/state.h"
 #include "proto/client.h"
 #include "ctld/stats.h"
@@ -130,6 +131,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 	node_mgr_tick(ctld, now);
 	job_mgr_tick(ctld, now);
 	resv_tick(ctld, now);
+	suspend_tick(ctld, now);
 	ctld_state_tick(ctld, now);
 	acct_tick(ctld, now);
 	repl_tick(ctld, now);

@@ -14,6 +14,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
 #include "ctld/preempt.h"
+#include "ctld/suspend.h"
 #include "ctld/sched_pass.h"
 #include "sched/topo.h"
 #include "sched/view.h"
@@ -21,7 +22,7 @@
 
 #define PREEMPT_VICTIMS_MAX 1024 /* running jobs looked at for one job */
 
-enum mode { MODE_OFF, MODE_CANCEL, MODE_REQUEUE };
+enum mode { MODE_OFF, MODE_CANCEL, MODE_REQUEUE, MODE_SUSPEND };
 enum type { TYPE_NONE, TYPE_PARTITION, TYPE_QOS };
 
 static enum mode mode_of(const char *s)
@@ -32,7 +33,9 @@ static enum mode mode_of(const char *s)
 		return MODE_REQUEUE;
 	if (strcasestr(s, "CANCEL"))
 		return MODE_CANCEL;
-	return MODE_OFF; /* OFF; SUSPEND and GANG are not there yet */
+	if (strcasestr(s, "SUSPEND"))
+		return MODE_SUSPEND;
+	return MODE_OFF; /* OFF; GANG alone (time slicing) is not there yet */
 }
 
 static enum type type_of(const struct conf *c)
@@ -54,7 +57,7 @@ static const struct assoc_qos *qos_of(const struct ctld *ctld, const struct job 
 
 const char *preempt_mode_name(const struct ctld *ctld, const struct conf_part *cp)
 {
-	static const char *const names[] = {"OFF", "CANCEL", "REQUEUE"};
+	static const char *const names[] = {"OFF", "CANCEL", "REQUEUE", "SUSPEND"};
 
 	switch (type_of(ctld->conf)) {
 	case TYPE_PARTITION:
@@ -161,6 +164,7 @@ static int release(const struct ctld *ctld, const struct sched_snap *s,
 {
 	const struct job_run *r = v->run;
 	int useful = 0, ended = !job_is_running(v);
+	int suspend = !ended && job_mode(ctld, v) == MODE_SUSPEND;
 
 	for (uint32_t k = 0; k < r->nnodes; k++) {
 		struct sched_node *n = &nodes[r->node_idx[k]];
@@ -173,6 +177,8 @@ static int release(const struct ctld *ctld, const struct sched_snap *s,
 		if (r->share > 1)
 			n->shared_cpus -=
 			    r->cpus[k] < n->shared_cpus ? r->cpus[k] : n->shared_cpus;
+		if (suspend) /* a suspended job keeps its memory and GRES */
+			continue;
 		if (s->mem_consumable)
 			n->alloc_mem -=
 			    r->mem[k] < n->alloc_mem ? r->mem[k] : n->alloc_mem;
@@ -203,6 +209,13 @@ static void start(struct ctld *ctld, struct job *v, const struct job *by, time_t
 {
 	uint32_t grace = grace_of(ctld, v);
 
+	if (job_mode(ctld, v) == MODE_SUSPEND) { /* at once: nothing ends */
+		log_info("JobId=%u preempted by JobId=%u: suspended", v->job_id,
+		         by->job_id);
+		suspend_by_preemption(ctld, v);
+		ctld_sched_kick(ctld); /* its CPUs are free now */
+		return;
+	}
 	log_info("JobId=%u preempted by JobId=%u (grace %u s)", v->job_id, by->job_id,
 	         grace);
 	if (!grace) {
@@ -270,11 +283,16 @@ void preempt_for(struct sched_pass *ps, struct job *job, const struct sched_job 
 	}
 	for (size_t i = 0; fits && i < used; i++) {
 		struct job *x = v[i].job;
-		time_t wait = (time_t)grace_of(ctld, x) + ctld->conf->kill_wait + 30;
+		time_t wait =
+		    job_mode(ctld, x) == MODE_SUSPEND
+		        ? 5 /* its CPUs are free at once */
+		        : (time_t)grace_of(ctld, x) + ctld->conf->kill_wait + 30;
 		if (x->run->preempt_at)
 			continue;
 		if (job_sched_mut(job)->preempt_wait < ps->now + wait)
 			job_sched_mut(job)->preempt_wait = ps->now + wait;
+		if (ctld->preempt_until < ps->now + wait)
+			ctld->preempt_until = ps->now + wait;
 		start(ctld, x, job, ps->now);
 	}
 	free(copy);

@@ -162,6 +162,7 @@ static int gen_suspend(struct compact *cp, const struct job *j, struct ev_suspen
 			return 0;
 		ev->suspend = 1;
 		ev->time = run->suspend_time;
+		ev->preempted = (uint32_t)run->sus_preempted;
 		return 1;
 	case 1:
 		ev->suspend = 0;

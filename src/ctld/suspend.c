@@ -67,7 +67,9 @@ int suspend_apply(struct ctld *ctld, const struct ev_suspend *ev, struct job *jo
 		run->pre_sus_secs = (uint32_t)job_run_secs(job, (time_t)ev->time);
 		cpus_move(ctld, job, 0);
 		job->state |= JOB_SUSPEND_FLAG;
+		run->sus_preempted = ev->preempted != 0;
 	} else {
+		run->sus_preempted = 0;
 		if (ev->time > run->suspend_time)
 			run->sus_secs += (uint32_t)(ev->time - run->suspend_time);
 		cpus_move(ctld, job, 1);
@@ -83,6 +85,47 @@ void suspend_end(struct ctld *ctld, struct job *job)
 		return;
 	cpus_move(ctld, job, 1);
 	job->state &= ~JOB_SUSPEND_FLAG;
+}
+
+int suspend_by_preemption(struct ctld *ctld, struct job *job)
+{
+	struct ev_suspend ev = {
+	    .job_id = job->job_id, .time = time(NULL), .suspend = 1, .preempted = 1};
+
+	if (ev_suspend_commit(ctld, &ev) < 0)
+		return -1;
+	job_signal_nodes(ctld, job, NO_VAL, SIGSTOP, 0);
+	return 0;
+}
+
+/* May job take its CPUs again without taking any from others? */
+static int cpus_free_again(struct ctld *ctld, const struct job *job)
+{
+	const struct job_run *run = job->run;
+
+	for (uint32_t k = 0; k < run->nnodes; k++) {
+		const struct node *n = node_mgr_get(ctld->nodes, run->node_idx[k]);
+		if (run->held && run->held[k] &&
+		    (n->alloc_cpus > n->cpus || n->cpus - n->alloc_cpus < run->cpus[k]))
+			return 0;
+	}
+	return 1;
+}
+
+void suspend_tick(struct ctld *ctld, time_t now)
+{
+	if (now < ctld->preempt_until) /* its CPUs are a preemptor's to take */
+		return;
+	for (struct job *j = job_first_active(ctld->jobs); j; j = j->lnext) {
+		struct ev_suspend ev = {.job_id = j->job_id, .time = now};
+		if (!(j->state & JOB_SUSPEND_FLAG) || !j->run->sus_preempted ||
+		    (j->state & JOB_COMPLETING) || !cpus_free_again(ctld, j))
+			continue;
+		if (ev_suspend_commit(ctld, &ev) < 0)
+			continue;
+		log_info("JobId=%u resumed: its CPUs are free again", j->job_id);
+		job_signal_nodes(ctld, j, NO_VAL, SIGCONT, 0);
+	}
 }
 
 void suspend_request(struct ctld *ctld, struct caller *who,

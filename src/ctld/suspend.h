@@ -27,6 +27,14 @@ int suspend_apply(struct ctld *ctld, const struct ev_suspend *ev, struct job *jo
  * gives them back as any job's. */
 void suspend_end(struct ctld *ctld, struct job *job);
 
+/* Preemption with PreemptMode=SUSPEND: job suspended, to be resumed by
+ * suspend_tick once its CPUs are free again (Slurm's gang scheduler
+ * resumes such jobs when the preemptor is done).  0 or -1. */
+int suspend_by_preemption(struct ctld *ctld, struct job *job);
+/* Each second: the jobs suspended by preemption whose CPUs are free again
+ * resumed. */
+void suspend_tick(struct ctld *ctld, time_t now);
+
 /* MSG_JOB_SUSPEND_REQ (operators). */
 void suspend_request(struct ctld *ctld, struct caller *who,
                      const struct job_suspend_req *r, struct chan *ch);

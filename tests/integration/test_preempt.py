@@ -2,8 +2,9 @@
 job of a higher-tier partition that cannot start takes the resources of the
 fewest, youngest running jobs of lower tiers it needs; PreemptMode (the
 partition's, else the global one) says whether they end PREEMPTED or are
-requeued; GraceTime gives them SIGTERM that many seconds before the end;
-PreemptMode=OFF partitions are left alone."""
+requeued, or suspended and resumed once the preemptor is done; GraceTime
+gives them SIGTERM that many seconds before the end; PreemptMode=OFF
+partitions are left alone."""
 
 import pytest
 
@@ -16,6 +17,7 @@ PartitionName=low Nodes=ALL PriorityTier=1
 PartitionName=lowrq Nodes=ALL PriorityTier=1 PreemptMode=REQUEUE
 PartitionName=grace Nodes=ALL PriorityTier=1 GraceTime=4
 PartitionName=off Nodes=ALL PriorityTier=1 PreemptMode=OFF
+PartitionName=lowsus Nodes=ALL PriorityTier=1 PreemptMode=SUSPEND
 PartitionName=high Nodes=ALL PriorityTier=10
 """
 
@@ -128,3 +130,19 @@ def test_partitions_show_their_preempt_mode_and_grace_time(cluster):
     assert show("grace")["GraceTime"] == "4" and show("low")["GraceTime"] == "0"
     out = cluster.run(["sinfo", "-h", "-p", "lowrq", "-o", "%M"], check=True).stdout
     assert out.split() == ["REQUEUE"]
+
+
+def test_suspend_stops_the_youngest_and_resumes_it_after(cluster):
+    low = fill(cluster, "lowsus")
+    hi = cluster.sbatch("-p", "high", "-N1", "-n8", "-o", "/dev/null", "--wrap",
+                        "sleep 300")
+    cluster.wait_running(hi, timeout=30)
+    assert states(cluster, low) == ["RUNNING", "RUNNING", "RUNNING", "SUSPENDED"]
+    assert cluster.job_field(hi, "NodeList") == cluster.job_field(low[3], "NodeList")
+    out = cluster.run(["scontrol", "show", "partition", "lowsus"], check=True).stdout
+    assert "PreemptMode=SUSPEND" in out
+    # the preemptor done, the suspended job goes on where it was
+    cluster.run(["scancel", str(hi)], check=True)
+    cluster.wait_for(lambda: cluster.job_state(low[3]) == "RUNNING", timeout=30,
+                     what="the suspended job resumed")
+    assert states(cluster, low) == ["RUNNING"] * 4
