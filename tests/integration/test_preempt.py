@@ -81,12 +81,16 @@ def test_grace_time_sends_sigterm_first(cluster):
     script = cluster.work / "trap.sh"
     script.write_text("#!/bin/bash\n"
                       f"trap 'echo term > {cluster.work}/got_term_$SLURM_JOB_ID' TERM\n"
+                      f"touch {cluster.work}/ready_$SLURM_JOB_ID\n"
                       "sleep 300 & wait; sleep 300 & wait\n")
     jobs = []
     for _ in range(4):
         j = cluster.sbatch("-p", "grace", "-N1", "-n8", "-o", "/dev/null", str(script))
         cluster.wait_running(j)
         jobs.append(j)
+    # its trap set (a SIGTERM before it would end the script at once)
+    cluster.wait_for(lambda: (cluster.work / f"ready_{jobs[3]}").exists(),
+                     what="the youngest job's trap")
     hi = cluster.sbatch("-p", "high", "-N1", "-n8", "-o", "/dev/null", "--wrap",
                         "sleep 300")
     cluster.wait_for(lambda: (cluster.work / f"got_term_{jobs[3]}").exists(),
