@@ -27,6 +27,8 @@
 #include "ctld/depend.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
+#include "ctld/owner.h"
+#include "ctld/resv.h"
 #include "ctld/node_mgr.h"
 #include "common/common.h"
 
@@ -62,6 +64,7 @@ struct update {
 	uint32_t throttle;  /* NO_VAL: unchanged */
 	int desc_changed;
 	int check_resources; /* the new request must fit as at submit */
+	int check_resv;      /* its --reservation, as at submit (ctld/resv.h) */
 };
 
 static int key_is(const char *key, size_t kl, const char *name)
@@ -128,9 +131,10 @@ static int check_node_names(struct ctld *ctld, const char *list)
 static int update_pending_key(struct update *u, const char *key, size_t kl, const char *v)
 {
 	static const char *const keys[] = {
-	    "Dependency", "StartTime",     "BeginTime",    "Partition", "NumNodes",
-	    "MinNodes",   "NumTasks",      "ReqNodeList",  "NodeList",  "ExcNodeList",
-	    "Features",   "MinMemoryNode", "MinMemoryCPU", "Licenses"};
+	    "Dependency",   "StartTime",   "BeginTime",   "Partition",
+	    "NumNodes",     "MinNodes",    "NumTasks",    "ReqNodeList",
+	    "NodeList",     "ExcNodeList", "Features",    "MinMemoryNode",
+	    "MinMemoryCPU", "Licenses",    "Reservation", "ReservationName"};
 	struct job_desc *nd = &u->nd;
 	size_t i = 0;
 
@@ -182,6 +186,9 @@ static int update_pending_key(struct update *u, const char *key, size_t kl, cons
 	} else if (key_is(key, kl, "Licenses")) {
 		set_str(&nd->licenses, v);
 		u->check_resources = 1; /* checked and written as at submission */
+	} else if (key_is(key, kl, "Reservation") || key_is(key, kl, "ReservationName")) {
+		set_str(&nd->reservation, v); /* "": none */
+		u->check_resv = 1;
 	} else if (key_is(key, kl, "MinMemoryNode") || key_is(key, kl, "MinMemoryCPU")) {
 		uint64_t mb;
 		if (timefmt_parse_mem(v, &mb) < 0)
@@ -250,6 +257,8 @@ static int update_commit(struct update *u)
 		return -ESLURM_INVALID_ARGUMENT;
 	if (u->check_resources &&
 	    (rc = job_desc_check_resources(u->ctld, &u->nd, &p)) != 0)
+		return rc;
+	if (u->check_resv && (rc = resv_job_check(u->ctld, u->job->owner->user, &u->nd)))
 		return rc;
 	if (u->throttle != NO_VAL) {
 		struct ev_array_throttle tev = {.job_id = u->job->job_id,

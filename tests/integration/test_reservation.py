@@ -373,3 +373,27 @@ def test_core_reservations_hold_cpus_not_nodes(cluster):
     refused(cluster, ["create", "res", "StartTime=now", "Duration=5", "CoreCnt=9",
                       "Nodes=node02", "Users=root"],
             "Error creating the reservation: CPU count specification invalid\n")
+
+
+def test_a_pending_job_is_moved_into_a_reservation(ucluster, users):
+    cluster = ucluster
+    create(cluster, "ReservationName=later", "StartTime=now+1hour", "Duration=30",
+           "Nodes=node02", "Users=root")
+    j = cluster.sbatch("-H", "-o", "/dev/null", "--wrap", "true")
+    p = cluster.run(["scontrol", "update", f"JobId={j}", "Reservation=later"])
+    assert p.returncode == 0, p.stderr
+    assert cluster.job_field(j, "Reservation") == "later"
+    cluster.run(["scontrol", "release", str(j)], check=True)
+    cluster.wait_for(lambda: cluster.job_field(j, "Reason") == "Reservation",
+                     what="the job waiting for its reservation")
+    p = cluster.run(["scontrol", "update", f"JobId={j}", "Reservation=nothere"])
+    assert p.returncode == 1 and "Requested reservation is invalid" in p.stderr
+    # out of it again: it runs
+    cluster.run(["scontrol", "update", f"JobId={j}", "Reservation="], check=True)
+    cluster.wait_job(j)
+    assert cluster.job_state(j) == "COMPLETED"
+    # a user the reservation does not name cannot join it
+    ja = int(as_user(cluster, users["a"], "sbatch --parsable -H -o /dev/null "
+                     "--wrap true").stdout)
+    p = as_user(cluster, users["a"], f"scontrol update JobId={ja} Reservation=later")
+    assert p.returncode == 1 and "Access denied to requested reservation" in p.stderr
