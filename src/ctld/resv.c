@@ -477,6 +477,12 @@ uint32_t resv_mark(struct ctld *ctld, struct resv_pass *rp, const struct job *jo
 	struct resv_mgr *m = mgr(ctld);
 	const struct resv *own = NULL;
 	int64_t end = job_end_if_now(job, now);
+
+	/* a job with --time-min may be cut to end before a reservation
+	 * begins (resv_job_limit): only its shortest run must fit */
+	if (job->desc.time_min && !job->desc.reservation &&
+	    (int64_t)now + (int64_t)job->desc.time_min * 60 < end)
+		end = (int64_t)now + (int64_t)job->desc.time_min * 60;
 	uint32_t why = 0;
 	size_t kept = 0;
 
@@ -527,11 +533,39 @@ uint32_t resv_mark(struct ctld *ctld, struct resv_pass *rp, const struct job *jo
 	return why;
 }
 
-uint32_t resv_job_limit(struct ctld *ctld, const struct job *job, time_t now)
+/* --time-min: the minutes to the first reservation on the nodes of a that
+ * begins before the job's limit ends (at least its --time-min); 0 none. */
+static uint32_t time_min_cut(struct ctld *ctld, const struct job *job, time_t now,
+                             const struct sched_alloc *a)
+{
+	int64_t end = job_end_if_now(job, now), first = INT64_MAX;
+
+	for (struct resv *r = mgr(ctld)->head; a && r; r = r->next) {
+		if (r->start <= now || r->start >= end || r->start >= first ||
+		    ((r->flags & RESV_F_MAGNETIC) && job_allowed(r, job)))
+			continue;
+		resv_members(ctld, r);
+		for (uint32_t k = 0; k < a->nnodes; k++)
+			if (a->node_idx[k] < r->nmember && r->member[a->node_idx[k]]) {
+				first = r->start;
+				break;
+			}
+	}
+	if (first == INT64_MAX)
+		return 0;
+	return (uint32_t)((first - now) / 60) > job->desc.time_min
+	           ? (uint32_t)((first - now) / 60)
+	           : job->desc.time_min;
+}
+
+uint32_t resv_job_limit(struct ctld *ctld, const struct job *job, time_t now,
+                        const struct sched_alloc *a)
 {
 	const struct resv *r;
 	uint32_t left;
 
+	if (!job->desc.reservation && job->desc.time_min)
+		return time_min_cut(ctld, job, now, a);
 	if (!job->desc.reservation ||
 	    !(r = resv_find(mgr(ctld), job->desc.reservation)) || r->end <= now)
 		return 0;

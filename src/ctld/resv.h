@@ -94,9 +94,12 @@ void resv_pass_end(struct resv_pass *rp); /* NULL allowed */
 uint32_t resv_mark(struct ctld *ctld, struct resv_pass *rp, const struct job *job,
                    time_t now, struct sched_node *nodes, size_t n, size_t *ret_kept);
 
-/* Minutes a job starting now in its reservation may run: the time to the
- * reservation's end; 0 when that does not cut its limit. */
-uint32_t resv_job_limit(struct ctld *ctld, const struct job *job, time_t now);
+/* Minutes a job starting now on a may run: in its reservation, the time to
+ * the reservation's end; with --time-min, the time to the first
+ * reservation on those nodes that would begin before its limit ends (at
+ * least its --time-min, as Slurm shrinks it); 0 when nothing cuts it. */
+uint32_t resv_job_limit(struct ctld *ctld, const struct job *job, time_t now,
+                        const struct sched_alloc *a);
 
 /* Backfill's holds for the reservations a job outside them must plan
  * around: every node of each over its window (from now at the earliest),

@@ -550,7 +550,7 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 			ev.gres[i] = xstrdup("");
 	ev.job_id = task->job_id;
 	ev.time_limit = deadline_limit(task, ps->now);
-	if ((resv_cut = resv_job_limit(ctld, task, ps->now)) &&
+	if ((resv_cut = resv_job_limit(ctld, task, ps->now, a)) &&
 	    (!ev.time_limit || resv_cut < ev.time_limit))
 		ev.time_limit = resv_cut; /* it ends with its reservation */
 	ev.nodes = hostlist_compress(names, a->nnodes);

@@ -257,10 +257,15 @@ def test_a_future_reservation_is_planned_around(cluster):
     create(cluster, "ReservationName=soon", "StartTime=now+10minutes", "Duration=60",
            "Nodes=ALL", "Users=root", "Flags=MAINT")
     short = cluster.sbatch("-t", "5", "-o", "/dev/null", "--wrap", "sleep 300")
+    # with --time-min it runs now too, its limit cut to end before it
+    shrunk = cluster.sbatch("-t", "30", "--time-min=5", "-o", "/dev/null", "--wrap",
+                            "sleep 300")
     long = cluster.sbatch("-t", "30", "-o", "/dev/null", "--wrap", "true")
     inside = cluster.sbatch("--reservation=soon", "-o", "/dev/null", "--wrap", "true")
     # the short job ends before it: it runs now; the long one would not
     cluster.wait_running(short)
+    cluster.wait_running(shrunk)
+    assert cluster.job_field(shrunk, "TimeLimit") in ("00:09:00", "00:10:00")
     cluster.wait_for(lambda: cluster.job_field(long, "Reason")
                      == "ReqNodeNotAvail,_Reserved_for_maintenance",
                      what="the long job's reason")
