@@ -316,7 +316,7 @@ static int on_submit(struct store *s, const struct ev_submit *ev, struct rota_er
 	         sql_int(ev->hold ? 0 : ev->priority), sql_text(NULL), sql_int(0),
 	         sql_int(0), sql_int(desc_req_cpus(d)), sql_int(desc_req_nodes(d)),
 	         sql_int((int64_t)desc_req_mem(d)), sql_text(d->work_dir),
-	         sql_text(d->comment), sql_text(d->features), sql_text(NULL),
+	         sql_text(d->comment), sql_text(d->features), sql_text(d->reservation),
 	         sql_int(d->script || ev->script_text ? 1 : 0), sql_int(0), sql_int(0));
 	free(pending);
 	return rc;

@@ -228,6 +228,10 @@ def test_jobs_in_a_reservation_run_on_its_nodes_and_end_with_it(ucluster, users)
     st, doc = over_unix(cluster, "GET", V44 + "/reservation/nothere")
     assert st == 404 and doc["errors"][0]["error"] == "Requested reservation is invalid"
     assert doc["errors"][0]["error_number"] == 2053
+    # accounting keeps it (sacct Reservation)
+    cluster.wait_for(lambda: cluster.run(
+        ["sacct", "-n", "-X", "-P", "-j", str(j), "-o", "Reservation"]).stdout.strip()
+        == "team", what="sacct's Reservation")
     # the same as the user it names; SBATCH_RESERVATION too
     p = as_user(cluster, users["a"], "sbatch --parsable -o /dev/null --wrap true",
                 env={"SBATCH_RESERVATION": "team"})
