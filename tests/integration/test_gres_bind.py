@@ -142,7 +142,8 @@ def test_enforce_binding_waits(cluster):
     j = c.sbatch("-c5", "--gres=gpu:1", "--gres-flags=enforce-binding",
                  "--wrap", "sleep 60")
     free = c.sbatch("-c5", "--gres=gpu:1", "--wrap", "sleep 60")
-    c.wait_running(free)
+    # started by backfill (bf_interval, 30 s by default): up to a pass late
+    c.wait_running(free, timeout=75)
     c.wait_for(lambda: c.job_field(j, "Reason") == "Resources",
                what="enforce-binding job waiting for Resources")
     assert c.job_state(j) == "PENDING"
