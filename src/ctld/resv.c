@@ -99,12 +99,13 @@ size_t resv_count(const struct resv_mgr *m)
 	return m ? m->count : 0;
 }
 
-/* The controller's table, made on first use (a test's bare ctld has none). */
+/* The controller's table; an empty one to read where there is none (a
+ * test's bare ctld): only resv_apply makes it. */
 static struct resv_mgr *mgr(struct ctld *ctld)
 {
-	if (!ctld->resvs)
-		ctld->resvs = resv_mgr_create();
-	return ctld->resvs;
+	static struct resv_mgr none;
+
+	return ctld->resvs ? ctld->resvs : &none;
 }
 
 static struct resv *resv_find(const struct resv_mgr *m, const char *name)
@@ -171,7 +172,8 @@ static void set_str(char **dst, const char *v)
 
 int resv_apply(struct ctld *ctld, const struct ev_resv *ev)
 {
-	struct resv_mgr *m = mgr(ctld);
+	struct resv_mgr *m =
+	    ctld->resvs ? ctld->resvs : (ctld->resvs = resv_mgr_create());
 	struct resv *r = resv_find(m, ev->name), **pp;
 
 	if (!ev->name || !*ev->name)
