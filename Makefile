@@ -141,6 +141,9 @@ $(BUILD)/tests/test_sim_history: src/cli/sim_history.c src/cli/sim_history_swf.c
 # test_sim_whatif compiles rota sim's what-if replay in
 $(BUILD)/tests/test_sim_whatif: src/cli/sim_whatif.c src/cli/sim_whatif.h src/cli/sim_history.h \
 	src/cli/sim_whatif_nodes.c src/cli/sim_whatif_nodes.h
+# test_pmi_kvs compiles rotastepd's pmi_kvs.c and srun's srun_fence.c in
+$(BUILD)/tests/test_pmi_kvs: src/stepd/pmi_kvs.c src/stepd/pmi_kvs.h src/cli/srun_fence.c \
+	src/cli/srun_fence.h
 # test_gidcache compiles rotad's gidcache.c in
 $(BUILD)/tests/test_gidcache: src/noded/gidcache.c src/noded/gidcache.h
 # test_node_gres compiles the controller's node_gres.c in

@@ -15,6 +15,7 @@ PACKAGES=(
 	clang libclang-rt-dev
 	openmpi-bin libopenmpi-dev
 	mpich libmpich-dev
+	libpmi2-0-dev # Slurm's PMI-2 client library: a real client of srun --mpi=pmi2
 	busybox-static
 	groff-base man-db
 	chromium # the dashboard's tests drive it headless (test_dashboard.py)
@@ -48,7 +49,8 @@ echo "install-deps: installing ${missing[*]:-${PACKAGES[*]}}"
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 	"${PACKAGES[@]}"
-# MPICH is there for its mpiexec.hydra (tests/integration/test_node_names.py);
+# MPICH is there for its mpiexec.hydra (tests/integration/test_node_names.py)
+# and for srun --mpi=pmi2 (test_mpi_pmi.py, through mpicc.mpich);
 # OpenMPI stays the MPI that mpirun and mpicc name (the other MPI tests use
 # it).  Debian ranks OpenMPI above MPICH already; this holds it where not.
 arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)

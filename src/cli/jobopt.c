@@ -328,18 +328,22 @@ static void set_flag(struct jobopt *o, uint32_t set, uint32_t clear)
 	o->desc.flags = (o->desc.flags & ~clear) | set;
 }
 
-static void set_mpi(const char *arg)
+/* --mpi: the step's MPI support (stepd/pmi.h), kept in lower case; srun
+ * hands it to the step as SLURM_MPI_TYPE. */
+static void set_mpi(struct jobopt *o, const char *arg)
 {
-	static const char *const known[] = {"none", "pmi2", "pmix", "cray_shasta",
-	                                    "openmpi"};
+	static const char *const known[] = {"none", "pmi2", "pmix", "pmix_v4"};
 
 	if (!strcasecmp(arg, "list")) {
-		printf("MPI plugin types are...\n\tnone\n");
+		printf("MPI plugin types are...\n\tnone\n\tpmi2\n");
 		exit(0);
 	}
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (!strncasecmp(arg, known[i], strlen(known[i])))
+		if (!strcasecmp(arg, known[i])) {
+			free(o->mpi);
+			o->mpi = xstrdup(i == 3 ? "pmix" : known[i]);
 			return;
+		}
 	die(JOBOPT_EXIT_ERROR, "Invalid MPI type '%s', --mpi=list for acceptable types",
 	    arg);
 }
@@ -819,7 +823,7 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 		o->step_flags |= STEP_F_LABEL;
 		return;
 	case O_MPI:
-		set_mpi(arg ? arg : "");
+		set_mpi(o, arg ? arg : "");
 		return;
 	case O_MULTI_PROG:
 		o->step_flags |= STEP_F_MULTI_PROG;
@@ -886,6 +890,7 @@ void jobopt_release(struct jobopt *o)
 	free(o->acctg_freq);
 	free(o->wrap);
 	free(o->cpu_bind);
+	free(o->mpi);
 	for (size_t i = 0; i < o->nseen; i++)
 		free(o->seen[i].arg);
 	free(o->seen);

@@ -61,9 +61,10 @@ struct jobopt {
 	int get_user_env;  /* sbatch --get-user-env given */
 
 	/* srun */
-	uint32_t jobid;                   /* --jobid or SLURM_JOB_ID; NO_VAL: none */
-	uint32_t step_flags;              /* STEP_F_* */
-	char *cpu_bind;                   /* --cpu-bind as given (checked) */
+	uint32_t jobid;      /* --jobid or SLURM_JOB_ID; NO_VAL: none */
+	uint32_t step_flags; /* STEP_F_* */
+	char *cpu_bind;      /* --cpu-bind as given (checked) */
+	char *mpi; /* --mpi or SLURM_MPI_TYPE (none, pmi2, pmix); NULL: MpiDefault */
 	long in_task, out_task, err_task; /* JOBOPT_IO_ALL, _NONE or a task; default:
 	                                     ALL for -o/-e, task 0 for -i */
 	int disable_status;               /* -X */

@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "cli/jobctl.h"
 #include "cli/jobopt.h"
+#include "cli/srun_fence.h"
 #include "cli/srun_io.h"
 #include "common/linebuf.h"
 #include "common/states.h"
@@ -76,6 +77,7 @@ struct io {
 	int wait_fired;
 	long last_intr, intr_sent;
 	int force_exit;
+	struct srun_fence *fence; /* --mpi=pmi2's fences (cli/srun_fence.h) */
 };
 
 static long now_ms(void)
@@ -376,6 +378,47 @@ static int on_hello(struct io *io, struct conn *c, const struct io_hello *h)
 	return 0;
 }
 
+/* ---- PMI (stepd/pmi.h) ---- */
+
+static void on_pmi_fence(struct io *io, struct node *nd, const struct pmi_fence *f)
+{
+	struct rota_error err = {""};
+	struct pmi_fence done = {.seq = f->seq};
+	uint8_t *all = NULL;
+	size_t len = 0;
+	int rc = srun_fence_add(io->fence, (size_t)(nd - io->nodes), f->seq, f->data.data,
+	                        f->data.len, &all, &len, &err);
+
+	if (rc < 0) {
+		cli_error("%s", err.text);
+		if (!io->aborting)
+			terminate_step(io, 0);
+		return;
+	}
+	if (!rc)
+		return;
+	done.data.data = all;
+	done.data.len = (uint32_t)len;
+	for (size_t i = 0; i < io->st->nnodes; i++)
+		if (io->nodes[i].conn >= 0)
+			conn_queue(&io->conns[io->nodes[i].conn], MSG_PMI_FENCE_DONE,
+			           &done);
+	free(all);
+}
+
+/* A task called PMI abort (MPI_Abort): the step ends, as Slurm kills it. */
+static void on_pmi_abort(struct io *io, struct node *nd, const struct pmi_fence *a)
+{
+	if (io->o->verbose)
+		fprintf(stderr, "srun: %s: a task called abort (exit code %u)%s%.*s\n",
+		        io->st->nodes[nd - io->nodes], a->seq, a->data.len ? ": " : "",
+		        (int)a->data.len, (const char *)a->data.data);
+	if (io->aborting)
+		return;
+	io->self_kill = 1;
+	abort_step(io, SIGKILL, 0, kill_grace(io));
+}
+
 /* One message from a connection; -1 drops the connection. */
 static int on_message(struct io *io, struct conn *c, uint16_t type, void *body)
 {
@@ -390,6 +433,10 @@ static int on_message(struct io *io, struct conn *c, uint16_t type, void *body)
 			task_output(io, d->task, d->stream, d->data.data, d->data.len);
 	} else if (type == MSG_TASK_EXIT) {
 		on_task_exit(io, nd, body);
+	} else if (type == MSG_PMI_FENCE) {
+		on_pmi_fence(io, nd, body);
+	} else if (type == MSG_PMI_ABORT) {
+		on_pmi_abort(io, nd, body);
 	} else {
 		log_debug("ignoring %s from a stepd", msg_name(type));
 	}
@@ -787,6 +834,7 @@ static void io_init(struct io *io, const struct srun_step *st,
 	io->stdin_eof = o->in_task == JOBOPT_IO_NONE;
 	if (io->stdin_eof)
 		io->stdin_task = 0;
+	io->fence = srun_fence_create(st->nnodes);
 }
 
 static void io_release(struct io *io)
@@ -801,6 +849,7 @@ static void io_release(struct io *io)
 	free(io->conns);
 	free(io->tasks);
 	free(io->nodes);
+	srun_fence_destroy(io->fence);
 }
 
 /* Drop connections that did not say hello in time. */

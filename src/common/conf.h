@@ -131,6 +131,8 @@ struct conf {
 	char *prio_flags;
 	int prio_favor_small; /* PriorityFavorSmall=YES */
 	char *proctrack_type, *task_plugin;
+	/* srun's MPI type when it has no --mpi (none, pmi2, pmix; stepd/pmi.h) */
+	char *mpi_default;
 	uint32_t min_job_age;       /* seconds, default 300 */
 	uint32_t slurmd_timeout;    /* seconds, default 300 */
 	uint32_t slurmctld_timeout; /* seconds, default 120 */

@@ -754,6 +754,17 @@ ROTA_DECLARE(io_winsize, IO_WINSIZE_FIELDS)
 	F(S, str, node_name, _)
 ROTA_DECLARE(task_exit, TASK_EXIT_FIELDS)
 
+/* PMI (srun --mpi=pmi2, stepd/pmi.h): a step's collective through srun.  Each
+ * node's stepd sends MSG_PMI_FENCE {seq, what its tasks put since the last
+ * fence} once all its tasks have entered fence seq; srun answers every node
+ * with MSG_PMI_FENCE_DONE {seq, the nodes' data concatenated in node order}.
+ * The data is opaque to srun (stepd/pmi_kvs.h encodes it).  MSG_PMI_ABORT
+ * (stepd -> srun): a task called PMI abort; srun ends the step. */
+#define PMI_FENCE_FIELDS(F, S)                                                           \
+	F(S, u32, seq, _)                                                                \
+	F(S, bin, data, _)
+ROTA_DECLARE(pmi_fence, PMI_FENCE_FIELDS)
+
 /* sdiag: the controller's statistics (MSG_STATS_REQ: flags STATS_F_RESET,
  * admins only, clears them; the answer is then MSG_RC). */
 enum stats_flags { STATS_F_RESET = 1 };
@@ -1387,6 +1398,9 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_DBD_DIAG_RESP, 62, dbd_diag)                                               \
 	M(MSG_SHARE_REQ, 70, empty_msg)                                                  \
 	M(MSG_SHARE_RESP, 71, share_resp)                                                \
+	M(MSG_PMI_FENCE, 72, pmi_fence)                                                  \
+	M(MSG_PMI_FENCE_DONE, 73, pmi_fence)                                             \
+	M(MSG_PMI_ABORT, 74, pmi_fence) /* seq: exit code; data: message */              \
 	M(MSG_LIC_INFO_REQ, 63, empty_msg)                                               \
 	M(MSG_LIC_INFO_RESP, 64, lic_info_resp)                                          \
 	M(MSG_RESV_UPDATE_REQ, 65, resv_desc)                                            \

@@ -21,6 +21,7 @@
 #include "proto/messages.h"
 #include "proto/net.h"
 #include "stepd/msglink.h"
+#include "stepd/pmi.h"
 #include "stepd/stepd.h"
 #include "common/common.h"
 
@@ -148,6 +149,8 @@ static void on_io_msg(struct msglink *l, uint16_t type, void *body, void *arg)
 		on_stdin_data(st, d);
 	else if (type == MSG_IO_WINSIZE)
 		on_winsize(st, body);
+	else if (type == MSG_PMI_FENCE_DONE)
+		pmi_on_fence_done(st, body);
 	else
 		log_debug("ignoring %s from srun", msg_name(type));
 }

@@ -29,6 +29,7 @@
 #include "stepd/cgroup.h"
 #include "stepd/devcg.h"
 #include "stepd/msglink.h"
+#include "stepd/pmi.h"
 #include "stepd/stepd.h"
 #include "stepd/container.h"
 #include "stepd/stepd_main.h"
@@ -392,7 +393,7 @@ static int stepd_setup(struct stepd *st, struct rota_error *err)
 		return -1;
 	}
 	io_connect(st);
-	if (task_launch_all(st, err) < 0)
+	if (pmi_setup(st, err) < 0 || task_launch_all(st, err) < 0)
 		return -1;
 	io_launched(st);
 	usage_init(st);
@@ -401,7 +402,7 @@ static int stepd_setup(struct stepd *st, struct rota_error *err)
 	return 0;
 }
 
-enum pref_kind { PR_SIG, PR_CTL, PR_LISTEN, PR_IO, PR_OUT, PR_ERR, PR_IN };
+enum pref_kind { PR_SIG, PR_CTL, PR_LISTEN, PR_IO, PR_OUT, PR_ERR, PR_IN, PR_PMI };
 struct pref {
 	enum pref_kind kind;
 	struct stepd_task *task;
@@ -448,6 +449,11 @@ static void pollset_fill(struct stepd *st, struct pollset *ps)
 		}
 		if (t->in_len)
 			pollset_add(ps, t->in_fd, POLLOUT, PR_IN, t);
+		if (st->pmi) {
+			short ev = 0;
+			int fd = pmi_poll_fd(st, i, &ev);
+			pollset_add(ps, fd, ev, PR_PMI, t);
+		}
 	}
 }
 
@@ -494,6 +500,9 @@ static void pollset_dispatch(struct stepd *st, struct pollset *ps)
 			break;
 		case PR_IN:
 			io_on_stdin(st, t, rev);
+			break;
+		case PR_PMI:
+			pmi_on_client(st, t->ltid, rev);
 			break;
 		}
 	}
@@ -592,6 +601,7 @@ static void stepd_cleanup(struct stepd *st)
 {
 	container_destroy(st->ctr);
 	st->ctr = NULL;
+	pmi_release(st);
 	if (st->script)
 		unlink(st->script);
 	if (st->job_dir)

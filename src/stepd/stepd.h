@@ -29,6 +29,7 @@ struct container;
 struct launch_req;
 struct msglink;
 struct nvml_watch;
+struct pmi;
 
 /* Local tasks per node we accept (each costs up to four descriptors). */
 #define STEPD_MAX_TASKS 4096
@@ -125,6 +126,7 @@ struct stepd {
 	struct cgroup *cg;      /* the step's containment (stepd/cgroup.h) */
 	struct cpubind cpubind; /* the step's --cpu-bind (common/cpubind.h) */
 	struct container *ctr;  /* --container-image (stepd/container.h), or NULL */
+	struct pmi *pmi;        /* --mpi=pmi2 (stepd/pmi.h), or NULL */
 
 	time_t kill_at;  /* SIGKILL the tasks at this time (0: not terminating) */
 	time_t drain_by; /* after the last task exits, stop waiting for pipes */

@@ -26,6 +26,7 @@
 #include "proto/net.h"
 #include "stepd/cgroup.h"
 #include "stepd/container.h"
+#include "stepd/pmi.h"
 #include "stepd/stepd.h"
 #include "common/conf.h"
 #include "common/multiprog.h"
@@ -324,6 +325,7 @@ static void child_setup(const struct stepd *st, const struct stepd_task *t,
 		child_fail(errfd, "cannot take the terminal: %s", strerror(errno));
 	child_say_binding(st, t);
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+	pmi_child_keep(st, t);
 	if (st->ctr) {
 		char why[512];
 		if (container_child_enter(st, why, sizeof(why)) < 0)
@@ -342,9 +344,23 @@ struct task_gpus {
 	char *visible;        /* NULL: the step's, as env_build set them */
 	char *say;            /* verbose line, or NULL */
 	char *vars[GPU_VARS]; /* vfork: "NAME=visible" */
+	/* and the task's PMI variables (stepd/pmi.h), made before its fork */
+	char pmi[PMI_TASK_VARS][PMI_TASK_VARLEN];
+	int npmi;
 };
 
 static int is_var(const char *kv, const char *name);
+
+/* Whether kv sets one of the task's PMI variables (its own value wins). */
+static int is_pmi_var(const struct task_gpus *g, const char *kv)
+{
+	for (int i = 0; i < g->npmi; i++) {
+		size_t n = strcspn(g->pmi[i], "=");
+		if (!strncmp(kv, g->pmi[i], n + 1))
+			return 1;
+	}
+	return 0;
+}
 
 static int is_gpu_var(const struct task_gpus *g, const char *kv)
 {
@@ -362,6 +378,12 @@ static void task_child(struct stepd *st, struct stepd_task *t, const struct task
 
 	child_setup(st, t, tio, pipes, errfd);
 	env = env_add_task(st->env, st, t); /* the child's own copy since the fork */
+	for (int i = 0; i < g->npmi; i++) {
+		char name[PMI_TASK_VARLEN];
+		int n = (int)strcspn(g->pmi[i], "=");
+		snprintf(name, sizeof(name), "%.*s", n, g->pmi[i]);
+		env = strv_setenv(env, name, g->pmi[i] + n + 1);
+	}
 	for (size_t i = 0; g->visible && i < GPU_VARS; i++)
 		env = strv_setenv(env, gpu_vars[i], g->visible);
 	if (g->say)
@@ -429,11 +451,14 @@ static void task_exec_prepare(const struct stepd *st, const struct stepd_task *t
 
 	while (st->env && st->env[n])
 		n++;
-	te->env = xcalloc(n + 4 + GPU_VARS, sizeof(char *));
+	te->env = xcalloc(n + 4 + GPU_VARS + PMI_TASK_VARS, sizeof(char *));
 	for (size_t i = 0; g->visible && i < GPU_VARS; i++)
 		te->env[k++] = g->vars[i] = xasprintf("%s=%s", gpu_vars[i], g->visible);
+	for (int i = 0; i < g->npmi; i++)
+		te->env[k++] = g->pmi[i];
 	for (size_t i = 0; i < n; i++)
 		if (!is_var(st->env[i], "SLURM_TASK_PID") && !is_gpu_var(g, st->env[i]) &&
+		    !is_pmi_var(g, st->env[i]) &&
 		    (st->batch || (!is_var(st->env[i], "SLURM_PROCID") &&
 		                   !is_var(st->env[i], "SLURM_LOCALID"))))
 			te->env[k++] = st->env[i];
@@ -644,6 +669,7 @@ static int launch_one(struct stepd *st, struct stepd_task *t, const struct task_
 		return errprintf(err, "pipe: %s", strerror(errno));
 	}
 	g.visible = env_task_gpus(st, t, &g.say);
+	g.npmi = pmi_task_vars(st, t, g.pmi);
 	if (can_vfork(st)) {
 		struct task_exec te = {0};
 		char **our_environ = environ;
@@ -677,6 +703,7 @@ static int launch_one(struct stepd *st, struct stepd_task *t, const struct task_
 		setpgid(pid, pid); /* also done by the child: no window for kill(-pgid) */
 	t->pid = t->pgid = pid;
 	close_child_ends(child);
+	pmi_task_forked(st, t);
 	close(ep[1]);
 	return wait_exec(ep[0], err);
 }

@@ -1,0 +1,710 @@
+/* pmi.c - the step's PMI-1/PMI-2 server (see pmi.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "proto/messages.h"
+#include "stepd/msglink.h"
+#include "stepd/pmi.h"
+#include "stepd/pmi_kvs.h"
+#include "stepd/stepd.h"
+#include "common/conf.h"
+#include "common/strv.h"
+#include "common/common.h"
+
+#define PMI_LINE_MAX  (PMI_KVS_VAL_MAX + PMI_KVS_KEY_MAX + 512) /* PMI-1 */
+#define PMI2_HDR_LEN  6
+#define PMI2_BODY_MAX (4 * PMI_KVS_VAL_MAX + 1024)
+#define PMI_OUT_MAX   (1u << 20) /* a client that does not read is dropped */
+#define PMI_ARGS_MAX  64
+
+enum wire { WIRE_NEW, WIRE_PMI1, WIRE_PMI2 };
+
+struct client {
+	int fd;       /* our end, -1 once closed */
+	int child_fd; /* the task's end until its fork */
+	enum wire wire;
+	int in_fence;
+	int spawn_lines; /* PMI-1 mcmd=spawn: skipping to endcmd */
+	char *wait_key;  /* PMI-2 info-getnodeattr wait=TRUE, not yet there */
+	char *in;
+	size_t in_len;
+	char *out;
+	size_t out_len, out_off;
+};
+
+struct pmi {
+	struct client *c; /* one per local task */
+	uint32_t n;
+	uint32_t size, nnodes;
+	char jobid[32];          /* "job.step": PMI_JOBID, the KVS name */
+	char *mapping;           /* PMI_process_mapping */
+	struct pmi_kvs *kvs;     /* every node's puts, as of the last fence */
+	struct pmi_kvs *pending; /* this node's puts since */
+	struct pmi_kvs *node_attr;
+	uint32_t seq;     /* the fence under way */
+	uint32_t fencing; /* local tasks in it */
+	int sent;         /* our part is with srun */
+};
+
+/* One parsed request: key=value pairs (pointing into the request). */
+struct args {
+	const char *key[PMI_ARGS_MAX], *val[PMI_ARGS_MAX];
+	int n;
+};
+
+static const char *arg(const struct args *a, const char *key)
+{
+	for (int i = 0; i < a->n; i++)
+		if (!strcmp(a->key[i], key))
+			return a->val[i];
+	return NULL;
+}
+
+static const char *arg_or(const struct args *a, const char *key, const char *dflt)
+{
+	const char *v = arg(a, key);
+	return v ? v : dflt;
+}
+
+/* ---- setup ---- */
+
+const char *pmi_type(const struct stepd *st)
+{
+	const char *t = NULL;
+
+	for (size_t i = 0; st->req->env && st->req->env[i]; i++)
+		if (!strncmp(st->req->env[i], "SLURM_MPI_TYPE=", 15))
+			t = st->req->env[i] + 15;
+	if (!t || !*t)
+		t = st->conf->mpi_default;
+	return t && strcasecmp(t, "none") ? t : NULL;
+}
+
+/* MPICH's "(vector,(first node,nodes,ranks each),...)" for the block layout. */
+static char *make_mapping(const struct launch_req *req)
+{
+	const struct rota_u32v *v = &req->step_tasks_per_node;
+	char *s = xstrdup("(vector"), *t;
+
+	for (uint32_t i = 0; i < v->n;) {
+		uint32_t j = i + 1;
+		while (j < v->n && v->v[j] == v->v[i])
+			j++;
+		t = xasprintf("%s,(%u,%u,%u)", s, i, j - i, v->v[i]);
+		free(s);
+		s = t;
+		i = j;
+	}
+	t = xasprintf("%s)", s);
+	free(s);
+	return t;
+}
+
+int pmi_setup(struct stepd *st, struct rota_error *err)
+{
+	const char *type = pmi_type(st);
+	struct pmi *p;
+
+	if (st->batch || !type || strcasecmp(type, "pmi2"))
+		return 0; /* pmix: not served here (yet) */
+	p = xcalloc(1, sizeof(*p));
+	p->n = st->ntasks;
+	p->size = st->req->step_num_tasks;
+	p->nnodes = st->req->step_tasks_per_node.n ? st->req->step_tasks_per_node.n : 1;
+	snprintf(p->jobid, sizeof(p->jobid), "%u.%u", st->req->job_id, st->req->step_id);
+	p->mapping = make_mapping(st->req);
+	p->kvs = pmi_kvs_create();
+	p->pending = pmi_kvs_create();
+	p->node_attr = pmi_kvs_create();
+	p->c = xcalloc(p->n, sizeof(*p->c));
+	st->pmi = p;
+	for (uint32_t i = 0; i < p->n; i++) {
+		int sv[2];
+		p->c[i].fd = p->c[i].child_fd = -1;
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+			return errprintf(err, "mpi/pmi2: socketpair: %s",
+			                 strerror(errno));
+		fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+		p->c[i].fd = sv[0];
+		p->c[i].child_fd = sv[1];
+	}
+	if (!strv_getenv(st->env, "SLURM_MPI_TYPE"))
+		st->env = strv_setenv(st->env, "SLURM_MPI_TYPE", "pmi2");
+	return 0;
+}
+
+int pmi_task_vars(const struct stepd *st, const struct stepd_task *t,
+                  char vars[PMI_TASK_VARS][PMI_TASK_VARLEN])
+{
+	const struct pmi *p = st->pmi;
+
+	if (!p || t->ltid >= p->n)
+		return 0;
+	snprintf(vars[0], PMI_TASK_VARLEN, "PMI_FD=%d", p->c[t->ltid].child_fd);
+	snprintf(vars[1], PMI_TASK_VARLEN, "PMI_RANK=%u", t->gtid);
+	snprintf(vars[2], PMI_TASK_VARLEN, "PMI_SIZE=%u", p->size);
+	snprintf(vars[3], PMI_TASK_VARLEN, "PMI_JOBID=%s", p->jobid);
+	return PMI_TASK_VARS;
+}
+
+void pmi_child_keep(const struct stepd *st, const struct stepd_task *t)
+{
+	const struct pmi *p = st->pmi;
+
+	if (p && t->ltid < p->n && p->c[t->ltid].child_fd >= 0)
+		fcntl(p->c[t->ltid].child_fd, F_SETFD, 0);
+}
+
+void pmi_task_forked(struct stepd *st, const struct stepd_task *t)
+{
+	struct pmi *p = st->pmi;
+
+	if (p && t->ltid < p->n && p->c[t->ltid].child_fd >= 0) {
+		close(p->c[t->ltid].child_fd);
+		p->c[t->ltid].child_fd = -1;
+	}
+}
+
+/* ---- output ---- */
+
+static void client_close(struct client *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	free(c->in);
+	free(c->out);
+	free(c->wait_key);
+	c->in = c->out = c->wait_key = NULL;
+	c->in_len = c->out_len = c->out_off = 0;
+}
+
+static void send_raw(struct client *c, const char *s, size_t n)
+{
+	if (c->fd < 0)
+		return;
+	if (c->out_len - c->out_off + n > PMI_OUT_MAX) {
+		log_err("mpi/pmi2: a task does not read its PMI replies, dropped");
+		client_close(c);
+		return;
+	}
+	if (c->out_off == c->out_len)
+		c->out_off = c->out_len = 0;
+	c->out = xrealloc(c->out, c->out_len + n);
+	memcpy(c->out + c->out_len, s, n);
+	c->out_len += n;
+}
+
+/* A PMI-1 reply: one line. */
+static void reply1(struct client *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void reply1(struct client *c, const char *fmt, ...)
+{
+	char line[PMI_LINE_MAX + 64];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return;
+	send_raw(c, line, (size_t)n);
+}
+
+/* A PMI-2 reply: "cmd=NAME;" then key, value pairs (NULL-terminated), each
+ * value with its ';' doubled, behind the 6-byte length. */
+static void reply2(struct client *c, const char *cmd, ...)
+{
+	char body[PMI2_BODY_MAX + 64], hdr[PMI2_HDR_LEN + 1];
+	size_t n = 0;
+	const char *k, *v;
+	va_list ap;
+
+	n = (size_t)snprintf(body, sizeof(body), "cmd=%s;", cmd);
+	va_start(ap, cmd);
+	while ((k = va_arg(ap, const char *))) {
+		v = va_arg(ap, const char *);
+		if (n + strlen(k) + 2 * strlen(v) + 3 > PMI2_BODY_MAX)
+			break;
+		n += (size_t)snprintf(body + n, sizeof(body) - n, "%s=", k);
+		for (; *v; v++) {
+			if (*v == ';')
+				body[n++] = ';';
+			body[n++] = *v;
+		}
+		body[n++] = ';';
+	}
+	va_end(ap);
+	snprintf(hdr, sizeof(hdr), "%-6zu", n);
+	send_raw(c, hdr, PMI2_HDR_LEN);
+	send_raw(c, body, n);
+}
+
+/* ---- the fence ---- */
+
+static void fence_answer(struct stepd *st, int rc)
+{
+	struct pmi *p = st->pmi;
+
+	for (uint32_t i = 0; i < p->n; i++) {
+		struct client *c = &p->c[i];
+		if (!c->in_fence)
+			continue;
+		c->in_fence = 0;
+		if (c->wire == WIRE_PMI2)
+			reply2(c, "kvs-fence-response", "rc", rc ? "-1" : "0", NULL);
+		else
+			reply1(c, "cmd=barrier_out rc=%d\n", rc ? -1 : 0);
+	}
+	p->fencing = 0;
+	p->sent = 0;
+	p->seq++;
+}
+
+static void fence_done(struct stepd *st, const uint8_t *data, size_t len)
+{
+	struct pmi *p = st->pmi;
+	int rc = 0;
+
+	if (pmi_kvs_decode(p->kvs, data, len) < 0) {
+		log_err("JobId=%u StepId=%u mpi/pmi2: the fence's data is malformed "
+		        "or too large",
+		        st->req->job_id, st->req->step_id);
+		rc = -1;
+	}
+	pmi_kvs_clear(p->pending);
+	fence_answer(st, rc);
+}
+
+/* Every task here has entered the fence: this node's puts to srun. */
+static void fence_go(struct stepd *st)
+{
+	struct pmi *p = st->pmi;
+	struct pmi_fence f = {.seq = p->seq};
+	uint8_t *data;
+	size_t len;
+
+	pmi_kvs_encode(p->pending, &data, &len);
+	if (p->nnodes == 1) {
+		fence_done(st, data, len);
+		free(data);
+		return;
+	}
+	f.data.data = data;
+	f.data.len = (uint32_t)len;
+	if (!st->io || msglink_send(st->io, MSG_PMI_FENCE, &f) < 0) {
+		log_err(
+		    "JobId=%u StepId=%u mpi/pmi2: no connection to srun for the fence",
+		    st->req->job_id, st->req->step_id);
+		stepd_tell_user(st, "slurmstepd: error: mpi/pmi2: srun is gone, the "
+		                    "fence cannot complete\n");
+		fence_answer(st, -1);
+	} else {
+		p->sent = 1;
+	}
+	free(data);
+}
+
+static void fence_enter(struct stepd *st, struct client *c)
+{
+	struct pmi *p = st->pmi;
+
+	if (c->in_fence)
+		return;
+	c->in_fence = 1;
+	if (++p->fencing == p->n)
+		fence_go(st);
+}
+
+void pmi_on_fence_done(struct stepd *st, const struct pmi_fence *f)
+{
+	struct pmi *p = st->pmi;
+
+	if (!p || !p->sent || f->seq != p->seq) {
+		log_debug("mpi/pmi2: ignoring an unexpected fence answer");
+		return;
+	}
+	fence_done(st, f->data.data, f->data.len);
+}
+
+static void do_abort(struct stepd *st, const char *code, const char *msg)
+{
+	struct pmi_fence a = {.seq = code ? (uint32_t)strtoul(code, NULL, 10) : 1};
+	char line[PMI_LINE_MAX];
+
+	snprintf(line, sizeof(line), "%s", msg ? msg : "");
+	log_info("JobId=%u StepId=%u mpi/pmi2: a task called abort: %s", st->req->job_id,
+	         st->req->step_id, line);
+	a.data.data = (uint8_t *)line;
+	a.data.len = (uint32_t)strlen(line);
+	if (st->io)
+		msglink_send(st->io, MSG_PMI_ABORT, &a);
+	ctl_signal(st, SIGKILL, 0);
+}
+
+static const char *get_key(const struct pmi *p, const char *key)
+{
+	const char *v = pmi_kvs_get(p->kvs, key);
+
+	if (!v)
+		v = pmi_kvs_get(p->pending, key);
+	if (!v && !strcmp(key, "PMI_process_mapping"))
+		v = p->mapping;
+	return v;
+}
+
+/* ---- PMI-1 ---- */
+
+/* Split "k=v k=v" in place. */
+static void parse1(char *line, struct args *a)
+{
+	char *save = NULL;
+
+	a->n = 0;
+	for (char *w = strtok_r(line, " \t", &save); w && a->n < PMI_ARGS_MAX;
+	     w = strtok_r(NULL, " \t", &save)) {
+		char *eq = strchr(w, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		a->key[a->n] = w;
+		a->val[a->n++] = eq + 1;
+	}
+}
+
+static void on_line1(struct stepd *st, struct client *c, char *line)
+{
+	struct pmi *p = st->pmi;
+	struct args a;
+	const char *cmd, *v;
+
+	if (c->spawn_lines) { /* the rest of a refused spawn */
+		if (!strncmp(line, "endcmd", 6)) {
+			c->spawn_lines = 0;
+			reply1(c, "cmd=spawn_result rc=-1 errmsg=spawn_not_supported\n");
+		}
+		return;
+	}
+	if (!strncmp(line, "mcmd=", 5)) {
+		c->spawn_lines = 1;
+		return;
+	}
+	parse1(line, &a);
+	cmd = arg_or(&a, "cmd", "");
+	if (!strcmp(cmd, "init")) {
+		if (!strcmp(arg_or(&a, "pmi_version", "1"), "2")) {
+			reply1(
+			    c,
+			    "cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0\n");
+			c->wire = WIRE_PMI2;
+		} else {
+			reply1(
+			    c,
+			    "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n");
+		}
+	} else if (!strcmp(cmd, "get_maxes")) {
+		reply1(c, "cmd=maxes rc=0 kvsname_max=%d keylen_max=%d vallen_max=%d\n",
+		       (int)sizeof(p->jobid), PMI_KVS_KEY_MAX, PMI_KVS_VAL_MAX);
+	} else if (!strcmp(cmd, "get_appnum")) {
+		reply1(c, "cmd=appnum rc=0 appnum=0\n");
+	} else if (!strcmp(cmd, "get_universe_size")) {
+		reply1(c, "cmd=universe_size rc=0 size=%u\n", p->size);
+	} else if (!strcmp(cmd, "get_my_kvsname")) {
+		reply1(c, "cmd=my_kvsname rc=0 kvsname=%s\n", p->jobid);
+	} else if (!strcmp(cmd, "put")) {
+		int rc = pmi_kvs_put(p->pending, arg_or(&a, "key", ""),
+		                     arg_or(&a, "value", ""));
+		reply1(c, "cmd=put_result rc=%d%s\n", rc,
+		       rc ? " msg=key_or_value_too_long_or_kvs_full" : "");
+	} else if (!strcmp(cmd, "get")) {
+		if ((v = get_key(p, arg_or(&a, "key", ""))))
+			reply1(c, "cmd=get_result rc=0 value=%s\n", v);
+		else
+			reply1(c, "cmd=get_result rc=-1 msg=key_%s_not_found\n",
+			       arg_or(&a, "key", ""));
+	} else if (!strcmp(cmd, "barrier_in")) {
+		fence_enter(st, c);
+	} else if (!strcmp(cmd, "finalize")) {
+		reply1(c, "cmd=finalize_ack rc=0\n");
+	} else if (!strcmp(cmd, "abort")) {
+		do_abort(st, arg(&a, "exitcode"), arg(&a, "msg"));
+	} else if (!strcmp(cmd, "publish_name")) {
+		reply1(c, "cmd=publish_result rc=-1 msg=not_supported\n");
+	} else if (!strcmp(cmd, "unpublish_name")) {
+		reply1(c, "cmd=unpublish_result rc=-1 msg=not_supported\n");
+	} else if (!strcmp(cmd, "lookup_name")) {
+		reply1(c, "cmd=lookup_result rc=-1 info=fail\n");
+	} else {
+		log_debug("mpi/pmi2: unknown PMI-1 request '%s'", cmd);
+		reply1(c, "cmd=%s rc=-1 msg=unknown_request\n", cmd);
+	}
+}
+
+/* ---- PMI-2 ---- */
+
+/* Split "cmd=x;k=v;" in place (";;" is a ';' of the value). */
+static int parse2(char *body, size_t n, struct args *a)
+{
+	size_t i = 0, o;
+
+	a->n = 0;
+	while (i < n && a->n < PMI_ARGS_MAX) {
+		char *k = body + i, *v;
+		while (i < n && body[i] != '=')
+			i++;
+		if (i >= n)
+			return -1;
+		body[i++] = '\0';
+		v = body + i;
+		o = i;
+		while (i < n) {
+			if (body[i] == ';' && i + 1 < n && body[i + 1] == ';') {
+				body[o++] = ';';
+				i += 2;
+			} else if (body[i] == ';') {
+				break;
+			} else {
+				body[o++] = body[i++];
+			}
+		}
+		if (i >= n)
+			return -1;
+		i++; /* the ';' */
+		body[o] = '\0';
+		a->key[a->n] = k;
+		a->val[a->n++] = v;
+	}
+	return 0;
+}
+
+static void answer_node_waits(struct pmi *p)
+{
+	for (uint32_t i = 0; i < p->n; i++) {
+		struct client *c = &p->c[i];
+		const char *v;
+		if (!c->wait_key || !(v = pmi_kvs_get(p->node_attr, c->wait_key)))
+			continue;
+		reply2(c, "info-getnodeattr-response", "rc", "0", "found", "TRUE",
+		       "value", v, NULL);
+		free(c->wait_key);
+		c->wait_key = NULL;
+	}
+}
+
+static void on_cmd2(struct stepd *st, struct client *c, const struct args *a)
+{
+	struct pmi *p = st->pmi;
+	const char *cmd = arg_or(a, "cmd", ""), *v;
+	char num[3][16];
+
+	if (!strcmp(cmd, "fullinit")) {
+		uint32_t gtid = st->gtid_base + (uint32_t)(c - p->c);
+		snprintf(num[0], sizeof(num[0]), "%u", gtid);
+		snprintf(num[1], sizeof(num[1]), "%u", p->size);
+		reply2(c, "fullinit-response", "rc", "0", "pmi-version", "2",
+		       "pmi-subversion", "0", "rank", num[0], "size", num[1], "appnum",
+		       "0", "debugged", "FALSE", "pmiverbose", "FALSE", NULL);
+	} else if (!strcmp(cmd, "job-getid")) {
+		reply2(c, "job-getid-response", "rc", "0", "jobid", p->jobid, NULL);
+	} else if (!strcmp(cmd, "kvs-put")) {
+		int rc =
+		    pmi_kvs_put(p->pending, arg_or(a, "key", ""), arg_or(a, "value", ""));
+		if (rc)
+			reply2(c, "kvs-put-response", "rc", "-1", "errmsg",
+			       "key or value too long, or the KVS is full", NULL);
+		else
+			reply2(c, "kvs-put-response", "rc", "0", NULL);
+	} else if (!strcmp(cmd, "kvs-fence")) {
+		fence_enter(st, c);
+	} else if (!strcmp(cmd, "kvs-get")) {
+		if ((v = get_key(p, arg_or(a, "key", ""))))
+			reply2(c, "kvs-get-response", "rc", "0", "found", "TRUE", "value",
+			       v, NULL);
+		else
+			reply2(c, "kvs-get-response", "rc", "0", "found", "FALSE", NULL);
+	} else if (!strcmp(cmd, "info-putnodeattr")) {
+		int rc = pmi_kvs_put(p->node_attr, arg_or(a, "key", ""),
+		                     arg_or(a, "value", ""));
+		reply2(c, "info-putnodeattr-response", "rc", rc ? "-1" : "0", NULL);
+		answer_node_waits(p);
+	} else if (!strcmp(cmd, "info-getnodeattr")) {
+		const char *key = arg_or(a, "key", "");
+		if ((v = pmi_kvs_get(p->node_attr, key))) {
+			reply2(c, "info-getnodeattr-response", "rc", "0", "found", "TRUE",
+			       "value", v, NULL);
+		} else if (!strcmp(arg_or(a, "wait", "FALSE"), "TRUE") && !c->wait_key) {
+			c->wait_key = xstrdup(key);
+		} else {
+			reply2(c, "info-getnodeattr-response", "rc", "0", "found",
+			       "FALSE", NULL);
+		}
+	} else if (!strcmp(cmd, "info-getjobattr")) {
+		const char *key = arg_or(a, "key", "");
+		snprintf(num[2], sizeof(num[2]), "%u", p->size);
+		v = !strcmp(key, "PMI_process_mapping") ? p->mapping
+		    : !strcmp(key, "universeSize")      ? num[2]
+		                                        : NULL;
+		if (v)
+			reply2(c, "info-getjobattr-response", "rc", "0", "found", "TRUE",
+			       "value", v, NULL);
+		else
+			reply2(c, "info-getjobattr-response", "rc", "0", "found", "FALSE",
+			       NULL);
+	} else if (!strcmp(cmd, "finalize")) {
+		reply2(c, "finalize-response", "rc", "0", NULL);
+	} else if (!strcmp(cmd, "abort")) {
+		do_abort(st, NULL, arg(a, "msg"));
+	} else {
+		char resp[64];
+		log_debug("mpi/pmi2: refused PMI-2 request '%s'", cmd);
+		snprintf(resp, sizeof(resp), "%.40s-response", *cmd ? cmd : "unknown");
+		reply2(c, resp, "rc", "-1", "errmsg", "not supported", NULL);
+	}
+}
+
+/* ---- input ---- */
+
+/* Handle the whole requests in c->in.  Returns -1 on a protocol error. */
+static int client_parse(struct stepd *st, struct client *c)
+{
+	size_t off = 0;
+	int rc = 0;
+
+	while (c->fd >= 0 && off < c->in_len) {
+		char *p = c->in + off;
+		size_t left = c->in_len - off;
+
+		if (c->wire == WIRE_NEW && (p[0] == ' ' || (p[0] >= '0' && p[0] <= '9')))
+			c->wire = WIRE_PMI2; /* a PMI-2 client that skipped init */
+		if (c->wire == WIRE_PMI2 && strncmp(p, "cmd=", 4)) {
+			char hdr[PMI2_HDR_LEN + 1], *end;
+			unsigned long len;
+			struct args a;
+			if (left < PMI2_HDR_LEN)
+				break;
+			memcpy(hdr, p, PMI2_HDR_LEN);
+			hdr[PMI2_HDR_LEN] = '\0';
+			len = strtoul(hdr, &end, 10);
+			if (end == hdr || len > PMI2_BODY_MAX) {
+				rc = -1;
+				break;
+			}
+			if (left < PMI2_HDR_LEN + len)
+				break;
+			if (parse2(p + PMI2_HDR_LEN, len, &a) < 0) {
+				rc = -1;
+				break;
+			}
+			on_cmd2(st, c, &a);
+			off += PMI2_HDR_LEN + len;
+		} else {
+			char *nl = memchr(p, '\n', left);
+			if (!nl) {
+				if (left > PMI_LINE_MAX)
+					rc = -1;
+				break;
+			}
+			*nl = '\0';
+			if (c->wire == WIRE_NEW)
+				c->wire = WIRE_PMI1;
+			on_line1(st, c, p);
+			off += (size_t)(nl - p) + 1;
+		}
+	}
+	if (c->fd >= 0) {
+		memmove(c->in, c->in + off, c->in_len - off);
+		c->in_len -= off;
+	}
+	return rc;
+}
+
+int pmi_poll_fd(const struct stepd *st, uint32_t i, short *events)
+{
+	const struct pmi *p = st->pmi;
+
+	if (!p || i >= p->n || p->c[i].fd < 0)
+		return -1;
+	*events = POLLIN;
+	if (p->c[i].out_len > p->c[i].out_off)
+		*events |= POLLOUT;
+	return p->c[i].fd;
+}
+
+static void client_write(struct client *c)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+		                 MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				client_close(c);
+			return;
+		}
+		c->out_off += (size_t)n;
+	}
+}
+
+void pmi_on_client(struct stepd *st, uint32_t i, short revents)
+{
+	struct pmi *p = st->pmi;
+	struct client *c;
+	char buf[8192];
+	ssize_t n;
+
+	if (!p || i >= p->n || p->c[i].fd < 0)
+		return;
+	c = &p->c[i];
+	if (revents & POLLOUT)
+		client_write(c);
+	if (c->fd < 0 || !(revents & (POLLIN | POLLHUP | POLLERR)))
+		return;
+	n = recv(c->fd, buf, sizeof(buf), 0);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) { /* the task closed PMI_FD (finalized, or exited) */
+		client_close(c);
+		return;
+	}
+	c->in = xrealloc(c->in, c->in_len + (size_t)n + 1);
+	memcpy(c->in + c->in_len, buf, (size_t)n);
+	c->in_len += (size_t)n;
+	c->in[c->in_len] = '\0';
+	if (client_parse(st, c) < 0) {
+		log_err("JobId=%u StepId=%u mpi/pmi2: task %u spoke no PMI protocol, "
+		        "its PMI connection is closed",
+		        st->req->job_id, st->req->step_id, st->gtid_base + i);
+		client_close(c);
+		return;
+	}
+	if (c->fd >= 0)
+		client_write(c);
+}
+
+void pmi_release(struct stepd *st)
+{
+	struct pmi *p = st->pmi;
+
+	if (!p)
+		return;
+	for (uint32_t i = 0; i < p->n; i++) {
+		client_close(&p->c[i]);
+		if (p->c[i].child_fd >= 0)
+			close(p->c[i].child_fd);
+	}
+	free(p->c);
+	free(p->mapping);
+	pmi_kvs_destroy(p->kvs);
+	pmi_kvs_destroy(p->pending);
+	pmi_kvs_destroy(p->node_attr);
+	free(p);
+	st->pmi = NULL;
+}
