@@ -51,7 +51,8 @@ lib_objs = $(call objs,$(common_src) $(proto_src) $(sched_src))
 
 CLI_LINKS = sbatch srun salloc squeue sinfo scancel scontrol sprio sdiag sacct sacctmgr \
 	    sshare sreport sstat
-PROGS = $(BIN)/rotactld $(BIN)/rotad $(BIN)/rotastepd $(BIN)/rotadbd $(BIN)/rotarestd \
+PROGS = $(BIN)/rotactld $(BIN)/rotad $(BIN)/rotastepd $(BIN)/rotapmix $(BIN)/rotadbd \
+	$(BIN)/rotarestd \
 	$(BIN)/rota $(BIN)/rota-sim
 
 all: $(PROGS) $(addprefix $(BIN)/,$(CLI_LINKS)) unit-build bench-build \
@@ -89,6 +90,13 @@ $(BIN)/rotad: $(call objs,$(noded_src)) $(stepd_objs) $(LIBA)
 $(BIN)/rotastepd: $(call objs,$(stepd_src)) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+# rotapmix: a step's PMIx server (srun --mpi=pmix), the one program linked
+# with OpenPMIx (libpmix-dev; its headers as system headers)
+PMIX_CFLAGS = $(patsubst -I%,-isystem %,$(filter-out -I/usr/include,$(shell pkg-config --cflags pmix)))
+$(OBJ)/pmix/%.o: ALL_CFLAGS += $(PMIX_CFLAGS)
+$(BIN)/rotapmix: $(OBJ)/pmix/rotapmix.o $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(shell pkg-config --libs pmix) -lpthread
 include mk/web.mk
 # rotadbd reads the journal's events without applying them: the events'
 # codec alone of the controller's modules

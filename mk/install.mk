@@ -5,7 +5,8 @@
 #   $(BINDIR)           rota, and sbatch, srun, ... as relative links to it;
 #                       rota-sim (what `rota sim` executes, beside rota)
 #   $(LIBEXECDIR)/rota  rotastepd (rotad forks its step daemons itself; the
-#                       program is for tools and tests that play rotad)
+#                       program is for tools and tests that play rotad) and
+#                       rotapmix (a step's PMIx server, srun --mpi=pmix)
 #   $(SYSTEMDUNITDIR)   rotactld.service rotad.service rotadbd.service, from
 #                       etc/systemd/*.service.in with @SBINDIR@ written in
 #   $(MANDIR)/man{1,5,8} the pages `make man` wrote in $(BUILD)/man (mk/man.mk)
@@ -32,7 +33,7 @@ install: $(PROGS) $(MAN_FILES)
 	$(INSTALL) -m 0755 $(addprefix $(BIN)/,$(INSTALL_SBIN)) $(DESTDIR)$(SBINDIR)
 	$(INSTALL) -m 0755 $(BIN)/rota $(BIN)/rota-sim $(DESTDIR)$(BINDIR)
 	for l in $(CLI_LINKS); do ln -sfn rota $(DESTDIR)$(BINDIR)/$$l || exit 1; done
-	$(INSTALL) -m 0755 $(BIN)/rotastepd $(DESTDIR)$(LIBEXECDIR)/rota
+	$(INSTALL) -m 0755 $(BIN)/rotastepd $(BIN)/rotapmix $(DESTDIR)$(LIBEXECDIR)/rota
 	for u in $(INSTALL_UNITS); do \
 		sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
 		    etc/systemd/$$u.in > $(DESTDIR)$(SYSTEMDUNITDIR)/$$u.tmp && \
@@ -43,7 +44,7 @@ install: $(PROGS) $(MAN_FILES)
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(INSTALL_SBIN)) \
 	      $(addprefix $(DESTDIR)$(BINDIR)/,rota rota-sim $(CLI_LINKS)) \
-	      $(DESTDIR)$(LIBEXECDIR)/rota/rotastepd \
+	      $(DESTDIR)$(LIBEXECDIR)/rota/rotastepd $(DESTDIR)$(LIBEXECDIR)/rota/rotapmix \
 	      $(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(INSTALL_UNITS)) \
 	      $(patsubst $(MAN_DIR)/%,$(DESTDIR)$(MANDIR)/%,$(MAN_FILES))
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/rota 2>/dev/null

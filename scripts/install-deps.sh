@@ -16,6 +16,7 @@ PACKAGES=(
 	openmpi-bin libopenmpi-dev
 	mpich libmpich-dev
 	libpmi2-0-dev # Slurm's PMI-2 client library: a real client of srun --mpi=pmi2
+	libpmix-dev   # OpenPMIx's server library: rotapmix (srun --mpi=pmix)
 	busybox-static
 	groff-base man-db
 	chromium # the dashboard's tests drive it headless (test_dashboard.py)

@@ -335,7 +335,8 @@ static void set_mpi(struct jobopt *o, const char *arg)
 	static const char *const known[] = {"none", "pmi2", "pmix", "pmix_v4"};
 
 	if (!strcasecmp(arg, "list")) {
-		printf("MPI plugin types are...\n\tnone\n\tpmi2\n");
+		printf("MPI plugin types are...\n\tnone\n\tpmi2\n\tpmix\n"
+		       "specific pmix plugin versions available: pmix_v4\n");
 		exit(0);
 	}
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)

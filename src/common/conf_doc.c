@@ -129,7 +129,8 @@ static const struct conf_doc global_doc[] = {
      "jobacct_gather/none turns sampling off."},
     {"MpiDefault", "none|pmi2|pmix",
      "The MPI support of srun's steps when srun has no --mpi: pmi2 serves the PMI-1 and "
-     "PMI-2 wire protocols (MPICH, libpmi2)."},
+     "PMI-2 wire protocols (MPICH, libpmi2), pmix a PMIx server (OpenMPI's direct "
+     "launch)."},
     {"KillOnBadExit", "0|1",
      "With 1, srun ends a step's other tasks when one exits non-zero."},
     {"JobRequeue", "0|1", "Whether batch jobs may be requeued by default."},

@@ -765,6 +765,26 @@ ROTA_DECLARE(task_exit, TASK_EXIT_FIELDS)
 	F(S, bin, data, _)
 ROTA_DECLARE(pmi_fence, PMI_FENCE_FIELDS)
 
+/* --mpi=pmix: the step daemon and its PMIx server (rotapmix, src/pmix/):
+ * MSG_PMIX_SETUP {the step's layout} -> one MSG_PMIX_ENV {rank, the variables
+ * PMIx gives that task} per local task (or MSG_RC with the failure); then
+ * MSG_PMI_FENCE / MSG_PMI_FENCE_DONE / MSG_PMI_ABORT as with srun. */
+#define PMIX_SETUP_FIELDS(F, S)                                                          \
+	F(S, str, nspace, _)                                                             \
+	F(S, str, tmpdir, _) /* the server's rendezvous directory, the user's */         \
+	F(S, u32, job_id, _)                                                             \
+	F(S, u32, step_id, _)                                                            \
+	F(S, u32, node_index, _)                                                         \
+	F(S, strv, nodes, _) /* the step's nodes, in step order */                       \
+	F(S, u32v, tasks, _) /* tasks on each, block layout */                           \
+	F(S, u32, uid, _)                                                                \
+	F(S, u32, gid, _)
+ROTA_DECLARE(pmix_setup, PMIX_SETUP_FIELDS)
+#define PMIX_ENV_FIELDS(F, S)                                                            \
+	F(S, u32, rank, _)                                                               \
+	F(S, strv, env, _)
+ROTA_DECLARE(pmix_env, PMIX_ENV_FIELDS)
+
 /* sdiag: the controller's statistics (MSG_STATS_REQ: flags STATS_F_RESET,
  * admins only, clears them; the answer is then MSG_RC). */
 enum stats_flags { STATS_F_RESET = 1 };
@@ -1401,6 +1421,8 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_PMI_FENCE, 72, pmi_fence)                                                  \
 	M(MSG_PMI_FENCE_DONE, 73, pmi_fence)                                             \
 	M(MSG_PMI_ABORT, 74, pmi_fence) /* seq: exit code; data: message */              \
+	M(MSG_PMIX_SETUP, 75, pmix_setup)                                                \
+	M(MSG_PMIX_ENV, 76, pmix_env)                                                    \
 	M(MSG_LIC_INFO_REQ, 63, empty_msg)                                               \
 	M(MSG_LIC_INFO_RESP, 64, lic_info_resp)                                          \
 	M(MSG_RESV_UPDATE_REQ, 65, resv_desc)                                            \

@@ -402,7 +402,17 @@ static int stepd_setup(struct stepd *st, struct rota_error *err)
 	return 0;
 }
 
-enum pref_kind { PR_SIG, PR_CTL, PR_LISTEN, PR_IO, PR_OUT, PR_ERR, PR_IN, PR_PMI };
+enum pref_kind {
+	PR_SIG,
+	PR_CTL,
+	PR_LISTEN,
+	PR_IO,
+	PR_OUT,
+	PR_ERR,
+	PR_IN,
+	PR_PMI,
+	PR_PMIX
+};
 struct pref {
 	enum pref_kind kind;
 	struct stepd_task *task;
@@ -455,6 +465,11 @@ static void pollset_fill(struct stepd *st, struct pollset *ps)
 			pollset_add(ps, fd, ev, PR_PMI, t);
 		}
 	}
+	if (st->pmi) {
+		short ev = 0;
+		int fd = pmi_link_fd(st, &ev);
+		pollset_add(ps, fd, ev, PR_PMIX, NULL);
+	}
 }
 
 static void on_signal(struct stepd *st)
@@ -503,6 +518,9 @@ static void pollset_dispatch(struct stepd *st, struct pollset *ps)
 			break;
 		case PR_PMI:
 			pmi_on_client(st, t->ltid, rev);
+			break;
+		case PR_PMIX:
+			pmi_on_link(st, rev);
 			break;
 		}
 	}

@@ -8,7 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <ftw.h>
+#include <grp.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "proto/messages.h"
 #include "stepd/msglink.h"
@@ -16,6 +20,8 @@
 #include "stepd/pmi_kvs.h"
 #include "stepd/stepd.h"
 #include "common/conf.h"
+#include "common/hostlist.h"
+#include "proto/net.h"
 #include "common/strv.h"
 #include "common/common.h"
 
@@ -28,6 +34,7 @@
 enum wire { WIRE_NEW, WIRE_PMI1, WIRE_PMI2 };
 
 struct client {
+	char **env;   /* the task's PMI variables, "NAME=value" */
 	int fd;       /* our end, -1 once closed */
 	int child_fd; /* the task's end until its fork */
 	enum wire wire;
@@ -52,6 +59,11 @@ struct pmi {
 	uint32_t seq;     /* the fence under way */
 	uint32_t fencing; /* local tasks in it */
 	int sent;         /* our part is with srun */
+	/* --mpi=pmix: the PMIx server process (src/pmix/rotapmix.c) */
+	int pmix;
+	pid_t helper;
+	struct msglink *link;
+	char *tmpdir;
 };
 
 /* One parsed request: key=value pairs (pointing into the request). */
@@ -108,14 +120,10 @@ static char *make_mapping(const struct launch_req *req)
 	return t;
 }
 
-int pmi_setup(struct stepd *st, struct rota_error *err)
+static struct pmi *pmi_create(struct stepd *st)
 {
-	const char *type = pmi_type(st);
-	struct pmi *p;
+	struct pmi *p = xcalloc(1, sizeof(*p));
 
-	if (st->batch || !type || strcasecmp(type, "pmi2"))
-		return 0; /* pmix: not served here (yet) */
-	p = xcalloc(1, sizeof(*p));
 	p->n = st->ntasks;
 	p->size = st->req->step_num_tasks;
 	p->nnodes = st->req->step_tasks_per_node.n ? st->req->step_tasks_per_node.n : 1;
@@ -125,34 +133,207 @@ int pmi_setup(struct stepd *st, struct rota_error *err)
 	p->pending = pmi_kvs_create();
 	p->node_attr = pmi_kvs_create();
 	p->c = xcalloc(p->n, sizeof(*p->c));
-	st->pmi = p;
-	for (uint32_t i = 0; i < p->n; i++) {
-		int sv[2];
+	for (uint32_t i = 0; i < p->n; i++)
 		p->c[i].fd = p->c[i].child_fd = -1;
+	p->helper = -1;
+	return p;
+}
+
+static int pmi2_setup(struct stepd *st, struct pmi *p, struct rota_error *err)
+{
+	for (uint32_t i = 0; i < p->n; i++) {
+		struct client *c = &p->c[i];
+		int sv[2];
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 			return errprintf(err, "mpi/pmi2: socketpair: %s",
 			                 strerror(errno));
 		fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
-		p->c[i].fd = sv[0];
-		p->c[i].child_fd = sv[1];
+		c->fd = sv[0];
+		c->child_fd = sv[1];
+		c->env = strv_setenvf(c->env, "PMI_FD", "%d", sv[1]);
+		c->env = strv_setenvf(c->env, "PMI_RANK", "%u", st->gtid_base + i);
+		c->env = strv_setenvf(c->env, "PMI_SIZE", "%u", p->size);
+		c->env = strv_setenv(c->env, "PMI_JOBID", p->jobid);
 	}
-	if (!strv_getenv(st->env, "SLURM_MPI_TYPE"))
-		st->env = strv_setenv(st->env, "SLURM_MPI_TYPE", "pmi2");
 	return 0;
 }
 
-int pmi_task_vars(const struct stepd *st, const struct stepd_task *t,
-                  char vars[PMI_TASK_VARS][PMI_TASK_VARLEN])
+/* ---- PMIx: the rotapmix process ---- */
+
+#define PMIX_SETUP_TIMEOUT_MS 30000
+
+/* rotapmix beside this program (a build tree, or sbin with rotad), else in
+ * ../libexec/rota (an installation). */
+static char *pmix_program(void)
+{
+	char self[4096], *slash, *path;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return NULL;
+	self[n] = '\0';
+	if (!(slash = strrchr(self, '/')))
+		return NULL;
+	*slash = '\0';
+	path = xasprintf("%s/rotapmix", self);
+	if (access(path, X_OK) == 0)
+		return path;
+	free(path);
+	path = xasprintf("%s/../libexec/rota/rotapmix", self);
+	if (access(path, X_OK) == 0)
+		return path;
+	free(path);
+	return NULL;
+}
+
+/* The child: the job's user, the link on fd 3, then rotapmix. */
+static void pmix_child(const struct stepd *st, const char *prog, int fd)
+{
+	char *argv[] = {"rotapmix", NULL};
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (st->as_root && ((st->gids ? setgroups((size_t)st->ngids, st->gids)
+	                              : initgroups(st->user, st->gid)) < 0 ||
+	                    setgid(st->gid) < 0 || setuid(st->uid) < 0))
+		_exit(127);
+	if (null >= 0)
+		dup2(null, 0);
+	if (fd == 3 ? fcntl(3, F_SETFD, 0) < 0 : dup2(fd, 3) < 0)
+		_exit(127);
+	close_range(4, ~0U, CLOSE_RANGE_CLOEXEC);
+	execv(prog, argv);
+	_exit(127);
+}
+
+static int pmix_tmpdir(struct stepd *st, struct pmi *p, struct rota_error *err)
+{
+	p->tmpdir =
+	    xasprintf("%s/pmix.%u.%u", st->spool, st->req->job_id, st->req->step_id);
+	if (mkdir(p->tmpdir, 0700) < 0 && errno != EEXIST)
+		return errprintf(err, "mpi/pmix: mkdir %s: %s", p->tmpdir,
+		                 strerror(errno));
+	if (st->as_root && chown(p->tmpdir, st->uid, st->gid) < 0)
+		return errprintf(err, "mpi/pmix: chown %s: %s", p->tmpdir,
+		                 strerror(errno));
+	return 0;
+}
+
+/* Receive one MSG_PMIX_ENV per local task. */
+static int pmix_envs(struct stepd *st, struct pmi *p, int fd, struct rota_error *err)
+{
+	for (uint32_t got = 0; got < p->n;) {
+		uint16_t type = 0;
+		void *body = NULL;
+		struct pmix_env *e;
+
+		if (net_recv(fd, &type, &body, PMIX_SETUP_TIMEOUT_MS, err) < 0)
+			return errprintf(err,
+			                 "mpi/pmix: the PMIx server did not start: %s",
+			                 err->text);
+		if (type == MSG_RC) {
+			const struct rc_msg *m = body;
+			errprintf(err, "%s",
+			          m->msg ? m->msg : "mpi/pmix: the server failed");
+			msg_body_free(type, body);
+			return -1;
+		}
+		e = body;
+		if (type == MSG_PMIX_ENV && e->rank >= st->gtid_base &&
+		    e->rank - st->gtid_base < p->n &&
+		    !p->c[e->rank - st->gtid_base].env) {
+			p->c[e->rank - st->gtid_base].env = e->env;
+			e->env = NULL;
+			got++;
+		}
+		msg_body_free(type, body);
+	}
+	return 0;
+}
+
+static int pmix_setup(struct stepd *st, struct pmi *p, struct rota_error *err)
+{
+	struct pmix_setup m = {
+	    .job_id = st->req->job_id,
+	    .step_id = st->req->step_id,
+	    .node_index = st->req->node_index,
+	    .tasks = st->req->step_tasks_per_node,
+	    .uid = st->uid,
+	    .gid = st->gid,
+	};
+	char *prog = pmix_program(), nspace[64];
+	int sv[2] = {-1, -1}, rc = -1;
+	size_t count = 0;
+
+	if (!prog)
+		return errprintf(err, "mpi/pmix: rotapmix is not installed");
+	if (pmix_tmpdir(st, p, err) < 0)
+		goto out;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		errprintf(err, "mpi/pmix: socketpair: %s", strerror(errno));
+		goto out;
+	}
+	p->helper = fork();
+	if (p->helper < 0) {
+		errprintf(err, "mpi/pmix: fork: %s", strerror(errno));
+		goto out;
+	}
+	if (p->helper == 0)
+		pmix_child(st, prog, sv[1]);
+	close(sv[1]);
+	sv[1] = -1;
+	snprintf(nspace, sizeof(nspace), "slurm.pmix.%u.%u", st->req->job_id,
+	         st->req->step_id);
+	m.nspace = nspace;
+	m.tmpdir = p->tmpdir;
+	if (hostlist_expand(st->req->step_nodes ? st->req->step_nodes : "", &m.nodes,
+	                    &count, NULL) < 0 ||
+	    count != m.tasks.n) {
+		errprintf(err, "mpi/pmix: the step's nodes do not match its layout");
+	} else if (net_send(sv[0], MSG_PMIX_SETUP, &m, err) == 0 &&
+	           pmix_envs(st, p, sv[0], err) == 0) {
+		p->link = msglink_create(sv[0], "rotapmix");
+		sv[0] = -1;
+		rc = 0;
+	}
+	hostlist_free(m.nodes);
+out:
+	if (sv[0] >= 0)
+		close(sv[0]);
+	if (sv[1] >= 0)
+		close(sv[1]);
+	free(prog);
+	return rc;
+}
+
+int pmi_setup(struct stepd *st, struct rota_error *err)
+{
+	const char *type = pmi_type(st);
+	int pmix;
+
+	if (st->batch || !type)
+		return 0;
+	pmix = !strcasecmp(type, "pmix") || !strncasecmp(type, "pmix_", 5);
+	if (!pmix && strcasecmp(type, "pmi2"))
+		return 0; /* srun refuses the others */
+	st->pmi = pmi_create(st);
+	st->pmi->pmix = pmix;
+	if ((pmix ? pmix_setup(st, st->pmi, err) : pmi2_setup(st, st->pmi, err)) < 0)
+		return -1;
+	if (!strv_getenv(st->env, "SLURM_MPI_TYPE"))
+		st->env = strv_setenv(st->env, "SLURM_MPI_TYPE", pmix ? "pmix" : "pmi2");
+	return 0;
+}
+
+char *const *pmi_task_env(const struct stepd *st, const struct stepd_task *t)
 {
 	const struct pmi *p = st->pmi;
 
-	if (!p || t->ltid >= p->n)
-		return 0;
-	snprintf(vars[0], PMI_TASK_VARLEN, "PMI_FD=%d", p->c[t->ltid].child_fd);
-	snprintf(vars[1], PMI_TASK_VARLEN, "PMI_RANK=%u", t->gtid);
-	snprintf(vars[2], PMI_TASK_VARLEN, "PMI_SIZE=%u", p->size);
-	snprintf(vars[3], PMI_TASK_VARLEN, "PMI_JOBID=%s", p->jobid);
-	return PMI_TASK_VARS;
+	return p && t->ltid < p->n ? p->c[t->ltid].env : NULL;
 }
 
 void pmi_child_keep(const struct stepd *st, const struct stepd_task *t)
@@ -329,6 +510,11 @@ void pmi_on_fence_done(struct stepd *st, const struct pmi_fence *f)
 {
 	struct pmi *p = st->pmi;
 
+	if (p && p->pmix) { /* rotapmix's */
+		if (p->link)
+			msglink_send(p->link, MSG_PMI_FENCE_DONE, f);
+		return;
+	}
 	if (!p || !p->sent || f->seq != p->seq) {
 		log_debug("mpi/pmi2: ignoring an unexpected fence answer");
 		return;
@@ -336,19 +522,24 @@ void pmi_on_fence_done(struct stepd *st, const struct pmi_fence *f)
 	fence_done(st, f->data.data, f->data.len);
 }
 
-static void do_abort(struct stepd *st, const char *code, const char *msg)
+/* A task asked to abort: srun ends the step everywhere, this node at once. */
+static void abort_step(struct stepd *st, uint32_t code, const char *msg, size_t len)
 {
-	struct pmi_fence a = {.seq = code ? (uint32_t)strtoul(code, NULL, 10) : 1};
-	char line[PMI_LINE_MAX];
+	struct pmi_fence a = {.seq = code};
 
-	snprintf(line, sizeof(line), "%s", msg ? msg : "");
-	log_info("JobId=%u StepId=%u mpi/pmi2: a task called abort: %s", st->req->job_id,
-	         st->req->step_id, line);
-	a.data.data = (uint8_t *)line;
-	a.data.len = (uint32_t)strlen(line);
+	log_info("JobId=%u StepId=%u mpi/pmi: a task called abort: %.*s", st->req->job_id,
+	         st->req->step_id, (int)len, msg ? msg : "");
+	a.data.data = (uint8_t *)msg;
+	a.data.len = msg ? (uint32_t)len : 0;
 	if (st->io)
 		msglink_send(st->io, MSG_PMI_ABORT, &a);
 	ctl_signal(st, SIGKILL, 0);
+}
+
+static void do_abort(struct stepd *st, const char *code, const char *msg)
+{
+	abort_step(st, code ? (uint32_t)strtoul(code, NULL, 10) : 1, msg,
+	           msg ? strnlen(msg, PMI_LINE_MAX) : 0);
 }
 
 static const char *get_key(const struct pmi *p, const char *key)
@@ -689,16 +880,93 @@ void pmi_on_client(struct stepd *st, uint32_t i, short revents)
 		client_write(c);
 }
 
+/* ---- PMIx: rotapmix's link ---- */
+
+int pmi_link_fd(const struct stepd *st, short *events)
+{
+	const struct pmi *p = st->pmi;
+
+	if (!p || !p->link)
+		return -1;
+	*events = msglink_events(p->link);
+	return msglink_fd(p->link);
+}
+
+static void on_helper_msg(struct msglink *l, uint16_t type, void *body, void *arg)
+{
+	struct stepd *st = arg;
+	struct pmi *p = st->pmi;
+	const struct pmi_fence *f = body;
+
+	if (type == MSG_PMI_FENCE) {
+		if (p->nnodes == 1) { /* this node is the whole step */
+			msglink_send(p->link, MSG_PMI_FENCE_DONE, f);
+		} else if (!st->io || msglink_send(st->io, MSG_PMI_FENCE, f) < 0) {
+			log_err("JobId=%u StepId=%u mpi/pmix: no connection to srun for "
+			        "the fence",
+			        st->req->job_id, st->req->step_id);
+			stepd_tell_user(st, "slurmstepd: error: mpi/pmix: srun is gone, "
+			                    "the fence cannot complete\n");
+			ctl_signal(st, SIGKILL, 0);
+		}
+	} else if (type == MSG_PMI_ABORT) {
+		abort_step(st, f->seq, (const char *)f->data.data, f->data.len);
+	} else {
+		log_debug("ignoring %s from rotapmix", msg_name(type));
+	}
+}
+
+void pmi_on_link(struct stepd *st, short revents)
+{
+	struct pmi *p = st->pmi;
+
+	if (!p || !p->link || msglink_handle(p->link, revents, on_helper_msg, st) == 0)
+		return;
+	log_err("JobId=%u StepId=%u mpi/pmix: the PMIx server ended", st->req->job_id,
+	        st->req->step_id);
+	msglink_destroy(p->link);
+	p->link = NULL;
+}
+
+static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	remove(path);
+	return 0;
+}
+
+/* The server ends when its link closes; its directory goes with it. */
+static void pmix_stop(struct pmi *p)
+{
+	msglink_destroy(p->link);
+	p->link = NULL;
+	for (int i = 0; p->helper > 0 && i < 100; i++) { /* up to 2 s */
+		pid_t r = waitpid(p->helper, NULL, WNOHANG);
+		if (r == p->helper || (r < 0 && errno == ECHILD))
+			p->helper = -1;
+		else
+			usleep(20000);
+	}
+	if (p->helper > 0) {
+		kill(p->helper, SIGKILL);
+		waitpid(p->helper, NULL, 0);
+	}
+	if (p->tmpdir)
+		nftw(p->tmpdir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(p->tmpdir);
+}
+
 void pmi_release(struct stepd *st)
 {
 	struct pmi *p = st->pmi;
 
 	if (!p)
 		return;
+	pmix_stop(p);
 	for (uint32_t i = 0; i < p->n; i++) {
 		client_close(&p->c[i]);
 		if (p->c[i].child_fd >= 0)
 			close(p->c[i].child_fd);
+		strv_free(p->c[i].env);
 	}
 	free(p->c);
 	free(p->mapping);

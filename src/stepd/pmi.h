@@ -15,6 +15,14 @@
  * of ranks on nodes, in MPICH's vector form) is a job attribute and a key.
  * An abort asks srun to end the step (MSG_PMI_ABORT).  Spawn, name publishing
  * and job connect are refused (rc=-1).
+ *
+ * srun --mpi=pmix (OpenMPI's direct launch): the PMIx server is OpenPMIx's
+ * library in a process of its own, rotapmix (src/pmix/rotapmix.c: the library
+ * runs threads, the step daemon forks user code), started as the job's user
+ * with a link to the step daemon and a rendezvous directory in the spool;
+ * the tasks get the variables it gives each (PMIX_NAMESPACE, PMIX_RANK,
+ * PMIX_SERVER_URI*...), and its fences travel through the step daemon and
+ * srun as above, the data being PMIx's own.
  */
 #ifndef ROTA_STEPD_PMI_H
 #define ROTA_STEPD_PMI_H
@@ -26,20 +34,16 @@ struct stepd_task;
 struct pmi_fence;
 struct rota_error;
 
-/* The variables a task gets (PMI_FD, PMI_RANK, PMI_SIZE, PMI_JOBID). */
-#define PMI_TASK_VARS   4
-#define PMI_TASK_VARLEN 64
-
 /* The step's MPI type: SLURM_MPI_TYPE of the launch environment, else
  * MpiDefault ("none", "pmi2", "pmix"; NULL means none).  Borrowed. */
 const char *pmi_type(const struct stepd *st);
-/* Before the tasks are forked: with --mpi=pmi2, a socket pair per task.
- * Returns 0 (st->pmi stays NULL without PMI) or -1 with err. */
+/* Before the tasks are forked: with pmi2, a socket pair per task; with pmix,
+ * rotapmix started and each task's variables from it.  Returns 0 (st->pmi
+ * stays NULL without PMI) or -1 with err. */
 int pmi_setup(struct stepd *st, struct rota_error *err);
-/* Task t's PMI variables, "NAME=value", into vars (made before its fork, no
- * allocation).  Returns how many (0 without PMI). */
-int pmi_task_vars(const struct stepd *st, const struct stepd_task *t,
-                  char vars[PMI_TASK_VARS][PMI_TASK_VARLEN]);
+/* Task t's PMI variables, "NAME=value", NULL-terminated (borrowed; made
+ * before its fork), or NULL without PMI. */
+char *const *pmi_task_env(const struct stepd *st, const struct stepd_task *t);
 /* In the task's child, after its descriptors were marked close-on-exec:
  * keep its PMI_FD open across the exec (async-signal-safe). */
 void pmi_child_keep(const struct stepd *st, const struct stepd_task *t);
@@ -50,6 +54,9 @@ void pmi_task_forked(struct stepd *st, const struct stepd_task *t);
  * none. */
 int pmi_poll_fd(const struct stepd *st, uint32_t i, short *events);
 void pmi_on_client(struct stepd *st, uint32_t i, short revents);
+/* --mpi=pmix: rotapmix's link, -1 when none. */
+int pmi_link_fd(const struct stepd *st, short *events);
+void pmi_on_link(struct stepd *st, short revents);
 /* srun answered a fence (MSG_PMI_FENCE_DONE). */
 void pmi_on_fence_done(struct stepd *st, const struct pmi_fence *f);
 

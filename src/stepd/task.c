@@ -344,9 +344,9 @@ struct task_gpus {
 	char *visible;        /* NULL: the step's, as env_build set them */
 	char *say;            /* verbose line, or NULL */
 	char *vars[GPU_VARS]; /* vfork: "NAME=visible" */
-	/* and the task's PMI variables (stepd/pmi.h), made before its fork */
-	char pmi[PMI_TASK_VARS][PMI_TASK_VARLEN];
-	int npmi;
+	/* and the task's PMI variables (stepd/pmi.h), "NAME=value", borrowed */
+	char *const *pmi;
+	size_t npmi;
 };
 
 static int is_var(const char *kv, const char *name);
@@ -354,7 +354,7 @@ static int is_var(const char *kv, const char *name);
 /* Whether kv sets one of the task's PMI variables (its own value wins). */
 static int is_pmi_var(const struct task_gpus *g, const char *kv)
 {
-	for (int i = 0; i < g->npmi; i++) {
+	for (size_t i = 0; i < g->npmi; i++) {
 		size_t n = strcspn(g->pmi[i], "=");
 		if (!strncmp(kv, g->pmi[i], n + 1))
 			return 1;
@@ -378,11 +378,11 @@ static void task_child(struct stepd *st, struct stepd_task *t, const struct task
 
 	child_setup(st, t, tio, pipes, errfd);
 	env = env_add_task(st->env, st, t); /* the child's own copy since the fork */
-	for (int i = 0; i < g->npmi; i++) {
-		char name[PMI_TASK_VARLEN];
-		int n = (int)strcspn(g->pmi[i], "=");
-		snprintf(name, sizeof(name), "%.*s", n, g->pmi[i]);
-		env = strv_setenv(env, name, g->pmi[i] + n + 1);
+	for (size_t i = 0; i < g->npmi; i++) {
+		size_t n = strcspn(g->pmi[i], "=");
+		char *name = xstrndup(g->pmi[i], n);
+		env = strv_setenv(env, name, g->pmi[i][n] ? g->pmi[i] + n + 1 : "");
+		free(name);
 	}
 	for (size_t i = 0; g->visible && i < GPU_VARS; i++)
 		env = strv_setenv(env, gpu_vars[i], g->visible);
@@ -451,10 +451,10 @@ static void task_exec_prepare(const struct stepd *st, const struct stepd_task *t
 
 	while (st->env && st->env[n])
 		n++;
-	te->env = xcalloc(n + 4 + GPU_VARS + PMI_TASK_VARS, sizeof(char *));
+	te->env = xcalloc(n + 4 + GPU_VARS + g->npmi, sizeof(char *));
 	for (size_t i = 0; g->visible && i < GPU_VARS; i++)
 		te->env[k++] = g->vars[i] = xasprintf("%s=%s", gpu_vars[i], g->visible);
-	for (int i = 0; i < g->npmi; i++)
+	for (size_t i = 0; i < g->npmi; i++)
 		te->env[k++] = g->pmi[i];
 	for (size_t i = 0; i < n; i++)
 		if (!is_var(st->env[i], "SLURM_TASK_PID") && !is_gpu_var(g, st->env[i]) &&
@@ -669,7 +669,9 @@ static int launch_one(struct stepd *st, struct stepd_task *t, const struct task_
 		return errprintf(err, "pipe: %s", strerror(errno));
 	}
 	g.visible = env_task_gpus(st, t, &g.say);
-	g.npmi = pmi_task_vars(st, t, g.pmi);
+	g.pmi = pmi_task_env(st, t);
+	while (g.pmi && g.pmi[g.npmi])
+		g.npmi++;
 	if (can_vfork(st)) {
 		struct task_exec te = {0};
 		char **our_environ = environ;

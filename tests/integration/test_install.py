@@ -75,8 +75,9 @@ def test_install_layout(installed):
         f = prefix / "share/man" / page
         assert f.is_file() and (f.stat().st_mode & 0o7777) == 0o644, f
         assert f.read_bytes() == (BUILD / "man" / page).read_bytes(), f
-    stepd = prefix / "libexec/rota/rotastepd"
-    assert stepd.is_file() and (stepd.stat().st_mode & 0o7777) == 0o755
+    for helper in ("rotastepd", "rotapmix"):
+        f = prefix / "libexec/rota" / helper
+        assert f.is_file() and (f.stat().st_mode & 0o7777) == 0o755, f
     # the installed programs are the built ones
     for name, built in (("sbin/rotactld", "rotactld"), ("bin/rota", "rota")):
         assert (prefix / name).read_bytes() == (BUILD / "bin" / built).read_bytes()
@@ -89,7 +90,8 @@ def test_install_layout(installed):
                    if not p.is_dir())
     want = sorted([f"usr/local/sbin/{d}" for d in DAEMONS] +
                   [f"usr/local/bin/{n}" for n in ("rota", "rota-sim") + LINKS] +
-                  ["usr/local/libexec/rota/rotastepd"] +
+                  ["usr/local/libexec/rota/rotastepd",
+                   "usr/local/libexec/rota/rotapmix"] +
                   [f"usr/local/lib/systemd/system/{u}" for u in UNITS] +
                   [f"usr/local/share/man/{p.relative_to(BUILD / 'man')}"
                    for p in (BUILD / "man").glob("man[158]/*")])

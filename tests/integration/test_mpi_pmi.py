@@ -1,4 +1,4 @@
-"""MPI launched by srun itself through PMI (srun --mpi=pmi2, MpiDefault).
+"""MPI launched by srun itself through PMI (srun --mpi=pmi2|pmix, MpiDefault).
 
 `srun --mpi=pmi2 ./app` gives each task PMI_FD, PMI_RANK, PMI_SIZE and
 PMI_JOBID; the step daemons serve the PMI-1 wire protocol (MPICH's simple
@@ -6,11 +6,15 @@ PMI client, Debian's mpich 4.0) and PMI-2 (Slurm's own libpmi2 from
 libpmi2-0-dev), and their fences go through srun to every node.  The clients
 here are the real libraries: an MPICH program whose MPI_Allreduce only gives
 the right sum when all ranks wired up across nodes, and a libpmi2 program that
-puts, fences and reads every rank's keys twice.  The module's cluster has
-MpiDefault=pmi2, as a site running MPICH sets it.
+puts, fences and reads every rank's keys twice.  `srun --mpi=pmix` is
+OpenMPI 4.1's direct launch: each node's PMIx server (rotapmix, OpenPMIx's
+server library) gives the ranks their PMIX_* variables and its fences go the
+same way.  The module's cluster has MpiDefault=pmi2, as a site running MPICH
+sets it.
 """
 
 import collections
+import glob
 import os
 import pathlib
 import re
@@ -21,11 +25,15 @@ import time
 import pytest
 
 from conftest import IS_ROOT, module_cluster_with, write_script
+from test_mpi import NET_ENV
 
 HAVE_MPICH = bool(shutil.which("mpicc.mpich"))
 HAVE_PMI2 = os.path.exists("/usr/include/slurm/pmi2.h")
+HAVE_OMPI = bool(shutil.which("mpicc.openmpi"))
 needs_mpich = pytest.mark.skipif(not HAVE_MPICH, reason="MPICH not installed: "
                                  "apt-get install mpich libmpich-dev")
+needs_ompi = pytest.mark.skipif(not HAVE_OMPI, reason="OpenMPI not installed: "
+                                "apt-get install openmpi-bin libopenmpi-dev")
 needs_pmi2 = pytest.mark.skipif(not HAVE_PMI2, reason="libpmi2 not installed: "
                                 "apt-get install libpmi2-0-dev")
 
@@ -239,7 +247,8 @@ def test_mpi_type_checked(cluster):
     and starts nothing."""
     p = cluster.run(["srun", "--mpi=list"])
     assert p.returncode == 0
-    assert p.stdout == "MPI plugin types are...\n\tnone\n\tpmi2\n"
+    assert p.stdout == ("MPI plugin types are...\n\tnone\n\tpmi2\n\tpmix\n"
+                        "specific pmix plugin versions available: pmix_v4\n")
     p = cluster.run(["srun", "--mpi=bogus", "true"])
     assert p.returncode == 1
     assert "error: Invalid MPI type 'bogus', --mpi=list for acceptable types" in \
@@ -248,22 +257,82 @@ def test_mpi_type_checked(cluster):
     assert p.stdout == ""
 
 
-@needs_mpich
-@pytest.mark.skipif(not IS_ROOT, reason="needs root to create a test user")
-def test_mpich_as_user(cluster):
-    """A real user's ranks (their PMI socket inherited, no path to reach)."""
+def _hello_as_user(cluster, tag, cc, mpi, env=None):
+    """`srun --mpi=MPI -N2 -n4 ./hello` (built with cc) as a new real user."""
     from unixusers import as_user, make_users, remove_users, user_work
 
-    users, group = make_users("pmi")
+    users, group = make_users(tag)
     work = None
     try:
         work = user_work()
-        _compile(work, "hello", HELLO_C, "mpicc.mpich")
-        p = as_user(cluster, users["pmi"], "srun --mpi=pmi2 -N2 -n4 ./hello",
-                    cwd=work, timeout=120)
+        _compile(work, "hello", HELLO_C, cc)
+        p = as_user(cluster, users[tag], f"srun --mpi={mpi} -N2 -n4 ./hello",
+                    cwd=work, timeout=120, env=env)
         assert p.returncode == 0, p.stdout + p.stderr
         check_hello(p.stdout, 4, 2)
     finally:
         remove_users(users, group)
         if work:
             shutil.rmtree(work, ignore_errors=True)
+
+
+@needs_mpich
+@pytest.mark.skipif(not IS_ROOT, reason="needs root to create a test user")
+def test_mpich_as_user(cluster):
+    """A real user's ranks (their PMI socket inherited, no path to reach)."""
+    _hello_as_user(cluster, "pmi", "mpicc.mpich", "pmi2")
+
+
+@needs_ompi
+def test_openmpi_direct_launch(cluster):
+    """The issue's case: OpenMPI `srun --mpi=pmix -N2 -n4 ./hello` (no
+    mpirun) reports ranks 0-3 of 4 with the right MPI_Allreduce; the PMIx
+    servers and their directories are gone after the step."""
+    _compile(cluster.work, "hello", HELLO_C, "mpicc.openmpi")
+    p = cluster.run(["srun", "--mpi=pmix", "-N2", "-n4", "./hello"], cwd=cluster.work,
+                    timeout=120, env=NET_ENV)
+    assert p.returncode == 0, p.stdout + p.stderr
+    check_hello(p.stdout, 4, 2)
+    spool = cluster.conf_value("SlurmdSpoolDir").replace("%n", "*")
+    cluster.wait_for(lambda: not [a for _, a in cluster.processes() if "rotapmix" in a]
+                     and not glob.glob(os.path.join(spool, "pmix.*")),
+                     what="the PMIx servers and their directories to go")
+
+
+@needs_ompi
+def test_openmpi_one_node_and_variables(cluster):
+    """One node fences alone; each task has its PMIx namespace and rank."""
+    _compile(cluster.work, "hello", HELLO_C, "mpicc.openmpi")
+    p = cluster.run(["srun", "--mpi=pmix_v4", "-N1", "-n3", "./hello"],
+                    cwd=cluster.work, timeout=120, env=NET_ENV)
+    assert p.returncode == 0, p.stdout + p.stderr
+    check_hello(p.stdout, 3, 1)
+    write_script(cluster.work / "penv.sh",
+                 "#!/bin/sh\necho \"$SLURM_PROCID $PMIX_RANK $PMIX_NAMESPACE "
+                 "$SLURM_MPI_TYPE ${PMI_FD:-none}\"\n")
+    p = cluster.run(["srun", "--mpi=pmix", "-N2", "-n3", "./penv.sh"],
+                    cwd=cluster.work, check=True)
+    rows = sorted(line.split() for line in p.stdout.splitlines())
+    assert [r[0] for r in rows] == ["0", "1", "2"], p.stdout
+    for r in rows:
+        assert r[1] == r[0] and re.fullmatch(r"slurm\.pmix\.\d+\.\d+", r[2]), p.stdout
+        assert r[3] == "pmix" and r[4] == "none", p.stdout
+
+
+@needs_ompi
+def test_openmpi_abort_ends_the_step(cluster):
+    """MPI_Abort under PMIx ends every rank of the step at once."""
+    _compile(cluster.work, "hello", HELLO_C, "mpicc.openmpi")
+    t0 = time.monotonic()
+    p = cluster.run(["srun", "--mpi=pmix", "-N2", "-n4", "./hello", "1"],
+                    cwd=cluster.work, timeout=100, env=NET_ENV)
+    assert p.returncode != 0, p.stdout + p.stderr
+    assert time.monotonic() - t0 < 90, p.stderr
+    assert "hello rank" not in p.stdout
+
+
+@needs_ompi
+@pytest.mark.skipif(not IS_ROOT, reason="needs root to create a test user")
+def test_openmpi_direct_launch_as_user(cluster):
+    """A real user's ranks reach a PMIx server that runs as that user."""
+    _hello_as_user(cluster, "pmix", "mpicc.openmpi", "pmix", env=NET_ENV)
