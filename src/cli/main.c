@@ -15,7 +15,7 @@ static const struct {
     {"squeue", cmd_squeue},     {"sinfo", cmd_sinfo},       {"scancel", cmd_scancel},
     {"scontrol", cmd_scontrol}, {"sprio", cmd_sprio},       {"sdiag", cmd_sdiag},
     {"sacct", cmd_sacct},       {"sacctmgr", cmd_sacctmgr}, {"sshare", cmd_sshare},
-    {"sreport", cmd_sreport},   {"sstat", cmd_sstat},
+    {"sreport", cmd_sreport},   {"sstat", cmd_sstat},       {"sbcast", cmd_sbcast},
 };
 
 static int dispatch(const char *name, int argc, char **argv)

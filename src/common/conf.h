@@ -133,6 +133,9 @@ struct conf {
 	char *proctrack_type, *task_plugin;
 	/* srun's MPI type when it has no --mpi (none, pmi2, pmix; stepd/pmi.h) */
 	char *mpi_default;
+	/* sbcast: BcastParameters (DestDir=, send_libs, Compression=) and
+	 * BcastExclude (directories whose libraries --send-libs leaves out) */
+	char *bcast_parameters, *bcast_exclude;
 	uint32_t min_job_age;       /* seconds, default 300 */
 	uint32_t slurmd_timeout;    /* seconds, default 300 */
 	uint32_t slurmctld_timeout; /* seconds, default 120 */

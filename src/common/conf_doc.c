@@ -131,6 +131,11 @@ static const struct conf_doc global_doc[] = {
      "The MPI support of srun's steps when srun has no --mpi: pmi2 serves the PMI-1 and "
      "PMI-2 wire protocols (MPICH, libpmi2), pmix a PMIx server (OpenMPI's direct "
      "launch)."},
+    {"BcastParameters", "DestDir=dir,send_libs,Compression=lz4|none",
+     "sbcast's defaults: the directory of relative destinations, --send-libs; files "
+     "travel uncompressed."},
+    {"BcastExclude", "NONE|dir,...",
+     "Directories whose shared libraries sbcast --send-libs does not send."},
     {"KillOnBadExit", "0|1",
      "With 1, srun ends a step's other tasks when one exits non-zero."},
     {"JobRequeue", "0|1", "Whether batch jobs may be requeued by default."},

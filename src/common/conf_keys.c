@@ -120,6 +120,9 @@ const struct conf_key conf_keys[] = {
     G_STR("JobAcctGatherType", acctg_type, "jobacct_gather/cgroup", R),
     G_U32("KillOnBadExit", kill_on_bad_exit, "0", 0, 1, NULL, R),
     G_STR("MpiDefault", mpi_default, "none", R),
+    /* sbcast (cli/sbcast.c) */
+    G_STR("BcastParameters", bcast_parameters, NULL, R),
+    G_STR("BcastExclude", bcast_exclude, "/lib,/usr/lib,/lib64,/usr/lib64", R),
     G_U32("JobRequeue", job_requeue, "1", 0, 1, NULL, R),
     G_U32("InactiveLimit", inactive_limit, "0", 0, 65533, "sec", R),
     G_U32("MessageTimeout", message_timeout, "10", 1, 100, "sec", R),
@@ -179,8 +182,6 @@ const struct conf_key conf_keys[] = {
     IGNORE("BackupAddr"),
     IGNORE("BackupController"),
     IGNORE("BatchStartTimeout"),
-    IGNORE("BcastExclude"),
-    IGNORE("BcastParameters"),
     IGNORE("BurstBufferType"),
     IGNORE("CheckpointType"),
     IGNORE("CliFilterPlugins"),

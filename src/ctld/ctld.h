@@ -30,6 +30,7 @@ struct repl;
 struct old_conf;
 struct assoc_mgr;
 struct step_stats;
+struct bcasts;
 struct ctld_topo;
 struct resv_mgr;
 
@@ -98,6 +99,7 @@ struct ctld {
 	size_t heap_free_after_trim;   /* main.c's heap_tick */
 	struct step_stats *step_stats; /* sstat's requests waiting for nodes
 	                                * (step_stat.h), made when first asked */
+	struct bcasts *bcasts;         /* sbcast's blocks waiting for nodes (bcast.h) */
 };
 
 /* Ask for a scheduling pass soon (coalesced: at most one per loop turn). */

@@ -16,6 +16,7 @@
 #include "common/conf.h"
 #include "common/states.h"
 #include "common/uid.h"
+#include "ctld/bcast.h"
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
 #include "ctld/sched_pass.h"
@@ -418,6 +419,7 @@ int main(int argc, char **argv)
 	predict_destroy(ctld.learned);
 	stats_destroy(ctld.stats);
 	step_stats_destroy(ctld.step_stats);
+	bcasts_destroy(ctld.bcasts);
 	job_list_bufs_free(&ctld);
 	free(ctld.pass_jobs);
 	job_mgr_destroy(ctld.jobs);

@@ -8,6 +8,7 @@
 #include "ctld/assoc.h"
 #include "ctld/topo.h"
 #include "ctld/fairshare.h"
+#include "ctld/bcast.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
@@ -298,6 +299,18 @@ static void op_node_stat(struct ctld *ctld, struct caller *who, void **body,
 	step_stat_node_reply(ctld, who, *body);
 }
 
+/* sbcast (bcast.h): answered once the job's nodes have written the block. */
+static void op_bcast(struct ctld *ctld, struct caller *who, void **body, struct chan *ch)
+{
+	bcast_request(ctld, who, *body, ch);
+}
+
+static void op_bcast_node(struct ctld *ctld, struct caller *who, void **body,
+                          struct chan *ch)
+{
+	bcast_node_reply(ctld, who, *body);
+}
+
 /* A trusted daemon (P_ADMIN: root, SlurmUser) becomes the user it names on
  * this connection; the relayed caller is no admin, so it cannot switch again. */
 static void op_act_as(struct ctld *ctld, struct caller *who, void **body, struct chan *ch)
@@ -363,6 +376,8 @@ static const struct op_entry {
     {MSG_ACT_AS, P_ADMIN, op_act_as},
     {MSG_TOKEN_REQ, P_USER, op_token},
     {MSG_NODE_STAT_RESP, P_NODE, op_node_stat},
+    {MSG_FILE_BCAST_REQ, P_USER, op_bcast},
+    {MSG_FILE_BCAST_RESP, P_NODE, op_bcast_node},
 };
 
 /* Requests whose answer promises a change that the journal must hold: refused

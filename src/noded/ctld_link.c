@@ -303,6 +303,15 @@ static void link_on_msg(struct conn *c, uint16_t type, void **body, void *arg)
 		if (l->ops->stat)
 			l->ops->stat(l->arg, *body);
 		break;
+	case MSG_FILE_BCAST_REQ:
+		if (l->ops->bcast) {
+			l->ops->bcast(l->arg, *body);
+		} else { /* an emulated node writes nothing */
+			const struct file_bcast *b = *body;
+			struct file_bcast_resp r = {.req_id = b->req_id};
+			ctld_link_reply(l, MSG_FILE_BCAST_RESP, &r);
+		}
+		break;
 	case MSG_CONF_FILES_RESP:
 		if (l->ops->conf_files)
 			l->ops->conf_files(l->arg, *body);

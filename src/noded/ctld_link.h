@@ -22,6 +22,7 @@ struct event_base;
 struct conf;
 struct auth;
 struct ctld_link;
+struct file_bcast;
 
 /* What the link asks of its owner (all called in the loop thread). */
 struct ctld_link_ops {
@@ -40,6 +41,9 @@ struct ctld_link_ops {
 	/* The configuration files again, after scontrol reconfigure
 	 * (optional: only a configless rotad keeps them); files borrowed. */
 	void (*conf_files)(void *arg, const struct conf_files *files);
+	/* sbcast: a MSG_FILE_BCAST_REQ block to write here (optional); req is
+	 * borrowed, the answer goes out with ctld_link_reply. */
+	void (*bcast)(void *arg, const struct file_bcast *req);
 	/* Fill a ping's free_memory and cpu_load (optional: this machine's). */
 	void (*ping_fill)(void *arg, struct node_ping *p);
 };

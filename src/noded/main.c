@@ -22,6 +22,7 @@
 #include "proto/auth.h"
 #include "proto/cred.h"
 #include "proto/messages.h"
+#include "noded/bcast.h"
 #include "noded/ctld_link.h"
 #include "noded/emulate.h"
 #include "stepd/cgroup.h"
@@ -205,6 +206,13 @@ static void on_stat_done(void *arg, const struct node_stat_resp *r)
 	ctld_link_reply(nd->link, MSG_NODE_STAT_RESP, r);
 }
 
+/* sbcast: a block to write here as the job's user (noded/bcast.h). */
+static void on_bcast(void *arg, const struct file_bcast *req)
+{
+	struct noded *nd = arg;
+	node_bcast_write(nd->base, nd->link, req);
+}
+
 static void on_live_steps(void *arg, struct rota_u32v *jobs, struct rota_u32v *steps)
 {
 	struct noded *nd = arg;
@@ -257,6 +265,7 @@ static const struct ctld_link_ops link_ops = {
     .launch = on_launch,
     .signal = on_signal,
     .stat = on_stat,
+    .bcast = on_bcast,
     .live_steps = on_live_steps,
     .shutdown = on_shutdown,
     .conf_files = on_conf_files,

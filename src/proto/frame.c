@@ -26,7 +26,11 @@ uint32_t frame_max_body(uint16_t type)
 	case MSG_ASSOC_LIST_RESP:
 	case MSG_ACCT_REPORT_RESP: /* a row per account, user and size */
 	case MSG_STEP_STAT_RESP:   /* sstat -a: every step, each node */
+	case MSG_PMI_FENCE:        /* a node's PMI puts (bounded by its KVS) */
+	case MSG_PMI_FENCE_DONE:   /* every node's */
 		return FRAME_MAX_BODY;
+	case MSG_FILE_BCAST_REQ: /* one block of sbcast's file */
+		return FILE_BCAST_BLOCK_MAX + (64u << 10);
 	case MSG_LAUNCH_REQ:
 		return 16u << 20;
 	case MSG_SUBMIT_REQ:

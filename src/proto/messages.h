@@ -1320,6 +1320,45 @@ ROTA_DECLARE(step_stat_resp, STEP_STAT_RESP_FIELDS)
 	F(S, list, node_stats, node_stat) /* one, or none with an error */
 ROTA_DECLARE(node_stat_resp, NODE_STAT_RESP_FIELDS)
 
+/* sbcast: one block of a file for every node of a job, in order (CLI ->
+ * controller -> each node, ctld/bcast.h).  The controller fills in who
+ * writes it (the job's user) and req_id; each node answers
+ * MSG_FILE_BCAST_RESP {req_id, rc: 0 or an errno}; the CLI gets one
+ * MSG_FILE_BCAST_RESP for the block, rc 0, a Slurm error number (the job
+ * cannot be written to), or 1 with msg "REQUEST_FILE_BCAST(NODE): why" lines. */
+enum file_bcast_flags {
+	BCAST_F_FIRST = 1,    /* create the file (O_EXCL unless BCAST_F_FORCE) */
+	BCAST_F_LAST = 2,     /* then set its mode (and times with PRESERVE) */
+	BCAST_F_FORCE = 4,    /* replace an existing file */
+	BCAST_F_PRESERVE = 8, /* the source's access and modification times */
+	BCAST_F_MKDIR = 16,   /* create the file's directory (--send-libs' DEST_libs) */
+};
+/* Bytes in one block at most, and the longest destination path. */
+#define FILE_BCAST_BLOCK_MAX (16u << 20)
+#define FILE_BCAST_PATH_MAX  4096
+#define FILE_BCAST_FIELDS(F, S)                                                          \
+	F(S, u32, job_id, _)                                                             \
+	F(S, u32, step_id, _) /* NO_VAL: the job's nodes, else the step's */             \
+	F(S, str, path, _)    /* absolute */                                             \
+	F(S, u64, offset, _)                                                             \
+	F(S, bin, data, _)                                                               \
+	F(S, u32, flags, _) /* BCAST_F_* */                                              \
+	F(S, u32, mode, _)  /* the source's permission bits */                           \
+	F(S, i64, atime, _)                                                              \
+	F(S, i64, mtime, _)                                                              \
+	F(S, u32, timeout, _) /* seconds the controller waits for the nodes */           \
+	F(S, u32, req_id, _)  /* set by the controller, with: */                         \
+	F(S, u32, uid, _)                                                                \
+	F(S, u32, gid, _)                                                                \
+	F(S, str, user, _)
+ROTA_DECLARE(file_bcast, FILE_BCAST_FIELDS)
+#define FILE_BCAST_RESP_FIELDS(F, S)                                                     \
+	F(S, u32, req_id, _)                                                             \
+	F(S, i32, rc, _)                                                                 \
+	F(S, str, nodes, _) /* the nodes written to (to the CLI) */                      \
+	F(S, str, msg, _)
+ROTA_DECLARE(file_bcast_resp, FILE_BCAST_RESP_FIELDS)
+
 /* A configuration file as the controller serves it to configless nodes
  * (common/conf_files.h): its name relative to slurm.conf's directory
  * ("slurm.conf", "gres.conf", "nodes.d/a.conf") and its text. */
@@ -1423,6 +1462,8 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_PMI_ABORT, 74, pmi_fence) /* seq: exit code; data: message */              \
 	M(MSG_PMIX_SETUP, 75, pmix_setup)                                                \
 	M(MSG_PMIX_ENV, 76, pmix_env)                                                    \
+	M(MSG_FILE_BCAST_REQ, 77, file_bcast)                                            \
+	M(MSG_FILE_BCAST_RESP, 78, file_bcast_resp)                                      \
 	M(MSG_LIC_INFO_REQ, 63, empty_msg)                                               \
 	M(MSG_LIC_INFO_RESP, 64, lic_info_resp)                                          \
 	M(MSG_RESV_UPDATE_REQ, 65, resv_desc)                                            \

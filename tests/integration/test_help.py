@@ -55,6 +55,9 @@ CHECKS = [
     (["sacct", "--help"], ["sacct...OPTION", "Valid..OPTION..values are:", "--duplicates"], 3),
     (["sprio", "--help"], ["Help options:"], 1),
     (["sdiag", "--usage"], ["Usage: *sdiag"], 1),
+    (["sbcast", "--help"], ["Usage: sbcast .OPTIONS. SOURCE DEST", "Help options:"], 2),
+    (["sbcast", "--usage"], [r"Usage: sbcast \[--exclude\] \[-CfFjpvV\] "
+                             r"\[--send-libs\] SOURCE DEST"], 1),
     (["sdiag", "--help"], ["Usage: sdiag", "Help options:"], 2),
     (["squeue", "--help"], ["Usage:"], 1),
     (["scancel", "--help"], ["Usage:"], 1),

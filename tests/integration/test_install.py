@@ -20,7 +20,7 @@ from conftest import BUILD, REPO, Cluster, _clean_env, _mkdtemp, _stop
 
 DAEMONS = ("rotactld", "rotad", "rotadbd", "rotarestd")
 LINKS = ("sbatch", "srun", "salloc", "squeue", "sinfo", "scancel", "scontrol", "sprio",
-         "sdiag", "sacct", "sacctmgr", "sshare", "sreport", "sstat")
+         "sdiag", "sacct", "sacctmgr", "sshare", "sreport", "sstat", "sbcast")
 UNITS = tuple(d + ".service" for d in DAEMONS)
 
 
