@@ -364,6 +364,8 @@ const char *slurm_strerror(int rc)
 		return "Invalid argument";
 	case ESLURM_INVALID_GRES:
 		return "Invalid generic resource (gres) specification";
+	case ESLURM_TRIGGER_DUP:
+		return "Duplicate event trigger";
 	default:
 		return "Unspecified error";
 	}

@@ -31,6 +31,7 @@ struct old_conf;
 struct assoc_mgr;
 struct step_stats;
 struct bcasts;
+struct trigger_mgr;
 struct ctld_topo;
 struct resv_mgr;
 
@@ -99,6 +100,7 @@ struct ctld {
 	size_t heap_free_after_trim;   /* main.c's heap_tick */
 	struct step_stats *step_stats; /* sstat's requests waiting for nodes
 	                                * (step_stat.h), made when first asked */
+	struct trigger_mgr *triggers;  /* strigger's (trigger.h), or NULL */
 	struct bcasts *bcasts;         /* sbcast's blocks waiting for nodes (bcast.h) */
 };
 

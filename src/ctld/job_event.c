@@ -16,6 +16,7 @@
 #include "ctld/fairshare.h"
 #include "ctld/job_event.h"
 #include "ctld/resv.h"
+#include "ctld/trigger.h"
 #include "ctld/suspend.h"
 #include "ctld/job_mgr.h"
 #include "ctld/journal.h"
@@ -497,6 +498,8 @@ static int apply(struct ctld *ctld, const union job_event *ev, struct job_desc *
 		return assoc_apply(ctld->assoc, &ev->assoc);
 	case EV_RESV:
 		return resv_apply(ctld, &ev->resv);
+	case EV_TRIGGER:
+		return trigger_apply(ctld, &ev->trigger);
 	case EV_NODE_STATE:
 		return node_mgr_apply_state(ctld, ev->node_state.node_name,
 		                            ev->node_state.state, ev->node_state.text,

@@ -267,6 +267,22 @@ ROTA_DECLARE(ev_resv, EV_RESV_FIELDS)
 	F(S, u32, preempted, _) /* suspended by preemption: resumed when it fits */
 ROTA_DECLARE(ev_suspend, EV_SUSPEND_FIELDS)
 
+/* An event trigger set (the record whole) or cleared (del: 1), by id
+ * (ctld/trigger.h; the fields as in proto's struct trigger). */
+#define EV_TRIGGER_FIELDS(F, S)                                                          \
+	EV_HEAD_FIELDS(F, S)                                                             \
+	F(S, u32, id, _)                                                                 \
+	F(S, u32, del, _)                                                                \
+	F(S, u32, res_type, _)                                                           \
+	F(S, str, res_id, _)                                                             \
+	F(S, u32, trig_type, _)                                                          \
+	F(S, i32, offset, _)                                                             \
+	F(S, u32, flags, _)                                                              \
+	F(S, u32, uid, _)                                                                \
+	F(S, u32, gid, _)                                                                \
+	F(S, str, program, _)
+ROTA_DECLARE(ev_trigger, EV_TRIGGER_FIELDS)
+
 /* name, number (in the journal: never reuse one), member of union job_event */
 #define ROTA_JOB_EVENTS(E)                                                               \
 	E(EV_META, 1, meta)                                                              \
@@ -286,7 +302,8 @@ ROTA_DECLARE(ev_suspend, EV_SUSPEND_FIELDS)
 	E(EV_USAGE, 15, usage)                                                           \
 	E(EV_ASSOC, 16, assoc)                                                           \
 	E(EV_RESV, 17, resv)                                                             \
-	E(EV_SUSPEND, 18, suspend)
+	E(EV_SUSPEND, 18, suspend)                                                       \
+	E(EV_TRIGGER, 19, trigger)
 
 #define ROTA_EV_ENUM(name, num, m) name = num,
 enum job_event_type { ROTA_JOB_EVENTS(ROTA_EV_ENUM) EV_TYPE_END };

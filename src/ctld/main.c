@@ -17,6 +17,7 @@
 #include "common/states.h"
 #include "common/uid.h"
 #include "ctld/bcast.h"
+#include "ctld/trigger.h"
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
 #include "ctld/sched_pass.h"
@@ -133,6 +134,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 	job_mgr_tick(ctld, now);
 	resv_tick(ctld, now);
 	suspend_tick(ctld, now);
+	trigger_tick(ctld, now);
 	ctld_state_tick(ctld, now);
 	acct_tick(ctld, now);
 	repl_tick(ctld, now);
@@ -420,6 +422,7 @@ int main(int argc, char **argv)
 	stats_destroy(ctld.stats);
 	step_stats_destroy(ctld.step_stats);
 	bcasts_destroy(ctld.bcasts);
+	trigger_mgr_destroy(ctld.triggers);
 	job_list_bufs_free(&ctld);
 	free(ctld.pass_jobs);
 	job_mgr_destroy(ctld.jobs);

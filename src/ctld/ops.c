@@ -9,6 +9,7 @@
 #include "ctld/topo.h"
 #include "ctld/fairshare.h"
 #include "ctld/bcast.h"
+#include "ctld/trigger.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
@@ -311,6 +312,25 @@ static void op_bcast_node(struct ctld *ctld, struct caller *who, void **body,
 	bcast_node_reply(ctld, who, *body);
 }
 
+/* strigger (trigger.h) */
+static void op_trigger_set(struct ctld *ctld, struct caller *who, void **body,
+                           struct chan *ch)
+{
+	trigger_set_request(ctld, who, *body, ch);
+}
+
+static void op_trigger_clear(struct ctld *ctld, struct caller *who, void **body,
+                             struct chan *ch)
+{
+	trigger_clear_request(ctld, who, *body, ch);
+}
+
+static void op_trigger_get(struct ctld *ctld, struct caller *who, void **body,
+                           struct chan *ch)
+{
+	trigger_get_request(ctld, ch);
+}
+
 /* A trusted daemon (P_ADMIN: root, SlurmUser) becomes the user it names on
  * this connection; the relayed caller is no admin, so it cannot switch again. */
 static void op_act_as(struct ctld *ctld, struct caller *who, void **body, struct chan *ch)
@@ -378,6 +398,9 @@ static const struct op_entry {
     {MSG_NODE_STAT_RESP, P_NODE, op_node_stat},
     {MSG_FILE_BCAST_REQ, P_USER, op_bcast},
     {MSG_FILE_BCAST_RESP, P_NODE, op_bcast_node},
+    {MSG_TRIGGER_SET_REQ, P_USER, op_trigger_set},
+    {MSG_TRIGGER_CLEAR_REQ, P_USER, op_trigger_clear},
+    {MSG_TRIGGER_GET_REQ, P_USER, op_trigger_get},
 };
 
 /* Requests whose answer promises a change that the journal must hold: refused

@@ -9,6 +9,8 @@
 #include "ctld/listener.h"
 #include "ctld/node_mgr.h"
 #include "ctld/reconfig.h"
+#include "ctld/trigger.h"
+#include "common/trigtype.h"
 #include "ctld/sched_pass.h"
 #include "ctld/topo.h"
 #include "proto/conf_files.h"
@@ -202,6 +204,7 @@ int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
 	         node_mgr_count(nm), node_mgr_part_count(nm));
 	free(map);
 	conf_files_push(ctld);
+	trigger_note(ctld, TRIG_T_RECONFIG); /* strigger --reconfig */
 	ctld_sched_kick(ctld);
 	return 0;
 }

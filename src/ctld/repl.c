@@ -16,6 +16,8 @@
 #include "ctld/listener.h"
 #include "ctld/node_mgr.h"
 #include "ctld/repl.h"
+#include "ctld/trigger.h"
+#include "common/trigtype.h"
 #include "ctld/state.h"
 #include "proto/client.h"
 #include "proto/conn.h"
@@ -508,6 +510,9 @@ static void takeover(struct ctld *ctld, time_t now)
 		log_err("takeover: %s", err.text);
 	log_info("now the controller (term %u, next job id %u)", ctld->term,
 	         job_mgr_next_id(ctld->jobs));
+	/* strigger -C, and -a when the primary stopped answering */
+	trigger_note(ctld, TRIG_T_BU_CTLD_AS_CTRL |
+	                       (r->takeover_ch ? 0 : TRIG_T_PRI_CTLD_FAIL));
 	if (r->takeover_ch) {
 		chan_send_rc(r->takeover_ch, 0, NULL);
 		chan_unref(r->takeover_ch);

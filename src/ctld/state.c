@@ -21,6 +21,7 @@
 #include "ctld/node_mgr.h"
 #include "ctld/power.h"
 #include "ctld/resv.h"
+#include "ctld/trigger.h"
 #include "ctld/sched_pass.h"
 #include "ctld/state.h"
 #include "common/common.h"
@@ -46,11 +47,12 @@ struct compact {
 	struct ctld *ctld;
 	struct job *cur;
 	int phase; /* 0 meta, 1 assocs, 2 jobs (submit/start/end per job), 3 nodes,
-	            * 4 reservations */
+	            * 4 reservations, 5 triggers */
 	int sub;
 	struct step *step; /* sub 4: the running job's next step */
 	size_t node;
 	size_t resv;
+	size_t trig;
 	int susp; /* sub 3: the suspension events of the job so far */
 	/* ctld_state_walk: each job's SUBMIT is the job handed here instead */
 	void (*on_job)(void *arg, const struct job *j);
@@ -260,7 +262,12 @@ static int compact_gen(void *arg, size_t i, union job_event *ev)
 		return 1;
 	}
 	cp->phase = 4;
-	return resv_snapshot(cp->ctld->resvs, cp->resv++, &ev->resv);
+	if (resv_snapshot(cp->ctld->resvs, cp->resv, &ev->resv)) {
+		cp->resv++;
+		return 1;
+	}
+	cp->phase = 5;
+	return trigger_snapshot(cp->ctld->triggers, cp->trig++, &ev->trigger);
 }
 
 int ctld_state_restore(struct ctld *ctld, struct rota_error *err)
@@ -449,6 +456,7 @@ void ctld_state_clear(struct ctld *ctld)
 	node_mgr_destroy(ctld->nodes);
 	node_mgr_create(ctld, &ctld->nodes);
 	resv_mgr_clear(ctld->resvs);
+	trigger_mgr_clear(ctld->triggers);
 	job_mgr_create(ctld, &ctld->jobs);
 	/* the texts the journal notes went with the old table */
 	journal_set_texts(ctld->journal, job_mgr_texts(ctld->jobs));

@@ -1359,6 +1359,25 @@ ROTA_DECLARE(file_bcast, FILE_BCAST_FIELDS)
 	F(S, str, msg, _)
 ROTA_DECLARE(file_bcast_resp, FILE_BCAST_RESP_FIELDS)
 
+/* strigger (ctld/trigger.h, common/trigtype.h): MSG_TRIGGER_SET_REQ {one
+ * trigger; id, uid, gid set by the controller} -> MSG_RC; MSG_TRIGGER_CLEAR_REQ
+ * {id, or job_id (res_id), or uid; 0/NO_VAL: not given} -> MSG_RC;
+ * MSG_TRIGGER_GET_REQ (empty) -> MSG_TRIGGER_GET_RESP {every trigger}. */
+#define TRIGGER_FIELDS(F, S)                                                             \
+	F(S, u32, id, _)                                                                 \
+	F(S, u32, res_type, _) /* TRIG_RES_* */                                          \
+	F(S, str, res_id, _)   /* the job id, a node list, or "*" */                     \
+	F(S, u32, type, _)     /* TRIG_T_* */                                            \
+	F(S, i32, offset, _)   /* seconds after the event (before: negative) */          \
+	F(S, u32, flags, _)    /* TRIG_F_PERM */                                         \
+	F(S, u32, uid, _)                                                                \
+	F(S, u32, gid, _)                                                                \
+	F(S, str, user, _)                                                               \
+	F(S, str, program, _) /* an absolute path, then arguments */
+ROTA_DECLARE(trigger, TRIGGER_FIELDS)
+#define TRIGGER_LIST_FIELDS(F, S) F(S, list, triggers, trigger)
+ROTA_DECLARE(trigger_list, TRIGGER_LIST_FIELDS)
+
 /* A configuration file as the controller serves it to configless nodes
  * (common/conf_files.h): its name relative to slurm.conf's directory
  * ("slurm.conf", "gres.conf", "nodes.d/a.conf") and its text. */
@@ -1464,6 +1483,10 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_PMIX_ENV, 76, pmix_env)                                                    \
 	M(MSG_FILE_BCAST_REQ, 77, file_bcast)                                            \
 	M(MSG_FILE_BCAST_RESP, 78, file_bcast_resp)                                      \
+	M(MSG_TRIGGER_SET_REQ, 79, trigger)                                              \
+	M(MSG_TRIGGER_CLEAR_REQ, 83, trigger)                                            \
+	M(MSG_TRIGGER_GET_REQ, 84, empty_msg)                                            \
+	M(MSG_TRIGGER_GET_RESP, 85, trigger_list)                                        \
 	M(MSG_LIC_INFO_REQ, 63, empty_msg)                                               \
 	M(MSG_LIC_INFO_RESP, 64, lic_info_resp)                                          \
 	M(MSG_RESV_UPDATE_REQ, 65, resv_desc)                                            \

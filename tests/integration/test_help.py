@@ -55,6 +55,10 @@ CHECKS = [
     (["sacct", "--help"], ["sacct...OPTION", "Valid..OPTION..values are:", "--duplicates"], 3),
     (["sprio", "--help"], ["Help options:"], 1),
     (["sdiag", "--usage"], ["Usage: *sdiag"], 1),
+    (["strigger", "--help"], ["Usage: strigger .--set . --get . --clear. .OPTIONS.",
+                              "--primary_database_resumed_operation", "Help options:"], 3),
+    (["strigger", "--usage"], [r"Usage: strigger \[--set \| --get \| --clear \| "
+                               r"--version\] \[-aAbBcCdDefFgGhHiIjnNopQrtuv\]"], 1),
     (["sbcast", "--help"], ["Usage: sbcast .OPTIONS. SOURCE DEST", "Help options:"], 2),
     (["sbcast", "--usage"], [r"Usage: sbcast \[--exclude\] \[-CfFjpvV\] "
                              r"\[--send-libs\] SOURCE DEST"], 1),
