@@ -134,26 +134,6 @@ static void step_failed(struct srun *s, const char *why)
 	exit(1);
 }
 
-/* Where the stepds can reach us: $ROTA_SRUN_HOST, else our node's NodeAddr when
- * we run on a node of the cluster (virtual nodes have hostnames nobody can
- * resolve), else our hostname. */
-static const char *io_host(char *host, size_t len)
-{
-	const char *h = getenv("ROTA_SRUN_HOST");
-	const char *node = getenv("SLURMD_NODENAME");
-	const struct conf_node *n;
-
-	if (h && *h)
-		return h;
-	if (gethostname(host, len - 1) < 0)
-		host[0] = '\0';
-	host[len - 1] = '\0';
-	n = conf_node_find(cli_conf(), node && *node ? node : host);
-	if (n && n->addr && *n->addr)
-		return n->addr;
-	return host;
-}
-
 static void fill_step_req(struct srun *s, struct step_create_req *req, char *host)
 {
 	const struct job_desc *d = &s->o.desc;
@@ -184,7 +164,7 @@ static void fill_step_req(struct srun *s, struct step_create_req *req, char *hos
 	if (s->o.step_flags & STEP_F_PTY)
 		req->env = srun_pty_env(req->env);
 	req->cwd = d->work_dir;
-	req->io_host = (char *)io_host(host, 256);
+	req->io_host = (char *)srun_io_host(host, 256);
 	req->io_port = s->io_port;
 	req->io_key = (struct rota_bin){s->key, IO_KEY_LEN};
 	req->flags = s->o.step_flags;

@@ -17,6 +17,7 @@
 #include "cli/jobopt.h"
 #include "cli/srun_fence.h"
 #include "cli/srun_io.h"
+#include "common/conf.h"
 #include "common/linebuf.h"
 #include "common/states.h"
 #include "proto/frame.h"
@@ -77,6 +78,7 @@ struct io {
 	int wait_fired;
 	long last_intr, intr_sent;
 	int force_exit;
+	long attach_deadline;     /* sattach: nodes not seen by then are done */
 	struct srun_fence *fence; /* --mpi=pmi2's fences (cli/srun_fence.h) */
 };
 
@@ -86,6 +88,23 @@ static long now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+const char *srun_io_host(char *host, size_t len)
+{
+	const char *h = getenv("ROTA_SRUN_HOST");
+	const char *node = getenv("SLURMD_NODENAME");
+	const struct conf_node *n;
+
+	if (h && *h)
+		return h;
+	if (gethostname(host, len - 1) < 0)
+		host[0] = '\0';
+	host[len - 1] = '\0';
+	n = conf_node_find(cli_conf(), node && *node ? node : host);
+	if (n && n->addr && *n->addr)
+		return n->addr;
+	return host;
 }
 
 char *srun_io_ranges(const uint32_t *ids, size_t n, char *buf, size_t len)
@@ -282,6 +301,8 @@ static void print_exit(struct io *io, const struct node *nd, const uint32_t *ids
 	char range[256];
 	int sig;
 
+	if (io->o->attach)
+		return; /* srun says it */
 	srun_io_ranges(ids, n, range, sizeof(range));
 	if ((status & 0xff) == TASK_STATUS_OOM) {
 		if (!io->said_oom)
@@ -594,6 +615,8 @@ static void read_stdin(struct io *io)
 		return;
 	}
 	io->stdin_open = 0; /* EOF, or an error (EIO in the background): EOF */
+	if (io->o->attach)
+		return; /* sattach's end of input is not the tasks' */
 	io->stdin_eof = 1;
 	send_stdin(io, "", 0);
 }
@@ -652,6 +675,10 @@ static void on_sigint(struct io *io)
 {
 	long now = now_ms();
 
+	if (io->o->attach) { /* sattach leaves; the step goes on */
+		io->force_exit = 1;
+		return;
+	}
 	if (io->o->quit_on_interrupt) {
 		fprintf(stderr, "srun: forcing job termination\n");
 		abort_step(io, 0, 0, 2000);
@@ -695,8 +722,8 @@ static void on_signal(struct io *io)
 	int sig;
 
 	while ((sig = jobctl_signal_read(io->o->sig_fd)) > 0) {
-		if (sig == SIGINT)
-			on_sigint(io);
+		if (sig == SIGINT || (io->o->attach && sig != SIGWINCH))
+			on_sigint(io); /* sattach: any signal detaches */
 		else if (sig == SIGWINCH)
 			send_winsize(io);
 		else
@@ -779,6 +806,13 @@ static int io_done(struct io *io)
 {
 	if (io->force_exit)
 		return 1;
+	if (io->o->attach && now_ms() >= io->attach_deadline) {
+		for (size_t i = 0; i < io->st->nnodes; i++)
+			if (!io->nodes[i].seen) { /* never came: nothing runs there */
+				io->nodes[i].seen = io->nodes[i].closed = 1;
+				io->nodes_closed++;
+			}
+	}
 	if (io->nodes_closed == io->st->nnodes)
 		return 1;
 	return io->aborting && now_ms() >= io->abort_deadline;
@@ -804,6 +838,8 @@ static int exit_code(const struct io *io, uint32_t *ret_status)
 		}
 	}
 	*ret_status = status;
+	if (best < 0 && io->o->attach)
+		return 0; /* sattach left before any task ended */
 	return best < 0 ? 1 : best;
 }
 
@@ -835,6 +871,7 @@ static void io_init(struct io *io, const struct srun_step *st,
 	if (io->stdin_eof)
 		io->stdin_task = 0;
 	io->fence = srun_fence_create(st->nnodes);
+	io->attach_deadline = now_ms() + (o->attach_wait_ms ? o->attach_wait_ms : 10000);
 }
 
 static void io_release(struct io *io)

@@ -40,6 +40,11 @@ struct srun_io_opts {
 	long in_task, out_task, err_task; /* JOBOPT_IO_ALL, JOBOPT_IO_NONE or a task */
 	int verbose;
 	uint32_t kill_wait; /* seconds to wait for the tasks once the step is aborted */
+	/* sattach: the step is not ours; no task exit is reported, a signal
+	 * detaches, and a node whose stepd has not connected within
+	 * attach_wait_ms (the step ended there) counts as done */
+	int attach;
+	long attach_wait_ms;
 };
 
 /* Run until every node's connection has come and gone (or the step was aborted
@@ -48,6 +53,11 @@ struct srun_io_opts {
  * status, for MSG_JOB_COMPLETE_REQ. */
 int srun_io_run(const struct srun_step *st, const struct srun_io_opts *o,
                 uint32_t *ret_status);
+
+/* Where the stepds can reach us: $ROTA_SRUN_HOST, else our node's NodeAddr
+ * when we run on a node of the cluster (virtual nodes have hostnames nobody
+ * can resolve), else our hostname (written into host[len]).  Borrowed. */
+const char *srun_io_host(char *host, size_t len);
 
 /* "0-3,5,7-8" for sorted ids[0..n).  Writes into buf (always terminated). */
 char *srun_io_ranges(const uint32_t *ids, size_t n, char *buf, size_t len);

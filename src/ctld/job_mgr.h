@@ -26,6 +26,7 @@ struct step {
 	char *name;
 	char *nodes;
 	uint32_t num_tasks, num_cpus;
+	uint32_t *tasks; /* [nnodes] tasks on each (block layout), or NULL */
 	time_t start_time;
 	/* what it holds of the allocation, per step node: positions in the job's
 	 * cores on that node, and memory (MB) */

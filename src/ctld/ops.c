@@ -9,6 +9,7 @@
 #include "ctld/topo.h"
 #include "ctld/fairshare.h"
 #include "ctld/bcast.h"
+#include "ctld/step_attach.h"
 #include "ctld/trigger.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
@@ -312,6 +313,13 @@ static void op_bcast_node(struct ctld *ctld, struct caller *who, void **body,
 	bcast_node_reply(ctld, who, *body);
 }
 
+/* sattach (step_attach.h) */
+static void op_step_attach(struct ctld *ctld, struct caller *who, void **body,
+                           struct chan *ch)
+{
+	step_attach_request(ctld, who, *body, ch);
+}
+
 /* strigger (trigger.h) */
 static void op_trigger_set(struct ctld *ctld, struct caller *who, void **body,
                            struct chan *ch)
@@ -401,6 +409,7 @@ static const struct op_entry {
     {MSG_TRIGGER_SET_REQ, P_USER, op_trigger_set},
     {MSG_TRIGGER_CLEAR_REQ, P_USER, op_trigger_clear},
     {MSG_TRIGGER_GET_REQ, P_USER, op_trigger_get},
+    {MSG_STEP_ATTACH_REQ, P_USER, op_step_attach},
 };
 
 /* Requests whose answer promises a change that the journal must hold: refused

@@ -27,6 +27,7 @@ static void step_free(struct step *st)
 	free(st->name);
 	free(st->nodes);
 	free(st->node_idx);
+	free(st->tasks);
 	for (uint32_t i = 0; st->slots && i < st->nnodes; i++)
 		free(st->slots[i]);
 	free(st->slots);
@@ -132,6 +133,8 @@ static struct step *step_new(struct ctld *ctld, struct job *job,
 	                                               : "(null)");
 	st->num_tasks = l->num_tasks;
 	st->num_cpus = l->num_cpus;
+	st->tasks = memcpy(xcalloc(l->n + 1, sizeof(uint32_t)), l->tasks,
+	                   l->n * sizeof(uint32_t));
 	st->start_time = time(NULL);
 	return st;
 }
@@ -171,6 +174,11 @@ void step_event_fill(const struct job *job, const struct step *st,
 	for (uint32_t i = 0; i < st->nnodes; i++)
 		for (uint32_t c = 0; c < st->nslots[i]; c++)
 			ev->slots.v[off++] = st->slots[i][c];
+	if (st->tasks) {
+		ev->tasks_per_node.v = memcpy(xcalloc(st->nnodes + 1, sizeof(uint32_t)),
+		                              st->tasks, st->nnodes * sizeof(uint32_t));
+		ev->tasks_per_node.n = st->nnodes;
+	}
 	if (st->gres) {
 		ev->gres = xcalloc(st->nnodes + 1, sizeof(char *));
 		for (uint32_t i = 0; i < st->nnodes; i++)
@@ -249,6 +257,9 @@ int step_apply_start(struct ctld *ctld, struct job *job, const struct ev_step_st
 		for (size_t i = 0; i < count; i++)
 			st->gres[i] = xstrdup(ev->gres[i]);
 	}
+	if (ev->tasks_per_node.n == count)
+		st->tasks = memcpy(xcalloc(count + 1, sizeof(uint32_t)),
+		                   ev->tasks_per_node.v, count * sizeof(uint32_t));
 	st->nodes = xstrdup(ev->nodes);
 	st->name = xstrdup(ev->text ? ev->text : "(null)");
 	st->overlap = !!(ev->flags & STEP_EV_OVERLAP);

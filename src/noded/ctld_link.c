@@ -303,6 +303,10 @@ static void link_on_msg(struct conn *c, uint16_t type, void **body, void *arg)
 		if (l->ops->stat)
 			l->ops->stat(l->arg, *body);
 		break;
+	case MSG_STEP_ATTACH_REQ:
+		if (l->ops->attach)
+			l->ops->attach(l->arg, *body);
+		break;
 	case MSG_FILE_BCAST_REQ:
 		if (l->ops->bcast) {
 			l->ops->bcast(l->arg, *body);

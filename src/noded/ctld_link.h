@@ -23,6 +23,7 @@ struct conf;
 struct auth;
 struct ctld_link;
 struct file_bcast;
+struct step_attach;
 
 /* What the link asks of its owner (all called in the loop thread). */
 struct ctld_link_ops {
@@ -44,6 +45,8 @@ struct ctld_link_ops {
 	/* sbcast: a MSG_FILE_BCAST_REQ block to write here (optional); req is
 	 * borrowed, the answer goes out with ctld_link_reply. */
 	void (*bcast)(void *arg, const struct file_bcast *req);
+	/* sattach: a MSG_STEP_ATTACH_REQ for a step here (optional); borrowed. */
+	void (*attach)(void *arg, const struct step_attach *req);
 	/* Fill a ping's free_memory and cpu_load (optional: this machine's). */
 	void (*ping_fill)(void *arg, struct node_ping *p);
 };

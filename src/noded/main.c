@@ -206,6 +206,13 @@ static void on_stat_done(void *arg, const struct node_stat_resp *r)
 	ctld_link_reply(nd->link, MSG_NODE_STAT_RESP, r);
 }
 
+/* sattach: the step's stepd opens another I/O connection. */
+static void on_attach(void *arg, const struct step_attach *req)
+{
+	struct noded *nd = arg;
+	stepd_mgr_attach(nd->stepds, req);
+}
+
 /* sbcast: a block to write here as the job's user (noded/bcast.h). */
 static void on_bcast(void *arg, const struct file_bcast *req)
 {
@@ -266,6 +273,7 @@ static const struct ctld_link_ops link_ops = {
     .signal = on_signal,
     .stat = on_stat,
     .bcast = on_bcast,
+    .attach = on_attach,
     .live_steps = on_live_steps,
     .shutdown = on_shutdown,
     .conf_files = on_conf_files,

@@ -635,6 +635,14 @@ void stepd_mgr_stat(struct stepd_mgr *m, const struct step_stat_req *req)
 		m->o.stat_done(m->o.arg, &none);
 }
 
+void stepd_mgr_attach(struct stepd_mgr *m, const struct step_attach *req)
+{
+	struct stepd_rec *r = rec_find(m, req->job_id, req->step_id);
+
+	if (r && r->conn && !r->reported)
+		conn_send(r->conn, MSG_STEP_ATTACH_REQ, req);
+}
+
 void stepd_mgr_live(struct stepd_mgr *m, struct rota_u32v *jobs, struct rota_u32v *steps)
 {
 	uint32_t *cg_jobs = NULL;

@@ -84,6 +84,10 @@ void stepd_mgr_signal(struct stepd_mgr *m, const struct signal_req *req);
 /* sstat: ask the stepd of req's step for its usage now; the answer comes
  * through stat_done (at once when there is no such stepd). */
 void stepd_mgr_stat(struct stepd_mgr *m, const struct step_stat_req *req);
+/* sattach: hand the step's stepd a MSG_STEP_ATTACH_REQ (req borrowed);
+ * nothing when no such step runs here. */
+struct step_attach;
+void stepd_mgr_attach(struct stepd_mgr *m, const struct step_attach *req);
 
 /* The (job, step) pairs of live stepds, and (job, NO_VAL) for each job with a
  * cgroup here; caller frees jobs->v and steps->v. */

@@ -742,6 +742,27 @@ ROTA_DECLARE(io_data, IO_DATA_FIELDS)
 	F(S, u32, cols, _)
 ROTA_DECLARE(io_winsize, IO_WINSIZE_FIELDS)
 
+/* sattach: MSG_STEP_ATTACH_REQ {the step; where sattach listens and the key
+ * the stepds prove} (CLI -> controller -> each node of the step -> its stepd,
+ * which connects there as to srun and from then on sends it what it sends
+ * srun) -> MSG_STEP_ATTACH_RESP {the step's nodes and tasks on each}, or
+ * MSG_RC.  With STEP_ATTACH_F_LAYOUT the controller only answers. */
+#define STEP_ATTACH_F_LAYOUT 1u
+#define STEP_ATTACH_FIELDS(F, S)                                                         \
+	F(S, u32, job_id, _)                                                             \
+	F(S, u32, step_id, _)                                                            \
+	F(S, u32, flags, _)                                                              \
+	F(S, str, io_host, _)                                                            \
+	F(S, u32, io_port, _)                                                            \
+	F(S, bin, io_key, _)
+ROTA_DECLARE(step_attach, STEP_ATTACH_FIELDS)
+#define STEP_ATTACH_RESP_FIELDS(F, S)                                                    \
+	F(S, u32, job_id, _)                                                             \
+	F(S, u32, step_id, _)                                                            \
+	F(S, str, nodes, _)                                                              \
+	F(S, u32v, tasks_per_node, _)
+ROTA_DECLARE(step_attach_resp, STEP_ATTACH_RESP_FIELDS)
+
 /* io_data.task of stdin for every task of the node (srun -i all). */
 #define IO_TASK_ALL 0xffffffffu
 
@@ -1487,6 +1508,8 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_TRIGGER_CLEAR_REQ, 83, trigger)                                            \
 	M(MSG_TRIGGER_GET_REQ, 84, empty_msg)                                            \
 	M(MSG_TRIGGER_GET_RESP, 85, trigger_list)                                        \
+	M(MSG_STEP_ATTACH_REQ, 86, step_attach)                                          \
+	M(MSG_STEP_ATTACH_RESP, 87, step_attach_resp)                                    \
 	M(MSG_LIC_INFO_REQ, 63, empty_msg)                                               \
 	M(MSG_LIC_INFO_RESP, 64, lic_info_resp)                                          \
 	M(MSG_RESV_UPDATE_REQ, 65, resv_desc)                                            \

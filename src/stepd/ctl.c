@@ -142,6 +142,10 @@ static void on_ctl_msg(struct msglink *l, uint16_t type, void *body, void *arg)
 		usage_answer(st, body);
 		return;
 	}
+	if (type == MSG_STEP_ATTACH_REQ) {
+		io_attach(st, body);
+		return;
+	}
 	if (type != MSG_SIGNAL_REQ) {
 		log_debug("ignoring %s from rotad", msg_name(type));
 		return;

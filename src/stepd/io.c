@@ -54,23 +54,46 @@ void io_connect(struct stepd *st)
 	msglink_send(st->io, MSG_IO_HELLO, &hello);
 }
 
+#define ATTACH_PENDING_MAX (16u << 20) /* a sattach this far behind is dropped */
+
+static void attach_drop(struct stepd *st, uint32_t i, const char *why)
+{
+	log_info("JobId=%u StepId=%u sattach connection closed: %s", st->req->job_id,
+	         st->req->step_id, why);
+	msglink_destroy(st->attach[i]);
+	st->attach[i] = st->attach[--st->nattach];
+	st->attach[st->nattach] = NULL;
+}
+
+/* To srun and every sattach. */
+static void send_all(struct stepd *st, uint16_t type, const void *body)
+{
+	if (st->io)
+		msglink_send(st->io, type, body);
+	for (uint32_t i = 0; i < st->nattach;) {
+		if (msglink_send(st->attach[i], type, body) < 0 ||
+		    msglink_pending(st->attach[i]) > ATTACH_PENDING_MAX)
+			attach_drop(st, i, "it does not keep up");
+		else
+			i++;
+	}
+}
+
 static void send_data(struct stepd *st, uint32_t gtid, uint32_t stream, const void *p,
                       size_t n)
 {
 	struct io_data d = {.task = gtid, .stream = stream};
 
-	if (!st->io)
-		return;
 	d.data.data = (uint8_t *)p;
 	d.data.len = (uint32_t)n;
-	msglink_send(st->io, MSG_IO_DATA, &d);
+	send_all(st, MSG_IO_DATA, &d);
 }
 
 static void pipe_finish(struct stepd *st, struct stepd_task *t, int stream);
 
 void io_launched(struct stepd *st)
 {
-	for (uint32_t i = 0; i < st->ntasks && st->io; i++) {
+	for (uint32_t i = 0; i < st->ntasks && (st->io || st->nattach); i++) {
 		if (st->tasks[i].out_fd < 0)
 			send_data(st, st->tasks[i].gtid, 1, "", 0);
 		if (st->tasks[i].err_fd < 0)
@@ -254,11 +277,9 @@ void io_report_exits(struct stepd *st)
 			t->status = (int)TASK_STATUS_OOM;
 			te.status = TASK_STATUS_OOM;
 		}
-		if (!st->io)
-			continue;
 		te.tasks.v = &t->gtid;
 		te.tasks.n = 1;
-		msglink_send(st->io, MSG_TASK_EXIT, &te);
+		send_all(st, MSG_TASK_EXIT, &te);
 	}
 }
 
@@ -268,6 +289,70 @@ int io_drained(const struct stepd *st)
 		if (st->tasks[i].out_fd >= 0 || st->tasks[i].err_fd >= 0)
 			return 0;
 	return 1;
+}
+
+/* ---- sattach ---- */
+
+void io_attach(struct stepd *st, const struct step_attach *req)
+{
+	struct rota_error err = {""};
+	struct io_hello hello = {
+	    .job_id = st->req->job_id,
+	    .step_id = st->req->step_id,
+	    .node_index = st->req->node_index,
+	    .node_name = st->req->node_name,
+	    .key = req->io_key,
+	};
+	struct msglink *l;
+	int fd;
+
+	if (st->batch || req->job_id != st->req->job_id ||
+	    req->step_id != st->req->step_id)
+		return;
+	if (st->nattach == STEPD_ATTACH_MAX) {
+		log_err("JobId=%u StepId=%u sattach refused: %d are attached already",
+		        st->req->job_id, st->req->step_id, STEPD_ATTACH_MAX);
+		return;
+	}
+	fd = net_connect_tcp(req->io_host, (uint16_t)req->io_port, 3000, &err);
+	if (fd < 0) {
+		log_err("JobId=%u StepId=%u cannot reach sattach: %s", st->req->job_id,
+		        st->req->step_id, err.text);
+		return;
+	}
+	l = msglink_create(fd, "sattach");
+	msglink_send(l, MSG_IO_HELLO, &hello);
+	for (uint32_t i = 0; i < st->ntasks; i++) { /* what is over already */
+		struct stepd_task *t = &st->tasks[i];
+		struct io_data d = {.task = t->gtid};
+		struct task_exit te = {.status = (uint32_t)t->status,
+		                       .node_name = st->req->node_name,
+		                       .tasks = {&t->gtid, 1}};
+		for (d.stream = 1; d.stream <= 2; d.stream++)
+			if ((d.stream == 1 ? t->out_fd : t->err_fd) < 0)
+				msglink_send(l, MSG_IO_DATA, &d);
+		if (t->reported)
+			msglink_send(l, MSG_TASK_EXIT, &te);
+	}
+	st->attach[st->nattach++] = l;
+	log_info("JobId=%u StepId=%u sattach attached from %s", st->req->job_id,
+	         st->req->step_id, req->io_host);
+}
+
+int io_attach_fd(const struct stepd *st, uint32_t i, short *events)
+{
+	if (i >= st->nattach)
+		return -1;
+	*events = msglink_events(st->attach[i]);
+	return msglink_fd(st->attach[i]);
+}
+
+void io_on_attach(struct stepd *st, uint32_t i, short revents)
+{
+	if (i >= st->nattach)
+		return;
+	if (msglink_handle(st->attach[i], revents, on_io_msg, st) < 0)
+		attach_drop(st, i, "it went away");
 }
 
 /* Half-close the srun link and read what srun still sends (its stdin EOF, say)
@@ -302,6 +387,10 @@ void io_finish(struct stepd *st)
 		stdin_close(t);
 	}
 	io_report_exits(st);
+	while (st->nattach) { /* a little time each: sattach is not srun */
+		msglink_flush(st->attach[st->nattach - 1], 2000);
+		msglink_destroy(st->attach[--st->nattach]);
+	}
 	if (st->io && msglink_flush(st->io, 10000) < 0)
 		log_err("JobId=%u StepId=%u could not hand all output to srun",
 		        st->req->job_id, st->req->step_id);

@@ -411,11 +411,13 @@ enum pref_kind {
 	PR_ERR,
 	PR_IN,
 	PR_PMI,
-	PR_PMIX
+	PR_PMIX,
+	PR_ATTACH
 };
 struct pref {
 	enum pref_kind kind;
 	struct stepd_task *task;
+	uint32_t idx; /* PR_ATTACH: which */
 };
 
 struct pollset {
@@ -470,6 +472,13 @@ static void pollset_fill(struct stepd *st, struct pollset *ps)
 		int fd = pmi_link_fd(st, &ev);
 		pollset_add(ps, fd, ev, PR_PMIX, NULL);
 	}
+	for (uint32_t i = 0; i < st->nattach; i++) {
+		short ev = 0;
+		int fd = io_attach_fd(st, i, &ev);
+		pollset_add(ps, fd, ev, PR_ATTACH, NULL);
+		if (ps->n && ps->ref[ps->n - 1].kind == PR_ATTACH)
+			ps->ref[ps->n - 1].idx = i;
+	}
 }
 
 static void on_signal(struct stepd *st)
@@ -521,6 +530,11 @@ static void pollset_dispatch(struct stepd *st, struct pollset *ps)
 			break;
 		case PR_PMIX:
 			pmi_on_link(st, rev);
+			break;
+		case PR_ATTACH:
+			/* a dropped link takes the last one's place: that one's
+			 * events this round are left (polled again next) */
+			io_on_attach(st, ps->ref[i].idx, rev);
 			break;
 		}
 	}

@@ -31,6 +31,9 @@ struct msglink;
 struct nvml_watch;
 struct pmi;
 
+/* sattach connections a step daemon keeps at once (stepd/io.c). */
+#define STEPD_ATTACH_MAX 16
+
 /* Local tasks per node we accept (each costs up to four descriptors). */
 #define STEPD_MAX_TASKS 4096
 
@@ -120,9 +123,12 @@ struct stepd {
 	char **env; /* environment shared by all tasks (caller of env_build frees) */
 
 	int sigfd;
-	int listen_fd;          /* spool socket for re-attaching rotads, -1 if none */
-	struct msglink *ctl;    /* rotad, NULL while detached */
-	struct msglink *io;     /* srun, NULL if none or lost */
+	int listen_fd;       /* spool socket for re-attaching rotads, -1 if none */
+	struct msglink *ctl; /* rotad, NULL while detached */
+	struct msglink *io;  /* srun, NULL if none or lost */
+	/* sattach's, as many as came and are still there */
+	struct msglink *attach[STEPD_ATTACH_MAX];
+	uint32_t nattach;
 	struct cgroup *cg;      /* the step's containment (stepd/cgroup.h) */
 	struct cpubind cpubind; /* the step's --cpu-bind (common/cpubind.h) */
 	struct container *ctr;  /* --container-image (stepd/container.h), or NULL */
@@ -188,6 +194,14 @@ void io_on_link(struct stepd *st, short revents);
 /* stream: 1 stdout, 2 stderr. */
 void io_on_pipe(struct stepd *st, struct stepd_task *t, int stream);
 void io_on_stdin(struct stepd *st, struct stepd_task *t, short revents);
+/* sattach (MSG_STEP_ATTACH_REQ from rotad): connect to it, say hello, and
+ * from then on send it what srun gets (what is over before: each finished
+ * stream's EOF and each reported task's exit). */
+struct step_attach;
+void io_attach(struct stepd *st, const struct step_attach *req);
+/* sattach link i's poll events (and fd), -1 when none. */
+int io_attach_fd(const struct stepd *st, uint32_t i, short *events);
+void io_on_attach(struct stepd *st, uint32_t i, short revents);
 /* Send MSG_TASK_EXIT for exited tasks whose output is drained. */
 void io_report_exits(struct stepd *st);
 /* Whether every task's output pipes have reached EOF. */

@@ -55,6 +55,9 @@ CHECKS = [
     (["sacct", "--help"], ["sacct...OPTION", "Valid..OPTION..values are:", "--duplicates"], 3),
     (["sprio", "--help"], ["Help options:"], 1),
     (["sdiag", "--usage"], ["Usage: *sdiag"], 1),
+    (["sattach", "--help"], [r"Usage: sattach \[options\] <jobid.stepid>",
+                             "--layout", "Help options:"], 3),
+    (["sattach", "--usage"], [r"Usage: sattach \[options\] <jobid.stepid>"], 1),
     (["strigger", "--help"], ["Usage: strigger .--set . --get . --clear. .OPTIONS.",
                               "--primary_database_resumed_operation", "Help options:"], 3),
     (["strigger", "--usage"], [r"Usage: strigger \[--set \| --get \| --clear \| "
