@@ -489,6 +489,15 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 			set_flag(o, JOB_F_EXCLUSIVE, JOB_F_OVERSUBSCRIBE);
 		o->step_flags |= STEP_F_EXACT;
 		break;
+	case O_KILL_INV_DEP:
+		if (arg && !strcasecmp(arg, "yes"))
+			set_flag(o, JOB_F_KILL_INV_DEP, JOB_F_NO_KILL_INV_DEP);
+		else if (arg && !strcasecmp(arg, "no"))
+			set_flag(o, JOB_F_NO_KILL_INV_DEP, JOB_F_KILL_INV_DEP);
+		else
+			die(JOBOPT_EXIT_FATAL,
+			    "Invalid --kill-on-invalid-dep specification");
+		break;
 	case O_EXPORT:
 		if (!arg || !*arg)
 			die(JOBOPT_EXIT_FATAL, "Invalid --export specification");

@@ -68,6 +68,7 @@ enum {
 	O_CTR_MOUNT_HOME,
 	O_CTR_NO_MOUNT_HOME,
 	O_RESERVATION,
+	O_KILL_INV_DEP,
 	O_IGNORE, /* accepted and ignored */
 };
 

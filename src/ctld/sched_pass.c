@@ -126,10 +126,15 @@ static int job_blocked_by_limits(struct ctld *ctld, struct job *job, time_t now)
 		sched_pass_set_reason(job, WAIT_DEPENDENCY, NULL);
 		return 1;
 	case DEPEND_NEVER:
-		if (depend_kill_invalid(ctld)) {
+		if ((job->desc.flags & JOB_F_KILL_INV_DEP) ||
+		    (!(job->desc.flags & JOB_F_NO_KILL_INV_DEP) &&
+		     depend_kill_invalid(ctld))) {
 			log_info("JobId=%u: dependency can never be satisfied, "
-			         "cancelling it (kill_invalid_depend)",
-			         job->job_id);
+			         "cancelling it (%s)",
+			         job->job_id,
+			         (job->desc.flags & JOB_F_KILL_INV_DEP)
+			             ? "--kill-on-invalid-dep"
+			             : "kill_invalid_depend");
 			job_end(ctld, job, JOB_CANCELLED, WAIT_DEP_INVALID, 0);
 		} else {
 			sched_pass_set_reason(job, WAIT_DEP_INVALID, NULL);

@@ -122,6 +122,10 @@ enum job_flags {
 	JOB_F_OVERCOMMIT = 1 << 6,    /* -O: CPUs for one task a node, tasks as asked */
 	JOB_F_SPREAD = 1 << 7,        /* --spread-job */
 	JOB_F_CONTIGUOUS = 1 << 8,    /* --contiguous */
+	/* --kill-on-invalid-dep=yes|no: cancelled, or left waiting, when a
+	 * dependency can never be satisfied (neither: kill_invalid_depend) */
+	JOB_F_KILL_INV_DEP = 1 << 9,
+	JOB_F_NO_KILL_INV_DEP = 1 << 10,
 };
 
 /* One job as squeue / scontrol show job see it. */

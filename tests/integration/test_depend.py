@@ -56,6 +56,21 @@ def test_afterok_of_failed_job_never_satisfied(cluster):
     assert reason(cluster, dep) == "PENDING DependencyNeverSatisfied"
 
 
+def test_kill_on_invalid_dep_option(cluster):
+    """sbatch --kill-on-invalid-dep=yes cancels the job whose dependency can
+    never be satisfied (without kill_invalid_depend); a bad value is
+    refused."""
+    first = cluster.sbatch("-o", "/dev/null", "--wrap", "exit 3")
+    assert cluster.wait_job(first) == "FAILED"
+    dep = cluster.sbatch("-d", f"afterok:{first}", "--kill-on-invalid-dep=yes", "-o",
+                         "/dev/null", "--wrap", "true")
+    assert cluster.wait_job(dep) == "CANCELLED"
+    assert cluster.job_field(dep, "Reason") == "DependencyNeverSatisfied"
+    p = cluster.run(["sbatch", "--kill-on-invalid-dep=maybe", "--wrap", "true"])
+    assert p.returncode != 0
+    assert "Invalid --kill-on-invalid-dep specification" in p.stderr
+
+
 def test_afternotok_and_afterany(cluster):
     first = gated(cluster, status=1)
     notok = cluster.sbatch("-d", f"afternotok:{first}", "-o", "/dev/null",
@@ -142,3 +157,9 @@ def test_kill_invalid_depend(fresh_cluster):
     dep = c.sbatch("-d", f"afterok:{first}", "-o", "/dev/null", "--wrap", "true")
     assert c.wait_job(dep) == "CANCELLED"
     assert c.job_field(dep, "Reason") == "DependencyNeverSatisfied"
+    # --kill-on-invalid-dep=no keeps this one waiting despite the setting
+    kept = c.sbatch("-d", f"afterok:{first}", "--kill-on-invalid-dep=no", "-o",
+                    "/dev/null", "--wrap", "true")
+    wait_reason(c, kept, "PENDING DependencyNeverSatisfied")
+    time.sleep(1.5)
+    assert reason(c, kept) == "PENDING DependencyNeverSatisfied"
