@@ -162,10 +162,8 @@ void restd_answer44(struct rest_call *c, uint16_t type, void **body);
 
 /* The paths v0.0.44 has and v0.0.38 has not (paths44.c): for path (what
  * follows "/slurm/v0.0.44/"), -1 when it is not one of them; else 0 and the
- * request to relay in *type and *body, PATHS44_ANSWERED when answered
- * already, or an HTTP error code with Slurm's words and number.
- * restd_payload44 adds their controller's answers to doc. */
-#define PATHS44_ANSWERED 1
+ * request to relay in *type and *body, or an HTTP error code with Slurm's
+ * words and number.  restd_payload44 adds their controller's answers to doc. */
 int restd_parse44(struct rest_call *c, const char *path, uint16_t *type, void **body,
                   const char **why, int *errnum);
 void restd_payload44(struct rest_call *c, struct json_t *doc, uint16_t type, void *body);

@@ -516,10 +516,6 @@ void restd_route(struct evhttp_request *req, void *arg)
 		path[--len] = '\0';
 	code = parse_call(req, &u, path + strlen(prefix), c, &type, &body, &why, &errnum);
 	free(path);
-	if (code == PATHS44_ANSWERED) {
-		free(c);
-		return;
-	}
 	if (code) {
 		reply_error(c, code, why, errnum);
 		free(c);

@@ -203,6 +203,19 @@ class Cluster:
             assert time.monotonic() < deadline, f"{name} ({pid}) did not die"
             time.sleep(0.05)
 
+    def compact_journal(self, timeout=30):
+        """Have the controller compact its journal now (SIGUSR1) and wait for
+        it: the state is then in the snapshot a restart reads."""
+        log = os.path.join(self.dir, "log", "rotactld.log")
+
+        def done_count():
+            with open(log) as f:
+                return f.read().count("journal compacted")
+        before = done_count()
+        os.kill(self.pid("rotactld"), signal.SIGUSR1)
+        self.wait_for(lambda: done_count() > before or None, timeout=timeout,
+                      what="the journal's compaction")
+
     def conf_value(self, key):
         with open(self.conf_path) as f:
             for line in f:

@@ -6,7 +6,6 @@ them and ended with them, repeats and ends, and the table kept through a
 compaction and a restart."""
 
 import os
-import signal
 import time
 from datetime import datetime
 
@@ -336,10 +335,7 @@ def test_reservations_survive_compaction_and_restart(cluster):
     cluster.run(["scontrol", "delete", "ReservationName=gone"], check=True)
     before = cluster.run(["scontrol", "-o", "show", "res"], check=True).stdout
     assert "PURGE_COMP=00:05:00" in before and "Accounts=root" in before
-    log = os.path.join(cluster.dir, "log", "rotactld.log")
-    os.kill(cluster.pid("rotactld"), signal.SIGUSR1)
-    cluster.wait_for(lambda: "journal compacted" in open(log).read(), timeout=30,
-                     what="the compaction")
+    cluster.compact_journal()
     cluster.kill_daemon("rotactld")
     cluster.up()
     assert cluster.run(["scontrol", "-o", "show", "res"], check=True).stdout == before

@@ -139,9 +139,7 @@ def test_image_of_a_compacted_journal_is_not_used(fresh_cluster):
         old_image = f.read()
     c.up()
     b = held(c, "--wrap", "true")
-    os.kill(c.pid("rotactld"), signal.SIGUSR1)
-    c.wait_for(lambda: "journal compacted" in ctld_log(c), timeout=30,
-               what="the compaction")
+    c.compact_journal()
     c.kill_daemon("rotactld", signal.SIGKILL)
     # the image of the file before the compaction
     with open(image_path(c), "wb") as f:

@@ -158,6 +158,11 @@ def test_triggers_survive_a_restart(tcluster):
     c.down()
     c.up()
     assert c.run(["strigger", "--get"], check=True).stdout == before
+    # and from a compacted journal (the snapshot writes them too)
+    c.compact_journal()
+    c.kill_daemon("rotactld")
+    c.up()
+    assert c.run(["strigger", "--get"], check=True).stdout == before
 
 
 @pytest.mark.skipif(not IS_ROOT, reason="needs root to create test users")

@@ -5,7 +5,6 @@ done, a suspended job cancelled at once, and the state kept through a
 compaction and a controller restart."""
 
 import os
-import signal
 import time
 
 from unixusers import as_user
@@ -102,10 +101,7 @@ def test_suspended_stays_suspended_through_compaction_and_restart(cluster):
     time.sleep(1)
     cluster.run(["scontrol", "suspend", str(j)], check=True)
     before = (cluster.job_field(j, "SuspendTime"), cluster.job_field(j, "SecsPreSuspend"))
-    log = os.path.join(cluster.dir, "log", "rotactld.log")
-    os.kill(cluster.pid("rotactld"), signal.SIGUSR1)
-    cluster.wait_for(lambda: "journal compacted" in open(log).read(), timeout=30,
-                     what="the compaction")
+    cluster.compact_journal()
     cluster.kill_daemon("rotactld")
     cluster.up()
     assert cluster.job_state(j) == "SUSPENDED"
