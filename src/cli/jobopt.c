@@ -15,6 +15,7 @@
 #include "cli/jobopt.h"
 #include "cli/jobopt_table.h"
 #include "common/acctg.h"
+#include "common/mailtype.h"
 #include "common/signame.h"
 #include "cli/fmt.h"
 #include "common/gres.h"
@@ -488,6 +489,16 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		if (!arg || !*arg || !strcasecmp(arg, "exclusive"))
 			set_flag(o, JOB_F_EXCLUSIVE, JOB_F_OVERSUBSCRIBE);
 		o->step_flags |= STEP_F_EXACT;
+		break;
+	case O_MAIL_TYPE: {
+		long mt = mail_type_parse(arg);
+		if (mt < 0)
+			die(JOBOPT_EXIT_FATAL, "--mail-type=%s invalid", arg ? arg : "");
+		d->mail_type = (uint32_t)mt;
+		break;
+	}
+	case O_MAIL_USER:
+		set_str(&d->mail_user, arg);
 		break;
 	case O_KILL_INV_DEP:
 		if (arg && !strcasecmp(arg, "yes"))

@@ -69,6 +69,8 @@ enum {
 	O_CTR_NO_MOUNT_HOME,
 	O_RESERVATION,
 	O_KILL_INV_DEP,
+	O_MAIL_TYPE,
+	O_MAIL_USER,
 	O_IGNORE, /* accepted and ignored */
 };
 

@@ -24,6 +24,7 @@
 #include "common/gres_req.h"
 #include "common/hostlist.h"
 #include "common/jobfmt.h"
+#include "common/mailtype.h"
 #include "common/states.h"
 #include "common/timefmt.h"
 #include "common/uid.h"
@@ -317,6 +318,11 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 		        timefmt_duration((long)j->wait4switch, b1, sizeof(b1)), le);
 	fputs("Power=", f);
 	print_job_tres(f, j, le);
+	if (j->mail_type && j->mail_user) {
+		char mt[256];
+		fprintf(f, "%sMailUser=%s MailType=%s", le, j->mail_user,
+		        mail_type_str(j->mail_type, mt, sizeof(mt)));
+	}
 	end_record(f, o);
 }
 

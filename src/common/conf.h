@@ -136,6 +136,9 @@ struct conf {
 	/* sbcast: BcastParameters (DestDir=, send_libs, Compression=) and
 	 * BcastExclude (directories whose libraries --send-libs leaves out) */
 	char *bcast_parameters, *bcast_exclude;
+	/* MailProg (run as `MailProg -s SUBJECT USER`) and MailDomain (added to
+	 * a --mail-user without '@') */
+	char *mail_prog, *mail_domain;
 	uint32_t min_job_age;       /* seconds, default 300 */
 	uint32_t slurmd_timeout;    /* seconds, default 300 */
 	uint32_t slurmctld_timeout; /* seconds, default 120 */

@@ -131,6 +131,10 @@ static const struct conf_doc global_doc[] = {
      "The MPI support of srun's steps when srun has no --mpi: pmi2 serves the PMI-1 and "
      "PMI-2 wire protocols (MPICH, libpmi2), pmix a PMIx server (OpenMPI's direct "
      "launch)."},
+    {"MailProg", "path",
+     "The program the controller runs as `MailProg -s SUBJECT USER` for --mail-type's "
+     "events, as SlurmUser, with SLURM_JOB_* variables."},
+    {"MailDomain", "domain", "Added as @domain to a mail user that has none."},
     {"BcastParameters", "DestDir=dir,send_libs,Compression=lz4|none",
      "sbcast's defaults: the directory of relative destinations, --send-libs; files "
      "travel uncompressed."},

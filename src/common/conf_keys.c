@@ -120,6 +120,9 @@ const struct conf_key conf_keys[] = {
     G_STR("JobAcctGatherType", acctg_type, "jobacct_gather/cgroup", R),
     G_U32("KillOnBadExit", kill_on_bad_exit, "0", 0, 1, NULL, R),
     G_STR("MpiDefault", mpi_default, "none", R),
+    /* --mail-type's mails (ctld/mail.h) */
+    G_STR("MailProg", mail_prog, "/bin/mail", R),
+    G_STR("MailDomain", mail_domain, NULL, R),
     /* sbcast (cli/sbcast.c) */
     G_STR("BcastParameters", bcast_parameters, NULL, R),
     G_STR("BcastExclude", bcast_exclude, "/lib,/usr/lib,/lib64,/usr/lib64", R),
@@ -232,8 +235,6 @@ const struct conf_key conf_keys[] = {
     IGNORE("LaunchParameters"),
     IGNORE("LaunchType"),
     IGNORE("LogTimeFormat"),
-    IGNORE("MailDomain"),
-    IGNORE("MailProg"),
     IGNORE("MaxMemPerCPU"),
     IGNORE("MaxMemPerNode"),
     IGNORE("MaxNodeCount"),

@@ -272,6 +272,9 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->command = d->command;
 	o->submit_host = d->submit_host;
 	o->comment = d->comment;
+	o->mail_type = d->mail_type;
+	if (d->mail_type)
+		o->mail_user = d->mail_user ? d->mail_user : job->owner->user;
 	if (pending && job->sched) {
 		o->sched_nodes = job->sched->sched_nodes;
 		o->unavail_nodes = job->sched->unavail_nodes;

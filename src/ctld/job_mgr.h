@@ -69,7 +69,8 @@ struct job_run {
 	time_t suspend_time;
 	uint32_t pre_sus_secs;
 	uint32_t sus_secs;
-	int sus_preempted; /* suspended by preemption (PreemptMode=SUSPEND) */
+	int sus_preempted;  /* suspended by preemption (PreemptMode=SUSPEND) */
+	uint32_t mail_sent; /* the TIME_LIMIT_* mails sent (ctld/mail.h) */
 };
 
 extern const struct job_run job_run_none;

@@ -16,6 +16,8 @@
 #include "ctld/ctld.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
+#include "ctld/mail.h"
+#include "common/mailtype.h"
 #include "ctld/suspend.h"
 #include "ctld/node_mgr.h"
 #include "common/common.h"
@@ -65,6 +67,7 @@ static void job_end_by(struct ctld *ctld, struct job *job, uint32_t state,
 	}
 	if (ev_end_commit(ctld, &ev) < 0)
 		return;
+	mail_job(ctld, job, MAIL_END, state, exit_code, ev.time);
 	/* a node we cannot reach will not confirm: do not wait for it */
 	for (uint32_t k = 0; was_running && k < job->run->nnodes; k++)
 		if (!node_mgr_get(ctld->nodes, job->run->node_idx[k])->link)
@@ -221,6 +224,7 @@ int job_requeue(struct ctld *ctld, struct job *job)
 	if (ev_requeue_commit(ctld, &ev) < 0)
 		return -ESLURM_TRANSITION_STATE_NO_UPDATE;
 	log_info("JobId=%u requeued", job->job_id);
+	mail_job(ctld, job, MAIL_REQUEUE, job->state, 0, time(NULL));
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "common/uid.h"
 #include "ctld/bcast.h"
 #include "ctld/trigger.h"
+#include "ctld/mail.h"
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
 #include "ctld/sched_pass.h"
@@ -135,6 +136,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 	resv_tick(ctld, now);
 	suspend_tick(ctld, now);
 	trigger_tick(ctld, now);
+	mail_tick(ctld, now);
 	ctld_state_tick(ctld, now);
 	acct_tick(ctld, now);
 	repl_tick(ctld, now);

@@ -28,6 +28,8 @@
 #include "ctld/depend.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
+#include "ctld/mail.h"
+#include "common/mailtype.h"
 #include "ctld/node_gres.h"
 #include "ctld/node_mgr.h"
 #include "ctld/sched_pass.h"
@@ -126,6 +128,9 @@ static int job_blocked_by_limits(struct ctld *ctld, struct job *job, time_t now)
 		sched_pass_set_reason(job, WAIT_DEPENDENCY, NULL);
 		return 1;
 	case DEPEND_NEVER:
+		if (job->reason !=
+		    WAIT_DEP_INVALID) /* once: the first pass that sees it */
+			mail_job(ctld, job, MAIL_INVALID_DEPEND, job->state, 0, now);
 		if ((job->desc.flags & JOB_F_KILL_INV_DEP) ||
 		    (!(job->desc.flags & JOB_F_NO_KILL_INV_DEP) &&
 		     depend_kill_invalid(ctld))) {
@@ -571,6 +576,7 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 		ev.state = JOB_CONFIGURING;
 	if (ev_start_commit(ctld, &ev) == 0) {
 		log_info("JobId=%u started on %s", task->job_id, ev.nodes);
+		mail_job(ctld, task, MAIL_BEGIN, task->state, 0, ev.time);
 		resv_job_started(ctld, task);
 		resv_pass_took(ps->resv, task, a);
 		assoc_limits_started(ps->limits, task);

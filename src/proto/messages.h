@@ -105,7 +105,9 @@
 	CONTAINER_FIELDS(F, S)                                                           \
 	F(S, u32, req_switch, _)       /* --switches=N: leaf switches at most; 0 none */ \
 	F(S, u32, wait4switch, _)      /* ...@max-time, s; NO_VAL: max_switch_wait */    \
-	F(S, u32, sockets_per_node, _) /* --sockets-per-node, -B S; 0 unset */
+	F(S, u32, sockets_per_node, _) /* --sockets-per-node, -B S; 0 unset */           \
+	F(S, u32, mail_type, _)        /* --mail-type: MAIL_* (common/mailtype.h) */     \
+	F(S, str, mail_user, _)        /* --mail-user; NULL: the job's user */
 ROTA_DECLARE(job_desc, JOB_DESC_FIELDS)
 enum gres_flags {
 	GRES_F_ENFORCE_BINDING = 1,
@@ -204,7 +206,9 @@ enum job_flags {
 	F(S, str, reservation, _)                                                        \
 	F(S, i64, suspend_time, _) /* last suspended or resumed; 0 never */              \
 	F(S, u32, pre_sus_secs, _) /* run before the last suspension */                  \
-	F(S, u32, sus_secs, _)     /* spent suspended, up to now */
+	F(S, u32, sus_secs, _)     /* spent suspended, up to now */                      \
+	F(S, u32, mail_type, _)    /* MAIL_* (common/mailtype.h) */                      \
+	F(S, str, mail_user, _)
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 ROTA_INDEX(job_info, JOB_INFO_FIELDS)
 _Static_assert(job_info_idx_wait4switch < 64, "job_info_req.fields is 64 bits");

@@ -1,0 +1,206 @@
+/* mail.c - --mail-type's mails (see mail.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "common/conf.h"
+#include "common/mailtype.h"
+#include "common/states.h"
+#include "common/strv.h"
+#include "common/timefmt.h"
+#include "ctld/ctld.h"
+#include "ctld/job_mgr.h"
+#include "ctld/mail.h"
+#include "ctld/owner.h"
+#include "ctld/suspend.h"
+#include "common/common.h"
+
+static const char *event_words(uint32_t event)
+{
+	switch (event) {
+	case MAIL_BEGIN:
+		return "Began";
+	case MAIL_END:
+		return "Ended";
+	case MAIL_FAIL:
+		return "Failed";
+	case MAIL_REQUEUE:
+		return "Requeued";
+	case MAIL_TIME100:
+		return "Reached time limit";
+	case MAIL_TIME90:
+		return "Reached 90% of time limit";
+	case MAIL_TIME80:
+		return "Reached 80% of time limit";
+	case MAIL_TIME50:
+		return "Reached 50% of time limit";
+	case MAIL_INVALID_DEPEND:
+		return "Invalid dependency";
+	default:
+		return "unknown";
+	}
+}
+
+/* Run MailProg detached (a child that forks it and exits at once), as
+ * SlurmUser, stdin /dev/null. */
+static void run_mail(struct ctld *ctld, const char *subject, const char *to, char **env)
+{
+	const char *prog = ctld->conf->mail_prog;
+	pid_t pid;
+
+	if (!prog || !*prog)
+		return;
+	pid = fork();
+	if (pid < 0) {
+		log_err("mail: fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		char *argv[] = {(char *)prog, "-s", (char *)subject, (char *)to, NULL};
+		int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		setsid();
+		if (fork() != 0)
+			_exit(0);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		close_range(3, ~0U, 0);
+		if (getuid() == 0 && ctld->slurm_uid != 0 &&
+		    (setgroups(0, NULL) < 0 || setgid(ctld->slurm_uid) < 0 ||
+		     setuid(ctld->slurm_uid) < 0))
+			_exit(126);
+		execve(prog, argv, env);
+		_exit(127);
+	}
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* Seconds it has run (suspended time left out), up to end (0: now). */
+static long run_secs(const struct job *job, time_t end, time_t now)
+{
+	if (!job->run->start_time)
+		return 0;
+	if (end && !(job->state & JOB_SUSPEND_FLAG))
+		return (long)(end - job->run->start_time) - (long)job->run->sus_secs;
+	return job_run_secs(job, now);
+}
+
+void mail_job(struct ctld *ctld, const struct job *job, uint32_t event, uint32_t state,
+              uint32_t exit_code, time_t now)
+{
+	const struct job_desc *d = &job->desc;
+	uint32_t base = state & JOB_STATE_BASE;
+	char times[96] = "", term[96] = "", dur[48], id[64], *subject, *to, **env = NULL;
+	int failed = base == JOB_FAILED || base == JOB_TIMEOUT || base == JOB_NODE_FAIL ||
+	             base == JOB_PREEMPTED || base == JOB_OOM || base == JOB_DEADLINE ||
+	             base == JOB_BOOT_FAIL;
+
+	if (ctld->replaying || !d->mail_type)
+		return;
+	if (event == MAIL_END) { /* FAIL when it failed and FAIL was asked */
+		if (failed && (d->mail_type & MAIL_FAIL))
+			event = MAIL_FAIL;
+		else if (!(d->mail_type & MAIL_END))
+			return;
+	} else if (!(d->mail_type & event)) {
+		return;
+	}
+	if (job->array_job_id && job->array_task_id != NO_VAL)
+		snprintf(id, sizeof(id), "Array Task Job_id=%u_%u (%u)",
+		         job->array_job_id, job->array_task_id, job->job_id);
+	else
+		snprintf(id, sizeof(id), "Job_id=%u", job->job_id);
+	env = strv_setenvf(env, "SLURM_JOB_ID", "%u", job->job_id);
+	env = strv_setenv(env, "SLURM_JOB_NAME", d->name ? d->name : "");
+	env =
+	    strv_setenv(env, "SLURM_JOB_USER", job->owner->user ? job->owner->user : "");
+	env = strv_setenv(env, "SLURM_JOB_STATE", job_state_name(base));
+	env = strv_setenv(env, "SLURM_JOB_MAIL_TYPE", event_words(event));
+	env = strv_setenv(env, "SLURM_CLUSTER_NAME",
+	                  ctld->conf->cluster_name ? ctld->conf->cluster_name : "");
+	env = strv_setenv(env, "SLURM_JOB_WORK_DIR", d->work_dir ? d->work_dir : "");
+	env = strv_setenv(env, "PATH", "/usr/bin:/bin");
+	if (job->array_job_id) {
+		env = strv_setenvf(env, "SLURM_ARRAY_JOB_ID", "%u", job->array_job_id);
+		env = strv_setenvf(env, "SLURM_ARRAY_TASK_ID", "%u", job->array_task_id);
+	}
+	if (event == MAIL_BEGIN) {
+		timefmt_duration((long)(job->run->start_time - job->submit_time), dur,
+		                 sizeof(dur));
+		snprintf(times, sizeof(times), ", Queued time %s", dur);
+		env = strv_setenv(env, "SLURM_JOB_QUEUED_TIME", dur);
+	} else if (event != MAIL_INVALID_DEPEND && job->run->start_time) {
+		timefmt_duration(
+		    run_secs(job, event & (MAIL_END | MAIL_FAIL | MAIL_REQUEUE) ? now : 0,
+		             now),
+		    dur, sizeof(dur));
+		snprintf(times, sizeof(times), ", Run time %s", dur);
+		env = strv_setenv(env, "SLURM_JOB_RUN_TIME", dur);
+	}
+	if (event == MAIL_END || event == MAIL_FAIL) {
+		if (WIFEXITED(exit_code))
+			snprintf(term, sizeof(term), ", %s, ExitCode %d",
+			         job_state_name(base), WEXITSTATUS(exit_code));
+		else
+			snprintf(term, sizeof(term), ", %s", job_state_name(base));
+		env = strv_setenvf(env, "SLURM_JOB_EXIT_CODE_MAX", "%d",
+		                   WIFEXITED(exit_code) ? WEXITSTATUS(exit_code) : 0);
+	}
+	subject = xasprintf("Slurm %s Name=%s %s%s%s", id, d->name ? d->name : "",
+	                    event_words(event), times, term);
+	to = d->mail_user && *d->mail_user
+	         ? xstrdup(d->mail_user)
+	         : xstrdup(job->owner->user ? job->owner->user : "");
+	if (!strchr(to, '@') && ctld->conf->mail_domain && *ctld->conf->mail_domain) {
+		char *t = xasprintf("%s@%s", to, ctld->conf->mail_domain);
+		free(to);
+		to = t;
+	}
+	run_mail(ctld, subject, to, env);
+	log_info("JobId=%u mail to %s: %s", job->job_id, to, subject);
+	free(subject);
+	free(to);
+	strv_free(env);
+}
+
+void mail_tick(struct ctld *ctld, time_t now)
+{
+	static const struct {
+		uint32_t bit, pct;
+	} marks[] = {
+	    {MAIL_TIME100, 100}, {MAIL_TIME90, 90}, {MAIL_TIME80, 80}, {MAIL_TIME50, 50}};
+
+	for (struct job *job = job_first_active(ctld->jobs); job; job = job->lnext) {
+		const uint32_t want = job->desc.mail_type & (MAIL_TIME100 | MAIL_TIME90 |
+		                                             MAIL_TIME80 | MAIL_TIME50);
+		long ran, limit;
+		if (!want || !job_is_running(job) || job->time_limit == INFINITE32 ||
+		    !job->time_limit)
+			continue;
+		ran = job_run_secs(job, now);
+		limit = (long)job->time_limit * 60;
+		for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+			if (!(want & marks[i].bit) ||
+			    (job->run->mail_sent & marks[i].bit) ||
+			    ran * 100 < limit * (long)marks[i].pct)
+				continue;
+			job_run_mut(job)->mail_sent |= marks[i].bit;
+			mail_job(ctld, job, marks[i].bit, job->state, 0, now);
+			break; /* one a second: the highest reached */
+		}
+	}
+}
