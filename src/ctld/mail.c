@@ -1,24 +1,22 @@
 /* mail.c - --mail-type's mails (see mail.h). */
 #include <errno.h>
-#include <fcntl.h>
-#include <grp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include "common/conf.h"
 #include "common/mailtype.h"
 #include "common/states.h"
 #include "common/strv.h"
 #include "common/timefmt.h"
 #include "ctld/ctld.h"
+#include "ctld/detach.h"
 #include "ctld/job_mgr.h"
 #include "ctld/mail.h"
 #include "ctld/owner.h"
 #include "ctld/suspend.h"
 #include "common/common.h"
+
+#define MAIL_RUN_LIMIT_S 300
 
 static const char *event_words(uint32_t event)
 {
@@ -46,47 +44,22 @@ static const char *event_words(uint32_t event)
 	}
 }
 
-/* Run MailProg detached (a child that forks it and exits at once), as
- * SlurmUser, stdin /dev/null. */
+/* Run MailProg detached, as SlurmUser. */
 static void run_mail(struct ctld *ctld, const char *subject, const char *to, char **env)
 {
 	const char *prog = ctld->conf->mail_prog;
-	pid_t pid;
+	char *argv[] = {(char *)prog, "-s", (char *)subject, (char *)to, NULL};
+	struct detached d = {.argv = argv,
+	                     .env = env,
+	                     .uid = ctld->slurm_uid,
+	                     .gid = (gid_t)ctld->slurm_uid,
+	                     .limit_s = MAIL_RUN_LIMIT_S};
+	int rc;
 
 	if (!prog || !*prog)
 		return;
-	pid = fork();
-	if (pid < 0) {
-		log_err("mail: fork: %s", strerror(errno));
-		return;
-	}
-	if (pid == 0) {
-		char *argv[] = {(char *)prog, "-s", (char *)subject, (char *)to, NULL};
-		int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-		sigset_t none;
-
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGCHLD, SIG_DFL);
-		setsid();
-		if (fork() != 0)
-			_exit(0);
-		if (fd >= 0) {
-			dup2(fd, 0);
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		close_range(3, ~0U, 0);
-		if (getuid() == 0 && ctld->slurm_uid != 0 &&
-		    (setgroups(0, NULL) < 0 || setgid(ctld->slurm_uid) < 0 ||
-		     setuid(ctld->slurm_uid) < 0))
-			_exit(126);
-		execve(prog, argv, env);
-		_exit(127);
-	}
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	if ((rc = ctld_run_detached(&d)) < 0)
+		log_err("mail: %s: %s", prog, strerror(-rc));
 }
 
 /* Seconds it has run (suspended time left out), up to end (0: now). */

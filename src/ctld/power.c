@@ -13,6 +13,7 @@
 #include "common/states.h"
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
+#include "ctld/detach.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
@@ -57,46 +58,21 @@ int power_nodes_ready(struct ctld *ctld, const uint32_t *idx, uint32_t nnodes)
 	return 1;
 }
 
-/* Run prog with the hostlist as its argument, as SlurmUser, detached: the
- * child forks the program and exits at once, so there is nothing to reap
- * later and its exit status is ignored (as Slurm does). */
+/* Run prog with the hostlist as its argument, as SlurmUser, detached; its
+ * exit status is ignored (as Slurm does). */
 static void program_run(struct ctld *ctld, const char *prog, const char *hosts)
 {
-	pid_t pid;
+	char *argv[] = {(char *)prog, (char *)hosts, NULL};
+	struct detached d = {
+	    .argv = argv, .uid = ctld->slurm_uid, .gid = (gid_t)ctld->slurm_uid};
+	int rc;
 
 	if (!prog || !*prog)
 		return;
-	pid = fork();
-	if (pid < 0) {
-		log_err("power: fork for %s: %s", prog, strerror(errno));
+	if ((rc = ctld_run_detached(&d)) < 0) {
+		log_err("power: %s: %s", prog, strerror(-rc));
 		return;
 	}
-	if (pid == 0) {
-		char *argv[] = {(char *)prog, (char *)hosts, NULL};
-		int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-		setsid();
-		if (fork() != 0)
-			_exit(0);
-		if (fd >= 0) {
-			dup2(fd, 0);
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		for (int i = 3; i < 1024; i++)
-			close(i);
-		if (getuid() == 0 && ctld->slurm_uid != 0) {
-			if (setgroups(0, NULL) < 0 || setgid(ctld->slurm_uid) < 0 ||
-			    setuid(ctld->slurm_uid) < 0)
-				_exit(126);
-		}
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGCHLD, SIG_DFL);
-		execv(prog, argv);
-		_exit(127);
-	}
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
 	log_info("power: ran %s %s", prog, hosts);
 }
 

@@ -1,15 +1,10 @@
 /* trigger.c - strigger's event triggers (see trigger.h). */
 #include <errno.h>
-#include <fcntl.h>
-#include <grp.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/states.h"
@@ -18,6 +13,7 @@
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
+#include "ctld/detach.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
@@ -384,76 +380,26 @@ void trigger_get_request(struct ctld *ctld, struct chan *ch)
 
 /* ---- running a program ---- */
 
-/* The program's child: the trigger's user, then exec.  Never returns. */
-static void exec_as(const struct trig *t, const char *arg)
+/* Run t's program with arg as its user, not waited for, killed after
+ * TRIGGER_RUN_LIMIT_S. */
+static void run(const struct trig *t, const char *arg)
 {
 	char **argv = strv_split(t->program, " \t");
+	struct passwd *pw = getpwuid((uid_t)t->uid);
+	struct detached d = {.uid = (uid_t)t->uid,
+	                     .gid = (gid_t)t->gid,
+	                     .user = pw ? pw->pw_name : NULL,
+	                     .limit_s = TRIGGER_RUN_LIMIT_S};
+	int rc;
 
 	if (arg && *arg)
 		argv = strv_append(argv, arg);
-	if (getuid() == 0) {
-		struct passwd *pw = getpwuid((uid_t)t->uid);
-		if ((pw ? initgroups(pw->pw_name, (gid_t)t->gid) : setgroups(0, NULL)) <
-		        0 ||
-		    setgid((gid_t)t->gid) < 0 || setuid((uid_t)t->uid) < 0)
-			_exit(126);
-	}
-	if (chdir("/") < 0)
-		_exit(126);
-	execv(argv[0], argv);
-	_exit(127);
-}
-
-/* Run t's program with arg, not waited for: a child starts a watcher (its
- * own session, reaped by init) that runs the program in a process group and
- * kills that group after TRIGGER_RUN_LIMIT_S; the child is reaped here at
- * once. */
-static void run(const struct trig *t, const char *arg)
-{
-	pid_t pid = fork();
-
-	if (pid < 0) {
-		log_err("trigger %u: fork: %s", t->id, strerror(errno));
-		return;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-		pid_t prog;
-		sigset_t none;
-
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGCHLD, SIG_DFL);
-		setsid();
-		if (fork() != 0)
-			_exit(0);
-		if (null >= 0) {
-			dup2(null, 0);
-			dup2(null, 1);
-			dup2(null, 2);
-		}
-		close_range(3, ~0U, 0);
-		prog = fork();
-		if (prog == 0) {
-			setpgid(0, 0);
-			exec_as(t, arg);
-		}
-		if (prog < 0)
-			_exit(1);
-		setpgid(prog, prog);
-		for (int s = 0; s < TRIGGER_RUN_LIMIT_S * 10; s++) {
-			if (waitpid(prog, NULL, WNOHANG) == prog)
-				_exit(0);
-			usleep(100000);
-		}
-		kill(-prog, SIGKILL);
-		waitpid(prog, NULL, 0);
-		_exit(0);
-	}
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	log_info("trigger %u: ran %s %s", t->id, t->program, arg ? arg : "");
+	d.argv = argv;
+	if ((rc = ctld_run_detached(&d)) < 0)
+		log_err("trigger %u: %s", t->id, strerror(-rc));
+	else
+		log_info("trigger %u: ran %s %s", t->id, t->program, arg ? arg : "");
+	strv_free(argv);
 }
 
 /* ---- events ---- */
