@@ -50,7 +50,9 @@ def test_short_job_backfills_without_delaying_the_top_job(make_cluster, params):
     c = cluster_with(make_cluster, params)
     b = blocker(c)  # node[01-03] for up to 10 minutes
     t0 = time.time()
-    top = submit(c, "-N4", "-t", "10", "--wrap", "sleep 1")
+    # the top job runs long enough to be seen running with the long one
+    # still waiting (a one-second job could end first on a loaded host)
+    top = submit(c, "-N4", "-t", "10", "--wrap", "sleep 30")
     long = submit(c, "-N1", "-t", "20", "--wrap", "sleep 300")
     short = submit(c, "-N1", "-t", "5", "--wrap", "sleep 300")
     # the short job ends before the top job's planned start: it goes now
