@@ -498,6 +498,8 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		break;
 	}
 	case O_MAIL_USER:
+		if (!arg || !*arg || *arg == '-')
+			die(JOBOPT_EXIT_FATAL, "--mail-user=%s invalid", arg ? arg : "");
 		set_str(&d->mail_user, arg);
 		break;
 	case O_KILL_INV_DEP:

@@ -143,7 +143,11 @@ void mail_job(struct ctld *ctld, const struct job *job, uint32_t event, uint32_t
 		free(to);
 		to = t;
 	}
-	run_mail(ctld, subject, to, env);
+	if (to[0] == '-' || !to[0]) /* never an option of MailProg */
+		log_err("JobId=%u: not mailing '%s': not a mail address", job->job_id,
+		        to);
+	else
+		run_mail(ctld, subject, to, env);
 	log_info("JobId=%u mail to %s: %s", job->job_id, to, subject);
 	free(subject);
 	free(to);

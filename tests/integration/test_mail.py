@@ -90,3 +90,7 @@ def test_invalid_mail_type_refused(cluster):
     p = cluster.run(["sbatch", "--mail-type=SOMETIMES", "--wrap", "true"])
     assert p.returncode != 0
     assert "--mail-type=SOMETIMES invalid" in p.stderr
+    # never an option of MailProg
+    p = cluster.run(["sbatch", "--mail-type=END", "--mail-user=-Sx", "--wrap", "true"])
+    assert p.returncode != 0
+    assert "--mail-user=-Sx invalid" in p.stderr
