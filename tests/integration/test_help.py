@@ -108,7 +108,8 @@ def test_help_lists_sections_in_slurms_order(cmd):
     assert text.startswith(f"Usage: {cmd} ")
     assert max(len(line) for line in text.splitlines()) < 80
     # the options Rota takes without acting on them say so
-    assert re.search(r"--mail-type=\S+ +.*\n?.*accepted, no effect", text)
+    assert re.search(r"--cpu-freq=\S+ +.*\n?.*accepted, no effect", text)
+    assert not re.search(r"--mail-type=\S+ +.*\n?.*accepted, no effect", text)
 
 
 def test_sbatch_takes_what_its_help_lists(tmp_path):
@@ -156,5 +157,6 @@ def test_compat_doc_is_current():
     assert doc[doc.index(head):] == generated, \
         "doc/compat.md is out of date with src/cli/jobopt_table.c: run make compat-doc"
     # every option of the table is in the doc, with its status
-    assert "| `--mail-type=type` | accepted, no effect |" in generated
+    assert "| `--cpu-freq=freq` | accepted, no effect |" in generated
+    assert "| `--mail-type=type` | honoured | honoured | honoured |" in generated
     assert "| `--no-shell` | - | - | refused |" in generated
