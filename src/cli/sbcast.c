@@ -28,6 +28,7 @@
 #define SBCAST_BLOCK_MIN     1024u
 #define SBCAST_FANOUT_MAX    8
 #define SBCAST_LIBS_MAX      256
+#define SBCAST_RETRIES       600 /* 2 minutes of EAGAIN */
 
 struct sbcast_opts {
 	uint32_t job_id, step_id; /* step NO_VAL: the job's nodes */
@@ -286,7 +287,18 @@ static int send_block(const struct sbcast_opts *o, struct file_bcast *b, int fir
 {
 	struct file_bcast_resp *r = NULL;
 	char *msg = NULL;
-	int rc = call_ctld(MSG_FILE_BCAST_REQ, b, MSG_FILE_BCAST_RESP, (void **)&r, &msg);
+	int rc;
+
+	/* EAGAIN: the controller holds enough blocks for now; a while later */
+	for (int tries = 0;; tries++) {
+		rc = call_ctld(MSG_FILE_BCAST_REQ, b, MSG_FILE_BCAST_RESP, (void **)&r,
+		               &msg);
+		if (rc || r->rc != EAGAIN || tries >= SBCAST_RETRIES)
+			break;
+		msg_body_free(MSG_FILE_BCAST_RESP, r);
+		r = NULL;
+		usleep(200000);
+	}
 
 	if (rc) {
 		cli_error("%s", msg ? msg : slurm_strerror(rc));

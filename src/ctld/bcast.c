@@ -22,8 +22,9 @@ struct bcast_req {
 	struct event *timer;
 	uint32_t *asked; /* node indexes not yet answered */
 	uint32_t nasked;
-	char *failed; /* "REQUEST_FILE_BCAST(node): why\n" lines */
-	char *nodes;  /* the nodes asked */
+	char *failed;   /* "REQUEST_FILE_BCAST(node): why\n" lines */
+	char *nodes;    /* the nodes asked */
+	uint64_t bytes; /* queued for the nodes, counted in bcasts.bytes */
 	int rc;
 	struct bcast_req *next;
 };
@@ -32,6 +33,7 @@ struct bcasts {
 	struct ctld *ctld;
 	uint32_t next_id;
 	size_t count;
+	uint64_t bytes;
 	struct bcast_req *head;
 };
 
@@ -80,6 +82,7 @@ static void req_finish(struct ctld *ctld, struct bcast_req *q)
 		if (*pp == q) {
 			*pp = q->next;
 			q->owner->count--;
+			q->owner->bytes -= q->bytes;
 			break;
 		}
 	for (uint32_t k = 0; k < q->nasked; k++)
@@ -145,7 +148,9 @@ void bcast_request(struct ctld *ctld, struct caller *who, const struct file_bcas
 		b = ctld->bcasts = xcalloc(1, sizeof(*b));
 		b->ctld = ctld;
 	}
-	if (b->count >= BCAST_MAX_PENDING) {
+	nn = st ? st->nnodes : job->run->nnodes;
+	if (b->count >= BCAST_MAX_PENDING ||
+	    (b->bytes && b->bytes + (uint64_t)req->data.len * nn > BCAST_BYTES_MAX)) {
 		answer(ch, EAGAIN, NULL, NULL);
 		return;
 	}
@@ -155,7 +160,6 @@ void bcast_request(struct ctld *ctld, struct caller *who, const struct file_bcas
 	q->ch = ch;
 	chan_ref(ch);
 	q->nodes = xstrdup(st ? st->nodes : job->run->nodes_str);
-	nn = st ? st->nnodes : job->run->nnodes;
 	q->asked = xcalloc(nn + 1, sizeof(*q->asked));
 	fwd.req_id = q->id;
 	fwd.uid = job->owner->uid;
@@ -169,6 +173,8 @@ void bcast_request(struct ctld *ctld, struct caller *who, const struct file_bcas
 		else
 			q->asked[q->nasked++] = idx;
 	}
+	q->bytes = (uint64_t)req->data.len * q->nasked;
+	b->bytes += q->bytes;
 	q->next = b->head;
 	b->head = q;
 	b->count++;

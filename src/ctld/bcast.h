@@ -20,8 +20,11 @@ struct file_bcast;
 struct file_bcast_resp;
 struct bcasts;
 
-/* Blocks waiting for nodes at once; more are refused (EAGAIN). */
+/* Blocks waiting for nodes at once, and the bytes they hold queued (a block
+ * is queued for each node); more are refused (EAGAIN: sbcast tries again).
+ * One block alone is always taken. */
 #define BCAST_MAX_PENDING 64
+#define BCAST_BYTES_MAX   (256ull << 20)
 #define BCAST_TIMEOUT_MAX 3600 /* seconds a block may wait */
 
 /* MSG_FILE_BCAST_REQ from a client: MSG_FILE_BCAST_RESP on ch, now (the

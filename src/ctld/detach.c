@@ -11,13 +11,21 @@
 
 extern char **environ;
 
+#define DETACH_GROUPS_MAX 1024
+
+/* The user's groups, looked up before the fork (the controller has threads:
+ * a forked child must not use NSS). */
+struct groups {
+	gid_t v[DETACH_GROUPS_MAX];
+	int n;
+};
+
 /* The program's own process: its group, its user, then exec. */
-static void exec_it(const struct detached *d)
+static void exec_it(const struct detached *d, const struct groups *g)
 {
 	setpgid(0, 0);
-	if (getuid() == 0 &&
-	    ((d->user ? initgroups(d->user, d->gid) : setgroups(0, NULL)) < 0 ||
-	     setgid(d->gid) < 0 || setuid(d->uid) < 0))
+	if (getuid() == 0 && (setgroups((size_t)g->n, g->v) < 0 || setgid(d->gid) < 0 ||
+	                      setuid(d->uid) < 0))
 		_exit(126);
 	if (chdir("/") < 0)
 		_exit(126);
@@ -26,12 +34,12 @@ static void exec_it(const struct detached *d)
 }
 
 /* The watcher: starts the program, kills its group past the limit. */
-static void watch(const struct detached *d)
+static void watch(const struct detached *d, const struct groups *g)
 {
 	pid_t prog = fork();
 
 	if (prog == 0)
-		exec_it(d);
+		exec_it(d, g);
 	if (prog < 0)
 		_exit(1);
 	setpgid(prog, prog);
@@ -51,8 +59,16 @@ static void watch(const struct detached *d)
 
 int ctld_run_detached(const struct detached *d)
 {
-	pid_t pid = fork();
+	static struct groups g; /* the loop's thread only */
+	pid_t pid;
 
+	g.n = 0;
+	if (d->user && getuid() == 0) {
+		g.n = DETACH_GROUPS_MAX;
+		if (getgrouplist(d->user, d->gid, g.v, &g.n) < 0)
+			g.n = DETACH_GROUPS_MAX; /* more than that: the first ones */
+	}
+	pid = fork();
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
@@ -72,7 +88,7 @@ int ctld_run_detached(const struct detached *d)
 			dup2(null, 2);
 		}
 		close_range(3, ~0U, 0);
-		watch(d);
+		watch(d, &g);
 	}
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;

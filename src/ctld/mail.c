@@ -138,7 +138,9 @@ void mail_job(struct ctld *ctld, const struct job *job, uint32_t event, uint32_t
 	to = d->mail_user && *d->mail_user
 	         ? xstrdup(d->mail_user)
 	         : xstrdup(job->owner->user ? job->owner->user : "");
-	if (!strchr(to, '@') && ctld->conf->mail_domain && *ctld->conf->mail_domain) {
+	/* MailDomain completes the default (the user's name), as Slurm does */
+	if (!(d->mail_user && *d->mail_user) && !strchr(to, '@') &&
+	    ctld->conf->mail_domain && *ctld->conf->mail_domain) {
 		char *t = xasprintf("%s@%s", to, ctld->conf->mail_domain);
 		free(to);
 		to = t;

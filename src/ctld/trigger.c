@@ -590,8 +590,10 @@ void trigger_tick(struct ctld *ctld, time_t now)
 	/* the nodes are looked at even with no trigger set: one set now sees
 	 * what happens from now on */
 	look(ctld, m, &e);
-	if (!m->head)
+	if (!m->head) {
+		m->noted = 0; /* no trigger saw it: not one set later either */
 		return;
+	}
 	for (t = m->head; t; t = next) {
 		next = t->next;
 		if (t->res_type == TRIG_RES_JOB) {

@@ -24,6 +24,7 @@ struct write_job {
 /* The child: never returns; its errno (0: written) goes to fd. */
 static void write_child(const struct file_bcast *req, int fd)
 {
+	struct stat sb;
 	int err = 0, out = -1;
 	int flags = O_WRONLY | O_CLOEXEC | O_NOFOLLOW;
 	const uint8_t *p = req->data.data;
@@ -57,8 +58,19 @@ static void write_child(const struct file_bcast *req, int fd)
 		}
 		flags |= O_CREAT | O_EXCL;
 	}
-	if ((out = open(req->path, flags, 0700)) < 0) {
+	/* O_NONBLOCK: a FIFO put there does not hang the writer; a regular
+	 * file only */
+	if ((out = open(req->path, flags | O_NONBLOCK, 0700)) < 0) {
 		err = errno;
+		goto out;
+	}
+	if (fstat(out, &sb) < 0 ||
+	    fcntl(out, F_SETFL, fcntl(out, F_GETFL) & ~O_NONBLOCK) < 0) {
+		err = errno;
+		goto out;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		err = EINVAL;
 		goto out;
 	}
 	while (left) {

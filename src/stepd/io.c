@@ -56,13 +56,31 @@ void io_connect(struct stepd *st)
 
 #define ATTACH_PENDING_MAX (16u << 20) /* a sattach this far behind is dropped */
 
+/* Marked here, destroyed by io_attach_reap: the poll set of this round
+ * still names links by their place. */
 static void attach_drop(struct stepd *st, uint32_t i, const char *why)
 {
+	if (st->attach_dead[i])
+		return;
 	log_info("JobId=%u StepId=%u sattach connection closed: %s", st->req->job_id,
 	         st->req->step_id, why);
-	msglink_destroy(st->attach[i]);
-	st->attach[i] = st->attach[--st->nattach];
-	st->attach[st->nattach] = NULL;
+	st->attach_dead[i] = 1;
+}
+
+void io_attach_reap(struct stepd *st)
+{
+	for (uint32_t i = 0; i < st->nattach;) {
+		if (!st->attach_dead[i]) {
+			i++;
+			continue;
+		}
+		msglink_destroy(st->attach[i]);
+		st->nattach--;
+		st->attach[i] = st->attach[st->nattach];
+		st->attach_dead[i] = st->attach_dead[st->nattach];
+		st->attach[st->nattach] = NULL;
+		st->attach_dead[st->nattach] = 0;
+	}
 }
 
 /* To srun and every sattach. */
@@ -70,13 +88,11 @@ static void send_all(struct stepd *st, uint16_t type, const void *body)
 {
 	if (st->io)
 		msglink_send(st->io, type, body);
-	for (uint32_t i = 0; i < st->nattach;) {
-		if (msglink_send(st->attach[i], type, body) < 0 ||
-		    msglink_pending(st->attach[i]) > ATTACH_PENDING_MAX)
+	for (uint32_t i = 0; i < st->nattach; i++)
+		if (!st->attach_dead[i] &&
+		    (msglink_send(st->attach[i], type, body) < 0 ||
+		     msglink_pending(st->attach[i]) > ATTACH_PENDING_MAX))
 			attach_drop(st, i, "it does not keep up");
-		else
-			i++;
-	}
 }
 
 static void send_data(struct stepd *st, uint32_t gtid, uint32_t stream, const void *p,
@@ -341,17 +357,33 @@ void io_attach(struct stepd *st, const struct step_attach *req)
 
 int io_attach_fd(const struct stepd *st, uint32_t i, short *events)
 {
+	size_t pending = 0;
+
 	if (i >= st->nattach)
 		return -1;
+	for (uint32_t k = 0; k < st->ntasks; k++)
+		pending += st->tasks[k].in_len;
+	msglink_pause(st->attach[i], pending > IO_IN_HIGH); /* as srun's link */
 	*events = msglink_events(st->attach[i]);
 	return msglink_fd(st->attach[i]);
 }
 
+/* From sattach: stdin for the tasks, nothing else (fences are srun's). */
+static void on_attach_msg(struct msglink *l, uint16_t type, void *body, void *arg)
+{
+	const struct io_data *d = body;
+
+	if (type == MSG_IO_DATA && d->stream == 0)
+		on_stdin_data(arg, d);
+	else
+		log_debug("ignoring %s from sattach", msg_name(type));
+}
+
 void io_on_attach(struct stepd *st, uint32_t i, short revents)
 {
-	if (i >= st->nattach)
+	if (i >= st->nattach || st->attach_dead[i])
 		return;
-	if (msglink_handle(st->attach[i], revents, on_io_msg, st) < 0)
+	if (msglink_handle(st->attach[i], revents, on_attach_msg, st) < 0)
 		attach_drop(st, i, "it went away");
 }
 
@@ -387,6 +419,7 @@ void io_finish(struct stepd *st)
 		stdin_close(t);
 	}
 	io_report_exits(st);
+	io_attach_reap(st);
 	while (st->nattach) { /* a little time each: sattach is not srun */
 		msglink_flush(st->attach[st->nattach - 1], 2000);
 		msglink_destroy(st->attach[--st->nattach]);

@@ -472,6 +472,7 @@ static void pollset_fill(struct stepd *st, struct pollset *ps)
 		int fd = pmi_link_fd(st, &ev);
 		pollset_add(ps, fd, ev, PR_PMIX, NULL);
 	}
+	io_attach_reap(st);
 	for (uint32_t i = 0; i < st->nattach; i++) {
 		short ev = 0;
 		int fd = io_attach_fd(st, i, &ev);
@@ -532,8 +533,6 @@ static void pollset_dispatch(struct stepd *st, struct pollset *ps)
 			pmi_on_link(st, rev);
 			break;
 		case PR_ATTACH:
-			/* a dropped link takes the last one's place: that one's
-			 * events this round are left (polled again next) */
 			io_on_attach(st, ps->ref[i].idx, rev);
 			break;
 		}

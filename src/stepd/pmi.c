@@ -61,6 +61,9 @@ struct pmi {
 	int sent;         /* our part is with srun */
 	/* --mpi=pmix: the PMIx server process (src/pmix/rotapmix.c) */
 	int pmix;
+	int as_root; /* the step daemon switches users: cleanup as the user */
+	uid_t uid;
+	gid_t gid;
 	pid_t helper;
 	struct msglink *link;
 	char *tmpdir;
@@ -201,8 +204,11 @@ static void pmix_child(const struct stepd *st, const char *prog, int fd)
 	                              : initgroups(st->user, st->gid)) < 0 ||
 	                    setgid(st->gid) < 0 || setuid(st->uid) < 0))
 		_exit(127);
-	if (null >= 0)
+	if (null >= 0) { /* not rotad's streams: the user's process */
 		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+	}
 	if (fd == 3 ? fcntl(3, F_SETFD, 0) < 0 : dup2(fd, 3) < 0)
 		_exit(127);
 	close_range(4, ~0U, CLOSE_RANGE_CLOEXEC);
@@ -322,6 +328,9 @@ int pmi_setup(struct stepd *st, struct rota_error *err)
 		return 0; /* srun refuses the others */
 	st->pmi = pmi_create(st);
 	st->pmi->pmix = pmix;
+	st->pmi->as_root = st->as_root;
+	st->pmi->uid = st->uid;
+	st->pmi->gid = st->gid;
 	if ((pmix ? pmix_setup(st, st->pmi, err) : pmi2_setup(st, st->pmi, err)) < 0)
 		return -1;
 	if (!strv_getenv(st->env, "SLURM_MPI_TYPE"))
@@ -377,8 +386,13 @@ static void send_raw(struct client *c, const char *s, size_t n)
 		client_close(c);
 		return;
 	}
-	if (c->out_off == c->out_len)
+	if (c->out_off == c->out_len) {
 		c->out_off = c->out_len = 0;
+	} else if (c->out_off) { /* what is sent goes: the buffer stays bounded */
+		memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
+		c->out_len -= c->out_off;
+		c->out_off = 0;
+	}
 	c->out = xrealloc(c->out, c->out_len + n);
 	memcpy(c->out + c->out_len, s, n);
 	c->out_len += n;
@@ -620,7 +634,7 @@ static void on_line1(struct stepd *st, struct client *c, char *line)
 		if ((v = get_key(p, arg_or(&a, "key", ""))))
 			reply1(c, "cmd=get_result rc=0 value=%s\n", v);
 		else
-			reply1(c, "cmd=get_result rc=-1 msg=key_%s_not_found\n",
+			reply1(c, "cmd=get_result rc=-1 msg=key_%.64s_not_found\n",
 			       arg_or(&a, "key", ""));
 	} else if (!strcmp(cmd, "barrier_in")) {
 		fence_enter(st, c);
@@ -636,7 +650,7 @@ static void on_line1(struct stepd *st, struct client *c, char *line)
 		reply1(c, "cmd=lookup_result rc=-1 info=fail\n");
 	} else {
 		log_debug("mpi/pmi2: unknown PMI-1 request '%s'", cmd);
-		reply1(c, "cmd=%s rc=-1 msg=unknown_request\n", cmd);
+		reply1(c, "cmd=%.64s rc=-1 msg=unknown_request\n", cmd);
 	}
 }
 
@@ -934,6 +948,28 @@ static int remove_one(const char *path, const struct stat *sb, int flag, struct 
 	return 0;
 }
 
+/* Remove the server's directory as the job's user: the user can change
+ * what is in it while it is walked (a symlink for a directory), and root
+ * must not follow. */
+static void remove_as_user(const struct pmi *p)
+{
+	pid_t pid;
+
+	if (!p->as_root) {
+		nftw(p->tmpdir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		if (setgroups(0, NULL) < 0 || setgid(p->gid) < 0 || setuid(p->uid) < 0)
+			_exit(1);
+		nftw(p->tmpdir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+		_exit(0);
+	}
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
 /* The server ends when its link closes; its directory goes with it. */
 static void pmix_stop(struct pmi *p)
 {
@@ -951,7 +987,7 @@ static void pmix_stop(struct pmi *p)
 		waitpid(p->helper, NULL, 0);
 	}
 	if (p->tmpdir)
-		nftw(p->tmpdir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+		remove_as_user(p);
 	free(p->tmpdir);
 }
 

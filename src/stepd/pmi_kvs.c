@@ -5,6 +5,10 @@
 #include "stepd/pmi_kvs.h"
 #include "common/common.h"
 
+/* What an entry costs beyond its bytes (slot, allocations): counted against
+ * PMI_KVS_BYTES_MAX so that many tiny keys cannot take more. */
+#define KV_OVERHEAD 64
+
 struct kv {
 	char *key; /* NULL: empty slot */
 	char *val;
@@ -100,12 +104,12 @@ int pmi_kvs_put(struct pmi_kvs *kvs, const char *key, const char *val)
 		kvs->bytes = kvs->bytes - ol + vl;
 		return 0;
 	}
-	if (kvs->bytes + kl + vl > PMI_KVS_BYTES_MAX)
+	if (kvs->bytes + kl + vl + KV_OVERHEAD > PMI_KVS_BYTES_MAX)
 		return -1;
 	s->key = xstrdup(key);
 	s->val = xstrdup(val);
 	kvs->count++;
-	kvs->bytes += kl + vl;
+	kvs->bytes += kl + vl + KV_OVERHEAD;
 	return 0;
 }
 

@@ -128,6 +128,7 @@ struct stepd {
 	struct msglink *io;  /* srun, NULL if none or lost */
 	/* sattach's, as many as came and are still there */
 	struct msglink *attach[STEPD_ATTACH_MAX];
+	uint8_t attach_dead[STEPD_ATTACH_MAX]; /* to go (io_attach_reap) */
 	uint32_t nattach;
 	struct cgroup *cg;      /* the step's containment (stepd/cgroup.h) */
 	struct cpubind cpubind; /* the step's --cpu-bind (common/cpubind.h) */
@@ -199,6 +200,8 @@ void io_on_stdin(struct stepd *st, struct stepd_task *t, short revents);
  * stream's EOF and each reported task's exit). */
 struct step_attach;
 void io_attach(struct stepd *st, const struct step_attach *req);
+/* Close the sattach links that went away or fell behind (between polls). */
+void io_attach_reap(struct stepd *st);
 /* sattach link i's poll events (and fd), -1 when none. */
 int io_attach_fd(const struct stepd *st, uint32_t i, short *events);
 void io_on_attach(struct stepd *st, uint32_t i, short revents);
