@@ -122,15 +122,22 @@ int io_want_output(const struct stepd *st)
 	return !st->io || msglink_pending(st->io) < IO_OUT_HIGH;
 }
 
-short io_link_events(struct stepd *st)
+/* Whether the tasks have more stdin queued than they should: srun's and
+ * sattach's links are then not read. */
+static int stdin_backlogged(const struct stepd *st)
 {
 	size_t pending = 0;
 
-	if (!st->io)
-		return 0;
 	for (uint32_t i = 0; i < st->ntasks; i++)
 		pending += st->tasks[i].in_len;
-	msglink_pause(st->io, pending > IO_IN_HIGH);
+	return pending > IO_IN_HIGH;
+}
+
+short io_link_events(struct stepd *st)
+{
+	if (!st->io)
+		return 0;
+	msglink_pause(st->io, stdin_backlogged(st));
 	return msglink_events(st->io);
 }
 
@@ -357,13 +364,9 @@ void io_attach(struct stepd *st, const struct step_attach *req)
 
 int io_attach_fd(const struct stepd *st, uint32_t i, short *events)
 {
-	size_t pending = 0;
-
 	if (i >= st->nattach)
 		return -1;
-	for (uint32_t k = 0; k < st->ntasks; k++)
-		pending += st->tasks[k].in_len;
-	msglink_pause(st->attach[i], pending > IO_IN_HIGH); /* as srun's link */
+	msglink_pause(st->attach[i], stdin_backlogged(st)); /* as srun's link */
 	*events = msglink_events(st->attach[i]);
 	return msglink_fd(st->attach[i]);
 }
