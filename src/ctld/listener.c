@@ -560,10 +560,19 @@ static void unix_path_drop(struct listener *l)
 		unlink(l->unix_path);
 }
 
+/* At start-up only.  A port still held a moment after the previous controller
+ * died (a child of it that has not exited yet, another program that probed
+ * it) is waited for, as Slurm's controller retries its port: up to 15 s. */
 int listener_bind_tcp(struct ctld *ctld, struct rota_error *err)
 {
 	int fd = listen_tcp(ctld, err);
 
+	for (int tries = 0; fd == -EADDRINUSE && tries < 30; tries++) {
+		if (tries == 0)
+			log_info("%s: retrying for 15 s", err->text);
+		usleep(500 * 1000);
+		fd = listen_tcp(ctld, err);
+	}
 	return fd < 0 ? -1 : fd;
 }
 

@@ -51,12 +51,10 @@ static void write_child(const struct file_bcast *req, int fd)
 			goto out;
 	}
 	if (req->flags & BCAST_F_FIRST) {
-		if ((req->flags & BCAST_F_FORCE) && unlink(req->path) < 0 &&
-		    errno != ENOENT) {
-			err = errno;
-			goto out;
-		}
-		flags |= O_CREAT | O_EXCL;
+		/* -f truncates in place: several node daemons sharing one
+		 * file system (or one host) may open the same path at once,
+		 * and all write the same bytes */
+		flags |= O_CREAT | ((req->flags & BCAST_F_FORCE) ? O_TRUNC : O_EXCL);
 	}
 	/* O_NONBLOCK: a FIFO put there does not hang the writer; a regular
 	 * file only */
