@@ -50,7 +50,7 @@ LIBA = $(BUILD)/lib/librota.a
 lib_objs = $(call objs,$(common_src) $(proto_src) $(sched_src))
 
 CLI_LINKS = sbatch srun salloc squeue sinfo scancel scontrol sprio sdiag sacct sacctmgr \
-	    sshare sreport sstat sbcast strigger sattach
+	    sshare sreport sstat sbcast strigger sattach scrontab
 PROGS = $(BIN)/rotactld $(BIN)/rotad $(BIN)/rotastepd $(BIN)/rotapmix $(BIN)/rotadbd \
 	$(BIN)/rotarestd \
 	$(BIN)/rota $(BIN)/rota-sim

@@ -25,6 +25,7 @@ int cmd_sstat(int argc, char **argv);
 int cmd_sbcast(int argc, char **argv);
 int cmd_strigger(int argc, char **argv);
 int cmd_sattach(int argc, char **argv);
+int cmd_scrontab(int argc, char **argv);
 int cmd_rota(int argc, char **argv); /* rota up|down|... */
 
 /* ---- helpers shared by the commands (cli_common.c) ---- */

@@ -16,7 +16,7 @@ static const struct {
     {"scontrol", cmd_scontrol}, {"sprio", cmd_sprio},       {"sdiag", cmd_sdiag},
     {"sacct", cmd_sacct},       {"sacctmgr", cmd_sacctmgr}, {"sshare", cmd_sshare},
     {"sreport", cmd_sreport},   {"sstat", cmd_sstat},       {"sbcast", cmd_sbcast},
-    {"strigger", cmd_strigger}, {"sattach", cmd_sattach},
+    {"strigger", cmd_strigger}, {"sattach", cmd_sattach},   {"scrontab", cmd_scrontab},
 };
 
 static int dispatch(const char *name, int argc, char **argv)

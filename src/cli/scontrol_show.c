@@ -263,6 +263,9 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	        time_str(j->start_time, b1, sizeof(b1)),
 	        time_str(pending ? 0 : j->end_time, b2, sizeof(b2)),
 	        j->deadline ? time_str(j->deadline, b3, sizeof(b3)) : "N/A", le);
+	if (j->cron_spec)
+		fprintf(f, "%sCrontabSpec=\"%s\"%s", j->cron_job ? "CronJob=Yes " : "",
+		        j->cron_spec, le);
 	fprintf(
 	    f, "SuspendTime=%s SecsPreSuspend=%u LastSchedEval=%s Scheduler=Main%s",
 	    j->suspend_time ? time_str(j->suspend_time, b1, sizeof(b1)) : "None",

@@ -139,6 +139,8 @@ struct conf {
 	/* MailProg (run as `MailProg -s SUBJECT USER`) and MailDomain (added to
 	 * a --mail-user without '@') */
 	char *mail_prog, *mail_domain;
+	/* ScronParameters: scrontab is there with "enable" (ctld/crontab.h) */
+	char *scron_parameters;
 	uint32_t min_job_age;       /* seconds, default 300 */
 	uint32_t slurmd_timeout;    /* seconds, default 300 */
 	uint32_t slurmctld_timeout; /* seconds, default 120 */

@@ -140,6 +140,9 @@ static const struct conf_doc global_doc[] = {
      "travel uncompressed."},
     {"BcastExclude", "NONE|dir,...",
      "Directories whose shared libraries sbcast --send-libs does not send."},
+    {"ScronParameters", "enable[,...]",
+     "With enable, users keep crontabs of recurring batch jobs with scrontab; "
+     "without it scrontab is refused."},
     {"KillOnBadExit", "0|1",
      "With 1, srun ends a step's other tasks when one exits non-zero."},
     {"JobRequeue", "0|1", "Whether batch jobs may be requeued by default."},

@@ -126,6 +126,8 @@ const struct conf_key conf_keys[] = {
     /* sbcast (cli/sbcast.c) */
     G_STR("BcastParameters", bcast_parameters, NULL, R),
     G_STR("BcastExclude", bcast_exclude, "/lib,/usr/lib,/lib64,/usr/lib64", R),
+    /* scrontab (ctld/crontab.h): "enable" turns it on */
+    G_STR("ScronParameters", scron_parameters, NULL, R),
     G_U32("JobRequeue", job_requeue, "1", 0, 1, NULL, R),
     G_U32("InactiveLimit", inactive_limit, "0", 0, 65533, "sec", R),
     G_U32("MessageTimeout", message_timeout, "10", 1, 100, "sec", R),
@@ -276,7 +278,6 @@ const struct conf_key conf_keys[] = {
     IGNORE("ResvProlog"),
     IGNORE("RoutePlugin"),
     IGNORE("SbcastParameters"),
-    IGNORE("ScronParameters"),
     IGNORE("SlurmctldAddr"),
     IGNORE("SlurmctldDebug"),
     IGNORE("SlurmctldPidFile"),

@@ -32,6 +32,7 @@ struct assoc_mgr;
 struct step_stats;
 struct bcasts;
 struct trigger_mgr;
+struct crontab_mgr;
 struct ctld_topo;
 struct resv_mgr;
 
@@ -101,6 +102,7 @@ struct ctld {
 	struct step_stats *step_stats; /* sstat's requests waiting for nodes
 	                                * (step_stat.h), made when first asked */
 	struct trigger_mgr *triggers;  /* strigger's (trigger.h), or NULL */
+	struct crontab_mgr *crontabs;  /* scrontab's (crontab.h), or NULL */
 	struct bcasts *bcasts;         /* sbcast's blocks waiting for nodes (bcast.h) */
 };
 

@@ -16,6 +16,7 @@
 #include "ctld/fairshare.h"
 #include "ctld/job_event.h"
 #include "ctld/resv.h"
+#include "ctld/crontab.h"
 #include "ctld/trigger.h"
 #include "ctld/suspend.h"
 #include "ctld/job_mgr.h"
@@ -350,11 +351,17 @@ static int apply_requeue(struct ctld *ctld, const struct ev_requeue *ev, struct 
 		return -EINVAL;
 	job_release_all(ctld, job, ev->time);
 	job_run_clear(job); /* its times, steps and exit too: made again at its start */
+	job->reason = WAIT_TIME;
+	job->restart_cnt++;
+	if (ev->begin_time) { /* a crontab's entry, ended: its next run */
+		job->state = JOB_PENDING;
+		job->desc.begin_time = ev->begin_time;
+		job->eligible_time = ev->begin_time;
+		return 0;
+	}
 	/* REQUEUED until the old run is gone (eligible again), then PENDING */
 	job->state = JOB_PENDING | JOB_REQUEUE_FLAG;
-	job->reason = WAIT_TIME;
 	job->eligible_time = ev->time;
-	job->restart_cnt++;
 	return 0;
 }
 
@@ -500,6 +507,8 @@ static int apply(struct ctld *ctld, const union job_event *ev, struct job_desc *
 		return resv_apply(ctld, &ev->resv);
 	case EV_TRIGGER:
 		return trigger_apply(ctld, &ev->trigger);
+	case EV_CRONTAB:
+		return crontab_apply(ctld, &ev->crontab);
 	case EV_NODE_STATE:
 		return node_mgr_apply_state(ctld, ev->node_state.node_name,
 		                            ev->node_state.state, ev->node_state.text,

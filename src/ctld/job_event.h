@@ -133,7 +133,9 @@ ROTA_DECLARE(ev_node_state, EV_NODE_STATE_FIELDS)
 /* Back to PENDING, eligible again at `time`. */
 #define EV_REQUEUE_FIELDS(F, S)                                                          \
 	EV_JOB_HEAD_FIELDS(F, S)                                                         \
-	F(S, i64, time, _)
+	F(S, i64, time, _)                                                               \
+	/* scrontab's next run of an ended job (its new begin time); 0: none */          \
+	F(S, i64, begin_time, _)
 ROTA_DECLARE(ev_requeue, EV_REQUEUE_FIELDS)
 
 /* Task array_task_id of an array's pending remainder (job_id) becomes its own
@@ -284,6 +286,17 @@ ROTA_DECLARE(ev_suspend, EV_SUSPEND_FIELDS)
 	F(S, str, program, _)
 ROTA_DECLARE(ev_trigger, EV_TRIGGER_FIELDS)
 
+/* A user's crontab as it now is (ctld/crontab.h): its text (NULL: removed),
+ * the lines of entries cancelled since ("first-last,..."), and the jobs of
+ * its entries, which recur while they are listed here. */
+#define EV_CRONTAB_FIELDS(F, S)                                                          \
+	EV_HEAD_FIELDS(F, S)                                                             \
+	F(S, u32, uid, _)                                                                \
+	F(S, str, text, _)                                                               \
+	F(S, str, disabled, _)                                                           \
+	F(S, u32v, job_ids, _)
+ROTA_DECLARE(ev_crontab, EV_CRONTAB_FIELDS)
+
 /* name, number (in the journal: never reuse one), member of union job_event */
 #define ROTA_JOB_EVENTS(E)                                                               \
 	E(EV_META, 1, meta)                                                              \
@@ -304,7 +317,8 @@ ROTA_DECLARE(ev_trigger, EV_TRIGGER_FIELDS)
 	E(EV_ASSOC, 16, assoc)                                                           \
 	E(EV_RESV, 17, resv)                                                             \
 	E(EV_SUSPEND, 18, suspend)                                                       \
-	E(EV_TRIGGER, 19, trigger)
+	E(EV_TRIGGER, 19, trigger)                                                       \
+	E(EV_CRONTAB, 20, crontab)
 
 #define ROTA_EV_ENUM(name, num, m) name = num,
 enum job_event_type { ROTA_JOB_EVENTS(ROTA_EV_ENUM) EV_TYPE_END };
@@ -313,7 +327,8 @@ enum job_event_type { ROTA_JOB_EVENTS(ROTA_EV_ENUM) EV_TYPE_END };
 #define ROTA_EV_MEMBER(name, num, m) struct ev_##m m;
 union job_event {
 	struct ev_head head;
-	struct ev_job_head job; /* all but META, NODE_STATE, TEXT, ASSOC, RESV */
+	struct ev_job_head job; /* all but META, NODE_STATE, TEXT, ASSOC, RESV,
+	                         * TRIGGER, CRONTAB */
 	ROTA_JOB_EVENTS(ROTA_EV_MEMBER)
 };
 #undef ROTA_EV_MEMBER

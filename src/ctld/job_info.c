@@ -12,6 +12,7 @@
 #include "common/states.h"
 #include "common/schedparams.h"
 #include "common/timefmt.h"
+#include "ctld/crontab.h"
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
@@ -273,6 +274,8 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->submit_host = d->submit_host;
 	o->comment = d->comment;
 	o->mail_type = d->mail_type;
+	o->cron_spec = d->cron_spec;
+	o->cron_job = d->cron_spec && crontab_listed(ctld, job);
 	if (d->mail_type)
 		o->mail_user = d->mail_user ? d->mail_user : job->owner->user;
 	if (pending && job->sched) {

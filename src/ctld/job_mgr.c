@@ -977,26 +977,25 @@ static uint32_t job_new_id(struct job_mgr *jm, const struct conf *conf)
 	}
 }
 
-void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *d, int alloc,
-                    struct chan *ch)
+int job_submit_prepare(struct ctld *ctld, const struct caller *who, struct job_desc *d,
+                       int alloc, struct job_submit_prep *out, char **ret_msg)
 {
+	struct ev_submit *ev = &out->ev;
 	struct part *p = NULL;
-	struct ev_submit ev = {0};
-	struct submit_reply *r;
 	const char *field;
-	char user[64], group[64];
+	char *user = out->user;
 	size_t pos;
 	int rc;
 
+	*ret_msg = NULL;
+	memset(ev, 0, sizeof(*ev));
 	if (alloc)
 		d->flags |= JOB_F_INTERACTIVE;
 	rc = job_desc_check_strings(d, &field, &pos);
 	if (rc) {
-		char *msg = xasprintf("Invalid %s: control character at position %zu",
-		                      field, pos + 1);
-		chan_send_rc(ch, rc, msg);
-		free(msg);
-		return;
+		*ret_msg = xasprintf("Invalid %s: control character at position %zu",
+		                     field, pos + 1);
+		return rc;
 	}
 	/* JobRequeue=0: not requeued unless --requeue (fixed at submit, as
 	 * Slurm: scontrol show job says Requeue=0) */
@@ -1008,7 +1007,7 @@ void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *d, i
 	if (!rc)
 		rc = job_times_check(p, d, time(NULL));
 	/* the names as they are now, in the event: a replay looks nothing up */
-	uid_to_name(who->uid, user, sizeof(user));
+	uid_to_name(who->uid, user, sizeof(out->user));
 	if (!rc)
 		rc = assoc_job_account(ctld, user, p ? p->cfg->name : NULL, d);
 	if (!rc)
@@ -1023,39 +1022,59 @@ void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *d, i
 	/* what cannot be recorded is not accepted (a full disk) */
 	if (!rc && journal_error(ctld->journal))
 		rc = -ESLURM_WRITING_TO_FILE;
-	if (!rc && !(ev.job_id = job_new_id(ctld->jobs, ctld->conf)))
+	if (!rc && !(ev->job_id = job_new_id(ctld->jobs, ctld->conf)))
 		rc = -ESLURM_WRITING_TO_FILE;
+	if (rc)
+		return rc;
+	ev->time = time(NULL);
+	ev->uid = who->uid;
+	ev->gid = who->gid;
+	gid_to_name(who->gid, out->group, sizeof(out->group));
+	ev->user = out->user;
+	ev->group = out->group;
+	ev->desc = d;
+	ev->desc_count = 1;
+	ev->hold = d->hold ? 1 : 0;
+	ev->priority = ev->hold ? 0 : 0xffff0000u - ev->job_id;
+	ev->time_limit = job_time_limit(p, d);
+	return 0;
+}
+
+void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *d, int alloc,
+                    struct chan *ch)
+{
+	struct job_submit_prep prep;
+	struct submit_reply *r;
+	char *msg;
+	int rc;
+
+	/* scrontab's jobs come through its own request (ctld/crontab.h) */
+	if (d->cron_spec) {
+		free(d->cron_spec);
+		d->cron_spec = NULL;
+	}
+	rc = job_submit_prepare(ctld, who, d, alloc, &prep, &msg);
 	if (rc) {
-		chan_send_rc(ch, rc, NULL);
+		chan_send_rc(ch, rc, msg);
+		free(msg);
 		return;
 	}
-	ev.time = time(NULL);
-	ev.uid = who->uid;
-	ev.gid = who->gid;
-	gid_to_name(who->gid, group, sizeof(group));
-	ev.user = user;
-	ev.group = group;
-	ev.desc = d;
-	ev.desc_count = 1;
-	ev.hold = d->hold ? 1 : 0;
-	ev.priority = ev.hold ? 0 : 0xffff0000u - ev.job_id;
-	ev.time_limit = job_time_limit(p, d);
-	if (ev_submit_commit(ctld, &ev) < 0) {
+	if (ev_submit_commit(ctld, &prep.ev) < 0) {
 		chan_send_rc(ch, SLURM_ERROR, "internal error recording the job");
 		return;
 	}
 	if (alloc) {
-		struct job *job = job_find(ctld->jobs, ev.job_id);
+		struct job *job = job_find(ctld->jobs, prep.ev.job_id);
 		job->alloc_client = ch;
 		chan_ref(ch);
-		ch->alloc_job_id = ev.job_id;
+		ch->alloc_job_id = prep.ev.job_id;
 	}
-	log_info("JobId=%u submitted by uid %u (%s)", ev.job_id, (unsigned)who->uid,
+	log_info("JobId=%u submitted by uid %u (%s)", prep.ev.job_id, (unsigned)who->uid,
 	         alloc ? "allocation" : "batch");
 	r = xcalloc(1, sizeof(*r));
 	r->ctld = ctld;
 	r->client = ch;
-	r->job_id = ev.job_id;
+	r->job_id = prep.ev.job_id;
 	r->alloc = alloc;
 	chan_ref(ch);
 	journal_when_durable(ctld->journal, submit_durable, r);

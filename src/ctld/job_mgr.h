@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
+#include "ctld/job_event.h"
 #include "ctld/owner.h"
 #include "proto/messages.h"
 
@@ -242,6 +243,16 @@ void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *desc
                     int alloc, struct chan *ch);
 void job_mgr_info(struct ctld *ctld, struct caller *who, const struct job_info_req *req,
                   struct chan *ch);
+/* A submission checked and given its id, its event ready to commit
+ * (ev_submit_commit): ev.user/group point into this. */
+struct job_submit_prep {
+	struct ev_submit ev;
+	char user[64], group[64];
+};
+/* Check d (defaults filled in) as a submission by who: 0 and *out, or a
+ * -ESLURM_* with *ret_msg (caller frees; NULL: Slurm's words for it). */
+int job_submit_prepare(struct ctld *ctld, const struct caller *who, struct job_desc *d,
+                       int alloc, struct job_submit_prep *out, char **ret_msg);
 /* squeue's listing, printed here (job_list.c). */
 void job_mgr_list(struct ctld *ctld, struct caller *who, const struct job_list_req *req,
                   struct chan *ch);

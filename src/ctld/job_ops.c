@@ -18,6 +18,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/mail.h"
 #include "common/mailtype.h"
+#include "ctld/crontab.h"
 #include "ctld/suspend.h"
 #include "ctld/node_mgr.h"
 #include "common/common.h"
@@ -324,7 +325,8 @@ void job_mgr_tick(struct ctld *ctld, time_t now)
 			         j->job_id);
 			job_release_all(ctld, j, now);
 		} else if (job_is_finished(j) && !(j->state & JOB_COMPLETING) &&
-		           now >= j->run->end_time + min_age) {
+		           now >= j->run->end_time + min_age &&
+		           !crontab_listed(ctld, j)) { /* it recurs (crontab.h) */
 			job_mgr_remove(ctld->jobs, j);
 		}
 	}

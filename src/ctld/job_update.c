@@ -20,6 +20,7 @@
 #include "common/schedparams.h"
 #include "common/states.h"
 #include "common/timefmt.h"
+#include "ctld/crontab.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "proto/messages.h"
@@ -341,6 +342,9 @@ static int update_one(struct ctld *ctld, struct caller *who, struct job *job,
 {
 	if (!job_may_touch(who, job))
 		return -ESLURM_ACCESS_DENIED;
+	/* a crontab's entry changes through scrontab (crontab.h) */
+	if (req->op != JOB_OP_REQUEUE && crontab_listed(ctld, job))
+		return -ESLURM_CANNOT_MODIFY_CRON_JOB;
 	switch (req->op) {
 	case JOB_OP_HOLD:
 	case JOB_OP_UHOLD:

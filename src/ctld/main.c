@@ -17,6 +17,7 @@
 #include "common/states.h"
 #include "common/uid.h"
 #include "ctld/bcast.h"
+#include "ctld/crontab.h"
 #include "ctld/trigger.h"
 #include "ctld/mail.h"
 #include "ctld/acct.h"
@@ -136,6 +137,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 	resv_tick(ctld, now);
 	suspend_tick(ctld, now);
 	trigger_tick(ctld, now);
+	crontab_tick(ctld, now);
 	mail_tick(ctld, now);
 	ctld_state_tick(ctld, now);
 	acct_tick(ctld, now);
@@ -425,6 +427,7 @@ int main(int argc, char **argv)
 	step_stats_destroy(ctld.step_stats);
 	bcasts_destroy(ctld.bcasts);
 	trigger_mgr_destroy(ctld.triggers);
+	crontab_mgr_destroy(ctld.crontabs);
 	job_list_bufs_free(&ctld);
 	free(ctld.pass_jobs);
 	job_mgr_destroy(ctld.jobs);

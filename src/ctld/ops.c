@@ -22,6 +22,7 @@
 #include "ctld/repl.h"
 #include "ctld/stats.h"
 #include "ctld/step_stat.h"
+#include "ctld/crontab.h"
 #include "ctld/licenses.h"
 #include "ctld/resv.h"
 #include "ctld/suspend.h"
@@ -339,6 +340,18 @@ static void op_trigger_get(struct ctld *ctld, struct caller *who, void **body,
 	trigger_get_request(ctld, ch);
 }
 
+static void op_crontab_update(struct ctld *ctld, struct caller *who, void **body,
+                              struct chan *ch)
+{
+	crontab_update_request(ctld, who, *body, ch);
+}
+
+static void op_crontab_get(struct ctld *ctld, struct caller *who, void **body,
+                           struct chan *ch)
+{
+	crontab_get_request(ctld, who, *body, ch);
+}
+
 /* A trusted daemon (P_ADMIN: root, SlurmUser) becomes the user it names on
  * this connection; the relayed caller is no admin, so it cannot switch again. */
 static void op_act_as(struct ctld *ctld, struct caller *who, void **body, struct chan *ch)
@@ -410,6 +423,8 @@ static const struct op_entry {
     {MSG_TRIGGER_CLEAR_REQ, P_USER, op_trigger_clear},
     {MSG_TRIGGER_GET_REQ, P_USER, op_trigger_get},
     {MSG_STEP_ATTACH_REQ, P_USER, op_step_attach},
+    {MSG_CRONTAB_UPDATE_REQ, P_USER, op_crontab_update},
+    {MSG_CRONTAB_GET_REQ, P_USER, op_crontab_get},
 };
 
 /* Requests whose answer promises a change that the journal must hold: refused
@@ -424,6 +439,7 @@ static int op_needs_journal(uint16_t type)
 	case MSG_NODE_UPDATE_REQ:
 	case MSG_RESV_UPDATE_REQ:
 	case MSG_JOB_SUSPEND_REQ:
+	case MSG_CRONTAB_UPDATE_REQ:
 		return 1;
 	default:
 		return 0;

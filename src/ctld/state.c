@@ -20,6 +20,7 @@
 #include "ctld/journal.h"
 #include "ctld/node_mgr.h"
 #include "ctld/power.h"
+#include "ctld/crontab.h"
 #include "ctld/resv.h"
 #include "ctld/trigger.h"
 #include "ctld/sched_pass.h"
@@ -47,12 +48,13 @@ struct compact {
 	struct ctld *ctld;
 	struct job *cur;
 	int phase; /* 0 meta, 1 assocs, 2 jobs (submit/start/end per job), 3 nodes,
-	            * 4 reservations, 5 triggers */
+	            * 4 reservations, 5 triggers, 6 crontabs */
 	int sub;
 	struct step *step; /* sub 4: the running job's next step */
 	size_t node;
 	size_t resv;
 	size_t trig;
+	size_t cron;
 	int susp; /* sub 3: the suspension events of the job so far */
 	/* ctld_state_walk: each job's SUBMIT is the job handed here instead */
 	void (*on_job)(void *arg, const struct job *j);
@@ -267,7 +269,12 @@ static int compact_gen(void *arg, size_t i, union job_event *ev)
 		return 1;
 	}
 	cp->phase = 5;
-	return trigger_snapshot(cp->ctld->triggers, cp->trig++, &ev->trigger);
+	if (trigger_snapshot(cp->ctld->triggers, cp->trig, &ev->trigger)) {
+		cp->trig++;
+		return 1;
+	}
+	cp->phase = 6;
+	return crontab_snapshot(cp->ctld->crontabs, cp->cron++, &ev->crontab);
 }
 
 int ctld_state_restore(struct ctld *ctld, struct rota_error *err)
@@ -457,6 +464,7 @@ void ctld_state_clear(struct ctld *ctld)
 	node_mgr_create(ctld, &ctld->nodes);
 	resv_mgr_clear(ctld->resvs);
 	trigger_mgr_clear(ctld->triggers);
+	crontab_mgr_clear(ctld->crontabs);
 	job_mgr_create(ctld, &ctld->jobs);
 	/* the texts the journal notes went with the old table */
 	journal_set_texts(ctld->journal, job_mgr_texts(ctld->jobs));

@@ -107,7 +107,11 @@
 	F(S, u32, wait4switch, _)      /* ...@max-time, s; NO_VAL: max_switch_wait */    \
 	F(S, u32, sockets_per_node, _) /* --sockets-per-node, -B S; 0 unset */           \
 	F(S, u32, mail_type, _)        /* --mail-type: MAIL_* (common/mailtype.h) */     \
-	F(S, str, mail_user, _)        /* --mail-user; NULL: the job's user */
+	F(S, str, mail_user, _)        /* --mail-user; NULL: the job's user */           \
+	/* scrontab's (ctld/crontab.h): the time fields (common/cronspec.h) and          \
+	 * the crontab's lines of the entry, first << 16 | last (from 0) */              \
+	F(S, str, cron_spec, _)                                                          \
+	F(S, u32, cron_lines, _)
 ROTA_DECLARE(job_desc, JOB_DESC_FIELDS)
 enum gres_flags {
 	GRES_F_ENFORCE_BINDING = 1,
@@ -208,7 +212,9 @@ enum job_flags {
 	F(S, u32, pre_sus_secs, _) /* run before the last suspension */                  \
 	F(S, u32, sus_secs, _)     /* spent suspended, up to now */                      \
 	F(S, u32, mail_type, _)    /* MAIL_* (common/mailtype.h) */                      \
-	F(S, str, mail_user, _)
+	F(S, str, mail_user, _)                                                          \
+	F(S, str, cron_spec, _) /* scrontab's: CrontabSpec=; NULL: not one */            \
+	F(S, u32, cron_job, _)  /* 1: its crontab still has it (CronJob=Yes) */
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 ROTA_INDEX(job_info, JOB_INFO_FIELDS)
 _Static_assert(job_info_idx_wait4switch < 64, "job_info_req.fields is 64 bits");
@@ -1407,6 +1413,28 @@ ROTA_DECLARE(trigger, TRIGGER_FIELDS)
 #define TRIGGER_LIST_FIELDS(F, S) F(S, list, triggers, trigger)
 ROTA_DECLARE(trigger_list, TRIGGER_LIST_FIELDS)
 
+/* scrontab (ctld/crontab.h): MSG_CRONTAB_UPDATE_REQ {whose, the crontab's
+ * text (NULL: remove it), one batch job per entry} -> MSG_CRONTAB_UPDATE_RESP
+ * (or MSG_RC); MSG_CRONTAB_GET_REQ {whose} -> MSG_CRONTAB_GET_RESP, or MSG_RC
+ * ESLURM_JOB_SCRIPT_MISSING when there is none. */
+#define CRONTAB_UPDATE_FIELDS(F, S)                                                      \
+	F(S, u32, uid, _)                                                                \
+	F(S, str, crontab, _)                                                            \
+	F(S, list, jobs, job_desc)
+ROTA_DECLARE(crontab_update, CRONTAB_UPDATE_FIELDS)
+#define CRONTAB_UPDATE_RESP_FIELDS(F, S)                                                 \
+	F(S, i32, rc, _)                                                                 \
+	F(S, str, err_msg, _)                                                            \
+	F(S, str, failed_lines, _) /* "first-last" of the entry refused */               \
+	F(S, u32v, job_ids, _)
+ROTA_DECLARE(crontab_update_resp, CRONTAB_UPDATE_RESP_FIELDS)
+#define CRONTAB_GET_FIELDS(F, S) F(S, u32, uid, _)
+ROTA_DECLARE(crontab_get, CRONTAB_GET_FIELDS)
+#define CRONTAB_GET_RESP_FIELDS(F, S)                                                    \
+	F(S, str, crontab, _)                                                            \
+	F(S, str, disabled_lines, _) /* "first-last,..." of cancelled entries */
+ROTA_DECLARE(crontab_get_resp, CRONTAB_GET_RESP_FIELDS)
+
 /* A configuration file as the controller serves it to configless nodes
  * (common/conf_files.h): its name relative to slurm.conf's directory
  * ("slurm.conf", "gres.conf", "nodes.d/a.conf") and its text. */
@@ -1518,6 +1546,10 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_TRIGGER_GET_RESP, 85, trigger_list)                                        \
 	M(MSG_STEP_ATTACH_REQ, 86, step_attach)                                          \
 	M(MSG_STEP_ATTACH_RESP, 87, step_attach_resp)                                    \
+	M(MSG_CRONTAB_UPDATE_REQ, 88, crontab_update)                                    \
+	M(MSG_CRONTAB_UPDATE_RESP, 89, crontab_update_resp)                              \
+	M(MSG_CRONTAB_GET_REQ, 90, crontab_get)                                          \
+	M(MSG_CRONTAB_GET_RESP, 91, crontab_get_resp)                                    \
 	M(MSG_LIC_INFO_REQ, 63, empty_msg)                                               \
 	M(MSG_LIC_INFO_RESP, 64, lic_info_resp)                                          \
 	M(MSG_RESV_UPDATE_REQ, 65, resv_desc)                                            \

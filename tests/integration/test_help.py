@@ -66,6 +66,9 @@ CHECKS = [
     (["sbcast", "--usage"], [r"Usage: sbcast \[--exclude\] \[-CfFjpvV\] "
                              r"\[--send-libs\] SOURCE DEST"], 1),
     (["sdiag", "--help"], ["Usage: sdiag", "Help options:"], 2),
+    (["scrontab", "--help"], [r"usage:\tscrontab \[-u user\] file",
+                              r"\tscrontab \[-u user\] \[ -e \| -l \| -r \| -v\]",
+                              r"-e\tEdit user's crontab"], 3),
     (["squeue", "--help"], ["Usage:"], 1),
     (["scancel", "--help"], ["Usage:"], 1),
     (["scontrol", "--help"], ["Usage:"], 1),

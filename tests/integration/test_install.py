@@ -21,7 +21,7 @@ from conftest import BUILD, REPO, Cluster, _clean_env, _mkdtemp, _stop
 DAEMONS = ("rotactld", "rotad", "rotadbd", "rotarestd")
 LINKS = ("sbatch", "srun", "salloc", "squeue", "sinfo", "scancel", "scontrol", "sprio",
          "sdiag", "sacct", "sacctmgr", "sshare", "sreport", "sstat", "sbcast",
-         "strigger", "sattach")
+         "strigger", "sattach", "scrontab")
 UNITS = tuple(d + ".service" for d in DAEMONS)
 
 
