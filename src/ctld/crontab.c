@@ -136,7 +136,8 @@ int crontab_listed(const struct ctld *ctld, const struct job *job)
 	       listed_in(find(ctld->crontabs, job->owner->uid), job->job_id);
 }
 
-/* The record of u with text, disabled and ids as given (borrowed). */
+/* The record of uid with text, disabled and ids as given (borrowed: never a
+ * record's own, which the event's application frees before it is written). */
 static int commit(struct ctld *ctld, uint32_t uid, char *text, char *disabled,
                   uint32_t *ids, size_t nids)
 {
@@ -326,7 +327,7 @@ static void drop(struct ctld *ctld, struct cron_user *u, size_t k, const struct 
 {
 	uint32_t *ids = xcalloc(u->nids, sizeof(*ids));
 	size_t n = 0;
-	char *disabled = NULL;
+	char *disabled = NULL, *text;
 	uint32_t uid = u->uid;
 
 	for (size_t i = 0; i < u->nids; i++)
@@ -339,8 +340,13 @@ static void drop(struct ctld *ctld, struct cron_user *u, size_t k, const struct 
 		log_info("JobId=%u cancelled: crontab lines %u-%u of uid %u disabled",
 		         job->job_id, l >> 16, l & 0xffff, (unsigned)uid);
 	}
-	/* u may move: everything taken from it above */
-	commit(ctld, uid, u->text, disabled ? disabled : u->disabled, ids, n);
+	/* copies: the event is applied (u's own are freed, u may move) before
+	 * it is written */
+	if (!disabled && u->disabled)
+		disabled = xstrdup(u->disabled);
+	text = u->text ? xstrdup(u->text) : NULL;
+	commit(ctld, uid, text, disabled, ids, n);
+	free(text);
 	free(disabled);
 	free(ids);
 }
