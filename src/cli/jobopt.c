@@ -15,6 +15,7 @@
 #include "cli/jobopt.h"
 #include "cli/jobopt_table.h"
 #include "common/acctg.h"
+#include "common/taskdist.h"
 #include "common/mailtype.h"
 #include "common/signame.h"
 #include "cli/fmt.h"
@@ -42,6 +43,7 @@ static const struct {
     {S, "SBATCH_ACCTG_FREQ", O_ACCTG_FREQ},
     {S, "SBATCH_ARRAY_INX", 'a'},
     {S, "SBATCH_CONSTRAINT", 'C'},
+    {S, "SBATCH_DISTRIBUTION", 'm'},
     {S, "SBATCH_ERROR", 'e'},
     {S, "SBATCH_EXCLUSIVE", O_EXCLUSIVE},
     {S, "SBATCH_EXPORT", O_EXPORT},
@@ -74,6 +76,7 @@ static const struct {
     {R, "SLURM_CPU_BIND", O_CPU_BIND},
     {R, "SRUN_CPUS_PER_TASK", 'c'},
     {R, "SLURM_DEPENDENCY", 'd'},
+    {R, "SLURM_DISTRIBUTION", 'm'},
     {R, "SLURM_EXACT", O_EXACT},
     {R, "SLURM_EXCLUSIVE", O_EXCLUSIVE},
     {R, "SLURM_EXPORT_ENV", O_EXPORT},
@@ -107,6 +110,7 @@ static const struct {
     {R, "SLURM_UNBUFFEREDIO", 'u'},
     {R, "SLURM_WAIT", 'W'},
     {A, "SALLOC_ACCOUNT", 'A'},
+    {A, "SALLOC_DISTRIBUTION", 'm'},
     {A, "SALLOC_CPUS_PER_GPU", O_CPUS_PER_GPU},
     {A, "SALLOC_GPU_BIND", O_GPU_BIND},
     {A, "SALLOC_GPUS", 'G'},
@@ -343,6 +347,7 @@ static void set_mpi(struct jobopt *o, const char *arg)
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (!strcasecmp(arg, known[i])) {
 			free(o->mpi);
+			free(o->dist_spec);
 			o->mpi = xstrdup(i == 3 ? "pmix" : known[i]);
 			return;
 		}
@@ -653,6 +658,18 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 	case 'v':
 		o->verbose++;
 		break;
+	case 'm': {
+		struct rota_error err = {""};
+		const char *ps = getenv("SLURM_DIST_PLANESIZE");
+		uint32_t dist;
+		if (taskdist_parse(arg ? arg : "",
+		                   ps ? (uint32_t)strtoul(ps, NULL, 10) : 0, &dist,
+		                   &err) < 0)
+			die(JOBOPT_EXIT_FATAL, "%s", err.text);
+		o->task_dist = dist;
+		set_str(&o->dist_spec, arg);
+		break;
+	}
 	default:
 		break; /* accepted, ignored */
 	}
@@ -885,6 +902,24 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 		if (!apply_container(o, id, arg))
 			apply_common(o, id, arg);
 	}
+}
+
+char **jobopt_dist_env(const struct jobopt *o, char **env)
+{
+	if (!o->dist_spec)
+		return env;
+	if (TASKDIST_TYPE(o->task_dist) == TASKDIST_PLANE) {
+		/* "plane" and the size apart, as Slurm sets them */
+		const char *eq = strchr(o->dist_spec, '=');
+		size_t n = eq ? (size_t)(eq - o->dist_spec) : strlen(o->dist_spec);
+		char *s = xasprintf("%.*s%s", (int)n, o->dist_spec,
+		                    eq ? eq + 1 + strspn(eq + 1, "0123456789") : "");
+		env = strv_setenv(env, "SLURM_DISTRIBUTION", s);
+		free(s);
+		return strv_setenvf(env, "SLURM_DIST_PLANESIZE", "%u",
+		                    TASKDIST_PLANE_SIZE(o->task_dist));
+	}
+	return strv_setenv(env, "SLURM_DISTRIBUTION", o->dist_spec);
 }
 
 /* ---- init / release ---- */

@@ -65,6 +65,10 @@ struct jobopt {
 	uint32_t step_flags; /* STEP_F_* */
 	char *cpu_bind;      /* --cpu-bind as given (checked) */
 	char *mpi; /* --mpi or SLURM_MPI_TYPE (none, pmi2, pmix); NULL: MpiDefault */
+	/* -m (common/taskdist.h): the word, 0 when not given, and the spec as
+	 * given (sbatch and salloc pass it to their steps as SLURM_DISTRIBUTION) */
+	uint32_t task_dist;
+	char *dist_spec;
 	long in_task, out_task, err_task; /* JOBOPT_IO_ALL, _NONE or a task; default:
 	                                     ALL for -o/-e, task 0 for -i */
 	int disable_status;               /* -X */
@@ -129,6 +133,11 @@ void jobopt_finish(struct jobopt *o);
  * SLURM_UMASK added (from o->desc.umask) unless env has one; caller frees with
  * strv_free.  Prints and exits on errors. */
 char **jobopt_export_env(const struct jobopt *o, char *const *env);
+
+/* -m given: SLURM_DISTRIBUTION (the spec as given) and, for plane,
+ * SLURM_DIST_PLANESIZE set in env, for the steps of the job (Slurm's batch
+ * and salloc environment).  Returns env. */
+char **jobopt_dist_env(const struct jobopt *o, char **env);
 
 /* Option ids used by callers. */
 enum { JOBOPT_ID_WRAP = 1000 };

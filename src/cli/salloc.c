@@ -59,6 +59,7 @@ static char **alloc_env(const struct salloc *s)
 	env = strv_setenvf(env, "SLURM_JOB_ID", "%u", r->job_id);
 	env = strv_setenvf(env, "SLURM_JOBID", "%u", r->job_id);
 	env = strv_setenv(env, "SLURM_JOB_NAME", d->name);
+	env = jobopt_dist_env(&s->o, env);
 	env = strv_setenv(env, "SLURM_JOB_NODELIST", r->nodes);
 	env = strv_setenv(env, "SLURM_NODELIST", r->nodes);
 	env = strv_setenvf(env, "SLURM_JOB_NUM_NODES", "%zu", n);

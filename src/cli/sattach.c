@@ -19,6 +19,7 @@
 #include "cli/jobopt.h"
 #include "cli/srun_io.h"
 #include "common/hostlist.h"
+#include "common/taskdist.h"
 #include "common/states.h"
 #include "proto/messages.h"
 #include "proto/net.h"
@@ -158,20 +159,23 @@ static void parse_args(struct sattach_opts *o, int argc, char **argv)
 
 static void print_layout(const struct step_attach_resp *r, char **nodes)
 {
-	uint32_t total = 0, first = 0;
+	uint32_t total = 0, first = 0, *gtids;
 
 	for (uint32_t i = 0; i < r->tasks_per_node.n; i++)
 		total += r->tasks_per_node.v[i];
+	gtids = xcalloc(total + 1, sizeof(*gtids));
+	taskdist_gtids(r->task_dist, r->tasks_per_node.v, r->tasks_per_node.n, gtids);
 	printf("Job step layout:\n");
 	printf("\t%u tasks, %u nodes (%s)\n\n", total, r->tasks_per_node.n, r->nodes);
 	for (uint32_t i = 0; i < r->tasks_per_node.n; i++) {
 		printf("\tNode %u (%s), %u task(s): ", i, nodes[i],
 		       r->tasks_per_node.v[i]);
 		for (uint32_t k = 0; k < r->tasks_per_node.v[i]; k++)
-			printf("%u ", first + k);
+			printf("%u ", gtids[first + k]);
 		printf("\n");
 		first += r->tasks_per_node.v[i];
 	}
+	free(gtids);
 }
 
 int cmd_sattach(int argc, char **argv)
@@ -237,6 +241,7 @@ int cmd_sattach(int argc, char **argv)
 		                       .nnodes = nnodes,
 		                       .nodes = nodes,
 		                       .tasks = r->tasks_per_node.v,
+		                       .task_dist = r->task_dist,
 		                       .key = key,
 		                       .key_len = sizeof(key)};
 		struct srun_io_opts io = {.listen_fd = listen_fd,

@@ -156,6 +156,7 @@ static char **job_env(const struct jobopt *o)
 		env = strv_setenv(env, "SLURM_OVERCOMMIT", "1");
 	if (o->export_spec)
 		env = strv_setenv(env, "SLURM_EXPORT_ENV", o->export_spec);
+	env = jobopt_dist_env(o, env);
 	/* the node loads the login environment under the submitted one; with
 	 * --export=NONE, 22.05 ignores --get-user-env */
 	if (o->get_user_env && !(o->export_spec && !strcasecmp(o->export_spec, "NONE")))

@@ -21,6 +21,7 @@
 #include "cli/srun_io.h"
 #include "cli/srun_pty.h"
 #include "common/conf.h"
+#include "common/taskdist.h"
 #include "common/hostlist.h"
 #include "common/states.h"
 #include "proto/messages.h"
@@ -168,6 +169,7 @@ static void fill_step_req(struct srun *s, struct step_create_req *req, char *hos
 	req->io_port = s->io_port;
 	req->io_key = (struct rota_bin){s->key, IO_KEY_LEN};
 	req->flags = s->o.step_flags;
+	req->task_dist = s->o.task_dist;
 	req->cpu_bind = s->o.cpu_bind;
 	req->gres = s->o.desc.gres;
 	req->gpus = s->o.desc.gpus;
@@ -305,20 +307,32 @@ static void check_step(struct srun *s)
 		cli_error("--input task %ld is beyond the step's %u tasks", s->o.in_task,
 		          ntasks);
 	if (s->o.verbose) {
-		uint32_t first = 0;
+		uint32_t first = 0, *gtids = xcalloc(ntasks + 1, sizeof(*gtids));
+		taskdist_gtids(r->task_dist, r->tasks_per_node.v, r->tasks_per_node.n,
+		               gtids);
 		for (size_t i = 0; i < s->step_nnodes; i++) {
 			uint32_t n = r->tasks_per_node.v[i];
-			char range[64];
-			if (n == 1)
-				snprintf(range, sizeof(range), "%u", first);
-			else
-				snprintf(range, sizeof(range), "%u-%u", first,
-				         first + n - 1);
+			char *list = xstrdup("");
+			/* the node's ids (ascending) as ranges: "0-1", "0,2" */
+			for (uint32_t k = 0; k < n;) {
+				uint32_t e = k, a = gtids[first + k], *g = gtids + first;
+				char *t;
+				while (e + 1 < n && g[e + 1] == g[e] + 1)
+					e++;
+				t = e > k ? xasprintf("%s%s%u-%u", list, k ? "," : "", a,
+				                      g[e])
+				          : xasprintf("%s%s%u", list, k ? "," : "", a);
+				free(list);
+				list = t;
+				k = e + 1;
+			}
 			fprintf(stderr,
 			        "srun: launching StepId=%u.%u on host %s, %u tasks: %s\n",
-			        s->job_id, r->step_id, s->step_nodes[i], n, range);
+			        s->job_id, r->step_id, s->step_nodes[i], n, list);
+			free(list);
 			first += n;
 		}
+		free(gtids);
 	}
 }
 
@@ -331,6 +345,7 @@ static int run_step(struct srun *s, uint32_t *ret_status)
 	    .nnodes = s->step_nnodes,
 	    .nodes = s->step_nodes,
 	    .tasks = r->tasks_per_node.v,
+	    .task_dist = r->task_dist,
 	    .key = s->key,
 	    .key_len = IO_KEY_LEN,
 	};

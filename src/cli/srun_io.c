@@ -18,6 +18,7 @@
 #include "cli/srun_fence.h"
 #include "cli/srun_io.h"
 #include "common/conf.h"
+#include "common/taskdist.h"
 #include "common/linebuf.h"
 #include "common/states.h"
 #include "proto/frame.h"
@@ -32,6 +33,7 @@
 #define PENDING_MAX      256        /* connections not yet past their hello */
 
 struct task {
+	uint32_t node;   /* where it runs (io->nodes) */
 	uint32_t status; /* wait status, valid when exited */
 	int exited;
 	int lost; /* its node went away without telling */
@@ -39,7 +41,7 @@ struct task {
 };
 
 struct node {
-	uint32_t first, count; /* global ids first..first+count-1 */
+	uint32_t first, count; /* its ids: io->gtids[first..first+count) */
 	int conn;              /* index in io->conns, -1 when none */
 	int seen, closed;
 	int stdin_eof_sent;
@@ -60,6 +62,7 @@ struct io {
 	const struct srun_io_opts *o;
 	struct task *tasks;
 	uint32_t ntasks;
+	uint32_t *gtids; /* each node's task ids, node after node (taskdist.h) */
 	struct node *nodes;
 	struct conn *conns;
 	size_t nconns;
@@ -262,12 +265,18 @@ static void conn_queue(struct conn *c, uint16_t type, const void *body)
 	free(buf);
 }
 
+/* Does task t run on nd? */
+static int task_on(const struct io *io, uint32_t t, const struct node *nd)
+{
+	return t < io->ntasks && &io->nodes[io->tasks[t].node] == nd;
+}
+
 static int node_takes_stdin(const struct io *io, const struct node *nd)
 {
 	if (io->stdin_task == JOBOPT_IO_ALL)
 		return 1;
-	return io->stdin_task >= nd->first &&
-	       io->stdin_task < (long)(nd->first + nd->count);
+	return io->stdin_task >= 0 && io->stdin_task < (long)io->ntasks &&
+	       &io->nodes[io->tasks[io->stdin_task].node] == nd;
 }
 
 /* n == 0: EOF, sent once per node. */
@@ -356,7 +365,7 @@ static void on_task_exit(struct io *io, struct node *nd, const struct task_exit 
 
 	for (uint32_t i = 0; i < te->tasks.n; i++) {
 		uint32_t t = te->tasks.v[i];
-		if (t < nd->first || t >= nd->first + nd->count || io->tasks[t].exited)
+		if (!task_on(io, t, nd) || io->tasks[t].exited)
 			continue;
 		io->tasks[t].exited = 1;
 		io->tasks[t].status = te->status;
@@ -449,8 +458,7 @@ static int on_message(struct io *io, struct conn *c, uint16_t type, void *body)
 	if (!nd)
 		return type == MSG_IO_HELLO ? on_hello(io, c, body) : -1;
 	if (type == MSG_IO_DATA) {
-		if (d->task >= nd->first && d->task < nd->first + nd->count &&
-		    (d->stream == 1 || d->stream == 2))
+		if (task_on(io, d->task, nd) && (d->stream == 1 || d->stream == 2))
 			task_output(io, d->task, d->stream, d->data.data, d->data.len);
 	} else if (type == MSG_TASK_EXIT) {
 		on_task_exit(io, nd, body);
@@ -520,7 +528,8 @@ static void conn_close(struct io *io, struct conn *c)
 	nd->closed = 1;
 	nd->conn = -1;
 	io->nodes_closed++;
-	for (uint32_t t = nd->first; t < nd->first + nd->count; t++) {
+	for (uint32_t k = nd->first; k < nd->first + nd->count; k++) {
+		uint32_t t = io->gtids[k];
 		task_output(io, t, 1, NULL, 0);
 		task_output(io, t, 2, NULL, 0);
 		if (!io->tasks[t].exited) {
@@ -712,7 +721,7 @@ static void send_winsize(struct io *io)
 	w = (struct io_winsize){.rows = ws.ws_row, .cols = ws.ws_col};
 	for (size_t i = 0; i < io->st->nnodes; i++) {
 		const struct node *nd = &io->nodes[i];
-		if (nd->first == 0 && nd->count && nd->conn >= 0)
+		if (io->ntasks && io->tasks[0].node == i && nd->conn >= 0)
 			conn_queue(&io->conns[nd->conn], MSG_IO_WINSIZE, &w);
 	}
 }
@@ -860,6 +869,13 @@ static void io_init(struct io *io, const struct srun_step *st,
 	}
 	io->ntasks = first;
 	io->tasks = xcalloc(first + 1, sizeof(*io->tasks));
+	io->gtids = xcalloc(first + 1, sizeof(*io->gtids));
+	taskdist_gtids(st->task_dist, st->tasks, (uint32_t)st->nnodes, io->gtids);
+	for (size_t i = 0; i < st->nnodes; i++)
+		for (uint32_t k = io->nodes[i].first;
+		     k < io->nodes[i].first + io->nodes[i].count; k++)
+			if (io->gtids[k] < first)
+				io->tasks[io->gtids[k]].node = (uint32_t)i;
 	io->label_width = 1;
 	for (uint32_t n = first ? first - 1 : 0; n >= 10; n /= 10)
 		io->label_width++;
@@ -885,6 +901,7 @@ static void io_release(struct io *io)
 	}
 	free(io->conns);
 	free(io->tasks);
+	free(io->gtids);
 	free(io->nodes);
 	srun_fence_destroy(io->fence);
 }

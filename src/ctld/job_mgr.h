@@ -27,7 +27,8 @@ struct step {
 	char *name;
 	char *nodes;
 	uint32_t num_tasks, num_cpus;
-	uint32_t *tasks; /* [nnodes] tasks on each (block layout), or NULL */
+	uint32_t *tasks;    /* [nnodes] tasks on each, or NULL */
+	uint32_t task_dist; /* how they are numbered (common/taskdist.h) */
 	time_t start_time;
 	/* what it holds of the allocation, per step node: positions in the job's
 	 * cores on that node, and memory (MB) */

@@ -158,6 +158,7 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 	l.step_num_tasks = 0;
 	for (uint32_t i = 0; i < st->nnodes; i++)
 		l.step_num_tasks += tasks[i];
+	l.task_dist = req->task_dist;
 	l.io_host = req->io_host;
 	l.io_port = req->io_port;
 	l.io_key = req->io_key;

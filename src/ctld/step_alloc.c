@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/jobfmt.h"
+#include "common/taskdist.h"
 #include "common/states.h"
 #include "ctld/step_alloc.h"
 #include "common/common.h"
@@ -177,8 +178,18 @@ int step_alloc(const struct job *job, const struct step_create_req *req,
 		room += cap[np++];
 	}
 	rc = np < nodes || (!w.overcommit && room < total) ? -ESLURM_NODES_BUSY : 0;
-	if (!rc)
+	if (!rc && TASKDIST_TYPE(req->task_dist) == TASKDIST_PLANE) {
+		/* -m plane=N: N tasks to each node in turn; a node without
+		 * room for its share waits, or can never run it */
+		taskdist_plane_counts(req->task_dist, total, nodes, out->tasks);
+		for (uint32_t i = 0; !rc && !w.overcommit && i < nodes; i++)
+			if (out->tasks[i] > cap[i])
+				rc = out->tasks[i] > job->run->cpus[out->pos[i]] / w.cpt
+				         ? -ESLURM_BAD_DIST
+				         : -ESLURM_NODES_BUSY;
+	} else if (!rc) {
 		jobfmt_spread_tasks(total, cap, nodes, out->tasks);
+	}
 	for (uint32_t i = 0; !rc && i < nodes; i++) {
 		uint32_t k = out->pos[i];
 		uint64_t mem_used;

@@ -54,5 +54,6 @@ void step_attach_request(struct ctld *ctld, const struct caller *who,
 	}
 	r.nodes = st->nodes;
 	r.tasks_per_node = (struct rota_u32v){st->tasks, st->nnodes};
+	r.task_dist = st->task_dist;
 	chan_send(ch, MSG_STEP_ATTACH_RESP, &r);
 }

@@ -135,6 +135,7 @@ static struct step *step_new(struct ctld *ctld, struct job *job,
 	st->num_cpus = l->num_cpus;
 	st->tasks = memcpy(xcalloc(l->n + 1, sizeof(uint32_t)), l->tasks,
 	                   l->n * sizeof(uint32_t));
+	st->task_dist = req->task_dist;
 	st->start_time = time(NULL);
 	return st;
 }
@@ -178,6 +179,7 @@ void step_event_fill(const struct job *job, const struct step *st,
 		ev->tasks_per_node.v = memcpy(xcalloc(st->nnodes + 1, sizeof(uint32_t)),
 		                              st->tasks, st->nnodes * sizeof(uint32_t));
 		ev->tasks_per_node.n = st->nnodes;
+		ev->task_dist = st->task_dist;
 	}
 	if (st->gres) {
 		ev->gres = xcalloc(st->nnodes + 1, sizeof(char *));
@@ -260,6 +262,7 @@ int step_apply_start(struct ctld *ctld, struct job *job, const struct ev_step_st
 	if (ev->tasks_per_node.n == count)
 		st->tasks = memcpy(xcalloc(count + 1, sizeof(uint32_t)),
 		                   ev->tasks_per_node.v, count * sizeof(uint32_t));
+	st->task_dist = ev->task_dist;
 	st->nodes = xstrdup(ev->nodes);
 	st->name = xstrdup(ev->text ? ev->text : "(null)");
 	st->overlap = !!(ev->flags & STEP_EV_OVERLAP);
@@ -343,6 +346,7 @@ void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *
 	resp.step_id = st->step_id;
 	resp.nodes = st->nodes;
 	resp.tasks_per_node = (struct rota_u32v){l.tasks, l.n};
+	resp.task_dist = req->task_dist;
 	log_info("JobId=%u StepId=%u created on %s (%u CPUs)", job->job_id, st->step_id,
 	         st->nodes, st->num_cpus);
 	chan_send(ch, MSG_STEP_CREATE_RESP, &resp);

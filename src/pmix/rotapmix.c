@@ -30,6 +30,7 @@
 #include "proto/net.h"
 #include "common/log.h"
 #include "common/strv.h"
+#include "common/taskdist.h"
 #include "common/common.h"
 
 #define LINK_FD        3
@@ -211,37 +212,70 @@ static void add_rank(void *list, const char *key, pmix_rank_t v)
 	PMIx_Info_list_add(list, key, &v, PMIX_PROC_RANK);
 }
 
-/* "0,1,2;3,4" (ranks by node) and "n1,n2" for the maps. */
-static char *join_ranks(const struct pmix_setup *s, uint32_t *first)
+/* The layout: each node's ranks (gtids, node after node; off[n] where node
+ * n's begin), and each rank's node and index on it. */
+struct layout {
+	uint32_t size, *gtids, *off, *node, *local;
+};
+
+static void layout_make(const struct pmix_setup *s, struct layout *l)
+{
+	uint32_t n = s->tasks.n, k = 0;
+
+	l->size = 0;
+	for (uint32_t i = 0; i < n; i++)
+		l->size += s->tasks.v[i];
+	l->gtids = xcalloc(l->size + 1, sizeof(uint32_t));
+	l->off = xcalloc(n + 1, sizeof(uint32_t));
+	l->node = xcalloc(l->size + 1, sizeof(uint32_t));
+	l->local = xcalloc(l->size + 1, sizeof(uint32_t));
+	taskdist_gtids(s->task_dist, s->tasks.v, n, l->gtids);
+	for (uint32_t i = 0; i < n; i++) {
+		l->off[i] = k;
+		for (uint32_t j = 0; j < s->tasks.v[i]; j++, k++)
+			if (l->gtids[k] < l->size) {
+				l->node[l->gtids[k]] = i;
+				l->local[l->gtids[k]] = j;
+			}
+	}
+	l->off[n] = k;
+}
+
+static void layout_release(struct layout *l)
+{
+	free(l->gtids);
+	free(l->off);
+	free(l->node);
+	free(l->local);
+}
+
+/* "0,2;1,3" (ranks by node; a node without ranks keeps its place), or node
+ * n's alone. */
+static char *join_ranks(const struct pmix_setup *s, const struct layout *l, int only)
 {
 	size_t cap = 64, len = 0;
 	char *out = xmalloc(cap);
-	uint32_t r = 0;
 
 	out[0] = '\0';
 	for (uint32_t n = 0; n < s->tasks.n; n++) {
-		first[n] = r;
-		for (uint32_t k = 0; k < s->tasks.v[n]; k++, r++) {
+		if (only >= 0 && n != (uint32_t)only)
+			continue;
+		if (n && only < 0) {
+			while (len + 2 > cap)
+				out = xrealloc(out, cap *= 2);
+			out[len++] = ';';
+			out[len] = '\0';
+		}
+		for (uint32_t k = 0; k < s->tasks.v[n]; k++) {
 			char num[16];
-			int w = snprintf(num, sizeof(num), "%s%u",
-			                 k   ? ","
-			                 : n ? ";"
-			                     : "",
-			                 r);
+			int w = snprintf(num, sizeof(num), "%s%u", k ? "," : "",
+			                 l->gtids[l->off[n] + k]);
 			while (len + (size_t)w + 2 > cap)
 				out = xrealloc(out, cap *= 2);
 			memcpy(out + len, num, (size_t)w + 1);
 			len += (size_t)w;
 		}
-		if (!s->tasks.v[n]) { /* a node without ranks keeps its place */
-			while (len + 2 > cap)
-				out = xrealloc(out, cap *= 2);
-			if (n)
-				out[len++] = ';';
-			out[len] = '\0';
-		}
 	}
-	first[s->tasks.n] = r;
 	return out;
 }
 
@@ -257,21 +291,12 @@ static char *join_nodes(const struct pmix_setup *s)
 	return out;
 }
 
-/* Which node rank r is on. */
-static uint32_t node_of(const uint32_t *first, uint32_t nnodes, uint32_t r)
-{
-	uint32_t n = 0;
-	while (n + 1 < nnodes && first[n + 1] <= r)
-		n++;
-	return n;
-}
-
 static int register_nspace(const struct pmix_setup *s, struct rota_error *err)
 {
 	uint32_t nnodes = s->tasks.n, me = s->node_index, size;
-	uint32_t *first = xcalloc(nnodes + 1, sizeof(*first));
-	char *ranks = join_ranks(s, first), *nodes = join_nodes(s);
-	char *node_map = NULL, *proc_map = NULL, *peers;
+	struct layout l;
+	char *ranks, *nodes = join_nodes(s);
+	char *node_map = NULL, *proc_map = NULL, *peers = NULL;
 	char jobid[32];
 	void *list = PMIx_Info_list_start();
 	pmix_data_array_t darray = {0};
@@ -279,22 +304,16 @@ static int register_nspace(const struct pmix_setup *s, struct rota_error *err)
 	pmix_status_t rc;
 	int ret = 0;
 
-	size = first[nnodes];
+	layout_make(s, &l);
+	size = l.size;
+	ranks = join_ranks(s, &l, -1);
 	snprintf(jobid, sizeof(jobid), "%u.%u", s->job_id, s->step_id);
 	if (PMIx_generate_regex(nodes, &node_map) != PMIX_SUCCESS ||
 	    PMIx_generate_ppn(ranks, &proc_map) != PMIX_SUCCESS) {
 		ret = errprintf(err, "mpi/pmix: cannot describe the step's layout");
 		goto out;
 	}
-	/* this node's ranks: "3,4,5" */
-	{
-		const char *p = ranks;
-		for (uint32_t n = 0; n < me && p; n++)
-			if ((p = strchr(p, ';')))
-				p++;
-		peers = xstrdup(p ? p : "");
-		peers[strcspn(peers, ";")] = '\0';
-	}
+	peers = join_ranks(s, &l, (int)me); /* this node's: "3,4,5" */
 	PMIx_Info_list_add(list, PMIX_JOBID, jobid, PMIX_STRING);
 	PMIx_Info_list_add(list, PMIX_NODE_MAP, node_map, PMIX_REGEX);
 	PMIx_Info_list_add(list, PMIX_PROC_MAP, proc_map, PMIX_REGEX);
@@ -309,12 +328,12 @@ static int register_nspace(const struct pmix_setup *s, struct rota_error *err)
 	PMIx_Info_list_add(list, PMIX_HOSTNAME, s->nodes[me], PMIX_STRING);
 	add_u32(list, PMIX_LOCAL_SIZE, s->tasks.v[me]);
 	add_u32(list, PMIX_NODE_SIZE, s->tasks.v[me]);
-	add_rank(list, PMIX_LOCALLDR, first[me]);
+	add_rank(list, PMIX_LOCALLDR, s->tasks.v[me] ? l.gtids[l.off[me]] : 0);
 	PMIx_Info_list_add(list, PMIX_LOCAL_PEERS, peers, PMIX_STRING);
 	PMIx_Info_list_add(list, PMIX_TMPDIR, s->tmpdir, PMIX_STRING);
 	PMIx_Info_list_add(list, PMIX_NSDIR, s->tmpdir, PMIX_STRING);
 	for (uint32_t r = 0; r < size; r++) {
-		uint32_t n = node_of(first, nnodes, r);
+		uint32_t n = l.node[r];
 		void *proc = PMIx_Info_list_start();
 		pmix_data_array_t pd = {0};
 
@@ -322,8 +341,8 @@ static int register_nspace(const struct pmix_setup *s, struct rota_error *err)
 		add_rank(proc, PMIX_GLOBAL_RANK, r);
 		add_rank(proc, PMIX_APP_RANK, r);
 		add_u32(proc, PMIX_APPNUM, 0);
-		add_u16(proc, PMIX_LOCAL_RANK, (uint16_t)(r - first[n]));
-		add_u16(proc, PMIX_NODE_RANK, (uint16_t)(r - first[n]));
+		add_u16(proc, PMIX_LOCAL_RANK, (uint16_t)l.local[r]);
+		add_u16(proc, PMIX_NODE_RANK, (uint16_t)l.local[r]);
 		add_u32(proc, PMIX_NODEID, n);
 		PMIx_Info_list_add(proc, PMIX_HOSTNAME, s->nodes[n], PMIX_STRING);
 		PMIx_Info_list_convert(proc, &pd);
@@ -346,18 +365,20 @@ out:
 	free(proc_map);
 	free(ranks);
 	free(nodes);
-	free(first);
+	layout_release(&l);
 	return ret;
 }
 
 /* Register this node's ranks and hand their variables to the step daemon. */
 static int register_clients(const struct pmix_setup *s, struct rota_error *err)
 {
-	uint32_t first = 0, me = s->node_index;
+	uint32_t me = s->node_index;
+	struct layout l;
+	int ret = 0;
 
-	for (uint32_t n = 0; n < me; n++)
-		first += s->tasks.v[n];
-	for (uint32_t r = first; r < first + s->tasks.v[me]; r++) {
+	layout_make(s, &l);
+	for (uint32_t k = 0; k < s->tasks.v[me] && !ret; k++) {
+		uint32_t r = l.gtids[l.off[me] + k];
 		struct op op = OP_INIT;
 		pmix_proc_t proc;
 		struct pmix_env e = {.rank = r};
@@ -369,17 +390,18 @@ static int register_clients(const struct pmix_setup *s, struct rota_error *err)
 		                                              op_done, &op));
 		if (rc == PMIX_SUCCESS)
 			rc = PMIx_server_setup_fork(&proc, &env);
-		if (rc != PMIX_SUCCESS)
-			return errprintf(err, "mpi/pmix: cannot register rank %u: %s", r,
-			                 PMIx_Error_string(rc));
+		if (rc != PMIX_SUCCESS) {
+			ret = errprintf(err, "mpi/pmix: cannot register rank %u: %s", r,
+			                PMIx_Error_string(rc));
+			break;
+		}
 		e.env = env;
-		rc = net_send(LINK_FD, MSG_PMIX_ENV, &e, err) < 0 ? PMIX_ERROR
-		                                                  : PMIX_SUCCESS;
+		if (net_send(LINK_FD, MSG_PMIX_ENV, &e, err) < 0)
+			ret = -1;
 		strv_free(env);
-		if (rc != PMIX_SUCCESS)
-			return -1;
 	}
-	return 0;
+	layout_release(&l);
+	return ret;
 }
 
 /* ---- the main loop ---- */

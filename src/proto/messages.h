@@ -473,7 +473,8 @@ ROTA_DECLARE(alloc_resp, ALLOC_RESP_FIELDS)
 	F(S, str, gpus_per_node, _)                                                      \
 	F(S, str, gpus_per_task, _)                                                      \
 	F(S, str, gpu_bind, _) /* --gpu-bind as given (common/gpubind.h) */              \
-	CONTAINER_FIELDS(F, S)
+	CONTAINER_FIELDS(F, S)                                                           \
+	F(S, u32, task_dist, _) /* -m (common/taskdist.h); 0: block */
 ROTA_DECLARE(step_create_req, STEP_CREATE_REQ_FIELDS)
 enum step_flags {
 	STEP_F_LABEL = 1 << 0,
@@ -493,7 +494,8 @@ enum step_flags {
 	F(S, u32, job_id, _)                                                             \
 	F(S, u32, step_id, _)                                                            \
 	F(S, str, nodes, _)                                                              \
-	F(S, u32v, tasks_per_node, _)
+	F(S, u32v, tasks_per_node, _)                                                    \
+	F(S, u32, task_dist, _) /* how they are numbered (common/taskdist.h) */
 ROTA_DECLARE(step_create_resp, STEP_CREATE_RESP_FIELDS)
 
 /* One job step as squeue -s / scontrol show step see it. */
@@ -628,6 +630,7 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, u32v, step_tasks_per_node, _)                                               \
 	F(S, u32, node_index, _) /* this node's index in step_nodes */                   \
 	F(S, u32, step_num_tasks, _)                                                     \
+	F(S, u32, task_dist, _) /* how tasks are numbered (common/taskdist.h) */         \
 	F(S, str, io_host, _)                                                            \
 	F(S, u32, io_port, _)                                                            \
 	F(S, bin, io_key, _)                                                             \
@@ -774,7 +777,8 @@ ROTA_DECLARE(step_attach, STEP_ATTACH_FIELDS)
 	F(S, u32, job_id, _)                                                             \
 	F(S, u32, step_id, _)                                                            \
 	F(S, str, nodes, _)                                                              \
-	F(S, u32v, tasks_per_node, _)
+	F(S, u32v, tasks_per_node, _)                                                    \
+	F(S, u32, task_dist, _)
 ROTA_DECLARE(step_attach_resp, STEP_ATTACH_RESP_FIELDS)
 
 /* io_data.task of stdin for every task of the node (srun -i all). */
@@ -811,9 +815,10 @@ ROTA_DECLARE(pmi_fence, PMI_FENCE_FIELDS)
 	F(S, u32, step_id, _)                                                            \
 	F(S, u32, node_index, _)                                                         \
 	F(S, strv, nodes, _) /* the step's nodes, in step order */                       \
-	F(S, u32v, tasks, _) /* tasks on each, block layout */                           \
+	F(S, u32v, tasks, _) /* tasks on each */                                         \
 	F(S, u32, uid, _)                                                                \
-	F(S, u32, gid, _)
+	F(S, u32, gid, _)                                                                \
+	F(S, u32, task_dist, _) /* their numbering (common/taskdist.h) */
 ROTA_DECLARE(pmix_setup, PMIX_SETUP_FIELDS)
 #define PMIX_ENV_FIELDS(F, S)                                                            \
 	F(S, u32, rank, _)                                                               \

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "common/gpubind.h"
+#include "common/taskdist.h"
 #include "common/gres_inv.h"
 #include "common/gres_req.h"
 #include "common/conf.h"
@@ -185,12 +186,19 @@ static char **env_step(char **env, const struct stepd *st)
 	    strv_setenv_take(env, "SLURM_TASKS_PER_NODE", jobfmt_counts(tpn->v, tpn->n));
 	env = strv_setenvf(env, "SLURM_NODEID", "%u", st->node_id);
 	for (uint32_t i = 0; i < st->ntasks; i++) {
-		char *s = xasprintf("%s%s%u", gtids, i ? "," : "", st->gtid_base + i);
+		char *s = xasprintf("%s%s%u", gtids, i ? "," : "", st->tasks[i].gtid);
 		free(gtids);
 		gtids = s;
 	}
 	env = strv_setenv(env, "SLURM_GTIDS", gtids);
 	free(gtids);
+	if (req->task_dist) {
+		env =
+		    strv_setenv(env, "SLURM_DISTRIBUTION", taskdist_name(req->task_dist));
+		if (TASKDIST_TYPE(req->task_dist) == TASKDIST_PLANE)
+			env = strv_setenvf(env, "SLURM_DIST_PLANESIZE", "%u",
+			                   TASKDIST_PLANE_SIZE(req->task_dist));
+	}
 	if (req->io_host && req->io_port) {
 		env = strv_setenv(env, "SLURM_SRUN_COMM_HOST", req->io_host);
 		env = strv_setenv(env, "SLURM_LAUNCH_NODE_IPADDR", req->io_host);

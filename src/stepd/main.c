@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "common/conf.h"
+#include "common/taskdist.h"
 #include "common/grouplist.h"
 #include "common/hostlist.h"
 #include "common/spool.h"
@@ -174,7 +175,7 @@ static void set_hostname(const struct stepd *st)
 static int layout_tasks(struct stepd *st, struct rota_error *err)
 {
 	const struct launch_req *req = st->req;
-	uint32_t n = 1;
+	uint32_t n = 1, off = 0, total = 1, *gtids = NULL;
 
 	if (!st->batch) {
 		if (req->node_index >= req->step_tasks_per_node.n)
@@ -183,20 +184,30 @@ static int layout_tasks(struct stepd *st, struct rota_error *err)
 		if (!req->argv || !req->argv[0])
 			return errprintf(err, "no command to run");
 		for (uint32_t i = 0; i < req->node_index; i++)
-			st->gtid_base += req->step_tasks_per_node.v[i];
+			off += req->step_tasks_per_node.v[i];
+		for (uint32_t i = 0; i < req->step_tasks_per_node.n; i++)
+			total += req->step_tasks_per_node.v[i];
 		n = req->step_tasks_per_node.v[req->node_index];
 		st->node_id = req->node_index;
 	}
-	if (n > STEPD_MAX_TASKS)
-		return errprintf(err, "%u tasks on one node (limit %u)", n,
-		                 STEPD_MAX_TASKS);
+	if (n > STEPD_MAX_TASKS || total > STEPD_MAX_STEP_TASKS)
+		return errprintf(err, "%u tasks on one node, %u in all (limits %u, %u)",
+		                 n, total, STEPD_MAX_TASKS, STEPD_MAX_STEP_TASKS);
+	/* which ids are ours: -m (common/taskdist.h), block by default */
+	if (!st->batch) {
+		gtids = xcalloc(total + 1, sizeof(*gtids));
+		taskdist_gtids(req->task_dist, req->step_tasks_per_node.v,
+		               req->step_tasks_per_node.n, gtids);
+		st->gtid_base = n ? gtids[off] : off;
+	}
 	st->ntasks = n;
 	st->tasks = xcalloc(n ? n : 1, sizeof(*st->tasks));
 	for (uint32_t i = 0; i < n; i++) {
-		st->tasks[i].gtid = st->gtid_base + i;
+		st->tasks[i].gtid = gtids ? gtids[off + i] : st->gtid_base + i;
 		st->tasks[i].ltid = i;
 		st->tasks[i].in_fd = st->tasks[i].out_fd = st->tasks[i].err_fd = -1;
 	}
+	free(gtids);
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #include "stepd/pmi_kvs.h"
 #include "stepd/stepd.h"
 #include "common/conf.h"
+#include "common/taskdist.h"
 #include "common/hostlist.h"
 #include "proto/net.h"
 #include "common/strv.h"
@@ -103,23 +104,51 @@ const char *pmi_type(const struct stepd *st)
 	return t && strcasecmp(t, "none") ? t : NULL;
 }
 
-/* MPICH's "(vector,(first node,nodes,ranks each),...)" for the block layout. */
+/* MPICH's "(vector,(first node,nodes,ranks each),...)": the ranks in order,
+ * each run of ranks on one node a (node,1,run) that neighbours with the same
+ * run on the next nodes join (block: one entry per node size; cyclic:
+ * (0,N,1) for each round). */
 static char *make_mapping(const struct launch_req *req)
 {
 	const struct rota_u32v *v = &req->step_tasks_per_node;
+	uint32_t total = 0, *gtids, *node_of, k = 0;
 	char *s = xstrdup("(vector"), *t;
 
-	for (uint32_t i = 0; i < v->n;) {
-		uint32_t j = i + 1;
-		while (j < v->n && v->v[j] == v->v[i])
-			j++;
-		t = xasprintf("%s,(%u,%u,%u)", s, i, j - i, v->v[i]);
+	for (uint32_t i = 0; i < v->n; i++)
+		total += v->v[i];
+	gtids = xcalloc(total + 1, sizeof(*gtids));
+	node_of = xcalloc(total + 1, sizeof(*node_of));
+	taskdist_gtids(req->task_dist, v->v, v->n, gtids);
+	for (uint32_t i = 0; i < v->n; i++)
+		for (uint32_t j = 0; j < v->v[i]; j++, k++)
+			if (gtids[k] < total)
+				node_of[gtids[k]] = i;
+	for (uint32_t r = 0; r < total;) {
+		uint32_t node = node_of[r], run = 1, nodes = 1, next;
+		while (r + run < total && node_of[r + run] == node)
+			run++;
+		next = r + run;
+		/* the next nodes, each with a run as long */
+		for (;;) {
+			uint32_t m = 0;
+			while (next + m < total && node_of[next + m] == node + nodes &&
+			       m < run)
+				m++;
+			if (m != run ||
+			    (next + m < total && node_of[next + m] == node + nodes))
+				break;
+			nodes++;
+			next += run;
+		}
+		t = xasprintf("%s,(%u,%u,%u)", s, node, nodes, run);
 		free(s);
 		s = t;
-		i = j;
+		r = next;
 	}
 	t = xasprintf("%s)", s);
 	free(s);
+	free(gtids);
+	free(node_of);
 	return t;
 }
 
@@ -154,7 +183,7 @@ static int pmi2_setup(struct stepd *st, struct pmi *p, struct rota_error *err)
 		c->fd = sv[0];
 		c->child_fd = sv[1];
 		c->env = strv_setenvf(c->env, "PMI_FD", "%d", sv[1]);
-		c->env = strv_setenvf(c->env, "PMI_RANK", "%u", st->gtid_base + i);
+		c->env = strv_setenvf(c->env, "PMI_RANK", "%u", st->tasks[i].gtid);
 		c->env = strv_setenvf(c->env, "PMI_SIZE", "%u", p->size);
 		c->env = strv_setenv(c->env, "PMI_JOBID", p->jobid);
 	}
@@ -249,13 +278,13 @@ static int pmix_envs(struct stepd *st, struct pmi *p, int fd, struct rota_error 
 			return -1;
 		}
 		e = body;
-		if (type == MSG_PMIX_ENV && e->rank >= st->gtid_base &&
-		    e->rank - st->gtid_base < p->n &&
-		    !p->c[e->rank - st->gtid_base].env) {
-			p->c[e->rank - st->gtid_base].env = e->env;
-			e->env = NULL;
-			got++;
-		}
+		for (uint32_t i = 0; type == MSG_PMIX_ENV && i < p->n; i++)
+			if (st->tasks[i].gtid == e->rank && !p->c[i].env) {
+				p->c[i].env = e->env;
+				e->env = NULL;
+				got++;
+				break;
+			}
 		msg_body_free(type, body);
 	}
 	return 0;
@@ -270,6 +299,7 @@ static int pmix_setup(struct stepd *st, struct pmi *p, struct rota_error *err)
 	    .tasks = st->req->step_tasks_per_node,
 	    .uid = st->uid,
 	    .gid = st->gid,
+	    .task_dist = st->req->task_dist,
 	};
 	char *prog = pmix_program(), nspace[64];
 	int sv[2] = {-1, -1}, rc = -1;
@@ -712,7 +742,7 @@ static void on_cmd2(struct stepd *st, struct client *c, const struct args *a)
 	char num[3][16];
 
 	if (!strcmp(cmd, "fullinit")) {
-		uint32_t gtid = st->gtid_base + (uint32_t)(c - p->c);
+		uint32_t gtid = st->tasks[c - p->c].gtid;
 		snprintf(num[0], sizeof(num[0]), "%u", gtid);
 		snprintf(num[1], sizeof(num[1]), "%u", p->size);
 		reply2(c, "fullinit-response", "rc", "0", "pmi-version", "2",
@@ -886,7 +916,7 @@ void pmi_on_client(struct stepd *st, uint32_t i, short revents)
 	if (client_parse(st, c) < 0) {
 		log_err("JobId=%u StepId=%u mpi/pmi2: task %u spoke no PMI protocol, "
 		        "its PMI connection is closed",
-		        st->req->job_id, st->req->step_id, st->gtid_base + i);
+		        st->req->job_id, st->req->step_id, st->tasks[i].gtid);
 		client_close(c);
 		return;
 	}

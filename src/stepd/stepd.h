@@ -35,7 +35,8 @@ struct pmi;
 #define STEPD_ATTACH_MAX 16
 
 /* Local tasks per node we accept (each costs up to four descriptors). */
-#define STEPD_MAX_TASKS 4096
+#define STEPD_MAX_TASKS      4096
+#define STEPD_MAX_STEP_TASKS (1u << 22) /* of the step, all nodes */
 
 /* Exit status of rotastepd when it could not even report a launch failure;
  * rotad then reports STEP_DONE_LAUNCH_FAILED itself. */

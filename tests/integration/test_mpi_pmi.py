@@ -336,3 +336,53 @@ def test_openmpi_abort_ends_the_step(cluster):
 def test_openmpi_direct_launch_as_user(cluster):
     """A real user's ranks reach a PMIx server that runs as that user."""
     _hello_as_user(cluster, "pmix", "mpicc.openmpi", "pmix", env=NET_ENV)
+
+
+def _cyclic_hosts(text, size):
+    ranks = {int(m[0]): m for m in HELLO_RE.findall(text)}
+    assert sorted(ranks) == list(range(size)), text
+    for m in ranks.values():
+        assert int(m[1]) == size and int(m[3]) == size * (size - 1) // 2, text
+    return [ranks[r][2] for r in range(size)]
+
+
+@needs_mpich
+def test_mpich_cyclic_distribution(cluster):
+    """srun -m cyclic: ranks alternate between the nodes, and MPICH, which
+    finds its node-local peers from PMI_process_mapping, still wires up."""
+    _compile(cluster.work, "hello", HELLO_C, "mpicc.mpich")
+    p = cluster.run(["srun", "--mpi=pmi2", "-N2", "--ntasks-per-node=2", "-m", "cyclic",
+                     "./hello"], cwd=cluster.work, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    hosts = _cyclic_hosts(p.stdout, 4)
+    assert hosts[0] == hosts[2] and hosts[1] == hosts[3] and hosts[0] != hosts[1], \
+        p.stdout
+
+
+@needs_pmi2
+def test_libpmi2_mapping_of_cyclic_and_plane(cluster):
+    """PMI_process_mapping describes the ranks as -m numbered them."""
+    _compile(cluster.work, "pmi2t", PMI2_C, "cc", "-lpmi2")
+    # 4 tasks on the first node, 2 on the second
+    for dist, want in (("cyclic", "(vector,(0,2,1),(0,2,1),(0,1,2))"),
+                       ("plane=2", "(vector,(0,2,2),(0,1,2))")):
+        p = cluster.run(["srun", "--mpi=pmi2", "-N2", "-n6", "--ntasks-per-node=4",
+                         "-m", dist, "./pmi2t"], cwd=cluster.work, timeout=120)
+        assert p.returncode == 0, p.stdout + p.stderr
+        rows = {int(m[0]): m for m in PMI2_RE.findall(p.stdout)}
+        assert sorted(rows) == list(range(6)), p.stdout
+        assert {m[5] for m in rows.values()} == {want}, (dist, p.stdout)
+        assert {m[6] for m in rows.values()} == {"0"}, p.stdout
+
+
+@needs_ompi
+def test_openmpi_cyclic_distribution(cluster):
+    """PMIx's maps follow -m cyclic: OpenMPI's ranks alternate between the
+    nodes and still reduce right."""
+    _compile(cluster.work, "hello", HELLO_C, "mpicc.openmpi")
+    p = cluster.run(["srun", "--mpi=pmix", "-N2", "--ntasks-per-node=2", "-m", "cyclic",
+                     "./hello"], cwd=cluster.work, timeout=120, env=NET_ENV)
+    assert p.returncode == 0, p.stdout + p.stderr
+    hosts = _cyclic_hosts(p.stdout, 4)
+    assert hosts[0] == hosts[2] and hosts[1] == hosts[3] and hosts[0] != hosts[1], \
+        p.stdout

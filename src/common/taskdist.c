@@ -1,0 +1,133 @@
+/* taskdist.c - task distributions (see taskdist.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "common/common.h"
+#include "common/taskdist.h"
+
+/* One of the levels after the first: block, cyclic, fcyclic or '*'. */
+static int level_ok(const char *s, size_t n)
+{
+	static const char *const words[] = {"block", "cyclic", "fcyclic", "*"};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strlen(words[i]) == n && !strncasecmp(s, words[i], n))
+			return 1;
+	return 0;
+}
+
+int taskdist_parse(const char *spec, uint32_t plane_size, uint32_t *ret,
+                   struct rota_error *err)
+{
+	const char *p = spec, *end;
+	size_t n;
+	uint32_t d;
+	int levels = 0;
+
+	n = strcspn(p, ":,=");
+	if ((n == 5 && !strncasecmp(p, "block", 5)) || (n == 1 && *p == '*'))
+		d = TASKDIST_BLOCK;
+	else if (n == 6 && !strncasecmp(p, "cyclic", 6))
+		d = TASKDIST_CYCLIC;
+	else if (n == 5 && !strncasecmp(p, "plane", 5))
+		d = TASKDIST_PLANE;
+	else if (n == 9 && !strncasecmp(p, "arbitrary", 9))
+		return errprintf(err, "--distribution=arbitrary (SLURM_HOSTFILE) is not "
+		                      "supported"),
+		       -EINVAL;
+	else
+		goto bad;
+	p += n;
+	if (d == TASKDIST_PLANE) {
+		unsigned long v = plane_size;
+		if (*p == '=') {
+			char *e;
+			v = strtoul(p + 1, &e, 10);
+			if (e == p + 1)
+				goto bad;
+			p = e;
+		}
+		if (v == 0 || v > TASKDIST_PLANE_MAX)
+			return errprintf(err, "Invalid plane size or size not specified"),
+			       -EINVAL;
+		d |= (uint32_t)v << 8;
+	} else if (*p == '=') {
+		goto bad;
+	}
+	while (*p == ':') {
+		p++;
+		n = strcspn(p, ":,");
+		if (!level_ok(p, n) || ++levels > 2)
+			goto bad;
+		p += n;
+	}
+	if (*p == ',') {
+		p++;
+		end = p + strlen(p);
+		if (!((end - p == 4 && !strncasecmp(p, "pack", 4)) ||
+		      (end - p == 6 && !strncasecmp(p, "nopack", 6))))
+			goto bad;
+		p = end;
+	}
+	if (*p)
+		goto bad;
+	*ret = d;
+	return 0;
+bad:
+	return errprintf(err, "Invalid --distribution specification"), -EINVAL;
+}
+
+const char *taskdist_name(uint32_t d)
+{
+	switch (TASKDIST_TYPE(d)) {
+	case TASKDIST_CYCLIC:
+		return "cyclic";
+	case TASKDIST_PLANE:
+		return "plane";
+	default:
+		return "block";
+	}
+}
+
+void taskdist_plane_counts(uint32_t d, uint32_t ntasks, uint32_t n, uint32_t *out)
+{
+	uint32_t size = TASKDIST_PLANE_SIZE(d) ? TASKDIST_PLANE_SIZE(d) : 1,
+	         left = ntasks;
+
+	memset(out, 0, n * sizeof(*out));
+	for (uint32_t i = 0; left && n; i = (i + 1) % n) {
+		uint32_t k = left < size ? left : size;
+		out[i] += k;
+		left -= k;
+	}
+}
+
+void taskdist_gtids(uint32_t d, const uint32_t *tpn, uint32_t n, uint32_t *out)
+{
+	uint32_t type = TASKDIST_TYPE(d), deal, total = 0, next = 0;
+	uint32_t *off, *got;
+
+	for (uint32_t i = 0; i < n; i++)
+		total += tpn[i];
+	if (type != TASKDIST_CYCLIC && type != TASKDIST_PLANE) {
+		for (uint32_t t = 0; t < total; t++)
+			out[t] = t;
+		return;
+	}
+	deal =
+	    type == TASKDIST_PLANE && TASKDIST_PLANE_SIZE(d) ? TASKDIST_PLANE_SIZE(d) : 1;
+	off = xcalloc(n + 1, sizeof(*off));
+	got = xcalloc(n + 1, sizeof(*got));
+	for (uint32_t i = 1; i < n; i++)
+		off[i] = off[i - 1] + tpn[i - 1];
+	/* deal `deal` ids at a time to each node with room, in turn */
+	while (next < total) {
+		for (uint32_t i = 0; i < n && next < total; i++)
+			for (uint32_t k = 0; k < deal && got[i] < tpn[i] && next < total;
+			     k++)
+				out[off[i] + got[i]++] = next++;
+	}
+	free(off);
+	free(got);
+}

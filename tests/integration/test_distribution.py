@@ -1,0 +1,101 @@
+"""srun -m/--distribution: which task ids each node runs (Slurm's block,
+cyclic and plane=N), seen by the tasks (SLURM_PROCID, SLURM_GTIDS,
+SLURM_DISTRIBUTION), by srun -l and -v, by sattach --layout, and passed by
+sbatch and salloc to their steps; bad specifications are refused."""
+
+import re
+
+from conftest import write_script
+
+TASK_SH = "#!/bin/sh\necho \"$SLURMD_NODENAME $SLURM_PROCID $SLURM_GTIDS " \
+          "${SLURM_DISTRIBUTION:-none} ${SLURM_DIST_PLANESIZE:-none}\"\n"
+
+
+def _tasks(cluster, *args):
+    prog = write_script(cluster.work / "task.sh", TASK_SH)
+    p = cluster.run(["srun", *args, str(prog)], timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
+    rows = [line.split() for line in p.stdout.splitlines()]
+    by_node = {}
+    for node, procid, gtids, dist, plane in rows:
+        by_node.setdefault(node, set()).add(int(procid))
+        assert gtids == ",".join(str(t) for t in sorted(
+            int(r[1]) for r in rows if r[0] == node)), rows
+    return [sorted(v) for _, v in sorted(by_node.items())], rows, p.stderr
+
+
+def test_cyclic_deals_ids_to_the_nodes_in_turn(cluster):
+    nodes, rows, err = _tasks(cluster, "-N2", "--ntasks-per-node=2", "-m", "cyclic",
+                              "-v")
+    assert nodes == [[0, 2], [1, 3]], rows
+    assert {r[3] for r in rows} == {"cyclic"}
+    launched = re.findall(r"^srun: launching StepId=\d+\.0 on host (\S+), 2 tasks: "
+                          r"(\S+)$", err, re.M)
+    assert sorted(t for _, t in launched) == ["0,2", "1,3"], err
+
+
+def test_block_is_the_default(cluster):
+    nodes, rows, _ = _tasks(cluster, "-N2", "--ntasks-per-node=2")
+    assert nodes == [[0, 1], [2, 3]], rows
+    assert {r[3] for r in rows} == {"none"}
+    nodes, rows, _ = _tasks(cluster, "-N2", "--ntasks-per-node=2", "-m", "block:cyclic")
+    assert nodes == [[0, 1], [2, 3]], rows
+
+
+def test_plane_deals_blocks_of_n(cluster):
+    """plane=2, 6 tasks over 2 nodes: blocks 0-1, 2-3, 4-5 dealt in turn
+    (node one runs 4 of them); plane=4: 4 then 2."""
+    nodes, rows, _ = _tasks(cluster, "-N2", "-n6", "--ntasks-per-node=4",
+                            "--distribution=plane=2")
+    assert nodes == [[0, 1, 4, 5], [2, 3]], rows
+    assert {(r[3], r[4]) for r in rows} == {("plane", "2")}
+    nodes, rows, _ = _tasks(cluster, "-N2", "-n6", "--ntasks-per-node=4", "-m",
+                            "plane=4")
+    assert nodes == [[0, 1, 2, 3], [4, 5]], rows
+
+
+def test_labels_follow_the_ids(cluster):
+    p = cluster.run(["srun", "-N2", "--ntasks-per-node=2", "-m", "cyclic", "-l",
+                     "sh", "-c", "echo $SLURMD_NODENAME"], timeout=60)
+    assert p.returncode == 0, p.stderr
+    lines = sorted(p.stdout.splitlines())
+    hosts = [line.split(": ")[1] for line in lines]
+    assert hosts[0] == hosts[2] and hosts[1] == hosts[3] and hosts[0] != hosts[1], lines
+
+
+def test_batch_job_passes_its_distribution_to_its_steps(cluster):
+    out = cluster.work / "dist.out"
+    prog = write_script(cluster.work / "task.sh", TASK_SH)
+    jid = cluster.sbatch("-N2", "--ntasks-per-node=2", "-m", "cyclic", "-o", str(out),
+                         "--wrap", f"echo batch $SLURM_DISTRIBUTION; srun {prog}")
+    assert cluster.wait_job(jid) == "COMPLETED", out.read_text()
+    text = out.read_text()
+    assert "batch cyclic" in text, text
+    rows = [line.split() for line in text.splitlines() if not line.startswith("batch")]
+    by_node = {}
+    for r in rows:
+        by_node.setdefault(r[0], []).append(int(r[1]))
+    assert sorted(sorted(v) for v in by_node.values()) == [[0, 2], [1, 3]], text
+
+
+def test_sattach_layout_shows_the_ids(cluster):
+    p = cluster.run("srun -N2 --ntasks-per-node=2 -m cyclic sleep 30 & "
+                    "for i in $(seq 50); do j=$(squeue -h -s -o %i | grep '\\.0$' "
+                    "| head -1); [ -n \"$j\" ] && break; sleep 0.2; done; "
+                    "sattach --layout $j; scancel ${j%.0}; wait", timeout=90)
+    assert re.search(r"Node 0 \(\S+\), 2 task\(s\): 0 2 \n", p.stdout), p.stdout
+    assert re.search(r"Node 1 \(\S+\), 2 task\(s\): 1 3 \n", p.stdout), p.stdout
+
+
+def test_bad_specifications_are_refused(cluster):
+    for spec, msg in (("round", "Invalid --distribution specification"),
+                      ("plane", "Invalid plane size or size not specified"),
+                      ("cyclic:dealt", "Invalid --distribution specification"),
+                      ("arbitrary", "--distribution=arbitrary (SLURM_HOSTFILE) is "
+                                    "not supported")):
+        p = cluster.run(["srun", "-m", spec, "true"])
+        assert (p.returncode, p.stderr) == (1, f"srun: error: {msg}\n"), spec
+        p = cluster.run(["sbatch", "-m", spec, "--wrap", "true"])
+        assert p.returncode == 1 and msg in p.stderr, (spec, p.stderr)
+    p = cluster.run(["srun", "-m", "plane", "true"], env={"SLURM_DIST_PLANESIZE": "3"})
+    assert p.returncode == 0, p.stderr

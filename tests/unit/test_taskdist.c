@@ -1,0 +1,102 @@
+/* test_taskdist.c - srun -m: parsing, plane counts and task numbering. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "common/common.h"
+#include "common/taskdist.h"
+
+static uint32_t parse_ok(const char *s, uint32_t plane)
+{
+	struct rota_error err = {{0}};
+	uint32_t d = 0;
+
+	if (taskdist_parse(s, plane, &d, &err) < 0)
+		fail_msg("'%s' refused: %s", s, err.text);
+	return d;
+}
+
+static void test_parse(void **state)
+{
+	struct rota_error err = {{0}};
+	uint32_t d;
+
+	(void)state;
+	assert_int_equal(parse_ok("block", 0), TASKDIST_BLOCK);
+	assert_int_equal(parse_ok("Cyclic", 0), TASKDIST_CYCLIC);
+	assert_int_equal(parse_ok("cyclic:block", 0), TASKDIST_CYCLIC);
+	assert_int_equal(parse_ok("*:cyclic:fcyclic,NoPack", 0), TASKDIST_BLOCK);
+	assert_int_equal(parse_ok("block,Pack", 0), TASKDIST_BLOCK);
+	d = parse_ok("plane=4", 0);
+	assert_int_equal(TASKDIST_TYPE(d), TASKDIST_PLANE);
+	assert_int_equal(TASKDIST_PLANE_SIZE(d), 4);
+	assert_int_equal(TASKDIST_PLANE_SIZE(parse_ok("plane", 3)), 3);
+	assert_string_equal(taskdist_name(d), "plane");
+	const char *bad[] = {"",
+	                     "round",
+	                     "plane",
+	                     "plane=0",
+	                     "plane=x",
+	                     "cyclic=2",
+	                     "block:dealt",
+	                     "block:block:block:block",
+	                     "block,tight",
+	                     "arbitrary",
+	                     "cyclic:"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (taskdist_parse(bad[i], 0, &d, &err) == 0)
+			fail_msg("'%s' accepted", bad[i]);
+}
+
+static void expect_gtids(uint32_t d, const uint32_t *tpn, uint32_t n, const char *want)
+{
+	uint32_t total = 0, out[64];
+	char got[256] = "";
+
+	for (uint32_t i = 0; i < n; i++)
+		total += tpn[i];
+	taskdist_gtids(d, tpn, n, out);
+	for (uint32_t t = 0; t < total; t++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%u",
+		         t ? "," : "", out[t]);
+	assert_string_equal(got, want);
+}
+
+static void test_gtids(void **state)
+{
+	(void)state;
+	expect_gtids(TASKDIST_BLOCK, (uint32_t[]){2, 2}, 2, "0,1,2,3");
+	expect_gtids(TASKDIST_CYCLIC, (uint32_t[]){2, 2}, 2, "0,2,1,3");
+	expect_gtids(TASKDIST_CYCLIC, (uint32_t[]){3, 1, 2}, 3, "0,3,5,1,2,4");
+	expect_gtids(TASKDIST_PLANE | 2u << 8, (uint32_t[]){4, 2}, 2, "0,1,4,5,2,3");
+	expect_gtids(TASKDIST_PLANE | 4u << 8, (uint32_t[]){4, 2}, 2, "0,1,2,3,4,5");
+}
+
+static void test_plane_counts(void **state)
+{
+	uint32_t out[3];
+
+	(void)state;
+	taskdist_plane_counts(TASKDIST_PLANE | 4u << 8, 6, 2, out);
+	assert_int_equal(out[0], 4);
+	assert_int_equal(out[1], 2);
+	taskdist_plane_counts(TASKDIST_PLANE | 2u << 8, 11, 3, out);
+	assert_int_equal(out[0], 4);
+	assert_int_equal(out[1], 4);
+	assert_int_equal(out[2], 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_parse),
+	    cmocka_unit_test(test_gtids),
+	    cmocka_unit_test(test_plane_counts),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
