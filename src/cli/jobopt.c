@@ -650,6 +650,24 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 	case O_CONTIGUOUS:
 		d->flags |= JOB_F_CONTIGUOUS;
 		break;
+	case O_PRIORITY: {
+		/* a number, or TOP; 0 holds the job (operators only, the
+		 * controller checks) */
+		char *end;
+		unsigned long long v;
+		if (arg && !strcasecmp(arg, "TOP")) {
+			d->priority = JOB_PRIO_TOP;
+			break;
+		}
+		v = arg ? strtoull(arg, &end, 10) : 0;
+		if (!arg || !*arg || *end || arg[0] == '-' || v > JOB_PRIO_TOP)
+			die(JOBOPT_EXIT_FATAL, "Invalid --priority specification");
+		if (v == 0)
+			d->hold = 1;
+		else
+			d->priority = (uint32_t)v;
+		break;
+	}
 	case O_DEADLINE:
 		if (!arg || jobscript_parse_begin(arg, time(NULL), &t) < 0)
 			die(JOBOPT_EXIT_FATAL, "Invalid --deadline specification");

@@ -71,6 +71,7 @@ enum {
 	O_KILL_INV_DEP,
 	O_MAIL_TYPE,
 	O_MAIL_USER,
+	O_PRIORITY,
 	O_IGNORE, /* accepted and ignored */
 };
 

@@ -264,12 +264,32 @@ static void scron_line(struct entry_ctx *c, const char *line)
 	if (jobscript_directives(line, "#SCRON", &words, &err) < 0)
 		fatal_msg("%s", err.text);
 	n = strv_len(words);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(words[i], "--help") || !strcmp(words[i], "-h") ||
+		    !strcmp(words[i], "--usage") || !strcmp(words[i], "--version") ||
+		    !strcmp(words[i], "-V"))
+			fatal_msg("Invalid directive found in crontab: %s", words[i]);
 	av = xcalloc(n + 2, sizeof(*av));
 	av[0] = (char *)"scrontab";
 	memcpy(av + 1, words, n * sizeof(*av));
 	jobopt_collect(JOBOPT_SBATCH, (int)n + 1, av, &list, &idx);
 	if (idx < (int)n + 1)
 		fatal_msg("Invalid directive found in crontab: %s", av[idx]);
+	/* what an entry cannot be: the controller decides when it runs, it is
+	 * one job, and scrontab does not wait */
+	for (size_t i = 0; i < list.n; i++) {
+		static const struct {
+			int id;
+			const char *name;
+		} no[] = {{'H', "--hold"},
+		          {'a', "--array"},
+		          {'b', "--begin"},
+		          {'W', "--wait"},
+		          {JOBOPT_ID_WRAP, "--wrap"}};
+		for (size_t k = 0; k < sizeof(no) / sizeof(no[0]); k++)
+			if (list.v[i].id == no[k].id)
+				fatal_msg("%s cannot be used in a crontab", no[k].name);
+	}
 	jobopt_apply_list(&c->o, &list, JOBOPT_SRC_SCRIPT);
 	jobopt_list_release(&list);
 	free(av);

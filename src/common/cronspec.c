@@ -204,11 +204,11 @@ int cronspec_parse(const char *line, struct cronspec *ret, const char **ret_rest
 	return 0;
 }
 
-static int day_matches(const struct cronspec *c, const struct tm *tm)
+static int day_matches(const struct cronspec *c, int month, int mday, int wday)
 {
-	int dom = c->dom >> tm->tm_mday & 1, dow = c->dow >> tm->tm_wday & 1;
+	int dom = c->dom >> mday & 1, dow = c->dow >> wday & 1;
 
-	if (!(c->month >> (tm->tm_mon + 1) & 1))
+	if (!(c->month >> month & 1))
 		return 0;
 	if ((c->wild & CRON_WILD_DOM) && (c->wild & CRON_WILD_DOW))
 		return 1;
@@ -219,44 +219,62 @@ static int day_matches(const struct cronspec *c, const struct tm *tm)
 	return dom || dow; /* both restricted: either, as cron */
 }
 
+/* Days are walked by arithmetic (a month the spec leaves out in one step);
+ * mktime runs for the matching minutes of a matching day only. */
 time_t cronspec_next(const struct cronspec *c, time_t after)
 {
-	struct tm start, day;
+	struct tm start;
 	time_t t = after - (after % 60) + 60;
+	int y, mo, d, wd;
 
 	localtime_r(&t, &start);
-	day = start;
+	y = start.tm_year + 1900;
+	mo = start.tm_mon + 1;
+	d = start.tm_mday;
+	wd = start.tm_wday;
 	for (int n = 0; n < 8 * 366; n++) {
-		struct tm cur = day;
 		int first_day = n == 0;
 
-		if (!first_day) {
-			/* midnight of the next day, normalised */
-			cur = start;
-			cur.tm_mday += n;
-			cur.tm_hour = 12; /* away from DST changes */
-			cur.tm_min = cur.tm_sec = 0;
-			cur.tm_isdst = -1;
-			mktime(&cur);
-		}
-		if (!day_matches(c, &cur))
+		if (!(c->month >> mo & 1)) { /* to the 1st of the next month */
+			int left = days_in_month(mo, y) - d + 1;
+			n += left - 1;
+			wd = (wd + left) % 7;
+			d = 1;
+			if (++mo > 12) {
+				mo = 1;
+				y++;
+			}
 			continue;
-		for (int h = first_day ? start.tm_hour : 0; h < 24; h++) {
-			if (!(c->hour >> h & 1))
-				continue;
-			for (int m = first_day && h == start.tm_hour ? start.tm_min : 0;
-			     m < 60; m++) {
-				struct tm at = cur;
-				time_t r;
-				if (!(c->minute >> m & 1))
+		}
+		if (day_matches(c, mo, d, wd)) {
+			for (int h = first_day ? start.tm_hour : 0; h < 24; h++) {
+				if (!(c->hour >> h & 1))
 					continue;
-				at.tm_hour = h;
-				at.tm_min = m;
-				at.tm_sec = 0;
-				at.tm_isdst = -1;
-				r = mktime(&at);
-				if (r > after)
-					return r;
+				for (int m = first_day && h == start.tm_hour
+				                 ? start.tm_min
+				                 : 0;
+				     m < 60; m++) {
+					struct tm at = {.tm_year = y - 1900,
+					                .tm_mon = mo - 1,
+					                .tm_mday = d,
+					                .tm_hour = h,
+					                .tm_min = m,
+					                .tm_isdst = -1};
+					time_t r;
+					if (!(c->minute >> m & 1))
+						continue;
+					r = mktime(&at);
+					if (r > after)
+						return r;
+				}
+			}
+		}
+		wd = (wd + 1) % 7;
+		if (++d > days_in_month(mo, y)) {
+			d = 1;
+			if (++mo > 12) {
+				mo = 1;
+				y++;
 			}
 		}
 	}

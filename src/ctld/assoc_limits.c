@@ -391,7 +391,7 @@ int assoc_limits_submit(struct ctld *ctld, uid_t uid, const char *user,
 
 	if (!m || !(assoc_enforce(ctld->conf) & ENFORCE_LIMITS))
 		return 0;
-	adding = desc_weight(d);
+	adding = desc_weight(d) + ctld->submit_extra;
 	if (!(r = assoc_of_job(m, d->account, user, partition)))
 		return 0;
 	q = assoc_find_qos(m, d->qos ? d->qos : assoc_def_qos(m, r));

@@ -249,10 +249,17 @@ void crontab_update_request(struct ctld *ctld, const struct caller *who,
 		d->begin_time = next;
 		free(d->cron_spec); /* kept as Slurm shows it (CrontabSpec=) */
 		d->cron_spec = cronspec_str(&cs);
-		free(d->array_inx); /* an entry is one job */
-		d->array_inx = NULL;
+		if (d->array_inx || d->hold) {
+			refuse_entry(ch, -ESLURM_INVALID_ARGUMENT,
+			             d->array_inx ? "an entry cannot be a job array"
+			                          : "an entry cannot be held",
+			             d->cron_lines);
+			goto out;
+		}
 		d->flags &= ~(uint32_t)JOB_F_INTERACTIVE;
+		ctld->submit_extra = i; /* the entries before count too */
 		rc = job_submit_prepare(ctld, &as, d, 0, &prep[i], &msg);
+		ctld->submit_extra = 0;
 		if (rc) {
 			refuse_entry(ch, rc, msg, d->cron_lines);
 			free(msg);
@@ -268,8 +275,10 @@ void crontab_update_request(struct ctld *ctld, const struct caller *who,
 	r = xcalloc(1, sizeof(*r));
 	r->resp.job_ids.v = xcalloc(req->jobs_count + 1, sizeof(uint32_t));
 	for (uint32_t i = 0; i < req->jobs_count; i++) {
-		if (ev_submit_commit(ctld, &prep[i].ev) < 0)
+		if (ev_submit_commit(ctld, &prep[i].ev) < 0) {
+			r->resp.rc = ESLURM_WRITING_TO_FILE;
 			break;
+		}
 		r->resp.job_ids.v[r->resp.job_ids.n++] = prep[i].ev.job_id;
 		log_info(
 		    "JobId=%u submitted by uid %u from crontab lines %u-%u, next start "
@@ -322,46 +331,33 @@ void crontab_get_request(struct ctld *ctld, const struct caller *who,
 
 /* ---- recurrence ---- */
 
-/* u's record without job (index k); its lines disabled when cancelled. */
-static void drop(struct ctld *ctld, struct cron_user *u, size_t k, const struct job *job)
+/* Was job cancelled by someone (scancel), not by the scheduler (an
+ * invalid dependency)?  Its lines are disabled then, as Slurm does. */
+static int cancelled_by_user(const struct job *job)
 {
-	uint32_t *ids = xcalloc(u->nids, sizeof(*ids));
-	size_t n = 0;
-	char *disabled = NULL, *text;
-	uint32_t uid = u->uid;
-
-	for (size_t i = 0; i < u->nids; i++)
-		if (i != k)
-			ids[n++] = u->ids[i];
-	if (job && (job->state & JOB_STATE_BASE) == JOB_CANCELLED && u->text) {
-		uint32_t l = job->desc.cron_lines;
-		disabled = xasprintf("%s%u-%u,", u->disabled ? u->disabled : "", l >> 16,
-		                     l & 0xffff);
-		log_info("JobId=%u cancelled: crontab lines %u-%u of uid %u disabled",
-		         job->job_id, l >> 16, l & 0xffff, (unsigned)uid);
-	}
-	/* copies: the event is applied (u's own are freed, u may move) before
-	 * it is written */
-	if (!disabled && u->disabled)
-		disabled = xstrdup(u->disabled);
-	text = u->text ? xstrdup(u->text) : NULL;
-	commit(ctld, uid, text, disabled, ids, n);
-	free(text);
-	free(disabled);
-	free(ids);
+	return (job->state & JOB_STATE_BASE) == JOB_CANCELLED &&
+	       job->reason != WAIT_DEP_INVALID;
 }
 
 /* Requeue an ended entry's job at its next start; 0, or -1 when it has none. */
-static int recur(struct ctld *ctld, struct job *job, time_t now)
+time_t crontab_next_start(const struct job *job, time_t now)
 {
 	struct rota_error err = {""};
 	struct cronspec cs;
 	const char *rest;
-	struct ev_requeue ev = {.job_id = job->job_id, .time = now};
-	time_t next;
 
-	if (cronspec_parse(job->desc.cron_spec, &cs, &rest, &err) < 0 ||
-	    (next = cronspec_next(&cs, now)) < 0)
+	if (!job->desc.cron_spec ||
+	    cronspec_parse(job->desc.cron_spec, &cs, &rest, &err) < 0)
+		return -1;
+	return cronspec_next(&cs, now);
+}
+
+static int recur(struct ctld *ctld, struct job *job, time_t now)
+{
+	struct ev_requeue ev = {.job_id = job->job_id, .time = now};
+	time_t next = crontab_next_start(job, now);
+
+	if (next < 0)
 		return -1;
 	ev.begin_time = next;
 	if (ev_requeue_commit(ctld, &ev) < 0)
@@ -371,24 +367,67 @@ static int recur(struct ctld *ctld, struct job *job, time_t now)
 	return 0;
 }
 
+/* One user's record: requeue what ended; what left or was cancelled goes
+ * from the list (one EV_CRONTAB for all of it, cancelled lines disabled). */
+static void tick_user(struct ctld *ctld, struct cron_user *u, time_t now)
+{
+	uint32_t *keep = xcalloc(u->nids + 1, sizeof(*keep)), uid = u->uid;
+	char *disabled = u->disabled ? xstrdup(u->disabled) : NULL, *text;
+	size_t nkeep = 0;
+	int changed = 0;
+
+	for (size_t k = 0; k < u->nids; k++) {
+		struct job *j = job_find(ctld->jobs, u->ids[k]);
+		if (j && (!job_is_finished(j) || (j->state & JOB_COMPLETING))) {
+			keep[nkeep++] = u->ids[k];
+			continue;
+		}
+		if (j && j->desc.cron_spec &&
+		    (j->state & JOB_STATE_BASE) != JOB_CANCELLED &&
+		    recur(ctld, j, now) == 0) {
+			keep[nkeep++] = u->ids[k];
+			continue;
+		}
+		changed = 1;
+		if (j && cancelled_by_user(j) && u->text) {
+			uint32_t l = j->desc.cron_lines;
+			char *d = xasprintf("%s%u-%u,", disabled ? disabled : "", l >> 16,
+			                    l & 0xffff);
+			free(disabled);
+			disabled = d;
+			log_info("JobId=%u cancelled: crontab lines %u-%u of uid %u "
+			         "disabled",
+			         j->job_id, l >> 16, l & 0xffff, (unsigned)uid);
+		}
+	}
+	if (changed) {
+		/* copies: the event is applied (u's own freed) before it is
+		 * written */
+		text = u->text ? xstrdup(u->text) : NULL;
+		commit(ctld, uid, text, disabled, keep, nkeep);
+		free(text);
+	}
+	free(disabled);
+	free(keep);
+}
+
 void crontab_tick(struct ctld *ctld, time_t now)
 {
 	struct crontab_mgr *m = ctld->crontabs;
+	uint32_t *uids;
+	size_t n;
 
-	for (size_t i = 0; m && i < m->n; i++) {
-		struct cron_user *u = &m->v[i];
-		for (size_t k = 0; k < u->nids; k++) {
-			struct job *j = job_find(ctld->jobs, u->ids[k]);
-			if (j && (!job_is_finished(j) || (j->state & JOB_COMPLETING)))
-				continue;
-			if (!j || !j->desc.cron_spec ||
-			    (j->state & JOB_STATE_BASE) == JOB_CANCELLED ||
-			    recur(ctld, j, now) < 0) {
-				/* the record changes (and may move or go): the
-				 * rest waits for the next second */
-				drop(ctld, u, k, j);
-				return;
-			}
-		}
+	if (!m || !m->n)
+		return;
+	/* by uid: a record may move or go as each is written */
+	n = m->n;
+	uids = xcalloc(n, sizeof(*uids));
+	for (size_t i = 0; i < n; i++)
+		uids[i] = m->v[i].uid;
+	for (size_t i = 0; i < n; i++) {
+		struct cron_user *u = find(m, uids[i]);
+		if (u)
+			tick_user(ctld, u, now);
 	}
+	free(uids);
 }

@@ -54,6 +54,8 @@ void crontab_mgr_destroy(struct crontab_mgr *m);
 
 /* Does job's user's crontab list it (it recurs; CronJob=Yes)? */
 int crontab_listed(const struct ctld *ctld, const struct job *job);
+/* The next start of job's entry after now; -1: none (not an entry). */
+time_t crontab_next_start(const struct job *job, time_t now);
 /* Each second: requeue listed jobs that ended, let cancelled ones go. */
 void crontab_tick(struct ctld *ctld, time_t now);
 

@@ -103,7 +103,10 @@ struct ctld {
 	                                * (step_stat.h), made when first asked */
 	struct trigger_mgr *triggers;  /* strigger's (trigger.h), or NULL */
 	struct crontab_mgr *crontabs;  /* scrontab's (crontab.h), or NULL */
-	struct bcasts *bcasts;         /* sbcast's blocks waiting for nodes (bcast.h) */
+	/* jobs of one request checked but not recorded yet (a crontab's
+	 * entries): counted against MaxJobCount and the submit limits */
+	uint32_t submit_extra;
+	struct bcasts *bcasts; /* sbcast's blocks waiting for nodes (bcast.h) */
 };
 
 /* Ask for a scheduling pass soon (coalesced: at most one per loop turn). */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "common/intern.h"
 #include "common/arrayspec.h"
 #include "common/constraint.h"
 #include "common/hostlist.h"
@@ -347,16 +348,24 @@ static int apply_split(struct ctld *ctld, const struct ev_array_split *ev,
 
 static int apply_requeue(struct ctld *ctld, const struct ev_requeue *ev, struct job *job)
 {
+	int was_running;
+
 	if (job_is_pending(job) || (job->desc.flags & JOB_F_INTERACTIVE))
 		return -EINVAL;
+	was_running = job_is_running(job);
 	job_release_all(ctld, job, ev->time);
 	job_run_clear(job); /* its times, steps and exit too: made again at its start */
 	job->reason = WAIT_TIME;
 	job->restart_cnt++;
-	if (ev->begin_time) { /* a crontab's entry, ended: its next run */
-		job->state = JOB_PENDING;
+	if (ev->begin_time) { /* a crontab's entry: its next run */
+		/* a dependency was met by the first run (Slurm clears it) */
+		intern_drop_str(job_mgr_texts(ctld->jobs), job->desc.dependency);
+		job->desc.dependency = NULL;
 		job->desc.begin_time = ev->begin_time;
-		job->eligible_time = ev->begin_time;
+		job->eligible_time =
+		    ev->begin_time > ev->time ? (time_t)ev->begin_time : (time_t)ev->time;
+		/* a run that is being killed (scontrol requeue) first goes */
+		job->state = JOB_PENDING | (was_running ? JOB_REQUEUE_FLAG : 0);
 		return 0;
 	}
 	/* REQUEUED until the old run is gone (eligible again), then PENDING */

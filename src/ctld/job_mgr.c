@@ -886,7 +886,7 @@ static int job_desc_validate(struct ctld *ctld, struct job_desc *d, int alloc,
 	if ((d->script && strlen(d->script) > SCRIPT_MAX) || strv_len(d->env) > ENV_MAX ||
 	    strv_len(d->argv) > ARGV_MAX)
 		return -ESLURM_PATHNAME_TOO_LONG;
-	if (job_count(ctld->jobs) >= ctld->conf->max_job_count)
+	if (job_count(ctld->jobs) + ctld->submit_extra >= ctld->conf->max_job_count)
 		return -ESLURM_REACHED_MAX_JOB_COUNT;
 	if (d->array_inx) {
 		struct arrayspec a;
@@ -1019,6 +1019,8 @@ int job_submit_prepare(struct ctld *ctld, const struct caller *who, struct job_d
 		    assoc_limits_submit(ctld, who->uid, user, d, p ? p->cfg->name : NULL);
 	if (!rc && (int32_t)d->nice < 0 && !caller_is_admin(who))
 		rc = -ESLURM_ACCESS_DENIED; /* only operators may raise a priority */
+	if (!rc && d->priority && !caller_is_operator(who))
+		rc = -ESLURM_ACCESS_DENIED; /* --priority: operators' */
 	/* what cannot be recorded is not accepted (a full disk) */
 	if (!rc && journal_error(ctld->journal))
 		rc = -ESLURM_WRITING_TO_FILE;
@@ -1036,6 +1038,10 @@ int job_submit_prepare(struct ctld *ctld, const struct caller *who, struct job_d
 	ev->desc_count = 1;
 	ev->hold = d->hold ? 1 : 0;
 	ev->priority = ev->hold ? 0 : 0xffff0000u - ev->job_id;
+	if (d->priority && !ev->hold) { /* kept: the scheduler leaves it */
+		ev->priority = d->priority > JOB_PRIO_TOP ? JOB_PRIO_TOP : d->priority;
+		ev->flags |= SUBMIT_EV_PRIO_SET;
+	}
 	ev->time_limit = job_time_limit(p, d);
 	return 0;
 }

@@ -212,6 +212,12 @@ int job_requeue(struct ctld *ctld, struct job *job)
 		return -ESLURM_DISABLED;
 	if (job_is_pending(job))
 		return -ESLURM_JOB_PENDING;
+	/* a crontab's entry comes back at its next start, not at once */
+	if (crontab_listed(ctld, job)) {
+		time_t next = crontab_next_start(job, time(NULL));
+		if (next > ev.time)
+			ev.begin_time = next;
+	}
 	if (job_is_running(job)) {
 		job_signal_nodes(ctld, job, NO_VAL, SIGKILL, SIGNAL_F_TERMINATE);
 		/* the requeue frees the resources at once: the nodes that hold

@@ -381,7 +381,9 @@ static int on_requeue(struct store *s, int64_t run_id, const struct ev_requeue *
 {
 	if (EXEC(s, S_REQUEUE_OLD, err, sql_int(run_id), sql_int(ev->time)) < 0)
 		return -EIO;
-	return EXEC(s, S_REQUEUE_NEW, err, sql_int(run_id), sql_int(ev->time));
+	/* a crontab's entry is eligible again at its next start */
+	return EXEC(s, S_REQUEUE_NEW, err, sql_int(run_id),
+	            sql_int(ev->begin_time > ev->time ? ev->begin_time : ev->time));
 }
 
 /* Task t leaves the remainder's pending set. */

@@ -109,10 +109,13 @@
 	F(S, u32, mail_type, _)        /* --mail-type: MAIL_* (common/mailtype.h) */     \
 	F(S, str, mail_user, _)        /* --mail-user; NULL: the job's user */           \
 	/* scrontab's (ctld/crontab.h): the time fields (common/cronspec.h) and          \
-	 * the crontab's lines of the entry, first << 16 | last (from 0) */              \
+	 * the crontab's lines of the entry, first << 16 | last (from 1) */              \
 	F(S, str, cron_spec, _)                                                          \
-	F(S, u32, cron_lines, _)
+	F(S, u32, cron_lines, _)                                                         \
+	/* --priority (operators): 1..JOB_PRIO_TOP; 0: not given */                      \
+	F(S, u32, priority, _)
 ROTA_DECLARE(job_desc, JOB_DESC_FIELDS)
+#define JOB_PRIO_TOP 0xfffffffdu /* --priority=TOP */
 enum gres_flags {
 	GRES_F_ENFORCE_BINDING = 1,
 	GRES_F_DISABLE_BINDING = 2,

@@ -1,6 +1,8 @@
 """Job priority: priority/multifactor weights, --nice, PriorityFavorSmall,
 admin-set priorities, scontrol top, and sprio."""
-from conftest import write_script
+import pytest
+
+from conftest import IS_ROOT, write_script
 
 GATED = "#!/bin/bash\nwhile [ ! -e gate ]; do sleep 0.1; done\n"
 HEADER = ("          JOBID PARTITION   PRIORITY       SITE        AGE  FAIRSHARE"
@@ -85,6 +87,29 @@ def test_admin_priority_sticks_and_top(make_cluster):
     c.run(["scontrol", "top", str(a)], check=True)
     assert prio(c, a) == 969
     assert prio(c, b) == 937
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="needs root to create test users")
+def test_priority_at_submission(make_cluster, users):
+    """--priority=N (operators): the job keeps it through the scheduler's
+    recomputations; TOP is Slurm's highest; a user is refused, and N must
+    be a number."""
+    from unixusers import as_user
+
+    c = multifactor(make_cluster)
+    blocker(c)
+    a = c.sbatch("-n", "1", "--priority=7", "-o", "/dev/null", "--wrap", "true")
+    top = c.sbatch("-n", "1", "--priority=TOP", "-o", "/dev/null", "--wrap", "true")
+    later = c.sbatch("-n", "1", "-o", "/dev/null", "--wrap", "true")
+    c.wait_for(lambda: prio(c, later) == 968, what="a scheduling pass")
+    assert (prio(c, a), prio(c, top)) == (7, 0xfffffffd)
+    p = c.run(["sbatch", "--priority=high", "--wrap", "true"])
+    assert (p.returncode, p.stderr) == (1, "sbatch: error: Invalid --priority "
+                                           "specification\n")
+    u = users["a"]
+    p = as_user(c, u, "sbatch --priority=100 -o /dev/null --wrap true", cwd="/tmp")
+    assert p.returncode == 1, p.stdout
+    assert "Access/permission denied" in p.stderr, p.stderr
 
 
 def test_sprio(make_cluster):

@@ -235,3 +235,44 @@ def test_users_and_their_crontabs(sc, users):
     finally:
         c.run(["scrontab", "-u", a.name, "-r"])
     assert _queued(c) == []
+
+
+def test_options_an_entry_cannot_take(sc):
+    for opt, name in (("-H", "--hold"), ("--array=1-3", "--array"),
+                      ("--begin=now+1hour", "--begin"), ("--wrap=true", "--wrap")):
+        p = _set(sc, f"#SCRON {opt}\n0 1 * * * /bin/true\n")
+        assert (p.returncode, p.stderr) == (1, f"scrontab: fatal: {name} cannot be "
+                                               "used in a crontab\n"), (opt, p.stderr)
+    p = _set(sc, "#SCRON --help\n0 1 * * * /bin/true\n")
+    assert p.returncode == 1 and "Invalid directive found in crontab: --help" in \
+        p.stderr, p.stderr
+    assert sc.run(["scrontab", "-l"]).returncode == 1  # nothing was set
+
+
+def test_requeue_waits_for_the_next_start(sc):
+    """scontrol requeue of an entry's job: it comes back at its next start,
+    not at once."""
+    c = sc
+    out = c.work / "ran"
+    assert _set(c, f"* * * * * sleep 300; date >> {out}\n").returncode == 0
+    (jid, *_), = _queued(c)
+    c.wait_for(lambda: c.job_state(jid) == "RUNNING" or None, timeout=100,
+               what="the entry running")
+    assert c.run(["scontrol", "requeue", jid]).returncode == 0
+    s = _show(c, jid)
+    eligible = time.mktime(time.strptime(_field(s, "EligibleTime"), "%Y-%m-%dT%H:%M:%S"))
+    assert eligible % 60 == 0 and eligible > time.time(), s
+    assert "CronJob=Yes" in s and "Restarts=1" in s, s
+
+
+def test_max_job_count_counts_every_entry(make_cluster):
+    c = make_cluster()
+    c.down()
+    with open(c.conf_path, "a") as f:
+        f.write("ScronParameters=enable\nMaxJobCount=3\n")
+    c.up()
+    p = _set(c, "".join(f"{m} 1 * * * /bin/true\n" for m in range(5)))
+    assert p.returncode == 1, p.stdout
+    assert p.stdout.startswith("There was an issue with the job submission on lines "
+                               "4-4\n"), p.stdout
+    assert _queued(c) == []
