@@ -90,6 +90,8 @@ const struct opt_def jobopt_table[] = {
      ST_OK},
     {"parsable", NOARG, O_PARSABLE, S, SEC_RUN, NULL, "print only the job id", ST_OK},
     {"partition", REQ, 'p', SRA, SEC_RUN, "partition", "partition to run in", ST_OK},
+    {"het-group", REQ, O_HET_GROUP, R, SEC_RUN, "n",
+     "run in this component of a heterogeneous job", ST_OK},
     {"priority", REQ, O_PRIORITY, SRA, SEC_RUN, "value", "set the job's priority", ST_OK},
     {"profile", REQ, O_IGNORE, SRA, SEC_RUN, "value", "profile data to gather", ST_NOEFF},
     {"propagate", OPT, O_IGNORE, S | R, SEC_RUN, "rlimits",

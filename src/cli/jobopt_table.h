@@ -72,6 +72,7 @@ enum {
 	O_MAIL_TYPE,
 	O_MAIL_USER,
 	O_PRIORITY,
+	O_HET_GROUP,
 	O_IGNORE, /* accepted and ignored */
 };
 

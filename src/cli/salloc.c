@@ -182,6 +182,11 @@ static void parse(struct salloc *s, int argc, char **argv)
 
 	jobopt_init(&s->o, JOBOPT_SALLOC);
 	jobopt_collect(JOBOPT_SALLOC, argc, argv, &cmdline, &idx);
+	if (idx < argc && !strcmp(argv[idx], ":")) {
+		cli_error("heterogeneous allocations (components separated by :) are not "
+		          "supported by salloc; use sbatch");
+		exit(1);
+	}
 	if (idx < argc) {
 		s->cmd = argv + idx;
 	} else {

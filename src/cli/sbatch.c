@@ -104,20 +104,45 @@ static void check_script(const char *script)
 	}
 }
 
-/* Options from the script's #SBATCH lines, applied first. */
-static void apply_directives(struct jobopt *o, const char *script, const char *name)
+/* The script's #SBATCH words, cut into components at each "#SBATCH hetjob"
+ * (or packjob, the old word): *ret[k] is component k's (caller frees each
+ * with strv_free, and the array); returns how many. */
+static size_t directive_groups(const char *script, const char *name, char ****ret)
 {
 	struct rota_error err = {""};
-	struct jobopt_list list;
-	char **words = NULL, **av;
-	size_t n;
-	int idx;
+	char **words = NULL, ***groups = xcalloc(2, sizeof(*groups));
+	size_t n = strv_len(words), ng = 1;
 
 	if (jobscript_directives(script, "#SBATCH", &words, &err) < 0) {
 		fprintf(stderr, "sbatch: fatal: %s: %s\n", name, err.text);
 		exit(JOBOPT_EXIT_FATAL);
 	}
 	n = strv_len(words);
+	groups[0] = xcalloc(1, sizeof(char *));
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(words[i], "hetjob") || !strcmp(words[i], "packjob")) {
+			if (ng >= HET_MAX)
+				fail(JOBOPT_EXIT_FATAL,
+				     "too many components (%d at most)", HET_MAX);
+			groups = xrealloc(groups, (ng + 2) * sizeof(*groups));
+			groups[ng++] = xcalloc(1, sizeof(char *));
+			continue;
+		}
+		groups[ng - 1] = strv_append(groups[ng - 1], words[i]);
+	}
+	strv_free(words);
+	*ret = groups;
+	return ng;
+}
+
+/* Component k's #SBATCH options (words), applied first. */
+static void apply_directives(struct jobopt *o, char **words)
+{
+	struct jobopt_list list;
+	char **av;
+	size_t n = strv_len(words);
+	int idx;
+
 	av = xcalloc(n + 2, sizeof(*av));
 	av[0] = (char *)"sbatch";
 	memcpy(av + 1, words, n * sizeof(*av));
@@ -128,7 +153,6 @@ static void apply_directives(struct jobopt *o, const char *script, const char *n
 	jobopt_apply_list(o, &list, JOBOPT_SRC_SCRIPT);
 	jobopt_list_release(&list);
 	free(av);
-	strv_free(words);
 }
 
 static char *absolute_path(const char *path)
@@ -240,18 +264,57 @@ static uint32_t submit(const struct job_desc *d)
 	return job_id;
 }
 
+/* A heterogeneous job: every component's request, the first with the
+ * script; the leader's id. */
+static uint32_t submit_het(struct job_desc *descs, size_t n)
+{
+	struct submit_het req = {.jobs = descs, .jobs_count = (uint32_t)n};
+	uint16_t type = 0;
+	void *body = NULL;
+	const char *msg = NULL;
+	uint32_t job_id;
+
+	jobctl_rpc(SUBMIT_FAILED, MSG_SUBMIT_HET_REQ, &req, &type, &body);
+	if (type == MSG_RC) {
+		int rc = cli_rc(type, body, &msg);
+		fail(1, SUBMIT_FAILED "%s", rc ? msg : "unexpected reply");
+	}
+	if (type != MSG_SUBMIT_RESP)
+		fail(1, SUBMIT_FAILED "unexpected reply %s", msg_name(type));
+	job_id = ((struct submit_resp *)body)->job_id;
+	msg_body_free(type, body);
+	return job_id;
+}
+
 int cmd_sbatch(int argc, char **argv)
 {
-	struct jobopt o;
-	struct jobopt_list cmdline;
-	const char *wrap, *path = NULL;
-	char *script;
+	struct jobopt *o;
+	struct jobopt_list cmdline[HET_MAX];
+	const char *wrap = NULL, *path = NULL;
+	char *script, ***dirs = NULL;
 	uint32_t job_id;
-	int idx, has_wrap, rc = 0;
+	size_t ncmd = 1, ndirs = 0, n;
+	int idx, has_wrap = 0, rc = 0;
 
-	jobopt_init(&o, JOBOPT_SBATCH);
-	jobopt_collect(JOBOPT_SBATCH, argc, argv, &cmdline, &idx);
-	wrap = jobopt_list_last(&cmdline, JOBOPT_ID_WRAP, &has_wrap);
+	/* the command line's components: options : options : ... script */
+	jobopt_collect(JOBOPT_SBATCH, argc, argv, &cmdline[0], &idx);
+	while (idx < argc && !strcmp(argv[idx], ":")) {
+		int sub;
+		if (ncmd >= HET_MAX)
+			fail(JOBOPT_EXIT_FATAL, "too many components (%d at most)",
+			     HET_MAX);
+		jobopt_collect(JOBOPT_SBATCH, argc - idx, argv + idx, &cmdline[ncmd++],
+		               &sub);
+		idx += sub;
+	}
+	for (size_t k = 0; k < ncmd; k++) {
+		int w = 0;
+		const char *v = jobopt_list_last(&cmdline[k], JOBOPT_ID_WRAP, &w);
+		if (w) {
+			has_wrap = 1;
+			wrap = v;
+		}
+	}
 	if (has_wrap) {
 		if (idx < argc)
 			fail(1, "Script arguments not permitted with --wrap option");
@@ -262,35 +325,62 @@ int cmd_sbatch(int argc, char **argv)
 		path = idx < argc ? argv[idx++] : NULL;
 		script = read_script(path);
 		check_script(script);
-		apply_directives(&o, script, path ? path : "(stdin)");
+		ndirs = directive_groups(script, path ? path : "(stdin)", &dirs);
 	}
 	if (argc - idx > JOBSCRIPT_ARGV_MAX)
 		fail(1, SUBMIT_FAILED "more than %d script arguments",
 		     JOBSCRIPT_ARGV_MAX);
-	jobopt_apply_env(&o, environ);
-	jobopt_apply_list(&o, &cmdline, JOBOPT_SRC_ARGV);
-	jobopt_list_release(&cmdline);
-	jobopt_finish(&o);
+	n = ncmd > ndirs ? ncmd : ndirs;
+	o = xcalloc(n, sizeof(*o));
+	for (size_t k = 0; k < n; k++) {
+		jobopt_init(&o[k], JOBOPT_SBATCH);
+		if (k < ndirs)
+			apply_directives(&o[k], dirs[k]);
+		jobopt_apply_env(&o[k], environ);
+		if (k < ncmd) {
+			jobopt_apply_list(&o[k], &cmdline[k], JOBOPT_SRC_ARGV);
+			jobopt_list_release(&cmdline[k]);
+		}
+		jobopt_finish(&o[k]);
+	}
+	for (size_t k = 0; k < ndirs; k++)
+		strv_free(dirs[k]);
+	free(dirs);
 
-	o.desc.script = script;
-	if (!o.desc.name)
-		o.desc.name = xstrdup(has_wrap ? "wrap"
-		                      : path   ? jobopt_basename(path)
-		                               : "sbatch");
+	o[0].desc.script = script;
+	if (!o[0].desc.name)
+		o[0].desc.name = xstrdup(has_wrap ? "wrap"
+		                         : path   ? jobopt_basename(path)
+		                                  : "sbatch");
 	if (path)
-		o.desc.command = absolute_path(path);
+		o[0].desc.command = absolute_path(path);
 	for (int i = idx; i < argc; i++)
-		o.desc.argv = strv_append(o.desc.argv, argv[i]);
-	o.desc.env = job_env(&o);
+		o[0].desc.argv = strv_append(o[0].desc.argv, argv[i]);
+	o[0].desc.env = job_env(&o[0]);
+	for (size_t k = 1; k < n; k++) { /* one job: the leader's name and env */
+		if (!o[k].desc.name)
+			o[k].desc.name = xstrdup(o[0].desc.name);
+		o[k].desc.env = strv_dup(o[0].desc.env);
+	}
 
-	job_id = submit(&o.desc);
-	if (o.parsable)
+	if (n == 1) {
+		job_id = submit(&o[0].desc);
+	} else {
+		struct job_desc *descs = xcalloc(n, sizeof(*descs));
+		for (size_t k = 0; k < n; k++)
+			descs[k] = o[k].desc;
+		job_id = submit_het(descs, n);
+		free(descs);
+	}
+	if (o[0].parsable)
 		printf("%u\n", job_id);
 	else
 		printf("Submitted batch job %u\n", job_id);
 	fflush(stdout);
-	if (o.wait)
+	if (o[0].wait)
 		rc = wait_job(job_id);
-	jobopt_release(&o);
+	for (size_t k = 0; k < n; k++)
+		jobopt_release(&o[k]);
+	free(o);
 	return rc;
 }

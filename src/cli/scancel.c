@@ -84,7 +84,7 @@ static void __attribute__((noreturn)) help(void)
 	exit(0);
 }
 
-/* "N", "N_T", "N.S", "N_T.S", "N.batch".  Returns 0 or -1. */
+/* "N", "N+K", "N_T", "N.S", "N_T.S", "N.batch".  Returns 0 or -1. */
 static int parse_target(const char *s, struct target *t)
 {
 	char *end;
@@ -98,6 +98,15 @@ static int parse_target(const char *s, struct target *t)
 	if (!v || v >= NO_VAL)
 		return -1;
 	t->job_id = (uint32_t)v;
+	if (*end == '+') { /* N+K: a heterogeneous job's component K */
+		s = end + 1;
+		if (!isdigit((unsigned char)*s))
+			return -1;
+		v = strtoul(s, &end, 10);
+		if (v >= HET_MAX || t->job_id + v >= NO_VAL)
+			return -1;
+		t->job_id += (uint32_t)v;
+	}
 	if (*end == '_' && end[1] == '[') {
 		/* N_[5-7] or N_[3-9%2] as squeue prints it: the listed tasks */
 		char *close = strchr(end, ']');

@@ -230,7 +230,13 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 		        j->array_task_id);
 	if (j->array_max_tasks)
 		fprintf(f, "ArrayTaskThrottle=%u ", j->array_max_tasks);
+	if (j->het_job_id && !j->array_job_id)
+		fprintf(f, "HetJobId=%u HetJobOffset=%u ", j->het_job_id,
+		        HET_OFFSET(j->het_offset));
 	fprintf(f, "JobName=%s%s", nul(j->name), le);
+	if (j->het_job_id && !HET_OFFSET(j->het_offset))
+		fprintf(f, "HetJobIdSet=%u-%u%s", j->het_job_id,
+		        j->het_job_id + HET_SIZE(j->het_offset) - 1, le);
 	fprintf(f, "UserId=%s(%u) GroupId=%s(%u) MCS_label=N/A%s", u, j->uid,
 	        group_name(j->gid, j->group, group, sizeof(group)), j->gid, le);
 	fprintf(f, "Priority=%u Nice=%d Account=%s QOS=%s%s", j->priority,

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,12 +19,14 @@
 #include "cli/cli.h"
 #include "cli/jobctl.h"
 #include "cli/jobopt.h"
+#include "cli/jobopt_table.h"
 #include "cli/srun_io.h"
 #include "cli/srun_pty.h"
 #include "common/conf.h"
 #include "common/taskdist.h"
 #include "common/hostlist.h"
 #include "common/states.h"
+#include "common/strv.h"
 #include "proto/messages.h"
 #include "proto/net.h"
 #include "common/multiprog.h"
@@ -402,16 +405,108 @@ static char **multi_prog_load(const char *path)
 	return argv;
 }
 
+static void het_fail(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
+static void het_fail(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	cli_error("%s", buf);
+	exit(1);
+}
+
+/* env without NAME (in place). */
+static void env_drop(char **env, const char *name)
+{
+	size_t len = strlen(name), w = 0;
+
+	for (size_t r = 0; env && env[r]; r++) {
+		if (!strncmp(env[r], name, len) && env[r][len] == '=') {
+			free(env[r]);
+			continue;
+		}
+		env[w++] = env[r];
+	}
+	if (env)
+		env[w] = NULL;
+}
+
+/* srun --het-group=K inside a heterogeneous job: the environment describes
+ * component 0; component K's values (SLURM_*_HET_GROUP_K, ctld/hetjob.h)
+ * take their place, and component 0's counts go. */
+static char **het_group_env(const char *group)
+{
+	static const char *const counts[] = {
+	    "SLURM_NTASKS",        "SLURM_NPROCS",          "SLURM_NNODES",
+	    "SLURM_JOB_NUM_NODES", "SLURM_NTASKS_PER_NODE", "SLURM_CPUS_PER_TASK",
+	    "SLURM_MEM_PER_NODE",  "SLURM_MEM_PER_CPU"};
+	char **env = strv_dup(environ), *end, *suffix;
+	long k = strtol(group, &end, 10);
+	size_t sl;
+
+	if (end == group || *end == ',' || *end == '-')
+		het_fail("--het-group=%s: a step in several components is not supported",
+		         group);
+	if (*end || k < 0 || k >= HET_MAX)
+		het_fail("Invalid --het-group value: %s", group);
+	suffix = xasprintf("_HET_GROUP_%ld", k);
+	sl = strlen(suffix);
+	if (!getenv("SLURM_HET_SIZE"))
+		het_fail("--het-group: not inside a heterogeneous job");
+	{
+		char *key = xasprintf("SLURM_JOB_ID%s", suffix);
+		int there = getenv(key) != NULL;
+		free(key);
+		if (!there)
+			het_fail("--het-group=%ld: the job has no such component", k);
+	}
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		env_drop(env, counts[i]);
+	for (size_t i = 0; environ[i]; i++) {
+		const char *e = environ[i], *eq = strchr(e, '=');
+		if (!eq || (size_t)(eq - e) <= sl || strncmp(eq - sl, suffix, sl))
+			continue;
+		{
+			char *name = xstrndup(e, (size_t)(eq - e) - sl);
+			env = strv_setenv(env, name, eq + 1);
+			if (!strcmp(name, "SLURM_JOB_ID"))
+				env = strv_setenv(env, "SLURM_JOBID", eq + 1);
+			if (!strcmp(name, "SLURM_JOB_NUM_NODES"))
+				env = strv_setenv(env, "SLURM_NNODES", eq + 1);
+			if (!strcmp(name, "SLURM_JOB_NODELIST"))
+				env = strv_setenv(env, "SLURM_NODELIST", eq + 1);
+			free(name);
+		}
+	}
+	free(suffix);
+	return env;
+}
+
 static void parse(struct srun *s, int argc, char **argv)
 {
 	struct jobopt_list cmdline;
-	int idx;
+	const char *group;
+	int idx, has_group = 0;
 
 	jobopt_init(&s->o, JOBOPT_SRUN);
 	jobopt_collect(JOBOPT_SRUN, argc, argv, &cmdline, &idx);
+	group = jobopt_list_last(&cmdline, O_HET_GROUP, &has_group);
+	if (has_group) { /* the component's environment from here on */
+		char **env = het_group_env(group ? group : "");
+		environ = env; /* kept to the end: the tasks get it */
+	}
 	/* options first: some answer without a command (--cpu-bind=help) */
 	jobopt_apply_env(&s->o, environ);
 	jobopt_apply_list(&s->o, &cmdline, JOBOPT_SRC_ARGV);
+	if (idx < argc && !strcmp(argv[idx], ":")) {
+		cli_error("heterogeneous steps (components separated by :) are not "
+		          "supported; use sbatch with components and srun --het-group");
+		exit(1);
+	}
 	if (idx >= argc) {
 		fprintf(stderr, "srun: fatal: No command given to execute.\n");
 		exit(1);

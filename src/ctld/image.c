@@ -38,6 +38,9 @@
 #include "sched/predict.h"
 #include "common/common.h"
 
+/* Fields of a job request an image can hold (put_job, in_job). */
+#define IMAGE_DESC_FIELDS_MAX 128
+
 #define IMAGE_MAGIC   "ROTAIMG1"
 #define IMAGE_VERSION 2u         /* 2: the journal mark's CRC is of a window */
 #define IMAGE_CHUNK   (1u << 20) /* written when the buffer holds this much */
@@ -232,13 +235,13 @@ static void put_job(void *arg, const struct job *j)
 	struct img_out *w = arg;
 	const char *d = (const char *)&j->desc;
 	uint32_t owner = out_owner(w, j->owner);
-	uint32_t nums[64];
+	uint32_t nums[IMAGE_DESC_FIELDS_MAX];
 	struct ev_submit ev = {0};
 
 	ctld_state_submit_fields(j, &ev);
 
 	/* the texts first: a record names only what came before it */
-	for (size_t i = 0; i < job_desc_type.nfields && i < 64; i++) {
+	for (size_t i = 0; i < job_desc_type.nfields && i < IMAGE_DESC_FIELDS_MAX; i++) {
 		const struct rota_field *f = &job_desc_type.fields[i];
 		if (f->kind == FK_STR || f->kind == FK_STRV)
 			nums[i] = out_text(w, *(void *const *)(d + f->offset),
@@ -260,7 +263,7 @@ static void put_job(void *arg, const struct job *j)
 	out_u32(w, ev.throttle);
 	out_str(w, ev.array_pending);
 	free(ev.array_pending);
-	for (size_t i = 0; i < job_desc_type.nfields && i < 64; i++) {
+	for (size_t i = 0; i < job_desc_type.nfields && i < IMAGE_DESC_FIELDS_MAX; i++) {
 		const struct rota_field *f = &job_desc_type.fields[i];
 		if (f->kind == FK_STR || f->kind == FK_STRV)
 			out_u32(w, nums[i]);
@@ -296,7 +299,7 @@ static void put_event(void *arg, union job_event *ev)
 /* Can put_job write every field of the request? */
 static int layout_supported(void)
 {
-	if (job_desc_type.nfields > 64)
+	if (job_desc_type.nfields > IMAGE_DESC_FIELDS_MAX)
 		return 0;
 	for (size_t i = 0; i < job_desc_type.nfields; i++)
 		switch (job_desc_type.fields[i].kind) {
@@ -521,7 +524,7 @@ static void in_job(struct img_in *r, struct ctld *ctld)
 	struct ev_submit ev = {.type = EV_SUBMIT, .desc = &desc, .desc_count = 1};
 	char *d = (char *)&desc;
 	const struct owner *owner;
-	uint32_t num, nums[64];
+	uint32_t num, nums[IMAGE_DESC_FIELDS_MAX];
 	size_t nnums = 0;
 
 	ev.job_id = in_u32(r);
@@ -544,7 +547,8 @@ static void in_job(struct img_in *r, struct ctld *ctld)
 			nums[nnums] = in_u32(r);
 			*(void **)(d + f->offset) =
 			    text_of(r, nums[nnums], f->kind == FK_STRV);
-			nnums += nums[nnums] != 0; /* at most 64 fields (image_check) */
+			nnums += nums[nnums] !=
+			         0; /* at most IMAGE_DESC_FIELDS_MAX (layout_supported) */
 		} else if (f->kind == FK_U32 || f->kind == FK_I32) {
 			uint32_t v = in_u32(r);
 			memcpy(d + f->offset, &v, 4);

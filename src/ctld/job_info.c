@@ -275,6 +275,8 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->comment = d->comment;
 	o->mail_type = d->mail_type;
 	o->cron_spec = d->cron_spec;
+	o->het_job_id = d->het_job_id;
+	o->het_offset = d->het_offset;
 	o->cron_job = d->cron_spec && crontab_listed(ctld, job);
 	if (d->mail_type)
 		o->mail_user = d->mail_user ? d->mail_user : job->owner->user;

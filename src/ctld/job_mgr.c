@@ -989,6 +989,7 @@ int job_submit_prepare(struct ctld *ctld, const struct caller *who, struct job_d
 
 	*ret_msg = NULL;
 	memset(ev, 0, sizeof(*ev));
+	d->het_job_id = d->het_offset = 0; /* the controller's (hetjob.c) */
 	if (alloc)
 		d->flags |= JOB_F_INTERACTIVE;
 	rc = job_desc_check_strings(d, &field, &pos);

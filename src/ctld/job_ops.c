@@ -9,6 +9,7 @@
 #include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/states.h"
+#include "ctld/hetjob.h"
 #include "ctld/preempt.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
@@ -79,6 +80,7 @@ static void job_end_by(struct ctld *ctld, struct job *job, uint32_t state,
 		job->alloc_client = NULL;
 	}
 	log_info("JobId=%u ended: %s", job->job_id, job_state_name(state));
+	hetjob_ended(ctld, job, state, reason, by); /* the others with it */
 	ctld_sched_kick(ctld);
 }
 

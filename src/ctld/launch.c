@@ -8,6 +8,8 @@
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/states.h"
+#include "common/strv.h"
+#include "ctld/hetjob.h"
 #include "ctld/ctld.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
@@ -128,11 +130,13 @@ void launch_batch(struct ctld *ctld, struct job *job)
 	l.cores = (struct rota_u32v){job->run->cores[0], job->run->cpus[0]};
 	l.gres = job->run->gres ? job->run->gres[0] : NULL;
 	launch_container_from_job(&l, d);
+	l.het_env = hetjob_batch_env(ctld, job);
 	if (launch_send(ctld, n, &l) < 0) {
 		log_err("JobId=%u: cannot reach node %s to launch", job->job_id,
 		        n->cfg->name);
 		job_end(ctld, job, JOB_NODE_FAIL, FAIL_DOWN_NODE, 0);
 	}
+	strv_free(l.het_env);
 }
 
 /* Launch one step: one request per node of the step. */

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include "common/conf.h"
 #include "common/states.h"
+#include "ctld/hetjob.h"
 #include "ctld/assoc.h"
 #include "ctld/topo.h"
 #include "ctld/fairshare.h"
@@ -340,6 +341,12 @@ static void op_trigger_get(struct ctld *ctld, struct caller *who, void **body,
 	trigger_get_request(ctld, ch);
 }
 
+static void op_submit_het(struct ctld *ctld, struct caller *who, void **body,
+                          struct chan *ch)
+{
+	hetjob_submit_request(ctld, who, *body, ch);
+}
+
 static void op_crontab_update(struct ctld *ctld, struct caller *who, void **body,
                               struct chan *ch)
 {
@@ -424,6 +431,7 @@ static const struct op_entry {
     {MSG_TRIGGER_GET_REQ, P_USER, op_trigger_get},
     {MSG_STEP_ATTACH_REQ, P_USER, op_step_attach},
     {MSG_CRONTAB_UPDATE_REQ, P_USER, op_crontab_update},
+    {MSG_SUBMIT_HET_REQ, P_USER, op_submit_het},
     {MSG_CRONTAB_GET_REQ, P_USER, op_crontab_get},
 };
 

@@ -16,6 +16,7 @@
 #include "common/schedparams.h"
 #include "common/states.h"
 #include "common/timefmt.h"
+#include "ctld/hetjob.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "proto/messages.h"
@@ -590,7 +591,7 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 			                       .num_tasks = a->ntasks,
 			                       .partition = task->desc.partition};
 			chan_send(task->alloc_client, MSG_ALLOC_RESP, &r);
-		} else {
+		} else if (!hetjob_follower(task)) { /* the leader runs the script */
 			launch_batch(ctld, task);
 		}
 	}
@@ -727,6 +728,13 @@ static int main_admit(void *ctx, size_t i, uint32_t *ret_part)
 	struct job *job = ps->jobs[i];
 	uint32_t why;
 
+	/* a heterogeneous job's other components start with its leader */
+	if (hetjob_follower(job)) {
+		const struct job *lead = job_find(ps->ctld->jobs, job->desc.het_job_id);
+		if (lead && job_is_pending(lead))
+			sched_pass_set_reason(job, lead->reason, NULL);
+		return SCHED_SKIP;
+	}
 	if (job_blocked_by_limits(ps->ctld, job, ps->now))
 		return SCHED_SKIP;
 	/* an association's or QOS's limit holds this job, not the ones after */
@@ -799,6 +807,8 @@ static int main_start(void *ctx, size_t i, const struct sched_alloc *a)
 {
 	struct sched_pass *ps = ctx;
 
+	if (ps->jobs[i]->desc.het_job_id)
+		return hetjob_start(ps, ps->jobs[i], a);
 	return sched_pass_start_job(ps, ps->jobs[i], a);
 }
 

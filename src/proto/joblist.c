@@ -285,6 +285,9 @@ const char *joblist_value(const struct fmt_col *col, const void *rec, void *vctx
 			snprintf(buf, len, "%u_[%s]", j->array_job_id, j->array_task_str);
 		else if (j->array_job_id && j->array_task_id != NO_VAL)
 			snprintf(buf, len, "%u_%u", j->array_job_id, j->array_task_id);
+		else if (j->het_job_id) /* a heterogeneous job's component */
+			snprintf(buf, len, "%u+%u", j->het_job_id,
+			         HET_OFFSET(j->het_offset));
 		else
 			u32_str(j->job_id, buf);
 		return buf;

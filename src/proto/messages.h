@@ -113,9 +113,16 @@
 	F(S, str, cron_spec, _)                                                          \
 	F(S, u32, cron_lines, _)                                                         \
 	/* --priority (operators): 1..JOB_PRIO_TOP; 0: not given */                      \
-	F(S, u32, priority, _)
+	F(S, u32, priority, _)                                                           \
+	/* a heterogeneous job's component (ctld/hetjob.h), set by the controller:       \
+	 * its leader's id (0: not one) and offset | components << 16 */                 \
+	F(S, u32, het_job_id, _)                                                         \
+	F(S, u32, het_offset, _)
 ROTA_DECLARE(job_desc, JOB_DESC_FIELDS)
-#define JOB_PRIO_TOP 0xfffffffdu /* --priority=TOP */
+#define HET_OFFSET(v) ((v)&0xffffu)
+#define HET_SIZE(v)   ((v) >> 16)
+#define HET_MAX       128         /* components of one job */
+#define JOB_PRIO_TOP  0xfffffffdu /* --priority=TOP */
 enum gres_flags {
 	GRES_F_ENFORCE_BINDING = 1,
 	GRES_F_DISABLE_BINDING = 2,
@@ -216,8 +223,10 @@ enum job_flags {
 	F(S, u32, sus_secs, _)     /* spent suspended, up to now */                      \
 	F(S, u32, mail_type, _)    /* MAIL_* (common/mailtype.h) */                      \
 	F(S, str, mail_user, _)                                                          \
-	F(S, str, cron_spec, _) /* scrontab's: CrontabSpec=; NULL: not one */            \
-	F(S, u32, cron_job, _)  /* 1: its crontab still has it (CronJob=Yes) */
+	F(S, str, cron_spec, _)  /* scrontab's: CrontabSpec=; NULL: not one */           \
+	F(S, u32, cron_job, _)   /* 1: its crontab still has it (CronJob=Yes) */         \
+	F(S, u32, het_job_id, _) /* a heterogeneous job's leader; 0: not one */          \
+	F(S, u32, het_offset, _) /* its offset | components << 16 */
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 ROTA_INDEX(job_info, JOB_INFO_FIELDS)
 _Static_assert(job_info_idx_wait4switch < 64, "job_info_req.fields is 64 bits");
@@ -634,6 +643,7 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, u32, node_index, _) /* this node's index in step_nodes */                   \
 	F(S, u32, step_num_tasks, _)                                                     \
 	F(S, u32, task_dist, _) /* how tasks are numbered (common/taskdist.h) */         \
+	F(S, strv, het_env, _)  /* a heterogeneous job's batch: its components' */       \
 	F(S, str, io_host, _)                                                            \
 	F(S, u32, io_port, _)                                                            \
 	F(S, bin, io_key, _)                                                             \
@@ -1425,6 +1435,12 @@ ROTA_DECLARE(trigger_list, TRIGGER_LIST_FIELDS)
  * text (NULL: remove it), one batch job per entry} -> MSG_CRONTAB_UPDATE_RESP
  * (or MSG_RC); MSG_CRONTAB_GET_REQ {whose} -> MSG_CRONTAB_GET_RESP, or MSG_RC
  * ESLURM_JOB_SCRIPT_MISSING when there is none. */
+/* sbatch with components (`:`, #SBATCH hetjob): MSG_SUBMIT_HET_REQ {each
+ * component's request, the first with the script} -> MSG_SUBMIT_RESP {the
+ * leader's id} (ctld/hetjob.h). */
+#define SUBMIT_HET_FIELDS(F, S) F(S, list, jobs, job_desc)
+ROTA_DECLARE(submit_het, SUBMIT_HET_FIELDS)
+
 #define CRONTAB_UPDATE_FIELDS(F, S)                                                      \
 	F(S, u32, uid, _)                                                                \
 	F(S, str, crontab, _)                                                            \
@@ -1558,6 +1574,7 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_CRONTAB_UPDATE_RESP, 89, crontab_update_resp)                              \
 	M(MSG_CRONTAB_GET_REQ, 90, crontab_get)                                          \
 	M(MSG_CRONTAB_GET_RESP, 91, crontab_get_resp)                                    \
+	M(MSG_SUBMIT_HET_REQ, 92, submit_het)                                            \
 	M(MSG_LIC_INFO_REQ, 63, empty_msg)                                               \
 	M(MSG_LIC_INFO_RESP, 64, lic_info_resp)                                          \
 	M(MSG_RESV_UPDATE_REQ, 65, resv_desc)                                            \

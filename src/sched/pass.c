@@ -51,6 +51,20 @@ void sched_snap_take(struct sched_snap *s, const struct sched_alloc *a, uint32_t
 	}
 }
 
+void sched_snap_give(struct sched_snap *s, const struct sched_alloc *a, uint32_t share)
+{
+	for (uint32_t i = 0; i < a->nnodes; i++) {
+		struct sched_node *n = &s->nodes[a->node_idx[i]];
+		n->alloc_cpus -= a->cpus[i];
+		if (share > 1)
+			n->shared_cpus -= a->cpus[i];
+		if (s->mem_consumable)
+			n->alloc_mem -= a->mem[i];
+		for (unsigned k = 0; a->gres && k < SCHED_GRES_KINDS; k++)
+			n->gres_alloc[k] -= a->gres[(size_t)i * SCHED_GRES_KINDS + k];
+	}
+}
+
 int sched_try_place(struct sched_snap *s, const struct sched_ops *ops, void *ctx,
                     size_t i, const struct sched_job *job)
 {

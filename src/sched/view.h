@@ -109,5 +109,7 @@ void sched_snap_release(struct sched_snap *s);
 /* Count allocation a as taken in the snapshot (share > 1: by a job that
  * shares its cores). */
 void sched_snap_take(struct sched_snap *s, const struct sched_alloc *a, uint32_t share);
+/* Give back what sched_snap_take took (a tentative placement undone). */
+void sched_snap_give(struct sched_snap *s, const struct sched_alloc *a, uint32_t share);
 
 #endif

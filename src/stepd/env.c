@@ -150,6 +150,17 @@ static char **env_batch(char **env, const struct stepd *st)
 	env = strv_setenv(env, "SLURM_GTIDS", "0");
 	env = strv_setenv(env, "ENVIRONMENT", "BATCH");
 	env = set_opt(env, "HOSTNAME", req->node_name);
+	/* a heterogeneous job's: every component's SLURM_*_HET_GROUP_n (the
+	 * controller's, ctld/hetjob.h) */
+	for (size_t i = 0; req->het_env && req->het_env[i]; i++) {
+		const char *e = req->het_env[i], *eq = strchr(e, '=');
+		char *name;
+		if (!eq || strncmp(e, "SLURM_", 6))
+			continue;
+		name = xstrndup(e, (size_t)(eq - e));
+		env = strv_setenv(env, name, eq + 1);
+		free(name);
+	}
 	return env;
 }
 

@@ -1,0 +1,346 @@
+/* hetjob.c - heterogeneous jobs (see hetjob.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/jobfmt.h"
+#include "common/states.h"
+#include "common/strv.h"
+#include "ctld/caller.h"
+#include "ctld/chan.h"
+#include "ctld/ctld.h"
+#include "ctld/hetjob.h"
+#include "ctld/job_event.h"
+#include "ctld/job_mgr.h"
+#include "ctld/journal.h"
+#include "ctld/sched_pass.h"
+#include "proto/messages.h"
+#include "sched/topo.h"
+#include "sched/view.h"
+#include "common/common.h"
+
+int hetjob_follower(const struct job *job)
+{
+	return job->desc.het_job_id && HET_OFFSET(job->desc.het_offset) > 0;
+}
+
+size_t hetjob_components(struct ctld *ctld, const struct job *leader, struct job **out)
+{
+	uint32_t id = leader->desc.het_job_id, size = HET_SIZE(leader->desc.het_offset);
+	size_t n = 0;
+
+	if (!id || size > HET_MAX)
+		return 0;
+	memset(out, 0, size * sizeof(*out));
+	/* the components' ids follow the leader's (one submission) */
+	for (uint32_t k = 0; k < size; k++) {
+		struct job *j = job_find(ctld->jobs, id + k);
+		if (j && j->desc.het_job_id == id && HET_OFFSET(j->desc.het_offset) == k)
+			out[n++] = j;
+	}
+	return n;
+}
+
+/* ---- submission ---- */
+
+struct submit_reply {
+	struct chan *ch;
+	uint32_t job_id;
+};
+
+static void submit_durable(void *arg, int rc)
+{
+	struct submit_reply *r = arg;
+
+	if (rc < 0) {
+		chan_send_rc(r->ch, -ESLURM_WRITING_TO_FILE, NULL);
+	} else {
+		struct submit_resp resp = {.job_id = r->job_id};
+		chan_send(r->ch, MSG_SUBMIT_RESP, &resp);
+	}
+	chan_unref(r->ch);
+	free(r);
+}
+
+void hetjob_submit_request(struct ctld *ctld, const struct caller *who,
+                           struct submit_het *req, struct chan *ch)
+{
+	struct job_submit_prep *prep;
+	struct submit_reply *r;
+	uint32_t n = req->jobs_count, leader = 0;
+	int rc = 0;
+	char *msg = NULL;
+
+	if (n < 2 || n > HET_MAX) {
+		chan_send_rc(ch, -ESLURM_INVALID_ARGUMENT,
+		             n < 2 ? "a heterogeneous job needs two components or more"
+		                   : "too many components in a heterogeneous job");
+		return;
+	}
+	prep = xcalloc(n, sizeof(*prep));
+	for (uint32_t k = 0; k < n && !rc; k++) {
+		struct job_desc *d = &req->jobs[k];
+
+		/* one job: the leader's script, name and files for all */
+		if (k) {
+			free(d->script);
+			d->script =
+			    xstrdup(req->jobs[0].script ? req->jobs[0].script : "");
+		}
+		if (d->array_inx || d->cron_spec) {
+			rc = -ESLURM_INVALID_ARGUMENT;
+			msg = xstrdup(d->array_inx
+			                  ? "a heterogeneous job cannot be a job array"
+			                  : "invalid request");
+			break;
+		}
+		d->flags &= ~(uint32_t)JOB_F_INTERACTIVE;
+		ctld->submit_extra = k;
+		rc = job_submit_prepare(ctld, who, d, 0, &prep[k], &msg);
+		ctld->submit_extra = 0;
+		if (!rc && k && prep[k].ev.job_id != prep[k - 1].ev.job_id + 1) {
+			/* the ids must follow each other: those after the
+			 * leader's were taken (a wrap of MaxJobId) */
+			rc = -ESLURM_INVALID_JOB_ID;
+			msg = xstrdup("no consecutive job ids free for the components");
+		}
+		if (!rc && !k)
+			leader = prep[0].ev.job_id;
+	}
+	if (rc) {
+		chan_send_rc(ch, rc, msg);
+		free(msg);
+		free(prep);
+		return;
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		struct job_desc *d = &req->jobs[k];
+		d->het_job_id = leader;
+		d->het_offset = k | n << 16;
+		/* held together: the leader's hold and priority decide */
+		prep[k].ev.hold = prep[0].ev.hold;
+		if (ev_submit_commit(ctld, &prep[k].ev) < 0) {
+			chan_send_rc(ch, SLURM_ERROR, "internal error recording the job");
+			free(prep);
+			return;
+		}
+	}
+	log_info("JobId=%u submitted by uid %u (heterogeneous, %u components)", leader,
+	         (unsigned)who->uid, n);
+	free(prep);
+	r = xcalloc(1, sizeof(*r));
+	r->ch = ch;
+	r->job_id = leader;
+	chan_ref(ch);
+	ctld_sched_kick(ctld);
+	journal_when_durable(ctld->journal, submit_durable, r);
+}
+
+/* ---- starting ---- */
+
+static void alloc_copy(struct sched_alloc *to, const struct sched_alloc *from)
+{
+	uint32_t n = from->nnodes;
+
+	to->nnodes = n;
+	to->ntasks = from->ntasks;
+	to->node_idx = memcpy(xcalloc(n + 1, sizeof(uint32_t)), from->node_idx,
+	                      n * sizeof(uint32_t));
+	to->cpus =
+	    memcpy(xcalloc(n + 1, sizeof(uint32_t)), from->cpus, n * sizeof(uint32_t));
+	to->tasks =
+	    memcpy(xcalloc(n + 1, sizeof(uint32_t)), from->tasks, n * sizeof(uint32_t));
+	to->mem =
+	    memcpy(xcalloc(n + 1, sizeof(uint64_t)), from->mem, n * sizeof(uint64_t));
+	to->gres =
+	    from->gres
+	        ? memcpy(xcalloc((size_t)n * SCHED_GRES_KINDS + 1, sizeof(uint32_t)),
+	                 from->gres, (size_t)n * SCHED_GRES_KINDS * sizeof(uint32_t))
+	        : NULL;
+}
+
+static void alloc_release(struct sched_alloc *a)
+{
+	free(a->node_idx);
+	free(a->cpus);
+	free(a->tasks);
+	free(a->mem);
+	free(a->gres);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Place comp on what the snapshot has left; 0 and *out, or -EAGAIN. */
+static int place(struct sched_pass *ps, struct job *comp, struct sched_alloc *out,
+                 uint32_t *ret_share)
+{
+	struct sched_job sj = {0};
+
+	sched_pass_job(ps, comp, &sj);
+	*ret_share = sj.req.share;
+	for (size_t alt = 0; alt < sj.nalts; alt++) {
+		sched_pass_mark_nodes(ps, comp, alt);
+		if (sched_select_topo(ps->snap.nodes, ps->snap.nnodes, &sj.req,
+		                      ps->snap.topo, &ps->snap.out) == 0) {
+			alloc_copy(out, &ps->snap.out);
+			return 0;
+		}
+	}
+	return -EAGAIN;
+}
+
+int hetjob_start(struct sched_pass *ps, struct job *leader, const struct sched_alloc *a)
+{
+	struct job *comps[HET_MAX];
+	struct sched_alloc lead = {0}, got[HET_MAX];
+	uint32_t share[HET_MAX] = {0}, size = HET_SIZE(leader->desc.het_offset);
+	size_t n = hetjob_components(ps->ctld, leader, comps), placed = 1;
+	int rc = 0;
+
+	memset(got, 0, sizeof(got));
+	if (n != size || comps[0] != leader) {
+		sched_pass_set_reason(leader, WAIT_RESOURCES,
+		                      xstrdup("a component of the job is missing"));
+		return -EAGAIN;
+	}
+	/* a (the snapshot's own out) is reused for each component below */
+	alloc_copy(&lead, a);
+	{
+		struct sched_job sj = {0};
+		sched_pass_job(ps, leader, &sj);
+		share[0] = sj.req.share;
+	}
+	sched_snap_take(&ps->snap, &lead, share[0]);
+	for (; placed < n; placed++) {
+		struct job *c = comps[placed];
+		if (!job_is_pending(c) ||
+		    place(ps, c, &got[placed], &share[placed]) < 0) {
+			rc = -EAGAIN;
+			break;
+		}
+		sched_snap_take(&ps->snap, &got[placed], share[placed]);
+	}
+	/* the pass takes the leader's itself once it started */
+	sched_snap_give(&ps->snap, &lead, share[0]);
+	if (rc) {
+		for (size_t k = 1; k < placed; k++)
+			sched_snap_give(&ps->snap, &got[k], share[k]);
+		sched_pass_set_reason(leader, WAIT_RESOURCES, NULL);
+	} else {
+		/* the others first: the leader's script is told where they run */
+		for (size_t k = 1; k < n; k++)
+			sched_pass_start_job(ps, comps[k], &got[k]);
+		rc = sched_pass_start_job(ps, leader, &lead);
+	}
+	for (size_t k = 1; k < n; k++)
+		alloc_release(&got[k]);
+	/* the pass reads the leader's allocation from the snapshot's out */
+	memcpy(ps->snap.out.node_idx, lead.node_idx, lead.nnodes * sizeof(uint32_t));
+	memcpy(ps->snap.out.cpus, lead.cpus, lead.nnodes * sizeof(uint32_t));
+	memcpy(ps->snap.out.tasks, lead.tasks, lead.nnodes * sizeof(uint32_t));
+	memcpy(ps->snap.out.mem, lead.mem, lead.nnodes * sizeof(uint64_t));
+	if (lead.gres && ps->snap.out.gres)
+		memcpy(ps->snap.out.gres, lead.gres,
+		       (size_t)lead.nnodes * SCHED_GRES_KINDS * sizeof(uint32_t));
+	ps->snap.out.nnodes = lead.nnodes;
+	ps->snap.out.ntasks = lead.ntasks;
+	alloc_release(&lead);
+	return rc;
+}
+
+/* ---- the batch script's environment ---- */
+
+static char **put(char **env, const char *name, uint32_t k, const char *value)
+{
+	char *key;
+
+	if (!value)
+		return env;
+	key = xasprintf("%s_HET_GROUP_%u", name, k);
+	env = strv_setenv(env, key, value);
+	free(key);
+	return env;
+}
+
+static char **putu(char **env, const char *name, uint32_t k, uint64_t v)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
+	return put(env, name, k, num);
+}
+
+char **hetjob_batch_env(struct ctld *ctld, const struct job *leader)
+{
+	struct job *comps[HET_MAX];
+	size_t n;
+	char **env = NULL;
+
+	if (!leader->desc.het_job_id || hetjob_follower(leader))
+		return NULL;
+	n = hetjob_components(ctld, leader, comps);
+	for (uint32_t k = 0; k < n; k++) {
+		const struct job *j = comps[k];
+		const struct job_desc *d = &j->desc;
+		const struct job_run *run = j->run;
+		char *s;
+		uint32_t ntasks = 0;
+
+		env = putu(env, "SLURM_JOB_ID", k, j->job_id);
+		env = put(env, "SLURM_JOB_NAME", k, d->name);
+		env = put(env, "SLURM_JOB_PARTITION", k, d->partition);
+		env = put(env, "SLURM_JOB_ACCOUNT", k, d->account);
+		env = put(env, "SLURM_JOB_QOS", k, d->qos);
+		env = put(env, "SLURM_JOB_RESERVATION", k, d->reservation);
+		if (d->mem_per_node != NO_VAL64)
+			env = putu(env, "SLURM_MEM_PER_NODE", k, d->mem_per_node);
+		if (d->mem_per_cpu != NO_VAL64)
+			env = putu(env, "SLURM_MEM_PER_CPU", k, d->mem_per_cpu);
+		if (!run->nnodes)
+			continue; /* not started (cannot be: all start together) */
+		env = put(env, "SLURM_JOB_NODELIST", k, run->nodes_str);
+		env = putu(env, "SLURM_JOB_NUM_NODES", k, run->nnodes);
+		env = put(env, "SLURM_JOB_CPUS_PER_NODE", k,
+		          s = jobfmt_counts(run->cpus, run->nnodes));
+		free(s);
+		env = put(env, "SLURM_TASKS_PER_NODE", k,
+		          s = jobfmt_counts(run->tasks, run->nnodes));
+		free(s);
+		for (uint32_t i = 0; i < run->nnodes; i++)
+			ntasks += run->tasks[i];
+		/* srun --het-group=k reads these (cli/srun.c) */
+		env = putu(env, "SLURM_NTASKS", k, ntasks);
+		if (d->cpus_per_task != NO_VAL)
+			env = putu(env, "SLURM_CPUS_PER_TASK", k, d->cpus_per_task);
+	}
+	{
+		char num[16];
+		snprintf(num, sizeof(num), "%zu", n);
+		env = strv_setenv(env, "SLURM_HET_SIZE", num);
+	}
+	return env;
+}
+
+/* ---- ending ---- */
+
+void hetjob_ended(struct ctld *ctld, struct job *job, uint32_t state, uint32_t reason,
+                  uint32_t by)
+{
+	struct job *comps[HET_MAX], *leader;
+	size_t n;
+
+	if (!job->desc.het_job_id)
+		return;
+	leader = job_find(ctld->jobs, job->desc.het_job_id);
+	if (!leader)
+		return;
+	n = hetjob_components(ctld, leader, comps);
+	for (size_t k = 0; k < n; k++) {
+		struct job *c = comps[k];
+		if (c == job || job_is_finished(c))
+			continue;
+		if (state == JOB_CANCELLED && by)
+			job_cancel(ctld, c, reason, (uid_t)(by - 1));
+		else
+			job_end(ctld, c, state, reason, 0);
+	}
+}

@@ -1,0 +1,106 @@
+"""Heterogeneous jobs: sbatch components (`#SBATCH hetjob`, `:` on the
+command line) with their own requests, ids N+0, N+1 in squeue, HetJobId in
+scontrol, one start for all components (or none), the batch script's
+SLURM_*_HET_GROUP_n and SLURM_HET_SIZE, `srun --het-group=n`, one end and
+one cancel for all; journaled like any job."""
+
+import re
+
+from conftest import write_script
+
+SCRIPT = """#!/bin/bash
+#SBATCH -N1 -n1 -J het
+#SBATCH hetjob
+#SBATCH -N2 --ntasks-per-node=2
+echo size=$SLURM_HET_SIZE id=$SLURM_JOB_ID
+echo g0=$SLURM_JOB_ID_HET_GROUP_0 g1=$SLURM_JOB_ID_HET_GROUP_1
+echo nodes1=$SLURM_JOB_NUM_NODES_HET_GROUP_1 tasks1=$SLURM_NTASKS_HET_GROUP_1 \\
+     tpn1=$SLURM_TASKS_PER_NODE_HET_GROUP_1
+srun bash -c 'echo step0 $SLURM_JOB_ID $SLURM_STEP_NUM_TASKS'
+srun --het-group=1 bash -c 'echo step1 $SLURM_JOB_ID $SLURM_STEP_NUM_TASKS $SLURMD_NODENAME'
+"""
+
+
+def _rows(c):
+    p = c.run(["squeue", "-h", "-o", "%i %A %T %r %D"], check=True)
+    return sorted(line.split() for line in p.stdout.splitlines())
+
+
+def test_components_start_together_and_run_steps(cluster):
+    c = cluster
+    out = c.work / "het.out"
+    script = write_script(c.work / "het.sh", SCRIPT)
+    jid = c.sbatch("-o", str(out), str(script))
+    c.wait_job(jid)
+    text = out.read_text()
+    assert f"size=2 id={jid}\n" in text, text
+    assert f"g0={jid} g1={jid + 1}\n" in text, text
+    assert "nodes1=2 tasks1=4 tpn1=2(x2)\n" in text, text
+    assert re.findall(r"^step0 (\d+) (\d+)$", text, re.M) == [(str(jid), "1")], text
+    step1 = re.findall(r"^step1 (\d+) (\d+) (\S+)$", text, re.M)
+    assert len(step1) == 4 and {s[:2] for s in step1} == {(str(jid + 1), "4")}, text
+    assert len({s[2] for s in step1}) == 2, text
+    assert c.job_state(jid + 1) == "COMPLETED"
+
+
+def test_squeue_and_scontrol_show_the_components(cluster):
+    c = cluster
+    jid = c.sbatch("-H", "-n1", ":", "-n2", "--wrap", "true")
+    rows = _rows(c)
+    assert [r[:2] for r in rows] == [[f"{jid}+0", str(jid)], [f"{jid}+1", str(jid + 1)]]
+    p = c.run(["scontrol", "show", "job", str(jid)], check=True)
+    assert f"JobId={jid} HetJobId={jid} HetJobOffset=0 JobName=wrap\n" in p.stdout
+    assert f"   HetJobIdSet={jid}-{jid + 1}\n" in p.stdout, p.stdout
+    p = c.run(["scontrol", "show", "job", str(jid + 1)], check=True)
+    assert f"JobId={jid + 1} HetJobId={jid} HetJobOffset=1 JobName=wrap\n" in p.stdout
+    # cancelling a component cancels the job
+    assert c.run(["scancel", str(jid + 1)]).returncode == 0
+    c.wait_for(lambda: c.job_state(jid) == "CANCELLED" or None, what="the leader")
+    assert c.job_state(jid + 1) == "CANCELLED"
+
+
+def test_none_starts_until_all_fit(cluster):
+    """The leader would fit beside a blocker, the second component would
+    not: both wait (Resources) and both start once the blocker ends."""
+    c = cluster
+    gate = c.work / "gate"
+    blocker = c.sbatch("-N3", "--exclusive", "-o", "/dev/null", "--wrap",
+                       f"while [ ! -e {gate} ]; do sleep 0.1; done")
+    c.wait_running(blocker)
+    jid = c.sbatch("-N1", "-n1", "-o", "/dev/null", ":", "-N2", "--exclusive",
+                   "--wrap", "sleep 1")
+    c.wait_for(lambda: all(r[3] == "Resources" for r in _rows(c)
+                           if r[0].startswith(f"{jid}+")) or None,
+               what="both components waiting for resources")
+    rows = {r[0]: r for r in _rows(c)}
+    assert rows[f"{jid}+0"][2] == rows[f"{jid}+1"][2] == "PENDING", rows
+    gate.write_text("")
+    assert c.wait_job(jid) == "COMPLETED"
+    assert c.job_state(jid + 1) == "COMPLETED"
+
+
+def test_survives_a_restart(cluster):
+    c = cluster
+    jid = c.sbatch("-H", "-n1", ":", "-n1", "--wrap", "true")
+    c.compact_journal()
+    c.kill_daemon("rotactld")
+    c.up()
+    assert [r[0] for r in _rows(c)] == [f"{jid}+0", f"{jid}+1"]
+    assert c.run(["scontrol", "release", str(jid)]).returncode == 0
+    assert c.wait_job(jid) == "COMPLETED"
+
+
+def test_refused_forms(cluster):
+    c = cluster
+    p = c.run(["salloc", "-n1", ":", "-n1", "true"])
+    assert p.returncode == 1 and "heterogeneous allocations" in p.stderr, p.stderr
+    p = c.run(["srun", "-n1", ":", "-n1", "true"])
+    assert p.returncode == 1 and "heterogeneous steps" in p.stderr, p.stderr
+    p = c.run(["srun", "--het-group=1", "true"])
+    assert (p.returncode, p.stderr) == (1, "srun: error: --het-group: not inside a "
+                                           "heterogeneous job\n")
+    p = c.run(["sbatch", "-a", "1-2", "-n1", ":", "-n1", "--wrap", "true"])
+    assert p.returncode == 1 and "cannot be a job array" in p.stderr, p.stderr
+    p = c.run(["sbatch", "-n1", ":", "-p", "nosuch", "--wrap", "true"])
+    assert p.returncode == 1 and "Invalid partition name" in p.stderr, p.stderr
+    assert _rows(c) == []
