@@ -419,22 +419,6 @@ static void het_fail(const char *fmt, ...)
 	exit(1);
 }
 
-/* env without NAME (in place). */
-static void env_drop(char **env, const char *name)
-{
-	size_t len = strlen(name), w = 0;
-
-	for (size_t r = 0; env && env[r]; r++) {
-		if (!strncmp(env[r], name, len) && env[r][len] == '=') {
-			free(env[r]);
-			continue;
-		}
-		env[w++] = env[r];
-	}
-	if (env)
-		env[w] = NULL;
-}
-
 /* srun --het-group=K inside a heterogeneous job: the environment describes
  * component 0; component K's values (SLURM_*_HET_GROUP_K, ctld/hetjob.h)
  * take their place, and component 0's counts go. */
@@ -465,7 +449,7 @@ static char **het_group_env(const char *group)
 			het_fail("--het-group=%ld: the job has no such component", k);
 	}
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
-		env_drop(env, counts[i]);
+		strv_unsetenv(env, counts[i]);
 	for (size_t i = 0; environ[i]; i++) {
 		const char *e = environ[i], *eq = strchr(e, '=');
 		if (!eq || (size_t)(eq - e) <= sl || strncmp(eq - sl, suffix, sl))

@@ -169,3 +169,19 @@ char *list_value(const char *list, const char *key, int nocase)
 	}
 	return NULL;
 }
+
+char **strv_unsetenv(char **env, const char *name)
+{
+	size_t len = strlen(name), w = 0;
+
+	for (size_t r = 0; env && env[r]; r++) {
+		if (!strncmp(env[r], name, len) && env[r][len] == '=') {
+			free(env[r]);
+			continue;
+		}
+		env[w++] = env[r];
+	}
+	if (env)
+		env[w] = NULL;
+	return env;
+}

@@ -25,6 +25,8 @@ void strv_remove(char **v, const char *s);
 const char *strv_getenv(char *const *env, const char *name);
 /* Set NAME=value in an environ-style vector (replacing); returns the vector. */
 char **strv_setenv(char **env, const char *name, const char *value);
+/* Drop every NAME=... from env, in place; returns env. */
+char **strv_unsetenv(char **env, const char *name);
 /* strv_setenv() taking ownership of value (freed here); a NULL value is an
  * allocation that failed: fatal("out of memory"). */
 char **strv_setenv_take(char **env, const char *name, char *value);

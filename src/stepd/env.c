@@ -251,22 +251,6 @@ static char **env_base(const struct stepd *st)
 	return env;
 }
 
-/* Drop NAME=... from env (in place). */
-static void env_unset(char **env, const char *name)
-{
-	size_t len = strlen(name), w = 0;
-
-	for (size_t r = 0; env && env[r]; r++) {
-		if (!strncmp(env[r], name, len) && env[r][len] == '=') {
-			free(env[r]);
-			continue;
-		}
-		env[w++] = env[r];
-	}
-	if (env)
-		env[w] = NULL;
-}
-
 /* GPUs: what the job (and the step) holds on this node.  The indexes are
  * the node's (no device cgroup renumbers them yet). */
 /* "0,1,...,n-1" (caller frees). */
@@ -303,7 +287,7 @@ static char **env_gpus(char **env, const struct stepd *st)
 		    "SLURM_STEP_GPUS", "SLURM_GPUS_ON_NODE", "CUDA_VISIBLE_DEVICES",
 		    "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES"};
 		for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
-			env_unset(env, gone[i]);
+			strv_unsetenv(env, gone[i]);
 	}
 	if (idx) {
 		if (!st->batch)

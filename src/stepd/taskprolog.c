@@ -10,22 +10,6 @@
 
 #define TASK_PROLOG_OUTPUT_MAX (1u << 20)
 
-static char **env_unset(char **env, const char *name)
-{
-	size_t len = strlen(name), j = 0;
-
-	for (size_t i = 0; env && env[i]; i++) {
-		if (!strncmp(env[i], name, len) && env[i][len] == '=') {
-			free(env[i]);
-			continue;
-		}
-		env[j++] = env[i];
-	}
-	if (env)
-		env[j] = NULL;
-	return env;
-}
-
 static char **apply_line(char **env, char *line, int out_fd)
 {
 	if (!strncmp(line, "export ", 7)) {
@@ -35,7 +19,7 @@ static char **apply_line(char **env, char *line, int out_fd)
 			env = strv_setenv(env, kv, eq + 1);
 		}
 	} else if (!strncmp(line, "unset ", 6)) {
-		env = env_unset(env, line + 6);
+		env = strv_unsetenv(env, line + 6);
 	} else if (!strncmp(line, "print ", 6)) {
 		size_t n = strlen(line + 6);
 		line[6 + n] = '\n';
