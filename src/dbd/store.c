@@ -39,6 +39,7 @@ enum stmt_id {
 	S_RELEASE,
 	S_UPDATE,
 	S_LIMIT,
+	S_HET,
 	S_REQUEUE_OLD,
 	S_REQUEUE_NEW,
 	S_SPLIT_COPY,
@@ -82,6 +83,8 @@ static const char *const stmt_sql[S_COUNT] = {
                  "comment = ?5, work_dir = ?6, constraints = ?7, req_cpus = ?8, "
                  "req_nodes = ?9, req_mem = ?10 WHERE db_id = ?1",
     [S_LIMIT] = "UPDATE job SET time_limit = ?2 WHERE db_id = ?1",
+    [S_HET] = "UPDATE job SET het_job_id = ?2, het_offset = ?3 WHERE db_id = "
+              "(SELECT db_id FROM job WHERE job_id = ?1 ORDER BY db_id DESC LIMIT 1)",
     [S_REQUEUE_OLD] = "UPDATE job SET superseded = 1, "
                       "end_time = CASE WHEN end_time = 0 THEN ?2 ELSE end_time END "
                       "WHERE db_id = ?1",
@@ -319,6 +322,9 @@ static int on_submit(struct store *s, const struct ev_submit *ev, struct rota_er
 	         sql_text(d->comment), sql_text(d->features), sql_text(d->reservation),
 	         sql_int(d->script || ev->script_text ? 1 : 0), sql_int(0), sql_int(0));
 	free(pending);
+	if (rc == 0 && d->het_job_id)
+		rc = EXEC(s, S_HET, err, sql_int(ev->job_id), sql_int(d->het_job_id),
+		          sql_int(HET_OFFSET(d->het_offset)));
 	return rc;
 }
 
@@ -638,6 +644,8 @@ static void read_job(struct store *s, struct sql_cur *c, struct acct_job *j)
 	i++; /* batch_cpus: the batch step's, add_implicit_steps */
 	j->superseded = (uint32_t)col(c, i++);
 	j->gres_tres = col_str(s, c, i++);
+	j->het_job_id = (uint32_t)col(c, i++);
+	j->het_offset = (uint32_t)col(c, i++);
 }
 
 /* N.batch and N.extern, which the journal does not record as steps. */
@@ -808,7 +816,9 @@ static int add_jobs(struct sqlbuf *b, char **jobs, struct rota_error *err)
 static int query_sql(struct sqlbuf *b, const struct acct_query *qr,
                      struct rota_error *err)
 {
-	sql_add(b, "SELECT db_id, " JOB_COLS ", gres_tres FROM job WHERE 1 = 1");
+	sql_add(b,
+	        "SELECT db_id, " JOB_COLS ", gres_tres, het_job_id, het_offset FROM job "
+	        "WHERE 1 = 1");
 	if (!(qr->flags & ACCT_QUERY_F_DUPLICATES))
 		sql_add(b, " AND superseded = 0");
 	if (qr->jobs && qr->jobs[0] && add_jobs(b, qr->jobs, err) < 0)

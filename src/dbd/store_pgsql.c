@@ -55,6 +55,8 @@ static const char schema[] =
     " superseded BIGINT NOT NULL DEFAULT 0);"
     /* added later: a store made before it gets it here */
     "ALTER TABLE job ADD COLUMN IF NOT EXISTS gres_tres TEXT;"
+    "ALTER TABLE job ADD COLUMN IF NOT EXISTS het_job_id BIGINT,"
+    " ADD COLUMN IF NOT EXISTS het_offset BIGINT;"
     "CREATE UNIQUE INDEX IF NOT EXISTS job_run ON job(job_id, submit, restarts);"
     "CREATE INDEX IF NOT EXISTS job_array ON job(array_job_id, array_task_id);"
     "CREATE INDEX IF NOT EXISTS job_uid ON job(uid, submit);"

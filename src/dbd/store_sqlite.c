@@ -89,7 +89,8 @@ static int prepare(struct sql_db *d, const char *sql, sqlite3_stmt **q,
 static const struct {
 	const char *table, *column, *type;
 } added[] = {
-    {"job", "gres_tres", "TEXT"},         {"usage", "gpus", "INTEGER"},
+    {"job", "gres_tres", "TEXT"},         {"job", "het_job_id", "INTEGER"},
+    {"job", "het_offset", "INTEGER"},     {"usage", "gpus", "INTEGER"},
     {"usage", "max_gpu_mem", "INTEGER"},  {"usage", "ave_gpu_mem", "INTEGER"},
     {"usage", "max_gpu_util", "INTEGER"}, {"usage", "ave_gpu_util", "INTEGER"},
 };

@@ -1008,7 +1008,9 @@ ROTA_DECLARE(acct_step, ACCT_STEP_FIELDS)
 	F(S, u32, batch, _)      /* a batch script (N.batch) */                          \
 	F(S, u32, superseded, _) /* an earlier run of a requeued job */                  \
 	F(S, list, steps, acct_step)                                                     \
-	F(S, str, gres_tres, _) /* GRES it held: "gres/gpu=2,gres/gpu:h100=2" */
+	F(S, str, gres_tres, _)  /* GRES it held: "gres/gpu=2,gres/gpu:h100=2" */        \
+	F(S, u32, het_job_id, _) /* a heterogeneous job's leader; 0: not one */          \
+	F(S, u32, het_offset, _)
 ROTA_DECLARE(acct_job, ACCT_JOB_FIELDS)
 #define ACCT_MEM_PER_CPU (1ull << 63)
 

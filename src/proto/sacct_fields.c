@@ -211,7 +211,9 @@ static const char *job_id(const struct acct_job *j, const struct acct_step *st, 
 	size_t left = len;
 	int n;
 
-	if (raw || !j->array_job_id)
+	if (!raw && j->het_job_id) /* a heterogeneous job's component */
+		snprintf(base, sizeof(base), "%u+%u", j->het_job_id, j->het_offset);
+	else if (raw || !j->array_job_id)
 		snprintf(base, sizeof(base), "%u", j->job_id);
 	else if (j->array_pending && j->array_task_id == NO_VAL)
 		snprintf(base, sizeof(base), "%u_[%s]", j->array_job_id,

@@ -41,6 +41,11 @@ def test_components_start_together_and_run_steps(cluster):
     assert len(step1) == 4 and {s[:2] for s in step1} == {(str(jid + 1), "4")}, text
     assert len({s[2] for s in step1}) == 2, text
     assert c.job_state(jid + 1) == "COMPLETED"
+    # accounting keeps the components under N+K
+    c.wait_for(lambda: c.run(["sacct", "-X", "-n", "-P", "-j", f"{jid},{jid + 1}",
+                              "-o", "jobid,state"]).stdout.split() ==
+               [f"{jid}+0|COMPLETED", f"{jid}+1|COMPLETED"] or None,
+               what="the components in sacct")
 
 
 def test_squeue_and_scontrol_show_the_components(cluster):
