@@ -347,7 +347,6 @@ static void set_mpi(struct jobopt *o, const char *arg)
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (!strcasecmp(arg, known[i])) {
 			free(o->mpi);
-			free(o->dist_spec);
 			o->mpi = xstrdup(i == 3 ? "pmix" : known[i]);
 			return;
 		}
@@ -651,8 +650,8 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		d->flags |= JOB_F_CONTIGUOUS;
 		break;
 	case O_PRIORITY: {
-		/* a number, or TOP; 0 holds the job (operators only, the
-		 * controller checks) */
+		/* a number, or TOP (operators only: the controller ignores
+		 * it for others, as Slurm) */
 		char *end;
 		unsigned long long v;
 		if (arg && !strcasecmp(arg, "TOP")) {
@@ -662,10 +661,7 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		v = arg ? strtoull(arg, &end, 10) : 0;
 		if (!arg || !*arg || *end || arg[0] == '-' || v > JOB_PRIO_TOP)
 			die(JOBOPT_EXIT_FATAL, "Invalid --priority specification");
-		if (v == 0)
-			d->hold = 1;
-		else
-			d->priority = (uint32_t)v;
+		d->priority = (uint32_t)v; /* 0: as not given (Slurm) */
 		break;
 	}
 	case O_DEADLINE:
@@ -966,6 +962,7 @@ void jobopt_release(struct jobopt *o)
 	free(o->acctg_freq);
 	free(o->wrap);
 	free(o->cpu_bind);
+	free(o->dist_spec);
 	free(o->mpi);
 	for (size_t i = 0; i < o->nseen; i++)
 		free(o->seen[i].arg);

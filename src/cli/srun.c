@@ -163,6 +163,7 @@ static void fill_step_req(struct srun *s, struct step_create_req *req, char *hos
 	req->name = d->name;
 	req->argv = s->cmd;
 	req->env = jobopt_export_env(&s->o, environ);
+	req->env = jobopt_dist_env(&s->o, req->env); /* -m as given */
 	if (s->o.mpi) /* the step's PMI server follows it (stepd/pmi.h) */
 		req->env = strv_setenv(req->env, "SLURM_MPI_TYPE", s->o.mpi);
 	if (s->o.step_flags & STEP_F_PTY)

@@ -32,7 +32,14 @@ int taskdist_parse(const char *spec, uint32_t plane_size, uint32_t *ret,
 		d = TASKDIST_CYCLIC;
 	else if (n == 5 && !strncasecmp(p, "plane", 5))
 		d = TASKDIST_PLANE;
-	else if (n == 9 && !strncasecmp(p, "arbitrary", 9))
+	else if ((n == 4 && !strncasecmp(p, "pack", 4)) ||
+	         (n == 6 && !strncasecmp(p, "nopack", 6))) {
+		if (p[n])
+			goto bad;
+		*ret = TASKDIST_BLOCK; /* alone: block, packed or not */
+		return 0;
+	} else if ((n == 9 && !strncasecmp(p, "arbitrary", 9)) ||
+	           (n == 8 && !strncasecmp(p, "hostfile", 8)))
 		return errprintf(err, "--distribution=arbitrary (SLURM_HOSTFILE) is not "
 		                      "supported"),
 		       -EINVAL;
@@ -52,6 +59,8 @@ int taskdist_parse(const char *spec, uint32_t plane_size, uint32_t *ret,
 			return errprintf(err, "Invalid plane size or size not specified"),
 			       -EINVAL;
 		d |= (uint32_t)v << 8;
+		if (*p) /* plane takes no further levels (Slurm) */
+			goto bad;
 	} else if (*p == '=') {
 		goto bad;
 	}
@@ -90,16 +99,33 @@ const char *taskdist_name(uint32_t d)
 	}
 }
 
-void taskdist_plane_counts(uint32_t d, uint32_t ntasks, uint32_t n, uint32_t *out)
+void taskdist_plane_counts(uint32_t d, uint32_t ntasks, uint32_t n, const uint32_t *cap,
+                           uint32_t *out)
 {
 	uint32_t size = TASKDIST_PLANE_SIZE(d) ? TASKDIST_PLANE_SIZE(d) : 1,
 	         left = ntasks;
+	int over = 0;
 
 	memset(out, 0, n * sizeof(*out));
-	for (uint32_t i = 0; left && n; i = (i + 1) % n) {
-		uint32_t k = left < size ? left : size;
-		out[i] += k;
-		left -= k;
+	/* one task on each node first, as Slurm */
+	for (uint32_t i = 0; i < n && left; i++) {
+		out[i]++;
+		left--;
+	}
+	for (uint32_t round = 0; left && n; round++) {
+		int room_left = 0;
+		for (uint32_t i = 0; i < n && left; i++)
+			/* a block of size (the first round's less the task
+			 * placed), as far as the node has room */
+			for (uint32_t k = round ? 0 : 1; k < size && left; k++)
+				if (out[i] < cap[i] || over) {
+					out[i]++;
+					left--;
+					if (out[i] < cap[i])
+						room_left = 1;
+				}
+		if (!room_left)
+			over = 1; /* more tasks than room: over every node */
 	}
 }
 

@@ -41,8 +41,12 @@ int taskdist_parse(const char *spec, uint32_t plane_size, uint32_t *ret,
 /* SLURM_DISTRIBUTION's value for d ("cyclic", "plane", "block"). */
 const char *taskdist_name(uint32_t d);
 
-/* plane=N: the tasks each of n nodes gets (into out[n]) for ntasks. */
-void taskdist_plane_counts(uint32_t d, uint32_t ntasks, uint32_t n, uint32_t *out);
+/* plane=N: the tasks each of n nodes gets (into out[n]) for ntasks, as
+ * Slurm deals them: one on each node first, then blocks of N as far as
+ * cap[i] (the tasks node i has room for) allows, over it only when every
+ * node is full. */
+void taskdist_plane_counts(uint32_t d, uint32_t ntasks, uint32_t n, const uint32_t *cap,
+                           uint32_t *out);
 
 /* The task ids of every node, node after node: out[sum of tpn[0..n)] gets
  * node 0's ids (ascending), then node 1's, ... */

@@ -1021,7 +1021,7 @@ int job_submit_prepare(struct ctld *ctld, const struct caller *who, struct job_d
 	if (!rc && (int32_t)d->nice < 0 && !caller_is_admin(who))
 		rc = -ESLURM_ACCESS_DENIED; /* only operators may raise a priority */
 	if (!rc && d->priority && !caller_is_operator(who))
-		rc = -ESLURM_ACCESS_DENIED; /* --priority: operators' */
+		d->priority = 0; /* --priority: operators', ignored for others */
 	/* what cannot be recorded is not accepted (a full disk) */
 	if (!rc && journal_error(ctld->journal))
 		rc = -ESLURM_WRITING_TO_FILE;

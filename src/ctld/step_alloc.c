@@ -179,14 +179,9 @@ int step_alloc(const struct job *job, const struct step_create_req *req,
 	}
 	rc = np < nodes || (!w.overcommit && room < total) ? -ESLURM_NODES_BUSY : 0;
 	if (!rc && TASKDIST_TYPE(req->task_dist) == TASKDIST_PLANE) {
-		/* -m plane=N: N tasks to each node in turn; a node without
-		 * room for its share waits, or can never run it */
-		taskdist_plane_counts(req->task_dist, total, nodes, out->tasks);
-		for (uint32_t i = 0; !rc && !w.overcommit && i < nodes; i++)
-			if (out->tasks[i] > cap[i])
-				rc = out->tasks[i] > job->run->cpus[out->pos[i]] / w.cpt
-				         ? -ESLURM_BAD_DIST
-				         : -ESLURM_NODES_BUSY;
+		/* -m plane=N: one task on each node, then N to each node in
+		 * turn as far as it has room (common/taskdist.h) */
+		taskdist_plane_counts(req->task_dist, total, nodes, cap, out->tasks);
 	} else if (!rc) {
 		jobfmt_spread_tasks(total, cap, nodes, out->tasks);
 	}

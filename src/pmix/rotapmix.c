@@ -221,12 +221,17 @@ struct layout {
 static void layout_make(const struct pmix_setup *s, struct layout *l)
 {
 	uint32_t n = s->tasks.n, k = 0;
+	uint64_t sum = 0;
 
-	l->size = 0;
-	for (uint32_t i = 0; i < n; i++)
-		l->size += s->tasks.v[i];
+	/* counts that do not add up in 32 bits (or past the step daemon's
+	 * limit) are none: nothing is registered */
+	for (uint32_t i = 0; i < n && sum <= (1u << 22); i++)
+		sum += s->tasks.v[i];
+	l->size = sum <= (1u << 22) ? (uint32_t)sum : 0;
+	if (!l->size)
+		n = 0;
 	l->gtids = xcalloc(l->size + 1, sizeof(uint32_t));
-	l->off = xcalloc(n + 1, sizeof(uint32_t));
+	l->off = xcalloc(s->tasks.n + 1, sizeof(uint32_t));
 	l->node = xcalloc(l->size + 1, sizeof(uint32_t));
 	l->local = xcalloc(l->size + 1, sizeof(uint32_t));
 	taskdist_gtids(s->task_dist, s->tasks.v, n, l->gtids);
@@ -306,6 +311,12 @@ static int register_nspace(const struct pmix_setup *s, struct rota_error *err)
 
 	layout_make(s, &l);
 	size = l.size;
+	if (!size) {
+		layout_release(&l);
+		free(nodes);
+		PMIx_Info_list_release(list);
+		return errprintf(err, "mpi/pmix: the step's layout is too large");
+	}
 	ranks = join_ranks(s, &l, -1);
 	snprintf(jobid, sizeof(jobid), "%u.%u", s->job_id, s->step_id);
 	if (PMIx_generate_regex(nodes, &node_map) != PMIX_SUCCESS ||
@@ -377,6 +388,8 @@ static int register_clients(const struct pmix_setup *s, struct rota_error *err)
 	int ret = 0;
 
 	layout_make(s, &l);
+	if (!l.size)
+		ret = errprintf(err, "mpi/pmix: the step's layout is too large");
 	for (uint32_t k = 0; k < s->tasks.v[me] && !ret; k++) {
 		uint32_t r = l.gtids[l.off[me] + k];
 		struct op op = OP_INIT;

@@ -122,7 +122,7 @@ ROTA_DECLARE(job_desc, JOB_DESC_FIELDS)
 #define HET_OFFSET(v) ((v)&0xffffu)
 #define HET_SIZE(v)   ((v) >> 16)
 #define HET_MAX       128         /* components of one job */
-#define JOB_PRIO_TOP  0xfffffffdu /* --priority=TOP */
+#define JOB_PRIO_TOP  0xfffffffeu /* --priority=TOP (Slurm's NO_VAL - 1) */
 enum gres_flags {
 	GRES_F_ENFORCE_BINDING = 1,
 	GRES_F_DISABLE_BINDING = 2,

@@ -203,7 +203,7 @@ static char **env_step(char **env, const struct stepd *st)
 	}
 	env = strv_setenv(env, "SLURM_GTIDS", gtids);
 	free(gtids);
-	if (req->task_dist) {
+	if (req->task_dist && !strv_getenv(env, "SLURM_DISTRIBUTION")) {
 		env =
 		    strv_setenv(env, "SLURM_DISTRIBUTION", taskdist_name(req->task_dist));
 		if (TASKDIST_TYPE(req->task_dist) == TASKDIST_PLANE)

@@ -176,6 +176,7 @@ static int layout_tasks(struct stepd *st, struct rota_error *err)
 {
 	const struct launch_req *req = st->req;
 	uint32_t n = 1, off = 0, total = 1, *gtids = NULL;
+	uint64_t sum = 1;
 
 	if (!st->batch) {
 		if (req->node_index >= req->step_tasks_per_node.n)
@@ -183,16 +184,22 @@ static int layout_tasks(struct stepd *st, struct rota_error *err)
 			                 req->node_index);
 		if (!req->argv || !req->argv[0])
 			return errprintf(err, "no command to run");
-		for (uint32_t i = 0; i < req->node_index; i++)
-			off += req->step_tasks_per_node.v[i];
-		for (uint32_t i = 0; i < req->step_tasks_per_node.n; i++)
-			total += req->step_tasks_per_node.v[i];
+		sum = 0; /* 64 bits: counts that wrap are refused, not summed */
+		for (uint32_t i = 0; i < req->step_tasks_per_node.n; i++) {
+			if (i < req->node_index)
+				off += req->step_tasks_per_node.v[i];
+			sum += req->step_tasks_per_node.v[i];
+			if (sum > STEPD_MAX_STEP_TASKS)
+				break;
+		}
 		n = req->step_tasks_per_node.v[req->node_index];
 		st->node_id = req->node_index;
 	}
-	if (n > STEPD_MAX_TASKS || total > STEPD_MAX_STEP_TASKS)
-		return errprintf(err, "%u tasks on one node, %u in all (limits %u, %u)",
-		                 n, total, STEPD_MAX_TASKS, STEPD_MAX_STEP_TASKS);
+	if (n > STEPD_MAX_TASKS || sum > STEPD_MAX_STEP_TASKS)
+		return errprintf(err, "%u tasks on one node, %llu in all (limits %u, %u)",
+		                 n, (unsigned long long)sum, STEPD_MAX_TASKS,
+		                 STEPD_MAX_STEP_TASKS);
+	total = (uint32_t)sum;
 	/* which ids are ours: -m (common/taskdist.h), block by default */
 	if (!st->batch) {
 		gtids = xcalloc(total + 1, sizeof(*gtids));

@@ -106,18 +106,49 @@ const char *pmi_type(const struct stepd *st)
 
 /* MPICH's "(vector,(first node,nodes,ranks each),...)": the ranks in order,
  * each run of ranks on one node a (node,1,run) that neighbours with the same
- * run on the next nodes join (block: one entry per node size; cyclic:
- * (0,N,1) for each round). */
+ * run on the next nodes join.  MPICH repeats the list until every rank is
+ * placed, so the shortest beginning of it that does so is enough (cyclic:
+ * "(vector,(0,N,1))").  NULL (no such attribute: MPICH then finds its
+ * node-local peers by host name) when it would not fit MPICH's 1024-byte
+ * values. */
+#define MAPPING_MAX 1000
+
+struct map_entry {
+	uint32_t node, nodes, run;
+};
+
+/* Does repeating e[0..n) place every rank on node_of[]? */
+static int entries_tile(const struct map_entry *e, size_t n, const uint32_t *node_of,
+                        uint32_t total)
+{
+	uint32_t r = 0;
+
+	while (r < total)
+		for (size_t k = 0; k < n && r < total; k++)
+			for (uint32_t nd = 0; nd < e[k].nodes && r < total; nd++)
+				for (uint32_t c = 0; c < e[k].run && r < total; c++, r++)
+					if (node_of[r] != e[k].node + nd)
+						return 0;
+	return 1;
+}
+
 static char *make_mapping(const struct launch_req *req)
 {
 	const struct rota_u32v *v = &req->step_tasks_per_node;
-	uint32_t total = 0, *gtids, *node_of, k = 0;
-	char *s = xstrdup("(vector"), *t;
+	uint64_t sum = 0;
+	uint32_t total, *gtids, *node_of, k = 0;
+	struct map_entry *e;
+	size_t ne = 0, use;
+	char *s, *t;
 
 	for (uint32_t i = 0; i < v->n; i++)
-		total += v->v[i];
+		sum += v->v[i];
+	if (!sum || sum > STEPD_MAX_STEP_TASKS)
+		return NULL;
+	total = (uint32_t)sum;
 	gtids = xcalloc(total + 1, sizeof(*gtids));
 	node_of = xcalloc(total + 1, sizeof(*node_of));
+	e = xcalloc(total + 1, sizeof(*e));
 	taskdist_gtids(req->task_dist, v->v, v->n, gtids);
 	for (uint32_t i = 0; i < v->n; i++)
 		for (uint32_t j = 0; j < v->v[i]; j++, k++)
@@ -140,15 +171,30 @@ static char *make_mapping(const struct launch_req *req)
 			nodes++;
 			next += run;
 		}
-		t = xasprintf("%s,(%u,%u,%u)", s, node, nodes, run);
+		e[ne++] = (struct map_entry){node, nodes, run};
+		r = next;
+	}
+	/* the shortest beginning that repeats into the whole (a few tried) */
+	for (use = 1; use < ne && use <= 64; use++)
+		if (entries_tile(e, use, node_of, total))
+			break;
+	if (use > 64)
+		use = ne;
+	s = xstrdup("(vector");
+	for (size_t x = 0; x < use && strlen(s) <= MAPPING_MAX; x++) {
+		t = xasprintf("%s,(%u,%u,%u)", s, e[x].node, e[x].nodes, e[x].run);
 		free(s);
 		s = t;
-		r = next;
 	}
 	t = xasprintf("%s)", s);
 	free(s);
 	free(gtids);
 	free(node_of);
+	free(e);
+	if (strlen(t) > MAPPING_MAX) {
+		free(t);
+		return NULL;
+	}
 	return t;
 }
 

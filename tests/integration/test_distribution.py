@@ -29,6 +29,8 @@ def test_cyclic_deals_ids_to_the_nodes_in_turn(cluster):
                               "-v")
     assert nodes == [[0, 2], [1, 3]], rows
     assert {r[3] for r in rows} == {"cyclic"}
+    nodes, rows, _ = _tasks(cluster, "-N2", "--ntasks-per-node=2", "-m", "block:cyclic")
+    assert {r[3] for r in rows} == {"block:cyclic"}, rows  # as given
     launched = re.findall(r"^srun: launching StepId=\d+\.0 on host (\S+), 2 tasks: "
                           r"(\S+)$", err, re.M)
     assert sorted(t for _, t in launched) == ["0,2", "1,3"], err
@@ -38,7 +40,7 @@ def test_block_is_the_default(cluster):
     nodes, rows, _ = _tasks(cluster, "-N2", "--ntasks-per-node=2")
     assert nodes == [[0, 1], [2, 3]], rows
     assert {r[3] for r in rows} == {"none"}
-    nodes, rows, _ = _tasks(cluster, "-N2", "--ntasks-per-node=2", "-m", "block:cyclic")
+    nodes, rows, _ = _tasks(cluster, "-N2", "--ntasks-per-node=2", "-m", "nopack")
     assert nodes == [[0, 1], [2, 3]], rows
 
 
@@ -52,6 +54,11 @@ def test_plane_deals_blocks_of_n(cluster):
     nodes, rows, _ = _tasks(cluster, "-N2", "-n6", "--ntasks-per-node=4", "-m",
                             "plane=4")
     assert nodes == [[0, 1, 2, 3], [4, 5]], rows
+    # one task on each node first, as Slurm: never a node without one
+    nodes, rows, _ = _tasks(cluster, "-N2", "-n2", "-m", "plane=2")
+    assert nodes == [[0], [1]], rows
+    nodes, rows, _ = _tasks(cluster, "-N3", "-n5", "-m", "plane=4")
+    assert nodes == [[0, 1, 2], [3], [4]], rows
 
 
 def test_labels_follow_the_ids(cluster):
@@ -91,6 +98,7 @@ def test_bad_specifications_are_refused(cluster):
     for spec, msg in (("round", "Invalid --distribution specification"),
                       ("plane", "Invalid plane size or size not specified"),
                       ("cyclic:dealt", "Invalid --distribution specification"),
+                      ("plane=2:block", "Invalid --distribution specification"),
                       ("arbitrary", "--distribution=arbitrary (SLURM_HOSTFILE) is "
                                     "not supported")):
         p = cluster.run(["srun", "-m", spec, "true"])

@@ -365,7 +365,7 @@ def test_libpmi2_mapping_of_cyclic_and_plane(cluster):
     _compile(cluster.work, "pmi2t", PMI2_C, "cc", "-lpmi2")
     # 4 tasks on the first node, 2 on the second
     for dist, want in (("cyclic", "(vector,(0,2,1),(0,2,1),(0,1,2))"),
-                       ("plane=2", "(vector,(0,2,2),(0,1,2))")):
+                       ("plane=2", "(vector,(0,2,2))")):
         p = cluster.run(["srun", "--mpi=pmi2", "-N2", "-n6", "--ntasks-per-node=4",
                          "-m", dist, "./pmi2t"], cwd=cluster.work, timeout=120)
         assert p.returncode == 0, p.stdout + p.stderr
@@ -373,6 +373,13 @@ def test_libpmi2_mapping_of_cyclic_and_plane(cluster):
         assert sorted(rows) == list(range(6)), p.stdout
         assert {m[5] for m in rows.values()} == {want}, (dist, p.stdout)
         assert {m[6] for m in rows.values()} == {"0"}, p.stdout
+    # the shortest list that MPICH repeats over all ranks, however many
+    p = cluster.run(["srun", "--mpi=pmi2", "-O", "-N2", "-n40", "-m", "cyclic",
+                     "./pmi2t"], cwd=cluster.work, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    rows = {int(m[0]): m for m in PMI2_RE.findall(p.stdout)}
+    assert sorted(rows) == list(range(40)), p.stdout
+    assert {m[5] for m in rows.values()} == {"(vector,(0,2,1))"}, p.stdout
 
 
 @needs_ompi

@@ -92,8 +92,8 @@ def test_admin_priority_sticks_and_top(make_cluster):
 @pytest.mark.skipif(not IS_ROOT, reason="needs root to create test users")
 def test_priority_at_submission(make_cluster, users):
     """--priority=N (operators): the job keeps it through the scheduler's
-    recomputations; TOP is Slurm's highest; a user is refused, and N must
-    be a number."""
+    recomputations; TOP is Slurm's highest; a user's is ignored, as is 0,
+    and N must be a number."""
     from unixusers import as_user
 
     c = multifactor(make_cluster)
@@ -102,14 +102,20 @@ def test_priority_at_submission(make_cluster, users):
     top = c.sbatch("-n", "1", "--priority=TOP", "-o", "/dev/null", "--wrap", "true")
     later = c.sbatch("-n", "1", "-o", "/dev/null", "--wrap", "true")
     c.wait_for(lambda: prio(c, later) == 968, what="a scheduling pass")
-    assert (prio(c, a), prio(c, top)) == (7, 0xfffffffd)
+    assert (prio(c, a), prio(c, top)) == (7, 0xfffffffe)
     p = c.run(["sbatch", "--priority=high", "--wrap", "true"])
     assert (p.returncode, p.stderr) == (1, "sbatch: error: Invalid --priority "
                                            "specification\n")
+    zero = c.sbatch("-n", "1", "--priority=0", "-o", "/dev/null", "--wrap", "true")
     u = users["a"]
-    p = as_user(c, u, "sbatch --priority=100 -o /dev/null --wrap true", cwd="/tmp")
-    assert p.returncode == 1, p.stdout
-    assert "Access/permission denied" in p.stderr, p.stderr
+    p = as_user(c, u, "sbatch --parsable --priority=100 -o /dev/null --wrap true",
+                cwd="/tmp")
+    assert p.returncode == 0, p.stderr
+    mine = int(p.stdout.strip())
+    c.wait_for(lambda: prio(c, mine) == 968 and prio(c, zero) == 968 or None,
+               what="the scheduler's priorities for both")
+    assert c.job_field(zero, "JobState") == "PENDING"
+    assert c.job_field(zero, "Reason") != "JobHeldUser"
 
 
 def test_sprio(make_cluster):

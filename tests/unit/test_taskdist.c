@@ -32,6 +32,8 @@ static void test_parse(void **state)
 	assert_int_equal(parse_ok("cyclic:block", 0), TASKDIST_CYCLIC);
 	assert_int_equal(parse_ok("*:cyclic:fcyclic,NoPack", 0), TASKDIST_BLOCK);
 	assert_int_equal(parse_ok("block,Pack", 0), TASKDIST_BLOCK);
+	assert_int_equal(parse_ok("Pack", 0), TASKDIST_BLOCK);
+	assert_int_equal(parse_ok("nopack", 0), TASKDIST_BLOCK);
 	d = parse_ok("plane=4", 0);
 	assert_int_equal(TASKDIST_TYPE(d), TASKDIST_PLANE);
 	assert_int_equal(TASKDIST_PLANE_SIZE(d), 4);
@@ -77,18 +79,28 @@ static void test_gtids(void **state)
 	expect_gtids(TASKDIST_PLANE | 4u << 8, (uint32_t[]){4, 2}, 2, "0,1,2,3,4,5");
 }
 
+static void expect_counts(uint32_t plane, uint32_t ntasks, uint32_t n,
+                          const uint32_t *cap, const uint32_t *want)
+{
+	uint32_t out[8];
+
+	taskdist_plane_counts(TASKDIST_PLANE | plane << 8, ntasks, n, cap, out);
+	for (uint32_t i = 0; i < n; i++)
+		assert_int_equal(out[i], want[i]);
+}
+
 static void test_plane_counts(void **state)
 {
-	uint32_t out[3];
-
 	(void)state;
-	taskdist_plane_counts(TASKDIST_PLANE | 4u << 8, 6, 2, out);
-	assert_int_equal(out[0], 4);
-	assert_int_equal(out[1], 2);
-	taskdist_plane_counts(TASKDIST_PLANE | 2u << 8, 11, 3, out);
-	assert_int_equal(out[0], 4);
-	assert_int_equal(out[1], 4);
-	assert_int_equal(out[2], 3);
+	/* Slurm's: one on each node first, then blocks as far as there is room */
+	expect_counts(4, 6, 2, (uint32_t[]){4, 4}, (uint32_t[]){4, 2});
+	expect_counts(2, 2, 2, (uint32_t[]){4, 4}, (uint32_t[]){1, 1});
+	expect_counts(4, 5, 3, (uint32_t[]){4, 4, 4}, (uint32_t[]){3, 1, 1});
+	expect_counts(4, 4, 2, (uint32_t[]){7, 1}, (uint32_t[]){3, 1});
+	expect_counts(2, 11, 3, (uint32_t[]){9, 9, 9}, (uint32_t[]){4, 4, 3});
+	expect_counts(4, 8, 2, (uint32_t[]){2, 8}, (uint32_t[]){2, 6});
+	/* more than room (-O): over every node, blocks in turn */
+	expect_counts(2, 6, 2, (uint32_t[]){1, 1}, (uint32_t[]){3, 3});
 }
 
 int main(void)
