@@ -104,33 +104,71 @@ static void check_script(const char *script)
 	}
 }
 
+/* Is the line (len bytes) "#SBATCH hetjob" (or packjob, the old word):
+ * the directive's first word, alone (Slurm)? */
+static int het_separator(const char *line, size_t len)
+{
+	const char *p = line + 7, *end = line + len, *w;
+
+	if (len < 8 || strncmp(line, "#SBATCH", 7) || (*p != ' ' && *p != '\t'))
+		return 0;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	w = p;
+	while (p < end && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+		p++;
+	if (!((p - w == 6 && !strncasecmp(w, "hetjob", 6)) ||
+	      (p - w == 7 && !strncasecmp(w, "packjob", 7))))
+		return 0;
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+		p++;
+	return p == end || *p == '#';
+}
+
 /* The script's #SBATCH words, cut into components at each "#SBATCH hetjob"
- * (or packjob, the old word): *ret[k] is component k's (caller frees each
- * with strv_free, and the array); returns how many. */
+ * line of its directives (up to its first line that is neither blank nor a
+ * comment): *ret[k] is component k's (caller frees each with strv_free, and
+ * the array); returns how many. */
 static size_t directive_groups(const char *script, const char *name, char ****ret)
 {
-	struct rota_error err = {""};
-	char **words = NULL, ***groups = xcalloc(2, sizeof(*groups));
-	size_t n = strv_len(words), ng = 1;
+	char ***groups = NULL, **texts = xcalloc(2, sizeof(*texts));
+	size_t ng = 1, first = 1;
+	const char *p = script, *from = script;
 
-	if (jobscript_directives(script, "#SBATCH", &words, &err) < 0) {
-		fprintf(stderr, "sbatch: fatal: %s: %s\n", name, err.text);
-		exit(JOBOPT_EXIT_FATAL);
-	}
-	n = strv_len(words);
-	groups[0] = xcalloc(1, sizeof(char *));
-	for (size_t i = 0; i < n; i++) {
-		if (!strcmp(words[i], "hetjob") || !strcmp(words[i], "packjob")) {
+	/* each group's text is a slice of the script: [from, p) so far */
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+		const char *q = p;
+
+		while (q < p + len &&
+		       (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n'))
+			q++;
+		if (!first && q < p + len && *q != '#')
+			break; /* the script's commands: no more directives */
+		first = 0;
+		if (het_separator(p, len)) {
 			if (ng >= HET_MAX)
 				fail(JOBOPT_EXIT_FATAL,
 				     "too many components (%d at most)", HET_MAX);
-			groups = xrealloc(groups, (ng + 2) * sizeof(*groups));
-			groups[ng++] = xcalloc(1, sizeof(char *));
-			continue;
+			texts[ng - 1] = xstrndup(from, (size_t)(p - from));
+			texts = xrealloc(texts, (ng + 2) * sizeof(*texts));
+			from = p + len;
+			ng++;
 		}
-		groups[ng - 1] = strv_append(groups[ng - 1], words[i]);
+		p += len;
 	}
-	strv_free(words);
+	texts[ng - 1] = xstrdup(from); /* the last: up to the end */
+	groups = xcalloc(ng + 1, sizeof(*groups));
+	for (size_t k = 0; k < ng; k++) {
+		struct rota_error err = {""};
+		if (jobscript_directives(texts[k], "#SBATCH", &groups[k], &err) < 0) {
+			fprintf(stderr, "sbatch: fatal: %s: %s\n", name, err.text);
+			exit(JOBOPT_EXIT_FATAL);
+		}
+		free(texts[k]);
+	}
+	free(texts);
 	*ret = groups;
 	return ng;
 }

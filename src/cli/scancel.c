@@ -32,6 +32,7 @@
 
 struct target {
 	uint32_t job_id;
+	uint32_t het_job_id; /* N of N+K (job_id is then N+K); 0: none */
 	uint32_t array_task; /* NO_VAL: none */
 	uint32_t step_id;    /* NO_VAL: the whole job */
 	char *array_spec;    /* N_[spec]: these tasks (borrowed from text) */
@@ -105,6 +106,7 @@ static int parse_target(const char *s, struct target *t)
 		v = strtoul(s, &end, 10);
 		if (v >= HET_MAX || t->job_id + v >= NO_VAL)
 			return -1;
+		t->het_job_id = t->job_id;
 		t->job_id += (uint32_t)v;
 	}
 	if (*end == '_' && end[1] == '[') {
@@ -438,6 +440,7 @@ static int confirm(const struct target *t, const struct job_info *j)
 static int cancel_one(const struct scancel_opts *o, const struct target *t)
 {
 	struct cancel_req req = {.job_id = t->job_id,
+	                         .het_job_id = t->het_job_id,
 	                         .step_id = t->step_id,
 	                         .signal = o->signal,
 	                         .flags = (o->full    ? CANCEL_F_FULL

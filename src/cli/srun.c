@@ -425,10 +425,19 @@ static void het_fail(const char *fmt, ...)
  * take their place, and component 0's counts go. */
 static char **het_group_env(const char *group)
 {
+	/* component 0's: every name the controller gives per component
+	 * (ctld/hetjob.c), and the counts srun reads */
 	static const char *const counts[] = {
-	    "SLURM_NTASKS",        "SLURM_NPROCS",          "SLURM_NNODES",
-	    "SLURM_JOB_NUM_NODES", "SLURM_NTASKS_PER_NODE", "SLURM_CPUS_PER_TASK",
-	    "SLURM_MEM_PER_NODE",  "SLURM_MEM_PER_CPU"};
+	    "SLURM_JOB_ID",          "SLURM_JOBID",
+	    "SLURM_JOB_NAME",        "SLURM_JOB_PARTITION",
+	    "SLURM_JOB_ACCOUNT",     "SLURM_JOB_QOS",
+	    "SLURM_JOB_RESERVATION", "SLURM_MEM_PER_NODE",
+	    "SLURM_MEM_PER_CPU",     "SLURM_JOB_NODELIST",
+	    "SLURM_NODELIST",        "SLURM_JOB_NUM_NODES",
+	    "SLURM_NNODES",          "SLURM_JOB_CPUS_PER_NODE",
+	    "SLURM_TASKS_PER_NODE",  "SLURM_NTASKS",
+	    "SLURM_NPROCS",          "SLURM_CPUS_PER_TASK",
+	    "SLURM_NTASKS_PER_NODE"};
 	char **env = strv_dup(environ), *end, *suffix;
 	long k = strtol(group, &end, 10);
 	size_t sl;
@@ -464,6 +473,8 @@ static char **het_group_env(const char *group)
 				env = strv_setenv(env, "SLURM_NNODES", eq + 1);
 			if (!strcmp(name, "SLURM_JOB_NODELIST"))
 				env = strv_setenv(env, "SLURM_NODELIST", eq + 1);
+			if (!strcmp(name, "SLURM_NTASKS"))
+				env = strv_setenv(env, "SLURM_NPROCS", eq + 1);
 			free(name);
 		}
 	}

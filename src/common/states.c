@@ -366,6 +366,8 @@ const char *slurm_strerror(int rc)
 		return "Invalid generic resource (gres) specification";
 	case ESLURM_TRIGGER_DUP:
 		return "Duplicate event trigger";
+	case ESLURM_NOT_HET_JOB_LEADER:
+		return "Job not heterogeneous job leader";
 	case ESLURM_CANNOT_MODIFY_CRON_JOB:
 		return "Cannot modify scrontab jobs through scontrol";
 	default:

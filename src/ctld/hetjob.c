@@ -3,9 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "common/jobfmt.h"
 #include "common/states.h"
 #include "common/strv.h"
+#include "ctld/assoc_limits.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
@@ -13,6 +15,7 @@
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/journal.h"
+#include "ctld/licenses.h"
 #include "ctld/sched_pass.h"
 #include "proto/messages.h"
 #include "sched/topo.h"
@@ -188,12 +191,33 @@ static int place(struct sched_pass *ps, struct job *comp, struct sched_alloc *ou
 	return -EAGAIN;
 }
 
+/* A component that was started while another then could not be: back to
+ * the queue at once (it ran nothing: only the leader runs the script). */
+static void unstart(struct ctld *ctld, struct job *c)
+{
+	struct ev_requeue ev = {.job_id = c->job_id, .time = time(NULL)};
+
+	if (job_is_running(c))
+		ev_requeue_commit(ctld, &ev);
+}
+
+/* The leader's partition, and each component's, wait for it: no job after
+ * it takes their nodes in this pass (as a job that does not fit blocks). */
+static void block_parts(struct sched_pass *ps, struct job **comps, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		size_t p = sched_pass_part_index(ps->ctld, comps[k]->part);
+		if (p < ps->snap.nparts)
+			ps->snap.blocked[p] = 1;
+	}
+}
+
 int hetjob_start(struct sched_pass *ps, struct job *leader, const struct sched_alloc *a)
 {
 	struct job *comps[HET_MAX];
 	struct sched_alloc lead = {0}, got[HET_MAX];
-	uint32_t share[HET_MAX] = {0}, size = HET_SIZE(leader->desc.het_offset);
-	size_t n = hetjob_components(ps->ctld, leader, comps), placed = 1;
+	uint32_t share[HET_MAX] = {0}, size = HET_SIZE(leader->desc.het_offset), why = 0;
+	size_t n = hetjob_components(ps->ctld, leader, comps), placed = 1, started = 1;
 	int rc = 0;
 
 	memset(got, 0, sizeof(got));
@@ -212,7 +236,9 @@ int hetjob_start(struct sched_pass *ps, struct job *leader, const struct sched_a
 	sched_snap_take(&ps->snap, &lead, share[0]);
 	for (; placed < n; placed++) {
 		struct job *c = comps[placed];
-		if (!job_is_pending(c) ||
+		/* each component's own limits and licenses, as the leader's */
+		if (!job_is_pending(c) || (why = assoc_limits_check(ps->limits, c)) ||
+		    (why = lic_pool_check(ps->lics, c)) ||
 		    place(ps, c, &got[placed], &share[placed]) < 0) {
 			rc = -EAGAIN;
 			break;
@@ -224,12 +250,23 @@ int hetjob_start(struct sched_pass *ps, struct job *leader, const struct sched_a
 	if (rc) {
 		for (size_t k = 1; k < placed; k++)
 			sched_snap_give(&ps->snap, &got[k], share[k]);
-		sched_pass_set_reason(leader, WAIT_RESOURCES, NULL);
+		sched_pass_set_reason(leader, why ? why : WAIT_RESOURCES, NULL);
+		block_parts(ps, comps, placed < n ? placed + 1 : n);
 	} else {
-		/* the others first: the leader's script is told where they run */
-		for (size_t k = 1; k < n; k++)
-			sched_pass_start_job(ps, comps[k], &got[k]);
-		rc = sched_pass_start_job(ps, leader, &lead);
+		/* the others first: the leader's script is told where they run;
+		 * all of them, or none (what started goes back) */
+		for (; started < n; started++)
+			if (sched_pass_start_job(ps, comps[started], &got[started]) < 0 ||
+			    !job_is_running(comps[started]))
+				break;
+		if (started == n)
+			rc = sched_pass_start_job(ps, leader, &lead);
+		if (started < n || rc < 0 || !job_is_running(leader)) {
+			for (size_t k = 1; k < n; k++)
+				unstart(ps->ctld, comps[k]);
+			sched_pass_set_reason(leader, WAIT_RESOURCES, NULL);
+			rc = -EAGAIN;
+		}
 	}
 	for (size_t k = 1; k < n; k++)
 		alloc_release(&got[k]);

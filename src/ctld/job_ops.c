@@ -125,6 +125,8 @@ int job_may_touch(const struct caller *who, const struct job *job)
 static int cancel_one(struct ctld *ctld, struct caller *who, struct job *job,
                       const struct cancel_req *req)
 {
+	if (req->het_job_id && job->desc.het_job_id != req->het_job_id)
+		return -ESLURM_INVALID_JOB_ID; /* N+K names N's component only */
 	if (!job_may_touch(who, job))
 		return -ESLURM_ACCESS_DENIED;
 	if (job_is_finished(job))
@@ -203,9 +205,31 @@ void job_mgr_cancel(struct ctld *ctld, struct caller *who, const struct cancel_r
 	chan_send_rc(ch, any ? 0 : rc, NULL);
 }
 
+static int requeue_one(struct ctld *ctld, struct job *job);
+
 /* scontrol requeue: a batch job goes back to the queue; what runs is killed.
- * It becomes eligible again after KillWait, so its old processes are gone. */
+ * It becomes eligible again after KillWait, so its old processes are gone.
+ * A heterogeneous job goes back whole, from its leader (Slurm). */
 int job_requeue(struct ctld *ctld, struct job *job)
+{
+	struct job *comps[HET_MAX];
+	size_t n;
+	int rc;
+
+	if (!job->desc.het_job_id)
+		return requeue_one(ctld, job);
+	if (hetjob_follower(job))
+		return -ESLURM_NOT_HET_JOB_LEADER;
+	if ((rc = requeue_one(ctld, job)))
+		return rc;
+	n = hetjob_components(ctld, job, comps);
+	for (size_t k = 1; k < n; k++)
+		if (!job_is_pending(comps[k]))
+			requeue_one(ctld, comps[k]);
+	return 0;
+}
+
+static int requeue_one(struct ctld *ctld, struct job *job)
 {
 	struct ev_requeue ev = {.job_id = job->job_id,
 	                        .time = time(NULL) + ctld->conf->kill_wait + 2};
@@ -239,6 +263,12 @@ int job_requeue(struct ctld *ctld, struct job *job)
 
 void job_node_failed(struct ctld *ctld, struct job *job, const char *node_name)
 {
+	/* a heterogeneous job goes back (or ends) whole, from its leader */
+	if (hetjob_follower(job)) {
+		struct job *lead = job_find(ctld->jobs, job->desc.het_job_id);
+		if (lead && !job_is_finished(lead) && !job_is_pending(lead))
+			job = lead;
+	}
 	if (!(job->desc.flags & (JOB_F_INTERACTIVE | JOB_F_NO_REQUEUE)) &&
 	    job_requeue(ctld, job) == 0) {
 		log_info("Requeuing JobId=%u due to failure of node %s", job->job_id,

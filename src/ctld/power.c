@@ -11,6 +11,7 @@
 #include "common/strv.h"
 #include "common/hostlist.h"
 #include "common/states.h"
+#include "ctld/hetjob.h"
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
 #include "ctld/detach.h"
@@ -251,7 +252,7 @@ static void job_release(struct ctld *ctld, struct job *job)
 		    .num_tasks = ntasks,
 		    .partition = job->desc.partition};
 		chan_send(job->alloc_client, MSG_ALLOC_RESP, &r);
-	} else if (batch) {
+	} else if (batch && !hetjob_follower(job)) { /* the leader runs the script */
 		launch_batch(ctld, job);
 	}
 }

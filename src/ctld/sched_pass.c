@@ -569,7 +569,8 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 	ev.tasks_per_node = (struct rota_u32v){a->tasks, a->nnodes};
 	ev.mem_per_node = (struct rota_u32v){mem32, a->nnodes};
 	/* a batch job is CONFIGURING until its node has run the Prolog */
-	if (ctld->conf->prolog && !(task->desc.flags & JOB_F_INTERACTIVE))
+	if (ctld->conf->prolog && !(task->desc.flags & JOB_F_INTERACTIVE) &&
+	    !hetjob_follower(task))
 		ev.state = JOB_CONFIGURING;
 	/* nodes powered down or booting: CONFIGURING until they register */
 	boot = !power_nodes_ready(ctld, a->node_idx, a->nnodes);

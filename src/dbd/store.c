@@ -320,7 +320,12 @@ static int on_submit(struct store *s, const struct ev_submit *ev, struct rota_er
 	         sql_int(0), sql_int(desc_req_cpus(d)), sql_int(desc_req_nodes(d)),
 	         sql_int((int64_t)desc_req_mem(d)), sql_text(d->work_dir),
 	         sql_text(d->comment), sql_text(d->features), sql_text(d->reservation),
-	         sql_int(d->script || ev->script_text ? 1 : 0), sql_int(0), sql_int(0));
+	         /* a heterogeneous job's other components run no script */
+	         sql_int((d->script || ev->script_text) &&
+	                         !(d->het_job_id && HET_OFFSET(d->het_offset))
+	                     ? 1
+	                     : 0),
+	         sql_int(0), sql_int(0));
 	free(pending);
 	if (rc == 0 && d->het_job_id)
 		rc = EXEC(s, S_HET, err, sql_int(ev->job_id), sql_int(d->het_job_id),

@@ -410,7 +410,8 @@ ROTA_DECLARE(config_resp, CONFIG_RESP_FIELDS)
 	F(S, u32, step_id, _) /* NO_VAL: whole job */                                    \
 	F(S, u32, signal, _)                                                             \
 	F(S, u32, flags, _)         /* CANCEL_F_* */                                     \
-	F(S, u32, array_task_id, _) /* with CANCEL_F_ARRAY_TASK: task of job_id */
+	F(S, u32, array_task_id, _) /* with CANCEL_F_ARRAY_TASK: task of job_id */       \
+	F(S, u32, het_job_id, _)    /* scancel N+K: job_id must be N's component */
 ROTA_DECLARE(cancel_req, CANCEL_REQ_FIELDS)
 enum cancel_flags {
 	CANCEL_F_BATCH = 1,

@@ -109,3 +109,42 @@ def test_refused_forms(cluster):
     p = c.run(["sbatch", "-n1", ":", "-p", "nosuch", "--wrap", "true"])
     assert p.returncode == 1 and "Invalid partition name" in p.stderr, p.stderr
     assert _rows(c) == []
+
+
+def test_requeue_is_the_whole_jobs(cluster):
+    """scontrol requeue of the leader takes every component back; a
+    component alone is refused, as Slurm does."""
+    c = cluster
+    jid = c.sbatch("--requeue", "-n1", "-o", "/dev/null", ":", "-n1",
+                   "--wrap", "sleep 300")
+    c.wait_running(jid)
+    c.wait_for(lambda: c.job_state(jid + 1) == "RUNNING" or None, what="component 1")
+    p = c.run(["scontrol", "requeue", str(jid + 1)])
+    assert p.returncode != 0 and "Job not heterogeneous job leader" in p.stderr, \
+        p.stderr
+    assert c.run(["scontrol", "requeue", str(jid)]).returncode == 0
+    for j in (jid, jid + 1):
+        c.wait_for(lambda j=j: c.job_field(j, "Restarts") == "1" or None,
+                   what=f"JobId={j} requeued")
+    c.wait_for(lambda: c.job_state(jid) == "RUNNING" and
+               c.job_state(jid + 1) == "RUNNING" or None, timeout=90,
+               what="both running again")
+    assert c.run(["scancel", str(jid)]).returncode == 0
+
+
+def test_hetjob_word_only_as_a_separator(cluster):
+    """Only "#SBATCH hetjob" alone on its line separates components: a job
+    named hetjob is one job."""
+    c = cluster
+    script = write_script(c.work / "one.sh", "#!/bin/sh\n#SBATCH -J hetjob\n"
+                          "#SBATCH --comment packjob\ntrue\n")
+    jid = c.sbatch("-H", str(script))
+    assert _rows(c)[0][:2] == [str(jid), str(jid)], _rows(c)
+    assert c.job_field(jid, "JobName") == "hetjob"
+    # N+K names a component of N: not the job after a plain job N
+    after = c.sbatch("-H", "--wrap", "true")
+    assert after == jid + 1
+    p = c.run(["scancel", "-v", f"{jid}+1"])
+    assert "Invalid job id specified" in p.stderr, p.stderr
+    assert c.job_state(after) == "PENDING"
+    assert c.run(["scancel", str(jid), str(after)]).returncode == 0

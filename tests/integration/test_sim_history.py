@@ -13,8 +13,8 @@ what comes after it, so the workload backfills once, at the start, with
 minutes of margin, and is in order of non-decreasing size after that (a
 blocked job blocks every job behind it): only the main pass starts those.
 
-Jobs, in submit order, all released at once (CPUs, time limit in minutes,
-runtime in seconds):
+Jobs, in submit order, all eligible at once (--begin; CPUs, time limit in
+minutes, runtime in seconds):
   A 4 10 6   runs at once; 2 CPUs left
   B 3  5 3   waits for A (reserved at A's limit, 10 minutes on)
   C 2  1 3   backfills beside A (ends 9 minutes before B's reservation)
@@ -62,19 +62,28 @@ def history(hcluster, tmp_path_factory):
     """Run the workload once; {name: job id} ("K": the array's)."""
     c = hcluster
     c.work = tmp_path_factory.mktemp("work")
-    ids = {}
-    for name, cpus, limit, sleep in WORKLOAD:
-        ids[name] = c.sbatch("-H", "-n", str(cpus), "-t", str(limit), "-o",
-                             "/dev/null", "-J", name, "--wrap", f"sleep {sleep}",
-                             cwd=c.work)
-    ids["K"] = c.sbatch("-H", "-a", f"0-{ARRAY_TASKS - 1}", "-n", "4", "-t", "1",
-                        "-o", "/dev/null", "--wrap", "sleep 3", cwd=c.work)
-    # submitted held, released by one command at the start of a second: the
-    # whole workload eligible at one instant however slow the submissions
-    # were (the replay starts a held job at its release)
-    time.sleep(1 - time.time() % 1)
-    p = c.run(["scontrol", "release", ",".join(str(i) for i in ids.values())])
-    assert p.returncode == 0, p.stderr
+    # the whole workload eligible at one instant however slow the
+    # submissions are: each begins at the same second T (the replay starts
+    # a job at its begin time), T far enough ahead that every submission is
+    # in before it (a release per job, as scontrol sends them, can straddle
+    # a second on a loaded machine); when they were not, again further ahead
+    for margin in (4, 10, 30):
+        begin = int(time.time()) + margin
+        at = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(begin))
+        ids = {}
+        for name, cpus, limit, sleep in WORKLOAD:
+            ids[name] = c.sbatch("-b", at, "-n", str(cpus), "-t", str(limit), "-o",
+                                 "/dev/null", "-J", name, "--wrap", f"sleep {sleep}",
+                                 cwd=c.work)
+        ids["K"] = c.sbatch("-b", at, "-a", f"0-{ARRAY_TASKS - 1}", "-n", "4", "-t",
+                            "1", "-o", "/dev/null", "--wrap", "sleep 3", cwd=c.work)
+        if time.time() < begin - 0.5:
+            break
+        c.run(["scancel", *[str(i) for i in ids.values()]])
+        c.wait_for(lambda: c.run(["squeue", "-h"]).stdout.strip() == "" or None,
+                   what="the late workload gone")
+    else:
+        pytest.fail("the workload could not be submitted within 30 s")
     for name, jid in ids.items():
         if name != "K":
             assert c.wait_job(jid, timeout=120) == "COMPLETED"
