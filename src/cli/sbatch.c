@@ -280,14 +280,16 @@ static int wait_job(uint32_t job_id)
 	}
 }
 
-static uint32_t submit(const struct job_desc *d)
+/* Send a submission (MSG_SUBMIT_REQ, or MSG_SUBMIT_HET_REQ for a
+ * heterogeneous job's components); the (leader's) job id. */
+static uint32_t submit(uint16_t req_type, const void *req)
 {
 	uint16_t type = 0;
 	void *body = NULL;
 	const char *msg = NULL;
 	uint32_t job_id;
 
-	jobctl_rpc(SUBMIT_FAILED, MSG_SUBMIT_REQ, d, &type, &body);
+	jobctl_rpc(SUBMIT_FAILED, req_type, req, &type, &body);
 	if (type == MSG_RC) {
 		int rc = cli_rc(type, body, &msg);
 		fail(1, SUBMIT_FAILED "%s", rc ? msg : "unexpected reply");
@@ -298,28 +300,6 @@ static uint32_t submit(const struct job_desc *d)
 	msg = ((struct submit_resp *)body)->msg;
 	if (msg && *msg)
 		fprintf(stderr, "sbatch: %s\n", msg);
-	msg_body_free(type, body);
-	return job_id;
-}
-
-/* A heterogeneous job: every component's request, the first with the
- * script; the leader's id. */
-static uint32_t submit_het(struct job_desc *descs, size_t n)
-{
-	struct submit_het req = {.jobs = descs, .jobs_count = (uint32_t)n};
-	uint16_t type = 0;
-	void *body = NULL;
-	const char *msg = NULL;
-	uint32_t job_id;
-
-	jobctl_rpc(SUBMIT_FAILED, MSG_SUBMIT_HET_REQ, &req, &type, &body);
-	if (type == MSG_RC) {
-		int rc = cli_rc(type, body, &msg);
-		fail(1, SUBMIT_FAILED "%s", rc ? msg : "unexpected reply");
-	}
-	if (type != MSG_SUBMIT_RESP)
-		fail(1, SUBMIT_FAILED "unexpected reply %s", msg_name(type));
-	job_id = ((struct submit_resp *)body)->job_id;
 	msg_body_free(type, body);
 	return job_id;
 }
@@ -402,13 +382,14 @@ int cmd_sbatch(int argc, char **argv)
 	}
 
 	if (n == 1) {
-		job_id = submit(&o[0].desc);
+		job_id = submit(MSG_SUBMIT_REQ, &o[0].desc);
 	} else {
-		struct job_desc *descs = xcalloc(n, sizeof(*descs));
+		struct submit_het het = {.jobs = xcalloc(n, sizeof(*het.jobs)),
+		                         .jobs_count = (uint32_t)n};
 		for (size_t k = 0; k < n; k++)
-			descs[k] = o[k].desc;
-		job_id = submit_het(descs, n);
-		free(descs);
+			het.jobs[k] = o[k].desc;
+		job_id = submit(MSG_SUBMIT_HET_REQ, &het);
+		free(het.jobs);
 	}
 	if (o[0].parsable)
 		printf("%u\n", job_id);
