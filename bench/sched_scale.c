@@ -224,11 +224,11 @@ static size_t fill_pending(struct ctld *ctld, uint32_t *id, size_t njobs, time_t
 			if (r < 94) {                 /* 1-8 GPUs on one node */
 				uint32_t g = 1 + rnd(GPUS);
 				snprintf(spec, sizeof(spec), "gpu:h100:%u", g);
-				d.gres = xstrdup(spec);
+				job_desc_x_mut(&d)->gres = xstrdup(spec);
 				d.num_tasks = g;
 				d.min_nodes = d.max_nodes = 1;
 			} else { /* 2-16 nodes of 8 */
-				d.gpus_per_node = xstrdup("8");
+				job_desc_x_mut(&d)->gpus_per_node = xstrdup("8");
 				d.min_nodes = 2 + rnd(15);
 				d.ntasks_per_node = GPUS;
 			}
@@ -261,6 +261,11 @@ static size_t fill_pending(struct ctld *ctld, uint32_t *id, size_t njobs, time_t
 			queued++;
 		}
 		submit(ctld, *id, &d, limit, now - rnd(3600));
+		if (d.ext) { /* this loop's own (the rest of d is borrowed) */
+			free(d.ext->gres);
+			free(d.ext->gpus_per_node);
+			free(d.ext);
+		}
 		job = job_find(ctld->jobs, *id);
 		job->priority = 1 + rnd(1000000);
 		job->prio_set = 1;

@@ -231,16 +231,17 @@ static uint32_t parse_time(const char *arg, const char *name)
 /* --signal=[{R|B}:]<sig>[@time]: Slurm's default time is 60 s. */
 static void check_signal_spec(const char *arg, struct job_desc *d)
 {
+	struct job_desc_ext *x = job_desc_x_mut(d);
 	char buf[64];
 	const char *p = arg, *at;
 	size_t n;
 
-	d->warn_flags = 0;
+	x->warn_flags = 0;
 	if (!strncasecmp(p, "RB:", 3) || !strncasecmp(p, "BR:", 3)) {
-		d->warn_flags = WARN_F_BATCH_ONLY | WARN_F_REQUEUE;
+		x->warn_flags = WARN_F_BATCH_ONLY | WARN_F_REQUEUE;
 		p += 3;
 	} else if ((*p == 'R' || *p == 'B' || *p == 'r' || *p == 'b') && p[1] == ':') {
-		d->warn_flags =
+		x->warn_flags =
 		    (*p == 'B' || *p == 'b') ? WARN_F_BATCH_ONLY : WARN_F_REQUEUE;
 		p += 2;
 	}
@@ -253,8 +254,8 @@ static void check_signal_spec(const char *arg, struct job_desc *d)
 	if (signal_parse(buf) < 0 ||
 	    (at && (cli_parse_long(at + 1) < 0 || cli_parse_long(at + 1) > 0xffff)))
 		goto bad;
-	d->warn_signal = (uint32_t)signal_parse(buf);
-	d->warn_time = at ? (uint32_t)cli_parse_long(at + 1) : 60;
+	x->warn_signal = (uint32_t)signal_parse(buf);
+	x->warn_time = at ? (uint32_t)cli_parse_long(at + 1) : 60;
 	return;
 bad:
 	die(JOBOPT_EXIT_FATAL, "Invalid --signal specification");
@@ -298,7 +299,7 @@ static void set_stdio(struct jobopt *o, int id, const char *arg)
 {
 	long mode = o->cmd == JOBOPT_SRUN ? io_mode(arg) : -3;
 	long *task = id == 'i' ? &o->in_task : id == 'o' ? &o->out_task : &o->err_task;
-	char **file = id == 'i'   ? &o->desc.std_in
+	char **file = id == 'i'   ? &job_desc_x_mut(&o->desc)->std_in
 	              : id == 'o' ? &o->desc.std_out
 	                          : &o->desc.std_err;
 
@@ -391,10 +392,10 @@ static void set_gpus(struct jobopt *o, int id, const char *arg)
 	                   : id == O_GPUS_PER_NODE ? "gpus-per-node"
 	                   : id == O_GPUS_PER_TASK ? "gpus-per-task"
 	                                           : "gpus-per-socket";
-	char **field = id == 'G'               ? &d->gpus
-	               : id == O_GPUS_PER_NODE ? &d->gpus_per_node
-	               : id == O_GPUS_PER_TASK ? &d->gpus_per_task
-	                                       : &d->gpus_per_socket;
+	char **field = id == 'G'               ? &job_desc_x_mut(d)->gpus
+	               : id == O_GPUS_PER_NODE ? &job_desc_x_mut(d)->gpus_per_node
+	               : id == O_GPUS_PER_TASK ? &job_desc_x_mut(d)->gpus_per_task
+	                                       : &job_desc_x_mut(d)->gpus_per_socket;
 
 	if (gres_gpu_parse(arg, type, &n, NULL) < 0)
 		die(JOBOPT_EXIT_FATAL, "Invalid --%s specification", name);
@@ -405,9 +406,9 @@ static void set_gpus(struct jobopt *o, int id, const char *arg)
 static void set_gres_flags(struct job_desc *d, const char *arg)
 {
 	if (!strcasecmp(arg, "enforce-binding"))
-		d->gres_flags = GRES_F_ENFORCE_BINDING;
+		job_desc_x_mut(d)->gres_flags = GRES_F_ENFORCE_BINDING;
 	else if (!strcasecmp(arg, "disable-binding"))
-		d->gres_flags = GRES_F_DISABLE_BINDING;
+		job_desc_x_mut(d)->gres_flags = GRES_F_DISABLE_BINDING;
 	else
 		die(JOBOPT_EXIT_FATAL, "Invalid --gres-flags specification");
 }
@@ -420,7 +421,7 @@ static void set_switches(struct job_desc *d, const char *arg)
 
 	if (end == arg || (*end && *end != '@') || n > 100000)
 		die(JOBOPT_EXIT_FATAL, "Invalid --switches specification");
-	d->req_switch = (uint32_t)n;
+	job_desc_x_mut(d)->req_switch = (uint32_t)n;
 	d->wait4switch = NO_VAL;
 	if (*end == '@') {
 		uint32_t min = parse_time(end + 1, "switches");
@@ -452,13 +453,13 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		set_str(&d->work_dir, arg);
 		break;
 	case O_COMMENT:
-		set_str(&d->comment, arg);
+		set_str(&job_desc_x_mut(d)->comment, arg);
 		break;
 	case 'L':
-		set_str(&d->licenses, arg);
+		set_str(&job_desc_x_mut(d)->licenses, arg);
 		break;
 	case O_RESERVATION:
-		set_str(&d->reservation, arg);
+		set_str(&job_desc_x_mut(d)->reservation, arg);
 		break;
 	case 'C':
 		set_str(&d->features, arg);
@@ -467,13 +468,13 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		d->cpus_per_task = parse_count(arg, "cpus-per-task");
 		break;
 	case O_TMP: /* "MB" or with a unit, as --mem */
-		o->desc.pn_min_tmp = parse_mem(arg, "tmp");
+		job_desc_x_mut(&o->desc)->pn_min_tmp = parse_mem(arg, "tmp");
 		return;
 	case O_MINCPUS:
 		d->pn_min_cpus = parse_count(arg, "mincpus");
 		break;
 	case 's': /* the later of --oversubscribe and --exclusive wins */
-		set_flag(o, JOB_F_OVERSUBSCRIBE, JOB_F_EXCLUSIVE);
+		set_flag(o, JOB_F_OVERSUBSCRIBE, JOB_F_EXCLUSIVE | JOB_F_EXCLUSIVE_USER);
 		break;
 	case 'd':
 		set_str(&d->dependency, arg);
@@ -491,20 +492,24 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		    strcasecmp(arg, "exclusive"))
 			die(JOBOPT_EXIT_FATAL, "Invalid --exclusive specification");
 		if (!arg || !*arg || !strcasecmp(arg, "exclusive"))
-			set_flag(o, JOB_F_EXCLUSIVE, JOB_F_OVERSUBSCRIBE);
+			set_flag(o, JOB_F_EXCLUSIVE,
+			         JOB_F_OVERSUBSCRIBE | JOB_F_EXCLUSIVE_USER);
+		else if (!strcasecmp(arg, "user"))
+			set_flag(o, JOB_F_EXCLUSIVE_USER,
+			         JOB_F_OVERSUBSCRIBE | JOB_F_EXCLUSIVE);
 		o->step_flags |= STEP_F_EXACT;
 		break;
 	case O_MAIL_TYPE: {
 		long mt = mail_type_parse(arg);
 		if (mt < 0)
 			die(JOBOPT_EXIT_FATAL, "--mail-type=%s invalid", arg ? arg : "");
-		d->mail_type = (uint32_t)mt;
+		job_desc_x_mut(d)->mail_type = (uint32_t)mt;
 		break;
 	}
 	case O_MAIL_USER:
 		if (!arg || !*arg || *arg == '-')
 			die(JOBOPT_EXIT_FATAL, "--mail-user=%s invalid", arg ? arg : "");
-		set_str(&d->mail_user, arg);
+		set_str(&job_desc_x_mut(d)->mail_user, arg);
 		break;
 	case O_KILL_INV_DEP:
 		if (arg && !strcasecmp(arg, "yes"))
@@ -549,15 +554,17 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		set_nodes(&d->req_nodes, arg);
 		break;
 	case O_GRES:
-		free(d->gres);
-		d->gres = NULL;
+		if (d->ext) {
+			free(d->ext->gres);
+			d->ext->gres = NULL;
+		}
 		if (strcasecmp(arg, "none")) {
 			struct gres_item items[GRES_MAX_ITEMS];
 			size_t n;
 
 			if (gres_parse(arg, items, &n, NULL) < 0)
 				die(JOBOPT_EXIT_FATAL, "Invalid --gres specification");
-			d->gres = xstrdup(arg);
+			job_desc_x_mut(d)->gres = xstrdup(arg);
 		}
 		break;
 	case 'G':
@@ -567,11 +574,12 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		set_gpus(o, id, arg);
 		break;
 	case O_CPUS_PER_GPU:
-		d->cpus_per_gpu = parse_count(arg, "cpus-per-gpu");
+		job_desc_x_mut(d)->cpus_per_gpu = parse_count(arg, "cpus-per-gpu");
 		break;
 	case O_MEM_PER_GPU: {
 		uint64_t mb = parse_mem(arg, "mem-per-gpu");
-		d->mem_per_gpu = mb ? mb : NO_VAL64; /* 0: as unset, like --mem=0 */
+		job_desc_x_mut(d)->mem_per_gpu =
+		    mb ? mb : NO_VAL64; /* 0: as unset, like --mem=0 */
 		break;
 	}
 	case O_GPU_BIND: {
@@ -582,7 +590,7 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		if (gpubind_parse(arg, &b, &err) < 0)
 			die(JOBOPT_EXIT_FATAL, "%s", err.text);
 		gpubind_release(&b);
-		set_str(&d->gpu_bind, arg);
+		set_str(&job_desc_x_mut(d)->gpu_bind, arg);
 		break;
 	}
 	case O_GRES_FLAGS:
@@ -592,12 +600,14 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		set_switches(d, arg);
 		break;
 	case O_SOCKETS_PER_NODE:
-		d->sockets_per_node = parse_count(arg, "sockets-per-node");
+		job_desc_x_mut(d)->sockets_per_node =
+		    parse_count(arg, "sockets-per-node");
 		break;
 	case 'B': /* S[:C[:T]], each a count or min-max: the sockets' least is
 	           * what selection reads; '*' any */
 		if (arg && *arg >= '1' && *arg <= '9')
-			d->sockets_per_node = (uint32_t)strtoul(arg, NULL, 10);
+			job_desc_x_mut(d)->sockets_per_node =
+			    (uint32_t)strtoul(arg, NULL, 10);
 		break;
 	case 'N':
 		parse_nodes(o, arg);
@@ -639,9 +649,9 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		d->time_limit = parse_time(arg, "time");
 		break;
 	case O_TIME_MIN:
-		d->time_min = parse_time(arg, "time-min");
-		if (d->time_min == INFINITE32)
-			d->time_min = 0;
+		job_desc_x_mut(d)->time_min = parse_time(arg, "time-min");
+		if (d->ext->time_min == INFINITE32)
+			d->ext->time_min = 0;
 		break;
 	case O_SPREAD_JOB:
 		d->flags |= JOB_F_SPREAD;
@@ -655,19 +665,19 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		char *end;
 		unsigned long long v;
 		if (arg && !strcasecmp(arg, "TOP")) {
-			d->priority = JOB_PRIO_TOP;
+			job_desc_x_mut(d)->priority = JOB_PRIO_TOP;
 			break;
 		}
 		v = arg ? strtoull(arg, &end, 10) : 0;
 		if (!arg || !*arg || *end || arg[0] == '-' || v > JOB_PRIO_TOP)
 			die(JOBOPT_EXIT_FATAL, "Invalid --priority specification");
-		d->priority = (uint32_t)v; /* 0: as not given (Slurm) */
+		job_desc_x_mut(d)->priority = (uint32_t)v; /* 0: as not given (Slurm) */
 		break;
 	}
 	case O_DEADLINE:
 		if (!arg || jobscript_parse_begin(arg, time(NULL), &t) < 0)
 			die(JOBOPT_EXIT_FATAL, "Invalid --deadline specification");
-		d->deadline = (int64_t)t;
+		job_desc_x_mut(d)->deadline = (int64_t)t;
 		break;
 	case 'v':
 		o->verbose++;
@@ -729,16 +739,17 @@ static void set_cpu_bind(struct jobopt *o, const char *arg)
  * given in the job_desc member at off, or a CTR_F_* flag set or cleared. */
 static const struct {
 	int id;
-	size_t off; /* char * member of struct job_desc; 0: a flag */
+	size_t off; /* char * member of struct job_desc_ext; 0: a flag */
 	int (*check)(const char *arg, struct rota_error *err);
 	uint32_t set, clear;
 } ctr_opts[] = {
-    {O_CTR_IMAGE, offsetof(struct job_desc, container_image), ctrspec_check_image},
-    {O_CTR_BUNDLE, offsetof(struct job_desc, container), ctrspec_check_bundle},
-    {O_CTR_MOUNTS, offsetof(struct job_desc, container_mounts), ctrspec_check_mounts},
-    {O_CTR_WORKDIR, offsetof(struct job_desc, container_workdir), ctrspec_check_workdir},
-    {O_CTR_ENV, offsetof(struct job_desc, container_env), ctrspec_check_env},
-    {O_CTR_NAME, offsetof(struct job_desc, container_name), ctrspec_check_name},
+    {O_CTR_IMAGE, offsetof(struct job_desc_ext, container_image), ctrspec_check_image},
+    {O_CTR_BUNDLE, offsetof(struct job_desc_ext, container), ctrspec_check_bundle},
+    {O_CTR_MOUNTS, offsetof(struct job_desc_ext, container_mounts), ctrspec_check_mounts},
+    {O_CTR_WORKDIR, offsetof(struct job_desc_ext, container_workdir),
+     ctrspec_check_workdir},
+    {O_CTR_ENV, offsetof(struct job_desc_ext, container_env), ctrspec_check_env},
+    {O_CTR_NAME, offsetof(struct job_desc_ext, container_name), ctrspec_check_name},
     {O_CTR_REMAP_ROOT, 0, NULL, CTR_F_REMAP_ROOT, 0},
     {O_CTR_NO_REMAP_ROOT, 0, NULL, 0, CTR_F_REMAP_ROOT},
     {O_CTR_MOUNT_HOME, 0, NULL, 0, CTR_F_NO_MOUNT_HOME},
@@ -754,13 +765,15 @@ static int apply_container(struct jobopt *o, int id, const char *arg)
 		if (ctr_opts[i].id != id)
 			continue;
 		if (!ctr_opts[i].off) {
-			o->desc.container_flags |= ctr_opts[i].set;
-			o->desc.container_flags &= ~ctr_opts[i].clear;
+			struct job_desc_ext *x = job_desc_x_mut(&o->desc);
+			x->container_flags |= ctr_opts[i].set;
+			x->container_flags &= ~ctr_opts[i].clear;
 			return 1;
 		}
 		if (ctr_opts[i].check(arg, &err) < 0)
 			die(JOBOPT_EXIT_FATAL, "%s", err.text);
-		set_str((char **)((char *)&o->desc + ctr_opts[i].off), arg);
+		set_str((char **)((char *)job_desc_x_mut(&o->desc) + ctr_opts[i].off),
+		        arg);
 		return 1;
 	}
 	return 0;
@@ -1144,6 +1157,7 @@ static int env_umask(const char *s, mode_t *ret)
 void jobopt_finish(struct jobopt *o)
 {
 	struct job_desc *d = &o->desc;
+	const struct job_desc_ext *x = job_desc_X(d);
 	char host[256] = "";
 	mode_t mask;
 
@@ -1156,13 +1170,13 @@ void jobopt_finish(struct jobopt *o)
 	}
 	if (o->verbose && !o->quiet)
 		print_set_options(o);
-	if (d->deadline && d->begin_time && d->deadline < d->begin_time) {
+	if (x->deadline && d->begin_time && x->deadline < d->begin_time) {
 		fprintf(stderr,
 		        "%s: error: Incompatible begin and deadline time specification\n",
 		        cli_prog);
 		exit(JOBOPT_EXIT_ERROR);
 	}
-	if (d->gpus_per_socket && !d->sockets_per_node) {
+	if (x->gpus_per_socket && !x->sockets_per_node) {
 		fprintf(stderr,
 		        "%s: fatal: --gpus-per-socket option requires --sockets-per-node "
 		        "specification\n",

@@ -32,7 +32,9 @@
 #include "cli/rota_netns.h"
 #include "cli/eff.h"
 #include "common/conf.h"
+#include "common/spool.h"
 #include "common/states.h"
+#include "common/strv.h"
 #include "proto/auth.h"
 #include "proto/client.h"
 #include "proto/messages.h"
@@ -988,10 +990,69 @@ static int proc_is_self_or_ancestor(pid_t pid)
 	return 0;
 }
 
+/* "/rota/<node>_<hash>" for each node of the cluster (common/spool.h): its
+ * jobs' cgroups.  NULL when slurm.conf does not load. */
+static char **cluster_cgroup_dirs(const struct cluster *c)
+{
+	struct rota_error err = {""};
+	struct conf *conf = NULL;
+	char host[256] = "", **dirs = NULL;
+
+	if (conf_load(c->conf_path, &conf, &err) < 0 || !conf->slurmd_spool_dir) {
+		conf_destroy(conf);
+		return NULL;
+	}
+	gethostname(host, sizeof(host) - 1);
+	for (size_t i = 0; i < conf->node_count; i++) {
+		const char *node = conf->nodes[i].name;
+		char *spool = spool_dir_expand(conf->slurmd_spool_dir, node, host);
+		char *name = spool ? spool_cgroup_name(node, spool) : NULL;
+		char *dir = name ? xasprintf("/rota/%s", name) : NULL;
+
+		if (dir)
+			dirs = strv_append(dirs, dir);
+		free(dir);
+		free(name);
+		free(spool);
+	}
+	conf_destroy(conf);
+	return dirs;
+}
+
+/* Is pid in one of dirs (or below) in some cgroup hierarchy?  A job's
+ * processes are, even when their step daemon is gone (killed while it
+ * started them) and they no longer descend from anything of ours. */
+static int proc_in_cgroups(pid_t pid, char *const *dirs)
+{
+	char path[64], *buf, *line, *save = NULL;
+	int in = 0;
+
+	if (!dirs)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	if (!(buf = read_small_file(path, 65536, NULL)))
+		return 0;
+	for (line = strtok_r(buf, "\n", &save); line && !in;
+	     line = strtok_r(NULL, "\n", &save)) {
+		const char *cg = strchr(line, ':');
+
+		cg = cg ? strchr(cg + 1, ':') : NULL;
+		for (size_t k = 0; cg && dirs[k] && !in; k++) {
+			const char *at = strstr(cg + 1, dirs[k]);
+			size_t len = strlen(dirs[k]);
+
+			in = at && (at[len] == '/' || at[len] == '\0');
+		}
+	}
+	free(buf);
+	return in;
+}
+
 /* Mark the processes of this cluster in t: the daemons, anything carrying our
- * marker in its environment, and all their descendants.  Returns the count. */
+ * marker in its environment or in its jobs' cgroups (cgdirs, from
+ * cluster_cgroup_dirs), and all their descendants.  Returns the count. */
 static size_t proc_mark(struct proc *t, size_t n, const struct cluster *c,
-                        const pid_t *daemons, size_t daemon_count)
+                        char *const *cgdirs, const pid_t *daemons, size_t daemon_count)
 {
 	char *marker = cluster_marker(c);
 	size_t count = 0;
@@ -1001,7 +1062,8 @@ static size_t proc_mark(struct proc *t, size_t n, const struct cluster *c,
 		for (size_t j = 0; j < daemon_count; j++)
 			t[i].victim |= t[i].pid == daemons[j];
 		if (!t[i].victim)
-			t[i].victim = proc_is_ours(t[i].pid, c->conf_path, marker);
+			t[i].victim = proc_is_ours(t[i].pid, c->conf_path, marker) ||
+			              proc_in_cgroups(t[i].pid, cgdirs);
 	}
 	while (changed) {
 		changed = 0;
@@ -1314,6 +1376,7 @@ static int cmd_down(const struct rota_opts *o)
 	char *run = xasprintf("%s/run", c->dir);
 	struct proc *t = NULL;
 	pid_t *pids = NULL;
+	char **cgdirs = cluster_cgroup_dirs(c);
 	size_t n, np, found, left = 0;
 	int lockfd = -1;
 
@@ -1321,7 +1384,7 @@ static int cmd_down(const struct rota_opts *o)
 		lockfd = lock_dir(c);
 	n = down_pidfiles(c, &pids);
 	np = proc_table(&t);
-	found = proc_mark(t, np, c, pids, n);
+	found = proc_mark(t, np, c, cgdirs, pids, n);
 	/* the daemons first (they end their steps), then whatever is left */
 	for (size_t i = 0; i < n; i++)
 		kill(pids[i], SIGTERM);
@@ -1330,7 +1393,7 @@ static int cmd_down(const struct rota_opts *o)
 		left = proc_kill_marked(t, np, round ? 1000 : 2000);
 		free(t);
 		np = proc_table(&t);
-		if (!proc_mark(t, np, c, NULL, 0) && !left)
+		if (!proc_mark(t, np, c, cgdirs, NULL, 0) && !left)
 			break;
 	}
 	left = proc_signal(t, np, 0);
@@ -1349,6 +1412,7 @@ static int cmd_down(const struct rota_opts *o)
 		close(lockfd);
 	free(t);
 	free(pids);
+	strv_free(cgdirs);
 	free(run);
 	cluster_destroy(c);
 	return 0;

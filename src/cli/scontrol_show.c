@@ -312,9 +312,10 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	if (j->reservation)
 		fprintf(f, "Reservation=%s%s", j->reservation, le);
 	fprintf(f, "OverSubscribe=%s Contiguous=%d Licenses=%s Network=(null)%s",
-	        (j->flags & JOB_F_EXCLUSIVE)       ? "NO"
-	        : (j->flags & JOB_F_OVERSUBSCRIBE) ? "YES"
-	                                           : "OK",
+	        (j->flags & JOB_F_EXCLUSIVE)        ? "NO"
+	        : (j->flags & JOB_F_EXCLUSIVE_USER) ? "USER"
+	        : (j->flags & JOB_F_OVERSUBSCRIBE)  ? "YES"
+	                                            : "OK",
 	        !!(j->flags & JOB_F_CONTIGUOUS), nul(j->licenses), le);
 	fprintf(f, "Command=%s%s", nul(j->command), le);
 	fprintf(f, "WorkDir=%s%s", nul(j->work_dir), le);

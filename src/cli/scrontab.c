@@ -304,6 +304,7 @@ static void entry_job(struct entry_ctx *c, const char *spec, const char *cmd,
                       size_t first, size_t last, struct job_desc *ret)
 {
 	struct job_desc *d = &c->o.desc;
+	struct job_desc_ext *x;
 	char *s;
 
 	if (!d->work_dir)
@@ -318,16 +319,70 @@ static void entry_job(struct entry_ctx *c, const char *spec, const char *cmd,
 	d->command = xstrdup(cmd);
 	strv_free(d->env);
 	d->env = strv_append(NULL, "SLURM_GET_USER_ENV=1");
-	d->cron_spec = xstrdup(spec);
-	d->cron_lines = (uint32_t)(first << 16 | last);
+	x = job_desc_x_mut(d);
+	x->cron_spec = xstrdup(spec);
+	x->cron_lines = (uint32_t)(first << 16 | last);
 	*ret = *d;
 	memset(d, 0, sizeof(*d));
 	jobopt_release(&c->o);
 	c->started = 0;
 }
 
+/* Whether fn(c, arg) comes back: tried in a child first, since sbatch's
+ * option parser ends the process on a bad option or combination (its words
+ * on stderr; --mpi=list and the like end it with 0), and an edited crontab
+ * must then come back with the line marked #BAD:, as Slurm's does.  The
+ * child says it came back through a pipe. */
+static int comes_back(void (*fn)(struct entry_ctx *, const void *), struct entry_ctx *c,
+                      const void *arg)
+{
+	int fds[2], status = 0;
+	ssize_t n;
+	char b;
+	pid_t pid;
+
+	fflush(NULL); /* nothing buffered is written twice */
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		fatal_msg("pipe: %s", strerror(errno));
+	if ((pid = fork()) < 0)
+		fatal_msg("cannot fork");
+	if (pid == 0) {
+		close(fds[0]);
+		fn(c, arg);
+		_exit(write(fds[1], "", 1) == 1 ? 0 : 1);
+	}
+	close(fds[1]);
+	while ((n = read(fds[0], &b, 1)) < 0 && errno == EINTR)
+		;
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			fatal_msg("waitpid: %s", strerror(errno));
+	return n == 1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static void scron_try(struct entry_ctx *c, const void *line)
+{
+	scron_line(c, line);
+}
+
+struct entry_try_args {
+	const char *spec, *cmd;
+	size_t first, last;
+};
+
+static void entry_try(struct entry_ctx *c, const void *arg)
+{
+	const struct entry_try_args *a = arg;
+	struct job_desc d;
+
+	entry_job(c, a->spec, a->cmd, a->first, a->last, &d);
+}
+
 /* The jobs of text's entries into *ret (count *ret_n); -1 (and *ret_bad, the
- * line) when a line is neither blank, a comment, a variable nor an entry. */
+ * line) when a line is neither blank, a comment, a variable nor an entry, or
+ * is an #SCRON line with an option an entry cannot have, or an entry whose
+ * options do not go together. */
 static int parse_crontab(const char *text, const struct passwd *pw, struct job_desc **ret,
                          uint32_t *ret_n, size_t *ret_bad)
 {
@@ -352,6 +407,11 @@ static int parse_crontab(const char *text, const struct passwd *pw, struct job_d
 		if (!strncmp(p, "#SCRON", 6)) {
 			if (!c.first)
 				c.first = i;
+			if (!comes_back(scron_try, &c, lines[i])) {
+				*ret_bad = i;
+				rc = -1;
+				break;
+			}
 			scron_line(&c, lines[i]);
 			continue;
 		}
@@ -383,6 +443,17 @@ static int parse_crontab(const char *text, const struct passwd *pw, struct job_d
 			                 spec[strlen(spec) - 1] == '\t'))
 				spec[strlen(spec) - 1] = '\0';
 			expanded = expand(cmd, vars);
+			{
+				struct entry_try_args a = {spec, expanded,
+				                           c.first ? c.first : i, i};
+				if (!comes_back(entry_try, &c, &a)) {
+					free(spec);
+					free(expanded);
+					*ret_bad = i;
+					rc = -1;
+					break;
+				}
+			}
 			jobs = xrealloc(jobs, (njobs + 1) * sizeof(*jobs));
 			entry_job(&c, spec, expanded, c.first ? c.first : i, i,
 			          &jobs[njobs++]);

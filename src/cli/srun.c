@@ -141,6 +141,7 @@ static void step_failed(struct srun *s, const char *why)
 static void fill_step_req(struct srun *s, struct step_create_req *req, char *host)
 {
 	const struct job_desc *d = &s->o.desc;
+	const struct job_desc_ext *x = job_desc_X(d);
 
 	req->job_id = s->job_id;
 	req->min_nodes = d->min_nodes;
@@ -175,22 +176,22 @@ static void fill_step_req(struct srun *s, struct step_create_req *req, char *hos
 	req->flags = s->o.step_flags;
 	req->task_dist = s->o.task_dist;
 	req->cpu_bind = s->o.cpu_bind;
-	req->gres = s->o.desc.gres;
-	req->gpus = s->o.desc.gpus;
-	req->gpus_per_node = s->o.desc.gpus_per_node;
-	req->gpus_per_task = s->o.desc.gpus_per_task;
-	req->gpu_bind = s->o.desc.gpu_bind;
+	req->gres = x->gres;
+	req->gpus = x->gpus;
+	req->gpus_per_node = x->gpus_per_node;
+	req->gpus_per_task = x->gpus_per_task;
+	req->gpu_bind = x->gpu_bind;
 	{
 		struct step_create_req *to = req;
-		const struct job_desc *from = d;
+		const struct job_desc_ext *from = x;
 		CONTAINER_FIELDS(CONTAINER_COPY_F, _)
 	}
 	req->std_out = d->std_out;
 	req->std_err = d->std_err;
-	req->std_in = d->std_in;
-	if (!d->std_in && s->o.in_task == JOBOPT_IO_ALL)
+	req->std_in = x->std_in;
+	if (!x->std_in && s->o.in_task == JOBOPT_IO_ALL)
 		req->flags |= STEP_F_STDIN_ALL;
-	else if (!d->std_in && s->o.in_task > 0) /* NULL: task 0 */
+	else if (!x->std_in && s->o.in_task > 0) /* NULL: task 0 */
 		req->std_in = s->in_spec =
 		    xasprintf("%ld", s->o.in_task); /* Slurm's way: "N" */
 	req->relative = s->o.relative;
@@ -366,7 +367,7 @@ static int run_step(struct srun *s, uint32_t *ret_status)
 	    .max_wait = s->o.wait_secs == NO_VAL ? 0 : s->o.wait_secs,
 	    .disable_status = s->o.disable_status,
 	    .quit_on_interrupt = s->o.quit_on_interrupt,
-	    .in_task = s->o.desc.std_in ? JOBOPT_IO_NONE : s->o.in_task,
+	    .in_task = job_desc_X(&s->o.desc)->std_in ? JOBOPT_IO_NONE : s->o.in_task,
 	    .out_task = s->o.out_task,
 	    .err_task = s->o.err_task,
 	    .verbose = s->o.verbose,

@@ -145,6 +145,8 @@ struct conf {
 	uint32_t slurmd_timeout;    /* seconds, default 300 */
 	uint32_t slurmctld_timeout; /* seconds, default 120 */
 	uint32_t kill_wait;         /* seconds, default 30 */
+	uint32_t resv_over_run;     /* minutes a job may run past its reservation's
+	                             * end; UINT32_MAX UNLIMITED */
 	/* JobAcctGatherFrequency ("task=N,..." or "N", default 30) and
 	 * JobAcctGatherType (jobacct_gather/cgroup, /linux, /none), as
 	 * written; common/acctg.h reads them */

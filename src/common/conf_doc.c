@@ -122,6 +122,9 @@ static const struct conf_doc global_doc[] = {
     {"SlurmctldTimeout", "seconds",
      "How long a standby controller waits for the primary before taking over."},
     {"KillWait", "seconds", "Delay between SIGTERM and SIGKILL when a job is ended."},
+    {"ResvOverRun", "minutes|UNLIMITED",
+     "How long a job running in a reservation may go on past the reservation's end "
+     "(default 0: it ends with it)."},
     {"JobAcctGatherFrequency", "seconds|task=seconds",
      "How often the step daemons sample the tasks' usage."},
     {"JobAcctGatherType", "plugin",

@@ -115,6 +115,8 @@ const struct conf_key conf_keys[] = {
     G_U32("SlurmdTimeout", slurmd_timeout, "300", 0, 65533, "sec", R),
     G_U32("SlurmctldTimeout", slurmctld_timeout, "120", 0, 65533, "sec", R),
     G_U32("KillWait", kill_wait, "30", 0, 65533, "sec", R),
+    ROW("ResvOverRun", CONF_SCOPE_GLOBAL, CONF_T_COUNT, CONF_ID_NONE, conf, resv_over_run,
+        "0", 0, 65533, "min", R),
     /* the step daemons' sampling (common/acctg.h) */
     G_STR("JobAcctGatherFrequency", acctg_freq, "30", R),
     G_STR("JobAcctGatherType", acctg_type, "jobacct_gather/cgroup", R),
@@ -274,7 +276,6 @@ const struct conf_key conf_keys[] = {
     IGNORE("RequeueExitHold"),
     IGNORE("ResumeFailProgram"),
     IGNORE("ResvEpilog"),
-    IGNORE("ResvOverRun"),
     IGNORE("ResvProlog"),
     IGNORE("RoutePlugin"),
     IGNORE("SbcastParameters"),

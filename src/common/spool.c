@@ -101,3 +101,17 @@ int spool_stepd_parse(const char *entry, const char *node_name, uint32_t *ret_jo
 	*ret_step = step;
 	return kind;
 }
+
+char *spool_cgroup_name(const char *node_name, const char *spool)
+{
+	uint32_t hash = 2166136261u; /* FNV-1a */
+	char *s;
+
+	for (const char *p = spool ? spool : ""; *p; p++)
+		hash = (hash ^ (uint8_t)*p) * 16777619u;
+	s = xasprintf("%s_%08x", node_name && *node_name ? node_name : "node", hash);
+	for (char *p = s; *p; p++)
+		if (*p == '/' || *p == '.')
+			*p = '_';
+	return s;
+}

@@ -4,7 +4,9 @@
  * a restarted rotad finds and re-attaches to it; a stepd that ends while no rotad
  * holds its link leaves <spool>/<node>_<job>.<step>.done (the step_complete
  * message, framed) for the next rotad to forward.  Batch scripts live in
- * <spool>/job<%05u job>/slurm_script as in Slurm.  Pure functions. */
+ * <spool>/job<%05u job>/slurm_script as in Slurm.  The node's cgroups live
+ * under <mount>/rota/<node>_<hash of the spool dir> (stepd/cgroup.h), so that
+ * two clusters of virtual nodes on one host never share one.  Pure functions. */
 #ifndef ROTA_SPOOL_H
 #define ROTA_SPOOL_H
 
@@ -29,5 +31,9 @@ char *spool_stepd_name(const char *node_name, uint32_t job_id, uint32_t step_id)
  * the ids are set only when non-zero is returned. */
 int spool_stepd_parse(const char *entry, const char *node_name, uint32_t *ret_job,
                       uint32_t *ret_step);
+
+/* "<node>_<8 hex digits>": the directory of the node's cgroups, from its
+ * name (made safe for a path) and its spool directory.  Caller frees. */
+char *spool_cgroup_name(const char *node_name, const char *spool);
 
 #endif

@@ -156,8 +156,8 @@ static int plannable(const struct job *job)
 	/* a job in a reservation starts there when its nodes free up (main
 	 * pass): the plan holds the reservations' nodes for the others */
 	/* a heterogeneous job starts in the main pass, all of it at once */
-	return job_is_pending(job) && job->part && !job->desc.reservation &&
-	       !job->desc.het_job_id &&
+	return job_is_pending(job) && job->part && !job_x(job)->reservation &&
+	       !job_x(job)->het_job_id &&
 	       (job->reason == WAIT_RESOURCES || job->reason == WAIT_PRIORITY ||
 	        job->reason == WAIT_NODE_NOT_AVAIL || job->reason == WAIT_NODES_DOWN ||
 	        job->reason == WAIT_RESV_MAINT || job->reason == WAIT_RESV_OTHER);

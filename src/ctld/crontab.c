@@ -132,7 +132,7 @@ static int listed_in(const struct cron_user *u, uint32_t job_id)
 
 int crontab_listed(const struct ctld *ctld, const struct job *job)
 {
-	return job->desc.cron_spec &&
+	return job_x(job)->cron_spec &&
 	       listed_in(find(ctld->crontabs, job->owner->uid), job->job_id);
 }
 
@@ -226,6 +226,7 @@ void crontab_update_request(struct ctld *ctld, const struct caller *who,
 	prep = xcalloc(req->jobs_count + 1, sizeof(*prep));
 	for (uint32_t i = 0; i < req->jobs_count; i++) {
 		struct job_desc *d = &req->jobs[i];
+		const struct job_desc_ext *x = job_desc_X(d);
 		struct rota_error err = {""};
 		struct cronspec cs;
 		const char *rest;
@@ -233,27 +234,27 @@ void crontab_update_request(struct ctld *ctld, const struct caller *who,
 		time_t next;
 		int rc;
 
-		if (!d->cron_spec || cronspec_parse(d->cron_spec, &cs, &rest, &err) < 0 ||
+		if (!x->cron_spec || cronspec_parse(x->cron_spec, &cs, &rest, &err) < 0 ||
 		    *rest) {
 			refuse_entry(ch, -ESLURM_INVALID_ARGUMENT,
 			             err.text[0] ? err.text
 			                         : "invalid time specification",
-			             d->cron_lines);
+			             x->cron_lines);
 			goto out;
 		}
 		if ((next = cronspec_next(&cs, now)) < 0) {
 			refuse_entry(ch, -ESLURM_INVALID_ARGUMENT, "no next start",
-			             d->cron_lines);
+			             x->cron_lines);
 			goto out;
 		}
 		d->begin_time = next;
-		free(d->cron_spec); /* kept as Slurm shows it (CrontabSpec=) */
-		d->cron_spec = cronspec_str(&cs);
+		free(x->cron_spec); /* kept as Slurm shows it (CrontabSpec=) */
+		job_desc_x_mut(d)->cron_spec = cronspec_str(&cs);
 		if (d->array_inx || d->hold) {
 			refuse_entry(ch, -ESLURM_INVALID_ARGUMENT,
 			             d->array_inx ? "an entry cannot be a job array"
 			                          : "an entry cannot be held",
-			             d->cron_lines);
+			             x->cron_lines);
 			goto out;
 		}
 		d->flags &= ~(uint32_t)JOB_F_INTERACTIVE;
@@ -261,7 +262,7 @@ void crontab_update_request(struct ctld *ctld, const struct caller *who,
 		rc = job_submit_prepare(ctld, &as, d, 0, &prep[i], &msg);
 		ctld->submit_extra = 0;
 		if (rc) {
-			refuse_entry(ch, rc, msg, d->cron_lines);
+			refuse_entry(ch, rc, msg, x->cron_lines);
 			free(msg);
 			goto out;
 		}
@@ -275,16 +276,18 @@ void crontab_update_request(struct ctld *ctld, const struct caller *who,
 	r = xcalloc(1, sizeof(*r));
 	r->resp.job_ids.v = xcalloc(req->jobs_count + 1, sizeof(uint32_t));
 	for (uint32_t i = 0; i < req->jobs_count; i++) {
+		uint32_t lines;
+
 		if (ev_submit_commit(ctld, &prep[i].ev) < 0) {
 			r->resp.rc = ESLURM_WRITING_TO_FILE;
 			break;
 		}
 		r->resp.job_ids.v[r->resp.job_ids.n++] = prep[i].ev.job_id;
-		log_info(
-		    "JobId=%u submitted by uid %u from crontab lines %u-%u, next start "
-		    "%lld",
-		    prep[i].ev.job_id, (unsigned)as.uid, req->jobs[i].cron_lines >> 16,
-		    req->jobs[i].cron_lines & 0xffff, (long long)req->jobs[i].begin_time);
+		lines = job_desc_X(&req->jobs[i])->cron_lines;
+		log_info("JobId=%u submitted by uid %u from crontab lines %u-%u, next "
+		         "start %lld",
+		         prep[i].ev.job_id, (unsigned)as.uid, lines >> 16, lines & 0xffff,
+		         (long long)req->jobs[i].begin_time);
 	}
 	if (commit(ctld, req->uid, req->crontab, NULL, r->resp.job_ids.v,
 	           r->resp.job_ids.n) < 0)
@@ -346,8 +349,8 @@ time_t crontab_next_start(const struct job *job, time_t now)
 	struct cronspec cs;
 	const char *rest;
 
-	if (!job->desc.cron_spec ||
-	    cronspec_parse(job->desc.cron_spec, &cs, &rest, &err) < 0)
+	if (!job_x(job)->cron_spec ||
+	    cronspec_parse(job_x(job)->cron_spec, &cs, &rest, &err) < 0)
 		return -1;
 	return cronspec_next(&cs, now);
 }
@@ -382,7 +385,7 @@ static void tick_user(struct ctld *ctld, struct cron_user *u, time_t now)
 			keep[nkeep++] = u->ids[k];
 			continue;
 		}
-		if (j && j->desc.cron_spec &&
+		if (j && job_x(j)->cron_spec &&
 		    (j->state & JOB_STATE_BASE) != JOB_CANCELLED &&
 		    recur(ctld, j, now) == 0) {
 			keep[nkeep++] = u->ids[k];
@@ -390,7 +393,7 @@ static void tick_user(struct ctld *ctld, struct cron_user *u, time_t now)
 		}
 		changed = 1;
 		if (j && cancelled_by_user(j) && u->text) {
-			uint32_t l = j->desc.cron_lines;
+			uint32_t l = job_x(j)->cron_lines;
 			char *d = xasprintf("%s%u-%u,", disabled ? disabled : "", l >> 16,
 			                    l & 0xffff);
 			free(disabled);

@@ -113,12 +113,13 @@ static int socket_want(const struct gres_kinds *gk, struct sched_req *r,
                        const struct job_desc *d, uint32_t *ret_count,
                        struct rota_error *err)
 {
+	const struct job_desc_ext *x = job_desc_X(d);
 	char type[GRES_NAME_MAX];
-	uint32_t n, sockets = d->sockets_per_node ? d->sockets_per_node : 1;
+	uint32_t n, sockets = x->sockets_per_node ? x->sockets_per_node : 1;
 
-	if (!d->gpus_per_socket)
+	if (!x->gpus_per_socket)
 		return 0;
-	if (gres_gpu_parse(d->gpus_per_socket, type, &n, err) < 0)
+	if (gres_gpu_parse(x->gpus_per_socket, type, &n, err) < 0)
 		return -EINVAL;
 	if ((uint64_t)n * sockets > GRES_REQ_MAX_COUNT)
 		return errprintf(err, "--gpus-per-socket: %u x %u sockets is too many", n,
@@ -131,12 +132,13 @@ static int socket_want(const struct gres_kinds *gk, struct sched_req *r,
 int gres_use_wants(const struct gres_kinds *gk, const struct job_desc *d,
                    struct sched_req *r, struct rota_error *err)
 {
+	const struct job_desc_ext *x = job_desc_X(d);
 	struct gres_item items[GRES_MAX_ITEMS];
 	uint32_t per_node = 0, per_task = 0, per_job = 0, per_socket = 0, gpn = 0;
 	size_t n = 0;
 
 	r->ngres = 0;
-	if (d->gres && gres_parse(d->gres, items, &n, err) < 0)
+	if (x->gres && gres_parse(x->gres, items, &n, err) < 0)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t c = items[i].count > GRES_REQ_MAX_COUNT
@@ -147,38 +149,39 @@ int gres_use_wants(const struct gres_kinds *gk, const struct job_desc *d,
 		if (!strcmp(items[i].name, "gpu"))
 			gpn += c;
 	}
-	if (gpu_want(gk, r, d->gpus_per_node, 0, &per_node, err) < 0 ||
+	if (gpu_want(gk, r, x->gpus_per_node, 0, &per_node, err) < 0 ||
 	    socket_want(gk, r, d, &per_socket, err) < 0 ||
-	    gpu_want(gk, r, d->gpus_per_task, 1, &per_task, err) < 0 ||
-	    gpu_want(gk, r, d->gpus, 2, &per_job, err) < 0)
+	    gpu_want(gk, r, x->gpus_per_task, 1, &per_task, err) < 0 ||
+	    gpu_want(gk, r, x->gpus, 2, &per_job, err) < 0)
 		return -EINVAL;
 	gpn += per_node + per_socket;
-	if (d->cpus_per_gpu) {
+	if (x->cpus_per_gpu) {
 		/* Slurm: CPUs per task follow the task's GPUs; a node's follow its */
-		if (per_task && per_task * d->cpus_per_gpu > r->cpus_per_task)
-			r->cpus_per_task = per_task * d->cpus_per_gpu;
-		if (gpn && gpn * d->cpus_per_gpu > r->min_cpus)
-			r->min_cpus = gpn * d->cpus_per_gpu;
+		if (per_task && per_task * x->cpus_per_gpu > r->cpus_per_task)
+			r->cpus_per_task = per_task * x->cpus_per_gpu;
+		if (gpn && gpn * x->cpus_per_gpu > r->min_cpus)
+			r->min_cpus = gpn * x->cpus_per_gpu;
 		if (per_job) {
 			uint32_t per = (per_job + r->min_nodes - 1) / r->min_nodes;
-			if (per * d->cpus_per_gpu > r->min_cpus)
-				r->min_cpus = per * d->cpus_per_gpu;
+			if (per * x->cpus_per_gpu > r->min_cpus)
+				r->min_cpus = per * x->cpus_per_gpu;
 		}
 	}
-	if (d->mem_per_gpu && d->mem_per_gpu != NO_VAL64 && !r->mem_per_node &&
+	if (x->mem_per_gpu && x->mem_per_gpu != NO_VAL64 && !r->mem_per_node &&
 	    !r->mem_per_cpu) {
 		uint32_t g = gpn ? gpn : per_task ? per_task : 1;
 		if (per_job)
 			g = (per_job + r->min_nodes - 1) / r->min_nodes;
-		r->mem_per_node = d->mem_per_gpu * g;
+		r->mem_per_node = x->mem_per_gpu * g;
 	}
 	return 0;
 }
 
 uint32_t gres_use_wants_items(const struct job_desc *d, const struct sched_req *r)
 {
+	const struct job_desc_ext *x = job_desc_X(d);
 	uint32_t gpu =
-	    !!d->gpus_per_node + !!d->gpus_per_socket + !!d->gpus_per_task + !!d->gpus;
+	    !!x->gpus_per_node + !!x->gpus_per_socket + !!x->gpus_per_task + !!x->gpus;
 
 	return r->ngres > gpu ? r->ngres - gpu : 0;
 }

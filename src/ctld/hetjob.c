@@ -24,12 +24,13 @@
 
 int hetjob_follower(const struct job *job)
 {
-	return job->desc.het_job_id && HET_OFFSET(job->desc.het_offset) > 0;
+	return job_x(job)->het_job_id && HET_OFFSET(job_x(job)->het_offset) > 0;
 }
 
 size_t hetjob_components(struct ctld *ctld, const struct job *leader, struct job **out)
 {
-	uint32_t id = leader->desc.het_job_id, size = HET_SIZE(leader->desc.het_offset);
+	uint32_t id = job_x(leader)->het_job_id,
+	         size = HET_SIZE(job_x(leader)->het_offset);
 	size_t n = 0;
 
 	if (!id || size > HET_MAX)
@@ -38,7 +39,8 @@ size_t hetjob_components(struct ctld *ctld, const struct job *leader, struct job
 	/* the components' ids follow the leader's (one submission) */
 	for (uint32_t k = 0; k < size; k++) {
 		struct job *j = job_find(ctld->jobs, id + k);
-		if (j && j->desc.het_job_id == id && HET_OFFSET(j->desc.het_offset) == k)
+		if (j && job_x(j)->het_job_id == id &&
+		    HET_OFFSET(job_x(j)->het_offset) == k)
 			out[n++] = j;
 	}
 	return n;
@@ -90,7 +92,7 @@ void hetjob_submit_request(struct ctld *ctld, const struct caller *who,
 			d->script =
 			    xstrdup(req->jobs[0].script ? req->jobs[0].script : "");
 		}
-		if (d->array_inx || d->cron_spec) {
+		if (d->array_inx || job_desc_X(d)->cron_spec) {
 			rc = -ESLURM_INVALID_ARGUMENT;
 			msg = xstrdup(d->array_inx
 			                  ? "a heterogeneous job cannot be a job array"
@@ -118,8 +120,8 @@ void hetjob_submit_request(struct ctld *ctld, const struct caller *who,
 	}
 	for (uint32_t k = 0; k < n; k++) {
 		struct job_desc *d = &req->jobs[k];
-		d->het_job_id = leader;
-		d->het_offset = k | n << 16;
+		job_desc_x_mut(d)->het_job_id = leader;
+		job_desc_x_mut(d)->het_offset = k | n << 16;
 		/* held together: the leader's hold and priority decide */
 		prep[k].ev.hold = prep[0].ev.hold;
 		if (ev_submit_commit(ctld, &prep[k].ev) < 0) {
@@ -181,9 +183,14 @@ static int place(struct sched_pass *ps, struct job *comp, struct sched_alloc *ou
 	sched_pass_job(ps, comp, &sj);
 	*ret_share = sj.req.share;
 	for (size_t alt = 0; alt < sj.nalts; alt++) {
+		int rc;
+
 		sched_pass_mark_nodes(ps, comp, alt);
-		if (sched_select_topo(ps->snap.nodes, ps->snap.nnodes, &sj.req,
-		                      ps->snap.topo, &ps->snap.out) == 0) {
+		sched_snap_mask(&ps->snap); /* nodes kept for jobs before it */
+		rc = sched_select_topo(ps->snap.nodes, ps->snap.nnodes, &sj.req,
+		                       ps->snap.topo, &ps->snap.out);
+		sched_snap_unmask(&ps->snap);
+		if (rc == 0) {
 			alloc_copy(out, &ps->snap.out);
 			return 0;
 		}
@@ -207,8 +214,9 @@ static void block_parts(struct sched_pass *ps, struct job **comps, size_t n)
 {
 	for (size_t k = 0; k < n; k++) {
 		size_t p = sched_pass_part_index(ps->ctld, comps[k]->part);
-		if (p < ps->snap.nparts)
-			ps->snap.blocked[p] = 1;
+		/* one in a reservation blocks nobody (main_admit) */
+		if (p < ps->snap.nparts && !job_x(comps[k])->reservation)
+			sched_snap_block(&ps->snap, (uint32_t)p);
 	}
 }
 
@@ -216,7 +224,8 @@ int hetjob_start(struct sched_pass *ps, struct job *leader, const struct sched_a
 {
 	struct job *comps[HET_MAX];
 	struct sched_alloc lead = {0}, got[HET_MAX];
-	uint32_t share[HET_MAX] = {0}, size = HET_SIZE(leader->desc.het_offset), why = 0;
+	uint32_t share[HET_MAX] = {0}, size = HET_SIZE(job_x(leader)->het_offset),
+	         why = 0;
 	size_t n = hetjob_components(ps->ctld, leader, comps), placed = 1, started = 1;
 	int rc = 0;
 
@@ -312,7 +321,7 @@ char **hetjob_batch_env(struct ctld *ctld, const struct job *leader)
 	size_t n;
 	char **env = NULL;
 
-	if (!leader->desc.het_job_id || hetjob_follower(leader))
+	if (!job_x(leader)->het_job_id || hetjob_follower(leader))
 		return NULL;
 	n = hetjob_components(ctld, leader, comps);
 	for (uint32_t k = 0; k < n; k++) {
@@ -327,7 +336,7 @@ char **hetjob_batch_env(struct ctld *ctld, const struct job *leader)
 		env = put(env, "SLURM_JOB_PARTITION", k, d->partition);
 		env = put(env, "SLURM_JOB_ACCOUNT", k, d->account);
 		env = put(env, "SLURM_JOB_QOS", k, d->qos);
-		env = put(env, "SLURM_JOB_RESERVATION", k, d->reservation);
+		env = put(env, "SLURM_JOB_RESERVATION", k, job_desc_X(d)->reservation);
 		if (d->mem_per_node != NO_VAL64)
 			env = putu(env, "SLURM_MEM_PER_NODE", k, d->mem_per_node);
 		if (d->mem_per_cpu != NO_VAL64)
@@ -365,9 +374,9 @@ void hetjob_ended(struct ctld *ctld, struct job *job, uint32_t state, uint32_t r
 	struct job *comps[HET_MAX], *leader;
 	size_t n;
 
-	if (!job->desc.het_job_id)
+	if (!job_x(job)->het_job_id)
 		return;
-	leader = job_find(ctld->jobs, job->desc.het_job_id);
+	leader = job_find(ctld->jobs, job_x(job)->het_job_id);
 	if (!leader)
 		return;
 	n = hetjob_components(ctld, leader, comps);

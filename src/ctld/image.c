@@ -244,7 +244,7 @@ static void put_job(void *arg, const struct job *j)
 	for (size_t i = 0; i < job_desc_type.nfields && i < IMAGE_DESC_FIELDS_MAX; i++) {
 		const struct rota_field *f = &job_desc_type.fields[i];
 		if (f->kind == FK_STR || f->kind == FK_STRV)
-			nums[i] = out_text(w, *(void *const *)(d + f->offset),
+			nums[i] = out_text(w, *(void *const *)codec_field(f, d),
 			                   f->kind == FK_STRV);
 	}
 	out_u8(w, REC_JOB);
@@ -268,9 +268,9 @@ static void put_job(void *arg, const struct job *j)
 		if (f->kind == FK_STR || f->kind == FK_STRV)
 			out_u32(w, nums[i]);
 		else if (f->kind == FK_U32 || f->kind == FK_I32)
-			out_bytes(w, d + f->offset, 4);
+			out_bytes(w, codec_field(f, d), 4);
 		else
-			out_bytes(w, d + f->offset, 8);
+			out_bytes(w, codec_field(f, d), 8);
 	}
 	w->jobs++;
 	if (w->len >= IMAGE_CHUNK)
@@ -522,7 +522,6 @@ static void in_job(struct img_in *r, struct ctld *ctld)
 {
 	struct job_desc desc = {0};
 	struct ev_submit ev = {.type = EV_SUBMIT, .desc = &desc, .desc_count = 1};
-	char *d = (char *)&desc;
 	const struct owner *owner;
 	uint32_t num, nums[IMAGE_DESC_FIELDS_MAX];
 	size_t nnums = 0;
@@ -543,18 +542,23 @@ static void in_job(struct img_in *r, struct ctld *ctld)
 	ev.array_pending = in_str(r);
 	for (size_t i = 0; i < job_desc_type.nfields && !r->bad; i++) {
 		const struct rota_field *f = &job_desc_type.fields[i];
+		/* what is zero is left so (an out-of-line part stays away) */
 		if (f->kind == FK_STR || f->kind == FK_STRV) {
+			void *text;
 			nums[nnums] = in_u32(r);
-			*(void **)(d + f->offset) =
-			    text_of(r, nums[nnums], f->kind == FK_STRV);
+			text = text_of(r, nums[nnums], f->kind == FK_STRV);
+			if (text)
+				*(void **)codec_field_mut(f, &desc) = text;
 			nnums += nums[nnums] !=
 			         0; /* at most IMAGE_DESC_FIELDS_MAX (layout_supported) */
 		} else if (f->kind == FK_U32 || f->kind == FK_I32) {
 			uint32_t v = in_u32(r);
-			memcpy(d + f->offset, &v, 4);
+			if (v)
+				memcpy(codec_field_mut(f, &desc), &v, 4);
 		} else {
 			uint64_t v = in_u64(r);
-			memcpy(d + f->offset, &v, 8);
+			if (v)
+				memcpy(codec_field_mut(f, &desc), &v, 8);
 		}
 	}
 	if (!num || num > r->nowners)
@@ -573,6 +577,7 @@ static void in_job(struct img_in *r, struct ctld *ctld)
 				r->uses[nums[i]]++;
 		}
 	}
+	free(desc.ext); /* not taken: its texts are the image's */
 	free(ev.array_pending);
 }
 

@@ -70,7 +70,7 @@ static int submit_array(const struct ev_submit *ev, struct job *job)
 static uint32_t first_reason(const struct job *job, time_t now)
 {
 	if (job->hold)
-		return job->hold == 1 ? WAIT_HELD_USER : WAIT_HELD;
+		return job_hold_reason(job);
 	if (job->eligible_time > now)
 		return WAIT_TIME;
 	if (job->desc.dependency && job->desc.dependency[0])
@@ -78,11 +78,11 @@ static uint32_t first_reason(const struct job *job, time_t now)
 	return WAIT_NO_REASON;
 }
 
-/* A hold as the job keeps it (one byte): 0 none, 1 user, 2 admin; any other
- * value an older or damaged record may hold is an admin's. */
+/* A hold as the job keeps it (one byte): 0 none, 1 user, 2 admin,
+ * JOB_HOLD_RESV; any other value a damaged record may hold is an admin's. */
 static uint8_t hold_kind(uint32_t hold)
 {
-	return hold <= 2 ? (uint8_t)hold : 2;
+	return hold <= JOB_HOLD_RESV ? (uint8_t)hold : 2;
 }
 
 static int apply_submit(struct ctld *ctld, const struct ev_submit *ev,
@@ -198,6 +198,10 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 		run->cores[i] = xcalloc(run->cpus[i] + 1, sizeof(uint32_t));
 		if (idx >= 0) {
 			node_alloc(n, run->cpus[i], run->mem[i], run->share, ev->time);
+			/* the first one's user (excl_uid_find when it goes) */
+			if ((job->desc.flags & JOB_F_EXCLUSIVE_USER) &&
+			    !n->excl_user_jobs++)
+				n->excl_uid = job->owner->uid;
 			if (run->gres)
 				gres_use_claim(node_mgr_gres_kinds(ctld->nodes),
 				               &n->gres_use, run->gres[i]);
@@ -208,7 +212,7 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 				node_cores_take_near(
 				    n, run->cpus[i], run->share,
 				    run->gres &&
-				            !(job->desc.gres_flags &
+				            !(job_x(job)->gres_flags &
 				              GRES_F_DISABLE_BINDING) &&
 				            node_gres_near(n, run->gres[i], near)
 				        ? near
@@ -273,6 +277,23 @@ static int apply_end(struct ctld *ctld, const struct ev_end *ev, struct job *job
 	return 0;
 }
 
+/* The user of the --exclusive=user jobs that still hold node n (index idx)
+ * once gone goes: a restart replays the starts of jobs that ended too, so the
+ * last start's user need not be theirs. */
+static void excl_uid_find(struct ctld *ctld, const struct job *gone, uint32_t idx,
+                          struct node *n)
+{
+	for (struct job *j = job_first_active(ctld->jobs); j; j = j->lnext) {
+		if (j == gone || !(j->desc.flags & JOB_F_EXCLUSIVE_USER) || !j->run->held)
+			continue;
+		for (uint32_t k = 0; k < j->run->nnodes; k++)
+			if (j->run->held[k] && j->run->node_idx[k] == idx) {
+				n->excl_uid = j->owner->uid;
+				return;
+			}
+	}
+}
+
 void job_release_node(struct ctld *ctld, struct job *job, uint32_t k, time_t now)
 {
 	struct node *n;
@@ -287,6 +308,9 @@ void job_release_node(struct ctld *ctld, struct job *job, uint32_t k, time_t now
 	sus = (job->state & JOB_SUSPEND_FLAG) != 0;
 	node_release(n, sus ? 0 : job->run->cpus[k], job->run->mem[k], job->run->share,
 	             now);
+	if ((job->desc.flags & JOB_F_EXCLUSIVE_USER) && n->excl_user_jobs &&
+	    --n->excl_user_jobs)
+		excl_uid_find(ctld, job, job->run->node_idx[k], n);
 	if (job->run->gres)
 		gres_use_release(node_mgr_gres_kinds(ctld->nodes), &n->gres_use,
 		                 job->run->gres[k]);

@@ -137,20 +137,21 @@ static char *tres_words(const char *list, const char *more)
 static void fill_tres(const struct job *job, struct job_info *o, uint64_t mask)
 {
 	const struct job_desc *d = &job->desc;
+	const struct job_desc_ext *x = job_desc_X(d);
 
 	if (mask & JI(tres_per_node))
-		o->tres_per_node = tres_words(d->gres, d->gpus_per_node);
+		o->tres_per_node = tres_words(x->gres, x->gpus_per_node);
 	if (mask & JI(tres_per_job))
-		o->tres_per_job = tres_words(NULL, d->gpus);
+		o->tres_per_job = tres_words(NULL, x->gpus);
 	if (mask & JI(tres_per_task))
-		o->tres_per_task = tres_words(NULL, d->gpus_per_task);
+		o->tres_per_task = tres_words(NULL, x->gpus_per_task);
 	if (mask & JI(tres_per_socket))
-		o->tres_per_socket = tres_words(NULL, d->gpus_per_socket);
-	if ((mask & JI(cpus_per_tres)) && d->cpus_per_gpu)
-		o->cpus_per_tres = xasprintf("gres:gpu:%u", d->cpus_per_gpu);
-	if ((mask & JI(mem_per_tres)) && d->mem_per_gpu && d->mem_per_gpu != NO_VAL64)
+		o->tres_per_socket = tres_words(NULL, x->gpus_per_socket);
+	if ((mask & JI(cpus_per_tres)) && x->cpus_per_gpu)
+		o->cpus_per_tres = xasprintf("gres:gpu:%u", x->cpus_per_gpu);
+	if ((mask & JI(mem_per_tres)) && x->mem_per_gpu && x->mem_per_gpu != NO_VAL64)
 		o->mem_per_tres =
-		    xasprintf("gres:gpu:%llu", (unsigned long long)d->mem_per_gpu);
+		    xasprintf("gres:gpu:%llu", (unsigned long long)x->mem_per_gpu);
 	if ((mask & JI(tres_gres)) && job->run->gres)
 		o->tres_gres = gres_alloc_tres(job->run->gres, job->run->nnodes);
 }
@@ -185,6 +186,7 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
                    uint64_t mask)
 {
 	const struct job_desc *d = &job->desc;
+	const struct job_desc_ext *x = job_desc_X(d);
 	uint32_t cpt = d->cpus_per_task == NO_VAL ? 1 : d->cpus_per_task;
 	int pending = job_is_pending(job);
 
@@ -223,13 +225,13 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->mem_per_node = d->mem_per_node;
 	o->mem_per_cpu = d->mem_per_cpu;
 	o->pn_min_cpus = d->pn_min_cpus;
-	o->pn_min_tmp = d->pn_min_tmp;
-	o->licenses = d->licenses;
-	o->time_min = d->time_min;
-	o->deadline = d->deadline;
-	o->reservation = d->reservation;
-	o->req_switch = d->req_switch;
-	if (d->req_switch) {
+	o->pn_min_tmp = x->pn_min_tmp;
+	o->licenses = x->licenses;
+	o->time_min = x->time_min;
+	o->deadline = x->deadline;
+	o->reservation = x->reservation;
+	o->req_switch = x->req_switch;
+	if (x->req_switch) {
 		struct sched_params sp;
 		sched_params_parse(ctld->conf->scheduler_params, &sp);
 		o->wait4switch = job_switch_wait(job, sp.max_switch_wait);
@@ -272,14 +274,14 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->work_dir = d->work_dir;
 	o->command = d->command;
 	o->submit_host = d->submit_host;
-	o->comment = d->comment;
-	o->mail_type = d->mail_type;
-	o->cron_spec = d->cron_spec;
-	o->het_job_id = d->het_job_id;
-	o->het_offset = d->het_offset;
-	o->cron_job = d->cron_spec && crontab_listed(ctld, job);
-	if (d->mail_type)
-		o->mail_user = d->mail_user ? d->mail_user : job->owner->user;
+	o->comment = x->comment;
+	o->mail_type = x->mail_type;
+	o->cron_spec = x->cron_spec;
+	o->het_job_id = x->het_job_id;
+	o->het_offset = x->het_offset;
+	o->cron_job = x->cron_spec && crontab_listed(ctld, job);
+	if (x->mail_type)
+		o->mail_user = x->mail_user ? x->mail_user : job->owner->user;
 	if (pending && job->sched) {
 		o->sched_nodes = job->sched->sched_nodes;
 		o->unavail_nodes = job->sched->unavail_nodes;
@@ -292,7 +294,7 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 		if (WANT(std_err))
 			o->std_err =
 			    display_path(job, d->std_err ? d->std_err : d->std_out);
-		o->std_in = d->std_in ? d->std_in : (char *)"/dev/null";
+		o->std_in = x->std_in ? x->std_in : (char *)"/dev/null";
 	}
 	/* what is still outstanding, as Slurm shows it; nothing once it ran */
 	if (pending && WANT(dependency))

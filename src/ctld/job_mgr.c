@@ -1,5 +1,6 @@
 /* job_mgr.c - the job table and the requests that create or read jobs. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,8 +147,10 @@ void job_desc_share(struct job_mgr *jm, struct job_desc *d)
 {
 	for (size_t i = 0; i < job_desc_type.nfields; i++) {
 		const struct rota_field *f = &job_desc_type.fields[i];
-		char *p = (char *)d + f->offset;
+		char *p = codec_field_if(f, d);
 
+		if (!p)
+			continue;
 		if (f->kind == FK_STR)
 			*(char **)p = intern_str(jm->texts, *(char **)p);
 		else if (f->kind == FK_STRV)
@@ -159,8 +162,10 @@ void job_desc_unshare(struct job_mgr *jm, struct job_desc *d)
 {
 	for (size_t i = 0; i < job_desc_type.nfields; i++) {
 		const struct rota_field *f = &job_desc_type.fields[i];
-		char *p = (char *)d + f->offset;
+		char *p = codec_field_if(f, d);
 
+		if (!p)
+			continue;
 		if (f->kind == FK_STR)
 			intern_drop_str(jm->texts, *(char **)p);
 		else if (f->kind == FK_STRV)
@@ -565,6 +570,7 @@ static void submit_durable(void *arg, int rc)
 int job_desc_req(const struct gres_kinds *gk, const struct job_desc *d,
                  struct sched_req *r, struct rota_error *err)
 {
+	const struct job_desc_ext *x = job_desc_X(d);
 	*r = (struct sched_req){
 	    .min_nodes = d->min_nodes == NO_VAL ? 1 : d->min_nodes,
 	    .max_nodes = d->max_nodes == NO_VAL ? SCHED_UNSET : d->max_nodes,
@@ -582,8 +588,8 @@ int job_desc_req(const struct gres_kinds *gk, const struct job_desc *d,
 	/* -O: CPUs as if one task a node (cpus_per_task each) */
 	if (d->flags & JOB_F_OVERCOMMIT)
 		r->num_tasks = r->ntasks_per_node = SCHED_UNSET;
-	if (!d->gres && !d->gpus && !d->gpus_per_node && !d->gpus_per_task &&
-	    !d->gpus_per_socket)
+	if (!x->gres && !x->gpus && !x->gpus_per_node && !x->gpus_per_task &&
+	    !x->gpus_per_socket)
 		return 0;
 	return gres_use_wants(gk, d, r, err);
 }
@@ -593,6 +599,7 @@ int job_desc_req(const struct gres_kinds *gk, const struct job_desc *d,
 static int job_desc_fits(struct ctld *ctld, const struct part *p,
                          const struct job_desc *d, const struct constraint *cons)
 {
+	const struct job_desc_ext *x = job_desc_X(d);
 	struct sched_node *nodes = xcalloc(p->nnodes + 1, sizeof(*nodes));
 	uint32_t *u32 = xcalloc(3 * (p->nnodes + 1), sizeof(uint32_t));
 	uint64_t *mem = xcalloc(p->nnodes + 1, sizeof(uint64_t));
@@ -615,8 +622,8 @@ static int job_desc_fits(struct ctld *ctld, const struct part *p,
 			nodes[i].mem = n->mem;
 			nodes[i].usable =
 			    (!cons || constraint_match(cons, alt, n->cfg->features)) &&
-			    n->sockets >= d->sockets_per_node &&
-			    n->cfg->tmp_disk >= d->pn_min_tmp;
+			    n->sockets >= x->sockets_per_node &&
+			    n->cfg->tmp_disk >= x->pn_min_tmp;
 			memcpy(nodes[i].gres, n->gres_use.count, sizeof(nodes[i].gres));
 		}
 		rc = sched_select(nodes, p->nnodes, &req, &out);
@@ -728,12 +735,13 @@ static int items_add_gpu(struct gres_item *items, size_t *n, const char *type)
 static int job_desc_gres(const struct ctld *ctld, const struct part *p,
                          const struct job_desc *d)
 {
+	const struct job_desc_ext *x = job_desc_X(d);
 	struct gres_item items[GRES_MAX_ITEMS];
 	struct rota_error err = {{0}};
 	struct sched_req r;
 	size_t n = 0;
-	const char *gpu_opts[] = {d->gpus, d->gpus_per_node, d->gpus_per_task,
-	                          d->gpus_per_socket};
+	const char *gpu_opts[] = {x->gpus, x->gpus_per_node, x->gpus_per_task,
+	                          x->gpus_per_socket};
 
 	for (size_t i = 0; i < sizeof(gpu_opts) / sizeof(gpu_opts[0]); i++) {
 		char type[GRES_NAME_MAX];
@@ -747,9 +755,9 @@ static int job_desc_gres(const struct ctld *ctld, const struct part *p,
 		if (!items_add_gpu(items, &n, type))
 			return -ESLURM_INVALID_GRES;
 	}
-	if (d->gres) {
+	if (x->gres) {
 		size_t m = 0;
-		if (gres_parse(d->gres, items + n, &m, &err) < 0 ||
+		if (gres_parse(x->gres, items + n, &m, &err) < 0 ||
 		    n + m > GRES_MAX_ITEMS) {
 			log_info("submit rejected: %s", err.text);
 			return -ESLURM_INVALID_GRES;
@@ -831,11 +839,12 @@ int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
 int job_desc_check_strings(const struct job_desc *d, const char **ret_field,
                            size_t *ret_pos)
 {
+	const struct job_desc_ext *x = job_desc_X(d);
 	const struct {
 		const char *field, *value;
 	} strs[] = {
 	    {"job name", d->name},
-	    {"comment", d->comment},
+	    {"comment", x->comment},
 	    {"account", d->account},
 	    {"partition", d->partition},
 	    {"constraint", d->features},
@@ -846,22 +855,22 @@ int job_desc_check_strings(const struct job_desc *d, const char **ret_field,
 	    {"working directory", d->work_dir},
 	    {"stdout path", d->std_out},
 	    {"stderr path", d->std_err},
-	    {"stdin path", d->std_in},
-	    {"gres", d->gres},
-	    {"licenses", d->licenses},
-	    {"reservation", d->reservation},
-	    {"gpus", d->gpus},
-	    {"gpus-per-node", d->gpus_per_node},
-	    {"gpus-per-task", d->gpus_per_task},
-	    {"gpus-per-socket", d->gpus_per_socket},
-	    {"gpu-bind", d->gpu_bind},
+	    {"stdin path", x->std_in},
+	    {"gres", x->gres},
+	    {"licenses", x->licenses},
+	    {"reservation", x->reservation},
+	    {"gpus", x->gpus},
+	    {"gpus-per-node", x->gpus_per_node},
+	    {"gpus-per-task", x->gpus_per_task},
+	    {"gpus-per-socket", x->gpus_per_socket},
+	    {"gpu-bind", x->gpu_bind},
 	    {"submit host", d->submit_host},
-	    {"container image", d->container_image},
-	    {"container mounts", d->container_mounts},
-	    {"container workdir", d->container_workdir},
-	    {"container env", d->container_env},
-	    {"container name", d->container_name},
-	    {"container", d->container},
+	    {"container image", x->container_image},
+	    {"container mounts", x->container_mounts},
+	    {"container workdir", x->container_workdir},
+	    {"container env", x->container_env},
+	    {"container name", x->container_name},
+	    {"container", x->container},
 	};
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
@@ -943,21 +952,22 @@ static int job_part_limits(struct ctld *ctld, const struct part *p,
 static int job_times_check(const struct part *p, struct job_desc *d, time_t now)
 {
 	uint32_t tl = job_time_limit(p, d);
+	const struct job_desc_ext *x = job_desc_X(d);
 
-	if (d->time_min && tl != INFINITE32 && d->time_min > tl)
+	if (x->time_min && tl != INFINITE32 && x->time_min > tl)
 		return -ESLURM_INVALID_TIME_MIN_LIMIT;
-	if (!d->deadline)
+	if (!x->deadline)
 		return 0;
-	if (d->deadline < now)
+	if (x->deadline < now)
 		return -ESLURM_INVALID_TIME_LIMIT;
-	if (d->time_min && d->deadline < now + (int64_t)d->time_min * 60)
+	if (x->time_min && x->deadline < now + (int64_t)x->time_min * 60)
 		return -ESLURM_INVALID_TIME_MIN_LIMIT;
-	if (!d->time_min && d->time_limit && d->time_limit != NO_VAL &&
+	if (!x->time_min && d->time_limit && d->time_limit != NO_VAL &&
 	    d->time_limit != INFINITE32 &&
-	    d->deadline < now + (int64_t)d->time_limit * 60)
+	    x->deadline < now + (int64_t)d->time_limit * 60)
 		return -ESLURM_INVALID_TIME_LIMIT;
-	if (d->time_limit == NO_VAL && !d->time_min)
-		d->time_min = 1;
+	if (d->time_limit == NO_VAL && !x->time_min)
+		d->ext->time_min = 1; /* a deadline: it has one */
 	return 0;
 }
 
@@ -989,7 +999,8 @@ int job_submit_prepare(struct ctld *ctld, const struct caller *who, struct job_d
 
 	*ret_msg = NULL;
 	memset(ev, 0, sizeof(*ev));
-	d->het_job_id = d->het_offset = 0; /* the controller's (hetjob.c) */
+	if (d->ext) /* the controller's (hetjob.c) */
+		d->ext->het_job_id = d->ext->het_offset = 0;
 	if (alloc)
 		d->flags |= JOB_F_INTERACTIVE;
 	rc = job_desc_check_strings(d, &field, &pos);
@@ -1020,8 +1031,8 @@ int job_submit_prepare(struct ctld *ctld, const struct caller *who, struct job_d
 		    assoc_limits_submit(ctld, who->uid, user, d, p ? p->cfg->name : NULL);
 	if (!rc && (int32_t)d->nice < 0 && !caller_is_admin(who))
 		rc = -ESLURM_ACCESS_DENIED; /* only operators may raise a priority */
-	if (!rc && d->priority && !caller_is_operator(who))
-		d->priority = 0; /* --priority: operators', ignored for others */
+	if (!rc && d->ext && d->ext->priority && !caller_is_operator(who))
+		d->ext->priority = 0; /* --priority: operators', ignored for others */
 	/* what cannot be recorded is not accepted (a full disk) */
 	if (!rc && journal_error(ctld->journal))
 		rc = -ESLURM_WRITING_TO_FILE;
@@ -1039,8 +1050,9 @@ int job_submit_prepare(struct ctld *ctld, const struct caller *who, struct job_d
 	ev->desc_count = 1;
 	ev->hold = d->hold ? 1 : 0;
 	ev->priority = ev->hold ? 0 : 0xffff0000u - ev->job_id;
-	if (d->priority && !ev->hold) { /* kept: the scheduler leaves it */
-		ev->priority = d->priority > JOB_PRIO_TOP ? JOB_PRIO_TOP : d->priority;
+	if (job_desc_X(d)->priority && !ev->hold) { /* kept: the scheduler leaves it */
+		ev->priority =
+		    d->ext->priority > JOB_PRIO_TOP ? JOB_PRIO_TOP : d->ext->priority;
 		ev->flags |= SUBMIT_EV_PRIO_SET;
 	}
 	ev->time_limit = job_time_limit(p, d);
@@ -1056,9 +1068,9 @@ void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *d, i
 	int rc;
 
 	/* scrontab's jobs come through its own request (ctld/crontab.h) */
-	if (d->cron_spec) {
-		free(d->cron_spec);
-		d->cron_spec = NULL;
+	if (d->ext && d->ext->cron_spec) {
+		free(d->ext->cron_spec);
+		d->ext->cron_spec = NULL;
 	}
 	rc = job_submit_prepare(ctld, who, d, alloc, &prep, &msg);
 	if (rc) {
@@ -1105,6 +1117,32 @@ uint32_t job_array_running(struct job_mgr *jm, uint32_t array_job_id)
 		if (j->array_job_id == array_job_id && job_is_running(j))
 			n++;
 	return n;
+}
+
+void job_array_sum(struct job_mgr *jm, uint32_t array_job_id, struct job_array_sum *s)
+{
+	int any = 0;
+
+	memset(s, 0, sizeof(*s));
+	for (struct job *j = jm->head; j; j = j->next) {
+		if (j->array_job_id != array_job_id)
+			continue;
+		uint32_t st = j->run->exit_code;
+
+		s->begun += j->run->start_time || j->restart_cnt || job_is_finished(j);
+		s->requeued += j->restart_cnt != 0;
+		if (!job_is_finished(j)) {
+			s->open++;
+			continue;
+		}
+		if (!st && (j->state & JOB_STATE_BASE) != JOB_COMPLETE)
+			st = SIGKILL; /* a wait status: killed by it */
+		if (!any || st < s->min_exit)
+			s->min_exit = st;
+		if (!any || st > s->max_exit)
+			s->max_exit = st;
+		any = 1;
+	}
 }
 
 struct job *job_array_split(struct ctld *ctld, struct job *meta, uint32_t task)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
+#include "common/states.h"
 #include "ctld/job_event.h"
 #include "ctld/owner.h"
 #include "proto/messages.h"
@@ -109,7 +110,7 @@ struct job {
 	uint32_t restart_cnt;
 	uint32_t array_job_id;     /* 0: not an array */
 	uint32_t array_task_id;    /* NO_VAL: not an array, or the pending remainder */
-	uint8_t hold;              /* 0, 1 user, 2 admin */
+	uint8_t hold;              /* 0, 1 user, 2 admin, JOB_HOLD_RESV */
 	uint8_t prio_set;          /* an admin set the priority: the scheduler keeps it */
 	uint8_t on_list;           /* enum job_list_on */
 	const struct owner *owner; /* counted: uid, gid, user and group names */
@@ -128,6 +129,24 @@ struct job {
 	struct job *lnext, *lprev;
 	struct job *prev, *next; /* submission order */
 };
+
+/* job->hold of a job whose reservation was deleted (ctld/resv.c): its owner
+ * may release it, as a user's hold */
+#define JOB_HOLD_RESV 3
+
+/* Why a held job waits. */
+static inline uint32_t job_hold_reason(const struct job *job)
+{
+	return job->hold == 1               ? WAIT_HELD_USER
+	       : job->hold == JOB_HOLD_RESV ? WAIT_RESV_DELETED
+	                                    : WAIT_HELD;
+}
+
+/* Its request's seldom-given fields (proto/declare.h: out of line), to read. */
+static inline const struct job_desc_ext *job_x(const struct job *job)
+{
+	return job_desc_X(&job->desc);
+}
 
 /* The nodes it asked for at least (-N). */
 static inline uint32_t job_min_nodes(const struct job *job)
@@ -232,6 +251,17 @@ struct job *job_array_task_find(struct job_mgr *jm, uint32_t array_job_id, uint3
 struct job *job_array_split(struct ctld *ctld, struct job *meta, uint32_t task);
 /* Running tasks of the array. */
 uint32_t job_array_running(struct job_mgr *jm, uint32_t array_job_id);
+/* What the array's records in memory say (tasks ended and purged since are
+ * not counted): how many have begun (run now, ended, or were requeued), how
+ * many are not finished (its pending remainder too), how many were requeued,
+ * and the lowest and highest wait status of those finished (0 when none; one
+ * that ended otherwise than COMPLETED with status 0 counts as killed by
+ * signal 9, as Slurm counts it). */
+struct job_array_sum {
+	uint32_t begun, open, requeued;
+	uint32_t min_exit, max_exit;
+};
+void job_array_sum(struct job_mgr *jm, uint32_t array_job_id, struct job_array_sum *s);
 
 int job_is_pending(const struct job *job);
 /* Forget backfill's plan for the job (est_start, sched_nodes). */

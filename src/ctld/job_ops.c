@@ -125,7 +125,7 @@ int job_may_touch(const struct caller *who, const struct job *job)
 static int cancel_one(struct ctld *ctld, struct caller *who, struct job *job,
                       const struct cancel_req *req)
 {
-	if (req->het_job_id && job->desc.het_job_id != req->het_job_id)
+	if (req->het_job_id && job_x(job)->het_job_id != req->het_job_id)
 		return -ESLURM_INVALID_JOB_ID; /* N+K names N's component only */
 	if (!job_may_touch(who, job))
 		return -ESLURM_ACCESS_DENIED;
@@ -216,7 +216,7 @@ int job_requeue(struct ctld *ctld, struct job *job)
 	size_t n;
 	int rc;
 
-	if (!job->desc.het_job_id)
+	if (!job_x(job)->het_job_id)
 		return requeue_one(ctld, job);
 	if (hetjob_follower(job))
 		return -ESLURM_NOT_HET_JOB_LEADER;
@@ -265,7 +265,7 @@ void job_node_failed(struct ctld *ctld, struct job *job, const char *node_name)
 {
 	/* a heterogeneous job goes back (or ends) whole, from its leader */
 	if (hetjob_follower(job)) {
-		struct job *lead = job_find(ctld->jobs, job->desc.het_job_id);
+		struct job *lead = job_find(ctld->jobs, job_x(job)->het_job_id);
 		if (lead && !job_is_finished(lead) && !job_is_pending(lead))
 			job = lead;
 	}
@@ -341,14 +341,14 @@ void job_mgr_tick(struct ctld *ctld, time_t now)
 		/* a suspended job's clock stands still (ctld/suspend.h) */
 		int ticking = job_is_running(j) && !(j->state & JOB_SUSPEND_FLAG) &&
 		              j->time_limit != INFINITE32;
-		if (ticking && j->desc.warn_signal && !j->run->warn_sent &&
-		    job_run_secs(j, now) + (long)j->desc.warn_time >=
+		if (ticking && job_x(j)->warn_signal && !j->run->warn_sent &&
+		    job_run_secs(j, now) + (long)job_x(j)->warn_time >=
 		        (long)j->time_limit * 60) {
 			job_run_mut(j)->warn_sent = 1;
 			log_info("JobId=%u: sending signal %u before its time limit",
-			         j->job_id, j->desc.warn_signal);
-			job_signal_nodes(ctld, j, NO_VAL, j->desc.warn_signal,
-			                 (j->desc.warn_flags & WARN_F_BATCH_ONLY)
+			         j->job_id, job_x(j)->warn_signal);
+			job_signal_nodes(ctld, j, NO_VAL, job_x(j)->warn_signal,
+			                 (job_x(j)->warn_flags & WARN_F_BATCH_ONLY)
 			                     ? SIGNAL_F_BATCH_ONLY
 			                     : SIGNAL_F_NO_BATCH);
 		}

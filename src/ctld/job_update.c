@@ -185,10 +185,10 @@ static int update_pending_key(struct update *u, const char *key, size_t kl, cons
 		set_str(&nd->features, v);
 		u->check_resources = 1;
 	} else if (key_is(key, kl, "Licenses")) {
-		set_str(&nd->licenses, v);
+		set_str(&job_desc_x_mut(nd)->licenses, v);
 		u->check_resources = 1; /* checked and written as at submission */
 	} else if (key_is(key, kl, "Reservation") || key_is(key, kl, "ReservationName")) {
-		set_str(&nd->reservation, v); /* "": none */
+		set_str(&job_desc_x_mut(nd)->reservation, v); /* "": none */
 		u->check_resv = 1;
 	} else if (key_is(key, kl, "MinMemoryNode") || key_is(key, kl, "MinMemoryCPU")) {
 		uint64_t mb;
@@ -232,7 +232,7 @@ static int update_key(struct update *u, const char *key, size_t kl, const char *
 		set_str(&u->nd.name, v);
 		u->desc_changed = 1;
 	} else if (key_is(key, kl, "Comment")) {
-		set_str(&u->nd.comment, v);
+		set_str(&job_desc_x_mut(&u->nd)->comment, v);
 		u->desc_changed = 1;
 	} else if (key_is(key, kl, "ArrayTaskThrottle")) {
 		if (parse_u32(v, &u->throttle) < 0)

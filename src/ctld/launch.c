@@ -21,6 +21,7 @@
 static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_req *l)
 {
 	const struct job_desc *d = &job->desc;
+	const struct job_desc_ext *x = job_desc_X(d);
 
 	l->job_id = job->job_id;
 	l->uid = job->owner->uid;
@@ -30,13 +31,13 @@ static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_re
 	l->partition = d->partition;
 	l->account = d->account;
 	l->qos = d->qos;
-	l->reservation = d->reservation;
-	l->gpus = d->gpus;
-	l->gpus_per_node = d->gpus_per_node;
-	l->gpus_per_task = d->gpus_per_task;
-	l->cpus_per_gpu = d->cpus_per_gpu;
-	l->mem_per_gpu = d->mem_per_gpu == NO_VAL64 ? 0 : d->mem_per_gpu;
-	l->gpu_bind = d->gpu_bind;
+	l->reservation = x->reservation;
+	l->gpus = x->gpus;
+	l->gpus_per_node = x->gpus_per_node;
+	l->gpus_per_task = x->gpus_per_task;
+	l->cpus_per_gpu = x->cpus_per_gpu;
+	l->mem_per_gpu = x->mem_per_gpu == NO_VAL64 ? 0 : x->mem_per_gpu;
+	l->gpu_bind = x->gpu_bind;
 	l->cluster_name = ctld->conf->cluster_name;
 	l->work_dir = d->work_dir;
 	l->job_nodes = job->run->nodes_str;
@@ -78,8 +79,10 @@ static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_re
 
 /* The container the tasks run in (common/ctrspec.h), borrowed from the job's
  * request or the step's. */
-static void launch_container_from_job(struct launch_req *to, const struct job_desc *from)
+static void launch_container_from_job(struct launch_req *to, const struct job_desc *d)
 {
+	const struct job_desc_ext *from = job_desc_X(d);
+
 	CONTAINER_FIELDS(CONTAINER_COPY_F, _)
 }
 
@@ -123,7 +126,7 @@ void launch_batch(struct ctld *ctld, struct job *job)
 	l.env = d->env;
 	l.std_out = d->std_out;
 	l.std_err = d->std_err;
-	l.std_in = d->std_in;
+	l.std_in = job_desc_X(d)->std_in;
 	l.step_nodes = job->run->nodes_str;
 	l.step_tasks_per_node = (struct rota_u32v){job->run->tasks, job->run->nnodes};
 	l.step_num_tasks = l.job_num_tasks;

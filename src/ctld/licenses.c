@@ -61,12 +61,13 @@ int lic_desc_check(const struct ctld *ctld, struct job_desc *d)
 	struct rota_error err = {{0}};
 	int nh, nw;
 
-	if (!d->licenses)
+	if (!d->ext || !d->ext->licenses)
 		return 0;
 	nh = lic_parse(ctld->conf->licenses, have, 1, NULL);
-	nw = lic_parse(d->licenses, want, 0, &err);
+	nw = lic_parse(d->ext->licenses, want, 0, &err);
 	if (nw < 0) {
-		log_info("submit rejected: --licenses=%.64s: %s", d->licenses, err.text);
+		log_info("submit rejected: --licenses=%.64s: %s", d->ext->licenses,
+		         err.text);
 		return -ESLURM_INVALID_LICENSES;
 	}
 	for (int i = 0; i < nw; i++) {
@@ -79,8 +80,8 @@ int lic_desc_check(const struct ctld *ctld, struct job_desc *d)
 			return -ESLURM_INVALID_LICENSES;
 		}
 	}
-	free(d->licenses);
-	d->licenses = nw ? lic_format(want, nw) : NULL;
+	free(d->ext->licenses);
+	d->ext->licenses = nw ? lic_format(want, nw) : NULL;
 	return 0;
 }
 
@@ -94,7 +95,7 @@ static uint32_t held(const struct lic_pool *p, int k, const struct lic *want, in
 
 static int job_lics(const struct job *job, struct lic *want)
 {
-	int n = job->desc.licenses ? lic_parse(job->desc.licenses, want, 0, NULL) : 0;
+	int n = job_x(job)->licenses ? lic_parse(job_x(job)->licenses, want, 0, NULL) : 0;
 
 	return n < 0 ? 0 : n;
 }
@@ -126,7 +127,7 @@ uint32_t lic_pool_check(const struct lic_pool *p, const struct job *job)
 	struct lic want[LIC_MAX];
 	int nw;
 
-	if (!job->desc.licenses)
+	if (!job_x(job)->licenses)
 		return 0;
 	if (!(nw = job_lics(job, want)))
 		return 0;
@@ -135,9 +136,9 @@ uint32_t lic_pool_check(const struct lic_pool *p, const struct job *job)
 		return WAIT_LICENSES;
 	for (int i = 0; i < nw; i++) {
 		int k = lic_find(p->have, p->n, want[i].name);
-		if (k < 0 ||
-		    p->used[k] + kept_from(p, k, job->desc.reservation) + want[i].count >
-		        p->have[k].count)
+		if (k < 0 || p->used[k] + kept_from(p, k, job_x(job)->reservation) +
+		                     want[i].count >
+		                 p->have[k].count)
 			return WAIT_LICENSES;
 	}
 	return 0;
@@ -148,14 +149,14 @@ void lic_pool_take(struct lic_pool *p, const struct job *job)
 	struct lic want[LIC_MAX];
 	int nw;
 
-	if (!p || !job->desc.licenses || !(nw = job_lics(job, want)))
+	if (!p || !job_x(job)->licenses || !(nw = job_lics(job, want)))
 		return;
 	for (int k = 0; k < p->n; k++)
 		p->used[k] += held(p, k, want, nw);
-	for (size_t i = 0; job->desc.reservation && i < p->nresv; i++) {
+	for (size_t i = 0; job_x(job)->reservation && i < p->nresv; i++) {
 		struct lic_resv *r = &p->resv[i];
 		uint32_t h = (uint32_t)held(p, r->k, want, nw);
-		if (!strcmp(r->resv, job->desc.reservation))
+		if (!strcmp(r->resv, job_x(job)->reservation))
 			r->unused -= h < r->unused ? h : r->unused;
 	}
 }

@@ -5,8 +5,11 @@
  * "... Reached 50% of time limit, Run time ...", "... Invalid
  * dependency") and the SLURM_JOB_* variables Slurm sets, for the events the
  * job asked about; USER is --mail-user, else the job's user, with
- * @MailDomain when it has no domain.  The program runs detached: the loop
- * never waits for it.  Nothing is sent while the journal is replayed. */
+ * @MailDomain when it has no domain.  An array without ARRAY_TASKS sends
+ * one Began and one Ended (or Failed) for all its tasks ("Slurm Array
+ * Summary Job_id=7_* (7) Name=x Ended, Mixed, ExitCode [0-1]").  The program
+ * runs detached: the loop never waits for it.  Nothing is sent while the
+ * journal is replayed. */
 #ifndef ROTA_CTLD_MAIL_H
 #define ROTA_CTLD_MAIL_H
 

@@ -22,7 +22,10 @@ struct node {
 	uint32_t alloc_cpus;  /* may exceed cpus where jobs oversubscribe */
 	uint32_t shared_cpus; /* part of alloc_cpus held by jobs sharing cores */
 	uint64_t alloc_mem;
-	uint32_t run_jobs;   /* jobs with an allocation here */
+	uint32_t run_jobs; /* jobs with an allocation here */
+	/* of those, --exclusive=user jobs (all of one user: excl_uid) */
+	uint32_t excl_user_jobs;
+	uid_t excl_uid;
 	uint32_t completing; /* ended jobs not yet confirmed gone here */
 	uint8_t *core_used;  /* [cpus]: 0 free, CORE_EXCL held by one job, else how
 	                      * many sharing jobs use the core */

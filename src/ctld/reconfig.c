@@ -60,6 +60,8 @@ static void node_adopt(struct node *n, struct node *o)
 	n->shared_cpus = o->shared_cpus;
 	n->alloc_mem = o->alloc_mem;
 	n->run_jobs = o->run_jobs;
+	n->excl_user_jobs = o->excl_user_jobs;
+	n->excl_uid = o->excl_uid;
 	n->completing = o->completing;
 	if (n->cpus == o->cpus) {
 		uint8_t *t = n->core_used;

@@ -6,6 +6,7 @@
 #include <strings.h>
 #include "common/conf.h"
 #include "common/hostlist.h"
+#include "common/intern.h"
 #include "common/licenses.h"
 #include "common/log.h"
 #include "common/resv_flags.h"
@@ -170,6 +171,35 @@ static void set_str(char **dst, const char *v)
 	free(old);
 }
 
+/* The jobs of r, which is going: as Slurm, they no longer ask for it (one
+ * running past its end, ResvOverRun, and requeued later would wait for it
+ * for ever), and unless it had NO_HOLD_JOBS_AFTER_END the pending ones wait
+ * held (reason ReservationDeleted; scontrol release lets them run anywhere),
+ * but an admin's hold stays.  Part of applying the deletion: a replay does
+ * the same. */
+static void resv_orphan_jobs(struct ctld *ctld, const struct resv *r)
+{
+	for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
+		if (job_is_finished(j) || !job_x(j)->reservation ||
+		    strcmp(job_x(j)->reservation, r->name))
+			continue;
+		intern_drop_str(job_mgr_texts(ctld->jobs), job_x(j)->reservation);
+		job_desc_x_mut(&j->desc)->reservation = NULL;
+		if (!job_is_pending(j))
+			continue;
+		if (!(r->flags & RESV_F_NO_HOLD) && j->hold != 2) {
+			j->hold = JOB_HOLD_RESV;
+			j->priority = 0;
+			j->prio_set = 0;
+			log_info("JobId=%u held: reservation %s was deleted", j->job_id,
+			         r->name);
+		}
+		j->reason = j->hold ? job_hold_reason(j) : WAIT_NO_REASON;
+		job_sched_clear(j);
+		job_mgr_classify(ctld->jobs, j);
+	}
+}
+
 int resv_apply(struct ctld *ctld, const struct ev_resv *ev)
 {
 	struct resv_mgr *m =
@@ -184,6 +214,7 @@ int resv_apply(struct ctld *ctld, const struct ev_resv *ev)
 		for (pp = &m->head; *pp != r; pp = &(*pp)->next)
 			;
 		*pp = r->next;
+		resv_orphan_jobs(ctld, r);
 		resv_free(r);
 		m->count--;
 		ctld->res_gen++;
@@ -337,11 +368,12 @@ static int job_allowed(const struct resv *r, const struct job *job)
 
 int resv_job_check(struct ctld *ctld, const char *user, const struct job_desc *d)
 {
+	const struct job_desc_ext *x = job_desc_X(d);
 	const struct resv *r;
 
-	if (!d->reservation)
+	if (!x->reservation)
 		return 0;
-	r = resv_find(mgr(ctld), d->reservation);
+	r = resv_find(mgr(ctld), x->reservation);
 	if (!r)
 		return -ESLURM_RESERVATION_INVALID;
 	return resv_allows(r, user, d->account) ? 0 : -ESLURM_RESERVATION_ACCESS;
@@ -351,9 +383,9 @@ uint32_t resv_job_wait(struct ctld *ctld, struct job *job, time_t now)
 {
 	const struct resv *r;
 
-	if (!job->desc.reservation)
+	if (!job_x(job)->reservation)
 		return 0;
-	r = resv_find(mgr(ctld), job->desc.reservation);
+	r = resv_find(mgr(ctld), job_x(job)->reservation);
 	if (!r)
 		return WAIT_RESV_DELETED;
 	if (resv_active(r, now))
@@ -414,7 +446,7 @@ struct resv_pass *resv_pass_begin(struct ctld *ctld)
 		rp->cu[rp->ncu++].used = xcalloc(rp->n ? rp->n : 1, sizeof(uint32_t));
 	}
 	for (struct job *j = job_first_active(ctld->jobs); j; j = j->lnext)
-		if (job_is_running(j) && j->desc.reservation)
+		if (job_is_running(j) && job_x(j)->reservation)
 			resv_pass_took(rp, j, NULL);
 	return rp;
 }
@@ -422,8 +454,8 @@ struct resv_pass *resv_pass_begin(struct ctld *ctld)
 void resv_pass_took(struct resv_pass *rp, const struct job *job,
                     const struct sched_alloc *a)
 {
-	for (size_t c = 0; rp && job->desc.reservation && c < rp->ncu; c++) {
-		if (strcmp(rp->cu[c].r->name, job->desc.reservation))
+	for (size_t c = 0; rp && job_x(job)->reservation && c < rp->ncu; c++) {
+		if (strcmp(rp->cu[c].r->name, job_x(job)->reservation))
 			continue;
 		for (uint32_t k = 0; k < (a ? a->nnodes : job->run->nnodes); k++) {
 			uint32_t i = a ? a->node_idx[k] : job->run->node_idx[k];
@@ -482,9 +514,9 @@ uint32_t resv_mark(struct ctld *ctld, struct resv_pass *rp, const struct job *jo
 
 	/* a job with --time-min may be cut to end before a reservation
 	 * begins (resv_job_limit): only its shortest run must fit */
-	if (job->desc.time_min && !job->desc.reservation &&
-	    (int64_t)now + (int64_t)job->desc.time_min * 60 < end)
-		end = (int64_t)now + (int64_t)job->desc.time_min * 60;
+	if (job_x(job)->time_min && !job_x(job)->reservation &&
+	    (int64_t)now + (int64_t)job_x(job)->time_min * 60 < end)
+		end = (int64_t)now + (int64_t)job_x(job)->time_min * 60;
 	uint32_t why = 0;
 	size_t kept = 0;
 
@@ -493,8 +525,8 @@ uint32_t resv_mark(struct ctld *ctld, struct resv_pass *rp, const struct job *jo
 		pass_undo(rp);
 	if (!m->head)
 		return 0;
-	if (job->desc.reservation)
-		own = resv_find(m, job->desc.reservation);
+	if (job_x(job)->reservation)
+		own = resv_find(m, job_x(job)->reservation);
 	for (struct resv *r = m->head; r; r = r->next) {
 		if (r == own || r->end <= now || r->start >= end)
 			continue; /* not in the way of a job starting now */
@@ -555,9 +587,9 @@ static uint32_t time_min_cut(struct ctld *ctld, const struct job *job, time_t no
 	}
 	if (first == INT64_MAX)
 		return 0;
-	return (uint32_t)((first - now) / 60) > job->desc.time_min
+	return (uint32_t)((first - now) / 60) > job_x(job)->time_min
 	           ? (uint32_t)((first - now) / 60)
-	           : job->desc.time_min;
+	           : job_x(job)->time_min;
 }
 
 uint32_t resv_job_limit(struct ctld *ctld, const struct job *job, time_t now,
@@ -566,12 +598,14 @@ uint32_t resv_job_limit(struct ctld *ctld, const struct job *job, time_t now,
 	const struct resv *r;
 	uint32_t left;
 
-	if (!job->desc.reservation && job->desc.time_min)
+	if (!job_x(job)->reservation && job_x(job)->time_min)
 		return time_min_cut(ctld, job, now, a);
-	if (!job->desc.reservation ||
-	    !(r = resv_find(mgr(ctld), job->desc.reservation)) || r->end <= now)
+	if (!job_x(job)->reservation ||
+	    !(r = resv_find(mgr(ctld), job_x(job)->reservation)) || r->end <= now)
 		return 0;
-	left = (uint32_t)((r->end - now + 59) / 60);
+	if (ctld->conf->resv_over_run == UINT32_MAX) /* ResvOverRun=UNLIMITED */
+		return 0;
+	left = (uint32_t)((r->end - now + 59) / 60) + ctld->conf->resv_over_run;
 	if (job->time_limit != INFINITE32 && job->time_limit <= left)
 		return 0;
 	return left ? left : 1;
@@ -637,10 +671,10 @@ void resv_lic_each(struct ctld *ctld, time_t now,
 			for (struct job *j = job_first_active(ctld->jobs); j;
 			     j = j->lnext) {
 				int nw, i;
-				if (!job_is_running(j) || !j->desc.reservation ||
-				    !j->desc.licenses ||
-				    strcmp(j->desc.reservation, r->name) ||
-				    (nw = lic_parse(j->desc.licenses, want, 0, NULL)) <=
+				if (!job_is_running(j) || !job_x(j)->reservation ||
+				    !job_x(j)->licenses ||
+				    strcmp(job_x(j)->reservation, r->name) ||
+				    (nw = lic_parse(job_x(j)->licenses, want, 0, NULL)) <=
 				        0 ||
 				    (i = lic_find(want, nw, have[k].name)) < 0)
 					continue;
@@ -656,7 +690,8 @@ void resv_job_started(struct ctld *ctld, const struct job *job)
 {
 	struct resv *r;
 
-	if (job->desc.reservation && (r = resv_find(mgr(ctld), job->desc.reservation)))
+	if (job_x(job)->reservation &&
+	    (r = resv_find(mgr(ctld), job_x(job)->reservation)))
 		r->empty_since = 0;
 }
 
@@ -695,8 +730,8 @@ static int node_busy(const struct pick *p, size_t i)
 		return 0;
 	for (struct job *j = job_first_active(p->ctld->jobs); j; j = j->lnext) {
 		int64_t end;
-		if (!job_is_running(j) || (p->self && j->desc.reservation &&
-		                           !strcmp(j->desc.reservation, p->self->name)))
+		if (!job_is_running(j) || (p->self && job_x(j)->reservation &&
+		                           !strcmp(job_x(j)->reservation, p->self->name)))
 			continue;
 		end = j->time_limit == INFINITE32
 		          ? INT64_MAX
@@ -1176,8 +1211,8 @@ void resv_request(struct ctld *ctld, struct caller *who, const struct resv_desc 
 			return;
 		}
 		for (struct job *j = job_first_active(ctld->jobs); j; j = j->lnext)
-			if (job_is_running(j) && j->desc.reservation &&
-			    !strcmp(j->desc.reservation, cur->name)) {
+			if (job_is_running(j) && job_x(j)->reservation &&
+			    !strcmp(job_x(j)->reservation, cur->name)) {
 				send_rc(ch, -ESLURM_RESERVATION_BUSY);
 				return;
 			}
@@ -1301,7 +1336,7 @@ static int resv_has_jobs(struct ctld *ctld, const struct resv *r, int running_on
 	for (struct job *j = running_only ? job_first_active(ctld->jobs)
 	                                  : job_first(ctld->jobs);
 	     j; j = running_only ? j->lnext : j->next)
-		if (j->desc.reservation && !strcmp(j->desc.reservation, r->name) &&
+		if (job_x(j)->reservation && !strcmp(job_x(j)->reservation, r->name) &&
 		    (running_only ? job_is_running(j) : !job_is_finished(j)))
 			return 1;
 	return 0;
@@ -1343,8 +1378,8 @@ void resv_tick(struct ctld *ctld, time_t now)
 				int ran = 0;
 				for (struct job *j = job_first(ctld->jobs); j && !ran;
 				     j = j->next)
-					ran = j->desc.reservation &&
-					      !strcmp(j->desc.reservation, r->name);
+					ran = job_x(j)->reservation &&
+					      !strcmp(job_x(j)->reservation, r->name);
 				if (ran)
 					r->empty_since = now;
 			}

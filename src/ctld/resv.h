@@ -13,9 +13,11 @@
  * (resv_mark) and whether a job that asked for one may start at all
  * (resv_job_wait); backfill plans around reservations as holds on their
  * nodes over their windows (resv_holds).  A job started in a reservation
- * ends with it (its limit cut, as Slurm's ResvOverRun=0).  Each second
- * resv_tick moves a repeating reservation on when it ends, deletes an
- * ended one, and a PURGE_COMP one once it has been empty that long.
+ * ends with it (its limit cut), or ResvOverRun minutes after it.  Each
+ * second resv_tick moves a repeating reservation on when it ends, deletes an
+ * ended one, and a PURGE_COMP one once it has been empty that long.  The
+ * pending jobs of one deleted no longer ask for it and wait held, unless it
+ * had NO_HOLD_JOBS_AFTER_END (as Slurm).
  */
 #ifndef ROTA_CTLD_RESV_H
 #define ROTA_CTLD_RESV_H
@@ -95,9 +97,9 @@ uint32_t resv_mark(struct ctld *ctld, struct resv_pass *rp, const struct job *jo
                    time_t now, struct sched_node *nodes, size_t n, size_t *ret_kept);
 
 /* Minutes a job starting now on a may run: in its reservation, the time to
- * the reservation's end; with --time-min, the time to the first
- * reservation on those nodes that would begin before its limit ends (at
- * least its --time-min, as Slurm shrinks it); 0 when nothing cuts it. */
+ * the reservation's end and ResvOverRun (0 for UNLIMITED); with --time-min, the time to
+ * the first reservation on those nodes that would begin before its limit ends (at least
+ * its --time-min, as Slurm shrinks it); 0 when nothing cuts it. */
 uint32_t resv_job_limit(struct ctld *ctld, const struct job *job, time_t now,
                         const struct sched_alloc *a);
 

@@ -94,10 +94,10 @@ size_t sched_pass_part_index(struct ctld *ctld, const struct part *p)
  * --time-min (else its time limit)?  Slurm ends it then, DEADLINE. */
 static int deadline_missed(const struct job *job, time_t now)
 {
-	uint32_t run = job->desc.time_min ? job->desc.time_min : job->time_limit;
+	uint32_t run = job_x(job)->time_min ? job_x(job)->time_min : job->time_limit;
 
-	return job->desc.deadline && run != INFINITE32 && run != NO_VAL &&
-	       job->desc.deadline < now + (int64_t)run * 60;
+	return job_x(job)->deadline && run != INFINITE32 && run != NO_VAL &&
+	       job_x(job)->deadline < now + (int64_t)run * 60;
 }
 
 /* Limits that keep a job waiting whatever the nodes do. */
@@ -113,8 +113,7 @@ static int job_blocked_by_limits(struct ctld *ctld, struct job *job, time_t now)
 		return 1;
 	}
 	if (job->hold) {
-		sched_pass_set_reason(job, job->hold == 1 ? WAIT_HELD_USER : WAIT_HELD,
-		                      NULL);
+		sched_pass_set_reason(job, job_hold_reason(job), NULL);
 		return 1;
 	}
 	if (job->eligible_time > now) {
@@ -210,12 +209,12 @@ static int gres_fits(const struct job *job, const struct sched_req *r,
 	uint32_t items = gres_use_wants_items(&job->desc, r);
 
 	if (req_unknown(r))
-		return gres_node_has(job->desc.gres, n->cfg->gres);
+		return gres_node_has(job_x(job)->gres, n->cfg->gres);
 	for (uint32_t w = 0; w < items; w++) {
 		const struct sched_gres_want *g = &r->gres[w];
 		uint64_t have = 0;
 		if (g->per_node >= GRES_REQ_MAX_COUNT) /* cut to the limit */
-			return gres_node_has(job->desc.gres, n->cfg->gres);
+			return gres_node_has(job_x(job)->gres, n->cfg->gres);
 		for (uint32_t k = 0; k < SCHED_GRES_KINDS; k++)
 			if (g->kinds >> k & 1)
 				have += n->gres_use.count[k];
@@ -225,10 +224,27 @@ static int gres_fits(const struct job *job, const struct sched_req *r,
 	return 1;
 }
 
+/* --exclusive=user: keep the job off nodes where jobs of other users hold
+ * resources (those started earlier in this pass too: they are applied). */
+static void mark_user_exclusive(struct sched_pass *ps, const struct job *job)
+{
+	uid_t uid = job->owner->uid;
+
+	for (struct job *j = job_first_active(ps->ctld->jobs); j; j = j->lnext) {
+		const struct job_run *run = j->run;
+		if (!run->held || j->owner->uid == uid)
+			continue;
+		for (uint32_t k = 0; k < run->nnodes; k++)
+			if (run->held[k] && run->node_idx[k] < ps->snap.nnodes)
+				ps->snap.nodes[run->node_idx[k]].usable = 0;
+	}
+}
+
 /* Set usable/required for the job: up, in its partition, not excluded, with
  * the sockets (--sockets-per-node) and features its constraint asks, taking
  * alternative `alt` of a matching OR ([a|b]), and able to bind its CPUs near
- * its GRES (--gres-flags=enforce-binding). */
+ * its GRES (--gres-flags=enforce-binding); shared with other users only where
+ * neither it nor a job there asked --exclusive=user. */
 void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 {
 	struct ctld *ctld = ps->ctld;
@@ -237,9 +253,9 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 	size_t nreq = 0, nexc = 0;
 	struct sched_req r = {0};
 	int bind =
-	    (job->desc.gres_flags & GRES_F_ENFORCE_BINDING) && job_req_has_gres(job);
+	    (job_x(job)->gres_flags & GRES_F_ENFORCE_BINDING) && job_req_has_gres(job);
 
-	if (job->desc.gres || bind) /* kept on the job: job_req */
+	if (job_x(job)->gres || bind) /* kept on the job: job_req */
 		job_req(ps, job, &r);
 	if (job->desc.req_nodes)
 		hostlist_expand(job->desc.req_nodes, &req, &nreq, NULL);
@@ -251,9 +267,11 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 		    node_usable(n) && part_has_node(job->part, i) &&
 		    (!job->desc.features ||
 		     (cons && constraint_match(cons, alt, n->cfg->features))) &&
-		    (!job->desc.gres || gres_fits(job, &r, n)) &&
-		    n->sockets >= job->desc.sockets_per_node &&
-		    n->cfg->tmp_disk >= job->desc.pn_min_tmp;
+		    (!job_x(job)->gres || gres_fits(job, &r, n)) &&
+		    n->sockets >= job_x(job)->sockets_per_node &&
+		    n->cfg->tmp_disk >= job_x(job)->pn_min_tmp &&
+		    /* another user's --exclusive=user job runs there */
+		    (!n->excl_user_jobs || n->excl_uid == job->owner->uid);
 		ps->snap.nodes[i].required = 0;
 	}
 	/* by name lookup: linear in the lists and the nodes, not their product */
@@ -269,6 +287,8 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 	}
 	hostlist_free(req);
 	hostlist_free(exc);
+	if (job->desc.flags & JOB_F_EXCLUSIVE_USER)
+		mark_user_exclusive(ps, job);
 	if (bind)
 		mark_bind(ps, job, &r);
 	/* backfill plans reservations as holds over their windows */
@@ -284,9 +304,10 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 static int job_req_has_gres(const struct job *job)
 {
 	const struct job_desc *d = &job->desc;
+	const struct job_desc_ext *x = job_desc_X(d);
 
-	return d->gres || d->gpus || d->gpus_per_node || d->gpus_per_task ||
-	       d->gpus_per_socket;
+	return x->gres || x->gpus || x->gpus_per_node || x->gpus_per_task ||
+	       x->gpus_per_socket;
 }
 
 /* The job's request of sched_select(): from its description (job_desc_req:
@@ -464,7 +485,7 @@ static int bind_possible(struct sched_pass *ps, const struct job *job,
 			need -= avail;
 		}
 	}
-	return bind_take_fits(ps->ctld, n, u, core_used, take, job->desc.gres_flags,
+	return bind_take_fits(ps->ctld, n, u, core_used, take, job_x(job)->gres_flags,
 	                      cpus);
 }
 
@@ -484,7 +505,7 @@ void sched_pass_job(struct sched_pass *ps, struct job *job, struct sched_job *re
 	job_req(ps, job, &ret->req);
 	ret->req.switches =
 	    job_switch_wait(job, ps->max_switch_wait) > ps->now - job->eligible_time
-	        ? job->desc.req_switch
+	        ? job_x(job)->req_switch
 	        : 0;
 	ret->nalts = alternatives(job);
 }
@@ -495,7 +516,7 @@ void sched_pass_job(struct sched_pass *ps, struct job *job, struct sched_job *re
 static int bind_fits(struct job *job, const struct node *n, const char *picked,
                      uint32_t cpus)
 {
-	if (!(job->desc.gres_flags & GRES_F_ENFORCE_BINDING) ||
+	if (!(job_x(job)->gres_flags & GRES_F_ENFORCE_BINDING) ||
 	    node_gres_bind_fits(n, picked, cpus))
 		return 1;
 	sched_pass_set_reason(
@@ -512,9 +533,9 @@ static uint32_t deadline_limit(const struct job *job, time_t now)
 {
 	uint32_t left;
 
-	if (!job->desc.deadline || job->desc.deadline <= now)
+	if (!job_x(job)->deadline || job_x(job)->deadline <= now)
 		return 0;
-	left = (uint32_t)((job->desc.deadline - now) / 60);
+	left = (uint32_t)((job_x(job)->deadline - now) / 60);
 	if (!left || (job->time_limit != INFINITE32 && job->time_limit <= left))
 		return 0;
 	return left;
@@ -542,7 +563,7 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 				ev.gres = xcalloc(a->nnodes + 1, sizeof(char *));
 			ev.gres[i] = gres_pick_near(
 			    ctld, n, a->gres + (size_t)i * SCHED_GRES_KINDS,
-			    job->desc.gres_flags);
+			    job_x(job)->gres_flags);
 			if (!bind_fits(job, n, ev.gres[i], a->cpus[i]))
 				goto not_started;
 		}
@@ -657,12 +678,17 @@ static int short_of_up_nodes(struct sched_pass *ps, const struct job *job,
 		const struct node *n = node_mgr_get(ps->ctld->nodes, i);
 		uint32_t cpus = ps->snap.nodes[i].cpus;
 
+		/* withheld: kept for a job before it in this pass (Slurm's
+		 * "reserved for jobs in higher priority partitions"), but
+		 * not from a job of a reservation (sched/pass.c) */
+		int held = ps->snap.withheld[i] && !job_x(job)->reservation;
+
 		if (!part_has_node(job->part, i) || cpus < per_node)
 			continue;
-		if (ps->snap.nodes[i].usable) {
+		if (ps->snap.nodes[i].usable && !held) {
 			up++;
 			up_cpus += cpus;
-		} else if (node_usable(n)) {
+		} else if (node_usable(n) && !held) {
 			continue; /* up, but not for this job */
 		}
 		all++;
@@ -731,7 +757,7 @@ static int main_admit(void *ctx, size_t i, uint32_t *ret_part)
 
 	/* a heterogeneous job's other components start with its leader */
 	if (hetjob_follower(job)) {
-		const struct job *lead = job_find(ps->ctld->jobs, job->desc.het_job_id);
+		const struct job *lead = job_find(ps->ctld->jobs, job_x(job)->het_job_id);
 		if (lead && job_is_pending(lead))
 			sched_pass_set_reason(job, lead->reason, NULL);
 		return SCHED_SKIP;
@@ -747,7 +773,7 @@ static int main_admit(void *ctx, size_t i, uint32_t *ret_part)
 	*ret_part = (uint32_t)sched_pass_part_index(ps->ctld, job->part);
 	/* a job in a reservation holds no one back, nor is held: its nodes
 	 * are not the partition's others' */
-	if (job->desc.reservation)
+	if (job_x(job)->reservation)
 		*ret_part = (uint32_t)node_mgr_part_count(ps->ctld->nodes);
 	return SCHED_TRY;
 }
@@ -808,7 +834,7 @@ static int main_start(void *ctx, size_t i, const struct sched_alloc *a)
 {
 	struct sched_pass *ps = ctx;
 
-	if (ps->jobs[i]->desc.het_job_id)
+	if (job_x(ps->jobs[i])->het_job_id)
 		return hetjob_start(ps, ps->jobs[i], a);
 	return sched_pass_start_job(ps, ps->jobs[i], a);
 }

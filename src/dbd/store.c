@@ -287,12 +287,14 @@ static uint32_t desc_req_nodes(const struct job_desc *d)
 static int on_submit(struct store *s, const struct ev_submit *ev, struct rota_error *err)
 {
 	const struct job_desc *d = ev->desc_count ? &ev->desc[0] : NULL;
+	const struct job_desc_ext *x;
 	uint32_t array_job_id = ev->array_job_id, array_task_id = ev->array_task_id;
 	char *pending = NULL;
 	int rc;
 
 	if (!d)
 		return 0;
+	x = job_desc_X(d);
 	if (ev->array_pending && ev->array_pending[0]) {
 		pending = xstrdup(ev->array_pending);
 	} else if (!array_job_id && d->array_inx) {
@@ -319,17 +321,17 @@ static int on_submit(struct store *s, const struct ev_submit *ev, struct rota_er
 	         sql_int(ev->hold ? 0 : ev->priority), sql_text(NULL), sql_int(0),
 	         sql_int(0), sql_int(desc_req_cpus(d)), sql_int(desc_req_nodes(d)),
 	         sql_int((int64_t)desc_req_mem(d)), sql_text(d->work_dir),
-	         sql_text(d->comment), sql_text(d->features), sql_text(d->reservation),
+	         sql_text(x->comment), sql_text(d->features), sql_text(x->reservation),
 	         /* a heterogeneous job's other components run no script */
 	         sql_int((d->script || ev->script_text) &&
-	                         !(d->het_job_id && HET_OFFSET(d->het_offset))
+	                         !(x->het_job_id && HET_OFFSET(x->het_offset))
 	                     ? 1
 	                     : 0),
 	         sql_int(0), sql_int(0));
 	free(pending);
-	if (rc == 0 && d->het_job_id)
-		rc = EXEC(s, S_HET, err, sql_int(ev->job_id), sql_int(d->het_job_id),
-		          sql_int(HET_OFFSET(d->het_offset)));
+	if (rc == 0 && x->het_job_id)
+		rc = EXEC(s, S_HET, err, sql_int(ev->job_id), sql_int(x->het_job_id),
+		          sql_int(HET_OFFSET(x->het_offset)));
 	return rc;
 }
 
@@ -372,7 +374,7 @@ static int on_update(struct store *s, int64_t run_id, const struct ev_update *ev
 		const struct job_desc *d = &ev->desc[0];
 		if (EXEC(s, S_UPDATE, err, sql_int(run_id), sql_text(d->name),
 		         sql_text(d->partition), sql_text(d->account),
-		         sql_text(d->comment), sql_text(d->work_dir),
+		         sql_text(job_desc_X(d)->comment), sql_text(d->work_dir),
 		         sql_text(d->features), sql_int(desc_req_cpus(d)),
 		         sql_int(desc_req_nodes(d)),
 		         sql_int((int64_t)desc_req_mem(d))) < 0)

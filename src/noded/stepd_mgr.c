@@ -614,8 +614,11 @@ void stepd_mgr_signal(struct stepd_mgr *m, const struct signal_req *req)
 		conn_send(r->conn, MSG_SIGNAL_REQ, req);
 		n++;
 	}
-	log_debug("JobId=%u signal %u flags %u sent to %d stepd(s)", req->job_id,
-	          req->signal, req->flags, n);
+	if (req->flags & SIGNAL_F_TERMINATE)
+		log_info("JobId=%u terminate sent to %d stepd(s)", req->job_id, n);
+	else
+		log_info("JobId=%u signal %u sent to %d stepd(s)", req->job_id,
+		         req->signal, n);
 	term_check(m, req->job_id);
 }
 

@@ -10,7 +10,42 @@
 #include "proto/mp.h"
 #include "common/common.h"
 
-#define FIELD_PTR(obj, f) ((char *)(obj) + (f)->offset)
+/* An out-of-line part with nothing in it (read through codec_field). */
+static const uint64_t zero_part[128];
+
+const void *codec_field(const struct rota_field *f, const void *obj)
+{
+	const char *x;
+
+	if (!f->ext_size)
+		return (const char *)obj + f->offset;
+	x = *(char *const *)((const char *)obj + f->ext_at);
+	return (x ? x : (const char *)zero_part) + f->offset;
+}
+
+void *codec_field_mut(const struct rota_field *f, void *obj)
+{
+	char **x;
+
+	if (!f->ext_size)
+		return (char *)obj + f->offset;
+	x = (char **)((char *)obj + f->ext_at);
+	if (!*x)
+		*x = xcalloc(1, f->ext_size);
+	return *x + f->offset;
+}
+
+void *codec_field_if(const struct rota_field *f, void *obj)
+{
+	char *x;
+
+	if (!f->ext_size)
+		return (char *)obj + f->offset;
+	x = *(char **)((char *)obj + f->ext_at);
+	return x ? x + f->offset : NULL;
+}
+
+#define FIELD_PTR(obj, f) ((const char *)codec_field(f, obj))
 
 static void pack_obj(struct mp_buf *b, const struct rota_type *t, const void *obj);
 
@@ -189,7 +224,7 @@ static int unpack_obj(const struct rota_type *t, struct mp_reader *r, void *obj,
 static int unpack_field(const struct rota_field *f, struct mp_reader *r, void *obj,
                         struct rota_error *err)
 {
-	char *p = FIELD_PTR(obj, f);
+	char *p = codec_field_mut(f, obj);
 	struct mp_item it;
 	uint64_t u;
 	int64_t s;
@@ -332,7 +367,7 @@ static int unpack_obj(const struct rota_type *t, struct mp_reader *r, void *obj,
 		}
 		/* a repeated key must not leak the first value (a number is
 		 * just written again) */
-		if (f->kind >= FK_STR && *(void **)FIELD_PTR(obj, f))
+		if (f->kind >= FK_STR && *(void *const *)FIELD_PTR(obj, f))
 			codec_release(&(struct rota_type){t->name, t->size, f, 1}, obj);
 		if (unpack_field(f, r, obj, err) < 0)
 			return -1;
@@ -511,8 +546,7 @@ static int tag_kept(const struct rota_type *t, const char *key, uint32_t tag,
 	for (size_t i = 0; i < t->nfields; i++)
 		if (t->fields[i].kind == FK_U32 &&
 		    field_is(&t->fields[i], key, strlen(key)))
-			return *(const uint32_t *)((const char *)obj +
-			                           t->fields[i].offset) == tag;
+			return *(const uint32_t *)codec_field(&t->fields[i], obj) == tag;
 	return 1;
 }
 
@@ -579,7 +613,9 @@ void codec_release(const struct rota_type *t, void *obj)
 		return;
 	for (size_t i = 0; i < t->nfields; i++) {
 		const struct rota_field *f = &t->fields[i];
-		char *p = FIELD_PTR(obj, f);
+		char *p = codec_field_if(f, obj);
+		if (!p)
+			continue;
 		switch (f->kind) {
 		case FK_STR:
 			free(*(char **)p);
@@ -608,6 +644,10 @@ void codec_release(const struct rota_type *t, void *obj)
 			break;
 		}
 	}
+	if (t->ext_size) {
+		free(*(void **)((char *)obj + t->ext_at));
+		*(void **)((char *)obj + t->ext_at) = NULL;
+	}
 }
 
 static void copy_obj(const struct rota_type *t, void *dst, const void *src);
@@ -617,9 +657,12 @@ static void copy_obj(const struct rota_type *t, void *dst, const void *src);
  * from the wire). */
 static void copy_field(const struct rota_field *f, void *dst, const void *src)
 {
-	char *d = FIELD_PTR(dst, f);
+	char *d;
 	const char *s = FIELD_PTR(src, f);
 
+	if (f->ext_size && !*(void *const *)((const char *)src + f->ext_at))
+		return; /* none out of line: dst has none either */
+	d = codec_field_mut(f, dst);
 	switch (f->kind) {
 	case FK_U32:
 	case FK_I32:

@@ -51,6 +51,10 @@ struct rota_field {
 	const struct rota_type *sub; /* FK_LIST: element type */
 	size_t count_offset;         /* FK_LIST: offset of the uint32_t count */
 	size_t name_len;             /* strlen(name) */
+	/* out of line (declare.h's _x kinds): offset is within the part the
+	 * pointer at ext_at points to, ext_size long; ext_size 0: in line */
+	size_t ext_at;
+	size_t ext_size;
 };
 
 struct rota_type {
@@ -58,7 +62,17 @@ struct rota_type {
 	size_t size;
 	const struct rota_field *fields;
 	size_t nfields;
+	size_t ext_at, ext_size; /* its out-of-line part (ext_size 0: none) */
 };
+
+/* Where field f of obj is, to read: in obj or in its out-of-line part (a
+ * zeroed one when obj has none). */
+const void *codec_field(const struct rota_field *f, const void *obj);
+/* ... to write: the out-of-line part is allocated (zeroed) when missing. */
+void *codec_field_mut(const struct rota_field *f, void *obj);
+/* ... to write where it exists: NULL for an out-of-line field of an obj
+ * without that part (which reads as zero). */
+void *codec_field_if(const struct rota_field *f, void *obj);
 
 /* Encode obj (of type t) as msgpack.  *ret_buf: caller frees (free()). */
 int codec_encode(const struct rota_type *t, const void *obj, char **ret_buf,

@@ -324,7 +324,9 @@ const char *joblist_value(const struct fmt_col *col, const void *rec, void *vctx
 		snprintf(buf, len, "%u", j->gid);
 		return buf;
 	case 'h':
-		return (j->flags & JOB_F_EXCLUSIVE) ? "NO" : "OK";
+		return (j->flags & JOB_F_EXCLUSIVE)        ? "NO"
+		       : (j->flags & JOB_F_EXCLUSIVE_USER) ? "USER"
+		                                           : "OK";
 	case 'H':
 	case 'I':
 	case 'J':

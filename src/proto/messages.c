@@ -5,7 +5,7 @@
 #include "proto/messages.h"
 #include "common/common.h"
 
-ROTA_DEFINE(job_desc, JOB_DESC_FIELDS)
+ROTA_DEFINE_EXT(job_desc, JOB_DESC_FIELDS)
 ROTA_DEFINE(job_info, JOB_INFO_FIELDS)
 ROTA_DEFINE(node_info, NODE_INFO_FIELDS)
 ROTA_DEFINE(part_info, PART_INFO_FIELDS)

@@ -23,14 +23,16 @@
 
 /* A container for the tasks (common/ctrspec.h): the Pyxis options as given,
  * checked by the CLI and again where they are used.  NULL/0: not given. */
-#define CONTAINER_FIELDS(F, S)                                                           \
-	F(S, str, container_image, _)   /* --container-image */                          \
-	F(S, str, container_mounts, _)  /* --container-mounts, comma-separated */        \
-	F(S, str, container_workdir, _) /* --container-workdir */                        \
-	F(S, str, container_env, _)     /* --container-env: names, comma-separated */    \
-	F(S, str, container_name, _)    /* --container-name */                           \
-	F(S, u32, container_flags, _)   /* CTR_F_* (common/ctrspec.h) */                 \
-	F(S, str, container, _)         /* --container: an OCI bundle (Slurm's) */
+#define CONTAINER_FIELDS(F, S) CONTAINER_FIELDS_K(F, S, )
+/* ... of kinds K##_x (declare.h: out of line) with x = _x */
+#define CONTAINER_FIELDS_K(F, S, x)                                                      \
+	F(S, str##x, container_image, _)   /* --container-image */                       \
+	F(S, str##x, container_mounts, _)  /* --container-mounts, comma-separated */     \
+	F(S, str##x, container_workdir, _) /* --container-workdir */                     \
+	F(S, str##x, container_env, _)     /* --container-env: names, comma-separated */ \
+	F(S, str##x, container_name, _)    /* --container-name */                        \
+	F(S, u32##x, container_flags, _)   /* CTR_F_* (common/ctrspec.h) */              \
+	F(S, str##x, container, _)         /* --container: an OCI bundle (Slurm's) */
 
 /* Copy the CONTAINER_FIELDS of *from to *to (two declared structs; pointers
  * borrowed): CONTAINER_FIELDS(CONTAINER_COPY_F, _) where to and from are. */
@@ -58,11 +60,11 @@
 	F(S, str, work_dir, _)                                                           \
 	F(S, str, std_out, _)                                                            \
 	F(S, str, std_err, _)                                                            \
-	F(S, str, std_in, _)                                                             \
+	F(S, str_x, std_in, _)                                                           \
 	F(S, strv, env, _)  /* environment for the job, already --export-ed */           \
 	F(S, strv, argv, _) /* script arguments */                                       \
 	F(S, str, account, _)                                                            \
-	F(S, str, comment, _)                                                            \
+	F(S, str_x, comment, _)                                                          \
 	F(S, str, req_nodes, _) /* -w */                                                 \
 	F(S, str, exc_nodes, _) /* -x */                                                 \
 	F(S, str, features, _)  /* -C */                                                 \
@@ -81,44 +83,44 @@
 	F(S, u32, nice, _)                                                               \
 	F(S, u32, umask, _)                                                              \
 	F(S, i64, begin_time, _)                                                         \
-	F(S, u32, warn_signal, _) /* --signal: 0 none */                                 \
-	F(S, u32, warn_time, _)   /* seconds before the end */                           \
-	F(S, u32, warn_flags, _)  /* WARN_F_* */                                         \
-	F(S, str, array_inx, _)   /* --array spec as given; NULL: not an array */        \
-	F(S, u32, pn_min_cpus, _) /* --mincpus; NO_VAL unset */                          \
-	F(S, u64, pn_min_tmp, _)  /* --tmp, MB of TmpDisk a node needs; 0 none */        \
-	F(S, str, licenses, _) /* -L, "name:count,..." (common/licenses.h); NULL none */ \
-	F(S, u32, time_min, _) /* --time-min, minutes; 0 none */                         \
-	F(S, i64, deadline, _) /* --deadline; 0 none */                                  \
-	F(S, str, reservation, _) /* --reservation; NULL none (ctld/resv.h) */           \
-	F(S, str, gres, _)        /* --gres as given (common/gres.h); NULL: none */      \
-	F(S, str, qos, _)         /* --qos; set at submit (the association's default) */ \
+	F(S, u32_x, warn_signal, _) /* --signal: 0 none */                               \
+	F(S, u32_x, warn_time, _)   /* seconds before the end */                         \
+	F(S, u32_x, warn_flags, _)  /* WARN_F_* */                                       \
+	F(S, str, array_inx, _)     /* --array spec as given; NULL: not an array */      \
+	F(S, u32, pn_min_cpus, _)   /* --mincpus; NO_VAL unset */                        \
+	F(S, u64_x, pn_min_tmp, _)  /* --tmp, MB of TmpDisk a node needs; 0 none */      \
+	F(S, str_x, licenses, _)    /* -L "name:count,..." (common/licenses.h) */        \
+	F(S, u32_x, time_min, _)    /* --time-min, minutes; 0 none */                    \
+	F(S, i64_x, deadline, _)    /* --deadline; 0 none */                             \
+	F(S, str_x, reservation, _) /* --reservation; NULL none (ctld/resv.h) */         \
+	F(S, str_x, gres, _)        /* --gres as given (common/gres.h); NULL: none */    \
+	F(S, str, qos, _) /* --qos; set at submit (the association's default) */         \
 	/* GPUs, each "[type:]count" as given (common/gres.h gres_gpu_parse) */          \
-	F(S, str, gpus, _)            /* --gpus: in all */                               \
-	F(S, str, gpus_per_node, _)   /* --gpus-per-node */                              \
-	F(S, str, gpus_per_task, _)   /* --gpus-per-task */                              \
-	F(S, str, gpus_per_socket, _) /* --gpus-per-socket */                            \
-	F(S, u32, cpus_per_gpu, _)    /* --cpus-per-gpu; 0 unset */                      \
-	F(S, u64, mem_per_gpu, _)     /* --mem-per-gpu, MB; 0 unset */                   \
-	F(S, str, gpu_bind, _)        /* --gpu-bind as given */                          \
-	F(S, u32, gres_flags, _)      /* --gres-flags: GRES_F_* */                       \
-	CONTAINER_FIELDS(F, S)                                                           \
-	F(S, u32, req_switch, _)       /* --switches=N: leaf switches at most; 0 none */ \
-	F(S, u32, wait4switch, _)      /* ...@max-time, s; NO_VAL: max_switch_wait */    \
-	F(S, u32, sockets_per_node, _) /* --sockets-per-node, -B S; 0 unset */           \
-	F(S, u32, mail_type, _)        /* --mail-type: MAIL_* (common/mailtype.h) */     \
-	F(S, str, mail_user, _)        /* --mail-user; NULL: the job's user */           \
+	F(S, str_x, gpus, _)            /* --gpus: in all */                             \
+	F(S, str_x, gpus_per_node, _)   /* --gpus-per-node */                            \
+	F(S, str_x, gpus_per_task, _)   /* --gpus-per-task */                            \
+	F(S, str_x, gpus_per_socket, _) /* --gpus-per-socket */                          \
+	F(S, u32_x, cpus_per_gpu, _)    /* --cpus-per-gpu; 0 unset */                    \
+	F(S, u64_x, mem_per_gpu, _)     /* --mem-per-gpu, MB; 0 unset */                 \
+	F(S, str_x, gpu_bind, _)        /* --gpu-bind as given */                        \
+	F(S, u32_x, gres_flags, _)      /* --gres-flags: GRES_F_* */                     \
+	CONTAINER_FIELDS_K(F, S, _x)                                                     \
+	F(S, u32_x, req_switch, _) /* --switches=N: leaf switches at most; 0 none */     \
+	F(S, u32, wait4switch, _)  /* ...@max-time, s; NO_VAL: max_switch_wait */        \
+	F(S, u32_x, sockets_per_node, _) /* --sockets-per-node, -B S; 0 unset */         \
+	F(S, u32_x, mail_type, _)        /* --mail-type: MAIL_* (common/mailtype.h) */   \
+	F(S, str_x, mail_user, _)        /* --mail-user; NULL: the job's user */         \
 	/* scrontab's (ctld/crontab.h): the time fields (common/cronspec.h) and          \
 	 * the crontab's lines of the entry, first << 16 | last (from 1) */              \
-	F(S, str, cron_spec, _)                                                          \
-	F(S, u32, cron_lines, _)                                                         \
+	F(S, str_x, cron_spec, _)                                                        \
+	F(S, u32_x, cron_lines, _)                                                       \
 	/* --priority (operators): 1..JOB_PRIO_TOP; 0: not given */                      \
-	F(S, u32, priority, _)                                                           \
+	F(S, u32_x, priority, _)                                                         \
 	/* a heterogeneous job's component (ctld/hetjob.h), set by the controller:       \
 	 * its leader's id (0: not one) and offset | components << 16 */                 \
-	F(S, u32, het_job_id, _)                                                         \
-	F(S, u32, het_offset, _)
-ROTA_DECLARE(job_desc, JOB_DESC_FIELDS)
+	F(S, u32_x, het_job_id, _)                                                       \
+	F(S, u32_x, het_offset, _)
+ROTA_DECLARE_EXT(job_desc, JOB_DESC_FIELDS)
 #define HET_OFFSET(v) ((v)&0xffffu)
 #define HET_SIZE(v)   ((v) >> 16)
 #define HET_MAX       128         /* components of one job */
@@ -142,6 +144,8 @@ enum job_flags {
 	 * dependency can never be satisfied (neither: kill_invalid_depend) */
 	JOB_F_KILL_INV_DEP = 1 << 9,
 	JOB_F_NO_KILL_INV_DEP = 1 << 10,
+	/* --exclusive=user: its nodes shared with jobs of its user alone */
+	JOB_F_EXCLUSIVE_USER = 1 << 11,
 };
 
 /* One job as squeue / scontrol show job see it. */
@@ -158,7 +162,7 @@ enum job_flags {
 	F(S, u32, reason, _)        /* enum job_reason */                                \
 	F(S, str, reason_detail, _) /* plain words: why it waits */                      \
 	F(S, u32, priority, _)                                                           \
-	F(S, u32, hold, _) /* 0, 1 user, 2 admin */                                      \
+	F(S, u32, hold, _) /* 0, 1 user, 2 admin, 3 its reservation was deleted */       \
 	F(S, i64, submit_time, _)                                                        \
 	F(S, i64, eligible_time, _)                                                      \
 	F(S, i64, start_time, _)                                                         \

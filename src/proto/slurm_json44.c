@@ -480,9 +480,11 @@ void sj44_job_write(struct jsonw *w, const struct job_info *j, const char *clust
 	jsonw_str(w, "scheduled_nodes", j->sched_nodes);
 	jsonw_int(w, "segment_size", 0);
 	jsonw_str(w, "selinux_context", NULL);
-	if (j->flags & (JOB_F_EXCLUSIVE | JOB_F_OVERSUBSCRIBE))
+	if (j->flags & (JOB_F_EXCLUSIVE | JOB_F_OVERSUBSCRIBE | JOB_F_EXCLUSIVE_USER))
 		one_str_list(w, "shared",
-		             j->flags & JOB_F_EXCLUSIVE ? "none" : "oversubscribe");
+		             j->flags & JOB_F_EXCLUSIVE        ? "none"
+		             : j->flags & JOB_F_EXCLUSIVE_USER ? "user"
+		                                               : "oversubscribe");
 	else
 		empty_list(w, "shared");
 	jsonw_key(w, "step_id");

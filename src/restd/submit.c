@@ -97,32 +97,36 @@ static int property(const char *key, json_t *v, struct job_desc *d, const char *
 	static char text[160];
 	uint32_t n;
 
-#define STR_FIELD(k, f)                                                                  \
+#define STR_AT(k, at)                                                                    \
 	if (!strcmp(key, k)) {                                                           \
 		if (!json_is_string(v))                                                  \
 			goto bad;                                                        \
-		free(d->f);                                                              \
-		d->f = dup_str(v);                                                       \
+		free(at);                                                                \
+		at = dup_str(v);                                                         \
 		return 0;                                                                \
 	}
+#define STR_FIELD(k, f)   STR_AT(k, d->f)
+#define STR_FIELD_X(k, f) STR_AT(k, job_desc_x_mut(d)->f)
 	STR_FIELD("name", name)
 	STR_FIELD("partition", partition)
 	STR_FIELD("account", account)
-	STR_FIELD("comment", comment)
+	STR_FIELD_X("comment", comment)
 	STR_FIELD("constraints", features)
 	STR_FIELD("dependency", dependency)
 	STR_FIELD("qos", qos)
 	STR_FIELD("standard_output", std_out)
 	STR_FIELD("standard_error", std_err)
-	STR_FIELD("standard_input", std_in)
+	STR_FIELD_X("standard_input", std_in)
 	STR_FIELD("current_working_directory", work_dir)
 	STR_FIELD("array", array_inx)
-	STR_FIELD("gres", gres)
-	STR_FIELD("gpus", gpus)
-	STR_FIELD("gpus_per_node", gpus_per_node)
-	STR_FIELD("gpus_per_task", gpus_per_task)
-	STR_FIELD("container", container)
+	STR_FIELD_X("gres", gres)
+	STR_FIELD_X("gpus", gpus)
+	STR_FIELD_X("gpus_per_node", gpus_per_node)
+	STR_FIELD_X("gpus_per_task", gpus_per_task)
+	STR_FIELD_X("container", container)
+#undef STR_FIELD_X
 #undef STR_FIELD
+#undef STR_AT
 	if (!strcmp(key, "tasks")) {
 		if (u32_of(v, &d->num_tasks, 1) < 0)
 			goto bad;

@@ -1,8 +1,9 @@
 /* pass.h - the main scheduling pass: pending jobs in priority order, each
  * started where it fits now; the first that does not fit blocks its
- * partition (the jobs after it there wait for priority), the jobs of other
- * partitions go on.  What Slurm's main scheduler does; with backfill, the
- * jobs still waiting are then planned over time (bf_run.h).
+ * partition (the jobs after it there wait for priority) and keeps its nodes
+ * from the jobs of other partitions, which go on; one that names all the
+ * nodes it needs keeps only those.  What Slurm's main scheduler does; with
+ * backfill, the jobs still waiting are then planned over time (bf_run.h).
  *
  * Pure (view.h): the driver answers for the jobs; the pass decides.
  */
@@ -21,10 +22,5 @@ struct sched_pass_opts {
  * the number of jobs considered. */
 size_t sched_main_pass(struct sched_snap *s, const struct sched_ops *ops, void *ctx,
                        size_t n, const struct sched_pass_opts *o);
-
-/* Try job i's alternatives in turn on s now: 0 with s->out holding where,
- * -EAGAIN (not now) or -EINVAL (never, on these nodes). */
-int sched_try_place(struct sched_snap *s, const struct sched_ops *ops, void *ctx,
-                    size_t i, const struct sched_job *job);
 
 #endif

@@ -39,9 +39,15 @@ struct sched_snap {
 	size_t nnodes;
 	const struct sched_group *parts; /* [nparts], borrowed */
 	size_t nparts;
-	int mem_consumable;            /* allocations count memory */
-	struct sched_alloc out;        /* room for one allocation (nnodes entries) */
-	uint8_t *blocked;              /* [nparts]: a higher-priority job waits there */
+	int mem_consumable;     /* allocations count memory */
+	struct sched_alloc out; /* room for one allocation (nnodes entries) */
+	uint8_t *blocked;       /* [nparts]: a higher-priority job waits there */
+	/* main pass: the nodes a higher-priority job waits for, kept from the
+	 * jobs after it: withheld[node] set for those in withheld_list[0..n) */
+	uint8_t *withheld;
+	uint32_t *withheld_list;
+	uint8_t *withheld_was; /* [k]: withheld_list[k]'s usable, while masked */
+	size_t nwithheld;
 	const struct sched_topo *topo; /* switches (topo.h), borrowed; NULL none */
 };
 
@@ -77,7 +83,9 @@ struct sched_ops {
 	/* Main pass: may job i be considered at all (holds, begin time,
 	 * dependencies, partition state, limits)?  Asked once per pass, before
 	 * the partition block: SCHED_SKIP jobs block nobody.  Sets *ret_part
-	 * to the job's partition (index into parts) on SCHED_TRY. */
+	 * to the job's partition (index into parts) on SCHED_TRY, or to
+	 * nparts for a job that blocks nobody and may use nodes withheld
+	 * for others (it runs in a reservation). */
 	int (*admit)(void *ctx, size_t i, uint32_t *ret_part);
 	/* Before each attempt to place job i (an array has several): fill *job
 	 * and answer SCHED_TRY, or SCHED_SKIP (or SCHED_HELD in a backfill run)
@@ -111,5 +119,14 @@ void sched_snap_release(struct sched_snap *s);
 void sched_snap_take(struct sched_snap *s, const struct sched_alloc *a, uint32_t share);
 /* Give back what sched_snap_take took (a tentative placement undone). */
 void sched_snap_give(struct sched_snap *s, const struct sched_alloc *a, uint32_t share);
+
+/* A job of partition part waits in the main pass: the jobs after it in that
+ * partition wait for it, and no job after it (of any partition) takes the
+ * partition's nodes in this pass, as in Slurm's main scheduler. */
+void sched_snap_block(struct sched_snap *s, uint32_t part);
+/* Make the withheld nodes unusable in s->nodes (after a mark callback), and
+ * give them back their marks (before the next). */
+void sched_snap_mask(struct sched_snap *s);
+void sched_snap_unmask(struct sched_snap *s);
 
 #endif

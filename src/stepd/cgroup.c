@@ -17,6 +17,7 @@
 #include "stepd/cgroup.h"
 #include "stepd/devcg.h"
 #include "common/cpubind.h"
+#include "common/spool.h"
 #include "common/common.h"
 
 #define CG_MAX_HIER  5
@@ -521,26 +522,10 @@ static void hier_release(struct cg_hier *h)
 	free(h->procs);
 }
 
-/* "node01_1a2b3c4d": the node's name (made safe for a path) and a hash of the
- * instance. */
-static char *node_dir_name(const char *node, const char *instance)
-{
-	uint32_t hash = 2166136261u; /* FNV-1a */
-	char *s;
-
-	for (const char *p = instance ? instance : ""; *p; p++)
-		hash = (hash ^ (uint8_t)*p) * 16777619u;
-	s = xasprintf("%s_%08x", node && *node ? node : "node", hash);
-	for (char *p = s; *p; p++)
-		if (*p == '/' || *p == '.')
-			*p = '_';
-	return s;
-}
-
 static void hier_setup_all(struct cgroup *cg, const struct cgroup_opts *o,
                            const char *cpus, const char *step_cpus)
 {
-	char *nodedir = node_dir_name(o->node_name, o->instance);
+	char *nodedir = spool_cgroup_name(o->node_name, o->instance);
 	char step[16];
 
 	if (o->step_id == STEP_BATCH)
@@ -1034,7 +1019,7 @@ int cgroup_reap(const char *node_name, const char *instance, uint32_t job_id,
 {
 	struct cg_mounts m = {NULL};
 	const char *mnt[1 + V1_COUNT];
-	char *nodedir = node_dir_name(node_name, instance), step[32];
+	char *nodedir = spool_cgroup_name(node_name, instance), step[32];
 	int n, left = 0, killed = 0;
 
 	if (geteuid() != 0) {
@@ -1101,7 +1086,7 @@ void cgroup_node_release(const char *node_name, const char *instance)
 
 	if (geteuid() != 0)
 		return;
-	nodedir = node_dir_name(node_name, instance);
+	nodedir = spool_cgroup_name(node_name, instance);
 	mounts_read(&m);
 	n = mounts_all(&m, mnt);
 	for (int i = 0; i < n; i++) {
@@ -1118,7 +1103,7 @@ size_t cgroup_node_jobs(const char *node_name, const char *instance, uint32_t **
 {
 	struct cg_mounts m = {NULL};
 	const char *mnt[1 + V1_COUNT];
-	char *nodedir = node_dir_name(node_name, instance);
+	char *nodedir = spool_cgroup_name(node_name, instance);
 	uint32_t *ids = xcalloc(1, sizeof(uint32_t));
 	size_t count = 0;
 	int n;

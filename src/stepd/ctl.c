@@ -25,6 +25,9 @@
 #include "stepd/stepd.h"
 #include "common/common.h"
 
+/* reads of rotad's link a drain makes at most (each up to a buffer) */
+#define CTL_DRAIN_READS 64
+
 void ctl_listen(struct stepd *st)
 {
 	struct rota_error err = {""};
@@ -109,6 +112,18 @@ void ctl_signal(struct stepd *st, uint32_t sig, uint32_t flags)
 	if (!(flags & SIGNAL_F_TERMINATE)) {
 		if (!sig)
 			return;
+		if (!st->started) { /* for the tasks, once they are */
+			if (st->nearly < STEPD_EARLY_SIGNALS) {
+				st->early_sig[st->nearly] = sig;
+				st->early_flags[st->nearly++] = flags;
+			} else {
+				log_err("JobId=%u StepId=%u signal %u before the tasks "
+				        "started: more than %d, dropped",
+				        st->req->job_id, st->req->step_id, sig,
+				        STEPD_EARLY_SIGNALS);
+			}
+			return;
+		}
 		log_info("JobId=%u StepId=%u signal %u%s", st->req->job_id,
 		         st->req->step_id, sig,
 		         (flags & SIGNAL_F_BATCH_ONLY) ? " to the batch shell" : "");
@@ -168,13 +183,20 @@ void ctl_on_link(struct stepd *st, short revents)
 
 void ctl_drain(struct stepd *st)
 {
-	struct pollfd p;
-
-	if (!st->ctl)
-		return;
-	p = (struct pollfd){.fd = msglink_fd(st->ctl), .events = POLLIN};
-	if (poll(&p, 1, 0) > 0 && p.revents)
+	/* a read takes at most a buffer's worth: again while more is there */
+	for (int i = 0; i < CTL_DRAIN_READS && st->ctl; i++) {
+		struct pollfd p = {.fd = msglink_fd(st->ctl), .events = POLLIN};
+		if (poll(&p, 1, 0) <= 0 || !p.revents)
+			return;
 		ctl_on_link(st, p.revents);
+	}
+}
+
+void ctl_signal_early(struct stepd *st)
+{
+	for (uint32_t i = 0; i < st->nearly; i++)
+		ctl_signal(st, st->early_sig[i], st->early_flags[i]);
+	st->nearly = 0;
 }
 
 /* Leave the completion in the spool for the next rotad (write, then rename). */

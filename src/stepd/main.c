@@ -378,6 +378,29 @@ static void prolog_report(struct stepd *st)
 		msglink_send(st->ctl, MSG_PROLOG_COMPLETE, &sc);
 }
 
+static void on_signal(struct stepd *st);
+
+/* A terminate (scancel, a requeue, the node going down) or a SIGTERM that came
+ * while the step was being set up (a Prolog, --get-user-env's login shell, a
+ * container) is not left for the loop to act on once the tasks run: they are
+ * not started at all, each counted as killed by SIGTERM.  Otherwise a step
+ * daemon killed right after (rota down, KillWait over) leaves tasks that
+ * nobody watches. */
+static int terminated_in_setup(struct stepd *st)
+{
+	on_signal(st);
+	ctl_drain(st);
+	if (!st->terminating)
+		return 0;
+	log_info("JobId=%u StepId=%u terminated before its tasks started",
+	         st->req->job_id, st->req->step_id);
+	for (uint32_t i = 0; i < st->ntasks; i++) {
+		st->tasks[i].exited = 1;
+		st->tasks[i].status = SIGTERM;
+	}
+	return 1;
+}
+
 static int stepd_setup(struct stepd *st, struct rota_error *err)
 {
 	char host[256] = "";
@@ -411,12 +434,18 @@ static int stepd_setup(struct stepd *st, struct rota_error *err)
 		return -1;
 	}
 	io_connect(st);
-	if (pmi_setup(st, err) < 0 || task_launch_all(st, err) < 0)
-		return -1;
+	if (!terminated_in_setup(st)) {
+		if (pmi_setup(st, err) < 0 || task_launch_all(st, err) < 0)
+			return -1;
+		st->started = 1;
+	}
 	io_launched(st);
 	usage_init(st);
-	log_info("JobId=%u StepId=%u launched %u task(s) as %s", st->req->job_id,
-	         st->req->step_id, st->ntasks, st->user);
+	if (st->started) {
+		log_info("JobId=%u StepId=%u launched %u task(s) as %s", st->req->job_id,
+		         st->req->step_id, st->ntasks, st->user);
+		ctl_signal_early(st);
+	}
 	return 0;
 }
 
@@ -802,7 +831,8 @@ static uint32_t uncontain(struct stepd *st)
 	uint64_t kills, rss = cgroup_max_rss(st->cg);
 	int sigkilled = 0;
 
-	measure(st, rss);
+	if (st->started) /* else what setup ran (a Prolog, su) is no task's */
+		measure(st, rss);
 
 	for (uint32_t i = 0; i < st->ntasks; i++)
 		if ((uint32_t)st->tasks[i].status == TASK_STATUS_OOM ||

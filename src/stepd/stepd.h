@@ -92,6 +92,8 @@ struct stepd_usage {
 	uint64_t gpu_samples, gpu_mem_sum, gpu_util_sum; /* for the averages */
 };
 
+#define STEPD_EARLY_SIGNALS 16
+
 struct stepd {
 	const struct conf *conf;
 	struct conf *own_conf; /* conf when read here, NULL when given by rotad */
@@ -139,6 +141,11 @@ struct stepd {
 	time_t kill_at;  /* SIGKILL the tasks at this time (0: not terminating) */
 	time_t drain_by; /* after the last task exits, stop waiting for pipes */
 	int terminating;
+	int started; /* the tasks were forked (not a step ended in its setup) */
+	/* signals (not terminates) that came before the tasks were started,
+	 * delivered to them once they are (scontrol suspend, srun's Ctrl-C) */
+	uint32_t early_sig[STEPD_EARLY_SIGNALS], early_flags[STEPD_EARLY_SIGNALS];
+	uint32_t nearly;
 };
 
 /* ---- env.c ---- */
@@ -253,8 +260,11 @@ void ctl_on_link(struct stepd *st, short revents);
 /* Handle what rotad has already sent (a terminate request that raced the
  * tasks' exit still gets its notice), without waiting. */
 void ctl_drain(struct stepd *st);
-/* Apply a MSG_SIGNAL_REQ's signal and flags. */
+/* Apply a MSG_SIGNAL_REQ's signal and flags.  A signal (not a terminate)
+ * that comes before the tasks are started is kept for them. */
 void ctl_signal(struct stepd *st, uint32_t sig, uint32_t flags);
+/* The tasks were started: deliver the signals kept for them. */
+void ctl_signal_early(struct stepd *st);
 /* Report completion to rotad (or into the spool when no rotad holds the link)
  * and remove the socket. */
 void ctl_report(struct stepd *st, uint32_t status, uint32_t flags, const char *msg);

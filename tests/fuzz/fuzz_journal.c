@@ -13,11 +13,14 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
+#include "ctld/crontab.h"
 #include "ctld/ctld.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/journal.h"
 #include "ctld/node_mgr.h"
+#include "ctld/resv.h"
+#include "ctld/trigger.h"
 #include "proto/mp.h"
 #include "common/conf.h"
 #include "common/log.h"
@@ -141,6 +144,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else
 		replay_file(&ctld, data, size);
 	predict_destroy(ctld.predict);
+	/* made by the first EV_CRONTAB, EV_TRIGGER or EV_RESV */
+	crontab_mgr_destroy(ctld.crontabs);
+	trigger_mgr_destroy(ctld.triggers);
+	resv_mgr_destroy(ctld.resvs);
 	job_mgr_destroy(ctld.jobs);
 	node_mgr_destroy(ctld.nodes);
 	return 0;

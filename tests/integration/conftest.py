@@ -322,11 +322,30 @@ def _start(directory, up_args=DEFAULT_UP_ARGS):
     return c
 
 
+def _leftover_report(c, leftover):
+    """What tells how processes outlived rota down: each one's parent and
+    cgroup, and every log line about the jobs they ran for."""
+    out, jobs = [], set()
+    for pid, argv in leftover:
+        status = _proc_read(pid, "status").decode("utf-8", "replace")
+        ppid = re.search(r"^PPid:\s*(\d+)", status, re.M)
+        cg = _proc_read(pid, "cgroup").decode("utf-8", "replace").strip().split("\n")[-1]
+        out.append(f"{pid} ppid {ppid.group(1) if ppid else '?'} {cg}: {argv}")
+        jobs.update(re.findall(r"/job0*(\d+)/", argv))
+    logdir = os.path.join(c.dir, "log")
+    pat = re.compile(r"JobId=(%s)\b" % "|".join(sorted(jobs))) if jobs else None
+    for name in sorted(os.listdir(logdir)) if pat and os.path.isdir(logdir) else ():
+        with open(os.path.join(logdir, name), errors="replace") as f:
+            out += [f"{name}: {line.rstrip()}" for line in f if pat.search(line)]
+    return "\n".join(out)
+
+
 def _stop(c):
     p = c.down()
     leftover = cluster_processes(c.dir)
     assert p.returncode == 0, f"rota down failed: {p.stderr}"
-    assert not leftover, f"processes left after rota down: {leftover}"
+    assert not leftover, (f"processes left after rota down: {leftover}\n"
+                          f"{_leftover_report(c, leftover)}")
 
 
 MUNGED = shutil.which("munged") or "/usr/sbin/munged"

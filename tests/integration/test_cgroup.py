@@ -269,3 +269,50 @@ def test_job_cpusets_do_not_rebuild_sched_domains(cluster):
         with open(os.path.join(d, "cpuset.cpus")) as f:
             assert f.read().strip(), d
     cluster.run(f"scancel {jobid}")
+
+
+def _job_task(c, argv):
+    """(pid, its step daemon's pid) of the process of cluster c whose argv is
+    argv (bytes, NULs between): a job's task, with SLURM_CONF in its
+    environment, the batch shell its parent, the step daemon above that."""
+    conf = b"SLURM_CONF=" + c.conf_path.encode()
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if not entry.isdigit() or f.read().rstrip(b"\0") != argv:
+                    continue
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if conf not in f.read().split(b"\0"):
+                    continue
+            shell = _ppid(int(entry))
+            return int(entry), _ppid(shell)
+        except (OSError, ValueError):
+            pass
+    return None, None
+
+
+def _ppid(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1])
+
+
+@needs_cgroups
+def test_down_stops_a_job_left_without_its_daemons(make_cluster):
+    """rota down finds a job's processes by their cgroup too: with its rotad
+    and its step daemon killed, the job's script descends from nothing of the
+    cluster's and carries no mark of it, and still goes."""
+    c = make_cluster()
+    jobid = c.sbatch("-w", "node02", "-o", "/dev/null", "--wrap", "sleep 313; true")
+    c.wait_running(jobid)
+    found = {}
+    c.wait_for(lambda: found.update(zip(("task", "stepd"), _job_task(c, b"sleep\x00313")))
+               or found["task"], timeout=10, what="the job's task")
+    with open(f"/proc/{found['stepd']}/cmdline", "rb") as f:
+        assert f.read().rstrip(b"\0") == f"rotastepd: [{jobid}.batch]".encode()
+    c.kill_daemon("rotad-node02")
+    os.kill(found["stepd"], signal.SIGKILL)
+    time.sleep(0.5)
+    assert _job_task(c, b"sleep\x00313")[0] == found["task"], "the task went with its daemons"
+    p = c.down()
+    assert p.returncode == 0, p.stderr
+    assert _job_task(c, b"sleep\x00313")[0] is None, "rota down left the job's task running"

@@ -94,3 +94,62 @@ def test_invalid_mail_type_refused(cluster):
     p = cluster.run(["sbatch", "--mail-type=END", "--mail-user=-Sx", "--wrap", "true"])
     assert p.returncode != 0
     assert "--mail-user=-Sx invalid" in p.stderr
+
+
+def test_an_array_mails_once_unless_array_tasks(cluster):
+    """An array mails as one job (Slurm's summary): Began when its first
+    task starts, Ended when its last ends, the tasks' exit codes as a range
+    (Mixed: some 0, some not); ARRAY_TASKS mails each task."""
+    arr = cluster.sbatch("--array=0-3", "--mail-type=BEGIN,END", "-J", "am",
+                         "--wrap", 'exit $((SLURM_ARRAY_TASK_ID == 2))')
+    rows = mails(cluster, arr, 2, timeout=60)
+    for t in range(4):
+        cluster.wait_job(f"{arr}_{t}")
+    ours = [r for r in open(LOG).read().splitlines()
+            if f"Job_id={arr}_" in r.split("|")[1]]
+    assert len(ours) == 2, ours
+    assert rows[0][1] == f"Slurm Array Summary Job_id={arr}_* ({arr}) Name=am Began"
+    assert rows[1][1] == (f"Slurm Array Summary Job_id={arr}_* ({arr}) Name=am "
+                          "Ended, Mixed, ExitCode [0-1]"), rows
+    assert rows[1][5] == "Ended"
+    # FAIL asked too: a task's non-zero exit makes it Failed
+    bad = cluster.sbatch("--array=0-1", "--mail-type=END,FAIL", "-J", "af",
+                         "--wrap", "exit 3")
+    rows = mails(cluster, bad, 1, timeout=60)
+    assert rows[0][1] == (f"Slurm Array Summary Job_id={bad}_* ({bad}) Name=af "
+                          "Failed, FAILED, ExitCode [3-3]"), rows
+    # each task's own mails with ARRAY_TASKS
+    each = cluster.sbatch("--array=0-1", "--mail-type=END,ARRAY_TASKS", "-J", "ae",
+                          "--wrap", "true")
+    for t in range(2):
+        assert cluster.wait_job(f"{each}_{t}") == "COMPLETED"
+    subjects = cluster.wait_for(
+        lambda: (lambda s: s if len(s) >= 2 else None)(
+            [r.split("|")[1] for r in open(LOG).read().splitlines()
+             if f"Job_id={each}_" in r.split("|")[1]]),
+        timeout=30, what="two task mails")
+    assert sorted(re.sub(r" \(\d+\).*", "", x) for x in subjects) == [
+        f"Slurm Array Task Job_id={each}_0", f"Slurm Array Task Job_id={each}_1"]
+
+
+def test_an_array_summary_counts_cancelled_and_requeued_tasks(cluster):
+    """A cancelled task counts as killed by signal 9 (Slurm's MaxSignal); a
+    requeued task makes one Requeued summary at the end and ', with requeued
+    tasks' in the End's words, and the array begins once."""
+    arr = cluster.sbatch("--array=0-1", "--mail-type=END", "-J", "ac",
+                         "--wrap", "sleep 300")
+    for t in range(2):
+        cluster.wait_running(f"{arr}_{t}")
+    cluster.run(["scancel", str(arr)], check=True)
+    rows = mails(cluster, arr, 1, timeout=60)
+    assert rows[0][1] == (f"Slurm Array Summary Job_id={arr}_* ({arr}) Name=ac "
+                          "Ended, Mixed, MaxSignal [9]"), rows
+    rq = cluster.sbatch("--array=0-1", "--mail-type=BEGIN,END,REQUEUE", "-J", "ar",
+                        "--wrap", "sleep 3")
+    cluster.wait_running(f"{rq}_0")
+    cluster.run(["scontrol", "requeue", f"{rq}_0"], check=True)
+    rows = mails(cluster, rq, 3, timeout=120)
+    head = f"Slurm Array Summary Job_id={rq}_* ({rq}) Name=ar "
+    assert [r[1] for r in rows] == [
+        head + "Began", head + "Requeued",
+        head + "Ended, COMPLETED, ExitCode [0-0], with requeued tasks"], rows

@@ -32,6 +32,28 @@ def lines(log):
     return sorted(log.read_text().splitlines()) if log.exists() else []
 
 
+def configuring(c, tmp_path, *sbatch_args):
+    """A Prolog that waits until the returned flag file exists, and a batch job
+    (sbatch_args) held CONFIGURING by it: (job id, flag, scripts log)."""
+    flag = tmp_path / "go"
+    log = configure(c, tmp_path, prolog_extra=(
+        f"for i in $(seq 600); do [ -e {flag} ] && break; sleep 0.1; done"))
+    jobid = c.sbatch(*sbatch_args)
+    c.wait_for(lambda: c.job_state(jobid) == "CONFIGURING", timeout=20,
+               what="CONFIGURING")
+    return jobid, flag, log
+
+
+def wait_rotad_says(c, text, what):
+    """Until node01's rotad has logged text."""
+    path = os.path.join(c.dir, "log", "rotad-node01.log")
+
+    def said():
+        with open(path) as f:
+            return text in f.read() or None
+    c.wait_for(said, what=what)
+
+
 def test_prolog_and_epilog_run_once_per_node(fresh_cluster, tmp_path):
     c = fresh_cluster
     log = configure(c, tmp_path)
@@ -77,12 +99,7 @@ def test_job_configuring_while_prolog_runs(fresh_cluster, tmp_path):
     """A batch job is CONFIGURING (CF) from its start until its node has run
     the Prolog, then RUNNING; the transition survives a controller restart."""
     c = fresh_cluster
-    flag = tmp_path / "go"
-    configure(c, tmp_path, prolog_extra=(
-        f"for i in $(seq 600); do [ -e {flag} ] && break; sleep 0.1; done"))
-    jobid = c.sbatch("-o", "/dev/null", "--wrap", "sleep 60")
-    c.wait_for(lambda: c.job_state(jobid) == "CONFIGURING", timeout=20,
-               what="CONFIGURING")
+    jobid, flag, _ = configuring(c, tmp_path, "-o", "/dev/null", "--wrap", "sleep 60")
     p = c.run(["squeue", "-h", "-j", str(jobid), "-o", "%t"])
     assert p.stdout.strip() == "CF"
     p = c.run(["squeue", "-h", "-t", "CF", "-o", "%i"])
@@ -106,3 +123,53 @@ def test_srun_job_not_configuring(fresh_cluster, tmp_path):
     p = c.run(["srun", "sh", "-c", "squeue -h -j $SLURM_JOB_ID -o %t"], timeout=30)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "R"
+
+
+def test_a_job_cancelled_during_its_prolog_never_starts(fresh_cluster, tmp_path):
+    """scancel while the node runs the Prolog: the step daemon hears it before
+    the tasks start and starts none (they used to start, to be killed at once,
+    and a step daemon killed meanwhile left them running unwatched)."""
+    c = fresh_cluster
+    ran = tmp_path / "ran"
+    # a started task truncates its output file before anything can stop it;
+    # the cancel's notice is appended to it
+    ran.write_text("before\n")
+    jobid, flag, log = configuring(c, tmp_path, "-o", str(ran), "--wrap",
+                                   "echo started; sleep 60")
+    assert c.run(["scancel", str(jobid)]).returncode == 0
+    wait_rotad_says(c, f"JobId={jobid} terminate sent to 1 stepd(s)",
+                    "the cancel at the step daemon")
+    flag.touch()
+    c.wait_for(lambda: f"epilog_slurmd {jobid} node01 {c.user}" in lines(log) or None,
+               timeout=30, what="the epilog")
+    c.wait_nodes_idle()
+    assert c.job_state(jobid) == "CANCELLED"
+    assert ran.read_text().startswith("before\nslurmstepd: error: *** JOB "), \
+        "the job's script started after its cancel"
+
+
+def test_a_signal_sent_during_the_prolog_reaches_the_tasks(fresh_cluster, tmp_path):
+    """scancel --full -s STOP while the Prolog runs: the step daemon keeps the
+    signal for the tasks and they get it once started (a terminate, unlike
+    it, keeps them from starting)."""
+    c = fresh_cluster
+    jobid, flag, _ = configuring(c, tmp_path, "-o", "/dev/null", "--wrap", "sleep 317")
+    p = c.run(["scancel", "--full", "-s", "STOP", str(jobid)])
+    assert p.returncode == 0, p.stderr
+    wait_rotad_says(c, f"JobId={jobid} signal 19 sent to 1 stepd(s)",
+                    "the signal at the step daemon")
+    flag.touch()
+    c.wait_running(jobid)
+
+    def stopped_shell():
+        # the batch shell, or the child it started for sleep (a shell that
+        # vforks waits, not stopped, while its child is)
+        for pid, argv in c.processes():
+            if (argv.startswith("/bin/sh ") and f"job{int(jobid):05d}" in argv) \
+                    or argv.strip() == "sleep 317":
+                with open(f"/proc/{pid}/stat") as f:
+                    if f.read().rsplit(")", 1)[1].split()[0] == "T":
+                        return True
+        return None
+    c.wait_for(stopped_shell, what="the batch shell stopped")
+    c.run(["scancel", str(jobid)])

@@ -323,7 +323,10 @@ def test_an_ended_reservation_goes_and_a_daily_one_moves_on(cluster):
     f = show_resv(cluster, "daily")
     t1 = datetime.strptime(f["StartTime"], "%Y-%m-%dT%H:%M:%S")
     assert (t1 - t0).total_seconds() in (86400, 82800, 90000)  # a day (DST)
-    assert f["State"] == "INACTIVE" and f["Duration"] == "00:00:03"
+    # "now" of StartTime is the controller's and that of EndTime=now+3 the
+    # command's: a second may pass between them, so the length is the first's
+    assert first["Duration"] in ("00:00:02", "00:00:03")
+    assert f["State"] == "INACTIVE" and f["Duration"] == first["Duration"]
     assert node_states(cluster)["node02"] == "idle"
 
 
@@ -402,3 +405,84 @@ def test_a_pending_job_is_moved_into_a_reservation(ucluster, users):
                      "--wrap true").stdout)
     p = as_user(cluster, users["a"], f"scontrol update JobId={ja} Reservation=later")
     assert p.returncode == 1 and "Access denied to requested reservation" in p.stderr
+
+
+def test_pending_jobs_of_a_deleted_reservation_are_held_unless_no_hold(ucluster, users):
+    cluster = ucluster
+    create(cluster, "ReservationName=gone", "StartTime=now+1hour", "Duration=30",
+           "Nodes=node01", "Users=root," + users["a"].name)
+    create(cluster, "ReservationName=free", "StartTime=now+1hour", "Duration=30",
+           "Nodes=node02", "Users=root", "Flags=NO_HOLD_JOBS_AFTER_END")
+    held = int(as_user(cluster, users["a"], "sbatch --parsable --reservation=gone "
+                       "-o /dev/null --wrap true").stdout)
+    free = cluster.sbatch("--reservation=free", "-o", "/dev/null", "--wrap", "true")
+    for j in (held, free):
+        cluster.wait_for(lambda: cluster.job_field(j, "Reason") == "Reservation",
+                         what="the job waiting for its reservation")
+    cluster.run(["scontrol", "delete", "ReservationName=gone"], check=True)
+    cluster.run(["scontrol", "delete", "ReservationName=free"], check=True)
+    # NO_HOLD_JOBS_AFTER_END: it asks for no reservation any more and runs
+    cluster.wait_job(free)
+    assert cluster.job_state(free) == "COMPLETED"
+    assert cluster.job_field(free, "Reservation") is None  # not shown
+    # otherwise held, as Slurm: priority 0, reason ReservationDeleted
+    assert cluster.job_state(held) == "PENDING"
+    assert cluster.job_field(held, "Reason") == "ReservationDeleted"
+    assert cluster.job_field(held, "Priority") == "0"
+    assert cluster.job_field(held, "Reservation") is None
+    row = cluster.run(["squeue", "-h", "-j", str(held), "-o", "%T %r"],
+                      check=True).stdout
+    assert row == "PENDING ReservationDeleted\n"
+    # the deletion's journal record holds it again after a restart
+    cluster.kill_daemon("rotactld")
+    cluster.up()
+    assert cluster.job_field(held, "Reason") == "ReservationDeleted"
+    assert cluster.job_field(held, "Priority") == "0"
+    assert cluster.job_state(held) == "PENDING"
+    # its owner may release it: it runs anywhere
+    p = as_user(cluster, users["a"], f"scontrol release {held}")
+    assert p.returncode == 0, p.stderr
+    cluster.wait_job(held)
+    assert cluster.job_state(held) == "COMPLETED"
+
+
+def set_over_run(cluster, value):
+    """ResvOverRun=value in slurm.conf (None: removed), then reconfigure."""
+    with open(cluster.conf_path) as f:
+        lines = [ln for ln in f.read().splitlines() if not ln.startswith("ResvOverRun=")]
+    if value is not None:
+        at = next(i for i, ln in enumerate(lines) if ln.startswith("NodeName="))
+        lines.insert(at, f"ResvOverRun={value}")
+    with open(cluster.conf_path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    cluster.run(["scontrol", "reconfigure"], check=True)
+
+
+def test_resv_over_run_lets_its_jobs_go_on_past_the_end(cluster):
+    def limit_in_reservation():
+        j = cluster.sbatch("--reservation=over", "-t", "60", "-o", "/dev/null",
+                           "--wrap", "sleep 300")
+        cluster.wait_running(j)
+        limit = cluster.job_field(j, "TimeLimit")
+        cluster.run(["scancel", str(j)], check=True)
+        cluster.wait_job(j)
+        return limit
+
+    def shown():
+        out = cluster.run(["scontrol", "show", "config"], check=True).stdout
+        return [ln for ln in out.splitlines() if ln.startswith("ResvOverRun ")]
+
+    create(cluster, "ReservationName=over", "StartTime=now", "Duration=20",
+           "Nodes=node03", "Users=root")
+    assert shown() == ["ResvOverRun             = 0 min"]
+    # the minutes left of the reservation's 20 (one less if it took long)
+    assert limit_in_reservation() in ("00:20:00", "00:19:00")
+    try:
+        set_over_run(cluster, 5)
+        assert shown() == ["ResvOverRun             = 5 min"]
+        assert limit_in_reservation() in ("00:25:00", "00:24:00")
+        set_over_run(cluster, "UNLIMITED")
+        assert shown() == ["ResvOverRun             = UNLIMITED"]
+        assert limit_in_reservation() == "01:00:00"
+    finally:
+        set_over_run(cluster, None)

@@ -7,8 +7,10 @@ a minute, so the test that sees an entry recur waits for one minute
 boundary.
 """
 
+import os
 import pwd
 import re
+import subprocess
 import time
 
 import pytest
@@ -247,6 +249,43 @@ def test_options_an_entry_cannot_take(sc):
     assert p.returncode == 1 and "Invalid directive found in crontab: --help" in \
         p.stderr, p.stderr
     assert sc.run(["scrontab", "-l"]).returncode == 1  # nothing was set
+
+
+def test_edit_comes_back_with_a_bad_option_marked(sc):
+    """scrontab -e: an #SCRON line with an option an entry cannot have is
+    shown again in the editor marked #BAD: (the edit is not lost), and the
+    corrected crontab is set."""
+    c = sc
+    seen = c.work / "seen"
+    editor = c.work / "editor.sh"
+    editor.write_text(
+        "#!/bin/sh\n"
+        f"if [ -e {seen} ]; then\n"
+        f"  cp \"$1\" {seen}.2\n"
+        "  printf '#SCRON -J fixed\\n0 1 * * * /bin/true\\n' > \"$1\"\n"
+        "else\n"
+        f"  cp \"$1\" {seen}\n"
+        "  printf '#SCRON --hold\\n0 1 * * * /bin/true\\n' > \"$1\"\n"
+        "fi\n")
+    editor.chmod(0o755)
+    master, slave = os.openpty()
+    try:
+        os.write(master, b"y\n")  # retry the edit
+        p = subprocess.run(["scrontab", "-e"], stdin=slave, capture_output=True,
+                           cwd=str(c.work),
+                           text=True, timeout=60, env={**c.env, "EDITOR": str(editor),
+                                                       "VISUAL": ""})
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert p.returncode == 0, (p.stdout, p.stderr)
+    assert "scrontab: fatal: --hold cannot be used in a crontab" in p.stderr
+    assert "There are errors in your crontab." in p.stdout
+    assert (c.work / "seen.2").read_text() == \
+        "#BAD: #SCRON --hold\n0 1 * * * /bin/true\n"
+    assert c.run(["scrontab", "-l"]).stdout == "#SCRON -J fixed\n0 1 * * * /bin/true\n"
+    (jid, name, *_), = _queued(c)
+    assert name == "fixed"
 
 
 def test_requeue_waits_for_the_next_start(sc):

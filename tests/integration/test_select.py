@@ -298,7 +298,8 @@ def test_priority_tier_first(c):
     low = gated(c, "-N4", "--exclusive", gate="g2")  # debug, tier 1, older
     high = gated(c, "-p", "high", "-N4", "--exclusive", gate="g2")
     wait_reason(c, high, "Resources")
-    c.wait_for(lambda: c.job_field(low, "Reason") in ("Resources", "Priority"),
+    # the high partition's job keeps every node from the jobs after it
+    c.wait_for(lambda: c.job_field(low, "Reason") in ("Resources", "Priority", NODES_DOWN),
                what="low pending")
     open_gate(c, "g1")
     c.wait_job(blocker)
@@ -385,3 +386,28 @@ def test_contiguous(c):
     assert nodes == "node[02-03]"
     open_gate(c, "gate3")
     open_gate(c, "gate4")
+
+
+def test_a_job_waiting_for_its_named_node_lets_the_others_start(make_cluster):
+    """A pending job that names all the nodes it needs (-w) keeps only those
+    from the jobs after it, as Slurm's main scheduler does: a later job of its
+    partition starts elsewhere at once, not behind it (sched/builtin: no
+    backfill run to start it), and none takes the named node first."""
+    c = make_cluster()
+    c.down()
+    with open(c.conf_path, "a") as f:
+        f.write("SchedulerType=sched/builtin\n")
+    c.up()
+    busy = c.sbatch("-w", "node01", "-c", "1", "-o", "/dev/null", "--wrap", "sleep 300")
+    assert c.wait_running(busy) == "RUNNING"
+    cpus = int(c.run(["sinfo", "-h", "-n", "node01", "-o", "%c"]).stdout)
+    named = c.sbatch("-w", "node01", "-c", str(cpus), "-o", "/dev/null", "--wrap", "true")
+    later = c.sbatch("-n", "1", "-o", "/dev/null", "--wrap", "sleep 300")
+    assert c.wait_running(later) == "RUNNING"
+    assert c.job_field(later, "NodeList") != "node01"
+    small = c.sbatch("-w", "node01", "-c", "1", "-o", "/dev/null", "--wrap", "sleep 300")
+    c.wait_for(lambda: c.job_field(small, "Reason") not in ("None", None),
+               what="a pass over the last job")
+    assert c.job_state(named) == "PENDING"
+    assert c.job_state(small) == "PENDING", "a later job took the named node first"
+    c.cancel_all()

@@ -30,15 +30,16 @@ def request_len():
     size = {"u32": 4, "i32": 4, "str": 4, "strv": 4, "u64": 8, "i64": 8}
 
     def fields(name):
-        """The field kinds of a FIELDS macro, lists it includes expanded."""
-        start = src.index(f"#define {name}(F, S)")
+        """The field kinds of a FIELDS macro, lists it includes expanded
+        (an out-of-line field, kind K_x or K##x, is in the image as K)."""
+        start = re.search(r"#define %s\(F, S(, x)?\)" % name, src).start()
         end = src.index("\n", start)
         while src[end - 1] == "\\":
             end = src.index("\n", end + 1)
         kinds = []
         for line in src[start:end].splitlines()[1:]:
-            m = re.search(r"F\(S, (\w+), \w+, \w+\)", line)
-            inc = re.search(r"(\w+_FIELDS)\(F, S\)", line)
+            m = re.search(r"F\(S, ([a-z0-9]+)(?:_x|##x)?, \w+, \w+\)", line)
+            inc = re.search(r"(\w+_FIELDS(?:_K)?)\(F, S(?:, \w*)?\)", line)
             if m:
                 kinds.append(m.group(1))
             elif inc:

@@ -248,9 +248,9 @@ static void test_keyed(void **state)
 
 static void test_node_dir(void **state)
 {
-	char *a = node_dir_name("node01", "/tmp/a/spool/node01");
-	char *b = node_dir_name("node01", "/tmp/b/spool/node01");
-	char *c = node_dir_name("../x", "");
+	char *a = spool_cgroup_name("node01", "/tmp/a/spool/node01");
+	char *b = spool_cgroup_name("node01", "/tmp/b/spool/node01");
+	char *c = spool_cgroup_name("../x", "");
 
 	assert_int_equal(strlen(a), strlen("node01_") + 8);
 	assert_memory_equal(a, "node01_", 7);

@@ -20,8 +20,11 @@
 struct tjob {
 	uint32_t part, nodes, cpus; /* per node */
 	int64_t dur;
-	uint32_t tasks; /* > 1: an array of so many tasks */
-	uint32_t gpus;  /* per node, kind 0 */
+	uint32_t tasks;     /* > 1: an array of so many tasks */
+	uint32_t gpus;      /* per node, kind 0 */
+	uint32_t named;     /* bit k: node k named in its --nodelist */
+	uint32_t nodes_may; /* bit k: node k usable; 0: its partition's */
+	int resv;           /* in a reservation: admit gives no partition */
 	int skip, held;
 	/* out */
 	uint32_t started;
@@ -41,7 +44,7 @@ static int t_admit(void *ctx, size_t i, uint32_t *ret_part)
 
 	if (v->job[i].skip)
 		return SCHED_SKIP;
-	*ret_part = v->job[i].part;
+	*ret_part = v->job[i].resv ? 2 : v->job[i].part;
 	return SCHED_TRY;
 }
 
@@ -75,8 +78,10 @@ static void t_mark(void *ctx, size_t i, size_t alt, struct sched_node *nodes)
 	struct tview *v = ctx;
 
 	for (size_t k = 0; k < NODES; k++) {
-		nodes[k].usable = k / 2 == v->job[i].part;
-		nodes[k].required = 0;
+		const struct tjob *j = &v->job[i];
+		nodes[k].usable =
+		    j->nodes_may ? (j->nodes_may >> k) & 1 : k / 2 == j->part;
+		nodes[k].required = (j->named >> k) & 1;
 	}
 }
 
@@ -182,12 +187,84 @@ test_main_pass_blocks_per_partition(void **state)
 	/* not full: it stops once every partition is blocked */
 	memset(&v, 0, sizeof(v));
 	v.job[0] = J(0, 2, 1, 60);
-	v.job[1] = J(1, 3, 1, 60);
+	v.job[1] = J(1, 1, 1, 60); /* nodes 2 and 3 are full */
 	v.job[2] = J(1, 1, 1, 60);
 	considered =
 	    sched_main_pass(&s, &ops, &v, 3, &(struct sched_pass_opts){.depth = 10});
 	assert_int_equal(considered, 2);
 	assert_int_equal(v.job[2].waited, 0);
+	sched_snap_release(&s);
+}
+
+/* A job that names the nodes it needs and cannot start keeps those nodes
+ * alone: its partition goes on on the others.  A job that blocks its
+ * partition keeps the partition's nodes from another partition's jobs too
+ * (Slurm's main scheduler). */
+static void test_main_pass_withholds_what_a_waiting_job_needs(void **state)
+{
+	struct sched_snap s;
+	struct tview v = {.n = 3};
+
+	snap_make(&s);
+	s.nodes[0].alloc_cpus = 4; /* node 0 busy */
+	v.job[0] = J(0, 1, 1, 60);
+	v.job[0].named = 1u << 0;  /* -w node0: waits for it */
+	v.job[1] = J(0, 1, 1, 60); /* starts on node 1 */
+	v.job[2] = J(0, 1, 1, 60);
+	v.job[2].named = 1u << 1; /* -w node1: shares it with job 1 */
+	sched_main_pass(&s, &ops, &v, v.n, &(struct sched_pass_opts){.depth = 10});
+	assert_int_equal(v.job[0].waited, 1 + SCHED_WAIT_RESOURCES);
+	assert_int_equal(v.job[1].started, 1);
+	assert_int_equal(v.job[2].started, 1);
+	assert_int_equal(s.nodes[1].alloc_cpus, 2);
+	/* a job after job 0 that could use node 0's free CPUs does not */
+	memset(&v, 0, sizeof(v));
+	s.nodes[0].alloc_cpus = 3;
+	s.nodes[1].alloc_cpus = 4;
+	v.job[0] = J(0, 1, 2, 60);
+	v.job[0].named = 1u << 0;
+	v.job[1] = J(1, 1, 1, 60);
+	v.job[1].nodes_may = 1u << 0 | 1u << 2; /* partition 1 holds node 0 too */
+	v.job[1].named = 1u << 0;
+	sched_main_pass(&s, &ops, &v, 2, &(struct sched_pass_opts){.depth = 10});
+	assert_int_equal(v.job[0].waited, 1 + SCHED_WAIT_RESOURCES);
+	assert_int_equal(v.job[1].started, 0);
+	assert_int_equal(s.nodes[0].alloc_cpus, 3);
+	/* partition 0 blocked: its nodes are kept from partition 1's jobs */
+	memset(&v, 0, sizeof(v));
+	s.nodes[0].alloc_cpus = 4;
+	s.nodes[1].alloc_cpus = 0;
+	v.job[0] = J(0, 2, 1, 60); /* needs both: blocks partition 0 */
+	v.job[1] = J(1, 1, 1, 60);
+	v.job[1].nodes_may = 1u << 1; /* partition 1 shares node 1 */
+	v.job[2] = J(1, 1, 1, 60);    /* node 2: starts */
+	sched_main_pass(&s, &ops, &v, 3, &(struct sched_pass_opts){.depth = 10});
+	assert_int_equal(v.job[1].started, 0);
+	assert_int_equal(v.job[1].waited, 1 + SCHED_WAIT_RESOURCES);
+	assert_int_equal(s.nodes[1].alloc_cpus, 0);
+	/* job 1 does not fit even were its nodes idle: it blocks nobody */
+	assert_int_equal(v.job[2].started, 1);
+	/* a job of a reservation (admit's partition: none) blocks nobody and
+	 * may use the nodes kept for others */
+	memset(&v, 0, sizeof(v));
+	s.nodes[2].alloc_cpus = 0;
+	v.job[0] = J(0, 2, 1, 60); /* node 0 busy: blocks partition 0 */
+	v.job[1] = J(0, 1, 1, 60);
+	v.job[1].resv = 1;
+	v.job[2] = J(0, 2, 1, 60);
+	v.job[2].resv = 1; /* does not fit: blocks nobody */
+	v.job[3] = J(1, 1, 1, 60);
+	sched_main_pass(&s, &ops, &v, 4, &(struct sched_pass_opts){.depth = 10});
+	assert_int_equal(v.job[0].waited, 1 + SCHED_WAIT_RESOURCES);
+	assert_int_equal(v.job[1].started, 1);
+	assert_int_equal(s.nodes[1].alloc_cpus, 1);
+	assert_int_equal(v.job[3].started, 1);
+	/* the next pass starts afresh */
+	memset(&v, 0, sizeof(v));
+	v.job[0] = J(1, 1, 1, 60);
+	v.job[0].nodes_may = 1u << 1;
+	sched_main_pass(&s, &ops, &v, 1, &(struct sched_pass_opts){.depth = 10});
+	assert_int_equal(v.job[0].started, 1);
 	sched_snap_release(&s);
 }
 
@@ -388,6 +465,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_main_pass_blocks_per_partition),
+	    cmocka_unit_test(test_main_pass_withholds_what_a_waiting_job_needs),
 	    cmocka_unit_test(test_backfill_reserves_and_backfills),
 	    cmocka_unit_test(test_rebuild_keeps_waiting_jobs),
 	    cmocka_unit_test(test_max_job_test),
