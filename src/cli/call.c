@@ -49,9 +49,43 @@ static int collect_more(int fd, struct job_info_resp *first, struct rota_error *
 	return 0;
 }
 
+static void (*text_sink)(const struct job_list_resp *r, void *arg);
+static void *text_sink_arg;
+
+void call_text_sink(void (*fn)(const struct job_list_resp *r, void *arg), void *arg)
+{
+	text_sink = fn;
+	text_sink_arg = arg;
+}
+
+/* A listing's frames handed to the sink as they come (first's text too). */
+static int stream_text(int fd, struct job_list_resp *first, struct rota_error *err)
+{
+	text_sink(first, text_sink_arg);
+	free(first->text.data);
+	first->text.data = NULL;
+	first->text.len = 0;
+	while (first->more) {
+		struct job_list_resp *next = NULL;
+		uint16_t type = 0;
+		if (net_recv(fd, &type, (void **)&next, CALL_TIMEOUT_MS, err) < 0)
+			return -1;
+		if (type != MSG_JOB_LIST_RESP) {
+			msg_body_free(type, next);
+			return -1;
+		}
+		text_sink(next, text_sink_arg);
+		first->more = next->more;
+		msg_body_free(type, next);
+	}
+	return 0;
+}
+
 /* A listing's text in several frames: append the rest to first. */
 static int collect_text(int fd, struct job_list_resp *first, struct rota_error *err)
 {
+	if (text_sink)
+		return stream_text(fd, first, err);
 	while (first->more) {
 		struct job_list_resp *next = NULL;
 		uint16_t type = 0;

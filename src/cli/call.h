@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+struct job_list_resp;
+
 /* Send (type, body) on a new connection and wait for the answer.
  * want: the expected answer type; MSG_RC when the answer is a plain status.
  * Returns 0 and sets *ret_body (a `want` body, caller frees with msg_body_free;
@@ -15,6 +17,13 @@
  * and sets *ret_msg to its text (caller frees). */
 int call_ctld(uint16_t type, const void *body, uint16_t want, void **ret_body,
               char **ret_msg);
+
+/* From now on, a listing's text (MSG_JOB_LIST_RESP, in frames) is handed to
+ * fn frame by frame as it comes, the first frame included, instead of being
+ * gathered into one: call_ctld then returns the first frame's record with its
+ * text gone.  A listing cut short after some frames has had them printed; the
+ * call still fails.  fn NULL: gathered again. */
+void call_text_sink(void (*fn)(const struct job_list_resp *r, void *arg), void *arg);
 
 /* After an answer from a controller that stands by (ESLURM_IN_STANDBY_MODE:
  * it did nothing), ask the controllers in order (TCP) and put the first other

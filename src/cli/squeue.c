@@ -579,6 +579,26 @@ static int print_here(const struct squeue_opts *o, const struct fmt_layout *layo
 	return 0;
 }
 
+struct stream_out {
+	const struct squeue_opts *o;
+	const struct fmt_layout *layout;
+	int head_done;
+};
+
+/* One frame of the listing, printed as it comes (the header before the
+ * first: it carries the controller's time). */
+static void print_frame(const struct job_list_resp *r, void *arg)
+{
+	struct stream_out *so = arg;
+
+	if (!so->head_done) {
+		print_head(so->o, so->layout, r->now > 0 ? (time_t)r->now : time(NULL));
+		so->head_done = 1;
+	}
+	if (r->text.len)
+		fwrite_unlocked(r->text.data, 1, r->text.len, stdout);
+}
+
 /* The listing, printed by the controller: the header here, then its lines. */
 static int print_once(const struct squeue_opts *o, const struct fmt_layout *layout,
                       const char *fmt, enum fmt_syntax syntax, const char *sort)
@@ -600,21 +620,24 @@ static int print_once(const struct squeue_opts *o, const struct fmt_layout *layo
 	    .nodes = o->nodes,
 	    .licenses = o->licenses,
 	};
+	struct stream_out so = {o, layout, 0};
 	struct job_list_resp *resp;
 	void *body = NULL;
 	char *msg = NULL;
+	int rc;
 
 	if (joblist_line_width(layout) > JOBLIST_MAX_LINE)
 		return print_here(o, layout, &req);
-	if (call_ctld(MSG_JOB_LIST_REQ, &req, MSG_JOB_LIST_RESP, &body, &msg)) {
+	call_text_sink(print_frame, &so);
+	rc = call_ctld(MSG_JOB_LIST_REQ, &req, MSG_JOB_LIST_RESP, &body, &msg);
+	call_text_sink(NULL, NULL);
+	if (rc) {
+		fflush(stdout); /* what came before a cut is out first */
 		fprintf(stderr, "slurm_load_jobs error: %s\n", msg);
 		free(msg);
 		return 1;
 	}
 	resp = body;
-	print_head(o, layout, resp->now > 0 ? (time_t)resp->now : time(NULL));
-	if (resp->text.len)
-		fwrite_unlocked(resp->text.data, 1, resp->text.len, stdout);
 	if (o->iterate) {
 		msg_body_free(MSG_JOB_LIST_RESP, resp);
 	} else {
