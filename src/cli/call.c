@@ -22,18 +22,28 @@ static int fail(int rc, const char *text, char **ret_msg)
 	return rc;
 }
 
+/* The next frame of a multi-frame answer; NULL unless it has type want. */
+static void *next_frame(int fd, uint16_t want, struct rota_error *err)
+{
+	void *next = NULL;
+	uint16_t type = 0;
+
+	if (net_recv(fd, &type, &next, CALL_TIMEOUT_MS, err) < 0)
+		return NULL;
+	if (type != want) {
+		msg_body_free(type, next);
+		return NULL;
+	}
+	return next;
+}
+
 /* A job list in several frames: append the rest to first. */
 static int collect_more(int fd, struct job_info_resp *first, struct rota_error *err)
 {
 	while (first->more) {
-		struct job_info_resp *next = NULL;
-		uint16_t type = 0;
-		if (net_recv(fd, &type, (void **)&next, CALL_TIMEOUT_MS, err) < 0)
+		struct job_info_resp *next = next_frame(fd, MSG_JOB_INFO_RESP, err);
+		if (!next)
 			return -1;
-		if (type != MSG_JOB_INFO_RESP) {
-			msg_body_free(type, next);
-			return -1;
-		}
 		first->jobs =
 		    xrealloc(first->jobs, (first->jobs_count + next->jobs_count) *
 		                              sizeof(struct job_info));
@@ -44,7 +54,7 @@ static int collect_more(int fd, struct job_info_resp *first, struct rota_error *
 		free(next->jobs); /* the elements now belong to first */
 		next->jobs = NULL;
 		next->jobs_count = 0;
-		msg_body_free(type, next);
+		msg_body_free(MSG_JOB_INFO_RESP, next);
 	}
 	return 0;
 }
@@ -58,45 +68,29 @@ void call_text_sink(void (*fn)(const struct job_list_resp *r, void *arg), void *
 	text_sink_arg = arg;
 }
 
-/* A listing's frames handed to the sink as they come (first's text too). */
-static int stream_text(int fd, struct job_list_resp *first, struct rota_error *err)
-{
-	text_sink(first, text_sink_arg);
-	free(first->text.data);
-	first->text.data = NULL;
-	first->text.len = 0;
-	while (first->more) {
-		struct job_list_resp *next = NULL;
-		uint16_t type = 0;
-		if (net_recv(fd, &type, (void **)&next, CALL_TIMEOUT_MS, err) < 0)
-			return -1;
-		if (type != MSG_JOB_LIST_RESP) {
-			msg_body_free(type, next);
-			return -1;
-		}
-		text_sink(next, text_sink_arg);
-		first->more = next->more;
-		msg_body_free(type, next);
-	}
-	return 0;
-}
-
-/* A listing's text in several frames: append the rest to first. */
+/*
+ * A listing's text in several frames: with a sink set, each frame (first's
+ * too) goes to it as it comes and first keeps no text; otherwise the rest is
+ * appended to first.
+ */
 static int collect_text(int fd, struct job_list_resp *first, struct rota_error *err)
 {
-	if (text_sink)
-		return stream_text(fd, first, err);
+	if (text_sink) {
+		text_sink(first, text_sink_arg);
+		free(first->text.data);
+		first->text.data = NULL;
+		first->text.len = 0;
+	}
 	while (first->more) {
-		struct job_list_resp *next = NULL;
-		uint16_t type = 0;
-		if (net_recv(fd, &type, (void **)&next, CALL_TIMEOUT_MS, err) < 0)
+		struct job_list_resp *next = next_frame(fd, MSG_JOB_LIST_RESP, err);
+		if (!next)
 			return -1;
-		if (type != MSG_JOB_LIST_RESP ||
-		    next->text.len > UINT32_MAX - first->text.len) {
-			msg_body_free(type, next);
+		if (text_sink) {
+			text_sink(next, text_sink_arg);
+		} else if (next->text.len > UINT32_MAX - first->text.len) {
+			msg_body_free(MSG_JOB_LIST_RESP, next);
 			return -1;
-		}
-		if (next->text.len) {
+		} else if (next->text.len) {
 			first->text.data = xrealloc(
 			    first->text.data, (size_t)first->text.len + next->text.len);
 			memcpy(first->text.data + first->text.len, next->text.data,
@@ -104,7 +98,7 @@ static int collect_text(int fd, struct job_list_resp *first, struct rota_error *
 			first->text.len += next->text.len;
 		}
 		first->more = next->more;
-		msg_body_free(type, next);
+		msg_body_free(MSG_JOB_LIST_RESP, next);
 	}
 	return 0;
 }
