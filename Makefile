@@ -110,9 +110,13 @@ $(BIN)/rotarestd: $(call objs,$(restd_src)) $(WEB_O) $(LIBA)
 # load libm, which only its predictor needs; it reads the journal's events
 # (--from-journal) as rotadbd does
 cli_sim_src = $(filter src/cli/sim%.c,$(cli_src))
+# -no-pie: the commands' table of pointers (options, fields, commands) is
+# not relocated at each start: 3,400 relocations and 30 page faults fewer,
+# 0.6 ms of a 6 ms `squeue --version` (doc/performance.md).  They run as
+# their user and take no privilege; the daemons stay position-independent.
 $(BIN)/rota: $(call objs,$(filter-out $(cli_sim_src),$(cli_src))) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(ALL_LDFLAGS) -no-pie -o $@ $^ $(LIBS)
 $(BIN)/rota-sim: $(call objs,$(filter-out src/cli/main.c,$(cli_src))) \
 		 $(OBJ)/ctld/job_event_codec.o $(LIBA)
 	@mkdir -p $(dir $@)
