@@ -19,6 +19,8 @@
 #include "common/mailtype.h"
 #include "common/signame.h"
 #include "cli/fmt.h"
+#include "cli/jobopt_layout.h"
+#include "common/rlimits.h"
 #include "common/gres.h"
 #include "common/gres_req.h"
 #include "common/hostlist.h"
@@ -56,6 +58,9 @@ static const struct {
     {S, "SBATCH_GPUS_PER_TASK", O_GPUS_PER_TASK},
     {S, "SBATCH_GRES", O_GRES},
     {S, "SBATCH_GRES_FLAGS", O_GRES_FLAGS},
+    {S | R | A, "SLURM_HINT", O_HINT},
+    {S, "SBATCH_HINT", O_HINT},
+    {S, "SBATCH_THREADS_PER_CORE", O_THREADS_PER_CORE},
     {S, "SBATCH_MEM_PER_GPU", O_MEM_PER_GPU},
     {S, "SBATCH_INPUT", 'i'},
     {S, "SBATCH_JOB_NAME", 'J'},
@@ -96,6 +101,9 @@ static const struct {
     {R, "SLURM_NPROCS", 'n'},
     {R, "SLURM_NTASKS", 'n'},
     {R, "SLURM_NTASKS_PER_NODE", O_NTASKS_PER_NODE},
+    {R, "SLURM_NTASKS_PER_CORE", O_NTASKS_PER_CORE},
+    {R, "SLURM_NTASKS_PER_SOCKET", O_NTASKS_PER_SOCKET},
+    {R, "SLURM_THREADS_PER_CORE", O_THREADS_PER_CORE},
     {R, "SLURM_OPEN_MODE", O_OPEN_MODE},
     {R, "SLURM_OVERCOMMIT", 'O'},
     {R, "SLURM_OVERLAP", O_OVERLAP},
@@ -119,6 +127,8 @@ static const struct {
     {A, "SALLOC_GPUS_PER_TASK", O_GPUS_PER_TASK},
     {A, "SALLOC_GRES", O_GRES},
     {A, "SALLOC_GRES_FLAGS", O_GRES_FLAGS},
+    {A, "SALLOC_HINT", O_HINT},
+    {A, "SALLOC_THREADS_PER_CORE", O_THREADS_PER_CORE},
     {A, "SALLOC_MEM_PER_GPU", O_MEM_PER_GPU},
     {A, "SALLOC_CONSTRAINT", 'C'},
     {A, "SALLOC_EXCLUSIVE", O_EXCLUSIVE},
@@ -133,10 +143,7 @@ static const struct {
 
 /* ---- errors ---- */
 
-static void die(int status, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3), noreturn));
-
-static void die(int status, const char *fmt, ...)
+void jobopt_die(int status, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -159,7 +166,7 @@ static const struct opt_def *opt_find(enum jobopt_cmd cmd, int id)
 /* ---- value parsers ---- */
 
 /* A positive count for -n/-c/--ntasks-per-node. */
-static uint32_t parse_count(const char *arg, const char *name)
+uint32_t jobopt_count(const char *arg, const char *name)
 {
 	char *end;
 	long v;
@@ -167,8 +174,8 @@ static uint32_t parse_count(const char *arg, const char *name)
 	errno = 0;
 	v = arg ? strtol(arg, &end, 10) : 0;
 	if (!arg || !*arg || errno || *end || v <= 0 || v > INT32_MAX)
-		die(JOBOPT_EXIT_ERROR, "Invalid numeric value \"%s\" for --%s.",
-		    arg ? arg : "", name);
+		jobopt_die(JOBOPT_EXIT_ERROR, "Invalid numeric value \"%s\" for --%s.",
+		           arg ? arg : "", name);
 	return (uint32_t)v;
 }
 
@@ -199,12 +206,13 @@ static void parse_nodes(struct jobopt *o, const char *arg)
 	                          (*p && (*p != '-' || parse_u32(p + 1, &p, &max) < 0));
 
 	if (bad || *p)
-		die(JOBOPT_EXIT_FATAL, "\"%s\" is not a valid node count", arg);
+		jobopt_die(JOBOPT_EXIT_FATAL, "\"%s\" is not a valid node count", arg);
 	if (min == 0)
-		die(JOBOPT_EXIT_ERROR, "invalid number of nodes (-N %s)", arg);
+		jobopt_die(JOBOPT_EXIT_ERROR, "invalid number of nodes (-N %s)", arg);
 	if (max != NO_VAL && max < min)
-		die(JOBOPT_EXIT_FATAL,
-		    "Maximum node count %u is less than minimum node count %u", max, min);
+		jobopt_die(JOBOPT_EXIT_FATAL,
+		           "Maximum node count %u is less than minimum node count %u",
+		           max, min);
 	o->desc.min_nodes = min;
 	o->desc.max_nodes = max == NO_VAL ? min : max; /* -N 2 is -N 2-2 */
 	o->nodes_src = o->cur_src;
@@ -215,7 +223,7 @@ static uint64_t parse_mem(const char *arg, const char *name)
 	uint64_t mb;
 
 	if (!arg || timefmt_parse_mem(arg, &mb) < 0 || mb >= NO_VAL64)
-		die(JOBOPT_EXIT_FATAL, "Invalid --%s specification", name);
+		jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --%s specification", name);
 	return mb;
 }
 
@@ -224,7 +232,7 @@ static uint32_t parse_time(const char *arg, const char *name)
 	uint32_t min;
 
 	if (!arg || timefmt_parse_limit(arg, &min) < 0)
-		die(JOBOPT_EXIT_FATAL, "Invalid --%s specification", name);
+		jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --%s specification", name);
 	return min;
 }
 
@@ -258,7 +266,7 @@ static void check_signal_spec(const char *arg, struct job_desc *d)
 	x->warn_time = at ? (uint32_t)cli_parse_long(at + 1) : 60;
 	return;
 bad:
-	die(JOBOPT_EXIT_FATAL, "Invalid --signal specification");
+	jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --signal specification");
 }
 
 /* srun -i/-o/-e: "all", "none", a task number, or a file pattern (-1 returned). */
@@ -289,7 +297,8 @@ static void set_nodes(char **dst, const char *arg)
 	size_t n = 0;
 
 	if (hostlist_expand(arg, &names, &n, &err) < 0)
-		die(JOBOPT_EXIT_FATAL, "Invalid node name specified: %s", err.text);
+		jobopt_die(JOBOPT_EXIT_FATAL, "Invalid node name specified: %s",
+		           err.text);
 	hostlist_free(names);
 	set_str(dst, arg);
 }
@@ -321,11 +330,12 @@ static void set_nice(struct jobopt *o, const char *arg)
 		errno = 0;
 		v = strtol(arg, &end, 10);
 		if (!*arg || *end || errno)
-			die(JOBOPT_EXIT_ERROR, "Invalid --nice value: %s", arg);
+			jobopt_die(JOBOPT_EXIT_ERROR, "Invalid --nice value: %s", arg);
 	}
 	if (v > JOBOPT_NICE_MAX || v < -JOBOPT_NICE_MAX)
-		die(JOBOPT_EXIT_ERROR, "Invalid --nice value, out of range (+/- %ld)",
-		    JOBOPT_NICE_MAX);
+		jobopt_die(JOBOPT_EXIT_ERROR,
+		           "Invalid --nice value, out of range (+/- %ld)",
+		           JOBOPT_NICE_MAX);
 	o->desc.nice = (uint32_t)(int32_t)v;
 }
 
@@ -351,8 +361,8 @@ static void set_mpi(struct jobopt *o, const char *arg)
 			o->mpi = xstrdup(i == 3 ? "pmix" : known[i]);
 			return;
 		}
-	die(JOBOPT_EXIT_ERROR, "Invalid MPI type '%s', --mpi=list for acceptable types",
-	    arg);
+	jobopt_die(JOBOPT_EXIT_ERROR,
+	           "Invalid MPI type '%s', --mpi=list for acceptable types", arg);
 }
 
 /* --get-user-env[=timeout][mode]: seconds, then S (su) or L (su -).  Checked
@@ -368,7 +378,7 @@ static void check_get_user_env(const char *arg)
 		p++;
 	if (p - arg > 9 ||
 	    (*p && ((*p != 'S' && *p != 's' && *p != 'L' && *p != 'l') || p[1])))
-		die(JOBOPT_EXIT_FATAL, "Invalid --get-user-env specification");
+		jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --get-user-env specification");
 }
 
 static uint32_t parse_job_id(const char *arg)
@@ -376,7 +386,7 @@ static uint32_t parse_job_id(const char *arg)
 	uint32_t id;
 
 	if (!arg || fmt_parse_job_id(arg, &id) < 0)
-		die(JOBOPT_EXIT_FATAL, "Invalid job id %s", arg ? arg : "");
+		jobopt_die(JOBOPT_EXIT_FATAL, "Invalid job id %s", arg ? arg : "");
 	return id;
 }
 
@@ -398,7 +408,7 @@ static void set_gpus(struct jobopt *o, int id, const char *arg)
 	                                       : &job_desc_x_mut(d)->gpus_per_socket;
 
 	if (gres_gpu_parse(arg, type, &n, NULL) < 0)
-		die(JOBOPT_EXIT_FATAL, "Invalid --%s specification", name);
+		jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --%s specification", name);
 	set_str(field, arg);
 }
 
@@ -410,7 +420,7 @@ static void set_gres_flags(struct job_desc *d, const char *arg)
 	else if (!strcasecmp(arg, "disable-binding"))
 		job_desc_x_mut(d)->gres_flags = GRES_F_DISABLE_BINDING;
 	else
-		die(JOBOPT_EXIT_FATAL, "Invalid --gres-flags specification");
+		jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --gres-flags specification");
 }
 
 /* --switches=N[@max-time]: max-time in the time limit's format */
@@ -420,7 +430,7 @@ static void set_switches(struct job_desc *d, const char *arg)
 	unsigned long n = strtoul(arg, &end, 10);
 
 	if (end == arg || (*end && *end != '@') || n > 100000)
-		die(JOBOPT_EXIT_FATAL, "Invalid --switches specification");
+		jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --switches specification");
 	job_desc_x_mut(d)->req_switch = (uint32_t)n;
 	d->wait4switch = NO_VAL;
 	if (*end == '@') {
@@ -446,7 +456,7 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		break;
 	case 'b':
 		if (!arg || jobscript_parse_begin(arg, time(NULL), &t) < 0)
-			die(JOBOPT_EXIT_FATAL, "Invalid --begin specification");
+			jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --begin specification");
 		d->begin_time = (int64_t)t;
 		break;
 	case 'D':
@@ -465,13 +475,13 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		set_str(&d->features, arg);
 		break;
 	case 'c':
-		d->cpus_per_task = parse_count(arg, "cpus-per-task");
+		d->cpus_per_task = jobopt_count(arg, "cpus-per-task");
 		break;
 	case O_TMP: /* "MB" or with a unit, as --mem */
 		job_desc_x_mut(&o->desc)->pn_min_tmp = parse_mem(arg, "tmp");
 		return;
 	case O_MINCPUS:
-		d->pn_min_cpus = parse_count(arg, "mincpus");
+		d->pn_min_cpus = jobopt_count(arg, "mincpus");
 		break;
 	case 's': /* the later of --oversubscribe and --exclusive wins */
 		set_flag(o, JOB_F_OVERSUBSCRIBE, JOB_F_EXCLUSIVE | JOB_F_EXCLUSIVE_USER);
@@ -490,7 +500,8 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 	case O_EXCLUSIVE:
 		if (arg && *arg && strcasecmp(arg, "user") && strcasecmp(arg, "mcs") &&
 		    strcasecmp(arg, "exclusive"))
-			die(JOBOPT_EXIT_FATAL, "Invalid --exclusive specification");
+			jobopt_die(JOBOPT_EXIT_FATAL,
+			           "Invalid --exclusive specification");
 		if (!arg || !*arg || !strcasecmp(arg, "exclusive"))
 			set_flag(o, JOB_F_EXCLUSIVE,
 			         JOB_F_OVERSUBSCRIBE | JOB_F_EXCLUSIVE_USER);
@@ -502,13 +513,15 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 	case O_MAIL_TYPE: {
 		long mt = mail_type_parse(arg);
 		if (mt < 0)
-			die(JOBOPT_EXIT_FATAL, "--mail-type=%s invalid", arg ? arg : "");
+			jobopt_die(JOBOPT_EXIT_FATAL, "--mail-type=%s invalid",
+			           arg ? arg : "");
 		job_desc_x_mut(d)->mail_type = (uint32_t)mt;
 		break;
 	}
 	case O_MAIL_USER:
 		if (!arg || !*arg || *arg == '-')
-			die(JOBOPT_EXIT_FATAL, "--mail-user=%s invalid", arg ? arg : "");
+			jobopt_die(JOBOPT_EXIT_FATAL, "--mail-user=%s invalid",
+			           arg ? arg : "");
 		set_str(&job_desc_x_mut(d)->mail_user, arg);
 		break;
 	case O_KILL_INV_DEP:
@@ -517,12 +530,12 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		else if (arg && !strcasecmp(arg, "no"))
 			set_flag(o, JOB_F_NO_KILL_INV_DEP, JOB_F_KILL_INV_DEP);
 		else
-			die(JOBOPT_EXIT_FATAL,
-			    "Invalid --kill-on-invalid-dep specification");
+			jobopt_die(JOBOPT_EXIT_FATAL,
+			           "Invalid --kill-on-invalid-dep specification");
 		break;
 	case O_EXPORT:
 		if (!arg || !*arg)
-			die(JOBOPT_EXIT_FATAL, "Invalid --export specification");
+			jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --export specification");
 		set_str(&o->export_spec, arg);
 		break;
 	case 'H':
@@ -563,7 +576,8 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 			size_t n;
 
 			if (gres_parse(arg, items, &n, NULL) < 0)
-				die(JOBOPT_EXIT_FATAL, "Invalid --gres specification");
+				jobopt_die(JOBOPT_EXIT_FATAL,
+				           "Invalid --gres specification");
 			job_desc_x_mut(d)->gres = xstrdup(arg);
 		}
 		break;
@@ -574,7 +588,7 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		set_gpus(o, id, arg);
 		break;
 	case O_CPUS_PER_GPU:
-		job_desc_x_mut(d)->cpus_per_gpu = parse_count(arg, "cpus-per-gpu");
+		job_desc_x_mut(d)->cpus_per_gpu = jobopt_count(arg, "cpus-per-gpu");
 		break;
 	case O_MEM_PER_GPU: {
 		uint64_t mb = parse_mem(arg, "mem-per-gpu");
@@ -586,9 +600,9 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		struct rota_error err = {""};
 		struct gpubind b;
 		if (!*arg || strlen(arg) > 256)
-			die(JOBOPT_EXIT_FATAL, "Invalid --gpu-bind specification");
+			jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --gpu-bind specification");
 		if (gpubind_parse(arg, &b, &err) < 0)
-			die(JOBOPT_EXIT_FATAL, "%s", err.text);
+			jobopt_die(JOBOPT_EXIT_FATAL, "%s", err.text);
 		gpubind_release(&b);
 		set_str(&job_desc_x_mut(d)->gpu_bind, arg);
 		break;
@@ -599,32 +613,23 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 	case O_SWITCHES:
 		set_switches(d, arg);
 		break;
-	case O_SOCKETS_PER_NODE:
-		job_desc_x_mut(d)->sockets_per_node =
-		    parse_count(arg, "sockets-per-node");
-		break;
-	case 'B': /* S[:C[:T]], each a count or min-max: the sockets' least is
-	           * what selection reads; '*' any */
-		if (arg && *arg >= '1' && *arg <= '9')
-			job_desc_x_mut(d)->sockets_per_node =
-			    (uint32_t)strtoul(arg, NULL, 10);
-		break;
 	case 'N':
 		parse_nodes(o, arg);
 		break;
 	case 'n':
-		d->num_tasks = parse_count(arg, "ntasks");
+		d->num_tasks = jobopt_count(arg, "ntasks");
 		o->tasks_src = o->cur_src;
 		break;
 	case O_NTASKS_PER_NODE:
-		d->ntasks_per_node = parse_count(arg, "ntasks-per-node");
+		d->ntasks_per_node = jobopt_count(arg, "ntasks-per-node");
 		break;
 	case O_ACCTG_FREQ: {
 		uint32_t secs;
 		/* the step daemons sample at this period (SLURM_ACCTG_FREQ) */
 		if (!arg || acctg_freq_parse(arg, &secs) < 0)
-			die(JOBOPT_EXIT_FATAL, "Invalid --acctg-freq specification: %s",
-			    arg ? arg : "");
+			jobopt_die(JOBOPT_EXIT_FATAL,
+			           "Invalid --acctg-freq specification: %s",
+			           arg ? arg : "");
 		set_str(&o->acctg_freq, arg);
 		break;
 	}
@@ -634,7 +639,8 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		else if (arg && (*arg == 't' || *arg == 'T'))
 			set_flag(o, 0, JOB_F_OPEN_APPEND);
 		else
-			die(JOBOPT_EXIT_FATAL, "Invalid --open-mode specification");
+			jobopt_die(JOBOPT_EXIT_FATAL,
+			           "Invalid --open-mode specification");
 		break;
 	case 'p':
 		set_str(&d->partition, arg);
@@ -670,13 +676,13 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		}
 		v = arg ? strtoull(arg, &end, 10) : 0;
 		if (!arg || !*arg || *end || arg[0] == '-' || v > JOB_PRIO_TOP)
-			die(JOBOPT_EXIT_FATAL, "Invalid --priority specification");
+			jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --priority specification");
 		job_desc_x_mut(d)->priority = (uint32_t)v; /* 0: as not given (Slurm) */
 		break;
 	}
 	case O_DEADLINE:
 		if (!arg || jobscript_parse_begin(arg, time(NULL), &t) < 0)
-			die(JOBOPT_EXIT_FATAL, "Invalid --deadline specification");
+			jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --deadline specification");
 		job_desc_x_mut(d)->deadline = (int64_t)t;
 		break;
 	case 'v':
@@ -689,7 +695,7 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		if (taskdist_parse(arg ? arg : "",
 		                   ps ? (uint32_t)strtoul(ps, NULL, 10) : 0, &dist,
 		                   &err) < 0)
-			die(JOBOPT_EXIT_FATAL, "%s", err.text);
+			jobopt_die(JOBOPT_EXIT_FATAL, "%s", err.text);
 		o->task_dist = dist;
 		set_str(&o->dist_spec, arg);
 		break;
@@ -709,7 +715,7 @@ static void set_cpu_bind(struct jobopt *o, const char *arg)
 	int rc = cpubind_parse(arg, &b, &err);
 
 	if (rc < 0)
-		die(JOBOPT_EXIT_FATAL, "%s", err.text);
+		jobopt_die(JOBOPT_EXIT_FATAL, "%s", err.text);
 	if (rc == 1) {
 		printf(
 		    "CPU bind options:\n"
@@ -727,6 +733,8 @@ static void set_cpu_bind(struct jobopt *o, const char *arg)
 		exit(0);
 	}
 	o->step_flags &= ~(uint32_t)(STEP_F_CPU_BIND | STEP_F_CPU_BIND_NONE);
+	if (b.type != CPUBIND_DEFAULT) /* not --hint's to say then */
+		o->layout_srcs |= 1u << o->cur_src;
 	if (b.type == CPUBIND_NONE)
 		o->step_flags |= STEP_F_CPU_BIND_NONE;
 	else if (b.type != CPUBIND_DEFAULT)
@@ -771,7 +779,7 @@ static int apply_container(struct jobopt *o, int id, const char *arg)
 			return 1;
 		}
 		if (ctr_opts[i].check(arg, &err) < 0)
-			die(JOBOPT_EXIT_FATAL, "%s", err.text);
+			jobopt_die(JOBOPT_EXIT_FATAL, "%s", err.text);
 		set_str((char **)((char *)job_desc_x_mut(&o->desc) + ctr_opts[i].off),
 		        arg);
 		return 1;
@@ -847,7 +855,8 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 		if (!arg) {
 			o->immediate = 1;
 		} else if ((v = cli_parse_long(arg)) < 1 || v > INT32_MAX) {
-			die(JOBOPT_EXIT_FATAL, "Invalid --immediate specification");
+			jobopt_die(JOBOPT_EXIT_FATAL,
+			           "Invalid --immediate specification");
 		} else {
 			o->immediate = (uint32_t)v;
 		}
@@ -856,7 +865,7 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 		if (o->cmd == JOBOPT_SBATCH) {
 			o->wait = 1;
 		} else if ((v = cli_parse_long(arg)) < 0 || v > INT32_MAX) {
-			die(JOBOPT_EXIT_FATAL, "Invalid --wait specification");
+			jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --wait specification");
 		} else {
 			o->wait_secs = (uint32_t)v;
 		}
@@ -877,7 +886,8 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 		if (o->cmd == JOBOPT_SALLOC) {
 			o->kill_signal = arg && *arg ? signal_parse(arg) : SIGTERM;
 			if (o->kill_signal < 0)
-				die(JOBOPT_EXIT_FATAL, "Invalid signal name %s", arg);
+				jobopt_die(JOBOPT_EXIT_FATAL, "Invalid signal name %s",
+				           arg);
 		} else if (arg && *arg && !strcmp(arg, "0")) {
 			o->step_flags &= ~(uint32_t)STEP_F_KILL_ON_BAD_EXIT;
 			o->kill_bad_exit = 0;
@@ -905,9 +915,9 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 		errno = 0;
 		v = arg && *arg ? cli_parse_long(arg) : -1;
 		if (v < 0 || v > INT32_MAX)
-			die(JOBOPT_EXIT_ERROR,
-			    "Invalid numeric value \"%s\" for --relative.",
-			    arg ? arg : "");
+			jobopt_die(JOBOPT_EXIT_ERROR,
+			           "Invalid numeric value \"%s\" for --relative.",
+			           arg ? arg : "");
 		o->relative = (uint32_t)v;
 		return;
 	case 'O':
@@ -923,10 +933,19 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 	case O_PTY: /* implies -u */
 		o->step_flags |= STEP_F_PTY | STEP_F_UNBUFFERED;
 		return;
+	case O_PROPAGATE: {
+		struct rota_error err = {""};
+
+		if (rlimits_parse(arg, &o->propagate_kinds, &err) < 0)
+			jobopt_die(JOBOPT_EXIT_ERROR,
+			           "Invalid --propagate specification: %s", err.text);
+		o->propagate = 1;
+		return;
+	}
 	case O_NO_SHELL:
-		die(JOBOPT_EXIT_ERROR, "--no-shell is not supported yet");
+		jobopt_die(JOBOPT_EXIT_ERROR, "--no-shell is not supported yet");
 	default:
-		if (!apply_container(o, id, arg))
+		if (!apply_container(o, id, arg) && !jobopt_layout_apply(o, id, arg))
 			apply_common(o, id, arg);
 	}
 }
@@ -975,6 +994,7 @@ void jobopt_release(struct jobopt *o)
 	free(o->acctg_freq);
 	free(o->wrap);
 	free(o->cpu_bind);
+	free(o->hint);
 	free(o->dist_spec);
 	free(o->mpi);
 	for (size_t i = 0; i < o->nseen; i++)
@@ -1046,6 +1066,11 @@ void jobopt_collect(enum jobopt_cmd cmd, int argc, char **argv, struct jobopt_li
 			exit(0);
 		case 'V':
 			fmt_print_version();
+		case O_HINT: /* =help answers before any script is read */
+			if (optarg && !strcasecmp(optarg, "help"))
+				jobopt_layout_apply(NULL, c, optarg);
+			list_push(ret, c, optarg);
+			break;
 		default: {
 			const struct opt_def *d = opt_find(cmd, c);
 
@@ -1135,7 +1160,7 @@ static char *current_dir(void)
 	char *cwd = getcwd(NULL, 0);
 
 	if (!cwd)
-		die(JOBOPT_EXIT_ERROR, "getcwd failed: %s", strerror(errno));
+		jobopt_die(JOBOPT_EXIT_ERROR, "getcwd failed: %s", strerror(errno));
 	return cwd;
 }
 
@@ -1157,10 +1182,12 @@ static int env_umask(const char *s, mode_t *ret)
 void jobopt_finish(struct jobopt *o)
 {
 	struct job_desc *d = &o->desc;
-	const struct job_desc_ext *x = job_desc_X(d);
+	const struct job_desc_ext *x;
 	char host[256] = "";
 	mode_t mask;
 
+	jobopt_layout_finish(o); /* may give the request its out-of-line part */
+	x = job_desc_X(d);
 	if (d->mem_per_node != NO_VAL64 && d->mem_per_cpu != NO_VAL64) {
 		fprintf(stderr,
 		        "%s: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are "
@@ -1227,9 +1254,11 @@ char **jobopt_export_env(const struct jobopt *o, char *const *env)
 	int rc = jobscript_export_env(o->export_spec, env, &out, &err);
 
 	if (rc == -EINVAL)
-		die(JOBOPT_EXIT_FATAL, "Invalid --export specification: %s", err.text);
+		jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --export specification: %s",
+		           err.text);
 	if (rc < 0)
-		die(JOBOPT_EXIT_ERROR, "%s", rc == -E2BIG ? err.text : strerror(-rc));
+		jobopt_die(JOBOPT_EXIT_ERROR, "%s",
+		           rc == -E2BIG ? err.text : strerror(-rc));
 	/* the stepd sets the tasks' umask from SLURM_UMASK; like any SLURM_*
 	 * variable it goes whatever --export says */
 	if (!strv_getenv(out, "SLURM_UMASK") && o->desc.umask != NO_VAL) {
@@ -1239,5 +1268,10 @@ char **jobopt_export_env(const struct jobopt *o, char *const *env)
 	}
 	if (o->acctg_freq)
 		out = strv_setenv(out, "SLURM_ACCTG_FREQ", o->acctg_freq);
+	/* this process's limits, for the tasks (PropagateResourceLimits) */
+	if (o->cmd & (JOBOPT_SBATCH | JOBOPT_SRUN))
+		out = rlimits_to_env(
+		    out, o->propagate ? o->propagate_kinds : rlimits_conf(cli_conf()),
+		    o->propagate);
 	return out;
 }

@@ -84,6 +84,14 @@ struct jobopt {
 	enum jobopt_src nodes_src, tasks_src; /* where -N and -n came from */
 	enum jobopt_src cur_src;              /* the source being applied */
 	enum jobopt_src mem_src, mem_cpu_src; /* where --mem, --mem-per-cpu came from */
+	/* --hint as given (NULL: none) and where it came from; where the
+	 * options it may not go with came from (cli/jobopt_layout.h) */
+	char *hint;
+	enum jobopt_src hint_src;
+	unsigned layout_srcs; /* 1 << each source */
+	/* --propagate: given, and the limits it names (common/rlimits.h) */
+	int propagate;
+	unsigned propagate_kinds;
 	/* each option applied, in order (-v prints them as Slurm does) */
 	struct jobopt_item *seen;
 	size_t nseen;
@@ -101,6 +109,12 @@ struct jobopt_list {
 };
 
 /* Set every field to "not given" (NO_VAL / NO_VAL64 / NULL). */
+/* "prog: error: ..." on stderr, then exit(status). */
+void jobopt_die(int status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
+/* A positive count given to --name, or jobopt_die with Slurm's words. */
+uint32_t jobopt_count(const char *arg, const char *name);
+
 void jobopt_init(struct jobopt *o, enum jobopt_cmd cmd);
 void jobopt_release(struct jobopt *o);
 

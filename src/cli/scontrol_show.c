@@ -204,6 +204,15 @@ static void print_job_tres(FILE *f, const struct job_info *j, const char *le)
 			fprintf(f, "%s%s=%s", le, t[i].key, t[i].val);
 }
 
+/* v in buf (64 bytes), or "*" when 0 (not given). */
+static const char *star_or(uint32_t v, char *buf)
+{
+	if (!v)
+		return "*";
+	snprintf(buf, 64, "%u", v);
+	return buf;
+}
+
 static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_info *j,
                       time_t now)
 {
@@ -289,13 +298,18 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 		fprintf(f, "NodeList=%s%s", nul(j->nodes), le);
 	if (j->batch_host && *j->batch_host && !pending)
 		fprintf(f, "BatchHost=%s%s", j->batch_host, le);
-	fprintf(f, "NumNodes=%u NumCPUs=%u NumTasks=%u CPUs/Task=%u ReqB:S:C:T=0:0:*:*%s",
+	fprintf(f,
+	        "NumNodes=%u NumCPUs=%u NumTasks=%u CPUs/Task=%u ReqB:S:C:T=0:%u:%s:%s%s",
 	        pending || !j->num_nodes ? j->min_nodes : j->num_nodes, j->num_cpus,
-	        (j->num_tasks && j->num_tasks != NO_VAL) ? j->num_tasks : 1, cpt, le);
+	        (j->num_tasks && j->num_tasks != NO_VAL) ? j->num_tasks : 1, cpt,
+	        j->sockets_per_node, star_or(j->cores_per_socket, b1),
+	        star_or(j->threads_per_core, b2), le);
 	job_tres(j, tres, sizeof(tres));
 	fprintf(f, "TRES=%s%s", tres, le);
-	fprintf(f, "Socks/Node=* NtasksPerN:B:S:C=%u:0:*:* CoreSpec=*%s",
-	        j->ntasks_per_node == NO_VAL ? 0 : j->ntasks_per_node, le);
+	fprintf(f, "Socks/Node=%s NtasksPerN:B:S:C=%u:0:%s:%s CoreSpec=*%s",
+	        star_or(j->sockets_per_node, b1),
+	        j->ntasks_per_node == NO_VAL ? 0 : j->ntasks_per_node,
+	        star_or(j->ntasks_per_socket, b2), star_or(j->ntasks_per_core, b3), le);
 	if (o->details)
 		print_job_nodes(f, j, le);
 	tmp = j->pn_min_tmp ? timefmt_mem_unit(j->pn_min_tmp, tmpb, sizeof(tmpb)) : "0";

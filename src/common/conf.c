@@ -26,6 +26,7 @@
 #include "common/gres.h"
 #include "common/hostlist.h"
 #include "common/licenses.h"
+#include "common/rlimits.h"
 #include "common/common.h"
 
 #define CONF_LINE_MAX    65536      /* bytes per line, newline excluded */
@@ -975,6 +976,18 @@ static int conf_finish(struct parser *p)
 		if (lic_parse(c->licenses, lics, 1, &e) < 0)
 			return errprintf(p->err, "Licenses=%.64s: %s", c->licenses,
 			                 e.text);
+	}
+	{
+		const char *rl[2] = {c->propagate_rlimits, c->propagate_rlimits_except};
+		const char *key[2] = {"PropagateResourceLimits",
+		                      "PropagateResourceLimitsExcept"};
+		struct rota_error e = {{0}};
+		unsigned set;
+
+		for (int i = 0; i < 2; i++)
+			if (rl[i] && rlimits_parse(rl[i], &set, &e) < 0)
+				return errprintf(p->err, "%s=%.64s: %s", key[i], rl[i],
+				                 e.text);
 	}
 	/* as in Slurm, the last Default=YES wins */
 	for (size_t i = 0; i < c->part_count; i++)

@@ -114,9 +114,11 @@ struct conf {
 	char *select_type;            /* default select/cons_tres */
 	char *topology_plugin;        /* NULL: none (topology.conf not read) */
 	char *select_type_parameters; /* default CR_Core_Memory? as written, NULL */
-	char *enforce_part_limits;    /* EnforcePartLimits: NO (default), ALL, ANY, YES */
-	char *priority_type;          /* default priority/basic */
-	uint32_t prio_weight_age;     /* PriorityWeight*: default 0 */
+	char *propagate_rlimits;      /* PropagateResourceLimits; NULL: ALL */
+	char *propagate_rlimits_except;
+	char *enforce_part_limits; /* EnforcePartLimits: NO (default), ALL, ANY, YES */
+	char *priority_type;       /* default priority/basic */
+	uint32_t prio_weight_age;  /* PriorityWeight*: default 0 */
 	uint32_t prio_weight_fairshare;
 	uint32_t prio_weight_job_size;
 	uint32_t prio_weight_partition;

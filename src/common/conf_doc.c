@@ -91,6 +91,13 @@ static const struct conf_doc global_doc[] = {
      "Only whether it names _Memory matters here: with it, or when the key is unset, "
      "memory is a consumable resource jobs are charged for; CR_Core, CR_CPU and "
      "CR_Socket are otherwise alike."},
+    {"PropagateResourceLimits", "ALL|NONE|limit,...",
+     "The resource limits (AS, CORE, CPU, DATA, FSIZE, MEMLOCK, NOFILE, NPROC, RSS, "
+     "STACK) a job's tasks take from the sbatch or srun that started them, as soft "
+     "limits up to the node's hard limit. ALL when unset; --propagate chooses for one "
+     "job."},
+    {"PropagateResourceLimitsExcept", "limit,...",
+     "The limits not taken from the submitting command; the others are."},
     {"EnforcePartLimits", "NO|YES|ANY|ALL",
      "With anything but NO, a job over its partition's MaxTime, MaxNodes or under its "
      "MinNodes is refused at submission instead of left pending."},

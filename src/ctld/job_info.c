@@ -226,6 +226,11 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->mem_per_cpu = d->mem_per_cpu;
 	o->pn_min_cpus = d->pn_min_cpus;
 	o->pn_min_tmp = x->pn_min_tmp;
+	o->sockets_per_node = x->sockets_per_node;
+	o->cores_per_socket = x->cores_per_socket;
+	o->threads_per_core = x->threads_per_core;
+	o->ntasks_per_core = x->ntasks_per_core;
+	o->ntasks_per_socket = x->ntasks_per_socket;
 	o->licenses = x->licenses;
 	o->time_min = x->time_min;
 	o->deadline = x->deadline;

@@ -584,6 +584,9 @@ int job_desc_req(const struct gres_kinds *gk, const struct job_desc *d,
 	    .min_cpus = d->pn_min_cpus == NO_VAL ? 0 : d->pn_min_cpus,
 	    .spread = !!(d->flags & JOB_F_SPREAD),
 	    .contiguous = !!(d->flags & JOB_F_CONTIGUOUS),
+	    .threads_per_core = x->threads_per_core,
+	    .ntasks_per_core = x->ntasks_per_core,
+	    .ntasks_per_socket = x->ntasks_per_socket,
 	};
 	/* -O: CPUs as if one task a node (cpus_per_task each) */
 	if (d->flags & JOB_F_OVERCOMMIT)
@@ -620,10 +623,12 @@ static int job_desc_fits(struct ctld *ctld, const struct part *p,
 			struct node *n = node_mgr_get(ctld->nodes, p->node_idx[i]);
 			nodes[i].cpus = n->cpus;
 			nodes[i].mem = n->mem;
+			nodes[i].sockets = n->sockets;
+			nodes[i].cores = n->cores;
+			nodes[i].threads = n->threads;
 			nodes[i].usable =
 			    (!cons || constraint_match(cons, alt, n->cfg->features)) &&
-			    n->sockets >= x->sockets_per_node &&
-			    n->cfg->tmp_disk >= x->pn_min_tmp;
+			    node_layout_fits(n, x) && n->cfg->tmp_disk >= x->pn_min_tmp;
 			memcpy(nodes[i].gres, n->gres_use.count, sizeof(nodes[i].gres));
 		}
 		rc = sched_select(nodes, p->nnodes, &req, &out);

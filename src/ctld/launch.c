@@ -49,6 +49,9 @@ static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_re
 	else
 		l->job_num_tasks = NO_VAL;
 	l->job_ntasks_per_node = d->ntasks_per_node;
+	l->ntasks_per_core = x->ntasks_per_core;
+	l->ntasks_per_socket = x->ntasks_per_socket;
+	l->threads_per_core = x->threads_per_core;
 	l->cpus_per_task = d->cpus_per_task;
 	l->mem_per_node = d->mem_per_node;
 	l->mem_per_cpu = d->mem_per_cpu;

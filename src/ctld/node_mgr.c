@@ -228,6 +228,12 @@ uint32_t node_state(const struct node *n)
 	       (n->completing || n->norphans ? NODE_COMPLETING : 0);
 }
 
+int node_layout_fits(const struct node *n, const struct job_desc_ext *x)
+{
+	return n->sockets >= x->sockets_per_node && n->cores >= x->cores_per_socket &&
+	       n->threads >= x->threads_per_core;
+}
+
 int node_usable(const struct node *n)
 {
 	if (n->power == NODE_POWER_GOING_DOWN || n->power == NODE_POWER_DOWN_ASKED)

@@ -99,6 +99,9 @@ int part_has_node(const struct part *p, uint32_t node_idx);
 uint32_t node_state(const struct node *n);
 /* Can new work start here? */
 int node_usable(const struct node *n);
+/* Has the node at least the sockets, cores a socket and threads a core the
+ * job asks for (-B S:C:T and the long options; 0: any)? */
+int node_layout_fits(const struct node *n, const struct job_desc_ext *x);
 
 /* The partition's OverSubscribe mode; *ret_jobs gets how many jobs may share
  * a core (YES[:N] and FORCE[:N], default 4), else 1. */

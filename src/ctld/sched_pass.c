@@ -268,7 +268,7 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 		    (!job->desc.features ||
 		     (cons && constraint_match(cons, alt, n->cfg->features))) &&
 		    (!job_x(job)->gres || gres_fits(job, &r, n)) &&
-		    n->sockets >= job_x(job)->sockets_per_node &&
+		    node_layout_fits(n, job_x(job)) &&
 		    n->cfg->tmp_disk >= job_x(job)->pn_min_tmp &&
 		    /* another user's --exclusive=user job runs there */
 		    (!n->excl_user_jobs || n->excl_uid == job->owner->uid);
@@ -909,6 +909,9 @@ void sched_pass_init(struct sched_pass *ps, struct ctld *ctld)
 		s->nodes[i].alloc_mem = s->mem_consumable ? nd->alloc_mem : 0;
 		s->nodes[i].weight = nd->cfg->weight;
 		s->nodes[i].shared_cpus = nd->shared_cpus;
+		s->nodes[i].sockets = nd->sockets;
+		s->nodes[i].cores = nd->cores;
+		s->nodes[i].threads = nd->threads;
 		memcpy(s->nodes[i].gres, nd->gres_use.count, sizeof(s->nodes[i].gres));
 		memcpy(s->nodes[i].gres_alloc, nd->gres_use.alloc,
 		       sizeof(s->nodes[i].gres_alloc));

@@ -401,8 +401,20 @@ const char *joblist_value(const struct fmt_col *col, const void *rec, void *vctx
 	case 'y':
 		snprintf(buf, len, "%d", (int32_t)j->nice);
 		return buf;
-	case 'z':
-		return "*:*:*";
+	case 'z': { /* S:C:T, '*' where not given */
+		char v[3][12];
+		const uint32_t sct[3] = {j->sockets_per_node, j->cores_per_socket,
+		                         j->threads_per_core};
+
+		for (int i = 0; i < 3; i++) {
+			if (sct[i])
+				snprintf(v[i], sizeof(v[i]), "%u", sct[i]);
+			else
+				snprintf(v[i], sizeof(v[i]), "*");
+		}
+		snprintf(buf, len, "%s:%s:%s", v[0], v[1], v[2]);
+		return buf;
+	}
 	case 'Z':
 		return str_or_null(j->work_dir);
 	case F_NUM_TASKS:

@@ -108,8 +108,15 @@
 	F(S, u32_x, req_switch, _) /* --switches=N: leaf switches at most; 0 none */     \
 	F(S, u32, wait4switch, _)  /* ...@max-time, s; NO_VAL: max_switch_wait */        \
 	F(S, u32_x, sockets_per_node, _) /* --sockets-per-node, -B S; 0 unset */         \
-	F(S, u32_x, mail_type, _)        /* --mail-type: MAIL_* (common/mailtype.h) */   \
-	F(S, str_x, mail_user, _)        /* --mail-user; NULL: the job's user */         \
+	/* the layout of its tasks (sched/select.h), each 0 unset: least cores a         \
+	 * socket and threads a core of its nodes (-B S:C:T), threads a task uses        \
+	 * of each core (--threads-per-core, --hint), tasks a core, a socket */          \
+	F(S, u32_x, cores_per_socket, _)                                                 \
+	F(S, u32_x, threads_per_core, _)                                                 \
+	F(S, u32_x, ntasks_per_core, _)                                                  \
+	F(S, u32_x, ntasks_per_socket, _)                                                \
+	F(S, u32_x, mail_type, _) /* --mail-type: MAIL_* (common/mailtype.h) */          \
+	F(S, str_x, mail_user, _) /* --mail-user; NULL: the job's user */                \
 	/* scrontab's (ctld/crontab.h): the time fields (common/cronspec.h) and          \
 	 * the crontab's lines of the entry, first << 16 | last (from 1) */              \
 	F(S, str_x, cron_spec, _)                                                        \
@@ -230,7 +237,13 @@ enum job_flags {
 	F(S, str, cron_spec, _)  /* scrontab's: CrontabSpec=; NULL: not one */           \
 	F(S, u32, cron_job, _)   /* 1: its crontab still has it (CronJob=Yes) */         \
 	F(S, u32, het_job_id, _) /* a heterogeneous job's leader; 0: not one */          \
-	F(S, u32, het_offset, _) /* its offset | components << 16 */
+	F(S, u32, het_offset, _) /* its offset | components << 16 */                     \
+	/* as job_desc's (0: not given): ReqB:S:C:T= and NtasksPerN:B:S:C= */            \
+	F(S, u32, sockets_per_node, _)                                                   \
+	F(S, u32, cores_per_socket, _)                                                   \
+	F(S, u32, threads_per_core, _)                                                   \
+	F(S, u32, ntasks_per_core, _)                                                    \
+	F(S, u32, ntasks_per_socket, _)
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 ROTA_INDEX(job_info, JOB_INFO_FIELDS)
 _Static_assert(job_info_idx_wait4switch < 64, "job_info_req.fields is 64 bits");
@@ -639,6 +652,11 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, u32v, job_cpus_per_node, _)                                                 \
 	F(S, u32, job_num_tasks, _) /* NO_VAL when not given */                          \
 	F(S, u32, job_ntasks_per_node, _)                                                \
+	/* the job's --ntasks-per-core, --ntasks-per-socket, --threads-per-core (0:      \
+	 * not given), for its environment */                                            \
+	F(S, u32, ntasks_per_core, _)                                                    \
+	F(S, u32, ntasks_per_socket, _)                                                  \
+	F(S, u32, threads_per_core, _)                                                   \
 	F(S, u32, cpus_per_task, _) /* NO_VAL when not given */                          \
 	F(S, u64, mem_per_node, _)                                                       \
 	F(S, u64, mem_per_cpu, _)                                                        \

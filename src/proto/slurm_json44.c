@@ -37,6 +37,12 @@ static void nv32(struct jsonw *w, const char *key, uint32_t v)
 	nv(w, key, v < NO_VAL, v == INFINITE32, v);
 }
 
+/* A count the job may not give: 0 is unset. */
+static void nv_given(struct jsonw *w, const char *key, uint32_t v)
+{
+	nv(w, key, v != 0, 0, v);
+}
+
 /* A Slurm u16 field, which Rota's records hold in a u32: both widths'
  * NO_VAL and INFINITE count. */
 static void nv16(struct jsonw *w, const char *key, uint32_t v)
@@ -381,7 +387,7 @@ static void job_head(struct jsonw *w, const struct job_info *j, const char *clus
 	jsonw_bool(w, "contiguous", 0);
 	jsonw_int(w, "core_spec", 0);
 	jsonw_int(w, "thread_spec", 0);
-	unset(w, "cores_per_socket");
+	nv_given(w, "cores_per_socket", j->cores_per_socket);
 	nv_real(w, "billable_tres", base != JOB_PENDING, 0, j->num_cpus, 3);
 	nv16(w, "cpus_per_task",
 	     j->cpus_per_task && j->cpus_per_task != NO_VAL ? j->cpus_per_task : 1);
@@ -445,10 +451,10 @@ void sj44_job_write(struct jsonw *w, const struct job_info *j, const char *clust
 	jsonw_str(w, "network", NULL);
 	jsonw_str(w, "nodes", base == JOB_PENDING ? NULL : j->nodes);
 	jsonw_int(w, "nice", (int32_t)j->nice);
-	unset(w, "tasks_per_core");
+	nv_given(w, "tasks_per_core", j->ntasks_per_core);
 	unset(w, "tasks_per_tres");
 	nv16(w, "tasks_per_node", j->ntasks_per_node ? j->ntasks_per_node : NO_VAL);
-	unset(w, "tasks_per_socket");
+	nv_given(w, "tasks_per_socket", j->ntasks_per_socket);
 	unset(w, "tasks_per_board");
 	nv32(w, "cpus", j->num_cpus);
 	nv32(w, "node_count", j->num_nodes);
@@ -495,7 +501,7 @@ void sj44_job_write(struct jsonw *w, const struct job_info *j, const char *clust
 	jsonw_str(w, "step_id", "entire");
 	jsonw_obj_end(w);
 	jsonw_int(w, "sockets_per_board", 0);
-	unset(w, "sockets_per_node");
+	nv_given(w, "sockets_per_node", j->sockets_per_node);
 	nv_time(w, "start_time", j->start_time);
 	jsonw_str(w, "state_description", j->reason_detail);
 	jsonw_str(w, "state_reason", job_reason_name(j->reason));
@@ -511,7 +517,7 @@ void sj44_job_write(struct jsonw *w, const struct job_info *j, const char *clust
 	jsonw_str(w, "system_comment", NULL);
 	nv32(w, "time_limit", j->time_limit);
 	nv32(w, "time_minimum", 0);
-	unset(w, "threads_per_core");
+	nv_given(w, "threads_per_core", j->threads_per_core);
 	jsonw_str(w, "tres_bind", NULL);
 	jsonw_str(w, "tres_freq", NULL);
 	jsonw_str(w, "tres_per_job", j->tres_per_job);

@@ -92,10 +92,32 @@ static int u32_of(json_t *v, uint32_t *out, uint32_t min)
 }
 
 /* One job property into d; 0, or -1 with *why naming it. */
+/* The offset in job_desc_ext of a count of the job's layout (sockets,
+ * cores, threads, tasks a core or socket), or SIZE_MAX. */
+static size_t layout_field(const char *key)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} f[] = {
+	    {"sockets_per_node", offsetof(struct job_desc_ext, sockets_per_node)},
+	    {"cores_per_socket", offsetof(struct job_desc_ext, cores_per_socket)},
+	    {"threads_per_core", offsetof(struct job_desc_ext, threads_per_core)},
+	    {"tasks_per_core", offsetof(struct job_desc_ext, ntasks_per_core)},
+	    {"tasks_per_socket", offsetof(struct job_desc_ext, ntasks_per_socket)},
+	};
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (!strcmp(key, f[i].key))
+			return f[i].off;
+	return SIZE_MAX;
+}
+
 static int property(const char *key, json_t *v, struct job_desc *d, const char **why)
 {
 	static char text[160];
 	uint32_t n;
+	size_t off;
 
 #define STR_AT(k, at)                                                                    \
 	if (!strcmp(key, k)) {                                                           \
@@ -135,6 +157,9 @@ static int property(const char *key, json_t *v, struct job_desc *d, const char *
 			goto bad;
 	} else if (!strcmp(key, "cpus_per_task")) {
 		if (u32_of(v, &d->cpus_per_task, 1) < 0)
+			goto bad;
+	} else if ((off = layout_field(key)) != SIZE_MAX) {
+		if (u32_of(v, (uint32_t *)((char *)job_desc_x_mut(d) + off), 1) < 0)
 			goto bad;
 	} else if (!strcmp(key, "minimum_cpus_per_node")) {
 		if (u32_of(v, &d->pn_min_cpus, 1) < 0)

@@ -620,10 +620,6 @@ static int64_t one_node_earliest(struct bf_plan *bp, const struct bf_query *q,
 	                                            : 1;
 	if (r->ntasks_per_node != SCHED_UNSET && tasks > r->ntasks_per_node)
 		return BF_FOREVER;
-	c = tasks * r->cpus_per_task;
-	if (r->min_cpus > c)
-		c = r->min_cpus;
-	m = r->mem_per_node ? r->mem_per_node : r->mem_per_cpu * c;
 	for (uint32_t w = 0; w < r->ngres; w++)
 		g[w] = r->gres[w].per_node + r->gres[w].per_task * tasks +
 		       r->gres[w].per_job;
@@ -633,6 +629,11 @@ static int64_t one_node_earliest(struct bf_plan *bp, const struct bf_query *q,
 			return BF_FOREVER; /* -w: leave it to the general search */
 		if (!q->mask[i].usable)
 			continue;
+		/* a task's CPUs depend on the node's threads a core */
+		c = tasks * sched_task_cpus(r, &q->mask[i]);
+		if (r->min_cpus > c)
+			c = r->min_cpus;
+		m = r->mem_per_node ? r->mem_per_node : r->mem_per_cpu * c;
 		t = node_fit_job(bp, i, c, m, r->exclusive, r, g, from, q->dur);
 		/* earliest, then the lightest node (Weight=), then the first */
 		if (t < best || (t == best && t != BF_FOREVER &&

@@ -4,18 +4,42 @@
 #include "sched/select.h"
 #include "common/common.h"
 
-/* How many tasks of req fit on a node with the given free CPUs and memory. */
-static uint32_t tasks_fit(const struct sched_req *req, uint32_t free_cpus,
-                          uint64_t free_mem)
+static uint32_t clamp32(uint64_t v)
 {
-	uint32_t t = free_cpus / req->cpus_per_task;
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+uint32_t sched_task_cpus(const struct sched_req *req, const struct sched_node *nd)
+{
+	uint64_t tpc = nd->threads ? nd->threads : 1, cpt = req->cpus_per_task;
+	uint64_t n = req->ntasks_per_core, use = req->threads_per_core, per;
+
+	if (tpc == 1)
+		return (uint32_t)cpt;
+	if (use && use < tpc) /* `use` threads of each of its cores */
+		return clamp32((cpt + use - 1) / use * tpc);
+	if (!n)
+		return (uint32_t)cpt;
+	if (n * cpt <= tpc) { /* n tasks to a core at most */
+		per = (tpc + n - 1) / n;
+		return clamp32(per > cpt ? per : cpt);
+	}
+	return clamp32((cpt + tpc - 1) / tpc * tpc); /* cores of its own */
+}
+
+/* How many tasks of req fit on node nd with the given free CPUs and memory. */
+static uint32_t tasks_fit(const struct sched_req *req, const struct sched_node *nd,
+                          uint32_t free_cpus, uint64_t free_mem)
+{
+	uint32_t per = sched_task_cpus(req, nd);
+	uint32_t t = free_cpus / per;
 
 	if (free_cpus < req->min_cpus ||
 	    (req->mem_per_cpu && free_mem < req->mem_per_cpu * req->min_cpus))
 		return 0;
 
 	if (req->mem_per_cpu) {
-		uint64_t per_task = req->mem_per_cpu * req->cpus_per_task;
+		uint64_t per_task = req->mem_per_cpu * per;
 		uint64_t by_mem = free_mem / per_task;
 		if (by_mem < t)
 			t = (uint32_t)by_mem;
@@ -24,6 +48,12 @@ static uint32_t tasks_fit(const struct sched_req *req, uint32_t free_cpus,
 		t = 0;
 	if (req->ntasks_per_node != SCHED_UNSET && t > req->ntasks_per_node)
 		t = req->ntasks_per_node;
+	if (req->ntasks_per_socket && nd->sockets &&
+	    t > (uint64_t)req->ntasks_per_socket * nd->sockets)
+		t = req->ntasks_per_socket * nd->sockets;
+	if (req->ntasks_per_core && nd->sockets && nd->cores &&
+	    t > (uint64_t)req->ntasks_per_core * nd->sockets * nd->cores)
+		t = req->ntasks_per_core * nd->sockets * nd->cores;
 	return t;
 }
 
@@ -210,7 +240,7 @@ static int pick_node(const struct sched_node *nodes, size_t i,
 	int gives = 1;
 
 	node_free(&nodes[i], req, idle, &fc, &fm);
-	t = tasks_fit(req, fc, fm);
+	t = tasks_fit(req, &nodes[i], fc, fm);
 	if (req->ngres && (tg = gres_tasks_fit(&nodes[i], idle, req)) < t)
 		t = tg;
 	if (req->ntasks_per_node != SCHED_UNSET && t < req->ntasks_per_node)
@@ -345,7 +375,9 @@ placed:
 	for (uint32_t j = 0; j < k; j++) {
 		const struct sched_node *nd = &nodes[out->node_idx[j]];
 		out->cpus[j] =
-		    req->exclusive ? nd->cpus : out->tasks[j] * req->cpus_per_task;
+		    req->exclusive
+		        ? nd->cpus
+		        : clamp32((uint64_t)out->tasks[j] * sched_task_cpus(req, nd));
 		if (out->cpus[j] < req->min_cpus)
 			out->cpus[j] = req->min_cpus;
 		if (req->mem_per_node)

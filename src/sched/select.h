@@ -35,6 +35,9 @@ struct sched_node {
 	uint32_t shared_cpus; /* part of alloc_cpus held by jobs that share cores */
 	uint32_t gres[SCHED_GRES_KINDS];       /* of each kind on the node */
 	uint32_t gres_alloc[SCHED_GRES_KINDS]; /* already allocated */
+	/* its layout (Sockets, CoresPerSocket, ThreadsPerCore); 0: not known,
+	 * read as 1 thread a core and no limit of tasks a socket */
+	uint32_t sockets, cores, threads;
 };
 
 #define SCHED_UNSET 0xfffffffeu
@@ -67,6 +70,11 @@ struct sched_req {
 	int spread;        /* --spread-job: as many nodes as tasks allow, tasks
 	                    * spread evenly over them */
 	int contiguous;    /* --contiguous: nodes of consecutive indexes */
+	/* the layout of tasks on cores (sched_task_cpus); 0: not given */
+	uint32_t threads_per_core;  /* --threads-per-core, --hint: threads a
+	                             * task uses of each of its cores */
+	uint32_t ntasks_per_core;   /* --ntasks-per-core: tasks a core holds */
+	uint32_t ntasks_per_socket; /* --ntasks-per-socket: tasks a socket holds */
 };
 
 /* Result for one node; caller provides arrays of n entries. */
@@ -81,6 +89,14 @@ struct sched_alloc {
 	 * caller does not need it (sched_select() then still checks GRES) */
 	uint32_t *gres;
 };
+
+/* The CPUs one task of req is charged on nd: its --cpus-per-task, but in
+ * whole cores where it may not share a core with another task: on a node of
+ * several threads a core, a task that uses fewer of them than the core has
+ * (--threads-per-core, --hint=nomultithread), or that --ntasks-per-core keeps
+ * to fewer tasks a core than the core has threads, holds each of its cores
+ * whole, as select/cons_tres allocates cores. */
+uint32_t sched_task_cpus(const struct sched_req *req, const struct sched_node *nd);
 
 /* Try to place req on nodes[0..n).  out's arrays must hold n entries.
  * Returns 0 (placed), -EAGAIN (not now: resources busy) or -EINVAL (never, even

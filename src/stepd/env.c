@@ -130,6 +130,15 @@ static char **env_job_ids(char **env, const struct stepd *st)
 	if (req->job_ntasks_per_node && req->job_ntasks_per_node != NO_VAL)
 		env = strv_setenvf(env, "SLURM_NTASKS_PER_NODE", "%u",
 		                   req->job_ntasks_per_node);
+	if (req->ntasks_per_core)
+		env = strv_setenvf(env, "SLURM_NTASKS_PER_CORE", "%u",
+		                   req->ntasks_per_core);
+	if (req->ntasks_per_socket)
+		env = strv_setenvf(env, "SLURM_NTASKS_PER_SOCKET", "%u",
+		                   req->ntasks_per_socket);
+	if (req->threads_per_core)
+		env = strv_setenvf(env, "SLURM_THREADS_PER_CORE", "%u",
+		                   req->threads_per_core);
 	return env;
 }
 
@@ -317,6 +326,7 @@ char **env_build(const struct stepd *st)
 
 	if (!env)
 		env = xcalloc(1, sizeof(char *));
+	unset_prefix(env, RLIMITS_ENV_PREFIX); /* given to the tasks as limits */
 	env = env_job_ids(env, st);
 	env = env_job_alloc(env, st);
 	if (st->req->gres)

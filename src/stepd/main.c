@@ -421,6 +421,7 @@ static int stepd_setup(struct stepd *st, struct rota_error *err)
 	set_hostname(st);
 	names_setup(st);
 	read_cpu_bind(st);
+	rlimits_from_env(st->req->env, &st->rlim);
 	contain(st);
 	if (run_prolog(st, err) < 0)
 		return -1;

@@ -21,6 +21,7 @@
 #include <time.h>
 #include "common/cpubind.h"
 #include "common/error.h"
+#include "common/rlimits.h"
 #include "common/spool.h"
 
 struct cgroup;
@@ -133,10 +134,11 @@ struct stepd {
 	struct msglink *attach[STEPD_ATTACH_MAX];
 	uint8_t attach_dead[STEPD_ATTACH_MAX]; /* to go (io_attach_reap) */
 	uint32_t nattach;
-	struct cgroup *cg;      /* the step's containment (stepd/cgroup.h) */
-	struct cpubind cpubind; /* the step's --cpu-bind (common/cpubind.h) */
-	struct container *ctr;  /* --container-image (stepd/container.h), or NULL */
-	struct pmi *pmi;        /* --mpi=pmi2 (stepd/pmi.h), or NULL */
+	struct cgroup *cg;        /* the step's containment (stepd/cgroup.h) */
+	struct cpubind cpubind;   /* the step's --cpu-bind (common/cpubind.h) */
+	struct rlimits_want rlim; /* the submit host's limits (common/rlimits.h) */
+	struct container *ctr;    /* --container-image (stepd/container.h), or NULL */
+	struct pmi *pmi;          /* --mpi=pmi2 (stepd/pmi.h), or NULL */
 
 	time_t kill_at;  /* SIGKILL the tasks at this time (0: not terminating) */
 	time_t drain_by; /* after the last task exits, stop waiting for pipes */

@@ -304,9 +304,14 @@ static void child_say_binding(const struct stepd *st, const struct stepd_task *t
 	          (int)getpid(), hex);
 }
 
+static void say_rlimit(void *arg, const char *text)
+{
+	child_say(2, "slurmstepd: error: %s\n", text);
+}
+
 /* In the task's child: its process group or session, cgroups, user, standard
- * streams, CPU binding report, descriptors and directory.  Allocates nothing:
- * the vfork child (task_exec) runs it too. */
+ * streams, resource limits, CPU binding report, descriptors and directory.
+ * Allocates nothing: the vfork child (task_exec) runs it too. */
 static void child_setup(const struct stepd *st, const struct stepd_task *t,
                         const struct task_io *tio, const int pipes[3], int errfd)
 {
@@ -321,6 +326,7 @@ static void child_setup(const struct stepd *st, const struct stepd_task *t,
 		child_fail(errfd, "cannot join %s: %s", what, strerror(-rc));
 	child_become_user(st, errfd);
 	child_stdio(tio, pipes, st->ntasks == 1 ? output_trunc(st) : 0, errfd);
+	rlimits_apply(&st->rlim, say_rlimit, NULL);
 	if (t->pty && ioctl(0, TIOCSCTTY, 0) < 0)
 		child_fail(errfd, "cannot take the terminal: %s", strerror(errno));
 	child_say_binding(st, t);

@@ -356,3 +356,33 @@ def test_get_user_env_failure_runs_with_submitted_env(ucluster, login_user):
         assert f"JobId={jobid} cannot read the login environment of {u.name}" in logs
     finally:
         profile.write_text(saved)
+
+
+# ---- resource limits from the submitting shell (PropagateResourceLimits) ----
+
+LIMITS = "ulimit -S -s; ulimit -S -n; env | grep -c '^SLURM_RLIMIT_' || true"
+
+
+def test_limits_propagate_to_batch_and_steps(cluster):
+    c = cluster
+    c.run("ulimit -S -s 4321; ulimit -S -n 777; "
+          f"sbatch -o lim.out --wrap \"{LIMITS}; srun bash -c '{LIMITS}'\"",
+          check=True)
+    c.wait_for(lambda: (c.work / "lim.out").exists() and
+               len((c.work / "lim.out").read_text().split()) == 6,
+               timeout=30, what="the job's output")
+    # the batch shell, then its step (srun propagates the shell's own)
+    assert (c.work / "lim.out").read_text().split() == ["4321", "777", "0"] * 2
+
+
+def test_propagate_names_the_limits(cluster):
+    c = cluster
+    p = c.run("ulimit -S -s 4321; ulimit -S -n 777; "
+              f"srun --propagate=STACK bash -c \"{LIMITS}\"; "
+              f"srun --propagate=NONE bash -c \"{LIMITS}\"", check=True)
+    out = p.stdout.split()
+    assert out[0:3:2] == ["4321", "0"] and out[1] != "777", out
+    assert out[3] != "4321" and out[4] != "777", out
+    p = c.run(["sbatch", "--propagate=CORE,BOGUS", "--wrap", "true"])
+    assert p.returncode == 1
+    assert "Invalid --propagate specification" in p.stderr and "BOGUS" in p.stderr

@@ -371,10 +371,61 @@ static void test_gres_per_task_and_job(void **state)
 	assert_int_equal(gres[0], 2);
 }
 
+/* A task's CPUs on a node of two threads a core (sched_task_cpus). */
+static void test_task_cpus_in_cores(void **state)
+{
+	struct sched_node ht = {.cpus = 8, .sockets = 2, .cores = 2, .threads = 2};
+	struct sched_node one = {.cpus = 8, .sockets = 2, .cores = 4, .threads = 1};
+	struct sched_req r = req(1, SCHED_UNSET, SCHED_UNSET, 1);
+
+	assert_int_equal(sched_task_cpus(&r, &ht), 1); /* threads one by one */
+	r.threads_per_core = 1;                        /* --hint=nomultithread */
+	assert_int_equal(sched_task_cpus(&r, &ht), 2);
+	assert_int_equal(sched_task_cpus(&r, &one), 1);
+	r.cpus_per_task = 3; /* 3 cores, one thread each */
+	assert_int_equal(sched_task_cpus(&r, &ht), 6);
+	r.threads_per_core = 0;
+	r.ntasks_per_core = 1; /* a core to itself: 3 threads take 2 cores */
+	assert_int_equal(sched_task_cpus(&r, &ht), 4);
+	r.cpus_per_task = 1;
+	assert_int_equal(sched_task_cpus(&r, &ht), 2);
+	r.ntasks_per_core = 2; /* two tasks share a core */
+	assert_int_equal(sched_task_cpus(&r, &ht), 1);
+}
+
+static void test_layout_caps_tasks(void **state)
+{
+	struct sched_req r = req(1, 4, SCHED_UNSET, 1);
+
+	for (int i = 0; i < N; i++)
+		nodes[i] = (struct sched_node){.cpus = 8,
+		                               .mem = 64000,
+		                               .usable = 1,
+		                               .sockets = 2,
+		                               .cores = 2,
+		                               .threads = 2};
+	r.max_nodes = 1;
+	r.ntasks_per_socket = 1; /* 2 sockets: 2 tasks a node */
+	assert_int_equal(sched_select(nodes, N, &r, &out), -EINVAL);
+	r.max_nodes = SCHED_UNSET;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 2);
+	r.ntasks_per_socket = 0;
+	r.threads_per_core = 1; /* whole cores: 4 tasks, 8 CPUs, one node */
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 1);
+	assert_int_equal(cpus[0], 8);
+	r.num_tasks = 5;
+	r.max_nodes = 1;
+	assert_int_equal(sched_select(nodes, N, &r, &out), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup(test_tutorial_demo, setup),
+	    cmocka_unit_test_setup(test_task_cpus_in_cores, setup),
+	    cmocka_unit_test_setup(test_layout_caps_tasks, setup),
 	    cmocka_unit_test_setup(test_one_node_skips_too_small, setup),
 	    cmocka_unit_test_setup(test_tasks_span_nodes, setup),
 	    cmocka_unit_test_setup(test_cpus_per_task, setup),

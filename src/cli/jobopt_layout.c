@@ -1,0 +1,194 @@
+/* jobopt_layout.c - sockets, cores and threads of a request (jobopt_layout.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "cli/cli.h"
+#include "cli/jobopt.h"
+#include "cli/jobopt_layout.h"
+#include "cli/jobopt_table.h"
+#include "common/common.h"
+
+/* The hints, and the counts each implies (0: leaves it unset). */
+static const struct {
+	const char *word;
+	uint32_t threads_per_core, cores_per_socket;
+} hints[] = {
+    {"compute_bound", 1, 0}, /* every core of a socket, one thread each */
+    {"memory_bound", 1, 1},  /* one thread a core (Slurm binds to cores) */
+    {"multithread", 0, 0},   /* every thread of a core: as without --hint */
+    {"nomultithread", 1, 0}, /* one thread of each core */
+};
+
+static void print_hints(void)
+{
+	printf("Application hint options:\n"
+	       "    --hint=             Bind tasks according to application hints\n"
+	       "        compute_bound   use every core of each socket, one thread "
+	       "each\n"
+	       "        memory_bound    use one thread of each core\n"
+	       "        [no]multithread [do not] use the extra threads of each "
+	       "core\n"
+	       "        help            show this help message\n");
+}
+
+/* Check a --hint value (words separated by commas). */
+static void check_hint(const char *arg)
+{
+	char *copy = xstrdup(arg), *save = NULL;
+
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		size_t i = 0;
+
+		if (!strcasecmp(w, "help")) {
+			print_hints();
+			exit(0);
+		}
+		while (i < sizeof(hints) / sizeof(hints[0]) &&
+		       strcasecmp(w, hints[i].word))
+			i++;
+		if (i == sizeof(hints) / sizeof(hints[0]))
+			jobopt_die(JOBOPT_EXIT_ERROR,
+			           "unrecognized --hint argument \"%s\", see --hint=help",
+			           w);
+	}
+	free(copy);
+}
+
+/* One field of -B: a count, min-max (the least counts) or '*' (any: 0).
+ * Returns the end of the field, or NULL when it is not one. */
+static const char *extra_field(const char *s, uint32_t *ret)
+{
+	char *end;
+	unsigned long v, hi;
+
+	*ret = 0;
+	if (*s == '*')
+		return s + 1;
+	if (*s < '0' || *s > '9')
+		return NULL;
+	v = strtoul(s, &end, 10);
+	if (!v || v > 0xffff)
+		return NULL;
+	if (*end == '-') {
+		const char *h = end + 1;
+		if (*h < '0' || *h > '9')
+			return NULL;
+		hi = strtoul(h, &end, 10);
+		if (hi < v || hi > 0xffff)
+			return NULL;
+	}
+	*ret = (uint32_t)v;
+	return end;
+}
+
+/* -B S[:C[:T]] */
+static void set_extra_node_info(struct jobopt *o, const char *arg)
+{
+	struct job_desc_ext *x;
+	uint32_t v[3] = {0, 0, 0};
+	const char *s = arg ? arg : "";
+	size_t n = 0;
+
+	for (;;) {
+		s = extra_field(s, &v[n++]);
+		if (!s || !*s)
+			break;
+		if (*s != ':' || n == 3) {
+			s = NULL;
+			break;
+		}
+		s++;
+	}
+	if (!s)
+		jobopt_die(JOBOPT_EXIT_ERROR, "Invalid --extra-node-info argument: %s",
+		           arg ? arg : "");
+	x = job_desc_x_mut(&o->desc);
+	x->sockets_per_node = v[0];
+	x->cores_per_socket = v[1];
+	x->threads_per_core = v[2];
+}
+
+static void layout_given(struct jobopt *o)
+{
+	o->layout_srcs |= 1u << o->cur_src;
+}
+
+int jobopt_layout_apply(struct jobopt *o, int id, const char *arg)
+{
+	switch (id) {
+	case O_SOCKETS_PER_NODE:
+		job_desc_x_mut(&o->desc)->sockets_per_node =
+		    jobopt_count(arg, "sockets-per-node");
+		return 1;
+	case O_CORES_PER_SOCKET:
+		job_desc_x_mut(&o->desc)->cores_per_socket =
+		    jobopt_count(arg, "cores-per-socket");
+		return 1;
+	case O_THREADS_PER_CORE:
+		job_desc_x_mut(&o->desc)->threads_per_core =
+		    jobopt_count(arg, "threads-per-core");
+		layout_given(o);
+		return 1;
+	case O_NTASKS_PER_CORE:
+		job_desc_x_mut(&o->desc)->ntasks_per_core =
+		    jobopt_count(arg, "ntasks-per-core");
+		layout_given(o);
+		return 1;
+	case O_NTASKS_PER_SOCKET:
+		job_desc_x_mut(&o->desc)->ntasks_per_socket =
+		    jobopt_count(arg, "ntasks-per-socket");
+		return 1;
+	case 'B':
+		set_extra_node_info(o, arg);
+		layout_given(o);
+		return 1;
+	case O_HINT: /* o may be NULL for --hint=help (jobopt_collect) */
+		check_hint(arg ? arg : "");
+		free(o->hint);
+		o->hint = xstrdup(arg ? arg : "");
+		o->hint_src = o->cur_src;
+		return 1;
+	}
+	return 0;
+}
+
+void jobopt_layout_finish(struct jobopt *o)
+{
+	unsigned env = 1u << JOBOPT_SRC_ENV;
+	struct job_desc_ext *x;
+	char *copy, *save = NULL;
+
+	if (!o->hint)
+		return;
+	/* as Slurm: the options given where the hint was, or more directly
+	 * (the command line or script over the environment), win */
+	if ((o->layout_srcs & ~env) ||
+	    ((o->layout_srcs & env) && o->hint_src == JOBOPT_SRC_ENV)) {
+		if (o->verbose)
+			fprintf(
+			    stderr,
+			    "%s: Following options are mutually exclusive with --hint: "
+			    "--ntasks-per-core, --threads-per-core, -B and --cpu-bind "
+			    "(other than --cpu-bind=verbose). Ignoring --hint.\n",
+			    cli_prog);
+		goto drop;
+	}
+	x = job_desc_x_mut(&o->desc);
+	x->ntasks_per_core = 0; /* what the environment gave gives way */
+	x->threads_per_core = 0;
+	copy = xstrdup(o->hint);
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++) {
+			if (strcasecmp(w, hints[i].word))
+				continue;
+			x->threads_per_core = hints[i].threads_per_core;
+			if (hints[i].cores_per_socket && !x->cores_per_socket)
+				x->cores_per_socket = hints[i].cores_per_socket;
+		}
+	}
+	free(copy);
+drop:
+	free(o->hint);
+	o->hint = NULL;
+}
