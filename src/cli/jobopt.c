@@ -165,7 +165,7 @@ static const struct opt_def *opt_find(enum jobopt_cmd cmd, int id)
 
 /* ---- value parsers ---- */
 
-/* A positive count for -n/-c/--ntasks-per-node. */
+/* A positive count for -n, -c, --ntasks-per-node and the like. */
 uint32_t jobopt_count(const char *arg, const char *name)
 {
 	char *end;
@@ -1067,8 +1067,7 @@ void jobopt_collect(enum jobopt_cmd cmd, int argc, char **argv, struct jobopt_li
 		case 'V':
 			fmt_print_version();
 		case O_HINT: /* =help answers before any script is read */
-			if (optarg && !strcasecmp(optarg, "help"))
-				jobopt_layout_apply(NULL, c, optarg);
+			jobopt_layout_hint_help(optarg);
 			list_push(ret, c, optarg);
 			break;
 		default: {

@@ -108,13 +108,13 @@ struct jobopt_list {
 	size_t n;
 };
 
-/* Set every field to "not given" (NO_VAL / NO_VAL64 / NULL). */
 /* "prog: error: ..." on stderr, then exit(status). */
 void jobopt_die(int status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn));
 /* A positive count given to --name, or jobopt_die with Slurm's words. */
 uint32_t jobopt_count(const char *arg, const char *name);
 
+/* Set every field to "not given" (NO_VAL / NO_VAL64 / NULL). */
 void jobopt_init(struct jobopt *o, enum jobopt_cmd cmd);
 void jobopt_release(struct jobopt *o);
 

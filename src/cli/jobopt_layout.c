@@ -32,22 +32,31 @@ static void print_hints(void)
 	       "        help            show this help message\n");
 }
 
+/* The hint named w, or -1. */
+static int hint_find(const char *w)
+{
+	for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
+		if (!strcasecmp(w, hints[i].word))
+			return (int)i;
+	return -1;
+}
+
+void jobopt_layout_hint_help(const char *arg)
+{
+	if (arg && !strcasecmp(arg, "help")) {
+		print_hints();
+		exit(0);
+	}
+}
+
 /* Check a --hint value (words separated by commas). */
 static void check_hint(const char *arg)
 {
 	char *copy = xstrdup(arg), *save = NULL;
 
 	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		size_t i = 0;
-
-		if (!strcasecmp(w, "help")) {
-			print_hints();
-			exit(0);
-		}
-		while (i < sizeof(hints) / sizeof(hints[0]) &&
-		       strcasecmp(w, hints[i].word))
-			i++;
-		if (i == sizeof(hints) / sizeof(hints[0]))
+		jobopt_layout_hint_help(w);
+		if (hint_find(w) < 0)
 			jobopt_die(JOBOPT_EXIT_ERROR,
 			           "unrecognized --hint argument \"%s\", see --hint=help",
 			           w);
@@ -143,7 +152,7 @@ int jobopt_layout_apply(struct jobopt *o, int id, const char *arg)
 		set_extra_node_info(o, arg);
 		layout_given(o);
 		return 1;
-	case O_HINT: /* o may be NULL for --hint=help (jobopt_collect) */
+	case O_HINT:
 		check_hint(arg ? arg : "");
 		free(o->hint);
 		o->hint = xstrdup(arg ? arg : "");
@@ -153,42 +162,49 @@ int jobopt_layout_apply(struct jobopt *o, int id, const char *arg)
 	return 0;
 }
 
-void jobopt_layout_finish(struct jobopt *o)
+/* Is the hint to be ignored, as Slurm does: beside the options it may not
+ * go with, given as directly (the command line or script, or both the
+ * environment) or more directly (the command line over the environment)? */
+static int hint_ignored(const struct jobopt *o)
 {
 	unsigned env = 1u << JOBOPT_SRC_ENV;
-	struct job_desc_ext *x;
-	char *copy, *save = NULL;
 
-	if (!o->hint)
-		return;
-	/* as Slurm: the options given where the hint was, or more directly
-	 * (the command line or script over the environment), win */
-	if ((o->layout_srcs & ~env) ||
-	    ((o->layout_srcs & env) && o->hint_src == JOBOPT_SRC_ENV)) {
-		if (o->verbose)
-			fprintf(
-			    stderr,
-			    "%s: Following options are mutually exclusive with --hint: "
-			    "--ntasks-per-core, --threads-per-core, -B and --cpu-bind "
-			    "(other than --cpu-bind=verbose). Ignoring --hint.\n",
-			    cli_prog);
-		goto drop;
-	}
-	x = job_desc_x_mut(&o->desc);
-	x->ntasks_per_core = 0; /* what the environment gave gives way */
+	return (o->layout_srcs & ~env) ||
+	       ((o->layout_srcs & env) && o->hint_src == JOBOPT_SRC_ENV);
+}
+
+/* Set what each word of the hint implies; the counts the environment gave
+ * give way. */
+static void hint_apply(struct jobopt *o)
+{
+	struct job_desc_ext *x = job_desc_x_mut(&o->desc);
+	char *copy = xstrdup(o->hint), *save = NULL;
+	int i;
+
+	x->ntasks_per_core = 0;
 	x->threads_per_core = 0;
-	copy = xstrdup(o->hint);
 	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++) {
-			if (strcasecmp(w, hints[i].word))
-				continue;
-			x->threads_per_core = hints[i].threads_per_core;
-			if (hints[i].cores_per_socket && !x->cores_per_socket)
-				x->cores_per_socket = hints[i].cores_per_socket;
-		}
+		if ((i = hint_find(w)) < 0)
+			continue;
+		x->threads_per_core = hints[i].threads_per_core;
+		if (hints[i].cores_per_socket && !x->cores_per_socket)
+			x->cores_per_socket = hints[i].cores_per_socket;
 	}
 	free(copy);
-drop:
+}
+
+void jobopt_layout_finish(struct jobopt *o)
+{
+	if (!o->hint)
+		return;
+	if (!hint_ignored(o))
+		hint_apply(o);
+	else if (o->verbose)
+		fprintf(stderr,
+		        "%s: Following options are mutually exclusive with --hint: "
+		        "--ntasks-per-core, --threads-per-core, -B and --cpu-bind (other "
+		        "than --cpu-bind=verbose). Ignoring --hint.\n",
+		        cli_prog);
 	free(o->hint);
 	o->hint = NULL;
 }

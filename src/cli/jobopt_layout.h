@@ -23,6 +23,9 @@ struct jobopt;
  * command with Slurm's message; --hint=help prints the hints and exits. */
 int jobopt_layout_apply(struct jobopt *o, int id, const char *arg);
 
+/* --hint=help: print the hints and exit(0); anything else: return. */
+void jobopt_layout_hint_help(const char *arg);
+
 /* After every option: resolve --hint. */
 void jobopt_layout_finish(struct jobopt *o);
 

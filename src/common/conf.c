@@ -943,6 +943,24 @@ static int part_resolve(struct parser *p, struct conf_part *pt, const char *wher
 	return 0;
 }
 
+/* PropagateResourceLimits and ...Except: limits' names, one key or the other. */
+static int rlimit_keys_check(struct parser *p)
+{
+	const struct conf *c = p->conf;
+	const char *rl[2] = {c->propagate_rlimits, c->propagate_rlimits_except};
+	const char *key[2] = {"PropagateResourceLimits", "PropagateResourceLimitsExcept"};
+	struct rota_error e = {{0}};
+	unsigned set;
+
+	if (rl[0] && rl[1])
+		return errprintf(p->err, "%s and %s are mutually exclusive", key[0],
+		                 key[1]);
+	for (int i = 0; i < 2; i++)
+		if (rl[i] && rlimits_parse(rl[i], &set, &e) < 0)
+			return errprintf(p->err, "%s=%.64s: %s", key[i], rl[i], e.text);
+	return 0;
+}
+
 static int conf_finish(struct parser *p)
 {
 	struct conf *c = p->conf;
@@ -977,18 +995,8 @@ static int conf_finish(struct parser *p)
 			return errprintf(p->err, "Licenses=%.64s: %s", c->licenses,
 			                 e.text);
 	}
-	{
-		const char *rl[2] = {c->propagate_rlimits, c->propagate_rlimits_except};
-		const char *key[2] = {"PropagateResourceLimits",
-		                      "PropagateResourceLimitsExcept"};
-		struct rota_error e = {{0}};
-		unsigned set;
-
-		for (int i = 0; i < 2; i++)
-			if (rl[i] && rlimits_parse(rl[i], &set, &e) < 0)
-				return errprintf(p->err, "%s=%.64s: %s", key[i], rl[i],
-				                 e.text);
-	}
+	if (rlimit_keys_check(p) < 0)
+		return -1;
 	/* as in Slurm, the last Default=YES wins */
 	for (size_t i = 0; i < c->part_count; i++)
 		c->parts[i].is_default = i == last_default;

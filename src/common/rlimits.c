@@ -56,7 +56,7 @@ unsigned rlimits_conf(const struct conf *conf)
 
 	if (conf->propagate_rlimits && rlimits_parse(conf->propagate_rlimits, &set, NULL))
 		set = RLIMITS_ALL;
-	if (conf->propagate_rlimits_except &&
+	if (conf->propagate_rlimits_except && *conf->propagate_rlimits_except &&
 	    rlimits_parse(conf->propagate_rlimits_except, &except, NULL))
 		except = 0;
 	return set & ~except;

@@ -28,8 +28,9 @@ struct rota_error;
  * kind k).  NULL or "" is ALL.  Returns 0, or -1 with err naming the word. */
 int rlimits_parse(const char *list, unsigned *ret, struct rota_error *err);
 
-/* The kinds the site propagates: PropagateResourceLimits (ALL when unset)
- * less PropagateResourceLimitsExcept (checked when slurm.conf was read). */
+/* The kinds the site propagates: PropagateResourceLimits (ALL when unset),
+ * or all but PropagateResourceLimitsExcept's (the two keys exclude each
+ * other; both were checked when slurm.conf was read). */
 unsigned rlimits_conf(const struct conf *conf);
 
 /* env with SLURM_RLIMIT_* of the caller's soft limits of kinds (user: they

@@ -13,6 +13,7 @@
 #include "ctld/fairshare.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
+#include "sched/select.h"
 #include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/states.h"
@@ -115,12 +116,38 @@ static int job_qos(const struct assoc_limits *l, const struct job *job, int ai)
 	return q ? (int)(q - l->m->qos) : -1;
 }
 
+/* The CPUs a task of the pending job is charged: its --cpus-per-task, or
+ * in whole cores (sched_task_cpus) on the most threaded node of its
+ * partition, so that a limit is never passed by the cores it will get. */
+static uint32_t task_cpus(struct ctld *ctld, const struct job *job)
+{
+	const struct job_desc_ext *x = job_x(job);
+	struct sched_req r = {.cpus_per_task = job->desc.cpus_per_task == NO_VAL
+	                                           ? 1
+	                                           : job->desc.cpus_per_task,
+	                      .threads_per_core = x->threads_per_core,
+	                      .ntasks_per_core = x->ntasks_per_core};
+	uint32_t most = r.cpus_per_task;
+
+	if ((!r.threads_per_core && !r.ntasks_per_core) || !job->part)
+		return most;
+	for (size_t i = 0; i < job->part->nnodes; i++) {
+		const struct node *n = node_mgr_get(ctld->nodes, job->part->node_idx[i]);
+		struct sched_node s = {.threads = node_cpu_threads(n)};
+		uint32_t c = sched_task_cpus(&r, &s);
+
+		if (c > most)
+			most = c;
+	}
+	return most;
+}
+
 /* CPUs and nodes a job holds (running) or asks for (pending, at least). */
-static void job_size(const struct job *job, uint32_t *cpus, uint32_t *nodes,
-                     uint64_t *mem)
+static void job_size(struct ctld *ctld, const struct job *job, uint32_t *cpus,
+                     uint32_t *nodes, uint64_t *mem)
 {
 	const struct job_desc *d = &job->desc;
-	uint32_t cpt = d->cpus_per_task == NO_VAL ? 1 : d->cpus_per_task;
+	uint32_t cpt = job_is_running(job) ? 0 : task_cpus(ctld, job);
 	uint32_t tasks;
 
 	*nodes = job_is_running(job) ? job->run->nnodes : job_min_nodes(job);
@@ -158,7 +185,7 @@ void assoc_limits_started(struct assoc_limits *l, const struct job *job)
 
 	if (ai < 0)
 		return;
-	job_size(job, &cpus, &nodes, &mem);
+	job_size(l->ctld, job, &cpus, &nodes, &mem);
 	for (int i = ai, depth = 0; i >= 0 && depth < 1000; i = up(l, i), depth++) {
 		l->use[i].jobs++;
 		l->use[i].cpus += cpus;
@@ -280,7 +307,7 @@ uint32_t assoc_limits_check(struct assoc_limits *l, const struct job *job)
 
 	if (ai < 0)
 		return 0;
-	job_size(job, &cpus, &nodes, &mem);
+	job_size(l->ctld, job, &cpus, &nodes, &mem);
 	{ /* the user's own association: per job and per user */
 		const struct assoc_rec *r = &l->m->assocs[ai];
 		const struct use *u = &l->use[ai];

@@ -625,7 +625,7 @@ static int job_desc_fits(struct ctld *ctld, const struct part *p,
 			nodes[i].mem = n->mem;
 			nodes[i].sockets = n->sockets;
 			nodes[i].cores = n->cores;
-			nodes[i].threads = n->threads;
+			nodes[i].threads = node_cpu_threads(n);
 			nodes[i].usable =
 			    (!cons || constraint_match(cons, alt, n->cfg->features)) &&
 			    node_layout_fits(n, x) && n->cfg->tmp_disk >= x->pn_min_tmp;

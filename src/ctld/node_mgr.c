@@ -234,6 +234,13 @@ int node_layout_fits(const struct node *n, const struct job_desc_ext *x)
 	       n->threads >= x->threads_per_core;
 }
 
+uint32_t node_cpu_threads(const struct node *n)
+{
+	uint64_t threads = (uint64_t)n->sockets * n->cores * n->threads;
+
+	return n->threads > 1 && n->cpus == threads ? n->threads : 1;
+}
+
 int node_usable(const struct node *n)
 {
 	if (n->power == NODE_POWER_GOING_DOWN || n->power == NODE_POWER_DOWN_ASKED)

@@ -102,6 +102,10 @@ int node_usable(const struct node *n);
 /* Has the node at least the sockets, cores a socket and threads a core the
  * job asks for (-B S:C:T and the long options; 0: any)? */
 int node_layout_fits(const struct node *n, const struct job_desc_ext *x);
+/* The threads a core its CPUs count: ThreadsPerCore, or 1 when CPUs= counts
+ * its cores (CPUs=8 Sockets=2 CoresPerSocket=4 ThreadsPerCore=2 schedules
+ * cores, as in Slurm). */
+uint32_t node_cpu_threads(const struct node *n);
 
 /* The partition's OverSubscribe mode; *ret_jobs gets how many jobs may share
  * a core (YES[:N] and FORCE[:N], default 4), else 1. */

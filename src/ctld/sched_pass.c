@@ -451,17 +451,19 @@ static int bind_take_fits(struct ctld *ctld, const struct node *n,
  * looks elsewhere; sched_pass_start_job checks what was chosen.  Backfill
  * plans ahead: it asks whether n could once all it has is free. */
 static int bind_possible(struct sched_pass *ps, const struct job *job,
-                         const struct sched_req *r, const struct node *n)
+                         const struct sched_req *r, size_t i)
 {
+	const struct node *n = node_mgr_get(ps->ctld->nodes, i);
 	struct gres_use idle;
 	const struct gres_use *u = &n->gres_use;
 	const uint8_t *core_used = n->core_used;
 	uint32_t take[SCHED_GRES_KINDS] = {0};
 	uint32_t tasks = r->ntasks_per_node != SCHED_UNSET ? r->ntasks_per_node : 1;
-	uint32_t cpus = r->cpus_per_task * (tasks ? tasks : 1);
+	uint32_t per = sched_task_cpus(r, &ps->snap.nodes[i]);
+	uint32_t cpus = per * (tasks ? tasks : 1);
 
 	if (r->num_tasks != SCHED_UNSET && r->min_nodes == 1 && r->max_nodes == 1)
-		cpus = r->num_tasks * r->cpus_per_task;
+		cpus = r->num_tasks * per;
 	if (r->min_cpus > cpus)
 		cpus = r->min_cpus;
 	if (ps->backfill) {
@@ -494,8 +496,7 @@ static int bind_possible(struct sched_pass *ps, const struct job *job,
 static void mark_bind(struct sched_pass *ps, struct job *job, const struct sched_req *r)
 {
 	for (size_t i = 0; i < ps->snap.nnodes; i++)
-		if (ps->snap.nodes[i].usable &&
-		    !bind_possible(ps, job, r, node_mgr_get(ps->ctld->nodes, i)))
+		if (ps->snap.nodes[i].usable && !bind_possible(ps, job, r, i))
 			ps->snap.nodes[i].usable = 0;
 }
 
@@ -911,7 +912,7 @@ void sched_pass_init(struct sched_pass *ps, struct ctld *ctld)
 		s->nodes[i].shared_cpus = nd->shared_cpus;
 		s->nodes[i].sockets = nd->sockets;
 		s->nodes[i].cores = nd->cores;
-		s->nodes[i].threads = nd->threads;
+		s->nodes[i].threads = node_cpu_threads(nd);
 		memcpy(s->nodes[i].gres, nd->gres_use.count, sizeof(s->nodes[i].gres));
 		memcpy(s->nodes[i].gres_alloc, nd->gres_use.alloc,
 		       sizeof(s->nodes[i].gres_alloc));

@@ -91,7 +91,6 @@ static int u32_of(json_t *v, uint32_t *out, uint32_t min)
 	return 0;
 }
 
-/* One job property into d; 0, or -1 with *why naming it. */
 /* The offset in job_desc_ext of a count of the job's layout (sockets,
  * cores, threads, tasks a core or socket), or SIZE_MAX. */
 static size_t layout_field(const char *key)
@@ -113,6 +112,7 @@ static size_t layout_field(const char *key)
 	return SIZE_MAX;
 }
 
+/* One job property into d; 0, or -1 with *why naming it. */
 static int property(const char *key, json_t *v, struct job_desc *d, const char **why)
 {
 	static char text[160];

@@ -18,7 +18,7 @@ uint32_t sched_task_cpus(const struct sched_req *req, const struct sched_node *n
 		return (uint32_t)cpt;
 	if (use && use < tpc) /* `use` threads of each of its cores */
 		return clamp32((cpt + use - 1) / use * tpc);
-	if (!n)
+	if (!n || n >= tpc) /* as many tasks to a core as it has threads */
 		return (uint32_t)cpt;
 	if (n * cpt <= tpc) { /* n tasks to a core at most */
 		per = (tpc + n - 1) / n;

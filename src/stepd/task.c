@@ -309,9 +309,20 @@ static void say_rlimit(void *arg, const char *text)
 	child_say(2, "slurmstepd: error: %s\n", text);
 }
 
+/* Right before the exec: the submit host's limits (common/rlimits.h), not
+ * imposed on what the step daemon still does in the child (TaskProlog, the
+ * container's entry, the environment's copies). */
+static __attribute__((noreturn)) void child_exec(const struct stepd *st, char **argv)
+{
+	rlimits_apply(&st->rlim, say_rlimit, NULL);
+	execvp(argv[0], argv);
+	child_say(2, "slurmstepd: error: execve(): %s: %s\n", argv[0], strerror(errno));
+	_exit(errno ? errno : 1);
+}
+
 /* In the task's child: its process group or session, cgroups, user, standard
- * streams, resource limits, CPU binding report, descriptors and directory.
- * Allocates nothing: the vfork child (task_exec) runs it too. */
+ * streams, CPU binding report, descriptors and directory.  Allocates nothing:
+ * the vfork child (task_exec) runs it too. */
 static void child_setup(const struct stepd *st, const struct stepd_task *t,
                         const struct task_io *tio, const int pipes[3], int errfd)
 {
@@ -326,7 +337,6 @@ static void child_setup(const struct stepd *st, const struct stepd_task *t,
 		child_fail(errfd, "cannot join %s: %s", what, strerror(-rc));
 	child_become_user(st, errfd);
 	child_stdio(tio, pipes, st->ntasks == 1 ? output_trunc(st) : 0, errfd);
-	rlimits_apply(&st->rlim, say_rlimit, NULL);
 	if (t->pty && ioctl(0, TIOCSCTTY, 0) < 0)
 		child_fail(errfd, "cannot take the terminal: %s", strerror(errno));
 	child_say_binding(st, t);
@@ -410,9 +420,7 @@ static void task_child(struct stepd *st, struct stepd_task *t, const struct task
 		argv = st->req->argv;
 	}
 	environ = env; /* execvp searches the task's PATH, not ours */
-	execvp(argv[0], argv);
-	child_say(2, "slurmstepd: error: execve(): %s: %s\n", argv[0], strerror(errno));
-	_exit(errno ? errno : 1);
+	child_exec(st, argv);
 }
 
 /* ---- tasks started with vfork ----
@@ -503,9 +511,7 @@ static void task_exec_child(const struct stepd *st, const struct stepd_task *t,
 		child_say(2, "%s", g->say);
 	snprintf(te->pid_var, sizeof(te->pid_var), "SLURM_TASK_PID=%d", (int)getpid());
 	environ = te->env; /* the parent puts its own back when it goes on */
-	execvp(argv[0], argv);
-	child_say(2, "slurmstepd: error: execve(): %s: %s\n", argv[0], strerror(errno));
-	_exit(errno ? errno : 1);
+	child_exec(st, argv);
 }
 
 /* Wait for a child's exec (EOF) or its failure text.  Returns 0 or -1 (err). */

@@ -138,6 +138,10 @@ def test_ntasks_per_core(cluster):
     k = c.sbatch("-N1", "-n8", "--ntasks-per-core=2", "--threads-per-core=2",
                  "--wrap", "true")
     assert c.wait_job(k) == "COMPLETED"
+    # more tasks a core than it has threads: no limit
+    m = c.sbatch("-N1", "-n8", "--ntasks-per-core=4", "--threads-per-core=2",
+                 "--wrap", "true")
+    assert c.wait_job(m) == "COMPLETED"
 
 
 def test_ntasks_per_socket(cluster):

@@ -55,6 +55,16 @@ static void test_conf(void **state)
 	assert_int_not_equal(
 	    conf_load_string("PropagateResourceLimits=STAK\n", "t", &c, &err), 0);
 	assert_non_null(strstr(err.text, "PropagateResourceLimits=STAK"));
+	assert_int_not_equal(conf_load_string("PropagateResourceLimits=CORE\n"
+	                                      "PropagateResourceLimitsExcept=AS\n",
+	                                      "t", &c, &err),
+	                     0);
+	assert_non_null(strstr(err.text, "mutually exclusive"));
+	assert_int_equal(
+	    conf_load_string("PropagateResourceLimitsExcept=\n", "t", &c, &err), 0);
+	assert_int_equal(rlimits_conf(c),
+	                 RLIMITS_ALL); /* an empty list leaves none out */
+	conf_destroy(c);
 }
 
 static void test_env_round_trip(void **state)

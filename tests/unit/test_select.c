@@ -391,6 +391,10 @@ static void test_task_cpus_in_cores(void **state)
 	assert_int_equal(sched_task_cpus(&r, &ht), 2);
 	r.ntasks_per_core = 2; /* two tasks share a core */
 	assert_int_equal(sched_task_cpus(&r, &ht), 1);
+	r.ntasks_per_core = 4; /* more than the core's threads: no limit */
+	assert_int_equal(sched_task_cpus(&r, &ht), 1);
+	r.cpus_per_task = 3;
+	assert_int_equal(sched_task_cpus(&r, &ht), 3);
 }
 
 static void test_layout_caps_tasks(void **state)
