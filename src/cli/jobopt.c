@@ -75,6 +75,7 @@ static const struct {
     {S, "SBATCH_REQUEUE", O_REQUEUE},
     {S, "SBATCH_SIGNAL", O_SIGNAL},
     {S, "SBATCH_TIMELIMIT", 't'},
+    {S, "SBATCH_USE_MIN_NODES", O_USE_MIN_NODES},
     {S, "SBATCH_WAIT", 'W'},
     {R, "SLURM_ACCOUNT", 'A'},
     {R, "SLURM_CONSTRAINT", 'C'},
@@ -116,6 +117,7 @@ static const struct {
     {R, "SLURM_STDOUTMODE", 'o'},
     {R, "SLURM_TIMELIMIT", 't'},
     {R, "SLURM_UNBUFFEREDIO", 'u'},
+    {R, "SLURM_USE_MIN_NODES", O_USE_MIN_NODES},
     {R, "SLURM_WAIT", 'W'},
     {A, "SALLOC_ACCOUNT", 'A'},
     {A, "SALLOC_DISTRIBUTION", 'm'},
@@ -139,6 +141,7 @@ static const struct {
     {A, "SALLOC_QOS", 'q'},
     {A, "SALLOC_RESERVATION", O_RESERVATION},
     {A, "SALLOC_TIMELIMIT", 't'},
+    {A, "SALLOC_USE_MIN_NODES", O_USE_MIN_NODES},
 };
 
 /* ---- errors ---- */
@@ -661,6 +664,9 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		break;
 	case O_SPREAD_JOB:
 		d->flags |= JOB_F_SPREAD;
+		break;
+	case O_USE_MIN_NODES:
+		d->flags |= JOB_F_USE_MIN_NODES;
 		break;
 	case O_CONTIGUOUS:
 		d->flags |= JOB_F_CONTIGUOUS;

@@ -584,6 +584,9 @@ int job_desc_req(const struct gres_kinds *gk, const struct job_desc *d,
 	    .min_cpus = d->pn_min_cpus == NO_VAL ? 0 : d->pn_min_cpus,
 	    .spread = !!(d->flags & JOB_F_SPREAD),
 	    .contiguous = !!(d->flags & JOB_F_CONTIGUOUS),
+	    .most_nodes = d->max_nodes != NO_VAL && d->min_nodes != NO_VAL &&
+	                  d->max_nodes > d->min_nodes &&
+	                  !(d->flags & JOB_F_USE_MIN_NODES),
 	    .threads_per_core = x->threads_per_core,
 	    .ntasks_per_core = x->ntasks_per_core,
 	    .ntasks_per_socket = x->ntasks_per_socket,

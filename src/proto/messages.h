@@ -153,6 +153,8 @@ enum job_flags {
 	JOB_F_NO_KILL_INV_DEP = 1 << 10,
 	/* --exclusive=user: its nodes shared with jobs of its user alone */
 	JOB_F_EXCLUSIVE_USER = 1 << 11,
+	/* --use-min-nodes: of a node range, the fewest (not the most) */
+	JOB_F_USE_MIN_NODES = 1 << 12,
 };
 
 /* One job as squeue / scontrol show job see it. */

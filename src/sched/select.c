@@ -276,7 +276,7 @@ static int picked_enough(const struct sched_req *req, const struct pick *p)
 		return 0;
 	if (req->num_tasks != SCHED_UNSET && p->cap < wanted_tasks(req, p->k))
 		return 0;
-	return !req->spread || p->k >= p->max_nodes;
+	return !(req->spread || req->most_nodes) || p->k >= p->max_nodes;
 }
 
 /* --contiguous: the first run of consecutive usable nodes (by index) that
@@ -311,10 +311,12 @@ static int select_pass_in(const struct sched_node *nodes, size_t n,
 	uint32_t k, need, left;
 	struct pick p;
 
-	if (req->ntasks_per_node == SCHED_UNSET && req->num_tasks == SCHED_UNSET)
+	if (req->ntasks_per_node == SCHED_UNSET && req->num_tasks == SCHED_UNSET &&
+	    !req->most_nodes)
 		max_nodes = req->min_nodes > max_nodes ? max_nodes : req->min_nodes;
 	/* a node holds one task at least: no more nodes than tasks */
-	if (req->spread && req->num_tasks != SCHED_UNSET && req->num_tasks < max_nodes)
+	if ((req->spread || req->most_nodes) && req->num_tasks != SCHED_UNSET &&
+	    req->num_tasks < max_nodes)
 		max_nodes = req->num_tasks;
 	p = (struct pick){.max_nodes = max_nodes};
 	if (req->contiguous) {
@@ -336,8 +338,8 @@ static int select_pass_in(const struct sched_node *nodes, size_t n,
 				goto placed;
 		}
 	}
-	/* --spread-job: fewer nodes than it may take can do */
-	if (req->spread && p.k >= req->min_nodes && !p.short_by &&
+	/* --spread-job, a node range: fewer nodes than it may take can do */
+	if ((req->spread || req->most_nodes) && p.k >= req->min_nodes && !p.short_by &&
 	    (req->num_tasks == SCHED_UNSET || p.cap >= wanted_tasks(req, p.k)))
 		goto placed;
 	return -EAGAIN;

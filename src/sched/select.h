@@ -70,6 +70,8 @@ struct sched_req {
 	int spread;        /* --spread-job: as many nodes as tasks allow, tasks
 	                    * spread evenly over them */
 	int contiguous;    /* --contiguous: nodes of consecutive indexes */
+	int most_nodes;    /* a node range (-N 2-4): as many of it as can be had
+	                    * now, as Slurm; --use-min-nodes: the fewest */
 	/* the layout of tasks on cores (sched_task_cpus); 0: not given */
 	uint32_t threads_per_core;  /* --threads-per-core, --hint: threads a
 	                             * task uses of each of its cores */

@@ -411,3 +411,30 @@ def test_a_job_waiting_for_its_named_node_lets_the_others_start(make_cluster):
     assert c.job_state(named) == "PENDING"
     assert c.job_state(small) == "PENDING", "a later job took the named node first"
     c.cancel_all()
+
+
+# ---- node ranges ----
+
+def test_node_range_takes_as_many_as_are_free(c):
+    """-N min-max: as many nodes of the range as can be had now, as Slurm's
+    scheduler asks for (--use-min-nodes: the fewest); never more nodes than
+    tasks."""
+    j, nodes = running_on(c, "-N", "2-3", gate="g1")
+    assert c.job_field(j, "NumNodes") == "3", nodes
+    k, _ = running_on(c, "-N", "1-4", "--use-min-nodes", gate="g2")
+    assert c.job_field(k, "NumNodes") == "1"
+    m, _ = running_on(c, "-N", "1-4", "-n", "2", gate="g3")
+    assert c.job_field(m, "NumNodes") == "2"
+    for g in ("g1", "g2", "g3"):
+        open_gate(c, g)
+    for jid in (j, k, m):
+        c.wait_job(jid)
+    # two nodes held: a range of 2-4 starts at once on the two left
+    busy = [running_on(c, "-w", f"node0{i}", "--exclusive", gate="g4")[0]
+            for i in (1, 2)]
+    r, nodes = running_on(c, "-N", "2-4", gate="g5")
+    assert c.job_field(r, "NumNodes") == "2" and nodes == "node[03-04]", nodes
+    open_gate(c, "g4")
+    open_gate(c, "g5")
+    for jid in busy + [r]:
+        c.wait_job(jid)
