@@ -160,8 +160,8 @@ static int ms_left(int64_t deadline)
 	return now >= deadline ? 0 : (int)(deadline - now);
 }
 
-void jobctl_allocate(const struct job_desc *desc, enum jobctl_style style, int quiet,
-                     uint32_t immediate, int sig_fd, struct jobctl_alloc *ret)
+void jobctl_allocate(uint16_t req_type, const void *req, enum jobctl_style style,
+                     int quiet, uint32_t immediate, int sig_fd, struct jobctl_alloc *ret)
 {
 	const char *prefix = style == JOBCTL_SALLOC ? "Job submit/allocate failed: "
 	                                            : "Unable to allocate resources: ";
@@ -170,7 +170,7 @@ void jobctl_allocate(const struct job_desc *desc, enum jobctl_style style, int q
 	size_t next = 0; /* the controller to ask when this one stands by */
 	int fd = jobctl_connect(prefix), rc, said = quiet;
 	int64_t deadline = immediate ? now_ms() + (int64_t)immediate * 1000 : 0;
-	if ((rc = net_send(fd, MSG_ALLOC_REQ, desc, &err)) < 0)
+	if ((rc = net_send(fd, req_type, req, &err)) < 0)
 		alloc_failed(style, jobctl_strerror(rc));
 	for (;;) {
 		uint16_t type = 0;
@@ -206,7 +206,7 @@ void jobctl_allocate(const struct job_desc *desc, enum jobctl_style style, int q
 				             slurm_strerror(ESLURM_IN_STANDBY_MODE));
 			close(fd);
 			fd = nfd;
-			if ((rc = net_send(fd, MSG_ALLOC_REQ, desc, &err)) < 0)
+			if ((rc = net_send(fd, req_type, req, &err)) < 0)
 				alloc_failed(style, jobctl_strerror(rc));
 			continue;
 		}

@@ -37,12 +37,13 @@ struct jobctl_alloc {
 	struct alloc_resp *resp; /* owned */
 };
 
-/* Send MSG_ALLOC_REQ and wait for the allocation, printing what srun or salloc
- * print while waiting (unless quiet).  A signal on sig_fd (-1: none) while
+/* Send req_type (MSG_ALLOC_REQ {job_desc}, or MSG_ALLOC_HET_REQ {submit_het})
+ * and wait for the allocation, printing what srun or salloc print while
+ * waiting (unless quiet).  A signal on sig_fd (-1: none) while
  * waiting gives the request up: "PROG: Job allocation N has been revoked." and
  * exit 1.  A refusal prints "PROG: error: <prefix><why>" and exits 1. */
-void jobctl_allocate(const struct job_desc *desc, enum jobctl_style style, int quiet,
-                     uint32_t immediate, int sig_fd, struct jobctl_alloc *ret);
+void jobctl_allocate(uint16_t req_type, const void *req, enum jobctl_style style,
+                     int quiet, uint32_t immediate, int sig_fd, struct jobctl_alloc *ret);
 
 /* Hand the allocation back: MSG_JOB_COMPLETE_REQ {job, status} and wait up to
  * 10 s for MSG_RC; closes the connection.  Returns the controller's rc (or -1

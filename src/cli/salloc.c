@@ -29,7 +29,9 @@ extern char **environ;
 static const int salloc_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD};
 
 struct salloc {
-	struct jobopt o;
+	struct jobopt o;    /* the (first) component's */
+	struct jobopt *het; /* components 1..nhet of a heterogeneous allocation */
+	size_t nhet;
 	char **cmd;
 	char *shell[2];
 	struct jobctl_alloc alloc;
@@ -93,6 +95,40 @@ static char **alloc_env(const struct salloc *s)
 	env = strv_setenv(env, "SLURM_SUBMIT_DIR", d->work_dir);
 	env = strv_setenv(env, "SLURM_SUBMIT_HOST", d->submit_host);
 	free(cpus);
+	return env;
+}
+
+/* A heterogeneous allocation's: as Slurm's salloc, the leader's id, every
+ * component's variables with _HET_GROUP_n (the controller's), and the
+ * total of tasks when each component gave its count. */
+static char **het_alloc_env(const struct salloc *s)
+{
+	const struct alloc_resp *r = s->alloc.resp;
+	char **env = strv_dup(environ);
+	uint64_t ntasks = 0;
+	int counted = 1;
+
+	env = strv_setenvf(env, "SLURM_JOB_ID", "%u", r->job_id);
+	env = strv_setenv_from(env, r->het_env, "SLURM_");
+	for (size_t k = 0; k <= s->nhet; k++) {
+		const struct job_desc *d = k ? &s->het[k - 1].desc : &s->o.desc;
+		char *key = xasprintf("SLURM_NTASKS_HET_GROUP_%zu", k);
+		const char *v = strv_getenv(env, key);
+		free(key);
+		if (d->num_tasks == NO_VAL && d->ntasks_per_node == NO_VAL)
+			counted = 0;
+		else if (v)
+			ntasks += strtoull(v, NULL, 10);
+	}
+	if (counted) {
+		env =
+		    strv_setenvf(env, "SLURM_NTASKS", "%llu", (unsigned long long)ntasks);
+		env =
+		    strv_setenvf(env, "SLURM_NPROCS", "%llu", (unsigned long long)ntasks);
+	}
+	env = strv_setenv(env, "SLURM_CLUSTER_NAME", cli_conf()->cluster_name);
+	env = strv_setenv(env, "SLURM_SUBMIT_DIR", s->o.desc.work_dir);
+	env = strv_setenv(env, "SLURM_SUBMIT_HOST", s->o.desc.submit_host);
 	return env;
 }
 
@@ -174,18 +210,36 @@ static int wait_child(struct salloc *s)
 	}
 }
 
+/* One component's options: its command-line list over SALLOC_* (which
+ * every component takes, as Slurm). */
+static void component(struct jobopt *o, struct jobopt_list *cmdline)
+{
+	jobopt_init(o, JOBOPT_SALLOC);
+	jobopt_apply_env(o, environ);
+	jobopt_apply_list(o, cmdline, JOBOPT_SRC_ARGV);
+	jobopt_list_release(cmdline);
+	jobopt_finish(o);
+	o->desc.flags |= JOB_F_INTERACTIVE;
+}
+
 static void parse(struct salloc *s, int argc, char **argv)
 {
-	struct jobopt_list cmdline;
-	const char *shell = getenv("SHELL");
+	struct jobopt_list cmdline, *more = NULL;
+	const char *shell = getenv("SHELL"), *name;
 	int idx;
 
-	jobopt_init(&s->o, JOBOPT_SALLOC);
 	jobopt_collect(JOBOPT_SALLOC, argc, argv, &cmdline, &idx);
-	if (idx < argc && !strcmp(argv[idx], ":")) {
-		cli_error("heterogeneous allocations (components separated by :) are not "
-		          "supported by salloc; use sbatch");
-		exit(1);
+	/* options : options : ... command: a heterogeneous allocation */
+	while (idx < argc && !strcmp(argv[idx], ":")) {
+		int sub;
+		if (s->nhet + 1 >= HET_MAX) {
+			cli_error("too many components (%d at most)", HET_MAX);
+			exit(1);
+		}
+		more = xrealloc(more, (s->nhet + 1) * sizeof(*more));
+		jobopt_collect(JOBOPT_SALLOC, argc - idx, argv + idx, &more[s->nhet++],
+		               &sub);
+		idx += sub;
 	}
 	if (idx < argc) {
 		s->cmd = argv + idx;
@@ -193,13 +247,39 @@ static void parse(struct salloc *s, int argc, char **argv)
 		s->shell[0] = (char *)(shell && *shell ? shell : "/bin/sh");
 		s->cmd = s->shell;
 	}
-	jobopt_apply_env(&s->o, environ);
-	jobopt_apply_list(&s->o, &cmdline, JOBOPT_SRC_ARGV);
-	jobopt_list_release(&cmdline);
-	jobopt_finish(&s->o);
-	if (!s->o.desc.name)
-		s->o.desc.name = xstrdup(jobopt_basename(s->cmd[0]));
-	s->o.desc.flags |= JOB_F_INTERACTIVE;
+	component(&s->o, &cmdline);
+	s->het = s->nhet ? xcalloc(s->nhet, sizeof(*s->het)) : NULL;
+	for (size_t k = 0; k < s->nhet; k++)
+		component(&s->het[k], &more[k]);
+	free(more);
+	/* unnamed components take the last one's name, or the command's */
+	name = s->nhet ? s->het[s->nhet - 1].desc.name : NULL;
+	if (!name)
+		name = s->o.desc.name ? s->o.desc.name : jobopt_basename(s->cmd[0]);
+	for (size_t k = 0; k <= s->nhet; k++) {
+		struct job_desc *d = k ? &s->het[k - 1].desc : &s->o.desc;
+		if (!d->name)
+			d->name = xstrdup(name);
+	}
+}
+
+/* Ask for the allocation: one job, or the components together. */
+static void allocate(struct salloc *s)
+{
+	struct submit_het het = {.jobs_count = (uint32_t)s->nhet + 1};
+
+	if (!s->nhet) {
+		jobctl_allocate(MSG_ALLOC_REQ, &s->o.desc, JOBCTL_SALLOC, s->o.quiet,
+		                s->o.immediate, s->sig_fd, &s->alloc);
+		return;
+	}
+	het.jobs = xcalloc(s->nhet + 1, sizeof(*het.jobs));
+	het.jobs[0] = s->o.desc; /* shallow: the options keep them */
+	for (size_t k = 0; k < s->nhet; k++)
+		het.jobs[k + 1] = s->het[k].desc;
+	jobctl_allocate(MSG_ALLOC_HET_REQ, &het, JOBCTL_SALLOC, s->o.quiet,
+	                s->o.immediate, s->sig_fd, &s->alloc);
+	free(het.jobs);
 }
 
 int cmd_salloc(int argc, char **argv)
@@ -212,12 +292,11 @@ int cmd_salloc(int argc, char **argv)
 	s.sig_fd = jobctl_signalfd(salloc_signals,
 	                           sizeof(salloc_signals) / sizeof(salloc_signals[0]),
 	                           &s.old_mask);
-	jobctl_allocate(&s.o.desc, JOBCTL_SALLOC, s.o.quiet, s.o.immediate, s.sig_fd,
-	                &s.alloc);
+	allocate(&s);
 	s.interactive = isatty(0) && tcgetpgrp(0) == getpgrp();
 	if (s.interactive)
 		signal(SIGTTOU, SIG_IGN); /* so we can take the terminal back */
-	env = alloc_env(&s);
+	env = s.nhet ? het_alloc_env(&s) : alloc_env(&s);
 	run_child(&s, env);
 	status = wait_child(&s);
 	if (s.interactive)
@@ -232,5 +311,8 @@ int cmd_salloc(int argc, char **argv)
 	strv_free(env);
 	jobctl_alloc_release(&s.alloc);
 	jobopt_release(&s.o);
+	for (size_t k = 0; k < s.nhet; k++)
+		jobopt_release(&s.het[k]);
+	free(s.het);
 	return code;
 }

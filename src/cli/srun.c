@@ -487,11 +487,19 @@ static void parse(struct srun *s, int argc, char **argv)
 {
 	struct jobopt_list cmdline;
 	const char *group;
-	int idx, has_group = 0;
+	int idx, has_group = 0, has_jobid = 0;
 
 	jobopt_init(&s->o, JOBOPT_SRUN);
 	jobopt_collect(JOBOPT_SRUN, argc, argv, &cmdline, &idx);
 	group = jobopt_list_last(&cmdline, O_HET_GROUP, &has_group);
+	/* in a heterogeneous allocation (not one of its steps), component 0
+	 * unless told: salloc's gives no unsuffixed SLURM_JOB_NODELIST */
+	jobopt_list_last(&cmdline, O_JOBID, &has_jobid);
+	if (!has_group && !has_jobid && getenv("SLURM_HET_SIZE") &&
+	    !getenv("SLURM_STEP_ID")) {
+		has_group = 1;
+		group = "0";
+	}
 	if (has_group) { /* the component's environment from here on */
 		char **env = het_group_env(group ? group : "");
 		environ = env; /* kept to the end: the tasks get it */
@@ -549,8 +557,8 @@ int cmd_srun(int argc, char **argv)
 	}
 	if (s.alloc_mode) {
 		s.o.desc.flags |= JOB_F_INTERACTIVE;
-		jobctl_allocate(&s.o.desc, JOBCTL_SRUN, s.o.quiet, s.o.immediate,
-		                s.sig_fd, &s.alloc);
+		jobctl_allocate(MSG_ALLOC_REQ, &s.o.desc, JOBCTL_SRUN, s.o.quiet,
+		                s.o.immediate, s.sig_fd, &s.alloc);
 		s.job_id = s.alloc.resp->job_id;
 	} else {
 		s.job_id = s.o.jobid;

@@ -97,6 +97,22 @@ char **strv_setenv(char **env, const char *name, const char *value)
 	return env;
 }
 
+char **strv_setenv_from(char **env, char *const *from, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+
+	for (size_t i = 0; from && from[i]; i++) {
+		const char *e = from[i], *eq = strchr(e, '=');
+		char *name;
+		if (!eq || strncmp(e, prefix, pl) || (size_t)(eq - e) < pl)
+			continue;
+		name = xstrndup(e, (size_t)(eq - e));
+		env = strv_setenv(env, name, eq + 1);
+		free(name);
+	}
+	return env;
+}
+
 char **strv_setenv_take(char **env, const char *name, char *value)
 {
 	if (!value)

@@ -27,6 +27,9 @@ const char *strv_getenv(char *const *env, const char *name);
 char **strv_setenv(char **env, const char *name, const char *value);
 /* Drop every NAME=... from env, in place; returns env. */
 char **strv_unsetenv(char **env, const char *name);
+/* Every NAME=value of from whose NAME starts with prefix set in env
+ * (replacing); returns env. */
+char **strv_setenv_from(char **env, char *const *from, const char *prefix);
 /* strv_setenv() taking ownership of value (freed here); a NULL value is an
  * allocation that failed: fatal("out of memory"). */
 char **strv_setenv_take(char **env, const char *name, char *value);

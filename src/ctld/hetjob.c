@@ -49,26 +49,61 @@ size_t hetjob_components(struct ctld *ctld, const struct job *leader, struct job
 /* ---- submission ---- */
 
 struct submit_reply {
+	struct ctld *ctld;
 	struct chan *ch;
-	uint32_t job_id;
+	uint32_t job_id, n;
+	int alloc;
 };
+
+/* The journal could not record it: refused, and what was kept goes (never
+ * acknowledged, so no one knows its ids). */
+static void submit_failed(struct submit_reply *r)
+{
+	struct ctld *ctld = r->ctld;
+
+	if (r->alloc && r->ch->alloc_job_id == r->job_id)
+		r->ch->alloc_job_id = 0;
+	for (uint32_t k = 0; k < r->n; k++) {
+		struct job *j = job_find(ctld->jobs, r->job_id + k);
+		if (!j || job_x(j)->het_job_id != r->job_id)
+			continue;
+		if (j->alloc_client) {
+			chan_unref(j->alloc_client);
+			j->alloc_client = NULL;
+		}
+		if (job_is_pending(j))
+			job_mgr_remove(ctld->jobs, j);
+		else if (!job_is_finished(j))
+			job_end(ctld, j, JOB_CANCELLED, 0, 0);
+	}
+	chan_send_rc(r->ch, -ESLURM_WRITING_TO_FILE, NULL);
+}
 
 static void submit_durable(void *arg, int rc)
 {
 	struct submit_reply *r = arg;
+	struct job *leader = job_find(r->ctld->jobs, r->job_id);
 
 	if (rc < 0) {
-		chan_send_rc(r->ch, -ESLURM_WRITING_TO_FILE, NULL);
-	} else {
+		submit_failed(r);
+	} else if (!r->alloc) {
 		struct submit_resp resp = {.job_id = r->job_id};
 		chan_send(r->ch, MSG_SUBMIT_RESP, &resp);
+	} else if (leader && job_is_pending(leader)) {
+		/* as one allocation (job_mgr.c): "queued" only when true */
+		sched_pass(r->ctld, time(NULL), 0);
+		if (job_is_pending(leader)) {
+			struct submit_resp resp = {.job_id = r->job_id};
+			chan_send(r->ch, MSG_ALLOC_PENDING, &resp);
+		}
 	}
+	ctld_sched_kick(r->ctld);
 	chan_unref(r->ch);
 	free(r);
 }
 
 void hetjob_submit_request(struct ctld *ctld, const struct caller *who,
-                           struct submit_het *req, struct chan *ch)
+                           struct submit_het *req, int alloc, struct chan *ch)
 {
 	struct job_submit_prep *prep;
 	struct submit_reply *r;
@@ -82,12 +117,17 @@ void hetjob_submit_request(struct ctld *ctld, const struct caller *who,
 		                   : "too many components in a heterogeneous job");
 		return;
 	}
+	if (alloc && ch->alloc_job_id) {
+		chan_send_rc(ch, -ESLURM_INVALID_ARGUMENT,
+		             "this connection holds an allocation already");
+		return;
+	}
 	prep = xcalloc(n, sizeof(*prep));
 	for (uint32_t k = 0; k < n && !rc; k++) {
 		struct job_desc *d = &req->jobs[k];
 
 		/* one job: the leader's script, name and files for all */
-		if (k) {
+		if (k && !alloc) {
 			free(d->script);
 			d->script =
 			    xstrdup(req->jobs[0].script ? req->jobs[0].script : "");
@@ -99,9 +139,10 @@ void hetjob_submit_request(struct ctld *ctld, const struct caller *who,
 			                  : "invalid request");
 			break;
 		}
-		d->flags &= ~(uint32_t)JOB_F_INTERACTIVE;
+		if (!alloc) /* an allocation's are (job_submit_prepare) */
+			d->flags &= ~(uint32_t)JOB_F_INTERACTIVE;
 		ctld->submit_extra = k;
-		rc = job_submit_prepare(ctld, who, d, 0, &prep[k], &msg);
+		rc = job_submit_prepare(ctld, who, d, alloc, &prep[k], &msg);
 		ctld->submit_extra = 0;
 		if (!rc && k && prep[k].ev.job_id != prep[k - 1].ev.job_id + 1) {
 			/* the ids must follow each other: those after the
@@ -130,12 +171,21 @@ void hetjob_submit_request(struct ctld *ctld, const struct caller *who,
 			return;
 		}
 	}
-	log_info("JobId=%u submitted by uid %u (heterogeneous, %u components)", leader,
-	         (unsigned)who->uid, n);
+	if (alloc) { /* the allocation lives on this connection (job_ops.c) */
+		struct job *lead = job_find(ctld->jobs, leader);
+		lead->alloc_client = ch;
+		chan_ref(ch);
+		ch->alloc_job_id = leader;
+	}
+	log_info("JobId=%u submitted by uid %u (heterogeneous %s, %u components)", leader,
+	         (unsigned)who->uid, alloc ? "allocation" : "batch", n);
 	free(prep);
 	r = xcalloc(1, sizeof(*r));
+	r->ctld = ctld;
 	r->ch = ch;
 	r->job_id = leader;
+	r->n = n;
+	r->alloc = alloc;
 	chan_ref(ch);
 	ctld_sched_kick(ctld);
 	journal_when_durable(ctld->journal, submit_durable, r);
@@ -332,6 +382,7 @@ char **hetjob_batch_env(struct ctld *ctld, const struct job *leader)
 		uint32_t ntasks = 0;
 
 		env = putu(env, "SLURM_JOB_ID", k, j->job_id);
+		env = putu(env, "SLURM_JOBID", k, j->job_id);
 		env = put(env, "SLURM_JOB_NAME", k, d->name);
 		env = put(env, "SLURM_JOB_PARTITION", k, d->partition);
 		env = put(env, "SLURM_JOB_ACCOUNT", k, d->account);
@@ -344,7 +395,9 @@ char **hetjob_batch_env(struct ctld *ctld, const struct job *leader)
 		if (!run->nnodes)
 			continue; /* not started (cannot be: all start together) */
 		env = put(env, "SLURM_JOB_NODELIST", k, run->nodes_str);
+		env = put(env, "SLURM_NODELIST", k, run->nodes_str);
 		env = putu(env, "SLURM_JOB_NUM_NODES", k, run->nnodes);
+		env = putu(env, "SLURM_NNODES", k, run->nnodes);
 		env = put(env, "SLURM_JOB_CPUS_PER_NODE", k,
 		          s = jobfmt_counts(run->cpus, run->nnodes));
 		free(s);
@@ -355,6 +408,7 @@ char **hetjob_batch_env(struct ctld *ctld, const struct job *leader)
 			ntasks += run->tasks[i];
 		/* srun --het-group=k reads these (cli/srun.c) */
 		env = putu(env, "SLURM_NTASKS", k, ntasks);
+		env = putu(env, "SLURM_NPROCS", k, ntasks);
 		if (d->cpus_per_task != NO_VAL)
 			env = putu(env, "SLURM_CPUS_PER_TASK", k, d->cpus_per_task);
 	}

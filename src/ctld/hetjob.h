@@ -1,6 +1,6 @@
-/* hetjob.h - heterogeneous jobs: one batch job made of components, each
- * with its own request (nodes, tasks, CPUs, memory, partition...), that
- * start together.
+/* hetjob.h - heterogeneous jobs: one batch job (or salloc's allocation)
+ * made of components, each with its own request (nodes, tasks, CPUs,
+ * memory, partition...), that start together.
  *
  * DESIGN: each component is a job of its own (its id, its record, its
  * journal events), marked in its request with the leader's id (component
@@ -12,7 +12,9 @@
  * the leader, whose batch script gets every component's SLURM_*_HET_GROUP_n
  * and SLURM_HET_SIZE) or none does (Resources).  Backfill starts none of
  * them.  A component other than the leader runs no script: `srun
- * --het-group=n` in the script makes steps in it.  A hetjob ends as one:
+ * --het-group=n` in the script makes steps in it.  salloc's allocation is
+ * the leader's (its connection, its MSG_ALLOC_RESP, which carries the
+ * SLURM_*_HET_GROUP_n of all).  A hetjob ends as one:
  * when one component ends, the others end with it (the leader's batch
  * script ending ends the whole job); cancelling any component cancels all.
  */
@@ -30,9 +32,11 @@ struct submit_het;
 struct sched_pass;
 struct sched_alloc;
 
-/* sbatch's components: all checked, then recorded, or none. */
+/* sbatch's (or, alloc, salloc's) components: all checked, then recorded,
+ * or none.  An allocation is the leader's on ch, as one of job_mgr_submit:
+ * MSG_ALLOC_PENDING, then MSG_ALLOC_RESP when all have started. */
 void hetjob_submit_request(struct ctld *ctld, const struct caller *who,
-                           struct submit_het *req, struct chan *ch);
+                           struct submit_het *req, int alloc, struct chan *ch);
 
 /* Is job a component other than the leader (started with the leader)? */
 int hetjob_follower(const struct job *job);

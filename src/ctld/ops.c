@@ -344,7 +344,13 @@ static void op_trigger_get(struct ctld *ctld, struct caller *who, void **body,
 static void op_submit_het(struct ctld *ctld, struct caller *who, void **body,
                           struct chan *ch)
 {
-	hetjob_submit_request(ctld, who, *body, ch);
+	hetjob_submit_request(ctld, who, *body, 0, ch);
+}
+
+static void op_alloc_het(struct ctld *ctld, struct caller *who, void **body,
+                         struct chan *ch)
+{
+	hetjob_submit_request(ctld, who, *body, 1, ch);
 }
 
 static void op_crontab_update(struct ctld *ctld, struct caller *who, void **body,
@@ -432,6 +438,7 @@ static const struct op_entry {
     {MSG_STEP_ATTACH_REQ, P_USER, op_step_attach},
     {MSG_CRONTAB_UPDATE_REQ, P_USER, op_crontab_update},
     {MSG_SUBMIT_HET_REQ, P_USER, op_submit_het},
+    {MSG_ALLOC_HET_REQ, P_USER, op_alloc_het},
     {MSG_CRONTAB_GET_REQ, P_USER, op_crontab_get},
 };
 

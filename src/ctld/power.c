@@ -250,8 +250,10 @@ static void job_release(struct ctld *ctld, struct job *job)
 		    .nodes = job->run->nodes_str,
 		    .cpus_per_node = {job->run->cpus, job->run->nnodes},
 		    .num_tasks = ntasks,
-		    .partition = job->desc.partition};
+		    .partition = job->desc.partition,
+		    .het_env = hetjob_batch_env(ctld, job)};
 		chan_send(job->alloc_client, MSG_ALLOC_RESP, &r);
+		strv_free(r.het_env);
 	} else if (batch && !hetjob_follower(job)) { /* the leader runs the script */
 		launch_batch(ctld, job);
 	}

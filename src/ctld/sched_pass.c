@@ -612,8 +612,10 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 			                       .nodes = ev.nodes,
 			                       .cpus_per_node = ev.cpus_per_node,
 			                       .num_tasks = a->ntasks,
-			                       .partition = task->desc.partition};
+			                       .partition = task->desc.partition,
+			                       .het_env = hetjob_batch_env(ctld, task)};
 			chan_send(task->alloc_client, MSG_ALLOC_RESP, &r);
+			strv_free(r.het_env);
 		} else if (!hetjob_follower(task)) { /* the leader runs the script */
 			launch_batch(ctld, task);
 		}

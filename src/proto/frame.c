@@ -36,6 +36,8 @@ uint32_t frame_max_body(uint16_t type)
 	case MSG_SUBMIT_REQ:
 	case MSG_ALLOC_REQ:
 	case MSG_STEP_CREATE_REQ:
+	case MSG_SUBMIT_HET_REQ: /* components: the leader's script, envs */
+	case MSG_ALLOC_HET_REQ:
 		return 8u << 20;
 	case MSG_NODE_REGISTER:
 	case MSG_IO_DATA:
@@ -93,6 +95,8 @@ uint32_t frame_max_values(uint16_t type)
 	case MSG_STEPD_GROUPS: /* up to GROUPLIST_MAX gids */
 		return 1u << 18;
 	case MSG_NODE_REGISTER:
+	case MSG_SUBMIT_HET_REQ: /* up to HET_MAX requests */
+	case MSG_ALLOC_HET_REQ:
 		return 1u << 20;
 	case MSG_LAUNCH_REQ:
 		return 1u << 21;

@@ -473,7 +473,10 @@ ROTA_DECLARE(node_update_req, NODE_UPDATE_REQ_FIELDS)
 	F(S, u32v, cpus_per_node, _)                                                     \
 	F(S, u32, num_tasks, _)                                                          \
 	F(S, str, partition, _)                                                          \
-	F(S, str, msg, _)
+	F(S, str, msg, _)                                                                \
+	/* a heterogeneous allocation's components (ctld/hetjob.h): each one's           \
+	 * SLURM_*_HET_GROUP_n, and SLURM_HET_SIZE */                                    \
+	F(S, strv, het_env, _)
 ROTA_DECLARE(alloc_resp, ALLOC_RESP_FIELDS)
 
 /* srun asks for a step inside job_id (or, after an ALLOC_REQ, for step 0). */
@@ -1464,7 +1467,9 @@ ROTA_DECLARE(trigger_list, TRIGGER_LIST_FIELDS)
  * ESLURM_JOB_SCRIPT_MISSING when there is none. */
 /* sbatch with components (`:`, #SBATCH hetjob): MSG_SUBMIT_HET_REQ {each
  * component's request, the first with the script} -> MSG_SUBMIT_RESP {the
- * leader's id} (ctld/hetjob.h). */
+ * leader's id} (ctld/hetjob.h).  salloc with components: MSG_ALLOC_HET_REQ
+ * -> as MSG_ALLOC_REQ, about the leader, whose MSG_ALLOC_RESP carries every
+ * component's environment (het_env). */
 #define SUBMIT_HET_FIELDS(F, S) F(S, list, jobs, job_desc)
 ROTA_DECLARE(submit_het, SUBMIT_HET_FIELDS)
 
@@ -1618,7 +1623,8 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_CONF_FILES_RESP, 113, conf_files)                                          \
 	M(MSG_ACT_AS, 114, act_as)       /* rotarestd: for a user from now on */         \
 	M(MSG_TOKEN_REQ, 115, token_req) /* scontrol token */                            \
-	M(MSG_TOKEN_RESP, 116, token_resp)
+	M(MSG_TOKEN_RESP, 116, token_resp)                                               \
+	M(MSG_ALLOC_HET_REQ, 117, submit_het) /* salloc with components */
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) };

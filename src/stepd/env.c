@@ -161,16 +161,7 @@ static char **env_batch(char **env, const struct stepd *st)
 	env = set_opt(env, "HOSTNAME", req->node_name);
 	/* a heterogeneous job's: every component's SLURM_*_HET_GROUP_n (the
 	 * controller's, ctld/hetjob.h) */
-	for (size_t i = 0; req->het_env && req->het_env[i]; i++) {
-		const char *e = req->het_env[i], *eq = strchr(e, '=');
-		char *name;
-		if (!eq || strncmp(e, "SLURM_", 6))
-			continue;
-		name = xstrndup(e, (size_t)(eq - e));
-		env = strv_setenv(env, name, eq + 1);
-		free(name);
-	}
-	return env;
+	return strv_setenv_from(env, req->het_env, "SLURM_");
 }
 
 static uint32_t step_total_tasks(const struct launch_req *req)

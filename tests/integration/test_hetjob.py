@@ -5,6 +5,7 @@ SLURM_*_HET_GROUP_n and SLURM_HET_SIZE, `srun --het-group=n`, one end and
 one cancel for all; journaled like any job."""
 
 import re
+import subprocess
 
 from conftest import write_script
 
@@ -97,8 +98,10 @@ def test_survives_a_restart(cluster):
 
 def test_refused_forms(cluster):
     c = cluster
-    p = c.run(["salloc", "-n1", ":", "-n1", "true"])
-    assert p.returncode == 1 and "heterogeneous allocations" in p.stderr, p.stderr
+    p = c.run(["salloc", "-n1", ":", "-p", "nosuch", "true"])
+    assert (p.returncode, p.stderr) == (1, "salloc: error: Job submit/allocate "
+                                           "failed: Invalid partition name "
+                                           "specified\n"), p.stderr
     p = c.run(["srun", "-n1", ":", "-n1", "true"])
     assert p.returncode == 1 and "heterogeneous steps" in p.stderr, p.stderr
     p = c.run(["srun", "--het-group=1", "true"])
@@ -148,3 +151,75 @@ def test_hetjob_word_only_as_a_separator(cluster):
     assert "Invalid job id specified" in p.stderr, p.stderr
     assert c.job_state(after) == "PENDING"
     assert c.run(["scancel", str(jid), str(after)]).returncode == 0
+
+
+SALLOC_CMD = r"""
+echo id=$SLURM_JOB_ID size=$SLURM_HET_SIZE g0=$SLURM_JOB_ID_HET_GROUP_0 \
+     g1=$SLURM_JOB_ID_HET_GROUP_1 nodelist=${SLURM_JOB_NODELIST-unset} \
+     nodes1=$SLURM_JOB_NUM_NODES_HET_GROUP_1 tpn1=$SLURM_TASKS_PER_NODE_HET_GROUP_1 \
+     ntasks=$SLURM_NTASKS
+srun bash -c 'echo step0 $SLURM_JOB_ID $SLURM_STEP_NUM_TASKS'
+srun --het-group=1 bash -c 'echo step1 $SLURM_JOB_ID $SLURM_STEP_NUM_TASKS $SLURMD_NODENAME'
+squeue -h -o '%i %T' | sort
+"""
+
+
+def test_salloc_with_components(cluster):
+    """salloc A : B cmd: one allocation of two jobs that start together; the
+    command gets Slurm's variables (the leader's SLURM_JOB_ID, SLURM_HET_SIZE,
+    each component's with _HET_GROUP_n, no unsuffixed node list), srun runs
+    in component 0 unless --het-group says, and both end with the command."""
+    c = cluster
+    p = c.run(["salloc", "-N1", "-n1", ":", "-N2", "--ntasks-per-node=2",
+               "bash", "-c", SALLOC_CMD], timeout=60)
+    assert p.returncode == 0, p.stderr
+    m = re.search(r"^salloc: Granted job allocation (\d+)$", p.stderr, re.M)
+    assert m, p.stderr
+    jid = int(m.group(1))
+    assert f"Relinquishing job allocation {jid}" in p.stderr, p.stderr
+    text = p.stdout
+    assert (f"id={jid} size=2 g0={jid} g1={jid + 1} nodelist=unset nodes1=2 "
+            f"tpn1=2(x2) ntasks=5\n") in text, text
+    assert re.findall(r"^step0 (\d+) (\d+)$", text, re.M) == [(str(jid), "1")], text
+    step1 = re.findall(r"^step1 (\d+) (\d+) (\S+)$", text, re.M)
+    assert len(step1) == 4 and {s[:2] for s in step1} == {(str(jid + 1), "4")}, text
+    assert len({s[2] for s in step1}) == 2, text
+    assert f"{jid}+0 RUNNING\n{jid}+1 RUNNING\n" in text, text
+    for j in (jid, jid + 1):
+        c.wait_for(lambda j=j: c.job_state(j) == "COMPLETED" or None,
+                   what=f"JobId={j} completed")
+
+
+def test_salloc_components_wait_and_are_revoked_together(cluster):
+    """A component that cannot fit now keeps the whole allocation pending
+    (salloc says so); cancelling the job revokes salloc's allocation and
+    ends every component."""
+    c = cluster
+    gate = c.work / "salloc-gate"
+    blocker = c.sbatch("-N2", "--exclusive", "-o", "/dev/null", "--wrap",
+                       f"while [ ! -e {gate} ]; do sleep 0.1; done")
+    c.wait_running(blocker)
+    errf = c.work / "salloc-het.err"
+    with open(errf, "w") as err:
+        proc = subprocess.Popen(["salloc", "-N1", ":", "-N3", "sleep", "300"],
+                                env=dict(c.env), cwd=str(c.work),
+                                stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=err)
+    jid = c.wait_for(lambda: next((int(r[1]) for r in _rows(c)
+                                   if r[0].endswith("+0")), None),
+                     what="the allocation queued")
+    c.wait_for(lambda: f"salloc: job {jid} queued and waiting for resources\n"
+               in errf.read_text() or None, what="salloc saying it waits")
+    assert all(r[2] == "PENDING" for r in _rows(c) if r[0].startswith(f"{jid}+"))
+    gate.touch()
+    c.wait_for(lambda: c.job_state(jid + 1) == "RUNNING" or None,
+               what="component 1 running")
+    assert c.job_state(jid) == "RUNNING"
+    assert c.run(["scancel", str(jid)]).returncode == 0
+    assert proc.wait(timeout=30) != 0
+    err = errf.read_text()
+    assert f"salloc: Pending job allocation {jid}\n" in err, err
+    assert f"salloc: Job allocation {jid} has been revoked.\n" in err, err
+    for j in (jid, jid + 1):
+        c.wait_for(lambda j=j: c.job_state(j) == "CANCELLED" or None,
+                   what=f"JobId={j} cancelled")
