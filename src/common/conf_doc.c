@@ -44,11 +44,15 @@ static const struct conf_doc global_doc[] = {
      "from running jobs of the QOS its QOS lists in Preempt= (sacctmgr), whose "
      "PreemptMode, GraceTime and PreemptExemptTime then apply.  preempt/none (the "
      "default): no preemption."},
-    {"PreemptMode", "OFF|CANCEL|REQUEUE",
+    {"PreemptMode", "OFF|CANCEL|REQUEUE|SUSPEND[,GANG]|GANG",
      "What becomes of a preempted job (its partition's PreemptMode first): CANCEL "
      "ends it PREEMPTED, REQUEUE puts it back in the queue (a batch job that may "
-     "be requeued; others are cancelled), OFF leaves it alone.  SUSPEND and GANG "
-     "are not there yet and act as OFF."},
+     "be requeued; others are cancelled), SUSPEND stops it and gives its CPUs to "
+     "the preemptor until they are free again, OFF leaves it alone.  GANG (alone "
+     "or beside SUSPEND) slices time between the jobs that share cores "
+     "(OverSubscribe=FORCE:N or YES:N): one job at a time runs on each core, the "
+     "others stay suspended, and every SchedulerTimeSlice seconds those that "
+     "waited run instead."},
     {"PreemptExemptTime", "time",
      "Jobs running less than this long are not preempted ([days-]hours:minutes:"
      "seconds, or minutes)."},
@@ -184,7 +188,9 @@ static const struct conf_doc global_doc[] = {
     {"MaxArraySize", "number", "One more than the highest array index allowed."},
     {"FirstJobId", "number", "The first job id handed out."},
     {"MaxJobId", "number", "Job ids wrap back to FirstJobId after this one."},
-    {"SchedulerTimeSlice", "seconds", SHOWN_ONLY},
+    {"SchedulerTimeSlice", "seconds",
+     "With PreemptMode=GANG, how long the jobs sharing cores run before those "
+     "suspended beside them take their turn (5 to 65533; 30 by default)."},
     {"DefMemPerCPU", "MB",
      "Memory a job gets per allocated CPU when it asks for none; 0 is unlimited."},
     {"DefMemPerNode", "MB",

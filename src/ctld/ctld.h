@@ -73,6 +73,9 @@ struct ctld {
 	struct resv_mgr *resvs;   /* advanced reservations (resv.h) */
 	time_t preempt_until;     /* a preemptor waits for its victims until
 	                           * then: what preemption suspended stays so */
+	time_t gang_next;         /* time slicing: the slice ends (gang.h) */
+	uint64_t gang_gen;        /* res_gen when it last looked */
+	int gang_again;           /* a job too young to stop: look again */
 	/* applying a snapshot's or image's events: they describe state, not
 	 * changes (nothing is charged to fairshare) */
 	int restoring;

@@ -14,6 +14,7 @@
 #include "common/uid.h"
 #include "ctld/assoc.h"
 #include "ctld/ctld.h"
+#include "ctld/gang.h"
 #include "ctld/fairshare.h"
 #include "ctld/job_event.h"
 #include "ctld/resv.h"
@@ -150,6 +151,7 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 	size_t count = 0;
 	uint64_t total = 0;
 	struct job_run *run;
+	int pack;
 
 	if (!job_is_pending(job) || !ev->nodes ||
 	    hostlist_expand(ev->nodes, &names, &count, NULL) < 0)
@@ -182,6 +184,7 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 			run->gres[i] = *ev->gres[i] ? xstrdup(ev->gres[i]) : NULL;
 	}
 	run->share = job->part ? part_job_share(job->part, job->desc.flags) : 1;
+	pack = !gang_enabled(ctld->conf); /* time slicing: free cores first */
 	/* a snapshot says which cores the job holds; a live start picks them */
 	for (size_t i = 0; i < count; i++)
 		total += ev->cpus_per_node.v[i];
@@ -206,11 +209,11 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 				gres_use_claim(node_mgr_gres_kinds(ctld->nodes),
 				               &n->gres_use, run->gres[i]);
 			if (total)
-				node_cores_claim(n, run->cpus[i], run->share,
+				node_cores_claim(n, run->cpus[i], run->share, pack,
 				                 ev->slots.v + at, run->cores[i]);
 			else
 				node_cores_take_near(
-				    n, run->cpus[i], run->share,
+				    n, run->cpus[i], run->share, pack,
 				    run->gres &&
 				            !(job_x(job)->gres_flags &
 				              GRES_F_DISABLE_BINDING) &&

@@ -262,13 +262,14 @@ ROTA_DECLARE(ev_text, EV_TEXT_FIELDS)
 	F(S, u32v, cores, _)
 ROTA_DECLARE(ev_resv, EV_RESV_FIELDS)
 
-/* A running job suspended (suspend 1: its CPUs given up, its processes
- * stopped) or resumed (0), ctld/suspend.h. */
+/* A running job suspended (suspend 1: its CPUs given up unless by gang,
+ * its processes stopped) or resumed (0), ctld/suspend.h. */
 #define EV_SUSPEND_FIELDS(F, S)                                                          \
 	EV_JOB_HEAD_FIELDS(F, S)                                                         \
 	F(S, i64, time, _)                                                               \
 	F(S, u32, suspend, _)                                                            \
-	F(S, u32, preempted, _) /* suspended by preemption: resumed when it fits */
+	F(S, u32, preempted, _) /* suspended by preemption: resumed when it fits */      \
+	F(S, u32, gang, _)      /* by time slicing: its CPUs kept (ctld/gang.h) */
 ROTA_DECLARE(ev_suspend, EV_SUSPEND_FIELDS)
 
 /* An event trigger set (the record whole) or cleared (del: 1), by id

@@ -73,6 +73,7 @@ struct job_run {
 	uint32_t pre_sus_secs;
 	uint32_t sus_secs;
 	int sus_preempted;  /* suspended by preemption (PreemptMode=SUSPEND) */
+	int sus_gang;       /* by time slicing, its CPUs kept (ctld/gang.h) */
 	uint32_t mail_sent; /* the TIME_LIMIT_* mails sent (ctld/mail.h) */
 };
 

@@ -28,6 +28,7 @@
 #include "ctld/repl.h"
 #include "ctld/resv.h"
 #include "ctld/suspend.h"
+#include "ctld/gang.h"
 #include "ctld/state.h"
 #include "proto/client.h"
 #include "ctld/stats.h"
@@ -136,6 +137,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 	job_mgr_tick(ctld, now);
 	resv_tick(ctld, now);
 	suspend_tick(ctld, now);
+	gang_tick(ctld, now);
 	trigger_tick(ctld, now);
 	crontab_tick(ctld, now);
 	mail_tick(ctld, now);

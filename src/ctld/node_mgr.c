@@ -305,12 +305,13 @@ void node_release(struct node *n, uint32_t cpus, uint64_t mem, uint32_t share, t
 	n->last_busy = now;
 }
 
-void node_cores_take(struct node *n, uint32_t count, uint32_t share, uint32_t *ids)
+void node_cores_take(struct node *n, uint32_t count, uint32_t share, int pack,
+                     uint32_t *ids)
 {
 	uint32_t k = 0;
 
 	/* a sharing job joins the cores of other sharing jobs first */
-	for (uint32_t c = 0; share > 1 && c < n->cpus && k < count; c++)
+	for (uint32_t c = 0; pack && share > 1 && c < n->cpus && k < count; c++)
 		if (n->core_used[c] && n->core_used[c] < share) {
 			n->core_used[c]++;
 			ids[k++] = c;
@@ -320,13 +321,20 @@ void node_cores_take(struct node *n, uint32_t count, uint32_t share, uint32_t *i
 			n->core_used[c] = share > 1 ? 1 : CORE_EXCL;
 			ids[k++] = c;
 		}
+	/* then (time slicing) the least shared ones */
+	for (uint32_t use = 1; !pack && share > 1 && use < share && k < count; use++)
+		for (uint32_t c = 0; c < n->cpus && k < count; c++)
+			if (n->core_used[c] == use) {
+				n->core_used[c]++;
+				ids[k++] = c;
+			}
 	/* more than there is (a restart with a smaller node): share from the
 	 * start, without counting */
 	for (uint32_t c = 0; k < count; c = (c + 1) % (n->cpus ? n->cpus : 1))
 		ids[k++] = c;
 }
 
-void node_cores_take_near(struct node *n, uint32_t count, uint32_t share,
+void node_cores_take_near(struct node *n, uint32_t count, uint32_t share, int pack,
                           const uint64_t *near, uint32_t *ids)
 {
 	uint32_t k = 0;
@@ -337,7 +345,7 @@ void node_cores_take_near(struct node *n, uint32_t count, uint32_t share,
 			n->core_used[c] = CORE_EXCL;
 			ids[k++] = c;
 		}
-	node_cores_take(n, count - k, share, ids + k);
+	node_cores_take(n, count - k, share, pack, ids + k);
 	/* in core order, as the others */
 	for (uint32_t a = 1; k && a < count; a++)
 		for (uint32_t b = a; b > 0 && ids[b - 1] > ids[b]; b--) {
@@ -347,7 +355,7 @@ void node_cores_take_near(struct node *n, uint32_t count, uint32_t share,
 		}
 }
 
-void node_cores_claim(struct node *n, uint32_t count, uint32_t share,
+void node_cores_claim(struct node *n, uint32_t count, uint32_t share, int pack,
                       const uint32_t *want, uint32_t *ids)
 {
 	uint32_t k = 0;
@@ -366,7 +374,7 @@ void node_cores_claim(struct node *n, uint32_t count, uint32_t share,
 		ids[k++] = c;
 	}
 	if (k < count)
-		node_cores_take(n, count - k, share, ids + k);
+		node_cores_take(n, count - k, share, pack, ids + k);
 }
 
 void node_cores_give(struct node *n, uint32_t count, const uint32_t *ids)

@@ -119,18 +119,20 @@ uint32_t part_job_share(const struct part *p, uint32_t job_flags);
 void node_alloc(struct node *n, uint32_t cpus, uint64_t mem, uint32_t share, time_t now);
 void node_release(struct node *n, uint32_t cpus, uint64_t mem, uint32_t share,
                   time_t now);
-/* Pick count cores into ids when a job starts: free ones lowest first; a
- * sharing job (share > 1) first joins cores other sharing jobs use fewer than
- * share times. */
-void node_cores_take(struct node *n, uint32_t count, uint32_t share, uint32_t *ids);
+/* Pick count cores into ids when a job starts: free ones lowest first; with
+ * pack, a sharing job (share > 1) first joins cores other sharing jobs use
+ * fewer than share times (without: it shares only when no core is free, as
+ * time slicing wants, ctld/gang.h). */
+void node_cores_take(struct node *n, uint32_t count, uint32_t share, int pack,
+                     uint32_t *ids);
 
 /* The same, free cores of near (a GRES_CORE_WORDS bitmap: the CPUs close to
  * the job's GPUs; NULL: none) first. */
-void node_cores_take_near(struct node *n, uint32_t count, uint32_t share,
+void node_cores_take_near(struct node *n, uint32_t count, uint32_t share, int pack,
                           const uint64_t *near, uint32_t *ids);
 /* The same, for the cores in want[count] where they are still free (a
  * snapshot of a running job); others as node_cores_take picks them. */
-void node_cores_claim(struct node *n, uint32_t count, uint32_t share,
+void node_cores_claim(struct node *n, uint32_t count, uint32_t share, int pack,
                       const uint32_t *want, uint32_t *ids);
 void node_cores_give(struct node *n, uint32_t count, const uint32_t *ids);
 

@@ -35,7 +35,7 @@ static enum mode mode_of(const char *s)
 		return MODE_CANCEL;
 	if (strcasestr(s, "SUSPEND"))
 		return MODE_SUSPEND;
-	return MODE_OFF; /* OFF; GANG alone (time slicing) is not there yet */
+	return MODE_OFF; /* OFF; GANG alone slices time and preempts nothing */
 }
 
 static enum type type_of(const struct conf *c)

@@ -20,7 +20,8 @@
  * its QOS lists in Preempt= (lower QOS Priority first); the victim's QOS
  * gives PreemptMode (unless "cluster"), GraceTime and PreemptExemptTime.
  *
- * Not there yet: PreemptMode=SUSPEND and GANG (they act as OFF). */
+ * SUSPEND stops the victim and gives its CPUs to the preemptor until they
+ * are free again (suspend.h); GANG's time slicing is gang.h's. */
 #ifndef ROTA_CTLD_PREEMPT_H
 #define ROTA_CTLD_PREEMPT_H
 

@@ -167,6 +167,7 @@ static int gen_suspend(struct compact *cp, const struct job *j, struct ev_suspen
 		ev->suspend = 1;
 		ev->time = run->suspend_time;
 		ev->preempted = (uint32_t)run->sus_preempted;
+		ev->gang = (uint32_t)run->sus_gang;
 		return 1;
 	case 1:
 		ev->suspend = 0;

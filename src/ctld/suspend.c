@@ -8,6 +8,7 @@
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
+#include "ctld/gang.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
@@ -32,7 +33,8 @@ static void cpus_move(struct ctld *ctld, struct job *job, int take)
 			n->alloc_cpus += c;
 			if (run->share > 1)
 				n->shared_cpus += c;
-			node_cores_claim(n, c, run->share, want, run->cores[k]);
+			node_cores_claim(n, c, run->share, !gang_enabled(ctld->conf),
+			                 want, run->cores[k]);
 			free(want);
 		} else {
 			n->alloc_cpus = n->alloc_cpus > c ? n->alloc_cpus - c : 0;
@@ -65,14 +67,19 @@ int suspend_apply(struct ctld *ctld, const struct ev_suspend *ev, struct job *jo
 	run = job_run_mut(job);
 	if (ev->suspend) {
 		run->pre_sus_secs = (uint32_t)job_run_secs(job, (time_t)ev->time);
-		cpus_move(ctld, job, 0);
+		/* time slicing keeps the cores: the job is in their rotation */
+		if (!ev->gang)
+			cpus_move(ctld, job, 0);
 		job->state |= JOB_SUSPEND_FLAG;
 		run->sus_preempted = ev->preempted != 0;
+		run->sus_gang = ev->gang != 0;
 	} else {
 		run->sus_preempted = 0;
 		if (ev->time > run->suspend_time)
 			run->sus_secs += (uint32_t)(ev->time - run->suspend_time);
-		cpus_move(ctld, job, 1);
+		if (!run->sus_gang)
+			cpus_move(ctld, job, 1);
+		run->sus_gang = 0;
 		job->state &= ~JOB_SUSPEND_FLAG;
 	}
 	run->suspend_time = (time_t)ev->time;
@@ -83,7 +90,9 @@ void suspend_end(struct ctld *ctld, struct job *job)
 {
 	if (!(job->state & JOB_SUSPEND_FLAG))
 		return;
-	cpus_move(ctld, job, 1);
+	if (!job->run->sus_gang)
+		cpus_move(ctld, job, 1);
+	job_run_mut(job)->sus_gang = 0;
 	job->state &= ~JOB_SUSPEND_FLAG;
 }
 

@@ -496,5 +496,14 @@ def write_script(path, text, mode=0o755):
     return path
 
 
+def file_lines(path):
+    """How many lines the file has (0 while it does not exist)."""
+    try:
+        with open(path) as f:
+            return len(f.read().splitlines())
+    except FileNotFoundError:
+        return 0
+
+
 def shquote(s):
     return shlex.quote(s)

@@ -7,15 +7,8 @@ compaction and a controller restart."""
 import os
 import time
 
+from conftest import file_lines as lines
 from unixusers import as_user
-
-
-def lines(path):
-    try:
-        with open(path) as f:
-            return len(f.read().splitlines())
-    except FileNotFoundError:
-        return 0
 
 
 def counter_job(cluster, out):
