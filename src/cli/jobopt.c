@@ -566,7 +566,17 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 	case O_NICE:
 		set_nice(o, arg);
 		break;
+	case 'F': /* the nodes a hostfile lists, in order (-m arbitrary) */
+		free(d->req_nodes);
+		d->req_nodes = jobopt_nodefile(arg, "Invalid --nodefile node file");
+		break;
 	case 'w':
+		if (arg && strchr(arg, '/')) { /* a file, as Slurm reads it */
+			free(d->req_nodes);
+			d->req_nodes =
+			    jobopt_nodefile(arg, "Invalid node name specified");
+			break;
+		}
 		set_nodes(&d->req_nodes, arg);
 		break;
 	case O_GRES:
@@ -1002,6 +1012,7 @@ void jobopt_release(struct jobopt *o)
 	free(o->cpu_bind);
 	free(o->hint);
 	free(o->dist_spec);
+	free(o->task_hosts);
 	free(o->mpi);
 	for (size_t i = 0; i < o->nseen; i++)
 		free(o->seen[i].arg);
@@ -1234,6 +1245,7 @@ void jobopt_finish(struct jobopt *o)
 	if (env_umask(getenv("SLURM_UMASK"), &mask) == 0)
 		d->umask = (uint32_t)mask;
 
+	jobopt_hostfile_finish(o);
 	/* Tasks can't outnumber nodes: with -n smaller than a node count that came
 	 * from the environment (an allocation's SLURM_NNODES) use fewer nodes. */
 	if (d->num_tasks != NO_VAL && d->min_nodes != NO_VAL &&

@@ -69,6 +69,7 @@ struct jobopt {
 	 * given (sbatch and salloc pass it to their steps as SLURM_DISTRIBUTION) */
 	uint32_t task_dist;
 	char *dist_spec;
+	char *task_hosts; /* -m arbitrary: each task's node, "a,b,a" (srun sends it) */
 	long in_task, out_task, err_task; /* JOBOPT_IO_ALL, _NONE or a task; default:
 	                                     ALL for -o/-e, task 0 for -i */
 	int disable_status;               /* -X */
@@ -113,6 +114,15 @@ void jobopt_die(int status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn));
 /* A positive count given to --name, or jobopt_die with Slurm's words. */
 uint32_t jobopt_count(const char *arg, const char *name);
+
+/* -m arbitrary (or, as Slurm, SLURM_HOSTFILE without -w): the tasks' nodes
+ * from the hostfile, or -w in its order; the first -n of them (all when -n
+ * came from nowhere or the environment) give task_hosts, the node list and
+ * the counts.  Called by jobopt_finish (cli/jobopt_hostfile.c). */
+void jobopt_hostfile_finish(struct jobopt *o);
+/* -F FILE, -w PATH/: the names the hostfile lists, in order ("a,b,a");
+ * jobopt_die(why) when it cannot be read. */
+char *jobopt_nodefile(const char *path, const char *why);
 
 /* Set every field to "not given" (NO_VAL / NO_VAL64 / NULL). */
 void jobopt_init(struct jobopt *o, enum jobopt_cmd cmd);

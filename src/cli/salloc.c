@@ -252,10 +252,11 @@ static void parse(struct salloc *s, int argc, char **argv)
 	for (size_t k = 0; k < s->nhet; k++)
 		component(&s->het[k], &more[k]);
 	free(more);
-	/* unnamed components take the last one's name, or the command's */
+	/* unnamed components take the last one's name, or the command's (as
+	 * Slurm) */
 	name = s->nhet ? s->het[s->nhet - 1].desc.name : NULL;
 	if (!name)
-		name = s->o.desc.name ? s->o.desc.name : jobopt_basename(s->cmd[0]);
+		name = jobopt_basename(s->cmd[0]);
 	for (size_t k = 0; k <= s->nhet; k++) {
 		struct job_desc *d = k ? &s->het[k - 1].desc : &s->o.desc;
 		if (!d->name)

@@ -164,7 +164,8 @@ static void print_layout(const struct step_attach_resp *r, char **nodes)
 	for (uint32_t i = 0; i < r->tasks_per_node.n; i++)
 		total += r->tasks_per_node.v[i];
 	gtids = xcalloc(total + 1, sizeof(*gtids));
-	taskdist_gtids(r->task_dist, r->tasks_per_node.v, r->tasks_per_node.n, gtids);
+	taskdist_gtids_map(r->task_dist, r->tasks_per_node.v, r->tasks_per_node.n,
+	                   r->task_map.v, r->task_map.n, gtids);
 	printf("Job step layout:\n");
 	printf("\t%u tasks, %u nodes (%s)\n\n", total, r->tasks_per_node.n, r->nodes);
 	for (uint32_t i = 0; i < r->tasks_per_node.n; i++) {
@@ -242,6 +243,8 @@ int cmd_sattach(int argc, char **argv)
 		                       .nodes = nodes,
 		                       .tasks = r->tasks_per_node.v,
 		                       .task_dist = r->task_dist,
+		                       .task_map = r->task_map.v,
+		                       .ntask_map = r->task_map.n,
 		                       .key = key,
 		                       .key_len = sizeof(key)};
 		struct srun_io_opts io = {.listen_fd = listen_fd,

@@ -175,6 +175,7 @@ static void fill_step_req(struct srun *s, struct step_create_req *req, char *hos
 	req->io_key = (struct rota_bin){s->key, IO_KEY_LEN};
 	req->flags = s->o.step_flags;
 	req->task_dist = s->o.task_dist;
+	req->task_hosts = s->o.task_hosts;
 	req->cpu_bind = s->o.cpu_bind;
 	req->gres = x->gres;
 	req->gpus = x->gpus;
@@ -313,8 +314,8 @@ static void check_step(struct srun *s)
 		          ntasks);
 	if (s->o.verbose) {
 		uint32_t first = 0, *gtids = xcalloc(ntasks + 1, sizeof(*gtids));
-		taskdist_gtids(r->task_dist, r->tasks_per_node.v, r->tasks_per_node.n,
-		               gtids);
+		taskdist_gtids_map(r->task_dist, r->tasks_per_node.v, r->tasks_per_node.n,
+		                   r->task_map.v, r->task_map.n, gtids);
 		for (size_t i = 0; i < s->step_nnodes; i++) {
 			uint32_t n = r->tasks_per_node.v[i];
 			char *list = xstrdup("");
@@ -351,6 +352,8 @@ static int run_step(struct srun *s, uint32_t *ret_status)
 	    .nodes = s->step_nodes,
 	    .tasks = r->tasks_per_node.v,
 	    .task_dist = r->task_dist,
+	    .task_map = r->task_map.v,
+	    .ntask_map = r->task_map.n,
 	    .key = s->key,
 	    .key_len = IO_KEY_LEN,
 	};

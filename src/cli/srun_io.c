@@ -870,7 +870,8 @@ static void io_init(struct io *io, const struct srun_step *st,
 	io->ntasks = first;
 	io->tasks = xcalloc(first + 1, sizeof(*io->tasks));
 	io->gtids = xcalloc(first + 1, sizeof(*io->gtids));
-	taskdist_gtids(st->task_dist, st->tasks, (uint32_t)st->nnodes, io->gtids);
+	taskdist_gtids_map(st->task_dist, st->tasks, (uint32_t)st->nnodes, st->task_map,
+	                   st->ntask_map, io->gtids);
 	for (size_t i = 0; i < st->nnodes; i++)
 		for (uint32_t k = io->nodes[i].first;
 		     k < io->nodes[i].first + io->nodes[i].count; k++)

@@ -19,10 +19,12 @@
 struct srun_step {
 	uint32_t job_id, step_id;
 	size_t nnodes;
-	char *const *nodes;    /* step node names in step order; borrowed */
-	const uint32_t *tasks; /* tasks on each node; borrowed */
-	uint32_t task_dist;    /* their numbering (common/taskdist.h) */
-	const uint8_t *key;    /* the io_key sent in MSG_STEP_CREATE_REQ; borrowed */
+	char *const *nodes;       /* step node names in step order; borrowed */
+	const uint32_t *tasks;    /* tasks on each node; borrowed */
+	uint32_t task_dist;       /* their numbering (common/taskdist.h) */
+	const uint32_t *task_map; /* arbitrary: each task's node; borrowed */
+	size_t ntask_map;
+	const uint8_t *key; /* the io_key sent in MSG_STEP_CREATE_REQ; borrowed */
 	size_t key_len;
 };
 

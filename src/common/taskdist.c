@@ -40,9 +40,7 @@ int taskdist_parse(const char *spec, uint32_t plane_size, uint32_t *ret,
 		return 0;
 	} else if ((n == 9 && !strncasecmp(p, "arbitrary", 9)) ||
 	           (n == 8 && !strncasecmp(p, "hostfile", 8)))
-		return errprintf(err, "--distribution=arbitrary (SLURM_HOSTFILE) is not "
-		                      "supported"),
-		       -EINVAL;
+		d = TASKDIST_ARBITRARY;
 	else
 		goto bad;
 	p += n;
@@ -94,9 +92,47 @@ const char *taskdist_name(uint32_t d)
 		return "cyclic";
 	case TASKDIST_PLANE:
 		return "plane";
+	case TASKDIST_ARBITRARY:
+		return "arbitrary";
 	default:
 		return "block";
 	}
+}
+
+/* Is map[nmap] (each task's node) a layout of tpn[n]? */
+static int map_fits(const uint32_t *tpn, uint32_t n, const uint32_t *map, size_t nmap)
+{
+	uint32_t *seen = xcalloc(n + 1, sizeof(*seen));
+	size_t total = 0;
+	int ok = 1;
+
+	for (uint32_t i = 0; i < n; i++)
+		total += tpn[i];
+	if (!map || nmap != total)
+		ok = 0;
+	for (size_t t = 0; ok && t < nmap; t++)
+		if (map[t] >= n || ++seen[map[t]] > tpn[map[t]])
+			ok = 0;
+	free(seen);
+	return ok;
+}
+
+void taskdist_gtids_map(uint32_t d, const uint32_t *tpn, uint32_t n, const uint32_t *map,
+                        size_t nmap, uint32_t *out)
+{
+	uint32_t *off;
+
+	if (TASKDIST_TYPE(d) != TASKDIST_ARBITRARY || !map_fits(tpn, n, map, nmap)) {
+		taskdist_gtids(d, tpn, n, out);
+		return;
+	}
+	/* node i's ids from off[i] on, ascending */
+	off = xcalloc(n + 1, sizeof(*off));
+	for (uint32_t i = 1; i < n; i++)
+		off[i] = off[i - 1] + tpn[i - 1];
+	for (size_t t = 0; t < nmap; t++)
+		out[off[map[t]]++] = (uint32_t)t;
+	free(off);
 }
 
 void taskdist_plane_counts(uint32_t d, uint32_t ntasks, uint32_t n, const uint32_t *cap,

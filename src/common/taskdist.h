@@ -11,7 +11,8 @@
  * numbers the tasks with taskdist_gtids, so nothing else must agree.  The
  * levels after ':' (sockets, cores) and ,Pack/,NoPack are checked and
  * accepted; CPU binding does not follow them.  arbitrary (SLURM_HOSTFILE)
- * is refused by name. */
+ * names each task's node: the map of task to node travels beside the word
+ * (task_map), and taskdist_gtids_map reads it. */
 #ifndef ROTA_COMMON_TASKDIST_H
 #define ROTA_COMMON_TASKDIST_H
 
@@ -25,6 +26,7 @@ enum taskdist_type {
 	TASKDIST_BLOCK = 1,
 	TASKDIST_CYCLIC = 2,
 	TASKDIST_PLANE = 3,
+	TASKDIST_ARBITRARY = 4, /* the tasks' nodes listed (SLURM_HOSTFILE) */
 };
 
 /* The word: the type in bits 0-7, plane's size above. */
@@ -51,5 +53,10 @@ void taskdist_plane_counts(uint32_t d, uint32_t ntasks, uint32_t n, const uint32
 /* The task ids of every node, node after node: out[sum of tpn[0..n)] gets
  * node 0's ids (ascending), then node 1's, ... */
 void taskdist_gtids(uint32_t d, const uint32_t *tpn, uint32_t n, uint32_t *out);
+
+/* The same; with arbitrary, from map[nmap] (task t runs on node map[t]) when
+ * it is a layout of tpn, else as taskdist_gtids. */
+void taskdist_gtids_map(uint32_t d, const uint32_t *tpn, uint32_t n, const uint32_t *map,
+                        size_t nmap, uint32_t *out);
 
 #endif

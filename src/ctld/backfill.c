@@ -47,6 +47,7 @@
 #include "ctld/node_mgr.h"
 #include "ctld/sched_pass.h"
 #include "ctld/stats.h"
+#include "ctld/suspend.h"
 #include "proto/messages.h"
 #include "sched/backfill.h"
 #include "sched/bf_run.h"
@@ -295,10 +296,11 @@ static int plan_rebuild(struct bf_ctld *r, time_t now)
 				cap = cap ? 2 * cap : 256;
 				holds = xrealloc(holds, cap * sizeof(*holds));
 			}
-			/* a suspended job holds its memory alone */
+			/* a suspended job holds its memory alone (one
+			 * time-sliced its CPUs too) */
 			holds[n] = (struct sched_hold){
 			    j->run->node_idx[k], end,
-			    (j->state & JOB_SUSPEND_FLAG) ? 0 : j->run->cpus[k],
+			    suspend_cpus_given_up(j) ? 0 : j->run->cpus[k],
 			    j->run->mem[k]};
 			if (j->run->gres)
 				gres_use_counts(node_mgr_gres_kinds(ctld->nodes),

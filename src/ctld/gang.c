@@ -36,8 +36,8 @@ static int cand_cmp(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
 
-	if (x->fixed != y->fixed)
-		return y->fixed - x->fixed;
+	if (x->fixed != y->fixed) /* they run anyway: what is left to them */
+		return x->fixed - y->fixed;
 	if (x->sus != y->sus) /* at a slice's end the waiting first */
 		return rotating ? y->sus - x->sus : x->sus - y->sus;
 	if (x->since != y->since)
@@ -115,6 +115,17 @@ static void set(struct ctld *ctld, struct job *job, int suspend, time_t now)
 	job_signal_nodes(ctld, job, NO_VAL, suspend ? SIGSTOP : SIGCONT, 0);
 }
 
+/* No time slicing (any more): what it stopped goes on. */
+static void resume_all(struct ctld *ctld, time_t now)
+{
+	for (struct job *j = job_first_active(ctld->jobs), *nx; j; j = nx) {
+		nx = j->lnext;
+		if ((j->state & JOB_SUSPEND_FLAG) && j->run->sus_gang &&
+		    !(j->state & JOB_COMPLETING))
+			set(ctld, j, 0, now);
+	}
+}
+
 void gang_tick(struct ctld *ctld, time_t now)
 {
 	struct cand *v;
@@ -122,8 +133,10 @@ void gang_tick(struct ctld *ctld, time_t now)
 	size_t n, nn;
 	int young, rotate;
 
-	if (!gang_enabled(ctld->conf))
+	if (!gang_enabled(ctld->conf)) {
+		resume_all(ctld, now); /* GANG taken out of PreemptMode */
 		return;
+	}
 	rotate = now >= ctld->gang_next;
 	if (!rotate && ctld->res_gen == ctld->gang_gen && !ctld->gang_again)
 		return;
@@ -146,6 +159,8 @@ void gang_tick(struct ctld *ctld, time_t now)
 	nn = node_mgr_count(ctld->nodes);
 	used = xcalloc(nn + 1, sizeof(*used));
 	for (size_t i = 0; i < n; i++) {
+		/* one too young to stop runs beside the others until it has
+		 * settled (gang_again), then waits for its turn */
 		int run = v[i].fixed || !cores_busy(ctld, used, v[i].job, 0);
 		if (run)
 			cores_busy(ctld, used, v[i].job, 1);

@@ -13,6 +13,9 @@
  * running; in between: the running first, so that a job that just started
  * waits for the slice unless its cores are free) and taken greedily while
  * their cores on each node are free of those taken; the rest is suspended.
+ * A job started less than two seconds ago (its tasks may not be there to
+ * take SIGSTOP) or still configuring runs beside the others until then.
+ * Without GANG (a reconfiguration took it out) what it stopped resumes.
  * A suspension is EV_SUSPEND with gang set (ctld/suspend.h): journaled,
  * replayed, its CPUs kept.  Jobs suspended by an operator or by preemption
  * are left alone.  Nothing is done when nothing changed (res_gen) and no

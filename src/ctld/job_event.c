@@ -15,6 +15,7 @@
 #include "ctld/assoc.h"
 #include "ctld/ctld.h"
 #include "ctld/gang.h"
+#include "ctld/hetjob.h"
 #include "ctld/fairshare.h"
 #include "ctld/job_event.h"
 #include "ctld/resv.h"
@@ -307,8 +308,8 @@ void job_release_node(struct ctld *ctld, struct job *job, uint32_t k, time_t now
 	n = node_mgr_get(ctld->nodes, job->run->node_idx[k]);
 	if ((job->state & JOB_COMPLETING) && n->completing)
 		n->completing--;
-	/* a suspended job gave its CPUs up already */
-	sus = (job->state & JOB_SUSPEND_FLAG) != 0;
+	/* a suspended job gave its CPUs up already (not one time-sliced) */
+	sus = suspend_cpus_given_up(job);
 	node_release(n, sus ? 0 : job->run->cpus[k], job->run->mem[k], job->run->share,
 	             now);
 	if ((job->desc.flags & JOB_F_EXCLUSIVE_USER) && n->excl_user_jobs &&
@@ -377,7 +378,10 @@ static int apply_requeue(struct ctld *ctld, const struct ev_requeue *ev, struct 
 {
 	int was_running;
 
-	if (job_is_pending(job) || (job->desc.flags & JOB_F_INTERACTIVE))
+	/* an allocation is not requeued, but salloc's components other than
+	 * the leader go back when the others cannot start (hetjob.c) */
+	if (job_is_pending(job) ||
+	    ((job->desc.flags & JOB_F_INTERACTIVE) && !hetjob_follower(job)))
 		return -EINVAL;
 	was_running = job_is_running(job);
 	job_release_all(ctld, job, ev->time);

@@ -176,7 +176,8 @@ ROTA_DECLARE(ev_configured, EV_CONFIGURED_FIELDS)
 	F(S, u32, flags, _)                                                              \
 	F(S, strv, gres, _) /* per node: the job's GRES it holds; none: no GRES */       \
 	F(S, u32v, tasks_per_node, _) /* none: not known (older journals) */             \
-	F(S, u32, task_dist, _)       /* their numbering (common/taskdist.h) */
+	F(S, u32, task_dist, _)       /* their numbering (common/taskdist.h) */          \
+	F(S, u32v, task_map, _)       /* arbitrary: each task's node */
 ROTA_DECLARE(ev_step_start, EV_STEP_START_FIELDS)
 #define STEP_EV_OVERLAP 1u
 

@@ -30,6 +30,8 @@ struct step {
 	uint32_t num_tasks, num_cpus;
 	uint32_t *tasks;    /* [nnodes] tasks on each, or NULL */
 	uint32_t task_dist; /* how they are numbered (common/taskdist.h) */
+	uint32_t *task_map; /* arbitrary: each task's node (index in node_idx) */
+	uint32_t ntask_map;
 	time_t start_time;
 	/* what it holds of the allocation, per step node: positions in the job's
 	 * cores on that node, and memory (MB) */

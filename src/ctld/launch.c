@@ -169,6 +169,7 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 	for (uint32_t i = 0; i < st->nnodes; i++)
 		l.step_num_tasks += tasks[i];
 	l.task_dist = req->task_dist;
+	l.task_map = (struct rota_u32v){st->task_map, st->ntask_map};
 	l.io_host = req->io_host;
 	l.io_port = req->io_port;
 	l.io_key = req->io_key;

@@ -321,13 +321,20 @@ void node_cores_take(struct node *n, uint32_t count, uint32_t share, int pack,
 			n->core_used[c] = share > 1 ? 1 : CORE_EXCL;
 			ids[k++] = c;
 		}
-	/* then (time slicing) the least shared ones */
-	for (uint32_t use = 1; !pack && share > 1 && use < share && k < count; use++)
-		for (uint32_t c = 0; c < n->cpus && k < count; c++)
-			if (n->core_used[c] == use) {
-				n->core_used[c]++;
-				ids[k++] = c;
-			}
+	/* then (time slicing) the least shared ones, each core once */
+	if (!pack && share > 1 && k < count) {
+		uint8_t *mine = xcalloc(n->cpus + 1, 1);
+		for (uint32_t i = 0; i < k; i++)
+			mine[ids[i]] = 1;
+		for (uint32_t use = 1; use < share && k < count; use++)
+			for (uint32_t c = 0; c < n->cpus && k < count; c++)
+				if (!mine[c] && n->core_used[c] == use) {
+					n->core_used[c]++;
+					mine[c] = 1;
+					ids[k++] = c;
+				}
+		free(mine);
+	}
 	/* more than there is (a restart with a smaller node): share from the
 	 * start, without counting */
 	for (uint32_t c = 0; k < count; c = (c + 1) % (n->cpus ? n->cpus : 1))

@@ -247,7 +247,8 @@ void preempt_for(struct sched_pass *ps, struct job *job, const struct sched_job 
 	for (struct job *j = job_first_active(ctld->jobs); j && n < PREEMPT_VICTIMS_MAX;
 	     j = j->lnext) {
 		time_t exempt;
-		if (!job_is_running(j) || (j->state & JOB_SUSPEND_FLAG) ||
+		/* one time slicing stopped still holds its CPUs: a victim */
+		if (!job_is_running(j) || suspend_cpus_given_up(j) ||
 		    !may_preempt(ctld, job, j))
 			continue;
 		exempt = exempt_secs(ctld, j);

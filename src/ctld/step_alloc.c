@@ -106,7 +106,8 @@ static void layout_alloc(struct step_layout *l, uint32_t n)
 }
 
 int step_alloc(const struct job *job, const struct step_create_req *req,
-               const uint32_t *cand, uint32_t ncand, int fixed, struct step_layout *out)
+               const uint32_t *cand, uint32_t ncand, int fixed, const uint32_t *counts,
+               struct step_layout *out)
 {
 	struct want w = {
 	    .cpt = given(req->cpus_per_task) ? req->cpus_per_task : 1,
@@ -178,7 +179,17 @@ int step_alloc(const struct job *job, const struct step_create_req *req,
 		room += cap[np++];
 	}
 	rc = np < nodes || (!w.overcommit && room < total) ? -ESLURM_NODES_BUSY : 0;
-	if (!rc && TASKDIST_TYPE(req->task_dist) == TASKDIST_PLANE) {
+	if (!rc && counts) {
+		/* arbitrary: each node the tasks the list names on it, as far
+		 * as it has room now (or ever, else the layout cannot be) */
+		for (uint32_t i = 0; i < nodes && !rc; i++) {
+			out->tasks[i] = counts[i];
+			if (!w.overcommit && counts[i] > cap[i])
+				rc = counts[i] * w.cpt > job->run->cpus[out->pos[i]]
+				         ? -ESLURM_BAD_DIST
+				         : -ESLURM_NODES_BUSY;
+		}
+	} else if (!rc && TASKDIST_TYPE(req->task_dist) == TASKDIST_PLANE) {
 		/* -m plane=N: one task on each node, then N to each node in
 		 * turn as far as it has room (common/taskdist.h) */
 		taskdist_plane_counts(req->task_dist, total, nodes, cap, out->tasks);
@@ -217,5 +228,6 @@ void step_layout_release(struct step_layout *l)
 	for (uint32_t i = 0; l->gres && i < l->n; i++)
 		free(l->gres[i]);
 	free(l->gres);
+	free(l->task_map);
 	memset(l, 0, sizeof(*l));
 }

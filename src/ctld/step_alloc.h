@@ -14,23 +14,26 @@
 #include "ctld/job_mgr.h"
 
 struct step_layout {
-	uint32_t n;       /* nodes of the step */
-	uint32_t *pos;    /* [n] their positions in the job's node list */
-	uint32_t *tasks;  /* [n] tasks on each */
-	uint32_t *nslots; /* [n] CPUs the step gets on each */
-	uint32_t **slots; /* [n][nslots] positions in job->cores[pos] */
-	uint64_t *mem;    /* [n] MB held on each (0: none) */
-	char **gres;      /* [n] the job's GRES it gets on each (common/gres_req.h;
-	                   * NULL: none), or NULL when the job has no GRES */
+	uint32_t n;         /* nodes of the step */
+	uint32_t *pos;      /* [n] their positions in the job's node list */
+	uint32_t *tasks;    /* [n] tasks on each */
+	uint32_t *nslots;   /* [n] CPUs the step gets on each */
+	uint32_t **slots;   /* [n][nslots] positions in job->cores[pos] */
+	uint64_t *mem;      /* [n] MB held on each (0: none) */
+	char **gres;        /* [n] the job's GRES it gets on each (common/gres_req.h;
+	                     * NULL: none), or NULL when the job has no GRES */
+	uint32_t *task_map; /* [num_tasks] -m arbitrary: each task's node; or NULL */
 	uint32_t num_tasks, num_cpus;
 };
 
 /* Lay out req over the job.  cand[0..ncand-1]: the job node positions it may
- * use, in order; fixed: it must use all of them (-w).  Returns 0 with *out
- * filled (release with step_layout_release), -ESLURM_NODES_BUSY when it would
- * fit once other steps end, or another -ESLURM_* when it never can. */
+ * use, in order; fixed: it must use all of them (-w); counts[ncand] (with
+ * fixed; NULL: none): the tasks each gets (-m arbitrary).  Returns 0 with
+ * *out filled (release with step_layout_release), -ESLURM_NODES_BUSY when it
+ * would fit once other steps end, or another -ESLURM_* when it never can. */
 int step_alloc(const struct job *job, const struct step_create_req *req,
-               const uint32_t *cand, uint32_t ncand, int fixed, struct step_layout *out);
+               const uint32_t *cand, uint32_t ncand, int fixed, const uint32_t *counts,
+               struct step_layout *out);
 
 void step_layout_release(struct step_layout *l);
 

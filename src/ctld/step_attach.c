@@ -55,5 +55,6 @@ void step_attach_request(struct ctld *ctld, const struct caller *who,
 	r.nodes = st->nodes;
 	r.tasks_per_node = (struct rota_u32v){st->tasks, st->nnodes};
 	r.task_dist = st->task_dist;
+	r.task_map = (struct rota_u32v){st->task_map, st->ntask_map};
 	chan_send(ch, MSG_STEP_ATTACH_RESP, &r);
 }

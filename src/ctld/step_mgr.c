@@ -6,6 +6,7 @@
 #include <time.h>
 #include "common/conf.h"
 #include "common/hostlist.h"
+#include "common/taskdist.h"
 #include "common/jobfmt.h"
 #include "common/strv.h"
 #include "common/states.h"
@@ -37,6 +38,7 @@ static void step_free(struct step *st)
 		free(st->gres[i]);
 	free(st->gres);
 	free(st->node_done);
+	free(st->task_map);
 	free(st);
 }
 
@@ -86,6 +88,63 @@ static int step_candidates(struct ctld *ctld, struct job *job,
 	return (int)n;
 }
 
+/* The job position of node name, or -1 when the job has no such node. */
+static int job_node_pos(struct ctld *ctld, const struct job *job, const char *name)
+{
+	int idx = node_mgr_find(ctld->nodes, name);
+
+	for (uint32_t k = 0; idx >= 0 && k < job->run->nnodes; k++)
+		if ((int)job->run->node_idx[k] == idx)
+			return (int)k;
+	return -1;
+}
+
+/* -m arbitrary: the job positions of the nodes req->task_hosts names, in job
+ * order, into pos (the count returned, or -ESLURM_*); *ret_counts: the tasks
+ * each gets; *ret_map: each task's index in pos. */
+static int arbitrary_layout(struct ctld *ctld, const struct job *job,
+                            const struct step_create_req *req, uint32_t *pos,
+                            uint32_t **ret_counts, uint32_t **ret_map)
+{
+	uint32_t nn = job->run->nnodes, n = 0, *at, *counts, *map;
+	char **names = NULL;
+	size_t count = 0;
+
+	if (hostlist_expand(req->task_hosts, &names, &count, NULL) < 0 || !count)
+		return hostlist_free(names), -ESLURM_INVALID_NODE_NAME;
+	if (req->num_tasks != NO_VAL && req->num_tasks != count)
+		return hostlist_free(names), -ESLURM_BAD_DIST;
+	at = xcalloc(nn + 1, sizeof(*at)); /* job position -> 1 + index in pos */
+	counts = xcalloc(nn + 1, sizeof(*counts));
+	map = xcalloc(count + 1, sizeof(*map));
+	for (size_t t = 0; t < count; t++) {
+		int k = job_node_pos(ctld, job, names[t]);
+		if (k < 0) {
+			hostlist_free(names);
+			free(at);
+			free(counts);
+			free(map);
+			return -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+		}
+		map[t] = (uint32_t)k; /* a job position for now */
+		at[k] = 1;
+	}
+	hostlist_free(names);
+	for (uint32_t k = 0; k < nn; k++)
+		if (at[k]) {
+			pos[n] = k;
+			at[k] = ++n;
+		}
+	for (size_t t = 0; t < count; t++) {
+		map[t] = at[map[t]] - 1;
+		counts[map[t]]++;
+	}
+	free(at);
+	*ret_counts = counts;
+	*ret_map = map;
+	return (int)n;
+}
+
 static int step_check(struct ctld *ctld, struct caller *who, struct job *job,
                       struct chan *ch)
 {
@@ -97,6 +156,8 @@ static int step_check(struct ctld *ctld, struct caller *who, struct job *job,
 		rc = -ESLURM_ACCESS_DENIED;
 	else if (!job_is_running(job))
 		rc = job_is_pending(job) ? -ESLURM_JOB_PENDING : -ESLURM_ALREADY_DONE;
+	else if (job->state & JOB_SUSPEND_FLAG) /* srun asks again */
+		rc = -ESLURM_NODES_BUSY;
 	if (rc)
 		chan_send_rc(ch, rc, NULL);
 	return rc;
@@ -136,6 +197,11 @@ static struct step *step_new(struct ctld *ctld, struct job *job,
 	st->tasks = memcpy(xcalloc(l->n + 1, sizeof(uint32_t)), l->tasks,
 	                   l->n * sizeof(uint32_t));
 	st->task_dist = req->task_dist;
+	if (l->task_map) {
+		st->task_map = l->task_map;
+		st->ntask_map = l->num_tasks;
+		l->task_map = NULL;
+	}
 	st->start_time = time(NULL);
 	return st;
 }
@@ -181,22 +247,16 @@ void step_event_fill(const struct job *job, const struct step *st,
 		ev->tasks_per_node.n = st->nnodes;
 		ev->task_dist = st->task_dist;
 	}
+	if (st->task_map) {
+		ev->task_map.v = memcpy(xcalloc(st->ntask_map + 1, sizeof(uint32_t)),
+		                        st->task_map, st->ntask_map * sizeof(uint32_t));
+		ev->task_map.n = st->ntask_map;
+	}
 	if (st->gres) {
 		ev->gres = xcalloc(st->nnodes + 1, sizeof(char *));
 		for (uint32_t i = 0; i < st->nnodes; i++)
 			ev->gres[i] = xstrdup(st->gres[i] ? st->gres[i] : "");
 	}
-}
-
-/* The job position of node name, or -1 when the job has no such node. */
-static int job_node_pos(struct ctld *ctld, const struct job *job, const char *name)
-{
-	int idx = node_mgr_find(ctld->nodes, name);
-
-	for (uint32_t k = 0; idx >= 0 && k < job->run->nnodes; k++)
-		if ((int)job->run->node_idx[k] == idx)
-			return (int)k;
-	return -1;
 }
 
 /* Take node i of the step from the event: its node and the cores it holds
@@ -263,6 +323,11 @@ int step_apply_start(struct ctld *ctld, struct job *job, const struct ev_step_st
 		st->tasks = memcpy(xcalloc(count + 1, sizeof(uint32_t)),
 		                   ev->tasks_per_node.v, count * sizeof(uint32_t));
 	st->task_dist = ev->task_dist;
+	if (ev->task_map.n && ev->task_map.n == ev->num_tasks) {
+		st->task_map = memcpy(xcalloc(ev->task_map.n + 1, sizeof(uint32_t)),
+		                      ev->task_map.v, ev->task_map.n * sizeof(uint32_t));
+		st->ntask_map = ev->task_map.n;
+	}
 	st->nodes = xstrdup(ev->nodes);
 	st->name = xstrdup(ev->text ? ev->text : "(null)");
 	st->overlap = !!(ev->flags & STEP_EV_OVERLAP);
@@ -306,21 +371,31 @@ void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *
 	struct ev_step_start ev = {0};
 	struct step_layout l;
 	struct step *st;
-	uint32_t *cand;
+	uint32_t *cand, *counts = NULL, *map = NULL;
 	int n, rc;
 
 	if (step_check(ctld, who, job, ch))
 		return;
 	cand = xcalloc(job->run->nnodes, sizeof(uint32_t));
-	n = step_candidates(ctld, job, req, cand);
+	if (TASKDIST_TYPE(req->task_dist) == TASKDIST_ARBITRARY && req->task_hosts &&
+	    *req->task_hosts) {
+		n = arbitrary_layout(ctld, job, req, cand, &counts, &map);
+	} else {
+		n = step_candidates(ctld, job, req, cand);
+	}
 	if (n <= 0) {
 		chan_send_rc(ch, n < 0 ? n : -ESLURM_INVALID_NODE_COUNT, NULL);
 		free(cand);
 		return;
 	}
-	rc = step_alloc(job, req, cand, (uint32_t)n, req->nodelist && req->nodelist[0],
-	                &l);
+	rc = step_alloc(job, req, cand, (uint32_t)n,
+	                counts || (req->nodelist && req->nodelist[0]), counts, &l);
 	free(cand);
+	free(counts);
+	if (!rc)
+		l.task_map = map;
+	else
+		free(map);
 	if (!rc && (rc = step_gres_alloc(job, req, &l)))
 		step_layout_release(&l);
 	if (rc) {
@@ -347,6 +422,7 @@ void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *
 	resp.nodes = st->nodes;
 	resp.tasks_per_node = (struct rota_u32v){l.tasks, l.n};
 	resp.task_dist = req->task_dist;
+	resp.task_map = (struct rota_u32v){st->task_map, st->ntask_map};
 	log_info("JobId=%u StepId=%u created on %s (%u CPUs)", job->job_id, st->step_id,
 	         st->nodes, st->num_cpus);
 	chan_send(ch, MSG_STEP_CREATE_RESP, &resp);

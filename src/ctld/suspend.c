@@ -86,6 +86,11 @@ int suspend_apply(struct ctld *ctld, const struct ev_suspend *ev, struct job *jo
 	return 0;
 }
 
+int suspend_cpus_given_up(const struct job *job)
+{
+	return (job->state & JOB_SUSPEND_FLAG) && !job->run->sus_gang;
+}
+
 void suspend_end(struct ctld *ctld, struct job *job)
 {
 	if (!(job->state & JOB_SUSPEND_FLAG))
@@ -101,6 +106,12 @@ int suspend_by_preemption(struct ctld *ctld, struct job *job)
 	struct ev_suspend ev = {
 	    .job_id = job->job_id, .time = time(NULL), .suspend = 1, .preempted = 1};
 
+	/* stopped by time slicing: now its CPUs go to the preemptor */
+	if ((job->state & JOB_SUSPEND_FLAG) && job->run->sus_gang) {
+		struct ev_suspend back = {.job_id = job->job_id, .time = ev.time};
+		if (ev_suspend_commit(ctld, &back) < 0)
+			return -1;
+	}
 	if (ev_suspend_commit(ctld, &ev) < 0)
 		return -1;
 	job_signal_nodes(ctld, job, NO_VAL, SIGSTOP, 0);
@@ -173,4 +184,6 @@ void suspend_request(struct ctld *ctld, struct caller *who,
 	chan_send_rc(ch, 0, NULL);
 	if (r->suspend)
 		ctld_sched_kick(ctld); /* its CPUs are free */
+	else
+		ctld->res_gen++; /* time slicing looks again (gang.h) */
 }

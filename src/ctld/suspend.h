@@ -23,6 +23,10 @@ struct job_suspend_req;
 /* EV_SUSPEND: 0, or -EINVAL (not running; already so). */
 int suspend_apply(struct ctld *ctld, const struct ev_suspend *ev, struct job *job);
 
+/* Has job given its CPUs up (suspended, other than by time slicing, which
+ * keeps them: ctld/gang.h)? */
+int suspend_cpus_given_up(const struct job *job);
+
 /* A suspended job ending: its CPUs counted as held again, so that its end
  * gives them back as any job's. */
 void suspend_end(struct ctld *ctld, struct job *job);

@@ -234,7 +234,8 @@ static void layout_make(const struct pmix_setup *s, struct layout *l)
 	l->off = xcalloc(s->tasks.n + 1, sizeof(uint32_t));
 	l->node = xcalloc(l->size + 1, sizeof(uint32_t));
 	l->local = xcalloc(l->size + 1, sizeof(uint32_t));
-	taskdist_gtids(s->task_dist, s->tasks.v, n, l->gtids);
+	taskdist_gtids_map(s->task_dist, s->tasks.v, n, s->task_map.v, s->task_map.n,
+	                   l->gtids);
 	for (uint32_t i = 0; i < n; i++) {
 		l->off[i] = k;
 		for (uint32_t j = 0; j < s->tasks.v[i]; j++, k++)

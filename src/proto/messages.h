@@ -509,7 +509,8 @@ ROTA_DECLARE(alloc_resp, ALLOC_RESP_FIELDS)
 	F(S, str, gpus_per_task, _)                                                      \
 	F(S, str, gpu_bind, _) /* --gpu-bind as given (common/gpubind.h) */              \
 	CONTAINER_FIELDS(F, S)                                                           \
-	F(S, u32, task_dist, _) /* -m (common/taskdist.h); 0: block */
+	F(S, u32, task_dist, _)  /* -m (common/taskdist.h); 0: block */                  \
+	F(S, str, task_hosts, _) /* arbitrary: each task's node, "a,b,a" */
 ROTA_DECLARE(step_create_req, STEP_CREATE_REQ_FIELDS)
 enum step_flags {
 	STEP_F_LABEL = 1 << 0,
@@ -530,7 +531,8 @@ enum step_flags {
 	F(S, u32, step_id, _)                                                            \
 	F(S, str, nodes, _)                                                              \
 	F(S, u32v, tasks_per_node, _)                                                    \
-	F(S, u32, task_dist, _) /* how they are numbered (common/taskdist.h) */
+	F(S, u32, task_dist, _) /* how they are numbered (common/taskdist.h) */          \
+	F(S, u32v, task_map, _) /* arbitrary: each task's node (its index in nodes) */
 ROTA_DECLARE(step_create_resp, STEP_CREATE_RESP_FIELDS)
 
 /* One job step as squeue -s / scontrol show step see it. */
@@ -671,6 +673,7 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, u32, node_index, _) /* this node's index in step_nodes */                   \
 	F(S, u32, step_num_tasks, _)                                                     \
 	F(S, u32, task_dist, _) /* how tasks are numbered (common/taskdist.h) */         \
+	F(S, u32v, task_map, _) /* arbitrary: each task's index in step_nodes */         \
 	F(S, strv, het_env, _)  /* a heterogeneous job's batch: its components' */       \
 	F(S, str, io_host, _)                                                            \
 	F(S, u32, io_port, _)                                                            \
@@ -819,7 +822,8 @@ ROTA_DECLARE(step_attach, STEP_ATTACH_FIELDS)
 	F(S, u32, step_id, _)                                                            \
 	F(S, str, nodes, _)                                                              \
 	F(S, u32v, tasks_per_node, _)                                                    \
-	F(S, u32, task_dist, _)
+	F(S, u32, task_dist, _)                                                          \
+	F(S, u32v, task_map, _)
 ROTA_DECLARE(step_attach_resp, STEP_ATTACH_RESP_FIELDS)
 
 /* io_data.task of stdin for every task of the node (srun -i all). */
@@ -859,7 +863,8 @@ ROTA_DECLARE(pmi_fence, PMI_FENCE_FIELDS)
 	F(S, u32v, tasks, _) /* tasks on each */                                         \
 	F(S, u32, uid, _)                                                                \
 	F(S, u32, gid, _)                                                                \
-	F(S, u32, task_dist, _) /* their numbering (common/taskdist.h) */
+	F(S, u32, task_dist, _) /* their numbering (common/taskdist.h) */                \
+	F(S, u32v, task_map, _) /* arbitrary: each task's node */
 ROTA_DECLARE(pmix_setup, PMIX_SETUP_FIELDS)
 #define PMIX_ENV_FIELDS(F, S)                                                            \
 	F(S, u32, rank, _)                                                               \

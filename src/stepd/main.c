@@ -203,8 +203,9 @@ static int layout_tasks(struct stepd *st, struct rota_error *err)
 	/* which ids are ours: -m (common/taskdist.h), block by default */
 	if (!st->batch) {
 		gtids = xcalloc(total + 1, sizeof(*gtids));
-		taskdist_gtids(req->task_dist, req->step_tasks_per_node.v,
-		               req->step_tasks_per_node.n, gtids);
+		taskdist_gtids_map(req->task_dist, req->step_tasks_per_node.v,
+		                   req->step_tasks_per_node.n, req->task_map.v,
+		                   req->task_map.n, gtids);
 		st->gtid_base = n ? gtids[off] : off;
 	}
 	st->ntasks = n;

@@ -149,7 +149,8 @@ static char *make_mapping(const struct launch_req *req)
 	gtids = xcalloc(total + 1, sizeof(*gtids));
 	node_of = xcalloc(total + 1, sizeof(*node_of));
 	e = xcalloc(total + 1, sizeof(*e));
-	taskdist_gtids(req->task_dist, v->v, v->n, gtids);
+	taskdist_gtids_map(req->task_dist, v->v, v->n, req->task_map.v, req->task_map.n,
+	                   gtids);
 	for (uint32_t i = 0; i < v->n; i++)
 		for (uint32_t j = 0; j < v->v[i]; j++, k++)
 			if (gtids[k] < total)
@@ -346,6 +347,7 @@ static int pmix_setup(struct stepd *st, struct pmi *p, struct rota_error *err)
 	    .uid = st->uid,
 	    .gid = st->gid,
 	    .task_dist = st->req->task_dist,
+	    .task_map = st->req->task_map,
 	};
 	char *prog = pmix_program(), nspace[64];
 	int sv[2] = {-1, -1}, rc = -1;

@@ -1,7 +1,8 @@
 """srun -m/--distribution: which task ids each node runs (Slurm's block,
-cyclic and plane=N), seen by the tasks (SLURM_PROCID, SLURM_GTIDS,
-SLURM_DISTRIBUTION), by srun -l and -v, by sattach --layout, and passed by
-sbatch and salloc to their steps; bad specifications are refused."""
+cyclic, plane=N and arbitrary from SLURM_HOSTFILE or -w), seen by the tasks
+(SLURM_PROCID, SLURM_GTIDS, SLURM_DISTRIBUTION), by srun -l and -v, by
+sattach --layout, and passed by sbatch and salloc to their steps; bad
+specifications are refused."""
 
 import re
 
@@ -98,12 +99,95 @@ def test_bad_specifications_are_refused(cluster):
     for spec, msg in (("round", "Invalid --distribution specification"),
                       ("plane", "Invalid plane size or size not specified"),
                       ("cyclic:dealt", "Invalid --distribution specification"),
-                      ("plane=2:block", "Invalid --distribution specification"),
-                      ("arbitrary", "--distribution=arbitrary (SLURM_HOSTFILE) is "
-                                    "not supported")):
+                      ("plane=2:block", "Invalid --distribution specification")):
         p = cluster.run(["srun", "-m", spec, "true"])
         assert (p.returncode, p.stderr) == (1, f"srun: error: {msg}\n"), spec
         p = cluster.run(["sbatch", "-m", spec, "--wrap", "true"])
         assert p.returncode == 1 and msg in p.stderr, (spec, p.stderr)
     p = cluster.run(["srun", "-m", "plane", "true"], env={"SLURM_DIST_PLANESIZE": "3"})
     assert p.returncode == 0, p.stderr
+
+
+def _by_task(rows):
+    return [r[0] for r in sorted(rows, key=lambda r: int(r[1]))]
+
+
+def test_arbitrary_puts_each_task_on_its_listed_node(cluster):
+    """SLURM_HOSTFILE names task n's node on line n (repeats, comments,
+    name*N); -n takes the first n; without -m a hostfile alone means
+    arbitrary, as in Slurm."""
+    hf = cluster.work / "hosts"
+    hf.write_text("node02\n# a comment\nnode01,node02  # two\nnode03*2\n")
+    env = {"SLURM_HOSTFILE": str(hf)}
+    prog = write_script(cluster.work / "task.sh", TASK_SH)
+    p = cluster.run(["srun", "-m", "arbitrary", "-l", "-v", str(prog)], env=env,
+                    timeout=60)
+    assert p.returncode == 0, p.stderr
+    rows = [line.split(": ", 1)[1].split() for line in p.stdout.splitlines()]
+    assert _by_task(rows) == ["node02", "node01", "node02", "node03", "node03"], rows
+    assert {r[3] for r in rows} == {"arbitrary"}, rows
+    gtids = {r[0]: r[2] for r in rows}
+    assert gtids == {"node01": "1", "node02": "0,2", "node03": "3,4"}, rows
+    for line in p.stdout.splitlines():  # -l labels are the task ids
+        label, rest = line.split(": ", 1)
+        assert rest.split()[1] == label.strip(), line
+    launched = dict(re.findall(r"^srun: launching StepId=\d+\.0 on host (\S+), "
+                               r"\d+ tasks: (\S+)$", p.stderr, re.M))
+    assert launched == {"node01": "1", "node02": "0,2", "node03": "3-4"}, p.stderr
+    p = cluster.run(["srun", "-n2", str(prog)], env=env, timeout=60)
+    assert p.returncode == 0, p.stderr
+    rows = [line.split() for line in p.stdout.splitlines()]
+    assert _by_task(rows) == ["node02", "node01"], rows
+
+
+def test_arbitrary_follows_the_node_list_given(cluster):
+    prog = write_script(cluster.work / "task.sh", TASK_SH)
+    p = cluster.run(["srun", "-m", "arbitrary", "-w", "node03,node01,node03",
+                     str(prog)], timeout=60)
+    assert p.returncode == 0, p.stderr
+    rows = [line.split() for line in p.stdout.splitlines()]
+    assert _by_task(rows) == ["node03", "node01", "node03"], rows
+    # -F/--nodefile and a -w with a '/' read the list from a file; a job
+    # not laid out by it gets each node once
+    nf = cluster.work / "nodes"
+    nf.write_text("node04\nnode02,node04\n")
+    for opt in (["-F", str(nf)], ["--nodefile", str(nf)], ["-w", f"./{nf.name}"]):
+        jid = cluster.sbatch("-H", *opt, "--wrap", "true")
+        assert cluster.job_field(jid, "ReqNodeList") == "node[02,04]", opt
+        cluster.run(["scancel", str(jid)])
+    p = cluster.run(["srun", "-m", "arbitrary", "-F", str(nf), str(prog)], timeout=60)
+    rows = [line.split() for line in p.stdout.splitlines()]
+    assert _by_task(rows) == ["node04", "node02", "node04"], p.stderr
+    p = cluster.run(["sbatch", "-F", str(cluster.work / "none"), "--wrap", "true"])
+    assert p.returncode == 1 and "Invalid --nodefile node file" in p.stderr, p.stderr
+
+
+def test_arbitrary_in_a_batch_job_and_its_steps(cluster):
+    """sbatch -m arbitrary: the job gets the hostfile's nodes, and its srun
+    lays the tasks out as the file says."""
+    hf = cluster.work / "hosts"
+    hf.write_text("node04\nnode02\nnode04\n")
+    out = cluster.work / "arb.out"
+    prog = write_script(cluster.work / "task.sh", TASK_SH)
+    jid = cluster.sbatch("-m", "arbitrary", "-o", str(out), "--wrap",
+                         f"echo batch $SLURM_JOB_NODELIST $SLURM_NTASKS; srun {prog}",
+                         env={"SLURM_HOSTFILE": str(hf)})
+    assert cluster.wait_job(jid) == "COMPLETED", out.read_text()
+    text = out.read_text()
+    assert "batch node[02,04] 3\n" in text, text
+    rows = [line.split() for line in text.splitlines() if not line.startswith("batch")]
+    assert _by_task(rows) == ["node04", "node02", "node04"], text
+
+
+def test_arbitrary_with_too_short_a_list_is_refused(cluster):
+    hf = cluster.work / "hosts"
+    hf.write_text("node01\nnode02\n")
+    for cmd in (["srun", "-n3", "-m", "arbitrary", "true"],
+                ["sbatch", "-n3", "-m", "arbitrary", "--wrap", "true"]):
+        p = cluster.run(cmd, env={"SLURM_HOSTFILE": str(hf)})
+        assert p.returncode == 1, p.stderr
+        assert f"{cmd[0]}: error: Failure getting NodeNames from hostfile" in p.stderr, \
+            p.stderr
+    hf.write_text("-bad\n")
+    p = cluster.run(["srun", "-m", "arbitrary", "true"], env={"SLURM_HOSTFILE": str(hf)})
+    assert p.returncode == 1 and "Invalid hostfile" in p.stderr, p.stderr

@@ -62,7 +62,7 @@ static int take(struct fixture *f, const struct step_create_req *r, uint32_t nca
 {
 	struct step_layout l;
 	struct step *st;
-	int rc = step_alloc(&f->job, r, f->cand, ncand, fixed, &l);
+	int rc = step_alloc(&f->job, r, f->cand, ncand, fixed, NULL, &l);
 
 	if (rc)
 		return rc;

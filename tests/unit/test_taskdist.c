@@ -9,6 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include "common/common.h"
+#include "common/hostfile.h"
+#include "common/hostlist.h"
 #include "common/taskdist.h"
 
 static uint32_t parse_ok(const char *s, uint32_t plane)
@@ -48,7 +50,7 @@ static void test_parse(void **state)
 	                     "block:dealt",
 	                     "block:block:block:block",
 	                     "block,tight",
-	                     "arbitrary",
+	                     "arbitrary=2",
 	                     "cyclic:"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (taskdist_parse(bad[i], 0, &d, &err) == 0)
@@ -103,12 +105,74 @@ static void test_plane_counts(void **state)
 	expect_counts(2, 6, 2, (uint32_t[]){1, 1}, (uint32_t[]){3, 3});
 }
 
+static void test_arbitrary_map(void **state)
+{
+	uint32_t d = parse_ok("arbitrary", 0), out[5];
+
+	(void)state;
+	assert_int_equal(TASKDIST_TYPE(d), TASKDIST_ARBITRARY);
+	assert_string_equal(taskdist_name(d), "arbitrary");
+	/* tasks on nodes 1,0,1,2,2: node 0 runs 1, node 1 runs 0 and 2 */
+	taskdist_gtids_map(d, (uint32_t[]){1, 2, 2}, 3, (uint32_t[]){1, 0, 1, 2, 2}, 5,
+	                   out);
+	assert_memory_equal(out, ((uint32_t[]){1, 0, 2, 3, 4}), sizeof(out));
+	/* a map that is not a layout of the counts: as block */
+	taskdist_gtids_map(d, (uint32_t[]){1, 2, 2}, 3, (uint32_t[]){1, 1, 1, 2, 2}, 5,
+	                   out);
+	assert_memory_equal(out, ((uint32_t[]){0, 1, 2, 3, 4}), sizeof(out));
+	taskdist_gtids_map(d, (uint32_t[]){2, 2}, 2, (uint32_t[]){0, 5, 1, 1}, 4, out);
+	assert_memory_equal(out, ((uint32_t[]){0, 1, 2, 3}), 4 * sizeof(uint32_t));
+	taskdist_gtids_map(d, (uint32_t[]){2}, 1, NULL, 0, out);
+	assert_memory_equal(out, ((uint32_t[]){0, 1}), 2 * sizeof(uint32_t));
+}
+
+static void expect_hosts(const char *text, size_t max, const char *want)
+{
+	struct rota_error err = {{0}};
+	char **names = NULL, *got;
+	size_t n = 0;
+
+	if (hostfile_parse(text, "f", max, &names, &n, &err) < 0)
+		fail_msg("'%s' refused: %s", text, err.text);
+	got = xstrdup("");
+	for (size_t i = 0; i < n; i++) {
+		char *t = xasprintf("%s%s%s", got, i ? " " : "", names[i]);
+		free(got);
+		got = t;
+	}
+	assert_string_equal(got, want);
+	free(got);
+	hostlist_free(names);
+}
+
+static void test_hostfile(void **state)
+{
+	struct rota_error err = {{0}};
+	char **names = NULL;
+	size_t n = 0;
+
+	(void)state;
+	expect_hosts("n2\nn1\nn2\n", 0, "n2 n1 n2");
+	expect_hosts("# all\n\nn1, n2 # two\nn3*3\nn[4-5]\n", 0, "n1 n2 n3 n3 n3 n4 n5");
+	expect_hosts("n[1,3],n2\n", 0, "n1 n3 n2");
+	expect_hosts("n1\nn2\nn3\n", 2, "n1 n2");
+	expect_hosts("a\\#b\n", 0, "a#b");
+	assert_int_equal(hostfile_parse("n1\n", "f", 2, &names, &n, &err), -1);
+	assert_non_null(strstr(err.text, "fewer"));
+	assert_int_equal(hostfile_parse("-n1\n", "f", 0, &names, &n, &err), -1);
+	assert_string_equal(err.text, "Invalid hostfile f contents on line 1");
+	assert_int_equal(hostfile_parse("# none\n", "f", 0, &names, &n, &err), -1);
+	assert_int_equal(hostfile_parse("n1*0\n", "f", 0, &names, &n, &err), -1);
+	assert_int_equal(hostfile_parse("n1*99999999\n", "f", 0, &names, &n, &err), -1);
+	assert_int_equal(hostfile_read("/nonexistent/f", 0, &names, &n, &err), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse),
-	    cmocka_unit_test(test_gtids),
-	    cmocka_unit_test(test_plane_counts),
+	    cmocka_unit_test(test_parse),        cmocka_unit_test(test_gtids),
+	    cmocka_unit_test(test_plane_counts), cmocka_unit_test(test_arbitrary_map),
+	    cmocka_unit_test(test_hostfile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,176 @@
+/* jobopt_hostfile.c - -m arbitrary: each task's node named in a hostfile
+ * (SLURM_HOSTFILE) or in -w's order (see jobopt.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "cli/cli.h"
+#include "cli/jobopt.h"
+#include "common/hostfile.h"
+#include "common/hostlist.h"
+#include "common/taskdist.h"
+#include "proto/messages.h"
+#include "common/common.h"
+
+/* Given on the command line or in the script: a count that came from the
+ * environment (an allocation's SLURM_NTASKS) gives way to the list's. */
+static int set_here(enum jobopt_src src)
+{
+	return src == JOBOPT_SRC_ARGV || src == JOBOPT_SRC_SCRIPT;
+}
+
+/* names[0..n) once each, in their first order, as one expression;
+ * *ret_most: the most tasks one of them gets. */
+static char *unique_nodes(char **names, size_t n, size_t *ret_count, uint32_t *ret_most)
+{
+	char **u = xcalloc(n + 1, sizeof(*u));
+	uint32_t *tasks = xcalloc(n + 1, sizeof(*tasks));
+	size_t k = 0;
+
+	*ret_most = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		while (j < k && strcmp(u[j], names[i]))
+			j++;
+		if (j == k)
+			u[k++] = names[i];
+		if (++tasks[j] > *ret_most)
+			*ret_most = tasks[j];
+	}
+	free(tasks);
+	*ret_count = k;
+	{
+		char *s = hostlist_compress(u, k);
+		free(u);
+		if (!s)
+			fatal("out of memory");
+		return s;
+	}
+}
+
+/* "a,b,a" */
+static char *join(char **names, size_t n)
+{
+	size_t len = 1, at = 0;
+	char *s;
+
+	for (size_t i = 0; i < n; i++)
+		len += strlen(names[i]) + 1;
+	s = xmalloc(len);
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(names[i]);
+		if (i)
+			s[at++] = ',';
+		memcpy(s + at, names[i], l);
+		at += l;
+	}
+	s[at] = '\0';
+	return s;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Not arbitrary: a node a list (-F's file) repeats is one node. */
+static void once_each(struct job_desc *d)
+{
+	char **names = NULL;
+	size_t n = 0, nodes = 0;
+	uint32_t most = 0;
+
+	if (!d->req_nodes || hostlist_expand(d->req_nodes, &names, &n, NULL) < 0) {
+		hostlist_free(names);
+		return;
+	}
+	/* in name order, as Slurm's lists are */
+	qsort(names, n, sizeof(*names), name_cmp);
+	{
+		char *u = unique_nodes(names, n, &nodes, &most);
+		if (most > 1) {
+			free(d->req_nodes);
+			d->req_nodes = u;
+		} else {
+			free(u);
+		}
+	}
+	hostlist_free(names);
+}
+
+char *jobopt_nodefile(const char *path, const char *why)
+{
+	struct rota_error err = {""};
+	char **names = NULL, *s;
+	size_t n = 0;
+
+	if (!path || hostfile_read(path, 0, &names, &n, &err) < 0)
+		jobopt_die(JOBOPT_EXIT_ERROR, "%s%s%s", why, err.text[0] ? ": " : "",
+		           err.text);
+	s = join(names, n);
+	hostlist_free(names);
+	return s;
+}
+
+void jobopt_hostfile_finish(struct jobopt *o)
+{
+	struct job_desc *d = &o->desc;
+	struct rota_error err = {""};
+	const char *path = getenv("SLURM_HOSTFILE");
+	size_t want = 0, n = 0, nodes = 0;
+	uint32_t most = 0;
+	char **names = NULL;
+	int rc;
+
+	if (path && !*path)
+		path = NULL;
+	if (TASKDIST_TYPE(o->task_dist) != TASKDIST_ARBITRARY) {
+		/* as Slurm: a hostfile in the environment and no -w is
+		 * -m arbitrary */
+		if (!path || d->req_nodes) {
+			once_each(d);
+			return;
+		}
+		o->task_dist = TASKDIST_ARBITRARY;
+		free(o->dist_spec);
+		o->dist_spec = xstrdup("arbitrary");
+	}
+	if (set_here(o->tasks_src) && d->num_tasks != NO_VAL)
+		want = d->num_tasks;
+	if (d->req_nodes) { /* -w in its order, repeats and all */
+		rc = hostlist_expand(d->req_nodes, &names, &n, &err);
+		if (!rc && want && n > want)
+			n = want;
+		if (!rc && want && n < want)
+			rc = -1;
+	} else if (path) {
+		rc = hostfile_read(path, want, &names, &n, &err);
+	} else {
+		return; /* no list: block, as Slurm */
+	}
+	if (rc < 0) {
+		hostlist_free(names);
+		jobopt_die(JOBOPT_EXIT_ERROR,
+		           "Failure getting NodeNames from hostfile%s%s",
+		           err.text[0] ? ": " : "", err.text);
+	}
+	free(o->task_hosts);
+	o->task_hosts = join(names, n);
+	free(d->req_nodes);
+	d->req_nodes = unique_nodes(names, n, &nodes, &most);
+	hostlist_free(names);
+	/* an allocation made for it: CPUs on every node for the most tasks
+	 * one gets (Slurm's allocation follows the list's nodes, not their
+	 * counts) */
+	if (o->cmd != JOBOPT_SRUN || o->jobid == NO_VAL) {
+		uint32_t cpt = d->cpus_per_task == NO_VAL ? 1 : d->cpus_per_task;
+		if (d->pn_min_cpus == NO_VAL || d->pn_min_cpus < most * cpt)
+			d->pn_min_cpus = most * cpt;
+	}
+	if (!want) {
+		d->num_tasks = (uint32_t)n;
+		o->tasks_src = JOBOPT_SRC_ARGV;
+	}
+	if (!set_here(o->nodes_src) || d->min_nodes == NO_VAL) {
+		d->min_nodes = d->max_nodes = (uint32_t)nodes;
+		o->nodes_src = JOBOPT_SRC_ARGV;
+	}
+}
