@@ -102,6 +102,7 @@ static const struct {
     {R, "SLURM_NPROCS", 'n'},
     {R, "SLURM_NTASKS", 'n'},
     {R, "SLURM_NTASKS_PER_NODE", O_NTASKS_PER_NODE},
+    {S | R | A, "SLURM_NTASKS_PER_GPU", O_NTASKS_PER_GPU},
     {R, "SLURM_NTASKS_PER_CORE", O_NTASKS_PER_CORE},
     {R, "SLURM_NTASKS_PER_SOCKET", O_NTASKS_PER_SOCKET},
     {R, "SLURM_THREADS_PER_CORE", O_THREADS_PER_CORE},
@@ -120,6 +121,8 @@ static const struct {
     {R, "SLURM_USE_MIN_NODES", O_USE_MIN_NODES},
     {R, "SLURM_WAIT", 'W'},
     {A, "SALLOC_ACCOUNT", 'A'},
+    {A, "SALLOC_BELL", O_BELL},
+    {A, "SALLOC_NO_BELL", O_NO_BELL},
     {A, "SALLOC_DISTRIBUTION", 'm'},
     {A, "SALLOC_CPUS_PER_GPU", O_CPUS_PER_GPU},
     {A, "SALLOC_GPU_BIND", O_GPU_BIND},
@@ -477,6 +480,9 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 	case 'C':
 		set_str(&d->features, arg);
 		break;
+	case O_PREFER:
+		set_str(&job_desc_x_mut(d)->prefer, arg);
+		break;
 	case 'c':
 		d->cpus_per_task = jobopt_count(arg, "cpus-per-task");
 		break;
@@ -677,6 +683,18 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		break;
 	case O_USE_MIN_NODES:
 		d->flags |= JOB_F_USE_MIN_NODES;
+		break;
+	case O_BELL:
+		o->bell = 1;
+		break;
+	case 'E': /* srun -E (common/messages.h STEP_F_PRESERVE_ENV) */
+		o->step_flags |= STEP_F_PRESERVE_ENV;
+		break;
+	case O_NTASKS_PER_GPU:
+		o->ntasks_per_gpu = jobopt_count(arg, "ntasks-per-gpu");
+		break;
+	case O_NO_BELL:
+		o->bell = -1;
 		break;
 	case O_CONTIGUOUS:
 		d->flags |= JOB_F_CONTIGUOUS;
@@ -1246,6 +1264,7 @@ void jobopt_finish(struct jobopt *o)
 		d->umask = (uint32_t)mask;
 
 	jobopt_hostfile_finish(o);
+	jobopt_gpu_finish(o);
 	/* Tasks can't outnumber nodes: with -n smaller than a node count that came
 	 * from the environment (an allocation's SLURM_NNODES) use fewer nodes. */
 	if (d->num_tasks != NO_VAL && d->min_nodes != NO_VAL &&
@@ -1285,6 +1304,8 @@ char **jobopt_export_env(const struct jobopt *o, char *const *env)
 	}
 	if (o->acctg_freq)
 		out = strv_setenv(out, "SLURM_ACCTG_FREQ", o->acctg_freq);
+	if (o->ntasks_per_gpu) /* for the job's steps, as Slurm sets it */
+		out = strv_setenvf(out, "SLURM_NTASKS_PER_GPU", "%u", o->ntasks_per_gpu);
 	/* this process's limits, for the tasks (PropagateResourceLimits) */
 	if (o->cmd & (JOBOPT_SBATCH | JOBOPT_SRUN))
 		out = rlimits_to_env(

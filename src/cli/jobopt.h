@@ -81,6 +81,9 @@ struct jobopt {
 
 	/* salloc */
 	int kill_signal; /* -K[signal]: sent to the command when the job is revoked */
+	int bell;        /* --bell 1, --no-bell -1; 0: after a wait of over 10 s */
+	uint32_t ntasks_per_gpu; /* --ntasks-per-gpu; 0 unset */
+	int crontab; /* scrontab's entry: nothing from this shell's environment */
 
 	enum jobopt_src nodes_src, tasks_src; /* where -N and -n came from */
 	enum jobopt_src cur_src;              /* the source being applied */
@@ -120,6 +123,12 @@ uint32_t jobopt_count(const char *arg, const char *name);
  * came from nowhere or the environment) give task_hosts, the node list and
  * the counts.  Called by jobopt_finish (cli/jobopt_hostfile.c). */
 void jobopt_hostfile_finish(struct jobopt *o);
+/* --ntasks-per-gpu: refused beside --gpus-per-task, --gpus-per-socket,
+ * --ntasks-per-node or a node range (Slurm's words); with GPUs asked and no
+ * -n, the tasks are the GPUs times n; with -n and no GPUs, the GPUs are the
+ * tasks over n, rounded up; --gpu-bind defaults to single:n
+ * (cli/jobopt_gpu.c). */
+void jobopt_gpu_finish(struct jobopt *o);
 /* -F FILE, -w PATH/: the names the hostfile lists, in order ("a,b,a");
  * jobopt_die(why) when it cannot be read. */
 char *jobopt_nodefile(const char *path, const char *why);

@@ -17,33 +17,57 @@ static int set_here(enum jobopt_src src)
 	return src == JOBOPT_SRC_ARGV || src == JOBOPT_SRC_SCRIPT;
 }
 
+struct entry {
+	const char *name;
+	size_t first; /* where it first appears */
+	uint32_t tasks;
+};
+
+static int by_name(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->first > y->first) - (x->first < y->first);
+}
+
+static int by_first(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
 /* names[0..n) once each, in their first order, as one expression;
- * *ret_most: the most tasks one of them gets. */
+ * *ret_most: the most tasks one of them gets.  Sorted, not compared pair
+ * by pair: a list may hold HOSTLIST_MAX names. */
 static char *unique_nodes(char **names, size_t n, size_t *ret_count, uint32_t *ret_most)
 {
+	struct entry *e = xcalloc(n + 1, sizeof(*e));
 	char **u = xcalloc(n + 1, sizeof(*u));
-	uint32_t *tasks = xcalloc(n + 1, sizeof(*tasks));
 	size_t k = 0;
+	char *s;
 
+	for (size_t i = 0; i < n; i++)
+		e[i] = (struct entry){names[i], i, 1};
+	qsort(e, n, sizeof(*e), by_name);
 	*ret_most = 0;
 	for (size_t i = 0; i < n; i++) {
-		size_t j = 0;
-		while (j < k && strcmp(u[j], names[i]))
-			j++;
-		if (j == k)
-			u[k++] = names[i];
-		if (++tasks[j] > *ret_most)
-			*ret_most = tasks[j];
+		if (k && !strcmp(e[k - 1].name, e[i].name))
+			e[k - 1].tasks++;
+		else
+			e[k++] = e[i];
+		if (e[k - 1].tasks > *ret_most)
+			*ret_most = e[k - 1].tasks;
 	}
-	free(tasks);
+	qsort(e, k, sizeof(*e), by_first);
+	for (size_t i = 0; i < k; i++)
+		u[i] = (char *)e[i].name;
 	*ret_count = k;
-	{
-		char *s = hostlist_compress(u, k);
-		free(u);
-		if (!s)
-			fatal("out of memory");
-		return s;
-	}
+	s = hostlist_compress(u, k);
+	free(u);
+	free(e);
+	if (!s)
+		fatal("out of memory");
+	return s;
 }
 
 /* "a,b,a" */
@@ -114,15 +138,15 @@ void jobopt_hostfile_finish(struct jobopt *o)
 {
 	struct job_desc *d = &o->desc;
 	struct rota_error err = {""};
-	const char *path = getenv("SLURM_HOSTFILE");
+	const char *path = o->crontab ? NULL : getenv("SLURM_HOSTFILE");
 	size_t want = 0, n = 0, nodes = 0;
 	uint32_t most = 0;
 	char **names = NULL;
-	int rc;
+	int rc, asked = TASKDIST_TYPE(o->task_dist) == TASKDIST_ARBITRARY;
 
 	if (path && !*path)
 		path = NULL;
-	if (TASKDIST_TYPE(o->task_dist) != TASKDIST_ARBITRARY) {
+	if (!asked) {
 		/* as Slurm: a hostfile in the environment and no -w is
 		 * -m arbitrary */
 		if (!path || d->req_nodes) {
@@ -133,8 +157,12 @@ void jobopt_hostfile_finish(struct jobopt *o)
 		free(o->dist_spec);
 		o->dist_spec = xstrdup("arbitrary");
 	}
-	if (set_here(o->tasks_src) && d->num_tasks != NO_VAL)
+	/* how many names: -n's (one from the environment only when -m
+	 * arbitrary was not asked, as Slurm), else -N's, else all */
+	if (d->num_tasks != NO_VAL && (set_here(o->tasks_src) || !asked))
 		want = d->num_tasks;
+	else if (d->min_nodes != NO_VAL && (set_here(o->nodes_src) || !asked))
+		want = d->max_nodes != NO_VAL ? d->max_nodes : d->min_nodes;
 	if (d->req_nodes) { /* -w in its order, repeats and all */
 		rc = hostlist_expand(d->req_nodes, &names, &n, &err);
 		if (!rc && want && n > want)
@@ -161,15 +189,17 @@ void jobopt_hostfile_finish(struct jobopt *o)
 	 * one gets (Slurm's allocation follows the list's nodes, not their
 	 * counts) */
 	if (o->cmd != JOBOPT_SRUN || o->jobid == NO_VAL) {
-		uint32_t cpt = d->cpus_per_task == NO_VAL ? 1 : d->cpus_per_task;
-		if (d->pn_min_cpus == NO_VAL || d->pn_min_cpus < most * cpt)
-			d->pn_min_cpus = most * cpt;
+		uint64_t cpus =
+		    (uint64_t)most * (d->cpus_per_task == NO_VAL ? 1 : d->cpus_per_task);
+		if (cpus > 0xfffffff0u)
+			jobopt_die(JOBOPT_EXIT_FATAL, "Invalid node list: too many tasks "
+			                              "on one node");
+		if (d->pn_min_cpus == NO_VAL || d->pn_min_cpus < cpus)
+			d->pn_min_cpus = (uint32_t)cpus;
 	}
-	if (!want) {
-		d->num_tasks = (uint32_t)n;
-		o->tasks_src = JOBOPT_SRC_ARGV;
-	}
-	if (!set_here(o->nodes_src) || d->min_nodes == NO_VAL) {
+	d->num_tasks = (uint32_t)n;
+	o->tasks_src = JOBOPT_SRC_ARGV;
+	if (!set_here(o->nodes_src) || d->min_nodes == NO_VAL || d->min_nodes > nodes) {
 		d->min_nodes = d->max_nodes = (uint32_t)nodes;
 		o->nodes_src = JOBOPT_SRC_ARGV;
 	}

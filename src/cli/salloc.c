@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli/cli.h"
 #include "cli/jobctl.h"
@@ -25,6 +26,8 @@
 #include "common/common.h"
 
 extern char **environ;
+
+#define SALLOC_BELL_DELAY 10 /* seconds pending before the bell rings */
 
 static const int salloc_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD};
 
@@ -81,6 +84,9 @@ static char **alloc_env(const struct salloc *s)
 		    strv_setenvf(env, "SLURM_NTASKS_PER_NODE", "%u", d->ntasks_per_node);
 	if (d->cpus_per_task != NO_VAL)
 		env = strv_setenvf(env, "SLURM_CPUS_PER_TASK", "%u", d->cpus_per_task);
+	if (s->o.ntasks_per_gpu)
+		env =
+		    strv_setenvf(env, "SLURM_NTASKS_PER_GPU", "%u", s->o.ntasks_per_gpu);
 	if (d->mem_per_node != NO_VAL64)
 		env = strv_setenvf(env, "SLURM_MEM_PER_NODE", "%llu",
 		                   (unsigned long long)d->mem_per_node);
@@ -252,11 +258,11 @@ static void parse(struct salloc *s, int argc, char **argv)
 	for (size_t k = 0; k < s->nhet; k++)
 		component(&s->het[k], &more[k]);
 	free(more);
-	/* unnamed components take the last one's name, or the command's (as
-	 * Slurm) */
+	/* unnamed components take the last one's name, else Slurm's
+	 * "interactive" */
 	name = s->nhet ? s->het[s->nhet - 1].desc.name : NULL;
 	if (!name)
-		name = jobopt_basename(s->cmd[0]);
+		name = "interactive";
 	for (size_t k = 0; k <= s->nhet; k++) {
 		struct job_desc *d = k ? &s->het[k - 1].desc : &s->o.desc;
 		if (!d->name)
@@ -288,12 +294,20 @@ int cmd_salloc(int argc, char **argv)
 	struct salloc s = {.alloc = {.fd = -1}};
 	char **env;
 	int status, code;
+	time_t before;
 
 	parse(&s, argc, argv);
 	s.sig_fd = jobctl_signalfd(salloc_signals,
 	                           sizeof(salloc_signals) / sizeof(salloc_signals[0]),
 	                           &s.old_mask);
+	before = time(NULL);
 	allocate(&s);
+	/* the terminal's bell, as Slurm's: --bell, or after a long wait */
+	if ((s.o.bell > 0 || (!s.o.bell && time(NULL) - before > SALLOC_BELL_DELAY)) &&
+	    isatty(1)) {
+		fputc('\a', stdout);
+		fflush(stdout);
+	}
 	s.interactive = isatty(0) && tcgetpgrp(0) == getpgrp();
 	if (s.interactive)
 		signal(SIGTTOU, SIG_IGN); /* so we can take the terminal back */

@@ -20,7 +20,10 @@
 #include "cli/cli.h"
 #include "cli/jobctl.h"
 #include "cli/jobopt.h"
+#include "cli/jobopt_table.h"
 #include "common/jobscript.h"
+#include "common/pbs.h"
+#include "common/strv.h"
 #include "common/states.h"
 #include "proto/messages.h"
 #include "proto/net.h"
@@ -193,6 +196,37 @@ static void apply_directives(struct jobopt *o, char **words)
 	free(av);
 }
 
+/* --ignore-pbs on the command line, in #SBATCH or SBATCH_IGNORE_PBS. */
+static int ignore_pbs(const struct jobopt_list *cmdline, char *const *words)
+{
+	int found = 0;
+
+	jobopt_list_last(cmdline, O_IGNORE_PBS, &found);
+	if (found || getenv("SBATCH_IGNORE_PBS"))
+		return 1;
+	for (size_t i = 0; words && words[i]; i++)
+		if (!strcmp(words[i], "--ignore-pbs"))
+			return 1;
+	return 0;
+}
+
+/* The script's #PBS options (common/pbs.h), as sbatch options. */
+static void apply_pbs(struct jobopt *o, const char *script, const char *name)
+{
+	struct rota_error err = {""};
+	char **pbs = NULL, **words = NULL;
+
+	if (jobscript_directives(script, "#PBS", &pbs, &err) < 0 ||
+	    pbs_translate(pbs, &words, &err) < 0) {
+		fprintf(stderr, "sbatch: fatal: %s: %s\n", name, err.text);
+		exit(JOBOPT_EXIT_FATAL);
+	}
+	if (words && words[0])
+		apply_directives(o, words);
+	strv_free(pbs);
+	strv_free(words);
+}
+
 static char *absolute_path(const char *path)
 {
 	char *abs = realpath(path, NULL), *cwd;
@@ -354,6 +388,9 @@ int cmd_sbatch(int argc, char **argv)
 		jobopt_init(&o[k], JOBOPT_SBATCH);
 		if (k < ndirs)
 			apply_directives(&o[k], dirs[k]);
+		/* the script's #PBS lines after its #SBATCH ones, as Slurm */
+		if (!k && !has_wrap && !ignore_pbs(&cmdline[0], ndirs ? dirs[0] : NULL))
+			apply_pbs(&o[0], script, path ? path : "(stdin)");
 		jobopt_apply_env(&o[k], environ);
 		if (k < ncmd) {
 			jobopt_apply_list(&o[k], &cmdline[k], JOBOPT_SRC_ARGV);

@@ -323,6 +323,8 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 		fprintf(f, "MinCPUsNode=%u MinMemoryNode=0 MinTmpDiskNode=%s%s", mincpus,
 		        tmp, le);
 	fprintf(f, "Features=%s DelayBoot=00:00:00%s", nul(j->features), le);
+	if (j->prefer)
+		fprintf(f, "Prefer=%s%s", j->prefer, le);
 	if (j->reservation)
 		fprintf(f, "Reservation=%s%s", j->reservation, le);
 	fprintf(f, "OverSubscribe=%s Contiguous=%d Licenses=%s Network=(null)%s",

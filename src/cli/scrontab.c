@@ -247,6 +247,7 @@ struct entry_ctx {
 static void ctx_reset(struct entry_ctx *c)
 {
 	jobopt_init(&c->o, JOBOPT_SBATCH);
+	c->o.crontab = 1;
 	c->started = 1;
 	c->script = xstrdup("#!/bin/sh\n# This job was submitted through scrontab\n");
 	c->first = 0;

@@ -89,14 +89,16 @@ static int parse_line(char *line, struct names *l, size_t max, struct rota_error
 int hostfile_parse(const char *text, const char *path, size_t max, char ***ret_names,
                    size_t *ret_n, struct rota_error *err)
 {
-	char *copy = xstrdup(text), *save = NULL;
+	char *copy = xstrdup(text), *next = NULL;
 	struct names l = {0};
 	size_t lineno = 0;
 	int rc = 0;
 
-	for (char *line = strtok_r(copy, "\n", &save); line && !rc && (!max || l.n < max);
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (char *line = copy; line && !rc && (!max || l.n < max); line = next) {
 		const char *p = line + strspn(line, " \t\r");
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
 		lineno++;
 		if (!*p || *p == '#')
 			continue;

@@ -62,6 +62,13 @@ unsigned rlimits_conf(const struct conf *conf)
 	return set & ~except;
 }
 
+/* SLURM_RLIMIT_<NAME> of kind k into name[32]. */
+static const char *env_name(size_t k, char name[32])
+{
+	snprintf(name, 32, RLIMITS_ENV_PREFIX "%s", kinds[k].name);
+	return name;
+}
+
 char **rlimits_to_env(char **env, unsigned set, int user)
 {
 	for (size_t k = 0; k < RLIMITS_KINDS; k++) {
@@ -70,8 +77,7 @@ char **rlimits_to_env(char **env, unsigned set, int user)
 
 		if (!(set & (1u << k)) || getrlimit(kinds[k].resource, &rl) < 0)
 			continue;
-		snprintf(name, sizeof(name), RLIMITS_ENV_PREFIX "%s", kinds[k].name);
-		env = strv_setenvf(env, name, "%s%llu", user ? "U" : "",
+		env = strv_setenvf(env, env_name(k, name), "%s%llu", user ? "U" : "",
 		                   (unsigned long long)rl.rlim_cur);
 	}
 	return env;
@@ -86,8 +92,7 @@ void rlimits_from_env(char *const *env, struct rlimits_want *w)
 		unsigned long long n;
 		int user;
 
-		snprintf(name, sizeof(name), RLIMITS_ENV_PREFIX "%s", kinds[k].name);
-		if (!(v = strv_getenv(env, name)))
+		if (!(v = strv_getenv(env, env_name(k, name))))
 			continue;
 		user = *v == 'U';
 		v += user;
@@ -110,7 +115,8 @@ void rlimits_apply(const struct rlimits_want *w, void (*say)(void *arg, const ch
 		struct rlimit rl;
 		char text[160];
 
-		if (!(w->kinds & (1u << k)) || getrlimit(kinds[k].resource, &rl) < 0)
+		if (!(w->kinds & (1u << k)) || getrlimit(kinds[k].resource, &rl) < 0 ||
+		    rl.rlim_cur == w->value[k]) /* as it is already */
 			continue;
 		rl.rlim_cur = w->value[k];
 		if (rl.rlim_max != RLIM_INFINITY &&

@@ -95,7 +95,7 @@ static size_t candidates(struct ctld *ctld, time_t now, struct cand **ret, int *
 		if (!sus && ((j->state & JOB_CONFIGURING) ||
 		             run->start_time > now - GANG_SETTLE_SECS)) {
 			v[n].fixed = 1;
-			*ret_young |= !(j->state & JOB_CONFIGURING);
+			*ret_young = 1; /* look again once it can be stopped */
 		}
 		n++;
 	}
@@ -134,7 +134,8 @@ void gang_tick(struct ctld *ctld, time_t now)
 	int young, rotate;
 
 	if (!gang_enabled(ctld->conf)) {
-		resume_all(ctld, now); /* GANG taken out of PreemptMode */
+		if (now % 30 == 0) /* GANG taken out of PreemptMode: seldom */
+			resume_all(ctld, now);
 		return;
 	}
 	rotate = now >= ctld->gang_next;

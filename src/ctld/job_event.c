@@ -437,6 +437,8 @@ static void apply_update_desc(struct ctld *ctld, const struct ev_update *ev,
 	if (job->sched) { /* parsed again from the new -C, --gres, ... */
 		constraint_destroy(job->sched->constraint);
 		job->sched->constraint = NULL;
+		constraint_destroy(job->sched->prefer);
+		job->sched->prefer = NULL;
 		free(job->sched->req);
 		job->sched->req = NULL;
 	}

@@ -231,6 +231,7 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->threads_per_core = x->threads_per_core;
 	o->ntasks_per_core = x->ntasks_per_core;
 	o->ntasks_per_socket = x->ntasks_per_socket;
+	o->prefer = x->prefer;
 	o->licenses = x->licenses;
 	o->time_min = x->time_min;
 	o->deadline = x->deadline;

@@ -126,6 +126,7 @@ void job_sched_clear(struct job *job)
 	free(s->unavail_nodes);
 	free(s->reason_detail);
 	constraint_destroy(s->constraint);
+	constraint_destroy(s->prefer);
 	free(s->req);
 	free(s);
 	job->sched = NULL;
@@ -642,10 +643,11 @@ static int job_desc_fits(struct ctld *ctld, const struct part *p,
 	return rc == -EINVAL ? -1 : 0;
 }
 
-/* Parse -C into *ret (NULL when none): a malformed expression, or a feature
- * that no node of the partition has, is ESLURM_INVALID_FEATURE. */
-static int job_desc_constraint(struct ctld *ctld, const struct part *p,
-                               const struct job_desc *d, struct constraint **ret)
+/* Parse -C (or --prefer) text into *ret (NULL when none): a malformed
+ * expression, or a feature that no node of the partition has, is
+ * ESLURM_INVALID_FEATURE. */
+static int job_desc_constraint(struct ctld *ctld, const struct part *p, const char *text,
+                               struct constraint **ret)
 {
 	struct rota_error err = {{0}};
 	struct constraint *c = NULL;
@@ -653,10 +655,10 @@ static int job_desc_constraint(struct ctld *ctld, const struct part *p,
 	size_t nnames;
 
 	*ret = NULL;
-	if (!d->features)
+	if (!text)
 		return 0;
-	if (constraint_parse(d->features, &c, &err) < 0) {
-		log_info("submit rejected: constraint \"%s\": %s", d->features, err.text);
+	if (constraint_parse(text, &c, &err) < 0) {
+		log_info("submit rejected: constraint \"%s\": %s", text, err.text);
 		return -ESLURM_INVALID_FEATURE;
 	}
 	nnames = constraint_names(c, &names);
@@ -831,7 +833,11 @@ int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
 		rc = lic_desc_check(ctld, d);
 	if (rc)
 		return rc;
-	rc = job_desc_constraint(ctld, p, d, &cons);
+	/* --prefer: tried first, so named as -C's features are */
+	rc = job_desc_constraint(ctld, p, job_desc_X(d)->prefer, &cons);
+	constraint_destroy(cons);
+	if (!rc)
+		rc = job_desc_constraint(ctld, p, d->features, &cons);
 	if (rc)
 		return rc;
 	rc = job_desc_fits(ctld, p, d, cons) < 0
@@ -856,6 +862,7 @@ int job_desc_check_strings(const struct job_desc *d, const char **ret_field,
 	    {"account", d->account},
 	    {"partition", d->partition},
 	    {"constraint", d->features},
+	    {"prefer", x->prefer},
 	    {"dependency", d->dependency},
 	    {"node list", d->req_nodes},
 	    {"excluded node list", d->exc_nodes},

@@ -91,6 +91,7 @@ struct job_sched {
 	char *unavail_nodes;
 	char *reason_detail;           /* owned: shown after the reason */
 	struct constraint *constraint; /* owned: desc.features parsed, lazily */
+	struct constraint *prefer;     /* owned: --prefer parsed, lazily */
 	/* owned: a GRES job's request of sched_select (job_desc_req), made
 	 * once for the node configuration of generation req_gen */
 	struct sched_req *req;

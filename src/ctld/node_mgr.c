@@ -305,40 +305,50 @@ void node_release(struct node *n, uint32_t cpus, uint64_t mem, uint32_t share, t
 	n->last_busy = now;
 }
 
-void node_cores_take(struct node *n, uint32_t count, uint32_t share, int pack,
-                     uint32_t *ids)
+/* ids[have..count) picked as node_cores_take says, none of ids[0..have)
+ * again (each core once a job). */
+static void cores_take(struct node *n, uint32_t have, uint32_t count, uint32_t share,
+                       int pack, uint32_t *ids)
 {
-	uint32_t k = 0;
+	uint8_t *mine = xcalloc(n->cpus + 1, 1);
+	uint32_t k = have;
 
+	for (uint32_t i = 0; i < have; i++)
+		if (ids[i] < n->cpus)
+			mine[ids[i]] = 1;
 	/* a sharing job joins the cores of other sharing jobs first */
 	for (uint32_t c = 0; pack && share > 1 && c < n->cpus && k < count; c++)
-		if (n->core_used[c] && n->core_used[c] < share) {
+		if (!mine[c] && n->core_used[c] && n->core_used[c] != CORE_EXCL &&
+		    n->core_used[c] < share) {
 			n->core_used[c]++;
+			mine[c] = 1;
 			ids[k++] = c;
 		}
 	for (uint32_t c = 0; c < n->cpus && k < count; c++)
-		if (!n->core_used[c]) {
+		if (!mine[c] && !n->core_used[c]) {
 			n->core_used[c] = share > 1 ? 1 : CORE_EXCL;
+			mine[c] = 1;
 			ids[k++] = c;
 		}
-	/* then (time slicing) the least shared ones, each core once */
-	if (!pack && share > 1 && k < count) {
-		uint8_t *mine = xcalloc(n->cpus + 1, 1);
-		for (uint32_t i = 0; i < k; i++)
-			mine[ids[i]] = 1;
-		for (uint32_t use = 1; use < share && k < count; use++)
-			for (uint32_t c = 0; c < n->cpus && k < count; c++)
-				if (!mine[c] && n->core_used[c] == use) {
-					n->core_used[c]++;
-					mine[c] = 1;
-					ids[k++] = c;
-				}
-		free(mine);
-	}
+	/* then (time slicing) the least shared ones */
+	for (uint32_t use = 1; !pack && share > 1 && use < share && k < count; use++)
+		for (uint32_t c = 0; c < n->cpus && k < count; c++)
+			if (!mine[c] && n->core_used[c] == use) {
+				n->core_used[c]++;
+				mine[c] = 1;
+				ids[k++] = c;
+			}
+	free(mine);
 	/* more than there is (a restart with a smaller node): share from the
 	 * start, without counting */
 	for (uint32_t c = 0; k < count; c = (c + 1) % (n->cpus ? n->cpus : 1))
 		ids[k++] = c;
+}
+
+void node_cores_take(struct node *n, uint32_t count, uint32_t share, int pack,
+                     uint32_t *ids)
+{
+	cores_take(n, 0, count, share, pack, ids);
 }
 
 void node_cores_take_near(struct node *n, uint32_t count, uint32_t share, int pack,
@@ -352,7 +362,7 @@ void node_cores_take_near(struct node *n, uint32_t count, uint32_t share, int pa
 			n->core_used[c] = CORE_EXCL;
 			ids[k++] = c;
 		}
-	node_cores_take(n, count - k, share, pack, ids + k);
+	cores_take(n, k, count, share, pack, ids);
 	/* in core order, as the others */
 	for (uint32_t a = 1; k && a < count; a++)
 		for (uint32_t b = a; b > 0 && ids[b - 1] > ids[b]; b--) {
@@ -381,7 +391,7 @@ void node_cores_claim(struct node *n, uint32_t count, uint32_t share, int pack,
 		ids[k++] = c;
 	}
 	if (k < count)
-		node_cores_take(n, count - k, share, pack, ids + k);
+		cores_take(n, k, count, share, pack, ids);
 }
 
 void node_cores_give(struct node *n, uint32_t count, const uint32_t *ids)

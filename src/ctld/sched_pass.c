@@ -180,12 +180,32 @@ static const struct constraint *job_constraint(struct job *job)
 	return job->sched->constraint;
 }
 
-/* How many matching-OR alternatives the job's constraint has (1 when none):
- * sched_pass_mark_nodes() takes one of them. */
+/* The job's parsed --prefer (cached), or NULL. */
+static const struct constraint *job_prefer(struct job *job)
+{
+	const char *text = job_x(job)->prefer;
+
+	if (!text)
+		return NULL;
+	if (!job->sched || !job->sched->prefer)
+		constraint_parse(text, &job_sched_mut(job)->prefer, NULL);
+	return job->sched->prefer;
+}
+
+/* How many matching-OR alternatives the job's --prefer (tried first, in
+ * place of -C, as Slurm) has, 0 when none. */
+static size_t prefer_alternatives(struct job *job)
+{
+	const struct constraint *p = job_prefer(job);
+	return p ? constraint_alternatives(p) : 0;
+}
+
+/* How many alternatives the job has: its --prefer's, then its constraint's
+ * matching-OR ones (1 when none): sched_pass_mark_nodes() takes one. */
 static size_t alternatives(struct job *job)
 {
 	const struct constraint *c = job_constraint(job);
-	return c ? constraint_alternatives(c) : 1;
+	return prefer_alternatives(job) + (c ? constraint_alternatives(c) : 1);
 }
 
 static int job_req_has_gres(const struct job *job);
@@ -249,6 +269,8 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 {
 	struct ctld *ctld = ps->ctld;
 	const struct constraint *cons = job_constraint(job);
+	const char *features = job->desc.features;
+	size_t npref = prefer_alternatives(job);
 	char **req = NULL, **exc = NULL;
 	size_t nreq = 0, nexc = 0;
 	struct sched_req r = {0};
@@ -257,6 +279,12 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 
 	if (job_x(job)->gres || bind) /* kept on the job: job_req */
 		job_req(ps, job, &r);
+	if (alt < npref) { /* --prefer's nodes first */
+		cons = job_prefer(job);
+		features = job_x(job)->prefer;
+	} else {
+		alt -= npref;
+	}
 	if (job->desc.req_nodes)
 		hostlist_expand(job->desc.req_nodes, &req, &nreq, NULL);
 	if (job->desc.exc_nodes)
@@ -265,7 +293,7 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 		struct node *n = node_mgr_get(ctld->nodes, i);
 		ps->snap.nodes[i].usable =
 		    node_usable(n) && part_has_node(job->part, i) &&
-		    (!job->desc.features ||
+		    (!features ||
 		     (cons && constraint_match(cons, alt, n->cfg->features))) &&
 		    (!job_x(job)->gres || gres_fits(job, &r, n)) &&
 		    node_layout_fits(n, job_x(job)) &&

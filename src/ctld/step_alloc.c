@@ -147,6 +147,9 @@ int step_alloc(const struct job *job, const struct step_create_req *req,
 		return -ESLURM_BAD_DIST;
 	if ((rc = ever_fits(job, &w, cand, ncand, nodes, total)))
 		return rc;
+	for (uint32_t i = 0; counts && !w.overcommit && i < ncand; i++)
+		if ((uint64_t)counts[i] * w.cpt > job->run->cpus[cand[i]])
+			return -ESLURM_BAD_DIST; /* -m arbitrary: more than it has */
 
 	for (uint32_t i = 0; i < ncand; i++)
 		if (job->run->cpus[cand[i]] > maxcpus)

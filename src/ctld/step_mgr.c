@@ -106,30 +106,37 @@ static int arbitrary_layout(struct ctld *ctld, const struct job *job,
                             const struct step_create_req *req, uint32_t *pos,
                             uint32_t **ret_counts, uint32_t **ret_map)
 {
-	uint32_t nn = job->run->nnodes, n = 0, *at, *counts, *map;
+	uint32_t nn = job->run->nnodes, n = 0, *at, *counts, *map, *jpos;
+	size_t count = 0, all = node_mgr_count(ctld->nodes);
 	char **names = NULL;
-	size_t count = 0;
 
 	if (hostlist_expand(req->task_hosts, &names, &count, NULL) < 0 || !count)
 		return hostlist_free(names), -ESLURM_INVALID_NODE_NAME;
-	if (req->num_tasks != NO_VAL && req->num_tasks != count)
+	if (req->num_tasks != count)
 		return hostlist_free(names), -ESLURM_BAD_DIST;
 	at = xcalloc(nn + 1, sizeof(*at)); /* job position -> 1 + index in pos */
 	counts = xcalloc(nn + 1, sizeof(*counts));
 	map = xcalloc(count + 1, sizeof(*map));
+	jpos = xcalloc(all + 1, sizeof(*jpos)); /* node index -> 1 + job position */
+	for (uint32_t k = 0; k < nn; k++)
+		if (job->run->node_idx[k] < all)
+			jpos[job->run->node_idx[k]] = k + 1;
 	for (size_t t = 0; t < count; t++) {
-		int k = job_node_pos(ctld, job, names[t]);
+		int idx = node_mgr_find(ctld->nodes, names[t]);
+		int k = idx >= 0 && (size_t)idx < all ? (int)jpos[idx] - 1 : -1;
 		if (k < 0) {
 			hostlist_free(names);
 			free(at);
 			free(counts);
 			free(map);
+			free(jpos);
 			return -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 		}
 		map[t] = (uint32_t)k; /* a job position for now */
 		at[k] = 1;
 	}
 	hostlist_free(names);
+	free(jpos);
 	for (uint32_t k = 0; k < nn; k++)
 		if (at[k]) {
 			pos[n] = k;
@@ -379,6 +386,8 @@ void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *
 	cand = xcalloc(job->run->nnodes, sizeof(uint32_t));
 	if (TASKDIST_TYPE(req->task_dist) == TASKDIST_ARBITRARY && req->task_hosts &&
 	    *req->task_hosts) {
+		/* the list is the tasks: no other count (step_alloc) */
+		req->ntasks_per_node = NO_VAL;
 		n = arbitrary_layout(ctld, job, req, cand, &counts, &map);
 	} else {
 		n = step_candidates(ctld, job, req, cand);
@@ -392,10 +401,15 @@ void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *
 	                counts || (req->nodelist && req->nodelist[0]), counts, &l);
 	free(cand);
 	free(counts);
-	if (!rc)
+	if (!rc && map && l.num_tasks != req->num_tasks)
+		rc = -ESLURM_BAD_DIST; /* cannot be: the counts add up to it */
+	if (!rc) {
 		l.task_map = map;
-	else
+	} else {
 		free(map);
+		if (l.n)
+			step_layout_release(&l);
+	}
 	if (!rc && (rc = step_gres_alloc(job, req, &l)))
 		step_layout_release(&l);
 	if (rc) {

@@ -126,7 +126,8 @@
 	/* a heterogeneous job's component (ctld/hetjob.h), set by the controller:       \
 	 * its leader's id (0: not one) and offset | components << 16 */                 \
 	F(S, u32_x, het_job_id, _)                                                       \
-	F(S, u32_x, het_offset, _)
+	F(S, u32_x, het_offset, _)                                                       \
+	F(S, str_x, prefer, _) /* --prefer: features tried first; NULL none */
 ROTA_DECLARE_EXT(job_desc, JOB_DESC_FIELDS)
 #define HET_OFFSET(v) ((v)&0xffffu)
 #define HET_SIZE(v)   ((v) >> 16)
@@ -245,7 +246,8 @@ enum job_flags {
 	F(S, u32, cores_per_socket, _)                                                   \
 	F(S, u32, threads_per_core, _)                                                   \
 	F(S, u32, ntasks_per_core, _)                                                    \
-	F(S, u32, ntasks_per_socket, _)
+	F(S, u32, ntasks_per_socket, _)                                                  \
+	F(S, str, prefer, _) /* --prefer; NULL none */
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 ROTA_INDEX(job_info, JOB_INFO_FIELDS)
 _Static_assert(job_info_idx_wait4switch < 64, "job_info_req.fields is 64 bits");
@@ -524,6 +526,8 @@ enum step_flags {
 	STEP_F_CPU_BIND_NONE = 1 << 8, /* --cpu-bind=none */
 	STEP_F_STDIN_ALL = 1 << 9,     /* -i all: srun's stdin goes to every task */
 	STEP_F_PTY = 1 << 10,          /* --pty: task 0 runs on a pseudo-terminal */
+	STEP_F_PRESERVE_ENV = 1
+	                      << 11, /* -E: SLURM_JOB_NUM_NODES, SLURM_NTASKS as srun's */
 };
 
 #define STEP_CREATE_RESP_FIELDS(F, S)                                                    \

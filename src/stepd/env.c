@@ -326,6 +326,15 @@ char **env_build(const struct stepd *st)
 		env = env_batch(env, st);
 	else
 		env = env_step(env, st);
+	/* srun -E: the counts of srun's environment, not the step's */
+	if (!st->batch && (st->req->flags & STEP_F_PRESERVE_ENV)) {
+		static const char *const kept[] = {"SLURM_JOB_NUM_NODES", "SLURM_NTASKS"};
+		for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+			const char *v = strv_getenv(st->req->env, kept[i]);
+			if (v)
+				env = strv_setenv(env, kept[i], v);
+		}
+	}
 	return env;
 }
 

@@ -386,3 +386,18 @@ def test_propagate_names_the_limits(cluster):
     p = c.run(["sbatch", "--propagate=CORE,BOGUS", "--wrap", "true"])
     assert p.returncode == 1
     assert "Invalid --propagate specification" in p.stderr and "BOGUS" in p.stderr
+
+
+def test_srun_preserve_env_keeps_the_allocations_counts(cluster):
+    """srun -E: the tasks see srun's SLURM_JOB_NUM_NODES and SLURM_NTASKS
+    (the allocation's), not the step's."""
+    c = cluster
+    out = c.work / "pe.out"
+    jid = c.sbatch("-N2", "-n4", "-o", str(out), "--wrap",
+                   "srun -N1 -n1 bash -c 'echo step $SLURM_JOB_NUM_NODES $SLURM_NTASKS'; "
+                   "srun -E -N1 -n1 bash -c 'echo kept $SLURM_JOB_NUM_NODES "
+                   "$SLURM_NTASKS $SLURM_STEP_NUM_TASKS'")
+    assert c.wait_job(jid) == "COMPLETED", out.read_text()
+    text = out.read_text()
+    assert "step 2 1\n" in text, text
+    assert "kept 2 4 1\n" in text, text

@@ -169,6 +169,34 @@ def test_gpus_per_job_and_per_task(cluster):
     assert total == 3
 
 
+def test_ntasks_per_gpu(cluster):
+    """--ntasks-per-gpu: -n gives the GPUs (rounded up), GPUs give the tasks;
+    each task is bound to one GPU (gpu-bind single:n), the steps see
+    SLURM_NTASKS_PER_GPU; refused beside --gpus-per-task or
+    --ntasks-per-node in Slurm's words."""
+    c = cluster
+    j = c.sbatch("-n3", "--ntasks-per-gpu=2", "-o", "ng.out", "--wrap",
+                 f"echo n=$SLURM_NTASKS_PER_GPU; {STEP_REPORT}")
+    assert c.wait_job(j) == "COMPLETED"
+    assert c.job_field(j, "TresPerJob") == "gres:gpu:2"
+    assert "n=2\n" in open(c.work / "ng.out").read()
+    j = c.sbatch("--gpus=2", "--ntasks-per-gpu=2", "-o", "/dev/null", "--wrap", "true")
+    assert c.wait_job(j) == "COMPLETED"
+    assert c.job_field(j, "NumTasks") == "4"
+    p = c.run(["srun", "--gpus=2", "--ntasks-per-gpu=2", "-l", "bash", "-c",
+               "echo $CUDA_VISIBLE_DEVICES"], timeout=60)
+    assert p.returncode == 0, p.stderr
+    seen = sorted(line.split(": ")[1] for line in p.stdout.splitlines())
+    assert len(seen) == 4 and len(set(seen)) == 2 and all("," not in v for v in seen), \
+        p.stdout
+    for args, err in ((["--gpus-per-task=1"], "--gpus-per-task is mutually exclusive "
+                       "with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU"),
+                      (["--ntasks-per-node=2"], "--ntasks-per-node is mutually "
+                       "exclusive with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU")):
+        p = c.run(["sbatch", "-n2", "--ntasks-per-gpu=1", *args, "--wrap", "true"])
+        assert p.returncode != 0 and err in p.stderr, p.stderr
+
+
 @pytest.mark.parametrize("args,error", [
     (["--gres=gpu:5"], "Requested node configuration is not available"),
     (["-N2", "--gpus=9"], "Requested node configuration is not available"),

@@ -133,3 +133,20 @@ def test_pages_render_without_warnings():
             r = subprocess.run(["lexgrog", str(p)], capture_output=True, text=True,
                                timeout=60)
             assert r.returncode == 0, f"{p}: lexgrog finds no NAME line: {r.stdout}"
+
+
+@pytest.mark.parametrize("name,col", [("sbatch", 1), ("srun", 2), ("salloc", 3)])
+def test_no_effect_list_matches_the_option_table(name, col):
+    """The page's list of options accepted without effect is the one the
+    option table (doc/compat.md, generated from it) says."""
+    table = []
+    for line in (REPO / "doc/compat.md").read_text().splitlines():
+        m = re.match(r"\| `(?:-\S, )?--([a-z0-9_-]+)[^`]*` \| ([^|]*) \| ([^|]*) \| "
+                     r"([^|]*) \|", line)
+        if m and m.group(col + 1).strip() == "accepted, no effect":
+            table.append(m.group(1))
+    page = _plain(_page(name, 1))
+    m = re.search(r"These are accepted so scripts written for Slurm run, and have no "
+                  r"effect: ([^\n]*)\.", page)
+    listed = re.findall(r"--([a-z0-9_-]+)", m.group(1)) if m else []
+    assert sorted(listed) == sorted(table)

@@ -10,6 +10,7 @@ import re
 import select
 import signal
 import struct
+import subprocess
 import termios
 import time
 
@@ -97,3 +98,42 @@ def test_pty_interactive_shell(cluster):
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
         os.close(fd)
+
+
+def _salloc_on_a_terminal(cluster, *args):
+    """salloc ARGS true with its stdout on a terminal; what it wrote there."""
+    master, slave = pty.openpty()
+    try:
+        p = subprocess.run(["salloc", *args, "true"], stdin=subprocess.DEVNULL,
+                           stdout=slave, stderr=subprocess.PIPE, env=dict(cluster.env),
+                           cwd=str(cluster.work), timeout=60)
+        assert p.returncode == 0, p.stderr
+        os.close(slave)
+        slave = -1
+        out = b""
+        while select.select([master], [], [], 0.2)[0]:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        return out
+    finally:
+        if slave >= 0:
+            os.close(slave)
+        os.close(master)
+
+
+def test_salloc_bell(cluster):
+    """--bell rings the terminal's bell when the allocation is granted;
+    without it a quick grant rings nothing (Slurm rings after a 10 s wait),
+    and --no-bell or a stdout that is no terminal never."""
+    assert b"\a" in _salloc_on_a_terminal(cluster, "--bell")
+    assert b"\a" not in _salloc_on_a_terminal(cluster)
+    assert b"\a" not in _salloc_on_a_terminal(cluster, "--bell", "--no-bell")
+    env = dict(cluster.env, SALLOC_BELL="1")
+    p = subprocess.run(["salloc", "true"], capture_output=True, env=env,
+                       cwd=str(cluster.work), timeout=60)
+    assert p.returncode == 0 and b"\a" not in p.stdout, p.stderr

@@ -119,3 +119,42 @@ def test_bad_directives(cluster):
     p = cluster.run("sbatch dos.sh")
     assert p.returncode == 1 and "DOS line breaks" in p.stderr
 
+
+
+PBS_SCRIPT = """#!/bin/sh
+#SBATCH -J from-sbatch
+#PBS -N from-pbs
+#PBS -l nodes=2:ppn=3,walltime=00:20:00
+#PBS -l mem=2gb
+#PBS -m ae -M someone@example.org
+#PBS -h
+echo ran
+"""
+
+
+def test_pbs_directives_are_read_unless_ignored(cluster):
+    """#PBS lines are sbatch options after the #SBATCH ones, as in Slurm:
+    name, nodes and tasks, walltime, memory, mail, hold; the command line
+    wins over both; --ignore-pbs (or SBATCH_IGNORE_PBS) leaves them out."""
+    c = cluster
+    script = write_script(c.work / "pbs.sh", PBS_SCRIPT)
+    jid = c.sbatch(str(script))
+    f = {k: c.job_field(jid, k) for k in ("JobName", "NumNodes", "NumTasks",
+                                          "TimeLimit", "MinMemoryNode", "MailType",
+                                          "MailUser", "Reason")}
+    assert f == {"JobName": "from-pbs", "NumNodes": "2", "NumTasks": "6",
+                 "TimeLimit": "00:20:00", "MinMemoryNode": "2G",
+                 "MailType": "END,FAIL", "MailUser": "someone@example.org",
+                 "Reason": "JobHeldUser"}, f
+    jid = c.sbatch("-J", "from-argv", "-t", "5", str(script))
+    assert c.job_field(jid, "JobName") == "from-argv"
+    assert c.job_field(jid, "TimeLimit") == "00:05:00"
+    assert c.job_field(jid, "NumTasks") == "6"
+    for args, env in ((["--ignore-pbs"], None), ([], {"SBATCH_IGNORE_PBS": "1"})):
+        jid = c.sbatch(*args, str(script), env=env)
+        assert c.job_field(jid, "JobName") == "from-sbatch", args
+        assert c.job_state(jid) == "RUNNING" or c.wait_job(jid) == "COMPLETED"
+    bad = write_script(c.work / "badpbs.sh", "#!/bin/sh\n#PBS -Y\ntrue\n")
+    p = c.run(["sbatch", str(bad)])
+    assert p.returncode == 1 and "Unrecognized #PBS option -Y" in p.stderr, p.stderr
+    c.run(["scancel", "-u", "root"])

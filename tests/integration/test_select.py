@@ -146,6 +146,26 @@ def test_matching_or_keeps_one_alternative(c):
     assert nodes == "node[01,04]"
 
 
+def test_prefer_is_tried_first_then_the_constraint(c):
+    """--prefer's features first, in place of -C's (as Slurm); when no node
+    with them is free the job starts on what -C allows rather than wait."""
+    jid, nodes = running_on(c, "--prefer=bigmem")
+    assert nodes == "node04"  # not node03, the lightest
+    assert c.job_field(jid, "Prefer") == "bigmem"
+    p = c.run(["scontrol", "show", "job", str(jid)], check=True)
+    assert "\n   Features=(null) DelayBoot=00:00:00\n   Prefer=bigmem\n" in p.stdout
+    # node04 is taken (exclusive): the next starts at once on node03
+    _, nodes = running_on(c, "--prefer=bigmem", "--exclusive", gate="g2")
+    assert nodes == "node03", nodes
+    # in place of -C, as Slurm's: rack2's lightest node, without a gpu
+    _, nodes = running_on(c, "-C", "gpu", "--prefer=rack2")
+    assert nodes == "node04", nodes
+    p = c.run(["sbatch", "--prefer=nosuch", "--wrap", "true"])
+    assert (p.returncode, p.stderr) == (1, REJECTED), p.stderr
+    p = c.run(["srun", "--prefer=rack2", "printenv", "SLURMD_NODENAME"], timeout=60)
+    assert p.stdout.strip() in ("node02", "node04"), p.stdout + p.stderr
+
+
 def test_constraint_busy_pends_with_resources(c):
     blocker, _ = running_on(c, "-N2", "-w", "node[01-02]", "--exclusive", gate="g1")
     jid = gated(c, "-C", "gpu")

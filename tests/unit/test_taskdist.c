@@ -161,6 +161,8 @@ static void test_hostfile(void **state)
 	assert_non_null(strstr(err.text, "fewer"));
 	assert_int_equal(hostfile_parse("-n1\n", "f", 0, &names, &n, &err), -1);
 	assert_string_equal(err.text, "Invalid hostfile f contents on line 1");
+	assert_int_equal(hostfile_parse("n1\n\n-n2\n", "f", 0, &names, &n, &err), -1);
+	assert_string_equal(err.text, "Invalid hostfile f contents on line 3");
 	assert_int_equal(hostfile_parse("# none\n", "f", 0, &names, &n, &err), -1);
 	assert_int_equal(hostfile_parse("n1*0\n", "f", 0, &names, &n, &err), -1);
 	assert_int_equal(hostfile_parse("n1*99999999\n", "f", 0, &names, &n, &err), -1);
