@@ -37,6 +37,10 @@ extern const char *cli_prog;
  * "PROG: error: ..." and exit(1).  Cached: later calls return the same object. */
 struct conf *cli_conf(void);
 
+/* -M/--clusters (or SLURM_CLUSTERS, isenv): every name must be this
+ * cluster's (or "all"); else Slurm's words and exit 1. */
+void cli_clusters_check(const char *names, int isenv);
+
 /* --json and --yaml: print doc (Slurm's document) as JSON (indented, its
  * keys in order) or as YAML (proto/yamlw.h). */
 enum { CLI_DOC_JSON = 1, CLI_DOC_YAML = 2 };

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "cli/call.h"
@@ -27,6 +28,26 @@ void cli_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+void cli_clusters_check(const char *names, int isenv)
+{
+	const char *self = cli_conf()->cluster_name;
+	char *copy, *save = NULL;
+
+	if (!names || !strcasecmp(names, "all"))
+		return;
+	copy = xstrdup(names);
+	for (char *n = strtok_r(copy, ",", &save); n; n = strtok_r(NULL, ",", &save))
+		if (!self || strcmp(n, self)) {
+			cli_error(
+			    "'%s' can't be reached now, or it is an invalid entry for "
+			    "%s.  Use 'sacctmgr list clusters' to see available "
+			    "clusters.",
+			    n, isenv ? "SLURM_CLUSTERS" : "--cluster");
+			exit(1);
+		}
+	free(copy);
 }
 
 struct conf *cli_conf(void)

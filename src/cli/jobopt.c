@@ -27,6 +27,7 @@
 #include "common/jobscript.h"
 #include "common/timefmt.h"
 #include "common/cpubind.h"
+#include "common/membind.h"
 #include "common/gpubind.h"
 #include "common/ctrspec.h"
 #include "common/common.h"
@@ -42,6 +43,9 @@ static const struct {
 	int id;
 } env_table[] = {
     {S, "SBATCH_ACCOUNT", 'A'},
+    {S, "SBATCH_MEM_BIND", O_MEM_BIND},
+    {S, "SBATCH_CPU_FREQ_REQ", O_CPU_FREQ},
+    {S, "SBATCH_CLUSTERS", 'M'},
     {S, "SBATCH_ACCTG_FREQ", O_ACCTG_FREQ},
     {S, "SBATCH_ARRAY_INX", 'a'},
     {S, "SBATCH_CONSTRAINT", 'C'},
@@ -102,7 +106,9 @@ static const struct {
     {R, "SLURM_NPROCS", 'n'},
     {R, "SLURM_NTASKS", 'n'},
     {R, "SLURM_NTASKS_PER_NODE", O_NTASKS_PER_NODE},
-    {S | R | A, "SLURM_NTASKS_PER_GPU", O_NTASKS_PER_GPU},
+    {R, "SLURM_NTASKS_PER_GPU", O_NTASKS_PER_GPU},
+    {R, "SLURM_MEM_BIND", O_MEM_BIND},
+    {R, "SLURM_CPU_FREQ_REQ", O_CPU_FREQ},
     {R, "SLURM_NTASKS_PER_CORE", O_NTASKS_PER_CORE},
     {R, "SLURM_NTASKS_PER_SOCKET", O_NTASKS_PER_SOCKET},
     {R, "SLURM_THREADS_PER_CORE", O_THREADS_PER_CORE},
@@ -121,6 +127,9 @@ static const struct {
     {R, "SLURM_USE_MIN_NODES", O_USE_MIN_NODES},
     {R, "SLURM_WAIT", 'W'},
     {A, "SALLOC_ACCOUNT", 'A'},
+    {A, "SALLOC_MEM_BIND", O_MEM_BIND},
+    {A, "SALLOC_CPU_FREQ_REQ", O_CPU_FREQ},
+    {A, "SALLOC_CLUSTERS", 'M'},
     {A, "SALLOC_BELL", O_BELL},
     {A, "SALLOC_NO_BELL", O_NO_BELL},
     {A, "SALLOC_DISTRIBUTION", 'm'},
@@ -429,6 +438,87 @@ static void set_gres_flags(struct job_desc *d, const char *arg)
 		jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --gres-flags specification");
 }
 
+/* One of --cpu-freq's values: a frequency in kHz, or low, medium, high,
+ * highm1; governors alone or after ':'. */
+static int freq_word_ok(const char *p, size_t n, int governor)
+{
+	static const char *const freqs[] = {"low", "medium", "high", "highm1"};
+	static const char *const govs[] = {"conservative", "ondemand",  "performance",
+	                                   "powersave",    "userspace", "schedutil"};
+	size_t d = 0;
+
+	while (d < n && p[d] >= '0' && p[d] <= '9')
+		d++;
+	if (!governor && n && d == n && n < 10)
+		return 1;
+	for (size_t i = 0; !governor && i < sizeof(freqs) / sizeof(freqs[0]); i++)
+		if (strlen(freqs[i]) == n && !strncasecmp(p, freqs[i], n))
+			return 1;
+	for (size_t i = 0; governor && i < sizeof(govs) / sizeof(govs[0]); i++)
+		if (strlen(govs[i]) == n && !strncasecmp(p, govs[i], n))
+			return 1;
+	return 0;
+}
+
+/* --cpu-freq=p1[-p2[:p3]] or a governor alone (Slurm's forms). */
+static int cpu_freq_ok(const char *arg)
+{
+	const char *colon, *dash;
+
+	if (!arg || !*arg)
+		return 0;
+	if (freq_word_ok(arg, strlen(arg), 1))
+		return 1;
+	colon = strchr(arg, ':');
+	dash = strchr(arg, '-');
+	if (colon &&
+	    (!freq_word_ok(colon + 1, strlen(colon + 1), 1) || !dash || dash > colon))
+		return 0;
+	if (!dash)
+		return freq_word_ok(arg, strlen(arg), 0);
+	{
+		size_t end = colon ? (size_t)(colon - dash - 1) : strlen(dash + 1);
+		return freq_word_ok(arg, (size_t)(dash - arg), 0) &&
+		       freq_word_ok(dash + 1, end, 0);
+	}
+}
+
+/* --mem-bind=[quiet|verbose,][prefer,]TYPE (common/membind.h): checked
+ * here, carried as given to the nodes (sbatch and salloc: to their steps,
+ * as SLURM_MEM_BIND). */
+static void set_mem_bind(struct jobopt *o, const char *arg)
+{
+	struct rota_error err = {""};
+	struct membind b;
+	int rc = membind_parse(arg, &b, &err);
+
+	if (rc < 0)
+		jobopt_die(JOBOPT_EXIT_FATAL, "%s", err.text);
+	if (rc == 1) {
+		printf(
+		    "Memory bind options:\n"
+		    "    --mem-bind=         Bind memory to locality domains (ldom)\n"
+		    "        nosort          avoid sorting pages at startup\n"
+		    "        sort            sort pages at startup\n"
+		    "        q[uiet]         quietly bind before task runs (default)\n"
+		    "        v[erbose]       verbosely report binding before task runs\n"
+		    "        no[ne]          don't bind tasks to memory (default)\n"
+		    "        rank            bind by task rank\n"
+		    "        local           bind to memory local to processor\n"
+		    "        map_mem:<list>  specify a memory binding for each task\n"
+		    "                        where <list> is <numa_id1>,<numa_id2>,...\n"
+		    "        mask_mem:<list> specify a memory binding mask for each "
+		    "tasks\n"
+		    "                        where <list> is <mask1>,<mask2>,...\n"
+		    "        prefer          use the first of a task's nodes, others "
+		    "when it is full\n"
+		    "        help            show this help message\n");
+		exit(0);
+	}
+	membind_release(&b);
+	set_str(&o->mem_bind, arg);
+}
+
 /* --switches=N[@max-time]: max-time in the time limit's format */
 static void set_switches(struct job_desc *d, const char *arg)
 {
@@ -641,6 +731,7 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		break;
 	case O_NTASKS_PER_NODE:
 		d->ntasks_per_node = jobopt_count(arg, "ntasks-per-node");
+		o->ntpn_src = o->cur_src;
 		break;
 	case O_ACCTG_FREQ: {
 		uint32_t secs;
@@ -686,6 +777,17 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		break;
 	case O_BELL:
 		o->bell = 1;
+		break;
+	case O_MEM_BIND:
+		set_mem_bind(o, arg ? arg : "");
+		break;
+	case O_CPU_FREQ:
+		if (!cpu_freq_ok(arg))
+			jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --cpu-freq argument");
+		set_str(&o->cpu_freq, arg);
+		break;
+	case 'M': /* one cluster: this one */
+		cli_clusters_check(arg, o->cur_src == JOBOPT_SRC_ENV);
 		break;
 	case 'E': /* srun -E (common/messages.h STEP_F_PRESERVE_ENV) */
 		o->step_flags |= STEP_F_PRESERVE_ENV;
@@ -1028,6 +1130,8 @@ void jobopt_release(struct jobopt *o)
 	free(o->acctg_freq);
 	free(o->wrap);
 	free(o->cpu_bind);
+	free(o->mem_bind);
+	free(o->cpu_freq);
 	free(o->hint);
 	free(o->dist_spec);
 	free(o->task_hosts);
@@ -1304,6 +1408,10 @@ char **jobopt_export_env(const struct jobopt *o, char *const *env)
 	}
 	if (o->acctg_freq)
 		out = strv_setenv(out, "SLURM_ACCTG_FREQ", o->acctg_freq);
+	if (o->cpu_freq) /* the tasks and steps see what was asked */
+		out = strv_setenv(out, "SLURM_CPU_FREQ_REQ", o->cpu_freq);
+	if (o->mem_bind && o->cmd != JOBOPT_SRUN) /* the allocation's steps bind so */
+		out = strv_setenv(out, "SLURM_MEM_BIND", o->mem_bind);
 	if (o->ntasks_per_gpu) /* for the job's steps, as Slurm sets it */
 		out = strv_setenvf(out, "SLURM_NTASKS_PER_GPU", "%u", o->ntasks_per_gpu);
 	/* this process's limits, for the tasks (PropagateResourceLimits) */

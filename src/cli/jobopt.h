@@ -64,6 +64,8 @@ struct jobopt {
 	uint32_t jobid;      /* --jobid or SLURM_JOB_ID; NO_VAL: none */
 	uint32_t step_flags; /* STEP_F_* */
 	char *cpu_bind;      /* --cpu-bind as given (checked) */
+	char *mem_bind;      /* --mem-bind as given (checked; common/membind.h) */
+	char *cpu_freq;      /* --cpu-freq as given (checked) */
 	char *mpi; /* --mpi or SLURM_MPI_TYPE (none, pmi2, pmix); NULL: MpiDefault */
 	/* -m (common/taskdist.h): the word, 0 when not given, and the spec as
 	 * given (sbatch and salloc pass it to their steps as SLURM_DISTRIBUTION) */
@@ -82,7 +84,8 @@ struct jobopt {
 	/* salloc */
 	int kill_signal; /* -K[signal]: sent to the command when the job is revoked */
 	int bell;        /* --bell 1, --no-bell -1; 0: after a wait of over 10 s */
-	uint32_t ntasks_per_gpu; /* --ntasks-per-gpu; 0 unset */
+	uint32_t ntasks_per_gpu;  /* --ntasks-per-gpu; 0 unset */
+	enum jobopt_src ntpn_src; /* where --ntasks-per-node came from */
 	int crontab; /* scrontab's entry: nothing from this shell's environment */
 
 	enum jobopt_src nodes_src, tasks_src; /* where -N and -n came from */
@@ -125,9 +128,9 @@ uint32_t jobopt_count(const char *arg, const char *name);
 void jobopt_hostfile_finish(struct jobopt *o);
 /* --ntasks-per-gpu: refused beside --gpus-per-task, --gpus-per-socket,
  * --ntasks-per-node or a node range (Slurm's words); with GPUs asked and no
- * -n, the tasks are the GPUs times n; with -n and no GPUs, the GPUs are the
- * tasks over n, rounded up; --gpu-bind defaults to single:n
- * (cli/jobopt_gpu.c). */
+ * -n, the tasks are the GPUs times n; with -n (a multiple of n) and no GPUs,
+ * the GPUs are the tasks over n; -N alone gives n tasks a node; --gpu-bind
+ * defaults to single:n (cli/jobopt_gpu.c). */
 void jobopt_gpu_finish(struct jobopt *o);
 /* -F FILE, -w PATH/: the names the hostfile lists, in order ("a,b,a");
  * jobopt_die(why) when it cannot be read. */

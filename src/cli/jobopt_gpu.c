@@ -26,7 +26,7 @@ void jobopt_gpu_finish(struct jobopt *o)
 	struct job_desc_ext *x;
 	char type[GRES_NAME_MAX];
 	uint64_t gpus = 0;
-	uint32_t nodes;
+	int tasks_given;
 
 	if (!o->ntasks_per_gpu)
 		return;
@@ -40,34 +40,47 @@ void jobopt_gpu_finish(struct jobopt *o)
 		jobopt_die(JOBOPT_EXIT_FATAL,
 		           "--gpus-per-socket is mutually exclusive with "
 		           "--ntasks-per-gpu and SLURM_NTASKS_PER_GPU");
-	/* (a step in an allocation drops the allocation's, from its
-	 * environment) */
-	if (d->ntasks_per_node != NO_VAL && (o->cmd != JOBOPT_SRUN || o->jobid == NO_VAL))
+	/* an allocation's, from the environment of a step, gives way */
+	if (d->ntasks_per_node != NO_VAL && o->ntpn_src != JOBOPT_SRC_ENV)
 		jobopt_die(JOBOPT_EXIT_FATAL,
 		           "--ntasks-per-node is mutually exclusive with "
 		           "--ntasks-per-gpu and SLURM_NTASKS_PER_GPU");
 	d->ntasks_per_node = NO_VAL;
-	if (d->max_nodes != NO_VAL && d->min_nodes != NO_VAL &&
-	    d->max_nodes > d->min_nodes)
-		jobopt_die(JOBOPT_EXIT_FATAL,
-		           "--ntasks-per-gpu is not compatible with a node range");
-	nodes = d->min_nodes == NO_VAL ? 1 : d->min_nodes;
+	/* a step's count from its allocation's environment is its own */
+	tasks_given =
+	    d->num_tasks != NO_VAL && (o->tasks_src != JOBOPT_SRC_ENV ||
+	                               (o->cmd == JOBOPT_SRUN && o->jobid != NO_VAL));
 	if (x->gpus)
 		gpus = gpus_of(x->gpus, type);
 	else if (x->gpus_per_node)
-		gpus = (uint64_t)gpus_of(x->gpus_per_node, type) * nodes;
-	if (gpus && (o->tasks_src == JOBOPT_SRC_NONE || o->tasks_src == JOBOPT_SRC_ENV)) {
-		/* the tasks from the GPUs */
+		gpus = (uint64_t)gpus_of(x->gpus_per_node, type) *
+		       (d->min_nodes == NO_VAL ? 1 : d->min_nodes);
+	else if (x->gres)
+		return; /* --gres=gpu:N: the GPUs are the request's, the tasks too */
+	if (!x->gpus && !x->gpus_per_node && !tasks_given && d->min_nodes != NO_VAL &&
+	    o->nodes_src != JOBOPT_SRC_ENV) {
+		/* -N alone: n tasks on each node, a GPU each n */
+		d->num_tasks = d->min_nodes * o->ntasks_per_gpu;
+		o->tasks_src = JOBOPT_SRC_ARGV;
+		tasks_given = 1;
+	}
+	if (gpus && !tasks_given) { /* the tasks from the GPUs */
 		uint64_t t = gpus * o->ntasks_per_gpu;
 		if (t > 0xfffffff0u)
 			jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --ntasks-per-gpu");
 		d->num_tasks = (uint32_t)t;
 		o->tasks_src = JOBOPT_SRC_ARGV;
-	} else if (!gpus && !x->gres && d->num_tasks != NO_VAL) {
-		/* the GPUs from the tasks: a type-less count, rounded up */
-		uint32_t g = (d->num_tasks + o->ntasks_per_gpu - 1) / o->ntasks_per_gpu;
-		free(x->gpus);
-		x->gpus = xasprintf("%u", g);
+	} else if (!x->gpus && !x->gpus_per_node && tasks_given) {
+		/* the GPUs from the tasks, a whole number of them */
+		if (d->num_tasks % o->ntasks_per_gpu)
+			jobopt_die(
+			    JOBOPT_EXIT_FATAL,
+			    "-n/--ntasks has to be a multiple of --ntasks-per-gpu");
+		x->gpus = xasprintf("%u", d->num_tasks / o->ntasks_per_gpu);
+	} else if (!x->gpus && !x->gpus_per_node) {
+		jobopt_die(JOBOPT_EXIT_FATAL,
+		           "Invalid generic resource (gres) specification: "
+		           "--ntasks-per-gpu needs -n, -N or GPUs");
 	}
 	if (!x->gpu_bind) /* as Slurm: each task one GPU of the node */
 		x->gpu_bind = xasprintf("single:%u", o->ntasks_per_gpu);

@@ -210,16 +210,36 @@ static int ignore_pbs(const struct jobopt_list *cmdline, char *const *words)
 	return 0;
 }
 
+/* A #PBS option that adds to what #SBATCH gave (-v's variables, proc's
+ * features, the accelerators): "--opt=before,value". */
+static void join_prior(char **word, const char *opt, const char *before)
+{
+	size_t n = strlen(opt);
+	char *w;
+
+	if (!before || *before == '\0' || strncmp(*word, opt, n) || (*word)[n] != '=')
+		return;
+	w = xasprintf("%s=%s,%s", opt, before, *word + n + 1);
+	free(*word);
+	*word = w;
+}
+
 /* The script's #PBS options (common/pbs.h), as sbatch options. */
 static void apply_pbs(struct jobopt *o, const char *script, const char *name)
 {
 	struct rota_error err = {""};
-	char **pbs = NULL, **words = NULL;
+	char **pbs = NULL, **words = NULL, *lines = pbs_lines(script);
 
-	if (jobscript_directives(script, "#PBS", &pbs, &err) < 0 ||
+	if (jobscript_directives(lines, "#PBS", &pbs, &err) < 0 ||
 	    pbs_translate(pbs, &words, &err) < 0) {
 		fprintf(stderr, "sbatch: fatal: %s: %s\n", name, err.text);
 		exit(JOBOPT_EXIT_FATAL);
+	}
+	free(lines);
+	for (size_t i = 0; words && words[i]; i++) {
+		join_prior(&words[i], "--export", o->export_spec);
+		join_prior(&words[i], "--constraint", o->desc.features);
+		join_prior(&words[i], "--gres", job_desc_X(&o->desc)->gres);
 	}
 	if (words && words[0])
 		apply_directives(o, words);
@@ -388,9 +408,10 @@ int cmd_sbatch(int argc, char **argv)
 		jobopt_init(&o[k], JOBOPT_SBATCH);
 		if (k < ndirs)
 			apply_directives(&o[k], dirs[k]);
-		/* the script's #PBS lines after its #SBATCH ones, as Slurm */
-		if (!k && !has_wrap && !ignore_pbs(&cmdline[0], ndirs ? dirs[0] : NULL))
-			apply_pbs(&o[0], script, path ? path : "(stdin)");
+		/* the script's #PBS lines after its #SBATCH ones, as Slurm
+		 * (each component) */
+		if (!has_wrap && !ignore_pbs(&cmdline[0], ndirs ? dirs[0] : NULL))
+			apply_pbs(&o[k], script, path ? path : "(stdin)");
 		jobopt_apply_env(&o[k], environ);
 		if (k < ncmd) {
 			jobopt_apply_list(&o[k], &cmdline[k], JOBOPT_SRC_ARGV);

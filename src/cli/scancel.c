@@ -346,8 +346,10 @@ static void parse_args(struct scancel_opts *o, int argc, char **argv)
 			exit(0);
 		case OPT_HELP:
 			help();
-		case 'H':
 		case 'M':
+			cli_clusters_check(optarg, 0);
+			break;
+		case 'H':
 		case OPT_CTLD:
 		case OPT_SIBLING:
 			break;

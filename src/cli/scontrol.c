@@ -1060,9 +1060,11 @@ int cmd_scontrol(int argc, char **argv)
 			break;
 		case 'V':
 			fmt_print_version();
+		case 'M':
+			cli_clusters_check(optarg, 0);
+			break;
 		case 'a':
 		case 'F':
-		case 'M':
 		case 'u':
 		case OPT_IGNORE:
 			break;

@@ -1069,8 +1069,10 @@ static void parse_args(struct sinfo_opts *o, int argc, char **argv)
 			exit(0);
 		case OPT_HELP:
 			help();
-		case 'a':
 		case 'M':
+			cli_clusters_check(optarg, 0);
+			break;
+		case 'a':
 		case 'S':
 		case OPT_IGNORE:
 			break;

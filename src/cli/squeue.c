@@ -312,6 +312,8 @@ static void parse_args(struct squeue_opts *o, int argc, char **argv)
 			o->array_expand = 1;
 			break;
 		case 'M':
+			cli_clusters_check(optarg, 0);
+			break;
 		case 'P':
 		case OPT_IGNORE:
 			break;

@@ -177,6 +177,7 @@ static void fill_step_req(struct srun *s, struct step_create_req *req, char *hos
 	req->task_dist = s->o.task_dist;
 	req->task_hosts = s->o.task_hosts;
 	req->cpu_bind = s->o.cpu_bind;
+	req->mem_bind = s->o.mem_bind;
 	req->gres = x->gres;
 	req->gpus = x->gpus;
 	req->gpus_per_node = x->gpus_per_node;

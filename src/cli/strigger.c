@@ -1,8 +1,7 @@
 /* strigger.c - set, get and clear event triggers, as Slurm 22.05's strigger
  * does (the controller keeps and fires them: ctld/trigger.h).  The triggers
- * about a database, slurmdbd, burst buffers, front-end nodes, a node's FAIL
- * state and the controllers' other transitions need what Rota does not have
- * and are refused by name. */
+ * about the database behind rotadbd, burst buffers and front-end nodes need
+ * what Rota does not have and are refused by name. */
 #include <ctype.h>
 #include <getopt.h>
 #include <pwd.h>
@@ -438,6 +437,10 @@ static int do_set(const struct strigger_opts *o)
 
 	if (o->types & CTLD_TYPES) {
 		t.res_type = TRIG_RES_SLURMCTLD;
+		t.res_id = (char *)"*"; /* as Slurm's strigger sends it */
+	} else if (o->types & TRIG_T_DBD_SEEN) {
+		t.res_type = TRIG_RES_SLURMDBD;
+		t.res_id = (char *)"*";
 	} else {
 		t.res_type = TRIG_RES_NODE;
 		t.res_id = (char *)(o->node && *o->node ? o->node : "*");

@@ -18,7 +18,8 @@ struct out {
 	unsigned long nodes, tasks, gpus_per_node, accel;
 	unsigned long select, ncpus, mpiprocs;
 	int have_select, have_ncpus, have_mpiprocs, have_ppn;
-	char *hosts; /* "a,b" from nodes=a+b */
+	char *hosts;  /* "a,b" from nodes=a+b */
+	char *export; /* -v's, all of them */
 };
 
 static void add(struct out *o, const char *opt, const char *value)
@@ -41,8 +42,7 @@ static char *size_value(const char *v)
 	char *s = xstrdup(v);
 	size_t n = strlen(s);
 
-	if (n > 1 && (s[n - 1] == 'b' || s[n - 1] == 'B') &&
-	    !isdigit((unsigned char)s[n - 2]))
+	if (n > 1 && (s[n - 1] == 'b' || s[n - 1] == 'B'))
 		s[n - 1] = '\0';
 	return s;
 }
@@ -67,6 +67,11 @@ static int nodes_spec(struct out *o, char *spec, struct rota_error *err)
 {
 	char *save = NULL;
 
+	/* the last nodes= counts, as a later -N would */
+	o->nodes = o->tasks = o->gpus_per_node = 0;
+	o->have_ppn = 0;
+	free(o->hosts);
+	o->hosts = NULL;
 	for (char *part = strtok_r(spec, "+", &save); part;
 	     part = strtok_r(NULL, "+", &save)) {
 		char *save2 = NULL, *first = strtok_r(part, ":", &save2);
@@ -229,10 +234,10 @@ static int option(struct out *o, char opt, const char *v, struct rota_error *err
 	case 'q':
 		add(o, "partition", v);
 		break;
-	case 'v': {
-		char *e = xasprintf("ALL,%s", v);
-		add(o, "export", e);
-		free(e);
+	case 'v': { /* the variables named, as qsub passes them */
+		char *e = o->export ? xasprintf("%s,%s", o->export, v) : xstrdup(v);
+		free(o->export);
+		o->export = e;
 		break;
 	}
 	case 'W':
@@ -270,6 +275,32 @@ static void finish(struct out *o)
 		add(o, "gres", g);
 		free(g);
 	}
+	if (o->export)
+		add(o, "export", o->export);
+}
+
+char *pbs_lines(const char *script)
+{
+	size_t len = 0, cap = 256, commands = 0;
+	char *out = xmalloc(cap);
+
+	out[0] = '\0';
+	for (const char *p = script; *p && commands <= 100;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		if (n >= 4 && !strncmp(p, "#PBS", 4)) {
+			while (len + n + 2 > cap)
+				out = xrealloc(out, cap *= 2);
+			memcpy(out + len, p, n);
+			len += n;
+			out[len++] = '\n';
+			out[len] = '\0';
+		} else if (*p != '#') {
+			commands++;
+		}
+		p += n + (nl != NULL);
+	}
+	return out;
 }
 
 int pbs_translate(char *const *words, char ***ret, struct rota_error *err)
@@ -308,6 +339,7 @@ int pbs_translate(char *const *words, char ***ret, struct rota_error *err)
 	if (!rc)
 		finish(&o);
 	free(o.hosts);
+	free(o.export);
 	if (rc) {
 		strv_free(o.words);
 		return rc;

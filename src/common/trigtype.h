@@ -41,12 +41,20 @@ enum trig_type {
 
 enum trig_flags { TRIG_F_PERM = 1 };
 
+/* The controllers' events Rota sees (ctld/trigger.h). */
+#define TRIG_T_CTLD_SEEN                                                                 \
+	(TRIG_T_PRI_CTLD_FAIL | TRIG_T_PRI_CTLD_RES_OP | TRIG_T_PRI_CTLD_RES_CTRL |      \
+	 TRIG_T_PRI_CTLD_ACCT_FULL | TRIG_T_BU_CTLD_FAIL | TRIG_T_BU_CTLD_RES_OP |       \
+	 TRIG_T_BU_CTLD_AS_CTRL)
+/* rotadbd's: it stops or starts following the controller. */
+#define TRIG_T_DBD_SEEN (TRIG_T_PRI_DBD_FAIL | TRIG_T_PRI_DBD_RES_OP)
+
 /* The types Rota watches for (the others need what it has not: a database
- * of its own, burst buffers, front-end nodes...). */
+ * failure rotadbd would report, burst buffers, front-end nodes...). */
 #define TRIG_T_SUPPORTED                                                                 \
 	(TRIG_T_UP | TRIG_T_DOWN | TRIG_T_FAIL | TRIG_T_TIME | TRIG_T_FINI |             \
-	 TRIG_T_RECONFIG | TRIG_T_IDLE | TRIG_T_DRAINED | TRIG_T_PRI_CTLD_FAIL |         \
-	 TRIG_T_BU_CTLD_AS_CTRL)
+	 TRIG_T_RECONFIG | TRIG_T_IDLE | TRIG_T_DRAINED | TRIG_T_CTLD_SEEN |             \
+	 TRIG_T_DBD_SEEN)
 
 /* "job", "node", "slurmctld", ... ("unknown" for others). */
 const char *trig_res_name(uint32_t res);

@@ -10,6 +10,8 @@
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
 #include "ctld/journal.h"
+#include "ctld/trigger.h"
+#include "common/trigtype.h"
 #include "ctld/state.h"
 #include "common/common.h"
 
@@ -80,6 +82,7 @@ int acct_may_compact(struct ctld *ctld)
 		        " events (MaxDBDMsgs %" PRIu64 "): compacting the journal "
 		        "anyway; it will be sent the jobs held now",
 		        behind, backlog_max(ctld));
+		trigger_note(ctld, TRIG_T_PRI_CTLD_ACCT_FULL); /* strigger -e */
 		ctld->acct.held_back = 0;
 		return 1;
 	}

@@ -48,34 +48,35 @@ struct ctld {
 	struct job_mgr *jobs;
 	struct journal *journal;
 	struct listener *listener;
-	char *notify_socket;      /* the service manager's (common/sdnotify.h) */
-	struct event *sched_ev;   /* deferred scheduling pass */
-	int sched_pending;        /* sched_ev is armed */
-	int sched_full;           /* ... for a pass over every pending job */
-	double sched_last;        /* monotonic seconds at the end of the last pass */
-	struct event *tick_ev;    /* 1 s: time limits, node timeouts, purge */
-	int replaying;            /* applying the journal: no side effects */
-	time_t journal_retry_at;  /* journal failed: next rewrite try (main.c) */
-	int journal_retry_wait;   /* seconds between tries, doubling */
-	struct predict *predict;  /* users' runtimes, for bf_estimate=predict */
-	struct predict *learned;  /* the learned model, for bf_estimate=learned */
-	struct ctld_stats *stats; /* sdiag's figures (stats.h) */
-	size_t ctld_index;        /* which SlurmctldHost line this controller is */
-	int standby;              /* a backup following the primary (repl.h) */
-	size_t leader_index;      /* standby: the controller it follows */
-	uint32_t term;            /* takeovers in the history (EV_META) */
-	uint64_t lineage;         /* which history (EV_META): terms compare
-	                           * only within one */
-	int step_down;            /* a newer term serves: start again, to stand
-	                           * by (repl_step_down) */
-	struct repl *repl;        /* replication, either side (repl.c) */
-	struct assoc_mgr *assoc;  /* accounts, users, QOS (assoc.h) */
-	struct resv_mgr *resvs;   /* advanced reservations (resv.h) */
-	time_t preempt_until;     /* a preemptor waits for its victims until
-	                           * then: what preemption suspended stays so */
-	time_t gang_next;         /* time slicing: the slice ends (gang.h) */
-	uint64_t gang_gen;        /* res_gen when it last looked */
-	int gang_again;           /* a job too young to stop: look again */
+	char *notify_socket;       /* the service manager's (common/sdnotify.h) */
+	struct event *sched_ev;    /* deferred scheduling pass */
+	int sched_pending;         /* sched_ev is armed */
+	int sched_full;            /* ... for a pass over every pending job */
+	double sched_last;         /* monotonic seconds at the end of the last pass */
+	struct event *tick_ev;     /* 1 s: time limits, node timeouts, purge */
+	int replaying;             /* applying the journal: no side effects */
+	time_t journal_retry_at;   /* journal failed: next rewrite try (main.c) */
+	int journal_retry_wait;    /* seconds between tries, doubling */
+	struct predict *predict;   /* users' runtimes, for bf_estimate=predict */
+	struct predict *learned;   /* the learned model, for bf_estimate=learned */
+	struct ctld_stats *stats;  /* sdiag's figures (stats.h) */
+	size_t ctld_index;         /* which SlurmctldHost line this controller is */
+	int standby;               /* a backup following the primary (repl.h) */
+	size_t leader_index;       /* standby: the controller it follows */
+	uint32_t term;             /* takeovers in the history (EV_META) */
+	uint64_t lineage;          /* which history (EV_META): terms compare
+	                            * only within one */
+	int step_down;             /* a newer term serves: start again, to stand
+	                            * by (repl_step_down) */
+	struct repl *repl;         /* replication, either side (repl.c) */
+	struct assoc_mgr *assoc;   /* accounts, users, QOS (assoc.h) */
+	struct resv_mgr *resvs;    /* advanced reservations (resv.h) */
+	time_t preempt_until;      /* a preemptor waits for its victims until
+	                            * then: what preemption suspended stays so */
+	int dbd_lost, backup_lost; /* strigger: a follower went away (repl.c) */
+	time_t gang_next;          /* time slicing: the slice ends (gang.h) */
+	uint64_t gang_gen;         /* res_gen when it last looked */
+	int gang_again;            /* a job too young to stop: look again */
 	/* applying a snapshot's or image's events: they describe state, not
 	 * changes (nothing is charged to fairshare) */
 	int restoring;

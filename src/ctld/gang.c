@@ -134,8 +134,10 @@ void gang_tick(struct ctld *ctld, time_t now)
 	int young, rotate;
 
 	if (!gang_enabled(ctld->conf)) {
-		if (now % 30 == 0) /* GANG taken out of PreemptMode: seldom */
+		if (now >= ctld->gang_next) { /* GANG taken out: seldom */
 			resume_all(ctld, now);
+			ctld->gang_next = now + 30;
+		}
 		return;
 	}
 	rotate = now >= ctld->gang_next;

@@ -135,7 +135,8 @@ static int update_pending_key(struct update *u, const char *key, size_t kl, cons
 	    "Dependency",   "StartTime",   "BeginTime",   "Partition",
 	    "NumNodes",     "MinNodes",    "NumTasks",    "ReqNodeList",
 	    "NodeList",     "ExcNodeList", "Features",    "MinMemoryNode",
-	    "MinMemoryCPU", "Licenses",    "Reservation", "ReservationName"};
+	    "MinMemoryCPU", "Licenses",    "Reservation", "ReservationName",
+	    "Prefer"};
 	struct job_desc *nd = &u->nd;
 	size_t i = 0;
 
@@ -183,6 +184,9 @@ static int update_pending_key(struct update *u, const char *key, size_t kl, cons
 		u->check_resources = 1; /* there each node is kept once */
 	} else if (key_is(key, kl, "Features")) {
 		set_str(&nd->features, v);
+		u->check_resources = 1;
+	} else if (key_is(key, kl, "Prefer")) {
+		set_str(&job_desc_x_mut(nd)->prefer, v);
 		u->check_resources = 1;
 	} else if (key_is(key, kl, "Licenses")) {
 		set_str(&job_desc_x_mut(nd)->licenses, v);

@@ -175,6 +175,7 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 	l.io_key = req->io_key;
 	l.flags = req->flags;
 	l.cpu_bind = req->cpu_bind;
+	l.mem_bind = req->mem_bind;
 	if (req->gpu_bind) /* the step's own, else the job's */
 		l.gpu_bind = req->gpu_bind;
 	if (req->gpus_per_task)

@@ -19,6 +19,7 @@
 #include "ctld/bcast.h"
 #include "ctld/crontab.h"
 #include "ctld/trigger.h"
+#include "common/trigtype.h"
 #include "ctld/mail.h"
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
@@ -391,10 +392,14 @@ int main(int argc, char **argv)
 	log_info("rotactld started on port %u, cluster %s, %ld open files allowed%s",
 	         conf->slurmctld_port, conf->cluster_name, nofile,
 	         ctld.standby ? ", as a backup" : "");
-	if (ctld.standby)
+	if (ctld.standby) {
 		repl_standby_start(&ctld);
-	else
+	} else {
 		repl_serve_start(&ctld);
+		/* strigger -A: the primary (the first SlurmctldHost) serves */
+		if (ctld.ctld_index == 0)
+			trigger_note(&ctld, TRIG_T_PRI_CTLD_RES_OP);
+	}
 	ctld_sched_kick(&ctld);
 	sdnotify_send(ctld.notify_socket, "READY=1");
 	event_base_dispatch(ctld.base);

@@ -160,6 +160,31 @@ static const char *follower_name(uint32_t kind)
 	return kind == FOLLOW_ACCOUNTING ? "rotadbd" : "a backup controller";
 }
 
+/* strigger: rotadbd (--primary_slurmdbd_failure) or a backup
+ * (--backup_slurmctld_failure) stopped following. */
+static void note_gone(struct ctld *ctld, uint32_t kind)
+{
+	if (kind == FOLLOW_ACCOUNTING) {
+		ctld->dbd_lost = 1;
+		trigger_note(ctld, TRIG_T_PRI_DBD_FAIL);
+	} else {
+		ctld->backup_lost = 1;
+		trigger_note(ctld, TRIG_T_BU_CTLD_FAIL);
+	}
+}
+
+/* ...and follows again: its "resumed operation" triggers. */
+static void note_back(struct ctld *ctld, uint32_t kind)
+{
+	if (kind == FOLLOW_ACCOUNTING && ctld->dbd_lost) {
+		ctld->dbd_lost = 0;
+		trigger_note(ctld, TRIG_T_PRI_DBD_RES_OP);
+	} else if (kind != FOLLOW_ACCOUNTING && ctld->backup_lost) {
+		ctld->backup_lost = 0;
+		trigger_note(ctld, TRIG_T_BU_CTLD_RES_OP);
+	}
+}
+
 void repl_follow(struct ctld *ctld, struct caller *who, const struct follow_req *req,
                  struct chan *ch)
 {
@@ -208,6 +233,7 @@ void repl_follow(struct ctld *ctld, struct caller *who, const struct follow_req 
 		    (unsigned long long)last);
 	}
 	free(b.buf);
+	note_back(ctld, req->kind);
 	f = xcalloc(1, sizeof(*f));
 	f->ch = ch;
 	f->kind = req->kind;
@@ -238,6 +264,7 @@ void repl_chan_gone(struct ctld *ctld, struct chan *ch)
 	for (struct follower **pp = r ? &r->followers : NULL; pp && *pp;) {
 		if ((*pp)->ch == ch) {
 			log_info("%s went away", follower_name((*pp)->kind));
+			note_gone(ctld, (*pp)->kind);
 			follower_drop(pp);
 		} else {
 			pp = &(*pp)->next;
@@ -510,9 +537,12 @@ static void takeover(struct ctld *ctld, time_t now)
 		log_err("takeover: %s", err.text);
 	log_info("now the controller (term %u, next job id %u)", ctld->term,
 	         job_mgr_next_id(ctld->jobs));
-	/* strigger -C, and -a when the primary stopped answering */
-	trigger_note(ctld, TRIG_T_BU_CTLD_AS_CTRL |
-	                       (r->takeover_ch ? 0 : TRIG_T_PRI_CTLD_FAIL));
+	/* strigger -C, and -a when the primary stopped answering; -b when the
+	 * primary (the first SlurmctldHost) takes control back */
+	trigger_note(ctld, ctld->ctld_index == 0
+	                       ? TRIG_T_PRI_CTLD_RES_CTRL
+	                       : TRIG_T_BU_CTLD_AS_CTRL |
+	                             (r->takeover_ch ? 0 : TRIG_T_PRI_CTLD_FAIL));
 	if (r->takeover_ch) {
 		chan_send_rc(r->takeover_ch, 0, NULL);
 		chan_unref(r->takeover_ch);

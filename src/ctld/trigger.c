@@ -263,12 +263,16 @@ static int set_check(struct ctld *ctld, const struct caller *who, const struct t
 	case TRIG_RES_NODE:
 		if (!r->res_id || !nodes_known(ctld, r->res_id))
 			return ESLURM_INVALID_NODE_NAME;
-		if (r->type & (TRIG_T_FINI | TRIG_T_TIME | TRIG_T_PRI_CTLD_FAIL |
-		               TRIG_T_BU_CTLD_AS_CTRL))
+		if (r->type &
+		    (TRIG_T_FINI | TRIG_T_TIME | TRIG_T_CTLD_SEEN | TRIG_T_DBD_SEEN))
 			return ESLURM_INVALID_ARGUMENT;
 		break;
 	case TRIG_RES_SLURMCTLD:
-		if (r->type & ~(uint32_t)(TRIG_T_PRI_CTLD_FAIL | TRIG_T_BU_CTLD_AS_CTRL))
+		if (r->type & ~(uint32_t)TRIG_T_CTLD_SEEN)
+			return ESLURM_INVALID_ARGUMENT;
+		break;
+	case TRIG_RES_SLURMDBD:
+		if (r->type & ~(uint32_t)TRIG_T_DBD_SEEN)
 			return ESLURM_INVALID_ARGUMENT;
 		break;
 	default:

@@ -512,7 +512,8 @@ ROTA_DECLARE(alloc_resp, ALLOC_RESP_FIELDS)
 	F(S, str, gpu_bind, _) /* --gpu-bind as given (common/gpubind.h) */              \
 	CONTAINER_FIELDS(F, S)                                                           \
 	F(S, u32, task_dist, _)  /* -m (common/taskdist.h); 0: block */                  \
-	F(S, str, task_hosts, _) /* arbitrary: each task's node, "a,b,a" */
+	F(S, str, task_hosts, _) /* arbitrary: each task's node, "a,b,a" */              \
+	F(S, str, mem_bind, _)   /* --mem-bind as given (common/membind.h) */
 ROTA_DECLARE(step_create_req, STEP_CREATE_REQ_FIELDS)
 enum step_flags {
 	STEP_F_LABEL = 1 << 0,
@@ -700,6 +701,7 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, u64, step_mem, _)    /* MB for the step on this node; 0: the job's limit */ \
 	F(S, u32, restart_cnt, _) /* times requeued: SLURM_RESTART_COUNT */              \
 	F(S, str, cpu_bind, _)    /* the step's --cpu-bind (common/cpubind.h) */         \
+	F(S, str, mem_bind, _)    /* the step's --mem-bind (common/membind.h) */         \
 	F(S, u64, cred_id, _)     /* the job credential (proto/cred.h): random id, */    \
 	F(S, i64, cred_expire, _) /* ... when it expires (controller's clock), */        \
 	F(S, bin, cred_sig, _)    /* ... and the controller's signature */               \

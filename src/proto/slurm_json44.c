@@ -460,7 +460,7 @@ void sj44_job_write(struct jsonw *w, const struct job_info *j, const char *clust
 	nv32(w, "node_count", j->num_nodes);
 	nv32(w, "tasks", j->num_tasks);
 	jsonw_str(w, "partition", j->partition);
-	jsonw_str(w, "prefer", NULL);
+	jsonw_str(w, "prefer", j->prefer);
 	job_memory(w, j);
 	nv16(w, "minimum_cpus_per_node", j->pn_min_cpus);
 	nv32(w, "minimum_tmp_disk_per_node", 0);

@@ -328,7 +328,9 @@ char **env_build(const struct stepd *st)
 		env = env_step(env, st);
 	/* srun -E: the counts of srun's environment, not the step's */
 	if (!st->batch && (st->req->flags & STEP_F_PRESERVE_ENV)) {
-		static const char *const kept[] = {"SLURM_JOB_NUM_NODES", "SLURM_NTASKS"};
+		static const char *const kept[] = {"SLURM_NTASKS", "SLURM_NPROCS",
+		                                   "SLURM_NNODES",
+		                                   "SLURM_TASKS_PER_NODE"};
 		for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
 			const char *v = strv_getenv(st->req->env, kept[i]);
 			if (v)

@@ -265,6 +265,31 @@ static int binds_tasks(const struct stepd *st)
 	       (tp && strstr(tp, "affinity"));
 }
 
+/* NUMA nodes of this machine: the highest of /sys's online list, plus one
+ * (1 when it cannot be read). */
+static uint32_t numa_node_count(void)
+{
+	FILE *f = fopen("/sys/devices/system/node/online", "re");
+	char buf[256] = "";
+	unsigned long top = 0;
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	for (char *p = buf; *p;) {
+		char *end;
+		unsigned long v = strtoul(p, &end, 10);
+		if (end == p)
+			break;
+		if (v > top)
+			top = v;
+		p = end + (*end == ',' || *end == '-');
+	}
+	return top >= MEMBIND_MAX_NODE ? MEMBIND_MAX_NODE : (uint32_t)top + 1;
+}
+
 /* Put the step in its cgroups (memory limit, cores); see stepd/cgroup.h. */
 static void read_cpu_bind(struct stepd *st)
 {
@@ -275,6 +300,14 @@ static void read_cpu_bind(struct stepd *st)
 	    cpubind_parse(st->req->cpu_bind, &st->cpubind, &err) < 0)
 		log_err("JobId=%u StepId=%u %s", st->req->job_id, st->req->step_id,
 		        err.text);
+	if (!st->batch && st->req->mem_bind &&
+	    membind_parse(st->req->mem_bind, &st->membind, &err) != 0) {
+		log_err("JobId=%u StepId=%u %s", st->req->job_id, st->req->step_id,
+		        err.text);
+		membind_release(&st->membind);
+	}
+	if (st->membind.type > MEMBIND_NONE)
+		st->numa_nodes = numa_node_count();
 }
 
 /* ConstrainDevices: the node's GRES device files the job, and the step,
@@ -704,6 +737,7 @@ static void stepd_cleanup(struct stepd *st)
 	free(st->spool);
 	free(st->user);
 	cpubind_release(&st->cpubind);
+	membind_release(&st->membind);
 	msg_body_free(MSG_LAUNCH_REQ, st->req);
 	free(st->gids);
 	conf_destroy(st->own_conf);

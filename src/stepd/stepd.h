@@ -20,6 +20,7 @@
 #include <sys/types.h>
 #include <time.h>
 #include "common/cpubind.h"
+#include "common/membind.h"
 #include "common/error.h"
 #include "common/rlimits.h"
 #include "common/spool.h"
@@ -136,6 +137,8 @@ struct stepd {
 	uint32_t nattach;
 	struct cgroup *cg;        /* the step's containment (stepd/cgroup.h) */
 	struct cpubind cpubind;   /* the step's --cpu-bind (common/cpubind.h) */
+	struct membind membind;   /* its --mem-bind (common/membind.h) */
+	uint32_t numa_nodes;      /* NUMA nodes of this node (0: not known) */
 	struct rlimits_want rlim; /* the submit host's limits (common/rlimits.h) */
 	struct container *ctr;    /* --container-image (stepd/container.h), or NULL */
 	struct pmi *pmi;          /* --mpi=pmi2 (stepd/pmi.h), or NULL */

@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/mempolicy.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -304,6 +306,44 @@ static void child_say_binding(const struct stepd *st, const struct stepd_task *t
 	          (int)getpid(), hex);
 }
 
+/* --mem-bind: the task's memory policy (common/membind.h), said with
+ * verbose as Slurm's lines say it.  Only system calls: the vfork child runs
+ * it too. */
+static void child_mem_bind(const struct stepd *st, const struct stepd_task *t)
+{
+	const struct membind *b = &st->membind;
+	unsigned long mask = 0;
+	int mode, rc;
+
+	if (st->batch || b->type <= MEMBIND_NONE)
+		return;
+	if (b->type == MEMBIND_LOCAL) {
+		mode = MPOL_LOCAL;
+		rc = (int)syscall(SYS_set_mempolicy, mode, NULL, 0UL);
+	} else {
+		mask = (unsigned long)membind_nodes(b, t->ltid, st->numa_nodes);
+		if (!mask) {
+			child_say(
+			    2,
+			    "slurmstepd: error: --mem-bind: task %u's NUMA nodes are "
+			    "not on %s\n",
+			    t->gtid, st->req->node_name);
+			return;
+		}
+		if (b->prefer) /* the first of them, the others when it is full */
+			mask &= -mask;
+		mode = b->prefer ? MPOL_PREFERRED : MPOL_BIND;
+		rc = (int)syscall(SYS_set_mempolicy, mode, &mask, 8 * sizeof(mask) + 1);
+	}
+	if (rc < 0)
+		child_say(2, "slurmstepd: error: --mem-bind: set_mempolicy: %s\n",
+		          strerror(errno));
+	else if (b->verbose)
+		child_say(2, "mem-bind=%s - %s, task %2u %2u [%d]: mask 0x%lx set\n",
+		          membind_word(b), st->req->node_name, t->gtid, t->ltid,
+		          (int)getpid(), mask);
+}
+
 static void say_rlimit(void *arg, const char *text)
 {
 	child_say(2, "slurmstepd: error: %s\n", text);
@@ -340,6 +380,7 @@ static void child_setup(const struct stepd *st, const struct stepd_task *t,
 	if (t->pty && ioctl(0, TIOCSCTTY, 0) < 0)
 		child_fail(errfd, "cannot take the terminal: %s", strerror(errno));
 	child_say_binding(st, t);
+	child_mem_bind(st, t);
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 	pmi_child_keep(st, t);
 	if (st->ctr) {

@@ -170,12 +170,12 @@ def test_gpus_per_job_and_per_task(cluster):
 
 
 def test_ntasks_per_gpu(cluster):
-    """--ntasks-per-gpu: -n gives the GPUs (rounded up), GPUs give the tasks;
+    """--ntasks-per-gpu: -n gives the GPUs (a multiple), GPUs give the tasks;
     each task is bound to one GPU (gpu-bind single:n), the steps see
     SLURM_NTASKS_PER_GPU; refused beside --gpus-per-task or
     --ntasks-per-node in Slurm's words."""
     c = cluster
-    j = c.sbatch("-n3", "--ntasks-per-gpu=2", "-o", "ng.out", "--wrap",
+    j = c.sbatch("-n4", "--ntasks-per-gpu=2", "-o", "ng.out", "--wrap",
                  f"echo n=$SLURM_NTASKS_PER_GPU; {STEP_REPORT}")
     assert c.wait_job(j) == "COMPLETED"
     assert c.job_field(j, "TresPerJob") == "gres:gpu:2"
@@ -192,7 +192,9 @@ def test_ntasks_per_gpu(cluster):
     for args, err in ((["--gpus-per-task=1"], "--gpus-per-task is mutually exclusive "
                        "with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU"),
                       (["--ntasks-per-node=2"], "--ntasks-per-node is mutually "
-                       "exclusive with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU")):
+                       "exclusive with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU"),
+                      (["--ntasks-per-gpu=2", "-n3"], "-n/--ntasks has to be a "
+                       "multiple of --ntasks-per-gpu")):
         p = c.run(["sbatch", "-n2", "--ntasks-per-gpu=1", *args, "--wrap", "true"])
         assert p.returncode != 0 and err in p.stderr, p.stderr
 

@@ -111,7 +111,7 @@ def test_help_lists_sections_in_slurms_order(cmd):
     assert text.startswith(f"Usage: {cmd} ")
     assert max(len(line) for line in text.splitlines()) < 80
     # the options Rota takes without acting on them say so
-    assert re.search(r"--cpu-freq=\S+ +.*\n?.*accepted, no effect", text)
+    assert re.search(r"--network=\S+ +.*\n?.*accepted, no effect", text)
     assert not re.search(r"--mail-type=\S+ +.*\n?.*accepted, no effect", text)
 
 
@@ -160,6 +160,6 @@ def test_compat_doc_is_current():
     assert doc[doc.index(head):] == generated, \
         "doc/compat.md is out of date with src/cli/jobopt_table.c: run make compat-doc"
     # every option of the table is in the doc, with its status
-    assert "| `--cpu-freq=freq` | accepted, no effect |" in generated
+    assert "| `--network=type` | accepted, no effect |" in generated
     assert "| `--mail-type=type` | honoured | honoured | honoured |" in generated
     assert "| `--no-shell` | - | - | refused |" in generated

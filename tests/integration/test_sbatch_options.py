@@ -158,3 +158,22 @@ def test_pbs_directives_are_read_unless_ignored(cluster):
     p = c.run(["sbatch", str(bad)])
     assert p.returncode == 1 and "Unrecognized #PBS option -Y" in p.stderr, p.stderr
     c.run(["scancel", "-u", "root"])
+
+
+def test_clusters_names_this_cluster_only(cluster):
+    """-M/--clusters: this cluster (or all) is accepted; another name is
+    refused in Slurm's words by the commands that take it."""
+    c = cluster
+    name = c.conf_value("ClusterName")
+    for arg in (name, "all"):
+        jid = c.sbatch("-M", arg, "-H", "--wrap", "true")
+        c.run(["scancel", str(jid)])
+    want = ("error: 'elsewhere' can't be reached now, or it is an invalid entry for "
+            "--cluster.  Use 'sacctmgr list clusters' to see available clusters.\n")
+    for cmd in (["sbatch", "--wrap", "true"], ["srun", "true"], ["squeue"],
+                ["sinfo"], ["scancel", "1"]):
+        p = c.run([cmd[0], "-M", "elsewhere", *cmd[1:]])
+        assert (p.returncode, p.stderr) == (1, f"{cmd[0]}: {want}"), (cmd, p.stderr)
+    p = c.run(["sbatch", "--wrap", "true"], env={"SBATCH_CLUSTERS": f"{name},nope"})
+    assert p.returncode == 1 and "invalid entry for SLURM_CLUSTERS" in p.stderr, p.stderr
+    assert c.run(["squeue", "-M", name]).returncode == 0

@@ -150,6 +150,30 @@ def test_errors_in_slurms_words(tcluster):
     assert (p.returncode, p.stderr) == (1, "slurm_set_trigger: Access/permission denied\n")
 
 
+def test_slurmdbd_and_controller_events(tcluster):
+    """--primary_slurmdbd_failure fires when rotadbd stops following the
+    controller, --primary_slurmdbd_resumed_operation when it follows again,
+    --primary_slurmctld_resumed_operation when the primary starts serving."""
+    c = tcluster
+    prog, log = _program(c)
+    for opt, word in (("--primary_slurmdbd_failure", "dbdfail"),
+                      ("--primary_slurmdbd_resumed_operation", "dbdback"),
+                      ("--primary_slurmctld_resumed_operation", "ctldback")):
+        p = c.run(["strigger", "--set", opt, f"--program={prog} {word}"])
+        assert p.returncode == 0, (opt, p.stderr)
+    rows = c.run(["strigger", "--get"], check=True).stdout
+    assert re.search(r"^\s*\d+ slurmdbd\s+\* +primary_slurmdbd_failure\s", rows, re.M), rows
+    c.kill_daemon("rotadbd")
+    assert _fired(c, log, 1) == ["root dbdfail"]
+    c.up()
+    assert _fired(c, log, 2)[1] == "root dbdback"
+    c.kill_daemon("rotactld")
+    c.up()
+    assert _fired(c, log, 3)[2] == "root ctldback"
+    # each fired once and is gone (none was PERM)
+    assert "primary_" not in c.run(["strigger", "--get"], check=True).stdout
+
+
 def test_triggers_survive_a_restart(tcluster):
     c = tcluster
     prog, _ = _program(c)

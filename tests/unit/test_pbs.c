@@ -17,9 +17,10 @@
 static char *xlate(const char *script)
 {
 	struct rota_error err = {{0}};
-	char **pbs = NULL, **words = NULL, *s = xstrdup("");
+	char **pbs = NULL, **words = NULL, *s = xstrdup(""), *lines = pbs_lines(script);
 
-	assert_int_equal(jobscript_directives(script, "#PBS", &pbs, &err), 0);
+	assert_int_equal(jobscript_directives(lines, "#PBS", &pbs, &err), 0);
+	free(lines);
 	if (pbs_translate(pbs, &words, &err) < 0)
 		fail_msg("refused: %s", err.text);
 	for (size_t i = 0; words[i]; i++) {
@@ -58,8 +59,14 @@ static void test_translate(void **state)
 	       "--array=1-10 --array=1-4 --hold");
 	expect("#!/bin/sh\n#PBS -o out.txt -e err.txt -j oe -V -r n\n",
 	       "--output=out.txt --error=err.txt");
-	expect("#!/bin/sh\n#PBS -v A=1,B\n#PBS -W depend=afterok:12 -W umask=022\n",
-	       "--export=ALL,A=1,B --dependency=afterok:12");
+	expect("#!/bin/sh\n#PBS -v A=1,B\n#PBS -W depend=afterok:12 -W umask=022\n#PBS "
+	       "-v C\n",
+	       "--dependency=afterok:12 --export=A=1,B,C");
+	/* read past the first command (100 lines), the last nodes= counts */
+	expect(
+	    "#!/bin/sh\necho hi\n#PBS -N late\n#PBS -l nodes=4\n#PBS -l nodes=2:ppn=2\n",
+	    "--job-name=late --nodes=2 --ntasks=4");
+	expect("#!/bin/sh\n#PBS -l mem=512b,file=1GB\n", "--mem=512 --tmp=1G");
 	expect("#!/bin/sh\n#PBS -l naccelerators=2,file=10gb\n",
 	       "--tmp=10g --gres=gpu:2");
 	expect("#!/bin/sh\n#PBS -lwalltime=10:00\n", "--time=10:00");
