@@ -39,12 +39,12 @@ void cli_clusters_check(const char *names, int isenv)
 		return;
 	copy = xstrdup(names);
 	for (char *n = strtok_r(copy, ",", &save); n; n = strtok_r(NULL, ",", &save))
-		if (!self || strcmp(n, self)) {
+		if (!self || strcasecmp(n, self)) { /* Slurm's names are lowercase */
 			cli_error(
 			    "'%s' can't be reached now, or it is an invalid entry for "
 			    "%s.  Use 'sacctmgr list clusters' to see available "
 			    "clusters.",
-			    n, isenv ? "SLURM_CLUSTERS" : "--cluster");
+			    names, isenv ? "SLURM_CLUSTERS" : "--cluster");
 			exit(1);
 		}
 	free(copy);

@@ -438,49 +438,57 @@ static void set_gres_flags(struct job_desc *d, const char *arg)
 		jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --gres-flags specification");
 }
 
-/* One of --cpu-freq's values: a frequency in kHz, or low, medium, high,
- * highm1; governors alone or after ':'. */
-static int freq_word_ok(const char *p, size_t n, int governor)
+/* One of --cpu-freq's values: 0 when it is none, else its rank (a
+ * frequency in kHz: the frequency; low, medium, highm1 (him1), high: 1 to
+ * 4); governor: a governor's name or the start of one (2 letters or more). */
+static unsigned long freq_word(const char *p, size_t n, int governor)
 {
-	static const char *const freqs[] = {"low", "medium", "high", "highm1"};
+	static const char *const freqs[] = {"low", "medium", "highm1", "high"};
 	static const char *const govs[] = {"conservative", "ondemand",  "performance",
 	                                   "powersave",    "userspace", "schedutil"};
+	unsigned long v = 0;
 	size_t d = 0;
 
-	while (d < n && p[d] >= '0' && p[d] <= '9')
-		d++;
-	if (!governor && n && d == n && n < 10)
-		return 1;
-	for (size_t i = 0; !governor && i < sizeof(freqs) / sizeof(freqs[0]); i++)
+	if (governor) {
+		for (size_t i = 0; n >= 2 && i < sizeof(govs) / sizeof(govs[0]); i++)
+			if (n <= strlen(govs[i]) && !strncasecmp(p, govs[i], n))
+				return 1;
+		return 0;
+	}
+	while (d < n && p[d] >= '0' && p[d] <= '9' && v < 1000000000000ul)
+		v = v * 10 + (unsigned long)(p[d++] - '0');
+	if (n && d == n)
+		return v; /* 0: not a frequency */
+	for (size_t i = 0; i < sizeof(freqs) / sizeof(freqs[0]); i++)
 		if (strlen(freqs[i]) == n && !strncasecmp(p, freqs[i], n))
-			return 1;
-	for (size_t i = 0; governor && i < sizeof(govs) / sizeof(govs[0]); i++)
-		if (strlen(govs[i]) == n && !strncasecmp(p, govs[i], n))
-			return 1;
-	return 0;
+			return i + 1;
+	return n == 4 && !strncasecmp(p, "him1", 4) ? 3 : 0;
 }
 
-/* --cpu-freq=p1[-p2[:p3]] or a governor alone (Slurm's forms). */
+/* --cpu-freq=p1[-p2[:p3]] or a governor alone (Slurm's forms); a minimum
+ * above its maximum is none. */
 static int cpu_freq_ok(const char *arg)
 {
 	const char *colon, *dash;
+	unsigned long lo, hi;
+	size_t end;
 
 	if (!arg || !*arg)
 		return 0;
-	if (freq_word_ok(arg, strlen(arg), 1))
+	if (freq_word(arg, strlen(arg), 1))
 		return 1;
 	colon = strchr(arg, ':');
 	dash = strchr(arg, '-');
 	if (colon &&
-	    (!freq_word_ok(colon + 1, strlen(colon + 1), 1) || !dash || dash > colon))
+	    (!freq_word(colon + 1, strlen(colon + 1), 1) || !dash || dash > colon))
 		return 0;
 	if (!dash)
-		return freq_word_ok(arg, strlen(arg), 0);
-	{
-		size_t end = colon ? (size_t)(colon - dash - 1) : strlen(dash + 1);
-		return freq_word_ok(arg, (size_t)(dash - arg), 0) &&
-		       freq_word_ok(dash + 1, end, 0);
-	}
+		return freq_word(arg, strlen(arg), 0) != 0;
+	end = colon ? (size_t)(colon - dash - 1) : strlen(dash + 1);
+	lo = freq_word(arg, (size_t)(dash - arg), 0);
+	hi = freq_word(dash + 1, end, 0);
+	/* both keywords (ranks) or both frequencies: in order */
+	return lo && hi && ((lo > 4) != (hi > 4) || lo <= hi);
 }
 
 /* --mem-bind=[quiet|verbose,][prefer,]TYPE (common/membind.h): checked
@@ -786,8 +794,8 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 			jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --cpu-freq argument");
 		set_str(&o->cpu_freq, arg);
 		break;
-	case 'M': /* one cluster: this one */
-		cli_clusters_check(arg, o->cur_src == JOBOPT_SRC_ENV);
+	case 'M':                           /* one cluster: this one */
+		cli_clusters_check(arg, 0); /* Slurm's words name --cluster */
 		break;
 	case 'E': /* srun -E (common/messages.h STEP_F_PRESERVE_ENV) */
 		o->step_flags |= STEP_F_PRESERVE_ENV;

@@ -480,6 +480,9 @@ static int shown(const struct strigger_opts *o, const struct trigger *t)
 	if ((o->types & CTLD_TYPES) &&
 	    (t->res_type != TRIG_RES_SLURMCTLD || !(t->type & o->types & CTLD_TYPES)))
 		return 0;
+	if ((o->types & TRIG_T_DBD_SEEN) &&
+	    (t->res_type != TRIG_RES_SLURMDBD || !(t->type & o->types & TRIG_T_DBD_SEEN)))
+		return 0;
 	if ((o->types & (TRIG_T_FINI | TRIG_T_TIME)) && t->res_type != TRIG_RES_JOB)
 		return 0;
 	if ((o->types & (TRIG_T_DRAINED | TRIG_T_IDLE | TRIG_T_FAIL)) &&

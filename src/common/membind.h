@@ -39,11 +39,12 @@ int membind_parse(const char *arg, struct membind *out, struct rota_error *err);
 
 void membind_release(struct membind *b);
 
-/* The NUMA nodes local task ltid is bound to, as a mask, on a node with
- * nnodes of them (bits past them left out); 0: none (leave the policy). */
-uint64_t membind_nodes(const struct membind *b, uint32_t ltid, uint32_t nnodes);
+/* The NUMA nodes local task ltid is bound to (rank, map, mask), as a mask
+ * into *ret (0: the type names none), on a node with nnodes of them.  0, or
+ * -1 when a node named is not there (Slurm refuses to start the task). */
+int membind_nodes(const struct membind *b, uint32_t ltid, uint32_t nnodes, uint64_t *ret);
 
-/* Slurm's word for verbose lines: "MAP ", "MASK", "LOC ", "RANK", "NONE". */
+/* Slurm's word for verbose lines: "MAP", "MASK", "LOC", "RANK", "NONE". */
 const char *membind_word(const struct membind *b);
 
 #endif

@@ -235,7 +235,10 @@ static int option(struct out *o, char opt, const char *v, struct rota_error *err
 		add(o, "partition", v);
 		break;
 	case 'v': { /* the variables named, as qsub passes them */
-		char *e = o->export ? xasprintf("%s,%s", o->export, v) : xstrdup(v);
+		char *e;
+		if (!*v)
+			break;
+		e = o->export ? xasprintf("%s,%s", o->export, v) : xstrdup(v);
 		free(o->export);
 		o->export = e;
 		break;

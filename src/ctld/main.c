@@ -396,9 +396,11 @@ int main(int argc, char **argv)
 		repl_standby_start(&ctld);
 	} else {
 		repl_serve_start(&ctld);
-		/* strigger -A: the primary (the first SlurmctldHost) serves */
+		/* strigger -A and -b: the primary (the first SlurmctldHost)
+		 * serves, as Slurm's says at each start */
 		if (ctld.ctld_index == 0)
-			trigger_note(&ctld, TRIG_T_PRI_CTLD_RES_OP);
+			trigger_note(&ctld,
+			             TRIG_T_PRI_CTLD_RES_OP | TRIG_T_PRI_CTLD_RES_CTRL);
 	}
 	ctld_sched_kick(&ctld);
 	sdnotify_send(ctld.notify_socket, "READY=1");

@@ -164,10 +164,14 @@ static const char *follower_name(uint32_t kind)
  * (--backup_slurmctld_failure) stopped following. */
 static void note_gone(struct ctld *ctld, uint32_t kind)
 {
+	/* another of that kind still follows (a reconnect seen first) */
+	for (struct follower *f = ctld->repl->followers; f; f = f->next)
+		if (f->kind == kind)
+			return;
 	if (kind == FOLLOW_ACCOUNTING) {
 		ctld->dbd_lost = 1;
 		trigger_note(ctld, TRIG_T_PRI_DBD_FAIL);
-	} else {
+	} else if (ctld->ctld_index == 0) { /* the primary's followers are backups */
 		ctld->backup_lost = 1;
 		trigger_note(ctld, TRIG_T_BU_CTLD_FAIL);
 	}
@@ -263,9 +267,10 @@ void repl_chan_gone(struct ctld *ctld, struct chan *ch)
 
 	for (struct follower **pp = r ? &r->followers : NULL; pp && *pp;) {
 		if ((*pp)->ch == ch) {
-			log_info("%s went away", follower_name((*pp)->kind));
-			note_gone(ctld, (*pp)->kind);
+			uint32_t kind = (*pp)->kind;
+			log_info("%s went away", follower_name(kind));
 			follower_drop(pp);
+			note_gone(ctld, kind);
 		} else {
 			pp = &(*pp)->next;
 		}
@@ -540,7 +545,7 @@ static void takeover(struct ctld *ctld, time_t now)
 	/* strigger -C, and -a when the primary stopped answering; -b when the
 	 * primary (the first SlurmctldHost) takes control back */
 	trigger_note(ctld, ctld->ctld_index == 0
-	                       ? TRIG_T_PRI_CTLD_RES_CTRL
+	                       ? TRIG_T_PRI_CTLD_RES_CTRL | TRIG_T_PRI_CTLD_RES_OP
 	                       : TRIG_T_BU_CTLD_AS_CTRL |
 	                             (r->takeover_ch ? 0 : TRIG_T_PRI_CTLD_FAIL));
 	if (r->takeover_ch) {

@@ -290,6 +290,35 @@ static uint32_t numa_node_count(void)
 	return top >= MEMBIND_MAX_NODE ? MEMBIND_MAX_NODE : (uint32_t)top + 1;
 }
 
+/* Each CPU's NUMA node, from /sys's nodeN/cpulist ("0-3,8-11"); CPUs it
+ * does not name are on none (255). */
+static void cpu_nodes(struct stepd *st)
+{
+	memset(st->cpu_node, 255, sizeof(st->cpu_node));
+	for (uint32_t node = 0; node < st->numa_nodes; node++) {
+		char path[64], buf[4096] = "";
+		FILE *f;
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%u/cpulist",
+		         node);
+		if (!(f = fopen(path, "re")))
+			continue;
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+		for (char *p = buf; *p && *p != '\n';) {
+			char *end;
+			unsigned long a = strtoul(p, &end, 10), b = a;
+			if (end == p)
+				break;
+			if (*end == '-')
+				b = strtoul(end + 1, &end, 10);
+			for (unsigned long c = a; c <= b && c < sizeof(st->cpu_node); c++)
+				st->cpu_node[c] = (uint8_t)node;
+			p = end + (*end == ',');
+		}
+	}
+}
+
 /* Put the step in its cgroups (memory limit, cores); see stepd/cgroup.h. */
 static void read_cpu_bind(struct stepd *st)
 {
@@ -308,6 +337,8 @@ static void read_cpu_bind(struct stepd *st)
 	}
 	if (st->membind.type > MEMBIND_NONE)
 		st->numa_nodes = numa_node_count();
+	if (st->membind.type == MEMBIND_LOCAL)
+		cpu_nodes(st);
 }
 
 /* ConstrainDevices: the node's GRES device files the job, and the step,

@@ -139,6 +139,7 @@ struct stepd {
 	struct cpubind cpubind;   /* the step's --cpu-bind (common/cpubind.h) */
 	struct membind membind;   /* its --mem-bind (common/membind.h) */
 	uint32_t numa_nodes;      /* NUMA nodes of this node (0: not known) */
+	uint8_t cpu_node[1024];   /* --mem-bind=local: each CPU's NUMA node */
 	struct rlimits_want rlim; /* the submit host's limits (common/rlimits.h) */
 	struct container *ctr;    /* --container-image (stepd/container.h), or NULL */
 	struct pmi *pmi;          /* --mpi=pmi2 (stepd/pmi.h), or NULL */

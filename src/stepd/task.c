@@ -306,42 +306,57 @@ static void child_say_binding(const struct stepd *st, const struct stepd_task *t
 	          (int)getpid(), hex);
 }
 
-/* --mem-bind: the task's memory policy (common/membind.h), said with
- * verbose as Slurm's lines say it.  Only system calls: the vfork child runs
- * it too. */
-static void child_mem_bind(const struct stepd *st, const struct stepd_task *t)
+/* --mem-bind: the task's memory policy (common/membind.h), bound to what
+ * it names (local: the NUMA nodes of the task's CPUs), said with verbose as
+ * Slurm's lines say it; a NUMA node that is not there fails the task, as
+ * Slurm's does.  Only system calls: the vfork child runs it too. */
+static void child_mem_bind(const struct stepd *st, const struct stepd_task *t, int errfd)
 {
 	const struct membind *b = &st->membind;
+	uint64_t want = 0;
 	unsigned long mask = 0;
-	int mode, rc;
+	int mode, rc = 0;
 
-	if (st->batch || b->type <= MEMBIND_NONE)
+	if (st->batch || b->type == MEMBIND_DEFAULT)
 		return;
 	if (b->type == MEMBIND_LOCAL) {
-		mode = MPOL_LOCAL;
-		rc = (int)syscall(SYS_set_mempolicy, mode, NULL, 0UL);
-	} else {
-		mask = (unsigned long)membind_nodes(b, t->ltid, st->numa_nodes);
-		if (!mask) {
-			child_say(
-			    2,
-			    "slurmstepd: error: --mem-bind: task %u's NUMA nodes are "
-			    "not on %s\n",
-			    t->gtid, st->req->node_name);
-			return;
+		cpu_set_t set;
+		if (sched_getaffinity(0, sizeof(set), &set) == 0)
+			for (int c = 0; c < CPU_SETSIZE; c++)
+				if (CPU_ISSET(c, &set) && st->cpu_node[c] < 64)
+					mask |= 1ul << st->cpu_node[c];
+	} else if (b->type != MEMBIND_NONE) {
+		if (membind_nodes(b, t->ltid, st->numa_nodes, &want) < 0) {
+			uint64_t past =
+			    want & ~(st->numa_nodes >= 64 ? ~0ull
+			                                  : (1ull << st->numa_nodes) - 1);
+			child_fail(
+			    errfd,
+			    "NUMA node %d does not exist; cannot bind local task %u "
+			    "to it (--mem-bind=%s)",
+			    past ? __builtin_ctzll(past) : 0, t->ltid,
+			    b->type == MEMBIND_RANK  ? "rank"
+			    : b->type == MEMBIND_MAP ? "map_mem"
+			                             : "mask_mem");
 		}
-		if (b->prefer) /* the first of them, the others when it is full */
-			mask &= -mask;
-		mode = b->prefer ? MPOL_PREFERRED : MPOL_BIND;
-		rc = (int)syscall(SYS_set_mempolicy, mode, &mask, 8 * sizeof(mask) + 1);
+		mask = (unsigned long)want;
 	}
+	if (b->prefer && mask) /* the first of them, the others when it is full */
+		mask &= -mask;
+	mode = b->prefer ? MPOL_PREFERRED : MPOL_BIND;
+	if (b->type == MEMBIND_NONE)
+		;
+	else if (mask)
+		rc = (int)syscall(SYS_set_mempolicy, mode, &mask, 8 * sizeof(mask) + 1);
+	else /* local, CPUs of no known node: the kernel's local */
+		rc = (int)syscall(SYS_set_mempolicy, MPOL_LOCAL, NULL, 0UL);
 	if (rc < 0)
-		child_say(2, "slurmstepd: error: --mem-bind: set_mempolicy: %s\n",
-		          strerror(errno));
-	else if (b->verbose)
-		child_say(2, "mem-bind=%s - %s, task %2u %2u [%d]: mask 0x%lx set\n",
-		          membind_word(b), st->req->node_name, t->gtid, t->ltid,
-		          (int)getpid(), mask);
+		child_fail(errfd, "--mem-bind: set_mempolicy: %s", strerror(errno));
+	if (b->verbose)
+		child_say(2, "mem-bind%s%s - %s, task %2u %2u [%d]: mask 0x%lx%s\n",
+		          b->prefer ? " PREFER " : "=", membind_word(b),
+		          st->req->node_name, t->gtid, t->ltid, (int)getpid(), mask,
+		          b->type == MEMBIND_NONE ? "" : " set");
 }
 
 static void say_rlimit(void *arg, const char *text)
@@ -380,7 +395,7 @@ static void child_setup(const struct stepd *st, const struct stepd_task *t,
 	if (t->pty && ioctl(0, TIOCSCTTY, 0) < 0)
 		child_fail(errfd, "cannot take the terminal: %s", strerror(errno));
 	child_say_binding(st, t);
-	child_mem_bind(st, t);
+	child_mem_bind(st, t, errfd);
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 	pmi_child_keep(st, t);
 	if (st->ctr) {

@@ -407,11 +407,13 @@ def test_cpu_freq_is_checked_and_passed(cluster):
     """--cpu-freq takes Slurm's forms and reaches the tasks as
     SLURM_CPU_FREQ_REQ; a bad one is refused in Slurm's words."""
     c = cluster
-    for spec in ("high", "Performance", "1200000-2400000:OnDemand", "low-highm1"):
+    for spec in ("high", "Performance", "1200000-2400000:OnDemand", "low-highm1",
+                 "perf", "him1"):
         p = c.run(["srun", f"--cpu-freq={spec}", "printenv", "SLURM_CPU_FREQ_REQ"],
                   timeout=60)
         assert (p.returncode, p.stdout) == (0, spec + "\n"), (spec, p.stderr)
-    for spec in ("fast", "12-", "high:turbo", ""):
+    for spec in ("fast", "12-", "high:turbo", "", "0", "2000000-1000000",
+                 "high-low"):
         p = c.run(["srun", f"--cpu-freq={spec}", "true"])
         assert (p.returncode, p.stderr) == (1, "srun: error: Invalid --cpu-freq "
                                                "argument\n"), (spec, p.stderr)

@@ -175,5 +175,5 @@ def test_clusters_names_this_cluster_only(cluster):
         p = c.run([cmd[0], "-M", "elsewhere", *cmd[1:]])
         assert (p.returncode, p.stderr) == (1, f"{cmd[0]}: {want}"), (cmd, p.stderr)
     p = c.run(["sbatch", "--wrap", "true"], env={"SBATCH_CLUSTERS": f"{name},nope"})
-    assert p.returncode == 1 and "invalid entry for SLURM_CLUSTERS" in p.stderr, p.stderr
+    assert p.returncode == 1 and "invalid entry for --cluster" in p.stderr, p.stderr
     assert c.run(["squeue", "-M", name]).returncode == 0

@@ -241,26 +241,34 @@ def _policy(line):
 
 
 def test_mem_bind_sets_each_tasks_memory_policy(cluster):
-    """--mem-bind=local|map_mem|mask_mem|rank|prefer: each task's policy,
+    """--mem-bind=local|map_mem|mask_mem|rank|prefer: each task's policy
+    (local: bound to the NUMA nodes of its CPUs),
     as the kernel shows it (numa_maps); verbose says it in Slurm's words;
     none leaves the default; sbatch passes it to its steps; a bad one is
     refused."""
     c = cluster
     show = ["sh", "-c", "head -1 /proc/self/numa_maps"]
-    for spec, want in (("local", "local"), ("map_mem:0", "bind:0"),
+    for spec, want in (("local", "bind:0"), ("map_mem:0", "bind:0"),
                        ("mask_mem:0x1", "bind:0"), ("rank", "bind:0"),
                        ("prefer,map_mem:0", "prefer:0"), ("none", "default")):
         p = c.run(["srun", f"--mem-bind={spec}", *show], timeout=60)
         assert p.returncode == 0, (spec, p.stderr)
         assert _policy(p.stdout) == want, (spec, p.stdout)
     p = c.run(["srun", "--mem-bind=verbose,map_mem:0", *show], timeout=60)
-    assert re.search(r"^mem-bind=MAP  - \S+, task  0  0 \[\d+\]: mask 0x1 set$",
+    assert re.search(r"^mem-bind=MAP - \S+, task  0  0 \[\d+\]: mask 0x1 set$",
                      p.stderr, re.M), p.stderr
+    p = c.run(["srun", "--mem-bind=map_mem:0,p,v", *show], timeout=60)
+    assert re.search(r"^mem-bind PREFER MAP - \S+, task  0  0 \[\d+\]: mask 0x1 set$",
+                     p.stderr, re.M), p.stderr
+    assert _policy(p.stdout) == "prefer:0", p.stdout
+    # a NUMA node the machine has not: the task does not start (Slurm's)
+    p = c.run(["srun", "--mem-bind=map_mem:63", "true"], timeout=60)
+    assert p.returncode != 0 and "NUMA node 63 does not exist" in p.stderr, p.stderr
     out = c.work / "mb.out"
     jid = c.sbatch("--mem-bind=local", "-o", str(out), "--wrap",
                    "srun sh -c 'head -1 /proc/self/numa_maps'")
     assert c.wait_job(jid) == "COMPLETED"
-    assert _policy(out.read_text()) == "local", out.read_text()
+    assert _policy(out.read_text()) == "bind:0", out.read_text()
     p = c.run(["srun", "--mem-bind=sideways", "true"])
     assert (p.returncode, p.stderr) == (1, "srun: error: Invalid --mem-bind "
                                            "specification\n"), p.stderr
