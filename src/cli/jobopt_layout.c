@@ -183,6 +183,13 @@ static void hint_apply(struct jobopt *o)
 
 	x->ntasks_per_core = 0;
 	x->threads_per_core = 0;
+	/* a binding from the environment (SLURM_CPU_BIND) gives way too: only
+	 * the environment gave options the hint may not go with */
+	if (o->cpu_bind && (o->step_flags & (STEP_F_CPU_BIND | STEP_F_CPU_BIND_NONE))) {
+		free(o->cpu_bind);
+		o->cpu_bind = NULL;
+		o->step_flags &= ~(uint32_t)(STEP_F_CPU_BIND | STEP_F_CPU_BIND_NONE);
+	}
 	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 		if ((i = hint_find(w)) < 0)
 			continue;

@@ -192,3 +192,17 @@ def test_counts_checked(cluster):
                 "--threads-per-core=-1", "--cores-per-socket="):
         err = refused(c, opt)
         assert "Invalid numeric value" in err, (opt, err)
+
+
+def test_hint_on_the_command_line_over_the_environments_binding(cluster):
+    """SLURM_CPU_BIND from the environment binds the task, unless --hint on
+    the command line says otherwise (the hint wins, as in Slurm)."""
+    c = cluster
+    cmd = ["srun", "-w", "node03", "-n1", "-c4", "grep", "Cpus_allowed_list",
+           "/proc/self/status"]
+    env = {"SLURM_CPU_BIND": "map_cpu:3"}
+    p = c.run(cmd, env=env, timeout=60)  # one CPU: the map's
+    assert p.returncode == 0 and p.stdout.split()[-1].isdigit(), p.stdout + p.stderr
+    p = c.run(cmd[:5] + ["--hint=nomultithread"] + cmd[5:], env=env, timeout=60)
+    assert p.returncode == 0 and not p.stdout.split()[-1].isdigit(), \
+        p.stdout + p.stderr  # the step's CPUs, not one
