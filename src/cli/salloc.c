@@ -87,6 +87,11 @@ static char **alloc_env(const struct salloc *s)
 	if (s->o.ntasks_per_gpu)
 		env =
 		    strv_setenvf(env, "SLURM_NTASKS_PER_GPU", "%u", s->o.ntasks_per_gpu);
+	/* the command's steps bind and ask so (as sbatch's, jobopt.c) */
+	if (s->o.mem_bind)
+		env = strv_setenv(env, "SLURM_MEM_BIND", s->o.mem_bind);
+	if (s->o.cpu_freq)
+		env = strv_setenv(env, "SLURM_CPU_FREQ_REQ", s->o.cpu_freq);
 	if (d->mem_per_node != NO_VAL64)
 		env = strv_setenvf(env, "SLURM_MEM_PER_NODE", "%llu",
 		                   (unsigned long long)d->mem_per_node);

@@ -269,6 +269,8 @@ def test_mem_bind_sets_each_tasks_memory_policy(cluster):
                    "srun sh -c 'head -1 /proc/self/numa_maps'")
     assert c.wait_job(jid) == "COMPLETED"
     assert _policy(out.read_text()) == "bind:0", out.read_text()
+    p = c.run(["salloc", "--mem-bind=map_mem:0", "srun", *show], timeout=60)
+    assert p.returncode == 0 and _policy(p.stdout) == "bind:0", p.stdout + p.stderr
     p = c.run(["srun", "--mem-bind=sideways", "true"])
     assert (p.returncode, p.stderr) == (1, "srun: error: Invalid --mem-bind "
                                            "specification\n"), p.stderr
