@@ -10,12 +10,12 @@
 #include "proto/messages.h"
 #include "common/common.h"
 
-/* The GPUs a "[type:]count" names, and its type ("" none). */
-static uint32_t gpus_of(const char *spec, char type[GRES_NAME_MAX])
+/* The GPUs a "[type:]count" names; 0: none, or not such a count. */
+static uint32_t gpus_of(const char *spec)
 {
+	char type[GRES_NAME_MAX];
 	uint32_t n = 0;
 
-	type[0] = '\0';
 	if (!spec || gres_gpu_parse(spec, type, &n, NULL) < 0)
 		return 0;
 	return n;
@@ -25,7 +25,7 @@ static uint32_t gpus_of(const char *spec, char type[GRES_NAME_MAX])
  * none. */
 static uint32_t gres_gpus(const char *gres)
 {
-	char *copy, *save = NULL, type[GRES_NAME_MAX];
+	char *copy, *save = NULL;
 	uint32_t n = 0;
 
 	if (!gres)
@@ -33,9 +33,8 @@ static uint32_t gres_gpus(const char *gres)
 	copy = xstrdup(gres);
 	for (char *item = strtok_r(copy, ",", &save); item && !n;
 	     item = strtok_r(NULL, ",", &save))
-		if (!strncmp(item, "gpu:", 4) &&
-		    gres_gpu_parse(item + 4, type, &n, NULL) < 0)
-			n = 0;
+		if (!strncmp(item, "gpu:", 4))
+			n = gpus_of(item + 4);
 		else if (!strcmp(item, "gpu"))
 			n = 1;
 	free(copy);
@@ -46,8 +45,8 @@ void jobopt_gpu_finish(struct jobopt *o)
 {
 	struct job_desc *d = &o->desc;
 	struct job_desc_ext *x;
-	char type[GRES_NAME_MAX];
 	uint64_t gpus = 0;
+	uint32_t per_node;
 	int tasks_given;
 
 	if (!o->ntasks_per_gpu)
@@ -76,12 +75,11 @@ void jobopt_gpu_finish(struct jobopt *o)
 	tasks_given =
 	    d->num_tasks != NO_VAL && (o->tasks_src != JOBOPT_SRC_ENV ||
 	                               (o->cmd == JOBOPT_SRUN && o->jobid != NO_VAL));
+	per_node = x->gpus_per_node ? gpus_of(x->gpus_per_node) : gres_gpus(x->gres);
 	if (x->gpus)
-		gpus = gpus_of(x->gpus, type);
-	else if (x->gpus_per_node || gres_gpus(x->gres))
-		gpus = (uint64_t)(x->gpus_per_node ? gpus_of(x->gpus_per_node, type)
-		                                   : gres_gpus(x->gres)) *
-		       (d->min_nodes == NO_VAL ? 1 : d->min_nodes);
+		gpus = gpus_of(x->gpus);
+	else
+		gpus = (uint64_t)per_node * (d->min_nodes == NO_VAL ? 1 : d->min_nodes);
 	if (!gpus && !tasks_given && d->min_nodes != NO_VAL &&
 	    o->nodes_src != JOBOPT_SRC_ENV) {
 		/* -N alone: n tasks on each node, a GPU each n */

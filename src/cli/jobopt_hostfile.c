@@ -95,27 +95,31 @@ static int name_cmp(const void *a, const void *b)
 	return strverscmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Not arbitrary: a node a list (-F's file) repeats is one node. */
+/* Not arbitrary: a node a list (-F's file) repeats is one node, the list
+ * in name order then, as Slurm's lists are. */
 static void once_each(struct job_desc *d)
 {
 	char **names = NULL;
-	size_t n = 0, nodes = 0;
-	uint32_t most = 0;
+	size_t n = 0, k = 1;
 
-	if (!d->req_nodes || hostlist_expand(d->req_nodes, &names, &n, NULL) < 0) {
+	if (!d->req_nodes || hostlist_expand(d->req_nodes, &names, &n, NULL) < 0 ||
+	    n < 2) {
 		hostlist_free(names);
 		return;
 	}
-	/* in name order, as Slurm's lists are */
 	qsort(names, n, sizeof(*names), name_cmp);
-	{
-		char *u = unique_nodes(names, n, &nodes, &most);
-		if (most > 1) {
-			free(d->req_nodes);
-			d->req_nodes = u;
-		} else {
-			free(u);
+	for (size_t i = 1; i < n; i++) /* repeats are neighbours now */
+		if (strcmp(names[i], names[k - 1])) {
+			char *t = names[k];
+			names[k++] = names[i];
+			names[i] = t;
 		}
+	if (k < n) {
+		char *u = hostlist_compress(names, k);
+		if (!u)
+			fatal("out of memory");
+		free(d->req_nodes);
+		d->req_nodes = u;
 	}
 	hostlist_free(names);
 }

@@ -14,18 +14,18 @@
 #include "proto/messages.h"
 #include "common/common.h"
 
-#define GANG_SETTLE_SECS                                                                 \
-	2 /* a job this young is not stopped yet: its                                    \
-	   * tasks may not be there to take the signal */
+/* a job this young is not stopped yet: its tasks may not be there to take
+ * the signal */
+#define GANG_SETTLE_SECS 2
 
 struct cand {
 	struct job *job;
 	int fixed; /* runs whatever the others do (configuring, just started) */
 	int sus;   /* suspended by us now */
+	int rank;  /* the order: the running (between slices) or the waiting (at
+	            * a slice's end) first, those that run anyway last */
 	time_t since;
 };
-
-static int rotating; /* qsort's context: the slice ended */
 
 int gang_enabled(const struct conf *conf)
 {
@@ -36,10 +36,8 @@ static int cand_cmp(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
 
-	if (x->fixed != y->fixed) /* they run anyway: what is left to them */
-		return x->fixed - y->fixed;
-	if (x->sus != y->sus) /* at a slice's end the waiting first */
-		return rotating ? y->sus - x->sus : x->sus - y->sus;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
 	if (x->since != y->since)
 		return x->since < y->since ? -1 : 1;
 	return x->job->job_id < y->job->job_id ? -1 : 1;
@@ -70,9 +68,10 @@ static int cores_busy(struct ctld *ctld, uint8_t **used, const struct job *job, 
 	return 0;
 }
 
-/* The running jobs that share cores, and those we suspended; *ret_young:
- * one is too young to stop. */
-static size_t candidates(struct ctld *ctld, time_t now, struct cand **ret, int *ret_young)
+/* The running jobs that share cores, and those we suspended, ranked for a
+ * slice's end (rotate) or not; *ret_young: one is too young to stop. */
+static size_t candidates(struct ctld *ctld, time_t now, int rotate, struct cand **ret,
+                         int *ret_young)
 {
 	struct cand *v = NULL;
 	size_t n = 0, cap = 0;
@@ -97,6 +96,8 @@ static size_t candidates(struct ctld *ctld, time_t now, struct cand **ret, int *
 			v[n].fixed = 1;
 			*ret_young = 1; /* look again once it can be stopped */
 		}
+		/* they run anyway: what is left is theirs */
+		v[n].rank = v[n].fixed ? 2 : rotate ? !sus : sus;
 		n++;
 	}
 	*ret = v;
@@ -143,7 +144,7 @@ void gang_tick(struct ctld *ctld, time_t now)
 	rotate = now >= ctld->gang_next;
 	if (!rotate && ctld->res_gen == ctld->gang_gen && !ctld->gang_again)
 		return;
-	n = candidates(ctld, now, &v, &young);
+	n = candidates(ctld, now, rotate, &v, &young);
 	ctld->gang_gen = ctld->res_gen;
 	ctld->gang_again = young; /* look again once it has settled */
 	if (rotate)
@@ -157,7 +158,6 @@ void gang_tick(struct ctld *ctld, time_t now)
 		free(v);
 		return;
 	}
-	rotating = rotate;
 	qsort(v, n, sizeof(*v), cand_cmp);
 	nn = node_mgr_count(ctld->nodes);
 	used = xcalloc(nn + 1, sizeof(*used));

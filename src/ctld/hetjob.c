@@ -82,20 +82,14 @@ static void submit_failed(struct submit_reply *r)
 static void submit_durable(void *arg, int rc)
 {
 	struct submit_reply *r = arg;
-	struct job *leader = job_find(r->ctld->jobs, r->job_id);
 
 	if (rc < 0) {
 		submit_failed(r);
 	} else if (!r->alloc) {
 		struct submit_resp resp = {.job_id = r->job_id};
 		chan_send(r->ch, MSG_SUBMIT_RESP, &resp);
-	} else if (leader && job_is_pending(leader)) {
-		/* as one allocation (job_mgr.c): "queued" only when true */
-		sched_pass(r->ctld, time(NULL), 0);
-		if (job_is_pending(leader)) {
-			struct submit_resp resp = {.job_id = r->job_id};
-			chan_send(r->ch, MSG_ALLOC_PENDING, &resp);
-		}
+	} else { /* as one allocation: the leader's */
+		job_mgr_alloc_recorded(r->ctld, r->job_id, r->ch);
 	}
 	ctld_sched_kick(r->ctld);
 	chan_unref(r->ch);

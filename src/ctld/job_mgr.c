@@ -545,23 +545,31 @@ static void submit_failed(struct submit_reply *r, int rc)
 	chan_send_rc(r->client, -ESLURM_WRITING_TO_FILE, NULL);
 }
 
+void job_mgr_alloc_recorded(struct ctld *ctld, uint32_t job_id, struct chan *client)
+{
+	struct job *job = job_find(ctld->jobs, job_id);
+
+	if (!job || !job_is_pending(job))
+		return;
+	/* try at once, so that "queued and waiting" is only said when true */
+	sched_pass(ctld, time(NULL), 0);
+	if (job_is_pending(job)) {
+		struct submit_resp resp = {.job_id = job_id};
+		chan_send(client, MSG_ALLOC_PENDING, &resp);
+	}
+}
+
 static void submit_durable(void *arg, int rc)
 {
 	struct submit_reply *r = arg;
-	struct job *job = job_find(r->ctld->jobs, r->job_id);
 
 	if (rc < 0) {
 		submit_failed(r, rc);
 	} else if (!r->alloc) {
 		struct submit_resp resp = {.job_id = r->job_id};
 		chan_send(r->client, MSG_SUBMIT_RESP, &resp);
-	} else if (job && job_is_pending(job)) {
-		/* try at once, so that "queued and waiting" is only said when true */
-		sched_pass(r->ctld, time(NULL), 0);
-		if (job_is_pending(job)) {
-			struct submit_resp resp = {.job_id = r->job_id};
-			chan_send(r->client, MSG_ALLOC_PENDING, &resp);
-		}
+	} else {
+		job_mgr_alloc_recorded(r->ctld, r->job_id, r->client);
 	}
 	ctld_sched_kick(r->ctld);
 	chan_unref(r->client);

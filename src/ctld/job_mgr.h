@@ -276,6 +276,10 @@ int job_is_finished(const struct job *job);
 /* Operations (ops.h): who asks, the request, where the answer goes. */
 void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *desc,
                     int alloc, struct chan *ch);
+/* An allocation's record is durable: tried at once, and client told
+ * MSG_ALLOC_PENDING only when it still waits (its MSG_ALLOC_RESP goes when
+ * it starts).  Also a heterogeneous allocation's, by its leader. */
+void job_mgr_alloc_recorded(struct ctld *ctld, uint32_t job_id, struct chan *client);
 void job_mgr_info(struct ctld *ctld, struct caller *who, const struct job_info_req *req,
                   struct chan *ch);
 /* A submission checked and given its id, its event ready to commit

@@ -21,6 +21,7 @@
 #include "common/conf.h"
 #include "common/taskdist.h"
 #include "common/grouplist.h"
+#include "common/gres_inv.h"
 #include "common/hostlist.h"
 #include "common/spool.h"
 #include "proto/auth.h"
@@ -265,57 +266,52 @@ static int binds_tasks(const struct stepd *st)
 	       (tp && strstr(tp, "affinity"));
 }
 
-/* NUMA nodes of this machine: the highest of /sys's online list, plus one
- * (1 when it cannot be read). */
-static uint32_t numa_node_count(void)
+/* A /sys list ("0-3,8-11") into bits[GRES_CORE_WORDS]; 0, or -EINVAL
+ * when it cannot be read (common/gres_inv.h's list parser). */
+static int sys_list(const char *path, uint64_t *bits)
 {
-	FILE *f = fopen("/sys/devices/system/node/online", "re");
-	char buf[256] = "";
-	unsigned long top = 0;
+	FILE *f = fopen(path, "re");
+	char buf[4096] = "";
 
 	if (f) {
 		if (!fgets(buf, sizeof(buf), f))
 			buf[0] = '\0';
 		fclose(f);
 	}
-	for (char *p = buf; *p;) {
-		char *end;
-		unsigned long v = strtoul(p, &end, 10);
-		if (end == p)
-			break;
-		if (v > top)
-			top = v;
-		p = end + (*end == ',' || *end == '-');
-	}
-	return top >= MEMBIND_MAX_NODE ? MEMBIND_MAX_NODE : (uint32_t)top + 1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return gres_cores_parse(buf, bits);
 }
 
-/* Each CPU's NUMA node, from /sys's nodeN/cpulist ("0-3,8-11"); CPUs it
- * does not name are on none (255). */
+/* NUMA nodes of this machine: the highest of /sys's online list, plus one
+ * (1 when it cannot be read). */
+static uint32_t numa_node_count(void)
+{
+	uint64_t on[GRES_CORE_WORDS];
+	uint32_t top = 0;
+
+	if (sys_list("/sys/devices/system/node/online", on) < 0)
+		return 1;
+	for (uint32_t i = 0; i < MEMBIND_MAX_NODE; i++)
+		if (on[i / 64] >> (i % 64) & 1)
+			top = i + 1;
+	return top ? top : 1;
+}
+
+/* Each CPU's NUMA node, from /sys's nodeN/cpulist; CPUs it does not name
+ * are on none (255). */
 static void cpu_nodes(struct stepd *st)
 {
 	memset(st->cpu_node, 255, sizeof(st->cpu_node));
 	for (uint32_t node = 0; node < st->numa_nodes; node++) {
-		char path[64], buf[4096] = "";
-		FILE *f;
+		char path[64];
+		uint64_t cpus[GRES_CORE_WORDS];
 		snprintf(path, sizeof(path), "/sys/devices/system/node/node%u/cpulist",
 		         node);
-		if (!(f = fopen(path, "re")))
+		if (sys_list(path, cpus) < 0)
 			continue;
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = '\0';
-		fclose(f);
-		for (char *p = buf; *p && *p != '\n';) {
-			char *end;
-			unsigned long a = strtoul(p, &end, 10), b = a;
-			if (end == p)
-				break;
-			if (*end == '-')
-				b = strtoul(end + 1, &end, 10);
-			for (unsigned long c = a; c <= b && c < sizeof(st->cpu_node); c++)
+		for (uint32_t c = 0; c < sizeof(st->cpu_node) && c < GRES_CORES_MAX; c++)
+			if (cpus[c / 64] >> (c % 64) & 1)
 				st->cpu_node[c] = (uint8_t)node;
-			p = end + (*end == ',');
-		}
 	}
 }
 
