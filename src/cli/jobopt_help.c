@@ -134,9 +134,11 @@ static size_t section_rows(enum jobopt_section sec, unsigned cmds,
 void jobopt_help_print(enum jobopt_cmd cmd, FILE *out)
 {
 	static const char *const first[] = {
-	    [S] = "[OPTIONS...] script [args...]",
-	    [R] = "[OPTIONS...] executable [args...]",
-	    [A] = "[OPTIONS...] [command [args...]]",
+	    /* Slurm's: components separated by ":" */
+	    [S] = "[OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]",
+	    [R] = "[OPTIONS(0)... [executable(0) [args(0)...]]] [ : [OPTIONS(N)...]] "
+	          "executable(N) [args(N)...]",
+	    [A] = "[OPTIONS(0)...] [ : [OPTIONS(N)...]] [command(0) [args(0)...]]",
 	};
 	const struct opt_def **v = calloc(jobopt_table_len, sizeof(*v));
 

@@ -20,6 +20,7 @@
 #include "cli/jobctl.h"
 #include "cli/jobopt.h"
 #include "cli/jobopt_table.h"
+#include "cli/srun_comp.h"
 #include "cli/srun_io.h"
 #include "cli/srun_pty.h"
 #include "common/conf.h"
@@ -34,6 +35,10 @@
 
 #define IO_KEY_LEN             32
 #define STEP_CREATE_TIMEOUT_MS 60000
+/* a component's own, in a step over several; the rest are srun's (I/O) */
+#define STEP_LAYOUT_FLAGS                                                                \
+	(STEP_F_OVERLAP | STEP_F_EXACT | STEP_F_MULTI_PROG | STEP_F_OVERCOMMIT |         \
+	 STEP_F_CPU_BIND | STEP_F_CPU_BIND_NONE)
 
 extern char **environ;
 
@@ -42,19 +47,28 @@ static const int forwarded_signals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
                                         SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH};
 
 struct srun {
-	struct jobopt o;
-	char **cmd; /* the command and its arguments; borrowed */
-	uint32_t job_id;
-	int alloc_mode; /* we hold our own allocation */
+	struct srun_line line;
+	struct jobopt *o;  /* component 0's: the step's I/O and signals */
+	uint32_t *job_ids; /* [line.n] each component's job */
+	uint32_t job_id;   /* the job (a heterogeneous job's leader) */
+	int alloc_mode;    /* we hold our own allocation */
 	struct jobctl_alloc alloc;
 	int ctl_fd; /* the connection the step was created on */
 	int sig_fd;
 	int listen_fd;
 	uint16_t io_port;
 	uint8_t key[IO_KEY_LEN];
-	struct step_create_resp *step;
+	/* the step: its reply (MSG_STEP_CREATE_RESP or _HET_), and its layout
+	 * (over every component: nodes after nodes, an arbitrary map) */
+	uint16_t step_type;
+	void *step_body;
+	uint32_t step_id;
 	char **step_nodes;
 	size_t step_nnodes;
+	const uint32_t *step_tasks;
+	uint32_t step_dist;
+	const uint32_t *step_map;
+	size_t step_nmap;
 	char *in_spec; /* std_in "N" for srun -i N; owned */
 };
 
@@ -138,46 +152,81 @@ static void step_failed(struct srun *s, const char *why)
 	exit(1);
 }
 
-static void fill_step_req(struct srun *s, struct step_create_req *req, char *host)
+/* What srun's own allocation gave component k: its nodes, and its tasks
+ * (NO_VAL: not said). */
+static void alloc_counts(const struct srun *s, size_t k, uint32_t *nodes, uint32_t *tasks)
 {
-	const struct job_desc *d = &s->o.desc;
+	const struct alloc_resp *r = s->alloc.resp;
+	const struct srun_comp *c = &s->line.comp[k];
+
+	*nodes = 0;
+	*tasks = NO_VAL;
+	if (s->line.het) { /* the component's SLURM_*_HET_GROUP_n */
+		char *key = xasprintf("SLURM_JOB_NUM_NODES_HET_GROUP_%u", c->group);
+		const char *v = strv_getenv(c->env, key);
+		*nodes = v ? (uint32_t)strtoul(v, NULL, 10) : 0;
+		free(key);
+		if (c->o.desc.num_tasks != NO_VAL ||
+		    c->o.desc.ntasks_per_node != NO_VAL) {
+			key = xasprintf("SLURM_NTASKS_HET_GROUP_%u", c->group);
+			v = strv_getenv(c->env, key);
+			*tasks = v ? (uint32_t)strtoul(v, NULL, 10) : NO_VAL;
+			free(key);
+		}
+	} else {
+		char **names = NULL;
+		size_t n = 0;
+		if (hostlist_expand(r->nodes, &names, &n, NULL) == 0)
+			*nodes = (uint32_t)n;
+		hostlist_free(names);
+		if (r->num_tasks && r->num_tasks != NO_VAL)
+			*tasks = r->num_tasks;
+	}
+}
+
+/* Component k's step request. */
+static void fill_step_req(struct srun *s, size_t k, struct step_create_req *req,
+                          char *host)
+{
+	const struct srun_comp *c = &s->line.comp[k];
+	const struct jobopt *o = &c->o;
+	const struct job_desc *d = &o->desc;
 	const struct job_desc_ext *x = job_desc_X(d);
 
-	req->job_id = s->job_id;
+	req->job_id = s->job_ids[k];
 	req->min_nodes = d->min_nodes;
 	req->num_tasks = d->num_tasks;
 	if (s->alloc_mode) {
-		char **names = NULL;
-		size_t n = 0;
-		const struct alloc_resp *r = s->alloc.resp;
-
-		if (hostlist_expand(r->nodes, &names, &n, NULL) == 0)
-			req->min_nodes = (uint32_t)n; /* step 0 spans the allocation */
-		hostlist_free(names);
-		if (req->num_tasks == NO_VAL && r->num_tasks && r->num_tasks != NO_VAL)
-			req->num_tasks = r->num_tasks;
+		uint32_t nodes, tasks;
+		alloc_counts(s, k, &nodes, &tasks);
+		if (nodes)
+			req->min_nodes = nodes; /* step 0 spans the allocation */
+		if (req->num_tasks == NO_VAL)
+			req->num_tasks = tasks;
 	} else {
 		req->nodelist = d->req_nodes;
 	}
 	req->ntasks_per_node = d->ntasks_per_node;
 	req->cpus_per_task = d->cpus_per_task;
 	req->name = d->name;
-	req->argv = s->cmd;
-	req->env = jobopt_export_env(&s->o, environ);
-	req->env = jobopt_dist_env(&s->o, req->env); /* -m as given */
-	if (s->o.mpi) /* the step's PMI server follows it (stepd/pmi.h) */
-		req->env = strv_setenv(req->env, "SLURM_MPI_TYPE", s->o.mpi);
-	if (s->o.step_flags & STEP_F_PTY)
+	req->argv = c->cmd;
+	req->env = jobopt_export_env(o, c->env);
+	req->env = jobopt_dist_env(o, req->env); /* -m as given */
+	if (s->o->mpi) /* the step's PMI server follows it (stepd/pmi.h) */
+		req->env = strv_setenv(req->env, "SLURM_MPI_TYPE", s->o->mpi);
+	if (s->o->step_flags & STEP_F_PTY)
 		req->env = srun_pty_env(req->env);
 	req->cwd = d->work_dir;
 	req->io_host = (char *)srun_io_host(host, 256);
 	req->io_port = s->io_port;
 	req->io_key = (struct rota_bin){s->key, IO_KEY_LEN};
-	req->flags = s->o.step_flags;
-	req->task_dist = s->o.task_dist;
-	req->task_hosts = s->o.task_hosts;
-	req->cpu_bind = s->o.cpu_bind;
-	req->mem_bind = s->o.mem_bind;
+	/* srun's I/O (component 0's) with the component's layout */
+	req->flags =
+	    (s->o->step_flags & ~STEP_LAYOUT_FLAGS) | (o->step_flags & STEP_LAYOUT_FLAGS);
+	req->task_dist = o->task_dist;
+	req->task_hosts = o->task_hosts;
+	req->cpu_bind = o->cpu_bind;
+	req->mem_bind = o->mem_bind;
 	req->gres = x->gres;
 	req->gpus = x->gpus;
 	req->gpus_per_node = x->gpus_per_node;
@@ -191,36 +240,38 @@ static void fill_step_req(struct srun *s, struct step_create_req *req, char *hos
 	req->std_out = d->std_out;
 	req->std_err = d->std_err;
 	req->std_in = x->std_in;
-	if (!x->std_in && s->o.in_task == JOBOPT_IO_ALL)
+	if (!x->std_in && s->o->in_task == JOBOPT_IO_ALL)
 		req->flags |= STEP_F_STDIN_ALL;
-	else if (!x->std_in && s->o.in_task > 0) /* NULL: task 0 */
-		req->std_in = s->in_spec =
-		    xasprintf("%ld", s->o.in_task); /* Slurm's way: "N" */
-	req->relative = s->o.relative;
+	else if (!x->std_in && s->o->in_task > 0) { /* NULL: task 0 */
+		if (!s->in_spec)                    /* Slurm's way: "N" */
+			s->in_spec = xasprintf("%ld", s->o->in_task);
+		req->std_in = s->in_spec;
+	}
+	req->relative = o->relative;
 	/* what the command line asks; the allocation's SLURM_MEM_* only say what
 	 * the job holds */
 	if (s->alloc_mode)
 		return; /* step 0 holds the whole allocation */
-	if (s->o.mem_src == JOBOPT_SRC_ARGV && d->mem_per_node != NO_VAL64)
+	if (o->mem_src == JOBOPT_SRC_ARGV && d->mem_per_node != NO_VAL64)
 		req->mem_per_node = d->mem_per_node;
-	if (s->o.mem_cpu_src == JOBOPT_SRC_ARGV && d->mem_per_cpu != NO_VAL64)
+	if (o->mem_cpu_src == JOBOPT_SRC_ARGV && d->mem_per_cpu != NO_VAL64)
 		req->mem_per_cpu = d->mem_per_cpu;
 }
 
 /* Send the step request on fd and wait for the answer; 0, or an ESLURM_*. */
-static int step_request(struct srun *s, int fd, const struct step_create_req *req,
+static int step_request(int fd, uint16_t req_type, const void *req, uint16_t resp_type,
                         const char **ret_msg, void **ret_body, uint16_t *ret_type)
 {
 	struct rota_error err = {""};
-	int rc = net_rpc(fd, MSG_STEP_CREATE_REQ, req, ret_type, ret_body,
-	                 STEP_CREATE_TIMEOUT_MS, &err);
+	int rc =
+	    net_rpc(fd, req_type, req, ret_type, ret_body, STEP_CREATE_TIMEOUT_MS, &err);
 
 	if (rc < 0) {
 		log_debug("%s", err.text);
 		*ret_msg = jobctl_strerror(rc);
 		return SLURM_ERROR;
 	}
-	if (*ret_type == MSG_STEP_CREATE_RESP)
+	if (*ret_type == resp_type)
 		return 0;
 	rc = cli_rc(*ret_type, *ret_body, ret_msg);
 	if (!rc) {
@@ -230,20 +281,55 @@ static int step_request(struct srun *s, int fd, const struct step_create_req *re
 	return rc;
 }
 
+/* The request: one step, or one over several components. */
+struct step_ask {
+	uint16_t type, resp_type;
+	void *body;
+	struct step_create_req one;
+	struct step_het_create_req het;
+};
+
+static void step_ask_fill(struct srun *s, struct step_ask *a, char *host)
+{
+	if (!s->line.het) {
+		fill_step_req(s, 0, &a->one, host);
+		a->type = MSG_STEP_CREATE_REQ;
+		a->resp_type = MSG_STEP_CREATE_RESP;
+		a->body = &a->one;
+		return;
+	}
+	a->het.steps_count = (uint32_t)s->line.n;
+	a->het.steps = xcalloc(s->line.n, sizeof(*a->het.steps));
+	for (size_t k = 0; k < s->line.n; k++)
+		fill_step_req(s, k, &a->het.steps[k], host);
+	a->type = MSG_STEP_HET_CREATE_REQ;
+	a->resp_type = MSG_STEP_HET_CREATE_RESP;
+	a->body = &a->het;
+}
+
+static void step_ask_release(struct step_ask *a)
+{
+	strv_free(a->one.env);
+	for (uint32_t k = 0; k < a->het.steps_count; k++)
+		strv_free(a->het.steps[k].env);
+	free(a->het.steps);
+}
+
 static void create_step(struct srun *s)
 {
-	struct step_create_req req = {0};
+	struct step_ask ask = {0};
 	char host[256] = "";
 	int busy_said = 0;
 
-	fill_step_req(s, &req, host);
+	step_ask_fill(s, &ask, host);
 	for (;;) {
 		const char *msg = NULL;
 		void *body = NULL;
 		uint16_t type = 0;
 		size_t next = 0;
 		int fd = s->alloc_mode ? s->alloc.fd : jobctl_connect("");
-		int rc = step_request(s, fd, &req, &msg, &body, &type);
+		int rc = step_request(fd, ask.type, ask.body, ask.resp_type, &msg, &body,
+		                      &type);
 
 		/* a controller that stands by did nothing: ask the one that serves */
 		while (rc == ESLURM_IN_STANDBY_MODE && !s->alloc_mode) {
@@ -254,15 +340,23 @@ static void create_step(struct srun *s)
 			body = NULL;
 			close(fd);
 			fd = nfd;
-			rc = step_request(s, fd, &req, &msg, &body, &type);
+			rc = step_request(fd, ask.type, ask.body, ask.resp_type, &msg,
+			                  &body, &type);
 		}
 
 		if (!rc) {
-			s->step = body;
+			s->step_type = type;
+			s->step_body = body;
+			s->step_id =
+			    type == MSG_STEP_CREATE_RESP
+			        ? ((struct step_create_resp *)body)->step_id
+			    : ((struct step_het_create_resp *)body)->steps_count
+			        ? ((struct step_het_create_resp *)body)->steps[0].step_id
+			        : 0;
 			s->ctl_fd = fd;
 			if (busy_said)
 				fprintf(stderr, "srun: Step created for StepId=%u.%u\n",
-				        s->job_id, s->step->step_id);
+				        s->job_id, s->step_id);
 			break;
 		}
 		if (!s->alloc_mode &&
@@ -297,28 +391,58 @@ static void create_step(struct srun *s)
 			exit(1);
 		}
 	}
-	strv_free(req.env);
+	step_ask_release(&ask);
+}
+
+/* The step's layout from the reply: one step's nodes, or every
+ * component's one after another. */
+static void step_layout(struct srun *s)
+{
+	uint32_t ntasks = 0;
+	int bad;
+
+	if (s->step_type == MSG_STEP_CREATE_RESP) {
+		const struct step_create_resp *r = s->step_body;
+		bad = hostlist_expand(r->nodes, &s->step_nodes, &s->step_nnodes, NULL) <
+		          0 ||
+		      s->step_nnodes != r->tasks_per_node.n;
+		s->step_tasks = r->tasks_per_node.v;
+		s->step_dist = r->task_dist;
+		s->step_map = r->task_map.v;
+		s->step_nmap = r->task_map.n;
+	} else {
+		const struct step_het_create_resp *r = s->step_body;
+		s->step_nodes = strv_dup(r->nodes);
+		s->step_nnodes = strv_len(r->nodes);
+		bad = s->step_nnodes != r->tasks.n || r->steps_count != s->line.n;
+		s->step_tasks = r->tasks.v;
+		s->step_dist = TASKDIST_ARBITRARY;
+		s->step_map = r->task_map.v;
+		s->step_nmap = r->task_map.n;
+	}
+	for (size_t i = 0; !bad && i < s->step_nnodes; i++)
+		ntasks += s->step_tasks[i];
+	if (bad || !s->step_nnodes ||
+	    (s->step_dist == TASKDIST_ARBITRARY && s->line.het && s->step_nmap != ntasks))
+		step_failed(s, "the controller sent an invalid step layout");
 }
 
 static void check_step(struct srun *s)
 {
-	const struct step_create_resp *r = s->step;
 	uint32_t ntasks = 0;
 
-	if (hostlist_expand(r->nodes, &s->step_nodes, &s->step_nnodes, NULL) < 0 ||
-	    s->step_nnodes != r->tasks_per_node.n || !s->step_nnodes)
-		step_failed(s, "the controller sent an invalid step layout");
+	step_layout(s);
 	for (size_t i = 0; i < s->step_nnodes; i++)
-		ntasks += r->tasks_per_node.v[i];
-	if (s->o.in_task >= 0 && (uint32_t)s->o.in_task >= ntasks)
-		cli_error("--input task %ld is beyond the step's %u tasks", s->o.in_task,
+		ntasks += s->step_tasks[i];
+	if (s->o->in_task >= 0 && (uint32_t)s->o->in_task >= ntasks)
+		cli_error("--input task %ld is beyond the step's %u tasks", s->o->in_task,
 		          ntasks);
-	if (s->o.verbose) {
+	if (s->o->verbose) {
 		uint32_t first = 0, *gtids = xcalloc(ntasks + 1, sizeof(*gtids));
-		taskdist_gtids_map(r->task_dist, r->tasks_per_node.v, r->tasks_per_node.n,
-		                   r->task_map.v, r->task_map.n, gtids);
+		taskdist_gtids_map(s->step_dist, s->step_tasks, (uint32_t)s->step_nnodes,
+		                   s->step_map, s->step_nmap, gtids);
 		for (size_t i = 0; i < s->step_nnodes; i++) {
-			uint32_t n = r->tasks_per_node.v[i];
+			uint32_t n = s->step_tasks[i];
 			char *list = xstrdup("");
 			/* the node's ids (ascending) as ranges: "0-1", "0,2" */
 			for (uint32_t k = 0; k < n;) {
@@ -335,7 +459,7 @@ static void check_step(struct srun *s)
 			}
 			fprintf(stderr,
 			        "srun: launching StepId=%u.%u on host %s, %u tasks: %s\n",
-			        s->job_id, r->step_id, s->step_nodes[i], n, list);
+			        s->job_id, s->step_id, s->step_nodes[i], n, list);
 			free(list);
 			first += n;
 		}
@@ -345,16 +469,17 @@ static void check_step(struct srun *s)
 
 static int run_step(struct srun *s, uint32_t *ret_status)
 {
-	const struct step_create_resp *r = s->step;
 	struct srun_step st = {
 	    .job_id = s->job_id,
-	    .step_id = r->step_id,
+	    .job_ids = s->job_ids,
+	    .njob_ids = s->line.n,
+	    .step_id = s->step_id,
 	    .nnodes = s->step_nnodes,
 	    .nodes = s->step_nodes,
-	    .tasks = r->tasks_per_node.v,
-	    .task_dist = r->task_dist,
-	    .task_map = r->task_map.v,
-	    .ntask_map = r->task_map.n,
+	    .tasks = s->step_tasks,
+	    .task_dist = s->step_dist,
+	    .task_map = s->step_map,
+	    .ntask_map = s->step_nmap,
 	    .key = s->key,
 	    .key_len = IO_KEY_LEN,
 	};
@@ -363,175 +488,73 @@ static int run_step(struct srun *s, uint32_t *ret_status)
 	    .ctl_fd = s->ctl_fd,
 	    .ctl_is_alloc = s->alloc_mode,
 	    .sig_fd = s->sig_fd,
-	    .label = !!(s->o.step_flags & STEP_F_LABEL),
-	    .kill_on_bad_exit = s->o.kill_bad_exit >= 0 ? s->o.kill_bad_exit
-	                                                : !!cli_conf()->kill_on_bad_exit,
-	    .unbuffered = !!(s->o.step_flags & STEP_F_UNBUFFERED),
-	    .pty = !!(s->o.step_flags & STEP_F_PTY),
-	    .max_wait = s->o.wait_secs == NO_VAL ? 0 : s->o.wait_secs,
-	    .disable_status = s->o.disable_status,
-	    .quit_on_interrupt = s->o.quit_on_interrupt,
-	    .in_task = job_desc_X(&s->o.desc)->std_in ? JOBOPT_IO_NONE : s->o.in_task,
-	    .out_task = s->o.out_task,
-	    .err_task = s->o.err_task,
-	    .verbose = s->o.verbose,
+	    .label = !!(s->o->step_flags & STEP_F_LABEL),
+	    .kill_on_bad_exit = s->o->kill_bad_exit >= 0 ? s->o->kill_bad_exit
+	                                                 : !!cli_conf()->kill_on_bad_exit,
+	    .unbuffered = !!(s->o->step_flags & STEP_F_UNBUFFERED),
+	    .pty = !!(s->o->step_flags & STEP_F_PTY),
+	    .max_wait = s->o->wait_secs == NO_VAL ? 0 : s->o->wait_secs,
+	    .disable_status = s->o->disable_status,
+	    .quit_on_interrupt = s->o->quit_on_interrupt,
+	    .in_task = job_desc_X(&s->o->desc)->std_in ? JOBOPT_IO_NONE : s->o->in_task,
+	    .out_task = s->o->out_task,
+	    .err_task = s->o->err_task,
+	    .verbose = s->o->verbose,
 	    .kill_wait = cli_conf()->kill_wait,
 	};
 
 	int rc;
 
-	if (s->o.step_flags & STEP_F_PTY)
+	if (s->o->step_flags & STEP_F_PTY)
 		srun_pty_begin();
 	rc = srun_io_run(&st, &io, ret_status);
 	srun_pty_end();
 	return rc;
 }
 
-/* --multi-prog FILE: the file is read here and its text travels as argv[0]. */
-static char **multi_prog_load(const char *path)
+/* Our own allocation: one job, or (components) a heterogeneous one, whose
+ * components' ids and environment come with the grant. */
+static void allocate(struct srun *s)
 {
-	static char *argv[2];
-	FILE *f = fopen(path, "re");
-	size_t n;
+	struct submit_het het = {.jobs_count = (uint32_t)s->line.n};
 
-	if (!f) {
-		fprintf(stderr, "srun: error: Unable to open configuration file %s\n",
-		        path);
-		exit(1);
+	for (size_t k = 0; k < s->line.n; k++)
+		s->line.comp[k].o.desc.flags |= JOB_F_INTERACTIVE;
+	if (!s->line.het) {
+		jobctl_allocate(MSG_ALLOC_REQ, &s->o->desc, JOBCTL_SRUN, s->o->quiet,
+		                s->o->immediate, s->sig_fd, &s->alloc);
+		s->job_id = s->job_ids[0] = s->alloc.resp->job_id;
+		return;
 	}
-	argv[0] = xmalloc(MULTIPROG_MAX_BYTES + 1);
-	n = fread(argv[0], 1, MULTIPROG_MAX_BYTES + 1, f);
-	fclose(f);
-	if (n > MULTIPROG_MAX_BYTES) {
-		fprintf(stderr, "srun: error: configuration file %s is too large\n",
-		        path);
-		exit(1);
-	}
-	argv[0][n] = '\0';
-	return argv;
+	het.jobs = xcalloc(s->line.n, sizeof(*het.jobs));
+	for (size_t k = 0; k < s->line.n; k++)
+		het.jobs[k] = s->line.comp[k].o.desc; /* shallow: the options keep them */
+	jobctl_allocate(MSG_ALLOC_HET_REQ, &het, JOBCTL_SRUN, s->o->quiet,
+	                s->o->immediate, s->sig_fd, &s->alloc);
+	free(het.jobs);
+	s->job_id = s->alloc.resp->job_id;
+	srun_line_granted(&s->line, s->job_id, s->alloc.resp->het_env);
+	for (size_t k = 0; k < s->line.n; k++)
+		s->job_ids[k] = srun_comp_job_id(&s->line.comp[k]);
 }
 
-static void het_fail(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2), noreturn));
-static void het_fail(const char *fmt, ...)
+/* In an allocation: the job (a heterogeneous job's leader) and each
+ * component's. */
+static void job_ids_given(struct srun *s)
 {
-	char buf[512];
-	va_list ap;
+	const char *leader = getenv("SLURM_JOB_ID");
 
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	cli_error("%s", buf);
-	exit(1);
-}
-
-/* srun --het-group=K inside a heterogeneous job: the environment describes
- * component 0; component K's values (SLURM_*_HET_GROUP_K, ctld/hetjob.h)
- * take their place, and component 0's counts go. */
-static char **het_group_env(const char *group)
-{
-	/* component 0's: every name the controller gives per component
-	 * (ctld/hetjob.c), and the counts srun reads */
-	static const char *const counts[] = {
-	    "SLURM_JOB_ID",          "SLURM_JOBID",
-	    "SLURM_JOB_NAME",        "SLURM_JOB_PARTITION",
-	    "SLURM_JOB_ACCOUNT",     "SLURM_JOB_QOS",
-	    "SLURM_JOB_RESERVATION", "SLURM_MEM_PER_NODE",
-	    "SLURM_MEM_PER_CPU",     "SLURM_JOB_NODELIST",
-	    "SLURM_NODELIST",        "SLURM_JOB_NUM_NODES",
-	    "SLURM_NNODES",          "SLURM_JOB_CPUS_PER_NODE",
-	    "SLURM_TASKS_PER_NODE",  "SLURM_NTASKS",
-	    "SLURM_NPROCS",          "SLURM_CPUS_PER_TASK",
-	    "SLURM_NTASKS_PER_NODE"};
-	char **env = strv_dup(environ), *end, *suffix;
-	long k = strtol(group, &end, 10);
-	size_t sl;
-
-	if (end == group || *end == ',' || *end == '-')
-		het_fail("--het-group=%s: a step in several components is not supported",
-		         group);
-	if (*end || k < 0 || k >= HET_MAX)
-		het_fail("Invalid --het-group value: %s", group);
-	suffix = xasprintf("_HET_GROUP_%ld", k);
-	sl = strlen(suffix);
-	if (!getenv("SLURM_HET_SIZE"))
-		het_fail("--het-group: not inside a heterogeneous job");
-	{
-		char *key = xasprintf("SLURM_JOB_ID%s", suffix);
-		int there = getenv(key) != NULL;
-		free(key);
-		if (!there)
-			het_fail("--het-group=%ld: the job has no such component", k);
+	s->job_id = s->o->jobid;
+	for (size_t k = 0; k < s->line.n; k++) {
+		s->job_ids[k] = s->line.het ? srun_comp_job_id(&s->line.comp[k])
+		                            : s->line.comp[k].o.jobid;
+		if (s->job_ids[k] == NO_VAL)
+			s->job_ids[k] = s->line.comp[k].o.jobid;
 	}
-	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
-		strv_unsetenv(env, counts[i]);
-	for (size_t i = 0; environ[i]; i++) {
-		const char *e = environ[i], *eq = strchr(e, '=');
-		if (!eq || (size_t)(eq - e) <= sl || strncmp(eq - sl, suffix, sl))
-			continue;
-		{
-			char *name = xstrndup(e, (size_t)(eq - e) - sl);
-			env = strv_setenv(env, name, eq + 1);
-			if (!strcmp(name, "SLURM_JOB_ID"))
-				env = strv_setenv(env, "SLURM_JOBID", eq + 1);
-			if (!strcmp(name, "SLURM_JOB_NUM_NODES"))
-				env = strv_setenv(env, "SLURM_NNODES", eq + 1);
-			if (!strcmp(name, "SLURM_JOB_NODELIST"))
-				env = strv_setenv(env, "SLURM_NODELIST", eq + 1);
-			if (!strcmp(name, "SLURM_NTASKS"))
-				env = strv_setenv(env, "SLURM_NPROCS", eq + 1);
-			free(name);
-		}
-	}
-	free(suffix);
-	return env;
-}
-
-static void parse(struct srun *s, int argc, char **argv)
-{
-	struct jobopt_list cmdline;
-	const char *group;
-	int idx, has_group = 0, has_jobid = 0;
-
-	jobopt_init(&s->o, JOBOPT_SRUN);
-	jobopt_collect(JOBOPT_SRUN, argc, argv, &cmdline, &idx);
-	group = jobopt_list_last(&cmdline, O_HET_GROUP, &has_group);
-	/* in a heterogeneous allocation (not one of its steps), component 0
-	 * unless told: salloc's gives no unsuffixed SLURM_JOB_NODELIST */
-	jobopt_list_last(&cmdline, O_JOBID, &has_jobid);
-	if (!has_group && !has_jobid && getenv("SLURM_HET_SIZE") &&
-	    !getenv("SLURM_STEP_ID")) {
-		has_group = 1;
-		group = "0";
-	}
-	if (has_group) { /* the component's environment from here on */
-		char **env = het_group_env(group ? group : "");
-		environ = env; /* kept to the end: the tasks get it */
-	}
-	/* options first: some answer without a command (--cpu-bind=help) */
-	jobopt_apply_env(&s->o, environ);
-	jobopt_apply_list(&s->o, &cmdline, JOBOPT_SRC_ARGV);
-	if (idx < argc && !strcmp(argv[idx], ":")) {
-		cli_error("heterogeneous steps (components separated by :) are not "
-		          "supported; use sbatch with components and srun --het-group");
-		exit(1);
-	}
-	if (idx >= argc) {
-		fprintf(stderr, "srun: fatal: No command given to execute.\n");
-		exit(1);
-	}
-	s->cmd = argv + idx;
-	jobopt_list_release(&cmdline);
-	jobopt_finish(&s->o);
-	/* the terminal is task 0's */
-	if ((s->o.step_flags & STEP_F_PTY) && s->o.in_task == JOBOPT_IO_ALL)
-		s->o.in_task = 0;
-	/* named after the program, or the --multi-prog file (as Slurm), never
-	 * after the file's text */
-	if (!s->o.desc.name)
-		s->o.desc.name = xstrdup(jobopt_basename(s->cmd[0]));
-	if (s->o.step_flags & STEP_F_MULTI_PROG)
-		s->cmd = multi_prog_load(s->cmd[0]);
+	if (s->line.het && leader && *leader)
+		s->job_id = (uint32_t)strtoul(leader, NULL, 10);
+	else if (s->line.het)
+		s->job_id = s->job_ids[0];
 }
 
 int cmd_srun(int argc, char **argv)
@@ -542,32 +565,30 @@ int cmd_srun(int argc, char **argv)
 	uint32_t status = 0;
 	int code;
 
-	parse(&s, argc, argv);
+	srun_line_parse(argc, argv, &s.line);
+	s.o = &s.line.comp[0].o;
+	s.job_ids = xcalloc(s.line.n, sizeof(uint32_t));
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGTTIN, SIG_IGN); /* reading stdin in the background gives EIO (= EOF) */
 	s.sig_fd = jobctl_signalfd(
 	    forwarded_signals, sizeof(forwarded_signals) / sizeof(forwarded_signals[0]),
 	    &old);
-	s.alloc_mode = s.o.jobid == NO_VAL;
-	if (s.o.relative != NO_VAL && s.alloc_mode) {
+	s.alloc_mode = s.o->jobid == NO_VAL;
+	if (s.o->relative != NO_VAL && s.alloc_mode) {
 		fprintf(stderr, "srun: fatal: --relative option invalid for job "
 		                "allocation request\n");
 		exit(1);
 	}
-	if (s.o.relative != NO_VAL && (s.o.desc.req_nodes || s.o.desc.exc_nodes)) {
+	if (s.o->relative != NO_VAL && (s.o->desc.req_nodes || s.o->desc.exc_nodes)) {
 		fprintf(stderr, "srun: fatal: -r/--relative may not be combined with "
 		                "-w/--nodelist or -x/--exclude\n");
 		exit(1);
 	}
-	if (s.alloc_mode) {
-		s.o.desc.flags |= JOB_F_INTERACTIVE;
-		jobctl_allocate(MSG_ALLOC_REQ, &s.o.desc, JOBCTL_SRUN, s.o.quiet,
-		                s.o.immediate, s.sig_fd, &s.alloc);
-		s.job_id = s.alloc.resp->job_id;
-	} else {
-		s.job_id = s.o.jobid;
-	}
-	if (s.o.verbose)
+	if (s.alloc_mode)
+		allocate(&s);
+	else
+		job_ids_given(&s);
+	if (s.o->verbose)
 		print_job_info(&s);
 	random_key(s.key, sizeof(s.key));
 	s.listen_fd = net_listen_tcp(NULL, 0, &s.io_port, &err);
@@ -582,9 +603,10 @@ int cmd_srun(int argc, char **argv)
 		close(s.ctl_fd);
 	close(s.listen_fd);
 	hostlist_free(s.step_nodes);
-	msg_body_free(MSG_STEP_CREATE_RESP, s.step);
+	msg_body_free(s.step_type, s.step_body);
 	free(s.in_spec);
+	free(s.job_ids);
 	jobctl_alloc_release(&s.alloc);
-	jobopt_release(&s.o);
+	srun_line_release(&s.line);
 	return code;
 }

@@ -335,9 +335,27 @@ static void print_exit(struct io *io, const struct node *nd, const uint32_t *ids
 	        range, strsignal(sig), WCOREDUMP(status) ? " (core dumped)" : "");
 }
 
+/* Signal the step: its part in each component's job. */
+static void signal_step(const struct srun_step *st, uint32_t signal, uint32_t flags)
+{
+	if (!st->njob_ids)
+		jobctl_signal_step(st->job_id, st->step_id, signal, flags);
+	for (size_t k = 0; k < st->njob_ids; k++)
+		jobctl_signal_step(st->job_ids[k], st->step_id, signal, flags);
+}
+
+/* Is job_id one of the step's jobs? */
+static int step_job(const struct srun_step *st, uint32_t job_id)
+{
+	for (size_t k = 0; k < st->njob_ids; k++)
+		if (st->job_ids[k] == job_id)
+			return 1;
+	return job_id == st->job_id;
+}
+
 static void abort_step(struct io *io, uint32_t signal, uint32_t flags, long grace_ms)
 {
-	jobctl_signal_step(io->st->job_id, io->st->step_id, signal, flags);
+	signal_step(io->st, signal, flags);
 	if (!io->aborting || now_ms() + grace_ms < io->abort_deadline)
 		io->abort_deadline = now_ms() + grace_ms;
 	io->aborting = 1;
@@ -390,7 +408,7 @@ static int on_hello(struct io *io, struct conn *c, const struct io_hello *h)
 	const struct srun_step *st = io->st;
 	struct node *nd;
 
-	if (h->job_id != st->job_id || h->step_id != st->step_id ||
+	if (!step_job(st, h->job_id) || h->step_id != st->step_id ||
 	    h->node_index >= st->nnodes || h->key.len != st->key_len || !st->key_len ||
 	    memcmp(h->key.data, st->key, st->key_len))
 		return -1;
@@ -699,7 +717,7 @@ static void on_sigint(struct io *io)
 	           (io->last_intr && now - io->last_intr < 1000)) {
 		fprintf(stderr, "srun: sending Ctrl-C to StepId=%u.%u\n", io->st->job_id,
 		        io->st->step_id);
-		jobctl_signal_step(io->st->job_id, io->st->step_id, SIGINT, 0);
+		signal_step(io->st, SIGINT, 0);
 		io->intr_sent = now;
 		io->aborting = 1;
 		io->abort_deadline = now + kill_grace(io) + 30000;
@@ -736,8 +754,7 @@ static void on_signal(struct io *io)
 		else if (sig == SIGWINCH)
 			send_winsize(io);
 		else
-			jobctl_signal_step(io->st->job_id, io->st->step_id, (uint32_t)sig,
-			                   0);
+			signal_step(io->st, (uint32_t)sig, 0);
 	}
 }
 

@@ -17,7 +17,10 @@
 #include <stdint.h>
 
 struct srun_step {
-	uint32_t job_id, step_id;
+	uint32_t job_id, step_id; /* a heterogeneous job's: its leader's id */
+	/* the jobs the step has a part in (each component's; borrowed) */
+	const uint32_t *job_ids;
+	size_t njob_ids;
 	size_t nnodes;
 	char *const *nodes;       /* step node names in step order; borrowed */
 	const uint32_t *tasks;    /* tasks on each node; borrowed */

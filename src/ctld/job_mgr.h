@@ -366,6 +366,23 @@ void job_mgr_tick(struct ctld *ctld, time_t now);
 /* Steps (step_mgr.c). */
 void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *req,
                  struct chan *ch);
+/* srun over several components (step_het.c, MSG_STEP_HET_CREATE_REQ). */
+struct step_het_create_req;
+void step_het_create(struct ctld *ctld, struct caller *who,
+                     struct step_het_create_req *req, struct chan *ch);
+/* The pieces of a step's creation: may who make a step of job now (0, or
+ * -ESLURM_*: ESLURM_NODES_BUSY while it is suspended); lay req out over the
+ * job (0 with *l filled, release with step_layout_release; or -ESLURM_*,
+ * ESLURM_NODES_BUSY when it must wait); journal the laid-out step as
+ * step_id, srun waiting on ch (the job's record, or NULL when the journal
+ * refused it: l is kept). */
+struct step_layout;
+int step_may_create(const struct caller *who, const struct job *job);
+int step_layout_for(struct ctld *ctld, struct job *job, struct step_create_req *req,
+                    struct step_layout *l);
+struct step *step_record(struct ctld *ctld, struct job *job,
+                         const struct step_create_req *req, struct step_layout *l,
+                         uint32_t step_id, struct chan *ch);
 void step_complete(struct ctld *ctld, const struct step_complete *msg);
 /* A node ran the job's Prolog (MSG_PROLOG_COMPLETE): a CONFIGURING job is now
  * RUNNING.  A duplicate or late report is ignored. */
@@ -389,13 +406,25 @@ void step_event_fill(const struct job *job, const struct step *st,
 void step_info(struct ctld *ctld, struct caller *who, const struct job_info_req *req,
                struct chan *ch);
 
+/* A step over several components as each of its launches tells it: the
+ * whole step (ctld/step_het.c). */
+struct step_het_view {
+	uint32_t leader;           /* the heterogeneous job's leader */
+	const char *nodes;         /* every component's step nodes, "a,b,c" */
+	struct rota_u32v tasks;    /* tasks on each of them */
+	struct rota_u32v map;      /* each task's index in nodes */
+	uint32_t base;             /* where this component's nodes begin there */
+	const char *job_nodes;     /* every component's allocation, compressed */
+	struct rota_u32v job_cpus; /* CPUs on each of job_nodes */
+};
+
 /* Launch (launch.c): send the batch script to the first node; send a step's
  * tasks (tasks[i] on the i-th of nodes) to its nodes (0, or -1 when a node is
- * not reachable). */
+ * not reachable); het: the whole step when it spans components, else NULL. */
 void launch_batch(struct ctld *ctld, struct job *job);
 int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
                 const struct step_create_req *req, const uint32_t *tasks,
-                const char *nodes);
+                const char *nodes, const struct step_het_view *het);
 /* Send SIGNAL_REQ to every node of the job. */
 void job_signal_nodes(struct ctld *ctld, struct job *job, uint32_t step_id, uint32_t sig,
                       uint32_t flags);

@@ -9,6 +9,7 @@
 #include "common/hostlist.h"
 #include "common/states.h"
 #include "common/strv.h"
+#include "common/taskdist.h"
 #include "ctld/hetjob.h"
 #include "ctld/ctld.h"
 #include "ctld/job_event.h"
@@ -148,7 +149,7 @@ void launch_batch(struct ctld *ctld, struct job *job)
 /* Launch one step: one request per node of the step. */
 int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
                 const struct step_create_req *req, const uint32_t *tasks,
-                const char *nodes)
+                const char *nodes, const struct step_het_view *het)
 {
 	struct launch_req l = {0};
 	uint32_t *cores, maxcpus = 1;
@@ -186,6 +187,17 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 		launch_container_from_job(&l, &job->desc);
 	if (req->cpus_per_task != NO_VAL)
 		l.cpus_per_task = req->cpus_per_task;
+	if (het) { /* the tasks see one step over every component */
+		l.het_leader = het->leader;
+		l.step_nodes = (char *)het->nodes;
+		l.step_tasks_per_node = het->tasks;
+		l.step_num_tasks = het->map.n;
+		l.task_dist = TASKDIST_ARBITRARY;
+		l.task_map = het->map;
+		l.job_nodes = (char *)het->job_nodes;
+		l.job_cpus_per_node = het->job_cpus;
+		l.job_num_tasks = het->map.n;
+	}
 	for (uint32_t k = 0; k < job->run->nnodes; k++)
 		if (job->run->cpus[k] > maxcpus)
 			maxcpus = job->run->cpus[k];
@@ -193,7 +205,7 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 	for (uint32_t i = 0; i < st->nnodes; i++) {
 		struct node *n = node_mgr_get(ctld->nodes, st->node_idx[i]);
 		l.node_name = (char *)n->cfg->name;
-		l.node_index = i;
+		l.node_index = het ? het->base + i : i;
 		l.step_cores = (struct rota_u32v){NULL, 0};
 		l.step_mem = st->mem ? st->mem[i] : 0;
 		/* "": the step holds none of the job's GRES here */

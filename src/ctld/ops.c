@@ -101,6 +101,12 @@ static void op_step_create(struct ctld *ctld, struct caller *who, void **body,
 	step_create(ctld, who, *body, ch);
 }
 
+static void op_step_het_create(struct ctld *ctld, struct caller *who, void **body,
+                               struct chan *ch)
+{
+	step_het_create(ctld, who, *body, ch);
+}
+
 static void op_step_info(struct ctld *ctld, struct caller *who, void **body,
                          struct chan *ch)
 {
@@ -413,6 +419,7 @@ static const struct op_entry {
     {MSG_JOB_UPDATE_REQ, P_USER, op_job_update},
     {MSG_NODE_UPDATE_REQ, P_ADMIN, op_node_update},
     {MSG_STEP_CREATE_REQ, P_USER, op_step_create},
+    {MSG_STEP_HET_CREATE_REQ, P_USER, op_step_het_create},
     {MSG_JOB_COMPLETE_REQ, P_USER, op_job_complete},
     {MSG_STEP_INFO_REQ, P_USER, op_step_info},
     {MSG_PRIO_INFO_REQ, P_USER, op_prio_info},

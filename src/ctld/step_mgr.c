@@ -152,8 +152,7 @@ static int arbitrary_layout(struct ctld *ctld, const struct job *job,
 	return (int)n;
 }
 
-static int step_check(struct ctld *ctld, struct caller *who, struct job *job,
-                      struct chan *ch)
+int step_may_create(const struct caller *who, const struct job *job)
 {
 	int rc = 0;
 
@@ -165,20 +164,19 @@ static int step_check(struct ctld *ctld, struct caller *who, struct job *job,
 		rc = job_is_pending(job) ? -ESLURM_JOB_PENDING : -ESLURM_ALREADY_DONE;
 	else if (job->state & JOB_SUSPEND_FLAG) /* srun asks again */
 		rc = -ESLURM_NODES_BUSY;
-	if (rc)
-		chan_send_rc(ch, rc, NULL);
 	return rc;
 }
 
 /* A step record holding what the layout gives it (taken from l), not yet one
  * of the job's: step_create journals it as EV_STEP_START first. */
 static struct step *step_new(struct ctld *ctld, struct job *job,
-                             const struct step_create_req *req, struct step_layout *l)
+                             const struct step_create_req *req, struct step_layout *l,
+                             uint32_t step_id)
 {
 	struct step *st = xcalloc(1, sizeof(*st));
 	char **names = xcalloc(l->n + 1, sizeof(char *));
 
-	st->step_id = job->run->next_step_id;
+	st->step_id = step_id;
 	st->nnodes = l->n;
 	st->node_idx = xcalloc(l->n, sizeof(uint32_t));
 	for (uint32_t i = 0; i < l->n; i++) {
@@ -370,20 +368,14 @@ int step_apply_end(struct job *job, const struct ev_step_end *ev)
 	return -ENOENT;
 }
 
-void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *req,
-                 struct chan *ch)
+int step_layout_for(struct ctld *ctld, struct job *job, struct step_create_req *req,
+                    struct step_layout *l)
 {
-	struct job *job = job_find(ctld->jobs, req->job_id);
-	struct step_create_resp resp = {0};
-	struct ev_step_start ev = {0};
-	struct step_layout l;
-	struct step *st;
-	uint32_t *cand, *counts = NULL, *map = NULL;
+	uint32_t *cand = xcalloc(job->run->nnodes, sizeof(uint32_t));
+	uint32_t *counts = NULL, *map = NULL;
 	int n, rc;
 
-	if (step_check(ctld, who, job, ch))
-		return;
-	cand = xcalloc(job->run->nnodes, sizeof(uint32_t));
+	memset(l, 0, sizeof(*l));
 	if (TASKDIST_TYPE(req->task_dist) == TASKDIST_ARBITRARY && req->task_hosts &&
 	    *req->task_hosts) {
 		/* the list is the tasks: no other count (step_alloc) */
@@ -393,54 +385,85 @@ void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *
 		n = step_candidates(ctld, job, req, cand);
 	}
 	if (n <= 0) {
-		chan_send_rc(ch, n < 0 ? n : -ESLURM_INVALID_NODE_COUNT, NULL);
 		free(cand);
-		return;
+		return n < 0 ? n : -ESLURM_INVALID_NODE_COUNT;
 	}
 	rc = step_alloc(job, req, cand, (uint32_t)n,
-	                counts || (req->nodelist && req->nodelist[0]), counts, &l);
+	                counts || (req->nodelist && req->nodelist[0]), counts, l);
 	free(cand);
 	free(counts);
-	if (!rc && map && l.num_tasks != req->num_tasks)
+	if (!rc && map && l->num_tasks != req->num_tasks)
 		rc = -ESLURM_BAD_DIST; /* cannot be: the counts add up to it */
 	if (!rc) {
-		l.task_map = map;
+		l->task_map = map;
 	} else {
 		free(map);
-		if (l.n)
-			step_layout_release(&l);
+		if (l->n)
+			step_layout_release(l);
 	}
-	if (!rc && (rc = step_gres_alloc(job, req, &l)))
-		step_layout_release(&l);
-	if (rc) {
+	if (!rc && (rc = step_gres_alloc(job, req, l)))
+		step_layout_release(l);
+	if (rc)
 		log_debug("JobId=%u step request: %s", job->job_id, slurm_strerror(-rc));
-		chan_send_rc(ch, rc, NULL);
-		return;
-	}
-	st = step_new(ctld, job, req, &l);
+	return rc;
+}
+
+struct step *step_record(struct ctld *ctld, struct job *job,
+                         const struct step_create_req *req, struct step_layout *l,
+                         uint32_t step_id, struct chan *ch)
+{
+	struct ev_step_start ev = {0};
+	struct step *st = step_new(ctld, job, req, l, step_id);
+	int rc;
+
 	step_event_fill(job, st, &ev);
 	step_free(st);
 	rc = ev_step_start_commit(ctld, &ev);
 	codec_release(&ev_step_start_type, &ev);
-	st = rc ? NULL : step_find(job, job->run->next_step_id - 1);
+	st = rc ? NULL : step_find(job, step_id);
 	if (!st) {
 		log_err("JobId=%u: step record refused (%d)", job->job_id, rc);
+		return NULL;
+	}
+	st->client = ch;
+	chan_ref(ch);
+	log_info("JobId=%u StepId=%u created on %s (%u CPUs)", job->job_id, st->step_id,
+	         st->nodes, st->num_cpus);
+	return st;
+}
+
+void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *req,
+                 struct chan *ch)
+{
+	struct job *job = job_find(ctld->jobs, req->job_id);
+	struct step_create_resp resp = {0};
+	struct step_layout l;
+	struct step *st;
+	int rc;
+
+	if ((rc = step_may_create(who, job))) {
+		chan_send_rc(ch, rc, NULL);
+		return;
+	}
+	rc = step_layout_for(ctld, job, req, &l);
+	if (rc) {
+		chan_send_rc(ch, rc, NULL);
+		return;
+	}
+	st = step_record(ctld, job, req, &l, job->run->next_step_id, ch);
+	if (!st) {
 		chan_send_rc(ch, SLURM_ERROR, "step record refused");
 		step_layout_release(&l);
 		return;
 	}
-	st->client = ch;
-	chan_ref(ch);
 	resp.job_id = job->job_id;
 	resp.step_id = st->step_id;
 	resp.nodes = st->nodes;
 	resp.tasks_per_node = (struct rota_u32v){l.tasks, l.n};
 	resp.task_dist = req->task_dist;
 	resp.task_map = (struct rota_u32v){st->task_map, st->ntask_map};
-	log_info("JobId=%u StepId=%u created on %s (%u CPUs)", job->job_id, st->step_id,
-	         st->nodes, st->num_cpus);
 	chan_send(ch, MSG_STEP_CREATE_RESP, &resp);
-	if (launch_step(ctld, job, st, req, l.tasks, st->nodes) < 0)
+	if (launch_step(ctld, job, st, req, l.tasks, st->nodes, NULL) < 0)
 		chan_send_rc(ch, -ESLURM_NODES_BUSY,
 		             "step launch failed: a node is not reachable");
 	step_layout_release(&l);

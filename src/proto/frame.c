@@ -38,11 +38,13 @@ uint32_t frame_max_body(uint16_t type)
 	case MSG_STEP_CREATE_REQ:
 	case MSG_SUBMIT_HET_REQ: /* components: the leader's script, envs */
 	case MSG_ALLOC_HET_REQ:
+	case MSG_STEP_HET_CREATE_REQ: /* up to HET_MAX step requests */
 		return 8u << 20;
 	case MSG_NODE_REGISTER:
 	case MSG_IO_DATA:
 	case MSG_ALLOC_RESP:
 	case MSG_STEP_CREATE_RESP:
+	case MSG_STEP_HET_CREATE_RESP:
 		return 4u << 20;
 	default:
 		return 1u << 20;
@@ -97,6 +99,7 @@ uint32_t frame_max_values(uint16_t type)
 	case MSG_NODE_REGISTER:
 	case MSG_SUBMIT_HET_REQ: /* up to HET_MAX requests */
 	case MSG_ALLOC_HET_REQ:
+	case MSG_STEP_HET_CREATE_REQ:
 		return 1u << 20;
 	case MSG_LAUNCH_REQ:
 		return 1u << 21;

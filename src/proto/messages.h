@@ -540,6 +540,22 @@ enum step_flags {
 	F(S, u32v, task_map, _) /* arbitrary: each task's node (its index in nodes) */
 ROTA_DECLARE(step_create_resp, STEP_CREATE_RESP_FIELDS)
 
+/* srun over several components of a heterogeneous job (`srun a : b`,
+ * --het-group=0,1): MSG_STEP_HET_CREATE_REQ {one request per component, each
+ * naming its component's job} -> MSG_STEP_HET_CREATE_RESP {each component's
+ * step, all with one step id; and the whole step's layout, one MPI_COMM_WORLD:
+ * every component's nodes after the previous one's, the tasks numbered
+ * across them (task_map: each task's index in nodes)}, or MSG_RC (all or
+ * none: ESLURM_NODES_BUSY when one component must wait). */
+#define STEP_HET_CREATE_REQ_FIELDS(F, S) F(S, list, steps, step_create_req)
+ROTA_DECLARE(step_het_create_req, STEP_HET_CREATE_REQ_FIELDS)
+#define STEP_HET_CREATE_RESP_FIELDS(F, S)                                                \
+	F(S, list, steps, step_create_resp)                                              \
+	F(S, strv, nodes, _)                                                             \
+	F(S, u32v, tasks, _)                                                             \
+	F(S, u32v, task_map, _)
+ROTA_DECLARE(step_het_create_resp, STEP_HET_CREATE_RESP_FIELDS)
+
 /* One job step as squeue -s / scontrol show step see it. */
 #define STEP_INFO_FIELDS(F, S)                                                           \
 	F(S, u32, job_id, _)                                                             \
@@ -679,7 +695,11 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, u32, step_num_tasks, _)                                                     \
 	F(S, u32, task_dist, _) /* how tasks are numbered (common/taskdist.h) */         \
 	F(S, u32v, task_map, _) /* arbitrary: each task's index in step_nodes */         \
-	F(S, strv, het_env, _)  /* a heterogeneous job's batch: its components' */       \
+	/* a step over several components (MSG_STEP_HET_CREATE_REQ): the leader's        \
+	 * id (SLURM_JOB_ID), 0 for any other step; the step_* layout above and          \
+	 * job_nodes are then the whole step's, node_index this node's in it */          \
+	F(S, u32, het_leader, _)                                                         \
+	F(S, strv, het_env, _) /* a heterogeneous job's batch: its components' */        \
 	F(S, str, io_host, _)                                                            \
 	F(S, u32, io_port, _)                                                            \
 	F(S, bin, io_key, _)                                                             \
@@ -1635,7 +1655,9 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_ACT_AS, 114, act_as)       /* rotarestd: for a user from now on */         \
 	M(MSG_TOKEN_REQ, 115, token_req) /* scontrol token */                            \
 	M(MSG_TOKEN_RESP, 116, token_resp)                                               \
-	M(MSG_ALLOC_HET_REQ, 117, submit_het) /* salloc with components */
+	M(MSG_ALLOC_HET_REQ, 117, submit_het) /* salloc with components */               \
+	M(MSG_STEP_HET_CREATE_REQ, 118, step_het_create_req)                             \
+	M(MSG_STEP_HET_CREATE_RESP, 119, step_het_create_resp)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) };

@@ -86,7 +86,10 @@ static char **env_job_ids(char **env, const struct stepd *st)
 	const char *cluster =
 	    req->cluster_name ? req->cluster_name : st->conf->cluster_name;
 
-	env = strv_setenvf(env, "SLURM_JOB_ID", "%u", req->job_id);
+	/* a step over several components: the leader's, as Slurm */
+	uint32_t id = req->het_leader ? req->het_leader : req->job_id;
+
+	env = strv_setenvf(env, "SLURM_JOB_ID", "%u", id);
 	if (req->array_job_id) {
 		env = strv_setenvf(env, "SLURM_ARRAY_JOB_ID", "%u", req->array_job_id);
 		env = strv_setenvf(env, "SLURM_ARRAY_TASK_ID", "%u", req->array_task_id);
@@ -99,7 +102,7 @@ static char **env_job_ids(char **env, const struct stepd *st)
 		env = strv_setenvf(env, "SLURM_ARRAY_TASK_STEP", "%u",
 		                   req->array_task_step);
 	}
-	env = strv_setenvf(env, "SLURM_JOBID", "%u", req->job_id);
+	env = strv_setenvf(env, "SLURM_JOBID", "%u", id);
 	/* only in a job that was requeued, as Slurm does */
 	if (req->restart_cnt)
 		env = strv_setenvf(env, "SLURM_RESTART_COUNT", "%u", req->restart_cnt);
@@ -175,17 +178,34 @@ static uint32_t step_total_tasks(const struct launch_req *req)
 	return sum;
 }
 
+/* The step's nodes for its variables: over several components the list
+ * of every component's nodes in order ("a,b,c"), compressed (caller frees). */
+static char *step_node_list(const struct launch_req *req)
+{
+	char **names = NULL, *s;
+	size_t n = 0;
+
+	if (!req->step_nodes)
+		return NULL;
+	if (!req->het_leader || hostlist_expand(req->step_nodes, &names, &n, NULL) < 0)
+		return xstrdup(req->step_nodes);
+	s = hostlist_compress(names, n);
+	hostlist_free(names);
+	return s;
+}
+
 static char **env_step(char **env, const struct stepd *st)
 {
 	const struct launch_req *req = st->req;
 	const struct rota_u32v *tpn = &req->step_tasks_per_node;
 	uint32_t ntasks = step_total_tasks(req);
-	char *gtids = xstrdup("");
+	char *gtids = xstrdup(""), *nodes = step_node_list(req);
 
 	env = strv_setenvf(env, "SLURM_STEP_ID", "%u", req->step_id);
 	env = strv_setenvf(env, "SLURM_STEPID", "%u", req->step_id);
-	env = set_opt(env, "SLURM_STEP_NODELIST", req->step_nodes);
-	env = set_opt(env, "SLURM_NODELIST", req->step_nodes);
+	env = set_opt(env, "SLURM_STEP_NODELIST", nodes);
+	env = set_opt(env, "SLURM_NODELIST", nodes);
+	free(nodes);
 	env = strv_setenvf(env, "SLURM_STEP_NUM_NODES", "%u", tpn->n);
 	env = strv_setenvf(env, "SLURM_NNODES", "%u", tpn->n);
 	env = strv_setenvf(env, "SLURM_STEP_NUM_TASKS", "%u", ntasks);
@@ -203,7 +223,9 @@ static char **env_step(char **env, const struct stepd *st)
 	}
 	env = strv_setenv(env, "SLURM_GTIDS", gtids);
 	free(gtids);
-	if (req->task_dist && !strv_getenv(env, "SLURM_DISTRIBUTION")) {
+	/* over several components the layout is a map: no -m said so */
+	if (req->task_dist && !req->het_leader &&
+	    !strv_getenv(env, "SLURM_DISTRIBUTION")) {
 		env =
 		    strv_setenv(env, "SLURM_DISTRIBUTION", taskdist_name(req->task_dist));
 		if (TASKDIST_TYPE(req->task_dist) == TASKDIST_PLANE)

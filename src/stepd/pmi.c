@@ -206,7 +206,10 @@ static struct pmi *pmi_create(struct stepd *st)
 	p->n = st->ntasks;
 	p->size = st->req->step_num_tasks;
 	p->nnodes = st->req->step_tasks_per_node.n ? st->req->step_tasks_per_node.n : 1;
-	snprintf(p->jobid, sizeof(p->jobid), "%u.%u", st->req->job_id, st->req->step_id);
+	/* over several components one name for all: the leader's */
+	snprintf(p->jobid, sizeof(p->jobid), "%u.%u",
+	         st->req->het_leader ? st->req->het_leader : st->req->job_id,
+	         st->req->step_id);
 	p->mapping = make_mapping(st->req);
 	p->kvs = pmi_kvs_create();
 	p->pending = pmi_kvs_create();
@@ -340,7 +343,7 @@ static int pmix_envs(struct stepd *st, struct pmi *p, int fd, struct rota_error 
 static int pmix_setup(struct stepd *st, struct pmi *p, struct rota_error *err)
 {
 	struct pmix_setup m = {
-	    .job_id = st->req->job_id,
+	    .job_id = st->req->het_leader ? st->req->het_leader : st->req->job_id,
 	    .step_id = st->req->step_id,
 	    .node_index = st->req->node_index,
 	    .tasks = st->req->step_tasks_per_node,
@@ -370,7 +373,8 @@ static int pmix_setup(struct stepd *st, struct pmi *p, struct rota_error *err)
 		pmix_child(st, prog, sv[1]);
 	close(sv[1]);
 	sv[1] = -1;
-	snprintf(nspace, sizeof(nspace), "slurm.pmix.%u.%u", st->req->job_id,
+	snprintf(nspace, sizeof(nspace), "slurm.pmix.%u.%u",
+	         st->req->het_leader ? st->req->het_leader : st->req->job_id,
 	         st->req->step_id);
 	m.nspace = nspace;
 	m.tmpdir = p->tmpdir;

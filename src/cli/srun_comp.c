@@ -1,0 +1,320 @@
+/* srun_comp.c - srun's command line as components of one step (see
+ * srun_comp.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/cli.h"
+#include "cli/jobopt_table.h"
+#include "cli/srun_comp.h"
+#include "common/multiprog.h"
+#include "common/strv.h"
+#include "proto/messages.h"
+#include "common/common.h"
+
+extern char **environ;
+
+static void line_fail(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
+static void line_fail(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	cli_error("%s", buf);
+	exit(1);
+}
+
+/* --het-group's "0,2-3" into ascending ids (each once); their count. */
+static size_t groups_parse(const char *spec, uint32_t *out)
+{
+	uint8_t seen[HET_MAX] = {0};
+	const char *p = spec ? spec : "";
+	size_t n = 0;
+
+	for (;;) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+		if (end == p || a < 0 || a >= HET_MAX)
+			line_fail("Invalid --het-group value: %s", spec ? spec : "");
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b < a || b >= HET_MAX)
+				line_fail("Invalid --het-group value: %s", spec);
+			p = end;
+		}
+		for (long k = a; k <= b; k++)
+			seen[k] = 1;
+		if (!*p)
+			break;
+		if (*p != ',')
+			line_fail("Invalid --het-group value: %s", spec);
+		p++;
+	}
+	for (uint32_t k = 0; k < HET_MAX; k++)
+		if (seen[k])
+			out[n++] = k;
+	return n;
+}
+
+/* Component k's environment in a heterogeneous allocation: its
+ * SLURM_*_HET_GROUP_k (ctld/hetjob.h) in place of the allocation's
+ * unsuffixed variables, which describe component 0. */
+static char **group_env(uint32_t k)
+{
+	/* component 0's: every name the controller gives per component
+	 * (ctld/hetjob.c), and the counts srun reads */
+	static const char *const counts[] = {
+	    "SLURM_JOB_ID",          "SLURM_JOBID",
+	    "SLURM_JOB_NAME",        "SLURM_JOB_PARTITION",
+	    "SLURM_JOB_ACCOUNT",     "SLURM_JOB_QOS",
+	    "SLURM_JOB_RESERVATION", "SLURM_MEM_PER_NODE",
+	    "SLURM_MEM_PER_CPU",     "SLURM_JOB_NODELIST",
+	    "SLURM_NODELIST",        "SLURM_JOB_NUM_NODES",
+	    "SLURM_NNODES",          "SLURM_JOB_CPUS_PER_NODE",
+	    "SLURM_TASKS_PER_NODE",  "SLURM_NTASKS",
+	    "SLURM_NPROCS",          "SLURM_CPUS_PER_TASK",
+	    "SLURM_NTASKS_PER_NODE"};
+	char **env = strv_dup(environ), *suffix = xasprintf("_HET_GROUP_%u", k);
+	size_t sl = strlen(suffix);
+
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		strv_unsetenv(env, counts[i]);
+	for (size_t i = 0; environ[i]; i++) {
+		const char *e = environ[i], *eq = strchr(e, '=');
+		char *name;
+		if (!eq || (size_t)(eq - e) <= sl || strncmp(eq - sl, suffix, sl))
+			continue;
+		name = xstrndup(e, (size_t)(eq - e) - sl);
+		env = strv_setenv(env, name, eq + 1);
+		if (!strcmp(name, "SLURM_JOB_ID"))
+			env = strv_setenv(env, "SLURM_JOBID", eq + 1);
+		if (!strcmp(name, "SLURM_JOB_NUM_NODES"))
+			env = strv_setenv(env, "SLURM_NNODES", eq + 1);
+		if (!strcmp(name, "SLURM_JOB_NODELIST"))
+			env = strv_setenv(env, "SLURM_NODELIST", eq + 1);
+		if (!strcmp(name, "SLURM_NTASKS"))
+			env = strv_setenv(env, "SLURM_NPROCS", eq + 1);
+		free(name);
+	}
+	free(suffix);
+	return env;
+}
+
+uint32_t srun_comp_job_id(const struct srun_comp *c)
+{
+	char *key = xasprintf("SLURM_JOB_ID_HET_GROUP_%u", c->group);
+	const char *v = strv_getenv(c->env, key);
+
+	free(key);
+	return v && *v ? (uint32_t)strtoul(v, NULL, 10) : NO_VAL;
+}
+
+/* --multi-prog FILE: the file is read here and its text travels as argv[0]. */
+static char **multi_prog_load(const char *path)
+{
+	char **argv = xcalloc(2, sizeof(char *));
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f) {
+		fprintf(stderr, "srun: error: Unable to open configuration file %s\n",
+		        path);
+		exit(1);
+	}
+	argv[0] = xmalloc(MULTIPROG_MAX_BYTES + 1);
+	n = fread(argv[0], 1, MULTIPROG_MAX_BYTES + 1, f);
+	fclose(f);
+	if (n > MULTIPROG_MAX_BYTES) {
+		fprintf(stderr, "srun: error: configuration file %s is too large\n",
+		        path);
+		exit(1);
+	}
+	argv[0][n] = '\0';
+	return argv;
+}
+
+/* One segment of the line: its options and where its command is. */
+struct seg {
+	struct jobopt_list opts;
+	int cmd, end; /* argv[cmd..end) */
+};
+
+static char **slice(char **argv, int from, int to)
+{
+	char **v = xcalloc((size_t)(to - from) + 1, sizeof(char *));
+
+	for (int i = from; i < to; i++)
+		v[i - from] = xstrdup(argv[i]);
+	return v;
+}
+
+/* Which components of the job the segments run in; sets line->het. */
+static size_t line_groups(const struct seg *segs, size_t nseg, int in_alloc,
+                          struct srun_line *line, uint32_t *groups, size_t *seg_of)
+{
+	const char *size = getenv("SLURM_HET_SIZE");
+	size_t n = 0;
+	int has_jobid = 0, has;
+	const char *spec = jobopt_list_last(&segs[0].opts, O_HET_GROUP, &has);
+
+	jobopt_list_last(&segs[0].opts, O_JOBID, &has_jobid);
+	if (nseg == 1) {
+		/* in a heterogeneous allocation (not one of its steps),
+		 * component 0 unless told: salloc's gives no unsuffixed
+		 * SLURM_JOB_NODELIST */
+		if (!has && !has_jobid && size && !getenv("SLURM_STEP_ID")) {
+			has = 1;
+			spec = "0";
+		}
+		if (!has)
+			return 1;
+		n = groups_parse(spec, groups);
+		for (size_t k = 0; k < n; k++)
+			seg_of[k] = 0;
+	} else {
+		uint8_t seen[HET_MAX] = {0};
+		for (size_t k = 0; k < nseg; k++) {
+			uint32_t g[HET_MAX];
+			const char *s =
+			    jobopt_list_last(&segs[k].opts, O_HET_GROUP, &has);
+			if (has && groups_parse(s, g) != 1)
+				line_fail(
+				    "--het-group=%s: one component for each part of "
+				    "the command line",
+				    s);
+			groups[k] = has ? g[0] : (uint32_t)k;
+			if (seen[groups[k]]++)
+				line_fail("het-group %u is given twice: one step per "
+				          "component",
+				          groups[k]);
+			seg_of[k] = k;
+		}
+		n = nseg;
+	}
+	line->het = 1;
+	if (!in_alloc) {
+		if (nseg == 1)
+			line_fail("--het-group: not inside a heterogeneous job");
+		return n; /* a heterogeneous allocation of its own, 0..n-1 */
+	}
+	if (!size) {
+		if (nseg == 1 && n == 1)
+			line_fail("--het-group: not inside a heterogeneous job");
+		line_fail("a step with components (:) needs a heterogeneous job "
+		          "allocation");
+	}
+	for (size_t k = 0; k < n; k++) {
+		long max = strtol(size, NULL, 10) - 1;
+		if ((long)groups[k] > max) {
+			cli_error("Attempt to run a job step with het-group value of "
+			          "%u, but the job allocation has maximum value of %ld",
+			          groups[k], max);
+			exit(1);
+		}
+	}
+	return n;
+}
+
+/* Component k's options over its environment; its command. */
+static void comp_fill(struct srun_comp *c, const struct seg *s, char **argv,
+                      const struct seg *segs, size_t nseg, size_t si)
+{
+	jobopt_init(&c->o, JOBOPT_SRUN);
+	jobopt_apply_env(&c->o, c->env);
+	jobopt_apply_list(&c->o, &s->opts, JOBOPT_SRC_ARGV);
+	/* no command: the next component's (Slurm) */
+	for (size_t j = si; j < nseg && !c->cmd; j++)
+		if (segs[j].cmd < segs[j].end)
+			c->cmd = slice(argv, segs[j].cmd, segs[j].end);
+	if (!c->cmd) {
+		fprintf(stderr, "srun: fatal: No command given to execute.\n");
+		exit(1);
+	}
+	jobopt_finish(&c->o);
+	/* the terminal is task 0's */
+	if ((c->o.step_flags & STEP_F_PTY) && c->o.in_task == JOBOPT_IO_ALL)
+		c->o.in_task = 0;
+	/* named after the program, or the --multi-prog file (as Slurm), never
+	 * after the file's text */
+	if (!c->o.desc.name)
+		c->o.desc.name = xstrdup(jobopt_basename(c->cmd[0]));
+	if (c->o.step_flags & STEP_F_MULTI_PROG) {
+		char **text = multi_prog_load(c->cmd[0]);
+		strv_free(c->cmd);
+		c->cmd = text;
+	}
+}
+
+void srun_line_parse(int argc, char **argv, struct srun_line *line)
+{
+	struct seg segs[HET_MAX] = {0};
+	uint32_t groups[HET_MAX] = {0};
+	size_t nseg = 0, seg_of[HET_MAX] = {0}, n;
+	int start = 0, in_alloc;
+
+	memset(line, 0, sizeof(*line));
+	/* "srun a : b": segments at each ":" (argv[start] is the program or
+	 * the ":", as getopt's argv[0]) */
+	for (int i = 1; i <= argc; i++) {
+		int sub;
+		if (i < argc && strcmp(argv[i], ":"))
+			continue;
+		if (nseg == HET_MAX)
+			line_fail("too many components (%d at most)", HET_MAX);
+		jobopt_collect(JOBOPT_SRUN, i - start, argv + start, &segs[nseg].opts,
+		               &sub);
+		segs[nseg].cmd = start + sub;
+		segs[nseg].end = i;
+		nseg++;
+		start = i;
+	}
+	{
+		int has_jobid = 0;
+		jobopt_list_last(&segs[0].opts, O_JOBID, &has_jobid);
+		in_alloc = has_jobid || getenv("SLURM_JOB_ID") || getenv("SLURM_JOBID");
+	}
+	n = line_groups(segs, nseg, in_alloc, line, groups, seg_of);
+	line->n = n;
+	line->comp = xcalloc(n, sizeof(*line->comp));
+	for (size_t k = 0; k < n; k++) {
+		struct srun_comp *c = &line->comp[k];
+		c->group = line->het ? groups[k] : 0;
+		c->env = line->het && in_alloc ? group_env(c->group) : strv_dup(environ);
+	}
+	/* options first: some answer without a command (--cpu-bind=help) */
+	environ = line->comp[0].env; /* kept to the end: the tasks get it */
+	for (size_t k = 0; k < n; k++)
+		comp_fill(&line->comp[k], &segs[seg_of[k]], argv, segs, nseg, seg_of[k]);
+	for (size_t k = 0; k < nseg; k++)
+		jobopt_list_release(&segs[k].opts);
+	for (size_t k = 0; n > 1 && k < n; k++)
+		if (line->comp[k].o.step_flags & STEP_F_MULTI_PROG)
+			line_fail("--multi-prog cannot span several components of a "
+			          "heterogeneous job");
+}
+
+void srun_line_granted(struct srun_line *line, uint32_t leader, char *const *het_env)
+{
+	for (size_t k = 0; k < line->n; k++) {
+		struct srun_comp *c = &line->comp[k];
+		c->env = strv_setenv_from(c->env, (char **)het_env, "SLURM_");
+		c->env = strv_setenvf(c->env, "SLURM_JOB_ID", "%u", leader);
+	}
+	environ = line->comp[0].env;
+}
+
+void srun_line_release(struct srun_line *line)
+{
+	for (size_t k = 0; k < line->n; k++) {
+		jobopt_release(&line->comp[k].o);
+		strv_free(line->comp[k].cmd);
+		if (k) /* [0]'s is environ */
+			strv_free(line->comp[k].env);
+	}
+	free(line->comp);
+}
