@@ -542,8 +542,6 @@ static void allocate(struct srun *s)
  * component's. */
 static void job_ids_given(struct srun *s)
 {
-	const char *leader = getenv("SLURM_JOB_ID");
-
 	s->job_id = s->o->jobid;
 	for (size_t k = 0; k < s->line.n; k++) {
 		s->job_ids[k] = s->line.het ? srun_comp_job_id(&s->line.comp[k])
@@ -551,10 +549,8 @@ static void job_ids_given(struct srun *s)
 		if (s->job_ids[k] == NO_VAL)
 			s->job_ids[k] = s->line.comp[k].o.jobid;
 	}
-	if (s->line.het && leader && *leader)
-		s->job_id = (uint32_t)strtoul(leader, NULL, 10);
-	else if (s->line.het)
-		s->job_id = s->job_ids[0];
+	if (s->line.het)
+		s->job_id = s->line.leader != NO_VAL ? s->line.leader : s->job_ids[0];
 }
 
 int cmd_srun(int argc, char **argv)

@@ -200,6 +200,11 @@ static size_t line_groups(const struct seg *segs, size_t nseg, int in_alloc,
 	if (!in_alloc) {
 		if (nseg == 1)
 			line_fail("--het-group: not inside a heterogeneous job");
+		for (size_t k = 0; k < nseg; k++) {
+			jobopt_list_last(&segs[k].opts, O_HET_GROUP, &has);
+			if (has)
+				line_fail("--het-group: not inside a heterogeneous job");
+		}
 		return n; /* a heterogeneous allocation of its own, 0..n-1 */
 	}
 	if (!size) {
@@ -258,25 +263,36 @@ void srun_line_parse(int argc, char **argv, struct srun_line *line)
 	int start = 0, in_alloc;
 
 	memset(line, 0, sizeof(*line));
-	/* "srun a : b": segments at each ":" (argv[start] is the program or
-	 * the ":", as getopt's argv[0]) */
-	for (int i = 1; i <= argc; i++) {
-		int sub;
-		if (i < argc && strcmp(argv[i], ":"))
-			continue;
+	/* "srun a : b": each part's options up to its command (a lone ":" may
+	 * be an option's value), then its command up to the next lone ":"
+	 * (argv[start] is the program or the ":", as getopt's argv[0]) */
+	while (start < argc) {
+		int sub, end;
 		if (nseg == HET_MAX)
 			line_fail("too many components (%d at most)", HET_MAX);
-		jobopt_collect(JOBOPT_SRUN, i - start, argv + start, &segs[nseg].opts,
+		jobopt_collect(JOBOPT_SRUN, argc - start, argv + start, &segs[nseg].opts,
 		               &sub);
-		segs[nseg].cmd = start + sub;
-		segs[nseg].end = i;
+		end = start + sub;
+		segs[nseg].cmd = end;
+		while (end < argc && strcmp(argv[end], ":"))
+			end++;
+		segs[nseg].end = end;
 		nseg++;
-		start = i;
+		start = end;
+	}
+	if (!nseg) { /* argc < 1: no program name even */
+		jobopt_collect(JOBOPT_SRUN, argc, argv, &segs[0].opts, &start);
+		segs[0].cmd = segs[0].end = argc;
+		nseg = 1;
 	}
 	{
 		int has_jobid = 0;
 		jobopt_list_last(&segs[0].opts, O_JOBID, &has_jobid);
 		in_alloc = has_jobid || getenv("SLURM_JOB_ID") || getenv("SLURM_JOBID");
+	}
+	{
+		const char *id = getenv("SLURM_JOB_ID");
+		line->leader = id && *id ? (uint32_t)strtoul(id, NULL, 10) : NO_VAL;
 	}
 	n = line_groups(segs, nseg, in_alloc, line, groups, seg_of);
 	line->n = n;
@@ -305,6 +321,7 @@ void srun_line_granted(struct srun_line *line, uint32_t leader, char *const *het
 		c->env = strv_setenv_from(c->env, (char **)het_env, "SLURM_");
 		c->env = strv_setenvf(c->env, "SLURM_JOB_ID", "%u", leader);
 	}
+	line->leader = leader;
 	environ = line->comp[0].env;
 }
 

@@ -28,7 +28,9 @@ struct srun_comp {
 struct srun_line {
 	struct srun_comp *comp;
 	size_t n;
-	int het; /* over several components (even one named by --het-group=k) */
+	int het;         /* over several components (even one named by --het-group=k) */
+	uint32_t leader; /* the allocation's SLURM_JOB_ID as srun found it (a
+	                  * heterogeneous job's leader), or NO_VAL */
 };
 
 /* Parse argv into line (jobopt_die / exit with Slurm's words on a bad

@@ -297,12 +297,22 @@ void job_mgr_complete_req(struct ctld *ctld, struct caller *who,
 		ch->alloc_job_id = 0;
 		chan_unref(ch);
 	}
-	/* its own steps are over: no "aborted" notice for them */
-	for (struct step *st = job->run->steps; st; st = st->next)
-		if (st->client == ch) {
-			chan_unref(ch);
-			st->client = NULL;
+	/* its own steps are over (and, srun's heterogeneous allocation, those
+	 * over every component): no "aborted" notice for them */
+	{
+		struct job *comps[HET_MAX];
+		size_t n = hetjob_components(ctld, job, comps);
+		if (!n) {
+			comps[0] = job;
+			n = 1;
 		}
+		for (size_t k = 0; k < n; k++)
+			for (struct step *st = comps[k]->run->steps; st; st = st->next)
+				if (st->client == ch) {
+					chan_unref(ch);
+					st->client = NULL;
+				}
+	}
 	/* an srun whose task the memory limit killed: OUT_OF_MEMORY, as Slurm */
 	if (!job_is_finished(job) && (req->status & 0xff) == TASK_STATUS_OOM)
 		job_end(ctld, job, JOB_OOM, FAIL_OOM, req->status);

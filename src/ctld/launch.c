@@ -194,8 +194,8 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 		l.step_num_tasks = het->map.n;
 		l.task_dist = TASKDIST_ARBITRARY;
 		l.task_map = het->map;
-		l.job_nodes = (char *)het->job_nodes;
-		l.job_cpus_per_node = het->job_cpus;
+		l.het_job_nodes = (char *)het->job_nodes;
+		l.het_job_cpus = het->job_cpus;
 		l.job_num_tasks = het->map.n;
 	}
 	for (uint32_t k = 0; k < job->run->nnodes; k++)

@@ -105,7 +105,8 @@ static void het_view(struct ctld *ctld, struct het_step *h)
 /* Every component's allocation as one: each node once, its CPUs summed. */
 static void het_job_nodes(struct ctld *ctld, struct het_step *h)
 {
-	size_t cap = 0;
+	size_t cap = 0, count = node_mgr_count(ctld->nodes);
+	uint32_t *at = xcalloc(count + 1, sizeof(uint32_t)); /* 1 + its place */
 
 	for (size_t k = 0; k < h->n; k++)
 		cap += h->jobs[k]->run->nnodes;
@@ -114,16 +115,18 @@ static void het_job_nodes(struct ctld *ctld, struct het_step *h)
 	for (size_t k = 0; k < h->n; k++) {
 		const struct job_run *run = h->jobs[k]->run;
 		for (uint32_t i = 0; i < run->nnodes; i++) {
-			char *name = (char *)node_mgr_get(ctld->nodes, run->node_idx[i])
-			                 ->cfg->name;
-			size_t j = 0;
-			while (j < h->njob && strcmp(h->job_names[j], name))
-				j++;
-			if (j == h->njob)
-				h->job_names[h->njob++] = name;
-			h->job_cpus[j] += run->cpus[i];
+			uint32_t idx = run->node_idx[i];
+			if (idx >= count)
+				continue;
+			if (!at[idx]) {
+				h->job_names[h->njob] =
+				    (char *)node_mgr_get(ctld->nodes, idx)->cfg->name;
+				at[idx] = (uint32_t)++h->njob;
+			}
+			h->job_cpus[at[idx] - 1] += run->cpus[i];
 		}
 	}
+	free(at);
 }
 
 /* "a,b,a": the whole step's nodes in order, repeats kept (caller frees). */
@@ -169,7 +172,10 @@ static void het_unrecord(struct ctld *ctld, struct het_step *h, size_t k)
 		                         .step_id = h->st[j]->step_id,
 		                         .exit_code = 1 << 8,
 		                         .time = time(NULL)};
-		ev_step_end_commit(ctld, &ev);
+		if (ev_step_end_commit(ctld, &ev) < 0)
+			log_err("JobId=%u StepId=%u: cannot end the step of a "
+			        "heterogeneous step refused (node registration will)",
+			        ev.job_id, ev.step_id);
 	}
 }
 

@@ -699,6 +699,10 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	 * id (SLURM_JOB_ID), 0 for any other step; the step_* layout above and          \
 	 * job_nodes are then the whole step's, node_index this node's in it */          \
 	F(S, u32, het_leader, _)                                                         \
+	/* ... and every component's allocation (job_nodes stays this one's: the         \
+	 * Prolog's), for the tasks' SLURM_JOB_NODELIST */                               \
+	F(S, str, het_job_nodes, _)                                                      \
+	F(S, u32v, het_job_cpus, _)                                                      \
 	F(S, strv, het_env, _) /* a heterogeneous job's batch: its components' */        \
 	F(S, str, io_host, _)                                                            \
 	F(S, u32, io_port, _)                                                            \

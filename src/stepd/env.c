@@ -46,6 +46,29 @@ static uint32_t *job_cpus(const struct launch_req *req, size_t n)
 	return cpus;
 }
 
+/* A step over several components: the job's nodes are every component's. */
+static char **env_het_job(char **env, const struct launch_req *req)
+{
+	char **names = NULL;
+	size_t n = 0;
+	uint32_t *cpus;
+
+	if (hostlist_expand(req->het_job_nodes, &names, &n, NULL) < 0 || !n) {
+		hostlist_free(names);
+		return env;
+	}
+	hostlist_free(names);
+	cpus = xcalloc(n, sizeof(*cpus));
+	jobfmt_node_cpus(req->het_job_cpus.v, req->het_job_cpus.n, cpus, n);
+	env = strv_setenv(env, "SLURM_JOB_NODELIST", req->het_job_nodes);
+	env = strv_setenv(env, "SLURM_NODELIST", req->het_job_nodes);
+	env = strv_setenvf(env, "SLURM_JOB_NUM_NODES", "%zu", n);
+	env = strv_setenvf(env, "SLURM_NNODES", "%zu", n);
+	env = strv_setenv_take(env, "SLURM_JOB_CPUS_PER_NODE", jobfmt_counts(cpus, n));
+	free(cpus);
+	return env;
+}
+
 /* Variables that describe the job's allocation (batch and steps alike). */
 static char **env_job_alloc(char **env, const struct stepd *st)
 {
@@ -71,12 +94,15 @@ static char **env_job_alloc(char **env, const struct stepd *st)
 		env = strv_setenvf(env, "SLURM_NNODES", "%zu", n);
 		env = strv_setenv_take(env, "SLURM_JOB_CPUS_PER_NODE",
 		                       jobfmt_counts(cpus, n));
+		/* this component's CPUs here, over several as well */
 		env = strv_setenvf(env, "SLURM_CPUS_ON_NODE", "%u", cpus[me]);
 		if (st->batch)
 			env = strv_setenv_take(env, "SLURM_TASKS_PER_NODE",
 			                       jobfmt_tasks_per_node(&t, cpus, n));
 	}
 	free(cpus);
+	if (req->het_leader && req->het_job_nodes)
+		env = env_het_job(env, req);
 	return env;
 }
 

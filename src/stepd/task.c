@@ -122,10 +122,12 @@ static int append_mode(const struct stepd *st)
 }
 
 /* O_TRUNC when the step's output files start empty: unless --open-mode=append,
- * and only on its first node (tasks elsewhere may be writing already). */
+ * and only on its first node (tasks elsewhere may be writing already).  A
+ * step over several components appends, as Slurm's heterogeneous steps do
+ * (no component knows when the others have started writing). */
 static int output_trunc(const struct stepd *st)
 {
-	return append_mode(st) || st->node_id ? 0 : O_TRUNC;
+	return append_mode(st) || st->node_id || st->req->het_leader ? 0 : O_TRUNC;
 }
 
 /* Absolute path of pattern expanded for task t (relative to work_dir). */
