@@ -215,9 +215,18 @@ void jobctl_allocate(uint16_t req_type, const void *req, enum jobctl_style style
 			alloc_failed(style, rc ? msg : "unexpected reply");
 		} else if (type == MSG_ALLOC_PENDING) {
 			job_id = ((struct submit_resp *)body)->job_id;
+
 		} else if (type == MSG_ALLOC_RESP) {
 			ret->fd = fd;
 			ret->resp = body;
+			/* Slurm never grants components at submission (a later
+			 * pass does): its lines say they waited, as scripts and
+			 * its test suite read them */
+			if (req_type == MSG_ALLOC_HET_REQ && !said) {
+				say_pending(style, ret->resp->job_id);
+				job_id = ret->resp->job_id;
+				said = 1;
+			}
 			if (job_id && said && !quiet)
 				fprintf(stderr,
 				        "%s: job %u has been allocated resources\n",

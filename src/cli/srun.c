@@ -48,10 +48,11 @@ static const int forwarded_signals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
 
 struct srun {
 	struct srun_line line;
-	struct jobopt *o;  /* component 0's: the step's I/O and signals */
-	uint32_t *job_ids; /* [line.n] each component's job */
-	uint32_t job_id;   /* the job (a heterogeneous job's leader) */
-	int alloc_mode;    /* we hold our own allocation */
+	struct jobopt *o;   /* component 0's: the step's I/O and signals */
+	uint32_t *job_ids;  /* [line.n] each component's job */
+	uint32_t *step_ids; /* [line.n] and its step there */
+	uint32_t job_id;    /* the job (a heterogeneous job's leader) */
+	int alloc_mode;     /* we hold our own allocation */
 	struct jobctl_alloc alloc;
 	int ctl_fd; /* the connection the step was created on */
 	int sig_fd;
@@ -354,6 +355,13 @@ static void create_step(struct srun *s)
 			        ? ((struct step_het_create_resp *)body)->steps[0].step_id
 			        : 0;
 			s->ctl_fd = fd;
+			for (size_t k = 0; k < s->line.n; k++)
+				s->step_ids[k] =
+				    type == MSG_STEP_CREATE_RESP
+				        ? s->step_id
+				        : ((struct step_het_create_resp *)body)
+				              ->steps[k]
+				              .step_id;
 			if (busy_said)
 				fprintf(stderr, "srun: Step created for StepId=%u.%u\n",
 				        s->job_id, s->step_id);
@@ -472,6 +480,7 @@ static int run_step(struct srun *s, uint32_t *ret_status)
 	struct srun_step st = {
 	    .job_id = s->job_id,
 	    .job_ids = s->job_ids,
+	    .step_ids = s->step_ids,
 	    .njob_ids = s->line.n,
 	    .step_id = s->step_id,
 	    .nnodes = s->step_nnodes,
@@ -564,6 +573,7 @@ int cmd_srun(int argc, char **argv)
 	srun_line_parse(argc, argv, &s.line);
 	s.o = &s.line.comp[0].o;
 	s.job_ids = xcalloc(s.line.n, sizeof(uint32_t));
+	s.step_ids = xcalloc(s.line.n, sizeof(uint32_t));
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGTTIN, SIG_IGN); /* reading stdin in the background gives EIO (= EOF) */
 	s.sig_fd = jobctl_signalfd(
@@ -602,6 +612,7 @@ int cmd_srun(int argc, char **argv)
 	msg_body_free(s.step_type, s.step_body);
 	free(s.in_spec);
 	free(s.job_ids);
+	free(s.step_ids);
 	jobctl_alloc_release(&s.alloc);
 	srun_line_release(&s.line);
 	return code;

@@ -207,11 +207,14 @@ static size_t line_groups(const struct seg *segs, size_t nseg, int in_alloc,
 		}
 		return n; /* a heterogeneous allocation of its own, 0..n-1 */
 	}
-	if (!size) {
-		if (nseg == 1 && n == 1)
-			line_fail("--het-group: not inside a heterogeneous job");
-		line_fail("a step with components (:) needs a heterogeneous job "
-		          "allocation");
+	if (!size) { /* Slurm's heterogeneous steps: parts of one job's step */
+		for (size_t k = 0; k < nseg; k++) {
+			jobopt_list_last(&segs[k].opts, O_HET_GROUP, &has);
+			if (has || nseg == 1)
+				line_fail("--het-group: not inside a heterogeneous job");
+		}
+		line->one_job = 1;
+		return n;
 	}
 	for (size_t k = 0; k < n; k++) {
 		long max = strtol(size, NULL, 10) - 1;
@@ -300,7 +303,8 @@ void srun_line_parse(int argc, char **argv, struct srun_line *line)
 	for (size_t k = 0; k < n; k++) {
 		struct srun_comp *c = &line->comp[k];
 		c->group = line->het ? groups[k] : 0;
-		c->env = line->het && in_alloc ? group_env(c->group) : strv_dup(environ);
+		c->env = line->het && in_alloc && !line->one_job ? group_env(c->group)
+		                                                 : strv_dup(environ);
 	}
 	/* options first: some answer without a command (--cpu-bind=help) */
 	environ = line->comp[0].env; /* kept to the end: the tasks get it */

@@ -29,6 +29,8 @@ struct srun_line {
 	struct srun_comp *comp;
 	size_t n;
 	int het;         /* over several components (even one named by --het-group=k) */
+	int one_job;     /* ... or parts of one job that is not heterogeneous, each
+	                  * on nodes of its own (Slurm's heterogeneous steps) */
 	uint32_t leader; /* the allocation's SLURM_JOB_ID as srun found it (a
 	                  * heterogeneous job's leader), or NO_VAL */
 };

@@ -341,16 +341,16 @@ static void signal_step(const struct srun_step *st, uint32_t signal, uint32_t fl
 	if (!st->njob_ids)
 		jobctl_signal_step(st->job_id, st->step_id, signal, flags);
 	for (size_t k = 0; k < st->njob_ids; k++)
-		jobctl_signal_step(st->job_ids[k], st->step_id, signal, flags);
+		jobctl_signal_step(st->job_ids[k], st->step_ids[k], signal, flags);
 }
 
-/* Is job_id one of the step's jobs? */
-static int step_job(const struct srun_step *st, uint32_t job_id)
+/* Is job_id.step_id one of the step's parts? */
+static int step_part(const struct srun_step *st, uint32_t job_id, uint32_t step_id)
 {
 	for (size_t k = 0; k < st->njob_ids; k++)
-		if (st->job_ids[k] == job_id)
+		if (st->job_ids[k] == job_id && st->step_ids[k] == step_id)
 			return 1;
-	return job_id == st->job_id;
+	return job_id == st->job_id && step_id == st->step_id;
 }
 
 static void abort_step(struct io *io, uint32_t signal, uint32_t flags, long grace_ms)
@@ -408,8 +408,8 @@ static int on_hello(struct io *io, struct conn *c, const struct io_hello *h)
 	const struct srun_step *st = io->st;
 	struct node *nd;
 
-	if (!step_job(st, h->job_id) || h->step_id != st->step_id ||
-	    h->node_index >= st->nnodes || h->key.len != st->key_len || !st->key_len ||
+	if (!step_part(st, h->job_id, h->step_id) || h->node_index >= st->nnodes ||
+	    h->key.len != st->key_len || !st->key_len ||
 	    memcmp(h->key.data, st->key, st->key_len))
 		return -1;
 	nd = &io->nodes[h->node_index];

@@ -18,8 +18,10 @@
 
 struct srun_step {
 	uint32_t job_id, step_id; /* a heterogeneous job's: its leader's id */
-	/* the jobs the step has a part in (each component's; borrowed) */
+	/* the jobs the step has a part in (each component's) and its step
+	 * there (parts of one job: each its own; borrowed) */
 	const uint32_t *job_ids;
+	const uint32_t *step_ids;
 	size_t njob_ids;
 	size_t nnodes;
 	char *const *nodes;       /* step node names in step order; borrowed */

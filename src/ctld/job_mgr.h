@@ -372,14 +372,15 @@ void step_het_create(struct ctld *ctld, struct caller *who,
                      struct step_het_create_req *req, struct chan *ch);
 /* The pieces of a step's creation: may who make a step of job now (0, or
  * -ESLURM_*: ESLURM_NODES_BUSY while it is suspended); lay req out over the
- * job (0 with *l filled, release with step_layout_release; or -ESLURM_*,
+ * job, away from the job node positions taken[] marks (NULL: none) (0 with
+ * *l filled, release with step_layout_release; or -ESLURM_*,
  * ESLURM_NODES_BUSY when it must wait); journal the laid-out step as
  * step_id, srun waiting on ch (the job's record, or NULL when the journal
  * refused it: l is kept). */
 struct step_layout;
 int step_may_create(const struct caller *who, const struct job *job);
 int step_layout_for(struct ctld *ctld, struct job *job, struct step_create_req *req,
-                    struct step_layout *l);
+                    const uint8_t *taken, struct step_layout *l);
 struct step *step_record(struct ctld *ctld, struct job *job,
                          const struct step_create_req *req, struct step_layout *l,
                          uint32_t step_id, struct chan *ch);
@@ -409,7 +410,8 @@ void step_info(struct ctld *ctld, struct caller *who, const struct job_info_req 
 /* A step over several components as each of its launches tells it: the
  * whole step (ctld/step_het.c). */
 struct step_het_view {
-	uint32_t leader;           /* the heterogeneous job's leader */
+	uint32_t leader;           /* the heterogeneous job's leader (or the job) */
+	uint32_t step_id;          /* the id its tasks see (the first part's) */
 	const char *nodes;         /* every component's step nodes, "a,b,c" */
 	struct rota_u32v tasks;    /* tasks on each of them */
 	struct rota_u32v map;      /* each task's index in nodes */

@@ -189,6 +189,7 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 		l.cpus_per_task = req->cpus_per_task;
 	if (het) { /* the tasks see one step over every component */
 		l.het_leader = het->leader;
+		l.het_step_id = het->step_id;
 		l.step_nodes = (char *)het->nodes;
 		l.step_tasks_per_node = het->tasks;
 		l.step_num_tasks = het->map.n;

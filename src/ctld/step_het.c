@@ -33,6 +33,7 @@
 
 struct het_step {
 	size_t n;
+	int one_job; /* every part a step of one job (not a heterogeneous one) */
 	struct job **jobs;
 	struct step_layout *l;
 	struct step **st;
@@ -44,28 +45,55 @@ struct het_step {
 	size_t njob;
 };
 
-/* The request's jobs: components of one heterogeneous job, each once, that
- * who may use and that run now.  0 or -ESLURM_*. */
+/* The request's jobs, that who may use and that run now: components of one
+ * heterogeneous job, each once; or (Slurm's heterogeneous steps) one job
+ * that is not heterogeneous, a step of it on nodes of its own for each
+ * part.  0 or -ESLURM_*. */
 static int het_jobs(struct ctld *ctld, const struct caller *who,
                     const struct step_het_create_req *req, struct het_step *h)
 {
 	uint32_t leader = 0;
 
+	h->one_job = 1;
 	for (size_t k = 0; k < h->n; k++) {
 		struct job *job = job_find(ctld->jobs, req->steps[k].job_id);
 		int rc = step_may_create(who, job);
 
 		if (rc)
 			return rc;
+		h->jobs[k] = job;
+		if (k && job != h->jobs[0])
+			h->one_job = 0;
+	}
+	if (h->one_job && !job_x(h->jobs[0])->het_job_id)
+		return 0;
+	h->one_job = 0;
+	for (size_t k = 0; k < h->n; k++) {
+		const struct job *job = h->jobs[k];
 		if (!job_x(job)->het_job_id || (k && job_x(job)->het_job_id != leader))
 			return -ESLURM_INVALID_JOB_ID;
 		leader = job_x(job)->het_job_id;
 		for (size_t j = 0; j < k; j++)
 			if (h->jobs[j] == job)
 				return -ESLURM_INVALID_JOB_ID;
-		h->jobs[k] = job;
 	}
 	return 0;
+}
+
+/* Lay out every part: over one job, each on nodes the others do not use. */
+static int het_layouts(struct ctld *ctld, struct het_step *h,
+                       struct step_het_create_req *req)
+{
+	uint8_t *taken = h->one_job ? xcalloc(h->jobs[0]->run->nnodes + 1, 1) : NULL;
+	int rc = 0;
+
+	for (size_t k = 0; !rc && k < h->n; k++) {
+		rc = step_layout_for(ctld, h->jobs[k], &req->steps[k], taken, &h->l[k]);
+		for (uint32_t i = 0; !rc && taken && i < h->l[k].n; i++)
+			taken[h->l[k].pos[i]] = 1;
+	}
+	free(taken);
+	return rc;
 }
 
 /* The whole step: component after component, tasks numbered across them. */
@@ -220,19 +248,21 @@ void step_het_create(struct ctld *ctld, struct caller *who,
 	h.st = xcalloc(h.n, sizeof(*h.st));
 	h.base = xcalloc(h.n, sizeof(*h.base));
 	rc = het_jobs(ctld, who, req, &h);
-	for (size_t k = 0; !rc && k < h.n; k++) {
-		rc = step_layout_for(ctld, h.jobs[k], &req->steps[k], &h.l[k]);
+	if (!rc)
+		rc = het_layouts(ctld, &h, req);
+	for (size_t k = 0; !rc && k < h.n; k++)
 		if (h.jobs[k]->run->next_step_id > step_id)
 			step_id = h.jobs[k]->run->next_step_id;
-	}
 	if (rc) {
 		chan_send_rc(ch, rc, NULL);
 		het_release(&h);
 		return;
 	}
 	for (size_t k = 0; k < h.n; k++) {
-		h.st[k] =
-		    step_record(ctld, h.jobs[k], &req->steps[k], &h.l[k], step_id, ch);
+		/* one job: its parts' ids follow each other (Slurm numbers them
+		 * N.S+k, one id) */
+		h.st[k] = step_record(ctld, h.jobs[k], &req->steps[k], &h.l[k],
+		                      step_id + (h.one_job ? (uint32_t)k : 0), ch);
 		if (!h.st[k]) {
 			het_unrecord(ctld, &h, k);
 			chan_send_rc(ch, SLURM_ERROR, "step record refused");
@@ -247,7 +277,9 @@ void step_het_create(struct ctld *ctld, struct caller *who,
 	job_nodes = hostlist_compress(h.job_names, h.njob);
 	for (size_t k = 0; k < h.n; k++) {
 		struct step_het_view v = {
-		    .leader = job_x(h.jobs[0])->het_job_id,
+		    .leader =
+		        h.one_job ? h.jobs[0]->job_id : job_x(h.jobs[0])->het_job_id,
+		    .step_id = step_id,
 		    .nodes = nodes,
 		    .tasks = h.tasks,
 		    .map = h.map,

@@ -368,8 +368,23 @@ int step_apply_end(struct job *job, const struct ev_step_end *ev)
 	return -ENOENT;
 }
 
+/* Leave out of cand[0..n) the job node positions taken[] marks; -ESLURM_*
+ * when the request named one (fixed).  The count left. */
+static int step_untaken(uint32_t *cand, int n, const uint8_t *taken, int fixed)
+{
+	int m = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (!taken[cand[i]])
+			cand[m++] = cand[i];
+		else if (fixed)
+			return -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	}
+	return m;
+}
+
 int step_layout_for(struct ctld *ctld, struct job *job, struct step_create_req *req,
-                    struct step_layout *l)
+                    const uint8_t *taken, struct step_layout *l)
 {
 	uint32_t *cand = xcalloc(job->run->nnodes, sizeof(uint32_t));
 	uint32_t *counts = NULL, *map = NULL;
@@ -384,8 +399,13 @@ int step_layout_for(struct ctld *ctld, struct job *job, struct step_create_req *
 	} else {
 		n = step_candidates(ctld, job, req, cand);
 	}
+	if (n > 0 && taken)
+		n = step_untaken(cand, n, taken,
+		                 counts || (req->nodelist && req->nodelist[0]));
 	if (n <= 0) {
 		free(cand);
+		free(counts);
+		free(map);
 		return n < 0 ? n : -ESLURM_INVALID_NODE_COUNT;
 	}
 	rc = step_alloc(job, req, cand, (uint32_t)n,
@@ -445,7 +465,7 @@ void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *
 		chan_send_rc(ch, rc, NULL);
 		return;
 	}
-	rc = step_layout_for(ctld, job, req, &l);
+	rc = step_layout_for(ctld, job, req, NULL, &l);
 	if (rc) {
 		chan_send_rc(ch, rc, NULL);
 		return;

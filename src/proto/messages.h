@@ -699,6 +699,7 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	 * id (SLURM_JOB_ID), 0 for any other step; the step_* layout above and          \
 	 * job_nodes are then the whole step's, node_index this node's in it */          \
 	F(S, u32, het_leader, _)                                                         \
+	F(S, u32, het_step_id, _) /* the step id its tasks see (the first part's) */     \
 	/* ... and every component's allocation (job_nodes stays this one's: the         \
 	 * Prolog's), for the tasks' SLURM_JOB_NODELIST */                               \
 	F(S, str, het_job_nodes, _)                                                      \

@@ -113,7 +113,7 @@ static char **env_job_ids(char **env, const struct stepd *st)
 	    req->cluster_name ? req->cluster_name : st->conf->cluster_name;
 
 	/* a step over several components: the leader's, as Slurm */
-	uint32_t id = req->het_leader ? req->het_leader : req->job_id;
+	uint32_t id = stepd_seen_job(req);
 
 	env = strv_setenvf(env, "SLURM_JOB_ID", "%u", id);
 	if (req->array_job_id) {
@@ -227,8 +227,8 @@ static char **env_step(char **env, const struct stepd *st)
 	uint32_t ntasks = step_total_tasks(req);
 	char *gtids = xstrdup(""), *nodes = step_node_list(req);
 
-	env = strv_setenvf(env, "SLURM_STEP_ID", "%u", req->step_id);
-	env = strv_setenvf(env, "SLURM_STEPID", "%u", req->step_id);
+	env = strv_setenvf(env, "SLURM_STEP_ID", "%u", stepd_seen_step(req));
+	env = strv_setenvf(env, "SLURM_STEPID", "%u", stepd_seen_step(req));
 	env = set_opt(env, "SLURM_STEP_NODELIST", nodes);
 	env = set_opt(env, "SLURM_NODELIST", nodes);
 	free(nodes);

@@ -207,9 +207,8 @@ static struct pmi *pmi_create(struct stepd *st)
 	p->size = st->req->step_num_tasks;
 	p->nnodes = st->req->step_tasks_per_node.n ? st->req->step_tasks_per_node.n : 1;
 	/* over several components one name for all: the leader's */
-	snprintf(p->jobid, sizeof(p->jobid), "%u.%u",
-	         st->req->het_leader ? st->req->het_leader : st->req->job_id,
-	         st->req->step_id);
+	snprintf(p->jobid, sizeof(p->jobid), "%u.%u", stepd_seen_job(st->req),
+	         stepd_seen_step(st->req));
 	p->mapping = make_mapping(st->req);
 	p->kvs = pmi_kvs_create();
 	p->pending = pmi_kvs_create();
@@ -343,8 +342,8 @@ static int pmix_envs(struct stepd *st, struct pmi *p, int fd, struct rota_error 
 static int pmix_setup(struct stepd *st, struct pmi *p, struct rota_error *err)
 {
 	struct pmix_setup m = {
-	    .job_id = st->req->het_leader ? st->req->het_leader : st->req->job_id,
-	    .step_id = st->req->step_id,
+	    .job_id = stepd_seen_job(st->req),
+	    .step_id = stepd_seen_step(st->req),
 	    .node_index = st->req->node_index,
 	    .tasks = st->req->step_tasks_per_node,
 	    .uid = st->uid,
@@ -373,9 +372,8 @@ static int pmix_setup(struct stepd *st, struct pmi *p, struct rota_error *err)
 		pmix_child(st, prog, sv[1]);
 	close(sv[1]);
 	sv[1] = -1;
-	snprintf(nspace, sizeof(nspace), "slurm.pmix.%u.%u",
-	         st->req->het_leader ? st->req->het_leader : st->req->job_id,
-	         st->req->step_id);
+	snprintf(nspace, sizeof(nspace), "slurm.pmix.%u.%u", stepd_seen_job(st->req),
+	         stepd_seen_step(st->req));
 	m.nspace = nspace;
 	m.tmpdir = p->tmpdir;
 	if (hostlist_expand(st->req->step_nodes ? st->req->step_nodes : "", &m.nodes,

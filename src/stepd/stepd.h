@@ -24,6 +24,7 @@
 #include "common/error.h"
 #include "common/rlimits.h"
 #include "common/spool.h"
+#include "proto/messages.h"
 
 struct cgroup;
 struct conf;
@@ -153,6 +154,18 @@ struct stepd {
 	uint32_t early_sig[STEPD_EARLY_SIGNALS], early_flags[STEPD_EARLY_SIGNALS];
 	uint32_t nearly;
 };
+
+/* The job and step ids a step's tasks see: over several components of a
+ * heterogeneous job (or parts of one job), the leader's (or the job's) and
+ * the first part's, the same in every part (launch_req.het_leader). */
+static inline uint32_t stepd_seen_job(const struct launch_req *r)
+{
+	return r->het_leader ? r->het_leader : r->job_id;
+}
+static inline uint32_t stepd_seen_step(const struct launch_req *r)
+{
+	return r->het_leader ? r->het_step_id : r->step_id;
+}
 
 /* ---- env.c ---- */
 /* Environment shared by all tasks: launch env + job (+ step) SLURM_* variables.

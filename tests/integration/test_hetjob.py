@@ -176,6 +176,12 @@ def test_salloc_with_components(cluster):
     assert m, p.stderr
     jid = int(m.group(1))
     assert f"Relinquishing job allocation {jid}" in p.stderr, p.stderr
+    # components wait for a scheduling pass, never granted at submission:
+    # Slurm's salloc says it in these lines (its test suite reads them)
+    assert (f"salloc: Pending job allocation {jid}\n"
+            f"salloc: job {jid} queued and waiting for resources\n"
+            f"salloc: job {jid} has been allocated resources\n"
+            f"salloc: Granted job allocation {jid}\n") in p.stderr, p.stderr
     text = p.stdout
     assert (f"id={jid} size=2 g0={jid} g1={jid + 1} nodelist=unset nodes1=2 "
             f"tpn1=2(x2) ntasks=5\n") in text, text

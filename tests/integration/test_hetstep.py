@@ -88,12 +88,47 @@ def test_refused_forms(cluster):
     p = c.run(["srun", "--het-group=1-x", "true"])
     assert (p.returncode, p.stderr) == (1, "srun: error: Invalid --het-group value: "
                                            "1-x\n"), p.stderr
-    # a plain job's allocation has no components
+    # a plain job's allocation has no components to name
     jid = c.sbatch("-n2", "-o", "/dev/null", "--wrap", "sleep 60")
     c.wait_running(jid)
-    p = c.run(["srun", "--jobid", str(jid), "-n1", "true", ":", "-n1", "true"])
-    assert p.returncode == 1 and "heterogeneous job allocation" in p.stderr, p.stderr
+    p = c.run(["srun", "--jobid", str(jid), "--het-group=0", "true", ":", "-n1",
+               "true"])
+    assert (p.returncode, p.stderr) == (1, "srun: error: --het-group: not inside a "
+                                           "heterogeneous job\n"), p.stderr
     assert c.run(["scancel", str(jid)]).returncode == 0
+
+
+PARTS = r"""#!/bin/bash
+srun -l -N1 -n2 bash -c 'echo "$SLURM_PROCID $SLURM_NTASKS $SLURM_JOB_ID $SLURM_STEP_ID $SLURMD_NODENAME"' : -N2 -n2 bash -c 'echo "$SLURM_PROCID $SLURM_NTASKS $SLURM_JOB_ID $SLURM_STEP_ID $SLURMD_NODENAME"'
+srun -N2 true : -N2 true
+echo "four=$?"
+srun -l -n1 hostname : -n1 hostname
+"""
+
+
+def test_parts_of_one_job(cluster):
+    """Slurm's heterogeneous steps (20.11): in a job that is not
+    heterogeneous, `srun A : B` runs each part with its own layout on nodes
+    of its own, the tasks numbered across both."""
+    c = cluster
+    out = c.work / "parts.out"
+    script = write_script(c.work / "parts.sh", PARTS)
+    jid = c.sbatch("-N3", "--ntasks-per-node=2", "-o", str(out), str(script))
+    assert c.wait_job(jid) == "COMPLETED", out.read_text()
+    text = out.read_text()
+    rows = re.findall(r"^(\d): (\d) (\d) (\d+) (\d+) (\S+)$", text, re.M)
+    assert sorted(r[:3] for r in rows) == [("0", "0", "4"), ("1", "1", "4"),
+                                           ("2", "2", "4"), ("3", "3", "4")], text
+    assert {r[3] for r in rows} == {str(jid)} and len({r[4] for r in rows}) == 1, text
+    first = {r[5] for r in rows if r[0] in "01"}
+    second = {r[5] for r in rows if r[0] in "23"}
+    assert len(first) == 1 and len(second) == 2 and not first & second, text
+    # four nodes on three: refused, not waiting
+    assert "four=1\n" in text, text
+    # counts from the allocation's environment give way to each part's
+    hosts = re.findall(r"^([01]): (\S+)$", text, re.M)
+    assert sorted(h[0] for h in hosts) == ["0", "1"], text
+    assert hosts[0][1] != hosts[1][1], text
 
 
 @needs_mpich
