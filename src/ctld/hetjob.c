@@ -405,6 +405,8 @@ char **hetjob_batch_env(struct ctld *ctld, const struct job *leader)
 		env = putu(env, "SLURM_NPROCS", k, ntasks);
 		if (d->cpus_per_task != NO_VAL)
 			env = putu(env, "SLURM_CPUS_PER_TASK", k, d->cpus_per_task);
+		if (d->ntasks_per_node != NO_VAL)
+			env = putu(env, "SLURM_NTASKS_PER_NODE", k, d->ntasks_per_node);
 	}
 	{
 		char num[16];

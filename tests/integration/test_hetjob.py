@@ -16,7 +16,8 @@ SCRIPT = """#!/bin/bash
 echo size=$SLURM_HET_SIZE id=$SLURM_JOB_ID
 echo g0=$SLURM_JOB_ID_HET_GROUP_0 g1=$SLURM_JOB_ID_HET_GROUP_1
 echo nodes1=$SLURM_JOB_NUM_NODES_HET_GROUP_1 tasks1=$SLURM_NTASKS_HET_GROUP_1 \\
-     tpn1=$SLURM_TASKS_PER_NODE_HET_GROUP_1
+     tpn1=$SLURM_TASKS_PER_NODE_HET_GROUP_1 \\
+     npn1=$SLURM_NTASKS_PER_NODE_HET_GROUP_1 npn0=${SLURM_NTASKS_PER_NODE_HET_GROUP_0-unset}
 srun bash -c 'echo step0 $SLURM_JOB_ID $SLURM_STEP_NUM_TASKS'
 srun --het-group=1 bash -c 'echo step1 $SLURM_JOB_ID $SLURM_STEP_NUM_TASKS $SLURMD_NODENAME'
 """
@@ -36,7 +37,7 @@ def test_components_start_together_and_run_steps(cluster):
     text = out.read_text()
     assert f"size=2 id={jid}\n" in text, text
     assert f"g0={jid} g1={jid + 1}\n" in text, text
-    assert "nodes1=2 tasks1=4 tpn1=2(x2)\n" in text, text
+    assert "nodes1=2 tasks1=4 tpn1=2(x2) npn1=2 npn0=unset\n" in text, text
     assert re.findall(r"^step0 (\d+) (\d+)$", text, re.M) == [(str(jid), "1")], text
     step1 = re.findall(r"^step1 (\d+) (\d+) (\S+)$", text, re.M)
     # the leader's id, as Slurm (SLURM_JOB_ID_HET_GROUP_1 is the component's)
