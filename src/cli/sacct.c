@@ -153,7 +153,7 @@ static void parse_jobs(struct sacct_opts *o, const char *arg)
 			*dot = '\0';
 		id = strtoul(w[i], &end, 10);
 		under = end;
-		if (*under == '_') {
+		if (*under == '_' || *under == '+') { /* N_T, N+K */
 			strtoul(under + 1, &end, 10);
 			if (end == under + 1)
 				end = under;
@@ -277,17 +277,20 @@ static void print_row(struct fmtbuf *b, const struct sacct_opts *o,
 /* The steps picked (-j N.S) of this run; -1 when none was picked for it. */
 static int picked(const struct sacct_opts *o, const struct acct_job *j, uint32_t step_id)
 {
-	char id[64], task[64];
+	char id[64], task[64], het[64];
 	int any = 0;
 
 	snprintf(id, sizeof(id), "%u", j->job_id);
 	snprintf(task, sizeof(task), "%u_%u", j->array_job_id, j->array_task_id);
+	snprintf(het, sizeof(het), "%u+%u", j->het_job_id, j->het_offset);
 	for (size_t i = 0; i < o->npicks; i++) {
 		const char *p = o->picks[i].job;
+		int plain = !strchr(p, '_') && !strchr(p, '+');
+		uint32_t n = (uint32_t)strtoul(p, NULL, 10);
 		if (strcmp(p, id) && strcmp(p, task) &&
-		    !(j->array_job_id &&
-		      (uint32_t)strtoul(p, NULL, 10) == j->array_job_id &&
-		      !strchr(p, '_')))
+		    !(j->het_job_id &&
+		      (!strcmp(p, het) || (plain && n == j->het_job_id))) &&
+		    !(j->array_job_id && plain && n == j->array_job_id))
 			continue;
 		any = 1;
 		if (o->picks[i].step_id == step_id)

@@ -79,6 +79,28 @@ static void id_list_add(struct id_list *l, uint32_t id, const char *text)
 
 /* "N", "N_T" or "N_[spec]" (as squeue prints an array: 5-7, 1,3, 2-9:2%4):
  * added to l.  Returns 0 or -1 (nothing added). */
+/* N+K: the id of component K of heterogeneous job N, or 0. */
+static uint32_t het_component(uint32_t leader, uint32_t k)
+{
+	struct job_info_req req = {.job_ids = {&leader, 1}};
+	struct job_info_resp *resp;
+	uint32_t id = 0;
+	char *msg = NULL;
+	void *body = NULL;
+
+	if (call_ctld(MSG_JOB_INFO_REQ, &req, MSG_JOB_INFO_RESP, &body, &msg)) {
+		free(msg);
+		return 0;
+	}
+	resp = body;
+	for (uint32_t i = 0; i < resp->jobs_count; i++)
+		if (resp->jobs[i].het_job_id == leader &&
+		    HET_OFFSET(resp->jobs[i].het_offset) == k)
+			id = resp->jobs[i].job_id;
+	msg_body_free(MSG_JOB_INFO_RESP, body);
+	return id;
+}
+
 static int id_list_add_word(struct id_list *l, const char *w)
 {
 	char *end, *spec;
@@ -93,6 +115,15 @@ static int id_list_add_word(struct id_list *l, const char *w)
 		return -1;
 	if (!*end) {
 		id_list_add(l, (uint32_t)id, w);
+		return 0;
+	}
+	if (*end == '+' && isdigit((unsigned char)end[1])) { /* N+K */
+		unsigned long k = strtoul(end + 1, &end, 10);
+		uint32_t comp =
+		    !*end && k < HET_MAX ? het_component((uint32_t)id, (uint32_t)k) : 0;
+		if (!comp)
+			return -1;
+		id_list_add(l, comp, w);
 		return 0;
 	}
 	if (*end++ != '_')
@@ -354,7 +385,9 @@ static int update_job(const struct scontrol_opts *o, int argc, char **argv)
 			rc = invalid_input(argv[i]);
 			goto out;
 		}
-		if ((size_t)(eq - argv[i]) == 5 && !strncasecmp(argv[i], "jobid", 5)) {
+		/* JobId, as Slurm from its first three letters ("Job=") */
+		if ((size_t)(eq - argv[i]) >= 3 && (size_t)(eq - argv[i]) <= 5 &&
+		    !strncasecmp(argv[i], "jobid", (size_t)(eq - argv[i]))) {
 			char *words[] = {(char *)eq + 1};
 
 			collect_ids(1, words, &ids, &rc);
@@ -491,7 +524,8 @@ static int cmd_update(const struct scontrol_opts *o, int argc, char **argv)
 		const char *a = argv[i];
 		size_t len = strcspn(a, "=");
 
-		if (!strncasecmp(a, "jobid=", 6))
+		if (a[len] == '=' && len >= 3 && len <= 5 &&
+		    !strncasecmp(a, "jobid", len))
 			return update_job(o, argc, argv);
 		if (!strncasecmp(a, "nodename=", 9) || !strncasecmp(a, "node=", 5))
 			return update_node(o, argc, argv);

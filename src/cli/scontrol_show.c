@@ -388,6 +388,26 @@ static int parse_job_task(const char *s, uint32_t *job, uint32_t *task)
 	return *task < ARRAYSPEC_LIMIT ? 0 : -1;
 }
 
+/* "N+K": job N, component K (*het; NO_VAL without "+"); -1 when bad. */
+static int parse_job_het(const char *s, uint32_t *job, uint32_t *het)
+{
+	const char *plus = s ? strchr(s, '+') : NULL;
+	char head[16];
+
+	*het = NO_VAL;
+	if (!plus)
+		return 0;
+	if ((size_t)(plus - s) >= sizeof(head) || !isdigit((unsigned char)plus[1]) ||
+	    strspn(plus + 1, "0123456789") != strlen(plus + 1) || strlen(plus + 1) > 5)
+		return -1;
+	memcpy(head, s, (size_t)(plus - s));
+	head[plus - s] = '\0';
+	if (fmt_parse_job_id(head, job) < 0)
+		return -1;
+	*het = (uint32_t)strtoul(plus + 1, NULL, 10);
+	return *het < HET_MAX ? 0 : -1;
+}
+
 /* Is record j the one of task `task` of its array: its own, or the pending
  * remainder that still holds it? */
 static int holds_task(const struct job_info *j, uint32_t task)
@@ -436,12 +456,13 @@ static int show_jobs(const struct scontrol_opts *o, const char *id_str)
 	struct job_info_resp *resp;
 	uint16_t type;
 	void *body;
-	uint32_t id = 0, task = NO_VAL;
+	uint32_t id = 0, task = NO_VAL, het = NO_VAL;
 	time_t now;
 	size_t shown = 0;
 
 	if (id_str) {
-		if (parse_job_task(id_str, &id, &task) < 0) {
+		if (parse_job_het(id_str, &id, &het) < 0 ||
+		    (het == NO_VAL && parse_job_task(id_str, &id, &task) < 0)) {
 			fprintf(stderr, "slurm_load_jobs error: %s\n",
 			        slurm_strerror(ESLURM_INVALID_JOB_ID));
 			return 1;
@@ -456,7 +477,11 @@ static int show_jobs(const struct scontrol_opts *o, const char *id_str)
 	now = resp->now > 0 ? (time_t)resp->now : time(NULL);
 	for (uint32_t i = 0; i < resp->jobs_count; i++) {
 		if (id_str && resp->jobs[i].job_id != id &&
-		    resp->jobs[i].array_job_id != id)
+		    resp->jobs[i].array_job_id != id && resp->jobs[i].het_job_id != id)
+			continue;
+		/* N+K: component K of heterogeneous job N */
+		if (het != NO_VAL && (resp->jobs[i].het_job_id != id ||
+		                      HET_OFFSET(resp->jobs[i].het_offset) != het))
 			continue;
 		/* ARRAYID_TASK: that task's record alone */
 		if (task != NO_VAL && (resp->jobs[i].array_job_id != id ||

@@ -16,6 +16,7 @@
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
+#include "ctld/hetjob.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
 #include "proto/messages.h"
@@ -392,6 +393,15 @@ void job_mgr_info(struct ctld *ctld, struct caller *who, const struct job_info_r
 
 			if (job)
 				batch_add(ctld, &b, job);
+			/* a heterogeneous job's leader stands for every
+			 * component, as Slurm (its own id for one) */
+			if (job && job_x(job)->het_job_id == id) {
+				struct job *comps[HET_MAX];
+				size_t n = hetjob_components(ctld, job, comps);
+				for (size_t k = 1; k < n; k++)
+					batch_add(ctld, &b, comps[k]);
+				continue;
+			}
 			/* an array's id stands for all its tasks (its first task's
 			 * id is the array's) */
 			if (job && job->array_job_id != id)

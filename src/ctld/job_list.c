@@ -123,7 +123,8 @@ static int jobs_by_id(struct ctld *ctld, const struct joblist_query *q,
 	for (size_t i = 0; i < q->nids; i++) {
 		const struct job *job = job_find(ctld->jobs, q->ids[i]);
 
-		if (!job || job->array_job_id == job->job_id)
+		/* an array's or heterogeneous job's id: all of it (walked) */
+		if (!job || job->array_job_id == job->job_id || job_x(job)->het_job_id)
 			return 0;
 		if (i == 0 || q->ids[i] != q->ids[i - 1]) /* sorted */
 			found[(*n)++] = job;
@@ -142,7 +143,7 @@ static int print_row(struct ctld *ctld, const struct job *job,
 	int rc = 1;
 
 	/* what a job's own fields rule out is not read into the slot */
-	if (!joblist_query_id(q, job->job_id, job->array_job_id))
+	if (!joblist_query_id(q, job->job_id, job->array_job_id, job_x(job)->het_job_id))
 		return 0;
 	if (!joblist_query_uid(q, job->owner->uid))
 		return 1;

@@ -397,7 +397,9 @@ void job_mgr_update(struct ctld *ctld, struct caller *who,
 		 * done where it applies, the first refusal said when none */
 		for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
 			int one;
-			if (j->job_id != req->job_id && j->array_job_id != req->job_id)
+			/* a heterogeneous job's leader: every component */
+			if (j->job_id != req->job_id && j->array_job_id != req->job_id &&
+			    job_x(j)->het_job_id != req->job_id)
 				continue;
 			one = update_one(ctld, who, j, req);
 			if (!one)

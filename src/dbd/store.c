@@ -809,8 +809,14 @@ static int add_jobs(struct sqlbuf *b, char **jobs, struct rota_error *err)
 			t = strtoul(end + 1, &end, 10);
 			sql_add(b, "(array_job_id = ?%d AND array_task_id = ?%d)", p,
 			        sql_param(b, sql_int((int64_t)t)));
-		} else {
-			sql_add(b, "job_id = ?%d OR array_job_id = ?%d", p, p);
+		} else if (*end == '+') { /* N+K: component K of N */
+			t = strtoul(end + 1, &end, 10);
+			sql_add(b, "(het_job_id = ?%d AND het_offset = ?%d)", p,
+			        sql_param(b, sql_int((int64_t)t)));
+		} else { /* a heterogeneous job's leader: every component */
+			sql_add(b,
+			        "job_id = ?%d OR array_job_id = ?%d OR het_job_id = ?%d",
+			        p, p, p);
 		}
 		if (*end)
 			return errprintf(err, "Invalid job id: %s", jobs[i]);

@@ -622,10 +622,11 @@ void joblist_query_release(struct joblist_query *q)
 }
 
 int joblist_query_id(const struct joblist_query *q, uint32_t job_id,
-                     uint32_t array_job_id)
+                     uint32_t array_job_id, uint32_t het_job_id)
 {
 	return !q->nids || has_id(q->ids, q->nids, job_id) ||
-	       (array_job_id && has_id(q->ids, q->nids, array_job_id));
+	       (array_job_id && has_id(q->ids, q->nids, array_job_id)) ||
+	       (het_job_id && has_id(q->ids, q->nids, het_job_id));
 }
 
 int joblist_query_uid(const struct joblist_query *q, uint32_t uid)
@@ -637,7 +638,7 @@ int joblist_selected(const struct joblist_query *q, const struct job_info *j)
 {
 	const struct job_list_req *req = q->req;
 
-	if (q->none || !joblist_query_id(q, j->job_id, j->array_job_id) ||
+	if (q->none || !joblist_query_id(q, j->job_id, j->array_job_id, j->het_job_id) ||
 	    !joblist_query_uid(q, j->uid))
 		return 0;
 	if (req->states.n) {

@@ -71,9 +71,10 @@ int joblist_query_init(struct joblist_query *q, const struct job_list_req *req,
                        struct rota_error *err);
 void joblist_query_release(struct joblist_query *q);
 
-/* 1 unless -j is given and names neither the job nor its array. */
+/* 1 unless -j is given and names neither the job nor its array nor (a
+ * heterogeneous job's leader: all of it) its leader. */
 int joblist_query_id(const struct joblist_query *q, uint32_t job_id,
-                     uint32_t array_job_id);
+                     uint32_t array_job_id, uint32_t het_job_id);
 /* 1 unless -u is given and does not name uid. */
 int joblist_query_uid(const struct joblist_query *q, uint32_t uid);
 

@@ -257,8 +257,12 @@ class Cluster:
         return m.group(1) if m else None
 
     def job_state(self, jobid):
-        p = self.run(["squeue", "-h", "-j", str(jobid), "-t", "all", "-o", "%T"])
-        state = p.stdout.strip() if p.returncode == 0 else ""
+        p = self.run(["squeue", "-h", "-j", str(jobid), "-t", "all", "-o", "%i %T"])
+        # a heterogeneous job's leader id lists every component: its own row
+        rows = dict(line.split() for line in p.stdout.splitlines()
+                    if p.returncode == 0 and len(line.split()) == 2)
+        state = rows.get(f"{jobid}+0") or rows.get(str(jobid)) or (
+            next(iter(rows.values())) if len(rows) == 1 else "")
         if not state:
             state = self.job_field(jobid, "JobState") or ""
         return state

@@ -230,3 +230,32 @@ def test_salloc_components_wait_and_are_revoked_together(cluster):
     for j in (jid, jid + 1):
         c.wait_for(lambda j=j: c.job_state(j) == "CANCELLED" or None,
                    what=f"JobId={j} cancelled")
+
+
+def test_leader_id_names_every_component(cluster):
+    """As Slurm: the leader's id stands for every component in squeue -j,
+    scontrol show job, scontrol update and sacct -j; N+K names one."""
+    c = cluster
+    jid = c.sbatch("-H", "-t", "5", "-n1", ":", "-n1", ":", "-n1", "--wrap", "true")
+    p = c.run(["squeue", "-h", "-j", str(jid), "-o", "%i"], check=True)
+    assert sorted(p.stdout.split()) == [f"{jid}+0", f"{jid}+1", f"{jid}+2"], p.stdout
+    p = c.run(["scontrol", "show", "job", str(jid)], check=True)
+    assert re.findall(r"^JobId=(\d+) ", p.stdout, re.M) == [
+        str(jid), str(jid + 1), str(jid + 2)], p.stdout
+    p = c.run(["scontrol", "show", "job", f"{jid}+1"], check=True)
+    assert re.findall(r"^JobId=(\d+) ", p.stdout, re.M) == [str(jid + 1)], p.stdout
+    # "job=" is JobId=, as Slurm takes it from three letters
+    assert c.run(["scontrol", "update", f"job={jid}", "TimeLimit=9"]).returncode == 0
+    assert c.run(["scontrol", "update", f"JobId={jid}+2", "TimeLimit=7"]).returncode == 0
+    assert [c.job_field(j, "TimeLimit") for j in (jid, jid + 1, jid + 2)] == [
+        "00:09:00", "00:09:00", "00:07:00"]
+    p = c.run(["scontrol", "update", f"JobId={jid}+5", "TimeLimit=7"])
+    assert p.returncode == 1 and "Invalid job id specified" in p.stderr, p.stderr
+    assert c.run(["scontrol", "release", str(jid)]).returncode == 0
+    assert c.wait_job(jid) == "COMPLETED"
+
+    def rows(spec):
+        return c.run(["sacct", "-X", "-n", "-P", "-j", spec, "-o", "jobid"]).stdout.split()
+    c.wait_for(lambda: rows(str(jid)) == [f"{jid}+0", f"{jid}+1", f"{jid}+2"] or None,
+               what="every component in sacct -j N")
+    assert rows(f"{jid}+1") == [f"{jid}+1"]
