@@ -39,12 +39,15 @@ enum {
 	F_SUBMIT_HOST,
 	F_STEP_ID,
 	F_STEP_NAME,
+	F_HET_JOB_ID,
+	F_HET_JOB_OFFSET,
+	F_HET_JOB_ID_SET,
 };
 
 #define NOCUT FMTSPEC_NOCUT
 const struct fmt_field joblist_fields[] = {
     {'a', 'a', "Account", "ACCOUNT", 0},
-    {'A', 'A', NULL, "JOBID", 0},
+    {'A', 'A', "JobID", "JOBID", 0}, /* -O JobID: the record's own id */
     {'b', 'b', "tres-per-node", "TRES_PER_NODE", 0},
     {'B', 'B', "BatchHost", "EXEC_HOST", 0},
     {'c', 'c', "MinCpus", "MIN_CPUS", 0},
@@ -55,12 +58,12 @@ const struct fmt_field joblist_fields[] = {
     {'E', 'E', "Dependency", "DEPENDENCY", 0},
     {'f', 'f', "Feature", "FEATURES", 0},
     {'F', 'F', "ArrayJobID", "ARRAY_JOB_ID", 0},
-    {'F', 0, "JobArrayID", "ARRAY_JOB_ID", 0},
+    {'i', 0, "JobArrayID", "JOBID", 0}, /* %i's: N_T, N+K */
     {'g', 'g', "GroupName", "GROUP", 0},
     {'G', 'G', "GroupID", "GROUP", 0},
     {'h', 'h', "OverSubscribe", "OVER_SUBSCRIBE", 0},
     {'H', 'H', "Sockets", "SOCKETS_PER_NODE", 0},
-    {'i', 'i', "JobID", "JOBID", 0},
+    {'i', 'i', NULL, "JOBID", 0},
     {'I', 'I', "Cores", "CORES_PER_SOCKET", 0},
     {'j', 'j', "Name", "NAME", 0},
     {'J', 'J', "Threads", "THREADS_PER_CORE", 0},
@@ -115,6 +118,12 @@ const struct fmt_field joblist_fields[] = {
     {F_SUBMIT_HOST, 0, "AllocNodes", "ALLOC_NODES", 0},
     {F_STEP_ID, 0, "StepID", "STEPID", 0},
     {F_STEP_NAME, 0, "StepName", "STEP_NAME", 0},
+    {F_HET_JOB_ID, 0, "HetJobID", "HET_JOB_ID", 0},
+    {F_HET_JOB_ID, 0, "PackJobID", "HET_JOB_ID", 0},
+    {F_HET_JOB_OFFSET, 0, "HetJobOffset", "HET_JOB_OFFSET", 0},
+    {F_HET_JOB_OFFSET, 0, "PackJobOffset", "HET_JOB_OFFSET", 0},
+    {F_HET_JOB_ID_SET, 0, "HetJobIDSet", "HET_JOB_ID_SET", 0},
+    {F_HET_JOB_ID_SET, 0, "PackJobIDSet", "HET_JOB_ID_SET", 0},
     {'N', 0, "Nodes", "NODELIST", NOCUT},
 };
 #undef NOCUT
@@ -465,6 +474,16 @@ const char *joblist_value(const struct fmt_col *col, const void *rec, void *vctx
 	case F_STEP_ID:
 	case F_STEP_NAME:
 		return "N/A";
+	case F_HET_JOB_ID:
+		return j->het_job_id ? u32_str(j->het_job_id, buf) : "N/A";
+	case F_HET_JOB_OFFSET:
+		return j->het_job_id ? u32_str(HET_OFFSET(j->het_offset), buf) : "N/A";
+	case F_HET_JOB_ID_SET: /* the components' ids follow the leader's */
+		if (!j->het_job_id)
+			return "N/A";
+		snprintf(buf, len, "%u-%u", j->het_job_id,
+		         j->het_job_id + HET_SIZE(j->het_offset) - 1);
+		return buf;
 	}
 	return "";
 }

@@ -239,6 +239,13 @@ def test_leader_id_names_every_component(cluster):
     jid = c.sbatch("-H", "-t", "5", "-n1", ":", "-n1", ":", "-n1", "--wrap", "true")
     p = c.run(["squeue", "-h", "-j", str(jid), "-o", "%i"], check=True)
     assert sorted(p.stdout.split()) == [f"{jid}+0", f"{jid}+1", f"{jid}+2"], p.stdout
+    # -O JobID is each record's own id, JobArrayID %i's; Slurm's het fields
+    p = c.run(["squeue", "-h", "-j", str(jid), "-O",
+               "JobID:6,HetJobOffset:4,HetJobID:6,HetJobIDSet:12,JobArrayID:8"],
+              check=True)
+    assert sorted(line.split() for line in p.stdout.splitlines()) == [
+        [str(jid + k), str(k), str(jid), f"{jid}-{jid + 2}", f"{jid}+{k}"]
+        for k in range(3)], p.stdout
     p = c.run(["scontrol", "show", "job", str(jid)], check=True)
     assert re.findall(r"^JobId=(\d+) ", p.stdout, re.M) == [
         str(jid), str(jid + 1), str(jid + 2)], p.stdout
