@@ -8,6 +8,8 @@
  * connects there for the tasks' I/O (srun_io.c).  See doc/flows.md.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,6 +26,7 @@
 #include "cli/srun_io.h"
 #include "cli/srun_pty.h"
 #include "common/conf.h"
+#include "common/jobfmt.h"
 #include "common/taskdist.h"
 #include "common/hostlist.h"
 #include "common/states.h"
@@ -70,7 +73,8 @@ struct srun {
 	uint32_t step_dist;
 	const uint32_t *step_map;
 	size_t step_nmap;
-	char *in_spec; /* std_in "N" for srun -i N; owned */
+	char *in_spec;    /* std_in "N" for srun -i N; owned */
+	int stream_fd[3]; /* srun -o / -e files it writes (srun_files) */
 };
 
 static void random_key(uint8_t *key, size_t len)
@@ -151,6 +155,72 @@ static void step_failed(struct srun *s, const char *why)
 	if (s->alloc_mode)
 		jobctl_complete(&s->alloc, 1 << 8);
 	exit(1);
+}
+
+/* Does pattern name one file for all the tasks (no %t, %n or %N)?  Slurm's
+ * srun writes such a file itself, --label and all; a file per task or node
+ * is the step's to write. */
+static int one_file(const char *pattern)
+{
+	if (!pattern)
+		return 0;
+	if (strchr(pattern, '\\')) /* taken literally (common/jobfmt.h) */
+		return 1;
+	for (const char *p = pattern; (p = strchr(p, '%'));) {
+		p++;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p == 't' || *p == 'n' || *p == 'N')
+			return 0;
+		if (*p)
+			p++;
+	}
+	return 1;
+}
+
+/* Open the one file of srun -o / -e (one_file): the tasks' output comes
+ * to srun, which writes it there (stream_fd); srun's own words do not. */
+static void srun_files(struct srun *s)
+{
+	const struct job_desc *d = &s->o->desc;
+	const char *aj = getenv("SLURM_ARRAY_JOB_ID"), *at = getenv("SLURM_ARRAY_TASK_ID");
+	const char *name = getenv("SLURM_JOB_NAME");
+	struct passwd *pw = getpwuid(getuid());
+	struct jobfmt_ids ids = {
+	    .job_id = s->job_id,
+	    .step_id = s->step_id,
+	    .array_job_id = aj ? (uint32_t)strtoul(aj, NULL, 10) : 0,
+	    .array_task_id = at ? (uint32_t)strtoul(at, NULL, 10) : NO_VAL,
+	    .job_name = name && !s->alloc_mode ? name : d->name,
+	    .user = pw ? pw->pw_name : "",
+	};
+	/* as the step daemons: appended with --open-mode=append, and over
+	 * several components (Slurm's heterogeneous steps append) */
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC |
+	            ((d->flags & JOB_F_OPEN_APPEND) || s->line.het ? O_APPEND : O_TRUNC);
+	const char *pat[2] = {one_file(d->std_out) ? d->std_out : NULL,
+	                      one_file(d->std_err) ? d->std_err : NULL};
+
+	for (int k = 0; k < 2; k++) {
+		char *file = NULL, *path;
+		int fd;
+		if (!pat[k] || jobfmt_filename(pat[k], &ids, &file) < 0)
+			continue;
+		path = file[0] == '/' ? xstrdup(file)
+		                      : xasprintf("%s/%s", d->work_dir ? d->work_dir : ".",
+		                                  file);
+		fd = open(path, flags, 0666);
+		if (fd < 0) {
+			cli_error("Could not open %s file %s: %s", k ? "stderr" : "stdout",
+			          path, strerror(errno));
+		} else {
+			s->stream_fd[k + 1] = fd;
+			if (!k && !d->std_err) /* -o alone: stderr goes there too */
+				s->stream_fd[2] = fd;
+		}
+		free(file);
+		free(path);
+	}
 }
 
 /* What srun's own allocation gave component k: its nodes, and its tasks
@@ -238,8 +308,9 @@ static void fill_step_req(struct srun *s, size_t k, struct step_create_req *req,
 		const struct job_desc_ext *from = x;
 		CONTAINER_FIELDS(CONTAINER_COPY_F, _)
 	}
-	req->std_out = d->std_out;
-	req->std_err = d->std_err;
+	/* one file for all the tasks is srun's to write (srun_files) */
+	req->std_out = one_file(d->std_out) ? NULL : d->std_out;
+	req->std_err = one_file(d->std_err) ? NULL : d->std_err;
 	req->std_in = x->std_in;
 	if (!x->std_in && s->o->in_task == JOBOPT_IO_ALL)
 		req->flags |= STEP_F_STDIN_ALL;
@@ -509,6 +580,7 @@ static int run_step(struct srun *s, uint32_t *ret_status)
 	    .out_task = s->o->out_task,
 	    .err_task = s->o->err_task,
 	    .verbose = s->o->verbose,
+	    .stream_fd = {0, s->stream_fd[1], s->stream_fd[2]},
 	    .kill_wait = cli_conf()->kill_wait,
 	};
 
@@ -602,12 +674,17 @@ int cmd_srun(int argc, char **argv)
 		step_failed(&s, err.text);
 	create_step(&s);
 	check_step(&s);
+	srun_files(&s);
 	code = run_step(&s, &status);
 	if (s.alloc_mode)
 		jobctl_complete(&s.alloc, status);
 	else if (s.ctl_fd >= 0)
 		close(s.ctl_fd);
 	close(s.listen_fd);
+	if (s.stream_fd[2] > 0 && s.stream_fd[2] != s.stream_fd[1])
+		close(s.stream_fd[2]);
+	if (s.stream_fd[1] > 0)
+		close(s.stream_fd[1]);
 	hostlist_free(s.step_nodes);
 	msg_body_free(s.step_type, s.step_body);
 	free(s.in_spec);

@@ -139,13 +139,16 @@ char *srun_io_ranges(const uint32_t *ids, size_t n, char *buf, size_t len)
 
 static void out_write(struct io *io, int fd, const char *p, size_t n)
 {
+	/* stream fd (1, 2) goes to srun's own, or to its -o / -e file */
+	int to = io->o->stream_fd[fd] > 0 ? io->o->stream_fd[fd] : fd;
+
 	while (n > 0 && !io->out_dead[fd]) {
-		ssize_t w = write(fd, p, n);
+		ssize_t w = write(to, p, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && errno == EAGAIN) {
-			struct pollfd pf = {.fd = fd, .events = POLLOUT};
+			struct pollfd pf = {.fd = to, .events = POLLOUT};
 			poll(&pf, 1, 1000);
 			continue;
 		}

@@ -22,6 +22,7 @@ srun -l -n1 echo first : -n2 -N2 echo second
 srun -l -n1 : -n1 printenv SLURM_STEP_ID
 srun hostname : date : id
 echo "third=$?"
+srun -l -o het-%j.out -n1 echo one : -n2 echo two
 """
 
 LINE_RE = re.compile(r"^(\d+): (\d+) (\d+) (\d+) (\d+) (\d+) (\S+) (\S+) (\S+)$", re.M)
@@ -59,6 +60,10 @@ def test_step_over_components_in_batch(cluster):
     assert ("srun: error: Attempt to run a job step with het-group value of 2, "
             "but the job allocation has maximum value of 1\n") in text, text
     assert "third=1\n" in text, text
+    # one file for every task: srun writes it, labels and all (as Slurm)
+    work = c.job_field(jid, "WorkDir")
+    lines = open(f"{work}/het-{jid}.out").read().splitlines()
+    assert sorted(lines) == ["0: one", "1: two", "2: two"], lines
 
 
 def test_srun_components_without_allocation(cluster):
