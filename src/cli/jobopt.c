@@ -938,7 +938,97 @@ static void seen_push(struct jobopt *o, int id, const char *arg)
 		return;
 	o->seen = xrealloc(o->seen, (o->nseen + 1) * sizeof(*o->seen));
 	o->seen[o->nseen].id = id;
+	o->seen[o->nseen].src = (int)o->cur_src;
 	o->seen[o->nseen++].arg = arg ? xstrdup(arg) : NULL;
+}
+
+/* The options Slurm 22.05 resets for each component of a heterogeneous
+ * job (slurm_opt.c's reset_each_pass); sorted, for bsearch. */
+static const char *const per_component[] = {
+    "accel-bind",
+    "bb",
+    "bcast",
+    "bcast-exclude",
+    "compress",
+    "constraint",
+    "contiguous",
+    "core-spec",
+    "cores-per-socket",
+    "cpu-bind",
+    "cpu-freq",
+    "cpus-per-gpu",
+    "cpus-per-task",
+    "distribution",
+    "exclusive",
+    "extra-node-info",
+    "gpu-bind",
+    "gpu-freq",
+    "gpus",
+    "gpus-per-node",
+    "gpus-per-socket",
+    "gpus-per-task",
+    "gres",
+    "gres-flags",
+    "hint",
+    "licenses",
+    "mail-type",
+    "mail-user",
+    "mem-bind",
+    "mem-per-cpu",
+    "mem-per-gpu",
+    "mincpus",
+    "network",
+    "nodefile",
+    "nodelist",
+    "nodes",
+    "ntasks",
+    "ntasks-per-core",
+    "ntasks-per-gpu",
+    "ntasks-per-node",
+    "ntasks-per-socket",
+    "ntasks-per-tres",
+    "overcommit",
+    "oversubscribe",
+    "partition",
+    "power",
+    "relative",
+    "resv-ports",
+    "send-libs",
+    "sockets-per-node",
+    "spread-job",
+    "switches",
+    "tasks-per-node",
+    "thread-spec",
+    "threads-per-core",
+    "tmp",
+    "use-min-nodes",
+};
+
+static void list_push(struct jobopt_list *l, int id, const char *arg);
+
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void jobopt_carry(struct jobopt *to, const struct jobopt *from, enum jobopt_src src)
+{
+	struct jobopt_list l = {0};
+
+	for (size_t i = 0; i < from->nseen; i++) {
+		const struct jobopt_item *it = &from->seen[i];
+		const struct opt_def *d = opt_find(from->cmd, it->id);
+		/* what is said once for all: not again for each component */
+		if (!d || it->src == JOBOPT_SRC_ENV || it->id == O_HET_GROUP ||
+		    it->id == O_WRAP || it->id == 'v' ||
+		    bsearch(&d->name, per_component,
+		            sizeof(per_component) / sizeof(per_component[0]),
+		            sizeof(per_component[0]), by_str))
+			continue;
+		list_push(&l, it->id, it->arg);
+	}
+	jobopt_apply_list(to, &l, src);
+	jobopt_list_release(&l);
 }
 
 /* -v: the options given, each once (the last value), as Slurm's commands
@@ -1181,7 +1271,8 @@ static void list_push(struct jobopt_list *l, int id, const char *arg)
 {
 	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
 	l->v[l->n].id = id;
-	l->v[l->n].arg = xstrdup(arg);
+	l->v[l->n].arg = arg ? xstrdup(arg) : NULL;
+	l->v[l->n].src = 0;
 	l->n++;
 }
 

@@ -108,6 +108,7 @@ struct jobopt {
 struct jobopt_item {
 	int id;
 	char *arg;
+	int src; /* in jobopt.seen: where it came from (enum jobopt_src) */
 };
 
 struct jobopt_list {
@@ -155,6 +156,12 @@ const char *jobopt_list_last(const struct jobopt_list *l, int id, int *ret_found
 /* Apply recorded options (src: where they came from). */
 void jobopt_apply_list(struct jobopt *o, const struct jobopt_list *l,
                        enum jobopt_src src);
+
+/* A heterogeneous job's next component starts from the one before: apply
+ * to `to` (as src) what was given to `from` on its command line or in its
+ * script, but for the options Slurm resets for each component (the counts,
+ * the layout, partition, GRES, memory per CPU...: its reset_each_pass). */
+void jobopt_carry(struct jobopt *to, const struct jobopt *from, enum jobopt_src src);
 
 /* Apply the command's input environment variables (SBATCH_*, SLURM_*, SALLOC_*)
  * found in env (borrowed). */

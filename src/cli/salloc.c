@@ -221,12 +221,16 @@ static int wait_child(struct salloc *s)
 	}
 }
 
-/* One component's options: its command-line list over SALLOC_* (which
- * every component takes, as Slurm). */
-static void component(struct jobopt *o, struct jobopt_list *cmdline)
+/* One component's options: its command-line list over what the one
+ * before was given (prev, NULL for the first) and SALLOC_* (which every
+ * component takes, as Slurm). */
+static void component(struct jobopt *o, struct jobopt_list *cmdline,
+                      const struct jobopt *prev)
 {
 	jobopt_init(o, JOBOPT_SALLOC);
 	jobopt_apply_env(o, environ);
+	if (prev)
+		jobopt_carry(o, prev, JOBOPT_SRC_ARGV);
 	jobopt_apply_list(o, cmdline, JOBOPT_SRC_ARGV);
 	jobopt_list_release(cmdline);
 	jobopt_finish(o);
@@ -258,10 +262,10 @@ static void parse(struct salloc *s, int argc, char **argv)
 		s->shell[0] = (char *)(shell && *shell ? shell : "/bin/sh");
 		s->cmd = s->shell;
 	}
-	component(&s->o, &cmdline);
+	component(&s->o, &cmdline, NULL);
 	s->het = s->nhet ? xcalloc(s->nhet, sizeof(*s->het)) : NULL;
 	for (size_t k = 0; k < s->nhet; k++)
-		component(&s->het[k], &more[k]);
+		component(&s->het[k], &more[k], k ? &s->het[k - 1] : &s->o);
 	free(more);
 	/* unnamed components take the last one's name, else Slurm's
 	 * "interactive" */

@@ -406,6 +406,8 @@ int cmd_sbatch(int argc, char **argv)
 	o = xcalloc(n, sizeof(*o));
 	for (size_t k = 0; k < n; k++) {
 		jobopt_init(&o[k], JOBOPT_SBATCH);
+		if (k) /* what the component before was given, as Slurm */
+			jobopt_carry(&o[k], &o[k - 1], JOBOPT_SRC_SCRIPT);
 		if (k < ndirs)
 			apply_directives(&o[k], dirs[k]);
 		/* the script's #PBS lines after its #SBATCH ones, as Slurm

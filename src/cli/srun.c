@@ -183,7 +183,8 @@ static int one_file(const char *pattern)
 static void srun_files(struct srun *s)
 {
 	const struct job_desc *d = &s->o->desc;
-	const char *aj = getenv("SLURM_ARRAY_JOB_ID"), *at = getenv("SLURM_ARRAY_TASK_ID");
+	const char *aj = getenv("SLURM_ARRAY_JOB_ID"),
+	           *at = getenv("SLURM_ARRAY_TASK_ID");
 	const char *name = getenv("SLURM_JOB_NAME");
 	struct passwd *pw = getpwuid(getuid());
 	struct jobfmt_ids ids = {
@@ -206,13 +207,13 @@ static void srun_files(struct srun *s)
 		int fd;
 		if (!pat[k] || jobfmt_filename(pat[k], &ids, &file) < 0)
 			continue;
-		path = file[0] == '/' ? xstrdup(file)
-		                      : xasprintf("%s/%s", d->work_dir ? d->work_dir : ".",
-		                                  file);
+		path = file[0] == '/'
+		           ? xstrdup(file)
+		           : xasprintf("%s/%s", d->work_dir ? d->work_dir : ".", file);
 		fd = open(path, flags, 0666);
 		if (fd < 0) {
-			cli_error("Could not open %s file %s: %s", k ? "stderr" : "stdout",
-			          path, strerror(errno));
+			cli_error("Could not open %s file %s: %s",
+			          k ? "stderr" : "stdout", path, strerror(errno));
 		} else {
 			s->stream_fd[k + 1] = fd;
 			if (!k && !d->std_err) /* -o alone: stderr goes there too */

@@ -229,11 +229,14 @@ static size_t line_groups(const struct seg *segs, size_t nseg, int in_alloc,
 }
 
 /* Component k's options over its environment; its command. */
-static void comp_fill(struct srun_comp *c, const struct seg *s, char **argv,
-                      const struct seg *segs, size_t nseg, size_t si)
+static void comp_fill(struct srun_comp *c, const struct srun_comp *prev,
+                      const struct seg *s, char **argv, const struct seg *segs,
+                      size_t nseg, size_t si)
 {
 	jobopt_init(&c->o, JOBOPT_SRUN);
 	jobopt_apply_env(&c->o, c->env);
+	if (prev && si) /* a part of its own: what the one before was given */
+		jobopt_carry(&c->o, &prev->o, JOBOPT_SRC_ARGV);
 	jobopt_apply_list(&c->o, &s->opts, JOBOPT_SRC_ARGV);
 	/* no command: the next component's (Slurm) */
 	for (size_t j = si; j < nseg && !c->cmd; j++)
@@ -309,7 +312,8 @@ void srun_line_parse(int argc, char **argv, struct srun_line *line)
 	/* options first: some answer without a command (--cpu-bind=help) */
 	environ = line->comp[0].env; /* kept to the end: the tasks get it */
 	for (size_t k = 0; k < n; k++)
-		comp_fill(&line->comp[k], &segs[seg_of[k]], argv, segs, nseg, seg_of[k]);
+		comp_fill(&line->comp[k], k ? &line->comp[k - 1] : NULL, &segs[seg_of[k]],
+		          argv, segs, nseg, seg_of[k]);
 	for (size_t k = 0; k < nseg; k++)
 		jobopt_list_release(&segs[k].opts);
 	for (size_t k = 0; n > 1 && k < n; k++)

@@ -47,8 +47,8 @@ struct srun_io_opts {
 	int quit_on_interrupt; /* a single Ctrl-C ends the step */
 	long in_task, out_task, err_task; /* JOBOPT_IO_ALL, JOBOPT_IO_NONE or a task */
 	int verbose;
-	int stream_fd[3]; /* the tasks' stdout [1] and stderr [2] go there (srun
-	                   * -o / -e naming one file); 0: srun's own */
+	int stream_fd[3];   /* the tasks' stdout [1] and stderr [2] go there (srun
+	                     * -o / -e naming one file); 0: srun's own */
 	uint32_t kill_wait; /* seconds to wait for the tasks once the step is aborted */
 	/* sattach: the step is not ours; no task exit is reported, a signal
 	 * detaches, and a node whose stepd has not connected within

@@ -160,7 +160,7 @@ echo id=$SLURM_JOB_ID size=$SLURM_HET_SIZE g0=$SLURM_JOB_ID_HET_GROUP_0 \
      ntasks=$SLURM_NTASKS
 srun bash -c 'echo step0 $SLURM_JOB_ID $SLURM_STEP_NUM_TASKS'
 srun --het-group=1 bash -c 'echo step1 $SLURM_JOB_ID $SLURM_STEP_NUM_TASKS $SLURMD_NODENAME'
-squeue -h -o '%i %T' | sort
+squeue -h -o '%i %T %l' | sort
 """
 
 
@@ -170,7 +170,7 @@ def test_salloc_with_components(cluster):
     each component's with _HET_GROUP_n, no unsuffixed node list), srun runs
     in component 0 unless --het-group says, and both end with the command."""
     c = cluster
-    p = c.run(["salloc", "-N1", "-n1", ":", "-N2", "--ntasks-per-node=2",
+    p = c.run(["salloc", "-t", "9", "-N1", "-n1", ":", "-N2", "--ntasks-per-node=2",
                "bash", "-c", SALLOC_CMD], timeout=60)
     assert p.returncode == 0, p.stderr
     m = re.search(r"^salloc: Granted job allocation (\d+)$", p.stderr, re.M)
@@ -191,7 +191,8 @@ def test_salloc_with_components(cluster):
     # the leader's id, as Slurm (SLURM_JOB_ID_HET_GROUP_1 is the component's)
     assert len(step1) == 4 and {s[:2] for s in step1} == {(str(jid), "4")}, text
     assert len({s[2] for s in step1}) == 2, text
-    assert f"{jid}+0 RUNNING\n{jid}+1 RUNNING\n" in text, text
+    # the time limit carried over to the second component, as Slurm's
+    assert f"{jid}+0 RUNNING 9:00\n{jid}+1 RUNNING 9:00\n" in text, text
     for j in (jid, jid + 1):
         c.wait_for(lambda j=j: c.job_state(j) == "COMPLETED" or None,
                    what=f"JobId={j} completed")
@@ -251,6 +252,10 @@ def test_leader_id_names_every_component(cluster):
         str(jid), str(jid + 1), str(jid + 2)], p.stdout
     p = c.run(["scontrol", "show", "job", f"{jid}+1"], check=True)
     assert re.findall(r"^JobId=(\d+) ", p.stdout, re.M) == [str(jid + 1)], p.stdout
+    # options carry over to the next component (but for the counts, the
+    # layout, the partition...: Slurm's reset_each_pass), as Slurm's
+    assert [c.job_field(j, "TimeLimit") for j in (jid, jid + 1, jid + 2)] == [
+        "00:05:00"] * 3
     # "job=" is JobId=, as Slurm takes it from three letters
     assert c.run(["scontrol", "update", f"job={jid}", "TimeLimit=9"]).returncode == 0
     assert c.run(["scontrol", "update", f"JobId={jid}+2", "TimeLimit=7"]).returncode == 0
