@@ -177,24 +177,42 @@ static size_t line_groups(const struct seg *segs, size_t nseg, int in_alloc,
 		for (size_t k = 0; k < n; k++)
 			seg_of[k] = 0;
 	} else {
-		uint8_t seen[HET_MAX] = {0};
+		/* each part in its --het-group's components (several, the
+		 * same command), else in the one of its place; the
+		 * components in order (the tasks are numbered so) */
+		size_t part[HET_MAX];
 		for (size_t k = 0; k < nseg; k++) {
 			uint32_t g[HET_MAX];
 			const char *s =
 			    jobopt_list_last(&segs[k].opts, O_HET_GROUP, &has);
-			if (has && groups_parse(s, g) != 1)
-				line_fail(
-				    "--het-group=%s: one component for each part of "
-				    "the command line",
-				    s);
-			groups[k] = has ? g[0] : (uint32_t)k;
-			if (seen[groups[k]]++)
+			size_t m = has ? groups_parse(s, g) : 1;
+			if (!has)
+				g[0] = (uint32_t)k;
+			for (size_t j = 0; j < m; j++) {
+				if (n == HET_MAX)
+					line_fail("too many components (%d at most)",
+					          HET_MAX);
+				groups[n] = g[j];
+				part[n++] = k;
+			}
+		}
+		for (size_t k = 0; k < n; k++) /* sorted by component */
+			for (size_t j = k + 1; j < n; j++)
+				if (groups[j] < groups[k]) {
+					uint32_t t = groups[k];
+					size_t p = part[k];
+					groups[k] = groups[j];
+					groups[j] = t;
+					part[k] = part[j];
+					part[j] = p;
+				}
+		for (size_t k = 0; k < n; k++) {
+			if (k && groups[k] == groups[k - 1])
 				line_fail("het-group %u is given twice: one step per "
 				          "component",
 				          groups[k]);
-			seg_of[k] = k;
+			seg_of[k] = part[k];
 		}
-		n = nseg;
 	}
 	line->het = 1;
 	if (!in_alloc) {
@@ -235,7 +253,7 @@ static void comp_fill(struct srun_comp *c, const struct srun_comp *prev,
 {
 	jobopt_init(&c->o, JOBOPT_SRUN);
 	jobopt_apply_env(&c->o, c->env);
-	if (prev && si) /* a part of its own: what the one before was given */
+	if (prev) /* a part of its own: what the one before was given */
 		jobopt_carry(&c->o, &prev->o, JOBOPT_SRC_ARGV);
 	jobopt_apply_list(&c->o, &s->opts, JOBOPT_SRC_ARGV);
 	/* no command: the next component's (Slurm) */
@@ -311,9 +329,17 @@ void srun_line_parse(int argc, char **argv, struct srun_line *line)
 	}
 	/* options first: some answer without a command (--cpu-bind=help) */
 	environ = line->comp[0].env; /* kept to the end: the tasks get it */
-	for (size_t k = 0; k < n; k++)
-		comp_fill(&line->comp[k], k ? &line->comp[k - 1] : NULL, &segs[seg_of[k]],
-		          argv, segs, nseg, seg_of[k]);
+	/* in the order of the line's parts: each over the part before */
+	for (size_t si = 0; si < nseg; si++)
+		for (size_t k = 0; k < n; k++) {
+			const struct srun_comp *prev = NULL;
+			if (seg_of[k] != si)
+				continue;
+			for (size_t j = 0; si && j < n && !prev; j++)
+				if (seg_of[j] == si - 1)
+					prev = &line->comp[j];
+			comp_fill(&line->comp[k], prev, &segs[si], argv, segs, nseg, si);
+		}
 	for (size_t k = 0; k < nseg; k++)
 		jobopt_list_release(&segs[k].opts);
 	for (size_t k = 0; n > 1 && k < n; k++)

@@ -172,3 +172,21 @@ def test_signal_reaches_every_component(cluster):
     # killed by the signal, not by the time limit
     assert re.search(r"^srun=\d+$", text, re.M), text
     assert c.job_state(jid + 1) == "COMPLETED"
+
+
+def test_het_group_lists_in_parts(cluster):
+    """Slurm's test38.17: a part may name several components, parts out of
+    order; the tasks are numbered in the components' order."""
+    c = cluster
+    out = c.work / "l.out"
+    script = write_script(c.work / "l.sh", "#!/bin/bash\n#SBATCH -n1\n#SBATCH hetjob\n"
+                          "#SBATCH -n1\n#SBATCH hetjob\n#SBATCH -n1\n"
+                          "srun -l --het-group=0,2 echo A : --het-group=1 echo B\n"
+                          "srun -l --het-group=1 echo C : --het-group=1 echo D\n"
+                          "echo twice=$?\n")
+    jid = c.sbatch("-o", str(out), str(script))
+    assert c.wait_job(jid) == "COMPLETED", out.read_text()
+    text = out.read_text()
+    assert sorted(re.findall(r"^(\d): ([ABCD])$", text, re.M)) == [
+        ("0", "A"), ("1", "B"), ("2", "A")], text
+    assert "srun: error: het-group 1 is given twice" in text and "twice=1" in text, text
