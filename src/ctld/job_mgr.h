@@ -415,7 +415,7 @@ struct step_het_view {
 	const char *nodes;         /* every component's step nodes, "a,b,c" */
 	struct rota_u32v tasks;    /* tasks on each of them */
 	struct rota_u32v map;      /* each task's index in nodes */
-	uint32_t base;             /* where this component's nodes begin there */
+	const uint32_t *at;        /* where this component's nodes are there */
 	const char *job_nodes;     /* every component's allocation, compressed */
 	struct rota_u32v job_cpus; /* CPUs on each of job_nodes */
 };

@@ -206,7 +206,7 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 	for (uint32_t i = 0; i < st->nnodes; i++) {
 		struct node *n = node_mgr_get(ctld->nodes, st->node_idx[i]);
 		l.node_name = (char *)n->cfg->name;
-		l.node_index = het ? het->base + i : i;
+		l.node_index = het ? het->at[i] : i;
 		l.step_cores = (struct rota_u32v){NULL, 0};
 		l.step_mem = st->mem ? st->mem[i] : 0;
 		/* "": the step holds none of the job's GRES here */

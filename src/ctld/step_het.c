@@ -39,7 +39,8 @@ struct het_step {
 	struct step **st;
 	char **names; /* the whole step's nodes */
 	struct rota_u32v tasks, map;
-	uint32_t *base; /* [n] where component k's nodes begin in names */
+	uint32_t *base; /* [n] where component k's nodes begin in at */
+	uint32_t *at;   /* each component's nodes' places in names */
 	char **job_names;
 	uint32_t *job_cpus;
 	size_t njob;
@@ -96,65 +97,92 @@ static int het_layouts(struct ctld *ctld, struct het_step *h,
 	return rc;
 }
 
-/* The whole step: component after component, tasks numbered across them. */
+struct view_node {
+	uint32_t node_idx, comp, i;
+};
+
+static int by_node(const void *a, const void *b)
+{
+	const struct view_node *x = a, *y = b;
+
+	if (x->node_idx != y->node_idx)
+		return x->node_idx < y->node_idx ? -1 : 1;
+	return x->comp < y->comp ? -1 : x->comp > y->comp;
+}
+
+/* The whole step: every component's nodes in the cluster's order (as
+ * Slurm sorts them, for the MPI libraries), the tasks numbered component
+ * after component; at[base[k] + i]: where component k's node i is. */
 static void het_view(struct ctld *ctld, struct het_step *h)
 {
-	uint32_t nn = 0, nt = 0, node0 = 0, task0 = 0;
+	uint32_t nn = 0, nt = 0, task0 = 0;
+	struct view_node *v;
 
 	for (size_t k = 0; k < h->n; k++) {
+		h->base[k] = nn;
 		nn += h->l[k].n;
 		nt += h->l[k].num_tasks;
 	}
+	v = xcalloc(nn + 1, sizeof(*v));
+	for (size_t k = 0; k < h->n; k++)
+		for (uint32_t i = 0; i < h->l[k].n; i++)
+			v[h->base[k] + i] =
+			    (struct view_node){h->st[k]->node_idx[i], (uint32_t)k, i};
+	qsort(v, nn, sizeof(*v), by_node);
+	h->at = xcalloc(nn + 1, sizeof(uint32_t));
 	h->names = xcalloc(nn + 1, sizeof(char *));
 	h->tasks = (struct rota_u32v){xcalloc(nn + 1, sizeof(uint32_t)), nn};
 	h->map = (struct rota_u32v){xcalloc(nt + 1, sizeof(uint32_t)), nt};
+	for (uint32_t p = 0; p < nn; p++) {
+		h->at[h->base[v[p].comp] + v[p].i] = p;
+		h->names[p] = (char *)node_mgr_get(ctld->nodes, v[p].node_idx)->cfg->name;
+		h->tasks.v[p] = h->l[v[p].comp].tasks[v[p].i];
+	}
+	free(v);
 	for (size_t k = 0; k < h->n; k++) {
 		const struct step *st = h->st[k];
 		const struct step_layout *l = &h->l[k];
 		uint32_t *gtids = xcalloc(l->num_tasks + 1, sizeof(uint32_t)), g = 0;
 
-		h->base[k] = node0;
 		taskdist_gtids_map(st->task_dist, l->tasks, l->n, st->task_map,
 		                   st->ntask_map, gtids);
-		for (uint32_t i = 0; i < l->n; i++) {
-			h->names[node0 + i] =
-			    (char *)node_mgr_get(ctld->nodes, st->node_idx[i])->cfg->name;
-			h->tasks.v[node0 + i] = l->tasks[i];
+		for (uint32_t i = 0; i < l->n; i++)
 			for (uint32_t t = 0; t < l->tasks[i]; t++, g++)
 				if (gtids[g] < l->num_tasks)
-					h->map.v[task0 + gtids[g]] = node0 + i;
-		}
+					h->map.v[task0 + gtids[g]] =
+					    h->at[h->base[k] + i];
 		free(gtids);
-		node0 += l->n;
 		task0 += l->num_tasks;
 	}
 }
 
-/* Every component's allocation as one: each node once, its CPUs summed. */
+/* Every component's allocation as one, in the cluster's order: each node
+ * once, its CPUs summed. */
 static void het_job_nodes(struct ctld *ctld, struct het_step *h)
 {
-	size_t cap = 0, count = node_mgr_count(ctld->nodes);
-	uint32_t *at = xcalloc(count + 1, sizeof(uint32_t)); /* 1 + its place */
+	size_t count = node_mgr_count(ctld->nodes), cap = 0;
+	uint32_t *cpus = xcalloc(count + 1, sizeof(uint32_t));
+	uint8_t *has = xcalloc(count + 1, 1);
 
-	for (size_t k = 0; k < h->n; k++)
-		cap += h->jobs[k]->run->nnodes;
-	h->job_names = xcalloc(cap + 1, sizeof(char *));
-	h->job_cpus = xcalloc(cap + 1, sizeof(uint32_t));
 	for (size_t k = 0; k < h->n; k++) {
 		const struct job_run *run = h->jobs[k]->run;
-		for (uint32_t i = 0; i < run->nnodes; i++) {
-			uint32_t idx = run->node_idx[i];
-			if (idx >= count)
-				continue;
-			if (!at[idx]) {
-				h->job_names[h->njob] =
-				    (char *)node_mgr_get(ctld->nodes, idx)->cfg->name;
-				at[idx] = (uint32_t)++h->njob;
+		for (uint32_t i = 0; i < run->nnodes; i++)
+			if (run->node_idx[i] < count) {
+				cap += !has[run->node_idx[i]];
+				has[run->node_idx[i]] = 1;
+				cpus[run->node_idx[i]] += run->cpus[i];
 			}
-			h->job_cpus[at[idx] - 1] += run->cpus[i];
-		}
 	}
-	free(at);
+	h->job_names = xcalloc(cap + 1, sizeof(char *));
+	h->job_cpus = xcalloc(cap + 1, sizeof(uint32_t));
+	for (size_t idx = 0; idx < count; idx++)
+		if (has[idx]) {
+			h->job_names[h->njob] =
+			    (char *)node_mgr_get(ctld->nodes, (uint32_t)idx)->cfg->name;
+			h->job_cpus[h->njob++] = cpus[idx];
+		}
+	free(cpus);
+	free(has);
 }
 
 /* "a,b,a": the whole step's nodes in order, repeats kept (caller frees). */
@@ -188,6 +216,7 @@ static void het_release(struct het_step *h)
 	free(h->tasks.v);
 	free(h->map.v);
 	free(h->base);
+	free(h->at);
 	free(h->job_names);
 	free(h->job_cpus);
 }
@@ -283,7 +312,7 @@ void step_het_create(struct ctld *ctld, struct caller *who,
 		    .nodes = nodes,
 		    .tasks = h.tasks,
 		    .map = h.map,
-		    .base = h.base[k],
+		    .at = h.at + h.base[k],
 		    .job_nodes = job_nodes,
 		    .job_cpus = {h.job_cpus, (uint32_t)h.njob},
 		};

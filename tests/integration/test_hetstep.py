@@ -190,3 +190,20 @@ def test_het_group_lists_in_parts(cluster):
     assert sorted(re.findall(r"^(\d): ([ABCD])$", text, re.M)) == [
         ("0", "A"), ("1", "B"), ("2", "A")], text
     assert "srun: error: het-group 1 is given twice" in text and "twice=1" in text, text
+
+
+def test_nodes_in_the_clusters_order(cluster):
+    """As Slurm orders a heterogeneous step's nodes (for MPI): by the
+    cluster's order, whatever the components' order; the ranks stay the
+    components'."""
+    c = cluster
+    out = c.work / "o.out"
+    script = write_script(c.work / "o.sh", "#!/bin/bash\n#SBATCH -w node03 -n1\n"
+                          "#SBATCH hetjob\n#SBATCH -w node01 -n1\n"
+                          "srun -l --het-group=0,1 bash -c "
+                          "'echo $SLURM_NODEID $SLURMD_NODENAME $SLURM_NODELIST'\n")
+    jid = c.sbatch("-o", str(out), str(script))
+    assert c.wait_job(jid) == "COMPLETED", out.read_text()
+    text = out.read_text()
+    assert sorted(re.findall(r"^(\d): (\d) (\S+) (\S+)$", text, re.M)) == [
+        ("0", "1", "node03", "node[01,03]"), ("1", "0", "node01", "node[01,03]")], text
