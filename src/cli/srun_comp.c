@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "cli/jobopt_table.h"
 #include "cli/srun_comp.h"
+#include "common/hostlist.h"
 #include "common/multiprog.h"
 #include "common/strv.h"
 #include "proto/messages.h"
@@ -279,6 +280,58 @@ static void comp_fill(struct srun_comp *c, const struct srun_comp *prev,
 	}
 }
 
+/* Parts of one job's step run on nodes of their own: Slurm's srun checks
+ * that each part's nodes can be had beside the parts before (in its words;
+ * the controller lays them out). */
+static void one_job_check(const struct srun_line *line)
+{
+	const char *size = getenv("SLURM_JOB_NUM_NODES");
+	long all = size ? strtol(size, NULL, 10) : 0;
+	long used = 0;
+
+	for (size_t k = 0; k < line->n; k++) {
+		const struct jobopt *o = &line->comp[k].o;
+		const struct job_desc *d = &o->desc;
+		/* the allocation's count (its environment) is no part's */
+		long need = d->min_nodes == NO_VAL || o->nodes_src == JOBOPT_SRC_ENV
+		                ? 1
+		                : (long)d->min_nodes;
+		char **mine = NULL;
+		size_t nmine = 0;
+
+		if (all && all - used < need) {
+			cli_error("Allocation failure of %ld nodes: job size of %ld, "
+			          "already allocated %ld nodes to previous components.",
+			          need, all, used);
+			exit(1);
+		}
+		if (d->req_nodes &&
+		    hostlist_expand(d->req_nodes, &mine, &nmine, NULL) == 0)
+			for (size_t j = 0; j < k; j++) {
+				const char *before = line->comp[j].o.desc.req_nodes;
+				char **other = NULL;
+				size_t nother = 0;
+				int overlap = 0;
+				if (!before ||
+				    hostlist_expand(before, &other, &nother, NULL) < 0)
+					continue;
+				for (size_t a = 0; a < nmine && !overlap; a++)
+					for (size_t b = 0; b < nother && !overlap; b++)
+						overlap = !strcmp(mine[a], other[b]);
+				hostlist_free(other);
+				if (overlap) {
+					cli_error("Requested nodelist %s overlaps with "
+					          "excluded %s.",
+					          d->req_nodes, before);
+					cli_error("Job not submitted.");
+					exit(1);
+				}
+			}
+		hostlist_free(mine);
+		used += nmine > (size_t)need ? (long)nmine : need;
+	}
+}
+
 void srun_line_parse(int argc, char **argv, struct srun_line *line)
 {
 	struct seg segs[HET_MAX] = {0};
@@ -346,6 +399,8 @@ void srun_line_parse(int argc, char **argv, struct srun_line *line)
 		if (line->comp[k].o.step_flags & STEP_F_MULTI_PROG)
 			line_fail("--multi-prog cannot span several components of a "
 			          "heterogeneous job");
+	if (line->one_job)
+		one_job_check(line);
 }
 
 void srun_line_granted(struct srun_line *line, uint32_t leader, char *const *het_env)

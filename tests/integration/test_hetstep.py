@@ -107,6 +107,9 @@ PARTS = r"""#!/bin/bash
 srun -l -N1 -n2 bash -c 'echo "$SLURM_PROCID $SLURM_NTASKS $SLURM_JOB_ID $SLURM_STEP_ID $SLURMD_NODENAME"' : -N2 -n2 bash -c 'echo "$SLURM_PROCID $SLURM_NTASKS $SLURM_JOB_ID $SLURM_STEP_ID $SLURMD_NODENAME"'
 srun -N2 true : -N2 true
 echo "four=$?"
+n=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -1)
+srun -w $n true : -w $n true
+echo "same=$?"
 srun -l -n1 hostname : -n1 hostname
 """
 
@@ -128,8 +131,14 @@ def test_parts_of_one_job(cluster):
     first = {r[5] for r in rows if r[0] in "01"}
     second = {r[5] for r in rows if r[0] in "23"}
     assert len(first) == 1 and len(second) == 2 and not first & second, text
-    # four nodes on three: refused, not waiting
+    # four nodes on three, one node twice: refused, not waiting, in
+    # Slurm's words (its test38.19 reads them)
+    assert ("srun: error: Allocation failure of 2 nodes: job size of 3, already "
+            "allocated 2 nodes to previous components.\n") in text, text
     assert "four=1\n" in text, text
+    assert re.search(r"^srun: error: Requested nodelist (\S+) overlaps with "
+                     r"excluded \1\.\nsrun: error: Job not submitted\.\n"
+                     r"same=1$", text, re.M), text
     # counts from the allocation's environment give way to each part's
     hosts = re.findall(r"^([01]): (\S+)$", text, re.M)
     assert sorted(h[0] for h in hosts) == ["0", "1"], text
