@@ -542,7 +542,8 @@ static int conf_write(const struct cluster *c, const struct rota_opts *o,
 	           "MinJobAge=300\n"
 	           "SlurmdTimeout=30\n"
 	           "KillWait=5\n"
-	           "ReturnToService=2\n");
+	           "ReturnToService=2\n"
+	           "PrologFlags=Contain\n");
 	if (o->gpus)
 		fprintf(f, "GresTypes=gpu\n");
 	if (o->nodes == 1)

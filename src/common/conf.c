@@ -1323,3 +1323,19 @@ uint32_t conf_node_silence_s(const struct conf *conf)
 	return conf->slurmd_timeout && conf->slurmd_timeout < s ? conf->slurmd_timeout
 	                                                        : s;
 }
+
+int conf_prolog_contain(const struct conf *c)
+{
+	const char *p = c ? c->prolog_flags : NULL;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ",");
+		if ((n == 7 && !strncasecmp(p, "contain", 7)) ||
+		    (n == 3 && !strncasecmp(p, "x11", 3)))
+			return 1;
+		p += n;
+		if (*p)
+			p++;
+	}
+	return 0;
+}

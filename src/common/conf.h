@@ -173,6 +173,7 @@ struct conf {
 	uint64_t def_mem_per_cpu;  /* MB, 0 = unset */
 	uint64_t def_mem_per_node; /* MB, 0 = unset */
 	char *prolog, *epilog, *task_prolog;
+	char *prolog_flags; /* PrologFlags: Contain gives each job N.extern */
 	/* --container-image: where a node keeps imported images (NULL:
 	 * SlurmdSpoolDir/containers) and the directory of OCI layouts that
 	 * registry references name (NULL: none) */
@@ -279,5 +280,9 @@ void conf_kv_free(struct conf_kv *kv, size_t count); /* NULL allowed */
  * old and new, else -1 with err naming the first key that differs. */
 int conf_reload_check(const struct conf *old, const struct conf *new_conf,
                       struct rota_error *err);
+
+/* PrologFlags holds Contain (or X11, which implies it): each job has an
+ * extern step. */
+int conf_prolog_contain(const struct conf *c);
 
 #endif

@@ -195,6 +195,9 @@ static const struct conf_doc global_doc[] = {
      "Memory a job gets per allocated CPU when it asks for none; 0 is unlimited."},
     {"DefMemPerNode", "MB",
      "Memory a job gets per node when it asks for none; 0 is unlimited."},
+    {"PrologFlags", "flags",
+     "Contain: every job has its extern step (sacct's N.extern rows), as with "
+     "Slurm's pam_slurm_adopt; the other flags are accepted."},
     {"Prolog", "path",
      "Program run as root on each node before the job's first tasks there; a failure "
      "drains the node and requeues a batch job."},

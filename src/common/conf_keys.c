@@ -154,6 +154,7 @@ const struct conf_key conf_keys[] = {
     G_MEM("DefMemPerCPU", def_mem_per_cpu, R | CONF_KEY_ZERO_UNLIMITED),
     G_MEM("DefMemPerNode", def_mem_per_node, R | CONF_KEY_ZERO_UNLIMITED),
     G_STR("Prolog", prolog, NULL, R),
+    G_STR("PrologFlags", prolog_flags, NULL, R),
     G_STR("Epilog", epilog, NULL, R),
     G_STR("TaskProlog", task_prolog, NULL, R),
     /* Rota's: --container-image (doc/containers.md); NULL cache: in the spool */
@@ -267,7 +268,6 @@ const struct conf_key conf_keys[] = {
     IGNORE("PriorityWeightTRES"),
     IGNORE("PrivateData"),
     IGNORE("PrologEpilogTimeout"),
-    IGNORE("PrologFlags"),
     IGNORE("PrologSlurmctld"),
     IGNORE("PropagatePrioProcess"),
     IGNORE("RebootProgram"),

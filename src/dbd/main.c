@@ -129,7 +129,8 @@ static int is_sqlite(const char *type)
 }
 
 /* The store slurmdbd.conf names; loc: StorageLoc or its default. */
-static int store_open_conf(const struct dbd_conf *dc, const char *loc, struct store **ret,
+static int store_open_conf(const struct dbd_conf *dc, const char *loc,
+                           const struct conf *conf, struct store **ret,
                            struct rota_error *err)
 {
 	struct store_conf sc = {
@@ -138,6 +139,7 @@ static int store_open_conf(const struct dbd_conf *dc, const char *loc, struct st
 	    .user = dc->storage_user,
 	    .pass = dc->storage_pass,
 	    .loc = loc,
+	    .extern_steps = conf_prolog_contain(conf),
 	};
 
 	if (dc->storage_port) {
@@ -225,7 +227,7 @@ int main(int argc, char **argv)
 	                    : NULL;
 	d.sock_path = client_dbd_socket_path(conf);
 	mkdir(conf->state_save_location, 0755);
-	if (store_open_conf(&dc, d.storage_loc, &d.store, &err) < 0)
+	if (store_open_conf(&dc, d.storage_loc, conf, &d.store, &err) < 0)
 		fatal("%s", err.text);
 	if (auth_create(conf, AUTH_NEED_KEY, &d.auth, &err) < 0)
 		fatal("%s", err.text);

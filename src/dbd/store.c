@@ -130,6 +130,7 @@ static const char *const stmt_sql[S_COUNT] = {
 };
 
 struct store {
+	int extern_steps; /* store_conf's */
 	const struct store_driver *drv;
 	struct sql_db *db;
 	uint64_t last_seq;
@@ -199,6 +200,7 @@ int store_open(const struct store_conf *sc, struct store **ret, struct rota_erro
 		return -EINVAL;
 	s = xcalloc(1, sizeof(*s));
 	s->drv = drv;
+	s->extern_steps = sc->extern_steps;
 	if (drv->open(sc, stmt_sql, S_COUNT, &s->db, err) < 0) {
 		free(s);
 		return -EIO;
@@ -655,14 +657,15 @@ static void read_job(struct store *s, struct sql_cur *c, struct acct_job *j)
 	j->het_offset = (uint32_t)col(c, i++);
 }
 
-/* N.batch and N.extern, which the journal does not record as steps. */
-static void add_implicit_steps(struct acct_job *j, uint32_t batch_cpus)
+/* N.batch and (PrologFlags=Contain) N.extern, which the journal does not
+ * record as steps. */
+static void add_implicit_steps(struct acct_job *j, uint32_t batch_cpus, int ext)
 {
-	uint32_t n = j->batch ? 2 : 1;
+	uint32_t n = (j->batch ? 1 : 0) + (ext ? 1 : 0);
 	char first[256] = "";
 	uint32_t done = j->end ? (j->superseded ? JOB_CANCELLED : j->state) : JOB_RUNNING;
 
-	if (!j->start)
+	if (!j->start || !n)
 		return;
 	if (j->nodes) {
 		size_t k = strcspn(j->nodes, ",[");
@@ -889,7 +892,8 @@ int store_query(struct store *s, const struct acct_query *qr, store_job_f cb, vo
 		rc = 0;
 		if (!(qr->flags & ACCT_QUERY_F_NO_STEPS)) {
 			rc = read_steps(s, run_id, &j, err);
-			add_implicit_steps(&j, (uint32_t)drv->col_int(c, 36));
+			add_implicit_steps(&j, (uint32_t)drv->col_int(c, 36),
+			                   s->extern_steps);
 			if (rc == 0)
 				rc = add_usage(s, run_id, &j, err);
 		}

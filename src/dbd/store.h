@@ -35,6 +35,7 @@ struct store_conf {
 	unsigned port;    /* pgsql: 0: 5432 */
 	const char *user, *pass;
 	const char *loc; /* sqlite: the file; pgsql: the database name */
+	int extern_steps; /* slurm.conf PrologFlags=Contain: jobs have N.extern */
 };
 
 /* Open the store sc names (pgsql: wait for the server, create the database

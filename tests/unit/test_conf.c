@@ -800,6 +800,34 @@ static int teardown(void **state)
 	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* PrologFlags=Contain (or X11) gives each job its extern step. */
+static void test_prolog_flags(void **state)
+{
+	static const struct {
+		const char *line;
+		int contain;
+	} cases[] = {
+	    {"", 0},
+	    {"PrologFlags=Alloc\n", 0},
+	    {"PrologFlags=Contain\n", 1},
+	    {"PrologFlags=Alloc,contain,NoHold\n", 1},
+	    {"PrologFlags=X11\n", 1},
+	    {"PrologFlags=Containment\n", 0},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = NULL;
+		struct conf *c;
+		if (asprintf(&text, "SlurmctldHost=h\n%sNodeName=n1\n", cases[i].line) <
+		    0)
+			fail();
+		c = load_ok(text);
+		assert_int_equal(conf_prolog_contain(c), cases[i].contain);
+		conf_destroy(c);
+		free(text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -814,6 +842,7 @@ int main(void)
 	    cmocka_unit_test(test_dump_kv),      cmocka_unit_test(test_reload_check),
 	    cmocka_unit_test(test_default_path), cmocka_unit_test(test_many_nodes),
 	    cmocka_unit_test(test_node_ping),    cmocka_unit_test(test_power_save),
+	    cmocka_unit_test(test_prolog_flags),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
