@@ -36,7 +36,8 @@ static const char *const known_keys[] = {
     "max_switch_wait",     "bf_continue",
     "kill_invalid_depend", "enable_user_top",
     "replicate_sync",      "sched_order",
-    "bf_estimate",
+    "bf_estimate",         "whole_hetjob",
+    "whole_pack",
 };
 
 const char *const *sched_params_keys(size_t *ret_n)
@@ -98,6 +99,8 @@ static void parse_one(struct sched_params *sp, const char *p, size_t len, unsign
 		sp->enable_user_top = 1;
 	else if (word_is(p, klen, "replicate_sync"))
 		sp->replicate_sync = 1;
+	else if (word_is(p, klen, "whole_hetjob") || word_is(p, klen, "whole_pack"))
+		sp->whole_hetjob = 1;
 	else if (word_is(p, klen, "sched_order") && v) {
 		sp->sched_order =
 		    word_is(v, vlen, "saf_aged") || word_is(v, vlen, "saf-aged")

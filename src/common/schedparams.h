@@ -15,6 +15,9 @@
  *                         controller answer requests (Rota: 50000; Slurm's
  *                         default is 2 s, with a sleep Rota has no need of)
  *   kill_invalid_depend   cancel jobs whose dependency can never be satisfied
+ *   whole_hetjob          scancel of a heterogeneous job's component (its
+ *                         own id) cancels every component; without it, only
+ *                         that one (a pending component: refused)
  *   enable_user_top       owners may `scontrol top` their jobs
  *   bf_job_part_count_reserve=N
  *                         only the first N jobs of each partition that cannot
@@ -67,6 +70,7 @@ struct sched_params {
 	int kill_invalid_depend;
 	int enable_user_top;
 	int replicate_sync;
+	int whole_hetjob; /* cancel/hold/release of a component: the whole job */
 };
 
 /* SchedulerParameters bf_estimate: what the backfill plan takes for a job's

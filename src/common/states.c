@@ -368,6 +368,9 @@ const char *slurm_strerror(int rc)
 		return "Duplicate event trigger";
 	case ESLURM_NOT_HET_JOB_LEADER:
 		return "Job not heterogeneous job leader";
+	case ESLURM_NOT_WHOLE_HET_JOB:
+		return "Operation not permitted on individual component of heterogeneous "
+		       "job";
 	case ESLURM_CANNOT_MODIFY_CRON_JOB:
 		return "Cannot modify scrontab jobs through scontrol";
 	default:

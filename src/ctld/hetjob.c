@@ -426,6 +426,10 @@ void hetjob_ended(struct ctld *ctld, struct job *job, uint32_t state, uint32_t r
 
 	if (!job_x(job)->het_job_id)
 		return;
+	/* a running component cancelled by itself ends alone (Slurm; the
+	 * leader's end, or a cancel with whole_hetjob, ends all) */
+	if (hetjob_follower(job) && state == JOB_CANCELLED && by)
+		return;
 	leader = job_find(ctld->jobs, job_x(job)->het_job_id);
 	if (!leader)
 		return;

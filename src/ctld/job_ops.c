@@ -9,6 +9,7 @@
 #include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/states.h"
+#include "common/schedparams.h"
 #include "ctld/hetjob.h"
 #include "ctld/preempt.h"
 #include "ctld/caller.h"
@@ -156,6 +157,17 @@ static int cancel_one(struct ctld *ctld, struct caller *who, struct job *job,
 		                          ? SIGNAL_F_TASK_FAILURE
 		                          : SIGNAL_F_CANCELLED));
 		return 0;
+	}
+	/* a heterogeneous job's component alone, as Slurm: the whole job with
+	 * SchedulerParameters=whole_hetjob, else that one once it runs */
+	if (hetjob_follower(job)) {
+		struct sched_params sp;
+		struct job *lead = job_find(ctld->jobs, job_x(job)->het_job_id);
+		sched_params_parse(ctld->conf->scheduler_params, &sp);
+		if (sp.whole_hetjob && lead && !job_is_finished(lead))
+			job = lead;
+		else if (job_is_pending(job))
+			return -ESLURM_NOT_WHOLE_HET_JOB;
 	}
 	job_cancel(ctld, job, WAIT_NO_REASON, who->uid);
 	return 0;

@@ -61,8 +61,13 @@ def test_squeue_and_scontrol_show_the_components(cluster):
     assert f"   HetJobIdSet={jid}-{jid + 1}\n" in p.stdout, p.stdout
     p = c.run(["scontrol", "show", "job", str(jid + 1)], check=True)
     assert f"JobId={jid + 1} HetJobId={jid} HetJobOffset=1 JobName=wrap\n" in p.stdout
-    # cancelling a component cancels the job
-    assert c.run(["scancel", str(jid + 1)]).returncode == 0
+    # a pending component alone cannot be cancelled (Slurm); the leader's
+    # id cancels every component
+    p = c.run(["scancel", f"{jid}+1"])
+    assert p.returncode == 1 and ("Operation not permitted on individual "
+                                  "component of heterogeneous job") in p.stderr, p.stderr
+    assert c.job_state(jid + 1) == "PENDING"
+    assert c.run(["scancel", str(jid)]).returncode == 0
     c.wait_for(lambda: c.job_state(jid) == "CANCELLED" or None, what="the leader")
     assert c.job_state(jid + 1) == "CANCELLED"
 
@@ -271,3 +276,18 @@ def test_leader_id_names_every_component(cluster):
     c.wait_for(lambda: rows(str(jid)) == [f"{jid}+0", f"{jid}+1", f"{jid}+2"] or None,
                what="every component in sacct -j N")
     assert rows(f"{jid}+1") == [f"{jid}+1"]
+
+
+def test_running_component_cancelled_alone(cluster):
+    """Slurm: scancel N+K of a running job ends that component only (with
+    SchedulerParameters=whole_hetjob, all of them); the leader's id ends
+    every component."""
+    c = cluster
+    jid = c.sbatch("-n1", "-o", "/dev/null", ":", "-n1", "--wrap", "sleep 300")
+    c.wait_running(jid)
+    c.wait_for(lambda: c.job_state(jid + 1) == "RUNNING" or None, what="component 1")
+    assert c.run(["scancel", f"{jid}+1"]).returncode == 0
+    c.wait_for(lambda: c.job_state(jid + 1) == "CANCELLED" or None, what="component 1")
+    assert c.job_state(jid) == "RUNNING"
+    assert c.run(["scancel", str(jid)]).returncode == 0
+    c.wait_for(lambda: c.job_state(jid) == "CANCELLED" or None, what="the leader")
