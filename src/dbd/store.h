@@ -34,7 +34,7 @@ struct store_conf {
 	const char *host; /* pgsql: a host name, or a socket directory (/...) */
 	unsigned port;    /* pgsql: 0: 5432 */
 	const char *user, *pass;
-	const char *loc; /* sqlite: the file; pgsql: the database name */
+	const char *loc;  /* sqlite: the file; pgsql: the database name */
 	int extern_steps; /* slurm.conf PrologFlags=Contain: jobs have N.extern */
 };
 
