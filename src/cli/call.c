@@ -213,3 +213,25 @@ int call_ctld(uint16_t type, const void *body, uint16_t want, void **ret_body,
 	*ret_body = rbody;
 	return 0;
 }
+
+/* N+K: the id of component K of heterogeneous job N, or 0. */
+uint32_t call_het_component(uint32_t leader, uint32_t k)
+{
+	struct job_info_req req = {.job_ids = {&leader, 1}};
+	struct job_info_resp *resp;
+	uint32_t id = 0;
+	char *msg = NULL;
+	void *body = NULL;
+
+	if (call_ctld(MSG_JOB_INFO_REQ, &req, MSG_JOB_INFO_RESP, &body, &msg)) {
+		free(msg);
+		return 0;
+	}
+	resp = body;
+	for (uint32_t i = 0; i < resp->jobs_count; i++)
+		if (resp->jobs[i].het_job_id == leader &&
+		    HET_OFFSET(resp->jobs[i].het_offset) == k)
+			id = resp->jobs[i].job_id;
+	msg_body_free(MSG_JOB_INFO_RESP, body);
+	return id;
+}

@@ -32,6 +32,10 @@ void call_text_sink(void (*fn)(const struct job_list_resp *r, void *arg), void *
 void call_if_standby(uint16_t type, const void *body, uint16_t *rtype, void **rbody,
                      int timeout_ms);
 
+/* N+K: the id of component K of heterogeneous job N (scontrol, sbcast), or
+ * 0 when there is none. */
+uint32_t call_het_component(uint32_t leader, uint32_t k);
+
 /* A connection to controller *next or the first after it that answers (TCP),
  * *next moved past it; -1 when none is left.  For a command that keeps its
  * connection (salloc, srun) and was told ESLURM_IN_STANDBY_MODE: it asks

@@ -1018,6 +1018,12 @@ void jobopt_carry(struct jobopt *to, const struct jobopt *from, enum jobopt_src 
 	for (size_t i = 0; i < from->nseen; i++) {
 		const struct jobopt_item *it = &from->seen[i];
 		const struct opt_def *d = opt_find(from->cmd, it->id);
+		size_t later = i + 1;
+		/* the last value only: components add up to the record's cap */
+		while (later < from->nseen && from->seen[later].id != it->id)
+			later++;
+		if (later < from->nseen)
+			continue;
 		/* what is said once for all: not again for each component */
 		if (!d || it->src == JOBOPT_SRC_ENV || it->id == O_HET_GROUP ||
 		    it->id == O_WRAP || it->id == 'v' ||

@@ -75,8 +75,12 @@ static int parse_job(const char *s, uint32_t *job, uint32_t *step)
 
 	if (end == s || !j || j >= NO_VAL)
 		return -1;
-	if (*end == '+') {
-		if (strtoul(end + 1, &end, 10) != 0)
+	if (*end == '+') { /* N+K: component K's nodes */
+		const char *p = end + 1;
+		unsigned long k = strtoul(p, &end, 10);
+		if (end == p || k >= HET_MAX)
+			return -1;
+		if (k && !(j = call_het_component((uint32_t)j, (uint32_t)k)))
 			return -1;
 	}
 	if (*end == '.') {

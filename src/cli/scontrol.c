@@ -79,28 +79,6 @@ static void id_list_add(struct id_list *l, uint32_t id, const char *text)
 
 /* "N", "N_T" or "N_[spec]" (as squeue prints an array: 5-7, 1,3, 2-9:2%4):
  * added to l.  Returns 0 or -1 (nothing added). */
-/* N+K: the id of component K of heterogeneous job N, or 0. */
-static uint32_t het_component(uint32_t leader, uint32_t k)
-{
-	struct job_info_req req = {.job_ids = {&leader, 1}};
-	struct job_info_resp *resp;
-	uint32_t id = 0;
-	char *msg = NULL;
-	void *body = NULL;
-
-	if (call_ctld(MSG_JOB_INFO_REQ, &req, MSG_JOB_INFO_RESP, &body, &msg)) {
-		free(msg);
-		return 0;
-	}
-	resp = body;
-	for (uint32_t i = 0; i < resp->jobs_count; i++)
-		if (resp->jobs[i].het_job_id == leader &&
-		    HET_OFFSET(resp->jobs[i].het_offset) == k)
-			id = resp->jobs[i].job_id;
-	msg_body_free(MSG_JOB_INFO_RESP, body);
-	return id;
-}
-
 static int id_list_add_word(struct id_list *l, const char *w)
 {
 	char *end, *spec;
@@ -119,8 +97,9 @@ static int id_list_add_word(struct id_list *l, const char *w)
 	}
 	if (*end == '+' && isdigit((unsigned char)end[1])) { /* N+K */
 		unsigned long k = strtoul(end + 1, &end, 10);
-		uint32_t comp =
-		    !*end && k < HET_MAX ? het_component((uint32_t)id, (uint32_t)k) : 0;
+		uint32_t comp = !*end && k < HET_MAX
+		                    ? call_het_component((uint32_t)id, (uint32_t)k)
+		                    : 0;
 		if (!comp)
 			return -1;
 		id_list_add(l, comp, w);
@@ -265,6 +244,8 @@ static int job_update(const struct id_list *ids, size_t i, uint32_t op, char **k
 		req.flags = JOB_UPDATE_F_ARRAY_TASK;
 		req.array_task_id = ids->task[i];
 	}
+	if (ids->text[i] && strchr(ids->text[i], '+')) /* N+K: that record */
+		req.flags |= JOB_UPDATE_F_ONE;
 	return call_ctld(MSG_JOB_UPDATE_REQ, &req, MSG_RC, &body, ret_msg);
 }
 

@@ -243,7 +243,7 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 		fprintf(f, "HetJobId=%u HetJobOffset=%u ", j->het_job_id,
 		        HET_OFFSET(j->het_offset));
 	fprintf(f, "JobName=%s%s", nul(j->name), le);
-	if (j->het_job_id && !HET_OFFSET(j->het_offset))
+	if (j->het_job_id) /* on every component, as Slurm */
 		fprintf(f, "HetJobIdSet=%u-%u%s", j->het_job_id,
 		        j->het_job_id + HET_SIZE(j->het_offset) - 1, le);
 	fprintf(f, "UserId=%s(%u) GroupId=%s(%u) MCS_label=N/A%s", u, j->uid,

@@ -115,6 +115,10 @@ static void parse_jobs(struct squeue_opts *o, const char *arg)
 
 	o->job_ids = xrealloc(o->job_ids, (o->njob_ids + n + 1) * sizeof(*o->job_ids));
 	for (size_t i = 0; i < n; i++) {
+		char *plus = strchr(ids[i], '+');
+		/* N+K: N, every component (Slurm's squeue reads the number) */
+		if (plus && plus[1] && strspn(plus + 1, "0123456789") == strlen(plus + 1))
+			*plus = '\0';
 		if (fmt_parse_job_id(ids[i], &o->job_ids[o->njob_ids]) < 0) {
 			cli_error("Invalid job id: %s", ids[i]);
 			exit(1);

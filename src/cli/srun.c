@@ -195,33 +195,64 @@ static void srun_files(struct srun *s)
 	    .job_name = name && !s->alloc_mode ? name : d->name,
 	    .user = pw ? pw->pw_name : "",
 	};
-	/* as the step daemons: appended with --open-mode=append, and over
-	 * several components (Slurm's heterogeneous steps append) */
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC |
-	            ((d->flags & JOB_F_OPEN_APPEND) || s->line.het ? O_APPEND : O_TRUNC);
+	/* truncated unless --open-mode=append (or over several components:
+	 * Slurm's heterogeneous steps append); written at the end always */
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_APPEND |
+	            ((d->flags & JOB_F_OPEN_APPEND) || s->line.het ? 0 : O_TRUNC);
 	const char *pat[2] = {one_file(d->std_out) ? d->std_out : NULL,
 	                      one_file(d->std_err) ? d->std_err : NULL};
+	char *path[2] = {NULL, NULL};
 
 	for (int k = 0; k < 2; k++) {
-		char *file = NULL, *path;
-		int fd;
-		if (!pat[k] || jobfmt_filename(pat[k], &ids, &file) < 0)
+		char *file = NULL;
+		int fd = -1;
+		if (!pat[k])
 			continue;
-		path = file[0] == '/'
-		           ? xstrdup(file)
-		           : xasprintf("%s/%s", d->work_dir ? d->work_dir : ".", file);
-		fd = open(path, flags, 0666);
-		if (fd < 0) {
-			cli_error("Could not open %s file %s: %s",
-			          k ? "stderr" : "stdout", path, strerror(errno));
-		} else {
-			s->stream_fd[k + 1] = fd;
-			if (!k && !d->std_err) /* -o alone: stderr goes there too */
-				s->stream_fd[2] = fd;
-		}
+		if (jobfmt_filename(pat[k], &ids, &file) == 0)
+			path[k] = file[0] == '/'
+			              ? xstrdup(file)
+			              : xasprintf("%s/%s",
+			                          d->work_dir ? d->work_dir : ".", file);
 		free(file);
-		free(path);
+		/* -o F -e F: one file, one offset */
+		if (k && path[0] && path[1] && !strcmp(path[0], path[1])) {
+			s->stream_fd[2] = s->stream_fd[1];
+			continue;
+		}
+		if (path[k])
+			fd = open(path[k], flags, 0666);
+		if (fd >= 0 && fd < 3) { /* 0-2 may be closed: not ours to write */
+			int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+			close(fd);
+			fd = high;
+		}
+		if (fd < 0) { /* the tasks run already: they go, as Slurm's srun */
+			cli_error("Could not open %s file: %s", k ? "stderr" : "stdout",
+			          path[k] ? strerror(errno) : "File name too long");
+			for (size_t c = 0; c < s->line.n; c++)
+				jobctl_signal_step(s->job_ids[c], s->step_ids[c], SIGKILL,
+				                   0);
+			free(path[0]);
+			free(path[1]);
+			if (s->alloc_mode)
+				jobctl_complete(&s->alloc, 1 << 8);
+			exit(1);
+		}
+		s->stream_fd[k + 1] = fd;
+		if (!k && !d->std_err) /* -o alone: stderr goes there too */
+			s->stream_fd[2] = fd;
 	}
+	free(path[0]);
+	free(path[1]);
+}
+
+/* Is pattern (a part's -o, stream 1, or -e, 2) the file srun writes? */
+static int srun_writes(const struct srun *s, const char *pattern, int stream)
+{
+	const struct job_desc *d = &s->o->desc;
+	const char *mine = stream == 1 ? d->std_out : d->std_err;
+
+	return one_file(pattern) && mine && !strcmp(pattern, mine);
 }
 
 /* What srun's own allocation gave component k: its nodes, and its tasks
@@ -309,9 +340,10 @@ static void fill_step_req(struct srun *s, size_t k, struct step_create_req *req,
 		const struct job_desc_ext *from = x;
 		CONTAINER_FIELDS(CONTAINER_COPY_F, _)
 	}
-	/* one file for all the tasks is srun's to write (srun_files) */
-	req->std_out = one_file(d->std_out) ? NULL : d->std_out;
-	req->std_err = one_file(d->std_err) ? NULL : d->std_err;
+	/* one file for all the tasks is srun's to write (srun_files): the
+	 * first part's; another part's own file is its step's */
+	req->std_out = srun_writes(s, d->std_out, 1) ? NULL : d->std_out;
+	req->std_err = srun_writes(s, d->std_err, 2) ? NULL : d->std_err;
 	req->std_in = x->std_in;
 	if (!x->std_in && s->o->in_task == JOBOPT_IO_ALL)
 		req->flags |= STEP_F_STDIN_ALL;

@@ -208,10 +208,11 @@ static size_t line_groups(const struct seg *segs, size_t nseg, int in_alloc,
 					part[j] = p;
 				}
 		for (size_t k = 0; k < n; k++) {
-			if (k && groups[k] == groups[k - 1])
-				line_fail("het-group %u is given twice: one step per "
-				          "component",
-				          groups[k]);
+			if (k && groups[k] == groups[k - 1]) {
+				fprintf(stderr, "srun: fatal: Duplicate het groups in "
+				                "single srun not supported\n");
+				exit(1);
+			}
 			seg_of[k] = part[k];
 		}
 	}
@@ -238,7 +239,7 @@ static size_t line_groups(const struct seg *segs, size_t nseg, int in_alloc,
 	for (size_t k = 0; k < n; k++) {
 		long max = strtol(size, NULL, 10) - 1;
 		if ((long)groups[k] > max) {
-			cli_error("Attempt to run a job step with het-group value of "
+			cli_error("Attempt to run a job step with het group value of "
 			          "%u, but the job allocation has maximum value of %ld",
 			          groups[k], max);
 			exit(1);
@@ -283,19 +284,15 @@ static void comp_fill(struct srun_comp *c, const struct srun_comp *prev,
 /* Parts of one job's step run on nodes of their own: Slurm's srun checks
  * that each part's nodes can be had beside the parts before (in its words;
  * the controller lays them out). */
-static void one_job_check(const struct srun_line *line)
+static void one_job_check(const struct srun_line *line, const char *size)
 {
-	const char *size = getenv("SLURM_JOB_NUM_NODES");
 	long all = size ? strtol(size, NULL, 10) : 0;
 	long used = 0;
 
 	for (size_t k = 0; k < line->n; k++) {
 		const struct jobopt *o = &line->comp[k].o;
 		const struct job_desc *d = &o->desc;
-		/* the allocation's count (its environment) is no part's */
-		long need = d->min_nodes == NO_VAL || o->nodes_src == JOBOPT_SRC_ENV
-		                ? 1
-		                : (long)d->min_nodes;
+		long need = d->min_nodes == NO_VAL ? 1 : (long)d->min_nodes;
 		char **mine = NULL;
 		size_t nmine = 0;
 
@@ -337,6 +334,7 @@ void srun_line_parse(int argc, char **argv, struct srun_line *line)
 	struct seg segs[HET_MAX] = {0};
 	uint32_t groups[HET_MAX] = {0};
 	size_t nseg = 0, seg_of[HET_MAX] = {0}, n;
+	char *job_nodes;
 	int start = 0, in_alloc;
 
 	memset(line, 0, sizeof(*line));
@@ -372,6 +370,7 @@ void srun_line_parse(int argc, char **argv, struct srun_line *line)
 		line->leader = id && *id ? (uint32_t)strtoul(id, NULL, 10) : NO_VAL;
 	}
 	n = line_groups(segs, nseg, in_alloc, line, groups, seg_of);
+	job_nodes = xstrdup(getenv("SLURM_JOB_NUM_NODES"));
 	line->n = n;
 	line->comp = xcalloc(n, sizeof(*line->comp));
 	for (size_t k = 0; k < n; k++) {
@@ -379,6 +378,12 @@ void srun_line_parse(int argc, char **argv, struct srun_line *line)
 		c->group = line->het ? groups[k] : 0;
 		c->env = line->het && in_alloc && !line->one_job ? group_env(c->group)
 		                                                 : strv_dup(environ);
+		/* parts of one job: each its own count of nodes, one by default
+		 * (Slurm's srun drops the allocation's) */
+		if (line->one_job) {
+			strv_unsetenv(c->env, "SLURM_JOB_NUM_NODES");
+			strv_unsetenv(c->env, "SLURM_NNODES");
+		}
 	}
 	/* options first: some answer without a command (--cpu-bind=help) */
 	environ = line->comp[0].env; /* kept to the end: the tasks get it */
@@ -400,7 +405,8 @@ void srun_line_parse(int argc, char **argv, struct srun_line *line)
 			line_fail("--multi-prog cannot span several components of a "
 			          "heterogeneous job");
 	if (line->one_job)
-		one_job_check(line);
+		one_job_check(line, job_nodes);
+	free(job_nodes);
 }
 
 void srun_line_granted(struct srun_line *line, uint32_t leader, char *const *het_env)

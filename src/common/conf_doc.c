@@ -312,6 +312,10 @@ static const struct conf_doc sched_doc[] = {
      "Cancel jobs whose dependency can never be satisfied instead of leaving them "
      "pending."},
     {"enable_user_top", NULL, "Let users move their own jobs up with scontrol top."},
+    {"whole_hetjob", NULL,
+     "scancel of a heterogeneous job's component by its own id cancels every "
+     "component; without it only that one, and a pending one not at all."},
+    {"whole_pack", NULL, "The old name of whole_hetjob."},
     {"replicate_sync", NULL,
      "Rota's own: with a standby controller, a submission or update is answered only "
      "once the standby's journal holds it too."},

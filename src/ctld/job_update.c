@@ -398,8 +398,10 @@ void job_mgr_update(struct ctld *ctld, struct caller *who,
 		for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
 			int one;
 			/* a heterogeneous job's leader: every component */
-			if (j->job_id != req->job_id && j->array_job_id != req->job_id &&
-			    job_x(j)->het_job_id != req->job_id)
+			if (!req->job_id ||
+			    (j->job_id != req->job_id && j->array_job_id != req->job_id &&
+			     ((req->flags & JOB_UPDATE_F_ONE) ||
+			      job_x(j)->het_job_id != req->job_id)))
 				continue;
 			one = update_one(ctld, who, j, req);
 			if (!one)

@@ -57,6 +57,7 @@ static const char schema[] =
     "ALTER TABLE job ADD COLUMN IF NOT EXISTS gres_tres TEXT;"
     "ALTER TABLE job ADD COLUMN IF NOT EXISTS het_job_id BIGINT,"
     " ADD COLUMN IF NOT EXISTS het_offset BIGINT;"
+    "CREATE INDEX IF NOT EXISTS job_het ON job(het_job_id, het_offset);"
     "CREATE UNIQUE INDEX IF NOT EXISTS job_run ON job(job_id, submit, restarts);"
     "CREATE INDEX IF NOT EXISTS job_array ON job(array_job_id, array_task_id);"
     "CREATE INDEX IF NOT EXISTS job_uid ON job(uid, submit);"

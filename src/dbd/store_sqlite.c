@@ -152,6 +152,15 @@ static int lite_open(const struct store_conf *sc, const char *const *stmts, int 
 			goto fail;
 		}
 	}
+	/* sacct -j N: a heterogeneous job's components by their leader */
+	if (sqlite3_exec(d->db,
+	                 "CREATE INDEX IF NOT EXISTS job_het ON job(het_job_id, "
+	                 "het_offset);",
+	                 NULL, NULL, &msg) != SQLITE_OK) {
+		errprintf(err, "accounting store %s: %s", sc->loc, msg ? msg : "?");
+		sqlite3_free(msg);
+		goto fail;
+	}
 	for (int i = 0; i < T_COUNT; i++)
 		if (prepare(d, txn_sql[i], &d->txn[i], err) < 0)
 			goto fail;

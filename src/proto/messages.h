@@ -451,7 +451,9 @@ enum cancel_flags {
 	F(S, u32, flags, _)         /* JOB_UPDATE_F_* */                                 \
 	F(S, u32, array_task_id, _) /* with JOB_UPDATE_F_ARRAY_TASK: task of job_id */
 ROTA_DECLARE(job_update_req, JOB_UPDATE_REQ_FIELDS)
-enum job_update_flags { JOB_UPDATE_F_ARRAY_TASK = 1 };
+/* JOB_UPDATE_F_ONE: job_id's record only (scontrol's N+K), not, for a
+ * heterogeneous job's leader, every component */
+enum job_update_flags { JOB_UPDATE_F_ARRAY_TASK = 1, JOB_UPDATE_F_ONE = 2 };
 enum job_update_op {
 	JOB_OP_HOLD = 1,
 	JOB_OP_UHOLD,

@@ -215,19 +215,8 @@ static char *step_node_list(const struct launch_req *req)
 		return NULL;
 	if (!req->het_leader || hostlist_expand(req->step_nodes, &names, &n, NULL) < 0)
 		return xstrdup(req->step_nodes);
-	/* in order (ctld/step_het.c): a node of two components once */
-	for (size_t i = 1, j = 1; i <= n; i++) {
-		if (i == n) {
-			n = j;
-			break;
-		}
-		if (strcmp(names[i], names[j - 1]))
-			names[j++] = names[i];
-		else
-			free(names[i]);
-	}
-	if (n)
-		names[n] = NULL;
+	/* in order (ctld/step_het.c); a node of two components twice, as
+	 * SLURM_NNODES and SLURM_NODEID count it (Slurm keeps the repeats) */
 	s = hostlist_compress(names, n);
 	hostlist_free(names);
 	return s;

@@ -57,7 +57,7 @@ def test_step_over_components_in_batch(cluster):
     # both is 3 in both (2 was the one before), the ids kept in step
     ids = re.findall(r"^(\d+): (\d+)$", text, re.M)
     assert sorted(ids) == [("0", "3"), ("1", "3")], text
-    assert ("srun: error: Attempt to run a job step with het-group value of 2, "
+    assert ("srun: error: Attempt to run a job step with het group value of 2, "
             "but the job allocation has maximum value of 1\n") in text, text
     assert "third=1\n" in text, text
     # one file for every task: srun writes it, labels and all (as Slurm)
@@ -198,7 +198,8 @@ def test_het_group_lists_in_parts(cluster):
     text = out.read_text()
     assert sorted(re.findall(r"^(\d): ([ABCD])$", text, re.M)) == [
         ("0", "A"), ("1", "B"), ("2", "A")], text
-    assert "srun: error: het-group 1 is given twice" in text and "twice=1" in text, text
+    assert ("srun: fatal: Duplicate het groups in single srun not supported\n"
+            in text and "twice=1" in text), text
 
 
 def test_nodes_in_the_clusters_order(cluster):
@@ -216,3 +217,26 @@ def test_nodes_in_the_clusters_order(cluster):
     text = out.read_text()
     assert sorted(re.findall(r"^(\d): (\d) (\S+) (\S+)$", text, re.M)) == [
         ("0", "1", "node03", "node[01,03]"), ("1", "0", "node01", "node[01,03]")], text
+
+
+def test_srun_output_files(cluster):
+    """The file srun writes (one for every task, as Slurm): -o and -e naming
+    the same file share it; a file that cannot be opened ends the step with
+    Slurm's words; a part's own -o in a heterogeneous step is its own."""
+    c = cluster
+    w = c.work
+    p = c.run(["srun", "-n2", "-o", str(w / "same.txt"), "-e", str(w / "same.txt"),
+               "bash", "-c", "echo out; sleep 0.2; echo err >&2"], timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert sorted((w / "same.txt").read_text().splitlines()) == [
+        "err", "err", "out", "out"]
+    p = c.run(["srun", "-o", str(w / "no/such/dir/f"), "true"], timeout=60)
+    assert p.returncode == 1 and "srun: error: Could not open stdout file: " \
+        "No such file or directory" in p.stderr, p.stderr
+    script = write_script(w / "own.sh", "#!/bin/bash\n#SBATCH -n1\n#SBATCH hetjob\n"
+                          "#SBATCH -n1\n"
+                          f"srun -o {w}/a.txt echo A : -o {w}/b.txt echo B\n")
+    jid = c.sbatch("-o", "/dev/null", str(script))
+    assert c.wait_job(jid) == "COMPLETED"
+    assert (w / "a.txt").read_text() == "A\n"
+    assert (w / "b.txt").read_text() == "B\n"
