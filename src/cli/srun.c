@@ -227,7 +227,8 @@ static void srun_files(struct srun *s)
 			fd = high;
 		}
 		if (fd < 0) { /* the tasks run already: they go, as Slurm's srun */
-			cli_error("Could not open %s file: %s", k ? "stderr" : "stdout",
+			cli_error("Could not open %s file %s: %s",
+			          k ? "stderr" : "stdout", path[k] ? path[k] : pat[k],
 			          path[k] ? strerror(errno) : "File name too long");
 			for (size_t c = 0; c < s->line.n; c++)
 				jobctl_signal_step(s->job_ids[c], s->step_ids[c], SIGKILL,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli/call.h"
 #include "cli/cli.h"
 #include "cli/jobopt_table.h"
 #include "cli/srun_comp.h"
@@ -137,6 +138,73 @@ static char **multi_prog_load(const char *path)
 	}
 	argv[0][n] = '\0';
 	return argv;
+}
+
+/* srun --jobid=N+K: --jobid=N --het-group=K (Slurm's srun takes both). */
+static void jobid_het_form(struct jobopt_list *l)
+{
+	struct jobopt_item *it = NULL;
+	int has = 0;
+	char *plus;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].id == O_JOBID)
+			it = &l->v[i];
+	if (!it || !it->arg || !(plus = strchr(it->arg, '+')))
+		return;
+	*plus = '\0';
+	jobopt_list_last(l, O_HET_GROUP, &has);
+	if (has)
+		return;
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->v[l->n++] = (struct jobopt_item){O_HET_GROUP, xstrdup(plus + 1), 0};
+}
+
+/* srun --jobid=N naming components from outside N's allocation: N's
+ * SLURM_HET_SIZE and SLURM_*_HET_GROUP_k, as the allocation would give them
+ * (Slurm's srun looks the job up).  Nothing when N is no heterogeneous job. */
+static void jobid_het_env(const struct jobopt_list *l)
+{
+	const char *id = jobopt_list_last(l, O_JOBID, &(int){0});
+	struct job_info_req req = {0};
+	struct job_info_resp *resp;
+	void *body = NULL;
+	char *msg = NULL, *end;
+	uint32_t leader, n = 0;
+
+	if (!id || !*id || getenv("SLURM_HET_SIZE"))
+		return;
+	leader = (uint32_t)strtoul(id, &end, 10);
+	if (*end || !leader)
+		return;
+	req.job_ids = (struct rota_u32v){&leader, 1};
+	if (call_ctld(MSG_JOB_INFO_REQ, &req, MSG_JOB_INFO_RESP, &body, &msg)) {
+		free(msg);
+		return;
+	}
+	resp = body;
+	for (uint32_t i = 0; i < resp->jobs_count; i++) {
+		const struct job_info *j = &resp->jobs[i];
+		char key[64], val[32];
+		uint32_t k = HET_OFFSET(j->het_offset);
+		if (j->het_job_id != leader || k >= HET_MAX)
+			continue;
+		n++;
+		snprintf(key, sizeof(key), "SLURM_JOB_ID_HET_GROUP_%u", k);
+		snprintf(val, sizeof(val), "%u", j->job_id);
+		setenv(key, val, 1);
+		snprintf(key, sizeof(key), "SLURM_JOB_NODELIST_HET_GROUP_%u", k);
+		setenv(key, j->nodes ? j->nodes : "", 1);
+		snprintf(key, sizeof(key), "SLURM_JOB_NUM_NODES_HET_GROUP_%u", k);
+		snprintf(val, sizeof(val), "%u", j->num_nodes);
+		setenv(key, val, 1);
+	}
+	if (n) {
+		char val[16];
+		snprintf(val, sizeof(val), "%u", n);
+		setenv("SLURM_HET_SIZE", val, 1);
+	}
+	msg_body_free(MSG_JOB_INFO_RESP, body);
 }
 
 /* One segment of the line: its options and where its command is. */
@@ -362,7 +430,10 @@ void srun_line_parse(int argc, char **argv, struct srun_line *line)
 	}
 	{
 		int has_jobid = 0;
+		jobid_het_form(&segs[0].opts);
 		jobopt_list_last(&segs[0].opts, O_JOBID, &has_jobid);
+		if (has_jobid)
+			jobid_het_env(&segs[0].opts);
 		in_alloc = has_jobid || getenv("SLURM_JOB_ID") || getenv("SLURM_JOBID");
 	}
 	{

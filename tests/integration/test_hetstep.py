@@ -231,8 +231,9 @@ def test_srun_output_files(cluster):
     assert sorted((w / "same.txt").read_text().splitlines()) == [
         "err", "err", "out", "out"]
     p = c.run(["srun", "-o", str(w / "no/such/dir/f"), "true"], timeout=60)
-    assert p.returncode == 1 and "srun: error: Could not open stdout file: " \
-        "No such file or directory" in p.stderr, p.stderr
+    assert p.returncode == 1 and ("srun: error: Could not open stdout file "
+                                  f"{w}/no/such/dir/f: No such file or directory"
+                                  ) in p.stderr, p.stderr
     script = write_script(w / "own.sh", "#!/bin/bash\n#SBATCH -n1\n#SBATCH hetjob\n"
                           "#SBATCH -n1\n"
                           f"srun -o {w}/a.txt echo A : -o {w}/b.txt echo B\n")
@@ -240,3 +241,20 @@ def test_srun_output_files(cluster):
     assert c.wait_job(jid) == "COMPLETED"
     assert (w / "a.txt").read_text() == "A\n"
     assert (w / "b.txt").read_text() == "B\n"
+
+
+def test_jobid_names_components_from_outside(cluster):
+    """srun --jobid=N --het-group=K and --jobid=N+K from outside N's
+    allocation: Slurm's srun looks the job up."""
+    c = cluster
+    jid = c.sbatch("-w", "node01", "-n1", "-o", "/dev/null", ":", "-w", "node02",
+                   "-n1", "--wrap", "sleep 120")
+    c.wait_running(jid)
+    c.wait_for(lambda: c.job_state(jid + 1) == "RUNNING" or None, what="component 1")
+    p = c.run(["srun", f"--jobid={jid}+1", "printenv", "SLURMD_NODENAME"], timeout=60)
+    assert (p.returncode, p.stdout) == (0, "node02\n"), p.stderr
+    p = c.run(["srun", "--jobid", str(jid), "--het-group=0,1", "-l", "printenv",
+               "SLURMD_NODENAME"], timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert sorted(p.stdout.splitlines()) == ["0: node01", "1: node02"], p.stdout
+    assert c.run(["scancel", str(jid)]).returncode == 0
