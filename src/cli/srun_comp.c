@@ -429,10 +429,13 @@ void srun_line_parse(int argc, char **argv, struct srun_line *line)
 		nseg = 1;
 	}
 	{
-		int has_jobid = 0;
+		int has_jobid = 0, has_group = 0;
 		jobid_het_form(&segs[0].opts);
 		jobopt_list_last(&segs[0].opts, O_JOBID, &has_jobid);
-		if (has_jobid)
+		jobopt_list_last(&segs[0].opts, O_HET_GROUP, &has_group);
+		/* looked up only when components are named: a plain
+		 * srun --jobid costs no more */
+		if (has_jobid && (has_group || nseg > 1))
 			jobid_het_env(&segs[0].opts);
 		in_alloc = has_jobid || getenv("SLURM_JOB_ID") || getenv("SLURM_JOBID");
 	}
