@@ -421,6 +421,20 @@ static void step_ask_release(struct step_ask *a)
 	free(a->het.steps);
 }
 
+/* Each part's step id from the reply (a part the reply lacks: 0, which
+ * step_layout refuses); the step's is the first part's. */
+static void step_ids_of(struct srun *s, uint16_t type, const void *body)
+{
+	const struct step_het_create_resp *het = body;
+
+	for (size_t k = 0; k < s->line.n; k++)
+		s->step_ids[k] = type == MSG_STEP_CREATE_RESP
+		                     ? ((const struct step_create_resp *)body)->step_id
+		                 : k < het->steps_count ? het->steps[k].step_id
+		                                        : 0;
+	s->step_id = s->step_ids[0];
+}
+
 static void create_step(struct srun *s)
 {
 	struct step_ask ask = {0};
@@ -453,20 +467,8 @@ static void create_step(struct srun *s)
 		if (!rc) {
 			s->step_type = type;
 			s->step_body = body;
-			s->step_id =
-			    type == MSG_STEP_CREATE_RESP
-			        ? ((struct step_create_resp *)body)->step_id
-			    : ((struct step_het_create_resp *)body)->steps_count
-			        ? ((struct step_het_create_resp *)body)->steps[0].step_id
-			        : 0;
 			s->ctl_fd = fd;
-			for (size_t k = 0; k < s->line.n; k++)
-				s->step_ids[k] =
-				    type == MSG_STEP_CREATE_RESP
-				        ? s->step_id
-				        : ((struct step_het_create_resp *)body)
-				              ->steps[k]
-				              .step_id;
+			step_ids_of(s, type, body);
 			if (busy_said)
 				fprintf(stderr, "srun: Step created for StepId=%u.%u\n",
 				        s->job_id, s->step_id);

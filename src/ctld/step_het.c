@@ -236,7 +236,7 @@ static void het_unrecord(struct ctld *ctld, struct het_step *h, size_t k)
 	}
 }
 
-static void het_reply(struct ctld *ctld, struct het_step *h, struct chan *ch)
+static void het_reply(const struct het_step *h, struct chan *ch)
 {
 	struct step_het_create_resp resp = {0};
 
@@ -257,7 +257,6 @@ static void het_reply(struct ctld *ctld, struct het_step *h, struct chan *ch)
 	resp.task_map = h->map;
 	chan_send(ch, MSG_STEP_HET_CREATE_RESP, &resp);
 	free(resp.steps);
-	(void)ctld;
 }
 
 void step_het_create(struct ctld *ctld, struct caller *who,
@@ -301,7 +300,7 @@ void step_het_create(struct ctld *ctld, struct caller *who,
 	}
 	het_view(ctld, &h);
 	het_job_nodes(ctld, &h);
-	het_reply(ctld, &h, ch);
+	het_reply(&h, ch);
 	nodes = het_node_list(&h);
 	job_nodes = hostlist_compress(h.job_names, h.njob);
 	for (size_t k = 0; k < h.n; k++) {
