@@ -43,6 +43,7 @@
 #include "ctld/resv.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
+#include "ctld/hetjob.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
 #include "ctld/sched_pass.h"
@@ -62,7 +63,12 @@ struct bf_ctld {
 	uint32_t *ids; /* pending jobs in priority order, by id */
 	size_t n;
 	struct job *job; /* ids[ps.cur], looked up at each of its tests */
-	uint64_t gen;    /* ctld->res_gen the plan reflects */
+	/* a heterogeneous job's components (job first), and the one mark()
+	 * and plan() are about (job, or one of them) */
+	struct job *comps[HET_MAX];
+	size_t ncomps;
+	struct job *comp;
+	uint64_t gen; /* ctld->res_gen the plan reflects */
 	unsigned slices;
 	uint64_t busy_us; /* time in its slices (sdiag) */
 };
@@ -156,12 +162,32 @@ static int plannable(const struct job *job)
 {
 	/* a job in a reservation starts there when its nodes free up (main
 	 * pass): the plan holds the reservations' nodes for the others */
-	/* a heterogeneous job starts in the main pass, all of it at once */
 	return job_is_pending(job) && job->part && !job_x(job)->reservation &&
-	       !job_x(job)->het_job_id &&
 	       (job->reason == WAIT_RESOURCES || job->reason == WAIT_PRIORITY ||
 	        job->reason == WAIT_NODE_NOT_AVAIL || job->reason == WAIT_NODES_DOWN ||
 	        job->reason == WAIT_RESV_MAINT || job->reason == WAIT_RESV_OTHER);
+}
+
+/* Forget a job's planned start, and its components'. */
+static void clear_plans(struct bf_ctld *r, struct job *job)
+{
+	job_clear_plan(job);
+	for (size_t k = 1; k < r->ncomps; k++)
+		if (job_is_pending(r->comps[k]))
+			job_clear_plan(r->comps[k]);
+}
+
+/* A heterogeneous job is planned when every component is there, pending. */
+static int comps_plannable(const struct bf_ctld *r, const struct job *job)
+{
+	if (!job_x(job)->het_job_id)
+		return 1;
+	if (r->ncomps != HET_SIZE(job_x(job)->het_offset) || r->comps[0] != job)
+		return 0;
+	for (size_t k = 1; k < r->ncomps; k++)
+		if (!job_is_pending(r->comps[k]) || !r->comps[k]->part)
+			return 0;
+	return 1;
 }
 
 /* The backfill run's questions (src/sched/view.h), for the job ids[i]. */
@@ -174,11 +200,16 @@ static int bf_next(void *ctx, size_t i, struct sched_job *ret)
 
 	if (!job)
 		return SCHED_SKIP;
+	/* a heterogeneous job's other components are planned with its leader */
+	if (hetjob_follower(job))
+		return SCHED_SKIP;
 	if (r->ps.cur != i) { /* its first test in this run */
 		r->ps.cur = i;
-		if (!plannable(job)) {
+		r->ncomps =
+		    job_x(job)->het_job_id ? hetjob_components(ctld, job, r->comps) : 0;
+		if (!plannable(job) || !comps_plannable(r, job)) {
 			if (job_is_pending(job))
-				job_clear_plan(job);
+				clear_plans(r, job);
 			return SCHED_SKIP;
 		}
 		r->ps.running = NO_VAL; /* counted when first needed */
@@ -198,13 +229,17 @@ static int bf_next(void *ctx, size_t i, struct sched_job *ret)
 		    depend_test(ctld, job, (uint32_t)t, r->ps.now) != DEPEND_OK)
 			return SCHED_SKIP;
 	}
-	r->job = job;
-	/* held by an association's limit: no start, and no reservation */
-	if ((why = assoc_limits_check(r->ps.limits, job)) ||
-	    (why = lic_pool_check(r->ps.lics, job))) {
-		sched_pass_set_reason(job, why, NULL);
-		job_clear_plan(job);
-		return SCHED_HELD;
+	r->job = r->comp = job;
+	/* held by an association's limit: no start, and no reservation (each
+	 * component's limits hold the whole heterogeneous job) */
+	for (size_t k = 0; k < (r->ncomps ? r->ncomps : 1); k++) {
+		struct job *c = r->ncomps ? r->comps[k] : job;
+		if ((why = assoc_limits_check(r->ps.limits, c)) ||
+		    (why = lic_pool_check(r->ps.lics, c))) {
+			sched_pass_set_reason(job, why, NULL);
+			clear_plans(r, job);
+			return SCHED_HELD;
+		}
 	}
 	sched_pass_job(&r->ps, job, ret);
 	ret->dur = job_duration(r, job);
@@ -217,7 +252,31 @@ static void bf_mark(void *ctx, size_t i, size_t alt, struct sched_node *nodes)
 
 	(void)i;
 	(void)nodes; /* r->ps.snap.nodes */
-	sched_pass_mark_nodes(&r->ps, r->job, alt);
+	sched_pass_mark_nodes(&r->ps, r->comp, alt);
+}
+
+/* Component k of the heterogeneous job ids[i] (bf_next made it current). */
+static int bf_part(void *ctx, size_t i, size_t k, struct sched_job *ret)
+{
+	struct bf_ctld *r = ctx;
+
+	(void)i;
+	if (k >= r->ncomps)
+		return SCHED_SKIP;
+	r->comp = r->comps[k];
+	sched_pass_job(&r->ps, r->comp, ret);
+	ret->dur = job_duration(r, r->comp);
+	return SCHED_TRY;
+}
+
+static int bf_start_parts(void *ctx, size_t i, const struct sched_alloc *a, size_t n)
+{
+	struct bf_ctld *r = ctx;
+
+	(void)i;
+	if (n != r->ncomps)
+		return -EINVAL;
+	return hetjob_start_placed(&r->ps, r->comps, a, n);
 }
 
 static int bf_start(void *ctx, size_t i, const struct sched_alloc *a)
@@ -237,9 +296,9 @@ static void bf_plan(void *ctx, size_t i, int64_t t, const struct sched_alloc *a)
 	(void)i;
 	for (uint32_t k = 0; k < a->nnodes; k++)
 		names[k] = node_mgr_get(r->ps.ctld->nodes, a->node_idx[k])->cfg->name;
-	job_clear_plan(r->job);
-	job_sched_mut(r->job)->est_start = (time_t)t;
-	r->job->sched->sched_nodes = hostlist_compress(names, a->nnodes);
+	job_clear_plan(r->comp);
+	job_sched_mut(r->comp)->est_start = (time_t)t;
+	r->comp->sched->sched_nodes = hostlist_compress(names, a->nnodes);
 	free(names);
 }
 
@@ -248,7 +307,7 @@ static void bf_unplan(void *ctx, size_t i)
 	struct bf_ctld *r = ctx;
 
 	(void)i;
-	job_clear_plan(r->job);
+	clear_plans(r, r->job);
 }
 
 static int bf_keep(void *ctx, size_t i)
@@ -266,6 +325,8 @@ static const struct sched_ops bf_ops = {
     .plan = bf_plan,
     .unplan = bf_unplan,
     .keep = bf_keep,
+    .part = bf_part,
+    .start_parts = bf_start_parts,
 };
 
 /* The plan from the nodes and jobs as they are at now, plus the run's

@@ -189,33 +189,9 @@ void hetjob_submit_request(struct ctld *ctld, const struct caller *who,
 
 static void alloc_copy(struct sched_alloc *to, const struct sched_alloc *from)
 {
-	uint32_t n = from->nnodes;
-
-	to->nnodes = n;
-	to->ntasks = from->ntasks;
-	to->node_idx = memcpy(xcalloc(n + 1, sizeof(uint32_t)), from->node_idx,
-	                      n * sizeof(uint32_t));
-	to->cpus =
-	    memcpy(xcalloc(n + 1, sizeof(uint32_t)), from->cpus, n * sizeof(uint32_t));
-	to->tasks =
-	    memcpy(xcalloc(n + 1, sizeof(uint32_t)), from->tasks, n * sizeof(uint32_t));
-	to->mem =
-	    memcpy(xcalloc(n + 1, sizeof(uint64_t)), from->mem, n * sizeof(uint64_t));
-	to->gres =
-	    from->gres
-	        ? memcpy(xcalloc((size_t)n * SCHED_GRES_KINDS + 1, sizeof(uint32_t)),
-	                 from->gres, (size_t)n * SCHED_GRES_KINDS * sizeof(uint32_t))
-	        : NULL;
-}
-
-static void alloc_release(struct sched_alloc *a)
-{
-	free(a->node_idx);
-	free(a->cpus);
-	free(a->tasks);
-	free(a->mem);
-	free(a->gres);
-	memset(a, 0, sizeof(*a));
+	memset(to, 0, sizeof(*to));
+	if (sched_alloc_dup(to, from) < 0)
+		fatal("out of memory");
 }
 
 /* Place comp on what the snapshot has left; 0 and *out, or -EAGAIN. */
@@ -264,13 +240,36 @@ static void block_parts(struct sched_pass *ps, struct job **comps, size_t n)
 	}
 }
 
+int hetjob_start_placed(struct sched_pass *ps, struct job **comps,
+                        const struct sched_alloc *a, size_t n)
+{
+	size_t started = 1;
+	int rc = 0;
+
+	/* the others first: the leader's script is told where they run; all
+	 * of them, or none (what started goes back) */
+	for (; started < n; started++)
+		if (sched_pass_start_job(ps, comps[started], &a[started]) < 0 ||
+		    !job_is_running(comps[started]))
+			break;
+	if (started == n)
+		rc = sched_pass_start_job(ps, comps[0], &a[0]);
+	if (started < n || rc < 0 || !job_is_running(comps[0])) {
+		for (size_t k = 1; k < n; k++)
+			unstart(ps->ctld, comps[k]);
+		sched_pass_set_reason(comps[0], WAIT_RESOURCES, NULL);
+		return -EAGAIN;
+	}
+	return rc;
+}
+
 int hetjob_start(struct sched_pass *ps, struct job *leader, const struct sched_alloc *a)
 {
 	struct job *comps[HET_MAX];
 	struct sched_alloc lead = {0}, got[HET_MAX];
 	uint32_t share[HET_MAX] = {0}, size = HET_SIZE(job_x(leader)->het_offset),
 	         why = 0;
-	size_t n = hetjob_components(ps->ctld, leader, comps), placed = 1, started = 1;
+	size_t n = hetjob_components(ps->ctld, leader, comps), placed = 1;
 	int rc = 0;
 
 	memset(got, 0, sizeof(got));
@@ -306,23 +305,12 @@ int hetjob_start(struct sched_pass *ps, struct job *leader, const struct sched_a
 		sched_pass_set_reason(leader, why ? why : WAIT_RESOURCES, NULL);
 		block_parts(ps, comps, placed < n ? placed + 1 : n);
 	} else {
-		/* the others first: the leader's script is told where they run;
-		 * all of them, or none (what started goes back) */
-		for (; started < n; started++)
-			if (sched_pass_start_job(ps, comps[started], &got[started]) < 0 ||
-			    !job_is_running(comps[started]))
-				break;
-		if (started == n)
-			rc = sched_pass_start_job(ps, leader, &lead);
-		if (started < n || rc < 0 || !job_is_running(leader)) {
-			for (size_t k = 1; k < n; k++)
-				unstart(ps->ctld, comps[k]);
-			sched_pass_set_reason(leader, WAIT_RESOURCES, NULL);
-			rc = -EAGAIN;
-		}
+		got[0] = lead;
+		rc = hetjob_start_placed(ps, comps, got, n);
+		memset(&got[0], 0, sizeof(got[0]));
 	}
 	for (size_t k = 1; k < n; k++)
-		alloc_release(&got[k]);
+		sched_alloc_free(&got[k]);
 	/* the pass reads the leader's allocation from the snapshot's out */
 	memcpy(ps->snap.out.node_idx, lead.node_idx, lead.nnodes * sizeof(uint32_t));
 	memcpy(ps->snap.out.cpus, lead.cpus, lead.nnodes * sizeof(uint32_t));
@@ -333,7 +321,7 @@ int hetjob_start(struct sched_pass *ps, struct job *leader, const struct sched_a
 		       (size_t)lead.nnodes * SCHED_GRES_KINDS * sizeof(uint32_t));
 	ps->snap.out.nnodes = lead.nnodes;
 	ps->snap.out.ntasks = lead.ntasks;
-	alloc_release(&lead);
+	sched_alloc_free(&lead);
 	return rc;
 }
 

@@ -10,8 +10,10 @@
  * only: when the leader fits, the other components are placed on what is
  * left of the same snapshot, and either all start (the others first, then
  * the leader, whose batch script gets every component's SLURM_*_HET_GROUP_n
- * and SLURM_HET_SIZE) or none does (Resources).  Backfill starts none of
- * them.  A component other than the leader runs no script: `srun
+ * and SLURM_HET_SIZE) or none does (Resources).  Backfill plans the
+ * leader with all its components: the earliest time all fit together is
+ * each one's planned start (src/sched/bf_run.c), and all start when that is
+ * now.  A component other than the leader runs no script: `srun
  * --het-group=n` in the script makes steps in it.  salloc's allocation is
  * the leader's (its connection, its MSG_ALLOC_RESP, which carries the
  * SLURM_*_HET_GROUP_n of all).  A hetjob ends as one:
@@ -49,6 +51,11 @@ size_t hetjob_components(struct ctld *ctld, const struct job *leader, struct job
  * other components, then the leader.  SCHED_STARTED, or -EAGAIN with the
  * leader's reason set (nothing started, the snapshot as it was). */
 int hetjob_start(struct sched_pass *ps, struct job *leader, const struct sched_alloc *a);
+
+/* Start comps[0..n) (hetjob_components' order) on a[0..n): all, or none
+ * (-EAGAIN, the leader's reason set).  The snapshot is the caller's. */
+int hetjob_start_placed(struct sched_pass *ps, struct job **comps,
+                        const struct sched_alloc *a, size_t n);
 
 /* The leader's batch environment: every component's SLURM_*_HET_GROUP_n and
  * SLURM_HET_SIZE (caller frees with strv_free); NULL when not a leader. */

@@ -136,7 +136,7 @@ static void group_free(struct bf_group *g)
 /* The parts of [start, end) where node nd holds nothing yet: where adding a
  * hold makes the node busy.  Each such piece is added to busy. */
 static int node_idle_pieces(const struct bf_node *nd, int64_t start, int64_t end,
-                            struct plan *busy)
+                            struct plan *busy, int64_t delta)
 {
 	int64_t at = start;
 
@@ -158,7 +158,7 @@ static int node_idle_pieces(const struct bf_node *nd, int64_t start, int64_t end
 			at = cover;
 			continue;
 		}
-		if (plan_add(busy, at, next, 1) < 0)
+		if (plan_add(busy, at, next, delta) < 0)
 			return -ENOMEM;
 		at = next;
 	}
@@ -177,7 +177,7 @@ static int group_add_holds(struct bf_plan *bp, struct bf_group *g)
 		for (uint32_t k = 0; k < nd->n; k++) {
 			const struct bf_hold *h = &nd->h[k];
 			if (plan_add(g->cpu, h->start, h->end, h->cpus) < 0 ||
-			    node_idle_pieces(&tmp, h->start, h->end, g->busy) < 0)
+			    node_idle_pieces(&tmp, h->start, h->end, g->busy, 1) < 0)
 				return -ENOMEM;
 			tmp.n = k + 1;
 		}
@@ -340,7 +340,7 @@ int bf_plan_hold_gres(struct bf_plan *bp, uint32_t node, int64_t start, int64_t 
 	for (size_t g = 0; g < bp->ngroups; g++)
 		if (bp->groups[g].member[node] &&
 		    (plan_add(bp->groups[g].cpu, start, end, cpus) < 0 ||
-		     node_idle_pieces(nd, start, end, bp->groups[g].busy) < 0))
+		     node_idle_pieces(nd, start, end, bp->groups[g].busy, 1) < 0))
 			return -ENOMEM;
 	if (nd->n == nd->cap) {
 		uint32_t cap = nd->cap ? 2 * nd->cap : 4;
@@ -359,6 +359,53 @@ int bf_plan_hold_gres(struct bf_plan *bp, uint32_t node, int64_t start, int64_t 
 	if (gres_any(h.gres))
 		nd->gres = 1;
 	return ends_insert(bp, end);
+}
+
+uint32_t bf_plan_node_holds(const struct bf_plan *bp, uint32_t node)
+{
+	return node < bp->n ? bp->nodes[node].n : 0;
+}
+
+/* Remove one usage change equal to hold h's at t (sign as inserted). */
+static void node_event_remove(struct bf_node *nd, const struct bf_hold *h, int64_t t,
+                              int sign)
+{
+	for (uint32_t k = 0; k < nd->nev; k++) {
+		const struct bf_event *e = &nd->ev[k];
+		int same = e->t == t && e->dc == sign * (int64_t)h->cpus &&
+		           e->dm == sign * (int64_t)h->mem;
+		for (unsigned q = 0; same && q < SCHED_GRES_KINDS; q++)
+			same = e->dg[q] == sign * (int32_t)h->gres[q];
+		if (!same)
+			continue;
+		memmove(nd->ev + k, nd->ev + k + 1, (nd->nev - k - 1) * sizeof(*nd->ev));
+		nd->nev--;
+		return;
+	}
+}
+
+int bf_plan_unhold(struct bf_plan *bp, uint32_t node, uint32_t count)
+{
+	struct bf_node *nd;
+
+	if (node >= bp->n)
+		return -EINVAL;
+	nd = &bp->nodes[node];
+	while (nd->n > count) {
+		const struct bf_hold h = nd->h[--nd->n];
+		node_event_remove(nd, &h, h.start, 1);
+		if (h.end != BF_FOREVER)
+			node_event_remove(nd, &h, h.end, -1);
+		/* the node was made busy where the holds left have nothing */
+		for (size_t g = 0; g < bp->ngroups; g++)
+			if (bp->groups[g].member[node] &&
+			    (plan_add(bp->groups[g].cpu, h.start, h.end,
+			              -(int64_t)h.cpus) < 0 ||
+			     node_idle_pieces(nd, h.start, h.end, bp->groups[g].busy,
+			                      -1) < 0))
+				return -ENOMEM;
+	}
+	return 0;
 }
 
 int bf_plan_hold_alloc(struct bf_plan *bp, const struct sched_alloc *a, int64_t start,

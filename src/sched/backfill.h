@@ -59,6 +59,12 @@ int bf_plan_hold_gres(struct bf_plan *bp, uint32_t node, int64_t start, int64_t 
 int bf_plan_hold_alloc(struct bf_plan *bp, const struct sched_alloc *a, int64_t start,
                        int64_t end);
 
+/* How many holds node has; bf_plan_unhold() drops those made after it had
+ * count (the latest first): a tentative placement undone.  Their ends stay
+ * candidate start times.  0, -EINVAL or -ENOMEM. */
+uint32_t bf_plan_node_holds(const struct bf_plan *bp, uint32_t node);
+int bf_plan_unhold(struct bf_plan *bp, uint32_t node, uint32_t count);
+
 /* Earliest start s in [now, horizon] such that req can be placed by
  * sched_select() on resources free during [s, s + dur) (dur >= 1, or
  * BF_FOREVER).  mask[0..n) gives usable/required (and any other per-node

@@ -147,11 +147,11 @@ fail:
 	return -ENOMEM;
 }
 
-/* Hold snap->out's resources over [start, end) in the plan; a reservation
- * (start > now) is remembered for rebuilds. */
-static int hold_alloc(struct bf_run *r, size_t job, int64_t start, int64_t end)
+/* Hold a's resources over [start, end) in the plan; a reservation (start >
+ * now) is remembered for rebuilds. */
+static int hold_alloc(struct bf_run *r, const struct sched_alloc *a, size_t job,
+                      int64_t start, int64_t end)
 {
-	const struct sched_alloc *a = &r->snap->out;
 	int record = start > r->now;
 	size_t first = r->nresv;
 
@@ -183,13 +183,18 @@ fail:
 	return -ENOMEM;
 }
 
-/* The earliest start by horizon over the job's alternatives; snap->out holds
- * where. */
-static int earliest(struct bf_run *r, size_t i, const struct sched_job *job,
+/* The earliest start in [from, horizon] over the job's alternatives;
+ * snap->out holds where. */
+static int earliest(struct bf_run *r, size_t i, const struct sched_job *job, int64_t from,
                     int64_t horizon, int64_t *ret_start)
 {
 	struct sched_snap *s = r->snap;
-	int group = job->part < r->ngroups ? r->group[job->part] : -1;
+	struct bf_query q = {.mask = s->nodes,
+	                     .group = job->part < r->ngroups ? r->group[job->part] : -1,
+	                     .req = &job->req,
+	                     .dur = job->dur,
+	                     .from = from,
+	                     .horizon = horizon};
 	size_t best = 0, last = 0;
 	int64_t t = 0, best_t = 0;
 	int rc = -EAGAIN;
@@ -197,21 +202,19 @@ static int earliest(struct bf_run *r, size_t i, const struct sched_job *job,
 	for (size_t alt = 0; alt < job->nalts; alt++) {
 		r->ops->mark(r->ctx, i, alt, s->nodes);
 		last = alt;
-		if (bf_plan_earliest(r->bp, s->nodes, group, &job->req, job->dur, horizon,
-		                     &s->out, &t) < 0)
+		if (bf_plan_earliest_q(r->bp, &q, &s->out, &t) < 0)
 			continue;
 		if (rc == 0 && t >= best_t)
 			continue;
 		rc = 0;
 		best = alt;
 		best_t = t;
-		if (t == r->now)
+		if (t <= from)
 			break;
 	}
 	if (rc == 0 && best != last) {
 		r->ops->mark(r->ctx, i, best, s->nodes);
-		rc = bf_plan_earliest(r->bp, s->nodes, group, &job->req, job->dur,
-		                      horizon, &s->out, &best_t);
+		rc = bf_plan_earliest_q(r->bp, &q, &s->out, &best_t);
 	}
 	if (rc == 0)
 		*ret_start = best_t;
@@ -238,6 +241,175 @@ static int defer(struct bf_run *r, size_t i, int64_t dur)
 	}
 	r->later[r->nlater++] = (struct bf_later){i, dur};
 	return 0;
+}
+
+/* ---- jobs of components that start together ---- */
+
+/* A component: its request, and where it goes. */
+struct bf_part {
+	struct sched_job job;
+	struct sched_alloc a;
+};
+
+/* A tentative hold to undo: node had count holds before it. */
+struct bf_undo {
+	uint32_t node, count;
+};
+
+/* Common start times tried for one job before it is given up (each is
+ * later than the one before: a component could not start then). */
+#define BF_PART_ROUNDS 32
+
+static int has_parts(struct bf_run *r, size_t i)
+{
+	struct sched_job j = {.nalts = 1};
+
+	return r->ops->part && r->ops->part(r->ctx, i, 1, &j) == SCHED_TRY;
+}
+
+/* A component's tentative holds, with what undoes them. */
+struct bf_tent {
+	struct bf_undo *u;
+	size_t n, cap;
+	size_t nresv; /* the run's reservations before them */
+};
+
+static int tent_hold(struct bf_run *r, struct bf_tent *tt, const struct sched_alloc *a,
+                     size_t i, int64_t start, int64_t end)
+{
+	if (tt->n + a->nnodes > tt->cap) {
+		size_t cap = tt->cap ? tt->cap : 16;
+		struct bf_undo *u;
+		while (cap < tt->n + a->nnodes)
+			cap *= 2;
+		if (!(u = realloc(tt->u, cap * sizeof(*u))))
+			return -ENOMEM;
+		tt->u = u;
+		tt->cap = cap;
+	}
+	for (uint32_t k = 0; k < a->nnodes; k++)
+		tt->u[tt->n++] = (struct bf_undo){
+		    a->node_idx[k], bf_plan_node_holds(r->bp, a->node_idx[k])};
+	return hold_alloc(r, a, i, start, end);
+}
+
+/* Undo the tentative holds, the latest first. */
+static int tent_undo(struct bf_run *r, struct bf_tent *tt)
+{
+	int rc = 0;
+
+	while (tt->n) {
+		const struct bf_undo u = tt->u[--tt->n];
+		if (bf_plan_unhold(r->bp, u.node, u.count) < 0)
+			rc = -ENOMEM;
+	}
+	r->nresv = tt->nresv;
+	return rc;
+}
+
+/* Place job i's components, from t0 on, each beside those before it: 0 when
+ * all fit at t0 (held there, p[k].a where), or the later time one of them
+ * could start (nothing held); -EAGAIN: one never fits by the horizon. */
+static int parts_at(struct bf_run *r, size_t i, struct bf_part *p, size_t n, int64_t t0,
+                    int64_t horizon, struct bf_tent *tt, int64_t *later)
+{
+	for (size_t k = 0; k < n; k++) {
+		struct sched_job j = {.nalts = 1};
+		int64_t t;
+		if (r->ops->part(r->ctx, i, k, &j) != SCHED_TRY ||
+		    earliest(r, i, &p[k].job, t0, horizon, &t) < 0)
+			return tent_undo(r, tt) < 0 ? -ENOMEM : -EAGAIN;
+		if (t > t0) {
+			*later = t;
+			return tent_undo(r, tt) < 0 ? -ENOMEM : 1;
+		}
+		if (sched_alloc_dup(&p[k].a, &r->snap->out) < 0 ||
+		    tent_hold(r, tt, &p[k].a, i, t0, end_of(t0, p[k].job.dur)) < 0) {
+			tent_undo(r, tt);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Start job i's components now, on p[k].a. */
+static void parts_start(struct bf_run *r, size_t i, struct bf_part *p, size_t n,
+                        struct bf_tent *tt)
+{
+	struct sched_alloc *a = malloc((n + 1) * sizeof(*a));
+
+	for (size_t k = 0; a && k < n; k++)
+		a[k] = p[k].a;
+	if (!a || r->ops->start_parts(r->ctx, i, a, n) < 0) {
+		if (tent_undo(r, tt) < 0 || !a)
+			r->failed = 1;
+		free(a);
+		return;
+	}
+	free(a);
+	r->started++;
+	for (size_t k = 0; k < n; k++)
+		sched_snap_take(r->snap, &p[k].a, p[k].job.req.share);
+}
+
+/* Job i of components (first: its first, as next() gave it): started now
+ * when all fit now, else each planned at the earliest time all fit
+ * together, as Slurm's backfill plans a heterogeneous job. */
+static void test_parts(struct bf_run *r, size_t i, const struct sched_job *first,
+                       int resv)
+{
+	const struct sched_ops *ops = r->ops;
+	struct bf_part *p = NULL;
+	struct bf_tent tt = {.nresv = r->nresv};
+	size_t n = 0, cap = 0;
+	int64_t t0 = r->now, later = r->now;
+	int rc = -EAGAIN;
+
+	for (size_t k = 0;; k++) {
+		struct sched_job j = {.nalts = 1};
+		if (k && ops->part(r->ctx, i, k, &j) != SCHED_TRY)
+			break;
+		if (k == cap) {
+			size_t ncap = cap ? 2 * cap : 4;
+			struct bf_part *np = realloc(p, ncap * sizeof(*np));
+			if (!np) {
+				r->failed = 1;
+				goto out;
+			}
+			memset(np + cap, 0, (ncap - cap) * sizeof(*np));
+			p = np;
+			cap = ncap;
+		}
+		p[k].job = k ? j : *first;
+		n = k + 1;
+	}
+	for (int round = 0; round < BF_PART_ROUNDS; round++) {
+		rc = parts_at(r, i, p, n, t0, resv ? r->horizon : r->now, &tt, &later);
+		if (rc <= 0)
+			break;
+		t0 = later;
+		rc = -EAGAIN;
+	}
+	if (rc == -ENOMEM)
+		r->failed = 1;
+	if (rc < 0) {
+		ops->unplan(r->ctx, i);
+	} else if (t0 > r->now) {
+		if (p[0].job.part < r->nreserved)
+			r->reserved[p[0].job.part]++;
+		for (size_t k = 0; k < n; k++) {
+			struct sched_job j = {.nalts = 1};
+			if (ops->part(r->ctx, i, k, &j) == SCHED_TRY)
+				ops->plan(r->ctx, i, t0, &p[k].a);
+		}
+	} else {
+		parts_start(r, i, p, n, &tt);
+	}
+out:
+	for (size_t k = 0; k < n; k++)
+		sched_alloc_free(&p[k].a);
+	free(p);
+	free(tt.u);
 }
 
 /* Plan job i (every task of an array that starts now, then the next one's
@@ -269,8 +441,12 @@ static void test_job(struct bf_run *r, size_t i, int again)
 				r->failed = 1;
 			return;
 		}
-		if (earliest(r, i, &job, resv ? r->horizon : r->now, &t) < 0 ||
-		    hold_alloc(r, i, t, end_of(t, job.dur)) < 0) {
+		if (has_parts(r, i)) {
+			test_parts(r, i, &job, resv);
+			return;
+		}
+		if (earliest(r, i, &job, r->now, resv ? r->horizon : r->now, &t) < 0 ||
+		    hold_alloc(r, &r->snap->out, i, t, end_of(t, job.dur)) < 0) {
 			ops->unplan(r->ctx, i);
 			return;
 		}

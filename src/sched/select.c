@@ -454,3 +454,39 @@ int sched_select_in(const struct sched_node *nodes, size_t n, const struct sched
 {
 	return select_pass(nodes, n, req, 0, out);
 }
+
+void sched_alloc_free(struct sched_alloc *a)
+{
+	free(a->node_idx);
+	free(a->cpus);
+	free(a->tasks);
+	free(a->mem);
+	free(a->gres);
+	memset(a, 0, sizeof(*a));
+}
+
+int sched_alloc_dup(struct sched_alloc *to, const struct sched_alloc *from)
+{
+	size_t n = from->nnodes, ng = n * SCHED_GRES_KINDS;
+
+	sched_alloc_free(to);
+	to->nnodes = from->nnodes;
+	to->ntasks = from->ntasks;
+	to->node_idx = malloc((n + 1) * sizeof(uint32_t));
+	to->cpus = malloc((n + 1) * sizeof(uint32_t));
+	to->tasks = malloc((n + 1) * sizeof(uint32_t));
+	to->mem = malloc((n + 1) * sizeof(uint64_t));
+	to->gres = from->gres ? malloc((ng + 1) * sizeof(uint32_t)) : NULL;
+	if (!to->node_idx || !to->cpus || !to->tasks || !to->mem ||
+	    (from->gres && !to->gres)) {
+		sched_alloc_free(to);
+		return -ENOMEM;
+	}
+	memcpy(to->node_idx, from->node_idx, n * sizeof(uint32_t));
+	memcpy(to->cpus, from->cpus, n * sizeof(uint32_t));
+	memcpy(to->tasks, from->tasks, n * sizeof(uint32_t));
+	memcpy(to->mem, from->mem, n * sizeof(uint64_t));
+	if (from->gres)
+		memcpy(to->gres, from->gres, ng * sizeof(uint32_t));
+	return 0;
+}

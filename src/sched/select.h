@@ -114,4 +114,10 @@ int sched_select_in(const struct sched_node *nodes, size_t n, const struct sched
 /* Put out's entries in node index order. */
 void sched_alloc_sort(struct sched_alloc *out);
 
+/* to = a copy of from's nnodes entries, in arrays of its own (to's own are
+ * freed first; zero it before the first use).  0 or -ENOMEM (to then
+ * empty).  sched_alloc_free() frees them and empties it. */
+int sched_alloc_dup(struct sched_alloc *to, const struct sched_alloc *from);
+void sched_alloc_free(struct sched_alloc *a);
+
 #endif

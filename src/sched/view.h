@@ -107,6 +107,14 @@ struct sched_ops {
 	/* Backfill, at a rebuild: does job i still wait for its reservation
 	 * (not started, cancelled or held since)? */
 	int (*keep)(void *ctx, size_t i);
+	/* Backfill, a job of components that start together (a heterogeneous
+	 * job; next() gave the first): fill *job for component k of job i and
+	 * answer SCHED_TRY, mark() and plan() then being about it; SCHED_SKIP
+	 * when there is no component k.  NULL: no job has components. */
+	int (*part)(void *ctx, size_t i, size_t k, struct sched_job *job);
+	/* Backfill: start job i's n components now, component k on a[k], all
+	 * or none: SCHED_STARTED or a negative error. */
+	int (*start_parts)(void *ctx, size_t i, const struct sched_alloc *a, size_t n);
 };
 
 /* A snapshot of nnodes nodes and nparts partitions, all zero: the driver

@@ -113,6 +113,40 @@ def test_backfill_never_delays_a_reservation_with_unlimited_jobs(make_cluster):
     assert c.job_state(top) == "PENDING"
 
 
+def test_heterogeneous_job_is_planned_with_all_its_components(make_cluster):
+    """A heterogeneous job waits for room for all its components at once: it
+    is planned where they all fit together (each component's StartTime and
+    SchedNodeList), and a job that would still hold a node then waits
+    instead of starving it; one that ends before may go."""
+    c = cluster_with(make_cluster, "bf_interval=1,bf_resolution=1")
+    b = blocker(c)  # node[01-03] for up to 10 minutes
+    t0 = time.time()
+    het = submit(c, "-N1", "-t", "10", ":", "-N3", "-t", "10", "--wrap", "sleep 30")
+    long = submit(c, "-N1", "-t", "20", "--wrap", "sleep 300")
+    short = submit(c, "-N1", "-t", "5", "--wrap", "sleep 300")
+    c.wait_running(short, timeout=20)
+    assert c.job_field(short, "NodeList") == "node04"
+    starts = [c.wait_for(lambda j=j: c.job_field(j, "StartTime") not in (None, "Unknown")
+                         and c.job_field(j, "StartTime"), what=f"{j}'s planned start")
+              for j in (het, het + 1)]
+    assert starts[0] == starts[1], starts
+    assert t0 + 8 * 60 <= iso(starts[0]) <= t0 + 11 * 60, starts
+    names = [c.run(["scontrol", "show", "hostnames", c.job_field(j, "SchedNodeList")],
+                   check=True).stdout.split() for j in (het, het + 1)]
+    assert [len(n) for n in names] == [1, 3], names
+    assert sorted(names[0] + names[1]) == ["node01", "node02", "node03", "node04"]
+    assert c.job_state(long) == "PENDING"
+    out = c.run(["squeue", "--start", "-h", "-o", "%i %S"]).stdout.split("\n")
+    assert f"{het}+0 {starts[0]}" in out and f"{het}+1 {starts[0]}" in out, out
+    # the blocker gone, both components start together, ahead of the long job
+    c.run(["scancel", str(short)])
+    (c.work / "gate").write_text("")
+    c.wait_job(b)
+    c.wait_running(het, timeout=20)
+    assert c.job_state(het + 1) == "RUNNING"
+    assert c.job_state(long) == "PENDING"
+
+
 # learned: the model (src/sched/predict.h) starts from the time limit and
 # needs about five ~1 s jobs of 10 minutes to expect less than 5 minutes
 @pytest.mark.parametrize("estimate,jobs", [("predict", 2), ("learned", 5)])

@@ -25,6 +25,8 @@ struct tjob {
 	uint32_t named;     /* bit k: node k named in its --nodelist */
 	uint32_t nodes_may; /* bit k: node k usable; 0: its partition's */
 	int resv;           /* in a reservation: admit gives no partition */
+	uint32_t comp[3];   /* a heterogeneous job's other components (indexes) */
+	size_t ncomp;
 	int skip, held;
 	/* out */
 	uint32_t started;
@@ -36,6 +38,7 @@ struct tjob {
 struct tview {
 	struct tjob job[MAXJ];
 	size_t n;
+	size_t cur; /* the job (or component) mark() and plan() are about */
 };
 
 static int t_admit(void *ctx, size_t i, uint32_t *ret_part)
@@ -48,15 +51,8 @@ static int t_admit(void *ctx, size_t i, uint32_t *ret_part)
 	return SCHED_TRY;
 }
 
-static int t_next(void *ctx, size_t i, struct sched_job *job)
+static void t_fill(const struct tjob *j, struct sched_job *job)
 {
-	struct tview *v = ctx;
-	struct tjob *j = &v->job[i];
-
-	if (j->skip || j->started >= j->tasks)
-		return SCHED_SKIP;
-	if (j->held)
-		return SCHED_HELD;
 	*job = (struct sched_job){.part = j->part,
 	                          .req = {.min_nodes = j->nodes,
 	                                  .max_nodes = SCHED_UNSET,
@@ -70,15 +66,53 @@ static int t_next(void *ctx, size_t i, struct sched_job *job)
 		job->req.gres[0] =
 		    (struct sched_gres_want){.kinds = 1, .per_node = j->gpus};
 	}
+}
+
+static int t_next(void *ctx, size_t i, struct sched_job *job)
+{
+	struct tview *v = ctx;
+	struct tjob *j = &v->job[i];
+
+	if (j->skip || j->started >= j->tasks)
+		return SCHED_SKIP;
+	if (j->held)
+		return SCHED_HELD;
+	v->cur = i;
+	t_fill(j, job);
 	return SCHED_TRY;
+}
+
+static int t_part(void *ctx, size_t i, size_t k, struct sched_job *job)
+{
+	struct tview *v = ctx;
+
+	if (k > v->job[i].ncomp)
+		return SCHED_SKIP;
+	v->cur = k ? v->job[i].comp[k - 1] : i;
+	t_fill(&v->job[v->cur], job);
+	return SCHED_TRY;
+}
+
+static int t_start_parts(void *ctx, size_t i, const struct sched_alloc *a, size_t n)
+{
+	struct tview *v = ctx;
+
+	assert_int_equal(n, v->job[i].ncomp + 1);
+	for (size_t k = 0; k < n; k++) {
+		struct tjob *c = &v->job[k ? v->job[i].comp[k - 1] : i];
+		assert_int_equal(a[k].nnodes, c->nodes);
+		c->started++;
+	}
+	return SCHED_STARTED;
 }
 
 static void t_mark(void *ctx, size_t i, size_t alt, struct sched_node *nodes)
 {
 	struct tview *v = ctx;
 
+	(void)i;
 	for (size_t k = 0; k < NODES; k++) {
-		const struct tjob *j = &v->job[i];
+		const struct tjob *j = &v->job[v->cur];
 		nodes[k].usable =
 		    j->nodes_may ? (j->nodes_may >> k) & 1 : k / 2 == j->part;
 		nodes[k].required = (j->named >> k) & 1;
@@ -105,7 +139,8 @@ static void t_plan(void *ctx, size_t i, int64_t start, const struct sched_alloc 
 {
 	struct tview *v = ctx;
 
-	v->job[i].planned = start;
+	(void)i;
+	v->job[v->cur].planned = start;
 }
 
 static void t_unplan(void *ctx, size_t i)
@@ -113,6 +148,8 @@ static void t_unplan(void *ctx, size_t i)
 	struct tview *v = ctx;
 
 	v->job[i].planned = -1;
+	for (size_t k = 0; k < v->job[i].ncomp; k++)
+		v->job[v->job[i].comp[k]].planned = -1;
 }
 
 static int t_keep(void *ctx, size_t i)
@@ -131,6 +168,8 @@ static const struct sched_ops ops = {
     .plan = t_plan,
     .unplan = t_unplan,
     .keep = t_keep,
+    .part = t_part,
+    .start_parts = t_start_parts,
 };
 
 static const uint32_t p0[] = {0, 1}, p1[] = {2, 3};
@@ -461,6 +500,101 @@ static void test_gpus_planned(void **state)
 	sched_snap_release(&s);
 }
 
+/* v->job[0] a heterogeneous job of two components: job[0] on n0 nodes of
+ * partition 0, job[5] on n1 of partition 1, 4 CPUs each, 100 s; its plan
+ * run to the end over holds h[0..nh). */
+static void het_run(struct tview *v, struct sched_snap *s, uint32_t n0, uint32_t n1,
+                    const struct sched_hold *h, size_t nh, uint32_t started)
+{
+	struct bf_run *r;
+
+	v->job[0] = J(0, n0, 4, 100);
+	v->job[0].comp[0] = 5;
+	v->job[0].ncomp = 1;
+	v->job[5] = J(1, n1, 4, 100);
+	v->job[5].planned = 7;
+	r = run_make(v, s, h, nh, 100);
+	while (bf_run_step(r))
+		;
+	assert_int_equal(bf_run_started(r), started);
+	bf_run_destroy(r);
+}
+
+/* A heterogeneous job starts when all its components fit together: one
+ * fits at NOW + 100, the other at NOW + 200, so both are planned then (and
+ * the first's nodes are kept for it: a job that would still run then waits);
+ * with every component free they start together. */
+static void test_parts_planned_together(void **state)
+{
+	struct sched_snap s;
+	struct tview v = {.n = 3};
+	/* node 0 busy until NOW + 100, node 2 until NOW + 200 */
+	struct sched_hold h[] = {{.node = 0, .end = NOW + 100, .cpus = 4},
+	                         {.node = 2, .end = NOW + 200, .cpus = 4}};
+
+	(void)state;
+	snap_make(&s);
+	/* component 0: both nodes of p0, component 1: both nodes of p1 */
+	v.job[1] = J(0, 1, 4, 300); /* would hold node 1 past NOW + 200 */
+	v.job[2] = J(0, 1, 4, 150); /* ends before: starts now */
+	het_run(&v, &s, 2, 2, h, 2, 1);
+	assert_int_equal(v.job[0].planned, NOW + 200);
+	assert_int_equal(v.job[5].planned, NOW + 200);
+	assert_int_equal(v.job[0].started + v.job[5].started, 0);
+	assert_int_equal(v.job[1].started, 0);
+	assert_int_equal(v.job[1].planned, NOW + 300);
+	assert_int_equal(v.job[2].started, 1);
+	/* a component that never fits: no plan for any */
+	memset(&v, 0, sizeof(v));
+	v.n = 1;
+	het_run(&v, &s, 1, 3, h, 2, 0);
+	assert_int_equal(v.job[0].planned, -1);
+	assert_int_equal(v.job[5].planned, -1);
+	/* all free: both start now, each on its own nodes */
+	memset(&v, 0, sizeof(v));
+	v.n = 1;
+	het_run(&v, &s, 2, 2, NULL, 0, 1);
+	assert_int_equal(v.job[0].started, 1);
+	assert_int_equal(v.job[5].started, 1);
+	sched_snap_release(&s);
+}
+
+/* Undoing a tentative hold gives the plan back as it was. */
+static void test_unhold(void **state)
+{
+	struct sched_node nodes[2] = {{.cpus = 4, .mem = 1000}, {.cpus = 4, .mem = 1000}};
+	static const uint32_t both[] = {0, 1};
+	struct bf_plan *bp = bf_plan_create(nodes, 2, NOW, 1);
+	struct sched_node mask[2] = {{.usable = 1}, {.usable = 1}};
+	struct sched_req req = {.min_nodes = 2,
+	                        .max_nodes = SCHED_UNSET,
+	                        .num_tasks = SCHED_UNSET,
+	                        .ntasks_per_node = 1,
+	                        .cpus_per_task = 4};
+	struct sched_snap s;
+	int64_t t = 0;
+
+	(void)state;
+	assert_non_null(bp);
+	assert_int_equal(bf_plan_add_group(bp, both, 2), 0);
+	assert_int_equal(bf_plan_hold(bp, 0, NOW, NOW + 50, 4, 0), 0);
+	assert_int_equal(bf_plan_node_holds(bp, 0), 1);
+	assert_int_equal(bf_plan_hold(bp, 0, NOW + 50, NOW + 500, 2, 0), 0);
+	assert_int_equal(bf_plan_hold(bp, 1, NOW, NOW + 500, 1, 0), 0);
+	assert_int_equal(sched_snap_init(&s, 2, 0), 0);
+	assert_int_equal(bf_plan_earliest(bp, mask, 0, &req, 10, NOW + 1000, &s.out, &t),
+	                 0);
+	assert_int_equal(t, NOW + 500);
+	assert_int_equal(bf_plan_unhold(bp, 0, 1), 0);
+	assert_int_equal(bf_plan_unhold(bp, 1, 0), 0);
+	assert_int_equal(bf_plan_node_holds(bp, 0), 1);
+	assert_int_equal(bf_plan_earliest(bp, mask, 0, &req, 10, NOW + 1000, &s.out, &t),
+	                 0);
+	assert_int_equal(t, NOW + 50);
+	sched_snap_release(&s);
+	bf_plan_destroy(bp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -471,6 +605,8 @@ int main(void)
 	    cmocka_unit_test(test_max_job_test),
 	    cmocka_unit_test(test_part_reserve),
 	    cmocka_unit_test(test_gpus_planned),
+	    cmocka_unit_test(test_parts_planned_together),
+	    cmocka_unit_test(test_unhold),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
