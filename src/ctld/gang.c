@@ -83,6 +83,10 @@ static size_t candidates(struct ctld *ctld, time_t now, int rotate, struct cand 
 		if (!job_is_running(j) || (j->state & JOB_COMPLETING) ||
 		    run->share <= 1 || (sus && !run->sus_gang))
 			continue;
+		/* a heterogeneous job is not time sliced, nor counted among
+		 * those that take turns (Slurm's gang scheduler leaves it out) */
+		if (!sus && job_x(j)->het_job_id)
+			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
 			v = xrealloc(v, cap * sizeof(*v));
@@ -95,6 +99,8 @@ static size_t candidates(struct ctld *ctld, time_t now, int rotate, struct cand 
 		             run->start_time > now - GANG_SETTLE_SECS)) {
 			v[n].fixed = 1;
 			*ret_young = 1; /* look again once it can be stopped */
+		} else if (job_x(j)->het_job_id) {
+			v[n].fixed = 1; /* stopped before: goes on (see below) */
 		}
 		/* they run anyway: what is left is theirs */
 		v[n].rank = v[n].fixed ? 2 : rotate ? !sus : sus;

@@ -15,6 +15,8 @@
  * their cores on each node are free of those taken; the rest is suspended.
  * A job started less than two seconds ago (its tasks may not be there to
  * take SIGSTOP) or still configuring runs beside the others until then.
+ * A heterogeneous job's components are left out, as by Slurm's gang
+ * scheduler: never stopped, and not in the others' turns.
  * Without GANG (a reconfiguration took it out) what it stopped resumes.
  * A suspension is EV_SUSPEND with gang set (ctld/suspend.h): journaled,
  * replayed, its CPUs kept.  Jobs suspended by an operator or by preemption

@@ -116,3 +116,18 @@ def test_turns_go_on_after_a_restart(cluster):
     cluster.wait_for(lambda: (s := one_runs(cluster, jobs)) and s != first and s,
                      timeout=15, what="the turns changing after the restart")
     cluster.cancel_all()
+
+
+def test_heterogeneous_jobs_are_left_out(cluster):
+    """Slurm's gang scheduler leaves heterogeneous jobs out: on the cores a
+    job shares with one, neither is ever stopped."""
+    het = cluster.sbatch("-p", "gang", "-n4", "-o", "/dev/null", ":", "-p", "gang",
+                         "-n4", "--wrap", "sleep 300")
+    other = counters(cluster, 1, 8)[0][0]
+    for j in (het, het + 1, other):
+        cluster.wait_running(j)
+    deadline = time.monotonic() + 7  # longer than a slice
+    while time.monotonic() < deadline:
+        assert [cluster.job_state(j) for j in (het, het + 1, other)] == ["RUNNING"] * 3
+        time.sleep(0.5)
+    cluster.cancel_all()
