@@ -71,6 +71,9 @@ static const struct {
     {S, "SBATCH_MEM_PER_CPU", O_MEM_PER_CPU},
     {S, "SBATCH_MEM_PER_NODE", O_MEM},
     {S, "SBATCH_NO_REQUEUE", O_NO_REQUEUE},
+    {S, "SBATCH_NO_KILL", 'k'},
+    {A, "SALLOC_NO_KILL", 'k'},
+    {R, "SLURM_NO_KILL", 'k'},
     {S, "SBATCH_OPEN_MODE", O_OPEN_MODE},
     {S, "SBATCH_OUTPUT", 'o'},
     {S, "SBATCH_PARTITION", 'p'},
@@ -630,6 +633,14 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 			jobopt_die(JOBOPT_EXIT_FATAL, "--mail-user=%s invalid",
 			           arg ? arg : "");
 		set_str(&job_desc_x_mut(d)->mail_user, arg);
+		break;
+	case 'k': /* Slurm's words, and its "set", "off" and "no" */
+		if (!arg || !strcasecmp(arg, "set"))
+			set_flag(o, JOB_F_NO_KILL, 0);
+		else if (!strcasecmp(arg, "off") || !strcasecmp(arg, "no"))
+			set_flag(o, 0, JOB_F_NO_KILL);
+		else
+			jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --no-kill specification");
 		break;
 	case O_KILL_INV_DEP:
 		if (arg && !strcasecmp(arg, "yes"))

@@ -76,7 +76,7 @@ const struct opt_def jobopt_table[] = {
     {"nice", OPT, O_NICE, SRA, SEC_RUN, "value", "lower the job's priority by value",
      ST_OK},
     {"no-kill", OPT, 'k', SRA, SEC_RUN, "off", "keep the job when a node fails",
-     ST_NOEFF},
+     ST_OK},
     {"no-requeue", NOARG, O_NO_REQUEUE, S, SEC_RUN, NULL, "never requeue the job", ST_OK},
     {"nodes", REQ, 'N', SRA, SEC_RUN, "N", "node count, min[-max]", ST_OK},
     {"ntasks", REQ, 'n', SRA, SEC_RUN, "ntasks", "number of tasks", ST_OK},

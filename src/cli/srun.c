@@ -327,6 +327,8 @@ static void fill_step_req(struct srun *s, size_t k, struct step_create_req *req,
 	/* srun's I/O (component 0's) with the component's layout */
 	req->flags =
 	    (s->o->step_flags & ~STEP_LAYOUT_FLAGS) | (o->step_flags & STEP_LAYOUT_FLAGS);
+	if (o->nodes_src == JOBOPT_SRC_ENV && !s->alloc_mode)
+		req->flags |= STEP_F_NODES_ENV;
 	req->task_dist = o->task_dist;
 	req->task_hosts = o->task_hosts;
 	req->cpu_bind = o->cpu_bind;
@@ -435,6 +437,21 @@ static void step_ids_of(struct srun *s, uint16_t type, const void *body)
 	s->step_id = s->step_ids[0];
 }
 
+/* SLURM_NNODES asked for more nodes than the job has now (--no-kill lost
+ * one): the step had the job's, as Slurm's srun says. */
+static void env_nodes_check(const struct srun *s, uint16_t type, const void *body)
+{
+	const struct step_create_resp *r = body;
+	uint32_t want = s->line.comp[0].o.desc.min_nodes;
+
+	if (type == MSG_STEP_CREATE_RESP &&
+	    s->line.comp[0].o.nodes_src == JOBOPT_SRC_ENV && !s->alloc_mode &&
+	    want != NO_VAL && r->tasks_per_node.n < want)
+		cli_error("SLURM_JOB_NUM_NODES environment variable conflicts with "
+		          "allocated node count (%u != %u).",
+		          want, r->tasks_per_node.n);
+}
+
 static void create_step(struct srun *s)
 {
 	struct step_ask ask = {0};
@@ -469,6 +486,7 @@ static void create_step(struct srun *s)
 			s->step_body = body;
 			s->ctl_fd = fd;
 			step_ids_of(s, type, body);
+			env_nodes_check(s, type, body);
 			if (busy_said)
 				fprintf(stderr, "srun: Step created for StepId=%u.%u\n",
 				        s->job_id, s->step_id);

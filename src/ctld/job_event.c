@@ -26,6 +26,7 @@
 #include "ctld/journal.h"
 #include "ctld/node_gres.h"
 #include "ctld/node_mgr.h"
+#include "ctld/nokill.h"
 #include "ctld/sched_pass.h"
 #include "ctld/stats.h"
 #include "sched/predict.h"
@@ -516,6 +517,8 @@ static int apply_to_job(struct ctld *ctld, const union job_event *ev, struct job
 		return apply_update(ctld, &ev->update, job);
 	case EV_SUSPEND:
 		return suspend_apply(ctld, &ev->suspend, job);
+	case EV_EXCISE:
+		return nokill_apply(ctld, &ev->excise, job);
 	default:
 		return -EINVAL;
 	}

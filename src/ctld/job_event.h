@@ -300,6 +300,14 @@ ROTA_DECLARE(ev_trigger, EV_TRIGGER_FIELDS)
 	F(S, u32v, job_ids, _)
 ROTA_DECLARE(ev_crontab, EV_CRONTAB_FIELDS)
 
+/* A running job goes on without one of its nodes, which failed (--no-kill,
+ * ctld/nokill.h): the node leaves its allocation, its resources given back. */
+#define EV_EXCISE_FIELDS(F, S)                                                           \
+	EV_JOB_HEAD_FIELDS(F, S)                                                         \
+	F(S, i64, time, _)                                                               \
+	F(S, str, node, _)
+ROTA_DECLARE(ev_excise, EV_EXCISE_FIELDS)
+
 /* name, number (in the journal: never reuse one), member of union job_event */
 #define ROTA_JOB_EVENTS(E)                                                               \
 	E(EV_META, 1, meta)                                                              \
@@ -321,7 +329,8 @@ ROTA_DECLARE(ev_crontab, EV_CRONTAB_FIELDS)
 	E(EV_RESV, 17, resv)                                                             \
 	E(EV_SUSPEND, 18, suspend)                                                       \
 	E(EV_TRIGGER, 19, trigger)                                                       \
-	E(EV_CRONTAB, 20, crontab)
+	E(EV_CRONTAB, 20, crontab)                                                       \
+	E(EV_EXCISE, 21, excise)
 
 #define ROTA_EV_ENUM(name, num, m) name = num,
 enum job_event_type { ROTA_JOB_EVENTS(ROTA_EV_ENUM) EV_TYPE_END };

@@ -23,6 +23,7 @@
 #include "ctld/crontab.h"
 #include "ctld/suspend.h"
 #include "ctld/node_mgr.h"
+#include "ctld/nokill.h"
 #include "common/common.h"
 
 /* The job is ending: its sruns' steps are aborted, and an srun/salloc that
@@ -280,6 +281,10 @@ void job_node_failed(struct ctld *ctld, struct job *job, const char *node_name)
 		struct job *lead = job_find(ctld->jobs, job_x(job)->het_job_id);
 		if (lead && !job_is_finished(lead) && !job_is_pending(lead))
 			job = lead;
+	}
+	if (nokill_keeps(ctld, job, node_name)) {
+		nokill_excise(ctld, job, node_name);
+		return;
 	}
 	if (!(job->desc.flags & (JOB_F_INTERACTIVE | JOB_F_NO_REQUEUE)) &&
 	    job_requeue(ctld, job) == 0) {

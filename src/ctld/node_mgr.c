@@ -437,6 +437,20 @@ static int job_on_node(const struct job *job, uint32_t node_idx, int held_only)
 	return 0;
 }
 
+/* Node idx is DOWN: the jobs running there lose it.  Batch jobs are
+ * requeued (JobRequeue=1 or --requeue, not --no-requeue), the others end
+ * NODE_FAIL, those of --no-kill go on without it (ctld/nokill.h). */
+static void jobs_lose_node(struct ctld *ctld, uint32_t idx)
+{
+	const char *name = node_mgr_get(ctld->nodes, idx)->cfg->name;
+
+	for (struct job *j = job_first_active(ctld->jobs), *nx; j; j = nx) {
+		nx = j->lnext;
+		if (job_is_running(j) && job_on_node(j, idx, 0))
+			job_node_failed(ctld, j, name);
+	}
+}
+
 /* The jobs a registering node reported (its live steps, its jobs' cgroups)
  * that do not run there: it is told to kill them.  Those that ended and still
  * hold the node (COMPLETING) are confirmed as usual; the others keep the node
@@ -657,14 +671,7 @@ void node_mgr_tick(struct ctld *ctld, time_t now)
 		n->down = 1;
 		ctld->res_gen++;
 		set_reason(n, "Not responding", 0, now);
-		/* batch jobs running there are requeued (JobRequeue=1 or
-		 * --requeue, not --no-requeue), the others end NODE_FAIL */
-		for (struct job *j = job_first_active(ctld->jobs), *nx; j; j = nx) {
-			nx = j->lnext;
-			if (!job_is_running(j) || !job_on_node(j, (uint32_t)i, 0))
-				continue;
-			job_node_failed(ctld, j, n->cfg->name);
-		}
+		jobs_lose_node(ctld, (uint32_t)i);
 	}
 	power_tick(ctld, now);
 }
@@ -854,7 +861,9 @@ void node_mgr_update(struct ctld *ctld, struct caller *who,
 			ev.state = NODE_DOWN;
 		if (n->power == NODE_POWER_OFF)
 			ev.state |= NODE_POWERED_DOWN;
-		ev_node_state_commit(ctld, &ev);
+		if (ev_node_state_commit(ctld, &ev) == 0 && flags == NODE_DOWN)
+			jobs_lose_node(ctld,
+			               (uint32_t)node_mgr_find(ctld->nodes, names[i]));
 	}
 	chan_send_rc(ch, 0, NULL);
 	ctld_sched_kick(ctld);

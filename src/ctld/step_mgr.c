@@ -391,6 +391,9 @@ int step_layout_for(struct ctld *ctld, struct job *job, struct step_create_req *
 	int n, rc;
 
 	memset(l, 0, sizeof(*l));
+	if ((req->flags & STEP_F_NODES_ENV) && req->min_nodes != NO_VAL &&
+	    req->min_nodes > job->run->nnodes)
+		req->min_nodes = job->run->nnodes;
 	if (TASKDIST_TYPE(req->task_dist) == TASKDIST_ARBITRARY && req->task_hosts &&
 	    *req->task_hosts) {
 		/* the list is the tasks: no other count (step_alloc) */

@@ -156,6 +156,8 @@ enum job_flags {
 	JOB_F_EXCLUSIVE_USER = 1 << 11,
 	/* --use-min-nodes: of a node range, the fewest (not the most) */
 	JOB_F_USE_MIN_NODES = 1 << 12,
+	/* -k/--no-kill: a node that fails leaves the job (ctld/nokill.h) */
+	JOB_F_NO_KILL = 1 << 13,
 };
 
 /* One job as squeue / scontrol show job see it. */
@@ -531,6 +533,9 @@ enum step_flags {
 	STEP_F_PTY = 1 << 10,          /* --pty: task 0 runs on a pseudo-terminal */
 	STEP_F_PRESERVE_ENV = 1
 	                      << 11, /* -E: SLURM_JOB_NUM_NODES, SLURM_NTASKS as srun's */
+	/* min_nodes is the allocation's environment's (SLURM_NNODES): more
+	 * than the job has now (--no-kill lost one) is the job's count */
+	STEP_F_NODES_ENV = 1 << 12,
 };
 
 #define STEP_CREATE_RESP_FIELDS(F, S)                                                    \

@@ -1,0 +1,133 @@
+/* nokill.c - a job that loses a node goes on without it (see nokill.h). */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "common/conf.h"
+#include "common/hostlist.h"
+#include "common/log.h"
+#include "common/states.h"
+#include "ctld/ctld.h"
+#include "ctld/job_event.h"
+#include "ctld/job_mgr.h"
+#include "ctld/node_mgr.h"
+#include "ctld/nokill.h"
+#include "proto/messages.h"
+#include "common/common.h"
+
+/* The node's position in the job's allocation, or -1. */
+static int64_t position(struct ctld *ctld, const struct job *job, const char *node_name)
+{
+	int idx = node_name ? node_mgr_find(ctld->nodes, node_name) : -1;
+
+	for (uint32_t k = 0; idx >= 0 && k < job->run->nnodes; k++)
+		if (job->run->node_idx[k] == (uint32_t)idx)
+			return k;
+	return -1;
+}
+
+int nokill_keeps(struct ctld *ctld, const struct job *job, const char *node_name)
+{
+	int64_t k;
+
+	if (!(job->desc.flags & JOB_F_NO_KILL) || !job_is_running(job) ||
+	    job->run->nnodes < 2 || (job->state & (JOB_CONFIGURING | JOB_COMPLETING)) ||
+	    job_x(job)->het_job_id)
+		return 0;
+	k = position(ctld, job, node_name);
+	/* a batch script runs on the first node: lost with it */
+	return k > 0 || (k == 0 && (job->desc.flags & JOB_F_INTERACTIVE));
+}
+
+static int step_on(const struct step *st, uint32_t idx)
+{
+	for (uint32_t i = 0; i < st->nnodes; i++)
+		if (st->node_idx[i] == idx && !st->node_done[i])
+			return 1;
+	return 0;
+}
+
+void nokill_excise(struct ctld *ctld, struct job *job, const char *node_name)
+{
+	int idx = node_mgr_find(ctld->nodes, node_name);
+	struct ev_excise ev = {
+	    .job_id = job->job_id, .time = time(NULL), .node = (char *)node_name};
+	struct signal_req kill = {.job_id = job->job_id,
+	                          .step_id = NO_VAL,
+	                          .signal = SIGKILL,
+	                          .flags = SIGNAL_F_TERMINATE};
+	uint32_t *ids = NULL;
+	size_t n = 0;
+	struct node *nd;
+
+	if (idx < 0)
+		return;
+	/* its steps there end (their tasks elsewhere killed); the job's
+	 * extern step goes on elsewhere */
+	for (struct step *st = job->run->steps; st; st = st->next)
+		if (step_on(st, (uint32_t)idx)) {
+			ids = xrealloc(ids, (n + 1) * sizeof(*ids));
+			ids[n++] = st->step_id;
+		}
+	for (size_t i = 0; i < n; i++) {
+		struct step_complete gone = {.job_id = job->job_id,
+		                             .step_id = ids[i],
+		                             .node_name = (char *)node_name,
+		                             .status = SIGKILL};
+		if (ids[i] != STEP_EXTERN)
+			job_signal_nodes(ctld, job, ids[i], SIGKILL, 0);
+		step_complete(ctld, &gone);
+	}
+	free(ids);
+	if (!job_is_running(job) || ev_excise_commit(ctld, &ev) < 0)
+		return;
+	log_err("Removing failed node %s from JobId=%u", node_name, job->job_id);
+	/* a node still there kills what is left of the job, and is not
+	 * scheduled until it confirms (as on its registration) */
+	nd = node_mgr_get(ctld->nodes, idx);
+	if (nd->link) {
+		node_mgr_orphan_add(nd, job->job_id);
+		node_send(nd, MSG_SIGNAL_REQ, &kill);
+	}
+	ctld_sched_kick(ctld);
+}
+
+/* Drop element k of an array of n elements of size sz. */
+static void drop(void *arr, uint32_t n, uint32_t k, size_t sz)
+{
+	if (arr)
+		memmove((char *)arr + k * sz, (char *)arr + (k + 1) * sz,
+		        (n - k - 1) * sz);
+}
+
+int nokill_apply(struct ctld *ctld, const struct ev_excise *ev, struct job *job)
+{
+	int64_t k = job_is_running(job) ? position(ctld, job, ev->node) : -1;
+	struct job_run *run;
+	char **names;
+
+	if (k < 0 || job->run->nnodes < 2)
+		return -EINVAL;
+	run = job_run_mut(job);
+	job_release_node(ctld, job, (uint32_t)k, ev->time);
+	free(run->cores[k]);
+	if (run->gres)
+		free(run->gres[k]);
+	drop(run->node_idx, run->nnodes, (uint32_t)k, sizeof(*run->node_idx));
+	drop(run->cpus, run->nnodes, (uint32_t)k, sizeof(*run->cpus));
+	drop(run->tasks, run->nnodes, (uint32_t)k, sizeof(*run->tasks));
+	drop(run->mem, run->nnodes, (uint32_t)k, sizeof(*run->mem));
+	drop(run->cores, run->nnodes, (uint32_t)k, sizeof(*run->cores));
+	drop(run->held, run->nnodes, (uint32_t)k, sizeof(*run->held));
+	drop(run->gres, run->nnodes, (uint32_t)k, sizeof(*run->gres));
+	run->nnodes--;
+	names = xcalloc(run->nnodes + 1, sizeof(*names));
+	for (uint32_t i = 0; i < run->nnodes; i++)
+		names[i] = (char *)node_mgr_get(ctld->nodes, run->node_idx[i])->cfg->name;
+	free(run->nodes_str);
+	run->nodes_str = hostlist_compress(names, run->nnodes);
+	free(names);
+	ctld->res_gen++;
+	return 0;
+}

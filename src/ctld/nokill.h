@@ -1,0 +1,35 @@
+/* nokill.h - -k/--no-kill: a job that loses a node goes on without it.
+ *
+ * A job submitted with --no-kill whose node fails (DOWN by an admin or for
+ * not responding) is neither requeued nor ended NODE_FAIL, as long as it has
+ * other nodes left and the one lost is not where its batch script runs: the
+ * steps that used the node are killed, and the node leaves the job (Slurm's
+ * "Removing failed node X from JobId=N"), its resources given back; new
+ * steps run on the nodes it still has.  The change is EV_EXCISE, journaled
+ * and replayed like a start: squeue, scontrol show job and a restarted
+ * controller see the smaller allocation.  A node that comes back still
+ * running the job's processes is told to kill them (an orphan, node_mgr.c).
+ *
+ * Not (yet) as in Slurm: accounting keeps the allocation the job started
+ * with (Slurm writes a resized record); srun -k inside an allocation does not
+ * keep a step going on its other nodes.
+ */
+#ifndef ROTA_CTLD_NOKILL_H
+#define ROTA_CTLD_NOKILL_H
+
+#include <time.h>
+
+struct ctld;
+struct job;
+struct ev_excise;
+
+/* Does job go on without node_name (--no-kill, as above)? */
+int nokill_keeps(struct ctld *ctld, const struct job *job, const char *node_name);
+
+/* It goes on without it: its steps there killed, EV_EXCISE committed. */
+void nokill_excise(struct ctld *ctld, struct job *job, const char *node_name);
+
+/* EV_EXCISE: the node leaves the job's allocation.  0 or -EINVAL. */
+int nokill_apply(struct ctld *ctld, const struct ev_excise *ev, struct job *job);
+
+#endif
