@@ -1,5 +1,6 @@
 /* jobopt.c - the options of sbatch, srun and salloc (see jobopt.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -26,6 +27,7 @@
 #include "common/hostlist.h"
 #include "common/jobscript.h"
 #include "common/timefmt.h"
+#include "common/uid.h"
 #include "common/cpubind.h"
 #include "common/membind.h"
 #include "common/gpubind.h"
@@ -634,6 +636,44 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 			           arg ? arg : "");
 		set_str(&job_desc_x_mut(d)->mail_user, arg);
 		break;
+	case O_UID:
+	case O_GID: { /* root's: the job is another user's (Slurm's words) */
+		const char *what = id == O_UID ? "--uid" : "--gid";
+		uid_t u = 0;
+		gid_t g = 0;
+		if (getuid() != 0)
+			jobopt_die(JOBOPT_EXIT_ERROR, "%s only permitted by root user",
+			           what);
+		if (id == O_UID ? name_to_uid(arg, &u) < 0 : name_to_gid(arg, &g) < 0)
+			jobopt_die(JOBOPT_EXIT_ERROR, "Invalid %s specification", what);
+		if (id == O_UID)
+			job_desc_x_mut(d)->as_uid = (uint32_t)u + 1;
+		else
+			job_desc_x_mut(d)->as_gid = (uint32_t)g + 1;
+		break;
+	}
+	case O_EXPORT_FILE:
+		set_str(&o->export_file, arg);
+		break;
+	case O_BB:
+	case O_BBF:
+		jobopt_die(
+		    JOBOPT_EXIT_ERROR,
+		    "--%s: burst buffers need a burst buffer plugin (BurstBufferType), "
+		    "which Rota does not have",
+		    id == O_BB ? "bb" : "bbf");
+	case O_MCS_LABEL:
+		jobopt_die(
+		    JOBOPT_EXIT_ERROR,
+		    "--mcs-label: MCS labels need an MCS plugin (MCSPlugin), which "
+		    "Rota does not have");
+	case O_POWER:
+		jobopt_die(
+		    JOBOPT_EXIT_ERROR,
+		    "--power: power options need a power plugin (PowerPlugin), which "
+		    "Rota does not have");
+	case O_X11: /* Slurm's answer without PrologFlags=X11 */
+		jobopt_die(JOBOPT_EXIT_ERROR, "--x11: X11 forwarding not available");
 	case 'k': /* Slurm's words, and its "set", "off" and "no" */
 		if (!arg || !strcasecmp(arg, "set"))
 			set_flag(o, JOB_F_NO_KILL, 0);
@@ -1194,7 +1234,29 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 		return;
 	}
 	case O_NO_SHELL:
-		jobopt_die(JOBOPT_EXIT_ERROR, "--no-shell is not supported yet");
+		o->desc.flags |= JOB_F_NO_SHELL;
+		return;
+	case 'Z':
+		jobopt_die(
+		    JOBOPT_EXIT_ERROR,
+		    "--no-allocate: every step runs in a job in Rota (srun --jobid, "
+		    "or an allocation)");
+	case O_PROLOG:
+		set_str(&o->prolog, arg);
+		return;
+	case O_EPILOG:
+		set_str(&o->epilog, arg);
+		return;
+	case O_ACCEL_BIND: { /* g: the GPUs nearest, as --gpu-bind=closest */
+		const char *bad = arg + strspn(arg, "gnv");
+		if (!*arg || *bad)
+			jobopt_die(JOBOPT_EXIT_FATAL,
+			           "Invalid --accel-bind specification");
+		if (strchr(arg, 'g') && !job_desc_X(&o->desc)->gpu_bind)
+			set_str(&job_desc_x_mut(&o->desc)->gpu_bind,
+			        strchr(arg, 'v') ? "verbose,closest" : "closest");
+		return;
+	}
 	default:
 		if (!apply_container(o, id, arg) && !jobopt_layout_apply(o, id, arg))
 			apply_common(o, id, arg);
@@ -1251,6 +1313,9 @@ void jobopt_release(struct jobopt *o)
 	free(o->dist_spec);
 	free(o->task_hosts);
 	free(o->mpi);
+	free(o->export_file);
+	free(o->prolog);
+	free(o->epilog);
 	for (size_t i = 0; i < o->nseen; i++)
 		free(o->seen[i].arg);
 	free(o->seen);
@@ -1503,6 +1568,66 @@ void jobopt_finish(struct jobopt *o)
 		d->max_nodes = d->min_nodes;
 }
 
+/* The export file's bytes (a file, or a descriptor 3.. given by number),
+ * at most JOBOPT_EXPORT_FILE_MAX. */
+#define JOBOPT_EXPORT_FILE_MAX (4u << 20)
+static char *export_file_read(const char *spec, size_t *ret_len)
+{
+	char *end, *buf = xmalloc(JOBOPT_EXPORT_FILE_MAX + 1);
+	long n = strtol(spec, &end, 10);
+	int fd = -1, own = 0;
+	size_t len = 0;
+	ssize_t got;
+
+	if (*spec && !*end && n >= 3 && n <= sysconf(_SC_OPEN_MAX) &&
+	    fcntl((int)n, F_GETFL) >= 0)
+		fd = (int)n;
+	else if ((fd = open(spec, O_RDONLY | O_CLOEXEC)) >= 0)
+		own = 1;
+	else
+		jobopt_die(JOBOPT_EXIT_ERROR, "Could not open user environment file %s",
+		           spec);
+	while ((got = read(fd, buf + len, JOBOPT_EXPORT_FILE_MAX + 1 - len)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			jobopt_die(JOBOPT_EXIT_ERROR, "read(environment_file): %s",
+			           strerror(errno));
+		if ((len += (size_t)got) > JOBOPT_EXPORT_FILE_MAX)
+			jobopt_die(JOBOPT_EXIT_ERROR,
+			           "--export-file %s: more than %u bytes", spec,
+			           JOBOPT_EXPORT_FILE_MAX);
+	}
+	if (own)
+		close(fd);
+	*ret_len = len;
+	return buf;
+}
+
+/* --export-file's NAME=value entries, each ended by a NUL (a last one
+ * without is not taken, as Slurm's), over env's. */
+static char **export_file_env(const char *spec, char **env)
+{
+	size_t len, n = 0;
+	char *buf = export_file_read(spec, &len);
+
+	for (char *p = buf, *nul;
+	     p < buf + len && (nul = memchr(p, '\0', buf + len - p)) && nul > p;
+	     p = nul + 1) {
+		char *eq = strchr(p, '=');
+		if (!eq || eq == p)
+			continue;
+		if (++n > JOBSCRIPT_ENV_MAX)
+			jobopt_die(JOBOPT_EXIT_ERROR,
+			           "--export-file %s: more than %u variables", spec,
+			           JOBSCRIPT_ENV_MAX);
+		*eq = '\0';
+		env = strv_setenv(env, p, eq + 1);
+	}
+	free(buf);
+	return env;
+}
+
 char **jobopt_export_env(const struct jobopt *o, char *const *env)
 {
 	struct rota_error err = {""};
@@ -1522,6 +1647,8 @@ char **jobopt_export_env(const struct jobopt *o, char *const *env)
 		snprintf(mask, sizeof(mask), "%04o", o->desc.umask & 0777);
 		out = strv_setenv(out, "SLURM_UMASK", mask);
 	}
+	if (o->export_file)
+		out = export_file_env(o->export_file, out);
 	if (o->acctg_freq)
 		out = strv_setenv(out, "SLURM_ACCTG_FREQ", o->acctg_freq);
 	if (o->cpu_freq) /* the tasks and steps see what was asked */

@@ -59,6 +59,7 @@ struct jobopt {
 	int parsable;      /* sbatch --parsable */
 	int wait;          /* sbatch -W */
 	int get_user_env;  /* sbatch --get-user-env given */
+	char *export_file; /* sbatch --export-file as given */
 
 	/* srun */
 	uint32_t jobid;      /* --jobid or SLURM_JOB_ID; NO_VAL: none */
@@ -80,6 +81,7 @@ struct jobopt {
 	uint32_t immediate; /* -I[N]: give up an allocation not granted in N s; 0 off */
 	int kill_bad_exit;  /* -K: 1, -K0: 0, not given: -1 */
 	uint32_t relative;  /* -r N; NO_VAL unset */
+	char *prolog, *epilog; /* --prolog, --epilog: srun runs them */
 
 	/* salloc */
 	int kill_signal; /* -K[signal]: sent to the command when the job is revoked */

@@ -87,6 +87,17 @@ enum {
 	O_MAIL_USER,
 	O_PRIORITY,
 	O_HET_GROUP,
+	O_EXPORT_FILE,
+	O_UID,
+	O_GID,
+	O_ACCEL_BIND,
+	O_PROLOG,
+	O_EPILOG,
+	O_BB, /* refused: a plugin Rota has not (jobopt.c says which) */
+	O_BBF,
+	O_MCS_LABEL,
+	O_POWER,
+	O_X11,
 	O_IGNORE, /* accepted and ignored */
 };
 

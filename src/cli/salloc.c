@@ -317,6 +317,11 @@ int cmd_salloc(int argc, char **argv)
 		fputc('\a', stdout);
 		fflush(stdout);
 	}
+	/* --no-shell: the job goes on without us (srun --jobid, scancel) */
+	if (s.o.desc.flags & JOB_F_NO_SHELL) {
+		jobctl_alloc_release(&s.alloc);
+		return 0;
+	}
 	s.interactive = isatty(0) && tcgetpgrp(0) == getpgrp();
 	if (s.interactive)
 		signal(SIGTTOU, SIG_IGN); /* so we can take the terminal back */

@@ -24,6 +24,7 @@
 #include "cli/jobopt_table.h"
 #include "cli/srun_comp.h"
 #include "cli/srun_io.h"
+#include "cli/srun_script.h"
 #include "cli/srun_pty.h"
 #include "common/conf.h"
 #include "common/jobfmt.h"
@@ -600,6 +601,32 @@ static void check_step(struct srun *s)
 	}
 }
 
+/* srun --prolog (or SrunProlog) before the step: a failure aborts it. */
+static void srun_prolog(struct srun *s)
+{
+	const char *path = s->o->prolog ? s->o->prolog : cli_conf()->srun_prolog;
+	int rc = srun_script_run(path, s->line.comp[s->line.n - 1].cmd, "prolog_srun",
+	                         s->job_id);
+
+	if (!rc)
+		return;
+	cli_error("srun prolog failed rc = %d. Aborting step.", rc);
+	if (s->alloc_mode)
+		jobctl_complete(&s->alloc, 1 << 8);
+	exit(1);
+}
+
+/* srun --epilog (or SrunEpilog) once the step has ended. */
+static void srun_epilog(struct srun *s)
+{
+	const char *path = s->o->epilog ? s->o->epilog : cli_conf()->srun_epilog;
+	int rc = srun_script_run(path, s->line.comp[s->line.n - 1].cmd, "epilog_srun",
+	                         s->job_id);
+
+	if (rc)
+		cli_error("srun epilog failed status=%d", rc);
+}
+
 static int run_step(struct srun *s, uint32_t *ret_status)
 {
 	struct srun_step st = {
@@ -726,10 +753,12 @@ int cmd_srun(int argc, char **argv)
 	s.listen_fd = net_listen_tcp(NULL, 0, &s.io_port, &err);
 	if (s.listen_fd < 0)
 		step_failed(&s, err.text);
+	srun_prolog(&s);
 	create_step(&s);
 	check_step(&s);
 	srun_files(&s);
 	code = run_step(&s, &status);
+	srun_epilog(&s);
 	if (s.alloc_mode)
 		jobctl_complete(&s.alloc, status);
 	else if (s.ctl_fd >= 0)

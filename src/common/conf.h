@@ -173,6 +173,7 @@ struct conf {
 	uint64_t def_mem_per_cpu;  /* MB, 0 = unset */
 	uint64_t def_mem_per_node; /* MB, 0 = unset */
 	char *prolog, *epilog, *task_prolog;
+	char *srun_prolog, *srun_epilog; /* srun runs them (--prolog, --epilog) */
 	char *prolog_flags; /* PrologFlags: Contain gives each job N.extern */
 	/* --container-image: where a node keeps imported images (NULL:
 	 * SlurmdSpoolDir/containers) and the directory of OCI layouts that

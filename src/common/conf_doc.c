@@ -208,6 +208,12 @@ static const struct conf_doc global_doc[] = {
      "Program run as the user just before each task; the lines it prints, export "
      "NAME=value, unset NAME and print TEXT, change the task's environment or go to "
      "its output."},
+    {"SrunProlog", "path",
+     "Program srun runs where it is, before each step's tasks start, with the step's "
+     "command as arguments; a failure aborts the step.  srun --prolog replaces it."},
+    {"SrunEpilog", "path",
+     "Program srun runs where it is once each step has ended, with the step's command "
+     "as arguments.  srun --epilog replaces it."},
     {"ContainerImageCache", "dir",
      "Rota's own: where each node keeps the images --container-image imports; default "
      "under SlurmdSpoolDir."},

@@ -157,6 +157,8 @@ const struct conf_key conf_keys[] = {
     G_STR("PrologFlags", prolog_flags, NULL, R),
     G_STR("Epilog", epilog, NULL, R),
     G_STR("TaskProlog", task_prolog, NULL, R),
+    G_STR("SrunProlog", srun_prolog, NULL, R),
+    G_STR("SrunEpilog", srun_epilog, NULL, R),
     /* Rota's: --container-image (doc/containers.md); NULL cache: in the spool */
     G_STR("ContainerImageCache", container_cache, NULL, R),
     G_STR("ContainerImageMirror", container_mirror, NULL, R),
@@ -293,9 +295,7 @@ const struct conf_key conf_keys[] = {
     IGNORE("SlurmdUser"),
     IGNORE("SlurmSchedLogFile"),
     IGNORE("SlurmSchedLogLevel"),
-    IGNORE("SrunEpilog"),
     IGNORE("SrunPortRange"),
-    IGNORE("SrunProlog"),
     IGNORE("SuspendExcStates"),
     IGNORE("SwitchParameters"),
     IGNORE("SwitchType"),

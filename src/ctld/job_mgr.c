@@ -1,5 +1,6 @@
 /* job_mgr.c - the job table and the requests that create or read jobs. */
 #include <errno.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1010,9 +1011,38 @@ static uint32_t job_new_id(struct job_mgr *jm, const struct conf *conf)
 	}
 }
 
-int job_submit_prepare(struct ctld *ctld, const struct caller *who, struct job_desc *d,
+/* --uid/--gid (root's): the job is that user's, in that group (the user's
+ * own unless given); the checks are still root's, as Slurm's. */
+static int submit_as(const struct caller *who, struct job_desc *d, struct caller *as)
+{
+	struct job_desc_ext *x = d->ext;
+
+	*as = *who;
+	if (!x || (!x->as_uid && !x->as_gid))
+		return 0;
+	if (who->uid != 0)
+		return -ESLURM_ACCESS_DENIED;
+	if (x->as_uid) {
+		struct passwd pw, *got = NULL;
+		char buf[4096];
+		if (getpwuid_r(x->as_uid - 1, &pw, buf, sizeof(buf), &got) || !got)
+			return -ESLURM_USER_ID_MISSING;
+		as->uid = pw.pw_uid;
+		as->gid = pw.pw_gid;
+	}
+	if (x->as_gid)
+		as->gid = x->as_gid - 1;
+	as->gids_known = false;
+	as->ngids = 0;
+	x->as_uid = x->as_gid = 0;
+	return 0;
+}
+
+int job_submit_prepare(struct ctld *ctld, const struct caller *caller, struct job_desc *d,
                        int alloc, struct job_submit_prep *out, char **ret_msg)
 {
+	struct caller as_user;
+	const struct caller *who = &as_user;
 	struct ev_submit *ev = &out->ev;
 	struct part *p = NULL;
 	const char *field;
@@ -1022,6 +1052,9 @@ int job_submit_prepare(struct ctld *ctld, const struct caller *who, struct job_d
 
 	*ret_msg = NULL;
 	memset(ev, 0, sizeof(*ev));
+	rc = submit_as(caller, d, &as_user);
+	if (rc)
+		return rc;
 	if (d->ext) /* the controller's (hetjob.c) */
 		d->ext->het_job_id = d->ext->het_offset = 0;
 	if (alloc)

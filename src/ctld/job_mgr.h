@@ -312,6 +312,10 @@ void job_mgr_update(struct ctld *ctld, struct caller *who,
                     const struct job_update_req *req, struct chan *ch);
 void job_mgr_complete_req(struct ctld *ctld, struct caller *who,
                           const struct job_complete_req *req, struct chan *ch);
+/* srun's or salloc's allocation job started: MSG_ALLOC_RESP r to its
+ * connection, which salloc --no-shell then lets go of (the job stays). */
+struct alloc_resp;
+void job_alloc_granted(struct ctld *ctld, struct job *job, const struct alloc_resp *r);
 /* Nobody listens on ch any more: an allocation held there is given up. */
 void job_mgr_chan_gone(struct ctld *ctld, struct chan *ch);
 

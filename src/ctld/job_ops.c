@@ -339,6 +339,21 @@ void job_mgr_complete_req(struct ctld *ctld, struct caller *who,
 	chan_send_rc(ch, 0, NULL);
 }
 
+void job_alloc_granted(struct ctld *ctld, struct job *job, const struct alloc_resp *r)
+{
+	struct chan *ch = job->alloc_client;
+
+	chan_send(ch, MSG_ALLOC_RESP, r);
+	if (!(job->desc.flags & JOB_F_NO_SHELL))
+		return;
+	/* salloc --no-shell: the job is no longer its connection's */
+	if (ch->alloc_job_id == job->job_id)
+		ch->alloc_job_id = 0;
+	job->alloc_client = NULL;
+	chan_unref(ch);
+	(void)ctld;
+}
+
 void job_mgr_chan_gone(struct ctld *ctld, struct chan *ch)
 {
 	struct job *job;

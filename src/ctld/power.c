@@ -252,7 +252,7 @@ static void job_release(struct ctld *ctld, struct job *job)
 		    .num_tasks = ntasks,
 		    .partition = job->desc.partition,
 		    .het_env = hetjob_batch_env(ctld, job)};
-		chan_send(job->alloc_client, MSG_ALLOC_RESP, &r);
+		job_alloc_granted(ctld, job, &r);
 		strv_free(r.het_env);
 	} else if (batch && !hetjob_follower(job)) { /* the leader runs the script */
 		launch_batch(ctld, job);

@@ -642,7 +642,7 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 			                       .num_tasks = a->ntasks,
 			                       .partition = task->desc.partition,
 			                       .het_env = hetjob_batch_env(ctld, task)};
-			chan_send(task->alloc_client, MSG_ALLOC_RESP, &r);
+			job_alloc_granted(ctld, task, &r);
 			strv_free(r.het_env);
 		} else if (!hetjob_follower(task)) { /* the leader runs the script */
 			launch_batch(ctld, task);

@@ -127,7 +127,11 @@
 	 * its leader's id (0: not one) and offset | components << 16 */                 \
 	F(S, u32_x, het_job_id, _)                                                       \
 	F(S, u32_x, het_offset, _)                                                       \
-	F(S, str_x, prefer, _) /* --prefer: features tried first; NULL none */
+	F(S, str_x, prefer, _) /* --prefer: features tried first; NULL none */           \
+	/* --uid, --gid (root's): the user and group + 1 the job is for; 0: the          \
+	 * submitter's */                                                                \
+	F(S, u32_x, as_uid, _)                                                           \
+	F(S, u32_x, as_gid, _)
 ROTA_DECLARE_EXT(job_desc, JOB_DESC_FIELDS)
 #define HET_OFFSET(v) ((v)&0xffffu)
 #define HET_SIZE(v)   ((v) >> 16)
@@ -158,6 +162,8 @@ enum job_flags {
 	JOB_F_USE_MIN_NODES = 1 << 12,
 	/* -k/--no-kill: a node that fails leaves the job (ctld/nokill.h) */
 	JOB_F_NO_KILL = 1 << 13,
+	/* salloc --no-shell: the allocation outlives salloc's connection */
+	JOB_F_NO_SHELL = 1 << 14,
 };
 
 /* One job as squeue / scontrol show job see it. */

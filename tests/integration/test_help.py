@@ -169,4 +169,5 @@ def test_compat_doc_is_current():
     # every option of the table is in the doc, with its status
     assert "| `--network=type` | accepted, no effect |" in generated
     assert "| `--mail-type=type` | honoured | honoured | honoured |" in generated
-    assert "| `--no-shell` | - | - | refused |" in generated
+    assert "| `--no-shell` | - | - | honoured |" in generated
+    assert "| `--bb=spec` | refused | refused | refused |" in generated

@@ -1,0 +1,113 @@
+"""The sbatch/srun/salloc options of Slurm 22.05's pages that Rota took last:
+salloc --no-shell, --uid/--gid (root's), sbatch --export-file, srun
+--prolog/--epilog (and SrunProlog/SrunEpilog), --accel-bind, and the
+options that need a plugin Rota has not (--bb, --bbf, --mcs-label, --power,
+--x11, srun -Z) refused by name; the others accepted."""
+
+import os
+import pwd
+import re
+
+from conftest import write_script
+from unixusers import as_user, needs_root
+
+
+def test_salloc_no_shell_leaves_the_allocation(cluster):
+    c = cluster
+    p = c.run(["salloc", "--no-shell", "-N1", "-t", "5"], check=True, timeout=60)
+    m = re.search(r"salloc: Granted job allocation (\d+)", p.stderr)
+    assert m, p.stderr
+    jid = int(m.group(1))
+    # salloc is gone, the job stays, steps run in it
+    assert c.job_state(jid) == "RUNNING"
+    p = c.run(["srun", f"--jobid={jid}", "hostname"], check=True)
+    assert p.stdout.strip() == c.job_field(jid, "NodeList")
+    assert c.job_state(jid) == "RUNNING"
+    c.run(["scancel", str(jid)], check=True)
+    assert c.wait_job(jid) == "CANCELLED"
+
+
+@needs_root
+def test_uid_and_gid_are_roots(cluster, users):
+    c, a = cluster, users["a"]
+    os.chmod(c.work, 0o777)
+    jid = c.sbatch("--uid", a.name, "-o", "/dev/null", "--wrap", "id -un > /dev/null",
+                   cwd=c.work)
+    assert c.job_field(jid, "UserId").startswith(f"{a.name}(")
+    assert c.job_field(jid, "GroupId").startswith(f"{a.name}(")
+    c.wait_job(jid)
+    jid = c.sbatch(f"--uid={pwd.getpwnam(a.name).pw_uid}", "--gid=0", "-H",
+                   "--wrap", "true", cwd=c.work)
+    assert c.job_field(jid, "UserId").startswith(f"{a.name}(")
+    assert c.job_field(jid, "GroupId") == "root(0)"
+    for opt in ("--uid", "--gid"):
+        p = as_user(c, a, f"sbatch {opt}=root --wrap true")
+        assert p.returncode == 1, p
+        assert f"sbatch: error: {opt} only permitted by root user" in p.stderr
+    p = c.run(["sbatch", "--uid=no_such_user_zz", "--wrap", "true"])
+    assert p.returncode == 1 and "Invalid --uid specification" in p.stderr, p.stderr
+
+
+def test_export_file(cluster):
+    c = cluster
+    env = c.work / "env0"
+    env.write_bytes(b"ROTA_A=one\0ROTA_B=two words\nand a line\0ROTA_C=dropped")
+    out = c.work / "o"
+    jid = c.sbatch("--export-file", str(env), "-o", str(out), "--wrap",
+                   "echo \"a=$ROTA_A b=$ROTA_B c=${ROTA_C-unset}\"", cwd=c.work)
+    c.wait_job(jid)
+    assert out.read_text() == "a=one b=two words\nand a line c=unset\n"
+    p = c.run(["sbatch", "--export-file=/no/such/file", "--wrap", "true"])
+    assert p.returncode == 1, p
+    assert "Could not open user environment file /no/such/file" in p.stderr
+
+
+def test_srun_prolog_and_epilog(cluster):
+    c = cluster
+    log = c.work / "log"
+    pro = write_script(c.work / "pro.sh",
+                       f"#!/bin/sh\necho \"pro $SLURM_SCRIPT_CONTEXT $*\" >> {log}\n")
+    epi = write_script(c.work / "epi.sh",
+                       f"#!/bin/sh\necho \"epi $SLURM_SCRIPT_CONTEXT $*\" >> {log}\n"
+                       "exit 3\n")
+    p = c.run(["srun", f"--prolog={pro}", f"--epilog={epi}", "echo", "hi", "there"],
+              check=True)
+    assert p.stdout == "hi there\n"
+    assert "srun: error: srun epilog failed status=3" in p.stderr, p.stderr
+    assert log.read_text() == ("pro prolog_srun echo hi there\n"
+                               "epi epilog_srun echo hi there\n")
+    bad = write_script(c.work / "bad.sh", "#!/bin/sh\nexit 2\n")
+    p = c.run(["srun", f"--prolog={bad}", "echo", "never"])
+    assert p.returncode != 0 and "never" not in p.stdout, p
+    assert "srun: error: srun prolog failed rc = 2. Aborting step." in p.stderr
+    p = c.run(["srun", "--prolog=none", "true"], check=True)
+
+
+def test_refused_options_name_what_they_need(cluster):
+    c = cluster
+    cases = [
+        (["sbatch", "--bb=capacity=1G"], "--bb: burst buffers need"),
+        (["salloc", "--bbf=f"], "--bbf: burst buffers need"),
+        (["sbatch", "--mcs-label=x"], "--mcs-label: MCS labels need"),
+        (["srun", "--power=level"], "--power: power options need"),
+        (["srun", "--x11"], "--x11: X11 forwarding not available"),
+        (["salloc", "--x11=first"], "--x11: X11 forwarding not available"),
+        (["srun", "-Z", "-w", "node01"], "--no-allocate:"),
+    ]
+    for argv, want in cases:
+        extra = ["--wrap", "true"] if argv[0] == "sbatch" else ["true"]
+        p = c.run(argv + extra)
+        assert p.returncode != 0 and want in p.stderr, (argv, p.stderr)
+        assert p.stderr.startswith(f"{argv[0]}: error: "), p.stderr
+    # nothing was submitted
+    assert c.run(["squeue", "-h"]).stdout == ""
+
+
+def test_accepted_options(cluster):
+    c = cluster
+    p = c.run(["srun", "--cluster-constraint=x", "--reboot", "--msg-timeout=30",
+               "--resv-ports", "--slurmd-debug=2", "--gpu-freq=high",
+               "--accel-bind=gv", "true"], check=True)
+    assert p.returncode == 0
+    p = c.run(["srun", "--accel-bind=q", "true"])
+    assert p.returncode != 0 and "Invalid --accel-bind specification" in p.stderr
