@@ -1247,6 +1247,12 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 	case O_EPILOG:
 		set_str(&o->epilog, arg);
 		return;
+	case O_TASK_PROLOG:
+		set_str(&o->task_prolog, arg);
+		return;
+	case O_TASK_EPILOG:
+		set_str(&o->task_epilog, arg);
+		return;
 	case O_ACCEL_BIND: { /* g: the GPUs nearest, as --gpu-bind=closest */
 		const char *bad = arg + strspn(arg, "gnv");
 		if (!*arg || *bad)
@@ -1316,6 +1322,8 @@ void jobopt_release(struct jobopt *o)
 	free(o->export_file);
 	free(o->prolog);
 	free(o->epilog);
+	free(o->task_prolog);
+	free(o->task_epilog);
 	for (size_t i = 0; i < o->nseen; i++)
 		free(o->seen[i].arg);
 	free(o->seen);

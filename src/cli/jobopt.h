@@ -81,7 +81,8 @@ struct jobopt {
 	uint32_t immediate; /* -I[N]: give up an allocation not granted in N s; 0 off */
 	int kill_bad_exit;  /* -K: 1, -K0: 0, not given: -1 */
 	uint32_t relative;  /* -r N; NO_VAL unset */
-	char *prolog, *epilog; /* --prolog, --epilog: srun runs them */
+	char *prolog, *epilog;           /* --prolog, --epilog: srun runs them */
+	char *task_prolog, *task_epilog; /* --task-prolog, --task-epilog */
 
 	/* salloc */
 	int kill_signal; /* -K[signal]: sent to the command when the job is revoked */

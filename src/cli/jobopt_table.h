@@ -93,6 +93,8 @@ enum {
 	O_ACCEL_BIND,
 	O_PROLOG,
 	O_EPILOG,
+	O_TASK_PROLOG,
+	O_TASK_EPILOG,
 	O_BB, /* refused: a plugin Rota has not (jobopt.c says which) */
 	O_BBF,
 	O_MCS_LABEL,

@@ -334,6 +334,8 @@ static void fill_step_req(struct srun *s, size_t k, struct step_create_req *req,
 	req->task_hosts = o->task_hosts;
 	req->cpu_bind = o->cpu_bind;
 	req->mem_bind = o->mem_bind;
+	req->task_prolog = o->task_prolog;
+	req->task_epilog = o->task_epilog;
 	req->gres = x->gres;
 	req->gpus = x->gpus;
 	req->gpus_per_node = x->gpus_per_node;

@@ -177,6 +177,8 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 	l.flags = req->flags;
 	l.cpu_bind = req->cpu_bind;
 	l.mem_bind = req->mem_bind;
+	l.task_prolog = req->task_prolog;
+	l.task_epilog = req->task_epilog;
 	if (req->gpu_bind) /* the step's own, else the job's */
 		l.gpu_bind = req->gpu_bind;
 	if (req->gpus_per_task)

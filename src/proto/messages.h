@@ -514,6 +514,8 @@ ROTA_DECLARE(alloc_resp, ALLOC_RESP_FIELDS)
 	F(S, u64, mem_per_node, _) /* MB the step holds per node; 0: none */             \
 	F(S, u64, mem_per_cpu, _)  /* MB per CPU of the step; 0: none */                 \
 	F(S, str, cpu_bind, _)     /* --cpu-bind as given (common/cpubind.h) */          \
+	F(S, str, task_prolog, _)  /* --task-prolog: run before each task */             \
+	F(S, str, task_epilog, _)  /* --task-epilog: run after each task */              \
 	/* GRES the step takes out of the job's: --gres, and the GPU options */          \
 	F(S, str, gres, _)                                                               \
 	F(S, str, gpus, _)                                                               \
@@ -754,6 +756,8 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, u64, mem_per_gpu, _)                                                        \
 	F(S, str, gpu_bind, _)                                                           \
 	CONTAINER_FIELDS(F, S)                                                           \
+	F(S, str, task_prolog, _) /* srun --task-prolog (stepd/taskprolog.h) */          \
+	F(S, str, task_epilog, _) /* srun --task-epilog */                               \
 	/* set by rotad for its stepd with LAUNCH_NF_CONSTRAIN_DEVICES (not signed): */  \
 	F(S, list, node_gres_devs, gres_dev_info) /* the node's, index order per name */
 ROTA_DECLARE(launch_req, LAUNCH_REQ_FIELDS)

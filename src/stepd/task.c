@@ -464,6 +464,8 @@ static void task_child(struct stepd *st, struct stepd_task *t, const struct task
 		child_say(2, "%s", g->say);
 	if (st->conf->task_prolog) /* as the user, in the task's environment */
 		env = task_prolog_apply(st->conf->task_prolog, env, 1);
+	if (st->req->task_prolog) /* srun --task-prolog: after slurm.conf's */
+		env = task_prolog_apply(st->req->task_prolog, env, 1);
 	if (st->batch) {
 		argv = strv_append(NULL, st->script);
 		for (size_t i = 0; st->req->argv && st->req->argv[i]; i++)
@@ -504,8 +506,9 @@ static int can_vfork(const struct stepd *st)
 #if defined(__SANITIZE_ADDRESS__)
 	return 0;
 #else
-	return !st->conf->task_prolog && !(st->req->flags & STEP_F_MULTI_PROG) &&
-	       !st->ctr && (!st->as_root || st->gids);
+	return !st->conf->task_prolog && !st->req->task_prolog &&
+	       !(st->req->flags & STEP_F_MULTI_PROG) && !st->ctr &&
+	       (!st->as_root || st->gids);
 #endif
 }
 
@@ -878,6 +881,44 @@ int task_oom_killed(const struct stepd *st, const struct stepd_task *t)
 	return cgroup_oom_kills(st->cg, sigkilled) > 0;
 }
 
+/* srun --task-epilog, once a task has exited: as the user, in the step's
+ * environment with the task's SLURM_TASK_PID, its output nowhere; killed
+ * with what it started after TASK_EPILOG_SECS (meant to be short, as in
+ * Slurm). */
+#define TASK_EPILOG_SECS 5
+static void task_epilog(struct stepd *st, pid_t task_pid)
+{
+	const char *path = st->req->task_epilog;
+	pid_t pid;
+
+	if (!path || !*path || (pid = fork()) < 0)
+		return;
+	if (pid == 0) {
+		char **env = strv_setenvf(strv_dup(st->env), "SLURM_TASK_PID", "%d",
+		                          (int)task_pid);
+		char *argv[] = {(char *)path, NULL};
+		int null = open("/dev/null", O_RDWR);
+		setsid();
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		child_become_user(st, -1);
+		if (st->req->work_dir && chdir(st->req->work_dir) < 0) {
+			/* run where it is, as a task would in /tmp */
+		}
+		execve(path, argv, env);
+		_exit(127);
+	}
+	for (int i = 0; i < TASK_EPILOG_SECS * 100; i++) {
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return;
+		usleep(10000);
+	}
+	kill(-pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
 int task_reap(struct stepd *st)
 {
 	int status, n = 0;
@@ -894,6 +935,7 @@ int task_reap(struct stepd *st)
 			n++;
 			log_debug("JobId=%u StepId=%u task %u exited, status %d",
 			          st->req->job_id, st->req->step_id, t->gtid, status);
+			task_epilog(st, pid);
 		}
 	}
 	return n;

@@ -111,3 +111,28 @@ def test_accepted_options(cluster):
     assert p.returncode == 0
     p = c.run(["srun", "--accel-bind=q", "true"])
     assert p.returncode != 0 and "Invalid --accel-bind specification" in p.stderr
+
+
+def test_task_prolog_and_epilog(cluster):
+    c = cluster
+    log = c.work / "tlog"
+    pro = write_script(c.work / "tpro.sh",
+                       "#!/bin/sh\necho export ROTA_TP=from_prolog\n"
+                       "echo print hello from $SLURM_TASK_PID\n")
+    epi = write_script(c.work / "tepi.sh",
+                       f"#!/bin/sh\necho \"epi $SLURM_TASK_PID $SLURM_JOB_ID\" >> {log}\n")
+    p = c.run(["srun", "-N2", "-n3", "-l", f"--task-prolog={pro}",
+               f"--task-epilog={epi}", "sh", "-c", "echo $ROTA_TP $$"], check=True)
+    lines = sorted(p.stdout.splitlines())
+    assert len(lines) == 6, p.stdout
+    pids = {}
+    for line in lines:
+        m = re.fullmatch(r"(\d): (?:hello from (\d+)|from_prolog (\d+))", line)
+        assert m, line
+        pids.setdefault(m.group(1), set()).add(m.group(2) or m.group(3))
+    # the prolog ran in each task's process, before its program
+    assert all(len(v) == 1 for v in pids.values()) and len(pids) == 3, pids
+    c.wait_for(lambda: log.exists() and len(log.read_text().splitlines()) == 3 or None,
+               what="an epilog for each task")
+    done = {line.split()[1] for line in log.read_text().splitlines()}
+    assert done == set().union(*pids.values()), (done, pids)
