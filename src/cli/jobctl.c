@@ -11,7 +11,10 @@
 #include "cli/call.h"
 #include "cli/cli.h"
 #include "cli/jobctl.h"
+#include "common/hostlist.h"
 #include "common/states.h"
+#include "common/strv.h"
+#include "common/timefmt.h"
 #include "proto/messages.h"
 #include "proto/net.h"
 #include "common/common.h"
@@ -294,4 +297,75 @@ int jobctl_signal_step(uint32_t job_id, uint32_t step_id, uint32_t signal, uint3
 	rc = cli_rc(type, body, NULL);
 	msg_body_free(type, body);
 	return rc;
+}
+
+#define WILL_RUN_FAILED "allocation failure: "
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The controller's estimate for d; exits on a refusal.  msg_body_free(). */
+static struct will_run_resp *will_run_ask(const struct job_desc *d)
+{
+	uint16_t type = 0;
+	void *body = NULL;
+	const char *msg = NULL;
+
+	jobctl_rpc(WILL_RUN_FAILED, MSG_WILL_RUN_REQ, d, &type, &body);
+	if (type == MSG_RC) {
+		int rc = cli_rc(type, body, &msg);
+		cli_error(WILL_RUN_FAILED "%s", rc ? msg : "unexpected reply");
+		exit(1);
+	}
+	if (type != MSG_WILL_RUN_RESP) {
+		cli_error(WILL_RUN_FAILED "unexpected reply %s", msg_name(type));
+		exit(1);
+	}
+	return body;
+}
+
+void jobctl_will_run(const struct job_desc *const *descs, size_t n)
+{
+	struct will_run_resp *r;
+	char when[64], **all = NULL, **names, *hosts;
+	size_t count;
+	uint32_t first = 0, cpus = 0;
+	int64_t start = 0;
+
+	if (n == 1) {
+		r = will_run_ask(descs[0]);
+		fprintf(stderr,
+		        "%s: Job %u to start at %s using %u processors on nodes %s in "
+		        "partition %s\n",
+		        cli_prog, r->job_id,
+		        timefmt_iso((time_t)r->start_time, when, sizeof(when)),
+		        r->proc_cnt, r->node_list, r->part_name);
+		msg_body_free(MSG_WILL_RUN_RESP, r);
+		return;
+	}
+	for (size_t k = 0; k < n; k++) {
+		r = will_run_ask(descs[k]);
+		if (!k)
+			first = r->job_id;
+		if (r->start_time > start)
+			start = r->start_time;
+		cpus += r->proc_cnt;
+		if (hostlist_expand(r->node_list, &names, &count, NULL) == 0) {
+			for (size_t i = 0; i < count; i++)
+				if (!strv_has(all, names[i], 0))
+					all = strv_append(all, names[i]);
+			hostlist_free(names);
+		}
+		msg_body_free(MSG_WILL_RUN_RESP, r);
+	}
+	/* in order, as a host set prints them */
+	if (all)
+		qsort(all, strv_len(all), sizeof(*all), name_cmp);
+	hosts = hostlist_compress(all, strv_len(all));
+	fprintf(stderr, "%s: Job %u to start at %s using %u processors on %s\n", cli_prog,
+	        first, timefmt_iso((time_t)start, when, sizeof(when)), cpus, hosts);
+	free(hosts);
+	strv_free(all);
 }

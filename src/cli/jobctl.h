@@ -59,6 +59,14 @@ void jobctl_alloc_release(struct jobctl_alloc *a);
 int jobctl_signal_step(uint32_t job_id, uint32_t step_id, uint32_t signal,
                        uint32_t flags);
 
+/* --test-only (sbatch, srun): MSG_WILL_RUN_REQ for each of descs[0..n) (a
+ * heterogeneous job's components; borrowed) and print on stderr "PROG: Job N
+ * to start at TIME using C processors on nodes HOSTS in partition P"; for
+ * components one line: the first's id, the latest start, the CPUs and nodes
+ * of all ("... processors on HOSTS").  A refusal prints "PROG: error:
+ * allocation failure: <why>" and exits 1.  Nothing is submitted. */
+void jobctl_will_run(const struct job_desc *const *descs, size_t n);
+
 /* Slurm's words for a transport failure (a negative errno from net_*). */
 const char *jobctl_strerror(int rc);
 

@@ -1135,6 +1135,9 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 	case O_PARSABLE:
 		o->parsable = 1;
 		return;
+	case O_TEST_ONLY:
+		o->test_only = 1;
+		return;
 	case O_WRAP:
 		set_str(&o->wrap, arg);
 		return;

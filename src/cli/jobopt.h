@@ -60,6 +60,7 @@ struct jobopt {
 	int wait;          /* sbatch -W */
 	int get_user_env;  /* sbatch --get-user-env given */
 	char *export_file; /* sbatch --export-file as given */
+	int test_only;     /* sbatch, srun --test-only: ask when, submit nothing */
 
 	/* srun */
 	uint32_t jobid;      /* --jobid or SLURM_JOB_ID; NO_VAL: none */

@@ -122,6 +122,8 @@ const struct opt_def jobopt_table[] = {
      "spread over as many nodes as can be", ST_OK},
     {"switches", REQ, O_SWITCHES, SRA, SEC_RUN, "n[@time]",
      "at most n leaf switches, waiting up to time", ST_OK},
+    {"test-only", NOARG, O_TEST_ONLY, S | R, SEC_RUN, NULL,
+     "when and where it would start; submits nothing", ST_OK},
     {"thread-spec", REQ, O_IGNORE, SRA, SEC_RUN, "threads", "threads kept for the system",
      ST_NOEFF},
     {"time", REQ, 't', SRA, SEC_RUN, "minutes", "time limit", ST_OK},

@@ -100,6 +100,7 @@ enum {
 	O_MCS_LABEL,
 	O_POWER,
 	O_X11,
+	O_TEST_ONLY,
 	O_IGNORE, /* accepted and ignored */
 };
 

@@ -358,6 +358,15 @@ static uint32_t submit(uint16_t req_type, const void *req)
 	return job_id;
 }
 
+/* --test-only given to any component (one job: all of it). */
+static int test_only(const struct jobopt *o, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (o[k].test_only)
+			return 1;
+	return 0;
+}
+
 int cmd_sbatch(int argc, char **argv)
 {
 	struct jobopt *o;
@@ -441,6 +450,21 @@ int cmd_sbatch(int argc, char **argv)
 		o[k].desc.env = strv_dup(o[0].desc.env);
 	}
 
+	if (test_only(o, n)) {
+		/* each component asked about as a job of its own: with the
+		 * script (shallow copies, the options keep their members) */
+		struct job_desc *copy = xcalloc(n, sizeof(*copy));
+		const struct job_desc **descs = xcalloc(n, sizeof(*descs));
+		for (size_t k = 0; k < n; k++) {
+			copy[k] = o[k].desc;
+			copy[k].script = o[0].desc.script;
+			descs[k] = &copy[k];
+		}
+		jobctl_will_run(descs, n);
+		free(descs);
+		free(copy);
+		goto out;
+	}
 	if (n == 1) {
 		job_id = submit(MSG_SUBMIT_REQ, &o[0].desc);
 	} else {
@@ -458,6 +482,7 @@ int cmd_sbatch(int argc, char **argv)
 	fflush(stdout);
 	if (o[0].wait)
 		rc = wait_job(job_id);
+out:
 	for (size_t k = 0; k < n; k++)
 		jobopt_release(&o[k]);
 	free(o);

@@ -717,6 +717,24 @@ static void job_ids_given(struct srun *s)
 		s->job_id = s->line.leader != NO_VAL ? s->line.leader : s->job_ids[0];
 }
 
+/* --test-only (Slurm: in an allocation too): when and where each
+ * component's job would start, as an allocation of its own; nothing runs. */
+static int test_only(struct srun_line *line)
+{
+	int any = 0;
+
+	for (size_t k = 0; k < line->n; k++)
+		any |= line->comp[k].o.test_only;
+	if (!any)
+		return 0;
+	for (size_t k = 0; k < line->n; k++) {
+		const struct job_desc *d = &line->comp[k].o.desc;
+		line->comp[k].o.desc.flags |= JOB_F_INTERACTIVE;
+		jobctl_will_run(&d, 1);
+	}
+	return 1;
+}
+
 int cmd_srun(int argc, char **argv)
 {
 	struct srun s = {.ctl_fd = -1, .alloc = {.fd = -1}};
@@ -726,6 +744,10 @@ int cmd_srun(int argc, char **argv)
 	int code;
 
 	srun_line_parse(argc, argv, &s.line);
+	if (test_only(&s.line)) {
+		srun_line_release(&s.line);
+		return 0;
+	}
 	s.o = &s.line.comp[0].o;
 	s.job_ids = xcalloc(s.line.n, sizeof(uint32_t));
 	s.step_ids = xcalloc(s.line.n, sizeof(uint32_t));

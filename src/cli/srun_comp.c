@@ -330,7 +330,7 @@ static void comp_fill(struct srun_comp *c, const struct srun_comp *prev,
 	for (size_t j = si; j < nseg && !c->cmd; j++)
 		if (segs[j].cmd < segs[j].end)
 			c->cmd = slice(argv, segs[j].cmd, segs[j].end);
-	if (!c->cmd) {
+	if (!c->cmd && !c->o.test_only) {
 		fprintf(stderr, "srun: fatal: No command given to execute.\n");
 		exit(1);
 	}
@@ -338,6 +338,8 @@ static void comp_fill(struct srun_comp *c, const struct srun_comp *prev,
 	/* the terminal is task 0's */
 	if ((c->o.step_flags & STEP_F_PTY) && c->o.in_task == JOBOPT_IO_ALL)
 		c->o.in_task = 0;
+	if (!c->cmd) /* --test-only: the job alone is asked about */
+		return;
 	/* named after the program, or the --multi-prog file (as Slurm), never
 	 * after the file's text */
 	if (!c->o.desc.name)

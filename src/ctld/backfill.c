@@ -86,11 +86,6 @@ static const struct predict *predictor(const struct ctld *ctld,
 	return NULL;
 }
 
-static const struct predict *bf_predictor(const struct bf_ctld *r)
-{
-	return predictor(r->ps.ctld, &r->sp);
-}
-
 /* A job as the predictors see it: limited to lim seconds. */
 static struct predict_job job_predict_input(const struct job *job, int64_t lim)
 {
@@ -138,20 +133,21 @@ static int64_t job_duration(struct bf_ctld *r, const struct job *job)
 }
 
 /* When a job that holds resources is expected to give them back. */
-static int64_t job_expected_end(struct bf_ctld *r, const struct job *job, int64_t now)
+static int64_t job_expected_end(struct ctld *ctld, const struct sched_params *sp,
+                                const struct job *job, int64_t now)
 {
+	const struct predict *p = predictor(ctld, sp);
 	int64_t dur, lim, end;
 
 	if (!job_is_running(job))
 		return now + 1; /* COMPLETING: about to be released */
-	dur = job_duration(r, job);
+	dur = backfill_job_estimate(ctld, sp, job);
 	if (dur == BF_FOREVER)
 		return BF_FOREVER;
 	lim = (int64_t)job->time_limit * 60;
 	/* outlived its prediction: correct it, as rota sim does */
 	for (unsigned n = 0; (int64_t)job->run->start_time + dur <= now && dur < lim; n++)
-		dur = predict_correct_nth(
-		    bf_predictor(r) ? bf_predictor(r) : r->ps.ctld->predict, dur, lim, n);
+		dur = predict_correct_nth(p ? p : ctld->predict, dur, lim, n);
 	end = (int64_t)job->run->start_time + dur;
 	return end > now ? end : now + 1; /* past its limit: being killed */
 }
@@ -329,6 +325,36 @@ static const struct sched_ops bf_ops = {
     .start_parts = bf_start_parts,
 };
 
+void backfill_holds(struct ctld *ctld, const struct sched_params *sp, time_t now,
+                    struct sched_hold **holds, size_t *n, size_t *cap)
+{
+	for (struct job *j = job_first_active(ctld->jobs); j; j = j->lnext) {
+		int64_t end;
+		if (!j->run->nnodes || !j->run->held)
+			continue;
+		end = job_expected_end(ctld, sp, j, now);
+		for (uint32_t k = 0; k < j->run->nnodes; k++) {
+			struct sched_hold *h;
+			if (!j->run->held[k])
+				continue;
+			if (*n == *cap) {
+				*cap = *cap ? 2 * *cap : 256;
+				*holds = xrealloc(*holds, *cap * sizeof(**holds));
+			}
+			/* a suspended job holds its memory alone (one
+			 * time-sliced its CPUs too) */
+			h = &(*holds)[(*n)++];
+			*h = (struct sched_hold){
+			    j->run->node_idx[k], end,
+			    suspend_cpus_given_up(j) ? 0 : j->run->cpus[k],
+			    j->run->mem[k]};
+			if (j->run->gres)
+				gres_use_counts(node_mgr_gres_kinds(ctld->nodes),
+				                j->run->gres[k], h->gres);
+		}
+	}
+}
+
 /* The plan from the nodes and jobs as they are at now, plus the run's
  * reservations so far. */
 static int plan_rebuild(struct bf_ctld *r, time_t now)
@@ -345,30 +371,7 @@ static int plan_rebuild(struct bf_ctld *r, time_t now)
 	r->ps.now = now;
 	r->ps.cur = cur;
 	r->ps.running = running;
-	for (struct job *j = job_first_active(ctld->jobs); j; j = j->lnext) {
-		int64_t end;
-		if (!j->run->nnodes || !j->run->held)
-			continue;
-		end = job_expected_end(r, j, now);
-		for (uint32_t k = 0; k < j->run->nnodes; k++) {
-			if (!j->run->held[k])
-				continue;
-			if (n == cap) {
-				cap = cap ? 2 * cap : 256;
-				holds = xrealloc(holds, cap * sizeof(*holds));
-			}
-			/* a suspended job holds its memory alone (one
-			 * time-sliced its CPUs too) */
-			holds[n] = (struct sched_hold){
-			    j->run->node_idx[k], end,
-			    suspend_cpus_given_up(j) ? 0 : j->run->cpus[k],
-			    j->run->mem[k]};
-			if (j->run->gres)
-				gres_use_counts(node_mgr_gres_kinds(ctld->nodes),
-				                j->run->gres[k], holds[n].gres);
-			n++;
-		}
-	}
+	backfill_holds(ctld, &r->sp, now, &holds, &n, &cap);
 	resv_holds(ctld, now, &holds, &n, &cap);
 	rc = bf_run_rebuild(r->run, &r->ps.snap, holds, n, now);
 	free(holds);

@@ -28,6 +28,7 @@
 #include "ctld/resv.h"
 #include "ctld/suspend.h"
 #include "ctld/token.h"
+#include "ctld/will_run.h"
 #include "common/common.h"
 
 enum op_perm { P_USER, P_ADMIN, P_NODE, P_PEER };
@@ -52,6 +53,12 @@ static void op_submit(struct ctld *ctld, struct caller *who, void **body, struct
 static void op_alloc(struct ctld *ctld, struct caller *who, void **body, struct chan *ch)
 {
 	job_mgr_submit(ctld, who, *body, 1, ch);
+}
+
+static void op_will_run(struct ctld *ctld, struct caller *who, void **body,
+                        struct chan *ch)
+{
+	will_run_query(ctld, who, *body, ch);
 }
 
 static void op_job_info(struct ctld *ctld, struct caller *who, void **body,
@@ -446,6 +453,7 @@ static const struct op_entry {
     {MSG_CRONTAB_UPDATE_REQ, P_USER, op_crontab_update},
     {MSG_SUBMIT_HET_REQ, P_USER, op_submit_het},
     {MSG_ALLOC_HET_REQ, P_USER, op_alloc_het},
+    {MSG_WILL_RUN_REQ, P_USER, op_will_run},
     {MSG_CRONTAB_GET_REQ, P_USER, op_crontab_get},
 };
 

@@ -80,6 +80,12 @@ void backfill_job_ended(struct ctld *ctld, const struct job *job, int64_t runtim
  * limit, or bf_estimate's estimate capped by it), or BF_FOREVER. */
 int64_t backfill_job_estimate(struct ctld *ctld, const struct sched_params *sp,
                               const struct job *job);
+/* Backfill's holds for the jobs that hold resources now: each node of each
+ * until its expected end (time limit, or bf_estimate's estimate), appended to
+ * *holds (realloc'd; *n and *cap updated; caller frees). */
+struct sched_hold;
+void backfill_holds(struct ctld *ctld, const struct sched_params *sp, time_t now,
+                    struct sched_hold **holds, size_t *n, size_t *cap);
 /* Would backfill_pass start a run now?  sp: SchedulerParameters, parsed. */
 int backfill_due(struct ctld *ctld, const struct sched_params *sp, time_t now);
 

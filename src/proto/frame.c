@@ -35,6 +35,7 @@ uint32_t frame_max_body(uint16_t type)
 		return 16u << 20;
 	case MSG_SUBMIT_REQ:
 	case MSG_ALLOC_REQ:
+	case MSG_WILL_RUN_REQ:
 	case MSG_STEP_CREATE_REQ:
 	case MSG_SUBMIT_HET_REQ: /* components: the leader's script, envs */
 	case MSG_ALLOC_HET_REQ:
@@ -87,6 +88,7 @@ uint32_t frame_max_values(uint16_t type)
 		return 1u << 16;
 	case MSG_SUBMIT_REQ:
 	case MSG_ALLOC_REQ:
+	case MSG_WILL_RUN_REQ:
 	case MSG_STEP_CREATE_REQ:
 	case MSG_JOB_INFO_REQ: /* squeue -j with a long list */
 	case MSG_JOB_LIST_REQ:

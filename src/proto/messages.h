@@ -343,6 +343,18 @@ ROTA_DECLARE(ping_resp, PING_RESP_FIELDS)
 	F(S, str, msg, _)
 ROTA_DECLARE(submit_resp, SUBMIT_RESP_FIELDS)
 
+/* sbatch/srun --test-only: MSG_WILL_RUN_REQ {job_desc} is checked as
+ * MSG_SUBMIT_REQ (MSG_ALLOC_REQ with JOB_F_INTERACTIVE) would be, and answered
+ * MSG_WILL_RUN_RESP, or MSG_RC with the submission's error; nothing is
+ * submitted (ctld/will_run.h). */
+#define WILL_RUN_RESP_FIELDS(F, S)                                                       \
+	F(S, u32, job_id, _)     /* the id the job would get (not taken) */              \
+	F(S, i64, start_time, _) /* earliest start */                                    \
+	F(S, u32, proc_cnt, _)   /* CPUs it would get */                                 \
+	F(S, str, node_list, _)  /* its nodes, as a hostlist */                          \
+	F(S, str, part_name, _)
+ROTA_DECLARE(will_run_resp, WILL_RUN_RESP_FIELDS)
+
 #define JOB_INFO_REQ_FIELDS(F, S)                                                        \
 	F(S, u32v, job_ids, _) /* empty: all */                                          \
 	F(S, u32, flags, _)                                                              \
@@ -1679,7 +1691,9 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_TOKEN_RESP, 116, token_resp)                                               \
 	M(MSG_ALLOC_HET_REQ, 117, submit_het) /* salloc with components */               \
 	M(MSG_STEP_HET_CREATE_REQ, 118, step_het_create_req)                             \
-	M(MSG_STEP_HET_CREATE_RESP, 119, step_het_create_resp)
+	M(MSG_STEP_HET_CREATE_RESP, 119, step_het_create_resp)                           \
+	M(MSG_WILL_RUN_REQ, 120, job_desc) /* --test-only */                             \
+	M(MSG_WILL_RUN_RESP, 121, will_run_resp)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) };
