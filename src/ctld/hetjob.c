@@ -136,7 +136,8 @@ void hetjob_submit_request(struct ctld *ctld, const struct caller *who,
 		if (!alloc) /* an allocation's are (job_submit_prepare) */
 			d->flags &= ~(uint32_t)JOB_F_INTERACTIVE;
 		ctld->submit_extra = k;
-		rc = job_submit_prepare(ctld, who, d, alloc, &prep[k], &msg);
+		rc = job_submit_prepare(ctld, who, d, alloc ? JOB_SUBMIT_ALLOC : 0,
+		                        &prep[k], &msg);
 		ctld->submit_extra = 0;
 		if (!rc && k && prep[k].ev.job_id != prep[k - 1].ev.job_id + 1) {
 			/* the ids must follow each other: those after the

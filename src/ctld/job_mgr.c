@@ -995,17 +995,23 @@ static int job_times_check(const struct part *p, struct job_desc *d, time_t now)
 	return 0;
 }
 
-/* A new job id, or 0 when its high-water mark cannot be stored. */
-static uint32_t job_new_id(struct job_mgr *jm, const struct conf *conf)
+/* The id after id: from MaxJobId back to FirstJobId. */
+static uint32_t job_id_after(uint32_t id, const struct conf *conf)
 {
 	uint32_t first = conf->first_job_id ? conf->first_job_id : 1;
 	uint32_t max = conf->max_job_id ? conf->max_job_id : 0x03ff0000;
 
+	return id >= max ? first : id + 1;
+}
+
+/* A new job id, or 0 when its high-water mark cannot be stored. */
+static uint32_t job_new_id(struct job_mgr *jm, const struct conf *conf)
+{
 	for (;;) {
 		uint32_t id = jm->next_id;
 		if (hwm_cover(jm, id) < 0)
 			return 0;
-		jm->next_id = id >= max ? first : id + 1;
+		jm->next_id = job_id_after(id, conf);
 		if (!job_find(jm, id))
 			return id;
 	}
@@ -1038,9 +1044,20 @@ static int submit_as(const struct caller *who, struct job_desc *d, struct caller
 	return 0;
 }
 
-int job_submit_prepare(struct ctld *ctld, const struct caller *caller, struct job_desc *d,
-                       int alloc, struct job_submit_prep *out, char **ret_msg)
+/* The id job_new_id would give now; nothing taken, nothing stored. */
+static uint32_t job_peek_id(struct job_mgr *jm, const struct conf *conf)
 {
+	uint32_t id = jm->next_id;
+
+	while (job_find(jm, id))
+		id = job_id_after(id, conf);
+	return id;
+}
+
+int job_submit_prepare(struct ctld *ctld, const struct caller *caller, struct job_desc *d,
+                       unsigned flags, struct job_submit_prep *out, char **ret_msg)
+{
+	int alloc = !!(flags & JOB_SUBMIT_ALLOC);
 	struct caller as_user;
 	const struct caller *who = &as_user;
 	struct ev_submit *ev = &out->ev;
@@ -1092,7 +1109,9 @@ int job_submit_prepare(struct ctld *ctld, const struct caller *caller, struct jo
 	/* what cannot be recorded is not accepted (a full disk) */
 	if (!rc && journal_error(ctld->journal))
 		rc = -ESLURM_WRITING_TO_FILE;
-	if (!rc && !(ev->job_id = job_new_id(ctld->jobs, ctld->conf)))
+	if (!rc && (flags & JOB_SUBMIT_PROBE))
+		ev->job_id = job_peek_id(ctld->jobs, ctld->conf);
+	else if (!rc && !(ev->job_id = job_new_id(ctld->jobs, ctld->conf)))
 		rc = -ESLURM_WRITING_TO_FILE;
 	if (rc)
 		return rc;
@@ -1128,7 +1147,7 @@ void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *d, i
 		free(d->ext->cron_spec);
 		d->ext->cron_spec = NULL;
 	}
-	rc = job_submit_prepare(ctld, who, d, alloc, &prep, &msg);
+	rc = job_submit_prepare(ctld, who, d, alloc ? JOB_SUBMIT_ALLOC : 0, &prep, &msg);
 	if (rc) {
 		chan_send_rc(ch, rc, msg);
 		free(msg);

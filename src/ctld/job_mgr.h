@@ -288,10 +288,15 @@ struct job_submit_prep {
 	struct ev_submit ev;
 	char user[64], group[64];
 };
-/* Check d (defaults filled in) as a submission by who: 0 and *out, or a
- * -ESLURM_* with *ret_msg (caller frees; NULL: Slurm's words for it). */
+enum job_submit_flags {
+	JOB_SUBMIT_ALLOC = 1 << 0, /* an allocation (srun, salloc), not a batch job */
+	JOB_SUBMIT_PROBE = 1 << 1, /* --test-only: the id it would get, not taken */
+};
+/* Check d (defaults filled in) as a submission by who (flags: enum
+ * job_submit_flags): 0 and *out, or a -ESLURM_* with *ret_msg (caller frees;
+ * NULL: Slurm's words for it). */
 int job_submit_prepare(struct ctld *ctld, const struct caller *who, struct job_desc *d,
-                       int alloc, struct job_submit_prep *out, char **ret_msg);
+                       unsigned flags, struct job_submit_prep *out, char **ret_msg);
 /* squeue's listing, printed here (job_list.c). */
 void job_mgr_list(struct ctld *ctld, struct caller *who, const struct job_list_req *req,
                   struct chan *ch);

@@ -129,7 +129,6 @@ void will_run_query(struct ctld *ctld, struct caller *who, struct job_desc *d,
 	struct owner owner = {0};
 	struct job job = {0};
 	struct will_run w = {.job = &job};
-	uint32_t next_id = job_mgr_next_id(ctld->jobs);
 	time_t now = time(NULL);
 	char *msg = NULL;
 	int rc;
@@ -138,10 +137,10 @@ void will_run_query(struct ctld *ctld, struct caller *who, struct job_desc *d,
 		free(d->ext->cron_spec);
 		d->ext->cron_spec = NULL;
 	}
-	rc = job_submit_prepare(ctld, who, d, !!(d->flags & JOB_F_INTERACTIVE), &prep,
-	                        &msg);
-	/* the id it would get, not taken */
-	job_mgr_set_next_id(ctld->jobs, next_id);
+	rc = job_submit_prepare(ctld, who, d,
+	                        JOB_SUBMIT_PROBE |
+	                            (d->flags & JOB_F_INTERACTIVE ? JOB_SUBMIT_ALLOC : 0),
+	                        &prep, &msg);
 	if (rc)
 		goto out;
 	owner = (struct owner){
