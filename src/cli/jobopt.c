@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "cli/bcast_send.h"
 #include "cli/cli.h"
 #include "cli/jobopt.h"
 #include "cli/jobopt_table.h"
@@ -87,6 +88,9 @@ static const struct {
     {S, "SBATCH_USE_MIN_NODES", O_USE_MIN_NODES},
     {S, "SBATCH_WAIT", 'W'},
     {R, "SLURM_ACCOUNT", 'A'},
+    {R, "SLURM_BCAST", O_BCAST},
+    {R, "SLURM_BCAST_EXCLUDE", O_BCAST_EXCLUDE},
+    {R, "SLURM_COMPRESS", O_COMPRESS},
     {R, "SLURM_CONSTRAINT", 'C'},
     {R, "SLURM_CPU_BIND", O_CPU_BIND},
     {R, "SRUN_CPUS_PER_TASK", 'c'},
@@ -96,6 +100,7 @@ static const struct {
     {R, "SLURM_EXCLUSIVE", O_EXCLUSIVE},
     {R, "SLURM_EXPORT_ENV", O_EXPORT},
     {R, "SLURM_RESERVATION", O_RESERVATION},
+    {R, "SLURM_SEND_LIBS", O_SEND_LIBS},
     {R, "SLURM_GPU_BIND", O_GPU_BIND},
     {R, "SRUN_EXPORT_ENV", O_EXPORT},
     {R, "SLURM_JOBID", O_JOBID},
@@ -1256,6 +1261,27 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 	case O_TASK_EPILOG:
 		set_str(&o->task_epilog, arg);
 		return;
+	case O_BCAST: /* "" (SLURM_BCAST=): the default name */
+		o->bcast = 1;
+		free(o->bcast_dest);
+		o->bcast_dest = arg && *arg ? xstrdup(arg) : NULL;
+		return;
+	case O_BCAST_EXCLUDE:
+		set_str(&o->bcast_exclude, arg);
+		return;
+	case O_COMPRESS:
+		if ((o->compress = bcast_send_compress(arg)) < 0)
+			exit(JOBOPT_EXIT_ERROR);
+		return;
+	case O_SEND_LIBS:
+		if (!arg || !strcasecmp(arg, "yes") || !strcasecmp(arg, "y"))
+			o->send_libs = 1;
+		else if (!strcasecmp(arg, "no") || !strcasecmp(arg, "n"))
+			o->send_libs = 0;
+		else
+			jobopt_die(JOBOPT_EXIT_ERROR,
+			           "Invalid --send-libs specification");
+		return;
 	case O_ACCEL_BIND: { /* g: the GPUs nearest, as --gpu-bind=closest */
 		const char *bad = arg + strspn(arg, "gnv");
 		if (!*arg || *bad)
@@ -1307,6 +1333,8 @@ void jobopt_init(struct jobopt *o, enum jobopt_cmd cmd)
 	 * default; --pty gives it to task 0, srun.c) */
 	o->in_task = JOBOPT_IO_ALL;
 	o->kill_bad_exit = -1;
+	o->compress = -1;
+	o->send_libs = -1;
 }
 
 void jobopt_release(struct jobopt *o)
@@ -1327,6 +1355,8 @@ void jobopt_release(struct jobopt *o)
 	free(o->epilog);
 	free(o->task_prolog);
 	free(o->task_epilog);
+	free(o->bcast_dest);
+	free(o->bcast_exclude);
 	for (size_t i = 0; i < o->nseen; i++)
 		free(o->seen[i].arg);
 	free(o->seen);

@@ -84,6 +84,13 @@ struct jobopt {
 	uint32_t relative;  /* -r N; NO_VAL unset */
 	char *prolog, *epilog;           /* --prolog, --epilog: srun runs them */
 	char *task_prolog, *task_epilog; /* --task-prolog, --task-epilog */
+	/* --bcast: srun copies the command to the job's nodes first */
+	int bcast;           /* --bcast (or SLURM_BCAST) given */
+	char *bcast_dest;    /* its dest_path; NULL: the default name */
+	char *bcast_exclude; /* --bcast-exclude; NULL: BcastExclude */
+	int compress;        /* --compress: 1 lz4 (sent uncompressed), 0 none;
+	                        -1 not given: BcastParameters Compression= */
+	int send_libs;       /* --send-libs: 1, 0; -1: BcastParameters send_libs */
 
 	/* salloc */
 	int kill_signal; /* -K[signal]: sent to the command when the job is revoked */

@@ -95,6 +95,10 @@ enum {
 	O_EPILOG,
 	O_TASK_PROLOG,
 	O_TASK_EPILOG,
+	O_BCAST,
+	O_BCAST_EXCLUDE,
+	O_COMPRESS,
+	O_SEND_LIBS,
 	O_BB, /* refused: a plugin Rota has not (jobopt.c says which) */
 	O_BBF,
 	O_MCS_LABEL,

@@ -3,18 +3,13 @@
  * controller (ctld/bcast.h), which has each of the job's rotads write DEST as
  * the job's user (noded/bcast.h).  --send-libs also sends the shared
  * libraries ldd names (but those under BcastExclude) into DEST_libs/. */
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+#include "cli/bcast_send.h"
 #include "cli/call.h"
 #include "cli/cli.h"
 #include "cli/fmt.h"
@@ -24,11 +19,8 @@
 #include "proto/messages.h"
 #include "common/common.h"
 
-#define SBCAST_BLOCK_DEFAULT (8u << 20)
-#define SBCAST_BLOCK_MIN     1024u
-#define SBCAST_FANOUT_MAX    8
-#define SBCAST_LIBS_MAX      256
-#define SBCAST_RETRIES       600 /* 2 minutes of EAGAIN */
+#define SBCAST_BLOCK_MIN  1024u
+#define SBCAST_FANOUT_MAX 8
 
 struct sbcast_opts {
 	uint32_t job_id, step_id; /* step NO_VAL: the job's nodes */
@@ -129,11 +121,8 @@ static int yes_no(const char *arg, const char *what)
 
 static void set_compress(struct sbcast_opts *o, const char *arg)
 {
-	if (arg && strcasecmp(arg, "lz4") && strcasecmp(arg, "none")) {
-		cli_error("--compress=%s: supported values are lz4 and none", arg);
+	if ((o->compress = bcast_send_compress(arg)) < 0)
 		exit(1);
-	}
-	o->compress = !arg || strcasecmp(arg, "none");
 }
 
 static void from_env(struct sbcast_opts *o)
@@ -181,7 +170,7 @@ static void parse_args(struct sbcast_opts *o, int argc, char **argv)
 	    {"usage", no_argument, NULL, O_USAGE},
 	    {NULL, 0, NULL, 0}};
 	const struct conf *conf;
-	const char *jobarg = NULL, *dd;
+	const char *jobarg = NULL;
 	char *cwd;
 	int c, v;
 
@@ -258,19 +247,9 @@ static void parse_args(struct sbcast_opts *o, int argc, char **argv)
 		exit(1);
 	}
 	o->src = xstrdup(argv[optind]);
-	dd = conf->bcast_parameters ? strcasestr(conf->bcast_parameters, "DestDir=")
-	                            : NULL;
-	if (argv[optind + 1][0] == '/') {
-		o->dst = xstrdup(argv[optind + 1]);
-	} else if (dd) {
-		dd += 8;
-		o->dst =
-		    xasprintf("%.*s/%s", (int)strcspn(dd, ","), dd, argv[optind + 1]);
-	} else {
-		cwd = getcwd(NULL, 0);
-		o->dst = xasprintf("%s/%s", cwd ? cwd : ".", argv[optind + 1]);
-		free(cwd);
-	}
+	cwd = getcwd(NULL, 0);
+	o->dst = bcast_send_path(argv[optind + 1], cwd ? cwd : ".");
+	free(cwd);
 	if (o->dst[strlen(o->dst) - 1] == '/') {
 		cli_error("Target filename cannot be a directory.");
 		exit(1);
@@ -280,226 +259,26 @@ static void parse_args(struct sbcast_opts *o, int argc, char **argv)
 		exit(1);
 	}
 	if (o->compress)
-		fprintf(stderr,
-		        "sbcast: lz4 compression not supported, sending uncompressed "
-		        "file.\n");
-}
-
-/* Send one block; returns 0, or prints why and returns 1. */
-static int send_block(const struct sbcast_opts *o, struct file_bcast *b, int first_call,
-                      char **ret_nodes)
-{
-	struct file_bcast_resp *r = NULL;
-	char *msg = NULL;
-	int rc;
-
-	/* EAGAIN: the controller holds enough blocks for now; a while later */
-	for (int tries = 0;; tries++) {
-		rc = call_ctld(MSG_FILE_BCAST_REQ, b, MSG_FILE_BCAST_RESP, (void **)&r,
-		               &msg);
-		if (rc || r->rc != EAGAIN || tries >= SBCAST_RETRIES)
-			break;
-		msg_body_free(MSG_FILE_BCAST_RESP, r);
-		r = NULL;
-		usleep(200000);
-	}
-
-	if (rc) {
-		cli_error("%s", msg ? msg : slurm_strerror(rc));
-		free(msg);
-		return 1;
-	}
-	rc = r->rc;
-	if (rc > 1) {
-		char job[32];
-		if (o->step_id == NO_VAL)
-			snprintf(job, sizeof(job), "%u", o->job_id);
-		else
-			snprintf(job, sizeof(job), "%u.%u", o->job_id, o->step_id);
-		if (first_call)
-			cli_error("Slurm job %s lookup error: %s", job,
-			          slurm_strerror(rc));
-		else
-			cli_error("%s", slurm_strerror(rc));
-	} else if (rc) {
-		char **lines = strv_split(r->msg ? r->msg : "", "\n");
-		for (size_t i = 0; lines[i]; i++)
-			cli_error("%s", lines[i]);
-		strv_free(lines);
-	} else if (ret_nodes && !*ret_nodes && r->nodes) {
-		*ret_nodes = xstrdup(r->nodes);
-	}
-	msg_body_free(MSG_FILE_BCAST_RESP, r);
-	free(msg);
-	return rc ? 1 : 0;
-}
-
-static void say_stat(const struct sbcast_opts *o, const struct stat *sb)
-{
-	char t[3][64];
-	const time_t *when[3] = {&sb->st_atime, &sb->st_mtime, &sb->st_ctime};
-
-	if (!o->verbose)
-		return;
-	for (int i = 0; i < 3; i++) {
-		struct tm tm;
-		localtime_r(when[i], &tm);
-		strftime(t[i], sizeof(t[i]), "%a %b %d %H:%M:%S %Y", &tm);
-	}
-	fprintf(stderr,
-	        "sbcast: modes    = %o\nsbcast: uid      = %u\nsbcast: gid      = %u\n"
-	        "sbcast: atime    = %s\nsbcast: mtime    = %s\nsbcast: ctime    = %s\n"
-	        "sbcast: size     = %ld\n",
-	        (unsigned)sb->st_mode, (unsigned)sb->st_uid, (unsigned)sb->st_gid, t[0],
-	        t[1], t[2], (long)sb->st_size);
-}
-
-/* src to dst on every node.  extra: BCAST_F_* added to each block.
- * Returns 0 or 1 (said why). */
-static int send_file(const struct sbcast_opts *o, const char *src, const char *dst,
-                     uint32_t extra, int first_call)
-{
-	struct stat sb;
-	struct file_bcast b = {.job_id = o->job_id, .step_id = o->step_id};
-	const uint8_t *map = NULL;
-	char *nodes = NULL;
-	uint32_t block;
-	uint64_t off = 0;
-	int fd, rc = 0;
-
-	if ((fd = open(src, O_RDONLY | O_CLOEXEC)) < 0) {
-		cli_error("Can't open `%s`: %s", src, strerror(errno));
-		return 1;
-	}
-	if (fstat(fd, &sb) < 0) {
-		cli_error("Can't stat `%s`: %s", src, strerror(errno));
-		close(fd);
-		return 1;
-	}
-	if (first_call)
-		say_stat(o, &sb);
-	if (!sb.st_size)
-		cli_error("Warning: file `%s` is empty.", src);
-	else if ((map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) ==
-	         MAP_FAILED) {
-		cli_error("Can't mmap file `%s`, %s.", src, strerror(errno));
-		close(fd);
-		return 1;
-	}
-	close(fd);
-	block = o->block ? o->block : SBCAST_BLOCK_DEFAULT;
-	b.path = (char *)dst;
-	b.mode = (uint32_t)(sb.st_mode & 07777);
-	b.timeout = o->timeout;
-	if (o->preserve) {
-		b.atime = sb.st_atime;
-		b.mtime = sb.st_mtime;
-	}
-	do {
-		uint64_t left = (uint64_t)sb.st_size - off;
-		uint32_t n = left > block ? block : (uint32_t)left;
-		b.flags = (off == 0 ? BCAST_F_FIRST : 0) |
-		          (off + n == (uint64_t)sb.st_size ? BCAST_F_LAST : 0) |
-		          (o->force ? BCAST_F_FORCE : 0) |
-		          (o->preserve ? BCAST_F_PRESERVE : 0) | extra;
-		b.offset = off;
-		b.data.data = (uint8_t *)(map ? map + off : NULL);
-		b.data.len = n;
-		rc = send_block(o, &b, first_call && off == 0, &nodes);
-		if (!rc && first_call && off == 0 && o->verbose) {
-			if (o->step_id == NO_VAL)
-				fprintf(stderr, "sbcast: jobid      = %u\n", o->job_id);
-			else
-				fprintf(stderr, "sbcast: jobid      = %u.%u\n", o->job_id,
-				        o->step_id);
-			fprintf(stderr, "sbcast: node_list  = %s\n", nodes ? nodes : "");
-		}
-		off += n;
-	} while (!rc && off < (uint64_t)sb.st_size);
-	if (map)
-		munmap((void *)map, (size_t)sb.st_size);
-	free(nodes);
-	return rc;
-}
-
-/* The shared libraries ldd finds for path, but those under the excluded
- * directories.  Caller frees. */
-static char **find_libs(const struct sbcast_opts *o, const char *path)
-{
-	const char *ex = o->exclude ? o->exclude : cli_conf()->bcast_exclude;
-	char **skip = ex && strcasecmp(ex, "NONE") ? strv_split(ex, ",") : NULL;
-	char **libs = NULL, line[4096];
-	int pfd[2];
-	pid_t pid;
-	FILE *f;
-
-	if (pipe2(pfd, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
-		strv_free(skip);
-		return NULL;
-	}
-	if (pid == 0) {
-		dup2(pfd[1], 1);
-		execlp("ldd", "ldd", path, (char *)NULL);
-		_exit(127);
-	}
-	close(pfd[1]);
-	f = fdopen(pfd[0], "r");
-	while (f && fgets(line, sizeof(line), f) && strv_len(libs) < SBCAST_LIBS_MAX) {
-		char *p = strstr(line, "=> /"), *end;
-		int skipped = 0;
-		if (!p)
-			continue;
-		p += 3;
-		end = p + strcspn(p, " \t\n(");
-		*end = '\0';
-		for (size_t i = 0; skip && skip[i]; i++) {
-			size_t n = strlen(skip[i]);
-			if (!strncmp(p, skip[i], n) && p[n] == '/')
-				skipped = 1;
-		}
-		if (skipped) {
-			if (o->verbose)
-				fprintf(stderr,
-				        "sbcast: Skipping broadcast of excluded '%s'\n",
-				        p);
-			continue;
-		}
-		libs = strv_append(libs, p);
-	}
-	if (f)
-		fclose(f);
-	else
-		close(pfd[0]);
-	waitpid(pid, NULL, 0);
-	strv_free(skip);
-	return libs;
-}
-
-static int send_libs(const struct sbcast_opts *o)
-{
-	char **libs = find_libs(o, o->src);
-	int rc = 0;
-
-	if (!libs && o->verbose)
-		fprintf(stderr, "sbcast: No shared objects detected for '%s'\n", o->src);
-	for (size_t i = 0; libs && libs[i] && !rc; i++) {
-		const char *base = strrchr(libs[i], '/');
-		char *dst = xasprintf("%s_libs/%s", o->dst, base ? base + 1 : libs[i]);
-		rc = send_file(o, libs[i], dst, BCAST_F_MKDIR, 0);
-		if (rc)
-			cli_error("Broadcast of '%s' failed", o->src);
-		free(dst);
-	}
-	strv_free(libs);
-	return rc;
+		bcast_send_uncompressed();
 }
 
 int cmd_sbcast(int argc, char **argv)
 {
 	struct sbcast_opts o = {.step_id = NO_VAL, .send_libs = -1};
+	struct bcast_send send;
 	int rc;
 
 	parse_args(&o, argc, argv);
+	send = (struct bcast_send){
+	    .job_id = o.job_id,
+	    .step_id = o.step_id,
+	    .force = o.force,
+	    .preserve = o.preserve,
+	    .verbose = o.verbose,
+	    .exclude = o.exclude,
+	    .block = o.block,
+	    .timeout = o.timeout,
+	};
 	if (o.verbose) {
 		fprintf(stderr, "sbcast: -----------------------------\n");
 		fprintf(stderr, "sbcast: force      = %s\n", o.force ? "true" : "false");
@@ -511,9 +290,9 @@ int cmd_sbcast(int argc, char **argv)
 		fprintf(stderr, "sbcast: dest       = %s\n", o.dst);
 		fprintf(stderr, "sbcast: -----------------------------\n");
 	}
-	rc = send_file(&o, o.src, o.dst, 0, 1);
+	rc = bcast_send_file(&send, o.src, o.dst, 0, 1);
 	if (!rc && o.send_libs)
-		rc = send_libs(&o);
+		rc = bcast_send_libs(&send, o.src, o.dst, NULL);
 	free(o.src);
 	free(o.dst);
 	free(o.exclude);

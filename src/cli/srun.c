@@ -22,6 +22,7 @@
 #include "cli/jobctl.h"
 #include "cli/jobopt.h"
 #include "cli/jobopt_table.h"
+#include "cli/srun_bcast.h"
 #include "cli/srun_comp.h"
 #include "cli/srun_io.h"
 #include "cli/srun_script.h"
@@ -75,6 +76,7 @@ struct srun {
 	const uint32_t *step_map;
 	size_t step_nmap;
 	char *in_spec;    /* std_in "N" for srun -i N; owned */
+	char **libdirs;   /* [line.n] --bcast --send-libs' directory, or NULL */
 	int stream_fd[3]; /* srun -o / -e files it writes (srun_files) */
 };
 
@@ -317,6 +319,7 @@ static void fill_step_req(struct srun *s, size_t k, struct step_create_req *req,
 	req->argv = c->cmd;
 	req->env = jobopt_export_env(o, c->env);
 	req->env = jobopt_dist_env(o, req->env); /* -m as given */
+	req->env = srun_bcast_env(req->env, s->libdirs[k]);
 	if (s->o->mpi) /* the step's PMI server follows it (stepd/pmi.h) */
 		req->env = strv_setenv(req->env, "SLURM_MPI_TYPE", s->o->mpi);
 	if (s->o->step_flags & STEP_F_PTY)
@@ -603,6 +606,26 @@ static void check_step(struct srun *s)
 	}
 }
 
+/* --bcast: each component's command copied to its job's nodes before the
+ * step starts it (srun_bcast.h); a failure aborts the step. */
+static void bcast_commands(struct srun *s)
+{
+	for (size_t k = 0; k < s->line.n; k++) {
+		struct srun_comp *c = &s->line.comp[k];
+		if (!c->o.bcast)
+			continue;
+		if (c->o.step_flags & STEP_F_MULTI_PROG) {
+			cli_error("--bcast is ignored with --multi-prog");
+			continue;
+		}
+		if (srun_bcast(&c->o, s->job_ids[k], c->cmd, &s->libdirs[k]) < 0) {
+			if (s->alloc_mode)
+				jobctl_complete(&s->alloc, 1 << 8);
+			exit(1);
+		}
+	}
+}
+
 /* srun --prolog (or SrunProlog) before the step: a failure aborts it. */
 static void srun_prolog(struct srun *s)
 {
@@ -751,6 +774,7 @@ int cmd_srun(int argc, char **argv)
 	s.o = &s.line.comp[0].o;
 	s.job_ids = xcalloc(s.line.n, sizeof(uint32_t));
 	s.step_ids = xcalloc(s.line.n, sizeof(uint32_t));
+	s.libdirs = xcalloc(s.line.n, sizeof(char *));
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGTTIN, SIG_IGN); /* reading stdin in the background gives EIO (= EOF) */
 	s.sig_fd = jobctl_signalfd(
@@ -778,6 +802,7 @@ int cmd_srun(int argc, char **argv)
 	if (s.listen_fd < 0)
 		step_failed(&s, err.text);
 	srun_prolog(&s);
+	bcast_commands(&s);
 	create_step(&s);
 	check_step(&s);
 	srun_files(&s);
@@ -797,6 +822,9 @@ int cmd_srun(int argc, char **argv)
 	free(s.in_spec);
 	free(s.job_ids);
 	free(s.step_ids);
+	for (size_t k = 0; k < s.line.n; k++)
+		free(s.libdirs[k]);
+	free(s.libdirs);
 	jobctl_alloc_release(&s.alloc);
 	srun_line_release(&s.line);
 	return code;
