@@ -8,8 +8,13 @@ file (srun copies with --force, as Slurm's srun does).
 """
 
 import os
+import pathlib
 import re
 import shutil
+
+import pytest
+
+from conftest import IS_ROOT
 
 # A script that says which file runs it, and where.
 PROG = "#!/bin/sh\necho \"$SLURMD_NODENAME $0\"\n"
@@ -134,3 +139,25 @@ def test_compress_and_errors(cluster, tmp_path):
     p = cluster.run(["srun", "-N1", "--bcast=/proc/nope/x", "./prog"], timeout=120)
     assert p.returncode == 1
     assert "srun: fatal: Failed to broadcast" in p.stderr
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="needs root to create test users")
+def test_copied_as_the_users(ucluster, users):
+    """The copy belongs to the job's user, whose task runs it; a place the
+    user may not write aborts the step."""
+    from unixusers import as_user
+
+    a = users["a"]
+    work = pathlib.Path(ucluster.work)
+    prog = work / "prog"
+    prog.write_text(PROG)
+    prog.chmod(0o755)
+    p = as_user(ucluster, a, "srun -N1 --bcast=mycopy ./prog", cwd=work)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split()[1] == str(work / "mycopy")
+    assert (work / "mycopy").stat().st_uid == a.uid
+    p = as_user(ucluster, a, "srun -N1 --bcast=/root/copy ./prog", cwd=work)
+    assert p.returncode == 1
+    assert "Permission denied" in p.stderr
+    assert "srun: fatal: Failed to broadcast" in p.stderr
+    assert p.stdout == ""
