@@ -77,6 +77,11 @@ int cli_rc(uint16_t type, const void *body, const char **ret_msg);
 
 /* "PROG: error: <fmt>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The exit status of sbatch, srun and salloc on a Slurm error:
+ * SLURM_EXIT_ERROR, else 1; and of --immediate giving up:
+ * SLURM_EXIT_IMMEDIATE, else 1 (Slurm's input environment). */
+int cli_exit_error(void);
+int cli_exit_immediate(void);
 
 /* Parse a non-negative integer fully; -1 on error. */
 long cli_parse_long(const char *s);

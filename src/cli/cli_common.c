@@ -30,6 +30,26 @@ void cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* The exit code SLURM_EXIT_ERROR (or _IMMEDIATE) names, else 1. */
+static int exit_code_from(const char *name)
+{
+	const char *v = getenv(name);
+	char *end;
+	long n = v ? strtol(v, &end, 10) : 0;
+
+	return v && *v && !*end && n >= 0 && n <= 255 ? (int)n : 1;
+}
+
+int cli_exit_error(void)
+{
+	return exit_code_from("SLURM_EXIT_ERROR");
+}
+
+int cli_exit_immediate(void)
+{
+	return exit_code_from("SLURM_EXIT_IMMEDIATE");
+}
+
 void cli_clusters_check(const char *names, int isenv)
 {
 	const char *self = cli_conf()->cluster_name;

@@ -42,7 +42,7 @@ int jobctl_connect(const char *prefix)
 	if (fd < 0) {
 		cli_error("%s%s", prefix,
 		          slurm_strerror(SLURM_COMMUNICATIONS_CONNECTION_ERROR));
-		exit(1);
+		exit(cli_exit_error());
 	}
 	return fd;
 }
@@ -58,7 +58,7 @@ void jobctl_rpc(const char *prefix, uint16_t type, const void *body, uint16_t *r
 	if (rc < 0) {
 		log_debug("%s", err.text);
 		cli_error("%s%s", prefix, jobctl_strerror(rc));
-		exit(1);
+		exit(cli_exit_error());
 	}
 	call_if_standby(type, body, ret_type, ret_body, JOBCTL_RPC_TIMEOUT_MS);
 }
@@ -95,7 +95,7 @@ static void alloc_failed(enum jobctl_style style, const char *why)
 	          style == JOBCTL_SALLOC ? "Job submit/allocate failed: "
 	                                 : "Unable to allocate resources: ",
 	          why);
-	exit(1);
+	exit(cli_exit_error());
 }
 
 /* --immediate ran out: the request is given up (the controller cancels a
@@ -103,7 +103,7 @@ static void alloc_failed(enum jobctl_style style, const char *why)
 static void not_immediate(void)
 {
 	cli_error("Unable to allocate resources: %s", slurm_strerror(ESLURM_NODES_BUSY));
-	exit(1);
+	exit(cli_exit_immediate());
 }
 
 static void revoked(uint32_t job_id)
@@ -111,7 +111,7 @@ static void revoked(uint32_t job_id)
 	if (job_id)
 		fprintf(stderr, "%s: Job allocation %u has been revoked.\n", cli_prog,
 		        job_id);
-	exit(1);
+	exit(cli_exit_error());
 }
 
 /* Wait until fd is readable (0) or timeout_ms passed (-ETIMEDOUT; -1: no
@@ -317,11 +317,11 @@ static struct will_run_resp *will_run_ask(const struct job_desc *d)
 	if (type == MSG_RC) {
 		int rc = cli_rc(type, body, &msg);
 		cli_error(WILL_RUN_FAILED "%s", rc ? msg : "unexpected reply");
-		exit(1);
+		exit(cli_exit_error());
 	}
 	if (type != MSG_WILL_RUN_RESP) {
 		cli_error(WILL_RUN_FAILED "unexpected reply %s", msg_name(type));
-		exit(1);
+		exit(cli_exit_error());
 	}
 	return body;
 }

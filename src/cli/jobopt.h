@@ -26,8 +26,8 @@ enum jobopt_cmd { JOBOPT_SBATCH = 1, JOBOPT_SRUN = 2, JOBOPT_SALLOC = 4 };
  * exit(-1) (unknown options, malformed --time/--mem/-N...) and 1 elsewhere;
  * Rota exits 1 for both (callers test 0 < status < 128).  The two names keep
  * the distinction should it ever be wanted. */
-#define JOBOPT_EXIT_FATAL 1
-#define JOBOPT_EXIT_ERROR 1
+#define JOBOPT_EXIT_FATAL cli_exit_error()
+#define JOBOPT_EXIT_ERROR cli_exit_error()
 
 /* job_desc.nice carries the --nice adjustment as a two's complement int32
  * ((uint32_t)-5 for --nice=-5), and 0 (no adjustment) when not given: unlike the

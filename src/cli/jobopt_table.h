@@ -105,7 +105,8 @@ enum {
 	O_POWER,
 	O_X11,
 	O_TEST_ONLY,
-	O_IGNORE, /* accepted and ignored */
+	O_WAIT4SWITCH, /* SBATCH_WAIT4SWITCH etc.: --switches' @time alone */
+	O_IGNORE,      /* accepted and ignored */
 };
 
 /* --help's sections, in Slurm's order (Rota's containers after GPU). */

@@ -249,7 +249,7 @@ static void parse(struct salloc *s, int argc, char **argv)
 		int sub;
 		if (s->nhet + 1 >= HET_MAX) {
 			cli_error("too many components (%d at most)", HET_MAX);
-			exit(1);
+			exit(cli_exit_error());
 		}
 		more = xrealloc(more, (s->nhet + 1) * sizeof(*more));
 		jobopt_collect(JOBOPT_SALLOC, argc - idx, argv + idx, &more[s->nhet++],

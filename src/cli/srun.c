@@ -157,7 +157,7 @@ static void step_failed(struct srun *s, const char *why)
 	cli_error("Unable to create step for job %u: %s", s->job_id, why);
 	if (s->alloc_mode)
 		jobctl_complete(&s->alloc, 1 << 8);
-	exit(1);
+	exit(cli_exit_error());
 }
 
 /* Does pattern name one file for all the tasks (no %t, %n or %N)?  Slurm's
@@ -240,7 +240,7 @@ static void srun_files(struct srun *s)
 			free(path[1]);
 			if (s->alloc_mode)
 				jobctl_complete(&s->alloc, 1 << 8);
-			exit(1);
+			exit(cli_exit_error());
 		}
 		s->stream_fd[k + 1] = fd;
 		if (!k && !d->std_err) /* -o alone: stderr goes there too */
@@ -507,7 +507,7 @@ static void create_step(struct srun *s)
 			    "srun: Check SLURM_JOB_ID environment variable. Expired or "
 			    "invalid job %u\n",
 			    s->job_id);
-			exit(1);
+			exit(cli_exit_error());
 		}
 		if (rc != ESLURM_NODES_BUSY) {
 			char *why = xstrdup(msg);
@@ -527,7 +527,7 @@ static void create_step(struct srun *s)
 		if (jobctl_signal_read(s->sig_fd)) {
 			if (s->alloc_mode)
 				jobctl_complete(&s->alloc, 1 << 8);
-			exit(1);
+			exit(cli_exit_error());
 		}
 	}
 	step_ask_release(&ask);
@@ -621,7 +621,7 @@ static void bcast_commands(struct srun *s)
 		if (srun_bcast(&c->o, s->job_ids[k], c->cmd, &s->libdirs[k]) < 0) {
 			if (s->alloc_mode)
 				jobctl_complete(&s->alloc, 1 << 8);
-			exit(1);
+			exit(cli_exit_error());
 		}
 	}
 }
@@ -638,7 +638,7 @@ static void srun_prolog(struct srun *s)
 	cli_error("srun prolog failed rc = %d. Aborting step.", rc);
 	if (s->alloc_mode)
 		jobctl_complete(&s->alloc, 1 << 8);
-	exit(1);
+	exit(cli_exit_error());
 }
 
 /* srun --epilog (or SrunEpilog) once the step has ended. */
@@ -784,12 +784,12 @@ int cmd_srun(int argc, char **argv)
 	if (s.o->relative != NO_VAL && s.alloc_mode) {
 		fprintf(stderr, "srun: fatal: --relative option invalid for job "
 		                "allocation request\n");
-		exit(1);
+		exit(cli_exit_error());
 	}
 	if (s.o->relative != NO_VAL && (s.o->desc.req_nodes || s.o->desc.exc_nodes)) {
 		fprintf(stderr, "srun: fatal: -r/--relative may not be combined with "
 		                "-w/--nodelist or -x/--exclude\n");
-		exit(1);
+		exit(cli_exit_error());
 	}
 	if (s.alloc_mode)
 		allocate(&s);

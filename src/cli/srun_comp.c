@@ -27,7 +27,7 @@ static void line_fail(const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	cli_error("%s", buf);
-	exit(1);
+	exit(cli_exit_error());
 }
 
 /* --het-group's "0,2-3" into ascending ids (each once); their count. */
@@ -126,7 +126,7 @@ static char **multi_prog_load(const char *path)
 	if (!f) {
 		fprintf(stderr, "srun: error: Unable to open configuration file %s\n",
 		        path);
-		exit(1);
+		exit(cli_exit_error());
 	}
 	argv[0] = xmalloc(MULTIPROG_MAX_BYTES + 1);
 	n = fread(argv[0], 1, MULTIPROG_MAX_BYTES + 1, f);
@@ -134,7 +134,7 @@ static char **multi_prog_load(const char *path)
 	if (n > MULTIPROG_MAX_BYTES) {
 		fprintf(stderr, "srun: error: configuration file %s is too large\n",
 		        path);
-		exit(1);
+		exit(cli_exit_error());
 	}
 	argv[0][n] = '\0';
 	return argv;
@@ -279,7 +279,7 @@ static size_t line_groups(const struct seg *segs, size_t nseg, int in_alloc,
 			if (k && groups[k] == groups[k - 1]) {
 				fprintf(stderr, "srun: fatal: Duplicate het groups in "
 				                "single srun not supported\n");
-				exit(1);
+				exit(cli_exit_error());
 			}
 			seg_of[k] = part[k];
 		}
@@ -310,7 +310,7 @@ static size_t line_groups(const struct seg *segs, size_t nseg, int in_alloc,
 			cli_error("Attempt to run a job step with het group value of "
 			          "%u, but the job allocation has maximum value of %ld",
 			          groups[k], max);
-			exit(1);
+			exit(cli_exit_error());
 		}
 	}
 	return n;
@@ -332,7 +332,7 @@ static void comp_fill(struct srun_comp *c, const struct srun_comp *prev,
 			c->cmd = slice(argv, segs[j].cmd, segs[j].end);
 	if (!c->cmd && !c->o.test_only) {
 		fprintf(stderr, "srun: fatal: No command given to execute.\n");
-		exit(1);
+		exit(cli_exit_error());
 	}
 	jobopt_finish(&c->o);
 	/* the terminal is task 0's */
@@ -370,7 +370,7 @@ static void one_job_check(const struct srun_line *line, const char *size)
 			cli_error("Allocation failure of %ld nodes: job size of %ld, "
 			          "already allocated %ld nodes to previous components.",
 			          need, all, used);
-			exit(1);
+			exit(cli_exit_error());
 		}
 		if (d->req_nodes &&
 		    hostlist_expand(d->req_nodes, &mine, &nmine, NULL) == 0)
@@ -391,7 +391,7 @@ static void one_job_check(const struct srun_line *line, const char *size)
 					          "excluded %s.",
 					          d->req_nodes, before);
 					cli_error("Job not submitted.");
-					exit(1);
+					exit(cli_exit_error());
 				}
 			}
 		hostlist_free(mine);

@@ -136,3 +136,30 @@ def test_task_prolog_and_epilog(cluster):
                what="an epilog for each task")
     done = {line.split()[1] for line in log.read_text().splitlines()}
     assert done == set().union(*pids.values()), (done, pids)
+
+
+def test_input_environment(cluster):
+    """Slurm's input variables of these options, and SLURM_EXIT_ERROR /
+    SLURM_EXIT_IMMEDIATE as the exit status of an error."""
+    c = cluster
+    env = {"SBATCH_REQ_SWITCH": "2", "SBATCH_WAIT4SWITCH": "5",
+           "SBATCH_WCKEY": "w", "SBATCH_NETWORK": "x"}
+    jid = c.sbatch("-H", "--wrap", "true", env=env)
+    assert "Switches=2@00:05:00" in c.run(["scontrol", "show", "job", str(jid)]).stdout
+    p = c.run(["sbatch", "--wrap", "true"], env={"SBATCH_POWER": "level"})
+    assert p.returncode == 1 and "--power: power options need" in p.stderr, p.stderr
+    p = c.run(["sbatch", "--bogus-option", "--wrap", "true"],
+              env={"SLURM_EXIT_ERROR": "42"})
+    assert p.returncode == 42, p
+    p = c.run(["srun", "-N99", "true"], env={"SLURM_EXIT_ERROR": "17"})
+    assert p.returncode == 17, p
+    log = c.work / "plog"
+    pro = write_script(c.work / "p2.sh", f"#!/bin/sh\necho \"$*\" >> {log}\n")
+    c.run(["srun", "echo", "x"], env={"SLURM_PROLOG": str(pro)}, check=True)
+    assert log.read_text() == "echo x\n"
+    # --immediate giving up: SLURM_EXIT_IMMEDIATE
+    blocker = c.sbatch("-N4", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 60")
+    c.wait_running(blocker)
+    p = c.run(["srun", "-N1", "--exclusive", "true"],
+              env={"SLURM_IMMEDIATE": "1", "SLURM_EXIT_IMMEDIATE": "9"}, timeout=30)
+    assert p.returncode == 9, p
