@@ -4,6 +4,7 @@
 #ifndef ROTA_CLI_H
 #define ROTA_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct conf;
@@ -82,6 +83,19 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * SLURM_EXIT_IMMEDIATE, else 1 (Slurm's input environment). */
 int cli_exit_error(void);
 int cli_exit_immediate(void);
+
+/* A command's input variables that stand for its options (SQUEUE_USERS for
+ * --user...): var set gives "--opt=value", or "--opt" for a flag (unless
+ * its value is "0" or "no").  cli_env_argv() makes an argument vector of
+ * them after argv0, for the command's own parser to take before its command
+ * line; *ret_argc its length.  Caller frees with cli_env_argv_free(). */
+struct cli_env_opt {
+	const char *var, *opt;
+	int flag;
+};
+char **cli_env_argv(const char *argv0, const struct cli_env_opt *t, size_t n,
+                    int *ret_argc);
+void cli_env_argv_free(char **v);
 
 /* Parse a non-negative integer fully; -1 on error. */
 long cli_parse_long(const char *s);

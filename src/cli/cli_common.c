@@ -50,6 +50,33 @@ int cli_exit_immediate(void)
 	return exit_code_from("SLURM_EXIT_IMMEDIATE");
 }
 
+char **cli_env_argv(const char *argv0, const struct cli_env_opt *t, size_t n,
+                    int *ret_argc)
+{
+	char **v = xcalloc(n + 2, sizeof(*v));
+	int c = 0;
+
+	v[c++] = xstrdup(argv0);
+	for (size_t i = 0; i < n; i++) {
+		const char *val = getenv(t[i].var);
+		if (!val || (!t[i].flag && !*val))
+			continue;
+		if (t[i].flag && (!strcmp(val, "0") || !strcasecmp(val, "no")))
+			continue;
+		v[c++] = t[i].flag ? xasprintf("--%s", t[i].opt)
+		                   : xasprintf("--%s=%s", t[i].opt, val);
+	}
+	*ret_argc = c;
+	return v;
+}
+
+void cli_env_argv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
 void cli_clusters_check(const char *names, int isenv)
 {
 	const char *self = cli_conf()->cluster_name;

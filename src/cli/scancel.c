@@ -43,6 +43,7 @@ struct scancel_opts {
 	int batch, full, interactive, quiet, verbose, have_filter;
 	uint32_t signal; /* 0: cancel */
 	char *name, *partition, *account, *qos, *reservation;
+	int wckey; /* --wckey given: no job has one (no TrackWCKey) */
 	char **nodes;
 	int state; /* -1: any */
 	int have_uid;
@@ -248,6 +249,9 @@ static void parse_env(struct scancel_opts *o)
 		o->interactive = 1;
 	if (getenv("SCANCEL_VERBOSE"))
 		o->verbose = 1;
+	if ((v = getenv("SCANCEL_WCKEY")) && *v)
+		o->wckey = o->have_filter = 1;
+	/* SCANCEL_CTLD, SCANCEL_HURRY: as --ctld and --hurry, nothing to do */
 }
 
 static void parse_args(struct scancel_opts *o, int argc, char **argv)
@@ -309,8 +313,10 @@ static void parse_args(struct scancel_opts *o, int argc, char **argv)
 			o->quiet = 1;
 			break;
 		case 'R':
-		case OPT_WCKEY:
 			o->reservation = set_str(o->reservation, optarg, &o->have_filter);
+			break;
+		case OPT_WCKEY:
+			o->wckey = o->have_filter = 1;
 			break;
 		case 's':
 			if ((sig = signal_parse(optarg)) < 0) {
@@ -398,8 +404,11 @@ static int job_matches(const struct scancel_opts *o, const struct job_info *j)
 		return 0;
 	if (o->qos && strcasecmp(o->qos, j->qos ? j->qos : "normal"))
 		return 0;
-	if (o->reservation)
-		return 0; /* no job has a reservation or a wckey */
+	if (o->reservation &&
+	    strcmp(o->reservation, j->reservation ? j->reservation : ""))
+		return 0;
+	if (o->wckey)
+		return 0; /* no job has a wckey */
 	if (o->nodes && !hostlist_overlaps(j->nodes, node_listed, o->nodes))
 		return 0;
 	return 1;

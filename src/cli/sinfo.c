@@ -119,6 +119,7 @@ struct sinfo_opts {
 	char **parts;
 	char **node_names; /* -n, expanded */
 	char **states;     /* -t, each item "a&b" split later */
+	const char *sort;  /* -S or SINFO_SORT; NULL: "#P,-t" (-N: "N") */
 };
 
 struct srec {
@@ -1074,6 +1075,8 @@ static void parse_args(struct sinfo_opts *o, int argc, char **argv)
 			break;
 		case 'a':
 		case 'S':
+			o->sort = optarg;
+			break;
 		case OPT_IGNORE:
 			break;
 		default:
@@ -1144,6 +1147,88 @@ static void data_release(struct sinfo_data *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* -S: each key a field letter, '-' for descending, '#P' the partitions in
+ * slurm.conf's order; a letter sinfo does not know is passed over, as
+ * Slurm's. */
+struct sort_key {
+	const struct fmt_field *field; /* NULL: #P */
+	int desc;
+};
+#define SINFO_SORT_KEYS 16
+
+static size_t sort_keys_parse(const char *spec, struct sort_key *k)
+{
+	size_t n = 0;
+	int desc = 0, conf_order = 0;
+
+	for (const char *p = spec; *p && n < SINFO_SORT_KEYS; p++) {
+		const struct fmt_field *f = NULL;
+		if (*p == ',' || *p == '+' || *p == '-' || *p == '#') {
+			desc = *p == '-' ? 1 : *p == ',' ? 0 : desc;
+			conf_order = *p == '#' ? 1 : *p == ',' ? 0 : conf_order;
+			continue;
+		}
+		for (size_t i = 0; i < sizeof(node_fields) / sizeof(node_fields[0]); i++)
+			if (node_fields[i].id == *p)
+				f = &node_fields[i];
+		if (f || (*p == 'P' && conf_order))
+			k[n++] =
+			    (struct sort_key){conf_order && *p == 'P' ? NULL : f, desc};
+		desc = conf_order = 0;
+	}
+	return n;
+}
+
+/* A number, when the whole text is one. */
+static int as_number(const char *s, double *v)
+{
+	char *end;
+
+	*v = strtod(s, &end);
+	return *s && end != s && !*end;
+}
+
+static int cmp_key(const struct sort_key *k, const struct srec *a, const struct srec *b)
+{
+	struct fmt_col col = {.field = k->field};
+	char ba[256], bb[256];
+	const char *va, *vb;
+	double na, nb;
+	int c;
+
+	if (!k->field)
+		c = a->part_index < b->part_index ? -1 : a->part_index > b->part_index;
+	else if (k->field->id == 't' || k->field->id == 'T')
+		c = rec_state(a) < rec_state(b) ? -1 : rec_state(a) > rec_state(b);
+	else {
+		va = rec_value(&col, a, NULL, ba, sizeof(ba));
+		vb = rec_value(&col, b, NULL, bb, sizeof(bb));
+		if (as_number(va, &na) && as_number(vb, &nb))
+			c = na < nb ? -1 : na > nb;
+		else
+			c = rank_natural_cmp(va ? va : "", vb ? vb : "");
+	}
+	return k->desc ? -c : c;
+}
+
+struct sort_spec {
+	struct sort_key k[SINFO_SORT_KEYS];
+	size_t n;
+};
+
+static int cmp_recs_spec(const void *pa, const void *pb, void *arg)
+{
+	const struct sort_spec *sp = arg;
+	const struct srec *a = pa, *b = pb;
+
+	for (size_t i = 0; i < sp->n; i++) {
+		int c = cmp_key(&sp->k[i], a, b);
+		if (c)
+			return c;
+	}
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
 static void print_once(const struct sinfo_opts *o, struct fmt_layout *layout,
                        const struct match *m, int auto_part, int auto_node)
 {
@@ -1167,9 +1252,14 @@ static void print_once(const struct sinfo_opts *o, struct fmt_layout *layout,
 		qsort(d.by_name, d.nodes->nodes_count, sizeof(*d.by_name), cmp_node_ptr);
 	build_records(&d, o, m);
 	finish_records(&d);
-	if (d.nrecs)
+	if (d.nrecs && o->sort) {
+		struct sort_spec sp;
+		sp.n = sort_keys_parse(o->sort, sp.k);
+		qsort_r(d.recs, d.nrecs, sizeof(*d.recs), cmp_recs_spec, &sp);
+	} else if (d.nrecs) {
 		qsort(d.recs, d.nrecs, sizeof(*d.recs),
 		      o->node_mode ? cmp_recs_node : cmp_recs_part);
+	}
 	auto_widths(layout, &d, auto_part, auto_node);
 	if (!o->noheader && (o->iterate || o->verbose || o->long_list))
 		fmt_print_date(stdout, now);
@@ -1225,6 +1315,9 @@ int cmd_sinfo(int argc, char **argv)
 
 	if ((env = getenv("SINFO_PARTITION")) && *env)
 		o.parts = fmt_split(env, ",");
+	/* SINFO_ALL, SINFO_FEDERATION, SINFO_LOCAL: one cluster, nothing hidden */
+	if ((env = getenv("SINFO_SORT")) && *env)
+		o.sort = env;
 	parse_args(&o, argc, argv);
 	if (o.resv)
 		return print_resvs(&o);

@@ -54,7 +54,10 @@ struct squeue_opts {
 	char **names, **parts, **accounts, **qos, **nodes, **licenses;
 	uint32_t *states;
 	size_t nstates;
-	int none_match; /* -R: no job has a reservation */
+	char *reservation; /* -R: jobs of this reservation */
+	/* parsing SQUEUE_* (cli_env_argv); the lists they set, which the
+	 * command line then replaces rather than adds to */
+	int in_env, env_users, env_states;
 };
 
 struct squeue_ctx {
@@ -185,6 +188,31 @@ enum {
 	OPT_YAML,
 };
 
+static void parse_args(struct squeue_opts *o, int argc, char **argv);
+
+/* Slurm's SQUEUE_* input variables: as their options, before the command
+ * line's. */
+static void parse_env(struct squeue_opts *o, const char *argv0)
+{
+	static const struct cli_env_opt vars[] = {
+	    {"SQUEUE_ACCOUNT", "account", 0},   {"SQUEUE_ALL", "all", 1},
+	    {"SQUEUE_ARRAY", "array", 1},       {"SQUEUE_FEDERATION", "federation", 1},
+	    {"SQUEUE_LICENSES", "licenses", 0}, {"SQUEUE_LOCAL", "local", 1},
+	    {"SQUEUE_NAMES", "name", 0},        {"SQUEUE_PARTITION", "partition", 0},
+	    {"SQUEUE_PRIORITY", "priority", 1}, {"SQUEUE_QOS", "qos", 0},
+	    {"SQUEUE_SIBLING", "sibling", 1},   {"SQUEUE_STATES", "states", 0},
+	    {"SQUEUE_USERS", "users", 0},
+	};
+	int n;
+	char **v = cli_env_argv(argv0, vars, sizeof(vars) / sizeof(vars[0]), &n);
+
+	o->in_env = 1;
+	if (n > 1)
+		parse_args(o, n, v);
+	o->in_env = 0;
+	cli_env_argv_free(v);
+}
+
 static void parse_args(struct squeue_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -229,6 +257,7 @@ static void parse_args(struct squeue_opts *o, int argc, char **argv)
 	};
 	int c;
 
+	optind = 0; /* the environment's, then the command line's */
 	while ((c = getopt_long(argc, argv, "A:ahi:j::lL:M:n:o:O:p:Pq:rR:s::S:t:u:vVw:",
 	                        longopts, NULL)) != -1) {
 		switch (c) {
@@ -253,7 +282,8 @@ static void parse_args(struct squeue_opts *o, int argc, char **argv)
 			o->licenses = replace_list(o->licenses, optarg);
 			break;
 		case 'R':
-			o->none_match = 1;
+			free(o->reservation);
+			o->reservation = xstrdup(optarg);
 			break;
 		case 'n':
 			o->names = replace_list(o->names, optarg);
@@ -277,9 +307,15 @@ static void parse_args(struct squeue_opts *o, int argc, char **argv)
 			o->sort = optarg;
 			break;
 		case 't':
+			if (!o->in_env && o->env_states) /* the command line's instead */
+				o->nstates = o->all_states = o->env_states = 0;
+			o->env_states |= o->in_env;
 			parse_states(o, optarg);
 			break;
 		case 'u':
+			if (!o->in_env && o->env_users)
+				o->nuids = o->env_users = 0;
+			o->env_users |= o->in_env;
 			parse_users(o, optarg);
 			break;
 		case 'v':
@@ -311,10 +347,10 @@ static void parse_args(struct squeue_opts *o, int argc, char **argv)
 			exit(0);
 		case OPT_HELP:
 			help();
-		case 'a':
 		case 'r':
 			o->array_expand = 1;
 			break;
+		case 'a': /* every partition: none is hidden from anyone */
 		case 'M':
 			cli_clusters_check(optarg, 0);
 			break;
@@ -555,7 +591,8 @@ static int print_here(const struct squeue_opts *o, const struct fmt_layout *layo
 	struct joblist_sink sink = {.flush_at = 1 << 16, .flush = flush_stdout};
 	struct joblist_query q;
 	struct joblist_sort sort;
-	struct joblist_ctx ctx = {.cluster = cli_conf()->cluster_name};
+	struct joblist_ctx ctx = {.cluster = cli_conf()->cluster_name,
+	                          .time_format = req->time_format};
 	struct joblist_sort_arg sarg = {&sort, 0};
 	struct job_info_resp *resp;
 	const struct job_info **sel;
@@ -614,8 +651,7 @@ static int print_once(const struct squeue_opts *o, const struct fmt_layout *layo
 	    .sort = (char *)sort,
 	    .flags = (syntax == FMT_LONG ? JOB_LIST_F_LONG : 0) |
 	             (o->all_states ? JOB_LIST_F_ALL_STATES : 0) |
-	             (o->array_expand ? JOB_LIST_F_ARRAY_TASKS : 0) |
-	             (o->none_match ? JOB_LIST_F_NONE : 0),
+	             (o->array_expand ? JOB_LIST_F_ARRAY_TASKS : 0),
 	    .job_ids = {o->job_ids, (uint32_t)o->njob_ids},
 	    .states = {o->states, (uint32_t)o->nstates},
 	    .uids = {o->uids, (uint32_t)o->nuids},
@@ -625,6 +661,8 @@ static int print_once(const struct squeue_opts *o, const struct fmt_layout *layo
 	    .qos = o->qos,
 	    .nodes = o->nodes,
 	    .licenses = o->licenses,
+	    .time_format = getenv("SLURM_TIME_FORMAT"),
+	    .reservation = o->reservation,
 	};
 	struct stream_out so = {o, layout, 0};
 	struct job_list_resp *resp;
@@ -666,6 +704,7 @@ int cmd_squeue(int argc, char **argv)
 
 	if ((env = getenv("SQUEUE_SORT")) && *env)
 		o.sort = env;
+	parse_env(&o, argv[0]);
 	parse_args(&o, argc, argv);
 	if (o.start && !o.nstates && !o.all_states) {
 		o.states = xrealloc(o.states, sizeof(*o.states));
@@ -699,6 +738,7 @@ int cmd_squeue(int argc, char **argv)
 	}
 	fmt_layout_destroy(layout);
 	fmt_strv_free(o.names);
+	free(o.reservation);
 	fmt_strv_free(o.parts);
 	fmt_strv_free(o.accounts);
 	fmt_strv_free(o.qos);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -154,21 +155,80 @@ char *timefmt_limit(uint32_t minutes, char *buf, size_t len)
 	return timefmt_elapsed((long)minutes * 60, buf, len);
 }
 
-char *timefmt_iso(time_t t, char *buf, size_t len)
+#define TIMEFMT_STYLE_MAX 32
+
+/* The day t falls on, as a number that counts days within a year. */
+static long day_number(const struct tm *tm)
+{
+	return 1000L * (tm->tm_year + 1900) + tm->tm_yday;
+}
+
+/* Slurm's "relative" style: the form by how many days t is from now. */
+static const char *relative_form(const struct tm *tm, time_t now)
+{
+	struct tm today;
+	long days;
+
+	if (!localtime_r(&now, &today))
+		return "%Y-%m-%dT%H:%M:%S";
+	days = day_number(tm) - day_number(&today);
+	if (days == 0)
+		return "%H:%M:%S";
+	if (days == -1)
+		return "Ystday %H:%M";
+	if (days == 1)
+		return "Tomorr %H:%M";
+	if (days < -365 || days > 365)
+		return "%-d %b %Y";
+	if (days < -1 || days > 6)
+		return "%-d %b %H:%M";
+	return "%a %H:%M";
+}
+
+/* The strftime form of style for t. */
+static const char *style_form(const char *style, const struct tm *tm, time_t now)
+{
+	static int warned;
+
+	if (!style || !*style || !strcmp(style, "standard"))
+		return "%Y-%m-%dT%H:%M:%S";
+	if (!strcmp(style, "relative"))
+		return relative_form(tm, now);
+	if (strchr(style, '%') && strlen(style) < TIMEFMT_STYLE_MAX)
+		return style;
+	if (!warned++)
+		fprintf(stderr, "%s: error: invalid SLURM_TIME_FORMAT = '%s'\n",
+		        program_invocation_short_name, style);
+	return "%Y-%m-%dT%H:%M:%S";
+}
+
+char *timefmt_show(time_t t, const char *style, time_t now, char *buf, size_t len)
 {
 	struct tm tm;
 
 	if (!len)
 		return buf;
+	buf[0] = '\0';
 	if (t == 0) {
 		snprintf(buf, len, "Unknown");
 	} else if (t == (time_t)-1 || t == (time_t)UINT32_MAX) {
 		snprintf(buf, len, "None");
-	} else if (!localtime_r(&t, &tm) ||
-	           !strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm)) {
+	} else if (!localtime_r(&t, &tm)) {
 		snprintf(buf, len, "Unknown");
+	} else {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		/* a format the user gave may print nothing: that is theirs */
+		if (!strftime(buf, len, style_form(style, &tm, now), &tm))
+			buf[0] = '\0';
+#pragma GCC diagnostic pop
 	}
 	return buf;
+}
+
+char *timefmt_iso(time_t t, char *buf, size_t len)
+{
+	return timefmt_show(t, getenv("SLURM_TIME_FORMAT"), time(NULL), buf, len);
 }
 
 int timefmt_parse_mem(const char *s, uint64_t *ret_mb)

@@ -33,9 +33,18 @@ char *timefmt_duration(long secs, char *buf, size_t len);
  * else like timefmt_elapsed(minutes*60) ("1:00:00", "30:00", "1-00:00:00"). */
 char *timefmt_limit(uint32_t minutes, char *buf, size_t len);
 
-/* Format an absolute time as Slurm's "2026-11-29T13:25:39" (local time);
- * 0 prints "Unknown" and (time_t)-1/INFINITE prints "None". */
+/* Format an absolute time as Slurm's "2026-11-29T13:25:39" (local time), or
+ * as SLURM_TIME_FORMAT in this process's environment says (see
+ * timefmt_show); 0 prints "Unknown" and (time_t)-1/INFINITE prints "None". */
 char *timefmt_iso(time_t t, char *buf, size_t len);
+
+/* The same in style (SLURM_TIME_FORMAT's values): NULL, "" or "standard"
+ * the form above; "relative" as Slurm's (today "13:25:39", "Ystday 13:25",
+ * "Tomorr 13:25", this week "Mon 13:25", this year "29 Nov 13:25", else
+ * "29 Nov 2026"; days counted from now's); otherwise a strftime format with
+ * a '%', shorter than 32 bytes (another is said once on stderr and the
+ * standard form used, as Slurm). */
+char *timefmt_show(time_t t, const char *style, time_t now, char *buf, size_t len);
 
 /* Parse a memory size as Slurm does for --mem and RealMemory: a number with an
  * optional suffix K, M, G, T (case-insensitive, powers of 1024), which may be

@@ -209,7 +209,8 @@ void job_mgr_list(struct ctld *ctld, struct caller *who, const struct job_list_r
                   struct chan *ch)
 {
 	struct joblist_ctx jctx = {.now = time(NULL),
-	                           .cluster = ctld->conf->cluster_name};
+	                           .cluster = ctld->conf->cluster_name,
+	                           .time_format = req->time_format};
 	struct rota_error err = {""};
 	struct fmt_layout *layout = NULL;
 	struct joblist_sort sort;

@@ -182,11 +182,11 @@ static const char *fmt_time_used(long secs, char *buf, size_t len)
 	return timefmt_elapsed(secs, buf, len);
 }
 
-static const char *fmt_time(int64_t t, char *buf, size_t len)
+static const char *fmt_time(const struct joblist_ctx *c, int64_t t, char *buf, size_t len)
 {
 	if (t == 0)
 		return "N/A";
-	return timefmt_iso((time_t)t, buf, len);
+	return timefmt_show((time_t)t, c->time_format, c->now, buf, len);
 }
 
 static const char *job_user(const struct job_info *j, char *buf, size_t len)
@@ -322,7 +322,7 @@ const char *joblist_value(const struct fmt_col *col, const void *rec, void *vctx
 	case 'D':
 		return u32_str(j->num_nodes ? j->num_nodes : j->min_nodes, buf);
 	case 'e':
-		return job_is_pending(j) ? "N/A" : fmt_time(j->end_time, buf, len);
+		return job_is_pending(j) ? "N/A" : fmt_time(ctx, j->end_time, buf, len);
 	case 'E':
 		return j->dependency && *j->dependency ? j->dependency : "(null)";
 	case 'f':
@@ -393,7 +393,7 @@ const char *joblist_value(const struct fmt_col *col, const void *rec, void *vctx
 	case 'R':
 		return job_reason_list(j, buf, len);
 	case 'S':
-		return fmt_time(j->start_time, buf, len);
+		return fmt_time(ctx, j->start_time, buf, len);
 	case 't':
 		return job_state_code(j->state);
 	case 'T':
@@ -404,7 +404,7 @@ const char *joblist_value(const struct fmt_col *col, const void *rec, void *vctx
 		snprintf(buf, len, "%u", j->uid);
 		return buf;
 	case 'V':
-		return fmt_time(j->submit_time, buf, len);
+		return fmt_time(ctx, j->submit_time, buf, len);
 	case 'x':
 		return str_or_null(j->exc_nodes);
 	case 'y':
@@ -460,9 +460,9 @@ const char *joblist_value(const struct fmt_col *col, const void *rec, void *vctx
 	case F_TRES_ALLOC:
 		return job_tres(j, buf, len);
 	case F_ELIGIBLE_TIME:
-		return fmt_time(j->eligible_time, buf, len);
+		return fmt_time(ctx, j->eligible_time, buf, len);
 	case F_ACCRUE_TIME:
-		return fmt_time(j->eligible_time, buf, len);
+		return fmt_time(ctx, j->eligible_time, buf, len);
 	case F_MAX_NODES:
 		return u32_or(j->num_nodes, j->min_nodes, buf, len);
 	case F_NTPERNODE:
@@ -683,6 +683,9 @@ int joblist_selected(const struct joblist_query *q, const struct job_info *j)
 	if (q->nodes && !hostlist_overlaps(j->nodes, node_listed, (void *)q))
 		return 0;
 	if (strv_len(req->licenses) && !lic_listed(req->licenses, j->licenses))
+		return 0;
+	if (req->reservation &&
+	    strcmp(req->reservation, j->reservation ? j->reservation : ""))
 		return 0;
 	return 1;
 }

@@ -38,7 +38,8 @@ size_t joblist_line_width(const struct fmt_layout *layout);
 /* What a value may depend on besides the job. */
 struct joblist_ctx {
 	time_t now;
-	const char *cluster; /* ClusterName, NULL when unset */
+	const char *cluster;     /* ClusterName, NULL when unset */
+	const char *time_format; /* the asker's SLURM_TIME_FORMAT; NULL: standard */
 };
 
 /* A column's text for a struct job_info (fmt_value_f; ctx a joblist_ctx). */

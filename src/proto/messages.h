@@ -387,7 +387,9 @@ ROTA_DECLARE(job_info_resp, JOB_INFO_RESP_FIELDS)
 	F(S, strv, accounts, _)   /* -A, any case */                                     \
 	F(S, strv, qos, _)        /* -q, any case */                                     \
 	F(S, strv, nodes, _)      /* -w, expanded host names */                          \
-	F(S, strv, licenses, _)   /* -L: jobs holding or asking for one of these */
+	F(S, strv, licenses, _)   /* -L: jobs holding or asking for one of these */      \
+	F(S, str, time_format, _) /* squeue's SLURM_TIME_FORMAT (common/timefmt.h) */    \
+	F(S, str, reservation, _) /* -R: jobs of this reservation */
 ROTA_DECLARE(job_list_req, JOB_LIST_REQ_FIELDS)
 
 #define JOB_LIST_RESP_FIELDS(F, S)                                                       \

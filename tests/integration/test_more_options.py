@@ -163,3 +163,63 @@ def test_input_environment(cluster):
     p = c.run(["srun", "-N1", "--exclusive", "true"],
               env={"SLURM_IMMEDIATE": "1", "SLURM_EXIT_IMMEDIATE": "9"}, timeout=30)
     assert p.returncode == 9, p
+
+
+def test_slurm_time_format(cluster):
+    """SLURM_TIME_FORMAT: standard, relative or a strftime format, in
+    squeue (printed by the controller), scontrol and sacct-like output."""
+    import time as _time
+    c = cluster
+    jid = c.sbatch("-H", "--wrap", "true")
+    sub = c.run(["squeue", "-h", "-j", str(jid), "-o", "%V"], check=True).stdout.strip()
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", sub), sub
+    p = c.run(["squeue", "-h", "-j", str(jid), "-o", "%V"],
+              env={"SLURM_TIME_FORMAT": "%s"}, check=True)
+    epoch = int(p.stdout.strip())
+    assert abs(epoch - _time.time()) < 120, p.stdout
+    assert _time.strftime("%Y-%m-%dT%H:%M:%S", _time.localtime(epoch)) == sub
+    p = c.run(["squeue", "-h", "-j", str(jid), "-o", "%V"],
+              env={"SLURM_TIME_FORMAT": "relative"}, check=True)
+    assert p.stdout.strip() == _time.strftime("%H:%M:%S", _time.localtime(epoch)), p
+    p = c.run(["scontrol", "show", "job", str(jid)],
+              env={"SLURM_TIME_FORMAT": "%s"}, check=True)
+    assert f"SubmitTime={epoch} " in p.stdout, p.stdout
+    p = c.run(["squeue", "-h", "-j", str(jid), "-o", "%V"],
+              env={"SLURM_TIME_FORMAT": "no-percent"}, check=True)
+    assert p.stdout.strip() == sub
+    assert "invalid SLURM_TIME_FORMAT = 'no-percent'" in p.stderr or p.stderr == "", p
+
+
+def test_command_environment_and_sorts(cluster):
+    """sinfo -S / SINFO_SORT, squeue's SQUEUE_* variables (the command
+    line's lists replace theirs), -R by reservation, scancel --reservation."""
+    c = cluster
+    nodes = lambda *a, env=None: c.run(["sinfo", "-N", "-h", "-o", "%N", *a],
+                                       env=env, check=True).stdout.split()
+    assert nodes() == ["node01", "node02", "node03", "node04"]
+    assert nodes("-S", "-N") == ["node04", "node03", "node02", "node01"]
+    assert nodes(env={"SINFO_SORT": "-N"}) == ["node04", "node03", "node02", "node01"]
+    assert nodes("-S", "-N", env={"SINFO_SORT": "N"})[0] == "node04"
+    a = c.sbatch("-H", "-J", "alpha", "--wrap", "true")
+    b = c.sbatch("-H", "-J", "beta", "--wrap", "true")
+    q = lambda *a, env=None: c.run(["squeue", "-h", "-o", "%i", *a], env=env,
+                                   check=True).stdout.split()
+    assert q(env={"SQUEUE_NAMES": "beta"}) == [str(b)]
+    assert q("-n", "alpha", env={"SQUEUE_NAMES": "beta"}) == [str(a)]
+    assert q(env={"SQUEUE_STATES": "R"}) == []
+    assert sorted(q("-t", "PD", env={"SQUEUE_STATES": "R"})) == sorted([str(a), str(b)])
+    assert q(env={"SQUEUE_USERS": "nobody"}) == []
+    assert sorted(q("-a")) == sorted([str(a), str(b)])  # -a: not -r
+    c.run(["scontrol", "create", "reservation", "ReservationName=rr", "Nodes=node04",
+           "StartTime=now", "Duration=10", "Users=root"], check=True)
+    try:
+        r = c.sbatch("-H", "--reservation=rr", "--wrap", "true")
+        assert q("-R", "rr") == [str(r)]
+        assert q("--reservation=none_such") == []
+        c.run(["scancel", "--reservation=rr"], check=True)
+        assert c.wait_job(r) == "CANCELLED"
+        assert c.job_state(a) == "PENDING"
+        c.run(["scancel", "--wckey=w"], check=True)
+        assert c.job_state(a) == "PENDING"
+    finally:
+        c.run(["scontrol", "delete", "ReservationName=rr"])

@@ -162,6 +162,40 @@ static void test_parse_mem(void **state)
 	assert_int_equal(timefmt_parse_mem(NULL, &v), -EINVAL);
 }
 
+/* SLURM_TIME_FORMAT's styles: relative by days from now, a strftime format,
+ * and one without '%' falling back to the standard form. */
+static void test_show_styles(void **state)
+{
+	/* 2026-12-06T10:00:00Z, a Sunday */
+	const time_t now = 1796551200;
+	char buf[64];
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	assert_string_equal(timefmt_show(now + 3600, "relative", now, buf, sizeof(buf)),
+	                    "11:00:00");
+	assert_string_equal(timefmt_show(now - 86400, "relative", now, buf, sizeof(buf)),
+	                    "Ystday 10:00");
+	assert_string_equal(timefmt_show(now + 86400, "relative", now, buf, sizeof(buf)),
+	                    "Tomorr 10:00");
+	assert_string_equal(
+	    timefmt_show(now + 3 * 86400, "relative", now, buf, sizeof(buf)),
+	    "Wed 10:00");
+	assert_string_equal(
+	    timefmt_show(now + 20 * 86400, "relative", now, buf, sizeof(buf)),
+	    "26 Dec 10:00");
+	assert_string_equal(
+	    timefmt_show(now - 400 * 86400, "relative", now, buf, sizeof(buf)),
+	    "1 Nov 2025");
+	assert_string_equal(timefmt_show(now, "%s", now, buf, sizeof(buf)), "1796551200");
+	assert_string_equal(timefmt_show(now, "standard", now, buf, sizeof(buf)),
+	                    "2026-12-06T10:00:00");
+	assert_string_equal(timefmt_show(now, "bad", now, buf, sizeof(buf)),
+	                    "2026-12-06T10:00:00");
+	assert_string_equal(timefmt_show(0, "%s", now, buf, sizeof(buf)), "Unknown");
+}
+
 static void test_mem_unit(void **state)
 {
 	char buf[32];
@@ -179,7 +213,7 @@ int main(void)
 	    cmocka_unit_test(test_parse_limit), cmocka_unit_test(test_parse_limit_bad),
 	    cmocka_unit_test(test_elapsed),     cmocka_unit_test(test_limit),
 	    cmocka_unit_test(test_iso),         cmocka_unit_test(test_parse_mem),
-	    cmocka_unit_test(test_mem_unit),
+	    cmocka_unit_test(test_mem_unit),    cmocka_unit_test(test_show_styles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
