@@ -184,10 +184,23 @@ static int base_of(uint32_t state)
 static int state_word_matches(const char *w, uint32_t st)
 {
 	static const char *const never[] = {
-	    "fail",    "failing",    "maint",        "resv",          "reserved",
-	    "cloud",   "power_down", "powered_down", "powering_down", "powering_up",
-	    "planned", "npc",        "perfctrs",     "reboot_issued", "reboot_requested",
-	    "inval",   "power_up",   "pow_up",       "pow_dn",        NULL,
+	    "planned",          "npc",   "perfctrs", "reboot_issued",
+	    "reboot_requested", "inval", "power_up", NULL,
+	};
+	static const struct {
+		const char *word;
+		uint32_t flag;
+	} flags[] = {
+	    {"maint", NODE_MAINT},
+	    {"resv", NODE_RESERVED},
+	    {"reserved", NODE_RESERVED},
+	    {"cloud", NODE_CLOUD},
+	    {"power_down", NODE_POWER_DOWN},
+	    {"powered_down", NODE_POWERED_DOWN},
+	    {"pow_dn", NODE_POWERED_DOWN},
+	    {"powering_down", NODE_POWERING_DOWN},
+	    {"powering_up", NODE_POWERING_UP},
+	    {"pow_up", NODE_POWERING_UP},
 	};
 	int base = base_of(st), busy = base == NODE_ALLOCATED || base == NODE_MIXED;
 
@@ -197,6 +210,13 @@ static int state_word_matches(const char *w, uint32_t st)
 		return (st & NODE_DRAIN) && !busy;
 	if (!strcasecmp(w, "draining") || !strcasecmp(w, "drng"))
 		return (st & NODE_DRAIN) && busy;
+	if (!strcasecmp(w, "fail"))
+		return !!(st & NODE_FAIL);
+	if (!strcasecmp(w, "failing") || !strcasecmp(w, "failg"))
+		return (st & NODE_FAIL) && (busy || (st & NODE_COMPLETING));
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (!strcasecmp(w, flags[i].word))
+			return !!(st & flags[i].flag);
 	if (!strcasecmp(w, "comp") || !strcasecmp(w, "completing"))
 		return !!(st & NODE_COMPLETING);
 	if (!strcasecmp(w, "no_respond") || !strcasecmp(w, "not_responding"))
@@ -251,7 +271,7 @@ static void check_states(char **states)
 
 static int node_down_or_drained(const struct node_info *n)
 {
-	return base_of(n->state) == NODE_DOWN || (n->state & NODE_DRAIN);
+	return base_of(n->state) == NODE_DOWN || (n->state & (NODE_DRAIN | NODE_FAIL));
 }
 
 static int node_selected(const struct sinfo_opts *o, const struct node_info *n)

@@ -183,6 +183,11 @@ const char *node_state_short(uint32_t state, char *buf, int len)
 	}
 	if (base == NODE_DOWN)
 		s = "down";
+	else if ((state & NODE_FAIL) && !(state & NODE_DRAIN))
+		s = (base == NODE_ALLOCATED || base == NODE_MIXED ||
+		     (state & NODE_COMPLETING))
+		        ? "failg"
+		        : "fail";
 	else if ((state & NODE_COMPLETING) && !(state & NODE_DRAIN))
 		s = "comp";
 	else
@@ -206,6 +211,11 @@ const char *node_state_long(uint32_t state, char *buf, int len)
 	else if (state & NODE_DRAIN)
 		s = (base == NODE_ALLOCATED || base == NODE_MIXED) ? "draining"
 		                                                   : "drained";
+	else if (state & NODE_FAIL)
+		s = (base == NODE_ALLOCATED || base == NODE_MIXED ||
+		     (state & NODE_COMPLETING))
+		        ? "failing"
+		        : "fail";
 	else if (state & NODE_COMPLETING)
 		s = "completing";
 	else if (base == NODE_IDLE)
@@ -228,11 +238,11 @@ const char *node_state_upper(uint32_t state, char *buf, int len)
 	    "UNKNOWN", "DOWN", "IDLE", "ALLOCATED", "ERROR", "MIXED", "FUTURE"};
 	uint32_t base = state & NODE_STATE_BASE;
 
-	snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s%s",
+	snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s%s%s",
 	         base < NODE_END ? base_names[base] : "UNKNOWN",
 	         (state & NODE_CLOUD) ? "+CLOUD" : "",
 	         (state & NODE_COMPLETING) ? "+COMPLETING" : "",
-	         (state & NODE_DRAIN) ? "+DRAIN" : "",
+	         (state & NODE_DRAIN) ? "+DRAIN" : "", (state & NODE_FAIL) ? "+FAIL" : "",
 	         (state & NODE_MAINT) ? "+MAINTENANCE" : "",
 	         (state & NODE_RESERVED) ? "+RESERVED" : "",
 	         (state & NODE_NO_RESPOND) ? "+NOT_RESPONDING" : "",

@@ -116,6 +116,8 @@ enum node_state {
 /* in an active advanced reservation (ctld/resv.h); of one for maintenance */
 #define NODE_RESERVED 0x20000u
 #define NODE_MAINT    0x40000u
+/* scontrol update State=FAIL: expected to fail, no new jobs (strigger --fail) */
+#define NODE_FAIL 0x80000u
 
 /* sinfo's short name: "idle", "alloc", "mix", "down", "drain", "drng", "comp",
  * with "*" appended when not responding. */

@@ -247,7 +247,7 @@ int node_usable(const struct node *n)
 		return 0;
 	return power_node_allocatable(n) ||
 	       (!n->down && n->registered && !n->norphans &&
-	        !(n->flags & (NODE_DRAIN | NODE_NO_RESPOND)));
+	        !(n->flags & (NODE_DRAIN | NODE_FAIL | NODE_NO_RESPOND)));
 }
 
 enum part_oversub part_oversub(const struct part *p, uint32_t *ret_jobs)
@@ -779,7 +779,8 @@ int node_mgr_apply_state(struct ctld *ctld, const char *name, uint32_t flags,
 	ctld->res_gen++;
 	if (idx < 0)
 		return -ENOENT;
-	n->flags = (n->flags & ~NODE_DRAIN) | (flags & NODE_DRAIN);
+	n->flags =
+	    (n->flags & ~(NODE_DRAIN | NODE_FAIL)) | (flags & (NODE_DRAIN | NODE_FAIL));
 	n->down = n->admin_down = !!(flags & NODE_DOWN);
 	if (flags & NODE_POWERED_DOWN) {
 		n->power = NODE_POWER_OFF;
@@ -792,14 +793,15 @@ int node_mgr_apply_state(struct ctld *ctld, const char *name, uint32_t flags,
 	} else if (n->power == NODE_POWER_OFF || n->power == NODE_POWER_GOING_UP) {
 		n->power = NODE_POWER_ON;
 	}
-	if (flags & (NODE_DRAIN | NODE_DOWN))
+	if (flags & (NODE_DRAIN | NODE_DOWN | NODE_FAIL))
 		set_reason(n, reason ? reason : "", uid, when);
 	else
 		clear_reason(n);
 	return 0;
 }
 
-/* scontrol update NodeName=LIST State=DRAIN|DOWN|RESUME|IDLE|UNDRAIN Reason=... */
+/* scontrol update NodeName=LIST State=DRAIN|DOWN|FAIL|RESUME|IDLE|UNDRAIN
+ * Reason=... */
 void node_mgr_update(struct ctld *ctld, struct caller *who,
                      const struct node_update_req *r, struct chan *ch)
 {
@@ -836,6 +838,8 @@ void node_mgr_update(struct ctld *ctld, struct caller *who,
 		flags = NODE_DRAIN;
 	else if (!strcasecmp(st, "DOWN"))
 		flags = NODE_DOWN;
+	else if (!strcasecmp(st, "FAIL"))
+		flags = NODE_FAIL;
 	else if (!strcasecmp(st, "RESUME") || !strcasecmp(st, "IDLE") ||
 	         !strcasecmp(st, "UNDRAIN"))
 		flags = 0;
@@ -857,8 +861,10 @@ void node_mgr_update(struct ctld *ctld, struct caller *who,
 		                           .text = r->reason};
 		struct node *n =
 		    node_mgr_get(ctld->nodes, node_mgr_find(ctld->nodes, names[i]));
-		if (!strcasecmp(st, "UNDRAIN") && n->down)
-			ev.state = NODE_DOWN;
+		if (!strcasecmp(st, "UNDRAIN"))
+			ev.state = (n->down ? NODE_DOWN : 0) | (n->flags & NODE_FAIL);
+		else if (flags == NODE_FAIL || flags == NODE_DRAIN) /* the other stays */
+			ev.state |= n->flags & (NODE_DRAIN | NODE_FAIL);
 		if (n->power == NODE_POWER_OFF)
 			ev.state |= NODE_POWERED_DOWN;
 		if (ev_node_state_commit(ctld, &ev) == 0 && flags == NODE_DOWN)

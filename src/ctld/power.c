@@ -85,7 +85,7 @@ static void journal_power(struct ctld *ctld, struct node *n, int what, time_t no
 {
 	struct ev_node_state ev = {.time = n->reason_time ? n->reason_time : now,
 	                           .node_name = (char *)n->cfg->name,
-	                           .state = (n->flags & NODE_DRAIN) |
+	                           .state = (n->flags & (NODE_DRAIN | NODE_FAIL)) |
 	                                    (n->admin_down ? NODE_DOWN : 0) |
 	                                    (what == PJ_OFF       ? NODE_POWERED_DOWN
 	                                     : what == PJ_BOOTING ? NODE_POWERING_UP

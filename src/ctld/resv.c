@@ -800,8 +800,8 @@ static int pick_count(const struct pick *p, uint32_t want, const struct part *pa
 	for (size_t j = 0; j < part->nnodes && k < want; j++) {
 		size_t i = part->node_idx[j];
 		struct node *n = node_mgr_get(nm, i);
-		if (n->down || (n->flags & NODE_DRAIN) || node_reserved(p, i) ||
-		    node_busy(p, i))
+		if (n->down || (n->flags & (NODE_DRAIN | NODE_FAIL)) ||
+		    node_reserved(p, i) || node_busy(p, i))
 			continue;
 		out[k++] = n->cfg->name;
 	}
@@ -879,8 +879,8 @@ static int pick_cores(const struct pick *p, const char *spec, const char *expr,
 			    (p->flags & RESV_F_IGNORE_JOBS) || nd->alloc_cpus >= nd->cpus
 			        ? ((p->flags & RESV_F_IGNORE_JOBS) ? nd->cpus : 0)
 			        : nd->cpus - nd->alloc_cpus;
-			if (nd->down || (nd->flags & NODE_DRAIN) || node_reserved(p, i) ||
-			    !free_cpus)
+			if (nd->down || (nd->flags & (NODE_DRAIN | NODE_FAIL)) ||
+			    node_reserved(p, i) || !free_cpus)
 				continue;
 			want[i] = free_cpus < left ? free_cpus : left;
 			left -= want[i];

@@ -41,7 +41,7 @@ struct trigger_mgr {
 	size_t count;
 	uint32_t next_id;
 	/* the nodes at the last tick (not journaled) */
-	uint8_t *was_down, *was_drained;
+	uint8_t *was_down, *was_drained, *was_fail;
 	time_t *idle_since;
 	size_t nnodes;
 	int primed;
@@ -84,6 +84,7 @@ void trigger_mgr_destroy(struct trigger_mgr *m)
 	trigger_mgr_clear(m);
 	free(m->was_down);
 	free(m->was_drained);
+	free(m->was_fail);
 	free(m->idle_since);
 	free(m);
 }
@@ -181,7 +182,7 @@ static int commit_del(struct ctld *ctld, uint32_t id)
 
 /* This tick's node events: [nn] each. */
 struct events {
-	uint8_t *down, *up, *drained, *hit;
+	uint8_t *down, *up, *drained, *fail, *hit;
 	size_t nn;
 	time_t now;
 };
@@ -415,7 +416,8 @@ static int node_drained(const struct node *n)
 
 static int node_idle(const struct node *n)
 {
-	return !n->down && !(n->flags & NODE_DRAIN) && !n->run_jobs && !n->completing;
+	return !n->down && !(n->flags & (NODE_DRAIN | NODE_FAIL)) && !n->run_jobs &&
+	       !n->completing;
 }
 
 /* The nodes of t's list (all when "*"), for this node count. */
@@ -480,6 +482,7 @@ static void node_trigger(struct ctld *ctld, struct trig *t, const struct events 
 		if (((t->type & TRIG_T_DOWN) && e->down[i]) ||
 		    ((t->type & TRIG_T_UP) && e->up[i]) ||
 		    ((t->type & TRIG_T_DRAINED) && e->drained[i]) ||
+		    ((t->type & TRIG_T_FAIL) && e->fail[i]) ||
 		    ((t->type & TRIG_T_IDLE) && m->idle_since[i] &&
 		     e->now - m->idle_since[i] >= (t->offset > 0 ? t->offset : 0) &&
 		     m->idle_since[i] > t->last_fire))
@@ -537,6 +540,7 @@ static void events_release(struct events *e)
 	free(e->down);
 	free(e->up);
 	free(e->drained);
+	free(e->fail);
 	free(e->hit);
 }
 
@@ -554,6 +558,7 @@ static void look(struct ctld *ctld, struct trigger_mgr *m, struct events *e)
 	if (nn != m->nnodes) {
 		m->was_down = xrealloc(m->was_down, nn + 1);
 		m->was_drained = xrealloc(m->was_drained, nn + 1);
+		m->was_fail = xrealloc(m->was_fail, nn + 1);
 		m->idle_since = xrealloc(m->idle_since, (nn + 1) * sizeof(time_t));
 		m->nnodes = nn;
 		m->primed = 0;
@@ -563,20 +568,24 @@ static void look(struct ctld *ctld, struct trigger_mgr *m, struct events *e)
 		e->down = xcalloc(nn + 1, 1);
 		e->up = xcalloc(nn + 1, 1);
 		e->drained = xcalloc(nn + 1, 1);
+		e->fail = xcalloc(nn + 1, 1);
 		e->hit = xcalloc(nn + 1, 1);
 	}
 	for (size_t i = 0; i < nn; i++) {
 		const struct node *n = node_mgr_get(ctld->nodes, (uint32_t)i);
-		uint8_t down = n->down != 0, drained = (uint8_t)node_drained(n);
+		uint8_t down = n->down != 0, drained = (uint8_t)node_drained(n),
+		        fail = !!(n->flags & NODE_FAIL);
 		if (m->primed && e->down) {
 			e->down[i] = down && !m->was_down[i];
 			e->up[i] = !down && m->was_down[i];
 			e->drained[i] = drained && !m->was_drained[i];
+			e->fail[i] = fail && !m->was_fail[i];
 		} else if (!m->primed) {
 			m->idle_since[i] = 0;
 		}
 		m->was_down[i] = down;
 		m->was_drained[i] = drained;
+		m->was_fail[i] = fail;
 		if (!node_idle(n))
 			m->idle_since[i] = 0;
 		else if (!m->idle_since[i])

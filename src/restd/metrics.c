@@ -250,8 +250,8 @@ static void nodes_metrics(struct evbuffer *b, const struct node_info_resp *nodes
 	for (uint32_t i = 0; i < nodes->nodes_count; i++) {
 		const struct node_info *n = &nodes->nodes[i];
 		uint32_t base = n->state & NODE_STATE_BASE;
-		int usable =
-		    base != NODE_DOWN && !(n->state & (NODE_DRAIN | NODE_NO_RESPOND));
+		int usable = base != NODE_DOWN &&
+		             !(n->state & (NODE_DRAIN | NODE_FAIL | NODE_NO_RESPOND));
 		size_t len;
 
 		node_state_short(n->state, st, sizeof(st));

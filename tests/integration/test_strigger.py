@@ -208,3 +208,33 @@ def test_runs_as_the_user_who_set_it(ucluster, users):
     assert (p.returncode, p.stderr) == (1, "slurm_clear_trigger: Access/permission "
                                            "denied\n")
     assert _fired(c, log, 1, timeout=60) == [f"{a.name} {jobid}"]
+
+
+def test_node_fail(tcluster):
+    """scontrol update State=FAIL (a reason needed): no new job there, the
+    running one goes on, sinfo says failg/fail, strigger --fail fires with
+    the node; RESUME ends it."""
+    c = tcluster
+    prog, log = _program(c)
+    c.run(["strigger", "--set", "--fail", f"--program={prog}"], check=True)
+    jid = c.sbatch("-w", "node03", "-o", "/dev/null", "--wrap", "sleep 300")
+    c.wait_running(jid)
+    p = c.run(["scontrol", "update", "nodename=node03", "state=fail"])
+    assert p.returncode != 0 and "You must specify a reason" in p.stderr, p.stderr
+    c.run(["scontrol", "update", "nodename=node03", "state=fail", "reason=disk"],
+          check=True)
+    assert _fired(c, log, 1) == ["root node03"]
+    st = lambda: c.run(["sinfo", "-h", "-n", "node03", "-o", "%t"]).stdout.strip()
+    assert st() in ("failg", "fail")
+    assert c.job_state(jid) == "RUNNING"
+    assert "State=MIXED+FAIL" in c.run(["scontrol", "show", "node", "node03"]).stdout or \
+        "State=ALLOCATED+FAIL" in c.run(["scontrol", "show", "node", "node03"]).stdout
+    assert c.run(["sinfo", "-h", "-t", "fail", "-o", "%N"]).stdout.strip() == "node03"
+    other = c.sbatch("-w", "node03", "-o", "/dev/null", "--wrap", "true")
+    time.sleep(2)
+    assert c.job_state(other) == "PENDING"
+    c.run(["scancel", str(jid)], check=True)
+    c.wait_for(lambda: st() == "fail" or None, what="an idle failed node")
+    assert c.job_state(other) == "PENDING"
+    c.run(["scontrol", "update", "nodename=node03", "state=resume"], check=True)
+    assert c.wait_job(other) == "COMPLETED"
