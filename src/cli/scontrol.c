@@ -912,12 +912,12 @@ static const struct {
     {"shutdown", 8, cmd_shutdown},
     {"takeover", 8, cmd_takeover},
     {"abort", 5, cmd_unsupported},
-    {"setdebug", 2, cmd_unsupported},
-    {"setdebugflags", 9, cmd_unsupported},
-    {"schedloglevel", 3, cmd_unsupported},
+    {"setdebug", 2, scontrol_setdebug},
+    {"setdebugflags", 9, scontrol_setdebugflags},
+    {"schedloglevel", 3, scontrol_schedloglevel},
     {"token", 3, cmd_token},
-    {"write", 2, cmd_unsupported},
-    {"completing", 2, cmd_unsupported},
+    {"write", 2, scontrol_write},
+    {"completing", 2, scontrol_completing},
 };
 
 static int run_command(struct scontrol_opts *o, int argc, char **argv)

@@ -39,6 +39,18 @@ int scontrol_resv_load(const char *name, struct resv_info_resp **ret);
 /* One in scontrol show's layout (now: the controller's clock). */
 void scontrol_resv_print(const struct resv_info *r, time_t now, int oneliner);
 
+/* The smaller commands (scontrol_misc.c), each returning the exit status:
+ * write batch_script|config, setdebug, setdebugflags, schedloglevel,
+ * completing, and show daemons. */
+int scontrol_write(const struct scontrol_opts *o, int argc, char **argv);
+int scontrol_setdebug(const struct scontrol_opts *o, int argc, char **argv);
+int scontrol_setdebugflags(const struct scontrol_opts *o, int argc, char **argv);
+int scontrol_schedloglevel(const struct scontrol_opts *o, int argc, char **argv);
+int scontrol_completing(const struct scontrol_opts *o, int argc, char **argv);
+int scontrol_show_daemons(void);
+/* show aliases [HOST]: the NodeNames whose NodeHostname is HOST (this host). */
+int scontrol_show_aliases(const char *host);
+
 /* Case-insensitive: s is a prefix of word of at least min bytes. */
 int scontrol_abbrev(const char *s, const char *word, size_t min);
 

@@ -1279,6 +1279,15 @@ int scontrol_show(const struct scontrol_opts *o, int argc, char **argv)
 		rc = scontrol_resv_show(o, id);
 	} else if (scontrol_abbrev(entity, "licenses", 2)) {
 		rc = show_licenses(o, id);
+	} else if (scontrol_abbrev(entity, "daemons", 1)) {
+		rc = id ? (fprintf(stderr, "too many arguments for keyword:show\n"), 1)
+		        : scontrol_show_daemons();
+	} else if (scontrol_abbrev(entity, "aliases", 1)) {
+		rc = scontrol_show_aliases(id);
+	} else if (scontrol_abbrev(entity, "federations", 1) ||
+	           scontrol_abbrev(entity, "frontendname", 1) ||
+	           scontrol_abbrev(entity, "burstbuffer", 2)) {
+		rc = 0; /* not in a federation, no front ends, no burst buffers */
 	} else {
 		fprintf(stderr, "invalid entity:%s for keyword:show\n", entity);
 		rc = 1;

@@ -38,6 +38,11 @@ int log_init(const char *prog, int level, const char *file)
 	return 0;
 }
 
+void log_set_level(int level)
+{
+	log_level = level;
+}
+
 void log_forget_file(void)
 {
 	log_fd = 2;

@@ -10,6 +10,8 @@
 
 /* prog: borrowed, kept. file: NULL for stderr. level: LOG_ERR..LOG_DEBUG. */
 int log_init(const char *prog, int level, const char *file);
+/* From now on log at level (scontrol setdebug). */
+void log_set_level(int level);
 /* In a forked child that closes its parent's descriptors: log to stderr and
  * forget the file without closing its descriptor (the child's number for it
  * may be another file by then). */

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include "common/conf.h"
 #include "common/states.h"
+#include "ctld/admin_ops.h"
 #include "ctld/hetjob.h"
 #include "ctld/assoc.h"
 #include "ctld/topo.h"
@@ -53,6 +54,18 @@ static void op_submit(struct ctld *ctld, struct caller *who, void **body, struct
 static void op_alloc(struct ctld *ctld, struct caller *who, void **body, struct chan *ch)
 {
 	job_mgr_submit(ctld, who, *body, 1, ch);
+}
+
+static void op_job_script(struct ctld *ctld, struct caller *who, void **body,
+                          struct chan *ch)
+{
+	admin_job_script(ctld, who, *body, ch);
+}
+
+static void op_set_debug(struct ctld *ctld, struct caller *who, void **body,
+                         struct chan *ch)
+{
+	admin_set_debug(ctld, who, *body, ch);
 }
 
 static void op_will_run(struct ctld *ctld, struct caller *who, void **body,
@@ -454,6 +467,8 @@ static const struct op_entry {
     {MSG_SUBMIT_HET_REQ, P_USER, op_submit_het},
     {MSG_ALLOC_HET_REQ, P_USER, op_alloc_het},
     {MSG_WILL_RUN_REQ, P_USER, op_will_run},
+    {MSG_JOB_SCRIPT_REQ, P_USER, op_job_script},
+    {MSG_SET_DEBUG_REQ, P_ADMIN, op_set_debug},
     {MSG_CRONTAB_GET_REQ, P_USER, op_crontab_get},
 };
 

@@ -37,7 +37,8 @@ uint32_t frame_max_body(uint16_t type)
 	case MSG_ALLOC_REQ:
 	case MSG_WILL_RUN_REQ:
 	case MSG_STEP_CREATE_REQ:
-	case MSG_SUBMIT_HET_REQ: /* components: the leader's script, envs */
+	case MSG_JOB_SCRIPT_RESP: /* a script of up to JOBSCRIPT_MAX */
+	case MSG_SUBMIT_HET_REQ:  /* components: the leader's script, envs */
 	case MSG_ALLOC_HET_REQ:
 	case MSG_STEP_HET_CREATE_REQ: /* up to HET_MAX step requests */
 		return 8u << 20;

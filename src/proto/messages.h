@@ -355,6 +355,23 @@ ROTA_DECLARE(submit_resp, SUBMIT_RESP_FIELDS)
 	F(S, str, part_name, _)
 ROTA_DECLARE(will_run_resp, WILL_RUN_RESP_FIELDS)
 
+/* scontrol write batch_script: MSG_JOB_SCRIPT_REQ {job} -> MSG_JOB_SCRIPT_RESP
+ * {its batch script} to its user or an operator, or MSG_RC
+ * (ESLURM_JOB_SCRIPT_MISSING: not a batch job). */
+#define JOB_SCRIPT_REQ_FIELDS(F, S) F(S, u32, job_id, _)
+ROTA_DECLARE(job_script_req, JOB_SCRIPT_REQ_FIELDS)
+#define JOB_SCRIPT_RESP_FIELDS(F, S) F(S, str, script, _)
+ROTA_DECLARE(job_script_resp, JOB_SCRIPT_RESP_FIELDS)
+
+/* scontrol setdebug / setdebugflags / schedloglevel: MSG_SET_DEBUG_REQ
+ * {what: SET_DEBUG_*, the level or the flags as given} -> MSG_RC (admins). */
+#define SET_DEBUG_REQ_FIELDS(F, S)                                                       \
+	F(S, u32, what, _)                                                               \
+	F(S, i32, level, _)                                                              \
+	F(S, str, flags, _)
+ROTA_DECLARE(set_debug_req, SET_DEBUG_REQ_FIELDS)
+enum set_debug_what { SET_DEBUG_LEVEL = 0, SET_DEBUG_FLAGS = 1, SET_DEBUG_SCHED = 2 };
+
 #define JOB_INFO_REQ_FIELDS(F, S)                                                        \
 	F(S, u32v, job_ids, _) /* empty: all */                                          \
 	F(S, u32, flags, _)                                                              \
@@ -1695,7 +1712,10 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_STEP_HET_CREATE_REQ, 118, step_het_create_req)                             \
 	M(MSG_STEP_HET_CREATE_RESP, 119, step_het_create_resp)                           \
 	M(MSG_WILL_RUN_REQ, 120, job_desc) /* --test-only */                             \
-	M(MSG_WILL_RUN_RESP, 121, will_run_resp)
+	M(MSG_WILL_RUN_RESP, 121, will_run_resp)                                         \
+	M(MSG_JOB_SCRIPT_REQ, 122, job_script_req)                                       \
+	M(MSG_JOB_SCRIPT_RESP, 123, job_script_resp)                                     \
+	M(MSG_SET_DEBUG_REQ, 124, set_debug_req)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) };

@@ -1,5 +1,6 @@
 """scontrol: ping, show config/job/node/partition/hostnames, update, errors."""
 
+import os
 import re
 import socket
 
@@ -95,3 +96,47 @@ def test_version(cluster):
     p = cluster.run("scontrol --version")
     assert p.returncode == 0
     assert re.fullmatch(r"slurm \d+\.\d+\.\d+.*\n", p.stdout)
+
+
+def test_write_batch_script(cluster, tmp_path):
+    c = cluster
+    script = "#!/bin/sh\n#SBATCH -J wbs\necho hi\n"
+    jid = c.sbatch("-H", input=script)
+    p = c.run(["scontrol", "write", "batch_script", str(jid)], cwd=tmp_path, check=True)
+    assert p.stdout == f"batch script for job {jid} written to slurm-{jid}.sh\n"
+    assert (tmp_path / f"slurm-{jid}.sh").read_text() == script
+    p = c.run(["scontrol", "write", "batch_script", str(jid), "-"], check=True)
+    assert p.stdout == script
+    p = c.run(["scontrol", "write", "batch_script", str(jid), str(tmp_path / "x.sh")],
+              check=True)
+    assert (tmp_path / "x.sh").read_text() == script
+    p = c.run(["scontrol", "write", "batch_script", "999999"], cwd=tmp_path)
+    assert p.returncode == 1 and p.stderr.startswith("job script retrieval failed:"), p
+    assert not (tmp_path / "slurm-999999.sh").exists()
+
+
+def test_setdebug_and_friends(cluster):
+    c = cluster
+    assert c.run(["scontrol", "setdebug", "debug2"], check=True).stdout == ""
+    assert c.run(["scontrol", "setdebug", "3"], check=True).stdout == ""
+    p = c.run(["scontrol", "setdebug", "loud"])
+    assert p.returncode == 1 and p.stderr == "invalid debug level: loud\n"
+    p = c.run(["scontrol", "setdebug"])
+    assert p.returncode == 1 and p.stderr == "too few arguments for keyword:setdebug\n"
+    assert c.run(["scontrol", "setdebugflags", "+Backfill,-Gang"]).returncode == 0
+    assert c.run(["scontrol", "setdebugflags", "+Nonsense"]).returncode == 1
+    assert c.run(["scontrol", "schedloglevel", "enable"]).returncode == 0
+    assert c.run(["scontrol", "setdebug", "info"]).returncode == 0
+    log = open(os.path.join(c.dir, "log", "rotactld.log")).read()
+    assert "Set debug level to 6" in log and "Set debug level to 3" in log
+
+
+def test_completing_and_show_entities(cluster):
+    c = cluster
+    p = c.run(["scontrol", "completing"], check=True)
+    assert p.stdout == ""
+    p = c.run(["scontrol", "show", "daemons"], check=True)
+    assert p.stdout in ("slurmctld slurmd\n", "slurmd\n", "slurmctld \n", "\n"), p.stdout
+    for ent in ("federation", "frontend", "burstbuffer"):
+        p = c.run(["scontrol", "show", ent], check=True)
+        assert p.stdout == "", (ent, p.stdout)

@@ -1,0 +1,337 @@
+/* scontrol_misc.c - scontrol's smaller commands, as Slurm 22.05's: write
+ * batch_script, setdebug, setdebugflags, schedloglevel, completing, and show
+ * daemons and aliases. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli/call.h"
+#include "cli/cli.h"
+#include "cli/scontrol.h"
+#include "common/conf.h"
+#include "common/hostlist.h"
+#include "common/states.h"
+#include "common/timefmt.h"
+#include "proto/messages.h"
+#include "common/common.h"
+
+/* write batch_script JOBID [FILE|-] */
+static int write_script(const struct scontrol_opts *o, int argc, char **argv)
+{
+	struct job_script_req req = {0};
+	struct job_script_resp *r = NULL;
+	char *msg = NULL, *path;
+	FILE *out = stdout;
+	int rc;
+
+	if (argc < 1) {
+		fprintf(stderr, "too few arguments for keyword:write\n");
+		return 1;
+	}
+	req.job_id = (uint32_t)strtoul(argv[0], NULL, 10);
+	path = argc > 1 ? xstrdup(argv[1]) : xasprintf("slurm-%u.sh", req.job_id);
+	if (strcmp(path, "-") && !(out = fopen(path, "w"))) {
+		fprintf(stderr, "failed to open file `%s`: %s\n", path, strerror(errno));
+		free(path);
+		return 1;
+	}
+	rc = call_ctld(MSG_JOB_SCRIPT_REQ, &req, MSG_JOB_SCRIPT_RESP, (void **)&r, &msg);
+	if (!rc && fputs(r->script ? r->script : "", out) < 0)
+		rc = errno;
+	if (out != stdout && fclose(out) != 0 && !rc)
+		rc = errno;
+	if (rc) {
+		if (out != stdout)
+			unlink(path);
+		fprintf(stderr, "job script retrieval failed: %s\n",
+		        msg ? msg : strerror(rc));
+	} else if (out != stdout && !o->quiet) {
+		printf("batch script for job %u written to %s\n", req.job_id, path);
+	}
+	if (r)
+		msg_body_free(MSG_JOB_SCRIPT_RESP, r);
+	free(msg);
+	free(path);
+	return rc ? 1 : 0;
+}
+
+int scontrol_write(const struct scontrol_opts *o, int argc, char **argv)
+{
+	if (argc >= 1 && scontrol_abbrev(argv[0], "batch_script", 5))
+		return write_script(o, argc - 1, argv + 1);
+	if (argc >= 1 && scontrol_abbrev(argv[0], "config", 1)) {
+		cli_error("%s", slurm_strerror(ESLURM_NOT_SUPPORTED));
+		return 1;
+	}
+	fprintf(stderr, "invalid write argument:%s\n", argc ? argv[0] : "");
+	return 1;
+}
+
+static int set_debug(struct set_debug_req *req, const char *what)
+{
+	char *msg = NULL;
+	void *body = NULL;
+	int rc = call_ctld(MSG_SET_DEBUG_REQ, req, MSG_RC, &body, &msg);
+
+	if (body)
+		msg_body_free(MSG_RC, body);
+	if (rc)
+		fprintf(stderr, "%s error: %s\n", what, msg ? msg : slurm_strerror(rc));
+	free(msg);
+	return rc ? 1 : 0;
+}
+
+/* One argument, or Slurm's complaint; 0 when there is one. */
+static int one_arg(const char *tag, int argc)
+{
+	if (argc == 1)
+		return 0;
+	fprintf(stderr, "too %s arguments for keyword:%s\n", argc > 1 ? "many" : "few",
+	        tag);
+	return 1;
+}
+
+int scontrol_setdebug(const struct scontrol_opts *o, int argc, char **argv)
+{
+	static const char *const levels[] = {"quiet",   "fatal", "error",  "info",
+	                                     "verbose", "debug", "debug2", "debug3",
+	                                     "debug4",  "debug5"};
+	struct set_debug_req req = {.what = SET_DEBUG_LEVEL, .level = -1};
+	char *end;
+
+	(void)o;
+	if (one_arg("setdebug", argc))
+		return 1;
+	for (int i = 0; i < 10; i++)
+		if (!strcasecmp(argv[0], levels[i]))
+			req.level = i;
+	if (req.level < 0) {
+		unsigned long n = strtoul(argv[0], &end, 10);
+		if (!*argv[0] || *end || n > 9) {
+			fprintf(stderr, "invalid debug level: %s\n", argv[0]);
+			return 1;
+		}
+		req.level = (int32_t)n;
+	}
+	return set_debug(&req, "slurm_set_debug_level");
+}
+
+/* Slurm's DebugFlags names, each given with + or - or as the whole list. */
+static int debug_flag_known(const char *name)
+{
+	static const char *const known[] = {"Accrue",
+	                                    "Agent",
+	                                    "Backfill",
+	                                    "BackfillMap",
+	                                    "BurstBuffer",
+	                                    "Cgroup",
+	                                    "CPU_Bind",
+	                                    "CpuFrequency",
+	                                    "Data",
+	                                    "Dependency",
+	                                    "Elasticsearch",
+	                                    "Energy",
+	                                    "ExtSensors",
+	                                    "Federation",
+	                                    "FrontEnd",
+	                                    "Gres",
+	                                    "Hetjob",
+	                                    "Gang",
+	                                    "JobAccountGather",
+	                                    "JobComp",
+	                                    "JobContainer",
+	                                    "License",
+	                                    "Network",
+	                                    "NetworkRaw",
+	                                    "NodeFeatures",
+	                                    "NO_CONF_HASH",
+	                                    "Power",
+	                                    "Priority",
+	                                    "Profile",
+	                                    "Protocol",
+	                                    "Reservation",
+	                                    "Route",
+	                                    "Script",
+	                                    "SelectType",
+	                                    "Steps",
+	                                    "Switch",
+	                                    "TimeCray",
+	                                    "TraceJobs",
+	                                    "Triggers",
+	                                    "WorkQueue",
+	                                    "AuditRPCs"};
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcasecmp(name, known[i]))
+			return 1;
+	return 0;
+}
+
+int scontrol_setdebugflags(const struct scontrol_opts *o, int argc, char **argv)
+{
+	struct set_debug_req req = {.what = SET_DEBUG_FLAGS};
+
+	(void)o;
+	if (argc < 1) {
+		fprintf(stderr, "too few arguments for keyword:setdebugflags\n");
+		return 1;
+	}
+	for (int i = 0; i < argc; i++) {
+		char **flags = strv_split(argv[i], ",");
+		int ok = 1;
+		for (size_t k = 0; flags && flags[k] && ok; k++)
+			ok = debug_flag_known(flags[k] +
+			                      (*flags[k] == '+' || *flags[k] == '-'));
+		strv_free(flags);
+		if (!ok) {
+			fprintf(stderr, "invalid debug flag: %s\n", argv[i]);
+			return 1;
+		}
+	}
+	req.flags = argv[0];
+	return set_debug(&req, "slurm_set_debugflags");
+}
+
+int scontrol_schedloglevel(const struct scontrol_opts *o, int argc, char **argv)
+{
+	struct set_debug_req req = {.what = SET_DEBUG_SCHED};
+
+	(void)o;
+	if (one_arg("schedloglevel", argc))
+		return 1;
+	if (!strcasecmp(argv[0], "enable") || !strcmp(argv[0], "1"))
+		req.level = 1;
+	else if (!strcasecmp(argv[0], "disable") || !strcmp(argv[0], "0"))
+		req.level = 0;
+	else {
+		fprintf(stderr, "invalid schedlog level: %s\n", argv[0]);
+		return 1;
+	}
+	return set_debug(&req, "slurm_set_schedlog_level");
+}
+
+/* The job's nodes that are still completing, and those down. */
+static void completing_nodes(const struct job_info *j, const struct node_info_resp *nodes,
+                             char **comp, char **down)
+{
+	char **names = NULL, **c = NULL, **d = NULL;
+	size_t n = 0, nc = 0, nd = 0;
+
+	if (j->nodes && hostlist_expand(j->nodes, &names, &n, NULL) < 0)
+		n = 0;
+	c = xcalloc(n + 1, sizeof(*c));
+	d = xcalloc(n + 1, sizeof(*d));
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t k = 0; k < nodes->nodes_count; k++) {
+			const struct node_info *nd_ = &nodes->nodes[k];
+			if (strcmp(nd_->name, names[i]))
+				continue;
+			if (nd_->state & NODE_COMPLETING)
+				c[nc++] = names[i];
+			else if ((nd_->state & NODE_STATE_BASE) == NODE_DOWN)
+				d[nd++] = names[i];
+		}
+	*comp = nc ? hostlist_compress(c, nc) : NULL;
+	*down = nd ? hostlist_compress(d, nd) : NULL;
+	free(c);
+	free(d);
+	hostlist_free(names);
+}
+
+int scontrol_completing(const struct scontrol_opts *o, int argc, char **argv)
+{
+	struct job_info_req jreq = {0};
+	struct empty_msg nreq = {0};
+	struct job_info_resp *jobs = NULL;
+	struct node_info_resp *nodes = NULL;
+	char *msg = NULL;
+	time_t now = time(NULL);
+
+	(void)o;
+	(void)argc;
+	(void)argv;
+	if (call_ctld(MSG_JOB_INFO_REQ, &jreq, MSG_JOB_INFO_RESP, (void **)&jobs, &msg) ||
+	    call_ctld(MSG_NODE_INFO_REQ, &nreq, MSG_NODE_INFO_RESP, (void **)&nodes,
+	              &msg)) {
+		fprintf(stderr, "slurm_load_%s error: %s\n", jobs ? "node" : "jobs", msg);
+		free(msg);
+		if (jobs)
+			msg_body_free(MSG_JOB_INFO_RESP, jobs);
+		return 1;
+	}
+	for (uint32_t i = 0; i < jobs->jobs_count; i++) {
+		const struct job_info *j = &jobs->jobs[i];
+		char end[64], took[32], *comp, *down;
+		if (!(j->state & JOB_COMPLETING))
+			continue;
+		completing_nodes(j, nodes, &comp, &down);
+		printf("JobId=%u EndTime=%s CompletingTime=%s ", j->job_id,
+		       timefmt_iso((time_t)j->end_time, end, sizeof(end)),
+		       timefmt_elapsed(now > j->end_time ? (long)(now - j->end_time) : 0,
+		                       took, sizeof(took)));
+		if (comp)
+			printf("Nodes(COMPLETING)=%s ", comp);
+		if (down)
+			printf("Nodes(DOWN)=%s ", down);
+		printf("\n");
+		free(comp);
+		free(down);
+	}
+	msg_body_free(MSG_JOB_INFO_RESP, jobs);
+	msg_body_free(MSG_NODE_INFO_RESP, nodes);
+	return 0;
+}
+
+/* Does name (a host name of slurm.conf) name this host? */
+static int is_here(const char *name, const char *shortname, const char *longname)
+{
+	return name && (!strcmp(name, shortname) || !strcmp(name, longname) ||
+	                !strcasecmp(name, "localhost"));
+}
+
+/* show daemons: what runs here by slurm.conf, under Slurm's names. */
+int scontrol_show_daemons(void)
+{
+	const struct conf *c = cli_conf();
+	char longname[256] = "", shortname[256];
+	int ctld = 0, d = 0;
+
+	gethostname(longname, sizeof(longname) - 1);
+	snprintf(shortname, sizeof(shortname), "%.*s", (int)strcspn(longname, "."),
+	         longname);
+	ctld = is_here(c->slurmctld_host, shortname, longname);
+	for (size_t i = 0; i < c->backup_count && !ctld; i++)
+		ctld = is_here(c->backup_host[i], shortname, longname);
+	for (size_t i = 0; i < c->node_count && !d; i++)
+		d = is_here(c->nodes[i].name, shortname, longname) ||
+		    is_here(c->nodes[i].hostname, shortname, longname);
+	printf("%s%s\n", ctld ? "slurmctld " : "", d ? "slurmd" : "");
+	return 0;
+}
+
+int scontrol_show_aliases(const char *host)
+{
+	const struct conf *c = cli_conf();
+	char me[256] = "";
+	const char *sep = "";
+
+	if (!host) {
+		gethostname(me, sizeof(me) - 1);
+		me[strcspn(me, ".")] = '\0';
+		host = me;
+	}
+	for (size_t i = 0; i < c->node_count; i++) {
+		const char *h =
+		    c->nodes[i].hostname ? c->nodes[i].hostname : c->nodes[i].name;
+		if (strcmp(h, host))
+			continue;
+		printf("%s%s", sep, c->nodes[i].name);
+		sep = " ";
+	}
+	if (*sep)
+		printf("\n");
+	return 0;
+}
