@@ -85,8 +85,8 @@ int cli_exit_error(void);
 int cli_exit_immediate(void);
 
 /* A command's input variables that stand for its options (SQUEUE_USERS for
- * --user...): var set gives "--opt=value", or "--opt" for a flag (unless
- * its value is "0" or "no").  cli_env_argv() makes an argument vector of
+ * --user...): var set gives "--opt=value", or "--opt" for a flag (whatever
+ * its value, as Slurm).  cli_env_argv() makes an argument vector of
  * them after argv0, for the command's own parser to take before its command
  * line; *ret_argc its length.  Caller frees with cli_env_argv_free(). */
 struct cli_env_opt {

@@ -30,14 +30,20 @@ void cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* The exit code SLURM_EXIT_ERROR (or _IMMEDIATE) names, else 1. */
+/* The exit code SLURM_EXIT_ERROR (or _IMMEDIATE) names, read as Slurm does
+ * (its leading number); 0 would say success: refused, 1 then. */
 static int exit_code_from(const char *name)
 {
 	const char *v = getenv(name);
-	char *end;
-	long n = v ? strtol(v, &end, 10) : 0;
+	long n;
 
-	return v && *v && !*end && n >= 0 && n <= 255 ? (int)n : 1;
+	if (!v)
+		return 1;
+	if ((n = strtol(v, NULL, 10)) == 0) {
+		cli_error("%s has zero value", name);
+		return 1;
+	}
+	return (int)(n & 0xff);
 }
 
 int cli_exit_error(void)
@@ -59,9 +65,7 @@ char **cli_env_argv(const char *argv0, const struct cli_env_opt *t, size_t n,
 	v[c++] = xstrdup(argv0);
 	for (size_t i = 0; i < n; i++) {
 		const char *val = getenv(t[i].var);
-		if (!val || (!t[i].flag && !*val))
-			continue;
-		if (t[i].flag && (!strcmp(val, "0") || !strcasecmp(val, "no")))
+		if (!val || (!t[i].flag && !*val)) /* a flag: set whatever its value */
 			continue;
 		v[c++] = t[i].flag ? xasprintf("--%s", t[i].opt)
 		                   : xasprintf("--%s=%s", t[i].opt, val);

@@ -642,6 +642,18 @@ static void print_frame(const struct job_list_resp *r, void *arg)
 		fwrite_unlocked(r->text.data, 1, r->text.len, stdout);
 }
 
+/* SLURM_TIME_FORMAT, for the controller to print with: an invalid one is
+ * said here, as Slurm's squeue says it, and the standard form used. */
+static char *time_style(void)
+{
+	char *style = getenv("SLURM_TIME_FORMAT");
+
+	if (timefmt_style_ok(style))
+		return style;
+	cli_error("invalid SLURM_TIME_FORMAT = '%s'", style);
+	return NULL;
+}
+
 /* The listing, printed by the controller: the header here, then its lines. */
 static int print_once(const struct squeue_opts *o, const struct fmt_layout *layout,
                       const char *fmt, enum fmt_syntax syntax, const char *sort)
@@ -661,7 +673,7 @@ static int print_once(const struct squeue_opts *o, const struct fmt_layout *layo
 	    .qos = o->qos,
 	    .nodes = o->nodes,
 	    .licenses = o->licenses,
-	    .time_format = getenv("SLURM_TIME_FORMAT"),
+	    .time_format = time_style(),
 	    .reservation = o->reservation,
 	};
 	struct stream_out so = {o, layout, 0};

@@ -185,21 +185,21 @@ static const char *relative_form(const struct tm *tm, time_t now)
 	return "%a %H:%M";
 }
 
-/* The strftime form of style for t. */
+int timefmt_style_ok(const char *style)
+{
+	return !style || !*style || !strcmp(style, "standard") ||
+	       !strcmp(style, "relative") ||
+	       (strchr(style, '%') && strlen(style) < TIMEFMT_STYLE_MAX);
+}
+
+/* The strftime form of style for t (an invalid style: the standard one). */
 static const char *style_form(const char *style, const struct tm *tm, time_t now)
 {
-	static int warned;
-
-	if (!style || !*style || !strcmp(style, "standard"))
+	if (!timefmt_style_ok(style) || !style || !*style || !strcmp(style, "standard"))
 		return "%Y-%m-%dT%H:%M:%S";
 	if (!strcmp(style, "relative"))
 		return relative_form(tm, now);
-	if (strchr(style, '%') && strlen(style) < TIMEFMT_STYLE_MAX)
-		return style;
-	if (!warned++)
-		fprintf(stderr, "%s: error: invalid SLURM_TIME_FORMAT = '%s'\n",
-		        program_invocation_short_name, style);
-	return "%Y-%m-%dT%H:%M:%S";
+	return style;
 }
 
 char *timefmt_show(time_t t, const char *style, time_t now, char *buf, size_t len)
@@ -228,7 +228,13 @@ char *timefmt_show(time_t t, const char *style, time_t now, char *buf, size_t le
 
 char *timefmt_iso(time_t t, char *buf, size_t len)
 {
-	return timefmt_show(t, getenv("SLURM_TIME_FORMAT"), time(NULL), buf, len);
+	static int warned;
+	const char *style = getenv("SLURM_TIME_FORMAT");
+
+	if (!timefmt_style_ok(style) && !warned++)
+		fprintf(stderr, "%s: error: invalid SLURM_TIME_FORMAT = '%s'\n",
+		        program_invocation_short_name, style);
+	return timefmt_show(t, style, time(NULL), buf, len);
 }
 
 int timefmt_parse_mem(const char *s, uint64_t *ret_mb)

@@ -45,6 +45,8 @@ char *timefmt_iso(time_t t, char *buf, size_t len);
  * a '%', shorter than 32 bytes (another is said once on stderr and the
  * standard form used, as Slurm). */
 char *timefmt_show(time_t t, const char *style, time_t now, char *buf, size_t len);
+/* Is style one of those (NULL included)? */
+int timefmt_style_ok(const char *style);
 
 /* Parse a memory size as Slurm does for --mem and RealMemory: a number with an
  * optional suffix K, M, G, T (case-insensitive, powers of 1024), which may be

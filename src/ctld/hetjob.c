@@ -117,9 +117,17 @@ void hetjob_submit_request(struct ctld *ctld, const struct caller *who,
 		return;
 	}
 	prep = xcalloc(n, sizeof(*prep));
+	uint32_t as_uid = req->jobs_count ? job_desc_X(&req->jobs[0])->as_uid : 0,
+	         as_gid = req->jobs_count ? job_desc_X(&req->jobs[0])->as_gid : 0;
+
 	for (uint32_t k = 0; k < n && !rc; k++) {
 		struct job_desc *d = &req->jobs[k];
 
+		/* one user's: root's --uid/--gid of the leader is every one's */
+		if (k && (as_uid || as_gid)) {
+			job_desc_x_mut(d)->as_uid = as_uid;
+			job_desc_x_mut(d)->as_gid = as_gid;
+		}
 		/* one job: the leader's script, name and files for all */
 		if (k && !alloc) {
 			free(d->script);

@@ -1026,7 +1026,7 @@ static int submit_as(const struct caller *who, struct job_desc *d, struct caller
 	*as = *who;
 	if (!x || (!x->as_uid && !x->as_gid))
 		return 0;
-	if (who->uid != 0)
+	if (!caller_is_admin(who)) /* root or SlurmUser */
 		return -ESLURM_ACCESS_DENIED;
 	if (x->as_uid) {
 		struct passwd pw, *got = NULL;
@@ -1102,9 +1102,9 @@ int job_submit_prepare(struct ctld *ctld, const struct caller *caller, struct jo
 	if (!rc)
 		rc =
 		    assoc_limits_submit(ctld, who->uid, user, d, p ? p->cfg->name : NULL);
-	if (!rc && (int32_t)d->nice < 0 && !caller_is_admin(who))
+	if (!rc && (int32_t)d->nice < 0 && !caller_is_admin(caller))
 		rc = -ESLURM_ACCESS_DENIED; /* only operators may raise a priority */
-	if (!rc && d->ext && d->ext->priority && !caller_is_operator(who))
+	if (!rc && d->ext && d->ext->priority && !caller_is_operator(caller))
 		d->ext->priority = 0; /* --priority: operators', ignored for others */
 	/* what cannot be recorded is not accepted (a full disk) */
 	if (!rc && journal_error(ctld->journal))

@@ -863,8 +863,9 @@ void node_mgr_update(struct ctld *ctld, struct caller *who,
 		    node_mgr_get(ctld->nodes, node_mgr_find(ctld->nodes, names[i]));
 		if (!strcasecmp(st, "UNDRAIN"))
 			ev.state = (n->down ? NODE_DOWN : 0) | (n->flags & NODE_FAIL);
-		else if (flags == NODE_FAIL || flags == NODE_DRAIN) /* the other stays */
-			ev.state |= n->flags & (NODE_DRAIN | NODE_FAIL);
+		else if (flags == NODE_FAIL || flags == NODE_DRAIN)
+			ev.state |= n->admin_down ? NODE_DOWN : 0; /* one replaces
+			                                            * the other */
 		if (n->power == NODE_POWER_OFF)
 			ev.state |= NODE_POWERED_DOWN;
 		if (ev_node_state_commit(ctld, &ev) == 0 && flags == NODE_DOWN)

@@ -42,7 +42,7 @@ uint32_t power_state_flags(const struct node *n)
 int power_node_allocatable(const struct node *n)
 {
 	return (n->power == NODE_POWER_OFF || n->power == NODE_POWER_GOING_UP) &&
-	       !n->down && !(n->flags & NODE_DRAIN);
+	       !n->down && !(n->flags & (NODE_DRAIN | NODE_FAIL));
 }
 
 static int node_up(const struct node *n)

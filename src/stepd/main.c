@@ -650,6 +650,8 @@ static void pollset_dispatch(struct stepd *st, struct pollset *ps)
 
 static int all_exited(const struct stepd *st)
 {
+	if (st->nepilogs) /* --task-epilog: what it does is the step's */
+		return 0;
 	for (uint32_t i = 0; i < st->ntasks; i++)
 		if (!st->tasks[i].exited)
 			return 0;
@@ -754,6 +756,7 @@ static void stepd_cleanup(struct stepd *st)
 	for (uint32_t i = 0; i < st->ntasks; i++)
 		free(st->tasks[i].in_buf);
 	free(st->tasks);
+	free(st->epilogs);
 	usage_release(st);
 	strv_free(st->env);
 	msglink_destroy(st->ctl);

@@ -117,11 +117,14 @@ struct stepd {
 	int ngids;
 	mode_t umask;
 
-	char *spool;        /* SlurmdSpoolDir for this node */
-	char *sock_path;    /* <spool>/<node>_<job>.<step>, NULL if no socket */
-	char *job_dir;      /* <spool>/job%05u (batch only) */
-	char *script;       /* <job_dir>/slurm_script (batch only) */
-	uint32_t node_id;   /* SLURM_NODEID: step node index, 0 for batch */
+	char *spool;      /* SlurmdSpoolDir for this node */
+	char *sock_path;  /* <spool>/<node>_<job>.<step>, NULL if no socket */
+	char *job_dir;    /* <spool>/job%05u (batch only) */
+	char *script;     /* <job_dir>/slurm_script (batch only) */
+	uint32_t node_id; /* SLURM_NODEID: step node index, 0 for batch */
+	/* --task-epilog runs not yet over (task.c): the step ends after them */
+	pid_t *epilogs;
+	uint32_t nepilogs;
 	uint32_t gtid_base; /* global id of local task 0 */
 
 	struct stepd_task *tasks;

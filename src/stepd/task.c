@@ -881,19 +881,30 @@ int task_oom_killed(const struct stepd *st, const struct stepd_task *t)
 	return cgroup_oom_kills(st->cg, sigkilled) > 0;
 }
 
-/* srun --task-epilog, once a task has exited: as the user, in the step's
- * environment with the task's SLURM_TASK_PID, its output nowhere; killed
- * with what it started after TASK_EPILOG_SECS (meant to be short, as in
- * Slurm). */
+/* srun --task-epilog, once a task has exited: as the user, in the task's
+ * cgroup (the step's end kills what it leaves), in the step's environment
+ * with the task's SLURM_TASK_PID, its output nowhere.  A supervisor child
+ * kills it with what it started after TASK_EPILOG_SECS (meant to be short,
+ * as in Slurm); the step daemon does not wait for it: its loop goes on
+ * with the other tasks' output and messages, and task_reap reaps it. */
 #define TASK_EPILOG_SECS 5
-static void task_epilog(struct stepd *st, pid_t task_pid)
+static void task_epilog(struct stepd *st, const struct stepd_task *t, pid_t task_pid)
 {
-	const char *path = st->req->task_epilog;
+	const char *path = st->req->task_epilog, *what = "";
 	pid_t pid;
 
 	if (!path || !*path || (pid = fork()) < 0)
 		return;
-	if (pid == 0) {
+	if (pid > 0) {
+		st->epilogs = xrealloc(st->epilogs, (st->nepilogs + 1) * sizeof(pid_t));
+		st->epilogs[st->nepilogs++] = pid;
+		return;
+	}
+	/* the supervisor, still root: none of the step daemon's descriptors */
+	close_range(3, ~0U, 0);
+	if (cgroup_enter(st->cg, t->ltid, &what) < 0)
+		_exit(1);
+	if ((pid = fork()) == 0) {
 		char **env = strv_setenvf(strv_dup(st->env), "SLURM_TASK_PID", "%d",
 		                          (int)task_pid);
 		char *argv[] = {(char *)path, NULL};
@@ -909,14 +920,14 @@ static void task_epilog(struct stepd *st, pid_t task_pid)
 		execve(path, argv, env);
 		_exit(127);
 	}
-	for (int i = 0; i < TASK_EPILOG_SECS * 100; i++) {
+	for (int i = 0; pid > 0 && i < TASK_EPILOG_SECS * 100; i++) {
 		if (waitpid(pid, NULL, WNOHANG) == pid)
-			return;
+			_exit(0);
 		usleep(10000);
 	}
-	kill(-pid, SIGKILL);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	if (pid > 0)
+		kill(-pid, SIGKILL);
+	_exit(0);
 }
 
 int task_reap(struct stepd *st)
@@ -925,6 +936,9 @@ int task_reap(struct stepd *st)
 	pid_t pid;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (uint32_t i = 0; i < st->nepilogs; i++)
+			if (st->epilogs[i] == pid)
+				st->epilogs[i] = st->epilogs[--st->nepilogs];
 		for (uint32_t i = 0; i < st->ntasks; i++) {
 			struct stepd_task *t = &st->tasks[i];
 			if (t->pid != pid)
@@ -935,7 +949,7 @@ int task_reap(struct stepd *st)
 			n++;
 			log_debug("JobId=%u StepId=%u task %u exited, status %d",
 			          st->req->job_id, st->req->step_id, t->gtid, status);
-			task_epilog(st, pid);
+			task_epilog(st, t, pid);
 		}
 	}
 	return n;

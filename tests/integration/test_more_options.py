@@ -153,6 +153,10 @@ def test_input_environment(cluster):
     assert p.returncode == 42, p
     p = c.run(["srun", "-N99", "true"], env={"SLURM_EXIT_ERROR": "17"})
     assert p.returncode == 17, p
+    # 0 would say success: Slurm's complaint, and 1
+    p = c.run(["sbatch", "--bogus-option", "--wrap", "true"],
+              env={"SLURM_EXIT_ERROR": "0"})
+    assert p.returncode == 1 and "SLURM_EXIT_ERROR has zero value" in p.stderr, p
     log = c.work / "plog"
     pro = write_script(c.work / "p2.sh", f"#!/bin/sh\necho \"$*\" >> {log}\n")
     c.run(["srun", "echo", "x"], env={"SLURM_PROLOG": str(pro)}, check=True)
@@ -209,6 +213,7 @@ def test_command_environment_and_sorts(cluster):
     assert q(env={"SQUEUE_STATES": "R"}) == []
     assert sorted(q("-t", "PD", env={"SQUEUE_STATES": "R"})) == sorted([str(a), str(b)])
     assert q(env={"SQUEUE_USERS": "nobody"}) == []
+    assert sorted(q(env={"SQUEUE_ARRAY": "0"})) == sorted([str(a), str(b)])
     assert sorted(q("-a")) == sorted([str(a), str(b)])  # -a: not -r
     c.run(["scontrol", "create", "reservation", "ReservationName=rr", "Nodes=node04",
            "StartTime=now", "Duration=10", "Users=root"], check=True)
