@@ -238,6 +238,10 @@ void jobctl_allocate(uint16_t req_type, const void *req, enum jobctl_style style
 				fprintf(stderr, "salloc: Granted job allocation %u\n",
 				        ret->resp->job_id);
 			return;
+		} else if (type == MSG_USER_MSG) { /* scontrol notify, while pending */
+			const struct user_msg *um = body;
+			fprintf(stderr, "%s: %s\n", cli_prog,
+			        um->message ? um->message : "");
 		} else {
 			log_debug("ignoring %s while waiting for an allocation",
 			          msg_name(type));

@@ -902,7 +902,7 @@ static const struct {
     {"suspend", 2, cmd_suspend},
     {"resume", 3, cmd_resume},
     {"top", 3, cmd_top},
-    {"notify", 1, cmd_unsupported},
+    {"notify", 1, scontrol_notify},
     {"listpids", 5, cmd_unsupported},
     {"pidinfo", 3, cmd_unsupported},
     {"create", 2, cmd_create},

@@ -47,6 +47,7 @@ int scontrol_setdebug(const struct scontrol_opts *o, int argc, char **argv);
 int scontrol_setdebugflags(const struct scontrol_opts *o, int argc, char **argv);
 int scontrol_schedloglevel(const struct scontrol_opts *o, int argc, char **argv);
 int scontrol_completing(const struct scontrol_opts *o, int argc, char **argv);
+int scontrol_notify(const struct scontrol_opts *o, int argc, char **argv);
 int scontrol_show_daemons(void);
 /* show aliases [HOST]: the NodeNames whose NodeHostname is HOST (this host). */
 int scontrol_show_aliases(const char *host);

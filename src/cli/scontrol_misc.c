@@ -335,3 +335,41 @@ int scontrol_show_aliases(const char *host)
 		printf("\n");
 	return 0;
 }
+
+/* notify JOBID MESSAGE...: the words joined by spaces, as Slurm's. */
+int scontrol_notify(const struct scontrol_opts *o, int argc, char **argv)
+{
+	struct job_notify_req req = {0};
+	char *msg = NULL, *end;
+	void *body = NULL;
+	size_t len = 0;
+	unsigned long id;
+	int rc;
+
+	(void)o;
+	if (argc < 2) {
+		fprintf(stderr, "too few arguments for keyword:notify\n");
+		return 1;
+	}
+	id = strtoul(argv[0], &end, 10);
+	if (!id || *end || id > UINT32_MAX) {
+		fprintf(stderr, "Invalid job_id %s\n", argv[0]);
+		return 1;
+	}
+	req.job_id = (uint32_t)id;
+	for (int i = 1; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	req.message = xcalloc(len + 1, 1);
+	for (int i = 1, at = 0; i < argc; i++)
+		at += snprintf(req.message + at, len + 1 - (size_t)at, "%s%s",
+		               i > 1 ? " " : "", argv[i]);
+	rc = call_ctld(MSG_JOB_NOTIFY_REQ, &req, MSG_RC, &body, &msg);
+	if (body)
+		msg_body_free(MSG_RC, body);
+	if (rc)
+		fprintf(stderr, "job notify failure: %s\n",
+		        msg ? msg : slurm_strerror(rc));
+	free(msg);
+	free(req.message);
+	return rc ? 1 : 0;
+}

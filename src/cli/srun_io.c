@@ -790,6 +790,12 @@ static int on_ctl(struct io *io)
 			step_aborted(io);
 		return -1; /* stop watching */
 	}
+	if (type == MSG_USER_MSG) { /* scontrol notify */
+		const struct user_msg *um = body;
+		fprintf(stderr, "srun: %s\n", um->message ? um->message : "");
+		msg_body_free(type, body);
+		return 0;
+	}
 	/* ESLURM_ALREADY_DONE: the job or this step was cancelled or timed out;
 	 * the stepds say which ("*** STEP ... CANCELLED AT ...") */
 	if (type == MSG_RC && (rc = cli_rc(type, body, &msg)) == ESLURM_ALREADY_DONE) {

@@ -1,5 +1,6 @@
 /* admin_ops.c - scontrol's smaller requests (see admin_ops.h). */
 #include <errno.h>
+#include <string.h>
 #include <syslog.h>
 #include "common/log.h"
 #include "common/states.h"
@@ -8,29 +9,73 @@
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
 #include "ctld/job_mgr.h"
+#include "ctld/node_mgr.h"
 #include "proto/messages.h"
 #include "common/common.h"
+
+/* Job id, when who may act on it (its user or an operator); else NULL, the
+ * error sent. */
+static struct job *owned_job(struct ctld *ctld, const struct caller *who, uint32_t id,
+                             struct chan *ch)
+{
+	struct job *job = job_find(ctld->jobs, id);
+
+	if (!job)
+		chan_send_rc(ch, -ESLURM_INVALID_JOB_ID, NULL);
+	else if (who->uid != job->owner->uid && !caller_is_operator(who))
+		chan_send_rc(ch, -ESLURM_ACCESS_DENIED, NULL);
+	else
+		return job;
+	return NULL;
+}
 
 void admin_job_script(struct ctld *ctld, const struct caller *who,
                       const struct job_script_req *req, struct chan *ch)
 {
-	const struct job *job = job_find(ctld->jobs, req->job_id);
+	const struct job *job = owned_job(ctld, who, req->job_id, ch);
 	struct job_script_resp r;
 
-	if (!job) {
-		chan_send_rc(ch, -ESLURM_INVALID_JOB_ID, NULL);
+	if (!job)
 		return;
-	}
-	if (who->uid != job->owner->uid && !caller_is_operator(who)) {
-		chan_send_rc(ch, -ESLURM_ACCESS_DENIED, NULL);
-		return;
-	}
 	if (!job->desc.script || (job->desc.flags & JOB_F_INTERACTIVE)) {
 		chan_send_rc(ch, -ESLURM_JOB_SCRIPT_MISSING, NULL);
 		return;
 	}
 	r.script = job->desc.script;
 	chan_send(ch, MSG_JOB_SCRIPT_RESP, &r);
+}
+
+void admin_job_notify(struct ctld *ctld, const struct caller *who,
+                      const struct job_notify_req *req, struct chan *ch)
+{
+	struct job *job = owned_job(ctld, who, req->job_id, ch);
+	struct signal_req sig = {.job_id = req->job_id,
+	                         .step_id = STEP_BATCH,
+	                         .flags = SIGNAL_F_NOTIFY,
+	                         .message = req->message};
+	struct user_msg um = {.message = req->message};
+
+	if (!job)
+		return;
+	if (!req->message || strlen(req->message) > JOB_NOTIFY_MAX) {
+		chan_send_rc(ch, -EINVAL, "the message is empty or too long");
+		return;
+	}
+	if (job_is_finished(job)) {
+		chan_send_rc(ch, -ESLURM_ALREADY_DONE, NULL);
+		return;
+	}
+	if (job->alloc_client) { /* salloc's or srun's, pending or not */
+		chan_send(job->alloc_client, MSG_USER_MSG, &um);
+	} else if (job_is_running(job) && !(job->desc.flags & JOB_F_INTERACTIVE) &&
+	           job->run->nnodes) { /* the batch script's error output */
+		node_send(node_mgr_get(ctld->nodes, job->run->node_idx[0]),
+		          MSG_SIGNAL_REQ, &sig);
+	} else {
+		chan_send_rc(ch, -ESLURM_DISABLED, NULL);
+		return;
+	}
+	chan_send_rc(ch, 0, NULL);
 }
 
 /* Slurm's debug levels 0 (quiet) .. 9 (debug5), as syslog's. */

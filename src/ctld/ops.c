@@ -62,6 +62,12 @@ static void op_job_script(struct ctld *ctld, struct caller *who, void **body,
 	admin_job_script(ctld, who, *body, ch);
 }
 
+static void op_job_notify(struct ctld *ctld, struct caller *who, void **body,
+                          struct chan *ch)
+{
+	admin_job_notify(ctld, who, *body, ch);
+}
+
 static void op_set_debug(struct ctld *ctld, struct caller *who, void **body,
                          struct chan *ch)
 {
@@ -469,6 +475,7 @@ static const struct op_entry {
     {MSG_WILL_RUN_REQ, P_USER, op_will_run},
     {MSG_JOB_SCRIPT_REQ, P_USER, op_job_script},
     {MSG_SET_DEBUG_REQ, P_ADMIN, op_set_debug},
+    {MSG_JOB_NOTIFY_REQ, P_USER, op_job_notify},
     {MSG_CRONTAB_GET_REQ, P_USER, op_crontab_get},
 };
 

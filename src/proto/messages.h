@@ -372,6 +372,18 @@ ROTA_DECLARE(job_script_resp, JOB_SCRIPT_RESP_FIELDS)
 ROTA_DECLARE(set_debug_req, SET_DEBUG_REQ_FIELDS)
 enum set_debug_what { SET_DEBUG_LEVEL = 0, SET_DEBUG_FLAGS = 1, SET_DEBUG_SCHED = 2 };
 
+/* scontrol notify: MSG_JOB_NOTIFY_REQ {job, message} -> MSG_RC; the message
+ * goes to the job's salloc or srun (MSG_USER_MSG on its allocation's
+ * connection, printed "salloc: MESSAGE") or to a batch job's error output
+ * (MSG_SIGNAL_REQ with SIGNAL_F_NOTIFY). */
+#define JOB_NOTIFY_MAX 4096 /* bytes of message */
+#define JOB_NOTIFY_REQ_FIELDS(F, S)                                                      \
+	F(S, u32, job_id, _)                                                             \
+	F(S, str, message, _)
+ROTA_DECLARE(job_notify_req, JOB_NOTIFY_REQ_FIELDS)
+#define USER_MSG_FIELDS(F, S) F(S, str, message, _)
+ROTA_DECLARE(user_msg, USER_MSG_FIELDS)
+
 #define JOB_INFO_REQ_FIELDS(F, S)                                                        \
 	F(S, u32v, job_ids, _) /* empty: all */                                          \
 	F(S, u32, flags, _)                                                              \
@@ -799,7 +811,8 @@ ROTA_DECLARE(launch_req, LAUNCH_REQ_FIELDS)
 	F(S, u32, job_id, _)                                                             \
 	F(S, u32, step_id, _)                                                            \
 	F(S, u32, signal, _)                                                             \
-	F(S, u32, flags, _)
+	F(S, u32, flags, _)                                                              \
+	F(S, str, message, _) /* SIGNAL_F_NOTIFY: for the job's error output */
 ROTA_DECLARE(signal_req, SIGNAL_REQ_FIELDS)
 enum signal_flags {
 	SIGNAL_F_TERMINATE = 1,
@@ -811,6 +824,7 @@ enum signal_flags {
 	SIGNAL_F_TIME_LIMIT = 16,
 	SIGNAL_F_TASK_FAILURE = 32, /* srun -K: "... DUE TO TASK FAILURE ***" */
 	SIGNAL_F_PREEMPTED = 64,    /* "... DUE TO PREEMPTION ***" */
+	SIGNAL_F_NOTIFY = 128,      /* scontrol notify: no signal, message written */
 };
 enum warn_flags { WARN_F_BATCH_ONLY = 1, WARN_F_REQUEUE = 2 };
 
@@ -1715,7 +1729,9 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_WILL_RUN_RESP, 121, will_run_resp)                                         \
 	M(MSG_JOB_SCRIPT_REQ, 122, job_script_req)                                       \
 	M(MSG_JOB_SCRIPT_RESP, 123, job_script_resp)                                     \
-	M(MSG_SET_DEBUG_REQ, 124, set_debug_req)
+	M(MSG_SET_DEBUG_REQ, 124, set_debug_req)                                         \
+	M(MSG_JOB_NOTIFY_REQ, 125, job_notify_req)                                       \
+	M(MSG_USER_MSG, 126, user_msg)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) };

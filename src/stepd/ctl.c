@@ -168,6 +168,13 @@ static void on_ctl_msg(struct msglink *l, uint16_t type, void *body, void *arg)
 	if (sr->job_id != st->req->job_id ||
 	    (sr->step_id != NO_VAL && sr->step_id != st->req->step_id))
 		return;
+	if (sr->flags & SIGNAL_F_NOTIFY) { /* scontrol notify, as Slurm's stepd says it */
+		char *line =
+		    xasprintf("slurmstepd: error: %s\n", sr->message ? sr->message : "");
+		stepd_tell_user(st, line);
+		free(line);
+		return;
+	}
 	ctl_signal(st, sr->signal, sr->flags);
 }
 

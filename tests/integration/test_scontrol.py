@@ -140,3 +140,31 @@ def test_completing_and_show_entities(cluster):
     for ent in ("federation", "frontend", "burstbuffer"):
         p = c.run(["scontrol", "show", ent], check=True)
         assert p.stdout == "", (ent, p.stdout)
+
+
+def test_notify(cluster):
+    """scontrol notify: to a batch job's error output, to salloc's terminal."""
+    import subprocess
+    c = cluster
+    err = c.work / "err"
+    jid = c.sbatch("-o", "/dev/null", "-e", str(err), "--wrap", "sleep 60")
+    c.wait_running(jid)
+    c.run(["scontrol", "notify", str(jid), "hello", "there"], check=True)
+    c.wait_for(lambda: err.exists() and "slurmstepd: error: hello there\n" in
+               err.read_text() or None, what="the message in the error file")
+    p = c.run(["scontrol", "notify", str(jid)])
+    assert p.returncode == 1 and p.stderr == "too few arguments for keyword:notify\n"
+    p = c.run(["scontrol", "notify", "999999", "x"])
+    assert p.returncode == 1 and p.stderr.startswith("job notify failure: "), p
+    c.run(["scancel", str(jid)], check=True)
+    proc = subprocess.Popen(["salloc", "-N1", "sleep", "30"], env=c.env,
+                            stderr=subprocess.PIPE, text=True, cwd=str(c.work))
+    try:
+        aid = c.wait_for(lambda: c.run(["squeue", "-h", "-t", "R", "-o", "%i"]
+                                       ).stdout.split() or None, what="salloc's job")[0]
+        c.run(["scontrol", "notify", aid, "to", "salloc"], check=True)
+        c.run(["scancel", aid], check=True)
+        _, stderr = proc.communicate(timeout=30)
+        assert "salloc: to salloc\n" in stderr, stderr
+    finally:
+        proc.kill()
