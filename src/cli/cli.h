@@ -84,6 +84,9 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_exit_error(void);
 int cli_exit_immediate(void);
 
+/* scontrol notify's MSG_USER_MSG body, said on stderr as "prog: TEXT". */
+void cli_user_msg(const void *body);
+
 /* A command's input variables that stand for its options (SQUEUE_USERS for
  * --user...): var set gives "--opt=value", or "--opt" for a flag (whatever
  * its value, as Slurm).  cli_env_argv() makes an argument vector of

@@ -46,6 +46,13 @@ static int exit_code_from(const char *name)
 	return (int)(n & 0xff);
 }
 
+void cli_user_msg(const void *body)
+{
+	const struct user_msg *um = body;
+
+	fprintf(stderr, "%s: %s\n", cli_prog, um && um->message ? um->message : "");
+}
+
 int cli_exit_error(void)
 {
 	return exit_code_from("SLURM_EXIT_ERROR");

@@ -239,9 +239,7 @@ void jobctl_allocate(uint16_t req_type, const void *req, enum jobctl_style style
 				        ret->resp->job_id);
 			return;
 		} else if (type == MSG_USER_MSG) { /* scontrol notify, while pending */
-			const struct user_msg *um = body;
-			fprintf(stderr, "%s: %s\n", cli_prog,
-			        um->message ? um->message : "");
+			cli_user_msg(body);
 		} else {
 			log_debug("ignoring %s while waiting for an allocation",
 			          msg_name(type));

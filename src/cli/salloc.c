@@ -185,10 +185,8 @@ static void on_alloc_conn(struct salloc *s)
 	int rc = net_recv(s->alloc.fd, &type, &body, 5000, &err);
 	int gone = rc < 0 || (type == MSG_RC && cli_rc(type, body, NULL) != 0);
 
-	if (rc >= 0 && type == MSG_USER_MSG) { /* scontrol notify */
-		const struct user_msg *um = body;
-		fprintf(stderr, "salloc: %s\n", um->message ? um->message : "");
-	}
+	if (rc >= 0 && type == MSG_USER_MSG) /* scontrol notify */
+		cli_user_msg(body);
 	msg_body_free(type, body);
 	if (!gone)
 		return;

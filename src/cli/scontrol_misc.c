@@ -70,18 +70,27 @@ int scontrol_write(const struct scontrol_opts *o, int argc, char **argv)
 	return 1;
 }
 
-static int set_debug(struct set_debug_req *req, const char *what)
+/* A request answered by a status: 0, or 1 with "what: why" said. */
+static int call_status(uint16_t type, const void *req, const char *what)
 {
 	char *msg = NULL;
 	void *body = NULL;
-	int rc = call_ctld(MSG_SET_DEBUG_REQ, req, MSG_RC, &body, &msg);
+	int rc = call_ctld(type, req, MSG_RC, &body, &msg);
 
 	if (body)
 		msg_body_free(MSG_RC, body);
 	if (rc)
-		fprintf(stderr, "%s error: %s\n", what, msg ? msg : slurm_strerror(rc));
+		fprintf(stderr, "%s: %s\n", what, msg ? msg : slurm_strerror(rc));
 	free(msg);
 	return rc ? 1 : 0;
+}
+
+static int set_debug(struct set_debug_req *req, const char *what)
+{
+	char line[64];
+
+	snprintf(line, sizeof(line), "%s error", what);
+	return call_status(MSG_SET_DEBUG_REQ, req, line);
 }
 
 /* One argument, or Slurm's complaint; 0 when there is one. */
@@ -302,9 +311,8 @@ int scontrol_show_daemons(void)
 	gethostname(longname, sizeof(longname) - 1);
 	snprintf(shortname, sizeof(shortname), "%.*s", (int)strcspn(longname, "."),
 	         longname);
-	ctld = is_here(c->slurmctld_host, shortname, longname);
-	for (size_t i = 0; i < c->backup_count && !ctld; i++)
-		ctld = is_here(c->backup_host[i], shortname, longname);
+	for (size_t i = 0; i < conf_ctld_count(c) && !ctld; i++)
+		ctld = is_here(conf_ctld_host(c, i), shortname, longname);
 	for (size_t i = 0; i < c->node_count && !d; i++)
 		d = is_here(c->nodes[i].name, shortname, longname) ||
 		    is_here(c->nodes[i].hostname, shortname, longname);
@@ -340,8 +348,7 @@ int scontrol_show_aliases(const char *host)
 int scontrol_notify(const struct scontrol_opts *o, int argc, char **argv)
 {
 	struct job_notify_req req = {0};
-	char *msg = NULL, *end;
-	void *body = NULL;
+	char *end;
 	size_t len = 0;
 	unsigned long id;
 	int rc;
@@ -363,13 +370,7 @@ int scontrol_notify(const struct scontrol_opts *o, int argc, char **argv)
 	for (int i = 1, at = 0; i < argc; i++)
 		at += snprintf(req.message + at, len + 1 - (size_t)at, "%s%s",
 		               i > 1 ? " " : "", argv[i]);
-	rc = call_ctld(MSG_JOB_NOTIFY_REQ, &req, MSG_RC, &body, &msg);
-	if (body)
-		msg_body_free(MSG_RC, body);
-	if (rc)
-		fprintf(stderr, "job notify failure: %s\n",
-		        msg ? msg : slurm_strerror(rc));
-	free(msg);
+	rc = call_status(MSG_JOB_NOTIFY_REQ, &req, "job notify failure");
 	free(req.message);
-	return rc ? 1 : 0;
+	return rc;
 }

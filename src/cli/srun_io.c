@@ -791,8 +791,7 @@ static int on_ctl(struct io *io)
 		return -1; /* stop watching */
 	}
 	if (type == MSG_USER_MSG) { /* scontrol notify */
-		const struct user_msg *um = body;
-		fprintf(stderr, "srun: %s\n", um->message ? um->message : "");
+		cli_user_msg(body);
 		msg_body_free(type, body);
 		return 0;
 	}

@@ -34,7 +34,6 @@
 #include <time.h>
 #include "common/arrayspec.h"
 #include "common/conf.h"
-#include "common/hostlist.h"
 #include "common/schedparams.h"
 #include "common/states.h"
 #include "common/timefmt.h"
@@ -287,15 +286,12 @@ static int bf_start(void *ctx, size_t i, const struct sched_alloc *a)
 static void bf_plan(void *ctx, size_t i, int64_t t, const struct sched_alloc *a)
 {
 	struct bf_ctld *r = ctx;
-	char **names = xcalloc(a->nnodes + 1, sizeof(char *));
 
 	(void)i;
-	for (uint32_t k = 0; k < a->nnodes; k++)
-		names[k] = node_mgr_get(r->ps.ctld->nodes, a->node_idx[k])->cfg->name;
 	job_clear_plan(r->comp);
 	job_sched_mut(r->comp)->est_start = (time_t)t;
-	r->comp->sched->sched_nodes = hostlist_compress(names, a->nnodes);
-	free(names);
+	r->comp->sched->sched_nodes =
+	    node_mgr_hostlist(r->ps.ctld->nodes, a->node_idx, a->nnodes);
 }
 
 static void bf_unplan(void *ctx, size_t i)

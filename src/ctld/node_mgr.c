@@ -160,6 +160,18 @@ struct node *node_mgr_get(struct node_mgr *nm, size_t idx)
 	return idx < nm->count ? &nm->nodes[idx] : NULL;
 }
 
+char *node_mgr_hostlist(struct node_mgr *nm, const uint32_t *idx, size_t n)
+{
+	char **names = xcalloc(n + 1, sizeof(*names));
+	char *list;
+
+	for (size_t k = 0; k < n; k++)
+		names[k] = nm->nodes[idx[k]].cfg->name;
+	list = hostlist_compress(names, n);
+	free(names);
+	return list;
+}
+
 int node_mgr_find(const struct node_mgr *nm, const char *name)
 {
 	size_t h;

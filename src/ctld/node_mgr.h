@@ -81,6 +81,8 @@ void node_mgr_destroy(struct node_mgr *nm);
 
 size_t node_mgr_count(const struct node_mgr *nm);
 struct node *node_mgr_get(struct node_mgr *nm, size_t idx);
+/* The names of nodes idx[0..n) as a hostlist, "node[01-03]" (malloc'd). */
+char *node_mgr_hostlist(struct node_mgr *nm, const uint32_t *idx, size_t n);
 int node_mgr_find(const struct node_mgr *nm, const char *name); /* idx or -1 */
 
 size_t node_mgr_part_count(const struct node_mgr *nm);

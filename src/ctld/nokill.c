@@ -5,7 +5,6 @@
 #include <string.h>
 #include <time.h>
 #include "common/conf.h"
-#include "common/hostlist.h"
 #include "common/log.h"
 #include "common/states.h"
 #include "ctld/ctld.h"
@@ -105,7 +104,6 @@ int nokill_apply(struct ctld *ctld, const struct ev_excise *ev, struct job *job)
 {
 	int64_t k = job_is_running(job) ? position(ctld, job, ev->node) : -1;
 	struct job_run *run;
-	char **names;
 
 	if (k < 0 || job->run->nnodes < 2)
 		return -EINVAL;
@@ -122,12 +120,8 @@ int nokill_apply(struct ctld *ctld, const struct ev_excise *ev, struct job *job)
 	drop(run->held, run->nnodes, (uint32_t)k, sizeof(*run->held));
 	drop(run->gres, run->nnodes, (uint32_t)k, sizeof(*run->gres));
 	run->nnodes--;
-	names = xcalloc(run->nnodes + 1, sizeof(*names));
-	for (uint32_t i = 0; i < run->nnodes; i++)
-		names[i] = (char *)node_mgr_get(ctld->nodes, run->node_idx[i])->cfg->name;
 	free(run->nodes_str);
-	run->nodes_str = hostlist_compress(names, run->nnodes);
-	free(names);
+	run->nodes_str = node_mgr_hostlist(ctld->nodes, run->node_idx, run->nnodes);
 	ctld->res_gen++;
 	return 0;
 }

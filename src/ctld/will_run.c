@@ -3,7 +3,6 @@
 #include <string.h>
 #include <time.h>
 #include "common/conf.h"
-#include "common/hostlist.h"
 #include "common/schedparams.h"
 #include "common/states.h"
 #include "ctld/caller.h"
@@ -53,17 +52,13 @@ static void wr_mark(void *ctx, size_t i, size_t alt, struct sched_node *nodes)
 static void wr_plan(void *ctx, size_t i, int64_t t, const struct sched_alloc *a)
 {
 	struct will_run *w = ctx;
-	char **names = xcalloc(a->nnodes + 1, sizeof(char *));
 
 	(void)i;
 	w->cpus = 0;
-	for (uint32_t k = 0; k < a->nnodes; k++) {
-		names[k] = node_mgr_get(w->ps.ctld->nodes, a->node_idx[k])->cfg->name;
+	for (uint32_t k = 0; k < a->nnodes; k++)
 		w->cpus += a->cpus[k];
-	}
 	free(w->nodes);
-	w->nodes = hostlist_compress(names, a->nnodes);
-	free(names);
+	w->nodes = node_mgr_hostlist(w->ps.ctld->nodes, a->node_idx, a->nnodes);
 	w->start = t;
 	w->found = 1;
 }

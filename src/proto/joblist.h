@@ -64,7 +64,7 @@ struct joblist_query {
 	uint32_t *ids, *uids;
 	char **names, **parts, **accounts, **qos, **nodes; /* NULL: not given */
 	size_t nids, nuids, nnames, nparts, naccounts, nqos, nnodes;
-	int none; /* no job can match (-R, -L) */
+	int none; /* JOB_LIST_F_NONE: no job can match */
 };
 
 /* Returns 0, or -EINVAL with err (more than JOBLIST_MAX_STATES states). */

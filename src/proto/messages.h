@@ -403,7 +403,7 @@ ROTA_DECLARE(job_info_resp, JOB_INFO_RESP_FIELDS)
 #define JOB_LIST_F_LONG        (1u << 0) /* format is -O fields, not -o */
 #define JOB_LIST_F_ALL_STATES  (1u << 1) /* -t all: finished jobs too */
 #define JOB_LIST_F_ARRAY_TASKS (1u << 2) /* -r: a line per pending array task */
-#define JOB_LIST_F_NONE        (1u << 3) /* -R/-L: no job matches */
+#define JOB_LIST_F_NONE        (1u << 3) /* no job matches (squeue sends it no more) */
 #define JOB_LIST_REQ_FIELDS(F, S)                                                        \
 	F(S, str, format, _)      /* -o format or -O fields */                           \
 	F(S, str, sort, _)        /* -S keys: "P,t,-p" */                                \
