@@ -795,6 +795,26 @@ static int cmd_shutdown(const struct scontrol_opts *o, int argc, char **argv)
 	return 0;
 }
 
+/* scontrol abort: the controller stops at once (shutdown_req). */
+static int cmd_abort(const struct scontrol_opts *o, int argc, char **argv)
+{
+	struct shutdown_req req = {.flags = SHUTDOWN_F_ABORT};
+	void *none = NULL;
+	char *msg = NULL;
+
+	if (argc) {
+		fprintf(stderr, "too many arguments for keyword:abort\n");
+		return 1;
+	}
+	if (call_ctld(MSG_SHUTDOWN_REQ, &req, MSG_RC, &none, &msg)) {
+		if (!o->quiet)
+			fprintf(stderr, "slurm_shutdown error: %s\n", msg);
+		free(msg);
+		return 1;
+	}
+	return 0;
+}
+
 static int cmd_wait_job(const struct scontrol_opts *o, int argc, char **argv)
 {
 	uint32_t id;
@@ -903,15 +923,15 @@ static const struct {
     {"resume", 3, cmd_resume},
     {"top", 3, cmd_top},
     {"notify", 1, scontrol_notify},
-    {"listpids", 5, cmd_unsupported},
-    {"pidinfo", 3, cmd_unsupported},
+    {"listpids", 5, scontrol_listpids},
+    {"pidinfo", 3, scontrol_pidinfo},
     {"create", 2, cmd_create},
     {"delete", 3, cmd_delete},
     {"reboot", 3, cmd_unsupported},
     {"cancel_reboot", 3, cmd_unsupported},
     {"shutdown", 8, cmd_shutdown},
     {"takeover", 8, cmd_takeover},
-    {"abort", 5, cmd_unsupported},
+    {"abort", 5, cmd_abort},
     {"setdebug", 2, scontrol_setdebug},
     {"setdebugflags", 9, scontrol_setdebugflags},
     {"schedloglevel", 3, scontrol_schedloglevel},

@@ -48,6 +48,11 @@ int scontrol_setdebugflags(const struct scontrol_opts *o, int argc, char **argv)
 int scontrol_schedloglevel(const struct scontrol_opts *o, int argc, char **argv);
 int scontrol_completing(const struct scontrol_opts *o, int argc, char **argv);
 int scontrol_notify(const struct scontrol_opts *o, int argc, char **argv);
+
+/* listpids [JOB[.STEP]] [NODE] and pidinfo PID (scontrol_pids.c): the
+ * processes of the steps running on this host. */
+int scontrol_listpids(const struct scontrol_opts *o, int argc, char **argv);
+int scontrol_pidinfo(const struct scontrol_opts *o, int argc, char **argv);
 int scontrol_show_daemons(void);
 /* show aliases [HOST]: the NodeNames whose NodeHostname is HOST (this host). */
 int scontrol_show_aliases(const char *host);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "cli/call.h"
 #include "cli/cli.h"
+#include "cli/conf_write.h"
 #include "cli/scontrol.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
@@ -58,14 +59,62 @@ static int write_script(const struct scontrol_opts *o, int argc, char **argv)
 	return rc ? 1 : 0;
 }
 
+/* write config [FILE]: FILE (or slurm.conf's path) with ".<time>" added,
+ * from the controller's configuration, nodes and partitions (conf_write.h). */
+static int write_config(int argc, char **argv)
+{
+	struct empty_msg req = {0};
+	void *config = NULL, *nodes = NULL, *parts = NULL;
+	char *msg = NULL, *path = NULL, when[64];
+	const char *base = argc ? argv[0] : getenv("SLURM_CONF_OUT");
+	FILE *f;
+	int rc = 1;
+
+	if (argc > 1) {
+		fprintf(stderr, "too many arguments for keyword:write\n");
+		return 1;
+	}
+	if (call_ctld(MSG_CONFIG_REQ, &req, MSG_CONFIG_RESP, &config, &msg))
+		fprintf(stderr, "slurm_load_ctl_conf error: %s\n", msg);
+	else if (call_ctld(MSG_NODE_INFO_REQ, &req, MSG_NODE_INFO_RESP, &nodes, &msg))
+		fprintf(stderr, "slurm_load_node error: %s\n", msg);
+	else if (call_ctld(MSG_PART_INFO_REQ, &req, MSG_PART_INFO_RESP, &parts, &msg))
+		fprintf(stderr, "slurm_load_partitions error: %s\n", msg);
+	else {
+		timefmt_iso(time(NULL), when, sizeof(when));
+		path =
+		    xasprintf("%s.%s", base && *base ? base : conf_default_path(), when);
+		if (!(f = fopen(path, "w"))) {
+			fprintf(stderr, "Could not create file %s: %s\n", path,
+			        strerror(errno));
+		} else {
+			conf_write(f, when, config, nodes, parts);
+			if (fclose(f) != 0)
+				fprintf(stderr, "Could not write file %s: %s\n", path,
+				        strerror(errno));
+			else
+				rc = 0;
+		}
+		if (!rc)
+			printf("Slurm config saved to %s\n", path);
+	}
+	free(msg);
+	free(path);
+	if (config)
+		msg_body_free(MSG_CONFIG_RESP, config);
+	if (nodes)
+		msg_body_free(MSG_NODE_INFO_RESP, nodes);
+	if (parts)
+		msg_body_free(MSG_PART_INFO_RESP, parts);
+	return rc;
+}
+
 int scontrol_write(const struct scontrol_opts *o, int argc, char **argv)
 {
 	if (argc >= 1 && scontrol_abbrev(argv[0], "batch_script", 5))
 		return write_script(o, argc - 1, argv + 1);
-	if (argc >= 1 && scontrol_abbrev(argv[0], "config", 1)) {
-		cli_error("%s", slurm_strerror(ESLURM_NOT_SUPPORTED));
-		return 1;
-	}
+	if (argc >= 1 && scontrol_abbrev(argv[0], "config", 1))
+		return write_config(argc - 1, argv + 1);
 	fprintf(stderr, "invalid write argument:%s\n", argc ? argv[0] : "");
 	return 1;
 }

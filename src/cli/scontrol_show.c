@@ -668,21 +668,6 @@ static int show_nodes(const struct scontrol_opts *o, const char *names_expr)
 
 /* ---- show partition ---- */
 
-static const char *part_state(uint32_t st)
-{
-	switch (st) {
-	case CONF_PART_UP:
-		return "UP";
-	case CONF_PART_DOWN:
-		return "DOWN";
-	case CONF_PART_DRAIN:
-		return "DRAIN";
-	case CONF_PART_INACTIVE:
-		return "INACTIVE";
-	}
-	return "UNKNOWN";
-}
-
 static const char *oversubscribe(const char *os, char *buf, size_t len)
 {
 	size_t i;
@@ -750,7 +735,7 @@ static void print_part(FILE *f, const struct scontrol_opts *o, const struct part
 	fprintf(f, "OverTimeLimit=NONE PreemptMode=%s%s",
 	        p->preempt_mode ? p->preempt_mode : "OFF", le);
 	fprintf(f, "State=%s TotalCPUs=%u TotalNodes=%u SelectTypeParameters=NONE%s",
-	        part_state(p->state), p->total_cpus, p->total_nodes, le);
+	        conf_part_state_str(p->state), p->total_cpus, p->total_nodes, le);
 	fprintf(f, "JobDefaults=(null)%s", le);
 	fprintf(f, "DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED%s", le);
 	if (mem)
@@ -1288,6 +1273,12 @@ int scontrol_show(const struct scontrol_opts *o, int argc, char **argv)
 	           scontrol_abbrev(entity, "frontendname", 1) ||
 	           scontrol_abbrev(entity, "burstbuffer", 2)) {
 		rc = 0; /* not in a federation, no front ends, no burst buffers */
+	} else if (!strcasecmp(entity, "bbstat") || !strcasecmp(entity, "dwstat")) {
+		/* Cray DataWarp's status tool, run by the burst_buffer/datawarp plugin */
+		cli_error("show %s: the status of burst buffers needs a burst buffer "
+		          "plugin (BurstBufferType), which Rota does not have",
+		          entity);
+		rc = 1;
 	} else {
 		fprintf(stderr, "invalid entity:%s for keyword:show\n", entity);
 		rc = 1;

@@ -1126,6 +1126,44 @@ const struct conf_part *conf_part_default(const struct conf *conf)
 	return found;
 }
 
+const char *conf_part_state_str(uint32_t state)
+{
+	switch (state) {
+	case CONF_PART_UP:
+		return "UP";
+	case CONF_PART_DOWN:
+		return "DOWN";
+	case CONF_PART_DRAIN:
+		return "DRAIN";
+	case CONF_PART_INACTIVE:
+		return "INACTIVE";
+	}
+	return "UNKNOWN";
+}
+
+int conf_global_value_ok(const char *key, const char *value)
+{
+	const struct conf_key *k = key ? conf_key_find(CONF_SCOPE_GLOBAL, key) : NULL;
+	struct rota_error err = {""};
+	struct conf *scratch;
+	int rc;
+
+	if (!k || !value)
+		return 0;
+	if (k->type == CONF_T_SPECIAL) /* SlurmctldHost and its old names */
+		return *value != '\0';
+	scratch = xcalloc(1, sizeof(*scratch));
+	rc = conf_key_set(k, scratch, value, key, &err);
+	conf_key_release(CONF_SCOPE_GLOBAL, scratch);
+	free(scratch);
+	if (rc)
+		return 0;
+	if (k->def ? !strcasecmp(value, k->def)
+	           : (!*value || !strcmp(value, "0") || !strcasecmp(value, "NO")))
+		return 2;
+	return 1;
+}
+
 const char *conf_default_path(void)
 {
 	const char *s = getenv("SLURM_CONF");

@@ -225,6 +225,12 @@ const struct conf_part *conf_part_find(const struct conf *conf, const char *name
  * node's, as its rotad fetched it), else /etc/slurm/slurm.conf.  Borrowed
  * (a thread's own buffer for the last). */
 const char *conf_default_path(void);
+/* UP, DOWN, DRAIN, INACTIVE (UNKNOWN for a value out of range). */
+const char *conf_part_state_str(uint32_t state);
+/* Would slurm.conf take Key=value for the whole cluster (not on a NodeName=
+ * or PartitionName= line): a key it knows, a value it can read?  Returns 1,
+ * 2 when value is the key's default as written (none: 0, NO or empty), or 0. */
+int conf_global_value_ok(const char *key, const char *value);
 /* Where a configless rotad links its cache (rotad --conf-server):
  * $ROTA_RUN_CONF, else /run/rota/conf (Slurm's is /run/slurm/conf). */
 const char *conf_run_dir(void);

@@ -95,6 +95,8 @@ int spool_stepd_parse(const char *entry, const char *node_name, uint32_t *ret_jo
 		kind = 1;
 	else if (!strcmp(p, ".done"))
 		kind = 2;
+	else if (!strcmp(p, SPOOL_PIDS_SUFFIX))
+		kind = 3;
 	else
 		return 0;
 	*ret_job = job;

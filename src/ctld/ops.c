@@ -217,6 +217,13 @@ static void op_shutdown(struct ctld *ctld, struct caller *who, void **body,
 	const struct shutdown_req *req = *body;
 	char name[64];
 
+	if (req->flags & SHUTDOWN_F_ABORT) {
+		/* what was acknowledged is in the journal already */
+		log_err("abort requested by %s", caller_name(who, name, sizeof(name)));
+		chan_send_rc(ch, 0, NULL);
+		chan_write_now(ch);
+		abort();
+	}
 	log_info("shutdown requested by %s%s", caller_name(who, name, sizeof(name)),
 	         req->flags & SHUTDOWN_F_CTLD_ONLY ? " (controller only)" : "");
 	if (!(req->flags & SHUTDOWN_F_CTLD_ONLY))

@@ -1024,8 +1024,10 @@ ROTA_DECLARE(stats_resp, STATS_RESP_FIELDS)
 /* scontrol shutdown: the controller stops, and with it (unless
  * SHUTDOWN_F_CTLD_ONLY: `shutdown slurmctld`) the node daemons; admins only.
  * The controller tells each node daemon with MSG_NODE_SHUTDOWN.  Running jobs
- * keep running (their step daemons are separate processes). */
-enum shutdown_flags { SHUTDOWN_F_CTLD_ONLY = 1 };
+ * keep running (their step daemons are separate processes).
+ * SHUTDOWN_F_ABORT (scontrol abort): the controller answers, then abort()s
+ * at once (a core file where its limits allow); the node daemons stay. */
+enum shutdown_flags { SHUTDOWN_F_CTLD_ONLY = 1, SHUTDOWN_F_ABORT = 2 };
 #define SHUTDOWN_REQ_FIELDS(F, S) F(S, u32, flags, _)
 ROTA_DECLARE(shutdown_req, SHUTDOWN_REQ_FIELDS)
 

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "proto/messages.h"
+#include "common/spool_pids.h"
 #include "stepd/cgroup.h"
 #include "stepd/devcg.h"
 #include "common/cpubind.h"
@@ -861,21 +862,15 @@ uint64_t cgroup_mem_current(const struct cgroup *cg)
 size_t cgroup_procs(const struct cgroup *cg, pid_t *pids, size_t max)
 {
 	const struct cg_hier *h = cg ? hier_with(cg, CG_TRACK) : NULL;
-	char path[PATH_MAX];
-	size_t n = 0;
-	FILE *f;
-	int pid;
 
-	if (!h || (size_t)snprintf(path, sizeof(path), "%s/cgroup.procs", h->step) >=
-	              sizeof(path))
-		return 0;
-	if (!(f = fopen(path, "re")))
-		return 0;
-	while (n < max && fscanf(f, "%d", &pid) == 1)
-		if (pid > 0)
-			pids[n++] = pid;
-	fclose(f);
-	return n;
+	return h ? spool_pids_cgroup_procs(h->step, pids, max) : 0;
+}
+
+const char *cgroup_step_dir(const struct cgroup *cg)
+{
+	const struct cg_hier *h = cg ? hier_with(cg, CG_TRACK) : NULL;
+
+	return h ? h->step : NULL;
 }
 
 int cgroup_cpu_usage(const struct cgroup *cg, uint64_t *user_usec, uint64_t *sys_usec)

@@ -104,6 +104,9 @@ uint64_t cgroup_mem_current(const struct cgroup *cg);
  * as it is read. */
 size_t cgroup_procs(const struct cgroup *cg, pid_t *pids, size_t max);
 
+/* The directory whose cgroup.procs cgroup_procs reads (borrowed), or NULL. */
+const char *cgroup_step_dir(const struct cgroup *cg);
+
 /* CPU time of the step's tasks (cpu.stat of its cgroup v2 directory: pure v2
  * or the hybrid's kill hierarchy).  Returns 0, or -1 where there is none. */
 int cgroup_cpu_usage(const struct cgroup *cg, uint64_t *user_usec, uint64_t *sys_usec);

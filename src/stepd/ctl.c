@@ -257,6 +257,7 @@ void ctl_report(struct stepd *st, uint32_t status, uint32_t flags, const char *m
 	if (!sent && write_done_file(st, &sc) == 0)
 		log_info("JobId=%u StepId=%u no rotad: completion left in the spool",
 		         sc.job_id, sc.step_id);
+	pids_file_remove(st);
 	if (st->sock_path)
 		unlink(st->sock_path);
 	if (st->listen_fd >= 0)

@@ -506,6 +506,7 @@ static int stepd_setup(struct stepd *st, struct rota_error *err)
 	if (st->started) {
 		log_info("JobId=%u StepId=%u launched %u task(s) as %s", st->req->job_id,
 		         st->req->step_id, st->ntasks, st->user);
+		pids_file_write(st);
 		ctl_signal_early(st);
 	}
 	return 0;

@@ -274,6 +274,12 @@ void usage_release(struct stepd *st);
  * and the step goes on with the host's names. */
 void names_setup(const struct stepd *st);
 
+/* ---- pids_file.c ---- */
+/* <spool>/<node>_<job>.<step>.pids (common/spool_pids.h): written once the
+ * tasks run, removed when the step reports its end (pids_file.c). */
+void pids_file_write(const struct stepd *st);
+void pids_file_remove(const struct stepd *st);
+
 /* ---- ctl.c ---- */
 /* Listen on the spool socket so that a restarted rotad can re-attach. */
 void ctl_listen(struct stepd *st);

@@ -828,20 +828,49 @@ static void test_prolog_flags(void **state)
 	}
 }
 
+/* What `scontrol write config` may write back as Key=Value. */
+static void test_global_value_ok(void **state)
+{
+	(void)state;
+	assert_int_equal(conf_global_value_ok("KillWait", "5"), 1);
+	assert_int_equal(conf_global_value_ok("killwait", "5"), 1);
+	assert_int_equal(conf_global_value_ok("KillWait", "30"), 2); /* the default */
+	assert_int_equal(conf_global_value_ok("KillWait", "x"), 0);
+	assert_int_equal(conf_global_value_ok("MaxDBDMsgs", "0"), 2);
+	assert_int_equal(conf_global_value_ok("DefMemPerCPU", "UNLIMITED"), 0);
+	assert_int_equal(conf_global_value_ok("SlurmctldHost", "vm(127.0.0.1)"), 1);
+	assert_int_equal(conf_global_value_ok("SLURM_VERSION", "22.05.8"), 0);
+	assert_int_equal(conf_global_value_ok("NodeName", "n1"), 0);
+	assert_int_equal(conf_global_value_ok(NULL, "1"), 0);
+	assert_int_equal(conf_global_value_ok("KillWait", NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_tutorial),     cmocka_unit_test(test_defaults),
-	    cmocka_unit_test(test_controller),   cmocka_unit_test(test_syntax),
-	    cmocka_unit_test(test_errors),       cmocka_unit_test(test_limits),
-	    cmocka_unit_test(test_unknown_keys), cmocka_unit_test(test_nodes),
-	    cmocka_unit_test(test_node_gres),    cmocka_unit_test(test_node_default),
-	    cmocka_unit_test(test_node_ports),   cmocka_unit_test(test_node_errors),
-	    cmocka_unit_test(test_partitions),   cmocka_unit_test(test_partition_errors),
-	    cmocka_unit_test(test_include),      cmocka_unit_test(test_load_errors),
-	    cmocka_unit_test(test_dump_kv),      cmocka_unit_test(test_reload_check),
-	    cmocka_unit_test(test_default_path), cmocka_unit_test(test_many_nodes),
-	    cmocka_unit_test(test_node_ping),    cmocka_unit_test(test_power_save),
+	    cmocka_unit_test(test_global_value_ok),
+	    cmocka_unit_test(test_tutorial),
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_controller),
+	    cmocka_unit_test(test_syntax),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_limits),
+	    cmocka_unit_test(test_unknown_keys),
+	    cmocka_unit_test(test_nodes),
+	    cmocka_unit_test(test_node_gres),
+	    cmocka_unit_test(test_node_default),
+	    cmocka_unit_test(test_node_ports),
+	    cmocka_unit_test(test_node_errors),
+	    cmocka_unit_test(test_partitions),
+	    cmocka_unit_test(test_partition_errors),
+	    cmocka_unit_test(test_include),
+	    cmocka_unit_test(test_load_errors),
+	    cmocka_unit_test(test_dump_kv),
+	    cmocka_unit_test(test_reload_check),
+	    cmocka_unit_test(test_default_path),
+	    cmocka_unit_test(test_many_nodes),
+	    cmocka_unit_test(test_node_ping),
+	    cmocka_unit_test(test_power_save),
 	    cmocka_unit_test(test_prolog_flags),
 	};
 

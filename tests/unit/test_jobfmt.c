@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "common/jobfmt.h"
 #include "common/spool.h"
+#include "common/spool_pids.h"
 #include "common/common.h"
 
 #define NOVAL 0xfffffffeu
@@ -139,6 +141,13 @@ static void test_spool(void **state)
 	assert_int_equal(spool_stepd_parse("node01_3.0.done", "node01", &job, &step), 2);
 	assert_int_equal(job, 3);
 	assert_int_equal(step, 0);
+	assert_int_equal(spool_stepd_parse("node01_4.batch.pids", "node01", &job, &step),
+	                 0);
+	assert_int_equal(spool_stepd_parse("node01_4.1.pids", "node01", &job, &step), 3);
+	assert_int_equal(job, 4);
+	assert_int_equal(step, 1);
+	assert_int_equal(spool_stepd_parse("node01_4.1.pids.new", "node01", &job, &step),
+	                 0);
 	assert_int_equal(spool_stepd_parse("node01_3.0", "node0", &job, &step), 0);
 	assert_int_equal(spool_stepd_parse("node01_3.0.x", "node01", &job, &step), 0);
 	assert_int_equal(spool_stepd_parse("node01_3", "node01", &job, &step), 0);
@@ -146,12 +155,59 @@ static void test_spool(void **state)
 	                 0);
 }
 
+/* The .pids file (spool_pids.h): written, read back; bad text refused. */
+static void test_spool_pids(void **state)
+{
+	char dir[] = "/tmp/rota-pids-XXXXXX", *path, *bad;
+	struct spool_pid_task tasks[] = {{100, 0, 4}, {101, 1, 5}};
+	struct spool_pids p = {.uid = 1234,
+	                       .cgroup = "/sys/fs/cgroup/rota/n_1/job_2/step_0",
+	                       .tasks = tasks,
+	                       .ntasks = 2},
+	                  r;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	path = xasprintf("%s/node01_2.0.pids", dir);
+	assert_int_equal(spool_pids_write(path, &p), 0);
+	assert_int_equal(spool_pids_read(path, &r), 0);
+	assert_int_equal(r.uid, 1234);
+	assert_string_equal(r.cgroup, p.cgroup);
+	assert_int_equal(r.ntasks, 2);
+	assert_int_equal(r.tasks[1].pid, 101);
+	assert_int_equal(r.tasks[1].ltid, 1);
+	assert_int_equal(r.tasks[1].gtid, 5);
+	spool_pids_free(&r);
+	/* no cgroup: no line; a missing uid or a stray line: not such a file */
+	p.cgroup = NULL;
+	assert_int_equal(spool_pids_write(path, &p), 0);
+	assert_int_equal(spool_pids_read(path, &r), 0);
+	assert_null(r.cgroup);
+	spool_pids_free(&r);
+	bad = xasprintf("%s/bad", dir);
+	assert_non_null(f = fopen(bad, "w"));
+	fputs("task 1 0 0\n", f);
+	fclose(f);
+	assert_int_equal(spool_pids_read(bad, &r), -EINVAL);
+	assert_non_null(f = fopen(bad, "w"));
+	fputs("uid 0\ntask -1 0 0\n", f);
+	fclose(f);
+	assert_int_equal(spool_pids_read(bad, &r), -EINVAL);
+	assert_int_equal(spool_pids_read("/no/such/file", &r), -ENOENT);
+	unlink(bad);
+	unlink(path);
+	rmdir(dir);
+	free(bad);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_counts),   cmocka_unit_test(test_spread),
 	    cmocka_unit_test(test_filename), cmocka_unit_test(test_filename_limit),
-	    cmocka_unit_test(test_spool),
+	    cmocka_unit_test(test_spool),    cmocka_unit_test(test_spool_pids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
