@@ -3,7 +3,10 @@
  * One MSG_JOB_INFO_REQ (for just that job when a single -j id is given), then
  * filter, sort and print here.  Without -t or -j only jobs that are not finished
  * are shown.  The default sort is Slurm's "P,t,-p": partition, state code (so
- * "CG" < "PD" < "R"), then priority high to low; job id breaks ties.
+ * "CG" < "PD" < "R"), then priority high to low; job id breaks ties.  As in
+ * Slurm, the pending tasks split off an array are shown in its pending row
+ * unless -r or --array-unique; -P ranks p and Q by partition PriorityTier
+ * first.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -43,6 +46,8 @@ static const struct fmt_field step_fields[] = {
 struct squeue_opts {
 	int noheader, long_list, start, steps, json, verbose, all_states;
 	int array_expand; /* -r: one line per pending array task */
+	int array_unique; /* --array-unique: split pending tasks apart */
+	int part_prio;    /* -P: a row per partition, PriorityTier ranks */
 	unsigned iterate;
 	const char *format, *long_format, *sort;
 	int job_flag;
@@ -92,7 +97,10 @@ static void __attribute__((noreturn)) help(void)
 	       "  -O, --Format=fields      columns as Field[:[.][size][suffix]],...\n"
 	       "  -p, --partition=parts    only jobs in these partitions\n"
 	       "  -q, --qos=qos            only jobs with these QOS\n"
+	       "  -P, --priority           a pending job once per partition; -S p, Q\n"
+	       "                           rank by the partition's PriorityTier first\n"
 	       "  -r, --array              one array task per line\n"
+	       "      --array-unique       split-off pending array tasks on own lines\n"
 	       "  -s, --steps              job steps instead of jobs\n"
 	       "  -S, --sort=fields        sort order, e.g. \"P,t,-p\"\n"
 	       "      --start              expected start times of pending jobs\n"
@@ -186,6 +194,7 @@ enum {
 	OPT_IGNORE,
 	OPT_IGNORE_ARG,
 	OPT_YAML,
+	OPT_ARRAY_UNIQUE,
 };
 
 static void parse_args(struct squeue_opts *o, int argc, char **argv);
@@ -195,12 +204,19 @@ static void parse_args(struct squeue_opts *o, int argc, char **argv);
 static void parse_env(struct squeue_opts *o, const char *argv0)
 {
 	static const struct cli_env_opt vars[] = {
-	    {"SQUEUE_ACCOUNT", "account", 0},   {"SQUEUE_ALL", "all", 1},
-	    {"SQUEUE_ARRAY", "array", 1},       {"SQUEUE_FEDERATION", "federation", 1},
-	    {"SQUEUE_LICENSES", "licenses", 0}, {"SQUEUE_LOCAL", "local", 1},
-	    {"SQUEUE_NAMES", "name", 0},        {"SQUEUE_PARTITION", "partition", 0},
-	    {"SQUEUE_PRIORITY", "priority", 1}, {"SQUEUE_QOS", "qos", 0},
-	    {"SQUEUE_SIBLING", "sibling", 1},   {"SQUEUE_STATES", "states", 0},
+	    {"SQUEUE_ACCOUNT", "account", 0},
+	    {"SQUEUE_ALL", "all", 1},
+	    {"SQUEUE_ARRAY", "array", 1},
+	    {"SQUEUE_ARRAY_UNIQUE", "array-unique", 1},
+	    {"SQUEUE_FEDERATION", "federation", 1},
+	    {"SQUEUE_LICENSES", "licenses", 0},
+	    {"SQUEUE_LOCAL", "local", 1},
+	    {"SQUEUE_NAMES", "name", 0},
+	    {"SQUEUE_PARTITION", "partition", 0},
+	    {"SQUEUE_PRIORITY", "priority", 1},
+	    {"SQUEUE_QOS", "qos", 0},
+	    {"SQUEUE_SIBLING", "sibling", 1},
+	    {"SQUEUE_STATES", "states", 0},
 	    {"SQUEUE_USERS", "users", 0},
 	};
 	int n;
@@ -219,7 +235,7 @@ static void parse_args(struct squeue_opts *o, int argc, char **argv)
 	    {"account", required_argument, 0, 'A'},
 	    {"all", no_argument, 0, 'a'},
 	    {"array", no_argument, 0, 'r'},
-	    {"array-unique", no_argument, 0, OPT_IGNORE},
+	    {"array-unique", no_argument, 0, OPT_ARRAY_UNIQUE},
 	    {"clusters", required_argument, 0, 'M'},
 	    {"federation", no_argument, 0, OPT_IGNORE},
 	    {"format", required_argument, 0, 'o'},
@@ -350,11 +366,16 @@ static void parse_args(struct squeue_opts *o, int argc, char **argv)
 		case 'r':
 			o->array_expand = 1;
 			break;
+		case OPT_ARRAY_UNIQUE:
+			o->array_unique = 1;
+			break;
+		case 'P':
+			o->part_prio = 1;
+			break;
 		case 'a': /* every partition: none is hidden from anyone */
 		case 'M':
 			cli_clusters_check(optarg, 0);
 			break;
-		case 'P':
 		case OPT_IGNORE:
 			break;
 		default:
@@ -514,11 +535,6 @@ static int print_steps(struct squeue_opts *o, const struct fmt_layout *layout)
 	return 0;
 }
 
-static uint64_t sort_tiebreak(const void *row)
-{
-	return ((const struct job_info *)row)->job_id;
-}
-
 /* volatile: a store the compiler may not drop, so that a leak checker finds
  * the listing still reachable at exit */
 static void *volatile kept_until_exit;
@@ -582,6 +598,93 @@ static void flush_stdout(struct joblist_sink *s)
 	s->buf.len = 0;
 }
 
+static int cmp_array_id(const void *a, const void *b)
+{
+	uint32_t x = (*(const struct job_info *const *)a)->array_job_id;
+	uint32_t y = (*(const struct job_info *const *)b)->array_job_id;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Fold the listed pending tasks split off an array into the row of its
+ * remainder, as the controller does (proto/joblist.h): folds[i] says what
+ * record i's row took, gone[i] that record i went into another's. */
+static void fold_here(const struct joblist_query *q, struct job_info_resp *resp,
+                      struct joblist_fold *folds, uint8_t *gone)
+{
+	struct job_info *all = resp->jobs, **rems;
+	size_t nrems = 0;
+
+	rems = xcalloc(resp->jobs_count + 1, sizeof(*rems));
+	for (uint32_t i = 0; i < resp->jobs_count; i++)
+		if (all[i].array_task_str && joblist_selected(q, &all[i]))
+			rems[nrems++] = &all[i];
+	qsort(rems, nrems, sizeof(*rems), cmp_array_id);
+	for (uint32_t i = 0; i < resp->jobs_count && nrems; i++) {
+		struct job_info *t = &all[i], **m;
+
+		if (!t->array_job_id || t->array_task_str ||
+		    !(m = bsearch(&t, rems, nrems, sizeof(*rems), cmp_array_id)) ||
+		    !joblist_folds(*m, t) || !joblist_selected(q, t))
+			continue;
+		gone[i] = joblist_fold_add(&folds[*m - all], *m, t) == 0;
+	}
+	for (uint32_t i = 0; i < resp->jobs_count; i++) {
+		if (!folds[i].n)
+			continue;
+		free(all[i].array_task_str);
+		all[i].array_task_str = joblist_fold_ids(&folds[i]);
+	}
+	free(rems);
+}
+
+/* A row of a listing made here: its record, copied (first: the row reads
+ * as a job_info). */
+struct here_row {
+	struct job_info j;   /* its pointers the record's, but for partition */
+	char *partition;     /* owned: j.partition (a -P row names one of its) */
+	const char *reasons; /* a folded row's (borrowed), else NULL */
+};
+
+static uint64_t sort_tiebreak(const void *row)
+{
+	return ((const struct here_row *)row)->j.job_id;
+}
+
+struct here_rows {
+	struct here_row **v;
+	size_t n, cap;
+	const char *reasons; /* those of the record being read */
+};
+
+static int keep_here(const struct job_info *j, void *arg)
+{
+	struct here_rows *h = arg;
+	struct here_row *r = xcalloc(1, sizeof(*r));
+
+	r->j = *j;
+	if (j->partition)
+		r->j.partition = r->partition = xstrdup(j->partition);
+	r->reasons = h->reasons;
+	if (h->n == h->cap) {
+		h->cap = h->cap ? 2 * h->cap : 64;
+		h->v = xrealloc(h->v, h->cap * sizeof(*h->v));
+	}
+	h->v[h->n++] = r;
+	return 0;
+}
+
+/* -P: the partitions' PriorityTier (1 for one not known, as Slurm). */
+static uint32_t part_tier(const char *name, void *arg)
+{
+	const struct part_info_resp *parts = arg;
+
+	for (uint32_t i = 0; parts && name && i < parts->parts_count; i++)
+		if (!strcmp(parts->parts[i].name, name))
+			return parts->parts[i].priority_tier;
+	return 1;
+}
+
 /* A format wider than the controller prints: the listing made here, from the
  * job records, by the same code. */
 static int print_here(const struct squeue_opts *o, const struct fmt_layout *layout,
@@ -594,31 +697,61 @@ static int print_here(const struct squeue_opts *o, const struct fmt_layout *layo
 	struct joblist_ctx ctx = {.cluster = cli_conf()->cluster_name,
 	                          .time_format = req->time_format};
 	struct joblist_sort_arg sarg = {&sort, 0};
+	struct here_rows rows = {0};
 	struct job_info_resp *resp;
-	const struct job_info **sel;
-	size_t n = 0;
+	struct joblist_fold *folds;
+	struct empty_msg none = {0};
+	void *parts = NULL;
+	char *msg = NULL;
+	uint8_t *gone;
 
-	if (!(resp = load_jobs(o)))
+	if ((req->flags & JOB_LIST_F_PART_PRIO) &&
+	    call_ctld(MSG_PART_INFO_REQ, &none, MSG_PART_INFO_RESP, &parts, &msg)) {
+		fprintf(stderr, "slurm_load_partitions error: %s\n", msg);
+		free(msg);
 		return 1;
+	}
+	if (parts) {
+		sarg.part_tier = part_tier;
+		sarg.tier_arg = parts;
+	}
+	if (!(resp = load_jobs(o))) {
+		msg_body_free(MSG_PART_INFO_RESP, parts);
+		return 1;
+	}
 	if (joblist_sort_parse(req->sort, &sort, &err) < 0 ||
 	    joblist_query_init(&q, req, &err) < 0)
 		fatal("%s", err.text);
 	ctx.now = sarg.now = resp->now > 0 ? (time_t)resp->now : time(NULL);
 	print_head(o, layout, ctx.now);
-	sel = xcalloc(resp->jobs_count + 1, sizeof(*sel));
-	for (uint32_t i = 0; i < resp->jobs_count; i++)
-		if (joblist_selected(&q, &resp->jobs[i]))
-			sel[n++] = &resp->jobs[i];
-	if (rank_sort((const void **)sel, n, sort.rank, sort.n, joblist_sort_value,
-	              sort_tiebreak, &sarg) < 0)
+	folds = xcalloc(resp->jobs_count + 1, sizeof(*folds));
+	gone = xcalloc(resp->jobs_count + 1, 1);
+	if (joblist_folding(req->flags))
+		fold_here(&q, resp, folds, gone);
+	for (uint32_t i = 0; i < resp->jobs_count; i++) {
+		rows.reasons = folds[i].reasons;
+		if (!gone[i])
+			joblist_rows(&q, &resp->jobs[i], keep_here, &rows);
+	}
+	if (rank_sort((const void **)rows.v, rows.n, sort.rank, sort.n,
+	              joblist_sort_value, sort_tiebreak, &sarg) < 0)
 		fatal("out of memory");
-	for (size_t i = 0; i < n; i++)
-		joblist_append(&sink, layout, sel[i], req->flags, &ctx);
+	for (size_t i = 0; i < rows.n; i++) {
+		ctx.reasons = rows.v[i]->reasons;
+		joblist_append(&sink, layout, &rows.v[i]->j, req->flags, &ctx);
+		free(rows.v[i]->partition);
+		free(rows.v[i]);
+	}
 	flush_stdout(&sink);
 	fmtbuf_release(&sink.buf);
-	free(sel);
+	free(rows.v);
+	for (uint32_t i = 0; i < resp->jobs_count; i++)
+		joblist_fold_release(&folds[i]);
+	free(folds);
+	free(gone);
 	joblist_query_release(&q);
 	msg_body_free(MSG_JOB_INFO_RESP, resp);
+	msg_body_free(MSG_PART_INFO_RESP, parts);
 	return 0;
 }
 
@@ -663,7 +796,9 @@ static int print_once(const struct squeue_opts *o, const struct fmt_layout *layo
 	    .sort = (char *)sort,
 	    .flags = (syntax == FMT_LONG ? JOB_LIST_F_LONG : 0) |
 	             (o->all_states ? JOB_LIST_F_ALL_STATES : 0) |
-	             (o->array_expand ? JOB_LIST_F_ARRAY_TASKS : 0),
+	             (o->array_expand ? JOB_LIST_F_ARRAY_TASKS : 0) |
+	             (o->array_unique ? JOB_LIST_F_ARRAY_UNIQUE : 0) |
+	             (o->part_prio ? JOB_LIST_F_PART_PRIO : 0),
 	    .job_ids = {o->job_ids, (uint32_t)o->njob_ids},
 	    .states = {o->states, (uint32_t)o->nstates},
 	    .uids = {o->uids, (uint32_t)o->nuids},

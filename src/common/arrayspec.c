@@ -120,6 +120,24 @@ int arrayspec_test(const struct arrayspec *a, uint32_t id)
 	return a->bits && id < a->nbits && (a->bits[id / 8] & (1u << (id % 8)));
 }
 
+int arrayspec_set(struct arrayspec *a, uint32_t id)
+{
+	if (id >= ARRAYSPEC_LIMIT)
+		return -EINVAL;
+	if (arrayspec_test(a, id))
+		return 0;
+	if (!a->bits || id >= a->nbits) {
+		/* the bitmap holds nbits / 8 + 1 bytes (arrayspec_copy) */
+		size_t had = a->bits ? a->nbits / 8 + 1 : 0, need = id / 8 + 2;
+
+		a->bits = xrealloc(a->bits, need);
+		memset(a->bits + had, 0, need - had);
+		a->nbits = id + 1;
+	}
+	bit_set(a, id);
+	return 1;
+}
+
 int arrayspec_clear(struct arrayspec *a, uint32_t id)
 {
 	if (!arrayspec_test(a, id))

@@ -33,6 +33,9 @@ void arrayspec_release(struct arrayspec *a);
 void arrayspec_copy(struct arrayspec *dst, const struct arrayspec *src);
 
 int arrayspec_test(const struct arrayspec *a, uint32_t id);
+/* Add id (< ARRAYSPEC_LIMIT), growing the bitmap as needed (aborts on
+ * ENOMEM).  Returns 1 if it was not set, 0 if it was, -EINVAL past the limit. */
+int arrayspec_set(struct arrayspec *a, uint32_t id);
 /* Remove id; returns 1 if it was set. */
 int arrayspec_clear(struct arrayspec *a, uint32_t id);
 

@@ -207,14 +207,16 @@ static const char *job_group(const struct job_info *j, char *buf, size_t len)
 	return buf;
 }
 
-static const char *job_reason_list(const struct job_info *j, char *buf, size_t len)
+static const char *job_reason_list(const struct job_info *j, const char *reasons,
+                                   char *buf, size_t len)
 {
 	uint32_t base = j->state & JOB_STATE_BASE;
 
 	if (!(j->state & JOB_COMPLETING) &&
 	    (base == JOB_PENDING || base == JOB_TIMEOUT || base == JOB_FAILED)) {
 		char reason[512];
-		const char *r = joblist_reason(j, ", ", reason, sizeof(reason));
+		const char *r =
+		    reasons ? reasons : joblist_reason(j, ", ", reason, sizeof(reason));
 		size_t n = strlen(r);
 
 		/* "(%s)" without a printf per job; buf holds 64 bytes at least */
@@ -389,9 +391,9 @@ const char *joblist_value(const struct fmt_col *col, const void *rec, void *vctx
 		snprintf(buf, len, "%u", j->priority);
 		return buf;
 	case 'r':
-		return joblist_reason(j, ", ", buf, len);
+		return ctx->reasons ? ctx->reasons : joblist_reason(j, ", ", buf, len);
 	case 'R':
-		return job_reason_list(j, buf, len);
+		return job_reason_list(j, ctx->reasons, buf, len);
 	case 'S':
 		return fmt_time(ctx, j->start_time, buf, len);
 	case 't':
@@ -690,6 +692,107 @@ int joblist_selected(const struct joblist_query *q, const struct job_info *j)
 	return 1;
 }
 
+/* -P: a row per partition that -p lets through ("a,b": a, then b). */
+static int rows_per_part(const struct joblist_query *q, const struct job_info *j,
+                         joblist_row_f row, void *arg)
+{
+	struct job_info one = *j;
+	char name[256];
+	int n = 0, rc;
+
+	for (const char *p = j->partition; *p;) {
+		size_t len = strcspn(p, ",");
+
+		if (len && len < sizeof(name)) {
+			memcpy(name, p, len);
+			name[len] = '\0';
+			one.partition = name;
+			if (joblist_selected(q, &one)) {
+				if ((rc = row(&one, arg)) < 0)
+					return rc;
+				n++;
+			}
+		}
+		p += len;
+		p += *p == ',';
+	}
+	return n;
+}
+
+int joblist_rows(const struct joblist_query *q, const struct job_info *j,
+                 joblist_row_f row, void *arg)
+{
+	int rc;
+
+	if (!joblist_selected(q, j))
+		return 0;
+	/* a job that runs is in one partition, the one it runs in */
+	if ((q->req->flags & JOB_LIST_F_PART_PRIO) && job_is_pending(j) && j->partition &&
+	    strchr(j->partition, ','))
+		return rows_per_part(q, j, row, arg);
+	return (rc = row(j, arg)) < 0 ? rc : 1;
+}
+
+/* ---- folded array rows ---- */
+
+static int same_str(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+int joblist_folds(const struct job_info *m, const struct job_info *t)
+{
+	return m->array_task_str && job_is_pending(m) && job_is_pending(t) && t != m &&
+	       !t->array_task_str && t->array_task_id != NO_VAL &&
+	       t->array_job_id == m->array_job_id && same_str(t->name, m->name) &&
+	       same_str(t->partition, m->partition);
+}
+
+/* Slurm's way: the remainder's reason, then each task's that differs from
+ * it and is not in the text yet ("Priority,JobHeldUser"). */
+static void fold_reason(struct joblist_fold *f, const struct job_info *m,
+                        const struct job_info *t)
+{
+	const char *name = job_reason_name(t->reason);
+	char buf[512];
+
+	if (t->reason == m->reason)
+		return;
+	if (!f->reasons)
+		f->reasons = xstrdup(joblist_reason(m, ", ", buf, sizeof(buf)));
+	if (!strstr(f->reasons, name)) {
+		char *more = xasprintf("%s,%s", f->reasons, name);
+
+		free(f->reasons);
+		f->reasons = more;
+	}
+}
+
+int joblist_fold_add(struct joblist_fold *f, const struct job_info *m,
+                     const struct job_info *t)
+{
+	if (!f->ids.bits &&
+	    arrayspec_parse(m->array_task_str, ARRAYSPEC_LIMIT, &f->ids, NULL) < 0)
+		return -EINVAL;
+	if (arrayspec_set(&f->ids, t->array_task_id) < 0)
+		return -EINVAL;
+	fold_reason(f, m, t);
+	f->n++;
+	return 0;
+}
+
+char *joblist_fold_ids(const struct joblist_fold *f)
+{
+	return arrayspec_format(&f->ids, 0);
+}
+
+void joblist_fold_release(struct joblist_fold *f)
+{
+	arrayspec_release(&f->ids);
+	free(f->reasons);
+	*f = (struct joblist_fold){0};
+}
+
 /* ---- sorting ---- */
 
 const char *joblist_sort_value(const void *row, size_t k, char *buf, size_t len,
@@ -718,6 +821,8 @@ const char *joblist_sort_value(const void *row, size_t k, char *buf, size_t len,
 	case 'p':
 	case 'Q':
 		*num = j->priority;
+		if (sa->part_tier) /* -P: the tier first (at most 65533) */
+			*num |= (uint64_t)sa->part_tier(j->partition, sa->tier_arg) << 32;
 		break;
 	case 'U':
 		*num = j->uid;
@@ -913,8 +1018,12 @@ uint64_t joblist_fields_wanted(const struct job_list_req *req,
 		m |= JI(uid);
 	if (strv_len(req->names))
 		m |= JI(name);
-	if (strv_len(req->partitions))
+	/* -p, -P's rows and tiers, and folding a task into its array's row
+	 * read the partition; folding reads the name too */
+	if (strv_len(req->partitions) || (req->flags & JOB_LIST_F_PART_PRIO))
 		m |= JI(partition);
+	if (joblist_folding(req->flags))
+		m |= JI(name) | JI(partition);
 	if (strv_len(req->accounts))
 		m |= JI(account);
 	if (strv_len(req->qos))

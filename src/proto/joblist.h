@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+#include "common/arrayspec.h"
 #include "common/error.h"
 #include "common/fmtrow.h"
 #include "common/ranksort.h"
@@ -40,6 +41,9 @@ struct joblist_ctx {
 	time_t now;
 	const char *cluster;     /* ClusterName, NULL when unset */
 	const char *time_format; /* the asker's SLURM_TIME_FORMAT; NULL: standard */
+	/* the reasons of a folded array row (struct joblist_fold), printed by
+	 * %r and %R instead of the job's; NULL for any other row */
+	const char *reasons;
 };
 
 /* A column's text for a struct job_info (fmt_value_f; ctx a joblist_ctx). */
@@ -83,6 +87,48 @@ int joblist_query_uid(const struct joblist_query *q, uint32_t uid);
  * -t or -j, only jobs that are not finished). */
 int joblist_selected(const struct joblist_query *q, const struct job_info *j);
 
+/* One row of a listing: r is borrowed for the call.  Returns 0 or a negative
+ * error. */
+typedef int (*joblist_row_f)(const struct job_info *r, void *arg);
+
+/* Hand row() the rows job j has in listing q: none unless joblist_selected();
+ * with -P (JOB_LIST_F_PART_PRIO) a pending job submitted to several
+ * partitions ("a,b") has one per partition that -p lets through, each r a
+ * copy of j naming that one partition; otherwise the one row, r = j.
+ * Returns the number of rows, or row()'s first negative return. */
+int joblist_rows(const struct joblist_query *q, const struct job_info *j,
+                 joblist_row_f row, void *arg);
+
+/* Slurm's squeue lists the pending tasks split off an array (scontrol hold
+ * or update of N_T, a requeue) in the row of the array's pending remainder
+ * when both are listed and the task has the row's name and partition: the
+ * row's ids and reasons grow.  -r and --array-unique list them apart. */
+static inline int joblist_folding(uint32_t flags)
+{
+	return !(flags & (JOB_LIST_F_ARRAY_TASKS | JOB_LIST_F_ARRAY_UNIQUE));
+}
+
+/* 1 if task t goes into m's row: m the pending remainder of t's array (its
+ * array_task_str set), t a pending task of it with m's name and partition. */
+int joblist_folds(const struct job_info *m, const struct job_info *t);
+
+/* The row of a remainder with tasks folded in (zero it before the first). */
+struct joblist_fold {
+	struct arrayspec ids; /* the row's tasks, the remainder's included */
+	char *reasons;        /* owned: "Priority,JobHeldUser"; NULL while the
+	                       * tasks' reasons are the remainder's */
+	uint32_t n;           /* tasks folded in */
+};
+
+/* Fold task t into m's row (joblist_folds(m, t) holds).  Returns 0, or
+ * -EINVAL when m's array_task_str does not parse. */
+int joblist_fold_add(struct joblist_fold *f, const struct job_info *m,
+                     const struct job_info *t);
+/* The row's ids for m's array_task_str: "2-6", without the throttle, as
+ * Slurm's squeue prints a row it has folded.  Caller frees. */
+char *joblist_fold_ids(const struct joblist_fold *f);
+void joblist_fold_release(struct joblist_fold *f);
+
 /* -S keys, parsed. */
 struct joblist_sort {
 	char key[JOBLIST_MAX_SORT];
@@ -99,6 +145,10 @@ int joblist_sort_parse(const char *spec, struct joblist_sort *ret,
 struct joblist_sort_arg {
 	const struct joblist_sort *sort;
 	time_t now;
+	/* -P: a partition's PriorityTier, by which keys p and Q rank a row
+	 * before its priority; NULL: by priority alone */
+	uint32_t (*part_tier)(const char *partition, void *arg);
+	void *tier_arg;
 };
 const char *joblist_sort_value(const void *job, size_t i, char *buf, size_t len,
                                uint64_t *num, void *arg);

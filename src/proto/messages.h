@@ -404,6 +404,11 @@ ROTA_DECLARE(job_info_resp, JOB_INFO_RESP_FIELDS)
 #define JOB_LIST_F_ALL_STATES  (1u << 1) /* -t all: finished jobs too */
 #define JOB_LIST_F_ARRAY_TASKS (1u << 2) /* -r: a line per pending array task */
 #define JOB_LIST_F_NONE        (1u << 3) /* no job matches (squeue sends it no more) */
+/* --array-unique: a pending task split off its array on a line of its own */
+#define JOB_LIST_F_ARRAY_UNIQUE (1u << 4)
+/* -P: a line per partition of a pending job; -S p and Q rank by the
+ * partition's PriorityTier first */
+#define JOB_LIST_F_PART_PRIO (1u << 5)
 #define JOB_LIST_REQ_FIELDS(F, S)                                                        \
 	F(S, str, format, _)      /* -o format or -O fields */                           \
 	F(S, str, sort, _)        /* -S keys: "P,t,-p" */                                \

@@ -90,6 +90,34 @@ static void test_ops(void **state)
 	arrayspec_release(&a);
 }
 
+/* Setting an id past the bitmap grows it; an empty spec can be grown from. */
+static void test_set_grows(void **state)
+{
+	struct arrayspec a, none = {0};
+	char *s;
+
+	assert_int_equal(arrayspec_parse("2-3%1", 100, &a, NULL), 0);
+	assert_int_equal(arrayspec_set(&a, 3), 0);
+	assert_int_equal(arrayspec_set(&a, 4), 1);
+	assert_int_equal(arrayspec_set(&a, 1000), 1);
+	assert_int_equal(arrayspec_set(&a, ARRAYSPEC_LIMIT), -EINVAL);
+	assert_int_equal(a.count, 4);
+	assert_true(arrayspec_test(&a, 1000));
+	assert_false(arrayspec_test(&a, 999));
+	assert_int_equal(arrayspec_last(&a), 1000);
+	s = arrayspec_format(&a, 1);
+	assert_string_equal(s, "2-4,1000%1");
+	free(s);
+	arrayspec_release(&a);
+	assert_int_equal(arrayspec_set(&none, 7), 1);
+	assert_int_equal(arrayspec_set(&none, 9), 1);
+	assert_int_equal(arrayspec_set(&none, 8), 1);
+	s = arrayspec_format(&none, 0);
+	assert_string_equal(s, "7-9");
+	free(s);
+	arrayspec_release(&none);
+}
+
 static void test_large(void **state)
 {
 	struct arrayspec a;
@@ -108,9 +136,8 @@ static void test_large(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_forms),
-	    cmocka_unit_test(test_invalid),
-	    cmocka_unit_test(test_ops),
+	    cmocka_unit_test(test_forms), cmocka_unit_test(test_invalid),
+	    cmocka_unit_test(test_ops),   cmocka_unit_test(test_set_grows),
 	    cmocka_unit_test(test_large),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

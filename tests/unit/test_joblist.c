@@ -213,6 +213,169 @@ static void test_long_lists_and_limits(void **state)
 		free(names[i]);
 }
 
+/* The rows' partitions, "a|b|". */
+static int collect_part(const struct job_info *r, void *arg)
+{
+	char *out = arg;
+
+	strncat(out, r->partition ? r->partition : "(null)", 63 - strlen(out));
+	strncat(out, "|", 63 - strlen(out));
+	return 0;
+}
+
+static int rows_of(const struct job_list_req *req, const struct job_info *j, char *out)
+{
+	struct rota_error err = {""};
+	struct joblist_query q;
+	int n;
+
+	out[0] = '\0';
+	assert_int_equal(joblist_query_init(&q, req, &err), 0);
+	n = joblist_rows(&q, j, collect_part, out);
+	joblist_query_release(&q);
+	return n;
+}
+
+/* -P: a pending job submitted to several partitions is a row per partition
+ * that -p lets through; a job that runs, or a listing without -P, one row. */
+static void test_rows_per_partition(void **state)
+{
+	struct job_info j = pending(42, "beta", "debug,gpu");
+	char *gpu[] = {(char *)"gpu", NULL}, *cpu[] = {(char *)"cpu", NULL};
+	struct job_list_req req = {0};
+	char out[64];
+
+	assert_int_equal(rows_of(&req, &j, out), 1);
+	assert_string_equal(out, "debug,gpu|");
+	req.flags = JOB_LIST_F_PART_PRIO;
+	assert_int_equal(rows_of(&req, &j, out), 2);
+	assert_string_equal(out, "debug|gpu|");
+	req.partitions = gpu;
+	assert_int_equal(rows_of(&req, &j, out), 1);
+	assert_string_equal(out, "gpu|");
+	req.partitions = cpu;
+	assert_int_equal(rows_of(&req, &j, out), 0);
+	req.partitions = NULL;
+	j.state = JOB_RUNNING;
+	assert_int_equal(rows_of(&req, &j, out), 1);
+	assert_string_equal(out, "debug,gpu|");
+}
+
+static uint32_t tier_of(const char *partition, void *arg)
+{
+	return partition && !strcmp(partition, "gpu") ? 10 : 1;
+}
+
+static uint64_t by_id(const void *row)
+{
+	return ((const struct job_info *)row)->job_id;
+}
+
+/* The ids of rows[0..3) sorted by sarg, "1,3,2". */
+static void expect_order(struct joblist_sort_arg *sarg, const struct job_info **rows,
+                         const char *want)
+{
+	const struct joblist_sort *sort = sarg->sort;
+	char got[64];
+
+	assert_int_equal(rank_sort((const void **)rows, 3, sort->rank, sort->n,
+	                           joblist_sort_value, by_id, sarg),
+	                 0);
+	snprintf(got, sizeof(got), "%u,%u,%u", rows[0]->job_id, rows[1]->job_id,
+	         rows[2]->job_id);
+	assert_string_equal(got, want);
+}
+
+/* -P: p and Q rank by the partition's PriorityTier, then by priority. */
+static void test_sort_by_tier(void **state)
+{
+	struct rota_error err = {""};
+	struct job_info a = pending(1, "a", "debug"), b = pending(2, "b", "gpu");
+	struct job_info c = pending(3, "c", "debug");
+	const struct job_info *rows[] = {&a, &b, &c};
+	struct joblist_sort sort;
+	struct joblist_sort_arg sarg = {&sort, 0};
+
+	a.priority = 100;
+	b.priority = 50;
+	c.priority = 70;
+	assert_int_equal(joblist_sort_parse("-p", &sort, &err), 0);
+	expect_order(&sarg, rows, "1,3,2");
+	sarg.part_tier = tier_of;
+	expect_order(&sarg, rows, "2,1,3");
+	assert_int_equal(joblist_sort_parse("Q", &sort, &err), 0);
+	expect_order(&sarg, rows, "3,1,2");
+}
+
+static struct job_info task_of(uint32_t id, uint32_t array, uint32_t task,
+                               uint32_t reason)
+{
+	struct job_info t = pending(id, "wrap", "debug");
+
+	t.array_job_id = array;
+	t.array_task_id = task;
+	t.reason = reason;
+	return t;
+}
+
+/* Pending tasks split off an array go into its remainder's row when they
+ * have its name and partition: ids and differing reasons added, the
+ * throttle no longer shown (as Slurm's squeue). */
+static void test_fold_tasks(void **state)
+{
+	struct rota_error err = {""};
+	struct fmt_layout *layout = NULL;
+	struct joblist_ctx ctx = {.now = 1000};
+	struct joblist_sink s = {0};
+	struct job_info m = task_of(8, 8, NO_VAL, WAIT_ARRAY_TASK_LIMIT);
+	struct job_info held = task_of(10, 8, 4, WAIT_HELD);
+	struct job_info same = task_of(11, 8, 9, WAIT_ARRAY_TASK_LIMIT);
+	struct job_info held2 = task_of(12, 8, 5, WAIT_HELD);
+	struct job_info other = task_of(13, 8, 6, WAIT_HELD);
+	struct job_info stranger = task_of(14, 9, 7, WAIT_HELD);
+	struct joblist_fold f = {0};
+	char *ids;
+
+	m.array_task_str = (char *)"2-3%1";
+	other.name = (char *)"renamed";
+	assert_true(joblist_folds(&m, &held));
+	assert_false(joblist_folds(&m, &other));
+	assert_false(joblist_folds(&m, &stranger));
+	assert_false(joblist_folds(&held, &same)); /* not a remainder */
+	held.state = JOB_RUNNING;
+	assert_false(joblist_folds(&m, &held));
+	held.state = JOB_PENDING;
+	assert_true(joblist_folding(0));
+	assert_false(joblist_folding(JOB_LIST_F_ARRAY_UNIQUE));
+	assert_false(joblist_folding(JOB_LIST_F_ARRAY_TASKS));
+
+	assert_int_equal(joblist_fold_add(&f, &m, &same), 0);
+	assert_null(f.reasons); /* the remainder's own reason */
+	assert_int_equal(joblist_fold_add(&f, &m, &held), 0);
+	assert_int_equal(joblist_fold_add(&f, &m, &held2), 0);
+	assert_int_equal(f.n, 3);
+	assert_string_equal(f.reasons, "JobArrayTaskLimit,JobHeldAdmin");
+	ids = joblist_fold_ids(&f);
+	assert_string_equal(ids, "2-5,9");
+	m.array_task_str = ids;
+	ctx.reasons = f.reasons;
+	assert_int_equal(fmt_layout_bind("%i|%r|%R", FMT_SHORT, joblist_fields,
+	                                 joblist_nfields, &layout, &err),
+	                 0);
+	joblist_append(&s, layout, &m, 0, &ctx);
+	assert_int_equal(s.buf.len, strlen("8_[2-5,9]|JobArrayTaskLimit,JobHeldAdmin|"
+	                                   "(JobArrayTaskLimit,JobHeldAdmin)\n"));
+	assert_memory_equal(s.buf.data,
+	                    "8_[2-5,9]|JobArrayTaskLimit,JobHeldAdmin|"
+	                    "(JobArrayTaskLimit,JobHeldAdmin)\n",
+	                    s.buf.len);
+	fmtbuf_release(&s.buf);
+	fmt_layout_destroy(layout);
+	free(ids);
+	joblist_fold_release(&f);
+	assert_null(f.reasons);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +385,9 @@ int main(void)
 	    cmocka_unit_test(test_sort_keys),
 	    cmocka_unit_test(test_filters),
 	    cmocka_unit_test(test_long_lists_and_limits),
+	    cmocka_unit_test(test_rows_per_partition),
+	    cmocka_unit_test(test_sort_by_tier),
+	    cmocka_unit_test(test_fold_tasks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
