@@ -513,8 +513,10 @@ static int cmd_update(const struct scontrol_opts *o, int argc, char **argv)
 		if (a[len] == '=' && len >= 3 && len <= 15 &&
 		    !strncasecmp(a, "ReservationName", len))
 			return scontrol_resv_update(argc, argv);
+		if (a[len] == '=' && len >= 4 && len <= 6 &&
+		    !strncasecmp(a, "StepId", len))
+			return scontrol_update_step(o, argc, argv);
 		if (!strncasecmp(a, "partitionname=", 14) ||
-		    !strncasecmp(a, "stepid=", 7) ||
 		    !strncasecmp(a, "frontendname=", 13)) {
 			fprintf(stderr, "slurm_update error: %s\n",
 			        slurm_strerror(ESLURM_NOT_SUPPORTED));

@@ -48,6 +48,8 @@ int scontrol_setdebugflags(const struct scontrol_opts *o, int argc, char **argv)
 int scontrol_schedloglevel(const struct scontrol_opts *o, int argc, char **argv);
 int scontrol_completing(const struct scontrol_opts *o, int argc, char **argv);
 int scontrol_notify(const struct scontrol_opts *o, int argc, char **argv);
+/* update StepId=J[.S] TimeLimit=[+|-]TIME */
+int scontrol_update_step(const struct scontrol_opts *o, int argc, char **argv);
 
 /* listpids [JOB[.STEP]] [NODE] and pidinfo PID (scontrol_pids.c): the
  * processes of the steps running on this host. */

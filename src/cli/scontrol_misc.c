@@ -11,6 +11,7 @@
 #include "cli/call.h"
 #include "cli/cli.h"
 #include "cli/conf_write.h"
+#include "cli/fmt.h"
 #include "cli/scontrol.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
@@ -422,4 +423,119 @@ int scontrol_notify(const struct scontrol_opts *o, int argc, char **argv)
 	rc = call_status(MSG_JOB_NOTIFY_REQ, &req, "job notify failure");
 	free(req.message);
 	return rc;
+}
+
+/* The time limit (minutes) step job.step has now, or NO_VAL (said). */
+static uint32_t step_time_now(uint32_t job, uint32_t step)
+{
+	struct job_info_req req = {.job_ids = {&job, 1}};
+	struct step_info_resp *r;
+	void *body = NULL;
+	char *msg = NULL;
+	uint32_t limit = NO_VAL;
+
+	if (call_ctld(MSG_STEP_INFO_REQ, &req, MSG_STEP_INFO_RESP, &body, &msg)) {
+		cli_error("Could not load state information for step %u.%u: %s", job,
+		          step, msg);
+		free(msg);
+		return NO_VAL;
+	}
+	r = body;
+	for (uint32_t i = 0; i < r->steps_count; i++)
+		if (r->steps[i].job_id == job && r->steps[i].step_id == step)
+			limit = r->steps[i].time_limit;
+	msg_body_free(MSG_STEP_INFO_RESP, body);
+	if (limit == NO_VAL)
+		cli_error("Could not load state information for step %u.%u: %s", job,
+		          step, slurm_strerror(ESLURM_INVALID_JOB_ID));
+	return limit;
+}
+
+/* "J" (every step of J) or "J.S"; 0 or -1. */
+static int parse_step_id(const char *v, uint32_t *job, uint32_t *step)
+{
+	const char *dot = strchr(v, '.');
+	char head[16];
+	size_t hl = dot ? (size_t)(dot - v) : strlen(v);
+
+	*step = NO_VAL;
+	if (!hl || hl >= sizeof(head))
+		return -1;
+	memcpy(head, v, hl);
+	head[hl] = '\0';
+	if (fmt_parse_job_id(head, job) < 0)
+		return -1;
+	if (!dot)
+		return 0;
+	if (!dot[1] || strspn(dot + 1, "0123456789") != strlen(dot + 1) ||
+	    strlen(dot + 1) > 9)
+		return -1;
+	*step = (uint32_t)strtoul(dot + 1, NULL, 10);
+	return 0;
+}
+
+/* TimeLimit=[+|-]TIME of the step (a change needs the step's limit now). */
+static int step_limit_arg(const char *val, const struct step_update_req *req,
+                          uint32_t *ret)
+{
+	int incr = val[0] == '+', decr = val[0] == '-';
+	uint32_t limit, now;
+
+	if (timefmt_parse_limit(val + (incr || decr), &limit) < 0 || limit == NO_VAL) {
+		cli_error("Invalid TimeLimit value");
+		return -1;
+	}
+	if (incr || decr) {
+		if ((now = step_time_now(req->job_id, req->step_id)) == NO_VAL)
+			return -1;
+		if (decr && limit > now) {
+			cli_error("TimeLimit decrement larger than current time limit "
+			          "(%u > %u)",
+			          limit, now);
+			return -1;
+		}
+		limit = incr ? now + limit : now - limit;
+	}
+	*ret = limit;
+	return 0;
+}
+
+/* update StepId=J[.S] TimeLimit=[+|-]TIME, as Slurm's scontrol. */
+int scontrol_update_step(const struct scontrol_opts *o, int argc, char **argv)
+{
+	struct step_update_req req = {.step_id = NO_VAL};
+	const char *limit_arg = NULL;
+
+	for (int i = 0; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+		size_t tl = eq ? (size_t)(eq - argv[i]) : 0;
+
+		if (!eq) {
+			fprintf(stderr, "Invalid input: %s\nRequest aborted\n", argv[i]);
+			return 1;
+		}
+		if (tl >= 4 && tl <= 6 && !strncasecmp(argv[i], "StepId", tl)) {
+			if (parse_step_id(eq + 1, &req.job_id, &req.step_id) < 0) {
+				fprintf(stderr,
+				        "Invalid StepID parameter: %s\nRequest aborted\n",
+				        argv[i]);
+				return 1;
+			}
+		} else if (tl >= 2 && tl <= 9 && !strncasecmp(argv[i], "TimeLimit", tl)) {
+			limit_arg = eq + 1;
+		} else {
+			fprintf(stderr,
+			        "Update of this parameter is not supported: %s\n"
+			        "Request aborted\n",
+			        argv[i]);
+			return 1;
+		}
+	}
+	if (!limit_arg) {
+		fprintf(stderr, "No changes specified\n");
+		return 1;
+	}
+	if (step_limit_arg(limit_arg, &req, &req.time_limit) < 0)
+		return 1;
+	return call_status(MSG_STEP_UPDATE_REQ, &req, "slurm_update error");
 }

@@ -362,6 +362,9 @@ static void fill_step_req(struct srun *s, size_t k, struct step_create_req *req,
 		req->std_in = s->in_spec;
 	}
 	req->relative = o->relative;
+	/* -t inside an allocation: the step's own limit (the job's still rules) */
+	if (!s->alloc_mode && d->time_limit != NO_VAL)
+		req->time_limit = d->time_limit;
 	/* what the command line asks; the allocation's SLURM_MEM_* only say what
 	 * the job holds */
 	if (s->alloc_mode)

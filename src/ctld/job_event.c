@@ -519,6 +519,8 @@ static int apply_to_job(struct ctld *ctld, const union job_event *ev, struct job
 		return suspend_apply(ctld, &ev->suspend, job);
 	case EV_EXCISE:
 		return nokill_apply(ctld, &ev->excise, job);
+	case EV_STEP_LIMIT:
+		return step_apply_limit(job, &ev->step_limit);
 	default:
 		return -EINVAL;
 	}

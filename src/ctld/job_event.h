@@ -177,7 +177,8 @@ ROTA_DECLARE(ev_configured, EV_CONFIGURED_FIELDS)
 	F(S, strv, gres, _) /* per node: the job's GRES it holds; none: no GRES */       \
 	F(S, u32v, tasks_per_node, _) /* none: not known (older journals) */             \
 	F(S, u32, task_dist, _)       /* their numbering (common/taskdist.h) */          \
-	F(S, u32v, task_map, _)       /* arbitrary: each task's node */
+	F(S, u32v, task_map, _)       /* arbitrary: each task's node */                  \
+	F(S, u32, time_limit, _)      /* minutes (srun -t); 0: the job's */
 ROTA_DECLARE(ev_step_start, EV_STEP_START_FIELDS)
 #define STEP_EV_OVERLAP 1u
 
@@ -185,7 +186,8 @@ ROTA_DECLARE(ev_step_start, EV_STEP_START_FIELDS)
 	EV_JOB_HEAD_FIELDS(F, S)                                                         \
 	F(S, u32, step_id, _)                                                            \
 	F(S, i64, time, _)                                                               \
-	F(S, u32, exit_code, _) /* the step's highest wait status */
+	F(S, u32, exit_code, _) /* the step's highest wait status */                     \
+	F(S, u32, state, _)     /* JOB_TIMEOUT (its own limit); 0: from exit_code */
 ROTA_DECLARE(ev_step_end, EV_STEP_END_FIELDS)
 
 /* What a step's tasks used on one node (its cgroup, or the step daemon's
@@ -308,6 +310,13 @@ ROTA_DECLARE(ev_crontab, EV_CRONTAB_FIELDS)
 	F(S, str, node, _)
 ROTA_DECLARE(ev_excise, EV_EXCISE_FIELDS)
 
+/* A step's time limit changed (scontrol update StepId=): minutes. */
+#define EV_STEP_LIMIT_FIELDS(F, S)                                                       \
+	EV_JOB_HEAD_FIELDS(F, S)                                                         \
+	F(S, u32, step_id, _)                                                            \
+	F(S, u32, time_limit, _)
+ROTA_DECLARE(ev_step_limit, EV_STEP_LIMIT_FIELDS)
+
 /* name, number (in the journal: never reuse one), member of union job_event */
 #define ROTA_JOB_EVENTS(E)                                                               \
 	E(EV_META, 1, meta)                                                              \
@@ -330,7 +339,8 @@ ROTA_DECLARE(ev_excise, EV_EXCISE_FIELDS)
 	E(EV_SUSPEND, 18, suspend)                                                       \
 	E(EV_TRIGGER, 19, trigger)                                                       \
 	E(EV_CRONTAB, 20, crontab)                                                       \
-	E(EV_EXCISE, 21, excise)
+	E(EV_EXCISE, 21, excise)                                                         \
+	E(EV_STEP_LIMIT, 22, step_limit)
 
 #define ROTA_EV_ENUM(name, num, m) name = num,
 enum job_event_type { ROTA_JOB_EVENTS(ROTA_EV_ENUM) EV_TYPE_END };

@@ -38,8 +38,10 @@ struct step {
 	uint32_t *nslots;
 	uint32_t **slots;
 	uint64_t *mem;
-	int overlap; /* --overlap: holds nothing, shares everything */
-	char **gres; /* [nnodes] the job's GRES it holds on each, or NULL */
+	int overlap;         /* --overlap: holds nothing, shares everything */
+	uint32_t time_limit; /* minutes (srun -t, scontrol update); 0: the job's */
+	int limit_sent;      /* killed for its time limit */
+	char **gres;         /* [nnodes] the job's GRES it holds on each, or NULL */
 	struct step *next;
 };
 
@@ -411,6 +413,17 @@ struct ev_step_start;
 struct ev_step_end;
 int step_apply_start(struct ctld *ctld, struct job *job, const struct ev_step_start *ev);
 int step_apply_end(struct job *job, const struct ev_step_end *ev);
+struct step *step_find(const struct job *job, uint32_t step_id);
+
+/* Steps' own time limits (step_limit.c): EV_STEP_LIMIT applied; scontrol
+ * update StepId= (MSG_STEP_UPDATE_REQ); each second, the running steps of
+ * job past theirs killed (Slurm's "CANCELLED ... DUE TO TIME LIMIT"). */
+struct ev_step_limit;
+struct step_update_req;
+int step_apply_limit(struct job *job, const struct ev_step_limit *ev);
+void step_update(struct ctld *ctld, struct caller *who, const struct step_update_req *req,
+                 struct chan *ch);
+void step_limits_tick(struct ctld *ctld, struct job *job, time_t now);
 void step_event_fill(const struct job *job, const struct step *st,
                      struct ev_step_start *ev);
 void step_info(struct ctld *ctld, struct caller *who, const struct job_info_req *req,

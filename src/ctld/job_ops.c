@@ -396,6 +396,8 @@ void job_mgr_tick(struct ctld *ctld, time_t now)
 		}
 		if (j->run->preempt_at)
 			preempt_tick(ctld, j, now);
+		if (job_is_running(j) && !(j->state & JOB_SUSPEND_FLAG) && j->run->steps)
+			step_limits_tick(ctld, j, now);
 		if (ticking && job_run_secs(j, now) >= (long)j->time_limit * 60) {
 			log_info("JobId=%u reached its time limit", j->job_id);
 			job_end(ctld, j, JOB_TIMEOUT, FAIL_TIMEOUT, 0);

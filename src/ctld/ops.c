@@ -68,6 +68,12 @@ static void op_job_notify(struct ctld *ctld, struct caller *who, void **body,
 	admin_job_notify(ctld, who, *body, ch);
 }
 
+static void op_step_update(struct ctld *ctld, struct caller *who, void **body,
+                           struct chan *ch)
+{
+	step_update(ctld, who, *body, ch);
+}
+
 static void op_set_debug(struct ctld *ctld, struct caller *who, void **body,
                          struct chan *ch)
 {
@@ -483,6 +489,7 @@ static const struct op_entry {
     {MSG_JOB_SCRIPT_REQ, P_USER, op_job_script},
     {MSG_SET_DEBUG_REQ, P_ADMIN, op_set_debug},
     {MSG_JOB_NOTIFY_REQ, P_USER, op_job_notify},
+    {MSG_STEP_UPDATE_REQ, P_USER, op_step_update},
     {MSG_CRONTAB_GET_REQ, P_USER, op_crontab_get},
 };
 

@@ -208,10 +208,11 @@ static struct step *step_new(struct ctld *ctld, struct job *job,
 		l->task_map = NULL;
 	}
 	st->start_time = time(NULL);
+	st->time_limit = req->time_limit == NO_VAL ? 0 : req->time_limit;
 	return st;
 }
 
-static struct step *step_find(const struct job *job, uint32_t step_id)
+struct step *step_find(const struct job *job, uint32_t step_id)
 {
 	for (struct step *st = job->run->steps; st; st = st->next)
 		if (st->step_id == step_id)
@@ -233,6 +234,7 @@ void step_event_fill(const struct job *job, const struct step *st,
 	ev->num_tasks = st->num_tasks;
 	ev->num_cpus = st->num_cpus;
 	ev->flags = st->overlap ? STEP_EV_OVERLAP : 0;
+	ev->time_limit = st->time_limit;
 	ev->cpus_per_node.v = xcalloc(st->nnodes, sizeof(uint32_t));
 	ev->mem_per_node.v = xcalloc(st->nnodes, sizeof(uint32_t));
 	ev->cpus_per_node.n = ev->mem_per_node.n = st->nnodes;
@@ -339,6 +341,7 @@ int step_apply_start(struct ctld *ctld, struct job *job, const struct ev_step_st
 	st->num_tasks = ev->num_tasks;
 	st->num_cpus = ev->num_cpus;
 	st->start_time = ev->time;
+	st->time_limit = ev->time_limit;
 	run = job_run_mut(job);
 	st->next = run->steps;
 	run->steps = st;
@@ -611,7 +614,9 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 			struct ev_step_end ev = {.job_id = job->job_id,
 			                         .step_id = st->step_id,
 			                         .exit_code = st->status,
-			                         .time = time(NULL)};
+			                         .time = time(NULL),
+			                         .state =
+			                             st->limit_sent ? JOB_TIMEOUT : 0};
 			ev_step_end_commit(ctld, &ev);
 		}
 		return;
@@ -678,7 +683,7 @@ static void step_fill(struct ctld *ctld, const struct job *job, const struct ste
 	o->uid = job->owner->uid;
 	o->user = xstrdup(job->owner->user);
 	o->partition = xstrdup(job->desc.partition);
-	o->time_limit = job->time_limit;
+	o->time_limit = st && st->time_limit ? st->time_limit : job->time_limit;
 	o->state = JOB_RUNNING;
 	if (!st) { /* the batch step */
 		o->step_id = STEP_BATCH;

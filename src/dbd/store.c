@@ -451,7 +451,8 @@ static int on_step_start(struct store *s, int64_t run_id, const struct ev_step_s
 static int on_step_end(struct store *s, int64_t run_id, const struct ev_step_end *ev,
                        struct rota_error *err)
 {
-	uint32_t st = ev->exit_code == 0            ? JOB_COMPLETE
+	uint32_t st = ev->state                     ? ev->state
+	              : ev->exit_code == 0          ? JOB_COMPLETE
 	              : (ev->exit_code & 0x7f) != 0 ? JOB_CANCELLED
 	                                            : JOB_FAILED;
 

@@ -384,6 +384,15 @@ ROTA_DECLARE(job_notify_req, JOB_NOTIFY_REQ_FIELDS)
 #define USER_MSG_FIELDS(F, S) F(S, str, message, _)
 ROTA_DECLARE(user_msg, USER_MSG_FIELDS)
 
+/* scontrol update StepId=J[.S] TimeLimit=M: MSG_STEP_UPDATE_REQ -> MSG_RC.
+ * step_id NO_VAL: every step of the job.  The job's user, an operator or a
+ * coordinator of its account, as Slurm. */
+#define STEP_UPDATE_REQ_FIELDS(F, S)                                                     \
+	F(S, u32, job_id, _)                                                             \
+	F(S, u32, step_id, _)                                                            \
+	F(S, u32, time_limit, _) /* minutes (INFINITE32: none) */
+ROTA_DECLARE(step_update_req, STEP_UPDATE_REQ_FIELDS)
+
 #define JOB_INFO_REQ_FIELDS(F, S)                                                        \
 	F(S, u32v, job_ids, _) /* empty: all */                                          \
 	F(S, u32, flags, _)                                                              \
@@ -573,7 +582,8 @@ ROTA_DECLARE(alloc_resp, ALLOC_RESP_FIELDS)
 	CONTAINER_FIELDS(F, S)                                                           \
 	F(S, u32, task_dist, _)  /* -m (common/taskdist.h); 0: block */                  \
 	F(S, str, task_hosts, _) /* arbitrary: each task's node, "a,b,a" */              \
-	F(S, str, mem_bind, _)   /* --mem-bind as given (common/membind.h) */
+	F(S, str, mem_bind, _)   /* --mem-bind as given (common/membind.h) */            \
+	F(S, u32, time_limit, _) /* srun -t in an allocation, minutes; 0: the job's */
 ROTA_DECLARE(step_create_req, STEP_CREATE_REQ_FIELDS)
 enum step_flags {
 	STEP_F_LABEL = 1 << 0,
@@ -1738,12 +1748,13 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_JOB_SCRIPT_RESP, 123, job_script_resp)                                     \
 	M(MSG_SET_DEBUG_REQ, 124, set_debug_req)                                         \
 	M(MSG_JOB_NOTIFY_REQ, 125, job_notify_req)                                       \
-	M(MSG_USER_MSG, 126, user_msg)
+	M(MSG_USER_MSG, 126, user_msg)                                                   \
+	M(MSG_STEP_UPDATE_REQ, 160, step_update_req)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) };
 /* Above every message number (arrays indexed by type are this long). */
-#define MSG_TYPE_MAX            128
+#define MSG_TYPE_MAX            256
 #define ROTA_MSG_BOUND(e, n, s) _Static_assert((n) < MSG_TYPE_MAX, #e " >= MSG_TYPE_MAX");
 ROTA_MESSAGES(ROTA_MSG_BOUND)
 
