@@ -203,6 +203,22 @@ class Cluster:
             assert time.monotonic() < deadline, f"{name} ({pid}) did not die"
             time.sleep(0.05)
 
+    def restart_ctld(self):
+        """Stop rotactld and start it again with its own command line and
+        environment, as rota up does."""
+        pid = self.pid("rotactld")
+        argv = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")[:-1]
+        env = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")[:-1]
+        self.kill_daemon("rotactld", signal.SIGTERM)
+        cmd = " ".join(shquote(a.decode()) for a in argv)
+        subprocess.run(["setsid", "sh", "-c",
+                        f"{cmd} </dev/null >>log/rotactld.out 2>&1 & "
+                        "echo $! > run/rotactld.pid"],
+                       cwd=self.dir, env=dict(e.decode().split("=", 1) for e in env),
+                       check=True)
+        self.wait_for(lambda: self.run(["scontrol", "ping"]).returncode == 0, 30,
+                      "the controller back")
+
     def compact_journal(self, timeout=30):
         """Have the controller compact its journal now (SIGUSR1) and wait for
         it: the state is then in the snapshot a restart reads."""
@@ -308,6 +324,22 @@ class Cluster:
             return p.returncode == 0 and states and all(
                 s.startswith(("idle", "drain")) for s in states)
         return self.wait_for(idle, timeout, "all nodes idle")
+
+    def node_states(self, fmt="%t"):
+        """Each node's state as sinfo -N prints it (fmt %T: the long names)."""
+        p = self.run(["sinfo", "-h", "-N", "-o", "%N " + fmt], check=True)
+        return dict(line.split() for line in p.stdout.splitlines() if line.strip())
+
+    def wait_node_states(self, want, timeout=30):
+        """Wait until each node of want (name: sinfo's %t) is in that state."""
+        def ok():
+            s = self.node_states()
+            return all(s.get(n) == st for n, st in want.items())
+        try:
+            self.wait_for(ok, timeout, f"node states {want}")
+        except AssertionError:
+            raise AssertionError(f"nodes are {self.node_states()}, wanted {want}\n"
+                                 f"{self.logs()}")
 
     def logs(self, lines=30):
         out = []

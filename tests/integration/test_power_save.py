@@ -8,13 +8,11 @@ hostlist) and stop a node's rotad by its pid file, or start it again with the
 command line `rota up` uses.  node03 is in SuspendExcNodes.
 """
 import os
-import signal
-import subprocess
 import time
 
 import pytest
 
-from conftest import BIN, module_cluster_with, shquote, write_script
+from conftest import BIN, module_cluster_with, write_script
 
 RESUME_TIMEOUT = 8
 
@@ -59,21 +57,6 @@ def pcluster():
                                               "--mem", "4096"))
 
 
-def states(c):
-    p = c.run(["sinfo", "-h", "-N", "-o", "%N %t"], check=True)
-    return dict(line.split() for line in p.stdout.splitlines() if line.strip())
-
-
-def wait_states(c, want, timeout=30):
-    def ok():
-        s = states(c)
-        return all(s.get(n) == st for n, st in want.items())
-    try:
-        c.wait_for(ok, timeout, f"node states {want}")
-    except AssertionError:
-        raise AssertionError(f"nodes are {states(c)}, wanted {want}\n{c.logs()}")
-
-
 def logged(c, name):
     """The nodes the program was given, each call's hostlist expanded."""
     path = os.path.join(c.dir, name)
@@ -90,27 +73,10 @@ def show_node(c, name):
     return c.run(["scontrol", "show", "node", name], check=True).stdout
 
 
-def restart_ctld(c):
-    """Stop rotactld and start it again with its own command line and
-    environment, as rota up does."""
-    pid = c.pid("rotactld")
-    argv = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")[:-1]
-    env = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")[:-1]
-    c.kill_daemon("rotactld", signal.SIGTERM)
-    cmd = " ".join(shquote(a.decode()) for a in argv)
-    subprocess.run(["setsid", "sh", "-c",
-                    f"{cmd} </dev/null >>log/rotactld.out 2>&1 & "
-                    "echo $! > run/rotactld.pid"],
-                   cwd=c.dir, env=dict(e.decode().split("=", 1) for e in env),
-                   check=True)
-    c.wait_for(lambda: c.run(["scontrol", "ping"]).returncode == 0, 30,
-               "the controller back")
-
-
 def test_idle_nodes_power_down(pcluster):
     c = pcluster
-    wait_states(c, {"node01": "idle~", "node02": "idle~"})
-    assert states(c)["node03"] == "idle", "SuspendExcNodes kept node03 up"
+    c.wait_node_states({"node01": "idle~", "node02": "idle~"})
+    assert c.node_states()["node03"] == "idle", "SuspendExcNodes kept node03 up"
     assert sorted(logged(c, "suspend.log")) == ["node01", "node02"]
     assert "State=IDLE+POWERED_DOWN" in show_node(c, "node01")
     assert "node03" not in logged(c, "suspend.log")
@@ -121,7 +87,7 @@ def test_idle_nodes_power_down(pcluster):
 
 def test_job_resumes_nodes_and_cluster_shrinks(pcluster):
     c = pcluster
-    wait_states(c, {"node01": "idle~"})
+    c.wait_node_states({"node01": "idle~"})
     jobid = c.sbatch("-w", "node01", "-c", "2", "-o", "/dev/null",
                      "--wrap", "sleep 2")
     c.wait_for(lambda: "node01" in logged(c, "resume.log"), 15,
@@ -130,7 +96,7 @@ def test_job_resumes_nodes_and_cluster_shrinks(pcluster):
 
     def booting():
         p = c.run(["squeue", "-h", "-j", str(jobid), "-o", "%t"])
-        seen.add((p.stdout.strip(), states(c).get("node01")))
+        seen.add((p.stdout.strip(), c.node_states().get("node01")))
         return ("CF", "alloc#") in seen
     try:
         c.wait_for(booting, 15, "job CF on a node alloc#")
@@ -139,13 +105,13 @@ def test_job_resumes_nodes_and_cluster_shrinks(pcluster):
     assert "POWERING_UP" in show_node(c, "node01")
     assert c.wait_job(jobid, timeout=40) == "COMPLETED"
     # idle again: powered down again
-    wait_states(c, {"node01": "idle~"}, timeout=30)
+    c.wait_node_states({"node01": "idle~"}, timeout=30)
     assert logged(c, "suspend.log").count("node01") == 2
 
 
 def test_resume_timeout_sets_node_down_and_requeues(pcluster):
     c = pcluster
-    wait_states(c, {"node02": "idle~"})
+    c.wait_node_states({"node02": "idle~"})
     open(os.path.join(c.dir, "resume.broken"), "w").close()
     try:
         jobid = c.sbatch("-w", "node02", "-c", "2", "-o", "/dev/null",
@@ -153,7 +119,7 @@ def test_resume_timeout_sets_node_down_and_requeues(pcluster):
         c.wait_for(lambda: "node02" in logged(c, "resume.log"), 15,
                    "ResumeProgram run for node02")
         t0 = time.monotonic()
-        c.wait_for(lambda: states(c).get("node02", "").startswith("down"),
+        c.wait_for(lambda: c.node_states().get("node02", "").startswith("down"),
                    RESUME_TIMEOUT + 15, "node02 DOWN after ResumeTimeout")
         assert time.monotonic() - t0 >= RESUME_TIMEOUT - 2
         assert "Reason=ResumeTimeout reached" in show_node(c, "node02")
@@ -163,33 +129,33 @@ def test_resume_timeout_sets_node_down_and_requeues(pcluster):
         os.unlink(os.path.join(c.dir, "resume.broken"))
     c.cancel_all()
     c.run(["scontrol", "update", "nodename=node02", "state=resume"], check=True)
-    wait_states(c, {"node02": "idle~"})
+    c.wait_node_states({"node02": "idle~"})
 
 
 def test_scontrol_power_down_and_up(pcluster):
     c = pcluster
-    assert states(c)["node03"] == "idle"
+    assert c.node_states()["node03"] == "idle"
     c.run(["scontrol", "power", "down", "node03"], check=True)
-    wait_states(c, {"node03": "idle~"}, timeout=20)
+    c.wait_node_states({"node03": "idle~"}, timeout=20)
     assert "node03" in logged(c, "suspend.log")
     c.run(["scontrol", "power", "up", "node03"], check=True)
     c.wait_for(lambda: "node03" in logged(c, "resume.log"), 10,
                "ResumeProgram run for node03")
-    wait_states(c, {"node03": "idle"}, timeout=30)
+    c.wait_node_states({"node03": "idle"}, timeout=30)
     # the update spelling
     c.run(["scontrol", "update", "nodename=node03", "state=power_down"], check=True)
-    wait_states(c, {"node03": "idle~"}, timeout=20)
+    c.wait_node_states({"node03": "idle~"}, timeout=20)
 
 
 def test_powered_down_node_survives_controller_restart(pcluster):
     """The journal keeps "powered down": a restarted controller shows node01
     idle~ (its rotad is stopped), not a node that stopped answering."""
     c = pcluster
-    wait_states(c, {"node01": "idle~", "node03": "idle~"}, timeout=30)
+    c.wait_node_states({"node01": "idle~", "node03": "idle~"}, timeout=30)
     c.run(["scontrol", "power", "up", "node03"], check=True)
-    wait_states(c, {"node03": "idle"}, timeout=30)
-    restart_ctld(c)
-    wait_states(c, {"node01": "idle~", "node02": "idle~", "node03": "idle"},
+    c.wait_node_states({"node03": "idle"}, timeout=30)
+    c.restart_ctld()
+    c.wait_node_states({"node01": "idle~", "node02": "idle~", "node03": "idle"},
                 timeout=20)
     assert "POWERED_DOWN" in show_node(c, "node01")
     # and it still resumes for work
@@ -201,7 +167,7 @@ def test_job_configuring_survives_controller_restart(pcluster, tmp_path):
     """A controller restarted while a job waits CONFIGURING for its node to
     boot: the job still waits, and runs once when the node registers."""
     c = pcluster
-    wait_states(c, {"node01": "idle~"}, timeout=30)
+    c.wait_node_states({"node01": "idle~"}, timeout=30)
     slow = os.path.join(c.dir, "resume.slow")
     open(slow, "w").close()
     out = tmp_path / "out"
@@ -209,7 +175,7 @@ def test_job_configuring_survives_controller_restart(pcluster, tmp_path):
         jobid = c.sbatch("-w", "node01", "-o", str(out), "--wrap", "echo ran")
         c.wait_for(lambda: c.run(["squeue", "-h", "-j", str(jobid), "-o", "%t"]
                                  ).stdout.strip() == "CF", 15, "job CF")
-        restart_ctld(c)
+        c.restart_ctld()
         p = c.run(["squeue", "-h", "-j", str(jobid), "-o", "%t"])
         assert p.stdout.strip() == "CF", p.stdout + c.logs()
         assert "POWERING_UP" in show_node(c, "node01")
@@ -229,7 +195,7 @@ def test_job_waits_in_slurms_words_while_a_node_powers_down(pcluster):
     waits with Slurm's reason; once the node is powered down it is resumed
     for the job, which runs."""
     c = pcluster
-    wait_states(c, {"node03": "idle"}, timeout=30)
+    c.wait_node_states({"node03": "idle"}, timeout=30)
     c.run(["scontrol", "power", "down", "node03"], check=True)
     jobid = c.sbatch("-N3", "-o", "/dev/null", "--wrap", "true")
     reasons = set()
@@ -242,21 +208,21 @@ def test_job_waits_in_slurms_words_while_a_node_powers_down(pcluster):
     assert "Reason=" + NODES_DOWN.replace(" ", "_") + " " in out, out
     assert c.wait_job(jobid, timeout=60) == "COMPLETED", c.logs()
     c.run(["scontrol", "power", "up", "node03"], check=True)
-    wait_states(c, {"node03": "idle"}, timeout=30)
+    c.wait_node_states({"node03": "idle"}, timeout=30)
 
 
 def test_reconfigure_keeps_power_state(pcluster):
     c = pcluster
-    wait_states(c, {"node01": "idle~", "node03": "idle"}, timeout=30)
+    c.wait_node_states({"node01": "idle~", "node03": "idle"}, timeout=30)
     c.run(["scontrol", "reconfigure"], check=True)
     time.sleep(1)
-    s = states(c)
+    s = c.node_states()
     assert s["node01"] == "idle~" and s["node03"] == "idle", s
 
 
 def test_srun_waits_for_its_node_to_boot(pcluster):
     c = pcluster
-    wait_states(c, {"node02": "idle~"}, timeout=30)
+    c.wait_node_states({"node02": "idle~"}, timeout=30)
     p = c.run(["srun", "-w", "node02", "-N1", "printenv", "SLURMD_NODENAME"],
               timeout=60)
     assert p.returncode == 0, p.stderr + c.logs()
@@ -292,7 +258,7 @@ def test_suspend_rate_and_excluded_partition(rcluster):
     c = rcluster
     c.wait_for(lambda: len(logged(c, "suspend.log")) == 1, 20, "one node suspended")
     time.sleep(6)  # three SuspendTimes more: the rate, not the time, holds
-    s = states(c)
+    s = c.node_states()
     assert sorted(s.values()) == ["idle", "idle", "idle~"], s
     assert s["node01"] == "idle", s
     assert len(logged(c, "suspend.log")) == 1
