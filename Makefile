@@ -175,9 +175,10 @@ ctld_mod_objs = $(call objs,$(filter-out src/ctld/main.c,$(ctld_src)))
 $(BUILD)/bench/sched_scale: bench/sched_scale.c $(ctld_mod_objs) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(ctld_mod_objs) $(LIBA) $(ALL_LDFLAGS) $(LIBS)
-# test_job_event, test_ops and test_replay drive the controller's own modules
+# test_job_event, test_ops, test_replay and test_reboot drive the controller's
+# own modules
 ctld_unit_bins = $(BUILD)/tests/test_job_event $(BUILD)/tests/test_ops $(BUILD)/tests/test_assoc \
-	$(BUILD)/tests/test_replay
+	$(BUILD)/tests/test_replay $(BUILD)/tests/test_reboot
 $(ctld_unit_bins): $(BUILD)/tests/%: tests/unit/%.c $(ctld_mod_objs) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(ctld_mod_objs) $(LIBA) $(ALL_LDFLAGS) $(LIBS) -lcmocka

@@ -113,7 +113,7 @@ const struct opt_def jobopt_table[] = {
     {"qos", REQ, 'q', SRA, SEC_RUN, "qos", "quality of service", ST_OK},
     {"quiet", NOARG, 'Q', SRA, SEC_RUN, NULL, "print errors only", ST_OK},
     {"reboot", NOARG, O_IGNORE, SRA, SEC_RUN, NULL,
-     "reboot the nodes first (no RebootProgram)", ST_NOEFF},
+     "reboot the nodes first (not done yet)", ST_NOEFF},
     {"requeue", NOARG, O_REQUEUE, S, SEC_RUN, NULL, "allow the job to be requeued",
      ST_OK},
     {"signal", REQ, O_SIGNAL, SRA, SEC_RUN, "[R|B:]sig[@secs]",

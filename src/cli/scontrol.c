@@ -52,6 +52,8 @@ static void usage(FILE *f)
 	        "            update JobId=<id> <Key>=<Value>...,\n"
 	        "            update NodeName=<nodes> State=<state> [Reason=<text>],\n"
 	        "            power {up|down [asap|force]} <nodes>,\n"
+	        "            reboot [ASAP] [nextstate=RESUME|DOWN] [reason=<text>]\n"
+	        "                   ALL|<nodes>, cancel_reboot <nodes>,\n"
 	        "            reconfigure, errnumstr <num>, version, help, quit\n"
 	        "  Entities: job, node, partition, config, hostnames, hostlist,\n"
 	        "            hostlistsorted, step, reservation\n");
@@ -929,8 +931,8 @@ static const struct {
     {"pidinfo", 3, scontrol_pidinfo},
     {"create", 2, cmd_create},
     {"delete", 3, cmd_delete},
-    {"reboot", 3, cmd_unsupported},
-    {"cancel_reboot", 3, cmd_unsupported},
+    {"reboot_nodes", 3, scontrol_reboot},
+    {"cancel_reboot", 3, scontrol_cancel_reboot},
     {"shutdown", 8, cmd_shutdown},
     {"takeover", 8, cmd_takeover},
     {"abort", 5, cmd_abort},

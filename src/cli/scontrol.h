@@ -56,6 +56,10 @@ int scontrol_update_step(const struct scontrol_opts *o, int argc, char **argv);
 int scontrol_listpids(const struct scontrol_opts *o, int argc, char **argv);
 int scontrol_pidinfo(const struct scontrol_opts *o, int argc, char **argv);
 int scontrol_show_daemons(void);
+/* reboot [ASAP] [nextstate=] [reason=] ALL|NODELIST and cancel_reboot
+ * NODELIST (scontrol_reboot.c); argv[-1] is the command word as typed. */
+int scontrol_reboot(const struct scontrol_opts *o, int argc, char **argv);
+int scontrol_cancel_reboot(const struct scontrol_opts *o, int argc, char **argv);
 /* show aliases [HOST]: the NodeNames whose NodeHostname is HOST (this host). */
 int scontrol_show_aliases(const char *host);
 

@@ -545,7 +545,7 @@ static void print_node(FILE *f, const struct scontrol_opts *o, const struct node
 {
 	const char *le = o->oneliner ? " " : "\n   ";
 	struct conf *conf = cli_conf();
-	char b1[64], b2[64], st[96];
+	char b1[64], b2[64], st[192];
 
 	fprintf(f, "NodeName=%s ", n->name);
 	if (n->arch && *n->arch)
@@ -583,6 +583,8 @@ static void print_node(FILE *f, const struct scontrol_opts *o, const struct node
 	    "State=%s ThreadsPerCore=%u TmpDisk=%llu Weight=%u Owner=N/A MCS_label=N/A%s",
 	    node_state_upper(n->state, st, sizeof(st)), n->threads,
 	    (unsigned long long)n->tmp_disk, n->weight, le);
+	if (n->next_state && (n->state & (NODE_REBOOT_REQUESTED | NODE_REBOOT_ISSUED)))
+		fprintf(f, "NextState=%s%s", n->next_state, le);
 	if (n->partitions && *n->partitions)
 		fprintf(f, "Partitions=%s %s", n->partitions, le);
 	fprintf(f, "BootTime=%s ",

@@ -184,8 +184,7 @@ static int base_of(uint32_t state)
 static int state_word_matches(const char *w, uint32_t st)
 {
 	static const char *const never[] = {
-	    "planned",          "npc",   "perfctrs", "reboot_issued",
-	    "reboot_requested", "inval", "power_up", NULL,
+	    "planned", "npc", "perfctrs", "inval", "power_up", NULL,
 	};
 	static const struct {
 		const char *word;
@@ -201,6 +200,8 @@ static int state_word_matches(const char *w, uint32_t st)
 	    {"powering_down", NODE_POWERING_DOWN},
 	    {"powering_up", NODE_POWERING_UP},
 	    {"pow_up", NODE_POWERING_UP},
+	    {"reboot_requested", NODE_REBOOT_REQUESTED},
+	    {"reboot_issued", NODE_REBOOT_ISSUED},
 	};
 	int base = base_of(st), busy = base == NODE_ALLOCATED || base == NODE_MIXED;
 

@@ -165,6 +165,8 @@ struct conf {
 	uint32_t suspend_time, suspend_timeout, resume_timeout;
 	uint32_t suspend_rate, resume_rate;
 	char *suspend_exc_nodes, *suspend_exc_parts;
+	/* scontrol reboot (ctld/reboot.h): the command line rotad runs */
+	char *reboot_program;
 	uint32_t max_job_count;    /* default 10000 */
 	uint32_t max_array_size;   /* default 1001 */
 	uint32_t first_job_id;     /* default 1 */

@@ -177,12 +177,19 @@ static const struct conf_doc global_doc[] = {
      "POWERED_DOWN (~)."},
     {"ResumeTimeout", "seconds",
      "A resumed node whose rotad has not registered after this long is set DOWN "
-     "(\"ResumeTimeout reached\") and the jobs waiting for it are requeued."},
+     "(\"ResumeTimeout reached\") and the jobs waiting for it are requeued. A node "
+     "told to reboot (scontrol reboot) whose rotad has not registered again after "
+     "this long is set DOWN (\"reboot timed out\")."},
     {"SuspendRate", "nodes/minute", "Most nodes powered down a minute; 0 is unlimited."},
     {"ResumeRate", "nodes/minute", "Most nodes powered up a minute; 0 is unlimited."},
     {"SuspendExcNodes", "hostlist", "Nodes never powered down for being idle."},
     {"SuspendExcParts", "partition,...",
      "Partitions whose nodes are never powered down for being idle."},
+    {"RebootProgram", "command",
+     "What rotad runs, through /bin/sh, as its own user (root) with SLURMD_NODENAME "
+     "set, when scontrol reboot's turn comes for its node; its output goes to rotad's "
+     "log. The node counts as rebooted once its rotad registers having started (or "
+     "its host booted) after that. Without it scontrol reboot is refused."},
     {"MaxJobCount", "number",
      "Jobs the controller holds at once; a submission beyond it is refused."},
     {"MaxArraySize", "number", "One more than the highest array index allowed."},

@@ -136,12 +136,16 @@ static const char *node_base_short(uint32_t base, int drain)
 	}
 }
 
-/* sinfo's one-character suffix: maintenance, not responding, then power
- * saving. */
+/* sinfo's one-character suffix: maintenance, a reboot, not responding, then
+ * power saving. */
 static const char *node_suffix(uint32_t state)
 {
 	if (state & NODE_MAINT)
 		return "$";
+	if (state & NODE_REBOOT_ISSUED)
+		return "^";
+	if (state & NODE_REBOOT_REQUESTED)
+		return "@";
 	if (state & NODE_NO_RESPOND)
 		return "*";
 	if (state & NODE_POWERED_DOWN)
@@ -172,13 +176,32 @@ static const char *node_resv_name(uint32_t state, int up)
 	return NULL;
 }
 
+/* A node to reboot that runs no job: "boot" ("reboot" in the long form),
+ * with "^" once the reboot is under way or "*" when not responding; NULL
+ * for any other. */
+static const char *node_boot_name(uint32_t state, int lng)
+{
+	uint32_t base = state & NODE_STATE_BASE;
+
+	if (!(state & (NODE_REBOOT_REQUESTED | NODE_REBOOT_ISSUED)) ||
+	    base == NODE_ALLOCATED || base == NODE_MIXED)
+		return NULL;
+	if (state & NODE_REBOOT_ISSUED)
+		return lng ? "reboot^" : "boot^";
+	if (state & NODE_NO_RESPOND)
+		return lng ? "reboot*" : "boot*";
+	return lng ? "reboot" : "boot";
+}
+
 const char *node_state_short(uint32_t state, char *buf, int len)
 {
 	uint32_t base = state & NODE_STATE_BASE;
 	const char *s;
 
-	if (node_resv_name(state, 0)) {
-		snprintf(buf, len, "%s", node_resv_name(state, 0));
+	if (node_resv_name(state, 0) || node_boot_name(state, 0)) {
+		snprintf(buf, len, "%s",
+		         node_resv_name(state, 0) ? node_resv_name(state, 0)
+		                                  : node_boot_name(state, 0));
 		return buf;
 	}
 	if (base == NODE_DOWN)
@@ -204,6 +227,10 @@ const char *node_state_long(uint32_t state, char *buf, int len)
 	if (node_resv_name(state, 0)) {
 		snprintf(buf, len, "%s",
 		         (state & NODE_MAINT) ? node_resv_name(state, 0) : "reserved");
+		return buf;
+	}
+	if (node_boot_name(state, 1)) {
+		snprintf(buf, len, "%s", node_boot_name(state, 1));
 		return buf;
 	}
 	if (base == NODE_DOWN)
@@ -238,12 +265,14 @@ const char *node_state_upper(uint32_t state, char *buf, int len)
 	    "UNKNOWN", "DOWN", "IDLE", "ALLOCATED", "ERROR", "MIXED", "FUTURE"};
 	uint32_t base = state & NODE_STATE_BASE;
 
-	snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s%s%s",
+	snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s%s%s%s%s",
 	         base < NODE_END ? base_names[base] : "UNKNOWN",
 	         (state & NODE_CLOUD) ? "+CLOUD" : "",
 	         (state & NODE_COMPLETING) ? "+COMPLETING" : "",
 	         (state & NODE_DRAIN) ? "+DRAIN" : "", (state & NODE_FAIL) ? "+FAIL" : "",
 	         (state & NODE_MAINT) ? "+MAINTENANCE" : "",
+	         (state & NODE_REBOOT_REQUESTED) ? "+REBOOT_REQUESTED" : "",
+	         (state & NODE_REBOOT_ISSUED) ? "+REBOOT_ISSUED" : "",
 	         (state & NODE_RESERVED) ? "+RESERVED" : "",
 	         (state & NODE_NO_RESPOND) ? "+NOT_RESPONDING" : "",
 	         (state & NODE_POWER_DOWN) ? "+POWER_DOWN" : "",
@@ -352,6 +381,8 @@ const char *slurm_strerror(int rc)
 		return "Requested operation not supported on this system";
 	case ESLURM_INVALID_NODE_STATE:
 		return "Invalid node state specified";
+	case ESLURM_REBOOT_IN_PROGRESS:
+		return "Reboot already in progress";
 	case ESLURM_INVALID_DEPENDENCY:
 		return "Job dependency problem";
 	case ESLURM_BAD_DIST:

@@ -118,6 +118,10 @@ enum node_state {
 #define NODE_MAINT    0x40000u
 /* scontrol update State=FAIL: expected to fail, no new jobs (strigger --fail) */
 #define NODE_FAIL 0x80000u
+/* scontrol reboot (ctld/reboot.h): to reboot once free (sinfo "@", "boot"
+ * while idle); RebootProgram run, the node not back yet ("^") */
+#define NODE_REBOOT_REQUESTED 0x100000u
+#define NODE_REBOOT_ISSUED    0x200000u
 
 /* sinfo's short name: "idle", "alloc", "mix", "down", "drain", "drng", "comp",
  * with "*" appended when not responding. */
@@ -166,6 +170,7 @@ enum slurm_errno {
 	ESLURM_INVALID_TASK_MEMORY = 2044,
 	ESLURM_INVALID_FEATURE = 2029,
 	ESLURM_PARTITION_DOWN = 2101,
+	ESLURM_REBOOT_IN_PROGRESS = 2120,
 	ESLURM_ENVIRONMENT_MISSING = 2127,
 	ESLURM_CONFIGLESS_DISABLED = 2126,   /* no enable_configless */
 	ESLURM_REACHED_MAX_JOB_COUNT = 2190, /* Rota's (Slurm says EAGAIN) */

@@ -557,9 +557,7 @@ static int apply(struct ctld *ctld, const union job_event *ev, struct job_desc *
 	case EV_CRONTAB:
 		return crontab_apply(ctld, &ev->crontab);
 	case EV_NODE_STATE:
-		return node_mgr_apply_state(ctld, ev->node_state.node_name,
-		                            ev->node_state.state, ev->node_state.text,
-		                            ev->node_state.uid, ev->node_state.time);
+		return node_mgr_apply_state(ctld, &ev->node_state);
 	default:
 		break;
 	}

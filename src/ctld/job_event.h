@@ -120,14 +120,18 @@ ROTA_DECLARE(ev_hold, EV_HOLD_FIELDS)
 ROTA_DECLARE(ev_update, EV_UPDATE_FIELDS)
 
 /* A node drained, resumed, set down: state has the NODE_DRAIN / NODE_DOWN
- * flags it keeps; text is the reason, uid and time who gave it and when. */
+ * flags it keeps; text is the reason, uid and time who gave it and when.
+ * reboot: the REBOOT_* bits of scontrol reboot (ctld/reboot.h), 0: none;
+ * reboot_time: when its rotad was told to reboot (REBOOT_ISSUED). */
 #define EV_NODE_STATE_FIELDS(F, S)                                                       \
 	EV_HEAD_FIELDS(F, S)                                                             \
 	F(S, str, node_name, _)                                                          \
 	F(S, u32, state, _)                                                              \
 	F(S, str, text, _)                                                               \
 	F(S, u32, uid, _)                                                                \
-	F(S, i64, time, _)
+	F(S, i64, time, _)                                                               \
+	F(S, u32, reboot, _)                                                             \
+	F(S, i64, reboot_time, _)
 ROTA_DECLARE(ev_node_state, EV_NODE_STATE_FIELDS)
 
 /* Back to PENDING, eligible again at `time`. */

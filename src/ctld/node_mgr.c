@@ -20,6 +20,7 @@
 #include "ctld/resv.h"
 #include "ctld/node_gres.h"
 #include "ctld/power.h"
+#include "ctld/reboot.h"
 #include "ctld/repl.h"
 #include "common/common.h"
 
@@ -236,7 +237,7 @@ uint32_t node_state(const struct node *n)
 		base = NODE_ALLOCATED;
 	else
 		base = NODE_MIXED;
-	return base | flags | power_state_flags(n) |
+	return base | flags | power_state_flags(n) | reboot_state_flags(n) |
 	       (n->completing || n->norphans ? NODE_COMPLETING : 0);
 }
 
@@ -423,6 +424,13 @@ int node_send(struct node *n, uint16_t type, const void *body)
 	return chan_send(n->link, type, body);
 }
 
+/* NODE_DOWN when n is down for a reason of its own: not while it reboots
+ * (scontrol reboot's DOWN ends with the reboot). */
+static uint32_t node_down_flag(const struct node *n)
+{
+	return n->admin_down || (n->down && !(n->reboot & REBOOT_ISSUED)) ? NODE_DOWN : 0;
+}
+
 /* No reason any more: nor who gave it, nor when. */
 static void clear_reason(struct node *n)
 {
@@ -434,8 +442,10 @@ static void clear_reason(struct node *n)
 
 static void set_reason(struct node *n, const char *reason, uid_t uid, time_t when)
 {
+	char *copy = xstrdup(reason); /* reason may be n's own */
+
 	free(n->reason);
-	n->reason = xstrdup(reason);
+	n->reason = copy;
 	n->reason_uid = uid;
 	n->reason_time = when;
 }
@@ -570,10 +580,13 @@ void node_mgr_register(struct ctld *ctld, struct caller *who, struct node_regist
 	n->registered = 1;
 	n->flags &= ~NODE_NO_RESPOND;
 	ctld->res_gen++;
+	/* back from scontrol reboot, or not yet (the daemon that was told) */
+	reboot_node_registered(ctld, n, reg, now);
 	/* ReturnToService: the only DOWN that is not the admin's is "Not
 	 * responding", which 1 and 2 alike end here; with 0 it takes
 	 * `scontrol update state=resume`, as one the admin set always does */
-	if (n->down && !n->admin_down && ctld->conf->return_to_service) {
+	if (n->down && !n->admin_down && !(n->reboot & REBOOT_ISSUED) &&
+	    ctld->conf->return_to_service) {
 		n->down = 0;
 		clear_reason(n);
 	}
@@ -633,13 +646,15 @@ void node_mgr_drain(struct ctld *ctld, const char *name, const char *reason)
 	                           .uid = 0,
 	                           .text = (char *)reason};
 	int idx = name ? node_mgr_find(ctld->nodes, name) : -1;
+	struct node *n = idx < 0 ? NULL : node_mgr_get(ctld->nodes, idx);
 
-	if (idx < 0)
+	if (!n)
 		return;
-	if (node_mgr_get(ctld->nodes, idx)->down)
-		ev.state |= NODE_DOWN;
-	if (node_mgr_get(ctld->nodes, idx)->power == NODE_POWER_OFF)
+	ev.state |= node_down_flag(n);
+	if (n->power == NODE_POWER_OFF)
 		ev.state |= NODE_POWERED_DOWN;
+	ev.reboot = n->reboot;
+	ev.reboot_time = n->reboot_time;
 	log_err("node %s drained: %s", name, reason);
 	ev_node_state_commit(ctld, &ev);
 }
@@ -686,6 +701,7 @@ void node_mgr_tick(struct ctld *ctld, time_t now)
 		jobs_lose_node(ctld, (uint32_t)i);
 	}
 	power_tick(ctld, now);
+	reboot_tick(ctld, now);
 }
 
 static char *node_partitions(struct node_mgr *nm, uint32_t idx)
@@ -742,6 +758,7 @@ void node_mgr_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 		o->arch = xstrdup(n->arch);
 		o->version = xstrdup(n->version);
 		o->gres_used = node_gres_used(&nm->kinds, n);
+		o->next_state = xstrdup(reboot_next_state(n));
 	}
 	chan_send(ch, MSG_NODE_INFO_RESP, &r);
 	codec_release(&node_info_resp_type, &r);
@@ -782,11 +799,12 @@ void node_mgr_part_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 	codec_release(&part_info_resp_type, &r);
 }
 
-int node_mgr_apply_state(struct ctld *ctld, const char *name, uint32_t flags,
-                         const char *reason, uid_t uid, time_t when)
+int node_mgr_apply_state(struct ctld *ctld, const struct ev_node_state *ev)
 {
-	int idx = node_mgr_find(ctld->nodes, name);
+	int idx = node_mgr_find(ctld->nodes, ev->node_name);
 	struct node *n = node_mgr_get(ctld->nodes, idx < 0 ? 0 : idx);
+	uint32_t flags = ev->state;
+	time_t when = (time_t)ev->time;
 
 	ctld->res_gen++;
 	if (idx < 0)
@@ -794,6 +812,10 @@ int node_mgr_apply_state(struct ctld *ctld, const char *name, uint32_t flags,
 	n->flags =
 	    (n->flags & ~(NODE_DRAIN | NODE_FAIL)) | (flags & (NODE_DRAIN | NODE_FAIL));
 	n->down = n->admin_down = !!(flags & NODE_DOWN);
+	n->reboot = ev->reboot;
+	n->reboot_time = (time_t)ev->reboot_time;
+	if (n->reboot & REBOOT_ISSUED) /* DOWN until it is back, as Slurm shows it */
+		n->down = 1;
 	if (flags & NODE_POWERED_DOWN) {
 		n->power = NODE_POWER_OFF;
 		n->registered = 0;
@@ -805,11 +827,29 @@ int node_mgr_apply_state(struct ctld *ctld, const char *name, uint32_t flags,
 	} else if (n->power == NODE_POWER_OFF || n->power == NODE_POWER_GOING_UP) {
 		n->power = NODE_POWER_ON;
 	}
-	if (flags & (NODE_DRAIN | NODE_DOWN | NODE_FAIL))
-		set_reason(n, reason ? reason : "", uid, when);
+	if ((flags & (NODE_DRAIN | NODE_DOWN | NODE_FAIL)) || n->reboot)
+		set_reason(n, ev->text ? ev->text : "", ev->uid, when);
 	else
 		clear_reason(n);
 	return 0;
+}
+
+void node_mgr_state_event(const struct node *n, struct ev_node_state *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->type = EV_NODE_STATE;
+	ev->node_name = xstrdup(n->cfg->name);
+	ev->state = (n->flags & (NODE_DRAIN | NODE_FAIL)) |
+	            (n->admin_down ? NODE_DOWN : 0) |
+	            (n->power == NODE_POWER_OFF || n->power == NODE_POWER_GOING_DOWN
+	                 ? NODE_POWERED_DOWN
+	             : n->power == NODE_POWER_GOING_UP ? NODE_POWERING_UP
+	                                               : 0);
+	ev->text = xstrdup(n->reason);
+	ev->uid = n->reason_uid;
+	ev->time = n->power == NODE_POWER_GOING_UP ? n->power_since : n->reason_time;
+	ev->reboot = n->reboot;
+	ev->reboot_time = n->reboot_time;
 }
 
 /* scontrol update NodeName=LIST State=DRAIN|DOWN|FAIL|RESUME|IDLE|UNDRAIN
@@ -837,12 +877,29 @@ void node_mgr_update(struct ctld *ctld, struct caller *who,
 		goto out;
 	}
 	if (!strncasecmp(st, "POWER_DOWN", 10) || !strcasecmp(st, "POWER_UP")) {
-		for (size_t i = 0; i < count; i++)
-			power_request(ctld,
-			              node_mgr_get(ctld->nodes,
-			                           node_mgr_find(ctld->nodes, names[i])),
-			              !strcasecmp(st, "POWER_UP"));
+		for (size_t i = 0; i < count; i++) {
+			struct node *n = node_mgr_get(
+			    ctld->nodes, node_mgr_find(ctld->nodes, names[i]));
+			int up = !strcasecmp(st, "POWER_UP");
+			/* powering down takes back a reboot to come, as Slurm's */
+			if (!up && (n->reboot & REBOOT_REQUESTED))
+				reboot_cancel(ctld, n);
+			power_request(ctld, n, up);
+		}
 		chan_send_rc(ch, 0, NULL);
+		ctld_sched_kick(ctld);
+		goto out;
+	}
+	if (!strcasecmp(st, "CANCEL_REBOOT")) {
+		int rc = 0;
+		for (size_t i = 0; i < count; i++) {
+			struct node *n = node_mgr_get(
+			    ctld->nodes, node_mgr_find(ctld->nodes, names[i]));
+			int e = reboot_cancel(ctld, n);
+			if (e < 0)
+				rc = e; /* the others are cancelled all the same */
+		}
+		chan_send_rc(ch, rc, NULL);
 		ctld_sched_kick(ctld);
 		goto out;
 	}
@@ -873,16 +930,26 @@ void node_mgr_update(struct ctld *ctld, struct caller *who,
 		                           .text = r->reason};
 		struct node *n =
 		    node_mgr_get(ctld->nodes, node_mgr_find(ctld->nodes, names[i]));
+		char *kept = NULL;
 		if (!strcasecmp(st, "UNDRAIN"))
-			ev.state = (n->down ? NODE_DOWN : 0) | (n->flags & NODE_FAIL);
+			ev.state = node_down_flag(n) | (n->flags & NODE_FAIL);
 		else if (flags == NODE_FAIL || flags == NODE_DRAIN)
 			ev.state |= n->admin_down ? NODE_DOWN : 0; /* one replaces
 			                                            * the other */
 		if (n->power == NODE_POWER_OFF)
 			ev.state |= NODE_POWERED_DOWN;
+		/* a reboot to come stays, but for RESUME (and IDLE), which
+		 * ends it as Slurm's does */
+		if (flags || !strcasecmp(st, "UNDRAIN")) {
+			ev.reboot = n->reboot;
+			ev.reboot_time = n->reboot_time;
+		}
+		if (ev.reboot && !ev.text)
+			ev.text = kept = xstrdup(n->reason);
 		if (ev_node_state_commit(ctld, &ev) == 0 && flags == NODE_DOWN)
 			jobs_lose_node(ctld,
 			               (uint32_t)node_mgr_find(ctld->nodes, names[i]));
+		free(kept);
 	}
 	chan_send_rc(ch, 0, NULL);
 	ctld_sched_kick(ctld);

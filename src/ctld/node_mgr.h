@@ -36,6 +36,8 @@ struct node {
 	uint8_t power;       /* enum node_power (ctld/power.h) */
 	time_t power_since;  /* when it last registered or changed power state; 0:
 	                      * ResumeProgram not run yet */
+	uint32_t reboot;     /* scontrol reboot's REBOOT_* bits (ctld/reboot.h) */
+	time_t reboot_time;  /* REBOOT_ISSUED: when its rotad was told */
 	char *reason;
 	time_t reason_time;
 	uid_t reason_uid;
@@ -155,9 +157,12 @@ void node_mgr_info(struct ctld *ctld, struct caller *who, struct chan *ch);
 void node_mgr_part_info(struct ctld *ctld, struct caller *who, struct chan *ch);
 void node_mgr_update(struct ctld *ctld, struct caller *who,
                      const struct node_update_req *r, struct chan *ch);
-/* Apply a journaled node state change. */
-int node_mgr_apply_state(struct ctld *ctld, const char *name, uint32_t flags,
-                         const char *reason, uid_t uid, time_t when);
+/* Apply a journaled node state change (ev borrowed). */
+struct ev_node_state;
+int node_mgr_apply_state(struct ctld *ctld, const struct ev_node_state *ev);
+/* The journal record of what n is now (drained, down, powered down, to
+ * reboot, its reason): its strings are n's (borrowed). */
+void node_mgr_state_event(const struct node *n, struct ev_node_state *ev);
 /* Drain a node because of a failure (prolog, epilog) and journal it. */
 void node_mgr_drain(struct ctld *ctld, const char *name, const char *reason);
 /* Per-second duties: mark silent nodes DOWN; their batch jobs are requeued

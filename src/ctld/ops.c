@@ -20,6 +20,7 @@
 #include "ctld/journal.h"
 #include "ctld/node_mgr.h"
 #include "ctld/ops.h"
+#include "ctld/reboot.h"
 #include "ctld/reconfig.h"
 #include "ctld/repl.h"
 #include "ctld/stats.h"
@@ -78,6 +79,11 @@ static void op_set_debug(struct ctld *ctld, struct caller *who, void **body,
                          struct chan *ch)
 {
 	admin_set_debug(ctld, who, *body, ch);
+}
+
+static void op_reboot(struct ctld *ctld, struct caller *who, void **body, struct chan *ch)
+{
+	reboot_request(ctld, who, *body, ch);
 }
 
 static void op_will_run(struct ctld *ctld, struct caller *who, void **body,
@@ -491,6 +497,7 @@ static const struct op_entry {
     {MSG_JOB_NOTIFY_REQ, P_USER, op_job_notify},
     {MSG_STEP_UPDATE_REQ, P_USER, op_step_update},
     {MSG_CRONTAB_GET_REQ, P_USER, op_crontab_get},
+    {MSG_REBOOT_REQ, P_USER, op_reboot}, /* admins: reboot.c answers EACCES */
 };
 
 /* Requests whose answer promises a change that the journal must hold: refused
@@ -503,6 +510,7 @@ static int op_needs_journal(uint16_t type)
 	case MSG_ASSOC_UPDATE:
 	case MSG_JOB_UPDATE_REQ:
 	case MSG_NODE_UPDATE_REQ:
+	case MSG_REBOOT_REQ:
 	case MSG_RESV_UPDATE_REQ:
 	case MSG_JOB_SUSPEND_REQ:
 	case MSG_CRONTAB_UPDATE_REQ:

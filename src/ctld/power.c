@@ -83,6 +83,8 @@ enum { PJ_ON, PJ_OFF, PJ_BOOTING };
 
 static void journal_power(struct ctld *ctld, struct node *n, int what, time_t now)
 {
+	/* the reason copied: applying the event replaces n's */
+	char *reason = xstrdup(n->reason);
 	struct ev_node_state ev = {.time = n->reason_time ? n->reason_time : now,
 	                           .node_name = (char *)n->cfg->name,
 	                           .state = (n->flags & (NODE_DRAIN | NODE_FAIL)) |
@@ -91,9 +93,12 @@ static void journal_power(struct ctld *ctld, struct node *n, int what, time_t no
 	                                     : what == PJ_BOOTING ? NODE_POWERING_UP
 	                                                          : 0),
 	                           .uid = n->reason_uid,
-	                           .text = n->reason};
+	                           .text = reason,
+	                           .reboot = n->reboot,
+	                           .reboot_time = n->reboot_time};
 
 	ev_node_state_commit(ctld, &ev);
+	free(reason);
 }
 
 static void rates_roll(struct ctld *ctld, time_t now)
@@ -167,8 +172,8 @@ static void suspend_idle(struct ctld *ctld, time_t now)
 
 		if (n->power != NODE_POWER_ON && !asked)
 			continue;
-		if (!node_idle(n) || (n->flags & NODE_DRAIN))
-			continue;
+		if (!node_idle(n) || (n->flags & NODE_DRAIN) || n->reboot)
+			continue; /* nor one to reboot, as Slurm's */
 		if (!asked && (conf->suspend_time == UINT32_MAX ||
 		               now - since < (time_t)conf->suspend_time ||
 		               excluded(ctld, i, exc, nexc)))

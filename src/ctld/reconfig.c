@@ -74,6 +74,8 @@ static void node_adopt(struct node *n, struct node *o)
 	n->registered = o->registered;
 	n->power = o->power;
 	n->power_since = o->power_since;
+	n->reboot = o->reboot;
+	n->reboot_time = o->reboot_time;
 	free(n->reason);
 	n->reason = o->reason;
 	o->reason = NULL;

@@ -245,24 +245,11 @@ static int compact_gen(void *arg, size_t i, union job_event *ev)
 	cp->phase = 3;
 	while (cp->node < node_mgr_count(cp->ctld->nodes)) {
 		struct node *n = node_mgr_get(cp->ctld->nodes, cp->node++);
-		struct ev_node_state *ns = &ev->node_state;
 		if (!(n->flags & (NODE_DRAIN | NODE_FAIL)) && !n->admin_down &&
 		    n->power != NODE_POWER_OFF && n->power != NODE_POWER_GOING_DOWN &&
-		    n->power != NODE_POWER_GOING_UP)
+		    n->power != NODE_POWER_GOING_UP && !n->reboot)
 			continue;
-		ns->type = EV_NODE_STATE;
-		ns->node_name = xstrdup(n->cfg->name);
-		ns->state =
-		    (n->flags & (NODE_DRAIN | NODE_FAIL)) |
-		    (n->admin_down ? NODE_DOWN : 0) |
-		    (n->power == NODE_POWER_OFF || n->power == NODE_POWER_GOING_DOWN
-		         ? NODE_POWERED_DOWN
-		     : n->power == NODE_POWER_GOING_UP ? NODE_POWERING_UP
-		                                       : 0);
-		ns->text = xstrdup(n->reason);
-		ns->uid = n->reason_uid;
-		ns->time =
-		    n->power == NODE_POWER_GOING_UP ? n->power_since : n->reason_time;
+		node_mgr_state_event(n, &ev->node_state);
 		return 1;
 	}
 	cp->phase = 4;

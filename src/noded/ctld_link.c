@@ -324,6 +324,12 @@ static void link_on_msg(struct conn *c, uint16_t type, void **body, void *arg)
 		if (l->ops->shutdown)
 			l->ops->shutdown(l->arg);
 		break;
+	case MSG_REBOOT_REQ:
+		if (l->ops->reboot)
+			l->ops->reboot(l->arg, *body);
+		else /* an emulated node: nothing to reboot */
+			log_err("cannot reboot here: ignoring the controller's order");
+		break;
 	default:
 		log_debug("ignoring %s from the controller", msg_name(type));
 		break;

@@ -49,6 +49,8 @@ struct ctld_link_ops {
 	void (*attach)(void *arg, const struct step_attach *req);
 	/* Fill a ping's free_memory and cpu_load (optional: this machine's). */
 	void (*ping_fill)(void *arg, struct node_ping *p);
+	/* scontrol reboot: run RebootProgram (optional); req borrowed. */
+	void (*reboot)(void *arg, const struct reboot_req *req);
 };
 
 /* conf, auth and ops are borrowed and must outlive the link.  reg: the

@@ -28,6 +28,7 @@
 #include "stepd/cgroup.h"
 #include "noded/hwinfo.h"
 #include "noded/gres_found.h"
+#include "noded/reboot.h"
 #include "common/cgroup_conf.h"
 #include "common/conf_file.h"
 #include "noded/noded.h"
@@ -240,6 +241,18 @@ static void on_prolog_done(void *arg, const struct step_complete *sc)
 
 static void on_shutdown(void *arg);
 
+/* scontrol reboot's turn came: RebootProgram (noded/reboot.h). */
+static void on_reboot(void *arg, const struct reboot_req *req)
+{
+	struct noded *nd = arg;
+	struct node_reboot_opts o = {.program = nd->conf->reboot_program,
+	                             .node_name = nd->node_name,
+	                             .log_file = nd->log_file,
+	                             .verbose = nd->verbose};
+
+	node_reboot_run(&o);
+}
+
 static void on_conf_files(void *arg, const struct conf_files *files)
 {
 	struct noded *nd = arg;
@@ -277,6 +290,7 @@ static const struct ctld_link_ops link_ops = {
     .live_steps = on_live_steps,
     .shutdown = on_shutdown,
     .conf_files = on_conf_files,
+    .reboot = on_reboot,
 };
 
 static void on_stop(evutil_socket_t sig, short what, void *arg)

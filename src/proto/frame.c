@@ -65,6 +65,7 @@ uint32_t frame_max_values(uint16_t type)
 	case MSG_CONF_FILES_REQ:
 	case MSG_CANCEL_REQ:
 	case MSG_NODE_UPDATE_REQ:
+	case MSG_REBOOT_REQ:
 	case MSG_JOB_COMPLETE_REQ:
 	case MSG_AUTH_RESPONSE:
 	case MSG_NODE_PING:

@@ -293,7 +293,8 @@ _Static_assert(job_info_idx_wait4switch < 64, "job_info_req.fields is 64 bits");
 	F(S, str, os, _)                                                                 \
 	F(S, str, arch, _)                                                               \
 	F(S, str, version, _)                                                            \
-	F(S, str, gres_used, _) /* "gpu:h100:0(IDX:N/A)" (ctld/node_gres.h) */
+	F(S, str, gres_used, _)  /* "gpu:h100:0(IDX:N/A)" (ctld/node_gres.h) */          \
+	F(S, str, next_state, _) /* to reboot: "RESUME" or "DOWN" after; NULL */
 ROTA_DECLARE(node_info, NODE_INFO_FIELDS)
 
 #define PART_INFO_FIELDS(F, S)                                                           \
@@ -385,13 +386,26 @@ ROTA_DECLARE(job_notify_req, JOB_NOTIFY_REQ_FIELDS)
 ROTA_DECLARE(user_msg, USER_MSG_FIELDS)
 
 /* scontrol update StepId=J[.S] TimeLimit=M: MSG_STEP_UPDATE_REQ -> MSG_RC.
- * step_id NO_VAL: every step of the job.  The job's user, an operator or a
- * coordinator of its account, as Slurm. */
+ * step_id NO_VAL: every step of the job.  The job's user or an operator
+ * (Slurm also lets its account's coordinators). */
 #define STEP_UPDATE_REQ_FIELDS(F, S)                                                     \
 	F(S, u32, job_id, _)                                                             \
 	F(S, u32, step_id, _)                                                            \
 	F(S, u32, time_limit, _) /* minutes (INFINITE32: none) */
 ROTA_DECLARE(step_update_req, STEP_UPDATE_REQ_FIELDS)
+
+/* scontrol reboot: MSG_REBOOT_REQ {nodes: "ALL" or a hostlist, flags
+ * REBOOT_F_*, next_state: the state after it, "RESUME" or "DOWN" (NULL:
+ * as before), reason (NULL: none given)} -> MSG_RC (admins; ctld/reboot.h).
+ * The controller sends a node's rotad the same message, about it alone,
+ * when its turn comes: it runs RebootProgram (noded/reboot.h). */
+#define REBOOT_F_ASAP 1u /* drain meanwhile: no new job starts there */
+#define REBOOT_REQ_FIELDS(F, S)                                                          \
+	F(S, str, nodes, _)                                                              \
+	F(S, u32, flags, _)                                                              \
+	F(S, str, next_state, _)                                                         \
+	F(S, str, reason, _)
+ROTA_DECLARE(reboot_req, REBOOT_REQ_FIELDS)
 
 #define JOB_INFO_REQ_FIELDS(F, S)                                                        \
 	F(S, u32v, job_ids, _) /* empty: all */                                          \
@@ -1749,7 +1763,8 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_SET_DEBUG_REQ, 124, set_debug_req)                                         \
 	M(MSG_JOB_NOTIFY_REQ, 125, job_notify_req)                                       \
 	M(MSG_USER_MSG, 126, user_msg)                                                   \
-	M(MSG_STEP_UPDATE_REQ, 160, step_update_req)
+	M(MSG_STEP_UPDATE_REQ, 160, step_update_req)                                     \
+	M(MSG_REBOOT_REQ, 127, reboot_req)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) };

@@ -736,7 +736,7 @@ json_t *sj44_node(const struct node_info *n)
 	jsonw_str(&w, "mcs_label", NULL);
 	jsonw_int(&w, "specialized_memory", 0);
 	jsonw_str(&w, "name", n->name);
-	empty_list(&w, "next_state_after_reboot");
+	split_list(&w, "next_state_after_reboot", n->next_state, ',');
 	jsonw_str(&w, "address", n->addr);
 	jsonw_str(&w, "hostname", n->hostname);
 	split_list(&w, "state", st, '+');
