@@ -896,12 +896,6 @@ static int cmd_token(const struct scontrol_opts *o, int argc, char **argv)
 	return 0;
 }
 
-static int cmd_unsupported(const struct scontrol_opts *o, int argc, char **argv)
-{
-	cli_error("%s", slurm_strerror(ESLURM_NOT_SUPPORTED));
-	return 1;
-}
-
 typedef int (*cmd_f)(const struct scontrol_opts *o, int argc, char **argv);
 
 static const struct {
