@@ -64,15 +64,23 @@ static void usage(FILE *f)
 	       "       modify user        - <name> set MaxJobs= MaxWall= GrpTRES= ...\n");
 }
 
+/* Is w word, or its first min letters or more (Slurm's abbreviations)? */
+static int abbrev(const char *w, const char *word, size_t min)
+{
+	size_t n = strlen(w);
+
+	return n >= min && n <= strlen(word) && !strncasecmp(w, word, n);
+}
+
 static int verb_parse(const char *w)
 {
-	if (!strcasecmp(w, "add") || !strcasecmp(w, "create"))
+	if (abbrev(w, "add", 3) || abbrev(w, "create", 3))
 		return ASSOC_ADD;
-	if (!strcasecmp(w, "modify") || !strcasecmp(w, "update"))
+	if (abbrev(w, "modify", 1) || abbrev(w, "update", 1))
 		return ASSOC_MODIFY;
-	if (!strcasecmp(w, "delete") || !strcasecmp(w, "remove"))
+	if (abbrev(w, "delete", 3) || abbrev(w, "remove", 3))
 		return ASSOC_DELETE;
-	if (!strcasecmp(w, "list") || !strcasecmp(w, "show"))
+	if (abbrev(w, "list", 3) || abbrev(w, "show", 3))
 		return 0;
 	return -1;
 }
@@ -160,6 +168,26 @@ static void print_coords(uint32_t verb, char *const *changed)
 	strv_free(accts);
 }
 
+/* What a modify changed: the records by name ("Modified users..."), then
+ * the associations ("C = ..." lines: "Modified user associations..."). */
+static void print_modified(enum assoc_kind kind, char *const *changed)
+{
+	for (int assocs = 0; assocs < 2; assocs++) {
+		int said = 0;
+		for (size_t i = 0; changed && changed[i]; i++) {
+			if ((strncmp(changed[i], "C = ", 4) == 0) != assocs)
+				continue;
+			if (!said++ && assocs)
+				printf(" Modified %s associations...\n",
+				       kind == ASSOC_K_ACCOUNT ? "account" : "user");
+			else if (said == 1)
+				printf(" Modified %s...\n",
+				       kind_title(kind, ASSOC_MODIFY));
+			printf("  %s\n", changed[i]);
+		}
+	}
+}
+
 static void print_changes(const struct mgr_opts *o, const struct assoc_update *req,
                           char *const *changed)
 {
@@ -173,9 +201,10 @@ static void print_changes(const struct mgr_opts *o, const struct assoc_update *r
 		printf(" Adding User(s)\n Associations =\n");
 	else if (req->verb == ASSOC_ADD)
 		printf(" Adding %s\n", kind_title(req->kind, req->verb));
-	else if (req->verb == ASSOC_MODIFY)
-		printf(" Modified %s...\n", kind_title(req->kind, req->verb));
-	else
+	else if (req->verb == ASSOC_MODIFY) {
+		print_modified(req->kind, changed);
+		return;
+	} else
 		printf(" Deleting %s...\n", kind_title(req->kind, req->verb));
 	for (size_t i = 0; changed && changed[i]; i++)
 		printf("  %s\n", changed[i]);

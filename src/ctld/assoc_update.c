@@ -146,17 +146,24 @@ static int key_is(const char *key, const char *names)
 
 /* ---- limits and settings: one table per record kind ---- */
 
-enum skind { SF_U32, SF_WALL, SF_SECS, SF_STR, SF_TRES, SF_LIST, SF_FLOAT };
+/* SF_TRES1: one TRES of a TRES field, Slurm's older keys (GrpCPUs=3 is
+ * GrpTRES=cpu=3, the others kept; -1 takes it out). */
+enum skind { SF_U32, SF_WALL, SF_SECS, SF_STR, SF_TRES, SF_LIST, SF_FLOAT, SF_TRES1 };
 
 struct fdef {
 	const char *keys; /* "|name|alias|", lower-case */
 	enum skind kind;
 	size_t off;
+	const char *tres; /* SF_TRES1: which */
 };
 
 #define AF(k, kind, f)                                                                   \
 	{                                                                                \
 		k, kind, offsetof(struct assoc_rec, f)                                   \
+	}
+#define AT(k, f, t)                                                                      \
+	{                                                                                \
+		k, SF_TRES1, offsetof(struct assoc_rec, f), t                            \
 	}
 static const struct fdef assoc_fields[] = {
     AF("|fairshare|shares|", SF_U32, shares),
@@ -175,11 +182,24 @@ static const struct fdef assoc_fields[] = {
     AF("|maxtresmins|maxtresminsperjob|", SF_TRES, max_tres_mins),
     AF("|qos|qoslevel|", SF_LIST, qos),
     AF("|defaultqos|defqos|", SF_STR, def_qos),
+    /* Slurm's older keys, each one TRES of a TRES limit */
+    AT("|grpcpus|", grp_tres, "cpu"),
+    AT("|grpmemory|grpmem|", grp_tres, "mem"),
+    AT("|grpnodes|", grp_tres, "node"),
+    AT("|grpcpumins|", grp_tres_mins, "cpu"),
+    AT("|grpcpurunmins|", grp_tres_run_mins, "cpu"),
+    AT("|maxcpus|maxcpusperjob|", max_tres, "cpu"),
+    AT("|maxnodes|maxnodesperjob|", max_tres, "node"),
+    AT("|maxcpumins|maxcpuminsperjob|", max_tres_mins, "cpu"),
 };
 
 #define QF(k, kind, f)                                                                   \
 	{                                                                                \
 		k, kind, offsetof(struct assoc_qos, f)                                   \
+	}
+#define QT(k, f, t)                                                                      \
+	{                                                                                \
+		k, SF_TRES1, offsetof(struct assoc_qos, f), t                            \
 	}
 static const struct fdef qos_fields[] = {
     QF("|description|", SF_STR, description),
@@ -208,6 +228,16 @@ static const struct fdef qos_fields[] = {
     QF("|maxjobsperaccount|maxjobspa|", SF_U32, max_jobs_pa),
     QF("|maxsubmitjobsperaccount|maxsubmitpa|", SF_U32, max_submit_pa),
     QF("|mintres|mintresperjob|", SF_TRES, min_tres),
+    QT("|grpcpus|", grp_tres, "cpu"),
+    QT("|grpmemory|grpmem|", grp_tres, "mem"),
+    QT("|grpnodes|", grp_tres, "node"),
+    QT("|grpcpumins|", grp_tres_mins, "cpu"),
+    QT("|grpcpurunmins|", grp_tres_run_mins, "cpu"),
+    QT("|maxcpus|maxcpusperjob|", max_tres, "cpu"),
+    QT("|maxnodes|maxnodesperjob|", max_tres, "node"),
+    QT("|maxcpumins|maxcpuminsperjob|", max_tres_mins, "cpu"),
+    QT("|maxcpusperuser|maxcpuspu|", max_tres_pu, "cpu"),
+    QT("|maxnodesperuser|maxnodespu|", max_tres_pu, "node"),
 };
 
 static const struct fdef *field_find(const struct fdef *t, size_t n, const char *key)
@@ -230,6 +260,27 @@ static int tres_ok(const char *v)
 	}
 	strv_free(items);
 	return ok;
+}
+
+/* name=val into the TRES limit *field, replacing name's (val NULL: name
+ * taken out; nothing left: NULL). */
+static void tres_put(char **field, const char *name, const char *val)
+{
+	char **items = strv_split(*field ? *field : "", ",");
+	char *out = val ? xasprintf("%s=%s", name, val) : NULL;
+	size_t n = strlen(name);
+
+	for (size_t i = 0; items[i]; i++) {
+		char *next;
+		if (!strncasecmp(items[i], name, n) && items[i][n] == '=')
+			continue;
+		next = out ? xasprintf("%s,%s", out, items[i]) : xstrdup(items[i]);
+		free(out);
+		out = next;
+	}
+	free(*field);
+	*field = out;
+	strv_free(items);
 }
 
 /* rec's field f takes kv (-1 unsets a limit; += and -= change a list). */
@@ -271,6 +322,12 @@ static int field_set(struct upd *u, const struct fdef *f, void *rec,
 		*(char **)p = unset ? NULL : xasprintf("%.6f", d);
 		return 0;
 	}
+	case SF_TRES1:
+		if (!unset && strspn(kv->val, "0123456789") != strlen(kv->val))
+			return fail(u, ESLURM_INVALID_ARGUMENT,
+			            "Invalid value for %s: %s", kv->key, kv->val);
+		tres_put((char **)p, f->tres, unset ? NULL : kv->val);
+		return 0;
 	case SF_TRES:
 		if (!unset && !tres_ok(kv->val))
 			return fail(u, ESLURM_INVALID_ARGUMENT, "Invalid TRES for %s: %s",
@@ -465,10 +522,53 @@ static int add_accounts(struct upd *u)
 	return u->rc ? -1 : 0;
 }
 
+static int where_assoc(const struct upd *u, const struct assoc_rec *r);
+
+/* The set words (but handled's) applied to association cr, said as changed. */
+static int assoc_set_one(struct upd *u, const struct assoc_rec *cr, const char *handled)
+{
+	struct assoc_rec r = {0};
+	char buf[256];
+
+	codec_copy(&assoc_rec_type, &r, cr);
+	qos_before_change(u, &r);
+	if (SET_ASSOC(u, &r, handled) == 0) {
+		put_assoc(u, &r);
+		changed(u, "%s", assoc_line(u, &r, buf, sizeof(buf)));
+	}
+	codec_release(&assoc_rec_type, &r);
+	return u->rc ? -1 : 0;
+}
+
+/* modify account A where user=U set ...: the users' associations in A. */
+static int modify_account_users(struct upd *u, const char *users)
+{
+	char **l = strv_split(users, ",");
+
+	for (size_t k = 0; !u->rc && k < u->m->nassocs; k++) {
+		const struct assoc_rec *cr = &u->m->assocs[k];
+		if (cr->user && strv_has(l, cr->user, 1) &&
+		    strv_has(u->names, cr->account, 1) && where_assoc(u, cr))
+			assoc_set_one(u, cr, "|description|organization|");
+	}
+	strv_free(l);
+	return u->rc ? -1 : 0;
+}
+
 static int modify_accounts(struct upd *u)
 {
 	const char *parent = word_get(u->req->set, "parent");
+	const char *users = word_get(u->req->where, "user");
+	int limits = 0;
+	struct word kv;
+	char buf[256];
 
+	if (users || (users = word_get(u->req->where, "users")))
+		return modify_account_users(u, users);
+	for (size_t i = 0; u->req->set && u->req->set[i]; i++)
+		if (kv_parse(u->req->set[i], &kv) == 0 &&
+		    !key_is(kv.key, "|description|organization|"))
+			limits = 1;
 	for (size_t i = 0; u->names[i]; i++) {
 		const struct assoc_account *cur = assoc_find_account(u->m, u->names[i]);
 		const struct assoc_rec *cr = assoc_find(u->m, u->names[i], NULL, NULL);
@@ -504,7 +604,12 @@ static int modify_accounts(struct upd *u)
 		if (!u->rc) {
 			put_account(u, &a);
 			put_assoc(u, &r);
-			changed(u, "%s", u->names[i]);
+			/* sacctmgr says the accounts and the associations apart */
+			if (!limits || word_get(u->req->set, "description") ||
+			    word_get(u->req->set, "organization"))
+				changed(u, "%s", u->names[i]);
+			if (limits)
+				changed(u, "%s", assoc_line(u, &r, buf, sizeof(buf)));
 		}
 		codec_release(&assoc_account_type, &a);
 		codec_release(&assoc_rec_type, &r);
@@ -669,7 +774,6 @@ static int modify_users(struct upd *u, int is_admin_level_ok)
 	const char *def = word_get(u->req->set, "defaultaccount");
 	const char *admin = word_get(u->req->set, "adminlevel");
 	uint32_t level = 0;
-	char buf[256];
 	int limits = 0;
 	struct word kv;
 
@@ -710,18 +814,10 @@ static int modify_users(struct upd *u, int is_admin_level_ok)
 		}
 		for (size_t k = 0; limits && k < u->m->nassocs; k++) {
 			const struct assoc_rec *cr = &u->m->assocs[k];
-			struct assoc_rec r = {0};
 			if (!cr->user || strcasecmp(cr->user, u->names[i]) ||
 			    !where_assoc(u, cr))
 				continue;
-			codec_copy(&assoc_rec_type, &r, cr);
-			qos_before_change(u, &r);
-			if (SET_ASSOC(u, &r, "|defaultaccount|adminlevel|") == 0) {
-				put_assoc(u, &r);
-				changed(u, "%s", assoc_line(u, &r, buf, sizeof(buf)));
-			}
-			codec_release(&assoc_rec_type, &r);
-			if (u->rc)
+			if (assoc_set_one(u, cr, "|defaultaccount|adminlevel|") < 0)
 				return -1;
 		}
 	}
