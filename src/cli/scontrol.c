@@ -56,7 +56,9 @@ static void usage(FILE *f)
 	        "                   ALL|<nodes>, cancel_reboot <nodes>,\n"
 	        "            reconfigure, errnumstr <num>, version, help, quit\n"
 	        "  Entities: job, node, partition, config, hostnames, hostlist,\n"
-	        "            hostlistsorted, step, reservation\n");
+	        "            hostlistsorted, step, reservation, licenses, topology,\n"
+	        "            assoc_mgr [users=] [accounts=] [qos=] "
+	        "[flags=users,assoc,qos]\n");
 }
 
 static void id_list_add_task(struct id_list *l, uint32_t id, uint32_t task,

@@ -63,6 +63,9 @@ int scontrol_cancel_reboot(const struct scontrol_opts *o, int argc, char **argv)
 /* show aliases [HOST]: the NodeNames whose NodeHostname is HOST (this host). */
 int scontrol_show_aliases(const char *host);
 
+/* show assoc_mgr (scontrol_assoc.c): argv the words after the entity. */
+int scontrol_assoc_mgr(const struct scontrol_opts *o, int argc, char **argv);
+
 /* Case-insensitive: s is a prefix of word of at least min bytes. */
 int scontrol_abbrev(const char *s, const char *word, size_t min);
 

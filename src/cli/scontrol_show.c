@@ -1264,6 +1264,9 @@ int scontrol_show(const struct scontrol_opts *o, int argc, char **argv)
 	} else if (scontrol_abbrev(entity, "reservations", 3) ||
 	           !strcasecmp(entity, "reservationname")) {
 		rc = scontrol_resv_show(o, id);
+	} else if (scontrol_abbrev(entity, "assoc_mgr", 2) ||
+	           scontrol_abbrev(entity, "cache", 2)) {
+		rc = scontrol_assoc_mgr(o, argc - 1, argv + 1);
 	} else if (scontrol_abbrev(entity, "licenses", 2)) {
 		rc = show_licenses(o, id);
 	} else if (scontrol_abbrev(entity, "daemons", 1)) {

@@ -193,6 +193,9 @@ struct conf {
 	/* AccountingStorageTRES: typed GRES listed ("gres/gpu:h100") are shown
 	 * in TRES; a GRES's total always is (common/gres_req.h) */
 	char *accounting_storage_tres;
+	/* PrivateData: what users see of others' records ("usage,users");
+	 * read by scontrol show assoc_mgr (ctld/assoc_info.c) only */
+	char *private_data;
 
 	struct conf_node *nodes;
 	size_t node_count;

@@ -241,6 +241,11 @@ static const struct conf_doc global_doc[] = {
     {"AccountingStorageTRES", "tres,...",
      "Extra TRES (gres/gpu, gres/gpu:h100, ...) recorded and reported besides cpu, "
      "mem, node and billing."},
+    {"PrivateData", "word,...",
+     "usage: users see only their own associations, and those of the accounts they "
+     "coordinate, in scontrol show assoc_mgr; users: only their own user record "
+     "there; all: both.  Operators and admins see everything.  Other words are "
+     "accepted and change nothing yet."},
     {"TopologyPlugin", "plugin",
      "topology/tree or topology/block read topology.conf; topology/flat (the "
      "default) has no topology."},

@@ -169,6 +169,7 @@ const struct conf_key conf_keys[] = {
     G_U32("MaxDBDMsgs", max_dbd_msgs, "0", 0, U32MAX - 1, NULL, R),
     G_STR("AccountingStorageEnforce", accounting_storage_enforce, NULL, R),
     G_STR("AccountingStorageTRES", accounting_storage_tres, NULL, R),
+    G_STR("PrivateData", private_data, "none", R),
 
     /* line types Rota does not use; the whole line is skipped */
     G_SPECIAL("NodeSet", CONF_ID_LINE_IGNORED),
@@ -269,7 +270,6 @@ const struct conf_key conf_keys[] = {
     IGNORE("PrioritySiteFactorPlugin"),
     IGNORE("PriorityWeightAssoc"),
     IGNORE("PriorityWeightTRES"),
-    IGNORE("PrivateData"),
     IGNORE("PrologEpilogTimeout"),
     IGNORE("PrologSlurmctld"),
     IGNORE("PropagatePrioProcess"),

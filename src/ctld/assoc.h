@@ -37,6 +37,13 @@ void assoc_snapshot(const struct assoc_mgr *m, struct ev_assoc *ev);
 void assoc_update(struct ctld *ctld, struct caller *who, const struct assoc_update *req,
                   struct chan *ch);
 void assoc_list(struct ctld *ctld, struct caller *who, struct chan *ch);
+/* MSG_ASSOC_MGR_REQ (scontrol show assoc_mgr, assoc_info.c): the records
+ * req asks for that the caller may see, with what jobs use of each limit;
+ * an MSG_RC error (access denied) to a user the records do not know while
+ * PrivateData hides others'. */
+struct assoc_mgr_req;
+void assoc_info(struct ctld *ctld, struct caller *who, const struct assoc_mgr_req *req,
+                struct chan *ch);
 
 struct job_desc;
 struct conf;

@@ -32,8 +32,7 @@ static const char *parent_after(const struct assoc_mgr *m, const struct ev_assoc
 	return r ? r->parent : NULL;
 }
 
-/* Is account a (as it is now) one user coordinates, or below one? */
-static int in_tree(const struct assoc_mgr *m, const char *a, const char *user)
+int assoc_coord_covers(const struct assoc_mgr *m, const char *a, const char *user)
 {
 	for (int depth = 0; a && depth < 1000; depth++) {
 		const struct assoc_account *acc = assoc_find_account(m, a);
@@ -61,7 +60,8 @@ static int users_ok(const struct assoc_mgr *m, const struct ev_assoc *ev,
 		/* another user's DefaultAccount is theirs or an operator's */
 		if (cur && strcasecmp(x->name, user))
 			return 0;
-		if (!x->default_account || !in_tree(m, x->default_account, user))
+		if (!x->default_account ||
+		    !assoc_coord_covers(m, x->default_account, user))
 			return 0;
 	}
 	return 1;
@@ -72,13 +72,15 @@ static int accounts_ok(const struct assoc_mgr *m, const struct ev_assoc *ev,
 {
 	for (size_t i = 0; i < ev->accounts_count; i++) {
 		const char *a = ev->accounts[i].name;
-		if (assoc_find_account(m, a) ? !in_tree(m, a, user)
-		                             : !in_tree(m, parent_after(m, ev, a), user))
+		if (assoc_find_account(m, a)
+		        ? !assoc_coord_covers(m, a, user)
+		        : !assoc_coord_covers(m, parent_after(m, ev, a), user))
 			return 0;
 	}
 	/* below what they coordinate, not what they were given */
 	for (size_t i = 0; ev->del_accounts && ev->del_accounts[i]; i++)
-		if (!in_tree(m, parent_after(m, ev, ev->del_accounts[i]), user))
+		if (!assoc_coord_covers(m, parent_after(m, ev, ev->del_accounts[i]),
+		                        user))
 			return 0;
 	return 1;
 }
@@ -122,19 +124,19 @@ static int assocs_ok(const struct assoc_mgr *m, const struct ev_assoc *ev,
 		if (!qos_ok(m, r, user))
 			return 0;
 		if (r->user) {
-			if (!in_tree(m, r->account, user))
+			if (!assoc_coord_covers(m, r->account, user))
 				return 0;
 		} else if (assoc_find(m, r->account, NULL, NULL)) {
 			/* moved: to a parent inside too */
-			if (!in_tree(m, r->account, user) ||
-			    (r->parent && !in_tree(m, r->parent, user)))
+			if (!assoc_coord_covers(m, r->account, user) ||
+			    (r->parent && !assoc_coord_covers(m, r->parent, user)))
 				return 0;
-		} else if (!r->parent || !in_tree(m, r->parent, user)) {
+		} else if (!r->parent || !assoc_coord_covers(m, r->parent, user)) {
 			return 0;
 		}
 	}
 	for (size_t i = 0; i < ev->del_assocs_count; i++)
-		if (!in_tree(m, ev->del_assocs[i].account, user))
+		if (!assoc_coord_covers(m, ev->del_assocs[i].account, user))
 			return 0;
 	return 1;
 }

@@ -32,6 +32,8 @@ struct ev_assoc;
 int assoc_is_coord(const struct assoc_mgr *m, const char *user);
 int assoc_coord_allows(const struct assoc_mgr *m, const struct ev_assoc *ev,
                        const char *user);
+/* Is account a (as it is now) one user coordinates, or below one? */
+int assoc_coord_covers(const struct assoc_mgr *m, const char *a, const char *user);
 
 /* The association above r: its account's for a user's, its parent's for an
  * account's (NULL for root).  Is account a, or one above it, top? */

@@ -365,9 +365,7 @@ uint32_t assoc_limits_check(struct assoc_limits *l, const struct job *job)
 	return 0;
 }
 
-/* Jobs a record stands for at submission (MaxSubmitJobs and the others
- * count an array's tasks, as Slurm does): a pending remainder's tasks. */
-static uint32_t job_weight(const struct job *j)
+uint32_t assoc_limits_job_weight(const struct job *j)
 {
 	return j->array_rem && j->array_rem->count ? j->array_rem->count : 1;
 }
@@ -399,7 +397,7 @@ static int group_submit_over(struct ctld *ctld, const char *account, uint32_t ad
 			for (struct job *j = job_first(ctld->jobs); j; j = j->next)
 				if (!job_is_finished(j) && j->desc.account &&
 				    assoc_below(m, j->desc.account, a->account))
-					n += job_weight(j);
+					n += assoc_limits_job_weight(j);
 			if (over(a->grp_submit, (uint64_t)n + adding))
 				return 1;
 		}
@@ -431,9 +429,9 @@ int assoc_limits_submit(struct ctld *ctld, uid_t uid, const char *user,
 		if (job_is_finished(j) || !j->owner || j->owner->uid != uid)
 			continue;
 		if (q && j->desc.qos && !strcasecmp(j->desc.qos, q->name))
-			in_qos += job_weight(j);
+			in_qos += assoc_limits_job_weight(j);
 		if (j->desc.account && !strcasecmp(j->desc.account, d->account))
-			mine += job_weight(j);
+			mine += assoc_limits_job_weight(j);
 	}
 	if (over(r->max_submit, (uint64_t)mine + adding) ||
 	    over(r->grp_submit, (uint64_t)mine + adding) ||

@@ -34,4 +34,9 @@ struct job_desc;
 int assoc_limits_submit(struct ctld *ctld, uid_t uid, const char *user,
                         const struct job_desc *d, const char *partition);
 
+/* Jobs a record stands for at submission (MaxSubmitJobs and the others
+ * count an array's tasks, as Slurm does): a pending remainder's tasks, else
+ * 1. */
+uint32_t assoc_limits_job_weight(const struct job *j);
+
 #endif

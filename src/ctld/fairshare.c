@@ -1,4 +1,5 @@
 /* fairshare.c - usage, its decay, and the fairshare factor (fairshare.h). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -520,6 +521,29 @@ double fairshare_cpu_mins(struct ctld *ctld, const struct assoc_rec *r, time_t n
 	return fs->calc[i].cpu_secs / 60.0;
 }
 
+int fairshare_get(struct ctld *ctld, const struct assoc_rec *r, time_t now,
+                  struct fairshare_of *ret)
+{
+	const struct fs_calc *c;
+	struct fairshare *fs;
+	int i;
+
+	if (!ctld->assoc || !r)
+		return -ENOENT;
+	fs = computed(ctld, now);
+	i = rec_index(ctld->assoc, r);
+	if (i < 0 || (size_t)i >= fs->ncalc)
+		return -ENOENT;
+	c = &fs->calc[i];
+	*ret = (struct fairshare_of){.norm_shares = c->norm_shares,
+	                             .factor = c->factor,
+	                             .usage = c->usage,
+	                             .norm_usage = c->norm_usage,
+	                             .eff_usage = c->eff_usage,
+	                             .cpu_secs = c->cpu_secs};
+	return 0;
+}
+
 /* ---- sshare ---- */
 
 /* A count as u64, clamped (a double past 2^64 does not convert). */
@@ -583,7 +607,7 @@ void fairshare_list(struct ctld *ctld, struct caller *who, struct chan *ch)
 	const struct fairshare *fs = computed(ctld, time(NULL));
 	struct share_resp r = {.cluster = xstrdup(ctld->conf->cluster_name)};
 
-	(void)who; /* shares are no secret (PrivateData is not kept) */
+	(void)who; /* shares are no secret (PrivateData is not applied here) */
 	r.rows = xcalloc(m->nassocs ? m->nassocs : 1, sizeof(*r.rows));
 	for (size_t i = 0; i < m->nassocs; i++)
 		if (fs->calc[i].parent < 0 && !is_user(m, (int)i) &&

@@ -43,6 +43,18 @@ struct assoc_rec;
 double fairshare_cpu_mins(struct ctld *ctld, const struct assoc_rec *r, time_t now,
                           double *running_left);
 
+/* What the factors' computation found for association r as of now
+ * (scontrol show assoc_mgr): its share of its siblings' shares, its factor
+ * (a user's; 0 for an account), the usage of it and everything below it
+ * (billing-seconds, decayed, running jobs so far included), that usage over
+ * the cluster's and over its parent's, and its CPU-seconds.  Returns 0, or
+ * -ENOENT (r not kept: *ret untouched). */
+struct fairshare_of {
+	double norm_shares, factor, usage, norm_usage, eff_usage, cpu_secs;
+};
+int fairshare_get(struct ctld *ctld, const struct assoc_rec *r, time_t now,
+                  struct fairshare_of *ret);
+
 /* MSG_SHARE_REQ: every association's shares, usage and factor. */
 void fairshare_list(struct ctld *ctld, struct caller *who, struct chan *ch);
 

@@ -335,6 +335,12 @@ static void op_share(struct ctld *ctld, struct caller *who, void **body, struct 
 	fairshare_list(ctld, who, ch);
 }
 
+static void op_assoc_info(struct ctld *ctld, struct caller *who, void **body,
+                          struct chan *ch)
+{
+	assoc_info(ctld, who, *body, ch);
+}
+
 static void op_assoc_list(struct ctld *ctld, struct caller *who, void **body,
                           struct chan *ch)
 {
@@ -446,6 +452,7 @@ static const struct op_entry {
     {MSG_PING_REQ, P_USER, op_ping},
     {MSG_ASSOC_UPDATE, P_USER, op_assoc_update}, /* assoc.c checks who */
     {MSG_ASSOC_LIST_REQ, P_USER, op_assoc_list},
+    {MSG_ASSOC_MGR_REQ, P_USER, op_assoc_info}, /* assoc_info.c: PrivateData */
     {MSG_SHARE_REQ, P_USER, op_share},
     {MSG_SUBMIT_REQ, P_USER, op_submit},
     {MSG_ALLOC_REQ, P_USER, op_alloc},

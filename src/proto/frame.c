@@ -24,6 +24,7 @@ uint32_t frame_max_body(uint16_t type)
 	case MSG_REPL_DATA:
 	case MSG_ACCT_JOBS:
 	case MSG_ASSOC_LIST_RESP:
+	case MSG_ASSOC_MGR_RESP:
 	case MSG_ACCT_REPORT_RESP: /* a row per account, user and size */
 	case MSG_STEP_STAT_RESP:   /* sstat -a: every step, each node */
 	case MSG_PMI_FENCE:        /* a node's PMI puts (bounded by its KVS) */
@@ -87,6 +88,7 @@ uint32_t frame_max_values(uint16_t type)
 	case MSG_TOKEN_RESP:
 		return 1u << 12;
 	case MSG_JOB_UPDATE_REQ:
+	case MSG_ASSOC_MGR_REQ: /* names */
 		return 1u << 16;
 	case MSG_SUBMIT_REQ:
 	case MSG_ALLOC_REQ:

@@ -1298,6 +1298,120 @@ ROTA_DECLARE(assoc_update_resp, ASSOC_UPDATE_RESP_FIELDS)
 	F(S, list, qos, assoc_qos)
 ROTA_DECLARE(assoc_list_resp, ASSOC_LIST_RESP_FIELDS)
 
+/* ---- scontrol show assoc_mgr: what the controller holds of the records
+ * above, with what jobs use of each limit (ctld/assoc_info.c; printed by
+ * proto/assoc_mgr_fmt.h) ---- */
+#define ASSOC_MGR_F_USERS 1u
+#define ASSOC_MGR_F_ASSOC 2u
+#define ASSOC_MGR_F_QOS   4u
+#define ASSOC_MGR_REQ_FIELDS(F, S)                                                       \
+	F(S, strv, users, _)    /* users=: these users' associations (and accounts') */  \
+	F(S, strv, accounts, _) /* accounts=: associations in these accounts */          \
+	F(S, strv, qos, _)      /* qos=: these QOS, in this order */                     \
+	F(S, u32, flags, _)     /* ASSOC_MGR_F_*: the kinds of record; 0 all */
+ROTA_DECLARE(assoc_mgr_req, ASSOC_MGR_REQ_FIELDS)
+
+/* One TRES of a limit, in the order of the answer's tres names: the limit
+ * (NO_VAL64: none; mem in MB) and what is used of it (minutes for the
+ * *_mins limits). */
+#define TRES_USE_FIELDS(F, S)                                                            \
+	F(S, u64, limit, _)                                                              \
+	F(S, u64, used, _)
+ROTA_DECLARE(tres_use, TRES_USE_FIELDS)
+
+/* The group limits of an association or a QOS with what is used of them:
+ * used_jobs its running jobs (an account's: and those below it); accrue its
+ * pending jobs that accrue age; used_submit pending and running (array tasks
+ * each); used_wall seconds; grp_wall minutes. */
+#define GRP_USE_FIELDS(F, S)                                                             \
+	F(S, u32, grp_jobs, _)                                                           \
+	F(S, u32, used_jobs, _)                                                          \
+	F(S, u32, grp_jobs_accrue, _)                                                    \
+	F(S, u32, accrue, _)                                                             \
+	F(S, u32, grp_submit, _)                                                         \
+	F(S, u32, used_submit, _)                                                        \
+	F(S, u32, grp_wall, _)                                                           \
+	F(S, u64, used_wall, _)                                                          \
+	F(S, list, grp_tres, tres_use)                                                   \
+	F(S, list, grp_tres_mins, tres_use)                                              \
+	F(S, list, grp_tres_run_mins, tres_use)
+
+/* An association (in tree order).  Numbers not kept are NO_VAL (limits) or
+ * 0; fractions are millionths. */
+#define ASSOC_MGR_ASSOC_FIELDS(F, S)                                                     \
+	F(S, u32, id, _)                                                                 \
+	F(S, str, account, _)                                                            \
+	F(S, str, user, _)                                                               \
+	F(S, str, partition, _)                                                          \
+	F(S, u32, priority, _)                                                           \
+	F(S, str, parent, _) /* an account's: the account above (root: NULL) */          \
+	F(S, u32, parent_id, _)                                                          \
+	F(S, u32, lft, _)                                                                \
+	F(S, u32, is_def, _) /* the user's default association */                        \
+	F(S, u32, shares_raw, _)                                                         \
+	F(S, u64, shares_norm, _)                                                        \
+	F(S, u32, level_shares, _) /* its siblings' shares and its own */                \
+	F(S, u64, fs_factor, _)                                                          \
+	F(S, u64, usage_raw, _) /* hundredths of billing-seconds */                      \
+	F(S, u64, usage_norm, _)                                                         \
+	F(S, u64, usage_efctv, _)                                                        \
+	GRP_USE_FIELDS(F, S)                                                             \
+	F(S, u32, max_jobs, _)                                                           \
+	F(S, u32, max_jobs_accrue, _)                                                    \
+	F(S, u32, max_submit, _)                                                         \
+	F(S, u32, max_wall, _)                                                           \
+	F(S, list, max_tres, tres_use) /* per job; used: 0 */                            \
+	F(S, list, max_tres_pn, tres_use)                                                \
+	F(S, list, max_tres_mins, tres_use)                                              \
+	F(S, u32, min_prio_thresh, _)
+ROTA_DECLARE(assoc_mgr_assoc, ASSOC_MGR_ASSOC_FIELDS)
+
+/* What one account (name) or user (uid) has in a QOS: its running jobs
+ * (jobs, tres; limit: MaxTRESPerAccount or MaxTRESPerUser), its pending ones
+ * that accrue age, both (submit). */
+#define QOS_USED_FIELDS(F, S)                                                            \
+	F(S, str, account, _)                                                            \
+	F(S, u32, uid, _)                                                                \
+	F(S, u32, jobs, _)                                                               \
+	F(S, u32, accrue, _)                                                             \
+	F(S, u32, submit, _)                                                             \
+	F(S, list, tres, tres_use)
+ROTA_DECLARE(qos_used, QOS_USED_FIELDS)
+
+#define ASSOC_MGR_QOS_FIELDS(F, S)                                                       \
+	F(S, u32, id, _)                                                                 \
+	F(S, str, name, _)                                                               \
+	F(S, u64, usage_raw, _) /* millionths of billing-seconds */                      \
+	GRP_USE_FIELDS(F, S)                                                             \
+	F(S, u32, max_wall, _)                                                           \
+	F(S, list, max_tres, tres_use)                                                   \
+	F(S, list, max_tres_pn, tres_use)                                                \
+	F(S, list, max_tres_mins, tres_use)                                              \
+	F(S, u32, min_prio_thresh, _)                                                    \
+	F(S, list, min_tres, tres_use)                                                   \
+	F(S, str, preempt_mode, _) /* "OFF", "REQUEUE", ... */                           \
+	F(S, u32, priority, _)                                                           \
+	F(S, u32, max_jobs_pa, _)                                                        \
+	F(S, u32, max_jobs_accrue_pa, _)                                                 \
+	F(S, u32, max_submit_pa, _)                                                      \
+	F(S, list, accounts, qos_used)                                                   \
+	F(S, u32, max_jobs_pu, _)                                                        \
+	F(S, u32, max_jobs_accrue_pu, _)                                                 \
+	F(S, u32, max_submit_pu, _)                                                      \
+	F(S, list, users, qos_used)
+ROTA_DECLARE(assoc_mgr_qos, ASSOC_MGR_QOS_FIELDS)
+
+/* The answer: the cluster's TRES names, then the records the caller may see
+ * of the kinds asked for (users by name; each one's uid is the reader's to
+ * look up). */
+#define ASSOC_MGR_RESP_FIELDS(F, S)                                                      \
+	F(S, str, cluster, _)                                                            \
+	F(S, strv, tres, _)                                                              \
+	F(S, list, users, assoc_user)                                                    \
+	F(S, list, assocs, assoc_mgr_assoc)                                              \
+	F(S, list, qos, assoc_mgr_qos)
+ROTA_DECLARE(assoc_mgr_resp, ASSOC_MGR_RESP_FIELDS)
+
 /* The answer, in frames; each but the last has more = 1. */
 #define ACCT_JOBS_FIELDS(F, S)                                                           \
 	F(S, list, jobs, acct_job)                                                       \
@@ -1764,7 +1878,9 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_JOB_NOTIFY_REQ, 125, job_notify_req)                                       \
 	M(MSG_USER_MSG, 126, user_msg)                                                   \
 	M(MSG_STEP_UPDATE_REQ, 160, step_update_req)                                     \
-	M(MSG_REBOOT_REQ, 127, reboot_req)
+	M(MSG_REBOOT_REQ, 127, reboot_req)                                               \
+	M(MSG_ASSOC_MGR_REQ, 150, assoc_mgr_req) /* scontrol show assoc_mgr */           \
+	M(MSG_ASSOC_MGR_RESP, 151, assoc_mgr_resp)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) };

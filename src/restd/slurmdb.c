@@ -12,7 +12,7 @@
  *   config, diag
  *
  * rotadbd lists every user's records to anyone, as sacct does (Slurm's
- * PrivateData is not kept). */
+ * PrivateData is not applied here). */
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <jansson.h>
