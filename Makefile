@@ -178,6 +178,7 @@ $(BUILD)/bench/sched_scale: bench/sched_scale.c $(ctld_mod_objs) $(LIBA)
 # test_job_event, test_ops, test_replay and test_reboot drive the controller's
 # own modules
 ctld_unit_bins = $(BUILD)/tests/test_job_event $(BUILD)/tests/test_ops $(BUILD)/tests/test_assoc \
+	$(BUILD)/tests/test_part_update \
 	$(BUILD)/tests/test_replay $(BUILD)/tests/test_reboot
 $(ctld_unit_bins): $(BUILD)/tests/%: tests/unit/%.c $(ctld_mod_objs) $(LIBA)
 	@mkdir -p $(dir $@)

@@ -18,6 +18,7 @@
 #include "cli/cli.h"
 #include "cli/fmt.h"
 #include "cli/scontrol.h"
+#include "common/part_spec.h"
 #include "common/strv.h"
 #include "common/arrayspec.h"
 #include "common/conf.h"
@@ -499,8 +500,14 @@ static int update_node(const struct scontrol_opts *o, int argc, char **argv)
 	return rc ? 1 : 0;
 }
 
+/* As Slurm's scontrol: the entity is found among all the arguments, a job
+ * first, then a step, a reservation (it may name a partition), a node, a
+ * partition. */
 static int cmd_update(const struct scontrol_opts *o, int argc, char **argv)
 {
+	enum { E_JOB = 1, E_STEP = 2, E_RESV = 4, E_NODE = 8, E_PART = 16, E_FRONT = 32 };
+	unsigned seen = 0;
+
 	if (!argc) {
 		fprintf(stderr, "too few arguments for keyword:update\n");
 		return 1;
@@ -509,24 +516,37 @@ static int cmd_update(const struct scontrol_opts *o, int argc, char **argv)
 		const char *a = argv[i];
 		size_t len = strcspn(a, "=");
 
-		if (a[len] == '=' && len >= 3 && len <= 5 &&
-		    !strncasecmp(a, "jobid", len))
-			return update_job(o, argc, argv);
-		if (!strncasecmp(a, "nodename=", 9) || !strncasecmp(a, "node=", 5))
-			return update_node(o, argc, argv);
-		if (a[len] == '=' && len >= 3 && len <= 15 &&
-		    !strncasecmp(a, "ReservationName", len))
-			return scontrol_resv_update(argc, argv);
-		if (a[len] == '=' && len >= 4 && len <= 6 &&
-		    !strncasecmp(a, "StepId", len))
-			return scontrol_update_step(o, argc, argv);
-		if (!strncasecmp(a, "partitionname=", 14) ||
-		    !strncasecmp(a, "frontendname=", 13)) {
-			fprintf(stderr, "slurm_update error: %s\n",
-			        slurm_strerror(ESLURM_NOT_SUPPORTED));
-			return 1;
-		}
+		if (a[len] != '=')
+			continue;
+		if (len >= 3 && len <= 5 && !strncasecmp(a, "jobid", len))
+			seen |= E_JOB;
+		else if ((len == 8 && !strncasecmp(a, "nodename", 8)) ||
+		         (len == 4 && !strncasecmp(a, "node", 4)))
+			seen |= E_NODE;
+		else if (len >= 3 && len <= 15 && !strncasecmp(a, "ReservationName", len))
+			seen |= E_RESV;
+		else if (part_spec_is_name_tag(a, len))
+			seen |= E_PART;
+		else if (len >= 4 && len <= 6 && !strncasecmp(a, "stepid", len))
+			seen |= E_STEP;
+		else if (len >= 2 && len <= 12 && !strncasecmp(a, "FrontendName", len))
+			seen |= E_FRONT; /* no front-end nodes in Rota */
 	}
+	if (seen & E_JOB)
+		return update_job(o, argc, argv);
+	if (seen & E_STEP)
+		return scontrol_update_step(o, argc, argv);
+	if (seen & E_FRONT) {
+		fprintf(stderr, "slurm_update error: %s\n",
+		        slurm_strerror(ESLURM_NOT_SUPPORTED));
+		return 1;
+	}
+	if (seen & E_RESV)
+		return scontrol_resv_update(argc, argv);
+	if (seen & E_NODE)
+		return update_node(o, argc, argv);
+	if (seen & E_PART)
+		return scontrol_part_update(o, argc, argv);
 	fprintf(stderr, "No valid entity in update command\n");
 	fprintf(stderr, "Input line must include \"NodeName\", \"PartitionName\", "
 	                "\"Reservation\", \"JobId\" or \"StepId\"\n");
@@ -621,19 +641,19 @@ static int cmd_resume(const struct scontrol_opts *o, int argc, char **argv)
 	return suspend_jobs(o, argc, argv, 0);
 }
 
-/* ---- create, delete: reservations (scontrol_resv.c) ---- */
+/* ---- create, delete: reservations (scontrol_resv.c), partitions
+ * (scontrol_part.c) ---- */
 
 static int cmd_create(const struct scontrol_opts *o, int argc, char **argv)
 {
-	(void)o;
 	for (int i = 0; i < argc; i++) {
 		size_t len = strcspn(argv[i], "=");
 		if (len >= 3 && len <= 15 &&
 		    !strncasecmp(argv[i], "ReservationName", len))
 			return scontrol_resv_create(argc, argv);
-		if ((len >= 3 && len <= 13 &&
-		     !strncasecmp(argv[i], "PartitionName", len)) ||
-		    (len >= 3 && len <= 8 && !strncasecmp(argv[i], "NodeName", len))) {
+		if (part_spec_is_name_tag(argv[i], len))
+			return scontrol_part_create(o, argc, argv);
+		if (len >= 3 && len <= 8 && !strncasecmp(argv[i], "NodeName", len)) {
 			fprintf(stderr, "slurm_create error: %s\n",
 			        slurm_strerror(ESLURM_NOT_SUPPORTED));
 			return 1;
@@ -649,7 +669,6 @@ static int cmd_delete(const struct scontrol_opts *o, int argc, char **argv)
 	const char *tag, *val;
 	size_t len;
 
-	(void)o;
 	if (argc == 1 && (val = strchr(argv[0], '='))) {
 		tag = argv[0];
 		len = (size_t)(val - tag);
@@ -666,6 +685,8 @@ static int cmd_delete(const struct scontrol_opts *o, int argc, char **argv)
 	}
 	if (len >= 3 && len <= 15 && !strncasecmp(tag, "ReservationName", len))
 		return scontrol_resv_delete(argv[0], val);
+	if (part_spec_is_name_tag(tag, len))
+		return scontrol_part_delete(o, argv[0], val);
 	fprintf(stderr, "Invalid deletion entity: %s\n", argv[0]);
 	return 1;
 }
@@ -1029,9 +1050,10 @@ static int interactive(struct scontrol_opts *o)
 			o->quiet = 1;
 		else if (scontrol_abbrev(words[0], "verbose", 4))
 			o->verbose = 1;
-		else if (scontrol_abbrev(words[0], "all", 2) ||
-		         scontrol_abbrev(words[0], "hide", 2))
-			;
+		else if (scontrol_abbrev(words[0], "all", 2))
+			o->all = 1;
+		else if (scontrol_abbrev(words[0], "hide", 2))
+			o->all = 0;
 		else
 			rc = run_command(o, n, words);
 		fflush(stdout);
@@ -1099,6 +1121,8 @@ int cmd_scontrol(int argc, char **argv)
 			cli_clusters_check(optarg, 0);
 			break;
 		case 'a':
+			o.all = 1;
+			break;
 		case 'F':
 		case 'u':
 		case OPT_IGNORE:

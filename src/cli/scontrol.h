@@ -14,6 +14,7 @@ struct scontrol_opts {
 	int quiet;    /* -Q */
 	int verbose;  /* -v count */
 	int json;     /* --json: show job|node|partition as Slurm's document */
+	int all;      /* -a, "all": hidden partitions shown too */
 };
 
 /* `scontrol show ENTITY [ID]`: argv[0] is the entity (or "entity=ID").
@@ -38,6 +39,14 @@ struct resv_info;
 int scontrol_resv_load(const char *name, struct resv_info_resp **ret);
 /* One in scontrol show's layout (now: the controller's clock). */
 void scontrol_resv_print(const struct resv_info *r, time_t now, int oneliner);
+
+/* Partitions (scontrol_part.c): create/update take the K=V arguments
+ * (PartitionName= among them); delete the tag as given (for the error line)
+ * and the name.  Each returns the exit status, errors printed. */
+int scontrol_part_create(const struct scontrol_opts *o, int argc, char **argv);
+int scontrol_part_update(const struct scontrol_opts *o, int argc, char **argv);
+int scontrol_part_delete(const struct scontrol_opts *o, const char *tag,
+                         const char *name);
 
 /* The smaller commands (scontrol_misc.c), each returning the exit status:
  * write batch_script|config, setdebug, setdebugflags, schedloglevel,

@@ -19,6 +19,7 @@
 #include "proto/joblist.h"
 #include "common/ranksort.h"
 #include "cli/scontrol.h"
+#include "common/billing.h"
 #include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/gres_req.h"
@@ -701,55 +702,99 @@ static uint64_t part_memory(const struct part_info *p, const struct node_info_re
 	return mb;
 }
 
+/* "DefMemPerCPU=N", else "DefMemPerNode=N|UNLIMITED" (prefix Def or Max). */
+static void mem_limit(FILE *f, const char *prefix, uint64_t per_cpu, uint64_t per_node)
+{
+	if (per_cpu)
+		fprintf(f, "%sMemPerCPU=%llu", prefix, (unsigned long long)per_cpu);
+	else if (per_node)
+		fprintf(f, "%sMemPerNode=%llu", prefix, (unsigned long long)per_node);
+	else
+		fprintf(f, "%sMemPerNode=UNLIMITED", prefix);
+}
+
+static const char *yes_no(uint32_t flags, uint32_t flag)
+{
+	return flags & flag ? "YES" : "NO";
+}
+
+/* As Slurm's: AllowAccounts=LIST|ALL, or DenyAccounts=LIST when only that
+ * is set (the same for Qos). */
+static void allow_deny(FILE *f, const char *what, const char *allow, const char *deny)
+{
+	if (allow || !deny)
+		fprintf(f, " Allow%s=%s", what, allow && *allow ? allow : "ALL");
+	else
+		fprintf(f, " Deny%s=%s", what, deny);
+}
+
 static void print_part(FILE *f, const struct scontrol_opts *o, const struct part_info *p,
                        const struct node_info_resp *nodes)
 {
 	const char *le = o->oneliner ? " " : "\n   ";
 	char b1[64], b2[64], os[64];
 	uint64_t mem = part_memory(p, nodes);
-	const struct conf_part *cp;
+	uint32_t billing;
 
 	fprintf(f, "PartitionName=%s%s", p->name, le);
-	fprintf(f, "AllowGroups=%s AllowAccounts=ALL AllowQos=ALL%s",
-	        p->allow_groups && *p->allow_groups ? p->allow_groups : "ALL", le);
-	fprintf(f, "AllocNodes=ALL Default=%s QoS=N/A%s", p->is_default ? "YES" : "NO",
-	        le);
+	fprintf(f, "AllowGroups=%s",
+	        p->allow_groups && *p->allow_groups ? p->allow_groups : "ALL");
+	allow_deny(f, "Accounts", p->allow_accounts, p->deny_accounts);
+	allow_deny(f, "Qos", p->allow_qos, p->deny_qos);
+	fprintf(f, "%s", le);
+	fprintf(f, "AllocNodes=%s", p->alloc_nodes ? p->alloc_nodes : "ALL");
+	if (p->alternate)
+		fprintf(f, " Alternate=%s", p->alternate);
+	fprintf(f, " Default=%s QoS=%s%s", p->is_default ? "YES" : "NO",
+	        p->qos ? p->qos : "N/A", le);
 	fprintf(
 	    f,
-	    "DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO GraceTime=%u Hidden=NO%s",
+	    "DefaultTime=%s DisableRootJobs=%s ExclusiveUser=%s GraceTime=%u Hidden=%s%s",
 	    p->default_time == INFINITE32
 	        ? "NONE"
 	        : limit_str(p->default_time, "NONE", b1, sizeof(b1)),
-	    p->grace_time, le);
+	    yes_no(p->flags, PART_INFO_F_DISABLE_ROOT_JOBS),
+	    yes_no(p->flags, PART_INFO_F_EXCLUSIVE_USER), p->grace_time,
+	    yes_no(p->flags, PART_INFO_F_HIDDEN), le);
 	if (p->max_nodes == INFINITE32 || p->max_nodes == NO_VAL)
 		snprintf(b2, sizeof(b2), "UNLIMITED");
 	else
 		snprintf(b2, sizeof(b2), "%u", p->max_nodes);
-	fprintf(f, "MaxNodes=%s MaxTime=%s MinNodes=%u LLN=NO MaxCPUsPerNode=UNLIMITED%s",
-	        b2, limit_str(p->max_time, "UNLIMITED", b1, sizeof(b1)), p->min_nodes,
-	        le);
-	fprintf(f, "Nodes=%s%s", nul(p->nodes), le);
+	fprintf(f, "MaxNodes=%s MaxTime=%s MinNodes=%u LLN=%s ", b2,
+	        limit_str(p->max_time, "UNLIMITED", b1, sizeof(b1)), p->min_nodes,
+	        yes_no(p->flags, PART_INFO_F_LLN));
+	if (p->max_cpus_per_node == INFINITE32)
+		fprintf(f, "MaxCPUsPerNode=UNLIMITED%s", le);
+	else
+		fprintf(f, "MaxCPUsPerNode=%u%s", p->max_cpus_per_node, le);
+	fprintf(f, "Nodes=%s%s", p->nodes && *p->nodes ? p->nodes : "(null)", le);
 	fprintf(f,
-	        "PriorityJobFactor=%u PriorityTier=%u RootOnly=NO ReqResv=NO "
+	        "PriorityJobFactor=%u PriorityTier=%u RootOnly=%s ReqResv=%s "
 	        "OverSubscribe=%s%s",
 	        p->priority_job_factor, p->priority_tier,
+	        yes_no(p->flags, PART_INFO_F_ROOT_ONLY),
+	        yes_no(p->flags, PART_INFO_F_REQ_RESV),
 	        oversubscribe(p->oversubscribe, os, sizeof(os)), le);
 	fprintf(f, "OverTimeLimit=NONE PreemptMode=%s%s",
 	        p->preempt_mode ? p->preempt_mode : "OFF", le);
 	fprintf(f, "State=%s TotalCPUs=%u TotalNodes=%u SelectTypeParameters=NONE%s",
 	        conf_part_state_str(p->state), p->total_cpus, p->total_nodes, le);
 	fprintf(f, "JobDefaults=(null)%s", le);
-	fprintf(f, "DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED%s", le);
+	mem_limit(f, "Def", p->def_mem_per_cpu, p->def_mem_per_node);
+	fputc(' ', f);
+	mem_limit(f, "Max", p->max_mem_per_cpu, p->max_mem_per_node);
+	fprintf(f, "%s", le);
+	billing = (uint32_t)billing_of(p->tres_billing_weights,
+	                               billing_flag(cli_conf()->prio_flags, "MAX_TRES"),
+	                               p->total_cpus, (double)mem, p->total_nodes);
 	if (mem)
 		fprintf(f, "TRES=cpu=%u,mem=%s,node=%u,billing=%u", p->total_cpus,
-		        timefmt_mem_unit(mem, b1, sizeof(b1)), p->total_nodes,
-		        cli_billing(p->name, p->total_cpus, mem, p->total_nodes));
+		        timefmt_mem_unit(mem, b1, sizeof(b1)), p->total_nodes, billing);
 	else
 		fprintf(f, "TRES=cpu=%u,node=%u,billing=%u", p->total_cpus,
-		        p->total_nodes,
-		        cli_billing(p->name, p->total_cpus, 0, p->total_nodes));
-	if ((cp = conf_part_find(cli_conf(), p->name)) && cp->tres_billing_weights)
-		fprintf(f, "%sTRESBillingWeights=%s", le, cp->tres_billing_weights);
+		        p->total_nodes, billing);
+	if (p->tres_billing_weights)
+		fprintf(f, "%sTRESBillingWeights=%s", le, p->tres_billing_weights);
 	end_record(f, o);
 }
 
@@ -773,6 +818,9 @@ static int show_parts(const struct scontrol_opts *o, const char *name)
 	free(nmsg);
 	for (uint32_t i = 0; i < resp->parts_count; i++) {
 		if (name && strcmp(resp->parts[i].name, name))
+			continue;
+		/* as Slurm: a hidden one is shown with -a (all) alone */
+		if ((resp->parts[i].flags & PART_INFO_F_HIDDEN) && !o->all)
 			continue;
 		if (o->json)
 			json_array_append_new(json_list(o, "partitions"),

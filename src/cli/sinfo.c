@@ -114,6 +114,7 @@ struct match {
 struct sinfo_opts {
 	int noheader, long_list, node_mode, summarize, list_reasons, exact, dead,
 	    responding, json, verbose, resv;
+	int all; /* -a, -p, SINFO_ALL, SINFO_PARTITION: hidden partitions too */
 	unsigned iterate;
 	const char *format, *long_format;
 	char **parts;
@@ -445,6 +446,8 @@ static void place_node(struct sinfo_data *d, const struct sinfo_opts *o,
 
 static int part_selected(const struct sinfo_opts *o, const struct part_info *p)
 {
+	if ((p->flags & PART_INFO_F_HIDDEN) && !o->all)
+		return 0;
 	return !o->parts || strv_has(o->parts, p->name, 0);
 }
 
@@ -987,7 +990,7 @@ static void print_json(const struct sinfo_data *d, int as)
 
 /* ---- options ---- */
 
-enum { OPT_JSON = 1000, OPT_USAGE, OPT_HELP, OPT_IGNORE, OPT_YAML };
+enum { OPT_JSON = 1000, OPT_USAGE, OPT_HELP, OPT_IGNORE, OPT_YAML, OPT_HIDE };
 
 static void parse_args(struct sinfo_opts *o, int argc, char **argv)
 {
@@ -1000,7 +1003,7 @@ static void parse_args(struct sinfo_opts *o, int argc, char **argv)
 	    {"format", required_argument, 0, 'o'},
 	    {"Format", required_argument, 0, 'O'},
 	    {"help", no_argument, 0, OPT_HELP},
-	    {"hide", no_argument, 0, OPT_IGNORE},
+	    {"hide", no_argument, 0, OPT_HIDE},
 	    {"iterate", required_argument, 0, 'i'},
 	    {"json", no_argument, 0, OPT_JSON},
 	    {"list-reasons", no_argument, 0, 'R'},
@@ -1057,6 +1060,7 @@ static void parse_args(struct sinfo_opts *o, int argc, char **argv)
 		case 'p':
 			fmt_strv_free(o->parts);
 			o->parts = fmt_split(optarg, ",");
+			o->all = 1;
 			break;
 		case 'r':
 			o->responding = 1;
@@ -1095,8 +1099,15 @@ static void parse_args(struct sinfo_opts *o, int argc, char **argv)
 			cli_clusters_check(optarg, 0);
 			break;
 		case 'a':
+			o->all = 1;
+			fmt_strv_free(o->parts);
+			o->parts = NULL;
+			break;
 		case 'S':
 			o->sort = optarg;
+			break;
+		case OPT_HIDE:
+			o->all = 0;
 			break;
 		case OPT_IGNORE:
 			break;
@@ -1334,9 +1345,13 @@ int cmd_sinfo(int argc, char **argv)
 	const char *fmt, *env;
 	struct match m;
 
-	if ((env = getenv("SINFO_PARTITION")) && *env)
+	if ((env = getenv("SINFO_PARTITION")) && *env) {
 		o.parts = fmt_split(env, ",");
-	/* SINFO_ALL, SINFO_FEDERATION, SINFO_LOCAL: one cluster, nothing hidden */
+		o.all = 1;
+	}
+	/* SINFO_FEDERATION, SINFO_LOCAL: one cluster */
+	if (getenv("SINFO_ALL"))
+		o.all = 1;
 	if ((env = getenv("SINFO_SORT")) && *env)
 		o.sort = env;
 	parse_args(&o, argc, argv);

@@ -69,6 +69,38 @@ int billing_flag(const char *flags, const char *flag)
 	return on;
 }
 
+int billing_weights_valid(const char *weights)
+{
+	static const char *const plain[] = {"CPU",    "Mem",  "Node",
+	                                    "Energy", "VMem", "Pages"};
+	static const char *const kinds[] = {"GRES/", "License/", "BB/", "FS/", "IC/"};
+	char **items = strv_split(weights, ",");
+	int ok = items[0] != NULL;
+
+	for (size_t i = 0; ok && items[i]; i++) {
+		char *eq = strchr(items[i], '='), *end;
+		double w;
+		int known = 0;
+
+		if (!eq || eq == items[i]) {
+			ok = 0;
+			break;
+		}
+		*eq = '\0';
+		for (size_t k = 0; k < sizeof(plain) / sizeof(plain[0]); k++)
+			known |= !strcasecmp(items[i], plain[k]);
+		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+			known |= !strncasecmp(items[i], kinds[k], strlen(kinds[k])) &&
+			         items[i][strlen(kinds[k])];
+		w = strtod(eq + 1, &end);
+		if (end != eq + 1 && *end && strchr("KkMmGgTt", *end))
+			end++;
+		ok = known && end != eq + 1 && !*end && w >= 0.0;
+	}
+	strv_free(items);
+	return ok;
+}
+
 uint32_t conf_billing(const struct conf *cf, const char *partition, uint32_t cpus,
                       uint64_t mem_mb, uint32_t nodes)
 {

@@ -12,6 +12,11 @@
 double billing_of(const char *weights, int max_tres, double cpus, double mem_mb,
                   double nodes);
 
+/* Does weights read as TRESBillingWeights: "TRES=number[unit],...", each
+ * TRES CPU, Mem, Node, Energy, VMem, Pages or a kind/name (GRES/gpu,
+ * License/x, BB/x, FS/x, IC/x), each weight a number from 0? */
+int billing_weights_valid(const char *weights);
+
 /* Is PriorityFlags' list flags naming flag (case-insensitive)? */
 int billing_flag(const char *flags, const char *flag);
 

@@ -735,6 +735,97 @@ out:
 	return rc;
 }
 
+/* ---- partitions made or changed at run time (scontrol) ---- */
+
+int conf_part_init(struct conf_part *p, const char *name)
+{
+	struct rota_error e = {{0}};
+
+	memset(p, 0, sizeof(*p));
+	if (conf_key_defaults(CONF_SCOPE_PART, p, &e) || !(p->name = strdup(name)) ||
+	    !(p->node_names = calloc(1, sizeof(*p->node_names)))) {
+		conf_part_release(p);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int conf_part_copy(struct conf_part *dst, const struct conf_part *src)
+{
+	*dst = *src;
+	dst->name = NULL;
+	dst->node_names = NULL;
+	if (conf_key_copy_strings(CONF_SCOPE_PART, dst) ||
+	    (src->name && !(dst->name = strdup(src->name))) ||
+	    !(dst->node_names = calloc(src->node_count + 1, sizeof(char *))))
+		goto fail;
+	for (size_t i = 0; i < src->node_count; i++)
+		if (!(dst->node_names[i] = strdup(src->node_names[i])))
+			goto fail;
+	return 0;
+fail:
+	conf_part_release(dst);
+	return -ENOMEM;
+}
+
+void conf_part_release(struct conf_part *p)
+{
+	if (!p)
+		return;
+	part_release(p);
+	memset(p, 0, sizeof(*p));
+}
+
+int conf_part_set(struct conf_part *p, const char *key, const char *value,
+                  struct rota_error *err)
+{
+	const struct conf_key *k = conf_key_find(CONF_SCOPE_PART, key);
+
+	if (!k || k->type == CONF_T_IGNORED || k->type == CONF_T_SPECIAL ||
+	    k->offset == CONF_NO_FIELD) {
+		errprintf(err, "%.64s: not a partition's setting", key);
+		return -ENOENT;
+	}
+	if (conf_key_set(k, p, value, "partition", err))
+		return -EINVAL;
+	if (k->offset == offsetof(struct conf_part, nodes)) {
+		hostlist_free(p->node_names); /* the caller expands it again */
+		p->node_names = NULL;
+		p->node_count = 0;
+	}
+	return 0;
+}
+
+/* Does k's field of p hold a string that is NULL? */
+static int string_unset(const struct conf_key *k, const struct conf_part *p)
+{
+	return (k->type == CONF_T_STR || k->type == CONF_T_GROUPS ||
+	        k->type == CONF_T_OVERSUB) &&
+	       !*(char *const *)(const void *)((const char *)p + k->offset);
+}
+
+char **conf_part_format(const struct conf_part *p)
+{
+	char **v = xcalloc(1, sizeof(*v));
+
+	for (size_t i = 0; i < conf_keys_count; i++) {
+		const struct conf_key *k = &conf_keys[i];
+		char *val = NULL, *kv;
+
+		if (k->scope != CONF_SCOPE_PART || k->alias_of ||
+		    k->type == CONF_T_SPECIAL || k->type == CONF_T_IGNORED ||
+		    k->offset == CONF_NO_FIELD || string_unset(k, p))
+			continue;
+		if (conf_key_format(k, p, &val) < 0 ||
+		    asprintf(&kv, "%s=%s", k->name, val) < 0)
+			fatal("out of memory");
+		v = strv_append(v, kv);
+		free(kv);
+		free(val);
+	}
+	return v;
+}
+
 /* ---- files and lines ---- */
 
 static int do_include(struct parser *p, const char *arg, const char *dir,

@@ -68,6 +68,23 @@ struct conf_part {
 	enum conf_part_state state;
 	char *preempt_mode;  /* PreemptMode= of its jobs; NULL: the global one */
 	uint32_t grace_time; /* GraceTime=: seconds a preempted job is given */
+	/* AllowAccounts/AllowQos (NULL: ALL), else DenyAccounts/DenyQos (NULL:
+	 * none): comma lists of names, as written */
+	char *allow_accounts, *deny_accounts;
+	char *allow_qos, *deny_qos;
+	char *qos;             /* QOS=: the partition's QOS, NULL: none (shown only) */
+	char *alternate;       /* Alternate=: where submissions go while DRAIN/INACTIVE */
+	char *alloc_nodes;     /* AllocNodes= (NULL: ALL; shown only) */
+	int hidden;            /* Hidden=YES: not shown without -a */
+	int root_only;         /* RootOnly=YES: only root and SlurmUser submit */
+	int req_resv;          /* ReqResv=YES: jobs must name a reservation */
+	int exclusive_user;    /* ExclusiveUser=YES (shown only) */
+	int lln;               /* LLN=YES (shown only) */
+	int disable_root_jobs; /* DisableRootJobs=YES: no jobs run as root */
+	uint32_t max_cpus_per_node; /* UINT32_MAX: UNLIMITED (shown only) */
+	/* DefMemPerCPU, DefMemPerNode, MaxMemPerCPU, MaxMemPerNode: MB, 0 none
+	 * (shown only) */
+	uint64_t def_mem_per_cpu, def_mem_per_node, max_mem_per_cpu, max_mem_per_node;
 };
 
 /* One key=value as written (last one wins), for `scontrol show config`. */
@@ -117,8 +134,11 @@ struct conf {
 	char *propagate_rlimits;      /* PropagateResourceLimits; NULL: ALL */
 	char *propagate_rlimits_except;
 	char *enforce_part_limits; /* EnforcePartLimits: NO (default), ALL, ANY, YES */
-	char *priority_type;       /* default priority/basic */
-	uint32_t prio_weight_age;  /* PriorityWeight*: default 0 */
+	/* ReconfigFlags: KeepPartInfo, KeepPartState (partitions changed by
+	 * scontrol outlive a reconfigure, ctld/part_update.h), NULL */
+	char *reconfig_flags;
+	char *priority_type;      /* default priority/basic */
+	uint32_t prio_weight_age; /* PriorityWeight*: default 0 */
 	uint32_t prio_weight_fairshare;
 	uint32_t prio_weight_job_size;
 	uint32_t prio_weight_partition;
@@ -274,6 +294,28 @@ uint32_t conf_node_silence_s(const struct conf *conf);
 /* Is memory a consumable resource (SelectTypeParameters CR_*_Memory, the
  * default), or only a per-node limit (CR_CPU, CR_Core, CR_Socket)? */
 int conf_mem_consumable(const struct conf *conf);
+
+/* A partition made outside slurm.conf (scontrol create partition): every key
+ * at its default, named name (copied).  Returns 0 or -ENOMEM. */
+int conf_part_init(struct conf_part *p, const char *name);
+/* dst (uninitialised) becomes a deep copy of src.  Returns 0 or -ENOMEM
+ * (dst then holds nothing). */
+int conf_part_copy(struct conf_part *dst, const struct conf_part *src);
+/* Free what p holds (NULL allowed) and zero it. */
+void conf_part_release(struct conf_part *p);
+/* Set one key of a PartitionName= line in p (its name as slurm.conf spells
+ * it, case-insensitive, aliases too) from a value written as slurm.conf would
+ * have it.  Setting Nodes= empties node_names: the caller expands it again.
+ * Returns 0; -EINVAL with err "Key=value: expected ..." (p unchanged); or
+ * -ENOENT for a key that is not a partition's setting (PartitionName, keys
+ * Rota ignores, unknown ones). */
+int conf_part_set(struct conf_part *p, const char *key, const char *value,
+                  struct rota_error *err);
+/* p's every key that has a field, in the table's order, as "Key=Value" that
+ * conf_part_set reads back to the same partition (keys whose string value is
+ * NULL left out: a partition made by conf_part_init has them NULL too).  A
+ * NULL-terminated vector, caller frees (strv_free); aborts on ENOMEM. */
+char **conf_part_format(const struct conf_part *p);
 
 /* The default partition (the last one written with Default=YES), or NULL.
  * Borrowed.  conf_load leaves is_default set on that one partition only. */

@@ -104,7 +104,12 @@ static const struct conf_doc global_doc[] = {
      "The limits not taken from the submitting command; the others are."},
     {"EnforcePartLimits", "NO|YES|ANY|ALL",
      "With anything but NO, a job over its partition's MaxTime, MaxNodes or under its "
-     "MinNodes is refused at submission instead of left pending."},
+     "MinNodes, or of an account or QOS it does not allow, is refused at submission "
+     "instead of left pending."},
+    {"ReconfigFlags", "KeepPartInfo|KeepPartState",
+     "scontrol reconfigure reads the partitions from slurm.conf again, dropping what "
+     "scontrol changed since; KeepPartInfo keeps those changes, KeepPartState only "
+     "each partition's State."},
     {"PriorityType", "plugin",
      "priority/basic (submission order) or priority/multifactor (the weighted "
      "factors below)."},
@@ -304,6 +309,35 @@ static const struct conf_doc part_doc[] = {
     {"State", "UP|DOWN|DRAIN|INACTIVE",
      "UP runs and accepts jobs; DOWN accepts but does not start them; DRAIN starts "
      "but refuses new ones; INACTIVE does neither."},
+    {"AllowAccounts", "account,...|ALL",
+     "Only jobs of these accounts may use the partition (refused at submission "
+     "with EnforcePartLimits, else they wait: InvalidAccount)."},
+    {"DenyAccounts", "account,...",
+     "Jobs of these accounts may not use the partition; ignored when "
+     "AllowAccounts is set."},
+    {"AllowQos", "qos,...|ALL",
+     "Only jobs of these QOS may use the partition (refused at submission with "
+     "EnforcePartLimits, else they wait: InvalidQOS)."},
+    {"DenyQos", "qos,...",
+     "Jobs of these QOS may not use the partition; ignored when AllowQos is set."},
+    {"QOS", "qos", "The partition's QOS; kept and shown, its limits not applied."},
+    {"Alternate", "partition",
+     "Where a job submitted while this partition is DRAIN or INACTIVE goes "
+     "instead."},
+    {"AllocNodes", "node,...|ALL", "Kept and shown; not enforced."},
+    {"Hidden", "YES|NO",
+     "A hidden partition is left out of sinfo and scontrol show partition "
+     "without -a."},
+    {"RootOnly", "YES|NO", "Only root and SlurmUser may submit to the partition."},
+    {"ReqResv", "YES|NO", "Jobs must name a reservation (--reservation)."},
+    {"ExclusiveUser", "YES|NO", "Kept and shown; not enforced."},
+    {"LLN", "YES|NO", "Kept and shown; nodes are chosen as without it."},
+    {"DisableRootJobs", "YES|NO", "Jobs may not run as root in the partition."},
+    {"MaxCPUsPerNode", "number|UNLIMITED", "Kept and shown; not enforced."},
+    {"DefMemPerCPU", "MB", "Kept and shown; not applied."},
+    {"DefMemPerNode", "MB", "Kept and shown; not applied."},
+    {"MaxMemPerCPU", "MB", "Kept and shown; not enforced."},
+    {"MaxMemPerNode", "MB", "Kept and shown; not enforced."},
 };
 
 static const struct conf_doc sched_doc[] = {

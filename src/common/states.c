@@ -102,6 +102,8 @@ static const char *const reasons[WAIT_REASON_END] = {
     [WAIT_RESV_DELETED] = "ReservationDeleted",
     [WAIT_RESV_MAINT] = "ReqNodeNotAvail, Reserved for maintenance",
     [WAIT_RESV_OTHER] = "ReqNodeNotAvail, May be reserved for other job",
+    [WAIT_ACCOUNT] = "AccountNotAllowed",
+    [WAIT_QOS] = "QOSNotAllowed",
     [FAIL_EXIT_CODE] = "NonZeroExitCode",
     [FAIL_TIMEOUT] = "TimeLimit",
     [FAIL_LAUNCH] = "JobLaunchFailure",
@@ -392,7 +394,15 @@ const char *slurm_strerror(int rc)
 	case ESLURM_INVALID_FEATURE:
 		return "Invalid feature specification";
 	case ESLURM_PARTITION_DOWN:
-		return "The partition is down";
+		return "Partition in DOWN state";
+	case ESLURM_PARTITION_NOT_AVAIL:
+		return "Required partition not available (inactive or drain)";
+	case ESLURM_PARTITION_IN_USE:
+		return "Partition is in use";
+	case ESLURM_INVALID_TRES_BILLING_WEIGHTS:
+		return "Invalid TRESBillingWeights specification";
+	case ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP:
+		return "User's group not permitted to use this partition";
 	case ESLURM_CONFIGLESS_DISABLED:
 		return "ConfigLess mode is disabled in slurm configuration.";
 	case ESLURM_ENVIRONMENT_MISSING:

@@ -26,6 +26,7 @@
 #include "ctld/journal.h"
 #include "ctld/node_gres.h"
 #include "ctld/node_mgr.h"
+#include "ctld/part_update.h"
 #include "ctld/nokill.h"
 #include "ctld/sched_pass.h"
 #include "ctld/stats.h"
@@ -556,6 +557,8 @@ static int apply(struct ctld *ctld, const union job_event *ev, struct job_desc *
 		return trigger_apply(ctld, &ev->trigger);
 	case EV_CRONTAB:
 		return crontab_apply(ctld, &ev->crontab);
+	case EV_PART:
+		return part_apply(ctld, &ev->part);
 	case EV_NODE_STATE:
 		return node_mgr_apply_state(ctld, &ev->node_state);
 	default:

@@ -321,6 +321,22 @@ ROTA_DECLARE(ev_excise, EV_EXCISE_FIELDS)
 	F(S, u32, time_limit, _)
 ROTA_DECLARE(ev_step_limit, EV_STEP_LIMIT_FIELDS)
 
+/* A partition made or changed by scontrol (settings: the partition whole, as
+ * "Key=Value" of a PartitionName= line, common/conf.h conf_part_format; it
+ * replaces the one of that name), deleted (del: PART_EV_DELETE), or every
+ * partition back to slurm.conf's (del: PART_EV_RESET, no name: scontrol
+ * reconfigure), ctld/part_update.h.  uid, time: who did it, when. */
+#define EV_PART_FIELDS(F, S)                                                             \
+	EV_HEAD_FIELDS(F, S)                                                             \
+	F(S, str, name, _)                                                               \
+	F(S, u32, del, _)                                                                \
+	F(S, strv, settings, _)                                                          \
+	F(S, u32, uid, _)                                                                \
+	F(S, i64, time, _)
+ROTA_DECLARE(ev_part, EV_PART_FIELDS)
+#define PART_EV_DELETE 1u
+#define PART_EV_RESET  2u
+
 /* name, number (in the journal: never reuse one), member of union job_event */
 #define ROTA_JOB_EVENTS(E)                                                               \
 	E(EV_META, 1, meta)                                                              \
@@ -344,7 +360,8 @@ ROTA_DECLARE(ev_step_limit, EV_STEP_LIMIT_FIELDS)
 	E(EV_TRIGGER, 19, trigger)                                                       \
 	E(EV_CRONTAB, 20, crontab)                                                       \
 	E(EV_EXCISE, 21, excise)                                                         \
-	E(EV_STEP_LIMIT, 22, step_limit)
+	E(EV_STEP_LIMIT, 22, step_limit)                                                 \
+	E(EV_PART, 23, part)
 
 #define ROTA_EV_ENUM(name, num, m) name = num,
 enum job_event_type { ROTA_JOB_EVENTS(ROTA_EV_ENUM) EV_TYPE_END };
@@ -354,7 +371,7 @@ enum job_event_type { ROTA_JOB_EVENTS(ROTA_EV_ENUM) EV_TYPE_END };
 union job_event {
 	struct ev_head head;
 	struct ev_job_head job; /* all but META, NODE_STATE, TEXT, ASSOC, RESV,
-	                         * TRIGGER, CRONTAB */
+	                         * TRIGGER, CRONTAB, PART */
 	ROTA_JOB_EVENTS(ROTA_EV_MEMBER)
 };
 #undef ROTA_EV_MEMBER

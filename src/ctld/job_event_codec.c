@@ -31,6 +31,7 @@ ROTA_DEFINE(ev_trigger, EV_TRIGGER_FIELDS)
 ROTA_DEFINE(ev_crontab, EV_CRONTAB_FIELDS)
 ROTA_DEFINE(ev_excise, EV_EXCISE_FIELDS)
 ROTA_DEFINE(ev_step_limit, EV_STEP_LIMIT_FIELDS)
+ROTA_DEFINE(ev_part, EV_PART_FIELDS)
 
 #define TYPE_ENTRY(name, num, m) [num] = &ev_##m##_type,
 static const struct rota_type *const ev_types[EV_TYPE_END] = {

@@ -31,6 +31,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/journal.h"
 #include "ctld/node_mgr.h"
+#include "ctld/part_access.h"
 #include "ctld/owner.h"
 #include "sched/select.h"
 #include "common/common.h"
@@ -810,6 +811,23 @@ static int job_desc_gres(const struct ctld *ctld, const struct part *p,
 	return 0;
 }
 
+int job_desc_partition_open(struct ctld *ctld, struct job_desc *d)
+{
+	struct part *p = d->partition ? node_mgr_part_find(ctld->nodes, d->partition)
+	                              : node_mgr_part_default(ctld->nodes);
+	int rc;
+
+	if (!p) /* job_desc_check_resources says so */
+		return 0;
+	if ((rc = part_access_state(ctld, &p)) != 0)
+		return rc;
+	if (!d->partition || strcmp(d->partition, p->cfg->name)) {
+		free(d->partition);
+		d->partition = xstrdup(p->cfg->name);
+	}
+	return 0;
+}
+
 int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
                              struct part **ret_part)
 {
@@ -822,8 +840,6 @@ int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
 	if (!p)
 		return d->partition ? -ESLURM_INVALID_PARTITION_NAME
 		                    : -ESLURM_DEFAULT_PARTITION_NOT_SET;
-	if (p->cfg->state == CONF_PART_INACTIVE)
-		return -ESLURM_PARTITION_DOWN;
 	if (!d->partition)
 		d->partition = xstrdup(p->cfg->name);
 	if (d->min_nodes == 0 || (d->max_nodes != NO_VAL && d->max_nodes < d->min_nodes &&
@@ -914,6 +930,8 @@ int job_desc_check_strings(const struct job_desc *d, const char **ret_field,
 static int job_desc_validate(struct ctld *ctld, struct job_desc *d, int alloc,
                              struct part **ret_part)
 {
+	int rc;
+
 	if (!alloc && (!d->script || !d->script[0]))
 		return -ESLURM_JOB_SCRIPT_MISSING;
 	if ((d->script && strlen(d->script) > SCRIPT_MAX) || strv_len(d->env) > ENV_MAX ||
@@ -930,13 +948,15 @@ static int job_desc_validate(struct ctld *ctld, struct job_desc *d, int alloc,
 	}
 	if (d->dependency) {
 		struct rota_error err = {{0}};
-		int rc = depend_validate(ctld, d->dependency, 0, &err);
+		rc = depend_validate(ctld, d->dependency, 0, &err);
 		if (rc) {
 			log_info("submit rejected: %s", err.text);
 			return rc;
 		}
 	}
-	return job_desc_check_resources(ctld, d, ret_part);
+	/* DRAIN and INACTIVE take no new jobs: they go to its Alternate */
+	rc = job_desc_partition_open(ctld, d);
+	return rc ? rc : job_desc_check_resources(ctld, d, ret_part);
 }
 
 static uint32_t job_time_limit(const struct part *p, const struct job_desc *d)
@@ -1097,6 +1117,8 @@ int job_submit_prepare(struct ctld *ctld, const struct caller *caller, struct jo
 		rc = assoc_job_account(ctld, user, p ? p->cfg->name : NULL, d);
 	if (!rc)
 		rc = assoc_job_qos(ctld, user, p ? p->cfg->name : NULL, d);
+	if (!rc)
+		rc = part_access_submit(ctld, p, caller, &as_user, d);
 	if (!rc)
 		rc = resv_job_check(ctld, user, d);
 	if (!rc)

@@ -347,6 +347,13 @@ void job_release_all(struct ctld *ctld, struct job *job, time_t now);
 int job_desc_check_strings(const struct job_desc *d, const char **ret_field,
                            size_t *ret_pos);
 
+/* The partition a new job of d goes to, as at submit: d's (or the default),
+ * unless that takes no new jobs (DRAIN, INACTIVE): then its Alternate, which
+ * d->partition is set to.  0 (also when there is no such partition:
+ * job_desc_check_resources says so), -ESLURM_PARTITION_NOT_AVAIL,
+ * -ESLURM_INVALID_PARTITION_NAME. */
+int job_desc_partition_open(struct ctld *ctld, struct job_desc *d);
+
 /* The checks of a request against the cluster, at submit and when scontrol
  * update changes it: partition (the default one filled in), node and task
  * counts, requested nodes, could it ever run.  Returns 0 and sets *ret_part

@@ -66,6 +66,7 @@ struct update {
 	int desc_changed;
 	int check_resources; /* the new request must fit as at submit */
 	int check_resv;      /* its --reservation, as at submit (ctld/resv.h) */
+	int check_part;      /* a new partition: one that takes new jobs */
 };
 
 static int key_is(const char *key, size_t kl, const char *name)
@@ -165,6 +166,7 @@ static int update_pending_key(struct update *u, const char *key, size_t kl, cons
 			return -ESLURM_INVALID_PARTITION_NAME;
 		set_str(&nd->partition, v);
 		u->check_resources = 1;
+		u->check_part = 1;
 	} else if (key_is(key, kl, "NumNodes") || key_is(key, kl, "MinNodes")) {
 		if (parse_node_range(v, &nd->min_nodes, &nd->max_nodes) < 0)
 			return -ESLURM_INVALID_NODE_COUNT;
@@ -260,6 +262,8 @@ static int update_commit(struct update *u)
 
 	if (job_desc_check_strings(&u->nd, &field, &pos))
 		return -ESLURM_INVALID_ARGUMENT;
+	if (u->check_part && (rc = job_desc_partition_open(u->ctld, &u->nd)) != 0)
+		return rc;
 	if (u->check_resources &&
 	    (rc = job_desc_check_resources(u->ctld, &u->nd, &p)) != 0)
 		return rc;

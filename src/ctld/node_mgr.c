@@ -8,6 +8,7 @@
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/states.h"
+#include "common/strv.h"
 #include "ctld/preempt.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
@@ -27,8 +28,9 @@
 struct node_mgr {
 	struct node *nodes;
 	size_t count;
-	struct part *parts;
+	struct part **parts; /* each its own allocation: jobs point at them */
 	size_t nparts;
+	char **deleted;   /* slurm.conf's partitions removed at run time */
 	int32_t *by_name; /* [hsize] open addressing: node index or -1 */
 	size_t hsize;     /* a power of two > 2 * count */
 	struct gres_kinds kinds;
@@ -58,6 +60,138 @@ static void name_index_build(struct node_mgr *nm)
 			h = (h + 1) & (nm->hsize - 1);
 		nm->by_name[h] = (int32_t)i;
 	}
+}
+
+static void part_free(struct part *p)
+{
+	if (!p)
+		return;
+	conf_part_release(p->own);
+	free(p->own);
+	free(p->node_idx);
+	free(p->member);
+	free(p);
+}
+
+/* p's nodes from its Nodes= (ALL: every node): node_idx, member,
+ * total_cpus, and cfg's node_names.  Names that are no node are left out
+ * (a journal's partition naming a node slurm.conf no longer has). */
+static void part_nodes_build(struct node_mgr *nm, struct part *p)
+{
+	struct conf_part *cp = p->own;
+	char **names = NULL;
+	size_t n = 0;
+
+	free(p->node_idx);
+	free(p->member);
+	p->nnodes = 0;
+	p->total_cpus = 0;
+	if (cp->nodes && !strcasecmp(cp->nodes, "ALL")) {
+		names = xcalloc(nm->count + 1, sizeof(*names));
+		for (n = 0; n < nm->count; n++)
+			names[n] = xstrdup(nm->nodes[n].cfg->name);
+	} else if (cp->nodes && hostlist_expand(cp->nodes, &names, &n, NULL) < 0) {
+		log_err("partition %s: Nodes=%s cannot be read: it has none", cp->name,
+		        cp->nodes);
+		names = NULL;
+		n = 0;
+	}
+	p->node_idx = xcalloc(n + 1, sizeof(uint32_t));
+	p->member = xcalloc(nm->count + 1, 1);
+	for (size_t k = 0; k < n; k++) {
+		int idx = node_mgr_find(nm, names[k]);
+		if (idx < 0) {
+			log_err("partition %s: node %s is not configured: left out",
+			        cp->name, names[k]);
+			continue;
+		}
+		if (p->member[idx])
+			continue;
+		p->member[idx] = 1;
+		p->node_idx[p->nnodes++] = (uint32_t)idx;
+		p->total_cpus += nm->nodes[idx].cpus;
+	}
+	hostlist_free(cp->node_names);
+	cp->node_names = xcalloc(p->nnodes + 1, sizeof(char *));
+	for (size_t k = 0; k < p->nnodes; k++)
+		cp->node_names[k] = xstrdup(nm->nodes[p->node_idx[k]].cfg->name);
+	cp->node_count = p->nnodes;
+	hostlist_free(names);
+}
+
+struct part *node_mgr_part_put(struct node_mgr *nm, struct conf_part *cp,
+                               int *ret_created)
+{
+	struct part *p = node_mgr_part_find(nm, cp->name);
+
+	if (ret_created)
+		*ret_created = !p;
+	if (!p) {
+		p = xcalloc(1, sizeof(*p));
+		nm->parts = xrealloc(nm->parts, (nm->nparts + 2) * sizeof(*nm->parts));
+		nm->parts[nm->nparts++] = p;
+		nm->parts[nm->nparts] = NULL;
+	} else {
+		conf_part_release(p->own);
+		free(p->own);
+	}
+	p->own = cp;
+	p->cfg = cp;
+	p->changed = 1;
+	part_nodes_build(nm, p);
+	for (size_t i = 0, w = 0;; i++) { /* made again: no longer removed */
+		if (nm->deleted[i] && !strcmp(nm->deleted[i], cp->name)) {
+			free(nm->deleted[i]);
+			continue;
+		}
+		nm->deleted[w++] = nm->deleted[i];
+		if (!nm->deleted[i])
+			break;
+	}
+	/* as Slurm: one default partition, the last made so */
+	for (size_t i = 0; cp->is_default && i < nm->nparts; i++)
+		if (nm->parts[i] != p && nm->parts[i]->own->is_default) {
+			nm->parts[i]->own->is_default = 0;
+			nm->parts[i]->changed = 1;
+		}
+	return p;
+}
+
+int node_mgr_part_remove(struct node_mgr *nm, const char *name, int from_conf)
+{
+	size_t i;
+
+	for (i = 0; i < nm->nparts; i++)
+		if (!strcmp(nm->parts[i]->cfg->name, name))
+			break;
+	if (i == nm->nparts)
+		return -ENOENT;
+	part_free(nm->parts[i]);
+	memmove(&nm->parts[i], &nm->parts[i + 1], (nm->nparts - i) * sizeof(*nm->parts));
+	nm->nparts--;
+	if (from_conf && !strv_has(nm->deleted, name, 0))
+		nm->deleted = strv_append(nm->deleted, name);
+	return 0;
+}
+
+void node_mgr_parts_sort(struct node_mgr *nm, const struct conf *conf)
+{
+	size_t w = 0;
+
+	for (size_t c = 0; c < conf->part_count; c++)
+		for (size_t i = w; i < nm->nparts; i++)
+			if (!strcmp(nm->parts[i]->cfg->name, conf->parts[c].name)) {
+				struct part *t = nm->parts[i];
+				memmove(&nm->parts[w + 1], &nm->parts[w],
+				        (i - w) * sizeof(*nm->parts));
+				nm->parts[w++] = t;
+				break;
+			}
+}
+
+char *const *node_mgr_parts_deleted(const struct node_mgr *nm)
+{
+	return nm->deleted;
 }
 
 /* Node managers made by this process: each one's number (a reconfigure
@@ -97,21 +231,13 @@ int node_mgr_create(struct ctld *ctld, struct node_mgr **ret)
 		}
 	}
 	name_index_build(nm);
-	nm->nparts = conf->part_count;
-	nm->parts = xcalloc(nm->nparts ? nm->nparts : 1, sizeof(struct part));
-	for (size_t i = 0; i < nm->nparts; i++) {
-		struct part *p = &nm->parts[i];
-		p->cfg = &conf->parts[i];
-		p->node_idx = xcalloc(p->cfg->node_count + 1, sizeof(uint32_t));
-		p->member = xcalloc(nm->count + 1, 1);
-		for (size_t k = 0; k < p->cfg->node_count; k++) {
-			int idx = node_mgr_find(nm, p->cfg->node_names[k]);
-			if (idx < 0 || p->member[idx])
-				continue;
-			p->member[idx] = 1;
-			p->node_idx[p->nnodes++] = idx;
-			p->total_cpus += nm->nodes[idx].cpus;
-		}
+	nm->parts = xcalloc(conf->part_count + 1, sizeof(*nm->parts));
+	nm->deleted = xcalloc(1, sizeof(*nm->deleted));
+	for (size_t i = 0; i < conf->part_count; i++) {
+		struct conf_part *cp = xcalloc(1, sizeof(*cp));
+		if (conf_part_copy(cp, &conf->parts[i]) < 0)
+			fatal("out of memory");
+		node_mgr_part_put(nm, cp, NULL)->changed = 0;
 	}
 	*ret = nm;
 	return 0;
@@ -131,10 +257,9 @@ void node_mgr_destroy(struct node_mgr *nm)
 		node_gres_release(&nm->nodes[i]);
 		free(nm->nodes[i].orphans);
 	}
-	for (size_t i = 0; i < nm->nparts; i++) {
-		free(nm->parts[i].node_idx);
-		free(nm->parts[i].member);
-	}
+	for (size_t i = 0; i < nm->nparts; i++)
+		part_free(nm->parts[i]);
+	strv_free(nm->deleted);
 	free(nm->by_name);
 	free(nm->parts);
 	free(nm->nodes);
@@ -193,7 +318,7 @@ size_t node_mgr_part_count(const struct node_mgr *nm)
 
 struct part *node_mgr_part(struct node_mgr *nm, size_t i)
 {
-	return i < nm->nparts ? &nm->parts[i] : NULL;
+	return i < nm->nparts ? nm->parts[i] : NULL;
 }
 
 struct part *node_mgr_part_find(struct node_mgr *nm, const char *name)
@@ -201,16 +326,16 @@ struct part *node_mgr_part_find(struct node_mgr *nm, const char *name)
 	if (!name) /* a journal record without one (damaged or hand-made) */
 		return NULL;
 	for (size_t i = 0; i < nm->nparts; i++)
-		if (!strcmp(nm->parts[i].cfg->name, name))
-			return &nm->parts[i];
+		if (!strcmp(nm->parts[i]->cfg->name, name))
+			return nm->parts[i];
 	return NULL;
 }
 
 struct part *node_mgr_part_default(struct node_mgr *nm)
 {
 	for (size_t i = 0; i < nm->nparts; i++)
-		if (nm->parts[i].cfg->is_default)
-			return &nm->parts[i];
+		if (nm->parts[i]->cfg->is_default)
+			return nm->parts[i];
 	return NULL;
 }
 
@@ -708,10 +833,10 @@ static char *node_partitions(struct node_mgr *nm, uint32_t idx)
 {
 	char *s = NULL;
 	for (size_t i = 0; i < nm->nparts; i++) {
-		if (!part_has_node(&nm->parts[i], idx))
+		if (!part_has_node(nm->parts[i], idx))
 			continue;
-		char *t =
-		    xasprintf("%s%s%s", s ? s : "", s ? "," : "", nm->parts[i].cfg->name);
+		char *t = xasprintf("%s%s%s", s ? s : "", s ? "," : "",
+		                    nm->parts[i]->cfg->name);
 		free(s);
 		s = t;
 	}
@@ -764,6 +889,48 @@ void node_mgr_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 	codec_release(&node_info_resp_type, &r);
 }
 
+void node_mgr_part_fill(struct ctld *ctld, const struct part *p, struct part_info *o)
+{
+	struct node_mgr *nm = ctld->nodes;
+	const struct conf_part *cp = p->cfg;
+
+	o->name = xstrdup(cp->name);
+	o->nodes = node_mgr_hostlist(nm, p->node_idx, p->nnodes);
+	o->is_default = cp->is_default;
+	o->state = cp->state;
+	o->max_time = cp->max_time;
+	o->default_time = cp->default_time;
+	o->max_nodes = cp->max_nodes;
+	o->min_nodes = cp->min_nodes;
+	o->total_nodes = p->nnodes;
+	o->total_cpus = p->total_cpus;
+	o->priority_tier = cp->priority_tier;
+	o->priority_job_factor = cp->priority_job_factor;
+	o->oversubscribe = xstrdup(cp->oversubscribe ? cp->oversubscribe : "NO");
+	o->allow_groups = xstrdup(cp->allow_groups ? cp->allow_groups : "ALL");
+	o->preempt_mode = xstrdup(preempt_mode_name(ctld, cp));
+	o->grace_time = cp->grace_time;
+	o->allow_accounts = xstrdup(cp->allow_accounts);
+	o->deny_accounts = xstrdup(cp->deny_accounts);
+	o->allow_qos = xstrdup(cp->allow_qos);
+	o->deny_qos = xstrdup(cp->deny_qos);
+	o->qos = xstrdup(cp->qos);
+	o->alternate = xstrdup(cp->alternate);
+	o->alloc_nodes = xstrdup(cp->alloc_nodes);
+	o->flags = (cp->hidden ? PART_INFO_F_HIDDEN : 0) |
+	           (cp->root_only ? PART_INFO_F_ROOT_ONLY : 0) |
+	           (cp->req_resv ? PART_INFO_F_REQ_RESV : 0) |
+	           (cp->exclusive_user ? PART_INFO_F_EXCLUSIVE_USER : 0) |
+	           (cp->lln ? PART_INFO_F_LLN : 0) |
+	           (cp->disable_root_jobs ? PART_INFO_F_DISABLE_ROOT_JOBS : 0);
+	o->max_cpus_per_node = cp->max_cpus_per_node;
+	o->def_mem_per_cpu = cp->def_mem_per_cpu;
+	o->def_mem_per_node = cp->def_mem_per_node;
+	o->max_mem_per_cpu = cp->max_mem_per_cpu;
+	o->max_mem_per_node = cp->max_mem_per_node;
+	o->tres_billing_weights = xstrdup(cp->tres_billing_weights);
+}
+
 void node_mgr_part_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 {
 	struct node_mgr *nm = ctld->nodes;
@@ -771,30 +938,8 @@ void node_mgr_part_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 
 	r.parts = xcalloc(nm->nparts ? nm->nparts : 1, sizeof(struct part_info));
 	r.parts_count = nm->nparts;
-	for (size_t i = 0; i < nm->nparts; i++) {
-		const struct conf_part *cp = nm->parts[i].cfg;
-		struct part_info *o = &r.parts[i];
-		char **names = xcalloc(nm->parts[i].nnodes + 1, sizeof(char *));
-		for (size_t k = 0; k < nm->parts[i].nnodes; k++)
-			names[k] = nm->nodes[nm->parts[i].node_idx[k]].cfg->name;
-		o->name = xstrdup(cp->name);
-		o->nodes = hostlist_compress(names, nm->parts[i].nnodes);
-		free(names);
-		o->is_default = cp->is_default;
-		o->state = cp->state;
-		o->max_time = cp->max_time;
-		o->default_time = cp->default_time;
-		o->max_nodes = cp->max_nodes;
-		o->min_nodes = cp->min_nodes;
-		o->total_nodes = nm->parts[i].nnodes;
-		o->total_cpus = nm->parts[i].total_cpus;
-		o->priority_tier = cp->priority_tier;
-		o->priority_job_factor = cp->priority_job_factor;
-		o->oversubscribe = xstrdup(cp->oversubscribe ? cp->oversubscribe : "NO");
-		o->allow_groups = xstrdup(cp->allow_groups ? cp->allow_groups : "ALL");
-		o->preempt_mode = xstrdup(preempt_mode_name(ctld, cp));
-		o->grace_time = cp->grace_time;
-	}
+	for (size_t i = 0; i < nm->nparts; i++)
+		node_mgr_part_fill(ctld, nm->parts[i], &r.parts[i]);
 	chan_send(ch, MSG_PART_INFO_RESP, &r);
 	codec_release(&part_info_resp_type, &r);
 }

@@ -58,12 +58,17 @@ struct node {
 	struct gres_use gres_use; /* its GRES kinds and the devices jobs hold */
 };
 
+/* A partition.  Each is its own allocation, where it stays while it exists
+ * (jobs point at it); a change (ctld/part_update.h) replaces its settings
+ * whole and rebuilds its nodes in place. */
 struct part {
-	const struct conf_part *cfg;
-	uint32_t *node_idx; /* indexes into node_mgr's array */
-	uint8_t *member;    /* [node count]: 1 for the partition's nodes */
+	const struct conf_part *cfg; /* its settings: own, never NULL */
+	struct conf_part *own;       /* the same, owned (node_mgr's to change) */
+	uint32_t *node_idx;          /* indexes into node_mgr's array */
+	uint8_t *member;             /* [node count]: 1 for the partition's nodes */
 	size_t nnodes;
 	uint32_t total_cpus;
+	int changed; /* made or changed since slurm.conf was read (scontrol) */
 };
 
 #define CORE_EXCL 0xff
@@ -98,6 +103,29 @@ struct part *node_mgr_part(struct node_mgr *nm, size_t i);
 struct part *node_mgr_part_find(struct node_mgr *nm, const char *name);
 struct part *node_mgr_part_default(struct node_mgr *nm);
 int part_has_node(const struct part *p, uint32_t node_idx);
+/* cp (taken) becomes the partition of its name: it replaces that one's
+ * settings (the struct part stays: jobs keep pointing at it) or is added
+ * last (*ret_created set to 1 then, NULL allowed).  Its nodes are read from
+ * cp->nodes (ALL: every node; names that are no node are left out, logged).
+ * With Default=YES it is the only default partition.  It is marked changed.
+ * Returns it. */
+struct part *node_mgr_part_put(struct node_mgr *nm, struct conf_part *cp,
+                               int *ret_created);
+/* Remove the partition of name (no job may point at it any longer); with
+ * from_conf, slurm.conf's partition of that name is remembered as removed
+ * (node_mgr_parts_deleted).  0 or -ENOENT. */
+int node_mgr_part_remove(struct node_mgr *nm, const char *name, int from_conf);
+/* Put slurm.conf's partitions first, in its order; the others after, as
+ * they were. */
+struct conf;
+void node_mgr_parts_sort(struct node_mgr *nm, const struct conf *conf);
+/* slurm.conf's partitions removed since it was read (NULL-terminated,
+ * borrowed). */
+char *const *node_mgr_parts_deleted(const struct node_mgr *nm);
+/* The partition as scontrol show partition and sinfo see it (o zeroed; its
+ * members then owned, codec_release frees them). */
+struct part_info;
+void node_mgr_part_fill(struct ctld *ctld, const struct part *p, struct part_info *o);
 
 /* Base state as Slurm shows it (NODE_IDLE ...) with flags. */
 uint32_t node_state(const struct node *n);

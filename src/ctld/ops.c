@@ -21,6 +21,7 @@
 #include "ctld/node_mgr.h"
 #include "ctld/ops.h"
 #include "ctld/reboot.h"
+#include "ctld/part_update.h"
 #include "ctld/reconfig.h"
 #include "ctld/repl.h"
 #include "ctld/stats.h"
@@ -444,10 +445,18 @@ static void op_token(struct ctld *ctld, struct caller *who, void **body, struct 
 	token_request(ctld, who, *body, ch);
 }
 
+static void op_part_update(struct ctld *ctld, struct caller *who, void **body,
+                           struct chan *ch)
+{
+	part_update_request(ctld, who, *body, ch);
+}
+
+/* denied: the error a caller without perm gets (0: ESLURM_ACCESS_DENIED). */
 static const struct op_entry {
 	uint16_t type;
 	enum op_perm perm;
 	op_f fn;
+	int denied;
 } op_table[] = {
     {MSG_PING_REQ, P_USER, op_ping},
     {MSG_ASSOC_UPDATE, P_USER, op_assoc_update}, /* assoc.c checks who */
@@ -470,6 +479,8 @@ static const struct op_entry {
     {MSG_CANCEL_REQ, P_USER, op_cancel},
     {MSG_JOB_UPDATE_REQ, P_USER, op_job_update},
     {MSG_NODE_UPDATE_REQ, P_ADMIN, op_node_update},
+    /* Slurm answers others "Invalid user id" here */
+    {MSG_PART_UPDATE_REQ, P_ADMIN, op_part_update, ESLURM_USER_ID_MISSING},
     {MSG_STEP_CREATE_REQ, P_USER, op_step_create},
     {MSG_STEP_HET_CREATE_REQ, P_USER, op_step_het_create},
     {MSG_JOB_COMPLETE_REQ, P_USER, op_job_complete},
@@ -518,6 +529,8 @@ static int op_needs_journal(uint16_t type)
 	case MSG_JOB_UPDATE_REQ:
 	case MSG_NODE_UPDATE_REQ:
 	case MSG_REBOOT_REQ:
+	case MSG_PART_UPDATE_REQ:
+	case MSG_STEP_UPDATE_REQ:
 	case MSG_RESV_UPDATE_REQ:
 	case MSG_JOB_SUSPEND_REQ:
 	case MSG_CRONTAB_UPDATE_REQ:
@@ -558,7 +571,7 @@ void ops_call(struct ctld *ctld, struct caller *who, uint16_t type, void **body,
 	     !(type == MSG_SHUTDOWN_REQ && who->role == CALLER_PEER))) {
 		log_err("%s from %s refused: access denied", msg_name(type),
 		        caller_name(who, name, sizeof(name)));
-		chan_send_rc(ch, -ESLURM_ACCESS_DENIED, NULL);
+		chan_send_rc(ch, -(e->denied ? e->denied : ESLURM_ACCESS_DENIED), NULL);
 		return;
 	}
 	/* a backup that has not taken over answers pings only */

@@ -8,6 +8,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/listener.h"
 #include "ctld/node_mgr.h"
+#include "ctld/part_update.h"
 #include "ctld/reconfig.h"
 #include "ctld/trigger.h"
 #include "common/trigtype.h"
@@ -163,6 +164,7 @@ int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
 	struct ctld_topo *topo = NULL;
 	size_t n_old = node_mgr_count(ctld->nodes);
 	int *map;
+	struct part_carry *carry;
 
 	if (conf_load(old->path, &nc, err) < 0)
 		return -1;
@@ -174,8 +176,9 @@ int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
 		conf_destroy(nc);
 		return -1;
 	}
-	ctld->conf = nc; /* node_mgr_create reads it */
+	ctld->conf = nc; /* node_mgr_create reads it, and what partitions keep */
 	node_mgr_create(ctld, &nm);
+	carry = part_reconfigure_begin(ctld, ctld->nodes, nm);
 	ctld->conf = old;
 	map = xcalloc(n_old + 1, sizeof(*map));
 	for (size_t i = 0; i < n_old; i++)
@@ -184,6 +187,7 @@ int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
 		node_mgr_destroy(nm);
 		conf_destroy(nc);
 		free(map);
+		part_carry_free(carry);
 		return -1;
 	}
 	/* a backfill run holds pointers to the nodes it planned with */
@@ -204,6 +208,9 @@ int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
 	ctld->old_confs = keep;
 	ctld->conf = nc;
 	ctld->res_gen++;
+	/* as Slurm: what scontrol changed in the partitions is dropped (the
+	 * journal says so), unless ReconfigFlags keeps it */
+	part_reconfigure_end(ctld, carry);
 	log_info("reconfigured from %s: %zu nodes, %zu partitions", nc->path,
 	         node_mgr_count(nm), node_mgr_part_count(nm));
 	free(map);

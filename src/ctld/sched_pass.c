@@ -33,6 +33,7 @@
 #include "common/mailtype.h"
 #include "ctld/node_gres.h"
 #include "ctld/node_mgr.h"
+#include "ctld/part_access.h"
 #include "ctld/sched_pass.h"
 #include "ctld/topo.h"
 #include "ctld/stats.h"
@@ -146,8 +147,16 @@ static int job_blocked_by_limits(struct ctld *ctld, struct job *job, time_t now)
 		}
 		return 1;
 	}
-	if (cp->state != CONF_PART_UP) {
-		sched_pass_set_reason(job, WAIT_PART_DOWN, NULL);
+	/* DOWN and INACTIVE start nothing; DRAIN runs what it has */
+	if (cp->state == CONF_PART_DOWN || cp->state == CONF_PART_INACTIVE) {
+		sched_pass_set_reason(job,
+		                      cp->state == CONF_PART_DOWN ? WAIT_PART_DOWN
+		                                                  : WAIT_PART_INACTIVE,
+		                      NULL);
+		return 1;
+	}
+	if ((why = part_access_wait(job->part, job->desc.account, job->desc.qos))) {
+		sched_pass_set_reason(job, why, NULL);
 		return 1;
 	}
 	if (cp->max_time != TIME_INFINITE &&

@@ -21,6 +21,7 @@
 #include "ctld/node_mgr.h"
 #include "ctld/power.h"
 #include "ctld/crontab.h"
+#include "ctld/part_update.h"
 #include "ctld/resv.h"
 #include "ctld/trigger.h"
 #include "ctld/sched_pass.h"
@@ -47,14 +48,15 @@ static int replay_one(union job_event *ev, void *arg)
 struct compact {
 	struct ctld *ctld;
 	struct job *cur;
-	int phase; /* 0 meta, 1 assocs, 2 jobs (submit/start/end per job), 3 nodes,
-	            * 4 reservations, 5 triggers, 6 crontabs */
+	int phase; /* 0 meta, 1 assocs, 7 partitions, 2 jobs (submit/start/end per
+	            * job), 3 nodes, 4 reservations, 5 triggers, 6 crontabs */
 	int sub;
 	struct step *step; /* sub 4: the running job's next step */
 	size_t node;
 	size_t resv;
 	size_t trig;
 	size_t cron;
+	size_t part;
 	int susp; /* sub 3: the suspension events of the job so far */
 	/* ctld_state_walk: each job's SUBMIT is the job handed here instead */
 	void (*on_job)(void *arg, const struct job *j);
@@ -223,10 +225,18 @@ static int compact_gen(void *arg, size_t i, union job_event *ev)
 		return 1;
 	}
 	if (cp->phase == 1) { /* accounts, users, associations, QOS: one record */
-		cp->phase = 2;
-		cp->cur = job_first(cp->ctld->jobs);
+		cp->phase = 7;
 		assoc_snapshot(cp->ctld->assoc, &ev->assoc);
 		return 1;
+	}
+	/* the partitions scontrol changed, before the jobs that name them */
+	if (cp->phase == 7) {
+		if (part_snapshot(cp->ctld, cp->part, &ev->part)) {
+			cp->part++;
+			return 1;
+		}
+		cp->phase = 2;
+		cp->cur = job_first(cp->ctld->jobs);
 	}
 	while (cp->phase == 2 && cp->cur) {
 		int got = gen_job(cp, cp->cur, ev);

@@ -312,9 +312,29 @@ ROTA_DECLARE(node_info, NODE_INFO_FIELDS)
 	F(S, u32, priority_job_factor, _)                                                \
 	F(S, str, oversubscribe, _)                                                      \
 	F(S, str, allow_groups, _)                                                       \
-	F(S, str, preempt_mode, _) /* OFF, CANCEL or REQUEUE: what preemption does */    \
-	F(S, u32, grace_time, _)   /* seconds */
+	F(S, str, preempt_mode, _)   /* OFF, CANCEL or REQUEUE: what preemption does */  \
+	F(S, u32, grace_time, _)     /* seconds */                                       \
+	F(S, str, allow_accounts, _) /* NULL: ALL */                                     \
+	F(S, str, deny_accounts, _)                                                      \
+	F(S, str, allow_qos, _) /* NULL: ALL */                                          \
+	F(S, str, deny_qos, _)                                                           \
+	F(S, str, qos, _)                                                                \
+	F(S, str, alternate, _)                                                          \
+	F(S, str, alloc_nodes, _)       /* NULL: ALL */                                  \
+	F(S, u32, flags, _)             /* PART_INFO_F_* */                              \
+	F(S, u32, max_cpus_per_node, _) /* INFINITE32: UNLIMITED */                      \
+	F(S, u64, def_mem_per_cpu, _)   /* MB; 0: none */                                \
+	F(S, u64, def_mem_per_node, _)                                                   \
+	F(S, u64, max_mem_per_cpu, _)                                                    \
+	F(S, u64, max_mem_per_node, _)                                                   \
+	F(S, str, tres_billing_weights, _)
 ROTA_DECLARE(part_info, PART_INFO_FIELDS)
+#define PART_INFO_F_HIDDEN            0x01u
+#define PART_INFO_F_ROOT_ONLY         0x02u
+#define PART_INFO_F_REQ_RESV          0x04u
+#define PART_INFO_F_EXCLUSIVE_USER    0x08u
+#define PART_INFO_F_LLN               0x10u
+#define PART_INFO_F_DISABLE_ROOT_JOBS 0x20u
 
 #define KV_FIELDS(F, S)                                                                  \
 	F(S, str, key, _)                                                                \
@@ -1474,6 +1494,22 @@ ROTA_DECLARE(resv_desc, RESV_DESC_FIELDS)
 #define RESV_RESP_FIELDS(F, S) F(S, str, name, _)
 ROTA_DECLARE(resv_resp, RESV_RESP_FIELDS)
 
+/* MSG_PART_UPDATE_REQ (scontrol create|update|delete partition; admins,
+ * ctld/part_update.h): what to do to partition name; settings: for create and
+ * update, "Key=Value" as a PartitionName= line spells them
+ * (common/part_spec.h), applied in order, all or none.  Answered with an
+ * MSG_PART_UPDATE_RESP: the partition as it now is (none after a delete). */
+#define PART_OP_CREATE 1u
+#define PART_OP_UPDATE 2u
+#define PART_OP_DELETE 3u
+#define PART_UPDATE_REQ_FIELDS(F, S)                                                     \
+	F(S, u32, op, _) /* PART_OP_* */                                                 \
+	F(S, str, name, _)                                                               \
+	F(S, strv, settings, _)
+ROTA_DECLARE(part_update_req, PART_UPDATE_REQ_FIELDS)
+#define PART_UPDATE_RESP_FIELDS(F, S) F(S, list, parts, part_info)
+ROTA_DECLARE(part_update_resp, PART_UPDATE_RESP_FIELDS)
+
 /* One reservation as the controller holds it. */
 #define RESV_INFO_FIELDS(F, S)                                                           \
 	F(S, str, name, _)                                                               \
@@ -1880,7 +1916,9 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_STEP_UPDATE_REQ, 160, step_update_req)                                     \
 	M(MSG_REBOOT_REQ, 127, reboot_req)                                               \
 	M(MSG_ASSOC_MGR_REQ, 150, assoc_mgr_req) /* scontrol show assoc_mgr */           \
-	M(MSG_ASSOC_MGR_RESP, 151, assoc_mgr_resp)
+	M(MSG_ASSOC_MGR_RESP, 151, assoc_mgr_resp)                                       \
+	M(MSG_PART_UPDATE_REQ, 140, part_update_req) /* scontrol create|update|delete */ \
+	M(MSG_PART_UPDATE_RESP, 141, part_update_resp)
 
 #define ROTA_MSG_ENUM(e, n, s) e = n,
 enum msg_type { ROTA_MESSAGES(ROTA_MSG_ENUM) };

@@ -220,23 +220,35 @@ json_t *sj_partition(const struct part_info *p)
 
 	if (p->is_default)
 		json_array_append_new(flags, str("default"));
+	if (p->flags & PART_INFO_F_HIDDEN)
+		json_array_append_new(flags, str("hidden"));
+	if (p->flags & PART_INFO_F_DISABLE_ROOT_JOBS)
+		json_array_append_new(flags, str("no_root"));
+	if (p->flags & PART_INFO_F_ROOT_ONLY)
+		json_array_append_new(flags, str("root_only"));
+	if (p->flags & PART_INFO_F_REQ_RESV)
+		json_array_append_new(flags, str("reservation_required"));
+	if (p->flags & PART_INFO_F_EXCLUSIVE_USER)
+		json_array_append_new(flags, str("exclusive_user"));
+	if (p->flags & PART_INFO_F_LLN)
+		json_array_append_new(flags, str("least_loaded_nodes"));
 	snprintf(tres, sizeof(tres), "cpu=%u,node=%u,billing=%u", p->total_cpus,
 	         p->total_nodes, p->total_cpus);
 	set(o, "flags", flags);
 	set(o, "preemption_mode", json_pack("[s]", "disabled"));
-	set(o, "allowed_allocation_nodes", str(NULL));
-	set(o, "allowed_accounts", str(NULL));
+	set(o, "allowed_allocation_nodes", str(p->alloc_nodes));
+	set(o, "allowed_accounts", str(p->allow_accounts));
 	set(o, "allowed_groups", str(p->allow_groups));
-	set(o, "allowed_qos", str(NULL));
-	set(o, "alternative", str(NULL));
-	set(o, "billing_weights", str(NULL));
-	set(o, "default_memory_per_cpu", num(0));
+	set(o, "allowed_qos", str(p->allow_qos));
+	set(o, "alternative", str(p->alternate));
+	set(o, "billing_weights", str(p->tres_billing_weights));
+	set(o, "default_memory_per_cpu", num(p->def_mem_per_cpu));
 	set(o, "default_time_limit", num(p->default_time));
-	set(o, "denied_accounts", str(NULL));
-	set(o, "denied_qos", str(NULL));
-	set(o, "preemption_grace_time", num(0));
-	set(o, "maximum_cpus_per_node", num(INFINITE32));
-	set(o, "maximum_memory_per_node", num(0));
+	set(o, "denied_accounts", str(p->deny_accounts));
+	set(o, "denied_qos", str(p->deny_qos));
+	set(o, "preemption_grace_time", num(p->grace_time));
+	set(o, "maximum_cpus_per_node", num(p->max_cpus_per_node));
+	set(o, "maximum_memory_per_node", num(p->max_mem_per_node));
 	set(o, "maximum_nodes_per_job", num(p->max_nodes));
 	set(o, "max_time_limit", num(p->max_time));
 	set(o, "min_nodes_per_job", num(p->min_nodes));
@@ -245,7 +257,7 @@ json_t *sj_partition(const struct part_info *p)
 	set(o, "over_time_limit", num(0));
 	set(o, "priority_job_factor", num(p->priority_job_factor));
 	set(o, "priority_tier", num(p->priority_tier));
-	set(o, "qos", str(NULL));
+	set(o, "qos", str(p->qos));
 	set(o, "state", str(p->state < 4 ? states[p->state] : "UNKNOWN"));
 	set(o, "total_cpus", num(p->total_cpus));
 	set(o, "total_nodes", num(p->total_nodes));

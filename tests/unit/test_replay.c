@@ -4,9 +4,9 @@
  * cluster: submissions (arrays, holds, limits), scheduling passes, steps,
  * batch scripts ending well or badly, cancels by owners, strangers and
  * admins, holds and releases, time-limit updates, requeues, node drains and
- * resumes, array tasks split off.  Then a second controller replays the
- * journal (ctld_state_restore, as rotactld starts) and a third replays the
- * compacted journal the second wrote; each state must equal the live one,
+ * resumes, array tasks split off, partitions changed, made and deleted.  Then a second
+ * controller replays the journal (ctld_state_restore, as rotactld starts) and a third
+ * replays the compacted journal the second wrote; each state must equal the live one,
  * field by field.  Also: the journal's sequence numbers (journal_follow).
  *
  * Not compared: what the journal does not hold by design and the scheduler
@@ -141,6 +141,15 @@ static char *dump(struct ctld *ctld)
 	    job_count(ctld->jobs));
 	for (struct job *j = job_first(ctld->jobs); j; j = j->next)
 		dump_job(&t, j);
+	for (size_t i = 0; i < node_mgr_part_count(ctld->nodes); i++) {
+		struct part *p = node_mgr_part(ctld->nodes, i);
+		char **kv = conf_part_format(p->cfg);
+		put(&t, "partition %s changed %d nodes %zu cpus %u", p->cfg->name,
+		    p->changed, p->nnodes, p->total_cpus);
+		for (size_t k = 0; kv[k]; k++)
+			put(&t, "  %s", kv[k]);
+		strv_free(kv);
+	}
 	for (size_t i = 0; i < node_mgr_count(ctld->nodes); i++) {
 		struct node *n = node_mgr_get(ctld->nodes, i);
 		put(&t, "node %s alloc %u shared %u mem %llu run %u completing %u",
@@ -402,6 +411,37 @@ static void do_node(struct world *w)
 	(void)op_rc(w->ctld, &w->admin, MSG_NODE_UPDATE_REQ, req);
 }
 
+/* scontrol update|create|delete partition by an admin: a partition of its
+ * own made, changed (its state, nodes) and deleted, and the default one's
+ * nodes and limits changed. */
+static void do_part(struct world *w)
+{
+	static const char *const extra_kv[] = {"State=DOWN", "State=DRAIN",
+	                                       "State=UP",   "Nodes=node04",
+	                                       "Nodes=ALL",  "Hidden=YES"};
+	static const char *const debug_kv[] = {"Nodes=node[01-03]", "Nodes=ALL",
+	                                       "PriorityTier=2", "MaxTime=UNLIMITED"};
+	struct part_update_req *req = xcalloc(1, sizeof(*req));
+	int extra = node_mgr_part_find(w->ctld->nodes, "extra") != NULL;
+	uint32_t r = rnd(4);
+
+	req->settings = xcalloc(1, sizeof(char *));
+	req->name = xstrdup(r == 3 ? "debug" : "extra");
+	if (r == 3) {
+		req->op = PART_OP_UPDATE;
+		req->settings = strv_append(req->settings, debug_kv[rnd(4)]);
+	} else if (!extra) {
+		req->op = PART_OP_CREATE;
+		req->settings = strv_append(req->settings, "Nodes=node[02-03]");
+	} else if (r == 0) {
+		req->op = PART_OP_DELETE;
+	} else {
+		req->op = PART_OP_UPDATE;
+		req->settings = strv_append(req->settings, extra_kv[rnd(6)]);
+	}
+	(void)op_rc(w->ctld, &w->admin, MSG_PART_UPDATE_REQ, req);
+}
+
 static void world_init(struct world *w, struct ctld *ctld)
 {
 	memset(w, 0, sizeof(*w));
@@ -444,6 +484,8 @@ static void world_run(struct world *w, int steps)
 			do_update(w);
 		else if (r < 93)
 			do_node(w);
+		else if (r < 95)
+			do_part(w);
 		else
 			do_array_task(w);
 		settle(w->ctld);
