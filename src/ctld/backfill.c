@@ -52,6 +52,7 @@
 #include "sched/backfill.h"
 #include "sched/bf_run.h"
 #include "sched/predict.h"
+#include "sched/queue.h"
 #include "common/common.h"
 
 /* A backfill pass in progress (ctld->bf_run). */
@@ -60,8 +61,14 @@ struct bf_ctld {
 	struct sched_params sp;
 	struct bf_run *run;
 	uint32_t *ids; /* pending jobs in priority order, by id */
+	/* [n] of a job that names several partitions (-p a,b), the place in
+	 * its list of the partition entry i is about (sched/queue.h); NULL
+	 * when no job does */
+	uint32_t *at;
 	size_t n;
-	struct job *job; /* ids[ps.cur], looked up at each of its tests */
+	time_t started;    /* when the run began: a plan made in it (multi) */
+	struct job *moved; /* pointed at one of its partitions in this step */
+	struct job *job;   /* ids[ps.cur], looked up at each of its tests */
 	/* a heterogeneous job's components (job first), and the one mark()
 	 * and plan() are about (job, or one of them) */
 	struct job *comps[HET_MAX];
@@ -163,9 +170,20 @@ static int plannable(const struct job *job)
 	        job->reason == WAIT_RESV_MAINT || job->reason == WAIT_RESV_OTHER);
 }
 
+/* A job of several partitions got its planned start from another of its
+ * entries in this run: the earliest of them stands (Slurm's backfill keeps
+ * the earliest start of a job's partitions). */
+static int planned_this_run(const struct bf_ctld *r, const struct job *job)
+{
+	return r->at && job_multi_part(job) && job->sched && job->sched->est_start &&
+	       job->sched->plan_run == r->started;
+}
+
 /* Forget a job's planned start, and its components'. */
 static void clear_plans(struct bf_ctld *r, struct job *job)
 {
+	if (planned_this_run(r, job))
+		return;
 	job_clear_plan(job);
 	for (size_t k = 1; k < r->ncomps; k++)
 		if (job_is_pending(r->comps[k]))
@@ -198,6 +216,12 @@ static int bf_next(void *ctx, size_t i, struct sched_job *ret)
 	/* a heterogeneous job's other components are planned with its leader */
 	if (hetjob_follower(job))
 		return SCHED_SKIP;
+	/* one entry of a job of several partitions: tried in that one */
+	if (r->at && job_is_pending(job) && job_multi_part(job)) {
+		r->moved = job;
+		if (sched_pass_use_part(ctld, job, r->at[i]) < 0)
+			return SCHED_SKIP;
+	}
 	if (r->ps.cur != i) { /* its first test in this run */
 		r->ps.cur = i;
 		r->ncomps =
@@ -288,8 +312,11 @@ static void bf_plan(void *ctx, size_t i, int64_t t, const struct sched_alloc *a)
 	struct bf_ctld *r = ctx;
 
 	(void)i;
+	if (planned_this_run(r, r->comp) && r->comp->sched->est_start <= (time_t)t)
+		return; /* another of its partitions lets it start sooner */
 	job_clear_plan(r->comp);
 	job_sched_mut(r->comp)->est_start = (time_t)t;
+	r->comp->sched->plan_run = r->started;
 	r->comp->sched->sched_nodes =
 	    node_mgr_hostlist(r->ps.ctld->nodes, a->node_idx, a->nnodes);
 }
@@ -380,6 +407,7 @@ static void run_free(struct bf_ctld *r)
 	bf_run_destroy(r->run);
 	sched_pass_release(&r->ps);
 	free(r->ids);
+	free(r->at);
 	free(r);
 }
 
@@ -399,6 +427,8 @@ void backfill_pass(struct ctld *ctld, const struct sched_params *sp, struct job 
                    size_t n, time_t now)
 {
 	struct bf_ctld *r;
+	struct sched_qrec *recs;
+	size_t nrecs = 0;
 	struct bf_run_params p = {.window = (int64_t)sp->bf_window * 60,
 	                          .resolution = sp->bf_resolution,
 	                          .max_job_test = sp->bf_max_job_test,
@@ -413,10 +443,23 @@ void backfill_pass(struct ctld *ctld, const struct sched_params *sp, struct job 
 	r->ps.ctld = ctld;
 	r->ps.cur = SIZE_MAX;
 	r->sp = *sp;
-	r->ids = xcalloc(n + 1, sizeof(uint32_t));
-	for (size_t i = 0; i < n; i++)
-		if (job_is_pending(pending[i]))
-			r->ids[r->n++] = pending[i]->job_id;
+	r->started = now;
+	if ((recs = sched_pass_queue(ctld, pending, n, &nrecs))) {
+		r->ids = xcalloc(nrecs + 1, sizeof(uint32_t));
+		r->at = xcalloc(nrecs + 1, sizeof(uint32_t));
+		for (size_t k = 0; k < nrecs; k++) {
+			if (!job_is_pending(pending[recs[k].job]))
+				continue;
+			r->at[r->n] = recs[k].at;
+			r->ids[r->n++] = pending[recs[k].job]->job_id;
+		}
+		free(recs);
+	} else {
+		r->ids = xcalloc(n + 1, sizeof(uint32_t));
+		for (size_t i = 0; i < n; i++)
+			if (job_is_pending(pending[i]))
+				r->ids[r->n++] = pending[i]->job_id;
+	}
 	r->run = bf_run_create(&p, &bf_ops, r, r->n);
 	if (!r->run || plan_rebuild(r, now) < 0) {
 		log_err("backfill: out of memory building the plan");
@@ -442,9 +485,13 @@ int backfill_continue(struct ctld *ctld, time_t now, double budget_s)
 	if (r->gen != ctld->res_gen && plan_rebuild(r, now) < 0)
 		log_err("backfill: out of memory building the plan");
 	/* at least one job per slice, so that a busy controller still gets on */
-	do
+	do {
 		more = bf_run_step(r->run);
-	while (more && time_mono() < until);
+		if (r->moved) { /* a waiting job shows the first of its list */
+			sched_pass_part_reset(ctld, r->moved);
+			r->moved = NULL;
+		}
+	} while (more && time_mono() < until);
 	r->gen = ctld->res_gen; /* its own starts are in the plan already */
 	r->busy_us += stats_usec_since(&t0);
 	if (more)

@@ -375,7 +375,7 @@ char **hetjob_batch_env(struct ctld *ctld, const struct job *leader)
 		env = putu(env, "SLURM_JOB_ID", k, j->job_id);
 		env = putu(env, "SLURM_JOBID", k, j->job_id);
 		env = put(env, "SLURM_JOB_NAME", k, d->name);
-		env = put(env, "SLURM_JOB_PARTITION", k, d->partition);
+		env = put(env, "SLURM_JOB_PARTITION", k, job_part_name(j));
 		env = put(env, "SLURM_JOB_ACCOUNT", k, d->account);
 		env = put(env, "SLURM_JOB_QOS", k, d->qos);
 		env = put(env, "SLURM_JOB_RESERVATION", k, job_desc_X(d)->reservation);

@@ -127,7 +127,7 @@ static int apply_submit(struct ctld *ctld, const struct ev_submit *ev,
 		job_owner_set(ctld->jobs, job, ev->uid, ev->gid, user,
 		              xstrdup(ev->group ? ev->group : name));
 	}
-	job->part = node_mgr_part_find(ctld->nodes, job->desc.partition);
+	job->part = job_part_first(ctld->nodes, job->desc.partition);
 	job->state = JOB_PENDING | (ev->state & JOB_REQUEUE_FLAG);
 	job->priority = ev->priority;
 	job->prio_set = !!(ev->flags & SUBMIT_EV_PRIO_SET);
@@ -185,6 +185,11 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 		run->gres = xcalloc(count, sizeof(char *));
 		for (size_t i = 0; i < count; i++)
 			run->gres[i] = *ev->gres[i] ? xstrdup(ev->gres[i]) : NULL;
+	}
+	if (ev->partition) { /* of its list, the one it starts in */
+		struct part *p = node_mgr_part_find(ctld->nodes, ev->partition);
+		if (p)
+			job->part = p;
 	}
 	run->share = job->part ? part_job_share(job->part, job->desc.flags) : 1;
 	pack = !gang_enabled(ctld->conf); /* time slicing: free cores first */
@@ -388,6 +393,8 @@ static int apply_requeue(struct ctld *ctld, const struct ev_requeue *ev, struct 
 	was_running = job_is_running(job);
 	job_release_all(ctld, job, ev->time);
 	job_run_clear(job); /* its times, steps and exit too: made again at its start */
+	if (job_multi_part(job)) /* back to its list (-p a,b) */
+		job->part = job_part_first(ctld->nodes, job->desc.partition);
 	job->reason = WAIT_TIME;
 	job->restart_cnt++;
 	if (ev->begin_time) { /* a crontab's entry: its next run */
@@ -445,7 +452,8 @@ static void apply_update_desc(struct ctld *ctld, const struct ev_update *ev,
 		job->sched->req = NULL;
 	}
 	job_clear_plan(job);
-	job->part = node_mgr_part_find(ctld->nodes, job->desc.partition);
+	if (job_is_pending(job)) /* one that runs stays where it runs */
+		job->part = job_part_first(ctld->nodes, job->desc.partition);
 	if (job_is_pending(job) && job->desc.begin_time != old_begin)
 		job->eligible_time = job->desc.begin_time > ev->time
 		                         ? (time_t)job->desc.begin_time

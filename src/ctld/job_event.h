@@ -89,7 +89,10 @@ ROTA_DECLARE(ev_submit, EV_SUBMIT_FIELDS)
 	F(S, u32, next_step_id, _)                                                       \
 	F(S, u32, derived_exit, _)                                                       \
 	F(S, strv, gres, _) /* per node: GRES held (common/gres_req.h); none: no GRES */ \
-	F(S, u32, time_limit, _) /* 0: unchanged; shorter: cut to its --deadline */
+	F(S, u32, time_limit, _) /* 0: unchanged; else (--deadline, -p a,b) its limit */ \
+	/* of a job that names several (-p a,b): the one it runs in; absent              \
+	 * (older journals, one partition): its only one */                              \
+	F(S, str, partition, _)
 ROTA_DECLARE(ev_start, EV_START_FIELDS)
 
 #define EV_END_FIELDS(F, S)                                                              \

@@ -269,7 +269,7 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->name = d->name;
 	o->user = job->owner->user;
 	o->group = job->owner->group;
-	o->partition = d->partition;
+	o->partition = job_part_name(job);
 	o->account = d->account;
 	o->qos = d->qos;
 	fill_tres(job, o, mask);

@@ -817,8 +817,8 @@ int job_desc_partition_open(struct ctld *ctld, struct job_desc *d)
 	                              : node_mgr_part_default(ctld->nodes);
 	int rc;
 
-	if (!p) /* job_desc_check_resources says so */
-		return 0;
+	if (!p || (d->partition && strchr(d->partition, ','))) /* a list: each */
+		return 0;                                      /* checked later */
 	if ((rc = part_access_state(ctld, &p)) != 0)
 		return rc;
 	if (!d->partition || strcmp(d->partition, p->cfg->name)) {
@@ -828,34 +828,102 @@ int job_desc_partition_open(struct ctld *ctld, struct job_desc *d)
 	return 0;
 }
 
-int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
-                             struct part **ret_part)
+size_t job_parts_of(struct node_mgr *nm, const char *list, struct part **out, size_t max)
+{
+	size_t n = 0;
+
+	while (list && *list && n < max) {
+		size_t len = strcspn(list, ",");
+		char name[256];
+
+		if (len && len < sizeof(name)) {
+			memcpy(name, list, len);
+			name[len] = 0;
+			if ((out[n] = node_mgr_part_find(nm, name)))
+				n++;
+		}
+		list += len;
+		list += *list == ',';
+	}
+	return n;
+}
+
+struct part *job_part_first(struct node_mgr *nm, const char *list)
+{
+	struct part *p = NULL;
+
+	return job_parts_of(nm, list, &p, 1) ? p : NULL;
+}
+
+char *job_part_name(const struct job *job)
+{
+	if (!job_multi_part(job) || job_is_pending(job) || !job->part ||
+	    !job->run->start_time)
+		return job->desc.partition;
+	return job->part->cfg->name;
+}
+
+/* -p a,b: every name must be a partition (else Slurm's "Invalid partition
+ * name specified"), each kept once, in the order given.  The list is
+ * rewritten in d->partition; its partitions in out[0..*ret_n). */
+static int job_desc_parts(struct ctld *ctld, struct job_desc *d, struct part **out,
+                          size_t *ret_n)
+{
+	const char *s = d->partition;
+	char *list = NULL;
+	size_t n = 0, len = 0;
+
+	while (*s) {
+		size_t l = strcspn(s, ",");
+		char name[256];
+		struct part *p;
+		int dup = 0;
+
+		if (!l || l >= sizeof(name))
+			goto bad;
+		memcpy(name, s, l);
+		name[l] = 0;
+		if (!(p = node_mgr_part_find(ctld->nodes, name)))
+			goto bad;
+		for (size_t k = 0; k < n; k++)
+			dup |= out[k] == p;
+		if (!dup) {
+			if (n == JOB_PARTS_MAX)
+				goto bad;
+			out[n++] = p;
+			list = xrealloc(list, len + l + 2);
+			if (len)
+				list[len++] = ',';
+			memcpy(list + len, name, l + 1);
+			len += l;
+		}
+		s += l;
+		s += *s == ',';
+	}
+	if (!n)
+		goto bad;
+	free(d->partition);
+	d->partition = list;
+	*ret_n = n;
+	return 0;
+bad:
+	free(list);
+	return -ESLURM_INVALID_PARTITION_NAME;
+}
+
+/* What job_desc_check_resources checks of one partition p. */
+static int job_desc_check_part(struct ctld *ctld, struct part *p, struct job_desc *d)
 {
 	struct constraint *cons = NULL;
-	struct part *p;
 	int rc;
 
-	p = d->partition ? node_mgr_part_find(ctld->nodes, d->partition)
-	                 : node_mgr_part_default(ctld->nodes);
-	if (!p)
-		return d->partition ? -ESLURM_INVALID_PARTITION_NAME
-		                    : -ESLURM_DEFAULT_PARTITION_NOT_SET;
-	if (!d->partition)
-		d->partition = xstrdup(p->cfg->name);
-	if (d->min_nodes == 0 || (d->max_nodes != NO_VAL && d->max_nodes < d->min_nodes &&
-	                          d->min_nodes != NO_VAL))
-		return -ESLURM_INVALID_NODE_COUNT;
+	if (p->cfg->state == CONF_PART_INACTIVE)
+		return -ESLURM_PARTITION_NOT_AVAIL;
 	if (d->min_nodes != NO_VAL && d->min_nodes > p->nnodes)
 		return -ESLURM_INVALID_NODE_COUNT;
-	if (d->num_tasks == 0 || d->cpus_per_task == 0 || d->ntasks_per_node == 0)
-		return -ESLURM_BAD_DIST;
 	rc = job_desc_nodes(ctld, p, &d->req_nodes);
 	if (!rc)
-		rc = job_desc_nodes(ctld, NULL, &d->exc_nodes);
-	if (!rc)
 		rc = job_desc_gres(ctld, p, d);
-	if (!rc)
-		rc = lic_desc_check(ctld, d);
 	if (rc)
 		return rc;
 	/* --prefer: tried first, so named as -C's features are */
@@ -869,10 +937,51 @@ int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
 	         ? -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE
 	         : 0;
 	constraint_destroy(cons);
+	return rc;
+}
+
+int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
+                             struct part **ret_part)
+{
+	struct part *parts[JOB_PARTS_MAX], *p;
+	size_t nparts = 1;
+	int rc;
+
+	if (d->partition && strchr(d->partition, ',')) {
+		if ((rc = job_desc_parts(ctld, d, parts, &nparts)) < 0)
+			return rc;
+	} else {
+		p = d->partition ? node_mgr_part_find(ctld->nodes, d->partition)
+		                 : node_mgr_part_default(ctld->nodes);
+		if (!p)
+			return d->partition ? -ESLURM_INVALID_PARTITION_NAME
+			                    : -ESLURM_DEFAULT_PARTITION_NOT_SET;
+		parts[0] = p;
+	}
+	if (!d->partition)
+		d->partition = xstrdup(parts[0]->cfg->name);
+	if (d->min_nodes == 0 || (d->max_nodes != NO_VAL && d->max_nodes < d->min_nodes &&
+	                          d->min_nodes != NO_VAL))
+		return -ESLURM_INVALID_NODE_COUNT;
+	if (d->num_tasks == 0 || d->cpus_per_task == 0 || d->ntasks_per_node == 0)
+		return -ESLURM_BAD_DIST;
+	rc = job_desc_nodes(ctld, NULL, &d->exc_nodes);
+	if (!rc)
+		rc = lic_desc_check(ctld, d);
 	if (rc)
 		return rc;
-	*ret_part = p;
-	return 0;
+	/* of a list, it is enough that it could run in one (Slurm tries
+	 * each); the error is the first partition's */
+	for (size_t k = 0; k < nparts; k++) {
+		int r = job_desc_check_part(ctld, parts[k], d);
+		if (!r) {
+			*ret_part = parts[k];
+			return 0;
+		}
+		if (!k)
+			rc = r;
+	}
+	return rc;
 }
 
 int job_desc_check_strings(const struct job_desc *d, const char **ret_field,
@@ -959,7 +1068,7 @@ static int job_desc_validate(struct ctld *ctld, struct job_desc *d, int alloc,
 	return rc ? rc : job_desc_check_resources(ctld, d, ret_part);
 }
 
-static uint32_t job_time_limit(const struct part *p, const struct job_desc *d)
+uint32_t job_desc_time_limit(const struct part *p, const struct job_desc *d)
 {
 	if (d->time_limit == 0 || d->time_limit == INFINITE32)
 		return INFINITE32;
@@ -972,16 +1081,12 @@ static uint32_t job_time_limit(const struct part *p, const struct job_desc *d)
 /* EnforcePartLimits=ALL|ANY|YES: a job over its partition's MaxTime,
  * MaxNodes or under its MinNodes is refused at submit (with NO, Slurm's
  * default, it waits with PartitionTimeLimit / PartitionNodeLimit). */
-static int job_part_limits(struct ctld *ctld, const struct part *p,
-                           const struct job_desc *d)
+static int job_part_limits_one(const struct part *p, const struct job_desc *d)
 {
-	const char *e = ctld->conf->enforce_part_limits;
 	const struct conf_part *cp = p->cfg;
-	uint32_t tl = job_time_limit(p, d);
+	uint32_t tl = job_desc_time_limit(p, d);
 	uint32_t nodes = d->min_nodes == NO_VAL ? 1 : d->min_nodes;
 
-	if (!e || !strcasecmp(e, "NO"))
-		return 0;
 	if (cp->max_time != TIME_INFINITE && (tl == INFINITE32 || tl > cp->max_time))
 		return -ESLURM_INVALID_TIME_LIMIT;
 	if ((cp->max_nodes != UINT32_MAX && nodes > cp->max_nodes) ||
@@ -990,12 +1095,39 @@ static int job_part_limits(struct ctld *ctld, const struct part *p,
 	return 0;
 }
 
+/* Of a list (-p a,b), as Slurm's _valid_job_part: with ALL every partition's
+ * limits must hold (the first broken one's error), with ANY (or YES) one's
+ * (the last error when none). */
+static int job_part_limits(struct ctld *ctld, const struct part *p,
+                           const struct job_desc *d)
+{
+	const char *e = ctld->conf->enforce_part_limits;
+	struct part *parts[JOB_PARTS_MAX];
+	size_t n;
+	int rc = 0;
+
+	if (!e || !strcasecmp(e, "NO"))
+		return 0;
+	if (!d->partition || !strchr(d->partition, ','))
+		return job_part_limits_one(p, d);
+	n = job_parts_of(ctld->nodes, d->partition, parts, JOB_PARTS_MAX);
+	for (size_t k = 0; k < n; k++) {
+		int r = job_part_limits_one(parts[k], d);
+		if (r && !strcasecmp(e, "ALL"))
+			return r;
+		if (!r && strcasecmp(e, "ALL"))
+			return 0;
+		rc = r ? r : rc;
+	}
+	return rc;
+}
+
 /* --time-min and --deadline, as Slurm checks them at submission: the
  * shortest run must fit before the deadline, which must be ahead.  A job
  * with a deadline and neither limit may run a minute. */
 static int job_times_check(const struct part *p, struct job_desc *d, time_t now)
 {
-	uint32_t tl = job_time_limit(p, d);
+	uint32_t tl = job_desc_time_limit(p, d);
 	const struct job_desc_ext *x = job_desc_X(d);
 
 	if (x->time_min && tl != INFINITE32 && x->time_min > tl)
@@ -1152,7 +1284,7 @@ int job_submit_prepare(struct ctld *ctld, const struct caller *caller, struct jo
 		    d->ext->priority > JOB_PRIO_TOP ? JOB_PRIO_TOP : d->ext->priority;
 		ev->flags |= SUBMIT_EV_PRIO_SET;
 	}
-	ev->time_limit = job_time_limit(p, d);
+	ev->time_limit = job_desc_time_limit(p, d);
 	return 0;
 }
 

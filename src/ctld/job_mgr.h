@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <string.h>
 #include <time.h>
 #include "common/states.h"
 #include "ctld/job_event.h"
@@ -15,6 +16,7 @@ struct ctld;
 struct caller;
 struct chan;
 struct part;
+struct node_mgr;
 struct constraint;
 
 struct step {
@@ -100,6 +102,9 @@ struct job_sched {
 	uint32_t req_gen;
 	/* it preempted jobs: it waits for them to go until then (preempt.h) */
 	time_t preempt_wait;
+	/* the backfill run (its start) est_start is of: a job of several
+	 * partitions keeps the earliest of its run's plans */
+	time_t plan_run;
 };
 
 enum job_list_on { JOB_ON_NONE, JOB_ON_ACTIVE, JOB_ON_WAITING };
@@ -353,6 +358,30 @@ int job_desc_check_strings(const struct job_desc *d, const char **ret_field,
  * job_desc_check_resources says so), -ESLURM_PARTITION_NOT_AVAIL,
  * -ESLURM_INVALID_PARTITION_NAME. */
 int job_desc_partition_open(struct ctld *ctld, struct job_desc *d);
+/* A job may name several partitions (-p a,b): it runs in whichever gives it
+ * resources first (sched_pass.c: one queue record per partition, as Slurm's
+ * build_job_queue).  desc.partition keeps the list as given (duplicates
+ * dropped at submit) for good: a requeued job is back to it.  job->part is the
+ * partition it runs in once started (EV_START's partition), and while it
+ * waits the first of its list that exists (the scheduler points it at each in
+ * turn during a pass and puts it back after). */
+#define JOB_PARTS_MAX 64
+/* The partitions of list ("a,b"), in its order, that exist: up to max in
+ * out[] (borrowed), how many.  NULL list: none. */
+size_t job_parts_of(struct node_mgr *nm, const char *list, struct part **out, size_t max);
+/* The first partition of list that exists, or NULL. */
+struct part *job_part_first(struct node_mgr *nm, const char *list);
+/* Does the job name more than one partition? */
+static inline int job_multi_part(const struct job *job)
+{
+	return job->desc.partition && strchr(job->desc.partition, ',') != NULL;
+}
+/* Its partition as squeue and scontrol show it: the list while it waits
+ * (Slurm's), the one it runs or ran in once started (borrowed). */
+char *job_part_name(const struct job *job);
+/* The time limit of a job of request d in partition p: its own, else p's
+ * DefaultTime, else p's MaxTime (minutes or INFINITE32). */
+uint32_t job_desc_time_limit(const struct part *p, const struct job_desc *d);
 
 /* The checks of a request against the cluster, at submit and when scontrol
  * update changes it: partition (the default one filled in), node and task

@@ -29,7 +29,7 @@ static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_re
 	l->gid = job->owner->gid;
 	l->user = job->owner->user;
 	l->job_name = d->name;
-	l->partition = d->partition;
+	l->partition = job_part_name(job);
 	l->account = d->account;
 	l->qos = d->qos;
 	l->reservation = x->reservation;

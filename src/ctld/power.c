@@ -255,7 +255,7 @@ static void job_release(struct ctld *ctld, struct job *job)
 		    .nodes = job->run->nodes_str,
 		    .cpus_per_node = {job->run->cpus, job->run->nnodes},
 		    .num_tasks = ntasks,
-		    .partition = job->desc.partition,
+		    .partition = job_part_name(job),
 		    .het_env = hetjob_batch_env(ctld, job)};
 		job_alloc_granted(ctld, job, &r);
 		strv_free(r.het_env);

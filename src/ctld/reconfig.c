@@ -117,6 +117,8 @@ static void jobs_remap(struct ctld *ctld, struct node_mgr *nm, const int *map)
 				if (map[st->node_idx[i]] >= 0)
 					st->node_idx[i] = (uint32_t)map[st->node_idx[i]];
 		j->part = j->part ? node_mgr_part_find(nm, j->part->cfg->name) : NULL;
+		if (job_is_pending(j) && job_multi_part(j)) /* what is left of its list */
+			j->part = job_part_first(nm, j->desc.partition);
 		job_mgr_classify(ctld->jobs, j);
 		job_clear_plan(j);
 	}

@@ -40,6 +40,7 @@
 #include "sched/pass.h"
 #include "sched/policy.h"
 #include "sched/priority.h"
+#include "sched/queue.h"
 #include "sched/select.h"
 #include "common/common.h"
 
@@ -89,6 +90,83 @@ size_t sched_pass_part_index(struct ctld *ctld, const struct part *p)
 		if (node_mgr_part(ctld->nodes, i) == p)
 			return i;
 	return 0;
+}
+
+struct sched_qrec *sched_pass_queue(struct ctld *ctld, struct job **pending, size_t n,
+                                    size_t *ret_n)
+{
+	struct sched_qrec *r;
+	size_t m = 0, any = 0;
+
+	for (size_t i = 0; i < n && !any; i++)
+		any = job_multi_part(pending[i]) && !hetjob_follower(pending[i]);
+	if (!any)
+		return NULL;
+	r = xcalloc(n, sizeof(*r));
+	for (size_t i = 0, cap = n; i < n; i++) {
+		struct part *parts[JOB_PARTS_MAX];
+		size_t np = 0;
+		/* pending[] is in the pass's order (priority, or saf_aged's):
+		 * kept within a tier */
+		uint32_t rank = (uint32_t)(n - i);
+
+		if (job_multi_part(pending[i]))
+			np = job_parts_of(ctld->nodes, pending[i]->desc.partition, parts,
+			                  JOB_PARTS_MAX);
+		if (np <= 1) {
+			np = 1;
+			parts[0] = pending[i]->part;
+		}
+		if (m + np > cap) {
+			cap = 2 * cap + np;
+			r = xrealloc(r, cap * sizeof(*r));
+		}
+		for (size_t k = 0; k < np; k++)
+			r[m++] = (struct sched_qrec){
+			    .job = (uint32_t)i,
+			    .at = (uint32_t)k,
+			    .tier = parts[k] ? parts[k]->cfg->priority_tier : 0,
+			    .prio = rank,
+			    .job_id = pending[i]->job_id};
+	}
+	sched_queue_sort(r, m);
+	*ret_n = m;
+	return r;
+}
+
+int sched_pass_use_part(struct ctld *ctld, struct job *job, uint32_t at)
+{
+	struct part *parts[JOB_PARTS_MAX];
+	size_t np;
+
+	if (!job_multi_part(job))
+		return at ? -1 : 0;
+	np = job_parts_of(ctld->nodes, job->desc.partition, parts, JOB_PARTS_MAX);
+	if (at >= np)
+		return -1;
+	if (job->part != parts[at])
+		job->part = parts[at];
+	return 0;
+}
+
+void sched_pass_part_reset(struct ctld *ctld, struct job *job)
+{
+	struct part *p;
+
+	if (!job_is_pending(job) || !job_multi_part(job))
+		return;
+	p = job_part_first(ctld->nodes, job->desc.partition);
+	if (p && job->part != p)
+		job->part = p;
+}
+
+/* The time limit the job would have in its partition now: a job of several
+ * (-p a,b) that gave none takes the one's it starts in. */
+static uint32_t job_limit_here(const struct job *job)
+{
+	if (job_multi_part(job) && job->desc.time_limit == NO_VAL && job->part)
+		return job_desc_time_limit(job->part, &job->desc);
+	return job->time_limit;
 }
 
 /* Can the job no longer end before its --deadline, even run for its
@@ -160,7 +238,7 @@ static int job_blocked_by_limits(struct ctld *ctld, struct job *job, time_t now)
 		return 1;
 	}
 	if (cp->max_time != TIME_INFINITE &&
-	    (job->time_limit == INFINITE32 || job->time_limit > cp->max_time)) {
+	    (job_limit_here(job) == INFINITE32 || job_limit_here(job) > cp->max_time)) {
 		sched_pass_set_reason(job, WAIT_PART_TIME_LIMIT, NULL);
 		return 1;
 	}
@@ -620,6 +698,14 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 			ev.gres[i] = xstrdup("");
 	ev.job_id = task->job_id;
 	ev.time_limit = deadline_limit(task, ps->now);
+	if (job_multi_part(task) && task->part) {
+		/* of its list, the partition it starts in: its limit is that
+		 * one's when it gave none */
+		uint32_t tl = job_limit_here(task);
+		ev.partition = task->part->cfg->name;
+		if (tl != task->time_limit && (!ev.time_limit || tl < ev.time_limit))
+			ev.time_limit = tl;
+	}
 	if ((resv_cut = resv_job_limit(ctld, task, ps->now, a)) &&
 	    (!ev.time_limit || resv_cut < ev.time_limit))
 		ev.time_limit = resv_cut; /* it ends with its reservation */
@@ -649,7 +735,7 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 			                       .nodes = ev.nodes,
 			                       .cpus_per_node = ev.cpus_per_node,
 			                       .num_tasks = a->ntasks,
-			                       .partition = task->desc.partition,
+			                       .partition = job_part_name(task),
 			                       .het_env = hetjob_batch_env(ctld, task)};
 			job_alloc_granted(ctld, task, &r);
 			strv_free(r.het_env);
@@ -795,6 +881,14 @@ static int main_admit(void *ctx, size_t i, uint32_t *ret_part)
 	struct job *job = ps->jobs[i];
 	uint32_t why;
 
+	/* one record of a job that names several partitions: it started from
+	 * another, or is tried in this one now */
+	if (ps->rec_part && ps->rec_part[i]) {
+		if (!job_is_pending(job))
+			return SCHED_SKIP;
+		if (job->part != ps->rec_part[i])
+			job->part = ps->rec_part[i];
+	}
 	/* a heterogeneous job's other components start with its leader */
 	if (hetjob_follower(job)) {
 		const struct job *lead = job_find(ps->ctld->jobs, job_x(job)->het_job_id);
@@ -1081,6 +1175,8 @@ void sched_pass(struct ctld *ctld, time_t now, unsigned flags)
 	int all;
 	size_t n = 0, cap = job_waiting_count(ctld->jobs), depth, considered = 0;
 	struct job **pending;
+	struct sched_qrec *recs;
+	size_t nrecs = 0;
 	struct timespec t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -1107,9 +1203,32 @@ void sched_pass(struct ctld *ctld, time_t now, unsigned flags)
 	sched_pass_init(&ps, ctld);
 	ps.jobs = pending;
 	ps.now = now;
+	if ((recs = sched_pass_queue(ctld, pending, n, &nrecs))) {
+		/* -p a,b: a record per partition (sched/queue.h) */
+		ps.jobs = xcalloc(nrecs, sizeof(*ps.jobs));
+		ps.rec_part = xcalloc(nrecs, sizeof(*ps.rec_part));
+		for (size_t k = 0; k < nrecs; k++) {
+			struct job *j = pending[recs[k].job];
+			ps.jobs[k] = j;
+			if (job_multi_part(j) &&
+			    sched_pass_use_part(ctld, j, recs[k].at) == 0)
+				ps.rec_part[k] = j->part;
+		}
+		for (size_t k = 0; k < nrecs; k++)
+			sched_pass_part_reset(ctld, ps.jobs[k]);
+	}
 	considered =
-	    sched_main_pass(&ps.snap, &main_ops, &ps, n,
+	    sched_main_pass(&ps.snap, &main_ops, &ps, recs ? nrecs : n,
 	                    &(struct sched_pass_opts){.depth = depth, .full = full});
+	if (recs) {
+		/* a job still waiting shows the first of its list again (its
+		 * reason is the last partition's it was tried in) */
+		for (size_t k = 0; k < nrecs; k++)
+			sched_pass_part_reset(ctld, ps.jobs[k]);
+		free(ps.jobs);
+		free(ps.rec_part);
+		free(recs);
+	}
 	sched_pass_release(&ps);
 	if (all)
 		backfill_pass(ctld, &sp, pending, n, now);

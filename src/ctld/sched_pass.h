@@ -30,6 +30,9 @@ struct sched_pass {
 	struct assoc_limits *limits; /* what runs per association (NULL: no limit) */
 	struct lic_pool *lics;       /* licenses held (NULL: none configured) */
 	struct job **jobs;           /* main pass: the queue, borrowed */
+	/* main pass: the partition of queue entry i of a job that names
+	 * several (-p a,b), NULL: the job's own; NULL when none does */
+	struct part **rec_part;
 	time_t now;
 	size_t cur;               /* the queue index running counts for */
 	uint32_t running;         /* tasks of cur's array running */
@@ -49,6 +52,21 @@ void sched_pass_release(struct sched_pass *ps);
 void sched_pass_set_reason(struct job *job, uint32_t reason, char *detail);
 
 size_t sched_pass_part_index(struct ctld *ctld, const struct part *p);
+
+/* The queue records of pending[0..n) (sched/queue.h: one per partition of a
+ * job of several, each other job one), in scheduling order; *ret_n of them
+ * (.job indexes pending[], .at the partition's place in the job's list).
+ * NULL when no job names several partitions (the queue is pending[] as it
+ * is).  Caller frees. */
+struct sched_qrec;
+struct sched_qrec *sched_pass_queue(struct ctld *ctld, struct job **pending, size_t n,
+                                    size_t *ret_n);
+/* Point a job that names several partitions at the at-th of its list (for a
+ * pass's record): 0, or -1 when there is no such partition now. */
+int sched_pass_use_part(struct ctld *ctld, struct job *job, uint32_t at);
+/* Put a waiting job that names several partitions back on the first of its
+ * list (after a pass pointed it at others). */
+void sched_pass_part_reset(struct ctld *ctld, struct job *job);
 
 /* A job's attempt as the passes see it: partition, request, alternatives of
  * its --constraint (dur is left to the caller). */

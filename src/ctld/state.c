@@ -105,6 +105,8 @@ static void gen_start(const struct job *j, struct ev_start *ev)
 	ev->next_step_id = j->run->next_step_id;
 	ev->derived_exit = j->run->derived_exit;
 	ev->nodes = xstrdup(j->run->nodes_str);
+	if (job_multi_part(j) && j->part)
+		ev->partition = xstrdup(j->part->cfg->name);
 	ev->cpus_per_node.v = xcalloc(j->run->nnodes, sizeof(uint32_t));
 	ev->tasks_per_node.v = xcalloc(j->run->nnodes, sizeof(uint32_t));
 	ev->mem_per_node.v = xcalloc(j->run->nnodes, sizeof(uint32_t));

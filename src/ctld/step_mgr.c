@@ -682,7 +682,7 @@ static void step_fill(struct ctld *ctld, const struct job *job, const struct ste
 	o->job_id = job->job_id;
 	o->uid = job->owner->uid;
 	o->user = xstrdup(job->owner->user);
-	o->partition = xstrdup(job->desc.partition);
+	o->partition = xstrdup(job_part_name(job));
 	o->time_limit = st && st->time_limit ? st->time_limit : job->time_limit;
 	o->state = JOB_RUNNING;
 	if (!st) { /* the batch step */

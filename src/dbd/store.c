@@ -69,8 +69,10 @@ static const char *const stmt_sql[S_COUNT] = {
         "account = ?12, partition = ?13, eligible = ?20, time_limit = ?23, "
         "priority = ?24, req_cpus = ?28, req_nodes = ?29, req_mem = ?30, "
         "work_dir = ?31, comment = ?32, constraints = ?33",
+    /* a job of several partitions (-p a,b) runs in one: ?9, else NULL */
     [S_START] = "UPDATE job SET start = ?2, nodes = ?3, nnodes = ?4, ncpus = ?5, "
-                "batch_cpus = ?6, state = ?7, gres_tres = ?8 WHERE db_id = ?1",
+                "batch_cpus = ?6, state = ?7, gres_tres = ?8, "
+                "partition = COALESCE(?9, partition) WHERE db_id = ?1",
     [S_END] = "UPDATE job SET end_time = ?2, state = ?3, reason = ?4, exit_code = ?5, "
               "derived_exit = ?6, cancel_by = ?7 WHERE db_id = ?1",
     [S_PRIO] = "UPDATE job SET priority = ?2 WHERE db_id = ?1",
@@ -350,7 +352,7 @@ static int on_start(struct store *s, int64_t run_id, const struct ev_start *ev,
 	    EXEC(s, S_START, err, sql_int(run_id), sql_int(ev->time), sql_text(ev->nodes),
 	         sql_int(ev->cpus_per_node.n), sql_int((int64_t)cpus),
 	         sql_int(ev->cpus_per_node.n ? ev->cpus_per_node.v[0] : 0),
-	         sql_int(JOB_RUNNING), sql_text(gres));
+	         sql_int(JOB_RUNNING), sql_text(gres), sql_text(ev->partition));
 	free(gres);
 	return rc;
 }

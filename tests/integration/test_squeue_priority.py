@@ -2,8 +2,8 @@
 
 -P ranks the sort keys p and Q by the partition's PriorityTier before the
 job's priority (and lists a pending job once per partition it was submitted
-to: Rota takes one partition per job, so tests/unit/test_joblist.c covers
-that part).  Without -r or --array-unique, the pending tasks split off an
+to: tests/integration/test_multi_partition.py and tests/unit/test_joblist.c
+cover that part).  Without -r or --array-unique, the pending tasks split off an
 array (scontrol hold or update of one task) are shown in the row of the
 array's pending tasks; --array-unique lists them apart.  A format wider than
 the controller prints (over 8192 bytes a line) is listed by squeue itself

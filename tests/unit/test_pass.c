@@ -1,7 +1,8 @@
 /* test_pass.c - the shared scheduling passes (src/sched/pass.c, bf_run.c)
  * through a small driver of their own: partitions blocking, arrays started
  * task by task, reservations, a rebuild keeping only the jobs that still
- * wait, bf_max_job_test. */
+ * wait, bf_max_job_test; a job of several partitions as queue records
+ * (src/sched/queue.h), one per partition. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include "sched/backfill.h"
 #include "sched/bf_run.h"
 #include "sched/pass.h"
+#include "sched/queue.h"
 
 #define NOW   1000
 #define MAXJ  8
@@ -28,6 +30,8 @@ struct tjob {
 	uint32_t comp[3];   /* a heterogeneous job's other components (indexes) */
 	size_t ncomp;
 	int skip, held;
+	/* another record of job same - 1 (-p a,b): it started once one did */
+	size_t same;
 	/* out */
 	uint32_t started;
 	int waited; /* 1 + enum sched_wait */
@@ -41,11 +45,17 @@ struct tview {
 	size_t cur; /* the job (or component) mark() and plan() are about */
 };
 
+/* The record that counts job i's starts (its first, for one of several). */
+static struct tjob *root(struct tview *v, size_t i)
+{
+	return v->job[i].same ? &v->job[v->job[i].same - 1] : &v->job[i];
+}
+
 static int t_admit(void *ctx, size_t i, uint32_t *ret_part)
 {
 	struct tview *v = ctx;
 
-	if (v->job[i].skip)
+	if (v->job[i].skip || root(v, i)->started >= root(v, i)->tasks)
 		return SCHED_SKIP;
 	*ret_part = v->job[i].resv ? 2 : v->job[i].part;
 	return SCHED_TRY;
@@ -73,7 +83,7 @@ static int t_next(void *ctx, size_t i, struct sched_job *job)
 	struct tview *v = ctx;
 	struct tjob *j = &v->job[i];
 
-	if (j->skip || j->started >= j->tasks)
+	if (j->skip || root(v, i)->started >= root(v, i)->tasks)
 		return SCHED_SKIP;
 	if (j->held)
 		return SCHED_HELD;
@@ -122,9 +132,10 @@ static void t_mark(void *ctx, size_t i, size_t alt, struct sched_node *nodes)
 static int t_start(void *ctx, size_t i, const struct sched_alloc *a)
 {
 	struct tview *v = ctx;
-	struct tjob *j = &v->job[i];
+	struct tjob *j = root(v, i);
 
 	j->started++;
+	v->job[i].waited = -1; /* this record started it */
 	return j->started < j->tasks ? SCHED_MORE : SCHED_STARTED;
 }
 
@@ -305,6 +316,82 @@ static void test_main_pass_withholds_what_a_waiting_job_needs(void **state)
 	sched_main_pass(&s, &ops, &v, 1, &(struct sched_pass_opts){.depth = 10});
 	assert_int_equal(v.job[0].started, 1);
 	sched_snap_release(&s);
+}
+
+/* A job of partitions 0 and 1 (-p a,b), of the same PriorityTier: its
+ * records come together in its priority's place; the one in partition 0 waits
+ * (busy nodes) and blocks partition 0 only, the one in partition 1 starts it,
+ * and no record of it starts it twice. */
+static void test_main_pass_job_of_two_partitions(void **state)
+{
+	struct sched_snap s;
+	struct tview v = {.n = 4};
+	struct sched_qrec q[] = {
+	    {.job = 1, .at = 0, .tier = 1, .prio = 40, .job_id = 11}, /* B, part 0 */
+	    {.job = 0, .at = 1, .tier = 1, .prio = 50, .job_id = 10}, /* A, part 1 */
+	    {.job = 0, .at = 0, .tier = 1, .prio = 50, .job_id = 10}, /* A, part 0 */
+	    {.job = 2, .at = 0, .tier = 1, .prio = 30, .job_id = 12}, /* C, part 1 */
+	};
+
+	sched_queue_sort(q, 4);
+	/* A in its list's order, then B, then C */
+	assert_int_equal(q[0].job, 0);
+	assert_int_equal(q[0].at, 0);
+	assert_int_equal(q[1].job, 0);
+	assert_int_equal(q[1].at, 1);
+	assert_int_equal(q[2].job, 1);
+	assert_int_equal(q[3].job, 2);
+	snap_make(&s);
+	s.nodes[0].alloc_cpus = s.nodes[1].alloc_cpus = 4; /* partition 0 full */
+	v.job[0] = J(0, 1, 4, 60);                         /* A in partition 0 */
+	v.job[1] = J(1, 1, 4, 60);                         /* A in partition 1 */
+	v.job[1].same = 1;
+	v.job[2] = J(0, 1, 1, 60); /* B: partition 0 is blocked by A */
+	v.job[3] = J(1, 1, 4, 60); /* C: the node A left in partition 1 */
+	sched_main_pass(&s, &ops, &v, 4, &(struct sched_pass_opts){.depth = 10});
+	assert_int_equal(v.job[0].waited, 1 + SCHED_WAIT_RESOURCES);
+	assert_int_equal(v.job[0].started, 1); /* once, */
+	assert_int_equal(v.job[1].waited, -1); /* from its partition-1 record */
+	assert_int_equal(v.job[2].waited, 1 + SCHED_WAIT_PRIORITY);
+	assert_int_equal(v.job[3].waited, -1);
+	assert_int_equal(s.nodes[2].alloc_cpus + s.nodes[3].alloc_cpus, 8);
+	/* with room in both, the first record starts it; the other is not
+	 * tried (it blocks nobody: D after it in partition 1 starts) */
+	memset(&v, 0, sizeof(v));
+	s.nodes[0].alloc_cpus = s.nodes[1].alloc_cpus = 0;
+	s.nodes[2].alloc_cpus = s.nodes[3].alloc_cpus = 0;
+	v.job[0] = J(0, 2, 4, 60);
+	v.job[1] = J(1, 2, 4, 60);
+	v.job[1].same = 1;
+	v.job[2] = J(1, 2, 4, 60);
+	sched_main_pass(&s, &ops, &v, 3, &(struct sched_pass_opts){.depth = 10});
+	assert_int_equal(v.job[0].waited, -1);
+	assert_int_equal(v.job[0].started, 1);
+	assert_int_equal(v.job[1].waited, 0);
+	assert_int_equal(v.job[2].waited, -1);
+	sched_snap_release(&s);
+}
+
+/* Slurm's order of queue records: a higher PriorityTier partition's records
+ * first whatever the jobs' priorities, then priority, then job id, and a
+ * job's records in its list's order. */
+static void test_queue_order_by_tier(void **state)
+{
+	struct sched_qrec q[] = {
+	    {.job = 0, .at = 0, .tier = 1, .prio = 90, .job_id = 5}, /* A in lo */
+	    {.job = 0, .at = 1, .tier = 9, .prio = 90, .job_id = 5}, /* A in hi */
+	    {.job = 1, .at = 0, .tier = 9, .prio = 10, .job_id = 6}, /* B in hi */
+	    {.job = 2, .at = 0, .tier = 1, .prio = 95, .job_id = 7}, /* C in lo */
+	    {.job = 3, .at = 0, .tier = 1, .prio = 95, .job_id = 4}, /* D in lo */
+	};
+	const uint32_t want_job[] = {0, 1, 3, 2, 0}, want_at[] = {1, 0, 0, 0, 0};
+
+	sched_queue_sort(q, 5);
+	for (size_t k = 0; k < 5; k++) {
+		assert_int_equal(q[k].job, want_job[k]);
+		assert_int_equal(q[k].at, want_at[k]);
+	}
+	sched_queue_sort(q, 0); /* nothing to do */
 }
 
 static struct bf_run *run_make(struct tview *v, struct sched_snap *s,
@@ -595,6 +682,54 @@ static void test_unhold(void **state)
 	bf_plan_destroy(bp);
 }
 
+/* A backfill run over one job of partitions 0 and 1 (two records) in v. */
+static struct bf_run *run_two_part_job(struct tview *v, struct sched_snap *s,
+                                       const struct sched_hold *h, size_t nh)
+{
+	struct bf_run *r;
+
+	memset(v, 0, sizeof(*v));
+	v->n = 2;
+	v->job[0] = J(0, 1, 4, 60);
+	v->job[1] = J(1, 1, 4, 60);
+	v->job[1].same = 1;
+	r = run_make(v, s, h, nh, 10);
+	while (bf_run_step(r))
+		;
+	return r;
+}
+
+/* Backfill: each record of a job of two partitions is planned in its own
+ * partition (the driver keeps the earliest start); one that can start now
+ * starts the job, the other is then skipped. */
+static void test_backfill_job_of_two_partitions(void **state)
+{
+	struct sched_snap s;
+	struct tview v = {.n = 2};
+	struct sched_hold h[] = {{.node = 0, .end = NOW + 100, .cpus = 4},
+	                         {.node = 1, .end = NOW + 100, .cpus = 4},
+	                         {.node = 2, .end = NOW + 50, .cpus = 4},
+	                         {.node = 3, .end = NOW + 50, .cpus = 4}};
+	struct bf_run *r;
+
+	snap_make(&s);
+	for (size_t k = 0; k < NODES; k++)
+		s.nodes[k].alloc_cpus = 4;
+	r = run_two_part_job(&v, &s, h, 4);
+	assert_int_equal(v.job[0].planned, NOW + 100);
+	assert_int_equal(v.job[1].planned, NOW + 50);
+	assert_int_equal(v.job[0].started, 0);
+	bf_run_destroy(r);
+	/* partition 1 free now: it starts there */
+	s.nodes[2].alloc_cpus = s.nodes[3].alloc_cpus = 0;
+	r = run_two_part_job(&v, &s, h, 2);
+	assert_int_equal(v.job[0].planned, NOW + 100);
+	assert_int_equal(v.job[0].started, 1);
+	assert_int_equal(v.job[1].waited, -1);
+	bf_run_destroy(r);
+	sched_snap_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -607,6 +742,9 @@ int main(void)
 	    cmocka_unit_test(test_gpus_planned),
 	    cmocka_unit_test(test_parts_planned_together),
 	    cmocka_unit_test(test_unhold),
+	    cmocka_unit_test(test_main_pass_job_of_two_partitions),
+	    cmocka_unit_test(test_queue_order_by_tier),
+	    cmocka_unit_test(test_backfill_job_of_two_partitions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
