@@ -357,6 +357,16 @@ static int begin_ok(const char *arg, const char *eq)
 	return jobscript_parse_begin(eq + 1, time(NULL), &t) == 0;
 }
 
+/* Does the update change the job's size (NumNodes=, MinNodes=)? */
+static int resizes(char **kv)
+{
+	for (size_t i = 0; kv[i]; i++)
+		if (!strncasecmp(kv[i], "NumNodes=", 9) ||
+		    !strncasecmp(kv[i], "MinNodes=", 9))
+			return 1;
+	return 0;
+}
+
 static int update_job(const struct scontrol_opts *o, int argc, char **argv)
 {
 	struct id_list ids = {0};
@@ -399,6 +409,8 @@ static int update_job(const struct scontrol_opts *o, int argc, char **argv)
 				fprintf(stderr, "slurm_update error: %s\n", msg);
 			free(msg);
 			rc = 1;
+		} else if (ids.n == 1 && ids.task[i] == NO_VAL && resizes(kv)) {
+			scontrol_resize_files(ids.v[i]);
 		}
 	}
 out:

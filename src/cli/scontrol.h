@@ -57,6 +57,10 @@ int scontrol_setdebugflags(const struct scontrol_opts *o, int argc, char **argv)
 int scontrol_schedloglevel(const struct scontrol_opts *o, int argc, char **argv);
 int scontrol_completing(const struct scontrol_opts *o, int argc, char **argv);
 int scontrol_notify(const struct scontrol_opts *o, int argc, char **argv);
+/* After a size change of job_id from inside a job ($SLURM_JOBID set): Slurm's
+ * slurm_job_<id>_resize.sh and .csh in the current directory, which set the
+ * job's variables again (nothing when it is not running). */
+void scontrol_resize_files(uint32_t job_id);
 /* update StepId=J[.S] TimeLimit=[+|-]TIME */
 int scontrol_update_step(const struct scontrol_opts *o, int argc, char **argv);
 

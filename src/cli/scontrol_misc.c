@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cli/call.h"
 #include "cli/cli.h"
@@ -15,6 +16,7 @@
 #include "cli/scontrol.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
+#include "common/jobfmt.h"
 #include "common/states.h"
 #include "common/timefmt.h"
 #include "proto/messages.h"
@@ -538,4 +540,76 @@ int scontrol_update_step(const struct scontrol_opts *o, int argc, char **argv)
 	if (step_limit_arg(limit_arg, &req, &req.time_limit) < 0)
 		return 1;
 	return call_status(MSG_STEP_UPDATE_REQ, &req, "slurm_update error");
+}
+
+/* One variable in both shells' syntax, where the job's environment has it. */
+static void resize_var(FILE *sh, FILE *csh, const char *name, const char *value)
+{
+	if (!getenv(name))
+		return;
+	fprintf(sh, "export %s=\"%s\"\n", name, value);
+	fprintf(csh, "setenv %s \"%s\"\n", name, value);
+}
+
+void scontrol_resize_files(uint32_t job_id)
+{
+	struct job_info_req req = {.job_ids = {&job_id, 1}};
+	struct job_info_resp *r;
+	const struct job_info *j;
+	void *body = NULL;
+	char *msg = NULL, *sh_name, *csh_name, *cpus, count[16];
+	FILE *sh = NULL, *csh = NULL;
+
+	if (!getenv("SLURM_JOBID"))
+		return; /* no job's environment here to set again */
+	if (call_ctld(MSG_JOB_INFO_REQ, &req, MSG_JOB_INFO_RESP, &body, &msg)) {
+		fprintf(stderr, "slurm_allocation_lookup: %s\n", msg);
+		free(msg);
+		return;
+	}
+	r = body;
+	if (!r->jobs_count || ((r->jobs[0].state & JOB_STATE_BASE) != JOB_RUNNING &&
+	                       (r->jobs[0].state & JOB_STATE_BASE) != JOB_SUSPENDED)) {
+		msg_body_free(MSG_JOB_INFO_RESP, body);
+		return;
+	}
+	j = &r->jobs[0];
+	sh_name = xasprintf("slurm_job_%u_resize.sh", job_id);
+	csh_name = xasprintf("slurm_job_%u_resize.csh", job_id);
+	unlink(sh_name);
+	unlink(csh_name);
+	if (!(csh = fopen(csh_name, "w")))
+		fprintf(stderr, "Could not create file %s: %s\n", csh_name,
+		        strerror(errno));
+	else if (!(sh = fopen(sh_name, "w")))
+		fprintf(stderr, "Could not create file %s: %s\n", sh_name,
+		        strerror(errno));
+	if (sh && csh) {
+		chmod(sh_name, 0700);
+		chmod(csh_name, 0700);
+		snprintf(count, sizeof(count), "%u", j->num_nodes);
+		cpus = jobfmt_counts(j->cpus_per_node.v, j->cpus_per_node.n);
+		resize_var(sh, csh, "SLURM_NODELIST", j->nodes ? j->nodes : "");
+		resize_var(sh, csh, "SLURM_JOB_NODELIST", j->nodes ? j->nodes : "");
+		resize_var(sh, csh, "SLURM_NNODES", count);
+		resize_var(sh, csh, "SLURM_JOB_NUM_NODES", count);
+		resize_var(sh, csh, "SLURM_JOB_CPUS_PER_NODE", cpus ? cpus : "");
+		free(cpus);
+		if (getenv("SLURM_TASKS_PER_NODE")) { /* not known again: gone */
+			fprintf(sh, "unset SLURM_NPROCS\nunset SLURM_NTASKS\n"
+			            "unset SLURM_TASKS_PER_NODE\n");
+			fprintf(csh, "unsetenv SLURM_NPROCS\nunsetenv SLURM_NTASKS\n"
+			             "unsetenv SLURM_TASKS_PER_NODE\n");
+		}
+		printf("To reset Slurm environment variables, execute\n");
+		printf("  For bash or sh shells:  . ./%s\n", sh_name);
+		printf("  For csh shells:         source ./%s\n", csh_name);
+	}
+	if (sh)
+		fclose(sh);
+	if (csh)
+		fclose(csh);
+	free(sh_name);
+	free(csh_name);
+	msg_body_free(MSG_JOB_INFO_RESP, body);
 }

@@ -314,7 +314,8 @@ ROTA_DECLARE(ev_crontab, EV_CRONTAB_FIELDS)
 #define EV_EXCISE_FIELDS(F, S)                                                           \
 	EV_JOB_HEAD_FIELDS(F, S)                                                         \
 	F(S, i64, time, _)                                                               \
-	F(S, str, node, _)
+	F(S, str, node, _)                                                               \
+	F(S, u32, cpus, _) /* the job's CPUs there (accounting); 0 in older journals */
 ROTA_DECLARE(ev_excise, EV_EXCISE_FIELDS)
 
 /* A step's time limit changed (scontrol update StepId=): minutes. */

@@ -31,6 +31,7 @@
 #include "ctld/owner.h"
 #include "ctld/resv.h"
 #include "ctld/node_mgr.h"
+#include "ctld/nokill.h"
 #include "common/common.h"
 
 #define NICE_MAX 2147483645L /* as Slurm: |nice| at most this */
@@ -67,6 +68,7 @@ struct update {
 	int check_resources; /* the new request must fit as at submit */
 	int check_resv;      /* its --reservation, as at submit (ctld/resv.h) */
 	int check_part;      /* a new partition: one that takes new jobs */
+	uint32_t shrink_to;  /* NumNodes= of a running job; 0: none */
 };
 
 static int key_is(const char *key, size_t kl, const char *name)
@@ -145,6 +147,15 @@ static int update_pending_key(struct update *u, const char *key, size_t kl, cons
 		i++;
 	if (i == sizeof(keys) / sizeof(keys[0]))
 		return -ESLURM_NOT_SUPPORTED;
+	/* a running job may shrink (Slurm's resize; nokill.h job_shrink) */
+	if (job_is_running(u->job) &&
+	    (key_is(key, kl, "NumNodes") || key_is(key, kl, "MinNodes"))) {
+		if (parse_u32(v, &u->shrink_to) < 0 || !u->shrink_to)
+			return -ESLURM_INVALID_NODE_COUNT;
+		if (u->shrink_to > u->job->run->nnodes)
+			return -ESLURM_NOT_SUPPORTED;
+		return 0;
+	}
 	if (!job_is_pending(u->job))
 		return -ESLURM_JOB_NOT_PENDING;
 	u->desc_changed = 1;
@@ -312,6 +323,8 @@ static int update_kv(struct ctld *ctld, struct caller *who, struct job *job, cha
 	}
 	if (!rc)
 		rc = update_commit(&u);
+	if (!rc && u.shrink_to)
+		rc = job_shrink(ctld, job, u.shrink_to);
 	codec_release(&job_desc_type, &u.nd);
 	return rc;
 }

@@ -47,7 +47,7 @@ static int step_on(const struct step *st, uint32_t idx)
 	return 0;
 }
 
-void nokill_excise(struct ctld *ctld, struct job *job, const char *node_name)
+int job_excise_node(struct ctld *ctld, struct job *job, const char *node_name)
 {
 	int idx = node_mgr_find(ctld->nodes, node_name);
 	struct ev_excise ev = {
@@ -60,8 +60,9 @@ void nokill_excise(struct ctld *ctld, struct job *job, const char *node_name)
 	size_t n = 0;
 	struct node *nd;
 
-	if (idx < 0)
-		return;
+	if (idx < 0 || position(ctld, job, node_name) < 0)
+		return -1;
+	ev.cpus = job->run->cpus[position(ctld, job, node_name)];
 	/* its steps there end (their tasks elsewhere killed); the job's
 	 * extern step goes on elsewhere */
 	for (struct step *st = job->run->steps; st; st = st->next)
@@ -80,8 +81,7 @@ void nokill_excise(struct ctld *ctld, struct job *job, const char *node_name)
 	}
 	free(ids);
 	if (!job_is_running(job) || ev_excise_commit(ctld, &ev) < 0)
-		return;
-	log_err("Removing failed node %s from JobId=%u", node_name, job->job_id);
+		return -1;
 	/* a node still there kills what is left of the job, and is not
 	 * scheduled until it confirms (as on its registration) */
 	nd = node_mgr_get(ctld->nodes, idx);
@@ -90,6 +90,41 @@ void nokill_excise(struct ctld *ctld, struct job *job, const char *node_name)
 		node_send(nd, MSG_SIGNAL_REQ, &kill);
 	}
 	ctld_sched_kick(ctld);
+	return 0;
+}
+
+void nokill_excise(struct ctld *ctld, struct job *job, const char *node_name)
+{
+	if (job_excise_node(ctld, job, node_name) == 0)
+		log_err("Removing failed node %s from JobId=%u", node_name, job->job_id);
+}
+
+int job_shrink(struct ctld *ctld, struct job *job, uint32_t nodes)
+{
+	uint32_t from = job->run->nnodes;
+
+	if (!job_is_running(job) || (job->state & (JOB_CONFIGURING | JOB_COMPLETING)))
+		return -ESLURM_JOB_NOT_RUNNING;
+	if (job_x(job)->het_job_id)
+		return -ESLURM_NOT_SUPPORTED;
+	if (!nodes)
+		return -ESLURM_INVALID_NODE_COUNT;
+	if (nodes > from)
+		return -ESLURM_NOT_SUPPORTED; /* growing: not in Slurm 22.05 either */
+	while (job->run->nnodes > nodes) {
+		uint32_t k = job->run->nnodes - 1;
+		char *name =
+		    xstrdup(node_mgr_get(ctld->nodes, job->run->node_idx[k])->cfg->name);
+		int rc = job_excise_node(ctld, job, name);
+
+		free(name);
+		if (rc < 0)
+			return SLURM_ERROR;
+	}
+	if (from != nodes)
+		log_info("JobId=%u resized from %u to %u node(s): %s", job->job_id, from,
+		         nodes, job->run->nodes_str);
+	return 0;
 }
 
 /* Drop element k of an array of n elements of size sz. */

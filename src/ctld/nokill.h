@@ -10,9 +10,9 @@
  * controller see the smaller allocation.  A node that comes back still
  * running the job's processes is told to kill them (an orphan, node_mgr.c).
  *
- * Not (yet) as in Slurm: accounting keeps the allocation the job started
- * with (Slurm writes a resized record); srun -k inside an allocation does not
- * keep a step going on its other nodes.
+ * Accounting keeps what the job holds at the end (rotadbd applies EV_EXCISE:
+ * node list, node and CPU counts).  Not (yet) as in Slurm: srun -k inside an
+ * allocation does not keep a step going on its other nodes.
  */
 #ifndef ROTA_CTLD_NOKILL_H
 #define ROTA_CTLD_NOKILL_H
@@ -28,6 +28,16 @@ int nokill_keeps(struct ctld *ctld, const struct job *job, const char *node_name
 
 /* It goes on without it: its steps there killed, EV_EXCISE committed. */
 void nokill_excise(struct ctld *ctld, struct job *job, const char *node_name);
+
+/* The same for any reason (a shrink: scontrol update NumNodes=): the node
+ * leaves the running job, its steps there killed, what is left there killed
+ * too.  0, or -1 when it is not the job's or the journal refused. */
+int job_excise_node(struct ctld *ctld, struct job *job, const char *node_name);
+
+/* scontrol update JobId= NumNodes=N of a running job: N < its node count
+ * keeps its first N nodes (the batch script's first), as Slurm's resize.
+ * 0 or -ESLURM_*. */
+int job_shrink(struct ctld *ctld, struct job *job, uint32_t nodes);
 
 /* EV_EXCISE: the node leaves the job's allocation.  0 or -EINVAL. */
 int nokill_apply(struct ctld *ctld, const struct ev_excise *ev, struct job *job);

@@ -12,6 +12,7 @@
 #include "common/arrayspec.h"
 #include "common/states.h"
 #include "ctld/job_event.h"
+#include "common/hostlist.h"
 #include "dbd/store.h"
 #include "dbd/store_driver.h"
 #include "proto/codec.h"
@@ -52,6 +53,8 @@ enum stmt_id {
 	S_STEPS_OF,
 	S_USAGE,
 	S_USAGE_OF,
+	S_NODES_OF,
+	S_EXCISE,
 	S_COUNT
 };
 
@@ -76,6 +79,11 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_END] = "UPDATE job SET end_time = ?2, state = ?3, reason = ?4, exit_code = ?5, "
               "derived_exit = ?6, cancel_by = ?7 WHERE db_id = ?1",
     [S_PRIO] = "UPDATE job SET priority = ?2 WHERE db_id = ?1",
+    [S_NODES_OF] = "SELECT nodes FROM job WHERE db_id = ?1",
+    /* a node left the running job (--no-kill, a shrink): what it holds now */
+    [S_EXCISE] = "UPDATE job SET nodes = ?2, nnodes = nnodes - 1, "
+                 "ncpus = CASE WHEN ncpus > ?3 THEN ncpus - ?3 ELSE ncpus END "
+                 "WHERE db_id = ?1 AND nnodes > 1",
     /* a pending job held (priority 0) released: eligible from then on, as
      * the controller counts it */
     [S_RELEASE] = "UPDATE job SET eligible = CASE WHEN priority = 0 AND start = 0 "
@@ -462,6 +470,44 @@ static int on_step_end(struct store *s, int64_t run_id, const struct ev_step_end
 	            sql_int(ev->time), sql_int(st), sql_int(ev->exit_code));
 }
 
+/* The job's node list without ev's node, its CPUs there given back. */
+static int on_excise(struct store *s, int64_t run_id, const struct ev_excise *ev,
+                     struct rota_error *err)
+{
+	struct sql_val id = sql_int(run_id);
+	struct sql_cur *c;
+	char **names = NULL, *left = NULL;
+	size_t n = 0, k = 0;
+	int rc;
+
+	if (!ev->node || s->drv->run(s->db, S_NODES_OF, NULL, &id, 1, &c, err) < 0)
+		return ev->node ? -EIO : 0;
+	rc = s->drv->next(c, err);
+	if (rc > 0 && s->drv->col_text(c, 0) &&
+	    hostlist_expand(s->drv->col_text(c, 0), &names, &n, NULL) < 0)
+		names = NULL;
+	s->drv->done(c);
+	if (rc < 0) {
+		hostlist_free(names);
+		return -EIO;
+	}
+	for (size_t i = 0; names && i < n; i++)
+		if (strcmp(names[i], ev->node))
+			names[k++] = names[i];
+		else
+			free(names[i]);
+	if (names && k + 1 == n) /* it was there */
+		left = hostlist_compress(names, k);
+	if (names)
+		names[k] = NULL; /* the rest moved down or freed */
+	hostlist_free(names);
+	if (!left)
+		return 0;
+	rc = EXEC(s, S_EXCISE, err, id, sql_text(left), sql_int(ev->cpus));
+	free(left);
+	return rc;
+}
+
 static int on_usage(struct store *s, int64_t run_id, const struct ev_usage *ev,
                     struct rota_error *err)
 {
@@ -491,6 +537,7 @@ int store_event(struct store *s, const union job_event *ev, struct rota_error *e
 	case EV_STEP_START:
 	case EV_STEP_END:
 	case EV_USAGE:
+	case EV_EXCISE:
 		break;
 	default:
 		return 0; /* nodes, texts, marks: nothing to account */
@@ -520,6 +567,8 @@ int store_event(struct store *s, const union job_event *ev, struct rota_error *e
 		return on_step_start(s, run_id, &ev->step_start, err);
 	case EV_USAGE:
 		return on_usage(s, run_id, &ev->usage, err);
+	case EV_EXCISE:
+		return on_excise(s, run_id, &ev->excise, err);
 	default:
 		return on_step_end(s, run_id, &ev->step_end, err);
 	}

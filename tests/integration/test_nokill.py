@@ -72,6 +72,10 @@ def test_no_kill_job_goes_on_without_the_node(cluster, downs):
     assert ("srun: error: SLURM_JOB_NUM_NODES environment variable conflicts with "
             "allocated node count (3 != 2).\n") in text, text
     assert "nodes= NodeList=node[01,03]" in text, text
+    # accounting keeps what the job held at the end
+    c.wait_for(lambda: c.run(["sacct", "-n", "-P", "-X", "-j", str(jid), "-o",
+                              "NodeList,AllocNodes"]).stdout.strip()
+               == "node[01,03]|2" or None, what="the smaller record in sacct")
 
 
 def test_no_kill_kills_the_steps_on_the_node(cluster, downs):
