@@ -490,13 +490,24 @@ static int step_limit_arg(const char *val, const struct step_update_req *req,
 	if (incr || decr) {
 		if ((now = step_time_now(req->job_id, req->step_id)) == NO_VAL)
 			return -1;
+		if (now == INFINITE32 || limit == INFINITE32) {
+			if (decr) {
+				cli_error("TimeLimit decrement of an unlimited time "
+				          "limit");
+				return -1;
+			}
+			*ret = INFINITE32;
+			return 0;
+		}
 		if (decr && limit > now) {
 			cli_error("TimeLimit decrement larger than current time limit "
 			          "(%u > %u)",
 			          limit, now);
 			return -1;
 		}
-		limit = incr ? now + limit : now - limit;
+		limit = incr ? (now + (uint64_t)limit >= INFINITE32 ? INFINITE32 - 1
+		                                                    : now + limit)
+		             : now - limit;
 	}
 	*ret = limit;
 	return 0;

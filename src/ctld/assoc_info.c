@@ -689,6 +689,8 @@ static void add_assocs(struct info *in, const struct viewer *v,
 	free(level);
 }
 
+#define ASSOC_MGR_FILTER_MAX 1024 /* names in users=, accounts=, qos= */
+
 static void add_qos(struct info *in, const struct assoc_mgr_req *req,
                     struct assoc_mgr_resp *r)
 {
@@ -701,14 +703,15 @@ static void add_qos(struct info *in, const struct assoc_mgr_req *req,
 			fill_qos(in, i, &r->qos[r->qos_count++]);
 		return;
 	}
-	for (size_t k = 0; req->qos[k]; k++) { /* in the order asked */
+	uint8_t *seen = xcalloc(m->nqos ? m->nqos : 1, 1);
+	for (size_t k = 0; req->qos[k]; k++) { /* in the order asked, once */
 		const struct assoc_qos *q = assoc_find_qos(m, req->qos[k]);
-		int twice = 0;
-		for (size_t j = 0; q && j < k; j++)
-			twice |= !strcasecmp(req->qos[j], req->qos[k]);
-		if (q && !twice)
+		if (q && !seen[q - m->qos]) {
+			seen[q - m->qos] = 1;
 			fill_qos(in, (size_t)(q - m->qos), &r->qos[r->qos_count++]);
+		}
 	}
+	free(seen);
 }
 
 static void add_users(const struct info *in, const struct viewer *v,
@@ -793,6 +796,13 @@ void assoc_info(struct ctld *ctld, struct caller *who, const struct assoc_mgr_re
 	struct assoc_mgr_resp r = {.cluster = ctld->conf->cluster_name};
 	struct viewer v;
 
+	/* each filter is looked through per record: keep them short */
+	if (strv_len(req->users) > ASSOC_MGR_FILTER_MAX ||
+	    strv_len(req->accounts) > ASSOC_MGR_FILTER_MAX ||
+	    strv_len(req->qos) > ASSOC_MGR_FILTER_MAX) {
+		chan_send_rc(ch, -ESLURM_INVALID_ARGUMENT, "too many names in a filter");
+		return;
+	}
 	if (viewer_init(&in, who, &v) < 0) {
 		chan_send_rc(ch, -ESLURM_ACCESS_DENIED, NULL);
 		return;

@@ -127,7 +127,8 @@ static int apply_submit(struct ctld *ctld, const struct ev_submit *ev,
 		job_owner_set(ctld->jobs, job, ev->uid, ev->gid, user,
 		              xstrdup(ev->group ? ev->group : name));
 	}
-	job->part = job_part_first(ctld->nodes, job->desc.partition);
+	if (job->desc.partition)
+		job->part = job_part_first(ctld->nodes, job->desc.partition);
 	job->state = JOB_PENDING | (ev->state & JOB_REQUEUE_FLAG);
 	job->priority = ev->priority;
 	job->prio_set = !!(ev->flags & SUBMIT_EV_PRIO_SET);
@@ -388,13 +389,15 @@ static int apply_requeue(struct ctld *ctld, const struct ev_requeue *ev, struct 
 	/* an allocation is not requeued, but salloc's components other than
 	 * the leader go back when the others cannot start (hetjob.c) */
 	if (job_is_pending(job) ||
-	    ((job->desc.flags & JOB_F_INTERACTIVE) && !hetjob_follower(job)))
+	    ((job->desc.flags & JOB_F_INTERACTIVE) && !hetjob_follower(job)) ||
+	    (job->desc.partition && /* deleted since */
+	     !job_part_first(ctld->nodes, job->desc.partition)))
 		return -EINVAL;
 	was_running = job_is_running(job);
 	job_release_all(ctld, job, ev->time);
 	job_run_clear(job); /* its times, steps and exit too: made again at its start */
-	if (job_multi_part(job)) /* back to its list (-p a,b) */
-		job->part = job_part_first(ctld->nodes, job->desc.partition);
+	/* back to its list (-p a,b), or its partition as it is now */
+	job->part = job_part_first(ctld->nodes, job->desc.partition);
 	job->reason = WAIT_TIME;
 	job->restart_cnt++;
 	if (ev->begin_time) { /* a crontab's entry: its next run */

@@ -1250,7 +1250,7 @@ int job_submit_prepare(struct ctld *ctld, const struct caller *caller, struct jo
 	if (!rc)
 		rc = assoc_job_qos(ctld, user, p ? p->cfg->name : NULL, d);
 	if (!rc)
-		rc = part_access_submit(ctld, p, caller, &as_user, d);
+		rc = part_access_submit_all(ctld, p, caller, &as_user, d);
 	if (!rc)
 		rc = resv_job_check(ctld, user, d);
 	if (!rc)

@@ -40,10 +40,11 @@ struct step {
 	uint32_t *nslots;
 	uint32_t **slots;
 	uint64_t *mem;
-	int overlap;         /* --overlap: holds nothing, shares everything */
-	uint32_t time_limit; /* minutes (srun -t, scontrol update); 0: the job's */
-	int limit_sent;      /* killed for its time limit */
-	char **gres;         /* [nnodes] the job's GRES it holds on each, or NULL */
+	int overlap;           /* --overlap: holds nothing, shares everything */
+	uint32_t time_limit;   /* minutes (srun -t, scontrol update); 0: the job's */
+	int limit_sent;        /* killed for its time limit */
+	uint32_t sus_at_start; /* the job's run->sus_secs when it started */
+	char **gres;           /* [nnodes] the job's GRES it holds on each, or NULL */
 	struct step *next;
 };
 

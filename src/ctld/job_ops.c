@@ -251,6 +251,8 @@ static int requeue_one(struct ctld *ctld, struct job *job)
 		return -ESLURM_DISABLED;
 	if (job_is_pending(job))
 		return -ESLURM_JOB_PENDING;
+	if (job->desc.partition && !job_part_first(ctld->nodes, job->desc.partition))
+		return -ESLURM_INVALID_PARTITION_NAME; /* deleted since it ran */
 	/* a crontab's entry comes back at its next start, not at once */
 	if (crontab_listed(ctld, job)) {
 		time_t next = crontab_next_start(job, time(NULL));

@@ -29,6 +29,7 @@
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
 #include "ctld/owner.h"
+#include "ctld/part_access.h"
 #include "ctld/resv.h"
 #include "ctld/node_mgr.h"
 #include "ctld/nokill.h"
@@ -60,6 +61,7 @@ static int update_hold(struct ctld *ctld, struct caller *who, struct job *job,
 struct update {
 	struct ctld *ctld;
 	struct job *job;
+	struct caller *who;
 	int admin;
 	struct ev_update ev;
 	struct job_desc nd; /* the new request (owned) */
@@ -266,7 +268,7 @@ static int update_key(struct update *u, const char *key, size_t kl, const char *
 static int update_commit(struct update *u)
 {
 	struct job_desc evd;
-	struct part *p;
+	struct part *p = NULL;
 	const char *field;
 	size_t pos;
 	int rc;
@@ -278,6 +280,13 @@ static int update_commit(struct update *u)
 	if (u->check_resources &&
 	    (rc = job_desc_check_resources(u->ctld, &u->nd, &p)) != 0)
 		return rc;
+	if (u->check_part) { /* as at submit: who the partitions let in */
+		struct caller owner;
+		caller_init_user(&owner, u->ctld, u->job->owner->uid, u->job->owner->gid);
+		if ((rc = part_access_submit_all(u->ctld, p, u->who, &owner, &u->nd)) !=
+		    0)
+			return rc;
+	}
 	if (u->check_resv && (rc = resv_job_check(u->ctld, u->job->owner->user, &u->nd)))
 		return rc;
 	if (u->throttle != NO_VAL) {
@@ -305,6 +314,7 @@ static int update_kv(struct ctld *ctld, struct caller *who, struct job *job, cha
 {
 	struct update u = {.ctld = ctld,
 	                   .job = job,
+	                   .who = who,
 	                   .admin = caller_is_admin(who),
 	                   .ev = {.job_id = job->job_id,
 	                          .time = time(NULL),

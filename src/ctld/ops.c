@@ -231,8 +231,11 @@ static void op_shutdown(struct ctld *ctld, struct caller *who, void **body,
 	char name[64];
 
 	if (req->flags & SHUTDOWN_F_ABORT) {
-		/* what was acknowledged is in the journal already */
+		/* what was acknowledged reaches the disk first (submitters wait
+		 * for it; updates may not have) */
 		log_err("abort requested by %s", caller_name(who, name, sizeof(name)));
+		if (journal_flush(ctld->journal) < 0)
+			log_err("abort: the journal could not be flushed");
 		chan_send_rc(ch, 0, NULL);
 		chan_write_now(ch);
 		abort();

@@ -9,6 +9,7 @@
 #include "ctld/caller.h"
 #include "ctld/ctld.h"
 #include "ctld/node_mgr.h"
+#include "ctld/job_mgr.h"
 #include "ctld/part_access.h"
 #include "proto/messages.h"
 #include "common/common.h"
@@ -82,6 +83,24 @@ static int group_lets_in(struct ctld *ctld, const struct conf_part *cp,
 	}
 	strv_free(groups);
 	return in;
+}
+
+int part_access_submit_all(struct ctld *ctld, const struct part *p,
+                           const struct caller *submitter, struct caller *owner,
+                           const struct job_desc *d)
+{
+	struct part *parts[JOB_PARTS_MAX];
+	size_t n = d->partition && strchr(d->partition, ',')
+	               ? job_parts_of(ctld->nodes, d->partition, parts, JOB_PARTS_MAX)
+	               : 0;
+	int rc = p ? part_access_submit(ctld, p, submitter, owner, d) : 0;
+
+	/* a list: every partition in it must let the job in (it may start in
+	 * any of them) */
+	for (size_t i = 0; i < n && !rc; i++)
+		if (parts[i] != p)
+			rc = part_access_submit(ctld, parts[i], submitter, owner, d);
+	return rc;
 }
 
 int part_access_submit(struct ctld *ctld, const struct part *p,

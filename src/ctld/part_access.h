@@ -28,6 +28,11 @@ int part_access_state(struct ctld *ctld, struct part **pp);
 int part_access_submit(struct ctld *ctld, const struct part *p,
                        const struct caller *submitter, struct caller *owner,
                        const struct job_desc *d);
+/* The same for p and, where d names several partitions (-p a,b), every one
+ * of them: the first refusal. */
+int part_access_submit_all(struct ctld *ctld, const struct part *p,
+                           const struct caller *submitter, struct caller *owner,
+                           const struct job_desc *d);
 
 /* Does p let a job of account and qos (NULL: none given; the QOS is then
  * "normal") in?  0, else WAIT_ACCOUNT or WAIT_QOS. */

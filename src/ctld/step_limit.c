@@ -78,8 +78,11 @@ void step_update(struct ctld *ctld, struct caller *who, const struct step_update
 void step_limits_tick(struct ctld *ctld, struct job *job, time_t now)
 {
 	for (struct step *st = job->run->steps; st; st = st->next) {
+		/* time the job spent suspended does not count (as the job's) */
+		long ran = (long)(now - st->start_time) -
+		           (long)(job->run->sus_secs - st->sus_at_start);
 		if (!st->time_limit || st->time_limit == INFINITE32 || st->limit_sent ||
-		    now - st->start_time < (time_t)st->time_limit * 60)
+		    ran < (long)st->time_limit * 60)
 			continue;
 		st->limit_sent = 1;
 		log_info("JobId=%u StepId=%u reached its time limit", job->job_id,

@@ -209,6 +209,7 @@ static struct step *step_new(struct ctld *ctld, struct job *job,
 	}
 	st->start_time = time(NULL);
 	st->time_limit = req->time_limit == NO_VAL ? 0 : req->time_limit;
+	st->sus_at_start = job->run->sus_secs;
 	return st;
 }
 
@@ -342,6 +343,7 @@ int step_apply_start(struct ctld *ctld, struct job *job, const struct ev_step_st
 	st->num_cpus = ev->num_cpus;
 	st->start_time = ev->time;
 	st->time_limit = ev->time_limit;
+	st->sus_at_start = job->run->sus_secs; /* replayed in order: as it was */
 	run = job_run_mut(job);
 	st->next = run->steps;
 	run->steps = st;

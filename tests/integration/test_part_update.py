@@ -420,3 +420,24 @@ def test_reconfig_flags_keep(fresh_cluster):
     assert names(c) == ["debug"]
     f = show(c, "debug")
     assert f["State"] == "DOWN" and f["MaxTime"] == "01:00:00"
+
+
+@needs_root
+def test_root_only_in_a_list_or_by_update(ucluster, users, part):
+    """Every partition of -p a,b must let the job in, and so must one an
+    update moves a pending job to: RootOnly here."""
+    c, a, n = ucluster, users["a"], part("root")
+    scontrol(c, "create", f"partition={n}", "nodes=node04", "RootOnly=YES")
+    for parts in (n, f"debug,{n}", f"{n},debug"):
+        p = as_user(c, a, f"sbatch -p {parts} --wrap true", cwd=c.work)
+        assert p.returncode == 1, (parts, p.stdout)
+        assert "Access/permission denied" in p.stderr, p.stderr
+    p = as_user(c, a, "sbatch --parsable -H -o /dev/null -p debug --wrap true",
+                cwd=c.work)
+    assert p.returncode == 0, p.stderr
+    jid = int(p.stdout.strip())
+    for parts in (n, f"debug,{n}"):
+        p = as_user(c, a, f"scontrol update JobId={jid} Partition={parts}")
+        assert p.returncode == 1 and "Access/permission denied" in p.stderr, p.stderr
+    assert c.job_field(jid, "Partition") == "debug"
+    c.run(["scancel", str(jid)], check=True)
