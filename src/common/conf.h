@@ -78,12 +78,12 @@ struct conf_part {
 	int hidden;            /* Hidden=YES: not shown without -a */
 	int root_only;         /* RootOnly=YES: only root and SlurmUser submit */
 	int req_resv;          /* ReqResv=YES: jobs must name a reservation */
-	int exclusive_user;    /* ExclusiveUser=YES (shown only) */
-	int lln;               /* LLN=YES (shown only) */
+	int exclusive_user;    /* ExclusiveUser=YES */
+	int lln;               /* LLN=YES */
 	int disable_root_jobs; /* DisableRootJobs=YES: no jobs run as root */
-	uint32_t max_cpus_per_node; /* UINT32_MAX: UNLIMITED (shown only) */
+	uint32_t max_cpus_per_node; /* UINT32_MAX: UNLIMITED */
 	/* DefMemPerCPU, DefMemPerNode, MaxMemPerCPU, MaxMemPerNode: MB, 0 none
-	 * (shown only) */
+	 * (ctld/part_mem.h) */
 	uint64_t def_mem_per_cpu, def_mem_per_node, max_mem_per_cpu, max_mem_per_node;
 };
 

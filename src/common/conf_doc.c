@@ -330,14 +330,27 @@ static const struct conf_doc part_doc[] = {
      "without -a."},
     {"RootOnly", "YES|NO", "Only root and SlurmUser may submit to the partition."},
     {"ReqResv", "YES|NO", "Jobs must name a reservation (--reservation)."},
-    {"ExclusiveUser", "YES|NO", "Kept and shown; not enforced."},
-    {"LLN", "YES|NO", "Kept and shown; nodes are chosen as without it."},
+    {"ExclusiveUser", "YES|NO",
+     "Its jobs get nodes shared with jobs of their own user alone, as with "
+     "--exclusive=user."},
+    {"LLN", "YES|NO",
+     "Its jobs take the least loaded nodes first (the most CPUs free for the "
+     "CPUs they have), within a Weight."},
     {"DisableRootJobs", "YES|NO", "Jobs may not run as root in the partition."},
-    {"MaxCPUsPerNode", "number|UNLIMITED", "Kept and shown; not enforced."},
-    {"DefMemPerCPU", "MB", "Kept and shown; not applied."},
-    {"DefMemPerNode", "MB", "Kept and shown; not applied."},
-    {"MaxMemPerCPU", "MB", "Kept and shown; not enforced."},
-    {"MaxMemPerNode", "MB", "Kept and shown; not enforced."},
+    {"MaxCPUsPerNode", "number|UNLIMITED",
+     "The most CPUs of a node its jobs hold together; a job that cannot fit "
+     "under it is refused."},
+    {"DefMemPerCPU", "MB",
+     "Memory its jobs that ask none get per CPU (before slurm.conf's)."},
+    {"DefMemPerNode", "MB",
+     "Memory its jobs that ask none get per node (before slurm.conf's)."},
+    {"MaxMemPerCPU", "MB",
+     "A job asking more per CPU gets more CPUs a task instead; one asking "
+     "more per node than its CPUs allow is refused (EnforcePartLimits) or "
+     "waits (MaxMemPerLimit)."},
+    {"MaxMemPerNode", "MB",
+     "A job asking more is refused (EnforcePartLimits) or waits "
+     "(MaxMemPerLimit)."},
 };
 
 static const struct conf_doc sched_doc[] = {

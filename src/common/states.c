@@ -104,6 +104,7 @@ static const char *const reasons[WAIT_REASON_END] = {
     [WAIT_RESV_OTHER] = "ReqNodeNotAvail, May be reserved for other job",
     [WAIT_ACCOUNT] = "AccountNotAllowed",
     [WAIT_QOS] = "QOSNotAllowed",
+    [WAIT_PN_MEM_LIMIT] = "MaxMemPerLimit",
     [FAIL_EXIT_CODE] = "NonZeroExitCode",
     [FAIL_TIMEOUT] = "TimeLimit",
     [FAIL_LAUNCH] = "JobLaunchFailure",

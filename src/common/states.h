@@ -91,6 +91,8 @@ enum job_reason {
 	 * partition changed since it was submitted, or EnforcePartLimits=NO */
 	WAIT_ACCOUNT,
 	WAIT_QOS,
+	/* over its partition's MaxMemPerCPU/MaxMemPerNode (EnforcePartLimits=NO) */
+	WAIT_PN_MEM_LIMIT,
 	WAIT_REASON_END
 };
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "common/conf.h"
 #include "common/intern.h"
 #include "common/arrayspec.h"
 #include "common/constraint.h"
@@ -193,6 +194,8 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 			job->part = p;
 	}
 	run->share = job->part ? part_job_share(job->part, job->desc.flags) : 1;
+	run->excl_user = (job->desc.flags & JOB_F_EXCLUSIVE_USER) ||
+	                 (job->part && job->part->cfg->exclusive_user);
 	pack = !gang_enabled(ctld->conf); /* time slicing: free cores first */
 	/* a snapshot says which cores the job holds; a live start picks them */
 	for (size_t i = 0; i < count; i++)
@@ -211,8 +214,7 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 		if (idx >= 0) {
 			node_alloc(n, run->cpus[i], run->mem[i], run->share, ev->time);
 			/* the first one's user (excl_uid_find when it goes) */
-			if ((job->desc.flags & JOB_F_EXCLUSIVE_USER) &&
-			    !n->excl_user_jobs++)
+			if (run->excl_user && !n->excl_user_jobs++)
 				n->excl_uid = job->owner->uid;
 			if (run->gres)
 				gres_use_claim(node_mgr_gres_kinds(ctld->nodes),
@@ -296,7 +298,7 @@ static void excl_uid_find(struct ctld *ctld, const struct job *gone, uint32_t id
                           struct node *n)
 {
 	for (struct job *j = job_first_active(ctld->jobs); j; j = j->lnext) {
-		if (j == gone || !(j->desc.flags & JOB_F_EXCLUSIVE_USER) || !j->run->held)
+		if (j == gone || !j->run->excl_user || !j->run->held)
 			continue;
 		for (uint32_t k = 0; k < j->run->nnodes; k++)
 			if (j->run->held[k] && j->run->node_idx[k] == idx) {
@@ -320,8 +322,7 @@ void job_release_node(struct ctld *ctld, struct job *job, uint32_t k, time_t now
 	sus = suspend_cpus_given_up(job);
 	node_release(n, sus ? 0 : job->run->cpus[k], job->run->mem[k], job->run->share,
 	             now);
-	if ((job->desc.flags & JOB_F_EXCLUSIVE_USER) && n->excl_user_jobs &&
-	    --n->excl_user_jobs)
+	if (job->run->excl_user && n->excl_user_jobs && --n->excl_user_jobs)
 		excl_uid_find(ctld, job, job->run->node_idx[k], n);
 	if (job->run->gres)
 		gres_use_release(node_mgr_gres_kinds(ctld->nodes), &n->gres_use,

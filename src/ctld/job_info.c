@@ -12,6 +12,7 @@
 #include "common/states.h"
 #include "common/schedparams.h"
 #include "common/timefmt.h"
+#include "ctld/part_mem.h"
 #include "ctld/crontab.h"
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
@@ -190,6 +191,7 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	const struct job_desc_ext *x = job_desc_X(d);
 	uint32_t cpt = d->cpus_per_task == NO_VAL ? 1 : d->cpus_per_task;
 	int pending = job_is_pending(job);
+	struct part_mem_req mr;
 
 #define WANT(n) (mask & JI(n))
 	o->job_id = job->job_id;
@@ -225,6 +227,11 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->cpus_per_task = d->cpus_per_task;
 	o->mem_per_node = d->mem_per_node;
 	o->mem_per_cpu = d->mem_per_cpu;
+	if ((d->flags & JOB_F_MEM_DEFAULT) && (pending || job_multi_part(job)) &&
+	    job->part && part_mem_job(ctld, job->part, job, &mr) == 0) {
+		o->mem_per_node = mr.mem_per_node; /* its partition's default */
+		o->mem_per_cpu = mr.mem_per_cpu;
+	}
 	o->pn_min_cpus = d->pn_min_cpus;
 	o->pn_min_tmp = x->pn_min_tmp;
 	o->sockets_per_node = x->sockets_per_node;

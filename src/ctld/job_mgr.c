@@ -32,6 +32,8 @@
 #include "ctld/journal.h"
 #include "ctld/node_mgr.h"
 #include "ctld/part_access.h"
+#include "ctld/part_mem.h"
+#include "ctld/sched_pass.h"
 #include "ctld/owner.h"
 #include "sched/select.h"
 #include "common/common.h"
@@ -631,6 +633,7 @@ static int job_desc_fits(struct ctld *ctld, const struct part *p,
 	/* GRES checked by job_desc_gres before */
 	if (job_desc_req(node_mgr_gres_kinds(ctld->nodes), d, &req, NULL) < 0)
 		alts = 0;
+	sched_pass_part_req(ctld->conf, p, &req);
 
 	for (size_t alt = 0; alt < alts && rc == -EINVAL; alt++) {
 		for (size_t i = 0; i < p->nnodes; i++) {
@@ -1065,7 +1068,16 @@ static int job_desc_validate(struct ctld *ctld, struct job_desc *d, int alloc,
 	}
 	/* DRAIN and INACTIVE take no new jobs: they go to its Alternate */
 	rc = job_desc_partition_open(ctld, d);
-	return rc ? rc : job_desc_check_resources(ctld, d, ret_part);
+	if (rc)
+		return rc;
+	/* DefMemPer*, MaxMemPerCPU of its (first) partition, as Slurm's
+	 * submission does; a job of several takes each one's when considered
+	 * there (part_mem_job) */
+	part_mem_submit(ctld,
+	                d->partition ? job_part_first(ctld->nodes, d->partition)
+	                             : node_mgr_part_default(ctld->nodes),
+	                d);
+	return job_desc_check_resources(ctld, d, ret_part);
 }
 
 uint32_t job_desc_time_limit(const struct part *p, const struct job_desc *d)
@@ -1079,13 +1091,22 @@ uint32_t job_desc_time_limit(const struct part *p, const struct job_desc *d)
 }
 
 /* EnforcePartLimits=ALL|ANY|YES: a job over its partition's MaxTime,
- * MaxNodes or under its MinNodes is refused at submit (with NO, Slurm's
- * default, it waits with PartitionTimeLimit / PartitionNodeLimit). */
-static int job_part_limits_one(const struct part *p, const struct job_desc *d)
+ * MaxNodes, MaxMemPerCPU/MaxMemPerNode or under its MinNodes is refused at
+ * submit (with NO, Slurm's default, it waits with PartitionTimeLimit,
+ * PartitionNodeLimit, MaxMemPerLimit). */
+static int job_part_limits_one(struct ctld *ctld, const struct part *p,
+                               const struct job_desc *d)
 {
 	const struct conf_part *cp = p->cfg;
 	uint32_t tl = job_desc_time_limit(p, d);
 	uint32_t nodes = d->min_nodes == NO_VAL ? 1 : d->min_nodes;
+	struct part_mem_req mr;
+
+	part_mem_req_of(d, &mr);
+	if (d->flags & JOB_F_MEM_DEFAULT)
+		part_mem_default(ctld->conf, p, &mr.mem_per_node, &mr.mem_per_cpu);
+	if (part_mem_check(ctld, p, &mr) < 0)
+		return -ESLURM_INVALID_TASK_MEMORY;
 
 	if (cp->max_time != TIME_INFINITE && (tl == INFINITE32 || tl > cp->max_time))
 		return -ESLURM_INVALID_TIME_LIMIT;
@@ -1109,10 +1130,10 @@ static int job_part_limits(struct ctld *ctld, const struct part *p,
 	if (!e || !strcasecmp(e, "NO"))
 		return 0;
 	if (!d->partition || !strchr(d->partition, ','))
-		return job_part_limits_one(p, d);
+		return job_part_limits_one(ctld, p, d);
 	n = job_parts_of(ctld->nodes, d->partition, parts, JOB_PARTS_MAX);
 	for (size_t k = 0; k < n; k++) {
-		int r = job_part_limits_one(parts[k], d);
+		int r = job_part_limits_one(ctld, parts[k], d);
 		if (r && !strcasecmp(e, "ALL"))
 			return r;
 		if (!r && strcasecmp(e, "ALL"))

@@ -82,6 +82,9 @@ struct job_run {
 	int sus_preempted;  /* suspended by preemption (PreemptMode=SUSPEND) */
 	int sus_gang;       /* by time slicing, its CPUs kept (ctld/gang.h) */
 	uint32_t mail_sent; /* the TIME_LIMIT_* mails sent (ctld/mail.h) */
+	/* holds its nodes for its user alone: --exclusive=user, or its
+	 * partition's ExclusiveUser=YES when it started */
+	int excl_user;
 };
 
 extern const struct job_run job_run_none;

@@ -215,6 +215,7 @@ static int update_pending_key(struct update *u, const char *key, size_t kl, cons
 			return -ESLURM_INVALID_TASK_MEMORY;
 		nd->mem_per_node = key_is(key, kl, "MinMemoryNode") ? mb : NO_VAL64;
 		nd->mem_per_cpu = key_is(key, kl, "MinMemoryCPU") ? mb : NO_VAL64;
+		nd->flags &= ~JOB_F_MEM_DEFAULT;
 		u->check_resources = 1;
 	}
 	return 0;

@@ -10,6 +10,7 @@
 #include "common/states.h"
 #include "common/strv.h"
 #include "common/taskdist.h"
+#include "ctld/part_mem.h"
 #include "ctld/hetjob.h"
 #include "ctld/ctld.h"
 #include "ctld/job_event.h"
@@ -21,6 +22,7 @@
 /* Fill the job-wide part of a launch request (pointers borrowed from job). */
 static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_req *l)
 {
+	struct part_mem_req mr;
 	const struct job_desc *d = &job->desc;
 	const struct job_desc_ext *x = job_desc_X(d);
 
@@ -56,6 +58,12 @@ static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_re
 	l->cpus_per_task = d->cpus_per_task;
 	l->mem_per_node = d->mem_per_node;
 	l->mem_per_cpu = d->mem_per_cpu;
+	if (((d->flags & JOB_F_MEM_DEFAULT) || job_multi_part(job)) && job->part &&
+	    part_mem_job(ctld, job->part, job, &mr) == 0) {
+		l->mem_per_node = mr.mem_per_node;
+		l->mem_per_cpu = mr.mem_per_cpu;
+		l->cpus_per_task = mr.cpus_per_task;
+	}
 	l->time_limit = job->time_limit;
 	l->submit_dir = (char *)strv_getenv(d->env, "SLURM_SUBMIT_DIR");
 	if (!l->submit_dir)

@@ -34,9 +34,11 @@
 #include "ctld/node_gres.h"
 #include "ctld/node_mgr.h"
 #include "ctld/part_access.h"
+#include "ctld/part_mem.h"
 #include "ctld/sched_pass.h"
 #include "ctld/topo.h"
 #include "ctld/stats.h"
+#include "ctld/suspend.h"
 #include "sched/pass.h"
 #include "sched/policy.h"
 #include "sched/priority.h"
@@ -183,6 +185,7 @@ static int deadline_missed(const struct job *job, time_t now)
 static int job_blocked_by_limits(struct ctld *ctld, struct job *job, time_t now)
 {
 	const struct conf_part *cp = job->part->cfg;
+	struct part_mem_req mr;
 	uint32_t why;
 
 	if (deadline_missed(job, now)) {
@@ -245,6 +248,10 @@ static int job_blocked_by_limits(struct ctld *ctld, struct job *job, time_t now)
 	if ((cp->max_nodes != UINT32_MAX && job_min_nodes(job) > cp->max_nodes) ||
 	    job_min_nodes(job) < cp->min_nodes) {
 		sched_pass_set_reason(job, WAIT_PART_NODE_LIMIT, NULL);
+		return 1;
+	}
+	if (part_mem_job(ctld, job->part, job, &mr) < 0) {
+		sched_pass_set_reason(job, WAIT_PN_MEM_LIMIT, NULL);
 		return 1;
 	}
 	if ((why = resv_job_wait(ctld, job, now))) {
@@ -347,6 +354,28 @@ static void mark_user_exclusive(struct sched_pass *ps, const struct job *job)
 	}
 }
 
+/* part_cpus of every node: the CPUs the jobs of the job's partition hold
+ * there (those started earlier in this pass too), which its MaxCPUsPerNode
+ * counts; 0 where it has none. */
+static void mark_part_cpus(struct sched_pass *ps, const struct job *job)
+{
+	const struct part *p = job->part;
+
+	for (size_t i = 0; i < ps->snap.nnodes; i++)
+		ps->snap.nodes[i].part_cpus = 0;
+	if (p->cfg->max_cpus_per_node == UINT32_MAX)
+		return;
+	for (struct job *j = job_first_active(ps->ctld->jobs); j; j = j->lnext) {
+		const struct job_run *run = j->run;
+		if (j->part != p || !run->held || suspend_cpus_given_up(j))
+			continue;
+		for (uint32_t k = 0; k < run->nnodes; k++)
+			if (run->held[k] && run->node_idx[k] < ps->snap.nnodes)
+				ps->snap.nodes[run->node_idx[k]].part_cpus +=
+				    run->cpus[k];
+	}
+}
+
 /* Set usable/required for the job: up, in its partition, not excluded, with
  * the sockets (--sockets-per-node) and features its constraint asks, taking
  * alternative `alt` of a matching OR ([a|b]), and able to bind its CPUs near
@@ -402,8 +431,9 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 	}
 	hostlist_free(req);
 	hostlist_free(exc);
-	if (job->desc.flags & JOB_F_EXCLUSIVE_USER)
+	if ((job->desc.flags & JOB_F_EXCLUSIVE_USER) || job->part->cfg->exclusive_user)
 		mark_user_exclusive(ps, job);
+	mark_part_cpus(ps, job);
 	if (bind)
 		mark_bind(ps, job, &r);
 	/* backfill plans reservations as holds over their windows */
@@ -423,6 +453,26 @@ static int job_req_has_gres(const struct job *job)
 
 	return x->gres || x->gpus || x->gpus_per_node || x->gpus_per_task ||
 	       x->gpus_per_socket;
+}
+
+/* What the job's partition's memory defaults and limits make of r (only
+ * what they change: a --mem-per-gpu request keeps its figure). */
+static void part_mem_sched_req(struct ctld *ctld, const struct job *job,
+                               struct sched_req *r)
+{
+	const struct job_desc *d = &job->desc;
+	struct part_mem_req mr;
+
+	if (part_mem_job(ctld, job->part, job, &mr) < 0)
+		return; /* it waits: job_blocked_by_limits */
+	if (mr.mem_per_node != d->mem_per_node || mr.mem_per_cpu != d->mem_per_cpu) {
+		r->mem_per_node = mr.mem_per_node == NO_VAL64 ? 0 : mr.mem_per_node;
+		r->mem_per_cpu = mr.mem_per_cpu == NO_VAL64 ? 0 : mr.mem_per_cpu;
+	}
+	if (mr.cpus_per_task != d->cpus_per_task)
+		r->cpus_per_task = mr.cpus_per_task;
+	if (mr.pn_min_cpus != d->pn_min_cpus)
+		r->min_cpus = mr.pn_min_cpus;
 }
 
 /* The job's request of sched_select(): from its description (job_desc_req:
@@ -455,6 +505,18 @@ static void job_req(struct sched_pass *ps, struct job *job, struct sched_req *r)
 	r->exclusive =
 	    r->exclusive || part_oversub(job->part, &jobs) == PART_OVERSUB_EXCLUSIVE;
 	r->share = r->exclusive ? 1 : part_job_share(job->part, d->flags);
+	sched_pass_part_req(ps->ctld->conf, job->part, r);
+	part_mem_sched_req(ps->ctld, job, r);
+}
+
+void sched_pass_part_req(const struct conf *conf, const struct part *p,
+                         struct sched_req *r)
+{
+	const char *stp = conf->select_type_parameters;
+
+	r->max_cpus_per_node =
+	    p->cfg->max_cpus_per_node == UINT32_MAX ? 0 : p->cfg->max_cpus_per_node;
+	r->lln = p->cfg->lln || (stp && strcasestr(stp, "CR_LLN"));
 }
 
 /* How many of the CPUs in near[GRES_CORE_WORDS] n has free (core_used: n's

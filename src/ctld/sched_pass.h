@@ -16,6 +16,7 @@
 #include <time.h>
 #include "sched/view.h"
 
+struct conf;
 struct ctld;
 struct job;
 struct part;
@@ -52,6 +53,11 @@ void sched_pass_release(struct sched_pass *ps);
 void sched_pass_set_reason(struct job *job, uint32_t reason, char *detail);
 
 size_t sched_pass_part_index(struct ctld *ctld, const struct part *p);
+
+/* What partition p sets in a request of a job considered in it: its
+ * MaxCPUsPerNode and LLN (or SelectTypeParameters=CR_LLN). */
+void sched_pass_part_req(const struct conf *conf, const struct part *p,
+                         struct sched_req *r);
 
 /* The queue records of pending[0..n) (sched/queue.h: one per partition of a
  * job of several, each other job one), in scheduling order; *ret_n of them

@@ -164,6 +164,9 @@ enum job_flags {
 	JOB_F_NO_KILL = 1 << 13,
 	/* salloc --no-shell: the allocation outlives salloc's connection */
 	JOB_F_NO_SHELL = 1 << 14,
+	/* the controller's: its memory is its partition's DefMemPerCPU or
+	 * DefMemPerNode (or slurm.conf's), not asked (ctld/part_mem.h) */
+	JOB_F_MEM_DEFAULT = 1 << 15,
 };
 
 /* One job as squeue / scontrol show job see it. */

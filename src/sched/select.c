@@ -179,9 +179,26 @@ static int gres_assign(const struct sched_node *nodes, const struct sched_req *r
 	return 0;
 }
 
+/* The CPUs the partition's MaxCPUsPerNode leaves the job on nd (UINT32_MAX:
+ * no limit), as select/cons_tres counts it: those its partition's jobs do not
+ * hold already; none for a whole-node job on a node of more CPUs. */
+static uint32_t part_cap(const struct sched_node *nd, const struct sched_req *req,
+                         int idle)
+{
+	uint32_t cap = req->max_cpus_per_node, used = idle ? 0 : nd->part_cpus;
+
+	if (!cap)
+		return UINT32_MAX;
+	if (req->exclusive && nd->cpus > cap)
+		return 0;
+	return cap > used ? cap - used : 0;
+}
+
 static void node_free(const struct sched_node *nd, const struct sched_req *req, int idle,
                       uint32_t *cpus, uint64_t *mem)
 {
+	uint32_t cap = part_cap(nd, req, idle);
+
 	if (idle) {
 		*cpus = nd->cpus;
 		*mem = nd->mem;
@@ -201,6 +218,8 @@ static void node_free(const struct sched_node *nd, const struct sched_req *req, 
 		*cpus = nd->cpus > nd->alloc_cpus ? nd->cpus - nd->alloc_cpus : 0;
 		*mem = nd->mem > nd->alloc_mem ? nd->mem - nd->alloc_mem : 0;
 	}
+	if (*cpus > cap)
+		*cpus = cap;
 }
 
 static uint32_t wanted_tasks(const struct sched_req *req, uint32_t nnodes)
@@ -212,12 +231,39 @@ static uint32_t wanted_tasks(const struct sched_req *req, uint32_t nnodes)
 	return nnodes;
 }
 
-/* order[] = node indexes by weight, then index (a stable insertion sort). */
-static void weight_order(const struct sched_node *nodes, size_t n, size_t *order)
+/* Is node a less loaded than b: more of its CPUs free (idle: all)?  By
+ * cross-multiplying, as Slurm's LLN compares free to total CPUs. */
+static int less_loaded(const struct sched_node *a, const struct sched_node *b, int idle)
+{
+	uint64_t fa = idle                      ? a->cpus
+	              : a->cpus > a->alloc_cpus ? a->cpus - a->alloc_cpus
+	                                        : 0;
+	uint64_t fb = idle                      ? b->cpus
+	              : b->cpus > b->alloc_cpus ? b->cpus - b->alloc_cpus
+	                                        : 0;
+
+	return fa * b->cpus > fb * a->cpus;
+}
+
+/* Should node a come after b: a higher weight, or (LLN) the same weight and
+ * b less loaded? */
+static int comes_after(const struct sched_node *a, const struct sched_node *b,
+                       const struct sched_req *req, int idle)
+{
+	if (a->weight != b->weight)
+		return a->weight > b->weight;
+	return req->lln && less_loaded(b, a, idle);
+}
+
+/* order[] = node indexes by weight (LLN: then least loaded first), then
+ * index (a stable insertion sort). */
+static void weight_order(const struct sched_node *nodes, size_t n,
+                         const struct sched_req *req, int idle, size_t *order)
 {
 	for (size_t i = 0; i < n; i++) {
 		size_t j = i;
-		for (; j > 0 && nodes[order[j - 1]].weight > nodes[i].weight; j--)
+		for (; j > 0 && comes_after(&nodes[order[j - 1]], &nodes[i], req, idle);
+		     j--)
 			order[j] = order[j - 1];
 		order[j] = i;
 	}
@@ -324,7 +370,7 @@ static int select_pass_in(const struct sched_node *nodes, size_t n,
 			return -EAGAIN;
 		goto placed;
 	}
-	weight_order(nodes, n, order);
+	weight_order(nodes, n, req, idle, order);
 	/* required nodes first, then the rest by weight */
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t o = 0; o < n && p.k < max_nodes; o++) {

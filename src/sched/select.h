@@ -4,11 +4,12 @@
  * controller and `rota sim` run the same code.  Semantics follow select/cons_tres
  * with CR_Core_Memory: CPUs and memory are consumable, several jobs share a node,
  * an exclusive job needs an idle node.  Nodes are taken lowest weight first,
- * then in index order.  A job that may oversubscribe (share > 1) sees the CPUs
- * not held by non-sharing jobs, share times over, but never more than the node
- * has on one node; memory is never oversubscribed.  GRES are consumable and
- * never shared: a node takes tasks only as far as its free GRES of the kinds
- * a request names allow, lowest kind first.
+ * then in index order (with lln, the least loaded first within a weight: the
+ * most free CPUs for the CPUs it has, as Slurm's LLN).  A job that may oversubscribe
+ * (share > 1) sees the CPUs not held by non-sharing jobs, share times over, but never
+ * more than the node has on one node; memory is never oversubscribed.  GRES are
+ * consumable and never shared: a node takes tasks only as far as its free GRES of the
+ * kinds a request names allow, lowest kind first.
  */
 #ifndef ROTA_SCHED_SELECT_H
 #define ROTA_SCHED_SELECT_H
@@ -38,6 +39,9 @@ struct sched_node {
 	/* its layout (Sockets, CoresPerSocket, ThreadsPerCore); 0: not known,
 	 * read as 1 thread a core and no limit of tasks a socket */
 	uint32_t sockets, cores, threads;
+	/* CPUs held on it by the jobs of the partition the job is considered
+	 * in (what its MaxCPUsPerNode counts); the driver's mark sets it */
+	uint32_t part_cpus;
 };
 
 #define SCHED_UNSET 0xfffffffeu
@@ -77,6 +81,11 @@ struct sched_req {
 	                             * task uses of each of its cores */
 	uint32_t ntasks_per_core;   /* --ntasks-per-core: tasks a core holds */
 	uint32_t ntasks_per_socket; /* --ntasks-per-socket: tasks a socket holds */
+	/* its partition's MaxCPUsPerNode: the partition's jobs hold at most
+	 * that many CPUs of a node, so the job gets what they leave of it
+	 * (part_cpus); a whole-node job no node of more CPUs.  0: no limit */
+	uint32_t max_cpus_per_node;
+	int lln; /* its partition's LLN=YES (or CR_LLN): least loaded first */
 };
 
 /* Result for one node; caller provides arrays of n entries. */

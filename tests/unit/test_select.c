@@ -424,10 +424,89 @@ static void test_layout_caps_tasks(void **state)
 	assert_int_equal(sched_select(nodes, N, &r, &out), -EINVAL);
 }
 
+/* MaxCPUsPerNode=4: -n10 takes three nodes (4+4+2), not the first 10 CPUs
+ * of one; what the partition's jobs hold already counts against it. */
+static void test_max_cpus_per_node(void **state)
+{
+	struct sched_req r = req(1, 10, SCHED_UNSET, 1);
+
+	r.max_cpus_per_node = 4;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 3);
+	assert_int_equal(cpus[0], 4);
+	assert_int_equal(cpus[1], 4);
+	assert_int_equal(cpus[2], 2);
+	/* node 0 has 3 of the partition's 4 taken: 1 left there */
+	nodes[0].alloc_cpus = nodes[0].part_cpus = 3;
+	r = req(1, 2, SCHED_UNSET, 1);
+	r.max_cpus_per_node = 4;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 2);
+	assert_int_equal(idx[0], 0);
+	assert_int_equal(cpus[0], 1);
+	/* another partition's jobs there do not count */
+	nodes[0].part_cpus = 0;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 1);
+	assert_int_equal(idx[0], 0);
+	/* -N1 -n5 never fits under the cap; without it, it does */
+	r = req(1, 5, SCHED_UNSET, 1);
+	r.max_nodes = 1;
+	r.max_cpus_per_node = 4;
+	assert_int_equal(sched_select(nodes, N, &r, &out), -EINVAL);
+	r.max_cpus_per_node = 0;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	/* a whole-node job needs a node of no more CPUs than the cap */
+	r = req(1, 1, SCHED_UNSET, 1);
+	r.exclusive = 1;
+	r.max_cpus_per_node = 8;
+	assert_int_equal(sched_select(nodes, N, &r, &out), -EINVAL);
+	r.max_cpus_per_node = 16;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(cpus[0], 16);
+}
+
+/* LLN: the node with the most of its CPUs free first, within a weight. */
+static void test_lln(void **state)
+{
+	struct sched_req r = req(1, 1, SCHED_UNSET, 1);
+
+	nodes[0].alloc_cpus = 4;
+	nodes[1].alloc_cpus = 2;
+	nodes[2].alloc_cpus = 8;
+	nodes[3].alloc_cpus = 1;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 0); /* without LLN: in index order */
+	r.lln = 1;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 3);
+	/* by the share free, not the count: 16 of 32 free loses to 7 of 8 */
+	nodes[3].cpus = 8;
+	nodes[3].alloc_cpus = 1;
+	nodes[1].cpus = 32;
+	nodes[1].alloc_cpus = 16;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 3);
+	/* weight first: node 3 heavier, node 0 (12 of 16) is next */
+	nodes[3].weight = 2;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 0);
+	/* -N2: the two least loaded */
+	nodes[3].weight = 0;
+	r.min_nodes = 2;
+	r.num_tasks = 2;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 2);
+	assert_int_equal(idx[0], 0);
+	assert_int_equal(idx[1], 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup(test_tutorial_demo, setup),
+	    cmocka_unit_test_setup(test_max_cpus_per_node, setup),
+	    cmocka_unit_test_setup(test_lln, setup),
 	    cmocka_unit_test_setup(test_task_cpus_in_cores, setup),
 	    cmocka_unit_test_setup(test_layout_caps_tasks, setup),
 	    cmocka_unit_test_setup(test_one_node_skips_too_small, setup),
