@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "cli/conf_write.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
@@ -134,6 +135,54 @@ static const char *minutes_word(uint32_t minutes, char *buf, size_t len)
 	return timefmt_duration((long)minutes * 60, buf, len);
 }
 
+/* A string key where it is set and not ALL. */
+static void write_str(FILE *f, const char *key, const char *v)
+{
+	if (v && *v && strcasecmp(v, "ALL"))
+		fprintf(f, " %s=%s", key, v);
+}
+
+/* Who a partition lets in, and its other settings a job sees. */
+static void write_part_access(FILE *f, const struct part_info *p)
+{
+	static const struct {
+		uint32_t flag;
+		const char *key;
+	} flags[] = {
+	    {PART_INFO_F_HIDDEN, "Hidden"},
+	    {PART_INFO_F_ROOT_ONLY, "RootOnly"},
+	    {PART_INFO_F_REQ_RESV, "ReqResv"},
+	    {PART_INFO_F_EXCLUSIVE_USER, "ExclusiveUser"},
+	    {PART_INFO_F_LLN, "LLN"},
+	    {PART_INFO_F_DISABLE_ROOT_JOBS, "DisableRootJobs"},
+	};
+
+	write_str(f, "AllowAccounts", p->allow_accounts);
+	write_str(f, "DenyAccounts", p->deny_accounts);
+	write_str(f, "AllowQos", p->allow_qos);
+	write_str(f, "DenyQos", p->deny_qos);
+	write_str(f, "QOS", p->qos);
+	write_str(f, "Alternate", p->alternate);
+	write_str(f, "AllocNodes", p->alloc_nodes);
+	write_str(f, "TRESBillingWeights", p->tres_billing_weights);
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (p->flags & flags[i].flag)
+			fprintf(f, " %s=YES", flags[i].key);
+	if (p->max_cpus_per_node && p->max_cpus_per_node != INFINITE32 &&
+	    p->max_cpus_per_node != NO_VAL)
+		fprintf(f, " MaxCPUsPerNode=%u", p->max_cpus_per_node);
+	if (p->def_mem_per_cpu)
+		fprintf(f, " DefMemPerCPU=%llu", (unsigned long long)p->def_mem_per_cpu);
+	if (p->def_mem_per_node)
+		fprintf(f, " DefMemPerNode=%llu",
+		        (unsigned long long)p->def_mem_per_node);
+	if (p->max_mem_per_cpu)
+		fprintf(f, " MaxMemPerCPU=%llu", (unsigned long long)p->max_mem_per_cpu);
+	if (p->max_mem_per_node)
+		fprintf(f, " MaxMemPerNode=%llu",
+		        (unsigned long long)p->max_mem_per_node);
+}
+
 static void write_part(FILE *f, const struct part_info *p)
 {
 	char b[64];
@@ -158,12 +207,12 @@ static void write_part(FILE *f, const struct part_info *p)
 		fprintf(f, " PriorityJobFactor=%u", p->priority_job_factor);
 	if (p->oversubscribe && *p->oversubscribe && strcasecmp(p->oversubscribe, "NO"))
 		fprintf(f, " OverSubscribe=%s", p->oversubscribe);
-	if (p->allow_groups && *p->allow_groups && strcasecmp(p->allow_groups, "ALL"))
-		fprintf(f, " AllowGroups=%s", p->allow_groups);
+	write_str(f, "AllowGroups", p->allow_groups);
 	if (p->preempt_mode && *p->preempt_mode)
 		fprintf(f, " PreemptMode=%s", p->preempt_mode);
 	if (p->grace_time)
 		fprintf(f, " GraceTime=%u", p->grace_time);
+	write_part_access(f, p);
 	fprintf(f, " State=%s\n", conf_part_state_str(p->state));
 }
 

@@ -131,6 +131,25 @@ def test_write_config(cluster):
     assert re.search(r"^NodeName=node\d\d .*CPUs=8 .*RealMemory=65536", text, re.M)
     assert re.search(r"^PartitionName=debug Nodes=node\[01-04\] Default=YES .*State=UP$",
                      text, re.M)
+    # partitions as they are now, with who they let in
+    c.run(["scontrol", "create", "partition=wc", "nodes=node04", "RootOnly=YES",
+           "AllowAccounts=acc1,acc2", "MaxCPUsPerNode=4", "DefMemPerCPU=100"],
+          check=True)
+    try:
+        p = c.run(["scontrol", "write", "config", str(c.work / "out2.conf")])
+        assert p.returncode == 0, p.stderr
+        path2 = p.stdout.split()[-1]
+        text2 = open(path2).read()
+        q = c.run(["sinfo", "-h", "-o", "%P"], env={"SLURM_CONF": path2})
+        assert q.returncode == 0 and q.stderr == "", q.stderr
+        assert "wc" in q.stdout.split()
+    finally:
+        c.run(["scontrol", "delete", "partition=wc"], check=True)
+    line = [x for x in text2.splitlines() if x.startswith("PartitionName=wc ")]
+    assert len(line) == 1, text2
+    for kv in ("Nodes=node04", "AllowAccounts=acc1,acc2", "RootOnly=YES",
+               "MaxCPUsPerNode=4", "DefMemPerCPU=100", "State=UP"):
+        assert f" {kv}" in line[0], line[0]
     # slurm.conf's parser takes it back: the commands run with it
     q = c.run(["sinfo", "-h", "-o", "%P %D"], env={"SLURM_CONF": path})
     assert q.returncode == 0 and q.stderr == "", q.stderr
