@@ -119,11 +119,12 @@ int64_t backfill_job_estimate(struct ctld *ctld, const struct sched_params *sp,
                               const struct job *job)
 {
 	const struct predict *p = predictor(ctld, sp);
+	uint32_t tl = job_limit_in_part(job); /* -p a,b: the one it is planned in */
 	int64_t lim;
 
-	if (job->time_limit == INFINITE32 || job->time_limit == NO_VAL)
+	if (tl == INFINITE32 || tl == NO_VAL)
 		return BF_FOREVER;
-	lim = job->time_limit ? (int64_t)job->time_limit * 60 : 60;
+	lim = tl ? (int64_t)tl * 60 : 60;
 	if (p) {
 		struct predict_job q = job_predict_input(job, lim);
 

@@ -858,6 +858,14 @@ struct part *job_part_first(struct node_mgr *nm, const char *list)
 	return job_parts_of(nm, list, &p, 1) ? p : NULL;
 }
 
+uint32_t job_limit_in_part(const struct job *job)
+{
+	if (job_is_pending(job) && job_multi_part(job) &&
+	    job->desc.time_limit == NO_VAL && job->part)
+		return job_desc_time_limit(job->part, &job->desc);
+	return job->time_limit;
+}
+
 char *job_part_name(const struct job *job)
 {
 	if (!job_multi_part(job) || job_is_pending(job) || !job->part ||

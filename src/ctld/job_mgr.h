@@ -386,6 +386,10 @@ char *job_part_name(const struct job *job);
 /* The time limit of a job of request d in partition p: its own, else p's
  * DefaultTime, else p's MaxTime (minutes or INFINITE32). */
 uint32_t job_desc_time_limit(const struct part *p, const struct job_desc *d);
+/* The time limit a pending job would have in the partition it is considered
+ * in now (job->part): a job of several (-p a,b) that gave none takes the
+ * one's it starts in; any other job its own. */
+uint32_t job_limit_in_part(const struct job *job);
 
 /* The checks of a request against the cluster, at submit and when scontrol
  * update changes it: partition (the default one filled in), node and task

@@ -162,15 +162,6 @@ void sched_pass_part_reset(struct ctld *ctld, struct job *job)
 		job->part = p;
 }
 
-/* The time limit the job would have in its partition now: a job of several
- * (-p a,b) that gave none takes the one's it starts in. */
-static uint32_t job_limit_here(const struct job *job)
-{
-	if (job_multi_part(job) && job->desc.time_limit == NO_VAL && job->part)
-		return job_desc_time_limit(job->part, &job->desc);
-	return job->time_limit;
-}
-
 /* Can the job no longer end before its --deadline, even run for its
  * --time-min (else its time limit)?  Slurm ends it then, DEADLINE. */
 static int deadline_missed(const struct job *job, time_t now)
@@ -240,8 +231,8 @@ static int job_blocked_by_limits(struct ctld *ctld, struct job *job, time_t now)
 		sched_pass_set_reason(job, why, NULL);
 		return 1;
 	}
-	if (cp->max_time != TIME_INFINITE &&
-	    (job_limit_here(job) == INFINITE32 || job_limit_here(job) > cp->max_time)) {
+	if (cp->max_time != TIME_INFINITE && (job_limit_in_part(job) == INFINITE32 ||
+	                                      job_limit_in_part(job) > cp->max_time)) {
 		sched_pass_set_reason(job, WAIT_PART_TIME_LIMIT, NULL);
 		return 1;
 	}
@@ -763,7 +754,7 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 	if (job_multi_part(task) && task->part) {
 		/* of its list, the partition it starts in: its limit is that
 		 * one's when it gave none */
-		uint32_t tl = job_limit_here(task);
+		uint32_t tl = job_limit_in_part(task);
 		ev.partition = task->part->cfg->name;
 		if (tl != task->time_limit && (!ev.time_limit || tl < ev.time_limit))
 			ev.time_limit = tl;
