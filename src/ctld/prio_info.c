@@ -74,18 +74,28 @@ static uint32_t norm(double f)
 	return (uint32_t)(f * PRIO_NORM_SCALE + 0.5);
 }
 
-static void fill(struct ctld *ctld, const struct priority_params *pp,
-                 const struct job *job, time_t now, struct prio_info *o)
+/* The job's row, as in partition part (NULL: the job's own). */
+static void fill(struct ctld *ctld, const struct priority_params *pp, struct job *job,
+                 struct part *part, time_t now, struct prio_info *o)
 {
 	struct priority_factors f;
+	struct part *own = job->part;
 
+	if (part) /* its factors there (the pass considers it there too) */
+		job->part = part;
 	job_priority_factors(ctld, pp, job, now, &f);
+	job->part = own;
 	o->job_id = job->job_id;
-	o->partition = xstrdup(job->desc.partition ? job->desc.partition
-	                       : job->part         ? job->part->cfg->name
-	                                           : "");
+	o->partition = xstrdup(part                  ? part->cfg->name
+	                       : job->desc.partition ? job->desc.partition
+	                       : job->part           ? job->part->cfg->name
+	                                             : "");
 	o->user = xstrdup(job->owner->user ? job->owner->user : "");
-	o->priority = job->priority;
+	/* a job of several partitions: its priority in each, as Slurm's */
+	o->priority =
+	    part && !job->prio_set && job->priority && pp->type == PRIORITY_MULTIFACTOR
+	        ? f.priority
+	        : job->priority;
 	o->site = 0;
 	o->age = (uint32_t)(f.w_age + 0.5);
 	o->fairshare = (uint32_t)(f.w_fairshare + 0.5);
@@ -133,7 +143,7 @@ void prio_info(struct ctld *ctld, struct caller *who, const struct job_info_req 
 	struct priority_params pp;
 	struct prio_info_resp r = {0};
 	time_t now = time(NULL);
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 
 	job_priority_params(ctld, &pp);
 	r.multifactor = pp.type == PRIORITY_MULTIFACTOR;
@@ -142,10 +152,27 @@ void prio_info(struct ctld *ctld, struct caller *who, const struct job_info_req 
 	r.weight_jobsize = pp.weight_job_size;
 	r.weight_partition = pp.weight_partition;
 	r.weight_qos = pp.weight_qos;
-	r.jobs = xcalloc(job_count(ctld->jobs) + 1, sizeof(struct prio_info));
-	for (struct job *job = job_first(ctld->jobs); job; job = job->next)
-		if (wanted(job, req))
-			fill(ctld, &pp, job, now, &r.jobs[n++]);
+	cap = job_count(ctld->jobs) + 1;
+	r.jobs = xcalloc(cap, sizeof(*r.jobs));
+	for (struct job *job = job_first(ctld->jobs); job; job = job->next) {
+		struct part *parts[JOB_PARTS_MAX];
+		size_t np = 1;
+
+		if (!wanted(job, req))
+			continue;
+		/* -p a,b: a row per partition, as Slurm's sprio */
+		if (job_multi_part(job))
+			np = job_parts_of(ctld->nodes, job->desc.partition, parts,
+			                  JOB_PARTS_MAX);
+		if (n + np > cap) {
+			cap = (n + np) * 2 + 16;
+			r.jobs = xrealloc(r.jobs, cap * sizeof(*r.jobs));
+			memset(r.jobs + n, 0, (cap - n) * sizeof(*r.jobs));
+		}
+		for (size_t k = 0; k < np; k++)
+			fill(ctld, &pp, job, job_multi_part(job) ? parts[k] : NULL, now,
+			     &r.jobs[n++]);
+	}
 	r.jobs_count = n;
 	chan_send(ch, MSG_PRIO_INFO_RESP, &r);
 	codec_release(&prio_info_resp_type, &r);

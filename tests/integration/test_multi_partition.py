@@ -272,3 +272,4 @@ def test_enforce_part_limits_all_and_any(make_cluster):
             j = int(p.stdout.split()[-1])
             assert c.wait_job(j) == "COMPLETED"
             assert c.job_field(j, "Partition") == "debug"
+

@@ -149,3 +149,19 @@ def test_clusters(jobs):
     sib = out(c, "--sibling", "-j", str(d)).splitlines()
     assert sib[0] == HEADER[:25] + "  CLUSTER" + HEADER[25:]
     assert sib[1][25:34] == "     rota"
+
+
+def test_a_row_per_partition(jobs):
+    """A job of several partitions has a row in each, in its list's order,
+    with its partition factor and priority there, as Slurm's sprio."""
+    c = jobs[0]
+    m = c.sbatch("-p", "high,debug", "-n", "8", "-o", "/dev/null", "--wrap", "true")
+    try:
+        want = f"{m} high 500 1250\n{m} debug 250 1000\n"
+        c.wait_for(lambda: out(c, "-h", "-j", str(m), "-o", "%i %r %P %Y") == want
+                   or None, what="a row per partition")
+        # -p picks the rows of those partitions
+        assert out(c, "-h", "-j", str(m), "-p", "debug", "-o", "%i %r") == \
+            f"{m} debug\n"
+    finally:
+        c.run(["scancel", str(m)], check=True)
