@@ -117,6 +117,28 @@ static int will_run_plan(struct will_run *w, time_t now)
 	return rc;
 }
 
+/* The plan of job in partition part: 0 and *w filled, or -ESLURM_*. */
+static int will_run_in(struct ctld *ctld, struct job *job, struct part *part, time_t now,
+                       struct will_run *w)
+{
+	int rc;
+
+	uint32_t own = job->time_limit;
+
+	job->part = part;
+	/* -p a,b without --time: the limit it would have there */
+	if (job_multi_part(job))
+		job->time_limit = job_desc_time_limit(part, &job->desc);
+	*w = (struct will_run){.job = job};
+	sched_params_parse(ctld->conf->scheduler_params, &w->sp);
+	sched_pass_init(&w->ps, ctld);
+	rc = will_run_plan(w, now);
+	sched_pass_release(&w->ps);
+	job_sched_clear(job);
+	job->time_limit = own;
+	return rc;
+}
+
 void will_run_query(struct ctld *ctld, struct caller *who, struct job_desc *d,
                     struct chan *ch)
 {
@@ -124,6 +146,8 @@ void will_run_query(struct ctld *ctld, struct caller *who, struct job_desc *d,
 	struct owner owner = {0};
 	struct job job = {0};
 	struct will_run w = {.job = &job};
+	struct part *parts[JOB_PARTS_MAX], *best_part = NULL;
+	size_t nparts;
 	time_t now = time(NULL);
 	char *msg = NULL;
 	int rc;
@@ -150,13 +174,29 @@ void will_run_query(struct ctld *ctld, struct caller *who, struct job_desc *d,
 	                   .submit_time = now,
 	                   .eligible_time = now,
 	                   .desc = *d}; /* borrowed: never released */
-	sched_params_parse(ctld->conf->scheduler_params, &w.sp);
-	sched_pass_init(&w.ps, ctld);
-	rc = job.part ? will_run_plan(&w, now) : -ESLURM_INVALID_PARTITION_NAME;
-	sched_pass_release(&w.ps);
-	job_sched_clear(&job);
+	/* of several partitions (-p a,b), the earliest start, as the
+	 * scheduler takes the first that gives it resources */
+	nparts = job_parts_of(ctld->nodes, d->partition, parts, JOB_PARTS_MAX);
+	rc = nparts ? -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE
+	            : -ESLURM_INVALID_PARTITION_NAME;
+	for (size_t k = 0; k < nparts; k++) {
+		struct will_run one;
+		if (will_run_in(ctld, &job, parts[k], now, &one) < 0) {
+			free(one.nodes);
+			continue;
+		}
+		if (!best_part || one.start < w.start) {
+			free(w.nodes);
+			w = one;
+			best_part = parts[k];
+			rc = 0;
+		} else {
+			free(one.nodes);
+		}
+	}
 	if (rc)
 		goto out;
+	job.part = best_part;
 	if (d->begin_time > w.start)
 		w.start = d->begin_time;
 	chan_send(ch, MSG_WILL_RUN_RESP,

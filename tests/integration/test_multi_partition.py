@@ -273,3 +273,15 @@ def test_enforce_part_limits_all_and_any(make_cluster):
             assert c.wait_job(j) == "COMPLETED"
             assert c.job_field(j, "Partition") == "debug"
 
+
+
+def test_test_only_takes_the_earliest_partition(cluster):
+    """--test-only plans the job in each of its partitions and says the
+    earliest, as the scheduler would start it."""
+    c = cluster
+    fill(c, "pa")
+    for parts in ("pa,pb", "pb,pa"):
+        p = c.run(["sbatch", "--test-only", "-p", parts, "-c", "8", "--wrap", "true"])
+        assert p.returncode == 0, p.stderr
+        assert re.search(r"to start at \S+ using 8 processors on nodes node0[34] in "
+                         r"partition pb$", p.stderr.strip()), p.stderr
