@@ -320,7 +320,9 @@ static const struct conf_doc part_doc[] = {
      "EnforcePartLimits, else they wait: InvalidQOS)."},
     {"DenyQos", "qos,...",
      "Jobs of these QOS may not use the partition; ignored when AllowQos is set."},
-    {"QOS", "qos", "The partition's QOS; kept and shown, its limits not applied."},
+    {"QOS", "qos",
+     "The partition's QOS: its limits also hold every job of the partition, over the "
+     "job's own QOS's unless that has Flags=OverPartQOS."},
     {"Alternate", "partition",
      "Where a job submitted while this partition is DRAIN or INACTIVE goes "
      "instead."},

@@ -307,23 +307,12 @@ static struct use *sub_of(const struct info *in, struct sub_use **v, size_t *n,
 	return &(*v)[(*n)++].u;
 }
 
-static void count_job(struct info *in, const struct job *j, const struct job_use *ju)
+/* What job j uses, counted in QOS q (its own or its partition's). */
+static void count_in_qos(struct info *in, const struct job *j, const struct job_use *ju,
+                         const struct assoc_qos *q)
 {
-	const struct assoc_mgr *m = in->m;
-	const struct assoc_rec *r =
-	    assoc_of_job(m, j->desc.account, j->owner ? j->owner->user : NULL,
-	                 j->part ? j->part->cfg->name : NULL);
-	const struct assoc_qos *q =
-	    assoc_find_qos(m, j->desc.qos && *j->desc.qos ? j->desc.qos
-	                      : r                         ? assoc_def_qos(m, r)
-	                                                  : "normal");
-	struct qos_count *qc;
+	struct qos_count *qc = &in->qos[q - in->m->qos];
 
-	for (int depth = 0; r && depth < DEPTH_MAX; depth++, r = assoc_parent(m, r))
-		use_add(in, &in->assoc[r - m->assocs], ju);
-	if (!q)
-		return;
-	qc = &in->qos[q - m->qos];
 	use_add(in, &qc->u, ju);
 	if (j->desc.account && *j->desc.account)
 		use_add(in,
@@ -335,6 +324,28 @@ static void count_job(struct info *in, const struct job *j, const struct job_use
 		        sub_of(in, &qc->users, &qc->nusers, &qc->last_user, NULL,
 		               j->owner->uid),
 		        ju);
+}
+
+static void count_job(struct info *in, const struct job *j, const struct job_use *ju)
+{
+	const struct assoc_mgr *m = in->m;
+	const struct assoc_rec *r =
+	    assoc_of_job(m, j->desc.account, j->owner ? j->owner->user : NULL,
+	                 j->part ? j->part->cfg->name : NULL);
+	const struct assoc_qos *q =
+	    assoc_find_qos(m, j->desc.qos && *j->desc.qos ? j->desc.qos
+	                      : r                         ? assoc_def_qos(m, r)
+	                                                  : "normal");
+	/* its partition's QOS counts it too (Slurm's partition QOS), once */
+	const struct assoc_qos *pq =
+	    j->part && j->part->cfg->qos ? assoc_find_qos(m, j->part->cfg->qos) : NULL;
+
+	for (int depth = 0; r && depth < DEPTH_MAX; depth++, r = assoc_parent(m, r))
+		use_add(in, &in->assoc[r - m->assocs], ju);
+	if (q)
+		count_in_qos(in, j, ju, q);
+	if (pq && pq != q)
+		count_in_qos(in, j, ju, pq);
 }
 
 static void count_jobs(struct info *in)

@@ -116,6 +116,47 @@ static int job_qos(const struct assoc_limits *l, const struct job *job, int ai)
 	return q ? (int)(q - l->m->qos) : -1;
 }
 
+/* Does Flags= of q (comma-separated, any case) name flag? */
+static int qos_has_flag(const struct assoc_qos *q, const char *flag)
+{
+	char **words;
+	int has;
+
+	if (!q || !q->flags || !*q->flags)
+		return 0;
+	words = strv_split(q->flags, ",");
+	has = strv_has(words, flag, 1);
+	strv_free(words);
+	return has;
+}
+
+/* The QOS whose limits hold job, first the one whose limits win: the
+ * partition's QOS (of the partition it runs or is considered in), then the
+ * job's own; the job's first when it has Flags=OverPartQOS.  One when they
+ * are the same or the partition has none.  Returns how many are in out. */
+static size_t job_qos_order(const struct assoc_limits *l, const struct job *job, int ai,
+                            int out[2])
+{
+	int jq = job_qos(l, job, ai), pq = -1, over_part;
+	const struct assoc_qos *p = job->part && job->part->cfg->qos
+	                                ? assoc_find_qos(l->m, job->part->cfg->qos)
+	                                : NULL;
+	size_t n = 0;
+
+	if (p)
+		pq = (int)(p - l->m->qos);
+	if (pq < 0 || pq == jq) {
+		if (jq >= 0)
+			out[n++] = jq;
+		return n;
+	}
+	over_part = jq >= 0 && qos_has_flag(&l->m->qos[jq], "OverPartQOS");
+	out[n++] = over_part ? jq : pq;
+	if (jq >= 0)
+		out[n++] = over_part ? pq : jq;
+	return n;
+}
+
 /* The CPUs a task of the pending job is charged: its --cpus-per-task, or
  * in whole cores (sched_task_cpus) on the most threaded node of its
  * partition, so that a limit is never passed by the cores it will get. */
@@ -179,7 +220,8 @@ static struct quse *quse_of(struct assoc_limits *l, uint32_t qos, uint32_t uid)
 
 void assoc_limits_started(struct assoc_limits *l, const struct job *job)
 {
-	int ai = l ? job_assoc(l->m, job) : -1, qi;
+	int ai = l ? job_assoc(l->m, job) : -1, order[2];
+	size_t nq;
 	uint32_t cpus, nodes;
 	uint64_t mem;
 
@@ -197,7 +239,9 @@ void assoc_limits_started(struct assoc_limits *l, const struct job *job)
 		    job->time_limit != NO_VAL)
 			l->use[i].pass_mins += (double)cpus * job->time_limit;
 	}
-	if ((qi = job_qos(l, job, ai)) >= 0) {
+	nq = job_qos_order(l, job, ai, order);
+	for (size_t k = 0; k < nq; k++) {
+		int qi = order[k];
 		struct quse *q = quse_of(l, (uint32_t)qi, job->owner->uid);
 		q->jobs++;
 		q->cpus += cpus;
@@ -299,15 +343,86 @@ static int cpu_mins_over(struct assoc_limits *l, const struct job *job,
 	return used + left + (double)cpus * job->time_limit > (double)limit;
 }
 
+/* What a job holds or asks for, as job_size counts it. */
+struct ask {
+	uint32_t cpus, nodes;
+	uint64_t mem;
+};
+
+/* A QOS's limits, one bit each: those a QOS of higher precedence sets are
+ * not checked again in the next (Slurm's: the first QOS's limit wins). */
+enum qos_lim {
+	QL_WALL = 1u << 0,
+	QL_JOBS_PU = 1u << 1,
+	QL_CPU_PU = 1u << 2,
+	QL_GRP_JOBS = 1u << 3,
+	QL_MAX_CPU = 1u << 4,
+	QL_MAX_NODE = 1u << 5,
+	QL_GRP_CPU = 1u << 6,
+	QL_GRP_NODE = 1u << 7,
+	QL_GRP_MEM = 1u << 8,
+};
+
+/* Is the limit bit set here and by no QOS before?  Then it is this one's. */
+static int applies(unsigned *taken, unsigned bit, int set)
+{
+	if (!set || (*taken & bit))
+		return 0;
+	*taken |= bit;
+	return 1;
+}
+
+/* The WAIT_QOS_* reason QOS qi's limits (those not taken by a QOS before
+ * it) hold job for, or 0. */
+static uint32_t qos_check(struct assoc_limits *l, const struct job *job, int qi,
+                          const struct ask *a, unsigned *taken)
+{
+	const struct assoc_qos *q = &l->m->qos[qi];
+	const struct quse *qu = quse_of(l, (uint32_t)qi, job->owner->uid);
+	const struct tres *pu = &l->qos_pu[qi], *max = &l->qos_max[qi],
+	                  *grp = &l->qos_grp[qi], *run = &l->qos_run[qi];
+
+	if (applies(taken, QL_WALL, q->max_wall != NO_VAL) &&
+	    (job->time_limit == INFINITE32 || job->time_limit > q->max_wall))
+		return WAIT_QOS_MAX_WALL;
+	if (applies(taken, QL_JOBS_PU, q->max_jobs_pu != NO_VAL) &&
+	    over(q->max_jobs_pu, (uint64_t)qu->jobs + 1))
+		return WAIT_QOS_MAX_JOBS_PER_USER;
+	if (applies(taken, QL_CPU_PU, pu->cpu != NO_VAL) &&
+	    over(pu->cpu, (uint64_t)qu->cpus + a->cpus))
+		return WAIT_QOS_MAX_CPU_PER_USER;
+	if (applies(taken, QL_GRP_JOBS, q->grp_jobs != NO_VAL) &&
+	    over(q->grp_jobs, (uint64_t)l->qos_jobs[qi] + 1))
+		return WAIT_QOS_GRP_JOBS;
+	if (applies(taken, QL_MAX_CPU, max->cpu != NO_VAL) && over(max->cpu, a->cpus))
+		return WAIT_QOS_MAX_CPU_PER_JOB;
+	if (applies(taken, QL_MAX_NODE, max->node != NO_VAL) && over(max->node, a->nodes))
+		return WAIT_QOS_MAX_NODE_PER_JOB;
+	if (applies(taken, QL_GRP_CPU, grp->cpu != NO_VAL) &&
+	    over(grp->cpu, (uint64_t)run->cpu + a->cpus))
+		return WAIT_QOS_GRP_CPU;
+	if (applies(taken, QL_GRP_NODE, grp->node != NO_VAL) &&
+	    over(grp->node, (uint64_t)run->node + a->nodes))
+		return WAIT_QOS_GRP_NODE;
+	if (applies(taken, QL_GRP_MEM, grp->mem != NO_VAL64) &&
+	    run->mem + a->mem > grp->mem)
+		return WAIT_QOS_GRP_MEM;
+	return 0;
+}
+
 uint32_t assoc_limits_check(struct assoc_limits *l, const struct job *job)
 {
-	int ai = l ? job_assoc(l->m, job) : -1, qi;
-	uint32_t cpus, nodes;
+	int ai = l ? job_assoc(l->m, job) : -1, order[2];
+	unsigned taken = 0;
+	size_t nq;
+	struct ask ask;
+	uint32_t cpus, nodes, why;
 	uint64_t mem;
 
 	if (ai < 0)
 		return 0;
 	job_size(l->ctld, job, &cpus, &nodes, &mem);
+	ask = (struct ask){.cpus = cpus, .nodes = nodes, .mem = mem};
 	{ /* the user's own association: per job and per user */
 		const struct assoc_rec *r = &l->m->assocs[ai];
 		const struct use *u = &l->use[ai];
@@ -337,31 +452,10 @@ uint32_t assoc_limits_check(struct assoc_limits *l, const struct job *job)
 		    cpu_mins_over(l, job, r, cpus, u->grp_mins.cpu))
 			return WAIT_ASSOC_GRP_CPU_MIN;
 	}
-	if ((qi = job_qos(l, job, ai)) >= 0) {
-		const struct assoc_qos *q = &l->m->qos[qi];
-		const struct quse *qu = quse_of(l, (uint32_t)qi, job->owner->uid);
-		const struct tres *pu = &l->qos_pu[qi];
-		if (q->max_wall != NO_VAL &&
-		    (job->time_limit == INFINITE32 || job->time_limit > q->max_wall))
-			return WAIT_QOS_MAX_WALL;
-		if (over(q->max_jobs_pu, (uint64_t)qu->jobs + 1))
-			return WAIT_QOS_MAX_JOBS_PER_USER;
-		if (over(pu->cpu, (uint64_t)qu->cpus + cpus))
-			return WAIT_QOS_MAX_CPU_PER_USER;
-		if (over(q->grp_jobs, (uint64_t)l->qos_jobs[qi] + 1))
-			return WAIT_QOS_GRP_JOBS;
-		if (over(l->qos_max[qi].cpu, cpus))
-			return WAIT_QOS_MAX_CPU_PER_JOB;
-		if (over(l->qos_max[qi].node, nodes))
-			return WAIT_QOS_MAX_NODE_PER_JOB;
-		if (over(l->qos_grp[qi].cpu, (uint64_t)l->qos_run[qi].cpu + cpus))
-			return WAIT_QOS_GRP_CPU;
-		if (over(l->qos_grp[qi].node, (uint64_t)l->qos_run[qi].node + nodes))
-			return WAIT_QOS_GRP_NODE;
-		if (l->qos_grp[qi].mem != NO_VAL64 &&
-		    l->qos_run[qi].mem + mem > l->qos_grp[qi].mem)
-			return WAIT_QOS_GRP_MEM;
-	}
+	nq = job_qos_order(l, job, ai, order);
+	for (size_t k = 0; k < nq; k++)
+		if ((why = qos_check(l, job, order[k], &ask, &taken)))
+			return why;
 	return 0;
 }
 
@@ -406,13 +500,49 @@ static int group_submit_over(struct ctld *ctld, const char *account, uint32_t ad
 	return 0;
 }
 
+/* Does job j use QOS q, as its own or its partition's? */
+static int job_uses_qos(const struct job *j, const struct assoc_qos *q)
+{
+	return (j->desc.qos && !strcasecmp(j->desc.qos, q->name)) ||
+	       (j->part && j->part->cfg->qos && !strcasecmp(j->part->cfg->qos, q->name));
+}
+
+/* MaxSubmitJobsPerUser of the submission's QOS jq and its partition's pq
+ * (either NULL), the one whose limits win first (job_qos_order): would
+ * the user's pending and running jobs using it, with adding more, pass
+ * it? */
+static int qos_submit_over(struct ctld *ctld, uid_t uid, const struct assoc_qos *jq,
+                           const struct assoc_qos *pq, uint32_t adding)
+{
+	const struct assoc_qos *order[2] = {pq, jq};
+
+	if (jq && pq && qos_has_flag(jq, "OverPartQOS")) {
+		order[0] = jq;
+		order[1] = pq;
+	}
+	for (size_t k = 0; k < 2; k++) {
+		const struct assoc_qos *q = order[k];
+		uint32_t n = 0;
+		if (!q || q->max_submit_pu == NO_VAL)
+			continue;
+		for (struct job *j = job_first(ctld->jobs); j; j = j->next)
+			if (!job_is_finished(j) && j->owner && j->owner->uid == uid &&
+			    job_uses_qos(j, q))
+				n += assoc_limits_job_weight(j);
+		/* the first QOS's limit is the one that holds */
+		return over(q->max_submit_pu, (uint64_t)n + adding);
+	}
+	return 0;
+}
+
 int assoc_limits_submit(struct ctld *ctld, uid_t uid, const char *user,
                         const struct job_desc *d, const char *partition)
 {
 	const struct assoc_mgr *m = ctld->assoc;
 	const struct assoc_rec *r;
-	const struct assoc_qos *q;
-	uint32_t mine = 0, in_qos = 0, adding;
+	const struct assoc_qos *q, *pq = NULL;
+	const struct part *p;
+	uint32_t mine = 0, adding;
 
 	if (!m || !(assoc_enforce(ctld->conf) & ENFORCE_LIMITS))
 		return 0;
@@ -420,23 +550,21 @@ int assoc_limits_submit(struct ctld *ctld, uid_t uid, const char *user,
 	if (!(r = assoc_of_job(m, d->account, user, partition)))
 		return 0;
 	q = assoc_find_qos(m, d->qos ? d->qos : assoc_def_qos(m, r));
-	if (r->max_submit == NO_VAL && r->grp_submit == NO_VAL &&
-	    (!q || q->max_submit_pu == NO_VAL))
-		return group_submit_over(ctld, d->account, adding)
-		           ? -ESLURM_ACCOUNTING_POLICY
-		           : 0;
-	for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
-		if (job_is_finished(j) || !j->owner || j->owner->uid != uid)
-			continue;
-		if (q && j->desc.qos && !strcasecmp(j->desc.qos, q->name))
-			in_qos += assoc_limits_job_weight(j);
-		if (j->desc.account && !strcasecmp(j->desc.account, d->account))
-			mine += assoc_limits_job_weight(j);
-	}
-	if (over(r->max_submit, (uint64_t)mine + adding) ||
-	    over(r->grp_submit, (uint64_t)mine + adding) ||
-	    (q && over(q->max_submit_pu, (uint64_t)in_qos + adding)))
+	if (partition && (p = node_mgr_part_find(ctld->nodes, partition)) && p->cfg->qos)
+		pq = assoc_find_qos(m, p->cfg->qos);
+	if (pq == q)
+		pq = NULL;
+	if (qos_submit_over(ctld, uid, q, pq, adding))
 		return -ESLURM_ACCOUNTING_POLICY;
+	if (r->max_submit != NO_VAL || r->grp_submit != NO_VAL) {
+		for (struct job *j = job_first(ctld->jobs); j; j = j->next)
+			if (!job_is_finished(j) && j->owner && j->owner->uid == uid &&
+			    j->desc.account && !strcasecmp(j->desc.account, d->account))
+				mine += assoc_limits_job_weight(j);
+		if (over(r->max_submit, (uint64_t)mine + adding) ||
+		    over(r->grp_submit, (uint64_t)mine + adding))
+			return -ESLURM_ACCOUNTING_POLICY;
+	}
 	return group_submit_over(ctld, d->account, adding) ? -ESLURM_ACCOUNTING_POLICY
 	                                                   : 0;
 }

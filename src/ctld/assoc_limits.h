@@ -8,6 +8,12 @@
  * (assoc_limits_check) and adds what it starts (assoc_limits_started).  A
  * job held by a limit does not hold back the jobs after it.  Nothing is kept
  * between passes: the records may change at any time (sacctmgr).
+ *
+ * A job meets the limits of two QOS: its own and its partition's (QOS= of
+ * the partition it runs or is considered in, Slurm's partition QOS).  Each
+ * QOS counts the jobs using it either way (once when they are the same).
+ * Where both set a limit, the partition QOS's wins, unless the job's QOS has
+ * Flags=OverPartQOS: then the job QOS's does.
  */
 #ifndef ROTA_CTLD_ASSOC_LIMITS_H
 #define ROTA_CTLD_ASSOC_LIMITS_H
@@ -28,7 +34,8 @@ void assoc_limits_end(struct assoc_limits *l); /* NULL allowed */
 
 /* At submission: would the user's pending and running jobs in its
  * association (MaxSubmitJobs, GrpSubmitJobs of the accounts above) or QOS
- * (MaxSubmitJobsPerUser) pass a limit with one more?  0 or
+ * (MaxSubmitJobsPerUser of its QOS and partition's QOS, as above) pass a
+ * limit with one more?  0 or
  * -ESLURM_ACCOUNTING_POLICY. */
 struct job_desc;
 int assoc_limits_submit(struct ctld *ctld, uid_t uid, const char *user,
