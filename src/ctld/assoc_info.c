@@ -444,8 +444,9 @@ static void tree_build(struct tree *t, const struct assoc_mgr *m)
 			t->kids[t->first[p] + t->count[p]++] = (int)i;
 		}
 	for (size_t i = 0; i < m->nassocs; i++)
-		qsort_r(t->kids + t->first[i], t->count[i], sizeof(int), sibling_cmp,
-		        (void *)m);
+		if (t->count[i] > 1)
+			qsort_r(t->kids + t->first[i], t->count[i], sizeof(int),
+			        sibling_cmp, (void *)m);
 	for (size_t i = 0; i < m->nassocs; i++) /* root, then any astray */
 		if (t->parent[i] < 0 && !strcasecmp(m->assocs[i].account, "root"))
 			walk(t, (int)i, 0);
@@ -611,7 +612,8 @@ static void fill_subs(const struct info *in, struct sub_use *v, size_t n,
 {
 	struct qos_used *o = xcalloc(n ? n : 1, sizeof(*o));
 
-	qsort(v, n, sizeof(*v), n && v[0].account ? by_account : by_uid);
+	if (n > 1) /* v may be NULL when there are none */
+		qsort(v, n, sizeof(*v), v[0].account ? by_account : by_uid);
 	for (size_t i = 0; i < n; i++) {
 		o[i].account = (char *)v[i].account;
 		o[i].uid = v[i].uid;
@@ -739,7 +741,8 @@ static void add_users(const struct info *in, const struct viewer *v,
 		if (listed(req->users, u->name))
 			r->users[r->users_count++] = *u; /* lent */
 	}
-	qsort(r->users, r->users_count, sizeof(*r->users), user_by_name);
+	if (r->users_count > 1)
+		qsort(r->users, r->users_count, sizeof(*r->users), user_by_name);
 }
 
 static void tres_lines_free(struct tres_use *const *lines, size_t n)

@@ -295,7 +295,8 @@ static int print_folded(struct folding *fd, struct row_out *o)
 	uint8_t *folded = xcalloc(fd->ntasks + 1, 1);
 	int rc = 0;
 
-	qsort(fd->tasks, fd->ntasks, sizeof(*fd->tasks), cmp_task);
+	if (fd->ntasks > 1) /* none: no array there (NULL) */
+		qsort(fd->tasks, fd->ntasks, sizeof(*fd->tasks), cmp_task);
 	for (size_t i = 0; i < fd->nrems && rc == 0; i++)
 		rc = print_rem(fd->rems[i], fd, folded, o);
 	for (size_t i = 0; i < fd->ntasks && rc == 0; i++)
