@@ -142,6 +142,33 @@ int fmt_parse_job_id(const char *s, uint32_t *ret)
 	return 0;
 }
 
+int fmt_parse_step_id(const char *s, uint32_t *job, uint32_t *step)
+{
+	const char *dot = strchr(s, '.');
+	size_t hl = dot ? (size_t)(dot - s) : strlen(s);
+	char head[16];
+
+	*step = NO_VAL;
+	if (!hl || hl >= sizeof(head))
+		return -1;
+	memcpy(head, s, hl);
+	head[hl] = '\0';
+	if (fmt_parse_job_id(head, job) < 0)
+		return -1;
+	if (!dot)
+		return 0;
+	if (!strcmp(dot + 1, "batch"))
+		*step = STEP_BATCH;
+	else if (!strcmp(dot + 1, "extern"))
+		*step = STEP_EXTERN;
+	else if (dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1) &&
+	         strlen(dot + 1) <= 9)
+		*step = (uint32_t)strtoul(dot + 1, NULL, 10);
+	else
+		return -1;
+	return 0;
+}
+
 unsigned fmt_parse_iterate(const char *arg)
 {
 	long v = cli_parse_long(arg);

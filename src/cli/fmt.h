@@ -58,4 +58,8 @@ void fmt_parse_nodes(char ***nodes, const char *arg);
 /* Parse a job id "N" (1..UINT32_MAX-2).  Returns 0 or -1. */
 int fmt_parse_job_id(const char *s, uint32_t *ret);
 
+/* Parse "N" (*step NO_VAL: the whole job), "N.S" (S at most 9 digits),
+ * "N.batch" (STEP_BATCH) or "N.extern" (STEP_EXTERN).  Returns 0 or -1. */
+int fmt_parse_step_id(const char *s, uint32_t *job, uint32_t *step);
+
 #endif

@@ -453,29 +453,6 @@ static uint32_t step_time_now(uint32_t job, uint32_t step)
 	return limit;
 }
 
-/* "J" (every step of J) or "J.S"; 0 or -1. */
-static int parse_step_id(const char *v, uint32_t *job, uint32_t *step)
-{
-	const char *dot = strchr(v, '.');
-	char head[16];
-	size_t hl = dot ? (size_t)(dot - v) : strlen(v);
-
-	*step = NO_VAL;
-	if (!hl || hl >= sizeof(head))
-		return -1;
-	memcpy(head, v, hl);
-	head[hl] = '\0';
-	if (fmt_parse_job_id(head, job) < 0)
-		return -1;
-	if (!dot)
-		return 0;
-	if (!dot[1] || strspn(dot + 1, "0123456789") != strlen(dot + 1) ||
-	    strlen(dot + 1) > 9)
-		return -1;
-	*step = (uint32_t)strtoul(dot + 1, NULL, 10);
-	return 0;
-}
-
 /* TimeLimit=[+|-]TIME of the step (a change needs the step's limit now). */
 static int step_limit_arg(const char *val, const struct step_update_req *req,
                           uint32_t *ret)
@@ -528,7 +505,9 @@ int scontrol_update_step(const struct scontrol_opts *o, int argc, char **argv)
 			return 1;
 		}
 		if (tl >= 4 && tl <= 6 && !strncasecmp(argv[i], "StepId", tl)) {
-			if (parse_step_id(eq + 1, &req.job_id, &req.step_id) < 0) {
+			/* "J" (every step of J) or "J.S" */
+			if (fmt_parse_step_id(eq + 1, &req.job_id, &req.step_id) < 0 ||
+			    req.step_id == STEP_BATCH || req.step_id == STEP_EXTERN) {
 				fprintf(stderr,
 				        "Invalid StepID parameter: %s\nRequest aborted\n",
 				        argv[i]);

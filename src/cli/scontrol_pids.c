@@ -191,32 +191,9 @@ static void print_step(const struct step_pids *sp)
 /* "JOB", "JOB.STEP" (STEP a number, batch or extern) or "*".  0 or -1. */
 static int parse_step_arg(const char *s, uint32_t *job, uint32_t *step)
 {
-	const char *dot = strchr(s, '.');
-	char head[16];
-	size_t hl = dot ? (size_t)(dot - s) : strlen(s);
-
 	*job = 0;
 	*step = NO_VAL;
-	if (!strcmp(s, "*"))
-		return 0;
-	if (!hl || hl >= sizeof(head))
-		return -1;
-	memcpy(head, s, hl);
-	head[hl] = '\0';
-	if (fmt_parse_job_id(head, job) < 0)
-		return -1;
-	if (!dot)
-		return 0;
-	if (!strcasecmp(dot + 1, "batch"))
-		*step = STEP_BATCH;
-	else if (!strcasecmp(dot + 1, "extern"))
-		*step = STEP_EXTERN;
-	else if (!dot[1] || strspn(dot + 1, "0123456789") != strlen(dot + 1) ||
-	         strlen(dot + 1) > 9)
-		return -1;
-	else
-		*step = (uint32_t)strtoul(dot + 1, NULL, 10);
-	return 0;
+	return strcmp(s, "*") ? fmt_parse_step_id(s, job, step) : 0;
 }
 
 /* scontrol listpids [JOB[.STEP]|*] [NODENAME] */

@@ -1180,25 +1180,8 @@ static int show_hostlist(int argc, char **argv, int sorted)
 /* "N", "N.S" or "N.batch" -> job and step (NO_VAL: all steps). -1 if malformed. */
 static int parse_step_id(const char *id, uint32_t *job, uint32_t *step)
 {
-	char *end;
-	unsigned long j = strtoul(id, &end, 10);
-
-	if (end == id || j == 0 || j > UINT32_MAX)
+	if (fmt_parse_step_id(id, job, step) < 0 || *step == STEP_EXTERN)
 		return -1;
-	*job = (uint32_t)j;
-	*step = NO_VAL;
-	if (!*end)
-		return 0;
-	if (*end != '.')
-		return -1;
-	if (!strcmp(end + 1, "batch")) {
-		*step = STEP_BATCH;
-		return 0;
-	}
-	j = strtoul(end + 1, &end, 10);
-	if (*end || j >= NO_VAL)
-		return -1;
-	*step = (uint32_t)j;
 	return 0;
 }
 

@@ -157,14 +157,23 @@ struct fdef {
 	const char *tres; /* SF_TRES1: which */
 };
 
+/* Slurm's older keys, each one TRES of a TRES limit: the same in
+ * associations and QOS */
+#define OLD_TRES_KEYS(X)                                                                 \
+	X("|grpcpus|", grp_tres, "cpu")                                                  \
+	X("|grpmemory|grpmem|", grp_tres, "mem")                                         \
+	X("|grpnodes|", grp_tres, "node")                                                \
+	X("|grpcpumins|", grp_tres_mins, "cpu")                                          \
+	X("|grpcpurunmins|", grp_tres_run_mins, "cpu")                                   \
+	X("|maxcpus|maxcpusperjob|", max_tres, "cpu")                                    \
+	X("|maxnodes|maxnodesperjob|", max_tres, "node")                                 \
+	X("|maxcpumins|maxcpuminsperjob|", max_tres_mins, "cpu")
+
 #define AF(k, kind, f)                                                                   \
 	{                                                                                \
 		k, kind, offsetof(struct assoc_rec, f)                                   \
 	}
-#define AT(k, f, t)                                                                      \
-	{                                                                                \
-		k, SF_TRES1, offsetof(struct assoc_rec, f), t                            \
-	}
+#define AT(k, f, t) {k, SF_TRES1, offsetof(struct assoc_rec, f), t},
 static const struct fdef assoc_fields[] = {
     AF("|fairshare|shares|", SF_U32, shares),
     AF("|priority|", SF_U32, priority),
@@ -182,42 +191,24 @@ static const struct fdef assoc_fields[] = {
     AF("|maxtresmins|maxtresminsperjob|", SF_TRES, max_tres_mins),
     AF("|qos|qoslevel|", SF_LIST, qos),
     AF("|defaultqos|defqos|", SF_STR, def_qos),
-    /* Slurm's older keys, each one TRES of a TRES limit */
-    AT("|grpcpus|", grp_tres, "cpu"),
-    AT("|grpmemory|grpmem|", grp_tres, "mem"),
-    AT("|grpnodes|", grp_tres, "node"),
-    AT("|grpcpumins|", grp_tres_mins, "cpu"),
-    AT("|grpcpurunmins|", grp_tres_run_mins, "cpu"),
-    AT("|maxcpus|maxcpusperjob|", max_tres, "cpu"),
-    AT("|maxnodes|maxnodesperjob|", max_tres, "node"),
-    AT("|maxcpumins|maxcpuminsperjob|", max_tres_mins, "cpu"),
-};
+    OLD_TRES_KEYS(AT)};
 
 #define QF(k, kind, f)                                                                   \
 	{                                                                                \
 		k, kind, offsetof(struct assoc_qos, f)                                   \
 	}
-#define QT(k, f, t)                                                                      \
-	{                                                                                \
-		k, SF_TRES1, offsetof(struct assoc_qos, f), t                            \
-	}
+#define QT(k, f, t) {k, SF_TRES1, offsetof(struct assoc_qos, f), t},
 static const struct fdef qos_fields[] = {
-    QF("|description|", SF_STR, description),
-    QF("|priority|", SF_U32, priority),
-    QF("|flags|", SF_STR, flags),
-    QF("|gracetime|", SF_SECS, grace_time),
-    QF("|preempt|", SF_LIST, preempt),
-    QF("|preemptmode|", SF_STR, preempt_mode),
+    QF("|description|", SF_STR, description), QF("|priority|", SF_U32, priority),
+    QF("|flags|", SF_STR, flags), QF("|gracetime|", SF_SECS, grace_time),
+    QF("|preempt|", SF_LIST, preempt), QF("|preemptmode|", SF_STR, preempt_mode),
     QF("|preemptexempttime|", SF_SECS, preempt_exempt_time),
     QF("|usagefactor|", SF_FLOAT, usage_factor),
     QF("|usagethreshold|usagethres|", SF_FLOAT, usage_thres),
-    QF("|grptres|", SF_TRES, grp_tres),
-    QF("|grptresmins|", SF_TRES, grp_tres_mins),
-    QF("|grptresrunmins|", SF_TRES, grp_tres_run_mins),
-    QF("|grpjobs|", SF_U32, grp_jobs),
+    QF("|grptres|", SF_TRES, grp_tres), QF("|grptresmins|", SF_TRES, grp_tres_mins),
+    QF("|grptresrunmins|", SF_TRES, grp_tres_run_mins), QF("|grpjobs|", SF_U32, grp_jobs),
     QF("|grpsubmitjobs|grpsubmit|", SF_U32, grp_submit),
-    QF("|grpwall|", SF_WALL, grp_wall),
-    QF("|maxtres|maxtresperjob|", SF_TRES, max_tres),
+    QF("|grpwall|", SF_WALL, grp_wall), QF("|maxtres|maxtresperjob|", SF_TRES, max_tres),
     QF("|maxtrespernode|", SF_TRES, max_tres_per_node),
     QF("|maxtresmins|maxtresminsperjob|", SF_TRES, max_tres_mins),
     QF("|maxwall|maxwalldurationperjob|", SF_WALL, max_wall),
@@ -228,16 +219,11 @@ static const struct fdef qos_fields[] = {
     QF("|maxjobsperaccount|maxjobspa|", SF_U32, max_jobs_pa),
     QF("|maxsubmitjobsperaccount|maxsubmitpa|", SF_U32, max_submit_pa),
     QF("|mintres|mintresperjob|", SF_TRES, min_tres),
-    QT("|grpcpus|", grp_tres, "cpu"),
-    QT("|grpmemory|grpmem|", grp_tres, "mem"),
-    QT("|grpnodes|", grp_tres, "node"),
-    QT("|grpcpumins|", grp_tres_mins, "cpu"),
-    QT("|grpcpurunmins|", grp_tres_run_mins, "cpu"),
-    QT("|maxcpus|maxcpusperjob|", max_tres, "cpu"),
-    QT("|maxnodes|maxnodesperjob|", max_tres, "node"),
-    QT("|maxcpumins|maxcpuminsperjob|", max_tres_mins, "cpu"),
-    QT("|maxcpusperuser|maxcpuspu|", max_tres_pu, "cpu"),
-    QT("|maxnodesperuser|maxnodespu|", max_tres_pu, "node"),
+    /* clang-format off */
+    OLD_TRES_KEYS(QT)
+    QT("|maxcpusperuser|maxcpuspu|", max_tres_pu, "cpu")
+    QT("|maxnodesperuser|maxnodespu|", max_tres_pu, "node")
+    /* clang-format on */
 };
 
 static const struct fdef *field_find(const struct fdef *t, size_t n, const char *key)

@@ -502,8 +502,9 @@ void job_signal_nodes(struct ctld *ctld, struct job *job, uint32_t step_id, uint
 struct priority_params;
 struct priority_factors;
 void job_priority_params(struct ctld *ctld, struct priority_params *ret);
+/* part: the partition it is weighed in (-p a,b: each), NULL: job->part. */
 void job_priority_factors(struct ctld *ctld, const struct priority_params *pp,
-                          const struct job *job, time_t now,
+                          const struct job *job, const struct part *part, time_t now,
                           struct priority_factors *ret);
 /* A pending job's multifactor priority as of now (the scheduler's full pass
  * refreshes them all); nothing for priority/basic, a held job or one whose

@@ -56,13 +56,14 @@ int job_excise_node(struct ctld *ctld, struct job *job, const char *node_name)
 	                          .step_id = NO_VAL,
 	                          .signal = SIGKILL,
 	                          .flags = SIGNAL_F_TERMINATE};
+	int64_t k = position(ctld, job, node_name);
 	uint32_t *ids = NULL;
 	size_t n = 0;
 	struct node *nd;
 
-	if (idx < 0 || position(ctld, job, node_name) < 0)
+	if (idx < 0 || k < 0)
 		return -1;
-	ev.cpus = job->run->cpus[position(ctld, job, node_name)];
+	ev.cpus = job->run->cpus[k];
 	/* its steps there end (their tasks elsewhere killed); the job's
 	 * extern step goes on elsewhere */
 	for (struct step *st = job->run->steps; st; st = st->next)

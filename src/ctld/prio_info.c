@@ -43,7 +43,8 @@ void job_priority_params(struct ctld *ctld, struct priority_params *ret)
 }
 
 void job_priority_factors(struct ctld *ctld, const struct priority_params *pp,
-                          const struct job *job, time_t now, struct priority_factors *ret)
+                          const struct job *job, const struct part *part, time_t now,
+                          struct priority_factors *ret)
 {
 	const struct job_desc *d = &job->desc;
 	uint32_t cpt =
@@ -53,7 +54,9 @@ void job_priority_factors(struct ctld *ctld, const struct priority_params *pp,
 	    .job_id = job->job_id,
 	    .eligible_time = job->eligible_time,
 	    .nodes = job_min_nodes(job) ? job_min_nodes(job) : 1,
-	    .part_job_factor = job->part ? job->part->cfg->priority_job_factor : 0,
+	    .part_job_factor = part        ? part->cfg->priority_job_factor
+	                       : job->part ? job->part->cfg->priority_job_factor
+	                                   : 0,
 	    .nice = d->nice == NO_VAL ? 0 : d->nice,
 	    .qos_priority =
 	        pp->max_qos_priority
@@ -75,16 +78,13 @@ static uint32_t norm(double f)
 }
 
 /* The job's row, as in partition part (NULL: the job's own). */
-static void fill(struct ctld *ctld, const struct priority_params *pp, struct job *job,
-                 struct part *part, time_t now, struct prio_info *o)
+static void fill(struct ctld *ctld, const struct priority_params *pp,
+                 const struct job *job, const struct part *part, time_t now,
+                 struct prio_info *o)
 {
 	struct priority_factors f;
-	struct part *own = job->part;
 
-	if (part) /* its factors there (the pass considers it there too) */
-		job->part = part;
-	job_priority_factors(ctld, pp, job, now, &f);
-	job->part = own;
+	job_priority_factors(ctld, pp, job, part, now, &f);
 	o->job_id = job->job_id;
 	o->partition = xstrdup(part                  ? part->cfg->name
 	                       : job->desc.partition ? job->desc.partition
@@ -133,7 +133,7 @@ void job_priority_refresh(struct ctld *ctld, struct job *job, time_t now)
 	    priority_type_parse(ctld->conf->priority_type) != PRIORITY_MULTIFACTOR)
 		return;
 	job_priority_params(ctld, &pp);
-	job_priority_factors(ctld, &pp, job, now, &f);
+	job_priority_factors(ctld, &pp, job, NULL, now, &f);
 	job->priority = f.priority;
 }
 

@@ -1062,7 +1062,7 @@ static void recompute_priorities(struct ctld *ctld, struct job **pending, size_t
 	for (size_t i = 0; i < n; i++) {
 		if (pending[i]->prio_set || !pending[i]->priority)
 			continue;
-		job_priority_factors(ctld, &pp, pending[i], now, &f);
+		job_priority_factors(ctld, &pp, pending[i], NULL, now, &f);
 		if (pending[i]->priority != f.priority)
 			pending[i]->priority = f.priority;
 	}

@@ -149,6 +149,16 @@ static inline void fixture_close(struct ctld *ctld)
 	free(ctld->pass_jobs); /* sched_pass's list, kept between passes */
 }
 
+/* rm -rf dir (a test's journal directory): system()'s status. */
+static inline int fixture_rm_rf(const char *dir)
+{
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+	int rc = system(cmd);
+
+	free(cmd);
+	return rc;
+}
+
 /* Run what waits on the loop and the journal's flush: answers deferred until
  * their record is durable are sent. */
 static inline void settle(struct ctld *ctld)

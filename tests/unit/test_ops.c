@@ -38,11 +38,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char *cmd = xasprintf("rm -rf '%s'", f->dir);
-
 	fixture_close(&f->ctld);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	assert_int_equal(fixture_rm_rf(f->dir), 0);
 	free(f);
 	return 0;
 }

@@ -97,11 +97,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct world *w = *state;
-	char *cmd = xasprintf("rm -rf '%s'", w->dir);
-
 	world_close(w);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	assert_int_equal(fixture_rm_rf(w->dir), 0);
 	free(w);
 	return 0;
 }

@@ -500,9 +500,7 @@ static int count_events(union job_event *ev, void *arg)
 
 static void rm_rf(const char *dir)
 {
-	char *cmd = xasprintf("rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	assert_int_equal(fixture_rm_rf(dir), 0);
 }
 
 static void test_replay_rebuilds_live_state(void **state)
