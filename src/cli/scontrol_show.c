@@ -67,6 +67,16 @@ static const char *time_str(int64_t t, char *buf, size_t len)
 	return timefmt_iso((time_t)t, buf, len);
 }
 
+/* -v: the time of the data and how many records it holds, before them */
+static void print_last_update(const struct scontrol_opts *o, time_t t, uint32_t n)
+{
+	char buf[64];
+
+	if (o->verbose && !o->json)
+		printf("last_update_time=%s, records=%u\n",
+		       time_str(t > 0 ? t : time(NULL), buf, sizeof(buf)), n);
+}
+
 static void end_record(FILE *f, const struct scontrol_opts *o)
 {
 	fputs(o->oneliner ? "\n" : "\n\n", f);
@@ -476,6 +486,7 @@ static int show_jobs(const struct scontrol_opts *o, const char *id_str)
 		return 1;
 	resp = body;
 	now = resp->now > 0 ? (time_t)resp->now : time(NULL);
+	print_last_update(o, now, resp->jobs_count);
 	for (uint32_t i = 0; i < resp->jobs_count; i++) {
 		if (id_str && resp->jobs[i].job_id != id &&
 		    resp->jobs[i].array_job_id != id && resp->jobs[i].het_job_id != id)
@@ -643,6 +654,7 @@ static int show_nodes(const struct scontrol_opts *o, const char *names_expr)
 		return 1;
 	}
 	resp = body;
+	print_last_update(o, 0, resp->nodes_count);
 	if (!names_expr) {
 		for (uint32_t i = 0; i < resp->nodes_count; i++)
 			show_node(o, &resp->nodes[i]);
@@ -816,6 +828,7 @@ static int show_parts(const struct scontrol_opts *o, const char *name)
 	    !call_ctld(MSG_NODE_INFO_REQ, &req, MSG_NODE_INFO_RESP, &nbody, &nmsg))
 		ntype = MSG_NODE_INFO_RESP;
 	free(nmsg);
+	print_last_update(o, 0, resp->parts_count);
 	for (uint32_t i = 0; i < resp->parts_count; i++) {
 		if (name && strcmp(resp->parts[i].name, name))
 			continue;

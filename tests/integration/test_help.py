@@ -71,7 +71,10 @@ CHECKS = [
                               r"-e\tEdit user's crontab"], 3),
     (["squeue", "--help"], ["Usage:"], 1),
     (["scancel", "--help"], ["Usage:"], 1),
-    (["scontrol", "--help"], ["Usage:"], 1),
+    (["scontrol", "--help"], [r"^scontrol \[<OPTION>\] \[<COMMAND>\]"], 1),
+    # test2.2
+    (["scontrol", "help"], ["Valid <COMMAND> values are:", "reconfigure  ",
+                            "version      "], 3),
     (["sbatch", "--usage"], ["Usage: .*sbatch.*"], 1),
     (["salloc", "--usage"], ["Usage: .*salloc.*"], 1),
     (["srun", "--usage"], ["srun .* executable .*"], 1),
