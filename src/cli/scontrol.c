@@ -62,18 +62,18 @@ static void usage(FILE *f)
 	    "  \"quit\" or end of file.\n"
 	    "\n"
 	    "    Valid <COMMAND> values are:\n"
-	    "     abort                      stop the controller at once, leaving a core file\n"
+	    "     abort                      stop the controller now, with a core file\n"
 	    "     all                        show hidden partitions and their jobs too\n"
 	    "     cancel_reboot <nodes>      withdraw a pending reboot of the nodes\n"
 	    "     create <SPECIFICATIONS>    create a partition or a reservation\n"
 	    "     delete <SPECIFICATIONS>    delete a partition or a reservation\n"
-	    "     details                    show more detail in the records that follow\n"
+	    "     details                    more detail from here on\n"
 	    "     errnumstr <ERRNO>          the text of a Slurm error number\n"
 	    "     exit                       leave interactive mode\n"
 	    "     help                       print this text\n"
-	    "     hide                       hide hidden partitions and their jobs (the default)\n"
+	    "     hide                       hide hidden partitions (the default)\n"
 	    "     hold <job_list>            keep pending jobs from starting\n"
-	    "     listpids <job_id<.step>>   the processes of a job's steps on this node\n"
+	    "     listpids <job_id<.step>>   a job's processes on this node\n"
 	    "     notify <job_id> <msg>      write a message to a job's standard error\n"
 	    "     oneliner                   print each record on one line\n"
 	    "     pidinfo <pid>              the job a process belongs to\n"
@@ -97,7 +97,8 @@ static void usage(FILE *f)
 	    "     token [lifespan=<secs>]    a JSON web token for the REST API\n"
 	    "     top <job_list>             put a user's jobs ahead of their others\n"
 	    "     uhold <job_list>           hold jobs so their user may release them\n"
-	    "     update <SPECIFICATIONS>    change a job, step, node, partition or reservation\n"
+	    "     update <SPECIFICATIONS>    change a job, step, node, partition or "
+	    "reservation\n"
 	    "     verbose                    print more messages\n"
 	    "     version                    print the version\n"
 	    "     wait_job <job_id>          wait until a job's nodes are ready\n"
@@ -111,8 +112,7 @@ static void usage(FILE *f)
 	    "  JobId=<id>, StepId=<id.step>, NodeName=<nodes>, PartitionName=<name>\n"
 	    "  or ReservationName=<name>; \"scontrol show\" prints the keys there are.\n"
 	    "\n"
-	    "  All commands and options are case-insensitive and may be abbreviated.\n"
-	    ;
+	    "  All commands and options are case-insensitive and may be abbreviated.\n";
 
 	fputs(text, f);
 }

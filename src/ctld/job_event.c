@@ -32,6 +32,7 @@
 #include "ctld/sched_pass.h"
 #include "ctld/stats.h"
 #include "sched/predict.h"
+#include "sched/priority.h"
 #include "common/common.h"
 
 #define COMMIT_DEF(name, num, m)                                                         \
@@ -427,6 +428,7 @@ static void apply_update_desc(struct ctld *ctld, const struct ev_update *ev,
 {
 	struct job_desc nd = {0}, drop = {0};
 	int64_t old_begin = job->desc.begin_time;
+	int32_t old_nice = job_nice(job);
 	char *script = job->desc.script;
 	char **env = job->desc.env, **argv = job->desc.argv;
 
@@ -458,6 +460,12 @@ static void apply_update_desc(struct ctld *ctld, const struct ev_update *ev,
 	job_clear_plan(job);
 	if (job_is_pending(job)) /* one that runs stays where it runs */
 		job->part = job_part_first(ctld->nodes, job->desc.partition);
+	/* priority/basic: a new nice value moves it (multifactor's passes
+	 * compute it again anyway) */
+	if (job_is_pending(job) && job->priority && !job->prio_set &&
+	    job_nice(job) != old_nice &&
+	    priority_type_parse(ctld->conf->priority_type) == PRIORITY_BASIC)
+		job->priority = priority_basic(job->job_id, job_nice(job));
 	if (job_is_pending(job) && job->desc.begin_time != old_begin)
 		job->eligible_time = job->desc.begin_time > ev->time
 		                         ? (time_t)job->desc.begin_time

@@ -36,6 +36,7 @@
 #include "ctld/sched_pass.h"
 #include "ctld/owner.h"
 #include "sched/select.h"
+#include "sched/priority.h"
 #include "common/common.h"
 
 #define SCRIPT_MAX (4u << 20)
@@ -1307,7 +1308,10 @@ int job_submit_prepare(struct ctld *ctld, const struct caller *caller, struct jo
 	ev->desc = d;
 	ev->desc_count = 1;
 	ev->hold = d->hold ? 1 : 0;
-	ev->priority = ev->hold ? 0 : 0xffff0000u - ev->job_id;
+	ev->priority =
+	    ev->hold
+	        ? 0
+	        : priority_basic(ev->job_id, d->nice == NO_VAL ? 0 : (int32_t)d->nice);
 	if (job_desc_X(d)->priority && !ev->hold) { /* kept: the scheduler leaves it */
 		ev->priority =
 		    d->ext->priority > JOB_PRIO_TOP ? JOB_PRIO_TOP : d->ext->priority;

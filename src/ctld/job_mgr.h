@@ -169,6 +169,12 @@ static inline uint32_t job_min_nodes(const struct job *job)
 	return job->desc.min_nodes == NO_VAL ? 1 : job->desc.min_nodes;
 }
 
+/* Its nice value (--nice), 0 when none was given. */
+static inline int32_t job_nice(const struct job *job)
+{
+	return job->desc.nice == NO_VAL ? 0 : (int32_t)job->desc.nice;
+}
+
 /* Seconds job may wait for its --switches: its @max-time, at most
  * SchedulerParameters max_switch_wait (max). */
 static inline uint32_t job_switch_wait(const struct job *job, uint32_t max)

@@ -33,6 +33,7 @@
 #include "ctld/resv.h"
 #include "ctld/node_mgr.h"
 #include "ctld/nokill.h"
+#include "sched/priority.h"
 #include "common/common.h"
 
 #define NICE_MAX 2147483645L /* as Slurm: |nice| at most this */
@@ -49,7 +50,7 @@ static int update_hold(struct ctld *ctld, struct caller *who, struct job *job,
 		if (job->hold == 2 && !admin)
 			return -ESLURM_ACCESS_DENIED;
 		ev.hold = 0;
-		ev.priority = 0xffff0000u - job->job_id;
+		ev.priority = priority_basic(job->job_id, job_nice(job));
 	} else {
 		ev.hold = (op == JOB_OP_UHOLD || !admin) ? 1 : 2;
 		ev.priority = 0;

@@ -57,7 +57,7 @@ void job_priority_factors(struct ctld *ctld, const struct priority_params *pp,
 	    .part_job_factor = part        ? part->cfg->priority_job_factor
 	                       : job->part ? job->part->cfg->priority_job_factor
 	                                   : 0,
-	    .nice = d->nice == NO_VAL ? 0 : d->nice,
+	    .nice = job_nice(job),
 	    .qos_priority =
 	        pp->max_qos_priority
 	            ? assoc_qos_priority(ctld->assoc, d->qos ? d->qos : "normal")

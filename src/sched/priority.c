@@ -46,6 +46,13 @@ static double size_factor(const struct priority_params *pp, const struct priorit
 	return pp->favor_small ? 1.0 - f : f;
 }
 
+uint32_t priority_basic(uint32_t job_id, int32_t nice)
+{
+	int64_t p = (int64_t)0xffff0000u - job_id - nice;
+
+	return p < 1 ? 1 : p > 0xfffffffdLL ? 0xfffffffdu : (uint32_t)p;
+}
+
 void priority_compute(const struct priority_params *pp, const struct priority_job *job,
                       time_t now, struct priority_factors *ret)
 {
@@ -55,7 +62,7 @@ void priority_compute(const struct priority_params *pp, const struct priority_jo
 	memset(&f, 0, sizeof(f));
 	f.nice = (int32_t)job->nice;
 	if (pp->type != PRIORITY_MULTIFACTOR) {
-		f.priority = 0xffff0000u - job->job_id;
+		f.priority = priority_basic(job->job_id, f.nice);
 		*ret = f;
 		return;
 	}

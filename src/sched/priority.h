@@ -59,6 +59,9 @@ void priority_compute(const struct priority_params *pp, const struct priority_jo
                       time_t now, struct priority_factors *ret);
 
 /* Shorthand: only the priority. */
+/* priority/basic: first come, first served (0xffff0000 less the job id), less
+ * the job's nice value; within 1 .. 0xfffffffd. */
+uint32_t priority_basic(uint32_t job_id, int32_t nice);
 uint32_t priority_of(const struct priority_params *pp, const struct priority_job *job,
                      time_t now);
 

@@ -65,6 +65,21 @@ def test_nice(cluster):
     assert cluster.job_field(jobid, "Nice") == "0"
 
 
+def test_nice_under_priority_basic(cluster):
+    """priority/basic (the default) is first come, first served, less the nice
+    value (Slurm's test17.23); scontrol update Nice= moves a pending job."""
+    later = ["--begin=now+1hour", "--wrap", "true"]
+    first = cluster.sbatch(*later)
+    nice = cluster.sbatch("--nice", *later)
+    nicer = cluster.sbatch("--nice=200", *later)
+    prio = {j: int(cluster.job_field(j, "Priority")) for j in (first, nice, nicer)}
+    assert prio[first] - prio[nice] == 1 + 100
+    assert prio[first] - prio[nicer] == 2 + 200
+    cluster.run(["scontrol", "update", f"JobId={nicer}", "Nice=0"], check=True)
+    assert prio[first] - int(cluster.job_field(nicer, "Priority")) == 2
+    cluster.run(["scancel", str(first), str(nice), str(nicer)], check=True)
+
+
 def test_memory_units_and_node_ranges(cluster):
     """Slurm's forms: a unit may end in B (--mem=1GB, as submitit writes
     it), -N min-max and -N -max."""

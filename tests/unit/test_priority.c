@@ -33,8 +33,13 @@ static void test_basic(void **state)
 	(void)state;
 	pp.type = PRIORITY_BASIC;
 	assert_int_equal(priority_of(&pp, &j, 5000), 0xffff0000u - 42);
-	j.nice = 100; /* basic ignores nice, as before */
-	assert_int_equal(priority_of(&pp, &j, 5000), 0xffff0000u - 42);
+	j.nice = 100; /* less its nice value, as Slurm's priority/basic */
+	assert_int_equal(priority_of(&pp, &j, 5000), 0xffff0000u - 42 - 100);
+	j.nice = -5;
+	assert_int_equal(priority_of(&pp, &j, 5000), 0xffff0000u - 42 + 5);
+	j.job_id = 0xffff0000u - 3; /* never below 1 */
+	j.nice = 100;
+	assert_int_equal(priority_of(&pp, &j, 5000), 1);
 }
 
 static void test_type_parse(void **state)
