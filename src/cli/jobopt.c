@@ -815,12 +815,13 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		}
 		if (strcasecmp(arg, "none")) {
 			struct gres_item items[GRES_MAX_ITEMS];
+			char *want = gres_drop_zero(arg); /* ":0" asks for none */
 			size_t n;
 
-			if (gres_parse(arg, items, &n, NULL) < 0)
+			if (want && gres_parse(want, items, &n, NULL) < 0)
 				jobopt_die(JOBOPT_EXIT_FATAL,
 				           "Invalid --gres specification");
-			job_desc_x_mut(d)->gres = xstrdup(arg);
+			job_desc_x_mut(d)->gres = want;
 		}
 		break;
 	case 'G':

@@ -1,6 +1,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <string.h>
+#include <stdlib.h>
 #include "common/gres.h"
 #include "common/common.h"
 
@@ -75,6 +76,49 @@ static int parse_item(const char *s, size_t len, struct gres_item *it)
 		return -1;
 	}
 	return it->count ? 0 : -1;
+}
+
+/* Whether item s[0..len) ends in a count of zero (":0", ":00"). */
+static int item_is_zero(const char *s, size_t len)
+{
+	const char *paren = memchr(s, '(', len), *c;
+
+	if (paren)
+		len = (size_t)(paren - s);
+	c = memrchr(s, ':', len);
+	if (!c || c + 1 == s + len)
+		return 0;
+	for (c++; c < s + len; c++)
+		if (*c != '0')
+			return 0;
+	return 1;
+}
+
+char *gres_drop_zero(const char *spec)
+{
+	size_t n = strlen(spec), o = 0;
+	char *out = xmalloc(n + 1);
+
+	for (const char *s = spec;;) {
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s);
+
+		if (!item_is_zero(s, len)) {
+			if (o)
+				out[o++] = ',';
+			memcpy(out + o, s, len);
+			o += len;
+		}
+		if (!comma)
+			break;
+		s = comma + 1;
+	}
+	out[o] = '\0';
+	if (!o) {
+		free(out);
+		return NULL;
+	}
+	return out;
 }
 
 int gres_parse(const char *spec, struct gres_item *items, size_t *ret_n,

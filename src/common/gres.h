@@ -29,6 +29,10 @@ struct gres_item {
 int gres_parse(const char *spec, struct gres_item *items, size_t *ret_n,
                struct rota_error *err);
 
+/* spec less its items that ask for none ("craynetwork:0", "gpu:a100:0"), as
+ * Slurm's commands take them: a new string, or NULL when no item is left. */
+char *gres_drop_zero(const char *spec);
+
 /* A count s[0..len) with an optional k/m/g suffix (x1024); 0 when malformed
  * or out of range (over 64 bits included). */
 uint64_t gres_count_parse(const char *s, size_t len);

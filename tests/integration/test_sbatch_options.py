@@ -192,3 +192,13 @@ def test_clusters_names_this_cluster_only(cluster):
     p = c.run(["sbatch", "--wrap", "true"], env={"SBATCH_CLUSTERS": f"{name},nope"})
     assert p.returncode == 1 and "invalid entry for --cluster" in p.stderr, p.stderr
     assert c.run(["squeue", "-M", name]).returncode == 0
+
+
+def test_gres_of_zero_asks_for_none(cluster):
+    """--gres=NAME:0 asks for none of it, known or not (Slurm's test1.14 gives
+    --gres=craynetwork:0 on any cluster); a bad one is still refused."""
+    jobid = cluster.sbatch("-H", "--gres=craynetwork:0", "--wrap", "true")
+    assert "TresPerNode" not in cluster.run(["scontrol", "show", "job", str(jobid)]).stdout
+    cluster.run(["scancel", str(jobid)], check=True)
+    p = cluster.run(["sbatch", "--gres=gpu:x:y", "--wrap", "true"])
+    assert p.returncode != 0 and "Invalid --gres specification" in p.stderr

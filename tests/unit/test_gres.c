@@ -92,12 +92,29 @@ static void test_node(void **state)
 	assert_false(gres_node_has("gpu", NULL));
 }
 
+static void test_drop_zero(void **state)
+{
+	char *s;
+
+	(void)state;
+	assert_null(gres_drop_zero("craynetwork:0"));
+	assert_null(gres_drop_zero("gpu:a100:00,nic:0"));
+	s = gres_drop_zero("gpu:2,craynetwork:0,gpu:a100:10");
+	assert_string_equal(s, "gpu:2,gpu:a100:10");
+	free(s);
+	s = gres_drop_zero("gpu"); /* no count: one */
+	assert_string_equal(s, "gpu");
+	free(s);
+	s = gres_drop_zero("gpu:0(S:0-1),mps:100");
+	assert_string_equal(s, "mps:100");
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse),
-	    cmocka_unit_test(test_invalid),
-	    cmocka_unit_test(test_count_overflow),
+	    cmocka_unit_test(test_parse),          cmocka_unit_test(test_invalid),
+	    cmocka_unit_test(test_count_overflow), cmocka_unit_test(test_drop_zero),
 	    cmocka_unit_test(test_node),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
