@@ -187,13 +187,14 @@ struct conf {
 	char *suspend_exc_nodes, *suspend_exc_parts;
 	/* scontrol reboot (ctld/reboot.h): the command line rotad runs */
 	char *reboot_program;
-	uint32_t max_job_count;    /* default 10000 */
-	uint32_t max_array_size;   /* default 1001 */
-	uint32_t first_job_id;     /* default 1 */
-	uint32_t max_job_id;       /* default 0x03ff0000 */
-	uint32_t sched_time_slice; /* SchedulerTimeSlice, default 30 */
-	uint64_t def_mem_per_cpu;  /* MB, 0 = unset */
-	uint64_t def_mem_per_node; /* MB, 0 = unset */
+	uint32_t max_job_count;      /* default 10000 */
+	uint32_t max_array_size;     /* default 1001 */
+	uint32_t max_tasks_per_node; /* default 512 */
+	uint32_t first_job_id;       /* default 1 */
+	uint32_t max_job_id;         /* default 0x03ff0000 */
+	uint32_t sched_time_slice;   /* SchedulerTimeSlice, default 30 */
+	uint64_t def_mem_per_cpu;    /* MB, 0 = unset */
+	uint64_t def_mem_per_node;   /* MB, 0 = unset */
 	char *prolog, *epilog, *task_prolog;
 	char *srun_prolog, *srun_epilog; /* srun runs them (--prolog, --epilog) */
 	char *prolog_flags; /* PrologFlags: Contain gives each job N.extern */

@@ -198,6 +198,10 @@ static const struct conf_doc global_doc[] = {
     {"MaxJobCount", "number",
      "Jobs the controller holds at once; a submission beyond it is refused."},
     {"MaxArraySize", "number", "One more than the highest array index allowed."},
+    {"MaxTasksPerNode", "number",
+     "The most tasks of one job step on a node (default 512): a job asking for more "
+     "per node, or a step laid out so, is refused (\"Task count specification "
+     "invalid\")."},
     {"FirstJobId", "number", "The first job id handed out."},
     {"MaxJobId", "number", "Job ids wrap back to FirstJobId after this one."},
     {"SchedulerTimeSlice", "seconds",

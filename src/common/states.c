@@ -390,6 +390,8 @@ const char *slurm_strerror(int rc)
 		return "Job dependency problem";
 	case ESLURM_BAD_DIST:
 		return "Task distribution specification invalid";
+	case ESLURM_BAD_TASK_COUNT:
+		return "Task count specification invalid";
 	case ESLURM_INVALID_TASK_MEMORY:
 		return "Memory required by task is not available";
 	case ESLURM_INVALID_FEATURE:

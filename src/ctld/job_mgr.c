@@ -977,6 +977,9 @@ int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
 		return -ESLURM_INVALID_NODE_COUNT;
 	if (d->num_tasks == 0 || d->cpus_per_task == 0 || d->ntasks_per_node == 0)
 		return -ESLURM_BAD_DIST;
+	if (d->ntasks_per_node != NO_VAL &&
+	    d->ntasks_per_node > ctld->conf->max_tasks_per_node)
+		return -ESLURM_BAD_TASK_COUNT;
 	rc = job_desc_nodes(ctld, NULL, &d->exc_nodes);
 	if (!rc)
 		rc = lic_desc_check(ctld, d);

@@ -429,6 +429,11 @@ int step_layout_for(struct ctld *ctld, struct job *job, struct step_create_req *
 		if (l->n)
 			step_layout_release(l);
 	}
+	for (uint32_t i = 0; !rc && i < l->n; i++)
+		if (l->tasks[i] > ctld->conf->max_tasks_per_node) {
+			rc = -ESLURM_BAD_TASK_COUNT;
+			step_layout_release(l);
+		}
 	if (!rc && (rc = step_gres_alloc(job, req, l)))
 		step_layout_release(l);
 	if (rc)

@@ -419,3 +419,17 @@ def test_overcommit_runs_more_tasks_than_cpus(cluster):
     assert p.returncode == 0 and len(p.stdout.splitlines()) == n, p.stderr
     p = cluster.run(["sbatch", "-N1", "-n", str(n), "--wrap", "true"])
     assert p.returncode == 1 and "Requested node configuration is not available" in p.stderr
+
+
+def test_max_tasks_per_node(cluster):
+    """MaxTasksPerNode (512 by default; scontrol show config shows it, Slurm's
+    test1.22 reads it): a step of that many tasks on a node runs, one more is
+    refused, and so is a job asking for more per node."""
+    config = cluster.run(["scontrol", "show", "config"], check=True).stdout
+    assert re.search(r"^MaxTasksPerNode\s+= 512$", config, re.M)
+    p = cluster.run(["srun", "-O", "-N1", "-n512", "-t1", "true"], timeout=120)
+    assert p.returncode == 0, p.stderr
+    p = cluster.run(["srun", "-O", "-N1", "-n513", "-t1", "true"])
+    assert p.returncode != 0 and "Task count specification invalid" in p.stderr
+    p = cluster.run(["sbatch", "-O", "--ntasks-per-node=513", "--wrap", "true"])
+    assert p.returncode == 1 and "Task count specification invalid" in p.stderr
