@@ -709,7 +709,10 @@ static void on_sigint(struct io *io)
 		io->force_exit = 1;
 		return;
 	}
-	if (io->o->quit_on_interrupt) {
+	if (io->o->quit_on_interrupt) { /* Ctrl-C to the tasks, then the end */
+		fprintf(stderr, "srun: sending Ctrl-C to StepId=%u.%u\n", io->st->job_id,
+		        io->st->step_id);
+		signal_step(io->st, SIGINT, 0);
 		fprintf(stderr, "srun: forcing job termination\n");
 		abort_step(io, 0, 0, 2000);
 	} else if (io->intr_sent && now - io->intr_sent < 1000) {

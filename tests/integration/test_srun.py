@@ -178,6 +178,27 @@ def test_interrupt_twice_cancels(cluster):
     assert proc.returncode == 130
 
 
+def test_quit_on_interrupt_sends_ctrl_c_once(cluster):
+    """--quit-on-interrupt: one SIGINT is passed on to the tasks ("sending
+    Ctrl-C to StepId=J.S", Slurm's test1.38 matches it) and ends the step at
+    once (the tasks are killed too, so whether a trap runs is a race)."""
+    script = "echo WAITING; exec sleep 60"
+    proc = subprocess.Popen(["srun", "--quit-on-interrupt", "--unbuffered", "bash", "-c",
+                             script], env=cluster.env, cwd=str(cluster.work),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "WAITING"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert re.search(r"^srun: sending Ctrl-C to StepId=\d+\.0$", err, re.M), err
+    assert "srun: interrupt (one more" not in err
+    assert proc.returncode != 0
+
+
 def test_salloc_environment(cluster):
     p = cluster.run("salloc -N 2 -n 3 bash -c 'env | grep ^SLURM_ | sort'")
     assert p.returncode == 0, p.stderr
