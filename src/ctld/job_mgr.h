@@ -169,6 +169,17 @@ static inline uint32_t job_min_nodes(const struct job *job)
 	return job->desc.min_nodes == NO_VAL ? 1 : job->desc.min_nodes;
 }
 
+/* The tasks a running job asked for (-n, else --ntasks-per-node times its
+ * nodes), NO_VAL when it named neither. */
+static inline uint32_t job_num_tasks_asked(const struct job *job)
+{
+	if (job->desc.num_tasks != NO_VAL)
+		return job->desc.num_tasks;
+	if (job->desc.ntasks_per_node != NO_VAL && job->run)
+		return job->desc.ntasks_per_node * job->run->nnodes;
+	return NO_VAL;
+}
+
 /* Its nice value (--nice), 0 when none was given. */
 static inline int32_t job_nice(const struct job *job)
 {

@@ -45,12 +45,7 @@ static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_re
 	l->work_dir = d->work_dir;
 	l->job_nodes = job->run->nodes_str;
 	l->job_cpus_per_node = (struct rota_u32v){job->run->cpus, job->run->nnodes};
-	if (d->num_tasks != NO_VAL)
-		l->job_num_tasks = d->num_tasks;
-	else if (d->ntasks_per_node != NO_VAL)
-		l->job_num_tasks = d->ntasks_per_node * job->run->nnodes;
-	else
-		l->job_num_tasks = NO_VAL;
+	l->job_num_tasks = job_num_tasks_asked(job);
 	l->job_ntasks_per_node = d->ntasks_per_node;
 	l->ntasks_per_core = x->ntasks_per_core;
 	l->ntasks_per_socket = x->ntasks_per_socket;

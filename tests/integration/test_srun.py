@@ -440,6 +440,12 @@ def test_overcommit_runs_more_tasks_than_cpus(cluster):
     assert p.returncode == 0 and len(p.stdout.splitlines()) == n, p.stderr
     p = cluster.run(["sbatch", "-N1", "-n", str(n), "--wrap", "true"])
     assert p.returncode == 1 and "Requested node configuration is not available" in p.stderr
+    # --ntasks-per-node with -O and no -n: that many tasks a node (test1.37)
+    p = cluster.run(["srun", "-O", "-N1", f"--ntasks-per-node={n}", "-l", "true"])
+    assert p.returncode == 0, p.stderr
+    p = cluster.run(["srun", "-O", "-N1", f"--ntasks-per-node={n}", "printenv",
+                     "SLURM_NTASKS"])
+    assert p.stdout.split() == [str(n)] * n, p.stdout
 
 
 def test_max_tasks_per_node(cluster):
