@@ -21,13 +21,14 @@
 
 void cli_error(const char *fmt, ...)
 {
+	char buf[4096];
 	va_list ap;
 
-	fprintf(stderr, "%s: error: ", cli_prog);
+	/* one write: a reader (expect) sees the whole line or none of it */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "%s: error: %s\n", cli_prog, buf);
 }
 
 /* The exit code SLURM_EXIT_ERROR (or _IMMEDIATE) names, read as Slurm does

@@ -212,6 +212,10 @@ static void write_part(FILE *f, const struct part_info *p)
 		fprintf(f, " PreemptMode=%s", p->preempt_mode);
 	if (p->grace_time)
 		fprintf(f, " GraceTime=%u", p->grace_time);
+	if (p->over_time_limit == INFINITE32)
+		fputs(" OverTimeLimit=UNLIMITED", f);
+	else if (p->over_time_limit != NO_VAL)
+		fprintf(f, " OverTimeLimit=%u", p->over_time_limit);
 	write_part_access(f, p);
 	fprintf(f, " State=%s\n", conf_part_state_str(p->state));
 }

@@ -787,8 +787,13 @@ static void print_part(FILE *f, const struct scontrol_opts *o, const struct part
 	        yes_no(p->flags, PART_INFO_F_ROOT_ONLY),
 	        yes_no(p->flags, PART_INFO_F_REQ_RESV),
 	        oversubscribe(p->oversubscribe, os, sizeof(os)), le);
-	fprintf(f, "OverTimeLimit=NONE PreemptMode=%s%s",
-	        p->preempt_mode ? p->preempt_mode : "OFF", le);
+	if (p->over_time_limit == NO_VAL)
+		fputs("OverTimeLimit=NONE", f);
+	else if (p->over_time_limit == INFINITE32)
+		fputs("OverTimeLimit=UNLIMITED", f);
+	else
+		fprintf(f, "OverTimeLimit=%u", p->over_time_limit);
+	fprintf(f, " PreemptMode=%s%s", p->preempt_mode ? p->preempt_mode : "OFF", le);
 	fprintf(f, "State=%s TotalCPUs=%u TotalNodes=%u SelectTypeParameters=NONE%s",
 	        conf_part_state_str(p->state), p->total_cpus, p->total_nodes, le);
 	fprintf(f, "JobDefaults=(null)%s", le);

@@ -82,6 +82,8 @@ struct conf_part {
 	int lln;               /* LLN=YES */
 	int disable_root_jobs; /* DisableRootJobs=YES: no jobs run as root */
 	uint32_t max_cpus_per_node; /* UINT32_MAX: UNLIMITED */
+	uint32_t
+	    over_time_limit; /* minutes; UINT32_MAX: UNLIMITED, NO_VAL: the cluster's */
 	/* DefMemPerCPU, DefMemPerNode, MaxMemPerCPU, MaxMemPerNode: MB, 0 none
 	 * (ctld/part_mem.h) */
 	uint64_t def_mem_per_cpu, def_mem_per_node, max_mem_per_cpu, max_mem_per_node;
@@ -190,11 +192,12 @@ struct conf {
 	uint32_t max_job_count;      /* default 10000 */
 	uint32_t max_array_size;     /* default 1001 */
 	uint32_t max_tasks_per_node; /* default 512 */
-	uint32_t first_job_id;       /* default 1 */
-	uint32_t max_job_id;         /* default 0x03ff0000 */
-	uint32_t sched_time_slice;   /* SchedulerTimeSlice, default 30 */
-	uint64_t def_mem_per_cpu;    /* MB, 0 = unset */
-	uint64_t def_mem_per_node;   /* MB, 0 = unset */
+	uint32_t over_time_limit;  /* minutes past a time limit; UINT32_MAX: UNLIMITED */
+	uint32_t first_job_id;     /* default 1 */
+	uint32_t max_job_id;       /* default 0x03ff0000 */
+	uint32_t sched_time_slice; /* SchedulerTimeSlice, default 30 */
+	uint64_t def_mem_per_cpu;  /* MB, 0 = unset */
+	uint64_t def_mem_per_node; /* MB, 0 = unset */
 	char *prolog, *epilog, *task_prolog;
 	char *srun_prolog, *srun_epilog; /* srun runs them (--prolog, --epilog) */
 	char *prolog_flags; /* PrologFlags: Contain gives each job N.extern */

@@ -198,6 +198,9 @@ static const struct conf_doc global_doc[] = {
     {"MaxJobCount", "number",
      "Jobs the controller holds at once; a submission beyond it is refused."},
     {"MaxArraySize", "number", "One more than the highest array index allowed."},
+    {"OverTimeLimit", "minutes|UNLIMITED",
+     "Minutes a job may run past its time limit before it is ended (default 0); a "
+     "partition may have its own."},
     {"MaxTasksPerNode", "number",
      "The most tasks of one job step on a node (default 512): a job asking for more "
      "per node, or a step laid out so, is refused (\"Task count specification "
@@ -346,6 +349,9 @@ static const struct conf_doc part_doc[] = {
     {"MaxCPUsPerNode", "number|UNLIMITED",
      "The most CPUs of a node its jobs hold together; a job that cannot fit "
      "under it is refused."},
+    {"OverTimeLimit", "minutes|UNLIMITED|NONE",
+     "Minutes its jobs may run past their time limit; NONE (the default): the "
+     "cluster's OverTimeLimit."},
     {"DefMemPerCPU", "MB",
      "Memory its jobs that ask none get per CPU (before slurm.conf's)."},
     {"DefMemPerNode", "MB",

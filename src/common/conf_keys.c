@@ -150,6 +150,8 @@ const struct conf_key conf_keys[] = {
     G_STR("RebootProgram", reboot_program, NULL, R),
     G_U32("MaxJobCount", max_job_count, "10000", 1, U32MAX - 1, NULL, R),
     G_U32("MaxArraySize", max_array_size, "1001", 0, 4000001, NULL, R),
+    ROW("OverTimeLimit", CONF_SCOPE_GLOBAL, CONF_T_COUNT, CONF_ID_NONE, conf,
+        over_time_limit, "0", 0, 65533, "min", R),
     G_U32("MaxTasksPerNode", max_tasks_per_node, "512", 1, 65533, NULL, R),
     G_U32("FirstJobId", first_job_id, "1", 1, 0x03ff0000, NULL, R),
     G_U32("MaxJobId", max_job_id, "67043328", 1, 0x03ff0000, NULL, 0),
@@ -257,7 +259,6 @@ const struct conf_key conf_keys[] = {
     IGNORE("MemLimitEnforce"),
     IGNORE("MpiParams"),
     IGNORE("NodeFeaturesPlugins"),
-    IGNORE("OverTimeLimit"),
     IGNORE("PluginDir"),
     IGNORE("PlugStackConfig"),
     IGNORE("PowerParameters"),
@@ -378,6 +379,8 @@ const struct conf_key conf_keys[] = {
     P_ROW("LLN", CONF_T_BOOL, lln, "NO", 0, 0),
     P_ROW("DisableRootJobs", CONF_T_BOOL, disable_root_jobs, "NO", 0, 0),
     P_ROW("MaxCPUsPerNode", CONF_T_COUNT, max_cpus_per_node, "UNLIMITED", 0, U32MAX - 1),
+    ROW("OverTimeLimit", CONF_SCOPE_PART, CONF_T_COUNT, CONF_ID_NONE, conf_part,
+        over_time_limit, "NONE", 0, 65533, NULL, R | CONF_KEY_NONE_UNSET),
     P_ROW("DefMemPerCPU", CONF_T_MEM, def_mem_per_cpu, "0", 0, UINT64_MAX),
     P_ROW("DefMemPerNode", CONF_T_MEM, def_mem_per_node, "0", 0, UINT64_MAX),
     P_ROW("MaxMemPerCPU", CONF_T_MEM, max_mem_per_cpu, "0", 0, UINT64_MAX),
@@ -386,7 +389,6 @@ const struct conf_key conf_keys[] = {
     P_IGNORE("DefCpuPerGPU"),
     P_IGNORE("DefMemPerGPU"),
     P_IGNORE("MaxCPUsPerSocket"),
-    P_IGNORE("OverTimeLimit"),
     P_IGNORE("PowerDownOnIdle"),
     P_IGNORE("ResumeTimeout"),
     P_IGNORE("SelectTypeParameters"),
@@ -599,6 +601,10 @@ int conf_key_set(const struct conf_key *k, void *base, const char *value,
 			*FIELD(base, k, uint64_t) = v;
 		return 0;
 	case CONF_T_COUNT:
+		if ((k->flags & CONF_KEY_NONE_UNSET) && !strcasecmp(value, "NONE")) {
+			*FIELD(base, k, uint32_t) = CONF_COUNT_UNSET;
+			return 0;
+		}
 		if (!strcasecmp(value, "UNLIMITED") || !strcasecmp(value, "INFINITE") ||
 		    ((k->flags & CONF_KEY_NONE_OFF) &&
 		     (!strcasecmp(value, "NONE") || !strcmp(value, "-1")))) {
@@ -722,6 +728,9 @@ int conf_key_format(const struct conf_key *k, const void *base, char **ret)
 		break;
 	default: /* U32, COUNT */
 		v32 = *CFIELD(base, k, uint32_t);
+		if (k->type == CONF_T_COUNT && v32 == CONF_COUNT_UNSET &&
+		    (k->flags & CONF_KEY_NONE_UNSET))
+			return (*ret = strdup("NONE")) ? 0 : -ENOMEM;
 		if (k->type != CONF_T_COUNT || v32 != UINT32_MAX)
 			return format_num(k, v32, ret);
 		s = (k->flags & CONF_KEY_NONE_OFF) ? "NONE" : "UNLIMITED";

@@ -66,6 +66,11 @@ enum conf_key_id {
 	0x4u /* a COUNT where NONE and -1 mean off too,                                  \
 	      * shown as NONE */
 
+#define CONF_KEY_NONE_UNSET                                                              \
+	0x8u /* a COUNT where NONE means not set here (CONF_COUNT_UNSET),                \
+	      * shown as NONE */
+#define CONF_COUNT_UNSET 0xfffffffeu /* the protocol's NO_VAL */
+
 #define CONF_NO_FIELD ((size_t)-1)
 
 struct conf_key {

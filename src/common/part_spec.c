@@ -56,7 +56,7 @@ static const struct tag {
     {"ReqResv", 3, K_BOOL, NULL, NULL},
     {"OverSubscribe", 5, K_OVERSUB, NULL, NULL},
     {"Shared", 2, K_OVERSUB, "OverSubscribe", NULL},
-    {"OverTimeLimit", 5, K_NOT_ROTA, NULL, NULL},
+    {"OverTimeLimit", 5, K_COUNT, NULL, NULL},
     {"PreemptMode", 3, K_PREEMPT, NULL, NULL},
     {"Priority", 3, K_PRIO, NULL, NULL},
     {"PriorityJobFactor", 3, K_U16, NULL, NULL},

@@ -375,6 +375,19 @@ void job_mgr_chan_gone(struct ctld *ctld, struct chan *ch)
 	}
 }
 
+/* Whether running job j is past its time limit and the OverTimeLimit
+ * minutes of its partition (or, where that has none, of the cluster). */
+static int past_time_limit(const struct ctld *ctld, const struct job *j, time_t now)
+{
+	uint32_t over = ctld->conf->over_time_limit;
+
+	if (j->part && j->part->cfg->over_time_limit != NO_VAL)
+		over = j->part->cfg->over_time_limit;
+	if (over == INFINITE32)
+		return 0;
+	return job_run_secs(j, now) >= ((long)j->time_limit + (long)over) * 60;
+}
+
 void job_mgr_tick(struct ctld *ctld, time_t now)
 {
 	time_t min_age = ctld->conf->min_job_age;
@@ -400,7 +413,7 @@ void job_mgr_tick(struct ctld *ctld, time_t now)
 			preempt_tick(ctld, j, now);
 		if (job_is_running(j) && !(j->state & JOB_SUSPEND_FLAG) && j->run->steps)
 			step_limits_tick(ctld, j, now);
-		if (ticking && job_run_secs(j, now) >= (long)j->time_limit * 60) {
+		if (ticking && past_time_limit(ctld, j, now)) {
 			log_info("JobId=%u reached its time limit", j->job_id);
 			job_end(ctld, j, JOB_TIMEOUT, FAIL_TIMEOUT, 0);
 		} else if ((j->state & JOB_COMPLETING) &&

@@ -924,6 +924,7 @@ void node_mgr_part_fill(struct ctld *ctld, const struct part *p, struct part_inf
 	           (cp->lln ? PART_INFO_F_LLN : 0) |
 	           (cp->disable_root_jobs ? PART_INFO_F_DISABLE_ROOT_JOBS : 0);
 	o->max_cpus_per_node = cp->max_cpus_per_node;
+	o->over_time_limit = cp->over_time_limit;
 	o->def_mem_per_cpu = cp->def_mem_per_cpu;
 	o->def_mem_per_node = cp->def_mem_per_node;
 	o->max_mem_per_cpu = cp->max_mem_per_cpu;

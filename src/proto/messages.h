@@ -330,7 +330,8 @@ ROTA_DECLARE(node_info, NODE_INFO_FIELDS)
 	F(S, u64, def_mem_per_node, _)                                                   \
 	F(S, u64, max_mem_per_cpu, _)                                                    \
 	F(S, u64, max_mem_per_node, _)                                                   \
-	F(S, str, tres_billing_weights, _)
+	F(S, str, tres_billing_weights, _)                                               \
+	F(S, u32, over_time_limit, _) /* minutes; INFINITE32, NO_VAL: NONE */
 ROTA_DECLARE(part_info, PART_INFO_FIELDS)
 #define PART_INFO_F_HIDDEN            0x01u
 #define PART_INFO_F_ROOT_ONLY         0x02u

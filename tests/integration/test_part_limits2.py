@@ -18,6 +18,7 @@ PARTS = (
     "PartitionName=cap Nodes=node[01-02] MaxCPUsPerNode=4\n"
     "PartitionName=exu Nodes=node[03-04] ExclusiveUser=YES\n"
     "PartitionName=lln Nodes=node[01-04] LLN=YES\n"
+    "PartitionName=strict Nodes=node[03-04] OverTimeLimit=0\n"
 )
 SUBMIT_ERR = "sbatch: error: Batch job submission failed: "
 MEM_ERR = SUBMIT_ERR + "Memory required by task is not available\n"
@@ -26,7 +27,7 @@ CONFIG_ERR = SUBMIT_ERR + "Requested node configuration is not available\n"
 
 def _conf(path):
     with open(path, "a") as f:
-        f.write("EnforcePartLimits=ALL\n" + PARTS)
+        f.write("EnforcePartLimits=ALL\nOverTimeLimit=1\n" + PARTS)
 
 
 @pytest.fixture(scope="module")
@@ -165,3 +166,28 @@ def test_max_mem_waits_without_enforcement(make_cluster):
                  cwd=c.work)
     c.wait_for(lambda: c.job_field(j, "Reason") == "MaxMemPerLimit", what="MaxMemPerLimit")
     assert c.job_field(j, "JobState") == "PENDING"
+
+
+def test_over_time_limit(cluster):
+    """OverTimeLimit: minutes a job runs past its time limit, the partition's
+    own (strict: 0) or else the cluster's (1); shown, updated, written."""
+    config = cluster.run(["scontrol", "show", "config"], check=True).stdout
+    assert re.search(r"^OverTimeLimit\s+= 1 min$", config, re.M), config
+    def part_otl(name):
+        text = cluster.run(["scontrol", "show", "partition", name], check=True).stdout
+        return re.search(r"OverTimeLimit=(\S+)", text).group(1)
+    assert (part_otl("strict"), part_otl("memcpu")) == ("0", "NONE")
+    lenient = cluster.sbatch("-p", "memcpu", "-t1", "--wrap", "sleep 600")
+    strict = cluster.sbatch("-p", "strict", "-t1", "--wrap", "sleep 600")
+    assert cluster.wait_job(strict, timeout=150) == "TIMEOUT"
+    assert cluster.job_state(lenient) == "RUNNING"  # a minute more to go
+    assert cluster.wait_job(lenient, timeout=150) == "TIMEOUT"
+    cluster.run(["scontrol", "update", "PartitionName=strict",
+                 "OverTimeLimit=UNLIMITED"], check=True)
+    assert part_otl("strict") == "UNLIMITED"
+    p = cluster.run(["scontrol", "write", "config", str(cluster.work / "otl.conf")],
+                    check=True)
+    saved = p.stdout.split()[-1]
+    text = open(saved).read()
+    assert "OverTimeLimit=1\n" in text
+    assert re.search(r"^PartitionName=strict .*OverTimeLimit=UNLIMITED", text, re.M)

@@ -89,7 +89,7 @@ def test_pidinfo(cluster):
     c = cluster
     out = c.work / "pi.out"
     jid = c.sbatch("-t", "5", "-o", str(out), "--wrap",
-                   "scontrol pidinfo $$; sleep 0.2 & scontrol pidinfo $!; "
+                   "scontrol pidinfo $$; sleep 30 & scontrol pidinfo $!; kill $!; "
                    "srun -n1 bash -c 'scontrol pidinfo $$'", cwd=c.work)
     assert c.wait_job(jid) == "COMPLETED"
     text = out.read_text()
