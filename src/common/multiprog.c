@@ -43,10 +43,12 @@ static char **split_words(const char *line, struct rota_error *err)
 	return v ? v : xcalloc(1, sizeof(char *));
 }
 
-/* Does spec ("*", "0-3,5") name task?  *offset: task's place in its range. */
+/* Does spec ("*", "0-3,5") name task?  *offset: task's place among the tasks
+ * the spec names, in their order ("0,3": task 3 is at 1). */
 static int ranks_match(const char *spec, uint32_t task, uint32_t *offset, int *bad)
 {
 	const char *p = spec;
+	uint32_t before = 0;
 
 	if (!strcmp(spec, "*")) {
 		*offset = task;
@@ -64,9 +66,10 @@ static int ranks_match(const char *spec, uint32_t task, uint32_t *offset, int *b
 				goto bad;
 		}
 		if (task >= lo && task <= hi) {
-			*offset = task - (uint32_t)lo;
+			*offset = before + (task - (uint32_t)lo);
 			return 1;
 		}
+		before += (uint32_t)(hi - lo + 1);
 		if (*end && *end != ',')
 			goto bad;
 		p = *end ? end + 1 : end;

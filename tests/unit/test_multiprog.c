@@ -25,7 +25,7 @@ static void test_ranges_and_offsets(void **state)
 	strv_free(argv);
 	assert_int_equal(multiprog_argv(conf, 4, &argv, NULL), 0);
 	assert_string_equal(argv[1], "4");
-	assert_string_equal(argv[2], "0"); /* offset within "4" */
+	assert_string_equal(argv[2], "2"); /* the third task of "0-1,4" */
 	strv_free(argv);
 	assert_int_equal(multiprog_argv(conf, 2, &argv, NULL), 0);
 	assert_string_equal(argv[0], "prog b");
