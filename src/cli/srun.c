@@ -453,9 +453,11 @@ static void env_nodes_check(const struct srun *s, uint16_t type, const void *bod
 	const struct step_create_resp *r = body;
 	uint32_t want = s->line.comp[0].o.desc.min_nodes;
 
+	/* -w (or -m arbitrary's list) names the step's nodes: fewer is asked */
 	if (type == MSG_STEP_CREATE_RESP &&
 	    s->line.comp[0].o.nodes_src == JOBOPT_SRC_ENV && !s->alloc_mode &&
-	    want != NO_VAL && r->tasks_per_node.n < want)
+	    want != NO_VAL && r->tasks_per_node.n < want &&
+	    !(s->line.comp[0].o.desc.req_nodes && *s->line.comp[0].o.desc.req_nodes))
 		cli_error("SLURM_JOB_NUM_NODES environment variable conflicts with "
 		          "allocated node count (%u != %u).",
 		          want, r->tasks_per_node.n);

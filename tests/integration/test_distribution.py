@@ -191,3 +191,14 @@ def test_arbitrary_with_too_short_a_list_is_refused(cluster):
     hf.write_text("-bad\n")
     p = cluster.run(["srun", "-m", "arbitrary", "true"], env={"SLURM_HOSTFILE": str(hf)})
     assert p.returncode == 1 and "Invalid hostfile" in p.stderr, p.stderr
+
+
+def test_w_inside_an_allocation_runs_on_those_nodes_alone(cluster):
+    """Inside salloc -N3, srun -w NODE is a step on that node alone (the
+    allocation's SLURM_NNODES does not apply), without the --no-kill
+    warning about SLURM_JOB_NUM_NODES (Slurm's test1.59)."""
+    p = cluster.run(["salloc", "-N3", "-w", "node[01-03]", "bash", "-c",
+                     "srun -l -w node03 -O printenv SLURMD_NODENAME"])
+    assert p.returncode == 0, p.stderr
+    assert [l.split()[0] for l in p.stdout.splitlines()] == ["0:"], p.stdout
+    assert "conflicts with allocated node count" not in p.stderr, p.stderr
