@@ -288,6 +288,17 @@ static void alloc_counts(const struct srun *s, size_t k, uint32_t *nodes, uint32
 		hostlist_free(names);
 		if (r->num_tasks && r->num_tasks != NO_VAL)
 			*tasks = r->num_tasks;
+		/* -c without -n or --ntasks-per-node: as many tasks as the
+		 * allocated CPUs hold, one a node at least (Slurm's srun) */
+		if (c->o.desc.num_tasks == NO_VAL &&
+		    c->o.desc.ntasks_per_node == NO_VAL &&
+		    c->o.desc.cpus_per_task != NO_VAL && c->o.desc.cpus_per_task &&
+		    r->cpus_per_node.n == *nodes) {
+			uint32_t fit = 0;
+			for (uint32_t i = 0; i < r->cpus_per_node.n; i++)
+				fit += r->cpus_per_node.v[i] / c->o.desc.cpus_per_task;
+			*tasks = fit < *nodes ? *nodes : fit;
+		}
 	}
 }
 

@@ -460,3 +460,16 @@ def test_max_tasks_per_node(cluster):
     assert p.returncode != 0 and "Task count specification invalid" in p.stderr
     p = cluster.run(["sbatch", "-O", "--ntasks-per-node=513", "--wrap", "true"])
     assert p.returncode == 1 and "Task count specification invalid" in p.stderr
+
+
+def test_cpus_per_task_without_ntasks_fills_the_allocation(cluster):
+    """srun -c N with no -n: as many tasks as the allocated CPUs hold (a whole
+    node with --exclusive), as Slurm's srun counts them (test1.84)."""
+    cpus = int(cluster.run(["sinfo", "-h", "-n", "node01", "-o", "%c"],
+                           check=True).stdout.split()[0])
+    p = cluster.run(["srun", "-N1", "-w", "node01", "--exclusive", "-c1", "-l",
+                     "printenv", "SLURM_NTASKS"])
+    assert p.returncode == 0, p.stderr
+    assert sorted(p.stdout.splitlines()) == sorted(f"{i}: {cpus}" for i in range(cpus))
+    p = cluster.run(["srun", "-N1", "-c1", "printenv", "SLURM_NTASKS"])
+    assert p.stdout.split() == ["1"], p.stdout
