@@ -210,7 +210,7 @@ void jobopt_layout_finish(struct jobopt *o)
 		fprintf(stderr,
 		        "%s: Following options are mutually exclusive with --hint: "
 		        "--ntasks-per-core, --threads-per-core, -B and --cpu-bind (other "
-		        "than --cpu-bind=verbose). Ignoring --hint.\n",
+		        "then --cpu-bind=verbose). Ignoring --hint.\n", /* sic, as Slurm */
 		        cli_prog);
 	free(o->hint);
 	o->hint = NULL;

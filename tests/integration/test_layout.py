@@ -169,8 +169,10 @@ def test_hint_values(cluster):
     assert field(c, j, "NumCPUs") == "2"
     p = c.run(["sbatch", "-v", "--hint=nomultithread", "--ntasks-per-core=2",
                "-H", "--wrap", "true"])
-    assert "mutually exclusive with --hint" in p.stderr and \
-        "Ignoring --hint." in p.stderr, p.stderr
+    # Slurm's words to the letter (its "then" too): test1.118 matches them
+    assert ("Following options are mutually exclusive with --hint: --ntasks-per-core, "
+            "--threads-per-core, -B and --cpu-bind (other then --cpu-bind=verbose). "
+            "Ignoring --hint.") in p.stderr, p.stderr
     # ... and so is the environment's beside the command line's options
     k = run_one(c, "-w", "node03", "-n2", "--ntasks-per-core=2",
                 env={"SLURM_HINT": "nomultithread"})
