@@ -1264,7 +1264,7 @@ static int show_steps(const struct scontrol_opts *o, const char *id)
 			printf("No job steps in the system\n");
 	}
 	msg_body_free(MSG_STEP_INFO_RESP, body);
-	return 0;
+	return !shown && id;
 }
 
 int scontrol_show(const struct scontrol_opts *o, int argc, char **argv)

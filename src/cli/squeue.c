@@ -509,12 +509,20 @@ static int print_steps(struct squeue_opts *o, const struct fmt_layout *layout)
 	struct step_info_resp *resp;
 	void *body = NULL;
 	char *msg = NULL;
+	int rc;
 
 	if (o->njob_ids) {
 		req.job_ids.v = o->job_ids;
 		req.job_ids.n = (uint32_t)o->njob_ids;
 	}
-	if (call_ctld(MSG_STEP_INFO_REQ, &req, MSG_STEP_INFO_RESP, &body, &msg)) {
+	rc = call_ctld(MSG_STEP_INFO_REQ, &req, MSG_STEP_INFO_RESP, &body, &msg);
+	if (rc == ESLURM_INVALID_JOB_ID && o->njob_ids) { /* none of them known */
+		free(msg);
+		if (!o->noheader)
+			fmt_print_header(stdout, layout);
+		return 0;
+	}
+	if (rc) {
 		fprintf(stderr, "slurm_get_job_steps error: %s\n", msg);
 		return 1;
 	}

@@ -712,14 +712,27 @@ static void step_fill(struct ctld *ctld, const struct job *job, const struct ste
 	o->start_time = st->start_time;
 }
 
-static int wanted(const struct job_info_req *req, uint32_t job_id)
+static int wanted(const struct job_info_req *req, const struct job *job)
 {
 	if (!req->job_ids.n)
 		return 1;
 	for (uint32_t i = 0; i < req->job_ids.n; i++)
-		if (req->job_ids.v[i] == job_id)
+		if (req->job_ids.v[i] == job->job_id ||
+		    (job->array_job_id && req->job_ids.v[i] == job->array_job_id))
 			return 1;
 	return 0;
+}
+
+/* Asked for particular jobs and none of them is known (as Slurm, a job
+ * without steps is not an error, an unknown one is). */
+static int none_known(struct ctld *ctld, const struct job_info_req *req)
+{
+	if (!req->job_ids.n || !job_count(ctld->jobs))
+		return 0;
+	for (uint32_t i = 0; i < req->job_ids.n; i++)
+		if (job_find(ctld->jobs, req->job_ids.v[i]))
+			return 0;
+	return 1;
 }
 
 void step_info(struct ctld *ctld, struct caller *who, const struct job_info_req *req,
@@ -728,9 +741,13 @@ void step_info(struct ctld *ctld, struct caller *who, const struct job_info_req 
 	struct step_info_resp r = {.now = time(NULL)};
 	size_t n = 0, cap = 16;
 
+	if (none_known(ctld, req)) {
+		chan_send_rc(ch, -ESLURM_INVALID_JOB_ID, NULL);
+		return;
+	}
 	r.steps = xcalloc(cap, sizeof(struct step_info));
 	for (struct job *job = job_first_active(ctld->jobs); job; job = job->lnext) {
-		if (!job_is_running(job) || !wanted(req, job->job_id))
+		if (!job_is_running(job) || !wanted(req, job))
 			continue;
 		for (struct step *st = job->run->steps;; st = st->next) {
 			int batch = st == NULL;

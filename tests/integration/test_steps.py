@@ -28,10 +28,23 @@ def test_steps_listed_while_running(cluster):
 
 
 def test_show_step_unknown(cluster):
-    p = cluster.run(["scontrol", "show", "step", "999999.0"])
-    assert "not found" in p.stdout
+    # a job that exists but has no such step: "not found", exit 1
+    jobid = cluster.sbatch("-o", "/dev/null", "--wrap", "sleep 30")
+    cluster.wait_running(jobid)
+    p = cluster.run(["scontrol", "show", "step", f"{jobid}.7"])
+    assert p.stdout == f"Job step {jobid}.7 not found\n"
+    assert p.returncode == 1
+    # a job nobody knows: the controller refuses the job id, as Slurm's does
+    p = cluster.run(["scontrol", "show", "step", f"{jobid + 10000}.0"])
+    assert "StepId=" not in p.stdout
+    assert p.stderr == "slurm_get_job_steps error: Invalid job id specified\n"
+    assert p.returncode == 1
+    # squeue -s filters a listing: an unknown job is only an empty one
+    p = cluster.run(["squeue", "-s", "-h", "-j", str(jobid + 10000)])
+    assert p.returncode == 0 and p.stdout == ""
     p = cluster.run(["scontrol", "show", "step", "abc"])
     assert p.returncode == 1
+    cluster.run(["scancel", str(jobid)])
 
 
 def test_derived_exit_code_is_the_worst_step(cluster):
