@@ -68,10 +68,11 @@ struct update {
 	struct job_desc nd; /* the new request (owned) */
 	uint32_t throttle;  /* NO_VAL: unchanged */
 	int desc_changed;
-	int check_resources; /* the new request must fit as at submit */
-	int check_resv;      /* its --reservation, as at submit (ctld/resv.h) */
-	int check_part;      /* a new partition: one that takes new jobs */
-	uint32_t shrink_to;  /* NumNodes= of a running job; 0: none */
+	int check_resources;    /* the new request must fit as at submit */
+	int check_resv;         /* its --reservation, as at submit (ctld/resv.h) */
+	int check_part;         /* a new partition: one that takes new jobs */
+	uint32_t shrink_to;     /* NumNodes= of a running job; 0: none */
+	const char *keep_nodes; /* NodeList= of a running job; NULL: none */
 };
 
 static int key_is(const char *key, size_t kl, const char *name)
@@ -157,6 +158,18 @@ static int update_pending_key(struct update *u, const char *key, size_t kl, cons
 			return -ESLURM_INVALID_NODE_COUNT;
 		if (u->shrink_to > u->job->run->nnodes)
 			return -ESLURM_NOT_SUPPORTED;
+		return 0;
+	}
+	/* or keep only some of its nodes (Slurm: req_nodes of a running job) */
+	if (job_is_running(u->job) &&
+	    (key_is(key, kl, "NodeList") || key_is(key, kl, "ReqNodeList"))) {
+		int rc = job_shrink_check(u->ctld, u->job, v);
+		if (rc) {
+			log_info("JobId=%u: invalid node list (%s) for update",
+			         u->job->job_id, v);
+			return rc;
+		}
+		u->keep_nodes = v;
 		return 0;
 	}
 	if (!job_is_pending(u->job))
@@ -337,6 +350,8 @@ static int update_kv(struct ctld *ctld, struct caller *who, struct job *job, cha
 		rc = update_commit(&u);
 	if (!rc && u.shrink_to)
 		rc = job_shrink(ctld, job, u.shrink_to);
+	if (!rc && u.keep_nodes)
+		rc = job_shrink_to(ctld, job, u.keep_nodes);
 	codec_release(&job_desc_type, &u.nd);
 	return rc;
 }

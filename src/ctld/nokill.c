@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include "common/conf.h"
+#include "common/hostlist.h"
 #include "common/log.h"
 #include "common/states.h"
 #include "ctld/ctld.h"
@@ -47,7 +48,8 @@ static int step_on(const struct step *st, uint32_t idx)
 	return 0;
 }
 
-int job_excise_node(struct ctld *ctld, struct job *job, const char *node_name)
+int job_excise_node(struct ctld *ctld, struct job *job, const char *node_name,
+                    int whole_steps)
 {
 	int idx = node_mgr_find(ctld->nodes, node_name);
 	struct ev_excise ev = {
@@ -64,8 +66,8 @@ int job_excise_node(struct ctld *ctld, struct job *job, const char *node_name)
 	if (idx < 0 || k < 0)
 		return -1;
 	ev.cpus = job->run->cpus[k];
-	/* its steps there end (their tasks elsewhere killed); the job's
-	 * extern step goes on elsewhere */
+	/* its steps there end (with whole_steps, their tasks elsewhere killed
+	 * too); the job's extern step goes on elsewhere */
 	for (struct step *st = job->run->steps; st; st = st->next)
 		if (step_on(st, (uint32_t)idx)) {
 			ids = xrealloc(ids, (n + 1) * sizeof(*ids));
@@ -76,7 +78,7 @@ int job_excise_node(struct ctld *ctld, struct job *job, const char *node_name)
 		                             .step_id = ids[i],
 		                             .node_name = (char *)node_name,
 		                             .status = SIGKILL};
-		if (ids[i] != STEP_EXTERN)
+		if (whole_steps && ids[i] != STEP_EXTERN)
 			job_signal_nodes(ctld, job, ids[i], SIGKILL, 0);
 		step_complete(ctld, &gone);
 	}
@@ -96,7 +98,7 @@ int job_excise_node(struct ctld *ctld, struct job *job, const char *node_name)
 
 void nokill_excise(struct ctld *ctld, struct job *job, const char *node_name)
 {
-	if (job_excise_node(ctld, job, node_name) == 0)
+	if (job_excise_node(ctld, job, node_name, 1) == 0)
 		log_err("Removing failed node %s from JobId=%u", node_name, job->job_id);
 }
 
@@ -116,7 +118,7 @@ int job_shrink(struct ctld *ctld, struct job *job, uint32_t nodes)
 		uint32_t k = job->run->nnodes - 1;
 		char *name =
 		    xstrdup(node_mgr_get(ctld->nodes, job->run->node_idx[k])->cfg->name);
-		int rc = job_excise_node(ctld, job, name);
+		int rc = job_excise_node(ctld, job, name, 0);
 
 		free(name);
 		if (rc < 0)
@@ -126,6 +128,66 @@ int job_shrink(struct ctld *ctld, struct job *job, uint32_t nodes)
 		log_info("JobId=%u resized from %u to %u node(s): %s", job->job_id, from,
 		         nodes, job->run->nodes_str);
 	return 0;
+}
+
+/* Is node idx in names[0..n)? */
+static int named(struct ctld *ctld, char **names, size_t n, uint32_t idx)
+{
+	for (size_t i = 0; i < n; i++)
+		if (node_mgr_find(ctld->nodes, names[i]) == (int)idx)
+			return 1;
+	return 0;
+}
+
+int job_shrink_check(struct ctld *ctld, const struct job *job, const char *list)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (!list || !*list || hostlist_expand(list, &names, &n, NULL) < 0 || !n)
+		return -ESLURM_INVALID_NODE_NAME;
+	for (size_t i = 0; i < n && !rc; i++)
+		if (position(ctld, job, names[i]) < 0)
+			rc = -ESLURM_INVALID_NODE_NAME; /* not one of the job's */
+	/* the batch host cannot leave a job while resizing */
+	if (!rc && !(job->desc.flags & JOB_F_INTERACTIVE) &&
+	    !named(ctld, names, n, job->run->node_idx[0]))
+		rc = -ESLURM_INVALID_NODE_NAME;
+	hostlist_free(names);
+	return rc;
+}
+
+int job_shrink_to(struct ctld *ctld, struct job *job, const char *list)
+{
+	uint32_t from = job->run->nnodes;
+	char **names = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (!job_is_running(job) || (job->state & (JOB_CONFIGURING | JOB_COMPLETING)))
+		return -ESLURM_JOB_NOT_RUNNING;
+	if (job_x(job)->het_job_id)
+		return -ESLURM_NOT_SUPPORTED;
+	if ((rc = job_shrink_check(ctld, job, list)) != 0)
+		return rc;
+	if (hostlist_expand(list, &names, &n, NULL) < 0)
+		return -ESLURM_INVALID_NODE_NAME;
+	for (uint32_t k = job->run->nnodes; k-- > 0 && !rc;) {
+		char *name;
+		if (named(ctld, names, n, job->run->node_idx[k]))
+			continue;
+		name =
+		    xstrdup(node_mgr_get(ctld->nodes, job->run->node_idx[k])->cfg->name);
+		if (job_excise_node(ctld, job, name, 0) < 0)
+			rc = SLURM_ERROR;
+		free(name);
+	}
+	hostlist_free(names);
+	if (!rc && from != job->run->nnodes)
+		log_info("JobId=%u resized from %u to %u node(s): %s", job->job_id, from,
+		         job->run->nnodes, job->run->nodes_str);
+	return rc;
 }
 
 /* Drop element k of an array of n elements of size sz. */

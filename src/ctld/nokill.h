@@ -31,13 +31,25 @@ void nokill_excise(struct ctld *ctld, struct job *job, const char *node_name);
 
 /* The same for any reason (a shrink: scontrol update NumNodes=): the node
  * leaves the running job, its steps there killed, what is left there killed
- * too.  0, or -1 when it is not the job's or the journal refused. */
-int job_excise_node(struct ctld *ctld, struct job *job, const char *node_name);
+ * too.  whole_steps: those steps' tasks on other nodes are killed as well (a
+ * failed node); else they go on there (a shrink, as Slurm's).  0, or -1 when
+ * it is not the job's or the journal refused. */
+int job_excise_node(struct ctld *ctld, struct job *job, const char *node_name,
+                    int whole_steps);
 
 /* scontrol update JobId= NumNodes=N of a running job: N < its node count
  * keeps its first N nodes (the batch script's first), as Slurm's resize.
  * 0 or -ESLURM_*. */
 int job_shrink(struct ctld *ctld, struct job *job, uint32_t nodes);
+
+/* scontrol update JobId= NodeList=LIST of a running job: the nodes not in
+ * LIST leave it (LIST a subset of its nodes, with the batch script's).  0
+ * or -ESLURM_*. */
+int job_shrink_to(struct ctld *ctld, struct job *job, const char *list);
+
+/* Is LIST (a host list) a subset of the running job's nodes that keeps its
+ * batch host?  0 or -ESLURM_INVALID_NODE_NAME. */
+int job_shrink_check(struct ctld *ctld, const struct job *job, const char *list);
 
 /* EV_EXCISE: the node leaves the job's allocation.  0 or -EINVAL. */
 int nokill_apply(struct ctld *ctld, const struct ev_excise *ev, struct job *job);

@@ -230,14 +230,19 @@ def test_names_nodes_memory(cluster):
     assert cluster.wait_job(j) == "COMPLETED"
     assert cluster.job_field(j, "NodeList") == "node03"
 
-    # a running job may be renamed, not moved
+    # a running job may be renamed, not moved (its node list may only keep
+    # some of its nodes: test_resize.py)
     write_script(cluster.work / "s.sh", SLEEPER)
     r = cluster.sbatch("-o", "/dev/null", "s.sh", cwd=cluster.work)
     cluster.wait_running(r)
     ok(update(cluster, r, "Name=running-renamed"))
     assert cluster.job_field(r, "JobName") == "running-renamed"
-    refused(update(cluster, r, "ReqNodeList=node01"),
-            "Job is no longer pending execution")
+    mine = cluster.job_field(r, "NodeList")
+    other = "node02" if mine != "node02" else "node01"
+    refused(update(cluster, r, f"ReqNodeList={other}"),
+            "Invalid node name specified")
+    ok(update(cluster, r, f"ReqNodeList={mine}"))
+    assert cluster.job_field(r, "NodeList") == mine
     refused(update(cluster, r, "Bogus=1"),
             "Requested operation not supported on this system")
 

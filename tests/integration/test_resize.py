@@ -80,3 +80,34 @@ def test_shrink_keeps_the_batch_node_and_frees_the_others(cluster):
     c.up()
     assert c.job_field(jid, "NumNodes") == "2"
     c.run(["scancel", str(jid), str(other)], check=True)
+
+
+def test_nodelist_keeps_a_subset_and_the_step_goes_on(cluster):
+    """NodeList= of a running job (Slurm's test2.15): the nodes left out leave
+    it, the tasks of a step there are killed, its tasks on kept nodes go on."""
+    c = cluster
+    out = c.work / "subset.out"
+    started = c.work / "subset.t1"
+    started.unlink(missing_ok=True)
+    jid = c.sbatch(
+        "-N2", "--ntasks-per-node=1", "-t2", "-o", str(out), "--wrap",
+        "srun -l bash -c 'if [ $SLURM_PROCID = 0 ]; then sleep 6; echo done0; "
+        f"else touch {started}; sleep 20; echo bad1; fi'; echo srun=$?")
+    c.wait_running(jid)
+    c.wait_for(started.exists, timeout=20, what="task 1 started")
+    batch = c.job_field(jid, "BatchHost")
+    nodes = c.run(["scontrol", "show", "hostnames", c.job_field(jid, "NodeList")]
+                  ).stdout.split()
+    other = [n for n in nodes if n != batch][0]
+    # not the job's node, or without the batch host: refused
+    p = c.run(["scontrol", "update", f"JobId={jid}", "NodeList=node09"])
+    assert p.returncode == 1 and "Invalid node name specified" in p.stderr
+    p = c.run(["scontrol", "update", f"JobId={jid}", f"NodeList={other}"])
+    assert p.returncode == 1 and "Invalid node name specified" in p.stderr
+    p = c.run(["scontrol", "update", f"JobId={jid}", f"NodeList={batch}"])
+    assert p.returncode == 0, p.stderr
+    assert c.job_field(jid, "NodeList") == batch
+    assert c.job_field(jid, "NumNodes") == "1"
+    assert c.wait_job(jid) == "COMPLETED"
+    text = out.read_text()
+    assert "0: done0" in text and "bad1" not in text, text
