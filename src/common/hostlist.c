@@ -2,9 +2,10 @@
  *
  * DESIGN: an expression is a comma list of items (commas inside brackets do not
  * split).  Each item is a sequence of parts, a literal or a bracket group, and
- * expands to the cartesian product of its parts' alternatives with the last part
- * varying fastest.  A literal is a part with one alternative, so one odometer
- * loop handles "node01", "node[1-3]" and "rack[0-1]_blade[2,3]" alike.
+ * expands to the cartesian product of its parts' alternatives, the last bracket
+ * group varying fastest, then the others from the first on (Slurm's order).  A
+ * literal is a part with one alternative, so one odometer loop handles
+ * "node01", "node[1-3]" and "rack[0-1]_blade[2,3]" alike.
  *
  * Compression looks only at the last run of digits in each name, as Slurm does
  * for one-dimensional names, and merges adjacent names that share prefix, suffix
@@ -225,10 +226,16 @@ static int item_parse(struct hl_item *item, const char *s, const char *end,
 static int item_emit(const struct hl_item *item, char **names, size_t *count)
 {
 	size_t *idx = calloc(item->n, sizeof(*idx));
+	size_t last = item->n ? item->n - 1 : 0; /* the last group, or any part */
 	int done = 0;
 
 	if (!idx)
 		return -ENOMEM;
+	for (size_t i = item->n; i-- > 0;)
+		if (item->parts[i].n > 1) {
+			last = i;
+			break;
+		}
 	while (!done) {
 		size_t len = 0, off = 0;
 		char *name;
@@ -248,9 +255,14 @@ static int item_emit(const struct hl_item *item, char **names, size_t *count)
 		}
 		name[off] = '\0';
 		names[(*count)++] = name;
-		/* odometer: last part varies fastest */
+		/* odometer, in Slurm's order: the last bracket group varies
+		 * fastest, then the others from the first on ("r[0-1]_k[2-3]_b[4-5]"
+		 * gives r0_k2_b4 r0_k2_b5 r1_k2_b4 r1_k2_b5 r0_k3_b4 ...) */
 		done = 1;
-		for (size_t i = item->n; i-- > 0;) {
+		for (size_t s = 0; s < item->n; s++) {
+			size_t i = s ? s - 1 : last;
+			if (s && i >= last)
+				i++;
 			if (++idx[i] < item->parts[i].n) {
 				done = 0;
 				break;

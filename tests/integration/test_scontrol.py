@@ -49,6 +49,12 @@ def test_show_hostnames_and_hostlist(cluster):
     assert p.stdout == "node01\nnode02\nnode03\nother\n"
     p = cluster.run("scontrol show hostlist node01,node02,node03,node07")
     assert p.stdout == "node[01-03,07]\n"
+    # three bracket groups: Slurm's order, the last group fastest, then the first
+    p = cluster.run("scontrol show hostnames 'row[0,1]_rack[2-3]_blade[4,5]'")
+    assert p.stdout.split() == [
+        "row0_rack2_blade4", "row0_rack2_blade5", "row1_rack2_blade4",
+        "row1_rack2_blade5", "row0_rack3_blade4", "row0_rack3_blade5",
+        "row1_rack3_blade4", "row1_rack3_blade5"]
 
 
 def test_show_job_fields(cluster):

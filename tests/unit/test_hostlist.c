@@ -73,6 +73,11 @@ static void test_expand_suffix_and_product(void **state)
 	expect_expand("rack[0-1]_blade[2,3]",
 	              "rack0_blade2,rack0_blade3,rack1_blade2,rack1_blade3");
 	expect_expand("a[1-2]b[3]c[4-5]", "a1b3c4,a1b3c5,a2b3c4,a2b3c5");
+	/* Slurm's order: the last group fastest, then the first, ... */
+	expect_expand("row[0,1]_rack[2-3]_blade[4,5]",
+	              "row0_rack2_blade4,row0_rack2_blade5,row1_rack2_blade4,"
+	              "row1_rack2_blade5,row0_rack3_blade4,row0_rack3_blade5,"
+	              "row1_rack3_blade4,row1_rack3_blade5");
 }
 
 static void test_expand_list(void **state)
