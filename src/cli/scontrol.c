@@ -313,14 +313,21 @@ static int cmd_job_op(const struct scontrol_opts *o, const char *what, uint32_t 
                       int argc, char **argv)
 {
 	struct id_list ids = {0};
-	int rc = 0, incomplete = 0, hold_after = 0;
+	int rc = 0, incomplete = 0;
 
 	if (op == JOB_OP_REQUEUE) {
 		if (!strcasecmp(what, "requeuehold"))
-			hold_after = 1;
-		while (argc && (!strcasecmp(argv[0], "incomplete") ||
-		                !strncasecmp(argv[0], "state=", 6))) {
-			incomplete |= !strcasecmp(argv[0], "incomplete");
+			op = JOB_OP_REQUEUE_HOLD;
+		/* Incomplete (or a prefix of it), State=SpecialExit (or SE) */
+		while (argc) {
+			if (*argv[0] &&
+			    !strncasecmp(argv[0], "incomplete", strlen(argv[0])))
+				incomplete = 1;
+			else if (!strncasecmp(argv[0], "state=specialexit", 17) ||
+			         !strncasecmp(argv[0], "state=se", 8))
+				op = JOB_OP_REQUEUE_SE;
+			else
+				break;
 			argc--;
 			argv++;
 		}
@@ -348,8 +355,7 @@ static int cmd_job_op(const struct scontrol_opts *o, const char *what, uint32_t 
 
 		if (!ids.v[i])
 			continue;
-		if (!job_update(&ids, i, op, NULL, &msg) && hold_after)
-			job_update(&ids, i, JOB_OP_HOLD, NULL, &msg);
+		job_update(&ids, i, op, NULL, &msg);
 		if (msg) {
 			if (!o->quiet)
 				fprintf(stderr, "%s for job %s\n", msg, ids.text[i]);

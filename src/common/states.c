@@ -24,6 +24,8 @@ const char *job_state_name(uint32_t state)
 		return "CONFIGURING";
 	if (state & JOB_REQUEUE_FLAG)
 		return "REQUEUED";
+	if (state & JOB_SPECIAL_EXIT)
+		return "SPECIAL_EXIT";
 	return base < JOB_END ? job_states[base].name : "UNKNOWN";
 }
 
@@ -36,6 +38,8 @@ const char *job_state_code(uint32_t state)
 		return "CF";
 	if (state & JOB_REQUEUE_FLAG)
 		return "RQ";
+	if (state & JOB_SPECIAL_EXIT)
+		return "SE";
 	return base < JOB_END ? job_states[base].code : "?";
 }
 
@@ -51,6 +55,8 @@ int job_state_parse(const char *s)
 		return JOB_CONFIGURING;
 	if (!strcasecmp(s, "REQUEUED") || !strcasecmp(s, "RQ"))
 		return JOB_REQUEUE_FLAG;
+	if (!strcasecmp(s, "SPECIAL_EXIT") || !strcasecmp(s, "SE"))
+		return JOB_SPECIAL_EXIT;
 	if (!strcasecmp(s, "OOM"))
 		return JOB_OOM;
 	return -1;

@@ -22,6 +22,8 @@ enum job_state {
 };
 #define JOB_STATE_BASE   0x00ffu
 #define JOB_REQUEUE_FLAG 0x0400u
+/* held after scontrol requeuehold State=SpecialExit: shown SPECIAL_EXIT */
+#define JOB_SPECIAL_EXIT 0x1000u
 #define JOB_SUSPEND_FLAG                                                                 \
 	0x2000u /* the controller's: a RUNNING job stopped                               \
 	         * (scontrol suspend), shown SUSPENDED */

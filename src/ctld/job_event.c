@@ -85,10 +85,11 @@ static uint32_t first_reason(const struct job *job, time_t now)
 }
 
 /* A hold as the job keeps it (one byte): 0 none, 1 user, 2 admin,
- * JOB_HOLD_RESV; any other value a damaged record may hold is an admin's. */
+ * JOB_HOLD_RESV, JOB_HOLD_SPECIAL_EXIT; any other value a damaged record may
+ * hold is an admin's. */
 static uint8_t hold_kind(uint32_t hold)
 {
-	return hold <= JOB_HOLD_RESV ? (uint8_t)hold : 2;
+	return hold <= JOB_HOLD_SPECIAL_EXIT ? (uint8_t)hold : 2;
 }
 
 static int apply_submit(struct ctld *ctld, const struct ev_submit *ev,
@@ -413,8 +414,9 @@ static int apply_requeue(struct ctld *ctld, const struct ev_requeue *ev, struct 
 		job->state = JOB_PENDING | (was_running ? JOB_REQUEUE_FLAG : 0);
 		return 0;
 	}
-	/* REQUEUED until the old run is gone (eligible again), then PENDING */
-	job->state = JOB_PENDING | JOB_REQUEUE_FLAG;
+	/* REQUEUED until the old run is gone (eligible again), then PENDING;
+	 * one that had ended has nothing left to go: PENDING at once (Slurm) */
+	job->state = JOB_PENDING | (was_running ? JOB_REQUEUE_FLAG : 0);
 	job->eligible_time = ev->time;
 	return 0;
 }

@@ -108,7 +108,7 @@ ROTA_DECLARE(ev_end, EV_END_FIELDS)
 #define EV_HOLD_FIELDS(F, S)                                                             \
 	EV_JOB_HEAD_FIELDS(F, S)                                                         \
 	F(S, i64, time, _)                                                               \
-	F(S, u32, hold, _) /* 0 release, 1 user, 2 admin */                              \
+	F(S, u32, hold, _) /* 0 release, 1 user, 2 admin, 4 special exit */              \
 	F(S, u32, priority, _)
 ROTA_DECLARE(ev_hold, EV_HOLD_FIELDS)
 

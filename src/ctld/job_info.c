@@ -201,6 +201,8 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	if (job->state & JOB_SUSPEND_FLAG) /* shown as Slurm's state */
 		o->state =
 		    (job->state & ~(JOB_STATE_BASE | JOB_SUSPEND_FLAG)) | JOB_SUSPENDED;
+	if (job->hold == JOB_HOLD_SPECIAL_EXIT && job_is_pending(job))
+		o->state |= JOB_SPECIAL_EXIT;
 	o->reason = job->reason;
 	o->priority = job->priority;
 	o->hold = job->hold;

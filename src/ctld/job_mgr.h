@@ -123,11 +123,11 @@ struct job {
 	uint32_t priority;
 	uint32_t time_limit; /* minutes or INFINITE32 */
 	uint32_t restart_cnt;
-	uint32_t array_job_id;     /* 0: not an array */
-	uint32_t array_task_id;    /* NO_VAL: not an array, or the pending remainder */
-	uint8_t hold;              /* 0, 1 user, 2 admin, JOB_HOLD_RESV */
-	uint8_t prio_set;          /* an admin set the priority: the scheduler keeps it */
-	uint8_t on_list;           /* enum job_list_on */
+	uint32_t array_job_id;  /* 0: not an array */
+	uint32_t array_task_id; /* NO_VAL: not an array, or the pending remainder */
+	uint8_t hold;     /* 0, 1 user, 2 admin, JOB_HOLD_RESV, JOB_HOLD_SPECIAL_EXIT */
+	uint8_t prio_set; /* an admin set the priority: the scheduler keeps it */
+	uint8_t on_list;  /* enum job_list_on */
 	const struct owner *owner; /* counted: uid, gid, user and group names */
 	struct part *part;
 	const struct job_run *run;   /* job_run_none until it starts */
@@ -148,13 +148,16 @@ struct job {
 /* job->hold of a job whose reservation was deleted (ctld/resv.c): its owner
  * may release it, as a user's hold */
 #define JOB_HOLD_RESV 3
+/* job->hold of scontrol requeuehold State=SpecialExit: a user's hold, the job
+ * shown SPECIAL_EXIT until released */
+#define JOB_HOLD_SPECIAL_EXIT 4
 
 /* Why a held job waits. */
 static inline uint32_t job_hold_reason(const struct job *job)
 {
-	return job->hold == 1               ? WAIT_HELD_USER
-	       : job->hold == JOB_HOLD_RESV ? WAIT_RESV_DELETED
-	                                    : WAIT_HELD;
+	return job->hold == 1 || job->hold == JOB_HOLD_SPECIAL_EXIT ? WAIT_HELD_USER
+	       : job->hold == JOB_HOLD_RESV                         ? WAIT_RESV_DELETED
+	                                                            : WAIT_HELD;
 }
 
 /* Its request's seldom-given fields (proto/declare.h: out of line), to read. */

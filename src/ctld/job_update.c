@@ -58,6 +58,20 @@ static int update_hold(struct ctld *ctld, struct caller *who, struct job *job,
 	return ev_hold_commit(ctld, &ev) < 0 ? SLURM_ERROR : 0;
 }
 
+/* scontrol requeuehold: the job just requeued is held, by its user's hold
+ * whoever asked (Slurm's JobHeldUser); special: State=SpecialExit, shown
+ * SPECIAL_EXIT until released. */
+static int requeue_hold(struct ctld *ctld, struct job *job, int special)
+{
+	struct ev_hold ev = {.job_id = job->job_id,
+	                     .time = time(NULL),
+	                     .hold = special ? JOB_HOLD_SPECIAL_EXIT : 1};
+
+	if (!job_is_pending(job))
+		return -ESLURM_JOB_NOT_PENDING;
+	return ev_hold_commit(ctld, &ev) < 0 ? SLURM_ERROR : 0;
+}
+
 /* One scontrol update of one record, being built. */
 struct update {
 	struct ctld *ctld;
@@ -390,6 +404,8 @@ static int update_one(struct ctld *ctld, struct caller *who, struct job *job,
 {
 	if (!job_may_touch(who, job))
 		return -ESLURM_ACCESS_DENIED;
+	int rc;
+
 	/* a crontab's entry changes through scrontab (crontab.h) */
 	if (req->op != JOB_OP_REQUEUE && crontab_listed(ctld, job))
 		return -ESLURM_CANNOT_MODIFY_CRON_JOB;
@@ -400,6 +416,11 @@ static int update_one(struct ctld *ctld, struct caller *who, struct job *job,
 		return update_hold(ctld, who, job, req->op);
 	case JOB_OP_REQUEUE:
 		return job_requeue(ctld, job);
+	case JOB_OP_REQUEUE_HOLD:
+	case JOB_OP_REQUEUE_SE:
+		if ((rc = job_requeue(ctld, job)) != 0)
+			return rc;
+		return requeue_hold(ctld, job, req->op == JOB_OP_REQUEUE_SE);
 	case JOB_OP_TOP:
 		return update_top(ctld, who, job);
 	case JOB_OP_UPDATE:
@@ -422,7 +443,8 @@ static int update_array_task(struct ctld *ctld, struct caller *who,
 		return rc;
 	if (job)
 		return update_one(ctld, who, job, req);
-	if (req->op == JOB_OP_REQUEUE)
+	if (req->op == JOB_OP_REQUEUE || req->op == JOB_OP_REQUEUE_HOLD ||
+	    req->op == JOB_OP_REQUEUE_SE)
 		return -ESLURM_JOB_PENDING;
 	job = job_array_split(ctld, meta, req->array_task_id);
 	return job ? update_one(ctld, who, job, req) : SLURM_ERROR;

@@ -503,7 +503,8 @@ size_t joblist_line_width(const struct fmt_layout *layout)
 
 static int job_state_matches(const struct job_info *j, uint32_t want)
 {
-	uint32_t flags = JOB_COMPLETING | JOB_CONFIGURING | JOB_REQUEUE_FLAG;
+	uint32_t flags =
+	    JOB_COMPLETING | JOB_CONFIGURING | JOB_REQUEUE_FLAG | JOB_SPECIAL_EXIT;
 
 	if (want & flags)
 		return !!(j->state & want);

@@ -563,7 +563,9 @@ enum job_update_op {
 	JOB_OP_RELEASE,
 	JOB_OP_UPDATE,
 	JOB_OP_REQUEUE,
-	JOB_OP_TOP /* scontrol top */
+	JOB_OP_TOP,          /* scontrol top */
+	JOB_OP_REQUEUE_HOLD, /* scontrol requeuehold: requeued, then a user's hold */
+	JOB_OP_REQUEUE_SE    /* ... State=SpecialExit: held, shown SPECIAL_EXIT */
 };
 
 #define NODE_UPDATE_REQ_FIELDS(F, S)                                                     \

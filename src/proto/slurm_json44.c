@@ -235,6 +235,8 @@ static void job_state(struct jsonw *w, const char *key, uint32_t state)
 	jsonw_elem_str(w, job_state_name(state & JOB_STATE_BASE));
 	if (state & JOB_REQUEUE_FLAG)
 		jsonw_elem_str(w, "REQUEUED");
+	if (state & JOB_SPECIAL_EXIT)
+		jsonw_elem_str(w, "SPECIAL_EXIT");
 	if (state & JOB_CONFIGURING)
 		jsonw_elem_str(w, "CONFIGURING");
 	if (state & JOB_COMPLETING)

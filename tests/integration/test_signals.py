@@ -178,6 +178,47 @@ def test_requeue_runs_again(cluster):
     cluster.run(["scancel", str(jobid)])
 
 
+def test_requeue_of_an_ended_job_is_pending_at_once(cluster):
+    """An ended job has no run left to end: requeued, it is PENDING (Slurm),
+    not REQUEUED; requeuehold holds it as its user's hold (JobHeldUser, whoever
+    asked), State=SpecialExit shows it SPECIAL_EXIT until released."""
+    c = cluster
+    done = []
+    for _ in range(3):
+        done.append(c.sbatch("-o", "/dev/null", "--wrap", "true"))
+    for j in done:
+        assert c.wait_job(j) == "COMPLETED"
+    plain, held, special = done
+    assert c.run(["scontrol", "requeue", str(plain)]).returncode == 0
+    assert c.job_field(plain, "JobState") == "PENDING"
+    assert c.job_field(plain, "Reason") == "BeginTime"
+    assert c.job_field(plain, "Restarts") == "1"
+
+    p = c.run(["scontrol", "requeuehold", str(held)])
+    assert p.returncode == 0, p.stderr
+    assert c.job_field(held, "JobState") == "PENDING"
+    assert c.job_field(held, "Priority") == "0"
+    assert c.job_field(held, "Reason") == "JobHeldUser"
+
+    p = c.run(["scontrol", "requeuehold", "State=SpecialExit", str(special)])
+    assert p.returncode == 0, p.stderr
+    assert c.job_field(special, "JobState") == "SPECIAL_EXIT"
+    assert c.job_field(special, "Priority") == "0"
+    p = c.run(["squeue", "-h", "-j", str(special), "-o", "%t %T %r"])
+    assert p.stdout.split() == ["SE", "SPECIAL_EXIT", "JobHeldUser"]
+    p = c.run(["squeue", "-h", "-t", "SE", "-o", "%i"])
+    assert p.stdout.split() == [str(special)]
+    for j in (held, special):
+        assert c.run(["scontrol", "release", str(j)]).returncode == 0
+        assert c.job_field(j, "JobState") == "PENDING"
+        assert c.job_field(j, "Priority") != "0"
+    # State= other than SpecialExit is not a flag: taken as a job id
+    p = c.run(["scontrol", "requeuehold", "State=bogus", "999999"])
+    assert p.returncode == 1
+    assert "Invalid job id specified for job State=bogus" in p.stderr
+    c.run(["scancel"] + [str(j) for j in done])
+
+
 def test_requeue_refused_for_pending_and_no_requeue(cluster):
     held = cluster.sbatch("--hold", "--wrap", "true")
     p = cluster.run(["scontrol", "requeue", str(held)])
