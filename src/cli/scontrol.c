@@ -350,7 +350,10 @@ static int cmd_job_op(const struct scontrol_opts *o, const char *what, uint32_t 
 		if (jobs)
 			msg_body_free(type, jobs);
 	}
-	for (size_t i = 0; i < ids.n; i++) {
+	for (size_t k = 0; k < ids.n; k++) {
+		/* top: each one goes above the others, so the last first and
+		 * the first listed ends highest (Slurm's order) */
+		size_t i = op == JOB_OP_TOP ? ids.n - 1 - k : k;
 		char *msg = NULL;
 
 		if (!ids.v[i])

@@ -87,6 +87,9 @@ def test_admin_priority_sticks_and_top(make_cluster):
     c.run(["scontrol", "top", str(a)], check=True)
     assert prio(c, a) == 969
     assert prio(c, b) == 937
+    # a list: its first job ends highest, then the next (Slurm's test2.26)
+    c.run(["scontrol", "top", f"{b},{later}"], check=True)
+    assert prio(c, b) > prio(c, later) > prio(c, a)
 
 
 @pytest.mark.skipif(not IS_ROOT, reason="needs root to create test users")
