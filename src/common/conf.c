@@ -239,12 +239,26 @@ static int include_tokenize(char *r, struct conf_token *tok, const char *where,
 	return 1;
 }
 
+/* After "Key=" and blanks: is the next word its value?  As Slurm ("Key =
+ * Value", "Key= Value"), unless it is a Key=Value of its own ("Key= Other=1"
+ * leaves Key empty). */
+static int value_follows(const char *r)
+{
+	if (!*r || *r == '#')
+		return 0;
+	if (*r == '"')
+		return 1;
+	while (*r && !is_ws(*r) && *r != '#' && *r != '=')
+		r++;
+	return *r != '=';
+}
+
 /* Split line (changed in place) into Key=Value tokens; "Include PATH" gives
  * one token with a NULL key.  Returns the count or -1 with err set. */
 static int line_tokenize(char *line, struct conf_token *tok, const char *where,
                          struct rota_error *err)
 {
-	char *r = line, *key, *q;
+	char *r = line, *key, *q, *end;
 	int n = 0, eol = 0;
 
 	while (!eol) {
@@ -255,14 +269,14 @@ static int line_tokenize(char *line, struct conf_token *tok, const char *where,
 		key = r;
 		while (*r && *r != '=' && !is_ws(*r) && *r != '#')
 			r++;
-		if (*r != '=') {
+		end = r;
+		for (q = r; is_ws(*q); q++) /* "Key = Value", as Slurm */
+			;
+		if (*q != '=') {
 			if (n == 0 && r - key == 7 && !strncasecmp(key, "Include", 7))
 				return include_tokenize(r, tok, where, err);
-			for (q = r; is_ws(*q); q++)
-				;
-			return errprintf(err, "%s: expected Key=Value, found '%.*s'%s",
-			                 where, (int)(r - key > 64 ? 64 : r - key), key,
-			                 *q == '=' ? " (no spaces around '=')" : "");
+			return errprintf(err, "%s: expected Key=Value, found '%.*s'",
+			                 where, (int)(r - key > 64 ? 64 : r - key), key);
 		}
 		if (r == key)
 			return errprintf(err, "%s: '=' without a key", where);
@@ -270,7 +284,12 @@ static int line_tokenize(char *line, struct conf_token *tok, const char *where,
 			return errprintf(err,
 			                 "%s: more than %d Key=Value pairs on one line",
 			                 where, CONF_TOKENS_MAX);
-		*r++ = '\0';
+		*end = '\0';
+		r = q + 1;
+		for (q = r; is_ws(*q); q++)
+			;
+		if (q > r && value_follows(q))
+			r = q;
 		tok[n].key = key;
 		if (!(r = value_read(r, &tok[n].value, &eol, where, err)))
 			return -1;

@@ -248,6 +248,19 @@ static void test_syntax(void **state)
 	assert_string_equal(kv_get(c, "MinJobAge"), "2");
 	assert_null(kv_get(c, "slurmctldport"));
 	conf_destroy(c);
+
+	/* blanks around '=', as Slurm reads them; "Key= Other=1": Key empty */
+	c = load_ok("MailDomain = blah.com\n"
+	            "SlurmUser =alice KillWait= 7\n"
+	            "Prolog= \"/a b\" Epilog= TaskProlog=/tp\n");
+	expect_no_warnings();
+	assert_string_equal(c->mail_domain, "blah.com");
+	assert_string_equal(c->slurm_user, "alice");
+	assert_int_equal(c->kill_wait, 7);
+	assert_string_equal(c->prolog, "/a b");
+	assert_null(c->epilog);
+	assert_string_equal(c->task_prolog, "/tp");
+	conf_destroy(c);
 }
 
 static void test_errors(void **state)
@@ -262,9 +275,6 @@ static void test_errors(void **state)
 	load_fail("MaxJobCount=99999999999999999999999\n", "MaxJobCount=");
 	load_fail("SlurmdTimeout=\n", "SlurmdTimeout=: expected a number");
 	load_fail("DefMemPerCPU=12X\n", "test.conf:1: DefMemPerCPU=12X: expected a size");
-	load_fail("SlurmUser = bob\n",
-	          "test.conf:1: expected Key=Value, found 'SlurmUser' "
-	          "(no spaces around '=')");
 	load_fail("SlurmUser bob\n", "expected Key=Value, found 'SlurmUser'");
 	load_fail("SlurmUser=1\n=foo\n", "test.conf:2: '=' without a key");
 	load_fail("Prolog=\"/a b\n", "test.conf:1: unterminated '\"'");
