@@ -18,6 +18,7 @@
 #include "cli/cli.h"
 #include "cli/fmt.h"
 #include "cli/scontrol.h"
+#include "common/mailtype.h"
 #include "common/part_spec.h"
 #include "common/strv.h"
 #include "common/arrayspec.h"
@@ -431,9 +432,41 @@ static int resizes(char **kv)
 	return 0;
 }
 
-static int update_job(const struct scontrol_opts *o, int argc, char **argv)
+/* A word of a job update that takes the next one as its value ("job 7",
+ * "TimeLimit 10", as Slurm's scontrol): not Nice or ResetAccrueTime, which
+ * stand alone there. */
+static int takes_next(const char *a)
+{
+	size_t len = strlen(a);
+
+	return !strchr(a, '=') && !(len >= 2 && !strncasecmp(a, "Nice", len)) &&
+	       !(len >= 3 && len <= 15 && !strncasecmp(a, "ResetAccrueTime", len));
+}
+
+/* argv with each "Tag Value" pair made "Tag=Value" (caller frees with
+ * strv_free); *ret_n: its length. */
+static char **join_pairs(int argc, char **argv, int *ret_n)
+{
+	char **out = xcalloc((size_t)argc + 1, sizeof(*out));
+	int n = 0;
+
+	for (int i = 0; i < argc; i++) {
+		if (takes_next(argv[i]) && i + 1 < argc) {
+			out[n++] = xasprintf("%s=%s", argv[i], argv[i + 1]);
+			i++;
+		} else {
+			out[n++] = xstrdup(argv[i]);
+		}
+	}
+	*ret_n = n;
+	return out;
+}
+
+static int update_job(const struct scontrol_opts *o, int in_argc, char **in_argv)
 {
 	struct id_list ids = {0};
+	int argc;
+	char **argv = join_pairs(in_argc, in_argv, &argc);
 	char **kv = xcalloc((size_t)argc + 1, sizeof(*kv));
 	size_t nkv = 0;
 	int rc = 0;
@@ -455,6 +488,11 @@ static int update_job(const struct scontrol_opts *o, int argc, char **argv)
 				goto out;
 		} else if (!begin_ok(argv[i], eq)) {
 			rc = invalid_input(argv[i]);
+			goto out;
+		} else if (eq - argv[i] == 8 && !strncasecmp(argv[i], "MailType", 8) &&
+		           mail_type_parse(eq + 1) < 0) {
+			fprintf(stderr, "Invalid MailType: %s\n", eq + 1);
+			rc = 1;
 			goto out;
 		} else {
 			kv[nkv++] = argv[i];
@@ -479,6 +517,7 @@ static int update_job(const struct scontrol_opts *o, int argc, char **argv)
 	}
 out:
 	free(kv);
+	strv_free(argv);
 	id_list_release(&ids);
 	return rc;
 }
@@ -592,7 +631,9 @@ static int cmd_update(const struct scontrol_opts *o, int argc, char **argv)
 		const char *a = argv[i];
 		size_t len = strcspn(a, "=");
 
-		if (a[len] != '=')
+		/* "job 7": a job's id as the next word (Slurm) */
+		if (a[len] != '=' && !(i + 1 < argc && len >= 3 && len <= 5 &&
+		                       !strncasecmp(a, "jobid", len)))
 			continue;
 		if (len >= 3 && len <= 5 && !strncasecmp(a, "jobid", len))
 			seen |= E_JOB;

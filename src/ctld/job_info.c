@@ -19,6 +19,7 @@
 #include "ctld/depend.h"
 #include "ctld/hetjob.h"
 #include "ctld/job_mgr.h"
+#include "ctld/mail.h"
 #include "ctld/node_mgr.h"
 #include "proto/messages.h"
 #include "common/common.h"
@@ -296,8 +297,9 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->het_job_id = x->het_job_id;
 	o->het_offset = x->het_offset;
 	o->cron_job = x->cron_spec && crontab_listed(ctld, job);
+	/* past the 64th field: always sent, never cleared (job_info_release) */
 	if (x->mail_type)
-		o->mail_user = x->mail_user ? x->mail_user : job->owner->user;
+		o->mail_user = job_mail_user(ctld, job);
 	if (pending && job->sched) {
 		o->sched_nodes = job->sched->sched_nodes;
 		o->unavail_nodes = job->sched->unavail_nodes;
@@ -350,6 +352,7 @@ void job_info_release(struct job_info *o)
 	free(o->mem_per_tres);
 	free(o->tres_gres);
 	free(o->node_detail);
+	free(o->mail_user);
 }
 
 /* Jobs a frame holds at most: "more" says another frame follows. */

@@ -17,6 +17,7 @@
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/jobscript.h"
+#include "common/mailtype.h"
 #include "common/schedparams.h"
 #include "common/states.h"
 #include "common/timefmt.h"
@@ -281,6 +282,16 @@ static int update_key(struct update *u, const char *key, size_t kl, const char *
 		u->desc_changed = 1;
 	} else if (key_is(key, kl, "Comment")) {
 		set_str(&job_desc_x_mut(&u->nd)->comment, v);
+		u->desc_changed = 1;
+	} else if (key_is(key, kl, "MailType")) {
+		long t = mail_type_parse(v);
+		if (t < 0)
+			return -ESLURM_INVALID_ARGUMENT;
+		job_desc_x_mut(&u->nd)->mail_type = (uint32_t)t;
+		u->desc_changed = 1;
+	} else if (key_is(key, kl, "MailUser")) {
+		/* empty: the job's user again (with MailDomain) */
+		set_str(&job_desc_x_mut(&u->nd)->mail_user, v);
 		u->desc_changed = 1;
 	} else if (key_is(key, kl, "ArrayTaskThrottle")) {
 		if (parse_u32(v, &u->throttle) < 0)

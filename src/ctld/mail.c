@@ -72,9 +72,7 @@ static long run_secs(const struct job *job, time_t end, time_t now)
 	return job_run_secs(job, now);
 }
 
-/* Mail subject to the job's --mail-user (its user@MailDomain by default),
- * with env; both are freed. */
-static void mail_send(struct ctld *ctld, const struct job *job, char *subject, char **env)
+char *job_mail_user(struct ctld *ctld, const struct job *job)
 {
 	const struct job_desc_ext *x = job_x(job);
 	char *to = x->mail_user && *x->mail_user
@@ -88,6 +86,15 @@ static void mail_send(struct ctld *ctld, const struct job *job, char *subject, c
 		free(to);
 		to = t;
 	}
+	return to;
+}
+
+/* Mail subject to the job's --mail-user (its user@MailDomain by default),
+ * with env; both are freed. */
+static void mail_send(struct ctld *ctld, const struct job *job, char *subject, char **env)
+{
+	char *to = job_mail_user(ctld, job);
+
 	if (to[0] == '-' || !to[0]) /* never an option of MailProg */
 		log_err("JobId=%u: not mailing '%s': not a mail address", job->job_id,
 		        to);

@@ -23,6 +23,9 @@ struct job;
  * state), if it asked for it.  state, exit_code: how it ended (MAIL_END). */
 void mail_job(struct ctld *ctld, const struct job *job, uint32_t event, uint32_t state,
               uint32_t exit_code, time_t now);
+/* Whom its mails go to (caller frees): --mail-user, else the job's user,
+ * @MailDomain added (scontrol show job's MailUser=). */
+char *job_mail_user(struct ctld *ctld, const struct job *job);
 /* Each second: the running jobs' TIME_LIMIT_50/80/90/100 mails. */
 void mail_tick(struct ctld *ctld, time_t now);
 

@@ -1,6 +1,7 @@
 """scontrol update of jobs: arrays addressed whole ("123") or by task ("123_5",
 "123_[3-4]"), Dependency=, StartTime=, Partition=, NumNodes=, NumTasks=,
-Name=, Comment=, node lists, Features=, MinMemoryNode=, and Nice= by an
+Name=, Comment=, MailUser=, MailType=, node lists, Features=, MinMemoryNode=,
+and Nice= by an
 unprivileged user; what survives a controller restart."""
 from conftest import write_script
 from unixusers import as_user, needs_root
@@ -250,6 +251,34 @@ def test_names_nodes_memory(cluster):
 # ---- who may ----
 
 @needs_root
+def test_mail_user_and_type(cluster):
+    """MailUser=, MailType= (Slurm's test2.27), with the "job N Tag Value"
+    form scontrol also takes."""
+    import getpass
+    me = getpass.getuser()
+
+    def mail():
+        text = cluster.run(["scontrol", "show", "job", str(j)]).stdout
+        line = [x.strip() for x in text.splitlines() if "MailUser=" in x]
+        return line[0] if line else None
+
+    j = held(cluster)
+    assert mail() is None
+    ok(cluster.run(["scontrol", "update", "job", str(j), "mailuser=blah",
+                    "mailtype=begin"]))
+    assert mail() == "MailUser=blah MailType=BEGIN"
+    ok(update(cluster, j, "mailuser=", "mailtype=begin,end"))
+    assert mail() == f"MailUser={me} MailType=BEGIN,END"
+    ok(update(cluster, j, "MailUser=blah", "MailType=NONE"))
+    assert mail() is None  # no mails: no line
+    ok(cluster.run(["scontrol", "update", "JobId", str(j), "MailType", "END"]))
+    assert mail() == "MailUser=blah MailType=END"
+    p = update(cluster, j, "MailType=bogus")
+    assert p.returncode == 1 and p.stderr == "Invalid MailType: bogus\n"
+    assert mail() == "MailUser=blah MailType=END"
+    cluster.run(["scancel", str(j)])
+
+
 def test_unprivileged_nice_and_owner(ucluster, users):
     c, a, b = ucluster, users["a"], users["b"]
     p = as_user(c, a, "sbatch --nice=-10 -o /dev/null --wrap true")

@@ -55,7 +55,8 @@ def test_begin_and_end(cluster):
     assert rows[0][2] == rows[1][2] == "root@example.org"
     assert rows[1][4:] == ["COMPLETED", "Ended"]
     p = cluster.run(["scontrol", "show", "job", str(jobid)], check=True)
-    assert "MailUser=root MailType=BEGIN,END" in p.stdout
+    # the address mails go to, MailDomain included, as Slurm shows it
+    assert "MailUser=root@example.org MailType=BEGIN,END" in p.stdout
 
 
 def test_fail_and_user(cluster):
