@@ -461,6 +461,56 @@ static void json_print(const struct scontrol_opts *o, const char *key)
 	json_doc = NULL;
 }
 
+/* "0", "0_T", "0+K": job id 0 stands for every job (Slurm's scontrol loads
+ * them all and keeps those of task T, or component K). */
+static int any_job_id(const char *s)
+{
+	size_t n = strspn(s, "0");
+
+	return n && (!s[n] || s[n] == '_' || s[n] == '+');
+}
+
+/* "0_T" / "0+K": *task or *het set, -1 when malformed. */
+static int parse_any_job(const char *s, uint32_t *task, uint32_t *het)
+{
+	const char *p = s + strspn(s, "0");
+	char *end;
+	unsigned long v;
+
+	*task = *het = NO_VAL;
+	if (!*p)
+		return 0;
+	if (!isdigit((unsigned char)p[1]))
+		return -1;
+	v = strtoul(p + 1, &end, 10);
+	if (*end)
+		return -1;
+	if (*p == '_' && v < ARRAYSPEC_LIMIT)
+		*task = (uint32_t)v;
+	else if (*p == '+' && v < HET_MAX)
+		*het = (uint32_t)v;
+	else
+		return -1;
+	return 0;
+}
+
+/* Is record j shown for the id asked (any: job id 0)? */
+static int job_wanted(const struct job_info *j, int any, uint32_t id, uint32_t task,
+                      uint32_t het)
+{
+	if (!any && j->job_id != id && j->array_job_id != id && j->het_job_id != id)
+		return 0;
+	/* N+K: component K of heterogeneous job N */
+	if (het != NO_VAL && ((!any && j->het_job_id != id) || !j->het_job_id ||
+	                      HET_OFFSET(j->het_offset) != het))
+		return 0;
+	/* ARRAYID_TASK: that task's record alone */
+	if (task != NO_VAL &&
+	    ((!any && j->array_job_id != id) || !j->array_job_id || !holds_task(j, task)))
+		return 0;
+	return 1;
+}
+
 static int show_jobs(const struct scontrol_opts *o, const char *id_str)
 {
 	struct job_info_req req = {0};
@@ -470,8 +520,15 @@ static int show_jobs(const struct scontrol_opts *o, const char *id_str)
 	uint32_t id = 0, task = NO_VAL, het = NO_VAL;
 	time_t now;
 	size_t shown = 0;
+	int any = id_str && any_job_id(id_str);
 
-	if (id_str) {
+	if (any) {
+		if (parse_any_job(id_str, &task, &het) < 0) {
+			fprintf(stderr, "slurm_load_jobs error: %s\n",
+			        slurm_strerror(ESLURM_INVALID_JOB_ID));
+			return 1;
+		}
+	} else if (id_str) {
 		if (parse_job_het(id_str, &id, &het) < 0 ||
 		    (het == NO_VAL && parse_job_task(id_str, &id, &task) < 0)) {
 			fprintf(stderr, "slurm_load_jobs error: %s\n",
@@ -488,16 +545,7 @@ static int show_jobs(const struct scontrol_opts *o, const char *id_str)
 	now = resp->now > 0 ? (time_t)resp->now : time(NULL);
 	print_last_update(o, now, resp->jobs_count);
 	for (uint32_t i = 0; i < resp->jobs_count; i++) {
-		if (id_str && resp->jobs[i].job_id != id &&
-		    resp->jobs[i].array_job_id != id && resp->jobs[i].het_job_id != id)
-			continue;
-		/* N+K: component K of heterogeneous job N */
-		if (het != NO_VAL && (resp->jobs[i].het_job_id != id ||
-		                      HET_OFFSET(resp->jobs[i].het_offset) != het))
-			continue;
-		/* ARRAYID_TASK: that task's record alone */
-		if (task != NO_VAL && (resp->jobs[i].array_job_id != id ||
-		                       !holds_task(&resp->jobs[i], task)))
+		if (id_str && !job_wanted(&resp->jobs[i], any, id, task, het))
 			continue;
 		if (o->json)
 			json_array_append_new(
@@ -508,6 +556,15 @@ static int show_jobs(const struct scontrol_opts *o, const char *id_str)
 		shown++;
 	}
 	msg_body_free(type, body);
+	if (!shown && any) { /* all of them loaded, none kept */
+		if (task != NO_VAL)
+			printf("Job 0_%u not found\n", task);
+		else if (het != NO_VAL)
+			printf("Job 0+%u not found\n", het);
+		else
+			printf("Job 0 not found\n");
+		return 1;
+	}
 	if (!shown && id_str) {
 		fprintf(stderr, "slurm_load_jobs error: %s\n",
 		        slurm_strerror(ESLURM_INVALID_JOB_ID));

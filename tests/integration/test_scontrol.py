@@ -76,6 +76,24 @@ def test_show_unknown_job(cluster):
     assert p.stderr == "slurm_load_jobs error: Invalid job id specified\n"
 
 
+def test_show_job_zero_is_every_job(cluster):
+    """Job id 0 stands for all jobs, as Slurm's scontrol loads them all:
+    "0_T" shows task T of every array (Slurm's test17.44)."""
+    a = cluster.sbatch("-o", "/dev/null", "--array=1-2", "--wrap", "true")
+    b = cluster.sbatch("-o", "/dev/null", "--array=2-3", "--wrap", "true")
+    for j in (a, b):
+        cluster.wait_job(j)
+    p = cluster.run(["scontrol", "show", "job", "-o", "0_2"])
+    assert p.returncode == 0, p.stderr
+    ids = sorted(line.split()[1] for line in p.stdout.splitlines())
+    assert ids == [f"ArrayJobId={a}", f"ArrayJobId={b}"], p.stdout
+    assert all("ArrayTaskId=2 " in line for line in p.stdout.splitlines())
+    p = cluster.run(["scontrol", "show", "job", "0_77"])
+    assert p.returncode == 1 and p.stdout == "Job 0_77 not found\n"
+    p = cluster.run(["scontrol", "show", "job", "0"])
+    assert p.returncode == 0 and f"ArrayJobId={a} " in p.stdout
+
+
 def test_hold_release(cluster):
     jobid = cluster.sbatch("--hold", "--wrap", "true")
     assert cluster.job_field(jobid, "Reason") == "JobHeldUser"
