@@ -1122,6 +1122,44 @@ static void parse_args(struct sinfo_opts *o, int argc, char **argv)
 	}
 }
 
+static const char *tf(int v)
+{
+	return v ? "true" : "false";
+}
+
+/* "name = a,b,c" (none: "n/a"). */
+static void print_list(const char *name, char *const *v)
+{
+	printf("%-11s =", name);
+	for (size_t i = 0; v && v[i]; i++)
+		printf("%s%s", i ? "," : " ", v[i]);
+	printf("%s\n", v && v[0] ? "" : " n/a");
+}
+
+/* -v: the options in effect, one "name = value" a line, as Slurm's sinfo
+ * prints them before its report. */
+static void print_options(const struct sinfo_opts *o)
+{
+	printf("-----------------------------\n");
+	printf("dead        = %s\n", tf(o->dead));
+	printf("exact       = %d\n", o->exact);
+	printf("format      = %s\n", o->format ? o->format : "(null)");
+	printf("Format      = %s\n", o->long_format ? o->long_format : "(null)");
+	printf("iterate     = %u\n", o->iterate);
+	printf("long        = %s\n", tf(o->long_list));
+	printf("no_header   = %s\n", tf(o->noheader));
+	printf("node_format = %s\n", tf(o->node_mode));
+	print_list("nodes", o->node_names);
+	print_list("partition", o->parts);
+	printf("responding  = %s\n", tf(o->responding));
+	print_list("states", o->states);
+	printf("sort        = %s\n", o->sort ? o->sort : "(null)");
+	printf("summarize   = %s\n", tf(o->summarize));
+	printf("verbose     = %d\n", o->verbose);
+	printf("all         = %s\n", tf(o->all));
+	printf("-----------------------------\n\n");
+}
+
 /* The format to use; *auto_part / *auto_node say which columns get '#' widths. */
 static const char *pick_format(const struct sinfo_opts *o, enum fmt_syntax *syntax,
                                int *auto_part, int *auto_node)
@@ -1355,6 +1393,8 @@ int cmd_sinfo(int argc, char **argv)
 	if ((env = getenv("SINFO_SORT")) && *env)
 		o.sort = env;
 	parse_args(&o, argc, argv);
+	if (o.verbose)
+		print_options(&o);
 	if (o.resv)
 		return print_resvs(&o);
 	fmt = pick_format(&o, &syntax, &auto_part, &auto_node);

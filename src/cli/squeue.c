@@ -51,7 +51,6 @@ struct squeue_opts {
 	unsigned iterate;
 	const char *format, *long_format, *sort;
 	int job_flag;
-	char *jobs_arg;
 	uint32_t *job_ids;
 	size_t njob_ids;
 	uint32_t *uids;
@@ -108,13 +107,61 @@ static void __attribute__((noreturn)) help(void)
 	       "  -u, --user=users         only jobs of these users (names or uids)\n"
 	       "  -w, --nodelist=hosts     only jobs on these nodes\n"
 	       "  -v, --verbose            say more\n"
-	       "  -V, --version            print the version\n");
+	       "  -V, --version            print the version\n"
+	       "\nHelp options:\n"
+	       "      --help               show this help message\n"
+	       "      --usage              display brief usage message\n");
 	exit(0);
 }
 
 static const char *str_or_null(const char *s)
 {
 	return s ? s : "(null)";
+}
+
+/* "name = a,b,c" ((null) when unset). */
+static void print_strv(const char *name, char *const *v)
+{
+	printf("%-11s =", name);
+	for (size_t i = 0; v && v[i]; i++)
+		printf("%s%s", i ? "," : " ", v[i]);
+	printf("%s\n", v && v[0] ? "" : " (null)");
+}
+
+static void print_u32s(const char *name, const uint32_t *v, size_t n)
+{
+	printf("%-11s =", name);
+	for (size_t i = 0; i < n; i++)
+		printf("%s%u", i ? "," : " ", v[i]);
+	printf("%s\n", n ? "" : " (null)");
+}
+
+/* -v: the options in effect before the report, one "name = value" a line,
+ * in the layout of Slurm's squeue. */
+static void print_options(const struct squeue_opts *o)
+{
+	printf("-----------------------------\n");
+	printf("array       = %s\n", o->array_expand ? "true" : "false");
+	printf("format      = %s\n", str_or_null(o->format ? o->format : o->long_format));
+	printf("iterate     = %u\n", o->iterate);
+	printf("job_flag    = %d\n", o->job_flag);
+	print_u32s("jobs", o->job_ids, o->njob_ids);
+	print_strv("licenses", o->licenses);
+	print_strv("names", o->names);
+	print_strv("nodes", o->nodes);
+	print_strv("partitions", o->parts);
+	printf("priority    = %s\n", o->part_prio ? "true" : "false");
+	printf("reservation = %s\n", str_or_null(o->reservation));
+	printf("sort        = %s\n", str_or_null(o->sort));
+	printf("start_flag  = %d\n", o->start);
+	printf("states      =");
+	for (size_t i = 0; i < o->nstates; i++)
+		printf("%s%s", i ? "," : " ", job_state_name(o->states[i]));
+	printf("%s\n", o->all_states ? " all" : o->nstates ? "" : " (null)");
+	printf("step_flag   = %d\n", o->steps);
+	print_u32s("users", o->uids, o->nuids);
+	printf("verbose     = %d\n", o->verbose);
+	printf("-----------------------------\n\n\n");
 }
 
 /* ---- options ---- */
@@ -861,6 +908,8 @@ int cmd_squeue(int argc, char **argv)
 		o.sort = env;
 	parse_env(&o, argv[0]);
 	parse_args(&o, argc, argv);
+	if (o.verbose)
+		print_options(&o);
 	if (o.start && !o.nstates && !o.all_states) {
 		o.states = xrealloc(o.states, sizeof(*o.states));
 		o.states[o.nstates++] = JOB_PENDING;

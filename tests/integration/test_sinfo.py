@@ -82,3 +82,15 @@ def test_update_unknown_node(cluster):
     p = cluster.run("scontrol update NodeName=nosuch State=DRAIN Reason=x")
     assert p.returncode != 0
     assert p.stderr.strip()
+
+
+def test_verbose_prints_options_first(cluster):
+    """-v prints the options in effect ("name = value") before the report."""
+    p = cluster.run("sinfo -v -p debug")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == "-" * 29
+    assert "iterate     = 0" in lines
+    assert "partition   = debug" in lines
+    assert "verbose     = 1" in lines
+    assert p.stdout.index("verbose     = 1") < p.stdout.index("PARTITION")

@@ -145,3 +145,24 @@ def test_format_too_wide_for_the_controller_is_printed_here(cluster):
     assert p.returncode == 1
     assert p.stderr == "slurm_load_jobs error: Invalid job id specified\n"
     assert cluster.run(f"scancel {a} {b}").returncode == 0
+
+
+def test_verbose_prints_options_first(cluster):
+    """-v prints the options in effect ("name = value") before the report."""
+    p = cluster.run("squeue -v -w node01 -t pd,r")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == "-" * 29
+    assert "iterate     = 0" in lines
+    assert "nodes       = node01" in lines
+    assert "states      = PENDING,RUNNING" in lines
+    assert "verbose     = 1" in lines
+    assert p.stdout.index("verbose     = 1") < p.stdout.index("JOBID")
+
+
+def test_help_ends_with_help_options(cluster):
+    p = cluster.run("squeue --help")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("Usage: squeue")
+    assert "\nHelp options:\n" in p.stdout
+    assert "--usage" in p.stdout.split("Help options:")[1]
