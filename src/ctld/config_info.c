@@ -1,4 +1,5 @@
 /* config_info.c - `scontrol show config`: the effective configuration. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/conf.h"
@@ -7,6 +8,16 @@
 #include "proto/messages.h"
 #include "ctld/ctld.h"
 #include "common/common.h"
+
+/* SelectTypeParameters as Slurm reports it: its names are read in any case
+ * and printed in capitals (CR_Core_Memory: CR_CORE_MEMORY). */
+static void select_params_canon(struct conf_kv *kv)
+{
+	if (strcmp(kv->key, "SelectTypeParameters") || !kv->value)
+		return;
+	for (char *c = kv->value; *c; c++)
+		*c = (char)toupper((unsigned char)*c);
+}
 
 void config_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 {
@@ -20,6 +31,7 @@ void config_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 	}
 	r.items = xcalloc(n + 2, sizeof(struct kv));
 	for (size_t i = 0; i < n; i++) {
+		select_params_canon(&kv[i]);
 		r.items[i].key = kv[i].key;
 		r.items[i].value = kv[i].value;
 	}

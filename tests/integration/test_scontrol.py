@@ -18,6 +18,9 @@ def test_show_config(cluster):
     assert re.search(r"^SchedulerTimeSlice\s+= 30 sec$", p.stdout, re.M)
     assert re.search(r"^ClusterName\s+= rota$", p.stdout, re.M)
     assert re.search(r"^MinJobAge\s+= 300 sec$", p.stdout, re.M)
+    # slurm.conf says CR_Core_Memory; Slurm prints its names in capitals,
+    # which scripts match (CR_CORE*)
+    assert re.search(r"^SelectTypeParameters\s+= CR_CORE_MEMORY$", p.stdout, re.M)
     assert re.search(r"^SlurmctldPort\s+= " + cluster.conf_value("SlurmctldPort") + "$",
                      p.stdout, re.M)
 
