@@ -54,35 +54,38 @@ struct scancel_opts {
 
 static void usage(FILE *f)
 {
-	fprintf(
-	    f,
-	    "Usage: scancel [-A account] [--batch] [--full] [--interactive] "
-	    "[--name=job_name]\n"
-	    "               [--partition=partition] [--qos=qos] "
-	    "[--reservation=reservation]\n"
-	    "               [--signal=name | integer] [--state=job_state] "
-	    "[--user=user_name]\n"
-	    "               [--me] [--nodelist=hosts] [--quiet] [--verbose] [--version]\n"
-	    "               [job_id[_array_id][.step_id]]\n");
+	fprintf(f, "Usage: scancel [-A account] [--batch] [--full] [--interactive] "
+	           "[-n job_name]\n"
+	           "               [-p partition] [-Q] [-q qos] [-R reservation] "
+	           "[-s signal | integer]\n"
+	           "               [-t PENDING | RUNNING | SUSPENDED] [--usage] "
+	           "[-u user_name]\n"
+	           "               [--me] [-V] [-v] [-w hosts...] [--help]\n"
+	           "               [job_id[_array_id][.step_id]]\n");
 }
 
 static void __attribute__((noreturn)) help(void)
 {
-	usage(stdout);
-	printf("\n"
+	printf("Usage: scancel [OPTIONS] [job_id[_array_id][.step_id]]\n"
 	       "  -A, --account=account    only jobs charged to this account\n"
 	       "  -b, --batch              signal the batch shell only\n"
 	       "  -f, --full               signal the batch shell and all steps\n"
 	       "  -i, --interactive        ask before each job\n"
+	       "      --me                 only my jobs\n"
 	       "  -n, --name=job_name      only jobs with this name\n"
 	       "  -p, --partition=part     only jobs in this partition\n"
 	       "  -Q, --quiet              say nothing about finished jobs\n"
+	       "  -q, --qos=qos            only jobs with this QOS\n"
+	       "  -R, --reservation=resv   only jobs in this reservation\n"
 	       "  -s, --signal=signal      send this signal instead of cancelling\n"
 	       "  -t, --state=state        only PENDING, RUNNING or SUSPENDED jobs\n"
 	       "  -u, --user=user          only this user's jobs\n"
 	       "  -w, --nodelist=hosts     only jobs on these nodes\n"
 	       "  -v, --verbose            say what is done\n"
-	       "  -V, --version            print the version\n");
+	       "  -V, --version            print the version\n"
+	       "\nHelp options:\n"
+	       "      --help               show this help message\n"
+	       "      --usage              display brief usage message\n");
 	exit(0);
 }
 

@@ -69,8 +69,9 @@ CHECKS = [
     (["scrontab", "--help"], [r"usage:\tscrontab \[-u user\] file",
                               r"\tscrontab \[-u user\] \[ -e \| -l \| -r \| -v\]",
                               r"-e\tEdit user's crontab"], 3),
-    (["squeue", "--help"], ["Usage:"], 1),
-    (["scancel", "--help"], ["Usage:"], 1),
+    (["squeue", "--help"], ["Usage:", "Help options"], 2),  # test5.2
+    (["scancel", "--help"], ["Usage:", "Help options"], 2),  # test6.2
+    (["scancel", "--usage"], ["Usage: .*usage.*"], 1),  # test6.1
     (["scontrol", "--help"], [r"^scontrol \[<OPTION>\] \[<COMMAND>\]"], 1),
     # test2.2
     (["scontrol", "help"], ["Valid <COMMAND> values are:", "reconfigure  ",

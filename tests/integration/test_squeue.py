@@ -159,10 +159,3 @@ def test_verbose_prints_options_first(cluster):
     assert "verbose     = 1" in lines
     assert p.stdout.index("verbose     = 1") < p.stdout.index("JOBID")
 
-
-def test_help_ends_with_help_options(cluster):
-    p = cluster.run("squeue --help")
-    assert p.returncode == 0, p.stderr
-    assert p.stdout.startswith("Usage: squeue")
-    assert "\nHelp options:\n" in p.stdout
-    assert "--usage" in p.stdout.split("Help options:")[1]
