@@ -37,6 +37,7 @@ struct target {
 	uint32_t step_id;    /* NO_VAL: the whole job */
 	char *array_spec;    /* N_[spec]: these tasks (borrowed from text) */
 	char *text;          /* as written, for messages */
+	int gone;            /* not among the active jobs: skipped */
 };
 
 struct scancel_opts {
@@ -45,7 +46,8 @@ struct scancel_opts {
 	char *name, *partition, *account, *qos, *reservation;
 	int wckey; /* --wckey given: no job has one (no TrackWCKey) */
 	char **nodes;
-	int state; /* -1: any */
+	const char *nodes_arg, *wckey_arg; /* as given (borrowed), for messages */
+	int state;                         /* -1: any */
 	int have_uid;
 	uid_t uid;
 	struct target *targets;
@@ -252,8 +254,10 @@ static void parse_env(struct scancel_opts *o)
 		o->interactive = 1;
 	if (getenv("SCANCEL_VERBOSE"))
 		o->verbose = 1;
-	if ((v = getenv("SCANCEL_WCKEY")) && *v)
+	if ((v = getenv("SCANCEL_WCKEY")) && *v) {
 		o->wckey = o->have_filter = 1;
+		o->wckey_arg = v;
+	}
 	/* SCANCEL_CTLD, SCANCEL_HURRY: as --ctld and --hurry, nothing to do */
 }
 
@@ -320,6 +324,7 @@ static void parse_args(struct scancel_opts *o, int argc, char **argv)
 			break;
 		case OPT_WCKEY:
 			o->wckey = o->have_filter = 1;
+			o->wckey_arg = optarg;
 			break;
 		case 's':
 			if ((sig = signal_parse(optarg)) < 0) {
@@ -341,6 +346,7 @@ static void parse_args(struct scancel_opts *o, int argc, char **argv)
 			fmt_print_version();
 		case 'w':
 			fmt_parse_nodes(&o->nodes, optarg);
+			o->nodes_arg = optarg;
 			o->have_filter = 1;
 			break;
 		case OPT_ME: {
@@ -430,24 +436,112 @@ static struct job_info_resp *load_jobs(void)
 	return body;
 }
 
-static const struct job_info *find_job(const struct job_info_resp *jobs, uint32_t id)
+static int job_active(const struct job_info *j)
 {
-	for (uint32_t i = 0; jobs && i < jobs->jobs_count; i++)
-		if (jobs->jobs[i].job_id == id)
-			return &jobs->jobs[i];
+	return !job_state_is_finished(j->state) && !(j->state & JOB_COMPLETING);
+}
+
+/* The active (not finished) job target t names: N is a job or a whole
+ * array, N_T one of array N's tasks.  NULL when there is none. */
+static const struct job_info *find_job(const struct job_info_resp *jobs,
+                                       const struct target *t)
+{
+	for (uint32_t i = 0; jobs && i < jobs->jobs_count; i++) {
+		const struct job_info *j = &jobs->jobs[i];
+		int hit;
+
+		if (!job_active(j))
+			continue;
+		if (t->array_task == NO_VAL)
+			hit = j->job_id == t->job_id ||
+			      (j->array_job_id == t->job_id && t->step_id == NO_VAL);
+		else
+			hit = j->array_job_id == t->job_id &&
+			      (j->array_task_id == t->array_task || j->array_task_str);
+		if (hit)
+			return j;
+	}
 	return NULL;
 }
 
+/* With the job list loaded (-i or a filter), as Slurm's scancel: an id that
+ * names no active job is an error (unless -Q), and is skipped. */
+static int check_targets(struct scancel_opts *o, const struct job_info_resp *jobs)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < o->ntargets; i++) {
+		struct target *t = &o->targets[i];
+
+		if (find_job(jobs, t))
+			continue;
+		t->gone = 1;
+		rc = 1;
+		if (!o->quiet)
+			cli_error("Kill job error on job %sid %s: %s",
+			          t->step_id != NO_VAL ? "step " : "", t->text,
+			          slurm_strerror(ESLURM_INVALID_JOB_ID));
+	}
+	return rc;
+}
+
+/* Add "key=value " to *line (a malloc'd string, replaced). */
+static void add_filter(char **line, const char *key, const char *value)
+{
+	char *next = xasprintf("%s%s=%s ", *line, key, value);
+
+	free(*line);
+	*line = next;
+}
+
+/* -v and filters no active job passes: Slurm's notice naming them. */
+static void report_no_match(const struct scancel_opts *o)
+{
+	char *line = xstrdup(""), user[256];
+
+	if (o->account)
+		add_filter(&line, "account", o->account);
+	if (o->name)
+		add_filter(&line, "job_name", o->name);
+	if (o->nodes)
+		add_filter(&line, "nodelist", o->nodes_arg);
+	if (o->partition)
+		add_filter(&line, "partition", o->partition);
+	if (o->qos)
+		add_filter(&line, "qos", o->qos);
+	if (o->reservation)
+		add_filter(&line, "reservation", o->reservation);
+	if (o->state >= 0)
+		add_filter(&line, "state", job_state_name((uint32_t)o->state));
+	if (o->have_uid) {
+		if (uid_to_name(o->uid, user, sizeof(user)) < 0)
+			snprintf(user, sizeof(user), "%u", (unsigned)o->uid);
+		add_filter(&line, "user_name", user);
+	}
+	if (o->wckey)
+		add_filter(&line, "wckey", o->wckey_arg);
+	cli_error("No active jobs match ALL job filters, including: %s", line);
+	free(line);
+}
+
+/* -i: ask until the answer starts with y or n (end of input: no). */
 static int confirm(const struct target *t, const struct job_info *j)
 {
-	char line[64];
+	char line[128];
 
-	printf("Cancel job_id=%s name=%s partition=%s [y/n]? ", t->text,
-	       j && j->name ? j->name : "", j && j->partition ? j->partition : "");
-	fflush(stdout);
-	if (!fgets(line, sizeof(line), stdin))
-		return 0;
-	return line[0] == 'y' || line[0] == 'Y';
+	for (;;) {
+		printf("Cancel %s=%s name=%s partition=%s [y/n]? ",
+		       t->step_id != NO_VAL ? "step_id" : "job_id", t->text,
+		       j && j->name ? j->name : "",
+		       j && j->partition ? j->partition : "");
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			return 0;
+		if (line[0] == 'y' || line[0] == 'Y')
+			return 1;
+		if (line[0] == 'n' || line[0] == 'N')
+			return 0;
+	}
 }
 
 /* Send one request.  Returns 0, or 1 after printing a real error. */
@@ -466,12 +560,17 @@ static int cancel_one(const struct scancel_opts *o, const struct target *t)
 	int rc;
 
 	if (o->verbose) {
+		/* Slurm's words: "Signal 19 to batch job 5", "Terminating step 5.0" */
+		const char *what = is_step    ? "step"
+		                   : o->full  ? "full job"
+		                   : o->batch ? "batch job"
+		                              : "job";
 		if (o->signal)
 			fprintf(stderr, "%s: Signal %u to %s %s\n", cli_prog, o->signal,
-			        is_step ? "step" : "job", t->text);
+			        what, t->text);
 		else
-			fprintf(stderr, "%s: Terminating %s %s\n", cli_prog,
-			        is_step ? "step" : "job", t->text);
+			fprintf(stderr, "%s: Terminating %s %s\n", cli_prog, what,
+			        t->text);
 	}
 	if (t->array_task != NO_VAL) {
 		req.flags |= CANCEL_F_ARRAY_TASK;
@@ -504,23 +603,32 @@ int cmd_scancel(int argc, char **argv)
 		cli_error("No job identification provided");
 		exit(1);
 	}
-	if (o.have_filter || o.interactive)
+	if (o.have_filter || o.interactive) {
 		jobs = load_jobs();
-	if (o.have_filter && !o.ntargets) {
+		rc = check_targets(&o, jobs);
+	}
+	if (o.have_filter) {
+		size_t given = o.ntargets, matched = 0;
+
 		for (uint32_t i = 0; i < jobs->jobs_count; i++) {
 			char id[16];
 
 			if (!job_matches(&o, &jobs->jobs[i]))
 				continue;
+			matched++;
+			if (given)
+				continue;
 			snprintf(id, sizeof(id), "%u", jobs->jobs[i].job_id);
 			add_target(&o, id);
 		}
+		if (!matched && o.verbose)
+			report_no_match(&o);
 	}
 	for (size_t i = 0; i < o.ntargets; i++) {
 		const struct target *t = &o.targets[i];
-		const struct job_info *j = jobs ? find_job(jobs, t->job_id) : NULL;
+		const struct job_info *j = jobs ? find_job(jobs, t) : NULL;
 
-		if (o.have_filter && (!j || !job_matches(&o, j)))
+		if (t->gone || (o.have_filter && (!j || !job_matches(&o, j))))
 			continue;
 		if (o.interactive && !confirm(t, j))
 			continue;

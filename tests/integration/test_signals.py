@@ -156,6 +156,47 @@ def test_scancel_batch_signals_the_shell(cluster):
     assert cluster.run(["scancel", "-b", "-s", "USR1", str(jobid)]).returncode == 0
     assert cluster.wait_job(jobid, timeout=30) == "COMPLETED"
     assert "shell got USR1" in out(cluster, "b.out")
+    p = cluster.run(["scancel", "-b", "-s", "USR1", "-v", str(jobid)])
+    # Slurm's verbose words; the job has ended: not an error by default
+    assert p.returncode == 0
+    assert f"scancel: Signal 10 to batch job {jobid}\n" in p.stderr, p.stderr
+
+
+def test_scancel_interactive(cluster):
+    """-i asks "Cancel job_id=..." (step_id= for a step) until y or n; an id
+    of no active job is Slurm's "Kill job error", exit 1."""
+    jobid = cluster.sbatch("-J", "ask", "-o", "/dev/null", "--wrap", "srun sleep 60")
+    cluster.wait_running(jobid)
+    cluster.wait_for(lambda: cluster.run(["squeue", "-h", "-s", "-j", str(jobid)])
+                     .stdout.count(f"{jobid}.0"), timeout=20, what="step 0")
+    p = cluster.run(["scancel", "-i", f"{jobid}.0"], input="maybe\nn\n")
+    assert p.returncode == 0, p.stderr
+    ask = f"Cancel step_id={jobid}.0 name=ask partition=debug [y/n]? "
+    assert p.stdout == ask * 2, p.stdout
+    assert cluster.job_field(jobid, "JobState") == "RUNNING"
+    p = cluster.run(["scancel", "-i", str(jobid)], input="y\n")
+    assert p.stdout == f"Cancel job_id={jobid} name=ask partition=debug [y/n]? "
+    assert p.returncode == 0, p.stderr
+    assert cluster.wait_job(jobid, timeout=30) == "CANCELLED"
+    p = cluster.run(["scancel", "-i", str(jobid)], input="y\n")
+    assert p.returncode == 1
+    assert p.stdout == ""
+    assert p.stderr == (f"scancel: error: Kill job error on job id {jobid}: "
+                        "Invalid job id specified\n")
+    assert cluster.run(["scancel", "-Q", "-i", str(jobid)]).stderr == ""
+    # a plain id of a finished job: silent, exit 0 (COMPAT.md)
+    p = cluster.run(["scancel", str(jobid)])
+    assert (p.returncode, p.stderr) == (0, "")
+
+
+def test_scancel_filters_that_match_nothing(cluster):
+    p = cluster.run(["scancel", "--name=NOSUCH", "--qos=NOSUCH", "--verbose"])
+    assert p.returncode == 0
+    assert p.stderr == ("scancel: error: No active jobs match ALL job filters, "
+                        "including: job_name=NOSUCH qos=NOSUCH \n")
+    p = cluster.run(["scancel", "--name=NOSUCH"])
+    assert (p.returncode, p.stderr) == (0, "")
+
 
 
 def test_requeue_runs_again(cluster):
