@@ -164,6 +164,47 @@ static void print_options(const struct squeue_opts *o)
 	printf("-----------------------------\n\n\n");
 }
 
+/* -w names as Slurm's squeue takes them: a node's name or its NodeHostname
+ * ("localhost": this host's short name), each replaced by the node's name;
+ * a name no node has is an error. */
+static void map_nodes(struct squeue_opts *o)
+{
+	struct empty_msg req = {0};
+	struct node_info_resp *r;
+	void *body = NULL;
+	char *msg = NULL, host[256];
+
+	if (!o->nodes)
+		return;
+	if (call_ctld(MSG_NODE_INFO_REQ, &req, MSG_NODE_INFO_RESP, &body, &msg)) {
+		cli_error("slurm_load_node error: %s", msg);
+		exit(1);
+	}
+	r = body;
+	for (size_t i = 0; o->nodes[i]; i++) {
+		const char *want = o->nodes[i], *found = NULL;
+
+		if (!strcasecmp(want, "localhost") && !gethostname(host, sizeof(host))) {
+			host[sizeof(host) - 1] = '\0';
+			host[strcspn(host, ".")] = '\0';
+			want = host;
+		}
+		for (uint32_t k = 0; k < r->nodes_count && !found; k++)
+			if (!strcmp(want, r->nodes[k].name) ||
+			    (r->nodes[k].hostname && !strcmp(want, r->nodes[k].hostname)))
+				found = r->nodes[k].name;
+		if (!found) {
+			cli_error("Invalid node name %s", o->nodes[i]);
+			exit(1);
+		}
+		if (strcmp(found, o->nodes[i])) {
+			free(o->nodes[i]);
+			o->nodes[i] = xstrdup(found);
+		}
+	}
+	msg_body_free(MSG_NODE_INFO_RESP, body);
+}
+
 /* ---- options ---- */
 
 static void parse_jobs(struct squeue_opts *o, const char *arg)
@@ -302,6 +343,7 @@ static void parse_args(struct squeue_opts *o, int argc, char **argv)
 	    {"noheader", no_argument, 0, 'h'},
 	    {"only-job-state", no_argument, 0, OPT_IGNORE},
 	    {"partition", required_argument, 0, 'p'},
+	    {"partitions", required_argument, 0, 'p'},
 	    {"priority", no_argument, 0, 'P'},
 	    {"qos", required_argument, 0, 'q'},
 	    {"reservation", required_argument, 0, 'R'},
@@ -908,6 +950,7 @@ int cmd_squeue(int argc, char **argv)
 		o.sort = env;
 	parse_env(&o, argv[0]);
 	parse_args(&o, argc, argv);
+	map_nodes(&o);
 	if (o.verbose)
 		print_options(&o);
 	if (o.start && !o.nstates && !o.all_states) {

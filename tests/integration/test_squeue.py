@@ -159,3 +159,20 @@ def test_verbose_prints_options_first(cluster):
     assert "verbose     = 1" in lines
     assert p.stdout.index("verbose     = 1") < p.stdout.index("JOBID")
 
+
+
+def test_nodelist_names_and_partitions_spelling(cluster):
+    """-w takes node names or their NodeHostname (Slurm maps them to the
+    node's name); a name no node has is an error.  --partitions is -p."""
+    p = cluster.run("squeue -h -w dummy_name")
+    assert p.returncode == 1
+    assert p.stderr == "squeue: error: Invalid node name dummy_name\n"
+    host = cluster.run("scontrol show node node01").stdout
+    hostname = re.search(r"NodeHostName=(\S+)", host).group(1)
+    p = cluster.run(f"squeue -v -w {hostname}")
+    assert p.returncode == 0, p.stderr
+    assert "nodes       = node01\n" in p.stdout
+    jobid = cluster.sbatch("--hold", "--wrap", "true")
+    p = cluster.run("squeue -h -o %i --partitions=debug")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == [str(jobid)]
