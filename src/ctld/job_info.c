@@ -185,6 +185,30 @@ static char *node_detail(struct ctld *ctld, const struct job *job)
 	return out;
 }
 
+/* A pending job's node count as Slurm shows it: at least its -N, and as many
+ * of its partition's largest nodes as its tasks need (by --ntasks-per-node,
+ * else by CPUs a task). */
+static uint32_t pending_nodes(const struct job *job)
+{
+	const struct job_desc *d = &job->desc;
+	uint32_t n = job_min_nodes(job), max = job->part ? job->part->max_cpus : 0;
+	uint32_t est = 0, per_node;
+
+	if (d->num_tasks == NO_VAL || !d->num_tasks || !max)
+		return n;
+	if (d->ntasks_per_node != NO_VAL && d->ntasks_per_node)
+		est = d->num_tasks / d->ntasks_per_node;
+	else {
+		per_node = d->cpus_per_task != NO_VAL && d->cpus_per_task > 1
+		               ? max / d->cpus_per_task
+		               : max;
+		if (!per_node)
+			per_node = 1;
+		est = (d->num_tasks + per_node - 1) / per_node;
+	}
+	return est > n ? est : n;
+}
+
 void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
                    uint64_t mask)
 {
@@ -222,7 +246,9 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 		              (time_t)o->sus_secs;
 	o->time_limit = job->time_limit;
 	o->min_nodes = job_min_nodes(job);
-	o->num_nodes = job->run->nnodes ? job->run->nnodes : job_min_nodes(job);
+	o->num_nodes = job->run->nnodes ? job->run->nnodes
+	               : pending        ? pending_nodes(job)
+	                                : job_min_nodes(job);
 	o->num_tasks = d->num_tasks != NO_VAL         ? d->num_tasks
 	               : d->ntasks_per_node != NO_VAL ? d->ntasks_per_node * o->num_nodes
 	                                              : o->num_nodes;

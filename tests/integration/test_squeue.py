@@ -176,3 +176,16 @@ def test_nodelist_names_and_partitions_spelling(cluster):
     p = cluster.run("squeue -h -o %i --partitions=debug")
     assert p.returncode == 0, p.stderr
     assert p.stdout.split() == [str(jobid)]
+
+
+def test_pending_node_count_is_estimated_from_tasks(cluster):
+    """A pending job's NODES, as Slurm estimates it: as many of the
+    partition's largest nodes (8 CPUs here) as its tasks need."""
+    jobs = {cluster.sbatch("-H", "-n9", "--wrap", "true"): "2",
+            cluster.sbatch("-H", "-n4", "-c4", "--wrap", "true"): "2",
+            cluster.sbatch("-H", "-n3", "--ntasks-per-node=1", "--wrap", "true"): "3",
+            cluster.sbatch("-H", "-n8", "--wrap", "true"): "1",
+            cluster.sbatch("-H", "-N2", "-n2", "--wrap", "true"): "2"}
+    p = cluster.run("squeue -h -o '%i %D'")
+    got = dict(line.split() for line in p.stdout.splitlines())
+    assert got == {str(j): n for j, n in jobs.items()}
