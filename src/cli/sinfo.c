@@ -106,7 +106,7 @@ static const struct fmt_field node_fields[] = {
 /* Which attributes put nodes in separate records. */
 struct match {
 	int part, state, reason, reason_time, reason_user, features, features_act, gres,
-	    version;
+	    version, hostname, addr;
 	/* only with -e */
 	int cpus, mem, disk, weight, sct, load, free_mem, alloc_mem, port;
 };
@@ -321,6 +321,9 @@ static void match_from_layout(const struct fmt_layout *l, int exact, struct matc
 	m->features_act = fmt_layout_has(l, 'b');
 	m->gres = fmt_layout_has(l, 'G');
 	m->version = fmt_layout_has(l, 'v');
+	/* %n, %o: one record per host name, per address (as Slurm) */
+	m->hostname = fmt_layout_has(l, 'n');
+	m->addr = fmt_layout_has(l, 'o');
 	if (!exact)
 		return;
 	m->cpus = fmt_layout_has(l, 'c');
@@ -356,7 +359,9 @@ static int node_matches(const struct match *m, const struct node_info *a,
 	    (m->features && !str_eq(a->features, b->features)) ||
 	    (m->features_act && !str_eq(a->features, b->features)) ||
 	    (m->gres && !str_eq(a->gres, b->gres)) ||
-	    (m->version && !str_eq(a->version, b->version)))
+	    (m->version && !str_eq(a->version, b->version)) ||
+	    (m->hostname && !str_eq(a->hostname, b->hostname)) ||
+	    (m->addr && !str_eq(a->addr, b->addr)))
 		return 0;
 	if ((m->cpus && a->cpus != b->cpus) ||
 	    (m->mem && a->real_memory != b->real_memory) ||
@@ -501,7 +506,8 @@ static char *compress_names(const struct srec *r, int which)
 
 		names[i] = (char *)(v && *v ? v : n->name ? n->name : "");
 	}
-	s = hostlist_compress(names, r->n);
+	/* a record's nodes share one host name and address (struct match) */
+	s = hostlist_compress(names, which && r->n ? 1 : r->n);
 	if (!s)
 		fatal("out of memory");
 	free(names);

@@ -1,5 +1,6 @@
 """sinfo: default output, node-oriented long output, formats and node states."""
 
+import re
 import time
 
 SINFO_HEADER = "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST"
@@ -94,3 +95,14 @@ def test_verbose_prints_options_first(cluster):
     assert "partition   = debug" in lines
     assert "verbose     = 1" in lines
     assert p.stdout.index("verbose     = 1") < p.stdout.index("PARTITION")
+
+
+def test_hostnames_listed_once(cluster):
+    """%n and %o: nodes are grouped by host name and address, each printed
+    once (here all four nodes share one host), as Slurm does."""
+    show = cluster.run("scontrol show node node01").stdout
+    host = re.search(r"NodeHostName=(\S+)", show).group(1)
+    addr = re.search(r"NodeAddr=(\S+)", show).group(1)
+    p = cluster.run("sinfo -h -o '%n|%o|%N'")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == f"{host}|{addr}|node[01-04]\n"
