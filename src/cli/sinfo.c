@@ -1031,7 +1031,7 @@ static void parse_args(struct sinfo_opts *o, int argc, char **argv)
 	    {"yaml", no_argument, 0, OPT_YAML},
 	    {0, 0, 0, 0},
 	};
-	int c;
+	int c, opt_a = 0, opt_p = 0;
 
 	while ((c = getopt_long(argc, argv, "adehi:lM:n:No:O:p:rRsS:t:TvV", longopts,
 	                        NULL)) != -1) {
@@ -1066,7 +1066,7 @@ static void parse_args(struct sinfo_opts *o, int argc, char **argv)
 		case 'p':
 			fmt_strv_free(o->parts);
 			o->parts = fmt_split(optarg, ",");
-			o->all = 1;
+			o->all = opt_p = 1;
 			break;
 		case 'r':
 			o->responding = 1;
@@ -1105,7 +1105,7 @@ static void parse_args(struct sinfo_opts *o, int argc, char **argv)
 			cli_clusters_check(optarg, 0);
 			break;
 		case 'a':
-			o->all = 1;
+			o->all = opt_a = 1;
 			fmt_strv_free(o->parts);
 			o->parts = NULL;
 			break;
@@ -1124,6 +1124,11 @@ static void parse_args(struct sinfo_opts *o, int argc, char **argv)
 	if (optind < argc) {
 		cli_error("Unrecognized option: %s", argv[optind]);
 		usage(stderr);
+		exit(1);
+	}
+	if (opt_a && opt_p) {
+		cli_error("Conflicting options, -a and -p, specified. "
+		          "Please choose one or the other.");
 		exit(1);
 	}
 }
@@ -1394,8 +1399,14 @@ int cmd_sinfo(int argc, char **argv)
 		o.all = 1;
 	}
 	/* SINFO_FEDERATION, SINFO_LOCAL: one cluster */
-	if (getenv("SINFO_ALL"))
+	if (getenv("SINFO_ALL")) {
+		if (o.parts) {
+			cli_error("Conflicting options, SINFO_ALL and SINFO_PARTITION, "
+			          "specified. Please choose one or the other.");
+			exit(1);
+		}
 		o.all = 1;
+	}
 	if ((env = getenv("SINFO_SORT")) && *env)
 		o.sort = env;
 	parse_args(&o, argc, argv);

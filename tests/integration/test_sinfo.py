@@ -106,3 +106,19 @@ def test_hostnames_listed_once(cluster):
     p = cluster.run("sinfo -h -o '%n|%o|%N'")
     assert p.returncode == 0, p.stderr
     assert p.stdout == f"{host}|{addr}|node[01-04]\n"
+
+
+def test_conflicting_partition_options(cluster):
+    """-a with -p, or SINFO_ALL with SINFO_PARTITION: Slurm's refusal; -a
+    over SINFO_PARTITION and -p over SINFO_ALL are fine."""
+    p = cluster.run("sinfo -a -p debug")
+    assert p.returncode == 1
+    assert p.stderr == ("sinfo: error: Conflicting options, -a and -p, specified. "
+                        "Please choose one or the other.\n")
+    p = cluster.run("sinfo", env={"SINFO_ALL": "1", "SINFO_PARTITION": "debug"})
+    assert p.returncode == 1
+    assert "Conflicting options, SINFO_ALL and SINFO_PARTITION" in p.stderr
+    p = cluster.run("sinfo -h -o %P -a", env={"SINFO_PARTITION": "debug"})
+    assert (p.returncode, p.stdout) == (0, "debug*\n")
+    p = cluster.run("sinfo -h -o %P -p debug", env={"SINFO_ALL": "1"})
+    assert (p.returncode, p.stdout) == (0, "debug*\n")
