@@ -17,6 +17,7 @@
 #include "cli/jobopt.h"
 #include "cli/jobopt_table.h"
 #include "common/acctg.h"
+#include "common/conf.h"
 #include "common/taskdist.h"
 #include "common/mailtype.h"
 #include "common/signame.h"
@@ -1373,8 +1374,44 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 	}
 }
 
+/* -m as SLURM_DISTRIBUTION says it: each "*" the level's default, as Slurm
+ * writes them (nodes: block; sockets: cyclic; cores: what sockets have):
+ * "*:*:*" is "block:cyclic:cyclic", "*,pack" is "block,pack". */
+static char *dist_text(const char *spec)
+{
+	const char *comma = strchr(spec, ',');
+	size_t len = comma ? (size_t)(comma - spec) : strlen(spec);
+	char *out = xstrdup(""), *levels = xstrndup(spec, len), *save = NULL;
+	char *prev = NULL;
+	int i = 0;
+
+	for (char *w = strtok_r(levels, ":", &save); w;
+	     w = strtok_r(NULL, ":", &save), i++) {
+		const char *v = w;
+		char *next;
+
+		if (!strcmp(w, "*"))
+			v = i == 0 ? "block" : i == 1 ? "cyclic" : prev ? prev : "cyclic";
+		next = xasprintf("%s%s%s", out, i ? ":" : "", v);
+		free(out);
+		out = next;
+		free(prev);
+		prev = xstrdup(v);
+	}
+	free(prev);
+	free(levels);
+	if (comma) {
+		char *next = xasprintf("%s%s", out, comma);
+		free(out);
+		out = next;
+	}
+	return out;
+}
+
 char **jobopt_dist_env(const struct jobopt *o, char **env)
 {
+	char *text;
+
 	if (!o->dist_spec)
 		return env;
 	if (TASKDIST_TYPE(o->task_dist) == TASKDIST_PLANE) {
@@ -1388,7 +1425,10 @@ char **jobopt_dist_env(const struct jobopt *o, char **env)
 		return strv_setenvf(env, "SLURM_DIST_PLANESIZE", "%u",
 		                    TASKDIST_PLANE_SIZE(o->task_dist));
 	}
-	return strv_setenv(env, "SLURM_DISTRIBUTION", o->dist_spec);
+	text = dist_text(o->dist_spec);
+	env = strv_setenv(env, "SLURM_DISTRIBUTION", text);
+	free(text);
+	return env;
 }
 
 /* ---- init / release ---- */
@@ -1614,6 +1654,26 @@ static int env_umask(const char *s, mode_t *ret)
 	return 0;
 }
 
+/* --acctg-freq with a memory limit: sampling less often than the cluster
+ * (JobAcctGatherFrequency) would let memory go unwatched, so Slurm refuses
+ * it. */
+static void acctg_freq_check(const struct jobopt *o)
+{
+	uint32_t want, have;
+
+	if (!o->acctg_freq ||
+	    (o->desc.mem_per_node == NO_VAL64 && o->desc.mem_per_cpu == NO_VAL64) ||
+	    acctg_freq_parse(o->acctg_freq, &want) < 0 ||
+	    acctg_freq_parse(cli_conf()->acctg_freq, &have) < 0 || !want || !have ||
+	    want <= have)
+		return;
+	cli_error("%sInvalid accounting frequency requested",
+	          o->cmd == JOBOPT_SBATCH   ? "Batch job submission failed: "
+	          : o->cmd == JOBOPT_SALLOC ? "Job submit/allocate failed: "
+	                                    : "Unable to allocate resources: ");
+	exit(JOBOPT_EXIT_ERROR);
+}
+
 void jobopt_finish(struct jobopt *o)
 {
 	struct job_desc *d = &o->desc;
@@ -1638,6 +1698,7 @@ void jobopt_finish(struct jobopt *o)
 		        cli_prog);
 		exit(JOBOPT_EXIT_ERROR);
 	}
+	acctg_freq_check(o);
 	if (x->gpus_per_socket && !x->sockets_per_node) {
 		fprintf(stderr,
 		        "%s: fatal: --gpus-per-socket option requires --sockets-per-node "

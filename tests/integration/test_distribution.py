@@ -6,6 +6,8 @@ specifications are refused."""
 
 import re
 
+import pytest
+
 from conftest import write_script
 
 TASK_SH = "#!/bin/sh\necho \"$SLURMD_NODENAME $SLURM_PROCID $SLURM_GTIDS " \
@@ -202,3 +204,15 @@ def test_w_inside_an_allocation_runs_on_those_nodes_alone(cluster):
     assert p.returncode == 0, p.stderr
     assert [l.split()[0] for l in p.stdout.splitlines()] == ["0:"], p.stdout
     assert "conflicts with allocated node count" not in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("spec,env", [
+    ("*", "block"), ("*:*", "block:cyclic"), ("*:*:*", "block:cyclic:cyclic"),
+    ("*:block:*", "block:block:block"), ("*,pack", "block,pack"),
+    ("block:block:block,nopack", "block:block:block,nopack"), ("nopack", "nopack")])
+def test_distribution_env_spells_out_defaults(cluster, spec, env):
+    """SLURM_DISTRIBUTION names each level's default where -m gave "*"
+    (Slurm's test1.120)."""
+    p = cluster.run(["srun", "-n1", "-m", spec, "printenv", "SLURM_DISTRIBUTION"])
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == env

@@ -317,3 +317,14 @@ def test_sampling_keeps_the_high_water_mark(make_cluster, tmp_path):
     p = c.run(["sbatch", "--acctg-freq=task=x", "--wrap", "true"])
     assert p.returncode == 1
     assert p.stderr == "sbatch: error: Invalid --acctg-freq specification: task=x\n"
+    # with a memory limit, sampling less often than JobAcctGatherFrequency
+    # (task=1 here) would not watch the memory: refused (Slurm's test1.72)
+    for cmd, prefix in (("sbatch", "Batch job submission failed"),
+                        ("srun", "Unable to allocate resources")):
+        argv = [cmd, "--mem=200", "--acctg-freq=40"]
+        argv += ["--wrap", "true"] if cmd == "sbatch" else ["true"]
+        p = c.run(argv)
+        assert p.returncode == 1
+        assert p.stderr == f"{cmd}: error: {prefix}: Invalid accounting frequency requested\n"
+    assert c.run(["srun", "--mem=200", "--acctg-freq=1", "true"]).returncode == 0
+    assert c.run(["srun", "--acctg-freq=40", "true"]).returncode == 0
