@@ -269,10 +269,11 @@ static int requeue_one(struct ctld *ctld, struct job *job)
 				node_mgr_orphan_add(n, job->job_id);
 		}
 	}
+	/* told while the run it ends is still the job's: "Run time" in it */
+	mail_job(ctld, job, MAIL_REQUEUE, job->state, 0, time(NULL));
 	if (ev_requeue_commit(ctld, &ev) < 0)
 		return -ESLURM_TRANSITION_STATE_NO_UPDATE;
 	log_info("JobId=%u requeued", job->job_id);
-	mail_job(ctld, job, MAIL_REQUEUE, job->state, 0, time(NULL));
 	return 0;
 }
 
@@ -415,6 +416,7 @@ void job_mgr_tick(struct ctld *ctld, time_t now)
 			step_limits_tick(ctld, j, now);
 		if (ticking && past_time_limit(ctld, j, now)) {
 			log_info("JobId=%u reached its time limit", j->job_id);
+			mail_time_limit(ctld, j, now);
 			job_end(ctld, j, JOB_TIMEOUT, FAIL_TIMEOUT, 0);
 		} else if ((j->state & JOB_COMPLETING) &&
 		           now >= j->run->end_time + (time_t)ctld->conf->kill_wait + 30) {

@@ -266,6 +266,15 @@ void mail_job(struct ctld *ctld, const struct job *job, uint32_t event, uint32_t
 	mail_send(ctld, job, subject, env);
 }
 
+void mail_time_limit(struct ctld *ctld, struct job *job, time_t now)
+{
+	if (!(job_x(job)->mail_type & MAIL_TIME100) ||
+	    (job->run->mail_sent & MAIL_TIME100))
+		return;
+	job_run_mut(job)->mail_sent |= MAIL_TIME100;
+	mail_job(ctld, job, MAIL_TIME100, job->state, 0, now);
+}
+
 void mail_tick(struct ctld *ctld, time_t now)
 {
 	static const struct {

@@ -26,6 +26,9 @@ void mail_job(struct ctld *ctld, const struct job *job, uint32_t event, uint32_t
 /* Whom its mails go to (caller frees): --mail-user, else the job's user,
  * @MailDomain added (scontrol show job's MailUser=). */
 char *job_mail_user(struct ctld *ctld, const struct job *job);
+/* job is being ended for its time limit: its TIME_LIMIT mail, if asked and
+ * not yet sent (before the job's end mail, as Slurm sends them). */
+void mail_time_limit(struct ctld *ctld, struct job *job, time_t now);
 /* Each second: the running jobs' TIME_LIMIT_50/80/90/100 mails. */
 void mail_tick(struct ctld *ctld, time_t now);
 

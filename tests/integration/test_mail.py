@@ -78,12 +78,30 @@ def test_fail_and_user(cluster):
 
 
 def test_time_limit_marks(cluster):
-    """TIME_LIMIT_50: once half the limit has run."""
-    jobid = cluster.sbatch("--mail-type=TIME_LIMIT_50", "-t", "1", "-J", "tl",
-                           "--wrap", "sleep 120")
+    """TIME_LIMIT_50: once half the limit has run; TIME_LIMIT when the limit
+    ends the job, before its Failed mail (Slurm's test1.48)."""
+    jobid = cluster.sbatch("--mail-type=TIME_LIMIT_50,TIME_LIMIT,FAIL", "-t", "1",
+                           "-J", "tl", "--wrap", "sleep 120")
     rows = mails(cluster, jobid, 1, timeout=60)
     assert re.fullmatch(rf"Slurm Job_id={jobid} Name=tl Reached 50% of time limit, "
                         r"Run time 00:00:3\d", rows[0][1]), rows
+    rows = mails(cluster, jobid, 3, timeout=90)
+    assert re.fullmatch(rf"Slurm Job_id={jobid} Name=tl Reached time limit, "
+                        r"Run time 00:01:0\d", rows[1][1]), rows
+    assert rows[1][5] == "Reached time limit", rows
+    assert re.fullmatch(rf"Slurm Job_id={jobid} Name=tl Failed, Run time 00:01:0\d, "
+                        r"TIMEOUT, ExitCode 0", rows[2][1]), rows
+
+
+def test_requeue_mail_has_the_run_time(cluster):
+    """REQUEUE: "Requeued, Run time T" of the run the requeue ended."""
+    jobid = cluster.sbatch("--mail-type=REQUEUE", "--requeue", "-J", "rq",
+                           "--wrap", "sleep 300")
+    cluster.wait_running(jobid)
+    cluster.run(["scontrol", "requeue", str(jobid)], check=True)
+    rows = mails(cluster, jobid, 1)
+    assert re.fullmatch(rf"Slurm Job_id={jobid} Name=rq Requeued, Run time 00:00:\d\d",
+                        rows[0][1]), rows
     cluster.run(["scancel", str(jobid)])
 
 
