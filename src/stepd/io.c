@@ -293,7 +293,8 @@ void io_report_exits(struct stepd *st)
 
 		if (t->exited && t->pty_idle && t->out_fd >= 0)
 			pipe_finish(st, t, 1);
-		if (!t->exited || t->reported || t->out_fd >= 0 || t->err_fd >= 0)
+		if (!t->exited || t->reported || t->out_fd >= 0 || t->err_fd >= 0 ||
+		    t->epilog)
 			continue;
 		t->reported = 1;
 		if (task_oom_killed(st, t)) {

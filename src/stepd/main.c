@@ -840,12 +840,10 @@ static void stepd_load(struct stepd *st)
 	stepd_check_cred(st);
 }
 
-/* A "slurmstepd: error: ..." line for the user, on the first task's stderr
- * stream to srun. */
-static void send_user_error(struct stepd *st, const char *line)
+void stepd_user_error(struct stepd *st, const struct stepd_task *t, const char *line)
 {
 	if (st->io && st->ntasks) {
-		struct io_data d = {.task = st->tasks[0].gtid, .stream = 2};
+		struct io_data d = {.task = t ? t->gtid : st->tasks[0].gtid, .stream = 2};
 		d.data.data = (uint8_t *)line;
 		d.data.len = (uint32_t)strlen(line);
 		msglink_send(st->io, MSG_IO_DATA, &d);
@@ -858,7 +856,7 @@ static void fail_tasks(struct stepd *st, const char *why)
 {
 	char *line = xasprintf("slurmstepd: error: %s\n", why);
 
-	send_user_error(st, line);
+	stepd_user_error(st, NULL, line);
 	free(line);
 	for (uint32_t i = 0; i < st->ntasks; i++) {
 		st->tasks[i].exited = 1;
@@ -935,7 +933,7 @@ static uint32_t uncontain(struct stepd *st)
 void stepd_tell_user(struct stepd *st, const char *line)
 {
 	if (task_write_err_file(st, line) == 0)
-		send_user_error(st, line);
+		stepd_user_error(st, NULL, line);
 }
 
 static void raise_nofile(void)

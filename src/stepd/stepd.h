@@ -53,6 +53,8 @@ struct stepd_task {
 	int status;    /* wait status, valid when exited */
 	int exited;
 	int reported; /* MSG_TASK_EXIT sent (or nowhere to send it) */
+	pid_t epilog; /* its --task-epilog's supervisor while it runs: the exit
+	               * is reported after it, as Slurm's */
 	int out_fd;   /* our end of the task's stdout pipe, -1 if none/closed */
 	int err_fd;   /* same for stderr */
 	int in_fd;    /* our end of the stdin pipe (task 0, or srun -i), -1 if none */
@@ -247,6 +249,8 @@ void io_finish(struct stepd *st);
 /* A "slurmstepd: error: ..." line (with its newline) for the user: appended to
  * the first task's stderr file, else sent on its stderr stream to srun. */
 void stepd_tell_user(struct stepd *st, const char *line);
+/* The same line on task t's stderr stream to srun (NULL: the first task's). */
+void stepd_user_error(struct stepd *st, const struct stepd_task *t, const char *line);
 
 /* ---- usage.c ---- */
 struct step_stat_req;

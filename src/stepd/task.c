@@ -888,7 +888,17 @@ int task_oom_killed(const struct stepd *st, const struct stepd_task *t)
  * as in Slurm); the step daemon does not wait for it: its loop goes on
  * with the other tasks' output and messages, and task_reap reaps it. */
 #define TASK_EPILOG_SECS 5
-static void task_epilog(struct stepd *st, const struct stepd_task *t, pid_t task_pid)
+
+/* The supervisor's exit code for the epilog's wait status: its exit code
+ * (below 128), or 128 and the signal that ended it. */
+static int epilog_exit_code(int status)
+{
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status) > 127 ? 127 : WEXITSTATUS(status);
+}
+
+static void task_epilog(struct stepd *st, struct stepd_task *t, pid_t task_pid)
 {
 	const char *path = st->req->task_epilog, *what = "";
 	pid_t pid;
@@ -898,6 +908,7 @@ static void task_epilog(struct stepd *st, const struct stepd_task *t, pid_t task
 	if (pid > 0) {
 		st->epilogs = xrealloc(st->epilogs, (st->nepilogs + 1) * sizeof(pid_t));
 		st->epilogs[st->nepilogs++] = pid;
+		t->epilog = pid;
 		return;
 	}
 	/* the supervisor, still root: none of the step daemon's descriptors */
@@ -921,13 +932,22 @@ static void task_epilog(struct stepd *st, const struct stepd_task *t, pid_t task
 		_exit(127);
 	}
 	for (int i = 0; pid > 0 && i < TASK_EPILOG_SECS * 100; i++) {
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			_exit(0);
+		int status;
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			_exit(epilog_exit_code(status));
 		usleep(10000);
 	}
 	if (pid > 0)
 		kill(-pid, SIGKILL);
-	_exit(0);
+	_exit(pid > 0 ? epilog_exit_code(SIGKILL) : 1 << 0);
+}
+
+/* The epilog's wait status from its supervisor's exit code (above). */
+static int epilog_status(int supervisor_status)
+{
+	int code = WIFEXITED(supervisor_status) ? WEXITSTATUS(supervisor_status) : 0;
+
+	return code >= 128 ? code - 128 : code << 8;
 }
 
 int task_reap(struct stepd *st)
@@ -939,6 +959,20 @@ int task_reap(struct stepd *st)
 		for (uint32_t i = 0; i < st->nepilogs; i++)
 			if (st->epilogs[i] == pid)
 				st->epilogs[i] = st->epilogs[--st->nepilogs];
+		for (uint32_t i = 0; i < st->ntasks; i++) {
+			struct stepd_task *t = &st->tasks[i];
+			if (t->epilog != pid)
+				continue;
+			t->epilog = 0;
+			if (epilog_status(status)) {
+				char *line =
+				    xasprintf("slurmstepd: error: TaskEpilog failed "
+				              "status=%d\n",
+				              epilog_status(status));
+				stepd_user_error(st, t, line);
+				free(line);
+			}
+		}
 		for (uint32_t i = 0; i < st->ntasks; i++) {
 			struct stepd_task *t = &st->tasks[i];
 			if (t->pid != pid)

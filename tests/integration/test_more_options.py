@@ -136,6 +136,16 @@ def test_task_prolog_and_epilog(cluster):
                what="an epilog for each task")
     done = {line.split()[1] for line in log.read_text().splitlines()}
     assert done == set().union(*pids.values()), (done, pids)
+    # srun hears each task's end after its epilog, and of an epilog that
+    # failed (or was killed for running too long) Slurm's error (test1.49)
+    bad = write_script(c.work / "tepi_bad.sh", "#!/bin/sh\nexit 3\n")
+    p = c.run(["srun", "-n2", f"--task-epilog={bad}", "true"])
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.count("slurmstepd: error: TaskEpilog failed status=768\n") == 2, \
+        p.stderr
+    slow = write_script(c.work / "tepi_slow.sh", "#!/bin/sh\nexec sleep 200\n")
+    p = c.run(["srun", "-n1", f"--task-epilog={slow}", "true"], timeout=60)
+    assert p.stderr == "slurmstepd: error: TaskEpilog failed status=9\n", p.stderr
 
 
 def test_input_environment(cluster):
