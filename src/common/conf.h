@@ -125,6 +125,7 @@ struct conf {
 	char *gres_types;
 	char *state_save_location; /* default /var/spool/rotactld */
 	char *slurmd_spool_dir;    /* default /var/spool/rotad */
+	char *tmp_fs;              /* TmpFS, default /tmp: its size is TmpDisk */
 	char *slurmctld_log_file;  /* NULL = stderr */
 	char *slurmd_log_file;
 	char *scheduler_type;         /* default sched/backfill */

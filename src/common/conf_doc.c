@@ -258,6 +258,9 @@ static const struct conf_doc global_doc[] = {
      "coordinate, in scontrol show assoc_mgr; users: only their own user record "
      "there; all: both.  Operators and admins see everything.  Other words are "
      "accepted and change nothing yet."},
+    {"TmpFS", "dir",
+     "The file system whose size a node reports as its TmpDisk when its node line "
+     "sets none (default /tmp); jobs ask for space there with --tmp."},
     {"TopologyPlugin", "plugin",
      "topology/tree or topology/block read topology.conf; topology/flat (the "
      "default) has no topology."},
@@ -278,7 +281,9 @@ static const struct conf_doc node_doc[] = {
     {"CoresPerSocket", "number", "Cores on each socket."},
     {"ThreadsPerCore", "number", "Hardware threads on each core."},
     {"RealMemory", "MB", "Memory the node offers to jobs."},
-    {"TmpDisk", "MB", "Space in the node's temporary file system."},
+    {"TmpDisk", "MB",
+     "Space in the node's temporary file system (TmpFS).  Without it, the size "
+     "rotad finds there when the node registers."},
     {"Weight", "number", "Lower weights are allocated first."},
     {"Features", "name,...", "Features jobs can require with --constraint."},
     {"Gres", "name[:type]:count,...",

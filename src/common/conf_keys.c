@@ -303,7 +303,7 @@ const struct conf_key conf_keys[] = {
     IGNORE("TaskEpilog"),
     IGNORE("TaskPluginParam"),
     IGNORE("TCPTimeout"),
-    IGNORE("TmpFS"),
+    G_STR("TmpFS", tmp_fs, "/tmp", R),
     IGNORE("TopologyParam"),
     G_STR("TopologyPlugin", topology_plugin, NULL, R),
     IGNORE("TrackWCKey"),

@@ -646,7 +646,7 @@ static int job_desc_fits(struct ctld *ctld, const struct part *p,
 			nodes[i].threads = node_cpu_threads(n);
 			nodes[i].usable =
 			    (!cons || constraint_match(cons, alt, n->cfg->features)) &&
-			    node_layout_fits(n, x) && n->cfg->tmp_disk >= x->pn_min_tmp;
+			    node_layout_fits(n, x) && node_tmp_disk(n) >= x->pn_min_tmp;
 			memcpy(nodes[i].gres, n->gres_use.count, sizeof(nodes[i].gres));
 		}
 		rc = sched_select(nodes, p->nnodes, &req, &out);

@@ -381,6 +381,11 @@ uint32_t node_cpu_threads(const struct node *n)
 	return n->threads > 1 && n->cpus == threads ? n->threads : 1;
 }
 
+uint64_t node_tmp_disk(const struct node *n)
+{
+	return n->cfg->tmp_disk ? n->cfg->tmp_disk : n->tmp_disk_found;
+}
+
 int node_usable(const struct node *n)
 {
 	if (n->power == NODE_POWER_GOING_DOWN || n->power == NODE_POWER_DOWN_ASKED)
@@ -698,6 +703,7 @@ void node_mgr_register(struct ctld *ctld, struct caller *who, struct node_regist
 		n->flags |= NODE_DRAIN;
 		set_reason(n, "Low socket*core*thread count", 0, now);
 	}
+	n->tmp_disk_found = reg->tmp_disk; /* used where TmpDisk= is not set */
 	if (node_gres_register(n, reg, gres_why, sizeof(gres_why)) < 0 &&
 	    !(n->flags & NODE_DRAIN)) {
 		log_err("node %s: %s: draining it", n->cfg->name, gres_why);
@@ -869,7 +875,7 @@ void node_mgr_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 		o->real_memory = n->mem;
 		o->alloc_memory = n->alloc_mem;
 		o->free_memory = n->free_mem;
-		o->tmp_disk = n->cfg->tmp_disk;
+		o->tmp_disk = node_tmp_disk(n);
 		o->weight = n->cfg->weight;
 		o->features = xstrdup(n->cfg->features);
 		o->gres = xstrdup(n->cfg->gres);

@@ -44,6 +44,7 @@ struct node {
 	time_t boot_time, slurmd_start_time, last_seen, last_busy;
 	uint64_t free_mem;
 	uint32_t cpu_load;
+	uint64_t tmp_disk_found; /* MB its rotad registered for TmpFS; 0 none yet */
 	char *os, *arch, *version;
 	char *gres_found; /* GRES the node registered ("gpu:h100:8"), NULL: none */
 	struct gres_dev_info *gres_devs; /* [ngres_devs] its devices (node_gres.h) */
@@ -139,6 +140,9 @@ int node_layout_fits(const struct node *n, const struct job_desc_ext *x);
  * its cores (CPUs=8 Sockets=2 CoresPerSocket=4 ThreadsPerCore=2 schedules
  * cores, as in Slurm). */
 uint32_t node_cpu_threads(const struct node *n);
+/* MB in its TmpFS: its TmpDisk=, or without one what its rotad registered
+ * (0 until it has). */
+uint64_t node_tmp_disk(const struct node *n);
 
 /* The partition's OverSubscribe mode; *ret_jobs gets how many jobs may share
  * a core (YES[:N] and FORCE[:N], default 4), else 1. */

@@ -88,6 +88,7 @@ static void node_adopt(struct node *n, struct node *o)
 	n->last_busy = o->last_busy;
 	n->free_mem = o->free_mem;
 	n->cpu_load = o->cpu_load;
+	n->tmp_disk_found = o->tmp_disk_found;
 	n->os = o->os, o->os = NULL;
 	n->arch = o->arch, o->arch = NULL;
 	n->version = o->version, o->version = NULL;

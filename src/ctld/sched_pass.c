@@ -404,7 +404,7 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 		     (cons && constraint_match(cons, alt, n->cfg->features))) &&
 		    (!job_x(job)->gres || gres_fits(job, &r, n)) &&
 		    node_layout_fits(n, job_x(job)) &&
-		    n->cfg->tmp_disk >= job_x(job)->pn_min_tmp &&
+		    node_tmp_disk(n) >= job_x(job)->pn_min_tmp &&
 		    /* another user's --exclusive=user job runs there */
 		    (!n->excl_user_jobs || n->excl_uid == job->owner->uid);
 		ps->snap.nodes[i].required = 0;

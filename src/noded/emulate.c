@@ -373,7 +373,7 @@ int emulator_create(struct event_base *base, const struct conf *conf, struct aut
 	/* every link connects in the loop's first turn, one after the other */
 	for (size_t i = 0; i < n; i++) {
 		struct node_register reg;
-		hwinfo_register_fill(e->nodes[i].cn, now, &reg);
+		hwinfo_register_fill(e->nodes[i].cn, conf->tmp_fs, now, &reg);
 		e->nodes[i].link = ctld_link_create(base, conf, auth, &reg, NULL,
 		                                    &emu_link_ops, &e->nodes[i]);
 	}

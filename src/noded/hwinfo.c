@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -139,8 +140,17 @@ time_t hwinfo_boot_time(void)
 	return t;
 }
 
-void hwinfo_register_fill(const struct conf_node *cn, time_t start_time,
-                          struct node_register *reg)
+uint64_t hwinfo_fs_size(const char *dir)
+{
+	struct statvfs st;
+
+	if (!dir || statvfs(dir, &st) < 0)
+		return 0;
+	return (uint64_t)st.f_blocks * st.f_frsize / (1024 * 1024);
+}
+
+void hwinfo_register_fill(const struct conf_node *cn, const char *tmp_fs,
+                          time_t start_time, struct node_register *reg)
 {
 	static struct utsname u;
 	static char host[256], os[3 * sizeof(u.release) + 3];
@@ -158,7 +168,8 @@ void hwinfo_register_fill(const struct conf_node *cn, time_t start_time,
 	    .cores = cn->cores_per_socket,
 	    .threads = cn->threads_per_core,
 	    .real_memory = cn->real_memory,
-	    .tmp_disk = cn->tmp_disk,
+	    .tmp_disk =
+	        cn->tmp_disk ? cn->tmp_disk : hwinfo_fs_size(tmp_fs ? tmp_fs : "/tmp"),
 	    .boot_time = hwinfo_boot_time(),
 	    .start_time = start_time,
 	    .arch = u.machine,

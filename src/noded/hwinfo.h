@@ -25,15 +25,20 @@ void hwinfo_print(const struct hwinfo *hw, FILE *out);
 
 uint64_t hwinfo_free_memory(void); /* MB available, 0 if unknown */
 uint32_t hwinfo_cpu_load(void);    /* 1-minute load average * 100 */
-time_t hwinfo_boot_time(void);     /* 0 if unknown */
+/* The size of the file system holding dir, in MB (slurmd's TmpDisk); 0 if
+ * it cannot be read. */
+uint64_t hwinfo_fs_size(const char *dir);
+time_t hwinfo_boot_time(void); /* 0 if unknown */
 
 struct conf_node;
 struct node_register;
 /* The registration of node cn started at start_time: for a virtual node
  * (and so for each emulated one) its slurm.conf line wins over this
- * machine's hardware; this machine's host name, OS and architecture.  The
- * strings reg points to are cn's or static: valid until the next call. */
-void hwinfo_register_fill(const struct conf_node *cn, time_t start_time,
-                          struct node_register *reg);
+ * machine's hardware; this machine's host name, OS and architecture.  A
+ * node line without TmpDisk reports the size of tmp_fs (TmpFS), as slurmd
+ * does.  The strings reg points to are cn's or static: valid until the next
+ * call. */
+void hwinfo_register_fill(const struct conf_node *cn, const char *tmp_fs,
+                          time_t start_time, struct node_register *reg);
 
 #endif

@@ -461,7 +461,7 @@ static void noded_start(struct noded *nd)
 	/* in the spool (our cwd): a restarted rotad still refuses replays */
 	if (cred_cache_persist(nd->creds, "cred_state", time(NULL), &err) < 0)
 		log_err("launch credentials kept in memory only: %s", err.text);
-	hwinfo_register_fill(cn, nd->start_time, &reg);
+	hwinfo_register_fill(cn, nd->conf->tmp_fs, nd->start_time, &reg);
 	if (gres_found_detect(nd->conf_path, cn, &reg, &err) < 0)
 		fatal("%s", err.text);
 	if (*reg.gres)

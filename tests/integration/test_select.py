@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from conftest import module_cluster_with, write_script
+from conftest import module_cluster_with, wait_until, write_script
 
 # node: (features, weight)
 NODES = {
@@ -355,26 +355,40 @@ def test_mincpus(c):
 
 def test_tmp_needs_a_node_with_that_much_tmpdisk(make_cluster):
     """--tmp: only nodes whose TmpDisk is at least that much (units as
-    --mem); more than any node has cannot be run."""
+    --mem); more than any node has cannot be run.  A node line without
+    TmpDisk has the size of its TmpFS file system, as slurmd reports it."""
     import re
     c = make_cluster("--nodes", "2", "--cpus", "2", "--mem", "2048")
     assert c.down().returncode == 0
+    tmp_fs = os.path.dirname(c.conf_path)
+    st = os.statvfs(tmp_fs)
+    size = st.f_blocks * st.f_frsize // (1024 * 1024)
     with open(c.conf_path) as f:
         text = f.read()
     # node[01-02] ... Port=[a-b]: one line each, node02 with TmpDisk
     m = re.search(r"^NodeName=node\[01-02\] (.*)Port=\[(\d+)-(\d+)\] (.*)$", text, re.M)
     assert m, text
     lines = (f"NodeName=node01 {m[1]}Port={m[2]} {m[4]}\n"
-             f"NodeName=node02 {m[1]}Port={m[3]} TmpDisk=2048 {m[4]}")
-    text = text.replace(m[0], lines)
+             f"NodeName=node02 {m[1]}Port={m[3]} TmpDisk={size + 2048} {m[4]}")
+    text = f"TmpFS={tmp_fs}\n" + text.replace(m[0], lines)
     with open(c.conf_path, "w") as f:
         f.write(text)
     c.up()
+
+    def tmp_disk(node):
+        out = c.run(["scontrol", "show", "node", node]).stdout
+        return re.search(r" TmpDisk=(\d+)", out)[1]
+
+    wait_until(lambda: tmp_disk("node01") == str(size),
+               what="node01 registering its TmpFS size")
+    assert tmp_disk("node02") == str(size + 2048)
     for _ in range(3):
-        job = c.sbatch("--tmp=1GB", "-o", "/dev/null", "--wrap", "true")
+        job = c.sbatch(f"--tmp={size + 1024}M", "-o", "/dev/null", "--wrap", "true")
         assert c.wait_job(job) == "COMPLETED"
         assert c.job_field(job, "NodeList") == "node02"
-    p = c.run(["sbatch", "--tmp=3G", "--wrap", "true"])
+    job = c.sbatch(f"--tmp={size}", "-w", "node01", "-o", "/dev/null", "--wrap", "true")
+    assert c.wait_job(job) == "COMPLETED"
+    p = c.run(["sbatch", f"--tmp={size + 3072}", "--wrap", "true"])
     assert p.returncode == 1 and "Requested node configuration is not available" in p.stderr
 
 
