@@ -35,6 +35,18 @@ def test_export_order(cluster):
     assert (cluster.work / f"slurm-{jobid}.out").read_text() == "FOO=caller\n"
 
 
+def test_export_names_a_shell_could_not_declare(cluster):
+    """--export=NAME=value takes any name, dots and dashes included, as
+    Slurm does (test17.14 exports TEST_ENV_17.14).  bash passes such names
+    on to the programs it runs (dash drops them)."""
+    write_script(cluster.work / "names.sh",
+                 "#!/bin/bash\nenv | grep -E '^(TEST_ENV_17.14|A-B)=' | sort\n")
+    jobid = cluster.sbatch("--export=TEST_ENV_17.14=123,A-B=x", "names.sh")
+    assert cluster.wait_job(jobid) == "COMPLETED"
+    assert (cluster.work / f"slurm-{jobid}.out").read_text() == \
+        "A-B=x\nTEST_ENV_17.14=123\n"
+
+
 def test_open_mode_truncates_or_appends(cluster):
     """The batch script's output file starts empty unless --open-mode=append
     (the only task opens it itself; steps of several tasks have it prepared

@@ -214,13 +214,19 @@ static void test_export(void **state)
 	assert_string_equal(get(e, "EMPTY"), "");
 	vfree(e);
 
+	/* names a shell could not declare pass through, as in Slurm */
+	assert_int_equal(
+	    jobscript_export_env("TEST_ENV_17.14=123,1X=y,A-B=z", caller_env, &e, &err),
+	    0);
+	assert_string_equal(get(e, "TEST_ENV_17.14"), "123");
+	assert_string_equal(get(e, "1X"), "y");
+	assert_string_equal(get(e, "A-B"), "z");
+	vfree(e);
+
 	e = (char **)0x1;
-	assert_int_equal(jobscript_export_env("ALL,1BAD=x", caller_env, &e, &err),
-	                 -EINVAL);
+	assert_int_equal(jobscript_export_env("ALL,=x", caller_env, &e, &err), -EINVAL);
 	assert_ptr_equal(e, (char **)0x1);
-	assert_non_null(strstr(err.text, "1BAD"));
-	assert_int_equal(jobscript_export_env("=x", caller_env, &e, &err), -EINVAL);
-	assert_int_equal(jobscript_export_env("A-B", caller_env, &e, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "=x"));
 }
 
 static void test_export_limit(void **state)
