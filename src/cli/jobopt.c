@@ -28,6 +28,7 @@
 #include "common/gres_req.h"
 #include "common/hostlist.h"
 #include "common/jobscript.h"
+#include "common/time_parse.h"
 #include "common/timefmt.h"
 #include "common/uid.h"
 #include "common/cpubind.h"
@@ -331,6 +332,20 @@ static uint32_t parse_time(const char *arg, const char *name)
 	return min;
 }
 
+/* --begin, --deadline: a point in time (common/time_parse.h); where the text
+ * stops making sense is reported first, as Slurm's parse_time does. */
+static int64_t parse_when(const char *arg, const char *name)
+{
+	time_t t;
+	int pos = -1;
+
+	if (arg && time_parse(arg, time(NULL), 0, &t, &pos) == 0)
+		return (int64_t)t;
+	if (arg && pos >= 0)
+		fprintf(stderr, "Invalid time specification (pos=%d): %s\n", pos, arg);
+	jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --%s specification", name);
+}
+
 /* --signal=[{R|B}:]<sig>[@time]: Slurm's default time is 60 s. */
 static void check_signal_spec(const char *arg, struct job_desc *d)
 {
@@ -626,7 +641,6 @@ static void set_switches(struct job_desc *d, const char *arg)
 static void apply_common(struct jobopt *o, int id, const char *arg)
 {
 	struct job_desc *d = &o->desc;
-	time_t t;
 
 	switch (id) {
 	case 'A':
@@ -639,9 +653,7 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		set_str(&d->qos, arg);
 		break;
 	case 'b':
-		if (!arg || jobscript_parse_begin(arg, time(NULL), &t) < 0)
-			jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --begin specification");
-		d->begin_time = (int64_t)t;
+		d->begin_time = parse_when(arg, "begin");
 		break;
 	case 'D':
 		set_str(&d->work_dir, arg);
@@ -957,9 +969,7 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		break;
 	}
 	case O_DEADLINE:
-		if (!arg || jobscript_parse_begin(arg, time(NULL), &t) < 0)
-			jobopt_die(JOBOPT_EXIT_FATAL, "Invalid --deadline specification");
-		job_desc_x_mut(d)->deadline = (int64_t)t;
+		job_desc_x_mut(d)->deadline = parse_when(arg, "deadline");
 		break;
 	case 'v':
 		o->verbose++;

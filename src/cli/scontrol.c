@@ -23,13 +23,13 @@
 #include "common/strv.h"
 #include "common/arrayspec.h"
 #include "common/conf.h"
-#include "common/jobscript.h"
 #include "common/states.h"
 #include "proto/auth.h"
 #include "proto/client.h"
 #include "proto/messages.h"
 #include "proto/net.h"
 #include "common/common.h"
+#include "common/time_parse.h"
 
 #define SCONTROL_LINE_MAX  65536 /* one interactive command line */
 #define SCONTROL_WORDS_MAX 4096  /* words in one interactive command */
@@ -419,7 +419,7 @@ static int begin_ok(const char *arg, const char *eq)
 	if (!((kl == 9 && !strncasecmp(arg, "StartTime", 9)) ||
 	      (kl == 9 && !strncasecmp(arg, "BeginTime", 9))))
 		return 1;
-	return jobscript_parse_begin(eq + 1, time(NULL), &t) == 0;
+	return time_parse(eq + 1, time(NULL), 0, &t, NULL) == 0;
 }
 
 /* Does the update change the job's size (NumNodes=, MinNodes=)? */

@@ -9,13 +9,13 @@
 #include <time.h>
 #include "cli/call.h"
 #include "cli/scontrol.h"
-#include "common/jobscript.h"
 #include "common/resv_flags.h"
 #include "common/states.h"
 #include "common/timefmt.h"
 #include "proto/frame.h"
 #include "proto/messages.h"
 #include "common/common.h"
+#include "common/time_parse.h"
 
 #define MSG_CREATE "No reservation created."
 #define MSG_UPDATE "No reservation update."
@@ -71,14 +71,14 @@ static int parse_args(int argc, char **argv, const char *msg, struct resv_desc *
 			q->name = (char *)val;
 		} else if (tag_is(a, len, "StartTime", 2)) {
 			time_t t;
-			if (jobscript_parse_begin(val, now, &t) < 0) {
+			if (time_parse(val, now, 0, &t, NULL) < 0) {
 				err("Invalid start time %s.  %s", a, msg);
 				return 1;
 			}
 			q->start = t;
 		} else if (tag_is(a, len, "EndTime", 1)) {
 			time_t t;
-			if (jobscript_parse_begin(val, now, &t) < 0) {
+			if (time_parse(val, now, 0, &t, NULL) < 0) {
 				err("Invalid end time %s.  %s", a, msg);
 				return 1;
 			}

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <strings.h>
 #include "common/acct_time.h"
-#include "common/jobscript.h"
 #include "common/common.h"
+#include "common/time_parse.h"
 
 int acct_time_parse(const char *s, time_t now, time_t *ret)
 {
@@ -28,13 +28,13 @@ int acct_time_parse(const char *s, time_t now, time_t *ret)
 	}
 	if (!strncmp(s, "now-", 4)) {
 		char *plus = xasprintf("now+%s", s + 4);
-		int rc = jobscript_parse_begin(plus, now, &t);
+		int rc = time_parse(plus, now, 0, &t, NULL);
 		free(plus);
 		if (rc == 0) {
 			*ret = now - (t - now);
 			return 0;
 		}
-	} else if (jobscript_parse_begin(s, now, &t) == 0) {
+	} else if (time_parse(s, now, 0, &t, NULL) == 0) {
 		/* a time of day (midnight, noon, HH:MM) is today's, not the
 		 * next one */
 		if (strncasecmp(s, "now", 3) && strcasecmp(s, "tomorrow") &&

@@ -1,7 +1,7 @@
 /* jobscript.h - what sbatch/srun/salloc make of a user's request before it is
  * sent: the batch script's "#SBATCH" directives, the --wrap script, the
- * --export environment and the --begin time.  Pure functions: no I/O, no
- * logging, no globals (the environment is passed in).
+ * --export environment (the --begin time: common/time_parse.h).  Pure functions: no I/O,
+ * no logging, no globals (the environment is passed in).
  *
  * Limits (each has a clear error): a script holds at most JOBSCRIPT_MAX bytes,
  * the directives at most JOBSCRIPT_WORDS_MAX words, a job environment at most
@@ -54,12 +54,5 @@ int jobscript_directives(const char *text, const char *prefix, char ***ret_words
  * -E2BIG past JOBSCRIPT_ENV_MAX entries. */
 int jobscript_export_env(const char *spec, char *const *env, char ***ret_env,
                          struct rota_error *err);
-
-/* Parse --begin: "now[+N[seconds|minutes|hours|days|weeks]]" (units may be
- * abbreviated, default seconds), "today", "tomorrow", "midnight", "noon",
- * "fika" (15:00), "teatime" (16:00), "HH:MM[:SS]" (the next such time),
- * "YYYY-MM-DD[THH:MM[:SS]]".  Times are local.  now: the current time.
- * Returns 0 and sets *ret, or -EINVAL. */
-int jobscript_parse_begin(const char *s, time_t now, time_t *ret);
 
 #endif

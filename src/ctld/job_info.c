@@ -235,6 +235,10 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->eligible_time = job->eligible_time;
 	o->start_time =
 	    pending ? (job->sched ? job->sched->est_start : 0) : job->run->start_time;
+	/* with no estimate yet, a pending job held back by --begin starts no
+	 * sooner than that (Slurm shows it as the StartTime) */
+	if (pending && !o->start_time && d->begin_time > (int64_t)time(NULL))
+		o->start_time = (time_t)d->begin_time;
 	o->end_time = job->run->end_time;
 	o->suspend_time = job->run->suspend_time;
 	o->pre_sus_secs = job->run->pre_sus_secs;

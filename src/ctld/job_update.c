@@ -36,6 +36,7 @@
 #include "ctld/nokill.h"
 #include "sched/priority.h"
 #include "common/common.h"
+#include "common/time_parse.h"
 
 #define NICE_MAX 2147483645L /* as Slurm: |nice| at most this */
 
@@ -200,7 +201,7 @@ static int update_pending_key(struct update *u, const char *key, size_t kl, cons
 		set_str(&nd->dependency, v);
 	} else if (key_is(key, kl, "StartTime") || key_is(key, kl, "BeginTime")) {
 		time_t t;
-		if (jobscript_parse_begin(v, u->ev.time, &t) < 0)
+		if (time_parse(v, u->ev.time, 0, &t, NULL) < 0)
 			return -ESLURM_INVALID_ARGUMENT;
 		nd->begin_time = (int64_t)t;
 	} else if (key_is(key, kl, "Partition")) {

@@ -2,7 +2,7 @@
  * memory sizes (--mem, RealMemory=) and --begin times.  What parses must
  * format, and the formatted limit or size must parse back to the same value. */
 #include <stdio.h>
-#include "common/jobscript.h"
+#include "common/time_parse.h"
 #include "common/timefmt.h"
 #include "fuzz.h"
 
@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	/* a fixed "now" keeps runs reproducible */
-	if (jobscript_parse_begin(s, 1764590400, &t) == 0)
+	if (time_parse(s, 1764590400, 0, &t, NULL) == 0)
 		timefmt_iso(t, buf, sizeof(buf));
 	free(s);
 	return 0;

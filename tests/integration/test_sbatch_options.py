@@ -47,6 +47,26 @@ def test_export_names_a_shell_could_not_declare(cluster):
         "A-B=x\nTEST_ENV_17.14=123\n"
 
 
+def test_begin_words_combine(cluster):
+    """--begin reads Slurm's time words together (noon-tomorrow, 4:00pm
+    tomorrow, MM/DD-HH:MM); the pending job shows that time as StartTime;
+    text it cannot read is refused with where it stopped."""
+    import datetime
+    tomorrow = datetime.date.today() + datetime.timedelta(days=1)
+    for spec, hhmm in (("noon-tomorrow", "12:00"), ("tomorrow 4:00pm", "16:00"),
+                       (f"{tomorrow:%m/%d}-09:30", "09:30")):
+        jobid = cluster.sbatch(f"--begin={spec}", "--wrap", "true")
+        want = f"{tomorrow:%Y-%m-%d}T{hhmm}:00"
+        assert cluster.job_field(jobid, "StartTime") == want, spec
+        assert cluster.job_field(jobid, "EligibleTime") == want, spec
+        assert cluster.job_field(jobid, "Reason") == "BeginTime"
+        cluster.run(["scancel", str(jobid)])
+    p = cluster.run(["sbatch", "--begin=noon x", "--wrap", "true"])
+    assert p.returncode == 1
+    assert p.stderr == ("Invalid time specification (pos=5): noon x\n"
+                        "sbatch: error: Invalid --begin specification\n")
+
+
 def test_open_mode_truncates_or_appends(cluster):
     """The batch script's output file starts empty unless --open-mode=append
     (the only task opens it itself; steps of several tasks have it prepared

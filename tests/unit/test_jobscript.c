@@ -1,4 +1,4 @@
-/* test_jobscript.c - #SBATCH directives, --wrap, --export, --begin, and the
+/* test_jobscript.c - #SBATCH directives, --wrap, --export, and the
  * line cutting behind srun --label. */
 #include <errno.h>
 #include <stdarg.h>
@@ -250,62 +250,6 @@ static void test_export_limit(void **state)
 	vfree(env);
 }
 
-static time_t local(int y, int mo, int d, int h, int mi, int s)
-{
-	struct tm tm = {.tm_year = y - 1900,
-	                .tm_mon = mo - 1,
-	                .tm_mday = d,
-	                .tm_hour = h,
-	                .tm_min = mi,
-	                .tm_sec = s,
-	                .tm_isdst = -1};
-	return mktime(&tm);
-}
-
-static void test_begin(void **state)
-{
-	time_t now = local(2026, 3, 10, 14, 30, 0), t = 0;
-
-	assert_int_equal(jobscript_parse_begin("now", now, &t), 0);
-	assert_int_equal(t, now);
-	assert_int_equal(jobscript_parse_begin("now+60", now, &t), 0);
-	assert_int_equal(t, now + 60);
-	assert_int_equal(jobscript_parse_begin("now+1hour", now, &t), 0);
-	assert_int_equal(t, now + 3600);
-	assert_int_equal(jobscript_parse_begin("now+2min", now, &t), 0);
-	assert_int_equal(t, now + 120);
-	assert_int_equal(jobscript_parse_begin("now+1days", now, &t), 0);
-	assert_int_equal(t, now + 86400);
-	assert_int_equal(jobscript_parse_begin("16:00", now, &t), 0);
-	assert_int_equal(t, local(2026, 3, 10, 16, 0, 0));
-	assert_int_equal(jobscript_parse_begin("10:00:30", now, &t), 0);
-	assert_int_equal(t, local(2026, 3, 11, 10, 0, 30));
-	assert_int_equal(jobscript_parse_begin("teatime", now, &t), 0);
-	assert_int_equal(t, local(2026, 3, 10, 16, 0, 0));
-	assert_int_equal(jobscript_parse_begin("midnight", now, &t), 0);
-	assert_int_equal(t, local(2026, 3, 11, 0, 0, 0));
-	assert_int_equal(jobscript_parse_begin("tomorrow", now, &t), 0);
-	assert_int_equal(t, local(2026, 3, 11, 0, 0, 0));
-	assert_int_equal(jobscript_parse_begin("2026-12-24", now, &t), 0);
-	assert_int_equal(t, local(2026, 12, 24, 0, 0, 0));
-	assert_int_equal(jobscript_parse_begin("2026-12-24T18:05", now, &t), 0);
-	assert_int_equal(t, local(2026, 12, 24, 18, 5, 0));
-	assert_int_equal(jobscript_parse_begin("2026-12-24T18:05:09", now, &t), 0);
-	assert_int_equal(t, local(2026, 12, 24, 18, 5, 9));
-
-	t = 7;
-	assert_int_equal(jobscript_parse_begin("garbage", now, &t), -EINVAL);
-	assert_int_equal(jobscript_parse_begin("", now, &t), -EINVAL);
-	assert_int_equal(jobscript_parse_begin("now+", now, &t), -EINVAL);
-	assert_int_equal(jobscript_parse_begin("now+5parsecs", now, &t), -EINVAL);
-	assert_int_equal(jobscript_parse_begin("now-5", now, &t), -EINVAL);
-	assert_int_equal(jobscript_parse_begin("25:00", now, &t), -EINVAL);
-	assert_int_equal(jobscript_parse_begin("2026-13-01", now, &t), -EINVAL);
-	assert_int_equal(jobscript_parse_begin("2026-12-24T", now, &t), -EINVAL);
-	assert_int_equal(jobscript_parse_begin("2026-12-24x", now, &t), -EINVAL);
-	assert_int_equal(t, 7);
-}
-
 /* ---- linebuf ---- */
 
 struct sink {
@@ -379,7 +323,6 @@ int main(void)
 	    cmocka_unit_test(test_directives_errors),
 	    cmocka_unit_test(test_export),
 	    cmocka_unit_test(test_export_limit),
-	    cmocka_unit_test(test_begin),
 	    cmocka_unit_test(test_linebuf),
 	    cmocka_unit_test(test_linebuf_long),
 	};
