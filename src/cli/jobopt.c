@@ -1815,6 +1815,23 @@ static char **export_file_env(const char *spec, char **env)
 	return env;
 }
 
+/* -vv: Slurm's debug lines for the limits and umask the tasks will get. */
+static void debug_propagated(char *const *env)
+{
+	const char *v;
+
+	for (size_t i = 0; env[i]; i++) {
+		const char *eq = strchr(env[i], '=');
+		if (strncmp(env[i], "SLURM_RLIMIT_", 13) || !eq)
+			continue;
+		fprintf(stderr, "%s: debug:  propagating RLIMIT_%.*s=%s\n", cli_prog,
+		        (int)(eq - env[i] - 13), env[i] + 13,
+		        eq[1] == 'U' ? eq + 2 : eq + 1);
+	}
+	if ((v = strv_getenv(env, "SLURM_UMASK")))
+		fprintf(stderr, "%s: debug:  propagating UMASK=%s\n", cli_prog, v);
+}
+
 char **jobopt_export_env(const struct jobopt *o, char *const *env)
 {
 	struct rota_error err = {""};
@@ -1845,9 +1862,12 @@ char **jobopt_export_env(const struct jobopt *o, char *const *env)
 	if (o->ntasks_per_gpu) /* for the job's steps, as Slurm sets it */
 		out = strv_setenvf(out, "SLURM_NTASKS_PER_GPU", "%u", o->ntasks_per_gpu);
 	/* this process's limits, for the tasks (PropagateResourceLimits) */
-	if (o->cmd & (JOBOPT_SBATCH | JOBOPT_SRUN))
+	if (o->cmd & (JOBOPT_SBATCH | JOBOPT_SRUN)) {
 		out = rlimits_to_env(
 		    out, o->propagate ? o->propagate_kinds : rlimits_conf(cli_conf()),
 		    o->propagate);
+		if (o->verbose >= 2 && !o->quiet)
+			debug_propagated(out);
+	}
 	return out;
 }

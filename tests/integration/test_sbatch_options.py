@@ -67,6 +67,17 @@ def test_begin_words_combine(cluster):
                         "sbatch: error: Invalid --begin specification\n")
 
 
+def test_vv_debug_lines(cluster):
+    """-vv (and more) adds Slurm's "debug:" lines for the limits and umask
+    the tasks get; -v alone does not."""
+    p = cluster.run(["sbatch", "-vvv", "-H", "--propagate=NOFILE", "--wrap", "true"])
+    assert p.returncode == 0, p.stderr
+    assert re.search(r"^sbatch: debug:  propagating RLIMIT_NOFILE=\d+$", p.stderr, re.M)
+    assert re.search(r"^sbatch: debug:  propagating UMASK=0[0-7]{3}$", p.stderr, re.M)
+    p = cluster.run(["sbatch", "-v", "-H", "--wrap", "true"])
+    assert p.returncode == 0 and "debug:" not in p.stderr
+
+
 def test_open_mode_truncates_or_appends(cluster):
     """The batch script's output file starts empty unless --open-mode=append
     (the only task opens it itself; steps of several tasks have it prepared
