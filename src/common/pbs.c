@@ -62,10 +62,23 @@ static int number(const char *v, unsigned long *ret)
 	return 0;
 }
 
+/* "+key=value" continues the group before it, as Slurm reads it
+ * ("nodes=3+ppn=2" is "nodes=3:ppn=2"): only a count or a host name starts
+ * one. */
+static void plus_properties(char *spec)
+{
+	for (char *p = strchr(spec, '+'); p; p = strchr(p + 1, '+')) {
+		if (memchr(p + 1, '=', strcspn(p + 1, "+:")))
+			*p = ':';
+	}
+}
+
 /* nodes=2:ppn=4+1:ppn=2:gpus=1, or nodes=host1+host2 */
 static int nodes_spec(struct out *o, char *spec, struct rota_error *err)
 {
 	char *save = NULL;
+
+	plus_properties(spec);
 
 	/* the last nodes= counts, as a later -N would */
 	o->nodes = o->tasks = o->gpus_per_node = 0;

@@ -49,6 +49,8 @@ static void test_translate(void **state)
 	       "--time=01:30:00 --mem=4g --nodes=2 --ntasks=8");
 	expect("#!/bin/sh\n#PBS -l nodes=1:ppn=2+2:ppn=1:gpus=1\n",
 	       "--nodes=3 --ntasks=4 --gpus-per-node=1");
+	expect("#!/bin/sh\n#PBS -l nodes=3+ppn=2,mem=1024mb\n",
+	       "--mem=1024m --nodes=3 --ntasks=6");
 	expect("#!/bin/sh\n#PBS -l nodes=node01+node02\n",
 	       "--nodes=2 --nodelist=node01,node02");
 	expect("#!/bin/sh\n#PBS -l select=2:ncpus=8:mpiprocs=4\n",
