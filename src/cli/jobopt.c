@@ -972,7 +972,10 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		job_desc_x_mut(d)->deadline = parse_when(arg, "deadline");
 		break;
 	case 'v':
-		o->verbose++;
+		if (arg) /* a count, from SBATCH_DEBUG and the like */
+			o->verbose = (int)strtol(arg, NULL, 10);
+		else
+			o->verbose++;
 		break;
 	case 'm': {
 		struct rota_error err = {""};
@@ -1181,14 +1184,51 @@ void jobopt_carry(struct jobopt *to, const struct jobopt *from, enum jobopt_src 
 
 /* -v: the options given, each once (the last value), as Slurm's commands
  * list them before anything else. */
+/* An option's value as Slurm's "defined options" list shows it: times as
+ * [D-]HH:MM:SS, sizes in their largest whole unit (1G, 1000); others as
+ * given. */
+static const char *shown_value(int id, const char *v, char *buf, size_t len)
+{
+	static const char units[] = "MGTP";
+	uint32_t min;
+	uint64_t mb;
+	size_t u = 0;
+
+	if (id == 't' || id == O_TIME_MIN) {
+		if (timefmt_parse_limit(v, &min) < 0)
+			return v;
+		return min == TIME_INFINITE ? "UNLIMITED"
+		                            : timefmt_duration((long)min * 60, buf, len);
+	}
+	if (id != O_MEM && id != O_MEM_PER_CPU && id != O_MEM_PER_GPU)
+		return v;
+	if (timefmt_parse_mem(v, &mb) < 0)
+		return v;
+	while (mb && mb % 1024 == 0 && u + 1 < sizeof(units) - 1)
+		mb /= 1024, u++;
+	if (u)
+		snprintf(buf, len, "%llu%c", (unsigned long long)mb, units[u]);
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)mb);
+	return buf;
+}
+
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* -v: the options given, each once with its last value, by name as Slurm
+ * lists them. */
 static void print_set_options(const struct jobopt *o)
 {
-	fprintf(stderr, "%s: defined options\n", cli_prog);
-	fprintf(stderr, "%s: -------------------- --------------------\n", cli_prog);
+	char **lines = xcalloc(o->nseen + 1, sizeof(*lines));
+	size_t n = 0;
+
 	for (size_t i = 0; i < o->nseen; i++) {
 		const struct opt_def *d = NULL;
 		const char *v = o->seen[i].arg;
-		char count[16];
+		char count[32];
 		size_t k;
 
 		for (k = i + 1; k < o->nseen && o->seen[k].id != o->seen[i].id; k++)
@@ -1204,11 +1244,21 @@ static void print_set_options(const struct jobopt *o)
 		if (o->seen[i].id == 'v') {
 			snprintf(count, sizeof(count), "%d", o->verbose);
 			v = count;
+		} else if (v) {
+			v = shown_value(o->seen[i].id, v, count, sizeof(count));
 		}
-		fprintf(stderr, "%s: %-20s: %s\n", cli_prog, d->name, v ? v : "set");
+		lines[n++] = xasprintf("%-20s: %s", d->name, v ? v : "set");
+	}
+	qsort(lines, n, sizeof(*lines), line_cmp);
+	fprintf(stderr, "%s: defined options\n", cli_prog);
+	fprintf(stderr, "%s: -------------------- --------------------\n", cli_prog);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(stderr, "%s: %s\n", cli_prog, lines[i]);
+		free(lines[i]);
 	}
 	fprintf(stderr, "%s: -------------------- --------------------\n", cli_prog);
 	fprintf(stderr, "%s: end of defined options\n", cli_prog);
+	free(lines);
 }
 
 static void apply_one(struct jobopt *o, int id, const char *arg)
@@ -1621,10 +1671,11 @@ void jobopt_apply_env(struct jobopt *o, char *const *env)
 			continue;
 		d = opt_find(o->cmd, env_table[i].id);
 		if (d && d->has_arg == no_argument) {
-			/* a flag: set unless explicitly "0"/"no" */
-			if (!strcmp(v, "0") || !strcasecmp(v, "no"))
+			if (!jobopt_env_flag(v))
 				continue;
-			v = NULL;
+			/* SBATCH_DEBUG=4 is -vvvv; other flags take no value */
+			if (env_table[i].id != 'v' || !*v || !strcasecmp(v, "yes"))
+				v = NULL;
 		} else if (d && d->has_arg == optional_argument && !*v) {
 			v = NULL;
 		}
@@ -1633,6 +1684,17 @@ void jobopt_apply_env(struct jobopt *o, char *const *env)
 }
 
 /* ---- finishing ---- */
+
+int jobopt_env_flag(const char *v)
+{
+	char *end;
+
+	if (!v)
+		return 0;
+	if (!*v || !strcasecmp(v, "yes"))
+		return 1;
+	return strtol(v, &end, 10) != 0 && !*end;
+}
 
 const char *jobopt_basename(const char *path)
 {

@@ -198,5 +198,9 @@ enum { JOBOPT_ID_WRAP = 1000 };
 
 /* Basename of a path (borrowed: points into path). */
 const char *jobopt_basename(const char *path);
+/* Does an input variable's value set a flag option (SBATCH_IGNORE_PBS=...)?
+ * As in Slurm: empty, "yes" or a non-zero number do; anything else leaves
+ * the option unset. */
+int jobopt_env_flag(const char *v);
 
 #endif

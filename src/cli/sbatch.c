@@ -202,7 +202,7 @@ static int ignore_pbs(const struct jobopt_list *cmdline, char *const *words)
 	int found = 0;
 
 	jobopt_list_last(cmdline, O_IGNORE_PBS, &found);
-	if (found || getenv("SBATCH_IGNORE_PBS"))
+	if (found || jobopt_env_flag(getenv("SBATCH_IGNORE_PBS")))
 		return 1;
 	for (size_t i = 0; words && words[i]; i++)
 		if (!strcmp(words[i], "--ignore-pbs"))

@@ -78,6 +78,42 @@ def test_vv_debug_lines(cluster):
     assert p.returncode == 0 and "debug:" not in p.stderr
 
 
+def test_input_variables_in_defined_options(cluster):
+    """SBATCH_* variables are options: SBATCH_DEBUG=N is N -v's, a flag's
+    variable set to 0 leaves it off; -v lists them as Slurm does (times as
+    HH:MM:SS, sizes in their largest whole unit)."""
+    p = cluster.run(["sbatch", "-H", "-N1", "--mem=1024", "-o", "/dev/null",
+                     "--wrap", "true"],
+                    env={"SBATCH_ACCOUNT": "acct17", "SBATCH_DEBUG": "4",
+                         "SBATCH_TIMELIMIT": "3", "SBATCH_NO_REQUEUE": "0"})
+    lines = p.stderr.splitlines()
+    head = lines[:lines.index("sbatch: end of defined options") + 1]
+    assert head == ["sbatch: defined options",
+                    "sbatch: -------------------- --------------------",
+                    "sbatch: account             : acct17",
+                    "sbatch: hold                : set",
+                    "sbatch: mem                 : 1G",
+                    "sbatch: nodes               : 1",
+                    "sbatch: output              : /dev/null",
+                    "sbatch: time                : 00:03:00",
+                    "sbatch: verbose             : 4",
+                    "sbatch: wrap                : true",
+                    "sbatch: -------------------- --------------------",
+                    "sbatch: end of defined options"], head
+
+
+def test_pbs_plus_ppn_and_ignore_variable(cluster):
+    """#PBS -l nodes=3+ppn=2 is 3 nodes of 2 tasks each, as Slurm reads it;
+    SBATCH_IGNORE_PBS=0 does not ignore #PBS lines, 1 does."""
+    write_script(cluster.work / "pbs.sh",
+                 "#!/bin/sh\n#PBS -l nodes=3+ppn=2,mem=1024mb\ntrue\n")
+    jobid = cluster.sbatch("-H", "pbs.sh", env={"SBATCH_IGNORE_PBS": "0"})
+    assert cluster.job_field(jobid, "NumNodes") == "3"
+    assert cluster.job_field(jobid, "NumTasks") == "6"
+    jobid = cluster.sbatch("-H", "pbs.sh", env={"SBATCH_IGNORE_PBS": "1"})
+    assert cluster.job_field(jobid, "NumNodes") == "1"
+
+
 def test_open_mode_truncates_or_appends(cluster):
     """The batch script's output file starts empty unless --open-mode=append
     (the only task opens it itself; steps of several tasks have it prepared

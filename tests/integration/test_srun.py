@@ -94,19 +94,20 @@ def test_verbose_line(cluster):
 
 
 def test_verbose_lists_the_options_given(cluster):
-    """-v first lists the options given, each once with its last value, as
-    Slurm's commands do ("verbose : 1" among them)."""
+    """-v first lists the options given, each once with its last value, by
+    name, times as HH:MM:SS, as Slurm's commands do ("verbose : 1" among
+    them)."""
     p = cluster.run("srun -v -N1 -J one -J two -t 5 --spread-job true")
     assert p.returncode == 0, p.stderr
     lines = p.stderr.splitlines()
     head = lines[:lines.index("srun: end of defined options") + 1]
     assert head == ["srun: defined options",
                     "srun: -------------------- --------------------",
-                    "srun: verbose             : 1",
-                    "srun: nodes               : 1",
                     "srun: job-name            : two",
-                    "srun: time                : 5",
+                    "srun: nodes               : 1",
                     "srun: spread-job          : set",
+                    "srun: time                : 00:05:00",
+                    "srun: verbose             : 1",
                     "srun: -------------------- --------------------",
                     "srun: end of defined options"], head
     p = cluster.run("sbatch -vv -o /dev/null --wrap true")
