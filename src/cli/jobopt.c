@@ -81,7 +81,7 @@ static const struct {
      * ones (said by name), and what only tunes Slurm's own daemons */
     {S, "SBATCH_BATCH", O_IGNORE},
     {S, "SBATCH_CONTAINER", O_CTR_BUNDLE},
-    {S, "SBATCH_CORE_SPEC", O_IGNORE},
+    {S, "SBATCH_CORE_SPEC", 'S'},
     {S, "SBATCH_DEBUG", 'v'},
     {S, "SBATCH_DELAY_BOOT", O_IGNORE},
     {S, "SBATCH_GPU_FREQ", O_IGNORE},
@@ -92,13 +92,13 @@ static const struct {
     {S, "SBATCH_REQ_SWITCH", O_SWITCHES},
     {S, "SBATCH_WAIT4SWITCH", O_WAIT4SWITCH},
     {S, "SBATCH_SPREAD_JOB", O_SPREAD_JOB},
-    {S, "SBATCH_THREAD_SPEC", O_IGNORE},
+    {S, "SBATCH_THREAD_SPEC", O_THREAD_SPEC},
     {S, "SBATCH_WAIT_ALL_NODES", O_IGNORE},
     {S, "SBATCH_WCKEY", O_IGNORE},
     {A, "SALLOC_ACCTG_FREQ", O_ACCTG_FREQ},
     {A, "SALLOC_BURST_BUFFER", O_BB},
     {A, "SALLOC_CONTAINER", O_CTR_BUNDLE},
-    {A, "SALLOC_CORE_SPEC", O_IGNORE},
+    {A, "SALLOC_CORE_SPEC", 'S'},
     {A, "SALLOC_DEBUG", 'v'},
     {A, "SALLOC_DELAY_BOOT", O_IGNORE},
     {A, "SALLOC_GPU_FREQ", O_IGNORE},
@@ -111,11 +111,11 @@ static const struct {
     {A, "SALLOC_WAIT4SWITCH", O_WAIT4SWITCH},
     {A, "SALLOC_SIGNAL", O_SIGNAL},
     {A, "SALLOC_SPREAD_JOB", O_SPREAD_JOB},
-    {A, "SALLOC_THREAD_SPEC", O_IGNORE},
+    {A, "SALLOC_THREAD_SPEC", O_THREAD_SPEC},
     {A, "SALLOC_WAIT_ALL_NODES", O_IGNORE},
     {A, "SALLOC_WCKEY", O_IGNORE},
     {R, "SLURM_BURST_BUFFER", O_BB},
-    {R, "SLURM_CORE_SPEC", O_IGNORE},
+    {R, "SLURM_CORE_SPEC", 'S'},
     {R, "SLURM_CPUS_PER_GPU", O_CPUS_PER_GPU},
     {R, "SLURM_DEBUG", 'v'},
     {R, "SLURMD_DEBUG", O_IGNORE},
@@ -143,7 +143,7 @@ static const struct {
     {R, "SLURM_TASK_EPILOG", O_TASK_EPILOG},
     {R, "SLURM_TASK_PROLOG", O_TASK_PROLOG},
     {R, "SLURM_THREADS", O_IGNORE},
-    {R, "SLURM_THREAD_SPEC", O_IGNORE},
+    {R, "SLURM_THREAD_SPEC", O_THREAD_SPEC},
     {R, "SLURM_WCKEY", O_IGNORE},
     {R, "SRUN_CONTAINER", O_CTR_BUNDLE},
     {A, "SALLOC_NO_KILL", 'k'},
@@ -971,6 +971,12 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 	case O_DEADLINE:
 		job_desc_x_mut(d)->deadline = parse_when(arg, "deadline");
 		break;
+	case 'S':
+		o->core_spec_src = o->cur_src;
+		break;
+	case O_THREAD_SPEC:
+		o->thread_spec_src = o->cur_src;
+		break;
 	case 'v':
 		if (arg) /* a count, from SBATCH_DEBUG and the like */
 			o->verbose = (int)strtol(arg, NULL, 10);
@@ -1609,7 +1615,8 @@ void jobopt_collect(enum jobopt_cmd cmd, int argc, char **argv, struct jobopt_li
 		default: {
 			const struct opt_def *d = opt_find(cmd, c);
 
-			if (d && d->status == ST_NOEFF)
+			/* -S and --thread-spec: no effect, but seen (spec_check) */
+			if (d && d->status == ST_NOEFF && c != 'S' && c != O_THREAD_SPEC)
 				c = O_IGNORE;
 			list_push(ret, c, optarg);
 		}
@@ -1746,6 +1753,42 @@ static void acctg_freq_check(const struct jobopt *o)
 	exit(JOBOPT_EXIT_ERROR);
 }
 
+/* -S and --thread-spec exclude each other, as in Slurm; both are ignored
+ * where slurm.conf does not set AllowSpecResourcesUsage (Rota keeps no cores
+ * for the system either way). */
+static void spec_check(const struct jobopt *o)
+{
+	/* the command line and #SBATCH lines are the user's, as Slurm counts */
+	int cli = (o->core_spec_src == JOBOPT_SRC_ARGV ||
+	           o->core_spec_src == JOBOPT_SRC_SCRIPT) +
+	          (o->thread_spec_src == JOBOPT_SRC_ARGV ||
+	           o->thread_spec_src == JOBOPT_SRC_SCRIPT);
+
+	if (!o->core_spec_src && !o->thread_spec_src)
+		return;
+	if (cli > 1) {
+		fprintf(stderr,
+		        "%s: fatal: -S/--core-spec and --thred-spec options are mutually "
+		        "exclusive\n",
+		        cli_prog);
+		exit(JOBOPT_EXIT_FATAL);
+	}
+	if (!cli && o->core_spec_src == JOBOPT_SRC_ENV &&
+	    o->thread_spec_src == JOBOPT_SRC_ENV) {
+		fprintf(stderr,
+		        "%s: fatal: Both --core-spec and --thread-spec set using "
+		        "environment variables. Those options are mutually exclusive.\n",
+		        cli_prog);
+		exit(JOBOPT_EXIT_FATAL);
+	}
+	if (!cli_conf()->allow_spec_resources)
+		fprintf(stderr,
+		        "%s: error: Ignoring %s since it's not allowed by configuration "
+		        "(AllowSpecResourcesUsage = No)\n",
+		        cli_prog,
+		        o->thread_spec_src > o->core_spec_src ? "--thread-spec" : "-S");
+}
+
 void jobopt_finish(struct jobopt *o)
 {
 	struct job_desc *d = &o->desc;
@@ -1764,6 +1807,7 @@ void jobopt_finish(struct jobopt *o)
 	}
 	if (o->verbose && !o->quiet)
 		print_set_options(o);
+	spec_check(o);
 	if (x->deadline && d->begin_time && x->deadline < d->begin_time) {
 		fprintf(stderr,
 		        "%s: error: Incompatible begin and deadline time specification\n",

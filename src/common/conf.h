@@ -221,6 +221,8 @@ struct conf {
 	/* PrivateData: what users see of others' records ("usage,users");
 	 * read by scontrol show assoc_mgr (ctld/assoc_info.c) only */
 	char *private_data;
+	int allow_spec_resources; /* AllowSpecResourcesUsage: -S/--thread-spec not
+	                           * refused (they still keep no cores aside) */
 
 	struct conf_node *nodes;
 	size_t node_count;

@@ -258,6 +258,10 @@ static const struct conf_doc global_doc[] = {
      "coordinate, in scontrol show assoc_mgr; users: only their own user record "
      "there; all: both.  Operators and admins see everything.  Other words are "
      "accepted and change nothing yet."},
+    {"AllowSpecResourcesUsage", "YES|NO",
+     "Whether jobs may ask with -S/--core-spec or --thread-spec for cores kept "
+     "for the system; without it they are told the option is ignored.  Rota "
+     "keeps no cores aside either way."},
     {"TmpFS", "dir",
      "The file system whose size a node reports as its TmpDisk when its node line "
      "sets none (default /tmp); jobs ask for space there with --tmp."},

@@ -174,6 +174,8 @@ const struct conf_key conf_keys[] = {
     G_STR("AccountingStorageEnforce", accounting_storage_enforce, NULL, R),
     G_STR("AccountingStorageTRES", accounting_storage_tres, NULL, R),
     G_STR("PrivateData", private_data, "none", R),
+    ROW("AllowSpecResourcesUsage", CONF_SCOPE_GLOBAL, CONF_T_BOOL, CONF_ID_NONE, conf,
+        allow_spec_resources, "NO", 0, 0, NULL, R),
 
     /* line types Rota does not use; the whole line is skipped */
     G_SPECIAL("NodeSet", CONF_ID_LINE_IGNORED),
@@ -195,7 +197,6 @@ const struct conf_key conf_keys[] = {
     IGNORE("AcctGatherInterconnectType"),
     IGNORE("AcctGatherNodeFreq"),
     IGNORE("AcctGatherProfileType"),
-    IGNORE("AllowSpecResourcesUsage"),
     IGNORE("AuthInfo2"),
     IGNORE("BackupAddr"),
     IGNORE("BackupController"),

@@ -114,6 +114,28 @@ def test_pbs_plus_ppn_and_ignore_variable(cluster):
     assert cluster.job_field(jobid, "NumNodes") == "1"
 
 
+def test_core_spec_and_thread_spec(cluster):
+    """-S and --thread-spec exclude each other (Slurm's words, its typo
+    included); alone, without AllowSpecResourcesUsage, each is ignored with
+    Slurm's error and the job still goes in."""
+    p = cluster.run(["sbatch", "--thread-spec=1", "-S1", "--wrap", "true"])
+    assert p.returncode == 1
+    assert p.stderr == ("sbatch: fatal: -S/--core-spec and --thred-spec options "
+                        "are mutually exclusive\n")
+    p = cluster.run(["sbatch", "--wrap", "true"],
+                    env={"SBATCH_CORE_SPEC": "1", "SBATCH_THREAD_SPEC": "1"})
+    assert p.returncode == 1
+    assert p.stderr == ("sbatch: fatal: Both --core-spec and --thread-spec set using "
+                        "environment variables. Those options are mutually "
+                        "exclusive.\n")
+    p = cluster.run(["sbatch", "-H", "-S1", "--wrap", "true"])
+    assert p.returncode == 0
+    assert p.stderr == ("sbatch: error: Ignoring -S since it's not allowed by "
+                        "configuration (AllowSpecResourcesUsage = No)\n")
+    p = cluster.run(["scontrol", "show", "config"])
+    assert re.search(r"^AllowSpecResourcesUsage += NO$", p.stdout, re.M)
+
+
 def test_open_mode_truncates_or_appends(cluster):
     """The batch script's output file starts empty unless --open-mode=append
     (the only task opens it itself; steps of several tasks have it prepared
