@@ -73,7 +73,8 @@ void cli_connect_why(int rc, const struct rota_error *err);
 void cli_rpc(uint16_t type, const void *body, uint16_t *ret_type, void **ret_body);
 
 /* If (type, body) is MSG_RC return its rc (and msg via *ret_msg, borrowed),
- * else 0. */
+ * else 0.  Asked for the msg of a refusal (the caller reports it), it first
+ * prints the controller's detail line, if any, as "prog: error: DETAIL". */
 int cli_rc(uint16_t type, const void *body, const char **ret_msg);
 
 /* "PROG: error: <fmt>" on stderr. */

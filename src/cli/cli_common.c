@@ -203,6 +203,8 @@ int cli_rc(uint16_t type, const void *body, const char **ret_msg)
 
 	if (type != MSG_RC)
 		return 0;
+	if (ret_msg && rc->rc && rc->detail && *rc->detail)
+		cli_error("%s", rc->detail); /* said before the refusal, as Slurm does */
 	if (ret_msg)
 		*ret_msg = rc->msg ? rc->msg : slurm_strerror(rc->rc);
 	return rc->rc;

@@ -28,13 +28,19 @@ int chan_send(struct chan *ch, uint16_t type, const void *body)
 	return ch->ops->send(ch, type, body);
 }
 
-int chan_send_rc(struct chan *ch, int err, const char *msg)
+int chan_send_rc_detail(struct chan *ch, int err, const char *msg, const char *detail)
 {
 	/* the one place a controller error becomes Slurm's positive number;
 	 * SLURM_ERROR travels as itself */
 	struct rc_msg m = {.rc = err == SLURM_ERROR ? SLURM_ERROR : -err,
-	                   .msg = (char *)msg};
+	                   .msg = (char *)msg,
+	                   .detail = (char *)detail};
 	return chan_send(ch, MSG_RC, &m);
+}
+
+int chan_send_rc(struct chan *ch, int err, const char *msg)
+{
+	return chan_send_rc_detail(ch, err, msg, NULL);
 }
 
 void chan_write_now(struct chan *ch)

@@ -41,6 +41,9 @@ int chan_send(struct chan *ch, uint16_t type, const void *body);
  * -errno, SLURM_ERROR) and an optional text.  The wire carries Slurm's
  * positive number. */
 int chan_send_rc(struct chan *ch, int err, const char *msg);
+/* The same with a detail line the client prints first, as Slurm's clients
+ * print the controller's err_msg ("invalid partition specified: x"). */
+int chan_send_rc_detail(struct chan *ch, int err, const char *msg, const char *detail);
 void chan_write_now(struct chan *ch);
 
 #endif

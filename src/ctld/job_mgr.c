@@ -1324,6 +1324,27 @@ int job_submit_prepare(struct ctld *ctld, const struct caller *caller, struct jo
 	return 0;
 }
 
+char *job_submit_detail(struct ctld *ctld, const struct job_desc *d, int rc)
+{
+	const char *s = d->partition;
+
+	if (rc != -ESLURM_INVALID_PARTITION_NAME || !s)
+		return NULL;
+	while (*s) { /* the first name of the list that is no partition */
+		size_t l = strcspn(s, ",");
+		char *name = xstrndup(s, l);
+		if (l && !node_mgr_part_find(ctld->nodes, name)) {
+			char *detail = xasprintf("invalid partition specified: %s", name);
+			free(name);
+			return detail;
+		}
+		free(name);
+		s += l;
+		s += *s == ',';
+	}
+	return NULL;
+}
+
 void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *d, int alloc,
                     struct chan *ch)
 {
@@ -1339,7 +1360,9 @@ void job_mgr_submit(struct ctld *ctld, struct caller *who, struct job_desc *d, i
 	}
 	rc = job_submit_prepare(ctld, who, d, alloc ? JOB_SUBMIT_ALLOC : 0, &prep, &msg);
 	if (rc) {
-		chan_send_rc(ch, rc, msg);
+		char *detail = job_submit_detail(ctld, d, rc);
+		chan_send_rc_detail(ch, rc, msg, detail);
+		free(detail);
 		free(msg);
 		return;
 	}

@@ -328,6 +328,9 @@ enum job_submit_flags {
  * NULL: Slurm's words for it). */
 int job_submit_prepare(struct ctld *ctld, const struct caller *who, struct job_desc *d,
                        unsigned flags, struct job_submit_prep *out, char **ret_msg);
+/* The line Slurm's controller adds to a refusal rc of d (its err_msg:
+ * "invalid partition specified: NAME"), or NULL; caller frees. */
+char *job_submit_detail(struct ctld *ctld, const struct job_desc *d, int rc);
 /* squeue's listing, printed here (job_list.c). */
 void job_mgr_list(struct ctld *ctld, struct caller *who, const struct job_list_req *req,
                   struct chan *ch);

@@ -208,8 +208,11 @@ void will_run_query(struct ctld *ctld, struct caller *who, struct job_desc *d,
 	log_debug("will-run: JobId=%u would start at %lld on %s", prep.ev.job_id,
 	          (long long)w.start, w.nodes);
 out:
-	if (rc)
-		chan_send_rc(ch, rc, msg);
+	if (rc) {
+		char *detail = job_submit_detail(ctld, d, rc);
+		chan_send_rc_detail(ch, rc, msg, detail);
+		free(detail);
+	}
 	free(msg);
 	free(w.nodes);
 }

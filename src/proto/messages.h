@@ -349,7 +349,8 @@ ROTA_DECLARE(kv, KV_FIELDS)
 
 #define RC_MSG_FIELDS(F, S)                                                              \
 	F(S, i32, rc, _) /* 0 or a Slurm error number (ESLURM_*) */                      \
-	F(S, str, msg, _)
+	F(S, str, msg, _)                                                                \
+	F(S, str, detail, _) /* Slurm's err_msg: "error: DETAIL" said before the rc */
 ROTA_DECLARE(rc_msg, RC_MSG_FIELDS)
 
 #define EMPTY_MSG_FIELDS(F, S) F(S, u32, flags, _)

@@ -127,9 +127,23 @@ def test_bad_options(cluster):
 
 
 def test_invalid_partition_message(cluster):
+    """The controller's line naming the partition comes first, as Slurm's
+    err_msg does, for sbatch, srun and salloc alike (the first unknown name
+    of a list)."""
     p = cluster.run("sbatch -p nosuch --wrap true")
     assert p.returncode == 1
-    assert p.stderr == ("sbatch: error: Batch job submission failed: "
+    assert p.stderr == ("sbatch: error: invalid partition specified: nosuch\n"
+                        "sbatch: error: Batch job submission failed: "
+                        "Invalid partition name specified\n")
+    p = cluster.run("srun -p debug,nosuch2 true")
+    assert p.returncode == 1
+    assert p.stderr == ("srun: error: invalid partition specified: nosuch2\n"
+                        "srun: error: Unable to allocate resources: "
+                        "Invalid partition name specified\n")
+    p = cluster.run("salloc -p nosuch true")
+    assert p.returncode == 1
+    assert p.stderr == ("salloc: error: invalid partition specified: nosuch\n"
+                        "salloc: error: Job submit/allocate failed: "
                         "Invalid partition name specified\n")
 
 
