@@ -742,8 +742,14 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 	case O_EXPORT_FILE:
 		set_str(&o->export_file, arg);
 		break;
-	case O_BB:
 	case O_BBF:
+		if (o->cmd == JOBOPT_SBATCH) { /* sbatch splices it into the script */
+			set_str(&o->bbf, arg);
+			break;
+		}
+		/* srun's and salloc's is a burst buffer spec */
+		__attribute__((fallthrough));
+	case O_BB:
 		jobopt_die(
 		    JOBOPT_EXIT_ERROR,
 		    "--%s: burst buffers need a burst buffer plugin (BurstBufferType), "
@@ -1532,6 +1538,7 @@ void jobopt_release(struct jobopt *o)
 	free(o->task_hosts);
 	free(o->mpi);
 	free(o->export_file);
+	free(o->bbf);
 	free(o->prolog);
 	free(o->epilog);
 	free(o->task_prolog);

@@ -103,6 +103,7 @@ struct jobopt {
 	enum jobopt_src cur_src;              /* the source being applied */
 	enum jobopt_src mem_src, mem_cpu_src; /* where --mem, --mem-per-cpu came from */
 	enum jobopt_src core_spec_src, thread_spec_src; /* -S, --thread-spec */
+	char *bbf; /* sbatch --bbf: the file whose text goes atop the script */
 	/* --hint as given (NULL: none) and where it came from; where the
 	 * options it may not go with came from (cli/jobopt_layout.h) */
 	char *hint;

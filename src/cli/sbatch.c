@@ -91,6 +91,20 @@ static char *read_script(const char *path)
 	return buf;
 }
 
+/* --bbf's file, whole; exits with Slurm's words if it cannot be read. */
+static char *read_bbf(const char *path)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f || getdelim(&text, &len, '\0', f) < 0 || !feof(f) ||
+	    strlen(text) > JOBSCRIPT_MAX)
+		fail(1, "Invalid --bbf specification");
+	fclose(f);
+	return text;
+}
+
 static void check_script(const char *script)
 {
 	if (!*script)
@@ -434,6 +448,15 @@ int cmd_sbatch(int argc, char **argv)
 		strv_free(dirs[k]);
 	free(dirs);
 
+	if (o[0].bbf) { /* the file's text atop the script, as Slurm's sbatch */
+		char *text = read_bbf(o[0].bbf), *spliced;
+		if (!(spliced = jobscript_prepend(script, text)))
+			fail(1, SUBMIT_FAILED "the batch script is larger than %u bytes",
+			     JOBSCRIPT_MAX);
+		free(text);
+		free(script);
+		script = spliced;
+	}
 	o[0].desc.script = script;
 	if (!o[0].desc.name)
 		o[0].desc.name = xstrdup(has_wrap ? "wrap"

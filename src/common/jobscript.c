@@ -90,6 +90,32 @@ char *jobscript_wrap(const char *cmd)
 	return s;
 }
 
+char *jobscript_prepend(const char *script, const char *text)
+{
+	size_t sl = strlen(script), tl = strlen(text), head = 0, n;
+	const char *eol;
+	char *s;
+
+	if (!tl)
+		return strdup(script);
+	if (script[0] == '#') /* after the first line */
+		head = (eol = strchr(script, '\n')) ? (size_t)(eol - script) + 1 : sl;
+	if (sl + tl + 2 > JOBSCRIPT_MAX || !(s = malloc(sl + tl + 3)))
+		return NULL;
+	memcpy(s, script, head);
+	n = head;
+	if (head && s[head - 1] != '\n')
+		s[n++] = '\n'; /* a script of one line */
+	memcpy(s + n, text, tl);
+	n += tl;
+	if (text[tl - 1] != '\n')
+		s[n++] = '\n';
+	memcpy(s + n, script + head, sl - head);
+	n += sl - head;
+	s[n] = '\0';
+	return s;
+}
+
 /* Is line [p, end) blank or a comment (first non-blank is '#')? */
 static int line_is_comment(const char *p, const char *end)
 {

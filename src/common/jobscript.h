@@ -52,6 +52,12 @@ int jobscript_directives(const char *text, const char *prefix, char ***ret_words
  * pair of quotes around a value is removed.  Returns 0 and sets *ret_env
  * (caller frees with strv_free), -EINVAL with err for a malformed name, or
  * -E2BIG past JOBSCRIPT_ENV_MAX entries. */
+/* sbatch --bbf: text put after the script's first line when that is a "#!"
+ * (or any '#') line, else before it, ended with a newline, as Slurm splices
+ * it.  Returns the new script (caller frees), or NULL past JOBSCRIPT_MAX
+ * bytes or without memory. */
+char *jobscript_prepend(const char *script, const char *text);
+
 int jobscript_export_env(const char *spec, char *const *env, char ***ret_env,
                          struct rota_error *err);
 

@@ -136,6 +136,20 @@ def test_core_spec_and_thread_spec(cluster):
     assert re.search(r"^AllowSpecResourcesUsage += NO$", p.stdout, re.M)
 
 
+def test_bbf_spliced_into_the_script(cluster):
+    """sbatch --bbf=FILE puts the file's lines after the script's #! line,
+    as Slurm's sbatch does (no burst buffer plugin involved); a file that
+    cannot be read is Slurm's "Invalid --bbf specification"."""
+    (cluster.work / "bbf").write_text("echo from_bbf\nexit 0")
+    write_script(cluster.work / "main.sh", "#!/bin/sh\necho from_script\n")
+    jobid = cluster.sbatch("--bbf=bbf", "-o", "bbf.out", "main.sh")
+    assert cluster.wait_job(jobid) == "COMPLETED"
+    assert (cluster.work / "bbf.out").read_text() == "from_bbf\n"
+    p = cluster.run(["sbatch", "--bbf=/nonexistent", "--wrap", "true"])
+    assert p.returncode == 1
+    assert p.stderr == "sbatch: error: Invalid --bbf specification\n"
+
+
 def test_open_mode_truncates_or_appends(cluster):
     """The batch script's output file starts empty unless --open-mode=append
     (the only task opens it itself; steps of several tasks have it prepared

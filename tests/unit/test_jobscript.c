@@ -313,9 +313,29 @@ static void test_linebuf_long(void **state)
 	free(big);
 }
 
+static void test_prepend(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = jobscript_prepend("#!/bin/sh\necho a\n", "echo bbf\nexit 0");
+	assert_string_equal(s, "#!/bin/sh\necho bbf\nexit 0\necho a\n");
+	free(s);
+	s = jobscript_prepend("echo a\n", "echo b\n"); /* no #!: before all */
+	assert_string_equal(s, "echo b\necho a\n");
+	free(s);
+	s = jobscript_prepend("#!/bin/sh", "echo b");
+	assert_string_equal(s, "#!/bin/sh\necho b\n");
+	free(s);
+	s = jobscript_prepend("#!/bin/sh\n", "");
+	assert_string_equal(s, "#!/bin/sh\n");
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_prepend),
 	    cmocka_unit_test(test_interpreter),
 	    cmocka_unit_test(test_wrap),
 	    cmocka_unit_test(test_directives_basic),
