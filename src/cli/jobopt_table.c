@@ -69,7 +69,7 @@ const struct opt_def jobopt_table[] = {
     {"gres-flags", REQ, O_GRES_FLAGS, SRA, SEC_RUN, "flags",
      "enforce-binding or disable-binding", ST_OK},
     {"hold", NOARG, 'H', SRA, SEC_RUN, NULL, "submit the job held", ST_OK},
-    {"ignore-pbs", NOARG, O_IGNORE_PBS, S, SEC_RUN, NULL, "skip #PBS lines of the script",
+    {"ignore-pbs", NOARG, O_IGNORE_PBS, S, SEC_RUN, NULL, "skip #PBS and #BSUB lines",
      ST_OK},
     {"immediate", OPT, 'I', R | A, SEC_RUN, "secs",
      "give up when not allocated within secs", ST_OK},

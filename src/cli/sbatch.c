@@ -22,6 +22,7 @@
 #include "cli/jobopt.h"
 #include "cli/jobopt_table.h"
 #include "common/jobscript.h"
+#include "common/bsub.h"
 #include "common/pbs.h"
 #include "common/strv.h"
 #include "common/states.h"
@@ -238,6 +239,24 @@ static void join_prior(char **word, const char *opt, const char *before)
 	*word = w;
 }
 
+/* The script's #BSUB options (common/bsub.h), as sbatch options. */
+static void apply_bsub(struct jobopt *o, const char *script, const char *name)
+{
+	struct rota_error err = {""};
+	char **bsub = NULL, **words = NULL, *lines = bsub_lines(script);
+
+	if (jobscript_directives(lines, "#BSUB", &bsub, &err) < 0 ||
+	    bsub_translate(bsub, &words, &err) < 0) {
+		fprintf(stderr, "sbatch: error: %s: %s\n", name, err.text);
+		exit(JOBOPT_EXIT_FATAL);
+	}
+	free(lines);
+	if (words && words[0])
+		apply_directives(o, words);
+	strv_free(bsub);
+	strv_free(words);
+}
+
 /* The script's #PBS options (common/pbs.h), as sbatch options. */
 static void apply_pbs(struct jobopt *o, const char *script, const char *name)
 {
@@ -433,10 +452,12 @@ int cmd_sbatch(int argc, char **argv)
 			jobopt_carry(&o[k], &o[k - 1], JOBOPT_SRC_SCRIPT);
 		if (k < ndirs)
 			apply_directives(&o[k], dirs[k]);
-		/* the script's #PBS lines after its #SBATCH ones, as Slurm
-		 * (each component) */
-		if (!has_wrap && !ignore_pbs(&cmdline[0], ndirs ? dirs[0] : NULL))
+		/* the script's #BSUB, then #PBS lines after its #SBATCH ones,
+		 * as Slurm (each component) */
+		if (!has_wrap && !ignore_pbs(&cmdline[0], ndirs ? dirs[0] : NULL)) {
+			apply_bsub(&o[k], script, path ? path : "(stdin)");
 			apply_pbs(&o[k], script, path ? path : "(stdin)");
+		}
 		jobopt_apply_env(&o[k], environ);
 		if (k < ncmd) {
 			jobopt_apply_list(&o[k], &cmdline[k], JOBOPT_SRC_ARGV);

@@ -297,14 +297,19 @@ static void finish(struct out *o)
 
 char *pbs_lines(const char *script)
 {
-	size_t len = 0, cap = 256, commands = 0;
+	return pbs_magic_lines(script, "#PBS");
+}
+
+char *pbs_magic_lines(const char *script, const char *magic)
+{
+	size_t len = 0, cap = 256, commands = 0, ml = strlen(magic);
 	char *out = xmalloc(cap);
 
 	out[0] = '\0';
 	for (const char *p = script; *p && commands <= 100;) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		if (n >= 4 && !strncmp(p, "#PBS", 4)) {
+		if (n >= ml && !strncmp(p, magic, ml)) {
 			while (len + n + 2 > cap)
 				out = xrealloc(out, cap *= 2);
 			memcpy(out + len, p, n);

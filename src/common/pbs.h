@@ -23,5 +23,7 @@ int pbs_translate(char *const *words, char ***ret, struct rota_error *err);
  * Slurm reads them, past its first command), as a text of those lines
  * alone (for jobscript_directives); caller frees. */
 char *pbs_lines(const char *script);
+/* The same for lines starting with another magic word ("#BSUB"). */
+char *pbs_magic_lines(const char *script, const char *magic);
 
 #endif

@@ -317,3 +317,25 @@ def test_gres_of_zero_asks_for_none(cluster):
     cluster.run(["scancel", str(jobid)], check=True)
     p = cluster.run(["sbatch", "--gres=gpu:x:y", "--wrap", "true"])
     assert p.returncode != 0 and "Invalid --gres specification" in p.stderr
+
+
+def test_bsub_directives(cluster):
+    """#BSUB lines (LSF) become sbatch options as Slurm reads them: -J, -o,
+    -e, -W, -q, -m hosts, -M in KB, -n; --ignore-pbs skips them too."""
+    write_script(cluster.work / "lsf.sh",
+                 "#!/bin/sh\n#BSUB -Jlsfjob -o/dev/null -e lsf.err\n"
+                 "#BSUB -W2 -qdebug -m\"node02\" -M 4096 -n 2\ntrue\n")
+    jobid = cluster.sbatch("-H", "lsf.sh")
+    assert cluster.job_field(jobid, "JobName") == "lsfjob"
+    assert cluster.job_field(jobid, "StdOut") == "/dev/null"
+    assert cluster.job_field(jobid, "StdErr") == str(cluster.work / "lsf.err")
+    assert cluster.job_field(jobid, "TimeLimit") == "00:02:00"
+    assert cluster.job_field(jobid, "ReqNodeList") == "node02"
+    assert cluster.job_field(jobid, "MinMemoryCPU") == "4M"
+    assert cluster.job_field(jobid, "NumTasks") == "2"
+    jobid = cluster.sbatch("-H", "--ignore-pbs", "lsf.sh")
+    assert cluster.job_field(jobid, "JobName") == "lsf.sh"
+    write_script(cluster.work / "bad.sh", "#!/bin/sh\n#BSUB -z\ntrue\n")
+    p = cluster.run(["sbatch", "bad.sh"])
+    assert p.returncode == 1
+    assert "Unrecognized command line parameter z" in p.stderr
