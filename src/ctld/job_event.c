@@ -378,6 +378,7 @@ static int apply_split(struct ctld *ctld, const struct ev_array_split *ev,
 	t->submit_time = meta->submit_time;
 	t->eligible_time = meta->eligible_time;
 	t->time_limit = meta->time_limit;
+	t->reason = meta->reason; /* what the array waits on, until a pass looks */
 	t->array_job_id = meta->array_job_id;
 	t->array_task_id = ev->array_task_id;
 	if (ev->new_job_id >= job_mgr_next_id(ctld->jobs))

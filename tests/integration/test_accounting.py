@@ -482,7 +482,8 @@ def test_same_records_on_both_back_ends(make_cluster, pg_server):
     after = outputs()
     assert after == before
     # and they are PostgreSQL's rows
-    assert pg_server.psql(db, "SELECT count(*) FROM job") == ["9"]
+    c.wait_for(lambda: pg_server.psql(db, "SELECT count(*) FROM job") == ["9"],
+               what="the 9 runs in PostgreSQL")
 
 
 def test_pgsql_restarted_under_rotadbd_loses_nothing(make_cluster, pg_server):
