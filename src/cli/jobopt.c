@@ -1377,6 +1377,9 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 	case 'u':
 		o->step_flags |= STEP_F_UNBUFFERED;
 		return;
+	case O_DEBUGGER_TEST: /* as a debugger setting MPIR_being_debugged */
+		o->debugger_test = 1;
+		return;
 	case O_PTY: /* implies -u */
 		o->step_flags |= STEP_F_PTY | STEP_F_UNBUFFERED;
 		return;

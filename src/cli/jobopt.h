@@ -91,6 +91,7 @@ struct jobopt {
 	int compress;        /* --compress: 1 lz4 (sent uncompressed), 0 none;
 	                        -1 not given: BcastParameters Compression= */
 	int send_libs;       /* --send-libs: 1, 0; -1: BcastParameters send_libs */
+	int debugger_test;   /* --debugger-test: tasks stopped, their table printed */
 
 	/* salloc */
 	int kill_signal; /* -K[signal]: sent to the command when the job is revoked */

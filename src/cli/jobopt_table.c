@@ -286,6 +286,8 @@ const struct opt_def jobopt_table[] = {
     /* Help options, Other options */
     {"help", NOARG, 'h', SRA, SEC_HELP, NULL, "show this help message", ST_OK},
     {"usage", NOARG, O_USAGE, SRA, SEC_HELP, NULL, "show a brief usage message", ST_OK},
+    {"debugger-test", NOARG, O_DEBUGGER_TEST, R, SEC_OTHER, NULL,
+     "stop the tasks, print their pids (MPIR test)", ST_OK},
     {"version", NOARG, 'V', SRA, SEC_OTHER, NULL, "print the version and exit", ST_OK},
 };
 

@@ -105,6 +105,7 @@ enum {
 	O_POWER,
 	O_X11,
 	O_TEST_ONLY,
+	O_DEBUGGER_TEST,
 	O_WAIT4SWITCH, /* SBATCH_WAIT4SWITCH etc.: --switches' @time alone */
 	O_THREAD_SPEC, /* no effect, but not with -S (jobopt.c) */
 	O_IGNORE,      /* accepted and ignored */

@@ -31,6 +31,7 @@ struct sattach_opts {
 	uint32_t job_id, step_id;
 	long in_task, out_task, err_task; /* JOBOPT_IO_ALL or a task */
 	int label, layout, quiet, verbose, pty;
+	int debugger_test; /* print the tasks' MPIR table (srun_mpir.h) */
 };
 
 static void usage(void)
@@ -67,7 +68,7 @@ static long task_arg(const char *arg, const char *opt)
 	return v;
 }
 
-enum { O_IN = 256, O_OUT, O_ERR, O_LAYOUT, O_PTY };
+enum { O_IN = 256, O_OUT, O_ERR, O_LAYOUT, O_PTY, O_DEBUGGER_TEST };
 
 static void parse_args(struct sattach_opts *o, int argc, char **argv)
 {
@@ -77,6 +78,7 @@ static void parse_args(struct sattach_opts *o, int argc, char **argv)
 	    {"error-filter", required_argument, NULL, O_ERR},
 	    {"label", no_argument, NULL, 'l'},
 	    {"layout", no_argument, NULL, O_LAYOUT},
+	    {"debugger-test", no_argument, NULL, O_DEBUGGER_TEST},
 	    {"pty", no_argument, NULL, O_PTY},
 	    {"quiet", no_argument, NULL, 'Q'},
 	    {"verbose", no_argument, NULL, 'v'},
@@ -110,6 +112,9 @@ static void parse_args(struct sattach_opts *o, int argc, char **argv)
 			break;
 		case O_PTY:
 			o->pty = 1;
+			break;
+		case O_DEBUGGER_TEST: /* not in --help, as in Slurm */
+			o->debugger_test = 1;
 			break;
 		case 'Q':
 			o->quiet = 1;
@@ -256,7 +261,8 @@ int cmd_sattach(int argc, char **argv)
 		                          .out_task = o.out_task,
 		                          .err_task = o.err_task,
 		                          .verbose = o.verbose,
-		                          .attach = 1};
+		                          .attach = 1,
+		                          .mpir_dump = o.debugger_test};
 		rc = srun_io_run(&st, &io, &status);
 	}
 	hostlist_free(nodes);

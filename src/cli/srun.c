@@ -25,6 +25,7 @@
 #include "cli/srun_bcast.h"
 #include "cli/srun_comp.h"
 #include "cli/srun_io.h"
+#include "cli/srun_mpir.h"
 #include "cli/srun_script.h"
 #include "cli/srun_pty.h"
 #include "common/conf.h"
@@ -344,6 +345,8 @@ static void fill_step_req(struct srun *s, size_t k, struct step_create_req *req,
 	    (s->o->step_flags & ~STEP_LAYOUT_FLAGS) | (o->step_flags & STEP_LAYOUT_FLAGS);
 	if (o->nodes_src == JOBOPT_SRC_ENV && !s->alloc_mode)
 		req->flags |= STEP_F_NODES_ENV;
+	if (MPIR_being_debugged) /* the tasks wait for the debugger */
+		req->flags |= STEP_F_PARALLEL_DEBUG;
 	req->task_dist = o->task_dist;
 	req->task_hosts = o->task_hosts;
 	req->cpu_bind = o->cpu_bind;
@@ -704,6 +707,8 @@ static int run_step(struct srun *s, uint32_t *ret_status)
 	    .verbose = s->o->verbose,
 	    .stream_fd = {0, s->stream_fd[1], s->stream_fd[2]},
 	    .kill_wait = cli_conf()->kill_wait,
+	    .mpir_debugged = !!MPIR_being_debugged,
+	    .mpir_dump = s->o->debugger_test,
 	};
 
 	int rc;
@@ -796,6 +801,8 @@ int cmd_srun(int argc, char **argv)
 	s.sig_fd = jobctl_signalfd(
 	    forwarded_signals, sizeof(forwarded_signals) / sizeof(forwarded_signals[0]),
 	    &old);
+	if (s.o->debugger_test) /* as a debugger would */
+		MPIR_being_debugged = 1;
 	s.alloc_mode = s.o->jobid == NO_VAL;
 	if (s.o->relative != NO_VAL && s.alloc_mode) {
 		fprintf(stderr, "srun: fatal: --relative option invalid for job "

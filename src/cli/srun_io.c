@@ -17,6 +17,7 @@
 #include "cli/jobopt.h"
 #include "cli/srun_fence.h"
 #include "cli/srun_io.h"
+#include "cli/srun_mpir.h"
 #include "common/conf.h"
 #include "common/taskdist.h"
 #include "common/linebuf.h"
@@ -45,6 +46,7 @@ struct node {
 	int conn;              /* index in io->conns, -1 when none */
 	int seen, closed;
 	int stdin_eof_sent;
+	int pids_seen; /* MSG_TASK_PIDS came */
 };
 
 struct conn {
@@ -83,6 +85,7 @@ struct io {
 	int force_exit;
 	long attach_deadline;     /* sattach: nodes not seen by then are done */
 	struct srun_fence *fence; /* --mpi=pmi2's fences (cli/srun_fence.h) */
+	int mpir_done;            /* every node's pids are in (or never will be) */
 };
 
 static long now_ms(void)
@@ -429,6 +432,55 @@ static int on_hello(struct io *io, struct conn *c, const struct io_hello *h)
 	return 0;
 }
 
+/* ---- MPIR (cli/srun_mpir.h) ---- */
+
+/* Once every node has sent its pids: the debugger's breakpoint, or the
+ * table printed (--debugger-test); a node gone without them: none. */
+static void mpir_check(struct io *io)
+{
+	const char *prog = io->o->attach ? "sattach" : "srun";
+	int lost = 0;
+
+	if (io->mpir_done)
+		return;
+	for (size_t i = 0; i < io->st->nnodes; i++) {
+		if (!io->nodes[i].pids_seen && !io->nodes[i].closed)
+			return;
+		lost |= !io->nodes[i].pids_seen;
+	}
+	io->mpir_done = 1;
+	if (!io->o->mpir_debugged && !io->o->mpir_dump && !io->o->attach)
+		return;
+	if (lost) {
+		fprintf(stderr,
+		        "%s: StepId=%u.%u aborted before step completely launched.\n",
+		        prog, io->st->job_id, io->st->step_id);
+		return;
+	}
+	srun_mpir_spawned(io->o->mpir_dump, prog);
+	if (!io->o->mpir_debugged || io->o->mpir_dump || io->o->attach)
+		return;
+	for (size_t i = 0; i < io->st->nnodes; i++)
+		if (io->nodes[i].conn >= 0)
+			conn_queue(&io->conns[io->nodes[i].conn], MSG_DEBUG_WAKE,
+			           &(struct empty_msg){0});
+}
+
+static void on_task_pids(struct io *io, struct node *nd, const struct task_pids *p)
+{
+	const char *host = io->st->nodes[nd - io->nodes];
+	size_t nexes = 0;
+
+	while (p->exes && p->exes[nexes])
+		nexes++;
+	for (uint32_t i = 0; i < p->tasks.n && i < p->pids.n; i++)
+		if (task_on(io, p->tasks.v[i], nd))
+			srun_mpir_task(p->tasks.v[i], host, (int)p->pids.v[i],
+			               i < nexes ? p->exes[i] : NULL);
+	nd->pids_seen = 1;
+	mpir_check(io);
+}
+
 /* ---- PMI (stepd/pmi.h) ---- */
 
 static void on_pmi_fence(struct io *io, struct node *nd, const struct pmi_fence *f)
@@ -487,6 +539,8 @@ static int on_message(struct io *io, struct conn *c, uint16_t type, void *body)
 		on_pmi_fence(io, nd, body);
 	} else if (type == MSG_PMI_ABORT) {
 		on_pmi_abort(io, nd, body);
+	} else if (type == MSG_TASK_PIDS) {
+		on_task_pids(io, nd, body);
 	} else {
 		log_debug("ignoring %s from a stepd", msg_name(type));
 	}
@@ -567,6 +621,7 @@ static void conn_close(struct io *io, struct conn *c)
 		    io->st->nodes[c->node], nlost > 1 ? "s" : "",
 		    srun_io_ranges(lost, nlost, range, sizeof(range)));
 	free(lost);
+	mpir_check(io);
 }
 
 static void conn_read(struct io *io, struct conn *c)
@@ -849,6 +904,7 @@ static int io_done(struct io *io)
 				io->nodes[i].seen = io->nodes[i].closed = 1;
 				io->nodes_closed++;
 			}
+		mpir_check(io);
 	}
 	if (io->nodes_closed == io->st->nnodes)
 		return 1;
@@ -916,11 +972,13 @@ static void io_init(struct io *io, const struct srun_step *st,
 	if (io->stdin_eof)
 		io->stdin_task = 0;
 	io->fence = srun_fence_create(st->nnodes);
+	srun_mpir_begin(first, st->job_id, st->step_id);
 	io->attach_deadline = now_ms() + (o->attach_wait_ms ? o->attach_wait_ms : 10000);
 }
 
 static void io_release(struct io *io)
 {
+	io->mpir_done = 1; /* what was not in by now is not awaited */
 	for (size_t i = 0; i < io->nconns; i++)
 		if (io->conns[i].fd >= 0)
 			conn_close(io, &io->conns[i]);
@@ -933,6 +991,7 @@ static void io_release(struct io *io)
 	free(io->gtids);
 	free(io->nodes);
 	srun_fence_destroy(io->fence);
+	srun_mpir_end();
 }
 
 /* Drop connections that did not say hello in time. */

@@ -55,6 +55,13 @@ struct srun_io_opts {
 	 * attach_wait_ms (the step ended there) counts as done */
 	int attach;
 	long attach_wait_ms;
+	/* MPIR (cli/srun_mpir.h): MPIR_proctable is filled from the nodes'
+	 * MSG_TASK_PIDS always; once all are in, with mpir_debugged srun calls
+	 * MPIR_Breakpoint() and then has the untraced tasks continued
+	 * (MSG_DEBUG_WAKE), with mpir_dump (--debugger-test) it prints the
+	 * table instead.  sattach calls MPIR_Breakpoint() (or prints) always. */
+	int mpir_debugged;
+	int mpir_dump;
 };
 
 /* Run until every node's connection has come and gone (or the step was aborted

@@ -75,6 +75,7 @@ uint32_t frame_max_values(uint16_t type)
 	case MSG_IO_DATA:
 	case MSG_TASK_EXIT:
 	case MSG_IO_WINSIZE:
+	case MSG_DEBUG_WAKE:
 	case MSG_STATS_REQ:
 	case MSG_SHUTDOWN_REQ:
 	case MSG_NODE_SHUTDOWN:
@@ -101,6 +102,7 @@ uint32_t frame_max_values(uint16_t type)
 	case MSG_STEP_COMPLETE:
 	case MSG_PROLOG_COMPLETE:
 	case MSG_STEPD_GROUPS: /* up to GROUPLIST_MAX gids */
+	case MSG_TASK_PIDS:    /* up to STEPD_MAX_TASKS tasks, 3 values each */
 		return 1u << 18;
 	case MSG_NODE_REGISTER:
 	case MSG_SUBMIT_HET_REQ: /* up to HET_MAX requests */

@@ -643,6 +643,10 @@ enum step_flags {
 	/* min_nodes is the allocation's environment's (SLURM_NNODES): more
 	 * than the job has now (--no-kill lost one) is the job's count */
 	STEP_F_NODES_ENV = 1 << 12,
+	/* a parallel debugger (srun's MPIR_being_debugged, --debugger-test):
+	 * each task stops at the first instruction of its program, for the
+	 * debugger to attach (stepd/pdebug.h) */
+	STEP_F_PARALLEL_DEBUG = 1 << 13,
 };
 
 #define STEP_CREATE_RESP_FIELDS(F, S)                                                    \
@@ -986,6 +990,19 @@ ROTA_DECLARE(step_attach_resp, STEP_ATTACH_RESP_FIELDS)
 	F(S, u32, status, _) /* wait status */                                           \
 	F(S, str, node_name, _)
 ROTA_DECLARE(task_exit, TASK_EXIT_FIELDS)
+
+/* stepd -> srun (and each sattach), once the node's tasks are started: their
+ * global ids, process ids and programs (argv[0], a --multi-prog task's own),
+ * for srun's MPIR_proctable (cli/srun_mpir.h).  Not sent when they could not
+ * be started.  MSG_DEBUG_WAKE (srun -> stepd, no body): srun has been to
+ * MPIR_Breakpoint; the tasks of a STEP_F_PARALLEL_DEBUG step that no
+ * debugger traces are continued. */
+#define TASK_PIDS_FIELDS(F, S)                                                           \
+	F(S, str, node_name, _)                                                          \
+	F(S, u32v, tasks, _)                                                             \
+	F(S, u32v, pids, _)                                                              \
+	F(S, strv, exes, _)
+ROTA_DECLARE(task_pids, TASK_PIDS_FIELDS)
 
 /* PMI (srun --mpi=pmi2, stepd/pmi.h): a step's collective through srun.  Each
  * node's stepd sends MSG_PMI_FENCE {seq, what its tasks put since the last
@@ -1878,6 +1895,8 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_PMI_FENCE, 72, pmi_fence)                                                  \
 	M(MSG_PMI_FENCE_DONE, 73, pmi_fence)                                             \
 	M(MSG_PMI_ABORT, 74, pmi_fence) /* seq: exit code; data: message */              \
+	M(MSG_TASK_PIDS, 176, task_pids)                                                 \
+	M(MSG_DEBUG_WAKE, 177, empty_msg)                                                \
 	M(MSG_PMIX_SETUP, 75, pmix_setup)                                                \
 	M(MSG_PMIX_ENV, 76, pmix_env)                                                    \
 	M(MSG_FILE_BCAST_REQ, 77, file_bcast)                                            \

@@ -143,8 +143,13 @@ void ctl_signal(struct stepd *st, uint32_t sig, uint32_t flags)
 		announce_cancel(st, flags);
 	if (sig && sig != SIGTERM && sig != SIGKILL)
 		task_signal_all(st, (int)sig);
-	task_signal_all(st, SIGCONT);
-	task_signal_all(st, SIGTERM);
+	if (pdebug_wanted(st)) {              /* a task stopped for the debugger dies */
+		task_signal_all(st, SIGTERM); /* before it runs (pdebug.c) */
+		task_signal_all(st, SIGCONT);
+	} else {
+		task_signal_all(st, SIGCONT);
+		task_signal_all(st, SIGTERM);
+	}
 	st->kill_at = time(NULL) + (time_t)st->conf->kill_wait;
 }
 

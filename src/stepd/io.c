@@ -107,8 +107,21 @@ static void send_data(struct stepd *st, uint32_t gtid, uint32_t stream, const vo
 
 static void pipe_finish(struct stepd *st, struct stepd_task *t, int stream);
 
+/* MSG_TASK_PIDS to l (srun's link or a sattach's). */
+static void send_pids(struct stepd *st, struct msglink *l)
+{
+	struct task_pids p;
+
+	if (!st->started || !l)
+		return;
+	pdebug_pids(st, &p);
+	msglink_send(l, MSG_TASK_PIDS, &p);
+	pdebug_pids_release(&p);
+}
+
 void io_launched(struct stepd *st)
 {
+	send_pids(st, st->io);
 	for (uint32_t i = 0; i < st->ntasks && (st->io || st->nattach); i++) {
 		if (st->tasks[i].out_fd < 0)
 			send_data(st, st->tasks[i].gtid, 1, "", 0);
@@ -197,6 +210,8 @@ static void on_io_msg(struct msglink *l, uint16_t type, void *body, void *arg)
 		on_winsize(st, body);
 	else if (type == MSG_PMI_FENCE_DONE)
 		pmi_on_fence_done(st, body);
+	else if (type == MSG_DEBUG_WAKE)
+		pdebug_wake(st);
 	else
 		log_debug("ignoring %s from srun", msg_name(type));
 }
@@ -346,6 +361,7 @@ void io_attach(struct stepd *st, const struct step_attach *req)
 	}
 	l = msglink_create(fd, "sattach");
 	msglink_send(l, MSG_IO_HELLO, &hello);
+	send_pids(st, l);
 	for (uint32_t i = 0; i < st->ntasks; i++) { /* what is over already */
 		struct stepd_task *t = &st->tasks[i];
 		struct io_data d = {.task = t->gtid};

@@ -212,12 +212,30 @@ int task_reap(struct stepd *st);
  * is not a file, -1 on failure. */
 int task_write_err_file(struct stepd *st, const char *text);
 
+/* ---- pdebug.c: a step under a parallel debugger (STEP_F_PARALLEL_DEBUG) ---- */
+/* Whether the step's tasks stop for a debugger (a step with the flag). */
+int pdebug_wanted(const struct stepd *st);
+/* In the task's child, right before its exec: PTRACE_TRACEME when wanted.
+ * Returns 0 or -errno. */
+int pdebug_traceme(const struct stepd *st);
+/* After t's exec: take its exec stop, leave it stopped (SIGSTOP) and
+ * untraced.  A task that ended instead is marked exited.  Returns 0 (also
+ * when not wanted) or -errno. */
+int pdebug_stop(struct stepd *st, struct stepd_task *t);
+/* MSG_DEBUG_WAKE: continue the stopped tasks no debugger traces. */
+void pdebug_wake(struct stepd *st);
+/* The node's tasks, pids (0: ended) and programs for MSG_TASK_PIDS; release
+ * with pdebug_pids_release (node_name is borrowed from st). */
+void pdebug_pids(const struct stepd *st, struct task_pids *ret);
+void pdebug_pids_release(struct task_pids *p);
+
 /* ---- io.c ---- */
 /* Connect to srun and say hello (steps with an io_host); on failure st->io stays
  * NULL and the tasks' output is discarded. */
 void io_connect(struct stepd *st);
-/* After the launch: EOF for the streams that go to files, so srun sees exactly
- * one EOF per task and stream. */
+/* After the launch: the tasks' pids (MSG_TASK_PIDS) once they started, and
+ * EOF for the streams that go to files, so srun sees exactly one EOF per task
+ * and stream. */
 void io_launched(struct stepd *st);
 /* Poll events for the srun link (adjusts stdin back-pressure). */
 short io_link_events(struct stepd *st);

@@ -371,7 +371,14 @@ static void say_rlimit(void *arg, const char *text)
  * container's entry, the environment's copies). */
 static __attribute__((noreturn)) void child_exec(const struct stepd *st, char **argv)
 {
+	int rc;
+
 	rlimits_apply(&st->rlim, say_rlimit, NULL);
+	/* last: a traced child stops at every signal (stepd/pdebug.c) */
+	if ((rc = pdebug_traceme(st)) < 0) {
+		child_say(2, "slurmstepd: error: ptrace: %s\n", strerror(-rc));
+		_exit(1);
+	}
 	execvp(argv[0], argv);
 	child_say(2, "slurmstepd: error: execve(): %s: %s\n", argv[0], strerror(errno));
 	_exit(errno ? errno : 1);
@@ -780,7 +787,11 @@ static int launch_one(struct stepd *st, struct stepd_task *t, const struct task_
 	close_child_ends(child);
 	pmi_task_forked(st, t);
 	close(ep[1]);
-	return wait_exec(ep[0], err);
+	if (wait_exec(ep[0], err) < 0)
+		return -1;
+	if (pdebug_stop(st, t) < 0)
+		return errprintf(err, "cannot stop task %u for the debugger", t->gtid);
+	return 0;
 }
 
 static void reap_all_blocking(struct stepd *st)
