@@ -9,6 +9,7 @@ stepds connect to it as to srun), labelled with -l, one task's with
 import re
 import signal
 import subprocess
+import threading
 import time
 
 import pytest
@@ -73,6 +74,37 @@ def test_output_filter_and_detach(cluster):
     assert out and all(line.startswith("tick 1 ") for line in out.splitlines()), out
     p = cluster.run(["squeue", "-h", "-s", "-j", str(jobid), "-o", "%i"])
     assert f"{jobid}.0" in p.stdout.split()
+
+
+def test_debugger_test_prints_the_tasks(cluster):
+    """--debugger-test (hidden, as in Slurm): once attached, one line a task
+    with its node, the pid of the task's process and its program."""
+    jobid = _step(cluster, n=10)
+    proc = subprocess.Popen(["sattach", "--debugger-test", f"{jobid}.0"],
+                            env=cluster.env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    rows = []
+    stuck = threading.Timer(30, proc.kill)
+    stuck.start()
+    try:
+        while len(rows) < 3:
+            line = proc.stderr.readline()
+            if not line:
+                break
+            m = re.fullmatch(r"sattach: task:(\d+), host:(\S+), pid:(\d+), "
+                             r"executable:(\S+)\n", line)
+            if m:
+                rows.append(m.groups())
+        for task, _, pid, _ in rows:  # the task's own process
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                assert f"SLURM_PROCID={task}".encode() in f.read().split(b"\0")
+    finally:
+        stuck.cancel()
+        proc.send_signal(signal.SIGINT)  # sattach leaves, the step goes on
+        proc.communicate(timeout=30)
+    assert [int(r[0]) for r in rows] == [0, 1, 2], rows
+    assert {r[3] for r in rows} == {"bash"}, rows
+    assert rows[0][1] == rows[1][1] != rows[2][1], rows  # -N2 -n3: block
 
 
 def test_errors(cluster):

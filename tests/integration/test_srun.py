@@ -7,6 +7,7 @@ import re
 import select
 import signal
 import subprocess
+import threading
 import time
 
 
@@ -474,3 +475,135 @@ def test_cpus_per_task_without_ntasks_fills_the_allocation(cluster):
     assert sorted(p.stdout.splitlines()) == sorted(f"{i}: {cpus}" for i in range(cpus))
     p = cluster.run(["srun", "-N1", "-c1", "printenv", "SLURM_NTASKS"])
     assert p.stdout.split() == ["1"], p.stdout
+
+
+# ---- parallel debuggers (MPIR; Slurm's test1.41, test1.54) ----
+
+TASK_LINE = re.compile(r"^srun: task:(\d+), host:(\S+), pid:(\d+), executable:(\S+)$")
+
+
+def _proc_state(pid):
+    """The State: letter of /proc/pid/status, or None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("State:"):
+                    return line.split()[1]
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return None
+
+
+def _debugger_table(cluster, args, ntasks):
+    """Start srun --debugger-test; read its table (ntasks lines).  Returns the
+    process and {task: (host, pid, executable)}."""
+    proc = subprocess.Popen(["srun", "--debugger-test", *args], env=cluster.env,
+                            cwd=str(cluster.work), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    table = {}
+    stuck = threading.Timer(30, proc.kill)  # no table: srun goes, the loop ends
+    stuck.start()
+    try:
+        while len(table) < ntasks:
+            line = proc.stderr.readline()
+            if not line:
+                break
+            m = TASK_LINE.match(line.rstrip("\n"))
+            if m:
+                table[int(m.group(1))] = (m.group(2), int(m.group(3)), m.group(4))
+    finally:
+        stuck.cancel()
+    return proc, table
+
+
+def _step_hosts(cluster, jobid):
+    p = cluster.run(["squeue", "-h", "-s", "-j", str(jobid), "-o", "%i %N"])
+    nodelist = [line.split()[1] for line in p.stdout.splitlines()
+                if line.startswith(f"{jobid}.0 ")][0]
+    return cluster.run(["scontrol", "show", "hostnames", nodelist]).stdout.split()
+
+
+def test_debugger_test_stops_the_tasks_until_cancelled(cluster):
+    """--debugger-test: one line a task with its node and the pid of a real
+    process stopped (State T) before its program ran; scancel ends them."""
+    proc, table = _debugger_table(
+        cluster, ["-N2", "-n4", "--overcommit", "-t2", "sh", "-c", "echo RAN"], 4)
+    try:
+        assert sorted(table) == [0, 1, 2, 3], table
+        jobid = cluster.run("squeue -h -o %i -n sh").stdout.split()[0]
+        hosts = _step_hosts(cluster, jobid)
+        # block distribution: tasks 0-1 on the first node, 2-3 on the second
+        assert [table[t][0] for t in range(4)] == [hosts[0]] * 2 + [hosts[1]] * 2
+        for t in range(4):
+            host, pid, exe = table[t]
+            assert exe == "sh"
+            assert _proc_state(pid) == "T", (t, pid)
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                assert f.read().split(b"\0")[:3] == [b"sh", b"-c", b"echo RAN"]
+        time.sleep(1)
+        assert all(_proc_state(table[t][1]) == "T" for t in range(4))
+        cluster.run(["scancel", jobid], check=True)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert "RAN" not in out, out
+    cluster.wait_for(lambda: all(_proc_state(table[t][1]) in (None, "Z")
+                                 for t in range(4)), what="the stopped tasks to end")
+
+
+def test_debugger_test_multi_prog_executables(cluster):
+    """Each --multi-prog task's own program (test1.54); the time limit ends
+    the stopped tasks."""
+    (cluster.work / "dbg.conf").write_text("1-2 hostname\n0,3 date\n")
+    proc, table = _debugger_table(
+        cluster, ["-N1", "-n4", "--overcommit", "-l", "--multi-prog", "dbg.conf"], 4)
+    try:
+        assert {t: e for t, (_, _, e) in table.items()} == {
+            0: "date", 1: "hostname", 2: "hostname", 3: "date"}, table
+        assert all(_proc_state(pid) == "T" for _, pid, _ in table.values())
+        jobid = cluster.run("squeue -h -o %i -n dbg.conf").stdout.split()
+        if jobid:
+            cluster.run(["scancel", jobid[0]])
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert out == "", out
+
+
+def test_debugger_breakpoint_then_tasks_run(cluster, tmp_path):
+    """A debugger (gdb) sets MPIR_being_debugged: srun stops in
+    MPIR_Breakpoint with MPIR_proctable filled and the tasks stopped; after it
+    the tasks (no debugger traces them) run to their end."""
+    import shutil
+    import pytest
+    if not shutil.which("gdb"):
+        pytest.skip("no gdb")
+    srun = shutil.which("srun", path=cluster.env["PATH"])
+    cmds = ["set breakpoint pending on", "set confirm off", "break cmd_srun", "run",
+            "set var MPIR_being_debugged=1", "break MPIR_Breakpoint", "continue",
+            "printf \"SIZE=%d STATE=%d\\n\", MPIR_proctable_size, MPIR_debug_state",
+            "printf \"T0=%s %s %d\\n\", MPIR_proctable[0].host_name, "
+            "MPIR_proctable[0].executable_name, MPIR_proctable[0].pid",
+            "printf \"T1=%s %s %d\\n\", MPIR_proctable[1].host_name, "
+            "MPIR_proctable[1].executable_name, MPIR_proctable[1].pid",
+            "eval \"shell grep State: /proc/%d/status\", MPIR_proctable[0].pid",
+            "eval \"shell grep State: /proc/%d/status\", MPIR_proctable[1].pid",
+            "continue"]
+    args = ["gdb", "-batch", "-nx"]
+    for c in cmds:
+        args += ["-ex", c]
+    args += ["--args", srun, "-n2", "-l", "sh", "-c", "echo RAN $SLURM_PROCID"]
+    p = subprocess.run(args, env=cluster.env, cwd=str(cluster.work),
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                       timeout=120)
+    out = p.stdout
+    assert "SIZE=2 STATE=1" in out, out + p.stderr
+    t0 = re.search(r"T0=(\S+) sh (\d+)", out)
+    t1 = re.search(r"T1=(\S+) sh (\d+)", out)
+    assert t0 and t1 and t0.group(2) != t1.group(2), out
+    assert out.count("State:\tT (stopped)") == 2, out
+    # RAN comes after the breakpoint only
+    assert out.index("State:") < out.index("0: RAN 0"), out
+    assert "1: RAN 1" in out, out
