@@ -207,11 +207,12 @@ void jobopt_layout_finish(struct jobopt *o)
 	if (!hint_ignored(o))
 		hint_apply(o);
 	else if (o->verbose)
-		fprintf(stderr,
-		        "%s: Following options are mutually exclusive with --hint: "
-		        "--ntasks-per-core, --threads-per-core, -B and --cpu-bind (other "
-		        "then --cpu-bind=verbose). Ignoring --hint.\n", /* sic, as Slurm */
-		        cli_prog);
+		fprintf(
+		    stderr,
+		    "%s: Following options are mutually exclusive with --hint: "
+		    "--ntasks-per-core, --threads-per-core, -B and --cpu-bind (other "
+		    "then --cpu-bind=verbose). Ignoring --hint.\n", /* sic, as Slurm */
+		    cli_prog);
 	free(o->hint);
 	o->hint = NULL;
 }

@@ -137,7 +137,7 @@ def test_format_too_wide_for_the_controller_is_printed_here(cluster):
     prints it from the job records, with the same filters and order."""
     a = cluster.sbatch("--hold", "-J", "wide1", "--wrap", "true")
     b = cluster.sbatch("--hold", "-J", "wide2", "--wrap", "true")
-    p = cluster.run(f"squeue -h -S -i -n wide1,wide2 -o '%.4000i|%t|%.4000j|%j'")
+    p = cluster.run("squeue -h -S -i -n wide1,wide2 -o '%.4000i|%t|%.4000j|%j'")
     assert p.returncode == 0, p.stderr
     assert p.stdout.splitlines() == [f"{b:>4000}|PD|{'wide2':>4000}|wide2",
                                      f"{a:>4000}|PD|{'wide1':>4000}|wide1"]

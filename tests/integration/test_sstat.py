@@ -4,7 +4,6 @@ JobAcctGatherFrequency sampling, which keeps the high-water mark where the
 kernel keeps none."""
 import os
 import re
-import time
 
 import pytest
 
