@@ -346,6 +346,14 @@ static void comp_fill(struct srun_comp *c, const struct srun_comp *prev,
 		c->o.desc.name = xstrdup(jobopt_basename(c->cmd[0]));
 	if (c->o.step_flags & STEP_F_MULTI_PROG) {
 		char **text = multi_prog_load(c->cmd[0]);
+		struct rota_error err = {""};
+		/* a task without a program: refused before anything starts */
+		if (c->o.desc.num_tasks != NO_VAL &&
+		    multiprog_check(text[0], c->o.desc.num_tasks, &err) < 0) {
+			cli_error("%s", err.text);
+			cli_error("Configuration file %s invalid", c->cmd[0]);
+			exit(cli_exit_error());
+		}
 		strv_free(c->cmd);
 		c->cmd = text;
 	}

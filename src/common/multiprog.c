@@ -98,6 +98,28 @@ static char *substitute(const char *word, uint32_t task, uint32_t offset)
 	return out;
 }
 
+/* The next line of text at *p, lines ending in '\\' joined to the next
+ * (the backslash and the newline dropped, as Slurm reads them); *p moves past
+ * it, *lines counts what it took. */
+static char *next_line(const char **p, int *lines)
+{
+	char *line = xstrdup("");
+
+	for (;;) {
+		const char *nl = strchr(*p, '\n');
+		size_t n = nl ? (size_t)(nl - *p) : strlen(*p);
+		int more = n && (*p)[n - 1] == '\\' && nl;
+		char *joined = xasprintf("%s%.*s", line, (int)(more ? n - 1 : n), *p);
+
+		free(line);
+		line = joined;
+		(*lines)++;
+		*p = nl ? nl + 1 : *p + n;
+		if (!more)
+			return line;
+	}
+}
+
 /* Find task's line; 1 found (argv set), 0 none, -1 error. */
 static int find_line(const char *text, uint32_t task, char ***ret_argv,
                      struct rota_error *err)
@@ -106,15 +128,12 @@ static int find_line(const char *text, uint32_t task, char ***ret_argv,
 	int lineno = 0;
 
 	while (*p) {
-		const char *nl = strchr(p, '\n');
-		char *line = xstrndup(p, nl ? (size_t)(nl - p) : strlen(p));
+		char *line = next_line(&p, &lineno);
 		char **w = split_words(line, err);
 		uint32_t offset = 0;
 		int bad = 0, match;
 
 		free(line);
-		lineno++;
-		p = nl ? nl + 1 : p + strlen(p);
 		if (!w)
 			return errprintf(err, "line %d: unbalanced quote", lineno);
 		if (!w[0]) {

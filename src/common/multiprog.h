@@ -2,8 +2,9 @@
  *
  * Each line: TASKS PROGRAM [ARGS...] where TASKS is "*" or a comma list of task
  * ids and ranges ("0-3,5").  In the program and its arguments "%t" becomes the
- * task id and "%o" the task's offset within its range.  '#' starts a comment;
- * words may be quoted with '' or "".  The first line that names a task wins.
+ * task id and "%o" the task's offset among the line's tasks.  '#' starts a
+ * comment; words may be quoted with '' or ""; a line ending in '\\' goes on
+ * in the next.  The first line that names a task wins.
  */
 #ifndef ROTA_MULTIPROG_H
 #define ROTA_MULTIPROG_H

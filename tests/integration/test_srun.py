@@ -243,6 +243,16 @@ def test_multi_prog(cluster):
     p = cluster.run(["srun", "-n1", "--multi-prog", "missing.conf"])
     assert p.returncode == 1
     assert "Unable to open configuration file" in p.stderr
+    # a line ending in '\' goes on in the next; %o counts the line's tasks
+    # before (test1.54); a task without a line is refused before any start
+    (cluster.work / "mp2.conf").write_text(
+        "1-2 echo t%t:o%o\n0,3 echo aaaa task:%t:\\\noffset:%o \\\nbbbb\n")
+    p = cluster.run("srun -n4 -O -l --multi-prog mp2.conf | sort")
+    assert p.stdout.splitlines() == ["0: aaaa task:0:offset:0 bbbb", "1: t1:o0",
+                                     "2: t2:o1", "3: aaaa task:3:offset:1 bbbb"], p.stderr
+    p = cluster.run(["srun", "-n5", "-O", "--multi-prog", "mp2.conf"])
+    assert p.returncode == 1 and p.stdout == ""
+    assert "srun: error: Configuration file mp2.conf invalid\n" in p.stderr, p.stderr
 
 
 def test_wait_ends_step_after_first_exit(cluster):

@@ -38,6 +38,24 @@ static void test_ranges_and_offsets(void **state)
 	strv_free(argv);
 }
 
+static void test_continued_lines(void **state)
+{
+	const char *text = "0,3 echo aaaa task:%t:\\\noffset:%o \\\nbbbb\n* rest\n";
+	char **argv = NULL;
+
+	(void)state;
+	assert_int_equal(multiprog_argv(text, 3, &argv, NULL), 0);
+	assert_string_equal(argv[0], "echo");
+	assert_string_equal(argv[1], "aaaa");
+	assert_string_equal(argv[2], "task:3:offset:1");
+	assert_string_equal(argv[3], "bbbb");
+	assert_null(argv[4]);
+	strv_free(argv);
+	assert_int_equal(multiprog_argv(text, 1, &argv, NULL), 0);
+	assert_string_equal(argv[0], "rest");
+	strv_free(argv);
+}
+
 static void test_errors(void **state)
 {
 	struct rota_error err = {""};
@@ -57,6 +75,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ranges_and_offsets),
+	    cmocka_unit_test(test_continued_lines),
 	    cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
