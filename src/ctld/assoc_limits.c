@@ -507,12 +507,23 @@ static int job_uses_qos(const struct job *j, const struct assoc_qos *q)
 	       (j->part && j->part->cfg->qos && !strcasecmp(j->part->cfg->qos, q->name));
 }
 
-/* MaxSubmitJobsPerUser of the submission's QOS jq and its partition's pq
- * (either NULL), the one whose limits win first (job_qos_order): would
- * the user's pending and running jobs using it, with adding more, pass
- * it? */
-static int qos_submit_over(struct ctld *ctld, uid_t uid, const struct assoc_qos *jq,
-                           const struct assoc_qos *pq, uint32_t adding)
+/* Which pending and running jobs a QOS submit limit counts. */
+enum qos_submit_kind { QS_PER_USER, QS_PER_ACCOUNT, QS_GROUP };
+
+static uint32_t qos_submit_limit(const struct assoc_qos *q, enum qos_submit_kind k)
+{
+	return k == QS_PER_USER      ? q->max_submit_pu
+	       : k == QS_PER_ACCOUNT ? q->max_submit_pa
+	                             : q->grp_submit;
+}
+
+/* MaxSubmitJobsPerUser, MaxSubmitJobsPerAccount and GrpSubmitJobs of the
+ * submission's QOS jq and its partition's pq (either NULL): each limit is
+ * the first QOS's that sets it, in the order whose limits win
+ * (job_qos_order).  Would the jobs it counts, with adding more, pass it? */
+static int qos_submit_over(struct ctld *ctld, uid_t uid, const char *account,
+                           const struct assoc_qos *jq, const struct assoc_qos *pq,
+                           uint32_t adding)
 {
 	const struct assoc_qos *order[2] = {pq, jq};
 
@@ -520,17 +531,28 @@ static int qos_submit_over(struct ctld *ctld, uid_t uid, const struct assoc_qos 
 		order[0] = jq;
 		order[1] = pq;
 	}
-	for (size_t k = 0; k < 2; k++) {
-		const struct assoc_qos *q = order[k];
-		uint32_t n = 0;
-		if (!q || q->max_submit_pu == NO_VAL)
-			continue;
-		for (struct job *j = job_first(ctld->jobs); j; j = j->next)
-			if (!job_is_finished(j) && j->owner && j->owner->uid == uid &&
-			    job_uses_qos(j, q))
+	for (int kind = QS_PER_USER; kind <= QS_GROUP; kind++) {
+		for (size_t k = 0; k < 2; k++) {
+			const struct assoc_qos *q = order[k];
+			uint32_t limit, n = 0;
+			if (!q || (limit = qos_submit_limit(q, kind)) == NO_VAL)
+				continue;
+			for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
+				if (job_is_finished(j) || !job_uses_qos(j, q))
+					continue;
+				if (kind == QS_PER_USER &&
+				    !(j->owner && j->owner->uid == uid))
+					continue;
+				if (kind == QS_PER_ACCOUNT &&
+				    !(account && j->desc.account &&
+				      !strcasecmp(j->desc.account, account)))
+					continue;
 				n += assoc_limits_job_weight(j);
-		/* the first QOS's limit is the one that holds */
-		return over(q->max_submit_pu, (uint64_t)n + adding);
+			}
+			if (over(limit, (uint64_t)n + adding))
+				return 1;
+			break; /* the first QOS's limit is the one that holds */
+		}
 	}
 	return 0;
 }
@@ -554,7 +576,7 @@ int assoc_limits_submit(struct ctld *ctld, uid_t uid, const char *user,
 		pq = assoc_find_qos(m, p->cfg->qos);
 	if (pq == q)
 		pq = NULL;
-	if (qos_submit_over(ctld, uid, q, pq, adding))
+	if (qos_submit_over(ctld, uid, r->account, q, pq, adding))
 		return -ESLURM_ACCOUNTING_POLICY;
 	if (r->max_submit != NO_VAL || r->grp_submit != NO_VAL) {
 		for (struct job *j = job_first(ctld->jobs); j; j = j->next)

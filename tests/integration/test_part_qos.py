@@ -141,3 +141,27 @@ def test_update_sets_the_partitions_qos(qos):
     finally:
         c.cancel_all()
         c.run(["scontrol", "delete", "PartitionName=pq2"])
+
+
+def test_qos_group_and_per_account_submit_limits(qos):
+    """A QOS's GrpSubmitJobs counts every pending and running job using it,
+    MaxSubmitJobsPerAccount those of the job's account; past either the
+    submission is refused as Slurm refuses it."""
+    c = qos
+    refused = SUBMIT_ERR + "Job violates accounting/QOS policy (job submit limit, " \
+                           "user's size and/or time limits)\n"
+    mgr(c, "modify", "qos", "roomy", "set", "GrpSubmitJobs=2")
+    sleeper(c, "-p", "free", "--qos=roomy", "--hold")
+    sleeper(c, "-p", "free", "--qos=roomy", "--hold")
+    p = c.run(["sbatch", "-p", "free", "--qos=roomy", "--hold", "--wrap", "true"])
+    assert (p.returncode, p.stderr) == (1, refused)
+    assert c.run(["sbatch", "-p", "free", "--hold", "--wrap", "true"]).returncode == 0
+    c.cancel_all()
+    mgr(c, "modify", "qos", "roomy", "set", "GrpSubmitJobs=-1",
+        "MaxSubmitJobsPerAccount=1")
+    sleeper(c, "-p", "free", "--qos=roomy", "--hold")
+    p = c.run(["sbatch", "-p", "free", "--qos=roomy", "--hold", "--wrap", "true"])
+    assert (p.returncode, p.stderr) == (1, refused)
+    mgr(c, "modify", "qos", "roomy", "set", "MaxSubmitJobsPerAccount=-1")
+    assert c.run(["sbatch", "-p", "free", "--qos=roomy", "--hold",
+                  "--wrap", "true"]).returncode == 0
