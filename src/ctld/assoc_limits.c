@@ -557,6 +557,52 @@ static int qos_submit_over(struct ctld *ctld, uid_t uid, const char *account,
 	return 0;
 }
 
+/* Flags=DenyOnLimit: a submission past the per-job limits of its QOS
+ * (MaxWall, MaxTRESPerJob's cpu and node) is refused rather than left to
+ * wait.  Each limit is the first QOS's that sets it, as in the pass. */
+static int qos_denies(const struct assoc_qos *jq, const struct assoc_qos *pq,
+                      const struct job_desc *d)
+{
+	const struct assoc_qos *order[2] = {pq, jq};
+	uint32_t tasks = d->num_tasks == NO_VAL ? 1 : d->num_tasks;
+	uint32_t cpt =
+	    d->cpus_per_task == NO_VAL || !d->cpus_per_task ? 1 : d->cpus_per_task;
+	uint64_t cpus = (uint64_t)tasks * cpt;
+	uint32_t nodes = d->min_nodes == NO_VAL ? 1 : d->min_nodes;
+	int wall = 0, cpu = 0, node = 0;
+
+	if (jq && pq && qos_has_flag(jq, "OverPartQOS")) {
+		order[0] = jq;
+		order[1] = pq;
+	}
+	for (size_t k = 0; k < 2; k++) {
+		const struct assoc_qos *q = order[k];
+		struct tres max;
+		int deny;
+		if (!q)
+			continue;
+		deny = qos_has_flag(q, "DenyOnLimit");
+		max = tres_parse(q->max_tres);
+		if (!wall && q->max_wall != NO_VAL) {
+			wall = 1;
+			if (deny && d->time_limit != NO_VAL &&
+			    (d->time_limit == INFINITE32 || d->time_limit > q->max_wall))
+				return 1;
+		}
+		if (!cpu && max.cpu != NO_VAL) {
+			cpu = 1;
+			if (deny && cpus > max.cpu)
+				return 1;
+		}
+		if (!node && max.node != NO_VAL) {
+			node = 1;
+			if (deny && nodes > max.node)
+				return 1;
+		}
+	}
+	return 0;
+}
+
 int assoc_limits_submit(struct ctld *ctld, uid_t uid, const char *user,
                         const struct job_desc *d, const char *partition)
 {
@@ -576,7 +622,7 @@ int assoc_limits_submit(struct ctld *ctld, uid_t uid, const char *user,
 		pq = assoc_find_qos(m, p->cfg->qos);
 	if (pq == q)
 		pq = NULL;
-	if (qos_submit_over(ctld, uid, r->account, q, pq, adding))
+	if (qos_denies(q, pq, d) || qos_submit_over(ctld, uid, r->account, q, pq, adding))
 		return -ESLURM_ACCOUNTING_POLICY;
 	if (r->max_submit != NO_VAL || r->grp_submit != NO_VAL) {
 		for (struct job *j = job_first(ctld->jobs); j; j = j->next)

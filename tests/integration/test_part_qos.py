@@ -165,3 +165,23 @@ def test_qos_group_and_per_account_submit_limits(qos):
     mgr(c, "modify", "qos", "roomy", "set", "MaxSubmitJobsPerAccount=-1")
     assert c.run(["sbatch", "-p", "free", "--qos=roomy", "--hold",
                   "--wrap", "true"]).returncode == 0
+
+
+def test_deny_on_limit_refuses_what_would_wait(qos):
+    """A job past its QOS's MaxWall or MaxTRESPerJob waits (the QOS's reason);
+    with Flags=DenyOnLimit it is refused at submission instead."""
+    c = qos
+    refused = SUBMIT_ERR + "Job violates accounting/QOS policy (job submit limit, " \
+                           "user's size and/or time limits)\n"
+    mgr(c, "modify", "qos", "roomy", "set", "MaxWall=10", "MaxTRESPerJob=cpu=2")
+    j = c.sbatch("-p", "free", "--qos=roomy", "-t", "20", "--wrap", "true")
+    c.wait_for(lambda: reason(c, j) == ["PENDING", "QOSMaxWallDurationPerJobLimit"],
+               what="QOSMaxWallDurationPerJobLimit")
+    mgr(c, "modify", "qos", "roomy", "set", "Flags=DenyOnLimit")
+    for args in (["-t", "20"], ["-t", "5", "-n", "3"]):
+        p = c.run(["sbatch", "-p", "free", "--qos=roomy", *args, "--wrap", "true"])
+        assert (p.returncode, p.stderr) == (1, refused), args
+    assert c.run(["sbatch", "-p", "free", "--qos=roomy", "-t", "5", "-n", "2", "-H",
+                  "--wrap", "true"]).returncode == 0
+    mgr(c, "modify", "qos", "roomy", "set", "Flags=-1", "MaxWall=-1",
+        "MaxTRESPerJob=cpu=-1")
