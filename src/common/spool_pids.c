@@ -13,10 +13,19 @@
 int spool_pids_write(const char *path, const struct spool_pids *p)
 {
 	char *tmp = xasprintf("%s.new", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	FILE *f;
 	int rc = 0;
 
+	/* the step's user reads it (scontrol listpids), other users do not */
+	if (fd >= 0 && geteuid() == 0 && p->uid != 0 &&
+	    fchown(fd, p->uid, (gid_t)-1) < 0) {
+		rc = -errno;
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return rc;
+	}
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		rc = -errno;
 		if (fd >= 0)

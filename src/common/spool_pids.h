@@ -31,7 +31,8 @@ struct spool_pids {
 	size_t ntasks;
 };
 
-/* Write p to path (via path.new, mode 0644).  Returns 0 or -errno. */
+/* Write p to path (via path.new, mode 0600, owned by p->uid where written by
+ * root: its user and root read it, no one else).  Returns 0 or -errno. */
 int spool_pids_write(const char *path, const struct spool_pids *p);
 
 /* Read path into *ret (free with spool_pids_free).  Returns 0, -errno, or

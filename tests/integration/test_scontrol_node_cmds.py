@@ -81,6 +81,11 @@ def test_listpids_shows_a_user_only_their_steps(cluster, users, ucluster):
     assert f"There are no steps for job {jid} on node this node." in other.stderr
     root = c.run(["scontrol", "listpids", str(jid), "node02"])
     assert re.search(rf"^\d+ +{jid} +batch +0 +0 *$", root.stdout, re.M)
+    # the file itself is the step's user's alone (root reads every one)
+    pids = [f for f in os.listdir(spool) if f.endswith(".pids")]
+    st = os.stat(os.path.join(spool, pids[0]))
+    assert (st.st_mode & 0o777, st.st_uid) == (0o600, a.uid), st
+    assert as_user(c, b, f"cat {spool}/{pids[0]}").returncode != 0
     c.run(["scancel", str(jid)], check=True)
 
 
