@@ -1279,7 +1279,13 @@ static void print_step(const struct scontrol_opts *o, const struct step_info *s)
 	       s->partition ? s->partition : "(null)", s->nodes ? s->nodes : "(null)");
 	printf("%sNodes=%u CPUs=%u Tasks=%u Name=%s Network=(null)", sep, s->num_nodes,
 	       s->num_cpus, s->num_tasks, s->name ? s->name : "(null)");
-	printf("%sTRES=cpu=%u,node=%u", sep, s->num_cpus, s->num_nodes);
+	if (s->mem) {
+		char mb[32];
+		printf("%sTRES=cpu=%u,mem=%s,node=%u", sep, s->num_cpus,
+		       timefmt_mem_unit(s->mem, mb, sizeof(mb)), s->num_nodes);
+	} else {
+		printf("%sTRES=cpu=%u,node=%u", sep, s->num_cpus, s->num_nodes);
+	}
 	printf("%sResvPorts=(null)", sep);
 	printf("%sCPUFreqReq=Default Dist=Block", sep);
 	printf("%sSrunHost:Pid=%s:0\n\n", sep, s->srun_host ? s->srun_host : "(null)");

@@ -710,6 +710,8 @@ static void step_fill(struct ctld *ctld, const struct job *job, const struct ste
 	o->num_tasks = st->num_tasks;
 	o->num_cpus = st->num_cpus;
 	o->start_time = st->start_time;
+	for (uint32_t i = 0; st->mem && i < st->nnodes; i++)
+		o->mem += st->mem[i];
 }
 
 static int wanted(const struct job_info_req *req, const struct job *job)

@@ -689,7 +689,8 @@ ROTA_DECLARE(step_het_create_resp, STEP_HET_CREATE_RESP_FIELDS)
 	F(S, i64, start_time, _)                                                         \
 	F(S, u32, time_limit, _)                                                         \
 	F(S, u32, state, _)                                                              \
-	F(S, str, srun_host, _)
+	F(S, str, srun_host, _)                                                          \
+	F(S, u64, mem, _) /* MB on all its nodes; 0: none set aside */
 ROTA_DECLARE(step_info, STEP_INFO_FIELDS)
 
 #define STEP_INFO_RESP_FIELDS(F, S)                                                      \

@@ -27,6 +27,18 @@ def test_steps_listed_while_running(cluster):
     assert p.stdout.strip() == ""
 
 
+def test_show_step_tres_has_its_memory(cluster):
+    """scontrol show step: TRES= holds the memory the step was given (Slurm's
+    test1.12 reads mem=N there)."""
+    jobid = cluster.sbatch("-N1", "-n1", "--mem=100", "-o", "/dev/null", "--wrap",
+                           "srun --mem=100 sleep 30")
+    cluster.wait_for(lambda: "StepId=" in cluster.run(
+        ["scontrol", "show", "step", f"{jobid}.0"]).stdout, what="step 0")
+    p = cluster.run(["scontrol", "show", "step", f"{jobid}.0"])
+    assert "TRES=cpu=1,mem=100M,node=1" in p.stdout, p.stdout
+    cluster.run(["scancel", str(jobid)])
+
+
 def test_show_step_unknown(cluster):
     # a job that exists but has no such step: "not found", exit 1
     jobid = cluster.sbatch("-o", "/dev/null", "--wrap", "sleep 30")
