@@ -239,30 +239,65 @@ int scontrol_listpids(const struct scontrol_opts *o, int argc, char **argv)
 	return 1;
 }
 
+/* "/<node instance>/job_": the cgroup directories of the jobs of this host's
+ * node nd (stepd/cgroup.c names them by node and spool directory), known
+ * before any step has written its .pids file. */
+static char *node_job_key(const struct conf *c, const struct conf_node *nd,
+                          const char *host)
+{
+	char *dir = spool_dir_expand(c->slurmd_spool_dir ? c->slurmd_spool_dir
+	                                                 : "/var/spool/rotad",
+	                             nd->name, host);
+	char *inst = spool_cgroup_name(nd->name, dir), *key;
+
+	key = xasprintf("/%s/job_", inst);
+	free(inst);
+	free(dir);
+	return key;
+}
+
+/* The job whose cgroup line holds key, or 0. */
+static uint32_t job_in_line(const char *line, const char *key)
+{
+	const char *at = strstr(line, key);
+
+	if (!at || !isdigit((unsigned char)at[strlen(key)]))
+		return 0;
+	return (uint32_t)strtoul(at + strlen(key), NULL, 10);
+}
+
 /* The job of pid by its cgroup: ".../rota/<instance of a node here>/job_N/". */
 static uint32_t job_by_cgroup(pid_t pid, const struct local_steps *ls)
 {
-	char path[64], line[4096];
+	const struct conf *c = cli_conf();
+	char path[64], line[4096], host[256] = "";
 	FILE *f;
 	uint32_t job = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
 	if (!(f = fopen(path, "re")))
 		return 0;
+	gethostname(host, sizeof(host) - 1);
 	while (!job && fgets(line, sizeof(line), f)) {
+		for (size_t i = 0; c && i < c->node_count && !job; i++) {
+			char *key;
+			if (!node_here(&c->nodes[i], host))
+				continue;
+			key = node_job_key(c, &c->nodes[i], host);
+			job = job_in_line(line, key);
+			free(key);
+		}
+		/* the steps' own record of their cgroup, where it differs */
 		for (size_t i = 0; i < ls->n && !job; i++) {
 			const char *cg = ls->v[i].p.cgroup;
 			const char *j = cg ? strstr(cg, "/job_") : NULL;
 			const char *inst = j ? memrchr(cg, '/', (size_t)(j - cg)) : NULL;
-			char *key, *at;
+			char *key;
 
-			if (!inst) /* "/<node instance>/job_" identifies the cluster's
-			              node */
+			if (!inst)
 				continue;
 			key = xstrndup(inst, (size_t)(j - inst) + 5);
-			if ((at = strstr(line, key)) &&
-			    isdigit((unsigned char)at[strlen(key)]))
-				job = (uint32_t)strtoul(at + strlen(key), NULL, 10);
+			job = job_in_line(line, key);
 			free(key);
 		}
 	}

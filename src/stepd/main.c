@@ -500,13 +500,13 @@ static int stepd_setup(struct stepd *st, struct rota_error *err)
 		if (pmi_setup(st, err) < 0 || task_launch_all(st, err) < 0)
 			return -1;
 		st->started = 1;
+		pids_file_write(st); /* as soon as there are pids: pidinfo asks */
 	}
 	io_launched(st);
 	usage_init(st);
 	if (st->started) {
 		log_info("JobId=%u StepId=%u launched %u task(s) as %s", st->req->job_id,
 		         st->req->step_id, st->ntasks, st->user);
-		pids_file_write(st);
 		ctl_signal_early(st);
 	}
 	return 0;

@@ -2,6 +2,7 @@
 
 import os
 import re
+import time
 import socket
 
 
@@ -176,9 +177,15 @@ def test_notify(cluster):
     err = c.work / "err"
     jid = c.sbatch("-o", "/dev/null", "-e", str(err), "--wrap", "sleep 60")
     c.wait_running(jid)
-    c.run(["scontrol", "notify", str(jid), "hello", "there"], check=True)
-    c.wait_for(lambda: err.exists() and "slurmstepd: error: hello there\n" in
-               err.read_text() or None, what="the message in the error file")
+
+    def told():
+        # a job RUNNING may not have its batch step yet under load: ask again
+        if err.exists() and "slurmstepd: error: hello there\n" in err.read_text():
+            return True
+        c.run(["scontrol", "notify", str(jid), "hello", "there"], check=True)
+        time.sleep(0.5)
+        return err.exists() and "slurmstepd: error: hello there\n" in err.read_text()
+    c.wait_for(told, what="the message in the error file")
     p = c.run(["scontrol", "notify", str(jid)])
     assert p.returncode == 1 and p.stderr == "too few arguments for keyword:notify\n"
     p = c.run(["scontrol", "notify", "999999", "x"])

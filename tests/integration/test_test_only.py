@@ -91,7 +91,8 @@ def test_refusals_are_the_submissions(cluster):
         why = real.stderr.strip().split("Batch job submission failed: ")[-1]
         assert why and why in test.stderr, (args, test.stderr, real.stderr)
     p = c.run(["sbatch", "--test-only", "-p", "nosuch", "--wrap", "true"])
-    assert p.stderr.strip() == ("sbatch: error: allocation failure: "
+    assert p.stderr.strip() == ("sbatch: error: invalid partition specified: nosuch\n"
+                                "sbatch: error: allocation failure: "
                                 "Invalid partition name specified"), p.stderr
     p = c.run(["srun", "--test-only", "-p", "nosuch", "true"])
     assert p.returncode == 1
