@@ -206,7 +206,9 @@ void jobopt_layout_finish(struct jobopt *o)
 		return;
 	if (!hint_ignored(o))
 		hint_apply(o);
-	else if (o->verbose)
+	/* SLURM_HINT given way to the command line's options goes quietly */
+	else if (o->verbose && !(o->hint_src == JOBOPT_SRC_ENV &&
+	                         (o->layout_srcs & ~(1u << JOBOPT_SRC_ENV))))
 		fprintf(
 		    stderr,
 		    "%s: Following options are mutually exclusive with --hint: "

@@ -177,6 +177,11 @@ def test_hint_values(cluster):
     k = run_one(c, "-w", "node03", "-n2", "--ntasks-per-core=2",
                 env={"SLURM_HINT": "nomultithread"})
     assert field(c, k, "NumCPUs") == "2"
+    # quietly: the environment's hint gives way, nothing is said (test1.118)
+    p = c.run(["sbatch", "-v", "-H", "--threads-per-core=1", "--ntasks-per-core=1",
+               "--wrap", "true"], env={"SLURM_HINT": "nomultithread"})
+    assert p.returncode == 0 and "mutually exclusive" not in p.stderr, p.stderr
+    c.run(["scancel", p.stdout.split()[-1]], check=True)
     c.run(["scancel", str(j), str(k)], check=True)
     c.wait_job(j)
     c.wait_job(k)
