@@ -376,6 +376,8 @@ static void fill_step_req(struct srun *s, size_t k, struct step_create_req *req,
 		req->std_in = s->in_spec;
 	}
 	req->relative = o->relative;
+	if (!s->alloc_mode) /* an allocation's own -x went with its request */
+		req->exc_nodes = d->exc_nodes;
 	/* -t inside an allocation: the step's own limit (the job's still rules) */
 	if (!s->alloc_mode && d->time_limit != NO_VAL)
 		req->time_limit = d->time_limit;
@@ -467,11 +469,13 @@ static void env_nodes_check(const struct srun *s, uint16_t type, const void *bod
 	const struct step_create_resp *r = body;
 	uint32_t want = s->line.comp[0].o.desc.min_nodes;
 
-	/* -w (or -m arbitrary's list) names the step's nodes: fewer is asked */
+	/* -w (or -m arbitrary's list), -x or -r choose the step's nodes: fewer
+	 * is asked */
 	if (type == MSG_STEP_CREATE_RESP &&
 	    s->line.comp[0].o.nodes_src == JOBOPT_SRC_ENV && !s->alloc_mode &&
 	    want != NO_VAL && r->tasks_per_node.n < want &&
-	    !(s->line.comp[0].o.desc.req_nodes && *s->line.comp[0].o.desc.req_nodes))
+	    !(s->line.comp[0].o.desc.req_nodes && *s->line.comp[0].o.desc.req_nodes) &&
+	    !s->line.comp[0].o.desc.exc_nodes && s->line.comp[0].o.relative == NO_VAL)
 		cli_error("SLURM_JOB_NUM_NODES environment variable conflicts with "
 		          "allocated node count (%u != %u).",
 		          want, r->tasks_per_node.n);

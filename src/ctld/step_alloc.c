@@ -127,8 +127,9 @@ int step_alloc(const struct job *job, const struct step_create_req *req,
 		return -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	if (fixed)
 		nodes = ncand;
-	else if (given(req->min_nodes) && req->min_nodes > ncand && given(req->relative))
-		nodes = ncand; /* -r wins over -N */
+	else if (given(req->min_nodes) && req->min_nodes > ncand &&
+	         given(req->relative) && (req->flags & STEP_F_NODES_ENV))
+		nodes = ncand; /* -r wins over the allocation's node count */
 	else if (given(req->min_nodes))
 		nodes = req->min_nodes;
 	else if (given(req->num_tasks) && req->num_tasks < ncand)

@@ -54,11 +54,13 @@ void step_free_all(struct job *job)
 }
 
 /* The job node positions the step may use, in order: those -w names, or from
- * the -r'th on.  Returns how many, or -ESLURM_*. */
+ * the -r'th on but those -x names.  Returns how many, or -ESLURM_*. */
 static int step_candidates(struct ctld *ctld, struct job *job,
                            const struct step_create_req *req, uint32_t *pos)
 {
 	uint32_t n = 0;
+	char **excluded = NULL;
+	size_t nexcluded = 0;
 
 	if (req->nodelist && req->nodelist[0]) {
 		char **names = NULL;
@@ -82,9 +84,20 @@ static int step_candidates(struct ctld *ctld, struct job *job,
 	}
 	if (req->relative != NO_VAL && req->relative >= job->run->nnodes)
 		return -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	if (req->exc_nodes && req->exc_nodes[0] &&
+	    hostlist_expand(req->exc_nodes, &excluded, &nexcluded, NULL) < 0)
+		return -ESLURM_INVALID_NODE_NAME;
 	for (uint32_t k = req->relative == NO_VAL ? 0 : req->relative;
-	     k < job->run->nnodes; k++)
-		pos[n++] = k;
+	     k < job->run->nnodes; k++) {
+		const char *name =
+		    node_mgr_get(ctld->nodes, job->run->node_idx[k])->cfg->name;
+		size_t i;
+		for (i = 0; i < nexcluded && strcmp(excluded[i], name); i++)
+			;
+		if (i == nexcluded) /* -x: not one of these */
+			pos[n++] = k;
+	}
+	hostlist_free(excluded);
 	return (int)n;
 }
 

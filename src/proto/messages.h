@@ -624,7 +624,8 @@ ROTA_DECLARE(alloc_resp, ALLOC_RESP_FIELDS)
 	F(S, u32, task_dist, _)  /* -m (common/taskdist.h); 0: block */                  \
 	F(S, str, task_hosts, _) /* arbitrary: each task's node, "a,b,a" */              \
 	F(S, str, mem_bind, _)   /* --mem-bind as given (common/membind.h) */            \
-	F(S, u32, time_limit, _) /* srun -t in an allocation, minutes; 0: the job's */
+	F(S, u32, time_limit, _) /* srun -t in an allocation, minutes; 0: the job's */   \
+	F(S, str, exc_nodes, _)  /* -x: the job's nodes the step may not use */
 ROTA_DECLARE(step_create_req, STEP_CREATE_REQ_FIELDS)
 enum step_flags {
 	STEP_F_LABEL = 1 << 0,

@@ -180,7 +180,9 @@ static void test_never_fits(void **state)
 	steps_free(&f);
 	nodes.min_nodes = 3;
 	assert_int_equal(take(&f, &nodes, 2, 0), -ESLURM_INVALID_NODE_COUNT);
-	nodes.relative = 1; /* -r wins over -N */
+	nodes.relative = 1; /* -r over a -N given: too few nodes left */
+	assert_int_equal(take(&f, &nodes, 1, 0), -ESLURM_INVALID_NODE_COUNT);
+	nodes.flags |= STEP_F_NODES_ENV; /* -r wins over the allocation's count */
 	assert_int_equal(take(&f, &nodes, 1, 0), 0);
 	steps_free(&f);
 }
