@@ -232,7 +232,8 @@ static char **env_step(char **env, const struct stepd *st)
 	env = strv_setenvf(env, "SLURM_STEP_ID", "%u", stepd_seen_step(req));
 	env = strv_setenvf(env, "SLURM_STEPID", "%u", stepd_seen_step(req));
 	env = set_opt(env, "SLURM_STEP_NODELIST", nodes);
-	env = set_opt(env, "SLURM_NODELIST", nodes);
+	/* SLURM_NODELIST stays the job's (or the heterogeneous job's), as in
+	 * Slurm, where srun passes the allocation's list on */
 	free(nodes);
 	env = strv_setenvf(env, "SLURM_STEP_NUM_NODES", "%u", tpn->n);
 	env = strv_setenvf(env, "SLURM_NNODES", "%u", tpn->n);

@@ -123,7 +123,8 @@ srun -w node[03-04] -N2 -n2 -o sub-%t.env env
             "SLURM_NODEID": str(t), "SLURMD_NODENAME": f"node0{t + 3}",
             "SLURM_GTIDS": str(t), "SLURM_STEP_NODELIST": "node[03-04]",
             "SLURM_STEP_NUM_NODES": "2", "SLURM_STEP_NUM_TASKS": "2",
-            "SLURM_STEP_TASKS_PER_NODE": "1(x2)", "SLURM_NODELIST": "node[03-04]",
+            # the job's, as Slurm's srun passes it on (test1.85)
+            "SLURM_STEP_TASKS_PER_NODE": "1(x2)", "SLURM_NODELIST": "node[01-04]",
             "SLURM_TASKS_PER_NODE": "1(x2)",
             "SLURM_JOB_NODELIST": "node[01-04]", "SLURM_NTASKS": "2",
         }
