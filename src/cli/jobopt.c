@@ -1462,16 +1462,17 @@ static char *dist_text(const char *spec)
 
 	for (char *w = strtok_r(levels, ":", &save); w;
 	     w = strtok_r(NULL, ":", &save), i++) {
-		const char *v = w;
-		char *next;
+		/* a copy: a third "*" is the level before's, prev itself */
+		char *val = xstrdup(strcmp(w, "*")    ? w
+		                    : i == 0          ? "block"
+		                    : i == 1 || !prev ? "cyclic"
+		                                      : prev);
+		char *next = xasprintf("%s%s%s", out, i ? ":" : "", val);
 
-		if (!strcmp(w, "*"))
-			v = i == 0 ? "block" : i == 1 ? "cyclic" : prev ? prev : "cyclic";
-		next = xasprintf("%s%s%s", out, i ? ":" : "", v);
 		free(out);
 		out = next;
 		free(prev);
-		prev = xstrdup(v);
+		prev = val;
 	}
 	free(prev);
 	free(levels);
