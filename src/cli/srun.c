@@ -462,6 +462,25 @@ static void step_ids_of(struct srun *s, uint16_t type, const void *body)
 	s->step_id = s->step_ids[0];
 }
 
+/* -r N inside an allocation: N and the nodes asked (-N, else the
+ * allocation's SLURM_JOB_NUM_NODES, as Slurm's srun counts them) must fit in
+ * the job's nodes. */
+static void relative_check(const struct srun *s)
+{
+	const struct jobopt *o = &s->line.comp[0].o;
+	const char *v = getenv("SLURM_JOB_NUM_NODES");
+	uint32_t all = v ? (uint32_t)strtoul(v, NULL, 10) : 0;
+	uint32_t want = o->desc.min_nodes == NO_VAL ? all : o->desc.min_nodes;
+
+	if (o->relative == NO_VAL || !all || o->relative + (uint64_t)want <= all)
+		return;
+	cli_error("--relative and %s option incompatible with count of allocated nodes "
+	          "(%u+%u>%u)",
+	          o->nodes_src == JOBOPT_SRC_ARGV ? "--nodes" : "SLURM_JOB_NUM_NODES",
+	          o->relative, want, all);
+	exit(cli_exit_error());
+}
+
 /* SLURM_NNODES asked for more nodes than the job has now (--no-kill lost
  * one): the step had the job's, as Slurm's srun says. */
 static void env_nodes_check(const struct srun *s, uint16_t type, const void *body)
@@ -822,6 +841,8 @@ int cmd_srun(int argc, char **argv)
 		allocate(&s);
 	else
 		job_ids_given(&s);
+	if (!s.alloc_mode)
+		relative_check(&s);
 	if (s.o->verbose)
 		print_job_info(&s);
 	random_key(s.key, sizeof(s.key));

@@ -220,13 +220,18 @@ def test_distribution_env_spells_out_defaults(cluster, spec, env):
 
 def test_exclude_and_relative_inside_an_allocation(cluster):
     """In an allocation, srun -x keeps the step off those of the job's nodes
-    (Slurm's test1.86); -r N with -N given past the nodes left is refused
-    (test1.87), while -r alone takes the nodes from the N-th on."""
+    (Slurm's test1.86); -r N needs the nodes asked (-N, else the allocation's
+    count) to fit from the N-th on, in Slurm's words (test1.87)."""
     script = ("srun -l -N1 -n1 -x node01 printenv SLURMD_NODENAME; "
               "srun -N2 -n2 -O -r 3 true || echo refused; "
-              "srun -l -r 3 printenv SLURMD_NODENAME")
+              "srun -l -r 3 true || echo refused; "
+              "srun -l -N1 -r 3 printenv SLURMD_NODENAME")
     p = cluster.run(["salloc", "-N4", "-w", "node[01-04]", "bash", "-c", script])
     assert p.returncode == 0, p.stderr
-    assert p.stdout.splitlines() == ["0: node02", "refused", "0: node04"], p.stdout
-    assert "Node count specification invalid" in p.stderr
+    assert p.stdout.splitlines() == ["0: node02", "refused", "refused", "0: node04"], \
+        p.stdout
+    assert ("srun: error: --relative and --nodes option incompatible with count of "
+            "allocated nodes (3+2>4)\n") in p.stderr, p.stderr
+    assert ("srun: error: --relative and SLURM_JOB_NUM_NODES option incompatible with "
+            "count of allocated nodes (3+4>4)\n") in p.stderr, p.stderr
     assert "conflicts with allocated node count" not in p.stderr, p.stderr
