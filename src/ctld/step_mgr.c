@@ -67,6 +67,21 @@ static int step_candidates(struct ctld *ctld, struct job *job,
 		size_t count = 0;
 		if (hostlist_expand(req->nodelist, &names, &count, NULL) < 0)
 			return -ESLURM_INVALID_NODE_NAME;
+		if (req->exc_nodes && req->exc_nodes[0] &&
+		    hostlist_expand(req->exc_nodes, &excluded, &nexcluded, NULL) < 0) {
+			hostlist_free(names);
+			return -ESLURM_INVALID_NODE_NAME;
+		}
+		for (size_t i = 0; i < count; i++) /* both -w and -x: nowhere to run */
+			for (size_t x = 0; x < nexcluded; x++)
+				if (!strcmp(names[i], excluded[x])) {
+					hostlist_free(names);
+					hostlist_free(excluded);
+					return -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+				}
+		hostlist_free(excluded);
+		excluded = NULL;
+		nexcluded = 0;
 		for (size_t i = 0; i < count && n < job->run->nnodes; i++) {
 			int idx = node_mgr_find(ctld->nodes, names[i]);
 			uint32_t k;

@@ -223,13 +223,15 @@ def test_exclude_and_relative_inside_an_allocation(cluster):
     (Slurm's test1.86); -r N needs the nodes asked (-N, else the allocation's
     count) to fit from the N-th on, in Slurm's words (test1.87)."""
     script = ("srun -l -N1 -n1 -x node01 printenv SLURMD_NODENAME; "
+              "srun -N1 -n1 -w node01 -x node01 true || echo refused; "
               "srun -N2 -n2 -O -r 3 true || echo refused; "
               "srun -l -r 3 true || echo refused; "
               "srun -l -N1 -r 3 printenv SLURMD_NODENAME")
     p = cluster.run(["salloc", "-N4", "-w", "node[01-04]", "bash", "-c", script])
     assert p.returncode == 0, p.stderr
-    assert p.stdout.splitlines() == ["0: node02", "refused", "refused", "0: node04"], \
-        p.stdout
+    assert p.stdout.splitlines() == ["0: node02", "refused", "refused", "refused",
+                                     "0: node04"], p.stdout
+    assert "Requested node configuration is not available" in p.stderr
     assert ("srun: error: --relative and --nodes option incompatible with count of "
             "allocated nodes (3+2>4)\n") in p.stderr, p.stderr
     assert ("srun: error: --relative and SLURM_JOB_NUM_NODES option incompatible with "
