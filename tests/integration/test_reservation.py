@@ -284,7 +284,8 @@ def test_a_future_reservation_is_planned_around(cluster):
         out = cluster.run(["squeue", "--start", "-h", "-j", str(long), "-o", "%S"],
                           check=True).stdout.strip()
         return out not in ("", "N/A") and out
-    start = cluster.wait_for(planned, timeout=30, what="an expected start")
+    # a backfill pass runs every bf_interval (30 s): the plan may take that
+    start = cluster.wait_for(planned, timeout=75, what="an expected start")
     assert datetime.strptime(start, "%Y-%m-%dT%H:%M:%S").timestamp() >= end - 1
 
 
