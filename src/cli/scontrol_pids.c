@@ -22,6 +22,7 @@
 #include "common/conf.h"
 #include "common/spool.h"
 #include "common/spool_pids.h"
+#include "common/strv.h"
 #include "proto/messages.h"
 #include "common/common.h"
 
@@ -271,6 +272,7 @@ static uint32_t job_by_cgroup(pid_t pid, const struct local_steps *ls)
 {
 	const struct conf *c = cli_conf();
 	char path[64], line[4096], host[256] = "";
+	char **keys = NULL; /* each local node's, then each step's record */
 	FILE *f;
 	uint32_t job = 0;
 
@@ -278,30 +280,29 @@ static uint32_t job_by_cgroup(pid_t pid, const struct local_steps *ls)
 	if (!(f = fopen(path, "re")))
 		return 0;
 	gethostname(host, sizeof(host) - 1);
-	while (!job && fgets(line, sizeof(line), f)) {
-		for (size_t i = 0; c && i < c->node_count && !job; i++) {
-			char *key;
-			if (!node_here(&c->nodes[i], host))
-				continue;
-			key = node_job_key(c, &c->nodes[i], host);
-			job = job_in_line(line, key);
+	for (size_t i = 0; c && i < c->node_count; i++)
+		if (node_here(&c->nodes[i], host)) {
+			char *key = node_job_key(c, &c->nodes[i], host);
+			keys = strv_append(keys, key);
 			free(key);
 		}
-		/* the steps' own record of their cgroup, where it differs */
-		for (size_t i = 0; i < ls->n && !job; i++) {
-			const char *cg = ls->v[i].p.cgroup;
-			const char *j = cg ? strstr(cg, "/job_") : NULL;
-			const char *inst = j ? memrchr(cg, '/', (size_t)(j - cg)) : NULL;
-			char *key;
+	for (size_t i = 0; i < ls->n; i++) { /* where a step's own record differs */
+		const char *cg = ls->v[i].p.cgroup;
+		const char *j = cg ? strstr(cg, "/job_") : NULL;
+		const char *inst = j ? memrchr(cg, '/', (size_t)(j - cg)) : NULL;
+		char *key;
 
-			if (!inst)
-				continue;
-			key = xstrndup(inst, (size_t)(j - inst) + 5);
-			job = job_in_line(line, key);
-			free(key);
-		}
+		if (!inst)
+			continue;
+		key = xstrndup(inst, (size_t)(j - inst) + 5);
+		keys = strv_append(keys, key);
+		free(key);
 	}
+	while (!job && keys && fgets(line, sizeof(line), f))
+		for (size_t i = 0; keys[i] && !job; i++)
+			job = job_in_line(line, keys[i]);
 	fclose(f);
+	strv_free(keys);
 	return job;
 }
 

@@ -183,6 +183,15 @@ static inline uint32_t job_num_tasks_asked(const struct job *job)
 	return NO_VAL;
 }
 
+/* The task count an allocation's srun/salloc is told: the one asked for,
+ * else what the layout gave (laid_out; -O lays out one a node). */
+static inline uint32_t job_alloc_tasks(const struct job *job, uint32_t laid_out)
+{
+	uint32_t asked = job_num_tasks_asked(job);
+
+	return asked != NO_VAL ? asked : laid_out;
+}
+
 /* Its nice value (--nice), 0 when none was given. */
 static inline int32_t job_nice(const struct job *job)
 {

@@ -254,9 +254,7 @@ static void job_release(struct ctld *ctld, struct job *job)
 		    .job_id = job->job_id,
 		    .nodes = job->run->nodes_str,
 		    .cpus_per_node = {job->run->cpus, job->run->nnodes},
-		    .num_tasks = job_num_tasks_asked(job) != NO_VAL
-		                     ? job_num_tasks_asked(job)
-		                     : ntasks,
+		    .num_tasks = job_alloc_tasks(job, ntasks),
 		    .partition = job_part_name(job),
 		    .het_env = hetjob_batch_env(ctld, job)};
 		job_alloc_granted(ctld, job, &r);

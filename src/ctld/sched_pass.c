@@ -787,11 +787,8 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 			struct alloc_resp r = {.job_id = task->job_id,
 			                       .nodes = ev.nodes,
 			                       .cpus_per_node = ev.cpus_per_node,
-			                       /* -O lays out one a node */
 			                       .num_tasks =
-			                           job_num_tasks_asked(task) != NO_VAL
-			                               ? job_num_tasks_asked(task)
-			                               : a->ntasks,
+			                           job_alloc_tasks(task, a->ntasks),
 			                       .partition = job_part_name(task),
 			                       .het_env = hetjob_batch_env(ctld, task)};
 			job_alloc_granted(ctld, task, &r);
