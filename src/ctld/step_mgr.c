@@ -53,69 +53,6 @@ void step_free_all(struct job *job)
 	job_run_mut(job)->steps = NULL;
 }
 
-/* The job node positions the step may use, in order: those -w names, or from
- * the -r'th on but those -x names.  Returns how many, or -ESLURM_*. */
-static int step_candidates(struct ctld *ctld, struct job *job,
-                           const struct step_create_req *req, uint32_t *pos)
-{
-	uint32_t n = 0;
-	char **excluded = NULL;
-	size_t nexcluded = 0;
-
-	if (req->nodelist && req->nodelist[0]) {
-		char **names = NULL;
-		size_t count = 0;
-		if (hostlist_expand(req->nodelist, &names, &count, NULL) < 0)
-			return -ESLURM_INVALID_NODE_NAME;
-		if (req->exc_nodes && req->exc_nodes[0] &&
-		    hostlist_expand(req->exc_nodes, &excluded, &nexcluded, NULL) < 0) {
-			hostlist_free(names);
-			return -ESLURM_INVALID_NODE_NAME;
-		}
-		for (size_t i = 0; i < count; i++) /* both -w and -x: nowhere to run */
-			for (size_t x = 0; x < nexcluded; x++)
-				if (!strcmp(names[i], excluded[x])) {
-					hostlist_free(names);
-					hostlist_free(excluded);
-					return -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
-				}
-		hostlist_free(excluded);
-		excluded = NULL;
-		nexcluded = 0;
-		for (size_t i = 0; i < count && n < job->run->nnodes; i++) {
-			int idx = node_mgr_find(ctld->nodes, names[i]);
-			uint32_t k;
-			for (k = 0; k < job->run->nnodes; k++)
-				if ((int)job->run->node_idx[k] == idx)
-					break;
-			if (k == job->run->nnodes) {
-				hostlist_free(names);
-				return -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
-			}
-			pos[n++] = k;
-		}
-		hostlist_free(names);
-		return (int)n;
-	}
-	if (req->relative != NO_VAL && req->relative >= job->run->nnodes)
-		return -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
-	if (req->exc_nodes && req->exc_nodes[0] &&
-	    hostlist_expand(req->exc_nodes, &excluded, &nexcluded, NULL) < 0)
-		return -ESLURM_INVALID_NODE_NAME;
-	for (uint32_t k = req->relative == NO_VAL ? 0 : req->relative;
-	     k < job->run->nnodes; k++) {
-		const char *name =
-		    node_mgr_get(ctld->nodes, job->run->node_idx[k])->cfg->name;
-		size_t i;
-		for (i = 0; i < nexcluded && strcmp(excluded[i], name); i++)
-			;
-		if (i == nexcluded) /* -x: not one of these */
-			pos[n++] = k;
-	}
-	hostlist_free(excluded);
-	return (int)n;
-}
-
 /* The job position of node name, or -1 when the job has no such node. */
 static int job_node_pos(struct ctld *ctld, const struct job *job, const char *name)
 {
@@ -125,6 +62,109 @@ static int job_node_pos(struct ctld *ctld, const struct job *job, const char *na
 		if ((int)job->run->node_idx[k] == idx)
 			return (int)k;
 	return -1;
+}
+
+static int name_listed(char **names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return 1;
+	return 0;
+}
+
+static int pos_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* -N more than -w names (the allocation's node count from the environment
+ * counts, as Slurm's srun): the names and the job's first others, not -x
+ * ones, in the job's order. */
+static uint32_t listed_and_more(struct ctld *ctld, const struct job *job, uint32_t want,
+                                char **excluded, size_t nexcluded, uint32_t *pos,
+                                uint32_t n)
+{
+	uint8_t *in = xcalloc(job->run->nnodes, 1);
+
+	for (uint32_t i = 0; i < n; i++)
+		in[pos[i]] = 1;
+	for (uint32_t k = 0; k < job->run->nnodes && n < want; k++)
+		if (!in[k] &&
+		    !name_listed(
+		        excluded, nexcluded,
+		        node_mgr_get(ctld->nodes, job->run->node_idx[k])->cfg->name))
+			pos[n++] = k;
+	free(in);
+	qsort(pos, n, sizeof(*pos), pos_cmp);
+	return n;
+}
+
+/* Those -w names' job node positions, and more when -N asks more. */
+static int listed_candidates(struct ctld *ctld, const struct job *job,
+                             const struct step_create_req *req, uint32_t *pos)
+{
+	char **names = NULL, **excluded = NULL;
+	size_t count = 0, nexcluded = 0;
+	uint32_t n = 0;
+	int rc = 0;
+
+	if (hostlist_expand(req->nodelist, &names, &count, NULL) < 0)
+		return -ESLURM_INVALID_NODE_NAME;
+	if (req->exc_nodes && req->exc_nodes[0] &&
+	    hostlist_expand(req->exc_nodes, &excluded, &nexcluded, NULL) < 0) {
+		hostlist_free(names);
+		return -ESLURM_INVALID_NODE_NAME;
+	}
+	for (size_t i = 0; i < count && !rc; i++) /* both -w and -x: nowhere to run */
+		if (name_listed(excluded, nexcluded, names[i]))
+			rc = -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	for (size_t i = 0; i < count && !rc && n < job->run->nnodes; i++) {
+		int k = job_node_pos(ctld, job, names[i]);
+		if (k < 0)
+			rc = -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+		else
+			pos[n++] = (uint32_t)k;
+	}
+	if (!rc && req->min_nodes != NO_VAL && req->min_nodes > n &&
+	    TASKDIST_TYPE(req->task_dist) != TASKDIST_ARBITRARY)
+		n = listed_and_more(ctld, job, req->min_nodes, excluded, nexcluded, pos,
+		                    n);
+	if (!rc && req->min_nodes != NO_VAL && req->min_nodes > n &&
+	    !(req->flags & STEP_F_NODES_ENV) &&
+	    TASKDIST_TYPE(req->task_dist) != TASKDIST_ARBITRARY)
+		rc = -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE; /* -N more than there are
+		                                                 */
+	hostlist_free(names);
+	hostlist_free(excluded);
+	return rc ? rc : (int)n;
+}
+
+/* The job node positions the step may use, in order: those -w names, or from
+ * the -r'th on but those -x names.  Returns how many, or -ESLURM_*. */
+static int step_candidates(struct ctld *ctld, struct job *job,
+                           const struct step_create_req *req, uint32_t *pos)
+{
+	uint32_t n = 0;
+	char **excluded = NULL;
+	size_t nexcluded = 0;
+
+	if (req->nodelist && req->nodelist[0])
+		return listed_candidates(ctld, job, req, pos);
+	if (req->relative != NO_VAL && req->relative >= job->run->nnodes)
+		return -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	if (req->exc_nodes && req->exc_nodes[0] &&
+	    hostlist_expand(req->exc_nodes, &excluded, &nexcluded, NULL) < 0)
+		return -ESLURM_INVALID_NODE_NAME;
+	for (uint32_t k = req->relative == NO_VAL ? 0 : req->relative;
+	     k < job->run->nnodes; k++) {
+		const char *name =
+		    node_mgr_get(ctld->nodes, job->run->node_idx[k])->cfg->name;
+		if (!name_listed(excluded, nexcluded, name)) /* -x: not these */
+			pos[n++] = k;
+	}
+	hostlist_free(excluded);
+	return (int)n;
 }
 
 /* -m arbitrary: the job positions of the nodes req->task_hosts names, in job

@@ -195,17 +195,6 @@ def test_arbitrary_with_too_short_a_list_is_refused(cluster):
     assert p.returncode == 1 and "Invalid hostfile" in p.stderr, p.stderr
 
 
-def test_w_inside_an_allocation_runs_on_those_nodes_alone(cluster):
-    """Inside salloc -N3, srun -w NODE is a step on that node alone (the
-    allocation's SLURM_NNODES does not apply), without the --no-kill
-    warning about SLURM_JOB_NUM_NODES (Slurm's test1.59)."""
-    p = cluster.run(["salloc", "-N3", "-w", "node[01-03]", "bash", "-c",
-                     "srun -l -w node03 -O printenv SLURMD_NODENAME"])
-    assert p.returncode == 0, p.stderr
-    assert [l.split()[0] for l in p.stdout.splitlines()] == ["0:"], p.stdout
-    assert "conflicts with allocated node count" not in p.stderr, p.stderr
-
-
 @pytest.mark.parametrize("spec,env", [
     ("*", "block"), ("*:*", "block:cyclic"), ("*:*:*", "block:cyclic:cyclic"),
     ("*:block:*", "block:block:block"), ("*,pack", "block,pack"),
@@ -236,4 +225,23 @@ def test_exclude_and_relative_inside_an_allocation(cluster):
             "allocated nodes (3+2>4)\n") in p.stderr, p.stderr
     assert ("srun: error: --relative and SLURM_JOB_NUM_NODES option incompatible with "
             "count of allocated nodes (3+4>4)\n") in p.stderr, p.stderr
+    assert "conflicts with allocated node count" not in p.stderr, p.stderr
+
+
+def test_nodelist_inside_an_allocation_takes_the_node_count_asked(cluster):
+    """srun -w in an allocation runs on those nodes and, when -N (or the
+    allocation's SLURM_JOB_NUM_NODES) asks more, on the job's first others, in
+    node order (Slurm's test1.59); -N more than -x leaves is refused."""
+    script = ("srun -l -w node03 -O printenv SLURMD_NODENAME | sort; "
+              "srun -l -N2 -w node03 printenv SLURMD_NODENAME | sort; "
+              "srun -l -N1 -w node03 printenv SLURMD_NODENAME; "
+              "srun -N3 -w node03 -x node01 true || echo refused")
+    p = cluster.run(["salloc", "-N3", "-w", "node[01-03]", "bash", "-c", script])
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == [
+        "0: node01", "1: node02", "2: node03",
+        "0: node01", "1: node03",
+        "0: node03",
+        "refused"], p.stdout
+    assert "Requested node configuration is not available" in p.stderr, p.stderr
     assert "conflicts with allocated node count" not in p.stderr, p.stderr
