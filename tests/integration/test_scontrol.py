@@ -24,6 +24,10 @@ def test_show_config(cluster):
     assert re.search(r"^SelectTypeParameters\s+= CR_CORE_MEMORY$", p.stdout, re.M)
     assert re.search(r"^SlurmctldPort\s+= " + cluster.conf_value("SlurmctldPort") + "$",
                      p.stdout, re.M)
+    # the daemons' users as Slurm prints them, name(uid): scripts (Slurm's
+    # own tests) compare SlurmdUser with root(0)
+    assert re.search(r"^SlurmUser\s+= root\(0\)$", p.stdout, re.M), p.stdout
+    assert re.search(r"^SlurmdUser\s+= root\(0\)$", p.stdout, re.M), p.stdout
 
 
 def test_show_node(cluster):
