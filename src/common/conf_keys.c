@@ -112,7 +112,7 @@ const struct conf_key conf_keys[] = {
     G_STR("PriorityFlags", prio_flags, NULL, R),
     ROW("PriorityFavorSmall", CONF_SCOPE_GLOBAL, CONF_T_BOOL, CONF_ID_NONE, conf,
         prio_favor_small, "NO", 0, 0, NULL, R),
-    G_STR("ProctrackType", proctrack_type, NULL, 0),
+    G_STR("ProctrackType", proctrack_type, "proctrack/cgroup", 0),
     G_STR("TaskPlugin", task_plugin, NULL, 0),
     G_U32("MinJobAge", min_job_age, "300", 0, U32MAX, "sec", R),
     G_U32("SlurmdTimeout", slurmd_timeout, "300", 0, 65533, "sec", R),

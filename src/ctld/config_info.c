@@ -35,22 +35,38 @@ static void user_canon(struct conf_kv *kv)
 	kv->value = v;
 }
 
+/* Keys Rota reads but has no setting for (conf_keys.c IGNORE rows), shown
+ * with what they are here when slurm.conf does not name them, as Slurm shows
+ * its defaults: scripts compare them. */
+static const struct kv shown_defaults[] = {
+    {"NodeFeaturesPlugins", "(null)"},
+    {"SlurmdUser", "root(0)"}, /* rotad starts tasks as their users */
+    {"SwitchType", "switch/none"},
+};
+#define NSHOWN (sizeof(shown_defaults) / sizeof(shown_defaults[0]))
+
+static int kv_named(const struct conf_kv *kv, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(kv[i].key, key))
+			return 1;
+	return 0;
+}
+
 void config_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 {
 	struct conf_kv *kv = NULL;
 	size_t n = 0;
 	struct config_resp r = {0};
-	int slurmd_user = 0;
 
 	if (conf_dump_kv(ctld->conf, &kv, &n) < 0) {
 		chan_send_rc(ch, -1, "cannot dump the configuration");
 		return;
 	}
-	r.items = xcalloc(n + 3, sizeof(struct kv));
+	r.items = xcalloc(n + 2 + NSHOWN, sizeof(struct kv));
 	for (size_t i = 0; i < n; i++) {
 		select_params_canon(&kv[i]);
 		user_canon(&kv[i]);
-		slurmd_user |= !strcmp(kv[i].key, "SlurmdUser");
 		r.items[i].key = kv[i].key;
 		r.items[i].value = kv[i].value;
 	}
@@ -59,8 +75,9 @@ void config_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 	r.items[n + 1].key = "SLURM_VERSION";
 	r.items[n + 1].value = "22.05.8";
 	r.items_count = n + 2;
-	if (!slurmd_user) /* rotad runs as root: it starts tasks as their users */
-		r.items[r.items_count++] = (struct kv){"SlurmdUser", "root(0)"};
+	for (size_t i = 0; i < NSHOWN; i++)
+		if (!kv_named(kv, n, shown_defaults[i].key))
+			r.items[r.items_count++] = shown_defaults[i];
 	chan_send(ch, MSG_CONFIG_RESP, &r);
 	free(r.items);
 	conf_kv_free(kv, n);

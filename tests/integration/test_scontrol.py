@@ -28,6 +28,10 @@ def test_show_config(cluster):
     # own tests) compare SlurmdUser with root(0)
     assert re.search(r"^SlurmUser\s+= root\(0\)$", p.stdout, re.M), p.stdout
     assert re.search(r"^SlurmdUser\s+= root\(0\)$", p.stdout, re.M), p.stdout
+    # what Rota is where Slurm would name a plugin
+    assert re.search(r"^ProctrackType\s+= proctrack/cgroup$", p.stdout, re.M)
+    assert re.search(r"^SwitchType\s+= switch/none$", p.stdout, re.M)
+    assert re.search(r"^NodeFeaturesPlugins\s+= \(null\)$", p.stdout, re.M)
 
 
 def test_show_node(cluster):
