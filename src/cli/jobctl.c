@@ -217,8 +217,12 @@ void jobctl_allocate(uint16_t req_type, const void *req, enum jobctl_style style
 			rc = cli_rc(type, body, &msg);
 			alloc_failed(style, rc ? msg : "unexpected reply");
 		} else if (type == MSG_ALLOC_PENDING) {
-			job_id = ((struct submit_resp *)body)->job_id;
-
+			const struct submit_resp *p = body;
+			job_id = p->job_id;
+			/* why it cannot start now, when the controller says
+			 * (a down partition, a hold...): at once, as Slurm */
+			if (p->msg && *p->msg && !quiet)
+				fprintf(stderr, "%s: %s\n", cli_prog, p->msg);
 		} else if (type == MSG_ALLOC_RESP) {
 			ret->fd = fd;
 			ret->resp = body;

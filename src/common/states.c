@@ -404,6 +404,8 @@ const char *slurm_strerror(int rc)
 		return "Invalid feature specification";
 	case ESLURM_PARTITION_DOWN:
 		return "Partition in DOWN state";
+	case ESLURM_NODE_NOT_AVAIL:
+		return "Required node not available (down, drained or reserved)";
 	case ESLURM_PARTITION_NOT_AVAIL:
 		return "Required partition not available (inactive or drain)";
 	case ESLURM_PARTITION_IN_USE:

@@ -550,6 +550,33 @@ static void submit_failed(struct submit_reply *r, int rc)
 	chan_send_rc(r->client, -ESLURM_WRITING_TO_FILE, NULL);
 }
 
+/* Why an allocation request waits when Slurm tells srun/salloc so at once
+ * (the codes its controller answers a queued request with); NULL for a
+ * plain wait. */
+static const char *alloc_pending_why(const struct job *job)
+{
+	switch (job->reason) {
+	case WAIT_PART_DOWN:
+		return slurm_strerror(ESLURM_PARTITION_DOWN);
+	case WAIT_HELD:
+	case WAIT_HELD_USER:
+		return slurm_strerror(ESLURM_JOB_HELD);
+	case WAIT_NODE_NOT_AVAIL:
+	case WAIT_NODES_DOWN:
+	case WAIT_RESV_MAINT:
+	case WAIT_RESV_OTHER:
+		return slurm_strerror(ESLURM_NODE_NOT_AVAIL);
+	case WAIT_PART_NODE_LIMIT:
+	case WAIT_PART_TIME_LIMIT:
+	case WAIT_PN_MEM_LIMIT:
+		return slurm_strerror(ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE);
+	case WAIT_RESERVATION:
+		return slurm_strerror(ESLURM_RESERVATION_NOT_USABLE);
+	default:
+		return NULL;
+	}
+}
+
 void job_mgr_alloc_recorded(struct ctld *ctld, uint32_t job_id, struct chan *client)
 {
 	struct job *job = job_find(ctld->jobs, job_id);
@@ -559,7 +586,8 @@ void job_mgr_alloc_recorded(struct ctld *ctld, uint32_t job_id, struct chan *cli
 	/* try at once, so that "queued and waiting" is only said when true */
 	sched_pass(ctld, time(NULL), 0);
 	if (job_is_pending(job)) {
-		struct submit_resp resp = {.job_id = job_id};
+		struct submit_resp resp = {.job_id = job_id,
+		                           .msg = (char *)alloc_pending_why(job)};
 		chan_send(client, MSG_ALLOC_PENDING, &resp);
 	}
 }

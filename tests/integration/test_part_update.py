@@ -441,3 +441,28 @@ def test_root_only_in_a_list_or_by_update(ucluster, users, part):
         assert p.returncode == 1 and "Access/permission denied" in p.stderr, p.stderr
     assert c.job_field(jid, "Partition") == "debug"
     c.run(["scancel", str(jid)], check=True)
+
+
+def test_srun_and_salloc_say_at_once_why_they_wait(cluster, part):
+    """A request that cannot start for a reason of its own (its partition
+    DOWN, a hold) is told so at once, before "queued and waiting", in
+    Slurm's words: scripts and Slurm's test3.2 wait for them."""
+    c, n = cluster, part("why")
+    scontrol(c, "create", f"partition={n}", "nodes=node03", "State=DOWN")
+    p = c.run(["timeout", "-s", "INT", "4", "srun", "-p", n, "-N1", "true"])
+    lines = p.stderr.splitlines()
+    assert lines[0] == "srun: Partition in DOWN state", p.stderr
+    assert re.fullmatch(r"srun: job \d+ queued and waiting for resources", lines[1]), \
+        p.stderr
+    scontrol(c, "update", f"partitionname={n}", "State=UP")
+    p = c.run(["timeout", "-s", "INT", "4", "salloc", "-p", n, "-H", "true"])
+    lines = p.stderr.splitlines()
+    assert lines[0] == "salloc: Job is in held state, pending scheduler release", \
+        p.stderr
+    assert re.fullmatch(r"salloc: Pending job allocation \d+", lines[1]), p.stderr
+    # a plain wait for resources says nothing more
+    running = submitted(c, "-p", n, "--exclusive", "--wrap", "sleep 300")
+    c.wait_running(running)
+    p = c.run(["timeout", "-s", "INT", "4", "srun", "-p", n, "true"])
+    assert re.match(r"srun: job \d+ queued and waiting for resources\n", p.stderr), \
+        p.stderr
