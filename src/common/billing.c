@@ -95,7 +95,7 @@ int billing_weights_valid(const char *weights)
 		w = strtod(eq + 1, &end);
 		if (end != eq + 1 && *end && strchr("KkMmGgTt", *end))
 			end++;
-		ok = known && end != eq + 1 && !*end && w >= 0.0;
+		ok = known && end != eq + 1 && !*end && w == w; /* not NaN */
 	}
 	strv_free(items);
 	return ok;

@@ -3,7 +3,8 @@
  * "CPU=1.0,Mem=0.25G,Node=2": each weight times what the job holds (Mem per
  * MB, or per the unit written after it: K, M, G, T), summed, or the largest
  * with PriorityFlags=MAX_TRES.  No weights: the CPUs.  GRES and license
- * weights are accepted and count nothing yet. */
+ * weights are accepted and count nothing yet; a negative weight (Slurm takes
+ * them) counts nothing. */
 #ifndef ROTA_COMMON_BILLING_H
 #define ROTA_COMMON_BILLING_H
 
@@ -14,7 +15,8 @@ double billing_of(const char *weights, int max_tres, double cpus, double mem_mb,
 
 /* Does weights read as TRESBillingWeights: "TRES=number[unit],...", each
  * TRES CPU, Mem, Node, Energy, VMem, Pages or a kind/name (GRES/gpu,
- * License/x, BB/x, FS/x, IC/x), each weight a number from 0? */
+ * License/x, BB/x, FS/x, IC/x), each weight a number (negative too, as
+ * Slurm reads them)? */
 int billing_weights_valid(const char *weights);
 
 /* Is PriorityFlags' list flags naming flag (case-insensitive)? */

@@ -466,3 +466,13 @@ def test_srun_and_salloc_say_at_once_why_they_wait(cluster, part):
     p = c.run(["timeout", "-s", "INT", "4", "srun", "-p", n, "true"])
     assert re.match(r"srun: job \d+ queued and waiting for resources\n", p.stderr), \
         p.stderr
+
+
+def test_billing_weights_as_written(cluster, part):
+    """TRESBillingWeights takes what Slurm takes, negative weights and units
+    among them, and shows them as written (Slurm's test3.5)."""
+    c, n = cluster, part("bill")
+    scontrol(c, "create", f"partition={n}", "nodes=node03")
+    weights = "cPu=1,mem=-0.5G,node=.3,energy=-10"
+    scontrol(c, "update", f"partitionname={n}", f"TRESBillingWeights={weights}")
+    assert show(c, n)["TRESBillingWeights"] == weights

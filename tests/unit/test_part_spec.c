@@ -288,7 +288,9 @@ static void test_billing_weights(void **state)
 	assert_false(billing_weights_valid(""));
 	assert_false(billing_weights_valid("CPU"));
 	assert_false(billing_weights_valid("CPU=x"));
-	assert_false(billing_weights_valid("CPU=-1"));
+	/* negative and unit-suffixed weights are Slurm's (its test3.5) */
+	assert_true(billing_weights_valid("cPu=1,mem=-0.5G,node=.3,energy=-10"));
+	assert_false(billing_weights_valid("CPU=nan"));
 	assert_false(billing_weights_valid("Bogus=1"));
 	assert_false(billing_weights_valid("GRES/=1"));
 	assert_false(billing_weights_valid("Mem=1Q"));
