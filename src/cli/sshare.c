@@ -58,7 +58,7 @@ static const struct sfield_def {
 struct sshare_opts {
 	char **accounts; /* -A */
 	char **users;    /* -u; NULL: the caller, or everyone with -a */
-	int all, only_users, long_list, partitions, noheader;
+	int all, only_users, long_list, partitions, noheader, verbose;
 	enum pf_mode mode;
 	char *format; /* -o */
 };
@@ -249,6 +249,27 @@ static int run(const struct sshare_opts *o)
 	return 0;
 }
 
+/* -v: whose shares are asked for, on stderr, as Slurm's sshare lists them. */
+static void say_requested(const struct sshare_opts *o)
+{
+	char me[256] = "";
+
+	fprintf(stderr, "Users requested:\n");
+	if (o->all) {
+		fprintf(stderr, "\t: all\n");
+	} else if (o->users) {
+		for (size_t i = 0; o->users[i]; i++)
+			fprintf(stderr, "\t: %s\n", o->users[i]);
+	} else if (uid_to_name(getuid(), me, sizeof(me)) == 0) {
+		fprintf(stderr, "\t: %s\n", me);
+	}
+	fprintf(stderr, "Accounts requested:\n");
+	if (!o->accounts)
+		fprintf(stderr, "\t: all\n");
+	for (size_t i = 0; o->accounts && o->accounts[i]; i++)
+		fprintf(stderr, "\t: %s\n", o->accounts[i]);
+}
+
 int cmd_sshare(int argc, char **argv)
 {
 	static const struct option lo[] = {{"accounts", required_argument, NULL, 'A'},
@@ -311,6 +332,7 @@ int cmd_sshare(int argc, char **argv)
 			o.only_users = 1;
 			break;
 		case 'v':
+			o.verbose++;
 			break;
 		case 'V':
 			fmt_print_version();
@@ -334,6 +356,8 @@ int cmd_sshare(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
+	if (o.verbose)
+		say_requested(&o);
 	rc = run(&o);
 	strv_free(o.accounts);
 	strv_free(o.users);

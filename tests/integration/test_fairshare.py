@@ -108,6 +108,11 @@ def test_sshare_columns_and_filters(fs_cluster, tmp_path):
     assert [r.split("|")[:2] for r in rows] == [["snk", ""], ["snk", "root"]]
     p = c.run(["sshare", "-o", "nosuch"])
     assert p.returncode == 1 and "Invalid field requested" in p.stderr
+    # -v names what was asked for on stderr, as Slurm's (its test24.2)
+    p = c.run(["sshare", "-v", "-n"], check=True)
+    assert p.stderr == "Users requested:\n\t: root\nAccounts requested:\n\t: all\n"
+    p = c.run(["sshare", "--verbose", "-a", "-A", "snk", "-n"], check=True)
+    assert p.stderr == "Users requested:\n\t: all\nAccounts requested:\n\t: snk\n"
 
 
 def test_billing_shown_where_slurm_shows_it(fs_cluster, tmp_path):
