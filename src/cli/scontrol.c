@@ -21,6 +21,7 @@
 #include "common/mailtype.h"
 #include "common/part_spec.h"
 #include "common/strv.h"
+#include "common/uid.h"
 #include "common/arrayspec.h"
 #include "common/conf.h"
 #include "common/states.h"
@@ -251,6 +252,31 @@ static struct job_info_resp *load_jobs(uint16_t *ret_type)
 	return body;
 }
 
+/* The jobs (not ended) named name, of user uid (NO_VAL: anyone's), added to
+ * ids.  Returns how many, or -1 when the jobs could not be loaded. */
+static int ids_by_name(const char *name, uint32_t uid, struct id_list *ids)
+{
+	struct job_info_resp *jobs;
+	uint16_t type;
+	int n = 0;
+
+	if (!(jobs = load_jobs(&type)))
+		return -1;
+	for (uint32_t j = 0; j < jobs->jobs_count; j++) {
+		const struct job_info *ji = &jobs->jobs[j];
+		char text[16];
+
+		if (!ji->name || strcmp(ji->name, name) ||
+		    job_state_is_finished(ji->state) || (uid != NO_VAL && ji->uid != uid))
+			continue;
+		snprintf(text, sizeof(text), "%u", ji->job_id);
+		id_list_add(ids, ji->job_id, text);
+		n++;
+	}
+	msg_body_free(type, jobs);
+	return n;
+}
+
 /* Job ids from words like "12", "12,13", "12_3", "12_[3-5]", "jobname=foo".
  * Bad ids are reported and make *bad 1. */
 static void collect_ids(int argc, char **argv, struct id_list *ids, int *bad)
@@ -263,26 +289,8 @@ static void collect_ids(int argc, char **argv, struct id_list *ids, int *bad)
 
 			if (!strncasecmp(w, "jobname=", 8) ||
 			    !strncasecmp(w, "name=", 5)) {
-				const char *name = strchr(w, '=') + 1;
-				struct job_info_resp *jobs;
-				uint16_t type;
-
-				if (!(jobs = load_jobs(&type))) {
+				if (ids_by_name(strchr(w, '=') + 1, NO_VAL, ids) < 0)
 					*bad = 1;
-					continue;
-				}
-				for (uint32_t j = 0; j < jobs->jobs_count; j++) {
-					char text[16];
-
-					if (!jobs->jobs[j].name ||
-					    strcmp(jobs->jobs[j].name, name) ||
-					    job_state_is_finished(jobs->jobs[j].state))
-						continue;
-					snprintf(text, sizeof(text), "%u",
-					         jobs->jobs[j].job_id);
-					id_list_add(ids, jobs->jobs[j].job_id, text);
-				}
-				msg_body_free(type, jobs);
 			} else if (id_list_add_word(ids, w) < 0) {
 				fprintf(stderr, "%s for job %s\n",
 				        slurm_strerror(ESLURM_INVALID_JOB_ID), w);
@@ -462,12 +470,43 @@ static char **join_pairs(int argc, char **argv, int *ret_n)
 	return out;
 }
 
+/* Is arg (eq its '=') tag, or its first min letters or more? */
+static int tag_is(const char *arg, const char *eq, const char *tag, size_t min)
+{
+	size_t len = (size_t)(eq - arg);
+
+	return len >= min && len <= strlen(tag) && !strncasecmp(arg, tag, len);
+}
+
+/* No JobId=: the jobs named as JobName= says (of UserID= only, when
+ * given), as Slurm's scontrol finds them; 0, or 1 said why not. */
+static int ids_of_update(const char *name, uint32_t uid, struct id_list *ids)
+{
+	int n;
+
+	if (!name) {
+		fprintf(stderr, "scontrol: error: No job ID specified\n");
+		return 1;
+	}
+	if ((n = ids_by_name(name, uid, ids)) < 0)
+		return 1;
+	if (n == 0 && uid == NO_VAL)
+		fprintf(stderr, "scontrol: error: No jobs with name '%s'\n", name);
+	else if (n == 0)
+		fprintf(stderr,
+		        "scontrol: error: No jobs with user ID %u and name '%s'\n", uid,
+		        name);
+	return n == 0;
+}
+
 static int update_job(const struct scontrol_opts *o, int in_argc, char **in_argv)
 {
 	struct id_list ids = {0};
-	int argc;
+	int argc, have_ids = 0;
 	char **argv = join_pairs(in_argc, in_argv, &argc);
 	char **kv = xcalloc((size_t)argc + 1, sizeof(*kv));
+	const char *name = NULL;
+	uint32_t uid = NO_VAL;
 	size_t nkv = 0;
 	int rc = 0;
 
@@ -486,6 +525,17 @@ static int update_job(const struct scontrol_opts *o, int in_argc, char **in_argv
 			collect_ids(1, words, &ids, &rc);
 			if (rc)
 				goto out;
+			have_ids = 1;
+		} else if (tag_is(argv[i], eq, "UserID", 3)) {
+			/* whose JobName= jobs: a filter, not a change */
+			uid_t u;
+			if (name_to_uid(eq + 1, &u) < 0) {
+				fprintf(stderr, "Invalid UserID: %s\nRequest aborted\n",
+				        eq + 1);
+				rc = 1;
+				goto out;
+			}
+			uid = (uint32_t)u;
 		} else if (!begin_ok(argv[i], eq)) {
 			rc = invalid_input(argv[i]);
 			goto out;
@@ -495,6 +545,9 @@ static int update_job(const struct scontrol_opts *o, int in_argc, char **in_argv
 			rc = 1;
 			goto out;
 		} else {
+			if (tag_is(argv[i], eq, "JobName", 4) ||
+			    tag_is(argv[i], eq, "Name", 2))
+				name = eq + 1;
 			kv[nkv++] = argv[i];
 		}
 	}
@@ -503,6 +556,8 @@ static int update_job(const struct scontrol_opts *o, int in_argc, char **in_argv
 		rc = 1;
 		goto out;
 	}
+	if (!have_ids && (rc = ids_of_update(name, uid, &ids)))
+		goto out;
 	for (size_t i = 0; i < ids.n; i++) {
 		char *msg = NULL;
 
@@ -635,8 +690,9 @@ static int cmd_update(const struct scontrol_opts *o, int argc, char **argv)
 		if (a[len] != '=' && !(i + 1 < argc && len >= 3 && len <= 5 &&
 		                       !strncasecmp(a, "jobid", len)))
 			continue;
-		if (len >= 3 && len <= 5 && !strncasecmp(a, "jobid", len))
-			seen |= E_JOB;
+		if ((len >= 3 && len <= 5 && !strncasecmp(a, "jobid", len)) ||
+		    (len >= 4 && len <= 7 && !strncasecmp(a, "JobName", len)))
+			seen |= E_JOB; /* JobName=: the jobs of that name */
 		else if ((len == 8 && !strncasecmp(a, "nodename", 8)) ||
 		         (len == 4 && !strncasecmp(a, "node", 4)))
 			seen |= E_NODE;

@@ -308,3 +308,32 @@ def test_unprivileged_nice_and_owner(ucluster, users):
     p = as_user(c, a, f"scontrol update JobId={j} Dependency=afterok:{other}")
     assert p.returncode == 0, p.stderr
     assert c.job_field(j, "Dependency") == f"afterok:{other}(unfulfilled)"
+
+
+def test_update_by_job_name_and_user(cluster):
+    """Without JobId=, JobName= picks the jobs of that name (of UserID= only,
+    when given) and is kept as their name; none found is an error in Slurm's
+    words (its test3.13)."""
+    c = cluster
+    a = c.sbatch("-H", "-J", "ju_named", "--wrap", "true")
+    b = c.sbatch("-H", "-J", "ju_named", "--wrap", "true")
+    other = c.sbatch("-H", "-J", "ju_other", "--wrap", "true")
+    try:
+        p = c.run(["scontrol", "update", "JobName=ju_named", "UserID=1",
+                   "TimeLimit=7"])
+        assert p.returncode == 1
+        assert p.stderr == ("scontrol: error: No jobs with user ID 1 and name "
+                            "'ju_named'\n")
+        p = c.run(["scontrol", "update", "JobName=ju_nosuch", "TimeLimit=7"])
+        assert p.returncode == 1
+        assert p.stderr == "scontrol: error: No jobs with name 'ju_nosuch'\n"
+        ok(c.run(["scontrol", "update", "JobName=ju_named", "UserID=root",
+                  "TimeLimit=7"]))
+        limits = {j: c.job_field(j, "TimeLimit") for j in (a, b, other)}
+        assert limits == {a: "00:07:00", b: "00:07:00",
+                          other: c.job_field(other, "TimeLimit")}
+        assert limits[other] != "00:07:00"
+        p = c.run(["scontrol", "update", "UserID=root", "TimeLimit=7"])
+        assert p.returncode == 1 and "No valid entity" in p.stderr
+    finally:
+        c.run(["scancel", str(a), str(b), str(other)])
