@@ -1818,6 +1818,9 @@ void jobopt_finish(struct jobopt *o)
 	}
 	if (o->verbose && !o->quiet)
 		print_set_options(o);
+	if (o->verbose >= 2 && !o->quiet) /* -vv: Slurm's debug level */
+		fprintf(stderr, "%s: debug:  configuration read from %s\n", cli_prog,
+		        cli_conf()->path ? cli_conf()->path : "(built-in)");
 	spec_check(o);
 	if (x->deadline && d->begin_time && x->deadline < d->begin_time) {
 		fprintf(stderr,

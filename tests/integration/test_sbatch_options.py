@@ -76,6 +76,15 @@ def test_vv_debug_lines(cluster):
     assert re.search(r"^sbatch: debug:  propagating UMASK=0[0-7]{3}$", p.stderr, re.M)
     p = cluster.run(["sbatch", "-v", "-H", "--wrap", "true"])
     assert p.returncode == 0 and "debug:" not in p.stderr
+    # salloc and srun too (Slurm's test15.6): where the configuration came
+    # from, in Rota's words
+    for cmd in (["salloc", "-vv", "-N1", "true"], ["srun", "-vv", "-N1", "true"]):
+        p = cluster.run(cmd)
+        assert p.returncode == 0, p.stderr
+        assert re.search(rf"^{cmd[0]}: debug:  configuration read from \S+slurm.conf$",
+                         p.stderr, re.M), p.stderr
+        p = cluster.run([cmd[0], "-v", *cmd[2:]])
+        assert p.returncode == 0 and "debug:" not in p.stderr, p.stderr
 
 
 def test_input_variables_in_defined_options(cluster):
