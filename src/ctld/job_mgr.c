@@ -1184,8 +1184,11 @@ static int job_part_limits(struct ctld *ctld, const struct part *p,
 }
 
 /* --time-min and --deadline, as Slurm checks them at submission: the
- * shortest run must fit before the deadline, which must be ahead.  A job
- * with a deadline and neither limit may run a minute. */
+ * deadline must be ahead, a --time-min must fit before it.  A time limit
+ * that does not fit is taken (Slurm's controller checks it only for a
+ * --time-min of 0, which Rota does not tell from none): the scheduler ends
+ * the job DEADLINE when it looks at it (sched_pass.c).  A job with a deadline
+ * and neither limit may run a minute. */
 static int job_times_check(const struct part *p, struct job_desc *d, time_t now)
 {
 	uint32_t tl = job_desc_time_limit(p, d);
@@ -1199,10 +1202,6 @@ static int job_times_check(const struct part *p, struct job_desc *d, time_t now)
 		return -ESLURM_INVALID_TIME_LIMIT;
 	if (x->time_min && x->deadline < now + (int64_t)x->time_min * 60)
 		return -ESLURM_INVALID_TIME_MIN_LIMIT;
-	if (!x->time_min && d->time_limit && d->time_limit != NO_VAL &&
-	    d->time_limit != INFINITE32 &&
-	    x->deadline < now + (int64_t)d->time_limit * 60)
-		return -ESLURM_INVALID_TIME_LIMIT;
 	if (d->time_limit == NO_VAL && !x->time_min)
 		d->ext->time_min = 1; /* a deadline: it has one */
 	return 0;

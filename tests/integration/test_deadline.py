@@ -1,8 +1,9 @@
 """--deadline and --time-min, as Slurm 22.05 has them: a submission whose
-shortest run (its --time-min, else its time limit) cannot end before the
-deadline is refused in Slurm's words; a pending job that can no longer make
-it ends DEADLINE (reason DeadLine, exit code 0:1) when the scheduler next
-looks at it; scontrol show job prints TimeMin and Deadline."""
+--time-min cannot end before the deadline, or whose deadline is past, is
+refused in Slurm's words; one whose time limit cannot is taken and ends
+DEADLINE, as does a pending job that can no longer make it (reason
+DeadLine, exit code 0:1), when the scheduler next looks at it; scontrol show
+job prints TimeMin and Deadline."""
 
 import re
 
@@ -20,8 +21,6 @@ def refused(cluster, *args):
 
 
 def test_submissions_that_cannot_make_it_are_refused(cluster):
-    assert refused(cluster, "--deadline=now+60", "-t", "5") == \
-        SUBMIT_ERR + "Requested time limit is invalid (missing or exceeds some limit)"
     assert refused(cluster, "--deadline=now+120", "--time-min=5", "-t", "10") == \
         SUBMIT_ERR + "Invalid time-min specification (exceeds job's time or other limits)"
     assert refused(cluster, "--time-min=20", "-t", "10") == \
@@ -41,6 +40,26 @@ def test_show_job_prints_time_min_and_deadline(cluster):
     plain = cluster.sbatch("-H", "--wrap", "true")
     out = cluster.run(["scontrol", "show", "job", str(plain)], check=True).stdout
     assert "TimeMin=N/A" in out and "Deadline=N/A" in out
+
+
+def test_a_limit_past_the_deadline_is_taken_and_ends_deadline(cluster):
+    """Slurm's controller refuses a time limit past the deadline only for a
+    --time-min of 0 (its test15.31: salloc --deadline now+1hour -t120 is
+    taken): the scheduler ends such a job DEADLINE instead of starting it."""
+    for cmd in (["sbatch", "-o", "/dev/null", "--wrap", "true"],
+                ["salloc", "true"]):
+        p = cluster.run([cmd[0], "--deadline=now+60", "-t", "5", *cmd[1:]])
+        if cmd[0] == "sbatch":
+            assert p.returncode == 0, p.stderr
+            job = int(p.stdout.split()[-1])
+            cluster.wait_for(lambda: cluster.job_state(job) == "DEADLINE" or None,
+                             timeout=30, what="the job ended DEADLINE")
+            assert cluster.job_field(job, "Reason") == "DeadLine"
+        else:
+            assert p.returncode == 1
+            assert "Requested time limit is invalid" not in p.stderr, p.stderr
+            assert re.search(r"Job allocation \d+ has been revoked", p.stderr), \
+                p.stderr
 
 
 def test_a_waiting_job_past_its_deadline_ends_deadline(cluster):
