@@ -805,6 +805,16 @@ static void send_winsize(struct io *io)
 	}
 }
 
+/* SIGTERM, SIGHUP, SIGQUIT: srun ends the step at once, SIGKILL to its
+ * tasks (stopped ones too: a debugger's), in Slurm's words. */
+static void force_termination(struct io *io, int sig)
+{
+	if (sig == SIGQUIT)
+		fprintf(stderr, "srun: Quit\n");
+	fprintf(stderr, "srun: forcing job termination\n");
+	signal_step(io->st, SIGKILL, 0);
+}
+
 static void on_signal(struct io *io)
 {
 	int sig;
@@ -814,6 +824,8 @@ static void on_signal(struct io *io)
 			on_sigint(io); /* sattach: any signal detaches */
 		else if (sig == SIGWINCH)
 			send_winsize(io);
+		else if (sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT)
+			force_termination(io, sig);
 		else
 			signal_step(io->st, (uint32_t)sig, 0);
 	}

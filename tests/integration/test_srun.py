@@ -10,6 +10,8 @@ import subprocess
 import threading
 import time
 
+import pytest
+
 
 def test_label_and_width(cluster):
     p = cluster.run("srun -n 12 --label echo hi")
@@ -560,6 +562,25 @@ def test_debugger_test_stops_the_tasks_until_cancelled(cluster):
     assert "RAN" not in out, out
     cluster.wait_for(lambda: all(_proc_state(table[t][1]) in (None, "Z")
                                  for t in range(4)), what="the stopped tasks to end")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGQUIT])
+def test_term_forces_termination_of_stopped_tasks(cluster, sig):
+    """SIGTERM (SIGHUP, SIGQUIT) to srun ends its step at once, stopped tasks
+    too, in Slurm's words (its test7.5): not the time limit."""
+    proc, table = _debugger_table(cluster, ["-N1", "-t1", "sleep", "100"], 1)
+    try:
+        assert _proc_state(table[0][1]) == "T"
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert "srun: forcing job termination\n" in err, err
+    assert ("srun: Quit\n" in err) == (sig == signal.SIGQUIT), err
+    assert "TIME LIMIT" not in err, err
+    cluster.wait_for(lambda: _proc_state(table[0][1]) in (None, "Z"),
+                     what="the stopped task to end")
 
 
 def test_debugger_test_multi_prog_executables(cluster):
