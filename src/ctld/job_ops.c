@@ -54,6 +54,8 @@ static void job_end_by(struct ctld *ctld, struct job *job, uint32_t state,
 	                    .state = state,
 	                    .reason = reason,
 	                    .exit_code = exit_code,
+	                    /* the steps' highest, for the accounting */
+	                    .derived_exit = job->run ? job->run->derived_exit : 0,
 	                    .cancel_by = by};
 
 	/* before the nodes act: each srun of the job says its step is aborted */

@@ -380,6 +380,9 @@ static __attribute__((noreturn)) void child_exec(const struct stepd *st, char **
 		_exit(1);
 	}
 	execvp(argv[0], argv);
+	/* as Slurm's: a name not found in PATH is the working directory's */
+	if (errno == ENOENT && !strchr(argv[0], '/'))
+		execv(argv[0], argv);
 	child_say(2, "slurmstepd: error: execve(): %s: %s\n", argv[0], strerror(errno));
 	_exit(errno ? errno : 1);
 }

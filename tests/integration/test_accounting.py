@@ -188,6 +188,11 @@ def test_steps_and_step_selection(cluster):
     assert [x[0] for x in r[1:]] == [f"{j}.batch", f"{j}.extern", f"{j}.0", f"{j}.1"]
     assert r[3][1:] == ["first", "COMPLETED", "0:0"]
     assert r[4][1:] == ["second", "FAILED", "1:0"]
+    # the job's DerivedExitCode is its steps' highest, in the database too
+    # (Slurm's test7.13); the steps have none
+    r = rows(cluster, "-j", str(j), "-o", "JobID,ExitCode,DerivedExitCode")
+    assert r[0] == [str(j), "0:0", "1:0"], r
+    assert r[4] == [f"{j}.1", "1:0", ""], r
     # N.S: that step alone; -X: the job alone
     assert rows(cluster, "-j", f"{j}.1", "-o", "JobID,JobName") == [[f"{j}.1", "second"]]
     assert rows(cluster, "-X", "-j", str(j), "-o", "JobID") == [[str(j)]]

@@ -12,6 +12,8 @@ import time
 
 import pytest
 
+from conftest import write_script
+
 
 def test_label_and_width(cluster):
     p = cluster.run("srun -n 12 --label echo hi")
@@ -27,6 +29,18 @@ def test_label_partial_lines(cluster):
     assert p.returncode == 0, p.stderr
     # Slurm ends a labelled piece without its newline with one
     assert p.stdout == "0: ab\n0: c\n"
+
+
+def test_program_in_the_working_directory(cluster):
+    """A program name not found in PATH is run from the working directory,
+    as Slurm's step daemon does (its test7.14: srun prog)."""
+    write_script(cluster.work / "cwdprog", "#!/bin/sh\necho ran from cwd\n")
+    p = cluster.run(["srun", "-n1", "cwdprog"])
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "ran from cwd\n"
+    p = cluster.run(["srun", "-n1", "cwdprog_none"])
+    assert p.returncode == 2
+    assert "execve(): cwdprog_none: No such file or directory" in p.stderr
 
 
 def test_exit_code_is_highest(cluster):
