@@ -536,6 +536,12 @@ static int update_job(const struct scontrol_opts *o, int in_argc, char **in_argv
 				goto out;
 			}
 			uid = (uint32_t)u;
+		} else if (tag_is(argv[i], eq, "SiteFactor", 5) &&
+		           llabs(strtoll(eq + 1, NULL, 10)) > 2147483645LL) {
+			fprintf(stderr, "scontrol: error: SiteFactor value out of range "
+			                "(+/- 2147483645). Value ignored\n");
+			rc = 1;
+			goto out;
 		} else if (!begin_ok(argv[i], eq)) {
 			rc = invalid_input(argv[i]);
 			goto out;

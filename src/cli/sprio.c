@@ -311,7 +311,7 @@ static const char *job_value(int id, const struct prio_info *p, const char *clus
 		snprintf(buf, len, "%.7f", (double)p->priority / UINT32_MAX);
 		return buf;
 	case 'S':
-		snprintf(buf, len, "%u", p->site);
+		snprintf(buf, len, "%d", (int32_t)p->site);
 		return buf;
 	case FIELD_NORM_SITE_LEGACY:
 		return "0.0000000";

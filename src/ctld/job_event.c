@@ -432,6 +432,7 @@ static void apply_update_desc(struct ctld *ctld, const struct ev_update *ev,
 	struct job_desc nd = {0}, drop = {0};
 	int64_t old_begin = job->desc.begin_time;
 	int32_t old_nice = job_nice(job);
+	uint32_t old_site = job_x(job)->site_factor;
 	char *script = job->desc.script;
 	char **env = job->desc.env, **argv = job->desc.argv;
 
@@ -469,6 +470,10 @@ static void apply_update_desc(struct ctld *ctld, const struct ev_update *ev,
 	    job_nice(job) != old_nice &&
 	    priority_type_parse(ctld->conf->priority_type) == PRIORITY_BASIC)
 		job->priority = priority_basic(job->job_id, job_nice(job));
+	/* a new SiteFactor counts at once, as in Slurm */
+	if (job_is_pending(job) && job_x(job)->site_factor != old_site &&
+	    !ctld->replaying)
+		job_priority_refresh(ctld, job, ev->time);
 	if (job_is_pending(job) && job->desc.begin_time != old_begin)
 		job->eligible_time = job->desc.begin_time > ev->time
 		                         ? (time_t)job->desc.begin_time

@@ -268,6 +268,16 @@ static int update_key(struct update *u, const char *key, size_t kl, const char *
 		if (p < 0 || p > (long)UINT32_MAX - 2)
 			return -ESLURM_INVALID_ARGUMENT;
 		u->ev.priority = (uint32_t)p;
+	} else if (key_is(key, kl, "SiteFactor")) {
+		/* as Slurm: operators, within +-(2^31 - 3) */
+		char *end;
+		long long n = strtoll(v, &end, 10);
+		if (!u->admin)
+			return -ESLURM_ACCESS_DENIED;
+		if (!*v || *end || n < -2147483645LL || n > 2147483645LL)
+			return -ESLURM_INVALID_ARGUMENT;
+		job_desc_x_mut(&u->nd)->site_factor = (uint32_t)(int32_t)n;
+		u->desc_changed = 1;
 	} else if (key_is(key, kl, "Nice")) {
 		char *end;
 		long n = strtol(v, &end, 10);

@@ -58,6 +58,7 @@ void job_priority_factors(struct ctld *ctld, const struct priority_params *pp,
 	                       : job->part ? job->part->cfg->priority_job_factor
 	                                   : 0,
 	    .nice = job_nice(job),
+	    .site_factor = job_x(job)->site_factor,
 	    .qos_priority =
 	        pp->max_qos_priority
 	            ? assoc_qos_priority(ctld->assoc, d->qos ? d->qos : "normal")
@@ -96,7 +97,7 @@ static void fill(struct ctld *ctld, const struct priority_params *pp,
 	    part && !job->prio_set && job->priority && pp->type == PRIORITY_MULTIFACTOR
 	        ? f.priority
 	        : job->priority;
-	o->site = 0;
+	o->site = (uint32_t)f.site; /* signed, as nice */
 	o->age = (uint32_t)(f.w_age + 0.5);
 	o->fairshare = (uint32_t)(f.w_fairshare + 0.5);
 	o->jobsize = (uint32_t)(f.w_job_size + 0.5);

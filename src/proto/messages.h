@@ -131,7 +131,10 @@
 	/* --uid, --gid (root's): the user and group + 1 the job is for; 0: the          \
 	 * submitter's */                                                                \
 	F(S, u32_x, as_uid, _)                                                           \
-	F(S, u32_x, as_gid, _)
+	F(S, u32_x, as_gid, _)                                                           \
+	/* scontrol update SiteFactor= (operators): added to a multifactor               \
+	 * priority, a signed value as u32 two's complement; 0: none */                  \
+	F(S, u32_x, site_factor, _)
 ROTA_DECLARE_EXT(job_desc, JOB_DESC_FIELDS)
 #define HET_OFFSET(v) ((v)&0xffffu)
 #define HET_SIZE(v)   ((v) >> 16)

@@ -82,8 +82,9 @@ void priority_compute(const struct priority_params *pp, const struct priority_jo
 	f.w_job_size = pp->weight_job_size * f.job_size;
 	f.w_partition = pp->weight_partition * f.partition;
 	f.w_qos = pp->weight_qos * f.qos;
-	sum = f.w_age + f.w_fairshare + f.w_job_size + f.w_partition + f.w_qos -
-	      (double)f.nice;
+	f.site = (int32_t)job->site_factor;
+	sum = (double)f.site + f.w_age + f.w_fairshare + f.w_job_size + f.w_partition +
+	      f.w_qos - (double)f.nice;
 	if (sum < 1.0)
 		f.priority = 1;
 	else if (sum > (double)0xfffffffdu)

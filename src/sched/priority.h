@@ -37,6 +37,7 @@ struct priority_job {
 	uint32_t nodes;           /* nodes requested */
 	uint32_t part_job_factor; /* its partition's PriorityJobFactor */
 	uint32_t nice;            /* --nice, a signed value as u32 two's complement */
+	uint32_t site_factor;     /* SiteFactor, a signed value as nice is */
 	uint32_t qos_priority;    /* its QOS's Priority */
 	double fairshare;         /* its association's factor (ctld/fairshare.h) */
 };
@@ -46,6 +47,7 @@ struct priority_factors {
 	double age, fairshare, job_size, partition, qos;           /* normalized */
 	double w_age, w_fairshare, w_job_size, w_partition, w_qos; /* weighted */
 	int64_t nice;      /* the signed nice value */
+	int64_t site;      /* the signed site factor (multifactor) */
 	uint32_t priority; /* the result */
 };
 

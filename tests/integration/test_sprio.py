@@ -165,3 +165,27 @@ def test_a_row_per_partition(jobs):
             f"{m} debug\n"
     finally:
         c.run(["scancel", str(m)], check=True)
+
+
+def test_site_factor(jobs):
+    """scontrol update SiteFactor= (operators): added to the priority at once,
+    shown in sprio's SITE, kept; out of +-2147483645 refused by scontrol in
+    Slurm's words (its test24.5)."""
+    c, d, h = jobs
+    try:
+        for v in ("100", "-100", "2147483645", "-2147483645"):
+            p = c.run(["scontrol", "update", f"jobid={h}", f"SiteFactor={v}"])
+            assert p.returncode == 0, p.stderr
+            assert out(c, "-h", "-j", str(h), "-o", "%S") == f"{v}\n"
+        c.run(["scontrol", "update", f"jobid={h}", "SiteFactor=100"], check=True)
+        assert out(c, "-h", "-j", str(h), "-o", "%S %Y") == "100 850\n"
+        assert prio(c, h) == 850
+        for v in ("2147483646", "-2147483646"):
+            p = c.run(["scontrol", "update", f"jobid={h}", f"SiteFactor={v}"])
+            assert p.returncode == 1
+            assert p.stderr == ("scontrol: error: SiteFactor value out of range "
+                                "(+/- 2147483645). Value ignored\n")
+        assert out(c, "-h", "-j", str(h), "-o", "%S") == "100\n"
+    finally:
+        c.run(["scontrol", "update", f"jobid={h}", "SiteFactor=0"], check=True)
+        c.wait_for(lambda: prio(c, h) == 750 or None, what="priority 750 again")
