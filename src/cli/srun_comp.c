@@ -284,6 +284,8 @@ static size_t line_groups(const struct seg *segs, size_t nseg, int in_alloc,
 			seg_of[k] = part[k];
 		}
 	}
+	if (!in_alloc && nseg == 1 && n == 1)
+		return 1; /* Slurm's srun: a job of its own, the group unused */
 	line->het = 1;
 	if (!in_alloc) {
 		if (nseg == 1)

@@ -109,9 +109,6 @@ def test_refused_forms(cluster):
     assert (p.returncode, p.stderr) == (1, "salloc: error: Job submit/allocate "
                                            "failed: Invalid partition name "
                                            "specified\n"), p.stderr
-    p = c.run(["srun", "--het-group=1", "true"])
-    assert (p.returncode, p.stderr) == (1, "srun: error: --het-group: not inside a "
-                                           "heterogeneous job\n")
     p = c.run(["sbatch", "-a", "1-2", "-n1", ":", "-n1", "--wrap", "true"])
     assert p.returncode == 1 and "cannot be a job array" in p.stderr, p.stderr
     p = c.run(["sbatch", "-n1", ":", "-p", "nosuch", "--wrap", "true"])

@@ -258,3 +258,16 @@ def test_jobid_names_components_from_outside(cluster):
     assert p.returncode == 0, p.stderr
     assert sorted(p.stdout.splitlines()) == ["0: node01", "1: node02"], p.stdout
     assert c.run(["scancel", str(jid)]).returncode == 0
+
+
+def test_het_group_outside_an_allocation(cluster):
+    """Outside an allocation, `srun --het-group=N cmd` is a job of its own
+    (Slurm's srun leaves the group unused); test38.11 makes its directories
+    so.  Several groups stay refused."""
+    c = cluster
+    for g in ("0", "1"):
+        p = c.run(["srun", "-N1", "-n1", f"--het-group={g}", "printenv",
+                   "SLURM_JOB_ID"], timeout=60)
+        assert p.returncode == 0 and p.stdout.strip().isdigit(), p.stderr
+        assert "HET" not in p.stderr, p.stderr
+
