@@ -134,11 +134,14 @@ void hetjob_submit_request(struct ctld *ctld, const struct caller *who,
 			d->script =
 			    xstrdup(req->jobs[0].script ? req->jobs[0].script : "");
 		}
-		if (d->array_inx || job_desc_X(d)->cron_spec) {
+		/* no component is an array (Slurm's wording) */
+		if (d->array_inx) {
+			rc = -ESLURM_INVALID_ARRAY;
+			break;
+		}
+		if (job_desc_X(d)->cron_spec) {
 			rc = -ESLURM_INVALID_ARGUMENT;
-			msg = xstrdup(d->array_inx
-			                  ? "a heterogeneous job cannot be a job array"
-			                  : "invalid request");
+			msg = xstrdup("invalid request");
 			break;
 		}
 		if (!alloc) /* an allocation's are (job_submit_prepare) */

@@ -109,8 +109,16 @@ def test_refused_forms(cluster):
     assert (p.returncode, p.stderr) == (1, "salloc: error: Job submit/allocate "
                                            "failed: Invalid partition name "
                                            "specified\n"), p.stderr
+    # a heterogeneous job is no job array, in Slurm's words (its test38.13
+    # reads them), on the command line or with #SBATCH hetjob
+    refused = (1, "sbatch: error: Batch job submission failed: Invalid job "
+                  "array specification\n")
     p = c.run(["sbatch", "-a", "1-2", "-n1", ":", "-n1", "--wrap", "true"])
-    assert p.returncode == 1 and "cannot be a job array" in p.stderr, p.stderr
+    assert (p.returncode, p.stderr) == refused, p.stderr
+    script = write_script(c.work / "array.sh", "#!/bin/bash\n#SBATCH -a 0-1 -N1\n"
+                          "#SBATCH hetjob\n#SBATCH -N1\ntrue\n")
+    p = c.run(["sbatch", "-o", "/dev/null", str(script)])
+    assert (p.returncode, p.stderr) == refused, p.stderr
     p = c.run(["sbatch", "-n1", ":", "-p", "nosuch", "--wrap", "true"])
     assert p.returncode == 1 and "Invalid partition name" in p.stderr, p.stderr
     assert _rows(c) == []
