@@ -206,9 +206,11 @@ static void alloc_copy(struct sched_alloc *to, const struct sched_alloc *from)
 		fatal("out of memory");
 }
 
-/* Place comp on what the snapshot has left; 0 and *out, or -EAGAIN. */
-static int place(struct sched_pass *ps, struct job *comp, struct sched_alloc *out,
-                 uint32_t *ret_share)
+/* Place comp on what the snapshot has left, on none of the nodes of the
+ * components before it (before[nbefore]); 0 and *out, or -EAGAIN. */
+static int place(struct sched_pass *ps, struct job *comp,
+                 const struct sched_alloc *before, size_t nbefore,
+                 struct sched_alloc *out, uint32_t *ret_share)
 {
 	struct sched_job sj = {0};
 
@@ -218,6 +220,8 @@ static int place(struct sched_pass *ps, struct job *comp, struct sched_alloc *ou
 		int rc;
 
 		sched_pass_mark_nodes(ps, comp, alt);
+		for (size_t k = 0; k < nbefore; k++)
+			sched_alloc_avoid(ps->snap.nodes, ps->snap.nnodes, &before[k]);
 		sched_snap_mask(&ps->snap); /* nodes kept for jobs before it */
 		rc = sched_select_topo(ps->snap.nodes, ps->snap.nnodes, &sj.req,
 		                       ps->snap.topo, &ps->snap.out);
@@ -292,6 +296,7 @@ int hetjob_start(struct sched_pass *ps, struct job *leader, const struct sched_a
 	}
 	/* a (the snapshot's own out) is reused for each component below */
 	alloc_copy(&lead, a);
+	alloc_copy(&got[0], a); /* where the others may not go */
 	{
 		struct sched_job sj = {0};
 		sched_pass_job(ps, leader, &sj);
@@ -303,7 +308,7 @@ int hetjob_start(struct sched_pass *ps, struct job *leader, const struct sched_a
 		/* each component's own limits and licenses, as the leader's */
 		if (!job_is_pending(c) || (why = assoc_limits_check(ps->limits, c)) ||
 		    (why = lic_pool_check(ps->lics, c)) ||
-		    place(ps, c, &got[placed], &share[placed]) < 0) {
+		    place(ps, c, got, placed, &got[placed], &share[placed]) < 0) {
 			rc = -EAGAIN;
 			break;
 		}
@@ -317,11 +322,9 @@ int hetjob_start(struct sched_pass *ps, struct job *leader, const struct sched_a
 		sched_pass_set_reason(leader, why ? why : WAIT_RESOURCES, NULL);
 		block_parts(ps, comps, placed < n ? placed + 1 : n);
 	} else {
-		got[0] = lead;
 		rc = hetjob_start_placed(ps, comps, got, n);
-		memset(&got[0], 0, sizeof(got[0]));
 	}
-	for (size_t k = 1; k < n; k++)
+	for (size_t k = 0; k < n; k++)
 		sched_alloc_free(&got[k]);
 	/* the pass reads the leader's allocation from the snapshot's out */
 	memcpy(ps->snap.out.node_idx, lead.node_idx, lead.nnodes * sizeof(uint32_t));

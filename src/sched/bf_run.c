@@ -183,9 +183,17 @@ fail:
 	return -ENOMEM;
 }
 
-/* The earliest start in [from, horizon] over the job's alternatives;
- * snap->out holds where. */
-static int earliest(struct bf_run *r, size_t i, const struct sched_job *job, int64_t from,
+/* A component of a job of several: its request, and where it goes. */
+struct bf_part {
+	struct sched_job job;
+	struct sched_alloc a;
+};
+
+/* The earliest start in [from, horizon] over the job's alternatives, on none
+ * of the nodes of the components before it (before[nbefore]); snap->out
+ * holds where. */
+static int earliest(struct bf_run *r, size_t i, const struct sched_job *job,
+                    const struct bf_part *before, size_t nbefore, int64_t from,
                     int64_t horizon, int64_t *ret_start)
 {
 	struct sched_snap *s = r->snap;
@@ -201,6 +209,8 @@ static int earliest(struct bf_run *r, size_t i, const struct sched_job *job, int
 
 	for (size_t alt = 0; alt < job->nalts; alt++) {
 		r->ops->mark(r->ctx, i, alt, s->nodes);
+		for (size_t k = 0; k < nbefore; k++)
+			sched_alloc_avoid(s->nodes, s->nnodes, &before[k].a);
 		last = alt;
 		if (bf_plan_earliest_q(r->bp, &q, &s->out, &t) < 0)
 			continue;
@@ -214,6 +224,8 @@ static int earliest(struct bf_run *r, size_t i, const struct sched_job *job, int
 	}
 	if (rc == 0 && best != last) {
 		r->ops->mark(r->ctx, i, best, s->nodes);
+		for (size_t k = 0; k < nbefore; k++)
+			sched_alloc_avoid(s->nodes, s->nnodes, &before[k].a);
 		rc = bf_plan_earliest_q(r->bp, &q, &s->out, &best_t);
 	}
 	if (rc == 0)
@@ -244,12 +256,6 @@ static int defer(struct bf_run *r, size_t i, int64_t dur)
 }
 
 /* ---- jobs of components that start together ---- */
-
-/* A component: its request, and where it goes. */
-struct bf_part {
-	struct sched_job job;
-	struct sched_alloc a;
-};
 
 /* A tentative hold to undo: node had count holds before it. */
 struct bf_undo {
@@ -317,7 +323,7 @@ static int parts_at(struct bf_run *r, size_t i, struct bf_part *p, size_t n, int
 		struct sched_job j = {.nalts = 1};
 		int64_t t;
 		if (r->ops->part(r->ctx, i, k, &j) != SCHED_TRY ||
-		    earliest(r, i, &p[k].job, t0, horizon, &t) < 0)
+		    earliest(r, i, &p[k].job, p, k, t0, horizon, &t) < 0)
 			return tent_undo(r, tt) < 0 ? -ENOMEM : -EAGAIN;
 		if (t > t0) {
 			*later = t;
@@ -445,7 +451,8 @@ static void test_job(struct bf_run *r, size_t i, int again)
 			test_parts(r, i, &job, resv);
 			return;
 		}
-		if (earliest(r, i, &job, r->now, resv ? r->horizon : r->now, &t) < 0 ||
+		if (earliest(r, i, &job, NULL, 0, r->now, resv ? r->horizon : r->now,
+		             &t) < 0 ||
 		    hold_alloc(r, &r->snap->out, i, t, end_of(t, job.dur)) < 0) {
 			ops->unplan(r->ctx, i);
 			return;

@@ -511,6 +511,13 @@ void sched_alloc_free(struct sched_alloc *a)
 	memset(a, 0, sizeof(*a));
 }
 
+void sched_alloc_avoid(struct sched_node *nodes, size_t n, const struct sched_alloc *a)
+{
+	for (uint32_t k = 0; k < a->nnodes; k++)
+		if (a->node_idx[k] < n)
+			nodes[a->node_idx[k]].usable = 0;
+}
+
 int sched_alloc_dup(struct sched_alloc *to, const struct sched_alloc *from)
 {
 	size_t n = from->nnodes, ng = n * SCHED_GRES_KINDS;

@@ -129,4 +129,9 @@ void sched_alloc_sort(struct sched_alloc *out);
 int sched_alloc_dup(struct sched_alloc *to, const struct sched_alloc *from);
 void sched_alloc_free(struct sched_alloc *a);
 
+/* Make a's nodes unusable in nodes[n] (after a mark): a heterogeneous job's
+ * components never share a node, as in Slurm, which starts each component
+ * on nodes that the ones before it do not use. */
+void sched_alloc_avoid(struct sched_node *nodes, size_t n, const struct sched_alloc *a);
+
 #endif

@@ -296,3 +296,49 @@ def test_running_component_cancelled_alone(cluster):
     assert c.job_state(jid) == "RUNNING"
     assert c.run(["scancel", str(jid)]).returncode == 0
     c.wait_for(lambda: c.job_state(jid) == "CANCELLED" or None, what="the leader")
+
+
+def _comp_nodes(c, jid, n):
+    p = c.run(["squeue", "-h", "-j", str(jid), "-o", "%i %N"], check=True)
+    rows = dict(line.split() for line in p.stdout.splitlines())
+    return [rows.get(f"{jid}+{k}") for k in range(n)]
+
+
+def test_components_never_share_a_node(cluster):
+    """Slurm starts each component on nodes that the ones before it do not
+    use (its test38.16 counts two nodes for `salloc -N1 : -N1`), though
+    each would fit beside the other."""
+    c = cluster
+    jid = c.sbatch("-n1", "-o", "/dev/null", ":", "-n1", ":", "-n1", "--wrap",
+                   "sleep 60")
+    c.wait_running(jid)
+    nodes = _comp_nodes(c, jid, 3)
+    assert None not in nodes and len(set(nodes)) == 3, nodes
+    assert c.run(["scancel", str(jid)]).returncode == 0
+    # more single-node components than nodes: never started
+    jid = c.sbatch("-n1", "-o", "/dev/null", ":", "-n1", ":", "-n1", ":", "-n1",
+                   ":", "-n1", "--wrap", "true")
+    c.wait_for(lambda: _rows(c) and all(r[2] == "PENDING" for r in _rows(c))
+               or None, what="five components pending")
+    assert c.run(["scancel", str(jid)]).returncode == 0
+    c.wait_for(lambda: _rows(c) == [] or None, what="queue empty")
+
+
+def test_backfilled_components_never_share_a_node(cluster):
+    """The same when backfill starts them: two nodes free beside a blocker,
+    a waiting job ahead of them; the short heterogeneous job runs there,
+    one component on each."""
+    c = cluster
+    gate = c.work / "gate2"
+    blocker = c.sbatch("-N2", "--exclusive", "-t", "30", "-o", "/dev/null",
+                       "--wrap", f"while [ ! -e {gate} ]; do sleep 0.1; done")
+    c.wait_running(blocker)
+    big = c.sbatch("-N4", "-t", "30", "-o", "/dev/null", "--wrap", "true")
+    jid = c.sbatch("-t", "1", "-n1", "-o", "/dev/null", ":", "-n1", "--wrap",
+                   "sleep 60")
+    c.wait_running(jid, timeout=60)
+    nodes = _comp_nodes(c, jid, 2)
+    assert None not in nodes and len(set(nodes)) == 2, nodes
+    for j in (jid, big, blocker):
+        assert c.run(["scancel", str(j)]).returncode == 0
+    gate.write_text("")
