@@ -545,14 +545,23 @@ static int show_jobs(const struct scontrol_opts *o, const char *id_str)
 	now = resp->now > 0 ? (time_t)resp->now : time(NULL);
 	print_last_update(o, now, resp->jobs_count);
 	for (uint32_t i = 0; i < resp->jobs_count; i++) {
+		struct job_info shown_job;
+
 		if (id_str && !job_wanted(&resp->jobs[i], any, id, task, het))
 			continue;
+		/* ARRAYID_TASK on the pending remainder: shown as that one
+		 * task (ArrayTaskId=T), as Slurm's scontrol does */
+		shown_job = resp->jobs[i];
+		if (task != NO_VAL && shown_job.array_task_str) {
+			shown_job.array_task_str = NULL;
+			shown_job.array_task_id = task;
+		}
 		if (o->json)
 			json_array_append_new(
 			    json_list(o, "jobs"),
-			    sj_job(&resp->jobs[i], cli_conf()->cluster_name));
+			    sj_job(&shown_job, cli_conf()->cluster_name));
 		else
-			print_job(stdout, o, &resp->jobs[i], now);
+			print_job(stdout, o, &shown_job, now);
 		shown++;
 	}
 	msg_body_free(type, body);
@@ -626,7 +635,7 @@ static void print_node(FILE *f, const struct scontrol_opts *o, const struct node
 	else
 		fprintf(f, "CPULoad=%.2f%s", n->cpu_load / 100.0, le);
 	fprintf(f, "AvailableFeatures=%s%s", nul(n->features), le);
-	fprintf(f, "ActiveFeatures=%s%s", nul(n->features), le);
+	fprintf(f, "ActiveFeatures=%s%s", nul(n->features_act), le);
 	fprintf(f, "Gres=%s%s", nul(n->gres), le);
 	/* -d: what jobs hold of them, as Slurm shows it with details */
 	if (o->details && n->gres_used)
