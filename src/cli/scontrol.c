@@ -304,13 +304,14 @@ static void collect_ids(int argc, char **argv, struct id_list *ids, int *bad)
 /* One MSG_JOB_UPDATE_REQ for entry i of ids.  Returns the controller's rc,
  * with *ret_msg (caller frees) set when it is an error. */
 static int job_update(const struct id_list *ids, size_t i, uint32_t op, char **kv,
-                      char **ret_msg)
+                      uint32_t flags, char **ret_msg)
 {
-	struct job_update_req req = {.job_id = ids->v[i], .op = op, .kv = kv};
+	struct job_update_req req = {
+	    .job_id = ids->v[i], .op = op, .kv = kv, .flags = flags};
 	void *body = NULL;
 
 	if (ids->task[i] != NO_VAL) {
-		req.flags = JOB_UPDATE_F_ARRAY_TASK;
+		req.flags |= JOB_UPDATE_F_ARRAY_TASK;
 		req.array_task_id = ids->task[i];
 	}
 	if (ids->text[i] && strchr(ids->text[i], '+')) /* N+K: that record */
@@ -346,28 +347,16 @@ static int cmd_job_op(const struct scontrol_opts *o, const char *what, uint32_t 
 		return 1;
 	}
 	collect_ids(argc, argv, &ids, &rc);
-	if (incomplete && ids.n) {
-		uint16_t type;
-		struct job_info_resp *jobs = load_jobs(&type);
-
-		for (size_t i = 0; jobs && i < ids.n; i++)
-			for (uint32_t j = 0; j < jobs->jobs_count; j++)
-				if (ids.task[i] == NO_VAL &&
-				    jobs->jobs[j].job_id == ids.v[i] &&
-				    job_state_is_finished(jobs->jobs[j].state))
-					ids.v[i] = 0;
-		if (jobs)
-			msg_body_free(type, jobs);
-	}
 	for (size_t k = 0; k < ids.n; k++) {
 		/* top: each one goes above the others, so the last first and
 		 * the first listed ends highest (Slurm's order) */
 		size_t i = op == JOB_OP_TOP ? ids.n - 1 - k : k;
 		char *msg = NULL;
 
-		if (!ids.v[i])
-			continue;
-		job_update(&ids, i, op, NULL, &msg);
+		/* incomplete: the controller passes over each record (each
+		 * task of an array) that is not running or suspended */
+		job_update(&ids, i, op, NULL, incomplete ? JOB_UPDATE_F_INCOMPLETE : 0,
+		           &msg);
 		if (msg) {
 			if (!o->quiet)
 				fprintf(stderr, "%s for job %s\n", msg, ids.text[i]);
@@ -567,7 +556,7 @@ static int update_job(const struct scontrol_opts *o, int in_argc, char **in_argv
 	for (size_t i = 0; i < ids.n; i++) {
 		char *msg = NULL;
 
-		if (job_update(&ids, i, JOB_OP_UPDATE, kv, &msg)) {
+		if (job_update(&ids, i, JOB_OP_UPDATE, kv, 0, &msg)) {
 			if (!o->quiet)
 				fprintf(stderr, "slurm_update error: %s\n", msg);
 			free(msg);
@@ -647,6 +636,14 @@ static int update_node(const struct scontrol_opts *o, int argc, char **argv)
 			req.state = (char *)st;
 		} else if (klen == 6 && !strncasecmp(argv[i], "reason", 6)) {
 			req.reason = (char *)eq + 1;
+		} else if (klen >= 3 && !strncasecmp(argv[i], "ActiveFeatures", klen)) {
+			req.features_act = (char *)eq + 1;
+			req.feat_set |= NODE_FEAT_ACTIVE;
+		} else if ((klen >= 1 && !strncasecmp(argv[i], "Features", klen)) ||
+		           (klen >= 3 &&
+		            !strncasecmp(argv[i], "AvailableFeatures", klen))) {
+			req.features = (char *)eq + 1;
+			req.feat_set |= NODE_FEAT_AVAIL;
 		} else {
 			fprintf(stderr, "Update of this parameter is not supported: %s\n",
 			        argv[i]);
@@ -665,7 +662,7 @@ static int update_node(const struct scontrol_opts *o, int argc, char **argv)
 		        "Request denied\n");
 		return 1;
 	}
-	if (!req.state && !req.reason) {
+	if (!req.state && !req.reason && !req.feat_set) {
 		fprintf(stderr, "No changes specified\n");
 		return 1;
 	}
@@ -765,12 +762,14 @@ static int cmd_power(const struct scontrol_opts *o, int argc, char **argv)
 
 /* ---- suspend, resume (operators; ctld/suspend.h) ---- */
 
-/* Each job of the comma list in argv[0] ("jobid=" or "job=" may lead), in
- * Slurm's words: "<error> for job <id>" for each that fails. */
+/* Each job of the comma list in argv[0] ("jobid=" or "job=" may lead; N,
+ * N_T, N_[spec] or N+K), in Slurm's words: "<error> for job <id>" for each
+ * that fails.  An array's id stands for all its tasks. */
 static int suspend_jobs(const struct scontrol_opts *o, int argc, char **argv, int suspend)
 {
+	struct id_list ids = {0};
 	const char *s;
-	char **ids;
+	char **words;
 	int rc = 0;
 
 	if (argc < 1) {
@@ -783,30 +782,46 @@ static int suspend_jobs(const struct scontrol_opts *o, int argc, char **argv, in
 		s += 6;
 	else if (!strncasecmp(s, "job=", 4))
 		s += 4;
-	ids = strv_split(s, ",");
-	for (size_t i = 0; ids[i]; i++) {
-		struct job_suspend_req req = {.suspend = (uint32_t)suspend};
-		char *msg = NULL;
-		void *body = NULL;
-		int e;
-		if (fmt_parse_job_id(ids[i], &req.job_id) < 0)
-			e = ESLURM_INVALID_JOB_ID;
-		else
-			e = call_ctld(MSG_JOB_SUSPEND_REQ, &req, MSG_RC, &body, &msg);
+	words = split_ids(s);
+	for (size_t k = 0; words[k]; k++) {
+		/* N+K: a heterogeneous job is suspended whole (Slurm) */
+		int e = strchr(words[k], '+')                  ? ESLURM_NOT_WHOLE_HET_JOB
+		        : id_list_add_word(&ids, words[k]) < 0 ? ESLURM_INVALID_JOB_ID
+		                                               : 0;
 		if (e) {
 			rc = 1;
 			if (!o->quiet)
 				fprintf(stderr, "%s for job %s\n", slurm_strerror(e),
-				        ids[i]);
+				        words[k]);
 		}
-		free(msg);
 	}
-	if (!ids[0]) {
+	if (!words[0]) {
 		rc = 1;
 		fprintf(stderr, "%s for job %s\n", slurm_strerror(ESLURM_INVALID_JOB_ID),
 		        s);
 	}
-	strv_free(ids);
+	fmt_strv_free(words);
+	for (size_t i = 0; i < ids.n; i++) {
+		struct job_suspend_req req = {.job_id = ids.v[i],
+		                              .suspend = (uint32_t)suspend};
+		char *msg = NULL;
+		void *body = NULL;
+		int e;
+
+		if (ids.task[i] != NO_VAL) {
+			req.flags = JOB_UPDATE_F_ARRAY_TASK;
+			req.array_task_id = ids.task[i];
+		}
+		e = call_ctld(MSG_JOB_SUSPEND_REQ, &req, MSG_RC, &body, &msg);
+		if (e) {
+			rc = 1;
+			if (!o->quiet)
+				fprintf(stderr, "%s for job %s\n", slurm_strerror(e),
+				        ids.text[i]);
+		}
+		free(msg);
+	}
+	id_list_release(&ids);
 	return rc;
 }
 

@@ -357,7 +357,7 @@ static int node_matches(const struct match *m, const struct node_info *a,
 	    (m->reason_time && a->reason_time != b->reason_time) ||
 	    (m->reason_user && a->reason_uid != b->reason_uid) ||
 	    (m->features && !str_eq(a->features, b->features)) ||
-	    (m->features_act && !str_eq(a->features, b->features)) ||
+	    (m->features_act && !str_eq(a->features_act, b->features_act)) ||
 	    (m->gres && !str_eq(a->gres, b->gres)) ||
 	    (m->version && !str_eq(a->version, b->version)) ||
 	    (m->hostname && !str_eq(a->hostname, b->hostname)) ||
@@ -862,6 +862,7 @@ static const char *rec_value(const struct fmt_col *col, const void *vrec, void *
 	case 'A':
 		return rec_node_states(r, 0, buf, len);
 	case 'b':
+		return node_str(r, offsetof(struct node_info, features_act), "(null)");
 	case 'f':
 		return node_str(r, offsetof(struct node_info, features), "(null)");
 	case 'c':

@@ -402,6 +402,8 @@ const char *slurm_strerror(int rc)
 		return "Memory required by task is not available";
 	case ESLURM_INVALID_FEATURE:
 		return "Invalid feature specification";
+	case ESLURM_ACTIVE_FEATURE_NOT_SUBSET:
+		return "Active features not subset of available features";
 	case ESLURM_PARTITION_DOWN:
 		return "Partition in DOWN state";
 	case ESLURM_NODE_NOT_AVAIL:

@@ -602,7 +602,9 @@ static void in_event(struct img_in *r, struct ctld *ctld)
 	ctld->restoring = 1; /* the image's events are its state */
 	rc = job_event_apply_owned(ctld, &ev);
 	ctld->restoring = 0;
-	if (rc < 0 && !(ev.head.type == EV_NODE_STATE && rc == -ENOENT))
+	if (rc < 0 &&
+	    !((ev.head.type == EV_NODE_STATE || ev.head.type == EV_NODE_FEATURES) &&
+	      rc == -ENOENT))
 		r->bad = 1;
 	else
 		r->events++;

@@ -27,6 +27,7 @@
 #include "ctld/journal.h"
 #include "ctld/node_gres.h"
 #include "ctld/node_mgr.h"
+#include "ctld/node_feat.h"
 #include "ctld/part_update.h"
 #include "ctld/nokill.h"
 #include "ctld/sched_pass.h"
@@ -589,6 +590,8 @@ static int apply(struct ctld *ctld, const union job_event *ev, struct job_desc *
 		return part_apply(ctld, &ev->part);
 	case EV_NODE_STATE:
 		return node_mgr_apply_state(ctld, &ev->node_state);
+	case EV_NODE_FEATURES:
+		return node_feat_apply(ctld, &ev->node_features);
 	default:
 		break;
 	}

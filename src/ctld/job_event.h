@@ -341,6 +341,19 @@ ROTA_DECLARE(ev_part, EV_PART_FIELDS)
 #define PART_EV_DELETE 1u
 #define PART_EV_RESET  2u
 
+/* A node's features as scontrol update set them: set (NODE_FEAT_AVAIL,
+ * NODE_FEAT_ACTIVE, proto/messages.h) says which of features (AvailableFeatures)
+ * and features_act (ActiveFeatures) replace slurm.conf's (NULL: none);
+ * NODE_FEAT_RESET with no node_name: every node back to slurm.conf's
+ * (scontrol reconfigure, as Slurm). */
+#define EV_NODE_FEATURES_FIELDS(F, S)                                                    \
+	EV_HEAD_FIELDS(F, S)                                                             \
+	F(S, str, node_name, _)                                                          \
+	F(S, u32, set, _)                                                                \
+	F(S, str, features, _)                                                           \
+	F(S, str, features_act, _)
+ROTA_DECLARE(ev_node_features, EV_NODE_FEATURES_FIELDS)
+
 /* name, number (in the journal: never reuse one), member of union job_event */
 #define ROTA_JOB_EVENTS(E)                                                               \
 	E(EV_META, 1, meta)                                                              \
@@ -365,7 +378,8 @@ ROTA_DECLARE(ev_part, EV_PART_FIELDS)
 	E(EV_CRONTAB, 20, crontab)                                                       \
 	E(EV_EXCISE, 21, excise)                                                         \
 	E(EV_STEP_LIMIT, 22, step_limit)                                                 \
-	E(EV_PART, 23, part)
+	E(EV_PART, 23, part)                                                             \
+	E(EV_NODE_FEATURES, 24, node_features)
 
 #define ROTA_EV_ENUM(name, num, m) name = num,
 enum job_event_type { ROTA_JOB_EVENTS(ROTA_EV_ENUM) EV_TYPE_END };
@@ -375,7 +389,7 @@ enum job_event_type { ROTA_JOB_EVENTS(ROTA_EV_ENUM) EV_TYPE_END };
 union job_event {
 	struct ev_head head;
 	struct ev_job_head job; /* all but META, NODE_STATE, TEXT, ASSOC, RESV,
-	                         * TRIGGER, CRONTAB, PART */
+	                         * TRIGGER, CRONTAB, PART, NODE_FEATURES */
 	ROTA_JOB_EVENTS(ROTA_EV_MEMBER)
 };
 #undef ROTA_EV_MEMBER

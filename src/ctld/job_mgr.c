@@ -31,6 +31,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/journal.h"
 #include "ctld/node_mgr.h"
+#include "ctld/node_feat.h"
 #include "ctld/part_access.h"
 #include "ctld/part_mem.h"
 #include "ctld/sched_pass.h"
@@ -673,7 +674,7 @@ static int job_desc_fits(struct ctld *ctld, const struct part *p,
 			nodes[i].cores = n->cores;
 			nodes[i].threads = node_cpu_threads(n);
 			nodes[i].usable =
-			    (!cons || constraint_match(cons, alt, n->cfg->features)) &&
+			    (!cons || constraint_match(cons, alt, node_feat_avail(n))) &&
 			    node_layout_fits(n, x) && node_tmp_disk(n) >= x->pn_min_tmp;
 			memcpy(nodes[i].gres, n->gres_use.count, sizeof(nodes[i].gres));
 		}
@@ -707,9 +708,9 @@ static int job_desc_constraint(struct ctld *ctld, const struct part *p, const ch
 	for (size_t k = 0; k < nnames; k++) {
 		size_t i;
 		for (i = 0; i < p->nnodes; i++)
-			if (feature_list_has(
-			        node_mgr_get(ctld->nodes, p->node_idx[i])->cfg->features,
-			        names[k]))
+			if (feature_list_has(node_feat_avail(node_mgr_get(
+			                         ctld->nodes, p->node_idx[i])),
+			                     names[k]))
 				break;
 		if (i == p->nnodes) {
 			log_info("submit rejected: no node of partition %s has feature "

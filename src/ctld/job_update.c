@@ -420,6 +420,12 @@ static int update_top(struct ctld *ctld, struct caller *who, struct job *job)
 	return ev_update_commit(ctld, &ev) < 0 ? SLURM_ERROR : 0;
 }
 
+static int is_requeue(const struct job_update_req *req)
+{
+	return req->op == JOB_OP_REQUEUE || req->op == JOB_OP_REQUEUE_HOLD ||
+	       req->op == JOB_OP_REQUEUE_SE;
+}
+
 /* The operation on one record; returns 0 or -ESLURM_*. */
 static int update_one(struct ctld *ctld, struct caller *who, struct job *job,
                       const struct job_update_req *req)
@@ -428,6 +434,10 @@ static int update_one(struct ctld *ctld, struct caller *who, struct job *job,
 		return -ESLURM_ACCESS_DENIED;
 	int rc;
 
+	/* requeue incomplete: what is not running is left as it is */
+	if (is_requeue(req) && (req->flags & JOB_UPDATE_F_INCOMPLETE) &&
+	    !job_is_running(job))
+		return 0;
 	/* a crontab's entry changes through scrontab (crontab.h) */
 	if (req->op != JOB_OP_REQUEUE && crontab_listed(ctld, job))
 		return -ESLURM_CANNOT_MODIFY_CRON_JOB;
@@ -465,9 +475,8 @@ static int update_array_task(struct ctld *ctld, struct caller *who,
 		return rc;
 	if (job)
 		return update_one(ctld, who, job, req);
-	if (req->op == JOB_OP_REQUEUE || req->op == JOB_OP_REQUEUE_HOLD ||
-	    req->op == JOB_OP_REQUEUE_SE)
-		return -ESLURM_JOB_PENDING;
+	if (is_requeue(req))
+		return req->flags & JOB_UPDATE_F_INCOMPLETE ? 0 : -ESLURM_JOB_PENDING;
 	job = job_array_split(ctld, meta, req->array_task_id);
 	return job ? update_one(ctld, who, job, req) : SLURM_ERROR;
 }

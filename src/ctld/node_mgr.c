@@ -18,6 +18,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/listener.h"
 #include "ctld/node_mgr.h"
+#include "ctld/node_feat.h"
 #include "ctld/resv.h"
 #include "ctld/node_gres.h"
 #include "ctld/power.h"
@@ -258,6 +259,8 @@ void node_mgr_destroy(struct node_mgr *nm)
 		free(nm->nodes[i].version);
 		node_gres_release(&nm->nodes[i]);
 		free(nm->nodes[i].orphans);
+		free(nm->nodes[i].feat_avail);
+		free(nm->nodes[i].feat_act);
 	}
 	for (size_t i = 0; i < nm->nparts; i++)
 		part_free(nm->parts[i]);
@@ -670,6 +673,17 @@ int node_mgr_orphan_gone(struct ctld *ctld, const char *name, uint32_t job_id)
 	return 0;
 }
 
+int node_mgr_orphan_held(const struct ctld *ctld, uint32_t job_id)
+{
+	for (size_t i = 0; i < node_mgr_count(ctld->nodes); i++) {
+		const struct node *n = node_mgr_get(ctld->nodes, i);
+		for (uint32_t k = 0; k < n->norphans; k++)
+			if (n->orphans[k] == job_id)
+				return 1;
+	}
+	return 0;
+}
+
 void node_mgr_register(struct ctld *ctld, struct caller *who, struct node_register *reg,
                        struct chan *ch)
 {
@@ -877,7 +891,8 @@ void node_mgr_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 		o->free_memory = n->free_mem;
 		o->tmp_disk = node_tmp_disk(n);
 		o->weight = n->cfg->weight;
-		o->features = xstrdup(n->cfg->features);
+		o->features = xstrdup(node_feat_avail(n));
+		o->features_act = xstrdup(node_feat_active(n));
 		o->gres = xstrdup(n->cfg->gres);
 		o->partitions = node_partitions(nm, i);
 		o->reason = xstrdup(n->reason);
@@ -1026,6 +1041,27 @@ void node_mgr_update(struct ctld *ctld, struct caller *who,
 			chan_send_rc(ch, -ESLURM_INVALID_NODE_NAME, NULL);
 			goto out;
 		}
+	/* AvailableFeatures=, ActiveFeatures= (ctld/node_feat.h): all the
+	 * nodes checked, then set */
+	for (size_t i = 0; r->feat_set && i < count; i++) {
+		int e = node_feat_check(
+		    node_mgr_get(ctld->nodes, node_mgr_find(ctld->nodes, names[i])), r);
+		if (e) {
+			chan_send_rc(ch, e, NULL);
+			goto out;
+		}
+	}
+	for (size_t i = 0; r->feat_set && i < count; i++)
+		if (node_feat_update(
+		        ctld,
+		        node_mgr_get(ctld->nodes, node_mgr_find(ctld->nodes, names[i])),
+		        r) < 0) {
+			chan_send_rc(ch, SLURM_ERROR,
+			             "internal error recording the change");
+			goto out;
+		}
+	if (r->feat_set)
+		ctld_sched_kick(ctld);
 	if (!st) {
 		chan_send_rc(ch, 0, NULL);
 		goto out;

@@ -57,6 +57,11 @@ struct node {
 	uint32_t *orphans; /* [norphans], owned */
 	uint32_t norphans;
 	struct gres_use gres_use; /* its GRES kinds and the devices jobs hold */
+	/* scontrol update's AvailableFeatures= / ActiveFeatures= (owned; NULL:
+	 * none), in force where feat_set has NODE_FEAT_AVAIL / NODE_FEAT_ACTIVE;
+	 * slurm.conf's Features= otherwise (ctld/node_feat.h) */
+	char *feat_avail, *feat_act;
+	uint32_t feat_set;
 };
 
 /* A partition.  Each is its own allocation, where it stays while it exists
@@ -186,6 +191,8 @@ void node_mgr_orphan_add(struct node *n, uint32_t job_id);
 /* The node (name, borrowed) confirmed that nothing of job_id is left there:
  * if it was one of its orphans, forget it.  Returns 1 if it was. */
 int node_mgr_orphan_gone(struct ctld *ctld, const char *name, uint32_t job_id);
+/* Is job_id still to be confirmed gone by some node? */
+int node_mgr_orphan_held(const struct ctld *ctld, uint32_t job_id);
 void node_mgr_info(struct ctld *ctld, struct caller *who, struct chan *ch);
 void node_mgr_part_info(struct ctld *ctld, struct caller *who, struct chan *ch);
 void node_mgr_update(struct ctld *ctld, struct caller *who,

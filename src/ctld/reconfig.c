@@ -8,6 +8,8 @@
 #include "ctld/job_mgr.h"
 #include "ctld/listener.h"
 #include "ctld/node_mgr.h"
+#include "ctld/node_feat.h"
+#include "ctld/job_event.h"
 #include "ctld/part_update.h"
 #include "ctld/reconfig.h"
 #include "ctld/trigger.h"
@@ -168,6 +170,7 @@ int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
 	size_t n_old = node_mgr_count(ctld->nodes);
 	int *map;
 	struct part_carry *carry;
+	int feat_reset;
 
 	if (conf_load(old->path, &nc, err) < 0)
 		return -1;
@@ -182,6 +185,7 @@ int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
 	ctld->conf = nc; /* node_mgr_create reads it, and what partitions keep */
 	node_mgr_create(ctld, &nm);
 	carry = part_reconfigure_begin(ctld, ctld->nodes, nm);
+	feat_reset = node_feat_changed(ctld->nodes);
 	ctld->conf = old;
 	map = xcalloc(n_old + 1, sizeof(*map));
 	for (size_t i = 0; i < n_old; i++)
@@ -214,6 +218,12 @@ int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
 	/* as Slurm: what scontrol changed in the partitions is dropped (the
 	 * journal says so), unless ReconfigFlags keeps it */
 	part_reconfigure_end(ctld, carry);
+	/* so are the nodes' features (the new nodes have slurm.conf's) */
+	if (feat_reset) {
+		struct ev_node_features ev = {.set = NODE_FEAT_RESET};
+		ev_node_features_commit(ctld, &ev);
+		log_info("reconfigure: the nodes' features are slurm.conf's again");
+	}
 	log_info("reconfigured from %s: %zu nodes, %zu partitions", nc->path,
 	         node_mgr_count(nm), node_mgr_part_count(nm));
 	free(map);

@@ -33,6 +33,7 @@
 #include "common/mailtype.h"
 #include "ctld/node_gres.h"
 #include "ctld/node_mgr.h"
+#include "ctld/node_feat.h"
 #include "ctld/part_access.h"
 #include "ctld/part_mem.h"
 #include "ctld/sched_pass.h"
@@ -401,7 +402,7 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 		ps->snap.nodes[i].usable =
 		    node_usable(n) && part_has_node(job->part, i) &&
 		    (!features ||
-		     (cons && constraint_match(cons, alt, n->cfg->features))) &&
+		     (cons && constraint_match(cons, alt, node_feat_active(n)))) &&
 		    (!job_x(job)->gres || gres_fits(job, &r, n)) &&
 		    node_layout_fits(n, job_x(job)) &&
 		    node_tmp_disk(n) >= job_x(job)->pn_min_tmp &&

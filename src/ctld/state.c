@@ -19,6 +19,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/journal.h"
 #include "ctld/node_mgr.h"
+#include "ctld/node_feat.h"
 #include "ctld/power.h"
 #include "ctld/crontab.h"
 #include "ctld/part_update.h"
@@ -256,7 +257,16 @@ static int compact_gen(void *arg, size_t i, union job_event *ev)
 	}
 	cp->phase = 3;
 	while (cp->node < node_mgr_count(cp->ctld->nodes)) {
-		struct node *n = node_mgr_get(cp->ctld->nodes, cp->node++);
+		struct node *n = node_mgr_get(cp->ctld->nodes, cp->node);
+		/* sub 0: its features set by scontrol (ctld/node_feat.h), then
+		 * its state */
+		if (cp->sub == 0) {
+			cp->sub = 1;
+			if (node_feat_snapshot(n, &ev->node_features))
+				return 1;
+		}
+		cp->sub = 0;
+		cp->node++;
 		if (!(n->flags & (NODE_DRAIN | NODE_FAIL)) && !n->admin_down &&
 		    n->power != NODE_POWER_OFF && n->power != NODE_POWER_GOING_DOWN &&
 		    n->power != NODE_POWER_GOING_UP && !n->reboot)

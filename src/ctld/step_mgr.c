@@ -625,8 +625,15 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 	/* a node confirms it killed a job that was no longer its: whatever run
 	 * of the job that was, the node may be scheduled again */
 	if (msg->step_id == NO_VAL && (msg->flags & STEP_DONE_JOB_GONE) &&
-	    node_mgr_orphan_gone(ctld, msg->node_name, msg->job_id))
+	    node_mgr_orphan_gone(ctld, msg->node_name, msg->job_id)) {
+		/* a requeued job's old run is over on all its nodes: PENDING
+		 * (Slurm's requeue ends its COMPLETING there), eligible at the
+		 * time its requeue set */
+		if (job && job_is_pending(job) && (job->state & JOB_REQUEUE_FLAG) &&
+		    !node_mgr_orphan_held(ctld, job->job_id))
+			job->state &= ~JOB_REQUEUE_FLAG;
 		ctld_sched_kick(ctld);
+	}
 	if (job && step_report_stale(job, msg))
 		return;
 	if (job && acct_enabled(ctld) &&

@@ -148,40 +148,70 @@ void suspend_tick(struct ctld *ctld, time_t now)
 	}
 }
 
+/* Suspend (or resume) one running record; 0 or -ESLURM_*. */
+static int suspend_one(struct ctld *ctld, struct job *job, int suspend)
+{
+	struct ev_suspend ev = {
+	    .job_id = job->job_id, .time = time(NULL), .suspend = suspend ? 1 : 0};
+
+	if (job_is_finished(job) || job->array_rem)
+		return -ESLURM_INVALID_JOB_ID;
+	if (!job_is_running(job) || (job->state & (JOB_COMPLETING | JOB_CONFIGURING)))
+		return job_is_pending(job) ? -ESLURM_JOB_PENDING
+		                           : -ESLURM_JOB_NOT_RUNNING;
+	if (suspend && (job->state & JOB_SUSPEND_FLAG))
+		return -ESLURM_JOB_SUSPENDED;
+	if (!suspend && !(job->state & JOB_SUSPEND_FLAG))
+		return -ESLURM_JOB_NOT_SUSPENDED;
+	if (ev_suspend_commit(ctld, &ev) < 0)
+		return SLURM_ERROR;
+	log_info("JobId=%u %s", job->job_id, suspend ? "suspended" : "resumed");
+	job_signal_nodes(ctld, job, NO_VAL, suspend ? SIGSTOP : SIGCONT, 0);
+	return 0;
+}
+
+/* An array's id stands for every task of it (Slurm's job_suspend2): each
+ * running one done, the first refusal told when none was. */
+static int suspend_array(struct ctld *ctld, uint32_t id, int suspend)
+{
+	int rc = -ESLURM_INVALID_JOB_ID, any = 0;
+
+	for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
+		int one;
+		if (j->job_id != id && j->array_job_id != id)
+			continue;
+		if (!(one = suspend_one(ctld, j, suspend)))
+			any = 1;
+		else if (rc == -ESLURM_INVALID_JOB_ID)
+			rc = one;
+	}
+	return any ? 0 : rc;
+}
+
 void suspend_request(struct ctld *ctld, struct caller *who,
                      const struct job_suspend_req *r, struct chan *ch)
 {
-	struct job *job = job_find(ctld->jobs, r->job_id);
-	struct ev_suspend ev = {
-	    .job_id = r->job_id, .time = time(NULL), .suspend = r->suspend ? 1 : 0};
+	struct job *job = NULL, *meta = NULL;
+	int rc;
 
-	(void)who; /* operators alone (ops.c) */
-	if (!job || job_is_finished(job) || job->array_rem) {
-		chan_send_rc(ch, -ESLURM_INVALID_JOB_ID, NULL);
-		return;
+	if (r->flags & JOB_UPDATE_F_ARRAY_TASK) { /* N_T: that task alone */
+		rc = job_array_task_lookup(ctld, who, r->job_id, r->array_task_id, &job,
+		                           &meta);
+		if (!rc)
+			rc = job ? suspend_one(ctld, job, r->suspend)
+			         : -ESLURM_JOB_PENDING;
+	} else {
+		job = job_find(ctld->jobs, r->job_id);
+		/* a job of its own, or a task known by its own id */
+		if (job && (!job->array_job_id || job->array_job_id != r->job_id))
+			rc = suspend_one(ctld, job, r->suspend);
+		else
+			rc = suspend_array(ctld, r->job_id, r->suspend);
 	}
-	if (!job_is_running(job) || (job->state & (JOB_COMPLETING | JOB_CONFIGURING))) {
-		chan_send_rc(ch,
-		             job_is_pending(job) ? -ESLURM_JOB_PENDING
-		                                 : -ESLURM_JOB_NOT_RUNNING,
-		             NULL);
+	chan_send_rc(ch, rc,
+	             rc == SLURM_ERROR ? "internal error recording the change" : NULL);
+	if (rc)
 		return;
-	}
-	if (r->suspend && (job->state & JOB_SUSPEND_FLAG)) {
-		chan_send_rc(ch, -ESLURM_JOB_SUSPENDED, NULL);
-		return;
-	}
-	if (!r->suspend && !(job->state & JOB_SUSPEND_FLAG)) {
-		chan_send_rc(ch, -ESLURM_JOB_NOT_SUSPENDED, NULL);
-		return;
-	}
-	if (ev_suspend_commit(ctld, &ev) < 0) {
-		chan_send_rc(ch, SLURM_ERROR, "internal error recording the change");
-		return;
-	}
-	log_info("JobId=%u %s", job->job_id, r->suspend ? "suspended" : "resumed");
-	job_signal_nodes(ctld, job, NO_VAL, r->suspend ? SIGSTOP : SIGCONT, 0);
-	chan_send_rc(ch, 0, NULL);
 	if (r->suspend)
 		ctld_sched_kick(ctld); /* its CPUs are free */
 	else

@@ -59,7 +59,7 @@ static int store_rec(void *arg, const uint8_t *body, size_t len)
 	if (b->d->report && ev.head.type != EV_META && ev.head.type != EV_NODE_STATE &&
 	    ev.head.type != EV_ASSOC && ev.head.type != EV_RESV &&
 	    ev.head.type != EV_TRIGGER && ev.head.type != EV_CRONTAB &&
-	    ev.head.type != EV_PART)
+	    ev.head.type != EV_PART && ev.head.type != EV_NODE_FEATURES)
 		report_cache_touch(b->d->report, ev.job.job_id);
 	job_event_release(&ev);
 	return 0;

@@ -300,7 +300,8 @@ _Static_assert(job_info_idx_wait4switch < 64, "job_info_req.fields is 64 bits");
 	F(S, str, arch, _)                                                               \
 	F(S, str, version, _)                                                            \
 	F(S, str, gres_used, _)  /* "gpu:h100:0(IDX:N/A)" (ctld/node_gres.h) */          \
-	F(S, str, next_state, _) /* to reboot: "RESUME" or "DOWN" after; NULL */
+	F(S, str, next_state, _) /* to reboot: "RESUME" or "DOWN" after; NULL */        \
+	F(S, str, features_act, _) /* ActiveFeatures (features: AvailableFeatures) */
 ROTA_DECLARE(node_info, NODE_INFO_FIELDS)
 
 #define PART_INFO_FIELDS(F, S)                                                           \
@@ -559,8 +560,14 @@ enum cancel_flags {
 	F(S, u32, array_task_id, _) /* with JOB_UPDATE_F_ARRAY_TASK: task of job_id */
 ROTA_DECLARE(job_update_req, JOB_UPDATE_REQ_FIELDS)
 /* JOB_UPDATE_F_ONE: job_id's record only (scontrol's N+K), not, for a
- * heterogeneous job's leader, every component */
-enum job_update_flags { JOB_UPDATE_F_ARRAY_TASK = 1, JOB_UPDATE_F_ONE = 2 };
+ * heterogeneous job's leader, every component.  JOB_UPDATE_F_INCOMPLETE
+ * (scontrol requeue incomplete): a requeue passes over, as done, each record
+ * that is not running or suspended. */
+enum job_update_flags {
+	JOB_UPDATE_F_ARRAY_TASK = 1,
+	JOB_UPDATE_F_ONE = 2,
+	JOB_UPDATE_F_INCOMPLETE = 4,
+};
 enum job_update_op {
 	JOB_OP_HOLD = 1,
 	JOB_OP_UHOLD,
@@ -575,8 +582,14 @@ enum job_update_op {
 #define NODE_UPDATE_REQ_FIELDS(F, S)                                                     \
 	F(S, str, nodes, _)                                                              \
 	F(S, str, state, _)                                                              \
-	F(S, str, reason, _)
+	F(S, str, reason, _)                                                             \
+	F(S, u32, feat_set, _)  /* NODE_FEAT_*: which of the two below are given */     \
+	F(S, str, features, _)  /* AvailableFeatures= ("": none) */                     \
+	F(S, str, features_act, _) /* ActiveFeatures= ("": none) */
 ROTA_DECLARE(node_update_req, NODE_UPDATE_REQ_FIELDS)
+/* scontrol update node: AvailableFeatures= (Features=) given, ActiveFeatures=
+ * given; NODE_FEAT_RESET (journal only): back to slurm.conf's */
+enum node_feat_set { NODE_FEAT_AVAIL = 1, NODE_FEAT_ACTIVE = 2, NODE_FEAT_RESET = 4 };
 
 /* srun/salloc allocation granted (after ALLOC_REQ; ALLOC_PENDING comes first when
  * the job must wait). */
@@ -1565,7 +1578,9 @@ ROTA_DECLARE(resv_info_resp, RESV_INFO_RESP_FIELDS)
 /* ---- scontrol suspend|resume (ctld/suspend.h) ---- */
 #define JOB_SUSPEND_REQ_FIELDS(F, S)                                                     \
 	F(S, u32, job_id, _)                                                             \
-	F(S, u32, suspend, _) /* 1 suspend, 0 resume */
+	F(S, u32, suspend, _) /* 1 suspend, 0 resume */                                 \
+	F(S, u32, flags, _)   /* JOB_UPDATE_F_ARRAY_TASK: task array_task_id alone */   \
+	F(S, u32, array_task_id, _)
 ROTA_DECLARE(job_suspend_req, JOB_SUSPEND_REQ_FIELDS)
 
 /* ---- fairshare (sshare; ctld/fairshare.h) ---- */

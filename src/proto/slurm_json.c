@@ -184,7 +184,7 @@ json_t *sj_node(const struct node_info *n)
 	set(o, "free_memory", num((json_int_t)n->free_memory));
 	set(o, "cpus", num(n->cpus));
 	set(o, "features", str(n->features));
-	set(o, "active_features", str(n->features));
+	set(o, "active_features", str(n->features_act));
 	set(o, "gres", str(n->gres));
 	set(o, "gres_drained", str("N/A"));
 	set(o, "gres_used", str(n->gres_used));

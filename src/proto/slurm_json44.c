@@ -727,7 +727,7 @@ json_t *sj44_node(const struct node_info *n)
 	jsonw_str(&w, "extra", NULL);
 	empty_obj(&w, "power");
 	split_list(&w, "features", n->features, ',');
-	split_list(&w, "active_features", n->features, ',');
+	split_list(&w, "active_features", n->features_act, ',');
 	jsonw_str(&w, "gpu_spec", NULL);
 	jsonw_str(&w, "gres", n->gres);
 	jsonw_str(&w, "gres_drained", "N/A");

@@ -150,7 +150,8 @@ def test_split_task_keeps_throttle(cluster):
 
 def test_show_job_of_one_task(cluster):
     """scontrol show job ARRAYID_TASK: the task's own record once it has one,
-    the pending remainder while that still holds the task."""
+    the pending remainder while that still holds the task, shown as that task
+    (ArrayTaskId=T, as Slurm's scontrol shows it)."""
     write_script(cluster.work / "s.sh", SLEEPER)
     jobid = cluster.sbatch("--array=0-5%2", "s.sh", cwd=cluster.work)
     cluster.wait_for(lambda: len(squeue(cluster, "-t", "R", "-o", "%i")) == 2,
@@ -169,7 +170,7 @@ def test_show_job_of_one_task(cluster):
     assert "JobState=RUNNING" in out
     rc, out, _ = show(f"{jobid}_4")
     assert rc == 0 and records(out) == 1, out
-    assert f"JobId={jobid} ArrayJobId={jobid} ArrayTaskId=2-5%2 " in out
+    assert f"JobId={jobid} ArrayJobId={jobid} ArrayTaskId=4 ArrayTaskThrottle=2 " in out
     assert "JobState=PENDING" in out
     for bad in (f"{jobid}_9", f"{jobid}_", f"{jobid}_x", "_1"):
         rc, out, err = show(bad)
@@ -202,3 +203,59 @@ def test_squeue_by_ids_of_tasks_arrays_and_jobs(cluster):
     p = cluster.run(["squeue", "-h", "-j", "999999"])
     assert p.returncode == 1 and "Invalid job id specified" in p.stderr, p
     cluster.run(["scancel", str(arr), str(plain)])
+
+
+def test_suspend_and_resume_of_arrays_and_tasks(cluster):
+    """scontrol suspend|resume ARRAYID: every running task of the array
+    (Slurm's job_suspend2), not only the record with the array's id;
+    ARRAYID_T and ARRAYID_[list]: those tasks."""
+    write_script(cluster.work / "s.sh", SLEEPER)
+    jobid = cluster.sbatch("--array=0-2", "s.sh", cwd=cluster.work)
+    tasks = [f"{jobid}_{i}" for i in range(3)]
+    cluster.wait_for(lambda: all(cluster.job_state(t) == "RUNNING" for t in tasks),
+                     timeout=30, what="three tasks running")
+
+    def states():
+        return [cluster.job_state(t) for t in tasks]
+    p = cluster.run(["scontrol", "suspend", str(jobid)])
+    assert (p.returncode, p.stderr) == (0, ""), p.stderr
+    assert states() == ["SUSPENDED"] * 3
+    p = cluster.run(["scontrol", "resume", f"{jobid}_1"])
+    assert (p.returncode, p.stderr) == (0, ""), p.stderr
+    assert states() == ["SUSPENDED", "RUNNING", "SUSPENDED"]
+    p = cluster.run(["scontrol", "resume", f"{jobid}_[0,2]"])
+    assert (p.returncode, p.stderr) == (0, ""), p.stderr
+    assert states() == ["RUNNING"] * 3
+    p = cluster.run(["scontrol", "resume", f"{jobid}_1"])
+    assert p.returncode == 1
+    assert p.stderr == f"Job is not suspended for job {jobid}_1\n"
+    cluster.run(["scancel", str(jobid)])
+
+
+def test_requeue_incomplete_of_an_array(cluster):
+    """scontrol requeue incomplete ARRAYID: each running task goes back to the
+    queue, the one that had ended stays as it is (Slurm passes over what is
+    not running); the requeued ones are PENDING once their nodes confirm the
+    old run gone, well before they may start again."""
+    write_script(cluster.work / "rq.sh",
+                 "#!/bin/bash\n[ $SLURM_ARRAY_TASK_ID == 2 ] && exit 0\n"
+                 "sleep 300\n")
+    jobid = cluster.sbatch("--array=1-4", "--requeue", "-o", "/dev/null",
+                           "rq.sh", cwd=cluster.work)
+    assert cluster.wait_job(f"{jobid}_2") == "COMPLETED"
+    others = [f"{jobid}_{i}" for i in (1, 3, 4)]
+    cluster.wait_for(lambda: all(cluster.job_state(t) == "RUNNING" for t in others),
+                     timeout=30, what="the other tasks running")
+    p = cluster.run(["scontrol", "requeue", "incomplete", str(jobid)])
+    assert (p.returncode, p.stderr) == (0, ""), p.stderr
+    assert cluster.job_state(f"{jobid}_2") == "COMPLETED"
+    want = sorted(f"{jobid}_{i} {'CD' if i == 2 else 'PD'}" for i in (1, 2, 3, 4))
+    cluster.wait_for(
+        lambda: sorted(squeue(cluster, "-t", "all", "-j", str(jobid),
+                              "-o", "%i %t")) == want,
+        timeout=5, what="the running tasks PENDING again")
+    for t in others:
+        assert cluster.job_field(t, "Restarts") == "1"
+        assert cluster.job_field(t, "Reason") == "BeginTime"
+    assert cluster.job_field(f"{jobid}_2", "Restarts") == "0"
+    cluster.run(["scancel", str(jobid)])

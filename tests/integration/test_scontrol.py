@@ -46,6 +46,54 @@ def test_show_node(cluster):
     assert len(re.findall(r"^NodeName=", p.stdout, re.M)) == 4
 
 
+def test_update_node_features(cluster):
+    """scontrol update NodeName= AvailableFeatures= (Features=) ActiveFeatures=:
+    shown by scontrol show node and sinfo %f/%b, named by --constraint (the
+    available ones at submission, the active ones to run), kept across a
+    restart of the controller, slurm.conf's again after scontrol reconfigure
+    (as Slurm)."""
+    c = cluster
+
+    def feats(node):
+        out = c.run(["scontrol", "show", "node", node], check=True).stdout
+        return (re.search(r"AvailableFeatures=(\S*)", out).group(1),
+                re.search(r"ActiveFeatures=(\S*)", out).group(1))
+    p = c.run(["scontrol", "update", "nodename=node01",
+               "AvailableFeatures=fast,big", "ActiveFeatures=fast"])
+    assert (p.returncode, p.stderr) == (0, ""), p.stderr
+    assert feats("node01") == ("fast,big", "fast")
+    p = c.run(["scontrol", "update", "nodename=node02", "Features=big"])
+    assert (p.returncode, p.stderr) == (0, ""), p.stderr
+    assert feats("node02") == ("big", "big")
+    assert c.run(["sinfo", "-h", "-N", "-n", "node[01-03]", "-o", "%N %f %b"],
+                 check=True).stdout == ("node01 fast,big fast\n"
+                                        "node02 big big\n"
+                                        "node03 (null) (null)\n")
+    p = c.run(["scontrol", "update", "nodename=node02", "ActiveFeatures=fast"])
+    assert p.returncode == 1
+    assert p.stderr == ("slurm_update error: Active features not subset of "
+                        "available features\n")
+    assert feats("node02") == ("big", "big")
+    # fast runs on node01; big on node02 alone (not active on node01)
+    j = c.sbatch("-C", "fast", "-o", "/dev/null", "--wrap", "true")
+    k = c.sbatch("-C", "big", "-o", "/dev/null", "--wrap", "true")
+    assert c.wait_job(j) == "COMPLETED" and c.wait_job(k) == "COMPLETED"
+    assert c.job_field(j, "NodeList") == "node01"
+    assert c.job_field(k, "NodeList") == "node02"
+    p = c.run(["sbatch", "-C", "nosuch", "--wrap", "true"])
+    assert p.stderr == ("sbatch: error: Batch job submission failed: "
+                        "Invalid feature specification\n")
+    c.restart_ctld()
+    assert feats("node01") == ("fast,big", "fast")
+    assert feats("node02") == ("big", "big")
+    assert c.run(["scontrol", "reconfigure"]).returncode == 0
+    c.wait_for(lambda: feats("node01") == ("(null)", "(null)"), 10,
+               "slurm.conf's features again")
+    assert feats("node02") == ("(null)", "(null)")
+    c.restart_ctld()
+    assert feats("node01") == ("(null)", "(null)")
+
+
 def test_show_partition(cluster):
     p = cluster.run("scontrol show partition debug")
     assert p.returncode == 0, p.stderr
