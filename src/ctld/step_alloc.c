@@ -206,7 +206,9 @@ int step_alloc(const struct job *job, const struct step_create_req *req,
 
 		node_usage(job, k, used, &mem_used);
 		take_slots(job, &w, out, i, used);
-		out->mem[i] = w.overlap ? 0 : mem_need(&w, out->nslots[i]);
+		/* an --overlap step's memory is its own limit, not taken from the
+		 * others (node_usage skips it) */
+		out->mem[i] = mem_need(&w, out->nslots[i]);
 		if (job->run->mem[k] && out->mem[i] + mem_used > job->run->mem[k] &&
 		    !w.overlap)
 			rc = -ESLURM_NODES_BUSY;

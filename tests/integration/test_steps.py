@@ -30,12 +30,15 @@ def test_steps_listed_while_running(cluster):
 def test_show_step_tres_has_its_memory(cluster):
     """scontrol show step: TRES= holds the memory the step was given (Slurm's
     test1.12 reads mem=N there)."""
+    # --overlap steps too: theirs, though they take it from no other
     jobid = cluster.sbatch("-N1", "-n1", "--mem=100", "-o", "/dev/null", "--wrap",
-                           "srun --mem=100 sleep 30")
-    cluster.wait_for(lambda: "StepId=" in cluster.run(
-        ["scontrol", "show", "step", f"{jobid}.0"]).stdout, what="step 0")
-    p = cluster.run(["scontrol", "show", "step", f"{jobid}.0"])
-    assert "TRES=cpu=1,mem=100M,node=1" in p.stdout, p.stdout
+                           "srun --mem=100 sleep 30 & sleep 0.5; "
+                           "srun --overlap --mem=50 sleep 30 & wait")
+    for step, tres in ((0, "TRES=cpu=1,mem=100M,node=1"), (1, "TRES=cpu=1,mem=50M,node=1")):
+        cluster.wait_for(lambda: "StepId=" in cluster.run(
+            ["scontrol", "show", "step", f"{jobid}.{step}"]).stdout, what=f"step {step}")
+        p = cluster.run(["scontrol", "show", "step", f"{jobid}.{step}"])
+        assert tres in p.stdout, p.stdout
     cluster.run(["scancel", str(jobid)])
 
 
