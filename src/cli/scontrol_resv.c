@@ -223,12 +223,26 @@ int scontrol_resv_create(int argc, char **argv)
 		err("Start time cannot be after end time.  %s", MSG_CREATE);
 		return 1;
 	}
-	if ((!q.nodes || !*q.nodes) && (q.node_cnt == NO_VAL || !q.node_cnt) &&
-	    (!q.licenses || !*q.licenses) && !q.partition && !q.core_cnt) {
-		err("CoreCnt, Nodes, NodeCnt, BurstBuffer, Licenses or Watts must be "
-		    "specified.  %s",
+	/* Nodes=ALL in a partition: its nodes (PART_NODES), which asks for
+	 * both */
+	if (q.partition && q.nodes && !strcasecmp(q.nodes, "ALL"))
+		q.flags |= RESV_F_PART_NODES;
+	if (((q.flags | q.flags_add) & RESV_F_PART_NODES) &&
+	    (!q.partition || !q.nodes || strcasecmp(q.nodes, "ALL"))) {
+		err("PART_NODES flag requires specifying a Partition and ALL nodes.  %s",
 		    MSG_CREATE);
 		return 1;
+	}
+	if ((!q.nodes || !*q.nodes) && (q.node_cnt == NO_VAL || !q.node_cnt) &&
+	    (!q.licenses || !*q.licenses) && !q.core_cnt) {
+		if (!q.partition) {
+			err("CoreCnt, Nodes, NodeCnt, BurstBuffer, Licenses or Watts "
+			    "must be specified.  %s",
+			    MSG_CREATE);
+			return 1;
+		}
+		q.flags |= RESV_F_PART_NODES; /* a partition alone: all of it */
+		q.nodes = "ALL";
 	}
 	if ((!q.users || !*q.users) && (!q.accounts || !*q.accounts)) {
 		err("Either Users/Groups and/or Accounts must be specified.  %s",

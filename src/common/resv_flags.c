@@ -9,6 +9,7 @@ static const struct {
 	const char *name;
 	size_t min;
 	uint32_t bit;
+	int alias; /* another name for a flag listed before: not printed */
 } flags[] = {
     {"MAINT", 3, RESV_F_MAINT},
     {"FLEX", 1, RESV_F_FLEX},
@@ -20,7 +21,12 @@ static const struct {
     {"WEEKEND", 5, RESV_F_WEEKEND},
     {"WEEKLY", 5, RESV_F_WEEKLY},
     {"SPEC_NODES", 0, RESV_F_SPEC_NODES}, /* the controller's, not parsed */
+    {"ALL_NODES", 0, RESV_F_ALL_NODES},   /* the controller's too */
+    {"ANY_NODES", 1, RESV_F_ANY_NODES},
+    {"LICENSE_ONLY", 1, RESV_F_ANY_NODES, 1},
     {"PART_NODES", 2, RESV_F_PART_NODES},
+    {"REPLACE", 1, RESV_F_REPLACE},
+    {"REPLACE_DOWN", 8, RESV_F_REPLACE_DOWN},
     {"PURGE_COMP", 2, RESV_F_PURGE_COMP},
     {"NO_HOLD_JOBS_AFTER_END", 1, RESV_F_NO_HOLD},
     {"MAGNETIC", 3, RESV_F_MAGNETIC},
@@ -55,7 +61,8 @@ int resv_flags_parse(const char *s, uint32_t *ret_add, uint32_t *ret_del,
 		if (s[n] == '=')
 			val = s + n + 1;
 		if (i == NFLAGS || (val && flags[i].bit != RESV_F_PURGE_COMP) ||
-		    (minus && flags[i].bit == RESV_F_OVERLAP)) {
+		    (minus && (flags[i].bit &
+		               (RESV_F_OVERLAP | RESV_F_REPLACES | RESV_F_NO_HOLD)))) {
 			snprintf(bad, badlen, "%.*s", (int)n, s);
 			return -1;
 		}
@@ -93,7 +100,7 @@ char *resv_flags_format(uint32_t f, uint32_t purge, char *buf, size_t len)
 	buf[0] = '\0';
 	for (size_t i = 0; i < NFLAGS; i++) {
 		char d[32] = "";
-		if (!(f & flags[i].bit))
+		if (!(f & flags[i].bit) || flags[i].alias)
 			continue;
 		if (flags[i].bit == RESV_F_PURGE_COMP && purge)
 			timefmt_duration(purge, d, sizeof(d));

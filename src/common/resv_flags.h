@@ -4,6 +4,8 @@
  * A Flags= value is a comma list; a name may be abbreviated (MAINT, IGN),
  * "+NAME" adds and "-NAME" takes a flag away (update), and PURGE_COMP may
  * carry a time ("PURGE_COMP=5:00", minutes[:seconds] as a time limit).
+ * LICENSE_ONLY is the older name of ANY_NODES; OVERLAP, REPLACE,
+ * REPLACE_DOWN and NO_HOLD_JOBS_AFTER_END cannot be taken away.
  */
 #ifndef ROTA_COMMON_RESV_FLAGS_H
 #define ROTA_COMMON_RESV_FLAGS_H
@@ -25,10 +27,17 @@
 #define RESV_F_PURGE_COMP  (1u << 11) /* deleted once empty that long */
 #define RESV_F_NO_HOLD     (1u << 12) /* NO_HOLD_JOBS_AFTER_END */
 #define RESV_F_MAGNETIC    (1u << 13) /* jobs that may use it do, unasked */
+#define RESV_F_ALL_NODES   (1u << 14) /* Nodes=ALL without a partition */
+#define RESV_F_ANY_NODES   (1u << 15) /* licenses alone (LICENSE_ONLY): no nodes */
+#define RESV_F_REPLACE                                                                   \
+	(1u << 16)                     /* nodes taken by jobs, down or drained           \
+	                                * are replaced by idle ones */
+#define RESV_F_REPLACE_DOWN (1u << 17) /* down or drained ones replaced */
+#define RESV_F_REPLACES     (RESV_F_REPLACE | RESV_F_REPLACE_DOWN)
 #define RESV_F_REPEATS                                                                   \
 	(RESV_F_HOURLY | RESV_F_DAILY | RESV_F_WEEKDAY | RESV_F_WEEKEND | RESV_F_WEEKLY)
 /* what a user may set (the rest the controller sets) */
-#define RESV_F_SETTABLE (~(RESV_F_SPEC_NODES))
+#define RESV_F_SETTABLE (~(RESV_F_SPEC_NODES | RESV_F_ALL_NODES))
 
 /* Parse a Flags= value: *ret_add the flags named (or "+NAME"), *ret_del
  * those given as "-NAME", *ret_purge PURGE_COMP's seconds (0: none given).

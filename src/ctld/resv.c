@@ -21,6 +21,7 @@
 #include "ctld/node_mgr.h"
 #include "ctld/owner.h"
 #include "ctld/resv.h"
+#include "ctld/resv_impl.h"
 #include "proto/codec.h"
 #include "proto/messages.h"
 #include "sched/bf_run.h"
@@ -33,31 +34,6 @@
 #define RESV_PAST_SLACK    600                /* a start this far back is taken as now */
 #define RESV_YEAR          (365L * 24 * 3600) /* Duration=UNLIMITED */
 #define RESV_PURGE_DEFAULT 300                /* PURGE_COMP without a time */
-
-struct resv {
-	char *name;
-	time_t start, end;
-	uint32_t flags, purge_comp;
-	char *nodes, *partition, *users, *accounts, *licenses;
-	/* a core reservation: CPUs on each node (nodes expanded); NULL: whole
-	 * nodes */
-	uint32_t *cores_given;
-	size_t ncores_given;
-	/* derived: */
-	uint8_t *member; /* [nmember] node i is in it (for node generation gen) */
-	uint32_t *cores; /* [nmember] CPUs it holds on node i; NULL: whole nodes */
-	size_t nmember, node_cnt;
-	uint32_t cpu_cnt;
-	uint32_t gen;
-	time_t empty_since; /* PURGE_COMP: no job of it since; 0: one runs or
-	                     * none ever did */
-	struct resv *next;
-};
-
-struct resv_mgr {
-	struct resv *head; /* by name */
-	size_t count;
-};
 
 struct resv_mgr *resv_mgr_create(void)
 {
@@ -102,14 +78,14 @@ size_t resv_count(const struct resv_mgr *m)
 
 /* The controller's table; an empty one to read where there is none (a
  * test's bare ctld): only resv_apply makes it. */
-static struct resv_mgr *mgr(struct ctld *ctld)
+struct resv_mgr *resv_mgr_of(struct ctld *ctld)
 {
 	static struct resv_mgr none;
 
 	return ctld->resvs ? ctld->resvs : &none;
 }
 
-static struct resv *resv_find(const struct resv_mgr *m, const char *name)
+struct resv *resv_find(const struct resv_mgr *m, const char *name)
 {
 	for (struct resv *r = m ? m->head : NULL; r && name; r = r->next)
 		if (!strcmp(r->name, name))
@@ -118,7 +94,7 @@ static struct resv *resv_find(const struct resv_mgr *m, const char *name)
 }
 
 /* r's node map for the node table as it is (a reconfiguration renumbers). */
-static void resv_members(struct ctld *ctld, struct resv *r)
+void resv_members(struct ctld *ctld, struct resv *r)
 {
 	size_t n = node_mgr_count(ctld->nodes);
 	char **names = NULL;
@@ -155,7 +131,7 @@ static void resv_members(struct ctld *ctld, struct resv *r)
 	hostlist_free(names);
 }
 
-static int resv_active(const struct resv *r, time_t now)
+int resv_active(const struct resv *r, time_t now)
 {
 	return r->start <= now && now < r->end;
 }
@@ -295,7 +271,7 @@ int resv_snapshot(const struct resv_mgr *m, size_t i, struct ev_resv *ev)
 
 /* Commit r (or its deletion).  The event holds copies: applying it frees
  * or replaces the record's own members before the journal encodes it. */
-static int resv_commit(struct ctld *ctld, const struct resv *r, int del, time_t now)
+int resv_commit(struct ctld *ctld, const struct resv *r, int del, time_t now)
 {
 	struct ev_resv ev;
 	int rc;
@@ -373,7 +349,7 @@ int resv_job_check(struct ctld *ctld, const char *user, const struct job_desc *d
 
 	if (!x->reservation)
 		return 0;
-	r = resv_find(mgr(ctld), x->reservation);
+	r = resv_find(resv_mgr_of(ctld), x->reservation);
 	if (!r)
 		return -ESLURM_RESERVATION_INVALID;
 	return resv_allows(r, user, d->account) ? 0 : -ESLURM_RESERVATION_ACCESS;
@@ -385,7 +361,7 @@ uint32_t resv_job_wait(struct ctld *ctld, struct job *job, time_t now)
 
 	if (!job_x(job)->reservation)
 		return 0;
-	r = resv_find(mgr(ctld), job_x(job)->reservation);
+	r = resv_find(resv_mgr_of(ctld), job_x(job)->reservation);
 	if (!r)
 		return WAIT_RESV_DELETED;
 	if (resv_active(r, now))
@@ -425,7 +401,7 @@ struct resv_pass {
 
 struct resv_pass *resv_pass_begin(struct ctld *ctld)
 {
-	struct resv_mgr *m = mgr(ctld);
+	struct resv_mgr *m = resv_mgr_of(ctld);
 	struct resv_pass *rp;
 	size_t k = 0;
 
@@ -508,7 +484,7 @@ static uint32_t cores_free(const struct resv_pass *rp, const struct resv *r, siz
 uint32_t resv_mark(struct ctld *ctld, struct resv_pass *rp, const struct job *job,
                    time_t now, struct sched_node *nodes, size_t n, size_t *ret_kept)
 {
-	struct resv_mgr *m = mgr(ctld);
+	struct resv_mgr *m = resv_mgr_of(ctld);
 	const struct resv *own = NULL;
 	int64_t end = job_end_if_now(job, now);
 
@@ -574,7 +550,7 @@ static uint32_t time_min_cut(struct ctld *ctld, const struct job *job, time_t no
 {
 	int64_t end = job_end_if_now(job, now), first = INT64_MAX;
 
-	for (struct resv *r = mgr(ctld)->head; a && r; r = r->next) {
+	for (struct resv *r = resv_mgr_of(ctld)->head; a && r; r = r->next) {
 		if (r->start <= now || r->start >= end || r->start >= first ||
 		    ((r->flags & RESV_F_MAGNETIC) && job_allowed(r, job)))
 			continue;
@@ -601,7 +577,7 @@ uint32_t resv_job_limit(struct ctld *ctld, const struct job *job, time_t now,
 	if (!job_x(job)->reservation && job_x(job)->time_min)
 		return time_min_cut(ctld, job, now, a);
 	if (!job_x(job)->reservation ||
-	    !(r = resv_find(mgr(ctld), job_x(job)->reservation)) || r->end <= now)
+	    !(r = resv_find(resv_mgr_of(ctld), job_x(job)->reservation)) || r->end <= now)
 		return 0;
 	if (ctld->conf->resv_over_run == UINT32_MAX) /* ResvOverRun=UNLIMITED */
 		return 0;
@@ -617,7 +593,7 @@ void resv_holds(struct ctld *ctld, time_t now, struct sched_hold **holds, size_t
 	/* a core reservation's jobs hold their CPUs already: the rest */
 	struct resv_pass *rp = resv_pass_begin(ctld);
 
-	for (struct resv *r = mgr(ctld)->head; r; r = r->next) {
+	for (struct resv *r = resv_mgr_of(ctld)->head; r; r = r->next) {
 		if (r->end <= now)
 			continue;
 		resv_members(ctld, r);
@@ -645,7 +621,7 @@ uint32_t resv_node_flags(struct ctld *ctld, size_t idx, time_t now)
 {
 	uint32_t f = 0;
 
-	for (struct resv *r = mgr(ctld)->head; r; r = r->next) {
+	for (struct resv *r = resv_mgr_of(ctld)->head; r; r = r->next) {
 		if (!resv_active(r, now))
 			continue;
 		resv_members(ctld, r);
@@ -660,7 +636,7 @@ void resv_lic_each(struct ctld *ctld, time_t now,
                               uint32_t reserved, uint32_t unused),
                    void *arg)
 {
-	for (struct resv *r = mgr(ctld)->head; r; r = r->next) {
+	for (struct resv *r = resv_mgr_of(ctld)->head; r; r = r->next) {
 		struct lic have[LIC_MAX], want[LIC_MAX];
 		int nh;
 		if (!r->licenses || !resv_active(r, now) ||
@@ -690,249 +666,16 @@ void resv_job_started(struct ctld *ctld, const struct job *job)
 {
 	struct resv *r;
 
-	if (job_x(job)->reservation &&
-	    (r = resv_find(mgr(ctld), job_x(job)->reservation)))
-		r->empty_since = 0;
+	if (!job_x(job)->reservation ||
+	    !(r = resv_find(resv_mgr_of(ctld), job_x(job)->reservation)))
+		return;
+	r->empty_since = 0;
+	/* REPLACE: the nodes it took are the job's now; idle ones instead */
+	if ((r->flags & RESV_F_REPLACE) && job->run)
+		resv_replenish(ctld, r, job->run->node_idx, job->run->nnodes, time(NULL));
 }
 
 /* ---- requests ---- */
-
-/* A node list or count, checked against running jobs and other
- * reservations over [start, end). */
-struct pick {
-	struct ctld *ctld;
-	const struct resv *self; /* being updated: not in its own way */
-	time_t start, end;
-	uint32_t flags;
-};
-
-/* Does another reservation hold node i over the window (one that may not
- * be overlapped)? */
-static int node_reserved(const struct pick *p, size_t i)
-{
-	for (struct resv *r = mgr(p->ctld)->head; r; r = r->next) {
-		if (r == p->self || r->end <= p->start || r->start >= p->end)
-			continue;
-		if ((p->flags & RESV_F_OVERLAP) ||
-		    (r->flags & (RESV_F_MAINT | RESV_F_OVERLAP)))
-			continue;
-		resv_members(p->ctld, r);
-		if (i < r->nmember && r->member[i])
-			return 1;
-	}
-	return 0;
-}
-
-/* Does a running job (not of this reservation) hold node i past start? */
-static int node_busy(const struct pick *p, size_t i)
-{
-	if (p->flags & RESV_F_IGNORE_JOBS)
-		return 0;
-	for (struct job *j = job_first_active(p->ctld->jobs); j; j = j->lnext) {
-		int64_t end;
-		if (!job_is_running(j) || (p->self && job_x(j)->reservation &&
-		                           !strcmp(job_x(j)->reservation, p->self->name)))
-			continue;
-		end = j->time_limit == INFINITE32
-		          ? INT64_MAX
-		          : (int64_t)j->run->start_time + (int64_t)j->time_limit * 60;
-		if (end <= p->start)
-			continue;
-		for (uint32_t k = 0; k < j->run->nnodes; k++)
-			if (j->run->node_idx[k] == i)
-				return 1;
-	}
-	return 0;
-}
-
-/* Nodes=: every name known; busy or reserved ones refused. */
-static int pick_named(const struct pick *p, const char *expr, const struct part *part,
-                      char **ret)
-{
-	struct node_mgr *nm = p->ctld->nodes;
-	char **names = NULL, **out;
-	size_t count = 0, k = 0;
-	int rc = 0;
-
-	if (!strcasecmp(expr, "ALL")) {
-		out = xcalloc(node_mgr_count(nm) + 1, sizeof(char *));
-		for (size_t i = 0; i < node_mgr_count(nm); i++)
-			if (!part || part_has_node(part, (uint32_t)i))
-				out[k++] = node_mgr_get(nm, i)->cfg->name;
-	} else {
-		if (hostlist_expand(expr, &names, &count, NULL) < 0 || !count)
-			return -ESLURM_INVALID_NODE_NAME;
-		out = xcalloc(count + 1, sizeof(char *));
-		for (size_t i = 0; i < count; i++) {
-			int idx = node_mgr_find(nm, names[i]);
-			if (idx < 0) {
-				rc = -ESLURM_INVALID_NODE_NAME;
-				break;
-			}
-			out[k++] = node_mgr_get(nm, (size_t)idx)->cfg->name;
-		}
-	}
-	for (size_t i = 0; !rc && i < k; i++) {
-		size_t idx = (size_t)node_mgr_find(nm, out[i]);
-		if (node_reserved(p, idx))
-			rc = -ESLURM_RESERVATION_OVERLAP;
-		else if (node_busy(p, idx))
-			rc = -ESLURM_NODES_BUSY;
-	}
-	if (!rc && !k)
-		rc = -ESLURM_INVALID_NODE_NAME;
-	if (!rc)
-		*ret = hostlist_compress(out, k);
-	free(out);
-	hostlist_free(names);
-	return rc;
-}
-
-/* NodeCnt=: that many of the partition's nodes that are up, free of jobs
- * over the window and of other reservations, lowest index first. */
-static int pick_count(const struct pick *p, uint32_t want, const struct part *part,
-                      char **ret)
-{
-	struct node_mgr *nm = p->ctld->nodes;
-	char **out = xcalloc(part->nnodes + 1, sizeof(char *));
-	size_t k = 0;
-
-	for (size_t j = 0; j < part->nnodes && k < want; j++) {
-		size_t i = part->node_idx[j];
-		struct node *n = node_mgr_get(nm, i);
-		if (n->down || (n->flags & (NODE_DRAIN | NODE_FAIL)) ||
-		    node_reserved(p, i) || node_busy(p, i))
-			continue;
-		out[k++] = n->cfg->name;
-	}
-	if (k < want) {
-		free(out);
-		return -ESLURM_NODES_BUSY;
-	}
-	*ret = hostlist_compress(out, k);
-	free(out);
-	return 0;
-}
-
-/* CoreCnt=: the CPUs on each node.  spec: "N" in all, spread evenly over
- * the nodes named (expr), else taken from the partition's nodes in order,
- * as many as each has free (at most node_cnt nodes, NO_VAL: any); or "a,b"
- * one count a node named.  Into r->nodes and r->cores_given. */
-static int pick_cores(const struct pick *p, const char *spec, const char *expr,
-                      uint32_t node_cnt, const struct part *part, struct resv *r)
-{
-	struct node_mgr *nm = p->ctld->nodes;
-	size_t n = node_mgr_count(nm), nc = 0, k = 0;
-	uint32_t *want = xcalloc(n ? n : 1, sizeof(uint32_t));
-	uint32_t *counts = NULL, total = 0;
-	char **names = NULL, **out = xcalloc(n + 1, sizeof(char *)), **sorted = NULL;
-	size_t count = 0;
-	int rc = 0;
-
-	/* the counts */
-	for (const char *s = spec; *s;) {
-		char *end;
-		unsigned long v = strtoul(s, &end, 10);
-		if (end == s || v == 0 || v > 1u << 20 || (*end && *end != ',')) {
-			rc = -ESLURM_INVALID_CPU_COUNT;
-			goto out;
-		}
-		counts = xrealloc(counts, (nc + 1) * sizeof(*counts));
-		counts[nc++] = (uint32_t)v;
-		total += (uint32_t)v;
-		s = *end ? end + 1 : end;
-	}
-	if (!nc || total > 1u << 20 || (nc > 1 && !expr)) {
-		rc = -ESLURM_INVALID_CPU_COUNT;
-		goto out;
-	}
-	if (expr) {
-		if (!strcasecmp(expr, "ALL")) {
-			for (size_t i = 0; i < n; i++)
-				if (!part || part_has_node(part, (uint32_t)i))
-					names = strv_append(
-					    names, node_mgr_get(nm, i)->cfg->name);
-			count = strv_len(names);
-		} else if (hostlist_expand(expr, &names, &count, NULL) < 0 || !count) {
-			rc = -ESLURM_INVALID_NODE_NAME;
-			goto out;
-		}
-		if (nc > 1 && nc != count) {
-			rc = -ESLURM_INVALID_CPU_COUNT;
-			goto out;
-		}
-		for (size_t j = 0; j < count; j++) {
-			int idx = node_mgr_find(nm, names[j]);
-			if (idx < 0) {
-				rc = -ESLURM_INVALID_NODE_NAME;
-				goto out;
-			}
-			want[idx] = nc > 1 ? counts[j]
-			                   : total / count + (j < total % count ? 1 : 0);
-		}
-	} else {
-		uint32_t left = total;
-		for (size_t j = 0; j < part->nnodes && left && k < node_cnt; j++) {
-			size_t i = part->node_idx[j];
-			struct node *nd = node_mgr_get(nm, i);
-			uint32_t free_cpus =
-			    (p->flags & RESV_F_IGNORE_JOBS) || nd->alloc_cpus >= nd->cpus
-			        ? ((p->flags & RESV_F_IGNORE_JOBS) ? nd->cpus : 0)
-			        : nd->cpus - nd->alloc_cpus;
-			if (nd->down || (nd->flags & (NODE_DRAIN | NODE_FAIL)) ||
-			    node_reserved(p, i) || !free_cpus)
-				continue;
-			want[i] = free_cpus < left ? free_cpus : left;
-			left -= want[i];
-			k++;
-		}
-		if (left) {
-			rc = -ESLURM_NODES_BUSY;
-			goto out;
-		}
-	}
-	/* each node: as many free as it is to hold (unless IGNORE_JOBS) */
-	k = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct node *nd = node_mgr_get(nm, i);
-		if (!want[i])
-			continue;
-		if (want[i] > nd->cpus) {
-			rc = -ESLURM_INVALID_CPU_COUNT;
-			goto out;
-		}
-		if (node_reserved(p, i))
-			rc = -ESLURM_RESERVATION_OVERLAP;
-		else if (!(p->flags & RESV_F_IGNORE_JOBS) &&
-		         nd->cpus -
-		                 (nd->alloc_cpus < nd->cpus ? nd->alloc_cpus : nd->cpus) <
-		             want[i])
-			rc = -ESLURM_NODES_BUSY;
-		if (rc)
-			goto out;
-		out[k++] = nd->cfg->name;
-	}
-	if (!k) {
-		rc = -ESLURM_INVALID_CPU_COUNT;
-		goto out;
-	}
-	free(r->nodes);
-	r->nodes = hostlist_compress(out, k);
-	/* the counts in the order the list expands to */
-	hostlist_expand(r->nodes, &sorted, &count, NULL);
-	free(r->cores_given);
-	r->cores_given = xcalloc(count ? count : 1, sizeof(uint32_t));
-	r->ncores_given = count;
-	for (size_t j = 0; j < count; j++)
-		r->cores_given[j] = want[node_mgr_find(nm, sorted[j])];
-out:
-	hostlist_free(sorted);
-	hostlist_free(names);
-	free(out);
-	free(counts);
-	free(want);
-	return rc;
-}
 
 /* A Users= or Accounts= value: all items negated or none, no empty item. */
 static int list_ok(const char *s)
@@ -1069,10 +812,12 @@ static int resv_build(struct ctld *ctld, const struct resv_desc *q,
 		    (q->duration == INFINITE32 ? RESV_YEAR : (time_t)q->duration * 60);
 	if (!r->start || r->end <= r->start || r->end - r->start > 10 * RESV_YEAR)
 		return -ESLURM_INVALID_TIME_VALUE;
-	/* flags */
-	if (q->flags_set)
-		r->flags = (q->flags & RESV_F_SETTABLE) | (r->flags & RESV_F_SPEC_NODES);
-	r->flags = (r->flags | (q->flags_add & RESV_F_SETTABLE)) & ~q->flags_del;
+	/* flags: as Slurm, an update's Flags= adds to them (-NAME takes away) */
+	rc = resv_flags_check(q, cur);
+	if (rc)
+		return rc;
+	r->flags =
+	    (r->flags | ((q->flags | q->flags_add) & RESV_F_SETTABLE)) & ~q->flags_del;
 	if (q->purge_comp)
 		r->purge_comp = q->purge_comp;
 	if (!(r->flags & RESV_F_PURGE_COMP))
@@ -1118,7 +863,10 @@ static int resv_build(struct ctld *ctld, const struct resv_desc *q,
 		r->licenses = nw ? lic_format(want, nw) : NULL;
 	}
 	/* where */
-	if (q->partition) {
+	if (q->partition && !*q->partition) { /* PartitionName= clears it */
+		free(r->partition);
+		r->partition = NULL;
+	} else if (q->partition) {
 		part = node_mgr_part_find(ctld->nodes, q->partition);
 		if (!part)
 			return -ESLURM_INVALID_PARTITION_NAME;
@@ -1126,10 +874,13 @@ static int resv_build(struct ctld *ctld, const struct resv_desc *q,
 	} else if (r->partition) {
 		part = node_mgr_part_find(ctld->nodes, r->partition);
 	}
+	if ((r->flags & RESV_F_PART_NODES) && !r->partition)
+		return -ESLURM_INVALID_PARTITION_NAME;
 	p.start = r->start;
 	p.end = r->end;
 	p.flags = r->flags;
-	if (cur && cur->cores_given && (q->nodes || q->core_cnt || q->node_cnt != NO_VAL))
+	if (cur && cur->cores_given &&
+	    ((q->nodes && *q->nodes) || q->core_cnt || q->node_cnt != NO_VAL))
 		return -ESLURM_CORE_RESERVATION_UPDATE;
 	if (q->core_cnt && *q->core_cnt) {
 		if (cur)
@@ -1139,56 +890,12 @@ static int resv_build(struct ctld *ctld, const struct resv_desc *q,
 		if (!q->nodes && !r->partition)
 			r->partition = xstrdup(part->cfg->name);
 		r->flags |= q->nodes ? RESV_F_SPEC_NODES : 0;
-		return pick_cores(&p, q->core_cnt, q->nodes,
-		                  q->node_cnt == NO_VAL || !q->node_cnt ? UINT32_MAX
-		                                                        : q->node_cnt,
-		                  part, r);
+		return resv_pick_cores(
+		    &p, q->core_cnt, q->nodes,
+		    q->node_cnt == NO_VAL || !q->node_cnt ? UINT32_MAX : q->node_cnt,
+		    part, r);
 	}
-	if (q->nodes) {
-		char *nodes = NULL;
-		if (!strcasecmp(q->nodes, "ALL") && part)
-			r->flags |= RESV_F_PART_NODES;
-		else
-			r->flags |= RESV_F_SPEC_NODES;
-		rc = pick_named(&p, q->nodes, !strcasecmp(q->nodes, "ALL") ? part : NULL,
-		                &nodes);
-		if (rc)
-			return rc;
-		free(r->nodes);
-		r->nodes = nodes;
-	} else if (q->node_cnt != NO_VAL && q->node_cnt) {
-		char *nodes = NULL;
-		if (!part && !(part = node_mgr_part_default(ctld->nodes)))
-			return -ESLURM_DEFAULT_PARTITION_NOT_SET;
-		if (!r->partition)
-			r->partition = xstrdup(part->cfg->name);
-		if (q->node_cnt > part->nnodes)
-			return -ESLURM_INVALID_NODE_COUNT;
-		rc = pick_count(&p, q->node_cnt, part, &nodes);
-		if (rc)
-			return rc;
-		free(r->nodes);
-		r->nodes = nodes;
-		r->flags &= ~(RESV_F_SPEC_NODES | RESV_F_PART_NODES);
-	} else if (!cur && !r->licenses) {
-		char *nodes = NULL;
-		if (!part)
-			return -ESLURM_INVALID_NODE_COUNT;
-		r->flags |= RESV_F_PART_NODES; /* a partition alone: all of it */
-		rc = pick_named(&p, "ALL", part, &nodes);
-		if (rc)
-			return rc;
-		r->nodes = nodes;
-	} else if (cur && r->nodes && (q->start || q->end || q->duration != NO_VAL)) {
-		/* moved: its nodes must be free at the new time too */
-		char *nodes = NULL;
-		rc = pick_named(&p, r->nodes, NULL, &nodes);
-		if (rc)
-			return rc;
-		free(r->nodes);
-		r->nodes = nodes;
-	}
-	return 0;
+	return resv_where(&p, q, cur, part, r);
 }
 
 static void send_rc(struct chan *ch, int rc)
@@ -1199,7 +906,7 @@ static void send_rc(struct chan *ch, int rc)
 void resv_request(struct ctld *ctld, struct caller *who, const struct resv_desc *q,
                   struct chan *ch)
 {
-	struct resv_mgr *m = mgr(ctld);
+	struct resv_mgr *m = resv_mgr_of(ctld);
 	struct resv *cur = resv_find(m, q->name), r;
 	time_t now = time(NULL);
 	int rc;
@@ -1274,8 +981,8 @@ void resv_info(struct ctld *ctld, struct caller *who, const struct resv_info_req
 	size_t k = 0;
 
 	(void)who;
-	resp.resvs = xcalloc(mgr(ctld)->count + 1, sizeof(*resp.resvs));
-	for (struct resv *r = mgr(ctld)->head; r; r = r->next) {
+	resp.resvs = xcalloc(resv_mgr_of(ctld)->count + 1, sizeof(*resp.resvs));
+	for (struct resv *r = resv_mgr_of(ctld)->head; r; r = r->next) {
 		struct resv_info *o = &resp.resvs[k];
 		char tres[32];
 		if (q->name && strcmp(q->name, r->name))
@@ -1307,27 +1014,20 @@ void resv_info(struct ctld *ctld, struct caller *who, const struct resv_info_req
 /* ---- time ---- */
 
 /* Where a repeating reservation goes when it ends: its next window. */
-static time_t next_start(const struct resv *r)
+time_t resv_next_start(time_t s, uint32_t flags)
 {
-	time_t s = r->start;
+	struct tm tm;
 
+	if (flags & RESV_F_HOURLY)
+		return s + 3600;
 	do {
-		struct tm tm;
-		if (r->flags & RESV_F_HOURLY) {
-			s += 3600;
-			continue;
-		}
 		localtime_r(&s, &tm);
-		tm.tm_mday += (r->flags & RESV_F_WEEKLY) ? 7 : 1;
+		tm.tm_mday += (flags & RESV_F_WEEKLY) ? 7 : 1;
 		tm.tm_isdst = -1; /* the same wall clock time across DST */
 		s = mktime(&tm);
 		localtime_r(&s, &tm);
-		if ((r->flags & RESV_F_WEEKDAY) && (tm.tm_wday == 0 || tm.tm_wday == 6))
-			continue;
-		if ((r->flags & RESV_F_WEEKEND) && tm.tm_wday != 0 && tm.tm_wday != 6)
-			continue;
-		break;
-	} while (1);
+	} while (((flags & RESV_F_WEEKDAY) && (tm.tm_wday == 0 || tm.tm_wday == 6)) ||
+	         ((flags & RESV_F_WEEKEND) && tm.tm_wday != 0 && tm.tm_wday != 6));
 	return s;
 }
 
@@ -1344,7 +1044,7 @@ static int resv_has_jobs(struct ctld *ctld, const struct resv *r, int running_on
 
 void resv_tick(struct ctld *ctld, time_t now)
 {
-	struct resv *r = mgr(ctld)->head, *next;
+	struct resv *r = resv_mgr_of(ctld)->head, *next;
 
 	for (; r; r = next) {
 		next = r->next;
@@ -1352,7 +1052,7 @@ void resv_tick(struct ctld *ctld, time_t now)
 			struct resv moved = *r;
 			time_t len = r->end - r->start;
 			while (moved.end <= now) {
-				moved.start = next_start(&moved);
+				moved.start = resv_next_start(moved.start, moved.flags);
 				moved.end = moved.start + len;
 			}
 			log_info("reservation %s repeats: next from %ld", r->name,
@@ -1366,6 +1066,8 @@ void resv_tick(struct ctld *ctld, time_t now)
 			ctld_sched_kick(ctld);
 			continue;
 		}
+		if (r->flags & RESV_F_REPLACES) /* down or drained ones replaced */
+			resv_replenish(ctld, r, NULL, 0, now);
 		if (!(r->flags & RESV_F_PURGE_COMP) || !resv_active(r, now))
 			continue;
 		if (resv_has_jobs(ctld, r, 0)) {

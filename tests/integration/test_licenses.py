@@ -148,3 +148,32 @@ def test_reserved_licenses_are_the_reservations_jobs_alone(cluster):
     finally:
         cluster.cancel_all()
         cluster.run(["scontrol", "delete", "ReservationName=lic"], check=True)
+
+
+def test_license_only_reservation_has_no_nodes_and_shrinks(cluster):
+    """test3.15: Flags=LICENSE_ONLY (ANY_NODES) reserves licenses alone,
+    whatever NodeCnt= says; giving some back lets a waiting job run."""
+    p = cluster.run(["scontrol", "create", "reservation", "ReservationName=lo",
+                     "StartTime=now", "Duration=30", "NodeCnt=2",
+                     "Flags=license_only", "Licenses=fluent:2", "Users=root"])
+    assert p.returncode == 0 and p.stdout == "Reservation created: lo\n", p.stderr
+    try:
+        out = cluster.run(["scontrol", "-o", "show", "res", "lo"], check=True).stdout
+        assert " Nodes=(null) NodeCnt=0 " in out and " Flags=ANY_NODES " in out, out
+        j = cluster.sbatch("-L", "fluent:1", "-o", "/dev/null", "--wrap", "sleep 300")
+        cluster.wait_for(lambda: cluster.job_field(j, "Reason") == "Licenses",
+                         what="the job waiting for licenses")
+        cluster.run(["scontrol", "update", "ReservationName=lo", "Licenses=fluent:1"],
+                    check=True)
+        cluster.wait_running(j)
+        lic = show_lic(cluster)["fluent"]
+        assert (lic["Total"], lic["Used"], lic["Free"], lic["Reserved"]) == \
+            ("2", "1", "1", "1")
+        p = cluster.run(["scontrol", "create", "reservation", "StartTime=now",
+                         "Duration=30", "Flags=ANY_NODES", "NodeCnt=1", "Users=root"])
+        assert p.returncode == 1
+        assert p.stderr == "Error creating the reservation: Requested reservation " \
+            "is invalid\n", p.stderr
+    finally:
+        cluster.cancel_all()
+        cluster.run(["scontrol", "delete", "ReservationName=lo"], check=True)

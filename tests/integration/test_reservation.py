@@ -487,3 +487,110 @@ def test_resv_over_run_lets_its_jobs_go_on_past_the_end(cluster):
         assert limit_in_reservation() == "01:00:00"
     finally:
         set_over_run(cluster, None)
+
+
+def test_update_clears_partition_and_nodes_as_slurm(cluster):
+    """test3.11: PartitionName= lets the partition go, Nodes= the named
+    nodes (with NodeCnt= it takes that many anew); an update's Flags= adds."""
+    create(cluster, "ReservationName=c", "StartTime=now+1hour", "Duration=60",
+           "NodeCnt=1", "Users=root", "PartitionName=debug")
+    cluster.run(["scontrol", "update", "ReservationName=c", "PartitionName="],
+                check=True)
+    assert show_resv(cluster, "c")["PartitionName"] == "(null)"
+    cluster.run(["scontrol", "update", "ReservationName=c", "Nodes=node[02-03]"],
+                check=True)
+    assert show_resv(cluster, "c")["Flags"] == "SPEC_NODES"
+    p = cluster.run(["scontrol", "update", "ReservationName=c",
+                     "EndTime=now+90minutes", "Flags=Maint", "NodeCnt=1", "Nodes="])
+    assert p.returncode == 0 and p.stdout == "Reservation updated.\n", p.stderr
+    f = show_resv(cluster, "c")
+    assert (f["Flags"], f["NodeCnt"]) == ("MAINT", "1"), f
+    cluster.run(["scontrol", "update", "ReservationName=c", "Flags=DAILY"], check=True)
+    assert show_resv(cluster, "c")["Flags"] == "MAINT,DAILY"
+
+
+def test_node_flags_spec_part_all_nodes_as_slurm(cluster):
+    """test3.11.11: a partition alone or with Nodes=ALL is all of it
+    (SPEC_NODES,PART_NODES), Nodes=ALL alone the cluster's (ALL_NODES);
+    PART_NODES asks for a partition and Nodes=ALL."""
+    def flags(name):
+        return show_resv(cluster, name)["Flags"]
+    start = ["StartTime=now+1hour", "Duration=1", "Users=root"]
+    create(cluster, "ReservationName=p", *start, "Partition=debug")
+    assert flags("p") == "SPEC_NODES,PART_NODES"
+    assert show_resv(cluster, "p")["Nodes"] == "node[01-04]"
+    cluster.run(["scontrol", "delete", "ReservationName=p"], check=True)
+    create(cluster, "ReservationName=a", *start, "Nodes=ALL")
+    assert flags("a") == "SPEC_NODES,ALL_NODES"
+    cluster.run(["scontrol", "delete", "ReservationName=a"], check=True)
+    create(cluster, "ReservationName=n", *start, "Nodes=node01")
+    for args in (["Flags=part_nodes"], ["Flags=part_nodes", "Nodes=ALL"]):
+        p = cluster.run(["scontrol", "update", "ReservationName=n", *args])
+        assert p.returncode == 1, args
+    cluster.run(["scontrol", "update", "ReservationName=n", "Flags=part_nodes",
+                 "Partition=debug", "Nodes=ALL"], check=True)
+    f = show_resv(cluster, "n")
+    assert (f["Flags"], f["Nodes"]) == ("SPEC_NODES,PART_NODES", "node[01-04]")
+    cluster.run(["scontrol", "update", "ReservationName=n", "Nodes=node01"],
+                check=True)
+    f = show_resv(cluster, "n")
+    assert (f["Flags"], f["PartitionName"]) == ("SPEC_NODES", "debug")
+    refused(cluster, ["create", "res", "ReservationName=x", *start,
+                      "Flags=part_nodes", "Nodes=node01", "Partition=debug"],
+            "scontrol: error: PART_NODES flag requires specifying a Partition and "
+            "ALL nodes.  No reservation created.\n")
+
+
+def test_core_reservation_counts_cpus_free_at_its_start(cluster):
+    """test3.11.8: CPUs a running job holds are free after its limit."""
+    j = cluster.sbatch("-w", "node02", "-n4", "-t", "10", "-o", "/dev/null", "--wrap",
+                       "sleep 300")
+    cluster.wait_running(j)
+    args = ["Duration=60", "Nodes=node02", "CoreCnt=5", "Users=root"]
+    p = cluster.run(["scontrol", "create", "res", "StartTime=now", *args])
+    assert p.returncode == 1, p.stdout
+    p = cluster.run(["scontrol", "create", "res", "StartTime=now+300", *args])
+    assert p.returncode == 1, p.stdout
+    create(cluster, "StartTime=now+3600", *args)
+
+
+def test_a_daily_reservation_conflicts_days_ahead(cluster):
+    """test3.11.10: a repeating reservation holds its nodes on the days it
+    comes back."""
+    create(cluster, "ReservationName=d", "StartTime=now+60minutes", "Duration=60",
+           "Nodes=ALL", "Users=root", "Flags=DAILY")
+    for start in ("now", "now+6days"):
+        p = cluster.run(["scontrol", "create", "res", f"StartTime={start}",
+                         "Duration=180", "NodeCnt=1", "Users=root"])
+        assert p.returncode == 1, (start, p.stdout)
+    create(cluster, "StartTime=now+3hours", "Duration=60", "NodeCnt=1", "Users=root")
+
+
+def test_replace_keeps_its_nodes_idle_and_survives_a_restart(cluster):
+    """test3.14: REPLACE swaps the nodes its jobs take, and drained ones,
+    for idle ones; the flag and the nodes are journaled."""
+    create(cluster, "ReservationName=r", "StartTime=now", "Duration=10",
+           "NodeCnt=2", "Flags=replace", "Partition=debug", "Users=root")
+    f = show_resv(cluster, "r")
+    assert (f["Flags"], f["Nodes"]) == ("REPLACE", "node[01-02]"), f
+    cluster.run(["srun", "-t1", "-n1", "--reservation=r", "true"], check=True)
+    assert show_resv(cluster, "r")["Nodes"] == "node[02-03]"
+    try:
+        cluster.run(["scontrol", "update", "NodeName=node02", "State=DRAIN",
+                     "Reason=t"], check=True)
+        # by an idle one (node01 once the job's end is through)
+        cluster.wait_for(lambda: show_resv(cluster, "r")["Nodes"]
+                         in ("node[01,03]", "node[03-04]"),
+                         what="the drained node replaced")
+    finally:
+        cluster.run(["scontrol", "update", "NodeName=node02", "State=RESUME"])
+    refused(cluster, ["update", "ReservationName=r", "Nodes=node04"],
+            "Error updating the reservation: Requested operation not supported on "
+            "this system\n")
+    refused(cluster, ["create", "res", "StartTime=now", "Duration=5", "Nodes=node04",
+                      "Flags=REPLACE_DOWN", "Users=root"],
+            "Error creating the reservation: Invalid node name specified\n")
+    before = cluster.run(["scontrol", "-o", "show", "res"], check=True).stdout
+    cluster.kill_daemon("rotactld")
+    cluster.up()
+    assert cluster.run(["scontrol", "-o", "show", "res"], check=True).stdout == before
