@@ -594,3 +594,15 @@ def test_replace_keeps_its_nodes_idle_and_survives_a_restart(cluster):
     cluster.kill_daemon("rotactld")
     cluster.up()
     assert cluster.run(["scontrol", "-o", "show", "res"], check=True).stdout == before
+
+
+def test_an_hourly_reservation_moves_on_an_hour(cluster):
+    create(cluster, "ReservationName=h", "StartTime=now", "EndTime=now+3",
+           "Nodes=node02", "Users=root", "Flags=HOURLY")
+    first = show_resv(cluster, "h")["StartTime"]
+    cluster.wait_for(lambda: show_resv(cluster, "h")["StartTime"] != first,
+                     timeout=15, what="the hourly one moved")
+    t0 = datetime.strptime(first, "%Y-%m-%dT%H:%M:%S")
+    t1 = datetime.strptime(show_resv(cluster, "h")["StartTime"], "%Y-%m-%dT%H:%M:%S")
+    assert (t1 - t0).total_seconds() == 3600
+    assert cluster.run(["scontrol", "ping"]).returncode == 0
