@@ -1,5 +1,6 @@
 /* jobopt_hostfile.c - -m arbitrary: each task's node named in a hostfile
  * (SLURM_HOSTFILE) or in -w's order (see jobopt.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
@@ -124,6 +125,29 @@ static void once_each(struct job_desc *d)
 	hostlist_free(names);
 }
 
+/* srun -N's most, fewer than -w names: the last ones go, as Slurm's srun
+ * says. */
+static void at_most_max(struct job_desc *d)
+{
+	char **names = NULL, *u;
+	size_t n = 0;
+
+	if (!d->req_nodes || d->max_nodes == NO_VAL || !d->max_nodes ||
+	    hostlist_expand(d->req_nodes, &names, &n, NULL) < 0 || n <= d->max_nodes) {
+		hostlist_free(names);
+		return;
+	}
+	fprintf(stderr,
+	        "%s: error: Required nodelist includes more nodes than permitted by "
+	        "max-node count (%zu > %u). Eliminating nodes from the nodelist.\n",
+	        cli_prog, n, d->max_nodes);
+	if (!(u = hostlist_compress(names, d->max_nodes)))
+		fatal("out of memory");
+	free(d->req_nodes);
+	d->req_nodes = u;
+	hostlist_free(names);
+}
+
 char *jobopt_nodefile(const char *path, const char *why)
 {
 	struct rota_error err = {""};
@@ -155,6 +179,8 @@ void jobopt_hostfile_finish(struct jobopt *o)
 		 * -m arbitrary */
 		if (!path || d->req_nodes) {
 			once_each(d);
+			if (o->cmd == JOBOPT_SRUN)
+				at_most_max(d);
 			return;
 		}
 		o->task_dist = TASKDIST_ARBITRARY;

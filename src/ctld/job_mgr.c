@@ -952,6 +952,37 @@ bad:
 	return -ESLURM_INVALID_PARTITION_NAME;
 }
 
+/* -w names nodes the job must have, each of them: as Slurm, they are its
+ * least node count (more than -N's most: ESLURM_INVALID_NODE_COUNT). */
+static int job_desc_req_count(struct ctld *ctld, struct job_desc *d)
+{
+	size_t count = 0, n = 0, nn = node_mgr_count(ctld->nodes);
+	char **names = NULL;
+	unsigned char *seen;
+
+	if (!d->req_nodes || !*d->req_nodes)
+		return 0;
+	if (hostlist_expand(d->req_nodes, &names, &count, NULL) < 0)
+		return -ESLURM_INVALID_NODE_NAME;
+	seen = xcalloc(nn + 1, 1);
+	for (size_t i = 0; i < count; i++) {
+		int idx = node_mgr_find(ctld->nodes, names[i]);
+		if (idx >= 0 && !seen[idx]) {
+			seen[idx] = 1;
+			n++;
+		}
+	}
+	free(seen);
+	hostlist_free(names);
+	if (!n)
+		return 0; /* unknown names: job_desc_nodes says so */
+	if (d->max_nodes != NO_VAL && d->max_nodes && d->max_nodes < n)
+		return -ESLURM_INVALID_NODE_COUNT;
+	if (d->min_nodes == NO_VAL || d->min_nodes < n)
+		d->min_nodes = (uint32_t)n;
+	return 0;
+}
+
 /* What job_desc_check_resources checks of one partition p. */
 static int job_desc_check_part(struct ctld *ctld, struct part *p, struct job_desc *d)
 {
@@ -1001,6 +1032,8 @@ int job_desc_check_resources(struct ctld *ctld, struct job_desc *d,
 	}
 	if (!d->partition)
 		d->partition = xstrdup(parts[0]->cfg->name);
+	if ((rc = job_desc_req_count(ctld, d)) < 0)
+		return rc;
 	if (d->min_nodes == 0 || (d->max_nodes != NO_VAL && d->max_nodes < d->min_nodes &&
 	                          d->min_nodes != NO_VAL))
 		return -ESLURM_INVALID_NODE_COUNT;

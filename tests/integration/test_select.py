@@ -472,3 +472,26 @@ def test_node_range_takes_as_many_as_are_free(c):
     open_gate(c, "g5")
     for jid in busy + [r]:
         c.wait_job(jid)
+
+
+def test_nodelist_without_a_node_count_takes_every_node_named(c):
+    """-w without -N: the job gets each node named (their count is its least,
+    as Slurm's controller makes it); more names than -N's most is refused,
+    and srun drops the last ones in Slurm's words."""
+    j, nodes = running_on(c, "-w", "node[01-03]", gate="g1")
+    assert nodes == "node[01-03]" and c.job_field(j, "NumNodes") == "3", nodes
+    open_gate(c, "g1")
+    c.wait_job(j)
+    p = c.run(["srun", "-l", "-w", "node[02-03]", "printenv", "SLURMD_NODENAME"])
+    assert p.returncode == 0, p.stderr
+    assert sorted(p.stdout.splitlines()) == ["0: node02", "1: node03"], p.stdout
+    p = c.run(["sbatch", "-N1", "-w", "node[01-03]", "--wrap", "true"])
+    assert p.returncode == 1
+    assert p.stderr == ("sbatch: error: Batch job submission failed: Node count "
+                        "specification invalid\n")
+    p = c.run(["srun", "-N1-2", "-w", "node[01-03]", "printenv", "SLURMD_NODENAME"])
+    assert p.returncode == 0, p.stderr
+    assert p.stderr == ("srun: error: Required nodelist includes more nodes than "
+                        "permitted by max-node count (3 > 2). Eliminating nodes from "
+                        "the nodelist.\n")
+    assert sorted(p.stdout.split()) in (["node01"], ["node01", "node02"]), p.stdout
