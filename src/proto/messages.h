@@ -299,8 +299,8 @@ _Static_assert(job_info_idx_wait4switch < 64, "job_info_req.fields is 64 bits");
 	F(S, str, os, _)                                                                 \
 	F(S, str, arch, _)                                                               \
 	F(S, str, version, _)                                                            \
-	F(S, str, gres_used, _)  /* "gpu:h100:0(IDX:N/A)" (ctld/node_gres.h) */          \
-	F(S, str, next_state, _) /* to reboot: "RESUME" or "DOWN" after; NULL */        \
+	F(S, str, gres_used, _)    /* "gpu:h100:0(IDX:N/A)" (ctld/node_gres.h) */        \
+	F(S, str, next_state, _)   /* to reboot: "RESUME" or "DOWN" after; NULL */       \
 	F(S, str, features_act, _) /* ActiveFeatures (features: AvailableFeatures) */
 ROTA_DECLARE(node_info, NODE_INFO_FIELDS)
 
@@ -583,8 +583,8 @@ enum job_update_op {
 	F(S, str, nodes, _)                                                              \
 	F(S, str, state, _)                                                              \
 	F(S, str, reason, _)                                                             \
-	F(S, u32, feat_set, _)  /* NODE_FEAT_*: which of the two below are given */     \
-	F(S, str, features, _)  /* AvailableFeatures= ("": none) */                     \
+	F(S, u32, feat_set, _)     /* NODE_FEAT_*: which of the two below are given */   \
+	F(S, str, features, _)     /* AvailableFeatures= ("": none) */                   \
 	F(S, str, features_act, _) /* ActiveFeatures= ("": none) */
 ROTA_DECLARE(node_update_req, NODE_UPDATE_REQ_FIELDS)
 /* scontrol update node: AvailableFeatures= (Features=) given, ActiveFeatures=
@@ -1578,8 +1578,8 @@ ROTA_DECLARE(resv_info_resp, RESV_INFO_RESP_FIELDS)
 /* ---- scontrol suspend|resume (ctld/suspend.h) ---- */
 #define JOB_SUSPEND_REQ_FIELDS(F, S)                                                     \
 	F(S, u32, job_id, _)                                                             \
-	F(S, u32, suspend, _) /* 1 suspend, 0 resume */                                 \
-	F(S, u32, flags, _)   /* JOB_UPDATE_F_ARRAY_TASK: task array_task_id alone */   \
+	F(S, u32, suspend, _) /* 1 suspend, 0 resume */                                  \
+	F(S, u32, flags, _)   /* JOB_UPDATE_F_ARRAY_TASK: task array_task_id alone */    \
 	F(S, u32, array_task_id, _)
 ROTA_DECLARE(job_suspend_req, JOB_SUSPEND_REQ_FIELDS)
 
