@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli/call.h"
 #include "cli/cli.h"
@@ -505,6 +506,7 @@ static void create_step(struct srun *s)
 	struct step_ask ask = {0};
 	char host[256] = "";
 	int busy_said = 0;
+	time_t began = time(NULL);
 
 	step_ask_fill(s, &ask, host);
 	for (;;) {
@@ -559,12 +561,22 @@ static void create_step(struct srun *s)
 		msg_body_free(type, body);
 		if (!s->alloc_mode)
 			close(fd);
-		if (!busy_said++)
+		/* --immediate[=N] in an allocation: no waiting past N seconds for
+		 * the step's resources, as Slurm's srun */
+		if (!s->alloc_mode && s->o->immediate &&
+		    time(NULL) - began >= (time_t)s->o->immediate) {
+			cli_error("Unable to create step for job %u: %s", s->job_id,
+			          slurm_strerror(ESLURM_NODES_BUSY));
+			exit(cli_exit_error());
+		}
+		if (!busy_said && !(s->o->immediate && !s->alloc_mode)) {
 			fprintf(
 			    stderr,
 			    "srun: Job %u step creation temporarily disabled, retrying "
 			    "(Requested nodes are busy)\n",
 			    s->job_id);
+			busy_said = 1;
+		}
 		sleep(1);
 		if (jobctl_signal_read(s->sig_fd)) {
 			if (s->alloc_mode)

@@ -652,3 +652,18 @@ def test_debugger_breakpoint_then_tasks_run(cluster, tmp_path):
     # RAN comes after the breakpoint only
     assert out.index("State:") < out.index("0: RAN 0"), out
     assert "1: RAN 1" in out, out
+
+
+def test_immediate_step_gives_up_when_busy(cluster):
+    """srun --immediate in an allocation: a step whose CPUs are not free
+    within the seconds given is not waited for, in Slurm's words (its
+    test1.14); without it the step waits and runs."""
+    script = ("srun -n1 --exclusive sleep 5 & sleep 1; "
+              "srun -n1 --exclusive --immediate=1 true; echo rc=$?; "
+              "srun -n1 --exclusive true; echo rc=$?; wait")
+    p = cluster.run(["salloc", "-N1", "-n1", "bash", "-c", script])
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["rc=1", "rc=0"], p.stdout + p.stderr
+    assert re.search(r"^srun: error: Unable to create step for job \d+: Requested "
+                     r"nodes are busy$", p.stderr, re.M), p.stderr
+    assert p.stderr.count("step creation temporarily disabled") == 1, p.stderr
