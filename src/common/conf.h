@@ -74,7 +74,7 @@ struct conf_part {
 	char *allow_qos, *deny_qos;
 	char *qos;             /* QOS=: the partition's QOS, NULL: none (shown only) */
 	char *alternate;       /* Alternate=: where submissions go while DRAIN/INACTIVE */
-	char *alloc_nodes;     /* AllocNodes= (NULL: ALL; shown only) */
+	char *alloc_nodes;     /* AllocNodes= hosts jobs may come from (NULL: ALL) */
 	int hidden;            /* Hidden=YES: not shown without -a */
 	int root_only;         /* RootOnly=YES: only root and SlurmUser submit */
 	int req_resv;          /* ReqResv=YES: jobs must name a reservation */

@@ -342,7 +342,9 @@ static const struct conf_doc part_doc[] = {
     {"Alternate", "partition",
      "Where a job submitted while this partition is DRAIN or INACTIVE goes "
      "instead."},
-    {"AllocNodes", "node,...|ALL", "Kept and shown; not enforced."},
+    {"AllocNodes", "node,...|ALL",
+     "Hosts jobs may be submitted from (sbatch, srun, salloc); from others "
+     "they are refused: Access/permission denied."},
     {"Hidden", "YES|NO",
      "A hidden partition is left out of sinfo and scontrol show partition "
      "without -a."},

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 #include "common/conf.h"
+#include "common/hostlist.h"
 #include "common/states.h"
 #include "common/strv.h"
 #include "ctld/caller.h"
@@ -103,6 +104,26 @@ int part_access_submit_all(struct ctld *ctld, const struct part *p,
 	return rc;
 }
 
+/* AllocNodes: may a job be submitted from host (its name as the command
+ * gave it; its short form counts too)?  No list, or ALL: from anywhere. */
+static int alloc_node_ok(const struct conf_part *cp, const char *host)
+{
+	char **names = NULL;
+	size_t n = 0, len;
+	int ok = 0;
+
+	if (!cp->alloc_nodes || !*cp->alloc_nodes || !strcasecmp(cp->alloc_nodes, "ALL"))
+		return 1;
+	if (!host || !*host || hostlist_expand(cp->alloc_nodes, &names, &n, NULL) < 0)
+		return 0;
+	len = strcspn(host, ".");
+	for (size_t i = 0; i < n && !ok; i++)
+		ok = !strcmp(names[i], host) ||
+		     (strlen(names[i]) == len && !strncmp(names[i], host, len));
+	hostlist_free(names);
+	return ok;
+}
+
 int part_access_submit(struct ctld *ctld, const struct part *p,
                        const struct caller *submitter, struct caller *owner,
                        const struct job_desc *d)
@@ -120,6 +141,8 @@ int part_access_submit(struct ctld *ctld, const struct part *p,
 		return -ESLURM_USER_ID_MISSING;
 	if (!group_lets_in(ctld, cp, owner))
 		return -ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP;
+	if (!alloc_node_ok(cp, d->submit_host))
+		return -ESLURM_ACCESS_DENIED;
 	if (!e || !strcasecmp(e, "NO")) /* the job waits instead */
 		return 0;
 	why = part_access_wait(p, d->account, d->qos);

@@ -22,7 +22,8 @@ int part_access_state(struct ctld *ctld, struct part **pp);
 
 /* A submission to p of d (its account and QOS settled) by submitter for
  * owner (the job's user; its groups may be looked up).  0, or
- * -ESLURM_ACCESS_DENIED (RootOnly, ReqResv), -ESLURM_USER_ID_MISSING
+ * -ESLURM_ACCESS_DENIED (RootOnly, ReqResv, AllocNodes without the submit
+ * host), -ESLURM_USER_ID_MISSING
  * (DisableRootJobs), -ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP,
  * -ESLURM_INVALID_ACCOUNT, -ESLURM_INVALID_QOS. */
 int part_access_submit(struct ctld *ctld, const struct part *p,

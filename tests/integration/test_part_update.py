@@ -8,6 +8,7 @@ not allow is refused at submission (with NO it would wait, as one does when
 its partition changes under it: that is tested too)."""
 
 import re
+import socket
 import time
 
 import pytest
@@ -476,3 +477,22 @@ def test_billing_weights_as_written(cluster, part):
     weights = "cPu=1,mem=-0.5G,node=.3,energy=-10"
     scontrol(c, "update", f"partitionname={n}", f"TRESBillingWeights={weights}")
     assert show(c, n)["TRESBillingWeights"] == weights
+
+
+def test_alloc_nodes_limits_where_jobs_come_from(cluster, part):
+    """AllocNodes: only jobs submitted from those hosts get in (Slurm's
+    words); ALL lets every host in again."""
+    c, n = cluster, part("alloc")
+    scontrol(c, "create", f"partition={n}", "nodes=node03", "AllocNodes=elsewhere")
+    assert show(c, n)["AllocNodes"] == "elsewhere"
+    p = sbatch(c, "-p", n, "--wrap", "true")
+    assert p.returncode == 1
+    assert p.stderr == SUBMIT_ERR + "Access/permission denied\n"
+    p = c.run(["srun", "-p", n, "true"])
+    assert p.returncode == 1
+    assert "Unable to allocate resources: Access/permission denied" in p.stderr
+    scontrol(c, "update", f"partitionname={n}",
+             f"AllocNodes=elsewhere,{socket.gethostname().split('.')[0]}")
+    assert submitted(c, "-p", n, "--wrap", "true")
+    scontrol(c, "update", f"partitionname={n}", "AllocNodes=ALL")
+    assert submitted(c, "-p", n, "--wrap", "true")
