@@ -53,6 +53,29 @@ static int kv_named(const struct conf_kv *kv, size_t n, const char *key)
 	return 0;
 }
 
+/* Several nodes with one host name (rota up's, Slurm's multiple-slurmd
+ * test setups): Slurm says MULTIPLE_SLURMD = Yes then, and its tests adapt. */
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int multiple_slurmd(const struct conf *cf)
+{
+	const char **names = xcalloc(cf->node_count + 1, sizeof(*names));
+	size_t n = 0;
+	int same = 0;
+
+	for (size_t i = 0; i < cf->node_count; i++)
+		if (cf->nodes[i].hostname)
+			names[n++] = cf->nodes[i].hostname;
+	qsort(names, n, sizeof(*names), str_cmp);
+	for (size_t i = 1; i < n && !same; i++)
+		same = !strcmp(names[i - 1], names[i]);
+	free(names);
+	return same;
+}
+
 void config_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 {
 	struct conf_kv *kv = NULL;
@@ -63,7 +86,7 @@ void config_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 		chan_send_rc(ch, -1, "cannot dump the configuration");
 		return;
 	}
-	r.items = xcalloc(n + 2 + NSHOWN, sizeof(struct kv));
+	r.items = xcalloc(n + 3 + NSHOWN, sizeof(struct kv));
 	for (size_t i = 0; i < n; i++) {
 		select_params_canon(&kv[i]);
 		user_canon(&kv[i]);
@@ -75,6 +98,8 @@ void config_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 	r.items[n + 1].key = "SLURM_VERSION";
 	r.items[n + 1].value = "22.05.8";
 	r.items_count = n + 2;
+	if (multiple_slurmd(ctld->conf))
+		r.items[r.items_count++] = (struct kv){"MULTIPLE_SLURMD", "Yes"};
 	for (size_t i = 0; i < NSHOWN; i++)
 		if (!kv_named(kv, n, shown_defaults[i].key))
 			r.items[r.items_count++] = shown_defaults[i];

@@ -32,6 +32,13 @@ def test_show_config(cluster):
     assert re.search(r"^ProctrackType\s+= proctrack/cgroup$", p.stdout, re.M)
     assert re.search(r"^SwitchType\s+= switch/none$", p.stdout, re.M)
     assert re.search(r"^NodeFeaturesPlugins\s+= \(null\)$", p.stdout, re.M)
+    # several nodes on one host, as Slurm built for multiple slurmds says
+    # (its tests adapt to it)
+    same_host = len({line.split("NodeHostname=")[1].split()[0]
+                     for line in open(cluster.conf_path)
+                     if line.startswith("NodeName=") and "NodeHostname=" in line}) == 1
+    assert same_host  # rota up's nodes
+    assert re.search(r"^MULTIPLE_SLURMD\s+= Yes$", p.stdout, re.M), p.stdout
 
 
 def test_show_node(cluster):
