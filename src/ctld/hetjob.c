@@ -96,6 +96,39 @@ static void submit_durable(void *arg, int rc)
 	free(r);
 }
 
+/* Components never share a node (hetjob_start): the nodes one requires
+ * (-w) are excluded from every other, as Slurm does, so that none waits for a
+ * node another holds; two requiring one node are refused (-w and -x). */
+static void exclude_required(struct submit_het *req)
+{
+	uint32_t n = req->jobs_count;
+	char **add = xcalloc(n, sizeof(*add));
+
+	for (uint32_t k = 0; k < n; k++)
+		for (uint32_t o = 0; o < n; o++) {
+			const char *w = req->jobs[o].req_nodes;
+			char *more;
+			if (o == k || !w || !*w)
+				continue;
+			more = add[k] ? xasprintf("%s,%s", add[k], w) : xstrdup(w);
+			free(add[k]);
+			add[k] = more;
+		}
+	for (uint32_t k = 0; k < n; k++) {
+		struct job_desc *d = &req->jobs[k];
+		if (!add[k])
+			continue;
+		if (d->exc_nodes && *d->exc_nodes) {
+			char *both = xasprintf("%s,%s", d->exc_nodes, add[k]);
+			free(add[k]);
+			add[k] = both;
+		}
+		free(d->exc_nodes);
+		d->exc_nodes = add[k];
+	}
+	free(add);
+}
+
 void hetjob_submit_request(struct ctld *ctld, const struct caller *who,
                            struct submit_het *req, int alloc, struct chan *ch)
 {
@@ -116,6 +149,7 @@ void hetjob_submit_request(struct ctld *ctld, const struct caller *who,
 		             "this connection holds an allocation already");
 		return;
 	}
+	exclude_required(req);
 	prep = xcalloc(n, sizeof(*prep));
 	uint32_t as_uid = req->jobs_count ? job_desc_X(&req->jobs[0])->as_uid : 0,
 	         as_gid = req->jobs_count ? job_desc_X(&req->jobs[0])->as_gid : 0;

@@ -953,12 +953,14 @@ bad:
 }
 
 /* -w names nodes the job must have, each of them: as Slurm, they are its
- * least node count (more than -N's most: ESLURM_INVALID_NODE_COUNT). */
+ * least node count (more than -N's most: ESLURM_INVALID_NODE_COUNT), and none
+ * may be in -x (ESLURM_INVALID_NODE_NAME). */
 static int job_desc_req_count(struct ctld *ctld, struct job_desc *d)
 {
 	size_t count = 0, n = 0, nn = node_mgr_count(ctld->nodes);
 	char **names = NULL;
 	unsigned char *seen;
+	int overlap = 0;
 
 	if (!d->req_nodes || !*d->req_nodes)
 		return 0;
@@ -972,8 +974,21 @@ static int job_desc_req_count(struct ctld *ctld, struct job_desc *d)
 			n++;
 		}
 	}
-	free(seen);
 	hostlist_free(names);
+	names = NULL;
+	count = 0;
+	/* a node both required and excluded: Slurm's refusal */
+	if (d->exc_nodes && *d->exc_nodes &&
+	    hostlist_expand(d->exc_nodes, &names, &count, NULL) < 0)
+		count = 0;
+	for (size_t i = 0; i < count && !overlap; i++) {
+		int idx = node_mgr_find(ctld->nodes, names[i]);
+		overlap = idx >= 0 && seen[idx];
+	}
+	hostlist_free(names);
+	free(seen);
+	if (overlap)
+		return -ESLURM_INVALID_NODE_NAME;
 	if (!n)
 		return 0; /* unknown names: job_desc_nodes says so */
 	if (d->max_nodes != NO_VAL && d->max_nodes && d->max_nodes < n)

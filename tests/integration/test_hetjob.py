@@ -324,6 +324,24 @@ def test_components_never_share_a_node(cluster):
     c.wait_for(lambda: _rows(c) == [] or None, what="queue empty")
 
 
+def test_required_nodes_are_kept_from_the_other_components(cluster):
+    """A node one component requires (-w) is excluded from the others, as
+    Slurm does: the job starts, the other components elsewhere; two requiring
+    the same node are refused."""
+    c = cluster
+    jid = c.sbatch("-n1", "-o", "/dev/null", ":", "-n1", "-w", "node01", "--wrap",
+                   "sleep 60")
+    c.wait_running(jid)
+    nodes = _comp_nodes(c, jid, 2)
+    assert nodes[1] == "node01" and nodes[0] not in (None, "node01"), nodes
+    assert c.run(["scancel", str(jid)]).returncode == 0
+    p = c.run(["sbatch", "-w", "node02", "--wrap", "true", ":", "-w", "node02"])
+    assert p.returncode == 1
+    assert p.stderr == ("sbatch: error: Batch job submission failed: Invalid node "
+                        "name specified\n"), p.stderr
+    c.wait_for(lambda: _rows(c) == [] or None, what="queue empty")
+
+
 def test_backfilled_components_never_share_a_node(cluster):
     """The same when backfill starts them: two nodes free beside a blocker,
     a waiting job ahead of them; the short heterogeneous job runs there,

@@ -495,3 +495,8 @@ def test_nodelist_without_a_node_count_takes_every_node_named(c):
                         "permitted by max-node count (3 > 2). Eliminating nodes from "
                         "the nodelist.\n")
     assert sorted(p.stdout.split()) in (["node01"], ["node01", "node02"]), p.stdout
+    # a node both required and excluded: refused
+    p = c.run(["sbatch", "-w", "node01", "-x", "node01", "--wrap", "true"])
+    assert p.returncode == 1
+    assert p.stderr == ("sbatch: error: Batch job submission failed: Invalid node "
+                        "name specified\n")
