@@ -53,12 +53,14 @@ static int acct_refused(uint16_t type, void *body)
 	return 1;
 }
 
-int acct_report(const struct acct_report_req *q, struct acct_report_resp **ret)
+/* One request, one answer of type want: 0 and *ret, or 1 after an error
+ * was printed. */
+static int acct_ask(uint16_t type_out, const void *q, uint16_t want, void **ret)
 {
 	struct rota_error err = {""};
 	uint16_t type = 0;
 	void *body = NULL;
-	int fd = acct_send(MSG_ACCT_REPORT_REQ, q);
+	int fd = acct_send(type_out, q);
 
 	if (fd < 0)
 		return 1;
@@ -68,7 +70,7 @@ int acct_report(const struct acct_report_req *q, struct acct_report_resp **ret)
 		return 1;
 	}
 	close(fd);
-	if (acct_refused(type, body) || type != MSG_ACCT_REPORT_RESP) {
+	if (acct_refused(type, body) || type != want) {
 		if (type != MSG_RC)
 			cli_error("Problem talking to the database: unexpected answer");
 		msg_body_free(type, body);
@@ -76,6 +78,16 @@ int acct_report(const struct acct_report_req *q, struct acct_report_resp **ret)
 	}
 	*ret = body;
 	return 0;
+}
+
+int acct_report(const struct acct_report_req *q, struct acct_report_resp **ret)
+{
+	return acct_ask(MSG_ACCT_REPORT_REQ, q, MSG_ACCT_REPORT_RESP, (void **)ret);
+}
+
+int acct_job_modify(const struct acct_job_modify *q, struct assoc_update_resp **ret)
+{
+	return acct_ask(MSG_ACCT_JOB_MODIFY, q, MSG_ACCT_JOB_MODIFY_RESP, (void **)ret);
 }
 
 int acct_fetch(const struct acct_query *q, const struct acct_fetch_cb *cb)

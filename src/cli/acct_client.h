@@ -25,4 +25,11 @@ int acct_fetch(const struct acct_query *q, const struct acct_fetch_cb *cb);
  * MSG_ACCT_REPORT_RESP, ...)), or 1 after an error was printed. */
 int acct_report(const struct acct_report_req *q, struct acct_report_resp **ret);
 
+/* sacctmgr modify job: 0 and *ret (rc, text, changed; caller frees with
+ * msg_body_free(MSG_ACCT_JOB_MODIFY_RESP, ...)), or 1 after an error was
+ * printed. */
+struct acct_job_modify;
+struct assoc_update_resp;
+int acct_job_modify(const struct acct_job_modify *q, struct assoc_update_resp **ret);
+
 #endif

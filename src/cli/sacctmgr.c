@@ -28,40 +28,42 @@
  * version number", "add cluster") are kept. */
 static void usage(FILE *f)
 {
-	fprintf(
-	    f, "sacctmgr [<OPTION>] [<COMMAND>]\n"
-	       "    Valid <OPTION> values are:\n"
-	       "     -h or --help: this text\n"
-	       "     -i or --immediate: commit changes immediately\n"
-	       "     -n or --noheader: no header line\n"
-	       "     -p or --parsable: '|' after each field\n"
-	       "     -P or --parsable2: '|' between fields\n"
-	       "     -Q or --quiet: errors only\n"
-	       "     -s or --associations: list the associations with the entity\n"
-	       "     -v or --verbose: accepted, no effect\n"
-	       "     -V or --version: same as the version command\n"
-	       "\n"
-	       "  Valid <COMMAND> values are:\n"
-	       "     add <ENTITY> <SPECS>     add (or create) entities\n"
-	       "     delete <ENTITY> <SPECS>  delete (or remove) entities\n"
-	       "     dump <CLUSTER> file=<FILE>\n"
-	       "                              write the cluster's accounts, users and\n"
-	       "                              associations to FILE\n"
-	       "     help                     this text\n"
-	       "     list <ENTITY> [<SPECS>]  show entities (also: show)\n"
-	       "     load file=<FILE>         add what FILE holds (with -i)\n"
-	       "     modify <ENTITY> <SPECS>  modify (or update) entities\n"
-	       "     version                  display tool version number\n"
-	       "\n"
-	       "  <ENTITY> may be account, association, cluster, coordinator, qos or\n"
-	       "  user.\n"
-	       "\n"
-	       "  <SPECS> are names, Key=Value ..., where Key=Value ..., set Key=Value\n"
-	       "  ..., format=F1,F2%%N ... and withassoc; for example:\n"
-	       "       add cluster        - <name>\n"
-	       "       add account        - <name> Description= Organization= parent=\n"
-	       "       add user           - <name> account= DefaultAccount=\n"
-	       "       modify user        - <name> set MaxJobs= MaxWall= GrpTRES= ...\n");
+	fprintf(f,
+	        "sacctmgr [<OPTION>] [<COMMAND>]\n"
+	        "    Valid <OPTION> values are:\n"
+	        "     -h or --help: this text\n"
+	        "     -i or --immediate: commit changes immediately\n"
+	        "     -n or --noheader: no header line\n"
+	        "     -p or --parsable: '|' after each field\n"
+	        "     -P or --parsable2: '|' between fields\n"
+	        "     -Q or --quiet: errors only\n"
+	        "     -s or --associations: list the associations with the entity\n"
+	        "     -v or --verbose: accepted, no effect\n"
+	        "     -V or --version: same as the version command\n"
+	        "\n"
+	        "  Valid <COMMAND> values are:\n"
+	        "     add <ENTITY> <SPECS>     add (or create) entities\n"
+	        "     delete <ENTITY> <SPECS>  delete (or remove) entities\n"
+	        "     dump <CLUSTER> file=<FILE>\n"
+	        "                              write the cluster's accounts, users and\n"
+	        "                              associations to FILE\n"
+	        "     help                     this text\n"
+	        "     list <ENTITY> [<SPECS>]  show entities (also: show)\n"
+	        "     load file=<FILE>         add what FILE holds (with -i)\n"
+	        "     modify <ENTITY> <SPECS>  modify (or update) entities\n"
+	        "     version                  display tool version number\n"
+	        "\n"
+	        "  <ENTITY> may be account, association, cluster, coordinator, qos or\n"
+	        "  user; for modify, job too.\n"
+	        "\n"
+	        "  <SPECS> are names, Key=Value ..., where Key=Value ..., set Key=Value\n"
+	        "  ..., format=F1,F2%%N ... and withassoc; for example:\n"
+	        "       add cluster        - <name>\n"
+	        "       add account        - <name> Description= Organization= parent=\n"
+	        "       add user           - <name> account= DefaultAccount=\n"
+	        "       modify user        - <name> set MaxJobs= MaxWall= GrpTRES= ...\n"
+	        "       modify job         - JobID= set DerivedExitCode= Comment=\n"
+	        "                            AdminComment= SystemComment=\n");
 }
 
 /* Is w word, or its first min letters or more (Slurm's abbreviations)? */
@@ -108,15 +110,14 @@ static int kind_parse(const char *w, int *clusters)
 	return -1;
 }
 
-/* y within CONFIRM_S seconds. */
-static int confirm(void)
+int mgr_confirm(const char *question)
 {
 	struct pollfd p = {.fd = 0, .events = POLLIN};
 	char line[64] = "";
 
-	printf("Would you like to commit changes? (You have %d seconds to decide)\n"
+	printf("%s (You have %d seconds to decide)\n"
 	       "(N/y): ",
-	       CONFIRM_S);
+	       question, CONFIRM_S);
 	fflush(stdout);
 	if (poll(&p, 1, CONFIRM_S * 1000) <= 0 || !fgets(line, sizeof(line), stdin)) {
 		printf("\n");
@@ -267,7 +268,7 @@ static int update(const struct mgr_opts *o, struct assoc_update *req)
 	msg_body_free(MSG_ASSOC_UPDATE_RESP, resp);
 	if (o->immediate)
 		return 0;
-	if (!confirm()) {
+	if (!mgr_confirm("Would you like to commit changes?")) {
 		printf(" Changes Discarded\n");
 		return 0;
 	}
@@ -390,6 +391,9 @@ int cmd_sacctmgr(int argc, char **argv)
 		cli_error("Unknown command: %s", argv[optind]);
 		return 1;
 	}
+	if (verb == ASSOC_MODIFY && optind + 1 < argc &&
+	    abbrev(argv[optind + 1], "jobs", 1))
+		return mgr_modify_job(&o, argc - optind - 2, argv + optind + 2);
 	if (optind + 1 >= argc || (kind = kind_parse(argv[optind + 1], &clusters)) < 0) {
 		cli_error("Unknown entity: %s",
 		          optind + 1 < argc ? argv[optind + 1] : "");

@@ -24,6 +24,13 @@ int mgr_send(const struct assoc_update *req, int quiet_nothing);
  * msg_body_free(MSG_ASSOC_LIST_RESP, ...). */
 struct assoc_list_resp *mgr_fetch(void);
 
+/* question, "(You have 30 seconds to decide)", "(N/y): ": 1 for y. */
+int mgr_confirm(const char *question);
+
+/* modify job [where] COND... set VALUE... (sacctmgr_job.c, rotadbd's
+ * records); words: those after the entity.  Returns the exit status. */
+int mgr_modify_job(const struct mgr_opts *o, int argc, char **argv);
+
 /* dump CLUSTER file=PATH; load file=PATH (sacctmgr_dump.c). */
 int mgr_dump(const struct mgr_opts *o, const char *cluster, const char *path);
 int mgr_load(const struct mgr_opts *o, const char *path);

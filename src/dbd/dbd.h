@@ -46,6 +46,9 @@ struct dbd {
 
 void dbd_feed_start(struct dbd *d);
 void dbd_feed_stop(struct dbd *d);
+/* Commit what the feed stored (before a change of rotadbd's own): 0, or
+ * -EAGAIN while a snapshot is being stored, -EIO. */
+int dbd_feed_flush(struct dbd *d);
 
 int dbd_query_listen(struct dbd *d);
 void dbd_query_stop(struct dbd *d);

@@ -117,6 +117,13 @@ static int feed_commit(struct dbd *d, int reset)
 	return 0;
 }
 
+int dbd_feed_flush(struct dbd *d)
+{
+	if (d->in_snapshot)
+		return -EAGAIN;
+	return feed_commit(d, 0) < 0 ? -EIO : 0;
+}
+
 static void on_commit_timer(evutil_socket_t fd_unused, short what, void *arg)
 {
 	feed_commit(arg, 0);

@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include "common/conf.h"
 #include "common/timefmt.h"
+#include "common/strv.h"
+#include "common/uid.h"
 #include "common/states.h"
 #include "dbd/dbd.h"
 #include "dbd/report.h"
@@ -78,6 +80,57 @@ static void answer_diag(struct dbd *d, struct conn *c)
 	codec_release(&dbd_diag_type, &r);
 }
 
+/* root, SlurmUser, or an operator or administrator (AdminLevel). */
+static int caller_is_admin(struct dbd *d, uint32_t uid)
+{
+	char name[256];
+	uid_t su;
+
+	if (uid == 0)
+		return 1;
+	if (d->conf->slurm_user && name_to_uid(d->conf->slurm_user, &su) == 0 &&
+	    su == uid)
+		return 1;
+	if (uid_to_name(uid, name, sizeof(name)) < 0)
+		return 0;
+	return store_admin_level(d->store, name) >= ADMIN_OPERATOR;
+}
+
+/* sacctmgr modify job: Slurm's words for what went wrong. */
+static void answer_modify(struct dbd *d, struct conn *c,
+                          const struct acct_job_modify *req)
+{
+	struct rota_error err = {""};
+	struct assoc_update_resp r = {0};
+	uint32_t uid = conn_uid(c);
+	int rc = dbd_feed_flush(d);
+
+	if (rc == 0)
+		rc = store_job_modify(d->store, req, uid, caller_is_admin(d, uid),
+		                      &r.changed, &err);
+	if (rc == -EPERM) {
+		r.rc = ESLURM_ACCESS_DENIED;
+		r.text =
+		    xstrdup("Your user doesn't have privilege to perform this action");
+	} else if (rc == -EAGAIN) {
+		r.rc = SLURM_ERROR;
+		r.text = xstrdup("rotadbd is storing the controller's state: try again");
+	} else if (rc < 0) {
+		r.rc = SLURM_ERROR;
+		r.text = xstrdup(err.text[0] ? err.text
+		                             : "Something was wrong with your query");
+	} else if (!r.changed) {
+		r.text =
+		    xstrdup("Request didn't affect anything or your user doesn't have "
+		            "privilege to perform this action");
+	}
+	if (rc == 0 && r.changed && !(req->flags & ACCT_MOD_F_DRY_RUN))
+		log_info("sacctmgr modify job: uid %u changed %zu job record(s)", uid,
+		         strv_len(r.changed));
+	conn_send(c, MSG_ACCT_JOB_MODIFY_RESP, &r);
+	codec_release(&assoc_update_resp_type, &r);
+}
+
 static void answer(struct dbd *d, struct conn *c, uint16_t type, void *body)
 {
 	struct rota_error err = {""};
@@ -91,9 +144,14 @@ static void answer(struct dbd *d, struct conn *c, uint16_t type, void *body)
 		answer_diag(d, c);
 		return;
 	}
+	if (type == MSG_ACCT_JOB_MODIFY) {
+		answer_modify(d, c, body);
+		return;
+	}
 	if (type != MSG_ACCT_QUERY) {
-		conn_send_rc(c, -ESLURM_NOT_SUPPORTED,
-		             "rotadbd answers sacct and sreport only");
+		conn_send_rc(
+		    c, -ESLURM_NOT_SUPPORTED,
+		    "rotadbd answers sacct, sreport and sacctmgr modify job only");
 		return;
 	}
 	if (store_query(d->store, body, add_job, &a, &err) < 0) {

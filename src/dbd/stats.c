@@ -17,6 +17,7 @@ static const struct {
     {MSG_ACCT_QUERY, "DBD_GET_JOBS_COND"},
     {MSG_ACCT_REPORT_REQ, "DBD_GET_ASSOC_USAGE"},
     {MSG_DBD_DIAG_REQ, "DBD_GET_STATS"},
+    {MSG_ACCT_JOB_MODIFY, "DBD_MODIFY_JOB"},
 };
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 

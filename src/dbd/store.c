@@ -11,6 +11,7 @@
 #include "common/gres_req.h"
 #include "common/arrayspec.h"
 #include "common/states.h"
+#include "common/timefmt.h"
 #include "ctld/job_event.h"
 #include "common/hostlist.h"
 #include "dbd/store.h"
@@ -55,6 +56,14 @@ enum stmt_id {
 	S_USAGE_OF,
 	S_NODES_OF,
 	S_EXCISE,
+	S_ADMIN_SET,
+	S_ADMIN_DEL,
+	S_ADMIN_CLEAR,
+	S_ADMIN_GET,
+	S_MOD_DERIVED,
+	S_MOD_COMMENT,
+	S_MOD_ADMIN_CMT,
+	S_MOD_SYSTEM_CMT,
 	S_COUNT
 };
 
@@ -137,6 +146,17 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_USAGE_OF] = "SELECT step_id, node, max_rss, user_usec, sys_usec, gpus, "
                    "max_gpu_mem, ave_gpu_mem, max_gpu_util, ave_gpu_util FROM usage "
                    "WHERE db_id = ?1 ORDER BY step_id, node",
+    /* the users' AdminLevel, from the controller's EV_ASSOC: who may
+     * change other users' job records (sacctmgr modify job) */
+    [S_ADMIN_SET] = "INSERT INTO admin_user(name, level) VALUES(?1, ?2) "
+                    "ON CONFLICT(name) DO UPDATE SET level = ?2",
+    [S_ADMIN_DEL] = "DELETE FROM admin_user WHERE name = ?1",
+    [S_ADMIN_CLEAR] = "DELETE FROM admin_user",
+    [S_ADMIN_GET] = "SELECT level FROM admin_user WHERE name = ?1",
+    [S_MOD_DERIVED] = "UPDATE job SET derived_exit = ?2 WHERE db_id = ?1",
+    [S_MOD_COMMENT] = "UPDATE job SET comment = ?2 WHERE db_id = ?1",
+    [S_MOD_ADMIN_CMT] = "UPDATE job SET admin_comment = ?2 WHERE db_id = ?1",
+    [S_MOD_SYSTEM_CMT] = "UPDATE job SET system_comment = ?2 WHERE db_id = ?1",
 };
 
 struct store {
@@ -519,6 +539,27 @@ static int on_usage(struct store *s, int64_t run_id, const struct ev_usage *ev,
 	            sql_int(ev->ave_gpu_util));
 }
 
+/* The users' admin levels: a snapshot's record holds them all. */
+static int on_assoc(struct store *s, const struct ev_assoc *ev, struct rota_error *err)
+{
+	if (ev->usage_time &&
+	    s->drv->run(s->db, S_ADMIN_CLEAR, NULL, NULL, 0, NULL, err) < 0)
+		return -EIO;
+	for (size_t i = 0; ev->del_users && ev->del_users[i]; i++)
+		if (EXEC(s, S_ADMIN_DEL, err, sql_text(ev->del_users[i])) < 0)
+			return -EIO;
+	for (size_t i = 0; i < ev->users_count; i++) {
+		const struct assoc_user *u = &ev->users[i];
+		if (!u->name)
+			continue;
+		if ((u->admin_level ? EXEC(s, S_ADMIN_SET, err, sql_text(u->name),
+		                           sql_int(u->admin_level))
+		                    : EXEC(s, S_ADMIN_DEL, err, sql_text(u->name))) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
 int store_event(struct store *s, const union job_event *ev, struct rota_error *err)
 {
 	int64_t run_id = 0;
@@ -528,6 +569,8 @@ int store_event(struct store *s, const union job_event *ev, struct rota_error *e
 	switch (ev->head.type) {
 	case EV_SUBMIT:
 		return on_submit(s, &ev->submit, err);
+	case EV_ASSOC:
+		return on_assoc(s, &ev->assoc, err);
 	case EV_START:
 	case EV_END:
 	case EV_HOLD:
@@ -707,6 +750,8 @@ static void read_job(struct store *s, struct sql_cur *c, struct acct_job *j)
 	j->gres_tres = col_str(s, c, i++);
 	j->het_job_id = (uint32_t)col(c, i++);
 	j->het_offset = (uint32_t)col(c, i++);
+	j->admin_comment = col_str(s, c, i++);
+	j->system_comment = col_str(s, c, i++);
 }
 
 /* N.batch and (PrologFlags=Contain) N.extern, which the journal does not
@@ -884,9 +929,9 @@ static int add_jobs(struct sqlbuf *b, char **jobs, struct rota_error *err)
 static int query_sql(struct sqlbuf *b, const struct acct_query *qr,
                      struct rota_error *err)
 {
-	sql_add(b,
-	        "SELECT db_id, " JOB_COLS ", gres_tres, het_job_id, het_offset FROM job "
-	        "WHERE 1 = 1");
+	sql_add(b, "SELECT db_id, " JOB_COLS ", gres_tres, het_job_id, het_offset, "
+	           "admin_comment, system_comment FROM job "
+	           "WHERE 1 = 1");
 	if (!(qr->flags & ACCT_QUERY_F_DUPLICATES))
 		sql_add(b, " AND superseded = 0");
 	if (qr->jobs && qr->jobs[0] && add_jobs(b, qr->jobs, err) < 0)
@@ -960,4 +1005,136 @@ out:
 	free(b.sql);
 	free(b.v);
 	return rc < 0 ? rc : 0;
+}
+
+/* ---- sacctmgr modify job ---- */
+
+int store_admin_level(struct store *s, const char *user)
+{
+	int64_t level = 0;
+
+	if (!user || first_int(s, S_ADMIN_GET, sql_text(user), 1, &level, NULL) <= 0)
+		return 0;
+	return (int)level;
+}
+
+/* A run a modify selected: its row, whose it is, what sacctmgr says of it. */
+struct mod_run {
+	int64_t db_id;
+	uint32_t uid;
+	char *line; /* "N submitted at T" */
+};
+
+/* The latest run of each job req selects (at most QUERY_LIMIT). */
+static int mod_select(struct store *s, const struct acct_job_modify *req,
+                      struct mod_run **ret, size_t *ret_n, struct rota_error *err)
+{
+	struct acct_query q = {
+	    .jobs = req->jobs,
+	    .uids = req->uids,
+	    .accounts = req->accounts,
+	    .start = req->start,
+	    .end = req->end,
+	    .flags = ACCT_QUERY_F_NO_STEPS,
+	};
+	struct sqlbuf b = {0};
+	struct sql_cur *c = NULL;
+	struct mod_run *runs = NULL;
+	size_t n = 0, cap = 0;
+	int rc = -EINVAL;
+
+	if (query_sql(&b, &q, err) < 0)
+		goto out;
+	rc = -EIO;
+	if (s->drv->run(s->db, -1, b.sql, b.v, b.n, &c, err) < 0)
+		goto out;
+	while ((rc = s->drv->next(c, err)) > 0) {
+		char when[64];
+		if (n == QUERY_LIMIT) {
+			rc = errprintf(err, "more than %d job records: narrow the query",
+			               QUERY_LIMIT);
+			break;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			runs = xrealloc(runs, cap * sizeof(*runs));
+		}
+		/* db_id, then JOB_COLS: job_id, submit, ..., uid (8) */
+		runs[n].db_id = s->drv->col_int(c, 0);
+		runs[n].uid = (uint32_t)s->drv->col_int(c, 8);
+		timefmt_iso((time_t)s->drv->col_int(c, 2), when, sizeof(when));
+		runs[n].line =
+		    xasprintf("%" PRId64 " submitted at %s", s->drv->col_int(c, 1), when);
+		n++;
+	}
+out:
+	s->drv->done(c);
+	free(b.sql);
+	free(b.v);
+	if (rc < 0) {
+		for (size_t i = 0; i < n; i++)
+			free(runs[i].line);
+		free(runs);
+		return rc;
+	}
+	*ret = runs;
+	*ret_n = n;
+	return 0;
+}
+
+static int mod_apply(struct store *s, const struct acct_job_modify *req, int64_t id,
+                     struct rota_error *err)
+{
+	if ((req->set & ACCT_MOD_DERIVED) &&
+	    EXEC(s, S_MOD_DERIVED, err, sql_int(id), sql_int(req->derived_exit)) < 0)
+		return -EIO;
+	if ((req->set & ACCT_MOD_COMMENT) &&
+	    EXEC(s, S_MOD_COMMENT, err, sql_int(id), sql_text(req->comment)) < 0)
+		return -EIO;
+	if ((req->set & ACCT_MOD_ADMIN_CMT) &&
+	    EXEC(s, S_MOD_ADMIN_CMT, err, sql_int(id), sql_text(req->admin_comment)) < 0)
+		return -EIO;
+	if ((req->set & ACCT_MOD_SYSTEM_CMT) &&
+	    EXEC(s, S_MOD_SYSTEM_CMT, err, sql_int(id), sql_text(req->system_comment)) <
+	        0)
+		return -EIO;
+	return 0;
+}
+
+int store_job_modify(struct store *s, const struct acct_job_modify *req, uint32_t uid,
+                     int admin, char ***ret_changed, struct rota_error *err)
+{
+	struct mod_run *runs = NULL;
+	size_t n = 0;
+	char **changed = NULL;
+	int rc;
+
+	if (!admin && (req->set & (ACCT_MOD_ADMIN_CMT | ACCT_MOD_SYSTEM_CMT)))
+		return -EPERM;
+	if ((rc = mod_select(s, req, &runs, &n, err)) < 0)
+		return rc;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (!admin && runs[i].uid != uid)
+			rc = -EPERM;
+	if (rc == 0 && n && !(req->flags & ACCT_MOD_F_DRY_RUN)) {
+		rc = store_begin(s, err);
+		for (size_t i = 0; i < n && rc == 0; i++)
+			rc = mod_apply(s, req, runs[i].db_id, err);
+		if (rc == 0)
+			rc = store_commit(s, 0, 0, err);
+		else
+			store_rollback(s);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (rc == 0)
+			changed = strv_append(changed, runs[i].line);
+		free(runs[i].line);
+	}
+	free(runs);
+	if (rc < 0) {
+		strv_free(changed);
+		return rc;
+	}
+	*ret_changed = changed;
+	return 0;
 }

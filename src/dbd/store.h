@@ -62,4 +62,18 @@ typedef int (*store_job_f)(void *arg, struct acct_job *job);
 int store_query(struct store *s, const struct acct_query *q, store_job_f cb, void *arg,
                 struct rota_error *err);
 
+/* The AdminLevel the controller's records give user (ADMIN_*; 0: none). */
+int store_admin_level(struct store *s, const char *user);
+
+/* sacctmgr modify job, asked by uid (admin: root, SlurmUser, an operator or
+ * administrator): the latest run of each job req selects gets the values
+ * req sets (ACCT_MOD_F_DRY_RUN: nothing changed), in a transaction of its
+ * own (the feed's is committed before).  *ret_changed: a line for each,
+ * "N submitted at T" (caller frees; NULL: none selected).  Returns 0,
+ * -EPERM (a job of another user, or a comment only admins set: nothing
+ * changed), or another error (err says why). */
+struct acct_job_modify;
+int store_job_modify(struct store *s, const struct acct_job_modify *req, uint32_t uid,
+                     int admin, char ***ret_changed, struct rota_error *err);
+
 #endif

@@ -78,7 +78,11 @@ static const char schema[] =
     " ADD COLUMN IF NOT EXISTS max_gpu_mem BIGINT,"
     " ADD COLUMN IF NOT EXISTS ave_gpu_mem BIGINT,"
     " ADD COLUMN IF NOT EXISTS max_gpu_util BIGINT,"
-    " ADD COLUMN IF NOT EXISTS ave_gpu_util BIGINT;";
+    " ADD COLUMN IF NOT EXISTS ave_gpu_util BIGINT;"
+    /* added later: sacctmgr modify job's comments; the users' AdminLevel */
+    "ALTER TABLE job ADD COLUMN IF NOT EXISTS admin_comment TEXT,"
+    " ADD COLUMN IF NOT EXISTS system_comment TEXT;"
+    "CREATE TABLE IF NOT EXISTS admin_user(name TEXT PRIMARY KEY, level BIGINT);";
 
 enum { K_HOST, K_PORT, K_USER, K_PASS, K_DB, K_APP, K_TIMEOUT, K_COUNT };
 static const char *const keywords[K_COUNT + 1] = {

@@ -39,7 +39,9 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS usage("
     " db_id INTEGER NOT NULL, step_id INTEGER NOT NULL, node TEXT NOT NULL,"
     " max_rss INTEGER, user_usec INTEGER, sys_usec INTEGER,"
-    " PRIMARY KEY(db_id, step_id, node));";
+    " PRIMARY KEY(db_id, step_id, node));"
+    /* the users' AdminLevel (the controller's records; store.c) */
+    "CREATE TABLE IF NOT EXISTS admin_user(name TEXT PRIMARY KEY, level INTEGER);";
 
 enum { T_BEGIN, T_COMMIT, T_ROLLBACK, T_COUNT };
 static const char *const txn_sql[T_COUNT] = {"BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"};
@@ -93,6 +95,7 @@ static const struct {
     {"job", "het_offset", "INTEGER"},     {"usage", "gpus", "INTEGER"},
     {"usage", "max_gpu_mem", "INTEGER"},  {"usage", "ave_gpu_mem", "INTEGER"},
     {"usage", "max_gpu_util", "INTEGER"}, {"usage", "ave_gpu_util", "INTEGER"},
+    {"job", "admin_comment", "TEXT"},     {"job", "system_comment", "TEXT"},
 };
 
 static int has_column(sqlite3 *db, const char *table, const char *column)

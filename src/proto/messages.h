@@ -1229,7 +1229,9 @@ ROTA_DECLARE(acct_step, ACCT_STEP_FIELDS)
 	F(S, list, steps, acct_step)                                                     \
 	F(S, str, gres_tres, _)  /* GRES it held: "gres/gpu=2,gres/gpu:h100=2" */        \
 	F(S, u32, het_job_id, _) /* a heterogeneous job's leader; 0: not one */          \
-	F(S, u32, het_offset, _)
+	F(S, u32, het_offset, _)                                                         \
+	F(S, str, admin_comment, _)  /* sacctmgr modify job set AdminComment= */         \
+	F(S, str, system_comment, _) /* ... SystemComment= */
 ROTA_DECLARE(acct_job, ACCT_JOB_FIELDS)
 #define ACCT_MEM_PER_CPU (1ull << 63)
 
@@ -1250,6 +1252,32 @@ ROTA_DECLARE(acct_job, ACCT_JOB_FIELDS)
 	F(S, i64, end, _)                                                                \
 	F(S, u32, flags, _)
 ROTA_DECLARE(acct_query, ACCT_QUERY_FIELDS)
+
+/* sacctmgr modify job (rotadbd, dbd/store.h): the latest run of each job
+ * the condition selects (jobs "N" as sacct's; uids, accounts: any of them;
+ * start/end: a window, 0 none) gets the values `set` names (ACCT_MOD_*).
+ * rotadbd lets a user change their own jobs' DerivedExitCode and Comment,
+ * an operator or admin any job's and the admin and system comments too. */
+enum acct_mod_set {
+	ACCT_MOD_DERIVED = 1u,   /* derived_exit */
+	ACCT_MOD_COMMENT = 2u,   /* comment */
+	ACCT_MOD_ADMIN_CMT = 4u, /* admin_comment */
+	ACCT_MOD_SYSTEM_CMT = 8u /* system_comment */
+};
+#define ACCT_MOD_F_DRY_RUN 1u /* say what would change, change nothing */
+#define ACCT_JOB_MODIFY_FIELDS(F, S)                                                     \
+	F(S, strv, jobs, _)                                                              \
+	F(S, u32v, uids, _)                                                              \
+	F(S, strv, accounts, _)                                                          \
+	F(S, i64, start, _)                                                              \
+	F(S, i64, end, _)                                                                \
+	F(S, u32, set, _) /* ACCT_MOD_* */                                               \
+	F(S, u32, derived_exit, _)                                                       \
+	F(S, str, comment, _)                                                            \
+	F(S, str, admin_comment, _)                                                      \
+	F(S, str, system_comment, _)                                                     \
+	F(S, u32, flags, _)
+ROTA_DECLARE(acct_job_modify, ACCT_JOB_MODIFY_FIELDS)
 
 /* ---- accounts, users, associations and QOS (sacctmgr; ctld/assoc.h) ----
  * Kept by the controller, journaled (EV_ASSOC) and followed by rotadbd.  A
@@ -1910,6 +1938,8 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_ACCT_REPORT_RESP, 60, acct_report_resp)                                    \
 	M(MSG_DBD_DIAG_REQ, 61, empty_msg)                                               \
 	M(MSG_DBD_DIAG_RESP, 62, dbd_diag)                                               \
+	M(MSG_ACCT_JOB_MODIFY, 93, acct_job_modify) /* sacctmgr modify job */            \
+	M(MSG_ACCT_JOB_MODIFY_RESP, 94, assoc_update_resp)                               \
 	M(MSG_SHARE_REQ, 70, empty_msg)                                                  \
 	M(MSG_SHARE_RESP, 71, share_resp)                                                \
 	M(MSG_PMI_FENCE, 72, pmi_fence)                                                  \

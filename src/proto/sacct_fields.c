@@ -16,6 +16,7 @@
 
 enum {
 	F_ACCOUNT,
+	F_ADMINCOMMENT,
 	F_ALLOCCPUS,
 	F_ALLOCNODES,
 	F_ALLOCTRES,
@@ -58,6 +59,7 @@ enum {
 	F_START,
 	F_STATE,
 	F_SUBMIT,
+	F_SYSTEMCOMMENT,
 	F_SYSTEMCPU,
 	F_TIMELIMIT,
 	F_TIMELIMITRAW,
@@ -72,6 +74,7 @@ enum {
 
 const struct sacct_field sacct_fields[] = {
     {"Account", 10, 0, F_ACCOUNT},
+    {"AdminComment", 15, 0, F_ADMINCOMMENT},
     {"AllocCPUS", 10, 0, F_ALLOCCPUS},
     {"AllocNodes", 10, 0, F_ALLOCNODES},
     {"AllocTRES", 10, 0, F_ALLOCTRES},
@@ -114,6 +117,7 @@ const struct sacct_field sacct_fields[] = {
     {"Start", 19, 0, F_START},
     {"State", 10, 0, F_STATE},
     {"Submit", 19, 0, F_SUBMIT},
+    {"SystemComment", 15, 0, F_SYSTEMCOMMENT},
     {"SystemCPU", 10, 0, F_SYSTEMCPU},
     {"Timelimit", 10, 0, F_TIMELIMIT},
     {"TimelimitRaw", 15, 0, F_TIMELIMITRAW},
@@ -342,6 +346,10 @@ const char *sacct_value(const struct sacct_ctx *x, int id, const struct acct_job
 		return "";
 	case F_COMMENT:
 		return !st && j->comment ? j->comment : "";
+	case F_ADMINCOMMENT:
+		return !st && j->admin_comment ? j->admin_comment : "";
+	case F_SYSTEMCOMMENT:
+		return !st && j->system_comment ? j->system_comment : "";
 	case F_CONSTRAINTS:
 		return !st && j->constraints ? j->constraints : "";
 	case F_CPUTIME:

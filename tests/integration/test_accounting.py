@@ -602,3 +602,108 @@ def test_pgsql_utf8_database_takes_any_job_name(make_cluster, pg_server):
     assert r == [["bad??name", "COMPLETED"], ["g\u00e9", "COMPLETED"]]
     assert "is UTF8: bytes of job names" in open(
         os.path.join(c.dir, "log", "rotadbd.log")).read()
+
+
+def mgr_job(c, *words, input=None):
+    return c.run(["sacctmgr", *words], input=input)
+
+
+def test_sacctmgr_modify_job_changes_the_record(cluster):
+    """sacctmgr modify job: the job's record gets the DerivedExitCode and
+    Comment set (Slurm lower-cases the comment), kept across restarts of
+    rotadbd and the controller (test7.14)."""
+    c = cluster
+    j = c.sbatch("--wrap", "true")
+    c.wait_job(j)
+    wait_rows(c, lambda r: r and r[0][0] == "COMPLETED", "-X", "-j", str(j),
+              "-o", "State")
+    p = mgr_job(c, "-i", "modify", "job", f"job={j}", "set", "DerivedExitCode=22",
+                "Comment=Hello")
+    assert p.returncode == 0, p.stderr
+    assert re.fullmatch(rf" Modified jobs...\n  {j} submitted at "
+                        r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\n", p.stdout), p.stdout
+    want = [["0:0", "0:22", "hello", "", ""]]
+    fmt = ("-X", "-j", str(j), "-o",
+           "ExitCode,DerivedExitCode,Comment,AdminComment,SystemComment")
+    assert rows(c, *fmt) == want
+    # admins (root here) set the admin and system comments too
+    p = mgr_job(c, "-i", "modify", "job", "where", f"jobid={j}", "set",
+                "AdminComment='Checked'", "SystemComment=sys")
+    assert p.returncode == 0, p.stderr
+    want = [["0:0", "0:22", "hello", "checked", "sys"]]
+    assert rows(c, *fmt) == want
+    c.kill_daemon("rotadbd", signal.SIGTERM)
+    c.restart_ctld()
+    c.up()
+    wait_rows(c, lambda r: r == want, *fmt)
+
+
+def test_sacctmgr_modify_job_asks_and_says_why_not(cluster):
+    c = cluster
+    j = c.sbatch("--wrap", "true")
+    c.wait_job(j)
+    wait_rows(c, lambda r: r and r[0][0] == "COMPLETED", "-X", "-j", str(j),
+              "-o", "State")
+    # without -i: shown, then made only on y
+    p = mgr_job(c, "modify", "job", f"jobid={j}", "set", "comment=no", input="n\n")
+    assert p.stdout.startswith(f" Modified jobs...\n  {j} submitted at ")
+    assert "Would you like to commit changes? (You have 30 seconds to decide)" \
+        in p.stdout and " Changes Discarded" in p.stdout
+    assert rows(c, "-X", "-j", str(j), "-o", "Comment") == [[""]]
+    p = mgr_job(c, "modify", "job", f"jobid={j}", "set", "comment=yes", input="y\n")
+    assert p.returncode == 0, p.stderr
+    assert rows(c, "-X", "-j", str(j), "-o", "Comment") == [["yes"]]
+    # Slurm's words
+    p = mgr_job(c, "-i", "modify", "job", "jobid=999999", "set", "comment=x")
+    assert p.returncode == 1 and p.stdout == " Nothing modified\n"
+    p = mgr_job(c, "-i", "modify", "job", f"jobid={j}")
+    assert p.returncode == 1 and p.stderr == " You didn't give me anything to set\n"
+    p = mgr_job(c, "-i", "modify", "job", "flavour=x", "set", "comment=x")
+    assert p.returncode == 1
+    assert p.stderr == (" Unknown condition: flavour=x\n"
+                        " Use keyword 'set' to modify value\n")
+    p = mgr_job(c, "-i", "modify", "job", f"jobid={j}", "cluster=elsewhere", "set",
+                "comment=x")
+    assert p.stdout == " Nothing modified\n"
+    p = mgr_job(c, "-i", "modify", "job", "jobid=abc", "set", "comment=x")
+    assert p.returncode == 1 and "Invalid job id(s) abc specified" in p.stderr
+    assert rows(c, "-X", "-j", str(j), "-o", "Comment") == [["yes"]]
+
+
+def test_sacctmgr_modify_job_permissions(ucluster, users):
+    """A user changes their own jobs' records, not another's, nor the admin
+    comment; an Operator (AdminLevel, from the controller's records) any."""
+    from unixusers import as_user, sbatch_as
+    c = ucluster
+    a, b = users["a"], users["b"]
+    ja = sbatch_as(c, a, "--wrap true")
+    jb = sbatch_as(c, b, "--wrap true")
+    for j in (ja, jb):
+        c.wait_job(j)
+        wait_rows(c, lambda r: r and r[0][0] == "COMPLETED", "-X", "-j", str(j),
+                  "-o", "State")
+    p = as_user(c, a, f"sacctmgr -i modify job jobid={ja} set comment=mine")
+    assert p.returncode == 0, p.stderr
+    assert rows(c, "-X", "-j", str(ja), "-o", "Comment") == [["mine"]]
+    for cmd in (f"jobid={jb} set comment=theirs",
+                f"jobid={ja},{jb} set comment=both",
+                f"jobid={ja} set admincomment=x"):
+        p = as_user(c, a, f"sacctmgr -i modify job {cmd}")
+        assert p.returncode == 1, cmd
+        assert p.stderr == ("sacctmgr: error: Your user doesn't have privilege to "
+                            "perform this action\n"
+                            " Error with request: Access/permission denied\n"), cmd
+    assert rows(c, "-X", "-j", f"{ja},{jb}", "-o", "Comment") == [["mine"], [""]]
+    p = c.run(["sacctmgr", "-i", "add", "user", a.name, "account=root",
+               "AdminLevel=Operator"])
+    assert p.returncode == 0, p.stderr
+    try:
+        def as_operator():
+            p = as_user(c, a, f"sacctmgr -i modify job jobid={jb} set "
+                        "comment=ops AdminComment=seen")
+            return p.returncode == 0
+        c.wait_for(as_operator, what="rotadbd knows a is an Operator")
+        assert rows(c, "-X", "-j", str(jb), "-o", "Comment,AdminComment") == \
+            [["ops", "seen"]]
+    finally:
+        c.run(["sacctmgr", "-i", "delete", "user", a.name])
