@@ -664,6 +664,7 @@ static int job_desc_fits(struct ctld *ctld, const struct part *p,
 	if (job_desc_req(node_mgr_gres_kinds(ctld->nodes), d, &req, NULL) < 0)
 		alts = 0;
 	sched_pass_part_req(ctld->conf, p, &req);
+	sched_pass_feat_req(cons, &req);
 
 	for (size_t alt = 0; alt < alts && rc == -EINVAL; alt++) {
 		for (size_t i = 0; i < p->nnodes; i++) {
@@ -673,6 +674,7 @@ static int job_desc_fits(struct ctld *ctld, const struct part *p,
 			nodes[i].sockets = n->sockets;
 			nodes[i].cores = n->cores;
 			nodes[i].threads = node_cpu_threads(n);
+			nodes[i].feat = sched_pass_feat_bits(cons, node_feat_avail(n));
 			nodes[i].usable =
 			    (!cons || constraint_match(cons, alt, node_feat_avail(n))) &&
 			    node_layout_fits(n, x) && node_tmp_disk(n) >= x->pn_min_tmp;

@@ -278,6 +278,15 @@ static const struct constraint *job_prefer(struct job *job)
 	return job->sched->prefer;
 }
 
+/* Has a node with features all that --prefer's node counts ask (a preferred
+ * count is read as every node having it)? */
+static int prefer_counts_met(const struct constraint *p, const char *features)
+{
+	size_t n = constraint_counts(p);
+
+	return sched_pass_feat_bits(p, features) == (n ? (UINT32_MAX >> (32 - n)) : 0);
+}
+
 /* How many matching-OR alternatives the job's --prefer (tried first, in
  * place of -C, as Slurm) has, 0 when none. */
 static size_t prefer_alternatives(struct job *job)
@@ -376,7 +385,7 @@ static void mark_part_cpus(struct sched_pass *ps, const struct job *job)
 void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 {
 	struct ctld *ctld = ps->ctld;
-	const struct constraint *cons = job_constraint(job);
+	const struct constraint *cons = job_constraint(job), *ccons = cons;
 	const char *features = job->desc.features;
 	size_t npref = prefer_alternatives(job);
 	char **req = NULL, **exc = NULL;
@@ -399,10 +408,14 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 		hostlist_expand(job->desc.exc_nodes, &exc, &nexc, NULL);
 	for (size_t i = 0; i < ps->snap.nnodes; i++) {
 		struct node *n = node_mgr_get(ctld->nodes, i);
+		const char *have = node_feat_active(n);
+		/* -C's node counts; a --prefer alternative stands in for -C */
+		ps->snap.nodes[i].feat =
+		    cons != ccons ? UINT32_MAX : sched_pass_feat_bits(ccons, have);
 		ps->snap.nodes[i].usable =
 		    node_usable(n) && part_has_node(job->part, i) &&
-		    (!features ||
-		     (cons && constraint_match(cons, alt, node_feat_active(n)))) &&
+		    (!features || (cons && constraint_match(cons, alt, have) &&
+		                   (cons == ccons || prefer_counts_met(cons, have)))) &&
 		    (!job_x(job)->gres || gres_fits(job, &r, n)) &&
 		    node_layout_fits(n, job_x(job)) &&
 		    node_tmp_disk(n) >= job_x(job)->pn_min_tmp &&
@@ -499,6 +512,37 @@ static void job_req(struct sched_pass *ps, struct job *job, struct sched_req *r)
 	r->share = r->exclusive ? 1 : part_job_share(job->part, d->flags);
 	sched_pass_part_req(ps->ctld->conf, job->part, r);
 	part_mem_sched_req(ps->ctld, job, r);
+	sched_pass_feat_req(job_constraint(job), r);
+}
+
+_Static_assert(CONSTRAINT_MAX_COUNTS <= SCHED_FEATS, "a bit for each count");
+
+void sched_pass_feat_req(const struct constraint *cons, struct sched_req *r)
+{
+	size_t n = cons ? constraint_counts(cons) : 0;
+	uint32_t need;
+
+	r->nfeat = 0;
+	for (size_t k = 0; k < n; k++) {
+		struct constraint_count cc = constraint_count(cons, k);
+		r->feat[r->nfeat++] =
+		    (struct sched_feat){.nodes = cc.nodes, .own = cc.own};
+	}
+	need = n ? constraint_count_nodes(cons) : 0;
+	/* -N 3 with "a*4": never (Slurm's "not available"); without -N, 4 */
+	if (r->min_nodes < need && (r->max_nodes == SCHED_UNSET || r->max_nodes >= need))
+		r->min_nodes = need;
+}
+
+uint32_t sched_pass_feat_bits(const struct constraint *cons, const char *features)
+{
+	size_t n = cons ? constraint_counts(cons) : 0;
+	uint32_t bits = 0;
+
+	for (size_t k = 0; k < n; k++)
+		if (constraint_count_match(cons, k, features))
+			bits |= UINT32_C(1) << k;
+	return bits;
 }
 
 void sched_pass_part_req(const struct conf *conf, const struct part *p,

@@ -59,6 +59,15 @@ size_t sched_pass_part_index(struct ctld *ctld, const struct part *p);
 void sched_pass_part_req(const struct conf *conf, const struct part *p,
                          struct sched_req *r);
 
+/* The node counts of a job's --constraint cons (NULL: none) into r
+ * ("a*2": at least 2 of its nodes have a), and r->min_nodes raised to the
+ * nodes they need where its node range allows. */
+struct constraint;
+void sched_pass_feat_req(const struct constraint *cons, struct sched_req *r);
+/* sched_node.feat of a node with features (borrowed) for cons: bit k when
+ * it has what count k of cons asks. */
+uint32_t sched_pass_feat_bits(const struct constraint *cons, const char *features);
+
 /* The queue records of pending[0..n) (sched/queue.h: one per partition of a
  * job of several, each other job one), in scheduling order; *ret_n of them
  * (.job indexes pending[], .at the partition's place in the job's list).

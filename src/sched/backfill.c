@@ -659,9 +659,16 @@ static int64_t one_node_earliest(struct bf_plan *bp, const struct bf_query *q,
 	uint64_t tasks, c, m, g[SCHED_GRES_WANTS] = {0};
 	int64_t best = BF_FOREVER;
 	size_t best_i = 0;
+	uint32_t need = 0;
 
 	if (r->min_nodes != 1)
 		return BF_FOREVER;
+	/* node counts (--constraint): one node must hold them all */
+	for (uint32_t k = 0, own = 0; k < r->nfeat; k++) {
+		if (r->feat[k].nodes > 1 || (r->feat[k].own && own++))
+			return BF_FOREVER;
+		need |= UINT32_C(1) << k;
+	}
 	tasks = r->num_tasks != SCHED_UNSET         ? r->num_tasks
 	        : r->ntasks_per_node != SCHED_UNSET ? r->ntasks_per_node
 	                                            : 1;
@@ -674,7 +681,7 @@ static int64_t one_node_earliest(struct bf_plan *bp, const struct bf_query *q,
 		int64_t t;
 		if (q->mask[i].required)
 			return BF_FOREVER; /* -w: leave it to the general search */
-		if (!q->mask[i].usable)
+		if (!q->mask[i].usable || (q->mask[i].feat & need) != need)
 			continue;
 		/* a task's CPUs depend on the node's threads a core */
 		c = tasks * sched_task_cpus(r, &q->mask[i]);

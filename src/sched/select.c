@@ -325,11 +325,80 @@ static int picked_enough(const struct sched_req *req, const struct pick *p)
 	return !(req->spread || req->most_nodes) || p->k >= p->max_nodes;
 }
 
+/* How many of the p->k nodes picked so far count toward node count k of
+ * req (at most what it asks); an own count claims those it takes (claim[j]:
+ * out's j-th node is taken by one), so that no other own count has them. */
+static uint32_t feat_claim(const struct sched_node *nodes, const struct sched_req *req,
+                           uint32_t k, const struct sched_alloc *out,
+                           const struct pick *p, uint8_t *claim)
+{
+	const struct sched_feat *f = &req->feat[k];
+	uint32_t have = 0;
+
+	for (uint32_t j = 0; j < p->k && have < f->nodes; j++) {
+		if (!(nodes[out->node_idx[j]].feat >> k & 1) || (f->own && claim[j]))
+			continue;
+		claim[j] = (uint8_t)(claim[j] || f->own);
+		have++;
+	}
+	return have;
+}
+
+/* Do the nodes picked so far hold every node count of req? */
+static int feat_met(const struct sched_node *nodes, const struct sched_req *req,
+                    const struct sched_alloc *out, const struct pick *p, uint8_t *claim)
+{
+	if (!req->nfeat)
+		return 1;
+	memset(claim, 0, p->k);
+	for (uint32_t k = 0; k < req->nfeat; k++)
+		if (feat_claim(nodes, req, k, out, p, claim) < req->feat[k].nodes)
+			return 0;
+	return 1;
+}
+
+/* After the required nodes: for each node count of req, take nodes that have
+ * its feature, in order (lightest first), until it has its count; for a
+ * count that others may share, first those that also have the features of
+ * the shared counts after it ("a*1&b*1" of one node: a node with both).
+ * taken[i]: node i is picked. */
+static int feat_pass(const struct sched_node *nodes, size_t n,
+                     const struct sched_req *req, int idle, struct sched_alloc *out,
+                     uint32_t *fit, const size_t *order, uint8_t *taken, uint8_t *claim,
+                     struct pick *p)
+{
+	memset(claim, 0, p->k);
+	for (uint32_t k = 0; k < req->nfeat; k++) {
+		const struct sched_feat *f = &req->feat[k];
+		uint32_t have = feat_claim(nodes, req, k, out, p, claim), also = 0;
+		for (uint32_t l = k + 1; !f->own && l < req->nfeat; l++)
+			also |= req->feat[l].own ? 0 : UINT32_C(1) << l;
+		for (int pass = also ? 0 : 1; pass < 2; pass++)
+			for (size_t o = 0;
+			     o < n && have < f->nodes && p->k < p->max_nodes; o++) {
+				size_t i = order[o];
+				if (!nodes[i].usable || taken[i] ||
+				    !(nodes[i].feat >> k & 1) ||
+				    (!pass && (nodes[i].feat & also) != also))
+					continue;
+				if (pick_node(nodes, i, req, idle, p, out, fit) != 1)
+					continue;
+				taken[i] = 1;
+				claim[p->k - 1] = (uint8_t)(f->own != 0);
+				have++;
+			}
+		if (have < f->nodes)
+			return -EAGAIN;
+	}
+	return 0;
+}
+
 /* --contiguous: the first run of consecutive usable nodes (by index) that
  * holds the job. */
 static int contiguous_pass(const struct sched_node *nodes, size_t n,
                            const struct sched_req *req, int idle, struct sched_alloc *out,
-                           uint32_t *fit, struct pick *p, uint32_t max_nodes)
+                           uint32_t *fit, uint8_t *claim, struct pick *p,
+                           uint32_t max_nodes)
 {
 	for (size_t s = 0; s < n; s++) {
 		*p = (struct pick){.max_nodes = max_nodes};
@@ -337,11 +406,13 @@ static int contiguous_pass(const struct sched_node *nodes, size_t n,
 			if (!nodes[i].usable ||
 			    pick_node(nodes, i, req, idle, p, out, fit) != 1)
 				break;
-			if (picked_enough(req, p))
+			if (picked_enough(req, p) && feat_met(nodes, req, out, p, claim))
 				return 0;
 		}
 		if (req->spread && p->k >= req->min_nodes && !p->short_by &&
-		    (req->num_tasks == SCHED_UNSET || p->cap >= wanted_tasks(req, p->k)))
+		    (req->num_tasks == SCHED_UNSET ||
+		     p->cap >= wanted_tasks(req, p->k)) &&
+		    feat_met(nodes, req, out, p, claim))
 			return 0;
 	}
 	return -EAGAIN;
@@ -351,7 +422,7 @@ static int contiguous_pass(const struct sched_node *nodes, size_t n,
  * run" check). */
 static int select_pass_in(const struct sched_node *nodes, size_t n,
                           const struct sched_req *req, int idle, struct sched_alloc *out,
-                          uint32_t *fit, size_t *order)
+                          uint32_t *fit, size_t *order, uint8_t *taken, uint8_t *claim)
 {
 	uint32_t max_nodes = req->max_nodes == SCHED_UNSET ? (uint32_t)n : req->max_nodes;
 	uint32_t k, need, left;
@@ -366,21 +437,31 @@ static int select_pass_in(const struct sched_node *nodes, size_t n,
 		max_nodes = req->num_tasks;
 	p = (struct pick){.max_nodes = max_nodes};
 	if (req->contiguous) {
-		if (contiguous_pass(nodes, n, req, idle, out, fit, &p, max_nodes) < 0)
+		if (contiguous_pass(nodes, n, req, idle, out, fit, claim, &p, max_nodes) <
+		    0)
 			return -EAGAIN;
 		goto placed;
 	}
 	weight_order(nodes, n, req, idle, order);
-	/* required nodes first, then the rest by weight */
+	/* required nodes first, then those of the node counts, then the rest
+	 * by weight */
+	memset(taken, 0, n);
 	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1 && req->nfeat &&
+		    feat_pass(nodes, n, req, idle, out, fit, order, taken, claim, &p) < 0)
+			return -EAGAIN;
+		if (pass == 1 && req->nfeat && picked_enough(req, &p))
+			goto placed;
 		for (size_t o = 0; o < n && p.k < max_nodes; o++) {
 			size_t i = order[o];
 			int r;
-			if (!nodes[i].usable || (pass == 0) != !!nodes[i].required)
+			if (!nodes[i].usable || taken[i] ||
+			    (pass == 0) != !!nodes[i].required)
 				continue;
 			if ((r = pick_node(nodes, i, req, idle, &p, out, fit)) < 0)
 				return -EAGAIN;
-			if (r && picked_enough(req, &p))
+			taken[i] = (uint8_t)r;
+			if (r && picked_enough(req, &p) && (pass == 1 || !req->nfeat))
 				goto placed;
 		}
 	}
@@ -472,10 +553,12 @@ static int select_pass(const struct sched_node *nodes, size_t n,
 {
 	uint32_t *fit = xcalloc(n ? n : 1, sizeof(*fit));
 	size_t *order = xcalloc(n ? n : 1, sizeof(*order));
-	int rc = select_pass_in(nodes, n, req, idle, out, fit, order);
+	uint8_t *taken = xcalloc(2 * (n ? n : 1), 1); /* and claim */
+	int rc = select_pass_in(nodes, n, req, idle, out, fit, order, taken, taken + n);
 
 	free(fit);
 	free(order);
+	free(taken);
 	return rc;
 }
 

@@ -24,6 +24,9 @@
  * every type of the name for an untyped one (gpu:2). */
 #define SCHED_GRES_KINDS 8
 #define SCHED_GRES_WANTS 4
+/* Node counts of a --constraint ("gpu*2": at least 2 of the job's nodes have
+ * gpu); a node says which it matches in sched_node.feat, bit k for count k. */
+#define SCHED_FEATS 16
 
 struct sched_node {
 	uint32_t cpus;       /* usable CPUs */
@@ -42,6 +45,7 @@ struct sched_node {
 	/* CPUs held on it by the jobs of the partition the job is considered
 	 * in (what its MaxCPUsPerNode counts); the driver's mark sets it */
 	uint32_t part_cpus;
+	uint32_t feat; /* bit k: it counts toward the job's req.feat[k] */
 };
 
 #define SCHED_UNSET 0xfffffffeu
@@ -54,6 +58,14 @@ struct sched_gres_want {
 	uint32_t per_node;
 	uint32_t per_task;
 	uint32_t per_job;
+};
+
+/* A node count: at least `nodes` of the job's nodes have the feature (their
+ * sched_node.feat bit); own: nodes that no other own count takes ("[a*2&b*1]":
+ * 2 nodes with a and 1 more with b). */
+struct sched_feat {
+	uint32_t nodes;
+	int own;
 };
 
 struct sched_req {
@@ -86,6 +98,10 @@ struct sched_req {
 	 * (part_cpus); a whole-node job no node of more CPUs.  0: no limit */
 	uint32_t max_cpus_per_node;
 	int lln; /* its partition's LLN=YES (or CR_LLN): least loaded first */
+	/* --constraint's node counts: nodes that have each are taken first,
+	 * lightest first, then the others; min_nodes holds them all */
+	uint32_t nfeat;
+	struct sched_feat feat[SCHED_FEATS];
 };
 
 /* Result for one node; caller provides arrays of n entries. */

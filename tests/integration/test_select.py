@@ -214,7 +214,11 @@ def test_drained_nodes_pend_in_slurms_words(c):
 
 @pytest.mark.parametrize("spec", [
     "nosuch", "gpu&nosuch", "gpu|nosuch", "gpu&", "(gpu", "gpu)", "[gpu&rack1]",
-    "gpu*2", "gpu rack1", "x" * 2000,
+    "gpu rack1", "x" * 2000,
+    # node counts: only ANDed, outside parentheses, each of [..&..] with one,
+    # none in a matching OR, 1 to 100000
+    "gpu*0", "gpu*", "gpu*100001", "gpu*2|rack1", "rack1|gpu*2", "(gpu*2)",
+    "[gpu*1&rack1]", "[gpu*1|rack1*1]", "[gpu|rack1]*2", "nosuch*1",
 ])
 def test_constraint_invalid_refused(c, spec):
     p = c.run(["sbatch", "-C", spec, "--wrap", "true"])
@@ -222,6 +226,62 @@ def test_constraint_invalid_refused(c, spec):
     assert p.stderr == REJECTED
     p = c.run(["squeue", "-h", "-o", "%i"])
     assert p.stdout.strip() == ""
+
+
+NOT_AVAILABLE = ("sbatch: error: Batch job submission failed: Requested node "
+                 "configuration is not available\n")
+
+
+def test_constraint_node_counts(c):
+    """FEATURE*N: at least N of the job's nodes have it, the others need not
+    (Slurm's test17.12): -N3 gpu*2 takes both gpu nodes and the lightest
+    other, not the three lightest."""
+    jid, nodes = running_on(c, "-N3", "-C", "gpu*2", "--exclusive")
+    assert nodes == "node[01-03]"
+    assert c.job_field(jid, "Features") == "gpu*2"
+    c.cancel_all()
+    c.wait_nodes_idle()
+    # without -N the job gets as many nodes as its count
+    _, nodes = running_on(c, "-C", "gpu*2", "--exclusive")
+    assert nodes == "node[01-02]"
+    c.cancel_all()
+    c.wait_nodes_idle()
+    # ANDed with the rest: every node has rack1, one at least gpu
+    _, nodes = running_on(c, "-N2", "-C", "rack1&gpu*1", "--exclusive")
+    assert nodes == "node[01,03]"
+    # more nodes with gpu than there are, or than -N allows: never
+    for args in (["-N3", "-C", "gpu*3"], ["-N1", "-C", "gpu*2"],
+                 ["-N2", "-C", "bigmem&gpu*1"]):
+        p = c.run(["sbatch", *args, "--wrap", "true"])
+        assert (p.returncode, p.stderr) == (1, NOT_AVAILABLE), args
+
+
+def test_constraint_counts_on_nodes_of_their_own(c):
+    """[A*N&B*M]: N nodes with A and M other nodes with B."""
+    _, nodes = running_on(c, "-N3", "-C", "[(gpu&rack2)*1&rack1*2]",
+                          "--exclusive")
+    assert nodes == "node[01-03]"
+    c.cancel_all()
+    c.wait_nodes_idle()
+    # node01 has gpu and rack1 but serves one count only
+    _, nodes = running_on(c, "-N2", "-C", "[gpu*1&rack1*1]", "--exclusive")
+    assert nodes in ("node[01,03]", "node[02-03]", "node[01-02]")
+    p = c.run(["sbatch", "-N3", "-C", "[(gpu&rack2)*2&rack1*1]", "--wrap", "true"])
+    assert (p.returncode, p.stderr) == (1, NOT_AVAILABLE)
+    p = c.run(["sbatch", "-N4", "-C", "[gpu*2&rack1*2]", "--wrap", "true"])
+    assert (p.returncode, p.stderr) == (1, NOT_AVAILABLE)
+
+
+def test_constraint_count_waits_for_its_nodes(c):
+    """A gpu node busy: -N2 gpu*2 waits for it (Resources) though two other
+    nodes are free, and starts on both gpu nodes once it is freed."""
+    blocker, _ = running_on(c, "-w", "node01", "--exclusive", gate="g1")
+    jid = gated(c, "-N2", "-C", "gpu*2", "--exclusive")
+    wait_reason(c, jid, "Resources")
+    open_gate(c, "g1")
+    c.wait_job(blocker)
+    assert c.wait_running(jid) == "RUNNING"
+    assert c.job_field(jid, "NodeList") == "node[01-02]"
 
 
 def test_constraint_not_in_partition_never_fits(c):

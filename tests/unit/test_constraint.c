@@ -117,6 +117,63 @@ static void test_names(void **state)
 	constraint_destroy(c);
 }
 
+static void test_counts(void **state)
+{
+	struct constraint *c = parse_ok("gpu*2");
+	struct constraint_count cc;
+
+	assert_int_equal(constraint_counts(c), 1);
+	cc = constraint_count(c, 0);
+	assert_int_equal(cc.nodes, 2);
+	assert_false(cc.own);
+	/* a counted term filters no node; it is counted apart */
+	assert_true(constraint_match(c, 0, "bigmem"));
+	assert_true(constraint_count_match(c, 0, "gpu,bigmem"));
+	assert_false(constraint_count_match(c, 0, "bigmem"));
+	assert_int_equal(constraint_count_nodes(c), 2);
+	constraint_destroy(c);
+
+	/* ANDed with the rest: every node has ib, at least 3 of them gpu */
+	c = parse_ok("ib&gpu*3,(a&b)*1");
+	assert_int_equal(constraint_counts(c), 2);
+	assert_false(constraint_match(c, 0, "gpu"));
+	assert_true(constraint_match(c, 0, "ib"));
+	assert_true(constraint_count_match(c, 1, "a,b"));
+	assert_false(constraint_count_match(c, 1, "a"));
+	assert_int_equal(constraint_count_nodes(c), 3);
+	constraint_destroy(c);
+
+	/* left to right: (a|b)&c*2 */
+	c = parse_ok("a|b&c*2");
+	assert_true(constraint_match(c, 0, "b"));
+	assert_false(constraint_match(c, 0, "c"));
+	constraint_destroy(c);
+
+	/* [..&..]: each on nodes of its own */
+	c = parse_ok("[(f0&f2)*2&f1*1]");
+	assert_int_equal(constraint_alternatives(c), 1);
+	assert_int_equal(constraint_counts(c), 2);
+	assert_true(constraint_count(c, 0).own);
+	assert_int_equal(constraint_count(c, 1).nodes, 1);
+	assert_true(constraint_count_match(c, 0, "f0,f2,f4"));
+	assert_false(constraint_count_match(c, 0, "f0"));
+	assert_true(constraint_match(c, 0, "f3"));
+	assert_int_equal(constraint_count_nodes(c), 3);
+	constraint_destroy(c);
+
+	/* with a matching OR: counts apart, alternatives as before */
+	c = parse_ok("[a|b]&c*2");
+	assert_int_equal(constraint_alternatives(c), 2);
+	assert_true(constraint_match(c, 1, "b"));
+	assert_int_equal(constraint_counts(c), 1);
+	constraint_destroy(c);
+
+	c = parse_ok("gpu");
+	assert_int_equal(constraint_counts(c), 0);
+	assert_int_equal(constraint_count_nodes(c), 0);
+	constraint_destroy(c);
+}
+
 static void test_invalid(void **state)
 {
 	char big[CONSTRAINT_MAX_LEN + 2];
@@ -130,10 +187,23 @@ static void test_invalid(void **state)
 	expect_invalid("(a|b", "missing ')'");
 	expect_invalid("a)", "unexpected ')'");
 	expect_invalid("[a|b", "missing ']'");
-	expect_invalid("[a&b]", "needs node counts");
+	expect_invalid("[a&b]", "needs a node count");
+	expect_invalid("[a*1&b]", "needs a node count");
+	expect_invalid("[a*1|b*1]", "takes no node counts");
+	expect_invalid("[a*1&b*1|c*1]", "mixes");
+	expect_invalid("[a|b]*2", "takes no node count");
+	expect_invalid("a*2|b", "may only be ANDed");
+	expect_invalid("b|a*2", "may only be ANDed");
+	expect_invalid("a*2&b|c", "may only be ANDed");
+	expect_invalid("a|[b*1&c*1]", "may only be ANDed");
+	expect_invalid("(a*2&b)", "inside parentheses");
+	expect_invalid("a*", "missing at position 3");
+	expect_invalid("a*x", "missing at position 3");
+	expect_invalid("a*0", "out of range");
+	expect_invalid("a*100001", "out of range");
+	expect_invalid("a*99999999999999999999", "out of range");
 	expect_invalid("[a|b]&[c|d]", "only one");
 	expect_invalid("([a|b])", "inside parentheses");
-	expect_invalid("gpu*2", "node counts");
 	expect_invalid("((((((((((((((((((a))))))))))))))))))", "nested too deep");
 
 	memset(big, 'a', sizeof(big) - 1);
@@ -143,6 +213,11 @@ static void test_invalid(void **state)
 		len += (size_t)snprintf(big + len, sizeof(big) - len, "%sf%u",
 		                        i ? "|" : "", i);
 	expect_invalid(big, "too many");
+	len = 0;
+	for (unsigned i = 0; i <= CONSTRAINT_MAX_COUNTS; i++)
+		len += (size_t)snprintf(big + len, sizeof(big) - len, "%sf%u*1",
+		                        i ? "&" : "", i);
+	expect_invalid(big, "too many node counts");
 }
 
 int main(void)
@@ -150,7 +225,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_feature_list), cmocka_unit_test(test_and_or),
 	    cmocka_unit_test(test_matching_or),  cmocka_unit_test(test_names),
-	    cmocka_unit_test(test_invalid),
+	    cmocka_unit_test(test_counts),       cmocka_unit_test(test_invalid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

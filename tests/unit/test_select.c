@@ -501,6 +501,86 @@ static void test_lln(void **state)
 	assert_int_equal(idx[1], 3);
 }
 
+/* --constraint node counts: nodes 0..3 have a: -,-,a,a and b: -,b,-,b */
+static void feat_setup(void)
+{
+	nodes[1].feat = 2;
+	nodes[2].feat = 1;
+	nodes[3].feat = 3;
+}
+
+static void test_feat_counts(void **state)
+{
+	struct sched_req r = req(3, SCHED_UNSET, SCHED_UNSET, 1);
+
+	feat_setup();
+	/* "a*2" of 3 nodes: 2 and 3, then the lightest other */
+	r.nfeat = 1;
+	r.feat[0] = (struct sched_feat){.nodes = 2};
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 3);
+	assert_int_equal(idx[0], 0);
+	assert_int_equal(idx[1], 2);
+	assert_int_equal(idx[2], 3);
+	/* "a*3": only 2 nodes have a, ever */
+	r.feat[0].nodes = 3;
+	assert_int_equal(sched_select(nodes, N, &r, &out), -EINVAL);
+	/* busy now: a node with a is full, the job waits */
+	r.feat[0].nodes = 2;
+	nodes[2].alloc_cpus = 16;
+	assert_int_equal(sched_select(nodes, N, &r, &out), -EAGAIN);
+	nodes[2].alloc_cpus = 0;
+	/* overlapping counts "a*1&b*1" of 1 node: node 3 has both */
+	r = req(1, SCHED_UNSET, SCHED_UNSET, 1);
+	r.nfeat = 2;
+	r.feat[0] = (struct sched_feat){.nodes = 1};
+	r.feat[1] = (struct sched_feat){.nodes = 1};
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 1);
+	assert_int_equal(idx[0], 3);
+	/* "[a*1&b*1]": nodes of their own, 2 in all (node 3 serves one) */
+	r = req(2, SCHED_UNSET, SCHED_UNSET, 1);
+	r.nfeat = 2;
+	r.feat[0] = (struct sched_feat){.nodes = 1, .own = 1};
+	r.feat[1] = (struct sched_feat){.nodes = 1, .own = 1};
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(out.nnodes, 2);
+	assert_int_equal(idx[0], 1);
+	assert_int_equal(idx[1], 2);
+	/* "[a*2&b*2]": a takes 2 and 3, b has only 1 left */
+	r = req(4, SCHED_UNSET, SCHED_UNSET, 1);
+	r.nfeat = 2;
+	r.feat[0] = (struct sched_feat){.nodes = 2, .own = 1};
+	r.feat[1] = (struct sched_feat){.nodes = 2, .own = 1};
+	assert_int_equal(sched_select(nodes, N, &r, &out), -EINVAL);
+	/* more nodes than the job may have: never */
+	r = req(1, SCHED_UNSET, SCHED_UNSET, 1);
+	r.max_nodes = 1;
+	r.nfeat = 1;
+	r.feat[0] = (struct sched_feat){.nodes = 2};
+	assert_int_equal(sched_select(nodes, N, &r, &out), -EINVAL);
+}
+
+/* a named node (-w) counts toward them; --contiguous runs hold them */
+static void test_feat_counts_required_contiguous(void **state)
+{
+	struct sched_req r = req(2, SCHED_UNSET, SCHED_UNSET, 1);
+
+	feat_setup();
+	r.nfeat = 1;
+	r.feat[0] = (struct sched_feat){.nodes = 1};
+	nodes[3].required = 1;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 0);
+	assert_int_equal(idx[1], 3);
+	nodes[3].required = 0;
+	r.feat[0].nodes = 2;
+	r.contiguous = 1;
+	assert_int_equal(sched_select(nodes, N, &r, &out), 0);
+	assert_int_equal(idx[0], 2);
+	assert_int_equal(idx[1], 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +601,8 @@ int main(void)
 	    cmocka_unit_test_setup(test_weight, setup),
 	    cmocka_unit_test_setup(test_min_cpus, setup),
 	    cmocka_unit_test_setup(test_oversubscribe, setup),
+	    cmocka_unit_test_setup(test_feat_counts, setup),
+	    cmocka_unit_test_setup(test_feat_counts_required_contiguous, setup),
 	    cmocka_unit_test_setup(test_gres_per_node, setup_gpus),
 	    cmocka_unit_test_setup(test_gres_per_task_and_job, setup_gpus),
 	};
