@@ -211,3 +211,23 @@ def test_bf_job_part_count_reserve(make_cluster, reserve):
                    what="the long job's planned start")
     assert c.job_state(long) == "PENDING"
     assert c.job_state(top) == "PENDING"
+
+
+def test_constraint_node_count_is_planned_on_its_nodes(make_cluster):
+    """-N2 -C gpu*2 with a gpu node busy: planned on both gpu nodes, not on
+    the free nodes without gpu; a one-node job without features backfills on
+    those meanwhile."""
+    c = cluster_with(make_cluster, "bf_interval=1,bf_resolution=1")
+    for node in ("node01", "node03"):
+        c.run(["scontrol", "update", f"nodename={node}", "AvailableFeatures=gpu",
+               "ActiveFeatures=gpu"], check=True)
+    b = blocker(c, nodes=1)  # node01
+    top = submit(c, "-N2", "-C", "gpu*2", "-t", "10", "--wrap", "sleep 300")
+    c.wait_for(lambda: c.job_field(top, "StartTime") not in (None, "Unknown"),
+               what="a planned start")
+    assert c.job_field(top, "SchedNodeList") == "node[01,03]"
+    assert c.job_field(top, "Reason") == "Resources"
+    short = submit(c, "-N1", "-t", "5", "--wrap", "sleep 300")
+    c.wait_running(short, timeout=20)
+    assert c.job_field(short, "NodeList") in ("node02", "node04")
+    c.run(["scancel", str(b), str(top), str(short)], check=True)
