@@ -9,12 +9,17 @@
  * (task 0, srun -i N's task, or all with STEP_F_STDIN_ALL).  When srun is
  * slow, pipes are not polled (the tasks block on write); when a task is slow
  * to read stdin, the srun link is not read.  If srun goes away the step keeps
- * running and its output is discarded.
+ * running and its output is discarded.  With srun -l and output files of the
+ * task's own (-o out.%t), the lines go labelled into those files here
+ * (stepd_task.out_file), as Slurm's step daemon writes them; srun gets only
+ * the EOFs.
  */
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -251,12 +256,72 @@ void io_on_stdin(struct stepd *st, struct stepd_task *t, short revents)
 		stdin_close(t);
 }
 
+/* ---- srun -l's own output files (stepd_task.out_file) ---- */
+
+struct label_ctx {
+	int fd;
+	char label[16];
+	size_t len;
+	int add_nl; /* the stream's end: a last line without '\n' gets one */
+};
+
+static void label_emit(const char *line, size_t len, void *arg)
+{
+	const struct label_ctx *c = arg;
+	struct iovec v[3] = {{(void *)c->label, c->len}, {(void *)line, len}, {"\n", 1}};
+	int nl = c->add_nl && (!len || line[len - 1] != '\n');
+
+	/* a full disk loses lines, as it would the task's own writes */
+	if (writev(c->fd, v, nl ? 3 : 2) < 0)
+		log_debug("labelled output: %s", strerror(errno));
+}
+
+/* Task t's label as srun -l writes it: its id, as wide as the step's
+ * highest. */
+static void label_ctx_init(const struct stepd *st, const struct stepd_task *t, int fd,
+                           struct label_ctx *c)
+{
+	int width = 1;
+
+	for (uint32_t n = st->req->step_num_tasks ? st->req->step_num_tasks - 1 : 0;
+	     n >= 10; n /= 10)
+		width++;
+	c->fd = fd;
+	c->add_nl = 0;
+	c->len = (size_t)snprintf(c->label, sizeof(c->label), "%*u: ", width, t->gtid);
+}
+
+/* The task's bytes: to its labelled file when it has one, else to srun. */
+static void task_data(struct stepd *st, struct stepd_task *t, int stream, const char *p,
+                      size_t n)
+{
+	int fd = stream == 1 ? t->out_file : t->err_file;
+	struct label_ctx c;
+
+	if (fd < 0) {
+		send_data(st, t->gtid, (uint32_t)stream, p, n);
+		return;
+	}
+	label_ctx_init(st, t, fd, &c);
+	linebuf_feed(&t->lb[stream - 1], p, n, label_emit, &c);
+}
+
 static void pipe_eof(struct stepd *st, struct stepd_task *t, int stream)
 {
 	int *fd = stream == 1 ? &t->out_fd : &t->err_fd;
+	int *file = stream == 1 ? &t->out_file : &t->err_file;
 
 	close(*fd);
 	*fd = -1;
+	if (*file >= 0) { /* the last line, labelled, as it is */
+		struct label_ctx c;
+		label_ctx_init(st, t, *file, &c);
+		c.add_nl = 1;
+		linebuf_flush(&t->lb[stream - 1], label_emit, &c);
+		linebuf_release(&t->lb[stream - 1]);
+		close(*file);
+		*file = -1;
+	}
 	send_data(st, t->gtid, (uint32_t)stream, "", 0);
 }
 
@@ -281,7 +346,7 @@ void io_on_pipe(struct stepd *st, struct stepd_task *t, int stream)
 		pipe_eof(st, t, stream);
 		return;
 	}
-	send_data(st, t->gtid, (uint32_t)stream, buf, (size_t)n);
+	task_data(st, t, stream, buf, (size_t)n);
 }
 
 /* Take what is buffered in a pipe, then close it (a process that escaped the
@@ -295,7 +360,7 @@ static void pipe_finish(struct stepd *st, struct stepd_task *t, int stream)
 	if (*fd < 0)
 		return;
 	while ((n = read(*fd, buf, sizeof(buf))) > 0)
-		send_data(st, t->gtid, (uint32_t)stream, buf, (size_t)n);
+		task_data(st, t, stream, buf, (size_t)n);
 	pipe_eof(st, t, stream);
 }
 

@@ -215,6 +215,7 @@ static int layout_tasks(struct stepd *st, struct rota_error *err)
 		st->tasks[i].gtid = gtids ? gtids[off + i] : st->gtid_base + i;
 		st->tasks[i].ltid = i;
 		st->tasks[i].in_fd = st->tasks[i].out_fd = st->tasks[i].err_fd = -1;
+		st->tasks[i].out_file = st->tasks[i].err_file = -1;
 	}
 	free(gtids);
 	return 0;

@@ -22,6 +22,7 @@
 #include "common/cpubind.h"
 #include "common/membind.h"
 #include "common/error.h"
+#include "common/linebuf.h"
 #include "common/rlimits.h"
 #include "common/spool.h"
 #include "proto/messages.h"
@@ -63,6 +64,11 @@ struct stepd_task {
 	int in_eof;   /* srun sent EOF: close in_fd once in_buf is written */
 	int pty;      /* --pty: in_fd and out_fd are the master of its terminal */
 	int pty_idle; /* its slave side is closed for now: out_fd not polled */
+	/* srun -l with its own output files (-o out.%t): the files, opened as the
+	 * user, that out_fd's and err_fd's lines go to labelled (one fd when both
+	 * streams share a file); -1 none.  lb: each stream's unfinished line. */
+	int out_file, err_file;
+	struct linebuf lb[2];
 };
 
 struct stepd_given;

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <linux/mempolicy.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -601,44 +602,145 @@ static int wait_exec(int errfd, struct rota_error *err)
 	return errprintf(err, "%s", buf);
 }
 
-/* Create/truncate every output file once, as the user. */
+/* srun -l with output files of its own: the step daemon labels the tasks'
+ * lines into them (stepd/io.c), as Slurm's does. */
+static int labels_files(const struct stepd *st)
+{
+	return !st->batch && (st->req->flags & STEP_F_LABEL) &&
+	       !(st->req->flags & STEP_F_PTY);
+}
+
+/* In prepare_files' child: fd to the parent (SCM_RIGHTS), for task i's
+ * stream k. */
+static void child_send_fd(int sock, int fd, int errfd)
+{
+	char tag = 'f', ctl[CMSG_SPACE(sizeof(int))] = {0};
+	struct iovec iov = {&tag, 1};
+	struct msghdr m = {.msg_iov = &iov,
+	                   .msg_iovlen = 1,
+	                   .msg_control = ctl,
+	                   .msg_controllen = sizeof(ctl)};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	if (sendmsg(sock, &m, MSG_NOSIGNAL) != 1)
+		child_fail(errfd, "sendmsg: %s", strerror(errno));
+}
+
+/* One fd from prepare_files' child; -1 when it sent none (it failed). */
+static int recv_fd(int sock)
+{
+	char tag, ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {&tag, 1};
+	struct msghdr m = {.msg_iov = &iov,
+	                   .msg_iovlen = 1,
+	                   .msg_control = ctl,
+	                   .msg_controllen = sizeof(ctl)};
+	struct cmsghdr *c;
+	ssize_t n;
+	int fd;
+
+	do
+		n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	c = n == 1 ? CMSG_FIRSTHDR(&m) : NULL;
+	if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/* The file a path already opened in the child has: its index, or -1. */
+static int path_seen(struct task_io *tios, uint32_t i, int k)
+{
+	const char *path = k ? tios[i].err : tios[i].out;
+
+	for (uint32_t j = 0; j <= i; j++)
+		for (int l = 0; l < 2 && (j < i || l < k); l++) {
+			const char *o = l ? tios[j].err : tios[j].out;
+			if (o && !strcmp(o, path))
+				return (int)(j * 2 + (uint32_t)l);
+		}
+	return -1;
+}
+
+/* Create/truncate every output file once, as the user; with labels
+ * (labels_files) the child sends each task's open files back, kept in the
+ * tasks' out_file/err_file, and the tasks write to pipes. */
 static int prepare_files(struct stepd *st, struct task_io *tios, struct rota_error *err)
 {
-	int ep[2], status;
+	int ep[2], sp[2] = {-1, -1}, status, labels = labels_files(st);
 	pid_t pid;
 
 	if (pipe2(ep, O_CLOEXEC) < 0)
 		return errprintf(err, "pipe: %s", strerror(errno));
+	if (labels && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) {
+		close(ep[0]);
+		close(ep[1]);
+		return errprintf(err, "socketpair: %s", strerror(errno));
+	}
 	pid = fork();
 	if (pid < 0) {
 		close(ep[0]);
 		close(ep[1]);
+		if (labels) {
+			close(sp[0]);
+			close(sp[1]);
+		}
 		return errprintf(err, "fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
 		/* Truncating a file twice before any task runs is harmless; on
 		 * other nodes of a step, tasks may already be writing to it. */
 		int trunc = output_trunc(st);
+		int *fds = labels ? xcalloc(st->ntasks * 2, sizeof(int)) : NULL;
 		close(ep[0]);
+		if (labels)
+			close(sp[0]);
 		child_become_user(st, ep[1]);
 		for (uint32_t i = 0; i < st->ntasks; i++) {
 			const char *paths[2] = {tios[i].out, tios[i].err};
 			for (int k = 0; k < 2; k++) {
-				int fd;
+				int fd, seen = paths[k] && labels ? path_seen(tios, i, k)
+				                                  : -1;
 				if (!paths[k])
 					continue;
-				fd = open(paths[k],
-				          O_WRONLY | O_CREAT | trunc | O_CLOEXEC, 0666);
+				fd = seen >= 0 ? fds[seen]
+				               : open(paths[k],
+				                      O_WRONLY | O_CREAT | O_APPEND |
+				                          trunc | O_CLOEXEC,
+				                      0666);
 				if (fd < 0)
 					child_fail(ep[1], "Could not open %s file %s: %s",
 					           k ? "stderr" : "stdout", paths[k],
 					           strerror(errno));
-				close(fd);
+				if (!labels) {
+					close(fd);
+					continue;
+				}
+				fds[i * 2 + (uint32_t)k] = fd;
+				child_send_fd(sp[1], fd, ep[1]);
 			}
 		}
 		_exit(0);
 	}
 	close(ep[1]);
+	if (labels) {
+		close(sp[1]);
+		/* in the child's order; a file opened once comes again as
+		 * another fd of it (one open file: one offset, O_APPEND) */
+		for (uint32_t i = 0; i < st->ntasks; i++) {
+			struct stepd_task *t = &st->tasks[i];
+			if (tios[i].out)
+				t->out_file = recv_fd(sp[0]);
+			if (tios[i].err)
+				t->err_file = recv_fd(sp[0]);
+		}
+		close(sp[0]);
+	}
 	status = wait_exec(ep[0], err);
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
@@ -705,8 +807,8 @@ static int make_pipes(const struct stepd *st, struct stepd_task *t,
 {
 	int want[3] = {
 	    !tio->in && stdin_from_srun(st, t->gtid) && st->io != NULL,
-	    !tio->out && st->io != NULL,
-	    !tio->err && st->io != NULL,
+	    !tio->out && (st->io != NULL || t->out_file >= 0),
+	    !tio->err && (st->io != NULL || t->err_file >= 0),
 	};
 	int *ours[3] = {&t->in_fd, &t->out_fd, &t->err_fd};
 
@@ -820,11 +922,17 @@ int task_launch_all(struct stepd *st, struct rota_error *err)
 		files |= tios[i].out || tios[i].err;
 	}
 	/* the only task opens (and truncates) its files itself: no process
-	 * of its own for that, once a job */
-	if (rc == 0 && files && st->ntasks > 1)
+	 * of its own for that, once a job (unless they are labelled) */
+	if (rc == 0 && files && (st->ntasks > 1 || labels_files(st)))
 		rc = prepare_files(st, tios, err);
 	for (uint32_t i = 0; i < st->ntasks && rc == 0; i++) {
-		rc = launch_one(st, &st->tasks[i], &tios[i], err);
+		/* a labelled file: the task writes to a pipe, we to the file */
+		struct task_io use = tios[i];
+		if (st->tasks[i].out_file >= 0)
+			use.out = NULL;
+		if (st->tasks[i].err_file >= 0)
+			use.err = NULL;
+		rc = launch_one(st, &st->tasks[i], &use, err);
 		if (rc == 0)
 			log_debug("JobId=%u StepId=%u task %u started, pid %d",
 			          st->req->job_id, st->req->step_id, st->tasks[i].gtid,

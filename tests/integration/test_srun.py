@@ -24,6 +24,26 @@ def test_label_and_width(cluster):
     assert p.stderr == ""
 
 
+def test_label_in_the_tasks_own_files(cluster):
+    """-l with output files of the tasks' own (-o out.%t, %n): each line in
+    them labelled, as Slurm's step daemon writes them (its test1.60); a last
+    line without its newline gets one; files of no task pattern stay plain."""
+    p = cluster.run(["srun", "-l", "-N2", "-n4", "-O", "-o", "lab.%n.out", "-e",
+                     "lab_err.%t.out", "bash", "-c",
+                     "echo hello; printf partial; echo E >&2"])
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == ""
+    for node, tasks in ((0, (0, 1)), (1, (2, 3))):
+        text = (cluster.work / f"lab.{node}.out").read_text()
+        assert sorted(text.splitlines()) == sorted(
+            f"{t}: {w}" for t in tasks for w in ("hello", "partial")), text
+    for t in range(4):
+        assert (cluster.work / f"lab_err.{t}.out").read_text() == f"{t}: E\n"
+    p = cluster.run(["srun", "-n2", "-o", "plain.%t.out", "echo", "y"])
+    assert p.returncode == 0, p.stderr
+    assert (cluster.work / "plain.1.out").read_text() == "y\n"
+
+
 def test_label_partial_lines(cluster):
     p = cluster.run("srun -l bash -c 'printf a; sleep 0.2; printf \"b\\nc\"'")
     assert p.returncode == 0, p.stderr
