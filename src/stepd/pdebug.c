@@ -5,11 +5,11 @@
  * first instruction of its program, before it has run any of it: the child
  * asks to be traced (PTRACE_TRACEME) right before its exec, so the exec stops
  * it with SIGTRAP; the step daemon, its tracer, waits for that stop, sends
- * SIGSTOP and detaches.  The task is left in an ordinary stop (State T), not
- * traced, for the debugger to attach to.  Its pid, host and program go to
- * srun (MSG_TASK_PIDS, io.c) for MPIR_proctable.  Once srun has been to
- * MPIR_Breakpoint it sends MSG_DEBUG_WAKE: the tasks no debugger traces are
- * continued; the traced ones are the debugger's.
+ * SIGSTOP, detaches and waits for that stop.  The task is left in an
+ * ordinary stop (State T), not traced, for the debugger to attach to.  Its
+ * pid, host and program go to srun (MSG_TASK_PIDS, io.c) for MPIR_proctable.
+ * Once srun has been to MPIR_Breakpoint it sends MSG_DEBUG_WAKE: the tasks no
+ * debugger traces are continued; the traced ones are the debugger's.
  *
  * A stopped task needs nothing else: the step daemon's waitpid() never asks
  * for stops (no WUNTRACED) once the exec stop is taken here; a terminate
@@ -66,6 +66,17 @@ int pdebug_stop(struct stepd *st, struct stepd_task *t)
 		        "%s",
 		        st->req->job_id, st->req->step_id, t->gtid, strerror(e));
 		return -e;
+	}
+	/* its stop, once detached: until then it runs (no instruction of its
+	 * program, but State R), and srun would show it so */
+	while (waitpid(pid, &status, WUNTRACED) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFSTOPPED(status)) {
+		t->pid = 0;
+		t->exited = 1;
+		t->status = status;
+		return 0;
 	}
 	log_debug("JobId=%u StepId=%u task %u stopped for the debugger, pid %d",
 	          st->req->job_id, st->req->step_id, t->gtid, (int)pid);
