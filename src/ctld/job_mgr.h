@@ -525,6 +525,8 @@ void launch_batch(struct ctld *ctld, struct job *job);
 int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
                 const struct step_create_req *req, const uint32_t *tasks,
                 const char *nodes, const struct step_het_view *het);
+/* sig to every process of the batch script's step (scancel --full). */
+void job_signal_batch_step(struct ctld *ctld, struct job *job, uint32_t sig);
 /* Send SIGNAL_REQ to every node of the job. */
 void job_signal_nodes(struct ctld *ctld, struct job *job, uint32_t step_id, uint32_t sig,
                       uint32_t flags);

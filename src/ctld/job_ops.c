@@ -139,7 +139,14 @@ static int cancel_one(struct ctld *ctld, struct caller *who, struct job *job,
 		if (!job_is_running(job))
 			return -ESLURM_JOB_PENDING;
 		/* Slurm: a signal goes to the steps, not the batch shell, unless
-		 * --batch (only the shell) or --full (everything) */
+		 * --batch (only the shell) or --full: every process of the
+		 * batch script's, whose sruns pass it on to their steps (a
+		 * step's tasks get it once) */
+		if ((req->flags & CANCEL_F_FULL) && req->step_id == NO_VAL &&
+		    !(job->desc.flags & JOB_F_INTERACTIVE)) {
+			job_signal_batch_step(ctld, job, req->signal);
+			return 0;
+		}
 		job_signal_nodes(ctld, job, req->step_id, req->signal,
 		                 (req->flags & CANCEL_F_BATCH)  ? SIGNAL_F_BATCH_ONLY
 		                 : (req->flags & CANCEL_F_FULL) ? 0

@@ -235,6 +235,14 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 	return rc;
 }
 
+void job_signal_batch_step(struct ctld *ctld, struct job *job, uint32_t sig)
+{
+	struct signal_req r = {
+	    .job_id = job->job_id, .step_id = STEP_BATCH, .signal = sig, .flags = 0};
+
+	node_send(node_mgr_get(ctld->nodes, job->run->node_idx[0]), MSG_SIGNAL_REQ, &r);
+}
+
 void job_signal_nodes(struct ctld *ctld, struct job *job, uint32_t step_id, uint32_t sig,
                       uint32_t flags)
 {

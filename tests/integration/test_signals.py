@@ -5,6 +5,8 @@ import re
 import subprocess
 import time
 
+from conftest import write_script
+
 STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d"
 
 
@@ -146,6 +148,39 @@ def test_scancel_signal_goes_to_steps_not_shell(cluster):
     assert "step got USR2" in text
     assert "shell got USR2" not in text
     assert "shell done" in text
+
+
+TREE_SH = ("#!/bin/bash\n"
+           "trap \"echo $1 got USR1; exit 0\" USR1\n"
+           "bash -c 'trap \"echo $0_child got USR1; exit 0\" USR1; "
+           "for i in $(seq 100); do sleep 0.1; done' $1 &\n"
+           "for i in $(seq 100); do sleep 0.1; done\n")
+
+
+def test_scancel_signal_reaches_the_tasks_not_their_children(cluster):
+    """ProctrackType=proctrack/cgroup (the default): scancel -s reaches a
+    step's tasks, not what they started; --full the batch script's every
+    process, and the step through its srun, once (Slurm's test6.15)."""
+    tree = write_script(cluster.work / "tree.sh", TREE_SH)
+    for full in (False, True):
+        outf = f"tree{int(full)}.out"
+        jobid = cluster.sbatch("-o", outf, "-t", "2", "--wrap",
+                               "trap 'echo script got USR1' USR1\n"
+                               f"{tree} shell &\nsrun {tree} task &\nwait\nwait\n")
+        cluster.wait_running(jobid)
+        cluster.wait_for(lambda: cluster.run(["squeue", "-h", "-s", "-j", str(jobid)])
+                         .stdout.count(f"{jobid}.0"), what="step 0")
+        time.sleep(1)
+        args = ["--full"] if full else []
+        assert cluster.run(["scancel", *args, "-s", "USR1", str(jobid)]).returncode == 0
+        cluster.wait_job(jobid, timeout=60)
+        got = sorted(line for line in out(cluster, outf).splitlines()
+                     if line.endswith("got USR1"))
+        want = ["task got USR1"]
+        if full:
+            want = sorted(want + ["script got USR1", "shell got USR1",
+                                  "shell_child got USR1"])
+        assert got == want, got
 
 
 def test_scancel_batch_signals_the_shell(cluster):
