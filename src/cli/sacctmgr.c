@@ -1,4 +1,4 @@
-/* sacctmgr.c - accounts, users, associations and QOS, as Slurm 22.05's
+/* sacctmgr.c - accounts, users, associations, QOS and resources, as Slurm 22.05's
  * sacctmgr handles them: add, modify, delete (the controller checks and makes
  * the change, ctld/assoc.h), list and show (sacctmgr_list.c).  Without -i a
  * change is shown first (the controller's dry run) and made only when the
@@ -53,8 +53,8 @@ static void usage(FILE *f)
 	        "     modify <ENTITY> <SPECS>  modify (or update) entities\n"
 	        "     version                  display tool version number\n"
 	        "\n"
-	        "  <ENTITY> may be account, association, cluster, coordinator, qos or\n"
-	        "  user; for modify, job too.\n"
+	        "  <ENTITY> may be account, association, cluster, coordinator, qos,\n"
+	        "  resource or user; for modify, job too.\n"
 	        "\n"
 	        "  <SPECS> are names, Key=Value ..., where Key=Value ..., set Key=Value\n"
 	        "  ..., format=F1,F2%%N ... and withassoc; for example:\n"
@@ -63,7 +63,13 @@ static void usage(FILE *f)
 	        "       add user           - <name> account= DefaultAccount=\n"
 	        "       modify user        - <name> set MaxJobs= MaxWall= GrpTRES= ...\n"
 	        "       modify job         - JobID= set DerivedExitCode= Comment=\n"
-	        "                            AdminComment= SystemComment=\n");
+	        "                            AdminComment= SystemComment=\n"
+	        "       add resource       - <name> Type=License Count= Server=\n"
+	        "                            ServerType= Description= Cluster=\n"
+	        "                            PercentAllowed=\n"
+	        "       modify resource    - Name= Server= Cluster= set Count=\n"
+	        "                            PercentAllowed= Description=\n"
+	        "       list resource      - Name= Server= WithClusters\n");
 }
 
 /* Is w word, or its first min letters or more (Slurm's abbreviations)? */
@@ -87,8 +93,10 @@ static int verb_parse(const char *w)
 	return -1;
 }
 
-/* The entity; *clusters set for "cluster" (listed, not changed here). */
-static int kind_parse(const char *w, int *clusters)
+/* The entity; *clusters set for "cluster" (listed, not changed here).  A
+ * resource is named by any beginning to change it, by four letters or more
+ * to list it (Slurm's "res" lists reservations). */
+static int kind_parse(const char *w, int verb, int *clusters)
 {
 	size_t n = strlen(w);
 
@@ -103,6 +111,8 @@ static int kind_parse(const char *w, int *clusters)
 		return ASSOC_K_ASSOC;
 	if (n >= 5 && !strncasecmp(w, "coordinators", n))
 		return ASSOC_K_COORD;
+	if (n >= (verb ? 1u : 4u) && !strncasecmp(w, "resources", n))
+		return ASSOC_K_RES;
 	if (n >= 1 && !strncasecmp(w, "clusters", n)) {
 		*clusters = 1;
 		return ASSOC_K_ASSOC;
@@ -198,6 +208,11 @@ static void print_changes(const struct mgr_opts *o, const struct assoc_update *r
 		print_coords(req->verb, changed);
 		return;
 	}
+	if (req->kind == ASSOC_K_RES) { /* the controller's lines, whole */
+		for (size_t i = 0; changed && changed[i]; i++)
+			printf("%s\n", changed[i]);
+		return;
+	}
 	if (req->verb == ASSOC_ADD && req->kind == ASSOC_K_USER)
 		printf(" Adding User(s)\n Associations =\n");
 	else if (req->verb == ASSOC_ADD)
@@ -236,7 +251,9 @@ static int send_update(const struct assoc_update *req, struct assoc_update_resp 
 				*nothing = 1;
 			if (!quiet_nothing)
 				printf(" %s\n", text);
-		} else
+		} else if (req->kind == ASSOC_K_RES)
+			fprintf(stderr, "%s\n", text); /* Slurm's lines, whole */
+		else
 			cli_error("%s", text);
 		msg_body_free(type, body);
 		*resp = NULL;
@@ -394,7 +411,8 @@ int cmd_sacctmgr(int argc, char **argv)
 	if (verb == ASSOC_MODIFY && optind + 1 < argc &&
 	    abbrev(argv[optind + 1], "jobs", 1))
 		return mgr_modify_job(&o, argc - optind - 2, argv + optind + 2);
-	if (optind + 1 >= argc || (kind = kind_parse(argv[optind + 1], &clusters)) < 0) {
+	if (optind + 1 >= argc ||
+	    (kind = kind_parse(argv[optind + 1], verb, &clusters)) < 0) {
 		cli_error("Unknown entity: %s",
 		          optind + 1 < argc ? argv[optind + 1] : "");
 		return 1;
@@ -415,6 +433,11 @@ int cmd_sacctmgr(int argc, char **argv)
 		}
 		if (!strcasecmp(w, "withassoc") || !strcasecmp(w, "withassocs")) {
 			o.with_assoc = 1;
+			continue;
+		}
+		if (kind == ASSOC_K_RES && strlen(w) >= 5 &&
+		    !strncasecmp(w, "withclusters", strlen(w))) {
+			o.with_clusters = 1;
 			continue;
 		}
 		if (!strcasecmp(w, "withcoord") || !strcasecmp(w, "withcoordinators")) {

@@ -13,6 +13,7 @@ struct mgr_opts {
 	int quiet;         /* -Q */
 	int with_assoc;    /* -s, WithAssoc */
 	int with_coord;    /* WithCoord: the coordinators too */
+	int with_clusters; /* list resource WithClusters: a row per cluster */
 };
 
 /* Ask the controller for an add/modify/delete: 0 (made), 1 (nothing to

@@ -23,6 +23,8 @@ struct view {
 	const struct assoc_user *u;
 	const struct assoc_rec *r;
 	const struct assoc_qos *q;
+	const struct assoc_res *s; /* a resource's row */
+	int with_cluster;          /* ... for the cluster it is given to */
 };
 
 enum fid {
@@ -71,6 +73,13 @@ enum fid {
 	F_CONTROLPORT,
 	F_RPC,
 	F_COORDS,
+	F_SERVER,
+	F_SERVERTYPE,
+	F_TYPE,
+	F_COUNT,
+	F_ALLOCATED,
+	F_ALLOWED,
+	F_COUNTALLOWED,
 };
 
 struct field {
@@ -136,6 +145,13 @@ static const struct field fields[] = {
     {"ControlHost", "ControlHost", 15, F_CONTROLHOST},
     {"ControlPort", "ControlPort", 12, F_CONTROLPORT},
     {"RPC", "RPC", 5, F_RPC},
+    {"Server", "Server", 10, F_SERVER},
+    {"ServerType", "ServerType", 10, F_SERVERTYPE},
+    {"Type", "Type", 8, F_TYPE},
+    {"Count", "Count", 6, F_COUNT},
+    {"Allocated", "% Allocated", 11, F_ALLOCATED},
+    {"Allowed", "% Allowed", 10, F_ALLOWED},
+    {"CountAllowed", "# Allowed", 10, F_COUNTALLOWED},
 };
 
 #define ASSOC_LIMITS                                                                     \
@@ -156,6 +172,8 @@ static const char *const default_formats[][2] = {
                      NULL},
     [ASSOC_K_ASSOC] = {"Cluster,Account,User,Partition," ASSOC_LIMITS ",GrpTRESRunMins",
                        NULL},
+    [ASSOC_K_RES] = {"Name,Server,Type,Count,Allocated,ServerType",
+                     "Name,Server,Type,Count,Allocated,ServerType,Cluster,Allowed"},
 };
 #define CLUSTER_FORMAT                                                                   \
 	"Cluster,ControlHost,ControlPort,RPC,Share,GrpJobs,GrpTRES,GrpSubmit,MaxJobs,"   \
@@ -241,11 +259,50 @@ static const char *admin_name(uint32_t level)
 	                                    : "None";
 }
 
+/* A resource's row: what Slurm's sacctmgr shows of it (with_cluster: for
+ * the cluster it is given to; else Cluster empty, its allowed 0). */
+static const char *res_value(const struct view *v, enum fid id, char *buf, size_t len)
+{
+	const struct assoc_res *s = v->s;
+	uint32_t allowed = v->with_cluster ? s->percent_allowed : 0;
+
+	switch (id) {
+	case F_NAME:
+		return str(s->name);
+	case F_SERVER:
+		return str(s->server);
+	case F_SERVERTYPE:
+		return str(s->server_type);
+	case F_TYPE:
+		return "License";
+	case F_DESCR:
+	case F_DESCRIPTION:
+		return str(s->description);
+	case F_COUNT:
+		return num(s->count, buf, len);
+	case F_ALLOCATED:
+		snprintf(buf, len, "%u", s->cluster ? s->percent_allowed : 0);
+		return buf;
+	case F_CLUSTER:
+		return v->with_cluster ? str(s->cluster) : "";
+	case F_ALLOWED:
+		snprintf(buf, len, "%u", allowed);
+		return buf;
+	case F_COUNTALLOWED:
+		snprintf(buf, len, "%u", (uint32_t)((uint64_t)s->count * allowed / 100));
+		return buf;
+	default:
+		return "";
+	}
+}
+
 static const char *value(const struct view *v, enum fid id, char *buf, size_t len)
 {
 	const struct assoc_rec *r = v->r;
 	const struct assoc_qos *q = v->q;
 
+	if (v->s)
+		return res_value(v, id, buf, len);
 	switch (id) {
 	case F_ACCOUNT:
 		return r ? str(r->account) : v->a ? str(v->a->name) : "";
@@ -351,6 +408,8 @@ static const char *value(const struct view *v, enum fid id, char *buf, size_t le
 		return "0";
 	case F_RPC:
 		return "9728"; /* 22.05's protocol version */
+	default:
+		return "";
 	}
 	return "";
 }
@@ -433,6 +492,12 @@ static int wanted(const struct listing *ls, const struct view *v, const char *na
 		} else if (!strncasecmp(w, "partition", kl) && kl >= 4) {
 			if (!in_list(v->r ? v->r->partition : NULL, eq + 1))
 				return 0;
+		} else if (v->s && kl >= 2 && !strncasecmp(w, "server", kl)) {
+			if (!in_list(v->s->server, eq + 1))
+				return 0;
+		} else if (v->s && !strncasecmp(w, "clusters", kl)) {
+			if (!in_list(v->s->cluster, eq + 1))
+				return 0;
 		}
 	}
 	return 1;
@@ -477,6 +542,14 @@ static void list_rows(struct listing *ls, const struct assoc_list_resp *all,
 		return;
 	}
 	switch (kind) {
+	case ASSOC_K_RES:
+		for (size_t i = 0; i < all->res_count; i++) {
+			v.s = &all->res[i];
+			v.with_cluster = ls->o->with_clusters && v.s->cluster;
+			if (wanted(ls, &v, v.s->name))
+				row(ls, &v);
+		}
+		return;
 	case ASSOC_K_QOS:
 		for (size_t i = 0; i < all->qos_count; i++) {
 			v.q = &all->qos[i];
@@ -551,7 +624,8 @@ int mgr_list(const struct mgr_opts *o, enum assoc_kind kind, int clusters, char 
 	struct listing ls = {.o = o, .names = names, .where = where};
 	const char *fmt = format     ? format
 	                  : clusters ? CLUSTER_FORMAT
-	                  : o->with_assoc && default_formats[kind][1]
+	                  : (kind == ASSOC_K_RES ? o->with_clusters : o->with_assoc) &&
+	                          default_formats[kind][1]
 	                      ? default_formats[kind][1]
 	                      : default_formats[kind][0];
 	struct assoc_list_resp *body;

@@ -1030,9 +1030,10 @@ static int show_licenses(const struct scontrol_opts *o, const char *name)
 		const struct lic_info *l = &r->lics[i];
 		if (name && strcmp(l->name, name))
 			continue;
-		printf("LicenseName=%s%sTotal=%u Used=%u Free=%u Reserved=%u Remote=no\n",
+		printf("LicenseName=%s%sTotal=%u Used=%u Free=%u Reserved=%u Remote=%s\n",
 		       l->name, o->oneliner ? " " : "\n    ", l->total, l->used,
-		       l->used < l->total ? l->total - l->used : 0, l->reserved);
+		       l->used < l->total ? l->total - l->used : 0, l->reserved,
+		       l->remote ? "yes" : "no");
 	}
 	msg_body_free(type, body);
 	return 0;

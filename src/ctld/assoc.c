@@ -61,6 +61,20 @@ struct assoc_user *assoc_find_user(const struct assoc_mgr *m, const char *name)
 	return NULL;
 }
 
+struct assoc_res *assoc_find_res(const struct assoc_mgr *m, const char *key)
+{
+	const char *at = key ? strrchr(key, '@') : NULL;
+
+	for (size_t i = 0; at && i < m->nres; i++) {
+		struct assoc_res *x = &m->res[i];
+		if (strlen(x->name) == (size_t)(at - key) &&
+		    !strncasecmp(x->name, key, (size_t)(at - key)) &&
+		    !strcasecmp(x->server, at + 1))
+			return x;
+	}
+	return NULL;
+}
+
 /* FNV-1a of the three names, lower-cased (the lookup is case-insensitive). */
 static uint64_t key_hash(const char *account, const char *user, const char *partition)
 {
@@ -204,10 +218,15 @@ static void clear_all(struct assoc_mgr *m)
 		codec_release(&assoc_rec_type, &m->assocs[i]);
 	for (size_t i = 0; i < m->nqos; i++)
 		codec_release(&assoc_qos_type, &m->qos[i]);
+	for (size_t i = 0; i < m->nres; i++)
+		codec_release(&assoc_res_type, &m->res[i]);
 	free(m->accounts);
 	free(m->users);
 	free(m->assocs);
 	free(m->qos);
+	free(m->res);
+	m->res = NULL;
+	m->nres = 0;
 	m->accounts = NULL;
 	m->users = NULL;
 	m->assocs = NULL;
@@ -222,6 +241,7 @@ int assoc_apply(struct assoc_mgr *m, const struct ev_assoc *ev)
 	struct table tu = TABLE(m, users, assoc_user);
 	struct table tr = TABLE(m, assocs, assoc_rec);
 	struct table tq = TABLE(m, qos, assoc_qos);
+	struct table ts = TABLE(m, res, assoc_res);
 	void *slot;
 
 	if (ev->usage_time) /* a snapshot's: the whole state, not a change */
@@ -244,6 +264,9 @@ int assoc_apply(struct assoc_mgr *m, const struct ev_assoc *ev)
 	for (size_t i = 0; ev->del_qos && ev->del_qos[i]; i++)
 		if ((slot = assoc_find_qos(m, ev->del_qos[i])))
 			table_del(&tq, slot);
+	for (size_t i = 0; ev->del_res && ev->del_res[i]; i++)
+		if ((slot = assoc_find_res(m, ev->del_res[i])))
+			table_del(&ts, slot);
 	for (size_t i = 0; i < ev->accounts_count; i++)
 		table_put(&ta, assoc_find_account(m, ev->accounts[i].name),
 		          &ev->accounts[i]);
@@ -262,6 +285,12 @@ int assoc_apply(struct assoc_mgr *m, const struct ev_assoc *ev)
 	}
 	for (size_t i = 0; i < ev->qos_count; i++)
 		table_put(&tq, assoc_find_qos(m, ev->qos[i].name), &ev->qos[i]);
+	for (size_t i = 0; i < ev->res_count; i++) {
+		const struct assoc_res *x = &ev->res[i];
+		char *key = xasprintf("%s@%s", x->name, x->server);
+		table_put(&ts, assoc_find_res(m, key), x);
+		free(key);
+	}
 	fairshare_restore(m, ev);
 	m->gen++;
 	return 0;
@@ -340,6 +369,8 @@ void assoc_snapshot(const struct assoc_mgr *m, struct ev_assoc *ev)
 	ev->assocs_count = m->nassocs;
 	ev->qos = copy_all(&assoc_qos_type, sizeof(*m->qos), m->qos, m->nqos);
 	ev->qos_count = m->nqos;
+	ev->res = copy_all(&assoc_res_type, sizeof(*m->res), m->res, m->nres);
+	ev->res_count = m->nres;
 	fairshare_snapshot(m, ev);
 }
 
@@ -355,7 +386,9 @@ void assoc_list(struct ctld *ctld, struct caller *who, struct chan *ch)
 	                            .assocs = m->assocs,
 	                            .assocs_count = m->nassocs,
 	                            .qos = m->qos,
-	                            .qos_count = m->nqos};
+	                            .qos_count = m->nqos,
+	                            .res = m->res,
+	                            .res_count = m->nres};
 
 	chan_send(ch, MSG_ASSOC_LIST_RESP, &r);
 }

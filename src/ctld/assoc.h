@@ -94,6 +94,14 @@ struct assoc_qos;
 const struct assoc_qos *assoc_qos_get(const struct assoc_mgr *m, const char *name);
 uint32_t assoc_max_qos_priority(const struct assoc_mgr *m);
 
+/* The licenses cluster has of the resources (sacctmgr add resource ...
+ * Cluster=): "name@server", Count*PercentAllowed/100 each (rounded down, as
+ * Slurm), appended to l[n] up to LIC_MAX (a name l has already is passed
+ * over).  Returns the new n. */
+struct lic;
+int assoc_res_licenses(const struct assoc_mgr *m, const char *cluster, struct lic *l,
+                       int n);
+
 /* user's DefaultAccount, or NULL (borrowed). */
 const char *assoc_default_account(const struct assoc_mgr *m, const char *user);
 

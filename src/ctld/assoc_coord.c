@@ -146,6 +146,8 @@ int assoc_coord_allows(const struct assoc_mgr *m, const struct ev_assoc *ev,
 {
 	if (ev->qos_count || (ev->del_qos && ev->del_qos[0]))
 		return 0; /* QOS are an operator's */
+	if (ev->res_count || (ev->del_res && ev->del_res[0]))
+		return 0; /* and resources */
 	return users_ok(m, ev, user) && accounts_ok(m, ev, user) &&
 	       assocs_ok(m, ev, user);
 }

@@ -15,6 +15,8 @@ struct assoc_mgr {
 	size_t nassocs;
 	struct assoc_qos *qos;
 	size_t nqos;
+	struct assoc_res *res; /* resources, by name@server */
+	size_t nres;
 	uint64_t gen; /* bumped by every change (fairshare.c's cache) */
 	/* assoc_find's index of assocs (open addressing, cap a power of 2;
 	 * rebuilt when stale, not while an EV_ASSOC is being applied) */
@@ -52,5 +54,16 @@ struct assoc_user *assoc_find_user(const struct assoc_mgr *m, const char *name);
 struct assoc_rec *assoc_find(const struct assoc_mgr *m, const char *account,
                              const char *user, const char *partition);
 struct assoc_qos *assoc_find_qos(const struct assoc_mgr *m, const char *name);
+/* key: "name@server" (case-insensitive, as Slurm's database). */
+struct assoc_res *assoc_find_res(const struct assoc_mgr *m, const char *key);
+
+struct assoc_update;
+/* sacctmgr add|modify|delete resource (assoc_res.c): the change into ev and
+ * the lines sacctmgr prints (Slurm's, whole) into *changed; 0, or -1 with
+ * *rc (SLURM_ERROR or ESLURM_*) and *text (caller frees) saying why, as
+ * Slurm's sacctmgr prints it ("Nothing ..." without its leading blank). */
+int assoc_res_update(const struct assoc_mgr *m, const char *cluster,
+                     const struct assoc_update *req, struct ev_assoc *ev,
+                     char ***changed, int *rc, char **text);
 
 #endif

@@ -1070,6 +1070,22 @@ static int caller_coord(const struct upd *u, const struct caller *who, char *me,
 	return uid_to_name(who->uid, me, len) == 0 && assoc_is_coord(u->m, me);
 }
 
+/* Resources: added and removed by an administrator, changed by an operator
+ * too (as slurmdbd). */
+static void res_update(struct upd *u, uint32_t level)
+{
+	char *text = NULL;
+	int rc = 0;
+
+	if (level < (u->req->verb == ASSOC_MODIFY ? ADMIN_OPERATOR : ADMIN_ADMINISTRATOR))
+		fail(u, ESLURM_ACCESS_DENIED,
+		     "Your user doesn't have privilege to perform this action");
+	else if (assoc_res_update(u->m, u->ctld->conf->cluster_name, u->req, &u->ev,
+	                          &u->changed, &rc, &text) < 0)
+		fail(u, rc ? rc : SLURM_ERROR, "%s", text ? text : "Not supported");
+	free(text);
+}
+
 void assoc_update(struct ctld *ctld, struct caller *who, const struct assoc_update *req,
                   struct chan *ch)
 {
@@ -1092,6 +1108,8 @@ void assoc_update(struct ctld *ctld, struct caller *who, const struct assoc_upda
 	         !(coord = caller_coord(&u, who, me, sizeof(me))))
 		fail(&u, ESLURM_ACCESS_DENIED,
 		     "Your user doesn't have privilege to perform this action");
+	else if (req->kind == ASSOC_K_RES)
+		res_update(&u, level);
 	else if (names_collect(&u) == 0) {
 		switch (req->verb * 8 + req->kind) {
 		case ASSOC_ADD * 8 + ASSOC_K_ACCOUNT:

@@ -211,7 +211,7 @@ ROTA_DECLARE(ev_step_end, EV_STEP_END_FIELDS)
 	GPU_USE_FIELDS(F, S)
 ROTA_DECLARE(ev_usage, EV_USAGE_FIELDS)
 
-/* Accounts, users, associations, QOS (ctld/assoc.h), one request's change
+/* Accounts, users, associations, QOS, resources (ctld/assoc.h), one request's change
  * at once: the del_ records go (by name; an association by account, user
  * and partition), then each record of the others is added or replaces the
  * one of its name, whole. */
@@ -231,10 +231,12 @@ ROTA_DECLARE(share_usage, SHARE_USAGE_FIELDS)
 	F(S, strv, del_users, _)                                                         \
 	F(S, list, del_assocs, assoc_rec)                                                \
 	F(S, strv, del_qos, _)                                                           \
+	F(S, strv, del_res, _) /* resources: "name@server" */                            \
 	F(S, list, accounts, assoc_account)                                              \
 	F(S, list, users, assoc_user)                                                    \
 	F(S, list, assocs, assoc_rec)                                                    \
 	F(S, list, qos, assoc_qos)                                                       \
+	F(S, list, res, assoc_res)                                                       \
 	F(S, list, usage, share_usage) /* a snapshot's: every usage, */                  \
 	F(S, i64, usage_time, _)       /* ... decayed to then (0: not a snapshot) */
 ROTA_DECLARE(ev_assoc, EV_ASSOC_FIELDS)

@@ -7,6 +7,7 @@
 #include "common/licenses.h"
 #include "common/log.h"
 #include "common/states.h"
+#include "ctld/assoc.h"
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
 #include "ctld/job_mgr.h"
@@ -27,7 +28,7 @@ struct lic_pool {
 	struct lic have[LIC_MAX]; /* configured totals */
 	uint64_t used[LIC_MAX];   /* held by running jobs (a job's may exceed a
 	                           * total lowered since it started) */
-	int n;
+	int n, nlocal;            /* have[nlocal..n-1]: remote (resources) */
 	struct lic_resv *resv;
 	size_t nresv;
 };
@@ -55,6 +56,19 @@ static uint64_t kept_from(const struct lic_pool *p, int k, const char *own)
 	return u;
 }
 
+int lic_have(const struct ctld *ctld, struct lic *have, int *ret_nlocal)
+{
+	int n = ctld->conf->licenses ? lic_parse(ctld->conf->licenses, have, 1, NULL) : 0;
+
+	if (n < 0)
+		n = 0;
+	if (ret_nlocal)
+		*ret_nlocal = n;
+	return ctld->assoc
+	           ? assoc_res_licenses(ctld->assoc, ctld->conf->cluster_name, have, n)
+	           : n;
+}
+
 int lic_desc_check(const struct ctld *ctld, struct job_desc *d)
 {
 	struct lic have[LIC_MAX], want[LIC_MAX];
@@ -63,7 +77,7 @@ int lic_desc_check(const struct ctld *ctld, struct job_desc *d)
 
 	if (!d->ext || !d->ext->licenses)
 		return 0;
-	nh = lic_parse(ctld->conf->licenses, have, 1, NULL);
+	nh = lic_have(ctld, have, NULL);
 	nw = lic_parse(d->ext->licenses, want, 0, &err);
 	if (nw < 0) {
 		log_info("submit rejected: --licenses=%.64s: %s", d->ext->licenses,
@@ -102,15 +116,14 @@ static int job_lics(const struct job *job, struct lic *want)
 
 struct lic_pool *lic_pool_begin(struct ctld *ctld)
 {
-	struct lic_pool *p;
+	struct lic_pool *p = xcalloc(1, sizeof(*p));
 	struct lic want[LIC_MAX];
 
-	if (!ctld->conf->licenses)
+	p->n = lic_have(ctld, p->have, &p->nlocal);
+	if (!p->n) {
+		free(p);
 		return NULL;
-	p = xcalloc(1, sizeof(*p));
-	p->n = lic_parse(ctld->conf->licenses, p->have, 1, NULL);
-	if (p->n < 0)
-		p->n = 0;
+	}
 	for (struct job *j = job_first_active(ctld->jobs); j; j = j->lnext) {
 		int nw;
 		if (!job_is_running(j) || !(nw = job_lics(j, want)))
@@ -179,6 +192,7 @@ void lic_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 		for (int k = 0; k < p->n; k++) {
 			r.lics[k].name = p->have[k].name;
 			r.lics[k].total = p->have[k].count;
+			r.lics[k].remote = k >= p->nlocal;
 			r.lics[k].used =
 			    (uint32_t)(p->used[k] < UINT32_MAX ? p->used[k] : UINT32_MAX);
 			for (size_t i = 0; i < p->nresv; i++)

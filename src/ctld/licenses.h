@@ -6,7 +6,8 @@
  * jobs once (lic_pool_begin), asks for each job it would start
  * (lic_pool_check) and adds what it starts (lic_pool_take); a job that waits
  * for licenses does not hold back the jobs after it.  Nothing is kept
- * between passes: Licenses= may change with scontrol reconfigure. */
+ * between passes: Licenses= may change with scontrol reconfigure, and a
+ * resource's share at once with sacctmgr modify resource. */
 #ifndef ROTA_CTLD_LICENSES_H
 #define ROTA_CTLD_LICENSES_H
 
@@ -18,6 +19,14 @@ struct job_desc;
 struct caller;
 struct chan;
 struct lic_pool;
+struct lic;
+
+/* The licenses the cluster has: slurm.conf's Licenses=, then those of the
+ * resources given to it (sacctmgr add resource ... Cluster=, "name@server":
+ * assoc.h's assoc_res_licenses), into have[LIC_MAX].  *ret_nlocal (NULL
+ * allowed): how many come from slurm.conf (the others are remote).  Returns
+ * their number. */
+int lic_have(const struct ctld *ctld, struct lic *have, int *ret_nlocal);
 
 /* At submission: every license d names is configured, and no more of it is
  * asked for than the cluster has; d->licenses is written as "name:count,...".

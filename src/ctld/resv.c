@@ -20,6 +20,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
 #include "ctld/owner.h"
+#include "ctld/licenses.h"
 #include "ctld/resv.h"
 #include "ctld/resv_impl.h"
 #include "proto/codec.h"
@@ -849,9 +850,7 @@ static int resv_build(struct ctld *ctld, const struct resv_desc *q,
 	if (q->licenses) {
 		struct lic want[LIC_MAX], have[LIC_MAX];
 		int nw = *q->licenses ? lic_parse(q->licenses, want, 0, NULL) : 0;
-		int nh = ctld->conf->licenses
-		             ? lic_parse(ctld->conf->licenses, have, 1, NULL)
-		             : 0;
+		int nh = lic_have(ctld, have, NULL);
 		for (int i = 0; nw >= 0 && i < nw; i++) {
 			int k = nh > 0 ? lic_find(have, nh, want[i].name) : -1;
 			if (k < 0 || want[i].count > have[k].count)

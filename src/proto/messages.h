@@ -1351,6 +1351,19 @@ ROTA_DECLARE(assoc_rec, ASSOC_REC_FIELDS)
 	F(S, str, min_tres, _)
 ROTA_DECLARE(assoc_qos, ASSOC_QOS_FIELDS)
 
+/* A resource (Slurm's remote licenses, sacctmgr add resource Type=License):
+ * count of name@server in all, of which the cluster (cluster set: given to
+ * it; NULL: to none) has percent_allowed as license "name@server". */
+#define ASSOC_RES_FIELDS(F, S)                                                           \
+	F(S, str, name, _)                                                               \
+	F(S, str, server, _)      /* "slurmdb" unless given */                           \
+	F(S, str, server_type, _) /* ServerType=, shown only */                          \
+	F(S, str, description, _) /* the name unless given */                            \
+	F(S, u32, count, _)                                                              \
+	F(S, str, cluster, _)                                                            \
+	F(S, u32, percent_allowed, _)
+ROTA_DECLARE(assoc_res, ASSOC_RES_FIELDS)
+
 /* sacctmgr's request: VERB ENTITY NAMES [where W...] [set S...], the words
  * key=value as typed (the controller knows what they mean). */
 enum assoc_verb { ASSOC_ADD = 1, ASSOC_MODIFY, ASSOC_DELETE };
@@ -1359,7 +1372,8 @@ enum assoc_kind {
 	ASSOC_K_USER,
 	ASSOC_K_QOS,
 	ASSOC_K_ASSOC,
-	ASSOC_K_COORD /* add/delete coordinator: names= users, account(s)= */
+	ASSOC_K_COORD, /* add/delete coordinator: names= users, account(s)= */
+	ASSOC_K_RES    /* resource (assoc_res.c): the words as Slurm's sacctmgr's */
 };
 #define ASSOC_F_DRY_RUN 1u /* say what would change, change nothing */
 #define ASSOC_UPDATE_FIELDS(F, S)                                                        \
@@ -1385,7 +1399,8 @@ ROTA_DECLARE(assoc_update_resp, ASSOC_UPDATE_RESP_FIELDS)
 	F(S, list, accounts, assoc_account)                                              \
 	F(S, list, users, assoc_user)                                                    \
 	F(S, list, assocs, assoc_rec)                                                    \
-	F(S, list, qos, assoc_qos)
+	F(S, list, qos, assoc_qos)                                                       \
+	F(S, list, res, assoc_res)
 ROTA_DECLARE(assoc_list_resp, ASSOC_LIST_RESP_FIELDS)
 
 /* ---- scontrol show assoc_mgr: what the controller holds of the records
@@ -1522,7 +1537,8 @@ ROTA_DECLARE(dbd_diag, DBD_DIAG_FIELDS)
 	F(S, str, name, _)                                                               \
 	F(S, u32, total, _)                                                              \
 	F(S, u32, used, _)     /* held by running jobs */                                \
-	F(S, u32, reserved, _) /* held by active reservations (Licenses=) */
+	F(S, u32, reserved, _) /* held by active reservations (Licenses=) */             \
+	F(S, u32, remote, _)   /* 1: a resource's (sacctmgr add resource) */
 ROTA_DECLARE(lic_info, LIC_INFO_FIELDS)
 #define LIC_INFO_RESP_FIELDS(F, S) F(S, list, lics, lic_info)
 ROTA_DECLARE(lic_info_resp, LIC_INFO_RESP_FIELDS)

@@ -161,13 +161,13 @@ json_t *restd_licenses44(const struct lic_info_resp *r)
 	for (uint32_t i = 0; i < r->lics_count; i++) {
 		const struct lic_info *l = &r->lics[i];
 		json_array_append_new(
-		    a,
-		    json_pack("{s:s, s:i, s:i, s:i, s:b, s:i, s:i, s:i, s:i, s:s}",
-		              "LicenseName", l->name, "Total", (int)l->total, "Used",
-		              (int)l->used, "Free",
-		              (int)(l->used < l->total ? l->total - l->used : 0),
-		              "Remote", 0, "Reserved", (int)l->reserved, "LastConsumed",
-		              0, "LastDeficit", 0, "LastUpdate", 0, "Nodes", ""));
+		    a, json_pack("{s:s, s:i, s:i, s:i, s:b, s:i, s:i, s:i, s:i, s:s}",
+		                 "LicenseName", l->name, "Total", (int)l->total, "Used",
+		                 (int)l->used, "Free",
+		                 (int)(l->used < l->total ? l->total - l->used : 0),
+		                 "Remote", l->remote ? 1 : 0, "Reserved",
+		                 (int)l->reserved, "LastConsumed", 0, "LastDeficit", 0,
+		                 "LastUpdate", 0, "Nodes", ""));
 	}
 	return a;
 }

@@ -177,3 +177,42 @@ def test_license_only_reservation_has_no_nodes_and_shrinks(cluster):
     finally:
         cluster.cancel_all()
         cluster.run(["scontrol", "delete", "ReservationName=lo"], check=True)
+
+
+def test_remote_licenses_of_resources(cluster):
+    """test3.16: a resource given to the cluster (sacctmgr add resource ...
+    Cluster= PercentAllowed=) is license name@server, its share of Count
+    (rounded down), listed sorted among the local ones as Remote=yes; jobs
+    take and wait for it as for the others, and a change counts at once."""
+    def mgr(*args):
+        return cluster.run(["sacctmgr", "-i", *args], check=True)
+
+    mgr("add", "resource", "name=zeta", "server=lm", "cluster=rota", "count=25",
+        "percentallowed=10", "type=license")
+    try:
+        out = cluster.run(["scontrol", "show", "licenses"], check=True).stdout
+        assert out.splitlines()[::2] == ["LicenseName=ansys", "LicenseName=fluent",
+                                         "LicenseName=zeta@lm"]
+        assert show_lic(cluster)["zeta@lm"] == {"Total": "2", "Used": "0", "Free": "2",
+                                                "Reserved": "0", "Remote": "yes"}
+        p = cluster.run(["sbatch", "-L", "zeta@lm:3", "--wrap", "true"])
+        assert p.returncode == 1 and "Invalid license specification" in p.stderr
+        a = cluster.sbatch("-L", "zeta@lm:2", "-o", "/dev/null", "--wrap", "sleep 300")
+        cluster.wait_running(a)
+        b = cluster.sbatch("-L", "zeta@lm", "-o", "/dev/null", "--wrap", "sleep 300")
+        cluster.wait_for(lambda: cluster.job_field(b, "Reason") == "Licenses",
+                         what="b waiting for licenses")
+        # a larger share: b starts
+        mgr("modify", "resource", "where", "name=zeta", "cluster=rota", "set",
+            "percentallowed=20")
+        cluster.wait_running(b)
+        assert show_lic(cluster)["zeta@lm"]["Used"] == "3"
+        cluster.cancel_all()
+        # the cluster's share taken back: no such license for new jobs
+        mgr("delete", "resource", "where", "name=zeta", "cluster=rota")
+        assert "zeta@lm" not in show_lic(cluster)
+        p = cluster.run(["sbatch", "-L", "zeta@lm", "--wrap", "true"])
+        assert p.returncode == 1 and "Invalid license specification" in p.stderr
+    finally:
+        cluster.cancel_all()
+        cluster.run(["sacctmgr", "-i", "delete", "resource", "name=zeta"])

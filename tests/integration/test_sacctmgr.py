@@ -38,6 +38,8 @@ def clean(cluster):
     for q, in rows(cluster, "list", "qos", "format=name"):
         if q != "normal":
             mgr(cluster, "-i", "delete", "qos", q, check=False)
+    for r, in rows(cluster, "list", "resource", "format=name"):
+        mgr(cluster, "-i", "delete", "resource", r, check=False)
 
 
 def test_every_cluster_has_root_and_normal(clean):
@@ -178,10 +180,14 @@ def test_records_survive_restart_and_compaction(fresh_cluster):
     c = fresh_cluster
     mgr(c, "-i", "add", "account", "kept", "Description=kept one")
     mgr(c, "-i", "add", "user", "dave", "account=kept", "MaxJobs=3")
+    mgr(c, "-i", "add", "resource", "db", "type=license", "count=8", "cluster=rota",
+        "percentallowed=50")
     want = rows(c, "list", "assoc", "format=account,user,maxjobs")
+    res = [["db", "slurmdb", "License", "8", "50", "", "rota", "50"]]
     c.kill_daemon("rotactld")
     c.up()
     assert rows(c, "list", "assoc", "format=account,user,maxjobs") == want
+    assert rows(c, "list", "resource", "withclusters") == res
     # a compaction writes them into the snapshot
     os.kill(c.pid("rotactld"), signal.SIGUSR1)
     c.wait_for(lambda: int(re.search(r"Compactions:\s+(\d+)", c.run(
@@ -190,6 +196,9 @@ def test_records_survive_restart_and_compaction(fresh_cluster):
     c.up()
     assert rows(c, "list", "assoc", "format=account,user,maxjobs") == want
     assert rows(c, "list", "account", "kept", "format=descr") == [["kept one"]]
+    assert rows(c, "list", "resource", "withclusters") == res
+    assert "LicenseName=db@slurmdb Total=4 " in c.run(
+        ["scontrol", "-o", "show", "lic"], check=True).stdout
 
 
 def enforce(path):
@@ -547,3 +556,74 @@ def test_submit_limits_count_array_tasks(enforced_cluster, tmp_path):
         c.cancel_all()
         mgr(c, "-i", "delete", "user", "root", "where", "account=arr")
         mgr(c, "-i", "delete", "account", "arr")
+
+
+def test_resources_add_modify_delete_show(clean):
+    """Slurm's remote licenses (test3.16): sacctmgr add|modify|delete|show
+    resource, in Slurm's words; the cluster's share is a license name@server."""
+    c = clean
+    p = mgr(c, "-i", "add", "resource", "name=fluent", "cluster=rota", "count=50",
+            "percentallowed=10", "type=license")
+    assert p.stdout == (" Adding Resource(s)\n  fluent@slurmdb\n   Cluster - rota\t10%\n"
+                        " Settings\n  Name           = fluent\n"
+                        "  Server         = slurmdb\n  Description    = fluent\n"
+                        "  Count          = 50\n  Type           = License\n")
+    mgr(c, "-i", "add", "resource", "Matlab", "server=flex", "servertype=flexlm",
+        "count=7", "type=License", "description=Maths")
+    p = mgr(c, "-i", "add", "resource", "matlab", "server=flex", check=False)
+    assert (p.returncode, p.stdout) == (1, " Nothing new added.\n")
+    out = mgr(c, "list", "resource").stdout.splitlines()
+    assert out[0].split() == ["Name", "Server", "Type", "Count", "%", "Allocated",
+                              "ServerType"]
+    assert out[2] == "    fluent    slurmdb  License     50          10            "
+    assert rows(c, "list", "resource", "withclusters") == [
+        ["fluent", "slurmdb", "License", "50", "10", "", "rota", "10"],
+        ["matlab", "flex", "License", "7", "0", "flexlm", "", "0"]]
+    assert rows(c, "list", "resource", "server=flex", "format=name,descr,count") == \
+        [["matlab", "maths", "7"]]
+    # over 100% in all is refused
+    p = mgr(c, "-i", "add", "resource", "matlab", "server=flex", "cluster=rota",
+            "percentallowed=101", check=False)
+    assert p.returncode == 1 and p.stderr == (
+        " Adding this 1 clusters to resource matlab@flex at 101% each , with 0% "
+        "already used,  would go over 100%.  Please redo your math and resubmit.\n")
+    p = mgr(c, "-i", "modify", "resource", "where", "name=fluent", "cluster=rota",
+            "set", "percentallowed=120", check=False)
+    assert p.returncode == 1 and p.stderr == (
+        " If change was accepted it would look like this...\n  fluent@slurmdb\n"
+        "   Cluster - rota\t 120%\n   total\t\t120%\n")
+    p = mgr(c, "-i", "modify", "resource", "where", "name=fluent", "set",
+            "percentallowed=20", check=False)
+    assert p.stderr == "Can't change \"percentallowed\" without specifying a cluster.\n"
+    p = mgr(c, "-i", "modify", "resource", "where", "name=fluent", "cluster=rota",
+            "set", "percentallowed=20")
+    assert p.stdout == " Modified server resource ...\n  Cluster - rota\t- fluent@slurmdb\n"
+    p = mgr(c, "-i", "modify", "resource", "where", "name=fluent", "set", "count=200")
+    assert p.stdout == (" Modified server resource ...\n  fluent@slurmdb\n"
+                        "  Cluster - rota\t- fluent@slurmdb\n")
+    assert rows(c, "list", "resource", "fluent", "format=count,allocated") == \
+        [["200", "20"]]
+    for bad, err in [
+            (["name=x", "count=1"], " Need to designate a resource type to initially "
+             "add 'x'.\n"),
+            (["name=x", "type=license"], " Need to designate a resource count to "
+             "initially add 'x'.\n"),
+            (["name=x", "type=gpu", "count=1"], " Unknown resource type: 'gpu'  "
+             "Valid resources is License.\n"),
+            (["name=x", "type=license", "count=1", "cluster=other"],
+             " Need a valid cluster name to add a cluster resource.\n")]:
+        p = mgr(c, "-i", "add", "resource", *bad, check=False)
+        assert (p.returncode, p.stderr) == (1, err), bad
+    # the cluster's share alone, then the whole resource
+    p = mgr(c, "-i", "delete", "resource", "where", "name=fluent", "cluster=rota")
+    assert p.stdout == " Deleting resource(s)...\n  Cluster - rota\t- fluent@slurmdb\n"
+    assert rows(c, "list", "resource", "fluent", "withclusters",
+                "format=name,allocated,cluster") == [["fluent", "0", ""]]
+    p = mgr(c, "-i", "delete", "resource", "name=fluent")
+    assert p.stdout == " Deleting resource(s)...\n  fluent@slurmdb\n"
+    p = mgr(c, "-i", "delete", "resource", "name=fluent", check=False)
+    assert (p.returncode, p.stdout) == (1, " Nothing deleted\n")
+    # without -i the change is shown and made only when confirmed
+    p = mgr(c, "delete", "resource", "name=matlab", input="n\n")
+    assert "  matlab@flex\n" in p.stdout and " Changes Discarded\n" in p.stdout
+    assert rows(c, "list", "resource", "format=name") == [["matlab"]]
