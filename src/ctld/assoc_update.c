@@ -365,6 +365,9 @@ static int set_fields(struct upd *u, const struct fdef *t, size_t n, void *rec,
 			            u->req->set[i]);
 		if (key_is(kv.key, handled))
 			continue;
+		/* add ... Name=: the names (names_collect) */
+		if (u->req->verb == ASSOC_ADD && key_is(kv.key, "|name|names|"))
+			continue;
 		if (!(f = field_find(t, n, kv.key)))
 			return fail(u, ESLURM_INVALID_ARGUMENT,
 			            "Unknown option: %s\n Use keyword 'where' to modify "
