@@ -90,6 +90,13 @@ int acct_job_modify(const struct acct_job_modify *q, struct assoc_update_resp **
 	return acct_ask(MSG_ACCT_JOB_MODIFY, q, MSG_ACCT_JOB_MODIFY_RESP, (void **)ret);
 }
 
+int acct_dbd_config(struct config_resp **ret)
+{
+	struct empty_msg none = {0};
+
+	return acct_ask(MSG_DBD_CONFIG_REQ, &none, MSG_DBD_CONFIG_RESP, (void **)ret);
+}
+
 int acct_fetch(const struct acct_query *q, const struct acct_fetch_cb *cb)
 {
 	struct rota_error err = {""};

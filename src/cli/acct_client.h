@@ -32,4 +32,10 @@ struct acct_job_modify;
 struct assoc_update_resp;
 int acct_job_modify(const struct acct_job_modify *q, struct assoc_update_resp **ret);
 
+/* sacctmgr show config: rotadbd's settings, 0 and *ret (caller frees with
+ * msg_body_free(MSG_DBD_CONFIG_RESP, ...)), or 1 after an error was
+ * printed. */
+struct config_resp;
+int acct_dbd_config(struct config_resp **ret);
+
 #endif

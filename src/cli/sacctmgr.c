@@ -51,6 +51,8 @@ static void usage(FILE *f)
 	        "     list <ENTITY> [<SPECS>]  show entities (also: show)\n"
 	        "     load file=<FILE>         add what FILE holds (with -i)\n"
 	        "     modify <ENTITY> <SPECS>  modify (or update) entities\n"
+	        "     show configuration       the accounting settings of slurm.conf\n"
+	        "                              and of the SlurmDBD (rotadbd)\n"
 	        "     version                  display tool version number\n"
 	        "\n"
 	        "  <ENTITY> may be account, association, cluster, coordinator, qos,\n"
@@ -411,6 +413,9 @@ int cmd_sacctmgr(int argc, char **argv)
 	if (verb == ASSOC_MODIFY && optind + 1 < argc &&
 	    abbrev(argv[optind + 1], "jobs", 1))
 		return mgr_modify_job(&o, argc - optind - 2, argv + optind + 2);
+	if (verb == 0 && optind + 1 < argc &&
+	    abbrev(argv[optind + 1], "configuration", 2))
+		return mgr_show_config();
 	if (optind + 1 >= argc ||
 	    (kind = kind_parse(argv[optind + 1], verb, &clusters)) < 0) {
 		cli_error("Unknown entity: %s",

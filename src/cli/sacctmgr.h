@@ -41,4 +41,8 @@ int mgr_load(const struct mgr_opts *o, const char *path);
 int mgr_list(const struct mgr_opts *o, enum assoc_kind kind, int clusters, char **names,
              char **where, const char *format);
 
+/* show config (sacctmgr_config.c): slurm.conf's accounting settings, then
+ * rotadbd's.  Returns the exit status. */
+int mgr_show_config(void);
+
 #endif

@@ -15,6 +15,7 @@ struct event_base;
 struct store;
 struct report_cache;
 struct dbd_stats;
+struct config_resp;
 
 struct dbd {
 	const struct conf *conf;
@@ -42,6 +43,7 @@ struct dbd {
 	struct event *listen_ev;
 	struct client *clients;  /* sacct's and sreport's open connections */
 	struct dbd_stats *stats; /* the requests answered (stats.h) */
+	struct config_resp *settings; /* sacctmgr show config's (settings.h) */
 };
 
 void dbd_feed_start(struct dbd *d);

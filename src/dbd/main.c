@@ -18,7 +18,8 @@
  * every 3 s): rotadbd may start before it, as slurmdbd does with its MySQL.
  * A server that answers but refuses (a wrong password, no right to create
  * the database) stops rotadbd with the server's reason.  Keys it does not
- * use are accepted, as slurmdbd's own. */
+ * use are accepted, as slurmdbd's own.  What it runs with is sent to
+ * sacctmgr show config (settings.h). */
 #include <errno.h>
 #include <event2/event.h>
 #include <getopt.h>
@@ -37,21 +38,13 @@
 #include "dbd/dbd.h"
 #include "dbd/report.h"
 #include "dbd/report_cache.h"
+#include "dbd/settings.h"
 #include "dbd/stats.h"
 #include "dbd/store.h"
 #include "proto/auth.h"
 #include "proto/client.h"
+#include "proto/messages.h"
 #include "common/common.h"
-
-struct dbd_conf {
-	char *storage_type;
-	char *storage_loc;
-	char *storage_host;
-	char *storage_port;
-	char *storage_user;
-	char *storage_pass;
-	char *log_file;
-};
 
 static void usage(void)
 {
@@ -233,6 +226,16 @@ int main(int argc, char **argv)
 		fatal("%s", err.text);
 	d.report = report_cache_create();
 	d.stats = dbd_stats_create(time(NULL));
+	d.settings = dbd_settings_create(&(struct dbd_settings_src){
+	    .conf = conf,
+	    .dc = &dc,
+	    .dbd_conf_path = dbd_conf_path ? dbd_conf_path : own_dbd_conf,
+	    .storage_loc = d.storage_loc,
+	    .log_file = logfile,
+	    .sock_path = d.sock_path,
+	    .log_level = level,
+	    .boot = time(NULL),
+	});
 	d.base = event_base_new();
 	if (!d.base)
 		fatal("cannot create the event loop");
@@ -264,6 +267,7 @@ int main(int argc, char **argv)
 	event_free(sigusr2);
 	report_cache_destroy(d.report);
 	dbd_stats_destroy(d.stats);
+	msg_body_free(MSG_DBD_CONFIG_RESP, d.settings);
 	store_close(d.store);
 	auth_destroy(d.auth);
 	event_base_free(d.base);

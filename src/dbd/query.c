@@ -1,7 +1,8 @@
 /* query.c - rotadbd answers sacct (and sreport, report.h; its own
- * statistics, stats.h) on a unix socket (the caller's uid from the
- * socket).  An answer to sacct goes in frames of ACCT_CHUNK runs; sreport's
- * sums in one frame.  Each request answered is counted (stats.h). */
+ * statistics, stats.h; its settings, settings.h) on a unix socket (the
+ * caller's uid from the socket).  An answer to sacct goes in frames of
+ * ACCT_CHUNK runs; sreport's sums in one frame.  Each request answered is
+ * counted (stats.h). */
 #include <errno.h>
 #include <event2/event.h>
 #include <stdlib.h>
@@ -148,10 +149,15 @@ static void answer(struct dbd *d, struct conn *c, uint16_t type, void *body)
 		answer_modify(d, c, body);
 		return;
 	}
+	if (type == MSG_DBD_CONFIG_REQ) {
+		conn_send(c, MSG_DBD_CONFIG_RESP, d->settings);
+		return;
+	}
 	if (type != MSG_ACCT_QUERY) {
 		conn_send_rc(
 		    c, -ESLURM_NOT_SUPPORTED,
-		    "rotadbd answers sacct, sreport and sacctmgr modify job only");
+		    "rotadbd answers sacct, sreport, sacctmgr modify job and show "
+		    "config only");
 		return;
 	}
 	if (store_query(d->store, body, add_job, &a, &err) < 0) {

@@ -14,10 +14,9 @@ static const struct {
 	uint16_t type;
 	const char *name;
 } kinds[] = {
-    {MSG_ACCT_QUERY, "DBD_GET_JOBS_COND"},
-    {MSG_ACCT_REPORT_REQ, "DBD_GET_ASSOC_USAGE"},
-    {MSG_DBD_DIAG_REQ, "DBD_GET_STATS"},
-    {MSG_ACCT_JOB_MODIFY, "DBD_MODIFY_JOB"},
+    {MSG_ACCT_QUERY, "DBD_GET_JOBS_COND"},  {MSG_ACCT_REPORT_REQ, "DBD_GET_ASSOC_USAGE"},
+    {MSG_DBD_DIAG_REQ, "DBD_GET_STATS"},    {MSG_ACCT_JOB_MODIFY, "DBD_MODIFY_JOB"},
+    {MSG_DBD_CONFIG_REQ, "DBD_GET_CONFIG"},
 };
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 

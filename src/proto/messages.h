@@ -1956,6 +1956,8 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_DBD_DIAG_RESP, 62, dbd_diag)                                               \
 	M(MSG_ACCT_JOB_MODIFY, 93, acct_job_modify) /* sacctmgr modify job */            \
 	M(MSG_ACCT_JOB_MODIFY_RESP, 94, assoc_update_resp)                               \
+	M(MSG_DBD_CONFIG_REQ, 95, empty_msg) /* sacctmgr show config */                  \
+	M(MSG_DBD_CONFIG_RESP, 96, config_resp) /* dbd/settings.h */                     \
 	M(MSG_SHARE_REQ, 70, empty_msg)                                                  \
 	M(MSG_SHARE_RESP, 71, share_resp)                                                \
 	M(MSG_PMI_FENCE, 72, pmi_fence)                                                  \

@@ -85,6 +85,56 @@ def test_account_tree_users_and_listing(clean):
     assert p.returncode == 1 and p.stdout == " Nothing new added.\n"
 
 
+def test_add_takes_names_from_name_equals(clean):
+    """add account name=A, add user name=U account=A (Slurm's tests' spelling):
+    Name= names the records; the user's DefaultAccount is its first account
+    (AllowNoDefAcct = No, as sacctmgr show config says)."""
+    c = clean
+    p = mgr(c, "-vi", "add", "account", "name=chem,bio")
+    assert p.stdout == " Adding Account(s)\n  chem\n  bio\n"
+    mgr(c, "-vi", "add", "user", "name=carol", "account=bio,chem")
+    assert rows(c, "list", "user", "carol") == [["carol", "bio", "None"]]
+    mgr(c, "-vi", "delete", "user", "name=carol")
+    assert rows(c, "list", "user", "carol") == []
+
+
+def config_pairs(text):
+    """Key = value lines as Slurm's tests read them (get_config)."""
+    return dict(re.findall(r"(?m)^(\S+) += (.*)$", text))
+
+
+def test_show_config_has_slurm_conf_then_rotadbd(clean):
+    """sacctmgr show config: slurm.conf's accounting settings, a blank line,
+    then rotadbd's own, which it answers (never StoragePass)."""
+    c = clean
+    p = mgr(c, "show", "config")
+    out = p.stdout
+    assert re.match(r"Configuration data as of \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\n", out)
+    client, sep, dbd = out.partition("\n\nSlurmDBD configuration:\n")
+    assert sep, out
+    mine = config_pairs(client)
+    assert mine["AccountingStorageType"] == "accounting_storage/slurmdbd"
+    assert mine["SLURM_CONF"] == c.conf_path
+    assert mine["SLURM_VERSION"] == "22.05.8"
+    assert mine["MessageTimeout"] == "10 sec"
+    assert mine["TrackWCKey"] == "No"
+    assert "AuthType               = " in client  # Slurm's column
+    theirs = config_pairs(dbd)
+    state = re.search(r"(?m)^StateSaveLocation=(.*)$", open(c.conf_path).read()).group(1)
+    assert theirs["AllowNoDefAcct"] == "No"
+    assert theirs["TrackWCKey"] == "No"
+    assert theirs["StorageType"] == "accounting_storage/sqlite"
+    assert theirs["StorageLoc"] == os.path.join(state, "rota_acct.db")
+    assert theirs["SLURMDBD_VERSION"] == "22.05.8"
+    assert theirs["DbdAddr"] == os.path.join(state, "rotadbd.sock")
+    assert theirs["PurgeJobAfter"] == "NONE"
+    assert "StoragePass" not in out
+    assert list(theirs) == sorted(theirs, key=str.lower)  # slurmdbd's order
+    # abbreviated, as Slurm's sacctmgr takes it
+    assert config_pairs(mgr(c, "show", "conf").stdout)["StorageType"] == \
+        "accounting_storage/sqlite"
+
+
 def test_limits_are_set_shown_and_cleared(clean):
     c = clean
     mgr(c, "-i", "add", "account", "lim")
