@@ -1516,6 +1516,8 @@ void jobopt_init(struct jobopt *o, enum jobopt_cmd cmd)
 	memset(o, 0, sizeof(*o));
 	o->cmd = cmd;
 	job_desc_init(d); /* nice 0: the neutral adjustment; see jobopt.h */
+	/* who we are in our own eyes: the controller refuses a mismatch */
+	job_desc_x_mut(d)->self_uid = (uint32_t)getuid() + 1;
 	o->jobid = NO_VAL;
 	o->wait_secs = NO_VAL;
 	o->relative = NO_VAL;

@@ -109,7 +109,7 @@ static int check_job(const struct caller *who, const struct job *job,
 	if (!job)
 		return ESLURM_INVALID_JOB_ID;
 	if (who->uid != job->owner->uid && !caller_is_operator(who))
-		return ESLURM_ACCESS_DENIED;
+		return ESLURM_USER_ID_MISSING; /* Slurm's answer here */
 	if (job_is_finished(job))
 		return ESLURM_ALREADY_DONE;
 	if (!job_is_running(job))

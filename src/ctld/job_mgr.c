@@ -1281,12 +1281,18 @@ static uint32_t job_new_id(struct job_mgr *jm, const struct conf *conf)
 }
 
 /* --uid/--gid (root's): the job is that user's, in that group (the user's
- * own unless given); the checks are still root's, as Slurm's. */
+ * own unless given); the checks are still root's, as Slurm's.  A command
+ * that says it is another user than its connection's is refused. */
 static int submit_as(const struct caller *who, struct job_desc *d, struct caller *as)
 {
 	struct job_desc_ext *x = d->ext;
 
 	*as = *who;
+	if (x && x->self_uid && x->self_uid - 1 != who->uid && !caller_is_admin(who)) {
+		log_warn("Security violation: a job from uid %u that says it is uid %u",
+		         (unsigned)who->uid, x->self_uid - 1);
+		return -ESLURM_USER_ID_MISSING;
+	}
 	if (!x || (!x->as_uid && !x->as_gid))
 		return 0;
 	if (!caller_is_admin(who)) /* root or SlurmUser */

@@ -134,7 +134,11 @@
 	F(S, u32_x, as_gid, _)                                                           \
 	/* scontrol update SiteFactor= (operators): added to a multifactor               \
 	 * priority, a signed value as u32 two's complement; 0: none */                  \
-	F(S, u32_x, site_factor, _)
+	F(S, u32_x, site_factor, _)                                                      \
+	/* the user the submitting command is in its own eyes (getuid() + 1; 0:      \
+	 * not said): one that is not the caller the connection authenticated is     \
+	 * refused, root's and SlurmUser's aside (Slurm's "Invalid user id") */      \
+	F(S, u32_x, self_uid, _)
 ROTA_DECLARE_EXT(job_desc, JOB_DESC_FIELDS)
 #define HET_OFFSET(v) ((v)&0xffffu)
 #define HET_SIZE(v)   ((v) >> 16)

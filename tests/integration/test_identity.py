@@ -13,6 +13,8 @@ import shutil
 import subprocess
 import time
 
+import pytest
+
 from conftest import write_script
 from unixusers import as_user, needs_root, sbatch_as, user_work
 
@@ -112,6 +114,41 @@ def test_step_identity(ucluster, users):
     check_probe(read_lines(ucluster.work / "inner-step.out"), a)
     # srun's forwarded output carries the same identity
     p = as_user(ucluster, a, "srun -n1 id")
+    assert p.returncode == 0 and p.stdout.strip() == id_of(a), p.stderr
+
+
+PRELOAD = """
+int getuid(void) { return 0; }
+int geteuid(void) { return 0; }
+int getgid(void) { return 0; }
+int getegid(void) { return 0; }
+"""
+
+
+@pytest.mark.skipif(not shutil.which("cc"), reason="needs a C compiler")
+def test_command_that_says_it_is_root_is_refused(ucluster, users):
+    """A user's srun, sbatch or salloc made to believe it is root (getuid()
+    faked by LD_PRELOAD) is refused with Slurm's "Invalid user id", and
+    nothing is queued; the same commands, told the truth, run (Slurm's
+    test7.10)."""
+    a = users["a"]
+    src = ucluster.work / "fake_root.c"
+    src.write_text(PRELOAD)
+    so = ucluster.work / "fake_root.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(so), str(src)], check=True)
+    os.chmod(so, 0o755)
+    env = {"LD_PRELOAD": str(so)}
+    p = as_user(ucluster, a, "srun -N1 -t1 id", env=env)
+    assert p.returncode == 1, (p.stdout, p.stderr)
+    assert "uid=" not in p.stdout
+    assert p.stderr == "srun: error: Unable to allocate resources: Invalid user id\n"
+    p = as_user(ucluster, a, "sbatch --wrap id", env=env)
+    assert p.returncode == 1, (p.stdout, p.stderr)
+    assert "Invalid user id" in p.stderr
+    p = as_user(ucluster, a, "salloc -N1 --no-shell", env=env)
+    assert p.returncode == 1 and "Invalid user id" in p.stderr, p.stderr
+    assert ucluster.run(["squeue", "-h", "-u", a.name]).stdout == ""
+    p = as_user(ucluster, a, "srun -N1 -t1 id")
     assert p.returncode == 0 and p.stdout.strip() == id_of(a), p.stderr
 
 

@@ -149,5 +149,5 @@ def test_written_as_the_jobs_user(ucluster, users):
                         p.stderr), p.stderr
     p = as_user(ucluster, b, f"sbcast -j {jobid} mine copy2", cwd=work)
     assert p.returncode == 1
-    assert "lookup error: Access/permission denied" in p.stderr
+    assert p.stderr == f"sbcast: error: Slurm job {jobid} lookup error: Invalid user id\n"
     assert not (work / "copy2").exists()
