@@ -63,7 +63,7 @@ struct assoc_update;
  * *rc (SLURM_ERROR or ESLURM_*) and *text (caller frees) saying why, as
  * Slurm's sacctmgr prints it ("Nothing ..." without its leading blank). */
 int assoc_res_update(const struct assoc_mgr *m, const char *cluster,
-                     const struct assoc_update *req, struct ev_assoc *ev,
-                     char ***changed, int *rc, char **text);
+                     const struct assoc_update *req, struct ev_assoc *ev, char ***changed,
+                     int *rc, char **text);
 
 #endif

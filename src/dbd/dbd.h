@@ -41,8 +41,8 @@ struct dbd {
 	struct event *report_ev;     /* keeps it warm (report.h) */
 	int listen_fd;
 	struct event *listen_ev;
-	struct client *clients;  /* sacct's and sreport's open connections */
-	struct dbd_stats *stats; /* the requests answered (stats.h) */
+	struct client *clients;       /* sacct's and sreport's open connections */
+	struct dbd_stats *stats;      /* the requests answered (stats.h) */
 	struct config_resp *settings; /* sacctmgr show config's (settings.h) */
 };
 

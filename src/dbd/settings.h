@@ -24,14 +24,14 @@ struct dbd_conf {
 
 /* All borrowed. */
 struct dbd_settings_src {
-	const struct conf *conf;    /* slurm.conf */
-	const struct dbd_conf *dc;  /* slurmdbd.conf */
-	const char *dbd_conf_path;  /* SLURMDBD_CONF */
-	const char *storage_loc;    /* in effect (NULL: the database's default) */
-	const char *log_file;       /* in effect (NULL: standard error) */
-	const char *sock_path;      /* where clients reach rotadbd */
-	int log_level;              /* LOG_INFO, LOG_DEBUG (-v) */
-	time_t boot;                /* when rotadbd started */
+	const struct conf *conf;   /* slurm.conf */
+	const struct dbd_conf *dc; /* slurmdbd.conf */
+	const char *dbd_conf_path; /* SLURMDBD_CONF */
+	const char *storage_loc;   /* in effect (NULL: the database's default) */
+	const char *log_file;      /* in effect (NULL: standard error) */
+	const char *sock_path;     /* where clients reach rotadbd */
+	int log_level;             /* LOG_INFO, LOG_DEBUG (-v) */
+	time_t boot;               /* when rotadbd started */
 };
 
 /* The list, in slurmdbd's order (caller frees with

@@ -135,9 +135,9 @@
 	/* scontrol update SiteFactor= (operators): added to a multifactor               \
 	 * priority, a signed value as u32 two's complement; 0: none */                  \
 	F(S, u32_x, site_factor, _)                                                      \
-	/* the user the submitting command is in its own eyes (getuid() + 1; 0:      \
-	 * not said): one that is not the caller the connection authenticated is     \
-	 * refused, root's and SlurmUser's aside (Slurm's "Invalid user id") */      \
+	/* the user the submitting command is in its own eyes (getuid() + 1; 0:          \
+	 * not said): one that is not the caller the connection authenticated is         \
+	 * refused, root's and SlurmUser's aside (Slurm's "Invalid user id") */          \
 	F(S, u32_x, self_uid, _)
 ROTA_DECLARE_EXT(job_desc, JOB_DESC_FIELDS)
 #define HET_OFFSET(v) ((v)&0xffffu)
@@ -1960,7 +1960,7 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_DBD_DIAG_RESP, 62, dbd_diag)                                               \
 	M(MSG_ACCT_JOB_MODIFY, 93, acct_job_modify) /* sacctmgr modify job */            \
 	M(MSG_ACCT_JOB_MODIFY_RESP, 94, assoc_update_resp)                               \
-	M(MSG_DBD_CONFIG_REQ, 95, empty_msg) /* sacctmgr show config */                  \
+	M(MSG_DBD_CONFIG_REQ, 95, empty_msg)    /* sacctmgr show config */               \
 	M(MSG_DBD_CONFIG_RESP, 96, config_resp) /* dbd/settings.h */                     \
 	M(MSG_SHARE_REQ, 70, empty_msg)                                                  \
 	M(MSG_SHARE_RESP, 71, share_resp)                                                \
