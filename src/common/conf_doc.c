@@ -343,8 +343,9 @@ static const struct conf_doc part_doc[] = {
      "Where a job submitted while this partition is DRAIN or INACTIVE goes "
      "instead."},
     {"AllocNodes", "node,...|ALL",
-     "Hosts jobs may be submitted from (sbatch, srun, salloc); from others "
-     "they are refused: Access/permission denied."},
+     "Hosts jobs may be submitted from (sbatch, srun, salloc), as the command "
+     "names its host; from others they are refused: Access/permission "
+     "denied."},
     {"Hidden", "YES|NO",
      "A hidden partition is left out of sinfo and scontrol show partition "
      "without -a."},

@@ -471,7 +471,18 @@ static int res_modify(struct res_req *q, const struct assoc_update *req)
 			set_str(&x.server_type, s.server_type);
 		if (s.server && strcasecmp(s.server, x.server)) {
 			/* the record moves: name@server is its key */
-			char *key = xasprintf("%s@%s", cur->name, cur->server);
+			char *key, *dest = xasprintf("%s@%s", cur->name, s.server);
+			int taken = assoc_find_res(q->m, dest) != NULL;
+			free(dest);
+			if (!name_ok(cur->name, s.server) || taken) {
+				codec_release(&assoc_res_type, &x);
+				fail(q, SLURM_ERROR,
+				     taken ? " Resource %s@%s already exists"
+				           : " Invalid resource name %s@%s",
+				     cur->name, s.server);
+				goto out;
+			}
+			key = xasprintf("%s@%s", cur->name, cur->server);
 			q->ev->del_res = strv_append(q->ev->del_res, key);
 			free(key);
 			set_str(&x.server, s.server);

@@ -15,6 +15,7 @@
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
+#include "ctld/journal.h"
 #include "ctld/job_event.h"
 #include "common/conf.h"
 #include "common/states.h"
@@ -1089,6 +1090,31 @@ static void res_update(struct upd *u, uint32_t level)
 	free(text);
 }
 
+/* The answer waits until the change is on disk: an acknowledged change is
+ * never lost to a crash. */
+struct update_reply {
+	struct chan *ch;
+	struct assoc_update_resp resp;
+};
+
+static void reply_durable(void *arg, int rc)
+{
+	struct update_reply *r = arg;
+
+	if (rc < 0) {
+		free(r->resp.text);
+		strv_free(r->resp.changed);
+		r->resp = (struct assoc_update_resp){
+		    .rc = ESLURM_WRITING_TO_FILE,
+		    .text = xstrdup(slurm_strerror(ESLURM_WRITING_TO_FILE))};
+	}
+	chan_send(r->ch, MSG_ASSOC_UPDATE_RESP, &r->resp);
+	chan_unref(r->ch);
+	free(r->resp.text);
+	strv_free(r->resp.changed);
+	free(r);
+}
+
 void assoc_update(struct ctld *ctld, struct caller *who, const struct assoc_update *req,
                   struct chan *ch)
 {
@@ -1168,7 +1194,17 @@ void assoc_update(struct ctld *ctld, struct caller *who, const struct assoc_upda
 	resp.rc = u.rc; /* Slurm's number, or SLURM_ERROR */
 	resp.text = u.text;
 	resp.changed = u.rc ? NULL : u.changed;
-	chan_send(ch, MSG_ASSOC_UPDATE_RESP, &resp);
+	if (!u.rc && !(req->flags & ASSOC_F_DRY_RUN)) {
+		struct update_reply *r = xcalloc(1, sizeof(*r));
+		r->ch = ch;
+		chan_ref(ch);
+		r->resp = resp;
+		u.text = NULL; /* the reply's now */
+		u.changed = NULL;
+		journal_when_durable(ctld->journal, reply_durable, r);
+	} else {
+		chan_send(ch, MSG_ASSOC_UPDATE_RESP, &resp);
+	}
 	free(u.text);
 	strv_free(u.changed);
 	strv_free(u.names);

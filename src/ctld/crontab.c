@@ -258,6 +258,13 @@ void crontab_update_request(struct ctld *ctld, const struct caller *who,
 			goto out;
 		}
 		d->flags &= ~(uint32_t)JOB_F_INTERACTIVE;
+		/* the command's idea of its user is checked against the
+		 * connection's (who), not the crontab's user root writes for */
+		if (x->self_uid && x->self_uid - 1 != who->uid && !caller_is_admin(who)) {
+			refuse_entry(ch, -ESLURM_USER_ID_MISSING, NULL, x->cron_lines);
+			goto out;
+		}
+		job_desc_x_mut(d)->self_uid = 0;
 		ctld->submit_extra = i; /* the entries before count too */
 		rc = job_submit_prepare(ctld, &as, d, 0, &prep[i], &msg);
 		ctld->submit_extra = 0;

@@ -1377,6 +1377,8 @@ int job_submit_prepare(struct ctld *ctld, const struct caller *caller, struct jo
 		rc = -ESLURM_ACCESS_DENIED; /* only operators may raise a priority */
 	if (!rc && d->ext && d->ext->priority && !caller_is_operator(caller))
 		d->ext->priority = 0; /* --priority: operators', ignored for others */
+	if (!rc && d->ext && !caller_is_operator(caller))
+		d->ext->site_factor = 0; /* SiteFactor: set by operators' updates */
 	/* what cannot be recorded is not accepted (a full disk) */
 	if (!rc && journal_error(ctld->journal))
 		rc = -ESLURM_WRITING_TO_FILE;

@@ -1019,6 +1019,8 @@ time_t resv_next_start(time_t s, uint32_t flags)
 
 	if (flags & RESV_F_HOURLY)
 		return s + 3600;
+	if ((flags & RESV_F_WEEKDAY) && (flags & RESV_F_WEEKEND)) /* refused; never */
+		flags &= ~(uint32_t)(RESV_F_WEEKDAY | RESV_F_WEEKEND);
 	do {
 		localtime_r(&s, &tm);
 		tm.tm_mday += (flags & RESV_F_WEEKLY) ? 7 : 1;

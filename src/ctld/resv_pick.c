@@ -319,6 +319,10 @@ int resv_flags_check(const struct resv_desc *q, const struct resv *cur)
 	}
 	if (cur && q->nodes && *q->nodes && ((cur->flags | f) & RESV_F_REPLACES))
 		return -ESLURM_NOT_SUPPORTED;
+	/* no day is both: such a reservation would never come back */
+	if (((cur ? cur->flags : 0) | f) & RESV_F_WEEKDAY &&
+	    ((cur ? cur->flags : 0) | f) & RESV_F_WEEKEND)
+		return -ESLURM_INVALID_ARGUMENT;
 	return 0;
 }
 

@@ -89,7 +89,8 @@ static uint32_t listed_and_more(struct ctld *ctld, const struct job *job, uint32
 
 	for (uint32_t i = 0; i < n; i++)
 		in[pos[i]] = 1;
-	for (uint32_t k = 0; k < job->run->nnodes && n < want; k++)
+	for (uint32_t k = 0; k < job->run->nnodes && n < want && n < job->run->nnodes;
+	     k++)
 		if (!in[k] &&
 		    !name_listed(
 		        excluded, nexcluded,
@@ -106,6 +107,7 @@ static int listed_candidates(struct ctld *ctld, const struct job *job,
 {
 	char **names = NULL, **excluded = NULL;
 	size_t count = 0, nexcluded = 0;
+	uint8_t *seen;
 	uint32_t n = 0;
 	int rc = 0;
 
@@ -119,13 +121,17 @@ static int listed_candidates(struct ctld *ctld, const struct job *job,
 	for (size_t i = 0; i < count && !rc; i++) /* both -w and -x: nowhere to run */
 		if (name_listed(excluded, nexcluded, names[i]))
 			rc = -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	seen = xcalloc(job->run->nnodes, 1);
 	for (size_t i = 0; i < count && !rc && n < job->run->nnodes; i++) {
 		int k = job_node_pos(ctld, job, names[i]);
 		if (k < 0)
 			rc = -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
-		else
+		else if (!seen[k]) /* a name given twice is one node */
 			pos[n++] = (uint32_t)k;
+		if (k >= 0)
+			seen[k] = 1;
 	}
+	free(seen);
 	if (!rc && req->min_nodes != NO_VAL && req->min_nodes > n &&
 	    TASKDIST_TYPE(req->task_dist) != TASKDIST_ARBITRARY)
 		n = listed_and_more(ctld, job, req->min_nodes, excluded, nexcluded, pos,

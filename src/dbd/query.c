@@ -98,15 +98,34 @@ static int caller_is_admin(struct dbd *d, uint32_t uid)
 }
 
 /* sacctmgr modify job: Slurm's words for what went wrong. */
+#define MODIFY_IDS_MAX     10000 /* JobID=, Users=, Accounts= entries */
+#define MODIFY_COMMENT_MAX 4096  /* bytes of a Comment= and the like */
+
+/* Every size a client gives is bounded, as sacctmgr bounds them. */
+static int modify_sizes_ok(const struct acct_job_modify *req)
+{
+	const char *texts[] = {req->comment, req->admin_comment, req->system_comment};
+
+	if (strv_len(req->jobs) > MODIFY_IDS_MAX || req->uids.n > MODIFY_IDS_MAX ||
+	    strv_len(req->accounts) > MODIFY_IDS_MAX)
+		return 0;
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		if (texts[i] && strlen(texts[i]) > MODIFY_COMMENT_MAX)
+			return 0;
+	return 1;
+}
+
 static void answer_modify(struct dbd *d, struct conn *c,
                           const struct acct_job_modify *req)
 {
 	struct rota_error err = {""};
 	struct assoc_update_resp r = {0};
 	uint32_t uid = conn_uid(c);
-	int rc = dbd_feed_flush(d);
+	int rc = modify_sizes_ok(req) ? dbd_feed_flush(d) : -EINVAL;
 
-	if (rc == 0)
+	if (rc == -EINVAL)
+		errprintf(&err, "too many conditions or too long a comment");
+	else if (rc == 0)
 		rc = store_job_modify(d->store, req, uid, caller_is_admin(d, uid),
 		                      &r.changed, &err);
 	if (rc == -EPERM) {

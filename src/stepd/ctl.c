@@ -103,15 +103,12 @@ static void announce_cancel(struct stepd *st, uint32_t flags)
 	free(line);
 }
 
-/* SIGNAL_F_TERMINATE is Slurm's kill sequence whatever the signal number:
- * SIGCONT and SIGTERM now, SIGKILL after KillWait (a requested signal other
- * than SIGTERM/SIGKILL is delivered first).  SIGNAL_F_BATCH_ONLY (scancel -b,
- * --signal=B:) reaches the batch shell alone, not its children. */
 /* A signal to a step (scancel -s, srun passing one on) reaches its tasks'
  * own processes alone, not what they started, under ProctrackType=
  * proctrack/cgroup (the default), as Slurm's cgroup tracking signals only the
  * tasks (its test6.15); proctrack/pgid and linuxproc: their process groups.
- * The batch script's step, and SIGKILL, every process. */
+ * The batch script's step, and SIGKILL, SIGSTOP and SIGCONT (suspend, gang
+ * scheduling: cgroup tracking freezes the whole step), every process. */
 static int leaders_only(const struct stepd *st)
 {
 	const char *p = st->conf->proctrack_type;
@@ -119,6 +116,10 @@ static int leaders_only(const struct stepd *st)
 	return !st->batch && (!p || !strcmp(p, "proctrack/cgroup"));
 }
 
+/* SIGNAL_F_TERMINATE is Slurm's kill sequence whatever the signal number:
+ * SIGCONT and SIGTERM now, SIGKILL after KillWait (a requested signal other
+ * than SIGTERM/SIGKILL is delivered first).  SIGNAL_F_BATCH_ONLY (scancel -b,
+ * --signal=B:) reaches the batch shell alone, not its children. */
 void ctl_signal(struct stepd *st, uint32_t sig, uint32_t flags)
 {
 	if (!(flags & SIGNAL_F_TERMINATE)) {
@@ -140,7 +141,8 @@ void ctl_signal(struct stepd *st, uint32_t sig, uint32_t flags)
 		         st->req->step_id, sig,
 		         (flags & SIGNAL_F_BATCH_ONLY) ? " to the batch shell" : "");
 		if (((flags & SIGNAL_F_BATCH_ONLY) && st->batch) ||
-		    (sig != SIGKILL && leaders_only(st)))
+		    (sig != SIGKILL && sig != SIGSTOP && sig != SIGCONT &&
+		     leaders_only(st)))
 			task_signal_leaders(st, (int)sig);
 		else
 			task_signal_all(st, (int)sig);

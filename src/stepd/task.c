@@ -653,6 +653,20 @@ static int recv_fd(int sock)
 	return fd;
 }
 
+/* Only a regular file is written labelled by the step daemon: anything
+ * else (/dev/null, a FIFO, a terminal) the task opens and writes itself, so
+ * that nothing of the user's can make us wait.  fd, or -1 (closed). */
+static int regular_or_none(int fd)
+{
+	struct stat sb;
+
+	if (fd >= 0 && (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 /* The file a path already opened in the child has: its index, or -1. */
 static int path_seen(struct task_io *tios, uint32_t i, int k)
 {
@@ -708,11 +722,19 @@ static int prepare_files(struct stepd *st, struct task_io *tios, struct rota_err
 				                                  : -1;
 				if (!paths[k])
 					continue;
-				fd = seen >= 0 ? fds[seen]
-				               : open(paths[k],
-				                      O_WRONLY | O_CREAT | O_APPEND |
-				                          trunc | O_CLOEXEC,
-				                      0666);
+				fd = seen >= 0
+				         ? fds[seen]
+				         : open(paths[k],
+				                O_WRONLY | O_CREAT | O_APPEND | trunc |
+				                    O_CLOEXEC | (labels ? O_NONBLOCK : 0),
+				                0666);
+				/* a FIFO nobody reads: not ours to wait on
+				 * (regular_or_none leaves it to the task) */
+				if (fd < 0 && labels && errno == ENXIO)
+					fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+				if (fd >= 0 && labels && seen < 0)
+					fcntl(fd, F_SETFL,
+					      fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 				if (fd < 0)
 					child_fail(ep[1], "Could not open %s file %s: %s",
 					           k ? "stderr" : "stdout", paths[k],
@@ -735,9 +757,9 @@ static int prepare_files(struct stepd *st, struct task_io *tios, struct rota_err
 		for (uint32_t i = 0; i < st->ntasks; i++) {
 			struct stepd_task *t = &st->tasks[i];
 			if (tios[i].out)
-				t->out_file = recv_fd(sp[0]);
+				t->out_file = regular_or_none(recv_fd(sp[0]));
 			if (tios[i].err)
-				t->err_file = recv_fd(sp[0]);
+				t->err_file = regular_or_none(recv_fd(sp[0]));
 		}
 		close(sp[0]);
 	}

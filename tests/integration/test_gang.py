@@ -120,9 +120,10 @@ def test_turns_go_on_after_a_restart(cluster):
 
 def test_heterogeneous_jobs_are_left_out(cluster):
     """Slurm's gang scheduler leaves heterogeneous jobs out: on the cores a
-    job shares with one, neither is ever stopped."""
-    het = cluster.sbatch("-p", "gang", "-n4", "-o", "/dev/null", ":", "-p", "gang",
-                         "-n4", "--wrap", "sleep 300")
+    job shares with one, neither is ever stopped.  (Its components never
+    share a node: the second runs elsewhere.)"""
+    het = cluster.sbatch("-p", "gang", "-n4", "-o", "/dev/null", ":", "-p", "debug",
+                         "-n1", "--wrap", "sleep 300")
     other = counters(cluster, 1, 8)[0][0]
     for j in (het, het + 1, other):
         cluster.wait_running(j)

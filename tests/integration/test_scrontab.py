@@ -232,6 +232,11 @@ def test_users_and_their_crontabs(sc, users):
         assert p.returncode == 1 and "Access/permission denied" in p.stderr, p.stderr
         p = c.run(["scrontab", "-u", a.name, "-l"])
         assert p.stdout == "0 4 * * * /bin/true\n"
+        # root writes another user's crontab: the entries are that user's
+        p = c.run(["scrontab", "-u", a.name, "-"], input="0 6 * * * /bin/true\n")
+        assert p.returncode == 0, p.stderr
+        (jid, *_), = _queued(c)
+        assert f"UserId={a.name}({a.uid})" in _show(c, jid)
         p = as_user(c, b, "scrontab -l")
         assert (p.returncode, p.stdout) == (1, f"no crontab for {b.name}\n")
     finally:

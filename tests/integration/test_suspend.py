@@ -50,6 +50,25 @@ def test_suspend_stops_the_job_and_frees_its_cpus(cluster):
                        check=True).stdout.strip() == "R"
 
 
+def test_suspend_stops_what_a_steps_tasks_started(cluster):
+    """A step's task's own children stop with it (a suspend freezes the whole
+    step, whatever reaches only the tasks of other signals)."""
+    out = os.path.join(str(cluster.work), "child.out")
+    j = cluster.sbatch("-w", "node01", "--exclusive", "-o", out, "--wrap",
+                       "srun bash -c 'for i in $(seq 1000); do echo $i; sleep 0.2; "
+                       "done & wait'")
+    cluster.wait_running(j)
+    cluster.wait_for(lambda: lines(out) >= 3, what="the child's first lines")
+    assert cluster.run(["scontrol", "suspend", str(j)]).returncode == 0
+    time.sleep(0.5)
+    n = lines(out)
+    time.sleep(2)
+    assert lines(out) == n, "a suspended step's child went on writing"
+    assert cluster.run(["scontrol", "resume", str(j)]).returncode == 0
+    cluster.wait_for(lambda: lines(out) > n + 3, what="the child going on")
+    cluster.run(["scancel", str(j)])
+
+
 def test_what_cannot_be_suspended_is_refused_in_slurms_words(ucluster, users):
     cluster = ucluster
     out = os.path.join(str(cluster.work), "count.out")
