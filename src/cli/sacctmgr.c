@@ -201,6 +201,37 @@ static void print_modified(enum assoc_kind kind, char *const *changed)
 	}
 }
 
+/* set's Key=value for key (any case), or NULL. */
+static const char *set_value(char *const *set, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (size_t i = 0; set && set[i]; i++)
+		if (!strncasecmp(set[i], key, n) && set[i][n] == '=')
+			return set[i] + n + 1;
+	return NULL;
+}
+
+/* add account: the accounts, their settings and their associations, in
+ * Slurm's layout (scripts and Slurm's tests look for "Associations"). */
+static void print_added_accounts(const struct assoc_update *req, char *const *changed)
+{
+	const char *descr = set_value(req->set, "Description");
+	const char *org = set_value(req->set, "Organization");
+	const char *cluster = cli_conf()->cluster_name;
+
+	printf(" Adding Account(s)\n");
+	for (size_t i = 0; changed && changed[i]; i++)
+		printf("  %s\n", changed[i]);
+	printf(" Settings\n");
+	printf("  Description     = %s\n", descr ? descr : "Account Name");
+	printf("  Organization    = %s\n", org ? org : "Parent/Account Name");
+	printf(" Associations\n");
+	for (size_t i = 0; changed && changed[i]; i++)
+		printf("  A = %-10.10s C = %-10.10s\n", changed[i],
+		       cluster ? cluster : "cluster");
+}
+
 static void print_changes(const struct mgr_opts *o, const struct assoc_update *req,
                           char *const *changed)
 {
@@ -213,6 +244,10 @@ static void print_changes(const struct mgr_opts *o, const struct assoc_update *r
 	if (req->kind == ASSOC_K_RES) { /* the controller's lines, whole */
 		for (size_t i = 0; changed && changed[i]; i++)
 			printf("%s\n", changed[i]);
+		return;
+	}
+	if (req->verb == ASSOC_ADD && req->kind == ASSOC_K_ACCOUNT) {
+		print_added_accounts(req, changed);
 		return;
 	}
 	if (req->verb == ASSOC_ADD && req->kind == ASSOC_K_USER)

@@ -354,6 +354,15 @@ static int field_set(struct upd *u, const struct fdef *f, void *rec,
 
 /* Apply the set words that table t knows to rec; others are left to the
  * caller (handled: skip those keys). */
+/* The keys that name the records an add makes, as Slurm's sacctmgr takes
+ * them: Name=, and User= of users, Account= of accounts. */
+static const char *add_name_keys(const struct upd *u)
+{
+	return u->req->kind == ASSOC_K_USER      ? "|name|names|user|users|"
+	       : u->req->kind == ASSOC_K_ACCOUNT ? "|name|names|account|accounts|"
+	                                         : "|name|names|";
+}
+
 static int set_fields(struct upd *u, const struct fdef *t, size_t n, void *rec,
                       const char *handled)
 {
@@ -366,8 +375,9 @@ static int set_fields(struct upd *u, const struct fdef *t, size_t n, void *rec,
 			            u->req->set[i]);
 		if (key_is(kv.key, handled))
 			continue;
-		/* add ... Name=: the names (names_collect) */
-		if (u->req->verb == ASSOC_ADD && key_is(kv.key, "|name|names|"))
+		/* add ... Name= (User= of a user, Account= of an account): the
+		 * names (names_collect) */
+		if (u->req->verb == ASSOC_ADD && key_is(kv.key, add_name_keys(u)))
 			continue;
 		if (!(f = field_find(t, n, kv.key)))
 			return fail(u, ESLURM_INVALID_ARGUMENT,
@@ -1018,7 +1028,7 @@ static int names_collect(struct upd *u)
 	if (u->req->verb == ASSOC_ADD) /* add user bob Name=... is the same */
 		for (size_t i = 0; u->req->set && u->req->set[i]; i++)
 			if (kv_parse(u->req->set[i], &kv) == 0 &&
-			    key_is(kv.key, "|name|names|")) {
+			    key_is(kv.key, add_name_keys(u))) {
 				char **l = strv_split(kv.val, ",");
 				for (size_t k = 0; l && l[k] && n_names(u) <= NAMES_MAX;
 				     k++)

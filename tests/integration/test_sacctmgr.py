@@ -59,7 +59,12 @@ def test_account_tree_users_and_listing(clean):
     c = clean
     p = mgr(c, "-i", "add", "account", "physics", "Description=Physics dept",
             "Organization=science")
-    assert p.stdout == " Adding Account(s)\n  physics\n"
+    # Slurm's layout: the accounts, their settings, their associations
+    # (Slurm's tests look for "Associations")
+    assert p.stdout == (" Adding Account(s)\n  physics\n Settings\n"
+                        "  Description     = Physics dept\n"
+                        "  Organization    = science\n"
+                        " Associations\n  A = physics    C = rota      \n")
     mgr(c, "-i", "add", "account", "theory", "parent=physics")
     mgr(c, "-i", "add", "user", "alice", "account=theory,physics",
         "DefaultAccount=theory")
@@ -91,11 +96,16 @@ def test_add_takes_names_from_name_equals(clean):
     (AllowNoDefAcct = No, as sacctmgr show config says)."""
     c = clean
     p = mgr(c, "-vi", "add", "account", "name=chem,bio")
-    assert p.stdout == " Adding Account(s)\n  chem\n  bio\n"
+    assert p.stdout.startswith(" Adding Account(s)\n  chem\n  bio\n Settings\n"
+                               "  Description     = Account Name\n"), p.stdout
     mgr(c, "-vi", "add", "user", "name=carol", "account=bio,chem")
     assert rows(c, "list", "user", "carol") == [["carol", "bio", "None"]]
     mgr(c, "-vi", "delete", "user", "name=carol")
     assert rows(c, "list", "user", "carol") == []
+    # User= names a user to add too (test24.7's spelling)
+    mgr(c, "-i", "add", "user", "user=dora", "account=chem")
+    assert rows(c, "list", "user", "dora") == [["dora", "chem", "None"]]
+    mgr(c, "-i", "delete", "user", "dora")
 
 
 def config_pairs(text):
