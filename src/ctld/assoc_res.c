@@ -141,6 +141,19 @@ static void list_add(char ***list, const char *csv)
 	free(low);
 }
 
+/* A text key: a condition adds to its list (where), a record's value (set)
+ * replaces the one given before. */
+static void text_key(int rec, char ***list, char **value, const char *v, int *set)
+{
+	if (!rec) {
+		list_add(list, v);
+		return;
+	}
+	free(*value);
+	*value = lowered(v);
+	*set = 1;
+}
+
 static enum res_key key_of(const struct key_def *t, size_t n, const char *k, size_t len)
 {
 	for (size_t i = 0; i < n; i++)
@@ -200,31 +213,13 @@ static int word_take(struct res_req *q, struct res_words *w, const char *word, i
 		w->set = 1;
 		return 0;
 	case K_DESCR:
-		if (!rec) {
-			list_add(&w->descrs, v);
-			return 0;
-		}
-		free(w->descr);
-		w->descr = lowered(v);
-		w->set = 1;
+		text_key(rec, &w->descrs, &w->descr, v, &w->set);
 		return 0;
 	case K_SERVER:
-		if (!rec) {
-			list_add(&w->servers, v);
-			return 0;
-		}
-		free(w->server);
-		w->server = lowered(v);
-		w->set = 1;
+		text_key(rec, &w->servers, &w->server, v, &w->set);
 		return 0;
 	case K_SERVER_TYPE:
-		if (!rec) {
-			list_add(&w->server_types, v);
-			return 0;
-		}
-		free(w->server_type);
-		w->server_type = lowered(v);
-		w->set = 1;
+		text_key(rec, &w->server_types, &w->server_type, v, &w->set);
 		return 0;
 	case K_PERCENT:
 		if (uint_parse(v, PERCENT_MAX, &w->percent) < 0)

@@ -64,20 +64,27 @@ static int node_reserved(const struct pick *p, size_t i)
 	return 0;
 }
 
+/* Does running job j (not of this reservation) hold its nodes past start? */
+static int holds_past_start(const struct pick *p, const struct job *j)
+{
+	int64_t end;
+
+	if (!job_is_running(j) || (p->self && job_x(j)->reservation &&
+	                           !strcmp(job_x(j)->reservation, p->self->name)))
+		return 0;
+	end = j->time_limit == INFINITE32
+	          ? INT64_MAX
+	          : (int64_t)j->run->start_time + (int64_t)j->time_limit * 60;
+	return end > p->start;
+}
+
 /* Does a running job (not of this reservation) hold node i past start? */
 static int node_busy(const struct pick *p, size_t i)
 {
 	if (p->flags & RESV_F_IGNORE_JOBS)
 		return 0;
 	for (struct job *j = job_first_active(p->ctld->jobs); j; j = j->lnext) {
-		int64_t end;
-		if (!job_is_running(j) || (p->self && job_x(j)->reservation &&
-		                           !strcmp(job_x(j)->reservation, p->self->name)))
-			continue;
-		end = j->time_limit == INFINITE32
-		          ? INT64_MAX
-		          : (int64_t)j->run->start_time + (int64_t)j->time_limit * 60;
-		if (end <= p->start)
+		if (!holds_past_start(p, j))
 			continue;
 		for (uint32_t k = 0; k < j->run->nnodes; k++)
 			if (j->run->node_idx[k] == i)
@@ -93,14 +100,7 @@ static uint32_t node_busy_cpus(const struct pick *p, size_t i)
 	uint32_t busy = 0;
 
 	for (struct job *j = job_first_active(p->ctld->jobs); j; j = j->lnext) {
-		int64_t end;
-		if (!job_is_running(j) || (p->self && job_x(j)->reservation &&
-		                           !strcmp(job_x(j)->reservation, p->self->name)))
-			continue;
-		end = j->time_limit == INFINITE32
-		          ? INT64_MAX
-		          : (int64_t)j->run->start_time + (int64_t)j->time_limit * 60;
-		if (end <= p->start)
+		if (!holds_past_start(p, j))
 			continue;
 		for (uint32_t k = 0; k < j->run->nnodes; k++)
 			if (j->run->node_idx[k] == i)

@@ -64,14 +64,6 @@ static int job_node_pos(struct ctld *ctld, const struct job *job, const char *na
 	return -1;
 }
 
-static int name_listed(char **names, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(names[i], name))
-			return 1;
-	return 0;
-}
-
 static int pos_cmp(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -82,8 +74,7 @@ static int pos_cmp(const void *a, const void *b)
  * counts, as Slurm's srun): the names and the job's first others, not -x
  * ones, in the job's order. */
 static uint32_t listed_and_more(struct ctld *ctld, const struct job *job, uint32_t want,
-                                char **excluded, size_t nexcluded, uint32_t *pos,
-                                uint32_t n)
+                                char **excluded, uint32_t *pos, uint32_t n)
 {
 	uint8_t *in = xcalloc(job->run->nnodes, 1);
 
@@ -92,9 +83,9 @@ static uint32_t listed_and_more(struct ctld *ctld, const struct job *job, uint32
 	for (uint32_t k = 0; k < job->run->nnodes && n < want && n < job->run->nnodes;
 	     k++)
 		if (!in[k] &&
-		    !name_listed(
-		        excluded, nexcluded,
-		        node_mgr_get(ctld->nodes, job->run->node_idx[k])->cfg->name))
+		    !strv_has(excluded,
+		              node_mgr_get(ctld->nodes, job->run->node_idx[k])->cfg->name,
+		              0))
 			pos[n++] = k;
 	free(in);
 	qsort(pos, n, sizeof(*pos), pos_cmp);
@@ -119,7 +110,7 @@ static int listed_candidates(struct ctld *ctld, const struct job *job,
 		return -ESLURM_INVALID_NODE_NAME;
 	}
 	for (size_t i = 0; i < count && !rc; i++) /* both -w and -x: nowhere to run */
-		if (name_listed(excluded, nexcluded, names[i]))
+		if (strv_has(excluded, names[i], 0))
 			rc = -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	seen = xcalloc(job->run->nnodes, 1);
 	for (size_t i = 0; i < count && !rc && n < job->run->nnodes; i++) {
@@ -134,8 +125,7 @@ static int listed_candidates(struct ctld *ctld, const struct job *job,
 	free(seen);
 	if (!rc && req->min_nodes != NO_VAL && req->min_nodes > n &&
 	    TASKDIST_TYPE(req->task_dist) != TASKDIST_ARBITRARY)
-		n = listed_and_more(ctld, job, req->min_nodes, excluded, nexcluded, pos,
-		                    n);
+		n = listed_and_more(ctld, job, req->min_nodes, excluded, pos, n);
 	if (!rc && req->min_nodes != NO_VAL && req->min_nodes > n &&
 	    !(req->flags & STEP_F_NODES_ENV) &&
 	    TASKDIST_TYPE(req->task_dist) != TASKDIST_ARBITRARY)
@@ -166,7 +156,7 @@ static int step_candidates(struct ctld *ctld, struct job *job,
 	     k < job->run->nnodes; k++) {
 		const char *name =
 		    node_mgr_get(ctld->nodes, job->run->node_idx[k])->cfg->name;
-		if (!name_listed(excluded, nexcluded, name)) /* -x: not these */
+		if (!strv_has(excluded, name, 0)) /* -x: not these */
 			pos[n++] = k;
 	}
 	hostlist_free(excluded);
