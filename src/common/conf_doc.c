@@ -405,6 +405,10 @@ static const struct conf_doc sched_doc[] = {
      "scancel of a heterogeneous job's component by its own id cancels every "
      "component; without it only that one, and a pending one not at all."},
     {"whole_pack", NULL, "The old name of whole_hetjob."},
+    {"nohold_on_prolog_fail", NULL,
+     "A batch job whose Prolog fails is requeued to run again; without it, it is "
+     "also held (Reason launch_failed_requeued_held) until released. Either way the "
+     "node is drained."},
     {"replicate_sync", NULL,
      "Rota's own: with a standby controller, a submission or update is answered only "
      "once the standby's journal holds it too."},

@@ -37,7 +37,7 @@ static const char *const known_keys[] = {
     "kill_invalid_depend", "enable_user_top",
     "replicate_sync",      "sched_order",
     "bf_estimate",         "whole_hetjob",
-    "whole_pack",
+    "whole_pack",          "nohold_on_prolog_fail",
 };
 
 const char *const *sched_params_keys(size_t *ret_n)
@@ -101,6 +101,8 @@ static void parse_one(struct sched_params *sp, const char *p, size_t len, unsign
 		sp->replicate_sync = 1;
 	else if (word_is(p, klen, "whole_hetjob") || word_is(p, klen, "whole_pack"))
 		sp->whole_hetjob = 1;
+	else if (word_is(p, klen, "nohold_on_prolog_fail"))
+		sp->nohold_on_prolog_fail = 1;
 	else if (word_is(p, klen, "sched_order") && v) {
 		sp->sched_order =
 		    word_is(v, vlen, "saf_aged") || word_is(v, vlen, "saf-aged")

@@ -71,6 +71,8 @@ struct sched_params {
 	int enable_user_top;
 	int replicate_sync;
 	int whole_hetjob; /* cancel/hold/release of a component: the whole job */
+	/* a batch job whose Prolog failed is requeued, not held as well */
+	int nohold_on_prolog_fail;
 };
 
 /* SchedulerParameters bf_estimate: what the backfill plan takes for a job's

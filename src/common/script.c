@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "common/script.h"
 #include "common/strv.h"
+#include "common/xmalloc.h"
 #include "common/common.h"
 
 pid_t script_spawn(const char *path, char *const *env, int out_fd)
@@ -56,33 +57,77 @@ int script_wait(pid_t pid, int timeout_s)
 	return status;
 }
 
-char **script_env(const char *context, unsigned job_id, unsigned uid, unsigned gid,
-                  const char *user, const char *nodes, const char *partition,
-                  const char *node_name, const char *cluster, const char *conf_path)
+#define SCRIPT_JOB_STRS(X)                                                               \
+	X(user)                                                                          \
+	X(nodes) X(partition) X(account) X(comment) X(constraints) X(reservation)        \
+	    X(work_dir) X(cpus_per_node) X(std_out) X(std_err) X(std_in)
+
+struct script_job *script_job_dup(const struct script_job *j)
+{
+	struct script_job *c = xcalloc(1, sizeof(*c));
+
+	*c = *j;
+#define DUP(f) c->f = j->f ? xstrdup(j->f) : NULL;
+	SCRIPT_JOB_STRS(DUP)
+#undef DUP
+	return c;
+}
+
+void script_job_free(struct script_job *j)
+{
+	if (!j)
+		return;
+#define FREE(f) free(j->f);
+	SCRIPT_JOB_STRS(FREE)
+#undef FREE
+	free(j);
+}
+
+static char **put_u32(char **env, const char *name, uint32_t v)
+{
+	char num[16];
+
+	snprintf(num, sizeof(num), "%u", v);
+	return strv_setenv(env, name, num);
+}
+
+static char **put_str(char **env, const char *name, const char *v)
+{
+	return v ? strv_setenv(env, name, v) : env;
+}
+
+char **script_env(const char *context, const struct script_job *j, const char *node_name,
+                  const char *cluster, const char *conf_path)
 {
 	char **env = NULL;
-	char num[32];
 
 	env = strv_setenv(env, "PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
 	env = strv_setenv(env, "SLURM_SCRIPT_CONTEXT", context);
-	snprintf(num, sizeof(num), "%u", job_id);
-	env = strv_setenv(env, "SLURM_JOB_ID", num);
-	env = strv_setenv(env, "SLURM_JOBID", num);
-	snprintf(num, sizeof(num), "%u", uid);
-	env = strv_setenv(env, "SLURM_JOB_UID", num);
-	snprintf(num, sizeof(num), "%u", gid);
-	env = strv_setenv(env, "SLURM_JOB_GID", num);
-	if (user)
-		env = strv_setenv(env, "SLURM_JOB_USER", user);
-	if (nodes)
-		env = strv_setenv(env, "SLURM_JOB_NODELIST", nodes);
-	if (partition)
-		env = strv_setenv(env, "SLURM_JOB_PARTITION", partition);
-	if (node_name)
-		env = strv_setenv(env, "SLURMD_NODENAME", node_name);
-	if (cluster)
-		env = strv_setenv(env, "SLURM_CLUSTER_NAME", cluster);
-	if (conf_path)
-		env = strv_setenv(env, "SLURM_CONF", conf_path);
+	env = put_u32(env, "SLURM_JOB_ID", j->job_id);
+	env = put_u32(env, "SLURM_JOBID", j->job_id);
+	env = put_u32(env, "SLURM_JOB_UID", j->uid);
+	env = put_u32(env, "SLURM_UID", j->uid);
+	env = put_u32(env, "SLURM_JOB_GID", j->gid);
+	env = put_str(env, "SLURM_JOB_USER", j->user);
+	env = put_str(env, "SLURM_JOB_NODELIST", j->nodes);
+	env = put_str(env, "SLURM_NODELIST", j->nodes);
+	env = put_str(env, "SLURM_JOB_PARTITION", j->partition);
+	env = put_str(env, "SLURM_JOB_ACCOUNT", j->account);
+	env = put_str(env, "SLURM_JOB_COMMENT", j->comment);
+	env = put_str(env, "SLURM_JOB_CONSTRAINTS", j->constraints);
+	env = put_str(env, "SLURM_JOB_RESERVATION", j->reservation);
+	env = put_str(env, "SLURM_JOB_WORK_DIR", j->work_dir);
+	env = put_str(env, "SLURM_JOB_CPUS_PER_NODE", j->cpus_per_node);
+	env = put_str(env, "SLURM_JOB_STDOUT", j->std_out);
+	env = put_str(env, "SLURM_JOB_STDERR", j->std_err);
+	env = put_str(env, "SLURM_JOB_STDIN", j->std_in);
+	if (j->ntasks && j->ntasks < 0xfffffffeu) /* not NO_VAL: given */
+		env = put_u32(env, "SLURM_JOB_NTASKS", j->ntasks);
+	if (j->nnodes)
+		env = put_u32(env, "SLURM_JOB_NUM_NODES", j->nnodes);
+	env = put_u32(env, "SLURM_JOB_RESTART_COUNT", j->restart_cnt);
+	env = put_str(env, "SLURMD_NODENAME", node_name);
+	env = put_str(env, "SLURM_CLUSTER_NAME", cluster);
+	env = put_str(env, "SLURM_CONF", conf_path);
 	return env;
 }

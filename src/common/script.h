@@ -4,6 +4,7 @@
 #ifndef ROTA_SCRIPT_H
 #define ROTA_SCRIPT_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Start path with argv {path, NULL} and env (borrowed), stdin /dev/null, stdout
@@ -14,10 +15,23 @@ pid_t script_spawn(const char *path, char *const *env, int out_fd);
  * status, or -ETIMEDOUT after killing it. */
 int script_wait(pid_t pid, int timeout_s);
 
-/* The environment Slurm gives prolog/epilog scripts (caller strv_free()s). */
-struct launch_req;
-char **script_env(const char *context, unsigned job_id, unsigned uid, unsigned gid,
-                  const char *user, const char *nodes, const char *partition,
-                  const char *node_name, const char *cluster, const char *conf_path);
+/* What a Prolog or Epilog is told of its job (each string NULL when unknown);
+ * owned by whoever made it (script_job_dup/script_job_free for a copy). */
+struct script_job {
+	uint32_t job_id, uid, gid;
+	uint32_t ntasks, nnodes, restart_cnt;
+	char *user, *nodes, *partition, *account, *comment, *constraints;
+	char *reservation, *work_dir, *cpus_per_node; /* "2(x3),1" */
+	char *std_out, *std_err, *std_in;             /* a batch job's */
+};
+
+/* A deep copy of j; script_job_free() releases it (NULL allowed). */
+struct script_job *script_job_dup(const struct script_job *j);
+void script_job_free(struct script_job *j);
+
+/* The environment Slurm gives prolog/epilog scripts (SLURM_SCRIPT_CONTEXT is
+ * context: "prolog_slurmd", "epilog_slurmd"); caller strv_free()s. */
+char **script_env(const char *context, const struct script_job *j, const char *node_name,
+                  const char *cluster, const char *conf_path);
 
 #endif

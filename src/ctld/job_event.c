@@ -86,11 +86,11 @@ static uint32_t first_reason(const struct job *job, time_t now)
 }
 
 /* A hold as the job keeps it (one byte): 0 none, 1 user, 2 admin,
- * JOB_HOLD_RESV, JOB_HOLD_SPECIAL_EXIT; any other value a damaged record may
- * hold is an admin's. */
+ * JOB_HOLD_RESV, JOB_HOLD_SPECIAL_EXIT, JOB_HOLD_LAUNCH_FAILED; any other
+ * value a damaged record may hold is an admin's. */
 static uint8_t hold_kind(uint32_t hold)
 {
-	return hold <= JOB_HOLD_SPECIAL_EXIT ? (uint8_t)hold : 2;
+	return hold <= JOB_HOLD_LAUNCH_FAILED ? (uint8_t)hold : 2;
 }
 
 static int apply_submit(struct ctld *ctld, const struct ev_submit *ev,

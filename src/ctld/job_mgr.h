@@ -151,13 +151,18 @@ struct job {
 /* job->hold of scontrol requeuehold State=SpecialExit: a user's hold, the job
  * shown SPECIAL_EXIT until released */
 #define JOB_HOLD_SPECIAL_EXIT 4
+/* job->hold of a batch job requeued because its launch failed (a Prolog):
+ * a user's hold, the reason shown "launch failed requeued held" (as Slurm) */
+#define JOB_HOLD_LAUNCH_FAILED JOB_INFO_HOLD_LAUNCH_FAILED
 
 /* Why a held job waits. */
 static inline uint32_t job_hold_reason(const struct job *job)
 {
-	return job->hold == 1 || job->hold == JOB_HOLD_SPECIAL_EXIT ? WAIT_HELD_USER
-	       : job->hold == JOB_HOLD_RESV                         ? WAIT_RESV_DELETED
-	                                                            : WAIT_HELD;
+	return job->hold == 1 || job->hold == JOB_HOLD_SPECIAL_EXIT ||
+	               job->hold == JOB_HOLD_LAUNCH_FAILED
+	           ? WAIT_HELD_USER
+	       : job->hold == JOB_HOLD_RESV ? WAIT_RESV_DELETED
+	                                    : WAIT_HELD;
 }
 
 /* Its request's seldom-given fields (proto/declare.h: out of line), to read. */

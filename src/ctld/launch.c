@@ -35,6 +35,8 @@ static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_re
 	l->account = d->account;
 	l->qos = d->qos;
 	l->reservation = x->reservation;
+	l->comment = x->comment;
+	l->constraints = d->features;
 	l->gpus = x->gpus;
 	l->gpus_per_node = x->gpus_per_node;
 	l->gpus_per_task = x->gpus_per_task;

@@ -146,17 +146,21 @@ void ctld_conf_files_load(struct ctld *ctld)
 	ctld->conf_files = r;
 }
 
-/* After a reconfigure: the nodes get the files again (a configless rotad
- * refreshes its cache; the others ignore them). */
+/* After a reconfigure, as slurmd is told: the nodes get the files again (a
+ * configless rotad refreshes its cache), or, with no configless, are told to
+ * read their own slurm.conf again (a rotad whose files changed starts again
+ * with them: a new Prolog runs for the next job). */
 static void conf_files_push(struct ctld *ctld)
 {
 	ctld_conf_files_load(ctld);
-	if (!ctld->conf_files)
-		return;
 	for (size_t i = 0; i < node_mgr_count(ctld->nodes); i++) {
 		struct node *n = node_mgr_get(ctld->nodes, i);
-		if (n->link)
+		if (!n->link)
+			continue;
+		if (ctld->conf_files)
 			node_send(n, MSG_CONF_FILES_RESP, ctld->conf_files);
+		else
+			node_send(n, MSG_RECONFIG_REQ, &(struct empty_msg){0});
 	}
 }
 

@@ -10,6 +10,7 @@
 #include "common/jobfmt.h"
 #include "common/strv.h"
 #include "common/states.h"
+#include "common/schedparams.h"
 #include "ctld/acct.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
@@ -566,6 +567,20 @@ void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *
 	step_layout_release(&l);
 }
 
+/* A batch job requeued because its Prolog failed is held as well, by a user's
+ * hold (as Slurm; released with scontrol release), unless SchedulerParameters
+ * has nohold_on_prolog_fail. */
+static void prolog_failed_hold(struct ctld *ctld, struct job *job)
+{
+	struct ev_hold ev = {
+	    .job_id = job->job_id, .time = time(NULL), .hold = JOB_HOLD_LAUNCH_FAILED};
+	struct sched_params sp;
+
+	sched_params_parse(ctld->conf->scheduler_params, &sp);
+	if (!sp.nohold_on_prolog_fail && job_is_pending(job))
+		ev_hold_commit(ctld, &ev);
+}
+
 /* A report about an earlier run of the job (requeued since), re-sent by a node
  * after a reconnect. */
 static int step_report_stale(const struct job *job, const struct step_complete *msg)
@@ -641,6 +656,7 @@ void step_complete(struct ctld *ctld, const struct step_complete *msg)
 		node_mgr_drain(ctld, msg->node_name, "Epilog error");
 	if (job && msg->step_id == STEP_BATCH && (msg->flags & STEP_DONE_PROLOG_FAILED) &&
 	    job_is_running(job) && job_requeue(ctld, job) == 0) {
+		prolog_failed_hold(ctld, job);
 		log_info("JobId=%u requeued: prolog failed on %s", job->job_id,
 		         msg->node_name ? msg->node_name : "?");
 		ctld_sched_kick(ctld);

@@ -4,7 +4,6 @@
 #include <unistd.h>
 #include "common/conf.h"
 #include "common/strv.h"
-#include "common/sha256.h"
 #include "common/states.h"
 #include "proto/auth.h"
 #include "proto/client.h"
@@ -79,24 +78,6 @@ static int fetch_one(struct auth *auth, const char *node_name,
 	return rc;
 }
 
-/* The files' names and texts, each with its length: equal digests, the
- * same files. */
-static void files_digest(const struct conf_files *files, uint8_t out[32])
-{
-	struct sha256 c;
-
-	sha256_init(&c);
-	for (uint32_t i = 0; i < files->files_count; i++) {
-		const char *parts[2] = {files->files[i].name, files->files[i].text};
-		for (int k = 0; k < 2; k++) {
-			uint64_t len = parts[k] ? strlen(parts[k]) : 0;
-			sha256_update(&c, &len, sizeof(len));
-			sha256_update(&c, parts[k] ? parts[k] : "", len);
-		}
-	}
-	sha256_final(&c, out);
-}
-
 /* Link conf_run_dir() to the cache, for the commands on this host. */
 static void run_link(const struct configless *cl)
 {
@@ -133,7 +114,7 @@ char *configless_fetch(struct configless *cl)
 	if (rc == 0) {
 		if (conf_files_write(cl->cache_dir, files, &err) < 0)
 			fatal("configuration cache: %s", err.text);
-		files_digest(files, cl->digest);
+		conf_files_digest(files, cl->digest);
 		log_info("configuration fetched from %s:%u: %u files in %s", s[i].host,
 		         s[i].port, files->files_count, cl->cache_dir);
 		msg_body_free(MSG_CONF_FILES_RESP, files);
@@ -168,7 +149,7 @@ int configless_refresh(struct configless *cl, const struct conf_files *files)
 	struct rota_error err = {""};
 	uint8_t digest[32];
 
-	files_digest(files, digest);
+	conf_files_digest(files, digest);
 	if (!memcmp(digest, cl->digest, sizeof(digest))) {
 		log_info("configuration from the controller: unchanged");
 		return 0;

@@ -320,6 +320,10 @@ static void link_on_msg(struct conn *c, uint16_t type, void **body, void *arg)
 		if (l->ops->conf_files)
 			l->ops->conf_files(l->arg, *body);
 		break;
+	case MSG_RECONFIG_REQ:
+		if (l->ops->reconfig)
+			l->ops->reconfig(l->arg);
+		break;
 	case MSG_NODE_SHUTDOWN:
 		if (l->ops->shutdown)
 			l->ops->shutdown(l->arg);

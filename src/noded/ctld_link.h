@@ -42,6 +42,9 @@ struct ctld_link_ops {
 	/* The configuration files again, after scontrol reconfigure
 	 * (optional: only a configless rotad keeps them); files borrowed. */
 	void (*conf_files)(void *arg, const struct conf_files *files);
+	/* scontrol reconfigure, with no configless: read slurm.conf again
+	 * (optional). */
+	void (*reconfig)(void *arg);
 	/* sbcast: a MSG_FILE_BCAST_REQ block to write here (optional); req is
 	 * borrowed, the answer goes out with ctld_link_reply. */
 	void (*bcast)(void *arg, const struct file_bcast *req);

@@ -20,6 +20,8 @@
 #include "common/spool.h"
 #include "common/strv.h"
 #include "proto/auth.h"
+#include "proto/codec.h"
+#include "proto/conf_files.h"
 #include "proto/cred.h"
 #include "proto/messages.h"
 #include "noded/bcast.h"
@@ -268,6 +270,41 @@ static void on_conf_files(void *arg, const struct conf_files *files)
 	event_base_loopexit(nd->base, NULL);
 }
 
+/* The digest of the files a local slurm.conf names (proto/conf_files.h);
+ * 0, or -1 when one cannot be read (logged). */
+static int local_digest(const struct conf *conf, uint8_t out[32])
+{
+	struct conf_files files = {0};
+	struct rota_error err = {""};
+
+	if (conf_files_collect(conf, &files, &err) < 0) {
+		log_err("the configuration files cannot be read: %s", err.text);
+		codec_release(&conf_files_type, &files);
+		return -1;
+	}
+	conf_files_digest(&files, out);
+	codec_release(&conf_files_type, &files);
+	return 0;
+}
+
+/* scontrol reconfigure with a local slurm.conf: as slurmd, read it again.
+ * Unchanged files change nothing; changed ones start rotad again (as a
+ * configless one does). */
+static void on_reconfig(void *arg)
+{
+	struct noded *nd = arg;
+	uint8_t digest[32];
+
+	if (nd->cl.servers || local_digest(nd->conf, digest) < 0 ||
+	    !memcmp(digest, nd->conf_digest, sizeof(digest)))
+		return;
+	log_info("%s changed: rotad starts again to apply it (running steps keep "
+	         "running)",
+	         nd->conf_path);
+	nd->reexec = 1;
+	event_base_loopexit(nd->base, NULL);
+}
+
 /* Execute rotad again with the arguments it was started with.  Every
  * descriptor is closed on the exec: the new program opens its own. */
 static void reexec(char **argv)
@@ -290,6 +327,7 @@ static const struct ctld_link_ops link_ops = {
     .live_steps = on_live_steps,
     .shutdown = on_shutdown,
     .conf_files = on_conf_files,
+    .reconfig = on_reconfig,
     .reboot = on_reboot,
 };
 
@@ -360,6 +398,8 @@ static void noded_setup(struct noded *nd)
 		fatal("%s", err.text);
 	if (nd->cl.servers)
 		configless_conf_fix(&nd->cl, nd->conf);
+	else
+		local_digest(nd->conf, nd->conf_digest);
 	gethostname(host, sizeof(host) - 1);
 	if (!nd->log_file && nd->conf->slurmd_log_file) {
 		/* SlurmdLogFile, with %n and %h as in Slurm */

@@ -46,8 +46,9 @@ struct noded {
 	size_t title_len; /* (stepd_mgr.h) */
 	int verbose;
 	time_t start_time;
-	char **argv; /* a copy of main's, to execute again (reexec) */
-	int reexec;  /* the configuration changed: start again with it */
+	char **argv;             /* a copy of main's, to execute again (reexec) */
+	int reexec;              /* the configuration changed: start again with it */
+	uint8_t conf_digest[32]; /* of the local files read at the start */
 
 	struct stepd_mgr *stepds;
 	struct gres_dev_info *gres_devs; /* the node's GRES devices (gres_found.h) */

@@ -21,6 +21,7 @@
 #include "proto/frame.h"
 #include "proto/messages.h"
 #include "proto/net.h"
+#include "stepd/script_job.h"
 #include "noded/gidcache.h"
 #include "noded/spawner.h"
 #include "noded/stepd_mgr.h"
@@ -56,9 +57,9 @@ struct term_job {
 
 /* A job that has run here: the first launch runs the Prolog, the end the Epilog. */
 struct job_here {
-	uint32_t job_id, uid, gid;
-	int64_t start_time; /* the run's launch_req.start_time */
-	char *user, *nodes, *partition;
+	uint32_t job_id;
+	int64_t start_time;     /* the run's launch_req.start_time */
+	struct script_job *job; /* for the Epilog */
 	struct job_here *next;
 };
 
@@ -91,9 +92,7 @@ static int64_t here_forget(struct stepd_mgr *m, uint32_t job_id)
 		if (h->job_id != job_id)
 			continue;
 		*pp = h->next;
-		free(h->user);
-		free(h->nodes);
-		free(h->partition);
+		script_job_free(h->job);
 		free(h);
 		return start;
 	}
@@ -109,8 +108,8 @@ static pid_t epilog_start(struct stepd_mgr *m, uint32_t job_id)
 
 	if (!h || !m->o.epilog || geteuid() != 0)
 		return 0;
-	env = script_env("epilog_slurmd", job_id, h->uid, h->gid, h->user, h->nodes,
-	                 h->partition, m->o.node_name, m->o.cluster, m->o.conf_path);
+	env = script_env("epilog_slurmd", h->job, m->o.node_name, m->o.cluster,
+	                 m->o.conf_path);
 	pid = script_spawn(m->o.epilog, env, -1);
 	strv_free(env);
 	if (pid < 0) {
@@ -521,11 +520,7 @@ void stepd_mgr_launch(struct stepd_mgr *m, const struct launch_req *req)
 		struct job_here *h = xcalloc(1, sizeof(*h));
 		h->job_id = req->job_id;
 		h->start_time = req->start_time;
-		h->uid = req->uid;
-		h->gid = req->gid;
-		h->user = xstrdup(req->user);
-		h->nodes = xstrdup(req->job_nodes);
-		h->partition = xstrdup(req->partition);
+		h->job = script_job_of(req);
 		h->next = m->here;
 		m->here = h;
 		out.node_flags |= LAUNCH_NF_PROLOG;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "common/conf.h"
 #include "common/conf_file.h"
+#include "common/sha256.h"
 #include "proto/conf_files.h"
 #include "common/common.h"
 
@@ -323,4 +324,20 @@ out:
 	free(tmp);
 	free(dup);
 	return rc;
+}
+
+void conf_files_digest(const struct conf_files *files, uint8_t out[32])
+{
+	struct sha256 c;
+
+	sha256_init(&c);
+	for (uint32_t i = 0; i < files->files_count; i++) {
+		const char *parts[2] = {files->files[i].name, files->files[i].text};
+		for (int k = 0; k < 2; k++) {
+			uint64_t len = parts[k] ? strlen(parts[k]) : 0;
+			sha256_update(&c, &len, sizeof(len));
+			sha256_update(&c, parts[k] ? parts[k] : "", len);
+		}
+	}
+	sha256_final(&c, out);
 }

@@ -45,6 +45,9 @@ void conf_servers_free(struct conf_server *s, size_t n); /* NULL allowed */
 int conf_files_collect(const struct conf *conf, struct conf_files *ret,
                        struct rota_error *err);
 
+/* A digest of the files' names and texts: equal digests, the same files. */
+void conf_files_digest(const struct conf_files *files, uint8_t out[32]);
+
 /* Is name one a cache may hold: relative, no "." or ".." component, no empty
  * one, printable, at most 255 bytes? */
 int conf_file_name_ok(const char *name);

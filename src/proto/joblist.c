@@ -142,6 +142,8 @@ char *joblist_exit_code(uint32_t status, char *buf, size_t len)
 const char *joblist_reason(const struct job_info *j, const char *sep, char *buf,
                            size_t len)
 {
+	if (j->hold == JOB_INFO_HOLD_LAUNCH_FAILED && j->reason == WAIT_HELD_USER)
+		return "launch failed requeued held";
 	if (j->reason != WAIT_NODE_NOT_AVAIL || !j->unavail_nodes || !*j->unavail_nodes)
 		return job_reason_name(j->reason);
 	snprintf(buf, len, "%s%sUnavailableNodes:%s", job_reason_name(j->reason), sep,
@@ -957,7 +959,7 @@ static uint64_t field_needs(int id)
 		return JI(partition);
 	case 'r':
 	case 'R':
-		return JI(reason) | JI(unavail_nodes) | JI(nodes);
+		return JI(reason) | JI(unavail_nodes) | JI(nodes) | JI(hold);
 	case 'S':
 		return JI(start_time);
 	case 'u':

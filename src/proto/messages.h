@@ -190,7 +190,7 @@ enum job_flags {
 	F(S, u32, reason, _)        /* enum job_reason */                                \
 	F(S, str, reason_detail, _) /* plain words: why it waits */                      \
 	F(S, u32, priority, _)                                                           \
-	F(S, u32, hold, _) /* 0, 1 user, 2 admin, 3 its reservation was deleted */       \
+	F(S, u32, hold, _) /* 0, 1 user, 2 admin, 3 its reservation was deleted, ... */  \
 	F(S, i64, submit_time, _)                                                        \
 	F(S, i64, eligible_time, _)                                                      \
 	F(S, i64, start_time, _)                                                         \
@@ -267,6 +267,9 @@ enum job_flags {
 	F(S, u32, ntasks_per_socket, _)                                                  \
 	F(S, str, prefer, _) /* --prefer; NULL none */
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
+/* job_info.hold of a batch job requeued and held because its launch failed (its
+ * Prolog): its reason reads "launch failed requeued held", as Slurm's */
+#define JOB_INFO_HOLD_LAUNCH_FAILED 5
 ROTA_INDEX(job_info, JOB_INFO_FIELDS)
 _Static_assert(job_info_idx_wait4switch < 64, "job_info_req.fields is 64 bits");
 /* The bit of field n in job_info_req.fields (a field past the 64th has none:
@@ -884,7 +887,9 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, str, task_prolog, _) /* srun --task-prolog (stepd/taskprolog.h) */          \
 	F(S, str, task_epilog, _) /* srun --task-epilog */                               \
 	/* set by rotad for its stepd with LAUNCH_NF_CONSTRAIN_DEVICES (not signed): */  \
-	F(S, list, node_gres_devs, gres_dev_info) /* the node's, index order per name */
+	F(S, list, node_gres_devs, gres_dev_info) /* the node's, index order per name */ \
+	F(S, str, comment, _)     /* the job's: for the Prolog and Epilog */             \
+	F(S, str, constraints, _) /* the job's -C */
 ROTA_DECLARE(launch_req, LAUNCH_REQ_FIELDS)
 
 /* Controller -> node: signal the job's steps here (step_id NO_VAL: all). With

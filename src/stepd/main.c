@@ -28,6 +28,7 @@
 #include "proto/cred.h"
 #include "proto/messages.h"
 #include "proto/net.h"
+#include "stepd/script_job.h"
 #include "stepd/cgroup.h"
 #include "stepd/devcg.h"
 #include "stepd/msglink.h"
@@ -406,15 +407,17 @@ static int prolog_failed;
 static int run_prolog(struct stepd *st, struct rota_error *err)
 {
 	const struct launch_req *r = st->req;
+	struct script_job *job;
 	char **env;
 	pid_t pid;
 	int status;
 
 	if (!(r->node_flags & LAUNCH_NF_PROLOG) || !st->conf->prolog || geteuid() != 0)
 		return 0;
-	env =
-	    script_env("prolog_slurmd", r->job_id, r->uid, r->gid, r->user, r->job_nodes,
-	               r->partition, r->node_name, r->cluster_name, st->conf->path);
+	job = script_job_of(r);
+	env = script_env("prolog_slurmd", job, r->node_name, r->cluster_name,
+	                 st->conf->path);
+	script_job_free(job);
 	pid = script_spawn(st->conf->prolog, env, -1);
 	strv_free(env);
 	status = pid < 0 ? (int)pid : script_wait(pid, PROLOG_TIMEOUT_S);

@@ -68,7 +68,11 @@ def test_prolog_and_epilog_run_once_per_node(fresh_cluster, tmp_path):
 
 
 def test_failing_prolog_drains_and_requeues(fresh_cluster, tmp_path):
+    """SchedulerParameters=nohold_on_prolog_fail: the job goes back to the
+    queue and runs elsewhere."""
     c = fresh_cluster
+    with open(c.conf_path, "a") as f:
+        f.write("SchedulerParameters=nohold_on_prolog_fail\n")
     configure(c, tmp_path, prolog_extra='[ "$SLURMD_NODENAME" = node01 ] && exit 1')
     jobid = c.sbatch("-o", "out-%j.txt", "--wrap", "hostname")
     assert c.wait_job(jobid, timeout=60) == "COMPLETED"
@@ -76,6 +80,60 @@ def test_failing_prolog_drains_and_requeues(fresh_cluster, tmp_path):
     assert c.job_field(jobid, "BatchHost") != "node01"
     p = c.run(["sinfo", "-h", "-N", "-n", "node01", "-o", "%t %E"])
     assert p.stdout.strip().split(None, 1) == ["drain", "Prolog error"], p.stdout
+
+
+def test_failing_prolog_requeues_the_job_held(fresh_cluster, tmp_path):
+    """As Slurm by default: the job is requeued and held by a user's hold,
+    its reason "launch failed requeued held" (scontrol writes it as one
+    word); released, it runs on another node."""
+    c = fresh_cluster
+    configure(c, tmp_path, prolog_extra='[ "$SLURMD_NODENAME" = node01 ] && exit 1')
+    jobid = c.sbatch("-w", "node01", "-o", "/dev/null", "--wrap", "hostname")
+    c.wait_for(lambda: c.job_field(jobid, "Reason") == "launch_failed_requeued_held",
+               timeout=30, what="the job held after its Prolog failed")
+    assert c.job_state(jobid) == "PENDING"
+    assert c.job_field(jobid, "Priority") == "0"
+    p = c.run(["squeue", "-h", "-j", str(jobid), "-o", "%T|%r"])
+    assert p.stdout.strip() == "PENDING|launch failed requeued held", p.stdout
+    p = c.run(["sinfo", "-h", "-N", "-n", "node01", "-o", "%T|%E"])
+    assert p.stdout.strip() == "drained|Prolog error", p.stdout
+    c.run(["scontrol", "update", f"jobid={jobid}", "nodelist="], check=True)
+    c.run(["scontrol", "release", str(jobid)], check=True)
+    assert c.wait_job(jobid, timeout=60) == "COMPLETED"
+    assert c.job_field(jobid, "BatchHost") == "node02"
+
+
+def test_reconfigure_gives_the_nodes_a_new_prolog(fresh_cluster, tmp_path):
+    """scontrol reconfigure makes the node daemons read slurm.conf again, as
+    slurmd: a Prolog added to it runs for the next job, with the job's
+    environment (Slurm's prolog/epilog variables)."""
+    c = fresh_cluster
+    out = tmp_path / "env"
+    script = tmp_path / "prolog.sh"
+    script.write_text(f"#!/bin/sh\nenv > {out}.$SLURM_SCRIPT_CONTEXT\n")
+    script.chmod(0o755)
+    jobid = c.sbatch("-o", "/dev/null", "--wrap", "true")
+    assert c.wait_job(jobid) == "COMPLETED"
+    with open(c.conf_path, "a") as f:
+        f.write(f"Prolog={script}\nEpilog={script}\n")
+    c.run(["scontrol", "reconfigure"], check=True)
+    time.sleep(1)  # the node daemons start again with the new files
+    jobid = c.sbatch("-N1", "-w", "node01", "--comment=foo bar",
+                     "-o", "/dev/null", "--wrap", "true")
+    assert c.wait_job(jobid) == "COMPLETED"
+    for ctx in ("prolog_slurmd", "epilog_slurmd"):
+        path = f"{out}.{ctx}"
+        c.wait_for(lambda: os.path.exists(path), what=f"{path} written")
+        time.sleep(0.2)
+        with open(path) as f:
+            env = dict(ln.split("=", 1) for ln in f.read().splitlines() if "=" in ln)
+        assert env["SLURM_SCRIPT_CONTEXT"] == ctx
+        assert env["SLURM_JOB_ID"] == str(jobid)
+        assert env["SLURM_JOB_COMMENT"] == "foo bar"
+        assert env["SLURM_JOB_NUM_NODES"] == "1"
+        assert env["SLURM_JOB_NODELIST"] == "node01"
+        assert env["SLURM_JOB_STDOUT"] == "/dev/null"
+        assert env["SLURM_JOB_CPUS_PER_NODE"] == "1"
 
 
 def test_task_prolog_sets_environment(fresh_cluster, tmp_path):
