@@ -59,8 +59,9 @@ int script_wait(pid_t pid, int timeout_s)
 
 #define SCRIPT_JOB_STRS(X)                                                               \
 	X(user)                                                                          \
-	X(nodes) X(partition) X(account) X(comment) X(constraints) X(reservation)        \
-	    X(work_dir) X(cpus_per_node) X(std_out) X(std_err) X(std_in)
+	X(nodes)                                                                         \
+	X(partition) X(account) X(comment) X(constraints) X(reservation) X(work_dir)     \
+	    X(cpus_per_node) X(std_out) X(std_err) X(std_in)
 
 struct script_job *script_job_dup(const struct script_job *j)
 {
