@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -57,20 +58,30 @@ int script_wait(pid_t pid, int timeout_s)
 	return status;
 }
 
-#define SCRIPT_JOB_STRS(X)                                                               \
-	X(user)                                                                          \
-	X(nodes)                                                                         \
-	X(partition) X(account) X(comment) X(constraints) X(reservation) X(work_dir)     \
-	    X(cpus_per_node) X(std_out) X(std_err) X(std_in)
+/* Its strings, to copy and free. */
+static const size_t str_fields[] = {
+    offsetof(struct script_job, user),          offsetof(struct script_job, nodes),
+    offsetof(struct script_job, partition),     offsetof(struct script_job, account),
+    offsetof(struct script_job, comment),       offsetof(struct script_job, constraints),
+    offsetof(struct script_job, reservation),   offsetof(struct script_job, work_dir),
+    offsetof(struct script_job, cpus_per_node), offsetof(struct script_job, std_out),
+    offsetof(struct script_job, std_err),       offsetof(struct script_job, std_in),
+};
+
+static char **str_field(struct script_job *j, size_t k)
+{
+	return (char **)((char *)j + str_fields[k]);
+}
 
 struct script_job *script_job_dup(const struct script_job *j)
 {
 	struct script_job *c = xcalloc(1, sizeof(*c));
 
 	*c = *j;
-#define DUP(f) c->f = j->f ? xstrdup(j->f) : NULL;
-	SCRIPT_JOB_STRS(DUP)
-#undef DUP
+	for (size_t k = 0; k < sizeof(str_fields) / sizeof(*str_fields); k++) {
+		char **f = str_field(c, k);
+		*f = *f ? xstrdup(*f) : NULL;
+	}
 	return c;
 }
 
@@ -78,9 +89,8 @@ void script_job_free(struct script_job *j)
 {
 	if (!j)
 		return;
-#define FREE(f) free(j->f);
-	SCRIPT_JOB_STRS(FREE)
-#undef FREE
+	for (size_t k = 0; k < sizeof(str_fields) / sizeof(*str_fields); k++)
+		free(*str_field(j, k));
 	free(j);
 }
 
