@@ -118,7 +118,7 @@ static const struct {
     {R, "SLURM_CORE_SPEC", 'S'},
     {R, "SLURM_CPUS_PER_GPU", O_CPUS_PER_GPU},
     {R, "SLURM_DEBUG", 'v'},
-    {R, "SLURMD_DEBUG", O_IGNORE},
+    {R, "SLURMD_DEBUG", O_SLURMD_DEBUG},
     {R, "SLURM_DELAY_BOOT", O_IGNORE},
     {R, "SLURM_DISABLE_STATUS", 'X'},
     {R, "SLURM_EPILOG", O_EPILOG},
@@ -273,6 +273,24 @@ uint32_t jobopt_count(const char *arg, const char *name)
 		jobopt_die(JOBOPT_EXIT_ERROR, "Invalid numeric value \"%s\" for --%s.",
 		           arg ? arg : "", name);
 	return (uint32_t)v;
+}
+
+/* --slurmd-debug: a level's name (Slurm's quiet, fatal, error, info, verbose,
+ * debug, debug2 ... debug5) or its number. */
+static uint32_t slurmd_debug_parse(const char *arg)
+{
+	static const char *const names[] = {"quiet",   "fatal", "error",  "info",
+	                                    "verbose", "debug", "debug2", "debug3",
+	                                    "debug4",  "debug5"};
+	char *end;
+	unsigned long n = strtoul(arg, &end, 10);
+
+	if (*arg >= '0' && *arg <= '9' && !*end && n < sizeof(names) / sizeof(*names))
+		return (uint32_t)n;
+	for (size_t k = 0; k < sizeof(names) / sizeof(*names); k++)
+		if (!strcasecmp(arg, names[k]))
+			return (uint32_t)k;
+	jobopt_die(JOBOPT_EXIT_ERROR, "Invalid --slurmd-debug level: %s", arg);
 }
 
 static int parse_u32(const char *s, const char **ret_end, uint32_t *ret)
@@ -1411,6 +1429,9 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 		return;
 	case O_TASK_EPILOG:
 		set_str(&o->task_epilog, arg);
+		return;
+	case O_SLURMD_DEBUG:
+		o->slurmd_debug = slurmd_debug_parse(arg);
 		return;
 	case O_BCAST: /* "" (SLURM_BCAST=): the default name */
 		o->bcast = 1;

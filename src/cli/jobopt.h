@@ -84,6 +84,7 @@ struct jobopt {
 	uint32_t relative;  /* -r N; NO_VAL unset */
 	char *prolog, *epilog;           /* --prolog, --epilog: srun runs them */
 	char *task_prolog, *task_epilog; /* --task-prolog, --task-epilog */
+	uint32_t slurmd_debug; /* --slurmd-debug: Slurm's level number; 0 quiet */
 	/* --bcast: srun copies the command to the job's nodes first */
 	int bcast;           /* --bcast (or SLURM_BCAST) given */
 	char *bcast_dest;    /* its dest_path; NULL: the default name */

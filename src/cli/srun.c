@@ -353,6 +353,7 @@ static void fill_step_req(struct srun *s, size_t k, struct step_create_req *req,
 	req->cpu_bind = o->cpu_bind;
 	req->mem_bind = o->mem_bind;
 	req->task_prolog = o->task_prolog;
+	req->slurmd_debug = o->slurmd_debug;
 	req->task_epilog = o->task_epilog;
 	req->gres = x->gres;
 	req->gpus = x->gpus;

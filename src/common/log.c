@@ -107,27 +107,51 @@ static size_t log_escape(char *out, size_t room, const char *msg)
 	return n;
 }
 
+/* log_set_tee's: whom messages up to tee_level go to as well */
+static int tee_level = -1;
+static log_tee_fn tee_fn;
+static void *tee_arg;
+static int in_tee; /* a message the tee logs itself goes to the file only */
+
+void log_set_tee(int level, log_tee_fn fn, void *arg)
+{
+	tee_level = fn ? level : -1;
+	tee_fn = fn;
+	tee_arg = arg;
+}
+
 static void log_vmsg(int level, const char *fmt, va_list ap)
 {
-	char line[4096], msg[4096];
+	char line[4096], msg[4096], text[4096];
 	struct timeval tv;
 	struct tm tm;
 	int n;
+	size_t tn;
 
-	gettimeofday(&tv, NULL);
-	localtime_r(&tv.tv_sec, &tm);
-	n = snprintf(line, sizeof(line),
-	             "[%04d-%02d-%02dT%02d:%02d:%02d.%03ld] %s: %s: ", tm.tm_year + 1900,
-	             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-	             (long)tv.tv_usec / 1000, log_prog, level_name(level));
-	if (n < 0 || (size_t)n >= sizeof(line) - 1)
-		return;
 	if (vsnprintf(msg, sizeof(msg), fmt, ap) < 0)
 		msg[0] = '\0';
-	n += log_escape(line + n, sizeof(line) - 1 - n, msg);
-	line[n++] = '\n';
-	if (write(log_fd, line, n) < 0) {
-		/* nowhere left to report it */
+	if (level <= log_level) {
+		gettimeofday(&tv, NULL);
+		localtime_r(&tv.tv_sec, &tm);
+		n = snprintf(
+		    line, sizeof(line),
+		    "[%04d-%02d-%02dT%02d:%02d:%02d.%03ld] %s: %s: ", tm.tm_year + 1900,
+		    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		    (long)tv.tv_usec / 1000, log_prog, level_name(level));
+		if (n >= 0 && (size_t)n < sizeof(line) - 1) {
+			n += log_escape(line + n, sizeof(line) - 1 - n, msg);
+			line[n++] = '\n';
+			if (write(log_fd, line, n) < 0) {
+				/* nowhere left to report it */
+			}
+		}
+	}
+	if (tee_fn && level <= tee_level && !in_tee) {
+		tn = log_escape(text, sizeof(text) - 1, msg);
+		text[tn] = '\0';
+		in_tee = 1;
+		tee_fn(level, text, tee_arg);
+		in_tee = 0;
 	}
 }
 
@@ -135,7 +159,7 @@ void log_msg(int level, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (level > log_level)
+	if (level > log_level && level > tee_level)
 		return;
 	va_start(ap, fmt);
 	log_vmsg(level, fmt, ap);

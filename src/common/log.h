@@ -18,6 +18,11 @@ void log_set_level(int level);
 void log_forget_file(void);
 /* Open the log file again (after logrotate moved it); 0 or -1. */
 int log_reopen(void);
+/* Messages at level or more severe go to fn as well, whatever the log's level
+ * (msg: escaped as in the log, without time or program); fn NULL: to no one.
+ * What fn logs itself goes to the log only. */
+typedef void (*log_tee_fn)(int level, const char *msg, void *arg);
+void log_set_tee(int level, log_tee_fn fn, void *arg);
 void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 

@@ -637,6 +637,7 @@ ROTA_DECLARE(alloc_resp, ALLOC_RESP_FIELDS)
 	F(S, str, cpu_bind, _)     /* --cpu-bind as given (common/cpubind.h) */          \
 	F(S, str, task_prolog, _)  /* --task-prolog: run before each task */             \
 	F(S, str, task_epilog, _)  /* --task-epilog: run after each task */              \
+	F(S, u32, slurmd_debug, _) /* --slurmd-debug: Slurm's level; 0 quiet */          \
 	/* GRES the step takes out of the job's: --gres, and the GPU options */          \
 	F(S, str, gres, _)                                                               \
 	F(S, str, gpus, _)                                                               \
@@ -888,8 +889,9 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, str, task_epilog, _) /* srun --task-epilog */                               \
 	/* set by rotad for its stepd with LAUNCH_NF_CONSTRAIN_DEVICES (not signed): */  \
 	F(S, list, node_gres_devs, gres_dev_info) /* the node's, index order per name */ \
-	F(S, str, comment, _)     /* the job's: for the Prolog and Epilog */             \
-	F(S, str, constraints, _) /* the job's -C */
+	F(S, str, comment, _)      /* the job's: for the Prolog and Epilog */            \
+	F(S, str, constraints, _)  /* the job's -C */                                    \
+	F(S, u32, slurmd_debug, _) /* srun --slurmd-debug (Slurm's level): to stderr */
 ROTA_DECLARE(launch_req, LAUNCH_REQ_FIELDS)
 
 /* Controller -> node: signal the job's steps here (step_id NO_VAL: all). With

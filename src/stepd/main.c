@@ -28,6 +28,7 @@
 #include "proto/cred.h"
 #include "proto/messages.h"
 #include "proto/net.h"
+#include "stepd/logtee.h"
 #include "stepd/script_job.h"
 #include "stepd/cgroup.h"
 #include "stepd/devcg.h"
@@ -500,6 +501,7 @@ static int stepd_setup(struct stepd *st, struct rota_error *err)
 		return -1;
 	}
 	io_connect(st);
+	logtee_flush(st);
 	if (!terminated_in_setup(st)) {
 		if (pmi_setup(st, err) < 0 || task_launch_all(st, err) < 0)
 			return -1;
@@ -974,6 +976,7 @@ int stepd_main(int argc, char **argv, const struct stepd_given *given)
 	if ((st.sigfd = setup_signals()) < 0)
 		fatal("signalfd: %s", strerror(errno));
 	stepd_load(&st);
+	logtee_start(&st);
 	if (stepd_setup(&st, &err) < 0) {
 		log_err("JobId=%u StepId=%u launch failed: %s", st.req->job_id,
 		        st.req->step_id, err.text);

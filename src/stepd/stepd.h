@@ -113,6 +113,7 @@ struct stepd {
 	const char *conf_path; /* absolute SLURM_CONF */
 	int batch;             /* step_id == STEP_BATCH */
 	int verbose;
+	struct logtee *logtee; /* srun --slurmd-debug (logtee.h); NULL: none */
 	/* what the tasks used (uncontain()), sent with the step's end */
 	uint64_t max_rss_kib, user_usec, sys_usec;
 	struct stepd_usage usage;

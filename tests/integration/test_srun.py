@@ -153,6 +153,30 @@ def test_verbose_lists_the_options_given(cluster):
     assert "defined options" not in p.stderr
 
 
+def test_slurmd_debug_shows_the_step_daemons_messages(cluster):
+    """--slurmd-debug (and SLURMD_DEBUG): the step daemon's own messages on
+    the step's stderr, as slurmstepd's, error plus that many levels shown
+    (Slurm's rule: error shows verbose); without it only its errors."""
+    p = cluster.run("srun -N1 --slurmd-debug=error -t1 /invalid_executable")
+    assert p.returncode != 0
+    assert re.search(r"^slurmstepd: debug levels are stderr='verbose'", p.stderr,
+                     re.M), p.stderr
+    assert re.search(r"^slurmstepd: JobId=\d+ StepId=0 launched 1 task", p.stderr,
+                     re.M), p.stderr
+    assert re.search(r"^slurmstepd: error: execve\(\): /invalid_executable", p.stderr,
+                     re.M), p.stderr
+    p = cluster.run("SLURMD_DEBUG=4 srun -N1 true")
+    assert p.returncode == 0, p.stderr
+    assert "slurmstepd: debug levels are stderr='debug2'" in p.stderr, p.stderr
+    assert re.search(r"^slurmstepd: debug:  JobId=\d+ StepId=0 task 0 started",
+                     p.stderr, re.M), p.stderr
+    p = cluster.run("srun -N1 true")
+    assert "slurmstepd" not in p.stderr, p.stderr
+    p = cluster.run("srun --slurmd-debug=loud true")
+    assert p.returncode != 0
+    assert "srun: error: Invalid --slurmd-debug level: loud" in p.stderr, p.stderr
+
+
 def test_job_completes(cluster):
     p = cluster.run("srun -J named bash -c 'exit 3'")
     assert p.returncode == 3
