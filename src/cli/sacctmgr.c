@@ -146,7 +146,7 @@ static const char *kind_title(enum assoc_kind k, int verb)
 	case ASSOC_K_USER:
 		return verb == ASSOC_ADD ? "User(s)" : "users";
 	case ASSOC_K_QOS:
-		return verb == ASSOC_ADD ? "QOS(s)" : "qos";
+		return verb == ASSOC_MODIFY ? "qos" : "QOS(s)";
 	default:
 		return "associations";
 	}

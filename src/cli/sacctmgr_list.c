@@ -239,6 +239,18 @@ static char *const *qos_of(const struct view *v)
 	return NULL;
 }
 
+/* An association's Priority: its own, else the nearest above it (NO_VAL:
+ * none), as Slurm's user association inherits its account's. */
+static uint32_t priority_of(const struct view *v)
+{
+	const struct assoc_rec *r = v->r;
+
+	for (int depth = 0; r && depth < 1000; depth++, r = parent_of(v, r))
+		if (r->priority != NO_VAL)
+			return r->priority;
+	return NO_VAL;
+}
+
 /* The accounts a user coordinates. */
 static const char *coord_accounts(const struct view *v, char *buf, size_t len)
 {
@@ -321,7 +333,7 @@ static const char *value(const struct view *v, enum fid id, char *buf, size_t le
 	case F_SHARE:
 		return r ? num(r->shares, buf, len) : v->a || v->u ? "" : "1";
 	case F_PRIORITY:
-		return r   ? num(r->priority, buf, len)
+		return r   ? num(priority_of(v), buf, len)
 		       : q ? num(q->priority, buf, len)
 		           : "";
 	case F_GRPJOBS:

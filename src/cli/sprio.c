@@ -215,8 +215,6 @@ static double nv(uint32_t v)
 	return (double)v / PRIO_NORM_SCALE;
 }
 
-#define NO_FACTOR SIZE_MAX /* a factor Rota does not compute: it reads 0 */
-
 /* Each factor's two letters (-o, -S) and where its weighted value, its
  * normalized value and its weight are. */
 static const struct factor {
@@ -226,7 +224,8 @@ static const struct factor {
 } factors[] = {
     {'A', 'a', offsetof(struct prio_info, age), offsetof(struct prio_info, n_age),
      offsetof(struct prio_info_resp, weight_age)},
-    {'B', 'b', NO_FACTOR, NO_FACTOR, NO_FACTOR},
+    {'B', 'b', offsetof(struct prio_info, assoc), offsetof(struct prio_info, n_assoc),
+     offsetof(struct prio_info_resp, weight_assoc)},
     {'F', 'f', offsetof(struct prio_info, fairshare),
      offsetof(struct prio_info, n_fairshare),
      offsetof(struct prio_info_resp, weight_fairshare)},
@@ -251,14 +250,12 @@ static uint32_t u32_at(const void *base, size_t off)
 {
 	uint32_t v;
 
-	if (off == NO_FACTOR)
-		return 0;
 	memcpy(&v, (const char *)base + off, sizeof(v));
 	return v;
 }
 
-/* The -w row: each factor's weight; Rota has no TRES weights (Slurm prints
- * an unset PriorityWeightTRES as "(null)"). */
+/* The -w row: each factor's weight; PriorityWeightTRES as written (unset:
+ * "(null)", as Slurm prints it). */
 static const char *weight_value(int id, const struct prio_info_resp *r, char *buf,
                                 size_t len)
 {
@@ -269,7 +266,7 @@ static const char *weight_value(int id, const struct prio_info_resp *r, char *bu
 	else if (id == 'S' || id == FIELD_NORM_SITE_LEGACY)
 		snprintf(buf, len, "1");
 	else
-		return id == 'i' ? "Weights" : id == 'T' ? NULL : "";
+		return id == 'i' ? "Weights" : id == 'T' ? r->weight_tres : "";
 	return buf;
 }
 
@@ -304,8 +301,10 @@ static const char *job_value(int id, const struct prio_info *p, const char *clus
 	case 'Y':
 		snprintf(buf, len, "%u", p->priority);
 		return buf;
-	case 'y':
-		snprintf(buf, len, "%16.14f", (double)p->priority / UINT32_MAX);
+	case 'y': /* a priority an admin set: as it is, as Slurm's */
+		snprintf(buf, len, "%16.14f",
+		         p->direct ? (double)p->priority
+		                   : (double)p->priority / UINT32_MAX);
 		return buf;
 	case FIELD_NORM_PRIO_LEGACY:
 		snprintf(buf, len, "%.7f", (double)p->priority / UINT32_MAX);
@@ -318,8 +317,12 @@ static const char *job_value(int id, const struct prio_info *p, const char *clus
 	case 'N':
 		snprintf(buf, len, "%d", (int32_t)p->nice);
 		return buf;
+	case 'T':
+		return p->tres ? p->tres : "";
+	case 't':
+		return p->n_tres ? p->n_tres : "";
 	default:
-		return ""; /* t, T: Rota has no TRES factors */
+		return "";
 	}
 }
 

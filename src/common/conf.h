@@ -146,7 +146,9 @@ struct conf {
 	uint32_t prio_weight_job_size;
 	uint32_t prio_weight_partition;
 	uint32_t prio_weight_qos;
-	uint32_t prio_max_age; /* PriorityMaxAge, minutes, default 7-0 */
+	uint32_t prio_weight_assoc;
+	char *prio_weight_tres; /* PriorityWeightTRES: "cpu=N,mem=N", NULL */
+	uint32_t prio_max_age;  /* PriorityMaxAge, minutes, default 7-0 */
 	/* fairshare (ctld/fairshare.c): PriorityDecayHalfLife in minutes
 	 * (default 7-0, 0: no decay), PriorityUsageResetPeriod (NONE, DAILY,
 	 * WEEKLY, MONTHLY, QUARTERLY, YEARLY), PriorityFlags (NO_FAIR_TREE:

@@ -118,6 +118,12 @@ static const struct conf_doc global_doc[] = {
     {"PriorityWeightJobSize", "number", "Weight of the job-size factor."},
     {"PriorityWeightPartition", "number", "Weight of the partition's PriorityJobFactor."},
     {"PriorityWeightQOS", "number", "Weight of the QOS priority factor."},
+    {"PriorityWeightAssoc", "number",
+     "Weight of the association factor: the job's association's Priority over the "
+     "largest Priority of any association."},
+    {"PriorityWeightTRES", "TRES=weight,...",
+     "Weights of the TRES factors (cpu, mem, node): what the job asks for over what "
+     "its partition has; a mem weight may carry a unit (M, G, T)."},
     {"PriorityMaxAge", "time", "Age at which a job's age factor reaches its maximum."},
     {"PriorityDecayHalfLife", "time",
      "Half-life of recorded usage in fair-share; 0 disables decay."},

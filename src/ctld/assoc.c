@@ -505,6 +505,24 @@ uint32_t assoc_max_qos_priority(const struct assoc_mgr *m)
 	return max;
 }
 
+uint32_t assoc_priority(const struct assoc_mgr *m, const struct assoc_rec *r)
+{
+	for (int depth = 0; r && depth < 1000; depth++, r = assoc_parent(m, r))
+		if (r->priority != NO_VAL)
+			return r->priority;
+	return 0;
+}
+
+uint32_t assoc_max_priority(const struct assoc_mgr *m)
+{
+	uint32_t max = 0;
+
+	for (size_t i = 0; m && i < m->nassocs; i++)
+		if (m->assocs[i].priority != NO_VAL && m->assocs[i].priority > max)
+			max = m->assocs[i].priority;
+	return max;
+}
+
 const struct assoc_rec *assoc_of_job(const struct assoc_mgr *m, const char *account,
                                      const char *user, const char *partition)
 {

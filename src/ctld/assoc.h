@@ -94,6 +94,13 @@ struct assoc_qos;
 const struct assoc_qos *assoc_qos_get(const struct assoc_mgr *m, const char *name);
 uint32_t assoc_max_qos_priority(const struct assoc_mgr *m);
 
+/* r's Priority: its own, else the nearest one above it (a user's
+ * association inherits its account's, as in Slurm); 0 where none is set.
+ * And the largest any association has (the multifactor association factor
+ * is one over the other). */
+uint32_t assoc_priority(const struct assoc_mgr *m, const struct assoc_rec *r);
+uint32_t assoc_max_priority(const struct assoc_mgr *m);
+
 /* The licenses cluster has of the resources (sacctmgr add resource ...
  * Cluster=): "name@server", Count*PercentAllowed/100 each (rounded down, as
  * Slurm), appended to l[n] up to LIC_MAX (a name l has already is passed

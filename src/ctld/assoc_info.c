@@ -554,7 +554,7 @@ static void fill_assoc(const struct info *in, const struct tree *t, int i,
 	o->account = (char *)r->account;
 	o->user = r->user && *r->user ? (char *)r->user : NULL;
 	o->partition = (char *)r->partition;
-	o->priority = r->priority == NO_VAL ? 0 : r->priority;
+	o->priority = assoc_priority(m, r);
 	if (!o->user && t->parent[i] >= 0) {
 		o->parent = (char *)m->assocs[t->parent[i]].account;
 		o->parent_id = (uint32_t)t->parent[i] + 1;

@@ -541,6 +541,11 @@ void job_signal_nodes(struct ctld *ctld, struct job *job, uint32_t step_id, uint
 struct priority_params;
 struct priority_factors;
 void job_priority_params(struct ctld *ctld, struct priority_params *ret);
+/* PriorityWeightTRES parses (slurm.conf read at start or reconfigure):
+ * 0, or -1 with err saying which item does not. */
+struct conf;
+struct rota_error;
+int prio_tres_check(const struct conf *cf, struct rota_error *err);
 /* part: the partition it is weighed in (-p a,b: each), NULL: job->part. */
 void job_priority_factors(struct ctld *ctld, const struct priority_params *pp,
                           const struct job *job, const struct part *part, time_t now,

@@ -278,7 +278,7 @@ int main(int argc, char **argv)
 	ctld.notify_socket = sdnotify_take();
 	if (!conf_path)
 		conf_path = conf_default_path();
-	if (conf_load(conf_path, &conf, &err) < 0)
+	if (conf_load(conf_path, &conf, &err) < 0 || prio_tres_check(conf, &err) < 0)
 		fatal("%s", err.text);
 	if (ctld.ctld_index >= conf_ctld_count(conf))
 		fatal("-i %zu: slurm.conf has %zu SlurmctldHost line(s)", ctld.ctld_index,

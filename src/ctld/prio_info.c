@@ -1,5 +1,6 @@
 /* prio_info.c - the controller's side of job priority: the parameters from
  * slurm.conf and the cluster, each pending job's factors, and sprio's RPC. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,6 +29,9 @@ void job_priority_params(struct ctld *ctld, struct priority_params *ret)
 	pp.weight_job_size = cf->prio_weight_job_size;
 	pp.weight_partition = cf->prio_weight_partition;
 	pp.weight_qos = cf->prio_weight_qos;
+	pp.weight_assoc = cf->prio_weight_assoc;
+	/* checked when slurm.conf is read (prio_tres_check): 0 if bad */
+	(void)priority_tres_weights_parse(cf->prio_weight_tres, pp.weight_tres, NULL, 0);
 	pp.max_age = cf->prio_max_age == INFINITE32 ? 0 : cf->prio_max_age * 60;
 	pp.favor_small = cf->prio_favor_small;
 	pp.cluster_nodes = (uint32_t)node_mgr_count(ctld->nodes);
@@ -39,7 +43,51 @@ void job_priority_params(struct ctld *ctld, struct priority_params *ret)
 			pp.max_part_job_factor = cp->priority_job_factor;
 	}
 	pp.max_qos_priority = assoc_max_qos_priority(ctld->assoc);
+	pp.max_assoc_priority = pp.weight_assoc ? assoc_max_priority(ctld->assoc) : 0;
 	*ret = pp;
+}
+
+int prio_tres_check(const struct conf *cf, struct rota_error *err)
+{
+	double w[PRIO_TRES_N];
+	char bad[64];
+
+	if (priority_tres_weights_parse(cf->prio_weight_tres, w, bad, sizeof(bad)) < 0)
+		return errprintf(err,
+		                 "PriorityWeightTRES: \"%s\" is an invalid TRES weight "
+		                 "entry (Rota weighs cpu, mem and node)",
+		                 bad);
+	return 0;
+}
+
+/* What the job asks of each TRES, and what its partition p has. */
+static void job_tres(struct ctld *ctld, const struct job *job, const struct part *p,
+                     struct priority_job *pj)
+{
+	const struct job_desc *d = &job->desc;
+
+	pj->tres[PRIO_TRES_CPU] = pj->cpus;
+	pj->tres[PRIO_TRES_NODE] = pj->nodes;
+	pj->tres[PRIO_TRES_MEM] = d->mem_per_node != NO_VAL64
+	                              ? d->mem_per_node * pj->nodes
+	                          : d->mem_per_cpu != NO_VAL64 ? d->mem_per_cpu * pj->cpus
+	                                                       : 0;
+	if (!p)
+		return;
+	pj->part_tres[PRIO_TRES_NODE] = p->nnodes;
+	for (size_t i = 0; i < p->nnodes; i++) {
+		const struct node *n = node_mgr_get(ctld->nodes, p->node_idx[i]);
+		pj->part_tres[PRIO_TRES_CPU] += n->cpus;
+		pj->part_tres[PRIO_TRES_MEM] += n->mem;
+	}
+}
+
+static int any_tres_weight(const struct priority_params *pp)
+{
+	for (int t = 0; t < PRIO_TRES_N; t++)
+		if (pp->weight_tres[t] > 0.0)
+			return 1;
+	return 0;
 }
 
 void job_priority_factors(struct ctld *ctld, const struct priority_params *pp,
@@ -47,6 +95,7 @@ void job_priority_factors(struct ctld *ctld, const struct priority_params *pp,
                           struct priority_factors *ret)
 {
 	const struct job_desc *d = &job->desc;
+	const struct part *in = part ? part : job->part;
 	uint32_t cpt =
 	    d->cpus_per_task == NO_VAL || !d->cpus_per_task ? 1 : d->cpus_per_task;
 	uint32_t tpn = d->ntasks_per_node == NO_VAL ? 1 : d->ntasks_per_node;
@@ -70,12 +119,41 @@ void job_priority_factors(struct ctld *ctld, const struct priority_params *pp,
 		pj.cpus = d->num_tasks * cpt;
 	else
 		pj.cpus = pj.nodes * tpn * cpt;
+	if (pp->max_assoc_priority)
+		pj.assoc_priority = assoc_priority(
+		    ctld->assoc, assoc_of_job(ctld->assoc, d->account,
+		                              job->owner ? job->owner->user : NULL,
+		                              in ? in->cfg->name : NULL));
+	if (any_tres_weight(pp))
+		job_tres(ctld, job, in, &pj);
 	priority_compute(pp, &pj, now, ret);
 }
 
 static uint32_t norm(double f)
 {
 	return (uint32_t)(f * PRIO_NORM_SCALE + 0.5);
+}
+
+/* The weighted TRES ("cpu=2000"), or the normalized ("cpu=0.50"), as sprio
+ * lists them: those the job has a value for; NULL if none. */
+static char *tres_cells(const struct priority_factors *f, int normalized)
+{
+	char buf[256];
+	size_t at = 0;
+
+	for (int t = 0; t < PRIO_TRES_N && at < sizeof(buf); t++) {
+		if (f->w_tres[t] == 0.0)
+			continue;
+		if (normalized)
+			at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%s=%.2f",
+			                       at ? "," : "", priority_tres_name(t),
+			                       f->tres[t]);
+		else
+			at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%s=%.0f",
+			                       at ? "," : "", priority_tres_name(t),
+			                       f->w_tres[t]);
+	}
+	return at ? xstrdup(buf) : NULL;
 }
 
 /* The job's row, as in partition part (NULL: the job's own). */
@@ -92,6 +170,12 @@ static void fill(struct ctld *ctld, const struct priority_params *pp,
 	                       : job->part           ? job->part->cfg->name
 	                                             : "");
 	o->user = xstrdup(job->owner->user ? job->owner->user : "");
+	/* a priority an admin set stands alone, its factors 0 (as Slurm's) */
+	if (job->prio_set && pp->type == PRIORITY_MULTIFACTOR) {
+		o->priority = job->priority;
+		o->direct = 1;
+		return;
+	}
 	/* a job of several partitions: its priority in each, as Slurm's */
 	o->priority =
 	    part && !job->prio_set && job->priority && pp->type == PRIORITY_MULTIFACTOR
@@ -109,6 +193,10 @@ static void fill(struct ctld *ctld, const struct priority_params *pp,
 	o->n_jobsize = norm(f.job_size);
 	o->n_partition = norm(f.partition);
 	o->n_qos = norm(f.qos);
+	o->assoc = (uint32_t)(f.w_assoc + 0.5);
+	o->n_assoc = norm(f.assoc);
+	o->tres = tres_cells(&f, 0);
+	o->n_tres = tres_cells(&f, 1);
 }
 
 static int wanted(const struct job *job, const struct job_info_req *req)
@@ -153,6 +241,9 @@ void prio_info(struct ctld *ctld, struct caller *who, const struct job_info_req 
 	r.weight_jobsize = pp.weight_job_size;
 	r.weight_partition = pp.weight_partition;
 	r.weight_qos = pp.weight_qos;
+	r.weight_assoc = pp.weight_assoc;
+	r.weight_tres =
+	    ctld->conf->prio_weight_tres ? xstrdup(ctld->conf->prio_weight_tres) : NULL;
 	cap = job_count(ctld->jobs) + 1;
 	r.jobs = xcalloc(cap, sizeof(*r.jobs));
 	for (struct job *job = job_first(ctld->jobs); job; job = job->next) {

@@ -182,7 +182,7 @@ int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
 		free(nc->state_save_location);
 		nc->state_save_location = xstrdup(ctld->state_dir);
 	}
-	if (conf_reload_check(old, nc, err) < 0) {
+	if (conf_reload_check(old, nc, err) < 0 || prio_tres_check(nc, err) < 0) {
 		conf_destroy(nc);
 		return -1;
 	}

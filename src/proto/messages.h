@@ -511,7 +511,12 @@ ROTA_DECLARE(job_list_resp, JOB_LIST_RESP_FIELDS)
 	F(S, u32, n_fairshare, _)                                                        \
 	F(S, u32, n_jobsize, _)                                                          \
 	F(S, u32, n_partition, _)                                                        \
-	F(S, u32, n_qos, _)
+	F(S, u32, n_qos, _)                                                              \
+	F(S, u32, assoc, _)                                                              \
+	F(S, u32, n_assoc, _)                                                            \
+	F(S, str, tres, _)   /* weighted, "cpu=2000,mem=30"; NULL none */                \
+	F(S, str, n_tres, _) /* normalized, "cpu=0.50,mem=0.03" */                       \
+	F(S, u32, direct, _) /* an admin set its priority: every factor 0 */
 ROTA_DECLARE(prio_info, PRIO_INFO_FIELDS)
 
 /* Answer to MSG_PRIO_INFO_REQ (a job_info_req); multifactor = 0 under
@@ -524,7 +529,9 @@ ROTA_DECLARE(prio_info, PRIO_INFO_FIELDS)
 	F(S, u32, weight_jobsize, _)                                                     \
 	F(S, u32, weight_partition, _)                                                   \
 	F(S, u32, weight_qos, _)                                                         \
-	F(S, list, jobs, prio_info)
+	F(S, list, jobs, prio_info)                                                      \
+	F(S, u32, weight_assoc, _)                                                       \
+	F(S, str, weight_tres, _) /* PriorityWeightTRES as written; NULL unset */
 ROTA_DECLARE(prio_info_resp, PRIO_INFO_RESP_FIELDS)
 
 #define NODE_INFO_RESP_FIELDS(F, S)                                                      \

@@ -1,5 +1,7 @@
 /* priority.c - priority/basic and priority/multifactor, pure. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include "sched/priority.h"
@@ -11,6 +13,86 @@ int priority_type_parse(const char *name)
 	if (!strcasecmp(name, "priority/multifactor"))
 		return PRIORITY_MULTIFACTOR;
 	return -EINVAL;
+}
+
+static const char *const tres_names[PRIO_TRES_N] = {"cpu", "mem", "node"};
+
+const char *priority_tres_name(enum priority_tres t)
+{
+	return t < PRIO_TRES_N ? tres_names[t] : "";
+}
+
+/* A mem weight's unit: how many MB it stands for (0: not a unit). */
+static double mem_unit(char c)
+{
+	switch (c) {
+	case 'k':
+	case 'K':
+		return 1.0 / 1024;
+	case 'm':
+	case 'M':
+		return 1.0;
+	case 'g':
+	case 'G':
+		return 1024.0;
+	case 't':
+	case 'T':
+		return 1024.0 * 1024;
+	default:
+		return 0.0;
+	}
+}
+
+/* One "name=weight" item of n bytes. */
+static int tres_item(const char *item, size_t n, double weights[PRIO_TRES_N])
+{
+	const char *eq = memchr(item, '=', n);
+	char num[64], *end;
+	size_t nlen, vlen;
+	double w, unit = 1.0;
+	int t;
+
+	if (!eq || eq == item || (vlen = n - (size_t)(eq + 1 - item)) == 0 ||
+	    vlen >= sizeof(num))
+		return -EINVAL;
+	nlen = (size_t)(eq - item);
+	for (t = 0; t < PRIO_TRES_N; t++)
+		if (strlen(tres_names[t]) == nlen &&
+		    !strncasecmp(item, tres_names[t], nlen))
+			break;
+	if (t == PRIO_TRES_N)
+		return -EINVAL;
+	memcpy(num, eq + 1, vlen);
+	num[vlen] = '\0';
+	w = strtod(num, &end);
+	if (end == num || w < 0.0)
+		return -EINVAL;
+	if (*end) {
+		unit = t == PRIO_TRES_MEM && !end[1] ? mem_unit(*end) : 0.0;
+		if (unit == 0.0)
+			return -EINVAL;
+	}
+	weights[t] = w / unit;
+	return 0;
+}
+
+int priority_tres_weights_parse(const char *s, double weights[PRIO_TRES_N], char *bad,
+                                size_t bad_len)
+{
+	memset(weights, 0, PRIO_TRES_N * sizeof(*weights));
+	while (s && *s) {
+		size_t n = strcspn(s, ",");
+		if (n && tres_item(s, n, weights) < 0) {
+			if (bad && bad_len)
+				snprintf(bad, bad_len, "%.*s", (int)n, s);
+			memset(weights, 0, PRIO_TRES_N * sizeof(*weights));
+			return -EINVAL;
+		}
+		s += n;
+		if (*s)
+			s++;
+	}
+	return 0;
 }
 
 static double clamp01(double x)
@@ -77,6 +159,17 @@ void priority_compute(const struct priority_params *pp, const struct priority_jo
 	f.qos = pp->max_qos_priority
 	            ? clamp01((double)job->qos_priority / pp->max_qos_priority)
 	            : 0.0;
+	f.assoc = pp->weight_assoc && pp->max_assoc_priority
+	              ? (double)job->assoc_priority / pp->max_assoc_priority
+	              : 0.0;
+	f.w_assoc = pp->weight_assoc * f.assoc;
+	/* each weighted TRES: what the job asks over what its partition has */
+	for (int t = 0; t < PRIO_TRES_N; t++) {
+		if (pp->weight_tres[t] <= 0.0 || !job->tres[t] || !job->part_tres[t])
+			continue;
+		f.tres[t] = (double)job->tres[t] / (double)job->part_tres[t];
+		f.w_tres[t] = f.tres[t] * pp->weight_tres[t];
+	}
 	f.w_age = pp->weight_age * f.age;
 	f.w_fairshare = pp->weight_fairshare * f.fairshare;
 	f.w_job_size = pp->weight_job_size * f.job_size;
@@ -84,7 +177,9 @@ void priority_compute(const struct priority_params *pp, const struct priority_jo
 	f.w_qos = pp->weight_qos * f.qos;
 	f.site = (int32_t)job->site_factor;
 	sum = (double)f.site + f.w_age + f.w_fairshare + f.w_job_size + f.w_partition +
-	      f.w_qos - (double)f.nice;
+	      f.w_qos + f.w_assoc - (double)f.nice;
+	for (int t = 0; t < PRIO_TRES_N; t++)
+		sum += f.w_tres[t];
 	if (sum < 1.0)
 		f.priority = 1;
 	else if (sum > (double)0xfffffffdu)

@@ -16,17 +16,34 @@ enum priority_type {
 	PRIORITY_MULTIFACTOR /* weighted factors */
 };
 
+/* The TRES a PriorityWeightTRES weight may name, in Slurm's TRES order (the
+ * order sprio lists them in). */
+enum priority_tres { PRIO_TRES_CPU, PRIO_TRES_MEM, PRIO_TRES_NODE, PRIO_TRES_N };
+
+/* TRES t's name: "cpu", "mem", "node". */
+const char *priority_tres_name(enum priority_tres t);
+
+/* PriorityWeightTRES ("cpu=1000,mem=.5G,node=20"; NULL or "" none) into
+ * weights (each 0 unless named; a mem weight's unit K, M, G, T scales it to
+ * per MB, as Slurm).  Returns 0, or -EINVAL with the offending item's first
+ * bytes in bad (bad_len bytes, NUL-terminated) for a TRES Rota does not
+ * weigh or a weight that is not a number. */
+int priority_tres_weights_parse(const char *s, double weights[PRIO_TRES_N], char *bad,
+                                size_t bad_len);
+
 /* The weights and limits, from slurm.conf. */
 struct priority_params {
 	enum priority_type type;
 	uint32_t weight_age, weight_fairshare, weight_job_size;
-	uint32_t weight_partition, weight_qos;
+	uint32_t weight_partition, weight_qos, weight_assoc;
+	double weight_tres[PRIO_TRES_N]; /* PriorityWeightTRES */
 	uint32_t max_age;       /* PriorityMaxAge in seconds; 0 makes the age factor 1 */
 	int favor_small;        /* PriorityFavorSmall=YES */
 	uint32_t cluster_cpus;  /* CPUs in the whole cluster */
 	uint32_t cluster_nodes; /* nodes in the whole cluster */
 	uint32_t max_part_job_factor; /* largest PriorityJobFactor of any partition */
 	uint32_t max_qos_priority;    /* largest Priority of any QOS */
+	uint32_t max_assoc_priority;  /* largest Priority of any association */
 };
 
 /* What the computation needs to know about one job. */
@@ -39,14 +56,18 @@ struct priority_job {
 	uint32_t nice;            /* --nice, a signed value as u32 two's complement */
 	uint32_t site_factor;     /* SiteFactor, a signed value as nice is */
 	uint32_t qos_priority;    /* its QOS's Priority */
-	double fairshare;         /* its association's factor (ctld/fairshare.h) */
+	uint32_t assoc_priority;  /* its association's Priority (inherited) */
+	/* each TRES it asks for (mem in MB) and its partition has */
+	uint64_t tres[PRIO_TRES_N], part_tres[PRIO_TRES_N];
+	double fairshare; /* its association's factor (ctld/fairshare.h) */
 };
 
 /* Each factor in [0, 1] and each weighted value (weight x factor). */
 struct priority_factors {
-	double age, fairshare, job_size, partition, qos;           /* normalized */
-	double w_age, w_fairshare, w_job_size, w_partition, w_qos; /* weighted */
-	int64_t nice;      /* the signed nice value */
+	double age, fairshare, job_size, partition, qos, assoc; /* normalized */
+	double w_age, w_fairshare, w_job_size, w_partition, w_qos, w_assoc; /* weighted */
+	double tres[PRIO_TRES_N], w_tres[PRIO_TRES_N]; /* 0: not weighted or none asked */
+	int64_t nice;                                  /* the signed nice value */
 	int64_t site;      /* the signed site factor (multifactor) */
 	uint32_t priority; /* the result */
 };

@@ -146,12 +146,64 @@ static void test_conf_keys(void **state)
 	conf_destroy(c);
 }
 
+/* The association factor is its Priority over the largest; each weighted
+ * TRES is what the job asks over what its partition has. */
+static void test_assoc_and_tres(void **state)
+{
+	struct priority_params pp = mf;
+	struct priority_job j = {
+	    .job_id = 1, .eligible_time = 1000, .cpus = 2, .nodes = 1};
+	struct priority_factors f;
+	char bad[32];
+
+	(void)state;
+	pp.weight_assoc = 4000000;
+	pp.max_assoc_priority = 200;
+	j.assoc_priority = 100;
+	assert_int_equal(priority_tres_weights_parse("CPU=4000000,mem=2G", pp.weight_tres,
+	                                             bad, sizeof(bad)),
+	                 0);
+	assert_true(pp.weight_tres[PRIO_TRES_CPU] == 4000000.0);
+	assert_true(pp.weight_tres[PRIO_TRES_MEM] == 2.0 / 1024);
+	assert_true(pp.weight_tres[PRIO_TRES_NODE] == 0.0);
+	j.tres[PRIO_TRES_CPU] = 2;
+	j.part_tres[PRIO_TRES_CPU] = 4;
+	j.tres[PRIO_TRES_NODE] = 1; /* not weighted: no factor */
+	j.part_tres[PRIO_TRES_NODE] = 2;
+	priority_compute(&pp, &j, 1000, &f);
+	assert_true(f.assoc == 0.5);
+	assert_true(f.w_assoc == 2000000.0);
+	assert_true(f.tres[PRIO_TRES_CPU] == 0.5);
+	assert_true(f.w_tres[PRIO_TRES_CPU] == 2000000.0);
+	assert_true(f.w_tres[PRIO_TRES_MEM] == 0.0); /* none asked */
+	assert_true(f.w_tres[PRIO_TRES_NODE] == 0.0);
+	assert_true(f.priority >= 4000000u);
+	pp.max_assoc_priority = 0; /* no association has one */
+	priority_compute(&pp, &j, 1000, &f);
+	assert_true(f.assoc == 0.0);
+
+	assert_int_equal(priority_tres_weights_parse("cpu=1,gres/gpu=5", pp.weight_tres,
+	                                             bad, sizeof(bad)),
+	                 -EINVAL);
+	assert_string_equal(bad, "gres/gpu=5");
+	assert_true(pp.weight_tres[PRIO_TRES_CPU] == 0.0);
+	assert_int_equal(
+	    priority_tres_weights_parse("cpu=x", pp.weight_tres, bad, sizeof(bad)),
+	    -EINVAL);
+	assert_int_equal(
+	    priority_tres_weights_parse("node=2G", pp.weight_tres, bad, sizeof(bad)),
+	    -EINVAL);
+	assert_int_equal(
+	    priority_tres_weights_parse(NULL, pp.weight_tres, bad, sizeof(bad)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_basic),   cmocka_unit_test(test_type_parse),
-	    cmocka_unit_test(test_factors), cmocka_unit_test(test_favor_small),
-	    cmocka_unit_test(test_nice),    cmocka_unit_test(test_conf_keys),
+	    cmocka_unit_test(test_basic),          cmocka_unit_test(test_type_parse),
+	    cmocka_unit_test(test_factors),        cmocka_unit_test(test_favor_small),
+	    cmocka_unit_test(test_nice),           cmocka_unit_test(test_conf_keys),
+	    cmocka_unit_test(test_assoc_and_tres),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
