@@ -171,6 +171,31 @@ def test_limits_are_set_shown_and_cleared(clean):
         ["", "02:00:00"]]
 
 
+def test_priority_is_inherited_and_qos_deleted_in_slurms_words(clean):
+    """A user association without a Priority of its own has its account's (as
+    Slurm's slurmdbd gives it), in sacctmgr and scontrol show assoc, and
+    follows the account's changes; one of its own stays.  Deleting a QOS
+    says " Deleting QOS(s)..." (its test24.7 looks for it)."""
+    c = clean
+    mgr(c, "-i", "add", "account", "pa", "Priority=100")
+    mgr(c, "-i", "add", "account", "pb", "parent=pa")
+    mgr(c, "-i", "add", "user", "bob", "account=pa,pb")
+    fmt = "format=account,user,priority"
+    assert sorted(rows(c, "list", "assoc", "account=pa,pb", fmt)) == [
+        ["pa", "", "100"], ["pa", "bob", "100"], ["pb", "", "100"], ["pb", "bob", "100"]]
+    mgr(c, "-i", "modify", "account", "pa", "set", "Priority=50")
+    mgr(c, "-i", "modify", "user", "bob", "where", "account=pb", "set", "Priority=7")
+    assert sorted(rows(c, "list", "assoc", "account=pa,pb", fmt)) == [
+        ["pa", "", "50"], ["pa", "bob", "50"], ["pb", "", "50"], ["pb", "bob", "7"]]
+    out = c.run(["scontrol", "show", "assoc", "account=pa", "flags=assoc"],
+                check=True).stdout
+    assert re.findall(r"Account=pa UserName=(\w*)\S* Partition= Priority=(\d+)",
+                      out) == [("", "50"), ("bob", "50")]
+    mgr(c, "-i", "add", "qos", "gone")
+    p = mgr(c, "-i", "delete", "qos", "gone")
+    assert p.stdout == " Deleting QOS(s)...\n  gone\n"
+
+
 def test_deletes_keep_the_tree_whole(clean):
     c = clean
     mgr(c, "-i", "add", "account", "top")

@@ -10,7 +10,9 @@ from conftest import module_cluster_with
 from test_priority import HEADER, MULTIFACTOR, blocker, prio
 
 # Partition "high" weighs twice "debug": a debug job's partition factor is 0.5.
+# No association has a Priority until test_assoc_and_tres_factors gives some.
 EXTRA = """PriorityWeightPartition=500
+PriorityWeightAssoc=1000
 PartitionName=high Nodes=ALL PriorityJobFactor=2 MaxTime=01:00:00 State=UP
 """
 BAR = "-----------------------------"
@@ -64,7 +66,7 @@ def test_format_weights_and_errors(jobs):
     assert out(c, "-w", "-o", "%i|%r|%Y|%y|%S|%A|%a|%J|%P|%Q|%N|%u|%B|%T|%t") == (
         "JOBID|PARTITION|PRIORITY|PRIORITY|SITE|AGE|AGE|JOBSIZE|PARTITION|QOS"
         "|NICE|USER|ASSOC|TRES|TRES\n"
-        "Weights||||1|0|0|1000|500|0|||0|(null)|\n")
+        "Weights||||1|0|0|1000|500|0|||1000|(null)|\n")
     p = sprio(c, "-h", "-j", str(d), "-o", "%i %z")
     assert p.returncode == 0 and p.stdout == f"{d} \n"
     assert p.stderr == "sprio: error: Invalid job format specification: z\n"
@@ -189,3 +191,62 @@ def test_site_factor(jobs):
     finally:
         c.run(["scontrol", "update", f"jobid={h}", "SiteFactor=0"], check=True)
         c.wait_for(lambda: prio(c, h) == 750 or None, what="priority 750 again")
+
+
+def mgr(c, *args):
+    p = c.run(["sacctmgr", "-i", *args])
+    assert p.returncode == 0, p.stdout + p.stderr
+    return p
+
+
+def test_assoc_and_tres_factors(jobs):
+    """The association factor: the job's association's Priority (a user's
+    inherits its account's) over the largest any association has; the TRES
+    factors: what the job asks over what its partition has, weighed by
+    PriorityWeightTRES; an admin-set priority shows every factor 0.  As Slurm
+    22.05's priority/multifactor and sprio (its test24.7)."""
+    c = jobs[0]
+    conf = open(c.conf_path).read()
+    ids = []
+    try:
+        mgr(c, "add", "account", "phi", "Priority=400")
+        mgr(c, "add", "account", "plo", "Priority=100")
+        mgr(c, "add", "user", c.user, "account=phi,plo")
+        for a in ("phi", "plo"):
+            ids.append(c.sbatch("-A", a, "-n", "8", "-o", "/dev/null", "--wrap", "true"))
+        hi, lo = ids
+        fmt = ["-h", "-o", "%i %B %b"]
+        want = f"{hi} 1000 1.0000000\n{lo} 250 0.2500000\n"
+        c.wait_for(lambda: out(c, "-j", f"{hi},{lo}", *fmt) == want or None,
+                   what="association factors 1 and 0.25")
+        # the largest Priority is now plo's: it weighs fully
+        mgr(c, "modify", "account", "phi", "set", "Priority=50")
+        assert out(c, "-j", f"{hi},{lo}", *fmt) == \
+            f"{hi} 500 0.5000000\n{lo} 1000 1.0000000\n"
+        # 8 of debug's 32 CPUs: a quarter of the cpu weight
+        with open(c.conf_path, "a") as f:
+            f.write("PriorityWeightTRES=CPU=3200\n")
+        c.run(["scontrol", "reconfigure"], check=True)
+        assert out(c, "-j", str(lo), "-o", "%.15i %12T %12t") == (
+            "          JOBID TRES         TRES        \n"
+            f"{lo:>15} cpu=800      cpu=0.25    \n")
+        assert out(c, "-w", "-o", "%i|%T|%t") == "JOBID|TRES|TRES\nWeights|CPU=3200|\n"
+        # the scheduler's next full pass brings the job's priority in line
+        c.wait_for(lambda: prio(c, lo) == 750 + 250 + 1000 + 800 or None,
+                   what="priority with the association and TRES factors")
+        # a TRES Rota does not weigh: the reconfigure is refused
+        with open(c.conf_path, "a") as f:
+            f.write("PriorityWeightTRES=gres/gpu=5\n")
+        p = c.run(["scontrol", "reconfigure"])
+        assert p.returncode == 1 and '"gres/gpu=5" is an invalid TRES weight' in p.stderr
+        c.run(["scontrol", "update", f"jobid={lo}", "priority=999"], check=True)
+        assert out(c, "-h", "-j", str(lo), "-o", "%Y|%S|%A|%B|%F|%J|%P|%Q|%N|%T|%y") == \
+            "999|0|0|0|0|0|0|0|0||999.00000000000000\n"
+    finally:
+        for j in ids:
+            c.run(["scancel", str(j)])
+        with open(c.conf_path, "w") as f:
+            f.write(conf)
+        c.run(["scontrol", "reconfigure"], check=True)
+        c.run(["sacctmgr", "-i", "delete", "user", c.user, "account=phi,plo"])
+        c.run(["sacctmgr", "-i", "delete", "account", "phi,plo"])
