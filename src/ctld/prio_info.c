@@ -62,7 +62,7 @@ int prio_tres_check(const struct conf *cf, struct rota_error *err)
 
 /* What the job asks of each TRES, and what its partition p has. */
 static void job_tres(struct ctld *ctld, const struct job *job, const struct part *p,
-                     struct priority_job *pj)
+                     int with_mem, struct priority_job *pj)
 {
 	const struct job_desc *d = &job->desc;
 
@@ -75,11 +75,11 @@ static void job_tres(struct ctld *ctld, const struct job *job, const struct part
 	if (!p)
 		return;
 	pj->part_tres[PRIO_TRES_NODE] = p->nnodes;
-	for (size_t i = 0; i < p->nnodes; i++) {
-		const struct node *n = node_mgr_get(ctld->nodes, p->node_idx[i]);
-		pj->part_tres[PRIO_TRES_CPU] += n->cpus;
-		pj->part_tres[PRIO_TRES_MEM] += n->mem;
-	}
+	pj->part_tres[PRIO_TRES_CPU] = p->total_cpus;
+	/* the partition's memory only when it is weighed: a walk of its nodes */
+	for (size_t i = 0; with_mem && i < p->nnodes; i++)
+		pj->part_tres[PRIO_TRES_MEM] +=
+		    node_mgr_get(ctld->nodes, p->node_idx[i])->mem;
 }
 
 static int any_tres_weight(const struct priority_params *pp)
@@ -125,7 +125,7 @@ void job_priority_factors(struct ctld *ctld, const struct priority_params *pp,
 		                              job->owner ? job->owner->user : NULL,
 		                              in ? in->cfg->name : NULL));
 	if (any_tres_weight(pp))
-		job_tres(ctld, job, in, &pj);
+		job_tres(ctld, job, in, pp->weight_tres[PRIO_TRES_MEM] > 0.0, &pj);
 	priority_compute(pp, &pj, now, ret);
 }
 
