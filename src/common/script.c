@@ -66,6 +66,7 @@ static const size_t str_fields[] = {
     offsetof(struct script_job, reservation),   offsetof(struct script_job, work_dir),
     offsetof(struct script_job, cpus_per_node), offsetof(struct script_job, std_out),
     offsetof(struct script_job, std_err),       offsetof(struct script_job, std_in),
+    offsetof(struct script_job, gpus),
 };
 
 static char **str_field(struct script_job *j, size_t k)
@@ -137,6 +138,12 @@ char **script_env(const char *context, const struct script_job *j, const char *n
 	if (j->nnodes)
 		env = put_u32(env, "SLURM_JOB_NUM_NODES", j->nnodes);
 	env = put_u32(env, "SLURM_JOB_RESTART_COUNT", j->restart_cnt);
+	if (j->gpus) { /* the job's GPUs here, as Slurm's GRES environment */
+		env = strv_setenv(env, "SLURM_JOB_GPUS", j->gpus);
+		env = strv_setenv(env, "CUDA_VISIBLE_DEVICES", j->gpus);
+		env = strv_setenv(env, "GPU_DEVICE_ORDINAL", j->gpus);
+		env = strv_setenv(env, "ROCR_VISIBLE_DEVICES", j->gpus);
+	}
 	env = put_str(env, "SLURMD_NODENAME", node_name);
 	env = put_str(env, "SLURM_CLUSTER_NAME", cluster);
 	env = put_str(env, "SLURM_CONF", conf_path);

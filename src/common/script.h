@@ -23,6 +23,7 @@ struct script_job {
 	char *user, *nodes, *partition, *account, *comment, *constraints;
 	char *reservation, *work_dir, *cpus_per_node; /* "2(x3),1" */
 	char *std_out, *std_err, *std_in;             /* a batch job's */
+	char *gpus; /* the indexes of the job's GPUs on the node: "0,2" */
 };
 
 /* A deep copy of j; script_job_free() releases it (NULL allowed). */

@@ -1,4 +1,5 @@
 #include <stdlib.h>
+#include "common/gres_req.h"
 #include "common/jobfmt.h"
 #include "stepd/script_job.h"
 #include "common/common.h"
@@ -28,7 +29,9 @@ struct script_job *script_job_of(const struct launch_req *r)
 	struct script_job *c;
 
 	j.cpus_per_node = jobfmt_counts(r->job_cpus_per_node.v, r->job_cpus_per_node.n);
+	j.gpus = gres_alloc_indexes(r->gres, "gpu");
 	c = script_job_dup(&j);
 	free(j.cpus_per_node);
+	free(j.gpus);
 	return c;
 }

@@ -231,3 +231,29 @@ def test_a_signal_sent_during_the_prolog_reaches_the_tasks(fresh_cluster, tmp_pa
         return None
     c.wait_for(stopped_shell, what="the batch shell stopped")
     c.run(["scancel", str(jobid)])
+
+
+def test_prolog_and_epilog_see_the_jobs_gpus(make_cluster, tmp_path):
+    """As Slurm's GRES environment in its node scripts: the indexes of the
+    job's GPUs on the node in SLURM_JOB_GPUS and CUDA_VISIBLE_DEVICES (and
+    GPU_DEVICE_ORDINAL, ROCR_VISIBLE_DEVICES)."""
+    c = make_cluster("--nodes", "1", "--cpus", "2", "--gpus", "2")
+    out = tmp_path / "env"
+    script = tmp_path / "script.sh"
+    script.write_text(f"#!/bin/sh\nenv > {out}.$SLURM_SCRIPT_CONTEXT\n")
+    script.chmod(0o755)
+    c.down()
+    with open(c.conf_path, "a") as f:
+        f.write(f"Prolog={script}\nEpilog={script}\n")
+    c.up()
+    jobid = c.sbatch("--gres=gpu:1", "-o", "/dev/null", "--wrap", "true")
+    assert c.wait_job(jobid) == "COMPLETED"
+    for ctx in ("prolog_slurmd", "epilog_slurmd"):
+        path = f"{out}.{ctx}"
+        c.wait_for(lambda: os.path.exists(path), what=f"{path} written")
+        time.sleep(0.2)
+        with open(path) as f:
+            env = dict(ln.split("=", 1) for ln in f.read().splitlines() if "=" in ln)
+        for name in ("SLURM_JOB_GPUS", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
+                     "ROCR_VISIBLE_DEVICES"):
+            assert env.get(name) == "0", (ctx, name, env.get(name))
