@@ -1191,7 +1191,7 @@ void assoc_update(struct ctld *ctld, struct caller *who, const struct assoc_upda
 		fail(&u, ESLURM_ACCESS_DENIED,
 		     "Your user doesn't have privilege to perform this action");
 	if (!u.rc && !u.changed)
-		fail(&u, SLURM_ERROR, "Nothing %s.",
+		fail(&u, SLURM_ERROR, "Nothing %s",
 		     req->verb == ASSOC_DELETE ? "deleted" : "modified");
 	if (!u.rc && !(req->flags & ASSOC_F_DRY_RUN)) {
 		if (ev_assoc_commit(ctld, &u.ev) < 0)

@@ -715,4 +715,4 @@ def test_slurmdb_changes(cluster, users):
     st, doc = over_unix(cluster, "DELETE", f"{DB38}/account/chem")
     assert st == 200 and "chem" not in acc("account", "format=account").split()
     st, doc = over_unix(cluster, "DELETE", f"{DB38}/account/chem")
-    assert st == 400 and doc["errors"][0]["error"] == "Nothing deleted."
+    assert st == 400 and doc["errors"][0]["error"] == "Nothing deleted"

@@ -164,7 +164,7 @@ def test_changes_and_listings(cluster, users):
     assert st == 200 and "bio" not in sacct_list(cluster, "account",
                                                  "format=account").split()
     st, doc = over_unix(cluster, "DELETE", f"{DB44}/account/bio")
-    assert st == 400 and doc["errors"][0]["description"] == "Nothing deleted."
+    assert st == 400 and doc["errors"][0]["description"] == "Nothing deleted"
     st, doc = over_unix(cluster, "GET", f"{DB44}/account/bio")
     assert st == 404 and doc["errors"][0]["error_number"] == 2045
 

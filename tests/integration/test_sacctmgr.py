@@ -88,6 +88,11 @@ def test_account_tree_users_and_listing(clean):
     # adding what is there: nothing, and said so
     p = mgr(c, "-i", "add", "account", "physics", check=False)
     assert p.returncode == 1 and p.stdout == " Nothing new added.\n"
+    # deleting or changing what is not there: as Slurm's, without a full stop
+    p = mgr(c, "-i", "delete", "account", "nosuch", check=False)
+    assert (p.returncode, p.stdout) == (1, " Nothing deleted\n")
+    p = mgr(c, "-i", "modify", "account", "nosuch", "set", "fairshare=3", check=False)
+    assert (p.returncode, p.stdout) == (1, " Nothing modified\n")
 
 
 def test_add_takes_names_from_name_equals(clean):
