@@ -137,7 +137,7 @@ static const struct {
     {R, "SLURM_PROLOG", O_PROLOG},
     {R, "SLURM_REQ_SWITCH", O_SWITCHES},
     {R, "SLURM_WAIT4SWITCH", O_WAIT4SWITCH},
-    {R, "SLURM_RESV_PORTS", O_IGNORE},
+    {R, "SLURM_RESV_PORTS", O_RESV_PORTS},
     {R, "SLURM_SIGNAL", O_SIGNAL},
     {R, "SLURM_SPREAD_JOB", O_SPREAD_JOB},
     {R, "SLURM_TASK_EPILOG", O_TASK_EPILOG},
@@ -291,6 +291,18 @@ static uint32_t slurmd_debug_parse(const char *arg)
 		if (!strcasecmp(arg, names[k]))
 			return (uint32_t)k;
 	jobopt_die(JOBOPT_EXIT_ERROR, "Invalid --slurmd-debug level: %s", arg);
+}
+
+/* --resv-ports=N: 0 (none) up to the most ports there are. */
+static uint32_t resv_ports_parse(const char *arg)
+{
+	char *end;
+	unsigned long n = strtoul(arg, &end, 10);
+
+	if (*arg < '0' || *arg > '9' || *end || n > 65535)
+		jobopt_die(JOBOPT_EXIT_ERROR,
+		           "Invalid numeric value \"%s\" for --resv-ports.", arg);
+	return (uint32_t)n;
 }
 
 static int parse_u32(const char *s, const char **ret_end, uint32_t *ret)
@@ -1430,6 +1442,9 @@ static void apply_one(struct jobopt *o, int id, const char *arg)
 	case O_TASK_EPILOG:
 		set_str(&o->task_epilog, arg);
 		return;
+	case O_RESV_PORTS: /* no count: none (as Slurm's) */
+		o->resv_ports = arg && *arg ? resv_ports_parse(arg) : 0;
+		return;
 	case O_SLURMD_DEBUG:
 		o->slurmd_debug = slurmd_debug_parse(arg);
 		return;
@@ -1542,6 +1557,7 @@ void jobopt_init(struct jobopt *o, enum jobopt_cmd cmd)
 	o->jobid = NO_VAL;
 	o->wait_secs = NO_VAL;
 	o->relative = NO_VAL;
+	o->resv_ports = NO_VAL;
 	o->out_task = o->err_task = JOBOPT_IO_ALL;
 	/* srun's stdin goes to every task unless -i says otherwise (Slurm's
 	 * default; --pty gives it to task 0, srun.c) */

@@ -85,6 +85,7 @@ struct jobopt {
 	char *prolog, *epilog;           /* --prolog, --epilog: srun runs them */
 	char *task_prolog, *task_epilog; /* --task-prolog, --task-epilog */
 	uint32_t slurmd_debug; /* --slurmd-debug: Slurm's level number; 0 quiet */
+	uint32_t resv_ports;   /* --resv-ports[=N]; NO_VAL: not given */
 	/* --bcast: srun copies the command to the job's nodes first */
 	int bcast;           /* --bcast (or SLURM_BCAST) given */
 	char *bcast_dest;    /* its dest_path; NULL: the default name */

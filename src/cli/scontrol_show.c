@@ -1296,7 +1296,7 @@ static void print_step(const struct scontrol_opts *o, const struct step_info *s)
 	} else {
 		printf("%sTRES=cpu=%u,node=%u", sep, s->num_cpus, s->num_nodes);
 	}
-	printf("%sResvPorts=(null)", sep);
+	printf("%sResvPorts=%s", sep, s->resv_ports ? s->resv_ports : "(null)");
 	printf("%sCPUFreqReq=Default Dist=Block", sep);
 	printf("%sSrunHost:Pid=%s:0\n\n", sep, s->srun_host ? s->srun_host : "(null)");
 }

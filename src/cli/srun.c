@@ -354,6 +354,10 @@ static void fill_step_req(struct srun *s, size_t k, struct step_create_req *req,
 	req->mem_bind = o->mem_bind;
 	req->task_prolog = o->task_prolog;
 	req->slurmd_debug = o->slurmd_debug;
+	if (o->resv_ports != NO_VAL) {
+		req->flags |= STEP_F_RESV_PORTS;
+		req->resv_ports = o->resv_ports;
+	}
 	req->task_epilog = o->task_epilog;
 	req->gres = x->gres;
 	req->gpus = x->gpus;
@@ -554,7 +558,7 @@ static void create_step(struct srun *s)
 			    s->job_id);
 			exit(cli_exit_error());
 		}
-		if (rc != ESLURM_NODES_BUSY) {
+		if (rc != ESLURM_NODES_BUSY && rc != ESLURM_PORTS_BUSY) {
 			char *why = xstrdup(msg);
 			msg_body_free(type, body);
 			step_failed(s, why);
@@ -567,15 +571,15 @@ static void create_step(struct srun *s)
 		if (!s->alloc_mode && s->o->immediate &&
 		    time(NULL) - began >= (time_t)s->o->immediate) {
 			cli_error("Unable to create step for job %u: %s", s->job_id,
-			          slurm_strerror(ESLURM_NODES_BUSY));
+			          slurm_strerror(rc));
 			exit(cli_exit_error());
 		}
 		if (!busy_said && !(s->o->immediate && !s->alloc_mode)) {
 			fprintf(
 			    stderr,
 			    "srun: Job %u step creation temporarily disabled, retrying "
-			    "(Requested nodes are busy)\n",
-			    s->job_id);
+			    "(%s)\n",
+			    s->job_id, slurm_strerror(rc));
 			busy_said = 1;
 		}
 		sleep(1);

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/conf.h"
+#include "common/mpiparams.h"
 #include "common/strv.h"
 #include "common/conf_keys.h"
 #include "common/gres.h"
@@ -1106,6 +1107,8 @@ static int conf_finish(struct parser *p)
 			                 e.text);
 	}
 	if (rlimit_keys_check(p) < 0)
+		return -1;
+	if (mpi_params_ports(c->mpi_params, &(uint32_t){0}, &(uint32_t){0}, p->err) < 0)
 		return -1;
 	/* as in Slurm, the last Default=YES wins */
 	for (size_t i = 0; i < c->part_count; i++)

@@ -204,6 +204,7 @@ struct conf {
 	char *prolog, *epilog, *task_prolog;
 	char *srun_prolog, *srun_epilog; /* srun runs them (--prolog, --epilog) */
 	char *prolog_flags; /* PrologFlags: Contain gives each job N.extern */
+	char *mpi_params;   /* MpiParams (common/mpiparams.h) */
 	/* --container-image: where a node keeps imported images (NULL:
 	 * SlurmdSpoolDir/containers) and the directory of OCI layouts that
 	 * registry references name (NULL: none) */

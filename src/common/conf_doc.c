@@ -225,7 +225,13 @@ static const struct conf_doc global_doc[] = {
      "Slurm's pam_slurm_adopt; the other flags are accepted."},
     {"Prolog", "path",
      "Program run as root on each node before the job's first tasks there; a failure "
-     "drains the node and requeues a batch job."},
+     "drains the node and requeues a batch job (held unless SchedulerParameters has "
+     "nohold_on_prolog_fail)."},
+    {"MpiParams", "ports=MIN-MAX",
+     "Ports the controller reserves for steps, given to their tasks in "
+     "SLURM_STEP_RESV_PORTS: srun --resv-ports=N asks N; with this set, a step that "
+     "does not say gets its most tasks on a node plus one. A port is given to one step "
+     "of a node at a time."},
     {"Epilog", "path",
      "Program rotad runs as root on each node once the job is gone from it; a failure "
      "drains the node."},

@@ -406,6 +406,10 @@ const char *slurm_strerror(int rc)
 		return "Active features not subset of available features";
 	case ESLURM_PARTITION_DOWN:
 		return "Partition in DOWN state";
+	case ESLURM_PORTS_BUSY:
+		return "Required ports are in use";
+	case ESLURM_PORTS_INVALID:
+		return "Requires more ports than can be reserved";
 	case ESLURM_NODE_NOT_AVAIL:
 		return "Required node not available (down, drained or reserved)";
 	case ESLURM_PARTITION_NOT_AVAIL:

@@ -110,7 +110,9 @@ struct ctld {
 	/* jobs of one request checked but not recorded yet (a crontab's
 	 * entries): counted against MaxJobCount and the submit limits */
 	uint32_t submit_extra;
-	struct bcasts *bcasts; /* sbcast's blocks waiting for nodes (bcast.h) */
+	struct bcasts *bcasts;   /* sbcast's blocks waiting for nodes (bcast.h) */
+	uint32_t resv_port_next; /* MpiParams ports: where the next search
+	                          * starts (resv_ports.h) */
 };
 
 /* Ask for a scheduling pass soon (coalesced: at most one per loop turn). */

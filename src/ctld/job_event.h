@@ -185,7 +185,8 @@ ROTA_DECLARE(ev_configured, EV_CONFIGURED_FIELDS)
 	F(S, u32v, tasks_per_node, _) /* none: not known (older journals) */             \
 	F(S, u32, task_dist, _)       /* their numbering (common/taskdist.h) */          \
 	F(S, u32v, task_map, _)       /* arbitrary: each task's node */                  \
-	F(S, u32, time_limit, _)      /* minutes (srun -t); 0: the job's */
+	F(S, u32, time_limit, _)      /* minutes (srun -t); 0: the job's */              \
+	F(S, str, resv_ports, _)      /* MpiParams ports it holds (resv_ports.h) */
 ROTA_DECLARE(ev_step_start, EV_STEP_START_FIELDS)
 #define STEP_EV_OVERLAP 1u
 

@@ -45,6 +45,7 @@ struct step {
 	int limit_sent;        /* killed for its time limit */
 	uint32_t sus_at_start; /* the job's run->sus_secs when it started */
 	char **gres;           /* [nnodes] the job's GRES it holds on each, or NULL */
+	char *resv_ports;      /* MpiParams ports it holds: "12000-12003"; or NULL */
 	struct step *next;
 };
 

@@ -184,6 +184,7 @@ int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
 	l.mem_bind = req->mem_bind;
 	l.task_prolog = req->task_prolog;
 	l.slurmd_debug = req->slurmd_debug;
+	l.resv_ports = st->resv_ports;
 	l.task_epilog = req->task_epilog;
 	if (req->gpu_bind) /* the step's own, else the job's */
 		l.gpu_bind = req->gpu_bind;

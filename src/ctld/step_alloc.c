@@ -235,5 +235,6 @@ void step_layout_release(struct step_layout *l)
 		free(l->gres[i]);
 	free(l->gres);
 	free(l->task_map);
+	free(l->resv_ports);
 	memset(l, 0, sizeof(*l));
 }

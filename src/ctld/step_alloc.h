@@ -24,6 +24,7 @@ struct step_layout {
 	                     * NULL: none), or NULL when the job has no GRES */
 	uint32_t *task_map; /* [num_tasks] -m arbitrary: each task's node; or NULL */
 	uint32_t num_tasks, num_cpus;
+	char *resv_ports; /* the ports reserved for it (resv_ports.h), or NULL */
 };
 
 /* Lay out req over the job.  cand[0..ncand-1]: the job node positions it may

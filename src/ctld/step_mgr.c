@@ -11,6 +11,7 @@
 #include "common/strv.h"
 #include "common/states.h"
 #include "common/schedparams.h"
+#include "ctld/resv_ports.h"
 #include "ctld/acct.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
@@ -28,6 +29,7 @@ static void step_free(struct step *st)
 		chan_unref(st->client);
 	free(st->name);
 	free(st->nodes);
+	free(st->resv_ports);
 	free(st->node_idx);
 	free(st->tasks);
 	for (uint32_t i = 0; st->slots && i < st->nnodes; i++)
@@ -254,6 +256,8 @@ static struct step *step_new(struct ctld *ctld, struct job *job,
 	st->slots = l->slots;
 	st->mem = l->mem;
 	st->gres = l->gres;
+	st->resv_ports = l->resv_ports;
+	l->resv_ports = NULL;
 	l->nslots = NULL;
 	l->slots = NULL;
 	l->mem = NULL;
@@ -301,6 +305,7 @@ void step_event_fill(const struct job *job, const struct step *st,
 	ev->num_cpus = st->num_cpus;
 	ev->flags = st->overlap ? STEP_EV_OVERLAP : 0;
 	ev->time_limit = st->time_limit;
+	ev->resv_ports = st->resv_ports ? xstrdup(st->resv_ports) : NULL;
 	ev->cpus_per_node.v = xcalloc(st->nnodes, sizeof(uint32_t));
 	ev->mem_per_node.v = xcalloc(st->nnodes, sizeof(uint32_t));
 	ev->cpus_per_node.n = ev->mem_per_node.n = st->nnodes;
@@ -408,6 +413,7 @@ int step_apply_start(struct ctld *ctld, struct job *job, const struct ev_step_st
 	st->num_cpus = ev->num_cpus;
 	st->start_time = ev->time;
 	st->time_limit = ev->time_limit;
+	st->resv_ports = ev->resv_ports ? xstrdup(ev->resv_ports) : NULL;
 	st->sus_at_start = job->run->sus_secs; /* replayed in order: as it was */
 	run = job_run_mut(job);
 	st->next = run->steps;
@@ -500,6 +506,8 @@ int step_layout_for(struct ctld *ctld, struct job *job, struct step_create_req *
 			step_layout_release(l);
 		}
 	if (!rc && (rc = step_gres_alloc(job, req, l)))
+		step_layout_release(l);
+	if (!rc && (rc = resv_ports_alloc(ctld, job, req, l)))
 		step_layout_release(l);
 	if (rc)
 		log_debug("JobId=%u step request: %s", job->job_id, slurm_strerror(-rc));
@@ -797,6 +805,7 @@ static void step_fill(struct ctld *ctld, const struct job *job, const struct ste
 	o->num_tasks = st->num_tasks;
 	o->num_cpus = st->num_cpus;
 	o->start_time = st->start_time;
+	o->resv_ports = st->resv_ports ? xstrdup(st->resv_ports) : NULL;
 	for (uint32_t i = 0; st->mem && i < st->nnodes; i++)
 		o->mem += st->mem[i];
 }

@@ -645,6 +645,7 @@ ROTA_DECLARE(alloc_resp, ALLOC_RESP_FIELDS)
 	F(S, str, task_prolog, _)  /* --task-prolog: run before each task */             \
 	F(S, str, task_epilog, _)  /* --task-epilog: run after each task */              \
 	F(S, u32, slurmd_debug, _) /* --slurmd-debug: Slurm's level; 0 quiet */          \
+	F(S, u32, resv_ports, _)   /* --resv-ports=N (STEP_F_RESV_PORTS) */              \
 	/* GRES the step takes out of the job's: --gres, and the GPU options */          \
 	F(S, str, gres, _)                                                               \
 	F(S, str, gpus, _)                                                               \
@@ -679,6 +680,9 @@ enum step_flags {
 	 * each task stops at the first instruction of its program, for the
 	 * debugger to attach (stepd/pdebug.h) */
 	STEP_F_PARALLEL_DEBUG = 1 << 13,
+	/* srun --resv-ports given: resv_ports is the count (0: none); without
+	 * it, MpiParams ports= gives the step its most tasks on a node, plus 1 */
+	STEP_F_RESV_PORTS = 1 << 14,
 };
 
 #define STEP_CREATE_RESP_FIELDS(F, S)                                                    \
@@ -722,7 +726,8 @@ ROTA_DECLARE(step_het_create_resp, STEP_HET_CREATE_RESP_FIELDS)
 	F(S, u32, time_limit, _)                                                         \
 	F(S, u32, state, _)                                                              \
 	F(S, str, srun_host, _)                                                          \
-	F(S, u64, mem, _) /* MB on all its nodes; 0: none set aside */
+	F(S, u64, mem, _)        /* MB on all its nodes; 0: none set aside */            \
+	F(S, str, resv_ports, _) /* MpiParams ports it holds, or NULL */
 ROTA_DECLARE(step_info, STEP_INFO_FIELDS)
 
 #define STEP_INFO_RESP_FIELDS(F, S)                                                      \
@@ -898,7 +903,8 @@ ROTA_DECLARE(node_ping, NODE_PING_FIELDS)
 	F(S, list, node_gres_devs, gres_dev_info) /* the node's, index order per name */ \
 	F(S, str, comment, _)      /* the job's: for the Prolog and Epilog */            \
 	F(S, str, constraints, _)  /* the job's -C */                                    \
-	F(S, u32, slurmd_debug, _) /* srun --slurmd-debug (Slurm's level): to stderr */
+	F(S, u32, slurmd_debug, _) /* srun --slurmd-debug (Slurm's level): to stderr */  \
+	F(S, str, resv_ports, _)   /* the step's reserved ports: "12000-12003" */
 ROTA_DECLARE(launch_req, LAUNCH_REQ_FIELDS)
 
 /* Controller -> node: signal the job's steps here (step_id NO_VAL: all). With

@@ -238,6 +238,10 @@ static char **env_step(char **env, const struct stepd *st)
 	env = strv_setenvf(env, "SLURM_STEP_NUM_NODES", "%u", tpn->n);
 	env = strv_setenvf(env, "SLURM_NNODES", "%u", tpn->n);
 	env = strv_setenvf(env, "SLURM_STEP_NUM_TASKS", "%u", ntasks);
+	if (req->resv_ports) /* MpiParams ports (ctld/resv_ports.h) */
+		env = strv_setenv(env, "SLURM_STEP_RESV_PORTS", req->resv_ports);
+	else /* not the batch script's, which srun passed on */
+		strv_unsetenv(env, "SLURM_STEP_RESV_PORTS");
 	env = strv_setenvf(env, "SLURM_NTASKS", "%u", ntasks);
 	env = strv_setenvf(env, "SLURM_NPROCS", "%u", ntasks);
 	env = strv_setenv_take(env, "SLURM_STEP_TASKS_PER_NODE",

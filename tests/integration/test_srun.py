@@ -711,3 +711,44 @@ def test_immediate_step_gives_up_when_busy(cluster):
     assert re.search(r"^srun: error: Unable to create step for job \d+: Requested "
                      r"nodes are busy$", p.stderr, re.M), p.stderr
     assert p.stderr.count("step creation temporarily disabled") == 1, p.stderr
+
+
+def test_resv_ports(fresh_cluster):
+    """MpiParams=ports=MIN-MAX: a step gets its most tasks on a node plus one
+    ports (or --resv-ports=N) in SLURM_STEP_RESV_PORTS and scontrol show
+    step's ResvPorts; a port is one step's at a time on a node; more than the
+    range has is refused, too many in use waits (as Slurm's srun)."""
+    c = fresh_cluster
+    c.down()
+    with open(c.conf_path, "a") as f:
+        f.write("MpiParams=ports=12000-12009\n")
+    c.up()
+    p = c.run("srun -N1 -n3 printenv SLURM_STEP_RESV_PORTS")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["12000-12003"] * 3, p.stdout
+    p = c.run("srun -N2 --resv-ports=2 printenv SLURM_STEP_RESV_PORTS")
+    assert p.stdout.splitlines() == ["12004-12005"] * 2, p.stdout
+    p = c.run("srun --resv-ports=11 true")
+    assert p.returncode != 0
+    assert ("srun: error: Unable to create step for job" in p.stderr and
+            "Requires more ports than can be reserved" in p.stderr), p.stderr
+    p = c.run("srun --resv-ports=0 sh -c 'echo ${SLURM_STEP_RESV_PORTS:-none}'")
+    assert p.stdout == "none\n", p.stdout
+    out = c.work / "ports.out"
+    job = c.sbatch("-N1", "-n2", "-w", "node01", "-o", str(out), "--wrap",
+                   "srun --overlap -n1 --resv-ports=7 sleep 5 & sleep 1; "
+                   "srun --overlap -n1 --resv-ports=7 printenv SLURM_STEP_RESV_PORTS; "
+                   "wait")
+    c.wait_for(lambda: "ResvPorts=1" in c.run(["scontrol", "show", "step",
+                                                f"{job}.0"]).stdout,
+               what="step 0 holding its ports")
+    held = re.search(r"ResvPorts=(\S+)", c.run(["scontrol", "show", "step",
+                                                  f"{job}.0"]).stdout).group(1)
+    assert held == "12000-12002,12006-12009", held  # searched on from 12006
+    assert c.wait_job(job, timeout=60) == "COMPLETED"
+    text = out.read_text()
+    assert "step creation temporarily disabled, retrying (Required ports are in use)" \
+        in text, text
+    assert text.splitlines()[-1] == "12003-12009", text
+    p = c.run("srun -N1 printenv SLURM_STEP_RESV_PORTS")
+    assert p.returncode == 0, p.stderr

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "common/conf.h"
+#include "common/mpiparams.h"
 #include "common/timefmt.h"
 #include "common/common.h"
 
@@ -838,6 +839,30 @@ static void test_prolog_flags(void **state)
 	}
 }
 
+/* MpiParams=ports=MIN-MAX: the range, and what is refused. */
+static void test_mpi_params(void **state)
+{
+	struct rota_error err = {""};
+	uint32_t min = 0, max = 0;
+	struct conf *c;
+
+	(void)state;
+	c = load_ok("SlurmctldHost=h\nMpiParams=ports=12000-12999\nNodeName=n1\n");
+	assert_int_equal(mpi_params_ports(c->mpi_params, &min, &max, &err), 1);
+	assert_int_equal(min, 12000);
+	assert_int_equal(max, 12999);
+	conf_destroy(c);
+	assert_int_equal(mpi_params_ports(NULL, &min, &max, &err), 0);
+	load_fail("SlurmctldHost=h\nMpiParams=ports=13000-12000\nNodeName=n1\n",
+	          "ports must be MIN-MAX");
+	load_fail("SlurmctldHost=h\nMpiParams=ports=0-10\nNodeName=n1\n",
+	          "ports must be MIN-MAX");
+	load_fail("SlurmctldHost=h\nMpiParams=ports=1-70000\nNodeName=n1\n",
+	          "ports must be MIN-MAX");
+	load_fail("SlurmctldHost=h\nMpiParams=ranks=1\nNodeName=n1\n",
+	          "expected ports=MIN-MAX");
+}
+
 /* What `scontrol write config` may write back as Key=Value. */
 static void test_global_value_ok(void **state)
 {
@@ -882,6 +907,7 @@ int main(void)
 	    cmocka_unit_test(test_node_ping),
 	    cmocka_unit_test(test_power_save),
 	    cmocka_unit_test(test_prolog_flags),
+	    cmocka_unit_test(test_mpi_params),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
