@@ -95,6 +95,14 @@ enum job_reason {
 	WAIT_QOS,
 	/* over its partition's MaxMemPerCPU/MaxMemPerNode (EnforcePartLimits=NO) */
 	WAIT_PN_MEM_LIMIT,
+	/* per node and minimum limits (MaxTRESPerNode, MinTRES) */
+	WAIT_ASSOC_MAX_CPU_PER_NODE,
+	WAIT_ASSOC_MAX_MEM_PER_NODE,
+	WAIT_QOS_MAX_CPU_PER_NODE,
+	WAIT_QOS_MAX_MEM_PER_NODE,
+	WAIT_QOS_MIN_CPU,
+	WAIT_QOS_MIN_NODE,
+	WAIT_QOS_MIN_MEM,
 	WAIT_REASON_END
 };
 

@@ -32,6 +32,7 @@ struct use {
 	uint64_t mem;
 	int parent; /* an account's association: the one above; -1 none */
 	struct tres grp, max;
+	struct tres max_pn;   /* MaxTRESPerNode */
 	struct tres grp_mins; /* GrpTRESMins (cpu: CPU-minutes) */
 	double pass_mins;     /* CPU-minutes to their limits of jobs this pass started */
 };
@@ -47,12 +48,14 @@ struct assoc_limits {
 	struct use *use; /* [m->nassocs] */
 	struct quse *quse;
 	size_t nquse;
-	uint32_t *qos_jobs;   /* [m->nqos]: every user's */
-	struct tres *qos_pu;  /* [m->nqos]: MaxTRESPerUser */
-	struct tres *qos_grp; /* [m->nqos]: GrpTRES */
-	struct tres *qos_max; /* [m->nqos]: MaxTRES (per job) */
-	struct tres *qos_run; /* [m->nqos]: what runs in it (cpu, node, mem) */
-	int begun;            /* the jobs running before the pass are counted */
+	uint32_t *qos_jobs;      /* [m->nqos]: every user's */
+	struct tres *qos_pu;     /* [m->nqos]: MaxTRESPerUser */
+	struct tres *qos_grp;    /* [m->nqos]: GrpTRES */
+	struct tres *qos_max;    /* [m->nqos]: MaxTRES (per job) */
+	struct tres *qos_max_pn; /* [m->nqos]: MaxTRESPerNode */
+	struct tres *qos_min;    /* [m->nqos]: MinTRES (per job) */
+	struct tres *qos_run;    /* [m->nqos]: what runs in it (cpu, node, mem) */
+	int begun;               /* the jobs running before the pass are counted */
 };
 
 /* "cpu=8,mem=10G,node=2": the parts counted here. */
@@ -258,13 +261,14 @@ static int any_limit(const struct assoc_mgr *m)
 		const struct assoc_rec *r = &m->assocs[i];
 		if (r->max_jobs != NO_VAL || r->grp_jobs != NO_VAL ||
 		    r->max_wall != NO_VAL || r->grp_tres || r->max_tres ||
-		    r->grp_tres_mins)
+		    r->grp_tres_mins || r->max_tres_per_node)
 			return 1;
 	}
 	for (size_t i = 0; i < m->nqos; i++) {
 		const struct assoc_qos *q = &m->qos[i];
 		if (q->max_jobs_pu != NO_VAL || q->grp_jobs != NO_VAL ||
-		    q->max_wall != NO_VAL || q->max_tres_pu || q->grp_tres || q->max_tres)
+		    q->max_wall != NO_VAL || q->max_tres_pu || q->grp_tres ||
+		    q->max_tres || q->max_tres_per_node || q->min_tres)
 			return 1;
 	}
 	return 0;
@@ -286,10 +290,14 @@ struct assoc_limits *assoc_limits_begin(struct ctld *ctld)
 	l->qos_grp = xcalloc(m->nqos ? m->nqos : 1, sizeof(*l->qos_grp));
 	l->qos_max = xcalloc(m->nqos ? m->nqos : 1, sizeof(*l->qos_max));
 	l->qos_run = xcalloc(m->nqos ? m->nqos : 1, sizeof(*l->qos_run));
+	l->qos_max_pn = xcalloc(m->nqos ? m->nqos : 1, sizeof(*l->qos_max_pn));
+	l->qos_min = xcalloc(m->nqos ? m->nqos : 1, sizeof(*l->qos_min));
 	for (size_t i = 0; i < m->nqos; i++) {
 		l->qos_pu[i] = tres_parse(m->qos[i].max_tres_pu);
 		l->qos_grp[i] = tres_parse(m->qos[i].grp_tres);
 		l->qos_max[i] = tres_parse(m->qos[i].max_tres);
+		l->qos_max_pn[i] = tres_parse(m->qos[i].max_tres_per_node);
+		l->qos_min[i] = tres_parse(m->qos[i].min_tres);
 	}
 	for (size_t i = 0; i < m->nassocs; i++) {
 		const struct assoc_rec *r = &m->assocs[i];
@@ -299,6 +307,7 @@ struct assoc_limits *assoc_limits_begin(struct ctld *ctld)
 		        : -1;
 		l->use[i].grp = tres_parse(r->grp_tres);
 		l->use[i].max = tres_parse(r->max_tres);
+		l->use[i].max_pn = tres_parse(r->max_tres_per_node);
 		l->use[i].grp_mins = tres_parse(r->grp_tres_mins);
 	}
 	for (struct job *j = job_first_active(ctld->jobs); j; j = j->lnext)
@@ -319,6 +328,8 @@ void assoc_limits_end(struct assoc_limits *l)
 	free(l->qos_grp);
 	free(l->qos_max);
 	free(l->qos_run);
+	free(l->qos_max_pn);
+	free(l->qos_min);
 	free(l);
 }
 
@@ -343,11 +354,27 @@ static int cpu_mins_over(struct assoc_limits *l, const struct job *job,
 	return used + left + (double)cpus * job->time_limit > (double)limit;
 }
 
-/* What a job holds or asks for, as job_size counts it. */
+/* What a job holds or asks for, as job_size counts it, and on its busiest
+ * node (per_node). */
 struct ask {
 	uint32_t cpus, nodes;
 	uint64_t mem;
+	uint32_t node_cpus;
+	uint64_t node_mem;
 };
+
+/* The CPUs and memory (MB) a pending job asks on a node: its CPUs spread
+ * over its nodes, the most on one. */
+static void ask_per_node(const struct job *job, struct ask *a)
+{
+	const struct job_desc *d = &job->desc;
+	uint32_t nodes = a->nodes ? a->nodes : 1;
+
+	a->node_cpus = (a->cpus + nodes - 1) / nodes;
+	a->node_mem = d->mem_per_node != NO_VAL64  ? d->mem_per_node
+	              : d->mem_per_cpu != NO_VAL64 ? d->mem_per_cpu * a->node_cpus
+	                                           : 0;
+}
 
 /* A QOS's limits, one bit each: those a QOS of higher precedence sets are
  * not checked again in the next (Slurm's: the first QOS's limit wins). */
@@ -361,6 +388,11 @@ enum qos_lim {
 	QL_GRP_CPU = 1u << 6,
 	QL_GRP_NODE = 1u << 7,
 	QL_GRP_MEM = 1u << 8,
+	QL_MAX_CPU_PN = 1u << 9,
+	QL_MAX_MEM_PN = 1u << 10,
+	QL_MIN_CPU = 1u << 11,
+	QL_MIN_NODE = 1u << 12,
+	QL_MIN_MEM = 1u << 13,
 };
 
 /* Is the limit bit set here and by no QOS before?  Then it is this one's. */
@@ -380,7 +412,8 @@ static uint32_t qos_check(struct assoc_limits *l, const struct job *job, int qi,
 	const struct assoc_qos *q = &l->m->qos[qi];
 	const struct quse *qu = quse_of(l, (uint32_t)qi, job->owner->uid);
 	const struct tres *pu = &l->qos_pu[qi], *max = &l->qos_max[qi],
-	                  *grp = &l->qos_grp[qi], *run = &l->qos_run[qi];
+	                  *grp = &l->qos_grp[qi], *run = &l->qos_run[qi],
+	                  *pn = &l->qos_max_pn[qi], *min = &l->qos_min[qi];
 
 	if (applies(taken, QL_WALL, q->max_wall != NO_VAL) &&
 	    (job->time_limit == INFINITE32 || job->time_limit > q->max_wall))
@@ -398,6 +431,17 @@ static uint32_t qos_check(struct assoc_limits *l, const struct job *job, int qi,
 		return WAIT_QOS_MAX_CPU_PER_JOB;
 	if (applies(taken, QL_MAX_NODE, max->node != NO_VAL) && over(max->node, a->nodes))
 		return WAIT_QOS_MAX_NODE_PER_JOB;
+	if (applies(taken, QL_MAX_CPU_PN, pn->cpu != NO_VAL) &&
+	    over(pn->cpu, a->node_cpus))
+		return WAIT_QOS_MAX_CPU_PER_NODE;
+	if (applies(taken, QL_MAX_MEM_PN, pn->mem != NO_VAL64) && a->node_mem > pn->mem)
+		return WAIT_QOS_MAX_MEM_PER_NODE;
+	if (applies(taken, QL_MIN_CPU, min->cpu != NO_VAL) && a->cpus < min->cpu)
+		return WAIT_QOS_MIN_CPU;
+	if (applies(taken, QL_MIN_NODE, min->node != NO_VAL) && a->nodes < min->node)
+		return WAIT_QOS_MIN_NODE;
+	if (applies(taken, QL_MIN_MEM, min->mem != NO_VAL64) && a->mem < min->mem)
+		return WAIT_QOS_MIN_MEM;
 	if (applies(taken, QL_GRP_CPU, grp->cpu != NO_VAL) &&
 	    over(grp->cpu, (uint64_t)run->cpu + a->cpus))
 		return WAIT_QOS_GRP_CPU;
@@ -423,6 +467,7 @@ uint32_t assoc_limits_check(struct assoc_limits *l, const struct job *job)
 		return 0;
 	job_size(l->ctld, job, &cpus, &nodes, &mem);
 	ask = (struct ask){.cpus = cpus, .nodes = nodes, .mem = mem};
+	ask_per_node(job, &ask);
 	{ /* the user's own association: per job and per user */
 		const struct assoc_rec *r = &l->m->assocs[ai];
 		const struct use *u = &l->use[ai];
@@ -433,6 +478,10 @@ uint32_t assoc_limits_check(struct assoc_limits *l, const struct job *job)
 			return WAIT_ASSOC_MAX_CPU_PER_JOB;
 		if (over(u->max.node, nodes))
 			return WAIT_ASSOC_MAX_NODE_PER_JOB;
+		if (over(u->max_pn.cpu, ask.node_cpus))
+			return WAIT_ASSOC_MAX_CPU_PER_NODE;
+		if (u->max_pn.mem != NO_VAL64 && ask.node_mem > u->max_pn.mem)
+			return WAIT_ASSOC_MAX_MEM_PER_NODE;
 		if (over(r->max_jobs, (uint64_t)u->jobs + 1))
 			return WAIT_ASSOC_MAX_JOBS;
 	}
@@ -558,8 +607,9 @@ static int qos_submit_over(struct ctld *ctld, uid_t uid, const char *account,
 }
 
 /* Flags=DenyOnLimit: a submission past the per-job limits of its QOS
- * (MaxWall, MaxTRESPerJob's cpu and node) is refused rather than left to
- * wait.  Each limit is the first QOS's that sets it, as in the pass. */
+ * (MaxWall, MaxTRESPerJob's cpu and node, MaxTRESPerNode's cpu, MinTRES's cpu
+ * and node) is refused rather than left to wait.  Each limit is the first
+ * QOS's that sets it, as in the pass. */
 static int qos_denies(const struct assoc_qos *jq, const struct assoc_qos *pq,
                       const struct job_desc *d)
 {
@@ -568,8 +618,9 @@ static int qos_denies(const struct assoc_qos *jq, const struct assoc_qos *pq,
 	uint32_t cpt =
 	    d->cpus_per_task == NO_VAL || !d->cpus_per_task ? 1 : d->cpus_per_task;
 	uint64_t cpus = (uint64_t)tasks * cpt;
-	uint32_t nodes = d->min_nodes == NO_VAL ? 1 : d->min_nodes;
-	int wall = 0, cpu = 0, node = 0;
+	uint32_t nodes = d->min_nodes == NO_VAL || !d->min_nodes ? 1 : d->min_nodes;
+	uint64_t node_cpus = (cpus + nodes - 1) / nodes;
+	int wall = 0, cpu = 0, node = 0, pn_cpu = 0, min_cpu = 0, min_node = 0;
 
 	if (jq && pq && qos_has_flag(jq, "OverPartQOS")) {
 		order[0] = jq;
@@ -577,12 +628,29 @@ static int qos_denies(const struct assoc_qos *jq, const struct assoc_qos *pq,
 	}
 	for (size_t k = 0; k < 2; k++) {
 		const struct assoc_qos *q = order[k];
-		struct tres max;
+		struct tres max, pn, min;
 		int deny;
 		if (!q)
 			continue;
 		deny = qos_has_flag(q, "DenyOnLimit");
 		max = tres_parse(q->max_tres);
+		pn = tres_parse(q->max_tres_per_node);
+		min = tres_parse(q->min_tres);
+		if (!pn_cpu && pn.cpu != NO_VAL) {
+			pn_cpu = 1;
+			if (deny && node_cpus > pn.cpu)
+				return 1;
+		}
+		if (!min_cpu && min.cpu != NO_VAL) {
+			min_cpu = 1;
+			if (deny && cpus < min.cpu)
+				return 1;
+		}
+		if (!min_node && min.node != NO_VAL) {
+			min_node = 1;
+			if (deny && nodes < min.node)
+				return 1;
+		}
 		if (!wall && q->max_wall != NO_VAL) {
 			wall = 1;
 			if (deny && d->time_limit != NO_VAL &&

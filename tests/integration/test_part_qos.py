@@ -185,3 +185,47 @@ def test_deny_on_limit_refuses_what_would_wait(qos):
                   "--wrap", "true"]).returncode == 0
     mgr(c, "modify", "qos", "roomy", "set", "Flags=-1", "MaxWall=-1",
         "MaxTRESPerJob=cpu=-1")
+
+
+def test_per_node_and_minimum_limits(qos):
+    """A QOS's MaxTRESPerNode (cpu, mem) and MinTRES (cpu, node), an
+    association's MaxTRESPerNode: a job past them waits with Slurm's reason
+    (QOSMaxCpuPerNode, QOSMaxMemoryPerNode, QOSMinCpuNotSatisfied, QOSMinNode,
+    AssocMaxCpuPerNode); one within them runs; DenyOnLimit refuses at
+    submission."""
+    c = qos
+    refused = SUBMIT_ERR + "Job violates accounting/QOS policy (job submit limit, " \
+                           "user's size and/or time limits)\n"
+    mgr(c, "modify", "qos", "roomy", "set", "MaxTRESPerNode=cpu=2,mem=1024")
+    run = lambda *a: sleeper(c, "-p", "free", "--qos=roomy", *a)  # noqa: E731
+    waits = {
+        run("-N1", "-n3"): "QOSMaxCpuPerNode",
+        run("-N1", "-n1", "--mem=2G"): "QOSMaxMemoryPerNode",
+    }
+    ok = run("-N2", "-n4", "--mem=512")  # 2 CPUs a node
+    for j, why in waits.items():
+        c.wait_for(lambda: reason(c, j) == ["PENDING", why], what=why)
+    c.wait_running(ok)
+    c.cancel_all()
+    mgr(c, "modify", "qos", "roomy", "set", "MaxTRESPerNode=cpu=-1,mem=-1",
+        "MinTRES=cpu=2,node=2")
+    waits = {run("-N2", "-n1"): "QOSMinCpuNotSatisfied",
+             run("-N1", "-n2"): "QOSMinNode"}
+    ok = run("-N2", "-n2")
+    for j, why in waits.items():
+        c.wait_for(lambda: reason(c, j) == ["PENDING", why], what=why)
+    c.wait_running(ok)
+    c.cancel_all()
+    mgr(c, "modify", "qos", "roomy", "set", "Flags=DenyOnLimit")
+    p = c.run(["sbatch", "-p", "free", "--qos=roomy", "-N1", "-n1", "--wrap", "true"])
+    assert (p.returncode, p.stderr) == (1, refused)
+    mgr(c, "modify", "qos", "roomy", "set", "Flags=-1", "MinTRES=cpu=-1,node=-1")
+    mgr(c, "modify", "user", "root", "set", "MaxTRESPerNode=cpu=1")
+    try:
+        j = sleeper(c, "-p", "free", "-N1", "-n2")
+        c.wait_for(lambda: reason(c, j) == ["PENDING", "AssocMaxCpuPerNode"],
+                   what="AssocMaxCpuPerNode")
+        ok = sleeper(c, "-p", "free", "-N2", "-n2")
+        c.wait_running(ok)
+    finally:
+        mgr(c, "modify", "user", "root", "set", "MaxTRESPerNode=cpu=-1")
