@@ -88,7 +88,9 @@ static const struct conf_doc global_doc[] = {
      "others are accepted and ignored."},
     {"SlurmctldParameters", "word,...",
      "enable_configless: the controller serves slurm.conf and the files beside it to "
-     "rotad --conf-server (doc/configless.md); other words are accepted and ignored."},
+     "rotad --conf-server (doc/configless.md); user_resv_delete: a user a reservation "
+     "admits (Users=, Accounts=) may delete it with scontrol delete reservation; other "
+     "words are accepted and ignored."},
     {"SelectType", "plugin",
      SHOWN_ONLY " Rota always allocates as select/cons_tres does."},
     {"SelectTypeParameters", "word,...",

@@ -476,7 +476,8 @@ static const struct op_entry {
     {MSG_TOPO_INFO_REQ, P_USER, op_topo_info},
     {MSG_LIC_INFO_REQ, P_USER, op_lic_info},
     {MSG_RESV_INFO_REQ, P_USER, op_resv_info},
-    {MSG_RESV_UPDATE_REQ, P_ADMIN, op_resv_update},
+    /* admins; a user may delete one (user_resv_delete): resv.c */
+    {MSG_RESV_UPDATE_REQ, P_USER, op_resv_update},
     {MSG_JOB_SUSPEND_REQ, P_ADMIN, op_job_suspend},
     {MSG_CONF_FILES_REQ, P_USER, op_conf_files}, /* any authenticated caller */
     {MSG_CANCEL_REQ, P_USER, op_cancel},

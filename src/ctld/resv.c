@@ -13,6 +13,7 @@
 #include "common/states.h"
 #include "common/strv.h"
 #include "common/uid.h"
+#include "ctld/assoc.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
@@ -365,7 +366,8 @@ uint32_t resv_job_wait(struct ctld *ctld, struct job *job, time_t now)
 	r = resv_find(resv_mgr_of(ctld), job_x(job)->reservation);
 	if (!r)
 		return WAIT_RESV_DELETED;
-	if (resv_active(r, now))
+	/* FLEX: it may begin before the reservation does (Slurm) */
+	if (resv_active(r, now) || ((r->flags & RESV_F_FLEX) && r->end > now))
 		return 0;
 	/* squeue --start: not before its reservation begins */
 	if (!job->sched || job->sched->est_start != r->start)
@@ -580,7 +582,8 @@ uint32_t resv_job_limit(struct ctld *ctld, const struct job *job, time_t now,
 	if (!job_x(job)->reservation ||
 	    !(r = resv_find(resv_mgr_of(ctld), job_x(job)->reservation)) || r->end <= now)
 		return 0;
-	if (ctld->conf->resv_over_run == UINT32_MAX) /* ResvOverRun=UNLIMITED */
+	/* FLEX: it may end after the reservation does; UNLIMITED ResvOverRun */
+	if ((r->flags & RESV_F_FLEX) || ctld->conf->resv_over_run == UINT32_MAX)
 		return 0;
 	left = (uint32_t)((r->end - now + 59) / 60) + ctld->conf->resv_over_run;
 	if (job->time_limit != INFINITE32 && job->time_limit <= left)
@@ -902,6 +905,24 @@ static void send_rc(struct chan *ch, int rc)
 	chan_send_rc(ch, rc, slurm_strerror(rc < 0 ? -rc : rc));
 }
 
+/* A caller not an admin: only deleting one the user may use, and only
+ * with SlurmctldParameters=user_resv_delete (as Slurm).  0, or what Slurm
+ * answers others: "Invalid user id" for a deletion, else access denied. */
+static int user_may(struct ctld *ctld, const struct caller *who, const struct resv_desc *q,
+                    const struct resv *cur)
+{
+	char user[256];
+	const char *acct;
+
+	if (q->op != RESV_OP_DELETE)
+		return -ESLURM_ACCESS_DENIED;
+	if (!cur || !list_has(ctld->conf->slurmctld_params, "user_resv_delete", 1) ||
+	    uid_to_name(who->uid, user, sizeof(user)) != 0 || (!cur->users && !cur->accounts))
+		return -ESLURM_USER_ID_MISSING;
+	acct = assoc_default_account(ctld->assoc, user);
+	return resv_allows(cur, user, acct) ? 0 : -ESLURM_USER_ID_MISSING;
+}
+
 void resv_request(struct ctld *ctld, struct caller *who, const struct resv_desc *q,
                   struct chan *ch)
 {
@@ -910,7 +931,10 @@ void resv_request(struct ctld *ctld, struct caller *who, const struct resv_desc 
 	time_t now = time(NULL);
 	int rc;
 
-	(void)who; /* operators alone (ops.c) */
+	if (!caller_is_admin(who) && (rc = user_may(ctld, who, q, cur))) {
+		send_rc(ch, rc);
+		return;
+	}
 	if (q->op == RESV_OP_DELETE) {
 		if (!cur) {
 			send_rc(ch, -ESLURM_RESERVATION_INVALID);

@@ -13,7 +13,8 @@
  * (resv_mark) and whether a job that asked for one may start at all
  * (resv_job_wait); backfill plans around reservations as holds on their
  * nodes over their windows (resv_holds).  A job started in a reservation
- * ends with it (its limit cut), or ResvOverRun minutes after it.  Each
+ * ends with it (its limit cut), or ResvOverRun minutes after it; one of a
+ * FLEX reservation may begin before it and end after it.  Each
  * second resv_tick moves a repeating reservation on when it ends, deletes an
  * ended one, and a PURGE_COMP one once it has been empty that long.  The
  * pending jobs of one deleted no longer ask for it and wait held, unless it
@@ -70,7 +71,7 @@ uint32_t resv_node_flags(struct ctld *ctld, size_t idx, time_t now);
 int resv_job_check(struct ctld *ctld, const char *user, const struct job_desc *d);
 
 /* A job that asked for a reservation: 0 when it may start now (the
- * reservation is active), else the reason it waits (WAIT_RESERVATION before
+ * reservation is active, or FLEX and not over), else the reason it waits (WAIT_RESERVATION before
  * it begins: its expected start is then the reservation's, WAIT_RESV_DELETED
  * when it is gone). */
 uint32_t resv_job_wait(struct ctld *ctld, struct job *job, time_t now);
@@ -97,7 +98,7 @@ uint32_t resv_mark(struct ctld *ctld, struct resv_pass *rp, const struct job *jo
                    time_t now, struct sched_node *nodes, size_t n, size_t *ret_kept);
 
 /* Minutes a job starting now on a may run: in its reservation, the time to
- * the reservation's end and ResvOverRun (0 for UNLIMITED); with --time-min, the time to
+ * the reservation's end and ResvOverRun (0 for UNLIMITED or FLEX); with --time-min, the time to
  * the first reservation on those nodes that would begin before its limit ends (at least
  * its --time-min, as Slurm shrinks it); 0 when nothing cuts it. */
 uint32_t resv_job_limit(struct ctld *ctld, const struct job *job, time_t now,
