@@ -191,6 +191,8 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 		for (size_t i = 0; i < count; i++)
 			run->gres[i] = *ev->gres[i] ? xstrdup(ev->gres[i]) : NULL;
 	}
+	if (ev->reservation && *ev->reservation) /* of its list, the one */
+		run->resv = xstrdup(ev->reservation);
 	if (ev->partition) { /* of its list, the one it starts in */
 		struct part *p = node_mgr_part_find(ctld->nodes, ev->partition);
 		if (p)

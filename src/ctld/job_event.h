@@ -92,7 +92,9 @@ ROTA_DECLARE(ev_submit, EV_SUBMIT_FIELDS)
 	F(S, u32, time_limit, _) /* 0: unchanged; else (--deadline, -p a,b) its limit */ \
 	/* of a job that names several (-p a,b): the one it runs in; absent              \
 	 * (older journals, one partition): its only one */                              \
-	F(S, str, partition, _)
+	F(S, str, partition, _)                                                          \
+	/* of one that names several reservations: the one it runs in */                \
+	F(S, str, reservation, _)
 ROTA_DECLARE(ev_start, EV_START_FIELDS)
 
 #define EV_END_FIELDS(F, S)                                                              \

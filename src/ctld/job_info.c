@@ -168,7 +168,9 @@ static char *node_detail(struct ctld *ctld, const struct job *job)
 	for (uint32_t k = 0; k < run->nnodes; k++) {
 		uint64_t cores[GRES_CORE_WORDS] = {0};
 		char ids[256], *next;
-		if (!run->held || !run->held[k])
+		/* completing: the nodes it still holds; ended: all (Slurm
+		 * keeps an ended job's resources to show) */
+		if (!job_is_finished(job) && (!run->held || !run->held[k]))
 			continue;
 		for (uint32_t c = 0; c < run->cpus[k]; c++)
 			if (run->cores[k][c] < GRES_CORES_MAX)

@@ -112,6 +112,7 @@ static void run_free(const struct job_run *run)
 	free(run->held);
 	free(run->mem);
 	free(run->nodes_str);
+	free(run->resv);
 	free((void *)run);
 }
 

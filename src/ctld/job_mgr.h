@@ -67,6 +67,9 @@ struct job_run {
 	char **gres;      /* [nnodes] GRES held on each (common/gres_req.h), or
 	                   * NULL when the job holds none */
 	char *nodes_str;
+	/* of a job that names several reservations (--reservation=a,b): the
+	 * one it runs in; NULL: its only one, or none */
+	char *resv;
 	struct step *steps;
 	uint32_t next_step_id;
 	uint32_t exit_code;
@@ -110,6 +113,9 @@ struct job_sched {
 	/* the backfill run (its start) est_start is of: a job of several
 	 * partitions keeps the earliest of its run's plans */
 	time_t plan_run;
+	/* of a job that names several reservations: which of them (0 the
+	 * first) the scheduler tries it in now */
+	uint32_t resv_try;
 };
 
 enum job_list_on { JOB_ON_NONE, JOB_ON_ACTIVE, JOB_ON_WAITING };

@@ -34,7 +34,8 @@ static void launch_fill_job(struct ctld *ctld, struct job *job, struct launch_re
 	l->partition = job_part_name(job);
 	l->account = d->account;
 	l->qos = d->qos;
-	l->reservation = x->reservation;
+	/* SLURM_JOB_RESERVATION: of a list, the one it runs in */
+	l->reservation = job->run->resv ? job->run->resv : x->reservation;
 	l->comment = x->comment;
 	l->constraints = d->features;
 	l->gpus = x->gpus;

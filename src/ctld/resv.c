@@ -140,6 +140,9 @@ int resv_active(const struct resv *r, time_t now)
 
 /* ---- the event ---- */
 
+static int job_names(const struct job *job, const struct resv *r);
+static char *list_edit(const char *cur, const char *items, uint32_t op);
+
 /* v may be *dst itself (a record committed again, moved on) */
 static void set_str(char **dst, const char *v)
 {
@@ -153,16 +156,30 @@ static void set_str(char **dst, const char *v)
  * running past its end, ResvOverRun, and requeued later would wait for it
  * for ever), and unless it had NO_HOLD_JOBS_AFTER_END the pending ones wait
  * held (reason ReservationDeleted; scontrol release lets them run anywhere),
- * but an admin's hold stays.  Part of applying the deletion: a replay does
+ * but an admin's hold stays.  One that names others too (a,b) keeps
+ * those, unless it runs in r.  Part of applying the deletion: a replay does
  * the same. */
 static void resv_orphan_jobs(struct ctld *ctld, const struct resv *r)
 {
+	struct intern *texts = job_mgr_texts(ctld->jobs);
+
 	for (struct job *j = job_first(ctld->jobs); j; j = j->next) {
-		if (job_is_finished(j) || !job_x(j)->reservation ||
-		    strcmp(job_x(j)->reservation, r->name))
+		char *rest = NULL;
+		if (job_is_finished(j) || !job_names(j, r))
 			continue;
-		intern_drop_str(job_mgr_texts(ctld->jobs), job_x(j)->reservation);
-		job_desc_x_mut(&j->desc)->reservation = NULL;
+		if (resv_job_count(j) > 1 &&
+		    !(j->run->resv && !strcmp(j->run->resv, r->name)))
+			rest = list_edit(job_x(j)->reservation, r->name, RESV_LIST_DEL);
+		intern_drop_str(texts, job_x(j)->reservation);
+		job_desc_x_mut(&j->desc)->reservation = intern_str(texts, rest);
+		if (rest) {
+			job_sched_clear(j); /* resv_try: of the old list */
+			continue;
+		}
+		if (j->run->resv) {
+			free(job_run_mut(j)->resv);
+			job_run_mut(j)->resv = NULL;
+		}
 		if (!job_is_pending(j))
 			continue;
 		if (!(r->flags & RESV_F_NO_HOLD) && j->hold != 2) {
@@ -344,17 +361,92 @@ static int job_allowed(const struct resv *r, const struct job *job)
 	return resv_allows(r, job->owner ? job->owner->user : NULL, job->desc.account);
 }
 
+/* The n-th name of the comma list into buf (NUL-terminated): 1, or 0 past
+ * the last or too long. */
+static int list_item(const char *list, size_t n, char *buf, size_t len)
+{
+	for (const char *p = list; p && *p;) {
+		size_t l = strcspn(p, ",");
+		if (!n--) {
+			if (l >= len)
+				return 0;
+			memcpy(buf, p, l);
+			buf[l] = '\0';
+			return 1;
+		}
+		p += l;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+/* Does the job name r (alone or in its list)? */
+static int job_names(const struct job *job, const struct resv *r)
+{
+	return job_x(job)->reservation && listed(job_x(job)->reservation, r->name);
+}
+
+/* The reservation the job uses: its only one; of a list, the one it runs
+ * in, else the one the scheduler tries it in now, else the first that
+ * exists.  NULL: none (or gone). */
+static struct resv *job_resv(struct ctld *ctld, const struct job *job)
+{
+	const char *want = job_x(job)->reservation;
+	struct resv_mgr *m = resv_mgr_of(ctld);
+	char name[RESV_NAME_MAX + 1];
+	struct resv *r;
+
+	if (!want || !strchr(want, ','))
+		return resv_find(m, want);
+	if (job->run->resv)
+		return resv_find(m, job->run->resv);
+	if (job->sched && list_item(want, job->sched->resv_try, name, sizeof(name)) &&
+	    (r = resv_find(m, name)))
+		return r;
+	for (size_t i = 0; list_item(want, i, name, sizeof(name)); i++)
+		if ((r = resv_find(m, name)))
+			return r;
+	return NULL;
+}
+
+const char *resv_job_name(struct ctld *ctld, const struct job *job)
+{
+	const struct resv *r = job_resv(ctld, job);
+
+	return r ? r->name : NULL;
+}
+
+size_t resv_job_count(const struct job *job)
+{
+	const char *s = job_x(job)->reservation;
+	size_t n = s && *s;
+
+	for (; s && *s; s++)
+		n += *s == ',';
+	return n;
+}
+
 int resv_job_check(struct ctld *ctld, const char *user, const struct job_desc *d)
 {
 	const struct job_desc_ext *x = job_desc_X(d);
+	char name[RESV_NAME_MAX + 1];
 	const struct resv *r;
+	int rc = 0;
 
 	if (!x->reservation)
 		return 0;
-	r = resv_find(resv_mgr_of(ctld), x->reservation);
-	if (!r)
+	/* a list (a,b): every one must exist; access to one is enough */
+	for (size_t i = 0; list_item(x->reservation, i, name, sizeof(name)); i++) {
+		if (!(r = resv_find(resv_mgr_of(ctld), name)))
+			return -ESLURM_RESERVATION_INVALID;
+		if (!resv_allows(r, user, d->account))
+			rc = -ESLURM_RESERVATION_ACCESS;
+	}
+	if (!*x->reservation || x->reservation[strlen(x->reservation) - 1] == ',' ||
+	    strstr(x->reservation, ",,") || x->reservation[0] == ',')
 		return -ESLURM_RESERVATION_INVALID;
-	return resv_allows(r, user, d->account) ? 0 : -ESLURM_RESERVATION_ACCESS;
+	return rc;
 }
 
 uint32_t resv_job_wait(struct ctld *ctld, struct job *job, time_t now)
@@ -363,7 +455,7 @@ uint32_t resv_job_wait(struct ctld *ctld, struct job *job, time_t now)
 
 	if (!job_x(job)->reservation)
 		return 0;
-	r = resv_find(resv_mgr_of(ctld), job_x(job)->reservation);
+	r = job_resv(ctld, job);
 	if (!r)
 		return WAIT_RESV_DELETED;
 	/* FLEX: it may begin before the reservation does (Slurm) */
@@ -433,8 +525,10 @@ struct resv_pass *resv_pass_begin(struct ctld *ctld)
 void resv_pass_took(struct resv_pass *rp, const struct job *job,
                     const struct sched_alloc *a)
 {
-	for (size_t c = 0; rp && job_x(job)->reservation && c < rp->ncu; c++) {
-		if (strcmp(rp->cu[c].r->name, job_x(job)->reservation))
+	const struct resv *own = rp ? job_resv(rp->ctld, job) : NULL;
+
+	for (size_t c = 0; own && c < rp->ncu; c++) {
+		if (rp->cu[c].r != own)
 			continue;
 		for (uint32_t k = 0; k < (a ? a->nnodes : job->run->nnodes); k++) {
 			uint32_t i = a ? a->node_idx[k] : job->run->node_idx[k];
@@ -505,7 +599,7 @@ uint32_t resv_mark(struct ctld *ctld, struct resv_pass *rp, const struct job *jo
 	if (!m->head)
 		return 0;
 	if (job_x(job)->reservation)
-		own = resv_find(m, job_x(job)->reservation);
+		own = job_resv(ctld, job);
 	for (struct resv *r = m->head; r; r = r->next) {
 		if (r == own || r->end <= now || r->start >= end)
 			continue; /* not in the way of a job starting now */
@@ -579,8 +673,7 @@ uint32_t resv_job_limit(struct ctld *ctld, const struct job *job, time_t now,
 
 	if (!job_x(job)->reservation && job_x(job)->time_min)
 		return time_min_cut(ctld, job, now, a);
-	if (!job_x(job)->reservation ||
-	    !(r = resv_find(resv_mgr_of(ctld), job_x(job)->reservation)) || r->end <= now)
+	if (!job_x(job)->reservation || !(r = job_resv(ctld, job)) || r->end <= now)
 		return 0;
 	/* FLEX: it may end after the reservation does; UNLIMITED ResvOverRun */
 	if ((r->flags & RESV_F_FLEX) || ctld->conf->resv_over_run == UINT32_MAX)
@@ -652,8 +745,7 @@ void resv_lic_each(struct ctld *ctld, time_t now,
 			     j = j->lnext) {
 				int nw, i;
 				if (!job_is_running(j) || !job_x(j)->reservation ||
-				    !job_x(j)->licenses ||
-				    strcmp(job_x(j)->reservation, r->name) ||
+				    !job_x(j)->licenses || job_resv(ctld, j) != r ||
 				    (nw = lic_parse(job_x(j)->licenses, want, 0, NULL)) <=
 				        0 ||
 				    (i = lic_find(want, nw, have[k].name)) < 0)
@@ -670,8 +762,7 @@ void resv_job_started(struct ctld *ctld, const struct job *job)
 {
 	struct resv *r;
 
-	if (!job_x(job)->reservation ||
-	    !(r = resv_find(resv_mgr_of(ctld), job_x(job)->reservation)))
+	if (!job_x(job)->reservation || !(r = job_resv(ctld, job)))
 		return;
 	r->empty_since = 0;
 	/* REPLACE: the nodes it took are the job's now; idle ones instead */
@@ -942,7 +1033,7 @@ void resv_request(struct ctld *ctld, struct caller *who, const struct resv_desc 
 		}
 		for (struct job *j = job_first_active(ctld->jobs); j; j = j->lnext)
 			if (job_is_running(j) && job_x(j)->reservation &&
-			    !strcmp(job_x(j)->reservation, cur->name)) {
+			    job_resv(ctld, j) == cur) {
 				send_rc(ch, -ESLURM_RESERVATION_BUSY);
 				return;
 			}
@@ -1061,8 +1152,8 @@ static int resv_has_jobs(struct ctld *ctld, const struct resv *r, int running_on
 	for (struct job *j = running_only ? job_first_active(ctld->jobs)
 	                                  : job_first(ctld->jobs);
 	     j; j = running_only ? j->lnext : j->next)
-		if (job_x(j)->reservation && !strcmp(job_x(j)->reservation, r->name) &&
-		    (running_only ? job_is_running(j) : !job_is_finished(j)))
+		if (running_only ? job_is_running(j) && job_resv(ctld, j) == r
+		                 : !job_is_finished(j) && job_names(j, r))
 			return 1;
 	return 0;
 }
@@ -1105,8 +1196,7 @@ void resv_tick(struct ctld *ctld, time_t now)
 				int ran = 0;
 				for (struct job *j = job_first(ctld->jobs); j && !ran;
 				     j = j->next)
-					ran = job_x(j)->reservation &&
-					      !strcmp(job_x(j)->reservation, r->name);
+					ran = job_names(j, r);
 				if (ran)
 					r->empty_since = now;
 			}

@@ -66,9 +66,17 @@ void resv_tick(struct ctld *ctld, time_t now);
 uint32_t resv_node_flags(struct ctld *ctld, size_t idx, time_t now);
 
 /* At submission: d->reservation names one that exists and that the user
- * (name) or d->account may use.  0, -ESLURM_RESERVATION_INVALID or
- * -ESLURM_RESERVATION_ACCESS. */
+ * (name) or d->account may use; of a list (a,b: the job runs in whichever
+ * can run it first), every one exists and one admits it.  0,
+ * -ESLURM_RESERVATION_INVALID or -ESLURM_RESERVATION_ACCESS. */
 int resv_job_check(struct ctld *ctld, const char *user, const struct job_desc *d);
+
+/* The reservation a job uses: its only one; of its list, the one it runs
+ * in, else the one the scheduler tries it in now (job_sched's resv_try),
+ * else the first that exists.  Its name (borrowed), NULL none. */
+const char *resv_job_name(struct ctld *ctld, const struct job *job);
+/* How many reservations the job names (0 none). */
+size_t resv_job_count(const struct job *job);
 
 /* A job that asked for a reservation: 0 when it may start now (the
  * reservation is active, or FLEX and not over), else the reason it waits (WAIT_RESERVATION before

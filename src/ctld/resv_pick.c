@@ -15,6 +15,7 @@
 #include "ctld/ctld.h"
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
+#include "ctld/resv.h"
 #include "ctld/resv_impl.h"
 #include "proto/messages.h"
 #include "common/common.h"
@@ -69,8 +70,9 @@ static int holds_past_start(const struct pick *p, const struct job *j)
 {
 	int64_t end;
 
-	if (!job_is_running(j) || (p->self && job_x(j)->reservation &&
-	                           !strcmp(job_x(j)->reservation, p->self->name)))
+	const char *in = p->self ? resv_job_name(p->ctld, j) : NULL;
+
+	if (!job_is_running(j) || (in && !strcmp(in, p->self->name)))
 		return 0;
 	end = j->time_limit == INFINITE32
 	          ? INT64_MAX

@@ -102,13 +102,14 @@ struct sched_qrec *sched_pass_queue(struct ctld *ctld, struct job **pending, siz
 	size_t m = 0, any = 0;
 
 	for (size_t i = 0; i < n && !any; i++)
-		any = job_multi_part(pending[i]) && !hetjob_follower(pending[i]);
+		any = (job_multi_part(pending[i]) || resv_job_count(pending[i]) > 1) &&
+		      !hetjob_follower(pending[i]);
 	if (!any)
 		return NULL;
 	r = xcalloc(n, sizeof(*r));
 	for (size_t i = 0, cap = n; i < n; i++) {
 		struct part *parts[JOB_PARTS_MAX];
-		size_t np = 0;
+		size_t np = 0, nr = resv_job_count(pending[i]);
 		/* pending[] is in the pass's order (priority, or saf_aged's):
 		 * kept within a tier */
 		uint32_t rank = (uint32_t)(n - i);
@@ -120,17 +121,25 @@ struct sched_qrec *sched_pass_queue(struct ctld *ctld, struct job **pending, siz
 			np = 1;
 			parts[0] = pending[i]->part;
 		}
-		if (m + np > cap) {
-			cap = 2 * cap + np;
+		/* --reservation=a,b: a record per reservation too, tried in
+		 * its list's order within each partition (as Slurm) */
+		if (nr < 1 || hetjob_follower(pending[i]))
+			nr = 1;
+		if (nr > JOB_PARTS_MAX)
+			nr = JOB_PARTS_MAX;
+		if (m + np * nr > cap) {
+			cap = 2 * cap + np * nr;
 			r = xrealloc(r, cap * sizeof(*r));
 		}
 		for (size_t k = 0; k < np; k++)
-			r[m++] = (struct sched_qrec){
-			    .job = (uint32_t)i,
-			    .at = (uint32_t)k,
-			    .tier = parts[k] ? parts[k]->cfg->priority_tier : 0,
-			    .prio = rank,
-			    .job_id = pending[i]->job_id};
+			for (size_t v = 0; v < nr; v++)
+				r[m++] = (struct sched_qrec){
+				    .job = (uint32_t)i,
+				    .at = (uint32_t)k,
+				    .resv = (uint32_t)v,
+				    .tier = parts[k] ? parts[k]->cfg->priority_tier : 0,
+				    .prio = rank,
+				    .job_id = pending[i]->job_id};
 	}
 	sched_queue_sort(r, m);
 	*ret_n = m;
@@ -807,6 +816,9 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 	if ((resv_cut = resv_job_limit(ctld, task, ps->now, a)) &&
 	    (!ev.time_limit || resv_cut < ev.time_limit))
 		ev.time_limit = resv_cut; /* it ends with its reservation */
+	/* of its reservations, the one it starts in */
+	if (resv_job_count(task) > 1)
+		ev.reservation = (char *)resv_job_name(ctld, task);
 	ev.nodes = hostlist_compress(names, a->nnodes);
 	ev.cpus_per_node = (struct rota_u32v){a->cpus, a->nnodes};
 	ev.tasks_per_node = (struct rota_u32v){a->tasks, a->nnodes};
@@ -987,6 +999,12 @@ static int main_admit(void *ctx, size_t i, uint32_t *ret_part)
 			return SCHED_SKIP;
 		if (job->part != ps->rec_part[i])
 			job->part = ps->rec_part[i];
+	}
+	/* and of one that names several reservations */
+	if (ps->rec_resv && ps->rec_resv[i]) {
+		if (!job_is_pending(job))
+			return SCHED_SKIP;
+		job_sched_mut(job)->resv_try = ps->rec_resv[i] - 1;
 	}
 	/* a heterogeneous job's other components start with its leader */
 	if (hetjob_follower(job)) {
@@ -1306,9 +1324,12 @@ void sched_pass(struct ctld *ctld, time_t now, unsigned flags)
 		/* -p a,b: a record per partition (sched/queue.h) */
 		ps.jobs = xcalloc(nrecs, sizeof(*ps.jobs));
 		ps.rec_part = xcalloc(nrecs, sizeof(*ps.rec_part));
+		ps.rec_resv = xcalloc(nrecs, sizeof(*ps.rec_resv));
 		for (size_t k = 0; k < nrecs; k++) {
 			struct job *j = pending[recs[k].job];
 			ps.jobs[k] = j;
+			if (resv_job_count(j) > 1 && !hetjob_follower(j))
+				ps.rec_resv[k] = recs[k].resv + 1;
 			if (job_multi_part(j) &&
 			    sched_pass_use_part(ctld, j, recs[k].at) == 0)
 				ps.rec_part[k] = j->part;
@@ -1322,10 +1343,14 @@ void sched_pass(struct ctld *ctld, time_t now, unsigned flags)
 	if (recs) {
 		/* a job still waiting shows the first of its list again (its
 		 * reason is the last partition's it was tried in) */
-		for (size_t k = 0; k < nrecs; k++)
+		for (size_t k = 0; k < nrecs; k++) {
 			sched_pass_part_reset(ctld, ps.jobs[k]);
+			if (ps.rec_resv[k] && ps.jobs[k]->sched)
+				ps.jobs[k]->sched->resv_try = 0;
+		}
 		free(ps.jobs);
 		free(ps.rec_part);
+		free(ps.rec_resv);
 		free(recs);
 	}
 	sched_pass_release(&ps);

@@ -34,6 +34,7 @@ struct sched_pass {
 	/* main pass: the partition of queue entry i of a job that names
 	 * several (-p a,b), NULL: the job's own; NULL when none does */
 	struct part **rec_part;
+	uint32_t *rec_resv; /* [i]: 1 + which of its reservations; 0 not a list */
 	time_t now;
 	size_t cur;               /* the queue index running counts for */
 	uint32_t running;         /* tasks of cur's array running */

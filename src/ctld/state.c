@@ -108,6 +108,8 @@ static void gen_start(const struct job *j, struct ev_start *ev)
 	ev->nodes = xstrdup(j->run->nodes_str);
 	if (job_multi_part(j) && j->part)
 		ev->partition = xstrdup(j->part->cfg->name);
+	if (j->run->resv)
+		ev->reservation = xstrdup(j->run->resv);
 	ev->cpus_per_node.v = xcalloc(j->run->nnodes, sizeof(uint32_t));
 	ev->tasks_per_node.v = xcalloc(j->run->nnodes, sizeof(uint32_t));
 	ev->mem_per_node.v = xcalloc(j->run->nnodes, sizeof(uint32_t));

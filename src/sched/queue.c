@@ -14,7 +14,9 @@ static int cmp_rec(const void *a, const void *b)
 		return x->job_id < y->job_id ? -1 : 1;
 	if (x->job != y->job)
 		return x->job < y->job ? -1 : 1;
-	return (x->at > y->at) - (x->at < y->at);
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return (x->resv > y->resv) - (x->resv < y->resv);
 }
 
 void sched_queue_sort(struct sched_qrec *r, size_t n)

@@ -20,6 +20,7 @@
 struct sched_qrec {
 	uint32_t job;
 	uint32_t at;
+	uint32_t resv; /* of a job naming several reservations: which (0 first) */
 	uint32_t tier;
 	uint32_t prio;   /* the job's priority: higher first */
 	uint32_t job_id; /* ties: lower first */
