@@ -606,3 +606,99 @@ def test_an_hourly_reservation_moves_on_an_hour(cluster):
     t1 = datetime.strptime(show_resv(cluster, "h")["StartTime"], "%Y-%m-%dT%H:%M:%S")
     assert (t1 - t0).total_seconds() == 3600
     assert cluster.run(["scontrol", "ping"]).returncode == 0
+
+
+def test_flex_jobs_may_begin_before_and_run_past_their_reservation(cluster):
+    create(cluster, "ReservationName=flex", "StartTime=now+10minutes", "Duration=20",
+           "Nodes=node03", "Users=root", "Flags=FLEX")
+    create(cluster, "ReservationName=rigid", "StartTime=now+10minutes",
+           "Duration=20", "Nodes=node04", "Users=root")
+    # FLEX: it starts before the reservation and keeps its own limit
+    j = cluster.sbatch("--reservation=flex", "-t", "60", "-o", "/dev/null",
+                       "--wrap", "sleep 300")
+    cluster.wait_running(j)
+    assert cluster.job_field(j, "TimeLimit") == "01:00:00"
+    # without: it waits for the reservation to begin
+    k = cluster.sbatch("--reservation=rigid", "-t", "60", "-o", "/dev/null",
+                       "--wrap", "sleep 300")
+    cluster.wait_for(lambda: cluster.job_field(k, "Reason") == "Reservation",
+                     what="the job waiting for its reservation")
+    assert cluster.job_state(k) == "PENDING"
+
+
+def set_ctld_params(cluster, value):
+    """SlurmctldParameters=value in slurm.conf (None: removed), reconfigure."""
+    with open(cluster.conf_path) as f:
+        lines = [ln for ln in f.read().splitlines()
+                 if not ln.startswith("SlurmctldParameters=")]
+    if value is not None:
+        at = next(i for i, ln in enumerate(lines) if ln.startswith("NodeName="))
+        lines.insert(at, f"SlurmctldParameters={value}")
+    with open(cluster.conf_path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    cluster.run(["scontrol", "reconfigure"], check=True)
+
+
+def test_user_resv_delete_lets_its_users_delete_it(ucluster, users):
+    cluster = ucluster
+    a, b = users["a"], users["b"]
+    create(cluster, "ReservationName=mine", "StartTime=now", "Duration=20",
+           "Nodes=node02", "Users=" + a.name)
+    denied = "delete_reservation ReservationName=mine: Invalid user id\n"
+    # without user_resv_delete: admins only
+    p = as_user(cluster, a, "scontrol delete ReservationName=mine")
+    assert (p.returncode, p.stderr) == (1, denied)
+    try:
+        set_ctld_params(cluster, "user_resv_delete")
+        # a user it does not admit: still not
+        p = as_user(cluster, b, "scontrol delete ReservationName=mine")
+        assert (p.returncode, p.stderr) == (1, denied)
+        assert resv_names(cluster) == ["mine"]
+        # nor creating or updating one
+        p = as_user(cluster, a, "scontrol update ReservationName=mine Duration=30")
+        assert p.returncode == 1 and "Access/permission denied" in p.stderr, p.stderr
+        # one of its users: deleted
+        p = as_user(cluster, a, "scontrol delete ReservationName=mine")
+        assert (p.returncode, p.stderr) == (0, ""), p.stderr
+        assert resv_names(cluster) == []
+    finally:
+        set_ctld_params(cluster, None)
+
+
+def test_a_job_may_name_several_reservations(cluster):
+    for name, node in (("ra", "node01"), ("rb", "node02"), ("rc", "node03")):
+        create(cluster, f"ReservationName={name}", "StartTime=now", "Duration=20",
+               f"Nodes={node}", "Users=root")
+    # ra busy: a job of ra,rb runs in rb, the first that can run it
+    busy = cluster.sbatch("--reservation=ra", "--exclusive", "-o", "/dev/null",
+                          "--wrap", "sleep 300")
+    cluster.wait_running(busy)
+    out = os.path.join(str(cluster.work), "multi.out")
+    j = cluster.sbatch("--reservation=ra,rb", "-o", out, "--wrap",
+                       "echo resv=$SLURM_JOB_RESERVATION; sleep 300")
+    cluster.wait_running(j)
+    assert cluster.job_field(j, "NodeList") == "node02"
+    # shown as asked (Slurm's); the job's environment names the one it got
+    assert cluster.job_field(j, "Reservation") == "ra,rb"
+    cluster.wait_for(lambda: os.path.exists(out) and open(out).read(),
+                     what="the job's output")
+    assert open(out).read() == "resv=rb\n"
+    # the order is kept as given; the first that can: ra is busy, rb taken
+    k = cluster.sbatch("--reservation=rc,ra", "-o", "/dev/null", "--wrap", "sleep 300")
+    cluster.wait_running(k)
+    assert cluster.job_field(k, "NodeList") == "node03"
+    assert cluster.job_field(k, "Reservation") == "rc,ra"
+    # the one it runs in is busy, the others not
+    refused(cluster, ["delete", "ReservationName=rb"],
+            "delete_reservation ReservationName=rb: "
+            "Requested reservation is in use\n")
+    # every one must exist
+    p = cluster.run(["sbatch", "--reservation=ra,nothere", "--wrap", "true"])
+    assert p.returncode == 1
+    assert "Requested reservation is invalid" in p.stderr
+    # kept through a restart: still shown as asked, still in use
+    cluster.restart_ctld()
+    assert cluster.job_field(j, "Reservation") == "ra,rb"
+    refused(cluster, ["delete", "ReservationName=rb"],
+            "delete_reservation ReservationName=rb: "
+            "Requested reservation is in use\n")
