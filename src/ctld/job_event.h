@@ -93,7 +93,7 @@ ROTA_DECLARE(ev_submit, EV_SUBMIT_FIELDS)
 	/* of a job that names several (-p a,b): the one it runs in; absent              \
 	 * (older journals, one partition): its only one */                              \
 	F(S, str, partition, _)                                                          \
-	/* of one that names several reservations: the one it runs in */                \
+	/* of one that names several reservations: the one it runs in */                 \
 	F(S, str, reservation, _)
 ROTA_DECLARE(ev_start, EV_START_FIELDS)
 

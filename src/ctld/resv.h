@@ -79,9 +79,9 @@ const char *resv_job_name(struct ctld *ctld, const struct job *job);
 size_t resv_job_count(const struct job *job);
 
 /* A job that asked for a reservation: 0 when it may start now (the
- * reservation is active, or FLEX and not over), else the reason it waits (WAIT_RESERVATION before
- * it begins: its expected start is then the reservation's, WAIT_RESV_DELETED
- * when it is gone). */
+ * reservation is active, or FLEX and not over), else the reason it waits
+ * (WAIT_RESERVATION before it begins: its expected start is then the reservation's,
+ * WAIT_RESV_DELETED when it is gone). */
 uint32_t resv_job_wait(struct ctld *ctld, struct job *job, time_t now);
 
 /* A scheduling pass's view of the core reservations (CoreCnt=): the CPUs
@@ -106,9 +106,9 @@ uint32_t resv_mark(struct ctld *ctld, struct resv_pass *rp, const struct job *jo
                    time_t now, struct sched_node *nodes, size_t n, size_t *ret_kept);
 
 /* Minutes a job starting now on a may run: in its reservation, the time to
- * the reservation's end and ResvOverRun (0 for UNLIMITED or FLEX); with --time-min, the time to
- * the first reservation on those nodes that would begin before its limit ends (at least
- * its --time-min, as Slurm shrinks it); 0 when nothing cuts it. */
+ * the reservation's end and ResvOverRun (0 for UNLIMITED or FLEX); with --time-min, the
+ * time to the first reservation on those nodes that would begin before its limit ends (at
+ * least its --time-min, as Slurm shrinks it); 0 when nothing cuts it. */
 uint32_t resv_job_limit(struct ctld *ctld, const struct job *job, time_t now,
                         const struct sched_alloc *a);
 
