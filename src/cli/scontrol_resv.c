@@ -325,17 +325,19 @@ void scontrol_resv_print(const struct resv_info *r, time_t now, int oneliner)
 int scontrol_resv_show(const struct scontrol_opts *o, const char *name)
 {
 	struct resv_info_resp *r;
+	int rc = 0;
 
 	if (scontrol_resv_load(name, &r) < 0)
 		return 1;
 	if (!r->resvs_count) {
-		if (name)
+		if (name) /* an error, as Slurm's */
 			printf("Reservation %s not found\n", name);
 		else
 			printf("No reservations in the system\n");
+		rc = name != NULL;
 	}
 	for (uint32_t i = 0; i < r->resvs_count; i++)
 		scontrol_resv_print(&r->resvs[i], (time_t)r->time, o->oneliner);
 	msg_body_free(MSG_RESV_INFO_RESP, r);
-	return 0;
+	return rc;
 }

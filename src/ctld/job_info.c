@@ -315,7 +315,7 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->account = d->account;
 	o->qos = d->qos;
 	fill_tres(job, o, mask);
-	if (WANT(node_detail) && job_is_running(job))
+	if (WANT(node_detail) && (job_is_running(job) || job->run->nnodes))
 		o->node_detail = node_detail(ctld, job);
 	o->req_nodes = d->req_nodes;
 	o->exc_nodes = d->exc_nodes;

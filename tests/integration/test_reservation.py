@@ -93,8 +93,8 @@ def test_create_show_delete_in_slurms_layout(cluster):
                   "Users=root,nobody") == "root_1"
     assert show_resv(cluster, "root_1")["PartitionName"] == "debug"
     assert show_resv(cluster, "root_1")["Nodes"] == "node01"
-    assert cluster.run(["scontrol", "show", "res", "nothere"], check=True).stdout == \
-        "Reservation nothere not found\n"
+    p = cluster.run(["scontrol", "show", "res", "nothere"])  # an error (Slurm's)
+    assert (p.returncode, p.stdout) == (1, "Reservation nothere not found\n")
     p = cluster.run(["scontrol", "delete", "ReservationName=maint_a"])
     assert p.returncode == 0 and p.stdout == "" and p.stderr == ""
     p = cluster.run(["scontrol", "delete", "reservation", "root_1"])
@@ -661,6 +661,8 @@ def test_user_resv_delete_lets_its_users_delete_it(ucluster, users):
         p = as_user(cluster, a, "scontrol delete ReservationName=mine")
         assert (p.returncode, p.stderr) == (0, ""), p.stderr
         assert resv_names(cluster) == []
+        p = cluster.run(["scontrol", "show", "reservationname=mine"])
+        assert (p.returncode, p.stdout) == (1, "Reservation mine not found\n")
     finally:
         set_ctld_params(cluster, None)
 
@@ -688,6 +690,11 @@ def test_a_job_may_name_several_reservations(cluster):
     cluster.wait_running(k)
     assert cluster.job_field(k, "NodeList") == "node03"
     assert cluster.job_field(k, "Reservation") == "rc,ra"
+    # ended, scontrol -d still shows what it held (the expect tests read Nodes=)
+    cluster.run(["scancel", str(k)], check=True)
+    cluster.wait_job(k)
+    out = cluster.run(["scontrol", "-d", "-o", "show", "job", str(k)], check=True).stdout
+    assert " Nodes=node03 CPU_IDs=" in out, out
     # the one it runs in is busy, the others not
     refused(cluster, ["delete", "ReservationName=rb"],
             "delete_reservation ReservationName=rb: "
