@@ -427,26 +427,44 @@ size_t resv_job_count(const struct job *job)
 	return n;
 }
 
+/* Is r active, without FLEX, and of fewer nodes than d asks for (Slurm
+ * refuses such a job at once)? */
+static int too_small(struct ctld *ctld, struct resv *r, const struct job_desc *d,
+                     time_t now)
+{
+	uint32_t want = d->min_nodes == NO_VAL ? 1 : d->min_nodes;
+
+	if (!resv_active(r, now) || (r->flags & RESV_F_FLEX) || !r->nodes)
+		return 0;
+	resv_members(ctld, r);
+	return want > r->node_cnt;
+}
+
 int resv_job_check(struct ctld *ctld, const char *user, const struct job_desc *d)
 {
 	const struct job_desc_ext *x = job_desc_X(d);
 	char name[RESV_NAME_MAX + 1];
-	const struct resv *r;
-	int rc = 0;
+	struct resv *r;
+	time_t now = time(NULL);
+	int rc = 0, fits = 0;
 
 	if (!x->reservation)
 		return 0;
-	/* a list (a,b): every one must exist; access to one is enough */
+	if (!*x->reservation || x->reservation[0] == ',' ||
+	    x->reservation[strlen(x->reservation) - 1] == ',' ||
+	    strstr(x->reservation, ",,"))
+		return -ESLURM_RESERVATION_INVALID;
+	/* a list (a,b): every one must exist and admit the user (Slurm's) */
 	for (size_t i = 0; list_item(x->reservation, i, name, sizeof(name)); i++) {
 		if (!(r = resv_find(resv_mgr_of(ctld), name)))
 			return -ESLURM_RESERVATION_INVALID;
 		if (!resv_allows(r, user, d->account))
 			rc = -ESLURM_RESERVATION_ACCESS;
+		else if (!too_small(ctld, r, d, now))
+			fits = 1;
 	}
-	if (!*x->reservation || x->reservation[strlen(x->reservation) - 1] == ',' ||
-	    strstr(x->reservation, ",,") || x->reservation[0] == ',')
-		return -ESLURM_RESERVATION_INVALID;
-	return rc;
+	/* active ones, none with the nodes it asks for (FLEX aside): never */
+	return rc ? rc : fits ? 0 : -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 }
 
 uint32_t resv_job_wait(struct ctld *ctld, struct job *job, time_t now)

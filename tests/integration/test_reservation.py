@@ -624,6 +624,15 @@ def test_flex_jobs_may_begin_before_and_run_past_their_reservation(cluster):
     cluster.wait_for(lambda: cluster.job_field(k, "Reason") == "Reservation",
                      what="the job waiting for its reservation")
     assert cluster.job_state(k) == "PENDING"
+    # an active one of fewer nodes than asked: refused, but with FLEX
+    create(cluster, "ReservationName=small", "StartTime=now", "Duration=20",
+           "Nodes=node01", "Users=root", "Flags=IGNORE_JOBS")
+    p = cluster.run(["sbatch", "-N2", "--reservation=small", "--wrap", "true"])
+    assert p.returncode == 1, p.stdout
+    assert "Requested node configuration is not available" in p.stderr, p.stderr
+    cluster.run(["scontrol", "update", "ReservationName=small", "Flags=FLEX"],
+                check=True)
+    cluster.sbatch("-N2", "--reservation=small", "-o", "/dev/null", "--wrap", "true")
 
 
 def set_ctld_params(cluster, value):
