@@ -957,6 +957,9 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		if (d->ext->time_min == INFINITE32)
 			d->ext->time_min = 0;
 		break;
+	case O_REBOOT:
+		d->flags |= JOB_F_REBOOT;
+		break;
 	case O_SPREAD_JOB:
 		d->flags |= JOB_F_SPREAD;
 		break;

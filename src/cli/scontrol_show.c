@@ -271,8 +271,9 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	        word, nul(j->dependency), le);
 	if (pending && j->reason_detail && *j->reason_detail)
 		fprintf(f, "Why=%s%s", j->reason_detail, le); /* Rota: plain words */
-	fprintf(f, "Requeue=%d Restarts=%u BatchFlag=%u Reboot=0 ExitCode=%s%s",
+	fprintf(f, "Requeue=%d Restarts=%u BatchFlag=%u Reboot=%d ExitCode=%s%s",
 	        (j->flags & JOB_F_NO_REQUEUE) ? 0 : 1, j->restart_cnt, j->batch_flag,
+	        (j->flags & JOB_F_REBOOT) ? 1 : 0,
 	        joblist_exit_code(j->exit_code, b1, sizeof(b1)), le);
 	if (o->details)
 		fprintf(f, "DerivedExitCode=%s%s",

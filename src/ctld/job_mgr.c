@@ -1376,6 +1376,12 @@ int job_submit_prepare(struct ctld *ctld, const struct caller *caller, struct jo
 		    assoc_limits_submit(ctld, who->uid, user, d, p ? p->cfg->name : NULL);
 	if (!rc && (int32_t)d->nice < 0 && !caller_is_admin(caller))
 		rc = -ESLURM_ACCESS_DENIED; /* only operators may raise a priority */
+	/* --reboot: admins' (Slurm's "rebooting of nodes is only allowed for
+	 * admins"); the job has its nodes to itself */
+	if (!rc && (d->flags & JOB_F_REBOOT) && !caller_is_admin(caller))
+		rc = -ESLURM_ACCESS_DENIED;
+	if (!rc && (d->flags & JOB_F_REBOOT))
+		d->flags |= JOB_F_EXCLUSIVE;
 	if (!rc && d->ext && d->ext->priority && !caller_is_operator(caller))
 		d->ext->priority = 0; /* --priority: operators', ignored for others */
 	if (!rc && d->ext && !caller_is_operator(caller))

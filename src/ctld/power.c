@@ -19,6 +19,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/node_mgr.h"
 #include "ctld/power.h"
+#include "ctld/reboot.h"
 #include "common/common.h"
 
 uint32_t power_state_flags(const struct node *n)
@@ -234,6 +235,33 @@ void power_job_hold(struct ctld *ctld, struct job *job)
 	log_info("JobId=%u waits for its nodes to boot", job->job_id);
 	rates_roll(ctld, now);
 	resume_marked(ctld, now);
+}
+
+int power_job_reboots(struct ctld *ctld, const struct job *job)
+{
+	const char *prog = ctld->conf->reboot_program;
+
+	return (job->desc.flags & JOB_F_REBOOT) && prog && *prog;
+}
+
+void power_job_reboot(struct ctld *ctld, struct job *job)
+{
+	time_t now = time(NULL);
+	for (uint32_t k = 0; k < job->run->nnodes; k++) {
+		struct node *n = node_mgr_get(ctld->nodes, job->run->node_idx[k]);
+		struct reboot_req order = {.nodes = (char *)n->cfg->name,
+		                           .reason = (char *)"--reboot"};
+		if (n->power == NODE_POWER_OFF || n->power == NODE_POWER_GOING_UP)
+			continue; /* booting anyway: power_job_hold resumes it */
+		journal_power(ctld, n, PJ_BOOTING, now);
+		n->power = NODE_POWER_GOING_UP;
+		n->power_since = now; /* no ResumeProgram: ResumeTimeout counts */
+		if (node_send(n, MSG_REBOOT_REQ, &order) < 0)
+			log_err("JobId=%u: node %s: the reboot order could not be sent",
+			        job->job_id, n->cfg->name);
+	}
+	log_info("JobId=%u: rebooting its nodes first (--reboot)", job->job_id);
+	power_job_hold(ctld, job);
 }
 
 /* Launch a held job whose nodes are all up now. */

@@ -45,6 +45,15 @@ int power_nodes_ready(struct ctld *ctld, const uint32_t *idx, uint32_t nnodes);
 /* A job just started (CONFIGURING) on nodes some of which are not up: resume
  * those powered down and hold its launch until all register. */
 void power_job_hold(struct ctld *ctld, struct job *job);
+/* Does the job starting now reboot its nodes first (--reboot, with a
+ * RebootProgram; without one it is ignored, as Slurm does)? */
+int power_job_reboots(struct ctld *ctld, const struct job *job);
+/* It does (CONFIGURING): each of its nodes is booting from now (NO_RESPOND,
+ * POWERING_UP, as Slurm shows it; one powered down is resumed as by
+ * power_job_hold) and its rotad told to run RebootProgram; the job launches
+ * once all registered again, or is requeued when one is not back within
+ * ResumeTimeout. */
+void power_job_reboot(struct ctld *ctld, struct job *job);
 /* n's rotad registered: a node booting for jobs is up; launch the jobs whose
  * nodes are all up now. */
 void power_node_registered(struct ctld *ctld, struct node *n);

@@ -772,7 +772,7 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 	char **names;
 	uint32_t *mem32;
 	struct ev_start ev = {.time = ps->now};
-	int more = 0, boot;
+	int more = 0, boot, reboot;
 	uint32_t resv_cut;
 
 	names = xcalloc(a->nnodes + 1, sizeof(char *));
@@ -827,8 +827,10 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 	if (ctld->conf->prolog && !(task->desc.flags & JOB_F_INTERACTIVE) &&
 	    !hetjob_follower(task))
 		ev.state = JOB_CONFIGURING;
-	/* nodes powered down or booting: CONFIGURING until they register */
-	boot = !power_nodes_ready(ctld, a->node_idx, a->nnodes);
+	/* nodes powered down or booting, or to reboot first (--reboot):
+	 * CONFIGURING until they register */
+	reboot = power_job_reboots(ctld, task);
+	boot = reboot || !power_nodes_ready(ctld, a->node_idx, a->nnodes);
 	if (boot)
 		ev.state = JOB_CONFIGURING;
 	if (ev_start_commit(ctld, &ev) == 0) {
@@ -838,7 +840,9 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 		resv_pass_took(ps->resv, task, a);
 		assoc_limits_started(ps->limits, task);
 		lic_pool_take(ps->lics, task);
-		if (boot) {
+		if (reboot) {
+			power_job_reboot(ctld, task);
+		} else if (boot) {
 			power_job_hold(ctld, task);
 		} else if (task->alloc_client) {
 			struct alloc_resp r = {.job_id = task->job_id,

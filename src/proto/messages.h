@@ -174,6 +174,9 @@ enum job_flags {
 	/* the controller's: its memory is its partition's DefMemPerCPU or
 	 * DefMemPerNode (or slurm.conf's), not asked (ctld/part_mem.h) */
 	JOB_F_MEM_DEFAULT = 1 << 15,
+	/* --reboot (admins): its nodes reboot (RebootProgram) before it starts,
+	 * which has them to itself (ctld/power.h) */
+	JOB_F_REBOOT = 1 << 20,
 };
 
 /* One job as squeue / scontrol show job see it. */

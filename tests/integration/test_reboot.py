@@ -289,3 +289,32 @@ def test_issued_reboot_survives_restart_and_times_out(c):
     assert "Reason=reboot requested : reboot issued : reboot timed out [" in text, text
     assert "REBOOT" not in node_field(c, "node03", "State")
     assert reboots(c, "node03") == before + [f"node03 args=0 uid={os.geteuid()}"]
+
+
+def test_job_reboot_runs_the_program_first(c, users):
+    """sbatch --reboot (admins): the job is CONFIGURING while its nodes run
+    RebootProgram and a new rotad registers, has them to itself, then runs;
+    scontrol shows Reboot=1.  A user's --reboot is refused (Slurm's
+    access denied)."""
+    before = reboots(c, "node02")
+    old_pid = c.pid("rotad-node02")
+    out = c.work / "rb.out"
+    j = c.sbatch("--reboot", "-w", "node02", "-o", str(out), "--wrap",
+                 "echo ran on $SLURMD_NODENAME")
+    assert re.search(r" Reboot=1 ", c.run(["scontrol", "show", "job", str(j)]).stdout)
+    seen = set()
+
+    def watch():
+        seen.add(c.job_state(j))
+        return c.job_state(j) == "COMPLETED"
+    c.wait_for(watch, 40, "the job done after its node rebooted")
+    assert "CONFIGURING" in seen, seen
+    assert reboots(c, "node02")[len(before):] == [f"node02 args=0 uid={os.geteuid()}"]
+    assert c.pid("rotad-node02") != old_pid
+    assert out.read_text() == "ran on node02\n"
+    assert c.job_field(j, "OverSubscribe") == "NO"
+    if os.geteuid() == 0:
+        p = as_user(c, users["a"], "sbatch --reboot -o /dev/null --wrap true",
+                    cwd="/tmp")
+        assert (p.returncode, p.stderr) == (
+            1, "sbatch: error: Batch job submission failed: Access/permission denied\n")
