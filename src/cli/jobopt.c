@@ -53,6 +53,7 @@ static const struct {
     {S, "SBATCH_CLUSTERS", 'M'},
     {S, "SBATCH_ACCTG_FREQ", O_ACCTG_FREQ},
     {S, "SBATCH_ARRAY_INX", 'a'},
+    {S, "SBATCH_BATCH", O_BATCH},
     {S, "SBATCH_CONSTRAINT", 'C'},
     {S, "SBATCH_DISTRIBUTION", 'm'},
     {S, "SBATCH_ERROR", 'e'},
@@ -79,7 +80,6 @@ static const struct {
     {S, "SBATCH_NO_KILL", 'k'},
     /* the rest of Slurm's input variables: options of no effect, refused
      * ones (said by name), and what only tunes Slurm's own daemons */
-    {S, "SBATCH_BATCH", O_IGNORE},
     {S, "SBATCH_CONTAINER", O_CTR_BUNDLE},
     {S, "SBATCH_CORE_SPEC", 'S'},
     {S, "SBATCH_DEBUG", 'v'},
@@ -702,6 +702,9 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		break;
 	case O_PREFER:
 		set_str(&job_desc_x_mut(d)->prefer, arg);
+		break;
+	case O_BATCH:
+		set_str(&job_desc_x_mut(d)->batch_features, arg);
 		break;
 	case 'c':
 		d->cpus_per_task = jobopt_count(arg, "cpus-per-task");

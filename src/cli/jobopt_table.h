@@ -59,6 +59,7 @@ enum {
 	O_PROPAGATE,
 	O_USE_MIN_NODES,
 	O_PREFER,
+	O_BATCH, /* sbatch --batch: features of the batch host */
 	O_BELL,
 	O_NO_BELL,
 	O_NTASKS_PER_GPU,

@@ -308,8 +308,13 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 		        j->sched_nodes, le);
 	else
 		fprintf(f, "NodeList=%s%s", nul(j->nodes), le);
+	/* one line, as Slurm's: "BatchFeatures=f BatchHost=n" */
+	if (j->batch_features)
+		fprintf(f, "BatchFeatures=%s", j->batch_features);
 	if (j->batch_host && *j->batch_host && !pending)
-		fprintf(f, "BatchHost=%s%s", j->batch_host, le);
+		fprintf(f, "%sBatchHost=%s", j->batch_features ? " " : "", j->batch_host);
+	if (j->batch_features || (j->batch_host && *j->batch_host && !pending))
+		fputs(le, f);
 	fprintf(f,
 	        "NumNodes=%u NumCPUs=%u NumTasks=%u CPUs/Task=%u ReqB:S:C:T=0:%u:%s:%s%s",
 	        pending || !j->num_nodes ? j->min_nodes : j->num_nodes, j->num_cpus,

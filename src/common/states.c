@@ -411,6 +411,8 @@ const char *slurm_strerror(int rc)
 		return "Invalid feature specification";
 	case ESLURM_ACTIVE_FEATURE_NOT_SUBSET:
 		return "Active features not subset of available features";
+	case ESLURM_BATCH_CONSTRAINT:
+		return "Job --batch option is invalid or not a subset of --constraints";
 	case ESLURM_PARTITION_DOWN:
 		return "Partition in DOWN state";
 	case ESLURM_PORTS_BUSY:

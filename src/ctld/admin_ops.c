@@ -69,8 +69,8 @@ void admin_job_notify(struct ctld *ctld, const struct caller *who,
 		chan_send(job->alloc_client, MSG_USER_MSG, &um);
 	} else if (job_is_running(job) && !(job->desc.flags & JOB_F_INTERACTIVE) &&
 	           job->run->nnodes) { /* the batch script's error output */
-		node_send(node_mgr_get(ctld->nodes, job->run->node_idx[0]),
-		          MSG_SIGNAL_REQ, &sig);
+		node_send(node_mgr_get(ctld->nodes, job_batch_node(job)), MSG_SIGNAL_REQ,
+		          &sig);
 	} else {
 		chan_send_rc(ch, -ESLURM_DISABLED, NULL);
 		return;

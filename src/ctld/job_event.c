@@ -243,6 +243,7 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 	}
 	hostlist_free(names);
 	run->nodes_str = xstrdup(ev->nodes);
+	run->batch_node = ev->batch_node < count ? ev->batch_node : 0;
 	job->state = JOB_RUNNING | (ev->state & JOB_CONFIGURING);
 	ctld->res_gen++;
 	job->reason = WAIT_NO_REASON;

@@ -94,7 +94,10 @@ ROTA_DECLARE(ev_submit, EV_SUBMIT_FIELDS)
 	 * (older journals, one partition): its only one */                              \
 	F(S, str, partition, _)                                                          \
 	/* of one that names several reservations: the one it runs in */                 \
-	F(S, str, reservation, _)
+	F(S, str, reservation, _)                                                        \
+	/* the batch host: its position in nodes (sbatch --batch); absent (0,            \
+	 * older journals): the first */                                                 \
+	F(S, u32, batch_node, _)
 ROTA_DECLARE(ev_start, EV_START_FIELDS)
 
 #define EV_END_FIELDS(F, S)                                                              \

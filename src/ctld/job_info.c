@@ -275,6 +275,7 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->ntasks_per_core = x->ntasks_per_core;
 	o->ntasks_per_socket = x->ntasks_per_socket;
 	o->prefer = x->prefer;
+	o->batch_features = x->batch_features;
 	o->licenses = x->licenses;
 	o->time_min = x->time_min;
 	o->deadline = x->deadline;
@@ -302,7 +303,7 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 		o->nodes = job->run->nodes_str;
 		if (WANT(batch_host))
 			o->batch_host =
-			    (char *)node_mgr_get(ctld->nodes, job->run->node_idx[0])
+			    (char *)node_mgr_get(ctld->nodes, job_batch_node(job))
 			        ->cfg->name;
 	} else {
 		o->num_cpus =

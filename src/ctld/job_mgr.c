@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include "common/arrayspec.h"
+#include "common/batch_feat.h"
 #include "common/constraint.h"
 #include "common/conf.h"
 #include "common/gres.h"
@@ -643,9 +644,39 @@ int job_desc_req(const struct gres_kinds *gk, const struct job_desc *d,
 		return 0;
 	return gres_use_wants(gk, d, r, err);
 }
+/* The --batch of a request that runs a script (job_batch_features), or
+ * NULL. */
+static const char *desc_batch_features(const struct job_desc *d)
+{
+	return d->flags & JOB_F_INTERACTIVE ? NULL : job_desc_X(d)->batch_features;
+}
+
+/* sbatch --batch: every name one of -C's (cons, NULL: none given) and a
+ * node of p that has them all, else Slurm's ESLURM_BATCH_CONSTRAINT. */
+static int job_desc_batch(struct ctld *ctld, const struct part *p,
+                          const struct job_desc *d, const struct constraint *cons)
+{
+	const char *batch = desc_batch_features(d);
+
+	if (!batch)
+		return 0;
+	if (batch_feat_check(batch, cons) < 0) {
+		log_info("submit rejected: --batch \"%s\" is not a subset of -C \"%s\"",
+		         batch, d->features ? d->features : "");
+		return -ESLURM_BATCH_CONSTRAINT;
+	}
+	for (size_t i = 0; i < p->nnodes; i++)
+		if (batch_feat_match(batch, node_feat_avail(node_mgr_get(
+		                                ctld->nodes, p->node_idx[i]))))
+			return 0;
+	log_info("submit rejected: no node of partition %s has --batch features %s",
+	         p->cfg->name, batch);
+	return -ESLURM_BATCH_CONSTRAINT;
+}
+
 /* Could the request ever run in the partition (every node idle and up, with
  * the features of some alternative of the constraint cons, which may be
- * NULL)? */
+ * NULL, and a node with its --batch features)? */
 static int job_desc_fits(struct ctld *ctld, const struct part *p,
                          const struct job_desc *d, const struct constraint *cons)
 {
@@ -659,13 +690,14 @@ static int job_desc_fits(struct ctld *ctld, const struct part *p,
 	                          .mem = mem};
 	struct sched_req req;
 	size_t alts = cons ? constraint_alternatives(cons) : 1;
+	const char *batch = desc_batch_features(d);
 	int rc = -EINVAL;
 
 	/* GRES checked by job_desc_gres before */
 	if (job_desc_req(node_mgr_gres_kinds(ctld->nodes), d, &req, NULL) < 0)
 		alts = 0;
 	sched_pass_part_req(ctld->conf, p, &req);
-	sched_pass_feat_req(cons, &req);
+	sched_pass_feat_req(cons, batch, &req);
 
 	for (size_t alt = 0; alt < alts && rc == -EINVAL; alt++) {
 		for (size_t i = 0; i < p->nnodes; i++) {
@@ -675,7 +707,8 @@ static int job_desc_fits(struct ctld *ctld, const struct part *p,
 			nodes[i].sockets = n->sockets;
 			nodes[i].cores = n->cores;
 			nodes[i].threads = node_cpu_threads(n);
-			nodes[i].feat = sched_pass_feat_bits(cons, node_feat_avail(n));
+			nodes[i].feat =
+			    sched_pass_feat_bits(cons, batch, node_feat_avail(n));
 			nodes[i].usable =
 			    (!cons || constraint_match(cons, alt, node_feat_avail(n))) &&
 			    node_layout_fits(n, x) && node_tmp_disk(n) >= x->pn_min_tmp;
@@ -1023,9 +1056,11 @@ static int job_desc_check_part(struct ctld *ctld, struct part *p, struct job_des
 		rc = job_desc_constraint(ctld, p, d->features, &cons);
 	if (rc)
 		return rc;
-	rc = job_desc_fits(ctld, p, d, cons) < 0
-	         ? -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE
-	         : 0;
+	rc = job_desc_batch(ctld, p, d, cons);
+	if (!rc)
+		rc = job_desc_fits(ctld, p, d, cons) < 0
+		         ? -ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE
+		         : 0;
 	constraint_destroy(cons);
 	return rc;
 }
@@ -1092,6 +1127,7 @@ int job_desc_check_strings(const struct job_desc *d, const char **ret_field,
 	    {"partition", d->partition},
 	    {"constraint", d->features},
 	    {"prefer", x->prefer},
+	    {"batch", x->batch_features},
 	    {"dependency", d->dependency},
 	    {"node list", d->req_nodes},
 	    {"excluded node list", d->exc_nodes},

@@ -58,6 +58,9 @@ struct job_run {
 	time_t start_time, end_time;
 	uint32_t nnodes;
 	uint32_t share; /* jobs per core it may share with (part_job_share) */
+	/* the batch host: the position in node_idx (and cpus, cores, ...) of
+	 * the node its script runs on (sbatch --batch; else 0, the first) */
+	uint32_t batch_node;
 	uint32_t *node_idx;
 	uint32_t *cpus;
 	uint32_t *tasks;
@@ -176,6 +179,28 @@ static inline uint32_t job_hold_reason(const struct job *job)
 static inline const struct job_desc_ext *job_x(const struct job *job)
 {
 	return job_desc_X(&job->desc);
+}
+
+/* The features its batch host must have (sbatch --batch), or NULL: none,
+ * or a job that runs no script (srun, salloc, a heterogeneous job's
+ * component other than the first). */
+static inline const char *job_batch_features(const struct job *job)
+{
+	const struct job_desc_ext *x = job_x(job);
+
+	if (!x->batch_features || (job->desc.flags & JOB_F_INTERACTIVE) ||
+	    (x->het_job_id && HET_OFFSET(x->het_offset) > 0))
+		return NULL;
+	return x->batch_features;
+}
+
+/* The batch host of a job that holds nodes (run->nnodes > 0): its index in
+ * the node table. */
+static inline uint32_t job_batch_node(const struct job *job)
+{
+	const struct job_run *run = job->run;
+
+	return run->node_idx[run->batch_node < run->nnodes ? run->batch_node : 0];
 }
 
 /* The nodes it asked for at least (-N). */
@@ -530,9 +555,9 @@ struct step_het_view {
 	struct rota_u32v job_cpus; /* CPUs on each of job_nodes */
 };
 
-/* Launch (launch.c): send the batch script to the first node; send a step's
- * tasks (tasks[i] on the i-th of nodes) to its nodes (0, or -1 when a node is
- * not reachable); het: the whole step when it spans components, else NULL. */
+/* Launch (launch.c): send the batch script to its batch host (job_batch_node); send a
+ * step's tasks (tasks[i] on the i-th of nodes) to its nodes (0, or -1 when a node is not
+ * reachable); het: the whole step when it spans components, else NULL. */
 void launch_batch(struct ctld *ctld, struct job *job);
 int launch_step(struct ctld *ctld, struct job *job, const struct step *st,
                 const struct step_create_req *req, const uint32_t *tasks,

@@ -125,12 +125,14 @@ static int launch_send(struct ctld *ctld, struct node *n, struct launch_req *l)
 void launch_batch(struct ctld *ctld, struct job *job)
 {
 	struct launch_req l = {0};
-	struct node *n = node_mgr_get(ctld->nodes, job->run->node_idx[0]);
+	uint32_t b = job->run->batch_node;
+	struct node *n = node_mgr_get(ctld->nodes, job_batch_node(job));
 	const struct job_desc *d = &job->desc;
 
 	launch_fill_job(ctld, job, &l);
 	l.step_id = STEP_BATCH;
 	l.node_name = (char *)n->cfg->name;
+	l.node_index = b; /* its SLURM_NODEID */
 	l.script = d->script;
 	l.argv = d->argv;
 	l.env = d->env;
@@ -140,8 +142,8 @@ void launch_batch(struct ctld *ctld, struct job *job)
 	l.step_nodes = job->run->nodes_str;
 	l.step_tasks_per_node = (struct rota_u32v){job->run->tasks, job->run->nnodes};
 	l.step_num_tasks = l.job_num_tasks;
-	l.cores = (struct rota_u32v){job->run->cores[0], job->run->cpus[0]};
-	l.gres = job->run->gres ? job->run->gres[0] : NULL;
+	l.cores = (struct rota_u32v){job->run->cores[b], job->run->cpus[b]};
+	l.gres = job->run->gres ? job->run->gres[b] : NULL;
 	launch_container_from_job(&l, d);
 	l.het_env = hetjob_batch_env(ctld, job);
 	if (launch_send(ctld, n, &l) < 0) {
@@ -245,7 +247,7 @@ void job_signal_batch_step(struct ctld *ctld, struct job *job, uint32_t sig)
 	struct signal_req r = {
 	    .job_id = job->job_id, .step_id = STEP_BATCH, .signal = sig, .flags = 0};
 
-	node_send(node_mgr_get(ctld->nodes, job->run->node_idx[0]), MSG_SIGNAL_REQ, &r);
+	node_send(node_mgr_get(ctld->nodes, job_batch_node(job)), MSG_SIGNAL_REQ, &r);
 }
 
 void job_signal_nodes(struct ctld *ctld, struct job *job, uint32_t step_id, uint32_t sig,

@@ -36,8 +36,9 @@ int nokill_keeps(struct ctld *ctld, const struct job *job, const char *node_name
 	    job_x(job)->het_job_id)
 		return 0;
 	k = position(ctld, job, node_name);
-	/* a batch script runs on the first node: lost with it */
-	return k > 0 || (k == 0 && (job->desc.flags & JOB_F_INTERACTIVE));
+	/* a batch script's node (its batch host): lost with it */
+	return k >= 0 && ((job->desc.flags & JOB_F_INTERACTIVE) ||
+	                  (uint32_t)k != job->run->batch_node);
 }
 
 static int step_on(const struct step *st, uint32_t idx)
@@ -116,7 +117,11 @@ int job_shrink(struct ctld *ctld, struct job *job, uint32_t nodes)
 		return -ESLURM_NOT_SUPPORTED; /* growing: not in Slurm 22.05 either */
 	while (job->run->nnodes > nodes) {
 		uint32_t k = job->run->nnodes - 1;
-		char *name =
+		char *name;
+		/* the last nodes go, but never the batch script's */
+		if (k == job->run->batch_node && !(job->desc.flags & JOB_F_INTERACTIVE))
+			k--;
+		name =
 		    xstrdup(node_mgr_get(ctld->nodes, job->run->node_idx[k])->cfg->name);
 		int rc = job_excise_node(ctld, job, name, 0);
 
@@ -152,7 +157,7 @@ int job_shrink_check(struct ctld *ctld, const struct job *job, const char *list)
 			rc = -ESLURM_INVALID_NODE_NAME; /* not one of the job's */
 	/* the batch host cannot leave a job while resizing */
 	if (!rc && !(job->desc.flags & JOB_F_INTERACTIVE) &&
-	    !named(ctld, names, n, job->run->node_idx[0]))
+	    !named(ctld, names, n, job_batch_node(job)))
 		rc = -ESLURM_INVALID_NODE_NAME;
 	hostlist_free(names);
 	return rc;
@@ -218,6 +223,10 @@ int nokill_apply(struct ctld *ctld, const struct ev_excise *ev, struct job *job)
 	drop(run->held, run->nnodes, (uint32_t)k, sizeof(*run->held));
 	drop(run->gres, run->nnodes, (uint32_t)k, sizeof(*run->gres));
 	run->nnodes--;
+	if (run->batch_node > (uint32_t)k) /* it keeps its batch host */
+		run->batch_node--;
+	else if (run->batch_node == (uint32_t)k) /* an allocation's: no script */
+		run->batch_node = 0;
 	free(run->nodes_str);
 	run->nodes_str = node_mgr_hostlist(ctld->nodes, run->node_idx, run->nnodes);
 	ctld->res_gen++;

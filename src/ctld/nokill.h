@@ -38,7 +38,8 @@ int job_excise_node(struct ctld *ctld, struct job *job, const char *node_name,
                     int whole_steps);
 
 /* scontrol update JobId= NumNodes=N of a running job: N < its node count
- * keeps its first N nodes (the batch script's first), as Slurm's resize.
+ * keeps its first N nodes, its batch host among them (the last of those
+ * makes room for it), as Slurm's resize.
  * 0 or -ESLURM_*. */
 int job_shrink(struct ctld *ctld, struct job *job, uint32_t nodes);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/arrayspec.h"
+#include "common/batch_feat.h"
 #include "common/constraint.h"
 #include "common/gres.h"
 #include "common/gres_req.h"
@@ -293,7 +294,8 @@ static int prefer_counts_met(const struct constraint *p, const char *features)
 {
 	size_t n = constraint_counts(p);
 
-	return sched_pass_feat_bits(p, features) == (n ? (UINT32_MAX >> (32 - n)) : 0);
+	return sched_pass_feat_bits(p, NULL, features) ==
+	       (n ? (UINT32_MAX >> (32 - n)) : 0);
 }
 
 /* How many matching-OR alternatives the job's --prefer (tried first, in
@@ -396,6 +398,8 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 	struct ctld *ctld = ps->ctld;
 	const struct constraint *cons = job_constraint(job), *ccons = cons;
 	const char *features = job->desc.features;
+	const char *batch = job_batch_features(job);
+	uint32_t bbit = batch ? sched_pass_batch_bit(ccons) : 0;
 	size_t npref = prefer_alternatives(job);
 	char **req = NULL, **exc = NULL;
 	size_t nreq = 0, nexc = 0;
@@ -418,9 +422,11 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 	for (size_t i = 0; i < ps->snap.nnodes; i++) {
 		struct node *n = node_mgr_get(ctld->nodes, i);
 		const char *have = node_feat_active(n);
-		/* -C's node counts; a --prefer alternative stands in for -C */
-		ps->snap.nodes[i].feat =
-		    cons != ccons ? UINT32_MAX : sched_pass_feat_bits(ccons, have);
+		/* -C's node counts (a --prefer alternative stands in for -C)
+		 * and --batch's */
+		ps->snap.nodes[i].feat = sched_pass_feat_bits(ccons, batch, have);
+		if (cons != ccons)
+			ps->snap.nodes[i].feat |= UINT32_MAX & ~bbit;
 		ps->snap.nodes[i].usable =
 		    node_usable(n) && part_has_node(job->part, i) &&
 		    (!features || (cons && constraint_match(cons, alt, have) &&
@@ -521,12 +527,14 @@ static void job_req(struct sched_pass *ps, struct job *job, struct sched_req *r)
 	r->share = r->exclusive ? 1 : part_job_share(job->part, d->flags);
 	sched_pass_part_req(ps->ctld->conf, job->part, r);
 	part_mem_sched_req(ps->ctld, job, r);
-	sched_pass_feat_req(job_constraint(job), r);
+	sched_pass_feat_req(job_constraint(job), job_batch_features(job), r);
 }
 
-_Static_assert(CONSTRAINT_MAX_COUNTS <= SCHED_FEATS, "a bit for each count");
+_Static_assert(CONSTRAINT_MAX_COUNTS + 1 <= SCHED_FEATS,
+               "a bit for each count and --batch's");
 
-void sched_pass_feat_req(const struct constraint *cons, struct sched_req *r)
+void sched_pass_feat_req(const struct constraint *cons, const char *batch,
+                         struct sched_req *r)
 {
 	size_t n = cons ? constraint_counts(cons) : 0;
 	uint32_t need;
@@ -537,13 +545,21 @@ void sched_pass_feat_req(const struct constraint *cons, struct sched_req *r)
 		r->feat[r->nfeat++] =
 		    (struct sched_feat){.nodes = cc.nodes, .own = cc.own};
 	}
+	if (batch) /* its script's node among its nodes */
+		r->feat[r->nfeat++] = (struct sched_feat){.nodes = 1, .own = 0};
 	need = n ? constraint_count_nodes(cons) : 0;
 	/* -N 3 with "a*4": never (Slurm's "not available"); without -N, 4 */
 	if (r->min_nodes < need && (r->max_nodes == SCHED_UNSET || r->max_nodes >= need))
 		r->min_nodes = need;
 }
 
-uint32_t sched_pass_feat_bits(const struct constraint *cons, const char *features)
+uint32_t sched_pass_batch_bit(const struct constraint *cons)
+{
+	return UINT32_C(1) << (cons ? constraint_counts(cons) : 0);
+}
+
+uint32_t sched_pass_feat_bits(const struct constraint *cons, const char *batch,
+                              const char *features)
 {
 	size_t n = cons ? constraint_counts(cons) : 0;
 	uint32_t bits = 0;
@@ -551,6 +567,8 @@ uint32_t sched_pass_feat_bits(const struct constraint *cons, const char *feature
 	for (size_t k = 0; k < n; k++)
 		if (constraint_count_match(cons, k, features))
 			bits |= UINT32_C(1) << k;
+	if (batch && batch_feat_match(batch, features))
+		bits |= sched_pass_batch_bit(cons);
 	return bits;
 }
 
@@ -764,6 +782,22 @@ static uint32_t deadline_limit(const struct job *job, time_t now)
 	return left;
 }
 
+/* The batch host of job on a's nodes: the first with its --batch features
+ * (active ones, as -C's are matched), as Slurm picks it; the first node
+ * when it asked none (or, from a reconfiguration since it was placed, none
+ * has them). */
+static uint32_t batch_pick(struct ctld *ctld, const struct job *job,
+                           const struct sched_alloc *a)
+{
+	const char *batch = job_batch_features(job);
+
+	for (uint32_t i = 0; batch && i < a->nnodes; i++)
+		if (batch_feat_match(batch, node_feat_active(node_mgr_get(
+		                                ctld->nodes, a->node_idx[i]))))
+			return i;
+	return 0;
+}
+
 int sched_pass_start_job(struct sched_pass *ps, struct job *job,
                          const struct sched_alloc *a)
 {
@@ -820,6 +854,7 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 	if (resv_job_count(task) > 1)
 		ev.reservation = (char *)resv_job_name(ctld, task);
 	ev.nodes = hostlist_compress(names, a->nnodes);
+	ev.batch_node = batch_pick(ctld, task, a);
 	ev.cpus_per_node = (struct rota_u32v){a->cpus, a->nnodes};
 	ev.tasks_per_node = (struct rota_u32v){a->tasks, a->nnodes};
 	ev.mem_per_node = (struct rota_u32v){mem32, a->nnodes};

@@ -62,12 +62,18 @@ void sched_pass_part_req(const struct conf *conf, const struct part *p,
 
 /* The node counts of a job's --constraint cons (NULL: none) into r
  * ("a*2": at least 2 of its nodes have a), and r->min_nodes raised to the
- * nodes they need where its node range allows. */
+ * nodes they need where its node range allows; with batch (its --batch,
+ * job_batch_features; NULL: none) one more count: a node of the job has
+ * those features, to run its script. */
 struct constraint;
-void sched_pass_feat_req(const struct constraint *cons, struct sched_req *r);
-/* sched_node.feat of a node with features (borrowed) for cons: bit k when
- * it has what count k of cons asks. */
-uint32_t sched_pass_feat_bits(const struct constraint *cons, const char *features);
+void sched_pass_feat_req(const struct constraint *cons, const char *batch,
+                         struct sched_req *r);
+/* sched_node.feat of a node with features (borrowed) for cons and batch (as
+ * sched_pass_feat_req): bit k when it has what count k asks. */
+uint32_t sched_pass_feat_bits(const struct constraint *cons, const char *batch,
+                              const char *features);
+/* The bit of batch's count in sched_node.feat (after cons's). */
+uint32_t sched_pass_batch_bit(const struct constraint *cons);
 
 /* The queue records of pending[0..n) (sched/queue.h: one per partition of a
  * job of several, each other job one), in scheduling order; *ret_n of them

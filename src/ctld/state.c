@@ -106,6 +106,7 @@ static void gen_start(const struct job *j, struct ev_start *ev)
 	ev->next_step_id = j->run->next_step_id;
 	ev->derived_exit = j->run->derived_exit;
 	ev->nodes = xstrdup(j->run->nodes_str);
+	ev->batch_node = j->run->batch_node;
 	if (job_multi_part(j) && j->part)
 		ev->partition = xstrdup(j->part->cfg->name);
 	if (j->run->resv)

@@ -791,10 +791,10 @@ static void step_fill(struct ctld *ctld, const struct job *job, const struct ste
 		o->step_id = STEP_BATCH;
 		o->name = xstrdup("batch");
 		o->nodes =
-		    xstrdup(node_mgr_get(ctld->nodes, job->run->node_idx[0])->cfg->name);
+		    xstrdup(node_mgr_get(ctld->nodes, job_batch_node(job))->cfg->name);
 		o->num_nodes = 1;
 		o->num_tasks = 1;
-		o->num_cpus = job->run->cpus[0];
+		o->num_cpus = job->run->cpus[job->run->batch_node];
 		o->start_time = job->run->start_time;
 		return;
 	}

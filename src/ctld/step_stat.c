@@ -139,7 +139,7 @@ static void ask_nodes(struct ctld *ctld, struct stat_req *q, uint32_t i,
 
 	q->asked[i] = xcalloc(nn, sizeof(uint32_t));
 	for (uint32_t k = 0; k < nn; k++) {
-		uint32_t idx = st ? st->node_idx[k] : job->run->node_idx[0];
+		uint32_t idx = st ? st->node_idx[k] : job_batch_node(job);
 		struct node *n = node_mgr_get(ctld->nodes, idx);
 		if (node_send(n, MSG_STEP_STAT_REQ, &nr) < 0)
 			continue; /* not connected: left out */
@@ -201,7 +201,7 @@ void step_stat_request(struct ctld *ctld, struct caller *who,
 		ss->step_id = v[i] ? v[i]->step_id : STEP_BATCH;
 		ss->nodes = xstrdup(
 		    v[i] ? v[i]->nodes
-		         : node_mgr_get(ctld->nodes, job->run->node_idx[0])->cfg->name);
+		         : node_mgr_get(ctld->nodes, job_batch_node(job))->cfg->name);
 		ss->rc = allowed ? 0 : -ESLURM_USER_ID_MISSING;
 		if (allowed)
 			ask_nodes(ctld, q, q->resp.steps_count, job, v[i]);

@@ -138,7 +138,10 @@
 	/* the user the submitting command is in its own eyes (getuid() + 1; 0:          \
 	 * not said): one that is not the caller the connection authenticated is         \
 	 * refused, root's and SlurmUser's aside (Slurm's "Invalid user id") */          \
-	F(S, u32_x, self_uid, _)
+	F(S, u32_x, self_uid, _)                                                         \
+	/* sbatch --batch: features the batch host has (common/batch_feat.h);            \
+	 * NULL none */                                                                  \
+	F(S, str_x, batch_features, _)
 ROTA_DECLARE_EXT(job_desc, JOB_DESC_FIELDS)
 #define HET_OFFSET(v) ((v)&0xffffu)
 #define HET_SIZE(v)   ((v) >> 16)
@@ -268,7 +271,8 @@ enum job_flags {
 	F(S, u32, threads_per_core, _)                                                   \
 	F(S, u32, ntasks_per_core, _)                                                    \
 	F(S, u32, ntasks_per_socket, _)                                                  \
-	F(S, str, prefer, _) /* --prefer; NULL none */
+	F(S, str, prefer, _)         /* --prefer; NULL none */                            \
+	F(S, str, batch_features, _) /* sbatch --batch; NULL none */
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 /* job_info.hold of a batch job requeued and held because its launch failed (its
  * Prolog): its reason reads "launch failed requeued held", as Slurm's */

@@ -374,7 +374,7 @@ static void job_head(struct jsonw *w, const struct job_info *j, const char *clus
 	nv32(w, "array_max_tasks", j->array_max_tasks);
 	jsonw_str(w, "array_task_string", j->array_task_str);
 	jsonw_int(w, "association_id", 0);
-	jsonw_str(w, "batch_features", NULL);
+	jsonw_str(w, "batch_features", j->batch_features);
 	jsonw_bool(w, "batch_flag", j->batch_flag);
 	jsonw_str(w, "batch_host", j->batch_host);
 	empty_list(w, "flags");

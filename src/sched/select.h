@@ -25,8 +25,10 @@
 #define SCHED_GRES_KINDS 8
 #define SCHED_GRES_WANTS 4
 /* Node counts of a --constraint ("gpu*2": at least 2 of the job's nodes have
- * gpu); a node says which it matches in sched_node.feat, bit k for count k. */
-#define SCHED_FEATS 16
+ * gpu), and one more for sbatch --batch (at least 1 node has the batch host's
+ * features); a node says which it matches in sched_node.feat, bit k for
+ * count k. */
+#define SCHED_FEATS 17
 
 struct sched_node {
 	uint32_t cpus;       /* usable CPUs */

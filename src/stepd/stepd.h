@@ -130,7 +130,7 @@ struct stepd {
 	char *sock_path;  /* <spool>/<node>_<job>.<step>, NULL if no socket */
 	char *job_dir;    /* <spool>/job%05u (batch only) */
 	char *script;     /* <job_dir>/slurm_script (batch only) */
-	uint32_t node_id; /* SLURM_NODEID: step node index, 0 for batch */
+	uint32_t node_id; /* a step's node index (SLURM_NODEID), 0 for batch */
 	/* --task-epilog runs not yet over (task.c): the step ends after them */
 	pid_t *epilogs;
 	uint32_t nepilogs;
