@@ -292,6 +292,92 @@ def test_constraint_not_in_partition_never_fits(c):
                         "node configuration is not available\n")
 
 
+# ---- sbatch --batch: the features of the node the script runs on ----
+
+# where the script runs, then waits as g.sh
+PROBE = ("#!/bin/bash\necho \"$(hostname) $SLURMD_NODENAME $SLURM_NODEID\"\n"
+         "while [ ! -e \"$1\" ]; do sleep 0.1; done\n")
+BATCH_REFUSED = ("sbatch: error: Batch job submission failed: Job --batch option "
+                 "is invalid or not a subset of --constraints\n")
+
+
+def batch_host_is(c, jid, node, out):
+    """Its script runs on node (hostname, SLURMD_NODENAME), SLURM_NODEID
+    that node's place in NodeList, and scontrol shows it."""
+    names = c.run(["scontrol", "show", "hostnames", c.job_field(jid, "NodeList")],
+                  check=True).stdout.split()
+    assert c.job_field(jid, "BatchHost") == node
+    c.wait_for(lambda: out.exists() and out.read_text().strip(), what="its output")
+    assert out.read_text() == f"{node} {node} {names.index(node)}\n"
+
+
+def test_batch_runs_the_script_on_a_node_with_its_features(c):
+    """-N2 -C "rack1|bigmem": the two lightest, node03 (rack1) and node04
+    (bigmem); --batch=bigmem runs the script on node04, the second, as
+    Slurm's test17.12 asks (BatchHost, where it ran, SLURM_NODEID), kept over
+    controller restarts (from the journal and from a snapshot) and a
+    shrink."""
+    write_script(c.work / "p.sh", PROBE)
+    out = c.work / "p.out"
+    jid = c.sbatch("-N2", "-C", "rack1|bigmem", "--batch=bigmem", "-o", str(out),
+                   "p.sh", "gate", cwd=c.work)
+    assert c.wait_running(jid) == "RUNNING"
+    assert c.job_field(jid, "NodeList") == "node[03-04]"
+    show = c.run(["scontrol", "show", "job", str(jid)], check=True).stdout
+    assert "\n   BatchFeatures=bigmem BatchHost=node04\n" in show, show
+    batch_host_is(c, jid, "node04", out)
+    # the batch step is on node04: sstat asks it there
+    p = c.run(["sstat", "-n", "-a", "-P", "-j", str(jid), "-o", "JobID,Nodelist"])
+    assert f"{jid}.batch|node04" in p.stdout, p.stdout + p.stderr
+    c.restart_ctld()
+    assert c.job_field(jid, "BatchHost") == "node04"
+    c.compact_journal()
+    c.restart_ctld()
+    assert c.job_field(jid, "BatchHost") == "node04"
+    assert c.job_field(jid, "BatchFeatures") == "bigmem"
+    # a shrink keeps the batch host, though it is the last node
+    c.run(["scontrol", "update", f"JobId={jid}", "NumNodes=1"], check=True)
+    assert c.job_field(jid, "NodeList") == "node04"
+    assert c.job_field(jid, "BatchHost") == "node04"
+    open_gate(c)
+    assert c.wait_job(jid) == "COMPLETED"
+
+
+def test_batch_allocation_holds_a_node_with_its_features(c):
+    """-C "rack1|rack2|gpu" would take node03 and node04, the lightest; with
+    --batch=gpu one of its nodes has gpu, the script runs there, and while
+    both gpu nodes are busy it waits (Resources) though two nodes are free.
+    SBATCH_BATCH is --batch."""
+    blocker, _ = running_on(c, "-N2", "-w", "node[01-02]", "--exclusive", gate="g1")
+    write_script(c.work / "p.sh", PROBE)
+    out = c.work / "p.out"
+    env = {"SBATCH_BATCH": "gpu"}
+    jid = c.sbatch("-N2", "-C", "rack1|rack2|gpu", "--exclusive", "-o", str(out),
+                   "p.sh", "gate", cwd=c.work, env=env)
+    wait_reason(c, jid, "Resources")
+    assert c.job_field(jid, "BatchFeatures") == "gpu"
+    open_gate(c, "g1")
+    c.wait_job(blocker)
+    assert c.wait_running(jid) == "RUNNING"
+    assert c.job_field(jid, "NodeList") == "node[01,03]"
+    batch_host_is(c, jid, "node01", out)
+    open_gate(c)
+    assert c.wait_job(jid) == "COMPLETED"
+
+
+@pytest.mark.parametrize("args", [
+    ["--batch=gpu"],                          # no -C: nothing to be a subset of
+    ["-C", "rack1", "--batch=gpu"],           # not one of -C's
+    ["-C", "gpu|rack1", "--batch=gpu,rack1"],  # '&' and '|' only
+    ["-C", "gpu|rack1", "--batch=(gpu)"],
+    ["-C", "gpu|bigmem", "--batch=gpu&bigmem"],  # no node has both
+])
+def test_batch_invalid_refused(c, args):
+    p = c.run(["sbatch", *args, "--wrap", "true"])
+    assert (p.returncode, p.stderr) == (1, BATCH_REFUSED), args
+    assert c.run(["squeue", "-h", "-o", "%i"]).stdout.strip() == ""
+
+
 def test_srun_constraint(c):
     p = c.run(["srun", "-C", "bigmem", "printenv", "SLURMD_NODENAME"], timeout=60)
     assert p.returncode == 0, p.stderr
