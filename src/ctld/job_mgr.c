@@ -644,6 +644,7 @@ int job_desc_req(const struct gres_kinds *gk, const struct job_desc *d,
 		return 0;
 	return gres_use_wants(gk, d, r, err);
 }
+
 /* The --batch of a request that runs a script (job_batch_features), or
  * NULL. */
 static const char *desc_batch_features(const struct job_desc *d)
