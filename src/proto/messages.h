@@ -271,7 +271,7 @@ enum job_flags {
 	F(S, u32, threads_per_core, _)                                                   \
 	F(S, u32, ntasks_per_core, _)                                                    \
 	F(S, u32, ntasks_per_socket, _)                                                  \
-	F(S, str, prefer, _)         /* --prefer; NULL none */                            \
+	F(S, str, prefer, _)         /* --prefer; NULL none */                           \
 	F(S, str, batch_features, _) /* sbatch --batch; NULL none */
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 /* job_info.hold of a batch job requeued and held because its launch failed (its

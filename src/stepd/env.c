@@ -182,8 +182,8 @@ static char **env_batch(char **env, const struct stepd *st)
 		env = strv_setenvf(env, "SLURM_NTASKS", "%u", req->job_num_tasks);
 		env = strv_setenvf(env, "SLURM_NPROCS", "%u", req->job_num_tasks);
 	}
-	/* the batch host's place in the job's nodes (sbatch --batch) */
-	env = strv_setenvf(env, "SLURM_NODEID", "%u", req->node_index);
+	/* 0 wherever the script runs (sbatch --batch too), as Slurm's */
+	env = strv_setenv(env, "SLURM_NODEID", "0");
 	env = strv_setenv(env, "SLURM_PROCID", "0");
 	env = strv_setenv(env, "SLURM_LOCALID", "0");
 	env = strv_setenv(env, "SLURM_GTIDS", "0");
