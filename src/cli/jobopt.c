@@ -716,7 +716,8 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		d->pn_min_cpus = jobopt_count(arg, "mincpus");
 		break;
 	case 's': /* the later of --oversubscribe and --exclusive wins */
-		set_flag(o, JOB_F_OVERSUBSCRIBE, JOB_F_EXCLUSIVE | JOB_F_EXCLUSIVE_USER);
+		set_flag(o, JOB_F_OVERSUBSCRIBE,
+		         JOB_F_EXCLUSIVE | JOB_F_EXCLUSIVE_USER | JOB_F_EXCLUSIVE_MCS);
 		break;
 	case 'd':
 		set_str(&d->dependency, arg);
@@ -736,10 +737,16 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 			           "Invalid --exclusive specification");
 		if (!arg || !*arg || !strcasecmp(arg, "exclusive"))
 			set_flag(o, JOB_F_EXCLUSIVE,
-			         JOB_F_OVERSUBSCRIBE | JOB_F_EXCLUSIVE_USER);
+			         JOB_F_OVERSUBSCRIBE | JOB_F_EXCLUSIVE_USER |
+			             JOB_F_EXCLUSIVE_MCS);
 		else if (!strcasecmp(arg, "user"))
 			set_flag(o, JOB_F_EXCLUSIVE_USER,
-			         JOB_F_OVERSUBSCRIBE | JOB_F_EXCLUSIVE);
+			         JOB_F_OVERSUBSCRIBE | JOB_F_EXCLUSIVE |
+			             JOB_F_EXCLUSIVE_MCS);
+		else /* mcs: nodes shared by jobs of its MCS label alone */
+			set_flag(o, JOB_F_EXCLUSIVE_MCS,
+			         JOB_F_OVERSUBSCRIBE | JOB_F_EXCLUSIVE |
+			             JOB_F_EXCLUSIVE_USER);
 		o->step_flags |= STEP_F_EXACT;
 		break;
 	case O_MAIL_TYPE: {
@@ -788,11 +795,9 @@ static void apply_common(struct jobopt *o, int id, const char *arg)
 		    "--%s: burst buffers need a burst buffer plugin (BurstBufferType), "
 		    "which Rota does not have",
 		    id == O_BB ? "bb" : "bbf");
-	case O_MCS_LABEL:
-		jobopt_die(
-		    JOBOPT_EXIT_ERROR,
-		    "--mcs-label: MCS labels need an MCS plugin (MCSPlugin), which "
-		    "Rota does not have");
+	case O_MCS_LABEL: /* the controller checks it against MCSPlugin */
+		set_str(&job_desc_x_mut(d)->mcs_label, arg);
+		break;
 	case O_POWER:
 		jobopt_die(
 		    JOBOPT_EXIT_ERROR,

@@ -257,8 +257,9 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	if (j->het_job_id) /* on every component, as Slurm */
 		fprintf(f, "HetJobIdSet=%u-%u%s", j->het_job_id,
 		        j->het_job_id + HET_SIZE(j->het_offset) - 1, le);
-	fprintf(f, "UserId=%s(%u) GroupId=%s(%u) MCS_label=N/A%s", u, j->uid,
-	        group_name(j->gid, j->group, group, sizeof(group)), j->gid, le);
+	fprintf(f, "UserId=%s(%u) GroupId=%s(%u) MCS_label=%s%s", u, j->uid,
+	        group_name(j->gid, j->group, group, sizeof(group)), j->gid,
+	        j->mcs_label && *j->mcs_label ? j->mcs_label : "N/A", le);
 	fprintf(f, "Priority=%u Nice=%d Account=%s QOS=%s%s", j->priority,
 	        (int32_t)j->nice, nul(j->account), j->qos ? j->qos : "normal", le);
 	/* one word, as Slurm writes a reason of several */
@@ -347,6 +348,7 @@ static void print_job(FILE *f, const struct scontrol_opts *o, const struct job_i
 	fprintf(f, "OverSubscribe=%s Contiguous=%d Licenses=%s Network=(null)%s",
 	        (j->flags & JOB_F_EXCLUSIVE)        ? "NO"
 	        : (j->flags & JOB_F_EXCLUSIVE_USER) ? "USER"
+	        : (j->flags & JOB_F_EXCLUSIVE_MCS)  ? "MCS"
 	        : (j->flags & JOB_F_OVERSUBSCRIBE)  ? "YES"
 	                                            : "OK",
 	        !!(j->flags & JOB_F_CONTIGUOUS), nul(j->licenses), le);
@@ -664,9 +666,10 @@ static void print_node(FILE *f, const struct scontrol_opts *o, const struct node
 	fprintf(f, "Sockets=%u Boards=%u%s", n->sockets, n->boards ? n->boards : 1, le);
 	fprintf(
 	    f,
-	    "State=%s ThreadsPerCore=%u TmpDisk=%llu Weight=%u Owner=N/A MCS_label=N/A%s",
+	    "State=%s ThreadsPerCore=%u TmpDisk=%llu Weight=%u Owner=N/A MCS_label=%s%s",
 	    node_state_upper(n->state, st, sizeof(st)), n->threads,
-	    (unsigned long long)n->tmp_disk, n->weight, le);
+	    (unsigned long long)n->tmp_disk, n->weight,
+	    n->mcs_label && *n->mcs_label ? n->mcs_label : "N/A", le);
 	if (n->next_state && (n->state & (NODE_REBOOT_REQUESTED | NODE_REBOOT_ISSUED)))
 		fprintf(f, "NextState=%s%s", n->next_state, le);
 	if (n->partitions && *n->partitions)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include "common/conf.h"
 #include "common/mpiparams.h"
+#include "common/mcs.h"
 #include "common/strv.h"
 #include "common/conf_keys.h"
 #include "common/gres.h"
@@ -1072,6 +1073,16 @@ static int rlimit_keys_check(struct parser *p)
 	return 0;
 }
 
+/* MCSPlugin names a plugin Slurm has (Slurm does not start otherwise). */
+static int mcs_keys_check(struct parser *p)
+{
+	struct mcs_conf mc;
+	int rc = mcs_conf_read(p->conf->mcs_plugin, NULL, &mc, p->err);
+
+	mcs_conf_release(&mc);
+	return rc;
+}
+
 static int conf_finish(struct parser *p)
 {
 	struct conf *c = p->conf;
@@ -1109,6 +1120,8 @@ static int conf_finish(struct parser *p)
 	if (rlimit_keys_check(p) < 0)
 		return -1;
 	if (mpi_params_ports(c->mpi_params, &(uint32_t){0}, &(uint32_t){0}, p->err) < 0)
+		return -1;
+	if (mcs_keys_check(p) < 0)
 		return -1;
 	/* as in Slurm, the last Default=YES wins */
 	for (size_t i = 0; i < c->part_count; i++)

@@ -224,6 +224,9 @@ struct conf {
 	/* PrivateData: what users see of others' records ("usage,users");
 	 * read by scontrol show assoc_mgr (ctld/assoc_info.c) only */
 	char *private_data;
+	/* MCSPlugin and MCSParameters, as given (common/mcs.h reads them) */
+	char *mcs_plugin;
+	char *mcs_params;
 	int allow_spec_resources; /* AllowSpecResourcesUsage: -S/--thread-spec not
 	                           * refused (they still keep no cores aside) */
 

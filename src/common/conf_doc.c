@@ -272,6 +272,27 @@ static const struct conf_doc global_doc[] = {
      "coordinate, in scontrol show assoc_mgr; users: only their own user record "
      "there; all: both.  Operators and admins see everything.  Other words are "
      "accepted and change nothing yet."},
+    {"MCSPlugin", "mcs/none|mcs/account|mcs/group|mcs/user",
+     "Multi-Category Security: what a job's MCS label (sbatch/salloc/srun "
+     "--mcs-label) may be.  mcs/none (the default): no labels, --mcs-label is "
+     "refused.  mcs/account: the job's account.  mcs/group: one of its user's "
+     "groups named in MCSParameters.  mcs/user: its user's name.  A label that "
+     "is not allowed is refused at submit (Invalid mcs_label specified).  Labels "
+     "show as MCS_label= in scontrol show job and node, squeue -O mcslabel and "
+     "sacct -o McsLabel."},
+    {"MCSParameters",
+     "[ondemand|enforced][,noselect|select|ondemandselect][,privatedata][:group|...]",
+     "How MCSPlugin labels are used.  ondemand (the default): a job has a label "
+     "when it asks (--mcs-label, or --exclusive=mcs for its default one); "
+     "enforced: every job has one (its default when it names none).  select: a "
+     "node running a labelled job takes only jobs of the same label (it shows "
+     "that MCS_label while they run); ondemandselect (the default): only for "
+     "jobs submitted with --exclusive=mcs; noselect: never.  Jobs with no label "
+     "or that do not select never share a labelled node.  privatedata: with "
+     "PrivateData=jobs (nodes), users see the jobs (nodes) whose label they could "
+     "use themselves and those without one, besides their own.  After the colon, "
+     "mcs/group's groups, separated by '|': the first one the user belongs to is "
+     "the default label; with none the system knows the defaults apply."},
     {"AllowSpecResourcesUsage", "YES|NO",
      "Whether jobs may ask with -S/--core-spec or --thread-spec for cores kept "
      "for the system; without it they are told the option is ignored.  Rota "

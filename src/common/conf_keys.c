@@ -177,6 +177,8 @@ const struct conf_key conf_keys[] = {
     G_STR("AccountingStorageEnforce", accounting_storage_enforce, NULL, R),
     G_STR("AccountingStorageTRES", accounting_storage_tres, NULL, R),
     G_STR("PrivateData", private_data, "none", R),
+    G_STR("MCSPlugin", mcs_plugin, "mcs/none", R),
+    G_STR("MCSParameters", mcs_params, NULL, R),
     ROW("AllowSpecResourcesUsage", CONF_SCOPE_GLOBAL, CONF_T_BOOL, CONF_ID_NONE, conf,
         allow_spec_resources, "NO", 0, 0, NULL, R),
 
@@ -258,8 +260,6 @@ const struct conf_key conf_keys[] = {
     IGNORE("MaxMemPerNode"),
     IGNORE("MaxNodeCount"),
     IGNORE("MaxStepCount"),
-    IGNORE("MCSParameters"),
-    IGNORE("MCSPlugin"),
     IGNORE("MemLimitEnforce"),
     IGNORE("NodeFeaturesPlugins"),
     IGNORE("PluginDir"),

@@ -319,6 +319,8 @@ const char *slurm_strerror(int rc)
 		return "Invalid account or account/partition combination specified";
 	case ESLURM_INVALID_QOS:
 		return "Invalid qos specification";
+	case ESLURM_INVALID_MCS_LABEL:
+		return "Invalid mcs_label specified";
 	case ESLURM_INVALID_PARENT_ACCOUNT:
 		return "Invalid parent account specified";
 	case ESLURM_ACCOUNTING_POLICY:

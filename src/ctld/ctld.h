@@ -35,6 +35,7 @@ struct trigger_mgr;
 struct crontab_mgr;
 struct ctld_topo;
 struct resv_mgr;
+struct ctld_mcs;
 
 struct ctld {
 	const struct conf *conf; /* borrowed from main */
@@ -113,6 +114,8 @@ struct ctld {
 	struct bcasts *bcasts;   /* sbcast's blocks waiting for nodes (bcast.h) */
 	uint32_t resv_port_next; /* MpiParams ports: where the next search
 	                          * starts (resv_ports.h) */
+	struct ctld_mcs *mcs;    /* MCSPlugin's settings, read when first asked
+	                          * (mcs_label.h) */
 };
 
 /* Ask for a scheduling pass soon (coalesced: at most one per loop turn). */

@@ -19,6 +19,7 @@
 #include "ctld/hetjob.h"
 #include "ctld/fairshare.h"
 #include "ctld/job_event.h"
+#include "ctld/mcs_label.h"
 #include "ctld/resv.h"
 #include "ctld/crontab.h"
 #include "ctld/trigger.h"
@@ -201,6 +202,7 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 	run->share = job->part ? part_job_share(job->part, job->desc.flags) : 1;
 	run->excl_user = (job->desc.flags & JOB_F_EXCLUSIVE_USER) ||
 	                 (job->part && job->part->cfg->exclusive_user);
+	run->mcs_select = ev->mcs_select && job_x(job)->mcs_label;
 	pack = !gang_enabled(ctld->conf); /* time slicing: free cores first */
 	/* a snapshot says which cores the job holds; a live start picks them */
 	for (size_t i = 0; i < count; i++)
@@ -221,6 +223,8 @@ static int apply_start(struct ctld *ctld, const struct ev_start *ev, struct job 
 			/* the first one's user (excl_uid_find when it goes) */
 			if (run->excl_user && !n->excl_user_jobs++)
 				n->excl_uid = job->owner->uid;
+			if (run->mcs_select)
+				mcs_node_take(n, job_x(job)->mcs_label);
 			if (run->gres)
 				gres_use_claim(node_mgr_gres_kinds(ctld->nodes),
 				               &n->gres_use, run->gres[i]);
@@ -330,6 +334,8 @@ void job_release_node(struct ctld *ctld, struct job *job, uint32_t k, time_t now
 	             now);
 	if (job->run->excl_user && n->excl_user_jobs && --n->excl_user_jobs)
 		excl_uid_find(ctld, job, job->run->node_idx[k], n);
+	if (job->run->mcs_select)
+		mcs_node_give(n);
 	if (job->run->gres)
 		gres_use_release(node_mgr_gres_kinds(ctld->nodes), &n->gres_use,
 		                 job->run->gres[k]);

@@ -97,7 +97,9 @@ ROTA_DECLARE(ev_submit, EV_SUBMIT_FIELDS)
 	F(S, str, reservation, _)                                                        \
 	/* the batch host: its position in nodes (sbatch --batch); absent (0,            \
 	 * older journals): the first */                                                 \
-	F(S, u32, batch_node, _)
+	F(S, u32, batch_node, _)                                                         \
+	/* 1: it keeps its nodes to its MCS label (ctld/mcs_label.h) */                  \
+	F(S, u32, mcs_select, _)
 ROTA_DECLARE(ev_start, EV_START_FIELDS)
 
 #define EV_END_FIELDS(F, S)                                                              \

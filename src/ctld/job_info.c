@@ -20,6 +20,7 @@
 #include "ctld/hetjob.h"
 #include "ctld/job_mgr.h"
 #include "ctld/mail.h"
+#include "ctld/mcs_label.h"
 #include "ctld/node_mgr.h"
 #include "proto/messages.h"
 #include "common/common.h"
@@ -276,6 +277,7 @@ void job_info_fill(struct ctld *ctld, const struct job *job, struct job_info *o,
 	o->ntasks_per_socket = x->ntasks_per_socket;
 	o->prefer = x->prefer;
 	o->batch_features = x->batch_features;
+	o->mcs_label = x->mcs_label;
 	o->licenses = x->licenses;
 	o->time_min = x->time_min;
 	o->deadline = x->deadline;
@@ -392,6 +394,7 @@ void job_info_release(struct job_info *o)
 #define JOB_INFO_CHUNK 4096
 
 struct info_batch {
+	struct caller *who; /* who asks: what PrivateData hides */
 	struct job_info_resp r;
 	size_t cap;
 	uint64_t mask;
@@ -400,6 +403,8 @@ struct info_batch {
 
 static void batch_add(struct ctld *ctld, struct info_batch *b, const struct job *job)
 {
+	if (mcs_job_hidden(ctld, b->who, job))
+		return;
 	if (b->r.jobs_count == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 16;
 		b->r.jobs = xrealloc(b->r.jobs, b->cap * sizeof(struct job_info));
@@ -424,7 +429,7 @@ static void batch_send(struct chan *ch, struct info_batch *b, int more)
 void job_mgr_info(struct ctld *ctld, struct caller *who, const struct job_info_req *req,
                   struct chan *ch)
 {
-	struct info_batch b = {.r.now = time(NULL), .mask = req->fields};
+	struct info_batch b = {.who = who, .r.now = time(NULL), .mask = req->fields};
 
 	/* the fields job_info_fill() must compute to be sent at all */
 	if (!b.mask)

@@ -19,6 +19,7 @@
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
 #include "ctld/job_mgr.h"
+#include "ctld/mcs_label.h"
 #include "ctld/node_mgr.h"
 #include "proto/joblist.h"
 #include "proto/messages.h"
@@ -139,6 +140,7 @@ static int jobs_by_id(struct ctld *ctld, const struct joblist_query *q,
 /* Where a listing's rows go, and what reads them. */
 struct row_out {
 	struct ctld *ctld;
+	struct caller *who; /* who lists: what PrivateData hides */
 	const struct joblist_query *q;
 	const struct fmt_layout *layout;
 	uint64_t mask; /* the job_info fields read */
@@ -216,6 +218,8 @@ static int visit(const struct job *job, struct row_out *o, struct folding *fd)
 		return 0;
 	if (!joblist_query_uid(o->q, job->owner->uid))
 		return 1;
+	if (mcs_job_hidden(o->ctld, o->who, job))
+		return 0;
 	if (fd && job->array_rem)
 		push_job(&fd->rems, &fd->nrems, &fd->caprems, job);
 	else if (fd && may_fold(o->ctld, job))
@@ -320,13 +324,13 @@ static uint32_t part_tier(const char *name, void *arg)
  * tasks that may be folded into their rows are printed last.  A few ids
  * asked for (-j) are looked up rather than the queue walked.  Returns 0, or
  * -ESLURM_INVALID_JOB_ID when the one -j id is unknown, or -ENOMEM. */
-static int print_rows(struct ctld *ctld, const struct joblist_query *q,
-                      const struct joblist_sort *sort, const struct fmt_layout *layout,
-                      uint64_t mask, struct joblist_ctx *jctx, struct rows *r,
-                      uint32_t **order)
+static int print_rows(struct ctld *ctld, struct caller *who,
+                      const struct joblist_query *q, const struct joblist_sort *sort,
+                      const struct fmt_layout *layout, uint64_t mask,
+                      struct joblist_ctx *jctx, struct rows *r, uint32_t **order)
 {
 	struct joblist_sort_arg sarg = {sort, jctx->now};
-	struct row_out o = {ctld, q, layout, mask, jctx, NULL, &sarg, r};
+	struct row_out o = {ctld, who, q, layout, mask, jctx, NULL, &sarg, r};
 	struct folding fold = {0}, *fd = joblist_folding(q->req->flags) ? &fold : NULL;
 	const struct job *found[JOB_LIST_LOOKUP_IDS];
 	int id_seen = 0, rc = -ENOMEM, seen;
@@ -403,7 +407,7 @@ void job_mgr_list(struct ctld *ctld, struct caller *who, const struct job_list_r
 		goto out;
 	}
 	mask = joblist_fields_wanted(req, layout, &sort);
-	rc = print_rows(ctld, &q, &sort, layout, mask, &jctx, rows, &order);
+	rc = print_rows(ctld, who, &q, &sort, layout, mask, &jctx, rows, &order);
 	if (rc < 0) {
 		chan_send_rc(ch, rc, NULL);
 		goto out;

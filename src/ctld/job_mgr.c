@@ -30,6 +30,7 @@
 #include "ctld/depend.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
+#include "ctld/mcs_label.h"
 #include "ctld/journal.h"
 #include "ctld/node_mgr.h"
 #include "ctld/node_feat.h"
@@ -1152,6 +1153,7 @@ int job_desc_check_strings(const struct job_desc *d, const char **ret_field,
 	    {"container env", x->container_env},
 	    {"container name", x->container_name},
 	    {"container", x->container},
+	    {"mcs label", x->mcs_label},
 	};
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
@@ -1404,6 +1406,8 @@ int job_submit_prepare(struct ctld *ctld, const struct caller *caller, struct jo
 		rc = assoc_job_account(ctld, user, p ? p->cfg->name : NULL, d);
 	if (!rc)
 		rc = assoc_job_qos(ctld, user, p ? p->cfg->name : NULL, d);
+	if (!rc)
+		rc = mcs_submit_label(ctld, &as_user, user, d);
 	if (!rc)
 		rc = part_access_submit_all(ctld, p, caller, &as_user, d);
 	if (!rc)

@@ -92,6 +92,8 @@ struct job_run {
 	/* holds its nodes for its user alone: --exclusive=user, or its
 	 * partition's ExclusiveUser=YES when it started */
 	int excl_user;
+	/* keeps its nodes to its MCS label (ctld/mcs_label.h) */
+	int mcs_select;
 };
 
 extern const struct job_run job_run_none;

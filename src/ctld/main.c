@@ -36,6 +36,7 @@
 #include "ctld/step_stat.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
+#include "ctld/mcs_label.h"
 #include "ctld/image.h"
 #include "ctld/journal.h"
 #include "ctld/assoc.h"
@@ -443,6 +444,7 @@ int main(int argc, char **argv)
 	ctld_topo_destroy(ctld.topo);
 	node_mgr_destroy(ctld.nodes);
 	assoc_mgr_destroy(ctld.assoc);
+	mcs_ctld_release(&ctld);
 	resv_mgr_destroy(ctld.resvs);
 	auth_destroy(ctld.auth);
 	event_base_free(ctld.base);

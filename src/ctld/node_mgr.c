@@ -18,6 +18,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/listener.h"
 #include "ctld/node_mgr.h"
+#include "ctld/mcs_label.h"
 #include "ctld/node_feat.h"
 #include "ctld/resv.h"
 #include "ctld/node_gres.h"
@@ -261,6 +262,7 @@ void node_mgr_destroy(struct node_mgr *nm)
 		free(nm->nodes[i].orphans);
 		free(nm->nodes[i].feat_avail);
 		free(nm->nodes[i].feat_act);
+		free(nm->nodes[i].mcs_label);
 	}
 	for (size_t i = 0; i < nm->nparts; i++)
 		part_free(nm->parts[i]);
@@ -871,10 +873,13 @@ void node_mgr_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 	struct node_info_resp r = {.now = time(NULL)};
 
 	r.nodes = xcalloc(nm->count ? nm->count : 1, sizeof(struct node_info));
-	r.nodes_count = nm->count;
+	r.nodes_count = 0; /* those PrivateData lets who see */
 	for (size_t i = 0; i < nm->count; i++) {
 		struct node *n = &nm->nodes[i];
-		struct node_info *o = &r.nodes[i];
+		struct node_info *o;
+		if (mcs_node_hidden(ctld, who, n))
+			continue;
+		o = &r.nodes[r.nodes_count++];
 		o->name = xstrdup(n->cfg->name);
 		o->hostname = xstrdup(n->cfg->hostname);
 		o->addr = xstrdup(n->cfg->addr);
@@ -893,6 +898,7 @@ void node_mgr_info(struct ctld *ctld, struct caller *who, struct chan *ch)
 		o->weight = n->cfg->weight;
 		o->features = xstrdup(node_feat_avail(n));
 		o->features_act = xstrdup(node_feat_active(n));
+		o->mcs_label = xstrdup(n->mcs_label);
 		o->gres = xstrdup(n->cfg->gres);
 		o->partitions = node_partitions(nm, i);
 		o->reason = xstrdup(n->reason);

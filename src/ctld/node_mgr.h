@@ -26,6 +26,10 @@ struct node {
 	/* of those, --exclusive=user jobs (all of one user: excl_uid) */
 	uint32_t excl_user_jobs;
 	uid_t excl_uid;
+	/* of those, jobs that keep it to their MCS label (mcs_label.h), and
+	 * that label (owned; NULL: none) */
+	uint32_t mcs_jobs;
+	char *mcs_label;
 	uint32_t completing; /* ended jobs not yet confirmed gone here */
 	uint8_t *core_used;  /* [cpus]: 0 free, CORE_EXCL held by one job, else how
 	                      * many sharing jobs use the core */

@@ -65,6 +65,10 @@ static void node_adopt(struct node *n, struct node *o)
 	n->run_jobs = o->run_jobs;
 	n->excl_user_jobs = o->excl_user_jobs;
 	n->excl_uid = o->excl_uid;
+	n->mcs_jobs = o->mcs_jobs;
+	n->mcs_label = o->mcs_label;
+	o->mcs_label = NULL;
+	o->mcs_jobs = 0;
 	n->completing = o->completing;
 	if (n->cpus == o->cpus) {
 		uint8_t *t = n->core_used;

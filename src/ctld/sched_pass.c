@@ -30,6 +30,7 @@
 #include "ctld/depend.h"
 #include "ctld/job_event.h"
 #include "ctld/job_mgr.h"
+#include "ctld/mcs_label.h"
 #include "ctld/mail.h"
 #include "common/mailtype.h"
 #include "ctld/node_gres.h"
@@ -392,7 +393,8 @@ static void mark_part_cpus(struct sched_pass *ps, const struct job *job)
  * the sockets (--sockets-per-node) and features its constraint asks, taking
  * alternative `alt` of a matching OR ([a|b]), and able to bind its CPUs near
  * its GRES (--gres-flags=enforce-binding); shared with other users only where
- * neither it nor a job there asked --exclusive=user. */
+ * neither it nor a job there asked --exclusive=user, and as their MCS labels
+ * allow (ctld/mcs_label.h). */
 void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 {
 	struct ctld *ctld = ps->ctld;
@@ -406,6 +408,7 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 	struct sched_req r = {0};
 	int bind =
 	    (job_x(job)->gres_flags & GRES_F_ENFORCE_BINDING) && job_req_has_gres(job);
+	int mcs_keeps = mcs_job_keeps_nodes(ctld, job);
 
 	if (job_x(job)->gres || bind) /* kept on the job: job_req */
 		job_req(ps, job, &r);
@@ -435,7 +438,8 @@ void sched_pass_mark_nodes(struct sched_pass *ps, struct job *job, size_t alt)
 		    node_layout_fits(n, job_x(job)) &&
 		    node_tmp_disk(n) >= job_x(job)->pn_min_tmp &&
 		    /* another user's --exclusive=user job runs there */
-		    (!n->excl_user_jobs || n->excl_uid == job->owner->uid);
+		    (!n->excl_user_jobs || n->excl_uid == job->owner->uid) &&
+		    mcs_node_fits(n, job, mcs_keeps);
 		ps->snap.nodes[i].required = 0;
 	}
 	/* by name lookup: linear in the lists and the nodes, not their product */
@@ -838,6 +842,7 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 		if (!ev.gres[i]) /* a strv ends at its first NULL */
 			ev.gres[i] = xstrdup("");
 	ev.job_id = task->job_id;
+	ev.mcs_select = (uint32_t)mcs_job_keeps_nodes(ctld, task);
 	ev.time_limit = deadline_limit(task, ps->now);
 	if (job_multi_part(task) && task->part) {
 		/* of its list, the partition it starts in: its limit is that

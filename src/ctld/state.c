@@ -105,6 +105,7 @@ static void gen_start(const struct job *j, struct ev_start *ev)
 	ev->state = j->state & JOB_CONFIGURING;
 	ev->next_step_id = j->run->next_step_id;
 	ev->derived_exit = j->run->derived_exit;
+	ev->mcs_select = j->run->mcs_select ? 1 : 0;
 	ev->nodes = xstrdup(j->run->nodes_str);
 	ev->batch_node = j->run->batch_node;
 	if (job_multi_part(j) && j->part)

@@ -64,6 +64,8 @@ enum stmt_id {
 	S_MOD_COMMENT,
 	S_MOD_ADMIN_CMT,
 	S_MOD_SYSTEM_CMT,
+	S_MCS,
+	S_MCS_COPY,
 	S_COUNT
 };
 
@@ -157,6 +159,13 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_MOD_COMMENT] = "UPDATE job SET comment = ?2 WHERE db_id = ?1",
     [S_MOD_ADMIN_CMT] = "UPDATE job SET admin_comment = ?2 WHERE db_id = ?1",
     [S_MOD_SYSTEM_CMT] = "UPDATE job SET system_comment = ?2 WHERE db_id = ?1",
+    /* the MCS label of job ?1's latest run */
+    [S_MCS] = "UPDATE job SET mcs_label = ?2 WHERE db_id = "
+              "(SELECT db_id FROM job WHERE job_id = ?1 ORDER BY db_id DESC LIMIT 1)",
+    /* ... given to job ?2's latest run from run ?1 (a requeue, a split) */
+    [S_MCS_COPY] = "UPDATE job SET mcs_label = (SELECT mcs_label FROM job WHERE "
+                   "db_id = ?1) WHERE db_id = (SELECT db_id FROM job WHERE "
+                   "job_id = ?2 ORDER BY db_id DESC LIMIT 1)",
 };
 
 struct store {
@@ -364,6 +373,8 @@ static int on_submit(struct store *s, const struct ev_submit *ev, struct rota_er
 	if (rc == 0 && x->het_job_id)
 		rc = EXEC(s, S_HET, err, sql_int(ev->job_id), sql_int(x->het_job_id),
 		          sql_int(HET_OFFSET(x->het_offset)));
+	if (rc == 0 && x->mcs_label)
+		rc = EXEC(s, S_MCS, err, sql_int(ev->job_id), sql_text(x->mcs_label));
 	return rc;
 }
 
@@ -427,8 +438,10 @@ static int on_requeue(struct store *s, int64_t run_id, const struct ev_requeue *
 	if (EXEC(s, S_REQUEUE_OLD, err, sql_int(run_id), sql_int(ev->time)) < 0)
 		return -EIO;
 	/* a crontab's entry is eligible again at its next start */
-	return EXEC(s, S_REQUEUE_NEW, err, sql_int(run_id),
-	            sql_int(ev->begin_time > ev->time ? ev->begin_time : ev->time));
+	if (EXEC(s, S_REQUEUE_NEW, err, sql_int(run_id),
+	         sql_int(ev->begin_time > ev->time ? ev->begin_time : ev->time)) < 0)
+		return -EIO;
+	return EXEC(s, S_MCS_COPY, err, sql_int(run_id), sql_int(ev->job_id));
 }
 
 /* Task t leaves the remainder's pending set. */
@@ -463,7 +476,9 @@ static int on_split(struct store *s, int64_t run_id, const struct ev_array_split
 {
 	if (ev->new_job_id) {
 		if (EXEC(s, S_SPLIT_COPY, err, sql_int(run_id), sql_int(ev->new_job_id),
-		         sql_int(ev->array_task_id)) < 0)
+		         sql_int(ev->array_task_id)) < 0 ||
+		    EXEC(s, S_MCS_COPY, err, sql_int(run_id), sql_int(ev->new_job_id)) <
+		        0)
 			return -EIO;
 		return pending_drop(s, run_id, ev->array_task_id, err);
 	}
@@ -752,6 +767,7 @@ static void read_job(struct store *s, struct sql_cur *c, struct acct_job *j)
 	j->het_offset = (uint32_t)col(c, i++);
 	j->admin_comment = col_str(s, c, i++);
 	j->system_comment = col_str(s, c, i++);
+	j->mcs_label = col_str(s, c, i++);
 }
 
 /* N.batch and (PrologFlags=Contain) N.extern, which the journal does not
@@ -930,7 +946,7 @@ static int query_sql(struct sqlbuf *b, const struct acct_query *qr,
                      struct rota_error *err)
 {
 	sql_add(b, "SELECT db_id, " JOB_COLS ", gres_tres, het_job_id, het_offset, "
-	           "admin_comment, system_comment FROM job "
+	           "admin_comment, system_comment, mcs_label FROM job "
 	           "WHERE 1 = 1");
 	if (!(qr->flags & ACCT_QUERY_F_DUPLICATES))
 		sql_add(b, " AND superseded = 0");

@@ -82,6 +82,8 @@ static const char schema[] =
     /* added later: sacctmgr modify job's comments; the users' AdminLevel */
     "ALTER TABLE job ADD COLUMN IF NOT EXISTS admin_comment TEXT,"
     " ADD COLUMN IF NOT EXISTS system_comment TEXT;"
+    /* added later: the jobs' MCS labels */
+    "ALTER TABLE job ADD COLUMN IF NOT EXISTS mcs_label TEXT;"
     "CREATE TABLE IF NOT EXISTS admin_user(name TEXT PRIMARY KEY, level BIGINT);";
 
 enum { K_HOST, K_PORT, K_USER, K_PASS, K_DB, K_APP, K_TIMEOUT, K_COUNT };

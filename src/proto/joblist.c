@@ -42,6 +42,7 @@ enum {
 	F_HET_JOB_ID,
 	F_HET_JOB_OFFSET,
 	F_HET_JOB_ID_SET,
+	F_MCS_LABEL,
 };
 
 #define NOCUT FMTSPEC_NOCUT
@@ -125,6 +126,7 @@ const struct fmt_field joblist_fields[] = {
     {F_HET_JOB_ID_SET, 0, "HetJobIDSet", "HET_JOB_ID_SET", 0},
     {F_HET_JOB_ID_SET, 0, "PackJobIDSet", "HET_JOB_ID_SET", 0},
     {'N', 0, "Nodes", "NODELIST", NOCUT},
+    {F_MCS_LABEL, 0, "MCSLabel", "MCSLABEL", 0},
 };
 #undef NOCUT
 const size_t joblist_nfields = sizeof(joblist_fields) / sizeof(joblist_fields[0]);
@@ -339,6 +341,7 @@ const char *joblist_value(const struct fmt_col *col, const void *rec, void *vctx
 	case 'h':
 		return (j->flags & JOB_F_EXCLUSIVE)        ? "NO"
 		       : (j->flags & JOB_F_EXCLUSIVE_USER) ? "USER"
+		       : (j->flags & JOB_F_EXCLUSIVE_MCS)  ? "MCS"
 		                                           : "OK";
 	case 'H':
 	case 'I':
@@ -488,6 +491,8 @@ const char *joblist_value(const struct fmt_col *col, const void *rec, void *vctx
 		snprintf(buf, len, "%u-%u", j->het_job_id,
 		         j->het_job_id + HET_SIZE(j->het_offset) - 1);
 		return buf;
+	case F_MCS_LABEL: /* always sent */
+		return str_or_null(j->mcs_label);
 	}
 	return "";
 }

@@ -141,7 +141,10 @@
 	F(S, u32_x, self_uid, _)                                                         \
 	/* sbatch --batch: features the batch host has (common/batch_feat.h);            \
 	 * NULL none */                                                                  \
-	F(S, str_x, batch_features, _)
+	F(S, str_x, batch_features, _)                                                   \
+	/* --mcs-label; the controller's at submit: the label the job has                \
+	 * (MCSPlugin, common/mcs.h), NULL: none */                                      \
+	F(S, str_x, mcs_label, _)
 ROTA_DECLARE_EXT(job_desc, JOB_DESC_FIELDS)
 #define HET_OFFSET(v) ((v)&0xffffu)
 #define HET_SIZE(v)   ((v) >> 16)
@@ -180,6 +183,8 @@ enum job_flags {
 	/* --reboot (admins): its nodes reboot (RebootProgram) before it starts,
 	 * which has them to itself (ctld/power.h) */
 	JOB_F_REBOOT = 1 << 20,
+	/* --exclusive=mcs: its nodes shared with jobs of its MCS label alone */
+	JOB_F_EXCLUSIVE_MCS = 1 << 16,
 };
 
 /* One job as squeue / scontrol show job see it. */
@@ -272,7 +277,8 @@ enum job_flags {
 	F(S, u32, ntasks_per_core, _)                                                    \
 	F(S, u32, ntasks_per_socket, _)                                                  \
 	F(S, str, prefer, _)         /* --prefer; NULL none */                           \
-	F(S, str, batch_features, _) /* sbatch --batch; NULL none */
+	F(S, str, batch_features, _) /* sbatch --batch; NULL none */                     \
+	F(S, str, mcs_label, _)      /* its MCS label (MCSPlugin); NULL none */
 ROTA_DECLARE(job_info, JOB_INFO_FIELDS)
 /* job_info.hold of a batch job requeued and held because its launch failed (its
  * Prolog): its reason reads "launch failed requeued held", as Slurm's */
@@ -315,7 +321,9 @@ _Static_assert(job_info_idx_wait4switch < 64, "job_info_req.fields is 64 bits");
 	F(S, str, version, _)                                                            \
 	F(S, str, gres_used, _)    /* "gpu:h100:0(IDX:N/A)" (ctld/node_gres.h) */        \
 	F(S, str, next_state, _)   /* to reboot: "RESUME" or "DOWN" after; NULL */       \
-	F(S, str, features_act, _) /* ActiveFeatures (features: AvailableFeatures) */
+	F(S, str, features_act, _) /* ActiveFeatures (features: AvailableFeatures) */    \
+	/* the MCS label of the jobs it runs that keep it to theirs; NULL none */        \
+	F(S, str, mcs_label, _)
 ROTA_DECLARE(node_info, NODE_INFO_FIELDS)
 
 #define PART_INFO_FIELDS(F, S)                                                           \
@@ -1262,7 +1270,8 @@ ROTA_DECLARE(acct_step, ACCT_STEP_FIELDS)
 	F(S, u32, het_job_id, _) /* a heterogeneous job's leader; 0: not one */          \
 	F(S, u32, het_offset, _)                                                         \
 	F(S, str, admin_comment, _)  /* sacctmgr modify job set AdminComment= */         \
-	F(S, str, system_comment, _) /* ... SystemComment= */
+	F(S, str, system_comment, _) /* ... SystemComment= */                            \
+	F(S, str, mcs_label, _)      /* its MCS label; NULL none */
 ROTA_DECLARE(acct_job, ACCT_JOB_FIELDS)
 #define ACCT_MEM_PER_CPU (1ull << 63)
 

@@ -42,6 +42,7 @@ enum {
 	F_MAXRSS,
 	F_MAXRSSNODE,
 	F_MAXVMSIZE,
+	F_MCSLABEL,
 	F_NCPUS,
 	F_NNODES,
 	F_NODELIST,
@@ -100,6 +101,7 @@ const struct sacct_field sacct_fields[] = {
     {"MaxRSS", 10, 0, F_MAXRSS},
     {"MaxRSSNode", 10, 0, F_MAXRSSNODE},
     {"MaxVMSize", 10, 0, F_MAXVMSIZE},
+    {"McsLabel", 20, 0, F_MCSLABEL},
     {"NCPUS", 10, 0, F_NCPUS},
     {"NNodes", 8, 0, F_NNODES},
     {"NodeList", 15, 0, F_NODELIST},
@@ -350,6 +352,8 @@ const char *sacct_value(const struct sacct_ctx *x, int id, const struct acct_job
 		return !st && j->admin_comment ? j->admin_comment : "";
 	case F_SYSTEMCOMMENT:
 		return !st && j->system_comment ? j->system_comment : "";
+	case F_MCSLABEL:
+		return !st && j->mcs_label ? j->mcs_label : "";
 	case F_CONSTRAINTS:
 		return !st && j->constraints ? j->constraints : "";
 	case F_CPUTIME:

@@ -258,7 +258,8 @@ static json_t *job(const struct acct_job *j, const char *cluster,
 	    json_pack("{s:i, s:I}", "job_id", 0, "job_offset", (json_int_t)NO_VAL));
 	json_object_set_new(o, "job_id", json_integer(j->job_id));
 	json_object_set_new(o, "name", str(j->name));
-	json_object_set_new(o, "mcs", json_pack("{s:s}", "label", ""));
+	json_object_set_new(
+	    o, "mcs", json_pack("{s:s}", "label", j->mcs_label ? j->mcs_label : ""));
 	json_object_set_new(o, "nodes", field_str("NodeList", j, NULL, x));
 	json_object_set_new(o, "partition", str(j->partition));
 	json_object_set_new(o, "priority", json_integer(j->priority));

@@ -447,7 +447,7 @@ void sj44_job_write(struct jsonw *w, const struct job_info *j, const char *clust
 	jsonw_str(w, "mail_user", NULL);
 	nv32(w, "max_cpus", 0);
 	nv32(w, "max_nodes", 0);
-	jsonw_str(w, "mcs_label", NULL);
+	jsonw_str(w, "mcs_label", j->mcs_label);
 	jsonw_str(w, "memory_per_tres", j->mem_per_tres);
 	jsonw_str(w, "name", j->name);
 	jsonw_str(w, "network", NULL);
@@ -488,10 +488,12 @@ void sj44_job_write(struct jsonw *w, const struct job_info *j, const char *clust
 	jsonw_str(w, "scheduled_nodes", j->sched_nodes);
 	jsonw_int(w, "segment_size", 0);
 	jsonw_str(w, "selinux_context", NULL);
-	if (j->flags & (JOB_F_EXCLUSIVE | JOB_F_OVERSUBSCRIBE | JOB_F_EXCLUSIVE_USER))
+	if (j->flags & (JOB_F_EXCLUSIVE | JOB_F_OVERSUBSCRIBE | JOB_F_EXCLUSIVE_USER |
+	                JOB_F_EXCLUSIVE_MCS))
 		one_str_list(w, "shared",
 		             j->flags & JOB_F_EXCLUSIVE        ? "none"
 		             : j->flags & JOB_F_EXCLUSIVE_USER ? "user"
+		             : j->flags & JOB_F_EXCLUSIVE_MCS  ? "mcs"
 		                                               : "oversubscribe");
 	else
 		empty_list(w, "shared");
@@ -735,7 +737,7 @@ json_t *sj44_node(const struct node_info *n)
 	jsonw_str(&w, "instance_id", NULL);
 	jsonw_str(&w, "instance_type", NULL);
 	nv_time(&w, "last_busy", n->last_busy);
-	jsonw_str(&w, "mcs_label", NULL);
+	jsonw_str(&w, "mcs_label", n->mcs_label);
 	jsonw_int(&w, "specialized_memory", 0);
 	jsonw_str(&w, "name", n->name);
 	split_list(&w, "next_state_after_reboot", n->next_state, ',');
