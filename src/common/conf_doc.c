@@ -270,19 +270,22 @@ static const struct conf_doc global_doc[] = {
     {"PrivateData", "word,...",
      "usage: users see only their own associations, and those of the accounts they "
      "coordinate, in scontrol show assoc_mgr; users: only their own user record "
-     "there; all: both.  Operators and admins see everything.  Other words are "
-     "accepted and change nothing yet."},
+     "there; all: both; jobs and nodes, with MCSParameters=privatedata: users see "
+     "others' jobs and nodes only where their MCS label is one they may use.  "
+     "Operators and admins see everything.  Other words are accepted and change "
+     "nothing yet."},
     {"MCSPlugin", "mcs/none|mcs/account|mcs/group|mcs/user",
      "Multi-Category Security: what a job's MCS label (sbatch/salloc/srun "
-     "--mcs-label) may be.  mcs/none (the default): no labels, --mcs-label is "
-     "refused.  mcs/account: the job's account.  mcs/group: one of its user's "
+     "--mcs-label) may be.  mcs/none (the default): labels do nothing (one given "
+     "is kept as given).  mcs/account: the job's account.  mcs/group: one of its user's "
      "groups named in MCSParameters.  mcs/user: its user's name.  A label that "
      "is not allowed is refused at submit (Invalid mcs_label specified).  Labels "
      "show as MCS_label= in scontrol show job and node, squeue -O mcslabel and "
      "sacct -o McsLabel."},
-    {"MCSParameters",
-     "[ondemand|enforced][,noselect|select|ondemandselect][,privatedata][:group|...]",
-     "How MCSPlugin labels are used.  ondemand (the default): a job has a label "
+    {"MCSParameters", "word,...[:group|...]",
+     "How MCSPlugin labels are used: ondemand or enforced, noselect, select or "
+     "ondemandselect, privatedata, then the groups.  ondemand (the default): a job has a "
+     "label "
      "when it asks (--mcs-label, or --exclusive=mcs for its default one); "
      "enforced: every job has one (its default when it names none).  select: a "
      "node running a labelled job takes only jobs of the same label (it shows "

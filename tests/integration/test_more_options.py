@@ -1,8 +1,8 @@
 """The sbatch/srun/salloc options of Slurm 22.05's pages that Rota took last:
 salloc --no-shell, --uid/--gid (root's), sbatch --export-file, srun
 --prolog/--epilog (and SrunProlog/SrunEpilog), --accel-bind, and the
-options that need a plugin Rota has not (--bb, --bbf, --mcs-label, --power,
---x11, srun -Z) refused by name; the others accepted."""
+options that need a plugin Rota has not (--bb, --bbf, --power, --x11, srun -Z)
+refused by name; the others accepted (--mcs-label: test_mcs.py)."""
 
 import os
 import pwd
@@ -88,7 +88,6 @@ def test_refused_options_name_what_they_need(cluster):
     cases = [
         (["sbatch", "--bb=capacity=1G"], "--bb: burst buffers need"),
         (["salloc", "--bbf=f"], "--bbf: burst buffers need"),
-        (["sbatch", "--mcs-label=x"], "--mcs-label: MCS labels need"),
         (["srun", "--power=level"], "--power: power options need"),
         (["srun", "--x11"], "--x11: X11 forwarding not available"),
         (["salloc", "--x11=first"], "--x11: X11 forwarding not available"),
