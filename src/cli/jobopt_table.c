@@ -217,7 +217,7 @@ const struct opt_def jobopt_table[] = {
 
     /* Consumable resources related options */
     {"exclusive", OPT, O_EXCLUSIVE, SRA, SEC_CONSUMABLE, "user|mcs",
-     "whole nodes; =user: shared with own jobs; =mcs: with its MCS label's", ST_OK},
+     "whole nodes, or shared by user or MCS label", ST_OK},
     {"mem-per-cpu", REQ, O_MEM_PER_CPU, SRA, SEC_CONSUMABLE, "MB", "memory for each CPU",
      ST_OK},
 
