@@ -31,6 +31,7 @@
 #include "common/common.h"
 
 #define RESV_NAME_MAX      64
+#define RESV_JOB_NAMES_MAX 32                 /* names in a job's --reservation=a,b,... */
 #define RESV_LIST_MAX      4096               /* Users=, Accounts=: bytes */
 #define RESV_MAX_COUNT     1024               /* reservations at once */
 #define RESV_PAST_SLACK    600                /* a start this far back is taken as now */
@@ -361,15 +362,15 @@ static int job_allowed(const struct resv *r, const struct job *job)
 	return resv_allows(r, job->owner ? job->owner->user : NULL, job->desc.account);
 }
 
-/* The n-th name of the comma list into buf (NUL-terminated): 1, or 0 past
- * the last or too long. */
+/* The n-th name of the comma list into buf (NUL-terminated): 1, 0 past the
+ * last, -1 when it does not fit (never a reservation's name). */
 static int list_item(const char *list, size_t n, char *buf, size_t len)
 {
 	for (const char *p = list; p && *p;) {
 		size_t l = strcspn(p, ",");
 		if (!n--) {
 			if (l >= len)
-				return 0;
+				return -1;
 			memcpy(buf, p, l);
 			buf[l] = '\0';
 			return 1;
@@ -401,13 +402,16 @@ static struct resv *job_resv(struct ctld *ctld, const struct job *job)
 		return resv_find(m, want);
 	if (job->run->resv)
 		return resv_find(m, job->run->resv);
-	if (job->sched && list_item(want, job->sched->resv_try, name, sizeof(name)) &&
+	if (job->sched && list_item(want, job->sched->resv_try, name, sizeof(name)) > 0 &&
 	    (r = resv_find(m, name)))
 		return r;
-	for (size_t i = 0; list_item(want, i, name, sizeof(name)); i++)
-		if ((r = resv_find(m, name)))
+	for (size_t i = 0;; i++) {
+		int got = list_item(want, i, name, sizeof(name));
+		if (!got)
+			return NULL;
+		if (got > 0 && (r = resv_find(m, name)))
 			return r;
-	return NULL;
+	}
 }
 
 const char *resv_job_name(struct ctld *ctld, const struct job *job)
@@ -454,9 +458,14 @@ int resv_job_check(struct ctld *ctld, const char *user, const struct job_desc *d
 	    x->reservation[strlen(x->reservation) - 1] == ',' ||
 	    strstr(x->reservation, ",,"))
 		return -ESLURM_RESERVATION_INVALID;
-	/* a list (a,b): every one must exist and admit the user (Slurm's) */
-	for (size_t i = 0; list_item(x->reservation, i, name, sizeof(name)); i++) {
-		if (!(r = resv_find(resv_mgr_of(ctld), name)))
+	/* a list (a,b): every one must exist and admit the user (Slurm's); a
+	 * name too long to be one, or too many names, is none */
+	for (size_t i = 0;; i++) {
+		int got = list_item(x->reservation, i, name, sizeof(name));
+		if (!got)
+			break;
+		if (got < 0 || i >= RESV_JOB_NAMES_MAX ||
+		    !(r = resv_find(resv_mgr_of(ctld), name)))
 			return -ESLURM_RESERVATION_INVALID;
 		if (!resv_allows(r, user, d->account))
 			rc = -ESLURM_RESERVATION_ACCESS;

@@ -852,12 +852,14 @@ int sched_pass_start_job(struct sched_pass *ps, struct job *job,
 		if (tl != task->time_limit && (!ev.time_limit || tl < ev.time_limit))
 			ev.time_limit = tl;
 	}
-	if ((resv_cut = resv_job_limit(ctld, task, ps->now, a)) &&
+	/* the record the pass placed (an array's, not the task just split off
+	 * it) knows which of its reservations it was placed in */
+	if ((resv_cut = resv_job_limit(ctld, job, ps->now, a)) &&
 	    (!ev.time_limit || resv_cut < ev.time_limit))
 		ev.time_limit = resv_cut; /* it ends with its reservation */
 	/* of its reservations, the one it starts in */
-	if (resv_job_count(task) > 1)
-		ev.reservation = (char *)resv_job_name(ctld, task);
+	if (resv_job_count(job) > 1)
+		ev.reservation = (char *)resv_job_name(ctld, job);
 	ev.nodes = hostlist_compress(names, a->nnodes);
 	ev.batch_node = batch_pick(ctld, task, a);
 	ev.cpus_per_node = (struct rota_u32v){a->cpus, a->nnodes};

@@ -255,19 +255,53 @@ static void on_reboot(void *arg, const struct reboot_req *req)
 	node_reboot_run(&o);
 }
 
+static void start_again(struct noded *nd);
+
+static void on_start_again(evutil_socket_t fd, short what, void *arg)
+{
+	start_again(arg);
+}
+
+/* The configuration changed: as slurmd on a reconfigure, the same program
+ * started again in this process, reading the new files; running steps keep
+ * running and are found again, with the jobs that ran here (their Epilog
+ * to come: noded/here_file.h), as after any restart of rotad.  Not while
+ * an Epilog runs (asked again each second), and not into files that do not
+ * load: rotad goes on with the ones it has. */
+static void start_again(struct noded *nd)
+{
+	struct rota_error err = {""};
+	struct conf *probe = NULL;
+
+	if (conf_load(nd->conf_path, &probe, &err) < 0) {
+		log_err("the new configuration does not load (%s): rotad goes on with "
+		        "the one it has",
+		        err.text);
+		return;
+	}
+	conf_destroy(probe);
+	if (stepd_mgr_ending(nd->stepds)) {
+		if (!nd->again_ev)
+			nd->again_ev = evtimer_new(nd->base, on_start_again, nd);
+		if (nd->again_ev) {
+			struct timeval one = {1, 0};
+			evtimer_add(nd->again_ev, &one);
+		}
+		return;
+	}
+	nd->reexec = 1;
+	event_base_loopexit(nd->base, NULL);
+}
+
 static void on_conf_files(void *arg, const struct conf_files *files)
 {
 	struct noded *nd = arg;
 
 	if (!nd->cl.servers || configless_refresh(&nd->cl, files) <= 0)
 		return;
-	/* as slurmd on a reconfigure: the same program started again in this
-	 * process, reading the new files; running steps keep running and are
-	 * found again as after any restart of rotad */
 	log_info("the configuration changed: rotad starts again to apply it (running "
 	         "steps keep running)");
-	nd->reexec = 1;
-	event_base_loopexit(nd->base, NULL);
+	start_again(nd);
 }
 
 /* The digest of the files a local slurm.conf names (proto/conf_files.h);
@@ -301,8 +335,8 @@ static void on_reconfig(void *arg)
 	log_info("%s changed: rotad starts again to apply it (running steps keep "
 	         "running)",
 	         nd->conf_path);
-	nd->reexec = 1;
-	event_base_loopexit(nd->base, NULL);
+	memcpy(nd->conf_digest, digest, sizeof(digest)); /* said once */
+	start_again(nd);
 }
 
 /* Execute rotad again with the arguments it was started with.  Every

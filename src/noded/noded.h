@@ -48,6 +48,7 @@ struct noded {
 	time_t start_time;
 	char **argv;             /* a copy of main's, to execute again (reexec) */
 	int reexec;              /* the configuration changed: start again with it */
+	struct event *again_ev;  /* ... once no Epilog runs (main.c) */
 	uint8_t conf_digest[32]; /* of the local files read at the start */
 
 	struct stepd_mgr *stepds;

@@ -23,6 +23,7 @@
 #include "proto/net.h"
 #include "stepd/script_job.h"
 #include "noded/gidcache.h"
+#include "noded/here_file.h"
 #include "noded/spawner.h"
 #include "noded/stepd_mgr.h"
 #include "stepd/stepd_main.h"
@@ -83,6 +84,36 @@ static struct job_here *here_find(struct stepd_mgr *m, uint32_t job_id)
 	return h;
 }
 
+static void here_add(struct stepd_mgr *m, const struct launch_req *req)
+{
+	struct job_here *h = xcalloc(1, sizeof(*h));
+
+	h->job_id = req->job_id;
+	h->start_time = req->start_time;
+	h->job = script_job_of(req);
+	h->next = m->here;
+	m->here = h;
+}
+
+/* A job's file from an earlier rotad (here_file.h). */
+static void here_found(void *arg, const struct launch_req *req)
+{
+	struct stepd_mgr *m = arg;
+
+	if (!here_find(m, req->job_id))
+		here_add(m, req);
+}
+
+static int here_has_steps(void *arg, uint32_t job_id)
+{
+	struct stepd_mgr *m = arg;
+
+	for (struct stepd_rec *r = m->head; r; r = r->next)
+		if (r->job_id == job_id)
+			return 1;
+	return 0;
+}
+
 /* Returns the forgotten run's start_time (0: none known). */
 static int64_t here_forget(struct stepd_mgr *m, uint32_t job_id)
 {
@@ -94,6 +125,7 @@ static int64_t here_forget(struct stepd_mgr *m, uint32_t job_id)
 		*pp = h->next;
 		script_job_free(h->job);
 		free(h);
+		here_file_remove(job_id);
 		return start;
 	}
 	return 0;
@@ -480,6 +512,7 @@ void stepd_mgr_launch(struct stepd_mgr *m, const struct launch_req *req)
 {
 	struct launch_req out;
 	struct stepd_rec *r;
+	struct job_here *h;
 	int sv[2];
 	pid_t pid;
 
@@ -516,13 +549,19 @@ void stepd_mgr_launch(struct stepd_mgr *m, const struct launch_req *req)
 	out.node_gres_devs_count = m->o.ngres_devs;
 	if (m->o.constrain_devices)
 		out.node_flags |= LAUNCH_NF_CONSTRAIN_DEVICES;
+	/* one from another run of the job (a file a rotad that did not see
+	 * that run end left): this one is new here */
+	if ((h = here_find(m, req->job_id)) && req->start_time &&
+	    h->start_time != req->start_time)
+		here_forget(m, req->job_id);
 	if (!here_find(m, req->job_id)) {
-		struct job_here *h = xcalloc(1, sizeof(*h));
-		h->job_id = req->job_id;
-		h->start_time = req->start_time;
-		h->job = script_job_of(req);
-		h->next = m->here;
-		m->here = h;
+		int rc;
+		here_add(m, req);
+		if ((rc = here_file_write(req)) < 0)
+			log_err(
+			    "JobId=%u: cannot keep it in the spool (%s): a rotad started "
+			    "again while it runs would not run its Epilog",
+			    req->job_id, strerror(-rc));
 		out.node_flags |= LAUNCH_NF_PROLOG;
 	}
 	conn_send(r->conn, MSG_LAUNCH_REQ, &out);
@@ -705,6 +744,11 @@ static void adopt(struct stepd_mgr *m, const char *name, uint32_t job, uint32_t 
 	log_info("JobId=%u StepId=%u re-attached to a running rotastepd", job, step);
 }
 
+int stepd_mgr_ending(const struct stepd_mgr *m)
+{
+	return m && m->terminating;
+}
+
 void stepd_mgr_scan(struct stepd_mgr *m)
 {
 	DIR *d = opendir(".");
@@ -723,6 +767,7 @@ void stepd_mgr_scan(struct stepd_mgr *m)
 			collect_done_file(m, e->d_name);
 	}
 	closedir(d);
+	here_file_each(here_found, here_has_steps, m);
 }
 
 struct stepd_mgr *stepd_mgr_create(struct event_base *base,
@@ -771,8 +816,12 @@ void stepd_mgr_destroy(struct stepd_mgr *m)
 		m->terminating = t->next;
 		free(t);
 	}
-	while (m->here)
-		here_forget(m, m->here->job_id);
+	while (m->here) { /* their files stay: a rotad started again reads them */
+		struct job_here *h = m->here;
+		m->here = h->next;
+		script_job_free(h->job);
+		free(h);
+	}
 	cgroup_node_release(m->o.node_name, m->o.spool);
 	gid_cache_destroy(m->gids);
 	spawner_destroy(m->spawner);

@@ -89,6 +89,10 @@ void stepd_mgr_stat(struct stepd_mgr *m, const struct step_stat_req *req);
 struct step_attach;
 void stepd_mgr_attach(struct stepd_mgr *m, const struct step_attach *req);
 
+/* Jobs whose end is being seen to here (their Epilog, their processes
+ * killed): a rotad executed again now would lose track of them. */
+int stepd_mgr_ending(const struct stepd_mgr *m);
+
 /* The (job, step) pairs of live stepds, and (job, NO_VAL) for each job with a
  * cgroup here; caller frees jobs->v and steps->v. */
 void stepd_mgr_live(struct stepd_mgr *m, struct rota_u32v *jobs, struct rota_u32v *steps);

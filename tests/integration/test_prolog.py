@@ -67,6 +67,32 @@ def test_prolog_and_epilog_run_once_per_node(fresh_cluster, tmp_path):
     c.wait_for(lambda: lines(log) == want, timeout=15, what=f"{want} in {lines(log)}")
 
 
+def test_a_job_across_a_reconfigure_gets_one_prolog_and_its_epilog(fresh_cluster,
+                                                                   tmp_path):
+    """rotad started again by scontrol reconfigure (slurm.conf changed) while
+    a job runs: the job's next step gets no second Prolog, and its end still
+    runs the Epilog (the spool keeps the jobs that ran here)."""
+    c = fresh_cluster
+    log = configure(c, tmp_path)
+    go = tmp_path / "go"
+    jobid = c.sbatch("-N1", "-w", "node01", "-o", "/dev/null", "--wrap",
+                     f"srun true; while [ ! -e {go} ]; do sleep 0.2; done; srun true")
+    c.wait_for(lambda: lines(log) == [f"prolog_slurmd {jobid} node01 {c.user}"],
+               what="the Prolog")
+    with open(c.conf_path, "a") as f:
+        f.write("# changed\n")
+    c.run(["scontrol", "reconfigure"], check=True)
+    wait_rotad_says(c, "rotad starts again", "rotad started again")
+    time.sleep(1)
+    go.write_text("")
+    assert c.wait_job(jobid, timeout=60) == "COMPLETED"
+    want = sorted([f"prolog_slurmd {jobid} node01 {c.user}",
+                   f"epilog_slurmd {jobid} node01 {c.user}"])
+    c.wait_for(lambda: lines(log) == want, timeout=15, what=f"{want} in {lines(log)}")
+    assert not [f for f in os.listdir(os.path.join(c.dir, "spool", "node01"))
+                if f.endswith(".here")]
+
+
 def test_failing_prolog_drains_and_requeues(fresh_cluster, tmp_path):
     """SchedulerParameters=nohold_on_prolog_fail: the job goes back to the
     queue and runs elsewhere."""

@@ -691,6 +691,12 @@ def test_a_job_may_name_several_reservations(cluster):
     assert cluster.job_field(j, "NodeList") == "node02"
     # shown as asked (Slurm's); the job's environment names the one it got
     assert cluster.job_field(j, "Reservation") == "ra,rb"
+    # a name too long to be one, or too many names: the whole list refused
+    # (not only its first names checked)
+    for bad in (f"ra,{'x' * 65},rb", ",".join(["ra"] * 33)):
+        p = cluster.run(["sbatch", f"--reservation={bad}", "--wrap", "true"])
+        assert p.returncode == 1 and "Requested reservation is invalid" in p.stderr, \
+            p.stderr
     cluster.wait_for(lambda: os.path.exists(out) and open(out).read(),
                      what="the job's output")
     assert open(out).read() == "resv=rb\n"
