@@ -125,7 +125,8 @@ static const struct conf_doc global_doc[] = {
      "largest Priority of any association."},
     {"PriorityWeightTRES", "TRES=weight,...",
      "Weights of the TRES factors (cpu, mem, node): what the job asks for over what "
-     "its partition has; a mem weight may carry a unit (M, G, T)."},
+     "its partition has; a mem weight may carry a unit (M, G, T). Other TRES "
+     "(GRES/gpu, billing) are accepted and weigh nothing."},
     {"PriorityMaxAge", "time", "Age at which a job's age factor reaches its maximum."},
     {"PriorityDecayHalfLife", "time",
      "Half-life of recorded usage in fair-share; 0 disables decay."},

@@ -23,15 +23,20 @@ int mpi_params_ports(const char *text, uint32_t *min, uint32_t *max,
 {
 	const char *p, *end;
 
-	if (!text || !*text)
-		return 0;
-	if (strncasecmp(text, "ports=", 6))
-		return errprintf(err, "MpiParams=%.64s: expected ports=MIN-MAX", text);
-	p = text + 6;
-	if (port_num(p, &end, min) < 0 || *end != '-' ||
-	    port_num(end + 1, &end, max) < 0 || *end || *min > *max)
-		return errprintf(
-		    err, "MpiParams=%.64s: ports must be MIN-MAX between 1 and %u", text,
-		    MPI_PORTS_MAX);
-	return 1;
+	/* its ports= item; the others (another Slurm's keys) are not Rota's */
+	for (p = text; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		if (strncasecmp(p, "ports=", 6))
+			continue;
+		p += 6;
+		if (port_num(p, &end, min) < 0 || *end != '-' ||
+		    port_num(end + 1, &end, max) < 0 || (*end && *end != ',') ||
+		    *min > *max)
+			return errprintf(
+			    err,
+			    "MpiParams=%.64s: ports must be MIN-MAX between 1 "
+			    "and %u",
+			    text, MPI_PORTS_MAX);
+		return 1;
+	}
+	return 0;
 }

@@ -11,8 +11,8 @@
 #define MPI_PORTS_MAX 65535
 
 /* The ports= range of an MpiParams value (NULL: none).  1 with *min..*max set,
- * 0 when it names none, -1 with err saying why when it is malformed (not
- * MIN-MAX with 1 <= MIN <= MAX <= 65535, or another key). */
+ * 0 when it names none, -1 with err saying why when its ports= is not
+ * MIN-MAX with 1 <= MIN <= MAX <= 65535.  Other items are left alone. */
 int mpi_params_ports(const char *text, uint32_t *min, uint32_t *max,
                      struct rota_error *err);
 

@@ -88,6 +88,7 @@ static void part_nodes_build(struct node_mgr *nm, struct part *p)
 	free(p->member);
 	p->nnodes = 0;
 	p->total_cpus = p->max_cpus = 0;
+	p->total_mem = 0;
 	if (cp->nodes && !strcasecmp(cp->nodes, "ALL")) {
 		names = xcalloc(nm->count + 1, sizeof(*names));
 		for (n = 0; n < nm->count; n++)
@@ -112,6 +113,7 @@ static void part_nodes_build(struct node_mgr *nm, struct part *p)
 		p->member[idx] = 1;
 		p->node_idx[p->nnodes++] = (uint32_t)idx;
 		p->total_cpus += nm->nodes[idx].cpus;
+		p->total_mem += nm->nodes[idx].mem;
 		if (nm->nodes[idx].cpus > p->max_cpus)
 			p->max_cpus = nm->nodes[idx].cpus;
 	}

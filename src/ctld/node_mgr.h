@@ -78,8 +78,9 @@ struct part {
 	uint8_t *member;             /* [node count]: 1 for the partition's nodes */
 	size_t nnodes;
 	uint32_t total_cpus;
-	uint32_t max_cpus; /* of its largest node */
-	int changed;       /* made or changed since slurm.conf was read (scontrol) */
+	uint64_t total_mem; /* MB: its nodes' RealMemory */
+	uint32_t max_cpus;  /* of its largest node */
+	int changed;        /* made or changed since slurm.conf was read (scontrol) */
 };
 
 #define CORE_EXCL 0xff

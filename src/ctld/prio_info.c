@@ -55,14 +55,13 @@ int prio_tres_check(const struct conf *cf, struct rota_error *err)
 	if (priority_tres_weights_parse(cf->prio_weight_tres, w, bad, sizeof(bad)) < 0)
 		return errprintf(err,
 		                 "PriorityWeightTRES: \"%s\" is an invalid TRES weight "
-		                 "entry (Rota weighs cpu, mem and node)",
+		                 "entry",
 		                 bad);
 	return 0;
 }
 
 /* What the job asks of each TRES, and what its partition p has. */
-static void job_tres(struct ctld *ctld, const struct job *job, const struct part *p,
-                     int with_mem, struct priority_job *pj)
+static void job_tres(const struct job *job, const struct part *p, struct priority_job *pj)
 {
 	const struct job_desc *d = &job->desc;
 
@@ -76,10 +75,7 @@ static void job_tres(struct ctld *ctld, const struct job *job, const struct part
 		return;
 	pj->part_tres[PRIO_TRES_NODE] = p->nnodes;
 	pj->part_tres[PRIO_TRES_CPU] = p->total_cpus;
-	/* the partition's memory only when it is weighed: a walk of its nodes */
-	for (size_t i = 0; with_mem && i < p->nnodes; i++)
-		pj->part_tres[PRIO_TRES_MEM] +=
-		    node_mgr_get(ctld->nodes, p->node_idx[i])->mem;
+	pj->part_tres[PRIO_TRES_MEM] = (double)p->total_mem;
 }
 
 static int any_tres_weight(const struct priority_params *pp)
@@ -125,7 +121,7 @@ void job_priority_factors(struct ctld *ctld, const struct priority_params *pp,
 		                              job->owner ? job->owner->user : NULL,
 		                              in ? in->cfg->name : NULL));
 	if (any_tres_weight(pp))
-		job_tres(ctld, job, in, pp->weight_tres[PRIO_TRES_MEM] > 0.0, &pj);
+		job_tres(job, in, &pj);
 	priority_compute(pp, &pj, now, ret);
 }
 

@@ -1,5 +1,6 @@
 /* priority.c - priority/basic and priority/multifactor, pure. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,13 +61,13 @@ static int tres_item(const char *item, size_t n, double weights[PRIO_TRES_N])
 		if (strlen(tres_names[t]) == nlen &&
 		    !strncasecmp(item, tres_names[t], nlen))
 			break;
-	if (t == PRIO_TRES_N)
-		return -EINVAL;
 	memcpy(num, eq + 1, vlen);
 	num[vlen] = '\0';
 	w = strtod(num, &end);
-	if (end == num || w < 0.0)
+	if (end == num || !isfinite(w) || w < 0.0)
 		return -EINVAL;
+	if (t == PRIO_TRES_N) /* a TRES Rota does not weigh (GRES/gpu, ...): 0 */
+		return 0;
 	if (*end) {
 		unit = t == PRIO_TRES_MEM && !end[1] ? mem_unit(*end) : 0.0;
 		if (unit == 0.0)

@@ -26,8 +26,9 @@ const char *priority_tres_name(enum priority_tres t);
 /* PriorityWeightTRES ("cpu=1000,mem=.5G,node=20"; NULL or "" none) into
  * weights (each 0 unless named; a mem weight's unit K, M, G, T scales it to
  * per MB, as Slurm).  Returns 0, or -EINVAL with the offending item's first
- * bytes in bad (bad_len bytes, NUL-terminated) for a TRES Rota does not
- * weigh or a weight that is not a number. */
+ * bytes in bad (bad_len bytes, NUL-terminated) for an item that is not
+ * NAME=WEIGHT or a weight that is not a finite number >= 0.  A TRES Rota
+ * does not weigh (GRES/gpu, billing, ...) is left out, as 0. */
 int priority_tres_weights_parse(const char *s, double weights[PRIO_TRES_N], char *bad,
                                 size_t bad_len);
 

@@ -4,10 +4,14 @@
 #include <unistd.h>
 #include "common/strv.h"
 #include "stepd/logtee.h"
+#include "stepd/msglink.h"
 #include "stepd/stepd.h"
 #include "common/common.h"
 
 #define LOGTEE_WAIT_MAX 256 /* lines kept until srun's I/O connection is up */
+/* bytes waiting for srun above which the lines are dropped (an srun that
+ * stopped reading must not grow the daemon) */
+#define LOGTEE_PENDING_MAX (1u << 20)
 
 /* Slurm's levels, by number (its stderr level is error + --slurmd-debug) */
 static const char *const slurm_levels[] = {"quiet",   "fatal", "error",  "info",
@@ -24,7 +28,8 @@ struct logtee {
 static void send_line(struct logtee *tee, const char *line)
 {
 	if (tee->flushed) {
-		stepd_user_error(tee->st, NULL, line);
+		if (!tee->st->io || msglink_pending(tee->st->io) < LOGTEE_PENDING_MAX)
+			stepd_user_error(tee->st, NULL, line);
 		return;
 	}
 	if (tee->nwait < LOGTEE_WAIT_MAX) {

@@ -234,11 +234,12 @@ def test_assoc_and_tres_factors(jobs):
         # the scheduler's next full pass brings the job's priority in line
         c.wait_for(lambda: prio(c, lo) == 750 + 250 + 1000 + 800 or None,
                    what="priority with the association and TRES factors")
-        # a TRES Rota does not weigh: the reconfigure is refused
+        # a weight that is not a number: the reconfigure is refused (a TRES
+        # Rota does not weigh, GRES/gpu=5, is left out)
         with open(c.conf_path, "a") as f:
-            f.write("PriorityWeightTRES=gres/gpu=5\n")
+            f.write("PriorityWeightTRES=cpu=x\n")
         p = c.run(["scontrol", "reconfigure"])
-        assert p.returncode == 1 and '"gres/gpu=5" is an invalid TRES weight' in p.stderr
+        assert p.returncode == 1 and '"cpu=x" is an invalid TRES weight' in p.stderr
         c.run(["scontrol", "update", f"jobid={lo}", "priority=999"], check=True)
         assert out(c, "-h", "-j", str(lo), "-o", "%Y|%S|%A|%B|%F|%J|%P|%Q|%N|%T|%y") == \
             "999|0|0|0|0|0|0|0|0||999.00000000000000\n"

@@ -859,8 +859,11 @@ static void test_mpi_params(void **state)
 	          "ports must be MIN-MAX");
 	load_fail("SlurmctldHost=h\nMpiParams=ports=1-70000\nNodeName=n1\n",
 	          "ports must be MIN-MAX");
-	load_fail("SlurmctldHost=h\nMpiParams=ranks=1\nNodeName=n1\n",
-	          "expected ports=MIN-MAX");
+	c = load_ok("SlurmctldHost=h\nMpiParams=other=1,ports=5-6\nNodeName=n1\n");
+	assert_int_equal(mpi_params_ports(c->mpi_params, &min, &max, &err), 1);
+	assert_int_equal(min, 5);
+	assert_int_equal(max, 6);
+	conf_destroy(c);
 }
 
 /* What `scontrol write config` may write back as Key=Value. */

@@ -182,11 +182,20 @@ static void test_assoc_and_tres(void **state)
 	priority_compute(&pp, &j, 1000, &f);
 	assert_true(f.assoc == 0.0);
 
-	assert_int_equal(priority_tres_weights_parse("cpu=1,gres/gpu=5", pp.weight_tres,
+	/* a TRES Rota does not weigh: left out, the others kept (Slurm's
+	 * configurations load) */
+	assert_int_equal(priority_tres_weights_parse("cpu=1,GRES/gpu=5", pp.weight_tres,
 	                                             bad, sizeof(bad)),
+	                 0);
+	assert_true(pp.weight_tres[PRIO_TRES_CPU] == 1.0);
+	assert_int_equal(priority_tres_weights_parse("cpu=1,mem=nan", pp.weight_tres, bad,
+	                                             sizeof(bad)),
 	                 -EINVAL);
-	assert_string_equal(bad, "gres/gpu=5");
+	assert_string_equal(bad, "mem=nan");
 	assert_true(pp.weight_tres[PRIO_TRES_CPU] == 0.0);
+	assert_int_equal(
+	    priority_tres_weights_parse("cpu=inf", pp.weight_tres, bad, sizeof(bad)),
+	    -EINVAL);
 	assert_int_equal(
 	    priority_tres_weights_parse("cpu=x", pp.weight_tres, bad, sizeof(bad)),
 	    -EINVAL);
