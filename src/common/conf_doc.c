@@ -277,8 +277,9 @@ static const struct conf_doc global_doc[] = {
      "nothing yet."},
     {"MCSPlugin", "mcs/none|mcs/account|mcs/group|mcs/user",
      "Multi-Category Security: what a job's MCS label (sbatch/salloc/srun "
-     "--mcs-label) may be.  mcs/none (the default): labels do nothing (one given "
-     "is kept as given).  mcs/account: the job's account.  mcs/group: one of its user's "
+     "--mcs-label) may be.  mcs/none (the default): a job has no label (one given "
+     "is dropped, as Slurm).  mcs/account: the job's account.  mcs/group: one of its "
+     "user's "
      "groups named in MCSParameters.  mcs/user: its user's name.  A label that "
      "is not allowed is refused at submit (Invalid mcs_label specified).  Labels "
      "show as MCS_label= in scontrol show job and node, squeue -O mcslabel and "

@@ -1,3 +1,4 @@
+#include <errno.h>
 /* mcs.c - MCSPlugin and MCSParameters (see mcs.h). */
 #include <grp.h>
 #include <stdlib.h>
@@ -63,15 +64,22 @@ static void groups_read(struct mcs_conf *c, const char *s)
 {
 	while (*s && c->ngroups < MCS_GROUPS_MAX) {
 		size_t n = strcspn(s, "|");
-		char *name = xstrndup(s, n);
-		char buf[4096];
+		char *name = xstrndup(s, n), *buf = NULL;
 		struct group gr, *got = NULL;
+		int rc = ERANGE;
 
-		if (*name && !getgrnam_r(name, &gr, buf, sizeof(buf), &got) && got) {
+		/* a group of many members needs a larger buffer */
+		for (size_t len = 4096; *name && rc == ERANGE && len <= (16u << 20);
+		     len *= 2) {
+			buf = xrealloc(buf, len);
+			rc = getgrnam_r(name, &gr, buf, len, &got);
+		}
+		if (*name && !rc && got) {
 			c->gids[c->ngroups] = got->gr_gid;
 			c->groups[c->ngroups++] = name;
 		} else
 			free(name);
+		free(buf);
 		s += n;
 		s += *s == '|';
 	}
@@ -103,8 +111,12 @@ int mcs_conf_read(const char *plugin, const char *params, struct mcs_conf *out,
 	if (out->kind == MCS_GROUP) {
 		if (colon)
 			groups_read(out, colon + 1);
-		if (!out->ngroups) /* no group to label with: the defaults */
+		if (!out->ngroups) { /* no group to label with: the defaults, but
+			              * what is private stays so */
+			int private = out->privatedata;
 			defaults(out);
+			out->privatedata = private;
+		}
 	}
 	return 0;
 }

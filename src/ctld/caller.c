@@ -3,6 +3,7 @@
 #include <pwd.h>
 #include <stdio.h>
 #include <string.h>
+#include "common/uid.h"
 #include "ctld/caller.h"
 #include "ctld/ctld.h"
 
@@ -61,6 +62,16 @@ bool caller_in_group(struct caller *who, gid_t gid)
 		if (who->gids[i] == gid)
 			return true;
 	return false;
+}
+
+const char *caller_user(struct caller *who)
+{
+	if (!who->user_known) {
+		who->user_known = true;
+		if (uid_to_name(who->uid, who->user, sizeof(who->user)) != 0)
+			who->user[0] = '\0';
+	}
+	return who->user[0] ? who->user : NULL;
 }
 
 const char *caller_name(const struct caller *who, char *buf, size_t len)

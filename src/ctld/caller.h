@@ -35,6 +35,9 @@ struct caller {
 	bool gids_known;
 	int ngids;
 	gid_t gids[CALLER_MAX_GIDS];
+	/* the user's name, looked up on first need (caller_user) */
+	bool user_known;
+	char user[256];
 };
 
 /* A user process with this uid and primary gid: admin when uid is root or
@@ -67,6 +70,10 @@ static inline bool caller_is_operator(const struct caller *who)
 
 /* Is gid who's primary group or one of its supplementary groups? */
 bool caller_in_group(struct caller *who, gid_t gid);
+
+/* The user's name (looked up once per caller: a listing asks it per job),
+ * or NULL when the uid has none. */
+const char *caller_user(struct caller *who);
 
 /* "uid 1001", or "uid 1001 via uid 0": for log lines. */
 const char *caller_name(const struct caller *who, char *buf, size_t len);

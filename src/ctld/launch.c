@@ -132,7 +132,8 @@ void launch_batch(struct ctld *ctld, struct job *job)
 	launch_fill_job(ctld, job, &l);
 	l.step_id = STEP_BATCH;
 	l.node_name = (char *)n->cfg->name;
-	l.node_index = b; /* its SLURM_NODEID */
+	l.node_index =
+	    b; /* its place in the job (the script still sees SLURM_NODEID 0) */
 	l.script = d->script;
 	l.argv = d->argv;
 	l.env = d->env;

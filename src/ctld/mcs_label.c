@@ -75,12 +75,20 @@ int mcs_submit_label(struct ctld *ctld, struct caller *who, const char *user,
 	const char *label = NULL;
 	int wanted = mc->enforced || (d->flags & JOB_F_EXCLUSIVE_MCS);
 
-	if (asked && !*asked)
+	if (asked && !*asked) { /* --mcs-label= : none asked */
+		free(job_desc_x_mut(d)->mcs_label);
+		d->ext->mcs_label = NULL;
 		asked = NULL;
+	}
 	if (asked && strlen(asked) >= MCS_LABEL_MAX)
 		return -ESLURM_INVALID_MCS_LABEL;
-	if (mc->kind == MCS_NONE) /* kept as given, as Slurm: it selects nothing */
+	if (mc->kind == MCS_NONE) { /* no label without a plugin (Slurm's) */
+		if (asked) {
+			free(job_desc_x_mut(d)->mcs_label);
+			d->ext->mcs_label = NULL;
+		}
 		return 0;
+	}
 	switch (mc->kind) {
 	case MCS_USER:
 		label = user;
@@ -147,18 +155,17 @@ void mcs_node_give(struct node *n)
 bool mcs_label_usable(struct ctld *ctld, struct caller *who, const char *label)
 {
 	const struct mcs_conf *mc = mcs_ctld_conf(ctld);
-	char user[256];
+	const char *user;
 
 	if (!label || caller_is_operator(who))
 		return true;
 	switch (mc->kind) {
 	case MCS_USER:
-		return uid_to_name(who->uid, user, sizeof(user)) == 0 &&
-		       !strcmp(user, label);
+		return (user = caller_user(who)) && !strcmp(user, label);
 	case MCS_GROUP:
 		return group_usable(mc, who, label);
 	case MCS_ACCOUNT:
-		return uid_to_name(who->uid, user, sizeof(user)) == 0 &&
+		return (user = caller_user(who)) &&
 		       assoc_exists(ctld->assoc, user, label, NULL);
 	default:
 		return true;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include "common/conf.h"
+#include "ctld/mcs_label.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "proto/messages.h"
@@ -246,8 +247,8 @@ void prio_info(struct ctld *ctld, struct caller *who, const struct job_info_req 
 		struct part *parts[JOB_PARTS_MAX];
 		size_t np = 1;
 
-		if (!wanted(job, req))
-			continue;
+		if (!wanted(job, req) || mcs_job_hidden(ctld, who, job))
+			continue; /* (MCS privatedata hides it: mcs_label.h) */
 		/* -p a,b: a row per partition, as Slurm's sprio */
 		if (job_multi_part(job))
 			np = job_parts_of(ctld->nodes, job->desc.partition, parts,

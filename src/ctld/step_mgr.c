@@ -11,6 +11,7 @@
 #include "common/strv.h"
 #include "common/states.h"
 #include "common/schedparams.h"
+#include "ctld/mcs_label.h"
 #include "ctld/resv_ports.h"
 #include "ctld/acct.h"
 #include "ctld/caller.h"
@@ -845,7 +846,9 @@ void step_info(struct ctld *ctld, struct caller *who, const struct job_info_req 
 	}
 	r.steps = xcalloc(cap, sizeof(struct step_info));
 	for (struct job *job = job_first_active(ctld->jobs); job; job = job->lnext) {
-		if (!job_is_running(job) || !wanted(req, job))
+		/* MCS privatedata: what squeue does not show (mcs_label.h) */
+		if (!job_is_running(job) || !wanted(req, job) ||
+		    mcs_job_hidden(ctld, who, job))
 			continue;
 		for (struct step *st = job->run->steps;; st = st->next) {
 			int batch = st == NULL;

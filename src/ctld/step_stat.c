@@ -199,9 +199,13 @@ void step_stat_request(struct ctld *ctld, struct caller *who,
 		ss = &q->resp.steps[q->resp.steps_count];
 		ss->job_id = job->job_id;
 		ss->step_id = v[i] ? v[i]->step_id : STEP_BATCH;
-		ss->nodes = xstrdup(
-		    v[i] ? v[i]->nodes
-		         : node_mgr_get(ctld->nodes, job_batch_node(job))->cfg->name);
+		/* where it runs: only to whom may see it */
+		ss->nodes =
+		    !allowed
+		        ? NULL
+		        : xstrdup(v[i] ? v[i]->nodes
+		                       : node_mgr_get(ctld->nodes, job_batch_node(job))
+		                             ->cfg->name);
 		ss->rc = allowed ? 0 : -ESLURM_USER_ID_MISSING;
 		if (allowed)
 			ask_nodes(ctld, q, q->resp.steps_count, job, v[i]);

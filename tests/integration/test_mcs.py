@@ -198,6 +198,14 @@ def test_privatedata_hides_other_labels(cluster):
         assert str(plain) in seen and str(labelled) not in seen, seen
         seen = as_user(c, a, "squeue -h -o %i").stdout.split()
         assert str(plain) in seen and str(labelled) in seen, seen
+        # nor through its steps, sprio, sstat (the listings squeue leaves)
+        steps = as_user(c, b, "squeue -h -s -o %i").stdout.split()
+        assert f"{labelled}.batch" not in steps and f"{plain}.batch" in steps, steps
+        assert f"{labelled}.batch" in as_user(c, a, "squeue -h -s -o %i").stdout.split()
+        shown = as_user(c, b, f"scontrol show step {labelled}.batch").stdout
+        assert f"StepId={labelled}.batch" not in shown, shown
+        p = as_user(c, b, f"sstat -n -P -a -j {labelled} -o JobID,Nodelist")
+        assert node not in p.stdout, p.stdout
         nodes = as_user(c, b, "sinfo -h -N -o %N").stdout.split()
         assert node not in nodes and nodes, nodes
         assert node in as_user(c, a, "sinfo -h -N -o %N").stdout.split()
@@ -207,3 +215,20 @@ def test_privatedata_hides_other_labels(cluster):
         c.cancel_all()
         set_mcs(c, "mcs/none")
         remove_users(users, group)
+
+
+def test_no_plugin_and_empty_labels_give_no_label(cluster):
+    """mcs/none: a --mcs-label is accepted and the job has none (as Slurm's);
+    --mcs-label= (empty) is no label under a plugin either."""
+    c = cluster
+    set_mcs(c, "mcs/none")
+    j = c.sbatch("--mcs-label=someone", "-H", "-o", "/dev/null", "--wrap", "true")
+    assert c.job_field(j, "MCS_label") == "N/A"
+    c.run(["scancel", str(j)])
+    set_mcs(c, "mcs/user", "ondemand,select")
+    try:
+        j = c.sbatch("--mcs-label=", "-H", "-o", "/dev/null", "--wrap", "true")
+        assert c.job_field(j, "MCS_label") == "N/A"
+        c.run(["scancel", str(j)])
+    finally:
+        set_mcs(c, "mcs/none")
