@@ -34,20 +34,43 @@
 	"----------------------------------------"                                       \
 	"----------------------------------------\n"
 
+/* Slurm's layout (scripts and Slurm's tests look for "sreport [<OPTION>]
+ * [<COMMAND>]", "Valid <OPTION> values are" and "Valid <COMMAND> values
+ * are"); the words are Rota's: no interactive mode, one cluster, CPU only. */
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: sreport [OPTIONS] COMMAND REPORT [CONDITIONS]\n"
-	           "  -n, --noheader        no banner, no titles\n"
-	           "  -p, --parsable        fields separated by |, one at the end\n"
-	           "  -P, --parsable2       fields separated by |\n"
-	           "  -t FORMAT             Minutes (default), Hours, Seconds, Percent,\n"
-	           "                        MinPer, HourPer, SecPer\n"
-	           "  -T, --tres=cpu        the TRES reported (cpu only)\n"
-	           "COMMAND REPORT:\n"
-	           "  cluster Utilization | cluster AccountUtilizationByUser\n"
-	           "  user TopUsage | job SizesByAccount\n"
-	           "CONDITIONS: Start= End= Accounts= Users= Format= TopCount= Group\n"
-	           "  Grouping= FlatView PrintJobCount\n");
+	fprintf(
+	    f, "sreport [<OPTION>] [<COMMAND>]\n"
+	       "    Valid <OPTION> values are:\n"
+	       "     -h, --help or --usage: this text\n"
+	       "     -n or --noheader: no banner, no titles\n"
+	       "     -p or --parsable: fields separated by '|', one after the last too\n"
+	       "     -P or --parsable2: fields separated by '|'\n"
+	       "     -t <time_format>: Minutes (the default), Hours, Seconds, Percent,\n"
+	       "                       MinPer, HourPer or SecPer\n"
+	       "     -T or --tres=cpu: the TRES reported (CPU is the only one)\n"
+	       "     -V or --version: the version\n"
+	       "     -a, -M <cluster>, -Q, -v: accepted, no effect (one cluster)\n"
+	       "\n"
+	       "    Valid <COMMAND> values are:\n"
+	       "     cluster <REPORT> [<CONDITIONS>]\n"
+	       "             <REPORT>: Utilization or AccountUtilizationByUser\n"
+	       "     job <REPORT> [<CONDITIONS>]\n"
+	       "             <REPORT>: SizesByAccount\n"
+	       "     user <REPORT> [<CONDITIONS>]\n"
+	       "             <REPORT>: TopUsage\n"
+	       "  There is no interactive mode: a command is needed.\n"
+	       "\n"
+	       "  <CONDITIONS> are Key=Value words and flags:\n"
+	       "     Start=, End=     the window; yesterday 00:00:00 to 23:59:59 when\n"
+	       "                      not given\n"
+	       "     Accounts=, Users=  names, comma separated\n"
+	       "     Format=          the columns, comma separated\n"
+	       "     TopCount=        user TopUsage: how many users (10)\n"
+	       "     Group            user TopUsage: one line per user\n"
+	       "     Grouping=        job SizesByAccount: CPU count bounds, ascending\n"
+	       "     FlatView         job SizesByAccount: every account on its own line\n"
+	       "     PrintJobCount    job SizesByAccount: job counts, not time\n");
 }
 
 /* Slurm's rule for keywords: word is name cut anywhere after min letters. */

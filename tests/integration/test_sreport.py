@@ -218,6 +218,22 @@ def test_bad_input_is_refused(ran):
         assert words in p.stderr, (args, p.stderr)
 
 
+def test_help_in_slurms_layout(module_cluster):
+    for opt in ("-h", "--help", "--usage"):
+        p = module_cluster.run(["sreport", opt])
+        assert p.returncode == 0 and p.stderr == "", (opt, p.stderr)
+        out = p.stdout.splitlines()
+        assert out[0] == "sreport [<OPTION>] [<COMMAND>]", out
+        assert "    Valid <OPTION> values are:" in out
+        assert "    Valid <COMMAND> values are:" in out
+        for words in ("cluster <REPORT>", "AccountUtilizationByUser", "TopUsage",
+                      "SizesByAccount", "PrintJobCount", "--parsable2"):
+            assert words in p.stdout, words
+    # no command: the same text, to stderr, and a failure
+    p = module_cluster.run(["sreport"])
+    assert p.returncode == 1 and p.stderr.startswith("sreport [<OPTION>] [<COMMAND>]\n")
+
+
 def test_default_window_is_yesterday(ran):
     c = ran["c"]
     out = run(c, "cluster", "utilization").stdout.splitlines()
