@@ -3,7 +3,8 @@
  * Each -j entry is one MSG_STEP_STAT_REQ to the controller, which asks the
  * step's nodes (ctld/step_stat.h) and answers with each node's figures; they
  * are aggregated here (sstat_fields.c), as Slurm's sstat aggregates what its
- * slurmds send. */
+ * slurmds send.  With -a, the job's steps are listed first, then asked for
+ * and printed one by one in the order they started, as Slurm's sstat does. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -307,12 +308,49 @@ static void print_step(const struct sstat_opts *o, const struct step_stat *ss,
 	}
 }
 
+static void flush_out(struct fmtbuf *b)
+{
+	if (b->len)
+		fwrite(b->data, 1, b->len, stdout);
+	fflush(stdout);
+	b->len = 0;
+}
+
+/* One step of a listed job, asked of its nodes now and printed at once, as
+ * Slurm's sstat asks and prints each step in turn (a step ended since the
+ * listing: nothing). */
+static void stat_listed(const struct sstat_opts *o, const struct step_stat *ls,
+                        struct fmtbuf *b)
+{
+	struct step_stat_req req = {.job_id = ls->job_id, .step_id = ls->step_id};
+	struct step_stat_resp *r = NULL;
+	char *msg = NULL;
+
+	if (ls->rc || ls->node_stats_count) { /* refused, or answered already */
+		print_step(o, ls, b);
+		flush_out(b);
+		return;
+	}
+	if (call_ctld(MSG_STEP_STAT_REQ, &req, MSG_STEP_STAT_RESP, (void **)&r, &msg)) {
+		free(msg);
+		return;
+	}
+	for (uint32_t i = 0; i < r->steps_count; i++)
+		print_step(o, &r->steps[i], b);
+	flush_out(b);
+	msg_body_free(MSG_STEP_STAT_RESP, r);
+}
+
+/* -a without a step named: the job's running steps are listed first (the
+ * controller asks no node), then each is asked for in turn. */
 static void stat_one(const struct sstat_opts *o, const struct pick *p, struct fmtbuf *b)
 {
+	int listing = o->all_steps && p->step_id == NO_VAL;
 	struct step_stat_req req = {
 	    .job_id = p->job_id,
 	    .step_id = p->step_id,
 	    .flags = (o->all_steps ? STEP_STAT_F_ALL : 0) |
+	             (listing ? STEP_STAT_F_LIST : 0) |
 	             (p->array_task_id != NO_VAL ? STEP_STAT_F_ARRAY : 0),
 	    .array_task_id = p->array_task_id};
 	struct step_stat_resp *r = NULL;
@@ -336,17 +374,13 @@ static void stat_one(const struct sstat_opts *o, const struct pick *p, struct fm
 		else
 			cli_error("StepId=%u.%u not found running.", id, p->step_id);
 	}
-	for (uint32_t i = 0; i < r->steps_count; i++)
-		print_step(o, &r->steps[i], b);
+	for (uint32_t i = 0; i < r->steps_count; i++) {
+		if (listing)
+			stat_listed(o, &r->steps[i], b);
+		else
+			print_step(o, &r->steps[i], b);
+	}
 	msg_body_free(MSG_STEP_STAT_RESP, r);
-}
-
-static void flush_out(struct fmtbuf *b)
-{
-	if (b->len)
-		fwrite(b->data, 1, b->len, stdout);
-	fflush(stdout);
-	b->len = 0;
 }
 
 int cmd_sstat(int argc, char **argv)

@@ -84,21 +84,22 @@ void step_stats_destroy(struct step_stats *s)
 	free(s);
 }
 
-/* The steps of a running job, the batch step first (interactive
- * allocations have none); *ret (caller frees) holds NULL for it. */
+/* The steps of a running job in the order they started, as Slurm lists
+ * them: the batch step first (interactive allocations have none; *ret, the
+ * caller frees, holds NULL for it), then the others, oldest first (the
+ * job's list holds the newest first). */
 static size_t running_steps(const struct job *job, struct step ***ret)
 {
-	size_t n = 0;
+	size_t n = 0, first;
 	struct step **v;
 
 	for (struct step *st = job->run->steps; st; st = st->next)
 		n++;
 	v = xcalloc(n + 1, sizeof(*v));
-	n = 0;
-	if (!(job->desc.flags & JOB_F_INTERACTIVE))
-		v[n++] = NULL;
-	for (struct step *st = job->run->steps; st; st = st->next)
-		v[n++] = st;
+	first = !(job->desc.flags & JOB_F_INTERACTIVE);
+	n += first;
+	for (struct step *st = job->run->steps, **at = v + n; st; st = st->next)
+		*--at = st;
 	*ret = v;
 	return n;
 }
@@ -207,7 +208,7 @@ void step_stat_request(struct ctld *ctld, struct caller *who,
 		                       : node_mgr_get(ctld->nodes, job_batch_node(job))
 		                             ->cfg->name);
 		ss->rc = allowed ? 0 : -ESLURM_USER_ID_MISSING;
-		if (allowed)
+		if (allowed && !(req->flags & STEP_STAT_F_LIST))
 			ask_nodes(ctld, q, q->resp.steps_count, job, v[i]);
 		q->resp.steps_count++;
 	}

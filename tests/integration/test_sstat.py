@@ -150,6 +150,22 @@ def test_steps_chosen_as_slurm_does(cluster, tmp_path):
     assert p.stderr == f"sstat: error: StepId={jobid}.7 not found running.\n"
 
 
+def test_all_steps_in_the_order_they_started(cluster, tmp_path):
+    # Slurm's sstat -a: the batch step, then the others oldest first, each
+    # asked for and printed in turn
+    script = write_script(tmp_path / "three.sh", "#!/bin/bash\n" + "".join(
+        f"srun --overlap -n1 sleep 300 &\nsleep 0.5\n" for _ in range(3)) + "wait\n")
+    jobid = cluster.sbatch("-N1", "-o", "/dev/null", str(script))
+    want = [f"{jobid}.batch"] + [f"{jobid}.{i}" for i in range(3)]
+    cluster.wait_for(lambda: len(rows(cluster, "-a", "-j", str(jobid), "-o", "JobID")[0])
+                     == 4, timeout=30, what=f"job {jobid}'s three steps")
+    for opt in ("-a", "--allsteps"):
+        r, p = rows(cluster, opt, "-j", str(jobid), "-o", "JobID,NTasks")
+        assert [x["JobID"] for x in r] == want, r
+        assert p.stderr == ""
+    cluster.run(["scancel", str(jobid)])
+
+
 def test_output_formats(cluster, tmp_path):
     jobid, _ = start_hog(cluster, 10, 0, tmp_path)
     wait_step0(cluster, jobid)
