@@ -97,6 +97,38 @@ int acct_dbd_config(struct config_resp **ret)
 	return acct_ask(MSG_DBD_CONFIG_REQ, &none, MSG_DBD_CONFIG_RESP, (void **)ret);
 }
 
+int acct_dbd_diag(struct dbd_diag **ret)
+{
+	struct empty_msg none = {0};
+
+	return acct_ask(MSG_DBD_DIAG_REQ, &none, MSG_DBD_DIAG_RESP, (void **)ret);
+}
+
+int acct_dbd_clear_stats(void)
+{
+	struct rota_error err = {""};
+	struct empty_msg none = {0};
+	uint16_t type = 0;
+	void *body = NULL;
+	int fd = acct_send(MSG_DBD_STATS_CLEAR, &none), rc;
+
+	if (fd < 0)
+		return 1;
+	if (net_recv(fd, &type, &body, ACCT_TIMEOUT_MS, &err) < 0) {
+		cli_error("Problem talking to the database: %s", err.text);
+		close(fd);
+		return 1;
+	}
+	close(fd);
+	rc = type != MSG_RC || ((struct rc_msg *)body)->rc;
+	if (type != MSG_RC)
+		cli_error("Problem talking to the database: unexpected answer");
+	else if (rc)
+		acct_refused(type, body);
+	msg_body_free(type, body);
+	return rc;
+}
+
 int acct_fetch(const struct acct_query *q, const struct acct_fetch_cb *cb)
 {
 	struct rota_error err = {""};

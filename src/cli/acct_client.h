@@ -38,4 +38,12 @@ int acct_job_modify(const struct acct_job_modify *q, struct assoc_update_resp **
 struct config_resp;
 int acct_dbd_config(struct config_resp **ret);
 
+/* sacctmgr show stats: rotadbd's request counts, 0 and *ret (caller frees
+ * with msg_body_free(MSG_DBD_DIAG_RESP, ...)), or 1 after an error was
+ * printed.  clear stats: 0, or 1 after an error was printed (rotadbd lets
+ * administrators only). */
+struct dbd_diag;
+int acct_dbd_diag(struct dbd_diag **ret);
+int acct_dbd_clear_stats(void);
+
 #endif

@@ -43,6 +43,8 @@ static void usage(FILE *f)
 	        "\n"
 	        "  Valid <COMMAND> values are:\n"
 	        "     add <ENTITY> <SPECS>     add (or create) entities\n"
+	        "     clear stats              reset rotadbd's request counts\n"
+	        "                              (administrators only)\n"
 	        "     delete <ENTITY> <SPECS>  delete (or remove) entities\n"
 	        "     dump <CLUSTER> file=<FILE>\n"
 	        "                              write the cluster's accounts, users and\n"
@@ -53,6 +55,9 @@ static void usage(FILE *f)
 	        "     modify <ENTITY> <SPECS>  modify (or update) entities\n"
 	        "     show configuration       the accounting settings of slurm.conf\n"
 	        "                              and of the SlurmDBD (rotadbd)\n"
+	        "     show stats [ave_time|total_time]\n"
+	        "                              rotadbd's request counts, by type and\n"
+	        "                              by user\n"
 	        "     version                  display tool version number\n"
 	        "\n"
 	        "  <ENTITY> may be account, association, cluster, coordinator, qos,\n"
@@ -441,6 +446,8 @@ int cmd_sacctmgr(int argc, char **argv)
 		fmt_print_version();
 	if (!strcasecmp(argv[optind], "dump") || !strcasecmp(argv[optind], "load"))
 		return dump_or_load(&o, argc - optind, argv + optind);
+	if (abbrev(argv[optind], "clear", 3))
+		return mgr_clear(argc - optind - 1, argv + optind + 1);
 	if ((verb = verb_parse(argv[optind])) < 0) {
 		cli_error("Unknown command: %s", argv[optind]);
 		return 1;
@@ -451,6 +458,8 @@ int cmd_sacctmgr(int argc, char **argv)
 	if (verb == 0 && optind + 1 < argc &&
 	    abbrev(argv[optind + 1], "configuration", 2))
 		return mgr_show_config();
+	if (verb == 0 && optind + 1 < argc && abbrev(argv[optind + 1], "stats", 2))
+		return mgr_show_stats(argc - optind - 2, argv + optind + 2);
 	if (optind + 1 >= argc ||
 	    (kind = kind_parse(argv[optind + 1], verb, &clusters)) < 0) {
 		cli_error("Unknown entity: %s",

@@ -45,4 +45,10 @@ int mgr_list(const struct mgr_opts *o, enum assoc_kind kind, int clusters, char 
  * rotadbd's.  Returns the exit status. */
 int mgr_show_config(void);
 
+/* show stats [ave_time|total_time] and clear stats (sacctmgr_stats.c,
+ * rotadbd's request counts); words: those after the verb (clear) or the
+ * entity (show).  Return the exit status. */
+int mgr_show_stats(int argc, char **argv);
+int mgr_clear(int argc, char **argv);
+
 #endif

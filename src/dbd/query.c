@@ -81,8 +81,10 @@ static void answer_diag(struct dbd *d, struct conn *c)
 	codec_release(&dbd_diag_type, &r);
 }
 
-/* root, SlurmUser, or an operator or administrator (AdminLevel). */
-static int caller_is_admin(struct dbd *d, uint32_t uid)
+/* root, SlurmUser, or a user of AdminLevel level or above: an operator
+ * may change others' job records, an administrator (slurmdbd's super user)
+ * also clear the statistics. */
+static int caller_is(struct dbd *d, uint32_t uid, enum assoc_admin level)
 {
 	char name[256];
 	uid_t su;
@@ -94,7 +96,21 @@ static int caller_is_admin(struct dbd *d, uint32_t uid)
 		return 1;
 	if (uid_to_name(uid, name, sizeof(name)) < 0)
 		return 0;
-	return store_admin_level(d->store, name) >= ADMIN_OPERATOR;
+	return store_admin_level(d->store, name) >= (int)level;
+}
+
+static void answer_clear_stats(struct dbd *d, struct conn *c)
+{
+	uint32_t uid = conn_uid(c);
+
+	if (!caller_is(d, uid, ADMIN_ADMINISTRATOR)) {
+		conn_send_rc(c, -ESLURM_ACCESS_DENIED,
+		             "Your user doesn't have privilege to perform this action");
+		return;
+	}
+	log_info("sacctmgr clear stats: uid %u", uid);
+	dbd_stats_clear(d->stats, time(NULL));
+	conn_send_rc(c, 0, NULL);
 }
 
 /* sacctmgr modify job: Slurm's words for what went wrong. */
@@ -126,8 +142,9 @@ static void answer_modify(struct dbd *d, struct conn *c,
 	if (rc == -EINVAL)
 		errprintf(&err, "too many conditions or too long a comment");
 	else if (rc == 0)
-		rc = store_job_modify(d->store, req, uid, caller_is_admin(d, uid),
-		                      &r.changed, &err);
+		rc =
+		    store_job_modify(d->store, req, uid,
+		                     caller_is(d, uid, ADMIN_OPERATOR), &r.changed, &err);
 	if (rc == -EPERM) {
 		r.rc = ESLURM_ACCESS_DENIED;
 		r.text =
@@ -168,15 +185,18 @@ static void answer(struct dbd *d, struct conn *c, uint16_t type, void *body)
 		answer_modify(d, c, body);
 		return;
 	}
+	if (type == MSG_DBD_STATS_CLEAR) {
+		answer_clear_stats(d, c);
+		return;
+	}
 	if (type == MSG_DBD_CONFIG_REQ) {
 		conn_send(c, MSG_DBD_CONFIG_RESP, d->settings);
 		return;
 	}
 	if (type != MSG_ACCT_QUERY) {
-		conn_send_rc(
-		    c, -ESLURM_NOT_SUPPORTED,
-		    "rotadbd answers sacct, sreport, sacctmgr modify job and show "
-		    "config only");
+		conn_send_rc(c, -ESLURM_NOT_SUPPORTED,
+		             "rotadbd answers sacct, sreport, sacctmgr modify job, show "
+		             "config, show stats and clear stats only");
 		return;
 	}
 	if (store_query(d->store, body, add_job, &a, &err) < 0) {
@@ -208,6 +228,7 @@ static void client_closed(struct conn *c, void *arg)
 	struct dbd *d = arg;
 	struct client *cl = conn_data(c);
 
+	dbd_stats_count(d->stats, DBD_STATS_FINI, conn_uid(c), 0);
 	if (cl->prev)
 		cl->prev->next = cl->next;
 	else

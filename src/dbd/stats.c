@@ -16,7 +16,8 @@ static const struct {
 } kinds[] = {
     {MSG_ACCT_QUERY, "DBD_GET_JOBS_COND"},  {MSG_ACCT_REPORT_REQ, "DBD_GET_ASSOC_USAGE"},
     {MSG_DBD_DIAG_REQ, "DBD_GET_STATS"},    {MSG_ACCT_JOB_MODIFY, "DBD_MODIFY_JOB"},
-    {MSG_DBD_CONFIG_REQ, "DBD_GET_CONFIG"},
+    {MSG_DBD_CONFIG_REQ, "DBD_GET_CONFIG"}, {MSG_DBD_STATS_CLEAR, "DBD_CLEAR_STATS"},
+    {DBD_STATS_FINI, "DBD_FINI"},
 };
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
@@ -51,6 +52,13 @@ void dbd_stats_destroy(struct dbd_stats *s)
 		return;
 	free(s->users);
 	free(s);
+}
+
+void dbd_stats_clear(struct dbd_stats *s, int64_t now)
+{
+	free(s->users);
+	memset(s, 0, sizeof(*s));
+	s->time_start = now;
 }
 
 static void add(struct tally *t, uint64_t usec)

@@ -1772,6 +1772,7 @@ ROTA_DECLARE(node_stat, NODE_STAT_FIELDS)
  * controller's request and the step in it). */
 #define STEP_STAT_F_ALL   1u
 #define STEP_STAT_F_ARRAY 2u /* job_id_T: array_task_id is T */
+#define STEP_STAT_F_LIST  4u /* the steps only: their nodes are not asked */
 #define STEP_STAT_REQ_FIELDS(F, S)                                                       \
 	F(S, u32, job_id, _)                                                             \
 	F(S, u32, step_id, _)                                                            \
@@ -1998,6 +1999,7 @@ ROTA_DECLARE(token_resp, TOKEN_RESP_FIELDS)
 	M(MSG_ACCT_JOB_MODIFY_RESP, 94, assoc_update_resp)                               \
 	M(MSG_DBD_CONFIG_REQ, 95, empty_msg)    /* sacctmgr show config */               \
 	M(MSG_DBD_CONFIG_RESP, 96, config_resp) /* dbd/settings.h */                     \
+	M(MSG_DBD_STATS_CLEAR, 97, empty_msg)   /* sacctmgr clear stats: MSG_RC */       \
 	M(MSG_SHARE_REQ, 70, empty_msg)                                                  \
 	M(MSG_SHARE_RESP, 71, share_resp)                                                \
 	M(MSG_PMI_FENCE, 72, pmi_fence)                                                  \

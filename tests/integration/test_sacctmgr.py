@@ -5,6 +5,7 @@ AccountingStorageEnforce=associations refuses a job without an association."""
 import os
 import re
 import signal
+import time
 
 import pytest
 
@@ -264,6 +265,80 @@ def test_only_operators_change_things(clean, users):
     # but not make an Administrator
     p = as_user(c, a, f"sacctmgr -i modify user {a.name} set AdminLevel=Admin")
     assert p.returncode == 1
+
+
+STATS_ROW = re.compile(r"^\t(\S+) *\( *(\d+)\) count:(\d+) *ave_time:(\d+) *"
+                       r"total_time:(\d+)$")
+
+
+def stats(c, *args):
+    """sacctmgr show stats ARGS: (Data since epoch, by type, by user); each
+    section a list of (name, id, count, ave, total), as printed."""
+    out = mgr(c, "show", "stats", *args).stdout.splitlines()
+    assert out[0] == out[4] == "*" * 67, out
+    assert re.fullmatch(r"sacctmgr show stats output at \w{3} \w{3} \d\d "
+                        r"\d\d:\d\d:\d\d \d{4} \(\d+\)", out[1]), out
+    m = re.fullmatch(r"Data since {20}\w{3} \w{3} \d\d \d\d:\d\d:\d\d \d{4} "
+                     r"\((\d+)\)", out[2])
+    assert m, out
+    assert out[3] == "All statistics are in microseconds"
+    i = out.index("Remote Procedure Call statistics by message type")
+    j = out.index("Remote Procedure Call statistics by user")
+    assert out[i - 1] == out[j - 1] == "", out
+
+    def section(lines):
+        rows = []
+        for line in lines:
+            r = STATS_ROW.match(line)
+            assert r, line
+            rows.append((r[1], int(r[2]), int(r[3]), int(r[4]), int(r[5])))
+        return rows
+    return int(m[1]), section(out[i + 1:j - 1]), section(out[j + 1:])
+
+
+def test_show_and_clear_stats_of_rotadbd(clean):
+    c = clean
+    mgr(c, "show", "config")
+    mgr(c, "show", "config")
+    since, types, users = stats(c)
+    names = [t[0] for t in types]
+    assert "DBD_GET_CONFIG" in names and "DBD_FINI" in names, types
+    # most asked first; a client's connection closing is slurmdbd's DBD_FINI
+    assert [t[2] for t in types] == sorted((t[2] for t in types), reverse=True)
+    cfg = types[names.index("DBD_GET_CONFIG")]
+    assert cfg[2] >= 2 and cfg[3] == cfg[4] // cfg[2]
+    # each request counted under its type and under its user
+    assert ("root", 0) in [(u[0], u[1]) for u in users]
+    assert sum(u[2] for u in users) == sum(t[2] for t in types)
+    # by total time
+    _, by_total, _ = stats(c, "total_time")
+    assert [t[4] for t in by_total] == sorted((t[4] for t in by_total), reverse=True)
+    before = int(time.time())
+    p = mgr(c, "clear", "stats")
+    assert p.stdout == p.stderr == ""
+    since2, types, users = stats(c)
+    assert since2 >= before >= since
+    # counted from the clear on: itself and its connection's end
+    assert sorted((t[0], t[2]) for t in types) == [("DBD_CLEAR_STATS", 1), ("DBD_FINI", 1)]
+    assert [(u[0], u[2]) for u in users] == [("root", 2)]
+    p = mgr(c, "clear", check=False)
+    assert p.returncode == 1 and '"Stats"' in p.stderr
+
+
+@needs_root
+def test_only_administrators_clear_stats(clean, users):
+    c = clean
+    a = users["a"]
+    refused = "sacctmgr: error: Your user doesn't have privilege to perform this action\n"
+    p = as_user(c, a, "sacctmgr clear stats")
+    assert (p.returncode, p.stderr) == (1, refused)
+    mgr(c, "-i", "add", "user", a.name, "account=root", "AdminLevel=Operator")
+    p = as_user(c, a, "sacctmgr clear stats")
+    assert (p.returncode, p.stderr) == (1, refused)
+    mgr(c, "-i", "modify", "user", a.name, "set", "AdminLevel=Administrator")
+    p = as_user(c, a, "sacctmgr clear stats")
+    assert p.returncode == 0, p.stderr
+    assert as_user(c, a, "sacctmgr show stats").returncode == 0
 
 
 def test_records_survive_restart_and_compaction(fresh_cluster):
