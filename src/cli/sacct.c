@@ -18,6 +18,7 @@
 #include "common/conf.h"
 #include "common/states.h"
 #include "common/strv.h"
+#include "common/timefmt.h"
 #include "common/uid.h"
 #include "proto/codec.h"
 #include "proto/messages.h"
@@ -51,6 +52,7 @@ struct sacct_opts {
 	int noheader;
 	int all_users;
 	int allocations; /* -X: the jobs' lines alone */
+	int verbose;     /* -v */
 	int json;        /* --json */
 	struct acct_query q;
 	struct step_pick *picks;
@@ -70,11 +72,13 @@ static void usage(FILE *f)
 	    "  -D, --duplicates      every run of a requeued job\n"
 	    "  -e, --helpformat      list the fields -o accepts\n"
 	    "  -E, --endtime=TIME    jobs that existed before TIME\n"
+	    "  -g, --gid, --group=LIST jobs of these groups\n"
 	    "  -j, --jobs=LIST       these jobs (N, N_T, N.S)\n"
 	    "      --json            the records as JSON (Slurm's data_parser v0.0.38)\n"
 	    "      --yaml            the same as YAML\n"
 	    "  -l, --long            the long format\n"
 	    "  -n, --noheader        no header\n"
+	    "  -N, --nodelist=NODES  jobs that ran on these nodes\n"
 	    "      --name=LIST       jobs of these names\n"
 	    "  -o, --format=LIST     fields, each FIELD[%%WIDTH]\n"
 	    "  -p, --parsable        fields separated by |, one at the end\n"
@@ -83,6 +87,7 @@ static void usage(FILE *f)
 	    "  -s, --state=LIST      jobs in these states\n"
 	    "  -S, --starttime=TIME  jobs that existed after TIME\n"
 	    "  -u, --user=LIST       jobs of these users\n"
+	    "  -v, --verbose         say the time window and the states asked for\n"
 	    "  -X, --allocations     no steps\n");
 }
 
@@ -214,6 +219,54 @@ static void parse_states(struct sacct_opts *o, const char *arg)
 	fmt_strv_free(w);
 }
 
+/* -v: Slurm's lines on stderr, the storage it reads and the window. */
+static void say_window(const struct sacct_opts *o)
+{
+	const struct conf *c = cli_conf();
+	char s[32] = "Epoch 0", e[32], states[256] = "";
+	struct tm tm;
+	time_t t;
+
+	if (c->accounting_storage_type &&
+	    !strcmp(c->accounting_storage_type, "accounting_storage/slurmdbd"))
+		fprintf(stderr, "sacct: accounting_storage/slurmdbd: init: Accounting "
+		                "storage SLURMDBD plugin loaded\n");
+	for (uint32_t i = 0; i < o->q.states.n; i++)
+		snprintf(states + strlen(states), sizeof(states) - strlen(states), "%s%s",
+		         i ? "," : "", job_state_name(o->q.states.v[i]));
+	if (o->q.start && (t = (time_t)o->q.start, localtime_r(&t, &tm)))
+		strftime(s, sizeof(s), "%a %b %d %T %Y", &tm);
+	t = (time_t)o->q.end;
+	if (!localtime_r(&t, &tm) || !strftime(e, sizeof(e), "%a %b %d %T %Y", &tm))
+		e[0] = '\0';
+	if (strcmp(s, e))
+		fprintf(stderr, "sacct: Jobs %s in the time window from %s to %s\n",
+		        *states ? states : "Eligible", s, e);
+	else
+		fprintf(stderr, "sacct: Jobs %s at the time instant %s\n",
+		        *states ? states : "Eligible", s);
+}
+
+static void parse_groups(struct sacct_opts *o, const char *arg)
+{
+	char **w = fmt_split(arg, ",");
+
+	for (size_t i = 0; w[i]; i++) {
+		gid_t gid;
+		long n = cli_parse_long(w[i]);
+		if (name_to_gid(w[i], &gid) < 0) {
+			if (n < 0) {
+				cli_error("Invalid group id: %s", w[i]);
+				exit(1);
+			}
+			gid = (gid_t)n;
+		}
+		o->q.gids.v = xrealloc(o->q.gids.v, (o->q.gids.n + 1) * sizeof(uint32_t));
+		o->q.gids.v[o->q.gids.n++] = gid;
+	}
+	fmt_strv_free(w);
+}
+
 static char **parse_list(char **v, const char *arg)
 {
 	char **w = fmt_split(arg, ",");
@@ -231,11 +284,14 @@ static const struct option long_opts[] = {
     {"duplicates", no_argument, NULL, 'D'},
     {"helpformat", no_argument, NULL, 'e'},
     {"endtime", required_argument, NULL, 'E'},
+    {"gid", required_argument, NULL, 'g'},
+    {"group", required_argument, NULL, 'g'},
     {"jobs", required_argument, NULL, 'j'},
     {"long", no_argument, NULL, 'l'},
     {"allclusters", no_argument, NULL, 'L'},
     {"clusters", required_argument, NULL, 'M'},
     {"noheader", no_argument, NULL, 'n'},
+    {"nodelist", required_argument, NULL, 'N'},
     {"format", required_argument, NULL, 'o'},
     {"parsable", no_argument, NULL, 'p'},
     {"parsable2", no_argument, NULL, 'P'},
@@ -245,6 +301,7 @@ static const struct option long_opts[] = {
     {"user", required_argument, NULL, 'u'},
     {"uid", required_argument, NULL, 'u'},
     {"allocations", no_argument, NULL, 'X'},
+    {"verbose", no_argument, NULL, 'v'},
     {"name", required_argument, NULL, 1},
     {"units", required_argument, NULL, 2},
     {"noconvert", no_argument, NULL, 3},
@@ -376,13 +433,44 @@ static int query(struct sacct_opts *o)
 	return rc;
 }
 
+/* Slurm's window [start, end) where -S or -E is not given: with states,
+ * the instant -S (now unless jobs are named, then from the epoch); without,
+ * from midnight (the epoch for jobs named) to now.  An end that is the start
+ * or now takes in that second.  -v says what it is. */
+static int window(struct sacct_opts *o)
+{
+	time_t now = o->x.now;
+	char s[64], e[64];
+
+	if (o->q.states.n) {
+		if (!o->q.start && !o->q.jobs)
+			o->q.start = now;
+		if (o->q.start && !o->q.end)
+			o->q.end = o->q.start;
+	} else if (!o->q.jobs && !o->q.start)
+		o->q.start = acct_time_arg("start", "today", now);
+	if (!o->q.end)
+		o->q.end = now;
+	if (o->q.end == o->q.start || o->q.end == now)
+		o->q.end++;
+	if (o->q.start > o->q.end) {
+		cli_error("Start time (%s) requested is after end time (%s).",
+		          timefmt_iso((time_t)o->q.start, s, sizeof(s)),
+		          timefmt_iso((time_t)o->q.end, e, sizeof(e)));
+		return -1;
+	}
+	if (o->verbose)
+		say_window(o);
+	return 0;
+}
+
 int cmd_sacct(int argc, char **argv)
 {
 	struct sacct_opts o = {.x = {.now = time(NULL)}};
 	const char *fmt = NULL, *start = NULL, *end = NULL;
 	int opt, rc;
 
-	while ((opt = getopt_long(argc, argv, "aA:bDeE:j:lLM:no:pPr:s:S:u:XhV", long_opts,
+	while ((opt = getopt_long(argc, argv, "aA:bDeE:g:j:lLM:nN:o:pPr:s:S:u:vXhV", long_opts,
 	                          NULL)) != -1) {
 		switch (opt) {
 		case 'a':
@@ -403,6 +491,9 @@ int cmd_sacct(int argc, char **argv)
 		case 'E':
 			end = optarg;
 			break;
+		case 'g':
+			parse_groups(&o, optarg);
+			break;
 		case 'j':
 			parse_jobs(&o, optarg);
 			break;
@@ -416,6 +507,12 @@ int cmd_sacct(int argc, char **argv)
 			break; /* one cluster; units as they are */
 		case 'n':
 			o.noheader = 1;
+			break;
+		case 'N':
+			if (o.q.nodes)
+				cli_error("Already asked for nodes '%s'", o.q.nodes);
+			else
+				o.q.nodes = xstrdup(optarg);
 			break;
 		case 'o':
 			parse_format(&o, optarg);
@@ -437,6 +534,9 @@ int cmd_sacct(int argc, char **argv)
 			break;
 		case 'u':
 			parse_users(&o, optarg);
+			break;
+		case 'v':
+			o.verbose++;
 			break;
 		case 'X':
 			o.allocations = 1;
@@ -474,15 +574,15 @@ int cmd_sacct(int argc, char **argv)
 			o.q.flags &= ~ACCT_QUERY_F_NO_STEPS;
 	if (o.json) /* a job's CPU times are its steps' */
 		o.q.flags &= ~ACCT_QUERY_F_NO_STEPS;
-	/* Slurm's window: from midnight today unless jobs are named */
 	if (start)
 		o.q.start = acct_time_arg("start", start, o.x.now);
-	else if (!o.q.jobs)
-		o.q.start = acct_time_arg("start", "today", o.x.now);
 	if (end)
 		o.q.end = acct_time_arg("end", end, o.x.now);
-	/* a user sees their own jobs unless they name others, jobs or all */
-	if (!o.all_users && !o.q.uids.n && !o.q.jobs && getuid() != 0) {
+	if (window(&o) < 0)
+		return 1;
+	/* a user sees their own jobs unless they name others, jobs, nodes or
+	 * all */
+	if (!o.all_users && !o.q.uids.n && !o.q.jobs && !o.q.nodes && getuid() != 0) {
 		o.q.uids.v = xcalloc(1, sizeof(uint32_t));
 		o.q.uids.v[0] = getuid();
 		o.q.uids.n = 1;

@@ -149,7 +149,8 @@ ROTA_DECLARE(ev_node_state, EV_NODE_STATE_FIELDS)
 	EV_JOB_HEAD_FIELDS(F, S)                                                         \
 	F(S, i64, time, _)                                                               \
 	/* scrontab's next run of an ended job (its new begin time); 0: none */          \
-	F(S, i64, begin_time, _)
+	F(S, i64, begin_time, _)                                                         \
+	F(S, u32, ended, _) /* how the old run ended (JOB_NODE_FAIL); 0: requeued */
 ROTA_DECLARE(ev_requeue, EV_REQUEUE_FIELDS)
 
 /* Task array_task_id of an array's pending remainder (job_id) becomes its own

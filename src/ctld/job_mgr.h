@@ -480,6 +480,9 @@ int job_array_task_lookup(struct ctld *ctld, const struct caller *who, uint32_t 
 
 /* scontrol requeue; returns 0 or -ESLURM_*. */
 int job_requeue(struct ctld *ctld, struct job *job);
+/* ... for the reason ended (JOB_NODE_FAIL: its accounting record says so;
+ * 0: REQUEUED). */
+int job_requeue_as(struct ctld *ctld, struct job *job, uint32_t ended);
 
 /* The job's run is lost with node node_name (borrowed): it failed, or its
  * batch step's stepd died.  A batch job is requeued as Slurm does (JobRequeue=1

@@ -227,34 +227,40 @@ void job_mgr_cancel(struct ctld *ctld, struct caller *who, const struct cancel_r
 	chan_send_rc(ch, any ? 0 : rc, NULL);
 }
 
-static int requeue_one(struct ctld *ctld, struct job *job);
+static int requeue_one(struct ctld *ctld, struct job *job, uint32_t ended);
 
 /* scontrol requeue: a batch job goes back to the queue; what runs is killed.
  * It becomes eligible again after KillWait, so its old processes are gone.
  * A heterogeneous job goes back whole, from its leader (Slurm). */
 int job_requeue(struct ctld *ctld, struct job *job)
 {
+	return job_requeue_as(ctld, job, 0);
+}
+
+int job_requeue_as(struct ctld *ctld, struct job *job, uint32_t ended)
+{
 	struct job *comps[HET_MAX];
 	size_t n;
 	int rc;
 
 	if (!job_x(job)->het_job_id)
-		return requeue_one(ctld, job);
+		return requeue_one(ctld, job, ended);
 	if (hetjob_follower(job))
 		return -ESLURM_NOT_HET_JOB_LEADER;
-	if ((rc = requeue_one(ctld, job)))
+	if ((rc = requeue_one(ctld, job, ended)))
 		return rc;
 	n = hetjob_components(ctld, job, comps);
 	for (size_t k = 1; k < n; k++)
 		if (!job_is_pending(comps[k]))
-			requeue_one(ctld, comps[k]);
+			requeue_one(ctld, comps[k], ended);
 	return 0;
 }
 
-static int requeue_one(struct ctld *ctld, struct job *job)
+static int requeue_one(struct ctld *ctld, struct job *job, uint32_t ended)
 {
 	struct ev_requeue ev = {.job_id = job->job_id,
-	                        .time = time(NULL) + ctld->conf->kill_wait + 2};
+	                        .time = time(NULL) + ctld->conf->kill_wait + 2,
+	                        .ended = ended};
 
 	if (job->desc.flags & (JOB_F_INTERACTIVE | JOB_F_NO_REQUEUE))
 		return -ESLURM_DISABLED;
@@ -299,7 +305,7 @@ void job_node_failed(struct ctld *ctld, struct job *job, const char *node_name)
 		return;
 	}
 	if (!(job->desc.flags & (JOB_F_INTERACTIVE | JOB_F_NO_REQUEUE)) &&
-	    job_requeue(ctld, job) == 0) {
+	    job_requeue_as(ctld, job, JOB_NODE_FAIL) == 0) {
 		log_info("Requeuing JobId=%u due to failure of node %s", job->job_id,
 		         node_name ? node_name : "?");
 		ctld_sched_kick(ctld);

@@ -107,7 +107,8 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_HET] = "UPDATE job SET het_job_id = ?2, het_offset = ?3 WHERE db_id = "
               "(SELECT db_id FROM job WHERE job_id = ?1 ORDER BY db_id DESC LIMIT 1)",
     [S_REQUEUE_OLD] = "UPDATE job SET superseded = 1, "
-                      "end_time = CASE WHEN end_time = 0 THEN ?2 ELSE end_time END "
+                      "end_time = CASE WHEN end_time = 0 THEN ?2 ELSE end_time END, "
+                      "state = CASE WHEN ?3 <> 0 THEN ?3 ELSE state END "
                       "WHERE db_id = ?1",
     [S_REQUEUE_NEW] =
         "INSERT INTO job(" JOB_COLS ") SELECT job_id, submit, restarts + 1, "
@@ -435,7 +436,8 @@ static int on_update(struct store *s, int64_t run_id, const struct ev_update *ev
 static int on_requeue(struct store *s, int64_t run_id, const struct ev_requeue *ev,
                       struct rota_error *err)
 {
-	if (EXEC(s, S_REQUEUE_OLD, err, sql_int(run_id), sql_int(ev->time)) < 0)
+	if (EXEC(s, S_REQUEUE_OLD, err, sql_int(run_id), sql_int(ev->time),
+	         sql_int(ev->ended)) < 0)
 		return -EIO;
 	/* a crontab's entry is eligible again at its next start */
 	if (EXEC(s, S_REQUEUE_NEW, err, sql_int(run_id),
@@ -941,6 +943,59 @@ static int add_jobs(struct sqlbuf *b, char **jobs, struct rota_error *err)
 	return 0;
 }
 
+/* One state of sacct -s in the window [?s, ?e) (0: no bound), as Slurm
+ * tells it: pending from eligible until it started (or ended unstarted, or
+ * still), running from its start to its end (or still), any other state:
+ * the run ended so in the window. */
+static void add_state_window(struct sqlbuf *b, uint32_t state, int s, int e)
+{
+	if (state == JOB_PENDING)
+		sql_add(b,
+		        "(eligible <> 0 AND ((start <> 0 AND ?%d < start) OR "
+		        "(start = 0 AND end_time <> 0 AND ?%d < end_time) OR "
+		        "(start = 0 AND end_time = 0 AND state = %u)) AND "
+		        "(?%d = 0 OR eligible < ?%d))",
+		        s, s, state, e, e);
+	else if (state == JOB_RUNNING || state == JOB_SUSPENDED)
+		sql_add(b,
+		        "(start <> 0 AND (?%d < end_time OR (end_time = 0 AND "
+		        "state = %u)) AND (?%d = 0 OR start < ?%d))",
+		        s, state, e, e);
+	else
+		sql_add(b,
+		        "(state = %u AND end_time <> 0 AND end_time >= ?%d AND "
+		        "(?%d = 0 OR end_time <= ?%d))",
+		        state, s, e, e);
+}
+
+/* The window: with states, any of them in it; without, a run that existed
+ * in it (one of the jobs named: submitted before its end; else eligible
+ * before it) and had not ended before its start. */
+static void add_window(struct sqlbuf *b, const struct acct_query *qr)
+{
+	int s, e;
+
+	if (qr->states.n) {
+		s = sql_param(b, sql_int(qr->start));
+		e = sql_param(b, sql_int(qr->end));
+		sql_add(b, " AND (");
+		for (uint32_t i = 0; i < qr->states.n; i++) {
+			sql_add(b, "%s", i ? " OR " : "");
+			add_state_window(b, qr->states.v[i], s, e);
+		}
+		sql_add(b, ")");
+		return;
+	}
+	if (qr->end && qr->jobs && qr->jobs[0])
+		sql_add(b, " AND submit < ?%d", sql_param(b, sql_int(qr->end)));
+	else if (qr->end)
+		sql_add(b, " AND eligible <> 0 AND eligible < ?%d",
+		        sql_param(b, sql_int(qr->end)));
+	if (qr->start)
+		sql_add(b, " AND (end_time = 0 OR end_time >= ?%d)",
+		        sql_param(b, sql_int(qr->start)));
+}
+
 /* The SELECT of the job runs q selects, in the order sacct prints them. */
 static int query_sql(struct sqlbuf *b, const struct acct_query *qr,
                      struct rota_error *err)
@@ -954,24 +1009,29 @@ static int query_sql(struct sqlbuf *b, const struct acct_query *qr,
 		return -EINVAL;
 	if (qr->uids.n)
 		add_in_u32(b, "uid", qr->uids.v, qr->uids.n);
-	if (qr->states.n)
-		add_in_u32(b, "state", qr->states.v, qr->states.n);
+	if (qr->gids.n)
+		add_in_u32(b, "gid", qr->gids.v, qr->gids.n);
 	if (qr->accounts && qr->accounts[0])
 		add_in_strs(b, "account", qr->accounts);
 	if (qr->partitions && qr->partitions[0])
 		add_in_strs(b, "partition", qr->partitions);
 	if (qr->names && qr->names[0])
 		add_in_strs(b, "name", qr->names);
-	/* it existed in the window: submitted before its end, not ended
-	 * before its start */
-	if (qr->end)
-		sql_add(b, " AND submit <= ?%d", sql_param(b, sql_int(qr->end)));
-	if (qr->start)
-		sql_add(b, " AND (end_time = 0 OR end_time >= ?%d)",
-		        sql_param(b, sql_int(qr->start)));
+	add_window(b, qr);
 	sql_add(b,
 	        " ORDER BY CASE WHEN array_job_id <> 0 THEN array_job_id ELSE job_id END,"
 	        " array_task_id, restarts, db_id");
+	return 0;
+}
+
+/* sacct -N: is name one of the nodes asked for (want, NULL-ended)? */
+static int node_wanted(const char *name, void *arg)
+{
+	char **want = arg;
+
+	for (size_t i = 0; want[i]; i++)
+		if (!strcmp(want[i], name))
+			return 1;
 	return 0;
 }
 
@@ -981,10 +1041,17 @@ int store_query(struct store *s, const struct acct_query *qr, store_job_f cb, vo
 	const struct store_driver *drv = s->drv;
 	struct sqlbuf b = {0};
 	struct sql_cur *c = NULL;
+	char **want = NULL;
+	size_t nwant = 0;
 	int rc;
 	size_t n = 0;
 
 	if (query_sql(&b, qr, err) < 0) {
+		rc = -EINVAL;
+		goto out;
+	}
+	if (qr->nodes && *qr->nodes &&
+	    hostlist_expand(qr->nodes, &want, &nwant, err) < 0) {
 		rc = -EINVAL;
 		goto out;
 	}
@@ -1003,6 +1070,10 @@ int store_query(struct store *s, const struct acct_query *qr, store_job_f cb, vo
 		}
 		read_job(s, c, &j);
 		rc = 0;
+		if (want && !hostlist_overlaps(j.nodes, node_wanted, want)) {
+			codec_release(&acct_job_type, &j);
+			continue;
+		}
 		if (!(qr->flags & ACCT_QUERY_F_NO_STEPS)) {
 			rc = read_steps(s, run_id, &j, err);
 			add_implicit_steps(&j, (uint32_t)drv->col_int(c, 36),
@@ -1020,6 +1091,7 @@ out:
 	drv->done(c);
 	free(b.sql);
 	free(b.v);
+	hostlist_free(want);
 	return rc < 0 ? rc : 0;
 }
 

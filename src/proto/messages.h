@@ -1276,9 +1276,14 @@ ROTA_DECLARE(acct_job, ACCT_JOB_FIELDS)
 #define ACCT_MEM_PER_CPU (1ull << 63)
 
 /* sacct's selection.  jobs: "N" (every record of job N, or of array N),
- * "N_T" (one task); empty: any.  uids, accounts, partitions, states: any of
- * them (empty: any).  A job is listed when it was in one of `states` (or,
- * with none given, existed at all) between start and end (0: no bound). */
+ * "N_T" (one task); empty: any.  uids, gids, accounts, partitions, states:
+ * any of them (empty: any); nodes: a hostlist, runs that held one of them.
+ * start and end (0: no bound) are Slurm's window [start, end): with states,
+ * a run is listed when it was in one of them in the window (pending from
+ * eligible to start, running from start to end, the others: it ended so in
+ * the window); without, one that existed in it (a run of the jobs named:
+ * submitted before its end; else eligible before its end) and had not ended
+ * before its start. */
 #define ACCT_QUERY_F_DUPLICATES 1u /* -D: every run of a requeued job */
 #define ACCT_QUERY_F_NO_STEPS   2u /* -X */
 #define ACCT_QUERY_FIELDS(F, S)                                                          \
@@ -1290,7 +1295,9 @@ ROTA_DECLARE(acct_job, ACCT_JOB_FIELDS)
 	F(S, strv, names, _)                                                             \
 	F(S, i64, start, _)                                                              \
 	F(S, i64, end, _)                                                                \
-	F(S, u32, flags, _)
+	F(S, u32, flags, _)                                                              \
+	F(S, u32v, gids, _)                                                              \
+	F(S, str, nodes, _)
 ROTA_DECLARE(acct_query, ACCT_QUERY_FIELDS)
 
 /* sacctmgr modify job (rotadbd, dbd/store.h): the latest run of each job

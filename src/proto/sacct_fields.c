@@ -201,8 +201,8 @@ static const char *state_text(const struct acct_job *j, const struct acct_step *
 {
 	uint32_t s = st ? st->state : j->state;
 
-	if (!st && j->superseded)
-		return "REQUEUED";
+	if (!st && j->superseded) /* how that run ended: a node failed, or requeued */
+		return (s & JOB_STATE_BASE) == JOB_NODE_FAIL ? "NODE_FAIL" : "REQUEUED";
 	if (!st && (s & JOB_STATE_BASE) == JOB_CANCELLED && j->cancel_by) {
 		snprintf(buf, len, "CANCELLED by %u", j->cancel_by - 1);
 		return buf;
