@@ -31,8 +31,16 @@
 #define DEFAULT_FORMAT "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode"
 #define BRIEF_FORMAT   "JobID,State,ExitCode"
 #define LONG_FORMAT                                                                      \
-	"JobID,JobIDRaw,JobName,Partition,MaxVMSize,AveVMSize,MaxRSS,MaxRSSNode,AveRSS," \
-	"AveCPU,NTasks,AllocCPUS,Elapsed,State,ExitCode,ReqMem,ReqTRES,AllocTRES"
+	"JobID,JobIDRaw,JobName,Partition,MaxVMSize,MaxVMSizeNode,MaxVMSizeTask,"        \
+	"AveVMSize,MaxRSS,MaxRSSNode,MaxRSSTask,AveRSS,MaxPages,MaxPagesNode,"            \
+	"MaxPagesTask,AvePages,MinCPU,MinCPUNode,MinCPUTask,AveCPU,NTasks,AllocCPUS,"     \
+	"Elapsed,State,ExitCode,AveCPUFreq,ReqCPUFreqMin,ReqCPUFreqMax,ReqCPUFreqGov,"    \
+	"ReqMem,ConsumedEnergy,MaxDiskRead,MaxDiskReadNode,MaxDiskReadTask,AveDiskRead," \
+	"MaxDiskWrite,MaxDiskWriteNode,MaxDiskWriteTask,AveDiskWrite,ReqTRES,AllocTRES," \
+	"TRESUsageInAve,TRESUsageInMax,TRESUsageInMaxNode,TRESUsageInMaxTask,"            \
+	"TRESUsageInMin,TRESUsageInMinNode,TRESUsageInMinTask,TRESUsageInTot,"            \
+	"TRESUsageOutMax,TRESUsageOutMaxNode,TRESUsageOutMaxTask,TRESUsageOutAve,"        \
+	"TRESUsageOutTot"
 
 struct column {
 	const struct sacct_field *f;
@@ -503,8 +511,10 @@ int cmd_sacct(int argc, char **argv)
 		case 'L':
 		case 'M':
 		case 2:
-		case 3:
 			break; /* one cluster; units as they are */
+		case 3:
+			o.x.noconvert = 1;
+			break;
 		case 'n':
 			o.noheader = 1;
 			break;

@@ -217,7 +217,8 @@ ROTA_DECLARE(ev_step_end, EV_STEP_END_FIELDS)
 	F(S, u64, max_rss, _) /* KiB, the peak */                                        \
 	F(S, u64, user_usec, _)                                                          \
 	F(S, u64, sys_usec, _)                                                           \
-	GPU_USE_FIELDS(F, S)
+	GPU_USE_FIELDS(F, S)                                                             \
+	F(S, list, tasks, task_used) /* each task's (messages.h) */
 ROTA_DECLARE(ev_usage, EV_USAGE_FIELDS)
 
 /* Accounts, users, associations, QOS, resources (ctld/assoc.h), one request's change

@@ -629,7 +629,9 @@ static void usage_commit(struct ctld *ctld, const struct job *job,
 	                      .node = msg->node_name,
 	                      .max_rss = msg->max_rss,
 	                      .user_usec = msg->user_usec,
-	                      .sys_usec = msg->sys_usec};
+	                      .sys_usec = msg->sys_usec,
+	                      .tasks = msg->tasks,
+	                      .tasks_count = msg->tasks_count};
 	struct ev_usage *to = &ev;
 	const struct step_complete *from = msg;
 

@@ -139,16 +139,17 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_STEPS_OF] = "SELECT step_id, name, nodes, nnodes, ntasks, ncpus, start, "
                    "end_time, state, exit_code, max_rss, max_vm, ave_rss, user_usec, "
                    "sys_usec FROM step WHERE db_id = ?1 ORDER BY step_id",
+    /* tasks: each task's "gtid:rss:vm:cpu:read:write", by commas */
     [S_USAGE] = "INSERT INTO usage(db_id, step_id, node, max_rss, user_usec, sys_usec, "
-                "gpus, max_gpu_mem, ave_gpu_mem, max_gpu_util, ave_gpu_util) "
-                "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+                "gpus, max_gpu_mem, ave_gpu_mem, max_gpu_util, ave_gpu_util, tasks) "
+                "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
                 "ON CONFLICT(db_id, step_id, node) "
                 "DO UPDATE SET max_rss = ?4, user_usec = ?5, sys_usec = ?6, gpus = ?7, "
                 "max_gpu_mem = ?8, ave_gpu_mem = ?9, max_gpu_util = ?10, "
-                "ave_gpu_util = ?11",
+                "ave_gpu_util = ?11, tasks = ?12",
     [S_USAGE_OF] = "SELECT step_id, node, max_rss, user_usec, sys_usec, gpus, "
-                   "max_gpu_mem, ave_gpu_mem, max_gpu_util, ave_gpu_util FROM usage "
-                   "WHERE db_id = ?1 ORDER BY step_id, node",
+                   "max_gpu_mem, ave_gpu_mem, max_gpu_util, ave_gpu_util, tasks "
+                   "FROM usage WHERE db_id = ?1 ORDER BY step_id, node",
     /* the users' AdminLevel, from the controller's EV_ASSOC: who may
      * change other users' job records (sacctmgr modify job) */
     [S_ADMIN_SET] = "INSERT INTO admin_user(name, level) VALUES(?1, ?2) "
@@ -545,15 +546,37 @@ static int on_excise(struct store *s, int64_t run_id, const struct ev_excise *ev
 	return rc;
 }
 
+/* The tasks' figures as the usage row keeps them (NULL: none came). */
+static char *tasks_text(const struct ev_usage *ev)
+{
+	char *t = NULL, *next;
+
+	for (uint32_t i = 0; i < ev->tasks_count; i++) {
+		const struct task_used *u = &ev->tasks[i];
+		next = xasprintf("%s%s%u:%" PRIu64 ":%" PRIu64 ":%" PRIu64 ":%" PRIu64
+		                 ":%" PRIu64,
+		                 t ? t : "", t ? "," : "", u->gtid, u->max_rss_kib,
+		                 u->max_vsize_kib, u->cpu_usec, u->read_bytes,
+		                 u->write_bytes);
+		free(t);
+		t = next;
+	}
+	return t;
+}
+
 static int on_usage(struct store *s, int64_t run_id, const struct ev_usage *ev,
                     struct rota_error *err)
 {
-	return EXEC(s, S_USAGE, err, sql_int(run_id), sql_int(ev->step_id),
-	            sql_text(ev->node ? ev->node : ""), sql_int((int64_t)ev->max_rss),
-	            sql_int((int64_t)ev->user_usec), sql_int((int64_t)ev->sys_usec),
-	            sql_int(ev->gpus), sql_int((int64_t)ev->max_gpu_mem),
-	            sql_int((int64_t)ev->ave_gpu_mem), sql_int(ev->max_gpu_util),
-	            sql_int(ev->ave_gpu_util));
+	char *tasks = tasks_text(ev);
+	int rc = EXEC(s, S_USAGE, err, sql_int(run_id), sql_int(ev->step_id),
+	              sql_text(ev->node ? ev->node : ""), sql_int((int64_t)ev->max_rss),
+	              sql_int((int64_t)ev->user_usec), sql_int((int64_t)ev->sys_usec),
+	              sql_int(ev->gpus), sql_int((int64_t)ev->max_gpu_mem),
+	              sql_int((int64_t)ev->ave_gpu_mem), sql_int(ev->max_gpu_util),
+	              sql_int(ev->ave_gpu_util), sql_text(tasks));
+
+	free(tasks);
+	return rc;
 }
 
 /* The users' admin levels: a snapshot's record holds them all. */
@@ -846,6 +869,77 @@ static void add_gpu_use(const struct store_driver *drv, struct sql_cur *c,
 	(*gpu_nodes)++;
 }
 
+/* What the step's tasks used (tasks_text's), task by task, into st: each
+ * peak and where (node, task), the lowest CPU time, the sums (the averages
+ * are made of them once every node is in). */
+struct task_sums {
+	uint64_t rss, vm, max_rss;
+	char *max_rss_node;
+	uint32_t max_rss_task;
+};
+
+static void take_max(uint64_t v, uint64_t *max, char **node, uint32_t *task,
+                     const char *here, uint32_t gtid, int first)
+{
+	if (!first && v <= *max)
+		return;
+	*max = v;
+	*task = gtid;
+	free(*node);
+	*node = xstrdup(here);
+}
+
+static void add_tasks(struct acct_step *st, const char *text, const char *node,
+                      struct task_sums *sum)
+{
+	unsigned long long v[6];
+	int n;
+
+	for (const char *p = text; p && *p; p += *p == ',') {
+		if (sscanf(p, "%llu:%llu:%llu:%llu:%llu:%llu%n", &v[0], &v[1], &v[2], &v[3],
+		           &v[4], &v[5], &n) != 6)
+			return;
+		p += n;
+		int first = !st->tasks_known++;
+		uint32_t gtid = (uint32_t)v[0];
+		take_max(v[1], &sum->max_rss, &sum->max_rss_node, &sum->max_rss_task, node,
+		         gtid, first);
+		take_max(v[2], &st->max_vm, &st->max_vm_node, &st->max_vm_task, node, gtid,
+		         first);
+		if (first || v[3] < st->min_cpu) {
+			st->min_cpu = v[3];
+			st->min_cpu_task = gtid;
+			free(st->min_cpu_node);
+			st->min_cpu_node = xstrdup(node);
+		}
+		take_max(v[4], &st->max_read, &st->max_read_node, &st->max_read_task,
+		         node, gtid, first);
+		take_max(v[5], &st->max_write, &st->max_write_node, &st->max_write_task,
+		         node, gtid, first);
+		sum->rss += v[1];
+		sum->vm += v[2];
+		st->tot_read += v[4];
+		st->tot_write += v[5];
+	}
+}
+
+/* A step's figures once every node is in: where the tasks reported, theirs
+ * (MaxRSS the highest task's, AveRSS and AveVMSize per task). */
+static void tasks_done(struct acct_step *st, struct task_sums *sum)
+{
+	if (st->tasks_known) {
+		st->max_rss = sum->max_rss;
+		free(st->max_rss_node);
+		st->max_rss_node = sum->max_rss_node;
+		sum->max_rss_node = NULL;
+		st->max_rss_task = sum->max_rss_task;
+		st->ave_rss = sum->rss / st->tasks_known;
+		st->ave_vm = sum->vm / st->tasks_known;
+	}
+	free(sum->max_rss_node);
+	memset(sum, 0, sizeof(*sum));
+}
+
 /* Each step's usage from its nodes' reports: the highest peak (and where),
  * the peaks' average (AveRSS), the CPU times summed; the GPUs' (above). */
 static int add_usage(struct store *s, int64_t run_id, struct acct_job *j,
@@ -855,6 +949,7 @@ static int add_usage(struct store *s, int64_t run_id, struct acct_job *j,
 	struct sql_val id = sql_int(run_id);
 	struct acct_step *st = NULL;
 	uint64_t rss_sum = 0, nodes = 0, gpu_nodes = 0;
+	struct task_sums ts = {0};
 	struct sql_cur *c;
 	int more;
 
@@ -866,6 +961,7 @@ static int add_usage(struct store *s, int64_t run_id, struct acct_job *j,
 
 		if (st && (more <= 0 || step != st->step_id)) {
 			st->ave_rss = nodes ? rss_sum / nodes : 0;
+			tasks_done(st, &ts);
 			st->ave_gpu_mem = gpu_nodes ? st->ave_gpu_mem / gpu_nodes : 0;
 			st->ave_gpu_util =
 			    gpu_nodes ? (uint32_t)(st->ave_gpu_util / gpu_nodes) : 0;
@@ -889,6 +985,7 @@ static int add_usage(struct store *s, int64_t run_id, struct acct_job *j,
 		st->user_usec += (uint64_t)drv->col_int(c, 3);
 		st->sys_usec += (uint64_t)drv->col_int(c, 4);
 		add_gpu_use(drv, c, st, &gpu_nodes);
+		add_tasks(st, drv->col_text(c, 10), drv->col_text(c, 1), &ts);
 	}
 	drv->done(c);
 	return more < 0 ? -EIO : 0;

@@ -84,6 +84,8 @@ static const char schema[] =
     " ADD COLUMN IF NOT EXISTS system_comment TEXT;"
     /* added later: the jobs' MCS labels */
     "ALTER TABLE job ADD COLUMN IF NOT EXISTS mcs_label TEXT;"
+    /* added later: what each task used ("gtid:rss:vm:cpu:read:write,...") */
+    "ALTER TABLE usage ADD COLUMN IF NOT EXISTS tasks TEXT;"
     "CREATE TABLE IF NOT EXISTS admin_user(name TEXT PRIMARY KEY, level BIGINT);";
 
 enum { K_HOST, K_PORT, K_USER, K_PASS, K_DB, K_APP, K_TIMEOUT, K_COUNT };

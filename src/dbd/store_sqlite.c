@@ -96,7 +96,7 @@ static const struct {
     {"usage", "max_gpu_mem", "INTEGER"},  {"usage", "ave_gpu_mem", "INTEGER"},
     {"usage", "max_gpu_util", "INTEGER"}, {"usage", "ave_gpu_util", "INTEGER"},
     {"job", "admin_comment", "TEXT"},     {"job", "system_comment", "TEXT"},
-    {"job", "mcs_label", "TEXT"},
+    {"job", "mcs_label", "TEXT"},         {"usage", "tasks", "TEXT"},
 };
 
 static int has_column(sqlite3 *db, const char *table, const char *column)

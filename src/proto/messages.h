@@ -945,6 +945,20 @@ enum signal_flags {
 };
 enum warn_flags { WARN_F_BATCH_ONLY = 1, WARN_F_REQUEUE = 2 };
 
+/* What one task of a step used, as its node reported it at the step's end
+ * (accounting: sacct's MaxRSSTask, AveDiskRead...): the peaks of its memory
+ * (KiB), its CPU time and the bytes it read and wrote (read()/write(), as
+ * Slurm's jobacct_gather counts them).  A node that does not tell its tasks
+ * apart shares its figures evenly among them. */
+#define TASK_USE_FIELDS(F, S)                                                            \
+	F(S, u32, gtid, _)                                                               \
+	F(S, u64, max_rss_kib, _)                                                        \
+	F(S, u64, max_vsize_kib, _)                                                      \
+	F(S, u64, cpu_usec, _)                                                           \
+	F(S, u64, read_bytes, _)                                                         \
+	F(S, u64, write_bytes, _)
+ROTA_DECLARE(task_used, TASK_USE_FIELDS)
+
 /* Node -> controller (and stepd -> rotad): a step ended on this node.
  * status: highest wait status among its tasks (the batch script's for batch). */
 #define STEP_COMPLETE_FIELDS(F, S)                                                       \
@@ -958,7 +972,8 @@ enum warn_flags { WARN_F_BATCH_ONLY = 1, WARN_F_REQUEUE = 2 };
 	F(S, u64, max_rss, _)    /* what the step used here: KiB at the peak, */         \
 	F(S, u64, user_usec, _)  /* and CPU time (0: not measured) */                    \
 	F(S, u64, sys_usec, _)                                                           \
-	GPU_USE_FIELDS(F, S)
+	GPU_USE_FIELDS(F, S)                                                             \
+	F(S, list, tasks, task_used) /* each of its tasks here */
 ROTA_DECLARE(step_complete, STEP_COMPLETE_FIELDS)
 /* STEP_DONE_JOB_GONE (step_id NO_VAL): after a terminate request, nothing of the
  * job is left on this node.  start_time names the run the report is about: the
@@ -1221,6 +1236,25 @@ ROTA_DECLARE(repl_data, REPL_DATA_FIELDS)
 	F(S, u64, user_usec, _)                                                          \
 	F(S, u64, sys_usec, _)                                                           \
 	F(S, str, max_rss_node, _) /* where max_rss was */                               \
+	/* from the tasks' reports (task_used; 0 and NULL where none came): the */        \
+	/* task (global id) and node of each peak, the lowest CPU time, the */           \
+	/* bytes read and written at the most, on average and in all */                  \
+	F(S, u32, tasks_known, _) /* how many tasks reported */                          \
+	F(S, u32, max_rss_task, _)                                                       \
+	F(S, str, max_vm_node, _)                                                        \
+	F(S, u32, max_vm_task, _)                                                        \
+	F(S, u64, ave_vm, _) /* KiB */                                                   \
+	F(S, u64, min_cpu, _) /* usec */                                                 \
+	F(S, str, min_cpu_node, _)                                                       \
+	F(S, u32, min_cpu_task, _)                                                       \
+	F(S, u64, max_read, _)                                                           \
+	F(S, str, max_read_node, _)                                                      \
+	F(S, u32, max_read_task, _)                                                      \
+	F(S, u64, tot_read, _)                                                           \
+	F(S, u64, max_write, _)                                                          \
+	F(S, str, max_write_node, _)                                                     \
+	F(S, u32, max_write_task, _)                                                     \
+	F(S, u64, tot_write, _)                                                          \
 	/* GPUs: gpus over the nodes, the highest of their max_, the mean of */          \
 	/* their ave_ (gpus 0: none watched) */                                          \
 	GPU_USE_FIELDS(F, S)

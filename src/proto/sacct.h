@@ -18,6 +18,7 @@ struct conf;
 struct sacct_ctx {
 	const struct conf *conf;
 	time_t now;
+	int noconvert; /* --noconvert: memory and disk figures in bytes */
 };
 
 struct sacct_field {
@@ -30,7 +31,8 @@ struct sacct_field {
 extern const struct sacct_field sacct_fields[];
 extern const size_t sacct_field_count;
 
-/* The field called name (case-insensitive), or NULL. */
+/* The field called name (case-insensitive), else the first whose name it
+ * begins ("job": JobID), or NULL. */
 const struct sacct_field *sacct_field_find(const char *name);
 
 /* Whether field id's text on a job's line is made from its steps (the CPU

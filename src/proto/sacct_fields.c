@@ -71,6 +71,45 @@ enum {
 	F_USER,
 	F_USERCPU,
 	F_WORKDIR,
+	F_AVECPUFREQ,
+	F_AVEDISKREAD,
+	F_AVEDISKWRITE,
+	F_AVEPAGES,
+	F_ENERGY,
+	F_ENERGY_RAW,
+	F_MAXDISKREAD,
+	F_MAXDISKREADNODE,
+	F_MAXDISKREADTASK,
+	F_MAXDISKWRITE,
+	F_MAXDISKWRITENODE,
+	F_MAXDISKWRITETASK,
+	F_MAXPAGES,
+	F_MAXPAGESNODE,
+	F_MAXPAGESTASK,
+	F_MAXRSSTASK,
+	F_MAXVMSIZENODE,
+	F_MAXVMSIZETASK,
+	F_MINCPU,
+	F_MINCPUNODE,
+	F_MINCPUTASK,
+	F_REQCPUFREQ,
+	F_REQCPUFREQGOV,
+	F_REQCPUFREQMAX,
+	F_REQCPUFREQMIN,
+	F_TRES_IN_MAX_NODE,
+	F_TRES_IN_MAX_TASK,
+	F_TRES_IN_MIN,
+	F_TRES_IN_MIN_NODE,
+	F_TRES_IN_MIN_TASK,
+	F_TRES_IN_TOT,
+	F_TRES_OUT_AVE,
+	F_TRES_OUT_MAX,
+	F_TRES_OUT_MAX_NODE,
+	F_TRES_OUT_MAX_TASK,
+	F_TRES_OUT_MIN,
+	F_TRES_OUT_MIN_NODE,
+	F_TRES_OUT_MIN_TASK,
+	F_TRES_OUT_TOT,
 };
 
 const struct sacct_field sacct_fields[] = {
@@ -80,11 +119,17 @@ const struct sacct_field sacct_fields[] = {
     {"AllocNodes", 10, 0, F_ALLOCNODES},
     {"AllocTRES", 10, 0, F_ALLOCTRES},
     {"AveCPU", 10, 0, F_AVECPU},
+    {"AveCPUFreq", 10, 0, F_AVECPUFREQ},
+    {"AveDiskRead", 14, 0, F_AVEDISKREAD},
+    {"AveDiskWrite", 14, 0, F_AVEDISKWRITE},
+    {"AvePages", 10, 0, F_AVEPAGES},
     {"AveRSS", 10, 0, F_AVERSS},
     {"AveVMSize", 10, 0, F_AVEVMSIZE},
     {"Cluster", 10, 0, F_CLUSTER},
     {"Comment", 10, 0, F_COMMENT},
     {"Constraints", 19, 0, F_CONSTRAINTS},
+    {"ConsumedEnergy", 14, 0, F_ENERGY},
+    {"ConsumedEnergyRaw", 17, 0, F_ENERGY_RAW},
     {"CPUTime", 10, 0, F_CPUTIME},
     {"CPUTimeRAW", 10, 0, F_CPUTIMERAW},
     {"DerivedExitCode", 15, 0, F_DERIVEDEXITCODE},
@@ -98,10 +143,25 @@ const struct sacct_field sacct_fields[] = {
     {"JobID", 12, 1, F_JOBID},
     {"JobIDRaw", 12, 1, F_JOBIDRAW},
     {"JobName", 10, 0, F_JOBNAME},
+    {"MaxDiskRead", 12, 0, F_MAXDISKREAD},
+    {"MaxDiskReadNode", 15, 0, F_MAXDISKREADNODE},
+    {"MaxDiskReadTask", 15, 0, F_MAXDISKREADTASK},
+    {"MaxDiskWrite", 12, 0, F_MAXDISKWRITE},
+    {"MaxDiskWriteNode", 16, 0, F_MAXDISKWRITENODE},
+    {"MaxDiskWriteTask", 16, 0, F_MAXDISKWRITETASK},
+    {"MaxPages", 8, 0, F_MAXPAGES},
+    {"MaxPagesNode", 12, 0, F_MAXPAGESNODE},
+    {"MaxPagesTask", 14, 0, F_MAXPAGESTASK},
     {"MaxRSS", 10, 0, F_MAXRSS},
     {"MaxRSSNode", 10, 0, F_MAXRSSNODE},
+    {"MaxRSSTask", 10, 0, F_MAXRSSTASK},
     {"MaxVMSize", 10, 0, F_MAXVMSIZE},
+    {"MaxVMSizeNode", 14, 0, F_MAXVMSIZENODE},
+    {"MaxVMSizeTask", 14, 0, F_MAXVMSIZETASK},
     {"McsLabel", 20, 0, F_MCSLABEL},
+    {"MinCPU", 10, 0, F_MINCPU},
+    {"MinCPUNode", 10, 0, F_MINCPUNODE},
+    {"MinCPUTask", 10, 0, F_MINCPUTASK},
     {"NCPUS", 10, 0, F_NCPUS},
     {"NNodes", 8, 0, F_NNODES},
     {"NodeList", 15, 0, F_NODELIST},
@@ -110,6 +170,10 @@ const struct sacct_field sacct_fields[] = {
     {"Priority", 10, 0, F_PRIORITY},
     {"QOS", 10, 0, F_QOS},
     {"Reason", 25, 0, F_REASON},
+    {"ReqCPUFreq", 10, 0, F_REQCPUFREQ},
+    {"ReqCPUFreqGov", 13, 0, F_REQCPUFREQGOV},
+    {"ReqCPUFreqMax", 13, 0, F_REQCPUFREQMAX},
+    {"ReqCPUFreqMin", 13, 0, F_REQCPUFREQMIN},
     {"ReqCPUS", 8, 0, F_REQCPUS},
     {"ReqMem", 10, 0, F_REQMEM},
     {"ReqNodes", 8, 0, F_REQNODES},
@@ -126,6 +190,20 @@ const struct sacct_field sacct_fields[] = {
     {"TotalCPU", 10, 0, F_TOTALCPU},
     {"TRESUsageInAve", 14, 0, F_TRES_IN_AVE},
     {"TRESUsageInMax", 14, 0, F_TRES_IN_MAX},
+    {"TRESUsageInMaxNode", 18, 0, F_TRES_IN_MAX_NODE},
+    {"TRESUsageInMaxTask", 18, 0, F_TRES_IN_MAX_TASK},
+    {"TRESUsageInMin", 14, 0, F_TRES_IN_MIN},
+    {"TRESUsageInMinNode", 18, 0, F_TRES_IN_MIN_NODE},
+    {"TRESUsageInMinTask", 18, 0, F_TRES_IN_MIN_TASK},
+    {"TRESUsageInTot", 14, 0, F_TRES_IN_TOT},
+    {"TRESUsageOutAve", 15, 0, F_TRES_OUT_AVE},
+    {"TRESUsageOutMax", 15, 0, F_TRES_OUT_MAX},
+    {"TRESUsageOutMaxNode", 19, 0, F_TRES_OUT_MAX_NODE},
+    {"TRESUsageOutMaxTask", 19, 0, F_TRES_OUT_MAX_TASK},
+    {"TRESUsageOutMin", 15, 0, F_TRES_OUT_MIN},
+    {"TRESUsageOutMinNode", 19, 0, F_TRES_OUT_MIN_NODE},
+    {"TRESUsageOutMinTask", 19, 0, F_TRES_OUT_MIN_TASK},
+    {"TRESUsageOutTot", 15, 0, F_TRES_OUT_TOT},
     {"UID", 6, 0, F_UID},
     {"User", 9, 0, F_USER},
     {"UserCPU", 10, 0, F_USERCPU},
@@ -135,8 +213,14 @@ const size_t sacct_field_count = sizeof(sacct_fields) / sizeof(sacct_fields[0]);
 
 const struct sacct_field *sacct_field_find(const char *name)
 {
+	size_t n = strlen(name);
+
 	for (size_t i = 0; i < sacct_field_count; i++)
 		if (!strcasecmp(sacct_fields[i].name, name))
+			return &sacct_fields[i];
+	/* as Slurm: the first (in its order) that the word begins */
+	for (size_t i = 0; n && i < sacct_field_count; i++)
+		if (!strncasecmp(sacct_fields[i].name, name, n))
 			return &sacct_fields[i];
 	return NULL;
 }
@@ -180,10 +264,12 @@ static const char *date(time_t t, char *buf, size_t len)
 	return timefmt_iso(t, buf, len);
 }
 
-/* Kilobytes as sacct prints them: "1234K", "0". */
-static const char *kib(uint64_t k, char *buf, size_t len)
+/* Kilobytes as sacct prints them: "1234K", "0" (--noconvert: bytes). */
+static const char *kib(const struct sacct_ctx *x, uint64_t k, char *buf, size_t len)
 {
-	if (k)
+	if (x->noconvert)
+		snprintf(buf, len, "%" PRIu64, k << 10);
+	else if (k)
 		snprintf(buf, len, "%" PRIu64 "K", k);
 	else
 		snprintf(buf, len, "0");
@@ -299,6 +385,143 @@ static const char *tres_usage_in(const struct acct_step *st, int max, char *buf,
 	return buf;
 }
 
+/* Disk figures (bytes): Slurm writes one byte as "1.00M". */
+static const char *disk(const struct sacct_ctx *x, uint64_t bytes, char *buf, size_t len)
+{
+	if (bytes == 1 && !x->noconvert) {
+		snprintf(buf, len, "1.00M");
+		return buf;
+	}
+	return acctg_size(bytes, 0, x->noconvert ? ACCTG_CONVERT_NO : ACCTG_CONVERT_EXACT,
+	                  buf, len);
+}
+
+static const char *task_no(const struct acct_step *st, uint32_t t, char *buf, size_t len)
+{
+	return st->tasks_known ? num(t, buf, len) : "";
+}
+
+static const char *str_or(const char *s)
+{
+	return s ? s : "";
+}
+
+/* TRESUsageInTot, TRESUsageOut*: from the tasks' figures. */
+static const char *tres_in_tot(const struct acct_step *st, char *buf, size_t len)
+{
+	char c[32], d[32], m[32], v[32];
+	uint64_t n = st->tasks_known;
+
+	if (!n)
+		return "";
+	snprintf(buf, len, "cpu=%s,energy=0,fs/disk=%s,mem=%s,pages=0,vmem=%s",
+	         timefmt_duration((long)((st->user_usec + st->sys_usec) / 1000000), c,
+	                          sizeof(c)),
+	         acctg_size(st->tot_read, 0, ACCTG_CONVERT_EXACT, d, sizeof(d)),
+	         acctg_size((st->ave_rss * n) << 10, 0, ACCTG_CONVERT_EXACT, m, sizeof(m)),
+	         acctg_size((st->ave_vm * n) << 10, 0, ACCTG_CONVERT_EXACT, v, sizeof(v)));
+	return buf;
+}
+
+static const char *tres_out(const struct acct_step *st, uint64_t bytes, char *buf,
+                            size_t len)
+{
+	char d[32];
+
+	if (!st->tasks_known)
+		return "";
+	snprintf(buf, len, "energy=0,fs/disk=%s",
+	         acctg_size(bytes, 0, ACCTG_CONVERT_EXACT, d, sizeof(d)));
+	return buf;
+}
+
+/* The figures of an ended step that come from its tasks' reports (empty
+ * where none came); what Rota does not measure (pages, energy, CPU
+ * frequency) reads as Slurm's does when nothing is gathered. */
+static const char *task_value(const struct sacct_ctx *x, int id, const struct acct_step *st,
+                              char *buf, size_t len)
+{
+	uint64_t n = st->tasks_known;
+
+	switch (id) {
+	case F_MAXRSSTASK:
+		return task_no(st, st->max_rss_task, buf, len);
+	case F_MAXVMSIZENODE:
+		return str_or(st->max_vm_node);
+	case F_MAXVMSIZETASK:
+		return task_no(st, st->max_vm_task, buf, len);
+	case F_MINCPU:
+		return n ? cpu_time(st->min_cpu, buf, len) : "";
+	case F_MINCPUNODE:
+		return str_or(st->min_cpu_node);
+	case F_MINCPUTASK:
+		return task_no(st, st->min_cpu_task, buf, len);
+	case F_MAXDISKREAD:
+		return n ? disk(x, st->max_read, buf, len) : "";
+	case F_MAXDISKREADNODE:
+		return str_or(st->max_read_node);
+	case F_MAXDISKREADTASK:
+		return task_no(st, st->max_read_task, buf, len);
+	case F_AVEDISKREAD:
+		return n ? disk(x, st->tot_read / n, buf, len) : "";
+	case F_MAXDISKWRITE:
+		return n ? disk(x, st->max_write, buf, len) : "";
+	case F_MAXDISKWRITENODE:
+		return str_or(st->max_write_node);
+	case F_MAXDISKWRITETASK:
+		return task_no(st, st->max_write_task, buf, len);
+	case F_AVEDISKWRITE:
+		return n ? disk(x, st->tot_write / n, buf, len) : "";
+	case F_MAXPAGES:
+	case F_AVEPAGES:
+	case F_AVECPUFREQ:
+	case F_ENERGY:
+	case F_ENERGY_RAW:
+		return "0";
+	case F_MAXPAGESNODE:
+		return str_or(st->max_rss_node);
+	case F_MAXPAGESTASK:
+		return task_no(st, st->max_rss_task, buf, len);
+	case F_REQCPUFREQ:
+	case F_REQCPUFREQGOV:
+	case F_REQCPUFREQMAX:
+	case F_REQCPUFREQMIN:
+		return "Unknown";
+	case F_TRES_IN_TOT:
+		return tres_in_tot(st, buf, len);
+	case F_TRES_IN_MAX_NODE:
+		if (!n)
+			return "";
+		snprintf(buf, len, "fs/disk=%s,mem=%s,vmem=%s", str_or(st->max_read_node),
+		         str_or(st->max_rss_node), str_or(st->max_vm_node));
+		return buf;
+	case F_TRES_IN_MAX_TASK:
+		if (!n)
+			return "";
+		snprintf(buf, len, "fs/disk=%u,mem=%u,vmem=%u", st->max_read_task,
+		         st->max_rss_task, st->max_vm_task);
+		return buf;
+	case F_TRES_OUT_AVE:
+		return tres_out(st, n ? st->tot_write / n : 0, buf, len);
+	case F_TRES_OUT_MAX:
+		return tres_out(st, st->max_write, buf, len);
+	case F_TRES_OUT_TOT:
+		return tres_out(st, st->tot_write, buf, len);
+	case F_TRES_OUT_MAX_NODE:
+		if (!n)
+			return "";
+		snprintf(buf, len, "fs/disk=%s", str_or(st->max_write_node));
+		return buf;
+	case F_TRES_OUT_MAX_TASK:
+		if (!n)
+			return "";
+		snprintf(buf, len, "fs/disk=%u", st->max_write_task);
+		return buf;
+	default: /* the lowest of each (TRESUsage*Min*) is not kept */
+		return "";
+	}
+}
+
 /* Memory the run asked for in all, in MB. */
 static uint64_t req_mem_total(const struct acct_job *j, uint32_t cpus, uint32_t nodes)
 {
@@ -336,14 +559,19 @@ const char *sacct_value(const struct sacct_ctx *x, int id, const struct acct_job
 		                      len)
 		           : "";
 	case F_AVERSS:
-		return st && st->end ? kib(st->ave_rss, buf, len) : "";
+		return st && st->end ? kib(x, st->ave_rss, buf, len) : "";
 	case F_AVEVMSIZE:
+		return st && st->end ? kib(x, st->tasks_known ? st->ave_vm : st->max_vm,
+		                           buf, len)
+		                     : "";
 	case F_MAXVMSIZE:
-		return st && st->end ? kib(st->max_vm, buf, len) : "";
+		return st && st->end ? kib(x, st->max_vm, buf, len) : "";
 	case F_MAXRSS:
-		return st && st->end ? kib(st->max_rss, buf, len) : "";
+		return st && st->end ? kib(x, st->max_rss, buf, len) : "";
 	case F_MAXRSSNODE:
 		return st && st->end && st->max_rss_node ? st->max_rss_node : "";
+	case F_MAXRSSTASK:
+		return st && st->end ? task_no(st, st->max_rss_task, buf, len) : "";
 	case F_CLUSTER:
 		return "";
 	case F_COMMENT:
@@ -448,6 +676,6 @@ const char *sacct_value(const struct sacct_ctx *x, int id, const struct acct_job
 	case F_WORKDIR:
 		return !st && j->work_dir ? j->work_dir : "";
 	default:
-		return "";
+		return st && st->end ? task_value(x, id, st, buf, len) : "";
 	}
 }

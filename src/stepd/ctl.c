@@ -271,12 +271,14 @@ void ctl_report(struct stepd *st, uint32_t status, uint32_t flags, const char *m
 	int sent = 0;
 
 	usage_gpu_report(st, &sc);
+	usage_tasks_report(st, &sc);
 	if (st->ctl && msglink_send(st->ctl, MSG_STEP_COMPLETE, &sc) == 0 &&
 	    msglink_flush(st->ctl, 5000) == 0)
 		sent = 1;
 	if (!sent && write_done_file(st, &sc) == 0)
 		log_info("JobId=%u StepId=%u no rotad: completion left in the spool",
 		         sc.job_id, sc.step_id);
+	free(sc.tasks);
 	pids_file_remove(st);
 	if (st->sock_path)
 		unlink(st->sock_path);

@@ -291,6 +291,8 @@ void usage_answer(struct stepd *st, const struct step_stat_req *req);
 /* The step's GPU figures into sc's GPU_USE_FIELDS (gpus 0: none watched). */
 struct step_complete;
 void usage_gpu_report(const struct stepd *st, struct step_complete *sc);
+/* ... and each task's (sc->tasks, allocated; the caller frees it). */
+void usage_tasks_report(const struct stepd *st, struct step_complete *sc);
 void usage_release(struct stepd *st);
 
 /* ---- names.c ---- */

@@ -91,8 +91,9 @@ struct proc_sum {
 };
 
 /* One process's figures into one: statm (pages), stat (its and its
- * waited-for children's CPU ticks), io (what it read and wrote from
- * storage).  Returns its process group, 0 when unknown. */
+ * waited-for children's CPU ticks), io (the bytes it passed through read()
+ * and write(), rchar and wchar, as Slurm's jobacct_gather counts them, page
+ * cache or not).  Returns its process group, 0 when unknown. */
 static pid_t proc_read_one(pid_t pid, struct proc_sum *one, uint64_t page_kib)
 {
 	char buf[1024], *p;
@@ -112,10 +113,9 @@ static pid_t proc_read_one(pid_t pid, struct proc_sum *one, uint64_t page_kib)
 	           &pgrp, &ut, &stt, &cut, &cst) == 5)
 		one->cpu_ticks = ut + stt + cut + cst;
 	if (proc_read(pid, "io", buf, sizeof(buf)) > 0) {
-		if ((p = strstr(buf, "read_bytes: ")) && sscanf(p + 12, "%llu", &v) == 1)
+		if ((p = strstr(buf, "rchar: ")) && sscanf(p + 7, "%llu", &v) == 1)
 			one->read_bytes = v;
-		if ((p = strstr(buf, "\nwrite_bytes: ")) &&
-		    sscanf(p + 14, "%llu", &v) == 1)
+		if ((p = strstr(buf, "wchar: ")) && sscanf(p + 7, "%llu", &v) == 1)
 			one->write_bytes = v;
 	}
 	return (pid_t)pgrp;
@@ -310,6 +310,42 @@ void usage_gpu_report(const struct stepd *st, struct step_complete *sc)
 	sc->max_gpu_util = u->max_gpu_util;
 	sc->ave_gpu_mem = n ? u->gpu_mem_sum / n : 0;
 	sc->ave_gpu_util = n ? (uint32_t)(u->gpu_util_sum / n) : 0;
+}
+
+void usage_tasks_report(const struct stepd *st, struct step_complete *sc)
+{
+	const struct stepd_usage *u = &st->usage;
+	uint32_t n = st->ntasks ? st->ntasks : 1;
+	uint64_t cpu = st->user_usec + st->sys_usec, seen = 0;
+
+	if (u->none)
+		return;
+	sc->tasks = xcalloc(n, sizeof(*sc->tasks));
+	sc->tasks_count = n;
+	for (uint32_t i = 0; u->task && i < n; i++)
+		seen += u->task[i].cpu_usec;
+	for (uint32_t i = 0; i < n; i++) {
+		struct task_used *t = &sc->tasks[i];
+		t->gtid = st->gtid_base + i;
+		if (!u->task) { /* not told apart: the node's, shared evenly */
+			t->max_rss_kib = st->max_rss_kib / n;
+			t->max_vsize_kib = u->max_vsize_kib / n;
+			t->cpu_usec = cpu / n;
+			t->read_bytes = u->read_bytes / n;
+			t->write_bytes = u->write_bytes / n;
+			continue;
+		}
+		t->gtid = st->tasks[i].gtid;
+		t->max_rss_kib = u->task[i].max_rss_kib;
+		t->max_vsize_kib = u->task[i].max_vsize_kib;
+		/* the node's CPU time (its cgroup's) in proportion to what /proc
+		 * saw each use */
+		t->cpu_usec = seen ? (uint64_t)((double)cpu * (double)u->task[i].cpu_usec /
+		                                (double)seen)
+		                   : cpu / n;
+		t->read_bytes = u->task[i].read_bytes;
+		t->write_bytes = u->task[i].write_bytes;
+	}
 }
 
 void usage_sample(struct stepd *st)
