@@ -32,14 +32,14 @@
 #define BRIEF_FORMAT   "JobID,State,ExitCode"
 #define LONG_FORMAT                                                                      \
 	"JobID,JobIDRaw,JobName,Partition,MaxVMSize,MaxVMSizeNode,MaxVMSizeTask,"        \
-	"AveVMSize,MaxRSS,MaxRSSNode,MaxRSSTask,AveRSS,MaxPages,MaxPagesNode,"            \
-	"MaxPagesTask,AvePages,MinCPU,MinCPUNode,MinCPUTask,AveCPU,NTasks,AllocCPUS,"     \
-	"Elapsed,State,ExitCode,AveCPUFreq,ReqCPUFreqMin,ReqCPUFreqMax,ReqCPUFreqGov,"    \
+	"AveVMSize,MaxRSS,MaxRSSNode,MaxRSSTask,AveRSS,MaxPages,MaxPagesNode,"           \
+	"MaxPagesTask,AvePages,MinCPU,MinCPUNode,MinCPUTask,AveCPU,NTasks,AllocCPUS,"    \
+	"Elapsed,State,ExitCode,AveCPUFreq,ReqCPUFreqMin,ReqCPUFreqMax,ReqCPUFreqGov,"   \
 	"ReqMem,ConsumedEnergy,MaxDiskRead,MaxDiskReadNode,MaxDiskReadTask,AveDiskRead," \
 	"MaxDiskWrite,MaxDiskWriteNode,MaxDiskWriteTask,AveDiskWrite,ReqTRES,AllocTRES," \
-	"TRESUsageInAve,TRESUsageInMax,TRESUsageInMaxNode,TRESUsageInMaxTask,"            \
-	"TRESUsageInMin,TRESUsageInMinNode,TRESUsageInMinTask,TRESUsageInTot,"            \
-	"TRESUsageOutMax,TRESUsageOutMaxNode,TRESUsageOutMaxTask,TRESUsageOutAve,"        \
+	"TRESUsageInAve,TRESUsageInMax,TRESUsageInMaxNode,TRESUsageInMaxTask,"           \
+	"TRESUsageInMin,TRESUsageInMinNode,TRESUsageInMinTask,TRESUsageInTot,"           \
+	"TRESUsageOutMax,TRESUsageOutMaxNode,TRESUsageOutMaxTask,TRESUsageOutAve,"       \
 	"TRESUsageOutTot"
 
 struct column {
@@ -478,8 +478,8 @@ int cmd_sacct(int argc, char **argv)
 	const char *fmt = NULL, *start = NULL, *end = NULL;
 	int opt, rc;
 
-	while ((opt = getopt_long(argc, argv, "aA:bDeE:g:j:lLM:nN:o:pPr:s:S:u:vXhV", long_opts,
-	                          NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "aA:bDeE:g:j:lLM:nN:o:pPr:s:S:u:vXhV",
+	                          long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'a':
 			o.all_users = 1;

@@ -553,11 +553,10 @@ static char *tasks_text(const struct ev_usage *ev)
 
 	for (uint32_t i = 0; i < ev->tasks_count; i++) {
 		const struct task_used *u = &ev->tasks[i];
-		next = xasprintf("%s%s%u:%" PRIu64 ":%" PRIu64 ":%" PRIu64 ":%" PRIu64
-		                 ":%" PRIu64,
-		                 t ? t : "", t ? "," : "", u->gtid, u->max_rss_kib,
-		                 u->max_vsize_kib, u->cpu_usec, u->read_bytes,
-		                 u->write_bytes);
+		next = xasprintf(
+		    "%s%s%u:%" PRIu64 ":%" PRIu64 ":%" PRIu64 ":%" PRIu64 ":%" PRIu64,
+		    t ? t : "", t ? "," : "", u->gtid, u->max_rss_kib, u->max_vsize_kib,
+		    u->cpu_usec, u->read_bytes, u->write_bytes);
 		free(t);
 		t = next;
 	}
@@ -896,16 +895,16 @@ static void add_tasks(struct acct_step *st, const char *text, const char *node,
 	int n;
 
 	for (const char *p = text; p && *p; p += *p == ',') {
-		if (sscanf(p, "%llu:%llu:%llu:%llu:%llu:%llu%n", &v[0], &v[1], &v[2], &v[3],
-		           &v[4], &v[5], &n) != 6)
+		if (sscanf(p, "%llu:%llu:%llu:%llu:%llu:%llu%n", &v[0], &v[1], &v[2],
+		           &v[3], &v[4], &v[5], &n) != 6)
 			return;
 		p += n;
 		int first = !st->tasks_known++;
 		uint32_t gtid = (uint32_t)v[0];
-		take_max(v[1], &sum->max_rss, &sum->max_rss_node, &sum->max_rss_task, node,
+		take_max(v[1], &sum->max_rss, &sum->max_rss_node, &sum->max_rss_task,
+		         node, gtid, first);
+		take_max(v[2], &st->max_vm, &st->max_vm_node, &st->max_vm_task, node,
 		         gtid, first);
-		take_max(v[2], &st->max_vm, &st->max_vm_node, &st->max_vm_task, node, gtid,
-		         first);
 		if (first || v[3] < st->min_cpu) {
 			st->min_cpu = v[3];
 			st->min_cpu_task = gtid;

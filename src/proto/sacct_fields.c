@@ -414,12 +414,13 @@ static const char *tres_in_tot(const struct acct_step *st, char *buf, size_t len
 
 	if (!n)
 		return "";
-	snprintf(buf, len, "cpu=%s,energy=0,fs/disk=%s,mem=%s,pages=0,vmem=%s",
-	         timefmt_duration((long)((st->user_usec + st->sys_usec) / 1000000), c,
-	                          sizeof(c)),
-	         acctg_size(st->tot_read, 0, ACCTG_CONVERT_EXACT, d, sizeof(d)),
-	         acctg_size((st->ave_rss * n) << 10, 0, ACCTG_CONVERT_EXACT, m, sizeof(m)),
-	         acctg_size((st->ave_vm * n) << 10, 0, ACCTG_CONVERT_EXACT, v, sizeof(v)));
+	snprintf(
+	    buf, len, "cpu=%s,energy=0,fs/disk=%s,mem=%s,pages=0,vmem=%s",
+	    timefmt_duration((long)((st->user_usec + st->sys_usec) / 1000000), c,
+	                     sizeof(c)),
+	    acctg_size(st->tot_read, 0, ACCTG_CONVERT_EXACT, d, sizeof(d)),
+	    acctg_size((st->ave_rss * n) << 10, 0, ACCTG_CONVERT_EXACT, m, sizeof(m)),
+	    acctg_size((st->ave_vm * n) << 10, 0, ACCTG_CONVERT_EXACT, v, sizeof(v)));
 	return buf;
 }
 
@@ -438,8 +439,8 @@ static const char *tres_out(const struct acct_step *st, uint64_t bytes, char *bu
 /* The figures of an ended step that come from its tasks' reports (empty
  * where none came); what Rota does not measure (pages, energy, CPU
  * frequency) reads as Slurm's does when nothing is gathered. */
-static const char *task_value(const struct sacct_ctx *x, int id, const struct acct_step *st,
-                              char *buf, size_t len)
+static const char *task_value(const struct sacct_ctx *x, int id,
+                              const struct acct_step *st, char *buf, size_t len)
 {
 	uint64_t n = st->tasks_known;
 
@@ -561,9 +562,9 @@ const char *sacct_value(const struct sacct_ctx *x, int id, const struct acct_job
 	case F_AVERSS:
 		return st && st->end ? kib(x, st->ave_rss, buf, len) : "";
 	case F_AVEVMSIZE:
-		return st && st->end ? kib(x, st->tasks_known ? st->ave_vm : st->max_vm,
-		                           buf, len)
-		                     : "";
+		return st && st->end
+		           ? kib(x, st->tasks_known ? st->ave_vm : st->max_vm, buf, len)
+		           : "";
 	case F_MAXVMSIZE:
 		return st && st->end ? kib(x, st->max_vm, buf, len) : "";
 	case F_MAXRSS:

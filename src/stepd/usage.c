@@ -340,9 +340,10 @@ void usage_tasks_report(const struct stepd *st, struct step_complete *sc)
 		t->max_vsize_kib = u->task[i].max_vsize_kib;
 		/* the node's CPU time (its cgroup's) in proportion to what /proc
 		 * saw each use */
-		t->cpu_usec = seen ? (uint64_t)((double)cpu * (double)u->task[i].cpu_usec /
-		                                (double)seen)
-		                   : cpu / n;
+		t->cpu_usec = seen
+		                  ? (uint64_t)((double)cpu * (double)u->task[i].cpu_usec /
+		                               (double)seen)
+		                  : cpu / n;
 		t->read_bytes = u->task[i].read_bytes;
 		t->write_bytes = u->task[i].write_bytes;
 	}

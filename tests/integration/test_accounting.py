@@ -347,11 +347,134 @@ def test_states_and_users_select(cluster):
     cluster.wait_job(bad)
     wait_rows(cluster, lambda r: len(r) == 2 and all(final(x[1]) for x in r), "-X",
               "-j", f"{ok},{bad}", "-o", "JobIDRaw,State")
-    ids = [x[0] for x in rows(cluster, "-X", "-s", "F", "-o", "JobIDRaw")]
+    # with -s, Slurm's window is the instant -S (now): failed since midnight
+    ids = [x[0] for x in rows(cluster, "-X", "-s", "F", "-S", "today", "-E", "now",
+                              "-o", "JobIDRaw")]
     assert str(bad) in ids and str(ok) not in ids
     ids = [x[0] for x in rows(cluster, "-X", "-u", cluster.user, "-o", "JobIDRaw")]
     assert str(ok) in ids
     assert rows(cluster, "-X", "-u", "nobody", "-o", "JobIDRaw") == []
+
+
+def test_state_window_is_slurms(cluster):
+    """sacct -s lists a run that was in the state within [-S, -E): running
+    from its start to its end, pending until it started, the others ended
+    so in it; with -j the window starts at the epoch; a start after the end
+    is refused; -v says the window."""
+    j = cluster.sbatch("-J", "win", "--wrap", "sleep 5")
+    cluster.wait_running(j)
+    time.sleep(1.2)
+    during = datetime.datetime.now().strftime("%Y-%m-%dT%H:%M:%S")
+    cluster.wait_job(j)
+    wait_rows(cluster, lambda r: r and r[0][1] == "COMPLETED", "-X", "-j", str(j),
+              "-o", "JobIDRaw,State")
+    time.sleep(1.2)
+
+    def ids(*args):
+        return [x[0] for x in rows(cluster, "-X", "-a", "-o", "JobIDRaw", *args)]
+
+    assert str(j) in ids("-j", str(j), "-s", "R")  # from the epoch to now
+    assert str(j) in ids("-s", "R", "-S", during)  # the instant -S
+    assert str(j) not in ids("-s", "R")  # the instant now: it ended
+    assert str(j) in ids("-s", "CD", "-S", during, "-E", "now")
+    assert str(j) not in ids("-s", "CD", "-S", during, "-E", during)
+    assert str(j) in ids("-j", str(j), "-s", "PD")  # it was pending once
+    p = sacct(cluster, "-j", str(j), "-s", "R", "-S", "now", "-E", during, check=False)
+    assert p.returncode == 1
+    assert re.fullmatch(r"sacct: error: Start time \(\S+\) requested is after end "
+                        r"time \(\S+\)\.\n", p.stderr), p.stderr
+    p = sacct(cluster, "-v", "-X", "-j", str(j), "-s", "R")
+    assert "sacct: accounting_storage/slurmdbd: init: Accounting storage SLURMDBD " \
+        "plugin loaded" in p.stderr
+    assert re.search(r"sacct: Jobs RUNNING in the time window from Epoch 0 to \w+ ",
+                     p.stderr), p.stderr
+    assert str(j) in p.stdout
+    # a field by its first letters, as Slurm: "job" is JobID
+    assert rows(cluster, "-X", "-j", str(j), "-o", "job,jobname") == [[str(j), "win"]]
+
+
+def test_nodes_and_groups_select(cluster):
+    """-N lists the runs that held one of the nodes, -g those of the groups
+    (by name or number)."""
+    nodes = cluster.run(["sinfo", "-h", "-N", "-o", "%N"], check=True).stdout.split()
+    a = cluster.sbatch("-w", nodes[0], "--wrap", "true")
+    b = cluster.sbatch("-w", nodes[1], "--wrap", "true")
+    for j in (a, b):
+        cluster.wait_job(j)
+    wait_rows(cluster, lambda r: len(r) == 2 and all(final(x[1]) for x in r), "-X",
+              "-j", f"{a},{b}", "-o", "JobIDRaw,State")
+
+    def ids(*args):
+        return [x[0] for x in rows(cluster, "-X", "-o", "JobIDRaw", *args)]
+
+    on0 = ids("-N", nodes[0])
+    assert str(a) in on0 and str(b) not in on0
+    both = ids("--nodelist", f"{nodes[0]},{nodes[1]}")
+    assert str(a) in both and str(b) in both
+    gid = os.getgid()
+    import grp
+    for opt in ("-g", "--gid", "--group"):
+        assert str(a) in ids(opt, str(gid), "-j", str(a))
+    assert str(a) in ids("-g", grp.getgrgid(gid).gr_name, "-j", str(a))
+    assert ids("-g", str(gid + 4242), "-j", str(a)) == []
+
+
+def test_task_fields_and_long_format(cluster):
+    """A step's figures task by task, as its node reported them at its end:
+    which task read and wrote the most bytes (read()/write(), page cache or
+    not), its peak memory; -l prints Slurm's long format."""
+    f = cluster.work / "taskio.read"
+    f.write_bytes(b"x" * (4 << 20))
+    script = write_script(cluster.work / "taskio.sh", f"""#!/bin/bash
+case $SLURM_PROCID in
+1) dd if=/dev/zero of={cluster.work}/taskio.$SLURM_JOB_ID bs=1M count=6 status=none ;;
+2) cksum {f} {f} > /dev/null ;;
+esac
+sleep 2
+""")
+    j = cluster.sbatch("-N1", "-n3", "--wrap", f"srun bash {script}")
+    cluster.wait_job(j, timeout=60)
+    fields = ("JobID,NTasks,MaxDiskWrite,MaxDiskWriteTask,MaxDiskRead,"
+              "MaxDiskReadTask,AveDiskWrite,MaxRSSTask,MinCPUTask,MaxVMSizeTask,"
+              "MaxDiskWriteNode")
+    [step] = wait_rows(cluster, lambda r: len(r) == 1, "-j", f"{j}.0", "--noconvert",
+                       "-o", fields)
+    assert step[0] == f"{j}.0"
+    assert step[1] == "3"
+    assert int(step[2]) >= 6 << 20 and step[3] == "1", step
+    assert int(step[4]) >= 8 << 20 and step[5] == "2", step
+    assert int(step[6]) >= 2 << 20, step  # a third of what was written
+    assert all(x in ("0", "1", "2") for x in step[7:10]), step
+    assert step[10] != "", step
+    out = sacct(cluster, "-l", "-X", "-p", "-j", str(j)).stdout
+    head = out.splitlines()[0]
+    for part in ("JobID|JobIDRaw|JobName|Partition|MaxVMSize|MaxVMSizeNode|"
+                 "MaxVMSizeTask|AveVMSize|MaxRSS|MaxRSSNode|MaxRSSTask|AveRSS|"
+                 "MaxPages|MaxPagesNode|MaxPagesTask|AvePages|MinCPU|MinCPUNode|"
+                 "MinCPUTask|AveCPU|NTasks|AllocCPUS|Elapsed|State|ExitCode|",
+                 "|TRESUsageOutTot|"):
+        assert part in head, head
+    assert len(out.splitlines()) == 2 and out.splitlines()[1].startswith(f"{j}|")
+
+
+def test_node_failure_requeue_reads_node_fail(cluster):
+    """A requeued job whose node failed: its first run's record says
+    NODE_FAIL (an scontrol requeue says REQUEUED)."""
+    node = cluster.run(["sinfo", "-h", "-N", "-o", "%N"], check=True).stdout.split()[-1]
+    j = cluster.sbatch("-w", node, "--requeue", "--wrap", "sleep 60")
+    cluster.wait_running(j)
+    try:
+        cluster.run(["scontrol", "update", f"nodename={node}", "state=down",
+                     "reason=acct"], check=True)
+        r = wait_rows(cluster, lambda r: len(r) == 2, "-D", "-X", "-j", str(j),
+                      "-o", "JobID,State,Restarts")
+        assert r[0] == [str(j), "NODE_FAIL", "0"], r
+        nf = rows(cluster, "-D", "-X", "-j", str(j), "-s", "NF", "-S", "now-1hour",
+                  "-E", "now+1hour", "-o", "JobIDRaw")
+        assert nf == [[str(j)]]
+    finally:
+        cluster.run(["scontrol", "update", f"nodename={node}", "state=resume"])
+        cluster.run(["scancel", str(j)])
 
 
 def submit_array(c, size):
@@ -464,7 +587,8 @@ def test_same_records_on_both_back_ends(make_cluster, pg_server):
         ("-P", "-o", fields, "-j", str(arr)),
         ("-P", "-o", fields, "-j", f"{arr}_2,{held},{steps}.1"),
         ("-P", "-X", "-D", "-o", fields, "-j", str(requeued)),
-        ("-P", "-X", "-a", "-s", "F,CA", "-S", "1970-01-01", "-o", fields),
+        ("-P", "-X", "-a", "-s", "F,CA", "-S", "1970-01-01", "-E", "now", "-o",
+         fields),
         ("-P", "-X", "-u", c.user, "-S", "1970-01-01", "-o", fields),
         ("-P", "-X", "-a", "--name", "same1,same2", "-S", "1970-01-01", "-o", fields),
         ("-P", "-X", "-a", "-r", part, "-A", "root", "-o", fields),
