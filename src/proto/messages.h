@@ -1236,14 +1236,14 @@ ROTA_DECLARE(repl_data, REPL_DATA_FIELDS)
 	F(S, u64, user_usec, _)                                                          \
 	F(S, u64, sys_usec, _)                                                           \
 	F(S, str, max_rss_node, _) /* where max_rss was */                               \
-	/* from the tasks' reports (task_used; 0 and NULL where none came): the */        \
+	/* from the tasks' reports (task_used; 0 and NULL where none came): the */       \
 	/* task (global id) and node of each peak, the lowest CPU time, the */           \
 	/* bytes read and written at the most, on average and in all */                  \
 	F(S, u32, tasks_known, _) /* how many tasks reported */                          \
 	F(S, u32, max_rss_task, _)                                                       \
 	F(S, str, max_vm_node, _)                                                        \
 	F(S, u32, max_vm_task, _)                                                        \
-	F(S, u64, ave_vm, _) /* KiB */                                                   \
+	F(S, u64, ave_vm, _)  /* KiB */                                                  \
 	F(S, u64, min_cpu, _) /* usec */                                                 \
 	F(S, str, min_cpu_node, _)                                                       \
 	F(S, u32, min_cpu_task, _)                                                       \
