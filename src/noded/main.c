@@ -571,6 +571,8 @@ static void noded_destroy(struct noded *nd)
 		event_free(nd->sighup_ev);
 	if (nd->sigusr2_ev)
 		event_free(nd->sigusr2_ev);
+	if (nd->again_ev)
+		event_free(nd->again_ev);
 	if (nd->base)
 		event_base_free(nd->base);
 	auth_destroy(nd->auth);

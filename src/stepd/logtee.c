@@ -94,3 +94,15 @@ void logtee_flush(struct stepd *st)
 	tee->wait = NULL;
 	tee->nwait = 0;
 }
+
+void logtee_release(struct stepd *st)
+{
+	struct logtee *tee = st->logtee;
+
+	if (!tee)
+		return;
+	log_set_tee(-1, NULL, NULL);
+	strv_free(tee->wait);
+	free(tee);
+	st->logtee = NULL;
+}

@@ -17,5 +17,7 @@ struct stepd;
 void logtee_start(struct stepd *st);
 /* srun's I/O connection is up (or will never be): send what waited. */
 void logtee_flush(struct stepd *st);
+/* The daemon ends: no more lines (NULL-safe). */
+void logtee_release(struct stepd *st);
 
 #endif

@@ -766,6 +766,7 @@ static void stepd_cleanup(struct stepd *st)
 	free(st->epilogs);
 	usage_release(st);
 	strv_free(st->env);
+	logtee_release(st); /* before the link its lines go to */
 	msglink_destroy(st->ctl);
 	msglink_destroy(st->io);
 	free(st->sock_path);

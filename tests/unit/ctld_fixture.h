@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ctld/assoc.h"
+#include "ctld/mcs_label.h"
 #include "ctld/caller.h"
 #include "ctld/chan.h"
 #include "ctld/ctld.h"
@@ -137,6 +138,7 @@ static inline int fixture_open(struct ctld *ctld, const char *dir, const char *c
 static inline void fixture_close(struct ctld *ctld)
 {
 	backfill_abandon(ctld); /* a backfill pass sched_pass left for later */
+	mcs_ctld_release(ctld); /* MCSPlugin's settings, read when first asked */
 	step_stats_destroy(ctld->step_stats);
 	journal_destroy(ctld->journal);
 	auth_destroy(ctld->auth);
