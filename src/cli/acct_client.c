@@ -54,7 +54,7 @@ static int acct_refused(uint16_t type, void *body)
 }
 
 /* One request, one answer of type want: 0 and *ret, or 1 after an error
- * was printed. */
+ * was printed.  want MSG_RC: an rc of 0 is the answer, another the error. */
 static int acct_ask(uint16_t type_out, const void *q, uint16_t want, void **ret)
 {
 	struct rota_error err = {""};
@@ -70,6 +70,10 @@ static int acct_ask(uint16_t type_out, const void *q, uint16_t want, void **ret)
 		return 1;
 	}
 	close(fd);
+	if (want == MSG_RC && type == MSG_RC && !((struct rc_msg *)body)->rc) {
+		*ret = body;
+		return 0;
+	}
 	if (acct_refused(type, body) || type != want) {
 		if (type != MSG_RC)
 			cli_error("Problem talking to the database: unexpected answer");
@@ -106,27 +110,13 @@ int acct_dbd_diag(struct dbd_diag **ret)
 
 int acct_dbd_clear_stats(void)
 {
-	struct rota_error err = {""};
 	struct empty_msg none = {0};
-	uint16_t type = 0;
 	void *body = NULL;
-	int fd = acct_send(MSG_DBD_STATS_CLEAR, &none), rc;
 
-	if (fd < 0)
+	if (acct_ask(MSG_DBD_STATS_CLEAR, &none, MSG_RC, &body))
 		return 1;
-	if (net_recv(fd, &type, &body, ACCT_TIMEOUT_MS, &err) < 0) {
-		cli_error("Problem talking to the database: %s", err.text);
-		close(fd);
-		return 1;
-	}
-	close(fd);
-	rc = type != MSG_RC || ((struct rc_msg *)body)->rc;
-	if (type != MSG_RC)
-		cli_error("Problem talking to the database: unexpected answer");
-	else if (rc)
-		acct_refused(type, body);
-	msg_body_free(type, body);
-	return rc;
+	msg_body_free(MSG_RC, body);
+	return 0;
 }
 
 int acct_fetch(const struct acct_query *q, const struct acct_fetch_cb *cb)

@@ -120,6 +120,22 @@ void fmt_print_date(FILE *f, time_t now)
 		fprintf(f, "%s\n", buf);
 }
 
+void fmt_print_stat_time(const char *label, int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	char buf[64];
+
+	localtime_r(&tt, &tm);
+	strftime(buf, sizeof(buf), "%a %b %d %H:%M:%S %Y", &tm);
+	printf("%s%s (%lld)\n", label, buf, (long long)t);
+}
+
+uint64_t fmt_rpc_ave(const struct rpc_stat *r)
+{
+	return r->count ? r->total_us / r->count : 0;
+}
+
 void fmt_bad_option(void)
 {
 	fprintf(stderr, "Try \"%s --help\" for more information\n", cli_prog);

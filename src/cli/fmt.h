@@ -40,6 +40,14 @@ size_t fmt_strv_len(char *const *v);
 /* "Sun Nov 29 13:25:39 2026\n", the date line of -l and -i. */
 void fmt_print_date(FILE *f, time_t now);
 
+/* "LABELTue Dec 01 18:12:09 2026 (1796148729)\n" on stdout: a time in the
+ * statistics of sdiag and sacctmgr show stats. */
+void fmt_print_stat_time(const char *label, int64_t t);
+
+/* An RPC statistic's average time (its total over its count; 0 for none). */
+struct rpc_stat;
+uint64_t fmt_rpc_ave(const struct rpc_stat *r);
+
 /* After getopt has printed its complaint: `Try "PROG --help" for more
  * information` and exit 1. */
 void fmt_bad_option(void) __attribute__((noreturn));

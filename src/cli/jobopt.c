@@ -275,22 +275,14 @@ uint32_t jobopt_count(const char *arg, const char *name)
 	return (uint32_t)v;
 }
 
-/* --slurmd-debug: a level's name (Slurm's quiet, fatal, error, info, verbose,
- * debug, debug2 ... debug5) or its number. */
+/* --slurmd-debug: a level's name (Slurm's) or its number. */
 static uint32_t slurmd_debug_parse(const char *arg)
 {
-	static const char *const names[] = {"quiet",   "fatal", "error",  "info",
-	                                    "verbose", "debug", "debug2", "debug3",
-	                                    "debug4",  "debug5"};
-	char *end;
-	unsigned long n = strtoul(arg, &end, 10);
+	int n = log_slurm_level_parse(arg);
 
-	if (*arg >= '0' && *arg <= '9' && !*end && n < sizeof(names) / sizeof(*names))
-		return (uint32_t)n;
-	for (size_t k = 0; k < sizeof(names) / sizeof(*names); k++)
-		if (!strcasecmp(arg, names[k]))
-			return (uint32_t)k;
-	jobopt_die(JOBOPT_EXIT_ERROR, "Invalid --slurmd-debug level: %s", arg);
+	if (n < 0)
+		jobopt_die(JOBOPT_EXIT_ERROR, "Invalid --slurmd-debug level: %s", arg);
+	return (uint32_t)n;
 }
 
 /* --resv-ports=N: 0 (none) up to the most ports there are. */

@@ -190,22 +190,24 @@ static void parse_jobs(struct sacct_opts *o, const char *arg)
 	fmt_strv_free(w);
 }
 
-static void parse_users(struct sacct_opts *o, const char *arg)
+/* -u / -g: names or numbers into ids (groups: group names). */
+static void parse_ids(const char *arg, int groups, struct rota_u32v *ids)
 {
 	char **w = fmt_split(arg, ",");
 
 	for (size_t i = 0; w[i]; i++) {
-		uid_t uid;
+		uid_t uid = 0;
+		gid_t gid = 0;
 		long n = cli_parse_long(w[i]);
-		if (name_to_uid(w[i], &uid) < 0) {
-			if (n < 0) {
-				cli_error("Invalid user id: %s", w[i]);
-				exit(1);
-			}
-			uid = (uid_t)n;
+		int found =
+		    groups ? name_to_gid(w[i], &gid) == 0 : name_to_uid(w[i], &uid) == 0;
+
+		if (!found && n < 0) {
+			cli_error("Invalid %s id: %s", groups ? "group" : "user", w[i]);
+			exit(1);
 		}
-		o->q.uids.v = xrealloc(o->q.uids.v, (o->q.uids.n + 1) * sizeof(uint32_t));
-		o->q.uids.v[o->q.uids.n++] = uid;
+		ids->v = xrealloc(ids->v, (ids->n + 1) * sizeof(uint32_t));
+		ids->v[ids->n++] = !found ? (uint32_t)n : groups ? gid : uid;
 	}
 	fmt_strv_free(w);
 }
@@ -253,26 +255,6 @@ static void say_window(const struct sacct_opts *o)
 	else
 		fprintf(stderr, "sacct: Jobs %s at the time instant %s\n",
 		        *states ? states : "Eligible", s);
-}
-
-static void parse_groups(struct sacct_opts *o, const char *arg)
-{
-	char **w = fmt_split(arg, ",");
-
-	for (size_t i = 0; w[i]; i++) {
-		gid_t gid;
-		long n = cli_parse_long(w[i]);
-		if (name_to_gid(w[i], &gid) < 0) {
-			if (n < 0) {
-				cli_error("Invalid group id: %s", w[i]);
-				exit(1);
-			}
-			gid = (gid_t)n;
-		}
-		o->q.gids.v = xrealloc(o->q.gids.v, (o->q.gids.n + 1) * sizeof(uint32_t));
-		o->q.gids.v[o->q.gids.n++] = gid;
-	}
-	fmt_strv_free(w);
 }
 
 static char **parse_list(char **v, const char *arg)
@@ -500,7 +482,7 @@ int cmd_sacct(int argc, char **argv)
 			end = optarg;
 			break;
 		case 'g':
-			parse_groups(&o, optarg);
+			parse_ids(optarg, 1, &o.q.gids);
 			break;
 		case 'j':
 			parse_jobs(&o, optarg);
@@ -543,7 +525,7 @@ int cmd_sacct(int argc, char **argv)
 			start = optarg;
 			break;
 		case 'u':
-			parse_users(&o, optarg);
+			parse_ids(optarg, 0, &o.q.uids);
 			break;
 		case 'v':
 			o.verbose++;

@@ -11,6 +11,7 @@
 #include <time.h>
 #include "cli/acct_client.h"
 #include "cli/cli.h"
+#include "cli/fmt.h"
 #include "cli/sacctmgr.h"
 #include "proto/messages.h"
 #include "common/common.h"
@@ -21,11 +22,6 @@ enum stats_sort { BY_COUNT, BY_TOTAL, BY_AVE };
 
 static enum stats_sort sort_by;
 
-static uint64_t ave(const struct rpc_stat *r)
-{
-	return r->count ? r->total_us / r->count : 0;
-}
-
 /* The most first; ties by id. */
 static int cmp_rpc(const void *a, const void *b)
 {
@@ -35,7 +31,7 @@ static int cmp_rpc(const void *a, const void *b)
 	if (sort_by == BY_COUNT && x->count != y->count)
 		return x->count > y->count ? -1 : 1;
 	if (sort_by == BY_AVE)
-		kx = ave(x), ky = ave(y);
+		kx = fmt_rpc_ave(x), ky = fmt_rpc_ave(y);
 	else
 		kx = x->total_us, ky = y->total_us;
 	if (kx != ky)
@@ -43,16 +39,16 @@ static int cmp_rpc(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* "Tue Dec 01 18:12:09 2026 (1796148729)" */
-static void when(const char *label, int64_t t)
+/* One section: "by what", a line per statistic, names and ids that wide. */
+static void rows(const char *what, const struct rpc_stat *r, uint32_t n, int name_w,
+                 int id_w)
 {
-	time_t tt = (time_t)t;
-	struct tm tm;
-	char buf[64];
-
-	localtime_r(&tt, &tm);
-	strftime(buf, sizeof(buf), "%a %b %d %H:%M:%S %Y", &tm);
-	printf("%s%s (%lld)\n", label, buf, (long long)t);
+	printf("\nRemote Procedure Call statistics by %s\n", what);
+	for (uint32_t i = 0; i < n; i++)
+		printf("\t%-*s(%*u) count:%-6u ave_time:%-6llu total_time:%llu\n", name_w,
+		       r[i].name ? r[i].name : "", id_w, r[i].id, r[i].count,
+		       (unsigned long long)fmt_rpc_ave(&r[i]),
+		       (unsigned long long)r[i].total_us);
 }
 
 static int word_is(const char *w, const char *word, size_t min)
@@ -74,25 +70,13 @@ int mgr_show_stats(int argc, char **argv)
 	if (acct_dbd_diag(&d))
 		return 1;
 	printf(STARS);
-	when("sacctmgr show stats output at ", (int64_t)time(NULL));
-	when("Data since                    ", d->time_start);
+	fmt_print_stat_time("sacctmgr show stats output at ", (int64_t)time(NULL));
+	fmt_print_stat_time("Data since                    ", d->time_start);
 	printf("All statistics are in microseconds\n" STARS);
 	qsort(d->rpcs, d->rpcs_count, sizeof(*d->rpcs), cmp_rpc);
 	qsort(d->users, d->users_count, sizeof(*d->users), cmp_rpc);
-	printf("\nRemote Procedure Call statistics by message type\n");
-	for (uint32_t i = 0; i < d->rpcs_count; i++) {
-		const struct rpc_stat *r = &d->rpcs[i];
-		printf("\t%-25s(%5u) count:%-6u ave_time:%-6llu total_time:%llu\n",
-		       r->name ? r->name : "", r->id, r->count,
-		       (unsigned long long)ave(r), (unsigned long long)r->total_us);
-	}
-	printf("\nRemote Procedure Call statistics by user\n");
-	for (uint32_t i = 0; i < d->users_count; i++) {
-		const struct rpc_stat *r = &d->users[i];
-		printf("\t%-20s(%10u) count:%-6u ave_time:%-6llu total_time:%llu\n",
-		       r->name ? r->name : "", r->id, r->count,
-		       (unsigned long long)ave(r), (unsigned long long)r->total_us);
-	}
+	rows("message type", d->rpcs, d->rpcs_count, 25, 5);
+	rows("user", d->users, d->users_count, 20, 10);
 	msg_body_free(MSG_DBD_DIAG_RESP, d);
 	return 0;
 }

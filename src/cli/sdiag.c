@@ -29,23 +29,6 @@ static void usage(FILE *f)
 	           "  --usage         display brief usage message\n");
 }
 
-/* "Tue Dec 01 18:12:09 2026 (1796148729)" */
-static void when(const char *label, int64_t t)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-	char buf[64];
-
-	localtime_r(&tt, &tm);
-	strftime(buf, sizeof(buf), "%a %b %d %H:%M:%S %Y", &tm);
-	printf("%s%s (%lld)\n", label, buf, (long long)t);
-}
-
-static uint64_t ave(const struct rpc_stat *r)
-{
-	return r->count ? r->total_us / r->count : 0;
-}
-
 static enum sdiag_sort sort_by;
 
 static int cmp_rpc(const void *a, const void *b)
@@ -60,7 +43,7 @@ static int cmp_rpc(const void *a, const void *b)
 		kx = x->total_us, ky = y->total_us;
 		break;
 	case SORT_AVE:
-		kx = ave(x), ky = ave(y);
+		kx = fmt_rpc_ave(x), ky = fmt_rpc_ave(y);
 		break;
 	default:
 		kx = x->count, ky = y->count;
@@ -111,7 +94,7 @@ static void print_backfill(const struct stats_resp *r)
 	printf("\tTotal backfilled heterogeneous job components: 0\n");
 	printf("\tTotal cycles: %u\n", n);
 	if (r->bf_last_when)
-		when("\tLast cycle when: ", r->bf_last_when);
+		fmt_print_stat_time("\tLast cycle when: ", r->bf_last_when);
 	else
 		printf("\tLast cycle when: N/A\n");
 	printf("\tLast cycle: %u\n", r->bf_last_us);
@@ -142,7 +125,7 @@ static void print_rpcs(struct stats_resp *r)
 	for (uint32_t i = 0; i < r->rpc_types_count; i++) {
 		const struct rpc_stat *s = &r->rpc_types[i];
 		printf("\t%-40s(%5u) count:%-6u ave_time:%-6llu total_time:%llu\n",
-		       s->name, s->id, s->count, (unsigned long long)ave(s),
+		       s->name, s->id, s->count, (unsigned long long)fmt_rpc_ave(s),
 		       (unsigned long long)s->total_us);
 	}
 	qsort(r->rpc_users, r->rpc_users_count, sizeof(*r->rpc_users), cmp_rpc);
@@ -150,7 +133,7 @@ static void print_rpcs(struct stats_resp *r)
 	for (uint32_t i = 0; i < r->rpc_users_count; i++) {
 		const struct rpc_stat *s = &r->rpc_users[i];
 		printf("\t%-16s(%8u) count:%-6u ave_time:%-6llu total_time:%llu\n",
-		       s->name, s->id, s->count, (unsigned long long)ave(s),
+		       s->name, s->id, s->count, (unsigned long long)fmt_rpc_ave(s),
 		       (unsigned long long)s->total_us);
 	}
 	printf("\nPending RPC statistics\n\tNo pending RPCs\n");
@@ -175,8 +158,8 @@ static void print_journal(const struct stats_resp *r)
 static void print_stats(struct stats_resp *r)
 {
 	printf("*******************************************************\n");
-	when("sdiag output at ", r->now);
-	when("Data since      ", r->since);
+	fmt_print_stat_time("sdiag output at ", r->now);
+	fmt_print_stat_time("Data since      ", r->since);
 	printf("*******************************************************\n");
 	printf("Server thread count:  %u\n", r->threads);
 	printf("Agent queue size:     %u\n", r->agent_queue);
@@ -188,7 +171,7 @@ static void print_stats(struct stats_resp *r)
 	printf("Jobs completed: %u\n", r->jobs_completed);
 	printf("Jobs canceled:  %u\n", r->jobs_canceled);
 	printf("Jobs failed:    %u\n\n", r->jobs_failed);
-	when("Job states ts:  ", r->now);
+	fmt_print_stat_time("Job states ts:  ", r->now);
 	printf("Jobs pending:   %u\n", r->jobs_pending);
 	printf("Jobs running:   %u\n\n", r->jobs_running);
 	print_main(r);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -174,4 +175,27 @@ void fatal(const char *fmt, ...)
 	log_vmsg(LOG_CRIT, fmt, ap);
 	va_end(ap);
 	exit(1);
+}
+
+static const char *const slurm_levels[] = {"quiet",   "fatal", "error",  "info",
+                                           "verbose", "debug", "debug2", "debug3",
+                                           "debug4",  "debug5"};
+#define SLURM_LEVELS (sizeof(slurm_levels) / sizeof(*slurm_levels))
+
+const char *log_slurm_level_name(unsigned n)
+{
+	return n < SLURM_LEVELS ? slurm_levels[n] : NULL;
+}
+
+int log_slurm_level_parse(const char *s)
+{
+	char *end;
+	unsigned long n = strtoul(s, &end, 10);
+
+	if (*s >= '0' && *s <= '9' && !*end && n < SLURM_LEVELS)
+		return (int)n;
+	for (size_t k = 0; k < SLURM_LEVELS; k++)
+		if (!strcasecmp(s, slurm_levels[k]))
+			return (int)k;
+	return -1;
 }

@@ -26,6 +26,12 @@ void log_set_tee(int level, log_tee_fn fn, void *arg);
 void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
+/* Slurm's log levels by number (quiet, fatal, error, info, verbose, debug,
+ * debug2 ... debug5): the name of n (NULL past the last), and the number a
+ * name or number names (any case; -1: none). */
+const char *log_slurm_level_name(unsigned n);
+int log_slurm_level_parse(const char *s);
+
 #define log_err(...)   log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warn(...)  log_msg(LOG_WARNING, __VA_ARGS__)
 #define log_info(...)  log_msg(LOG_INFO, __VA_ARGS__)

@@ -480,6 +480,9 @@ int job_array_task_lookup(struct ctld *ctld, const struct caller *who, uint32_t 
 
 /* scontrol requeue; returns 0 or -ESLURM_*. */
 int job_requeue(struct ctld *ctld, struct job *job);
+/* The job just requeued is held too (hold: 1, a user's, or JOB_HOLD_*): 0,
+ * -ESLURM_JOB_NOT_PENDING, or SLURM_ERROR when it cannot be recorded. */
+int job_hold_requeued(struct ctld *ctld, struct job *job, uint8_t hold);
 /* ... for the reason ended (JOB_NODE_FAIL: its accounting record says so;
  * 0: REQUEUED). */
 int job_requeue_as(struct ctld *ctld, struct job *job, uint32_t ended);

@@ -60,14 +60,9 @@ static int update_hold(struct ctld *ctld, struct caller *who, struct job *job,
 	return ev_hold_commit(ctld, &ev) < 0 ? SLURM_ERROR : 0;
 }
 
-/* scontrol requeuehold: the job just requeued is held, by its user's hold
- * whoever asked (Slurm's JobHeldUser); special: State=SpecialExit, shown
- * SPECIAL_EXIT until released. */
-static int requeue_hold(struct ctld *ctld, struct job *job, int special)
+int job_hold_requeued(struct ctld *ctld, struct job *job, uint8_t hold)
 {
-	struct ev_hold ev = {.job_id = job->job_id,
-	                     .time = time(NULL),
-	                     .hold = special ? JOB_HOLD_SPECIAL_EXIT : 1};
+	struct ev_hold ev = {.job_id = job->job_id, .time = time(NULL), .hold = hold};
 
 	if (!job_is_pending(job))
 		return -ESLURM_JOB_NOT_PENDING;
@@ -452,7 +447,10 @@ static int update_one(struct ctld *ctld, struct caller *who, struct job *job,
 	case JOB_OP_REQUEUE_SE:
 		if ((rc = job_requeue(ctld, job)) != 0)
 			return rc;
-		return requeue_hold(ctld, job, req->op == JOB_OP_REQUEUE_SE);
+		/* scontrol requeuehold: its user's hold whoever asked (Slurm's
+		 * JobHeldUser); State=SpecialExit: SPECIAL_EXIT until released */
+		return job_hold_requeued(
+		    ctld, job, req->op == JOB_OP_REQUEUE_SE ? JOB_HOLD_SPECIAL_EXIT : 1);
 	case JOB_OP_TOP:
 		return update_top(ctld, who, job);
 	case JOB_OP_UPDATE:

@@ -1026,17 +1026,15 @@ static void send_rc(struct chan *ch, int rc)
 /* A caller not an admin: only deleting one the user may use, and only
  * with SlurmctldParameters=user_resv_delete (as Slurm).  0, or what Slurm
  * answers others: "Invalid user id" for a deletion, else access denied. */
-static int user_may(struct ctld *ctld, const struct caller *who,
-                    const struct resv_desc *q, const struct resv *cur)
+static int user_may(struct ctld *ctld, struct caller *who, const struct resv_desc *q,
+                    const struct resv *cur)
 {
-	char user[256];
-	const char *acct;
+	const char *user, *acct;
 
 	if (q->op != RESV_OP_DELETE)
 		return -ESLURM_ACCESS_DENIED;
 	if (!cur || !list_has(ctld->conf->slurmctld_params, "user_resv_delete", 1) ||
-	    uid_to_name(who->uid, user, sizeof(user)) != 0 ||
-	    (!cur->users && !cur->accounts))
+	    !(user = caller_user(who)) || (!cur->users && !cur->accounts))
 		return -ESLURM_USER_ID_MISSING;
 	acct = assoc_default_account(ctld->assoc, user);
 	return resv_allows(cur, user, acct) ? 0 : -ESLURM_USER_ID_MISSING;

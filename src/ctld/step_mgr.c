@@ -581,13 +581,11 @@ void step_create(struct ctld *ctld, struct caller *who, struct step_create_req *
  * has nohold_on_prolog_fail. */
 static void prolog_failed_hold(struct ctld *ctld, struct job *job)
 {
-	struct ev_hold ev = {
-	    .job_id = job->job_id, .time = time(NULL), .hold = JOB_HOLD_LAUNCH_FAILED};
 	struct sched_params sp;
 
 	sched_params_parse(ctld->conf->scheduler_params, &sp);
-	if (!sp.nohold_on_prolog_fail && job_is_pending(job))
-		ev_hold_commit(ctld, &ev);
+	if (!sp.nohold_on_prolog_fail)
+		job_hold_requeued(ctld, job, JOB_HOLD_LAUNCH_FAILED);
 }
 
 /* A report about an earlier run of the job (requeued since), re-sent by a node

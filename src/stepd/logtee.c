@@ -13,10 +13,6 @@
  * stopped reading must not grow the daemon) */
 #define LOGTEE_PENDING_MAX (1u << 20)
 
-/* Slurm's levels, by number (its stderr level is error + --slurmd-debug) */
-static const char *const slurm_levels[] = {"quiet",   "fatal", "error",  "info",
-                                           "verbose", "debug", "debug2", "debug3"};
-
 struct logtee {
 	struct stepd *st;
 	pid_t pid;   /* the step daemon's: a forked child sends nothing */
@@ -75,7 +71,7 @@ void logtee_start(struct stepd *st)
 	if (shown >= 4) { /* Slurm says so at verbose */
 		line = xasprintf("slurmstepd: debug levels are stderr='%s', "
 		                 "logfile='info', syslog='quiet'\n",
-		                 slurm_levels[shown]);
+		                 log_slurm_level_name(shown));
 		send_line(tee, line);
 		free(line);
 	}

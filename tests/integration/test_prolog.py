@@ -28,6 +28,25 @@ def configure(cluster, tmp_path, prolog_extra=""):
     return log
 
 
+def env_script(tmp_path):
+    """A Prolog/Epilog writing its environment to OUT.<context>: (script, OUT)."""
+    out = tmp_path / "env"
+    script = tmp_path / "script.sh"
+    script.write_text(f"#!/bin/sh\nenv > {out}.$SLURM_SCRIPT_CONTEXT\n")
+    script.chmod(0o755)
+    return script, out
+
+
+def script_envs(c, out):
+    """(context, environment) of the Prolog's and the Epilog's run."""
+    for ctx in ("prolog_slurmd", "epilog_slurmd"):
+        path = f"{out}.{ctx}"
+        c.wait_for(lambda: os.path.exists(path), what=f"{path} written")
+        time.sleep(0.2)
+        with open(path) as f:
+            yield ctx, dict(ln.split("=", 1) for ln in f.read().splitlines() if "=" in ln)
+
+
 def lines(log):
     return sorted(log.read_text().splitlines()) if log.exists() else []
 
@@ -134,10 +153,7 @@ def test_reconfigure_gives_the_nodes_a_new_prolog(fresh_cluster, tmp_path):
     slurmd: a Prolog added to it runs for the next job, with the job's
     environment (Slurm's prolog/epilog variables)."""
     c = fresh_cluster
-    out = tmp_path / "env"
-    script = tmp_path / "prolog.sh"
-    script.write_text(f"#!/bin/sh\nenv > {out}.$SLURM_SCRIPT_CONTEXT\n")
-    script.chmod(0o755)
+    script, out = env_script(tmp_path)
     jobid = c.sbatch("-o", "/dev/null", "--wrap", "true")
     assert c.wait_job(jobid) == "COMPLETED"
     with open(c.conf_path, "a") as f:
@@ -147,12 +163,7 @@ def test_reconfigure_gives_the_nodes_a_new_prolog(fresh_cluster, tmp_path):
     jobid = c.sbatch("-N1", "-w", "node01", "--comment=foo bar",
                      "-o", "/dev/null", "--wrap", "true")
     assert c.wait_job(jobid) == "COMPLETED"
-    for ctx in ("prolog_slurmd", "epilog_slurmd"):
-        path = f"{out}.{ctx}"
-        c.wait_for(lambda: os.path.exists(path), what=f"{path} written")
-        time.sleep(0.2)
-        with open(path) as f:
-            env = dict(ln.split("=", 1) for ln in f.read().splitlines() if "=" in ln)
+    for ctx, env in script_envs(c, out):
         assert env["SLURM_SCRIPT_CONTEXT"] == ctx
         assert env["SLURM_JOB_ID"] == str(jobid)
         assert env["SLURM_JOB_COMMENT"] == "foo bar"
@@ -264,22 +275,14 @@ def test_prolog_and_epilog_see_the_jobs_gpus(make_cluster, tmp_path):
     job's GPUs on the node in SLURM_JOB_GPUS and CUDA_VISIBLE_DEVICES (and
     GPU_DEVICE_ORDINAL, ROCR_VISIBLE_DEVICES)."""
     c = make_cluster("--nodes", "1", "--cpus", "2", "--gpus", "2")
-    out = tmp_path / "env"
-    script = tmp_path / "script.sh"
-    script.write_text(f"#!/bin/sh\nenv > {out}.$SLURM_SCRIPT_CONTEXT\n")
-    script.chmod(0o755)
+    script, out = env_script(tmp_path)
     c.down()
     with open(c.conf_path, "a") as f:
         f.write(f"Prolog={script}\nEpilog={script}\n")
     c.up()
     jobid = c.sbatch("--gres=gpu:1", "-o", "/dev/null", "--wrap", "true")
     assert c.wait_job(jobid) == "COMPLETED"
-    for ctx in ("prolog_slurmd", "epilog_slurmd"):
-        path = f"{out}.{ctx}"
-        c.wait_for(lambda: os.path.exists(path), what=f"{path} written")
-        time.sleep(0.2)
-        with open(path) as f:
-            env = dict(ln.split("=", 1) for ln in f.read().splitlines() if "=" in ln)
+    for ctx, env in script_envs(c, out):
         for name in ("SLURM_JOB_GPUS", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
                      "ROCR_VISIBLE_DEVICES"):
             assert env.get(name) == "0", (ctx, name, env.get(name))
